@@ -1,0 +1,172 @@
+"""The shared model of a request: what front-ends produce and what checks read.
+
+A request is what one API call sends, in provider order: tools, then system/developer text,
+then messages. Front-ends turn a file into requests made of segments (static text or slots),
+each with an exact source span. Checks see only these types, never the file format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Role(str, Enum):
+    TOOLS = "tools"
+    SYSTEM = "system"
+    DEVELOPER = "developer"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class Region(str, Enum):
+    HEAD = "head"
+    MIDDLE = "middle"
+    TAIL = "tail"
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range: 1-based lines and columns, end column exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def point(cls, path: str, line: int, column: int = 1) -> Span:
+        return cls(path, line, column, line, column)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Facts about an interpolated value, gathered by the front-end without evaluating it.
+
+    ``names`` are the dotted variable paths the expression reads (``user.name``), ``calls`` the
+    dotted names of functions it calls (``datetime.now``), ``filters`` the template filters
+    applied (``random``, ``tojson``). ``variable_length`` marks a collection whose size varies
+    between calls (a loop body, history, retrieved documents).
+    """
+
+    expression: str
+    names: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
+    variable_length: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A contiguous piece of a request: static text (``slot is None``) or a slot.
+
+    ``text`` is the static text itself, or the slot's source expression. ``loop`` names the
+    iterable of the innermost enclosing loop (static text in a loop repeats per item).
+    """
+
+    role: Role
+    span: Span
+    text: str
+    slot: Slot | None = None
+    message_index: int = 0
+    loop: str | None = None
+
+    @property
+    def is_static(self) -> bool:
+        return self.slot is None
+
+    @property
+    def has_words(self) -> bool:
+        """Static text that says something: letters or CJK, not just punctuation or blanks."""
+        return self.slot is None and _WORD.search(self.text) is not None
+
+
+_WORD = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """One tool definition offered to the model, as written in the source."""
+
+    name: str | None
+    description: str | None
+    schema: object
+    span: Span
+    raw: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputLimit:
+    """The request's output reserve (``max_tokens`` and its spellings) and where it is set."""
+
+    key: str
+    value: int | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What one API call sends, as far as the source shows it.
+
+    ``anchor`` is where request-level findings (a missing output limit) are reported.
+    ``declares_settings`` says whether the source is a place where an output limit can be set
+    (a Prompty file or a call site can; a bare Jinja template cannot).
+    """
+
+    path: str
+    anchor: Span
+    segments: tuple[Segment, ...] = ()
+    tools: tuple[ToolDef, ...] = ()
+    model: str | None = None
+    output_limit: OutputLimit | None = None
+    declares_settings: bool = False
+    source_kind: str = "template"
+
+    def slots(self) -> list[Segment]:
+        return [s for s in self.segments if s.slot is not None]
+
+    def static_after(self, segment: Segment) -> list[Segment]:
+        """Static segments that follow ``segment`` in request order."""
+        index = self.segments.index(segment)
+        return [s for s in self.segments[index + 1 :] if s.slot is None]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    span: Span
+    message: str
+    fix: Fix | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A replacement of the source range ``span`` by ``replacement``."""
+
+    description: str
+    span: Span
+    replacement: str
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """A front-end's result for one file: its requests, or the errors that stopped parsing."""
+
+    path: str
+    requests: list[Request] = field(default_factory=list)
+    errors: list[tuple[Span, str]] = field(default_factory=list)
