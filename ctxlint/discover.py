@@ -1,0 +1,344 @@
+"""Which files to lint: path arguments, include/exclude globs and ``.gitignore``.
+
+One glob language serves the whole configuration (``include``, ``exclude``,
+``per-file-ignores``, format globs); see :func:`glob_match`. Directory arguments are walked
+with git's ignore rules; files named explicitly are taken as asked for, minus ``exclude``.
+
+Stdlib only and cheap to import: this module runs on every invocation, including pre-commit
+runs on a handful of files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["SKIP_DIRS", "DiscoveryError", "GitIgnore", "discover", "glob_match"]
+
+# Never worth descending into: VCS metadata, environments, caches and build output. Together
+# they can hold far more files than the project itself.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "build",
+        "dist",
+        "site-packages",
+    }
+)
+
+
+class DiscoveryError(Exception):
+    """A path argument that does not exist (the CLI exits 2)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        super().__init__(f"{self.path}: no such file or directory")
+
+
+# --- globs -------------------------------------------------------------------------------
+
+
+def _translate_segment(seg: str) -> str:
+    """Regex source for one path segment: ``*``, ``?``, ``[...]`` and ``\\`` escapes."""
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        i += 1
+        if c == "\\" and i < n:
+            out.append(re.escape(seg[i]))
+            i += 1
+        elif c == "*":
+            # A run of stars inside a segment ("a**b") is a plain star, as in git.
+            while i < n and seg[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            cls, i = _translate_class(seg, i)
+            out.append(cls)
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+def _translate_class(seg: str, i: int) -> tuple[str, int]:
+    """Translate ``[...]`` whose body starts at ``seg[i]``; return (source, next index).
+
+    An unclosed ``[`` is a literal. The segment never holds "/", so a class cannot match one.
+    """
+    negate = i < len(seg) and seg[i] in "!^"
+    start = i + 1 if negate else i
+    # A leading "]" is a member, not the end of the class.
+    end = seg.find("]", start + 1 if seg[start : start + 1] == "]" else start)
+    if end < 0:
+        return re.escape("["), i
+    body: list[str] = []
+    k = start
+    while k < end:
+        c = seg[k]
+        if c == "\\" and k + 1 < end:
+            k += 1
+            body.append(re.escape(seg[k]))
+        elif c == "-" and start < k < end - 1:
+            body.append("-")  # a range; re.escape would make it a literal
+        else:
+            body.append(re.escape(c))
+        k += 1
+    source = ("[^/" if negate else "[") + "".join(body) + "]"
+    try:
+        re.compile(source)
+    except re.error:  # a reversed range such as [z-a]: match nothing rather than crash
+        return "(?!)", end + 1
+    return source, end + 1
+
+
+def _translate(body: str, anchored: bool) -> str:
+    """Regex source (for ``fullmatch``) for a glob with no leading or trailing "/"."""
+    parts = [] if anchored else ["(?:.*/)?"]
+    segs = body.split("/")
+    last = len(segs) - 1
+    for i, seg in enumerate(segs):
+        if seg == "**":
+            # "**/" is zero or more directories; a final "/**" is everything below.
+            parts.append(".*" if i == last else "(?:.*/)?")
+        else:
+            parts.append(_translate_segment(seg) + ("" if i == last else "/"))
+    return "".join(parts)
+
+
+def _split(pattern: str) -> tuple[str, bool, bool]:
+    """Split a pattern into (body, anchored, dir_only), gitignore-style.
+
+    A trailing "/" means directories only; any other "/" anchors the pattern at its base.
+    """
+    dir_only = pattern.endswith("/")
+    body = pattern.rstrip("/")
+    anchored = "/" in body
+    return body.lstrip("/"), anchored, dir_only
+
+
+@lru_cache(maxsize=None)
+def _glob_source(pattern: str) -> str:
+    body, anchored, dir_only = _split(pattern)
+    if not body:
+        return "(?!)"
+    # The suffix makes a pattern that matches a directory match everything under it.
+    return _translate(body, anchored) + ("/.*" if dir_only else "(?:/.*)?")
+
+
+@lru_cache(maxsize=None)
+def _compile(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.DOTALL)
+
+
+def glob_match(pattern: str, relpath: str) -> bool:
+    """Whether a config glob matches ``relpath`` (POSIX, relative to the project root).
+
+    Gitignore-like: no "/" matches the name at any depth, otherwise anchored at the root;
+    ``*``/``?`` stay within a segment, ``**`` spans directories, and a pattern matches a file
+    when it matches the file or any of its parent directories.
+    """
+    return _compile(_glob_source(pattern)).fullmatch(relpath) is not None
+
+
+@lru_cache(maxsize=256)
+def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """One regex for a whole pattern list, so each path costs one match, not one per glob."""
+    return _compile("|".join(f"(?:{_glob_source(p)})" for p in patterns) or "(?!)").fullmatch
+
+
+# --- gitignore ---------------------------------------------------------------------------
+
+
+class _Rules:
+    """The ignore rules that apply inside one directory, lowest precedence first."""
+
+    __slots__ = ("rules", "any")
+
+    def __init__(self, rules: tuple[tuple[re.Pattern[str], bool, bool], ...]) -> None:
+        self.rules = rules  # (regex on the top-relative path, negate, dir_only)
+        # Most paths match no rule at all: one combined regex answers that in a single pass.
+        self.any = _compile("|".join(f"(?:{r.pattern})" for r, _, _ in rules) or "(?!)")
+
+
+def _parse_line(line: str, base: str) -> tuple[re.Pattern[str], bool, bool] | None:
+    """One ``.gitignore`` line as (regex, negate, dir_only), or None for blanks and comments."""
+    if not line or line.startswith("#"):
+        return None
+    stripped = line.rstrip(" ")
+    # "foo\ " keeps its escaped space: an odd run of backslashes escapes the first one.
+    if len(stripped) < len(line) and (len(stripped) - len(stripped.rstrip("\\"))) % 2:
+        stripped += " "
+    negate = stripped.startswith("!")
+    body, anchored, dir_only = _split(stripped[1:] if negate else stripped)
+    if not body:
+        return None
+    prefix = re.escape(base + "/") if base else ""
+    return _compile(prefix + _translate(body, anchored)), negate, dir_only
+
+
+def _read_rules(path: Path, base: str) -> list[tuple[re.Pattern[str], bool, bool]]:
+    try:
+        # utf-8-sig: git skips a BOM; surrogateescape matches how os.scandir decodes names.
+        text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+    except OSError:
+        return []
+    rules = (_parse_line(line.rstrip("\r"), base) for line in text.split("\n"))
+    return [r for r in rules if r is not None]
+
+
+class GitIgnore:
+    """Git's ignore rules for one work tree: ``.git/info/exclude`` and every ``.gitignore``.
+
+    Paths are POSIX and relative to ``top``. :meth:`ignored` judges one path by its own
+    name; a top-down walk that prunes ignored directories supplies git's rule that nothing
+    under an excluded directory can be re-included.
+    """
+
+    def __init__(self, top: Path) -> None:
+        self.top = top
+        base = _read_rules(top / ".git" / "info" / "exclude", "")
+        self._root_rules = _Rules(tuple(base))
+        self._by_dir: dict[str, _Rules] = {}
+
+    def _rules(self, reldir: str) -> _Rules:
+        """Rules in force inside ``reldir``, loading ``.gitignore`` files on first use."""
+        cached = self._by_dir.get(reldir)
+        if cached is not None:
+            return cached
+        inherited = self._root_rules if reldir == "" else self._rules(reldir.rpartition("/")[0])
+        own = _read_rules(self.top / reldir / ".gitignore", reldir)
+        # Deeper files win over shallower ones, so their rules go last; a directory without
+        # a .gitignore shares its parent's object and compiled regex.
+        rules = _Rules(inherited.rules + tuple(own)) if own else inherited
+        self._by_dir[reldir] = rules
+        return rules
+
+    def ignored(self, relpath: str, is_dir: bool) -> bool:
+        """Whether git ignores this path (its parent directories are not consulted)."""
+        rules = self._rules(relpath.rpartition("/")[0])
+        if rules.any.fullmatch(relpath) is None:
+            return False
+        for regex, negate, dir_only in reversed(rules.rules):  # the last matching rule wins
+            if (is_dir or not dir_only) and regex.fullmatch(relpath):
+                return not negate
+        return False
+
+
+# --- discovery ---------------------------------------------------------------------------
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    """``path`` relative to ``base`` as a POSIX string ("" for base itself), or None."""
+    try:
+        rel = path.relative_to(base).as_posix()
+    except ValueError:
+        return None
+    return "" if rel == "." else rel
+
+
+def _git_top(directory: Path, root: Path) -> Path:
+    """The work tree holding ``directory``; without one, the project root or the directory.
+
+    Honouring ``.gitignore`` outside a git checkout (an unpacked archive) is what the user
+    would expect; reading files above the project root is not.
+    """
+    for d in (directory, *directory.parents):
+        if (d / ".git").exists():  # a file, not a directory, in worktrees and submodules
+            return d
+    return root if _relative(directory, root) is not None else directory
+
+
+def _walk(
+    start: Path,
+    rel: str,
+    gitignore: GitIgnore,
+    include: Callable[[str], object],
+    exclude: Callable[[str], object],
+    out: set[Path],
+) -> None:
+    """Add the files under ``start`` (a resolved directory) that pass every filter."""
+    grel = _relative(start, gitignore.top)
+    assert grel is not None  # the caller picked a top above start
+    stack = [(os.fspath(start), rel, grel)]
+    while stack:
+        path, rel, grel = stack.pop()
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable directory: nothing we could lint in it anyway
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            crel = f"{rel}/{name}" if rel else name
+            cgrel = f"{grel}/{name}" if grel else name
+            if entry.is_dir(follow_symlinks=False):
+                # Prune before descending. An exclude glob that matches "dir/" matches every
+                # path under dir, since globs match a file through its parent directories.
+                if (
+                    name not in SKIP_DIRS
+                    and not gitignore.ignored(cgrel, True)
+                    and not exclude(crel + "/")
+                ):
+                    subdirs.append((entry.path, crel, cgrel))
+            elif entry.is_file():  # symlinked files count; symlinked directories never do
+                if include(crel) and not exclude(crel) and not gitignore.ignored(cgrel, False):
+                    out.add(Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path))
+        stack.extend(reversed(subdirs))  # pop in sorted order
+
+
+def discover(
+    paths: Sequence[str | os.PathLike[str]],
+    root: Path,
+    include: Sequence[str],
+    exclude: Sequence[str],
+) -> list[Path]:
+    """The files to lint, as sorted, de-duplicated, resolved absolute paths.
+
+    Directories are walked (skipping :data:`SKIP_DIRS`, gitignored paths and symlinked
+    directories) and keep files matching an ``include`` glob. Files named explicitly are kept
+    unless an ``exclude`` glob matches: pre-commit passes them, and the user asked for them.
+    Globs see paths relative to ``root``; a path outside it is matched relative to the
+    directory argument, or by its name when it is a file argument.
+
+    Raises :class:`DiscoveryError` for a path that does not exist.
+    """
+    root = root.resolve()
+    include_match, exclude_match = _glob_set(tuple(include)), _glob_set(tuple(exclude))
+    gitignores: dict[Path, GitIgnore] = {}
+    out: set[Path] = set()
+    for arg in paths:
+        # Resolve the parents but keep the name: a symlink the user named is matched by the
+        # name they used, and its target is what gets linted.
+        given = Path(os.path.abspath(arg))
+        given = given.parent.resolve() / given.name
+        if not given.exists():
+            raise DiscoveryError(arg)
+        rel = _relative(given, root)
+        if given.is_dir():
+            real = given.resolve()
+            top = _git_top(real, root)
+            gitignore = gitignores.get(top)
+            if gitignore is None:
+                gitignore = gitignores[top] = GitIgnore(top)
+            _walk(real, rel or "", gitignore, include_match, exclude_match, out)
+        elif not exclude_match(given.name if rel is None else rel):
+            out.add(given.resolve())
+    return sorted(out)
