@@ -123,7 +123,8 @@ class Request:
 
     ``anchor`` is where request-level findings (a missing output limit) are reported.
     ``declares_settings`` says whether the source is a place where an output limit can be set
-    (a Prompty file or a call site can; a bare Jinja template cannot).
+    (a Prompty file or a call site can; a bare Jinja template cannot), and ``settings_hint``
+    how that format spells it (``model.parameters.max_tokens``).
     """
 
     path: str
@@ -133,7 +134,7 @@ class Request:
     model: str | None = None
     output_limit: OutputLimit | None = None
     declares_settings: bool = False
-    source_kind: str = "template"
+    settings_hint: str = ""
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

@@ -1,0 +1,1 @@
+"""Shared passes over the model that several checks and reports need."""

@@ -1,0 +1,57 @@
+"""Which slots change on every call, by the patterns a rule configures.
+
+Patterns are globs over normalised names (lower snake case, so ``requestId`` is
+``request_id``). A name pattern without a dot matches a plain variable only: ``timestamp`` is a
+clock value, ``message.timestamp`` is a stored attribute of a record. A pattern with a dot
+matches a dotted path (``request.id``, ``*.trace_id``).
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+from functools import lru_cache
+
+from ctxlint.model import Slot
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@lru_cache(maxsize=4096)
+def normalise(name: str) -> str:
+    return _CAMEL.sub("_", name).lower()
+
+
+def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str]) -> str | None:
+    """What makes ``slot`` volatile under these patterns (``now()``, ``| random``, ``uuid``), or None.
+
+    Names inside a loop are per-item data (a stored timestamp of each message), so only calls
+    and filters make a slot in a loop volatile.
+    """
+    for call in slot.calls:
+        if _matches(call, calls, dotted_only=False):
+            return f"{call}()"
+    for name in slot.filters:
+        if _matches(name, filters, dotted_only=False):
+            return f"| {name}"
+    if not slot.variable_length:
+        for name in slot.names:
+            if _matches(name, names, dotted_only=True):
+                return name
+    return None
+
+
+def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:
+    normal = normalise(name)
+    last = normal.rsplit(".", 1)[-1]
+    for pattern in patterns:
+        pattern = pattern.lower()
+        if "." in pattern:
+            if fnmatchcase(normal, pattern):
+                return True
+        elif dotted_only:
+            if "." not in normal and fnmatchcase(normal, pattern):
+                return True
+        elif fnmatchcase(normal, pattern) or fnmatchcase(last, pattern):
+            return True
+    return False

@@ -1,0 +1,173 @@
+"""The rule catalogue: one YAML file per rule, shipped inside the package.
+
+A rule file is data: code, name, severity, the check function it runs with which options, its
+docs and its examples. The same file feeds `ctxlint rule`, the SARIF rule metadata and the
+example tests. Users add rule packs (directories of rule files) from their configuration.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ctxlint.model import Severity
+
+DOC_SECTIONS = ("what", "why", "example", "instead", "options")
+CODE_PATTERN = re.compile(r"^[A-Z]{2,8}[0-9]{3,4}$")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+class CatalogueError(Exception):
+    """A rule file that is malformed; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Example:
+    id: str
+    file: str
+    source: str
+    expect: tuple[dict, ...]
+    config: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    family: str
+    severity: Severity
+    check: str
+    options: dict
+    summary: str
+    docs: dict
+    examples: tuple[Example, ...]
+    path: Path
+    fixable: bool = False
+
+    def with_overrides(self, overrides: dict) -> Rule:
+        """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated)."""
+        options = dict(self.options)
+        severity = self.severity
+        for key, value in overrides.items():
+            if key == "severity":
+                try:
+                    severity = Severity(value)
+                except ValueError:
+                    raise CatalogueError(
+                        f"`rules.{self.code}.severity` must be one of error, warning, info"
+                    ) from None
+            elif key not in options:
+                known = ", ".join(sorted(options)) or "none"
+                raise CatalogueError(f"`rules.{self.code}.{key}`: unknown option (options: {known})")
+            elif not _same_shape(options[key], value):
+                raise CatalogueError(
+                    f"`rules.{self.code}.{key}` must be {_shape_name(options[key])}, like the default {options[key]!r}"
+                )
+            else:
+                options[key] = value
+        return replace(self, options=options, severity=severity)
+
+
+def _same_shape(default, value) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float))
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, type(default))
+
+
+def _shape_name(default) -> str:
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, (int, float)):
+        return "a number"
+    if isinstance(default, list):
+        return "a list of strings"
+    return f"a {type(default).__name__}"
+
+
+def builtin_rules_dir() -> Path:
+    """The catalogue inside the installed wheel, or the repository's `rules/` in a checkout."""
+    packaged = Path(__file__).parent / "rules"
+    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "rules"
+
+
+def load_catalogue(packs: list[Path] = ()) -> dict[str, Rule]:
+    """All rules by code: the built-in catalogue, then each user pack in order."""
+    rules: dict[str, Rule] = {}
+    for directory in [builtin_rules_dir(), *packs]:
+        if not directory.is_dir():
+            raise CatalogueError(f"{directory}: rule pack directory not found")
+        for path in sorted(directory.rglob("*.yaml")):
+            rule = load_rule(path)
+            if rule.code in rules:
+                raise CatalogueError(f"{path}: code {rule.code} is already used by {rules[rule.code].path}")
+            clash = next((r for r in rules.values() if r.name == rule.name), None)
+            if clash:
+                raise CatalogueError(f"{path}: name {rule.name} is already used by {clash.code}")
+            rules[rule.code] = rule
+    return rules
+
+
+def load_rule(path: Path) -> Rule:
+    import yaml  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise CatalogueError(f"{path}: cannot load rule file: {error}") from None
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{path}: a rule file must be a mapping")
+
+    def need(key: str, kind: type = str):
+        value = data.get(key)
+        if not isinstance(value, kind) or (kind is str and not value.strip()):
+            raise CatalogueError(f"{path}: `{key}` is required ({kind.__name__})")
+        return value
+
+    code, name = need("code"), need("name")
+    if not CODE_PATTERN.match(code):
+        raise CatalogueError(f"{path}: code {code!r} must look like CTX101")
+    if not NAME_PATTERN.match(name):
+        raise CatalogueError(f"{path}: name {name!r} must be kebab-case")
+    try:
+        severity = Severity(need("severity"))
+    except ValueError:
+        raise CatalogueError(f"{path}: severity must be error, warning or info") from None
+    docs = need("docs", dict)
+    missing = [s for s in DOC_SECTIONS if not isinstance(docs.get(s), str) or not docs[s].strip()]
+    if missing:
+        raise CatalogueError(f"{path}: docs section(s) missing: {', '.join(missing)}")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise CatalogueError(f"{path}: `options` must be a mapping")
+    examples = tuple(_example(path, i, e) for i, e in enumerate(data.get("examples") or []))
+    return Rule(
+        code=code,
+        name=name,
+        family=need("family"),
+        severity=severity,
+        check=need("check"),
+        options=options,
+        summary=need("summary").strip(),
+        docs=docs,
+        examples=examples,
+        path=path,
+        fixable=bool(data.get("fixable", False)),
+    )
+
+
+def _example(path: Path, index: int, data) -> Example:
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{path}: example {index + 1} must be a mapping")
+    missing = [k for k in ("id", "file", "source", "expect") if k not in data]
+    if missing:
+        raise CatalogueError(f"{path}: example {index + 1} lacks {', '.join(missing)}")
+    expect = data["expect"] or []
+    if not isinstance(expect, list) or not all(isinstance(e, dict) and "line" in e for e in expect):
+        raise CatalogueError(f"{path}: example {data['id']}: `expect` must be a list of {{line: N}} entries")
+    return Example(str(data["id"]), str(data["file"]), str(data["source"]), tuple(expect), data.get("config") or {})

@@ -1,0 +1,159 @@
+"""Settings from ``[tool.ctxlint]`` in pyproject.toml or the same keys in ctxlint.toml.
+
+The file is found by walking up from the first linted path; a ``ctxlint.toml`` wins over a
+``pyproject.toml`` in the same directory, and a pyproject.toml without ``[tool.ctxlint]`` is
+passed over. Every key is validated: a typo must stop the run (exit 2), not be ignored.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """An invalid configuration; the message names the file and the key."""
+
+
+# Files ctxlint looks at by default: the formats it has a front-end for. Plain-text prompts are
+# only linted under prompt folders, where a .txt or .md file is likely to be a prompt.
+DEFAULT_INCLUDE = (
+    "*.j2",
+    "*.jinja",
+    "*.jinja2",
+    "*.prompty",
+)
+DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.txt", "**/prompts/**/*.md")
+FORMATS = ("jinja", "prompty", "text")
+FAIL_LEVELS = ("error", "warning", "info")
+
+
+@dataclass
+class Settings:
+    root: Path
+    config_path: Path | None = None
+    select: list[str] = field(default_factory=lambda: ["ALL"])
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
+    exclude: list[str] = field(default_factory=list)
+    # Extra globs per format, e.g. {"jinja": ["templates/*.tmpl"], "text": ["prompts/*.md"]}.
+    formats: dict[str, list[str]] = field(default_factory=lambda: {"text": list(DEFAULT_TEXT_GLOBS)})
+    model: str = "gpt-4o"
+    models: dict[str, dict] = field(default_factory=dict)
+    rule_options: dict[str, dict] = field(default_factory=dict)
+    rule_packs: list[Path] = field(default_factory=list)
+    fail_level: str = "warning"
+    max_file_bytes: int = 2_000_000
+
+    def all_globs(self) -> list[str]:
+        globs = list(self.include)
+        for patterns in self.formats.values():
+            globs.extend(patterns)
+        return globs
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ctxlint.toml, or pyproject.toml with a [tool.ctxlint] table, above ``start``."""
+    directory = start if start.is_dir() else start.parent
+    for candidate in [directory, *directory.parents]:
+        own = candidate / "ctxlint.toml"
+        if own.is_file():
+            return own
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and _has_ctxlint_table(pyproject):
+            return pyproject
+    return None
+
+
+def _has_ctxlint_table(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(data.get("tool"), dict) and "ctxlint" in data["tool"]
+
+
+def load_settings(config_path: Path | None, root: Path) -> Settings:
+    """Settings from ``config_path`` (or defaults when None), validated."""
+    if config_path is None:
+        return Settings(root=root)
+    try:
+        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{config_path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{config_path}: not valid TOML: {error}") from None
+    if config_path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("ctxlint", {})
+        prefix = "tool.ctxlint"
+    else:
+        table = data
+        prefix = ""
+    settings = Settings(root=config_path.parent, config_path=config_path)
+    apply_table(settings, table, config_path, prefix)
+    return settings
+
+
+def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -> None:
+    """Validate ``table`` (the keys of ``[tool.ctxlint]``) and apply it to ``settings``."""
+    def where(key: str) -> str:
+        return f"{path}: `{prefix + '.' if prefix else ''}{key}`"
+
+    def strings(key: str, value) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where(key)} must be a list of strings")
+        return list(value)
+
+    for key, value in table.items():
+        if key == "select":
+            settings.select = strings(key, value)
+        elif key in ("ignore", "extend-ignore"):
+            settings.ignore += strings(key, value)
+        elif key == "include":
+            settings.include = strings(key, value)
+        elif key == "extend-include":
+            settings.include += strings(key, value)
+        elif key in ("exclude", "extend-exclude"):
+            settings.exclude += strings(key, value)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where(key)} must be a table of glob = [codes]")
+            settings.per_file_ignores = {glob: strings(f"{key}.{glob}", codes) for glob, codes in value.items()}
+        elif key == "formats":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where(key)} must be a table of format = [globs]")
+            for fmt, globs in value.items():
+                if fmt not in FORMATS:
+                    raise ConfigError(f"{where(key + '.' + fmt)}: unknown format; choose from {', '.join(FORMATS)}")
+                settings.formats[fmt] = strings(f"{key}.{fmt}", globs)
+        elif key == "model":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"{where(key)} must be a model name such as \"gpt-4o\"")
+            settings.model = value
+        elif key == "models":
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise ConfigError(f"{where(key)} must be a table of model tables")
+            settings.models = value
+        elif key == "rules":
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise ConfigError(f"{where(key)} must be a table of rule tables, e.g. [tool.ctxlint.rules.CTX101]")
+            settings.rule_options = value
+        elif key == "rule-packs":
+            settings.rule_packs = [(path.parent / p).resolve() for p in strings(key, value)]
+        elif key == "fail-level":
+            if value not in FAIL_LEVELS:
+                raise ConfigError(f"{where(key)} must be one of {', '.join(FAIL_LEVELS)}")
+            settings.fail_level = value
+        elif key == "max-file-bytes":
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"{where(key)} must be a positive integer")
+            settings.max_file_bytes = value
+        else:
+            raise ConfigError(f"{where(key)}: unknown key")

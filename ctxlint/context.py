@@ -1,0 +1,30 @@
+"""What a check is given: its rule (with the user's options) and a way to report and count."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxlint.catalogue import Rule
+from ctxlint.config import Settings
+from ctxlint.model import Finding, Fix, Request, Span
+
+
+class CheckContext:
+    def __init__(self, rule: Rule, settings: Settings, sink: Callable[[Finding], None]):
+        self.rule = rule
+        self.options = rule.options
+        self.settings = settings
+        self._sink = sink
+
+    def report(self, span: Span, message: str, fix: Fix | None = None) -> None:
+        self._sink(Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix))
+
+    def model_name(self, request: Request) -> str:
+        return request.model or self.settings.model
+
+    def count_tokens(self, text: str, request: Request) -> int:
+        """Exact tokens of ``text`` in the encoding of the request's model (o200k_base if unknown)."""
+        from ctxlint import tokens  # the tokenizer loads only when a finding needs a count
+
+        info = tokens.lookup_model(self.model_name(request), self.settings.models)
+        return tokens.count_tokens(text, info.encoding if info else "o200k_base")

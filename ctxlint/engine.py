@@ -1,0 +1,159 @@
+"""The rule engine: files -> front-ends -> shared model -> checks -> findings.
+
+The engine reads each file defensively (size limit, binary sniffing, UTF-8 with a located
+error), hands the text to the file's front-end, runs every selected check over the result and
+filters findings through inline suppressions and per-file ignores.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxlint import frontends, suppress
+from ctxlint.catalogue import CatalogueError, Rule
+from ctxlint.checks import registry
+from ctxlint.config import Settings
+from ctxlint.context import CheckContext
+from ctxlint.discover import glob_match
+from ctxlint.model import Finding, ParsedFile, Span
+
+
+class SelectionError(Exception):
+    """A rule selector (``--select``, ``ignore``, ``per-file-ignores``) that names no rule."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not a finding (a skipped file)."""
+
+    path: str
+    message: str
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    files_checked: int = 0
+
+
+def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str) -> set[str]:
+    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name."""
+    codes: set[str] = set()
+    for selector in selectors:
+        key = selector.strip()
+        if key.upper() == "ALL":
+            codes |= set(catalogue)
+            continue
+        matched = {c for c in catalogue if c.startswith(key.upper())} or {
+            c for c, r in catalogue.items() if r.name == key
+        }
+        if not matched:
+            raise SelectionError(f"{what}: unknown rule code or name `{selector}` (see `ctxlint rule`)")
+        codes |= matched
+    return codes
+
+
+class Linter:
+    def __init__(self, settings: Settings, catalogue: dict[str, Rule], select: list[str] | None = None,
+                 ignore: list[str] = ()):
+        self.settings = settings
+        chosen = resolve(select if select is not None else settings.select, catalogue, "select")
+        chosen -= resolve([*settings.ignore, *ignore], catalogue, "ignore")
+        self.per_file_ignores = [
+            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
+            for glob, codes in settings.per_file_ignores.items()
+        ]
+        checks = registry()
+        self.rules: list[Rule] = []
+        for code in sorted(chosen):
+            rule = catalogue[code]
+            overrides = settings.rule_options.get(code) or settings.rule_options.get(rule.name) or {}
+            rule = rule.with_overrides(overrides)
+            if rule.check not in checks:
+                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
+            self.rules.append(rule)
+        unknown = [k for k in settings.rule_options if k not in catalogue and
+                   not any(r.name == k for r in catalogue.values())]
+        if unknown:
+            raise CatalogueError(f"rules.{unknown[0]}: no such rule")
+        self._checks = checks
+
+    def lint_files(self, files: list[Path]) -> LintResult:
+        result = LintResult()
+        for path in files:
+            relpath = _relative(path, self.settings.root)
+            fmt = frontends.format_for(relpath, self.settings)
+            if fmt is None:
+                continue
+            display = _display(path)
+            try:
+                size = path.stat().st_size
+                if size > self.settings.max_file_bytes:
+                    result.notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
+                                                          f"{self.settings.max_file_bytes:,}-byte limit"))
+                    continue
+                data = path.read_bytes()
+            except OSError as error:
+                result.notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})"))
+                continue
+            if b"\0" in data[:8192]:
+                result.notices.append(Notice(display, "skipped: binary file"))
+                continue
+            result.files_checked += 1
+            result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
+        result.findings.sort(key=lambda f: (f.span.path, f.span.line, f.span.column, f.code))
+        return result
+
+    def lint_bytes(self, data: bytes, display: str, relpath: str, fmt: str) -> list[Finding]:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            parsed = ParsedFile(display, errors=[(
+                Span.point(display, line, column),
+                f"not valid UTF-8 (byte 0x{data[error.start]:02x}); save the file as UTF-8",
+            )])
+            return self._run(parsed, "", relpath)
+        return self.lint_text(text, display, relpath, fmt)
+
+    def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
+        text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+        parsed = frontends.parse(fmt, text, display)
+        return self._run(parsed, text, relpath)
+
+    def _run(self, parsed: ParsedFile, text: str, relpath: str) -> list[Finding]:
+        findings: list[Finding] = []
+        skipped = set()
+        for glob, codes in self.per_file_ignores:
+            if glob_match(glob, relpath):
+                skipped |= codes
+        for rule in self.rules:
+            if rule.code in skipped:
+                continue
+            check = self._checks[rule.check]
+            ctx = CheckContext(rule, self.settings, findings.append)
+            if check.scope == "file":
+                check.function(parsed, ctx)
+            else:
+                for request in parsed.requests:
+                    check.function(request, ctx)
+        suppressions = suppress.scan(text)
+        return [f for f in findings if not suppressions.covers(f)]
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)

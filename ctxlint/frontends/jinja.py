@@ -1,0 +1,321 @@
+"""Jinja templates: parse, never render.
+
+``jinja2.Environment.parse`` validates the template and gives the syntax tree of each
+expression; the lexer gives every token in order, which we locate in the source to get exact
+spans (the lexer only knows lines, and whitespace control drops characters from its tokens).
+
+Role lines (``system:``, ``user:``, ``assistant:``, promptflow's ``# system:``) alone on a line
+split the template into messages. Text before the first role line belongs to ``default_role``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import jinja2
+from jinja2 import nodes
+
+from ctxlint.frontends.locate import Locator, line_locator
+from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
+
+ROLE_LINE = re.compile(
+    r"^[ \t]*(?:#[ \t]*)?(system|developer|user|assistant|tool|function)[ \t]*:[ \t]*\r?$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ROLE_BY_NAME = {
+    "system": Role.SYSTEM,
+    "developer": Role.DEVELOPER,
+    "user": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "tool": Role.TOOL,
+    "function": Role.TOOL,
+}
+
+
+class TemplateError(Exception):
+    """A template that does not parse; ``offset`` locates the error in the template text."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def make_environment() -> jinja2.Environment:
+    # The two extensions add tags (`do`, `break`, `continue`) that real prompt repositories use;
+    # without them such templates would be reported as syntax errors.
+    return jinja2.Environment(
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"],
+    )
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = make_environment()
+    return _ENV
+
+
+@dataclass
+class _State:
+    role: Role
+    message_index: int = 0
+    loops: list[str] = field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)  # open block tags, innermost last
+    capture_depth: int = 0
+    aliases: dict[str, Slot] = field(default_factory=dict)
+
+
+def parse_template(
+    source: str,
+    path: str,
+    locate: Locator | None = None,
+    default_role: Role = Role.SYSTEM,
+) -> list[Segment]:
+    """Split a Jinja template into static and slot segments with exact spans.
+
+    Raises ``TemplateError`` when the template does not parse.
+    """
+    locate = locate or line_locator(source)
+    env = environment()
+    try:
+        env.parse(source)
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(error.message or str(error), _line_offset(source, error.lineno)) from None
+    except RecursionError:
+        raise TemplateError("the template nests too deeply to parse", 0) from None
+
+    def span(start: int, end: int) -> Span:
+        line, column = locate(start)
+        end_line, end_column = locate(end)
+        return Span(path, line, column, end_line, end_column)
+
+    tokens = _located_tokens(env, source)
+    role_lines = [m for m in ROLE_LINE.finditer(source)]
+    state = _State(default_role)
+    segments: list[Segment] = []
+    i = 0
+    while i < len(tokens):
+        kind, value, start = tokens[i]
+        if kind == "data":
+            if state.capture_depth == 0:
+                _add_data(segments, state, value, start, role_lines, span)
+            i += 1
+        elif kind == "variable_begin":
+            j = _closing(tokens, i, "variable_end")
+            end = tokens[j][2] + len(tokens[j][1].rstrip()) if j < len(tokens) else len(source)
+            expression = "".join(t[1] for t in tokens[i + 1 : j]).strip()
+            if state.capture_depth == 0:
+                slot = _slot_facts(env, expression, state)
+                segments.append(
+                    Segment(
+                        state.role, span(start, end), expression, slot,
+                        state.message_index, state.loops[-1] if state.loops else None,
+                    )
+                )
+            i = j + 1
+        elif kind == "block_begin":
+            j = _closing(tokens, i, "block_end")
+            content = "".join(t[1] for t in tokens[i + 1 : j]).strip()
+            _block(env, content, state)
+            i = j + 1
+        else:
+            i += 1
+    return segments
+
+
+def _line_offset(source: str, lineno: int | None) -> int:
+    if not lineno or lineno <= 1:
+        return 0
+    offset = 0
+    for _ in range(lineno - 1):
+        nxt = source.find("\n", offset)
+        if nxt < 0:
+            break
+        offset = nxt + 1
+    return offset
+
+
+def _located_tokens(env: jinja2.Environment, source: str) -> list[tuple[str, str, int]]:
+    """The lexer's tokens with their offsets in ``source``.
+
+    Whitespace control (``{%-``) removes characters from data tokens, so each token is found
+    by searching forward from the end of the previous one; only whitespace can lie between.
+    """
+    located = []
+    offset = 0
+    for _, kind, value in env.lexer.tokeniter(source, None):
+        found = source.find(value, offset) if value else offset
+        if found < 0:  # cannot happen for a template that parsed; keep positions monotonic
+            found = offset
+        located.append((kind, value, found))
+        offset = found + len(value)
+    return located
+
+
+def _closing(tokens: list[tuple[str, str, int]], i: int, kind: str) -> int:
+    j = i + 1
+    while j < len(tokens) and tokens[j][0] != kind:
+        j += 1
+    return j
+
+
+def _add_data(segments, state: _State, value: str, start: int, role_lines, span) -> None:
+    """Add static text, switching role at each role line that lies inside this data run."""
+    end = start + len(value)
+    cursor = start
+    for match in role_lines:
+        if match.start() < start or match.end() > end:
+            continue
+        _add_static(segments, state, value[cursor - start : match.start() - start], cursor, span)
+        state.role = _ROLE_BY_NAME[match.group(1).lower()]
+        state.message_index += 1
+        cursor = match.end() + 1 if match.end() < end else match.end()  # skip the newline too
+    _add_static(segments, state, value[cursor - start :], cursor, span)
+
+
+def _add_static(segments, state: _State, text: str, start: int, span) -> None:
+    if text:
+        loop = state.loops[-1] if state.loops else None
+        segments.append(Segment(state.role, span(start, start + len(text)), text, None,
+                                state.message_index, loop))
+
+
+_BLOCK_TAGS = {"call", "filter", "with", "block", "if", "autoescape", "trans"}
+_ASSIGNMENT = re.compile(r"set\s+[\w.,\s()]+=(?!=)")
+
+
+def _block(env: jinja2.Environment, content: str, state: _State) -> None:
+    """Track the statements that change what the following segments mean."""
+    tag = content.split(None, 1)[0] if content else ""
+    if tag == "for":
+        loop = _parse_statement(env, content, "endfor")
+        iterable = _source_of(loop.iter) if isinstance(loop, nodes.For) else content[3:].strip()
+        state.loops.append(iterable)
+        state.blocks.append("for")
+    elif tag == "set" and _ASSIGNMENT.match(content):
+        _record_alias(env, content, state)
+    elif tag in ("set", "macro"):  # a block `set` or a macro body is captured, not sent
+        state.blocks.append(tag)
+        state.capture_depth += 1
+    elif tag in _BLOCK_TAGS:
+        state.blocks.append(tag)
+    elif tag.startswith("end") and tag[3:] in state.blocks:
+        while state.blocks:
+            opened = state.blocks.pop()
+            if opened == "for":
+                state.loops.pop()
+            elif opened in ("set", "macro"):
+                state.capture_depth -= 1
+            if opened == tag[3:]:
+                break
+
+
+def _record_alias(env: jinja2.Environment, content: str, state: _State) -> None:
+    """``{% set ts = now() %}`` makes ``ts`` carry the facts of ``now()``."""
+    statement = _parse_statement(env, content, None)
+    if isinstance(statement, nodes.Assign) and isinstance(statement.target, nodes.Name):
+        state.aliases[statement.target.name] = _facts(statement.node, _source_of(statement.node), state)
+
+
+def _parse_statement(env: jinja2.Environment, content: str, end_tag: str | None):
+    text = "{% " + content + " %}" + ("{% " + end_tag + " %}" if end_tag else "")
+    try:
+        body = env.parse(text).body
+    except (jinja2.TemplateSyntaxError, RecursionError):
+        return None
+    return body[0] if body else None
+
+
+def _slot_facts(env: jinja2.Environment, expression: str, state: _State) -> Slot:
+    try:
+        output = env.parse("{{ " + expression + " }}").body[0]
+        node = output.nodes[0]
+    except (jinja2.TemplateSyntaxError, RecursionError, IndexError, AttributeError):
+        return Slot(expression, variable_length=bool(state.loops))
+    return _facts(node, expression, state)
+
+
+def _facts(node: nodes.Node, expression: str, state: _State) -> Slot:
+    names: list[str] = []
+    calls: list[str] = []
+    filters: list[str] = []
+    for child in _walk(node):
+        if isinstance(child, nodes.Call):
+            dotted = _dotted(child.node)
+            if dotted:
+                calls.append(dotted)
+        elif isinstance(child, nodes.Filter):
+            filters.append(child.name)
+        elif isinstance(child, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+            dotted = _dotted(child)
+            if dotted and not any(n.startswith(dotted + ".") for n in names):
+                names.append(dotted)
+    variable_length = bool(state.loops)
+    for name in list(names):
+        alias = state.aliases.get(name.split(".")[0])
+        if alias is not None:
+            names.extend(alias.names)
+            calls.extend(alias.calls)
+            filters.extend(alias.filters)
+            variable_length = variable_length or alias.variable_length
+    return Slot(expression, _unique(names), _unique(calls), _unique(filters), variable_length)
+
+
+def _walk(node: nodes.Node):
+    """Depth-first, parents before children (so a full dotted path is seen before its parts)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (nodes.Getattr, nodes.Getitem)) and _dotted(current):
+            continue  # `a.b.c` is one name, not also `a.b` and `a`
+        children = list(current.iter_child_nodes())
+        if isinstance(current, nodes.Call) and _dotted(current.node):
+            children.remove(current.node)  # `now()` is a call, not a variable named `now`
+        stack.extend(reversed(children))
+
+
+def _dotted(node: nodes.Node) -> str | None:
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Getattr):
+        base = _dotted(node.node)
+        return f"{base}.{node.attr}" if base else None
+    if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+        base = _dotted(node.node)
+        return f"{base}.{node.arg.value}" if base else None
+    return None
+
+
+def _source_of(node: nodes.Node) -> str:
+    dotted = _dotted(node)
+    if dotted:
+        return dotted
+    if isinstance(node, nodes.Call):
+        return (_dotted(node.node) or "…") + "()"
+    if isinstance(node, nodes.Filter):
+        inner = _source_of(node.node) if node.node is not None else ""
+        return f"{inner} | {node.name}"
+    return type(node).__name__.lower()
+
+
+def _unique(items: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def parse_file(text: str, path: str) -> ParsedFile:
+    parsed = ParsedFile(path)
+    try:
+        segments = parse_template(text, path)
+    except TemplateError as error:
+        line, column = line_locator(text)(error.offset)
+        parsed.errors.append((Span.point(path, line, column), error.message))
+        return parsed
+    parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments)))
+    return parsed
