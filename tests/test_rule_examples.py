@@ -1,0 +1,77 @@
+"""Every example in every rule file is a test: bad ones report exactly the lines they list,
+good ones report nothing. Plus meta-tests that keep the catalogue honest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxlint.catalogue import DOC_SECTIONS, builtin_rules_dir, load_catalogue
+from ctxlint.checks import registry
+from ctxlint.config import Settings, apply_table
+from ctxlint.engine import Linter
+from ctxlint.frontends import format_for
+
+CATALOGUE = load_catalogue()
+CASES = [(rule, example) for rule in CATALOGUE.values() for example in rule.examples]
+
+
+def run_example(rule, example, root: Path):
+    settings = Settings(root=root)
+    apply_table(settings, example.config, root / "example-config")
+    linter = Linter(settings, CATALOGUE, select=[rule.code])
+    fmt = format_for(example.file, settings)
+    assert fmt is not None, f"{example.file}: no front-end for this file name"
+    return linter.lint_text(example.source, example.file, example.file, fmt)
+
+
+@pytest.mark.parametrize(("rule", "example"), CASES, ids=[f"{r.code}-{e.id}" for r, e in CASES])
+def test_rule_example(rule, example, tmp_path):
+    findings = run_example(rule, example, tmp_path)
+    assert all(f.code == rule.code for f in findings)
+    got = sorted(findings, key=lambda f: (f.span.line, f.span.column))
+    expected = sorted(example.expect, key=lambda e: (e["line"], e.get("column", 0)))
+    described = [f"{f.span.line}:{f.span.column} {f.message}" for f in got]
+    assert len(got) == len(expected), f"expected {len(expected)} finding(s), got {described}"
+    for finding, want in zip(got, expected):
+        assert finding.span.line == want["line"], described
+        if "column" in want:
+            assert finding.span.column == want["column"], described
+        if "message" in want:
+            assert want["message"] in finding.message, described
+
+
+def test_every_rule_has_bad_and_good_examples():
+    for rule in CATALOGUE.values():
+        assert any(e.expect for e in rule.examples), f"{rule.code} has no example that must report"
+        assert any(not e.expect for e in rule.examples), f"{rule.code} has no example that must stay quiet"
+
+
+def test_codes_and_names_are_unique_and_files_are_named_after_them():
+    names = [r.name for r in CATALOGUE.values()]
+    assert len(names) == len(set(names))
+    for rule in CATALOGUE.values():
+        assert rule.path.name == f"{rule.code}-{rule.name}.yaml"
+        assert rule.path.parent.name == rule.family
+
+
+def test_every_doc_section_is_present():
+    for rule in CATALOGUE.values():
+        for section in DOC_SECTIONS:
+            assert rule.docs.get(section, "").strip(), f"{rule.code}: docs.{section} is empty"
+
+
+def test_every_check_is_named_by_a_rule_and_every_rule_names_a_check():
+    named = {rule.check for rule in CATALOGUE.values()}
+    assert named == set(registry())
+
+
+def test_example_ids_are_unique_within_a_rule():
+    for rule in CATALOGUE.values():
+        ids = [e.id for e in rule.examples]
+        assert len(ids) == len(set(ids)), rule.code
+
+
+def test_catalogue_is_found_next_to_the_package():
+    assert (builtin_rules_dir() / "cache" / "CTX101-volatile-in-prefix.yaml").is_file()
