@@ -1,0 +1,142 @@
+"""The command line: `ctxlint check`, `ctxlint rule`.
+
+Exit codes: 0 no finding at or above the fail level, 1 findings, 2 usage, configuration or
+internal error. Errors go to stderr as one line; a traceback is a bug (set CTXLINT_DEBUG=1 to
+see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ctxlint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+
+
+class UsageError(Exception):
+    """Anything the user must fix before ctxlint can run: exit code 2."""
+
+
+def _codes(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxlint",
+        description="Lint the context LLM applications send: prompt templates, requests and tool schemas.",
+    )
+    parser.add_argument("--version", action="version", version=f"ctxlint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="report findings in prompt files", description=(
+        "Report findings in prompt templates, request files and tool schemas. Exit 0 when clean, "
+        "1 with findings, 2 on usage or configuration errors."))
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("--select", type=_codes, action="extend", metavar="CODES",
+                       help="only these rules: codes, prefixes (CTX1) or names, comma-separated")
+    check.add_argument("--ignore", type=_codes, action="extend", default=[], metavar="CODES",
+                       help="skip these rules (added to the configured ignore list)")
+    check.add_argument("--config", type=Path, metavar="FILE",
+                       help="use this pyproject.toml or ctxlint.toml instead of searching for one")
+    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    check.add_argument("--fail-level", choices=("error", "warning", "info"),
+                       help="lowest severity that makes the exit code 1 (default: warning)")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--statistics", action="store_true", help="show counts per rule instead of findings")
+
+    rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
+    rule.add_argument("--config", type=Path, metavar="FILE", help="include rule packs from this config")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    try:
+        if args.command == "check":
+            return run_check(args)
+        return run_rule(args)
+    except UsageError as error:
+        print(f"ctxlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug: one clear line, and the details on request
+        if os.environ.get("CTXLINT_DEBUG"):
+            raise
+        print(f"ctxlint: internal error: {type(error).__name__}: {error} "
+              "(set CTXLINT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _settings_and_catalogue(config: Path | None, paths: list[str]):
+    from ctxlint.catalogue import CatalogueError, load_catalogue
+    from ctxlint.config import ConfigError, find_config, load_settings
+
+    if config is not None and not config.is_file():
+        raise UsageError(f"{config}: config file not found")
+    start = Path(paths[0]) if paths else Path.cwd()
+    path = config or find_config(start.resolve() if start.exists() else Path.cwd())
+    try:
+        settings = load_settings(path, root=path.parent if path else Path.cwd())
+        catalogue = load_catalogue(settings.rule_packs)
+    except (ConfigError, CatalogueError) as error:
+        raise UsageError(str(error)) from None
+    return settings, catalogue
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ctxlint.catalogue import CatalogueError
+    from ctxlint.discover import DiscoveryError, discover
+    from ctxlint.engine import Linter, SelectionError
+    from ctxlint.report import reporter
+    from ctxlint.report.text import statistics, summary
+
+    settings, catalogue = _settings_and_catalogue(args.config, args.paths)
+    try:
+        linter = Linter(settings, catalogue, select=args.select, ignore=args.ignore)
+        files = discover(args.paths, settings.root, settings.all_globs(), settings.exclude)
+    except (SelectionError, CatalogueError, DiscoveryError) as error:
+        raise UsageError(str(error)) from None
+    result = linter.lint_files(files)
+    for notice in result.notices:
+        print(f"{notice.path}: {notice.message}", file=sys.stderr)
+    if args.statistics:
+        sys.stdout.write(statistics(result) + summary(result) + "\n")
+    else:
+        sys.stdout.write(reporter(args.output_format)(result, catalogue))
+    fail_level = args.fail_level or settings.fail_level
+    from ctxlint.model import Severity
+
+    threshold = Severity(fail_level).rank
+    failing = any(f.severity.rank >= threshold for f in result.findings)
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def run_rule(args: argparse.Namespace) -> int:
+    from ctxlint.report.rules import describe, listing
+
+    _, catalogue = _settings_and_catalogue(args.config, [])
+    if args.code is None:
+        sys.stdout.write(listing(catalogue))
+        return EXIT_CLEAN
+    key = args.code.strip()
+    rule = catalogue.get(key.upper()) or next((r for r in catalogue.values() if r.name == key), None)
+    if rule is None:
+        raise UsageError(f"unknown rule `{args.code}` (run `ctxlint rule` for the catalogue)")
+    sys.stdout.write(describe(rule))
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

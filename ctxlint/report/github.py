@@ -1,0 +1,26 @@
+"""GitHub Actions workflow commands: findings become annotations on the pull request."""
+
+from __future__ import annotations
+
+from ctxlint.catalogue import Rule
+from ctxlint.engine import LintResult
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+    lines = []
+    for f in result.findings:
+        s = f.span
+        props = (f"file={_property(s.path)},line={s.line},col={s.column},"
+                 f"endLine={s.end_line},endColumn={s.end_column},title={_property(f.code + ' ' + f.name)}")
+        lines.append(f"::{_LEVEL[f.severity.value]} {props}::{_data(f.message)}")
+    return "".join(line + "\n" for line in lines)

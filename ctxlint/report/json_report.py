@@ -1,0 +1,39 @@
+"""Machine output: a JSON list of findings (the documented, stable fields)."""
+
+from __future__ import annotations
+
+import json
+
+from ctxlint.catalogue import Rule
+from ctxlint.engine import LintResult
+from ctxlint.model import Finding
+
+
+def as_dict(finding: Finding) -> dict:
+    span = finding.span
+    fix = None
+    if finding.fix:
+        fix = {
+            "description": finding.fix.description,
+            "line": finding.fix.span.line,
+            "column": finding.fix.span.column,
+            "end_line": finding.fix.span.end_line,
+            "end_column": finding.fix.span.end_column,
+            "replacement": finding.fix.replacement,
+        }
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity.value,
+        "path": span.path,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+        "message": finding.message,
+        "fix": fix,
+    }
+
+
+def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+    return json.dumps([as_dict(f) for f in result.findings], indent=2, ensure_ascii=False) + "\n"

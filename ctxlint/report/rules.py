@@ -1,0 +1,32 @@
+"""Rule documentation for `ctxlint rule`, straight from the rule files."""
+
+from __future__ import annotations
+
+import textwrap
+
+from ctxlint.catalogue import Rule
+
+_SECTIONS = (("what", "What it does"), ("why", "Why it matters"), ("example", "Example"),
+             ("instead", "Use instead"), ("options", "Options"))
+
+
+def listing(catalogue: dict[str, Rule]) -> str:
+    width = max(len(r.name) for r in catalogue.values())
+    rows = [f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}"
+            for r in sorted(catalogue.values(), key=lambda r: r.code)]
+    return "\n".join(rows) + "\n"
+
+
+def describe(rule: Rule) -> str:
+    fix = ", fixable" if rule.fixable else ""
+    out = [f"{rule.code} {rule.name} ({rule.family}, {rule.severity.value}{fix})", "", rule.summary, ""]
+    for key, title in _SECTIONS:
+        out.append(title)
+        out.append(textwrap.indent(rule.docs[key].rstrip(), "    "))
+        out.append("")
+    if rule.options:
+        out.append("Defaults")
+        for key, value in rule.options.items():
+            out.append(f"    {key} = {value!r}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,82 @@
+"""SARIF 2.1.0 for code-scanning dashboards, with the catalogue's rule metadata."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from ctxlint import __version__
+from ctxlint.catalogue import Rule
+from ctxlint.engine import LintResult
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _rule(rule: Rule) -> dict:
+    docs = rule.docs
+    markdown = (
+        f"{docs['what'].strip()}\n\n**Why it matters.** {docs['why'].strip()}\n\n"
+        f"**Example**\n\n```\n{docs['example'].rstrip()}\n```\n\n"
+        f"**Use instead**\n\n```\n{docs['instead'].rstrip()}\n```\n"
+    )
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": docs["what"].strip()},
+        "help": {"text": f"{docs['what'].strip()} {docs['why'].strip()}", "markdown": markdown},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity.value]},
+        "properties": {"tags": [rule.family]},
+    }
+
+
+def _region(span) -> dict:
+    return {"startLine": span.line, "startColumn": span.column,
+            "endLine": span.end_line, "endColumn": max(span.end_column, 1)}
+
+
+def _uri(path: str) -> str:
+    return quote(Path(path).as_posix())
+
+
+def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+    codes = sorted(catalogue)
+    index = {code: i for i, code in enumerate(codes)}
+    results = []
+    for f in result.findings:
+        location = {"artifactLocation": {"uri": _uri(f.span.path), "uriBaseId": "SRCROOT"},
+                    "region": _region(f.span)}
+        item = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": _LEVEL[f.severity.value],
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": location}],
+        }
+        if f.fix:
+            item["fixes"] = [{
+                "description": {"text": f.fix.description},
+                "artifactChanges": [{
+                    "artifactLocation": location["artifactLocation"],
+                    "replacements": [{"deletedRegion": _region(f.fix.span),
+                                      "insertedContent": {"text": f.fix.replacement}}],
+                }],
+            }]
+        results.append(item)
+    log = {
+        "$schema": _SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "ctxlint",
+                "version": __version__,
+                "rules": [_rule(catalogue[c]) for c in codes],
+            }},
+            "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

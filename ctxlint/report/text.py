@@ -1,0 +1,34 @@
+"""Human output: one `path:line:col: CODE message` line per finding, then a summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ctxlint.catalogue import Rule
+from ctxlint.engine import LintResult
+
+
+def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+    lines = [f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} {f.message}" for f in result.findings]
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def summary(result: LintResult) -> str:
+    files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
+    if not result.findings:
+        return f"All checks passed ({files} checked)."
+    by_severity = Counter(f.severity.value for f in result.findings)
+    parts = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev in ("error", "warning", "info")
+                      if (n := by_severity[sev]))
+    count = len(result.findings)
+    fixable = sum(1 for f in result.findings if f.fix)
+    tail = f"; {fixable} fixable with --fix" if fixable else ""
+    return f"Found {count} finding{'s' if count != 1 else ''} ({parts}) in {files}{tail}."
+
+
+def statistics(result: LintResult) -> str:
+    """Counts per rule, most frequent first (`--statistics`)."""
+    counts = Counter((f.code, f.name) for f in result.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
+    return "".join(f"{n:>5}  {code}  {name}\n" for (code, name), n in rows)
