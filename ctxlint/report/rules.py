@@ -22,7 +22,10 @@ def describe(rule: Rule) -> str:
     out = [f"{rule.code} {rule.name} ({rule.family}, {rule.severity.value}{fix})", "", rule.summary, ""]
     for key, title in _SECTIONS:
         out.append(title)
-        out.append(textwrap.indent(rule.docs[key].rstrip(), "    "))
+        text = rule.docs[key].rstrip()
+        if key in ("what", "why"):  # prose, folded in the YAML: wrap it for the terminal
+            text = textwrap.fill(" ".join(text.split()), width=88)
+        out.append(textwrap.indent(text, "    "))
         out.append("")
     if rule.options:
         out.append("Defaults")
