@@ -22,6 +22,8 @@ _MODEL_KEYS = (("id",), ("name",), ("configuration", "azure_deployment"), ("conf
 
 def parse_file(text: str, path: str) -> ParsedFile:
     parsed = ParsedFile(path)
+    if not text.strip():
+        return parsed
     match = _FRONT_MATTER.match(text)
     header = match.group(1) if match else ""
     body_start = match.end() if match else 0

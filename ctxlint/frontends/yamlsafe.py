@@ -72,7 +72,7 @@ def _check_size(root: yaml.Node) -> None:
         if seen > MAX_NODES:
             mark = root.start_mark
             raise YamlError(
-                f"the YAML expands to more than {MAX_NODES:,} nodes through aliases; not loaded",
+                f"the YAML expands through aliases to more than {MAX_NODES:,} nodes (or contains itself); not loaded",
                 mark.line,
                 mark.column,
             )
