@@ -52,6 +52,25 @@ class Span:
         return cls(path, line, column, line, column)
 
 
+class SourceKind(str, Enum):
+    """What a front-end learned about where a slot's value comes from."""
+
+    UNSORTED_SERIALIZATION = "unsorted-serialization"  # json.dumps without sort_keys
+    UNORDERED_ITERATION = "unordered-iteration"  # a set, os.listdir, glob, shuffle
+    TRUNCATION = "truncation"  # text[:n], | truncate
+    UNTRUSTED = "untrusted"  # a web page, a file's content, a tool's result
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A located fact about a slot's value: ``detail`` names it (``json.dumps``, ``os.listdir``)."""
+
+    kind: SourceKind
+    detail: str
+    span: Span
+    fix: Fix | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Slot:
     """Facts about an interpolated value, gathered by the front-end without evaluating it.
@@ -59,7 +78,8 @@ class Slot:
     ``names`` are the dotted variable paths the expression reads (``user.name``), ``calls`` the
     dotted names of functions it calls (``datetime.now``), ``filters`` the template filters
     applied (``random``, ``tojson``). ``variable_length`` marks a collection whose size varies
-    between calls (a loop body, history, retrieved documents).
+    between calls (a loop body, history, retrieved documents). ``sources`` are what data flow
+    showed about the value (serialised without sorted keys, iterated in no fixed order, ...).
     """
 
     expression: str
@@ -67,6 +87,7 @@ class Slot:
     calls: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
     variable_length: bool = False
+    sources: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +130,15 @@ class ToolDef:
 
 
 @dataclass(frozen=True, slots=True)
+class Breakpoint:
+    """An Anthropic ``cache_control`` marker: the cache prefix covers ``segments[:covers]``."""
+
+    span: Span
+    covers: int
+    ttl: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OutputLimit:
     """The request's output reserve (``max_tokens`` and its spellings) and where it is set."""
 
@@ -135,6 +165,7 @@ class Request:
     output_limit: OutputLimit | None = None
     declares_settings: bool = False
     settings_hint: str = ""
+    breakpoints: tuple[Breakpoint, ...] = ()
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]
@@ -164,6 +195,16 @@ class Fix:
     replacement: str
 
 
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """A fact about code that is not part of any request (a ``len(text) / 4`` token estimate)."""
+
+    kind: str
+    span: Span
+    detail: str
+    fix: Fix | None = None
+
+
 @dataclass(slots=True)
 class ParsedFile:
     """A front-end's result for one file: its requests, or the errors that stopped parsing."""
@@ -171,3 +212,4 @@ class ParsedFile:
     path: str
     requests: list[Request] = field(default_factory=list)
     errors: list[tuple[Span, str]] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)

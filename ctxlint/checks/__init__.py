@@ -2,11 +2,14 @@
 
 A check is a plain function over the shared model. Request checks run once per request
 (``fn(request, ctx)``); file checks run once per parsed file (``fn(parsed_file, ctx)``).
-They report through ``ctx`` and never open files or know a format.
+They report through ``ctx`` and never open files or know a format. Every module in this
+package is imported by ``registry()``, so a new check only needs its decorator.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,6 +35,6 @@ def file_check(function: Callable) -> Callable:
 
 def registry() -> dict[str, Check]:
     """Every check by name (importing the modules registers them)."""
-    from ctxlint.checks import cache, files, reserve  # noqa: F401
-
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
     return _CHECKS

@@ -18,8 +18,22 @@ _BY_SUFFIX = {
     ".jinja": "jinja",
     ".jinja2": "jinja",
     ".prompty": "prompty",
+    ".prompt": "dotprompt",
+    ".py": "python",
+    ".json": "structured",
+    ".yaml": "structured",
+    ".yml": "structured",
 }
-_MODULES = {"jinja": "ctxlint.frontends.jinja", "prompty": "ctxlint.frontends.prompty", "text": "ctxlint.frontends.text"}
+_BY_NAME = {"skprompt.txt": "semantic_kernel"}
+_MODULES = {
+    "jinja": "ctxlint.frontends.jinja",
+    "prompty": "ctxlint.frontends.prompty",
+    "text": "ctxlint.frontends.text",
+    "dotprompt": "ctxlint.frontends.dotprompt",
+    "python": "ctxlint.frontends.python",
+    "structured": "ctxlint.frontends.structured",  # JSON/YAML: requests, tool schemas, YAML prompts
+    "semantic_kernel": "ctxlint.frontends.semantic_kernel",
+}
 
 
 def format_for(relpath: str, settings: Settings) -> str | None:
@@ -27,7 +41,8 @@ def format_for(relpath: str, settings: Settings) -> str | None:
     for fmt, globs in settings.formats.items():
         if any(glob_match(glob, relpath) for glob in globs):
             return fmt
-    return _BY_SUFFIX.get(PurePosixPath(relpath).suffix.lower())
+    path = PurePosixPath(relpath)
+    return _BY_NAME.get(path.name.lower()) or _BY_SUFFIX.get(path.suffix.lower())
 
 
 def parse(fmt: str, text: str, path: str) -> ParsedFile:
