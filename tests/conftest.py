@@ -1,0 +1,112 @@
+"""Shared helpers for the command-line tests: a project in a temporary directory and a way to
+run ``ctxlint`` on it as a subprocess, exactly as a user or CI would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# A template with a clock value before static text: CTX101 (an error) at 1:15.
+CLOCK_TEMPLATE = "Current time: {{ now() }}\nYou are the support assistant for Northwind.\n"
+CLOCK_MESSAGE = (
+    "`now()` changes on every call; the 10 static tokens after it are sent uncached each time. "
+    "Move it after the last static instruction, or into the latest user message."
+)
+# A Prompty file without an output limit: CTX201 (a warning) at 3:1, on `model:`.
+NO_RESERVE_PROMPTY = "---\nname: Support\nmodel:\n  api: chat\n---\nsystem:\nYou are the support assistant.\n"
+NO_RESERVE_MESSAGE = (
+    "No output limit is set, so the answer may take whatever the window leaves, or be cut off "
+    "when a long prompt leaves nothing. Set `model.parameters.max_tokens` (Prompty 2: "
+    "`model.options.maxOutputTokens`) to the longest answer you expect."
+)
+# A template with nothing to report.
+CLEAN_TEMPLATE = "You are the support assistant for Northwind.\nQuestion: {{ question }}\n"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines()
+
+    @property
+    def located(self) -> list[str]:
+        """The finding lines cut to ``path:line:col: CODE`` (the summary line dropped)."""
+        return [" ".join(line.split(" ", 2)[:2]) for line in self.lines[:-1]]
+
+    @property
+    def err_lines(self) -> list[str]:
+        return self.stderr.splitlines()
+
+
+class Project:
+    """A directory of files plus ``run(*args)``, which runs ``ctxlint`` inside it."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def write(self, files: dict[str, str | bytes]) -> Project:
+        for rel, content in files.items():
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        return self
+
+    def run(self, *args: str, cwd: str | Path | None = None) -> Run:
+        """Run ``ctxlint ARGS`` in the project (or in ``cwd`` below it)."""
+        return self.run_many([args], cwd=cwd)[0]
+
+    def run_many(self, arg_lists: list[tuple[str, ...] | list[str]], cwd: str | Path | None = None) -> list[Run]:
+        """Several independent invocations at once (they only read the project): one result
+        per argument list, in order. Start-up dominates a run, so this keeps the suite fast."""
+        env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+        env.pop("CTXLINT_DEBUG", None)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "ctxlint.cli", *args],
+                cwd=self.root / cwd if cwd is not None else self.root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                env=env,
+            )
+            for args in arg_lists
+        ]
+        runs = []
+        for args, proc in zip(arg_lists, procs):
+            stdout, stderr = proc.communicate(timeout=60)
+            # A traceback is a bug, whatever the exit code (DESIGN: "Bad input gets a clear
+            # finding, nothing else"); so is an internal error.
+            assert "Traceback" not in stderr, (args, stderr)
+            assert "internal error" not in stderr, (args, stderr)
+            runs.append(Run(proc.returncode, stdout, stderr))
+        return runs
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: needs network or a package install; deselect with -m 'not slow'")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    root = tmp_path / "project"
+    root.mkdir()
+    # ctxlint walks up from the linted path looking for configuration; a stray ctxlint.toml
+    # or [tool.ctxlint] above the temporary directory would silently change every result.
+    from ctxlint.config import find_config
+
+    assert find_config(root) is None, f"a ctxlint config above {root} would leak into the tests"
+    return Project(root)
