@@ -114,7 +114,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.statistics:
         sys.stdout.write(statistics(result) + summary(result) + "\n")
     else:
-        sys.stdout.write(reporter(args.output_format)(result, catalogue))
+        sys.stdout.write(reporter(args.output_format)(result, linter.catalogue))
     fail_level = args.fail_level or settings.fail_level
     from ctxlint.model import Severity
 

@@ -91,8 +91,11 @@ def load_settings(config_path: Path | None, root: Path) -> Settings:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{config_path}: not valid TOML: {error}") from None
     if config_path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("ctxlint", {})
+        tool = data.get("tool", {})
+        table = tool.get("ctxlint", {}) if isinstance(tool, dict) else {}
         prefix = "tool.ctxlint"
+        if not isinstance(table, dict):
+            raise ConfigError(f"{config_path}: `tool.ctxlint` must be a table ([tool.ctxlint])")
     else:
         table = data
         prefix = ""
@@ -129,10 +132,14 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
         elif key == "formats":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of format = [globs]")
+            configured = {}
             for fmt, globs in value.items():
                 if fmt not in FORMATS:
                     raise ConfigError(f"{where(key + '.' + fmt)}: unknown format; choose from {', '.join(FORMATS)}")
-                settings.formats[fmt] = strings(f"{key}.{fmt}", globs)
+                configured[fmt] = strings(f"{key}.{fmt}", globs)
+            # The first format whose globs match a file wins: the user's globs go before the
+            # defaults, so `jinja = ["prompts/*.md"]` is not shadowed by the default text globs.
+            settings.formats = {**configured, **{f: g for f, g in settings.formats.items() if f not in configured}}
         elif key == "model":
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where(key)} must be a model name such as \"gpt-4o\"")

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.model import Finding, Fix, Request, Span
 
 
 class CheckContext:
-    def __init__(self, rule: Rule, settings: Settings, sink: Callable[[Finding], None]):
+    def __init__(self, rule: Rule, settings: Settings, volatility: Volatility, sink: Callable[[Finding], None]):
         self.rule = rule
         self.options = rule.options
         self.settings = settings
+        self.volatility = volatility
         self._sink = sink
 
     def report(self, span: Span, message: str, fix: Fix | None = None) -> None:

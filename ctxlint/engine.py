@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxlint import frontends, suppress
+from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
 from ctxlint.config import Settings
@@ -44,6 +45,8 @@ def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str) -> set[
     codes: set[str] = set()
     for selector in selectors:
         key = selector.strip()
+        if not key:
+            raise SelectionError(f"{what}: an empty rule selector selects nothing; remove it")
         if key.upper() == "ALL":
             codes |= set(catalogue)
             continue
@@ -60,25 +63,34 @@ class Linter:
     def __init__(self, settings: Settings, catalogue: dict[str, Rule], select: list[str] | None = None,
                  ignore: list[str] = ()):
         self.settings = settings
-        chosen = resolve(select if select is not None else settings.select, catalogue, "select")
-        chosen -= resolve([*settings.ignore, *ignore], catalogue, "ignore")
+        where = f"{settings.config_path}: " if settings.config_path else ""
+        chosen = resolve(select if select is not None else settings.select, catalogue,
+                         "--select" if select is not None else f"{where}select")
+        chosen -= resolve(settings.ignore, catalogue, f"{where}ignore")
+        chosen -= resolve(list(ignore), catalogue, "--ignore")
         self.per_file_ignores = [
-            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
+            (glob, resolve(codes, catalogue, f"{where}per-file-ignores.{glob}"))
             for glob, codes in settings.per_file_ignores.items()
         ]
-        checks = registry()
-        self.rules: list[Rule] = []
-        for code in sorted(chosen):
-            rule = catalogue[code]
-            overrides = settings.rule_options.get(code) or settings.rule_options.get(rule.name) or {}
-            rule = rule.with_overrides(overrides)
-            if rule.check not in checks:
-                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
-            self.rules.append(rule)
         unknown = [k for k in settings.rule_options if k not in catalogue and
                    not any(r.name == k for r in catalogue.values())]
         if unknown:
-            raise CatalogueError(f"rules.{unknown[0]}: no such rule")
+            raise CatalogueError(f"{where}rules.{unknown[0]}: no such rule")
+        checks = registry()
+        configured = {}
+        for code, rule in catalogue.items():
+            overrides = settings.rule_options.get(code) or settings.rule_options.get(rule.name) or {}
+            try:
+                configured[code] = rule.with_overrides(overrides)
+            except CatalogueError as error:
+                raise CatalogueError(f"{where}{error}") from None
+            if rule.check not in checks:
+                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
+        self.catalogue = configured  # every rule with the user's options and severity
+        self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
+        # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),
+        # and shared with every check that needs it, selected or not.
+        self.volatility = Volatility.from_rules(r for r in configured.values() if r.check == "volatile_in_prefix")
         self._checks = checks
 
     def lint_files(self, files: list[Path]) -> LintResult:
@@ -112,20 +124,22 @@ class Linter:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             line = data.count(b"\n", 0, error.start) + 1
-            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            line_start = data.rfind(b"\n", 0, error.start) + 1
+            # Columns are in code points everywhere (SARIF declares so), not bytes.
+            column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
             parsed = ParsedFile(display, errors=[(
                 Span.point(display, line, column),
                 f"not valid UTF-8 (byte 0x{data[error.start]:02x}); save the file as UTF-8",
             )])
-            return self._run(parsed, "", relpath)
+            return self._run(parsed, "", relpath, fmt)
         return self.lint_text(text, display, relpath, fmt)
 
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
         text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
         parsed = frontends.parse(fmt, text, display)
-        return self._run(parsed, text, relpath)
+        return self._run(parsed, text, relpath, fmt)
 
-    def _run(self, parsed: ParsedFile, text: str, relpath: str) -> list[Finding]:
+    def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
         skipped = set()
         for glob, codes in self.per_file_ignores:
@@ -135,13 +149,13 @@ class Linter:
             if rule.code in skipped:
                 continue
             check = self._checks[rule.check]
-            ctx = CheckContext(rule, self.settings, findings.append)
+            ctx = CheckContext(rule, self.settings, self.volatility, findings.append)
             if check.scope == "file":
                 check.function(parsed, ctx)
             else:
                 for request in parsed.requests:
                     check.function(request, ctx)
-        suppressions = suppress.scan(text)
+        suppressions = suppress.scan(text, fmt)
         return [f for f in findings if not suppressions.covers(f)]
 
 

@@ -5,7 +5,8 @@ Prompty front matter), ``<!-- ctxlint: ignore -->`` (Markdown), ``{{! ctxlint: i
 (Handlebars). A comment at the end of a line covers that line; a comment alone on its line
 covers the next line too. ``ctxlint: ignore-file`` covers the whole file. Without a code list
 every rule is suppressed. The directive must open a comment, so prompt text that merely
-mentions it does not count.
+mentions it does not count: given the file's format, only that format's comments are read (a
+`# ...` line in a Jinja template or a Prompty body is prompt text, sent to the model).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ _DIRECTIVE = re.compile(
     r"(?:\[(?P<codes>[^\]\n]*)\])?"
 )
 _CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}"}
+# The comment openers of each format; a format not listed here accepts every opener.
+# Prompty also reads `#` comments, but only inside its YAML front matter.
+_OPENERS = {"jinja": ("{#",), "prompty": ("{#",), "text": ("<!--",)}
+_FRONT_MATTER_END = re.compile(r"\A---[ \t]*\n.*?^---[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
 @dataclass
@@ -36,11 +41,19 @@ class Suppressions:
         return codes is None or finding.code in codes
 
 
-def scan(text: str) -> Suppressions:
+def scan(text: str, fmt: str | None = None) -> Suppressions:
+    """The suppressions in ``text``, a file of format ``fmt`` (None: accept every comment syntax)."""
     found = Suppressions()
     if "ctxlint:" not in text:
         return found
+    front_matter = _FRONT_MATTER_END.match(text) if fmt == "prompty" else None
+    front_matter_end = front_matter.end() if front_matter else 0
     for match in _DIRECTIVE.finditer(text):
+        opener = match.group("open")
+        if fmt in _OPENERS and not opener.startswith(_OPENERS[fmt]) and not (
+            opener == "#" and match.start() < front_matter_end
+        ):
+            continue  # not a comment in this format: prompt text that mentions the directive
         raw = match.group("codes")
         codes = None if raw is None else {c.strip().upper() for c in raw.split(",") if c.strip()}
         if match.group("kind") == "ignore-file":

@@ -9,6 +9,8 @@ matches a dotted path (``request.id``, ``*.trace_id``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
@@ -39,6 +41,24 @@ def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: lis
             if _matches(name, names, dotted_only=True):
                 return name
     return None
+
+
+@dataclass(frozen=True)
+class Volatility:
+    """The union of the volatile patterns of every rule that defines some (CTX101, CTX102)."""
+
+    pattern_sets: tuple[tuple[list[str], list[str], list[str]], ...]
+
+    @classmethod
+    def from_rules(cls, rules: Iterable) -> Volatility:
+        return cls(tuple((r.options["calls"], r.options["names"], r.options["filters"]) for r in rules))
+
+    def reason(self, slot: Slot) -> str | None:
+        for calls, names, filters in self.pattern_sets:
+            reason = volatile_reason(slot, calls, names, filters)
+            if reason:
+                return reason
+        return None
 
 
 def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:

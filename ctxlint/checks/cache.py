@@ -30,3 +30,36 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             f"uncached each time. {options['advice']}",
         )
         return
+
+
+@request_check
+def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
+    """Report breakpoints the provider rejects or that can never produce a cache hit."""
+    breakpoints = request.breakpoints
+    maximum = ctx.options["max_breakpoints"]
+    if len(breakpoints) > maximum:
+        extra = breakpoints[maximum]
+        ctx.report(
+            extra.span,
+            f"This request sets {len(breakpoints)} `cache_control` breakpoints; the provider accepts at "
+            f"most {maximum} and rejects the request. Keep the {maximum} that end the longest stable "
+            "stretches (tools, system, the last turn).",
+        )
+    seen_short_ttl = False
+    for breakpoint in breakpoints:
+        volatile = next((s for s in request.segments[: breakpoint.covers]
+                         if s.slot is not None and ctx.volatility.reason(s.slot)), None)
+        if volatile is not None:
+            ctx.report(
+                breakpoint.span,
+                f"This breakpoint caches a prefix that contains `{volatile.text}` "
+                f"(line {volatile.span.line}), which changes on every call, so the cache is written "
+                "and paid for each time and never read. Move the value after the breakpoint.",
+            )
+        if breakpoint.ttl == "1h" and seen_short_ttl:
+            ctx.report(
+                breakpoint.span,
+                "A 1-hour cache breakpoint follows a 5-minute one; 1-hour entries must come first, "
+                "and the provider rejects this order. Put the 1-hour breakpoints earlier.",
+            )
+        seen_short_ttl = seen_short_ttl or breakpoint.ttl in (None, "5m")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ctxlint.analysis.budget import static_tokens
 from ctxlint.checks import request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Request
@@ -18,3 +19,57 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
         f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
     )
+
+
+@request_check
+def reserve_too_small(request: Request, ctx: CheckContext) -> None:
+    """Report an output limit below the configured minimum, or too small for a tool call."""
+    limit = request.output_limit
+    if limit is None or limit.value is None:
+        return
+    needed = ctx.options["minimum"]
+    reason = "a useful answer"
+    if request.tools and ctx.options["minimum_with_tools"] > needed:
+        needed = ctx.options["minimum_with_tools"]
+        reason = f"a complete call to one of its {len(request.tools)} tool(s)"
+    if limit.value < needed:
+        ctx.report(
+            limit.span,
+            f"`{limit.key}: {limit.value}` leaves too little room for {reason} (at least {needed:,} "
+            f"tokens); the answer is cut off and a cut-off tool call cannot be parsed. Raise it to "
+            f"{needed:,} or more.",
+        )
+
+
+@request_check
+def over_budget(request: Request, ctx: CheckContext) -> None:
+    """Report a request whose fixed tokens plus reserve exceed the window, or a reserve above the
+    model's maximum output."""
+    from ctxlint import tokens
+
+    name = ctx.model_name(request)
+    info = tokens.lookup_model(name, ctx.settings.models)
+    limit = request.output_limit
+    if info is not None and limit is not None and limit.value is not None and limit.value > info.max_output:
+        ctx.report(
+            limit.span,
+            f"`{limit.key}: {limit.value:,}` is above {info.name}'s maximum output of {info.max_output:,} "
+            f"tokens; the API rejects the request. Lower it to {info.max_output:,} or less.",
+        )
+    budget = ctx.options["budget"] or (info.window if info else 0)
+    if not budget:
+        return
+    reserve = limit.value if limit is not None and limit.value is not None else 0
+    # A token covers at least one byte, so bytes bound the count: most requests are settled
+    # without loading a tokenizer.
+    if static_tokens(request, lambda text: len(text.encode("utf-8"))) + reserve <= budget:
+        return
+    fixed = static_tokens(request, lambda text: ctx.count_tokens(text, request))
+    if fixed + reserve > budget:
+        what = f"the {budget:,}-token budget" if ctx.options["budget"] else f"{info.name}'s {budget:,}-token window"
+        ctx.report(
+            request.anchor,
+            f"The fixed prompt ({fixed:,} tokens of tools and static text) plus the output reserve "
+            f"({reserve:,}) is {fixed + reserve:,} tokens, over {what} by {fixed + reserve - budget:,} "
+            "before any variable content is added. Trim the prompt or tools, or lower the reserve.",
+        )

@@ -9,7 +9,9 @@ from ctxlint.engine import LintResult
 
 
 def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
-    lines = [f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} {f.message}" for f in result.findings]
+    # One finding per line, whatever a message (or a user's `advice` option) contains.
+    lines = [f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} {' '.join(f.message.split())}"
+             for f in result.findings]
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -19,8 +21,8 @@ def summary(result: LintResult) -> str:
     if not result.findings:
         return f"All checks passed ({files} checked)."
     by_severity = Counter(f.severity.value for f in result.findings)
-    parts = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev in ("error", "warning", "info")
-                      if (n := by_severity[sev]))
+    parts = ", ".join(f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}"
+                      for sev in ("error", "warning", "info") if (n := by_severity[sev]))
     count = len(result.findings)
     fixable = sum(1 for f in result.findings if f.fix)
     tail = f"; {fixable} fixable with --fix" if fixable else ""

@@ -1,0 +1,281 @@
+"""`ctxlint check` and `ctxlint rule` as a subprocess: exit codes, exact output lines, skip
+notices, suppressions and discovery. Config files and output formats have their own modules."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.catalogue import load_catalogue
+from conftest import (
+    CLEAN_TEMPLATE,
+    CLOCK_MESSAGE,
+    CLOCK_TEMPLATE,
+    NO_RESERVE_MESSAGE,
+    NO_RESERVE_PROMPTY,
+)
+
+CATALOGUE = load_catalogue()
+
+CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
+RESERVE_LINE = f"b.prompty:3:1: CTX201 {NO_RESERVE_MESSAGE}"
+
+
+# --- exit codes and the text format ------------------------------------------------------
+
+
+def test_empty_and_clean_directories_exit_0(project):
+    project.write({
+        "clean/a.j2": CLEAN_TEMPLATE,
+        "clean/prompts/b.md": "You are terse.\n",
+        "clean/notes.txt": "not a prompt\n",
+    })
+    (project.root / "empty").mkdir()
+    empty, clean = project.run_many([("check", "empty"), ("check", "clean")])
+    assert (empty.code, empty.lines, empty.stderr) == (0, ["All checks passed (0 files checked)."], "")
+    assert (clean.code, clean.lines, clean.stderr) == (0, ["All checks passed (2 files checked)."], "")
+
+
+def test_findings_exit_1_with_exact_lines_and_summary(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "b.prompty": NO_RESERVE_PROMPTY, "c.j2": CLEAN_TEMPLATE})
+    run = project.run("check")
+    assert run.code == 1
+    assert run.lines == [CLOCK_LINE, RESERVE_LINE, "Found 2 findings (1 error, 1 warning) in 3 files."]
+    assert run.stderr == ""
+
+
+def test_fail_level_and_exit_zero(project):
+    project.write({"b.prompty": NO_RESERVE_PROMPTY, "bad.j2": "Hello {{ name \n"})
+    cases = [
+        (("b.prompty",), 1),  # the default fail level is warning, and CTX201 is a warning
+        (("b.prompty", "--fail-level", "warning"), 1),
+        (("b.prompty", "--fail-level", "info"), 1),
+        (("b.prompty", "--fail-level", "error"), 0),
+        (("b.prompty", "--exit-zero"), 0),
+        (("bad.j2", "--fail-level", "error"), 1),  # CTX001 is an error
+        (("bad.j2", "--exit-zero"), 0),
+        (("bad.j2", "--fail-level", "error", "--exit-zero"), 0),
+    ]
+    runs = project.run_many([("check", *args) for args, _ in cases])
+    for (args, code), run in zip(cases, runs):
+        assert run.code == code, args
+        # The findings are reported whatever the exit code.
+        assert len(run.lines) == 2 and run.lines[1].startswith("Found 1 finding (1 "), (args, run.lines)
+    assert runs[0].lines == [RESERVE_LINE, "Found 1 finding (1 warning) in 1 file."]
+    assert runs[5].lines[0].startswith("bad.j2:1:")
+    assert runs[5].lines[1] == "Found 1 finding (1 error) in 1 file."
+
+
+def test_statistics(project):
+    project.write({
+        "findings/b.prompty": NO_RESERVE_PROMPTY,
+        "findings/c.prompty": NO_RESERVE_PROMPTY,
+        "findings/d.j2": "{% if %}\n",
+        "clean/a.j2": CLEAN_TEMPLATE,
+    })
+    findings, clean = project.run_many([("check", "--statistics", "findings"), ("check", "--statistics", "clean")])
+    assert findings.code == 1
+    assert findings.lines == [  # most frequent first
+        "    2  CTX201  missing-output-reserve",
+        "    1  CTX001  parse-error",
+        "Found 3 findings (1 error, 2 warnings) in 3 files.",
+    ]
+    assert (clean.code, clean.lines) == (0, ["All checks passed (1 file checked)."])
+
+
+def test_usage_errors_exit_2_with_one_line_and_no_output(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    cases = [
+        (("check", "--select", "CTX999"), "--select: unknown rule code or name `CTX999` (see `ctxlint rule`)"),
+        (("check", "--select", "CTX101,nonsense"), "--select: unknown rule code or name `nonsense` (see `ctxlint rule`)"),
+        (("check", "--ignore", "CTX9"), "--ignore: unknown rule code or name `CTX9` (see `ctxlint rule`)"),
+        (("check", "missing.j2"), "missing.j2: no such file or directory"),
+        (("check", "a.j2", "nowhere/"), "nowhere/: no such file or directory"),
+        (("check", "--config", "missing.toml"), "missing.toml: config file not found"),
+        (("rule", "CTX999"), "unknown rule `CTX999` (run `ctxlint rule` for the catalogue)"),
+    ]
+    runs = project.run_many([args for args, _ in cases])
+    for (args, error), run in zip(cases, runs):
+        assert (run.code, run.stdout, run.err_lines) == (2, "", [f"ctxlint: error: {error}"]), args
+
+
+def test_argument_errors_exit_2(project):
+    bad_choice, no_command = project.run_many([("check", "--output-format", "xml"), ()])
+    assert bad_choice.code == 2
+    assert "invalid choice: 'xml'" in bad_choice.stderr
+    assert no_command.code == 2  # help, and a usage exit code
+    assert no_command.lines[0].startswith("usage: ctxlint")
+
+
+# --- bad input: skip notices and located CTX001 -------------------------------------------
+
+
+def test_binary_and_oversized_files_are_skipped_with_a_notice(project):
+    project.write({
+        "ctxlint.toml": "max-file-bytes = 200\n",
+        "bin.j2": b"Hello\x00\x01\x02 {{ now() }}\n",
+        "big.j2": "x" * 300,
+        "ok.j2": CLEAN_TEMPLATE,
+    })
+    run = project.run("check")
+    assert run.code == 0
+    assert run.lines == ["All checks passed (1 file checked)."]
+    assert run.err_lines == [
+        "big.j2: skipped: 300 bytes is over the 200-byte limit",
+        "bin.j2: skipped: binary file",
+    ]
+
+
+def test_non_utf8_and_malformed_templates_are_located_ctx001(project):
+    project.write({
+        "latin.j2": b"You are the assistant.\nCaf\xe9 {{ question }}\n",
+        "unclosed.j2": "You are the support assistant.\n{% for doc in documents %}\n{{ doc.text }}\n",
+        "expr.j2": "Hello\nQuestion: {{ question + }}\nThanks\n",
+    })
+    run = project.run("check")
+    assert run.code == 1
+    assert run.lines == [
+        "expr.j2:2:1: CTX001 unexpected 'end of print statement'",
+        "latin.j2:2:4: CTX001 not valid UTF-8 (byte 0xe9); save the file as UTF-8",
+        "unclosed.j2:3:1: CTX001 Unexpected end of template. Jinja was looking for the following tags: "
+        "'endfor' or 'else'. The innermost block that needs to be closed is 'for'.",
+        "Found 3 findings (3 errors) in 3 files.",
+    ]
+    assert run.stderr == ""
+
+
+def test_non_utf8_column_counts_code_points(project):
+    project.write({"accents.j2": "Hello\nété ".encode() + b"\xff\n"})
+    run = project.run("check")
+    assert run.located == ["accents.j2:2:5: CTX001"]
+
+
+# --- suppressions ----------------------------------------------------------------------------
+
+CLOCK = "Current time: {{ now() }}\nYou are the support assistant for Northwind.\n"
+
+
+def test_inline_suppressions(project):
+    project.write({
+        # On the line itself, and alone on the line before.
+        "same-line.j2": "Current time: {{ now() }} {# ctxlint: ignore[CTX101] #}\nYou are the assistant.\n",
+        "line-before.j2": "{# ctxlint: ignore[CTX101] #}\n" + CLOCK,
+        "line-before-trimmed.j2": "{#- ctxlint: ignore[CTX101] -#}\n" + CLOCK,
+        "multi-line-comment.j2": "{# ctxlint: ignore[CTX101]\n   the date is part of the persona #}\n" + CLOCK,
+        # A trailing comment covers its own line only; a comment alone covers one line after it.
+        "trailing.j2": "Hello. {# ctxlint: ignore[CTX101] #}\n" + CLOCK,
+        "gap.j2": "{# ctxlint: ignore[CTX101] #}\nHello.\n" + CLOCK,
+        # Another code does not suppress; a bare `ignore` suppresses every rule.
+        "other-code.j2": "{# ctxlint: ignore[CTX102] #}\n" + CLOCK,
+        "bare.j2": "{# ctxlint: ignore #}\n" + CLOCK,
+        "two-codes.j2": "{# ctxlint: ignore[CTX102, ctx101] #}\n" + CLOCK,
+        # Whole file: every rule, or only the listed ones.
+        "file.j2": "{# ctxlint: ignore-file #}\nHello.\n\n" + CLOCK,
+        "file-code.j2": "{# ctxlint: ignore-file[CTX101] #}\nTrace {{ trace_id }} at {{ now() }}\nYou are the assistant.\n",
+        "file-code-control.j2": "Trace {{ trace_id }} at {{ now() }}\nYou are the assistant.\n",
+        # Prompty: a YAML comment in the front matter.
+        "front-matter.prompty": "---\nname: Support\n# ctxlint: ignore[CTX201] - the gateway sets it\nmodel:\n"
+                                "  api: chat\n---\nsystem:\nYou are the support assistant.\n",
+        "front-matter-control.prompty": NO_RESERVE_PROMPTY,
+        # Prompt text that mentions the directive is not a comment.
+        "mention-before.j2": "Note: ctxlint: ignore[CTX101]\n" + CLOCK,
+        "mention-same-line.j2": "Current time: {{ now() }} (ctxlint: ignore[CTX101])\nYou are the assistant.\n",
+        "mention-in-string.j2": "{{ 'ctxlint: ignore' }}\n" + CLOCK,
+    })
+    run = project.run("check")
+    assert run.code == 1
+    assert run.located == [
+        "file-code-control.j2:1:7: CTX102",
+        "file-code-control.j2:1:25: CTX101",
+        "file-code.j2:2:7: CTX102",
+        "front-matter-control.prompty:3:1: CTX201",
+        "gap.j2:3:15: CTX101",
+        "mention-before.j2:2:15: CTX101",
+        "mention-in-string.j2:2:15: CTX101",
+        "mention-same-line.j2:1:15: CTX101",
+        "other-code.j2:2:15: CTX101",
+        "trailing.j2:2:15: CTX101",
+    ]
+    assert run.lines[-1] == "Found 10 findings (9 errors, 1 warning) in 17 files."
+
+
+def test_hash_lines_in_template_text_do_not_suppress(project):
+    project.write({
+        "hash.j2": "# ctxlint: ignore[CTX101]\n" + CLOCK,
+        "hash-trailing.j2": "Current time: {{ now() }} # ctxlint: ignore[CTX101]\nYou are the assistant.\n",
+        "body.prompty": "---\nname: Support\nmodel:\n  parameters:\n    max_tokens: 400\n---\nsystem:\n"
+                        "# ctxlint: ignore[CTX101]\nToday is {{ today }}. You answer questions about orders.\n",
+    })
+    run = project.run("check")
+    assert run.located == [
+        "body.prompty:9:10: CTX101",
+        "hash-trailing.j2:1:15: CTX101",
+        "hash.j2:2:15: CTX101",
+    ]
+
+
+# --- discovery ---------------------------------------------------------------------------
+
+
+def test_gitignore_applies_to_walks_and_exclude_to_explicit_files(project):
+    project.write({
+        ".git/HEAD": "ref: refs/heads/main\n",
+        ".gitignore": "generated/\n*.draft.j2\n",
+        "ctxlint.toml": 'exclude = ["legacy/", "scratch.j2"]\n',
+        "generated/a.prompty": NO_RESERVE_PROMPTY,
+        "b.draft.j2": "{% if %}\n",
+        "legacy/c.prompty": NO_RESERVE_PROMPTY,
+        "scratch.j2": "{% if %}\n",
+        "live/d.prompty": NO_RESERVE_PROMPTY,
+    })
+    walked, explicit, excluded = project.run_many([
+        ("check",),
+        ("check", "generated/a.prompty", "b.draft.j2"),
+        ("check", "legacy/c.prompty", "scratch.j2"),
+    ])
+    assert walked.located == ["live/d.prompty:3:1: CTX201"]
+    assert walked.lines[-1] == "Found 1 finding (1 warning) in 1 file."
+    # Named explicitly (as pre-commit does), a gitignored file is linted ...
+    assert explicit.located == ["b.draft.j2:1:1: CTX001", "generated/a.prompty:3:1: CTX201"]
+    # ... but `exclude` still applies to files named explicitly.
+    assert (excluded.code, excluded.lines) == (0, ["All checks passed (0 files checked)."])
+
+
+# --- ctxlint rule --------------------------------------------------------------------------
+
+
+def test_rule_listing_and_pages(project):
+    listing, by_code, by_name, lower = project.run_many([
+        ("rule",), ("rule", "CTX101"), ("rule", "volatile-in-prefix"), ("rule", "ctx101"),
+    ])
+    # The catalogue: one line per rule, every code, in order.
+    assert listing.code == 0
+    assert [line.split()[0] for line in listing.lines] == sorted(CATALOGUE)
+    for line in listing.lines:
+        rule = CATALOGUE[line.split()[0]]
+        assert line.split()[1:3] == [rule.name, rule.severity.value]
+        assert line.endswith(rule.summary)
+
+    # One rule's page: every docs section, from the rule file.
+    assert by_code.code == 0
+    rule = CATALOGUE["CTX101"]
+    lines = by_code.lines
+    assert lines[:3] == ["CTX101 volatile-in-prefix (cache, error)", "", rule.summary]
+    headings = [line for line in lines[3:] if line and not line.startswith(" ")]
+    assert headings == ["What it does", "Why it matters", "Example", "Use instead", "Options", "Defaults"]
+    sections = dict(zip(("what", "why", "example", "instead", "options"), headings))
+    for key, heading in sections.items():
+        start = lines.index(heading) + 1
+        body = lines[start : lines.index("", start)]
+        assert body and all(line.startswith("    ") for line in body), heading
+        if key in ("what", "why"):  # prose, re-wrapped for the terminal: the same words
+            assert " ".join(body).split() == rule.docs[key].split(), heading
+        else:  # examples and option tables keep their lines
+            assert body == ["    " + line if line else "" for line in rule.docs[key].rstrip().splitlines()], heading
+    assert lines[lines.index("Example") + 1] == "    Current time: {{ now() }}"
+    defaults = lines[lines.index("Defaults") + 1 :]
+    assert [line.split(" = ")[0].strip() for line in defaults if line] == list(rule.options)
+    assert f"    advice = {rule.options['advice']!r}" in defaults
+
+    # By name, or in lower case: the same page.
+    assert (by_name.code, by_name.stdout) == (0, by_code.stdout)
+    assert (lower.code, lower.stdout) == (0, by_code.stdout)
