@@ -33,6 +33,59 @@ DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.tx
 FORMATS = ("jinja", "prompty", "text")
 FAIL_LEVELS = ("error", "warning", "info")
 
+# How the layout and trust analyses read a prompt. Name patterns are globs over lower snake case
+# variable names (see analysis/volatility.py); each list can be replaced (`collections = [...]`)
+# or extended (`extend-collections = [...]`) under [tool.ctxlint.layout] / [tool.ctxlint.trust].
+LAYOUT_DEFAULTS = {
+    # Variables holding collections whose size varies: what budgets truncate or summarise first.
+    "collections": [
+        "history", "*_history", "history_*", "messages", "chat_messages", "conversation", "turns",
+        "documents", "*_documents", "docs", "*_docs", "passages", "chunks", "*_chunks", "context",
+        "contexts", "search_results", "results", "*_results", "snippets", "observations",
+        "tool_results", "tool_outputs", "scratchpad", "memories", "memory", "examples", "few_shot*",
+    ],
+    # Words and phrases that make a sentence a hard constraint (English and Chinese).
+    "constraints": [
+        "never", "must", "must not", "do not", "don't", "only", "at most", "at least", "always",
+        "under no circumstances", "is forbidden", "not allowed", "required to",
+        "不得", "必须", "禁止", "只能", "不要", "严禁", "务必", "不允许", "切勿", "不可",
+    ],
+    # Variables holding the current user turn, which belongs after all variable-length content.
+    "questions": [
+        "question", "query", "user_question", "user_query", "user_input", "user_request",
+        "user_message", "current_question", "current_message", "latest_message", "input",
+    ],
+}
+TRUST_DEFAULTS = {
+    # Variables holding third-party content: web pages, retrieved documents, tool output, uploads.
+    "untrusted": [
+        "page", "*_page", "page_content", "page_text", "page_html", "html", "*_html", "web_*", "webpage*",
+        "url_content", "scraped*",
+        "document", "documents", "*_document", "*_documents", "doc", "docs", "*_docs", "context",
+        "contexts", "passage", "passages", "chunk", "chunks", "*_chunks", "snippet", "snippets",
+        "search_results", "*_search_results", "search_result", "retrieved*", "tool_output*",
+        "tool_result*", "observation", "observations", "*_observation", "upload*", "attachment*",
+        "email_body", "email_text", "email_content", "emails", "inbound_email", "raw_email",
+        "file_content*", "*_file_content",
+    ],
+    "trusted": [],
+    # Attributes of an untrusted item that are metadata, not content (ids, scores).
+    "metadata": ["id", "*_id", "score", "rank", "index", "loop.*", "source", "url", "uri", "path",
+                 "filename", "date", "*_at", "timestamp"],
+    # Tag names (XML-style) and fence info strings that mark content as data.
+    "delimiters": [
+        "*document*", "*untrusted*", "*search_result*", "*tool_result*", "*tool_output*",
+        "*observation*", "*context*", "*source*", "*email*", "*page*", "*snippet*", "*passage*",
+        "*quote*", "*excerpt*", "*attachment*", "*article*", "*result*", "*data*", "*file*",
+    ],
+    # Filters and calls that escape or encode content so it cannot close its delimiter.
+    "escapes": [
+        "e", "escape", "forceescape", "tojson", "urlencode", "b64encode", "*datamark*", "*spotlight*",
+        "html.escape", "markupsafe.escape", "xml.sax.saxutils.escape", "saxutils.escape", "json.dumps",
+        "base64.b64encode", "quoteattr",
+    ],
+}
+
 
 @dataclass
 class Settings:
@@ -51,6 +104,8 @@ class Settings:
     rule_packs: list[Path] = field(default_factory=list)
     fail_level: str = "warning"
     max_file_bytes: int = 2_000_000
+    layout: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in LAYOUT_DEFAULTS.items()})
+    trust: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in TRUST_DEFAULTS.items()})
 
     def all_globs(self) -> list[str]:
         globs = list(self.include)
@@ -158,9 +213,27 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             if value not in FAIL_LEVELS:
                 raise ConfigError(f"{where(key)} must be one of {', '.join(FAIL_LEVELS)}")
             settings.fail_level = value
+        elif key in ("layout", "trust"):
+            label = f"{prefix + '.' if prefix else ''}{key}"
+            _apply_patterns(getattr(settings, key), value, path, label,
+                            LAYOUT_DEFAULTS if key == "layout" else TRUST_DEFAULTS)
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where(key)} must be a positive integer")
             settings.max_file_bytes = value
         else:
             raise ConfigError(f"{where(key)}: unknown key")
+
+
+def _apply_patterns(target: dict[str, list[str]], table, path: Path, label: str, defaults: dict) -> None:
+    """`[tool.ctxlint.layout]` / `[tool.ctxlint.trust]`: replace (`key`) or extend (`extend-key`) lists."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `{label}` must be a table")
+    for key, value in table.items():
+        name = key.removeprefix("extend-")
+        if name not in defaults:
+            raise ConfigError(f"{path}: `{label}.{key}`: unknown key (keys: {', '.join(defaults)}, "
+                              "each also as extend-KEY)")
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: `{label}.{key}` must be a list of strings")
+        target[name] = target[name] + value if key.startswith("extend-") else list(value)

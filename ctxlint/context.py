@@ -7,15 +7,18 @@ from collections.abc import Callable
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
+from ctxlint.directives import Directives
 from ctxlint.model import Finding, Fix, Request, Span
 
 
 class CheckContext:
-    def __init__(self, rule: Rule, settings: Settings, volatility: Volatility, sink: Callable[[Finding], None]):
+    def __init__(self, rule: Rule, settings: Settings, volatility: Volatility, directives: Directives,
+                 sink: Callable[[Finding], None]):
         self.rule = rule
         self.options = rule.options
         self.settings = settings
         self.volatility = volatility
+        self.directives = directives  # the file's `ctxlint:` comments: pinned text, regions, trust
         self._sink = sink
 
     def report(self, span: Span, message: str, fix: Fix | None = None) -> None:

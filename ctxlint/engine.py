@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxlint import frontends, suppress
+from ctxlint import directives, frontends
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
@@ -141,6 +141,7 @@ class Linter:
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
+        found = directives.scan(text, fmt)
         skipped = set()
         for glob, codes in self.per_file_ignores:
             if glob_match(glob, relpath):
@@ -149,14 +150,13 @@ class Linter:
             if rule.code in skipped:
                 continue
             check = self._checks[rule.check]
-            ctx = CheckContext(rule, self.settings, self.volatility, findings.append)
+            ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append)
             if check.scope == "file":
                 check.function(parsed, ctx)
             else:
                 for request in parsed.requests:
                     check.function(request, ctx)
-        suppressions = suppress.scan(text, fmt)
-        return [f for f in findings if not suppressions.covers(f)]
+        return [f for f in findings if not found.covers(f)]
 
 
 def _relative(path: Path, root: Path) -> str:

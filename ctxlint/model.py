@@ -154,7 +154,9 @@ class Request:
     ``anchor`` is where request-level findings (a missing output limit) are reported.
     ``declares_settings`` says whether the source is a place where an output limit can be set
     (a Prompty file or a call site can; a bare Jinja template cannot), and ``settings_hint``
-    how that format spells it (``model.parameters.max_tokens``).
+    how that format spells it (``model.parameters.max_tokens``). ``roles_marked`` is False when
+    the source does not say which role its text is sent in (a bare template: the role of its
+    segments is then only a default).
     """
 
     path: str
@@ -166,6 +168,7 @@ class Request:
     declares_settings: bool = False
     settings_hint: str = ""
     breakpoints: tuple[Breakpoint, ...] = ()
+    roles_marked: bool = True
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

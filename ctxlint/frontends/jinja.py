@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import jinja2
 from jinja2 import nodes
 
 from ctxlint.frontends.locate import Locator, line_locator
-from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
+from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Source, SourceKind, Span
 
 ROLE_LINE = re.compile(
     r"^[ \t]*(?:#[ \t]*)?(system|developer|user|assistant|tool|function)[ \t]*:[ \t]*\r?$",
@@ -111,10 +112,11 @@ def parse_template(
             end = tokens[j][2] + len(tokens[j][1].rstrip()) if j < len(tokens) else len(source)
             expression = "".join(t[1] for t in tokens[i + 1 : j]).strip()
             if state.capture_depth == 0:
-                slot = _slot_facts(env, expression, state)
+                where = span(start, end)
+                slot = _slot_facts(env, expression, state, where)
                 segments.append(
                     Segment(
-                        state.role, span(start, end), expression, slot,
+                        state.role, where, expression, slot,
                         state.message_index, state.loops[-1] if state.loops else None,
                     )
                 )
@@ -232,20 +234,24 @@ def _parse_statement(env: jinja2.Environment, content: str, end_tag: str | None)
     return body[0] if body else None
 
 
-def _slot_facts(env: jinja2.Environment, expression: str, state: _State) -> Slot:
+def _slot_facts(env: jinja2.Environment, expression: str, state: _State, span: Span) -> Slot:
     try:
         output = env.parse("{{ " + expression + " }}").body[0]
         node = output.nodes[0]
     except (jinja2.TemplateSyntaxError, RecursionError, IndexError, AttributeError):
         return Slot(expression, variable_length=bool(state.loops))
-    return _facts(node, expression, state)
+    return _facts(node, expression, state, span)
 
 
-def _facts(node: nodes.Node, expression: str, state: _State) -> Slot:
+def _facts(node: nodes.Node, expression: str, state: _State, span: Span | None = None) -> Slot:
+    """What the expression reads, calls and filters through; ``span`` locates its sources."""
     names: list[str] = []
     calls: list[str] = []
     filters: list[str] = []
+    truncations: list[str] = []
     for child in _walk(node):
+        if _truncates(child):
+            truncations.append(_source_of(child))
         if isinstance(child, nodes.Call):
             dotted = _dotted(child.node)
             if dotted:
@@ -263,8 +269,23 @@ def _facts(node: nodes.Node, expression: str, state: _State) -> Slot:
             names.extend(alias.names)
             calls.extend(alias.calls)
             filters.extend(alias.filters)
+            truncations.extend(source.detail for source in alias.sources)
             variable_length = variable_length or alias.variable_length
-    return Slot(expression, _unique(names), _unique(calls), _unique(filters), variable_length)
+    sources = tuple(Source(SourceKind.TRUNCATION, detail, span or Span.point("", 1))
+                    for detail in _unique(truncations))
+    return Slot(expression, _unique(names), _unique(calls), _unique(filters), variable_length, sources)
+
+
+def _truncates(node: nodes.Node) -> bool:
+    """A cut to a fixed length that leaves no marker: a slice, or `truncate` with an empty end."""
+    if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
+        return node.arg.stop is not None and node.arg.start is None
+    if isinstance(node, nodes.Filter) and node.name == "truncate":
+        end = next((kw.value for kw in node.kwargs if kw.key == "end"), None)
+        if end is None and len(node.args) >= 3:
+            end = node.args[2]
+        return isinstance(end, nodes.Const) and end.value == ""
+    return False
 
 
 def _walk(node: nodes.Node):
@@ -302,6 +323,10 @@ def _source_of(node: nodes.Node) -> str:
     if isinstance(node, nodes.Filter):
         inner = _source_of(node.node) if node.node is not None else ""
         return f"{inner} | {node.name}"
+    if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
+        stop = node.arg.stop
+        bound = str(stop.value) if isinstance(stop, nodes.Const) else (_dotted(stop) or "n")
+        return f"{_source_of(node.node)}[:{bound}]"
     return type(node).__name__.lower()
 
 
@@ -317,5 +342,9 @@ def parse_file(text: str, path: str) -> ParsedFile:
         line, column = line_locator(text)(error.offset)
         parsed.errors.append((Span.point(path, line, column), error.message))
         return parsed
-    parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments)))
+    # Without role lines the template's role is decided by the code that sends it; a file
+    # named like a system prompt says it, though.
+    marked = any(s.message_index for s in segments) or any(
+        word in PurePosixPath(path).stem.lower() for word in ("system", "developer"))
+    parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments), roles_marked=marked))
     return parsed

@@ -1,0 +1,86 @@
+"""Hard constraints: sentences that state a rule (never, must, only, 不得, 必须 …), or text the
+author marked pinned with ``ctxlint: pinned`` … ``ctxlint: end``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ctxlint.directives import Directives
+from ctxlint.model import Request, Segment, Span
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    index: int  # the segment it is in
+    span: Span
+    text: str
+    pinned: bool  # marked by the author, not found by its wording
+
+
+@lru_cache(maxsize=64)
+def _pattern(words: tuple[str, ...]) -> re.Pattern:
+    parts = []
+    for word in words:
+        escaped = re.escape(word).replace(r"\ ", r"\s+")
+        # Word boundaries only make sense for scripts that separate words with spaces.
+        parts.append(rf"\b{escaped}\b" if word.isascii() else escaped)
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def find(request: Request, directives: Directives, words: list[str]) -> list[Constraint]:
+    """Every sentence of static text that states a constraint or is marked pinned."""
+    pattern = _pattern(tuple(words))
+    return [c for c in sentences(request, directives) if c.pinned or pattern.search(c.text)]
+
+
+def sentences(request: Request, directives: Directives) -> list[Constraint]:
+    """Every sentence of static text, as a candidate constraint."""
+    found = []
+    for index, segment in enumerate(request.segments):
+        if segment.slot is not None:
+            continue
+        for start, end in _sentences(segment.text):
+            span = substring_span(segment, start, end)
+            text = " ".join(segment.text[start:end].split())
+            found.append(Constraint(index, span, text, directives.is_pinned(span.line)))
+    return found
+
+
+def _sentences(text: str):
+    """(start, end) of each non-blank sentence, never spanning lines."""
+    offset = 0
+    for line in text.split("\n"):
+        cursor = 0
+        for match in [*_SENTENCE_END.finditer(line), None]:
+            stop = match.start() if match else len(line)
+            piece = line[cursor:stop]
+            if piece.strip():
+                lead = len(piece) - len(piece.lstrip())
+                yield offset + cursor + lead, offset + cursor + len(piece.rstrip())
+            if match:
+                cursor = match.end()
+        offset += len(line) + 1
+
+
+def substring_span(segment: Segment, start: int, end: int) -> Span:
+    """The span of ``segment.text[start:end]``, assuming the text is laid out as in the source."""
+
+    def position(offset: int) -> tuple[int, int]:
+        before = segment.text[:offset]
+        newlines = before.count("\n")
+        if not newlines:
+            return segment.span.line, segment.span.column + offset
+        return segment.span.line + newlines, offset - before.rfind("\n")
+
+    line, column = position(start)
+    end_line, end_column = position(end)
+    return Span(segment.span.path, line, column, end_line, end_column)
+
+
+def normalised(text: str) -> str:
+    """For comparing restatements: case, spacing and trailing punctuation do not count."""
+    return " ".join(text.lower().split()).rstrip(".!。！")
