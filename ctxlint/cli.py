@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="lowest severity that makes the exit code 1 (default: warning)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of findings")
+    check.add_argument("--fix", action="store_true", help="apply the available fixes, then report what is left")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff without writing; exit 1 if there are any")
 
     rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
@@ -109,18 +112,68 @@ def run_check(args: argparse.Namespace) -> int:
     except (SelectionError, CatalogueError, DiscoveryError) as error:
         raise UsageError(str(error)) from None
     result = linter.lint_files(files)
+    if args.diff:
+        return _show_diff(result)
+    if args.fix and _apply_fixes(result):
+        result = linter.lint_files(files)  # report what the fixes left
     for notice in result.notices:
         print(f"{notice.path}: {notice.message}", file=sys.stderr)
     if args.statistics:
         sys.stdout.write(statistics(result) + summary(result) + "\n")
     else:
         sys.stdout.write(reporter(args.output_format)(result, linter.catalogue))
-    fail_level = args.fail_level or settings.fail_level
     from ctxlint.model import Severity
 
-    threshold = Severity(fail_level).rank
+    threshold = Severity(args.fail_level or settings.fail_level).rank
     failing = any(f.severity.rank >= threshold for f in result.findings)
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _fix_plans(result):
+    """One plan per file that has fixes; files that must not be rewritten get a notice."""
+    from ctxlint.fix import Unfixable, plan
+
+    by_path: dict[str, list] = {}
+    for finding in result.findings:
+        by_path.setdefault(finding.span.path, []).append(finding)
+    plans = []
+    for path, findings in sorted(by_path.items()):
+        try:
+            planned = plan(Path(path), findings)
+        except Unfixable as reason:
+            if any(f.fix for f in findings):
+                print(f"{path}: {reason}", file=sys.stderr)
+            continue
+        if planned is not None and planned.fixed != planned.original:
+            plans.append(planned)
+    return plans
+
+
+def _show_diff(result) -> int:
+    import difflib
+
+    plans = _fix_plans(result)
+    for planned in plans:
+        sys.stdout.writelines(difflib.unified_diff(
+            planned.original.splitlines(keepends=True), planned.fixed.splitlines(keepends=True),
+            fromfile=f"a/{planned.path.as_posix()}", tofile=f"b/{planned.path.as_posix()}"))
+    fixes = sum(p.applied for p in plans)
+    print(f"{fixes} fix{'es' if fixes != 1 else ''} in {len(plans)} file{'s' if len(plans) != 1 else ''} "
+          "would be applied (nothing was written).", file=sys.stderr)
+    return EXIT_FINDINGS if plans else EXIT_CLEAN
+
+
+def _apply_fixes(result) -> bool:
+    from ctxlint.fix import write_atomic
+
+    plans = _fix_plans(result)
+    for planned in plans:
+        write_atomic(planned.path, planned.fixed)
+    fixes = sum(p.applied for p in plans)
+    if plans:
+        print(f"Fixed {fixes} finding{'s' if fixes != 1 else ''} in {len(plans)} "
+              f"file{'s' if len(plans) != 1 else ''}.", file=sys.stderr)
+    return bool(plans)
 
 
 def run_rule(args: argparse.Namespace) -> int:
