@@ -21,16 +21,24 @@ class ConfigError(Exception):
     """An invalid configuration; the message names the file and the key."""
 
 
-# Files ctxlint looks at by default: the formats it has a front-end for. Plain-text prompts are
-# only linted under prompt folders, where a .txt or .md file is likely to be a prompt.
+# Files ctxlint looks at by default: the formats it has a front-end for. Python, JSON and YAML
+# files are sniffed cheaply by their front-ends and give nothing unless they hold prompts.
+# Plain-text prompts are only linted under prompt folders, where a .txt or .md file is likely
+# to be a prompt.
 DEFAULT_INCLUDE = (
     "*.j2",
     "*.jinja",
     "*.jinja2",
     "*.prompty",
+    "*.prompt",
+    "skprompt.txt",
+    "*.py",
+    "*.json",
+    "*.yaml",
+    "*.yml",
 )
 DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.txt", "**/prompts/**/*.md")
-FORMATS = ("jinja", "prompty", "text")
+FORMATS = ("jinja", "prompty", "text", "dotprompt", "semantic_kernel", "python", "structured")
 FAIL_LEVELS = ("error", "warning", "info")
 
 # How the layout and trust analyses read a prompt. Name patterns are globs over lower snake case
@@ -70,7 +78,7 @@ TRUST_DEFAULTS = {
     ],
     "trusted": [],
     # Attributes of an untrusted item that are metadata, not content (ids, scores).
-    "metadata": ["id", "*_id", "score", "rank", "index", "loop.*", "source", "url", "uri", "path",
+    "metadata": ["id", "*_id", "score", "rank", "index", "loop.*", "@*", "source", "url", "uri", "path",
                  "filename", "date", "*_at", "timestamp"],
     # Tag names (XML-style) and fence info strings that mark content as data.
     "delimiters": [
@@ -96,8 +104,9 @@ class Settings:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
     exclude: list[str] = field(default_factory=list)
-    # Extra globs per format, e.g. {"jinja": ["templates/*.tmpl"], "text": ["prompts/*.md"]}.
-    formats: dict[str, list[str]] = field(default_factory=lambda: {"text": list(DEFAULT_TEXT_GLOBS)})
+    # Globs per format from the config, e.g. {"jinja": ["templates/*.tmpl"]}; they win over file
+    # names and suffixes. `text` replaces DEFAULT_TEXT_GLOBS, which otherwise apply last.
+    formats: dict[str, list[str]] = field(default_factory=dict)
     model: str = "gpt-4o"
     models: dict[str, dict] = field(default_factory=dict)
     rule_options: dict[str, dict] = field(default_factory=dict)
@@ -107,8 +116,11 @@ class Settings:
     layout: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in LAYOUT_DEFAULTS.items()})
     trust: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in TRUST_DEFAULTS.items()})
 
+    def text_globs(self) -> list[str]:
+        return self.formats.get("text", list(DEFAULT_TEXT_GLOBS))
+
     def all_globs(self) -> list[str]:
-        globs = list(self.include)
+        globs = [*self.include, *self.text_globs()]
         for patterns in self.formats.values():
             globs.extend(patterns)
         return globs
@@ -187,14 +199,10 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
         elif key == "formats":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of format = [globs]")
-            configured = {}
             for fmt, globs in value.items():
                 if fmt not in FORMATS:
                     raise ConfigError(f"{where(key + '.' + fmt)}: unknown format; choose from {', '.join(FORMATS)}")
-                configured[fmt] = strings(f"{key}.{fmt}", globs)
-            # The first format whose globs match a file wins: the user's globs go before the
-            # defaults, so `jinja = ["prompts/*.md"]` is not shadowed by the default text globs.
-            settings.formats = {**configured, **{f: g for f, g in settings.formats.items() if f not in configured}}
+                settings.formats[fmt] = strings(f"{key}.{fmt}", globs)
         elif key == "model":
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where(key)} must be a model name such as \"gpt-4o\"")

@@ -78,8 +78,9 @@ ERROR_CASES = [
      "{path}: `per-file-ignores` must be a table of glob = [codes]"),
     ("per-file-ignores-codes-type", "ctxlint.toml", '[per-file-ignores]\n"*.j2" = "CTX101"\n',
      "{path}: `per-file-ignores.*.j2` must be a list of strings"),
-    ("unknown-format", "ctxlint.toml", '[formats]\npython = ["*.py"]\n',
-     "{path}: `formats.python`: unknown format; choose from jinja, prompty, text"),
+    ("unknown-format", "ctxlint.toml", '[formats]\nmustache = ["*.mustache"]\n',
+     "{path}: `formats.mustache`: unknown format; choose from jinja, prompty, text, dotprompt, "
+     "semantic_kernel, python, structured"),
     ("tool-ctxlint-not-a-table", "pyproject.toml", '[tool]\nctxlint = "strict"\n',
      "{path}: `tool.ctxlint` must be a table ([tool.ctxlint])"),
     ("rules-not-tables", "ctxlint.toml", '[rules]\nCTX101 = "off"\n',

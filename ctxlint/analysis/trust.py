@@ -55,7 +55,7 @@ def _is_trusted(name: str, trust: dict[str, list[str]], directives: Directives) 
 
 
 def _is_metadata(name: str, trust: dict[str, list[str]]) -> bool:
-    return "." in name and (names.matches(names.last(name), trust["metadata"]) or names.matches(name, trust["metadata"]))
+    return names.matches(names.last(name), trust["metadata"]) or names.matches(name, trust["metadata"])
 
 
 def delimiter(request: Request, index: int, delimiters: list[str]) -> str | None:

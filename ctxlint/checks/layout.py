@@ -70,10 +70,15 @@ def question_not_last(request: Request, ctx: CheckContext) -> None:
     questions = [i for i, s in enumerate(request.segments)
                  if s.slot is not None and s.loop is None and not regions.is_variable(s, ctx.settings.layout["collections"])
                  and any(names.matches(n, ctx.settings.layout["questions"]) for n in s.slot.names)]
-    if not questions or questions[-1] > layout.variable[-1]:
+    if not questions:
         return
     question = request.segments[questions[-1]]
-    following = next(i for i in layout.variable if i > questions[-1])
+    # Only material in the question's own message counts: in a conversation, later turns
+    # (tool calls and their results) naturally follow the question that started them.
+    following = next((i for i in layout.variable if i > questions[-1]
+                      and request.segments[i].message_index == question.message_index), None)
+    if following is None:
+        return
     ctx.report(
         question.span,
         f"The current user input `{question.text}` comes before {layout.describe_variable(request, following)}. "

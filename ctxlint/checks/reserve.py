@@ -1,11 +1,11 @@
-"""Output reserve: room left for the answer."""
+"""Output reserve and budget: room left for the answer, what fits the window, what gets cut."""
 
 from __future__ import annotations
 
 from ctxlint.analysis.budget import static_tokens
 from ctxlint.checks import request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request
+from ctxlint.model import Request, SourceKind
 
 
 @request_check
@@ -73,3 +73,23 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
             f"({reserve:,}) is {fixed + reserve:,} tokens, over {what} by {fixed + reserve - budget:,} "
             "before any variable content is added. Trim the prompt or tools, or lower the reserve.",
         )
+
+
+@request_check
+def silent_truncation(request: Request, ctx: CheckContext) -> None:
+    """Report text cut to a fixed length with no marker after it."""
+    markers = tuple(m.lower() for m in ctx.options["markers"])
+    for index, segment in enumerate(request.segments):
+        if segment.slot is None:
+            continue
+        following = request.segments[index + 1] if index + 1 < len(request.segments) else None
+        marked = (following is not None and following.slot is None
+                  and following.text.lstrip(" \t").lower().startswith(markers))
+        for source in segment.slot.sources:
+            if source.kind is SourceKind.TRUNCATION and not marked:
+                ctx.report(
+                    source.span,
+                    f"`{source.detail}` cuts the text to a fixed length and leaves nothing in its place, "
+                    "so the model cannot tell that content is missing and answers as if it had it all. "
+                    "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead.",
+                )

@@ -37,12 +37,18 @@ _MODULES = {
 
 
 def format_for(relpath: str, settings: Settings) -> str | None:
-    """The front-end for a file: configured globs first, then the file's suffix."""
+    """The front-end for a file: configured globs first, then its name or suffix, then the
+    plain-text globs (a `prompts/…/skprompt.txt` is Semantic Kernel, not plain text)."""
     for fmt, globs in settings.formats.items():
-        if any(glob_match(glob, relpath) for glob in globs):
+        if fmt != "text" and any(glob_match(glob, relpath) for glob in globs):
             return fmt
+    if "text" in settings.formats and any(glob_match(g, relpath) for g in settings.formats["text"]):
+        return "text"
     path = PurePosixPath(relpath)
-    return _BY_NAME.get(path.name.lower()) or _BY_SUFFIX.get(path.suffix.lower())
+    known = _BY_NAME.get(path.name.lower()) or _BY_SUFFIX.get(path.suffix.lower())
+    if known:
+        return known
+    return "text" if any(glob_match(g, relpath) for g in settings.text_globs()) else None
 
 
 def parse(fmt: str, text: str, path: str) -> ParsedFile:
