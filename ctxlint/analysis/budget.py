@@ -1,4 +1,10 @@
-"""Token totals of what a request always sends: its tools and its static text."""
+"""Token totals of what a request always sends: its tools and its static text.
+
+The totals come from the exact accounting (``ctxlint.analysis.accounting``): message framing,
+reply priming and the provider's tool overhead included, slots counted as empty. Given UTF-8
+byte lengths as the counter they are an upper bound of the exact count, which settles most
+requests without loading a tokenizer (a token covers at least one byte).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,29 @@ import json
 from collections.abc import Callable
 
 from ctxlint.model import Request, ToolDef
+from ctxlint.tokens import ModelInfo
 
 
 def tool_text(tool: ToolDef) -> str:
-    """The tool definition as it is serialised into the request."""
+    """The tool definition as it is written in the source, as JSON."""
     raw = tool.raw if tool.raw is not None else {"name": tool.name, "description": tool.description,
                                                    "parameters": tool.schema}
     return json.dumps(raw, ensure_ascii=False)
 
 
-def static_tokens(request: Request, count: Callable[[str], int]) -> int:
-    """Tokens of the tool definitions plus every static segment (slots count as empty)."""
-    return sum(count(tool_text(t)) for t in request.tools) + sum(
-        count(s.text) for s in request.segments if s.slot is None
-    )
+def utf8_bytes(text: str) -> int:
+    """A counter that bounds any tokenizer's count from above."""
+    return len(text.encode("utf-8"))
+
+
+def static_tokens(request: Request, count: Callable[[str], int], info: ModelInfo | None = None) -> int:
+    """Input tokens of the tool definitions and every static segment, with framing, under the
+    accounting of ``info`` (None: the request's own model from the built-in table, else OpenAI's
+    accounting with o200k_base). Slots count as empty."""
+    from ctxlint.analysis.accounting import measure
+
+    if info is None and request.model:
+        from ctxlint.tokens import lookup_model
+
+        info = lookup_model(request.model)
+    return measure(request, info, count).total_input

@@ -62,9 +62,9 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
     reserve = limit.value if limit is not None and limit.value is not None else 0
     # A token covers at least one byte, so bytes bound the count: most requests are settled
     # without loading a tokenizer.
-    if static_tokens(request, lambda text: len(text.encode("utf-8"))) + reserve <= budget:
+    if static_tokens(request, lambda text: len(text.encode("utf-8")), info) + reserve <= budget:
         return
-    fixed = static_tokens(request, lambda text: ctx.count_tokens(text, request))
+    fixed = static_tokens(request, lambda text: ctx.count_tokens(text, request), info)
     if fixed + reserve > budget:
         what = f"the {budget:,}-token budget" if ctx.options["budget"] else f"{info.name}'s {budget:,}-token window"
         ctx.report(

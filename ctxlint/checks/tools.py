@@ -1,0 +1,297 @@
+"""Tool definitions: what each tool costs on every call, and schemas the provider rejects.
+
+Token checks first bound a tool's cost by its UTF-8 bytes (a token covers at least one byte),
+so a catalogue of small tools is settled without loading a tokenizer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ctxlint.analysis.accounting import ToolCost, schema_prefix, tool_cost_breakdown, tools_tokens
+from ctxlint.analysis.budget import utf8_bytes
+from ctxlint.checks import request_check
+from ctxlint.context import CheckContext
+from ctxlint.model import Request, ToolDef
+from ctxlint.tokens import ModelInfo
+
+
+def _model(request: Request, ctx: CheckContext) -> ModelInfo | None:
+    from ctxlint import tokens
+
+    return tokens.lookup_model(ctx.model_name(request), ctx.settings.models)
+
+
+def _tokens(n: int, info: ModelInfo | None) -> str:
+    """``812 tokens``, or ``~812 tokens`` for a provider whose tokenizer is not public."""
+    return f"{'~' if info is not None and not info.exact else ''}{n:,} tokens"
+
+
+def _label(tool: ToolDef) -> str:
+    return f"`{tool.name}`" if tool.name else "the unnamed tool"
+
+
+@request_check
+def oversized_tool(request: Request, ctx: CheckContext) -> None:
+    """Report each tool whose definition alone costs more than ``max_tokens``."""
+    limit = ctx.options["max_tokens"]
+    info = _model(request, ctx) if request.tools else None
+    for tool in request.tools:
+        if tool_cost_breakdown(tool, info, count=utf8_bytes).tokens <= limit:
+            continue  # UTF-8 bytes bound the tokens: no tokenizer needed
+        cost = tool_cost_breakdown(tool, info)
+        if cost.tokens <= limit:
+            continue
+        ctx.report(
+            tool.span,
+            f"Tool {_label(tool)} costs {_tokens(cost.tokens, info)} on every call that offers it, over "
+            f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
+            f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
+            "reference material into the tool's result.",
+        )
+
+
+@request_check
+def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
+    """Report a request whose tool definitions together exceed a token limit or a window share."""
+    if not request.tools:
+        return
+    limit = ctx.options["max_tokens"]
+    share_limit = ctx.options["max_window_share"]
+    info = _model(request, ctx)
+    window_limit = int(info.window * share_limit) if info is not None and share_limit > 0 else 0
+    limits = [n for n in (limit, window_limit) if n > 0]
+    if not limits:
+        return
+    bound, _ = tools_tokens(request.tools, info, count=utf8_bytes)
+    if bound <= min(limits):
+        return
+    total, costs = tools_tokens(request.tools, info)
+    over = []
+    if limit > 0 and total > limit:
+        over.append(f"the {limit:,}-token limit")
+    if window_limit and total > window_limit:
+        over.append(f"{share_limit:.0%} of {info.name}'s {info.window:,}-token window ({window_limit:,})")
+    if not over:
+        return
+    top = sorted(costs, key=lambda c: -c.tokens)[:3]
+    biggest = ", ".join(f"`{c.name or '(unnamed)'}` {c.tokens:,}" for c in top)
+    price = ""
+    if info is not None and info.input_per_mtok is not None:
+        price = f" (${total * info.input_per_mtok / 1000:,.2f} per 1,000 calls at {info.name}'s input price)"
+    what = "The tool definition" if len(request.tools) == 1 else f"The {len(request.tools)} tool definitions"
+    if info is not None and info.provider == "anthropic" and info.tool_overhead_auto:
+        what += f" and Anthropic's {info.tool_overhead_auto:,}-token tool-use system prompt"
+    verb = "costs" if what == "The tool definition" else "cost"
+    ctx.report(
+        request.anchor,
+        f"{what} {verb} {_tokens(total, info)} on every call{price}, over "
+        f"{' and '.join(over)}; the largest: {biggest}. Offer only the tools this step needs, or "
+        "trim their descriptions and enums.",
+    )
+
+
+@request_check
+def too_many_tools(request: Request, ctx: CheckContext) -> None:
+    """Report a request that offers more tools than ``max_tools``."""
+    maximum = ctx.options["max_tools"]
+    if len(request.tools) <= maximum:
+        return
+    ctx.report(
+        request.anchor,
+        f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
+        "model picks the wrong one more often, and each definition is paid on every call. Offer the "
+        "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
+    )
+
+
+@request_check
+def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
+    """Report a description or enum that makes up most of a tool's cost."""
+    min_share = ctx.options["min_share"]
+    min_tokens = ctx.options["min_tokens"]
+    info = _model(request, ctx) if request.tools else None
+    for tool in request.tools:
+        if tool_cost_breakdown(tool, info, count=utf8_bytes).biggest_field_tokens < min_tokens:
+            continue  # bytes bound every field's tokens: none can reach min_tokens
+        cost = tool_cost_breakdown(tool, info)
+        if not _is_verbose_kind(cost) or cost.biggest_field_tokens < min_tokens or cost.tokens <= 0:
+            continue
+        share = cost.biggest_field_tokens / cost.tokens
+        if share < min_share:
+            continue
+        field = cost.biggest_field
+        advice = ("Accept a free string and validate it in the tool, or offer a lookup tool for the values."
+                  if field.endswith(".enum") else
+                  "Keep what the model needs to choose and call the tool; move examples and background "
+                  "into the tool's result or the docs.")
+        ctx.report(
+            tool.span,
+            f"`{field}` of tool {_label(tool)} is {_tokens(cost.biggest_field_tokens, info)}, {share:.0%} of "
+            f"the tool's {_tokens(cost.tokens, info)}, paid on every call. {advice}",
+        )
+
+
+def _is_verbose_kind(cost: ToolCost) -> bool:
+    field = cost.biggest_field
+    return field == "description" or field.endswith((".description", ".enum"))
+
+
+# --- schema validity ---------------------------------------------------------------------------
+
+JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
+_NAME_RULES = {
+    # platform.openai.com function calling: ^[a-zA-Z0-9_-]{1,64}$
+    "OpenAI": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "1 to 64 letters, digits, `_` or `-`"),
+    # docs.anthropic.com tool use: ^[a-zA-Z0-9_-]{1,64}$
+    "Anthropic": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "1 to 64 letters, digits, `_` or `-`"),
+    # MCP schema 2025-11-25, Tool.name
+    "MCP": (re.compile(r"[A-Za-z0-9_.-]{1,128}"), "1 to 128 letters, digits, `_`, `-` or `.`"),
+    # ai.google.dev function declarations
+    "Gemini": (re.compile(r"[a-zA-Z_][a-zA-Z0-9_.-]{0,63}"),
+               "a letter or `_`, then up to 63 letters, digits, `_`, `.` or `-`"),
+}
+_MAX_SCHEMA_DEPTH = 64
+# Type names from programming languages, and the JSON Schema type they mean.
+_TYPE_FIXES = {"int": "integer", "long": "integer", "str": "string", "text": "string", "float": "number",
+               "double": "number", "decimal": "number", "bool": "boolean", "dict": "object", "map": "object",
+               "list": "array", "tuple": "array", "none": "null"}
+
+
+def _shape(tool: ToolDef, info: ModelInfo | None) -> str | None:
+    """Whose naming rules apply: the tool's own shape, else the request's provider."""
+    raw = tool.raw
+    if not isinstance(raw, Mapping):
+        return None  # a reference by name (Dotprompt): its definition lives elsewhere
+    if "inputSchema" in raw:
+        return "MCP"
+    if "input_schema" in raw:
+        return "Anthropic"
+    provider = info.provider if info is not None else "openai"
+    return {"anthropic": "Anthropic", "google": "Gemini"}.get(provider, "OpenAI")
+
+
+@request_check
+def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
+    """Report tools the provider rejects: no name, a bad name, duplicates, invalid schemas."""
+    info = None
+    if any(isinstance(t.raw, Mapping) and not ({"inputSchema", "input_schema"} & t.raw.keys())
+           for t in request.tools):
+        info = _model(request, ctx)
+    seen: dict[str, ToolDef] = {}
+    for tool in request.tools:
+        shape = _shape(tool, info)
+        if shape is None:
+            continue
+        if not tool.name:
+            ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {shape} rejects "
+                                  "the request. Give it a `name`.")
+        else:
+            pattern, allowed = _NAME_RULES[shape]
+            if not pattern.fullmatch(tool.name):
+                ctx.report(tool.span, f"Tool name `{tool.name}` is not a valid {shape} tool name ({allowed}); "
+                                      "the request is rejected. Rename it, e.g. "
+                                      f"`{_suggest(tool.name, shape)}`.")
+            earlier = seen.get(tool.name)
+            if earlier is not None:
+                ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
+                                      f"{earlier.span.line}); providers reject duplicate names, and the model "
+                                      "cannot tell the two apart. Rename or remove one.")
+            else:
+                seen[tool.name] = tool
+        if tool.schema is not None:
+            for problem in schema_problems(tool.schema, schema_prefix(tool)):
+                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}")
+
+
+def _suggest(name: str, shape: str) -> str:
+    allowed = r"[^A-Za-z0-9_.-]" if shape == "MCP" else r"[^A-Za-z0-9_-]"
+    fixed = re.sub(allowed, "_", name).strip("_") or "tool"
+    if shape == "Gemini" and not re.match(r"[A-Za-z_]", fixed):
+        fixed = "_" + fixed
+    return fixed[: 128 if shape == "MCP" else 64]
+
+
+def schema_problems(schema: object, path: str) -> list[str]:
+    """What makes a tool's parameter schema invalid, each as one actionable sentence."""
+    if not isinstance(schema, Mapping):
+        return [f"`{path}` must be a JSON Schema object with `type: object`, not "
+                f"{_kind(schema)}; the request is rejected. Write "
+                "`{type: object, properties: {...}}`."]
+    if not schema:
+        return []  # an empty schema: a tool without parameters
+    problems: list[str] = []
+    top_type = schema.get("type")
+    if top_type != "object":
+        shown = "no `type`" if top_type is None else f"`type: {_short(top_type)}`"
+        problems.append(f"`{path}` has {shown}; tool parameters must be `type: object` with the "
+                        "arguments under `properties`, or the request is rejected.")
+    _walk(schema, path, problems, 0, top=True)
+    return problems
+
+
+def _walk(schema: Mapping, path: str, problems: list[str], depth: int, top: bool = False) -> None:
+    if depth > _MAX_SCHEMA_DEPTH:
+        return
+    kind = schema.get("type")
+    if kind is not None and not top:
+        kinds = kind if isinstance(kind, list) else [kind]
+        bad = [k for k in kinds if not isinstance(k, str) or k not in JSON_TYPES]
+        if bad or not kinds:
+            hint = _TYPE_FIXES.get(bad[0]) if bad and isinstance(bad[0], str) else None
+            use = f"Use `{hint}`." if hint else f"Use one of {', '.join(JSON_TYPES)}."
+            problems.append(f"`{path}.type` is `{_short(kind)}`, not a JSON Schema type, so the schema is "
+                            f"rejected. {use}")
+    properties = schema.get("properties")
+    if properties is not None and not isinstance(properties, Mapping):
+        problems.append(f"`{path}.properties` is {_kind(properties)}; it must map each argument name to its "
+                        "schema. Write `properties: {name: {type: string}}`.")
+        properties = None
+    required = schema.get("required")
+    if required is not None:
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            problems.append(f"`{path}.required` must be a list of property names, not {_kind(required)}.")
+        else:
+            missing = [r for r in required if properties is None or r not in properties]
+            if missing:
+                names = ", ".join(f"`{m}`" for m in missing)
+                problems.append(f"`{path}.required` lists {names}, not defined in `{path}.properties`; the "
+                                "model is told to send an argument it knows nothing about, and strict mode "
+                                "rejects the schema. Define it or remove it from `required`.")
+    if isinstance(properties, Mapping):
+        for name, sub in properties.items():
+            where = f"{path}.properties.{name}"
+            if isinstance(sub, Mapping):
+                _walk(sub, where, problems, depth + 1)
+            elif not isinstance(sub, bool):
+                problems.append(f"`{where}` is {_kind(sub)}; a property must be a schema object "
+                                "such as `{type: string, description: ...}`.")
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        _walk(items, f"{path}.items", problems, depth + 1)
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        variants = schema.get(keyword)
+        if isinstance(variants, list):
+            for index, variant in enumerate(variants):
+                if isinstance(variant, Mapping):
+                    _walk(variant, f"{path}.{keyword}[{index}]", problems, depth + 1)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return f"the string `{_short(value)}`"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    return "an object"
+
+
+def _short(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
