@@ -1,4 +1,4 @@
-"""The command line: `ctxlint check`, `ctxlint rule`.
+"""The command line: `ctxlint check`, `ctxlint cost`, `ctxlint rule`.
 
 Exit codes: 0 no finding at or above the fail level, 1 findings, 2 usage, configuration or
 internal error. Errors go to stderr as one line; a traceback is a bug (set CTXLINT_DEBUG=1 to
@@ -8,6 +8,7 @@ see one).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from ctxlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+COST_FORMATS = ("table", "json", "markdown", "html")
 
 
 class UsageError(Exception):
@@ -53,6 +55,24 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff without writing; exit 1 if there are any")
 
+    cost = commands.add_parser("cost", help="token and price report per file, request and tool; a budget gate",
+                               description=(
+        "Count what each request sends before any variable content: tokens per request and per tool, "
+        "model, encoding, share of the window, cacheable prefix and price per 1,000 calls. With "
+        "--compare, report what changed against a git revision. Exit 1 when a limit is crossed "
+        "(--max-increase, [tool.ctxlint.cost] in the config), 2 on usage, git or configuration errors."))
+    cost.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    cost.add_argument("--config", type=Path, metavar="FILE",
+                      help="use this pyproject.toml or ctxlint.toml instead of searching for one")
+    cost.add_argument("--format", choices=COST_FORMATS, default="table",
+                      help="table (terminal), json, markdown (a pull-request comment) or html (one page with a chart)")
+    cost.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    cost.add_argument("--compare", metavar="GIT_REF",
+                      help="also read PATHS at this git revision (without touching the working tree) and report the changes")
+    cost.add_argument("--max-increase", metavar="N|N%",
+                      help="with --compare: exit 1 when the input tokens of all requests grow by more than N "
+                           "tokens or N percent of the baseline")
+
     rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
     rule.add_argument("--config", type=Path, metavar="FILE", help="include rule packs from this config")
@@ -68,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return run_check(args)
+        if args.command == "cost":
+            return run_cost(args)
         return run_rule(args)
     except UsageError as error:
         print(f"ctxlint: error: {error}", file=sys.stderr)
@@ -174,6 +196,45 @@ def _apply_fixes(result) -> bool:
         print(f"Fixed {fixes} finding{'s' if fixes != 1 else ''} in {len(plans)} "
               f"file{'s' if len(plans) != 1 else ''}.", file=sys.stderr)
     return bool(plans)
+
+
+def run_cost(args: argparse.Namespace) -> int:
+    from ctxlint.catalogue import CatalogueError
+    from ctxlint.cost import GitError, Increase, build_report
+    from ctxlint.discover import DiscoveryError, discover
+    from ctxlint.engine import Linter, SelectionError
+
+    increase = None
+    if args.max_increase is not None:
+        if args.compare is None:
+            raise UsageError("--max-increase needs --compare GIT_REF: the increase is measured against that revision")
+        try:
+            increase = Increase.parse(args.max_increase)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    settings, catalogue = _settings_and_catalogue(args.config, args.paths)
+    try:
+        linter = Linter(settings, catalogue)
+        files = discover(args.paths, settings.root, settings.all_globs(), settings.exclude)
+        report = build_report(linter, files, args.paths, args.compare, increase)
+    except (SelectionError, CatalogueError, DiscoveryError, GitError) as error:
+        raise UsageError(str(error)) from None
+    for notice in report.notices:
+        print(f"{notice.path}: {notice.message}", file=sys.stderr)
+    # One module per format (ctxlint/report/cost_table.py ...), imported only when asked for.
+    text = importlib.import_module(f"ctxlint.report.cost_{args.format}").render(report)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"{args.output}: cannot write the report: {error.strerror or error}") from None
+        # The report went to a file: the reasons for exit 1 still belong in the log.
+        for violation in report.violations:
+            where = f"{violation.path}:{violation.line}: " if violation.path else ""
+            print(f"{where}{violation.message}", file=sys.stderr)
+    return EXIT_FINDINGS if report.violations else EXIT_CLEAN
 
 
 def run_rule(args: argparse.Namespace) -> int:

@@ -94,6 +94,14 @@ TRUST_DEFAULTS = {
     ],
 }
 
+# Absolute limits that `ctxlint cost` enforces (exit 1 when crossed), with or without --compare:
+# the input tokens of one request, of one tool definition, and of all tools offered in one request.
+COST_LIMITS = {
+    "max-request-tokens": "input tokens of one request",
+    "max-tool-tokens": "tokens of one tool definition",
+    "max-total-tool-tokens": "tokens of all the tools offered in one request",
+}
+
 
 @dataclass
 class Settings:
@@ -115,6 +123,8 @@ class Settings:
     max_file_bytes: int = 2_000_000
     layout: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in LAYOUT_DEFAULTS.items()})
     trust: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in TRUST_DEFAULTS.items()})
+    # Absolute limits for `ctxlint cost` ([tool.ctxlint.cost]), keyed as in COST_LIMITS; unset = no limit.
+    cost_limits: dict[str, int] = field(default_factory=dict)
 
     def text_globs(self) -> list[str]:
         return self.formats.get("text", list(DEFAULT_TEXT_GLOBS))
@@ -225,12 +235,29 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             label = f"{prefix + '.' if prefix else ''}{key}"
             _apply_patterns(getattr(settings, key), value, path, label,
                             LAYOUT_DEFAULTS if key == "layout" else TRUST_DEFAULTS)
+        elif key == "cost":
+            label = f"{prefix + '.' if prefix else ''}{key}"
+            settings.cost_limits = _cost_limits(value, path, label)
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where(key)} must be a positive integer")
             settings.max_file_bytes = value
         else:
             raise ConfigError(f"{where(key)}: unknown key")
+
+
+def _cost_limits(table, path: Path, label: str) -> dict[str, int]:
+    """`[tool.ctxlint.cost]`: absolute token limits, each a positive integer."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `{label}` must be a table")
+    limits = {}
+    for key, value in table.items():
+        if key not in COST_LIMITS:
+            raise ConfigError(f"{path}: `{label}.{key}`: unknown key (keys: {', '.join(COST_LIMITS)})")
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"{path}: `{label}.{key}` must be a positive number of tokens")
+        limits[key] = value
+    return limits
 
 
 def _apply_patterns(target: dict[str, list[str]], table, path: Path, label: str, defaults: dict) -> None:

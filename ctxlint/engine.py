@@ -8,6 +8,7 @@ filters findings through inline suppressions and per-file ignores.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,41 +102,78 @@ class Linter:
             if fmt is None:
                 continue
             display = _display(path)
-            try:
-                size = path.stat().st_size
-                if size > self.settings.max_file_bytes:
-                    result.notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
-                                                          f"{self.settings.max_file_bytes:,}-byte limit"))
-                    continue
-                data = path.read_bytes()
-            except OSError as error:
-                result.notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})"))
-                continue
-            if b"\0" in data[:8192]:
-                result.notices.append(Notice(display, "skipped: binary file"))
+            data = self._read(path, display, result.notices)
+            if data is None:
                 continue
             result.files_checked += 1
             result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
         result.findings.sort(key=lambda f: (f.span.path, f.span.line, f.span.column, f.code))
         return result
 
-    def lint_bytes(self, data: bytes, display: str, relpath: str, fmt: str) -> list[Finding]:
+    def parse_files(self, files: list[Path], notices: list[Notice] | None = None) -> Iterator[tuple[str, ParsedFile]]:
+        """Each file's display path and front-end result, without running any rule (``ctxlint cost``).
+
+        Files are read exactly as :meth:`lint_files` reads them; files with no front-end are
+        passed over, and skipped files (too big, unreadable, binary) go to ``notices``.
+        """
+        for path in files:
+            relpath = _relative(path, self.settings.root)
+            if frontends.format_for(relpath, self.settings) is None:
+                continue
+            display = _display(path)
+            data = self._read(path, display, notices if notices is not None else [])
+            if data is not None:
+                yield display, self.parse_bytes(data, display, relpath)
+
+    def parse_bytes(self, data: bytes, display: str, relpath: str) -> ParsedFile | None:
+        """The front-end's result for a file's bytes (read from disk or from git), or None when
+        no front-end takes ``relpath``. Bytes that are not UTF-8 give a located error."""
+        fmt = frontends.format_for(relpath, self.settings)
+        if fmt is None:
+            return None
+        text, parsed = self._decode(data, display)
+        return parsed if parsed is not None else frontends.parse(fmt, _normalise(text), display)
+
+    def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
+        """The file's bytes, or None with a notice when it is too big, unreadable or binary."""
         try:
-            text = data.decode("utf-8")
+            size = path.stat().st_size
+            if size > self.settings.max_file_bytes:
+                notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
+                                               f"{self.settings.max_file_bytes:,}-byte limit"))
+                return None
+            data = path.read_bytes()
+        except OSError as error:
+            notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})"))
+            return None
+        if b"\0" in data[:8192]:
+            notices.append(Notice(display, "skipped: binary file"))
+            return None
+        return data
+
+    @staticmethod
+    def _decode(data: bytes, display: str) -> tuple[str, ParsedFile | None]:
+        """The text, or a ParsedFile holding a located error when the bytes are not UTF-8."""
+        try:
+            return data.decode("utf-8"), None
         except UnicodeDecodeError as error:
             line = data.count(b"\n", 0, error.start) + 1
             line_start = data.rfind(b"\n", 0, error.start) + 1
             # Columns are in code points everywhere (SARIF declares so), not bytes.
             column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
-            parsed = ParsedFile(display, errors=[(
+            return "", ParsedFile(display, errors=[(
                 Span.point(display, line, column),
                 f"not valid UTF-8 (byte 0x{data[error.start]:02x}); save the file as UTF-8",
             )])
+
+    def lint_bytes(self, data: bytes, display: str, relpath: str, fmt: str) -> list[Finding]:
+        text, parsed = self._decode(data, display)
+        if parsed is not None:
             return self._run(parsed, "", relpath, fmt)
         return self.lint_text(text, display, relpath, fmt)
 
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
-        text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+        text = _normalise(text)
         parsed = frontends.parse(fmt, text, display)
         return self._run(parsed, text, relpath, fmt)
 
@@ -157,6 +195,11 @@ class Linter:
                 for request in parsed.requests:
                     check.function(request, ctx)
         return [f for f in findings if not found.covers(f)]
+
+
+def _normalise(text: str) -> str:
+    """What front-ends see: no byte-order mark, "\\n" line ends."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _relative(path: Path, root: Path) -> str:

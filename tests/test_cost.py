@@ -1,0 +1,578 @@
+"""`ctxlint cost`: the numbers, the four formats, the config limits and the progress line.
+
+Expected numbers are never guessed: simple requests are counted here with tiktoken directly
+(``ctxlint.tokens.count_tokens`` and the cookbook's constants), and every request's full
+accounting comes from ``ctxlint.analysis.accounting`` run on the same parsed files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxlint.analysis.accounting import FUNC_END, FUNC_INIT, PROP_INIT, PROP_KEY, REPLY_PRIMING, TOKENS_PER_MESSAGE
+from ctxlint.analysis.accounting import RequestCost, ToolCost, request_cost
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings, load_settings
+from ctxlint.cost import (
+    Comparison,
+    CostReport,
+    FileChange,
+    FileCost,
+    Increase,
+    Progress,
+    RequestChange,
+    ToolChange,
+    check_limits,
+    money,
+)
+from ctxlint.engine import Linter
+from ctxlint.model import Span
+from ctxlint.report import cost_html, cost_json, cost_markdown, cost_table
+from ctxlint.tokens import count_tokens, lookup_model
+
+CATALOGUE = load_catalogue()
+
+SYSTEM_TEXT = "You are the support assistant for Northwind.\nAnswer questions about orders only.\n"
+TEMPLATE = SYSTEM_TEXT + "Question: {{ question }}\n"  # a bare template: all of it is system text
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "parameters": {"type": "object",
+                       "properties": {"city": {"type": "string", "description": "City name, e.g. Paris"}},
+                       "required": ["city"]},
+    },
+}
+FORECAST = {
+    "type": "function",
+    "function": {
+        "name": "get_forecast",
+        "description": "Get a five-day forecast.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+ANTHROPIC_REQUEST = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": "You are the billing assistant. Never promise refunds above $500.",
+    "tools": [{"name": "lookup_order", "description": "Look up an order by its number.",
+               "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}}}],
+    "messages": [{"role": "user", "content": "{{ question }}"}],
+}
+FILES = {
+    "prompts/support.j2": TEMPLATE,
+    "tools/weather.json": json.dumps([WEATHER, FORECAST], indent=2) + "\n",
+    "requests/billing.json": json.dumps(ANTHROPIC_REQUEST, indent=2) + "\n",
+    "package.json": '{"name": "web", "version": "1.0.0"}\n',  # not a prompt: not in the report
+}
+
+
+def _tool_tokens(name: str, description: str, properties: dict[str, tuple[str, str]]) -> int:
+    """The cookbook's count for one flat OpenAI tool, from tiktoken directly."""
+    tokens = FUNC_INIT["o200k_base"] + count_tokens(f"{name}:{description.rstrip('.')}")
+    if properties:
+        tokens += PROP_INIT
+        for key, (kind, desc) in properties.items():
+            tokens += PROP_KEY + count_tokens(f"{key}:{kind}:{desc.rstrip('.')}")
+    return tokens
+
+
+def _expected(root: Path) -> dict[str, RequestCost]:
+    """The accounting module's costs for the fixture's requests, keyed by path."""
+    settings = Settings(root=root)
+    linter = Linter(settings, CATALOGUE)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        out = {}
+        for display, parsed in linter.parse_files(files):
+            for request in parsed.requests:
+                out[display] = request_cost(request, None, settings.model, linter.volatility)
+        return out
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def fixture_project(project):
+    return project.write(FILES)
+
+
+# --- the numbers ----------------------------------------------------------------------------------
+
+
+def test_counts_match_tiktoken_and_the_accounting_module(fixture_project):
+    run = fixture_project.run("cost", "--format", "json")
+    assert run.code == 0, run.stderr
+    data = json.loads(run.stdout)
+    by_path = {f["path"]: f for f in data["files"]}
+    assert sorted(by_path) == ["prompts/support.j2", "requests/billing.json", "tools/weather.json"]
+
+    # The template: one system message of two static segments around the slot (counted as
+    # empty), counted with tiktoken here.
+    template = by_path["prompts/support.j2"]["requests"][0]
+    system = TOKENS_PER_MESSAGE + count_tokens("system") + count_tokens(SYSTEM_TEXT + "Question: ") + count_tokens("\n")
+    assert template["tokens"] == {"tools": 0, "system": system, "messages": 0, "other": REPLY_PRIMING,
+                                  "input": system + REPLY_PRIMING, "reserve": 0}
+    assert (template["model"], template["encoding"], template["exact"]) == ("gpt-4o", "o200k_base", True)
+    info = lookup_model("gpt-4o")
+    assert template["window"] == info.window
+    assert template["window_share"] == pytest.approx((system + REPLY_PRIMING) / info.window, abs=1e-6)
+    assert template["price_per_1k_calls"] == pytest.approx(
+        (system + REPLY_PRIMING) * info.input_per_mtok / 1000, abs=1e-6)
+
+    # The tool catalogue: the cookbook's formula, from tiktoken.
+    weather = _tool_tokens("get_weather", "Get the current weather for a city.",
+                           {"city": ("string", "City name, e.g. Paris")})
+    forecast = _tool_tokens("get_forecast", "Get a five-day forecast.", {"city": ("string", "")})
+    catalogue = by_path["tools/weather.json"]["requests"][0]
+    assert catalogue["tokens"]["tools"] == weather + forecast + FUNC_END
+    assert catalogue["tokens"]["input"] == weather + forecast + FUNC_END + REPLY_PRIMING
+    tools = catalogue["tools"]
+    assert [(t["name"], t["tokens"]) for t in tools] == [("get_weather", weather), ("get_forecast", forecast)]
+    assert tools[0]["share"] == pytest.approx(weather / (weather + forecast), abs=1e-6)
+    assert tools[0]["biggest_field"] in ("description", "parameters.properties.city.description")
+
+    # Everything, field by field, against the accounting module on the same parsed files.
+    expected = _expected(fixture_project.root)
+    for path, cost in expected.items():
+        request = by_path[path]["requests"][0]
+        assert request["tokens"]["input"] == cost.total_input
+        assert (request["tokens"]["tools"], request["tokens"]["system"], request["tokens"]["messages"]) == (
+            cost.tools, cost.system, cost.messages)
+        assert (request["cacheable_prefix"], request["tokens"]["reserve"]) == (cost.cacheable_prefix, cost.reserve)
+        assert request["exact"] == cost.exact and request["note"] == cost.note
+        assert request["price_per_1k_calls"] == pytest.approx(cost.price_per_1k_calls, abs=1e-6)
+        assert request["price_per_1k_calls_cached"] == pytest.approx(cost.price_per_1k_calls_cached, abs=1e-6)
+        assert [t["name"] for t in request["tools"]] == [
+            t.name for t in sorted(cost.tool_costs, key=lambda t: (-t.tokens, t.name))]
+    totals = data["totals"]
+    assert totals["input_tokens"] == sum(c.total_input for c in expected.values())
+    assert totals["tool_tokens"] == sum(c.tools for c in expected.values())
+    assert (totals["files"], totals["requests"], totals["tools"]) == (3, 3, 3)
+    assert totals["price_per_1k_calls"] == pytest.approx(sum(c.price_per_1k_calls for c in expected.values()), abs=1e-5)
+    assert totals["estimated_requests"] == 1
+
+
+def test_json_structure_and_model_table(fixture_project):
+    data = json.loads(fixture_project.run("cost", "--format", "json").stdout)
+    assert data["version"] == 1
+    assert set(data) == {"version", "files", "totals", "models", "comparison", "limits", "violations", "passed"}
+    assert data["comparison"] is None and data["violations"] == [] and data["passed"] is True
+    assert data["limits"] == {"max-increase": None}
+    request = data["files"][0]["requests"][0]
+    assert set(request) == {"line", "model", "encoding", "exact", "note", "tokens", "window", "window_share",
+                            "cacheable_prefix", "price_per_1k_calls", "price_per_1k_calls_cached", "tools"}
+    models = {m["name"]: m for m in data["models"]}
+    assert sorted(models) == ["claude-sonnet-4-5", "gpt-4o"]
+    for name, entry in models.items():
+        info = lookup_model(name)
+        assert entry["source"] == info.source and entry["as_of"] == info.as_of
+        assert entry["input_per_mtok"] == info.input_per_mtok
+        assert entry["cache_write_multiplier"] == info.cache_write_multiplier
+    # The Anthropic request is an estimate, and says with which encoding.
+    billing = next(f for f in data["files"] if f["path"] == "requests/billing.json")["requests"][0]
+    assert billing["exact"] is False
+    assert "estimate" in billing["note"] and "o200k_base" in billing["note"]
+
+
+# --- the formats ----------------------------------------------------------------------------------
+
+
+def test_table_is_aligned_with_exact_rows(fixture_project):
+    run = fixture_project.run("cost")
+    assert run.code == 0 and run.stderr == ""
+    expected = _expected(fixture_project.root)
+    lines = run.lines
+    table = lines[:lines.index("")]
+    assert table[0].split() == ["request", "model", "encoding", "tools", "system", "messages", "input", "reserve",
+                                "window", "cacheable", "$/1k", "calls", "cached"]
+    # Right-aligned numbers: every row ends at the same column.
+    assert len({len(line) for line in table}) == 1
+    rows = {line.split()[0]: line.split() for line in table[1:]}
+    template = expected["prompts/support.j2"]
+    assert rows["prompts/support.j2:1"] == [
+        "prompts/support.j2:1", "gpt-4o", "o200k_base", "0", f"{template.system:,}", "0",
+        f"{template.total_input:,}", "0", "<0.1%", f"{template.cacheable_prefix:,}",
+        money(template.price_per_1k_calls), money(template.price_per_1k_calls_cached)]
+    billing = expected["requests/billing.json"]
+    row = rows[f"requests/billing.json:{billing.line}"]
+    assert row[1:3] == ["claude-sonnet-4-5", "o200k_base"]
+    assert row[3] == f"~{billing.tools:,}" and row[6] == f"~{billing.total_input:,}"  # estimates marked
+    total = sum(c.total_input for c in expected.values())
+    assert rows["total"][:5] == ["total", f"{sum(c.tools for c in expected.values()):,}",
+                                 f"{sum(c.system for c in expected.values()):,}",
+                                 f"{sum(c.messages for c in expected.values()):,}", f"{total:,}"]
+    assert any(line.startswith("Total: 3 requests in 3 files · ") for line in lines)
+    # Tools sorted by cost, with share and biggest field.
+    start = lines.index("Tools of tools/weather.json:1 (gpt-4o, 2 tools, "
+                        f"{expected['tools/weather.json'].tools:,} tokens, {FUNC_END} of tool-use overhead)")
+    assert lines[start + 1].split() == ["tool", "tokens", "share", "biggest", "field", "field", "tokens"]
+    assert lines[start + 2].split()[0] == "get_weather" and lines[start + 3].split()[0] == "get_forecast"
+    # The estimate is explained, naming the encoding.
+    assert any(line.startswith("  ~ estimate: Anthropic publishes no tokenizer; counted with o200k_base")
+               for line in lines)
+
+
+def test_markdown_comment(fixture_project):
+    run = fixture_project.run("cost", "--format", "markdown")
+    assert run.code == 0
+    text = run.stdout
+    expected = _expected(fixture_project.root)
+    total = sum(c.total_input for c in expected.values())
+    assert text.startswith("## ctxlint cost\n\n")
+    assert run.lines[2].startswith(f"**{total:,} input tokens** in 3 requests (3 files)")
+    # One table per request, under a heading naming it, its model and encoding.
+    assert text.count("| tools | system | messages | input | reserve |") == 3
+    assert "#### `requests/billing.json:" in text and "· claude-sonnet-4-5 · o200k_base · **estimate**" in text
+    assert "#### `prompts/support.j2:1` · gpt-4o · o200k_base · exact" in text
+    template = expected["prompts/support.j2"]
+    assert (f"| 0 | {template.system:,} | 0 | **{template.total_input:,}** | 0 | <0.1% | "
+            f"{template.cacheable_prefix:,} | {money(template.price_per_1k_calls)} | "
+            f"{money(template.price_per_1k_calls_cached)} |") in text
+    # Tools in a collapsible block, most expensive first.
+    weather = expected["tools/weather.json"]
+    assert f"<details><summary>2 tools, {weather.tools:,} tokens; biggest: <code>get_weather</code>" in text
+    assert text.index("| `get_weather` |") < text.index("| `get_forecast` |")
+    assert text.count("<details>") == text.count("</details>") == 2
+
+
+def test_html_page_is_self_contained(fixture_project):
+    run = fixture_project.run("cost", "--format", "html")
+    assert run.code == 0
+    page = run.stdout
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    # Nothing to load: no script, stylesheet, image, font or frame from anywhere.
+    for pattern in (r"<script", r"<link", r"\bsrc\s*=", r"\bhref\s*=", r"url\(\s*['\"]?(https?:|//)", r"@import"):
+        assert not re.search(pattern, page, re.IGNORECASE), pattern
+    assert page.count('<svg id="cost-chart"') == 1
+    assert page.count('<g class="bar"') == 3
+    for part in ("tools", "system", "messages", "reserve"):
+        assert f'class="swatch swatch-{part}"' in page
+    assert "tokens per call</text>" in page  # the axis is labelled
+    expected = _expected(fixture_project.root)
+    billing = expected["requests/billing.json"]
+    assert f'data-input="{billing.total_input}" data-reserve="{billing.reserve}"' in page
+    assert f"~{billing.total_input:,} + {billing.reserve:,} reserve" in page  # the estimate, marked
+    assert '<span class="est"' in page
+
+
+def test_output_file(fixture_project):
+    run = fixture_project.run("cost", "--format", "json", "--output", "out/cost.json")
+    assert run.code == 2 and "cannot write the report" in run.stderr  # no such directory
+    (fixture_project.root / "out").mkdir()
+    run = fixture_project.run("cost", "--format", "json", "--output", "out/cost.json")
+    assert (run.code, run.stdout, run.stderr) == (0, "", "")
+    data = json.loads((fixture_project.root / "out/cost.json").read_text(encoding="utf-8"))
+    assert data["totals"]["requests"] == 3
+
+
+def test_no_requests(project):
+    project.write({"package.json": '{"name": "x"}\n'})
+    (project.root / "empty").mkdir()
+    table, markdown, html, data = project.run_many(
+        [("cost",), ("cost", "--format", "markdown"), ("cost", "--format", "html"),
+         ("cost", "empty", "--format", "json")])
+    assert (table.code, table.lines) == (0, ["No requests found: no prompt template, request or tool file among "
+                                             "the files given."])
+    assert markdown.code == 0 and "No requests found" in markdown.stdout
+    assert html.code == 0 and "No requests found" in html.stdout and "<svg" not in html.stdout
+    assert json.loads(data.stdout)["files"] == []
+
+
+def test_parse_errors_are_named_not_counted(project):
+    project.write({"bad.j2": "{% if x %}\nHello\n", "good.j2": TEMPLATE})
+    run = project.run("cost")
+    assert run.code == 0
+    assert any(line.startswith("  not counted: bad.j2:") and line.endswith("(see `ctxlint check`)")
+               for line in run.lines)
+    assert any(line.startswith("Total: 1 request in 1 file · ") for line in run.lines)
+
+
+def test_usage_errors_exit_2(fixture_project):
+    runs = fixture_project.run_many([
+        ("cost", "--max-increase", "10%"),  # needs --compare
+        ("cost", "--compare", "HEAD", "--max-increase", "ten"),
+        ("cost", "--compare", "HEAD", "--max-increase", "1.5"),
+        ("cost", "missing/"),
+        ("cost", "--format", "pdf"),
+    ])
+    assert [r.code for r in runs] == [2, 2, 2, 2, 2]
+    assert runs[0].err_lines == ["ctxlint: error: --max-increase needs --compare GIT_REF: the increase is "
+                                 "measured against that revision"]
+    assert "is not a number of tokens (500) or a percentage (10%)" in runs[1].stderr
+    assert "a number of tokens is a whole number" in runs[2].stderr
+    assert runs[3].err_lines == ["ctxlint: error: missing/: no such file or directory"]
+
+
+@pytest.mark.parametrize(("text", "value", "percent"), [
+    ("500", 500, False), ("10%", 10, True), (" 2.5 % ", 2.5, True), ("1,000", 1000, False), ("0", 0, False)])
+def test_increase_parsing(text, value, percent):
+    assert Increase.parse(text) == Increase(value, percent)
+
+
+@pytest.mark.parametrize("text", ["", "-5", "5x", "%", "10%%", "1e3"])
+def test_increase_parsing_rejects(text):
+    with pytest.raises(ValueError):
+        Increase.parse(text)
+
+
+# --- absolute limits from the config --------------------------------------------------------------
+
+
+def test_config_limits(fixture_project):
+    expected = _expected(fixture_project.root)
+    weather = expected["tools/weather.json"]
+    biggest = max(weather.tool_costs, key=lambda t: t.tokens)
+    limit = biggest.tokens - 1
+    over = [(c, t) for _, c in sorted(expected.items()) for t in c.tool_costs if t.tokens > limit]
+    assert biggest in [t for _, t in over]
+    fixture_project.write({"ctxlint.toml": f"[cost]\nmax-tool-tokens = {limit}\n"})
+    run = fixture_project.run("cost")
+    assert run.code == 1
+    assert run.lines[-1 - len(over)] == f"Limits: FAILED (max-tool-tokens {limit:,})"
+    assert run.lines[-len(over):] == [
+        f"  {t.span.path}:{t.span.line}: tool `{t.name}` costs {'' if c.exact else '~'}{t.tokens:,} tokens, "
+        f"over max-tool-tokens ({limit:,}); its biggest field is `{t.biggest_field}` "
+        f"({'' if c.exact else '~'}{t.biggest_field_tokens:,} tokens)" for c, t in over]
+
+    biggest = max((t for c in expected.values() for t in c.tool_costs), key=lambda t: t.tokens)
+    fixture_project.write({"ctxlint.toml": f"[cost]\nmax-tool-tokens = {biggest.tokens}\n"})
+    run = fixture_project.run("cost")
+    assert run.code == 0 and run.lines[-1] == f"Limits: passed (max-tool-tokens {biggest.tokens:,})."
+
+    billing = expected["requests/billing.json"]
+    template = expected["prompts/support.j2"]
+    fixture_project.write({"pyproject.toml": (
+        "[tool.ctxlint.cost]\n"
+        f"max-request-tokens = {template.total_input}\n"
+        f"max-total-tool-tokens = {weather.tools}\n")})
+    (fixture_project.root / "ctxlint.toml").unlink()
+    run = fixture_project.run("cost", "--format", "json")
+    assert run.code == 1
+    data = json.loads(run.stdout)
+    assert data["passed"] is False
+    assert data["limits"] == {"max-increase": None, "max-request-tokens": template.total_input,
+                              "max-total-tool-tokens": weather.tools}
+    violations = {(v["limit"], v["path"]) for v in data["violations"]}
+    # The template is at the limit (not over it); the catalogue and the Anthropic request are over.
+    assert violations == {("max-request-tokens", "tools/weather.json"), ("max-request-tokens", "requests/billing.json"),
+                          ("max-total-tool-tokens", "requests/billing.json")}
+    message = next(v["message"] for v in data["violations"] if v["limit"] == "max-total-tool-tokens")
+    assert message.startswith(f"its 1 tools cost ~{billing.tools:,} tokens on every call, over max-total-tool-tokens")
+
+
+def test_limits_with_output_file_go_to_stderr(fixture_project):
+    fixture_project.write({"ctxlint.toml": "[cost]\nmax-request-tokens = 1\n"})
+    run = fixture_project.run("cost", "--format", "markdown", "--output", "cost.md")
+    assert run.code == 1 and run.stdout == ""
+    assert len(run.err_lines) == 3 and all("over max-request-tokens (1)" in line for line in run.err_lines)
+    assert "❌ **Over the limits** (max-request-tokens 1):" in (fixture_project.root / "cost.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ("[cost]\nmax-tool-tokens = 0\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-tool-tokens = \"500\"\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-tool-tokens = true\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-increase = 5\n", "`cost.max-increase`: unknown key (keys: max-request-tokens, max-tool-tokens, "
+                                   "max-total-tool-tokens)"),
+    ("cost = 5\n", "`cost` must be a table"),
+])
+def test_config_limits_are_validated(project, table, message):
+    project.write({"ctxlint.toml": table, "a.j2": TEMPLATE})
+    run = project.run("cost")
+    assert run.code == 2
+    assert run.err_lines == [f"ctxlint: error: {project.root / 'ctxlint.toml'}: {message}"]
+
+
+def test_config_limits_load(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.ctxlint.cost]\nmax-request-tokens = 8000\nmax-tool-tokens = 500\n", encoding="utf-8")
+    settings = load_settings(path, tmp_path)
+    assert settings.cost_limits == {"max-request-tokens": 8000, "max-tool-tokens": 500}
+    assert Settings(root=tmp_path).cost_limits == {}
+
+
+# --- renderers on hand-made values (deltas, estimates, unknown prices) -----------------------------
+
+
+def _cost(path: str, total: int, tools: tuple[ToolCost, ...] = (), exact: bool = True, price: float | None = 1.0):
+    tool_tokens = sum(t.tokens for t in tools)
+    return RequestCost(path=path, line=1, model="gpt-4o" if exact else "claude-sonnet-4-5", encoding="o200k_base",
+                       exact=exact, tools=tool_tokens, tool_costs=tools, system=total - tool_tokens - 3, messages=0,
+                       reserve=100, total_input=total, cacheable_prefix=total, window=128_000,
+                       window_share=(total + 100) / 128_000, price_per_1k_calls=price,
+                       price_per_1k_calls_cached=price, note="" if exact else
+                       "estimate: Anthropic publishes no tokenizer; counted with o200k_base")
+
+
+def _tool(name: str, tokens: int, total: int) -> ToolCost:
+    return ToolCost(name, tokens, tokens / total, "description", tokens // 2, Span.point("a.json", 3))
+
+
+def _hand_made_report() -> CostReport:
+    tools = (_tool("search", 300, 400), _tool("refund", 100, 400))
+    files = (FileCost("a.json", (_cost("a.json", 1_403, tools),)),
+             FileCost("b.j2", (_cost("b.j2", 53, exact=False, price=None),)))
+    comparison = Comparison("origin/main", "0123456789abcdef", (
+        FileChange("a.json", 1_203, 1_403, (RequestChange(0, 1, 1_203, 1_403, (
+            ToolChange("search", 150, 300), ToolChange("refund", None, 100), ToolChange("old", 50, None))),)),
+        FileChange("b.j2", 53, 53, (RequestChange(0, 1, 53, 53, ()),)),
+    ), 1_256, 1_456)
+    increase = Increase(10, True)
+    violations = tuple(check_limits(files, {}, comparison, increase))
+    return CostReport(files, (), {}, increase, comparison, violations)
+
+
+def test_hand_made_deltas_in_every_format():
+    report = _hand_made_report()
+    assert [v.limit for v in report.violations] == ["max-increase"]  # +200 is +15.9% of 1,256
+    table = cost_table.render(report)
+    assert "Limits: FAILED (max increase 10%)" in table
+    assert "  the requests' input grows by 200 tokens (+15.9%), from 1,256 at origin/main to 1,456, over " \
+           "--max-increase 10%; trim what grew (see the changes), or raise the limit if the growth is intended" in table
+    changes = table[table.index("Changes against origin/main (0123456789ab)"):].splitlines()
+    assert [line.split() for line in changes[1:7]] == [
+        ["file", "status", "before", "after", "delta", "%"],
+        ["a.json", "changed", "1,203", "1,403", "+200", "+16.6%"],
+        ["request", "at", "line", "1", "changed", "1,203", "1,403", "+200", "+16.6%"],
+        ["tool", "search", "changed", "150", "300", "+150", "+100.0%"],
+        ["tool", "refund", "added", "—", "100", "+100"],
+        ["tool", "old", "removed", "50", "—", "-50", "-100.0%"],
+    ]
+    assert changes[7].split() == ["total", "1,256", "1,456", "+200", "+15.9%"]
+    assert "b.j2" not in "\n".join(changes[:8])  # unchanged files are left out of the changes
+
+    markdown = cost_markdown.render(report)
+    assert "Against `origin/main` (`0123456789ab`): **+200 tokens** (+15.9%), from 1,256 to 1,456." in markdown
+    assert "❌ **Over the limits** (max increase 10%):" in markdown
+    assert "| &nbsp;&nbsp;↳ tool `refund` | added | — | 100 | +100 |" in markdown
+    assert "| &nbsp;&nbsp;↳ tool `old` | removed | 50 | — | -50 (-100.0%) |" in markdown
+    assert "| **total** | | 1,256 | 1,456 | **+200** (+15.9%) |" in markdown
+    assert "| `search` | 300 | 75.0% | `description` | 150 | +150 |" in markdown
+    assert "| `refund` | 100 | 25.0% | `description` | 50 | new |" in markdown
+    # The untouched request is folded away; the estimate keeps its marks.
+    assert "<details><summary>1 request this change does not touch</summary>" in markdown
+    assert "| ~0 | ~50 | ~0 | **~53** | 0 | 100 |" in markdown
+
+    data = json.loads(cost_json.render(report))
+    assert data["comparison"]["delta"] == 200 and data["comparison"]["percent"] == pytest.approx(15.9236, abs=1e-3)
+    assert [f["path"] for f in data["comparison"]["files"]] == ["a.json"]
+    assert data["comparison"]["files"][0]["requests"][0]["tools"] == [
+        {"name": "search", "status": "changed", "before": 150, "after": 300, "delta": 150},
+        {"name": "refund", "status": "added", "before": None, "after": 100, "delta": 100},
+        {"name": "old", "status": "removed", "before": 50, "after": None, "delta": -50},
+    ]
+    assert data["files"][0]["requests"][0]["delta"] == 200
+    assert [t["delta"] for t in data["files"][0]["requests"][0]["tools"]] == [150, None]
+    assert data["limits"]["max-increase"] == "10%" and data["passed"] is False
+    assert data["totals"]["unpriced_requests"] == 1 and data["totals"]["price_per_1k_calls"] == 1.0
+
+    html = cost_html.render(report)
+    assert "+200 tokens (+15.9%)" in html and 'class="gate bad"' in html
+    assert html.count('<line class="before"') == 2  # the legend, and the one request that changed
+
+
+def test_increase_limits_edges():
+    def comparison(before: int, after: int) -> Comparison:
+        return Comparison("main", "c", (), before, after)
+
+    assert check_limits([], {}, comparison(1000, 1100), Increase(10, True)) == []  # exactly 10% is within
+    assert len(check_limits([], {}, comparison(1000, 1101), Increase(10, True))) == 1
+    assert check_limits([], {}, comparison(1000, 1500), Increase(500, False)) == []
+    assert len(check_limits([], {}, comparison(1000, 1501), Increase(500, False))) == 1
+    assert check_limits([], {}, comparison(1000, 200), Increase(0, False)) == []  # shrinking always passes
+    # No baseline (a first commit): a percentage cannot be judged, a token count can.
+    assert check_limits([], {}, comparison(0, 5000), Increase(10, True)) == []
+    assert len(check_limits([], {}, comparison(0, 5000), Increase(500, False))) == 1
+
+
+def test_money_and_share_formats():
+    assert [money(v) for v in (None, 0, 0.00004, 0.0042, 0.05, 0.24, 8.19, 1234.5)] == [
+        "n/a", "$0", "<$0.0001", "$0.0042", "$0.05", "$0.24", "$8.19", "$1,234"]
+
+
+# --- progress ---------------------------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_only_in_a_terminal_outside_ci(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    stream = _Terminal()
+    progress = Progress(50, "ctxlint cost", stream)
+    for done in range(51):
+        progress.update(done)
+    progress.close()
+    text = stream.getvalue()
+    assert text.startswith("\rctxlint cost: 0/50 files") and "\rctxlint cost: 50/50 files" in text
+    assert "\n" not in text and text.endswith("\r")  # one updating line, erased at the end
+
+    for stream, total, ci in ((io.StringIO(), 50, None), (_Terminal(), 20, None), (_Terminal(), 50, "true")):
+        if ci:
+            monkeypatch.setenv("CI", ci)
+        progress = Progress(total, "ctxlint cost", stream)
+        progress.update(0)
+        progress.update(total)
+        progress.close()
+        assert stream.getvalue() == "", (total, ci)
+
+
+def _many_files(project, n: int = 30):
+    project.write({f"p/{i:03}.j2": f"Prompt number {i}.\n" for i in range(n)})
+
+
+def test_no_progress_when_piped(project):
+    _many_files(project)
+    run = project.run("cost", "--format", "json")
+    assert run.code == 0 and run.stderr == ""
+    assert json.loads(run.stdout)["totals"]["requests"] == 30
+
+
+def _run_with_terminal_stderr(cwd: Path, env: dict) -> tuple[str, str]:
+    """Run `ctxlint cost` with stderr on a pseudo-terminal and stdout on a pipe."""
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ctxlint.cli", "cost"], cwd=cwd, stdout=subprocess.PIPE,
+                                stderr=secondary, env=env)
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        stdout = proc.stdout.read().decode()
+        proc.wait(timeout=60)
+    finally:
+        os.close(primary)
+    return stdout, b"".join(chunks).decode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_progress_on_a_terminal_never_in_the_report(project):
+    _many_files(project)
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    stdout, stderr = _run_with_terminal_stderr(project.root, env)
+    assert "\rctxlint cost: 30/30 files" in stderr and "\n" not in stderr
+    assert "ctxlint cost:" not in stdout and stdout.startswith("request ")
+    _, quiet = _run_with_terminal_stderr(project.root, {**env, "CI": "true"})
+    assert quiet == ""
