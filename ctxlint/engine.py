@@ -194,7 +194,10 @@ class Linter:
             else:
                 for request in parsed.requests:
                     check.function(request, ctx)
-        return [f for f in findings if not found.covers(f)]
+        # One text can belong to several requests (a prompt constant sent from two call sites);
+        # the same finding at the same place is reported once.
+        unique = dict.fromkeys(f for f in findings if not found.covers(f))
+        return list(unique)
 
 
 def _normalise(text: str) -> str:

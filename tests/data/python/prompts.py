@@ -1,0 +1,26 @@
+"""Prompt constants shared by the services."""
+
+import uuid
+from datetime import date
+
+PERSONA = "You are Nova, the travel assistant of Fabrikam."
+
+SYSTEM_PROMPT = (
+    f"{PERSONA}\n"
+    "Only book flights the traveller confirmed.\n"
+    "Never share passport numbers."
+)
+
+TRIAGE_TEMPLATE = """Session {session_id}
+Classify the traveller's request into one of: booking, change, refund.
+Request: {request}"""
+
+GREETING_PROMPT = "Reference " + str(uuid.uuid4()) + ". Greet the traveller and ask how you can help."
+
+DATE_INSTRUCTIONS = "Use ISO dates in every answer. Today is " + date.today().isoformat()
+
+PROMPT_DIR = "prompts/"
+
+
+def triage_prompt(request: str, session_id: str) -> str:
+    return TRIAGE_TEMPLATE.format(request=request, session_id=session_id)

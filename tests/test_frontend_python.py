@@ -1,0 +1,550 @@
+"""The Python front-end turns real-looking modules into the shared model: call sites, prompt
+constants and MCP tools become requests with exact spans, slot facts and data-flow sources."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.engine import Linter
+from ctxlint.frontends import python
+from ctxlint.model import Role, SourceKind
+
+DATA = Path(__file__).parent / "data" / "python"
+
+
+def parse(name: str):
+    return python.parse_file((DATA / name).read_text(encoding="utf-8"), name)
+
+
+def parse_text(source: str, name: str = "module.py"):
+    return python.parse_file(source, name)
+
+
+def source_at(text: str, span) -> str:
+    """The source text a span covers (spans are 1-based, end column exclusive)."""
+    lines = text.split("\n")
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.column - 1 : span.end_column - 1]
+    middle = lines[span.line : span.end_line - 1]
+    first, last = lines[span.line - 1][span.column - 1 :], lines[span.end_line - 1][: span.end_column - 1]
+    return "\n".join([first, *middle, last])
+
+
+def slots(request):
+    return [(s.role, s.span.line, s.span.column, s.text) for s in request.slots()]
+
+
+def lint(source: str, name: str = "module.py", select=("ALL",)):
+    linter = Linter(Settings(root=Path(".")), load_catalogue(), select=list(select))
+    return linter.lint_text(source, name, name, "python")
+
+
+# ---- OpenAI chat service -------------------------------------------------------------------
+
+
+def test_openai_call_site_with_constant_system_prompt_and_history():
+    parsed = parse("openai_support.py")
+    assert parsed.errors == []
+    answer, _ = parsed.requests  # the prompt constants reach call sites: no request of their own
+    assert (answer.anchor.line, answer.anchor.column) == (38, 16)
+    assert answer.model == "gpt-4o-mini"  # resolved through the MODEL constant
+    assert answer.declares_settings and answer.settings_hint == "`max_completion_tokens=`"
+    assert (answer.output_limit.key, answer.output_limit.value) == ("max_completion_tokens", 600)
+    assert answer.output_limit.span.line == 41
+    # The system message is SYSTEM_PROMPT, with the constant's own spans (line 17, not 25).
+    roles = [(s.role, s.message_index) for s in answer.segments]
+    assert roles[:3] == [(Role.SYSTEM, 0)] * 3
+    clock = answer.segments[1]
+    assert (clock.span.line, clock.span.column, clock.text) == (17, 30, "datetime.now()")
+    assert clock.slot.calls == ("datetime.datetime.now",)
+    assert answer.segments[2].text.startswith(".\nYou are the support assistant for Northwind Traders.")
+
+
+def test_history_appended_in_a_loop_is_variable_length_and_user_text_is_split_exactly():
+    answer = parse("openai_support.py").requests[0]
+    history = [s for s in answer.segments if s.loop]
+    assert [(s.role, s.message_index, s.loop, s.text) for s in history] == [
+        (Role.USER, 1, "history", 'turn["text"]')]
+    assert history[0].slot.variable_length and history[0].slot.names == ("turn.text",)
+    last = [s for s in answer.segments if s.message_index == 2]
+    assert [(s.span.line, s.span.column, s.text) for s in last] == [
+        (31, 26, "Account: "),
+        (31, 35, "json.dumps(account)"),
+        (31, 56, "\n"),
+        (21, 17, "Answer in at most three short paragraphs."),  # ANSWER_FORMAT, inlined from its constant
+        (31, 73, "\nQuestion: "),
+        (31, 85, "question"),
+    ]
+
+
+def test_json_dumps_source_carries_an_exact_fix():
+    text = (DATA / "openai_support.py").read_text()
+    answer = python.parse_file(text, "openai_support.py").requests[0]
+    (dumps,) = [s for s in answer.slots() if s.slot.sources]
+    (source,) = dumps.slot.sources
+    assert source.kind is SourceKind.UNSORTED_SERIALIZATION and source.detail == "json.dumps"
+    assert source_at(text, source.span) == "json.dumps(account)"
+    assert source.fix.span == source.span
+    assert source.fix.replacement == "json.dumps(account, sort_keys=True)"
+
+
+def test_call_without_limit_is_a_request_that_declares_settings():
+    label = parse("openai_support.py").requests[1]
+    assert label.output_limit is None and label.declares_settings
+    assert slots(label) == [(Role.USER, 51, 76, "text")]
+
+
+# ---- Anthropic agent ----------------------------------------------------------------------------
+
+
+def test_anthropic_system_blocks_tools_and_breakpoints():
+    parsed = parse("anthropic_agent.py")
+    (request,) = parsed.requests
+    assert request.model == "claude-sonnet-4-5" and request.settings_hint == "`max_tokens=`"
+    assert (request.output_limit.key, request.output_limit.value) == ("max_tokens", 2048)
+    assert [t.name for t in request.tools] == ["search_papers", "fetch_paper"]
+    search, fetch = request.tools
+    assert (search.span.line, search.span.column) == (16, 15)  # the SEARCH_TOOL literal itself
+    assert search.schema["required"] == ["query"]
+    assert search.raw is None  # its description is computed: not knowable statically
+    assert search.description == "Search the paper index. Tables: {json.dumps(TABLES)}"
+    assert fetch.raw["name"] == "fetch_paper" and fetch.raw["cache_control"] == {"type": "ephemeral"}
+    # Request order: tools (the description's slot), then system, then messages.
+    assert [s.role for s in request.segments] == [Role.TOOLS] + [Role.SYSTEM] * 5 + [Role.USER] * 2
+    tool_slot = request.segments[0]
+    assert tool_slot.slot.sources[0].kind is SourceKind.UNSORTED_SERIALIZATION
+    policy = request.segments[1]
+    assert policy.text.startswith("You are Atlas") and policy.span.line == 11
+    # A breakpoint on a tool covers no segment; one on a system block covers up to that block.
+    tool_bp, system_bp = request.breakpoints
+    assert (tool_bp.span.line, tool_bp.covers, tool_bp.ttl) == (32, 0, None)
+    assert (system_bp.span.line, system_bp.covers, system_bp.ttl) == (43, 2, "1h")
+
+
+def test_anthropic_slot_facts_follow_locals_and_record_unordered_listings():
+    (request,) = parse("anthropic_agent.py").requests
+    by_text = {s.text: s for s in request.slots()}
+    run_id = by_text["run_id"]
+    assert run_id.slot.calls == ("uuid.uuid4",)  # through `run_id = uuid.uuid4().hex`
+    listing = by_text['", ".join(os.listdir("refs"))']
+    (source,) = listing.slot.sources
+    assert (source.kind, source.detail, source.span.line, source.span.column) == (
+        SourceKind.UNORDERED_ITERATION, "os.listdir", 44, 86)
+    notes = by_text["note"]
+    assert notes.loop == "notes" and notes.slot.variable_length and notes.message_index == 1
+    assert by_text["question"].message_index == 2
+
+
+# ---- LiteLLM -------------------------------------------------------------------------------------------
+
+
+def test_litellm_positional_arguments_and_format_fields():
+    summarise, with_params = parse("litellm_router.py").requests
+    assert summarise.settings_hint == "`max_tokens=`" and summarise.output_limit.value == 200
+    assert summarise.model is None  # a parameter
+    system, *user = summarise.segments
+    assert (system.role, system.text) == (Role.SYSTEM, "Summarise the ticket in two sentences. Do not include names.")
+    assert [(s.span.line, s.span.column, s.text) for s in user] == [
+        (16, 42, "Ticket:\n"), (16, 51, "ticket"), (16, 59, "\nSubmitted at "), (16, 74, "ts")]
+    stamp = user[-1].slot
+    assert stamp.names == ("started",) and stamp.calls == ("time.time",)
+    # `**params` may carry the limit: no CTX201 for it.
+    assert not with_params.declares_settings and with_params.output_limit is None
+
+
+# ---- MCP servers -----------------------------------------------------------------------------------------
+
+
+def test_mcp_lowlevel_tools_are_one_request_of_tools():
+    (request,) = parse("mcp_lowlevel_server.py").requests
+    assert not request.declares_settings
+    assert [t.name for t in request.tools] == ["lookup_stock", "export_report"]
+    lookup, export = request.tools
+    assert (request.anchor.line, request.anchor.column) == (16, 9)
+    assert lookup.raw == {
+        "name": "lookup_stock",
+        "description": "Look up stock levels for a SKU.",
+        "inputSchema": {"type": "object",
+                        "properties": {"sku": {"type": "string", "description": "Stock keeping unit"}},
+                        "required": ["sku"]},
+    }
+    assert export.raw is None and export.schema == {"type": "object", "properties": {}}
+    (description_slot,) = request.segments
+    assert description_slot.role is Role.TOOLS and description_slot.text == "json.dumps(FIELDS)"
+
+
+def test_fastmcp_schema_comes_from_the_signature_like_pydantic():
+    (request,) = parse("fastmcp_server.py").requests
+    find, book = request.tools
+    assert (find.name, find.span.line, find.span.column) == ("find_slots", 12, 5)
+    assert find.description == "Find free meeting slots shared by all attendees."
+    assert find.schema == {
+        "properties": {
+            "attendees": {"items": {"type": "string"}, "title": "Attendees", "type": "array"},
+            "duration_minutes": {"default": 30, "title": "Duration Minutes", "type": "integer"},
+            "timezone": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Timezone"},
+        },
+        "required": ["attendees"],  # the Context parameter is injected, never shown
+        "title": "find_slotsArguments",
+        "type": "object",
+    }
+    assert find.raw == {"name": "find_slots", "description": find.description, "inputSchema": find.schema}
+    assert book.name == "book-meeting" and book.description == "Book a meeting in a free slot."
+    props = book.schema["properties"]
+    assert props["title"]["description"] == "Shown in every invitation"
+    assert props["visibility"] == {"default": "private", "enum": ["public", "private"], "title": "Visibility",
+                                   "type": "string"}
+    assert book.schema["required"] == ["slot", "title"]
+
+
+# ---- prompt modules ------------------------------------------------------------------------------------
+
+
+def test_prompt_constants_become_system_requests_unless_another_includes_them():
+    parsed = parse("prompts.py")
+    anchors = [(r.anchor.line, r.anchor.column) for r in parsed.requests]
+    # SYSTEM_PROMPT (includes PERSONA), GREETING_PROMPT, DATE_INSTRUCTIONS, triage_prompt()
+    # (fills TRIAGE_TEMPLATE); PERSONA, TRIAGE_TEMPLATE and PROMPT_DIR have no request.
+    assert anchors == [(8, 1), (18, 1), (20, 1), (25, 5)]
+    assert all(not r.declares_settings for r in parsed.requests)
+    system = parsed.requests[0]
+    assert {s.role for s in system.segments} == {Role.SYSTEM}
+    assert system.segments[0].text == "You are Nova, the travel assistant of Fabrikam."
+    assert system.segments[0].span.line == 6  # PERSONA's own line
+    greeting = parsed.requests[1]
+    assert slots(greeting) == [(Role.SYSTEM, 18, 34, "str(uuid.uuid4())")]
+    triage = parsed.requests[3]
+    # The template's fields are slots at their exact place in the template.
+    assert slots(triage) == [(Role.SYSTEM, 14, 30, "session_id"), (Role.SYSTEM, 16, 10, "request")]
+
+
+def test_weak_prompt_names_need_a_sign_of_llm_use():
+    text = '''HTML_TEMPLATE = "<h1>{title}</h1><p>Generated on {date}</p>"
+CONFIRM_PROMPT = "Delete {count} files? [y/N] "
+UNSUPPORTED_SYSTEM_MESSAGE = "Only Ubuntu and Windows Server are supported."
+'''
+    assert parse_text(text, "cli.py").requests == []  # templates, terminal prompts: not LLM prompts
+    assert len(parse_text(text, "app/prompts.py").requests) == 3  # kept where prompts live
+    assert len(parse_text("import anthropic\n" + text, "cli.py").requests) == 3  # or beside an LLM import
+    # Names only prompts carry need nothing else.
+    (request,) = parse_text('SYSTEM_PROMPT = "You are the release assistant."\n', "cli.py").requests
+    assert request.segments[0].role is Role.SYSTEM
+
+
+def test_mcp_prompts_are_user_messages():
+    text = '''from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("review")
+
+@mcp.prompt()
+def review_code(code: str) -> str:
+    return f"Please review this code:\\n\\n{code}"
+'''
+    (request,) = parse_text(text, "server.py").requests
+    assert [(s.role, s.text) for s in request.segments] == [(Role.USER, "Please review this code:\n\n"),
+                                                            (Role.USER, "code")]
+
+
+def test_audit_logger_gives_no_request_and_no_finding():
+    text = (DATA / "audit_log.py").read_text()
+    assert not python.might_hold_prompts(text)  # skipped before libcst is even imported
+    assert python.parse_file(text, "audit_log.py").requests == []
+    assert lint(text, "audit_log.py") == []
+
+
+def test_token_estimates_are_observed_only_where_they_count_tokens():
+    parsed = parse("budget.py")
+    assert parsed.requests == []
+    assert [(o.span.line, o.span.column, o.detail) for o in parsed.observations] == [
+        (9, 12, "len(text) // 4"),
+        (13, 12, "len(prompt) / 4"),
+        (17, 19, "max_tokens * 4"),
+        (21, 21, 'math.ceil(sum(len(m["content"]) for m in messages) / 4)'),
+        (22, 19, 'int(len(" ".join(m["content"] for m in messages).split()) * 1.3)'),
+    ]  # and not `pages = len(items) // 4`
+    assert {o.kind for o in parsed.observations} == {"char-token-estimate"}
+
+
+# ---- smaller cases ---------------------------------------------------------------------------------------
+
+
+def test_format_and_percent_fields_are_slots_and_constants_are_inlined():
+    text = '''import openai
+TEMPLATE = "You help {company} customers.\\nRules: {rules}\\nReply in {lang}."
+
+def ask(q, rules):
+    system = TEMPLATE.format(company="Northwind", rules=rules, lang=pick_language())
+    return openai.chat.completions.create(
+        model="gpt-4o", max_completion_tokens=100,
+        messages=[{"role": "system", "content": system},
+                  {"role": "user", "content": "Q: %s (priority %d)" % (q, 2)}])
+'''
+    (request,) = parse_text(text).requests
+    # Each segment spans exactly its part of the template: static text, `{field}` or `%s`.
+    assert [(s.span.line, s.text, s.slot is not None, source_at(text, s.span)) for s in request.segments] == [
+        (2, "You help ", False, "You help "),
+        (2, "Northwind", False, "{company}"),  # a constant argument is static text, spanning its field
+        (2, " customers.\nRules: ", False, " customers.\\nRules: "),
+        (2, "rules", True, "{rules}"),
+        (2, "\nReply in ", False, "\\nReply in "),
+        (2, "lang", True, "{lang}"),
+        (2, ".", False, "."),
+        (9, "Q: ", False, "Q: "),
+        (9, "q", True, "%s"),
+        (9, " (priority ", False, " (priority "),
+        (9, "2", False, "%d"),
+        (9, ")", False, ")"),
+    ]
+    assert (request.segments[3].span.column, request.segments[3].span.end_column) == (51, 58)
+    lang = request.segments[5]
+    assert lang.slot.calls == ("pick_language",)
+    assert source_at(text, lang.span) == "{lang}"
+
+
+def test_imports_qualify_calls_and_functions_inline_their_return_value():
+    text = '''from datetime import datetime as dt
+import time, uuid as u
+
+def stamp():
+    return dt.now().strftime("%H:%M")
+
+def system_prompt(user):
+    return f"[{stamp()} {time.time()} {u.uuid4()}] Hello {user.name}. Be brief."
+'''
+    (request,) = parse_text(text).requests
+    assert request.anchor.line == 7
+    first = request.slots()[0]
+    assert first.slot.calls == ("stamp", "datetime.datetime.now")  # through the function's body
+    assert [s.slot.calls for s in request.slots()[1:3]] == [("time.time",), ("uuid.uuid4",)]
+    assert request.slots()[3].slot.names == ("user.name",)
+
+
+def test_attributes_of_imported_objects_are_names_but_modules_are_not():
+    text = '''import datetime
+from flask import request
+SYSTEM_PROMPT = f"Request {request.id} at {datetime.datetime.now()} for {request.args.get('user')}. Be brief."
+'''
+    (request,) = parse_text(text).requests
+    assert [(s.slot.names, s.slot.calls) for s in request.slots()] == [
+        (("request.id",), ()),
+        ((), ("datetime.datetime.now",)),
+        (("request.args",), ("flask.request.args.get",)),
+    ]
+
+
+def test_self_attributes_responses_api_and_dedent():
+    text = '''import textwrap
+class Agent:
+    def __init__(self, client):
+        self.client = client
+        self.instructions = textwrap.dedent(f"""
+            You are the scheduling agent.
+            Today is {today()}.
+            """)
+
+    def run(self, question):
+        return self.client.responses.create(
+            model="gpt-4.1",
+            instructions=self.instructions,
+            input=[{"role": "user", "content": [{"type": "input_text", "text": question}]}],
+            max_output_tokens=300,
+        )
+'''
+    (request,) = parse_text(text).requests
+    assert request.settings_hint == "`max_output_tokens=`" and request.output_limit.value == 300
+    assert [(s.role, s.message_index, s.text) for s in request.segments] == [
+        (Role.SYSTEM, 0, "\nYou are the scheduling agent.\nToday is "),
+        (Role.SYSTEM, 0, "today()"),
+        (Role.SYSTEM, 0, ".\n"),
+        (Role.USER, 1, "question"),
+    ]
+
+
+def test_unordered_sources_and_what_clears_them():
+    text = '''import os, glob
+ENABLED = {"search", "mail"}
+SYSTEM_PROMPT = (
+    "Tools: " + ", ".join(ENABLED) + "\\n"
+    + "Files: " + ", ".join(sorted(glob.glob("*.md"))) + "\\n"
+    + f"Count: {len(ENABLED)}. Listing: {os.listdir('.')}\\n"
+    + "Follow the rules."
+)
+'''
+    (request,) = parse_text(text).requests
+    sources = [(x.detail, x.span.line, x.span.column) for s in request.slots() for x in s.slot.sources]
+    assert sources == [("set", 4, 27), ("os.listdir", 6, 42)]
+
+
+def test_tools_from_a_comprehension_over_a_set_keep_their_order_source():
+    text = '''from openai import OpenAI
+client = OpenAI()
+TOOLS = {"a": {"type": "function", "function": {"name": "a"}}}
+def run(enabled: set[str], messages):
+    return client.chat.completions.create(model="gpt-4o", max_completion_tokens=10,
+        tools=[TOOLS[n] for n in enabled], messages=messages)
+'''
+    (request,) = parse_text(text).requests
+    assert request.tools == ()
+    tools_slot, history = request.segments
+    assert tools_slot.role is Role.TOOLS and tools_slot.loop == "enabled"
+    assert [(x.detail, x.span.line, x.span.column) for x in tools_slot.slot.sources] == [("set", 6, 34)]
+    assert history.role is Role.USER and history.slot.variable_length and history.text == "messages"
+
+
+def test_serialization_precision():
+    text = '''import json
+def build_prompt(question: str, payload, items):
+    return (f"Q: {json.dumps(question)} P: {json.dumps(payload, sort_keys=True)} "
+            f"I: {json.dumps(['a', 'b'])} K: {json.dumps(payload, **opts)} X: {json.dumps(items, sort_keys=False)}"
+            "Answer briefly.")
+'''
+    (request,) = parse_text(text, "prompts.py").requests
+    sources = [x for s in request.slots() for x in s.slot.sources]
+    assert [(x.span.line, x.fix.description, x.fix.replacement) for x in sources] == [
+        (4, "set sort_keys=True", "json.dumps(items, sort_keys=True)")]
+
+
+def test_fix_keeps_the_layout_of_a_multiline_call():
+    text = '''import json
+def system_prompt(rules):
+    return f"""Rules:
+    {json.dumps(
+        rules,
+        indent=2,
+    )}
+    Follow them."""
+'''
+    (request,) = parse_text(text).requests
+    (source,) = [x for s in request.slots() for x in s.slot.sources]
+    assert source_at(text, source.span) == "json.dumps(\n        rules,\n        indent=2,\n    )"
+    assert source.fix.replacement == "json.dumps(\n        rules,\n        indent=2,\n        sort_keys=True,\n    )"
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    a = starts[source.span.line - 1] + source.span.column - 1
+    b = starts[source.span.end_line - 1] + source.span.end_column - 1
+    fixed = text[:a] + source.fix.replacement + text[b:]
+    again = parse_text(fixed).requests[0]
+    assert not [x for s in again.slots() for x in s.slot.sources]  # idempotent
+
+
+def test_non_llm_calls_named_like_llm_calls_are_not_requests():
+    text = '''from twilio.rest import Client
+SYSTEM_STATUS = 3
+def notify(client: Client, to):
+    client.messages.create(to=to, from_="+100", body="Your order shipped.")
+    client.beta.threads.messages.create("thread", role="user", content="hi")
+'''
+    assert parse_text(text).requests == []
+
+
+def test_standalone_message_lists_and_system_dicts():
+    text = '''def build(question, history):
+    return [
+        {"role": "system", "content": "You are the librarian. Never invent titles."},
+        *history,
+        {"role": "user", "content": question},
+    ]
+'''
+    (request,) = parse_text(text).requests
+    assert not request.declares_settings
+    assert [(s.role, s.message_index, s.text) for s in request.segments] == [
+        (Role.SYSTEM, 0, "You are the librarian. Never invent titles."),
+        (Role.USER, 1, "history"),
+        (Role.USER, 2, "question"),
+    ]
+    assert request.segments[1].slot.variable_length
+
+
+def test_unicode_columns_are_code_points():
+    text = 'SYSTEM_PROMPT = f"Bonjour été — {now()} puis des règles."\n'
+    (request,) = parse_text(text).requests
+    (slot,) = request.slots()
+    assert source_at(text, slot.span) == "{now()}"
+
+
+# ---- bad input --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "message"),
+    [
+        ('SYSTEM_PROMPT = "hi"\ndef f(:\n    pass\n', 2, "invalid syntax"),
+        ('PROMPT = ("a"\n', 1, "'(' was never closed"),
+        ("PROMPT = " + "(" * 1500 + "1" + ")" * 1500 + "\n", 1, "too many nested parentheses"),
+        ("PROMPT = " + '"a" + ' * 20000 + '"a"\n', 1, "nests too deeply"),
+        ("PROMPT = " + '"a" + ' * 400 + '"a"\n', 1, "ctxlint reads Python up to 200 levels"),
+        ('PROMPT = "x"\nprint "hello"\n', 2, "Missing parentheses"),
+    ],
+    ids=["syntax", "unclosed", "deep-parentheses", "huge-chain", "deep-chain", "python2"],
+)
+def test_bad_input_is_a_located_error_never_a_crash(source, line, message):
+    # libcst's native parser overflows the C stack on the deep cases: they must never reach it.
+    parsed = parse_text(source)
+    assert parsed.requests == []
+    ((span, text),) = parsed.errors
+    assert span.line == line and message in text
+
+
+def test_parse_error_is_reported_as_ctx001():
+    (finding,) = lint('SYSTEM_PROMPT = "hi"\ndef f(:\n    pass\n', select=["CTX001"])
+    assert (finding.code, finding.span.line, finding.span.column) == ("CTX001", 2, 7)
+
+
+def test_cycles_and_recursion_terminate():
+    text = '''A_PROMPT = B_PROMPT + "a"
+B_PROMPT = A_PROMPT + "b"
+PROMPT = PROMPT + "x"
+def system_prompt(x):
+    return system_prompt(x) + "again"
+'''
+    parsed = parse_text(text)
+    assert parsed.errors == [] and parsed.requests
+
+
+# ---- cost of a run ---------------------------------------------------------------------------------------
+
+
+def test_linting_a_template_does_not_import_libcst(tmp_path):
+    (tmp_path / "system.j2").write_text("You are the support assistant. {{ question }}\n")
+    (tmp_path / "audit.py").write_text((DATA / "audit_log.py").read_text())
+    script = (
+        "import sys\n"
+        "from ctxlint.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(tmp_path / 'system.j2')!r}, {str(tmp_path / 'audit.py')!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LIBCST' if 'libcst' in sys.modules else 'NO-LIBCST')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert result.stdout.strip().splitlines()[-1] == "NO-LIBCST", result.stdout + result.stderr
+
+
+# ---- findings on the realistic files ---------------------------------------------------------------------
+
+
+def test_findings_on_the_realistic_files():
+    found = []
+    for path in sorted(DATA.glob("*.py")):
+        for finding in lint(path.read_text(), path.name, select=["CTX101", "CTX102", "CTX103", "CTX104", "CTX201",
+                                                                  "CTX204"]):
+            found.append((path.name, finding.span.line, finding.span.column, finding.code))
+    assert sorted(found) == [
+        ("anthropic_agent.py", 18, 57, "CTX103"),
+        ("anthropic_agent.py", 44, 44, "CTX102"),
+        ("budget.py", 9, 12, "CTX204"),
+        ("budget.py", 13, 12, "CTX204"),
+        ("budget.py", 17, 19, "CTX204"),
+        ("budget.py", 21, 21, "CTX204"),
+        ("budget.py", 22, 19, "CTX204"),
+        ("mcp_lowlevel_server.py", 27, 69, "CTX103"),
+        ("openai_support.py", 17, 30, "CTX101"),
+        ("openai_support.py", 31, 36, "CTX103"),
+        ("openai_support.py", 49, 16, "CTX201"),
+        ("prompts.py", 14, 30, "CTX102"),
+        ("prompts.py", 18, 34, "CTX102"),
+    ]
