@@ -55,8 +55,9 @@ LAYOUT_DEFAULTS = {
     # Words and phrases that make a sentence a hard constraint (English and Chinese).
     "constraints": [
         "never", "must", "must not", "do not", "don't", "only", "at most", "at least", "always",
-        "under no circumstances", "is forbidden", "not allowed", "required to",
-        "不得", "必须", "禁止", "只能", "不要", "严禁", "务必", "不允许", "切勿", "不可",
+        "exactly", "no more than", "no fewer than", "under no circumstances", "is forbidden",
+        "not allowed", "required to",
+        "不得", "必须", "禁止", "只能", "不要", "严禁", "务必", "不允许", "切勿", "不可", "最多", "至少",
     ],
     # Variables holding the current user turn, which belongs after all variable-length content.
     "questions": [

@@ -38,7 +38,9 @@ def is_variable(segment: Segment, collections: list[str]) -> bool:
     slot = segment.slot
     if slot is None:
         return False
-    return slot.variable_length or any(matches_collection(name, collections) for name in slot.names)
+    # A slot's own `variable_length` is not enough: joining a small constant set varies in
+    # length too, but nobody truncates it. What budgets trim are the named collections.
+    return any(matches_collection(name, collections) for name in slot.names)
 
 
 def matches_collection(name: str, collections: list[str]) -> bool:

@@ -43,9 +43,8 @@ def untrusted_reason(segment: Segment, trust: dict[str, list[str]], directives: 
             collection in directives.untrusted or names.matches(collection, trust["untrusted"])
             or names.matches(names.last(collection), trust["untrusted"])
         ):
-            content = [n for n in slot.names if not _is_metadata(n, trust)]
-            if content:
-                return f"{content[0]} (an item of `{collection}`)"
+            if any(not _is_metadata(n, trust) for n in slot.names):
+                return f"an item of `{collection}`"
     return None
 
 
