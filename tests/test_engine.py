@@ -1,0 +1,26 @@
+"""The engine over many files: a parallel audit finds exactly what a serial one finds."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ctxlint import engine
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.discover import discover
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_parallel_audit_matches_the_serial_one(tmp_path, monkeypatch):
+    for copy in range(3):
+        shutil.copytree(EXAMPLES, tmp_path / f"copy{copy}")
+    settings = Settings(root=tmp_path)
+    files = discover([tmp_path], tmp_path, settings.all_globs(), settings.exclude)
+    linter = engine.Linter(settings, load_catalogue())
+    serial = linter.lint_files(files, jobs=1)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 2)
+    parallel = linter.lint_files(files, jobs=2)
+    assert serial.findings and parallel.findings == serial.findings
+    assert parallel.files_checked == serial.files_checked == len(files)
