@@ -77,7 +77,7 @@ def test_history_appended_in_a_loop_is_variable_length_and_user_text_is_split_ex
         (31, 26, "Account: "),
         (31, 35, "json.dumps(account)"),
         (31, 56, "\n"),
-        (21, 17, "Answer in at most three short paragraphs."),  # ANSWER_FORMAT, inlined from its constant
+        (21, 18, "Answer in at most three short paragraphs."),  # ANSWER_FORMAT inlined, inside its quotes
         (31, 73, "\nQuestion: "),
         (31, 85, "question"),
     ]

@@ -69,8 +69,14 @@ def _sentences(text: str):
 def substring_span(segment: Segment, start: int, end: int) -> Span:
     """The span of ``segment.text[start:end]``, assuming the text is laid out as in the source."""
 
+    # A one-line span whose text has line breaks: they are written as `\n` escapes (a JSON
+    # string, a Python "…\n…" literal), two characters in the source for one in the text.
+    escaped = segment.span.line == segment.span.end_line and "\n" in segment.text
+
     def position(offset: int) -> tuple[int, int]:
         before = segment.text[:offset]
+        if escaped:
+            return segment.span.line, segment.span.column + offset + before.count("\n")
         newlines = before.count("\n")
         if not newlines:
             return segment.span.line, segment.span.column + offset

@@ -36,7 +36,7 @@ def is_variable(segment: Segment, collections: list[str]) -> bool:
     if segment.loop is not None or segment.role is Role.TOOL:
         return True
     slot = segment.slot
-    if slot is None:
+    if slot is None or names.measured(slot):
         return False
     # A slot's own `variable_length` is not enough: joining a small constant set varies in
     # length too, but nobody truncates it. What budgets trim are the named collections.

@@ -25,10 +25,12 @@ _FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w.\-]*)", re.MULTILINE)
 def untrusted_reason(segment: Segment, trust: dict[str, list[str]], directives: Directives) -> str | None:
     """Why ``segment``'s slot holds untrusted content (``page``, ``an item of documents``), or None."""
     slot = segment.slot
-    if slot is None:
+    if slot is None or names.measured(slot):
         return None
     for source in slot.sources:
         if source.kind is SourceKind.UNTRUSTED:
+            if source.span.line != segment.span.line and source.span.path == segment.span.path:
+                return f"{source.detail}, line {source.span.line}"
             return source.detail
     for name in slot.names:
         if _is_trusted(name, trust, directives) or _is_metadata(name, trust):

@@ -16,8 +16,14 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
     layout = regions.analyse(request, ctx.directives, ctx.settings.layout["collections"])
     if not layout.variable:
         return
-    for constraint in constraints.find(request, ctx.directives, ctx.settings.layout["constraints"]):
+    found = constraints.find(request, ctx.directives, ctx.settings.layout["constraints"])
+    # A word-for-word restatement of a HEAD constraint loses nothing when it is cut: the
+    # original stays (an agent's later tool results put the current turn's restatement there).
+    pinned = {constraints.normalised(c.text) for c in found if layout.regions[c.index] is Region.HEAD}
+    for constraint in found:
         if layout.regions[constraint.index] is not Region.MIDDLE:
+            continue
+        if constraints.normalised(constraint.text) in pinned:
             continue
         segment = request.segments[constraint.index]
         where = (f"inside the loop over `{segment.loop}`" if segment.loop is not None

@@ -84,7 +84,7 @@ def silent_truncation(request: Request, ctx: CheckContext) -> None:
             continue
         following = request.segments[index + 1] if index + 1 < len(request.segments) else None
         marked = (following is not None and following.slot is None
-                  and following.text.lstrip(" \t").lower().startswith(markers))
+                  and following.text.lstrip().lower().startswith(markers))
         for source in segment.slot.sources:
             if source.kind is SourceKind.TRUNCATION and not marked:
                 ctx.report(

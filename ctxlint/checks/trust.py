@@ -18,6 +18,8 @@ def _untrusted(request: Request, ctx: CheckContext):
 @request_check
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
     for index, segment, reason in _untrusted(request, ctx):
+        if segment.role is Role.TOOL:
+            continue  # a tool message: the API's tool role already marks its content as data
         if trust.delimiter(request, index, ctx.settings.trust["delimiters"]) is None:
             ctx.report(
                 segment.span,
@@ -32,7 +34,15 @@ def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
     if not request.roles_marked:
         return  # a bare template: which role it is sent in is decided elsewhere
     for _, segment, reason in _untrusted(request, ctx):
-        if segment.role in (Role.SYSTEM, Role.DEVELOPER):
+        if segment.role is Role.TOOLS:
+            ctx.report(
+                segment.span,
+                f"`{segment.text}` carries untrusted content ({reason}) in a tool description, which "
+                "the model reads as the developer's own instructions for the tool. Keep descriptions "
+                "static; pass the content in a tool result or a user message, wrapped in a delimiter "
+                "and escaped.",
+            )
+        elif segment.role in (Role.SYSTEM, Role.DEVELOPER):
             ctx.report(
                 segment.span,
                 f"`{segment.text}` carries untrusted content ({reason}) in the {segment.role.value} "

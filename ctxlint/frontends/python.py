@@ -11,7 +11,11 @@ What the front-end finds in a module:
   keeps the constant's own spans); each interpolated value is a slot spanning its field, with
   the facts of the value it holds: the names it reads, the calls it makes (resolved through the
   module's imports: ``datetime.datetime.now``) and what data flow shows about it (``json.dumps``
-  without sorted keys, a set or a directory listing iterated in no fixed order).
+  without sorted keys, a set or a directory listing iterated in no fixed order, third-party
+  content -- an HTTP response body, a file from a path that is not the repository's own, an
+  upload, an e-mail, a tool's result -- and text cut to a fixed length, ``text[:4000]``).
+  ``with ... as name`` binds the name; a list changed later in a loop around the call that
+  sends it (an agent appending tool results) reaches that call on the next pass.
 * **Prompt constants**, prompt-building functions and message lists that reach no call site in
   the module become requests of their own (system role, no settings), so prompt modules are
   checked too.
@@ -539,6 +543,7 @@ _TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|han
                            r"(?:_calls?)?$|^(?:a?invoke|a?run|call|execute)$")
 _TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
 # Calls and methods that measure a value rather than pass its text on.
+_ADDS = ("+=", "append", "extend", "insert")
 _MEASURES = {"len", "bool", "int", "float", "hash", "id", "isinstance", "type", "round", "callable", "hasattr"}
 _DROPS_NAMES = {"len", "bool", "hash", "id", "isinstance", "type", "callable", "hasattr"}  # int(ts) is still a clock
 _MEASURING_METHODS = {"count", "startswith", "endswith", "isdigit", "isalpha",
@@ -553,10 +558,11 @@ _PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "o
 _PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
                         "parent", "parents", "format"}
 _CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
+_UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_files|tmp|temp", re.IGNORECASE)
 
 # Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
 # `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
-_LIST_NAMES = ("*s", "*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*")
+_LIST_NAMES = ("*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*")
 _STRING_NAMES = ("*text", "*_str", "*string", "*content", "*contents", "*body", "*html", "*markdown", "*page",
                  "*transcript", "*prompt", "*message", "*output", "*result", "*response", "*description",
                  "*summary", "*excerpt", "*doc", "*document", "*details", "*notes", "*news", "*status")
@@ -909,7 +915,8 @@ class _Analyzer:
                 continue
             records = scope.assigns.get(name)
             if records:
-                visible = [r for r in records if not first or at is None or r.end <= at]
+                visible = [r for r in records if not first or at is None or r.end <= at
+                           or (r.kind != "=" and self.carried(r, at))]
                 index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
                 if index is not None:
                     base = visible[index]
@@ -925,6 +932,15 @@ class _Analyzer:
             first = False
             scope = scope.parent
         return None
+
+    def carried(self, record: _Assign, at: tuple[int, int]) -> bool:
+        """Whether a change written after ``at`` reaches it on the next pass of a loop around
+        both (``messages.append(tool_result)`` after the call that sends ``messages``)."""
+        for loop in record.loops:
+            r = self.positions[loop.node]
+            if (r.start.line, r.start.column) <= at <= (r.end.line, r.end.column):
+                return True
+        return False
 
     def resolve(self, node, env: _Env) -> _Binding | None:
         cst = self.cst
@@ -1018,7 +1034,8 @@ class _Analyzer:
             prefix = node.prefix.lower()
             if "b" in prefix:
                 return None
-            return [_Piece(_unescape(node.raw_value, "r" in prefix), self.span(node))] if node.raw_value else []
+            # The text's span starts after the prefix and quotes, where the text is written.
+            return self.located(node).static(0, len(node.raw_value), "r" in prefix)
         if isinstance(node, cst.ConcatenatedString):
             left, right = self.text(node.left, env), self.text(node.right, env)
             return None if left is None or right is None else left + right
@@ -1365,6 +1382,16 @@ class _Analyzer:
                 self.facts(target[1], target[2], acc)
             finally:
                 self.leave(target[0])
+            # The return value's facts say which arguments reach the result (its parameters are
+            # bound to them): an argument the function only measures (`word_count(page)`) brings
+            # it no name, content or cut; what the argument calls still runs.
+            inner = _Facts()
+            for arg in call.args:
+                self.facts(arg.value, env, inner)
+            acc.calls.extend(inner.calls)
+            acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
+            acc.variable_length = acc.variable_length or inner.variable_length
+            return
         for arg in call.args:
             self.facts(arg.value, env, acc)
 
@@ -1522,8 +1549,8 @@ class _Analyzer:
             if binding is not None and self.enter(binding.value):
                 try:
                     found = self.untrusted(binding.value, binding.env)
-                    for extra in binding.extras:
-                        if found is None and extra.kind in ("+=", "append", "extend", "insert") and extra.value is not None:
+                    for extra in binding.extras:  # a list or text that untrusted content was added to
+                        if found is None and extra.value is not None and extra.kind in _ADDS:
                             found = self.untrusted(extra.value, binding.env)
                 finally:
                     self.leave(binding.value)
@@ -1548,8 +1575,8 @@ class _Analyzer:
         func = call.func
         qualified = self.qualified(func) or ""
         last = qualified.rsplit(".", 1)[-1]
-        if qualified in _MEASURES:
-            return None
+        if qualified in _MEASURES or self.api_of(call) is not None:
+            return None  # a measure; or the model's own answer, whatever it was shown
         if isinstance(func, cst.Subscript):
             holder = self.dotted(func.value) or ""
             if _TOOL_HOLDERS.search(holder.rsplit(".", 1)[-1]):
@@ -1570,9 +1597,11 @@ class _Analyzer:
                 return Source(SourceKind.UNTRUSTED, f"Path(...).{method}()", self.span(call))
             if method in _EMAIL_CONTENT_METHODS:
                 return Source(SourceKind.UNTRUSTED, f"an e-mail ({method}())", self.span(call))
-            receiver_name = (self.dotted(receiver) or "").rsplit(".", 1)[-1].lower()
+            holder = receiver.value if isinstance(receiver, cst.Subscript) else receiver  # tools[name].invoke()
+            receiver_name = (self.dotted(holder) or "").rsplit(".", 1)[-1].lower()
             if _TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
-                return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(func)}(...))", self.span(call))
+                name = self.short(func) if holder is receiver else f"{self.dotted(holder)}[...].{method}"
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.span(call))
             found = self.untrusted(receiver, env)
             if found is not None:
                 return found
@@ -1580,6 +1609,14 @@ class _Analyzer:
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.span(call))
         if qualified in _EMAIL_PARSERS:
             return Source(SourceKind.UNTRUSTED, f"{qualified}(...)", self.span(call))
+        target = self.function_for(call, env)
+        if target is not None:  # the module's own function: what it returns, given these arguments
+            if not self.enter(target[0]):
+                return None
+            try:
+                return self.untrusted(target[1], target[2])
+            finally:
+                self.leave(target[0])
         for arg in call.args:  # a function of untrusted content: a summary, a translation, a cleaned copy
             found = self.untrusted(arg.value, env)
             if found is not None:
@@ -1666,7 +1703,9 @@ class _Analyzer:
             return all(self.static_path(p.expression, env) for p in node.parts
                        if isinstance(p, cst.FormattedStringExpression))
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Divide, cst.Add)):
-            return self.static_path(node.left, env) and self.static_path(node.right, env)
+            # PROMPTS / f"{name}.md": a file in the repository's own folder, whatever its name.
+            return self.static_path(node.left, env) and (self.static_path(node.right, env)
+                                                         or not _UPLOAD_WORDS.search(self.code(node)))
         if isinstance(node, cst.Subscript):
             return (self.qualified(node.value) or "") == "os.environ"
         if isinstance(node, cst.Call):
@@ -1674,9 +1713,12 @@ class _Analyzer:
             qualified = self.qualified(func) or ""
             args = [a.value for a in node.args]
             if qualified in _PATH_BUILDERS:
+                if qualified == "os.path.join" and args and self.static_path(args[0], env):
+                    return all(self.static_path(a, env) for a in args) or not _UPLOAD_WORDS.search(self.code(node))
                 return all(self.static_path(a, env) for a in args)
             if isinstance(func, cst.Attribute) and func.attr.value in _PATH_METHODS_STATIC:
-                return self.static_path(func.value, env) and all(self.static_path(a, env) for a in args)
+                return self.static_path(func.value, env) and (all(self.static_path(a, env) for a in args)
+                                                              or not _UPLOAD_WORDS.search(self.code(node)))
             return False
         if isinstance(node, (cst.Name, cst.Attribute)):
             dotted = self.dotted(node) or ""
@@ -1784,8 +1826,9 @@ class _Analyzer:
             name = (self.dotted(node) or "").rsplit(".", 1)[-1].lower()
             if name and any(fnmatchcase(name, p) for p in _STRING_NAMES):
                 return False
-            if name and any(fnmatchcase(name, p) for p in _LIST_NAMES):
-                return True
+            if name and (any(fnmatchcase(name, p) for p in _LIST_NAMES)
+                         or (name.endswith("s") and not name.endswith(("ss", "us", "is")))):
+                return True  # docs, results, messages: a plural names a collection
             return False
         return None
 
@@ -1797,9 +1840,10 @@ class _Analyzer:
             left = node.left
             while isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Add):
                 left = left.right
-            following = self.text(node.right, env)
-            if isinstance(left, cst.Subscript) and following and following[0].slot is None and _marker(following[0].text):
-                self._marked.add(id(left))
+            if isinstance(left, cst.Subscript) and isinstance(left.slice[0].slice, cst.Slice):
+                following = self.text(node.right, env)
+                if following and following[0].slot is None and _marker(following[0].text):
+                    self._marked.add(id(left))
         elif isinstance(node, cst.FormattedString):
             parts = list(node.parts)
             for part, after in zip(parts, parts[1:]):
@@ -2810,7 +2854,7 @@ def _value_parts(cst, node) -> list:
 
 
 def _marker(text: str) -> bool:
-    return text.lstrip(" \t").lower().startswith(_CUT_MARKERS)
+    return text.lstrip().lower().startswith(_CUT_MARKERS)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
