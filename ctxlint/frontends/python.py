@@ -619,6 +619,7 @@ class _Analyzer:
         self._consumed: set[int] = set()
         self._fixes: dict[int, Fix] = {}
         self._code: dict[int, str] = {}
+        self._source: str | None = None
         self._line_starts: list[int] | None = None
         self._mcp = False
         self._llm = False  # the module imports an LLM library
@@ -1481,17 +1482,37 @@ class _Analyzer:
     def replacement(self, old, new) -> str:
         """The exact text that replaces ``old``'s span once ``old`` becomes ``new``.
 
-        ``code_for_node`` alone would render continuation lines without the indentation of the
-        enclosing block, so the whole module is rendered and the changed range cut out of it.
+        ``code_for_node`` renders continuation lines without the indentation of the enclosing
+        block, so the node is rendered with that indentation (the leading whitespace of its first
+        line), after checking that this reproduces the source of ``old`` exactly. Only when it
+        does not is the whole module rendered and the changed range cut out: that costs a
+        render of the module per fix.
         """
-        before = self.module.code
-        after = self.module.deep_replace(old, new).code
-        if self._line_starts is None:
-            self._line_starts = [0] + [i + 1 for i, c in enumerate(before) if c == "\n"]
+        from libcst._nodes.internal import CodegenState
+
+        source = self.module_text()
         span = self.span(old)
         start = self._line_starts[span.line - 1] + span.column - 1
         end = self._line_starts[span.end_line - 1] + span.end_column - 1
-        return after[start : len(after) - (len(before) - end)]
+        line_start = self._line_starts[span.line - 1]
+        indent = source[line_start : line_start + len(source[line_start:]) - len(source[line_start:].lstrip(" \t"))]
+
+        def render(node) -> str:
+            state = CodegenState(default_indent=self.module.default_indent,
+                                 default_newline=self.module.default_newline, indent_tokens=[indent])
+            node._codegen(state)
+            return "".join(state.tokens)
+
+        if render(old) == source[start:end]:
+            return render(new)
+        after = self.module.deep_replace(old, new).code
+        return after[start : len(after) - (len(source) - end)]
+
+    def module_text(self) -> str:
+        if self._source is None:
+            self._source = self.module.code
+            self._line_starts = [0] + [i + 1 for i, c in enumerate(self._source) if c == "\n"]
+        return self._source
 
     # ---- sources: untrusted content -----------------------------------------------------------------
 
