@@ -63,12 +63,18 @@ class SourceKind(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A located fact about a slot's value: ``detail`` names it (``json.dumps``, ``os.listdir``)."""
+    """A located fact about a slot's value: ``detail`` names it (``json.dumps``, ``os.listdir``).
+
+    For a TRUNCATION whose input the front-end can read, ``content`` holds that input's
+    segments (with their own spans) and ``kept`` how many characters the cut keeps, if known.
+    """
 
     kind: SourceKind
     detail: str
     span: Span
     fix: Fix | None = None
+    content: tuple[Segment, ...] = ()
+    kept: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

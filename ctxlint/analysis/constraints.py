@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ctxlint.directives import Directives
-from ctxlint.model import Request, Segment, Span
+from ctxlint.model import Request, Segment, SourceKind, Span
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
@@ -19,6 +19,7 @@ class Constraint:
     span: Span
     text: str
     pinned: bool  # marked by the author, not found by its wording
+    end: int = 0  # where it ends in the segment's text
 
 
 @lru_cache(maxsize=64)
@@ -39,14 +40,38 @@ def find(request: Request, directives: Directives, words: list[str]) -> list[Con
 
 def sentences(request: Request, directives: Directives) -> list[Constraint]:
     """Every sentence of static text, as a candidate constraint."""
+    return _sentences_of(request.segments, directives)
+
+
+def cut_by(segment: Segment, directives: Directives, words: list[str]) -> list[tuple[Constraint, str]]:
+    """Constraints inside text that ``segment``'s slot truncates, beyond the characters kept,
+    each with the truncation's description (``RULES[:2000]``)."""
+    pattern = _pattern(tuple(words))
     found = []
-    for index, segment in enumerate(request.segments):
+    for source in segment.slot.sources if segment.slot else ():
+        if source.kind is not SourceKind.TRUNCATION or not source.content:
+            continue
+        starts, offset = [], 0
+        for part in source.content:
+            starts.append(offset)
+            offset += len(part.text)
+        for constraint in _sentences_of(source.content, directives):
+            if not (constraint.pinned or pattern.search(constraint.text)):
+                continue
+            if source.kept is None or starts[constraint.index] + constraint.end > source.kept:
+                found.append((constraint, source.detail))
+    return found
+
+
+def _sentences_of(segments, directives: Directives) -> list[Constraint]:
+    found = []
+    for index, segment in enumerate(segments):
         if segment.slot is not None:
             continue
         for start, end in _sentences(segment.text):
             span = substring_span(segment, start, end)
             text = " ".join(segment.text[start:end].split())
-            found.append(Constraint(index, span, text, directives.is_pinned(span.line)))
+            found.append(Constraint(index, span, text, directives.is_pinned(span.line), end))
     return found
 
 

@@ -12,7 +12,18 @@ from ctxlint.model import Region, Request
 
 @request_check
 def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
-    """Report hard constraints that sit in MIDDLE: inside a loop, history or between such blocks."""
+    """Report hard constraints that sit in MIDDLE (inside a loop, history or between such
+    blocks), or in text the code cuts to a length (``RULES[:2000]``) beyond what the cut keeps."""
+    words = ctx.settings.layout["constraints"]
+    for segment in request.slots():
+        for constraint, cut in constraints.cut_by(segment, ctx.directives, words):
+            ctx.report(
+                constraint.span,
+                f"The constraint \"{_excerpt(constraint.text)}\" is in text that `{cut}` (line "
+                f"{segment.span.line}) cuts to a fixed length, so it is dropped, wholly or in part, "
+                "whenever the cut applies. Keep constraints out of truncated text: send them whole, "
+                "before the text that may be cut.",
+            )
     layout = regions.analyse(request, ctx.directives, ctx.settings.layout["collections"])
     if not layout.variable:
         return

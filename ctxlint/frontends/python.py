@@ -1790,7 +1790,11 @@ class _Analyzer:
             return None
         if self.is_list(node.value, env) is not False:
             return None
-        return Source(SourceKind.TRUNCATION, self.code(node), self.span(node))
+        # What is cut, where readable: constraints in it may be what the cut drops (CTX301).
+        content = tuple(Segment(Role.SYSTEM, p.span, p.text) for p in self.text(node.value, env) or ()
+                        if p.slot is None)
+        return Source(SourceKind.TRUNCATION, self.code(node), self.span(node), content=content,
+                      kept=value if ok else None)
 
     def is_list(self, node, env: _Env) -> bool | None:
         """False for a string, True for a list (or other collection), None when unknown. An
