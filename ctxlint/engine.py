@@ -198,8 +198,16 @@ class Linter:
 
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
         text = _normalise(text)
-        parsed = frontends.parse(fmt, text, display)
-        return self._run(parsed, text, relpath, fmt)
+        try:
+            parsed = frontends.parse(fmt, text, display)
+            return self._run(parsed, text, relpath, fmt)
+        except Exception as error:  # one odd file must not stop a whole audit
+            if os.environ.get("CTXLINT_DEBUG"):
+                raise
+            parsed = ParsedFile(display, errors=[(Span.point(display, 1), (
+                f"ctxlint failed on this file ({type(error).__name__}: {error}); this is a bug in "
+                "ctxlint, please report it with the file (set CTXLINT_DEBUG=1 for a traceback)"))])
+            return self._run(parsed, text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
