@@ -1169,29 +1169,21 @@ class _Analyzer:
         if call.func.attr.value == "format_map":
             entries = self.dict_entries(call.args[0].value, env) if call.args else None
             keywords, positional = {k: v[0] for k, v in (entries or {}).items()}, []
-        pieces: list[_Piece] = []
         auto = 0
-        for part in parts:
-            raw = "r" in part.prefix.lower()
-            fields = _format_fields(part.raw_value, raw)
-            if fields is None:
-                return None
-            located = self.located(part)
-            cursor = 0
-            for start, end, name in fields:
-                pieces.extend(located.static(cursor, start, raw, braces=True))
-                head = re.split(r"[.\[]", name, maxsplit=1)[0]
-                if head == "":
-                    value = positional[auto] if auto < len(positional) else None
-                    auto += 1
-                elif head.isdigit():
-                    value = positional[int(head)] if int(head) < len(positional) else None
-                else:
-                    value = keywords.get(head)
-                pieces.append(self.field_piece(name, head, value, env, located.span(start, end)))
-                cursor = end
-            pieces.extend(located.static(cursor, len(part.raw_value), raw, braces=True))
-        return pieces
+
+        def field(name: str, span: Span) -> _Piece:
+            nonlocal auto
+            head = re.split(r"[.\[]", name, maxsplit=1)[0]
+            if head == "":
+                value = positional[auto] if auto < len(positional) else None
+                auto += 1
+            elif head.isdigit():
+                value = positional[int(head)] if int(head) < len(positional) else None
+            else:
+                value = keywords.get(head)
+            return self.field_piece(name, head, value, env, span)
+
+        return self.template_fields(parts, field)
 
     def percent(self, node, env: _Env) -> list[_Piece] | None:
         cst = self.cst
@@ -2624,7 +2616,9 @@ class _Analyzer:
             found.extend(_in_loop(more, loop.text if loop else None))
         return found
 
-    def template_fields(self, parts) -> list[_Piece] | None:
+    def template_fields(self, parts, field=None) -> list[_Piece] | None:
+        """The pieces of ``{name}`` templates: static text, and for each field ``field(name,
+        span)`` (by default a slot named by the field, its value unknown)."""
         pieces = []
         for part in parts:
             raw = "r" in part.prefix.lower()
@@ -2635,8 +2629,9 @@ class _Analyzer:
             cursor = 0
             for start, end, name in fields:
                 pieces.extend(located.static(cursor, start, raw, braces=True))
-                pieces.append(_Piece(name, located.span(start, end),
-                                     Slot(name, names=(name,) if name.isidentifier() else ())))
+                span = located.span(start, end)
+                pieces.append(field(name, span) if field else
+                              _Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ())))
                 cursor = end
             pieces.extend(located.static(cursor, len(part.raw_value), raw, braces=True))
         return pieces
