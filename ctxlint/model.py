@@ -179,9 +179,13 @@ class Request:
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]
 
-    def static_after(self, segment: Segment) -> list[Segment]:
-        """Static segments that follow ``segment`` in request order."""
-        index = self.segments.index(segment)
+    def indexed_slots(self) -> list[tuple[int, Segment]]:
+        """Slots with their positions: one text can appear twice in a request, so a segment's
+        position, not its value, says what follows it."""
+        return [(i, s) for i, s in enumerate(self.segments) if s.slot is not None]
+
+    def static_after(self, index: int) -> list[Segment]:
+        """Static segments that follow the segment at ``index`` in request order."""
         return [s for s in self.segments[index + 1 :] if s.slot is None]
 
 

@@ -129,3 +129,15 @@ def test_text_file_is_one_static_system_message():
     (segment,) = request.segments
     assert segment.role is Role.SYSTEM and segment.slot is None
     assert (segment.span.line, segment.span.end_line) == (1, 4)
+
+
+def test_static_after_goes_by_position_when_a_text_appears_twice():
+    from ctxlint.model import Request, Segment, Slot, Span
+
+    span = Span("a.py", 1, 1, 1, 5)
+    stamp = Segment(Role.SYSTEM, span, "stamp", Slot("stamp"))
+    rules = Segment(Role.SYSTEM, Span("a.py", 2, 1, 2, 9), "Rules.\n")
+    request = Request("a.py", span, (stamp, rules, stamp))
+    assert request.static_after(0) == [rules]
+    assert request.static_after(2) == []
+    assert [i for i, _ in request.indexed_slots()] == [0, 2]

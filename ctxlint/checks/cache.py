@@ -16,11 +16,11 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     more. A volatile slot after the last static instruction costs nothing and is not reported.
     """
     options = ctx.options
-    for segment in request.slots():
+    for index, segment in request.indexed_slots():
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"])
         if reason is None:
             continue
-        after = request.static_after(segment)
+        after = request.static_after(index)
         if not any(s.has_words for s in after):
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)

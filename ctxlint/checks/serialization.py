@@ -19,11 +19,11 @@ def sources_in_prefix(request: Request, kind: SourceKind) -> Iterator[tuple[Segm
     """Each source of ``kind`` (once per location) whose slot is in a tool definition or has
     static instructions after it, with the static segments that follow it."""
     seen = set()
-    for segment in request.slots():
+    for index, segment in request.indexed_slots():
         for source in segment.slot.sources:
             if source.kind != kind or source.span in seen:
                 continue
-            after = request.static_after(segment)
+            after = request.static_after(index)
             if segment.role is not Role.TOOLS and not any(s.has_words for s in after):
                 continue
             seen.add(source.span)
