@@ -44,6 +44,11 @@ class Rule:
     examples: tuple[Example, ...]
     path: Path
     fixable: bool = False
+    # A preview rule runs only when asked for (`--preview`, or its code or name selected):
+    # its precision on the development corpus is below the bar for the default set.
+    preview: bool = False
+    # How the rule measured on hand-judged findings of real repositories (benchmarks/judged/).
+    precision: str = ""
 
     def with_overrides(self, overrides: dict) -> Rule:
         """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated)."""
@@ -158,7 +163,16 @@ def load_rule(path: Path) -> Rule:
         examples=examples,
         path=path,
         fixable=bool(data.get("fixable", False)),
+        preview=_flag(path, data, "preview"),
+        precision=str(data.get("precision") or "").strip(),
     )
+
+
+def _flag(path: Path, data: dict, key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise CatalogueError(f"{path}: `{key}` must be true or false")
+    return value
 
 
 def _example(path: Path, index: int, data) -> Example:

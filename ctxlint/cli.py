@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     check.add_argument("--fail-level", choices=("error", "warning", "info"),
                        help="lowest severity that makes the exit code 1 (default: warning)")
+    check.add_argument("--confidence", choices=("high", "medium", "low"),
+                       help="least confidence a finding needs to be reported (default: medium; low adds "
+                            "findings whose only evidence is a variable's name)")
+    check.add_argument("--preview", action="store_true", default=None,
+                       help="also run preview rules (below the precision bar of the default set)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of findings")
     check.add_argument("--fix", action="store_true", help="apply the available fixes, then report what is left")
@@ -128,6 +133,10 @@ def run_check(args: argparse.Namespace) -> int:
     from ctxlint.report.text import statistics, summary
 
     settings, catalogue = _settings_and_catalogue(args.config, args.paths)
+    if args.confidence:
+        settings.confidence = args.confidence
+    if args.preview:
+        settings.preview = True
     try:
         linter = Linter(settings, catalogue, select=args.select, ignore=args.ignore)
         files = discover(args.paths, settings.root, settings.all_globs(), settings.exclude)

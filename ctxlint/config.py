@@ -40,6 +40,7 @@ DEFAULT_INCLUDE = (
 DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.txt", "**/prompts/**/*.md")
 FORMATS = ("jinja", "prompty", "text", "dotprompt", "semantic_kernel", "python", "structured")
 FAIL_LEVELS = ("error", "warning", "info")
+CONFIDENCE_LEVELS = ("high", "medium", "low")
 
 # How the layout and trust analyses read a prompt. Name patterns are globs over lower snake case
 # variable names (see analysis/volatility.py); each list can be replaced (`collections = [...]`)
@@ -121,6 +122,10 @@ class Settings:
     rule_options: dict[str, dict] = field(default_factory=dict)
     rule_packs: list[Path] = field(default_factory=list)
     fail_level: str = "warning"
+    # The least confidence a finding needs to be reported: by default only what rests on more
+    # than a variable's name (see model.Confidence).
+    confidence: str = "medium"
+    preview: bool = False
     max_file_bytes: int = 2_000_000
     layout: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in LAYOUT_DEFAULTS.items()})
     trust: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in TRUST_DEFAULTS.items()})
@@ -232,6 +237,14 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             if value not in FAIL_LEVELS:
                 raise ConfigError(f"{where(key)} must be one of {', '.join(FAIL_LEVELS)}")
             settings.fail_level = value
+        elif key == "confidence":
+            if value not in CONFIDENCE_LEVELS:
+                raise ConfigError(f"{where(key)} must be one of {', '.join(CONFIDENCE_LEVELS)}")
+            settings.confidence = value
+        elif key == "preview":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where(key)} must be true or false")
+            settings.preview = value
         elif key in ("layout", "trust"):
             label = f"{prefix + '.' if prefix else ''}{key}"
             _apply_patterns(getattr(settings, key), value, path, label,

@@ -8,7 +8,7 @@ from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
-from ctxlint.model import Finding, Fix, Request, Span
+from ctxlint.model import Confidence, Evidence, Finding, Fix, Request, Span
 
 
 class CheckContext:
@@ -21,8 +21,11 @@ class CheckContext:
         self.directives = directives  # the file's `ctxlint:` comments: pinned text, regions, trust
         self._sink = sink
 
-    def report(self, span: Span, message: str, fix: Fix | None = None) -> None:
-        self._sink(Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix))
+    def report(self, span: Span, message: str, fix: Fix | None = None, *,
+               confidence: Confidence = Confidence.HIGH, evidence: tuple[Evidence, ...] = ()) -> None:
+        """Report a finding; ``confidence`` follows the weakest link of ``evidence``."""
+        self._sink(Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix,
+                           confidence, evidence))
 
     def model_name(self, request: Request) -> str:
         return request.model or self.settings.model

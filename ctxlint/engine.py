@@ -19,7 +19,7 @@ from ctxlint.checks import registry
 from ctxlint.config import Settings
 from ctxlint.context import CheckContext
 from ctxlint.discover import glob_match
-from ctxlint.model import Finding, ParsedFile, Span
+from ctxlint.model import Confidence, Finding, ParsedFile, Span
 
 
 # Below this many files, starting worker processes costs more than it saves.
@@ -45,22 +45,25 @@ class LintResult:
     files_checked: int = 0
 
 
-def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str) -> set[str]:
-    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name."""
+def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
+    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name.
+
+    Without ``preview``, ``ALL`` and prefixes leave preview rules out; naming a preview rule by
+    its full code or name still selects it (as ruff does for rules one opts into).
+    """
     codes: set[str] = set()
     for selector in selectors:
         key = selector.strip()
         if not key:
             raise SelectionError(f"{what}: an empty rule selector selects nothing; remove it")
+        exact = {c for c, r in catalogue.items() if c == key.upper() or r.name == key}
         if key.upper() == "ALL":
-            codes |= set(catalogue)
-            continue
-        matched = {c for c in catalogue if c.startswith(key.upper())} or {
-            c for c, r in catalogue.items() if r.name == key
-        }
+            matched = set(catalogue)
+        else:
+            matched = exact or {c for c in catalogue if c.startswith(key.upper())}
         if not matched:
             raise SelectionError(f"{what}: unknown rule code or name `{selector}` (see `ctxlint rule`)")
-        codes |= matched
+        codes |= {c for c in matched if preview or c in exact or not catalogue[c].preview}
     return codes
 
 
@@ -70,7 +73,7 @@ class Linter:
         self.settings = settings
         where = f"{settings.config_path}: " if settings.config_path else ""
         chosen = resolve(select if select is not None else settings.select, catalogue,
-                         "--select" if select is not None else f"{where}select")
+                         "--select" if select is not None else f"{where}select", preview=settings.preview)
         chosen -= resolve(settings.ignore, catalogue, f"{where}ignore")
         chosen -= resolve(list(ignore), catalogue, "--ignore")
         self.per_file_ignores = [
@@ -228,7 +231,8 @@ class Linter:
                     check.function(request, ctx)
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once.
-        unique = dict.fromkeys(f for f in findings if not found.covers(f))
+        floor = Confidence(self.settings.confidence).rank
+        unique = dict.fromkeys(f for f in findings if f.confidence.rank >= floor and not found.covers(f))
         return list(unique)
 
 

@@ -37,6 +37,41 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
+class Confidence(str, Enum):
+    """How sure a finding is, from the strength of its evidence (Bandit's and CodeQL's model).
+
+    HIGH: a known source, sink or construct the rule is about (``datetime.now()`` at the top of a
+    system prompt; an HTTP body in a system message). MEDIUM: a structural fact with one weak
+    link (a loop over a collection the code fills per call). LOW: a variable's name is the only
+    evidence (``context`` may be the user's topic or a retrieved page).
+    """
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        return {"low": 0, "medium": 1, "high": 2}[self.value]
+
+
+class EvidenceKind(str, Enum):
+    SOURCE = "source"  # where the content comes from: a call, a loop item, a clock
+    FLOW = "flow"  # how it gets there: an assignment, a call, a return, an import
+    SINK = "sink"  # where it lands: a message and role of a request, a region
+    NAME = "name"  # what a variable is called: weak on its own
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One located step of the reasoning behind a finding; ``strong`` is False for guesses."""
+
+    kind: EvidenceKind
+    text: str
+    span: Span | None = None
+    strong: bool = True
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """A source range: 1-based lines and columns, end column exclusive."""
@@ -75,6 +110,11 @@ class Source:
     fix: Fix | None = None
     content: tuple[Segment, ...] = ()
     kept: int | None = None
+    # False when the front-end inferred the fact from a name or a loose pattern rather than from
+    # a known call (a variable called `uploaded_file` vs `requests.get(url).text`).
+    strong: bool = True
+    # How the value travelled from the source to the slot (assignments, calls, returns).
+    flow: tuple[Evidence, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +231,16 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """A rule's conclusion at a place, with the evidence it was drawn from and how sure it is."""
+
     code: str
     name: str
     severity: Severity
     span: Span
     message: str
     fix: Fix | None = None
+    confidence: Confidence = Confidence.HIGH
+    evidence: tuple[Evidence, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

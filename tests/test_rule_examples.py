@@ -40,6 +40,8 @@ def test_rule_example(rule, example, tmp_path):
             assert finding.span.column == want["column"], described
         if "message" in want:
             assert want["message"] in finding.message, described
+        if "confidence" in want:
+            assert finding.confidence.value == want["confidence"], described
 
 
 def test_every_rule_has_bad_and_good_examples():

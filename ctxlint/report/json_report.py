@@ -6,7 +6,19 @@ import json
 
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
-from ctxlint.model import Finding
+from ctxlint.model import Evidence, Finding
+
+
+def evidence_dict(step: Evidence) -> dict:
+    span = step.span
+    return {
+        "kind": step.kind.value,
+        "text": step.text,
+        "strong": step.strong,
+        "path": span.path if span else None,
+        "line": span.line if span else None,
+        "column": span.column if span else None,
+    }
 
 
 def as_dict(finding: Finding) -> dict:
@@ -32,6 +44,8 @@ def as_dict(finding: Finding) -> dict:
         "end_column": span.end_column,
         "message": finding.message,
         "fix": fix,
+        "confidence": finding.confidence.value,
+        "evidence": [evidence_dict(step) for step in finding.evidence],
     }
 
 

@@ -12,7 +12,7 @@ _SECTIONS = (("what", "What it does"), ("why", "Why it matters"), ("example", "E
 
 def listing(catalogue: dict[str, Rule]) -> str:
     width = max(len(r.name) for r in catalogue.values())
-    rows = [f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}"
+    rows = [f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {'(preview) ' if r.preview else ''}{r.summary}"
             for r in sorted(catalogue.values(), key=lambda r: r.code)]
     return "\n".join(rows) + "\n"
 
@@ -20,6 +20,10 @@ def listing(catalogue: dict[str, Rule]) -> str:
 def describe(rule: Rule) -> str:
     fix = ", fixable" if rule.fixable else ""
     out = [f"{rule.code} {rule.name} ({rule.family}, {rule.severity.value}{fix})", "", rule.summary, ""]
+    if rule.preview:
+        out += ["Preview: off by default; run it with --preview or by selecting it by code or name.", ""]
+    if rule.precision:
+        out += [f"Measured precision: {rule.precision}", ""]
     for key, title in _SECTIONS:
         out.append(title)
         text = rule.docs[key].rstrip()

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from ctxlint import __version__
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
+from ctxlint.report.json_report import evidence_dict
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -27,8 +28,9 @@ def _rule(rule: Rule) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": docs["what"].strip()},
         "help": {"text": f"{docs['what'].strip()} {docs['why'].strip()}", "markdown": markdown},
-        "defaultConfiguration": {"level": _LEVEL[rule.severity.value]},
-        "properties": {"tags": [rule.family]},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity.value], "enabled": not rule.preview},
+        "properties": {"tags": [rule.family, *(["preview"] if rule.preview else [])],
+                       **({"precision": rule.precision} if rule.precision else {})},
     }
 
 
@@ -54,7 +56,16 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
             "level": _LEVEL[f.severity.value],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": location}],
+            "properties": {"confidence": f.confidence.value,
+                           "evidence": [evidence_dict(step) for step in f.evidence]},
         }
+        related = [step for step in f.evidence if step.span is not None]
+        if related:
+            item["relatedLocations"] = [
+                {"id": i, "message": {"text": f"{step.kind.value}: {step.text}"},
+                 "physicalLocation": {"artifactLocation": {"uri": _uri(step.span.path), "uriBaseId": "SRCROOT"},
+                                      "region": _region(step.span)}}
+                for i, step in enumerate(related)]
         if f.fix:
             item["fixes"] = [{
                 "description": {"text": f.fix.description},

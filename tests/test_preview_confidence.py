@@ -1,0 +1,83 @@
+"""Preview rules and the confidence floor, as a user meets them on the command line."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import CLOCK_TEMPLATE
+
+PREVIEW_RULE = """\
+code: ACME101
+name: acme-clock
+family: acme
+severity: warning
+check: volatile_in_prefix
+preview: true
+precision: "60% (3 of 5 judged)"
+options:
+  calls: [now]
+  names: []
+  filters: []
+  advice: Move it down.
+summary: A clock value before static text (a team's stricter copy).
+docs:
+  what: Reports clock values.
+  why: Caching.
+  example: "{{ now() }}"
+  instead: "..."
+  options: "calls: clock calls"
+examples: []
+"""
+
+
+def _pack(project):
+    project.write({
+        "packs/acme/ACME101-acme-clock.yaml": PREVIEW_RULE,
+        "ctxlint.toml": 'rule-packs = ["packs"]\n',
+        "a.j2": CLOCK_TEMPLATE,
+    })
+
+
+def test_a_preview_rule_runs_only_when_asked_for(project):
+    _pack(project)
+    default, by_prefix, by_code, by_name, flag = project.run_many([
+        ("check", "--output-format", "json"),
+        ("check", "--select", "ACME", "--output-format", "json"),
+        ("check", "--select", "ACME101", "--output-format", "json"),
+        ("check", "--select", "acme-clock", "--output-format", "json"),
+        ("check", "--preview", "--output-format", "json"),
+    ])
+    codes = lambda run: sorted(f["code"] for f in json.loads(run.stdout))  # noqa: E731
+    assert codes(default) == ["CTX101"]
+    assert by_prefix.code == 0 and codes(by_prefix) == []  # a prefix is not an opt-in
+    assert codes(by_code) == ["ACME101"]
+    assert codes(by_name) == ["ACME101"]
+    assert codes(flag) == ["ACME101", "CTX101"]
+
+
+def test_rule_docs_say_a_rule_is_preview_and_how_it_measured(project):
+    _pack(project)
+    page, listing = project.run_many([("rule", "ACME101"), ("rule",)])
+    assert page.code == 0
+    assert "Preview: off by default; run it with --preview or by selecting it by code or name." in page.lines
+    assert "Measured precision: 60% (3 of 5 judged)" in page.lines
+    assert any(line.startswith("ACME101") and "(preview)" in line for line in listing.lines)
+
+
+def test_sarif_marks_preview_rules_disabled_by_default(project):
+    _pack(project)
+    run = project.run("check", "--preview", "--output-format", "sarif")
+    rules = {r["id"]: r for r in json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["ACME101"]["defaultConfiguration"]["enabled"] is False
+    assert rules["ACME101"]["properties"]["precision"] == "60% (3 of 5 judged)"
+    assert rules["CTX101"]["defaultConfiguration"]["enabled"] is True
+
+
+def test_preview_and_confidence_are_validated_in_the_config(project):
+    project.write({"ctxlint.toml": 'confidence = "sure"\n', "a.j2": CLOCK_TEMPLATE})
+    bad_level = project.run("check")
+    project.write({"ctxlint.toml": 'preview = "yes"\n'})
+    bad_flag = project.run("check")
+    assert (bad_level.code, bad_flag.code) == (2, 2)
+    assert "`confidence` must be one of high, medium, low" in bad_level.stderr
+    assert "`preview` must be true or false" in bad_flag.stderr
