@@ -1,0 +1,74 @@
+"""Python modules that build prompts or call LLM APIs, read with libcst: never imported or run.
+
+What the front-end finds in a module:
+
+* **Call sites** -- OpenAI ``chat.completions.create``/``parse``, ``responses.create``,
+  Anthropic ``messages.create``/``stream``, LiteLLM ``completion`` -- become requests with their
+  tools, system text, messages, model and output limit.
+* **Prompt text** is followed through string literals, f-strings, ``.format``, ``%``, ``+``,
+  ``join``, ``textwrap.dedent`` and the names, simple functions, ``+=`` and list appends of the
+  same module. Static text keeps the span where it is written (a constant used at a call site
+  keeps the constant's own spans); each interpolated value is a slot spanning its field, with
+  the facts of the value it holds: the names it reads, the calls it makes (resolved through the
+  module's imports: ``datetime.datetime.now``) and what data flow shows about it (``json.dumps``
+  without sorted keys, a set or a directory listing iterated in no fixed order, third-party
+  content -- an HTTP response body, a file from a path that is not the repository's own, an
+  upload, an e-mail, a tool's result -- and text cut to a fixed length, ``text[:4000]``).
+  ``with ... as name`` binds the name; a list changed later in a loop around the call that
+  sends it (an agent appending tool results) reaches that call on the next pass.
+* **Prompt constants**, prompt-building functions and message lists that reach no call site in
+  the module become requests of their own (system role, no settings), so prompt modules are
+  checked too.
+* **MCP tools** (``Tool(...)`` from ``mcp.types``, and ``@mcp.tool()`` functions whose docstring
+  and signature form the schema) become one request made of tools.
+* ``len(text) / 4``-style **token estimates** become observations.
+
+Nothing outside the module is resolved: a name imported from elsewhere is a slot. A module that
+mentions no LLM API, prompt name or token estimate is skipped before libcst is even imported.
+"""
+
+from __future__ import annotations
+
+from ctxlint.frontends.python.prefilter import interesting, might_hold_prompts, precheck, syntax_message
+from ctxlint.model import ParsedFile, Span
+
+__all__ = ["might_hold_prompts", "parse_file"]
+
+
+def parse_file(text: str, path: str) -> ParsedFile:
+    parsed = ParsedFile(path)
+    if not might_hold_prompts(text):
+        return parsed
+    problem, tree = precheck(text, path)
+    if problem is not None:
+        parsed.errors.append(problem)
+        return parsed
+    if tree is not None and not interesting(tree, path):
+        return parsed  # CPython's parser is ten times faster than libcst: skip what holds nothing
+
+    import libcst as cst  # imported here: linting a template must not pay for libcst
+
+    from ctxlint.frontends.python.analyzer import Analyzer
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        parsed.errors.append(
+            (Span.point(path, max(error.raw_line, 1), error.raw_column + 1), syntax_message(error.message))
+        )
+        return parsed
+    except RecursionError:
+        parsed.errors.append((Span.point(path, 1), "the module nests too deeply to parse"))
+        return parsed
+    try:
+        Analyzer(module, path).run(parsed)
+    except RecursionError:
+        parsed.requests.clear()
+        parsed.observations.clear()
+        parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
+    except Exception as error:  # noqa: BLE001 - a bug here must not stop the run over other files
+        parsed.requests.clear()
+        parsed.observations.clear()
+        parsed.errors.append((Span.point(path, 1), f"ctxlint could not analyse this module ({type(error).__name__}: "
+                                                   f"{error}); please report it"))
+    return parsed

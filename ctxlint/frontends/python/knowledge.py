@@ -1,0 +1,150 @@
+"""What the front-end knows about Python code that builds prompts: names, calls, roles, limits.
+
+Lists of names and calls that decide what a value is: a prompt name, an HTTP body, a call that
+only measures its argument, a path that stays inside the repository.
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+
+from ctxlint.model import Role
+
+ROLES = {
+    "system": Role.SYSTEM,
+    "developer": Role.DEVELOPER,
+    "user": Role.USER,
+    "human": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "ai": Role.ASSISTANT,
+    "model": Role.ASSISTANT,
+    "tool": Role.TOOL,
+    "function": Role.TOOL,
+}
+LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+HINTS = {
+    "chat": "`max_completion_tokens=`",
+    "responses": "`max_output_tokens=`",
+    "anthropic": "`max_tokens=`",
+    "litellm": "`max_tokens=`",
+}
+REQUEST_KEYS = {"model", "messages", "system", "input", "instructions"}
+PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
+NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url",
+                     "*_tokens", "*_len", "*_length", "*_version", "*_count", "*_type", "*_cls",
+                     "*_class", "*_loader", "*_env", "*_environment", "*_engine", "*_cache", "*_dict",
+                     "*_map", "*_registry")
+# Names that only LLM prompts carry; weaker ones (`template`, a bare `prompt`, `instructions`)
+# also name HTML templates, script stubs and command-line prompts, so they count only in a
+# module that shows some other sign of talking to a model.
+# (`system_message` is weak too: operating-system messages use the name.)
+STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", "*few_shot*")
+LLM_LIBRARIES = {
+    "openai", "anthropic", "litellm", "langchain", "langchain_core", "langchain_openai", "langchain_anthropic",
+    "langchain_community", "langgraph", "llama_index", "vertexai", "mistralai", "cohere", "groq", "ollama",
+    "together", "fireworks", "instructor", "dspy", "guidance", "semantic_kernel", "autogen", "autogen_agentchat",
+    "crewai", "pydantic_ai", "haystack", "mcp", "fastmcp", "smolagents", "marvin", "outlines", "google.generativeai",
+    "google.genai", "agents",
+}
+TEXT_BLOCK_TYPES = ("text", "input_text", "output_text")
+SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
+YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
+UNORDERED_CALLS = {
+    "set": "set", "frozenset": "set", "os.listdir": "os.listdir", "os.scandir": "os.scandir",
+    "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample",
+}
+PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.rglob"}
+SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
+# Calls whose result does not depend on the order of their argument's items.
+ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozenset", "bool",
+               "collections.Counter"}
+ITERATING = {"list", "tuple", "str", "repr", "enumerate", "iter", "reversed", "map", "filter", "zip",
+              "next"}
+NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
+WRAPPERS = ("int", "round", "ceil", "floor", "float")
+MAX_DEPTH = 40  # how deep name and function resolution may go
+
+# Untrusted content: where third-party text enters a module. A *carrier* is an object that
+# holds such text (an HTTP response, an open file, an upload, an e-mail); reading it gives the
+# content. Everything derived from the content (an attribute, an item, a method's result, a
+# function of it) is content too, except what only measures it (``len``, ``.count``).
+HTTP_CALLS = {
+    f"{module}.{verb}" for module in ("requests", "httpx")
+    for verb in ("get", "post", "put", "patch", "delete", "head", "request", "stream")
+} | {"urllib.request.urlopen", "urllib2.urlopen", "urllib.urlopen"}
+HTTP_CLIENTS = {"requests.Session", "requests.session", "httpx.Client", "httpx.AsyncClient",
+                 "aiohttp.ClientSession", "urllib3.PoolManager", "urllib3.PoolManager.request"}
+HTTP_VERBS = {"get", "post", "put", "patch", "delete", "head", "request", "send", "stream", "urlopen"}
+HTTP_CONTENT_ATTRS = {"text", "content", "body", "data"}
+HTTP_CONTENT_METHODS = {"json", "text", "read", "aread", "iter_text", "iter_lines", "iter_content", "aiter_text",
+                         "aiter_lines", "iter_bytes", "aiter_bytes", "readlines", "readline"}
+FILE_OPENERS = {"open", "io.open", "codecs.open", "aiofiles.open", "gzip.open", "bz2.open"}
+FILE_CONTENT_METHODS = {"read", "readlines", "readline"}
+PATH_READERS = {"read_text", "read_bytes"}
+EMAIL_PARSERS = {"email.message_from_string", "email.message_from_bytes", "email.message_from_file",
+                  "email.message_from_binary_file"}
+EMAIL_PARSER_METHODS = {"parse", "parsestr", "parsebytes"}
+EMAIL_CONTENT_METHODS = {"get_payload", "get_content", "get_body"}
+# Executing a tool in an agent loop: `run_tool(...)`, `session.call_tool(...)`,
+# `available_functions[name](**args)`, `tool.invoke(args)`.
+TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
+                           r"(?:_calls?)?$|^(?:a?invoke|a?run|call|execute)$")
+TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
+# Calls and methods that measure a value rather than pass its text on.
+ADDS = ("+=", "append", "extend", "insert")
+MEASURES = {"len", "bool", "int", "float", "hash", "id", "isinstance", "type", "round", "callable", "hasattr"}
+DROPS_NAMES = {"len", "bool", "hash", "id", "isinstance", "type", "callable", "hasattr"}  # int(ts) is still a clock
+MEASURING_METHODS = {"count", "startswith", "endswith", "isdigit", "isalpha",
+                      "isalnum", "isspace", "isupper", "islower", "isnumeric", "isdecimal", "isidentifier",
+                      "raise_for_status", "close", "aclose"}
+# Path expressions built only from these stay inside the repository (a prompt file next to the
+# module), so their content is the developer's own text.
+PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os.path.dirname", "os.path.abspath",
+                  "os.path.realpath", "os.path.expanduser", "os.path.normpath", "str", "os.fspath",
+                  "importlib.resources.files", "importlib_resources.files", "importlib.resources.path",
+                  "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
+PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
+                        "parent", "parents", "format"}
+CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
+UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_files|tmp|temp", re.IGNORECASE)
+
+# Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
+# `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
+LIST_NAMES = ("*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*")
+STRING_NAMES = ("*text", "*_str", "*string", "*content", "*contents", "*body", "*html", "*markdown", "*page",
+                 "*transcript", "*prompt", "*message", "*output", "*result", "*response", "*description",
+                 "*summary", "*excerpt", "*doc", "*document", "*details", "*notes", "*news", "*status")
+MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
+# Text right after a cut that says something is missing (as CTX205's default markers), for cuts
+# whose marker is part of the same value and so never becomes a segment of its own.
+CUT_MARKERS = ("…", "...", "[truncated", "(truncated", "<truncated", "[cut", "[more", "[…]")
+
+
+def prompt_name(name: str) -> bool:
+    lower = name.lower()
+    return any(fnmatchcase(lower, p) for p in PROMPT_NAMES) and not any(
+        fnmatchcase(lower, p) for p in NOT_PROMPT_NAMES
+    )
+
+
+def strong_prompt_name(name: str) -> bool:
+    lower = name.lower()
+    return any(fnmatchcase(lower, p) for p in STRONG_PROMPT_NAMES)
+
+
+def system_name(name: str) -> bool:
+    """A prompt name that says its text is sent as the system (or developer) message."""
+    lower = name.lower()
+    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*instruction*", "*persona*", "*preamble*"))
+
+
+def token_name(name: str | None) -> bool:
+    return bool(name) and "token" in name.rsplit(".", 1)[-1].lower()
+
+
+def prompt_path(path: str) -> bool:
+    """A module kept where prompts live (``prompts.py``, ``prompts/``, ``llm/``)."""
+    parts = re.split(r"[\\/]", path.lower())
+    stems = [p.rsplit(".", 1)[0] for p in parts[-3:]]
+    return any("prompt" in p or p in ("llm", "llms") for p in stems)

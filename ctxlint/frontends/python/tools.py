@@ -1,0 +1,249 @@
+"""Tools offered to the model: tool lists at call sites, MCP ``Tool(...)`` objects and
+``@mcp.tool()`` functions with the schema their signature gives."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ctxlint.frontends.python.literals import flatten_union, string_value, with_sources
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Builder, Env, Item, Scope
+from ctxlint.model import Breakpoint, Request, Role, ToolDef
+
+
+class Tools(Component):
+    def tool_list(self, node, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
+        items = self.flow.items(node, env)
+        if items is None:
+            # A list built at run time: keep nothing of it, except an order that changes per call.
+            sources = self.flow.iteration_sources(node, env)
+            if sources:
+                piece = self.strings.slot_piece(node, env, variable=True)
+                builder.add([replace(piece, slot=with_sources(piece.slot, sources))], Role.TOOLS)
+            return []
+        tools = []
+        for item in items:
+            if item.variable:
+                if item.sources:
+                    piece = self.strings.slot_piece(item.node, item.env, variable=True)
+                    builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS)
+                continue
+            tool = self.tool_dict(item, builder, legacy) if item.loop is None else None
+            if tool is not None:
+                tools.append(tool)
+            elif item.sources:  # tools picked in a loop over a collection in no fixed order
+                piece = self.strings.slot_piece(item.node, item.env, variable=True)
+                piece = replace(piece, span=item.sources[0].span)
+                builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS, item.loop)
+        return tools
+
+    def tool_dict(self, item: Item, builder: Builder, legacy: bool) -> ToolDef | None:
+        node, env = self.scopes.deref(item.node, item.env)
+        entries = self.flow.dict_entries(node, env)
+        if entries is None:
+            if isinstance(node, cst.Call) and self.is_mcp_tool_call(node):
+                return self.mcp_tool_call(node, env, builder)
+            return None
+        ok, raw = self.flow.literal(node, env)
+        if "cache_control" in entries:
+            cache, cenv, element = entries["cache_control"]
+            builder.breakpoints.append(Breakpoint(self.m.span(element), 0, self.sinks.ttl(cache, cenv)))
+        inner = entries
+        if not legacy and "function" in entries:
+            inner = self.flow.dict_entries(entries["function"][0], entries["function"][1]) or entries
+        name = self.flow.literal_str(inner["name"][0], inner["name"][1]) if "name" in inner else None
+        description = None
+        if "description" in inner:
+            description = self.tool_description(inner["description"][0], inner["description"][1], builder)
+        schema = None
+        for key in ("parameters", "input_schema", "inputSchema"):
+            if key in inner:
+                found, value = self.flow.literal(inner[key][0], inner[key][1])
+                schema = value if found else None
+                break
+        return ToolDef(name, description, schema, self.m.span(node), raw if ok else None)
+
+    def tool_description(self, node, env: Env, builder: Builder) -> str | None:
+        """The description's text (slots shown as ``{expression}``); its slots become
+        tools-role segments, so what flows into a description is checked like prompt text."""
+        pieces = self.strings.text(node, env)
+        if pieces is None:
+            builder.add([self.strings.slot_piece(node, env)], Role.TOOLS)
+            return None
+        slots = [p for p in pieces if p.slot is not None]
+        if slots:
+            builder.add(slots, Role.TOOLS)
+        return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
+
+    def is_mcp_tool_call(self, call) -> bool:
+        qualified = self.m.qualified(call.func) or ""
+        if qualified.endswith(".Tool") and qualified.split(".")[0] in ("mcp", "fastmcp"):
+            return True
+        return qualified in ("Tool", "types.Tool") and any(
+            a.keyword is not None and a.keyword.value == "inputSchema" for a in call.args
+        )
+
+    def mcp_tool_call(self, call, env: Env, builder: Builder) -> ToolDef:
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        name = self.flow.literal_str(keywords["name"], env) if "name" in keywords else None
+        description = None
+        if "description" in keywords:
+            description = self.tool_description(keywords["description"], env, builder)
+        schema = None
+        if "inputSchema" in keywords:
+            ok, value = self.flow.literal(keywords["inputSchema"], env)
+            schema = value if ok else None
+        raw = None
+        literal_description = self.flow.literal_str(keywords["description"], env) if "description" in keywords else None
+        described = "description" not in keywords or literal_description is not None
+        if name is not None and schema is not None and described:
+            raw = {"name": name}
+            if literal_description is not None:
+                raw["description"] = literal_description
+            raw["inputSchema"] = schema
+        return ToolDef(name, description, schema, self.m.span(call), raw)
+
+    def mcp_request(self) -> Request | None:
+        builder = Builder()
+        tools: list[tuple[tuple[int, int], ToolDef]] = []
+        for call, scope in self.m.calls:
+            if self.is_mcp_tool_call(call) and id(call) not in self.m.consumed:
+                tools.append((self.m.start(call), self.mcp_tool_call(call, Env(scope), builder)))
+        if self.m.mcp:
+            for fn, scope in self.m.functions:
+                decorator = next((d.decorator for d in fn.decorators if self.is_tool_decorator(d.decorator)), None)
+                if decorator is not None:
+                    tools.append((self.m.start(fn.name), self.decorated_tool(fn, scope, decorator, builder)))
+        if not tools:
+            return None
+        tools.sort(key=lambda t: t[0])
+        return Request(self.m.path, tools[0][1].span, tuple(builder.segments), tuple(t for _, t in tools))
+
+    def is_tool_decorator(self, node) -> bool:
+        return self.is_decorator(node, "tool")
+
+    def is_decorator(self, node, name: str) -> bool:
+        """``@x.tool``, ``@x.tool()``, ``@x.tool(name=...)`` (FastMCP's ``tool`` and ``prompt``)."""
+        target = node.func if isinstance(node, cst.Call) else node
+        return (isinstance(target, cst.Attribute) and target.attr.value == name
+                and isinstance(target.value, (cst.Name, cst.Attribute)))
+
+    def decorated_tool(self, fn, scope: Scope, decorator, builder: Builder) -> ToolDef:
+        """A FastMCP tool: the function's name and docstring (as the SDK lists them: the raw
+        ``__doc__``) and the schema pydantic derives from its signature."""
+        env = Env(scope.parent or self.m.module_scope)
+        name = fn.name.value
+        description = fn.get_docstring(clean=False)
+        if isinstance(decorator, cst.Call):
+            positional = [a.value for a in decorator.args if not a.keyword and not a.star]
+            keywords = {a.keyword.value: a.value for a in decorator.args if a.keyword is not None}
+            given = keywords.get("name") or (positional[0] if positional else None)
+            if given is not None:
+                name = self.flow.literal_str(given, env) or name
+            if "description" in keywords:
+                description = self.tool_description(keywords["description"], env, builder)
+        schema = self.signature_schema(fn, env)
+        raw = {"name": name, "description": description or "", "inputSchema": schema}
+        return ToolDef(name, description, schema, self.m.span(fn.name), raw)
+
+    def signature_schema(self, fn, env: Env) -> dict:
+        """The input schema FastMCP (pydantic) derives from a signature, as far as it is static.
+
+        Like pydantic, a parameter is required when it has no default (``Optional[str]``
+        without a default is required, and may be null); keys are sorted as pydantic sorts them.
+        """
+        properties: dict[str, dict] = {}
+        required: list[str] = []
+        params = fn.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            name = param.name.value
+            if name in ("self", "cls"):
+                continue
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            if annotation is not None and self.mentions_context(annotation):
+                continue  # FastMCP injects its Context; the model never sees it
+            schema = dict(self.type_schema(annotation, env)) if annotation is not None else {}
+            has_default = param.default is not None
+            field_call = self.field_call(param.default) if has_default else None
+            if field_call is not None:
+                options = {a.keyword.value: a.value for a in field_call.args if a.keyword is not None}
+                if "description" in options:
+                    schema["description"] = self.flow.literal_str(options["description"], env)
+                has_default = "default" in options
+                default_node = options.get("default")
+            else:
+                default_node = param.default
+            if has_default:
+                ok, value = self.flow.literal(default_node, env)
+                if ok:
+                    schema["default"] = value
+            else:
+                required.append(name)
+            schema["title"] = name.replace("_", " ").title()
+            properties[name] = dict(sorted(schema.items()))
+        result: dict = {"properties": properties}
+        if required:
+            result["required"] = required
+        result["title"] = f"{fn.name.value}Arguments"
+        result["type"] = "object"
+        return result
+
+    def field_call(self, node):
+        if isinstance(node, cst.Call) and (self.m.qualified(node.func) or "").split(".")[-1] == "Field":
+            return node
+        return None
+
+    def mentions_context(self, annotation) -> bool:
+        target = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+        return (self.m.dotted(target) or "").split(".")[-1] == "Context"
+
+    def type_schema(self, node, env: Env) -> dict:
+        simple = {"str": {"type": "string"}, "int": {"type": "integer"}, "float": {"type": "number"},
+                  "bool": {"type": "boolean"}, "dict": {"additionalProperties": True, "type": "object"},
+                  "list": {"items": {}, "type": "array"}, "Any": {}, "None": {"type": "null"}}
+        if isinstance(node, cst.SimpleString):  # a string annotation
+            try:
+                return self.type_schema(cst.parse_expression(string_value(node) or ""), env)
+            except (cst.ParserSyntaxError, RecursionError):
+                return {}
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            return {"anyOf": [self.type_schema(o, env) for o in flatten_union(node)]}
+        name = (self.m.dotted(node.value if isinstance(node, cst.Subscript) else node) or "").split(".")[-1]
+        if not isinstance(node, cst.Subscript):
+            return dict(simple.get(name, {}))
+        args = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if name == "Optional" and args:
+            return {"anyOf": [self.type_schema(args[0], env), {"type": "null"}]}
+        if name == "Union":
+            return {"anyOf": [self.type_schema(a, env) for a in args]}
+        if name in ("list", "List", "Sequence", "Iterable", "tuple", "Tuple"):
+            return {"items": self.type_schema(args[0], env) if args else {}, "type": "array"}
+        if name in ("set", "Set", "frozenset", "FrozenSet"):
+            return {"items": self.type_schema(args[0], env) if args else {}, "type": "array", "uniqueItems": True}
+        if name in ("dict", "Dict", "Mapping"):
+            return {"additionalProperties": self.type_schema(args[1], env) if len(args) > 1 else True,
+                    "type": "object"}
+        if name == "Literal":
+            values = [v for ok, v in (self.flow.literal(a, env) for a in args) if ok]
+            schema: dict = {"enum": values}
+            kinds = {type(v) for v in values}
+            if kinds == {str}:
+                schema["type"] = "string"
+            elif kinds == {int}:
+                schema["type"] = "integer"
+            return schema
+        if name == "Annotated" and args:
+            schema = dict(self.type_schema(args[0], env))
+            for meta in args[1:]:
+                text = self.flow.literal_str(meta, env)
+                field_call = self.field_call(meta)
+                if text is not None:
+                    schema["description"] = text
+                elif field_call is not None:
+                    options = {a.keyword.value: a.value for a in field_call.args if a.keyword is not None}
+                    if "description" in options:
+                        schema["description"] = self.flow.literal_str(options["description"], env)
+            return dict(sorted(schema.items()))
+        return {}

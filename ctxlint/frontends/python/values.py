@@ -1,0 +1,127 @@
+"""The front-end's internal values: pieces of text, scopes, assignments, bindings, message items.
+
+None of these leave the package; what leaves is the shared model (requests, segments, slots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span
+
+
+@dataclass
+class Piece:
+    """Part of a string value: static text (``slot is None``) or a slot, with its span."""
+
+    text: str
+    span: Span
+    slot: Slot | None = None
+    loop: str | None = None
+
+
+@dataclass
+class Loop:
+    node: object
+    text: str
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module", "class", "function"
+    node: object
+    parent: Scope | None = None
+    cls: Scope | None = None  # for a method: its class's scope
+    assigns: dict[str, list[Assign]] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)  # name -> cst.Param
+    positional: list[str] = field(default_factory=list)  # positional parameter names in order
+    functions: dict[str, tuple[object, Scope]] = field(default_factory=dict)
+    returns: list[object] = field(default_factory=list)
+    tool_results: dict[str, Span] = field(default_factory=dict)  # names sent as a tool's result
+
+
+@dataclass(eq=False)
+class Assign:
+    kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"
+    value: object | None  # the expression; None when unknowable (a loop target, an unpacking)
+    end: tuple[int, int]  # where the binding takes effect
+    loops: tuple[Loop, ...]
+    scope: Scope  # where the name lives
+    target: object = None
+    where: Scope | None = None  # where the value is evaluated, when not ``scope`` (``self.X = ...``)
+
+    @property
+    def home(self) -> Scope:
+        return self.where or self.scope
+
+
+@dataclass(frozen=True)
+class Env:
+    scope: Scope
+    bindings: tuple[tuple[str, object, Env], ...] = ()  # (parameter, argument node, caller env)
+    depth: int = 0
+
+    def bound(self, name: str) -> tuple[object, Env] | None:
+        for param, node, env in self.bindings:
+            if param == name:
+                return node, env
+        return None
+
+
+@dataclass
+class Binding:
+    """What a name holds at a point: its last plain assignment and the changes after it."""
+
+    value: object
+    env: Env
+    extras: list[Assign]
+    loops: int = 0  # loops around the base assignment (an extra inside more loops repeats)
+
+    def loop_of(self, extra: Assign) -> Loop | None:
+        return extra.loops[-1] if len(extra.loops) > self.loops else None
+
+
+@dataclass
+class Item:
+    """An element of a list value (a message, a tool): a node, or a run of unknown length."""
+
+    node: object
+    env: Env
+    loop: str | None = None
+    variable: bool = False
+    sources: tuple[Source, ...] = ()
+
+
+@dataclass
+class Facts:
+    names: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    variable_length: bool = False
+
+
+class Builder:
+    """Collects one request's segments and cache breakpoints in provider order."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.breakpoints: list[Breakpoint] = []
+        self.message_index = -1
+
+    def next_message(self) -> None:
+        self.message_index += 1
+
+    def add(self, pieces: list[Piece], role: Role, loop: str | None = None) -> None:
+        for piece in pieces:
+            slot = piece.slot
+            where = piece.loop or loop
+            if slot is None and not piece.text:
+                continue
+            if slot is not None and where and not slot.variable_length:
+                slot = replace(slot, variable_length=True)
+            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
+
+    def system(self, pieces: list[Piece], role: Role) -> None:
+        """One message of ``pieces`` in ``role``."""
+        self.next_message()
+        self.add(pieces, role)
