@@ -11,6 +11,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctxlint.frontends import FORMATS as REGISTRY_FORMATS
+from ctxlint.frontends import default_include
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -21,24 +24,13 @@ class ConfigError(Exception):
     """An invalid configuration; the message names the file and the key."""
 
 
-# Files ctxlint looks at by default: the formats it has a front-end for. Python, JSON and YAML
-# files are sniffed cheaply by their front-ends and give nothing unless they hold prompts.
-# Plain-text prompts are only linted under prompt folders, where a .txt or .md file is likely
-# to be a prompt.
-DEFAULT_INCLUDE = (
-    "*.j2",
-    "*.jinja",
-    "*.jinja2",
-    "*.prompty",
-    "*.prompt",
-    "skprompt.txt",
-    "*.py",
-    "*.json",
-    "*.yaml",
-    "*.yml",
-)
+# Files ctxlint looks at by default: those a format takes by name or suffix (the registry in
+# ctxlint/frontends). Python, JavaScript, JSON and YAML files are sniffed cheaply by their
+# front-ends and give nothing unless they hold prompts. Plain-text prompts are only linted under
+# prompt folders, where a .txt or .md file is likely to be a prompt.
+DEFAULT_INCLUDE = default_include()
 DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.txt", "**/prompts/**/*.md")
-FORMATS = ("jinja", "prompty", "text", "dotprompt", "semantic_kernel", "python", "structured")
+FORMATS = tuple(REGISTRY_FORMATS)
 FAIL_LEVELS = ("error", "warning", "info")
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
@@ -92,7 +84,7 @@ TRUST_DEFAULTS = {
     "escapes": [
         "e", "escape", "forceescape", "tojson", "urlencode", "b64encode", "*datamark*", "*spotlight*",
         "html.escape", "markupsafe.escape", "xml.sax.saxutils.escape", "saxutils.escape", "json.dumps",
-        "base64.b64encode", "quoteattr",
+        "base64.b64encode", "quoteattr", "escape_html", "escape_xml", "*.escape", "he.encode", "json.stringify",
     ],
 }
 

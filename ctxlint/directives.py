@@ -2,7 +2,7 @@
 
 Suppressions: ``{# ctxlint: ignore[CTX101] #}`` (Jinja), ``# ctxlint: ignore[CTX201]`` (Python,
 YAML, Prompty front matter), ``<!-- ctxlint: ignore -->`` (Markdown), ``{{! ctxlint: ignore }}``
-(Handlebars). A comment at the end of a line covers that line; a comment alone on its line
+(Handlebars), ``// ctxlint: ignore[CTX401]`` or ``/* ... */`` (TypeScript, JavaScript). A comment at the end of a line covers that line; a comment alone on its line
 covers the next line too. ``ctxlint: ignore-file`` covers the whole file. Without a code list
 every rule is suppressed.
 
@@ -21,25 +21,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ctxlint.frontends import REGISTRY
 from ctxlint.model import Finding, Region
 
 _DIRECTIVE = re.compile(
-    r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//)[ \t]*ctxlint:[ \t]*"
+    r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//|/\*+)[ \t]*ctxlint:[ \t]*"
     r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted)\b"
-    r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=[ \t]*(?P<names>[\w.\- \t,]+?)(?=[ \t]*(?:#}|-#}|-->|}}|\n|$)))?"
+    r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=[ \t]*(?P<names>[\w.\- \t,]+?)(?=[ \t]*(?:#}|-#}|-->|}}|\*/|\n|$)))?"
 )
-_CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}"}
-# The comment openers of each format; a format not listed here accepts every opener.
-# Prompty and Dotprompt also read `#` comments, but only inside their YAML front matter.
-_OPENERS = {
-    "jinja": ("{#",),
-    "prompty": ("{#",),
-    "text": ("<!--",),
-    "dotprompt": ("{{!",),
-    "semantic_kernel": ("{{!", "<!--"),
-    "python": ("#",),
-    "structured": ("#", "{#"),
-}
+_CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}", "/*": "*/"}
+# The comment openers of each format (the format registry says them); a format that lists none
+# accepts every opener. Prompty and Dotprompt also read `#` comments, but only inside their YAML
+# front matter.
+_OPENERS = {f.name: f.comments for f in REGISTRY if f.comments is not None}
 _FRONT_MATTER_FORMATS = ("prompty", "dotprompt")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?^---[ \t]*$", re.DOTALL | re.MULTILINE)
 _REGIONS = {"head": Region.HEAD, "middle": Region.MIDDLE, "tail": Region.TAIL}

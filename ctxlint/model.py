@@ -8,8 +8,12 @@ each with an exact source span. Checks see only these types, never the file form
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from enum import Enum
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class Role(str, Enum):
@@ -74,13 +78,18 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A source range: 1-based lines and columns, end column exclusive."""
+    """A source range: 1-based lines and columns, end column exclusive.
+
+    In a Jupyter notebook ``cell`` is the 1-based number of the code cell and the lines count
+    from the top of that cell (ruff's notebook locations); elsewhere it is None.
+    """
 
     path: str
     line: int
     column: int
     end_line: int
     end_column: int
+    cell: int | None = None
 
     @classmethod
     def point(cls, path: str, line: int, column: int = 1) -> Span:
@@ -173,6 +182,9 @@ class ToolDef:
     schema: object
     span: Span
     raw: object = None
+    # Why ``schema`` is only an estimate of what is sent, when it is one (a zod schema converted
+    # the way the SDK converts it): token counts of this tool are then labelled approximate.
+    schema_estimate: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,11 +274,52 @@ class Observation:
     fix: Fix | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """Code a front-end read out of a container file (a notebook's code cells, joined into one
+    module): ``text`` in format ``fmt`` is where directives are read, and every span the
+    front-end produced is a position in ``text`` until ``relocate`` maps it into the container."""
+
+    text: str
+    fmt: str
+    relocate: Callable[[Span], Span]
+
+
 @dataclass(slots=True)
 class ParsedFile:
-    """A front-end's result for one file: its requests, or the errors that stopped parsing."""
+    """A front-end's result for one file: its requests, or the errors that stopped parsing.
+
+    ``dependencies`` are the other files the result was read from (a Prompty file's
+    ``${file:tools.json}``, a flow's templates), as paths like ``path``: a cached result is
+    stale when any of them changes.
+    """
 
     path: str
     requests: list[Request] = field(default_factory=list)
     errors: list[tuple[Span, str]] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
+    dependencies: list[str] = field(default_factory=list)
+    embedded: Embedded | None = None
+
+
+def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:
+    """``value`` (a model object, or a list or tuple of them) with every span in it relocated."""
+    if isinstance(value, Span):
+        return relocate(value)  # type: ignore[return-value]
+    if isinstance(value, (list, tuple)):
+        mapped = [map_spans(item, relocate) for item in value]
+        return type(value)(mapped) if isinstance(value, tuple) else mapped  # type: ignore[return-value]
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for spec in fields(value):
+            if spec.name == "embedded":
+                continue
+            current = getattr(value, spec.name)
+            if isinstance(current, (Span, list, tuple)) or (is_dataclass(current) and not isinstance(current, type)):
+                changes[spec.name] = map_spans(current, relocate)
+        if isinstance(value, ParsedFile):
+            for name, new in changes.items():
+                setattr(value, name, new)
+            return value
+        return replace(value, **changes)  # type: ignore[type-var]
+    return value

@@ -79,8 +79,8 @@ ERROR_CASES = [
     ("per-file-ignores-codes-type", "ctxlint.toml", '[per-file-ignores]\n"*.j2" = "CTX101"\n',
      "{path}: `per-file-ignores.*.j2` must be a list of strings"),
     ("unknown-format", "ctxlint.toml", '[formats]\nmustache = ["*.mustache"]\n',
-     "{path}: `formats.mustache`: unknown format; choose from jinja, prompty, text, dotprompt, "
-     "semantic_kernel, python, structured"),
+     "{path}: `formats.mustache`: unknown format; choose from jinja, prompty, dotprompt, "
+     "semantic_kernel, python, typescript, structured, text"),
     ("tool-ctxlint-not-a-table", "pyproject.toml", '[tool]\nctxlint = "strict"\n',
      "{path}: `tool.ctxlint` must be a table ([tool.ctxlint])"),
     ("rules-not-tables", "ctxlint.toml", '[rules]\nCTX101 = "off"\n',

@@ -26,7 +26,8 @@ the request's ``note`` says which tools were counted this way:
   ``pattern``, top-level ``$defs``…) adds the tokens of its compact JSON text ``key:value``;
   ``title``, ``required``, ``additionalProperties`` and ``$schema`` add nothing.
 
-A tool named without a definition (Dotprompt's ``tools: [name]``) is counted by its name only,
+A tool whose schema was converted from zod (TypeScript) is counted as the JSON Schema the SDK
+would send, labelled as an estimate. A tool named without a definition (Dotprompt's ``tools: [name]``) is counted by its name only,
 and a provider-defined tool (Anthropic's ``bash_20250124``) by what the request sends; both are
 labelled approximate too.
 
@@ -333,6 +334,7 @@ _APPROXIMATE = {
     "reference": "tools named without a definition (defined elsewhere) are counted by their name only",
     "provider": "provider-defined tools are counted from what the request sends; the provider adds "
                 "its own definition",
+    "converted": "estimate: schemas written in zod are counted as the JSON Schema the SDK converts them to",
 }
 
 
@@ -371,6 +373,8 @@ def _tool(tool: ToolDef, info: ModelInfo | None, count: Counter) -> _ToolMeasure
     elif tool.schema is None and isinstance(tool.raw, Mapping) and \
             tool.raw.get("type") not in (None, "function") and "function" not in tool.raw:
         reason = "provider"  # Anthropic's bash_20250124, web_search_…
+    elif tool.schema_estimate:
+        reason = "converted"  # a zod schema turned into the JSON Schema the SDK would send
     else:
         reason = "schema" if approximate else None
     return _ToolMeasure(cost, reason)

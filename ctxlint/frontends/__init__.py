@@ -1,5 +1,10 @@
 """Front-ends: one module per format, each turning a file's text into model objects.
 
+``REGISTRY`` is the one list of formats: which files each takes (suffixes and exact names),
+which module reads them and how `ctxlint:` directives are written in them. The configuration's
+format names, the default ``include`` globs and discovery follow from it; tests hold the
+pre-commit hook's file pattern and the README's formats table to it.
+
 Front-end modules are imported only when a file of their format is linted, so a run over one
 template never pays for the libraries other formats need.
 """
@@ -7,33 +12,54 @@ template never pays for the libraries other formats need.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
-from ctxlint.config import Settings
 from ctxlint.discover import glob_match
 from ctxlint.model import ParsedFile
 
-_BY_SUFFIX = {
-    ".j2": "jinja",
-    ".jinja": "jinja",
-    ".jinja2": "jinja",
-    ".prompty": "prompty",
-    ".prompt": "dotprompt",
-    ".py": "python",
-    ".json": "structured",
-    ".yaml": "structured",
-    ".yml": "structured",
-}
-_BY_NAME = {"skprompt.txt": "semantic_kernel"}
-_MODULES = {
-    "jinja": "ctxlint.frontends.jinja",
-    "prompty": "ctxlint.frontends.prompty",
-    "text": "ctxlint.frontends.text",
-    "dotprompt": "ctxlint.frontends.dotprompt",
-    "python": "ctxlint.frontends.python",
-    "structured": "ctxlint.frontends.structured",  # JSON/YAML: requests, tool schemas, YAML prompts
-    "semantic_kernel": "ctxlint.frontends.semantic_kernel",
-}
+if TYPE_CHECKING:
+    from ctxlint.config import Settings
+
+
+@dataclass(frozen=True)
+class Format:
+    """A format ctxlint reads. ``comments`` are the comment openers a directive may follow in it
+    (None: any); ``default`` says whether its files are linted without configuration."""
+
+    name: str
+    module: str
+    suffixes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    comments: tuple[str, ...] | None = None
+    default: bool = True
+
+
+REGISTRY = (
+    Format("jinja", "ctxlint.frontends.jinja", (".j2", ".jinja", ".jinja2"), comments=("{#",)),
+    Format("prompty", "ctxlint.frontends.prompty", (".prompty",), comments=("{#",)),
+    Format("dotprompt", "ctxlint.frontends.dotprompt", (".prompt",), comments=("{{!",)),
+    Format("semantic_kernel", "ctxlint.frontends.semantic_kernel", names=("skprompt.txt",),
+           comments=("{{!", "<!--")),
+    Format("python", "ctxlint.frontends.python", (".py",), comments=("#",)),
+    Format("typescript", "ctxlint.frontends.typescript",
+           (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*")),
+    # JSON/YAML: requests, tool schemas, YAML prompts; any suffix when a configured glob picks it.
+    Format("structured", "ctxlint.frontends.structured", (".json", ".yaml", ".yml"), comments=("#", "{#")),
+    # Plain text and Markdown: only under prompt folders (DEFAULT_TEXT_GLOBS) or configured globs.
+    Format("text", "ctxlint.frontends.text", comments=("<!--",)),
+)
+FORMATS = {f.name: f for f in REGISTRY}
+_BY_SUFFIX = {suffix: f.name for f in REGISTRY for suffix in f.suffixes}
+_BY_NAME = {name: f.name for f in REGISTRY for name in f.names}
+
+
+def default_include() -> tuple[str, ...]:
+    """The globs of every file a format takes by its name or suffix."""
+    globs = [name for f in REGISTRY if f.default for name in f.names]
+    globs += [f"*{suffix}" for f in REGISTRY if f.default for suffix in f.suffixes]
+    return tuple(globs)
 
 
 def format_for(relpath: str, settings: Settings) -> str | None:
@@ -52,4 +78,4 @@ def format_for(relpath: str, settings: Settings) -> str | None:
 
 
 def parse(fmt: str, text: str, path: str) -> ParsedFile:
-    return importlib.import_module(_MODULES[fmt]).parse_file(text, path)
+    return importlib.import_module(FORMATS[fmt].module).parse_file(text, path)

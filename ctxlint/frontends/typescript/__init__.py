@@ -1,0 +1,84 @@
+"""TypeScript and JavaScript modules that build prompts, call LLM APIs or define tools.
+
+Parsed with tree-sitter (the ``tree-sitter-typescript`` and ``tree-sitter-javascript``
+grammars), never executed. What the front-end reads (see ``analyzer.py``):
+
+* **Call sites** of the OpenAI SDK (``chat.completions.create``, ``responses.create``), the
+  Anthropic SDK (``messages.create``/``stream``) and the Vercel AI SDK (``generateText``,
+  ``streamText``, ``generateObject``, ``streamObject``): tools, system text, messages, model and
+  output limit become a request.
+* **Prompt text** through string and template literals, ``+``, ``concat``, ``join``, ``trim``,
+  ``dedent`` tags, the module's constants and simple functions; every ``${...}`` that is not a
+  known constant is a slot with the names and calls it reads.
+* **LangChain.js** templates (``ChatPromptTemplate.fromMessages``, ``PromptTemplate.fromTemplate``),
+  whose ``{name}`` fields are slots.
+* **Tools**: MCP servers (``server.tool(...)``, ``server.registerTool(...)``), AI SDK ``tool({...})``
+  and object literals in the OpenAI, Anthropic or MCP shape; zod schemas are converted to the
+  JSON Schema the SDK sends (an estimate: see ``zod.py``).
+* **Untrusted content**: HTTP responses (``fetch(...).text()``, axios ``.data``), files read
+  from paths that are not the repository's own, request bodies in route handlers, retriever
+  results and tool results, followed through the module to the prompt that shows them.
+
+A file that mentions no LLM API, tool or prompt word is passed over before tree-sitter is even
+imported: most JavaScript in a repository is not prompt code.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from ctxlint.frontends.typescript import syntax
+from ctxlint.model import ParsedFile, Span
+
+_MARKERS_CI = re.compile(r"openai|anthropic|langchain|@ai-sdk|modelcontextprotocol|chat\.completions"
+                         r"|responses\.create|prompt|instruction", re.IGNORECASE)
+_MARKERS_CS = re.compile(r"generateText|streamText|generateObject|streamObject|registerTool|inputSchema|input_schema"
+                         r"|\.tool\(|\btool\(\{|SYSTEM|\.messages\.|\brole\b['\"]?\s*:\s*['\"](?:system|user|developer)"
+                         r"|\.length\s*/\s*[3-5]\b")
+
+
+def might_hold_prompts(text: str) -> bool:
+    """A regex-level test, run before tree-sitter is loaded."""
+    return bool(_MARKERS_CS.search(text) or _MARKERS_CI.search(text))
+
+
+def parse_file(text: str, path: str) -> ParsedFile:
+    parsed = ParsedFile(path)
+    if not might_hold_prompts(text):
+        return parsed
+    grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
+    return parse_source(text, path, grammar, parsed)
+
+
+def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> ParsedFile:
+    """Analyse ``text`` as a module of ``grammar`` into ``parsed`` (notebooks call this too)."""
+    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH, Analyzer, TooDeep
+
+    source = syntax.Text(text, path)
+    tree = syntax.parser(grammar).parse(source.data)
+    root = tree.root_node
+    if root.has_error:
+        bad = syntax.first_error(root) or root
+        line, column = source.position(bad.start_byte)
+        what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
+        parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
+        return parsed
+    try:
+        Analyzer(root, source).run(parsed)
+    except TooDeep as deep:
+        parsed.requests.clear()
+        parsed.observations.clear()
+        line, column = source.position(deep.node.start_byte)
+        parsed.errors.append((Span.point(path, line, column),
+                              f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"))
+    except RecursionError:
+        parsed.requests.clear()
+        parsed.observations.clear()
+        parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
+    return parsed
+
+
+def _excerpt(code: str) -> str:
+    code = " ".join(code.split())
+    return code if len(code) <= 30 else code[:27] + "..."

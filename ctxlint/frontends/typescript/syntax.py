@@ -1,0 +1,120 @@
+"""tree-sitter for TypeScript and JavaScript: grammars loaded on first use, positions, literals.
+
+tree-sitter reports byte offsets; the shared model counts columns in code points, so every
+position goes through :class:`Text`, which maps bytes to (line, column) once per file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import cache
+from typing import Any
+
+from ctxlint.model import Span
+
+Node = Any  # tree_sitter.Node; the library is imported lazily, so it is not named in annotations
+
+# The grammar for each suffix: TypeScript without JSX (`<T>x` is a cast there), TSX, and
+# JavaScript, whose grammar reads JSX in any JavaScript file.
+GRAMMARS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+            ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript"}
+
+
+@cache
+def parser(grammar: str):
+    """A tree-sitter parser for ``grammar`` (imported here: a run over templates never loads it)."""
+    from tree_sitter import Language, Parser
+
+    if grammar == "javascript":
+        import tree_sitter_javascript as javascript
+
+        return Parser(Language(javascript.language()))
+    import tree_sitter_typescript as typescript
+
+    language = typescript.language_tsx() if grammar == "tsx" else typescript.language_typescript()
+    return Parser(Language(language))
+
+
+class Text:
+    """A file's text and its UTF-8 bytes, with byte offsets turned into spans."""
+
+    def __init__(self, text: str, path: str, first_line: int = 1):
+        self.text = text
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.path = path
+        self.first_line = first_line
+        self.ascii = len(self.data) == len(text)
+        self._starts = [0] + [m.end() for m in re.finditer(b"\n", self.data)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        start = self._starts[index]
+        column = offset - start if self.ascii else len(self.data[start:offset].decode("utf-8", "replace"))
+        return self.first_line + index, column + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(self.path, line, column, end_line, end_column)
+
+    def node_span(self, node: Node) -> Span:
+        return self.span(node.start_byte, node.end_byte)
+
+    def code(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def slice(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+
+_ESCAPE = re.compile(r"\\(?:u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|\r\n|[\s\S])")
+_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": "",
+           "\u2028": "", "\u2029": ""}
+
+
+def _decode(match: re.Match) -> str:
+    body = match.group(0)[1:]
+    if body in _SIMPLE:
+        return _SIMPLE[body]
+    if body.startswith("u{"):
+        code = int(body[2:-1], 16)
+        return chr(code) if code <= 0x10FFFF else ""
+    if body[0] in "ux" and len(body) > 1:
+        return chr(int(body[1:], 16))
+    return body
+
+
+def unescape(raw: str) -> str:
+    """The value of a JavaScript string or template body written as ``raw``."""
+    return raw if "\\" not in raw else _ESCAPE.sub(_decode, raw)
+
+
+def first_error(root: Node) -> Node | None:
+    """The first ERROR or MISSING node, in source order (subtrees without errors are skipped)."""
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node.is_error or node.is_missing:
+            return node
+        if node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+
+
+def depth_exceeds(root: Node, limit: int) -> Node | None:
+    """The first node nested more than ``limit`` levels deep, or None (an iterative walk)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if depth > limit:
+            return cursor.node
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1

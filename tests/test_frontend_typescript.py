@@ -1,0 +1,264 @@
+"""The TypeScript/JavaScript front-end: the model it builds from real-looking modules, zod
+conversion and its token counts, suppressions, and bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from ctxlint.analysis.accounting import tool_cost_breakdown
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.engine import Linter
+from ctxlint.frontends import structured
+from ctxlint.frontends.typescript import parse_file
+from ctxlint.model import Role, SourceKind
+from ctxlint.tokens import lookup_model
+
+
+def parse(source: str, path: str = "service.ts"):
+    return parse_file(textwrap.dedent(source), path)
+
+
+def lint(source: str, path: str = "service.ts", select=("ALL",)):
+    linter = Linter(Settings(root=__import__("pathlib").Path(".")), load_catalogue(), select=list(select))
+    return linter.lint_text(textwrap.dedent(source), path, path, "typescript")
+
+
+def test_openai_call_site_with_constant_and_template_literal():
+    parsed = parse("""\
+        import OpenAI from "openai";
+
+        const client = new OpenAI();
+        const SYSTEM = "You are the support assistant.\\nNever share internal notes.";
+
+        export async function answer(question: string, customer: { name: string }) {
+          return client.chat.completions.create({
+            model: "gpt-4o-mini",
+            max_completion_tokens: 300,
+            messages: [
+              { role: "system", content: SYSTEM },
+              { role: "user", content: `Customer ${customer.name} asks: ${question}` },
+            ],
+          });
+        }
+        """)
+    assert not parsed.errors
+    [request] = parsed.requests
+    assert request.model == "gpt-4o-mini"
+    assert request.output_limit is not None and request.output_limit.value == 300
+    assert request.anchor.line == 7
+    roles = [(s.role, s.message_index, s.text) for s in request.segments]
+    assert roles == [
+        (Role.SYSTEM, 0, "You are the support assistant.\nNever share internal notes."),
+        (Role.USER, 1, "Customer "),
+        (Role.USER, 1, "customer.name"),
+        (Role.USER, 1, " asks: "),
+        (Role.USER, 1, "question"),
+    ]
+    system = request.segments[0]
+    assert (system.span.line, system.span.column) == (4, 17)  # where the constant is written
+    slot = request.segments[2]
+    assert slot.slot is not None and slot.slot.names == ("customer.name",)
+    assert (slot.span.line, slot.span.column, slot.span.end_column) == (12, 42, 58)  # `${customer.name}`
+
+
+def test_ai_sdk_call_with_zod_tool_converts_the_schema():
+    parsed = parse("""\
+        import { generateText, tool } from "ai";
+        import { anthropic } from "@ai-sdk/anthropic";
+        import { z } from "zod";
+
+        export const run = (prompt: string) =>
+          generateText({
+            model: anthropic("claude-sonnet-4-5"),
+            system: "You plan trips.",
+            prompt,
+            maxTokens: 600,
+            tools: {
+              flights: tool({
+                description: "Find flights between two airports.",
+                parameters: z.object({
+                  from: z.string().length(3).describe("IATA code of the departure airport"),
+                  to: z.string().length(3).describe("IATA code of the arrival airport"),
+                  cabin: z.enum(["economy", "business"]).default("economy"),
+                  passengers: z.number().int().min(1).optional(),
+                }),
+              }),
+            },
+          });
+        """)
+    [request] = parsed.requests
+    assert request.model == "claude-sonnet-4-5"
+    assert request.output_limit is not None and (request.output_limit.key, request.output_limit.value) == ("maxTokens", 600)
+    [tool] = request.tools
+    assert tool.name == "flights" and tool.description == "Find flights between two airports."
+    assert tool.schema == {
+        "type": "object",
+        "properties": {
+            "from": {"type": "string", "minLength": 3, "maxLength": 3, "description": "IATA code of the departure airport"},
+            "to": {"type": "string", "minLength": 3, "maxLength": 3, "description": "IATA code of the arrival airport"},
+            "cabin": {"type": "string", "enum": ["economy", "business"], "default": "economy"},
+            "passengers": {"type": "integer", "minimum": 1},
+        },
+        "required": ["from", "to"],
+        "additionalProperties": False,
+    }
+    assert tool.schema_estimate == "converted from zod"
+    assert [s.role for s in request.segments] == [Role.SYSTEM, Role.USER]
+
+
+def test_zod_tool_costs_within_five_percent_of_the_same_tool_in_json_schema():
+    """The same MCP tool, once with a zod shape and once written by hand as the JSON Schema the
+    SDK lists for it (zod objects are closed: `additionalProperties: false`): the counts agree
+    within 5% under OpenAI's and Anthropic's accounting."""
+    zod = parse("""\
+        import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+        import { z } from "zod";
+
+        const server = new McpServer({ name: "crm", version: "1.0.0" });
+
+        server.registerTool(
+          "find_customer",
+          {
+            description: "Look up customers by name, e-mail or account number and return their profile.",
+            inputSchema: {
+              query: z.string().describe("Name, e-mail address or account number to search for"),
+              status: z.enum(["active", "suspended", "closed"]).describe("Only customers in this state").optional(),
+              limit: z.number().int().describe("Most results to return").default(10),
+            },
+          },
+          async (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }),
+        );
+        """).requests[0].tools[0]
+    by_hand = structured.parse_file(textwrap.dedent("""\
+        {"tools": [{
+          "name": "find_customer",
+          "description": "Look up customers by name, e-mail or account number and return their profile.",
+          "inputSchema": {
+            "type": "object",
+            "properties": {
+              "query": {"type": "string", "description": "Name, e-mail address or account number to search for"},
+              "status": {"type": "string", "enum": ["active", "suspended", "closed"],
+                         "description": "Only customers in this state"},
+              "limit": {"type": "integer", "description": "Most results to return", "default": 10}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+          }
+        }]}
+        """), "tools.json").requests[0].tools[0]
+    for model in ("gpt-4o", "claude-sonnet-4-5"):
+        info = lookup_model(model, None)
+        from_zod = tool_cost_breakdown(zod, info).tokens
+        written = tool_cost_breakdown(by_hand, info).tokens
+        assert abs(from_zod - written) <= 0.05 * written, (model, from_zod, written)
+
+
+def test_mcp_server_tool_overloads():
+    parsed = parse("""\
+        import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+        import { z } from "zod";
+
+        const server = new McpServer({ name: "x", version: "1" });
+        server.tool("ping", async () => ({ content: [] }));
+        server.tool("echo", { text: z.string() }, async ({ text }) => ({ content: [] }));
+        server.tool("add", "Add two numbers.", { a: z.number(), b: z.number() }, async () => ({ content: [] }));
+        """)
+    [request] = parsed.requests
+    names = [(t.name, t.description, sorted(t.schema["properties"])) for t in request.tools]
+    assert names == [("ping", None, []), ("echo", None, ["text"]), ("add", "Add two numbers.", ["a", "b"])]
+    assert all(t.span.line == n for t, n in zip(request.tools, (5, 6, 7)))
+
+
+def test_fetched_page_flows_into_the_prompt_with_located_steps():
+    parsed = parse("""\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+
+        export async function summarise(url: string) {
+          const res = await fetch(url);
+          const page = await res.text();
+          const body = page;
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_completion_tokens: 200,
+            messages: [{ role: "user", content: `Summarise:\\n${body}` }],
+          });
+        }
+        """)
+    [request] = parsed.requests
+    slot = request.segments[-1].slot
+    assert slot is not None
+    [source] = slot.sources
+    assert source.kind is SourceKind.UNTRUSTED and source.detail == "fetch(...).text()" and source.strong
+    assert source.span.line == 6
+    assert [(step.text, step.span.line) for step in source.flow] == [("`page` holds it", 6), ("`body` holds it", 7)]
+
+
+def test_langchain_template_fields_are_slots():
+    parsed = parse("""\
+        import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+
+        export const prompt = ChatPromptTemplate.fromMessages([
+          ["system", "You answer questions about {product}. Use {{braces}} literally."],
+          new MessagesPlaceholder("history"),
+          ["human", "{question}"],
+        ]);
+        """, "chain.ts")
+    [request] = parsed.requests
+    texts = [(s.role, s.text, s.slot is not None) for s in request.segments]
+    assert texts[:4] == [(Role.SYSTEM, "You answer questions about ", False), (Role.SYSTEM, "product", True),
+                         (Role.SYSTEM, ". Use {braces} literally.", False), (Role.USER, 'new MessagesPlaceholder("history")', True)]
+    assert texts[-1] == (Role.USER, "question", True)
+
+
+def test_suppression_comment_in_typescript():
+    source = """\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        export const ask = (q: string) =>
+          client.chat.completions.create({ // ctxlint: ignore[CTX201]
+            model: "gpt-4o",
+            messages: [{ role: "user", content: q }],
+          });
+        """
+    assert [f.code for f in lint(source)] == []
+    assert [f.code for f in lint(source.replace(" // ctxlint: ignore[CTX201]", ""))] == ["CTX201"]
+    assert [f.code for f in lint(source.replace("// ctxlint: ignore[CTX201]", "/* ctxlint: ignore */"))] == []
+
+
+def test_javascript_without_llm_names_is_skipped_before_tree_sitter_loads():
+    code = textwrap.dedent("""\
+        import sys
+        from ctxlint.frontends.typescript import parse_file
+        parsed = parse_file("export function add(a, b) { return a + b; }\\n", "math.js")
+        print(len(parsed.requests), len(parsed.errors), "tree_sitter" in sys.modules)
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "0", "False"]
+
+
+def test_malformed_typescript_is_a_located_error():
+    parsed = parse("""\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        const prompt = `You are ${role;
+        """)
+    assert not parsed.requests
+    [(span, message)] = parsed.errors
+    assert span.line == 3 and message.startswith("invalid syntax")
+
+
+def test_deep_nesting_is_refused_with_a_location():
+    source = "const prompt = " + "(" * 1500 + '"x"' + ")" * 1500 + ";\n"
+    parsed = parse_file(source, "deep.ts")
+    [(span, message)] = parsed.errors
+    assert span.line == 1 and "nests more than" in message
+
+
+def test_a_long_concatenation_chain_gives_a_notice_not_a_crash():
+    source = "const systemPrompt = " + " + ".join(['"word "'] * 5000) + ";\n"
+    parsed = parse_file(source, "long.js")
+    assert parsed.errors and parsed.errors[0][0].line == 1
