@@ -51,10 +51,17 @@ class Rule:
     precision: str = ""
 
     def with_overrides(self, overrides: dict) -> Rule:
-        """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated)."""
+        """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated).
+
+        A list option can be replaced (``names = [...]``) or extended (``extend-names = [...]``).
+        """
+        from ctxlint.checks import STRINGS, option_type_ok, registry
+
+        types = registry()[self.check].options
         options = dict(self.options)
         severity = self.severity
         for key, value in overrides.items():
+            name = key.removeprefix("extend-")
             if key == "severity":
                 try:
                     severity = Severity(value)
@@ -62,36 +69,17 @@ class Rule:
                     raise CatalogueError(
                         f"`rules.{self.code}.severity` must be one of error, warning, info"
                     ) from None
-            elif key not in options:
-                known = ", ".join(sorted(options)) or "none"
-                raise CatalogueError(f"`rules.{self.code}.{key}`: unknown option (options: {known})")
-            elif not _same_shape(options[key], value):
+            elif name not in types or (key != name and types[name] != STRINGS):
+                known = ", ".join(sorted(types)) or "none"
+                raise CatalogueError(f"`rules.{self.code}.{key}`: unknown option (options: {known}; "
+                                     "a list option can also be extended with extend-NAME)")
+            elif not option_type_ok(types[name], value):
                 raise CatalogueError(
-                    f"`rules.{self.code}.{key}` must be {_shape_name(options[key])}, like the default {options[key]!r}"
+                    f"`rules.{self.code}.{key}` must be {types[name]}, like the default {options[name]!r}"
                 )
             else:
-                options[key] = value
+                options[name] = options[name] + value if key != name else value
         return replace(self, options=options, severity=severity)
-
-
-def _same_shape(default, value) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, (int, float)):
-        return isinstance(value, (int, float))
-    if isinstance(default, list):
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    return isinstance(value, type(default))
-
-
-def _shape_name(default) -> str:
-    if isinstance(default, bool):
-        return "true or false"
-    if isinstance(default, (int, float)):
-        return "a number"
-    if isinstance(default, list):
-        return "a list of strings"
-    return f"a {type(default).__name__}"
 
 
 def builtin_rules_dir() -> Path:
@@ -108,6 +96,7 @@ def load_catalogue(packs: list[Path] = ()) -> dict[str, Rule]:
             raise CatalogueError(f"{directory}: rule pack directory not found")
         for path in sorted(directory.rglob("*.yaml")):
             rule = load_rule(path)
+            check_options(rule)
             if rule.code in rules:
                 raise CatalogueError(f"{path}: code {rule.code} is already used by {rules[rule.code].path}")
             clash = next((r for r in rules.values() if r.name == rule.name), None)
@@ -115,6 +104,27 @@ def load_catalogue(packs: list[Path] = ()) -> dict[str, Rule]:
                 raise CatalogueError(f"{path}: name {rule.name} is already used by {clash.code}")
             rules[rule.code] = rule
     return rules
+
+
+def check_options(rule: Rule) -> None:
+    """The rule names a check that exists and gives it exactly the options it declares."""
+    from ctxlint.checks import option_type_ok, registry
+
+    checks = registry()
+    if rule.check not in checks:
+        raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
+    types = checks[rule.check].options
+    missing = [name for name in types if name not in rule.options]
+    if missing:
+        raise CatalogueError(f"{rule.path}: option `{missing[0]}` is required by check `{rule.check}` "
+                             f"({types[missing[0]]})")
+    for name, value in rule.options.items():
+        if name not in types:
+            known = ", ".join(sorted(types)) or "none"
+            raise CatalogueError(f"{rule.path}: option `{name}` is not an option of check `{rule.check}` "
+                                 f"(options: {known})")
+        if not option_type_ok(types[name], value):
+            raise CatalogueError(f"{rule.path}: option `{name}` must be {types[name]}")
 
 
 def load_rule(path: Path) -> Rule:

@@ -34,59 +34,10 @@ FORMATS = tuple(REGISTRY_FORMATS)
 FAIL_LEVELS = ("error", "warning", "info")
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
-# How the layout and trust analyses read a prompt. Name patterns are globs over lower snake case
-# variable names (see analysis/volatility.py); each list can be replaced (`collections = [...]`)
-# or extended (`extend-collections = [...]`) under [tool.ctxlint.layout] / [tool.ctxlint.trust].
-LAYOUT_DEFAULTS = {
-    # Variables holding collections whose size varies: what budgets truncate or summarise first.
-    "collections": [
-        "history", "*_history", "history_*", "messages", "chat_messages", "conversation", "turns",
-        "documents", "*_documents", "docs", "*_docs", "passages", "chunks", "*_chunks", "context",
-        "contexts", "search_results", "results", "*_results", "snippets", "observations",
-        "tool_results", "tool_outputs", "scratchpad", "memories", "memory", "examples", "few_shot*",
-    ],
-    # Words and phrases that make a sentence a hard constraint (English and Chinese).
-    "constraints": [
-        "never", "must", "must not", "do not", "don't", "only", "at most", "at least", "always",
-        "exactly", "no more than", "no fewer than", "under no circumstances", "is forbidden",
-        "not allowed", "required to",
-        "不得", "必须", "禁止", "只能", "不要", "严禁", "务必", "不允许", "切勿", "不可", "最多", "至少",
-    ],
-    # Variables holding the current user turn, which belongs after all variable-length content.
-    "questions": [
-        "question", "query", "user_question", "user_query", "user_input", "user_request",
-        "user_message", "current_question", "current_message", "latest_message", "input",
-    ],
-}
-TRUST_DEFAULTS = {
-    # Variables holding third-party content: web pages, retrieved documents, tool output, uploads.
-    "untrusted": [
-        "page", "*_page", "page_content", "page_text", "page_html", "html", "*_html", "web_*", "webpage*",
-        "url_content", "scraped*",
-        "document", "documents", "*_document", "*_documents", "doc", "docs", "*_docs", "context",
-        "contexts", "passage", "passages", "chunk", "chunks", "*_chunks", "snippet", "snippets",
-        "search_results", "*_search_results", "search_result", "retrieved*", "tool_output*",
-        "tool_result*", "observation", "observations", "*_observation", "upload*", "attachment*",
-        "email_body", "email_text", "email_content", "emails", "inbound_email", "raw_email",
-        "file_content*", "*_file_content",
-    ],
-    "trusted": [],
-    # Attributes of an untrusted item that are metadata, not content (ids, scores).
-    "metadata": ["id", "*_id", "score", "rank", "index", "loop.*", "@*", "source", "url", "uri", "path",
-                 "filename", "date", "*_at", "timestamp"],
-    # Tag names (XML-style) and fence info strings that mark content as data.
-    "delimiters": [
-        "*document*", "*untrusted*", "*search_result*", "*tool_result*", "*tool_output*",
-        "*observation*", "*context*", "*source*", "*email*", "*page*", "*snippet*", "*passage*",
-        "*quote*", "*excerpt*", "*attachment*", "*article*", "*result*", "*data*", "*file*",
-    ],
-    # Filters and calls that escape or encode content so it cannot close its delimiter.
-    "escapes": [
-        "e", "escape", "forceescape", "tojson", "urlencode", "b64encode", "*datamark*", "*spotlight*",
-        "html.escape", "markupsafe.escape", "xml.sax.saxutils.escape", "saxutils.escape", "json.dumps",
-        "base64.b64encode", "quoteattr", "escape_html", "escape_xml", "*.escape", "he.encode", "json.stringify",
-    ],
-}
+# Tables that set an option of every rule of a family at once: `[tool.ctxlint.trust]
+# extend-untrusted = ["crawl_*"]` extends the `untrusted` option of CTX401, CTX402 and CTX403.
+# The keys are checked against the catalogue when the rules load (engine.Linter).
+FAMILY_TABLES = ("layout", "trust")
 
 # Absolute limits that `ctxlint cost` enforces (exit 1 when crossed), with or without --compare:
 # the input tokens of one request, of one tool definition, and of all tools offered in one request.
@@ -119,8 +70,8 @@ class Settings:
     confidence: str = "medium"
     preview: bool = False
     max_file_bytes: int = 2_000_000
-    layout: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in LAYOUT_DEFAULTS.items()})
-    trust: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in TRUST_DEFAULTS.items()})
+    # [tool.ctxlint.layout] / [tool.ctxlint.trust]: family -> option (or extend-option) -> values.
+    family_options: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # Absolute limits for `ctxlint cost` ([tool.ctxlint.cost]), keyed as in COST_LIMITS; unset = no limit.
     cost_limits: dict[str, int] = field(default_factory=dict)
 
@@ -237,10 +188,10 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             if not isinstance(value, bool):
                 raise ConfigError(f"{where(key)} must be true or false")
             settings.preview = value
-        elif key in ("layout", "trust"):
-            label = f"{prefix + '.' if prefix else ''}{key}"
-            _apply_patterns(getattr(settings, key), value, path, label,
-                            LAYOUT_DEFAULTS if key == "layout" else TRUST_DEFAULTS)
+        elif key in FAMILY_TABLES:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where(key)} must be a table")
+            settings.family_options[key] = {name: strings(f"{key}.{name}", values) for name, values in value.items()}
         elif key == "cost":
             label = f"{prefix + '.' if prefix else ''}{key}"
             settings.cost_limits = _cost_limits(value, path, label)
@@ -264,17 +215,3 @@ def _cost_limits(table, path: Path, label: str) -> dict[str, int]:
             raise ConfigError(f"{path}: `{label}.{key}` must be a positive number of tokens")
         limits[key] = value
     return limits
-
-
-def _apply_patterns(target: dict[str, list[str]], table, path: Path, label: str, defaults: dict) -> None:
-    """`[tool.ctxlint.layout]` / `[tool.ctxlint.trust]`: replace (`key`) or extend (`extend-key`) lists."""
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: `{label}` must be a table")
-    for key, value in table.items():
-        name = key.removeprefix("extend-")
-        if name not in defaults:
-            raise ConfigError(f"{path}: `{label}.{key}`: unknown key (keys: {', '.join(defaults)}, "
-                              "each also as extend-KEY)")
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{path}: `{label}.{key}` must be a list of strings")
-        target[name] = target[name] + value if key.startswith("extend-") else list(value)

@@ -87,13 +87,23 @@ class Linter:
         checks = registry()
         configured = {}
         for code, rule in catalogue.items():
+            options = checks[rule.check].options
+            # A family table ([tool.ctxlint.trust]) sets the options each rule of the family has;
+            # the rule's own table comes after it and wins.
+            shared = {key: value for key, value in settings.family_options.get(rule.family, {}).items()
+                      if key.removeprefix("extend-") in options}
             overrides = settings.rule_options.get(code) or settings.rule_options.get(rule.name) or {}
             try:
-                configured[code] = rule.with_overrides(overrides)
+                configured[code] = rule.with_overrides(shared).with_overrides(overrides)
             except CatalogueError as error:
                 raise CatalogueError(f"{where}{error}") from None
-            if rule.check not in checks:
-                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
+        for family, table in settings.family_options.items():
+            known = {name for rule in catalogue.values() if rule.family == family
+                     for name in checks[rule.check].options}
+            for key in table:
+                if key.removeprefix("extend-") not in known:
+                    raise CatalogueError(f"{where}`{family}.{key}`: no {family} rule has this option "
+                                         f"(options: {', '.join(sorted(known)) or 'none'}; each also as extend-NAME)")
         self.catalogue = configured  # every rule with the user's options and severity
         self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
         # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),

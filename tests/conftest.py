@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 # A template with a clock value before static text: CTX101 (an error) at 1:15.
-CLOCK_TEMPLATE = "Current time: {{ now() }}\nYou are the support assistant for Northwind.\n"
+CLOCK_TEMPLATE = (
+    "Current time: {{ now() }}\nYou are the support assistant for Northwind. Answer questions about orders, "
+    "returns and delivery times, and hand anything else to a human agent.\n"
+)
 CLOCK_MESSAGE = (
-    "`now()` changes on every call; the 10 static tokens after it are sent uncached each time. "
+    "`now()` changes on every call; the 29 static tokens after it are sent uncached each time. "
     "Move it after the last static instruction, or into the latest user message."
 )
 # A Prompty file without an output limit: CTX201 (a warning) at 3:1, on `model:`.

@@ -62,9 +62,9 @@ def test_huge_file_is_skipped_with_a_notice(tmp_path):
 
 
 def test_crlf_and_bom_keep_lines_and_columns(tmp_path):
-    crlf = lint(tmp_path, "crlf.j2", b"Hello\r\nTime {{ now() }}\r\nYou are the assistant.\r\n")
+    crlf = lint(tmp_path, "crlf.j2", b"Hello\r\nTime {{ now() }}\r\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\r\n")
     assert located(crlf) == [("CTX101", 2, 6)]
-    bom = lint(tmp_path, "bom.j2", "\ufeffTime {{ now() }}\nYou are the assistant.\n".encode())
+    bom = lint(tmp_path, "bom.j2", "\ufeffTime {{ now() }}\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n".encode())
     assert located(bom) == [("CTX101", 1, 6)]
 
 

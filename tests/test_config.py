@@ -139,7 +139,7 @@ def test_select_ignore_and_the_command_line(project):
         "ctxlint.toml": 'select = ["CTX0", "missing-output-reserve"]\nignore = ["CTX102"]\n',
         "b.prompty": NO_RESERVE_PROMPTY,
         "bad.j2": BROKEN,
-        "d.j2": "Trace: {{ trace_id }}\nYou are the research assistant.\n",  # CTX102, always ignored
+        "d.j2": "Trace: {{ trace_id }}\nYou are the research assistant. Cite every source, prefer primary sources.\n",  # CTX102, always ignored
     })
     config, select, ignore, select_all = project.run_many([
         ("check",),
@@ -219,9 +219,12 @@ def test_rule_options_and_severity(project):
     project.write({
         "ctxlint.toml": '[rules.CTX101]\nnames = ["build_stamp"]\nseverity = "warning"\n',
         "by-name.toml": '[rules.volatile-in-prefix]\nseverity = "info"\n',
-        "a.j2": "Build {{ build_stamp }}\nYou are the release assistant.\n",
+        "a.j2": "Build {{ build_stamp }}\nYou are the release assistant. Summarise the changes since the last "
+                "release for customers, grouped by product area, and leave out internal refactors.\n",
         "b.j2": CLOCK_TEMPLATE,  # a call: `calls` keeps its default
-        "c.j2": "Today is {{ today }}.\nYou are the support assistant.\n",  # `today` is no longer a name
+        # `today` is no longer a name
+        "c.j2": "Today is {{ today }}.\nYou are the support assistant. Answer questions about orders, returns "
+                "and delivery times, and hand anything else to a human agent.\n",
     })
     custom, error_level, by_name = project.run_many([
         ("check",), ("check", "--fail-level", "error"), ("check", "--config", "by-name.toml"),

@@ -198,7 +198,8 @@ def test_a_well_formed_prompt_with_a_date_in_the_tail_is_clean(tmp_path):
 def test_handlebars_comment_suppresses_the_next_line(tmp_path):
     text = (
         "---\nconfig:\n  maxOutputTokens: 100\n---\n{{role \"system\"}}\n"
-        "{{! ctxlint: ignore[CTX101] }}\nStarted at {{currentTime}}\nYou are the tutor.\n"
+        "{{! ctxlint: ignore[CTX101] }}\nStarted at {{currentTime}}\nYou are the maths tutor. Explain each step of a solution and check the "
+        "student's answer before you give your own.\n"
     )
     assert lint(tmp_path, "tutor.prompt", text) == []
     findings = lint(tmp_path, "tutor.prompt", text.replace("{{! ctxlint: ignore[CTX101] }}\n", ""))

@@ -535,7 +535,7 @@ def test_findings_on_the_realistic_files():
             found.append((path.name, finding.span.line, finding.span.column, finding.code))
     assert sorted(found) == [
         ("anthropic_agent.py", 18, 57, "CTX103"),
-        ("anthropic_agent.py", 44, 44, "CTX102"),
+        # anthropic_agent.py:44 has a run id before five static tokens: low confidence, not reported.
         ("budget.py", 9, 12, "CTX204"),
         ("budget.py", 13, 12, "CTX204"),
         ("budget.py", 17, 19, "CTX204"),

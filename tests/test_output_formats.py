@@ -14,9 +14,11 @@ from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_MESSAGE, NO_RESER
 from ctxlint.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
-TRACE_TEMPLATE = "Trace: {{ trace_id }}\nYou are the research assistant. Cite every source.\n"
+TRACE_TEMPLATE = ("Trace: {{ trace_id }}\nYou are the research assistant. Cite every source, prefer primary "
+                  "sources, and say when the evidence is thin.\n")
 # Non-ASCII text before the slot: columns count code points (SARIF columnKind unicodeCodePoints).
-FRENCH_TEMPLATE = "Heure d’été : {{ now() }}\nVous êtes l’assistant du service client.\n"
+FRENCH_TEMPLATE = ("Heure d’été : {{ now() }}\nVous êtes l’assistant du service client. Répondez aux questions sur "
+                   "les commandes et les retours.\n")
 FIELDS = ["code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix",
           "confidence", "evidence"]
 

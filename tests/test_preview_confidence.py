@@ -19,6 +19,8 @@ options:
   names: []
   filters: []
   advice: Move it down.
+  min_tokens: 0
+  per_call: []
 summary: A clock value before static text (a team's stricter copy).
 docs:
   what: Reports clock values.

@@ -33,9 +33,36 @@ def _pattern(words: tuple[str, ...]) -> re.Pattern:
 
 
 def find(request: Request, directives: Directives, words: list[str]) -> list[Constraint]:
-    """Every sentence of static text that states a constraint or is marked pinned."""
+    """Every sentence of static text that states a constraint or is marked pinned.
+
+    A heading (``## Never do this``, ``Rules you must follow:``) introduces constraints but is
+    not one: cutting it loses a title, not a rule.
+    """
     pattern = _pattern(tuple(words))
-    return [c for c in sentences(request, directives) if c.pinned or pattern.search(c.text)]
+    return [c for c in sentences(request, directives)
+            if c.pinned or (pattern.search(c.text) and not is_heading(c.text))]
+
+
+_NUMBER = re.compile(r"\d")
+
+
+def find_with_numbers(request: Request, directives: Directives, words: list[str]) -> list[Constraint]:
+    """Constraints, plus sentences that state a number (``Write 800-1000 words.``): a limit is
+    a rule even when no keyword says so."""
+    pattern = _pattern(tuple(words))
+    return [c for c in sentences(request, directives)
+            if not is_heading(c.text) and (c.pinned or pattern.search(c.text) or _NUMBER.search(c.text))]
+
+
+_HEADING_WORDS = 8
+
+
+def is_heading(text: str) -> bool:
+    """A Markdown heading, a bold title line, or a short lead-in ending with a colon."""
+    stripped = text.strip()
+    if stripped.startswith("#") or (stripped.startswith("**") and stripped.endswith("**")):
+        return True
+    return stripped.endswith((":", "：")) and len(stripped.split()) <= _HEADING_WORDS
 
 
 def sentences(request: Request, directives: Directives) -> list[Constraint]:

@@ -1,11 +1,13 @@
 """HEAD / MIDDLE / TAIL: where each segment of a request sits relative to variable-length content.
 
-Variable-length content is what a budget truncates or summarises first: loops over
-collections, history, retrieved documents, tool results. HEAD is everything before the first
-such block (stable rules, task, tools), TAIL everything after the last one (the current
-question, output format, restated rules), MIDDLE the blocks and whatever sits between them.
-A request with no variable-length content is all HEAD. Authors can override the heuristics
-for a range of lines with ``ctxlint: head|middle|tail`` … ``ctxlint: end`` comments.
+Variable-length content is what a budget truncates or summarises first: content whose size
+varies per call, such as history, retrieved documents, tool results and search results. A loop
+over a list the code supplies (sections of a form, a fixed rule list, the fields of a model)
+is not: it has the same length on every call. HEAD is everything before the first
+variable-length block (stable rules, task, tools), TAIL everything after the last one (the
+current question, output format, restated rules), MIDDLE the blocks and whatever sits between
+them. A request with no variable-length content is all HEAD. Authors can set the region of a
+range of lines with ``ctxlint: head|middle|tail`` … ``ctxlint: end`` comments.
 """
 
 from __future__ import annotations
@@ -14,13 +16,26 @@ from dataclasses import dataclass
 
 from ctxlint.analysis import names
 from ctxlint.directives import Directives
-from ctxlint.model import Region, Request, Role, Segment
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Region, Request, Role, Segment
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable-length block and why it is taken to be one."""
+
+    index: int
+    evidence: Evidence
+    confidence: Confidence
 
 
 @dataclass(frozen=True)
 class Layout:
     regions: tuple[Region, ...]  # one per segment of the request
-    variable: tuple[int, ...]  # indices of the variable-length segments
+    variable: tuple[Variable, ...]  # the variable-length segments, in order
+
+    @property
+    def indices(self) -> tuple[int, ...]:
+        return tuple(v.index for v in self.variable)
 
     def describe_variable(self, request: Request, index: int) -> str:
         """How to name a variable-length segment in a message: `the loop over documents`."""
@@ -32,15 +47,34 @@ class Layout:
         return f"`{segment.text}` (line {segment.span.line})"
 
 
-def is_variable(segment: Segment, collections: list[str]) -> bool:
-    if segment.loop is not None or segment.role is Role.TOOL:
-        return True
+def variable(segment: Segment, collections: list[str], directives: Directives) -> Variable | None:
+    """Whether ``segment`` is variable-length content, with the evidence, or None."""
+    if segment.role is Role.TOOL:
+        return Variable(0, Evidence(EvidenceKind.SOURCE, "a tool result, which varies per call", segment.span),
+                        Confidence.HIGH)
+    if directives.region_at(segment.span.line) is Region.MIDDLE:
+        return Variable(0, Evidence(EvidenceKind.SOURCE, "marked middle by a ctxlint comment", segment.span),
+                        Confidence.HIGH)
+    if segment.loop is not None:
+        collection = names.leading_name(segment.loop) or segment.loop
+        if matches_collection(collection, collections):
+            return Variable(0, Evidence(EvidenceKind.NAME, f"a loop over `{collection}`, a collection whose size "
+                                        "varies per call", segment.span, strong=False), Confidence.MEDIUM)
+        return None  # a loop over a list the code supplies: the same length on every call
     slot = segment.slot
     if slot is None or names.measured(slot):
-        return False
+        return None
     # A slot's own `variable_length` is not enough: joining a small constant set varies in
     # length too, but nobody truncates it. What budgets trim are the named collections.
-    return any(matches_collection(name, collections) for name in slot.names)
+    name = next((n for n in slot.names if matches_collection(n, collections)), None)
+    if name is None:
+        return None
+    return Variable(0, Evidence(EvidenceKind.NAME, f"`{name}`, a collection whose size varies per call",
+                                segment.span, strong=False), Confidence.MEDIUM)
+
+
+def is_variable(segment: Segment, collections: list[str], directives: Directives) -> bool:
+    return variable(segment, collections, directives) is not None
 
 
 def matches_collection(name: str, collections: list[str]) -> bool:
@@ -48,17 +82,22 @@ def matches_collection(name: str, collections: list[str]) -> bool:
 
 
 def analyse(request: Request, directives: Directives, collections: list[str]) -> Layout:
-    segments = request.segments
-    variable = tuple(i for i, s in enumerate(segments) if is_variable(s, collections))
+    found = []
+    for index, segment in enumerate(request.segments):
+        block = variable(segment, collections, directives)
+        if block is not None:
+            found.append(Variable(index, block.evidence, block.confidence))
+    first = found[0].index if found else None
+    last = found[-1].index if found else None
     regions = []
-    for index, segment in enumerate(segments):
+    for index, segment in enumerate(request.segments):
         explicit = directives.region_at(segment.span.line)
         if explicit is not None:
             regions.append(explicit)
-        elif not variable or index < variable[0]:
+        elif first is None or last is None or index < first:
             regions.append(Region.HEAD)
-        elif index > variable[-1]:
+        elif index > last:
             regions.append(Region.TAIL)
         else:
             regions.append(Region.MIDDLE)
-    return Layout(tuple(regions), variable)
+    return Layout(tuple(regions), tuple(found))

@@ -1,105 +1,278 @@
-"""Trust: which slots carry third-party content, and whether it is labelled as data.
+"""Trust: which slots carry third-party content, how sure we are, and whether it is labelled.
 
-Untrusted content (web pages, retrieved documents, tool output, uploads, e-mails) is found by
-variable name, by an item of an untrusted collection in a loop, by the author's
-``ctxlint: untrusted=name`` / ``trusted=name`` comments, and by what a front-end's data flow
-saw (a ``Source`` of kind UNTRUSTED, such as an HTTP response body in Python). Labelled means
-wrapped in a delimiter the configuration recognises (an XML-style tag such as ``<document>``,
-or a fenced block whose info string names it); escaped means passed through a filter or call
-that encodes it, so the content cannot close its own delimiter.
+Evidence that a slot holds untrusted content (web pages, retrieved documents, tool output,
+uploads, e-mails), strongest first:
+
+- the author's ``ctxlint: untrusted=name`` comment, or a front-end's data flow from a known
+  source (an HTTP body, a retriever result, a tool result): ``Source`` of kind UNTRUSTED;
+- a variable (or an item of a collection) whose name says so (``page``, ``documents``), which is
+  weak on its own: ``context`` is as often the user's own topic as a retrieved passage;
+- the prompt's own words right before the slot (``Search results:``, ``the web page below``),
+  which corroborate a name, or on their own hint at content under a name we do not know.
+
+Labelled means the slot sits between explicit markers in its message: any XML-like tag pair,
+a fenced block or triple quotes, or BEGIN/END marker lines of any wording. The scan is one
+pass per message, so a prompt with thousands of slots costs no more than its length.
 """
 
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
+from dataclasses import dataclass
 
 from ctxlint.analysis import names
 from ctxlint.directives import Directives
-from ctxlint.model import Request, Segment, SourceKind
-
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)[^<>]*?(/?)>|<([A-Za-z_][\w.\-:]*)[^<>]*$")
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w.\-]*)", re.MULTILINE)
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment, SourceKind
 
 
-def untrusted_reason(segment: Segment, trust: dict[str, list[str]], directives: Directives) -> str | None:
-    """Why ``segment``'s slot holds untrusted content (``page``, ``an item of documents``), or None."""
+@dataclass(frozen=True)
+class Untrusted:
+    """Why a slot is taken to hold third-party content, and how sure that is."""
+
+    reason: str  # for messages: `page`, `an item of documents`, `requests.get(...).text, line 9`
+    confidence: Confidence
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class TrustOptions:
+    untrusted: list[str]  # name globs of third-party content
+    trusted: list[str]  # name globs that are never untrusted (the operator's own text)
+    metadata: list[str]  # attributes of an untrusted item that are not its content (ids, scores)
+    questions: list[str]  # the user's own turn: never third-party content, whatever else it matches
+    content_words: list[str]  # words in the text before a slot that describe third-party content
+
+    @classmethod
+    def of(cls, options: dict) -> TrustOptions:
+        return cls(options["untrusted"], options["trusted"], options["metadata"], options["questions"],
+                   options["content_words"])
+
+
+# How far back in the message the prompt's words may describe a slot.
+_LEAD_CHARS = 160
+
+
+def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives) -> Untrusted | None:
+    """The evidence that segment ``index`` of ``request`` carries third-party content, or None."""
+    segment = request.segments[index]
     slot = segment.slot
     if slot is None or names.measured(slot):
         return None
+    sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     for source in slot.sources:
-        if source.kind is SourceKind.UNTRUSTED:
-            if source.span.line != segment.span.line and source.span.path == segment.span.path:
-                return f"{source.detail}, line {source.span.line}"
-            return source.detail
+        if source.kind is not SourceKind.UNTRUSTED:
+            continue
+        where = (f", line {source.span.line}"
+                 if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
+        step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
+        confidence = Confidence.HIGH if source.strong else Confidence.LOW
+        return Untrusted(f"{source.detail}{where}", confidence, (step, *source.flow, sink))
+    named = _named(segment, options, directives)
+    if named is None:
+        # A name we do not know, but the prompt itself says what it is: worth a look, no more.
+        described = None if _is_question_slot(segment, options) else _described(request, index, options.content_words)
+        if described is None or any(_is_trusted(n, options, directives) or _is_metadata(n, options)
+                                    for n in slot.names):
+            return None
+        step = Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"", segment.span, False)
+        return Untrusted(f"introduced as \"{described}\"", Confidence.LOW, (step, sink))
+    name, declared = named
+    if declared:
+        step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
+        return Untrusted(name, Confidence.HIGH, (step, sink))
+    # An item printed from a loop over such a collection is structure, not just a name: the
+    # prompt lists records of it (documents, search results) one by one.
+    collection = names.leading_name(segment.loop) if segment.loop is not None else None
+    # In a loop, a collection named like content, or a field of each item named like it
+    # (`step.observation` over a scratchpad), is a record of it, printed one by one.
+    item = collection is not None and (collection == name or "." in name
+                                       or names.matches(collection, options.untrusted)
+                                       or names.matches(names.last(collection), options.untrusted))
+    reason = f"an item of `{collection}`" if item and collection == name else name
+    evidence = [Evidence(EvidenceKind.NAME, f"the name `{name}` suggests third-party content", segment.span,
+                         strong=False)]
+    if item:
+        evidence.append(Evidence(EvidenceKind.SOURCE, f"printed item by item from a loop over `{collection}`",
+                                 segment.span, strong=False))
+    described = _described(request, index, options.content_words)
+    if described:
+        reason += f", introduced as \"{described}\""
+        evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
+                                 segment.span, strong=False))
+    confidence = Confidence.MEDIUM if item or described else Confidence.LOW
+    return Untrusted(reason, confidence, (*evidence, sink))
+
+
+def _named(segment: Segment, options: TrustOptions, directives: Directives) -> tuple[str, bool] | None:
+    """The name that makes the slot untrusted and whether the author declared it, or None."""
+    slot = segment.slot
+    assert slot is not None
     for name in slot.names:
-        if _is_trusted(name, trust, directives) or _is_metadata(name, trust):
+        if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
             continue
         if names.root(name) in directives.untrusted or name in directives.untrusted:
-            return name
-        if any(names.matches(part, trust["untrusted"]) for part in (names.root(name), name, names.last(name))):
-            return name
+            return name, True
+        if any(names.matches(part, options.untrusted) for part in (names.root(name), name, names.last(name))):
+            return name, False
     if segment.loop is not None:
         collection = names.leading_name(segment.loop)
-        if collection and not _is_trusted(collection, trust, directives) and (
-            collection in directives.untrusted or names.matches(collection, trust["untrusted"])
-            or names.matches(names.last(collection), trust["untrusted"])
-        ):
-            if any(not _is_metadata(n, trust) for n in slot.names):
-                return f"an item of `{collection}`"
+        if collection and not _is_trusted(collection, options, directives) and not _is_question(collection, options):
+            declared = collection in directives.untrusted
+            if (declared or names.matches(collection, options.untrusted)
+                    or names.matches(names.last(collection), options.untrusted)):
+                if any(not _is_metadata(n, options) for n in slot.names):
+                    return collection, declared
     return None
 
 
-def _is_trusted(name: str, trust: dict[str, list[str]], directives: Directives) -> bool:
-    return (names.root(name) in directives.trusted or name in directives.trusted
-            or names.matches(name, trust["trusted"]))
-
-
-def _is_metadata(name: str, trust: dict[str, list[str]]) -> bool:
-    return names.matches(names.last(name), trust["metadata"]) or names.matches(name, trust["metadata"])
-
-
-def delimiter(request: Request, index: int, delimiters: list[str]) -> str | None:
-    """The recognised delimiter that wraps segment ``index`` in its message, or None.
-
-    The static text of the same message before the slot must leave a recognised tag open (or
-    the slot sits inside the tag's attributes), and the text after it must close that tag; or
-    the slot must sit in a fenced block whose info string is recognised.
-    """
+def _described(request: Request, index: int, words: list[str]) -> str | None:
+    """A content word in the static text just before the slot, in its message, on its line or
+    the line before (``Search results:`` above ``{{ hits }}``)."""
     segment = request.segments[index]
-    same = [s for s in request.segments if s.message_index == segment.message_index]
-    position = same.index(segment)
-    before = "".join(s.text if s.slot is None else "\x00" for s in same[:position])
-    after = "".join(s.text if s.slot is None else "\x00" for s in same[position + 1 :])
-    tag = _open_tag(before)
-    if tag and _recognised(tag, delimiters) and re.search(rf"</{re.escape(tag)}\s*>", after):
-        return tag
-    fences = list(_FENCE.finditer(before))
-    if len(fences) % 2 == 1 and _recognised(fences[-1].group(2), delimiters) and _FENCE.search(after):
-        return fences[-1].group(2)
-    return None
+    lead = []
+    size = 0
+    for previous in reversed(request.segments[:index]):
+        if (previous.message_index != segment.message_index or size >= _LEAD_CHARS
+                or previous.span.end_line < segment.span.line - 1):
+            break
+        if previous.slot is None:
+            lead.append(previous.text)
+            size += len(previous.text)
+    text = "\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:]
+    match = _word_pattern(tuple(words)).search(text)
+    return match.group(0).lower() if match else None
 
 
-def _open_tag(text: str) -> str | None:
-    """The innermost tag left open at the end of ``text`` (or whose attributes it ends inside)."""
-    stack: list[str] = []
-    for match in _TAG.finditer(text):
-        if match.group(4):  # `<document source="` : the text ends inside this opening tag
-            return match.group(4)
-        closing, name, self_closing = match.group(1), match.group(2), match.group(3)
-        if self_closing:
-            continue
-        if closing:
-            while stack and stack.pop() != name:
-                pass
+_WORD_PATTERNS: dict[tuple[str, ...], re.Pattern] = {}
+
+
+def _word_pattern(words: tuple[str, ...]) -> re.Pattern:
+    if words not in _WORD_PATTERNS:
+        alternatives = "|".join(re.escape(w).replace(r"\ ", r"[\s_-]+") for w in words) or "(?!)"
+        _WORD_PATTERNS[words] = re.compile(rf"\b(?:{alternatives})s?\b", re.IGNORECASE)  # plurals too
+    return _WORD_PATTERNS[words]
+
+
+def _is_trusted(name: str, options: TrustOptions, directives: Directives) -> bool:
+    return (names.root(name) in directives.trusted or name in directives.trusted
+            or names.matches(name, options.trusted))
+
+
+def _is_metadata(name: str, options: TrustOptions) -> bool:
+    return names.matches(names.last(name), options.metadata) or names.matches(name, options.metadata)
+
+
+def _is_question_slot(segment: Segment, options: TrustOptions) -> bool:
+    return segment.slot is not None and any(_is_question(n, options) for n in segment.slot.names)
+
+
+def _is_question(name: str, options: TrustOptions) -> bool:
+    return names.matches(name, options.questions) or names.matches(names.last(name), options.questions)
+
+
+# --- labels ------------------------------------------------------------------------------------
+
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s[^<>]*?)?)(/?)>")
+_FENCE = re.compile(r"^[ \t]*(```+|~~~+|\"\"\"|''')", re.MULTILINE)
+# A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
+# hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`).
+_MARKER = re.compile(r"^[ \t]*[-=#*\[<>|~]*[ \t]*(?P<word>BEGIN|START|END)\b[^\n]*$", re.MULTILINE | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Label:
+    """What wraps a slot in its message: a tag (``document``), a fence, or marker lines."""
+
+    kind: str  # "tag", "attribute" (inside the tag's own attributes), "fence" or "markers"
+    name: str  # the tag name, the fence (```), or the opening marker's word
+
+
+def labels(request: Request) -> dict[int, Label]:
+    """The innermost label around each slot that has one, by segment index.
+
+    One pass over each message: its text, with each slot standing in as one placeholder
+    character, is scanned for opening and closing tags, fences and marker lines in order; each
+    slot joins the innermost open container, and a container's slots are labelled when (and
+    only if) it closes later in the same message. A slot inside a tag's attributes
+    (``<document source="{{ url }}">``) is part of the tag, not of its content.
+    """
+    found: dict[int, Label] = {}
+    message: list[int] = []
+    for index, segment in enumerate(request.segments):
+        if message and segment.message_index != request.segments[message[0]].message_index:
+            _label_message(request, message, found)
+            message = []
+        message.append(index)
+    if message:
+        _label_message(request, message, found)
+    return found
+
+
+_PLACEHOLDER = "\x00"
+
+
+def _label_message(request: Request, indices: list[int], found: dict[int, Label]) -> None:
+    parts, slots = [], []
+    offset = 0
+    for index in indices:
+        segment = request.segments[index]
+        if segment.slot is None:
+            parts.append(segment.text)
+            offset += len(segment.text)
         else:
-            stack.append(name)
-    return stack[-1] if stack else None
+            parts.append(_PLACEHOLDER)
+            slots.append((offset, index))
+            offset += 1
+    if not slots:
+        return
+    text = "".join(parts)
+    events: list[tuple[int, int, object]] = [(position, 1, index) for position, index in slots]
+    events += [(token[0], 0, token) for token in _tokens(text)]
+    events.sort(key=lambda event: (event[0], event[1]))
+    stack: list[tuple[Label, list[int]]] = []
+    marker_end, marker = -1, None  # the tag whose attributes end at marker_end
+    for position, order, payload in events:
+        if order == 1:
+            if position < marker_end and marker is not None:
+                found[payload] = Label("attribute", marker)  # type: ignore[index]
+            elif stack:
+                stack[-1][1].append(payload)  # type: ignore[arg-type]
+        else:
+            _, end, kind, name, closing = payload  # type: ignore[misc]
+            marker_end, marker = end, (name if kind == "tag" else None)
+            _apply(kind, name, closing, stack, found)
 
 
-def _recognised(name: str, delimiters: list[str]) -> bool:
-    lowered = name.lower()
-    return bool(lowered) and any(fnmatchcase(lowered, pattern.lower()) for pattern in delimiters)
+def _tokens(text: str):
+    """Opening and closing markers in ``text``: (start, end, kind, name, closing?)."""
+    found = []
+    for match in _TAG.finditer(text):
+        if not match.group(4):  # a self-closing tag wraps nothing
+            found.append((match.start(), match.end(), "tag", match.group(2).lower(), bool(match.group(1))))
+    for match in _FENCE.finditer(text):
+        found.append((match.start(), match.end(), "fence", match.group(1)[:3], None))  # a fence toggles
+    for match in _MARKER.finditer(text):
+        found.append((match.start(), match.start() + 1, "markers", "BEGIN", match.group("word").upper() == "END"))
+    return found
+
+
+def _apply(kind: str, name: str, closing: bool | None, stack: list[tuple[Label, list[int]]],
+           found: dict[int, Label]) -> None:
+    if kind == "fence":
+        closing = any(label.kind == "fence" and label.name == name for label, _ in stack)
+    if not closing:
+        stack.append((Label(kind, name), []))
+        return
+    for depth in range(len(stack) - 1, -1, -1):
+        label, _ = stack[depth]
+        if label.kind == kind and label.name == name:
+            # Containers opened inside it and never closed end with it: their slots are inside
+            # this label too. Slots already labelled by an inner label keep the inner one.
+            for _, slots in stack[depth:]:
+                for slot in slots:
+                    found.setdefault(slot, label)
+            del stack[depth:]
+            return
 
 
 def escaped(segment: Segment, escapes: list[str]) -> bool:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from ctxlint.analysis import names
 from ctxlint.analysis.volatility import volatile_reason
-from ctxlint.checks import request_check
+from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment
 
 
-@request_check
+@request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
+                        "min_tokens": INTEGER, "per_call": STRINGS})
 def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
     Only the first one matters: the cache prefix ends there, so later volatile slots cost nothing
     more. A volatile slot after the last static instruction costs nothing and is not reported.
+    Confidence is high for a clock or random call, medium for a variable named like one, and
+    low when little is lost (under ``min_tokens``) or content that differs per call already
+    comes before it (the prefix breaks there anyway).
     """
     options = ctx.options
     for index, segment in request.indexed_slots():
+        assert segment.slot is not None
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"])
         if reason is None:
             continue
@@ -24,15 +30,43 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if not any(s.has_words for s in after):
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
+        by_call = reason.endswith(")") or reason.startswith("|")
+        source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
+                          f"`{reason}` {'changes on every call' if by_call else 'is named like a clock or id value'}",
+                          segment.span, strong=by_call)
+        sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it in the request", after[0].span)
+        evidence: tuple[Evidence, ...] = (source, sink)
+        earlier = per_call_before(request, index, options["per_call"])
+        confidence = Confidence.HIGH if by_call else Confidence.MEDIUM
+        if earlier is not None:
+            evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
+                                  "per call before it", earlier.span, strong=False),)
+            confidence = Confidence.LOW
+        elif lost < options["min_tokens"]:
+            confidence = Confidence.LOW
         ctx.report(
             segment.span,
             f"`{segment.text}` changes on every call; the {lost:,} static tokens after it are sent "
             f"uncached each time. {options['advice']}",
+            confidence=confidence, evidence=evidence,
         )
         return
 
 
-@request_check
+def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
+    """A slot before ``index`` that differs per call anyway (the question, history, a loop
+    over retrieved documents): the cacheable prefix already ends there."""
+    for segment in request.segments[:index]:
+        slot = segment.slot
+        if slot is None or names.measured(slot):
+            continue
+        if segment.loop is not None or any(names.matches(n, per_call) or names.matches(names.last(n), per_call)
+                                           for n in slot.names):
+            return segment
+    return None
+
+
+@request_check(options={"max_breakpoints": INTEGER})
 def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
     """Report breakpoints the provider rejects or that can never produce a cache hit."""
     breakpoints = request.breakpoints

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxlint.analysis.budget import static_tokens
-from ctxlint.checks import request_check
+from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Request, SourceKind
 
@@ -21,7 +21,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     )
 
 
-@request_check
+@request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER})
 def reserve_too_small(request: Request, ctx: CheckContext) -> None:
     """Report an output limit below the configured minimum, or too small for a tool call."""
     limit = request.output_limit
@@ -41,7 +41,7 @@ def reserve_too_small(request: Request, ctx: CheckContext) -> None:
         )
 
 
-@request_check
+@request_check(options={"budget": INTEGER})
 def over_budget(request: Request, ctx: CheckContext) -> None:
     """Report a request whose fixed tokens plus reserve exceed the window, or a reserve above the
     model's maximum output."""
@@ -75,7 +75,7 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
         )
 
 
-@request_check
+@request_check(options={"markers": STRINGS})
 def silent_truncation(request: Request, ctx: CheckContext) -> None:
     """Report text cut to a fixed length with no marker after it."""
     markers = tuple(m.lower() for m in ctx.options["markers"])

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from ctxlint.analysis.accounting import ToolCost, schema_prefix, tool_cost_breakdown, tools_tokens
 from ctxlint.analysis.budget import utf8_bytes
-from ctxlint.checks import request_check
+from ctxlint.checks import INTEGER, NUMBER, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Request, ToolDef
 from ctxlint.tokens import ModelInfo
@@ -32,7 +32,7 @@ def _label(tool: ToolDef) -> str:
     return f"`{tool.name}`" if tool.name else "the unnamed tool"
 
 
-@request_check
+@request_check(options={"max_tokens": INTEGER})
 def oversized_tool(request: Request, ctx: CheckContext) -> None:
     """Report each tool whose definition alone costs more than ``max_tokens``."""
     limit = ctx.options["max_tokens"]
@@ -52,7 +52,7 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
         )
 
 
-@request_check
+@request_check(options={"max_tokens": INTEGER, "max_window_share": NUMBER})
 def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
     """Report a request whose tool definitions together exceed a token limit or a window share."""
     if not request.tools:
@@ -92,7 +92,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
     )
 
 
-@request_check
+@request_check(options={"max_tools": INTEGER})
 def too_many_tools(request: Request, ctx: CheckContext) -> None:
     """Report a request that offers more tools than ``max_tools``."""
     maximum = ctx.options["max_tools"]
@@ -106,7 +106,7 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
     )
 
 
-@request_check
+@request_check(options={"min_share": NUMBER, "min_tokens": INTEGER})
 def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
     """Report a description or enum that makes up most of a tool's cost."""
     min_share = ctx.options["min_share"]

@@ -1,64 +1,93 @@
-"""Trust: third-party content must be labelled as data, escaped, and kept out of the system role."""
+"""Trust: third-party content must be labelled as data, escaped, and kept out of the system role.
+
+Each finding carries the evidence that the content is third-party (a known source, the author's
+annotation, a name, the prompt's own description of it) and its confidence, which follows the
+weakest link: a name alone is low, so a plain run does not report it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ctxlint.analysis import trust
-from ctxlint.checks import request_check
+from ctxlint.checks import STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request, Role
+from ctxlint.model import Request, Role, Segment
+
+_TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
+                  "content_words": STRINGS}
 
 
-def _untrusted(request: Request, ctx: CheckContext):
-    for index, segment in enumerate(request.segments):
-        reason = trust.untrusted_reason(segment, ctx.settings.trust, ctx.directives)
-        if reason is not None:
-            yield index, segment, reason
+def _untrusted(request: Request, ctx: CheckContext) -> Iterator[tuple[int, Segment, trust.Untrusted]]:
+    options = trust.TrustOptions.of(ctx.options)
+    for index, segment in request.indexed_slots():
+        found = trust.untrusted(request, index, options, ctx.directives)
+        if found is not None:
+            yield index, segment, found
 
 
-@request_check
+def _carries(segment: Segment, found: trust.Untrusted) -> str:
+    """`page` carries untrusted content (requests.get(...).text, line 9)` or, on weaker
+    evidence, what the evidence is."""
+    if found.confidence.rank == 2:
+        return f"`{segment.text}` carries untrusted content ({found.reason})"
+    return f"`{segment.text}` looks like third-party content ({found.reason})"
+
+
+@request_check(options=_TRUST_OPTIONS)
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
-    for index, segment, reason in _untrusted(request, ctx):
+    labels = None
+    for index, segment, found in _untrusted(request, ctx):
         if segment.role is Role.TOOL:
             continue  # a tool message: the API's tool role already marks its content as data
-        if trust.delimiter(request, index, ctx.settings.trust["delimiters"]) is None:
+        labels = trust.labels(request) if labels is None else labels
+        if index not in labels:
             ctx.report(
                 segment.span,
-                f"`{segment.text}` carries untrusted content ({reason}) with no trust label, so "
-                "instructions hidden in it read like yours. Wrap it in a delimiter such as "
-                "<untrusted_document source=\"…\">…</untrusted_document> and escape it.",
+                f"{_carries(segment, found)} with no trust label, so instructions hidden in it read "
+                "like yours. Wrap it in a delimiter such as <untrusted_document source=\"…\">…"
+                "</untrusted_document> and escape it.",
+                confidence=found.confidence, evidence=found.evidence,
             )
 
 
-@request_check
+@request_check(options=_TRUST_OPTIONS)
 def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
     if not request.roles_marked:
         return  # a bare template: which role it is sent in is decided elsewhere
-    for _, segment, reason in _untrusted(request, ctx):
+    for _, segment, found in _untrusted(request, ctx):
         if segment.role is Role.TOOLS:
             ctx.report(
                 segment.span,
-                f"`{segment.text}` carries untrusted content ({reason}) in a tool description, which "
-                "the model reads as the developer's own instructions for the tool. Keep descriptions "
-                "static; pass the content in a tool result or a user message, wrapped in a delimiter "
-                "and escaped.",
+                f"{_carries(segment, found)} in a tool description, which the model reads as the "
+                "developer's own instructions for the tool. Keep descriptions static; pass the content "
+                "in a tool result or a user message, wrapped in a delimiter and escaped.",
+                confidence=found.confidence, evidence=found.evidence,
             )
         elif segment.role in (Role.SYSTEM, Role.DEVELOPER):
             ctx.report(
                 segment.span,
-                f"`{segment.text}` carries untrusted content ({reason}) in the {segment.role.value} "
-                "role, where text has the most authority. Move it to a user message, wrapped in a "
-                "delimiter and escaped.",
+                f"{_carries(segment, found)} in the {segment.role.value} role, where text has the most "
+                "authority. Move it to a user message, wrapped in a delimiter and escaped.",
+                confidence=found.confidence, evidence=found.evidence,
             )
 
 
-@request_check
+@request_check(options={**_TRUST_OPTIONS, "escapes": STRINGS})
 def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
-    for index, segment, reason in _untrusted(request, ctx):
-        tag = trust.delimiter(request, index, ctx.settings.trust["delimiters"])
-        if tag is not None and not trust.escaped(segment, ctx.settings.trust["escapes"]):
-            ctx.report(
-                segment.span,
-                f"`{segment.text}` ({reason}) sits inside <{tag}> but is not escaped: content that "
-                f"contains </{tag}> closes the label early, and what follows reads as instructions. "
-                "Escape it (`| e`, `| tojson`, html.escape) or datamark it.",
-            )
+    labels = None
+    for index, segment, found in _untrusted(request, ctx):
+        labels = trust.labels(request) if labels is None else labels
+        label = labels.get(index)
+        if label is None or label.kind not in ("tag", "attribute") or trust.escaped(segment, ctx.options["escapes"]):
+            continue
+        where = (f"sits inside <{label.name}> but is not escaped: content that contains </{label.name}> "
+                 "closes the label early" if label.kind == "tag" else
+                 f"sits in an attribute of <{label.name}> but is not escaped: a quote in it ends the "
+                 "attribute and the tag")
+        ctx.report(
+            segment.span,
+            f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. "
+            "Escape it (`| e`, `| tojson`, html.escape) or datamark it.",
+            confidence=found.confidence, evidence=found.evidence,
+        )

@@ -64,11 +64,23 @@ def parse_file(text: str, path: str) -> ParsedFile:
             segments=tuple(segments),
             model=_model_name(model),
             output_limit=limit,
-            declares_settings=True,
+            declares_settings=_generates_text(model),
             settings_hint="`model.parameters.max_tokens` (Prompty 2: `model.options.maxOutputTokens`)",
         )
     )
     return parsed
+
+
+# Prompty's `model.api` (v1) and `model.apiType` (v2): embedding and image prompts produce no
+# text answer, so there is no output limit to set.
+_TEXT_APIS = ("chat", "completion", "completions", "responses", "text")
+
+
+def _generates_text(model) -> bool:
+    if not isinstance(model, dict):
+        return True
+    api = model.get("apiType", model.get("api"))
+    return not isinstance(api, str) or api.strip().lower() in _TEXT_APIS
 
 
 def _model_name(model) -> str | None:

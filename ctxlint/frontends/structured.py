@@ -285,7 +285,7 @@ class _Context:
 _JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
-                          "result", "modelParameters"})
+                          "result", *_SETTINGS_TABLES})
 
 
 def _with_index(segment: Segment, index: int) -> Segment:
@@ -545,7 +545,9 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
         tools=tuple(tools),
         model=model_name,
         output_limit=limit,
-        declares_settings=True,
+        # A file that names no model is a message list (an MCP prompt result, a dataset row, a
+        # test oracle), not a request whose settings it could carry.
+        declares_settings="model" in fields or limit is not None,
         settings_hint=hint,
         breakpoints=tuple(tool_breakpoints + breakpoints),
     )

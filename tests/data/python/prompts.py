@@ -12,10 +12,10 @@ SYSTEM_PROMPT = (
 )
 
 TRIAGE_TEMPLATE = """Session {session_id}
-Classify the traveller's request into one of: booking, change, refund.
+Classify the traveller's request into one of: booking, change, refund. Answer with the category name only, in lower case.
 Request: {request}"""
 
-GREETING_PROMPT = "Reference " + str(uuid.uuid4()) + ". Greet the traveller and ask how you can help."
+GREETING_PROMPT = "Reference " + str(uuid.uuid4()) + ". Greet the traveller and ask how you can help, in one friendly sentence that mentions the loyalty programme."
 
 DATE_INSTRUCTIONS = "Use ISO dates in every answer. Today is " + date.today().isoformat()
 

@@ -1,0 +1,267 @@
+"""Precision on real code: run ctxlint over the development corpus and score it against verdicts.
+
+    python benchmarks/corpus.py extract --mirror MIRROR SNAPSHOTS   # once: write the pinned snapshots
+    python benchmarks/corpus.py SNAPSHOTS [--repo NAME ...] [--unjudged FILE]
+
+The corpus is the list of public repositories in benchmarks/corpus.yaml, each pinned by commit.
+`extract` writes each one's files at that commit into SNAPSHOTS/<owner>+<name>/ from a git
+directory (MIRROR/<owner>+<name>/repo, as the `fetch` tool leaves them); the snapshots never
+enter this repository.
+
+Scoring runs `ctxlint check --confidence low --preview` in each snapshot, so every finding any
+setting can show is scored, and matches findings to the hand-judged verdicts in
+benchmarks/judged/<owner>+<name>.csv by (path, line, code). It prints:
+
+  - precision per rule and overall for what a plain `ctxlint check` reports (rules on by
+    default, confidence medium or high), and apart for what `--confidence low` and `--preview`
+    add;
+  - findings judged true that no longer fire, unless benchmarks/judged/lost.csv gives the
+    reason they may go;
+  - findings nobody has judged yet (`--unjudged FILE` writes them as CSV rows with an empty
+    verdict, to judge by reading the code at each one and then move into judged/).
+
+A verdict is `true` (a careful engineer would act on it: the claim is right about this code and
+it matters) or `false` (the claim is wrong, or right about code where it cannot matter), with a
+one-line reason in our own words. Exit status: 0, or 1 with --strict when a default rule is
+under 90%, a judged-true finding is lost without a reason, or a default finding is unjudged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+JUDGED = HERE / "judged"
+COLUMNS = ["repo", "commit", "path", "line", "code", "verdict", "reason"]
+STAMP = ".corpus-commit"
+TARGET = 0.90
+
+
+@dataclass(frozen=True)
+class Pin:
+    repo: str
+    commit: str
+
+    @property
+    def folder(self) -> str:
+        return self.repo.replace("/", "+")
+
+
+def pins() -> list[Pin]:
+    data = yaml.safe_load((HERE / "corpus.yaml").read_text(encoding="utf-8"))
+    return [Pin(entry["repo"], entry["commit"]) for entry in data["repositories"]]
+
+
+# --- extract ---------------------------------------------------------------------------------
+
+
+def extract(mirror: Path, snapshots: Path) -> int:
+    """Write every pinned repository's files at its commit; blobs the mirror lacks are skipped."""
+    for pin in pins():
+        git_dir = mirror / pin.folder / "repo"
+        if not git_dir.is_dir():
+            print(f"{pin.repo}: no git directory at {git_dir}; fetch it first", file=sys.stderr)
+            return 2
+        target = snapshots / pin.folder
+        if (target / STAMP).is_file() and (target / STAMP).read_text().strip() == pin.commit:
+            print(f"{pin.repo}: already extracted at {pin.commit[:12]}")
+            continue
+        written, missing = _extract_tree(git_dir, pin.commit, target)
+        (target / STAMP).write_text(pin.commit + "\n")
+        print(f"{pin.repo}: {written} files at {pin.commit[:12]} ({missing} absent from the snapshot)")
+    return 0
+
+
+def _extract_tree(git_dir: Path, commit: str, target: Path) -> tuple[int, int]:
+    git = ["git", f"--git-dir={git_dir}"]
+    listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    blobs = []
+    for entry in filter(None, listing.split(b"\0")):
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode != b"120000":  # symlinks are not followed into the snapshot
+            blobs.append((sha, os.fsdecode(path)))
+    written = missing = 0
+    with subprocess.Popen([*git, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        assert cat.stdin is not None and cat.stdout is not None
+        for sha, path in blobs:
+            cat.stdin.write(sha + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline().split()
+            if header[-1] == b"missing":
+                missing += 1
+                continue
+            data = cat.stdout.read(int(header[2]))
+            cat.stdout.read(1)
+            destination = target / path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(data)
+            written += 1
+    return written, missing
+
+
+# --- score -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    repo: str
+    path: str
+    line: int
+    code: str
+    confidence: str
+    message: str
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        return (self.repo, self.path, self.line, self.code)
+
+
+def run_ctxlint(snapshot: Path, repo: str) -> list[Found]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxlint.cli", "check", ".", "--output-format", "json", "--exit-zero",
+         "--confidence", "low", "--preview"],
+        cwd=snapshot, capture_output=True, text=True, encoding="utf-8", env=env)
+    if proc.returncode != 0:
+        raise SystemExit(f"{repo}: ctxlint exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+    return [Found(repo, f["path"], f["line"], f["code"], f["confidence"], f["message"])
+            for f in json.loads(proc.stdout)]
+
+
+def load_verdicts() -> dict[tuple[str, str, int, str], dict]:
+    verdicts = {}
+    for path in sorted(JUDGED.glob("*.csv")):
+        if path.name == "lost.csv":
+            continue
+        with path.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle):
+                if row["verdict"] not in ("true", "false"):
+                    raise SystemExit(f"{path}: verdict must be true or false, not {row['verdict']!r}")
+                verdicts[(row["repo"], row["path"], int(row["line"]), row["code"])] = row
+    return verdicts
+
+
+def load_lost() -> dict[tuple[str, str, int, str], str]:
+    path = JUDGED / "lost.csv"
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {(r["repo"], r["path"], int(r["line"]), r["code"]): r["reason"] for r in csv.DictReader(handle)}
+
+
+def score(snapshots: Path, only: list[str], unjudged_out: Path | None, strict: bool) -> int:
+    sys.path.insert(0, str(ROOT))
+    from ctxlint.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    selected = [p for p in pins() if not only or p.repo in only or p.folder in only]
+    found: list[Found] = []
+    for pin in selected:
+        snapshot = snapshots / pin.folder
+        stamp = snapshot / STAMP
+        if not stamp.is_file() or stamp.read_text().strip() != pin.commit:
+            raise SystemExit(f"{snapshot}: not extracted at {pin.commit[:12]}; run `corpus.py extract` first")
+        found += run_ctxlint(snapshot, pin.repo)
+    verdicts = load_verdicts()
+    commits = {p.repo: p.commit for p in selected}
+
+    def default(f: Found) -> bool:
+        rule = catalogue.get(f.code)
+        return f.confidence in ("high", "medium") and rule is not None and not rule.preview
+
+    _table("What `ctxlint check` reports (default rules, confidence medium or high)",
+           [f for f in found if default(f)], verdicts, catalogue)
+    _table("What `--confidence low` and `--preview` add", [f for f in found if not default(f)], verdicts, catalogue)
+
+    current = {f.key for f in found}
+    lost_reasons = load_lost()
+    lost = [k for k, row in verdicts.items() if row["verdict"] == "true" and k[0] in commits
+            and k not in current and k not in lost_reasons]
+    print(f"\nJudged true and no longer reported, with no reason in judged/lost.csv: {len(lost)}")
+    for repo, path, line, code in lost:
+        print(f"  {repo} {path}:{line} {code} ({verdicts[(repo, path, line, code)]['reason']})")
+
+    unjudged = [f for f in found if f.key not in verdicts]
+    print(f"\nNot judged yet: {len(unjudged)} ({sum(default(f) for f in unjudged)} of them reported by default)")
+    for f in unjudged[:40]:
+        print(f"  {f.repo} {f.path}:{f.line} {f.code} [{f.confidence}] {f.message[:110]}")
+    if len(unjudged) > 40:
+        print(f"  ... and {len(unjudged) - 40} more (--unjudged FILE writes them all)")
+    if unjudged_out is not None:
+        with unjudged_out.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow([*COLUMNS, "confidence", "message"])
+            for f in unjudged:
+                writer.writerow([f.repo, commits[f.repo], f.path, f.line, f.code, "", "", f.confidence, f.message])
+        print(f"wrote {unjudged_out}")
+
+    if not strict:
+        return 0
+    weak = [code for code, (judged, true) in _per_rule([f for f in found if default(f)], verdicts).items()
+            if judged and true / judged < TARGET]
+    return 1 if weak or lost or any(default(f) for f in unjudged) else 0
+
+
+def _per_rule(findings: list[Found], verdicts: dict) -> dict[str, tuple[int, int]]:
+    judged: Counter[str] = Counter()
+    true: Counter[str] = Counter()
+    for f in findings:
+        row = verdicts.get(f.key)
+        if row is not None:
+            judged[f.code] += 1
+            true[f.code] += row["verdict"] == "true"
+    return {code: (judged[code], true[code]) for code in sorted(judged)}
+
+
+def _table(title: str, findings: list[Found], verdicts: dict, catalogue: dict) -> None:
+    print(f"\n{title}")
+    counts = Counter(f.code for f in findings)
+    per_rule = _per_rule(findings, verdicts)
+    repos: dict[str, set[str]] = defaultdict(set)
+    for f in findings:
+        repos[f.code].add(f.repo)
+    print(f"  {'rule':<8} {'name':<32} {'found':>6} {'judged':>7} {'true':>5} {'precision':>10} {'repos':>6}")
+    total_judged = total_true = 0
+    for code in sorted(counts):
+        judged, true = per_rule.get(code, (0, 0))
+        total_judged += judged
+        total_true += true
+        name = catalogue[code].name if code in catalogue else "?"
+        precision = f"{true / judged:.0%}" if judged else "-"
+        print(f"  {code:<8} {name:<32} {counts[code]:>6} {judged:>7} {true:>5} {precision:>10} {len(repos[code]):>6}")
+    precision = f"{total_true / total_judged:.1%}" if total_judged else "-"
+    print(f"  {'all':<8} {'':<32} {len(findings):>6} {total_judged:>7} {total_true:>5} {precision:>10} "
+          f"{len({f.repo for f in findings}):>6}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argv if argv is not None else sys.argv[1:]
+    if args and args[0] == "extract":
+        parser = argparse.ArgumentParser(prog="corpus.py extract")
+        parser.add_argument("--mirror", type=Path, required=True, help="folder of <owner>+<name>/repo git directories")
+        parser.add_argument("snapshots", type=Path, help="where to write the snapshots")
+        options = parser.parse_args(args[1:])
+        return extract(options.mirror, options.snapshots)
+    parser = argparse.ArgumentParser(prog="corpus.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("snapshots", type=Path, help="the folder `corpus.py extract` wrote")
+    parser.add_argument("--repo", action="append", default=[], help="only this repository (owner/name), repeatable")
+    parser.add_argument("--unjudged", type=Path, metavar="FILE", help="write the unjudged findings to FILE as CSV")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    options = parser.parse_args(args)
+    return score(options.snapshots, options.repo, options.unjudged, options.strict)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
