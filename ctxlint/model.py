@@ -206,6 +206,53 @@ class OutputLimit:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """Content a message sends that is not prompt text, as the request writes it.
+
+    ``kind`` is one of ``image``, ``audio``, ``file``, ``document``, ``tool_call`` (an assistant's
+    call: ``name`` and the ``text`` of its arguments as sent), ``function_call`` (the legacy
+    single call) or ``thinking`` (an earlier turn's reasoning). Images carry their ``detail``
+    and, when the request shows it (a ``data:`` URL's image header), their size in pixels.
+    """
+
+    kind: str
+    span: Span
+    name: str = ""
+    text: str = ""
+    detail: str | None = None
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a request as its wire format sends it, with what is not text.
+
+    ``index`` is the ``message_index`` of the message's text segments (a message with no text,
+    such as an assistant turn that only calls a tool, has no segments but is still sent and
+    framed). ``role`` is spelled as the request spells it (``function``, ``tool``,
+    ``developer``; a Responses ``function_call`` or ``function_call_output`` item).
+    """
+
+    index: int
+    role: str
+    span: Span
+    name: str | None = None
+    parts: tuple[Part, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """``tool_choice`` (or legacy ``function_call``): ``mode`` is auto, none, required, any or
+    tool (one named tool, ``name``); a hosted tool forced by type is mode tool with that type."""
+
+    key: str
+    mode: str
+    span: Span
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """What one API call sends, as far as the source shows it.
 
@@ -227,6 +274,12 @@ class Request:
     settings_hint: str = ""
     breakpoints: tuple[Breakpoint, ...] = ()
     roles_marked: bool = True
+    # The wire format when the source is a request body: openai-chat, openai-responses,
+    # anthropic (None for templates and code). With it, ``messages`` lists every message sent,
+    # text or not, and ``tool_choice`` how the model must use the tools.
+    api: str | None = None
+    messages: tuple[Message, ...] = ()
+    tool_choice: ToolChoice | None = None
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

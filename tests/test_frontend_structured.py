@@ -228,12 +228,18 @@ def test_agent_yaml_prompt_keys_become_requests_with_roles():
 
 
 def test_crewai_agents_and_tasks_use_format_fields():
+    """An agent's role, goal and backstory are one system prompt; a task's description and
+    expected output one user turn (CrewAI sends each as one message)."""
     parsed = parse("yaml_prompts/crew_agents.yaml")
     keys = [source_at("yaml_prompts/crew_agents.yaml", r.anchor) for r in parsed.requests]
-    assert keys == ["role", "goal", "backstory", "description", "expected_output"]
-    assert [r.segments[0].role for r in parsed.requests] == [Role.SYSTEM] * 3 + [Role.USER] * 2
-    task = parsed.requests[3]
-    assert [(s.text, s.slot.names) for s in task.slots()] == [("topic", ("topic",)), ("current_year", ("current_year",))]
+    assert keys == ["role", "description"]
+    agent, task = parsed.requests
+    assert {s.role for s in agent.segments} == {Role.SYSTEM} and {s.role for s in task.segments} == {Role.USER}
+    assert {s.message_index for r in parsed.requests for s in r.segments} == {0}
+    assert [s.text for s in agent.slots()] == ["topic", "topic", "topic"]  # in role, goal and backstory
+    assert "concise manner" in agent.segments[-1].text
+    assert [(s.text, s.slot.names) for s in task.slots()] == [
+        ("topic", ("topic",)), ("current_year", ("current_year",)), ("topic", ("topic",))]
     assert source_at("yaml_prompts/crew_agents.yaml", task.slots()[1].span) == "{current_year}"
     assert lint("yaml_prompts/crew_agents.yaml") == []
 

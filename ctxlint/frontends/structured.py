@@ -40,13 +40,16 @@ from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import (
     Breakpoint,
+    Message,
     OutputLimit,
     ParsedFile,
+    Part,
     Request,
     Role,
     Segment,
     Slot,
     Span,
+    ToolChoice,
     ToolDef,
 )
 
@@ -73,7 +76,7 @@ USER_KEYS = ("*user*", "*human*", "*question*", "*query*")
 
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
               "max_new_tokens")
-_SETTINGS_TABLES = ("parameters", "model_parameters", "modelParameters", "model_settings", "settings",
+_SETTINGS_TABLES = ("parameters", "model_parameters", "modelParameters", "model_settings", "settings", "generationConfig",
                     "options", "llm_config", "generation_config", "config")
 
 # Files that are never prompts, whatever keys they contain.
@@ -91,7 +94,8 @@ _NEVER_DIRS = (".github/workflows/", ".vscode/", ".idea/", ".devcontainer/", "no
 
 # --- cheap sniffing -------------------------------------------------------------------------
 
-_JSON_OBJECT_KEYS = re.compile(r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"input"\s*:\s*\[')
+_JSON_OBJECT_KEYS = re.compile(
+    r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"(?:input|contents)"\s*:\s*\[|"instructions"\s*:\s*"')
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
     r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
@@ -165,7 +169,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
         return parsed
     if root is None:
         return parsed
-    request = _chat_request(ctx, root) or _tool_file(ctx, root)
+    request = _chat_request(ctx, root) or _gemini_request(ctx, root) or _tool_file(ctx, root)
     if request is not None:
         parsed.requests.append(request)
     elif kind == "yaml":
@@ -285,7 +289,8 @@ class _Context:
 _JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
-                          "result", *_SETTINGS_TABLES})
+                          "result", *_SETTINGS_TABLES, "contents", "parts", "systemInstruction",
+                          "system_instruction", "functionDeclarations", "function_declarations"})
 
 
 def _with_index(segment: Segment, index: int) -> Segment:
@@ -448,11 +453,19 @@ _ROLES = {
 _TEXT_PARTS = ("text", "input_text", "output_text")
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
                     "web_search_tool_result", "search_result"}
+# Content parts that are not text, by the kind the accounting prices them as.
+_MEDIA_PARTS = {"image_url": "image", "input_image": "image", "image": "image", "input_audio": "audio",
+                "audio": "audio", "file": "file", "input_file": "file", "document": "document"}
+# Responses API input items that are not messages but are sent (and billed) as turns.
+_RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoning", "custom_tool_call",
+                    "custom_tool_call_output", "computer_call", "computer_call_output", "web_search_call",
+                    "file_search_call", "item_reference")
 
 
-def _is_message_list(node: Node | None) -> bool:
+def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> bool:
     return (node is not None and node.items is not None
-            and all(item.kind == "object" and isinstance(item.value.get("role"), str) for item in node.items))
+            and all(item.kind == "object" and (isinstance(item.value.get("role"), str)
+                                               or item.value.get("type") in items) for item in node.items))
 
 
 def _chat_request(ctx: _Context, root: Node) -> Request | None:
@@ -466,7 +479,7 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
     if _is_message_list(messages):
         if not messages.items and not ({"model", "system"} & fields.keys()):
             return None
-    elif "model" in fields and (_is_message_list(responses_input) or (
+    elif "model" in fields and (_is_message_list(responses_input, _RESPONSES_ITEMS) or (
             "instructions" in fields and responses_input is not None and responses_input.kind == "string")):
         responses, messages = True, responses_input
     else:
@@ -474,49 +487,63 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
 
     segments: list[Segment] = []
     breakpoints: list[Breakpoint] = []
+    sent: list[Message] = []
     anthropic = system is not None or "anthropic_version" in fields
     index = 0
 
-    def add_blocks(content: Node | None, role: Role, index: int) -> None:
+    def add_blocks(content: Node | None, role: Role, index: int) -> list[Part]:
+        """The content's text as segments; what is not text comes back as parts."""
         nonlocal anthropic
+        parts: list[Part] = []
         if content is None:
-            return
+            return parts
         if content.kind == "string":
             segments.extend(ctx.segments(content, role, index))
-            return
-        if content.kind != "array":
-            return
-        for part in content.items:
-            if part.kind == "string":  # some SDKs accept bare strings in a content list
-                segments.extend(ctx.segments(part, role, index))
+            return parts
+        if content.kind != "array" or content.items is None:
+            return parts
+        for block in content.items:
+            if block.kind == "string":  # some SDKs accept bare strings in a content list
+                segments.extend(ctx.segments(block, role, index))
                 continue
-            if part.kind != "object":
+            if block.kind != "object" or block.fields is None:
                 continue
-            kind = part.value.get("type")
-            text = part.fields.get("text", (None, None))[1]
+            kind = block.value.get("type")
+            text = block.fields.get("text", (None, None))[1]
             if kind in _ANTHROPIC_PARTS:
                 anthropic = True
             if kind in (*_TEXT_PARTS, None) and text is not None:
                 segments.extend(ctx.segments(text, role, index))
             elif kind == "tool_result":
-                add_blocks(part.fields.get("content", (None, None))[1], Role.TOOL, index)
-            if "cache_control" in part.fields:
+                parts += add_blocks(block.fields.get("content", (None, None))[1], Role.TOOL, index)
+            elif kind in _MEDIA_PARTS:
+                parts.append(_media_part(ctx, block, _MEDIA_PARTS[kind]))
+            elif kind in ("tool_use", "server_tool_use"):
+                parts.append(Part("tool_call", ctx.span(block.start, block.end), _text(block.value.get("name")),
+                                  _json(block.value.get("input", {}))))
+            elif kind in ("thinking", "redacted_thinking"):
+                parts.append(Part("thinking", ctx.span(block.start, block.end),
+                                  text=_text(block.value.get("thinking") or block.value.get("data"))))
+            if "cache_control" in block.fields:
                 anthropic = True
-                breakpoints.append(_breakpoint(ctx, part, len(segments)))
+                breakpoints.append(_breakpoint(ctx, block, len(segments)))
+        return parts
 
     if system is not None:
         add_blocks(system, Role.SYSTEM, index)
+        sent.append(Message(index, "system", ctx.span(system.start, system.end)))
         index += 1
     instructions = fields.get("instructions", (None, None))[1] if responses else None
     if instructions is not None:
         add_blocks(instructions, Role.SYSTEM, index)
+        sent.append(Message(index, "developer", ctx.span(instructions.start, instructions.end)))
         index += 1
     if messages.kind == "string":
         add_blocks(messages, Role.USER, index)
+        sent.append(Message(index, "user", ctx.span(messages.start, messages.end)))
     else:
         for message in messages.items:
-            role = _ROLES.get(str(message.value.get("role")).lower(), Role.USER)
-            add_blocks(message.fields.get("content", (None, None))[1], role, index)
+            sent.append(_message(ctx, message, index, add_blocks))
             index += 1
 
     tools, tool_breakpoints = _request_tools(ctx, fields)
@@ -550,6 +577,187 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
         declares_settings="model" in fields or limit is not None,
         settings_hint=hint,
         breakpoints=tuple(tool_breakpoints + breakpoints),
+        api="openai-responses" if responses else "anthropic" if anthropic else "openai-chat",
+        messages=tuple(sent),
+        tool_choice=_tool_choice(ctx, fields),
+    )
+
+
+def _message(ctx: _Context, node: Node, index: int, add_blocks: Callable[[Node | None, Role, int], list[Part]]) -> Message:
+    """One entry of ``messages`` (or a Responses ``input`` item) and everything it sends."""
+    value = node.value
+    span = ctx.span(node.start, node.end)
+    item = value.get("type") if value.get("role") is None else None
+    node_fields = node.fields or {}
+    if item in ("function_call", "custom_tool_call"):  # Responses: the model's earlier call
+        call = Part("tool_call", span, _text(value.get("name")), _text(value.get("arguments") or value.get("input")))
+        return Message(index, item, span, parts=(call,))
+    if item is not None and item.endswith("_output"):  # Responses: a tool's result, sent as input
+        output = node_fields.get("output", (None, None))[1]
+        parts = add_blocks(output, Role.TOOL, index)
+        return Message(index, item, span, parts=tuple(parts))
+    if item is not None and item != "message":  # reasoning items, hosted tool calls: sent, not text
+        return Message(index, item, span, parts=(Part(item, span, text=_json(value)),))
+    role_name = str(value.get("role")).lower()
+    role = _ROLES.get(role_name, Role.USER)
+    parts = add_blocks(node_fields.get("content", (None, None))[1], role, index)
+    calls = value.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                parts.append(Part("tool_call", span, _text(function.get("name")), _text(function.get("arguments"))))
+    legacy = value.get("function_call")
+    if isinstance(legacy, dict):
+        parts.append(Part("function_call", span, _text(legacy.get("name")), _text(legacy.get("arguments"))))
+    name = value.get("name")
+    return Message(index, role_name, span, name if isinstance(name, str) and name else None, tuple(parts))
+
+
+def _media_part(ctx: _Context, block: Node, kind: str) -> Part:
+    """An image, audio clip, file or document, with an image's detail and size when shown."""
+    from ctxlint.frontends.media import data_url_image_size
+
+    value = block.value
+    span = ctx.span(block.start, block.end)
+    if kind != "image":
+        file = value.get("file")
+        name = value.get("filename") or (file.get("filename") if isinstance(file, dict) else None)
+        return Part(kind, span, name=_text(name))
+    inner = value.get("image_url")
+    url, detail = "", value.get("detail")
+    if isinstance(inner, dict):
+        url, detail = _text(inner.get("url")), inner.get("detail", detail)
+    elif isinstance(inner, str):
+        url = inner
+    source = value.get("source")
+    if isinstance(source, dict) and source.get("type") == "base64":  # Anthropic
+        url = f"data:{_text(source.get('media_type'))};base64,{_text(source.get('data'))}"
+    size = data_url_image_size(url) if url.startswith("data:") else None
+    return Part("image", span, detail=detail if isinstance(detail, str) else None,
+                width=size[0] if size else None, height=size[1] if size else None)
+
+
+def _tool_choice(ctx: _Context, fields: dict) -> ToolChoice | None:
+    """``tool_choice`` in the OpenAI or Anthropic spelling, or the legacy ``function_call``."""
+    for key in ("tool_choice", "function_call"):
+        if key not in fields:
+            continue
+        value = fields[key][1].value
+        span = ctx.key_span(fields, key)
+        if isinstance(value, str):
+            return ToolChoice(key, value.lower(), span)
+        if isinstance(value, dict):
+            kind = value.get("type")
+            function = value.get("function")
+            name = function.get("name") if isinstance(function, dict) else value.get("name")
+            if kind in ("auto", "any", "none", "required"):
+                return ToolChoice(key, kind, span)
+            if isinstance(name, str):
+                return ToolChoice(key, "tool", span, name)
+            if isinstance(kind, str):  # a hosted tool forced by type (Responses)
+                return ToolChoice(key, "tool", span, kind)
+    return None
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _json(value: object) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, TypeError, RecursionError):
+        return ""
+
+
+def _gemini_request(ctx: _Context, root: Node) -> Request | None:
+    """A Gemini ``generateContent`` or ``countTokens`` body: ``contents`` of turns with ``parts``,
+    ``systemInstruction``, ``tools`` with ``functionDeclarations``, ``generationConfig``."""
+    if root.kind != "object" or root.fields is None:
+        return None
+    fields = root.fields
+    contents = fields.get("contents", (None, None))[1]
+    if contents is None or contents.items is None or not all(
+            item.kind == "object" and isinstance(item.value.get("parts"), list) for item in contents.items):
+        return None
+    segments: list[Segment] = []
+    sent: list[Message] = []
+
+    def add_parts(node: Node, role: Role, index: int) -> list[Part]:
+        parts: list[Part] = []
+        listing = node.fields.get("parts", (None, None))[1] if node.fields else None
+        for block in listing.items if listing is not None and listing.items is not None else ():
+            if block.kind != "object" or block.fields is None:
+                continue
+            value = block.value
+            span = ctx.span(block.start, block.end)
+            if "text" in block.fields:
+                segments.extend(ctx.segments(block.fields["text"][1], role, index))
+            elif isinstance(value.get("inlineData") or value.get("inline_data"), dict):
+                data = value.get("inlineData") or value.get("inline_data")
+                mime = _text(data.get("mimeType") or data.get("mime_type"))
+                if mime.startswith("image/"):
+                    from ctxlint.frontends.media import data_url_image_size
+
+                    size = data_url_image_size(f"data:{mime};base64,{_text(data.get('data'))}")
+                    parts.append(Part("image", span, width=size[0] if size else None,
+                                      height=size[1] if size else None))
+                else:
+                    parts.append(Part("audio" if mime.startswith("audio/") else "file", span))
+            elif isinstance(value.get("fileData") or value.get("file_data"), dict):
+                data = value.get("fileData") or value.get("file_data")
+                mime = _text(data.get("mimeType") or data.get("mime_type"))
+                parts.append(Part("image" if mime.startswith("image/") else "file", span))
+            elif isinstance(value.get("functionCall") or value.get("function_call"), dict):
+                call = value.get("functionCall") or value.get("function_call")
+                parts.append(Part("tool_call", span, _text(call.get("name")), _json(call.get("args", {}))))
+            elif isinstance(value.get("functionResponse") or value.get("function_response"), dict):
+                result = value.get("functionResponse") or value.get("function_response")
+                parts.append(Part("tool_call", span, _text(result.get("name")), _json(result.get("response", {}))))
+        return parts
+
+    index = 0
+    instruction = fields.get("systemInstruction", fields.get("system_instruction", (None, None)))[1]
+    if instruction is not None and instruction.kind == "object":
+        sent.append(Message(index, "system", ctx.span(instruction.start, instruction.end),
+                            parts=tuple(add_parts(instruction, Role.SYSTEM, index))))
+        index += 1
+    for turn in contents.items:
+        role_name = str(turn.value.get("role", "user")).lower()
+        role = Role.ASSISTANT if role_name == "model" else Role.USER
+        sent.append(Message(index, role_name, ctx.span(turn.start, turn.end),
+                            parts=tuple(add_parts(turn, role, index))))
+        index += 1
+    tools: list[ToolDef] = []
+    for entry in fields.get("tools", (None, None))[1].items or () if "tools" in fields else ():
+        for key in ("functionDeclarations", "function_declarations"):
+            declarations = entry.fields.get(key, (None, None))[1] if entry.fields else None
+            for item in declarations.items or () if declarations is not None else ():
+                tool = _tool_def(ctx, item, strict=False)
+                if tool is not None:
+                    tools.append(tool)
+        if entry.kind == "object" and not any(k in entry.value for k in ("functionDeclarations", "function_declarations")):
+            tool = _hosted_tool(ctx, entry) or (ToolDef(next(iter(entry.value), "tool"), None, None,
+                                                        ctx.span(entry.start, entry.end), entry.value)
+                                                if entry.value else None)
+            if tool is not None:
+                tools.append(tool)
+    model = fields.get("model", (None, None))[1]
+    model_name = model.value if model is not None and isinstance(model.value, str) else None
+    return Request(
+        path=ctx.path,
+        anchor=ctx.key_span(fields, "model") if "model" in fields else ctx.key_span(fields, "contents"),
+        segments=tuple(segments),
+        tools=tuple(tools),
+        model=model_name if model_name and not _JINJA_MARKERS.search(model_name) else None,
+        output_limit=_output_limit(ctx, fields),
+        declares_settings=True,
+        settings_hint="`generationConfig.maxOutputTokens`",
+        api="gemini",
+        messages=tuple(sent),
     )
 
 
@@ -620,13 +828,22 @@ def _request_tools(ctx: _Context, fields: dict) -> tuple[list[ToolDef], list[Bre
         if entry is None or entry[1].items is None:
             continue
         for item in entry[1].items:
-            tool = _tool_def(ctx, item, strict=False)
+            tool = _tool_def(ctx, item, strict=False) or _hosted_tool(ctx, item)
             if tool is None:
                 continue
             tools.append(tool)
             if "cache_control" in item.fields:
                 breakpoints.append(_breakpoint(ctx, item, 0))
     return tools, breakpoints
+
+
+def _hosted_tool(ctx: _Context, node: Node) -> ToolDef | None:
+    """A tool the provider runs and defines itself, named only by its type (Responses
+    ``{"type": "web_search"}``, ``file_search``, ``code_interpreter``)."""
+    kind = node.value.get("type") if node.kind == "object" else None
+    if not isinstance(kind, str) or kind == "function" or not kind:
+        return None
+    return ToolDef(kind, None, None, ctx.span(node.start, node.end), node.value)
 
 
 def _tool_file(ctx: _Context, root: Node) -> Request | None:
@@ -710,14 +927,18 @@ def _yaml_prompts(ctx: _Context, root: Node) -> list[Request]:
         if node.kind != "object":
             continue
         fields = node.fields
-        crew = _crew_keys(node)
+        # CrewAI builds one prompt from an agent's role, goal and backstory (the system prompt)
+        # and one from a task's description and expected output (the user turn).
+        crew = [k for k in _crew_keys(node) if fields[k][1].kind == "string"]
+        if crew:
+            role = Role.SYSTEM if crew[0] in ("role", "goal", "backstory") else Role.USER
+            requests.append(_prompt_request(ctx, fields, crew, (role, True), "format"))
         children = []
         for key, (key_node, value) in fields.items():
-            if value.kind == "string" and key in crew:
-                role = Role.SYSTEM if key in ("role", "goal", "backstory") else Role.USER
-                requests.append(_prompt_request(ctx, fields, key, (role, True), "format"))
-            elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
-                requests.append(_prompt_request(ctx, fields, key, _role_for(key), "template"))
+            if key in crew:
+                continue
+            if value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
+                requests.append(_prompt_request(ctx, fields, [key], _role_for(key), "template"))
             elif value.kind in ("object", "array"):
                 children.append(value)
         stack.extend(reversed(children))
@@ -728,20 +949,20 @@ def _crew_keys(node: Node) -> tuple[str, ...]:
     """CrewAI agents (role, goal, backstory) and tasks (description, expected_output)."""
     value = node.value
     if sum(isinstance(value.get(k), str) for k in ("role", "goal", "backstory")) >= 2:
-        return ("role", "goal", "backstory")
+        return tuple(k for k in ("role", "goal", "backstory") if k in value)
     if isinstance(value.get("description"), str) and isinstance(value.get("expected_output"), str):
         return ("description", "expected_output")
     return ()
 
 
-def _prompt_request(ctx: _Context, fields: dict, key: str, role: tuple[Role, bool], syntax: str) -> Request:
-    value = fields[key][1]
+def _prompt_request(ctx: _Context, fields: dict, keys: list[str], role: tuple[Role, bool], syntax: str) -> Request:
+    """One request whose single message is the text of ``keys``, in that order."""
     model = fields.get("model", (None, None))[1]
     model_name = model.value if model is not None and isinstance(model.value, str) else None
     return Request(
         path=ctx.path,
-        anchor=ctx.key_span(fields, key),
-        segments=tuple(ctx.segments(value, role[0], 0, syntax)),
+        anchor=ctx.key_span(fields, keys[0]),
+        segments=tuple(s for key in keys for s in ctx.segments(fields[key][1], role[0], 0, syntax)),
         model=model_name if model_name and not _JINJA_MARKERS.search(model_name) else None,
         output_limit=_output_limit(ctx, fields),
         roles_marked=role[1],
