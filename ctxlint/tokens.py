@@ -164,24 +164,34 @@ def _load_ranks(path: Path, expected_hash: str) -> dict[bytes, int]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelInfo:
-    """What ctxlint knows about one model. Prices are USD per million tokens; None = unknown."""
+    """What ctxlint knows about one model. Prices are USD per million tokens; None = unknown.
+
+    ``exact`` says whether ctxlint's counts for this model reproduce counts the provider's API
+    printed (see tests/reference/counts.json): True only for the OpenAI models with published
+    counts. Every other model, and every request shape outside the reproduced ones, is counted
+    as an estimate.
+    """
 
     name: str
     provider: str  # one of PROVIDERS
     window: int  # context window: input + output tokens
     max_output: int
     encoding: str  # tiktoken encoding used to count
-    exact: bool  # False: the provider publishes no tokenizer, so counts are estimates
+    exact: bool
     cache_min_tokens: int | None  # shortest cacheable prefix; None = no prompt caching
     input_per_mtok: float | None
     output_per_mtok: float | None
     cached_input_per_mtok: float | None  # cache read
     cache_write_multiplier: float  # cache-write price as a multiple of the input price
     tool_overhead_auto: int | None  # tokens of the provider's tool-use system prompt
-    tool_overhead_any: int | None
+    tool_overhead_any: int | None  # the same with tool_choice any or a named tool
     aliases: tuple[str, ...] = ()
-    source: str
-    as_of: str
+    source: str  # where the prices and limits were read
+    as_of: str  # when
+
+
+# OpenAI's own model and pricing pages. A model's entry names the page its prices were read from.
+_OPENAI_MODELS = "https://developers.openai.com/api/docs/models/"
 
 
 def _openai(
@@ -195,11 +205,12 @@ def _openai(
     aliases: tuple[str, ...] = (),
     encoding: str = "o200k_base",
     cache_min_tokens: int | None = 1024,
+    exact: bool = False,
 ) -> ModelInfo:
     input_price, output_price, cached_price = prices
     return ModelInfo(
         name=name, provider="openai", window=window, max_output=max_output, encoding=encoding,
-        exact=True, cache_min_tokens=cache_min_tokens, input_per_mtok=input_price,
+        exact=exact, cache_min_tokens=cache_min_tokens, input_per_mtok=input_price,
         output_per_mtok=output_price, cached_input_per_mtok=cached_price,
         cache_write_multiplier=1.0,  # OpenAI caches automatically; writes cost nothing extra
         tool_overhead_auto=None, tool_overhead_any=None, aliases=aliases, source=source, as_of=as_of,
@@ -236,29 +247,34 @@ def _google(name: str, prices: tuple[float | None, float | None, float | None]) 
     return ModelInfo(
         name=name, provider="google", window=1_048_576, max_output=65_535, encoding="o200k_base",
         exact=False,
-        # ai.google.dev/gemini-api/docs/caching (updated 2026-07-07): 2,048 for both 2.5 models.
+        # ai.google.dev/gemini-api/docs/caching (updated 2026-07-07): implicit caching from 2,048
+        # tokens for both 2.5 models.
         cache_min_tokens=2048, input_per_mtok=input_price, output_per_mtok=output_price,
         cached_input_per_mtok=cached_price,
         cache_write_multiplier=1.0,  # implicit caching bills no write; explicit caches bill storage
         tool_overhead_auto=None, tool_overhead_any=None,
-        # Rates for prompts up to 200k tokens; 2.5 Pro charges more above that.
-        source="https://www.morphllm.com/gemini-api-pricing", as_of="2026-11",
+        # Rates for prompts up to 200k tokens (2.5 Pro charges more above that); implicit cache
+        # hits are billed at 10% of the input price ("90% discount", read from Google's pricing
+        # page by this source).
+        source="https://deploybase.ai/articles/gemini-api-pricing", as_of="2026-01-08",
     )
 
 
-# `source` is the page the prices were read from: (input, output, cached input) in USD per
-# million tokens. Windows and output limits come from the providers' model pages, cache minimums
-# from their prompt-caching guides (OpenAI: 1,024 tokens) and Anthropic's tool overheads from
-# platform.claude.com/docs/en/agents-and-tools/tool-use/overview, all read 2026-11, unless a
-# comment says otherwise.
+# (input, output, cached input) prices in USD per million tokens. Windows and output limits come
+# from the providers' model pages, cache minimums from their prompt-caching guides (OpenAI: 1,024
+# tokens) and Anthropic's tool-use overheads from
+# platform.claude.com/docs/en/agents-and-tools/tool-use/overview, all read 2026-11 unless a
+# comment says otherwise. `exact=True` marks the OpenAI models whose counts ctxlint reproduces
+# against published API counts (the cookbook and the helper libraries in tests/reference/).
 MODELS: tuple[ModelInfo, ...] = (
     _openai("gpt-4o", 128_000, 16_384, (2.50, 10.00, 1.25),
             "https://github.com/CommitBrief/commitbrief/wiki/Provider-OpenAI", "2026-05-27",
-            aliases=("gpt-4o-2024-08-06", "gpt-4o-2024-11-20")),
+            aliases=("gpt-4o-2024-08-06", "gpt-4o-2024-11-20"), exact=True),
     # Window and output limit: vercel.com/ai-gateway/models/gpt-4o-mini-fast.md.
     _openai("gpt-4o-mini", 128_000, 16_384, (0.15, 0.60, 0.075),
             "https://github.com/CommitBrief/commitbrief/wiki/Provider-OpenAI", "2026-05-27",
-            aliases=("gpt-4o-mini-2024-07-18",)),
+            aliases=("gpt-4o-mini-2024-07-18",), exact=True),
+    # Prices also in GitHub's Copilot model table (github/docs data/tables/copilot/models-and-pricing.yml).
     _openai("gpt-4.1", 1_047_576, 32_768, (2.00, 8.00, 0.50),
             "https://vercel.com/ai-gateway/models/gpt-4.1/providers", "2026-11",
             aliases=("gpt-4.1-2025-04-14",)),
@@ -275,27 +291,36 @@ MODELS: tuple[ModelInfo, ...] = (
     _openai("o3", 200_000, 100_000, (2.00, 8.00, None),
             "https://deploybase.ai/articles/openai-pricing", "2026-03",
             aliases=("o3-2025-04-16",)),
-    # Input price also confirmed by developers.openai.com/api/docs/models/gpt-5-codex; cached price
-    # not found for gpt-5 itself.
-    _openai("gpt-5", 400_000, 128_000, (1.25, 10.00, None),
+    # Input price also confirmed by developers.openai.com/api/docs/models/gpt-5-codex; cached
+    # input at 10% of the input price for the GPT-5 family (docs.rs/crate/adk-model, 2026-03).
+    _openai("gpt-5", 400_000, 128_000, (1.25, 10.00, 0.125),
             "https://deploybase.ai/articles/openai-pricing", "2026-03",
             aliases=("gpt-5-2025-08-07",)),
     _openai("gpt-5-mini", 400_000, 128_000, (0.25, 2.00, 0.025),
-            "https://developers.openai.com/ko-KR/api/docs/models/gpt-5-mini", "2026-11",
-            aliases=("gpt-5-mini-2025-08-07",)),
+            _OPENAI_MODELS + "gpt-5-mini", "2026-11", aliases=("gpt-5-mini-2025-08-07",)),
     # Legacy models: cl100k_base, no prompt caching (their pages list no cached price).
-    _openai("gpt-4", 8_192, 8_192, (30.00, 60.00, None),
-            "https://developers.openai.com/api/docs/models/gpt-4.md", "2026-11",
-            aliases=("gpt-4-0613",), encoding="cl100k_base", cache_min_tokens=None),
-    # One copy of this page says gpt-3.5-turbo was shut down on 2026-10-23.
-    _openai("gpt-3.5-turbo", 16_385, 4_096, (0.50, 1.50, None),
-            "https://developers.openai.com/api/docs/models/gpt-3.5-turbo.md", "2026-11",
-            aliases=("gpt-3.5-turbo-0125",), encoding="cl100k_base", cache_min_tokens=None),
-    # Tool overheads for the 4.6 models are not in the 2026-07 tool-use docs: unknown.
-    _anthropic("claude-opus-4-6", 1_000_000, 128_000, 4096, (5.00, 25.00, 0.50), (None, None)),
+    _openai("gpt-4", 8_192, 8_192, (30.00, 60.00, None), _OPENAI_MODELS + "gpt-4.md", "2026-11",
+            aliases=("gpt-4-0613",), encoding="cl100k_base", cache_min_tokens=None, exact=True),
+    # One copy of this page says gpt-3.5-turbo was shut down on 2026-10-23. Azure names its
+    # deployments of it gpt-35-turbo.
+    _openai("gpt-3.5-turbo", 16_385, 4_096, (0.50, 1.50, None), _OPENAI_MODELS + "gpt-3.5-turbo.md", "2026-11",
+            aliases=("gpt-3.5-turbo-0125", "gpt-35-turbo"), encoding="cl100k_base", cache_min_tokens=None,
+            exact=True),
+    # Dated snapshots that were priced differently from the model they belong to (OpenAI's
+    # deprecations page, as copied in this source).
+    _openai("gpt-3.5-turbo-1106", 16_385, 4_096, (1.00, 2.00, None),
+            "https://huggingface.co/spaces/Bikatr7/Kudasai/blob/ba92d48a9ad722049a5fa030731e317740ba7270/"
+            "util/openai_model_info/openai_chat_model_info.csv", "2024-03",
+            encoding="cl100k_base", cache_min_tokens=None, exact=True),
+    _openai("gpt-3.5-turbo-0613", 4_096, 4_096, (1.50, 2.00, None),
+            "https://huggingface.co/spaces/Bikatr7/Kudasai/blob/ba92d48a9ad722049a5fa030731e317740ba7270/"
+            "util/openai_model_info/openai_chat_model_info.csv", "2024-03",
+            encoding="cl100k_base", cache_min_tokens=None, exact=True),
+    # Tool-use overheads of the 4.6 models: /work/shared/FACTS.md, from the tool-use docs (2026-12).
+    _anthropic("claude-opus-4-6", 1_000_000, 128_000, 4096, (5.00, 25.00, 0.50), (497, 589)),
     _anthropic("claude-opus-4-5", 200_000, 64_000, 4096, (5.00, 25.00, 0.50), (496, 588),
                aliases=("claude-opus-4-5-20251101",)),
-    _anthropic("claude-sonnet-4-6", 1_000_000, 64_000, 2048, (3.00, 15.00, 0.30), (None, None)),
+    _anthropic("claude-sonnet-4-6", 1_000_000, 64_000, 2048, (3.00, 15.00, 0.30), (497, 589)),
     _anthropic("claude-sonnet-4-5", 200_000, 64_000, 1024, (3.00, 15.00, 0.30), (496, 588),
                aliases=("claude-sonnet-4-5-20250929",)),
     _anthropic("claude-sonnet-4", 200_000, 64_000, 1024, (3.00, 15.00, 0.30), (313, 315),
@@ -309,21 +334,34 @@ MODELS: tuple[ModelInfo, ...] = (
     # Window and output limit: docs.aihubmix.com/en/api/Claude-Native (a copy of Anthropic's table).
     _anthropic("claude-3-5-haiku", 200_000, 8_192, 2048, (0.80, 4.00, 0.08), (264, 355),
                aliases=("claude-3-5-haiku-20241022", "claude-haiku-3-5")),
-    _google("gemini-2.5-pro", (1.25, 10.00, None)),
-    _google("gemini-2.5-flash", (0.30, 2.50, None)),
+    _google("gemini-2.5-pro", (1.25, 10.00, 0.125)),
+    _google("gemini-2.5-flash", (0.30, 2.50, 0.03)),
 )
+
+# Anthropic's tools that Anthropic defines (``{"type": "bash_20250124", "name": "bash"}``): the
+# input tokens each adds, from the tool-use docs (/work/shared/FACTS.md, 2026-12-01). Computer
+# use and the server tools (web search, web fetch, code execution) publish none here.
+PROVIDER_TOOL_TOKENS = {"bash": 245, "text_editor": 700}
 
 # A dated snapshot: -2024-08-06, -20250929, -0613 (older OpenAI ids), @20250929 (Vertex), -latest.
 _SNAPSHOT = re.compile(r"(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest))+")
+# Amazon Bedrock model ids: an optional cross-region prefix, the vendor, a version suffix.
+_BEDROCK = re.compile(r"^(?:(?:us|eu|apac|global|us-gov|jp|au)\.)?(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|writer|qwen)\.")
+_BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
 
 
 def _key(name: str) -> str:
     """Lookup form of a model name: case-folded, provider prefix dropped, dots as hyphens.
 
-    "openai/gpt-4o", "azure/gpt-4o" and "models/gemini-2.5-pro" keep only the last part; dots
-    become hyphens so "claude-sonnet-4.5" finds claude-sonnet-4-5 (and gpt-4.1 is "gpt-4-1").
+    "openai/gpt-4o", "azure/gpt-4o" and "models/gemini-2.5-pro" keep only the last part; Bedrock
+    ids lose their vendor prefix and version ("us.anthropic.claude-sonnet-4-5-20250929-v1:0" is
+    claude-sonnet-4-5-20250929); dots become hyphens so "claude-sonnet-4.5" finds
+    claude-sonnet-4-5 (and gpt-4.1 is "gpt-4-1").
     """
-    return name.strip().lower().rsplit("/", 1)[-1].replace(".", "-")
+    key = name.strip().lower().rsplit("/", 1)[-1]
+    if _BEDROCK.match(key):
+        key = _BEDROCK_VERSION.sub("", _BEDROCK.sub("", key))
+    return key.replace(".", "-")
 
 
 def _index(models: tuple[ModelInfo, ...]) -> dict[str, ModelInfo]:
@@ -362,6 +400,50 @@ def lookup_model(name: str, extra: Mapping[str, Mapping] | None = None) -> Model
     # its numbers even when the model it belongs to is overridden too.
     index.update((_key(info.name), info) for info in extras)
     return _match(name, index)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelGuess:
+    """What the name of a model missing from the table says about it.
+
+    ``provider`` is None when the name says nothing; ``encoding`` is the tokenizer its counts
+    are estimated with; ``reason`` how the provider was read from the name (for the report).
+    A guess never supplies a window or prices: those of a similar model would be wrong.
+    """
+
+    name: str
+    provider: str | None
+    encoding: str
+    reason: str
+
+
+# Names whose provider the table does not list, in the order they are tried: (pattern, provider,
+# encoding, reason). OpenAI's older models (gpt-3.5, gpt-4 and gpt-4-turbo) use cl100k_base.
+_GUESSES: tuple[tuple[re.Pattern[str], str | None, str, str], ...] = (
+    (re.compile(r"^ft:"), "openai", "", "an OpenAI fine-tune"),
+    (re.compile(r"(?:^|[./:])anthropic\.claude|publishers/anthropic/"), "anthropic", "o200k_base",
+     "a Bedrock or Vertex AI id of a Claude model"),
+    (re.compile(r"claude"), "anthropic", "o200k_base", "the name says Claude"),
+    (re.compile(r"publishers/google/|gemini"), "google", "o200k_base", "the name says Gemini"),
+    (re.compile(r"gpt-?3[.-]?5|gpt-?35|gpt-?4(?![o.\d]|-[15]\b)"), "openai", "cl100k_base",
+     "an OpenAI or Azure OpenAI name of a cl100k_base model (gpt-3.5, gpt-4, gpt-4-turbo)"),
+    (re.compile(r"gpt|chatgpt|(?:^|[-/])o[1-9](?:-|$)|codex"), "openai", "o200k_base",
+     "an OpenAI or Azure OpenAI name"),
+    (re.compile(r"^(?:(?:us|eu|apac|global)\.)?(?:amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen)\."),
+     None, "o200k_base", "a Bedrock id of a model with its own tokenizer"),
+)
+
+
+def guess_model(name: str) -> ModelGuess:
+    """The provider and tokenizer a model name not in the table points to (see ``_GUESSES``)."""
+    lowered = name.strip().lower()
+    for pattern, provider, encoding, reason in _GUESSES:
+        if pattern.search(lowered):
+            if not encoding:  # a fine-tune counts like its base model: ft:gpt-4o-mini-2024-07-18:org::id
+                base = lowered.split(":")[1] if lowered.count(":") else ""
+                encoding = guess_model(base).encoding if base else "o200k_base"
+            return ModelGuess(name, provider, encoding, reason)
+    return ModelGuess(name, None, "o200k_base", "the name matches no known provider")
 
 
 # Config keys and the ModelInfo fields they set.
@@ -429,8 +511,11 @@ def _extra_model(name: str, entry: Mapping) -> ModelInfo:
             fields.update(name=name, aliases=())
         if fields["provider"] != base.provider:  # the base's tool-use overheads no longer apply
             fields.update(tool_overhead_auto=None, tool_overhead_any=None)
-    # Only OpenAI publishes its tokenizers, so only its counts are exact.
-    info = ModelInfo(**{**fields, "exact": fields["provider"] == "openai", "source": "config", "as_of": ""})
+    # Counts are exact only for a model whose counts were reproduced: a configured model keeps
+    # its base's label only while it is that model with other numbers (same provider, encoding).
+    exact = base is not None and base.exact and fields["provider"] == base.provider and \
+        fields["encoding"] == base.encoding and _key(name) == _key(base.name)
+    info = ModelInfo(**{**fields, "exact": exact, "source": "config", "as_of": ""})
     if info.max_output > info.window:
         raise ValueError(f"{where} max-output: {info.max_output} exceeds the window of {info.window}")
     return info
@@ -439,6 +524,7 @@ def _extra_model(name: str, entry: Mapping) -> ModelInfo:
 # What a model unknown to the table starts from; window, max-output and provider are required.
 _NEW_MODEL_DEFAULTS: dict[str, object] = {
     "encoding": "o200k_base",
+    "exact": False,
     "cache_min_tokens": None,
     "input_per_mtok": None,
     "output_per_mtok": None,
