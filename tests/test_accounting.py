@@ -1,23 +1,27 @@
-"""Token accounting: the OpenAI cookbook's API figures, tiktoken cross-checks, tool breakdowns,
-estimates for providers without a tokenizer, the cacheable prefix and prices per 1,000 calls."""
+"""Token accounting: what each request part costs, which counts are exact and why the others are
+estimates, caching priced by each provider's rules, and output priced apart.
+
+Expected numbers come from tiktoken directly (``get_encoding``) and the published constants;
+the published API counts themselves are in tests/reference/counts.json (test_reference_counts).
+"""
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
+import zlib
 
 import pytest
 
 from ctxlint.analysis.accounting import (
-    ENUM_INIT,
-    ENUM_ITEM,
-    FUNC_END,
-    PROP_INIT,
-    PROP_KEY,
+    FUNCTIONS_BLOCK,
     REPLY_PRIMING,
     TOKENS_PER_MESSAGE,
     RequestCost,
     ToolCost,
     chat_message_tokens,
+    image_tiles,
     measure,
     request_cost,
     tool_cost_breakdown,
@@ -30,59 +34,44 @@ from ctxlint.frontends.structured import parse_file
 from ctxlint.model import OutputLimit, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.tokens import get_encoding, lookup_model
 
-# --- the cookbook's examples -------------------------------------------------------------------
-# Source: OpenAI cookbook, examples/How_to_count_tokens_with_tiktoken.ipynb (openai/openai-cookbook),
-# sections 6 ("Counting tokens for chat completions API calls") and 7 ("... with tool calls").
-# The notebook prints the API's own usage.prompt_tokens for these inputs: 129 (gpt-3.5-turbo,
-# gpt-4) and 124 (gpt-4o, gpt-4o-mini) for the messages; 105 and 101 for the tool example.
+SPAN = Span.point("x.json", 1)
 
-JARGON_MESSAGES = [
-    {"role": "system",
-     "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
-    {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."},
-    {"role": "system", "name": "example_assistant", "content": "Things working well together will increase revenue."},
-    {"role": "system", "name": "example_user",
-     "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
-    {"role": "system", "name": "example_assistant",
-     "content": "Let's talk later when we're less busy about how to do better."},
-    {"role": "user",
-     "content": "This late pivot means we don't have time to boil the ocean for the client deliverable."},
-]
-
-WEATHER_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_current_weather",
-            "description": "Get the current weather in a given location",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
-                    "unit": {"type": "string", "description": "The unit of temperature to return",
-                             "enum": ["celsius", "fahrenheit"]},
-                },
-                "required": ["location"],
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "Get the current weather in a given location",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                "unit": {"type": "string", "description": "The unit of temperature to return",
+                         "enum": ["celsius", "fahrenheit"]},
             },
+            "required": ["location"],
         },
-    }
-]
-
+    },
+}
 WEATHER_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant that can answer to questions about the weather."},
     {"role": "user", "content": "What's the weather like in San Francisco?"},
 ]
+# The TypeScript namespace OpenAI renders WEATHER_TOOL as (openai-chat-tokens' format).
+WEATHER_NAMESPACE = """namespace functions {
 
-API_MESSAGES = {"gpt-4o": 124, "gpt-4o-mini": 124, "gpt-4": 129, "gpt-3.5-turbo": 129}
-API_TOOLS = {"gpt-4o": 101, "gpt-4o-mini": 101, "gpt-4": 105, "gpt-3.5-turbo": 105}
+// Get the current weather in a given location
+type get_current_weather = (_: {
+// The city and state, e.g. San Francisco, CA
+location: string,
+// The unit of temperature to return
+unit?: "celsius" | "fahrenheit",
+}) => any;
 
-SPAN = Span.point("x.json", 1)
+} // namespace functions"""
 
 
-def tool_def(tool: dict) -> ToolDef:
-    function = tool.get("function", tool)
-    schema = function.get("parameters", function.get("input_schema", function.get("inputSchema")))
-    return ToolDef(function.get("name"), function.get("description"), schema, SPAN, tool)
+def n(text: str, encoding: str = "o200k_base") -> int:
+    return len(get_encoding(encoding).encode(text))
 
 
 def parsed(document: dict, name: str = "request.json") -> Request:
@@ -91,169 +80,460 @@ def parsed(document: dict, name: str = "request.json") -> Request:
     return result.requests[0]
 
 
+def cost_of(document: dict, **kwargs) -> RequestCost:
+    return request_cost(parsed(document), None, None, kwargs.pop("volatility", None), **kwargs)
+
+
 def volatility() -> Volatility:
     return Volatility.from_rules(r for r in load_catalogue().values() if r.check == "volatile_in_prefix")
 
 
-@pytest.mark.parametrize("model", sorted(API_MESSAGES))
-def test_cookbook_messages_match_the_api(model):
-    info = lookup_model(model)
-    assert chat_message_tokens(JARGON_MESSAGES, info.encoding) == API_MESSAGES[model]
+def png(width: int, height: int) -> str:
+    """A data URL of a blank PNG of the given size (only its header matters to the count)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    body = zlib.compress((b"\x00" * (1 + (width + 7) // 8)) * height)
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+    return "data:image/png;base64," + base64.b64encode(data).decode()
 
 
-@pytest.mark.parametrize("model", sorted(API_TOOLS))
-def test_cookbook_tools_match_the_api(model):
-    info = lookup_model(model)
-    tools, _ = tools_tokens([tool_def(t) for t in WEATHER_TOOLS], info)
-    assert tools + chat_message_tokens(WEATHER_MESSAGES, info.encoding) == API_TOOLS[model]
+def image_message(url: str, detail: str | None = None) -> dict:
+    image = {"url": url} if detail is None else {"url": url, "detail": detail}
+    return {"role": "user", "content": [{"type": "text", "text": "Describe this picture:"},
+                                        {"type": "image_url", "image_url": image}]}
 
 
-@pytest.mark.parametrize("model", sorted(API_TOOLS))
-def test_cookbook_tool_request_through_the_front_end(model):
-    """The same request written as a chat-request file: the whole pipeline gives the API's count."""
-    request = parsed({"model": model, "messages": WEATHER_MESSAGES, "tools": WEATHER_TOOLS})
+# --- OpenAI chat: the reproduced accounting ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "encoding"), [("gpt-4o", "o200k_base"), ("gpt-4", "cl100k_base")])
+def test_tools_are_the_typescript_namespace_plus_nine_minus_four_with_a_system_message(model, encoding):
+    cost = cost_of({"model": model, "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL]})
+    system_text = WEATHER_MESSAGES[0]["content"] + "\n"  # the first system message gains a newline
+    system = TOKENS_PER_MESSAGE + n("system", encoding) + n(system_text, encoding)
+    user = TOKENS_PER_MESSAGE + n("user", encoding) + n(WEATHER_MESSAGES[1]["content"], encoding)
+    tools = n(WEATHER_NAMESPACE, encoding) + FUNCTIONS_BLOCK - 4
+    assert (cost.system, cost.messages, cost.tools) == (system, user, tools)
+    assert cost.total_input == system + user + tools + REPLY_PRIMING
+    assert cost.exact and cost.basis == ("openai-chat", "openai-functions") and cost.note == ""
+
+
+def test_without_a_system_message_the_block_keeps_its_nine_tokens():
+    cost = cost_of({"model": "gpt-4o", "messages": [WEATHER_MESSAGES[1]], "tools": [WEATHER_TOOL]})
+    assert cost.tools == n(WEATHER_NAMESPACE) + FUNCTIONS_BLOCK
+
+
+def test_tool_breakdown_sums_to_the_block_and_names_the_biggest_field():
+    cost = cost_of({"model": "gpt-4o", "messages": [WEATHER_MESSAGES[1]], "tools": [WEATHER_TOOL]})
+    (tool,) = cost.tool_costs
+    assert isinstance(tool, ToolCost) and tool.share == 1.0
+    block = WEATHER_NAMESPACE.split("\n\n")[1]
+    assert tool.tokens == n(block + "\n")
+    assert tool.biggest_field == "parameters.properties.location.description"
+    assert tool.biggest_field_tokens == n("The city and state, e.g. San Francisco, CA")
+    assert cost.tools == tool.tokens + (n(WEATHER_NAMESPACE) + FUNCTIONS_BLOCK - tool.tokens)
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_names_add_their_tokens_and_one(encoding):
+    model = "gpt-4o" if encoding == "o200k_base" else "gpt-4"
+    message = {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."}
+    cost = cost_of({"model": model, "messages": [message]})
+    assert cost.total_input == chat_message_tokens([message], encoding)
+    assert cost.system == TOKENS_PER_MESSAGE + n("system", encoding) + n(message["content"], encoding) + \
+        n("example_user", encoding) + 1
+    assert cost.exact
+
+
+def test_function_messages_and_calls_on_cl100k_models():
+    cl = "cl100k_base"
+    function = {"role": "function", "name": "do_stuff", "content": '{"foo": "bar"}'}
+    call = {"role": "assistant", "content": None, "function_call": {"name": "do_stuff", "arguments": '{"x": 1}'}}
+    cost = cost_of({"model": "gpt-3.5-turbo", "messages": [function, call]})
+    function_tokens = 3 + n("function", cl) + n(function["content"], cl) + n("do_stuff", cl) + 1 - 2
+    call_tokens = 3 + n("assistant", cl) + n("do_stuff", cl) + n('{"x": 1}', cl) + 3  # null content: nothing
+    assert cost.messages == function_tokens + call_tokens
+    assert cost.exact
+
+
+def test_tool_calls_one_and_several():
+    cl = "cl100k_base"
+    one = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"id":"7"}'}}]}
+    several = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"id":"7"}'}},
+        {"id": "c2", "type": "function", "function": {"name": "refund", "arguments": '{"id":"7"}'}}]}
+    tool = {"role": "tool", "tool_call_id": "c1", "content": "Order 7 shipped."}
+    frame = 3 + n("assistant", cl)
+    single = cost_of({"model": "gpt-3.5-turbo", "messages": [one, tool]})
+    assert single.messages == frame + n('lookup{"id":"7"}', cl) + n("lookup", cl) + 2 + \
+        3 + n("tool", cl) + n("Order 7 shipped.", cl)
+    assert single.exact
+    uses = '{"tool_uses":[{"recipient_name":"lookup","parameters":"{\\"id\\":\\"7\\"}"},' \
+           '{"recipient_name":"refund","parameters":"{\\"id\\":\\"7\\"}"}]}'
+    double = cost_of({"model": "gpt-3.5-turbo", "messages": [several]})
+    assert double.messages == frame + n(uses, cl) + 12 + 2
+    # No published count covers tool turns on o200k_base models: the same rules, as an estimate.
+    on_4o = cost_of({"model": "gpt-4o", "messages": [one, tool]})
+    assert not on_4o.exact and "message-unverified" in on_4o.basis
+
+
+@pytest.mark.parametrize(("choice", "extra"), [
+    ("auto", 0), ("none", 1), ({"type": "function", "function": {"name": "get_current_weather"}}, None)])
+def test_tool_choice(choice, extra):
+    base = cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL]})
+    cost = cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL], "tool_choice": choice})
+    expected = 7 + n("get_current_weather") if extra is None else extra
+    assert cost.total_input - base.total_input == expected == cost.other - REPLY_PRIMING
+    assert cost.exact
+
+
+def test_legacy_function_call_named_costs_four_plus_the_name():
+    function = {"name": "foo", "parameters": {"type": "object", "properties": {}}}
+    base = cost_of({"model": "gpt-3.5-turbo", "messages": [{"role": "user", "content": "hello"}], "functions": [function]})
+    named = cost_of({"model": "gpt-3.5-turbo", "messages": [{"role": "user", "content": "hello"}], "functions": [function],
+                     "function_call": {"name": "foo"}})
+    assert named.total_input - base.total_input == 4 + n("foo", "cl100k_base")
+
+
+def test_tool_choice_required_is_an_estimate():
+    cost = cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL], "tool_choice": "required"})
+    assert not cost.exact and "tool-choice-unverified" in cost.basis
+
+
+@pytest.mark.parametrize(("width", "height", "tiles"), [
+    (1, 1, 1), (512, 512, 1), (513, 512, 2), (1126, 488, 3), (1024, 1024, 4), (4096, 2048, 6), (800, 4000, 4)])
+def test_image_tiles(width, height, tiles):
+    assert image_tiles(width, height) == tiles
+
+
+@pytest.mark.parametrize(("model", "base", "tile"), [("gpt-4o", 85, 170), ("gpt-4o-mini", 2833, 5667)])
+def test_images_from_their_declared_size(model, base, tile):
+    text = 3 + n("user") + n("Describe this picture:") + REPLY_PRIMING
+    high = cost_of({"model": model, "messages": [image_message(png(1126, 488), "high")]})
+    assert high.total_input == text + base + 3 * tile and high.exact
+    auto = cost_of({"model": model, "messages": [image_message(png(1126, 488))]})
+    assert auto.total_input == high.total_input
+    low = cost_of({"model": model, "messages": [image_message(png(1126, 488), "low")]})
+    assert low.total_input == text + base and low.exact
+
+
+def test_an_image_of_unknown_size_is_an_estimate():
+    cost = cost_of({"model": "gpt-4o", "messages": [image_message("https://example.com/cat.jpg")]})
+    assert not cost.exact and "image-size-unknown" in cost.basis
+    assert cost.messages == 3 + n("user") + n("Describe this picture:") + 85 + 4 * 170
+
+
+def test_audio_and_files_are_listed_not_counted():
+    message = {"role": "user", "content": [
+        {"type": "text", "text": "Transcribe and summarise."},
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+        {"type": "file", "file": {"filename": "report.pdf", "file_data": "data:application/pdf;base64,AAAA"}}]}
+    cost = cost_of({"model": "gpt-4o", "messages": [message]})
+    assert cost.unpriced == ("audio (user message)", "file (user message)")
+    assert not cost.exact and "unpriced-parts" in cost.basis
+    assert "not counted: audio (user message), file (user message)" in cost.note
+
+
+def test_outside_the_published_shapes_counts_are_estimates():
+    nested = {"type": "function", "function": {"name": "find", "description": "Find orders.", "parameters": {
+        "type": "object", "properties": {"filter": {"type": "object", "description": "Filter.", "properties": {
+            "owner": {"type": "string", "description": "Owner e-mail"}}}}}}}
+    assert not cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [nested]}).exact
+    bare = {"type": "function", "function": {"name": "ping", "description": "Ping.", "parameters": {
+        "type": "object", "properties": {"host": {"type": "string"}}}}}  # a property without a description
+    assert "schema-unverified" in cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [bare]}).basis
+    developer = cost_of({"model": "gpt-4o", "messages": [{"role": "developer", "content": "Be brief."}]})
+    assert not developer.exact and "message-unverified" in developer.basis
+    newer = cost_of({"model": "gpt-4.1", "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL]})
+    assert not newer.exact and "model-unverified" in newer.basis
+    assert newer.total_input == cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES,
+                                         "tools": [WEATHER_TOOL]}).total_input
+
+
+def test_defaults_are_rendered_as_comments():
+    tool = {"type": "function", "function": {"name": "get_weather", "description": "Weather.", "parameters": {
+        "type": "object", "properties": {"unit": {"type": "string", "description": "Unit.",
+                                                  "enum": ["celsius", "fahrenheit"], "default": "celsius"}}}}}
+    without = json.loads(json.dumps(tool))
+    del without["function"]["parameters"]["properties"]["unit"]["default"]
+    a = cost_of({"model": "gpt-4o", "messages": [WEATHER_MESSAGES[1]], "tools": [tool]})
+    b = cost_of({"model": "gpt-4o", "messages": [WEATHER_MESSAGES[1]], "tools": [without]})
+    line = 'unit?: "celsius" | "fahrenheit",'
+    assert a.tools - b.tools == n(line + ' // default: "celsius"\n') - n(line + "\n")
+
+
+# --- the Responses API -------------------------------------------------------------------------
+
+
+def test_responses_api_is_counted_as_chat_and_labelled():
+    document = {
+        "model": "gpt-4o",
+        "instructions": "You are a support agent.",
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "Where is order 7?"}]},
+            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": '{"id":"7"}'},
+            {"type": "function_call_output", "call_id": "c1", "output": "Shipped yesterday."},
+        ],
+        "tools": [{"type": "function", "name": "lookup", "description": "Look up an order.", "parameters": {
+            "type": "object", "properties": {"id": {"type": "string", "description": "Order id"}}}},
+                  {"type": "web_search"}, {"type": "file_search", "vector_store_ids": ["vs_1"]}],
+        "max_output_tokens": 500,
+    }
+    request = parsed(document)
+    assert request.api == "openai-responses"
+    assert [m.role for m in request.messages] == ["developer", "user", "function_call", "function_call_output"]
+    cost = request_cost(request, None, None, None)
+    assert not cost.exact and "responses-api" in cost.basis
+    assert cost.unpriced == ("web_search (hosted tool)", "file_search (hosted tool)")
+    assert [t.name for t in cost.tool_costs] == ["lookup"]
+    assert cost.system == 3 + n("developer") + n("You are a support agent.")
+    call = 3 + n("assistant") + n('lookup{"id":"7"}') + n("lookup") + 2
+    output = 3 + n("tool") + n("Shipped yesterday.")
+    assert cost.messages == 3 + n("user") + n("Where is order 7?") + call + output
+    assert cost.reserve == 500
+
+
+def test_responses_input_as_a_string():
+    cost = cost_of({"model": "gpt-4o", "instructions": "Be brief.", "input": "Hello"})
+    assert cost.messages == 3 + n("user") + n("Hello") and cost.system == 3 + n("developer") + n("Be brief.")
+
+
+# --- Anthropic -----------------------------------------------------------------------------------
+
+ORDER_TOOL = {"name": "lookup_order", "description": "Look up an order by its number.",
+              "input_schema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}
+
+
+@pytest.mark.parametrize(("choice", "overhead"), [(None, 496), ({"type": "auto"}, 496), ({"type": "any"}, 588),
+                                                  ({"type": "tool", "name": "lookup_order"}, 588)])
+def test_anthropic_tool_use_prompt_follows_tool_choice(choice, overhead):
+    document = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "You are a billing assistant.",
+                "tools": [ORDER_TOOL], "messages": [{"role": "user", "content": "Order 7?"}]}
+    if choice is not None:
+        document["tool_choice"] = choice
+    cost = cost_of(document)
+    body = json.dumps({k: ORDER_TOOL[k] for k in ("name", "description", "input_schema")}, separators=(",", ":"))
+    assert cost.tools == n(body) + overhead
+    assert cost.system == n("You are a billing assistant.")  # a parameter: no message framing
+    assert not cost.exact and cost.basis == ("anthropic", "anthropic-tool-use")
+
+
+def test_anthropic_provider_tools_at_their_documented_sizes():
+    document = {"model": "claude-sonnet-4-5", "max_tokens": 1024,
+                "tools": [{"type": "bash_20250124", "name": "bash"},
+                          {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+                          {"type": "computer_20250124", "name": "computer", "display_width_px": 1024,
+                           "display_height_px": 768}],
+                "messages": [{"role": "user", "content": "List the files."}]}
+    cost = cost_of(document)
+    assert [(t.name, t.tokens) for t in cost.tool_costs] == [
+        ("bash", 245), ("str_replace_based_edit_tool", 700), ("computer", 0)]
+    assert cost.unpriced == ("computer (provider-defined tool; size not published)",)
+    assert cost.tools == 245 + 700 + 496
+
+
+def test_anthropic_ignores_thinking_of_earlier_turns():
+    thinking = {"type": "thinking", "thinking": "Let me work through this carefully first.", "signature": "x"}
+    earlier = {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [
+        {"role": "user", "content": "Is 7 prime?"},
+        {"role": "assistant", "content": [thinking, {"type": "text", "text": "Yes."}]},
+        {"role": "user", "content": "And 9?"}]}
+    without = json.loads(json.dumps(earlier))
+    without["messages"][1]["content"] = [{"type": "text", "text": "Yes."}]
+    assert cost_of(earlier).total_input == cost_of(without).total_input
+
+
+def test_anthropic_images_by_area():
+    document = {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png(750, 1000)[22:]}},
+        {"type": "text", "text": "What is this?"}]}]}
+    cost = cost_of(document)
+    assert cost.messages == 3 + n("user") + n("What is this?") + 1000
+    assert "anthropic-images" in cost.basis
+
+
+# --- Gemini --------------------------------------------------------------------------------------
+
+
+def test_gemini_counts_text_without_framing():
+    document = {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Talk like a pirate!"}]},
+                "contents": [{"role": "user", "parts": [{"text": "Hi there"}]},
+                             {"role": "model", "parts": [{"text": "Ahoy!"}]}],
+                "generationConfig": {"maxOutputTokens": 200}}
+    cost = cost_of(document)
+    assert (cost.system, cost.messages, cost.other) == (n("Talk like a pirate!"), n("Hi there") + n("Ahoy!"), 0)
+    assert cost.reserve == 200 and not cost.exact and cost.basis == ("google",)
+    # The same text in an OpenAI-shaped request on a Gemini model: no framing either.
+    chat = cost_of({"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Hi there"}]})
+    assert chat.total_input == n("Hi there") and "translated" in chat.basis
+
+
+# --- models: unknown, none, what-if ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "provider", "encoding"), [
+    ("claude-opus-4-7", "anthropic", "o200k_base"), ("gemini-3-pro", "google", "o200k_base"),
+    ("gpt-35-turbo-16k", "openai", "cl100k_base"), ("our-finetune-v3", None, "o200k_base")])
+def test_unknown_models_are_reported_as_unknown(model, provider, encoding):
+    cost = cost_of({"model": model, "messages": [{"role": "user", "content": "Hi"}]})
+    assert (cost.model, cost.model_known, cost.provider, cost.encoding) == (model, False, provider, encoding)
+    assert not cost.exact and "unknown-model" in cost.basis
+    assert cost.window is None and cost.input_price is None and cost.pricing.output_bound is None
+    assert f"unknown model `{model}`" in cost.note
+
+
+def test_a_request_with_no_model_says_so():
+    cost = cost_of({"messages": [{"role": "user", "content": "Hi"}]})
+    assert (cost.model, cost.model_known, cost.model_from) == ("(no model)", False, "none")
+    assert not cost.exact and "no-model" in cost.basis and cost.input_price is None
+    assert "no model named" in cost.note
+    configured = request_cost(parsed({"messages": [{"role": "user", "content": "Hi"}]}), None, "gpt-4o", None)
+    assert (configured.model, configured.model_from, configured.exact) == ("gpt-4o", "config", True)
+
+
+def test_what_if_model_replaces_the_requests_own():
+    request = parsed({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL]})
+    claude = request_cost(request, None, None, None, model="claude-sonnet-4-5")
+    assert (claude.model, claude.model_from, claude.provider) == ("claude-sonnet-4-5", "what-if", "anthropic")
+    assert claude.tools > 496 and not claude.exact
+
+
+def test_config_models_extend_the_table():
+    request = parsed({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 10})
+    cost = request_cost(request, {"our-model": {"base": "gpt-4o", "window": 20_000}}, "our-model", None)
+    assert cost.window == 20_000 and cost.encoding == "o200k_base" and cost.model_known
+    assert cost.window_share == pytest.approx((cost.total_input + 10) / 20_000)
+
+
+# --- slots and the cacheable prefix ---------------------------------------------------------------
+
+
+def seg(role: Role, text: str, index: int, slot: Slot | None = None) -> Segment:
+    return Segment(role, SPAN, text, slot, index)
+
+
+def test_slots_count_as_zero():
+    plain = Request("r", SPAN, segments=(seg(Role.SYSTEM, "Rules.", 0), seg(Role.USER, "Q: ", 1)))
+    slotted = Request("r", SPAN, segments=(
+        seg(Role.SYSTEM, "Rules.", 0), seg(Role.USER, "Q: ", 1),
+        seg(Role.USER, "question", 1, Slot("question", names=("question",)))))
+    a = request_cost(plain, None, "gpt-4o", volatility())
+    b = request_cost(slotted, None, "gpt-4o", volatility())
+    assert a.total_input == b.total_input and a.messages == b.messages
+
+
+def test_cacheable_prefix_ends_at_the_first_volatile_slot():
+    head = "You are the support assistant for Northwind Outdoor. "
+    request = Request("r", SPAN, segments=(
+        seg(Role.SYSTEM, head, 0),
+        seg(Role.SYSTEM, "user.name", 0, Slot("user.name", names=("user.name",))),  # dynamic, not volatile
+        seg(Role.SYSTEM, " Today is ", 0),
+        seg(Role.SYSTEM, "now()", 0, Slot("now()", calls=("now",))),
+        seg(Role.SYSTEM, "\nAnswer briefly.", 0),
+        seg(Role.USER, "Hello", 1),
+    ))
     cost = request_cost(request, None, "gpt-4o", volatility())
-    assert cost.total_input == API_TOOLS[model]
-    assert cost.exact and cost.note == ""
-    assert cost.total_input == cost.tools + cost.system + cost.messages + REPLY_PRIMING
-    assert cost.tools == cost.tool_costs[0].tokens + FUNC_END
+    assert cost.cacheable_prefix == TOKENS_PER_MESSAGE + n("system") + n(head) + n(" Today is ")
+    assert request_cost(request, None, "gpt-4o", None).cacheable_prefix == cost.total_input
 
 
-@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])
-def test_jargon_request_through_the_front_end_without_names(model):
-    """Message `name` fields are not in the shared model: the request counts as if they were absent."""
-    request = parsed({"model": model, "messages": JARGON_MESSAGES})
-    cost = request_cost(request, None, "gpt-4o", None)
-    unnamed = [{k: v for k, v in m.items() if k != "name"} for m in JARGON_MESSAGES]
-    encoding = lookup_model(model).encoding
-    assert cost.total_input == chat_message_tokens(unnamed, encoding)
-    names = sum(len(get_encoding(encoding).encode(m["name"])) + 1 for m in JARGON_MESSAGES if "name" in m)
-    assert cost.total_input + names == API_MESSAGES[model]
+# --- prices: caching only where it applies, output apart ----------------------------------------------
+
+LONG = "Northwind Outdoor sells tents, stoves and sleeping bags across Europe. " * 150
 
 
-# --- cross-checks against tiktoken -------------------------------------------------------------
+def long_request(model: str, volatile: bool = True, reserve: int | None = 1000) -> Request:
+    segments = [seg(Role.SYSTEM, LONG, 0)]
+    if volatile:
+        segments.append(seg(Role.SYSTEM, "now()", 0, Slot("now()", calls=("now",))))
+    segments += [seg(Role.SYSTEM, "\nAnswer briefly.", 0), seg(Role.USER, "Hi", 1)]
+    limit = OutputLimit("max_tokens", reserve, SPAN) if reserve else None
+    return Request("r", SPAN, segments=tuple(segments), model=model, output_limit=limit)
 
 
-@pytest.mark.parametrize(("model", "func_init"), [("gpt-4o", 7), ("gpt-4o-mini", 7), ("gpt-4", 10),
-                                                  ("gpt-3.5-turbo", 10), ("gpt-4.1", 7), ("o4-mini", 7)])
-def test_tool_formula_against_tiktoken(model, func_init):
+def test_openai_caches_from_1024_tokens_in_128_token_steps():
+    info = lookup_model("gpt-4o")
+    cost = request_cost(long_request("gpt-4o"), None, None, volatility())
+    prefix = cost.cacheable_prefix
+    assert prefix > 1024 and (prefix - 1024) % 128  # a prefix between two steps
+    cached = 1024 + (prefix - 1024) // 128 * 128
+    assert cost.pricing.cached_tokens == cached
+    assert cost.pricing.input == pytest.approx(cost.total_input * info.input_per_mtok / 1000)
+    assert cost.pricing.cached_input == pytest.approx(
+        ((cost.total_input - cached) * info.input_per_mtok + cached * info.cached_input_per_mtok) / 1000)
+
+
+def test_no_caching_below_the_minimum_or_without_prompt_caching():
+    short = request_cost(Request("r", SPAN, segments=(seg(Role.SYSTEM, "Be brief.", 0),), model="gpt-4o"),
+                         None, None, None)
+    assert short.pricing.cached_input is None and short.cached_price == short.input_price
+    assert "1,024-token minimum" in short.pricing.cache_note
+    legacy = request_cost(long_request("gpt-4"), None, None, volatility())
+    assert legacy.pricing.cached_input is None and legacy.pricing.cache_note == "gpt-4 has no prompt caching"
+
+
+def test_anthropic_caches_only_behind_breakpoints_above_the_minimum():
+    system = [{"type": "text", "text": LONG, "cache_control": {"type": "ephemeral"}}]
+    document = {"model": "claude-sonnet-4-5", "max_tokens": 100, "system": system,
+                "messages": [{"role": "user", "content": "{{ question }}"}]}
+    cost = cost_of(document)
+    assert cost.pricing.cached_tokens == n(LONG) == cost.system
+    info = lookup_model("claude-sonnet-4-5")
+    assert cost.pricing.cached_input == pytest.approx(
+        ((cost.total_input - n(LONG)) * info.input_per_mtok + n(LONG) * info.cached_input_per_mtok) / 1000)
+    unmarked = cost_of({**document, "system": LONG})
+    assert unmarked.pricing.cached_input is None and unmarked.pricing.cache_note == "no cache_control breakpoint"
+    small = cost_of({**document, "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]})
+    assert small.pricing.cached_input is None and "1,024-token minimum" in small.pricing.cache_note
+
+
+def test_gemini_implicit_caching_above_its_minimum():
+    cost = request_cost(long_request("gemini-2.5-flash", volatile=False), None, None, None)
+    assert cost.pricing.cached_tokens == cost.cacheable_prefix == cost.total_input > 2048
+
+
+def test_output_is_priced_apart_as_a_bound_and_an_expectation():
+    info = lookup_model("gpt-4o")
+    limited = request_cost(long_request("gpt-4o", reserve=700), None, None, None, expected_output=250)
+    p = limited.pricing
+    assert (p.output_bound_tokens, p.output_bound_from) == (700, "max_tokens")
+    assert p.output_bound == pytest.approx(700 * info.output_per_mtok / 1000)
+    assert (p.expected_output_tokens, p.expected_output) == (250, pytest.approx(250 * info.output_per_mtok / 1000))
+    assert p.input == pytest.approx(limited.total_input * info.input_per_mtok / 1000)  # input alone
+    unlimited = request_cost(long_request("gpt-4o", reserve=None), None, None, None)
+    assert (unlimited.pricing.output_bound_tokens, unlimited.pricing.output_bound_from) == (16_384, "model maximum")
+    assert unlimited.pricing.expected_output is None
+
+
+# --- the byte bound and CTX203's totals ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4", "claude-sonnet-4-5", "gemini-2.5-flash", "unknown-x"])
+def test_bytes_bound_the_exact_count(model):
+    documents = [
+        {"model": model, "messages": WEATHER_MESSAGES, "tools": [WEATHER_TOOL]},
+        {"model": model, "messages": [{"role": "system", "content": "中文提示：必须用中文回答。 🎉 " * 20},
+                                      {"role": "user", "content": "{{ question }}"}]},
+    ]
     info = lookup_model(model)
-    enc = get_encoding(info.encoding)
-    n = lambda text: len(enc.encode(text))  # noqa: E731
-    tool = WEATHER_TOOLS[0]
-    by_hand = (func_init + n("get_current_weather:Get the current weather in a given location") + PROP_INIT
-               + PROP_KEY + n("location:string:The city and state, e.g. San Francisco, CA")
-               + PROP_KEY + n("unit:string:The unit of temperature to return")
-               + ENUM_INIT + ENUM_ITEM + n("celsius") + ENUM_ITEM + n("fahrenheit"))
-    cost = tool_cost_breakdown(tool_def(tool), info)
-    assert cost.tokens == by_hand
-    assert cost.share == 1.0
-    assert cost.biggest_field == "parameters.properties.location.description"
-    assert cost.biggest_field_tokens == n("The city and state, e.g. San Francisco, CA")
+    tokenizer = get_encoding(info.encoding if info else "o200k_base")
+    for document in documents:
+        request = parsed(document)
+        exact = measure(request, info, lambda t: len(tokenizer.encode_ordinary(t)))
+        bound = measure(request, info, utf8_bytes)
+        assert bound.total_input >= exact.total_input
+        assert static_tokens(request, utf8_bytes, info) == bound.total_input
 
 
-def test_trailing_period_is_removed_once():
+def test_tool_helpers_agree_with_the_request():
     info = lookup_model("gpt-4o")
-    enc = get_encoding("o200k_base")
-    schema = {"type": "object", "properties": {"x": {"type": "string", "description": "An x."}}}
-    tool = ToolDef("f", "Does a thing..", schema, SPAN, None)
-    expected = 7 + len(enc.encode("f:Does a thing.")) + PROP_INIT + PROP_KEY + len(enc.encode("x:string:An x"))
-    assert tool_cost_breakdown(tool, info).tokens == expected
-
-
-@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])
-def test_message_framing_against_tiktoken(model):
-    info = lookup_model(model)
-    enc = get_encoding(info.encoding)
-    system = "你好！You are the support assistant for Northwind Outdoor. 🎒 Answer briefly."
-    user = "Where is my order #1234?\n\nThanks"
-    request = parsed({"model": model, "max_tokens": 300,
-                      "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]})
-    cost = request_cost(request, None, "gpt-4o", None)
-    assert cost.system == TOKENS_PER_MESSAGE + len(enc.encode("system")) + len(enc.encode(system))
-    assert cost.messages == TOKENS_PER_MESSAGE + len(enc.encode("user")) + len(enc.encode(user))
-    assert cost.total_input == cost.system + cost.messages + REPLY_PRIMING
-    assert cost.reserve == 300
-    assert cost.window == info.window
-    assert cost.window_share == pytest.approx((cost.total_input + 300) / info.window)
-    assert cost.encoding == info.encoding and cost.model == model
-
-
-# --- tool breakdowns ----------------------------------------------------------------------------
-
-CURRENCIES = ["EUR", "USD", "GBP", "JPY", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "RON", "BGN", "ISK",
-              "TRY", "CAD", "AUD", "NZD", "SGD", "HKD", "KRW", "INR", "BRL", "MXN", "ZAR", "CNY", "THB"]
-
-
-def test_biggest_field_and_shares():
-    info = lookup_model("gpt-4o")
-    enc = get_encoding("o200k_base")
-    convert = ToolDef("convert", "Convert money.", {"type": "object", "properties": {
-        "amount": {"type": "number"}, "currency": {"type": "string", "enum": CURRENCIES}}}, SPAN, None)
-    ping = ToolDef("ping", "Check the service.", {"type": "object", "properties": {}}, SPAN, None)
-    total, costs = tools_tokens([convert, ping], info)
-    assert [c.name for c in costs] == ["convert", "ping"]
-    assert total == sum(c.tokens for c in costs) + FUNC_END
-    assert sum(c.share for c in costs) == pytest.approx(1.0)
-    assert costs[0].share == pytest.approx(costs[0].tokens / (costs[0].tokens + costs[1].tokens))
-    assert costs[0].biggest_field == "parameters.properties.currency.enum"
-    assert costs[0].biggest_field_tokens == ENUM_INIT + sum(ENUM_ITEM + len(enc.encode(c)) for c in CURRENCIES)
-    # An empty `properties` adds nothing (the cookbook checks len(properties) > 0).
-    assert costs[1].tokens == 7 + len(enc.encode("ping:Check the service"))
-    assert costs[1].biggest_field == "description"
-    assert isinstance(costs[0], ToolCost) and costs[0].span == SPAN
-
-
-def test_field_paths_follow_the_source_shape():
-    mcp = {"name": "search", "description": "Search.", "inputSchema": {"type": "object", "properties": {
-        "q": {"type": "string", "description": "What to look for, in plain words, as long as you like."}}}}
-    anthropic = {"name": "search", "description": "Search.", "input_schema": mcp["inputSchema"]}
-    assert tool_cost_breakdown(tool_def(mcp), None).biggest_field == "inputSchema.properties.q.description"
-    assert tool_cost_breakdown(tool_def(anthropic), lookup_model("claude-sonnet-4-5")).biggest_field == \
-        "input_schema.properties.q.description"
-
-
-def test_nested_schema_is_counted_by_the_documented_extension():
-    info = lookup_model("gpt-4o")
-    enc = get_encoding("o200k_base")
-    n = lambda text: len(enc.encode(text))  # noqa: E731
-    schema = {"type": "object", "properties": {
-        "filter": {"type": "object", "description": "Filter.", "properties": {
-            "owner": {"type": "string", "description": "Owner e-mail"}}},
-        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
-        "when": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-        "mode": {"type": ["string", "null"], "title": "Mode"},
-    }}
-    tool = ToolDef("find", "Find things.", schema, SPAN, None)
-    by_hand = (7 + n("find:Find things") + PROP_INIT
-               + PROP_KEY + n("filter:object:Filter") + PROP_INIT + PROP_KEY + n("owner:string:Owner e-mail")
-               + PROP_KEY + n("tags:array:") + n("string") + ENUM_INIT + 2 * ENUM_ITEM + n("a") + n("b")
-               + PROP_KEY + n("when::") + n('anyOf:[{"type":"string"},{"type":"null"}]')
-               + PROP_KEY + n("mode:string | null:"))
-    assert tool_cost_breakdown(tool, info).tokens == by_hand
-
-    cost = request_cost(Request("t.json", SPAN, tools=(tool,)), None, "gpt-4o", None)
-    assert not cost.exact
-    assert "approximate" in cost.note and "find" in cost.note
-    assert cost.tools == by_hand + FUNC_END
-
-
-def test_flat_cookbook_schema_is_exact_and_titles_are_free():
-    schema = {"type": "object", "title": "Args", "properties": {"city": {"type": "string", "title": "City"}},
-              "required": ["city"], "additionalProperties": False}
-    cost = request_cost(Request("t.json", SPAN, tools=(ToolDef("w", "Weather.", schema, SPAN, None),)),
-                        None, "gpt-4o", None)
-    assert cost.exact and cost.note == ""
-
-
-def test_references_and_provider_tools_are_labelled():
-    reference = ToolDef("lookupOrder", None, None, SPAN, "lookupOrder")  # Dotprompt `tools: [lookupOrder]`
-    bash = ToolDef("bash", None, None, SPAN, {"type": "bash_20250124", "name": "bash"})
-    openai = request_cost(Request("t", SPAN, tools=(reference,)), None, "gpt-4o", None)
-    assert not openai.exact and "counted by their name only: lookupOrder" in openai.note
-    assert openai.tool_costs[0].tokens == 7 + len(get_encoding("o200k_base").encode("lookupOrder:"))
-    claude = request_cost(Request("t", SPAN, tools=(bash,), model="claude-sonnet-4-5"), None, "gpt-4o", None)
-    assert "provider-defined tools" in claude.note and "bash" in claude.note
+    tool = ToolDef("get_current_weather", WEATHER_TOOL["function"]["description"],
+                   WEATHER_TOOL["function"]["parameters"], SPAN, WEATHER_TOOL)
+    total, costs = tools_tokens([tool], info)
+    assert total == n(WEATHER_NAMESPACE) + FUNCTIONS_BLOCK
+    assert tool_cost_breakdown(tool, info) == costs[0]
 
 
 @pytest.mark.parametrize("schema", [
@@ -272,205 +552,10 @@ def test_deep_schema_is_bounded():
     schema: dict = {"type": "string"}
     for _ in range(200):
         schema = {"type": "object", "properties": {"x": schema}}
-    assert tool_cost_breakdown(ToolDef("deep", "", schema, SPAN, None), None).tokens > 200
-
-
-# --- estimates: Anthropic and Google --------------------------------------------------------------
-
-
-def test_anthropic_is_an_estimate_with_the_tool_use_overhead():
-    info = lookup_model("claude-sonnet-4-5")
-    enc = get_encoding("o200k_base")
-    tool = {"name": "get_weather", "description": "Current weather.", "input_schema": {
-        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-        "cache_control": {"type": "ephemeral"}}
-    request = parsed({"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "You are a weather bot.",
-                      "tools": [tool], "messages": [{"role": "user", "content": "Oslo?"}]})
-    cost = request_cost(request, None, "gpt-4o", None)
-    assert not cost.exact
-    assert cost.encoding == "o200k_base"
-    assert "estimate: Anthropic publishes no tokenizer; counted with o200k_base" in cost.note
-    assert info.tool_overhead_auto == 496
-    body = {"name": "get_weather", "description": "Current weather.", "input_schema": tool["input_schema"]}
-    tool_tokens = len(enc.encode(json.dumps(body, ensure_ascii=False, separators=(",", ":"))))
-    assert cost.tool_costs[0].tokens == tool_tokens
-    assert cost.tools == tool_tokens + 496
-    assert "496-token tool-use system prompt" in cost.note
-    # The system prompt is a request parameter: no message framing; the user message is framed.
-    assert cost.system == len(enc.encode("You are a weather bot."))
-    assert cost.messages == TOKENS_PER_MESSAGE + len(enc.encode("user")) + len(enc.encode("Oslo?"))
-
-    without = parsed({"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "You are a weather bot.",
-                      "messages": [{"role": "user", "content": "Oslo?"}]})
-    bare = request_cost(without, None, "gpt-4o", None)
-    assert bare.tools == 0 and "tool-use" not in bare.note and not bare.exact
-
-
-def test_anthropic_unpublished_overhead_is_said():
-    tool = ToolDef("t", "T.", {"type": "object"}, SPAN, {"name": "t", "input_schema": {"type": "object"}})
-    cost = request_cost(Request("r.json", SPAN, tools=(tool,), model="claude-opus-4-6"), None, "gpt-4o", None)
-    assert cost.tools == cost.tool_costs[0].tokens
-    assert "not published" in cost.note
-
-
-def test_google_is_an_estimate():
-    request = parsed({"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "Hi"}]})
-    cost = request_cost(request, None, "gpt-4o", None)
-    assert not cost.exact and "Google publishes no tokenizer" in cost.note
-
-
-def test_unknown_model_is_labelled_and_has_no_window_or_price():
-    request = parsed({"model": "our-finetune-v3", "messages": [{"role": "user", "content": "Hi"}]})
-    cost = request_cost(request, None, "gpt-4o", None)
-    assert cost.model == "our-finetune-v3" and cost.encoding == "o200k_base"
-    assert not cost.exact and "unknown model" in cost.note
-    assert cost.window is None and cost.window_share is None
-    assert cost.price_per_1k_calls is None and cost.price_per_1k_calls_cached is None
-
-
-def test_default_model_and_config_models():
-    request = parsed({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 10})
-    assert request_cost(request, None, "gpt-4", None).model == "gpt-4"
-    cost = request_cost(request, {"our-model": {"base": "gpt-4o", "window": 20_000}}, "our-model", None)
-    assert cost.window == 20_000 and cost.encoding == "o200k_base"
-    assert cost.window_share == pytest.approx((cost.total_input + 10) / 20_000)
-
-
-# --- slots and the cacheable prefix ---------------------------------------------------------------
-
-
-def seg(role: Role, text: str, index: int, slot: Slot | None = None) -> Segment:
-    return Segment(role, SPAN, text, slot, index)
-
-
-def test_slots_count_as_zero_and_loops_once():
-    plain = Request("r", SPAN, segments=(seg(Role.SYSTEM, "Rules.", 0), seg(Role.USER, "Q: ", 1)))
-    slotted = Request("r", SPAN, segments=(
-        seg(Role.SYSTEM, "Rules.", 0), seg(Role.USER, "Q: ", 1),
-        seg(Role.USER, "question", 1, Slot("question", names=("question",)))))
-    a = request_cost(plain, None, "gpt-4o", volatility())
-    b = request_cost(slotted, None, "gpt-4o", volatility())
-    assert a.total_input == b.total_input and a.messages == b.messages
-
-
-def test_cacheable_prefix_ends_at_the_first_volatile_slot():
-    enc = get_encoding("o200k_base")
-    n = lambda text: len(enc.encode(text))  # noqa: E731
-    tool = tool_def(WEATHER_TOOLS[0])
-    head = "You are the support assistant for Northwind Outdoor. "
-    tail = "\nAnswer politely and briefly."
-    request = Request("r", SPAN, tools=(tool,), segments=(
-        seg(Role.SYSTEM, head, 0),
-        seg(Role.SYSTEM, "user.name", 0, Slot("user.name", names=("user.name",))),  # dynamic, not volatile
-        seg(Role.SYSTEM, " Today is ", 0),
-        seg(Role.SYSTEM, "now()", 0, Slot("now()", calls=("now",))),
-        seg(Role.SYSTEM, tail, 0),
-        seg(Role.USER, "Hello", 1),
-    ))
-    cost = request_cost(request, None, "gpt-4o", volatility())
-    tools = tool_cost_breakdown(tool, lookup_model("gpt-4o")).tokens + FUNC_END
-    assert cost.cacheable_prefix == tools + TOKENS_PER_MESSAGE + n("system") + n(head) + n(" Today is ")
-    assert cost.total_input == cost.cacheable_prefix + n(tail) + TOKENS_PER_MESSAGE + n("user") + n("Hello") \
-        + REPLY_PRIMING
-    # Without a volatility definition, or without a volatile slot, the whole input is the prefix.
-    assert request_cost(request, None, "gpt-4o", None).cacheable_prefix == cost.total_input
-
-
-def test_cacheable_prefix_through_a_template_in_a_request_file():
-    request = parsed({"model": "gpt-4o", "messages": [
-        {"role": "system", "content": "You are the support assistant.\nCurrent time: {{ now() }}\nBe brief."},
-        {"role": "user", "content": "{{ question }}"}]})
-    enc = get_encoding("o200k_base")
-    cost = request_cost(request, None, "gpt-4o", volatility())
-    assert cost.cacheable_prefix == TOKENS_PER_MESSAGE + len(enc.encode("system")) + len(
-        enc.encode("You are the support assistant.\nCurrent time: "))
-    assert cost.cacheable_prefix < cost.total_input
-
-
-# --- prices ---------------------------------------------------------------------------------------
-
-
-def long_request(model: str, reserve: int = 1000, volatile: bool = True) -> Request:
-    text = "Northwind Outdoor sells tents, stoves and sleeping bags across Europe. " * 100
-    segments = [seg(Role.SYSTEM, text, 0)]
-    if volatile:
-        segments.append(seg(Role.SYSTEM, "now()", 0, Slot("now()", calls=("now",))))
-    segments += [seg(Role.SYSTEM, "\nAnswer briefly and quote the order number.", 0), seg(Role.USER, "Hi", 1)]
-    return Request("r", SPAN, segments=tuple(segments), model=model,
-                   output_limit=OutputLimit("max_tokens", reserve, SPAN))
-
-
-def test_prices_per_thousand_calls_from_the_model_table():
-    info = lookup_model("gpt-4o")
-    cost = request_cost(long_request("gpt-4o"), None, "gpt-4o", volatility())
-    assert cost.cacheable_prefix >= info.cache_min_tokens
-    total, prefix = cost.total_input, cost.cacheable_prefix
-    assert cost.price_per_1k_calls == pytest.approx(
-        1000 * (total * info.input_per_mtok + 1000 * info.output_per_mtok) / 1e6)
-    assert cost.price_per_1k_calls_cached == pytest.approx(
-        1000 * ((total - prefix) * info.input_per_mtok + prefix * info.cached_input_per_mtok
-                + 1000 * info.output_per_mtok) / 1e6)
-    assert cost.price_per_1k_calls_cached < cost.price_per_1k_calls
-
-
-def test_anthropic_prices_use_the_cache_read_price():
-    info = lookup_model("claude-sonnet-4-5")
-    cost = request_cost(long_request("claude-sonnet-4-5", reserve=2000), None, "gpt-4o", volatility())
-    total, prefix = cost.total_input, cost.cacheable_prefix
-    assert prefix >= info.cache_min_tokens
-    assert cost.price_per_1k_calls == pytest.approx(1000 * (total * 3.00 + 2000 * 15.00) / 1e6)
-    assert cost.price_per_1k_calls_cached == pytest.approx(
-        1000 * ((total - prefix) * 3.00 + prefix * 0.30 + 2000 * 15.00) / 1e6)
-
-
-def test_cached_price_edge_cases():
-    # A prefix below the model's minimum cacheable length is not cached.
-    short = Request("r", SPAN, segments=(seg(Role.SYSTEM, "now()", 0, Slot("now()", calls=("now",))),
-                                         seg(Role.SYSTEM, "Be brief.", 0)), model="gpt-4o")
-    cost = request_cost(short, None, "gpt-4o", volatility())
-    assert cost.price_per_1k_calls_cached == cost.price_per_1k_calls
-    # No prompt caching (gpt-4): same price. Unknown cached price (gpt-5): None.
-    legacy = request_cost(long_request("gpt-4", reserve=100), None, "gpt-4o", volatility())
-    assert legacy.price_per_1k_calls_cached == legacy.price_per_1k_calls is not None
-    gpt5 = request_cost(long_request("gpt-5"), None, "gpt-4o", volatility())
-    assert gpt5.price_per_1k_calls is not None and gpt5.price_per_1k_calls_cached is None
-    # No output limit: the reserve is 0 and only input is priced.
-    no_limit = Request("r", SPAN, segments=(seg(Role.USER, "Hi", 0),), model="gpt-4o")
-    free = request_cost(no_limit, None, "gpt-4o", None)
-    assert free.reserve == 0
-    assert free.price_per_1k_calls == pytest.approx(1000 * free.total_input * 2.50 / 1e6)
-
-
-# --- the byte bound and CTX203's totals ------------------------------------------------------------
-
-
-@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4", "claude-sonnet-4-5", "gemini-2.5-flash", "unknown-x"])
-def test_bytes_bound_the_exact_count(model):
-    documents = [
-        {"model": model, "messages": WEATHER_MESSAGES, "tools": WEATHER_TOOLS},
-        {"model": model, "messages": JARGON_MESSAGES},
-        {"model": model, "messages": [{"role": "system", "content": "中文提示：必须用中文回答。 🎉 " * 20},
-                                      {"role": "user", "content": "{{ question }}"}]},
-    ]
-    for document in documents:
-        request = parsed(document)
-        info = lookup_model(model)
-        encoding = info.encoding if info else "o200k_base"
-        exact = measure(request, info, lambda t: len(get_encoding(encoding).encode_ordinary(t)))
-        bound = measure(request, info, utf8_bytes)
-        assert bound.total_input >= exact.total_input
-        assert static_tokens(request, utf8_bytes, info) == bound.total_input
-
-
-def test_static_tokens_is_the_request_total():
-    request = parsed({"model": "gpt-4o", "messages": WEATHER_MESSAGES, "tools": WEATHER_TOOLS})
-    count = lambda t: len(get_encoding("o200k_base").encode_ordinary(t))  # noqa: E731
-    assert static_tokens(request, count) == 101
-    assert static_tokens(request, count, lookup_model("gpt-4o")) == 101
+    assert tool_cost_breakdown(ToolDef("deep", "", schema, SPAN, None), None).tokens > 0
 
 
 def test_request_cost_is_frozen():
-    cost = request_cost(parsed({"model": "gpt-4o", "messages": WEATHER_MESSAGES}), None, "gpt-4o", None)
-    assert isinstance(cost, RequestCost)
+    cost = cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES})
     with pytest.raises(AttributeError):
         cost.tools = 5  # type: ignore[misc]
