@@ -63,8 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     cost = commands.add_parser("cost", help="token and price report per file, request and tool; a budget gate",
                                description=(
         "Count what each request sends before any variable content: tokens per request and per tool, "
-        "model, encoding, share of the window, cacheable prefix and price per 1,000 calls. With "
-        "--compare, report what changed against a git revision. Exit 1 when a limit is crossed "
+        "model, share of the window, what prompt caching saves where it applies, and the price of "
+        "1,000 calls (input first, output apart). With --model A,B, price the same requests on each "
+        "model side by side. With --compare, report what changed against a git revision. Exit 1 when "
+        "a limit is crossed "
         "(--max-increase, [tool.ctxlint.cost] in the config), 2 on usage, git or configuration errors."))
     cost.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
     cost.add_argument("--config", type=Path, metavar="FILE",
@@ -77,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     cost.add_argument("--max-increase", metavar="N|N%",
                       help="with --compare: exit 1 when the input tokens of all requests grow by more than N "
                            "tokens or N percent of the baseline")
+    cost.add_argument("--model", type=_codes, metavar="MODELS",
+                      help="price every request on these models instead of its own, side by side "
+                           "(comma-separated, e.g. gpt-4o,claude-sonnet-4-5,gemini-2.5-pro)")
+    cost.add_argument("--include-set-aside", action="store_true", default=None,
+                      help="count test data, fixtures and templates that are not prompts in the totals")
 
     rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
@@ -222,10 +229,15 @@ def run_cost(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
     settings, catalogue = _settings_and_catalogue(args.config, args.paths)
+    if args.include_set_aside:
+        settings.include_set_aside = True
+    what_if = list(dict.fromkeys(args.model or ()))
+    if args.model is not None and not what_if:
+        raise UsageError("--model needs at least one model name, e.g. --model gpt-4o,claude-sonnet-4-5")
     try:
         linter = Linter(settings, catalogue)
         files = discover(args.paths, settings.root, settings.all_globs(), settings.exclude)
-        report = build_report(linter, files, args.paths, args.compare, increase)
+        report = build_report(linter, files, args.paths, args.compare, increase, what_if=what_if)
     except (SelectionError, CatalogueError, DiscoveryError, GitError) as error:
         raise UsageError(str(error)) from None
     for notice in report.notices:

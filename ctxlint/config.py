@@ -46,6 +46,14 @@ COST_LIMITS = {
     "max-tool-tokens": "tokens of one tool definition",
     "max-total-tool-tokens": "tokens of all the tools offered in one request",
 }
+# What `ctxlint cost` keeps out of its totals by default and lists apart: requests in test data
+# and fixtures (globs over paths relative to the root). `set-aside` replaces the list,
+# `extend-set-aside` adds to it; templates that are not prompts (HTML pages, Dockerfiles,
+# documentation) are recognised by name and content. `include-set-aside = true` counts them all.
+COST_SET_ASIDE = (
+    "**/tests/**", "**/test/**", "**/testdata/**", "**/test_data/**", "**/__tests__/**", "**/fixtures/**",
+    "**/__fixtures__/**", "**/test_*.py", "**/*_test.py", "**/conftest.py", "**/*.test.*", "**/*.spec.*",
+)
 
 
 @dataclass
@@ -60,7 +68,8 @@ class Settings:
     # Globs per format from the config, e.g. {"jinja": ["templates/*.tmpl"]}; they win over file
     # names and suffixes. `text` replaces DEFAULT_TEXT_GLOBS, which otherwise apply last.
     formats: dict[str, list[str]] = field(default_factory=dict)
-    model: str = "gpt-4o"
+    # The model of requests that name none; None: such requests are reported as naming no model.
+    model: str | None = None
     models: dict[str, dict] = field(default_factory=dict)
     rule_options: dict[str, dict] = field(default_factory=dict)
     rule_packs: list[Path] = field(default_factory=list)
@@ -74,6 +83,10 @@ class Settings:
     family_options: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # Absolute limits for `ctxlint cost` ([tool.ctxlint.cost]), keyed as in COST_LIMITS; unset = no limit.
     cost_limits: dict[str, int] = field(default_factory=dict)
+    # [tool.ctxlint.cost] expected-output-tokens: the answer length to price output at, besides its bound.
+    expected_output_tokens: int | None = None
+    set_aside: list[str] = field(default_factory=lambda: list(COST_SET_ASIDE))
+    include_set_aside: bool = False
 
     def text_globs(self) -> list[str]:
         return self.formats.get("text", list(DEFAULT_TEXT_GLOBS))
@@ -194,7 +207,7 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             settings.family_options[key] = {name: strings(f"{key}.{name}", values) for name, values in value.items()}
         elif key == "cost":
             label = f"{prefix + '.' if prefix else ''}{key}"
-            settings.cost_limits = _cost_limits(value, path, label)
+            _apply_cost(settings, value, path, label)
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where(key)} must be a positive integer")
@@ -203,15 +216,31 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             raise ConfigError(f"{where(key)}: unknown key")
 
 
-def _cost_limits(table, path: Path, label: str) -> dict[str, int]:
-    """`[tool.ctxlint.cost]`: absolute token limits, each a positive integer."""
+_COST_KEYS = (*COST_LIMITS, "expected-output-tokens", "set-aside", "extend-set-aside", "include-set-aside")
+
+
+def _apply_cost(settings: Settings, table, path: Path, label: str) -> None:
+    """`[tool.ctxlint.cost]`: absolute token limits, the expected answer length, what to set aside."""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{label}` must be a table")
     limits = {}
     for key, value in table.items():
-        if key not in COST_LIMITS:
-            raise ConfigError(f"{path}: `{label}.{key}`: unknown key (keys: {', '.join(COST_LIMITS)})")
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ConfigError(f"{path}: `{label}.{key}` must be a positive number of tokens")
-        limits[key] = value
-    return limits
+        where = f"{path}: `{label}.{key}`"
+        if key not in _COST_KEYS:
+            raise ConfigError(f"{where}: unknown key (keys: {', '.join(_COST_KEYS)})")
+        if key in ("set-aside", "extend-set-aside"):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where} must be a list of globs")
+            settings.set_aside = settings.set_aside + value if key.startswith("extend-") else list(value)
+        elif key == "include-set-aside":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} must be true or false")
+            settings.include_set_aside = value
+        elif not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"{where} must be a positive number of tokens")
+        elif key == "expected-output-tokens":
+            settings.expected_output_tokens = value
+        else:
+            limits[key] = value
+    settings.cost_limits = limits
+

@@ -28,7 +28,10 @@ class CheckContext:
                            confidence, evidence))
 
     def model_name(self, request: Request) -> str:
-        return request.model or self.settings.model
+        """The request's model, the configured one, or the default the checks size windows by."""
+        from ctxlint.tokens import DEFAULT_MODEL
+
+        return request.model or self.settings.model or DEFAULT_MODEL
 
     def count_tokens(self, text: str, request: Request) -> int:
         """Exact tokens of ``text`` in the encoding of the request's model (o200k_base if unknown)."""

@@ -41,11 +41,16 @@ from ctxlint.tokens import ModelInfo, lookup_model
 @dataclass(frozen=True)
 class FileCost:
     """The requests of one file, priced; ``errors`` are parse errors (``3:5: message``) that left
-    part of the file uncounted."""
+    part of the file uncounted. ``set_aside`` says why the file is kept out of the totals (test
+    data, a template that is not a prompt), or is empty. With ``--model A,B``, ``what_if`` holds
+    each request's cost under each of those models, and ``requests`` the costs under the first.
+    """
 
     path: str
     requests: tuple[RequestCost, ...]
     errors: tuple[str, ...] = ()
+    set_aside: str = ""
+    what_if: tuple[tuple[RequestCost, ...], ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -54,22 +59,34 @@ class FileCost:
 
 @dataclass(frozen=True)
 class Totals:
+    """Sums over the counted requests; prices in USD per 1,000 calls of each request.
+
+    ``input_price`` is the headline. ``cached_price`` is what the input costs with prompt caching
+    where it applies (the input price elsewhere); output is apart: ``output_bound`` from the
+    output limits, ``expected_output`` from ``expected-output-tokens``. A request whose price is
+    unknown is left out of the sums and counted in ``unpriced_requests``.
+    """
+
     files: int  # files that hold at least one request
     requests: int
     tools: int  # tool definitions, summed over requests
     input_tokens: int
     tool_tokens: int
     reserve: int
-    price_per_1k_calls: float | None  # None when no request has a known price
-    price_per_1k_calls_cached: float | None
-    unpriced_requests: int  # requests left out of the price totals (model or price unknown)
+    input_price: float | None  # None when no request has a known price
+    cached_price: float | None
+    output_bound: float | None
+    expected_output: float | None
+    unpriced_requests: int
     estimated_requests: int  # requests whose counts are estimates (exact=False)
 
 
-def totals(files: Sequence[FileCost]) -> Totals:
-    requests = [r for f in files for r in f.requests]
-    priced = [r for r in requests if r.price_per_1k_calls is not None]
-    cached = [r for r in requests if r.price_per_1k_calls_cached is not None]
+def totals(files: Sequence[FileCost], model: int | None = None) -> Totals:
+    """Totals of ``files``; ``model`` picks one column of a what-if audit (None: ``requests``)."""
+    requests = [r for f in files for r in (f.requests if model is None else (w[model] for w in f.what_if))]
+    priced = [r for r in requests if r.input_price is not None]
+    bounds = [r.pricing.output_bound for r in priced if r.pricing.output_bound is not None]
+    expected = [r.pricing.expected_output for r in priced if r.pricing.expected_output is not None]
     return Totals(
         files=sum(1 for f in files if f.requests),
         requests=len(requests),
@@ -77,16 +94,18 @@ def totals(files: Sequence[FileCost]) -> Totals:
         input_tokens=sum(r.total_input for r in requests),
         tool_tokens=sum(r.tools for r in requests),
         reserve=sum(r.reserve for r in requests),
-        price_per_1k_calls=sum(r.price_per_1k_calls for r in priced) if priced else None,
-        price_per_1k_calls_cached=sum(r.price_per_1k_calls_cached for r in cached) if cached else None,
+        input_price=sum(r.input_price or 0.0 for r in priced) if priced else None,
+        cached_price=sum(r.cached_price or 0.0 for r in priced) if priced else None,
+        output_bound=sum(bounds) if bounds else None,
+        expected_output=sum(expected) if expected else None,
         unpriced_requests=len(requests) - len(priced),
         estimated_requests=sum(1 for r in requests if not r.exact),
     )
 
 
 def other_tokens(cost: RequestCost) -> int:
-    """Input tokens outside tools, system and messages: the reply priming (3 for OpenAI)."""
-    return max(cost.total_input - cost.tools - cost.system - cost.messages, 0)
+    """Input tokens outside tools, system and messages: the reply priming and ``tool_choice``."""
+    return cost.other
 
 
 class Progress:
@@ -138,31 +157,137 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _file_cost(display: str, parsed: ParsedFile, linter: Linter) -> FileCost | None:
-    settings = linter.settings
-    costs = tuple(request_cost(r, settings.models or None, settings.model, linter.volatility)
-                  for r in parsed.requests)
-    errors = tuple(f"{span.line}:{span.column}: {' '.join(message.split())}" for span, message in parsed.errors)
-    if not costs and not errors:
-        return None  # not a prompt (package.json, a Python file with no LLM call)
-    return FileCost(display, costs, errors)
+# Templates whose name says they render something other than a prompt: a web page, a Dockerfile,
+# a config file, documentation. Their content, when it opens like one, says the same.
+_NOT_PROMPT_NAME = re.compile(
+    r"(?:^|/)(?:dockerfile|containerfile|makefile|readme|changelog|contributing|license)[^/]*$"
+    r"|(?:^|/)_templates/"
+    r"|\.(?:html?|xml|svg|css|js|ts|sh|bash|ps1|conf|cfg|ini|toml|ya?ml|json|sql|rst|tex|env|service|tf|hcl|csv|md)"
+    r"\.(?:j2|jinja2?|tmpl|tpl)$",
+    re.IGNORECASE,
+)
+_NOT_PROMPT_TEXT = (
+    (re.compile(r"\A\s*(?:<!doctype\s+html|<html[\s>])", re.IGNORECASE), "an HTML page"),
+    (re.compile(r"\A\s*<\?xml\b"), "an XML document"),
+    (re.compile(r"\A\s*(?:#[^\n]*\n\s*)*FROM\s+\S+", re.IGNORECASE), "a Dockerfile"),
+    (re.compile(r"\A#!\s*/"), "a script"),
+)
 
 
-def collect(linter: Linter, files: Sequence[Path], notices: list[Notice],
-            progress: Progress | None = None) -> list[FileCost]:
-    """Price every request in ``files``; files that hold none are left out."""
-    out = []
-    for done, path in enumerate(files):
-        if progress:
-            progress.update(done)
-        for display, parsed in linter.parse_files([path], notices):
-            cost = _file_cost(display, parsed, linter)
-            if cost is not None:
-                out.append(cost)
+def set_aside_reason(relpath: str, fmt: str | None, parsed: ParsedFile, globs: Sequence[str]) -> str:
+    """Why a file's requests stay out of the totals: test data, or a template that is no prompt."""
+    if any(glob_match(glob, relpath) for glob in globs):
+        return "test data or fixtures"
+    if fmt not in ("jinja", "text"):
+        return ""
+    if _NOT_PROMPT_NAME.search(relpath):
+        return "a template that is not a prompt"
+    for request in parsed.requests:
+        first = next((s.text for s in request.segments if s.slot is None and s.text.strip()), "")
+        for pattern, what in _NOT_PROMPT_TEXT:
+            if pattern.match(first):
+                return f"not a prompt ({what})"
+    return ""
+
+
+class Pricer:
+    """Prices the requests of files under the configured model, or under each what-if model."""
+
+    def __init__(self, linter: Linter, what_if: Sequence[str] = ()):
+        self.linter = linter
+        self.what_if = tuple(what_if)
+
+    def file_cost(self, display: str, relpath: str, parsed: ParsedFile) -> FileCost | None:
+        from ctxlint import frontends
+
+        settings = self.linter.settings
+        errors = tuple(f"{span.line}:{span.column}: {' '.join(message.split())}" for span, message in parsed.errors)
+        if not parsed.requests and not errors:
+            return None  # not a prompt (package.json, a Python file with no LLM call)
+
+        def price(request, model: str | None) -> RequestCost:
+            return request_cost(request, settings.models or None, settings.model, self.linter.volatility,
+                                model=model, expected_output=settings.expected_output_tokens)
+
+        what_if = tuple(tuple(price(r, m) for m in self.what_if) for r in parsed.requests) if self.what_if else ()
+        costs = tuple(w[0] for w in what_if) if what_if else tuple(price(r, None) for r in parsed.requests)
+        reason = set_aside_reason(relpath, frontends.format_for(relpath, settings), parsed, settings.set_aside)
+        return FileCost(display, costs, errors, reason, what_if)
+
+    def price_files(self, files: Sequence[Path]) -> tuple[list[FileCost], list[Notice], int]:
+        out: list[FileCost] = []
+        notices: list[Notice] = []
+        root = self.linter.settings.root
+        for path in files:
+            for display, parsed in self.linter.parse_files([path], notices):
+                cost = self.file_cost(display, _relative(path, root), parsed)
+                if cost is not None:
+                    out.append(cost)
+        return out, notices, len(files)
+
+
+# The pricer a forked worker inherits (set just before the pool starts).
+_WORKER: Pricer | None = None
+CHUNK = 40  # files per task: small enough to spread the work, large enough to keep overhead low
+
+
+def _price_chunk(files: Sequence[Path]) -> tuple[list[FileCost], list[Notice], int]:
+    assert _WORKER is not None
+    return _WORKER.price_files(files)
+
+
+def collect(linter: Linter, files: Sequence[Path], notices: list[Notice], progress: Progress | None = None,
+            what_if: Sequence[str] = (), jobs: int | None = None) -> list[FileCost]:
+    """Price every request in ``files``; files that hold none are left out.
+
+    Like ``ctxlint check``, an audit of many files uses every core: forked workers inherit the
+    linter (and the tokenizer, loaded once here), only file lists go out and costs come back.
+    """
+    global _WORKER
+    from ctxlint.engine import PARALLEL_THRESHOLD, _can_fork
+
+    pricer = Pricer(linter, what_if)
+    jobs = jobs or os.cpu_count() or 1
+    out: list[FileCost] = []
+    done = 0
+    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD and _can_fork():
+        import multiprocessing
+
+        from ctxlint.tokens import get_encoding
+
+        get_encoding("o200k_base")  # built once, before the fork, instead of once per worker
+        _WORKER = pricer
+        chunks = [files[i:i + CHUNK] for i in range(0, len(files), CHUNK)]
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                for part, part_notices, n in pool.imap_unordered(_price_chunk, chunks):
+                    out += part
+                    notices += part_notices
+                    done += n
+                    if progress:
+                        progress.update(done)
+        finally:
+            _WORKER = None
+    else:
+        for path in files:
+            if progress:
+                progress.update(done)
+            part, part_notices, n = pricer.price_files([path])
+            out += part
+            notices += part_notices
+            done += n
     if progress:
         progress.update(len(files))
         progress.close()
+    notices.sort(key=lambda n: n.path)
     return sorted(out, key=lambda f: f.path)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
 
 
 # --- the same files at a git commit -------------------------------------------------------------
@@ -329,8 +454,9 @@ def select_at_ref(tree: Mapping[str, tuple[str, str, int]], top: Path, paths: Se
 
 
 def collect_at_ref(linter: Linter, ref: str, paths: Sequence[str], notices: list[Notice],
-                   progress_stream: TextIO | None = None) -> Baseline:
+                   progress_stream: TextIO | None = None, what_if: Sequence[str] = ()) -> Baseline:
     """Price the requests in ``paths`` as they are at ``ref``, read from git's object store."""
+    pricer = Pricer(linter, what_if)
     top = _work_tree(paths)
     commit = resolve_ref(top, ref)
     tree = _tree(top, commit)
@@ -368,8 +494,9 @@ def collect_at_ref(linter: Linter, ref: str, paths: Sequence[str], notices: list
             notices.append(Notice(display, f"skipped at {ref}: binary file"))
             continue
         relpath = _relative_to(top / path, settings.root.resolve())
-        parsed = linter.parse_bytes(data, display, relpath if relpath is not None else Path(path).name)
-        cost = _file_cost(display, parsed, linter) if parsed is not None else None
+        relpath = relpath if relpath is not None else Path(path).name
+        parsed = linter.parse_bytes(data, display, relpath)
+        cost = pricer.file_cost(display, relpath, parsed) if parsed is not None else None
         if cost is not None:
             files.append(cost)
     progress.update(len(readable))
@@ -594,6 +721,10 @@ def check_limits(files: Sequence[FileCost], limits: Mapping[str, int], compariso
 
 @dataclass(frozen=True)
 class CostReport:
+    """One ``ctxlint cost`` run. ``files`` holds every file with a request, ``counted`` those in
+    the totals (``set_aside`` files are listed apart unless ``include_set_aside``). ``what_if``
+    names the models of a ``--model A,B`` audit (empty: each request's own model)."""
+
     files: tuple[FileCost, ...]
     models: tuple[ModelInfo, ...]  # the model table entries the requests used
     limits: Mapping[str, int] = field(default_factory=dict)  # [tool.ctxlint.cost]
@@ -601,14 +732,28 @@ class CostReport:
     comparison: Comparison | None = None
     violations: tuple[Violation, ...] = ()
     notices: tuple[Notice, ...] = ()
+    what_if: tuple[str, ...] = ()
+    include_set_aside: bool = False
+
+    @property
+    def counted(self) -> tuple[FileCost, ...]:
+        return tuple(f for f in self.files if self.include_set_aside or not f.set_aside)
+
+    @property
+    def set_aside(self) -> tuple[FileCost, ...]:
+        return () if self.include_set_aside else tuple(f for f in self.files if f.set_aside)
 
     @property
     def totals(self) -> Totals:
-        return totals(self.files)
+        return totals(self.counted)
+
+    def totals_for(self, model: int) -> Totals:
+        """Totals of the counted files under the ``model``-th what-if model."""
+        return totals(self.counted, model)
 
     @property
     def requests(self) -> list[RequestCost]:
-        return [r for f in self.files for r in f.requests]
+        return [r for f in self.counted for r in f.requests]
 
     @property
     def gated(self) -> bool:
@@ -620,19 +765,20 @@ class CostReport:
         return not self.violations
 
     def notes(self) -> dict[str, list[RequestCost]]:
-        """Each distinct request note (estimates, approximations, overheads) and its requests."""
+        """Each distinct request note (estimates, unknown models, what is not counted) and its requests."""
         by_note: dict[str, list[RequestCost]] = {}
-        for r in self.requests:
-            if r.note:
-                by_note.setdefault(r.note, []).append(r)
+        for f in self.counted:
+            for r in (c for w in f.what_if for c in w) if f.what_if else f.requests:
+                if r.note:
+                    by_note.setdefault(r.note, []).append(r)
         return by_note
 
 
 def models_used(files: Iterable[FileCost], extra: Mapping | None) -> tuple[ModelInfo, ...]:
     found: dict[str, ModelInfo] = {}
     for f in files:
-        for r in f.requests:
-            if r.model not in found:
+        for r in (c for w in f.what_if for c in w) if f.what_if else f.requests:
+            if r.model_known and r.model not in found:
                 info = lookup_model(r.model, extra or None)
                 if info is not None:
                     found[r.model] = info
@@ -640,18 +786,22 @@ def models_used(files: Iterable[FileCost], extra: Mapping | None) -> tuple[Model
 
 
 def build_report(linter: Linter, files: Sequence[Path], paths: Sequence[str], compare_ref: str | None = None,
-                 increase: Increase | None = None, stream: TextIO | None = None) -> CostReport:
+                 increase: Increase | None = None, stream: TextIO | None = None,
+                 what_if: Sequence[str] = (), jobs: int | None = None) -> CostReport:
     """The whole ``ctxlint cost`` run: collect, read the baseline, compare, check the limits."""
     notices: list[Notice] = []
-    costs = collect(linter, files, notices, Progress(len(files), "ctxlint cost", stream))
+    settings = linter.settings
+    costs = collect(linter, files, notices, Progress(len(files), "ctxlint cost", stream), what_if, jobs)
+    counted = [f for f in costs if settings.include_set_aside or not f.set_aside]
     comparison = None
     if compare_ref is not None:
-        baseline = collect_at_ref(linter, compare_ref, paths, notices, stream)
-        comparison = compare(baseline, costs)
-    limits = dict(linter.settings.cost_limits)
-    violations = check_limits(costs, limits, comparison, increase)
-    return CostReport(tuple(costs), models_used(costs, linter.settings.models), limits, increase, comparison,
-                      tuple(violations), tuple(notices))
+        baseline = collect_at_ref(linter, compare_ref, paths, notices, stream, what_if)
+        comparison = compare(Baseline(baseline.ref, baseline.commit, tuple(
+            f for f in baseline.files if settings.include_set_aside or not f.set_aside)), counted)
+    limits = dict(settings.cost_limits)
+    violations = check_limits(counted, limits, comparison, increase)
+    return CostReport(tuple(costs), models_used(costs, settings.models), limits, increase, comparison,
+                      tuple(violations), tuple(notices), tuple(what_if), settings.include_set_aside)
 
 
 # --- shared formatting for the reporters ---------------------------------------------------------
@@ -697,6 +847,89 @@ def label(cost: RequestCost) -> str:
     return f"{cost.path}:{cost.line}"
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def summary(report: CostReport, totals: Totals | None = None) -> list[str]:
+    """The report's totals in sentences: input first (the headline), output apart, then what the
+    numbers leave out. Reporters print them as they are (table) or dress them (markdown, html)."""
+    t = totals or report.totals
+    if not t.requests:
+        return ["No requests found: no prompt template, request or tool file among the files given."]
+    line = f"{plural(t.requests, 'request')} in {plural(t.files, 'file')}: {t.input_tokens:,} input tokens"
+    if t.tools:
+        line += f", {t.tool_tokens:,} of them in {plural(t.tools, 'tool definition')}"
+    out = [line + "."]
+    if t.input_price is not None:
+        cached = [r for r in report.requests if r.pricing.cached_input is not None]
+        line = f"Input: {money(t.input_price)} per 1,000 calls of each request"
+        if cached:
+            line += (f"; {money(t.cached_price)} with prompt caching where it applies "
+                     f"({plural(len(cached), 'request')})")
+        else:
+            line += "; prompt caching applies to none of them"
+        out.append(line + ".")
+    if t.output_bound is not None:
+        line = (f"Output, priced apart: at most {money(t.output_bound)} per 1,000 calls (each request's output "
+                "limit, or its model's maximum where it sets none)")
+        if t.expected_output is not None:
+            expected = next((r.pricing.expected_output_tokens for r in report.requests), None)
+            line += f"; {money(t.expected_output)} expected at {expected:,} tokens per answer"
+        else:
+            line += "; set [tool.ctxlint.cost] expected-output-tokens for an expected price"
+        out.append(line + ".")
+    left = []
+    if t.estimated_requests:
+        left.append(f"~ marks estimates ({plural(t.estimated_requests, 'request')})")
+    if t.unpriced_requests:
+        left.append(f"{plural(t.unpriced_requests, 'request')} not priced (no model, or a model or price "
+                    "missing from the table)")
+    if left:
+        text = "; ".join(left)
+        out.append(text[0].upper() + text[1:])
+    aside = report.set_aside
+    if aside:
+        reasons = sorted({f.set_aside for f in aside})
+        out.append(f"Kept out of the totals: {plural(len(aside), 'file')} ({'; '.join(reasons)}), listed below; "
+                   "--include-set-aside counts them.")
+    return [line if line.endswith(".") else line + "." for line in out]
+
+
+def what_if_lines(report: CostReport) -> list[str]:
+    """One sentence per model of a ``--model A,B`` audit: its totals over the same requests."""
+    out = []
+    for i, model in enumerate(report.what_if):
+        t = report.totals_for(i)
+        line = f"{model}: {t.input_tokens:,} input tokens, {money(t.input_price)} per 1,000 calls of each request"
+        if t.cached_price is not None and t.cached_price != t.input_price:
+            line += f" ({money(t.cached_price)} with prompt caching)"
+        if t.output_bound is not None:
+            line += f"; output at most {money(t.output_bound)}"
+        if t.expected_output is not None:
+            line += f", expected {money(t.expected_output)}"
+        if t.estimated_requests:
+            line += f"; ~ {t.estimated_requests} estimated"
+        if t.unpriced_requests:
+            line += f"; {t.unpriced_requests} not priced"
+        out.append(line + ".")
+    return out
+
+
+def cache_notes(report: CostReport) -> dict[str, list[RequestCost]]:
+    """Why prompt caching does not apply, with the requests each reason covers."""
+    out: dict[str, list[RequestCost]] = {}
+    for r in report.requests:
+        if r.pricing.cached_input is None and r.pricing.input is not None and r.pricing.cache_note:
+            out.setdefault(r.pricing.cache_note, []).append(r)
+    return out
+
+
+def where(requests: Sequence[RequestCost]) -> str:
+    """``a.json:1, b.j2:3`` for up to three requests, else ``5 requests``."""
+    return ", ".join(label(r) for r in requests) if len(requests) <= 3 else plural(len(requests), "request")
+
+
 def limits_text(report: CostReport) -> list[str]:
     """The limits that were checked, as short phrases (for the summary lines)."""
     parts = []
@@ -707,7 +940,7 @@ def limits_text(report: CostReport) -> list[str]:
 
 
 __all__ = [
-    "Baseline", "Comparison", "CostReport", "FileChange", "FileCost", "GitError", "Increase", "Progress",
+    "Baseline", "Comparison", "CostReport", "FileChange", "FileCost", "GitError", "Increase", "Pricer", "Progress",
     "RequestChange", "ToolChange", "Totals", "Violation", "build_report", "check_limits", "collect",
-    "collect_at_ref", "compare", "models_used", "select_at_ref", "totals",
+    "collect_at_ref", "compare", "models_used", "select_at_ref", "set_aside_reason", "totals",
 ]

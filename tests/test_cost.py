@@ -18,8 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from ctxlint.analysis.accounting import FUNC_END, FUNC_INIT, PROP_INIT, PROP_KEY, REPLY_PRIMING, TOKENS_PER_MESSAGE
-from ctxlint.analysis.accounting import RequestCost, ToolCost, request_cost
+from ctxlint.analysis.accounting import (
+    FUNCTIONS_BLOCK,
+    REPLY_PRIMING,
+    TOKENS_PER_MESSAGE,
+    Pricing,
+    RequestCost,
+    ToolCost,
+    request_cost,
+)
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings, load_settings
 from ctxlint.cost import (
@@ -59,9 +66,14 @@ FORECAST = {
     "function": {
         "name": "get_forecast",
         "description": "Get a five-day forecast.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}},
+                       "required": ["city"]},
     },
 }
+# The two tools as OpenAI renders them (a TypeScript namespace; see analysis/accounting.py).
+WEATHER_BLOCK = ("// Get the current weather for a city.\ntype get_weather = (_: {\n// City name, e.g. Paris\n"
+                 "city: string,\n}) => any;")
+FORECAST_BLOCK = "// Get a five-day forecast.\ntype get_forecast = (_: {\n// City name\ncity: string,\n}) => any;"
 ANTHROPIC_REQUEST = {
     "model": "claude-sonnet-4-5",
     "max_tokens": 1024,
@@ -71,6 +83,7 @@ ANTHROPIC_REQUEST = {
     "messages": [{"role": "user", "content": "{{ question }}"}],
 }
 FILES = {
+    "ctxlint.toml": 'model = "gpt-4o"\n',
     "prompts/support.j2": TEMPLATE,
     "tools/weather.json": json.dumps([WEATHER, FORECAST], indent=2) + "\n",
     "requests/billing.json": json.dumps(ANTHROPIC_REQUEST, indent=2) + "\n",
@@ -78,19 +91,9 @@ FILES = {
 }
 
 
-def _tool_tokens(name: str, description: str, properties: dict[str, tuple[str, str]]) -> int:
-    """The cookbook's count for one flat OpenAI tool, from tiktoken directly."""
-    tokens = FUNC_INIT["o200k_base"] + count_tokens(f"{name}:{description.rstrip('.')}")
-    if properties:
-        tokens += PROP_INIT
-        for key, (kind, desc) in properties.items():
-            tokens += PROP_KEY + count_tokens(f"{key}:{kind}:{desc.rstrip('.')}")
-    return tokens
-
-
 def _expected(root: Path) -> dict[str, RequestCost]:
     """The accounting module's costs for the fixture's requests, keyed by path."""
-    settings = Settings(root=root)
+    settings = load_settings(root / "ctxlint.toml", root) if (root / "ctxlint.toml").exists() else Settings(root=root)
     linter = Linter(settings, CATALOGUE)
     files = sorted(p for p in root.rglob("*") if p.is_file())
     old = os.getcwd()
@@ -121,29 +124,34 @@ def test_counts_match_tiktoken_and_the_accounting_module(fixture_project):
     assert sorted(by_path) == ["prompts/support.j2", "requests/billing.json", "tools/weather.json"]
 
     # The template: one system message of two static segments around the slot (counted as
-    # empty), counted with tiktoken here.
+    # empty), counted with tiktoken here; its model comes from the config.
     template = by_path["prompts/support.j2"]["requests"][0]
     system = TOKENS_PER_MESSAGE + count_tokens("system") + count_tokens(SYSTEM_TEXT + "Question: ") + count_tokens("\n")
     assert template["tokens"] == {"tools": 0, "system": system, "messages": 0, "other": REPLY_PRIMING,
                                   "input": system + REPLY_PRIMING, "reserve": 0}
     assert (template["model"], template["encoding"], template["exact"]) == ("gpt-4o", "o200k_base", True)
+    assert template["basis"] == ["openai-chat"]
     info = lookup_model("gpt-4o")
     assert template["window"] == info.window
     assert template["window_share"] == pytest.approx((system + REPLY_PRIMING) / info.window, abs=1e-6)
-    assert template["price_per_1k_calls"] == pytest.approx(
-        (system + REPLY_PRIMING) * info.input_per_mtok / 1000, abs=1e-6)
+    assert template["price"]["input"] == pytest.approx((system + REPLY_PRIMING) * info.input_per_mtok / 1000, abs=1e-6)
+    # No output limit: the bound is the model's maximum output, priced apart from the input.
+    assert (template["price"]["output_bound_tokens"], template["price"]["output_bound_from"]) == (16_384, "model maximum")
+    assert template["price"]["output_bound"] == pytest.approx(16_384 * info.output_per_mtok / 1000, abs=1e-6)
+    assert template["price"]["cached_input"] is None
+    assert template["price"]["cache_note"] == "the stable prefix is under the 1,024-token minimum"
 
-    # The tool catalogue: the cookbook's formula, from tiktoken.
-    weather = _tool_tokens("get_weather", "Get the current weather for a city.",
-                           {"city": ("string", "City name, e.g. Paris")})
-    forecast = _tool_tokens("get_forecast", "Get a five-day forecast.", {"city": ("string", "")})
+    # The tool catalogue: OpenAI's namespace rendering, from tiktoken.
     catalogue = by_path["tools/weather.json"]["requests"][0]
-    assert catalogue["tokens"]["tools"] == weather + forecast + FUNC_END
-    assert catalogue["tokens"]["input"] == weather + forecast + FUNC_END + REPLY_PRIMING
+    block = f"namespace functions {{\n\n{WEATHER_BLOCK}\n\n{FORECAST_BLOCK}\n\n}} // namespace functions"
+    assert catalogue["tokens"]["tools"] == count_tokens(block) + FUNCTIONS_BLOCK
+    assert catalogue["tokens"]["input"] == count_tokens(block) + FUNCTIONS_BLOCK + REPLY_PRIMING
     tools = catalogue["tools"]
+    weather, forecast = count_tokens(WEATHER_BLOCK + "\n"), count_tokens(FORECAST_BLOCK + "\n")
     assert [(t["name"], t["tokens"]) for t in tools] == [("get_weather", weather), ("get_forecast", forecast)]
     assert tools[0]["share"] == pytest.approx(weather / (weather + forecast), abs=1e-6)
-    assert tools[0]["biggest_field"] in ("description", "parameters.properties.city.description")
+    assert (tools[0]["biggest_field"], tools[0]["biggest_field_tokens"]) == (
+        "description", count_tokens("Get the current weather for a city."))
 
     # Everything, field by field, against the accounting module on the same parsed files.
     expected = _expected(fixture_project.root)
@@ -154,27 +162,30 @@ def test_counts_match_tiktoken_and_the_accounting_module(fixture_project):
             cost.tools, cost.system, cost.messages)
         assert (request["cacheable_prefix"], request["tokens"]["reserve"]) == (cost.cacheable_prefix, cost.reserve)
         assert request["exact"] == cost.exact and request["note"] == cost.note
-        assert request["price_per_1k_calls"] == pytest.approx(cost.price_per_1k_calls, abs=1e-6)
-        assert request["price_per_1k_calls_cached"] == pytest.approx(cost.price_per_1k_calls_cached, abs=1e-6)
+        assert request["basis"] == list(cost.basis)
+        assert request["price"]["input"] == pytest.approx(cost.pricing.input, abs=1e-6)
         assert [t["name"] for t in request["tools"]] == [
             t.name for t in sorted(cost.tool_costs, key=lambda t: (-t.tokens, t.name))]
     totals = data["totals"]
     assert totals["input_tokens"] == sum(c.total_input for c in expected.values())
     assert totals["tool_tokens"] == sum(c.tools for c in expected.values())
     assert (totals["files"], totals["requests"], totals["tools"]) == (3, 3, 3)
-    assert totals["price_per_1k_calls"] == pytest.approx(sum(c.price_per_1k_calls for c in expected.values()), abs=1e-5)
+    assert totals["input_price"] == pytest.approx(sum(c.pricing.input for c in expected.values()), abs=1e-5)
+    assert totals["output_bound"] == pytest.approx(sum(c.pricing.output_bound for c in expected.values()), abs=1e-5)
     assert totals["estimated_requests"] == 1
 
 
 def test_json_structure_and_model_table(fixture_project):
     data = json.loads(fixture_project.run("cost", "--format", "json").stdout)
-    assert data["version"] == 1
-    assert set(data) == {"version", "files", "totals", "models", "comparison", "limits", "violations", "passed"}
+    assert data["version"] == 2
+    assert set(data) == {"version", "files", "totals", "what_if", "set_aside", "basis", "models", "comparison",
+                         "limits", "violations", "passed"}
     assert data["comparison"] is None and data["violations"] == [] and data["passed"] is True
-    assert data["limits"] == {"max-increase": None}
+    assert data["limits"] == {"max-increase": None} and data["what_if"] == []
+    assert data["set_aside"] == {"included": False, "files": []}
     request = data["files"][0]["requests"][0]
-    assert set(request) == {"line", "model", "encoding", "exact", "note", "tokens", "window", "window_share",
-                            "cacheable_prefix", "price_per_1k_calls", "price_per_1k_calls_cached", "tools"}
+    assert set(request) == {"line", "model", "model_known", "provider", "encoding", "exact", "basis", "note",
+                            "tokens", "unpriced", "window", "window_share", "cacheable_prefix", "price", "tools"}
     models = {m["name"]: m for m in data["models"]}
     assert sorted(models) == ["claude-sonnet-4-5", "gpt-4o"]
     for name, entry in models.items():
@@ -182,10 +193,12 @@ def test_json_structure_and_model_table(fixture_project):
         assert entry["source"] == info.source and entry["as_of"] == info.as_of
         assert entry["input_per_mtok"] == info.input_per_mtok
         assert entry["cache_write_multiplier"] == info.cache_write_multiplier
-    # The Anthropic request is an estimate, and says with which encoding.
+    # The Anthropic request is an estimate, and says on what it rests.
     billing = next(f for f in data["files"] if f["path"] == "requests/billing.json")["requests"][0]
-    assert billing["exact"] is False
+    assert billing["exact"] is False and billing["basis"] == ["anthropic", "anthropic-tool-use"]
     assert "estimate" in billing["note"] and "o200k_base" in billing["note"]
+    assert data["basis"]["anthropic"].startswith("Anthropic publishes no tokenizer")
+    assert set(data["basis"]) == {"openai-chat", "openai-functions", "anthropic", "anthropic-tool-use"}
 
 
 # --- the formats ----------------------------------------------------------------------------------
@@ -197,33 +210,45 @@ def test_table_is_aligned_with_exact_rows(fixture_project):
     expected = _expected(fixture_project.root)
     lines = run.lines
     table = lines[:lines.index("")]
-    assert table[0].split() == ["request", "model", "encoding", "tools", "system", "messages", "input", "reserve",
-                                "window", "cacheable", "$/1k", "calls", "cached"]
+    assert table[0].split() == ["request", "model", "tools", "system", "messages", "input", "window", "cacheable",
+                                "cached", "input", "$/1k", "cached", "$/1k", "output", "≤", "$/1k"]
     # Right-aligned numbers: every row ends at the same column.
     assert len({len(line) for line in table}) == 1
     rows = {line.split()[0]: line.split() for line in table[1:]}
     template = expected["prompts/support.j2"]
     assert rows["prompts/support.j2:1"] == [
-        "prompts/support.j2:1", "gpt-4o", "o200k_base", "0", f"{template.system:,}", "0",
-        f"{template.total_input:,}", "0", "<0.1%", f"{template.cacheable_prefix:,}",
-        money(template.price_per_1k_calls), money(template.price_per_1k_calls_cached)]
+        "prompts/support.j2:1", "gpt-4o", "0", f"{template.system:,}", "0", f"{template.total_input:,}", "<0.1%",
+        f"{template.cacheable_prefix:,}", "—", money(template.pricing.input), "—", money(template.pricing.output_bound)]
     billing = expected["requests/billing.json"]
     row = rows[f"requests/billing.json:{billing.line}"]
-    assert row[1:3] == ["claude-sonnet-4-5", "o200k_base"]
-    assert row[3] == f"~{billing.tools:,}" and row[6] == f"~{billing.total_input:,}"  # estimates marked
+    assert row[1] == "claude-sonnet-4-5"
+    assert row[2] == f"~{billing.tools:,}" and row[5] == f"~{billing.total_input:,}"  # estimates marked
     total = sum(c.total_input for c in expected.values())
-    assert rows["total"][:5] == ["total", f"{sum(c.tools for c in expected.values()):,}",
-                                 f"{sum(c.system for c in expected.values()):,}",
-                                 f"{sum(c.messages for c in expected.values()):,}", f"{total:,}"]
-    assert any(line.startswith("Total: 3 requests in 3 files · ") for line in lines)
+    input_price = sum(c.pricing.input for c in expected.values())
+    assert rows["total"] == ["total", f"{sum(c.tools for c in expected.values()):,}",
+                             f"{sum(c.system for c in expected.values()):,}",
+                             f"{sum(c.messages for c in expected.values()):,}", f"{total:,}", money(input_price),
+                             money(input_price), money(sum(c.pricing.output_bound for c in expected.values()))]
+    summary = lines[len(table) + 1:len(table) + 5]
+    assert summary[0] == f"3 requests in 3 files: {total:,} input tokens, " \
+                         f"{sum(c.tools for c in expected.values()):,} of them in 3 tool definitions."
+    assert summary[1] == (f"Input: {money(input_price)} per 1,000 calls of each request; "
+                          "prompt caching applies to none of them.")
+    assert summary[2].startswith("Output, priced apart: at most $")
+    assert summary[3] == "~ marks estimates (1 request)."
     # Tools sorted by cost, with share and biggest field.
-    start = lines.index("Tools of tools/weather.json:1 (gpt-4o, 2 tools, "
-                        f"{expected['tools/weather.json'].tools:,} tokens, {FUNC_END} of tool-use overhead)")
+    weather = expected["tools/weather.json"]
+    overhead = weather.tools - sum(t.tokens for t in weather.tool_costs)
+    start = lines.index(f"Tools of tools/weather.json:1 (gpt-4o, 2 tools, {weather.tools:,} tokens, "
+                        f"{overhead} of tool-use overhead)")
     assert lines[start + 1].split() == ["tool", "tokens", "share", "biggest", "field", "field", "tokens"]
     assert lines[start + 2].split()[0] == "get_weather" and lines[start + 3].split()[0] == "get_forecast"
-    # The estimate is explained, naming the encoding.
-    assert any(line.startswith("  ~ estimate: Anthropic publishes no tokenizer; counted with o200k_base")
+    # The estimate is explained, and why caching is not priced.
+    assert any(line.startswith("  ~ estimate: Anthropic publishes no tokenizer: text counted with o200k_base")
                for line in lines)
+    assert "  no prompt caching: no cache_control breakpoint (requests/billing.json:2)" in lines
+    assert "  the config's `model` (gpt-4o) prices what names no model (prompts/support.j2:1, tools/weather.json:1)" \
+        in lines
 
 
 def test_markdown_comment(fixture_project):
@@ -233,15 +258,16 @@ def test_markdown_comment(fixture_project):
     expected = _expected(fixture_project.root)
     total = sum(c.total_input for c in expected.values())
     assert text.startswith("## ctxlint cost\n\n")
-    assert run.lines[2].startswith(f"**{total:,} input tokens** in 3 requests (3 files)")
+    assert run.lines[2].startswith(f"**3 requests in 3 files: {total:,} input tokens, ")
+    assert run.lines[3].startswith("Input: $")
     # One table per request, under a heading naming it, its model and encoding.
-    assert text.count("| tools | system | messages | input | reserve |") == 3
+    head = "| tools | system | messages | input | window | cached tokens | input $ / 1k | cached $ / 1k | output ≤ $ / 1k |"
+    assert text.count(head) == 3
     assert "#### `requests/billing.json:" in text and "· claude-sonnet-4-5 · o200k_base · **estimate**" in text
     assert "#### `prompts/support.j2:1` · gpt-4o · o200k_base · exact" in text
     template = expected["prompts/support.j2"]
-    assert (f"| 0 | {template.system:,} | 0 | **{template.total_input:,}** | 0 | <0.1% | "
-            f"{template.cacheable_prefix:,} | {money(template.price_per_1k_calls)} | "
-            f"{money(template.price_per_1k_calls_cached)} |") in text
+    assert (f"| 0 | {template.system:,} | 0 | **{template.total_input:,}** | <0.1% | 0 | "
+            f"{money(template.pricing.input)} | — | {money(template.pricing.output_bound)} |") in text
     # Tools in a collapsible block, most expensive first.
     weather = expected["tools/weather.json"]
     assert f"<details><summary>2 tools, {weather.tools:,} tokens; biggest: <code>get_weather</code>" in text
@@ -267,6 +293,111 @@ def test_html_page_is_self_contained(fixture_project):
     assert f'data-input="{billing.total_input}" data-reserve="{billing.reserve}"' in page
     assert f"~{billing.total_input:,} + {billing.reserve:,} reserve" in page  # the estimate, marked
     assert '<span class="est"' in page
+    assert "No prompt caching: no cache_control breakpoint" in page
+
+
+def test_what_if_models_side_by_side_in_every_format(fixture_project):
+    models = "gpt-4o,claude-sonnet-4-5,gemini-2.5-pro"
+    table, markdown, html, data = fixture_project.run_many(
+        [("cost", "--model", models, "tools/weather.json")] +
+        [("cost", "--model", models, "--format", fmt, "tools/weather.json") for fmt in ("markdown", "html", "json")])
+    assert [r.code for r in (table, markdown, html, data)] == [0, 0, 0, 0]
+    request = parse_file_request(fixture_project.root / "tools/weather.json")
+    costs = [request_cost(request, None, None, None, model=m) for m in models.split(",")]
+    assert costs[0].exact and not costs[1].exact and not costs[2].exact
+    lines = table.lines
+    assert lines[0].split() == models.split(",")
+    assert lines[1].split()[:5] == ["request", "input", "input", "$/1k", "cached"]
+    row = lines[2].split()
+    assert row[0] == "tools/weather.json:1"
+    assert [row[1], row[5], row[9]] == [f"{costs[0].total_input:,}", f"~{costs[1].total_input:,}",
+                                        f"~{costs[2].total_input:,}"]
+    assert [row[2], row[6], row[10]] == [money(c.pricing.input) for c in costs]
+    for model, cost in zip(models.split(","), costs):
+        assert any(line.startswith(f"  {model}: {cost.total_input:,} input tokens, {money(cost.pricing.input)}")
+                   for line in lines)
+    tools = lines.index("Tools of tools/weather.json:1 (2 tools)")
+    assert lines[tools + 2].split() == ["get_weather", *(
+        f"{'' if c.exact else '~'}{c.tool_costs[0].tokens:,}" for c in costs)]
+
+    assert "| request | gpt-4o input | $ / 1k | cached | output ≤ | claude-sonnet-4-5 input |" in markdown.stdout
+    assert f"| `tools/weather.json:1` | {costs[0].total_input:,} | {money(costs[0].pricing.input)} |" in markdown.stdout
+    assert 'colspan="4" class="num">claude-sonnet-4-5</th>' in html.stdout
+    out = json.loads(data.stdout)
+    assert [w["model"] for w in out["what_if"]] == models.split(",")
+    assert [w["totals"]["input_tokens"] for w in out["what_if"]] == [c.total_input for c in costs]
+    what_if = out["files"][0]["requests"][0]["what_if"]
+    assert [(w["model"], w["exact"], w["tokens"]["input"]) for w in what_if] == [
+        (m, c.exact, c.total_input) for m, c in zip(models.split(","), costs)]
+    assert out["files"][0]["requests"][0]["model"] == "gpt-4o"  # the first model's costs lead
+
+
+def parse_file_request(path: Path):
+    from ctxlint.frontends.structured import parse_file
+
+    (request,) = parse_file(path.read_text(encoding="utf-8"), path.name).requests
+    return request
+
+
+def test_unknown_and_missing_models_are_said(project):
+    project.write({"a.j2": TEMPLATE, "r.json": json.dumps({"model": "claude-opus-9", "messages": [
+        {"role": "user", "content": "Hi"}]})})
+    data = json.loads(project.run("cost", "--format", "json").stdout)
+    by_path = {f["path"]: f["requests"][0] for f in data["files"]}
+    assert (by_path["a.j2"]["model"], by_path["a.j2"]["model_known"], by_path["a.j2"]["price"]["input"]) == (
+        "(no model)", False, None)
+    assert "no-model" in by_path["a.j2"]["basis"]
+    assert (by_path["r.json"]["model"], by_path["r.json"]["provider"], by_path["r.json"]["model_known"]) == (
+        "claude-opus-9", "anthropic", False)
+    assert data["totals"]["unpriced_requests"] == 2 and data["totals"]["input_price"] is None
+    table = project.run("cost")
+    assert "~ marks estimates (2 requests); 2 requests not priced (no model, or a model or price missing from " \
+           "the table)." in table.lines
+    assert "  ~ no model named: set `model` in the config or in the request to price it (a.j2:1)" in table.lines
+
+
+def test_test_data_and_non_prompts_are_set_aside(project):
+    project.write({
+        "prompts/agent.j2": TEMPLATE,
+        "tests/fixtures/request.json": json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}),
+        "templates/page.html.j2": "<!DOCTYPE html>\n<html><body>{{ body }}</body></html>\n",
+        "deploy/Dockerfile.j2": "FROM python:3.12\nRUN pip install {{ package }}\n",
+        "emails/welcome.j2": "<html>\n<p>Welcome, {{ name }}.</p>\n</html>\n",
+        "ctxlint.toml": 'model = "gpt-4o"\n',
+    })
+    data = json.loads(project.run("cost", "--format", "json").stdout)
+    reasons = {f["path"]: f["set_aside"] for f in data["files"]}
+    assert reasons == {
+        "deploy/Dockerfile.j2": "a template that is not a prompt",
+        "emails/welcome.j2": "not a prompt (an HTML page)",
+        "prompts/agent.j2": None,
+        "templates/page.html.j2": "a template that is not a prompt",
+        "tests/fixtures/request.json": "test data or fixtures",
+    }
+    assert (data["totals"]["files"], data["totals"]["requests"]) == (1, 1)
+    assert [f["path"] for f in data["set_aside"]["files"]] == [
+        "deploy/Dockerfile.j2", "emails/welcome.j2", "templates/page.html.j2", "tests/fixtures/request.json"]
+    table = project.run("cost")
+    assert "Kept out of the totals (--include-set-aside counts them)" in table.lines
+    assert any(line.split()[:1] == ["tests/fixtures/request.json"] for line in table.lines)
+    included = json.loads(project.run("cost", "--format", "json", "--include-set-aside").stdout)
+    assert included["totals"]["requests"] == 5 and included["set_aside"]["included"] is True
+    project.write({"ctxlint.toml": 'model = "gpt-4o"\n[cost]\nset-aside = ["emails/**"]\n'})
+    custom = json.loads(project.run("cost", "--format", "json").stdout)
+    assert [f["path"] for f in custom["set_aside"]["files"]] == [
+        "deploy/Dockerfile.j2", "emails/welcome.j2", "templates/page.html.j2"]
+
+
+def test_expected_output_tokens_price_the_answer(fixture_project):
+    fixture_project.write({"ctxlint.toml": 'model = "gpt-4o"\n[cost]\nexpected-output-tokens = 300\n'})
+    data = json.loads(fixture_project.run("cost", "--format", "json").stdout)
+    template = data["files"][0]["requests"][0]
+    info = lookup_model("gpt-4o")
+    assert template["price"]["expected_output_tokens"] == 300
+    assert template["price"]["expected_output"] == pytest.approx(300 * info.output_per_mtok / 1000, abs=1e-6)
+    table = fixture_project.run("cost")
+    assert "expected $/1k" in table.lines[0]
+    assert any(" expected at 300 tokens per answer." in line for line in table.lines)
 
 
 def test_output_file(fixture_project):
@@ -298,7 +429,7 @@ def test_parse_errors_are_named_not_counted(project):
     assert run.code == 0
     assert any(line.startswith("  not counted: bad.j2:") and line.endswith("(see `ctxlint check`)")
                for line in run.lines)
-    assert any(line.startswith("Total: 1 request in 1 file · ") for line in run.lines)
+    assert "1 request in 1 file: " in run.stdout
 
 
 def test_usage_errors_exit_2(fixture_project):
@@ -339,7 +470,7 @@ def test_config_limits(fixture_project):
     limit = biggest.tokens - 1
     over = [(c, t) for _, c in sorted(expected.items()) for t in c.tool_costs if t.tokens > limit]
     assert biggest in [t for _, t in over]
-    fixture_project.write({"ctxlint.toml": f"[cost]\nmax-tool-tokens = {limit}\n"})
+    fixture_project.write({"ctxlint.toml": f'model = "gpt-4o"\n[cost]\nmax-tool-tokens = {limit}\n'})
     run = fixture_project.run("cost")
     assert run.code == 1
     assert run.lines[-1 - len(over)] == f"Limits: FAILED (max-tool-tokens {limit:,})"
@@ -349,14 +480,14 @@ def test_config_limits(fixture_project):
         f"({'' if c.exact else '~'}{t.biggest_field_tokens:,} tokens)" for c, t in over]
 
     biggest = max((t for c in expected.values() for t in c.tool_costs), key=lambda t: t.tokens)
-    fixture_project.write({"ctxlint.toml": f"[cost]\nmax-tool-tokens = {biggest.tokens}\n"})
+    fixture_project.write({"ctxlint.toml": f'model = "gpt-4o"\n[cost]\nmax-tool-tokens = {biggest.tokens}\n'})
     run = fixture_project.run("cost")
     assert run.code == 0 and run.lines[-1] == f"Limits: passed (max-tool-tokens {biggest.tokens:,})."
 
     billing = expected["requests/billing.json"]
     template = expected["prompts/support.j2"]
     fixture_project.write({"pyproject.toml": (
-        "[tool.ctxlint.cost]\n"
+        '[tool.ctxlint]\nmodel = "gpt-4o"\n[tool.ctxlint.cost]\n'
         f"max-request-tokens = {template.total_input}\n"
         f"max-total-tool-tokens = {weather.tools}\n")})
     (fixture_project.root / "ctxlint.toml").unlink()
@@ -387,7 +518,11 @@ def test_limits_with_output_file_go_to_stderr(fixture_project):
     ("[cost]\nmax-tool-tokens = \"500\"\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
     ("[cost]\nmax-tool-tokens = true\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
     ("[cost]\nmax-increase = 5\n", "`cost.max-increase`: unknown key (keys: max-request-tokens, max-tool-tokens, "
-                                   "max-total-tool-tokens)"),
+                                   "max-total-tool-tokens, expected-output-tokens, set-aside, extend-set-aside, "
+                                   "include-set-aside)"),
+    ("[cost]\nexpected-output-tokens = -3\n", "`cost.expected-output-tokens` must be a positive number of tokens"),
+    ("[cost]\nset-aside = \"tests/**\"\n", "`cost.set-aside` must be a list of globs"),
+    ("[cost]\ninclude-set-aside = 1\n", "`cost.include-set-aside` must be true or false"),
     ("cost = 5\n", "`cost` must be a table"),
 ])
 def test_config_limits_are_validated(project, table, message):
@@ -410,12 +545,15 @@ def test_config_limits_load(tmp_path):
 
 def _cost(path: str, total: int, tools: tuple[ToolCost, ...] = (), exact: bool = True, price: float | None = 1.0):
     tool_tokens = sum(t.tokens for t in tools)
-    return RequestCost(path=path, line=1, model="gpt-4o" if exact else "claude-sonnet-4-5", encoding="o200k_base",
-                       exact=exact, tools=tool_tokens, tool_costs=tools, system=total - tool_tokens - 3, messages=0,
-                       reserve=100, total_input=total, cacheable_prefix=total, window=128_000,
-                       window_share=(total + 100) / 128_000, price_per_1k_calls=price,
-                       price_per_1k_calls_cached=price, note="" if exact else
-                       "estimate: Anthropic publishes no tokenizer; counted with o200k_base")
+    pricing = Pricing(input=price, cached_input=None, cached_tokens=0, cache_note="", output_bound_tokens=100,
+                      output_bound_from="max_tokens", output_bound=None if price is None else 0.5,
+                      expected_output_tokens=None, expected_output=None)
+    return RequestCost(path=path, line=1, model="gpt-4o" if exact else "claude-sonnet-4-5", model_known=True,
+                       provider="openai" if exact else "anthropic", encoding="o200k_base", exact=exact,
+                       basis=("openai-chat",) if exact else ("anthropic",), tools=tool_tokens, tool_costs=tools,
+                       system=total - tool_tokens - 3, messages=0, other=3, reserve=100, total_input=total,
+                       cacheable_prefix=total, window=128_000, window_share=(total + 100) / 128_000, pricing=pricing,
+                       note="" if exact else "estimate: Anthropic publishes no tokenizer")
 
 
 def _tool(name: str, tokens: int, total: int) -> ToolCost:
@@ -465,7 +603,7 @@ def test_hand_made_deltas_in_every_format():
     assert "| `refund` | 100 | 25.0% | `description` | 50 | new |" in markdown
     # The untouched request is folded away; the estimate keeps its marks.
     assert "<details><summary>1 request this change does not touch</summary>" in markdown
-    assert "| ~0 | ~50 | ~0 | **~53** | 0 | 100 |" in markdown
+    assert "| ~0 | ~50 | ~0 | **~53** | 0 | 0.1% | 0 | n/a | — | n/a |" in markdown  # Δ 0, then prices
 
     data = json.loads(cost_json.render(report))
     assert data["comparison"]["delta"] == 200 and data["comparison"]["percent"] == pytest.approx(15.9236, abs=1e-3)
@@ -478,7 +616,7 @@ def test_hand_made_deltas_in_every_format():
     assert data["files"][0]["requests"][0]["delta"] == 200
     assert [t["delta"] for t in data["files"][0]["requests"][0]["tools"]] == [150, None]
     assert data["limits"]["max-increase"] == "10%" and data["passed"] is False
-    assert data["totals"]["unpriced_requests"] == 1 and data["totals"]["price_per_1k_calls"] == 1.0
+    assert data["totals"]["unpriced_requests"] == 1 and data["totals"]["input_price"] == 1.0
 
     html = cost_html.render(report)
     assert "+200 tokens (+15.9%)" in html and 'class="gate bad"' in html

@@ -14,7 +14,20 @@ import math
 from html import escape
 
 from ctxlint.analysis.accounting import RequestCost
-from ctxlint.cost import CostReport, label, limits_text, money, other_tokens, percent_change, share, signed, tokens
+from ctxlint.cost import (
+    CostReport,
+    cache_notes,
+    label,
+    limits_text,
+    money,
+    percent_change,
+    share,
+    signed,
+    summary,
+    tokens,
+    what_if_lines,
+    where,
+)
 
 # Colour-blind-safe (Tableau 10); the reserve is hatched in its own colour.
 PARTS = (
@@ -74,7 +87,7 @@ code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 
 def render(report: CostReport) -> str:
     t = report.totals
-    body = ['<header><h1>ctxlint cost</h1>', f'<p class="summary">{_summary(report)}</p>']
+    body = ['<header><h1>ctxlint cost</h1>', _summary(report)]
     c = report.comparison
     if c is not None:
         pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
@@ -103,13 +116,25 @@ def render(report: CostReport) -> str:
         body.append(f'<section id="changes"><h2>Changes against <code>{escape(c.ref)}</code></h2>')
         body.append(_changes(report))
         body.append("</section>")
-    if report.requests:
+    if report.what_if and report.requests:
+        body.append('<section id="what-if"><h2>Side by side</h2>')
+        body.append(_what_if(report))
+        body.append("</section>")
+    elif report.requests:
         body.append('<section id="requests"><h2>Requests</h2>')
         body.append(_requests(report))
         body.append("</section>")
         tools = _tools(report)
         if tools:
             body.append(f'<section id="tools"><h2>Tools</h2>{tools}</section>')
+    if report.set_aside:
+        rows = "".join(f"<tr><td><code>{escape(f.path)}</code></td><td>{escape(f.set_aside)}</td>"
+                       f'<td class="num">{len(f.requests):,}</td><td class="num">{f.tokens:,}</td></tr>'
+                       for f in report.set_aside)
+        body.append('<section id="set-aside"><h2>Kept out of the totals</h2><p class="muted">Test data, fixtures '
+                    'and templates that are not prompts; <code>--include-set-aside</code> counts them.</p>'
+                    '<table><thead><tr><th>file</th><th>why</th><th class="num">requests</th>'
+                    f'<th class="num">input</th></tr></thead><tbody>{rows}</tbody></table></section>')
     notes = _notes(report)
     if notes:
         body.append(f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>')
@@ -126,7 +151,7 @@ def render(report: CostReport) -> str:
 
 
 def _parts(r: RequestCost) -> list[tuple[str, int]]:
-    return [("tools", r.tools), ("system", r.system), ("messages", r.messages), ("other", other_tokens(r)),
+    return [("tools", r.tools), ("system", r.system), ("messages", r.messages), ("other", r.other),
             ("reserve", r.reserve)]
 
 
@@ -236,33 +261,28 @@ def chart(report: CostReport) -> str:
 
 
 def _summary(report: CostReport) -> str:
-    t = report.totals
+    sentences = summary(report, report.totals_for(0) if report.what_if else None)
     if not report.requests:
-        return "No requests found."
-    text = (f"<strong>{t.input_tokens:,} input tokens</strong> in {t.requests} request{'s' if t.requests != 1 else ''} "
-            f"({t.files} file{'s' if t.files != 1 else ''})")
-    if t.tools:
-        text += f", {t.tool_tokens:,} of them in {t.tools} tool definitions"
-    if t.reserve:
-        text += f"; {t.reserve:,} reserved for output"
-    if t.price_per_1k_calls is not None:
-        text += (f" · <strong>{money(t.price_per_1k_calls)}</strong> per 1,000 calls of each, "
-                 f"<strong>{money(t.price_per_1k_calls_cached)}</strong> with prompt caching")
-    if t.estimated_requests:
-        text += f' · <span class="est">~ estimate</span> {t.estimated_requests} of them'
-    return text
+        return f'<p class="summary">{escape(sentences[0])}</p>'
+    rest = what_if_lines(report) if report.what_if else sentences[1:]
+    return (f'<p class="summary"><strong>{escape(sentences[0])}</strong></p>'
+            + "".join(f'<p class="summary">{escape(line)}</p>' for line in rest))
+
+
+def _cached(r: RequestCost) -> str:
+    return "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
 
 
 def _requests(report: CostReport) -> str:
     c = report.comparison
     head = ["request", "model", "encoding"]
     nums = ["tools", "system", "messages", "input"] + (["Δ input"] if c is not None else []) + [
-        "reserve", "window", "cacheable prefix", "$ / 1k calls", "cached"]
+        "reserve", "window", "cacheable prefix", "cached tokens", "input $ / 1k", "cached $ / 1k", "output ≤ $ / 1k"]
     rows = []
-    for f in report.files:
+    for f in report.counted:
         for i, r in enumerate(f.requests):
             ex = r.exact
-            est = "" if ex else ' <span class="est" title="the provider publishes no tokenizer">estimate</span>'
+            est = "" if ex else f' <span class="est" title="{escape(r.note)}">estimate</span>'
             cells = [f"<code>{escape(label(r))}</code>", escape(r.model) + est, escape(r.encoding)]
             values = [tokens(r.tools, ex), tokens(r.system, ex), tokens(r.messages, ex),
                       f"<strong>{tokens(r.total_input, ex)}</strong>"]
@@ -270,7 +290,8 @@ def _requests(report: CostReport) -> str:
                 change = c.request(f.path, i)
                 values.append(_delta_cell(None if change is None or change.before is None else change.delta))
             values += [f"{r.reserve:,}", share(r.window_share), tokens(r.cacheable_prefix, ex),
-                       money(r.price_per_1k_calls), money(r.price_per_1k_calls_cached)]
+                       f"{r.pricing.cached_tokens:,}", money(r.pricing.input), _cached(r),
+                       money(r.pricing.output_bound)]
             rows.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells)
                         + "".join(f'<td class="num">{v}</td>' for v in values) + "</tr>")
     t = report.totals
@@ -278,7 +299,7 @@ def _requests(report: CostReport) -> str:
             f"{sum(r.messages for r in report.requests):,}", f"{t.input_tokens:,}"]
     if c is not None:
         foot.append(_delta_cell(c.delta))
-    foot += [f"{t.reserve:,}", "", "", money(t.price_per_1k_calls), money(t.price_per_1k_calls_cached)]
+    foot += [f"{t.reserve:,}", "", "", "", money(t.input_price), money(t.cached_price), money(t.output_bound)]
     return ('<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
             + "".join(f'<th class="num">{h}</th>' for h in nums) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody><tfoot><tr>"
@@ -286,10 +307,44 @@ def _requests(report: CostReport) -> str:
             + "</tr></tfoot></table></div>")
 
 
+def _what_if(report: CostReport) -> str:
+    models = report.what_if
+    groups = "".join(f'<th colspan="4" class="num">{escape(m)}</th>' for m in models)
+    subs = "".join('<th class="num">input</th><th class="num">input $ / 1k</th><th class="num">cached $ / 1k</th>'
+                   '<th class="num">output ≤ $ / 1k</th>' for _ in models)
+    rows = []
+    for f in report.counted:
+        for costs in f.what_if:
+            cells = "".join(f'<td class="num">{tokens(r.total_input, r.exact)}</td><td class="num">{money(r.pricing.input)}'
+                            f'</td><td class="num">{_cached(r)}</td><td class="num">{money(r.pricing.output_bound)}</td>'
+                            for r in costs)
+            rows.append(f"<tr><td><code>{escape(label(costs[0]))}</code></td>{cells}</tr>")
+    foot = ""
+    for i in range(len(models)):
+        t = report.totals_for(i)
+        foot += (f'<td class="num">{t.input_tokens:,}</td><td class="num">{money(t.input_price)}</td>'
+                 f'<td class="num">{money(t.cached_price)}</td><td class="num">{money(t.output_bound)}</td>')
+    out = [f'<div class="scroll"><table><thead><tr><th></th>{groups}</tr><tr><th>request</th>{subs}</tr></thead>'
+           f'<tbody>{"".join(rows)}</tbody><tfoot><tr><td>total</td>{foot}</tr></tfoot></table></div>']
+    for f in report.counted:
+        for costs in f.what_if:
+            if not costs[0].tool_costs:
+                continue
+            head = "".join(f'<th class="num">{escape(m)}</th>' for m in models)
+            body = "".join(f"<tr><td><code>{escape(tool.name or '(unnamed)')}</code></td>"
+                           + "".join(f'<td class="num">{tokens(r.tool_costs[i].tokens, r.exact)}</td>' for r in costs)
+                           + "</tr>" for i, tool in enumerate(costs[0].tool_costs))
+            total = "".join(f'<td class="num">{tokens(r.tools, r.exact)}</td>' for r in costs)
+            out.append(f"<details open><summary>Tools of <code>{escape(label(costs[0]))}</code></summary>"
+                       f"<table><thead><tr><th>tool</th>{head}</tr></thead><tbody>{body}</tbody>"
+                       f"<tfoot><tr><td>all, with overhead</td>{total}</tr></tfoot></table></details>")
+    return "\n".join(out)
+
+
 def _tools(report: CostReport) -> str:
     c = report.comparison
     out = []
-    for f in report.files:
+    for f in report.counted:
         for i, r in enumerate(f.requests):
             if not r.tool_costs:
                 continue
@@ -357,8 +412,9 @@ def _change_row(name: str, status: str, before: int | None, after: int | None, d
 def _notes(report: CostReport) -> str:
     out = []
     for note, requests in report.notes().items():
-        where = ", ".join(label(r) for r in requests) if len(requests) <= 3 else f"{len(requests)} requests"
-        out.append(f"<li>{escape(note)} <span class=\"muted\">({escape(where)})</span></li>")
+        out.append(f"<li>{escape(note)} <span class=\"muted\">({escape(where(requests))})</span></li>")
+    for note, requests in cache_notes(report).items():
+        out.append(f"<li>No prompt caching: {escape(note)} <span class=\"muted\">({escape(where(requests))})</span></li>")
     for f in report.files:
         for error in f.errors:
             out.append(f"<li>Not counted: <code>{escape(f.path)}:{escape(error)}</code> "
@@ -379,8 +435,9 @@ def _models(report: CostReport) -> str:
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return ('<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
-            '<p class="muted">Prices: USD per 1,000 calls, the input at the input price and the whole output '
-            "reserve at the output price; with prompt caching, the cacheable prefix at the cached price.</p>")
+            '<p class="muted">Prices: USD per 1,000 calls. Input at the input price; with prompt caching, the '
+            "tokens the provider caches (by its rules) at the cached price. Output apart: at most the output limit "
+            "(or the model's maximum) at the output price.</p>")
 
 
 def _price(value: float | None) -> str:

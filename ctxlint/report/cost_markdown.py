@@ -16,11 +16,13 @@ from ctxlint.cost import (
     label,
     limits_text,
     money,
-    other_tokens,
     percent_change,
     share,
     signed,
+    summary,
     tokens,
+    what_if_lines,
+    where,
 )
 
 
@@ -31,10 +33,14 @@ def render(report: CostReport) -> str:
     if comparison is not None:
         out += ["", f"### Changes against `{comparison.ref}`", ""]
         out += _changes(comparison)
-    if report.files:
+    if report.what_if and report.counted:
+        out += ["", "### Side by side", ""]
+        out += _what_if(report)
+    elif report.counted:
         out += ["", "### Requests", ""]
-        touched, untouched = [], []
-        for f in report.files:
+        touched: list[list[str]] = []
+        untouched: list[list[str]] = []
+        for f in report.counted:
             for index, r in enumerate(f.requests):
                 change = comparison.request(f.path, index) if comparison is not None else None
                 block = _request(r, change, comparison is not None)
@@ -49,25 +55,21 @@ def render(report: CostReport) -> str:
             for block in untouched:
                 out += block
             out += ["</details>", ""]
+    if report.set_aside:
+        out += ["", "### Kept out of the totals", "",
+                "Test data, fixtures and templates that are not prompts (`--include-set-aside` counts them).", "",
+                "| file | why | requests | input |", "|:--|:--|--:|--:|"]
+        out += [f"| `{_code(f.path)}` | {_cell(f.set_aside)} | {len(f.requests):,} | {f.tokens:,} |"
+                for f in report.set_aside]
     out += _footer(report)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
 def _summary(report: CostReport) -> list[str]:
-    t = report.totals
-    if not report.files:
-        line = "No requests found: no prompt template, request or tool file among the files checked."
-    else:
-        line = (f"**{t.input_tokens:,} input tokens** in {t.requests} request{'s' if t.requests != 1 else ''} "
-                f"({t.files} file{'s' if t.files != 1 else ''})")
-        if t.tools:
-            line += f", {t.tool_tokens:,} of them in {t.tools} tool definitions"
-        if t.price_per_1k_calls is not None:
-            line += (f" · **{money(t.price_per_1k_calls)}** per 1,000 calls of each, "
-                     f"**{money(t.price_per_1k_calls_cached)}** with prompt caching")
-        if t.estimated_requests:
-            line += f" · ~ marks estimates ({t.estimated_requests})"
-    lines = [line]
+    sentences = summary(report, report.totals_for(0) if report.what_if else None)
+    lines = [f"**{_cell(sentences[0])}**" if report.counted else _cell(sentences[0])]
+    lines += [_cell(s) for s in (what_if_lines(report) if report.what_if else sentences[1:])]
+    lines = ["  \n".join(lines)] if len(lines) > 1 else lines
     c = report.comparison
     if c is not None:
         pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
@@ -80,9 +82,40 @@ def _summary(report: CostReport) -> list[str]:
         else:
             lines += ["", f"❌ **Over the limits** ({checked}):", ""]
             for v in report.violations:
-                where = f"`{_code(f'{v.path}:{v.line}')}`: " if v.path else ""
-                lines.append(f"- {where}{_cell(v.message)}")
+                place = f"`{_code(f'{v.path}:{v.line}')}`: " if v.path else ""
+                lines.append(f"- {place}{_cell(v.message)}")
     return lines
+
+
+def _what_if(report: CostReport) -> list[str]:
+    models = report.what_if
+    head = "| request | " + " | ".join(f"{_cell(m)} input | $ / 1k | cached | output ≤" for m in models) + " |"
+    rule = "|:--|" + "--:|--:|--:|--:|" * len(models)
+    rows = [head, rule]
+    for f in report.counted:
+        for costs in f.what_if:
+            cells = []
+            for r in costs:
+                cached = "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
+                cells += [tokens(r.total_input, r.exact), money(r.pricing.input), cached, money(r.pricing.output_bound)]
+            rows.append(f"| `{_code(label(costs[0]))}` | " + " | ".join(cells) + " |")
+    total = []
+    for i in range(len(models)):
+        t = report.totals_for(i)
+        total += [f"**{t.input_tokens:,}**", f"**{money(t.input_price)}**", money(t.cached_price), money(t.output_bound)]
+    rows.append("| **total** | " + " | ".join(total) + " |")
+    for f in report.counted:
+        for costs in f.what_if:
+            if not costs[0].tool_costs:
+                continue
+            rows += ["", f"<details><summary>Tools of <code>{_html(label(costs[0]))}</code></summary>", "",
+                     "| tool | " + " | ".join(_cell(m) for m in models) + " |", "|:--|" + "--:|" * len(models)]
+            for i, tool in enumerate(costs[0].tool_costs):
+                rows.append(f"| `{_code(tool.name or '(unnamed)')}` | "
+                            + " | ".join(tokens(r.tool_costs[i].tokens, r.exact) for r in costs) + " |")
+            rows.append("| all, with overhead | " + " | ".join(tokens(r.tools, r.exact) for r in costs) + " |")
+            rows += ["", "</details>"]
+    return rows
 
 
 def _changes(c: Comparison) -> list[str]:
@@ -118,13 +151,17 @@ def _request(r: RequestCost, change: RequestChange | None, comparing: bool) -> l
         head += " Δ input |"
         rule += "--:|"
         row += f" {'new' if change is None or change.before is None else signed(change.delta)} |"
-    head += " reserve | window | cacheable prefix | $ / 1k calls | cached |"
+    p = r.pricing
+    head += " window | cached tokens | input $ / 1k | cached $ / 1k | output ≤ $ / 1k |"
     rule += "--:|--:|--:|--:|--:|"
-    row += (f" {r.reserve:,} | {share(r.window_share)} | {tokens(r.cacheable_prefix, ex)} | "
-            f"{money(r.price_per_1k_calls)} | {money(r.price_per_1k_calls_cached)} |")
+    cached = "—" if p.cached_input is None else money(p.cached_input)
+    row += (f" {share(r.window_share)} | {p.cached_tokens:,} | {money(p.input)} | {cached} | "
+            f"{money(p.output_bound)} |")
     out += [head, rule, row]
-    if r.note:
-        out += ["", f"<sub>{_cell(r.note)}</sub>"]
+    notes = [n for n in (r.note, f"no prompt caching: {p.cache_note}" if p.cached_input is None and p.cache_note
+                         else "") if n]
+    if notes:
+        out += ["", f"<sub>{_cell('; '.join(notes))}</sub>"]
     out.append("")
     if r.tool_costs:
         biggest = max(r.tool_costs, key=lambda c: c.tokens)
@@ -161,16 +198,21 @@ def _footer(report: CostReport) -> list[str]:
     if errors:
         out += ["", "Not counted (parse errors; see `ctxlint check`):", ""]
         for path, error in errors:
-            where, _, message = error.partition(": ")
-            out.append(f"- `{_code(path + ':' + where)}` {_cell(message)}")
-    if any(other_tokens(r) for r in report.requests):
-        out += ["", "<sub>Input is tools + system + messages + the reply priming the provider adds "
-                    "(3 tokens per OpenAI request). Variable content (slots) counts as 0: these are the "
-                    "tokens every call sends before any.</sub>"]
+            place, _, message = error.partition(": ")
+            out.append(f"- `{_code(path + ':' + place)}` {_cell(message)}")
+    if report.what_if:
+        notes = [f"{note} ({where(requests)})" for note, requests in report.notes().items()]
+        if notes:
+            out += ["", "Notes:", ""] + [f"- {_cell(n)}" for n in notes]
+    if report.counted:
+        out += ["", "<sub>Input is tools + system + messages + the reply priming and tool_choice the provider adds. "
+                    "Variable content (slots) counts as 0: these are the tokens every call sends before any. "
+                    "~ marks estimates; an exact count reproduces published API counts.</sub>"]
     if report.models:
         sources = "; ".join(f"{m.name}: {m.source}" + (f" ({m.as_of})" if m.as_of else "") for m in report.models)
-        out += ["", f"<sub>Prices in USD per 1,000 calls: the input at the input price and the whole output "
-                    f"reserve at the output price. Model table: {_html(sources)}.</sub>"]
+        out += ["", f"<sub>Prices in USD per 1,000 calls: the input at the input price, with caching only where "
+                    f"the provider's rules apply; output apart, at most the output limit. Model table: "
+                    f"{_html(sources)}.</sub>"]
     return out
 
 

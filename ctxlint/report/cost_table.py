@@ -1,92 +1,86 @@
 """`ctxlint cost` as aligned terminal tables: requests, tools per request, changes, limits.
 
-Numbers are right-aligned with thousands separators; ``~`` marks an estimate (a provider that
-publishes no tokenizer, or a schema beyond the published formula), and the notes under the
-tables say which encoding counted it.
+Numbers are right-aligned with thousands separators; ``~`` marks an estimate (a model or a
+request shape without published counts to reproduce), and the notes under the tables say why.
+The input price is the headline; caching is priced only where the provider's rules apply
+(``—`` elsewhere, with the reason in the notes); output is priced apart, as an upper bound.
+With ``--model A,B`` the requests are priced side by side, one column group per model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxlint.cost import CostReport, label, limits_text, money, percent_change, share, signed, tokens
+from ctxlint.analysis.accounting import RequestCost
+from ctxlint.cost import (
+    CostReport,
+    FileCost,
+    cache_notes,
+    label,
+    limits_text,
+    money,
+    percent_change,
+    share,
+    signed,
+    summary,
+    tokens,
+    what_if_lines,
+    where,
+)
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str, indent: str = "") -> list[str]:
-    """Rows padded to their widest cell: ``align`` has ``l`` or ``r`` per column."""
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str, indent: str = "",
+          groups: Sequence[tuple[str, int]] = ()) -> list[str]:
+    """Rows padded to their widest cell: ``align`` has ``l`` or ``r`` per column. ``groups``
+    puts a title over runs of columns (title, number of columns)."""
     widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+    if groups:  # a group title wider than its columns widens the last of them
+        start = 0
+        for title, span in groups:
+            inner = sum(widths[start:start + span]) + 2 * (span - 1)
+            if len(title) > inner:
+                widths[start + span - 1] += len(title) - inner
+            start += span
 
     def line(cells: Sequence[str]) -> str:
         parts = [str(c).rjust(w) if a == "r" else str(c).ljust(w) for c, w, a in zip(cells, widths, align)]
         return (indent + "  ".join(parts)).rstrip()
 
-    return [line(headers), *(line(r) for r in rows)]
+    out = []
+    if groups:
+        cells, start = [], 0
+        for title, span in groups:
+            inner = sum(widths[start:start + span]) + 2 * (span - 1)
+            cells.append(title.center(inner) if title else " " * inner)
+            start += span
+        out.append((indent + "  ".join(cells)).rstrip())
+    return [*out, line(headers), *(line(r) for r in rows)]
+
+
+def _output(r: RequestCost) -> str:
+    bound = r.pricing.output_bound
+    return "n/a" if bound is None else money(bound)
+
+
+def _cached(r: RequestCost) -> str:
+    return "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
 
 
 def render(report: CostReport) -> str:
     out: list[str] = []
-    t = report.totals
     comparison = report.comparison
     if not report.files:
-        out.append("No requests found: no prompt template, request or tool file among the files given.")
+        out += summary(report)
+    elif report.what_if:
+        out += _what_if(report)
     else:
-        headers = ["request", "model", "encoding", "tools", "system", "messages", "input"]
-        align = "lllrrrr"
-        if comparison is not None:
-            headers.append("Δ input")
-            align += "r"
-        headers += ["reserve", "window", "cacheable", "$/1k calls", "cached"]
-        align += "rrrrr"
-        rows = []
-        for f in report.files:
-            for index, r in enumerate(f.requests):
-                ex = r.exact
-                row = [label(r), r.model, r.encoding, tokens(r.tools, ex), tokens(r.system, ex),
-                       tokens(r.messages, ex), tokens(r.total_input, ex)]
-                if comparison is not None:
-                    change = comparison.request(f.path, index)
-                    row.append("new" if change is None or change.before is None else signed(change.delta))
-                row += [f"{r.reserve:,}", share(r.window_share), tokens(r.cacheable_prefix, ex),
-                        money(r.price_per_1k_calls), money(r.price_per_1k_calls_cached)]
-                rows.append(row)
-        total = ["total", "", "", f"{t.tool_tokens:,}", f"{sum(r.system for r in report.requests):,}",
-                 f"{sum(r.messages for r in report.requests):,}", f"{t.input_tokens:,}"]
-        if comparison is not None:
-            total.append(signed(comparison.delta))
-        total += [f"{t.reserve:,}", "", "", money(t.price_per_1k_calls), money(t.price_per_1k_calls_cached)]
-        rows.append(total)
-        out += table(headers, rows, align)
+        out += _requests(report)
         out.append("")
-        out.append(_summary(report))
-
-        for f in report.files:
-            for index, r in enumerate(f.requests):
-                if not r.tool_costs:
-                    continue
-                ex = r.exact
-                overhead = r.tools - sum(c.tokens for c in r.tool_costs)
-                extra = f", {tokens(overhead, ex)} of tool-use overhead" if overhead > 0 else ""
-                out.append("")
-                n = len(r.tool_costs)
-                out.append(f"Tools of {label(r)} ({r.model}, {n} tool{'s' if n != 1 else ''}, "
-                           f"{tokens(r.tools, ex)} tokens{extra})")
-                change = comparison.request(f.path, index) if comparison is not None else None
-                deltas = {}
-                if change is not None:
-                    for tc in change.tools:
-                        deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
-                headers = ["tool", "tokens", "share", "biggest field", "field tokens"]
-                if comparison is not None:
-                    headers.append("Δ")
-                rows = []
-                for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
-                    row = [c.name or "(unnamed)", tokens(c.tokens, ex), share(c.share), c.biggest_field,
-                           tokens(c.biggest_field_tokens, ex)]
-                    if comparison is not None:
-                        row.append(deltas.get(c.name, "0"))
-                    rows.append(row)
-                out += table(headers, rows, "lrrlrr", indent="  ")
-
+        out += summary(report)
+        out += _tools(report)
+    if report.set_aside:
+        out.append("")
+        out += _set_aside(report.set_aside)
     if comparison is not None:
         out.append("")
         out += _changes(report)
@@ -101,22 +95,126 @@ def render(report: CostReport) -> str:
     return "\n".join(out) + "\n"
 
 
-def _summary(report: CostReport) -> str:
+def _requests(report: CostReport) -> list[str]:
+    comparison = report.comparison
+    expected = any(r.pricing.expected_output is not None for r in report.requests)
+    headers = ["request", "model", "tools", "system", "messages", "input"]
+    align = "llrrrr"
+    if comparison is not None:
+        headers.append("Δ input")
+        align += "r"
+    headers += ["window", "cacheable", "cached", "input $/1k", "cached $/1k", "output ≤ $/1k"]
+    align += "rrrrrr"
+    if expected:
+        headers.append("expected $/1k")
+        align += "r"
+    rows = []
+    for f in report.counted:
+        for index, r in enumerate(f.requests):
+            ex = r.exact
+            row = [label(r), r.model, tokens(r.tools, ex), tokens(r.system, ex), tokens(r.messages, ex),
+                   tokens(r.total_input, ex)]
+            if comparison is not None:
+                change = comparison.request(f.path, index)
+                row.append("new" if change is None or change.before is None else signed(change.delta))
+            row += [share(r.window_share), tokens(r.cacheable_prefix, ex),
+                    f"{r.pricing.cached_tokens:,}" if r.pricing.cached_input is not None else "—",
+                    money(r.pricing.input), _cached(r), _output(r)]
+            if expected:
+                row.append(money(r.pricing.expected_output))
+            rows.append(row)
     t = report.totals
-    parts = [f"{t.requests} request{'s' if t.requests != 1 else ''} in {t.files} file{'s' if t.files != 1 else ''}",
-             f"{t.input_tokens:,} input tokens"
-             + (f" ({t.tool_tokens:,} in {t.tools} tool definitions)" if t.tools else "")]
-    if t.reserve:
-        parts.append(f"{t.reserve:,} reserved for output")
-    if t.price_per_1k_calls is not None:
-        parts.append(f"{money(t.price_per_1k_calls)} per 1,000 calls of each, "
-                     f"{money(t.price_per_1k_calls_cached)} with prompt caching")
-    line = "Total: " + " · ".join(parts)
-    if t.unpriced_requests:
-        line += f" ({t.unpriced_requests} without a known price left out)"
-    if t.estimated_requests:
-        line += f". ~ marks estimates ({t.estimated_requests} request{'s' if t.estimated_requests != 1 else ''})"
-    return line + "."
+    requests = report.requests
+    total = ["total", "", f"{t.tool_tokens:,}", f"{sum(r.system for r in requests):,}",
+             f"{sum(r.messages for r in requests):,}", f"{t.input_tokens:,}"]
+    if comparison is not None:
+        total.append(signed(comparison.delta))
+    total += ["", "", "", money(t.input_price), money(t.cached_price), money(t.output_bound)]
+    if expected:
+        total.append(money(t.expected_output))
+    rows.append(total)
+    return table(headers, rows, align)
+
+
+def _what_if(report: CostReport) -> list[str]:
+    """The requests priced under each ``--model``, side by side."""
+    models = report.what_if
+    headers = ["request"]
+    align = "l"
+    groups: list[tuple[str, int]] = [("", 1)]
+    for model in models:
+        headers += ["input", "input $/1k", "cached $/1k", "output ≤ $/1k"]
+        align += "rrrr"
+        groups.append((model, 4))
+    rows = []
+    for f in report.counted:
+        for costs in f.what_if:
+            row = [label(costs[0])]
+            for r in costs:
+                row += [tokens(r.total_input, r.exact), money(r.pricing.input), _cached(r), _output(r)]
+            rows.append(row)
+    total = ["total"]
+    for i in range(len(models)):
+        t = report.totals_for(i)
+        total += [f"{t.input_tokens:,}", money(t.input_price), money(t.cached_price), money(t.output_bound)]
+    rows.append(total)
+    out = table(headers, rows, align, groups=groups)
+    out.append("")
+    out += summary(report, report.totals_for(0))[:1]
+    out += [f"  {line}" for line in what_if_lines(report)]
+    # Tools, side by side.
+    for f in report.counted:
+        for costs in f.what_if:
+            if not costs[0].tool_costs:
+                continue
+            out.append("")
+            out.append(f"Tools of {label(costs[0])} ({len(costs[0].tool_costs)} tools)")
+            headers = ["tool", *models]
+            rows = []
+            for i, tool in enumerate(costs[0].tool_costs):
+                rows.append([tool.name or "(unnamed)", *(tokens(r.tool_costs[i].tokens, r.exact) for r in costs)])
+            rows.append(["all, with overhead", *(tokens(r.tools, r.exact) for r in costs)])
+            out += table(headers, rows, "l" + "r" * len(models), indent="  ")
+    return out
+
+
+def _tools(report: CostReport) -> list[str]:
+    comparison = report.comparison
+    out: list[str] = []
+    for f in report.counted:
+        for index, r in enumerate(f.requests):
+            if not r.tool_costs:
+                continue
+            ex = r.exact
+            overhead = r.tools - sum(c.tokens for c in r.tool_costs)
+            extra = f", {tokens(overhead, ex)} of tool-use overhead" if overhead > 0 else ""
+            out.append("")
+            n = len(r.tool_costs)
+            out.append(f"Tools of {label(r)} ({r.model}, {n} tool{'s' if n != 1 else ''}, "
+                       f"{tokens(r.tools, ex)} tokens{extra})")
+            change = comparison.request(f.path, index) if comparison is not None else None
+            deltas: dict[str, str] = {}
+            if change is not None:
+                for tc in change.tools:
+                    deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
+            headers = ["tool", "tokens", "share", "biggest field", "field tokens"]
+            if comparison is not None:
+                headers.append("Δ")
+            rows = []
+            for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
+                row = [c.name or "(unnamed)", tokens(c.tokens, ex), share(c.share), c.biggest_field,
+                       tokens(c.biggest_field_tokens, ex)]
+                if comparison is not None:
+                    row.append(deltas.get(c.name, "0"))
+                rows.append(row)
+            out += table(headers, rows, "lrrlrr", indent="  ")
+    return out
+
+
+def _set_aside(files: Sequence[FileCost]) -> list[str]:
+    rows = [[f.path, f.set_aside, f"{len(f.requests):,}", f"{f.tokens:,}"] for f in files]
+    return ["Kept out of the totals (--include-set-aside counts them)",
+            *table(["file", "why", "requests", "input"], rows, "llrr", indent="  ")]
 
 
 def _changes(report: CostReport) -> list[str]:
@@ -147,18 +245,23 @@ def _limits(report: CostReport) -> list[str]:
         return [f"Limits: passed ({checked})."]
     out = [f"Limits: FAILED ({checked})"]
     for v in report.violations:
-        where = f"{v.path}:{v.line}: " if v.path else ""
-        out.append(f"  {where}{v.message}")
+        place = f"{v.path}:{v.line}: " if v.path else ""
+        out.append(f"  {place}{v.message}")
     return out
 
 
 def _notes(report: CostReport) -> list[str]:
-    """Each distinct request note once, with the requests it applies to; then file problems."""
+    """Each distinct request note once, with the requests it applies to; then why caching does
+    not apply; then file problems."""
     out = []
     for note, requests in report.notes().items():
         marker = "~ " if any(not r.exact for r in requests) else ""
-        place = ", ".join(label(r) for r in requests) if len(requests) <= 3 else f"{len(requests)} requests"
-        out.append(f"{marker}{note} ({place})")
+        out.append(f"{marker}{note} ({where(requests)})")
+    configured = [r for r in report.requests if r.model_from == "config"]
+    if configured:
+        out.append(f"the config's `model` ({configured[0].model}) prices what names no model ({where(configured)})")
+    for note, requests in cache_notes(report).items():
+        out.append(f"no prompt caching: {note} ({where(requests)})")
     for f in report.files:
         for error in f.errors:
             out.append(f"not counted: {f.path}:{error} (see `ctxlint check`)")
