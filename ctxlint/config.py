@@ -243,4 +243,3 @@ def _apply_cost(settings: Settings, table, path: Path, label: str) -> None:
         else:
             limits[key] = value
     settings.cost_limits = limits
-
