@@ -12,8 +12,11 @@ temporary tree. For each run the script times:
            process, then split across every core as `ctxlint check` does for large audits;
 
 and reports the ratio ctxlint / parse, plus the wall time of the `ctxlint check` command on a
-single template and on examples/ next to `python -c pass` (interpreter start-up). Ratios are
-what to compare between commits: the absolute numbers depend on the machine.
+single template and on examples/ next to `python -c pass` (interpreter start-up), and the
+`ctxlint cost` command next to `ctxlint check` on the whole corpus tree (both use every core;
+cost must stay within 1.2 times check). Runs of the two commands alternate, so drift in the
+machine's load reaches both. Ratios are what to compare between commits: the absolute numbers
+depend on the machine.
 """
 
 from __future__ import annotations
@@ -101,6 +104,18 @@ def command_time(args: list[str], repeat: int) -> float:
     return statistics.median(runs)
 
 
+def check_and_cost(tree: Path, repeat: int) -> tuple[float, float]:
+    """Median wall times of `ctxlint check` and `ctxlint cost` on ``tree``, run alternately."""
+    checks, costs = [], []
+    for _ in range(repeat):
+        for args, runs in ((["check", "--exit-zero"], checks), (["cost", "--format", "json"], costs)):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "ctxlint.cli", *args, str(tree)], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            runs.append(time.perf_counter() - start)
+    return statistics.median(checks), statistics.median(costs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=20)
@@ -117,6 +132,7 @@ def main() -> None:
         serial_time = timed(lint, files, root, 1, repeat=args.repeat)
         lint_time = timed(lint, files, root, repeat=args.repeat)
         findings = lint(files, root)
+        check_time, cost_time = check_and_cost(root, args.repeat)
 
     python = [sys.executable, "-c", "pass"]
     ctxlint = [sys.executable, "-m", "ctxlint.cli", "check"]
@@ -133,6 +149,8 @@ def main() -> None:
     print(f"{'python -c pass':28}{startup:>10.3f}{1:>10.2f}")
     print(f"{'ctxlint check one template':28}{one:>10.3f}{one / startup:>10.2f}")
     print(f"{'ctxlint check examples/':28}{examples:>10.3f}{examples / startup:>10.2f}")
+    print(f"{'ctxlint check <corpus>':28}{check_time:>10.3f}{1:>10.2f}")
+    print(f"{'ctxlint cost <corpus>':28}{cost_time:>10.3f}{cost_time / check_time:>10.2f}")
 
 
 if __name__ == "__main__":
