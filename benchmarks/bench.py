@@ -6,7 +6,7 @@ The corpus is every prompt file under examples/ and tests/data/, copied N times 
 temporary tree. For each run the script times:
 
   parse    reading each file and parsing it with the library its format is built on
-           (jinja2's parser, yaml.safe_load, json.loads, libcst for Python), nothing more,
+           (jinja2's parser, yaml.safe_load, json.loads, CPython's ast for Python), nothing more,
            in one process;
   ctxlint  the engine over the same files: front-ends, every rule, suppressions; in one
            process, then split across every core as `ctxlint check` does for large audits;
@@ -56,8 +56,9 @@ def build_corpus(target: Path, copies: int) -> list[Path]:
 
 def plain_parse(files: list[Path], root: Path) -> None:
     """What parsing alone costs: the underlying parser of each format, no analysis."""
+    import ast
+
     import jinja2
-    import libcst
     import yaml
 
     env = jinja2.Environment()
@@ -76,7 +77,7 @@ def plain_parse(files: list[Path], root: Path) -> None:
             elif fmt == "structured":
                 json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
             elif fmt == "python":
-                libcst.parse_module(text)
+                ast.parse(text)
         except Exception:  # malformed test data: parsing it is still the work being timed
             pass
 

@@ -1,4 +1,4 @@
-"""Python modules that build prompts or call LLM APIs, read with libcst: never imported or run.
+"""Python modules that build prompts or call LLM APIs, read with CPython's `ast`: never imported or run.
 
 What the front-end finds in a module:
 
@@ -24,12 +24,12 @@ What the front-end finds in a module:
 * ``len(text) / 4``-style **token estimates** become observations.
 
 Nothing outside the module is resolved: a name imported from elsewhere is a slot. A module that
-mentions no LLM API, prompt name or token estimate is skipped before libcst is even imported.
+mentions no LLM API, prompt name or token estimate is skipped before it is even parsed.
 """
 
 from __future__ import annotations
 
-from ctxlint.frontends.python.prefilter import interesting, might_hold_prompts, precheck, syntax_message
+from ctxlint.frontends.python.prefilter import interesting, might_hold_prompts, precheck
 from ctxlint.model import ParsedFile, Span
 
 __all__ = ["might_hold_prompts", "parse_file"]
@@ -43,32 +43,15 @@ def parse_file(text: str, path: str) -> ParsedFile:
     if problem is not None:
         parsed.errors.append(problem)
         return parsed
-    if tree is not None and not interesting(tree, path):
-        return parsed  # CPython's parser is ten times faster than libcst: skip what holds nothing
+    if tree is None or not interesting(tree, path):
+        return parsed
 
-    import libcst as cst  # imported here: linting a template must not pay for libcst
-
-    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it
 
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        parsed.errors.append(
-            (Span.point(path, max(error.raw_line, 1), error.raw_column + 1), syntax_message(error.message))
-        )
-        return parsed
-    except RecursionError:
-        parsed.errors.append((Span.point(path, 1), "the module nests too deeply to parse"))
-        return parsed
-    try:
-        Analyzer(module, path).run(parsed)
+        Analyzer(tree, text, path).run(parsed)
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
-    except Exception as error:  # noqa: BLE001 - a bug here must not stop the run over other files
-        parsed.requests.clear()
-        parsed.observations.clear()
-        parsed.errors.append((Span.point(path, 1), f"ctxlint could not analyse this module ({type(error).__name__}: "
-                                                   f"{error}); please report it"))
     return parsed

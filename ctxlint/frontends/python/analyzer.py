@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.flow import Flow
@@ -17,8 +17,8 @@ from ctxlint.model import ParsedFile
 
 
 class Analyzer:
-    def __init__(self, module: cst.Module, path: str) -> None:
-        self.unit = Unit(module, path)
+    def __init__(self, tree: ast.Module, text: str, path: str) -> None:
+        self.unit = Unit(tree, text, path)
         self.scopes = Scopes(self.unit)
         self.strings = Strings(self.unit)
         self.flow = Flow(self.unit)
@@ -32,7 +32,7 @@ class Analyzer:
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit
-        self.scopes.index(unit.module, unit.module_scope, (), None)
+        self.scopes.index_module()
         calls = self.sinks.call_site_requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_request()

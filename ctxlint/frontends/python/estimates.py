@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from ctxlint.frontends.python.knowledge import WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value, walk
@@ -11,12 +11,12 @@ from ctxlint.model import Observation
 
 
 class Estimates(Component):
-    def estimate_context(self, targets: list[str | None], value) -> None:
+    def estimate_context(self, targets: list[str | None], value: ast.expr) -> None:
         if any(token_name(t) for t in targets):
             self.estimates_in(value)
 
-    def estimate_comparison(self, node) -> None:
-        operands = [node.left, *[c.comparator for c in node.comparisons]]
+    def estimate_comparison(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
         if any(self.mentions_tokens(o) for o in operands):
             for operand in operands:
                 self.estimates_in(operand)
@@ -24,57 +24,57 @@ class Estimates(Component):
             for operand in operands:
                 self.scaled_tokens(operand)
 
-    def mentions_tokens(self, node) -> bool:
+    def mentions_tokens(self, node: ast.expr) -> bool:
         for current in walk(node):
-            if isinstance(current, (cst.Name, cst.Attribute)) and token_name(self.m.dotted(current)):
+            if isinstance(current, (ast.Name, ast.Attribute)) and token_name(self.m.dotted(current)):
                 return True
         return False
 
-    def scaled_tokens(self, node) -> None:
+    def scaled_tokens(self, node: ast.expr) -> None:
         """``max_tokens * 4`` set against a length: a token budget turned into characters."""
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 number = number_value(b)
                 if token_name(self.m.dotted(a)) and number is not None and 2 <= number <= 6:
                     self.observe(node)
                     return
 
-    def estimates_in(self, node) -> None:
+    def estimates_in(self, node: ast.expr) -> None:
         """Observe each ``len(x) / 4``-style estimate inside an expression used as a token count."""
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             last = (self.m.qualified(node.func) or "").split(".")[-1]
-            if last in WRAPPERS and len(node.args) >= 1 and self.is_estimate(node.args[0].value):
+            if last in WRAPPERS and len(node.args) >= 1 and self.is_estimate(node.args[0]):
                 self.observe(node)
                 return
             if last in (*WRAPPERS, "max", "min", "sum"):
                 for arg in node.args:
-                    self.estimates_in(arg.value)
-        elif isinstance(node, cst.BinaryOperation):
+                    self.estimates_in(arg)
+        elif isinstance(node, ast.BinOp):
             if self.is_estimate(node):
                 self.observe(node)
                 return
             self.estimates_in(node.left)
             self.estimates_in(node.right)
-        elif isinstance(node, cst.UnaryOperation):
-            self.estimates_in(node.expression)
-        elif isinstance(node, cst.IfExp):
+        elif isinstance(node, ast.UnaryOp):
+            self.estimates_in(node.operand)
+        elif isinstance(node, ast.IfExp):
             self.estimates_in(node.body)
             self.estimates_in(node.orelse)
-        elif isinstance(node, cst.GeneratorExp):
+        elif isinstance(node, ast.GeneratorExp):
             self.estimates_in(node.elt)
 
-    def is_estimate(self, node) -> bool:
-        if not isinstance(node, cst.BinaryOperation):
+    def is_estimate(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.BinOp):
             return False
-        left, right, op = node.left, node.right, node.operator
-        if isinstance(op, (cst.Divide, cst.FloorDivide)):
+        left, right, op = node.left, node.right, node.op
+        if isinstance(op, (ast.Div, ast.FloorDiv)):
             number = number_value(right)
             if number is None:
                 return False
             if self.is_word_count(left):
                 return 0.5 <= number < 1
             return self.is_len_like(left) and 2 <= number <= 6
-        if isinstance(op, cst.Multiply):
+        if isinstance(op, ast.Mult):
             for a, b in ((left, right), (right, left)):
                 number = number_value(b)
                 if number is None:
@@ -85,31 +85,31 @@ class Estimates(Component):
                     return 0 < number <= 0.5
         return False
 
-    def is_len_like(self, node) -> bool:
+    def is_len_like(self, node: ast.expr) -> bool:
         """A character count: ``len(x)``, ``sum(len(m) for m in ...)``, ``num_chars``."""
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func)
             if qualified == "len":
                 return not self.is_word_count(node)
             if qualified == "sum" and node.args:
-                return any(isinstance(n, cst.Call) and self.m.qualified(n.func) == "len"
-                           for n in walk(node.args[0].value))
+                return any(isinstance(n, ast.Call) and self.m.qualified(n.func) == "len"
+                           for n in walk(node.args[0]))
             return False
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, (ast.Name, ast.Attribute)):
             last = (self.m.dotted(node) or "").rsplit(".", 1)[-1].lower()
             return "char" in last or last.endswith(("_len", "_length"))
         return False
 
-    def is_word_count(self, node) -> bool:
-        if isinstance(node, cst.Call) and self.m.qualified(node.func) == "len" and node.args:
-            inner = node.args[0].value
-            return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
-                    and inner.func.attr.value == "split")
-        if isinstance(node, (cst.Name, cst.Attribute)):
+    def is_word_count(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "len" and node.args:
+            inner = node.args[0]
+            return (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                    and inner.func.attr == "split")
+        if isinstance(node, (ast.Name, ast.Attribute)):
             return "word" in (self.m.dotted(node) or "").rsplit(".", 1)[-1].lower()
         return False
 
-    def observe(self, node) -> None:
+    def observe(self, node: ast.expr) -> None:
         span = self.m.span(node)
         if span not in self.m.observed:
             self.m.observed.add(span)

@@ -3,10 +3,10 @@ literal values, dict entries, list items, and the iteration order of collections
 
 from __future__ import annotations
 
+import ast
 import re
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
-
-import libcst as cst
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -24,89 +24,114 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
     YAML_DUMPERS,
 )
-from ctxlint.frontends.python.literals import cut_marker
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.literals import clean, cut_marker
+from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Env, Facts, Item
 from ctxlint.model import Source, SourceKind
 
+# Facts of these kinds say what a value's text is; a call that only measures its argument
+# (`len(page)`) does not pass them on.
+_CONTENT = (SourceKind.UNTRUSTED, SourceKind.TRUNCATION)
+_NAMED = (ast.Name, ast.Attribute, ast.Subscript)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+Entry = tuple[ast.expr, Env, Positioned]
+
+
+@dataclass(frozen=True)
+class Region:
+    """A stretch of source with no node of its own (a dict's ``key: value``)."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None
+    end_col_offset: int | None
+
+    @classmethod
+    def between(cls, first: Positioned, last: Positioned) -> Region:
+        return cls(first.lineno, first.col_offset, last.end_lineno, last.end_col_offset)
+
 
 class Flow(Component):
-    def facts(self, node, env: Env, acc: Facts | None = None) -> Facts:
-        """Names read, calls made and serialisation sources of an expression, through the
-        module's names and functions."""
+    def facts(self, node: ast.AST, env: Env, acc: Facts | None = None) -> Facts:
+        """Names read, calls made and sources of an expression, through the module's names and
+        functions."""
         acc = acc if acc is not None else Facts()
-        if env.depth > MAX_DEPTH:
+        if env.depth > MAX_DEPTH or not self.m.step():
             return acc
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Await)):
+        if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             for source in (self.sources.untrusted(node, env), self.sources.truncation(node, env)):
                 if source is not None:
                     acc.sources.append(source)
-        elif isinstance(node, (cst.BinaryOperation, cst.FormattedString)):
+        elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
             self.mark_cuts(node, env)
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
+        if isinstance(node, _NAMED):
             dotted = self.m.dotted(node)
             if dotted is not None:
                 if self.m.is_variable(dotted):
                     acc.names.append(dotted)
                     self.merge_binding(node, env, acc)
                 return acc
-            if isinstance(node, cst.Attribute):
+            if isinstance(node, ast.Attribute):
                 return self.facts(node.value, env, acc)
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             self.call_facts(node, env, acc)
             return acc
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if isinstance(node, _COMPREHENSIONS):
             acc.variable_length = True
-        if isinstance(node, cst.Lambda):
+        if isinstance(node, ast.Lambda):
             return acc
-        for child in node.children:
-            if isinstance(child, cst.BaseExpression) or isinstance(child, (
-                cst.Element, cst.StarredElement, cst.DictElement, cst.StarredDictElement, cst.CompFor, cst.CompIf,
-                cst.SubscriptElement, cst.Index, cst.Slice, cst.FormattedStringExpression, cst.Arg,
-                cst.ComparisonTarget,
-            )):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)
         return acc
 
-    def merge_binding(self, node, env: Env, acc: Facts) -> None:
+    def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:
         binding = self.scopes.resolve(node, env)
-        if binding is None or not self.m.enter(binding.value):
+        if binding is None:
             return
-        try:
-            inner = self.facts(binding.value, binding.env)
-            for extra in binding.extras:
-                if extra.kind != "shuffle" and extra.value is not None:
-                    self.facts(extra.value, binding.env, inner)
-                if binding.loop_of(extra) is not None:
-                    inner.variable_length = True
-            acc.calls.extend(inner.calls)
-            acc.sources.extend(inner.sources)
-            acc.names.extend(inner.names)
-            acc.variable_length = acc.variable_length or inner.variable_length
-        finally:
-            self.m.leave(binding.value)
+        key = self.m.binding_key(binding)
+        inner = self.m.facts_memo.get(key)
+        if inner is None:
+            if not self.m.enter(binding.value):
+                return
+            try:
+                inner = self.facts(binding.value, binding.env)
+                for extra in binding.extras:
+                    if extra.kind != "shuffle" and extra.value is not None:
+                        self.facts(extra.value, binding.env, inner)
+                    if binding.loop_of(extra) is not None:
+                        inner.variable_length = True
+            finally:
+                self.m.leave(binding.value)
+            self.m.facts_memo[key] = inner
+        acc.calls.extend(inner.calls)
+        acc.sources.extend(inner.sources)
+        acc.names.extend(inner.names)
+        acc.variable_length = acc.variable_length or inner.variable_length
 
-    def call_facts(self, call, env: Env, acc: Facts) -> None:
+    def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
         func = call.func
         qualified = self.m.qualified(func)
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        method = func.attr if isinstance(func, ast.Attribute) else None
+        arguments = [*call.args, *(k.value for k in call.keywords)]
         if qualified in MEASURES or method in MEASURING_METHODS:
             # `len(documents)`, `page.count("x")`: a number about the value, not its text. What
             # it reads is neither content nor a collection of the prompt; its clock calls are.
             inner = Facts()
-            if method is not None:
+            if isinstance(func, ast.Attribute):
                 self.facts(func.value, env, inner)
-            for arg in call.args:
-                self.facts(arg.value, env, inner)
-            acc.calls.append(qualified or method)
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            acc.calls.append(qualified or method or "")
             acc.calls.extend(inner.calls)
-            acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
+            acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             if qualified not in DROPS_NAMES and method not in MEASURING_METHODS:
                 acc.names.extend(inner.names)
             return
         if qualified:
             acc.calls.append(qualified)
-            if isinstance(func, cst.Attribute):
+            if isinstance(func, ast.Attribute):
                 receiver = self.m.dotted(func.value)
                 if receiver and self.m.is_variable(receiver):
                     acc.names.append(receiver)
@@ -114,6 +139,7 @@ class Flow(Component):
         else:
             self.facts(func, env, acc)
         if qualified in SERIALIZERS or qualified in YAML_DUMPERS:
+            assert qualified is not None
             source = self.sources.serialization_source(call, qualified, env)
             if source is not None:
                 acc.sources.append(source)
@@ -127,56 +153,58 @@ class Flow(Component):
             # bound to them): an argument the function only measures (`word_count(page)`) brings
             # it no name, content or cut; what the argument calls still runs.
             inner = Facts()
-            for arg in call.args:
-                self.facts(arg.value, env, inner)
+            for arg in arguments:
+                self.facts(arg, env, inner)
             acc.calls.extend(inner.calls)
-            acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
+            acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             acc.variable_length = acc.variable_length or inner.variable_length
             return
-        for arg in call.args:
-            self.facts(arg.value, env, acc)
+        for arg in arguments:
+            self.facts(arg, env, acc)
 
-    def is_list(self, node, env: Env) -> bool | None:
+    # ---- shapes: text or list ----------------------------------------------------------------------
+
+    def is_list(self, node: ast.expr, env: Env) -> bool | None:
         """False for a string, True for a list (or other collection), None when unknown. An
         unknown value is a string unless its name says it is a collection (``docs``)."""
-        if env.depth > MAX_DEPTH:
+        if env.depth > MAX_DEPTH or not self.m.step():
             return None
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             return False
-        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.Set, cst.SetComp, cst.Dict, cst.DictComp)):
+        if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp)):
             return True
-        if isinstance(node, cst.BinaryOperation):
+        if isinstance(node, ast.BinOp):
             if self.strings.text(node, env) is not None:
                 return False
             return self.is_list(node.left, env)
-        if isinstance(node, cst.Await):
-            return self.is_list(node.expression, env)
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Await):
+            return self.is_list(node.value, env)
+        if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in ("list", "sorted", "tuple", "reversed", "re.findall", "re.split", "glob.glob"):
                 return True
             if qualified in ("str", "repr", "json.dumps", "textwrap.dedent", "html.escape", "markupsafe.escape"):
                 return False
-            if isinstance(node.func, cst.Attribute):
-                method = node.func.attr.value
+            if isinstance(node.func, ast.Attribute):
+                method = node.func.attr
                 if method in ("split", "splitlines", "readlines", "items", "keys", "values", "rsplit", "findall"):
                     return True
                 if method in ("strip", "lstrip", "rstrip", "read", "read_text", "join", "format", "decode", "lower",
                               "upper", "replace", "get_text", "text", "get_payload", "get_content", "as_string"):
                     return False
             return None if self.strings.text(node, env) is None else False
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
-            if isinstance(node, cst.Name):
-                annotation = self.scopes.param_annotation(node.value, env)
+        if isinstance(node, _NAMED):
+            if isinstance(node, ast.Name):
+                annotation = self.scopes.param_annotation(node.id, env)
                 if annotation is not None:
                     plain = annotation.replace(" ", "")
                     if re.match(r"(typing\.)?(str|Optional\[str\]|str\|None)$", plain):
                         return False
                     if re.match(r"(typing\.)?([lL]ist|[sS]equence|[tT]uple|Iterable|[sS]et)\b", plain):
                         return True
-            if isinstance(node, cst.Attribute) and node.attr.value in HTTP_CONTENT_ATTRS | {"page_content"}:
+            if isinstance(node, ast.Attribute) and node.attr in HTTP_CONTENT_ATTRS | {"page_content"}:
                 return False
-            if isinstance(node, (cst.Name, cst.Attribute)):
+            if isinstance(node, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(node, env)
                 if binding is not None and self.m.enter(binding.value):
                     try:
@@ -196,53 +224,53 @@ class Flow(Component):
             return False
         return None
 
-    def mark_cuts(self, node, env: Env) -> None:
+    def mark_cuts(self, node: ast.BinOp | ast.JoinedStr, env: Env) -> None:
         """Cuts followed by a marker inside the same value (``text[:500] + "…"``,
         ``f"{text[:500]}… [truncated]"``) are not silent."""
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left = node.left
-            while isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Add):
+            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
                 left = left.right
-            if isinstance(left, cst.Subscript) and isinstance(left.slice[0].slice, cst.Slice):
+            if isinstance(left, ast.Subscript) and isinstance(left.slice, ast.Slice):
                 following = self.strings.text(node.right, env)
                 if following and following[0].slot is None and cut_marker(following[0].text):
                     self.m.marked.add(id(left))
-        elif isinstance(node, cst.FormattedString):
-            parts = list(node.parts)
-            for part, after in zip(parts, parts[1:]):
-                if (isinstance(part, cst.FormattedStringExpression) and isinstance(part.expression, cst.Subscript)
-                        and isinstance(after, cst.FormattedStringText) and cut_marker(after.value)):
-                    self.m.marked.add(id(part.expression))
+        elif isinstance(node, ast.JoinedStr):
+            for part, after in zip(node.values, node.values[1:]):
+                if (isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Subscript)
+                        and isinstance(after, ast.Constant) and isinstance(after.value, str)
+                        and cut_marker(after.value)):
+                    self.m.marked.add(id(part.value))
 
-    def unordered(self, node, env: Env) -> str | None:
+    # ---- iteration order ---------------------------------------------------------------------------
+
+    def unordered(self, node: ast.expr, env: Env) -> str | None:
         """What makes the value of ``node`` a collection in no fixed order, or None."""
-        if env.depth > MAX_DEPTH:
+        if env.depth > MAX_DEPTH or not self.m.step():
             return None
-        if isinstance(node, (cst.Set, cst.SetComp)):
+        if isinstance(node, (ast.Set, ast.SetComp)):
             return "set"
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in UNORDERED_CALLS:
                 return UNORDERED_CALLS[qualified]
             if qualified in ("list", "tuple") and len(node.args) == 1:
-                return self.unordered(node.args[0].value, env)
-            if isinstance(node.func, cst.Attribute):
-                method = node.func.attr.value
+                return self.unordered(node.args[0], env)
+            if isinstance(node.func, ast.Attribute):
+                method = node.func.attr
                 if method in PATH_METHODS and not qualified.startswith(("glob.", "fnmatch.")):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
             return None
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-            return self.unordered(node.for_in.iter, env)
-        if isinstance(node, cst.BinaryOperation) and isinstance(
-            node.operator, (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
-        ):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self.unordered(node.generators[0].iter, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             return self.unordered(node.left, env) or self.unordered(node.right, env)
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is None:
-                annotation = self.scopes.param_annotation(node.value, env) if isinstance(node, cst.Name) else None
+                annotation = self.scopes.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
                                                        annotation):
                     return "set"
@@ -257,38 +285,36 @@ class Flow(Component):
                 self.m.leave(binding.value)
         return None
 
-    def unordered_source(self, node, env: Env) -> tuple[Source, ...]:
+    def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
         return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(node)),)
 
-    def iteration_sources(self, node, env: Env) -> list[Source]:
+    def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
         found = list(self.unordered_source(node, env))
         if not found:
             self._iteration_walk(node, env, found)
         return found
 
-    def _iteration_walk(self, node, env: Env, found: list[Source]) -> None:
-        if env.depth > MAX_DEPTH or isinstance(node, cst.Lambda):
+    def _iteration_walk(self, node: ast.AST, env: Env, found: list[Source]) -> None:
+        if env.depth > MAX_DEPTH or isinstance(node, ast.Lambda) or not self.m.step():
             return
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in ORDER_FREE:
                 return
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else None
             if method == "join" or qualified in ITERATING or qualified in SERIALIZERS:
                 for arg in node.args[:1]:
-                    found.extend(self.unordered_source(arg.value, env))
-        elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
-            comp = node.for_in
-            while comp is not None:
+                    found.extend(self.unordered_source(arg, env))
+        elif isinstance(node, _COMPREHENSIONS):
+            for comp in node.generators:
                 found.extend(self.unordered_source(comp.iter, env))
-                comp = comp.inner_for_in
-        elif isinstance(node, cst.StarredElement):
+        elif isinstance(node, ast.Starred):
             found.extend(self.unordered_source(node.value, env))
-        elif isinstance(node, cst.FormattedStringExpression):
-            found.extend(self.unordered_source(node.expression, env))
-        elif isinstance(node, cst.Name):
+        elif isinstance(node, ast.FormattedValue):
+            found.extend(self.unordered_source(node.value, env))
+        elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and self.m.enter(binding.value):
                 try:
@@ -302,29 +328,33 @@ class Flow(Component):
                 finally:
                     self.m.leave(binding.value)
             return
-        for child in node.children:
-            if isinstance(child, cst.CSTNode):
-                self._iteration_walk(child, env, found)
+        for child in ast.iter_child_nodes(node):
+            self._iteration_walk(child, env, found)
 
-    def literal(self, node, env: Env):
+    # ---- literal values, dicts and lists -------------------------------------------------------------
+
+    def literal(self, node: ast.expr | None, env: Env) -> tuple[bool, object]:
         """``(True, value)`` for an expression whose value is a JSON-like literal; ``(False, None)``."""
-        if env.depth > MAX_DEPTH:
+        if node is None or env.depth > MAX_DEPTH or not self.m.step():
             return False, None
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.BinaryOperation)):
-            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, str):
+                return True, clean(value)
+            if value is None or isinstance(value, (bool, int, float)):
+                return True, value
+            return False, None
+        if isinstance(node, (ast.JoinedStr, ast.BinOp)):
+            if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add):
                 return False, None
             found = self.strings.text(node, env)
             if found is None or any(p.slot for p in found):
                 return False, None
             return True, "".join(p.text for p in found)
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return True, node.evaluated_value
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            ok, value = self.literal(node.expression, env)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            ok, value = self.literal(node.operand, env)
             return (True, -value) if ok and isinstance(value, (int, float)) else (False, None)
-        if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-            return True, {"True": True, "False": False, "None": None}[node.value]
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is None or binding.extras or not self.m.enter(binding.value):
                 return False, None
@@ -332,17 +362,17 @@ class Flow(Component):
                 return self.literal(binding.value, binding.env)
             finally:
                 self.m.leave(binding.value)
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if isinstance(node, (ast.List, ast.Tuple)):
             values = []
-            for element in node.elements:
-                if not isinstance(element, cst.Element):
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
                     return False, None
-                ok, value = self.literal(element.value, env)
+                ok, value = self.literal(element, env)
                 if not ok:
                     return False, None
                 values.append(value)
             return True, values
-        if isinstance(node, cst.Dict) or (isinstance(node, cst.Call) and self.m.qualified(node.func) == "dict"):
+        if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"):
             entries = self.dict_entries(node, env)
             if entries is None:
                 return False, None
@@ -355,16 +385,16 @@ class Flow(Component):
             return True, result
         return False, None
 
-    def literal_str(self, node, env: Env) -> str | None:
+    def literal_str(self, node: ast.expr | None, env: Env) -> str | None:
         ok, value = self.literal(node, env)
         return value if ok and isinstance(value, str) else None
 
-    def dict_entries(self, node, env: Env) -> dict[str, tuple[object, Env, object]] | None:
+    def dict_entries(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """String-keyed entries of a dict literal or ``dict(...)`` call, through names:
-        key -> (value node, its env, the element that sets it)."""
-        if env.depth > MAX_DEPTH:
+        key -> (value node, its env, the place that sets it)."""
+        if env.depth > MAX_DEPTH or not self.m.step():
             return None
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is None or binding.extras or not self.m.enter(binding.value):
                 return None
@@ -372,87 +402,68 @@ class Flow(Component):
                 return self.dict_entries(binding.value, binding.env)
             finally:
                 self.m.leave(binding.value)
-        entries: dict[str, tuple[object, Env, object]] = {}
-        if isinstance(node, cst.Dict):
-            for element in node.elements:
-                if isinstance(element, cst.StarredDictElement):
-                    inner = self.dict_entries(element.value, env)
+        entries: dict[str, Entry] = {}
+        if isinstance(node, ast.Dict):
+            for key_node, value in zip(node.keys, node.values):
+                if key_node is None:  # {**defaults, ...}
+                    inner = self.dict_entries(value, env)
                     if inner is None:
                         return None
                     entries.update(inner)
                     continue
-                key = self.literal_str(element.key, env)
+                key = self.literal_str(key_node, env)
                 if key is None:
                     return None
-                entries[key] = (element.value, env, element)
+                entries[key] = (value, env, Region.between(key_node, value))
             return entries
-        if isinstance(node, cst.Call) and self.m.qualified(node.func) == "dict":
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict":
             for arg in node.args:
-                if arg.keyword is not None:
-                    entries[arg.keyword.value] = (arg.value, env, arg)
-                elif arg.star in ("**", ""):
-                    inner = self.dict_entries(arg.value, env)
+                inner = self.dict_entries(arg, env) if not isinstance(arg, ast.Starred) else None
+                if inner is None:
+                    return None
+                entries.update(inner)
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    entries[keyword.arg] = (keyword.value, env, keyword)
+                else:
+                    inner = self.dict_entries(keyword.value, env)
                     if inner is None:
                         return None
                     entries.update(inner)
-                else:
-                    return None
             return entries
         return None
 
-    def items(self, node, env: Env, loop: str | None = None) -> list[Item] | None:
+    def items(self, node: ast.expr, env: Env, loop: str | None = None) -> list[Item] | None:
         """The elements of a list-valued expression in order; None if it is not one we can read."""
-        if env.depth > MAX_DEPTH:
+        if env.depth > MAX_DEPTH or not self.m.step():
             return None
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if isinstance(node, (ast.List, ast.Tuple)):
             self.m.consumed.add(id(node))
             items = []
-            for element in node.elements:
-                if isinstance(element, cst.StarredElement):
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
                     inner = self.items(element.value, env, loop)
                     items.extend(inner if inner is not None else [
                         Item(element.value, env, loop, True, self.unordered_source(element.value, env))])
                 else:
-                    items.append(Item(element.value, env, loop))
+                    items.append(Item(element, env, loop))
             return items
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and node.for_in.inner_for_in is None:
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
             # One element per item of the iterable: a message or tool repeated in a loop.
-            iterable = node.for_in.iter
+            iterable = node.generators[0].iter
             return [Item(node.elt, env, self.m.code(iterable), False, self.unordered_source(iterable, env))]
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.items(node.left, env, loop), self.items(node.right, env, loop)
             if left is None and right is None:
                 return None
             return (left if left is not None else [Item(node.left, env, loop, True)]) + (
                 right if right is not None else [Item(node.right, env, loop, True)]
             )
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            binding = self.scopes.resolve(node, env)
-            if binding is None or not self.m.enter(binding.value):
-                return None
-            try:
-                items = self.items(binding.value, binding.env, loop)
-                if items is None:
-                    return None
-                for extra in binding.extras:
-                    inner = binding.loop_of(extra)
-                    where = inner.text if inner is not None else loop
-                    sources = self.strings.loop_sources(inner, binding.env) if inner is not None else ()
-                    if extra.kind in ("append", "insert"):
-                        item = Item(extra.value, binding.env, where, bool(sources), sources)
-                        items.insert(0, item) if extra.kind == "insert" else items.append(item)
-                    elif extra.kind in ("extend", "+="):
-                        more = self.items(extra.value, binding.env, where)
-                        items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
-                    elif extra.kind == "shuffle":
-                        return None
-                self.m.consumed.add(id(binding.value))
-                return items
-            finally:
-                self.m.leave(binding.value)
-        if isinstance(node, cst.Call):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.bound_items(node, env, loop)
+        if isinstance(node, ast.Call):
             if self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
-                return self.items(node.args[0].value, env, loop)
+                return self.items(node.args[0], env, loop)
             target = self.scopes.function_for(node, env)
             if target is not None and self.m.enter(target[0]):
                 try:
@@ -463,3 +474,33 @@ class Flow(Component):
                     self.m.consumed.add(id(target[1]))
                 return found
         return None
+
+    def bound_items(self, node: ast.Name | ast.Attribute, env: Env, loop: str | None) -> list[Item] | None:
+        binding = self.scopes.resolve(node, env)
+        if binding is None or not self.m.enter(binding.value):
+            return None
+        try:
+            items = self.items(binding.value, binding.env, loop)
+            if items is None:
+                return None
+            for extra in binding.extras:
+                if extra.value is None:
+                    continue
+                inner = binding.loop_of(extra)
+                where = inner.text if inner is not None else loop
+                sources = self.strings.loop_sources(inner, binding.env) if inner is not None else ()
+                if extra.kind in ("append", "insert"):
+                    item = Item(extra.value, binding.env, where, bool(sources), sources)
+                    if extra.kind == "insert":
+                        items.insert(0, item)
+                    else:
+                        items.append(item)
+                elif extra.kind in ("extend", "+="):
+                    more = self.items(extra.value, binding.env, where)
+                    items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
+                elif extra.kind == "shuffle":
+                    return None
+            self.m.consumed.add(id(binding.value))
+            return items
+        finally:
+            self.m.leave(binding.value)

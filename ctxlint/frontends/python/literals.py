@@ -1,36 +1,184 @@
-"""String literals: escapes, format fields and ``%`` conversions located in the source text, and
-operations on the pieces of a string value (strip, dedent) that keep each piece's span."""
+"""String literals as written: the tokens of an (implicitly concatenated) string, escapes, the
+fields of f-strings, ``str.format`` templates and ``%`` conversions located in the source text,
+and operations on the pieces of a string value (strip, dedent) that keep each piece's span.
+
+``ast`` gives a string's value, not how it is written; spans of static text must point where
+the text is written, so the tokens are read again from the source between the node's ends.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import replace
-
-import libcst as cst
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from ctxlint.frontends.python.knowledge import CUT_MARKERS
 from ctxlint.frontends.python.values import Piece
-from ctxlint.model import Slot, Span
+from ctxlint.model import Slot, Source, Span
 
 ESCAPE = re.compile(
     r"\\(?:\n|[\\'\"abfnrtv]|[0-7]{1,3}|x[0-9a-fA-F]{2}|N\{[^}\n]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PREFIX = re.compile(r"[rRbBuUfF]{0,2}(?='|\")")
+_QUOTES = ('"""', "'''", '"', "'")
 
 
-def decode_escape(match: re.Match) -> str:
-    import ast
+def clean(text: str) -> str:
+    """Text as the model would get it: a lone surrogate (``"\\ud800"``) cannot be encoded as
+    UTF-8, so it stands as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if not text.isascii() else text
 
+
+def _decode_escape(match: re.Match[str]) -> str:
     text = match.group(0)
     if text == "\\\n":
         return ""
     try:
-        return ast.literal_eval('"' + text + '"')
+        value = ast.literal_eval('"' + text + '"')
     except (ValueError, SyntaxError):
         return text
+    return value if isinstance(value, str) else text
 
 
 def unescape(text: str, raw: bool) -> str:
-    return text if raw or "\\" not in text else ESCAPE.sub(decode_escape, text)
+    return text if raw or "\\" not in text else clean(ESCAPE.sub(_decode_escape, text))
+
+
+@dataclass(frozen=True)
+class StrToken:
+    """One string literal token: its prefix (lower-cased), quotes and raw body, located by the
+    offset of the body in the module's text."""
+
+    prefix: str
+    quote: str
+    body_start: int
+    body: str
+
+    @property
+    def raw(self) -> bool:
+        return "r" in self.prefix
+
+    @property
+    def is_f(self) -> bool:
+        return "f" in self.prefix
+
+    @property
+    def is_bytes(self) -> bool:
+        return "b" in self.prefix
+
+
+def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
+    """The string tokens between ``start`` and ``end``, which hold one (implicitly
+    concatenated) string literal: tokens separated by blanks, comments and line joins."""
+    tokens = []
+    i = start
+    while i < end:
+        char = text[i]
+        if char in " \t\n\f\r":
+            i += 1
+            continue
+        if char == "\\" and text.startswith("\n", i + 1):
+            i += 2
+            continue
+        if char == "#":
+            newline = text.find("\n", i)
+            i = end if newline < 0 else newline
+            continue
+        match = _PREFIX.match(text, i)
+        if match is None:
+            return None
+        prefix = match.group().lower()
+        i = match.end()
+        quote = next(q for q in _QUOTES if text.startswith(q, i))
+        body_start = i + len(quote)
+        close = _closing_quote(text, body_start, quote, "f" in prefix, end)
+        if close is None:
+            return None
+        tokens.append(StrToken(prefix, quote, body_start, text[body_start:close]))
+        i = close + len(quote)
+    return tokens or None
+
+
+def _closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int | None:
+    while i < end:
+        char = text[i]
+        if char == "\\":
+            i += 2
+        elif text.startswith(quote, i):
+            return i
+        elif char == "\n" and len(quote) == 1:
+            return None
+        elif fstring and char == "{":
+            if text.startswith("{", i + 1):
+                i += 2
+            else:
+                field_end = _field_end(text, i, end)
+                if field_end is None:
+                    return None
+                i = field_end
+        else:
+            i += 1
+    return None
+
+
+def _field_end(text: str, i: int, end: int) -> int | None:
+    """The offset after the ``}`` that closes the replacement field opened at ``i``; strings
+    inside the field (and, from Python 3.12, its own quotes) are skipped whole."""
+    depth = 0
+    while i < end:
+        char = text[i]
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif char in "'\"":
+            prefix = ""
+            back = i
+            while back > 0 and text[back - 1] in "rRbBfFuU" and len(prefix) < 2:
+                back -= 1
+                prefix = text[back] + prefix
+            quote = next(q for q in _QUOTES if text.startswith(q, i))
+            close = _closing_quote(text, i + len(quote), quote, "f" in prefix.lower(), end)
+            if close is None:
+                return None
+            i = close + len(quote)
+            continue
+        i += 1
+    return None
+
+
+@dataclass(frozen=True)
+class FieldRange:
+    """A replacement field ``{expr!c:spec}`` of an f-string body: where it starts and ends."""
+
+    start: int
+    end: int
+
+
+def fstring_fields(body: str) -> list[FieldRange] | None:
+    """The replacement fields of an f-string token's body, in order."""
+    fields = []
+    i, n = 0, len(body)
+    while i < n:
+        char = body[i]
+        if char == "\\":
+            i += 2
+        elif char == "{":
+            if body.startswith("{", i + 1):
+                i += 2
+                continue
+            close = _field_end(body, i, n)
+            if close is None:
+                return None
+            fields.append(FieldRange(i, close))
+            i = close
+        else:
+            i += 1
+    return fields
 
 
 def format_fields(body: str, raw: bool) -> list[tuple[int, int, str]] | None:
@@ -79,23 +227,21 @@ def percent_fields(body: str) -> list[tuple[int, int, str | None]]:
     return [(m.start(), m.end(), m.group("key")) for m in PERCENT.finditer(body) if m.group("conv") != "%"]
 
 
-
-
 class Located:
-    """Offsets inside a string literal's token, mapped to spans and decoded static pieces."""
+    """Offsets inside a string token's body, mapped to spans and decoded static pieces."""
 
-    def __init__(self, path: str, part, locate):
+    def __init__(self, path: str, token: StrToken, locate: Callable[[int], tuple[int, int]]) -> None:
         self.path = path
+        self.token = token
         self.locate = locate
-        self.body_start = len(part.prefix) + len(part.quote)
-        self.body = part.raw_value
+        self.body = token.body
 
     def span(self, start: int, end: int) -> Span:
-        line, column = self.locate(self.body_start + start)
-        end_line, end_column = self.locate(self.body_start + end)
+        line, column = self.locate(self.token.body_start + start)
+        end_line, end_column = self.locate(self.token.body_start + end)
         return Span(self.path, line, column, end_line, end_column)
 
-    def static(self, start: int, end: int, raw: bool, braces: bool = False, percent: bool = False) -> list[Piece]:
+    def static(self, start: int, end: int, braces: bool = False, percent: bool = False) -> list[Piece]:
         text = self.body[start:end]
         if not text:
             return []
@@ -103,69 +249,63 @@ class Located:
             text = text.replace("{{", "{").replace("}}", "}")
         if percent:
             text = text.replace("%%", "%")
-        return [Piece(unescape(text, raw), self.span(start, end))]
+        return [Piece(unescape(text, self.token.raw), self.span(start, end))]
 
 
-
-def string_value(node) -> str | None:
-    try:
-        value = node.evaluated_value
-    except Exception:  # noqa: BLE001 - libcst raises on odd literals; treat them as unknown
-        return None
-    return value if isinstance(value, str) else None
-
-
-def string_parts(node) -> list | None:
-    """The SimpleString parts of a (possibly implicitly concatenated) text literal."""
-    if isinstance(node, cst.SimpleString):
-        return None if "b" in node.prefix.lower() else [node]
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = string_parts(node.left), string_parts(node.right)
-        return None if left is None or right is None else left + right
+def string_value(node: ast.AST | None) -> str | None:
+    """The value of a text literal (not bytes), or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return clean(node.value)
     return None
 
 
-def number_value(node) -> float | None:
-    if isinstance(node, (cst.Integer, cst.Float)):
+def is_text(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def number_value(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         try:
-            return float(node.evaluated_value)
-        except (ValueError, TypeError):
+            return float(node.value)
+        except OverflowError:
             return None
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         a, b = number_value(node.left), number_value(node.right)
         return a / b if a is not None and b else None
     return None
 
 
-def walk(node):
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    return ast.walk(node)
+
+
+def flatten_union(node: ast.expr) -> list[ast.expr]:
+    parts = []
     stack = [node]
     while stack:
         current = stack.pop()
-        yield current
-        stack.extend(c for c in current.children if isinstance(c, cst.CSTNode))
+        if isinstance(current, ast.BinOp) and isinstance(current.op, ast.BitOr):
+            stack.extend((current.right, current.left))
+        else:
+            parts.append(current)
+    return parts
 
 
-def flatten_union(node) -> list:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return flatten_union(node.left) + flatten_union(node.right)
-    return [node]
-
-
-def value_parts(node) -> list:
+def value_parts(node: ast.AST) -> list[ast.expr]:
     """The sub-expressions whose value becomes part of ``node``'s value (not a condition, not
     what a measuring call such as ``len`` reads)."""
-    if isinstance(node, cst.FormattedString):
-        return [p.expression for p in node.parts if isinstance(p, cst.FormattedStringExpression)]
-    if isinstance(node, cst.BinaryOperation):
+    if isinstance(node, ast.JoinedStr):
+        return [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
+    if isinstance(node, ast.BinOp):
         return [node.left, node.right]
-    if isinstance(node, cst.IfExp):
+    if isinstance(node, ast.IfExp):
         return [node.body, node.orelse]
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return [e.value for e in node.elements]
-    if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
         return [node.elt]
-    if isinstance(node, cst.Dict):
-        return [e.value for e in node.elements]
+    if isinstance(node, ast.Dict):
+        return list(node.values)
     return []
 
 
@@ -173,7 +313,7 @@ def cut_marker(text: str) -> bool:
     return text.lstrip().lower().startswith(CUT_MARKERS)
 
 
-def unique(items: list[str]) -> tuple[str, ...]:
+def unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
@@ -181,7 +321,8 @@ def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
     return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
 
 
-def with_sources(slot: Slot | None, sources) -> Slot | None:
+def with_sources(slot: Slot | None, sources: Iterable[Source]) -> Slot | None:
+    sources = tuple(sources)
     if slot is None or not sources:
         return slot
     known = {(s.kind, s.span) for s in slot.sources}
@@ -208,26 +349,31 @@ def strip(pieces: list[Piece], method: str) -> list[Piece]:
     return pieces
 
 
-INDENT = re.compile(r"[ \t]*")
+_INDENT = re.compile(r"[ \t]*")
 
 
-def dedent(pieces: list[Piece], clean: bool) -> list[Piece]:
+def _indent(line: str) -> str:
+    match = _INDENT.match(line)
+    return match.group() if match else ""
+
+
+def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
     """``textwrap.dedent`` (or ``inspect.cleandoc``) applied to the static text, each slot
     standing in as one non-blank character."""
     joined = "".join("\x00" if p.slot is not None else p.text for p in pieces)
     lines = joined.split("\n")
-    measured = lines[1:] if clean else lines
-    indents = [INDENT.match(line).group() for line in measured if line.strip(" \t")]
+    measured = lines[1:] if clean_doc else lines
+    indents = [_indent(line) for line in measured if line.strip(" \t")]
     margin = indents[0] if indents else ""
     for indent in indents[1:]:
         while not indent.startswith(margin):
             margin = margin[:-1]
-    keep = []
+    keep: list[bool] = []
     for number, line in enumerate(lines):
         if not line.strip(" \t"):
             drop = len(line)
-        elif clean and number == 0:
-            drop = len(INDENT.match(line).group())
+        elif clean_doc and number == 0:
+            drop = len(_indent(line))
         else:
             drop = len(margin) if line.startswith(margin) else 0
         keep.extend([False] * drop + [True] * (len(line) - drop))
@@ -242,6 +388,6 @@ def dedent(pieces: list[Piece], clean: bool) -> list[Piece]:
             if text:
                 result.append(replace(piece, text=text))
         offset += width
-    if clean:
+    if clean_doc:
         result = strip(result, "strip")
     return result

@@ -1,9 +1,11 @@
-"""The cheap tests run before libcst: can a module hold anything the front-end reads, and can
-libcst parse it in bounded time and stack?"""
+"""The cheap tests run before the analysis: can a module hold anything the front-end reads,
+and does CPython's parser accept it within the depth the analysis follows?"""
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, prompt_name, prompt_path, strong_prompt_name
 from ctxlint.model import Span
@@ -21,31 +23,37 @@ _TOKEN = re.compile(r"token", re.IGNORECASE)
 
 
 def might_hold_prompts(text: str) -> bool:
-    """A regex-level test, run before libcst is imported: can this module hold anything we read?"""
+    """A regex-level test, run before parsing: can this module hold anything we read?"""
     if _MARKERS_CS.search(text) or _MARKERS_CI.search(text):
         return True
     return bool(_LEN.search(text) and _TOKEN.search(text))
 
 
-# The deepest syntax tree (in CPython ``ast`` levels) we hand to libcst: its native parser
-# overflows the C stack on deeply nested input (about 1,500 nested brackets or a chain of
-# 10,000 `+`), which would kill the whole run. Real code stays far below this.
+# The deepest syntax tree (in ``ast`` levels) the analysis follows: it recurses through
+# expressions, and real code stays far below this.
 MAX_DEPTH = 200
 
+Problem = tuple[Span, str]
 
-def precheck(text: str, path: str):
-    """Parse with CPython's own parser (no execution) to locate syntax errors and refuse input
-    that would overflow libcst's native parser: ``(error or None, ast tree or None)``. Syntax
-    newer than the running Python is left to libcst when its bracket nesting is shallow."""
-    import ast
 
+def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
+    """Parse with CPython's own parser (nothing is executed): ``(error or None, tree or None)``.
+
+    On a Python older than 3.12, type parameter syntax (``def f[T]()``, ``type X = ...``) is
+    blanked out before a second try, keeping every position; other syntax the running Python
+    does not know is a located error that says so.
+    """
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:
-        where = Span.point(path, error.lineno or 1, max(error.offset or 1, 1))
-        if _bracket_depth(text) <= MAX_DEPTH and _libcst_accepts(text):
-            return None, None
-        return (where, syntax_message(error.msg)), None
+        tree = _parse_without_type_parameters(text, path)
+        if tree is None:
+            where = Span.point(path, error.lineno or 1, max(error.offset or 1, 1))
+            message = syntax_message(error.msg)
+            if sys.version_info < (3, 12):
+                message += (f" (Python {sys.version_info.major}.{sys.version_info.minor} runs ctxlint; "
+                            "if this is newer syntax, run it on a newer Python)")
+            return (where, message), None
     except (RecursionError, MemoryError):
         return (Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"), None
     except ValueError as error:  # null bytes
@@ -59,12 +67,60 @@ def precheck(text: str, path: str):
     return None, tree
 
 
+_TYPE_ALIAS = re.compile(r"^([ \t]*)type[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_GENERIC = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*(?=\[)", re.MULTILINE)
+
+
+def _parse_without_type_parameters(text: str, path: str) -> ast.Module | None:
+    """The tree of ``text`` with PEP 695 type parameters blanked (same length, same lines), on
+    a Python that does not read them; None when that is not the problem."""
+    if sys.version_info >= (3, 12) or not (_TYPE_ALIAS.search(text) or _GENERIC.search(text)):
+        return None
+    chars = list(text)
+    for match in _GENERIC.finditer(text):
+        close = _matching_bracket(text, match.end())
+        if close is None:
+            return None
+        chars[match.end() : close + 1] = " " * (close + 1 - match.end())
+    for match in _TYPE_ALIAS.finditer(text):
+        start = match.end()
+        if text.startswith("[", start):
+            close = _matching_bracket(text, start)
+            if close is None:
+                return None
+            chars[start : close + 1] = " " * (close + 1 - start)
+        keyword = match.start(1) + len(match.group(1))
+        name_start = match.start(2)
+        # `type X = ...` reads as `X      = ...`: the name moves over the keyword, so the
+        # statement keeps its indentation and everything after the name keeps its column.
+        chars[keyword : name_start + len(match.group(2))] = list(match.group(2)) + [" "] * (name_start - keyword)
+    try:
+        return ast.parse("".join(chars), filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _matching_bracket(text: str, start: int) -> int | None:
+    """The offset of the ``]`` closing the ``[`` at ``start``, on the same line."""
+    depth = 0
+    for index in range(start, min(len(text), start + 2000)):
+        char = text[index]
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+            if depth == 0:
+                return index
+        elif char == "\n":
+            return None
+    return None
+
+
 _API_PARENTS = {"completions", "responses", "messages", "ChatCompletion"}
 _API_LEAVES = {"create", "parse", "stream", "acreate"}
 
 
 def _ast_chain(node) -> list[str]:
-    import ast
 
     names = []
     while isinstance(node, ast.Attribute):
@@ -79,7 +135,6 @@ def interesting(tree, path: str = "") -> bool:
     """Whether a parsed module has anything the front-end reads: an LLM-shaped call, a tool, a
     role/content dict, a prompt name (a weak one only where an LLM library is imported or the
     path says prompts), or a ``len(x) / 4``-shaped expression in a module that mentions tokens."""
-    import ast
 
     tokens = estimate = weak = llm = False
     for node in ast.walk(tree):
@@ -139,7 +194,6 @@ def interesting(tree, path: str = "") -> bool:
 def _ast_estimate_shape(node) -> bool:
     """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``: a count
     scaled by a small constant."""
-    import ast
 
     if not isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mult)):
         return False
@@ -162,18 +216,7 @@ def syntax_message(message: str) -> str:
     return "invalid syntax" if message in ("", "invalid syntax") else f"invalid syntax: {message}"
 
 
-def _libcst_accepts(text: str) -> bool:
-    import libcst as cst
-
-    try:
-        cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError):
-        return False
-    return True
-
-
 def _ast_depth(tree) -> tuple[int, object]:
-    import ast
 
     deepest, where = 0, tree
     stack = [(tree, 1)]
@@ -185,12 +228,3 @@ def _ast_depth(tree) -> tuple[int, object]:
     return deepest, where
 
 
-def _bracket_depth(text: str) -> int:
-    depth = deepest = 0
-    for char in text:
-        if char in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]}":
-            depth = max(depth - 1, 0)
-    return deepest

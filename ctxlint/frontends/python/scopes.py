@@ -1,170 +1,222 @@
-"""Names and scopes: what the module binds where (assignments, parameters, functions, imports),
-and what a name holds at a point of the code."""
+"""Names and scopes: what the module binds where (assignments, parameters, functions, classes,
+imports), and what a name holds at a point of the code.
+
+Resolution is flow-sensitive within a scope: a name read at a point holds its last plain
+assignment before that point, with the changes written after it (``+=``, ``append``) that
+reach it, including changes later in a loop around both (an agent appending tool results to
+the message list it sends on the next pass).
+"""
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+from collections.abc import Callable
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Assign, Binding, Env, Loop, Scope
+from ctxlint.frontends.python.values import Assign, Binding, Env, Loop, Param, Scope
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+Loops = tuple[Loop, ...]
 
 
 class Scopes(Component):
-    def index(self, node, scope: Scope, loops: tuple[Loop, ...], function: str | None) -> None:
-        if isinstance(node, cst.FunctionDef):
-            self.index_function(node, scope, loops, function)
+    # ---- indexing ----------------------------------------------------------------------------------
+
+    def index_module(self) -> None:
+        self.index_body(self.m.tree.body, self.m.module_scope, (), None)
+
+    def index_body(self, statements: list[ast.stmt], scope: Scope, loops: Loops, function: str | None) -> None:
+        for statement in statements:
+            self.index(statement, scope, loops, function)
+
+    def index(self, node: ast.AST, scope: Scope, loops: Loops, function: str | None) -> None:
+        handler = _HANDLERS.get(type(node))
+        if handler is not None and handler(self, node, scope, loops, function):
             return
-        if isinstance(node, cst.ClassDef):
-            inner = Scope("class", node, scope)
-            scope.functions.setdefault(node.name.value, (node, inner))
-            for part in (*node.decorators, *node.bases, *node.keywords):
-                self.index(part, scope, loops, function)
-            self.index(node.body, inner, (), function)
-            return
-        if isinstance(node, cst.For):
-            self.index(node.iter, scope, loops, function)
-            self.unknowable(node.target, scope, node, loops)
-            self.index(node.body, scope, (*loops, Loop(node, self.m.code(node.iter))), function)
-            if node.orelse is not None:
-                self.index(node.orelse, scope, loops, function)
-            return
-        if isinstance(node, cst.While):
-            self.index(node.test, scope, loops, function)
-            self.index(node.body, scope, (*loops, Loop(node, "while " + self.m.code(node.test))), function)
-            if node.orelse is not None:
-                self.index(node.orelse, scope, loops, function)
-            return
-        if isinstance(node, cst.Lambda):
-            return
-        if isinstance(node, cst.With):
-            # `with open(p) as f`, `async with httpx.AsyncClient() as client`: the target holds
-            # what the context manager gives, which for files, clients and responses is the
-            # object itself; it is bound where the item ends, so the body sees it.
-            for item in node.items:
-                self.index(item.item, scope, loops, function)
-                if item.asname is not None:
-                    self.assign(item.asname.name, item.item, scope, item, loops)
-            self.index(node.body, scope, loops, function)
-            return
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                self.assign(target.target, node.value, scope, node, loops)
-            self.estimates.estimate_context([self.m.dotted(t.target) for t in node.targets], node.value)
-        elif isinstance(node, cst.AnnAssign):
-            if node.value is not None:
-                self.assign(node.target, node.value, scope, node, loops)
-                self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
-        elif isinstance(node, cst.AugAssign):
-            if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
-                self.record(node.target.value, Assign("+=", node.value, self.m.end(node), loops, scope, node.target))
-            self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
-        elif isinstance(node, cst.Return):
-            if scope.kind == "function" and node.value is not None:
-                scope.returns.append(node.value)
-                if token_name(function):
-                    self.estimates.estimates_in(node.value)
-        elif isinstance(node, cst.Import):
-            for alias in node.names:
-                name = alias.evaluated_name
-                if alias.asname is not None:
-                    self.m.imports[alias.evaluated_alias] = name
-                else:
-                    self.m.imports[name.split(".")[0]] = name.split(".")[0]
-                self.imported(name)
-        elif isinstance(node, cst.ImportFrom):
-            base = self.m.dotted(node.module) if node.module is not None else ""
-            if base and not node.relative:
-                self.imported(base)
-            if not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    name = alias.evaluated_name
-                    self.m.imports[alias.evaluated_alias or name] = f"{base}.{name}" if base else name
-                    self.m.from_imports.add(alias.evaluated_alias or name)
-        elif isinstance(node, cst.Call):
-            self.m.calls.append((node, scope))
-            self.mutation(node, scope, loops)
-            for arg in node.args:
-                if arg.keyword is not None and token_name(arg.keyword.value):
-                    self.estimates.estimates_in(arg.value)
-        elif isinstance(node, cst.Comparison):
-            self.estimates.estimate_comparison(node)
-        elif isinstance(node, cst.DictElement):
-            if isinstance(node.key, cst.SimpleString) and token_name(string_value(node.key)):
-                self.estimates.estimates_in(node.value)
-        elif isinstance(node, cst.Subscript):
-            for element in node.slice:
-                if isinstance(element.slice, cst.Slice):
-                    for bound in (element.slice.lower, element.slice.upper):
-                        if bound is not None:
-                            self.estimates.scaled_tokens(bound)
-        elif isinstance(node, cst.List):
-            self.m.lists.append((node, scope))
-        elif isinstance(node, cst.Dict):
-            self.m.dicts.append((node, scope))
-            self.sources.tool_result_message(node, scope)
-        for child in node.children:
+        for child in ast.iter_child_nodes(node):
             self.index(child, scope, loops, function)
+
+    def _function(self, node: FunctionNode, scope: Scope, loops: Loops, function: str | None) -> bool:
+        for decorator in node.decorator_list:
+            self.index(decorator, scope, loops, function)
+        inner = Scope("function", node, scope, cls=scope if scope.kind == "class" else None)
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for arg, default in zip(positional, defaults):
+            inner.params[arg.arg] = Param(arg.arg, arg.annotation, default)
+            inner.positional.append(arg.arg)
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            inner.params[arg.arg] = Param(arg.arg, arg.annotation, default)
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                inner.params[star.arg] = Param(star.arg, star.annotation, None)
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self.index(default, scope, loops, function)
+        scope.functions[node.name] = (node, inner)
+        self.m.functions.append((node, inner))
+        self.index_body(node.body, inner, (), node.name)
+        return True
+
+    def _class(self, node: ast.ClassDef, scope: Scope, loops: Loops, function: str | None) -> bool:
+        inner = Scope("class", node, scope)
+        scope.functions.setdefault(node.name, (node, inner))
+        for part in (*node.decorator_list, *node.bases, *node.keywords):
+            self.index(part, scope, loops, function)
+        self.index_body(node.body, inner, (), function)
+        return True
+
+    def _for(self, node: ast.For | ast.AsyncFor, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.index(node.iter, scope, loops, function)
+        self.unknowable(node.target, scope, node, loops)
+        self.index_body(node.body, scope, (*loops, Loop(node, self.m.code(node.iter))), function)
+        self.index_body(node.orelse, scope, loops, function)
+        return True
+
+    def _while(self, node: ast.While, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.index(node.test, scope, loops, function)
+        self.index_body(node.body, scope, (*loops, Loop(node, "while " + self.m.code(node.test))), function)
+        self.index_body(node.orelse, scope, loops, function)
+        return True
+
+    def _with(self, node: ast.With | ast.AsyncWith, scope: Scope, loops: Loops, function: str | None) -> bool:
+        # `with open(p) as f`, `async with httpx.AsyncClient() as client`: the target holds what
+        # the context manager gives, which for files, clients and responses is the object
+        # itself; it is bound where the item ends, so the body sees it.
+        for item in node.items:
+            self.index(item.context_expr, scope, loops, function)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, item.context_expr, scope, item.context_expr, loops)
+        self.index_body(node.body, scope, loops, function)
+        return True
+
+    def _assign(self, node: ast.Assign, scope: Scope, loops: Loops, function: str | None) -> bool:
+        for target in node.targets:
+            self.assign(target, node.value, scope, node, loops)
+        self.estimates.estimate_context([self.m.dotted(t) for t in node.targets], node.value)
+        return False
+
+    def _ann_assign(self, node: ast.AnnAssign, scope: Scope, loops: Loops, function: str | None) -> bool:
+        if node.value is not None:
+            self.assign(node.target, node.value, scope, node, loops)
+            self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
+        return False
+
+    def _aug_assign(self, node: ast.AugAssign, scope: Scope, loops: Loops, function: str | None) -> bool:
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self.record(node.target.id, Assign("+=", node.value, self.m.end(node), loops, scope, node.target))
+        self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
+        return False
+
+    def _return(self, node: ast.Return, scope: Scope, loops: Loops, function: str | None) -> bool:
+        if scope.kind == "function" and node.value is not None:
+            scope.returns.append(node.value)
+            if token_name(function):
+                self.estimates.estimates_in(node.value)
+        return False
+
+    def _import(self, node: ast.Import, scope: Scope, loops: Loops, function: str | None) -> bool:
+        for alias in node.names:
+            name = alias.name
+            if alias.asname is not None:
+                self.m.imports[alias.asname] = name
+            else:
+                self.m.imports[name.split(".")[0]] = name.split(".")[0]
+            self.imported(name)
+        return True
+
+    def _import_from(self, node: ast.ImportFrom, scope: Scope, loops: Loops, function: str | None) -> bool:
+        base = node.module or ""
+        if base and not node.level:
+            self.imported(base)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            bound = alias.asname or alias.name
+            self.m.imports[bound] = f"{base}.{alias.name}" if base else alias.name
+            self.m.from_imports.add(bound)
+        return True
+
+    def _call(self, node: ast.Call, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.m.calls.append((node, scope))
+        self.mutation(node, scope, loops)
+        for keyword in node.keywords:
+            if keyword.arg is not None and token_name(keyword.arg):
+                self.estimates.estimates_in(keyword.value)
+        return False
+
+    def _compare(self, node: ast.Compare, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.estimates.estimate_comparison(node)
+        return False
+
+    def _subscript(self, node: ast.Subscript, scope: Scope, loops: Loops, function: str | None) -> bool:
+        cuts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for cut in cuts:
+            if isinstance(cut, ast.Slice):
+                for bound in (cut.lower, cut.upper):
+                    if bound is not None:
+                        self.estimates.scaled_tokens(bound)
+        return False
+
+    def _list(self, node: ast.List, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.m.lists.append((node, scope))
+        return False
+
+    def _dict(self, node: ast.Dict, scope: Scope, loops: Loops, function: str | None) -> bool:
+        self.m.dicts.append((node, scope))
+        self.sources.tool_result_message(node, scope)
+        for key, value in zip(node.keys, node.values):
+            if token_name(string_value(key)):
+                self.estimates.estimates_in(value)
+        return False
+
+    def _lambda(self, node: ast.Lambda, scope: Scope, loops: Loops, function: str | None) -> bool:
+        return True
+
+    # ---- what the index records --------------------------------------------------------------------
 
     def imported(self, module: str) -> None:
         parts = module.split(".")
         self.m.mcp = self.m.mcp or parts[0] in ("mcp", "fastmcp")
         self.m.llm = self.m.llm or parts[0] in LLM_LIBRARIES or ".".join(parts[:2]) in LLM_LIBRARIES
 
-    def index_function(self, node, scope: Scope, loops, function) -> None:
-        for decorator in node.decorators:
-            self.index(decorator, scope, loops, function)
-        inner = Scope("function", node, scope, cls=scope if scope.kind == "class" else None)
-        params = node.params
-        for group, positional in ((params.posonly_params, True), (params.params, True),
-                                  (params.kwonly_params, False)):
-            for param in group:
-                inner.params[param.name.value] = param
-                if positional:
-                    inner.positional.append(param.name.value)
-                if param.default is not None:
-                    self.index(param.default, scope, loops, function)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                inner.params[star.name.value] = star
-        scope.functions[node.name.value] = (node, inner)
-        self.m.functions.append((node, inner))
-        self.index(node.body, inner, (), node.name.value)
-
     def record(self, name: str, assign: Assign) -> None:
         assign.scope.assigns.setdefault(name, []).append(assign)
 
-    def assign(self, target, value, scope: Scope, statement, loops) -> None:
+    def assign(self, target: ast.expr, value: ast.expr, scope: Scope, statement: ast.stmt | ast.expr,
+               loops: Loops) -> None:
         end = self.m.end(statement)
-        if isinstance(target, cst.Name):
-            self.record(target.value, Assign("=", value, end, loops, scope, target))
-        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-              and target.value.value == "self" and scope.cls is not None):
-            self.record(target.attr.value, Assign("=", value, end, (), scope.cls, target, where=scope))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
-            if values is not None and len(values) == len(target.elements) and not any(
-                isinstance(e, cst.StarredElement) for e in (*values, *target.elements)
+        if isinstance(target, ast.Name):
+            self.record(target.id, Assign("=", value, end, loops, scope, target))
+        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+              and target.value.id == "self" and scope.cls is not None):
+            self.record(target.attr, Assign("=", value, end, (), scope.cls, target, where=scope))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            if values is not None and len(values) == len(target.elts) and not any(
+                isinstance(e, ast.Starred) for e in (*values, *target.elts)
             ):
-                for t, v in zip(target.elements, values):
-                    self.assign(t.value, v.value, scope, statement, loops)
+                for t, v in zip(target.elts, values):
+                    self.assign(t, v, scope, statement, loops)
             else:
                 self.unknowable(target, scope, statement, loops)
 
-    def unknowable(self, target, scope: Scope, statement, loops) -> None:
+    def unknowable(self, target: ast.expr, scope: Scope, statement: ast.stmt | ast.expr, loops: Loops) -> None:
         """Names bound to values we cannot know: loop targets, unpacking."""
-        if isinstance(target, cst.Name):
-            self.record(target.value, Assign("=", None, self.m.start(statement), loops, scope, target))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self.unknowable(element.value, scope, statement, loops)
-        elif isinstance(target, cst.StarredElement):
+        if isinstance(target, ast.Name):
+            self.record(target.id, Assign("=", None, self.m.start(statement), loops, scope, target))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.unknowable(element, scope, statement, loops)
+        elif isinstance(target, ast.Starred):
             self.unknowable(target.value, scope, statement, loops)
 
     def owner(self, name: str, scope: Scope) -> Scope:
         """The scope a mutated name lives in (``TOOLS.append`` in a function changes the module's)."""
-        current = scope
+        current: Scope | None = scope
         while current is not None:
             if name in current.assigns or name in current.params:
                 return current
@@ -173,28 +225,31 @@ class Scopes(Component):
                 current = current.parent
         return scope
 
-    def mutation(self, call, scope: Scope, loops) -> None:
+    def mutation(self, call: ast.Call, scope: Scope, loops: Loops) -> None:
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            name, method = func.value.value, func.attr.value
-            if method in ("append", "extend", "insert") and call.args:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            name, method = func.value.id, func.attr
+            if method in ("append", "extend", "insert") and call.args and not call.keywords:
                 kind = method
-                if kind == "insert" and not (len(call.args) == 2 and isinstance(call.args[0].value, cst.Integer)
-                                             and call.args[0].value.value == "0"):
+                first = call.args[0]
+                if kind == "insert" and not (len(call.args) == 2 and isinstance(first, ast.Constant)
+                                             and first.value == 0 and not isinstance(first.value, bool)):
                     kind = "append"
                 home = self.owner(name, scope)
-                self.record(name, Assign(kind, call.args[-1].value, self.m.end(call), loops, home, func.value,
-                                          where=scope if home is not scope else None))
+                self.record(name, Assign(kind, call.args[-1], self.m.end(call), loops, home, func.value,
+                                         where=scope if home is not scope else None))
             elif method in ("format", "format_map"):
                 self.m.format_receivers.add(name)
-        if (isinstance(func, cst.Attribute) and func.attr.value in ("format", "format_map")
-                and isinstance(func.value, cst.Attribute)):
-            self.m.format_receivers.add(func.value.attr.value)
-        if self.m.qualified(func) == "random.shuffle" and call.args and isinstance(call.args[0].value, cst.Name):
-            target = call.args[0].value
-            home = self.owner(target.value, scope)
-            self.record(target.value, Assign("shuffle", call, self.m.end(call), loops, home, target,
-                                              where=scope if home is not scope else None))
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") and isinstance(
+                func.value, ast.Attribute):
+            self.m.format_receivers.add(func.value.attr)
+        if self.m.qualified(func) == "random.shuffle" and call.args and isinstance(call.args[0], ast.Name):
+            target = call.args[0]
+            home = self.owner(target.id, scope)
+            self.record(target.id, Assign("shuffle", call, self.m.end(call), loops, home, target,
+                                          where=scope if home is not scope else None))
+
+    # ---- resolution --------------------------------------------------------------------------------
 
     def binding(self, name: str, env: Env, at: tuple[int, int] | None) -> Binding | None:
         """What ``name`` holds at ``at`` in ``env``; None when unknowable (a parameter, a loop
@@ -202,7 +257,8 @@ class Scopes(Component):
         bound = env.bound(name)
         if bound is not None:
             return Binding(bound[0], bound[1], [])
-        scope, first = env.scope, True
+        scope: Scope | None = env.scope
+        first = True
         while scope is not None:
             if scope.kind == "class" and not first:
                 scope = scope.parent
@@ -230,27 +286,24 @@ class Scopes(Component):
     def carried(self, record: Assign, at: tuple[int, int]) -> bool:
         """Whether a change written after ``at`` reaches it on the next pass of a loop around
         both (``messages.append(tool_result)`` after the call that sends ``messages``)."""
-        for loop in record.loops:
-            r = self.m.positions[loop.node]
-            if (r.start.line, r.start.column) <= at <= (r.end.line, r.end.column):
-                return True
-        return False
+        return any(self.m.start(loop.node) <= at <= self.m.end(loop.node) for loop in record.loops)
 
-    def resolve(self, node, env: Env) -> Binding | None:
+    def resolve(self, node: ast.AST, env: Env) -> Binding | None:
         if env.depth > MAX_DEPTH:
             return None
-        if isinstance(node, cst.Name):
-            return self.binding(node.value, env, self.m.start(node))
-        if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-                and node.value.value in ("self", "cls") and env.scope.cls is not None):
-            records = env.scope.cls.assigns.get(node.attr.value) or []
+        if isinstance(node, ast.Name):
+            return self.binding(node.id, env, self.m.start(node))
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls") and env.scope.cls is not None):
+            records = env.scope.cls.assigns.get(node.attr) or []
             bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
             if bases:
                 base = records[bases[-1]]
+                assert base.value is not None
                 return Binding(base.value, Env(base.home, (), env.depth + 1), records[bases[-1] + 1 :])
         return None
 
-    def deref(self, node, env: Env):
+    def deref(self, node: ast.expr, env: Env) -> tuple[ast.expr, Env]:
         """Follow names to the literal they hold (when nothing changed it since)."""
         seen = 0
         while seen < 10:
@@ -261,7 +314,7 @@ class Scopes(Component):
             seen += 1
         return node, env
 
-    def function_for(self, call, env: Env):
+    def function_for(self, call: ast.Call, env: Env) -> tuple[FunctionNode, ast.expr, Env] | None:
         """The module's own function (or ``self.`` method) that ``call`` calls, with its last
         return value and the parameters bound to the call's arguments; None if there is none."""
         if env.depth > MAX_DEPTH:
@@ -269,38 +322,62 @@ class Scopes(Component):
         func = call.func
         found = None
         method = False
-        if isinstance(func, cst.Name):
-            scope = env.scope
+        if isinstance(func, ast.Name):
+            scope: Scope | None = env.scope
             while scope is not None and found is None:
                 if scope.kind != "class" or scope is env.scope:
-                    found = scope.functions.get(func.value)
+                    found = scope.functions.get(func.id)
                 scope = scope.parent
-        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-              and func.value.value in ("self", "cls") and env.scope.cls is not None):
-            found = env.scope.cls.functions.get(func.attr.value)
+        elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+              and func.value.id in ("self", "cls") and env.scope.cls is not None):
+            found = env.scope.cls.functions.get(func.attr)
             method = True
-        if found is None or not isinstance(found[0], cst.FunctionDef) or not found[1].returns:
+        if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or not found[1].returns:
             return None
-        fn, scope = found
-        params = scope.positional[1:] if method and scope.positional[:1] in (["self"], ["cls"]) else scope.positional
-        bindings = []
-        positional = [a.value for a in call.args if not a.keyword and not a.star]
+        fn, inner = found
+        params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
+        bindings: list[tuple[str, ast.expr, Env]] = []
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         for name, value in zip(params, positional):
             bindings.append((name, value, env))
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in scope.params:
-                bindings.append((arg.keyword.value, arg.value, env))
+        for keyword in call.keywords:
+            if keyword.arg is not None and keyword.arg in inner.params:
+                bindings.append((keyword.arg, keyword.value, env))
         given = {b[0] for b in bindings}
-        defaults = Env(scope.parent or self.m.module_scope, (), env.depth + 1)
-        for name, param in scope.params.items():
+        defaults = Env(inner.parent or self.m.module_scope, (), env.depth + 1)
+        for name, param in inner.params.items():
             if name not in given and param.default is not None:
                 bindings.append((name, param.default, defaults))
-        return fn, scope.returns[-1], Env(scope, tuple(bindings), env.depth + 1)
+        return fn, inner.returns[-1], Env(inner, tuple(bindings), env.depth + 1)
 
     def param_annotation(self, name: str, env: Env) -> str | None:
         scope = env.scope
         if scope.kind == "function" and name in scope.params and env.bound(name) is None:
             annotation = scope.params[name].annotation
             if annotation is not None:
-                return self.m.code(annotation.annotation)
+                return self.m.code(annotation)
         return None
+
+
+_HANDLERS: dict[type, Callable[..., bool]] = {
+    ast.FunctionDef: Scopes._function,
+    ast.AsyncFunctionDef: Scopes._function,
+    ast.ClassDef: Scopes._class,
+    ast.For: Scopes._for,
+    ast.AsyncFor: Scopes._for,
+    ast.While: Scopes._while,
+    ast.With: Scopes._with,
+    ast.AsyncWith: Scopes._with,
+    ast.Lambda: Scopes._lambda,
+    ast.Assign: Scopes._assign,
+    ast.AnnAssign: Scopes._ann_assign,
+    ast.AugAssign: Scopes._aug_assign,
+    ast.Return: Scopes._return,
+    ast.Import: Scopes._import,
+    ast.ImportFrom: Scopes._import_from,
+    ast.Call: Scopes._call,
+    ast.Compare: Scopes._compare,
+    ast.Subscript: Scopes._subscript,
+    ast.List: Scopes._list,
+    ast.Dict: Scopes._dict,
+}

@@ -3,9 +3,9 @@ lists that no call site of the module sends."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from dataclasses import replace
-
-import libcst as cst
 
 from ctxlint.frontends.python.knowledge import (
     HINTS,
@@ -17,6 +17,7 @@ from ctxlint.frontends.python.knowledge import (
     strong_prompt_name,
     system_name,
 )
+from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import with_sources
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item
@@ -24,7 +25,7 @@ from ctxlint.model import Breakpoint, OutputLimit, Request, Role, Span, ToolDef
 
 
 class Sinks(Component):
-    def api_of(self, call) -> str | None:
+    def api_of(self, call: ast.Call) -> str | None:
         qualified = self.m.qualified(call.func) or ""
         if qualified in ("litellm.completion", "litellm.acompletion"):
             return "litellm"
@@ -52,25 +53,24 @@ class Sinks(Component):
                     requests.append(request)
         return requests
 
-    def call_request(self, call, api: str, env: Env) -> Request | None:
-        keywords: dict[str, tuple[object, Env, object]] = {}
-        opaque = False
+    def call_request(self, call: ast.Call, api: str, env: Env) -> Request | None:
+        keywords: dict[str, Entry] = {}
+        opaque = any(isinstance(a, ast.Starred) for a in call.args)
         if api == "litellm":
-            positional = [a for a in call.args if not a.keyword and not a.star]
+            positional = [a for a in call.args if not isinstance(a, ast.Starred)]
             for name, arg in zip(("model", "messages"), positional):
-                keywords[name] = (arg.value, env, arg)
-        for arg in call.args:
-            if arg.keyword is not None:
-                keywords[arg.keyword.value] = (arg.value, env, arg)
-            elif arg.star == "**":
-                entries = self.flow.dict_entries(arg.value, env)
+                keywords[name] = (arg, env, arg)
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                keywords[keyword.arg] = (keyword.value, env, keyword)
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                entries = self.flow.dict_entries(keyword.value, env)
                 if entries is None:
                     opaque = True
                 else:
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
-            elif arg.star == "*":
-                opaque = True
         if not REQUEST_KEYS & set(keywords) and not opaque:
             return None  # `x.messages.create(...)` of something that is not an LLM client
         builder = Builder()
@@ -118,7 +118,7 @@ class Sinks(Component):
             breakpoints=tuple(builder.breakpoints),
         )
 
-    def messages(self, node, env: Env, builder: Builder) -> None:
+    def messages(self, node: ast.expr, env: Env, builder: Builder) -> None:
         items = self.flow.items(node, env)
         if items is None:
             items = [Item(node, env, None, True, self.flow.unordered_source(node, env))]
@@ -153,9 +153,9 @@ class Sinks(Component):
             node, env, _ = entries["content"]
             self.content(node, env, builder, role, item.loop)
 
-    def content(self, node, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
+    def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
         """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
-        if self.strings.text(node, env) is None and isinstance(node, (cst.List, cst.Tuple, cst.Name, cst.Attribute)):
+        if self.strings.text(node, env) is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
             blocks = self.flow.items(node, env)
             if blocks and not any(b.variable for b in blocks):
                 for block in blocks:
@@ -180,7 +180,7 @@ class Sinks(Component):
             node, env, element = entries["cache_control"]
             builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))
 
-    def ttl(self, node, env: Env) -> str | None:
+    def ttl(self, node: ast.expr, env: Env) -> str | None:
         entries = self.flow.dict_entries(node, env) or {}
         return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
 
@@ -196,7 +196,7 @@ class Sinks(Component):
         # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
         marked: dict[int, bool] = {}
 
-        def add(key: int, anchor: Span, build, strong: bool, says_role: bool = True) -> None:
+        def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
             self.m.consumed = set()
             builder = Builder()
             build(builder)
@@ -212,29 +212,34 @@ class Sinks(Component):
                 base = records[bases[-1]]
                 pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
+                    assert base.target is not None
                     add(id(base.value), self.m.span(base.target), lambda b, p=pieces: b.system(p, Role.SYSTEM),
                         strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
-            mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d.decorator, "prompt") for d in fn.decorators)
-            if (mcp_prompt or prompt_name(fn.name.value)) and scope.returns:
+            mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
+            if (mcp_prompt or prompt_name(fn.name)) and scope.returns:
                 value = scope.returns[-1]
                 pieces = self.strings.text(value, Env(scope))
                 role = Role.USER if mcp_prompt else Role.SYSTEM  # an MCP prompt is a user message
                 if pieces:
-                    add(id(value), self.m.span(fn.name), lambda b, p=pieces, r=role: b.system(p, r),
-                        mcp_prompt or strong_prompt_name(fn.name.value), mcp_prompt or system_name(fn.name.value))
+                    add(id(value), self.m.name_span(fn), lambda b, p=pieces, r=role: b.system(p, r),
+                        mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
         for node, scope in self.m.lists:
             env = Env(scope)
-            if any(self.is_message_dict(e.value, env) for e in node.elements if isinstance(e, cst.Element)):
+            if any(self.is_message_dict(e, env) for e in node.elts if not isinstance(e, ast.Starred)):
                 add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages(n, e, b), True)
         for node, scope in self.m.dicts:
             env = Env(scope)
             if self.is_message_dict(node, env, roles=("system", "developer")):
                 add(id(node), self.m.span(node), lambda b, n=node, e=env: self.message(Item(n, e), b), True)
         context = context or any(strong for *_, strong in candidates)
+        included: dict[int, int] = {}  # value -> how many other candidates include it
+        for key, _, _, consumed, _ in candidates:
+            for value in consumed - {key}:
+                included[value] = included.get(value, 0) + 1
         requests = []
         for key, anchor, builder, _, _ in candidates:
-            if key in used or any(key in consumed for other, _, _, consumed, _ in candidates if other != key):
+            if key in used or included.get(key):
                 continue
             if not context or not any(s.has_words for s in builder.segments):
                 continue
@@ -242,8 +247,8 @@ class Sinks(Component):
                                     roles_marked=marked[key]))
         return requests
 
-    def is_message_dict(self, node, env: Env, roles=tuple(ROLES)) -> bool:
-        if not isinstance(node, cst.Dict):
+    def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLES)) -> bool:
+        if not isinstance(node, ast.Dict):
             return False
         entries = self.flow.dict_entries(node, env)
         if not entries or "role" not in entries or "content" not in entries:

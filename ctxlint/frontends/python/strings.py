@@ -1,132 +1,171 @@
 """String values: the pieces (static text with its spans, and slots) of literals, f-strings,
-``.format``, ``%``, ``+``, ``join`` and names and functions that hold or return text."""
+``.format``, ``%``, ``+``, ``join`` and names and functions that hold or return text.
+
+Values are followed through names with memoisation and a size bound: a text that would grow
+past ``MAX_PIECES`` pieces (``PROMPT = PROMPT + PROMPT`` written twenty times) stays one slot
+that stands for the expression, never a materialised copy.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Callable
 from dataclasses import replace
-
-import libcst as cst
 
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
+    StrToken,
     dedent,
+    fstring_fields,
     format_fields,
     in_loop,
     percent_fields,
-    string_parts,
     strip,
-    unescape,
     unique,
     with_sources,
 )
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Facts, Loop, Piece
 from ctxlint.model import Slot, Source, Span
 
+# The most pieces one text value may have; beyond it the value is a slot for its expression.
+MAX_PIECES = 2000
+
+FieldMaker = Callable[[str, Span], Piece]
+
 
 class Strings(Component):
-    def text(self, node, env: Env) -> list[Piece] | None:
+    def text(self, node: ast.expr, env: Env) -> list[Piece] | None:
         """The pieces of a string-valued expression, or None if it is not one we can read."""
-        if env.depth > MAX_DEPTH:
+        if env.depth > MAX_DEPTH or not self.m.step():
             return None
-        if isinstance(node, cst.SimpleString):
-            prefix = node.prefix.lower()
-            if "b" in prefix:
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, str):
+                return None
+            tokens = self.m.string_tokens(node)
+            if tokens is None or any(t.is_bytes or t.is_f for t in tokens):
                 return None
             # The text's span starts after the prefix and quotes, where the text is written.
-            return self.m.located(node).static(0, len(node.raw_value), "r" in prefix)
-        if isinstance(node, cst.ConcatenatedString):
-            left, right = self.text(node.left, env), self.text(node.right, env)
-            return None if left is None or right is None else left + right
-        if isinstance(node, cst.FormattedString):
+            return [p for t in tokens for p in self.m.located(t).static(0, len(t.body))]
+        if isinstance(node, ast.JoinedStr):
             return self.fstring(node, env)
-        if isinstance(node, cst.BinaryOperation):
-            if isinstance(node.operator, cst.Add):
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Add):
                 left, right = self.text(node.left, env), self.text(node.right, env)
                 if left is None and right is None:
                     return None
+                if len(left or ()) + len(right or ()) > MAX_PIECES:
+                    return [self.slot_piece(node, env)]
                 return (left if left is not None else [self.slot_piece(node.left, env)]) + (
                     right if right is not None else [self.slot_piece(node.right, env)]
                 )
-            if isinstance(node.operator, cst.Modulo):
+            if isinstance(node.op, ast.Mod):
                 return self.percent(node, env)
             return None
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, (ast.Name, ast.Attribute)):
             return self.name_text(node, env)
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             return self.call_text(node, env)
         return None
 
-    def pieces(self, node, env: Env) -> list[Piece]:
+    def pieces(self, node: ast.expr, env: Env) -> list[Piece]:
         found = self.text(node, env)
         return found if found is not None else [self.slot_piece(node, env)]
 
-    def name_text(self, node, env: Env) -> list[Piece] | None:
+    def name_text(self, node: ast.Name | ast.Attribute, env: Env) -> list[Piece] | None:
         binding = self.scopes.resolve(node, env)
-        if binding is None or not self.m.enter(binding.value):
+        if binding is None:
             return None
-        try:
-            found = self.text(binding.value, binding.env)
-            if found is None:
+        key = self.m.binding_key(binding)
+        if key in self.m.text_memo:
+            found, consumed = self.m.text_memo[key]
+        else:
+            if not self.m.enter(binding.value):
                 return None
-            found = list(found)
-            for extra in binding.extras:
-                if extra.kind != "+=":
-                    return None
-                more = self.pieces(extra.value, binding.env)
-                loop = binding.loop_of(extra)
-                if loop is not None:
-                    sources = self.loop_sources(loop, binding.env)
-                    more = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p for p in more]
-                    more = in_loop(more, loop.text)
-                found.extend(more)
-            self.m.consumed.add(id(binding.value))
-            self.m.consumed.update(id(e.value) for e in binding.extras)
-            return found
-        finally:
-            self.m.leave(binding.value)
+            outer, self.m.consumed = self.m.consumed, set()
+            try:
+                found = self.binding_text(binding)
+            finally:
+                self.m.leave(binding.value)
+                consumed, self.m.consumed = self.m.consumed, outer
+            self.m.text_memo[key] = (found, consumed)
+        if found is None:
+            return None
+        self.m.consumed.update(consumed)
+        self.consume(binding)
+        return list(found)
+
+    def binding_text(self, binding: Binding) -> list[Piece] | None:
+        found = self.text(binding.value, binding.env)
+        if found is None:
+            return None
+        found = list(found)
+        for extra in binding.extras:
+            if extra.kind != "+=" or extra.value is None:
+                return None
+            more = self.pieces(extra.value, binding.env)
+            loop = binding.loop_of(extra)
+            if loop is not None:
+                sources = self.loop_sources(loop, binding.env)
+                more = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p for p in more]
+                more = in_loop(more, loop.text)
+            found.extend(more)
+        return found
+
+    def consume(self, binding: Binding) -> None:
+        self.m.consumed.add(id(binding.value))
+        self.m.consumed.update(id(e.value) for e in binding.extras)
 
     def loop_sources(self, loop: Loop, env: Env) -> tuple[Source, ...]:
-        return self.flow.unordered_source(loop.node.iter, env) if isinstance(loop.node, cst.For) else ()
+        return self.flow.unordered_source(loop.node.iter, env) if not isinstance(loop.node, ast.While) else ()
 
-    def fstring(self, node, env: Env) -> list[Piece]:
-        raw = "r" in node.prefix.lower()
-        pieces = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                text = unescape(part.value.replace("{{", "{").replace("}}", "}"), raw)
-                if text:
-                    pieces.append(Piece(text, self.m.span(part)))
-            elif isinstance(part, cst.FormattedStringExpression):
+    def fstring(self, node: ast.JoinedStr, env: Env) -> list[Piece]:
+        values = [v for v in node.values if isinstance(v, ast.FormattedValue)]
+        tokens = self.m.string_tokens(node)
+        layout = [(t, fstring_fields(t.body) if t.is_f else []) for t in tokens or ()]
+        if tokens is None or any(t.is_bytes or fields is None for t, fields in layout) or sum(
+                len(fields or ()) for _, fields in layout) != len(values):
+            return [self.slot_piece(node, env)]  # written in a way we cannot locate: one slot
+        pieces: list[Piece] = []
+        remaining = iter(values)
+        for token, fields in layout:
+            located = self.m.located(token)
+            cursor = 0
+            for field in fields or ():
+                pieces.extend(located.static(cursor, field.start, braces=token.is_f))
+                value = next(remaining)
                 inline = None
-                if part.conversion is None and part.format_spec is None and isinstance(
-                    part.expression, (cst.Name, cst.Attribute, cst.Call)
+                if value.conversion == -1 and value.format_spec is None and isinstance(
+                    value.value, (ast.Name, ast.Attribute, ast.Call)
                 ):
-                    inline = self.text(part.expression, env)  # a known constant: its own text and spans
+                    inline = self.text(value.value, env)  # a known constant: its own text and spans
                 if inline is not None:
                     pieces.extend(inline)
                 else:
-                    pieces.append(self.slot_piece(part.expression, env, span_node=part))
+                    piece = self.slot_piece(value.value, env)
+                    pieces.append(replace(piece, span=located.span(field.start, field.end)))
+                cursor = field.end
+            pieces.extend(located.static(cursor, len(token.body), braces=token.is_f))
         return pieces
 
-    def call_text(self, call, env: Env) -> list[Piece] | None:
+    def call_text(self, call: ast.Call, env: Env) -> list[Piece] | None:
         func = call.func
         qualified = self.m.qualified(func)
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
+        if isinstance(func, ast.Attribute):
+            method = func.attr
             if method in ("format", "format_map"):
-                return self.format_call(call, env)
+                return self.format_call(call, func, env)
             if method == "join" and len(call.args) == 1 and self.text(func.value, env) is not None:
-                return self.join(call, env)
+                return self.join(call, func, env)
             if method in ("strip", "lstrip", "rstrip") and not call.args:
                 inner = self.text(func.value, env)
                 return None if inner is None else strip(inner, method)
         if qualified in ("textwrap.dedent", "inspect.cleandoc") and len(call.args) == 1:
-            inner = self.text(call.args[0].value, env)
-            return None if inner is None else dedent(inner, clean=qualified == "inspect.cleandoc")
+            inner = self.text(call.args[0], env)
+            return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
         if qualified == "str" and len(call.args) == 1:
-            return self.text(call.args[0].value, env)
+            return self.text(call.args[0], env)
         target = self.scopes.function_for(call, env)
         if target is None or not self.m.enter(target[0]):
             return None
@@ -138,38 +177,48 @@ class Strings(Component):
             self.m.consumed.add(id(target[1]))
         return found
 
-    def template_parts(self, node, env: Env) -> list | None:
-        """The string literal(s) of a ``.format`` / ``%`` template, directly or through a name."""
-        parts = string_parts(node)
-        if parts is not None:
-            return parts
-        if isinstance(node, cst.Name):
+    def template_tokens(self, node: ast.expr, env: Env) -> list[StrToken] | None:
+        """The string literal token(s) of a ``.format`` / ``%`` template, directly or through a name."""
+        tokens = self.plain_tokens(node)
+        if tokens is not None:
+            return tokens
+        if isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras:
-                parts = string_parts(binding.value)
-                if parts is not None:
+                tokens = self.plain_tokens(binding.value)
+                if tokens is not None:
                     self.m.consumed.add(id(binding.value))
-                    return parts
+                    return tokens
         return None
 
-    def format_call(self, call, env: Env) -> list[Piece] | None:
-        parts = self.template_parts(call.func.value, env)
-        if parts is None:
+    def plain_tokens(self, node: ast.expr | None) -> list[StrToken] | None:
+        """The tokens of a text literal with no f-string or bytes part."""
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return None
+        tokens = self.m.string_tokens(node)
+        if tokens is None or any(t.is_f or t.is_bytes for t in tokens):
+            return None
+        return tokens
+
+    def format_call(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece] | None:
+        tokens = self.template_tokens(func.value, env)
+        if tokens is None:
             return None
         # Fields whose argument cannot be found (``**context``) become slots named by the field.
-        positional = [a.value for a in call.args if not a.keyword and not a.star]
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        for arg in call.args:
-            if arg.star == "**":
-                keywords.update({k: v[0] for k, v in (self.flow.dict_entries(arg.value, env) or {}).items()})
-        if call.func.attr.value == "format_map":
-            entries = self.flow.dict_entries(call.args[0].value, env) if call.args else None
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                keywords.update({k: v[0] for k, v in (self.flow.dict_entries(keyword.value, env) or {}).items()})
+        if func.attr == "format_map":
+            entries = self.flow.dict_entries(call.args[0], env) if call.args else None
             keywords, positional = {k: v[0] for k, v in (entries or {}).items()}, []
         auto = 0
 
         def field(name: str, span: Span) -> Piece:
             nonlocal auto
             head = re.split(r"[.\[]", name, maxsplit=1)[0]
+            value: ast.expr | None
             if head == "":
                 value = positional[auto] if auto < len(positional) else None
                 auto += 1
@@ -179,40 +228,40 @@ class Strings(Component):
                 value = keywords.get(head)
             return self.field_piece(name, head, value, env, span)
 
-        return self.template_fields(parts, field)
+        return self.template_fields(tokens, field)
 
-    def percent(self, node, env: Env) -> list[Piece] | None:
-        parts = self.template_parts(node.left, env)
-        if parts is None:
+    def percent(self, node: ast.BinOp, env: Env) -> list[Piece] | None:
+        tokens = self.template_tokens(node.left, env)
+        if tokens is None:
             return None
         right = node.right
-        entries: dict = {}
-        if isinstance(right, cst.Tuple):
-            positional = [e.value for e in right.elements if isinstance(e, cst.Element)]
+        entries: dict[str, tuple[ast.expr, Env, Positioned]] = {}
+        if isinstance(right, ast.Tuple):
+            positional = [e for e in right.elts if not isinstance(e, ast.Starred)]
         else:
             entries = self.flow.dict_entries(right, env) or {}
             positional = [] if entries else [right]
         pieces: list[Piece] = []
         index = 0
-        for part in parts:
-            raw = "r" in part.prefix.lower()
-            located = self.m.located(part)
+        for token in tokens:
+            located = self.m.located(token)
             cursor = 0
-            for start, end, key in percent_fields(part.raw_value):
-                pieces.extend(located.static(cursor, start, raw, percent=True))
+            for start, end, key in percent_fields(token.body):
+                pieces.extend(located.static(cursor, start, percent=True))
+                value: ast.expr | None
                 if key is not None:
                     value = entries[key][0] if key in entries else None
                     name = key
                 else:
                     value = positional[index] if index < len(positional) else None
                     index += 1
-                    name = self.m.code(value) if value is not None else part.raw_value[start:end]
+                    name = self.m.code(value) if value is not None else token.body[start:end]
                 pieces.append(self.field_piece(name, name, value, env, located.span(start, end)))
                 cursor = end
-            pieces.extend(located.static(cursor, len(part.raw_value), raw, percent=True))
+            pieces.extend(located.static(cursor, len(token.body), percent=True))
         return pieces
 
-    def field_piece(self, name: str, head: str, value, env: Env, span: Span) -> Piece:
+    def field_piece(self, name: str, head: str, value: ast.expr | None, env: Env, span: Span) -> Piece:
         """A ``{field}`` or ``%s`` of a template: constant text inlined, anything else a slot."""
         if value is None:
             return Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ()))
@@ -228,13 +277,13 @@ class Strings(Component):
         facts.sources.extend(self.flow.iteration_sources(value, env))
         return Piece(expression, span, self.make_slot(expression, facts))
 
-    def join(self, call, env: Env) -> list[Piece]:
-        separator = "".join(p.text for p in self.text(call.func.value, env) or [] if p.slot is None)
-        sep_span = self.m.span(call.func.value)
-        iterable = call.args[0].value
-        if isinstance(iterable, (cst.GeneratorExp, cst.ListComp)) and iterable.for_in.inner_for_in is None:
-            loop = self.m.code(iterable.for_in.iter)
-            sources = self.flow.unordered_source(iterable.for_in.iter, env)
+    def join(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece]:
+        separator = "".join(p.text for p in self.text(func.value, env) or [] if p.slot is None)
+        sep_span = self.m.span(func.value)
+        iterable = call.args[0]
+        if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1:
+            loop = self.m.code(iterable.generators[0].iter)
+            sources = self.flow.unordered_source(iterable.generators[0].iter, env)
             element = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p
                        for p in self.pieces(iterable.elt, env)]
             if sources and not any(p.slot for p in element):
@@ -251,17 +300,20 @@ class Strings(Component):
             if i and separator:
                 pieces.append(Piece(separator, sep_span, loop=item.loop))
             pieces.extend(in_loop(self.pieces(item.node, item.env), item.loop))
+            if len(pieces) > MAX_PIECES:
+                return [self.slot_piece(call, env, variable=True)]
         return pieces
 
-    def slot_piece(self, node, env: Env, span_node=None, variable: bool = False) -> Piece:
+    def slot_piece(self, node: ast.expr, env: Env, variable: bool = False) -> Piece:
         expression = self.m.code(node)
         facts = self.flow.facts(node, env)
         facts.sources.extend(self.flow.iteration_sources(node, env))
         if variable:
             facts.variable_length = True
-        return Piece(expression, self.m.span(span_node or node), self.make_slot(expression, facts))
+        return Piece(expression, self.m.span(node), self.make_slot(expression, facts))
 
-    def make_slot(self, expression: str, facts: Facts) -> Slot:
+    @staticmethod
+    def make_slot(expression: str, facts: Facts) -> Slot:
         sources, seen = [], set()
         for source in facts.sources:
             if (source.kind, source.span) not in seen:
@@ -272,10 +324,11 @@ class Strings(Component):
     def assigned_text(self, name: str, base: Assign, extras: list[Assign]) -> list[Piece] | None:
         """The text a prompt name holds once its scope has run (every ``+=`` included). A
         template that is filled elsewhere (``.format``) keeps its fields as slots."""
+        assert base.value is not None
         env = Env(base.home)
-        parts = string_parts(base.value)
-        if parts is not None and not extras and (name in self.m.format_receivers or "template" in name.lower()):
-            fields = self.template_fields(parts)
+        tokens = self.plain_tokens(base.value)
+        if tokens is not None and not extras and (name in self.m.format_receivers or "template" in name.lower()):
+            fields = self.template_fields(tokens)
             if fields is not None:
                 return fields
         found = self.text(base.value, env)
@@ -284,29 +337,28 @@ class Strings(Component):
         found = list(found)
         binding = Binding(base.value, env, extras, len(base.loops))
         for extra in extras:
-            if extra.kind != "+=":
+            if extra.kind != "+=" or extra.value is None:
                 return None
             more = self.pieces(extra.value, Env(extra.home))
             loop = binding.loop_of(extra)
             found.extend(in_loop(more, loop.text if loop else None))
         return found
 
-    def template_fields(self, parts, field=None) -> list[Piece] | None:
+    def template_fields(self, tokens: list[StrToken], field: FieldMaker | None = None) -> list[Piece] | None:
         """The pieces of ``{name}`` templates: static text, and for each field ``field(name,
         span)`` (by default a slot named by the field, its value unknown)."""
         pieces = []
-        for part in parts:
-            raw = "r" in part.prefix.lower()
-            fields = format_fields(part.raw_value, raw)
+        for token in tokens:
+            fields = format_fields(token.body, token.raw)
             if fields is None:
                 return None
-            located = self.m.located(part)
+            located = self.m.located(token)
             cursor = 0
             for start, end, name in fields:
-                pieces.extend(located.static(cursor, start, raw, braces=True))
+                pieces.extend(located.static(cursor, start, braces=True))
                 span = located.span(start, end)
                 pieces.append(field(name, span) if field else
                               Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ())))
                 cursor = end
-            pieces.extend(located.static(cursor, len(part.raw_value), raw, braces=True))
+            pieces.extend(located.static(cursor, len(token.body), braces=True))
         return pieces

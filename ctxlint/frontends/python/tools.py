@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
-import libcst as cst
-
-from ctxlint.frontends.python.literals import flatten_union, string_value, with_sources
+from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
+from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, ToolDef
 
 
 class Tools(Component):
-    def tool_list(self, node, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
+    def tool_list(self, node: ast.expr, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
         items = self.flow.items(node, env)
         if items is None:
             # A list built at run time: keep nothing of it, except an order that changes per call.
@@ -43,7 +43,7 @@ class Tools(Component):
         node, env = self.scopes.deref(item.node, item.env)
         entries = self.flow.dict_entries(node, env)
         if entries is None:
-            if isinstance(node, cst.Call) and self.is_mcp_tool_call(node):
+            if isinstance(node, ast.Call) and self.is_mcp_tool_call(node):
                 return self.mcp_tool_call(node, env, builder)
             return None
         ok, raw = self.flow.literal(node, env)
@@ -65,7 +65,7 @@ class Tools(Component):
                 break
         return ToolDef(name, description, schema, self.m.span(node), raw if ok else None)
 
-    def tool_description(self, node, env: Env, builder: Builder) -> str | None:
+    def tool_description(self, node: ast.expr, env: Env, builder: Builder) -> str | None:
         """The description's text (slots shown as ``{expression}``); its slots become
         tools-role segments, so what flows into a description is checked like prompt text."""
         pieces = self.strings.text(node, env)
@@ -77,16 +77,14 @@ class Tools(Component):
             builder.add(slots, Role.TOOLS)
         return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
 
-    def is_mcp_tool_call(self, call) -> bool:
+    def is_mcp_tool_call(self, call: ast.Call) -> bool:
         qualified = self.m.qualified(call.func) or ""
         if qualified.endswith(".Tool") and qualified.split(".")[0] in ("mcp", "fastmcp"):
             return True
-        return qualified in ("Tool", "types.Tool") and any(
-            a.keyword is not None and a.keyword.value == "inputSchema" for a in call.args
-        )
+        return qualified in ("Tool", "types.Tool") and any(k.arg == "inputSchema" for k in call.keywords)
 
-    def mcp_tool_call(self, call, env: Env, builder: Builder) -> ToolDef:
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    def mcp_tool_call(self, call: ast.Call, env: Env, builder: Builder) -> ToolDef:
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         name = self.flow.literal_str(keywords["name"], env) if "name" in keywords else None
         description = None
         if "description" in keywords:
@@ -95,7 +93,7 @@ class Tools(Component):
         if "inputSchema" in keywords:
             ok, value = self.flow.literal(keywords["inputSchema"], env)
             schema = value if ok else None
-        raw = None
+        raw: dict[str, object] | None = None
         literal_description = self.flow.literal_str(keywords["description"], env) if "description" in keywords else None
         described = "description" not in keywords or literal_description is not None
         if name is not None and schema is not None and described:
@@ -113,68 +111,72 @@ class Tools(Component):
                 tools.append((self.m.start(call), self.mcp_tool_call(call, Env(scope), builder)))
         if self.m.mcp:
             for fn, scope in self.m.functions:
-                decorator = next((d.decorator for d in fn.decorators if self.is_tool_decorator(d.decorator)), None)
+                decorator = next((d for d in fn.decorator_list if self.is_tool_decorator(d)), None)
                 if decorator is not None:
-                    tools.append((self.m.start(fn.name), self.decorated_tool(fn, scope, decorator, builder)))
+                    tool = self.decorated_tool(fn, scope, decorator, builder)
+                    tools.append(((tool.span.line, tool.span.column), tool))
         if not tools:
             return None
         tools.sort(key=lambda t: t[0])
         return Request(self.m.path, tools[0][1].span, tuple(builder.segments), tuple(t for _, t in tools))
 
-    def is_tool_decorator(self, node) -> bool:
+    def is_tool_decorator(self, node: ast.expr) -> bool:
         return self.is_decorator(node, "tool")
 
-    def is_decorator(self, node, name: str) -> bool:
+    @staticmethod
+    def is_decorator(node: ast.expr, name: str) -> bool:
         """``@x.tool``, ``@x.tool()``, ``@x.tool(name=...)`` (FastMCP's ``tool`` and ``prompt``)."""
-        target = node.func if isinstance(node, cst.Call) else node
-        return (isinstance(target, cst.Attribute) and target.attr.value == name
-                and isinstance(target.value, (cst.Name, cst.Attribute)))
+        target = node.func if isinstance(node, ast.Call) else node
+        return (isinstance(target, ast.Attribute) and target.attr == name
+                and isinstance(target.value, (ast.Name, ast.Attribute)))
 
-    def decorated_tool(self, fn, scope: Scope, decorator, builder: Builder) -> ToolDef:
+    def decorated_tool(self, fn: FunctionNode, scope: Scope, decorator: ast.expr, builder: Builder) -> ToolDef:
         """A FastMCP tool: the function's name and docstring (as the SDK lists them: the raw
         ``__doc__``) and the schema pydantic derives from its signature."""
         env = Env(scope.parent or self.m.module_scope)
-        name = fn.name.value
-        description = fn.get_docstring(clean=False)
-        if isinstance(decorator, cst.Call):
-            positional = [a.value for a in decorator.args if not a.keyword and not a.star]
-            keywords = {a.keyword.value: a.value for a in decorator.args if a.keyword is not None}
+        name = fn.name
+        description = ast.get_docstring(fn, clean=False)
+        if description is not None:
+            description = clean(description)
+        if isinstance(decorator, ast.Call):
+            positional = [a for a in decorator.args if not isinstance(a, ast.Starred)]
+            keywords = {k.arg: k.value for k in decorator.keywords if k.arg is not None}
             given = keywords.get("name") or (positional[0] if positional else None)
             if given is not None:
                 name = self.flow.literal_str(given, env) or name
             if "description" in keywords:
                 description = self.tool_description(keywords["description"], env, builder)
-        schema = self.signature_schema(fn, env)
+        schema = self.signature_schema(fn, scope, env)
         raw = {"name": name, "description": description or "", "inputSchema": schema}
-        return ToolDef(name, description, schema, self.m.span(fn.name), raw)
+        return ToolDef(name, description, schema, self.m.name_span(fn), raw)
 
-    def signature_schema(self, fn, env: Env) -> dict:
+    def signature_schema(self, fn: FunctionNode, scope: Scope, env: Env) -> dict[str, object]:
         """The input schema FastMCP (pydantic) derives from a signature, as far as it is static.
 
         Like pydantic, a parameter is required when it has no default (``Optional[str]``
         without a default is required, and may be null); keys are sorted as pydantic sorts them.
         """
-        properties: dict[str, dict] = {}
+        properties: dict[str, dict[str, object]] = {}
         required: list[str] = []
-        params = fn.params
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            name = param.name.value
+        args = fn.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            name = arg.arg
             if name in ("self", "cls"):
                 continue
-            annotation = param.annotation.annotation if param.annotation is not None else None
+            annotation = arg.annotation
             if annotation is not None and self.mentions_context(annotation):
                 continue  # FastMCP injects its Context; the model never sees it
             schema = dict(self.type_schema(annotation, env)) if annotation is not None else {}
-            has_default = param.default is not None
-            field_call = self.field_call(param.default) if has_default else None
+            default = scope.params[name].default if name in scope.params else None
+            has_default = default is not None
+            field_call = self.field_call(default)
+            default_node = default
             if field_call is not None:
-                options = {a.keyword.value: a.value for a in field_call.args if a.keyword is not None}
+                options = {k.arg: k.value for k in field_call.keywords if k.arg is not None}
                 if "description" in options:
                     schema["description"] = self.flow.literal_str(options["description"], env)
                 has_default = "default" in options
                 default_node = options.get("default")
-            else:
-                default_node = param.default
             if has_default:
                 ok, value = self.flow.literal(default_node, env)
                 if ok:
@@ -183,37 +185,37 @@ class Tools(Component):
                 required.append(name)
             schema["title"] = name.replace("_", " ").title()
             properties[name] = dict(sorted(schema.items()))
-        result: dict = {"properties": properties}
+        result: dict[str, object] = {"properties": properties}
         if required:
             result["required"] = required
-        result["title"] = f"{fn.name.value}Arguments"
+        result["title"] = f"{fn.name}Arguments"
         result["type"] = "object"
         return result
 
-    def field_call(self, node):
-        if isinstance(node, cst.Call) and (self.m.qualified(node.func) or "").split(".")[-1] == "Field":
+    def field_call(self, node: ast.expr | None) -> ast.Call | None:
+        if isinstance(node, ast.Call) and (self.m.qualified(node.func) or "").split(".")[-1] == "Field":
             return node
         return None
 
-    def mentions_context(self, annotation) -> bool:
-        target = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    def mentions_context(self, annotation: ast.expr) -> bool:
+        target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
         return (self.m.dotted(target) or "").split(".")[-1] == "Context"
 
-    def type_schema(self, node, env: Env) -> dict:
-        simple = {"str": {"type": "string"}, "int": {"type": "integer"}, "float": {"type": "number"},
-                  "bool": {"type": "boolean"}, "dict": {"additionalProperties": True, "type": "object"},
-                  "list": {"items": {}, "type": "array"}, "Any": {}, "None": {"type": "null"}}
-        if isinstance(node, cst.SimpleString):  # a string annotation
+    def type_schema(self, node: ast.expr, env: Env) -> dict[str, object]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
             try:
-                return self.type_schema(cst.parse_expression(string_value(node) or ""), env)
-            except (cst.ParserSyntaxError, RecursionError):
+                parsed = ast.parse(node.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return {}
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            return self.type_schema(parsed, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return {"anyOf": [self.type_schema(o, env) for o in flatten_union(node)]}
-        name = (self.m.dotted(node.value if isinstance(node, cst.Subscript) else node) or "").split(".")[-1]
-        if not isinstance(node, cst.Subscript):
-            return dict(simple.get(name, {}))
-        args = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        name = (self.m.dotted(node.value if isinstance(node, ast.Subscript) else node) or "").split(".")[-1]
+        if isinstance(node, ast.Constant) and node.value is None:
+            name = "None"
+        if not isinstance(node, ast.Subscript):
+            return dict(_SIMPLE.get(name, {}))
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if name == "Optional" and args:
             return {"anyOf": [self.type_schema(args[0], env), {"type": "null"}]}
         if name == "Union":
@@ -227,7 +229,7 @@ class Tools(Component):
                     "type": "object"}
         if name == "Literal":
             values = [v for ok, v in (self.flow.literal(a, env) for a in args) if ok]
-            schema: dict = {"enum": values}
+            schema: dict[str, object] = {"enum": values}
             kinds = {type(v) for v in values}
             if kinds == {str}:
                 schema["type"] = "string"
@@ -242,8 +244,15 @@ class Tools(Component):
                 if text is not None:
                     schema["description"] = text
                 elif field_call is not None:
-                    options = {a.keyword.value: a.value for a in field_call.args if a.keyword is not None}
+                    options = {k.arg: k.value for k in field_call.keywords if k.arg is not None}
                     if "description" in options:
                         schema["description"] = self.flow.literal_str(options["description"], env)
             return dict(sorted(schema.items()))
         return {}
+
+
+_SIMPLE: dict[str, dict[str, object]] = {
+    "str": {"type": "string"}, "int": {"type": "integer"}, "float": {"type": "number"},
+    "bool": {"type": "boolean"}, "dict": {"additionalProperties": True, "type": "object"},
+    "list": {"items": {}, "type": "array"}, "Any": {}, "None": {"type": "null"},
+}

@@ -1,19 +1,18 @@
-"""One module under analysis (its syntax tree, positions, imports, scopes and what the analysis
-has seen so far) and the base of the components that analyse it."""
+"""One module under analysis (its syntax tree, source positions, imports, scopes and what the
+analysis has seen so far) and the base of the components that analyse it."""
 
 from __future__ import annotations
 
+import ast
+import re
+from bisect import bisect_right
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from ctxlint.frontends.locate import line_locator
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
-from ctxlint.frontends.python.literals import Located, string_value
-from ctxlint.frontends.python.values import Scope
-from ctxlint.model import Fix, Observation, Span
+from ctxlint.frontends.python.literals import Located, StrToken
+from ctxlint.frontends.python.values import Binding, Facts, Piece, Scope
+from ctxlint.model import Fix, Observation, Source, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.estimates import Estimates
@@ -25,20 +24,40 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.tools import Tools
 
 
+# How many steps of following values (a name to its value, a call to its function) one module
+# may take: enough for any real module, and a bound for generated shapes that multiply them.
+MIN_STEPS = 100_000
+STEPS_PER_CHARACTER = 2
+
+
+class Positioned(Protocol):
+    """A node ``ast`` gives a position: an expression, a statement, an argument."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None
+    end_col_offset: int | None
+
+
 class Unit:
     """The module being analysed and the state the components share."""
 
-    def __init__(self, module: cst.Module, path: str) -> None:
-        self.module = module
+    def __init__(self, tree: ast.Module, text: str, path: str) -> None:
+        self.tree = tree
+        self.text = text
         self.path = path
-        self.positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self.lines = text.split("\n")
+        self.line_starts = [0]
+        for line in self.lines[:-1]:
+            self.line_starts.append(self.line_starts[-1] + len(line) + 1)
+        self._ascii: dict[int, bool] = {}
         self.imports: dict[str, str] = {}
         self.from_imports: set[str] = set()  # names bound by `from x import y` (objects, maybe)
-        self.module_scope = Scope("module", module)
-        self.calls: list[tuple[cst.Call, Scope]] = []
-        self.functions: list[tuple[cst.FunctionDef, Scope]] = []
-        self.lists: list[tuple[cst.List, Scope]] = []
-        self.dicts: list[tuple[cst.Dict, Scope]] = []
+        self.module_scope = Scope("module", tree)
+        self.calls: list[tuple[ast.Call, Scope]] = []
+        self.functions: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = []
+        self.lists: list[tuple[ast.List, Scope]] = []
+        self.dicts: list[tuple[ast.Dict, Scope]] = []
         self.format_receivers: set[str] = set()
         self.observations: list[Observation] = []
         self.observed: set[Span] = set()
@@ -46,52 +65,108 @@ class Unit:
         self.consumed: set[int] = set()  # values some request already includes
         self.fixes: dict[int, Fix] = {}
         self.codes: dict[int, str] = {}
-        self.source: str | None = None
-        self.line_starts: list[int] = []
+        self.tokens: dict[int, list[StrToken] | None] = {}
         self.mcp = False  # the module imports an MCP library
         self.llm = False  # the module imports an LLM library
         self.marked: set[int] = set()  # cuts followed by a marker in the same expression
+        # Values already followed (text, facts) by binding, and the bound on all following.
+        self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
+        self.facts_memo: dict[tuple[object, ...], Facts] = {}
+        self.source_memo: dict[tuple[object, ...], Source | None] = {}
+        self.steps = 0
+        self.max_steps = MIN_STEPS + STEPS_PER_CHARACTER * len(text)
+        self.exhausted = False
 
-    def span(self, node) -> Span:
-        r = self.positions[node]
-        return Span(self.path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+    # ---- positions ------------------------------------------------------------------------------------
 
-    def start(self, node) -> tuple[int, int]:
-        r = self.positions[node].start
-        return r.line, r.column
+    def column(self, line: int, byte_column: int) -> int:
+        """The 0-based code-point column of a UTF-8 byte offset on a 1-based line (``ast``
+        counts bytes; spans count code points)."""
+        ascii_line = self._ascii.get(line)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if ascii_line is None:
+            ascii_line = self._ascii[line] = text.isascii()
+        if ascii_line:
+            return byte_column
+        return len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="replace"))
 
-    def end(self, node) -> tuple[int, int]:
-        r = self.positions[node].end
-        return r.line, r.column
+    def offset(self, line: int, byte_column: int) -> int:
+        """The offset in the module's text of a position as ``ast`` gives it."""
+        return self.line_starts[line - 1] + self.column(line, byte_column)
 
-    def code(self, node) -> str:
-        """The source of an expression, without the parentheses around it (spans exclude them)."""
-        # Rendering a node walks its whole subtree, and the same nodes are asked for repeatedly.
+    def locate(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of an offset in the module's text."""
+        index = bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def span(self, node: Positioned) -> Span:
+        line, end_line = node.lineno, node.end_lineno or node.lineno
+        return Span(self.path, line, self.column(line, node.col_offset) + 1,
+                    end_line, self.column(end_line, node.end_col_offset or 0) + 1)
+
+    def name_span(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
+        """Where a function's or class's name is written (``ast`` locates the keyword)."""
+        line = self.lines[node.lineno - 1]
+        start = self.column(node.lineno, node.col_offset)
+        match = re.compile(r"(?:async\s+)?(?:def|class)\s+").match(line, start)
+        column = match.end() if match else start
+        return Span(self.path, node.lineno, column + 1, node.lineno, column + 1 + len(node.name))
+
+    def offsets(self, node: Positioned) -> tuple[int, int]:
+        """Where ``node`` starts and ends in the module's text."""
+        return (self.offset(node.lineno, node.col_offset),
+                self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0))
+
+    @staticmethod
+    def start(node: Positioned) -> tuple[int, int]:
+        """Where ``node`` starts, as ``ast`` counts it: for ordering, never for display."""
+        return node.lineno, node.col_offset
+
+    @staticmethod
+    def end(node: Positioned) -> tuple[int, int]:
+        return node.end_lineno or node.lineno, node.end_col_offset or 0
+
+    def code(self, node: Positioned) -> str:
+        """The source of an expression (``ast`` spans leave out the parentheses around it)."""
         cached = self.codes.get(id(node))
         if cached is None:
-            bare = node
-            if getattr(node, "lpar", None) and not (isinstance(node, cst.Tuple) and not node.elements):
-                bare = node.with_changes(lpar=[], rpar=[])
-            cached = self.codes[id(node)] = self.module.code_for_node(bare).strip()
+            start, end = self.offsets(node)
+            cached = self.codes[id(node)] = self.text[start:end].strip()
         return cached
 
-    def dotted(self, node) -> str | None:
-        """``a.b.c`` for names and attribute chains (``a["key"]`` reads as ``a.key``)."""
-        if isinstance(node, cst.Name):
-            return node.value
-        if isinstance(node, cst.Attribute):
-            base = self.dotted(node.value)
-            return f"{base}.{node.attr.value}" if base else None
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            index = node.slice[0].slice
-            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
-                key = string_value(index.value)
-                base = self.dotted(node.value)
-                if base and isinstance(key, str) and key.isidentifier():
-                    return f"{base}.{key}"
-        return None
+    def string_tokens(self, node: ast.Constant | ast.JoinedStr) -> list[StrToken] | None:
+        """The string literal tokens an (implicitly concatenated) string node is written as."""
+        from ctxlint.frontends.python.literals import scan_tokens
 
-    def qualified(self, node) -> str | None:
+        key = id(node)
+        if key not in self.tokens:
+            start, end = self.offsets(node)
+            self.tokens[key] = scan_tokens(self.text, start, end)
+        return self.tokens[key]
+
+    def located(self, token: StrToken) -> Located:
+        return Located(self.path, token, self.locate)
+
+    # ---- names ----------------------------------------------------------------------------------------
+
+    def dotted(self, node: ast.AST | None) -> str | None:
+        """``a.b.c`` for names and attribute chains (``a["key"]`` reads as ``a.key``)."""
+        parts: list[str] = []
+        while True:
+            if isinstance(node, ast.Name):
+                parts.append(node.id)
+                return ".".join(reversed(parts))
+            if isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            elif (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                  and isinstance(node.slice.value, str) and node.slice.value.isidentifier()):
+                parts.append(node.slice.value)
+                node = node.value
+            else:
+                return None
+
+    def qualified(self, node: ast.AST | None) -> str | None:
         """The dotted name of ``node`` with its first part resolved through the imports."""
         dotted = self.dotted(node)
         if not dotted:
@@ -101,15 +176,16 @@ class Unit:
             return self.imports[head] + ("." + rest if rest else "")
         return dotted
 
-    def chain(self, node) -> list[str]:
+    @staticmethod
+    def chain(node: ast.AST) -> list[str]:
         """Attribute names from the root down, whatever the root is
         (``OpenAI().chat.completions.create`` -> ``[chat, completions, create]``)."""
         names = []
-        while isinstance(node, cst.Attribute):
-            names.append(node.attr.value)
+        while isinstance(node, ast.Attribute):
+            names.append(node.attr)
             node = node.value
-        if isinstance(node, cst.Name):
-            names.append(node.value)
+        if isinstance(node, ast.Name):
+            names.append(node.id)
         return names[::-1]
 
     def is_variable(self, dotted: str) -> bool:
@@ -121,23 +197,38 @@ class Unit:
             return "." in dotted and head in self.from_imports
         return head not in NOT_VARIABLES or ("." in dotted and head in ("self", "cls"))
 
-    def enter(self, node) -> bool:
+    def short(self, func: ast.expr) -> str:
+        """A call's name for a message: ``session.call_tool`` (its last two parts)."""
+        return ".".join(self.chain(func)[-2:]) or self.code(func)
+
+    # ---- bounds, cycles and scopes ---------------------------------------------------------------------
+
+    def step(self) -> bool:
+        """Count one step of following values; False once the module's budget is spent."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            self.exhausted = True
+            return False
+        return True
+
+    @staticmethod
+    def binding_key(binding: Binding) -> tuple[object, ...]:
+        """What a followed value depends on: the expression, where it is evaluated, the
+        arguments bound to that scope's parameters and the changes made after it."""
+        env = binding.env
+        return (id(binding.value), id(env.scope), tuple((name, id(node), id(caller)) for name, node, caller in
+                                                        env.bindings), tuple(id(e) for e in binding.extras))
+
+
+    def enter(self, node: object) -> bool:
         """Guard against cycles (``a = a + b``, recursive functions)."""
         if id(node) in self.active:
             return False
         self.active.add(id(node))
         return True
 
-    def leave(self, node) -> None:
+    def leave(self, node: object) -> None:
         self.active.discard(id(node))
-
-    def located(self, part) -> Located:
-        line, column = self.start(part)
-        return Located(self.path, part, line_locator(part.value, line, column + 1))
-
-    def short(self, func) -> str:
-        """A call's name for a message: ``session.call_tool`` (its last two parts)."""
-        return ".".join(self.chain(func)[-2:]) or self.code(func)
 
     def all_scopes(self) -> Iterator[Scope]:
         stack = [self.module_scope]

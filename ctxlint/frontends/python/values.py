@@ -5,6 +5,7 @@ None of these leave the package; what leaves is the shared model (requests, segm
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 
 from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span
@@ -22,32 +23,41 @@ class Piece:
 
 @dataclass
 class Loop:
-    node: object
+    node: ast.For | ast.AsyncFor | ast.While
     text: str
+
+
+@dataclass(frozen=True)
+class Param:
+    """A function parameter: its annotation and default, if written."""
+
+    name: str
+    annotation: ast.expr | None
+    default: ast.expr | None
 
 
 @dataclass(eq=False)
 class Scope:
     kind: str  # "module", "class", "function"
-    node: object
+    node: ast.AST
     parent: Scope | None = None
     cls: Scope | None = None  # for a method: its class's scope
     assigns: dict[str, list[Assign]] = field(default_factory=dict)
-    params: dict[str, object] = field(default_factory=dict)  # name -> cst.Param
+    params: dict[str, Param] = field(default_factory=dict)
     positional: list[str] = field(default_factory=list)  # positional parameter names in order
-    functions: dict[str, tuple[object, Scope]] = field(default_factory=dict)
-    returns: list[object] = field(default_factory=list)
+    functions: dict[str, tuple[ast.AST, Scope]] = field(default_factory=dict)  # functions and classes
+    returns: list[ast.expr] = field(default_factory=list)
     tool_results: dict[str, Span] = field(default_factory=dict)  # names sent as a tool's result
 
 
 @dataclass(eq=False)
 class Assign:
     kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"
-    value: object | None  # the expression; None when unknowable (a loop target, an unpacking)
+    value: ast.expr | None  # the expression; None when unknowable (a loop target, an unpacking)
     end: tuple[int, int]  # where the binding takes effect
     loops: tuple[Loop, ...]
     scope: Scope  # where the name lives
-    target: object = None
+    target: ast.expr | None = None
     where: Scope | None = None  # where the value is evaluated, when not ``scope`` (``self.X = ...``)
 
     @property
@@ -58,10 +68,10 @@ class Assign:
 @dataclass(frozen=True)
 class Env:
     scope: Scope
-    bindings: tuple[tuple[str, object, Env], ...] = ()  # (parameter, argument node, caller env)
+    bindings: tuple[tuple[str, ast.expr, Env], ...] = ()  # (parameter, argument node, caller env)
     depth: int = 0
 
-    def bound(self, name: str) -> tuple[object, Env] | None:
+    def bound(self, name: str) -> tuple[ast.expr, Env] | None:
         for param, node, env in self.bindings:
             if param == name:
                 return node, env
@@ -72,7 +82,7 @@ class Env:
 class Binding:
     """What a name holds at a point: its last plain assignment and the changes after it."""
 
-    value: object
+    value: ast.expr
     env: Env
     extras: list[Assign]
     loops: int = 0  # loops around the base assignment (an extra inside more loops repeats)
@@ -85,7 +95,7 @@ class Binding:
 class Item:
     """An element of a list value (a message, a tool): a node, or a run of unknown length."""
 
-    node: object
+    node: ast.expr
     env: Env
     loop: str | None = None
     variable: bool = False
