@@ -339,9 +339,11 @@ MODELS: tuple[ModelInfo, ...] = (
 )
 
 # Anthropic's tools that Anthropic defines (``{"type": "bash_20250124", "name": "bash"}``): the
-# input tokens each adds, from the tool-use docs (/work/shared/FACTS.md, 2026-12-01). Computer
-# use and the server tools (web search, web fetch, code execution) publish none here.
-PROVIDER_TOOL_TOKENS = {"bash": 245, "text_editor": 700}
+# input tokens each adds. bash and text_editor: the tool-use docs (/work/shared/FACTS.md,
+# 2026-12-01); computer: 735 per the computer-use docs as quoted by
+# claudecodeguides.com/claude-computer-use-token-cost-breakdown (read 2026-12). The server tools
+# (web search, web fetch, code execution) are billed per use and publish no token size.
+PROVIDER_TOOL_TOKENS = {"bash": 245, "text_editor": 700, "computer": 735}
 
 # A dated snapshot: -2024-08-06, -20250929, -0613 (older OpenAI ids), @20250929 (Vertex), -latest.
 _SNAPSHOT = re.compile(r"(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest))+")

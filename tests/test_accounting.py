@@ -325,13 +325,15 @@ def test_anthropic_provider_tools_at_their_documented_sizes():
                 "tools": [{"type": "bash_20250124", "name": "bash"},
                           {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
                           {"type": "computer_20250124", "name": "computer", "display_width_px": 1024,
-                           "display_height_px": 768}],
+                           "display_height_px": 768},
+                          {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
                 "messages": [{"role": "user", "content": "List the files."}]}
     cost = cost_of(document)
     assert [(t.name, t.tokens) for t in cost.tool_costs] == [
-        ("bash", 245), ("str_replace_based_edit_tool", 700), ("computer", 0)]
-    assert cost.unpriced == ("computer (provider-defined tool; size not published)",)
-    assert cost.tools == 245 + 700 + 496
+        ("bash", 245), ("str_replace_based_edit_tool", 700), ("computer", 735), ("web_search", 0)]
+    assert cost.unpriced == ("web_search (provider-defined tool; size not published)",)
+    assert cost.tools == 245 + 700 + 735 + 496
+    assert "anthropic-provider-tools" in cost.basis and "unpriced-parts" in cost.basis
 
 
 def test_anthropic_ignores_thinking_of_earlier_turns():

@@ -714,3 +714,37 @@ def test_progress_on_a_terminal_never_in_the_report(project):
     assert "ctxlint cost:" not in stdout and stdout.startswith("request ")
     _, quiet = _run_with_terminal_stderr(project.root, {**env, "CI": "true"})
     assert quiet == ""
+
+
+# --- every core, as check ----------------------------------------------------------------------------
+
+
+def test_parallel_collection_prices_exactly_what_one_process_does(tmp_path):
+    from ctxlint.cost import collect
+    from ctxlint.engine import PARALLEL_THRESHOLD
+
+    for i in range(PARALLEL_THRESHOLD + 10):
+        (tmp_path / f"p{i:03}.j2").write_text(f"You answer question {i} about orders. {{{{ q }}}}\n", encoding="utf-8")
+    (tmp_path / "tools.json").write_text(json.dumps([WEATHER, FORECAST]), encoding="utf-8")
+    settings = Settings(root=tmp_path, model="gpt-4o")
+    linter = Linter(settings, CATALOGUE)
+    files = sorted(tmp_path.iterdir())
+    one = collect(linter, files, [], jobs=1)
+    many = collect(linter, files, [], jobs=2)
+    assert len(one) == len(files)
+    assert [(f.path, [(r.total_input, r.exact, r.pricing) for r in f.requests]) for f in many] == \
+        [(f.path, [(r.total_input, r.exact, r.pricing) for r in f.requests]) for f in one]
+
+
+def test_a_crewai_agent_is_one_system_prompt(project):
+    project.write({"agents.yaml": (
+        "analyst:\n"
+        "  role: Senior {topic} analyst\n"
+        "  goal: Find the three strongest arguments about {topic}\n"
+        "  backstory: You have read every report on {topic} and you quote your sources.\n")})
+    data = json.loads(project.run("cost", "--format", "json").stdout)
+    (request,) = data["files"][0]["requests"]
+    texts = ["Senior ", " analyst", "Find the three strongest arguments about ",
+             "You have read every report on ", " and you quote your sources."]
+    assert request["tokens"]["system"] == TOKENS_PER_MESSAGE + count_tokens("system") + sum(map(count_tokens, texts))
+    assert request["tokens"]["messages"] == 0
