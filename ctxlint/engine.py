@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctxlint import directives, frontends
@@ -19,7 +19,7 @@ from ctxlint.checks import registry
 from ctxlint.config import Settings
 from ctxlint.context import CheckContext
 from ctxlint.discover import glob_match
-from ctxlint.model import Confidence, Finding, ParsedFile, Span
+from ctxlint.model import Confidence, Finding, ParsedFile, Span, map_spans
 
 
 # Below this many files, starting worker processes costs more than it saves.
@@ -128,7 +128,7 @@ class Linter:
                     result.files_checked += part.files_checked
         else:
             result = self._lint_serially(files)
-        result.findings.sort(key=lambda f: (f.span.path, f.span.line, f.span.column, f.code))
+        result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
         result.notices.sort(key=lambda n: n.path)
         return result
 
@@ -169,7 +169,12 @@ class Linter:
         if fmt is None:
             return None
         text, parsed = self._decode(data, display)
-        return parsed if parsed is not None else frontends.parse(fmt, _normalise(text), display)
+        if parsed is not None:
+            return parsed
+        parsed = frontends.parse(fmt, _normalise(text), display)
+        if parsed.embedded is not None:  # a notebook: locations go back to their cells
+            parsed = map_spans(parsed, parsed.embedded.relocate)
+        return parsed
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable or binary."""
@@ -224,7 +229,8 @@ class Linter:
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
-        found = directives.scan(text, fmt)
+        embedded = parsed.embedded  # code read out of a container (a notebook's cells)
+        found = directives.scan(embedded.text, embedded.fmt) if embedded else directives.scan(text, fmt)
         skipped = set()
         for glob, codes in self.per_file_ignores:
             if glob_match(glob, relpath):
@@ -243,6 +249,9 @@ class Linter:
         # the same finding at the same place is reported once.
         floor = Confidence(self.settings.confidence).rank
         unique = dict.fromkeys(f for f in findings if f.confidence.rank >= floor and not found.covers(f))
+        if embedded is not None:
+            moved = [map_spans(f, embedded.relocate) for f in unique]
+            return [replace(f, message=embedded.retell(f.message, f.span)) for f in moved]
         return list(unique)
 
 

@@ -38,6 +38,9 @@ def plan(path: Path, findings: list[Finding]) -> FileFix | None:
         return None
     if any(f.code == "CTX001" for f in findings):
         raise Unfixable("not fixed: the file does not parse")
+    if any(f.span.cell is not None for f in fixes):
+        raise Unfixable("not fixed: ctxlint does not rewrite notebooks; apply the fix in the cell by hand "
+                        "(`--output-format json` shows it)")
     original = path.read_bytes().decode("utf-8")
     bom = original.startswith(_BOM)
     body = original[1:] if bom else original

@@ -336,6 +336,8 @@ class Embedded:
     text: str
     fmt: str
     relocate: Callable[[Span], Span]
+    # Rewrites "line N" (a line of ``text``) in a message about a place in the container.
+    retell: Callable[[str, Span], str] = lambda message, span: message
 
 
 @dataclass(slots=True)

@@ -30,14 +30,17 @@ def run_example(rule, example, root: Path):
 def test_rule_example(rule, example, tmp_path):
     findings = run_example(rule, example, tmp_path)
     assert all(f.code == rule.code for f in findings)
-    got = sorted(findings, key=lambda f: (f.span.line, f.span.column))
-    expected = sorted(example.expect, key=lambda e: (e["line"], e.get("column", 0)))
-    described = [f"{f.span.line}:{f.span.column} {f.message}" for f in got]
+    got = sorted(findings, key=lambda f: (f.span.cell or 0, f.span.line, f.span.column))
+    expected = sorted(example.expect, key=lambda e: (e.get("cell", 0), e["line"], e.get("column", 0)))
+    described = [f"{'cell %d:' % f.span.cell if f.span.cell else ''}{f.span.line}:{f.span.column} {f.message}"
+                 for f in got]
     assert len(got) == len(expected), f"expected {len(expected)} finding(s), got {described}"
     for finding, want in zip(got, expected):
         assert finding.span.line == want["line"], described
         if "column" in want:
             assert finding.span.column == want["column"], described
+        if "cell" in want:  # a notebook: `line` counts from the top of this cell
+            assert finding.span.cell == want["cell"], described
         if "message" in want:
             assert want["message"] in finding.message, described
         if "confidence" in want:

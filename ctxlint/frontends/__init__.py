@@ -45,6 +45,7 @@ REGISTRY = (
     Format("python", "ctxlint.frontends.python", (".py",), comments=("#",)),
     Format("typescript", "ctxlint.frontends.typescript",
            (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*")),
+    Format("notebook", "ctxlint.frontends.notebook", (".ipynb",), comments=("#", "//", "/*")),
     # JSON/YAML: requests, tool schemas, YAML prompts; any suffix when a configured glob picks it.
     Format("structured", "ctxlint.frontends.structured", (".json", ".yaml", ".yml"), comments=("#", "{#")),
     # Plain text and Markdown: only under prompt folders (DEFAULT_TEXT_GLOBS) or configured globs.

@@ -20,7 +20,14 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
     lines = []
     for f in result.findings:
         s = f.span
-        props = (f"file={_property(s.path)},line={s.line},col={s.column},"
-                 f"endLine={s.end_line},endColumn={s.end_column},title={_property(f.code + ' ' + f.name)}")
-        lines.append(f"::{_LEVEL[f.severity.value]} {props}::{_data(f.message)}")
+        if s.cell is not None:
+            # GitHub places annotations by lines of the raw file; a notebook's are JSON, so the
+            # annotation goes on the file and the message says the cell.
+            props = f"file={_property(s.path)},title={_property(f.code + ' ' + f.name)}"
+            message = f"cell {s.cell}, line {s.line}, column {s.column}: {f.message}"
+        else:
+            props = (f"file={_property(s.path)},line={s.line},col={s.column},"
+                     f"endLine={s.end_line},endColumn={s.end_column},title={_property(f.code + ' ' + f.name)}")
+            message = f.message
+        lines.append(f"::{_LEVEL[f.severity.value]} {props}::{_data(message)}")
     return "".join(line + "\n" for line in lines)

@@ -18,6 +18,7 @@ def evidence_dict(step: Evidence) -> dict:
         "path": span.path if span else None,
         "line": span.line if span else None,
         "column": span.column if span else None,
+        "cell": span.cell if span else None,
     }
 
 
@@ -46,6 +47,8 @@ def as_dict(finding: Finding) -> dict:
         "fix": fix,
         "confidence": finding.confidence.value,
         "evidence": [evidence_dict(step) for step in finding.evidence],
+        # The notebook cell (1-based) that `line` and `column` count in; null outside notebooks.
+        "cell": span.cell,
     }
 
 

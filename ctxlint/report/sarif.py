@@ -35,8 +35,11 @@ def _rule(rule: Rule) -> dict:
 
 
 def _region(span) -> dict:
-    return {"startLine": span.line, "startColumn": span.column,
-            "endLine": span.end_line, "endColumn": max(span.end_column, 1)}
+    region = {"startLine": span.line, "startColumn": span.column,
+              "endLine": span.end_line, "endColumn": max(span.end_column, 1)}
+    if span.cell is not None:  # a notebook: the lines count from the top of this cell
+        region["properties"] = {"cell": span.cell}
+    return region
 
 
 def _uri(path: str) -> str:
@@ -50,12 +53,13 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
     for f in result.findings:
         location = {"artifactLocation": {"uri": _uri(f.span.path), "uriBaseId": "SRCROOT"},
                     "region": _region(f.span)}
+        logical = [{"name": f"cell {f.span.cell}", "kind": "module"}] if f.span.cell is not None else []
         item = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": _LEVEL[f.severity.value],
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": location}],
+            "locations": [{"physicalLocation": location, **({"logicalLocations": logical} if logical else {})}],
             "properties": {"confidence": f.confidence.value,
                            "evidence": [evidence_dict(step) for step in f.evidence]},
         }

@@ -6,14 +6,20 @@ from collections import Counter
 
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
+from ctxlint.model import Span
 
 
 def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
     # One finding per line, whatever a message (or a user's `advice` option) contains.
-    lines = [f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} {' '.join(f.message.split())}"
-             for f in result.findings]
+    lines = [f"{location(f.span)}: {f.code} {' '.join(f.message.split())}" for f in result.findings]
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
+
+
+def location(span: Span) -> str:
+    """``path:line:col``, or ruff's ``path:cell N:line:col`` in a notebook."""
+    cell = f"cell {span.cell}:" if span.cell is not None else ""
+    return f"{span.path}:{cell}{span.line}:{span.column}"
 
 
 def summary(result: LintResult) -> str:
