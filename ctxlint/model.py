@@ -143,6 +143,9 @@ class Slot:
     filters: tuple[str, ...] = ()
     variable_length: bool = False
     sources: tuple[Source, ...] = ()
+    # Nothing says what fills the slot or how often it changes (a `{placeholder}` in a plain-text
+    # prompt that code fills in): the cacheable prefix is taken to end there.
+    opaque: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -489,7 +489,8 @@ def _text_tokens(segments: list[tuple[int, Segment]], count: Counter, volatility
     last_static = None
     for pos, segment in segments:
         if segment.slot is not None:
-            if tally.prefix is None and volatility is not None and volatility.reason(segment.slot):
+            if tally.prefix is None and (segment.slot.opaque or  # nothing says how often it changes
+                                         volatility is not None and volatility.reason(segment.slot)):
                 tally.prefix = tally.running
         else:
             tokens = count(segment.text)

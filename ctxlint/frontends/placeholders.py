@@ -26,8 +26,8 @@ def find(text: str, markdown: bool = False) -> list[tuple[int, int, str]]:
 
     In Markdown, fenced code blocks and inline code are examples, not placeholders. A text
     with ``{var}`` fields is only read as such when it has no ``{{``-style ones (a Jinja-like
-    file's single braces are literal), and ``$var`` only when no ``{`` placeholder is used:
-    mixed styles are rare, and a ``$`` in a ``{}`` template is usually a literal dollar.
+    file's single braces are literal), and ``$var`` / ``${var}`` only when no ``{var}`` field is
+    used: mixed styles are rare, and a ``$`` in a ``{}`` template is usually a literal dollar.
     """
     hidden = []
     if markdown:
@@ -42,8 +42,8 @@ def find(text: str, markdown: bool = False) -> list[tuple[int, int, str]]:
     kinds = {kind for *_, kind in found}
     if "double" in kinds:
         found = [f for f in found if f[3] == "double"]
-    elif kinds & {"single", "dollar_brace"}:
-        found = [f for f in found if f[3] != "dollar"]
+    elif "single" in kinds:
+        found = [f for f in found if f[3] not in ("dollar", "dollar_brace")]
     return [(start, end, name) for start, end, name, _ in found]
 
 

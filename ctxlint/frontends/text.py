@@ -1,15 +1,46 @@
-"""Plain-text and Markdown prompts: the whole file is one static system message."""
+"""Plain-text and Markdown prompts: one system message, whose placeholders are slots.
+
+A prompt file is often filled in by code: ``{question}`` (``str.format``, LangChain),
+``{{question}}`` / ``{{ question }}`` (Mustache, Handlebars, Jinja-style), ``$question`` /
+``${question}`` (``string.Template``, shell-style). Each placeholder is a slot named by its
+variable, so the volatility, layout and trust rules read the file like a template. Nothing says
+how often a placeholder's value changes, so ``ctxlint cost`` ends the cacheable prefix at the
+first one. In Markdown, code fences and inline code are examples, not placeholders; JSON in
+prose and prices (``$5``) are not placeholders either (see ``placeholders.find``).
+"""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
+from ctxlint.frontends import placeholders
 from ctxlint.frontends.locate import line_locator
-from ctxlint.model import ParsedFile, Request, Role, Segment, Span
+from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
 
 
 def parse_file(text: str, path: str) -> ParsedFile:
     parsed = ParsedFile(path)
-    if text:
-        end_line, end_column = line_locator(text)(len(text))
-        segment = Segment(Role.SYSTEM, Span(path, 1, 1, end_line, end_column), text)
-        parsed.requests.append(Request(path, Span.point(path, 1), (segment,)))
+    if not text:
+        return parsed
+    locate = line_locator(text)
+
+    def span(start: int, end: int) -> Span:
+        line, column = locate(start)
+        end_line, end_column = locate(end)
+        return Span(path, line, column, end_line, end_column)
+
+    segments = []
+    cursor = 0
+    for start, end, name in placeholders.find(text, markdown=path.lower().endswith((".md", ".markdown"))):
+        if start > cursor:
+            segments.append(Segment(Role.SYSTEM, span(cursor, start), text[cursor:start]))
+        slot = Slot(text[start:end], names=(name,), opaque=True)
+        segments.append(Segment(Role.SYSTEM, span(start, end), text[start:end], slot))
+        cursor = end
+    if cursor < len(text):
+        segments.append(Segment(Role.SYSTEM, span(cursor, len(text)), text[cursor:]))
+    # Code decides which role a prompt file is sent in; a file named like a system prompt says it.
+    stem = PurePosixPath(path).stem.lower()
+    marked = any(word in stem for word in ("system", "developer", "instruction"))
+    parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments), roles_marked=marked))
     return parsed
