@@ -80,7 +80,9 @@ def parse_file(text: str, path: str) -> ParsedFile:
 
 
 def _language(document: dict) -> str | None:
-    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     for key, field in (("kernelspec", "language"), ("language_info", "name")):
         table = metadata.get(key)
         value = table.get(field) if isinstance(table, dict) else None
