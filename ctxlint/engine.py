@@ -128,6 +128,8 @@ class Linter:
                     result.files_checked += part.files_checked
         else:
             result = self._lint_serially(files)
+        # A file read as part of another (a flow's template) can give the same finding twice.
+        result.findings = list(dict.fromkeys(result.findings))
         result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
         result.notices.sort(key=lambda n: n.path)
         return result

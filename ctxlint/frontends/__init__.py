@@ -42,6 +42,8 @@ REGISTRY = (
     Format("dotprompt", "ctxlint.frontends.dotprompt", (".prompt",), comments=("{{!",)),
     Format("semantic_kernel", "ctxlint.frontends.semantic_kernel", names=("skprompt.txt",),
            comments=("{{!", "<!--")),
+    # promptflow's flow.dag.yaml: each LLM node's template with the node's model and max_tokens.
+    Format("promptflow", "ctxlint.frontends.promptflow", names=("flow.dag.yaml", "flow.dag.yml"), comments=("#",)),
     Format("python", "ctxlint.frontends.python", (".py",), comments=("#",)),
     Format("typescript", "ctxlint.frontends.typescript",
            (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*")),

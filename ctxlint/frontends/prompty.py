@@ -2,18 +2,24 @@
 
 The front matter gives the model and the output limit. Prompty has spelled the limit two ways:
 ``model.parameters.max_tokens`` (v1, promptflow) and ``maxOutputTokens`` (v2, under
-``model.options``); both are read, along with the OpenAI spellings of newer models.
+``model.options``); both are read, along with the OpenAI spellings of newer models. Its
+``${file:...}`` references are read relative to the prompt: a tool list
+(``model.parameters.tools: ${file:tools.json}``) gives the request its tools, so they are
+counted and the tool rules apply.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from ctxlint.frontends import jinja, yamlsafe
 from ctxlint.frontends.locate import line_locator
-from ctxlint.model import OutputLimit, ParsedFile, Request, Span
+from ctxlint.model import OutputLimit, ParsedFile, Request, Span, ToolDef
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
+_FILE_REFERENCE = re.compile(r"^\s*\$\{file:([^}]+)\}\s*$")
+_MAX_REFERENCED_BYTES = 2_000_000
 _LIMIT_KEYS = ("max_tokens", "maxOutputTokens", "max_completion_tokens", "max_output_tokens", "maxTokens")
 _SETTINGS_TABLES = ("parameters", "options")
 _MODEL_KEYS = (("id",), ("name",), ("configuration", "azure_deployment"), ("configuration", "model"),
@@ -57,11 +63,13 @@ def parse_file(text: str, path: str) -> ParsedFile:
             break
     model_node = document.locate("model")
     anchor = _node_span(path, model_node) if model_node is not None else Span.point(path, 1)
+    tools = _referenced_tools(config, document, path, parsed)
     parsed.requests.append(
         Request(
             path=path,
             anchor=anchor,
             segments=tuple(segments),
+            tools=tools,
             model=_model_name(model),
             output_limit=limit,
             declares_settings=_generates_text(model),
@@ -81,6 +89,48 @@ def _generates_text(model) -> bool:
         return True
     api = model.get("apiType", model.get("api"))
     return not isinstance(api, str) or api.strip().lower() in _TEXT_APIS
+def _referenced_tools(config: dict, document, path: str, parsed: ParsedFile) -> tuple[ToolDef, ...]:
+    """Tools from ``${file:tools.json}`` references: ``model.parameters.tools`` or a top-level
+    ``tools``. Every ``${file:...}`` in the front matter (``sample``, ``inputs`` too) is read
+    relative to the prompt and becomes a dependency of the result; one that cannot be read is
+    reported where it is written."""
+    tools: tuple[ToolDef, ...] = ()
+    for keys, value in _references(config, ()):
+        reference = _FILE_REFERENCE.match(value)
+        if reference is None:
+            continue
+        target = os.path.normpath(os.path.join(os.path.dirname(path), reference.group(1).strip()))
+        node = document.locate(*keys)
+        where = _node_span(path, node) if node is not None else Span.point(path, 1)
+        parsed.dependencies.append(target)
+        try:
+            if os.path.getsize(target) > _MAX_REFERENCED_BYTES:
+                parsed.errors.append((where, f"`{value}` is over {_MAX_REFERENCED_BYTES:,} bytes; not read"))
+                continue
+            with open(target, "rb") as handle:
+                text = handle.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or "not UTF-8 text"
+            parsed.errors.append((where, f"cannot read `{value}` ({target}): {reason}"))
+            continue
+        if keys[-1] != "tools":
+            continue
+        from ctxlint.frontends import structured
+
+        listing = structured.parse_file(text.removeprefix("\ufeff").replace("\r\n", "\n"), target)
+        parsed.errors.extend(listing.errors)
+        tools = tuple(tool for request in listing.requests for tool in request.tools)
+    return tools
+
+
+def _references(value, keys: tuple[str, ...]):
+    """``(keys, text)`` for every string in the front matter, depth first."""
+    if isinstance(value, str):
+        yield keys, value
+    elif isinstance(value, dict) and len(keys) < 8:
+        for key, inner in value.items():
+            if isinstance(key, str):
+                yield from _references(inner, (*keys, key))
 
 
 def _model_name(model) -> str | None:

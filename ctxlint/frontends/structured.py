@@ -95,7 +95,8 @@ _NEVER_DIRS = (".github/workflows/", ".vscode/", ".idea/", ".devcontainer/", "no
 # --- cheap sniffing -------------------------------------------------------------------------
 
 _JSON_OBJECT_KEYS = re.compile(
-    r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"(?:input|contents)"\s*:\s*\[|"instructions"\s*:\s*"')
+    r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"(?:input|contents)"\s*:\s*\[|"instructions"\s*:\s*"'
+    r'|"(?:function|parameters)"\s*:\s*\{')
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
     r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
@@ -124,7 +125,9 @@ def sniff(text: str, path: str) -> str | None:
     suffix = PurePosixPath(path).suffix.lower()
     is_json = suffix == ".json"
     if not is_json and suffix not in (".yaml", ".yml"):
-        return None
+        # Only a configured glob sends any other file here (tool snapshots a test suite writes,
+        # `*.tools`): its content says whether it is JSON or YAML.
+        is_json = text.lstrip()[:1] in ("{", "[")
     posix = path.replace("\\", "/")
     name = posix.rsplit("/", 1)[-1].lower()
     if name in _NEVER_NAMES or any(fnmatchcase(name, g) for g in _NEVER_NAME_GLOBS):
@@ -849,6 +852,10 @@ def _hosted_tool(ctx: _Context, node: Node) -> ToolDef | None:
 def _tool_file(ctx: _Context, root: Node) -> Request | None:
     """A file whose content is a list of tools (and nothing that makes it a request)."""
     listing, anchor = None, root
+    single = _single_tool(ctx, root)
+    if single is not None:
+        return Request(ctx.path, ctx.point(root.start), tools=(single,),
+                       breakpoints=(_breakpoint(ctx, root, 0),) if "cache_control" in root.fields else ())
     if root.kind == "array":
         listing = root
     elif root.kind == "object":
@@ -868,6 +875,17 @@ def _tool_file(ctx: _Context, root: Node) -> Request | None:
     breakpoints = tuple(_breakpoint(ctx, item, 0) for item in listing.items if "cache_control" in item.fields)
     return Request(ctx.path, ctx.span(anchor.start, anchor.end) if anchor is not root else ctx.point(root.start),
                    tools=tuple(tools), breakpoints=breakpoints)
+
+
+def _single_tool(ctx: _Context, root: Node) -> ToolDef | None:
+    """A file that is one tool (MCP, OpenAI or Anthropic shape), whose schema reads as JSON Schema."""
+    if root.kind != "object" or any(key in root.fields for key in ("tools", "functions", "messages", "result")):
+        return None
+    tool = _tool_def(ctx, root, strict=True)
+    schema = tool.schema if tool is not None else None
+    if tool is None or tool.name is None or not isinstance(schema, dict):
+        return None
+    return tool if schema.get("type") == "object" or "properties" in schema else None
 
 
 # --- YAML prompt files ---------------------------------------------------------------------
