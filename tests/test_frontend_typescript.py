@@ -262,3 +262,30 @@ def test_a_long_concatenation_chain_gives_a_notice_not_a_crash():
     source = "const systemPrompt = " + " + ".join(['"word "'] * 5000) + ";\n"
     parsed = parse_file(source, "long.js")
     assert parsed.errors and parsed.errors[0][0].line == 1
+
+
+def test_constants_imported_from_a_sibling_module_are_read_there(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "prompts.ts").write_text(
+        'export const SYSTEM_PROMPT = "You are the billing assistant.";\nexport const MODEL = "gpt-4o-mini";\n',
+        encoding="utf-8")
+    (tmp_path / "lib" / "cycle.ts").write_text('import { X } from "../chat.js";\nexport const Y = X;\n', encoding="utf-8")
+    chat = tmp_path / "chat.ts"
+    source = textwrap.dedent("""\
+        import OpenAI from "openai";
+        import { SYSTEM_PROMPT, MODEL } from "./lib/prompts.js";
+        import { Y } from "./lib/cycle";
+        export const X = "x";
+        const client = new OpenAI();
+        export const ask = (q: string) => client.chat.completions.create({
+          model: MODEL, max_completion_tokens: 200,
+          messages: [{ role: "system", content: SYSTEM_PROMPT + Y }, { role: "user", content: q }],
+        });
+        """)
+    parsed = parse_file(source, str(chat))
+    [request] = parsed.requests
+    assert request.model == "gpt-4o-mini"
+    system = request.segments[0]
+    assert (system.text, system.span.path, system.span.line) == (
+        "You are the billing assistant.", str(tmp_path / "lib" / "prompts.ts"), 1)
+    assert sorted(parsed.dependencies) == sorted([str(tmp_path / "lib" / "prompts.ts"), str(tmp_path / "lib" / "cycle.ts")])

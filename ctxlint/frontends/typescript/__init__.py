@@ -65,7 +65,7 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
         return parsed
     try:
-        Analyzer(root, source).run(parsed)
+        Analyzer(root, source, grammar).run(parsed)
     except TooDeep as deep:
         parsed.requests.clear()
         parsed.observations.clear()

@@ -255,10 +255,16 @@ class _Builder:
 
 
 class Analyzer:
-    def __init__(self, root: Node, text: Text):
+    def __init__(self, root: Node, text: Text, grammar: str = "typescript", siblings: dict | None = None,
+                 generation: int = 0):
         self.root = root
         self.src = text
         self.path = text.path
+        self.grammar = grammar
+        # Modules of the same tree this one imports constants from, by path (shared with them).
+        self.siblings: dict[str, Analyzer | None] = siblings if siblings is not None else {}
+        self.generation = generation  # how many imports away from the linted module
+        self.dependencies: list[str] = []
         self.imports: dict[str, str] = {}  # local name -> "module" or "module.export"
         self.module_scope = _Scope("module", root)
         self.calls: list[tuple[Node, _Scope]] = []
@@ -809,6 +815,65 @@ class Analyzer:
     def leave(self, node: Node) -> None:
         self._active.discard(node.id)
 
+    # ---- constants imported from sibling modules ----------------------------------------------------
+
+    def imported_constant(self, name: str) -> tuple[Analyzer, Node, _Env] | None:
+        """``import { SYSTEM_PROMPT } from "./prompts"``: the constant in the sibling module, read
+        by that module's own analyzer (its spans point into it). Only relative imports are
+        followed, two modules deep, each file once per run; the file becomes a dependency."""
+        source = self.imports.get(name, "")
+        module, _, exported = source.rpartition(".") if "." in source.lstrip(".").lstrip("/") else ("", "", "")
+        if not module.startswith(("./", "../")) or self.generation >= _MAX_IMPORT_DEPTH:
+            return None
+        sibling = self.sibling(module)
+        if sibling is None:
+            return None
+        records = sibling.module_scope.assigns.get(exported) or []
+        bases = [r for r in records if r.kind == "=" and r.value is not None and r.key is None]
+        if not bases or len(records) != len([r for r in records if r.kind == "="]):
+            return None
+        return sibling, bases[-1].value, _Env(sibling.module_scope, (), _MAX_RESOLVE // 2)
+
+    def sibling(self, module: str) -> Analyzer | None:
+        import os
+
+        base = os.path.normpath(os.path.join(os.path.dirname(self.path), module))
+        stem, suffix = os.path.splitext(base)
+        if suffix in (".js", ".mjs", ".cjs", ".jsx"):
+            candidates = [stem + s for s in (".ts", ".tsx", ".mts", ".cts")] + [base]
+        elif suffix in _SIBLING_SUFFIXES:
+            candidates = [base]
+        else:
+            candidates = [base + s for s in _SIBLING_SUFFIXES] + [os.path.join(base, "index" + s) for s in _SIBLING_SUFFIXES]
+        target = next((c for c in candidates if os.path.isfile(c)), None)
+        if target is None:
+            return None
+        if target in self.siblings:
+            return self.siblings[target]
+        self.siblings[target] = None  # an import cycle reads each file once
+        try:
+            if os.path.getsize(target) > _MAX_SIBLING_BYTES:
+                return None
+            with open(target, "rb") as handle:
+                text = handle.read().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            return None
+        from ctxlint.frontends.typescript.syntax import GRAMMARS, parser
+
+        grammar = GRAMMARS.get(os.path.splitext(target)[1], "typescript")
+        source = Text(text, target)
+        tree = parser(grammar).parse(source.data)
+        if tree.root_node.has_error:
+            return None
+        analyzer = Analyzer(tree.root_node, source, grammar, self.siblings, self.generation + 1)
+        try:
+            analyzer.index(tree.root_node, analyzer.module_scope, (), 0, None)
+        except (TooDeep, RecursionError):
+            return None
+        self.siblings[target] = analyzer
+        self.dependencies.append(target)
+        return analyzer
+
     # ---- string values --------------------------------------------------------------------------
 
     def text(self, node: Node, env: _Env) -> list[_Piece] | None:
@@ -866,6 +931,9 @@ class Analyzer:
 
     def name_text(self, node: Node, env: _Env) -> list[_Piece] | None:
         binding = self.resolve(node, env)
+        if binding is None and node.type == "identifier":
+            imported = self.imported_constant(self.code(node))
+            return imported[0].text(imported[1], imported[2]) if imported is not None else None
         if binding is None or binding.part is not None or not self.enter(binding.value):
             return None
         try:
@@ -1489,6 +1557,9 @@ class Analyzer:
             return False, None
         if kind in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
             binding = self.resolve(node, env)
+            if binding is None and kind == "identifier":
+                imported = self.imported_constant(self.code(node))
+                return imported[0].literal(imported[1], imported[2]) if imported is not None else (False, None)
             if binding is None or binding.extras or binding.part is not None or not self.enter(binding.value):
                 return False, None
             try:
@@ -2234,6 +2305,7 @@ class Analyzer:
                 parsed.requests.append(Request(self.path, tools[0][1].span, tuple(builder.segments),
                                                tuple(t for _, t in tools), breakpoints=tuple(builder.breakpoints)))
         parsed.observations.extend(self.observations)
+        parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
 
 
 def _system(builder: _Builder, pieces: list[_Piece], role: Role) -> None:
@@ -2252,6 +2324,9 @@ def _number(code: str) -> tuple[bool, object]:
     return True, int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
+_MAX_IMPORT_DEPTH = 2
+_MAX_SIBLING_BYTES = 500_000
+_SIBLING_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 _REQUEST_BODY = "the request body"
 _ITEM = "[item]"  # the `key` of a name bound to each item of a collection in turn
 
