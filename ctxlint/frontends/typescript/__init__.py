@@ -20,7 +20,9 @@ grammars), never executed. What the front-end reads (see ``analyzer.py``):
   results and tool results, followed through the module to the prompt that shows them.
 
 A file that mentions no LLM API, tool or prompt word is passed over before tree-sitter is even
-imported: most JavaScript in a repository is not prompt code.
+imported: most JavaScript in a repository is not prompt code. tree-sitter recovers from syntax
+errors (and the grammar may lag behind the newest TypeScript syntax), so a syntax error is
+reported only when the statement it breaks is prompt code; elsewhere the module is still read.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ _MARKERS_CI = re.compile(r"openai|anthropic|langchain|@ai-sdk|modelcontextprotoc
 _MARKERS_CS = re.compile(r"generateText|streamText|generateObject|streamObject|registerTool|inputSchema|input_schema"
                          r"|\.tool\(|\btool\(\{|SYSTEM|\.messages\.|\brole\b['\"]?\s*:\s*['\"](?:system|user|developer)"
                          r"|\.length\s*/\s*[3-5]\b")
+
+
+# What makes a statement prompt code: an LLM call, a tool definition, a prompt or a message.
+_PROMPT_CODE = re.compile(r"generateText|streamText|generateObject|streamObject|registerTool|\.tool\(|inputSchema"
+                          r"|input_schema|chat\.completions|responses\.create|messages\.create|prompt|instruction"
+                          r"|\brole\b['\"]?\s*:", re.IGNORECASE)
 
 
 def might_hold_prompts(text: str) -> bool:
@@ -58,12 +66,6 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     source = syntax.Text(text, path)
     tree = syntax.parser(grammar).parse(source.data)
     root = tree.root_node
-    if root.has_error:
-        bad = syntax.first_error(root) or root
-        line, column = source.position(bad.start_byte)
-        what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
-        parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
-        return parsed
     try:
         Analyzer(root, source, grammar).run(parsed)
     except TooDeep as deep:
@@ -72,11 +74,32 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         line, column = source.position(deep.node.start_byte)
         parsed.errors.append((Span.point(path, line, column),
                               f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"))
+        return parsed
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
+        return parsed
+    bad = syntax.first_error(root) if root.has_error else None
+    if bad is not None and _PROMPT_CODE.search(source.code(_statement(bad))):
+        # tree-sitter recovers from errors, so the rest of the module is still read; but a
+        # broken statement that is prompt code would be misread, so it is reported instead.
+        line, column = source.position(bad.start_byte)
+        what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
+        parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
+        parsed.requests.clear()
+        parsed.observations.clear()
     return parsed
+
+
+def _statement(node):
+    """The innermost statement or declaration around ``node`` (what a syntax error breaks)."""
+    current = node
+    while current.parent is not None and current.parent.type != "program" and not (
+            current.type.endswith(("statement", "declaration")) and current.type != "expression_statement"
+            and current is not node):
+        current = current.parent
+    return current
 
 
 def _excerpt(code: str) -> str:

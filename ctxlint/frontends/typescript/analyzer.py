@@ -130,8 +130,10 @@ def _strong_prompt_name(name: str) -> bool:
 
 
 def _system_name(name: str) -> bool:
+    """A name that says its text is the system message (`instructions` alone does not: in
+    TypeScript it as often names text added to the user's turn)."""
     lower = snake(name)
-    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*instruction*", "*persona*", "*preamble*"))
+    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*persona*", "*preamble*"))
 
 
 class TooDeep(Exception):
@@ -233,6 +235,8 @@ class _Facts:
 
 
 class _Builder:
+    """Collects one request's segments and cache breakpoints in provider order."""
+
     def __init__(self) -> None:
         self.segments: list[Segment] = []
         self.breakpoints: list[Breakpoint] = []
@@ -248,7 +252,20 @@ class _Builder:
                 continue
             if slot is not None and where and not slot.variable_length:
                 slot = replace(slot, variable_length=True)
+            if slot is not None and role in (Role.USER, Role.ASSISTANT) and any(
+                    s.detail.startswith(_REQUEST_BODY) for s in slot.sources):
+                # What a client posts and the app sends back as the user's turn is the user's own
+                # input; a request body is third-party content where the developer's text goes.
+                slot = replace(slot, sources=tuple(s for s in slot.sources if not s.detail.startswith(_REQUEST_BODY)))
             self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
+
+
+@dataclass
+class _ToolGroup:
+    """The tools one server (or one list) offers, and the slots of their descriptions."""
+
+    tools: list[tuple[int, ToolDef]] = field(default_factory=list)
+    builder: _Builder = field(default_factory=_Builder)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1410,8 +1427,8 @@ class Analyzer:
         if ok and (not isinstance(value, int) or isinstance(value, bool) or value < _MIN_CUT):
             return None
         receiver = self.field(callee, "object")
-        if self.is_list(receiver, env) is not False:
-            return None
+        if self.is_list(receiver, env) is not False or self.literal_str(receiver, env) is not None:
+            return None  # a list's items, or the program's own constant text
         content = tuple(Segment(Role.SYSTEM, p.span, p.text) for p in self.text(receiver, env) or () if p.slot is None)
         return Source(SourceKind.TRUNCATION, " ".join(self.code(node).split()), self.span(node), content=content,
                       kept=value if ok and isinstance(value, int) else None)
@@ -1816,14 +1833,15 @@ class Analyzer:
         builder.next_message()
         if item.variable:
             piece = self.slot_piece(item.node, item.env, variable=True)
-            if piece.slot is not None:
-                # The conversation a chat client posts is the user's own turns, not third-party
-                # content: a request body that *is* the message list is not reported as such.
-                kept = tuple(s for s in piece.slot.sources if not s.detail.startswith(_REQUEST_BODY))
-                piece = replace(piece, slot=replace(piece.slot, sources=kept))
             builder.add([piece], Role.USER, item.loop)
             return
         node, env = self.deref(item.node, item.env)
+        if node.type == "ternary_expression":  # `cond ? toolMessage : userMessage`: either one
+            for key in ("consequence", "alternative"):
+                branch = self.field(node, key)
+                if branch is not None:
+                    self.message(_Item(branch, env, item.loop), builder)
+            return
         if node.type == "array":  # LangChain's ["system", "text"] tuples
             parts = [c for c in node.named_children if c.type != "comment"]
             role_name = self.literal_str(parts[0], env) if len(parts) == 2 else None
@@ -2078,13 +2096,13 @@ class Analyzer:
             builder.add(slots, Role.TOOLS)
         return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
 
-    def mcp_tools(self) -> tuple[list[tuple[int, ToolDef]], _Builder]:
+    def mcp_tools(self) -> dict[object, _ToolGroup]:
         """MCP SDK registrations: ``server.tool(name, description?, shape?, ..., handler)`` and
-        ``server.registerTool(name, {description, inputSchema}, handler)``."""
-        builder = _Builder()
-        tools: list[tuple[int, ToolDef]] = []
+        ``server.registerTool(name, {description, inputSchema}, handler)``, grouped by server:
+        each server lists its own tools (a test file may build a dozen servers)."""
+        groups: dict[object, _ToolGroup] = {}
         if not self.mcp:
-            return tools, builder
+            return groups
         for call, scope in self.calls:
             if call.type != "call_expression":
                 continue
@@ -2099,6 +2117,8 @@ class Analyzer:
             name = self.literal_str(args[0], env) if args else None
             if name is None:
                 continue
+            group = groups.setdefault(self.server_of(self.field(callee, "object"), env), _ToolGroup())
+            builder = group.builder
             if method == "registerTool":
                 config = self.entries(args[1], env) if len(args) > 1 else None
                 if config is None:
@@ -2122,14 +2142,27 @@ class Analyzer:
                     raw = dict(tool.raw) if isinstance(tool.raw, dict) else {"name": name}
                     raw["inputSchema"] = empty
                     tool = replace(tool, schema=empty, schema_estimate="converted from zod", raw=raw)
-            tools.append((call.start_byte, tool))
-        return tools, builder
+            group.tools.append((call.start_byte, tool))
+        return groups
 
-    def literal_tools(self) -> tuple[list[tuple[int, ToolDef]], _Builder]:
+    def server_of(self, receiver: Node | None, env: _Env) -> object:
+        """What identifies the server a registration is made on: the declaration its name is
+        bound to, or the name within the function that receives it as a parameter."""
+        if receiver is None:
+            return None
+        binding = self.resolve(receiver, env)
+        if binding is not None:
+            return binding.target.id
+        code = self.code(receiver)
+        scope: _Scope | None = env.scope
+        while scope is not None and code not in scope.params:
+            scope = scope.parent
+        return (code, id(scope))
+
+    def literal_tools(self) -> dict[object, _ToolGroup]:
         """Object literals in a tool's shape that no call site sends (an MCP ``tools/list``
-        handler's result, a tool catalogue constant)."""
-        builder = _Builder()
-        tools = []
+        handler's result, a tool catalogue constant): one group per array that lists them."""
+        groups: dict[object, _ToolGroup] = {}
         for node, scope in self.objects:
             if node.id in self._consumed:
                 continue
@@ -2138,10 +2171,13 @@ class Analyzer:
                 "function" in keys and keys["function"].type == "object" and "parameters" in self.raw_pairs(keys["function"]))
             if not shaped:
                 continue
-            tool = self.tool_object(node, _Env(scope), builder)
+            parent = node.parent
+            group = groups.setdefault(parent.id if parent is not None and parent.type == "array" else node.id,
+                                      _ToolGroup())
+            tool = self.tool_object(node, _Env(scope), group.builder)
             if tool is not None and (tool.name is not None or tool.schema is not None):
-                tools.append((node.start_byte, tool))
-        return tools, builder
+                group.tools.append((node.start_byte, tool))
+        return groups
 
     # ---- prompts that reach no call site ------------------------------------------------------------
 
@@ -2292,18 +2328,18 @@ class Analyzer:
         requests = self.call_site_requests()
         requests.extend(self.langchain_requests())
         used = set(self._consumed)
-        mcp, mcp_builder = self.mcp_tools()
+        groups = list(self.mcp_tools().values())
         used |= self._consumed
-        literal, literal_builder = self.literal_tools()
+        groups += list(self.literal_tools().values())
         used |= self._consumed
         parsed.requests.extend(requests)
-        context = bool(self.llm or requests or mcp or literal)
+        context = bool(self.llm or requests or any(g.tools for g in groups))
         parsed.requests.extend(self.standalone_requests(used, context))
-        for tools, builder in ((mcp, mcp_builder), (literal, literal_builder)):
-            if tools:
-                tools.sort(key=lambda t: t[0])
-                parsed.requests.append(Request(self.path, tools[0][1].span, tuple(builder.segments),
-                                               tuple(t for _, t in tools), breakpoints=tuple(builder.breakpoints)))
+        for group in groups:
+            if group.tools:
+                tools = sorted(group.tools, key=lambda t: t[0])
+                parsed.requests.append(Request(self.path, tools[0][1].span, tuple(group.builder.segments),
+                                               tuple(t for _, t in tools), breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
 
