@@ -80,7 +80,7 @@ ERROR_CASES = [
      "{path}: `per-file-ignores.*.j2` must be a list of strings"),
     ("unknown-format", "ctxlint.toml", '[formats]\nmustache = ["*.mustache"]\n',
      "{path}: `formats.mustache`: unknown format; choose from jinja, prompty, dotprompt, "
-     "semantic_kernel, python, typescript, notebook, structured, text"),
+     "semantic_kernel, promptflow, python, typescript, notebook, structured, text"),
     ("tool-ctxlint-not-a-table", "pyproject.toml", '[tool]\nctxlint = "strict"\n',
      "{path}: `tool.ctxlint` must be a table ([tool.ctxlint])"),
     ("rules-not-tables", "ctxlint.toml", '[rules]\nCTX101 = "off"\n',
