@@ -1,4 +1,4 @@
-"""The command line: `ctxlint check`, `ctxlint cost`, `ctxlint rule`.
+"""The command line: `ctxlint check`, `ctxlint cost`, `ctxlint budget`, `ctxlint rule`.
 
 Exit codes: 0 no finding at or above the fail level, 1 findings, 2 usage, configuration or
 internal error. Errors go to stderr as one line; a traceback is a bug (set CTXLINT_DEBUG=1 to
@@ -18,6 +18,7 @@ from ctxlint import __version__
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 COST_FORMATS = ("table", "json", "markdown", "html")
+BUDGET_FORMATS = ("text", "json", "markdown")
 
 
 class UsageError(Exception):
@@ -85,6 +86,26 @@ def build_parser() -> argparse.ArgumentParser:
     cost.add_argument("--include-set-aside", action="store_true", default=None,
                       help="count test data, fixtures and templates that are not prompts in the totals")
 
+    budget = commands.add_parser("budget", help="simulate a prompt's context budget and read back its key fields",
+                                 description=(
+        "Fill a prompt with its fixtures, allocate each budget (reserve, pinned segments, minimums, the "
+        "rest by priority), apply each segment's policy, and read back the declared key fields. Exit 1 "
+        "when a key field is lost or a budget cannot hold the pinned content, 2 on usage errors."))
+    budget.add_argument("prompt", type=Path, metavar="PROMPT", help="a prompt, request or template file")
+    budget.add_argument("--budget", dest="budgets", metavar="N[,N...]",
+                        help="budgets to simulate, in tokens of input plus output (default: the declared min-budget)")
+    budget.add_argument("--fixtures", type=Path, metavar="FILE",
+                        help="YAML or JSON sample content per segment (default: PROMPT's NAME.fixtures.yaml)")
+    budget.add_argument("--size", action="append", default=[], metavar="SEGMENT=TOKENS",
+                        help="fill a segment without a fixture to this many tokens (repeatable)")
+    budget.add_argument("--naive", action="store_true",
+                        help="fill in request order and cut at the edge, with no reserve, for comparison")
+    budget.add_argument("--format", choices=BUDGET_FORMATS, default="text",
+                        help="text (terminal), json, or markdown (a pull-request comment)")
+    budget.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    budget.add_argument("--config", type=Path, metavar="FILE",
+                        help="use this pyproject.toml or ctxlint.toml instead of searching for one")
+
     rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
     rule.add_argument("--config", type=Path, metavar="FILE", help="include rule packs from this config")
@@ -102,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_check(args)
         if args.command == "cost":
             return run_cost(args)
+        if args.command == "budget":
+            return run_budget(args)
         return run_rule(args)
     except UsageError as error:
         print(f"ctxlint: error: {error}", file=sys.stderr)
@@ -256,6 +279,28 @@ def run_cost(args: argparse.Namespace) -> int:
             where = f"{violation.path}:{violation.line}: " if violation.path else ""
             print(f"{where}{violation.message}", file=sys.stderr)
     return EXIT_FINDINGS if report.violations else EXIT_CLEAN
+
+
+def run_budget(args: argparse.Namespace) -> int:
+    from ctxlint.budget.command import BudgetError, run
+
+    settings, catalogue = _settings_and_catalogue(args.config, [str(args.prompt)])
+    try:
+        text, failed = run(args, settings, catalogue)
+    except BudgetError as error:
+        raise UsageError(str(error)) from None
+    _write(text, args.output)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{output}: cannot write the report: {error.strerror or error}") from None
 
 
 def run_rule(args: argparse.Namespace) -> int:

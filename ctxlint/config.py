@@ -87,6 +87,9 @@ class Settings:
     expected_output_tokens: int | None = None
     set_aside: list[str] = field(default_factory=lambda: list(COST_SET_ASIDE))
     include_set_aside: bool = False
+    # `ctxlint budget` declarations per file glob ([tool.ctxlint.budget."GLOB"]), validated at load
+    # by ctxlint.budget.policy: a list of (glob, Declarations).
+    budget: list = field(default_factory=list)
 
     def text_globs(self) -> list[str]:
         return self.formats.get("text", list(DEFAULT_TEXT_GLOBS))
@@ -208,6 +211,13 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
         elif key == "cost":
             label = f"{prefix + '.' if prefix else ''}{key}"
             _apply_cost(settings, value, path, label)
+        elif key == "budget":
+            from ctxlint.budget.policy import PolicyError, parse_config
+
+            try:
+                settings.budget = parse_config(value, f"{prefix + '.' if prefix else ''}{key}", path.parent)
+            except PolicyError as error:
+                raise ConfigError(f"{path}: {error.message}") from None
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where(key)} must be a positive integer")

@@ -9,7 +9,10 @@ every rule is suppressed.
 Layout markers, for what heuristics cannot know: ``ctxlint: pinned`` … ``ctxlint: end`` marks
 hard constraints; ``ctxlint: head`` / ``middle`` / ``tail`` … ``ctxlint: end`` put the lines in
 between in that region. Trust annotations: ``ctxlint: untrusted=page,snippet`` and
-``ctxlint: trusted=summary`` name variables for the whole file.
+``ctxlint: trusted=summary`` name variables for the whole file. Budget declarations
+(``ctxlint: budget history policy=summarize``, ``ctxlint: key-field …``) are collected with
+their arguments and read by ``ctxlint.budget.policy``; so is a ``ctxlint`` key in the YAML front
+matter of Prompty and Dotprompt files.
 
 A directive must open a comment, and given the file's format only that format's comments are
 read, so prompt text that merely mentions a directive does not count (a ``# ...`` line in a
@@ -26,7 +29,7 @@ from ctxlint.model import Finding, Region
 
 _DIRECTIVE = re.compile(
     r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//|/\*+)[ \t]*ctxlint:[ \t]*"
-    r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted)\b"
+    r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted|budget|key-field)\b"
     r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=[ \t]*(?P<names>[\w.\- \t,]+?)(?=[ \t]*(?:#}|-#}|-->|}}|\*/|\n|$)))?"
 )
 _CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}", "/*": "*/"}
@@ -36,7 +39,21 @@ _CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}", "/*": "*/"}
 _OPENERS = {f.name: f.comments for f in REGISTRY if f.comments is not None}
 _FRONT_MATTER_FORMATS = ("prompty", "dotprompt")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?^---[ \t]*$", re.DOTALL | re.MULTILINE)
+# Front matter with its YAML captured, after the licence comments Dotprompt allows before it.
+_FRONT_MATTER_YAML = re.compile(r"\A(?:(?:#[^\n]*|[ \t]*)\n)*---[ \t]*\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
+# Front matter keys the budget simulation reads: its declarations, and Prompty's sample inputs.
+_BUDGET_KEY = re.compile(r"^(?:ctxlint(?:\.budget)?|sample)[ \t]*:", re.MULTILINE)
 _REGIONS = {"head": Region.HEAD, "middle": Region.MIDDLE, "tail": Region.TAIL}
+
+
+@dataclass(frozen=True)
+class BudgetDirective:
+    """A ``ctxlint: budget`` or ``ctxlint: key-field`` comment: its words, and where it is."""
+
+    kind: str
+    arguments: str
+    line: int
+    column: int
 
 
 @dataclass
@@ -47,6 +64,9 @@ class Directives:
     regions: list[tuple[int, int, Region]] = field(default_factory=list)
     untrusted: set[str] = field(default_factory=set)
     trusted: set[str] = field(default_factory=set)
+    budget: list[BudgetDirective] = field(default_factory=list)
+    # The YAML of a Prompty or Dotprompt front matter with a `ctxlint` or `sample` key, and its first line.
+    front_matter: tuple[str, int] | None = None
 
     def covers(self, finding: Finding) -> bool:
         """Whether a suppression covers ``finding``."""
@@ -67,10 +87,13 @@ class Directives:
 def scan(text: str, fmt: str | None = None) -> Directives:
     """The directives in ``text``, a file of format ``fmt`` (None: accept every comment syntax)."""
     found = Directives()
-    if "ctxlint:" not in text:
+    if "ctxlint" not in text and "sample" not in text:
         return found
     front_matter = _FRONT_MATTER.match(text) if fmt in _FRONT_MATTER_FORMATS else None
     front_matter_end = front_matter.end() if front_matter else 0
+    header = _FRONT_MATTER_YAML.match(text) if fmt in _FRONT_MATTER_FORMATS else None
+    if header is not None and _BUDGET_KEY.search(header.group(1)):
+        found.front_matter = (header.group(1), text.count("\n", 0, header.start(1)) + 1)
     open_block: tuple[str, int] | None = None  # ("pinned" or a region, first line)
     for match in _DIRECTIVE.finditer(text):
         opener = match.group("open")
@@ -82,7 +105,10 @@ def scan(text: str, fmt: str | None = None) -> Directives:
         line = text.count("\n", 0, match.start()) + 1
         end = _comment_end(text, match)
         end_line = text.count("\n", 0, end) + 1
-        if kind in ("untrusted", "trusted"):
+        if kind in ("budget", "key-field"):
+            column = match.start() - text.rfind("\n", 0, match.start())
+            found.budget.append(BudgetDirective(kind, _arguments(text, match, end), line, column))
+        elif kind in ("untrusted", "trusted"):
             names = {n.strip() for n in (match.group("names") or "").split(",") if n.strip()}
             (found.untrusted if kind == "untrusted" else found.trusted).update(names)
         elif kind in ("pinned", "head", "middle", "tail"):
@@ -128,6 +154,20 @@ def _shares_line(text: str, match: re.Match, end: int) -> bool:
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     return bool(text[line_start : match.start()].strip() or text[end:line_end].strip())
+
+
+def _arguments(text: str, match: re.Match, end: int) -> str:
+    """The words after a directive's kind, up to the end of its comment."""
+    opener = match.group("open")
+    closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), "")
+    words = text[match.end():end]
+    if closer and words.endswith(closer):
+        words = words[: -len(closer)]
+        if closer == "#}" and words.endswith("-"):  # Jinja whitespace control: `-#}`
+            words = words[:-1]
+        elif closer == "}}" and words.endswith("--"):  # Handlebars long comment: `--}}`
+            words = words[:-2]
+    return words.strip()
 
 
 def _comment_end(text: str, match: re.Match) -> int:

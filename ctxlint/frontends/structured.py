@@ -89,7 +89,9 @@ _NEVER_NAMES = {
     "docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml",
 }
 _NEVER_NAME_GLOBS = ("tsconfig*.json", "jsconfig*.json", "*.lock.json", "docker-compose*.yml",
-                     "docker-compose*.yaml")
+                     "docker-compose*.yaml",
+                     # sample content for `ctxlint budget`, not a request or a tool catalogue
+                     "*.fixtures.json", "*.fixtures.yaml", "*.fixtures.yml")
 _NEVER_DIRS = (".github/workflows/", ".vscode/", ".idea/", ".devcontainer/", "node_modules/")
 
 # --- cheap sniffing -------------------------------------------------------------------------
