@@ -289,3 +289,22 @@ def test_constants_imported_from_a_sibling_module_are_read_there(tmp_path):
     assert (system.text, system.span.path, system.span.line) == (
         "You are the billing assistant.", str(tmp_path / "lib" / "prompts.ts"), 1)
     assert sorted(parsed.dependencies) == sorted([str(tmp_path / "lib" / "prompts.ts"), str(tmp_path / "lib" / "cycle.ts")])
+
+
+def test_mcp_union_schema_gets_the_object_root_the_sdk_sends_and_bedrock_specs_unwrap():
+    parsed = parse("""\
+        import { McpServer } from "@modelcontextprotocol/server";
+        import * as z from "zod/v4";
+
+        const server = new McpServer({ name: "x", version: "1" });
+        const shape = z.discriminatedUnion("kind", [
+          z.object({ kind: z.literal("a"), text: z.string() }),
+          z.object({ kind: z.literal("b"), count: z.number() }),
+        ]);
+        server.registerTool("pick", { description: "Pick one.", inputSchema: shape }, async () => ({ content: [] }));
+
+        export const spec = { toolSpec: { name: "lookup", inputSchema: { json: { type: "object", properties: {} } } } };
+        """)
+    tools = {t.name: t for r in parsed.requests for t in r.tools}
+    assert tools["pick"].schema["type"] == "object" and len(tools["pick"].schema["oneOf"]) == 2
+    assert tools["lookup"].schema == {"type": "object", "properties": {}}

@@ -2045,6 +2045,8 @@ class Analyzer:
         target, tenv = self.deref(node, env)
         ok, value = self.literal(target, tenv)
         if ok and isinstance(value, dict):
+            if list(value) == ["json"] and isinstance(value["json"], dict):
+                return value["json"], None  # Amazon Bedrock's toolSpec: inputSchema: {json: {...}}
             return value, None
         if target.type == "call_expression":
             callee = self.unwrap(self.field(target, "function"))
@@ -2124,6 +2126,7 @@ class Analyzer:
                 if config is None:
                     continue
                 tool = self.make_tool(name, config, "inputSchema", env, builder, call)
+                tool = _object_root(tool)
             else:
                 config = {}
                 for arg in args[1:]:
@@ -2136,7 +2139,7 @@ class Analyzer:
                         config["inputSchema"] = (arg, env, arg)
                 if "inputSchema" not in config:
                     config["inputSchema"] = (call, env, call)  # no parameters: an empty object schema
-                tool = self.make_tool(name, config, "inputSchema", env, builder, call)
+                tool = _object_root(self.make_tool(name, config, "inputSchema", env, builder, call))
                 if tool.schema is None:
                     empty = {"type": "object", "properties": {}}
                     raw = dict(tool.raw) if isinstance(tool.raw, dict) else {"name": name}
@@ -2342,6 +2345,19 @@ class Analyzer:
                                                tuple(t for _, t in tools), breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
+
+
+def _object_root(tool: ToolDef) -> ToolDef:
+    """The MCP SDK lists a zod schema without a root ``type`` (a union of objects) as
+    ``type: object``; the schema here says what the SDK sends."""
+    schema = tool.schema
+    if not tool.schema_estimate or not isinstance(schema, dict) or "type" in schema:
+        return tool
+    stamped = {"type": "object", **schema}
+    raw = dict(tool.raw) if isinstance(tool.raw, dict) else tool.raw
+    if isinstance(raw, dict):
+        raw["inputSchema"] = stamped
+    return replace(tool, schema=stamped, raw=raw)
 
 
 def _system(builder: _Builder, pieces: list[_Piece], role: Role) -> None:
