@@ -308,3 +308,15 @@ def test_mcp_union_schema_gets_the_object_root_the_sdk_sends_and_bedrock_specs_u
     tools = {t.name: t for r in parsed.requests for t in r.tools}
     assert tools["pick"].schema["type"] == "object" and len(tools["pick"].schema["oneOf"]) == 2
     assert tools["lookup"].schema == {"type": "object", "properties": {}}
+
+
+def test_a_megabyte_module_of_prompts_is_read_without_error():
+    block = textwrap.dedent("""\
+        export const systemPrompt{n} = `You are assistant {n}. Never share notes. ${{topic{n}}}`;
+        const client{n} = new OpenAI();
+        client{n}.chat.completions.create({{ model: "gpt-4o", max_tokens: 10, messages: [{{ role: "system", content: systemPrompt{n} }}] }});
+        """)
+    source = 'import OpenAI from "openai";\n' + "".join(block.format(n=n) for n in range(4000))
+    assert len(source) > 900_000
+    parsed = parse_file(source, "big.ts")
+    assert parsed.errors == [] and len(parsed.requests) == 4000
