@@ -423,3 +423,52 @@ def test_sizes_fill_variables_without_fixtures(tmp_path):
     simulation = simulate_file(prompt, [2000], Settings(root=tmp_path), WORDS, sizes={"history": 120})[0]
     requested = {r.name: r.requested for r in simulation.plans[0].rows}
     assert 295 <= requested["documents"] <= 300 and 115 <= requested["history"] <= 120
+
+
+# --- the rule's inputs, and tools and policies the example does not use -------------------------
+
+
+def test_the_rule_declares_the_fixture_files_it_reads(experiment):
+    from ctxlint.analysis.volatility import Volatility
+    from ctxlint.catalogue import load_catalogue
+    from ctxlint.checks.budget import key_field_lost_at_budget
+    from ctxlint.context import CheckContext
+
+    root = experiment[4]
+    prompt = root / "payout_review.yaml"
+    text = prompt.read_text(encoding="utf-8")
+    parsed = frontends.parse("structured", text, str(prompt))
+    findings: list = []
+    ctx = CheckContext(load_catalogue()["CTX206"], Settings(root=root), Volatility.from_rules([]),
+                       directives.scan(text, "structured"), findings.append)
+    key_field_lost_at_budget(parsed, ctx)
+    assert len(findings) == 4
+    # Every place a fixture may sit: a cached result goes stale when one appears or changes.
+    assert parsed.dependencies == [str(root / f"payout_review.fixtures.{s}") for s in ("yaml", "yml", "json")]
+
+
+def test_fixture_tools_stand_in_for_tools_named_in_code(tmp_path):
+    prompt = tmp_path / "lookup.prompt"
+    prompt.write_text("---\nmodel: openai/gpt-4o\ntools: [find_order]\n---\nFind the order.\n{{question}}\n",
+                      encoding="utf-8")
+    (tmp_path / "lookup.fixtures.json").write_text(
+        '{"question": "Where is NW-1042?", "tools": [{"type": "function", "function": {"name": "find_order", '
+        '"description": "Find an order by number.", "parameters": {"type": "object", "properties": '
+        '{"number": {"type": "string"}}, "required": ["number"]}}}]}', encoding="utf-8")
+    simulation = simulate_file(prompt, [4000], Settings(root=tmp_path), WORDS)[0]
+    tools = next(s for s in simulation.segments if s.kind is Kind.TOOLS)
+    assert [(t.name, t.description) for t in tools.tools] == [("find_order", "Find an order by number.")]
+    question = next(r for r in simulation.plans[0].rows if r.name == "question")
+    assert (question.kind, question.priority, question.reason) == ("question", None, "the current user message: never cut")
+
+
+def test_drop_leaves_a_marker_naming_the_ref_and_pin_overrides_the_default(tmp_path):
+    prompt = tmp_path / "a.j2"
+    prompt.write_text("{# ctxlint: budget documents policy=drop ref=kb://q/7 #}\n"
+                      "{# ctxlint: budget history policy=pin #}\nAnswer.\n{{ documents }}\n{{ history }}\n",
+                      encoding="utf-8")
+    simulation = simulate_file(prompt, [60], Settings(root=tmp_path), WORDS, sizes={"documents": 300, "history": 20})[0]
+    rows = {r.name: r for r in simulation.plans[0].rows}
+    assert (rows["documents"].action, rows["documents"].text) == ("drop", "[… documents left out; full text: kb://q/7]")
+    assert (rows["history"].action, rows["history"].granted, rows["history"].priority) == ("keep", rows["history"].requested,
+                                                                                          None)

@@ -57,14 +57,15 @@ class Fixtures:
         return [*self.contents, *(["tools"] if self.tools is not None else [])]
 
 
-def beside(prompt: Path) -> Path | None:
-    """``review.fixtures.yaml`` (or .yml, .json) next to ``review.prompty``, if there is one."""
+def candidates(prompt: Path) -> list[Path]:
+    """Where the fixtures of ``review.prompty`` may sit: ``review.fixtures.yaml``, .yml, .json."""
     stem = prompt.name.rsplit(".", 1)[0] if "." in prompt.name else prompt.name
-    for suffix in SUFFIXES:
-        candidate = prompt.with_name(f"{stem}.fixtures{suffix}")
-        if candidate.is_file():
-            return candidate
-    return None
+    return [prompt.with_name(f"{stem}.fixtures{suffix}") for suffix in SUFFIXES]
+
+
+def beside(prompt: Path) -> Path | None:
+    """The first fixture file next to ``prompt`` that exists, if any."""
+    return next((path for path in candidates(prompt) if path.is_file()), None)
 
 
 def load(path: Path, max_bytes: int = 2_000_000) -> Fixtures:

@@ -4,29 +4,38 @@ The check runs only on prompts that declare a budget (front matter, ``ctxlint: b
 comments or a config glob) with key fields and a ``min-budget``. It simulates that one budget
 with the priority allocator, exactly as ``ctxlint budget`` does, reading the fixtures beside
 the prompt (or the ones it names); a check that reads a second file is the exception here, made
-because the sample content is what the simulation is about.
+because the sample content is what the simulation is about. It is a file check so that it can
+add the fixture files to the parsed file's ``dependencies``: a cached result must go stale when
+the sample content changes, or when a fixture file appears beside the prompt.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ctxlint.checks import STRINGS, request_check
+from ctxlint.checks import STRINGS, file_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request
 
 
-@request_check(options={"collections": STRINGS, "questions": STRINGS, "constraints": STRINGS})
-def key_field_lost_at_budget(request: Request, ctx: CheckContext) -> None:
+@file_check(options={"collections": STRINGS, "questions": STRINGS, "constraints": STRINGS})
+def key_field_lost_at_budget(parsed: ParsedFile, ctx: CheckContext) -> None:
     """Report each declared key field that is lost, or absent, at the declared minimum budget."""
     found = ctx.directives
     if not (found.budget or found.front_matter or ctx.settings.budget):
         return  # nothing declared: no simulation, no tokenizer
+    for request in parsed.requests:
+        _check(request, parsed, ctx)
+
+
+def _check(request: Request, parsed: ParsedFile, ctx: CheckContext) -> None:
     from ctxlint.budget.allocator import ABSENT, MISS
+    from ctxlint.budget.fixtures import candidates
     from ctxlint.budget.policy import PolicyError
     from ctxlint.budget.segments import Words
     from ctxlint.budget.simulate import BudgetError, declarations_for, prepare, run
 
+    found = ctx.directives
     try:
         declared = declarations_for(request, found, ctx.settings, _relpath(request.path, ctx.settings.root))
     except PolicyError as error:
@@ -36,6 +45,9 @@ def key_field_lost_at_budget(request: Request, ctx: CheckContext) -> None:
         return
     budget = declared.min_budget
     where = declared.min_budget_span or request.anchor
+    fixture = declared.fixtures
+    depends = [fixture] if fixture is not None else candidates(Path(request.path))
+    parsed.dependencies.extend(str(p) for p in depends if str(p) not in parsed.dependencies)
     try:
         simulation = prepare(request, declared, ctx.settings, Words.from_options(ctx.options), found)
     except BudgetError as error:
