@@ -73,6 +73,10 @@ class Settings:
     models: dict[str, dict] = field(default_factory=dict)
     rule_options: dict[str, dict] = field(default_factory=dict)
     rule_packs: list[Path] = field(default_factory=list)
+    # Framework catalogue files or folders that extend (or, by framework name, replace) the
+    # shipped catalogue; with builtin_frameworks False only these apply.
+    frameworks: list[Path] = field(default_factory=list)
+    builtin_frameworks: bool = True
     fail_level: str = "warning"
     # The least confidence a finding needs to be reported: by default only what rests on more
     # than a variable's name (see model.Confidence).
@@ -192,6 +196,12 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             settings.rule_options = value
         elif key == "rule-packs":
             settings.rule_packs = [(path.parent / p).resolve() for p in strings(key, value)]
+        elif key == "frameworks":
+            settings.frameworks = [(path.parent / p).resolve() for p in strings(key, value)]
+        elif key == "builtin-frameworks":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where(key)} must be true or false")
+            settings.builtin_frameworks = value
         elif key == "fail-level":
             if value not in FAIL_LEVELS:
                 raise ConfigError(f"{where(key)} must be one of {', '.join(FAIL_LEVELS)}")

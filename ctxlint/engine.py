@@ -110,6 +110,11 @@ class Linter:
         # and shared with every check that needs it, selected or not.
         self.volatility = Volatility.from_rules(r for r in configured.values() if r.check == "volatile_in_prefix")
         self._checks = checks
+        if settings.frameworks or not settings.builtin_frameworks:
+            # The configuration's framework files load (and are validated) before any file is read.
+            from ctxlint.frameworks import cached_frameworks
+
+            cached_frameworks(tuple(settings.frameworks), settings.builtin_frameworks)
 
     def lint_files(self, files: list[Path], jobs: int | None = None) -> LintResult:
         """Lint ``files``; a large audit is split across ``jobs`` processes (default: every core)."""
@@ -173,10 +178,14 @@ class Linter:
         text, parsed = self._decode(data, display)
         if parsed is not None:
             return parsed
-        parsed = frontends.parse(fmt, _normalise(text), display)
+        parsed = frontends.parse(fmt, _normalise(text), display, self.parse_context(relpath))
         if parsed.embedded is not None:  # a notebook: locations go back to their cells
             parsed = map_spans(parsed, parsed.embedded.relocate)
         return parsed
+
+    def parse_context(self, relpath: str) -> frontends.ParseContext:
+        settings = self.settings
+        return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable or binary."""
@@ -219,7 +228,7 @@ class Linter:
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
         text = _normalise(text)
         try:
-            parsed = frontends.parse(fmt, text, display)
+            parsed = frontends.parse(fmt, text, display, self.parse_context(relpath))
             return self._run(parsed, text, relpath, fmt)
         except Exception as error:  # one odd file must not stop a whole audit
             if os.environ.get("CTXLINT_DEBUG"):

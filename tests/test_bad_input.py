@@ -76,7 +76,7 @@ def test_empty_files_are_clean(tmp_path):
 def test_a_front_end_bug_is_a_located_finding_not_a_crash(tmp_path, monkeypatch):
     from ctxlint import frontends
 
-    def broken(fmt, text, path):
+    def broken(fmt, text, path, context=None):
         raise TypeError("unexpected node")
 
     monkeypatch.setattr(frontends, "parse", broken)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ctxlint.discover import glob_match
@@ -34,6 +34,9 @@ class Format:
     names: tuple[str, ...] = ()
     comments: tuple[str, ...] | None = None
     default: bool = True
+    # Whether the front-end reads a ParseContext (the project around the file, the framework
+    # catalogue): its parse_file takes it as a third argument.
+    takes_context: bool = False
 
 
 REGISTRY = (
@@ -44,7 +47,7 @@ REGISTRY = (
            comments=("{{!", "<!--")),
     # promptflow's flow.dag.yaml: each LLM node's template with the node's model and max_tokens.
     Format("promptflow", "ctxlint.frontends.promptflow", names=("flow.dag.yaml", "flow.dag.yml"), comments=("#",)),
-    Format("python", "ctxlint.frontends.python", (".py",), comments=("#",)),
+    Format("python", "ctxlint.frontends.python", (".py",), comments=("#",), takes_context=True),
     Format("typescript", "ctxlint.frontends.typescript",
            (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*")),
     Format("notebook", "ctxlint.frontends.notebook", (".ipynb",), comments=("#", "//", "/*")),
@@ -80,5 +83,20 @@ def format_for(relpath: str, settings: Settings) -> str | None:
     return "text" if any(glob_match(g, relpath) for g in settings.text_globs()) else None
 
 
-def parse(fmt: str, text: str, path: str) -> ParsedFile:
-    return importlib.import_module(FORMATS[fmt].module).parse_file(text, path)
+@dataclass(frozen=True)
+class ParseContext:
+    """What a front-end may know besides the file's text: the project root and the file's path
+    below it (a Python module's imports resolve there), and the framework catalogue files the
+    configuration adds (``frameworks``) and whether the shipped ones apply."""
+
+    root: Path
+    relpath: str
+    framework_files: tuple[Path, ...] = ()
+    builtin_frameworks: bool = True
+
+
+def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
+    module = importlib.import_module(FORMATS[fmt].module)
+    if FORMATS[fmt].takes_context:
+        return module.parse_file(text, path, context)
+    return module.parse_file(text, path)

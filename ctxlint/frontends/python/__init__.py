@@ -29,13 +29,18 @@ mentions no LLM API, prompt name or token estimate is skipped before it is even 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ctxlint.frontends.python.prefilter import interesting, might_hold_prompts, precheck
 from ctxlint.model import ParsedFile, Span
+
+if TYPE_CHECKING:
+    from ctxlint.frontends import ParseContext
 
 __all__ = ["might_hold_prompts", "parse_file"]
 
 
-def parse_file(text: str, path: str) -> ParsedFile:
+def parse_file(text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
     parsed = ParsedFile(path)
     if not might_hold_prompts(text):
         return parsed
@@ -46,10 +51,20 @@ def parse_file(text: str, path: str) -> ParsedFile:
     if tree is None or not interesting(tree, path):
         return parsed
 
+    from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it
 
+    catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
+                 else cached_frameworks())
+    project = file = None
+    if context is not None:
+        from ctxlint.frontends.python.project import project_for
+
+        project = project_for(context.root, catalogue)
+        project.begin()
+        file = (context.root / context.relpath).resolve()
     try:
-        Analyzer(tree, text, path).run(parsed)
+        Analyzer(tree, text, path, catalogue, project, file).run(parsed)
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()

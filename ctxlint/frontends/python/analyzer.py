@@ -3,42 +3,78 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
+from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
+from ctxlint.frontends.python.messages import Messages
+from ctxlint.frontends.python.project import Project
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
+from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.tools import Tools
-from ctxlint.frontends.python.unit import Unit
+from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.values import Env
 from ctxlint.model import ParsedFile
 
 
 class Analyzer:
-    def __init__(self, tree: ast.Module, text: str, path: str) -> None:
-        self.unit = Unit(tree, text, path)
+    def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
+                 file: Path | None = None) -> None:
+        self.unit = Unit(tree, text, path, catalogue, project, file)
+        self.unit.analyzer = self
         self.scopes = Scopes(self.unit)
         self.strings = Strings(self.unit)
         self.flow = Flow(self.unit)
         self.sources = Sources(self.unit)
+        self.calls = Calls(self.unit)
+        self.messages = Messages(self.unit)
         self.sinks = Sinks(self.unit)
+        self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
-        for part in (self.scopes, self.strings, self.flow, self.sources, self.sinks, self.tools, self.estimates):
+        parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.calls, self.messages,
+                                  self.sinks, self.standalone, self.tools, self.estimates]
+        for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
-            part.sinks, part.tools, part.estimates = self.sinks, self.tools, self.estimates
+            part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
+            part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit
         self.scopes.index_module()
+        self.framework_objects()
         calls = self.sinks.call_site_requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_request()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))
         parsed.requests.extend(calls)
-        parsed.requests.extend(self.sinks.standalone_requests(used, context))
+        parsed.requests.extend(self.standalone.requests(used, context))
         if tools is not None:
             parsed.requests.append(tools)
         parsed.observations.extend(unit.observations)
+        parsed.dependencies.extend(sorted(unit.dependencies))
+
+    def framework_objects(self) -> None:
+        """The calls that build framework objects (agents, chat models, templates)."""
+        catalogue = self.unit.catalogue
+        holder_names = catalogue.holders.last_names()
+        template_names = catalogue.templates.last_names()
+        for call, scope in self.unit.calls:
+            name = last_name(call.func)
+            if name not in holder_names and name not in template_names:
+                continue
+            path = self.calls.path(call.func, Env(scope))
+            for holder in catalogue.holders.match(path):
+                assert isinstance(holder, Holder)
+                self.unit.holder_calls.append((call, scope, holder))
+                break
+            for template in catalogue.templates.match(path):
+                assert isinstance(template, TemplateKind)
+                self.unit.template_calls.append((call, scope, template))
+                break

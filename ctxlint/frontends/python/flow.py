@@ -87,8 +87,16 @@ class Flow(Component):
         return acc
 
     def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:
-        binding = self.scopes.resolve(node, env)
+        binding = self.scopes.resolve(node, env, foreign=True)
         if binding is None:
+            return
+        if binding.owner is not None:
+            if self.m.enter(binding.value):
+                try:
+                    found = binding.owner.flow.facts(binding.value, binding.env)
+                finally:
+                    self.m.leave(binding.value)
+                self.merge(acc, self.m.adopt_facts(found, self.m.span(node)))
             return
         key = self.m.binding_key(binding)
         inner = self.m.facts_memo.get(key)
@@ -105,6 +113,10 @@ class Flow(Component):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
+        self.merge(acc, inner)
+
+    @staticmethod
+    def merge(acc: Facts, inner: Facts) -> None:
         acc.calls.extend(inner.calls)
         acc.sources.extend(inner.sources)
         acc.names.extend(inner.names)
@@ -143,12 +155,16 @@ class Flow(Component):
             source = self.sources.serialization_source(call, qualified, env)
             if source is not None:
                 acc.sources.append(source)
-        target = self.scopes.function_for(call, env)
-        if target is not None and self.m.enter(target[0]):
+        target = self.scopes.function_for(call, env, foreign=True)
+        if target is not None and self.m.enter(target.fn):
+            reader = target.owner.flow if target.owner is not None else self
+            returned = Facts()
             try:
-                self.facts(target[1], target[2], acc)
+                for value in target.returns:  # every return: any of them may be what reaches the prompt
+                    reader.facts(value, target.env, returned)
             finally:
-                self.m.leave(target[0])
+                self.m.leave(target.fn)
+            self.merge(acc, self.m.adopt_facts(returned, self.m.span(call)) if target.owner is not None else returned)
             # The return value's facts say which arguments reach the result (its parameters are
             # bound to them): an argument the function only measures (`word_count(page)`) brings
             # it no name, content or cut; what the argument calls still runs.
@@ -355,11 +371,12 @@ class Flow(Component):
             ok, value = self.literal(node.operand, env)
             return (True, -value) if ok and isinstance(value, (int, float)) else (False, None)
         if isinstance(node, (ast.Name, ast.Attribute)):
-            binding = self.scopes.resolve(node, env)
+            binding = self.scopes.resolve(node, env, foreign=True)
             if binding is None or binding.extras or not self.m.enter(binding.value):
                 return False, None
+            reader = binding.owner.flow if binding.owner is not None else self
             try:
-                return self.literal(binding.value, binding.env)
+                return reader.literal(binding.value, binding.env)
             finally:
                 self.m.leave(binding.value)
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -465,13 +482,14 @@ class Flow(Component):
             if self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
                 return self.items(node.args[0], env, loop)
             target = self.scopes.function_for(node, env)
-            if target is not None and self.m.enter(target[0]):
+            if target is not None and self.m.enter(target.fn):
+                value = target.returns[-1]
                 try:
-                    found = self.items(target[1], target[2], loop)
+                    found = self.items(value, target.env, loop)
                 finally:
-                    self.m.leave(target[0])
+                    self.m.leave(target.fn)
                 if found is not None:
-                    self.m.consumed.add(id(target[1]))
+                    self.m.consumed.add(id(value))
                 return found
         return None
 

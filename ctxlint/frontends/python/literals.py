@@ -151,6 +151,30 @@ def _field_end(text: str, i: int, end: int) -> int | None:
     return None
 
 
+def decode_tokens(tokens: list[StrToken]) -> tuple[str, list[int]]:
+    """The text of string tokens joined, and for each of its characters the offset in the
+    module's text where it is written (an escape's characters map to the escape)."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    for token in tokens:
+        body, base = token.body, token.body_start
+        if token.raw or "\\" not in body:
+            chars.append(body)
+            offsets.extend(range(base, base + len(body)))
+            continue
+        cursor = 0
+        for match in ESCAPE.finditer(body):
+            chars.append(body[cursor : match.start()])
+            offsets.extend(range(base + cursor, base + match.start()))
+            decoded = unescape(match.group(0), False)
+            chars.append(decoded)
+            offsets.extend([base + match.start()] * len(decoded))
+            cursor = match.end()
+        chars.append(body[cursor:])
+        offsets.extend(range(base + cursor, base + len(body)))
+    return "".join(chars), offsets
+
+
 @dataclass(frozen=True)
 class FieldRange:
     """A replacement field ``{expr!c:spec}`` of an f-string body: where it starts and ends."""

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Assign, Binding, Env, Loop, Param, Scope
+from ctxlint.frontends.python.values import Assign, Binding, Bound, Env, Loop, Param, Scope
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 Loops = tuple[Loop, ...]
@@ -138,6 +143,8 @@ class Scopes(Component):
             bound = alias.asname or alias.name
             self.m.imports[bound] = f"{base}.{alias.name}" if base else alias.name
             self.m.from_imports.add(bound)
+            if node.level:
+                self.m.import_levels[bound] = node.level
         return True
 
     def _call(self, node: ast.Call, scope: Scope, loops: Loops, function: str | None) -> bool:
@@ -251,12 +258,14 @@ class Scopes(Component):
 
     # ---- resolution --------------------------------------------------------------------------------
 
-    def binding(self, name: str, env: Env, at: tuple[int, int] | None) -> Binding | None:
+    def binding(self, name: str, env: Env, at: tuple[int, int] | None, foreign: bool = False) -> Binding | None:
         """What ``name`` holds at ``at`` in ``env``; None when unknowable (a parameter, a loop
-        target, a name from another module)."""
+        target), or held by another module and ``foreign`` is not asked for."""
         bound = env.bound(name)
         if bound is not None:
-            return Binding(bound[0], bound[1], [])
+            if bound.owner is not None and not foreign:
+                return None
+            return Binding(bound.node, bound.env, [], owner=bound.owner)
         scope: Scope | None = env.scope
         first = True
         while scope is not None:
@@ -281,26 +290,43 @@ class Scopes(Component):
                 return None
             first = False
             scope = scope.parent
+        if foreign and name in self.m.from_imports:
+            return self.import_binding(self.m.imports[name], self.m.import_levels.get(name, 0))
         return None
+
+    def import_binding(self, qualified: str, level: int = 0) -> Binding | None:
+        """The value a module of the project gives a name (``from app.prompts import SYSTEM``)."""
+        found = self.m.foreign(qualified, level)
+        if found is None:
+            return None
+        owner, node = found
+        if not isinstance(node, ast.expr):
+            return None
+        return Binding(node, Env(owner.unit.module_scope), [], owner=owner)
 
     def carried(self, record: Assign, at: tuple[int, int]) -> bool:
         """Whether a change written after ``at`` reaches it on the next pass of a loop around
         both (``messages.append(tool_result)`` after the call that sends ``messages``)."""
         return any(self.m.start(loop.node) <= at <= self.m.end(loop.node) for loop in record.loops)
 
-    def resolve(self, node: ast.AST, env: Env) -> Binding | None:
+    def resolve(self, node: ast.AST, env: Env, foreign: bool = False) -> Binding | None:
+        """What a name or ``self.``/``cls.`` attribute holds; with ``foreign``, also a value
+        another module of the project gives it (``binding.owner`` says which)."""
         if env.depth > MAX_DEPTH:
             return None
         if isinstance(node, ast.Name):
-            return self.binding(node.id, env, self.m.start(node))
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in ("self", "cls") and env.scope.cls is not None):
-            records = env.scope.cls.assigns.get(node.attr) or []
-            bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
-            if bases:
-                base = records[bases[-1]]
-                assert base.value is not None
-                return Binding(base.value, Env(base.home, (), env.depth + 1), records[bases[-1] + 1 :])
+            return self.binding(node.id, env, self.m.start(node), foreign)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in ("self", "cls") and env.scope.cls is not None:
+                records = env.scope.cls.assigns.get(node.attr) or []
+                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
+                if bases:
+                    base = records[bases[-1]]
+                    assert base.value is not None
+                    return Binding(base.value, Env(base.home, (), env.depth + 1), records[bases[-1] + 1 :])
+            elif foreign and node.value.id in self.m.imports:
+                head = node.value.id  # prompts.SYSTEM, where `from app import prompts`
+                return self.import_binding(f"{self.m.imports[head]}.{node.attr}", self.m.import_levels.get(head, 0))
         return None
 
     def deref(self, node: ast.expr, env: Env) -> tuple[ast.expr, Env]:
@@ -314,13 +340,41 @@ class Scopes(Component):
             seen += 1
         return node, env
 
-    def function_for(self, call: ast.Call, env: Env) -> tuple[FunctionNode, ast.expr, Env] | None:
-        """The module's own function (or ``self.`` method) that ``call`` calls, with its last
-        return value and the parameters bound to the call's arguments; None if there is none."""
+    def function_for(self, call: ast.Call, env: Env, foreign: bool = False) -> Called | None:
+        """The function (or method) ``call`` calls, with one of its return values and the
+        parameters bound to the call's arguments; None if the code does not show it. A function
+        of the module, a method of ``self`` or of an object of a class the code shows, and with
+        ``foreign``, a function or class another module of the project defines."""
         if env.depth > MAX_DEPTH:
             return None
-        func = call.func
-        found = None
+        found = self.callee(call.func, env, foreign)
+        if found is None:
+            return None
+        owner, fn, inner, method = found
+        if not inner.returns:
+            return None
+        params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
+        caller = self.m.analyzer if owner is not None else None
+        bindings: list[Bound] = []
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        for name, value in zip(params, positional):
+            bindings.append(Bound(name, value, env, caller))
+        for keyword in call.keywords:
+            if keyword.arg is not None and keyword.arg in inner.params:
+                bindings.append(Bound(keyword.arg, keyword.value, env, caller))
+        given = {b.param for b in bindings}
+        home = owner.unit if owner is not None else self.m
+        defaults = Env(inner.parent or home.module_scope, (), env.depth + 1)
+        for name, param in inner.params.items():
+            if name not in given and param.default is not None:
+                bindings.append(Bound(name, param.default, defaults))
+        return Called(fn, inner.returns, Env(inner, tuple(bindings), env.depth + 1), owner)
+
+    def callee(self, func: ast.expr, env: Env, foreign: bool) -> tuple[Analyzer | None, FunctionNode, Scope,
+                                                                          bool] | None:
+        """``(owner, function, its scope, is a method)`` for the function an expression names."""
+        found: tuple[ast.AST, Scope] | None = None
+        owner: Analyzer | None = None
         method = False
         if isinstance(func, ast.Name):
             scope: Scope | None = env.scope
@@ -328,27 +382,54 @@ class Scopes(Component):
                 if scope.kind != "class" or scope is env.scope:
                     found = scope.functions.get(func.id)
                 scope = scope.parent
-        elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-              and func.value.id in ("self", "cls") and env.scope.cls is not None):
-            found = env.scope.cls.functions.get(func.attr)
+            if found is None and foreign and func.id in self.m.from_imports:
+                located = self.m.foreign(self.m.imports[func.id], self.m.import_levels.get(func.id, 0))
+                if located is not None:
+                    owner, node = located
+                    found = owner.unit.module_scope.functions.get(getattr(node, "name", ""))
+        elif isinstance(func, ast.Attribute):
             method = True
-        if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or not found[1].returns:
+            cls = self.class_of(func.value, env, foreign)
+            if cls is not None:
+                owner, cls_scope = cls
+                found = cls_scope.functions.get(func.attr)
+            elif foreign and isinstance(func.value, ast.Name) and func.value.id in self.m.imports:
+                head = func.value.id  # helpers.fetch(...), where `import helpers`
+                located = self.m.foreign(f"{self.m.imports[head]}.{func.attr}", self.m.import_levels.get(head, 0))
+                if located is not None:
+                    owner, node = located
+                    found = owner.unit.module_scope.functions.get(getattr(node, "name", ""))
+                    method = False
+        if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        fn, inner = found
-        params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
-        bindings: list[tuple[str, ast.expr, Env]] = []
-        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
-        for name, value in zip(params, positional):
-            bindings.append((name, value, env))
-        for keyword in call.keywords:
-            if keyword.arg is not None and keyword.arg in inner.params:
-                bindings.append((keyword.arg, keyword.value, env))
-        given = {b[0] for b in bindings}
-        defaults = Env(inner.parent or self.m.module_scope, (), env.depth + 1)
-        for name, param in inner.params.items():
-            if name not in given and param.default is not None:
-                bindings.append((name, param.default, defaults))
-        return fn, inner.returns[-1], Env(inner, tuple(bindings), env.depth + 1)
+        return owner, found[0], found[1], method
+
+    def class_of(self, node: ast.expr, env: Env, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
+        """The class whose method ``node.method(...)`` calls: ``self``/``cls``, a class the code
+        shows (``Fetcher.page``), or the class of an object built from one (``Fetcher().page``)."""
+        if isinstance(node, ast.Name) and node.id in ("self", "cls"):
+            return (None, env.scope.cls) if env.scope.cls is not None else None
+        if isinstance(node, ast.Call):
+            node = node.func
+        else:
+            binding = self.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if binding is not None and isinstance(binding.value, ast.Call):
+                node, env = binding.value.func, binding.env
+        if not isinstance(node, ast.Name):
+            return None
+        scope: Scope | None = env.scope
+        while scope is not None:
+            found = scope.functions.get(node.id)
+            if found is not None:
+                return (None, found[1]) if isinstance(found[0], ast.ClassDef) else None
+            scope = scope.parent
+        if foreign and node.id in self.m.from_imports:
+            located = self.m.foreign(self.m.imports[node.id], self.m.import_levels.get(node.id, 0))
+            if located is not None and isinstance(located[1], ast.ClassDef):
+                owner, cls = located
+                entry = owner.unit.module_scope.functions.get(cls.name)
+                return (owner, entry[1]) if entry is not None else None
+        return None
 
     def param_annotation(self, name: str, env: Env) -> str | None:
         scope = env.scope
@@ -357,6 +438,17 @@ class Scopes(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
+
+
+@dataclass(frozen=True)
+class Called:
+    """A function a call reaches: its definition, its return values, the env its body runs in
+    (parameters bound to the call's arguments) and the module it is in, when another one."""
+
+    fn: FunctionNode
+    returns: list[ast.expr]
+    env: Env
+    owner: Analyzer | None = None
 
 
 _HANDLERS: dict[type, Callable[..., bool]] = {

@@ -1,68 +1,89 @@
-"""Requests: the calls that send a prompt (call sites) and the prompt text, functions and message
-lists that no call site of the module sends."""
+"""Call sites: the calls the framework catalogue names as sinks become requests.
+
+A sink's arguments say where each part of the request is: system text, messages, user input,
+tools, the output limit and the model, at the call or on the object it is called on (a chat
+model built with ``max_tokens=``, an agent built with its instructions and tools, a template
+piped into a model). Parts are added in provider order: tools, system, messages.
+"""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field
 
-from ctxlint.frontends.python.knowledge import (
-    HINTS,
-    LIMIT_KEYS,
-    REQUEST_KEYS,
-    ROLES,
-    TEXT_BLOCK_TYPES,
-    prompt_name,
-    strong_prompt_name,
-    system_name,
-)
+from ctxlint.frameworks import Arg, Holder, Sink
+from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.literals import with_sources
+from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item
-from ctxlint.model import Breakpoint, OutputLimit, Request, Role, Span, ToolDef
+from ctxlint.frontends.python.values import Builder, Env
+from ctxlint.model import OutputLimit, Request, Role, ToolDef
+
+
+@dataclass
+class CallArgs:
+    """A call's arguments: positional ones (before any ``*args``), keywords (with what a
+    ``**dict`` the code shows adds), and whether some are hidden (``*args``, ``**options``)."""
+
+    positional: list[ast.expr]
+    keywords: dict[str, Entry]
+    opaque: bool
+
+
+@dataclass
+class Parts:
+    """What a request is made of, gathered from the call and the objects it uses."""
+
+    builder: Builder = field(default_factory=Builder)
+    tools: list[ToolDef] = field(default_factory=list)
+    model: str | None = None
+    limit: OutputLimit | None = None
+    limit_visible: bool = False  # the code shows where the limit is (or would be) set
+    hint: str = ""
+    default: int | None = None
 
 
 class Sinks(Component):
-    def api_of(self, call: ast.Call) -> str | None:
-        qualified = self.m.qualified(call.func) or ""
-        if qualified in ("litellm.completion", "litellm.acompletion"):
-            return "litellm"
-        chain = [n for n in self.m.chain(call.func) if n not in ("with_raw_response", "with_streaming_response")]
-        if len(chain) < 2:
-            return None
-        leaf, parent = chain[-1], chain[-2]
-        if chain[-3:-1] == ["chat", "completions"] and leaf in ("create", "parse", "stream"):
-            return "chat"
-        if parent == "ChatCompletion" and leaf in ("create", "acreate"):
-            return "chat"
-        if parent == "responses" and leaf in ("create", "parse", "stream"):
-            return "responses"
-        if parent == "messages" and leaf in ("create", "stream") and "threads" not in chain:
-            return "anthropic"
-        return None
-
     def call_site_requests(self) -> list[Request]:
         requests = []
+        names = self.m.sink_names
         for call, scope in self.m.calls:
-            api = self.api_of(call)
-            if api is not None:
-                request = self.call_request(call, api, Env(scope))
+            if last_name(call.func) not in names:
+                continue
+            env = Env(scope)
+            matched = self.match(call, env)
+            if matched is not None:
+                request = self.request(call, env, *matched)
                 if request is not None:
                     requests.append(request)
         return requests
 
-    def call_request(self, call: ast.Call, api: str, env: Env) -> Request | None:
-        keywords: dict[str, Entry] = {}
-        opaque = any(isinstance(a, ast.Starred) for a in call.args)
-        if api == "litellm":
-            positional = [a for a in call.args if not isinstance(a, ast.Starred)]
-            for name, arg in zip(("model", "messages"), positional):
-                keywords[name] = (arg, env, arg)
-        for keyword in call.keywords:
-            if keyword.arg is not None:
-                keywords[keyword.arg] = (keyword.value, env, keyword)
+    def match(self, call: ast.Call, env: Env) -> tuple[Sink, bool] | None:
+        """The sink ``call`` is, and whether its type is known (not only its shape)."""
+        path = self.calls.path(call.func, env)
+        for sink in self.m.catalogue.sink_calls.match(path):
+            assert isinstance(sink, Sink)
+            return sink, True
+        if path.startswith(UNKNOWN):
+            for sink in self.m.catalogue.sink_shapes.match(path):
+                assert isinstance(sink, Sink)
+                return sink, False
+        return None
+
+    def is_sink(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` sends a request (its result is the model's own answer)."""
+        return last_name(call.func) in self.m.sink_names and self.match(call, env) is not None
+
+    # ---- arguments ---------------------------------------------------------------------------------
+
+    def arguments(self, call: ast.Call, env: Env) -> CallArgs:
+        positional = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            positional.append(arg)
+        opaque = len(positional) < len(call.args)
+        keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
         for keyword in call.keywords:
             if keyword.arg is None:
                 entries = self.flow.dict_entries(keyword.value, env)
@@ -71,187 +92,185 @@ class Sinks(Component):
                 else:
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
-        if not REQUEST_KEYS & set(keywords) and not opaque:
+        return CallArgs(positional, keywords, opaque)
+
+    def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
+        """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
+        if arg.method is not None:
+            for inner, inner_env in self.calls.receiver_calls(call.func, env):
+                if isinstance(inner.func, ast.Attribute) and inner.func.attr == arg.method:
+                    return self.find(Arg(arg.keywords, arg.position, arg.key, arg.json), inner, inner_env)
+            return None
+        given = given if given is not None else self.arguments(call, env)
+        entry: Entry | None = next((given.keywords[k] for k in arg.keywords if k in given.keywords), None)
+        if entry is None and arg.position is not None and arg.position < len(given.positional):
+            node = given.positional[arg.position]
+            entry = (node, env, node)
+        if entry is not None and arg.json:
+            entry = self.json_value(entry)
+        if entry is not None and arg.key:
+            members = self.members(entry[0], entry[1])
+            entry = next((members[k] for k in arg.key if members and k in members), None)
+        return entry
+
+    def json_value(self, entry: Entry) -> Entry | None:
+        """``json.dumps(value)`` -> value (the body of a Bedrock ``invoke_model`` call)."""
+        node, env = self.scopes.deref(entry[0], entry[1])
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("json.dumps",) and node.args:
+            return node.args[0], env, entry[2]
+        return None
+
+    def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
+        """The named members of a dict or of a settings object's constructor
+        (``ModelSettings(max_tokens=...)``)."""
+        entries = self.flow.dict_entries(node, env)
+        if entries is not None:
+            return entries
+        found = self.calls.constructor(node, env)
+        if found is None:
+            return None
+        call, call_env = found
+        return self.arguments(call, call_env).keywords
+
+    # ---- a request from a sink ---------------------------------------------------------------------
+
+    def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool) -> Request | None:
+        given = self.arguments(call, env)
+        if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):
             return None  # `x.messages.create(...)` of something that is not an LLM client
-        builder = Builder()
-        tools: list[ToolDef] = []
-        for key in ("tools", "functions"):
-            if key in keywords:
-                node, kenv, _ = keywords[key]
-                tools.extend(self.tools.tool_list(node, kenv, builder, legacy=key == "functions"))
-        if api == "anthropic" and "system" in keywords:
-            node, kenv, _ = keywords["system"]
-            builder.next_message()
-            self.content(node, kenv, builder, Role.SYSTEM, None)
-        if api == "responses" and "instructions" in keywords:
-            node, kenv, _ = keywords["instructions"]
-            builder.next_message()
-            builder.add(self.strings.pieces(node, kenv), Role.SYSTEM)
-        if "messages" in keywords:
-            node, kenv, _ = keywords["messages"]
-            self.messages(node, kenv, builder)
-        if api == "responses" and "input" in keywords:
-            node, kenv, _ = keywords["input"]
-            if self.strings.text(node, kenv) is not None:
-                builder.next_message()
-                builder.add(self.strings.pieces(node, kenv), Role.USER)
-            else:
-                self.messages(node, kenv, builder)
-        model = self.flow.literal_str(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
-        limit = None
-        for key in LIMIT_KEYS:
-            if key in keywords:
-                node, kenv, element = keywords[key]
-                ok, value = self.flow.literal(node, kenv)
-                value = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
-                limit = OutputLimit(key, value, self.m.span(element))
-                break
+        holders = []
+        if isinstance(call.func, ast.Attribute):
+            owner = self.calls.holder(call.func.value, env)
+            if owner is not None:
+                holders.append(owner)
+        for spec in sink.arguments.get("agent", ()):
+            entry = self.find(spec, call, env, given)
+            agent = self.calls.holder(entry[0], entry[1]) if entry is not None else None
+            if agent is not None:
+                holders.append(agent)
+        parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
+        for holder, holder_call, holder_env in holders:
+            self.m.consumed.add(id(holder_call))
+        self.add_tools(sink.arguments, call, env, given, parts)
+        for holder, holder_call, holder_env in holders:
+            self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
+        for holder, holder_call, holder_env in holders:
+            self.add_system(holder.arguments, holder_call, holder_env, None, parts)
+        self.add_system(sink.arguments, call, env, given, parts)
+        template = self.messages.template_of(call.func.value, env) if isinstance(call.func, ast.Attribute) else None
+        self.add_messages(sink.arguments, call, env, given, parts, template)
+        self.settings(sink.arguments, call, env, given, parts)
+        if sink.arguments.get("limit"):
+            parts.limit_visible = parts.limit_visible or not given.opaque
+        for holder, holder_call, holder_env in holders:
+            self.holder_settings(holder, holder_call, holder_env, parts)
+        if parts.limit is None and parts.default is not None:
+            key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
+            parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
-            segments=tuple(builder.segments),
-            tools=tuple(tools),
-            model=model,
-            output_limit=limit,
-            declares_settings=not opaque or limit is not None,
-            settings_hint=HINTS[api],
-            breakpoints=tuple(builder.breakpoints),
+            segments=tuple(parts.builder.segments),
+            tools=tuple(parts.tools),
+            model=parts.model,
+            output_limit=parts.limit,
+            declares_settings=not sink.no_limit and (parts.limit is not None or parts.limit_visible),
+            settings_hint=parts.hint,
+            breakpoints=tuple(parts.builder.breakpoints),
+            roles_marked=sink.roles_marked,
         )
 
-    def messages(self, node: ast.expr, env: Env, builder: Builder) -> None:
-        items = self.flow.items(node, env)
-        if items is None:
-            items = [Item(node, env, None, True, self.flow.unordered_source(node, env))]
-        for item in items:
-            self.message(item, builder)
+    def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
+                  parts: Parts) -> None:
+        for spec in arguments.get("tools", ()):
+            entry = self.find(spec, call, env, given)
+            if entry is not None:
+                legacy = spec.keywords == ("functions",)
+                parts.tools.extend(self.tools.tool_list(entry[0], entry[1], parts.builder, legacy=legacy))
 
-    def message(self, item: Item, builder: Builder) -> None:
-        builder.next_message()
-        if item.variable:
-            piece = self.strings.slot_piece(item.node, item.env, variable=True)
-            builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.USER, item.loop)
-            return
-        first = len(builder.segments)
-        self.message_content(item, builder)
-        if item.sources:  # the messages come in an order that changes between calls
-            builder.segments[first:] = [
-                replace(s, slot=with_sources(s.slot, item.sources)) if s.slot else s for s in builder.segments[first:]
-            ]
+    def add_system(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
+                   parts: Parts) -> None:
+        for spec in arguments.get("system", ()):
+            entry = self.find(spec, call, env, given)
+            if entry is not None:
+                parts.builder.next_message()
+                self.messages.content(entry[0], entry[1], parts.builder, Role.SYSTEM, None)
 
-    def message_content(self, item: Item, builder: Builder) -> None:
-        entries = self.flow.dict_entries(item.node, item.env)
-        if entries is None:
-            builder.add(self.strings.pieces(item.node, item.env), Role.USER, item.loop)
-            return
-        target, _ = self.scopes.deref(item.node, item.env)
-        self.m.consumed.update((id(item.node), id(target)))
-        role = Role.USER
-        if "role" in entries:
-            name = self.flow.literal_str(entries["role"][0], entries["role"][1])
-            role = ROLES.get(name.lower(), Role.USER) if name else Role.USER
-        if "content" in entries:
-            node, env, _ = entries["content"]
-            self.content(node, env, builder, role, item.loop)
-
-    def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
-        """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
-        if self.strings.text(node, env) is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
-            blocks = self.flow.items(node, env)
-            if blocks and not any(b.variable for b in blocks):
-                for block in blocks:
-                    self.block(block, builder, role, loop)
-                return
-        builder.add(self.strings.pieces(node, env), role, loop)
-
-    def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
-        entries = self.flow.dict_entries(item.node, item.env)
-        loop = item.loop or loop
-        if entries is None:
-            builder.add(self.strings.pieces(item.node, item.env), role, loop)
-            return
-        kind = self.flow.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
-        if kind in TEXT_BLOCK_TYPES and "text" in entries:
-            node, env, _ = entries["text"]
-            builder.add(self.strings.pieces(node, env), role, loop)
-        elif kind == "tool_result" and "content" in entries:
-            node, env, _ = entries["content"]
-            self.content(node, env, builder, Role.TOOL, loop)
-        if "cache_control" in entries:
-            node, env, element = entries["cache_control"]
-            builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))
-
-    def ttl(self, node: ast.expr, env: Env) -> str | None:
-        entries = self.flow.dict_entries(node, env) or {}
-        return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
-
-    def standalone_requests(self, used: set[int], context: bool) -> list[Request]:
-        """Prompt constants, prompt functions and message lists that no call site of the module
-        sends: one request each, unless another one already includes it.
-
-        Without ``context`` (an LLM import, a call site, a tool, a prompt path) only strong
-        signs count: message dicts with a role, and names only prompts carry (``SYSTEM_PROMPT``).
-        """
-        candidates: list[tuple[int, Span, Builder, set[int], bool]] = []
-        # Whether the source says which role the text is sent in: message dicts and MCP prompts
-        # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
-        marked: dict[int, bool] = {}
-
-        def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
-            self.m.consumed = set()
-            builder = Builder()
-            build(builder)
-            if builder.segments:
-                candidates.append((key, anchor, builder, self.m.consumed, strong))
-                marked[key] = says_role
-
-        for scope in self.m.all_scopes():
-            for name, records in scope.assigns.items():
-                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
-                if not bases or not prompt_name(name):
+    def add_messages(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs,
+                     parts: Parts, template: tuple | None) -> None:
+        builder = parts.builder
+        for role in ("history", "messages", "input", "prompt"):
+            for spec in arguments.get(role, ()):
+                entry = self.find(spec, call, env, given)
+                if entry is None:
                     continue
-                base = records[bases[-1]]
-                pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
-                if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
-                    assert base.target is not None
-                    add(id(base.value), self.m.span(base.target), lambda b, p=pieces: b.system(p, Role.SYSTEM),
-                        strong_prompt_name(name), system_name(name))
-        for fn, scope in self.m.functions:
-            mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
-            if (mcp_prompt or prompt_name(fn.name)) and scope.returns:
-                value = scope.returns[-1]
-                pieces = self.strings.text(value, Env(scope))
-                role = Role.USER if mcp_prompt else Role.SYSTEM  # an MCP prompt is a user message
-                if pieces:
-                    add(id(value), self.m.name_span(fn), lambda b, p=pieces, r=role: b.system(p, r),
-                        mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
-        for node, scope in self.m.lists:
-            env = Env(scope)
-            if any(self.is_message_dict(e, env) for e in node.elts if not isinstance(e, ast.Starred)):
-                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages(n, e, b), True)
-        for node, scope in self.m.dicts:
-            env = Env(scope)
-            if self.is_message_dict(node, env, roles=("system", "developer")):
-                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.message(Item(n, e), b), True)
-        context = context or any(strong for *_, strong in candidates)
-        included: dict[int, int] = {}  # value -> how many other candidates include it
-        for key, _, _, consumed, _ in candidates:
-            for value in consumed - {key}:
-                included[value] = included.get(value, 0) + 1
-        requests = []
-        for key, anchor, builder, _, _ in candidates:
-            if key in used or included.get(key):
-                continue
-            if not context or not any(s.has_words for s in builder.segments):
-                continue
-            requests.append(Request(self.m.path, anchor, tuple(builder.segments), breakpoints=tuple(builder.breakpoints),
-                                    roles_marked=marked[key]))
-        return requests
+                node, node_env, _ = entry
+                variables: Variables | None = None
+                if template is not None:
+                    variables = self.messages.variables(entry)
+                if template is not None and variables is not None:
+                    kind, template_call, template_env = template
+                    self.m.consumed.add(id(template_call))
+                    self.messages.template(template_call, template_env, kind, builder, variables)
+                elif role in ("input", "prompt") and self.strings.text(node, node_env) is not None:
+                    builder.next_message()
+                    builder.add(self.strings.pieces(node, node_env), Role.USER)
+                elif role == "prompt" and self.prompt_template(node, node_env, builder):
+                    pass
+                else:
+                    self.messages.message_list(node, node_env, builder)
+                break
 
-    def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLES)) -> bool:
-        if not isinstance(node, ast.Dict):
+    def prompt_template(self, node: ast.expr, env: Env, builder: Builder) -> bool:
+        found = self.messages.template_of(node, env)
+        if found is None:
             return False
-        entries = self.flow.dict_entries(node, env)
-        if not entries or "role" not in entries or "content" not in entries:
-            return False
-        role = self.flow.literal_str(entries["role"][0], entries["role"][1])
-        return role is not None and role.lower() in roles
+        kind, call, call_env = found
+        self.m.consumed.add(id(call))
+        self.messages.template(call, call_env, kind, builder, None)
+        return True
+
+    def settings(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
+                 parts: Parts) -> None:
+        if parts.model is None:
+            for spec in arguments.get("model", ()):
+                entry = self.find(spec, call, env, given)
+                if entry is not None:
+                    parts.model = self.flow.literal_str(entry[0], entry[1])
+                    break
+        if parts.limit is None:
+            for spec in arguments.get("limit", ()):
+                entry = self.find(spec, call, env, given)
+                if entry is not None:
+                    ok, value = self.flow.literal(entry[0], entry[1])
+                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+                    key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else "max_tokens"
+                    parts.limit = OutputLimit(key, number, self.m.span(entry[2]))
+                    break
+
+    def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts) -> None:
+        """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""
+        had = parts.limit
+        self.settings(holder.arguments, call, env, None, parts)
+        if holder.arguments.get("limit"):
+            given = self.arguments(call, env)
+            parts.limit_visible = parts.limit_visible or not given.opaque
+            if had is None and parts.limit is None:
+                where = self.m.span(call)
+                parts.hint = (f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)` "
+                              f"(line {where.line})")
+        if parts.default is None:
+            parts.default = holder.default_limit
+
+    def holder_parts(self, holder: Holder, call: ast.Call, env: Env) -> Parts:
+        """What an object built by a framework constructor sends on its own (an agent's
+        instructions and tools)."""
+        parts = Parts(hint=holder.limit_hint, default=holder.default_limit)
+        self.add_tools(holder.arguments, call, env, None, parts)
+        self.add_system(holder.arguments, call, env, None, parts)
+        for spec in holder.arguments.get("messages", ()):
+            entry = self.find(spec, call, env)
+            if entry is not None:
+                self.messages.message_list(entry[0], entry[1], parts.builder)
+        self.settings(holder.arguments, call, env, None, parts)
+        return parts

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.knowledge import (
@@ -37,7 +38,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.model import Fix, Role, Segment, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Fix, Role, Segment, Source, SourceKind
 
 def arguments(call: ast.Call) -> list[ast.expr]:
     """The values a call passes, positional and by keyword, in neither case starred."""
@@ -195,9 +196,17 @@ class Sources(Component):
 
     def bound_untrusted(self, node: ast.Name | ast.Attribute, env: Env) -> Source | None:
         """The untrusted content of the value a name holds, or of what was added to it."""
-        binding = self.scopes.resolve(node, env)
+        binding = self.scopes.resolve(node, env, foreign=True)
         if binding is None:
             return None
+        if binding.owner is not None:
+            if not self.m.enter(binding.value):
+                return None
+            try:
+                found = binding.owner.sources.untrusted(binding.value, binding.env)
+            finally:
+                self.m.leave(binding.value)
+            return None if found is None else self.m.adopt_source(found, self.m.span(node))
         key = ("untrusted", *self.m.binding_key(binding))
         if key in self.m.source_memo:
             return self.m.source_memo[key]
@@ -217,7 +226,7 @@ class Sources(Component):
         func = call.func
         qualified = self.m.qualified(func) or ""
         last = qualified.rsplit(".", 1)[-1]
-        if qualified in MEASURES or self.sinks.api_of(call) is not None:
+        if qualified in MEASURES or self.sinks.is_sink(call, env):
             return None  # a measure; or the model's own answer, whatever it was shown
         if isinstance(func, ast.Subscript):
             holder = self.m.dotted(func.value) or ""
@@ -251,14 +260,22 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call))
         if qualified in EMAIL_PARSERS:
             return Source(SourceKind.UNTRUSTED, f"{qualified}(...)", self.m.span(call))
-        target = self.scopes.function_for(call, env)
-        if target is not None:  # the module's own function: what it returns, given these arguments
-            if not self.m.enter(target[0]):
+        target = self.scopes.function_for(call, env, foreign=True)
+        if target is not None:  # a function the code shows: what any of its returns gives, with these arguments
+            if not self.m.enter(target.fn):
                 return None
+            reader = target.owner.sources if target.owner is not None else self
             try:
-                return self.untrusted(target[1], target[2])
+                found = next((s for s in (reader.untrusted(v, target.env) for v in target.returns) if s is not None),
+                             None)
             finally:
-                self.m.leave(target[0])
+                self.m.leave(target.fn)
+            if found is None:
+                return None
+            if target.owner is not None:
+                found = self.m.adopt_source(found, self.m.span(call))
+            step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
+            return replace(found, flow=(*found.flow, step))
         for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:

@@ -74,9 +74,17 @@ class Strings(Component):
         return found if found is not None else [self.slot_piece(node, env)]
 
     def name_text(self, node: ast.Name | ast.Attribute, env: Env) -> list[Piece] | None:
-        binding = self.scopes.resolve(node, env)
+        binding = self.scopes.resolve(node, env, foreign=True)
         if binding is None:
             return None
+        if binding.owner is not None:  # a constant of another module: its text, where it is used here
+            if not self.m.enter(binding.value):
+                return None
+            try:
+                found = binding.owner.strings.text(binding.value, binding.env)
+            finally:
+                self.m.leave(binding.value)
+            return None if found is None else self.m.adopt_pieces(found, self.m.span(node))
         key = self.m.binding_key(binding)
         if key in self.m.text_memo:
             found, consumed = self.m.text_memo[key]
@@ -166,15 +174,23 @@ class Strings(Component):
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
         if qualified == "str" and len(call.args) == 1:
             return self.text(call.args[0], env)
-        target = self.scopes.function_for(call, env)
-        if target is None or not self.m.enter(target[0]):
+        target = self.scopes.function_for(call, env, foreign=True)
+        if target is None or not self.m.enter(target.fn):
             return None
+        reader = target.owner.strings if target.owner is not None else self
         try:
-            found = self.text(target[1], target[2])
+            texts = [reader.text(value, target.env) for value in target.returns]
         finally:
-            self.m.leave(target[0])
-        if found is not None:
-            self.m.consumed.add(id(target[1]))
+            self.m.leave(target.fn)
+        if any(t is None for t in texts):
+            return None  # some return is not text we can read: the value is a slot with every return's facts
+        # Every return is text: the last that says something (early ones are guards: `return ""`).
+        index = next((i for i in range(len(texts) - 1, -1, -1) if texts[i]), len(texts) - 1)
+        found = texts[index]
+        assert found is not None
+        if target.owner is not None:
+            return self.m.adopt_pieces(found, self.m.span(call))
+        self.m.consumed.add(id(target.returns[index]))
         return found
 
     def template_tokens(self, node: ast.expr, env: Env) -> list[StrToken] | None:

@@ -49,7 +49,7 @@ class Tools(Component):
         ok, raw = self.flow.literal(node, env)
         if "cache_control" in entries:
             cache, cenv, element = entries["cache_control"]
-            builder.breakpoints.append(Breakpoint(self.m.span(element), 0, self.sinks.ttl(cache, cenv)))
+            builder.breakpoints.append(Breakpoint(self.m.span(element), 0, self.messages.ttl(cache, cenv)))
         inner = entries
         if not legacy and "function" in entries:
             inner = self.flow.dict_entries(entries["function"][0], entries["function"][1]) or entries

@@ -7,19 +7,27 @@ import ast
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.values import Binding, Facts, Piece, Scope
-from ctxlint.model import Fix, Observation, Source, Span
+from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
 if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.calls import Calls
     from ctxlint.frontends.python.estimates import Estimates
     from ctxlint.frontends.python.flow import Flow
+    from ctxlint.frontends.python.messages import Messages
+    from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.scopes import Scopes
     from ctxlint.frontends.python.sinks import Sinks
     from ctxlint.frontends.python.sources import Sources
+    from ctxlint.frontends.python.standalone import Standalone
     from ctxlint.frontends.python.strings import Strings
     from ctxlint.frontends.python.tools import Tools
 
@@ -28,6 +36,8 @@ if TYPE_CHECKING:
 # may take: enough for any real module, and a bound for generated shapes that multiply them.
 MIN_STEPS = 100_000
 STEPS_PER_CHARACTER = 2
+# How many names one file may look up in other modules of the project.
+MAX_LOOKUPS = 2_000
 
 
 class Positioned(Protocol):
@@ -42,8 +52,19 @@ class Positioned(Protocol):
 class Unit:
     """The module being analysed and the state the components share."""
 
-    def __init__(self, tree: ast.Module, text: str, path: str) -> None:
+    def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
+                 file: Path | None = None) -> None:
         self.tree = tree
+        self.catalogue = catalogue
+        self.project = project
+        self.file = file  # where the module is, when the project around it is known
+        self.analyzer: Analyzer  # set by the analyser that owns this unit
+        self.import_levels: dict[str, int] = {}  # names bound by relative imports: how many dots
+        self.dependencies: set[str] = set()  # other modules of the project this result read
+        # The last names of sink calls (`create`, `invoke`): a call named otherwise is no sink.
+        self.sink_names = catalogue.sink_calls.last_names() | catalogue.sink_shapes.last_names()
+        self.holder_calls: list[tuple[ast.Call, Scope, Holder]] = []
+        self.template_calls: list[tuple[ast.Call, Scope, TemplateKind]] = []
         self.text = text
         self.path = path
         self.lines = text.split("\n")
@@ -197,6 +218,72 @@ class Unit:
             return "." in dotted and head in self.from_imports
         return head not in NOT_VARIABLES or ("." in dotted and head in ("self", "cls"))
 
+    # ---- other modules of the project ------------------------------------------------------------
+
+    def foreign(self, qualified: str, level: int = 0) -> tuple[Analyzer, ast.AST] | None:
+        """The module of the project that defines ``qualified`` (``app.prompts.SYSTEM``), and
+        the value, function or class it binds to the name there."""
+        project, file = self.project, self.file
+        if project is None or file is None or project.hops >= MAX_LOOKUPS:
+            return None
+        project.hops += 1
+        module, _, name = qualified.rpartition(".")
+        if not name:
+            return None
+        path = project.module_file(module, file, level) if module or level else None
+        owner = project.analyzer(path) if path is not None else None
+        if owner is None or owner.unit is self:
+            return None
+        self.dependencies.add(owner.unit.path)
+        unit = owner.unit
+        records = unit.module_scope.assigns.get(name) or []
+        values = [r.value for r in records if r.kind == "=" and r.value is not None]
+        if values and len(records) == len(values):
+            return owner, values[-1]
+        defined = unit.module_scope.functions.get(name)
+        if defined is not None:
+            return owner, defined[0]
+        if name in unit.from_imports:  # a re-export: `from .core import SYSTEM` in a package
+            found = unit.foreign(unit.imports[name], unit.import_levels.get(name, 0))
+            if found is not None:
+                self.dependencies.add(found[0].unit.path)
+                self.dependencies |= found[0].unit.dependencies
+            return found
+        return None
+
+    def forget(self) -> None:
+        """Drop what following values remembered (another file is linted next)."""
+        self.text_memo.clear()
+        self.facts_memo.clear()
+        self.source_memo.clear()
+        self.consumed = set()
+        self.active.clear()
+        self.steps = 0
+        self.exhausted = False
+
+    def adopt_pieces(self, pieces: list[Piece], use: Span) -> list[Piece]:
+        """Text another module gives, placed where this module uses it: every piece spans the
+        use, and what data flow found there keeps its origin as a located step."""
+        return [Piece(p.text, use, self.adopt_slot(p.slot, use), p.loop) for p in pieces]
+
+    def adopt_slot(self, slot: Slot | None, use: Span) -> Slot | None:
+        if slot is None or all(s.span.path == self.path for s in slot.sources):
+            return slot
+        return replace(slot, sources=tuple(self.adopt_source(s, use) for s in slot.sources))
+
+    def adopt_source(self, source: Source, use: Span) -> Source:
+        if source.span.path == self.path:
+            return source
+        where = source.span
+        step = Evidence(EvidenceKind.FLOW, f"in {where.path}, line {where.line}", where, source.strong)
+        content = tuple(replace(s, span=use) for s in source.content)
+        return replace(source, detail=f"{source.detail} in {where.path}:{where.line}", span=use, fix=None,
+                       content=content, flow=(step, *source.flow))
+
+    def adopt_facts(self, facts: Facts, use: Span) -> Facts:
+        return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
+                     facts.variable_length)
+
     def short(self, func: ast.expr) -> str:
         """A call's name for a message: ``session.call_tool`` (its last two parts)."""
         return ".".join(self.chain(func)[-2:]) or self.code(func)
@@ -216,8 +303,8 @@ class Unit:
         """What a followed value depends on: the expression, where it is evaluated, the
         arguments bound to that scope's parameters and the changes made after it."""
         env = binding.env
-        return (id(binding.value), id(env.scope), tuple((name, id(node), id(caller)) for name, node, caller in
-                                                        env.bindings), tuple(id(e) for e in binding.extras))
+        return (id(binding.value), id(env.scope), tuple((b.param, id(b.node), id(b.env)) for b in env.bindings),
+                tuple(id(e) for e in binding.extras))
 
 
     def enter(self, node: object) -> bool:
@@ -250,7 +337,10 @@ class Component:
     strings: Strings
     flow: Flow
     sources: Sources
+    calls: Calls
+    messages: Messages
     sinks: Sinks
+    standalone: Standalone
     tools: Tools
     estimates: Estimates
 

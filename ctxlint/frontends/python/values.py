@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span
+from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
 
 
 @dataclass
@@ -66,15 +70,26 @@ class Assign:
 
 
 @dataclass(frozen=True)
+class Bound:
+    """A parameter bound to the argument a call gives it: the argument is evaluated in the
+    caller's env, by the caller's module when that is another one (``owner``)."""
+
+    param: str
+    node: ast.expr
+    env: Env
+    owner: Analyzer | None = None
+
+
+@dataclass(frozen=True)
 class Env:
     scope: Scope
-    bindings: tuple[tuple[str, ast.expr, Env], ...] = ()  # (parameter, argument node, caller env)
+    bindings: tuple[Bound, ...] = ()
     depth: int = 0
 
-    def bound(self, name: str) -> tuple[ast.expr, Env] | None:
-        for param, node, env in self.bindings:
-            if param == name:
-                return node, env
+    def bound(self, name: str) -> Bound | None:
+        for bound in self.bindings:
+            if bound.param == name:
+                return bound
         return None
 
 
@@ -86,6 +101,7 @@ class Binding:
     env: Env
     extras: list[Assign]
     loops: int = 0  # loops around the base assignment (an extra inside more loops repeats)
+    owner: Analyzer | None = None  # the module that holds the value, when it is another one
 
     def loop_of(self, extra: Assign) -> Loop | None:
         return extra.loops[-1] if len(extra.loops) > self.loops else None
@@ -116,6 +132,7 @@ class Builder:
     def __init__(self) -> None:
         self.segments: list[Segment] = []
         self.breakpoints: list[Breakpoint] = []
+        self.tools: list[ToolDef] = []
         self.message_index = -1
 
     def next_message(self) -> None:

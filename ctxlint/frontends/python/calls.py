@@ -1,0 +1,192 @@
+"""Call paths: what a call calls, as the framework catalogue names it.
+
+The path of ``client.chat.completions.create`` where ``client = OpenAI()`` is
+``openai.OpenAI().chat.completions.create``: the receiver is followed through names, ``self``
+attributes, parameter annotations and the module's own functions to the call that made it, and
+``()`` marks an instance. A receiver the code does not show is ``?``. In a LangChain pipe
+(``prompt | llm``) the path is that of the chat model in it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frameworks import Holder
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
+
+UNKNOWN = "?"
+# How many names, attributes and calls one path may follow.
+_MAX_PATH = 24
+
+
+def last_name(func: ast.expr) -> str | None:
+    """The name a call is made by: ``create`` in ``x.y.create(...)``, ``completion`` in ``completion(...)``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+class Calls(Component):
+    def path(self, node: ast.expr, env: Env, depth: int = 0) -> str:
+        """The call path of an expression (a callee, a receiver, a value)."""
+        if depth > _MAX_PATH or not self.m.step():
+            return UNKNOWN
+        if isinstance(node, ast.Await):
+            return self.path(node.value, env, depth + 1)
+        if isinstance(node, ast.Call):
+            target = self.scopes.function_for(node, env, foreign=True)
+            if target is not None and self.m.enter(target.fn):
+                reader = target.owner.calls if target.owner is not None else self
+                try:  # what a function the code shows returns (`make_client()`)
+                    for value in target.returns:
+                        found = reader.path(value, target.env, depth + 1)
+                        if found != UNKNOWN:
+                            return found
+                finally:
+                    self.m.leave(target.fn)
+            return self.path(node.func, env, depth + 1) + "()"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            # A pipe: its path is that of the chat model (or agent) in it.
+            for part in self.pipe(node):
+                if self.holder(part, env) is not None:
+                    return self.path(part, env, depth + 1)
+            return UNKNOWN
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                binding = self.scopes.resolve(node, env)
+                if binding is not None and self.m.enter(binding.value):
+                    try:
+                        return self.path(binding.value, binding.env, depth + 1)
+                    finally:
+                        self.m.leave(binding.value)
+                return UNKNOWN + "." + node.attr
+            return self.path(node.value, env, depth + 1) + "." + node.attr
+        if isinstance(node, ast.Name):
+            return self.name_path(node, env, depth)
+        return UNKNOWN
+
+    def name_path(self, node: ast.Name, env: Env, depth: int) -> str:
+        if node.id in self.m.imports and node.id not in self.m.from_imports:
+            return self.m.imports[node.id]  # a module: `openai`, `np`
+        binding = self.scopes.resolve(node, env, foreign=True)
+        if binding is not None:
+            if not self.m.enter(binding.value):
+                return UNKNOWN
+            reader = binding.owner.calls if binding.owner is not None else self
+            try:
+                return reader.path(binding.value, binding.env, depth + 1)
+            finally:
+                self.m.leave(binding.value)
+        annotation = self.annotation(node.id, env)
+        if annotation is not None:
+            return self.annotation_path(annotation)
+        if node.id in self.m.imports:
+            return self.m.imports[node.id]  # an object imported from a library: `from openai import OpenAI`
+        return node.id if self.defined(node.id, env) else UNKNOWN
+
+    def annotation(self, name: str, env: Env) -> ast.expr | None:
+        scope = env.scope
+        if scope.kind == "function" and name in scope.params and env.bound(name) is None:
+            return scope.params[name].annotation
+        return None
+
+    def annotation_path(self, annotation: ast.expr) -> str:
+        """An instance of the annotated type: ``client: OpenAI`` -> ``openai.OpenAI()``."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return UNKNOWN
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            for side in (annotation.left, annotation.right):
+                if not (isinstance(side, ast.Constant) and side.value is None):
+                    return self.annotation_path(side)
+        if isinstance(annotation, ast.Subscript) and (self.m.qualified(annotation.value) or "").rsplit(".", 1)[-1] in (
+                "Optional", "Union", "Annotated"):
+            inner = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice
+            return self.annotation_path(inner)
+        qualified = self.m.qualified(annotation)
+        return qualified + "()" if qualified else UNKNOWN
+
+    def defined(self, name: str, env: Env) -> bool:
+        scope = env.scope
+        while scope is not None:
+            if name in scope.functions:
+                return True
+            scope = scope.parent
+        return False
+
+    # ---- objects built by framework constructors -------------------------------------------------
+
+    def pipe(self, node: ast.BinOp) -> list[ast.expr]:
+        """The parts of ``a | b | c`` in order."""
+        parts: list[ast.expr] = []
+        stack: list[ast.expr] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.BinOp) and isinstance(current.op, ast.BitOr):
+                stack.extend((current.right, current.left))
+            else:
+                parts.append(current)
+        return parts
+
+    def constructor(self, node: ast.expr, env: Env) -> tuple[ast.Call, Env] | None:
+        """The call that built the object ``node`` names (through names, ``self`` attributes,
+        the module's own functions and methods called on it, such as ``.bind_tools(...)``)."""
+        for _ in range(_MAX_PATH):
+            if isinstance(node, ast.Await):
+                node = node.value
+                continue
+            if isinstance(node, ast.Call):
+                target = self.scopes.function_for(node, env)
+                if target is not None:
+                    node, env = target.returns[-1], target.env
+                    continue
+                return node, env
+            binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if binding is None:
+                return None
+            node, env = binding.value, binding.env
+        return None
+
+    def holder(self, node: ast.expr, env: Env) -> tuple[Holder, ast.Call, Env] | None:
+        """The framework object (a chat model, an agent) ``node`` is, with the call that built it."""
+        catalogue = self.m.catalogue
+        seen = 0
+        found = self.constructor(node, env)
+        while found is not None and seen < _MAX_PATH:
+            call, call_env = found
+            seen += 1
+            for holder in catalogue.holders.match(self.path(call.func, call_env)):
+                assert isinstance(holder, Holder)
+                return holder, call, call_env
+            # `ChatOpenAI(...).bind_tools(tools)`: a method of the object gives the object back.
+            if not isinstance(call.func, ast.Attribute):
+                return None
+            found = self.constructor(call.func.value, call_env)
+        return None
+
+    def receiver_calls(self, func: ast.expr, env: Env) -> list[tuple[ast.Call, Env]]:
+        """The calls along a method's receiver (``llm.bind_tools(t).invoke`` ->
+        ``bind_tools(t)``), following names to what they hold."""
+        found: list[tuple[ast.Call, Env]] = []
+        node: ast.expr | None = func.value if isinstance(func, ast.Attribute) else None
+        for _ in range(_MAX_PATH):
+            if node is None:
+                break
+            if isinstance(node, ast.Call):
+                found.append((node, env))
+                node = node.func.value if isinstance(node.func, ast.Attribute) else None
+                continue
+            if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name)
+                                                        and node.value.id in ("self", "cls")):
+                node = node.value
+                continue
+            binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if binding is None:
+                break
+            node, env = binding.value, binding.env
+        return found

@@ -1,0 +1,265 @@
+"""Messages: lists of role/content dicts, ``(role, text)`` pairs and framework message objects
+(``SystemMessage(content=...)``, ``ChatMessage.from_user(...)``), message content blocks, and
+prompt templates (``ChatPromptTemplate.from_messages``, Haystack's Jinja ``PromptBuilder``)
+whose fields are slots, filled where the code shows the values."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from ctxlint.frameworks import MessageKind, TemplateKind
+from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.knowledge import ROLES, TEXT_BLOCK_TYPES
+from ctxlint.frontends.python.literals import StrToken, decode_tokens, in_loop, unique, with_sources
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Builder, Env, Item, Piece
+from ctxlint.model import Breakpoint, Role, Slot, Span
+
+# Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
+# Cohere's v1 chat history `message`.
+_CONTENT_KEYS = ("content", "parts", "message")
+Variables = dict[str, tuple[ast.expr, Env]]
+
+
+def role_of(name: str | None) -> Role:
+    """A role named in code (`"system"`, `MessageRole.SYSTEM`, `"human"`); the user's by default."""
+    if not name:
+        return Role.USER
+    return ROLES.get(name.rsplit(".", 1)[-1].lower(), Role.USER)
+
+
+class Messages(Component):
+    # ---- message lists ---------------------------------------------------------------------------
+
+    def message_list(self, node: ast.expr, env: Env, builder: Builder, variables: Variables | None = None) -> None:
+        items = self.flow.items(node, env)
+        if items is None:
+            items = [Item(node, env, None, True, self.flow.unordered_source(node, env))]
+        for item in items:
+            self.message(item, builder, variables)
+
+    def message(self, item: Item, builder: Builder, variables: Variables | None = None) -> None:
+        builder.next_message()
+        if item.variable:
+            piece = self.strings.slot_piece(item.node, item.env, variable=True)
+            builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.USER, item.loop)
+            return
+        first = len(builder.segments)
+        self.message_content(item, builder, variables)
+        if item.sources:  # the messages come in an order that changes between calls
+            builder.segments[first:] = [
+                replace(s, slot=with_sources(s.slot, item.sources)) if s.slot else s for s in builder.segments[first:]
+            ]
+
+    def message_content(self, item: Item, builder: Builder, variables: Variables | None) -> None:
+        node, env = self.scopes.deref(item.node, item.env)
+        if isinstance(node, ast.Tuple) and len(node.elts) == 2:  # ("system", "You are ...")
+            role = self.flow.literal_str(node.elts[0], env)
+            if role is not None:
+                self.m.consumed.update((id(item.node), id(node)))
+                self.template_text(node.elts[1], env, builder, role_of(role), item.loop, variables)
+                return
+        if isinstance(node, ast.Call) and self.constructed(node, env, builder, item.loop, variables):
+            self.m.consumed.update((id(item.node), id(node)))
+            return
+        entries = self.flow.dict_entries(item.node, item.env)
+        if entries is None:
+            builder.add(self.strings.pieces(item.node, item.env), Role.USER, item.loop)
+            return
+        self.m.consumed.update((id(item.node), id(node)))
+        role = Role.USER
+        if "role" in entries:
+            role = role_of(self.flow.literal_str(entries["role"][0], entries["role"][1]))
+        key = next((k for k in _CONTENT_KEYS if k in entries), None)
+        if key is not None:
+            value, value_env, _ = entries[key]
+            self.content(value, value_env, builder, role, item.loop)
+
+    def constructed(self, call: ast.Call, env: Env, builder: Builder, loop: str | None,
+                    variables: Variables | None) -> bool:
+        """A framework message object or template as one message; False when ``call`` is neither."""
+        path = self.calls.path(call.func, env)
+        for kind in self.m.catalogue.messages.match(path):
+            assert isinstance(kind, MessageKind)
+            self.message_object(call, env, kind, builder, loop, variables)
+            return True
+        for template in self.m.catalogue.templates.match(path):
+            assert isinstance(template, TemplateKind)
+            self.template(call, env, template, builder, variables, loop)
+            return True
+        return False
+
+    def message_object(self, call: ast.Call, env: Env, kind: MessageKind, builder: Builder, loop: str | None,
+                       variables: Variables | None) -> None:
+        role = role_of(kind.role)
+        if kind.role_argument is not None:
+            entry = self.sinks.find(kind.role_argument, call, env)
+            if entry is not None:
+                role = role_of(self.flow.literal_str(entry[0], entry[1]) or self.m.dotted(entry[0]))
+        entry = self.sinks.find(kind.content, call, env)
+        if entry is None:
+            return
+        value, value_env, _ = entry
+        if kind.variable:
+            name = self.flow.literal_str(value, value_env) or self.m.code(value)
+            slot = Slot(name, names=(name,) if name.isidentifier() else (), variable_length=True)
+            builder.add([Piece(name, self.m.span(value), slot)], Role.USER, loop or name)
+            return
+        if variables is not None:
+            self.template_text(value, value_env, builder, role, loop, variables)
+        else:
+            self.content(value, value_env, builder, role, loop)
+
+    def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
+        """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
+        if self.strings.text(node, env) is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
+            blocks = self.flow.items(node, env)
+            if blocks and not any(b.variable for b in blocks):
+                for block in blocks:
+                    self.block(block, builder, role, loop)
+                return
+        builder.add(self.strings.pieces(node, env), role, loop)
+
+    def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
+        entries = self.flow.dict_entries(item.node, item.env)
+        loop = item.loop or loop
+        if entries is None:
+            builder.add(self.strings.pieces(item.node, item.env), role, loop)
+            return
+        kind = self.flow.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
+        if kind in TEXT_BLOCK_TYPES and "text" in entries:
+            node, env, _ = entries["text"]
+            builder.add(self.strings.pieces(node, env), role, loop)
+        elif kind == "tool_result" and "content" in entries:
+            node, env, _ = entries["content"]
+            self.content(node, env, builder, Role.TOOL, loop)
+        if "cache_control" in entries:
+            node, env, element = entries["cache_control"]
+            builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))
+
+    def ttl(self, node: ast.expr, env: Env) -> str | None:
+        entries = self.flow.dict_entries(node, env) or {}
+        return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
+
+    def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLES)) -> bool:
+        if not isinstance(node, ast.Dict):
+            return False
+        entries = self.flow.dict_entries(node, env)
+        if not entries or "role" not in entries or not any(k in entries for k in _CONTENT_KEYS):
+            return False
+        role = self.flow.literal_str(entries["role"][0], entries["role"][1])
+        return role is not None and role.lower() in roles
+
+    def is_message_object(self, node: ast.expr, env: Env) -> bool:
+        return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))
+
+    # ---- templates -------------------------------------------------------------------------------
+
+    def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder,
+                 variables: Variables | None, loop: str | None = None) -> None:
+        """The messages of a prompt template, its fields filled from ``variables`` where given."""
+        syntax = kind.syntax
+        if kind.syntax_argument is not None:
+            entry = self.sinks.find(kind.syntax_argument, call, env)
+            written = self.flow.literal_str(entry[0], entry[1]) if entry is not None else None
+            syntax = {"jinja2": "jinja", "mustache": "mustache", "f-string": "format"}.get(written or "", syntax)
+        if kind.text is not None:
+            entry = self.sinks.find(kind.text, call, env)
+            if entry is not None:
+                builder.next_message()
+                self.template_text(entry[0], entry[1], builder, role_of(kind.role), loop, variables or {}, syntax)
+            return
+        assert kind.messages is not None
+        entry = self.sinks.find(kind.messages, call, env)
+        if entry is None:
+            return
+        items = self.flow.items(entry[0], entry[1])
+        for item in items or [Item(entry[0], entry[1], None, True)]:
+            self.message(item, builder, variables or {})
+
+    def template_text(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None,
+                      variables: Variables | None, syntax: str = "format") -> None:
+        """Text that is a template in ``syntax`` when ``variables`` is given (its fields are
+        slots), plain text otherwise."""
+        if variables is None:
+            builder.add(self.strings.pieces(node, env), role, loop)
+            return
+        tokens = self.strings.template_tokens(node, env)
+        if tokens is None:
+            builder.add(self.strings.pieces(node, env), role, loop)
+            return
+        pieces: list[Piece] | None
+        if syntax == "format":
+            def field(name: str, span: Span) -> Piece:
+                head = name.split(".", 1)[0].split("[", 1)[0]
+                value = variables.get(head)
+                return self.strings.field_piece(name, head, value[0] if value else None,
+                                                value[1] if value else env, span)
+            pieces = self.strings.template_fields(tokens, field)
+        else:
+            pieces = self.engine_template(tokens, syntax, variables)
+        if pieces is None:
+            pieces = self.strings.pieces(node, env)
+        builder.add(in_loop(pieces, loop), role, loop)
+
+    def engine_template(self, tokens: list[StrToken], syntax: str, variables: Variables) -> list[Piece] | None:
+        """A Jinja (Haystack, mustache) or Semantic Kernel template written in a string literal:
+        its own front-end reads it, located in this file; its slots take the facts of the
+        values bound to their names."""
+        from ctxlint.frontends import jinja, semantic_kernel
+
+        text, offsets = decode_tokens(tokens)
+        end = offsets[-1] + 1 if offsets else 0
+
+        def locate(offset: int) -> tuple[int, int]:
+            return self.m.locate(offsets[offset] if offset < len(offsets) else end)
+
+        try:
+            if syntax == "sk":
+                segments = semantic_kernel.parse_template(text, self.m.path, locate)
+            else:
+                segments = jinja.parse_template(text, self.m.path, locate, default_role=Role.USER)
+        except (jinja.TemplateError, semantic_kernel.TemplateError):
+            return None
+        pieces = []
+        for segment in segments:
+            slot = segment.slot
+            if slot is not None:
+                slot = self.bind(slot, variables)
+            pieces.append(Piece(segment.text, segment.span, slot, segment.loop))
+        return pieces
+
+    def bind(self, slot: Slot, variables: Variables) -> Slot:
+        """A template slot with the facts of the Python values bound to the names it reads."""
+        for name in slot.names:
+            bound = variables.get(name.split(".", 1)[0].lstrip("$"))
+            if bound is None:
+                continue
+            facts = self.flow.facts(bound[0], bound[1])
+            slot = replace(slot, names=unique([*slot.names, *facts.names]), calls=unique([*slot.calls, *facts.calls]),
+                           sources=slot.sources + tuple(facts.sources),
+                           variable_length=slot.variable_length or facts.variable_length)
+        return slot
+
+    def variables(self, entry: Entry | None) -> Variables | None:
+        """The names a template is filled with: a dict, or ``dict(...)`` keywords."""
+        if entry is None:
+            return None
+        entries = self.flow.dict_entries(entry[0], entry[1])
+        return None if entries is None else {k: (v[0], v[1]) for k, v in entries.items()}
+
+    def template_of(self, node: ast.expr, env: Env) -> tuple[TemplateKind, ast.Call, Env] | None:
+        """The prompt template ``node`` is, or begins with (``prompt | llm``)."""
+        found = self.calls.constructor(node, env)
+        if found is None:
+            resolved = self.scopes.deref(node, env)
+            if isinstance(resolved[0], ast.BinOp) and isinstance(resolved[0].op, ast.BitOr):
+                first = self.calls.pipe(resolved[0])[0]
+                return self.template_of(first, resolved[1])
+            return None
+        call, call_env = found
+        for kind in self.m.catalogue.templates.match(self.calls.path(call.func, call_env)):
+            assert isinstance(kind, TemplateKind)
+            return kind, call, call_env
+        return None

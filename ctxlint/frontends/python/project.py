@@ -1,0 +1,123 @@
+"""The linted tree's other Python modules, found by name when an import needs them.
+
+``from app.prompts import SYSTEM`` in ``app/chat.py`` is looked up as ``app/prompts.py`` (or
+``app/prompts/__init__.py``) under each folder from the importing file's up to the project
+root, nearest first (a ``src/`` layout and a monorepo's ``libs/x/`` both resolve), relative
+imports from the importing file's package. Nothing outside the root is read. The index is the
+file system itself, asked a few ``stat`` calls per import and remembered, so building it costs
+nothing up front; parsed modules are kept (a bounded number, per process: forked workers each
+keep their own) and analysed only as far as a value is followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxlint.frameworks import Catalogue
+    from ctxlint.frontends.python.analyzer import Analyzer
+
+# Modules kept parsed per process, and the largest one read for an import.
+MAX_MODULES = 48
+MAX_MODULE_BYTES = 400_000
+# How many modules one value may cross (a constant imported from a module that imports it ...).
+MAX_HOPS = 6
+
+
+class Project:
+    def __init__(self, root: Path, catalogue: Catalogue) -> None:
+        self.root = root.resolve()
+        self.catalogue = catalogue
+        self.files: dict[tuple[str, Path, int], Path | None] = {}
+        self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
+        self.hops = 0
+
+    def module_file(self, module: str, importer: Path, level: int) -> Path | None:
+        """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
+        key = (module, importer.parent, level)
+        if key not in self.files:
+            self.files[key] = self._find(module, importer, level)
+        return self.files[key]
+
+    def _find(self, module: str, importer: Path, level: int) -> Path | None:
+        parts = [p for p in module.split(".") if p]
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = []
+            folder = importer.parent
+            while True:
+                bases.append(folder)
+                if folder == self.root or self.root not in folder.parents:
+                    break
+                folder = folder.parent
+            bases.append(self.root / "src")
+        for base in bases:
+            if base != self.root and self.root not in base.parents:
+                continue
+            target = base.joinpath(*parts)
+            for candidate in ((target.with_name(target.name + ".py"),) if parts else ()) + (target / "__init__.py",):
+                if candidate.is_file():
+                    return candidate
+        return None
+
+    def analyzer(self, path: Path) -> Analyzer | None:
+        """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
+        if path in self.modules:
+            self.modules.move_to_end(path)
+            return self.modules[path]
+        found = self._load(path)
+        self.modules[path] = found
+        while len(self.modules) > MAX_MODULES:
+            self.modules.popitem(last=False)
+        return found
+
+    def _load(self, path: Path) -> Analyzer | None:
+        from ctxlint.frontends.python.analyzer import Analyzer
+        from ctxlint.frontends.python.prefilter import precheck
+
+        try:
+            if path.stat().st_size > MAX_MODULE_BYTES:
+                return None
+            text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            return None
+        display = display_path(path)
+        problem, tree = precheck(text, display)
+        if problem is not None or tree is None:
+            return None
+        analyzer = Analyzer(tree, text, display, self.catalogue, self, path)
+        analyzer.scopes.index_module()
+        return analyzer
+
+    def begin(self) -> None:
+        """A new file is linted: values the kept modules followed for the last one are
+        forgotten (they may name its nodes), their step budgets start again."""
+        for analyzer in self.modules.values():
+            if analyzer is not None:
+                analyzer.unit.forget()
+        self.hops = 0
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+_PROJECTS: dict[tuple[Path, int], Project] = {}
+
+
+def project_for(root: Path, catalogue: Catalogue) -> Project:
+    key = (root.resolve(), id(catalogue))
+    if key not in _PROJECTS:
+        _PROJECTS.clear()  # one project per run: a new root or catalogue starts afresh
+        _PROJECTS[key] = Project(root, catalogue)
+    return _PROJECTS[key]

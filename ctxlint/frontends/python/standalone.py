@@ -1,0 +1,98 @@
+"""Prompts no call site of the module sends: prompt constants, prompt functions (every return),
+message lists, system messages, agents and templates built with a framework, and DSPy-style
+signatures. Each becomes a request of its own, unless another request already includes it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ctxlint.frameworks import Holder, TemplateKind
+from ctxlint.frontends.python.knowledge import prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Builder, Env, Item
+from ctxlint.model import Request, Role, Span
+
+
+class Standalone(Component):
+    def requests(self, used: set[int], context: bool) -> list[Request]:
+        """Prompt constants, prompt functions and message lists that no call site of the module
+        sends: one request each, unless another one already includes it.
+
+        Without ``context`` (an LLM import, a call site, a tool, a prompt path) only strong
+        signs count: message dicts with a role, and names only prompts carry (``SYSTEM_PROMPT``).
+        """
+        candidates: list[tuple[int, Span, Builder, set[int], bool]] = []
+        # Whether the source says which role the text is sent in: message dicts and MCP prompts
+        # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
+        marked: dict[int, bool] = {}
+
+        def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
+            self.m.consumed = set()
+            builder = Builder()
+            build(builder)
+            if builder.segments or builder.tools:
+                candidates.append((key, anchor, builder, self.m.consumed, strong))
+                marked[key] = says_role
+
+        for scope in self.m.all_scopes():
+            for name, records in scope.assigns.items():
+                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
+                if not bases or not prompt_name(name):
+                    continue
+                base = records[bases[-1]]
+                pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
+                if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
+                    assert base.target is not None and base.value is not None
+                    add(id(base.value), self.m.span(base.target), lambda b, p=pieces: b.system(p, Role.SYSTEM),
+                        strong_prompt_name(name), system_name(name))
+        for fn, scope in self.m.functions:
+            mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
+            if not (mcp_prompt or prompt_name(fn.name)):
+                continue
+            role = Role.USER if mcp_prompt else Role.SYSTEM  # an MCP prompt is a user message
+            for value in scope.returns:  # every return: each is a prompt the function can give
+                pieces = self.strings.text(value, Env(scope))
+                if pieces:
+                    add(id(value), self.m.name_span(fn), lambda b, p=pieces, r=role: b.system(p, r),
+                        mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
+        for node, scope in self.m.lists:
+            env = Env(scope)
+            if any(self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
+                   for e in node.elts if not isinstance(e, ast.Starred)):
+                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages.message_list(n, e, b), True)
+        for node, scope in self.m.dicts:
+            env = Env(scope)
+            if self.messages.is_message_dict(node, env, roles=("system", "developer")):
+                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages.message(Item(n, e), b), True)
+        for call, scope, holder in self.m.holder_calls:
+            if holder.standalone:
+                add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), h=holder: self.holder(c, e, h, b),
+                    True)
+        for call, scope, template in self.m.template_calls:
+            add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), t=template: self.template(c, e, t, b),
+                True)
+        context = context or any(strong for *_, strong in candidates)
+        included: dict[int, int] = {}  # value -> how many other candidates include it
+        for key, _, _, consumed, _ in candidates:
+            for value in consumed - {key}:
+                included[value] = included.get(value, 0) + 1
+        requests = []
+        for key, anchor, builder, _, _ in candidates:
+            if key in used or included.get(key):
+                continue
+            if not context or not (builder.tools or any(s.has_words for s in builder.segments)):
+                continue
+            requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
+                                    breakpoints=tuple(builder.breakpoints), roles_marked=marked[key]))
+        return requests
+
+    def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
+        parts = self.sinks.holder_parts(holder, call, env)
+        builder.segments.extend(parts.builder.segments)
+        builder.breakpoints.extend(parts.builder.breakpoints)
+        builder.tools.extend(parts.tools)
+
+    def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
+        self.messages.template(call, env, kind, builder, {})
