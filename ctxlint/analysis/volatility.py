@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
-from ctxlint.model import Slot
+from ctxlint.model import Request, Segment, Slot
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -75,3 +75,18 @@ def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:
         elif fnmatchcase(normal, pattern) or fnmatchcase(last, pattern):
             return True
     return False
+
+
+def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
+    """A slot before ``index`` that differs per call anyway (the question, history, a loop
+    over retrieved documents): the cacheable prefix already ends there."""
+    from ctxlint.analysis import names  # names builds on this module's normalise()
+
+    for segment in request.segments[:index]:
+        slot = segment.slot
+        if slot is None or names.measured(slot):
+            continue
+        if segment.loop is not None or any(names.matches(n, per_call) or names.matches(names.last(n), per_call)
+                                           for n in slot.names):
+            return segment
+    return None

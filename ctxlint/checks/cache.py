@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ctxlint.analysis import names
-from ctxlint.analysis.volatility import volatile_reason
+from ctxlint.analysis.volatility import per_call_before, volatile_reason
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -53,19 +52,6 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         return
 
 
-def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
-    """A slot before ``index`` that differs per call anyway (the question, history, a loop
-    over retrieved documents): the cacheable prefix already ends there."""
-    for segment in request.segments[:index]:
-        slot = segment.slot
-        if slot is None or names.measured(slot):
-            continue
-        if segment.loop is not None or any(names.matches(n, per_call) or names.matches(names.last(n), per_call)
-                                           for n in slot.names):
-            return segment
-    return None
-
-
 @request_check(options={"max_breakpoints": INTEGER})
 def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
     """Report breakpoints the provider rejects or that can never produce a cache hit."""
@@ -78,6 +64,7 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
             f"This request sets {len(breakpoints)} `cache_control` breakpoints; the provider accepts at "
             f"most {maximum} and rejects the request. Keep the {maximum} that end the longest stable "
             "stretches (tools, system, the last turn).",
+            evidence=tuple(Evidence(EvidenceKind.SOURCE, "a cache_control breakpoint", b.span) for b in breakpoints),
         )
     seen_short_ttl = False
     for breakpoint in breakpoints:
@@ -89,6 +76,8 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
                 f"This breakpoint caches a prefix that contains `{volatile.text}` "
                 f"(line {volatile.span.line}), which changes on every call, so the cache is written "
                 "and paid for each time and never read. Move the value after the breakpoint.",
+                evidence=(Evidence(EvidenceKind.SOURCE, f"`{volatile.text}` changes on every call", volatile.span),
+                          Evidence(EvidenceKind.SINK, "inside the prefix this breakpoint caches", breakpoint.span)),
             )
         if breakpoint.ttl == "1h" and seen_short_ttl:
             ctx.report(

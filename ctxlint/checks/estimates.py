@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ctxlint.checks import file_check
 from ctxlint.context import CheckContext
-from ctxlint.model import ParsedFile
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile
 
 
 @file_check
@@ -20,4 +20,5 @@ def char_based_token_estimate(parsed: ParsedFile, ctx: CheckContext) -> None:
             f"characters per token), so budgets built on it overflow or waste the window. Count with the "
             f"model's tokenizer: tiktoken for OpenAI models, the provider's token-counting endpoint otherwise.",
             observation.fix,
+            evidence=(Evidence(EvidenceKind.SOURCE, f"`{observation.detail}` used as a token count", observation.span),),
         )

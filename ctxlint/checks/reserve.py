@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxlint.analysis.budget import static_tokens
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request, SourceKind
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, SourceKind
 
 
 @request_check
@@ -18,27 +18,52 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         request.anchor,
         f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
         f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
+        evidence=(Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),),
     )
 
 
-@request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER})
+@request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER, "short_answers": STRINGS})
 def reserve_too_small(request: Request, ctx: CheckContext) -> None:
-    """Report an output limit below the configured minimum, or too small for a tool call."""
+    """Report an output limit below the configured minimum, or too small for a tool call.
+
+    A tiny limit is right for a prompt that asks for a tiny answer (a label, a score, yes or
+    no): without tools, a prompt whose text asks for one is left alone, and one whose text
+    cannot be seen (the messages come from elsewhere) is reported at low confidence.
+    """
     limit = request.output_limit
     if limit is None or limit.value is None:
         return
-    needed = ctx.options["minimum"]
-    reason = "a useful answer"
-    if request.tools and ctx.options["minimum_with_tools"] > needed:
+    setting = Evidence(EvidenceKind.SOURCE, f"`{limit.key}` set to {limit.value:,}", limit.span)
+    if request.tools and limit.value < ctx.options["minimum_with_tools"]:
         needed = ctx.options["minimum_with_tools"]
-        reason = f"a complete call to one of its {len(request.tools)} tool(s)"
-    if limit.value < needed:
         ctx.report(
             limit.span,
-            f"`{limit.key}: {limit.value}` leaves too little room for {reason} (at least {needed:,} "
-            f"tokens); the answer is cut off and a cut-off tool call cannot be parsed. Raise it to "
-            f"{needed:,} or more.",
+            f"`{limit.key}: {limit.value}` leaves too little room for a complete call to one of its "
+            f"{len(request.tools)} tool(s) (at least {needed:,} tokens); a cut-off tool call cannot be "
+            f"parsed, and the agent fails or retries at full price. Raise it to {needed:,} or more.",
+            evidence=(setting, Evidence(EvidenceKind.SINK, f"{len(request.tools)} tool(s) offered", request.anchor)),
         )
+        return
+    needed = ctx.options["minimum"]
+    if limit.value >= needed:
+        return
+    text = " ".join(s.text for s in request.segments if s.slot is None)
+    if _asks_for_short_answer(text, ctx.options["short_answers"]):
+        return
+    ctx.report(
+        limit.span,
+        f"`{limit.key}: {limit.value}` leaves too little room for a useful answer (at least {needed:,} "
+        f"tokens), so the answer is cut off mid-sentence. Raise it to {needed:,} or more, or ask for an "
+        "answer that short in the prompt.",
+        confidence=Confidence.HIGH if text.strip() else Confidence.LOW,
+        evidence=(setting,) if text.strip() else (
+            setting, Evidence(EvidenceKind.SINK, "the prompt's text is not visible here", request.anchor, False)),
+    )
+
+
+def _asks_for_short_answer(text: str, phrases: list[str]) -> bool:
+    lowered = " ".join(text.lower().split())
+    return any(phrase.lower() in lowered for phrase in phrases)
 
 
 @request_check(options={"budget": INTEGER})
@@ -55,6 +80,8 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
             limit.span,
             f"`{limit.key}: {limit.value:,}` is above {info.name}'s maximum output of {info.max_output:,} "
             f"tokens; the API rejects the request. Lower it to {info.max_output:,} or less.",
+            evidence=(Evidence(EvidenceKind.SOURCE, f"`{limit.key}` set to {limit.value:,}", limit.span),
+                      Evidence(EvidenceKind.SINK, f"{info.name}: at most {info.max_output:,} output tokens", None)),
         )
     budget = ctx.options["budget"] or (info.window if info else 0)
     if not budget:
@@ -72,6 +99,9 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
             f"The fixed prompt ({fixed:,} tokens of tools and static text) plus the output reserve "
             f"({reserve:,}) is {fixed + reserve:,} tokens, over {what} by {fixed + reserve - budget:,} "
             "before any variable content is added. Trim the prompt or tools, or lower the reserve.",
+            evidence=(Evidence(EvidenceKind.SOURCE, f"{fixed:,} fixed tokens counted with the request's tokenizer",
+                               request.anchor),
+                      Evidence(EvidenceKind.SINK, what, None)),
         )
 
 
@@ -92,4 +122,8 @@ def silent_truncation(request: Request, ctx: CheckContext) -> None:
                     f"`{source.detail}` cuts the text to a fixed length and leaves nothing in its place, "
                     "so the model cannot tell that content is missing and answers as if it had it all. "
                     "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead.",
+                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span,
+                                       source.strong), *source.flow,
+                              Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
+                                       "after it", segment.span)),
                 )

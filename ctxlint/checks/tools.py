@@ -11,9 +11,9 @@ from collections.abc import Mapping
 
 from ctxlint.analysis.accounting import ToolCost, schema_prefix, tool_cost_breakdown, tools_tokens
 from ctxlint.analysis.budget import utf8_bytes
-from ctxlint.checks import INTEGER, NUMBER, request_check
+from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request, ToolDef
+from ctxlint.model import Evidence, EvidenceKind, Request, ToolDef
 from ctxlint.tokens import ModelInfo
 
 
@@ -30,6 +30,12 @@ def _tokens(n: int, info: ModelInfo | None) -> str:
 
 def _label(tool: ToolDef) -> str:
     return f"`{tool.name}`" if tool.name else "the unnamed tool"
+
+
+def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]:
+    """Evidence: the tool as written, and the request that offers it."""
+    return (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
+            Evidence(EvidenceKind.SINK, f"offered with {len(request.tools)} tool(s) in one request", request.anchor))
 
 
 @request_check(options={"max_tokens": INTEGER})
@@ -49,6 +55,7 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
             f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
             f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
             "reference material into the tool's result.",
+            evidence=_offered(tool, request, f"{_tokens(cost.tokens, info)} counted"),
         )
 
 
@@ -89,6 +96,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         f"{what} {verb} {_tokens(total, info)} on every call{price}, over "
         f"{' and '.join(over)}; the largest: {biggest}. Offer only the tools this step needs, or "
         "trim their descriptions and enums.",
+        evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
 
@@ -103,20 +111,22 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
         "model picks the wrong one more often, and each definition is paid on every call. Offer the "
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
+        evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
 
-@request_check(options={"min_share": NUMBER, "min_tokens": INTEGER})
+@request_check(options={"min_share": NUMBER, "min_tokens": INTEGER, "kinds": STRINGS})
 def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
-    """Report a description or enum that makes up most of a tool's cost."""
+    """Report an enum (or, when configured, a description) that makes up most of a tool's cost."""
     min_share = ctx.options["min_share"]
     min_tokens = ctx.options["min_tokens"]
+    kinds = set(ctx.options["kinds"])
     info = _model(request, ctx) if request.tools else None
     for tool in request.tools:
         if tool_cost_breakdown(tool, info, count=utf8_bytes).biggest_field_tokens < min_tokens:
             continue  # bytes bound every field's tokens: none can reach min_tokens
         cost = tool_cost_breakdown(tool, info)
-        if not _is_verbose_kind(cost) or cost.biggest_field_tokens < min_tokens or cost.tokens <= 0:
+        if _field_kind(cost) not in kinds or cost.biggest_field_tokens < min_tokens or cost.tokens <= 0:
             continue
         share = cost.biggest_field_tokens / cost.tokens
         if share < min_share:
@@ -130,12 +140,18 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
             tool.span,
             f"`{field}` of tool {_label(tool)} is {_tokens(cost.biggest_field_tokens, info)}, {share:.0%} of "
             f"the tool's {_tokens(cost.tokens, info)}, paid on every call. {advice}",
+            evidence=_offered(tool, request, f"`{field}` is {share:.0%} of its {_tokens(cost.tokens, info)}"),
         )
 
 
-def _is_verbose_kind(cost: ToolCost) -> bool:
+def _field_kind(cost: ToolCost) -> str | None:
+    """``enum`` or ``description`` for the fields this rule judges; None for any other field."""
     field = cost.biggest_field
-    return field == "description" or field.endswith((".description", ".enum"))
+    if field.endswith(".enum"):
+        return "enum"
+    if field == "description" or field.endswith(".description"):
+        return "description"
+    return None
 
 
 # --- schema validity ---------------------------------------------------------------------------
@@ -186,23 +202,27 @@ def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
             continue
         if not tool.name:
             ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {shape} rejects "
-                                  "the request. Give it a `name`.")
+                                  "the request. Give it a `name`.", evidence=_offered(tool, request, "no name"))
         else:
             pattern, allowed = _NAME_RULES[shape]
             if not pattern.fullmatch(tool.name):
                 ctx.report(tool.span, f"Tool name `{tool.name}` is not a valid {shape} tool name ({allowed}); "
                                       "the request is rejected. Rename it, e.g. "
-                                      f"`{_suggest(tool.name, shape)}`.")
+                                      f"`{_suggest(tool.name, shape)}`.",
+                           evidence=_offered(tool, request, f"named against {shape}'s rules"))
             earlier = seen.get(tool.name)
             if earlier is not None:
                 ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
                                       f"{earlier.span.line}); providers reject duplicate names, and the model "
-                                      "cannot tell the two apart. Rename or remove one.")
+                                      "cannot tell the two apart. Rename or remove one.",
+                           evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
+                                     *_offered(tool, request, "defined again")))
             else:
                 seen[tool.name] = tool
         if tool.schema is not None:
             for problem in schema_problems(tool.schema, schema_prefix(tool)):
-                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}")
+                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}",
+                           evidence=_offered(tool, request, "schema checked against JSON Schema"))
 
 
 def _suggest(name: str, shape: str) -> str:
