@@ -260,6 +260,10 @@ class _Context:
             end_line, end_column = locate(end)
             return Span(self.path, line, column, end_line, end_column)
 
+        if syntax in ("jinja", "template") and _HANDLEBARS_BLOCK.search(value) and "{%" not in value:
+            # `{{#each}}`, `{{/if}}`, `{{> partial}}` are Handlebars or Mustache, never Jinja: a
+            # spec or test file that keeps such templates under a plain key.
+            syntax = "handlebars"
         if syntax in ("jinja", "template") and _JINJA_MARKERS.search(value):
             from ctxlint.frontends import jinja
 
@@ -292,6 +296,7 @@ class _Context:
 
 
 _JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
+_HANDLEBARS_BLOCK = re.compile(r"\{\{~?\s*[#/>^]")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
                           "result", *_SETTINGS_TABLES, "contents", "parts", "systemInstruction",
