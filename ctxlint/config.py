@@ -33,6 +33,13 @@ DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.tx
 FORMATS = tuple(REGISTRY_FORMATS)
 FAIL_LEVELS = ("error", "warning", "info")
 CONFIDENCE_LEVELS = ("high", "medium", "low")
+# Test code: requests there are fixtures (deliberately without limits, with duplicate or invalid
+# tools, with fake ids), so findings in it are low confidence. Globs as in `exclude`.
+DEFAULT_TEST_PATHS = (
+    "test", "tests", "__tests__", "fixtures", "__fixtures__", "__testfixtures__", "testdata", "test_data",
+    "test-data", "snapshots", "__snapshots__", "cassettes", "e2e", "mocks", "__mocks__", "conftest.py",
+    "test_*.py", "*_test.py", "*.test.*", "*.spec.*", "*-test.*",
+)
 
 # Tables that set an option of every rule of a family at once: `[tool.ctxlint.trust]
 # extend-untrusted = ["crawl_*"]` extends the `untrusted` option of CTX401, CTX402 and CTX403.
@@ -50,10 +57,7 @@ COST_LIMITS = {
 # and fixtures (globs over paths relative to the root). `set-aside` replaces the list,
 # `extend-set-aside` adds to it; templates that are not prompts (HTML pages, Dockerfiles,
 # documentation) are recognised by name and content. `include-set-aside = true` counts them all.
-COST_SET_ASIDE = (
-    "**/tests/**", "**/test/**", "**/testdata/**", "**/test_data/**", "**/__tests__/**", "**/fixtures/**",
-    "**/__fixtures__/**", "**/test_*.py", "**/*_test.py", "**/conftest.py", "**/*.test.*", "**/*.spec.*",
-)
+COST_SET_ASIDE = DEFAULT_TEST_PATHS
 
 
 @dataclass
@@ -82,6 +86,7 @@ class Settings:
     # than a variable's name (see model.Confidence).
     confidence: str = "medium"
     preview: bool = False
+    test_paths: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATHS))
     max_file_bytes: int = 2_000_000
     # [tool.ctxlint.layout] / [tool.ctxlint.trust]: family -> option (or extend-option) -> values.
     family_options: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -210,6 +215,10 @@ def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -
             if value not in CONFIDENCE_LEVELS:
                 raise ConfigError(f"{where(key)} must be one of {', '.join(CONFIDENCE_LEVELS)}")
             settings.confidence = value
+        elif key == "test-paths":
+            settings.test_paths = strings(key, value)
+        elif key == "extend-test-paths":
+            settings.test_paths += strings(key, value)
         elif key == "preview":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where(key)} must be true or false")

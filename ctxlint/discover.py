@@ -157,6 +157,11 @@ def glob_match(pattern: str, relpath: str) -> bool:
     return _compile(_glob_source(pattern)).fullmatch(relpath) is not None
 
 
+def glob_any(patterns: list[str], relpath: str) -> bool:
+    """Whether any of the config globs matches ``relpath`` (one regex for the whole list)."""
+    return _glob_set(tuple(patterns))(relpath) is not None
+
+
 @lru_cache(maxsize=256)
 def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
     """One regex for a whole pattern list, so each path costs one match, not one per glob."""

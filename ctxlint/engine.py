@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, replace, replace
 from pathlib import Path
 
 from ctxlint import directives, frontends
@@ -18,8 +18,8 @@ from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
 from ctxlint.config import Settings
 from ctxlint.context import CheckContext
-from ctxlint.discover import glob_match
-from ctxlint.model import Confidence, Finding, ParsedFile, Span, map_spans
+from ctxlint.discover import glob_any, glob_match
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
 
 
 # Below this many files, starting worker processes costs more than it saves.
@@ -187,6 +187,13 @@ class Linter:
         settings = self.settings
         return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
 
+    def _in_test_code(self, relpath: str) -> bool:
+        """Whether ``relpath`` is test code, unless the user's `formats` globs name it: a team
+        that points ctxlint at its tool snapshots wants them judged."""
+        if not glob_any(self.settings.test_paths, relpath):
+            return False
+        return not any(glob_any(globs, relpath) for globs in self.settings.formats.values())
+
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable or binary."""
         try:
@@ -256,6 +263,8 @@ class Linter:
             else:
                 for request in parsed.requests:
                     check.function(request, ctx)
+        if self._in_test_code(relpath):
+            findings = [_in_test_code(f) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once.
         floor = Confidence(self.settings.confidence).rank
@@ -264,6 +273,12 @@ class Linter:
             moved = [map_spans(f, embedded.relocate) for f in unique]
             return [replace(f, message=embedded.retell(f.message, f.span)) for f in moved]
         return list(unique)
+
+
+def _in_test_code(finding: Finding) -> Finding:
+    """A finding in test code is low confidence: its requests are fixtures, made to exercise code."""
+    step = Evidence(EvidenceKind.SINK, "in test code, where requests are fixtures", None, strong=False)
+    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step))
 
 
 def _normalise(text: str) -> str:

@@ -83,3 +83,38 @@ def test_preview_and_confidence_are_validated_in_the_config(project):
     assert (bad_level.code, bad_flag.code) == (2, 2)
     assert "`confidence` must be one of high, medium, low" in bad_level.stderr
     assert "`preview` must be true or false" in bad_flag.stderr
+
+
+NO_LIMIT_REQUEST = '{"model": "gpt-4o", "messages": [{"role": "user", "content": "Say hi."}]}\n'
+
+
+def test_findings_in_test_code_are_low_confidence(project):
+    project.write({
+        "prompts/request.json": NO_LIMIT_REQUEST,
+        "tests/fixtures/request.json": NO_LIMIT_REQUEST,
+        "pkg/client.test.json": NO_LIMIT_REQUEST,
+    })
+    default, low = project.run_many([
+        ("check", "--output-format", "json"), ("check", "--confidence", "low", "--output-format", "json"),
+    ])
+    assert [f["path"] for f in json.loads(default.stdout)] == ["prompts/request.json"]
+    found = {f["path"]: f for f in json.loads(low.stdout)}
+    assert sorted(found) == ["pkg/client.test.json", "prompts/request.json", "tests/fixtures/request.json"]
+    assert found["tests/fixtures/request.json"]["confidence"] == "low"
+    assert found["tests/fixtures/request.json"]["evidence"][-1]["text"] == "in test code, where requests are fixtures"
+
+
+def test_test_paths_can_be_replaced_or_extended(project):
+    project.write({
+        "ctxlint.toml": 'extend-test-paths = ["samples"]\n',
+        "samples/request.json": NO_LIMIT_REQUEST,
+        "tests/request.json": NO_LIMIT_REQUEST,
+        "other/ctxlint.toml": 'test-paths = []\n',
+        "other/tests/request.json": NO_LIMIT_REQUEST,
+    })
+    extended, replaced = project.run_many([
+        ("check", "--output-format", "json"),
+        ("check", "other", "--config", "other/ctxlint.toml", "--output-format", "json"),
+    ])
+    assert json.loads(extended.stdout) == []
+    assert [f["path"] for f in json.loads(replaced.stdout)] == ["other/tests/request.json"]

@@ -78,15 +78,15 @@ def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:
 
 
 def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
-    """A slot before ``index`` that differs per call anyway (the question, history, a loop
-    over retrieved documents): the cacheable prefix already ends there."""
+    """A slot before ``index`` that differs from one call to the next anyway (the question, a
+    loop over retrieved documents): the cacheable prefix already ends there."""
     from ctxlint.analysis import names  # names builds on this module's normalise()
 
     for segment in request.segments[:index]:
         slot = segment.slot
         if slot is None or names.measured(slot):
             continue
-        if segment.loop is not None or any(names.matches(n, per_call) or names.matches(names.last(n), per_call)
-                                           for n in slot.names):
+        candidates = [*slot.names, names.leading_name(segment.loop) or ""] if segment.loop else slot.names
+        if any(names.matches(n, per_call) or names.matches(names.last(n), per_call) for n in candidates if n):
             return segment
     return None
