@@ -844,7 +844,8 @@ def percent_change(before: int | None, after: int | None) -> str:
 
 
 def label(cost: RequestCost) -> str:
-    return f"{cost.path}:{cost.line}"
+    cell = f"cell {cost.cell}:" if cost.cell is not None else ""  # a notebook, as ruff writes it
+    return f"{cost.path}:{cell}{cost.line}"
 
 
 def plural(n: int, word: str) -> str:

@@ -103,3 +103,10 @@ def test_broken_notebooks_get_a_located_error_or_nothing():
     assert odd.errors == [] and odd.requests == []
     julia = make(("code", ["SYSTEM_PROMPT = \"x\""]), language="julia")
     assert notebook.parse_file(julia, "e.ipynb").requests == []
+
+
+def test_cost_names_the_cell_of_each_request(project):
+    project.write({"bot.ipynb": ACCOUNT})
+    run = project.run("cost", "bot.ipynb")
+    assert run.code == 0
+    assert [line.split("  ")[0] for line in run.lines if line.startswith("bot.ipynb")] == ["bot.ipynb:cell 4:2"]

@@ -195,6 +195,7 @@ class RequestCost:
     unpriced: tuple[str, ...] = ()
     note: str = ""
     model_from: str = "request"  # request, config (its `model`), what-if (--model) or none
+    cell: int | None = None  # the notebook cell that `line` counts in (None outside notebooks)
 
     @property
     def input_price(self) -> float | None:
@@ -275,6 +276,7 @@ def request_cost(request: Request, models: Mapping | None, default_model: str | 
     return RequestCost(
         path=request.path,
         line=request.anchor.line,
+        cell=request.anchor.cell,
         model=profile.model,
         model_known=info is not None,
         provider=profile.provider,
