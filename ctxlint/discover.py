@@ -10,13 +10,16 @@ runs on a handful of files.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
 
-__all__ = ["SKIP_DIRS", "DiscoveryError", "GitIgnore", "discover", "glob_match"]
+__all__ = ["SKIP_DIRS", "DiscoveryError", "GitIgnore", "Scope", "collect", "discover", "glob_match", "special_file"]
 
 # Never worth descending into: VCS metadata, environments, caches and build output. Together
 # they can hold far more files than the project itself.
@@ -34,6 +37,7 @@ SKIP_DIRS = frozenset(
         ".mypy_cache",
         ".pytest_cache",
         ".ruff_cache",
+        ".ctxlint_cache",
         "build",
         "dist",
         "site-packages",
@@ -133,7 +137,7 @@ def _split(pattern: str) -> tuple[str, bool, bool]:
     return body.lstrip("/"), anchored, dir_only
 
 
-@lru_cache(maxsize=None)
+@cache
 def _glob_source(pattern: str) -> str:
     body, anchored, dir_only = _split(pattern)
     if not body:
@@ -142,7 +146,7 @@ def _glob_source(pattern: str) -> str:
     return _translate(body, anchored) + ("/.*" if dir_only else "(?:/.*)?")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compile(source: str) -> re.Pattern[str]:
     return re.compile(source, re.DOTALL)
 
@@ -174,7 +178,7 @@ def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None
 class _Rules:
     """The ignore rules that apply inside one directory, lowest precedence first."""
 
-    __slots__ = ("rules", "any")
+    __slots__ = ("any", "rules")
 
     def __init__(self, rules: tuple[tuple[re.Pattern[str], bool, bool], ...]) -> None:
         self.rules = rules  # (regex on the top-relative path, negate, dir_only)
@@ -249,6 +253,29 @@ class GitIgnore:
 # --- discovery ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What a configuration says about finding files: globs relative to ``root``."""
+
+    root: Path
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+
+
+# What a special file is called in a skip notice.
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def special_file(mode: int) -> str | None:
+    """What a file that is neither a regular file nor a directory is, for a notice."""
+    return next((name for test, name in _KINDS if test(mode)), None)
+
+
 def _relative(path: Path, base: Path) -> str | None:
     """``path`` relative to ``base`` as a POSIX string ("" for base itself), or None."""
     try:
@@ -270,43 +297,127 @@ def _git_top(directory: Path, root: Path) -> Path:
     return root if _relative(directory, root) is not None else directory
 
 
-def _walk(
-    start: Path,
-    rel: str,
-    gitignore: GitIgnore,
-    include: Callable[[str], object],
-    exclude: Callable[[str], object],
-    out: set[Path],
-) -> None:
-    """Add the files under ``start`` (a resolved directory) that pass every filter."""
-    grel = _relative(start, gitignore.top)
-    assert grel is not None  # the caller picked a top above start
-    stack = [(os.fspath(start), rel, grel)]
-    while stack:
-        path, rel, grel = stack.pop()
+class _Walk:
+    """One walk over the path arguments: the files found and the notices for what was skipped."""
+
+    def __init__(self, scope_for: Callable[[Path], Scope], notices: list[tuple[Path, str]]) -> None:
+        self.scope_for = scope_for
+        self.notices = notices
+        self.out: set[Path] = set()
+        self.gitignores: dict[Path, GitIgnore] = {}
+
+    def matchers(self, scope: Scope) -> tuple[Callable[[str], object], Callable[[str], object]]:
+        return _glob_set(scope.include), _glob_set(scope.exclude)
+
+    def directory(self, start: Path, default_base: Path) -> None:
+        """Add the files under ``start`` (a resolved directory) that pass every filter. Paths
+        outside the configuration's root are matched relative to ``default_base``."""
+        top = _git_top(start, self.scope_for(start).root)
+        gitignore = self.gitignores.get(top)
+        if gitignore is None:
+            gitignore = self.gitignores[top] = GitIgnore(top)
+        stack = [start]
+        while stack:
+            path = stack.pop()
+            scope = self.scope_for(path)
+            include, exclude = self.matchers(scope)
+            rel = _relative(path, scope.root)
+            if rel is None:
+                rel = _relative(path, default_base) or ""
+            grel = _relative(path, top) or ""
+            try:
+                with os.scandir(path) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue  # unreadable directory: nothing we could lint in it anyway
+            subdirs = []
+            for entry in entries:
+                name = entry.name
+                crel = f"{rel}/{name}" if rel else name
+                cgrel = f"{grel}/{name}" if grel else name
+                if entry.is_dir(follow_symlinks=False):
+                    # Prune before descending. An exclude glob that matches "dir/" matches every
+                    # path under dir, since globs match a file through its parent directories.
+                    if name not in SKIP_DIRS and not gitignore.ignored(cgrel, True) and not exclude(crel + "/"):
+                        subdirs.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    if include(crel) and not exclude(crel) and not gitignore.ignored(cgrel, False):
+                        self.out.add(Path(entry.path))
+                elif include(crel) and not exclude(crel) and not gitignore.ignored(cgrel, False):
+                    # A symlink (to a file: linted; to a directory: never followed, so a link
+                    # out of the tree cannot pull in other files), or a special file.
+                    self.other(Path(entry.path))
+            stack.extend(reversed(subdirs))  # pop in sorted order
+
+    def other(self, path: Path) -> None:
+        """A path that is not a plain file or directory: lint what a symlink points to when it
+        is a regular file, and skip everything else with a notice."""
         try:
-            with os.scandir(path) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue  # unreadable directory: nothing we could lint in it anyway
-        subdirs = []
-        for entry in entries:
-            name = entry.name
-            crel = f"{rel}/{name}" if rel else name
-            cgrel = f"{grel}/{name}" if grel else name
-            if entry.is_dir(follow_symlinks=False):
-                # Prune before descending. An exclude glob that matches "dir/" matches every
-                # path under dir, since globs match a file through its parent directories.
-                if (
-                    name not in SKIP_DIRS
-                    and not gitignore.ignored(cgrel, True)
-                    and not exclude(crel + "/")
-                ):
-                    subdirs.append((entry.path, crel, cgrel))
-            elif entry.is_file():  # symlinked files count; symlinked directories never do
-                if include(crel) and not exclude(crel) and not gitignore.ignored(cgrel, False):
-                    out.add(Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path))
-        stack.extend(reversed(subdirs))  # pop in sorted order
+            mode = os.stat(path).st_mode
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                self.notices.append((path, "skipped: symbolic link loop"))
+            elif os.path.islink(path):
+                self.notices.append((path, "skipped: broken symbolic link (its target does not exist)"))
+            else:
+                self.notices.append((path, f"skipped: cannot read ({error.strerror or error})"))
+            return
+        kind = special_file(mode)
+        if kind is not None:
+            self.notices.append((path, f"skipped: {kind}, not a regular file"))
+        elif stat.S_ISREG(mode):
+            self.out.add(Path(os.path.realpath(path)))
+        # A symlink to a directory found in a walk is not followed.
+
+
+def collect(
+    paths: Sequence[str | os.PathLike[str]],
+    scope_for: Callable[[Path], Scope],
+    notices: list[tuple[Path, str]] | None = None,
+) -> list[Path]:
+    """The files to lint, as sorted, de-duplicated absolute paths.
+
+    Directories are walked (skipping :data:`SKIP_DIRS`, gitignored paths and symlinked
+    directories) and keep files matching an ``include`` glob of the scope of their directory
+    (``scope_for``: each directory may have its own configuration). Files named explicitly are
+    kept unless an ``exclude`` glob matches: pre-commit passes them, and the user asked for them.
+    A path outside its scope's root is matched relative to the directory argument, or by its
+    name when it is a file argument. Symlink loops, broken links, FIFOs, sockets and devices are
+    skipped with a notice in ``notices``; a symlink to a file is followed, to a directory only
+    when it is a path argument.
+
+    Raises :class:`DiscoveryError` for a path that does not exist.
+    """
+    walk = _Walk(scope_for, notices if notices is not None else [])
+    for arg in paths:
+        absolute = Path(os.path.abspath(arg))
+        try:
+            os.lstat(absolute)
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # a loop in a parent directory
+                walk.notices.append((absolute, "skipped: symbolic link loop"))
+                continue
+            raise DiscoveryError(arg) from None
+        try:
+            # Resolve the parents but keep the name: a symlink the user named is matched by the
+            # name they used, and its target is what gets linted.
+            given = absolute.parent.resolve() / absolute.name
+            mode = os.stat(given).st_mode
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+            walk.other(absolute)
+            continue
+        if stat.S_ISDIR(mode):
+            real = given.resolve()
+            walk.directory(real, real)
+            continue
+        if not stat.S_ISREG(mode):
+            walk.other(given)
+            continue
+        scope = scope_for(given.parent)
+        rel = _relative(given, scope.root)
+        if not _glob_set(scope.exclude)(given.name if rel is None else rel):
+            walk.out.add(given.resolve())
+    return sorted(walk.out)
 
 
 def discover(
@@ -314,36 +425,8 @@ def discover(
     root: Path,
     include: Sequence[str],
     exclude: Sequence[str],
+    notices: list[tuple[Path, str]] | None = None,
 ) -> list[Path]:
-    """The files to lint, as sorted, de-duplicated, resolved absolute paths.
-
-    Directories are walked (skipping :data:`SKIP_DIRS`, gitignored paths and symlinked
-    directories) and keep files matching an ``include`` glob. Files named explicitly are kept
-    unless an ``exclude`` glob matches: pre-commit passes them, and the user asked for them.
-    Globs see paths relative to ``root``; a path outside it is matched relative to the
-    directory argument, or by its name when it is a file argument.
-
-    Raises :class:`DiscoveryError` for a path that does not exist.
-    """
-    root = root.resolve()
-    include_match, exclude_match = _glob_set(tuple(include)), _glob_set(tuple(exclude))
-    gitignores: dict[Path, GitIgnore] = {}
-    out: set[Path] = set()
-    for arg in paths:
-        # Resolve the parents but keep the name: a symlink the user named is matched by the
-        # name they used, and its target is what gets linted.
-        given = Path(os.path.abspath(arg))
-        given = given.parent.resolve() / given.name
-        if not given.exists():
-            raise DiscoveryError(arg)
-        rel = _relative(given, root)
-        if given.is_dir():
-            real = given.resolve()
-            top = _git_top(real, root)
-            gitignore = gitignores.get(top)
-            if gitignore is None:
-                gitignore = gitignores[top] = GitIgnore(top)
-            _walk(real, rel or "", gitignore, include_match, exclude_match, out)
-        elif not exclude_match(given.name if rel is None else rel):
-            out.add(given.resolve())
-    return sorted(out)
+    """:func:`collect` with one configuration for every directory."""
+    scope = Scope(root.resolve(), tuple(include), tuple(exclude))
+    return collect(paths, lambda _directory: scope, notices)

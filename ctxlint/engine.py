@@ -8,19 +8,18 @@ filters findings through inline suppressions and per-file ignores.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctxlint import directives, frontends
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
-from ctxlint.config import Settings
+from ctxlint.config import Settings, rule_overrides
 from ctxlint.context import CheckContext
-from ctxlint.discover import glob_any, glob_match
+from ctxlint.discover import glob_any, glob_match, special_file
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
-
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
@@ -43,6 +42,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     files_checked: int = 0
+    baselined: int = 0  # findings left out because the baseline holds them
 
 
 def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
@@ -68,42 +68,35 @@ def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview
 
 
 class Linter:
+    """Every selected rule, configured for one set of settings; lints files or text.
+
+    ``select`` and ``ignore`` are for callers that pick rules themselves (the rule-example tests,
+    benchmarks); the command line passes its options as settings layers instead. Invalid rule
+    codes or options in ``settings`` raise ConfigError, naming where they were written.
+    """
+
     def __init__(self, settings: Settings, catalogue: dict[str, Rule], select: list[str] | None = None,
-                 ignore: list[str] = ()):
+                 ignore: Sequence[str] = ()):
         self.settings = settings
-        where = f"{settings.config_path}: " if settings.config_path else ""
-        chosen = resolve(select if select is not None else settings.select, catalogue,
-                         "--select" if select is not None else f"{where}select", preview=settings.preview)
-        chosen -= resolve(settings.ignore, catalogue, f"{where}ignore")
+        overrides = rule_overrides(settings, catalogue)  # validates codes and options first
+        preview = settings.preview
+        if select is not None:
+            chosen = resolve(select, catalogue, "--select", preview=preview)
+        else:
+            chosen = resolve(settings.select, catalogue, "select", preview=preview)
+            chosen |= resolve(settings.extend_select, catalogue, "extend-select", preview=preview)
+        chosen -= resolve(settings.ignore, catalogue, "ignore")
         chosen -= resolve(list(ignore), catalogue, "--ignore")
         self.per_file_ignores = [
-            (glob, resolve(codes, catalogue, f"{where}per-file-ignores.{glob}"))
+            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
             for glob, codes in settings.per_file_ignores.items()
         ]
-        unknown = [k for k in settings.rule_options if k not in catalogue and
-                   not any(r.name == k for r in catalogue.values())]
-        if unknown:
-            raise CatalogueError(f"{where}rules.{unknown[0]}: no such rule")
         checks = registry()
         configured = {}
         for code, rule in catalogue.items():
-            options = checks[rule.check].options
-            # A family table ([tool.ctxlint.trust]) sets the options each rule of the family has;
-            # the rule's own table comes after it and wins.
-            shared = {key: value for key, value in settings.family_options.get(rule.family, {}).items()
-                      if key.removeprefix("extend-") in options}
-            overrides = settings.rule_options.get(code) or settings.rule_options.get(rule.name) or {}
-            try:
-                configured[code] = rule.with_overrides(shared).with_overrides(overrides)
-            except CatalogueError as error:
-                raise CatalogueError(f"{where}{error}") from None
-        for family, table in settings.family_options.items():
-            known = {name for rule in catalogue.values() if rule.family == family
-                     for name in checks[rule.check].options}
-            for key in table:
-                if key.removeprefix("extend-") not in known:
-                    raise CatalogueError(f"{where}`{family}.{key}`: no {family} rule has this option "
-                                         f"(options: {', '.join(sorted(known)) or 'none'}; each also as extend-NAME)")
+            configured[code] = rule.with_overrides(overrides.get(code, {}))
+            if rule.check not in checks:
+                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
         self.catalogue = configured  # every rule with the user's options and severity
         self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
         # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),
@@ -118,41 +111,20 @@ class Linter:
 
     def lint_files(self, files: list[Path], jobs: int | None = None) -> LintResult:
         """Lint ``files``; a large audit is split across ``jobs`` processes (default: every core)."""
-        jobs = jobs or os.cpu_count() or 1
-        if jobs > 1 and len(files) >= PARALLEL_THRESHOLD and _can_fork():
-            import multiprocessing
+        return lint_all([(path, self) for path in files], jobs)
 
-            result = LintResult()
-            # Forked workers inherit this Linter (rules, settings, imported front-ends), so only
-            # file lists go out and findings come back.
-            chunks = [files[i::jobs] for i in range(jobs)]
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for part in pool.map(self._lint_serially, chunks):
-                    result.findings += part.findings
-                    result.notices += part.notices
-                    result.files_checked += part.files_checked
-        else:
-            result = self._lint_serially(files)
-        # A file read as part of another (a flow's template) can give the same finding twice.
-        result.findings = list(dict.fromkeys(result.findings))
-        result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
-        result.notices.sort(key=lambda n: n.path)
-        return result
-
-    def _lint_serially(self, files: list[Path]) -> LintResult:
-        result = LintResult()
-        for path in files:
-            relpath = _relative(path, self.settings.root)
-            fmt = frontends.format_for(relpath, self.settings)
-            if fmt is None:
-                continue
-            display = _display(path)
-            data = self._read(path, display, result.notices)
-            if data is None:
-                continue
-            result.files_checked += 1
-            result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
-        return result
+    def lint_path(self, path: Path, result: LintResult) -> None:
+        """Lint one file from disk into ``result`` (files no front-end takes are passed over)."""
+        relpath = _relative(path, self.settings.root)
+        fmt = frontends.format_for(relpath, self.settings)
+        if fmt is None:
+            return
+        display = _display(path)
+        data = self._read(path, display, result.notices)
+        if data is None:
+            return
+        result.files_checked += 1
+        result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
 
     def parse_files(self, files: list[Path], notices: list[Notice] | None = None) -> Iterator[tuple[str, ParsedFile]]:
         """Each file's display path and front-end result, without running any rule (``ctxlint cost``).
@@ -195,9 +167,15 @@ class Linter:
         return not any(glob_any(globs, relpath) for globs in self.settings.formats.values())
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
-        """The file's bytes, or None with a notice when it is too big, unreadable or binary."""
+        """The file's bytes, or None with a notice when it is too big, unreadable, binary or not
+        a regular file (reading a FIFO would wait forever)."""
         try:
-            size = path.stat().st_size
+            status = path.stat()
+            kind = special_file(status.st_mode)
+            if kind is not None:
+                notices.append(Notice(display, f"skipped: {kind}, not a regular file"))
+                return None
+            size = status.st_size
             if size > self.settings.max_file_bytes:
                 notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
                                                f"{self.settings.max_file_bytes:,}-byte limit"))
@@ -279,6 +257,50 @@ def _in_test_code(finding: Finding) -> Finding:
     """A finding in test code is low confidence: its requests are fixtures, made to exercise code."""
     step = Evidence(EvidenceKind.SINK, "in test code, where requests are fixtures", None, strong=False)
     return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step))
+
+
+# The files of the current lint_all, inherited by forked workers so only indexes travel.
+_WORK: list[tuple[Path, Linter]] = []
+
+
+def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None) -> LintResult:
+    """Lint each file with its own Linter (one per configuration in a hierarchical run); a large
+    audit is split across ``jobs`` processes (default: every core)."""
+    global _WORK
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD and _can_fork():
+        import multiprocessing
+
+        result = LintResult()
+        # Forked workers inherit the linters (rules, settings, imported front-ends), so only
+        # indexes go out and findings come back.
+        _WORK = work
+        try:
+            chunks = [range(i, len(work), jobs) for i in range(jobs)]
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                for part in pool.map(_lint_chunk, chunks):
+                    result.findings += part.findings
+                    result.notices += part.notices
+                    result.files_checked += part.files_checked
+        finally:
+            _WORK = []
+    else:
+        result = LintResult()
+        for path, linter in work:
+            linter.lint_path(path, result)
+    # A file read as part of another (a flow's template) can give the same finding twice.
+    result.findings = list(dict.fromkeys(result.findings))
+    result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
+    result.notices.sort(key=lambda n: n.path)
+    return result
+
+
+def _lint_chunk(indexes: range) -> LintResult:
+    result = LintResult()
+    for index in indexes:
+        path, linter = _WORK[index]
+        linter.lint_path(path, result)
+    return result
 
 
 def _normalise(text: str) -> str:

@@ -33,6 +33,13 @@ class Unfixable(Exception):
 
 def plan(path: Path, findings: list[Finding]) -> FileFix | None:
     """The fixed text of ``path`` for the fixes among ``findings`` (all from this file)."""
+    if not any(f.fix is not None for f in findings):
+        return None
+    return plan_text(path, path.read_bytes().decode("utf-8"), findings)
+
+
+def plan_text(path: Path, original: str, findings: list[Finding]) -> FileFix | None:
+    """The fixed text of ``original`` (the content of ``path``, from disk or standard input)."""
     fixes = [f.fix for f in findings if f.fix is not None]
     if not fixes:
         return None
@@ -41,7 +48,6 @@ def plan(path: Path, findings: list[Finding]) -> FileFix | None:
     if any(f.span.cell is not None for f in fixes):
         raise Unfixable("not fixed: ctxlint does not rewrite notebooks; apply the fix in the cell by hand "
                         "(`--output-format json` shows it)")
-    original = path.read_bytes().decode("utf-8")
     bom = original.startswith(_BOM)
     body = original[1:] if bom else original
     crlf = "\r\n" in body

@@ -73,32 +73,38 @@ class Project:
                 path.write_text(content, encoding="utf-8")
         return self
 
-    def run(self, *args: str, cwd: str | Path | None = None) -> Run:
-        """Run ``ctxlint ARGS`` in the project (or in ``cwd`` below it)."""
-        return self.run_many([args], cwd=cwd)[0]
+    def run(self, *args: str, cwd: str | Path | None = None, stdin: str | None = None,
+            env: dict[str, str] | None = None) -> Run:
+        """Run ``ctxlint ARGS`` in the project (or in ``cwd`` below it), with ``stdin`` as its
+        standard input and ``env`` added to its environment."""
+        return self.run_many([args], cwd=cwd, stdin=stdin, env=env)[0]
 
     def run_many(self, arg_lists: list[tuple[str, ...] | list[str]], cwd: str | Path | None = None,
-                 strict: bool = True) -> list[Run]:
+                 strict: bool = True, stdin: str | None = None, env: dict[str, str] | None = None) -> list[Run]:
         """Several independent invocations at once (they only read the project): one result
         per argument list, in order. Start-up dominates a run, so this keeps the suite fast.
         ``strict=False`` leaves the traceback check to the caller (see :meth:`Run.assert_no_crash`)."""
-        env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-        env.pop("CTXLINT_DEBUG", None)
+        environment = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
+        environment.pop("CTXLINT_DEBUG", None)
+        for name in ("NO_COLOR", "FORCE_COLOR"):  # colour only when a test asks for it
+            if name not in (env or {}):
+                environment.pop(name, None)
         procs = [
             subprocess.Popen(
                 [sys.executable, "-m", "ctxlint.cli", *args],
                 cwd=self.root / cwd if cwd is not None else self.root,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
                 encoding="utf-8",
-                env=env,
+                env=environment,
             )
             for args in arg_lists
         ]
         runs = []
         for args, proc in zip(arg_lists, procs):
-            stdout, stderr = proc.communicate(timeout=60)
+            stdout, stderr = proc.communicate(input=stdin, timeout=60)
             runs.append(Run(proc.returncode, stdout, stderr))
         if strict:
             for args, run in zip(arg_lists, runs):

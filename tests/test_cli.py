@@ -3,9 +3,6 @@ notices, suppressions and discovery. Config files and output formats have their 
 
 from __future__ import annotations
 
-import pytest
-
-from ctxlint.catalogue import load_catalogue
 from conftest import (
     CLEAN_TEMPLATE,
     CLOCK_MESSAGE,
@@ -14,9 +11,13 @@ from conftest import (
     NO_RESERVE_PROMPTY,
 )
 
+from ctxlint.catalogue import load_catalogue
+
 CATALOGUE = load_catalogue()
 
 CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
+NO_FILE_WARNING = ("ctxlint: warning: no file was linted: the paths given hold no file of a format ctxlint "
+                   "reads (see `include` and `exclude`)")
 RESERVE_LINE = f"b.prompty:3:1: CTX201 {NO_RESERVE_MESSAGE}"
 
 
@@ -31,7 +32,9 @@ def test_empty_and_clean_directories_exit_0(project):
     })
     (project.root / "empty").mkdir()
     empty, clean = project.run_many([("check", "empty"), ("check", "clean")])
-    assert (empty.code, empty.lines, empty.stderr) == (0, ["All checks passed (0 files checked)."], "")
+    # Nothing to lint is not an error, but it is worth a warning: a path or glob may be wrong.
+    assert (empty.code, empty.lines) == (0, ["All checks passed (0 files checked)."])
+    assert empty.err_lines == [NO_FILE_WARNING]
     assert (clean.code, clean.lines, clean.stderr) == (0, ["All checks passed (2 files checked)."], "")
 
 

@@ -514,22 +514,22 @@ def test_limits_with_output_file_go_to_stderr(fixture_project):
 
 
 @pytest.mark.parametrize(("table", "message"), [
-    ("[cost]\nmax-tool-tokens = 0\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
-    ("[cost]\nmax-tool-tokens = \"500\"\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
-    ("[cost]\nmax-tool-tokens = true\n", "`cost.max-tool-tokens` must be a positive number of tokens"),
-    ("[cost]\nmax-increase = 5\n", "`cost.max-increase`: unknown key (keys: max-request-tokens, max-tool-tokens, "
+    ("[cost]\nmax-tool-tokens = 0\n", "2: `cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-tool-tokens = \"500\"\n", "2: `cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-tool-tokens = true\n", "2: `cost.max-tool-tokens` must be a positive number of tokens"),
+    ("[cost]\nmax-increase = 5\n", "2: `cost.max-increase`: unknown key (keys: max-request-tokens, max-tool-tokens, "
                                    "max-total-tool-tokens, expected-output-tokens, set-aside, extend-set-aside, "
                                    "include-set-aside)"),
-    ("[cost]\nexpected-output-tokens = -3\n", "`cost.expected-output-tokens` must be a positive number of tokens"),
-    ("[cost]\nset-aside = \"tests/**\"\n", "`cost.set-aside` must be a list of globs"),
-    ("[cost]\ninclude-set-aside = 1\n", "`cost.include-set-aside` must be true or false"),
-    ("cost = 5\n", "`cost` must be a table"),
+    ("[cost]\nexpected-output-tokens = -3\n", "2: `cost.expected-output-tokens` must be a positive number of tokens"),
+    ("[cost]\nset-aside = \"tests/**\"\n", "2: `cost.set-aside` must be a list of globs"),
+    ("[cost]\ninclude-set-aside = 1\n", "2: `cost.include-set-aside` must be true or false"),
+    ("cost = 5\n", "1: `cost` must be a table"),
 ])
 def test_config_limits_are_validated(project, table, message):
     project.write({"ctxlint.toml": table, "a.j2": TEMPLATE})
     run = project.run("cost")
     assert run.code == 2
-    assert run.err_lines == [f"ctxlint: error: {project.root / 'ctxlint.toml'}: {message}"]
+    assert run.err_lines == [f"ctxlint: error: {project.root / 'ctxlint.toml'}:{message}"]
 
 
 def test_config_limits_load(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
+from ctxlint.report import DEFAULT_OPTIONS, ReportOptions
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -16,7 +17,7 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+def render(result: LintResult, catalogue: dict[str, Rule], options: ReportOptions = DEFAULT_OPTIONS) -> str:
     lines = []
     for f in result.findings:
         s = f.span

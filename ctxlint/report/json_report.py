@@ -7,6 +7,7 @@ import json
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
 from ctxlint.model import Evidence, Finding
+from ctxlint.report import DEFAULT_OPTIONS, ReportOptions, rule_counts
 
 
 def evidence_dict(step: Evidence) -> dict:
@@ -52,5 +53,10 @@ def as_dict(finding: Finding) -> dict:
     }
 
 
-def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
-    return json.dumps([as_dict(f) for f in result.findings], indent=2, ensure_ascii=False) + "\n"
+def render(result: LintResult, catalogue: dict[str, Rule], options: ReportOptions = DEFAULT_OPTIONS) -> str:
+    if options.statistics:
+        data: list[dict] = [{"code": row.code, "name": row.name, "count": row.count, "fixable": row.fixable}
+                            for row in rule_counts(result)]
+    else:
+        data = [as_dict(f) for f in result.findings]
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ctxlint import __version__
 from ctxlint.catalogue import Rule
 from ctxlint.engine import LintResult
+from ctxlint.report import DEFAULT_OPTIONS, ReportOptions, rule_counts
 from ctxlint.report.json_report import evidence_dict
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+FINGERPRINT_KEY = "ctxlintFingerprint/v1"
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
@@ -46,7 +49,7 @@ def _uri(path: str) -> str:
     return quote(Path(path).as_posix())
 
 
-def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
+def render(result: LintResult, catalogue: dict[str, Rule], options: ReportOptions = DEFAULT_OPTIONS) -> str:
     codes = sorted(catalogue)
     index = {code: i for i, code in enumerate(codes)}
     results = []
@@ -63,13 +66,17 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
             "properties": {"confidence": f.confidence.value,
                            "evidence": [evidence_dict(step) for step in f.evidence]},
         }
-        related = [step for step in f.evidence if step.span is not None]
+        fingerprint = options.fingerprints.get(f)
+        if fingerprint:
+            # The baseline's fingerprint, so code scanning tracks a finding across unrelated edits.
+            item["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+        related = [(step, step.span) for step in f.evidence if step.span is not None]
         if related:
             item["relatedLocations"] = [
                 {"id": i, "message": {"text": f"{step.kind.value}: {step.text}"},
-                 "physicalLocation": {"artifactLocation": {"uri": _uri(step.span.path), "uriBaseId": "SRCROOT"},
-                                      "region": _region(step.span)}}
-                for i, step in enumerate(related)]
+                 "physicalLocation": {"artifactLocation": {"uri": _uri(span.path), "uriBaseId": "SRCROOT"},
+                                      "region": _region(span)}}
+                for i, (step, span) in enumerate(related)]
         if f.fix:
             item["fixes"] = [{
                 "description": {"text": f.fix.description},
@@ -80,7 +87,7 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
                 }],
             }]
         results.append(item)
-    log = {
+    log: dict[str, Any] = {
         "$schema": _SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -94,4 +101,8 @@ def render(result: LintResult, catalogue: dict[str, Rule]) -> str:
             "results": results,
         }],
     }
+    if options.statistics:
+        log["runs"][0]["properties"] = {"statistics": [
+            {"code": row.code, "name": row.name, "count": row.count, "fixable": row.fixable}
+            for row in rule_counts(result)]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,183 @@
+"""The command-line conventions users expect from a linter: `python -m ctxlint`, `-V`,
+`-o/--output-file`, `--quiet`, a fixable marker, colour (NO_COLOR / FORCE_COLOR), standard
+input, `--statistics` in every format, and skip notices for files that are not files."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY
+
+from ctxlint import __version__
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+SERVICE = '''import json
+from openai import OpenAI
+
+client = OpenAI()
+POLICY = {"returns_days": 30, "currency": "EUR"}
+SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}
+You are the returns assistant. Never promise a refund.
+"""
+
+
+def answer(question):
+    return client.chat.completions.create(
+        model="gpt-4o", max_completion_tokens=400,
+        messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}],
+    )
+'''
+CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
+
+
+def test_python_dash_m_ctxlint_and_version(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "a.j2"], cwd=project.root,
+                            capture_output=True, text=True, env=env, check=False)
+    assert (module.returncode, module.stdout.splitlines()) == (1, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."])
+    short, long = project.run_many([("-V",), ("--version",)])
+    assert (short.code, short.stdout) == (0, f"ctxlint {__version__}\n")
+    assert long.stdout == short.stdout
+
+
+def test_output_file_quiet_and_fixable_marker(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "service.py": SERVICE, "big.j2": "x" * 3_000_001})
+    to_file, quiet, quiet_file = project.run_many([
+        ("check", "a.j2", "service.py", "-o", "report.txt"),
+        ("check", "--quiet", "."),
+        ("check", "-q", "--output-format", "json", "--output-file", "report.json"),
+    ])
+    text = (project.root / "report.txt").read_text(encoding="utf-8").splitlines()
+    assert (to_file.code, to_file.stdout, to_file.stderr) == (1, "", "")
+    assert text[0] == CLOCK_LINE
+    # `[*]`: this finding has a fix that `--fix` applies.
+    assert text[1].startswith("service.py:6:36: CTX103 [*] `json.dumps` writes keys")
+    assert text[2] == "Found 2 findings (1 error, 1 warning) in 2 files; 1 fixable with --fix."
+    # --quiet: the findings and nothing else (no summary, no skip notice for big.j2).
+    assert (quiet.code, quiet.stderr) == (1, "")
+    assert quiet.lines == text[:2]
+    assert (quiet_file.code, quiet_file.stdout, quiet_file.stderr) == (1, "", "")
+    assert [f["code"] for f in json.loads((project.root / "report.json").read_text(encoding="utf-8"))] == [
+        "CTX101", "CTX103"]
+
+
+def test_colour_on_request_and_never_in_files_or_pipes(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    forced = project.run("check", "a.j2", env={"FORCE_COLOR": "1"})
+    both = project.run("check", "a.j2", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    piped = project.run("check", "a.j2")
+    to_file = project.run("check", "a.j2", "-o", "out.txt", env={"FORCE_COLOR": "1"})
+    assert forced.lines[0] == (f"\x1b[1ma.j2\x1b[0m\x1b[2m:1:15:\x1b[0m \x1b[1;31mCTX101\x1b[0m {CLOCK_MESSAGE}")
+    assert forced.lines[1] == "\x1b[1mFound 1 finding (1 error) in 1 file.\x1b[0m"
+    assert both.lines == piped.lines == [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."]
+    assert to_file.stdout == ""
+    assert "\x1b" not in (project.root / "out.txt").read_text(encoding="utf-8")
+
+
+def test_standard_input(project):
+    project.write({
+        "ctxlint.toml": '[per-file-ignores]\n"legacy/**" = ["CTX101"]\n',
+        "prompts/.keep": "",
+    })
+    named, dash, ignored, nameless, unknown, fixed, diff = (
+        project.run("check", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
+        project.run("check", "-", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
+        project.run("check", "-", "--stdin-filename", "legacy/a.j2", stdin=CLOCK_TEMPLATE),
+        project.run("check", "-", stdin=CLOCK_TEMPLATE),
+        project.run("check", "-", "--stdin-filename", "notes.txt", stdin="hello\n"),
+        project.run("check", "--fix", "--stdin-filename", "service.py", stdin=SERVICE),
+        project.run("check", "--diff", "--stdin-filename", "service.py", stdin=SERVICE),
+    )
+    assert (named.code, named.lines) == (1, [f"prompts/a.j2:1:15: CTX101 {CLOCK_MESSAGE}",
+                                            "Found 1 finding (1 error) in 1 file."])
+    assert dash.stdout == named.stdout
+    # The name decides the configuration too: per-file-ignores apply.
+    assert (ignored.code, ignored.lines) == (0, ["All checks passed (1 file checked)."])
+    assert (nameless.code, nameless.stdout) == (2, "")
+    assert nameless.err_lines == [("ctxlint: error: reading standard input (`-`) needs --stdin-filename NAME: the "
+                                  "name says its format (a .j2 template, a .prompty file, ...) and which "
+                                  "configuration applies")]
+    assert (unknown.code, unknown.lines) == (0, ["All checks passed (0 files checked)."])
+    assert unknown.err_lines[0].startswith("ctxlint: warning: no file was linted")
+    # --fix on standard input writes the fixed text to stdout, and nothing to disk.
+    assert (fixed.code, fixed.stdout, fixed.stderr) == (0, SERVICE.replace("json.dumps(POLICY)",
+                                                                           "json.dumps(POLICY, sort_keys=True)"), "")
+    assert not (project.root / "service.py").exists()
+    assert diff.code == 1 and diff.lines[:2] == ["--- a/service.py", "+++ b/service.py"]
+
+
+def test_statistics_in_every_format(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "b.prompty": NO_RESERVE_PROMPTY, "c.prompty": NO_RESERVE_PROMPTY})
+    text, as_json, sarif, github, gitlab, junit = project.run_many([
+        ("check", "--statistics", "--output-format", fmt) for fmt in ("text", "json", "sarif", "github", "gitlab", "junit")
+    ])
+    table = ["    2  CTX201  missing-output-reserve", "    1  CTX101  volatile-in-prefix"]
+    assert text.lines == [*table, "Found 3 findings (1 error, 2 warnings) in 3 files."]
+    counts = [{"code": "CTX201", "name": "missing-output-reserve", "count": 2, "fixable": 0},
+              {"code": "CTX101", "name": "volatile-in-prefix", "count": 1, "fixable": 0}]
+    assert json.loads(as_json.stdout) == counts
+    # SARIF keeps its results and carries the counts in the run's properties.
+    log = json.loads(sarif.stdout)
+    assert len(log["runs"][0]["results"]) == 3
+    assert log["runs"][0]["properties"]["statistics"] == counts
+    # Formats with no place for counts keep their findings and log the counts on stderr.
+    for run in (github, gitlab, junit):
+        assert run.code == 1
+        assert run.err_lines == table
+    assert len(github.lines) == 3 and all(line.startswith("::") for line in github.lines)
+
+
+# --- files that are not files --------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifos_sockets_devices_and_symlink_loops_are_skipped_with_a_notice(project, tmp_path, monkeypatch):
+    project.write({"ok.j2": CLOCK_TEMPLATE, "sub/ok.j2": CLOCK_TEMPLATE})
+    root = project.root
+    os.mkfifo(root / "pipe.j2")
+    os.mkfifo(root / "sub" / "pipe.j2")
+    (root / "loop.j2").symlink_to("loop.j2")
+    (root / "sub" / "a.j2").symlink_to("b.j2")
+    (root / "sub" / "b.j2").symlink_to("a.j2")
+    (root / "device.j2").symlink_to(os.devnull)
+    (root / "gone.j2").symlink_to("missing.j2")
+    (root / "notes.txt").symlink_to("notes.txt")  # not a file ctxlint reads: no notice
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "leak.j2").write_text(CLOCK_TEMPLATE, encoding="utf-8")
+    (root / "linked-dir").symlink_to(outside, target_is_directory=True)
+    sock = socket.socket(socket.AF_UNIX)
+    monkeypatch.chdir(root)  # AF_UNIX paths are limited to about 100 bytes: bind a short relative path
+    try:
+        sock.bind("sock.j2")
+        walked, given = project.run_many([
+            ("check",),
+            ("check", "pipe.j2", "loop.j2", "sock.j2", "device.j2", "ok.j2"),
+        ])
+    finally:
+        sock.close()
+    assert walked.located == ["ok.j2:1:15: CTX101", "sub/ok.j2:1:15: CTX101"]  # nothing from linked-dir/
+    assert walked.err_lines == [
+        "device.j2: skipped: a character device, not a regular file",
+        "gone.j2: skipped: broken symbolic link (its target does not exist)",
+        "loop.j2: skipped: symbolic link loop",
+        "pipe.j2: skipped: a FIFO (named pipe), not a regular file",
+        "sock.j2: skipped: a socket, not a regular file",
+        "sub/a.j2: skipped: symbolic link loop",
+        "sub/b.j2: skipped: symbolic link loop",
+        "sub/pipe.j2: skipped: a FIFO (named pipe), not a regular file",
+    ]
+    assert given.code == 1 and given.located == ["ok.j2:1:15: CTX101"]
+    assert given.err_lines == [
+        "device.j2: skipped: a character device, not a regular file",
+        "loop.j2: skipped: symbolic link loop",
+        "pipe.j2: skipped: a FIFO (named pipe), not a regular file",
+        "sock.j2: skipped: a socket, not a regular file",
+    ]
