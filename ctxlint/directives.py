@@ -17,21 +17,36 @@ matter of Prompty and Dotprompt files.
 A directive must open a comment, and given the file's format only that format's comments are
 read, so prompt text that merely mentions a directive does not count (a ``# ...`` line in a
 Jinja template is prompt text, sent to the model).
+
+Suppressions are checked (rule CTX002, ``unused-suppression``): each keeps where it was written,
+which codes or rule names it lists and how to remove it, and :meth:`Directives.covering` says
+which of them cover a finding so the engine can tell which suppressed nothing. A comment that
+opens with ``ctxlint`` but is not a directive (``ctxlint: ignroe``, ``ctxlint ignore``,
+``ctxlint: ignore CTX101``) is kept as :class:`Malformed`: it would otherwise silently do
+nothing, or suppress every rule.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
 from ctxlint.frontends import REGISTRY
-from ctxlint.model import Finding, Region
+from ctxlint.model import Finding, Fix, Region, Span
 
+KINDS = ("ignore-file", "ignore", "pinned", "head", "middle", "tail", "end", "untrusted", "trusted", "budget",
+         "key-field")
+_OPENER = r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//|/\*+)[ \t]*"
 _DIRECTIVE = re.compile(
-    r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//|/\*+)[ \t]*ctxlint:[ \t]*"
-    r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted|budget|key-field)\b"
+    _OPENER + r"ctxlint:[ \t]*"
+    r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted|budget|key-field)(?![\w-])"
     r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=[ \t]*(?P<names>[\w.\- \t,]+?)(?=[ \t]*(?:#}|-#}|-->|}}|\*/|\n|$)))?"
 )
+# Any comment that opens with the word ctxlint: a directive, or a misspelt one.
+_ANY = re.compile(_OPENER + r"(?P<word>ctxlint)\b(?P<colon>[ \t]*:)?[ \t]*(?P<kind>[\w-]*)", re.IGNORECASE)
+# After a bare `ignore`: codes that were meant to be in brackets, or an unclosed bracket.
+_LOOSE_CODES = re.compile(r"[ \t]*(?:[(:][ \t]*)?(?:[A-Z]{2,8}[0-9]{3,4}\b|\[)")
 _CLOSERS = {"{#": "#}", "<!--": "-->", "{{!": "}}", "/*": "*/"}
 # The comment openers of each format (the format registry says them); a format that lists none
 # accepts every opener. Prompty and Dotprompt also read `#` comments, but only inside their YAML
@@ -56,10 +71,63 @@ class BudgetDirective:
     column: int
 
 
+@dataclass(frozen=True)
+class CodeRef:
+    """One entry of ``ignore[...]`` as written: a code or a rule name, with its place."""
+
+    text: str
+    start: int  # offsets in the file's text
+    end: int
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """An ``ignore`` or ``ignore-file`` directive.
+
+    ``codes`` is None when it names no rule (every rule is suppressed). ``lines`` are the lines it
+    covers (empty for ``ignore-file``). ``span`` is the directive itself, where CTX002 reports;
+    ``removal`` the text range (offsets) whose deletion removes the directive without changing
+    what the prompt renders, or None when there is no such range (Jinja whitespace control).
+    ``brackets`` is the range inside ``[...]``, rewritten when only some codes go.
+    """
+
+    span: Span
+    text: str  # as written: `ctxlint: ignore[CTX101]`
+    file_level: bool
+    codes: tuple[CodeRef, ...] | None
+    lines: frozenset[int]
+    removal: tuple[int, int] | None
+    brackets: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A comment that opens with ``ctxlint`` but is not a directive, and why."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class SuppressionUse:
+    """What the unused-suppression check is given for one file: its directives, which
+    (suppression index, code) pairs covered a finding (code None for a suppression without
+    codes), which rules ran on the file, and whether those were the whole default set."""
+
+    directives: Directives
+    text: str
+    path: str
+    used: frozenset[tuple[int, str | None]]
+    ran: frozenset[str]
+    known: frozenset[str]
+    complete: bool
+    parsed: bool  # False when the file did not parse, so rules could not look at all of it
+
+
 @dataclass
 class Directives:
-    lines: dict[int, set[str] | None] = field(default_factory=dict)  # suppressed codes; None: all
-    file_codes: set[str] | None = field(default_factory=set)  # None: the whole file is ignored
+    suppressions: list[Suppression] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)
     pinned: list[tuple[int, int]] = field(default_factory=list)  # inclusive line ranges
     regions: list[tuple[int, int, Region]] = field(default_factory=list)
     untrusted: set[str] = field(default_factory=set)
@@ -67,15 +135,35 @@ class Directives:
     budget: list[BudgetDirective] = field(default_factory=list)
     # The YAML of a Prompty or Dotprompt front matter with a `ctxlint` or `sample` key, and its first line.
     front_matter: tuple[str, int] | None = None
+    # Rule names written in suppressions, mapped to codes (see `resolve_names`).
+    _names: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def resolve_names(self, names: dict[str, str]) -> None:
+        """Accept rule names (``volatile-in-prefix``) as well as codes inside ``ignore[...]``."""
+        self._names = names
+
+    def code_of(self, ref: CodeRef) -> str:
+        """The code a suppression entry names (an unknown entry is returned upper-cased)."""
+        return self._names.get(ref.text) or ref.text.upper()
+
+    def covering(self, finding: Finding) -> list[tuple[Suppression, CodeRef | None]]:
+        """The suppressions that cover ``finding``, each with the entry that names its rule
+        (None for a suppression without codes)."""
+        hits: list[tuple[Suppression, CodeRef | None]] = []
+        for suppression in self.suppressions:
+            if not suppression.file_level and finding.span.line not in suppression.lines:
+                continue
+            if suppression.codes is None:
+                hits.append((suppression, None))
+                continue
+            ref = next((r for r in suppression.codes if self.code_of(r) == finding.code), None)
+            if ref is not None:
+                hits.append((suppression, ref))
+        return hits
 
     def covers(self, finding: Finding) -> bool:
         """Whether a suppression covers ``finding``."""
-        if self.file_codes is None or finding.code in self.file_codes:
-            return True
-        if finding.span.line not in self.lines:
-            return False
-        codes = self.lines[finding.span.line]
-        return codes is None or finding.code in codes
+        return bool(self.covering(finding))
 
     def is_pinned(self, line: int) -> bool:
         return any(start <= line <= end for start, end in self.pinned)
@@ -84,27 +172,54 @@ class Directives:
         return next((region for start, end, region in self.regions if start <= line <= end), None)
 
 
-def scan(text: str, fmt: str | None = None) -> Directives:
+class _Text:
+    """Offsets to 1-based lines and columns, for one text."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+    def line(self, offset: int) -> int:
+        import bisect
+
+        return bisect.bisect_right(self.starts, offset)
+
+    def span(self, start: int, end: int) -> Span:
+        line, end_line = self.line(start), self.line(end)
+        return Span(self.path, line, start - self.starts[line - 1] + 1, end_line, end - self.starts[end_line - 1] + 1)
+
+
+def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
     """The directives in ``text``, a file of format ``fmt`` (None: accept every comment syntax)."""
     found = Directives()
-    if "ctxlint" not in text and "sample" not in text:
+    if "ctxlint" not in text.lower() and "sample" not in text:
         return found
     front_matter = _FRONT_MATTER.match(text) if fmt in _FRONT_MATTER_FORMATS else None
     front_matter_end = front_matter.end() if front_matter else 0
     header = _FRONT_MATTER_YAML.match(text) if fmt in _FRONT_MATTER_FORMATS else None
     if header is not None and _BUDGET_KEY.search(header.group(1)):
         found.front_matter = (header.group(1), text.count("\n", 0, header.start(1)) + 1)
+    where = _Text(text, path)
     open_block: tuple[str, int] | None = None  # ("pinned" or a region, first line)
-    for match in _DIRECTIVE.finditer(text):
-        opener = match.group("open")
+    for loose in _ANY.finditer(text):
+        opener = loose.group("open")
         if fmt in _OPENERS and not opener.startswith(_OPENERS[fmt]) and not (
-            opener == "#" and match.start() < front_matter_end
+            opener == "#" and loose.start() < front_matter_end
         ):
             continue
+        match = _DIRECTIVE.match(text, loose.start())
+        if match is None or (match.group("kind") == "ignore" and match.group("codes") is None
+                             and _LOOSE_CODES.match(text, match.end())):
+            problem = _malformed(loose, match)
+            if problem is not None:
+                found.malformed.append(Malformed(where.span(loose.start("word"), loose.end()), problem))
+            continue
         kind = match.group("kind")
-        line = text.count("\n", 0, match.start()) + 1
+        line = where.line(match.start())
         end = _comment_end(text, match)
-        end_line = text.count("\n", 0, end) + 1
+        end_line = where.line(end)
+        alone = not _shares_line(text, match, end)
         if kind in ("budget", "key-field"):
             column = match.start() - text.rfind("\n", 0, match.start())
             found.budget.append(BudgetDirective(kind, _arguments(text, match, end), line, column))
@@ -112,25 +227,48 @@ def scan(text: str, fmt: str | None = None) -> Directives:
             names = {n.strip() for n in (match.group("names") or "").split(",") if n.strip()}
             (found.untrusted if kind == "untrusted" else found.trusted).update(names)
         elif kind in ("pinned", "head", "middle", "tail"):
-            open_block = (kind, end_line + (0 if _shares_line(text, match, end) else 1))
+            open_block = (kind, end_line + (1 if alone else 0))
         elif kind == "end":
             if open_block is not None:
-                _close(found, open_block, line - (0 if _shares_line(text, match, end) else 1))
+                _close(found, open_block, line - (1 if alone else 0))
                 open_block = None
-        elif kind == "ignore-file":
-            codes = _codes(match)
-            if codes is None or found.file_codes is None:
-                found.file_codes = None
-            else:
-                found.file_codes |= codes
         else:
-            codes = _codes(match)
-            covered = range(line, end_line + 2) if not _shares_line(text, match, end) else [line]
-            for number in covered:  # a comment alone on its line covers the next line too
-                _add(found.lines, number, codes)
+            # A comment alone on its line covers the next line too; a trailing one its own line.
+            covered = frozenset(range(line, end_line + 2) if alone else [line])
+            found.suppressions.append(Suppression(
+                span=where.span(match.start(), match.end()),
+                text=text[loose.start("word") : match.end()],
+                file_level=kind == "ignore-file",
+                codes=_codes(match),
+                lines=frozenset() if kind == "ignore-file" else covered,
+                removal=_removal(text, match, end, alone),
+                brackets=(match.start("codes"), match.end("codes")) if match.group("codes") is not None else None,
+            ))
     if open_block is not None:  # a marker without `end` runs to the end of the file
         _close(found, open_block, text.count("\n") + 1)
     return found
+
+
+def _malformed(loose: re.Match[str], strict: re.Match[str] | None) -> str | None:
+    """Why a comment that opens with ``ctxlint`` is not a directive (None: it is prose)."""
+    word, kind, colon = loose.group("word"), loose.group("kind"), loose.group("colon")
+    written = loose.group()[len(loose.group("open")):].strip()
+    if strict is not None:  # `ignore` followed by codes outside brackets: it would ignore everything
+        return (f"`{written}` followed by codes outside brackets suppresses every rule on the line, not "
+                "those codes; put them in brackets: `ctxlint: ignore[CTX101]`")
+    close = difflib.get_close_matches(kind.lower(), KINDS, n=1, cutoff=0.7)
+    if word != "ctxlint" or (kind.lower() in KINDS and kind != kind.lower()):
+        if not colon and not close:
+            return None
+        return f"`{written}` is not a directive: directives are lower case, e.g. `ctxlint: ignore[CTX101]`"
+    if not colon:
+        if not close:
+            return None  # prose that starts with the word ctxlint
+        return f"`{written}` is not a directive: the colon is missing (`ctxlint: {close[0]}`)"
+    if not kind:
+        return "`ctxlint:` names no directive; write e.g. `ctxlint: ignore[CTX101]`"
+    hint = f"did you mean `{close[0]}`?" if close else f"directives are {', '.join(KINDS)}"
+    return f"`ctxlint: {kind}` is not a directive, so it does nothing; {hint}"
 
 
 def _close(found: Directives, block: tuple[str, int], last: int) -> None:
@@ -143,12 +281,15 @@ def _close(found: Directives, block: tuple[str, int], last: int) -> None:
         found.regions.append((first, last, _REGIONS[kind]))
 
 
-def _codes(match: re.Match) -> set[str] | None:
+def _codes(match: re.Match[str]) -> tuple[CodeRef, ...] | None:
     raw = match.group("codes")
-    return None if raw is None else {c.strip().upper() for c in raw.split(",") if c.strip()}
+    if raw is None:
+        return None
+    base = match.start("codes")
+    return tuple(CodeRef(m.group(), base + m.start(), base + m.end()) for m in re.finditer(r"[^,\s]+", raw))
 
 
-def _shares_line(text: str, match: re.Match, end: int) -> bool:
+def _shares_line(text: str, match: re.Match[str], end: int) -> bool:
     """Whether the comment shares its line with other text (before it or after it)."""
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", end)
@@ -156,7 +297,7 @@ def _shares_line(text: str, match: re.Match, end: int) -> bool:
     return bool(text[line_start : match.start()].strip() or text[end:line_end].strip())
 
 
-def _arguments(text: str, match: re.Match, end: int) -> str:
+def _arguments(text: str, match: re.Match[str], end: int) -> str:
     """The words after a directive's kind, up to the end of its comment."""
     opener = match.group("open")
     closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), "")
@@ -170,7 +311,7 @@ def _arguments(text: str, match: re.Match, end: int) -> str:
     return words.strip()
 
 
-def _comment_end(text: str, match: re.Match) -> int:
+def _comment_end(text: str, match: re.Match[str]) -> int:
     opener = match.group("open")
     closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), None)
     if closer is None:  # a line comment runs to the end of the line
@@ -180,8 +321,42 @@ def _comment_end(text: str, match: re.Match) -> int:
     return len(text) if end < 0 else end + len(closer)
 
 
-def _add(lines: dict[int, set[str] | None], number: int, codes: set[str] | None) -> None:
-    if codes is None or lines.get(number, set()) is None:
-        lines[number] = None
-    else:
-        lines.setdefault(number, set()).update(codes)
+def _removal(text: str, match: re.Match[str], end: int, alone: bool) -> tuple[int, int] | None:
+    """The range to delete to remove a suppression without changing the rendered prompt.
+
+    Jinja comments are removed exactly, leaving their line (a template renders a comment-only
+    line as an empty line, and would render without it one line shorter); whitespace-control
+    comments (`{#-`, `-#}`) are not removed at all, since they trim text around them. Other
+    comments alone on their line go with the line; a trailing line comment goes with the space
+    before it, up to another comment that follows it (`# ctxlint: ignore[X]  # noqa`).
+    """
+    opener = match.group("open")
+    start = match.start()
+    if opener.startswith("{#"):
+        if opener.endswith("-") or text[end - 3 : end - 2] == "-":
+            return None
+        return start, end
+    if opener in ("#", "//"):
+        following = re.search(r"[ \t]+(?:#|//)", text[match.end() : end])
+        if following is not None:  # keep the other comment, and so the line
+            end = match.end() + following.start()
+            alone = False
+    line_start = text.rfind("\n", 0, start) + 1
+    if alone:
+        line_end = text.find("\n", end)
+        return line_start, len(text) if line_end < 0 else line_end + 1
+    while start > line_start and text[start - 1] in " \t":
+        start -= 1
+    return start, end
+
+
+def removal_fix(text_path: str, text: str, suppression: Suppression, keep: list[CodeRef]) -> Fix | None:
+    """A fix that removes ``suppression`` (``keep`` empty) or only the entries not in ``keep``."""
+    where = _Text(text, text_path)
+    if keep and suppression.brackets is not None and suppression.codes is not None:
+        start, end = suppression.brackets
+        return Fix("remove the codes that suppress nothing", where.span(start, end), ", ".join(r.text for r in keep))
+    if suppression.removal is None:
+        return None
+    start, end = suppression.removal
+    return Fix("remove the unused suppression", where.span(start, end), "")

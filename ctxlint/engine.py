@@ -18,6 +18,7 @@ from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
 from ctxlint.config import Settings, rule_overrides
 from ctxlint.context import CheckContext
+from ctxlint.directives import SuppressionUse
 from ctxlint.discover import glob_any, glob_match, special_file
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
 
@@ -108,6 +109,12 @@ class Linter:
             from ctxlint.frameworks import cached_frameworks
 
             cached_frameworks(tuple(settings.frameworks), settings.builtin_frameworks)
+        # Suppressions may name rules (`ignore[volatile-in-prefix]`), as --select may.
+        self._names = {rule.name: code for code, rule in catalogue.items()}
+        # The rules a full run lints with: when all of them ran, a bare `ignore` that covered
+        # nothing is certainly unused.
+        self._default_set = frozenset(code for code, rule in catalogue.items()
+                                      if not rule.preview and checks[rule.check].scope != "suppressions")
 
     def lint_files(self, files: list[Path], jobs: int | None = None) -> LintResult:
         """Lint ``files``; a large audit is split across ``jobs`` processes (default: every core)."""
@@ -226,31 +233,51 @@ class Linter:
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
         embedded = parsed.embedded  # code read out of a container (a notebook's cells)
-        found = directives.scan(embedded.text, embedded.fmt) if embedded else directives.scan(text, fmt)
+        source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
+        found = directives.scan(source, source_fmt, parsed.path)
+        found.resolve_names(self._names)
         skipped = set()
         for glob, codes in self.per_file_ignores:
             if glob_match(glob, relpath):
                 skipped |= codes
-        for rule in self.rules:
-            if rule.code in skipped:
-                continue
+        ran = [rule for rule in self.rules if rule.code not in skipped]
+        for rule in ran:
             check = self._checks[rule.check]
             ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append)
             if check.scope == "file":
                 check.function(parsed, ctx)
-            else:
+            elif check.scope == "request":
                 for request in parsed.requests:
                     check.function(request, ctx)
         if self._in_test_code(relpath):
             findings = [_in_test_code(f) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
-        # the same finding at the same place is reported once.
+        # the same finding at the same place is reported once. A suppressed finding counts as a
+        # use of its suppression whatever its confidence, so suppressions do not look unused
+        # under one --confidence and used under another.
         floor = Confidence(self.settings.confidence).rank
-        unique = dict.fromkeys(f for f in findings if f.confidence.rank >= floor and not found.covers(f))
+        kept: list[Finding] = []
+        used: set[tuple[int, str | None]] = set()
+        index = {id(s): i for i, s in enumerate(found.suppressions)}
+        for finding in dict.fromkeys(findings):
+            hits = found.covering(finding)
+            used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
+            if not hits and finding.confidence.rank >= floor:
+                kept.append(finding)
+        audits = [rule for rule in ran if self._checks[rule.check].scope == "suppressions"]
+        if audits and (found.suppressions or found.malformed):
+            ran_codes = frozenset(rule.code for rule in ran)
+            use = SuppressionUse(found, source, parsed.path, frozenset(used), ran_codes, frozenset(self.catalogue),
+                                 complete=self._default_set <= ran_codes, parsed=not parsed.errors)
+            for rule in audits:
+                audit: list[Finding] = []
+                self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
+                                                                    audit.append))
+                kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
         if embedded is not None:
-            moved = [map_spans(f, embedded.relocate) for f in unique]
+            moved = [map_spans(f, embedded.relocate) for f in kept]
             return [replace(f, message=embedded.retell(f.message, f.span)) for f in moved]
-        return list(unique)
+        return kept
 
 
 def _in_test_code(finding: Finding) -> Finding:

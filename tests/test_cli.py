@@ -139,8 +139,8 @@ def test_non_utf8_and_malformed_templates_are_located_ctx001(project):
     assert run.lines == [
         "expr.j2:2:1: CTX001 unexpected 'end of print statement'",
         "latin.j2:2:4: CTX001 not valid UTF-8 (byte 0xe9); save the file as UTF-8",
-        "unclosed.j2:3:1: CTX001 Unexpected end of template. Jinja was looking for the following tags: "
-        "'endfor' or 'else'. The innermost block that needs to be closed is 'for'.",
+        ("unclosed.j2:3:1: CTX001 Unexpected end of template. Jinja was looking for the following tags: "
+        "'endfor' or 'else'. The innermost block that needs to be closed is 'for'."),
         "Found 3 findings (3 errors) in 3 files.",
     ]
     assert run.stderr == ""
@@ -191,14 +191,19 @@ def test_inline_suppressions(project):
         "file-code-control.j2:1:25: CTX101",
         "file-code.j2:2:7: CTX102",
         "front-matter-control.prompty:3:1: CTX201",
+        # Suppressions that cover nothing are findings themselves (CTX002, unused-suppression).
+        "gap.j2:1:1: CTX002",
         "gap.j2:3:15: CTX101",
         "mention-before.j2:2:15: CTX101",
         "mention-in-string.j2:2:15: CTX101",
         "mention-same-line.j2:1:15: CTX101",
+        "other-code.j2:1:1: CTX002",
         "other-code.j2:2:15: CTX101",
+        "trailing.j2:1:8: CTX002",
         "trailing.j2:2:15: CTX101",
+        "two-codes.j2:1:1: CTX002",
     ]
-    assert run.lines[-1] == "Found 10 findings (9 errors, 1 warning) in 17 files."
+    assert run.lines[-1] == "Found 14 findings (9 errors, 5 warnings) in 17 files; 4 fixable with --fix."
 
 
 def test_hash_lines_in_template_text_do_not_suppress(project):
@@ -282,3 +287,45 @@ def test_rule_listing_and_pages(project):
     # By name, or in lower case: the same page.
     assert (by_name.code, by_name.stdout) == (0, by_code.stdout)
     assert (lower.code, lower.stdout) == (0, by_code.stdout)
+
+
+def test_unused_suppressions_are_reported_and_fix_removes_them(project):
+    service = (
+        "import json\n"
+        "# ctxlint: ignore[CTX204]\n"  # nothing on the next line: removed with its line
+        "LIMIT = 400\n"
+        "SYSTEM = 'You are the returns assistant.'  # ctxlint: ignore[CTX101]  # noqa: E501\n"
+    )
+    project.write({
+        "service.py": service,
+        # One code of two is used: only the other goes.
+        "a.j2": "Current time: {{ now() }} {# ctxlint: ignore[CTX101, CTX102] #}\nYou are the assistant.\n",
+        # A Jinja comment goes, its line stays, so the template renders exactly as before.
+        "b.j2": "{# ctxlint: ignore[CTX101] #}\nYou are the assistant.\n",
+        # CTX002 is suppressed like any rule.
+        "c.j2": "{# ctxlint: ignore[CTX102, CTX002] #}\nYou are the assistant.\n",
+        # A rule name is accepted, and this suppression is used.
+        "d.j2": "{# ctxlint: ignore[volatile-in-prefix] #}\n" + CLOCK_TEMPLATE,
+        # A typo suppresses nothing: the clock is reported, and so is the directive.
+        "e.j2": "{# ctxlint: ignore[volatile-in-prefx] #}\n" + CLOCK_TEMPLATE,
+    })
+    before, fixed, after = project.run("check"), project.run("check", "--fix"), project.run("check")
+    assert before.located == [
+        "a.j2:1:27: CTX002", "b.j2:1:1: CTX002", "e.j2:1:1: CTX002", "e.j2:2:15: CTX101",
+        "service.py:2:1: CTX002", "service.py:4:44: CTX002",
+    ]
+    assert before.lines[0] == ("a.j2:1:27: CTX002 [*] `ctxlint: ignore[CTX101, CTX102]`: `CTX102` reports nothing on "
+                               "the line it covers. Remove it from the list.")
+    assert before.lines[2] == ("e.j2:1:1: CTX002 [*] `ctxlint: ignore[volatile-in-prefx]` suppresses nothing: "
+                               "`volatile-in-prefx` is not a rule code or name (see `ctxlint rule`). Remove it.")
+    assert fixed.err_lines == ["Fixed 5 findings in 4 files."]
+    assert after.located == ["e.j2:2:15: CTX101"]  # the typo's removal leaves the real finding
+
+    def read(name: str) -> str:
+        return (project.root / name).read_text(encoding="utf-8")
+
+    assert read("service.py") == ("import json\nLIMIT = 400\n"
+                                  "SYSTEM = 'You are the returns assistant.'  # noqa: E501\n")
+    assert read("a.j2") == "Current time: {{ now() }} {# ctxlint: ignore[CTX101] #}\nYou are the assistant.\n"
+    assert read("b.j2") == "\nYou are the assistant.\n"
+    assert read("c.j2") == "{# ctxlint: ignore[CTX102, CTX002] #}\nYou are the assistant.\n"

@@ -406,7 +406,7 @@ def test_show_settings_prints_the_resolved_configuration_as_toml(project):
         f"# globs are relative to: {root / 'svc'}",
         "# format: jinja",
     ]
-    assert header[4].startswith("# rules run: CTX001, CTX101,") and "CTX201" not in header[4]
+    assert header[4].startswith("# rules run: CTX001, CTX002, CTX101,") and "CTX201" not in header[4]
     settings = tomllib.loads(run.stdout)
     assert settings["ignore"] == ["CTX201"]
     assert settings["exclude"] == ["vendor/"]

@@ -1,7 +1,8 @@
 """The generic check functions that rule files name.
 
 A check is a plain function over the shared model. Request checks run once per request
-(``fn(request, ctx)``); file checks run once per parsed file (``fn(parsed_file, ctx)``).
+(``fn(request, ctx)``); file checks run once per parsed file (``fn(parsed_file, ctx)``);
+suppression checks run last, over the file's suppressions and what they covered.
 They report through ``ctx`` and never open files or know a format. Every module in this
 package is imported by ``registry()``, so a new check only needs its decorator.
 
@@ -43,7 +44,7 @@ def option_type_ok(kind: str, value: Any) -> bool:
 @dataclass(frozen=True)
 class Check:
     function: Callable
-    scope: str  # "request" or "file"
+    scope: str  # "request", "file" or "suppressions"
     options: Mapping[str, str] = field(default_factory=dict)  # option name -> one of the types above
 
 
@@ -67,6 +68,12 @@ def request_check(function: Callable | None = None, *, options: Mapping[str, str
 def file_check(function: Callable | None = None, *, options: Mapping[str, str] | None = None):
     """Register a check that runs once per parsed file."""
     return _register("file", function, options)
+
+
+def suppression_check(function: Callable | None = None, *, options: Mapping[str, str] | None = None):
+    """Register a check of a file's suppressions, run after every other rule (it is given a
+    ``directives.SuppressionUse``: which suppressions covered a finding)."""
+    return _register("suppressions", function, options)
 
 
 def registry() -> dict[str, Check]:
