@@ -82,6 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="lint standard input as if it were the file NAME (its format and configuration)")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to PATH (one file or directory) and exit")
+    check.add_argument("--write-baseline", type=Path, metavar="FILE",
+                       help="record today's findings in FILE (exit 0); later runs with --baseline FILE report only new ones")
+    check.add_argument("--baseline", type=Path, metavar="FILE",
+                       help="leave out findings recorded in FILE by --write-baseline")
+    check.add_argument("--changed-since", metavar="GIT_REF",
+                       help="report only findings on lines changed since this git revision (working tree included)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the result cache (.ctxlint_cache/)")
 
     cost = commands.add_parser("cost", help="token and price report per file, request and tool; a budget gate",
                                description=(
@@ -222,18 +230,21 @@ def run_check(args: argparse.Namespace) -> int:
     if args.show_settings:
         return _show_settings(project, paths, args.stdin_filename)
     found: list[tuple[Path, str]] = []
+    cache = None if args.no_cache or reading_stdin else _cache(project)
     try:
+        known = _read_baseline(args.baseline) if args.baseline else None
+        changes = _changes(args.changed_since) if args.changed_since else None
         if reading_stdin:
             result, stdin_settings = _lint_stdin(project, args)
             settings_by_path = {result_path: stdin_settings for result_path in _paths_of(result)}
         else:
             files = project.files(paths, found)
+            if changes is not None:  # files nobody touched cannot have a finding on a changed line
+                files = [(path, settings) for path, settings in files if os.path.realpath(path) in changes]
             work = [(path, project.linter(settings)) for path, settings in files]
-            result = lint_all(work)
+            result = lint_all(work, cache=cache)
             settings_by_path = {_display(path): settings for path, settings in files}
-    except (DiscoveryError, SelectionError) as error:
-        raise UsageError(str(error)) from None
-    except (ConfigError, CatalogueError) as error:
+    except (DiscoveryError, SelectionError, ConfigError, CatalogueError) as error:
         raise UsageError(str(error)) from None
     result.notices += [Notice(_display(path), message) for path, message in found]
     result.notices.sort(key=lambda n: n.path)
@@ -244,20 +255,37 @@ def run_check(args: argparse.Namespace) -> int:
         return _show_diff(result)
     if args.fix and _apply_fixes(result):
         work = [(Path(path), project.linter(settings)) for path, settings in settings_by_path.items()]
-        fixed = lint_all([(p, linter) for p, linter in work if p.exists()])
+        fixed = lint_all([(p, linter) for p, linter in work if p.exists()], cache=cache)
         fixed.notices = result.notices
         result = fixed  # report what the fixes left
+    if cache is not None:
+        cache.save()
+
+    fingerprints = {}
+    if args.baseline or args.write_baseline or args.output_format in ("sarif", "gitlab"):
+        fingerprinter = _fingerprinter(args)
+        fingerprints = fingerprinter.fingerprints(result.findings)
+    if args.write_baseline:
+        return _write_baseline(args, fingerprints, fingerprinter)
+    if changes is not None:
+        from ctxlint.changes import touches
+
+        result.findings = [f for f in result.findings if touches(changes, f.span.path, f.span.line, f.span.end_line)]
+    if known is not None:
+        kept = [f for f in result.findings if fingerprints[f] not in known]
+        result.baselined = len(result.findings) - len(kept)
+        result.findings = kept
 
     if not args.quiet:
         for notice in result.notices:
             print(f"{notice.path}: {notice.message}", file=sys.stderr)
-        if result.files_checked == 0:
+        if result.files_checked == 0 and changes is None:
             print("ctxlint: warning: no file was linted: the paths given hold no file of a format ctxlint "
                   "reads (see `include` and `exclude`)", file=sys.stderr)
 
     out = sys.stdout if args.output_file is None else None
     options = ReportOptions(color=out is not None and args.output_format == "text" and _use_color(out),
-                            statistics=args.statistics, quiet=args.quiet)
+                            statistics=args.statistics, quiet=args.quiet, fingerprints=fingerprints)
     catalogue = project.merged_catalogue()
     text = reporter(args.output_format)(result, catalogue, options)
     _write(text, args.output_file)
@@ -272,6 +300,59 @@ def run_check(args: argparse.Namespace) -> int:
 
     failing = any(fails(f) for f in result.findings)
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _cache(project):
+    """The result cache: CTXLINT_CACHE_DIR, else .ctxlint_cache/ where the working directory's
+    configuration is (or in the working directory)."""
+    from ctxlint.cache import DIRECTORY, ENVIRONMENT, ResultCache
+
+    configured = os.environ.get(ENVIRONMENT)
+    return ResultCache(Path(configured) if configured else project.resolver.default.root / DIRECTORY)
+
+
+def _read_baseline(path: Path) -> frozenset[str]:
+    from ctxlint.baseline import BaselineError, read
+
+    try:
+        return read(path)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+
+
+def _changes(ref: str):
+    """The lines changed since ``ref`` (imported only when asked: git and the cost module)."""
+    from ctxlint.changes import changed_lines
+    from ctxlint.cost import GitError
+
+    try:
+        return changed_lines(ref, Path.cwd())
+    except GitError as error:
+        raise UsageError(str(error)) from None
+
+
+def _fingerprinter(args: argparse.Namespace):
+    from ctxlint.baseline import Fingerprinter, project_root
+
+    sources = {}
+    if getattr(args, "stdin_data", None) is not None:
+        sources[args.stdin_filename] = args.stdin_data.decode("utf-8", errors="replace")
+    return Fingerprinter(project_root(Path.cwd()), sources)
+
+
+def _write_baseline(args: argparse.Namespace, fingerprints, fingerprinter) -> int:
+    """`--write-baseline FILE`: record today's findings; later runs with `--baseline FILE` report
+    only new ones. Nothing else is printed: the file is the result."""
+    from ctxlint.baseline import BaselineError, write
+
+    try:
+        write(args.write_baseline, fingerprints, fingerprinter)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+    if not args.quiet:
+        count = len(fingerprints)
+        print(f"Wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}.", file=sys.stderr)
+    return EXIT_CLEAN
 
 
 def _paths_of(result) -> set[str]:

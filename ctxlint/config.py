@@ -491,9 +491,9 @@ def rule_overrides(settings: Settings, catalogue: dict[str, Rule]) -> dict[str, 
         if shared:
             merged[code] = shared
     for key, options in settings.rule_options.items():
-        rule = find_rule(catalogue, key)
-        assert rule is not None  # validated
-        _merge_options(merged.setdefault(rule.code, {}), options)
+        named = find_rule(catalogue, key)
+        assert named is not None  # validated
+        _merge_options(merged.setdefault(named.code, {}), options)
     return merged
 
 

@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxlint import directives, frontends
 from ctxlint.analysis.volatility import Volatility
@@ -21,6 +22,9 @@ from ctxlint.context import CheckContext
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import glob_any, glob_match, special_file
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
+
+if TYPE_CHECKING:
+    from ctxlint.cache import ResultCache
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
@@ -44,6 +48,8 @@ class LintResult:
     notices: list[Notice] = field(default_factory=list)
     files_checked: int = 0
     baselined: int = 0  # findings left out because the baseline holds them
+    # Results computed (not served from the cache) in this run: (cache key, display path, entry).
+    fresh: list[tuple[str, str, dict]] = field(default_factory=list)
 
 
 def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
@@ -109,6 +115,8 @@ class Linter:
             from ctxlint.frameworks import cached_frameworks
 
             cached_frameworks(tuple(settings.frameworks), settings.builtin_frameworks)
+        # Files the front-ends read besides the one being linted, collected while a cache wants them.
+        self._dependencies: list[str] | None = None
         # Suppressions may name rules (`ignore[volatile-in-prefix]`), as --select may.
         self._names = {rule.name: code for code, rule in catalogue.items()}
         # The rules a full run lints with: when all of them ran, a bare `ignore` that covered
@@ -120,8 +128,13 @@ class Linter:
         """Lint ``files``; a large audit is split across ``jobs`` processes (default: every core)."""
         return lint_all([(path, self) for path in files], jobs)
 
-    def lint_path(self, path: Path, result: LintResult) -> None:
-        """Lint one file from disk into ``result`` (files no front-end takes are passed over)."""
+    def lint_path(self, path: Path, result: LintResult, cache: ResultCache | None = None) -> None:
+        """Lint one file from disk into ``result`` (files no front-end takes are passed over).
+
+        With a ``cache``, findings come from it while the file and every file its front-end
+        declared reading (``ParsedFile.dependencies``) are unchanged; new results go to
+        ``result.fresh`` for the caller to store (workers of a parallel run cannot write it).
+        """
         relpath = _relative(path, self.settings.root)
         fmt = frontends.format_for(relpath, self.settings)
         if fmt is None:
@@ -131,7 +144,21 @@ class Linter:
         if data is None:
             return
         result.files_checked += 1
-        result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
+        if cache is None:
+            result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
+            return
+        cached = cache.lookup(self, display, data)
+        if cached is not None:
+            result.findings.extend(cached)
+            return
+        self._dependencies = []
+        try:
+            findings = self.lint_bytes(data, display, relpath, fmt)
+            dependencies = self._dependencies
+        finally:
+            self._dependencies = None
+        result.findings.extend(findings)
+        result.fresh.append((cache.key(self), display, cache.entry(data, dependencies, findings)))
 
     def parse_files(self, files: list[Path], notices: list[Notice] | None = None) -> Iterator[tuple[str, ParsedFile]]:
         """Each file's display path and front-end result, without running any rule (``ctxlint cost``).
@@ -231,6 +258,8 @@ class Linter:
             return self._run(parsed, text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
+        if self._dependencies is not None:
+            self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
         findings: list[Finding] = []
         embedded = parsed.embedded  # code read out of a container (a notebook's cells)
         source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
@@ -286,22 +315,24 @@ def _in_test_code(finding: Finding) -> Finding:
     return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step))
 
 
-# The files of the current lint_all, inherited by forked workers so only indexes travel.
+# The files and cache of the current lint_all, inherited by forked workers so only indexes travel.
 _WORK: list[tuple[Path, Linter]] = []
+_CACHE: ResultCache | None = None
 
 
-def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None) -> LintResult:
+def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: ResultCache | None = None) -> LintResult:
     """Lint each file with its own Linter (one per configuration in a hierarchical run); a large
-    audit is split across ``jobs`` processes (default: every core)."""
-    global _WORK
+    audit is split across ``jobs`` processes (default: every core). New results are stored in
+    ``cache`` (the caller saves it)."""
+    global _WORK, _CACHE
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD and _can_fork():
         import multiprocessing
 
         result = LintResult()
-        # Forked workers inherit the linters (rules, settings, imported front-ends), so only
-        # indexes go out and findings come back.
-        _WORK = work
+        # Forked workers inherit the linters (rules, settings, imported front-ends) and the
+        # cache as loaded, so only indexes go out and findings come back.
+        _WORK, _CACHE = work, cache
         try:
             chunks = [range(i, len(work), jobs) for i in range(jobs)]
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -309,12 +340,16 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None) -> LintRe
                     result.findings += part.findings
                     result.notices += part.notices
                     result.files_checked += part.files_checked
+                    result.fresh += part.fresh
         finally:
-            _WORK = []
+            _WORK, _CACHE = [], None
     else:
         result = LintResult()
         for path, linter in work:
-            linter.lint_path(path, result)
+            linter.lint_path(path, result, cache)
+    if cache is not None:
+        for key, display, entry in result.fresh:
+            cache.store(key, display, entry)
     # A file read as part of another (a flow's template) can give the same finding twice.
     result.findings = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
@@ -326,7 +361,7 @@ def _lint_chunk(indexes: range) -> LintResult:
     result = LintResult()
     for index in indexes:
         path, linter = _WORK[index]
-        linter.lint_path(path, result)
+        linter.lint_path(path, result, _CACHE)
     return result
 
 

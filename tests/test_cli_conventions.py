@@ -9,30 +9,13 @@ import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY
+from test_cli_fix import SERVICE  # a Python module with one fixable finding (CTX103)
 
 from ctxlint import __version__
 
-CHECKOUT = Path(__file__).resolve().parent.parent
-SERVICE = '''import json
-from openai import OpenAI
-
-client = OpenAI()
-POLICY = {"returns_days": 30, "currency": "EUR"}
-SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}
-You are the returns assistant. Never promise a refund.
-"""
-
-
-def answer(question):
-    return client.chat.completions.create(
-        model="gpt-4o", max_completion_tokens=400,
-        messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}],
-    )
-'''
 CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
 
 

@@ -53,7 +53,8 @@ def test_fix_rewrites_only_the_call_and_a_second_run_changes_nothing(project):
     assert (second.code, second.err_lines) == (0, [])
     assert (diff.code, diff.stdout) == (0, "")
     assert (project.root / "service.py").read_text() == FIXED
-    assert sorted(p.name for p in project.root.iterdir()) == ["service.py"]  # no temporary left
+    # No temporary left (the result cache is the only other entry).
+    assert sorted(p.name for p in project.root.iterdir()) == [".ctxlint_cache", "service.py"]
 
 
 def test_fix_keeps_crlf_newlines(project):

@@ -313,6 +313,7 @@ def _read_config(path: str, parsed: ParsedFile) -> _Config | None:
     """What the sibling config.json says; None when there is none (or it is broken, which adds
     a located error to ``parsed``)."""
     config_path = os.path.join(os.path.dirname(path), CONFIG_NAME)
+    parsed.dependencies.append(config_path)  # present or not: creating it changes the result
     if not os.path.isfile(config_path):
         return None
 

@@ -1,0 +1,97 @@
+"""The result cache in `.ctxlint_cache/`: a warm run serves each file's findings from it, and
+anything a result depends on (the file, a file its front-end read, the settings, the rules)
+makes ctxlint lint that file again. Whether a run used the cache is observed, not timed: the
+tests plant a recognisable message in a cached entry and look for it in the output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, Project
+
+PLANTED = "served from the cache"
+SKPROMPT = ("<message role=\"system\">\nYou are a friendly travel assistant for Contoso Travel.\n"
+            "Never book anything without the user's explicit confirmation.\n</message>\n"
+            "<message role=\"user\">{{$input}}</message>\n")
+CONFIG_400 = '{"schema": 1, "execution_settings": {"default": {"max_tokens": 400}}}\n'
+CONFIG_NONE = '{"schema": 1, "execution_settings": {"default": {"temperature": 0.5}}}\n'
+
+
+def _tables(root: Path) -> list[Path]:
+    return sorted((root / ".ctxlint_cache").glob("*/*.json"))
+
+
+def _plant(root: Path) -> int:
+    """Replace the message of every cached finding; return how many were changed."""
+    changed = 0
+    for table in _tables(root):
+        data = json.loads(table.read_text(encoding="utf-8"))
+        for entry in data.values():
+            for finding in entry["findings"]:
+                finding["message"] = PLANTED
+                changed += 1
+        table.write_text(json.dumps(data), encoding="utf-8")
+    return changed
+
+
+def test_warm_runs_are_served_from_the_cache_until_an_input_changes(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'model = "gpt-4o"\n'})
+    cold = project.run("check")
+    assert cold.lines == [f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}", "Found 1 finding (1 error) in 1 file."]
+    cache = project.root / ".ctxlint_cache"
+    assert (cache / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
+    assert (cache / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    assert _plant(project.root) == 1
+
+    warm, other_rules, no_cache = project.run_many([("check",), ("check", "--select", "CTX1"), ("check", "--no-cache")])
+    assert warm.lines[0] == f"a.j2:1:15: CTX101 {PLANTED}"  # nothing was linted again
+    assert other_rules.lines[0] == no_cache.lines[0] == cold.lines[0]  # other settings, or no cache
+
+    # The settings changed: every file of that configuration is linted again.
+    project.write({"ctxlint.toml": 'model = "gpt-4o"\n[rules.CTX101]\nseverity = "error"\n'})
+    assert project.run("check").lines[0] == cold.lines[0]
+    _plant(project.root)
+    # The file changed (even by a byte of whitespace): linted again.
+    project.write({"a.j2": CLOCK_TEMPLATE + "\n"})
+    assert project.run("check").lines[0] == cold.lines[0]
+
+
+def test_a_file_the_front_end_read_is_part_of_the_key(project):
+    project.write({"Plugin/Chat/skprompt.txt": SKPROMPT, "Plugin/Chat/config.json": CONFIG_400})
+    assert project.run("check").lines == ["All checks passed (2 files checked)."]
+    # config.json no longer sets max_tokens: skprompt.txt, unchanged itself, now has a finding.
+    project.write({"Plugin/Chat/config.json": CONFIG_NONE})
+    after = project.run("check")
+    assert [line.split(" ", 2)[:2] for line in after.lines[:-1]] == [["Plugin/Chat/skprompt.txt:1:1:", "CTX201"]]
+    # And a config.json that did not exist and then appears: only skprompt.txt's lint reads it
+    # (config.json linted on its own reports nothing), so the finding proves it was linted again.
+    project.write({"Other/Fn/skprompt.txt": SKPROMPT})
+    assert "Other/Fn" not in project.run("check").stdout
+    project.write({"Other/Fn/config.json": CONFIG_400.replace("400", "5")})
+    assert "Other/Fn/config.json:1:50: CTX202 `max_tokens: 5` leaves too little room" in project.run("check").stdout
+
+
+def test_a_crafted_or_broken_cache_is_ignored(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    cold = project.run("check")
+    for table in _tables(project.root):
+        data = json.loads(table.read_text(encoding="utf-8"))
+        for entry in data.values():  # a class outside the model must never be built
+            entry["findings"] = [{"$class": "Popen", "args": ["touch", "pwned"]}]
+        table.write_text(json.dumps(data), encoding="utf-8")
+    crafted = project.run("check")
+    assert crafted.stdout == cold.stdout and not (project.root / "pwned").exists()
+    for table in _tables(project.root):
+        table.write_text("{not json", encoding="utf-8")
+    assert project.run("check").stdout == cold.stdout
+
+
+def test_cache_location_and_no_cache(tmp_path):
+    project = Project(tmp_path / "project")
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    elsewhere = tmp_path / "cache-here"
+    project.run("check", env={"CTXLINT_CACHE_DIR": str(elsewhere)})
+    assert (elsewhere / "CACHEDIR.TAG").is_file() and not (project.root / ".ctxlint_cache").exists()
+    project.run("check", "--no-cache")
+    assert not (project.root / ".ctxlint_cache").exists()
