@@ -100,16 +100,36 @@ def get_encoding(name: str) -> tiktoken.Encoding:
 def count_tokens(text: str, encoding: str = "o200k_base") -> int:
     """Exact token count of ``text``; special-token text such as ``<|endoftext|>`` counts as text.
 
-    Prompt content is data, not control tokens, and tiktoken's default would raise on it.
+    Prompt content is data, not control tokens, and tiktoken's default would raise on it. Until
+    the full encoding is loaded, small texts are counted through the on-disk index of the
+    vocabulary (ctxlint.tokenindex), which gives the same count without loading all of it.
     """
+    if encoding not in _built:
+        from ctxlint import tokenindex
+
+        quick = tokenindex.count(text, encoding)
+        if quick is not None:
+            return quick
     return len(get_encoding(encoding).encode_ordinary(text))
+
+
+def encoding_spec(name: str) -> _EncodingSpec:
+    """The pattern, special tokens and data hash of encoding ``name``."""
+    if name not in _SPECS:
+        raise ValueError(f"unknown encoding {name!r}; choose from {', '.join(ENCODINGS)}")
+    return _SPECS[name]
+
+
+def load_ranks(name: str) -> dict[bytes, int]:
+    """The verified BPE ranks of encoding ``name`` from the offline data."""
+    return _load_ranks(_data_path(name), encoding_spec(name).sha256)
 
 
 def _build(name: str) -> tiktoken.Encoding:
     import tiktoken
 
     spec = _SPECS[name]
-    ranks = _load_ranks(_data_path(name), spec.sha256)
+    ranks = load_ranks(name)
     return tiktoken.Encoding(
         name, pat_str=spec.pat_str, mergeable_ranks=ranks, special_tokens=spec.special_tokens
     )
