@@ -1,20 +1,24 @@
-"""The published pre-commit hook, end to end: `pre-commit try-repo` on a throwaway project.
+"""The published pre-commit hooks, end to end, as the README tells users to configure them.
 
-pre-commit installs the hook the way users get it: it clones the hook repository, builds a
+The test reads the `.pre-commit-config.yaml` snippet out of README.md, replaces only `repo` and
+`rev` (with a committed copy of this checkout and that copy's commit) and runs `pre-commit run`
+on a throwaway project. pre-commit installs the hook the way users get it: it clones the hook repository, builds a
 wheel and pip-installs it (non-editable, dependencies from PyPI) into its own virtualenv, then
 runs `ctxlint check FILES`. So this test also proves that the installed package finds its rule
 catalogue. It is slow the first time (the install) and needs PyPI; deselect it with
 `-m "not slow"`.
 
-try-repo only sees committed files, and the hook file may not be committed yet in this
+pre-commit only installs committed files, and the hook file may not be committed yet in this
 checkout (or the working tree may hold changes under test), so the test copies the working
 tree (tracked and untracked, minus what git ignores) into a fresh repository and commits it
-there: the hook under test is exactly the code on disk.
+there: the hook under test is exactly the code on disk. (The cost hook's own test uses
+`pre-commit try-repo`, which reads the same repository.)
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 GIT = shutil.which("git")
@@ -132,49 +137,62 @@ def _pre_commit() -> list[str]:
     return [sys.executable, "-m", "pre_commit"]
 
 
-def _try_repo(env: dict[str, str], project: Path, hooks: Path) -> tuple[int, str, float]:
+def _readme_config(hooks: Path, rev: str) -> str:
+    """The README's pre-commit snippet with only `repo` and `rev` replaced."""
+    readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## pre-commit"):]
+    snippet = re.search(r"```yaml\n(.*?)```", section, re.DOTALL).group(1)
+    config, repos = re.subn(r"^(\s*- repo: )\S+", lambda m: m.group(1) + str(hooks), snippet, flags=re.MULTILINE)
+    config, revs = re.subn(r"^(\s*rev: )\S+", lambda m: m.group(1) + rev, config, flags=re.MULTILINE)
+    assert (repos, revs) == (1, 1), snippet
+    parsed = yaml.safe_load(config)
+    assert [hook["id"] for hook in parsed["repos"][0]["hooks"]] == ["ctxlint", "ctxlint-cost"]
+    return config
+
+
+def _run_hooks(env: dict[str, str], project: Path) -> tuple[int, str, float]:
     started = time.monotonic()
     try:
         result = subprocess.run(
-            [*_pre_commit(), "try-repo", str(hooks), "ctxlint", "--all-files", "--verbose"],
-            cwd=project, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
-            check=False,
+            [*_pre_commit(), "run", "--all-files", "--verbose"],
+            cwd=project, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False,
         )
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"pre-commit try-repo did not finish in {INSTALL_TIMEOUT}s:\n{error.stdout}\n{error.stderr}")
+        pytest.fail(f"pre-commit run did not finish in {INSTALL_TIMEOUT}s:\n{error.stdout}\n{error.stderr}")
     elapsed = time.monotonic() - started
     output = result.stdout + result.stderr
-    print(f"pre-commit try-repo: exit {result.returncode} in {elapsed:.1f}s")
+    print(f"pre-commit run: exit {result.returncode} in {elapsed:.1f}s")
     return result.returncode, output, elapsed
 
 
-def test_hook_fails_on_a_clock_in_the_prefix_and_passes_once_it_moves(tmp_path):
+def test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix(tmp_path):
     env = _env(tmp_path)
     hooks = _hook_repository(env, tmp_path / "ctxlint-hooks")
+    rev = _git(env, hooks, "rev-parse", "HEAD").strip()
 
     project = tmp_path / "project"
     _new_repo(env, project)
+    (project / ".pre-commit-config.yaml").write_text(_readme_config(hooks, rev), encoding="utf-8")
     (project / "prompts").mkdir()
     template = project / "prompts" / "support_system.j2"
     template.write_text(BAD_TEMPLATE, encoding="utf-8")
-    # Files the hook passes to ctxlint although it has no front-end for them yet: harmless.
+    # Files the hook passes to ctxlint although they hold no prompt: harmless.
     (project / "app.py").write_text('print("hello")\n', encoding="utf-8")
     (project / "package.json").write_text('{"name": "demo", "version": "1.0.0"}\n', encoding="utf-8")
     (project / "README.md").write_text("# Demo\n", encoding="utf-8")
     _commit_all(env, project, "a template with a clock at the top")
 
-    code, output, first = _try_repo(env, project, hooks)
+    code, output, first = _run_hooks(env, project)
     assert code == 1, f"expected the hook to fail (exit 1), got {code}:\n{output}"
-    assert "Failed" in output, output
-    assert "CTX101" in output, output
-    assert "support_system.j2" in output, output
-    assert "1:15" in output, output  # the line and column of `now()`
+    assert re.search(r"^ctxlint\.+Failed$", output, re.MULTILINE), output
+    assert re.search(r"^ctxlint cost\.+Passed$", output, re.MULTILINE), output  # nothing grew
+    assert "prompts/support_system.j2:1:15: CTX101" in output, output  # the line and column of `now()`
 
     template.write_text(GOOD_TEMPLATE, encoding="utf-8")
     _commit_all(env, project, "move the clock after the last instruction")
 
-    code, output, second = _try_repo(env, project, hooks)
-    assert code == 0, f"expected the hook to pass, got exit {code}:\n{output}"
-    assert "Passed" in output, output  # not "Skipped": the hook saw the files
+    code, output, second = _run_hooks(env, project)
+    assert code == 0, f"expected the hooks to pass, got exit {code}:\n{output}"
+    assert re.search(r"^ctxlint\.+Passed$", output, re.MULTILINE), output  # not "Skipped": it saw the files
     assert "CTX1" not in output, output
     print(f"timings: first run (install + lint) {first:.1f}s, second run (lint only) {second:.1f}s")
