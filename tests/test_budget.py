@@ -237,19 +237,19 @@ def test_a_near_duplicate_that_carries_a_key_field_is_kept():
     code = KeyField("status code", "log", literal="503")
     log = "upstream call failed with status 502 after 3 retries\nupstream call failed with status 503 after 3 retries"
     assert operators.jaccard(*log.split("\n")) >= operators.NEAR_DUPLICATE
-    kept, removed = operators.deduplicate([("log", Content(tuple(log.split("\n"))))], [code])
-    assert kept["log"].units == tuple(log.split("\n")) and removed == []
-    kept, removed = operators.deduplicate([("log", Content(tuple(log.split("\n"))))], [])
-    assert kept["log"].units == (log.split("\n")[0],) and removed == [operators.Removed("log", 1)]
+    kept = operators.deduplicate([("log", Content(tuple(log.split("\n"))))], [code])
+    assert kept.contents["log"].units == tuple(log.split("\n")) and kept.removed == []
+    kept = operators.deduplicate([("log", Content(tuple(log.split("\n"))))], [])
+    assert kept.contents["log"].units == (log.split("\n")[0],) and kept.removed == [operators.Removed("log", 1)]
 
 
 def test_duplicates_across_segments_are_removed_from_the_later_one():
     footer = "Confidential: for internal use of the finance team only."
     contents = [("a", Content(("first", footer))), ("b", Content((footer.upper(), "second", "{", "{")))]
-    kept, removed = operators.deduplicate(contents, [])
-    assert kept["a"].units == ("first", footer)
-    assert kept["b"].units == ("second", "{", "{")  # short lines are never duplicates
-    assert removed == [operators.Removed("b", 1)]
+    kept = operators.deduplicate(contents, [])
+    assert kept.contents["a"].units == ("first", footer)
+    assert kept.contents["b"].units == ("second", "{", "{")  # short lines are never duplicates
+    assert kept.removed == [operators.Removed("b", 1)] and not kept.partial
 
 
 def test_jaccard_threshold():
@@ -472,3 +472,13 @@ def test_drop_leaves_a_marker_naming_the_ref_and_pin_overrides_the_default(tmp_p
     assert (rows["documents"].action, rows["documents"].text) == ("drop", "[… documents left out; full text: kb://q/7]")
     assert (rows["history"].action, rows["history"].granted, rows["history"].priority) == ("keep", rows["history"].requested,
                                                                                           None)
+
+
+def test_near_duplicate_search_is_bounded_and_says_so(monkeypatch):
+    monkeypatch.setattr(operators, "_NEAR_LINES", 2)
+    lines = ("alpha settlement line number 1", "bravo payout reference list 22", "charlie refund batch of week 3",
+             "charlie refund batch of week 3", "charlie refund batch of week 4")
+    kept = operators.deduplicate([("log", Content(lines))], [])
+    # The third distinct line is past the bound: its exact repeat still goes, its near twin stays.
+    assert kept.partial and kept.contents["log"].units == lines[:3] + lines[4:]
+    assert operators.jaccard(lines[2], lines[4]) >= operators.NEAR_DUPLICATE

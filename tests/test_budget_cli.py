@@ -89,7 +89,8 @@ def test_json_and_markdown(example):
     runs = request["runs"]
     assert [(r["budget"], r["mode"], r["input_cap"], r["kept"], r["total"]) for r in runs] == [
         (800, "priority", 544, 6, 10), (1200, "priority", 944, 10, 10)]
-    assert runs[0]["duplicates"] == {"lines": 3, "tokens": 69, "segments": {"tool_result": 3}}
+    assert runs[0]["duplicates"] == {"lines": 3, "tokens": 69, "segments": {"tool_result": 3},
+                                     "near_duplicates_partial": False}
     assert runs[0]["rows"][1] == {"segment": "tools", "kind": "tools", "policy": "compress", "priority": 60,
                                   "requested": 576, "granted": 112, "used": 94, "action": "compress",
                                   "reason": "descriptions and enums dropped; names, types, required kept; 2 of 6 "

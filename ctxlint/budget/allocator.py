@@ -67,6 +67,7 @@ class Plan:
     readback: tuple[Readback, ...] = ()
     duplicates: tuple[operators.Removed, ...] = ()
     duplicate_tokens: int = 0
+    duplicates_partial: bool = False  # near duplicates were looked for in part of the content only
     error: str | None = None
 
     @property
@@ -117,7 +118,8 @@ def simulate(segments: Sequence[BudgetSegment], fields: Sequence[KeyField], budg
     cuttable = [(s.name, s.content) for s in segments
                 if not s.pinned and s.kind in (Kind.VARIABLE, Kind.COLLECTION, Kind.STATIC)
                 and s.sample in (Sample.PROMPT, Sample.FIXTURE)]
-    deduplicated, removed = operators.deduplicate(cuttable, fields)
+    deduplication = operators.deduplicate(cuttable, fields)
+    deduplicated, removed = deduplication.contents, deduplication.removed
     saved = sum(meter.text(originals[name].text) - meter.text(content.text) for name, content in deduplicated.items())
     segments = [_with_content(s, deduplicated[s.name]) if s.name in deduplicated else s for s in segments]
     requested = {s.name: _size(s, meter) for s in segments}
@@ -137,7 +139,8 @@ def simulate(segments: Sequence[BudgetSegment], fields: Sequence[KeyField], budg
                  "lower the reserve, or unpin a segment")
     if error is not None:
         return Plan(budget, "priority", reserve, cap, rows=_requested_rows(segments, meter),
-                    duplicates=tuple(removed), duplicate_tokens=saved, error=error)
+                    duplicates=tuple(removed), duplicate_tokens=saved, duplicates_partial=deduplication.partial,
+                    error=error)
 
     grants = _allocate([s for s in segments if not s.pinned], requested, cap - pinned_total)
     rows = []
@@ -147,7 +150,7 @@ def simulate(segments: Sequence[BudgetSegment], fields: Sequence[KeyField], budg
         else:
             rows.append(_apply(segment, requested[segment.name], grants[segment.name], meter, constraints))
     return Plan(budget, "priority", reserve, cap, tuple(rows), _readback(segments, originals, rows, fields),
-                tuple(removed), saved)
+                tuple(removed), saved, deduplication.partial)
 
 
 def _allocate(others: list[BudgetSegment], requested: dict[str, int], available: int) -> dict[str, int]:

@@ -24,8 +24,11 @@ a key field the line it resembles does not.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -37,7 +40,10 @@ from ctxlint.model import ToolDef
 NEAR_DUPLICATE = 0.75
 SHINGLE = 5
 _MIN_DEDUPE_CHARS = 12  # shorter lines (blank lines, braces, "---") repeat legitimately
-_MAX_NEAR_DUPLICATE_LINES = 20_000  # above this only exact duplicates are looked for
+# Bounds of the near-duplicate search (exact duplicates are always removed): the lines looked
+# up, and the index lookups and comparisons made, before it gives up.
+_NEAR_LINES = 5_000
+_NEAR_WORK = 100_000
 
 Count = Callable[[str], int]
 
@@ -76,33 +82,27 @@ class Removed:
     lines: int
 
 
-def deduplicate(contents: Sequence[tuple[str, Content]], fields: Sequence[KeyField]) -> tuple[
-        dict[str, Content], list[Removed]]:
+@dataclass(frozen=True)
+class Deduplicated:
+    contents: dict[str, Content]
+    removed: list[Removed]
+    partial: bool  # the near-duplicate search gave up part way (see _KeptLines)
+
+
+def deduplicate(contents: Sequence[tuple[str, Content]], fields: Sequence[KeyField]) -> Deduplicated:
     """Each segment's content without the lines that repeat an earlier one (in request order,
-    across segments). Returns the new contents and what was removed where."""
-    seen: dict[str, int] = {}  # normalised line -> id of the kept line
-    kept_lines: list[str] = []
-    kept_shingles: list[frozenset[str]] = []
-    index: dict[str, list[int]] = {}
-    total = sum(len(c.text.split("\n")) for _, c in contents)
-    near = total <= _MAX_NEAR_DUPLICATE_LINES
+    across segments), what was removed where, and whether near duplicates were looked for in full."""
+    kept = _KeptLines(contents)
 
     def duplicate(line: str) -> bool:
         norm = normalise(line)
         if len(norm) < _MIN_DEDUPE_CHARS:
             return False
-        twin = seen.get(norm)
-        if twin is None and near:
-            twin = _near_twin(norm, kept_shingles, index)
-        if twin is not None and not _carries_more(line, kept_lines[twin], fields):
+        grams = frozenset() if kept.partial else shingles(norm)
+        twin = kept.twin(norm, grams)
+        if twin is not None and not _carries_more(line, kept.lines[twin], fields):
             return True
-        if norm not in seen:
-            seen[norm] = len(kept_lines)
-            kept_lines.append(line)
-            grams = shingles(norm)
-            kept_shingles.append(grams)
-            for gram in grams:
-                index.setdefault(gram, []).append(len(kept_lines) - 1)
+        kept.add(line, norm, grams)
         return False
 
     result: dict[str, Content] = {}
@@ -118,21 +118,76 @@ def deduplicate(contents: Sequence[tuple[str, Content]], fields: Sequence[KeyFie
         result[name] = replace(content, units=tuple(units))
         if dropped:
             removed.append(Removed(name, dropped))
-    return result, removed
+    return Deduplicated(result, removed, kept.partial)
 
 
-def _near_twin(norm: str, kept: list[frozenset[str]], index: dict[str, list[int]]) -> int | None:
-    grams = shingles(norm)
-    if not grams:
+class _KeptLines:
+    """The lines kept so far, indexed so that finding a near twin does not compare every pair.
+
+    Prefix filtering (the AllPairs similarity join): order each line's 5-grams from the rarest
+    to the most common across all the content; two lines with Jaccard similarity t or more share
+    a gram among the first ``n - ceil(t * n) + 1`` of each line's ``n`` grams, so only those are
+    indexed and looked up, and only the lines they lead to are compared in full. Exact, and near
+    linear on real content, where most grams are rare. Content made of a few words repeated
+    in every order makes every line a candidate for every other: after ``_NEAR_LINES`` lines or
+    ``_NEAR_WORK`` lookups and comparisons only exact duplicates are removed, and ``partial``
+    says so.
+    """
+
+    def __init__(self, contents: Sequence[tuple[str, Content]]):
+        self.partial = False
+        self._work = 0
+        self.lines: list[str] = []
+        self._grams: list[frozenset[str]] = []
+        self._exact: dict[str, int] = {}
+        self._index: dict[str, list[int]] = {}
+        self._searched = 0  # lines looked up for near twins
+        frequency: Counter[str] = Counter()
+        eligible = (n for _, c in contents for n in map(normalise, c.text.split("\n")) if len(n) >= _MIN_DEDUPE_CHARS)
+        for norm in itertools.islice(eligible, _NEAR_LINES):
+            frequency.update(shingles(norm))
+        # Each gram's place in the global order, rarest first (ties by the gram itself).
+        self._rank = {gram: i for i, gram in enumerate(sorted(frequency, key=lambda g: (frequency[g], g)))}
+
+    def _prefix(self, grams: frozenset[str]) -> list[str]:
+        ordered = sorted(grams, key=self._rank.__getitem__)
+        return ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE * len(ordered)) + 1]
+
+    def twin(self, norm: str, grams: frozenset[str]) -> int | None:
+        """The first kept line that ``norm`` (with 5-grams ``grams``) repeats exactly or nearly."""
+        exact = self._exact.get(norm)
+        if exact is not None or self.partial:
+            return exact
+        self._searched += 1
+        if self._searched > _NEAR_LINES:
+            self.partial = True
+            return None
+        postings = [self._index.get(gram, ()) for gram in self._prefix(grams)]
+        self._work += sum(len(p) for p in postings)
+        candidates = sorted({i for posting in postings for i in posting})
+        self._work += len(candidates)
+        if self._work > _NEAR_WORK:
+            self.partial = True
+            return None
+        for line_id in candidates:
+            other = self._grams[line_id]
+            common = len(grams & other)
+            if common / (len(grams) + len(other) - common) >= NEAR_DUPLICATE:
+                return line_id
         return None
-    shared: dict[int, int] = {}
-    for gram in grams:
-        for line_id in index.get(gram, ()):
-            shared[line_id] = shared.get(line_id, 0) + 1
-    for line_id, common in sorted(shared.items()):
-        if common / (len(grams) + len(kept[line_id]) - common) >= NEAR_DUPLICATE:
-            return line_id
-    return None
+
+    def add(self, line: str, norm: str, grams: frozenset[str]) -> None:
+        if norm in self._exact:
+            return
+        line_id = len(self.lines)
+        self._exact[norm] = line_id
+        self.lines.append(line)
+        if self.partial:  # only exact duplicates are looked for from here on
+            self._grams.append(frozenset())
+            return
+        self._grams.append(grams)
+        for gram in self._prefix(grams):
+            self._index.setdefault(gram, []).append(line_id)
 
 
 def _carries_more(line: str, twin: str, fields: Sequence[KeyField]) -> bool:
@@ -204,13 +259,11 @@ def _fit(parts: list[tuple[int, str]], marker: str, grant: int, count: Count,
     # Joined text can count a token more or less than its parts: drop the least preferred part
     # until the real count fits.
     text = _join(kept, marker, marker_first)
-    for position in reversed(order):
+    for position in [p for p in reversed(order) if p in chosen]:
         if count(text) <= grant:
             break
-        if position in chosen:
-            chosen.discard(position)
-            kept = [(p, t) for p, t in kept if p != position]
-            text = _join(kept, marker, marker_first)
+        kept = [(p, t) for p, t in kept if p != position]
+        text = _join(kept, marker, marker_first)
     if count(text) > grant:
         return [], marker if count(marker) <= grant else ""
     return kept, text
@@ -232,7 +285,7 @@ def extract(content: Content, grant: int, count: Count, constraints: Sequence[st
     ranked = sorted((i for i in scores if scores[i]), key=lambda i: (-scores[i], i))
     plain = [i for i in scores if not scores[i]]
     def marker(left_out: int) -> str:
-        return _marker(f"{left_out} of {len(lines)} lines left out by extraction", ref)
+        return _marker(f"{left_out:,} of {len(lines):,} lines left out by extraction", ref)
 
     # First with the widest marker, then with the real count, which is never wider.
     kept, _ = _fit(lines, marker(len(lines)), grant, count, ranked)
@@ -240,43 +293,42 @@ def extract(content: Content, grant: int, count: Count, constraints: Sequence[st
     kept, text = _fit(lines, marker(len(lines)), grant, count, order)
     kept, text = _fit(lines, marker(len(lines) - len(kept)), grant, count, order)
     return Outcome(text, count(text), "extract",
-                   f"kept the {len(kept)} of {len(lines)} lines with the most facts, in order, + marker")
+                   f"kept the {len(kept):,} of {len(lines):,} lines with the most facts, in order, + marker")
 
 
 def summarize(content: Content, grant: int, count: Count, turns: int, ref: str | None) -> Outcome:
     """Keep the last ``turns`` turns and the failure lines of earlier ones; mark the rest."""
     units = list(content.units) if content.turns else [u for u in content.text.split("\n") if u.strip()]
-    recent_start = max(len(units) - turns, 0)
-    parts: list[tuple[int, str]] = []
+    earlier = max(len(units) - turns, 0)
+    parts: list[tuple[int, str]] = []  # (position in the text, a recent turn or an earlier failure line)
     evidence: list[int] = []
     recent: list[int] = []
     for number, unit in enumerate(units):
-        if number >= recent_start:
-            parts.append((number * 1000, unit))
-            recent.append(number * 1000)
+        if number >= earlier:
+            recent.append(len(parts))
+            parts.append((len(parts), unit))
             continue
-        for offset, line in enumerate(unit.split("\n")):
+        for line in unit.split("\n"):
             if _FAILURE.search(line):
-                position = number * 1000 + min(offset, 999)
-                parts.append((position, line))
-                evidence.append(position)
+                evidence.append(len(parts))
+                parts.append((len(parts), line))
     # The latest turn first, then the failure evidence (newest first), then the other recent turns.
-    order = recent[-1:] + sorted(evidence, reverse=True) + sorted(recent[:-1], reverse=True)
-    earlier = recent_start
+    order = recent[-1:] + evidence[::-1] + recent[-2::-1]
+    recent_set, evidence_set = set(recent), set(evidence)
 
     def marker(left_out: int) -> str:
-        return _marker(f"{left_out} earlier turn{'s' if left_out != 1 else ''} summarised; failure lines kept",
+        return _marker(f"{left_out:,} earlier turn{'s' if left_out != 1 else ''} summarised; failure lines kept",
                        ref) if left_out else ""
 
     # First with the widest marker, then with the real count, which is never wider.
     kept, text = _fit(parts, marker(len(units)), grant, count, order, marker_first=True)
-    whole = sum(1 for p, _ in kept if p in recent)
+    whole = sum(1 for p, _ in kept if p in recent_set)
     kept, text = _fit(parts, marker(len(units) - whole), grant, count, order, marker_first=True)
-    whole = sum(1 for p, _ in kept if p in recent)
-    lines = sum(1 for p, _ in kept if p in evidence)
+    whole = sum(1 for p, _ in kept if p in recent_set)
+    lines = sum(1 for p, _ in kept if p in evidence_set)
     return Outcome(text, count(text), "summarize",
-                   f"last {whole} of {len(units)} turns + {lines} failure line{'s' if lines != 1 else ''} "
-                   f"of the {earlier} before them, + marker")
+                   f"last {whole:,} of {len(units):,} turns + {lines:,} failure line{'s' if lines != 1 else ''} "
+                   f"of the {earlier:,} before them, + marker")
 
 
 def truncate(text: str, grant: int, count: Count, head_share: int, ref: str | None,

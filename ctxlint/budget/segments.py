@@ -25,6 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 
 from ctxlint.analysis import names, regions
 from ctxlint.budget.fixtures import Content, Fixtures
@@ -85,15 +86,17 @@ class Words:
 
 @dataclass(frozen=True)
 class Meter:
-    """Token counts in the request's model and encoding, as ``ctxlint cost`` counts them."""
+    """Token counts in the request's model and encoding, as ``ctxlint cost`` counts them.
+
+    A simulation counts the same texts again and again (requested, kept, saved by
+    de-duplication), so counts and encodings of the last texts are remembered.
+    """
 
     info: ModelInfo | None
     encoding: str
 
     def text(self, text: str) -> int:
-        from ctxlint.tokens import count_tokens
-
-        return count_tokens(text, self.encoding) if text else 0
+        return len(_encoded(self.encoding, text)) if text else 0
 
     def tools(self, tools: Sequence[ToolDef]) -> int:
         from ctxlint.analysis.accounting import tools_tokens
@@ -102,22 +105,24 @@ class Meter:
 
     def head(self, text: str, tokens: int) -> str:
         """The first ``tokens`` tokens of ``text`` (a character split across tokens is dropped)."""
-        encoded = self._encode(text)
-        return self._decode(encoded[:max(tokens, 0)])
+        return self._decode(_encoded(self.encoding, text)[:max(tokens, 0)])
 
     def tail(self, text: str, tokens: int) -> str:
-        encoded = self._encode(text)
+        """The last ``tokens`` tokens of ``text``."""
+        encoded = _encoded(self.encoding, text)
         return self._decode(encoded[len(encoded) - tokens:]) if tokens > 0 else ""
 
-    def _encode(self, text: str) -> list[int]:
+    def _decode(self, tokens: Sequence[int]) -> str:
         from ctxlint.tokens import get_encoding
 
-        return get_encoding(self.encoding).encode_ordinary(text)
+        return get_encoding(self.encoding).decode_bytes(list(tokens)).decode("utf-8", errors="ignore")
 
-    def _decode(self, tokens: list[int]) -> str:
-        from ctxlint.tokens import get_encoding
 
-        return get_encoding(self.encoding).decode_bytes(tokens).decode("utf-8", errors="ignore")
+@lru_cache(maxsize=64)
+def _encoded(encoding: str, text: str) -> tuple[int, ...]:
+    from ctxlint.tokens import get_encoding
+
+    return tuple(get_encoding(encoding).encode_ordinary(text))
 
 
 @dataclass(frozen=True)

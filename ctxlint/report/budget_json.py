@@ -43,6 +43,7 @@ def _run(plan: Plan) -> dict:
             "lines": sum(r.lines for r in plan.duplicates),
             "tokens": plan.duplicate_tokens,
             "segments": {r.segment: r.lines for r in plan.duplicates},
+            "near_duplicates_partial": plan.duplicates_partial,
         },
         "rows": [
             {"segment": r.name, "kind": r.kind, "policy": r.policy, "priority": r.priority,

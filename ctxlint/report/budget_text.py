@@ -64,12 +64,14 @@ def reserve_text(plan: Plan, simulation: Simulation) -> str:
 def duplicates_line(plan: Plan) -> str:
     if plan.mode == "naive":
         return "duplicates: not removed (naive)"
+    partial = ("; near duplicates looked for in part of the content only (too repetitive to compare in full)"
+               if plan.duplicates_partial else "")
     if not plan.duplicates:
-        return "duplicates: none found"
+        return "duplicates: none found" + partial
     lines = sum(r.lines for r in plan.duplicates)
     where = ", ".join(f"{r.segment} {r.lines}" for r in plan.duplicates)
     return (f"duplicates: {lines} line{'s' if lines != 1 else ''} removed ({where}), "
-            f"{plan.duplicate_tokens:,} tokens saved")
+            f"{plan.duplicate_tokens:,} tokens saved{partial}")
 
 
 def shares_line(plan: Plan) -> str:
