@@ -258,8 +258,6 @@ class Linter:
             return self._run(parsed, text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
-        if self._dependencies is not None:
-            self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
         findings: list[Finding] = []
         embedded = parsed.embedded  # code read out of a container (a notebook's cells)
         source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
@@ -278,6 +276,10 @@ class Linter:
             elif check.scope == "request":
                 for request in parsed.requests:
                     check.function(request, ctx)
+        # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
+        # parsed.dependencies, so these are collected once every check has run.
+        if self._dependencies is not None:
+            self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
         if self._in_test_code(relpath):
             findings = [_in_test_code(f) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);

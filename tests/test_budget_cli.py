@@ -214,3 +214,17 @@ def test_bad_prompts_are_clear_errors_with_exit_2(project):
 def test_the_rule_is_documented(project):
     run = project.run("rule", "CTX206")
     assert run.code == 0 and run.lines[0].startswith("CTX206 key-field-lost-at-budget")
+
+
+def test_the_result_cache_goes_stale_when_the_fixtures_change(example):
+    first = example.run("check", "--select", "CTX206")
+    fixtures = example.root / "payout_review.fixtures.yaml"
+    text = fixtures.read_text(encoding="utf-8")
+    # The memory notes reduced to the two lines that carry its key fields: extraction keeps both.
+    notes = [line for line in text.split("memory: |\n")[1].split("history:")[0].splitlines()
+             if "2025-06-30" in line or "warehouse://" in line]
+    fixtures.write_text(text.split("memory: |\n")[0] + "memory: |\n" + "\n".join(notes) + "\nhistory:"
+                        + text.split("history:", 1)[1], encoding="utf-8")
+    second = example.run("check", "--select", "CTX206")
+    assert (first.code, len(first.located)) == (1, 4)
+    assert second.located == ["payout_review.yaml:20:1: CTX206", "payout_review.yaml:22:1: CTX206"]
