@@ -109,12 +109,13 @@ def test_test_paths_can_be_replaced_or_extended(project):
         "ctxlint.toml": 'extend-test-paths = ["samples"]\n',
         "samples/request.json": NO_LIMIT_REQUEST,
         "tests/request.json": NO_LIMIT_REQUEST,
-        "other/ctxlint.toml": 'test-paths = []\n',
+        # Not named ctxlint.toml: a ctxlint.toml in other/ would be that directory's configuration.
+        "no-test-paths.toml": 'test-paths = []\n',
         "other/tests/request.json": NO_LIMIT_REQUEST,
     })
     extended, replaced = project.run_many([
         ("check", "--output-format", "json"),
-        ("check", "other", "--config", "other/ctxlint.toml", "--output-format", "json"),
+        ("check", "other", "--config", "no-test-paths.toml", "--output-format", "json"),
     ])
     assert json.loads(extended.stdout) == []
     assert [f["path"] for f in json.loads(replaced.stdout)] == ["other/tests/request.json"]
