@@ -110,6 +110,9 @@ class Linter:
         # and shared with every check that needs it, selected or not.
         self.volatility = Volatility.from_rules(r for r in configured.values() if r.check == "volatile_in_prefix")
         self._checks = checks
+        # Notices front-ends gave about the files linted since the last look (a generated
+        # module skipped); lint_files moves them into its result.
+        self.notices: list[Notice] = []
         if settings.frameworks or not settings.builtin_frameworks:
             # The configuration's framework files load (and are validated) before any file is read.
             from ctxlint.frameworks import cached_frameworks
@@ -146,6 +149,7 @@ class Linter:
         result.files_checked += 1
         if cache is None:
             result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
+            self.take_notices(result)
             return
         cached = cache.lookup(self, display, data)
         if cached is not None:
@@ -158,7 +162,13 @@ class Linter:
         finally:
             self._dependencies = None
         result.findings.extend(findings)
+        self.take_notices(result)
         result.fresh.append((cache.key(self), display, cache.entry(data, dependencies, findings)))
+
+    def take_notices(self, result: LintResult) -> None:
+        """Move what front-ends noticed about the file just linted into ``result``."""
+        result.notices.extend(self.notices)
+        self.notices.clear()
 
     def parse_files(self, files: list[Path], notices: list[Notice] | None = None) -> Iterator[tuple[str, ParsedFile]]:
         """Each file's display path and front-end result, without running any rule (``ctxlint cost``).
@@ -259,6 +269,7 @@ class Linter:
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
+        self.notices.extend(Notice(parsed.path, message) for message in parsed.notices)
         embedded = parsed.embedded  # code read out of a container (a notebook's cells)
         source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
         found = directives.scan(source, source_fmt, parsed.path)

@@ -149,6 +149,15 @@ class ToolKinds:
 
 
 @dataclass(frozen=True)
+class PromptFunctions:
+    """Decorators whose function returns prompt text (``@agent.system_prompt``), and its role."""
+
+    framework: str
+    decorators: tuple[str, ...]
+    role: str = "system"
+
+
+@dataclass(frozen=True)
 class Signature:
     framework: str
     bases: tuple[str, ...]  # base classes (qualified) whose subclasses are signatures
@@ -171,6 +180,7 @@ class Framework:
     escapes: tuple[str, ...] = ()
     tools: ToolKinds = field(default_factory=ToolKinds)
     signatures: tuple[Signature, ...] = ()
+    prompt_functions: tuple[PromptFunctions, ...] = ()
     examples: tuple[dict, ...] = ()
 
 
@@ -297,7 +307,7 @@ class _Reader:
     def framework(self, data: object) -> Framework:
         top = self.mapping(data, "", ("framework", "title", "docs", "imports", "sinks", "holders", "messages",
                                           "templates", "sources", "labels", "escapes", "tools", "signatures",
-                                          "examples"))
+                                          "prompt_functions", "examples"))
         name = self.text(top.get("framework"), "framework")
         if not _NAME.match(name):
             raise self.fail("framework", "must be a lower-case name such as `openai`")
@@ -315,6 +325,8 @@ class _Reader:
         tools = self.mapping(top.get("tools") or {}, "tools", ("decorators", "constructors"))
         signatures = tuple(self.signature(name, s, f"signatures[{i}]")
                            for i, s in enumerate(self.items(top.get("signatures"), "signatures")))
+        prompt_functions = tuple(self.prompt_functions(name, s, f"prompt_functions[{i}]")
+                                 for i, s in enumerate(self.items(top.get("prompt_functions"), "prompt_functions")))
         examples = tuple(self.items(top.get("examples"), "examples"))
         for i, example in enumerate(examples):
             self.mapping(example, f"examples[{i}]", ("id", "rule", "file", "source", "files", "expect", "config"))
@@ -333,6 +345,7 @@ class _Reader:
             tools=ToolKinds(self.texts(tools.get("decorators", []), "tools.decorators"),
                             self.texts(tools.get("constructors", []), "tools.constructors")),
             signatures=signatures,
+            prompt_functions=prompt_functions,
             examples=examples,
         )
 
@@ -411,6 +424,11 @@ class _Reader:
         return Label(framework, self.texts(data.get("calls"), f"{where}.calls"),
                      self.text(data.get("open"), f"{where}.open"), self.text(data.get("close"), f"{where}.close"))
 
+    def prompt_functions(self, framework: str, value: object, where: str) -> PromptFunctions:
+        data = self.mapping(value, where, ("decorators", "role"))
+        return PromptFunctions(framework, self.texts(data.get("decorators"), f"{where}.decorators"),
+                               self.role(data.get("role", "system"), f"{where}.role"))
+
     def signature(self, framework: str, value: object, where: str) -> Signature:
         data = self.mapping(value, where, ("bases", "fields", "description"))
         return Signature(framework, self.texts(data.get("bases"), f"{where}.bases"),
@@ -468,14 +486,27 @@ class Catalogue:
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)
         self.signatures = [s for f in all_ for s in f.signatures]
+        self.prompt_decorators = Patterns((p, pf.role) for f in all_ for pf in f.prompt_functions for p in pf.decorators)
         self.imports = {i for f in all_ for i in f.imports}
         self.appenders = {name for f in all_ for m in f.messages if m.appends
                           for name in (p.rsplit(".", 1)[-1] for p in m.calls)}
+        self._pattern: re.Pattern[str] | None = None
+
+    def roots(self) -> frozenset[str]:
+        """The libraries the catalogue knows (``openai``, ``google.genai``)."""
+        return frozenset(self.imports)
+
+    def library_pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            from ctxlint.frontends.python.prefilter import library_pattern
+
+            self._pattern = library_pattern(self.roots())
+        return self._pattern
 
     def names(self) -> set[str]:
         """Names whose absence from a module's text means no entry can match in it."""
         names = set(self.imports)
         for patterns in (self.sink_calls, self.sink_shapes, self.holders, self.messages, self.templates,
-                         self.tool_decorators):
+                         self.tool_decorators, self.prompt_decorators):
             names |= patterns.last_names()
         return names

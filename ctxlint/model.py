@@ -358,6 +358,9 @@ class ParsedFile:
     observations: list[Observation] = field(default_factory=list)
     dependencies: list[str] = field(default_factory=list)
     embedded: Embedded | None = None
+    # What the user should know about how the file was read that is not a finding (a generated
+    # module skipped, an analysis that stopped at its bound); printed on stderr.
+    notices: list[str] = field(default_factory=list)
 
 
 def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.prefilter import interesting, might_hold_prompts, precheck
+from ctxlint.frontends.python.prefilter import generated, interesting, might_hold_prompts, precheck
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -41,21 +41,26 @@ __all__ = ["might_hold_prompts", "parse_file"]
 
 
 def parse_file(text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
+    from ctxlint.frameworks import cached_frameworks
+
     parsed = ParsedFile(path)
-    if not might_hold_prompts(text):
+    catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
+                 else cached_frameworks())
+    if not might_hold_prompts(text, catalogue.library_pattern()):
+        return parsed
+    header = generated(text)
+    if header is not None:
+        parsed.notices.append(f"skipped: generated code (its header says \"{header}\")")
         return parsed
     problem, tree = precheck(text, path)
     if problem is not None:
         parsed.errors.append(problem)
         return parsed
-    if tree is None or not interesting(tree, path):
+    if tree is None or not interesting(tree, path, catalogue.roots()):
         return parsed
 
-    from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it
 
-    catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
-                 else cached_frameworks())
     project = file = None
     if context is not None:
         from ctxlint.frontends.python.project import project_for
@@ -64,9 +69,14 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         project.begin()
         file = (context.root / context.relpath).resolve()
     try:
-        Analyzer(tree, text, path, catalogue, project, file).run(parsed)
+        analyzer = Analyzer(tree, text, path, catalogue, project, file)
+        analyzer.run(parsed)
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
+        return parsed
+    if analyzer.unit.exhausted:
+        parsed.notices.append(f"stopped following values after {analyzer.unit.max_steps:,} steps; "
+                              "findings that need more of this module's data flow may be missing")
     return parsed

@@ -13,6 +13,7 @@ from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.project import Project
 from ctxlint.frontends.python.scopes import Scopes
+from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
 from ctxlint.frontends.python.standalone import Standalone
@@ -32,16 +33,18 @@ class Analyzer:
         self.strings = Strings(self.unit)
         self.flow = Flow(self.unit)
         self.sources = Sources(self.unit)
+        self.serialization = Serialization(self.unit)
         self.calls = Calls(self.unit)
         self.messages = Messages(self.unit)
         self.sinks = Sinks(self.unit)
         self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
-        parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.calls, self.messages,
-                                  self.sinks, self.standalone, self.tools, self.estimates]
+        parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
+                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
+            part.serialization = self.serialization
             part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
 

@@ -10,12 +10,14 @@ attributes, parameter annotations and the module's own functions to the call tha
 from __future__ import annotations
 
 import ast
+import builtins
 
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 
 UNKNOWN = "?"
+_BUILTINS = frozenset(dir(builtins))
 # How many names, attributes and calls one path may follow.
 _MAX_PATH = 24
 
@@ -66,6 +68,8 @@ class Calls(Component):
             return self.path(node.value, env, depth + 1) + "." + node.attr
         if isinstance(node, ast.Name):
             return self.name_path(node, env, depth)
+        if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
+            return self.path(node.value, env, depth + 1) + ".__getitem__()"
         return UNKNOWN
 
     def name_path(self, node: ast.Name, env: Env, depth: int) -> str:
@@ -77,19 +81,21 @@ class Calls(Component):
                 return UNKNOWN
             reader = binding.owner.calls if binding.owner is not None else self
             try:
-                return reader.path(binding.value, binding.env, depth + 1)
+                found = reader.path(binding.value, binding.env, depth + 1)
             finally:
                 self.m.leave(binding.value)
-        annotation = self.annotation(node.id, env)
+            if not found.startswith(UNKNOWN):
+                return found
+        annotation = self.annotation(node.id, env)  # what the parameter says it takes, whatever the caller gave
         if annotation is not None:
             return self.annotation_path(annotation)
         if node.id in self.m.imports:
             return self.m.imports[node.id]  # an object imported from a library: `from openai import OpenAI`
-        return node.id if self.defined(node.id, env) else UNKNOWN
+        return node.id if self.defined(node.id, env) or node.id in _BUILTINS else UNKNOWN
 
     def annotation(self, name: str, env: Env) -> ast.expr | None:
         scope = env.scope
-        if scope.kind == "function" and name in scope.params and env.bound(name) is None:
+        if scope.kind == "function" and name in scope.params:
             return scope.params[name].annotation
         return None
 
@@ -155,6 +161,13 @@ class Calls(Component):
     def holder(self, node: ast.expr, env: Env) -> tuple[Holder, ast.Call, Env] | None:
         """The framework object (a chat model, an agent) ``node`` is, with the call that built it."""
         catalogue = self.m.catalogue
+        resolved, resolved_env = self.scopes.deref(node, env)
+        if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.BitOr):  # prompt | llm | parser
+            for part in self.pipe(resolved):
+                found_part = self.holder(part, resolved_env)
+                if found_part is not None:
+                    return found_part
+            return None
         seen = 0
         found = self.constructor(node, env)
         while found is not None and seen < _MAX_PATH:

@@ -10,7 +10,6 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
-    HTTP_CONTENT_ATTRS,
     ITERATING,
     LIST_NAMES,
     MAX_DEPTH,
@@ -21,6 +20,7 @@ from ctxlint.frontends.python.knowledge import (
     SERIALIZERS,
     SET_METHODS,
     STRING_NAMES,
+    TEXT_ATTRIBUTES,
     UNORDERED_CALLS,
     YAML_DUMPERS,
 )
@@ -152,7 +152,7 @@ class Flow(Component):
             self.facts(func, env, acc)
         if qualified in SERIALIZERS or qualified in YAML_DUMPERS:
             assert qualified is not None
-            source = self.sources.serialization_source(call, qualified, env)
+            source = self.serialization.source(call, qualified, env)
             if source is not None:
                 acc.sources.append(source)
         target = self.scopes.function_for(call, env, foreign=True)
@@ -218,7 +218,7 @@ class Flow(Component):
                         return False
                     if re.match(r"(typing\.)?([lL]ist|[sS]equence|[tT]uple|Iterable|[sS]et)\b", plain):
                         return True
-            if isinstance(node, ast.Attribute) and node.attr in HTTP_CONTENT_ATTRS | {"page_content"}:
+            if isinstance(node, ast.Attribute) and node.attr in TEXT_ATTRIBUTES:
                 return False
             if isinstance(node, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(node, env)
@@ -499,6 +499,12 @@ class Flow(Component):
             return None
         try:
             items = self.items(binding.value, binding.env, loop)
+            if items is None and isinstance(binding.value, ast.Call) and any(
+                    isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute)
+                    and e.value.func.attr in self.m.catalogue.appenders for e in binding.extras):
+                # history = ChatHistory(); history.add_user_message(...): the messages added to it
+                items = [Item(binding.value, binding.env, loop, True)] if binding.value.args or binding.value.keywords \
+                    else []
             if items is None:
                 return None
             for extra in binding.extras:

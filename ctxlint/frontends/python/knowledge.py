@@ -65,27 +65,9 @@ NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 WRAPPERS = ("int", "round", "ceil", "floor", "float")
 MAX_DEPTH = 40  # how deep name and function resolution may go
 
-# Untrusted content: where third-party text enters a module. A *carrier* is an object that
-# holds such text (an HTTP response, an open file, an upload, an e-mail); reading it gives the
-# content. Everything derived from the content (an attribute, an item, a method's result, a
-# function of it) is content too, except what only measures it (``len``, ``.count``).
-HTTP_CALLS = {
-    f"{module}.{verb}" for module in ("requests", "httpx")
-    for verb in ("get", "post", "put", "patch", "delete", "head", "request", "stream")
-} | {"urllib.request.urlopen", "urllib2.urlopen", "urllib.urlopen"}
-HTTP_CLIENTS = {"requests.Session", "requests.session", "httpx.Client", "httpx.AsyncClient",
-                 "aiohttp.ClientSession", "urllib3.PoolManager", "urllib3.PoolManager.request"}
-HTTP_VERBS = {"get", "post", "put", "patch", "delete", "head", "request", "send", "stream", "urlopen"}
-HTTP_CONTENT_ATTRS = {"text", "content", "body", "data"}
-HTTP_CONTENT_METHODS = {"json", "text", "read", "aread", "iter_text", "iter_lines", "iter_content", "aiter_text",
-                         "aiter_lines", "iter_bytes", "aiter_bytes", "readlines", "readline"}
-FILE_OPENERS = {"open", "io.open", "codecs.open", "aiofiles.open", "gzip.open", "bz2.open"}
-FILE_CONTENT_METHODS = {"read", "readlines", "readline"}
-PATH_READERS = {"read_text", "read_bytes"}
-EMAIL_PARSERS = {"email.message_from_string", "email.message_from_bytes", "email.message_from_file",
-                  "email.message_from_binary_file"}
-EMAIL_PARSER_METHODS = {"parse", "parsestr", "parsebytes"}
-EMAIL_CONTENT_METHODS = {"get_payload", "get_content", "get_body"}
+# Attributes that hold an object's text (a response's body, a document's content): a slice of
+# one cuts text, not a list.
+TEXT_ATTRIBUTES = {"text", "content", "body", "data", "page_content"}
 # Executing a tool in an agent loop: `run_tool(...)`, `session.call_tool(...)`,
 # `available_functions[name](**args)`, `tool.invoke(args)`.
 TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"

@@ -19,7 +19,15 @@ from ctxlint.model import Breakpoint, Role, Slot, Span
 # Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
 # Cohere's v1 chat history `message`.
 _CONTENT_KEYS = ("content", "parts", "message")
-Variables = dict[str, tuple[ast.expr, Env]]
+
+
+class Variables(dict[str, tuple[ast.expr, Env]]):
+    """The values a template's fields take (a name to the expression and env that give it),
+    and the syntax of the template they fill."""
+
+    def __init__(self, values: dict[str, tuple[ast.expr, Env]] | None = None, syntax: str = "format") -> None:
+        super().__init__(values or {})
+        self.syntax = syntax
 
 
 def role_of(name: str | None) -> Role:
@@ -168,7 +176,7 @@ class Messages(Component):
             entry = self.sinks.find(kind.text, call, env)
             if entry is not None:
                 builder.next_message()
-                self.template_text(entry[0], entry[1], builder, role_of(kind.role), loop, variables or {}, syntax)
+                self.template_text(entry[0], entry[1], builder, role_of(kind.role), loop, Variables(variables, syntax))
             return
         assert kind.messages is not None
         entry = self.sinks.find(kind.messages, call, env)
@@ -176,12 +184,13 @@ class Messages(Component):
             return
         items = self.flow.items(entry[0], entry[1])
         for item in items or [Item(entry[0], entry[1], None, True)]:
-            self.message(item, builder, variables or {})
+            self.message(item, builder, Variables(variables, syntax))
 
     def template_text(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None,
-                      variables: Variables | None, syntax: str = "format") -> None:
-        """Text that is a template in ``syntax`` when ``variables`` is given (its fields are
-        slots), plain text otherwise."""
+                      variables: Variables | None) -> None:
+        """Text that is a template (in the syntax ``variables`` says) when ``variables`` is
+        given: its fields are slots. Plain text otherwise."""
+        syntax = variables.syntax if variables is not None else "format"
         if variables is None:
             builder.add(self.strings.pieces(node, env), role, loop)
             return
@@ -246,8 +255,8 @@ class Messages(Component):
         """The names a template is filled with: a dict, or ``dict(...)`` keywords."""
         if entry is None:
             return None
-        entries = self.flow.dict_entries(entry[0], entry[1])
-        return None if entries is None else {k: (v[0], v[1]) for k, v in entries.items()}
+        entries = self.sinks.members(entry[0], entry[1])  # a dict, or KernelArguments(name=value)
+        return None if entries is None else Variables({k: (v[0], v[1]) for k, v in entries.items()})
 
     def template_of(self, node: ast.expr, env: Env) -> tuple[TemplateKind, ast.Call, Env] | None:
         """The prompt template ``node`` is, or begins with (``prompt | llm``)."""

@@ -69,6 +69,7 @@ class Scopes(Component):
     def _class(self, node: ast.ClassDef, scope: Scope, loops: Loops, function: str | None) -> bool:
         inner = Scope("class", node, scope)
         scope.functions.setdefault(node.name, (node, inner))
+        self.m.classes.append((node, scope))
         for part in (*node.decorator_list, *node.bases, *node.keywords):
             self.index(part, scope, loops, function)
         self.index_body(node.body, inner, (), function)
@@ -247,6 +248,11 @@ class Scopes(Component):
                                          where=scope if home is not scope else None))
             elif method in ("format", "format_map"):
                 self.m.format_receivers.add(name)
+            elif method in self.m.catalogue.appenders and call.args:
+                # history.add_user_message(text): a message added to the receiver (Semantic Kernel)
+                home = self.owner(name, scope)
+                self.record(name, Assign("append", call, self.m.end(call), loops, home, func.value,
+                                         where=scope if home is not scope else None))
         if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") and isinstance(
                 func.value, ast.Attribute):
             self.m.format_receivers.add(func.value.attr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ctxlint.frameworks import Arg, Holder, Sink
+from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
@@ -46,9 +46,8 @@ class Parts:
 class Sinks(Component):
     def call_site_requests(self) -> list[Request]:
         requests = []
-        names = self.m.sink_names
         for call, scope in self.m.calls:
-            if last_name(call.func) not in names:
+            if not self.may_be_sink(call):
                 continue
             env = Env(scope)
             matched = self.match(call, env)
@@ -70,9 +69,21 @@ class Sinks(Component):
                 return sink, False
         return None
 
+    def may_be_sink(self, call: ast.Call) -> bool:
+        """The cheap test: a sink's name, or an object called directly (``qa(question=...)``
+        where ``qa = dspy.Predict(...)``) when the catalogue has such sinks."""
+        func = call.func
+        if last_name(func) in self.m.sink_names:
+            return True
+        if not self.m.instance_sinks:
+            return False
+        if isinstance(func, ast.Attribute):  # self.respond(...) where self.respond = dspy.Predict(...)
+            return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+        return isinstance(func, ast.Name) and func.id not in self.m.imports
+
     def is_sink(self, call: ast.Call, env: Env) -> bool:
         """Whether ``call`` sends a request (its result is the model's own answer)."""
-        return last_name(call.func) in self.m.sink_names and self.match(call, env) is not None
+        return self.may_be_sink(call) and self.match(call, env) is not None
 
     # ---- arguments ---------------------------------------------------------------------------------
 
@@ -145,9 +156,13 @@ class Sinks(Component):
                 holders.append(owner)
         for spec in sink.arguments.get("agent", ()):
             entry = self.find(spec, call, env, given)
-            agent = self.calls.holder(entry[0], entry[1]) if entry is not None else None
-            if agent is not None:
-                holders.append(agent)
+            if entry is None:
+                continue
+            items = self.flow.items(entry[0], entry[1]) if isinstance(entry[0], (ast.List, ast.Tuple)) else None
+            for node, node_env in [(i.node, i.env) for i in items] if items is not None else [entry[:2]]:
+                agent = self.calls.holder(node, node_env)
+                if agent is not None:
+                    holders.append(agent)
         parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
         for holder, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
@@ -157,8 +172,15 @@ class Sinks(Component):
         for holder, holder_call, holder_env in holders:
             self.add_system(holder.arguments, holder_call, holder_env, None, parts)
         self.add_system(sink.arguments, call, env, given, parts)
-        template = self.messages.template_of(call.func.value, env) if isinstance(call.func, ast.Attribute) else None
-        self.add_messages(sink.arguments, call, env, given, parts, template)
+        own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env)) if isinstance(t, TemplateKind)]
+        if own:  # the call renders a template itself (`kernel.invoke_prompt(prompt, arguments=...)`)
+            found = next((self.find(s, call, env, given) for s in sink.arguments.get("variables", ())), None)
+            self.m.consumed.add(id(call))
+            self.messages.template(call, env, own[0], parts.builder, self.messages.variables(found) or Variables())
+        else:
+            template = self.messages.template_of(call.func.value, env) if isinstance(call.func, ast.Attribute) \
+                else None
+            self.add_messages(sink.arguments, call, env, given, parts, template)
         self.settings(sink.arguments, call, env, given, parts)
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not given.opaque
@@ -190,20 +212,40 @@ class Sinks(Component):
 
     def add_system(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
                    parts: Parts) -> None:
-        for spec in arguments.get("system", ()):
+        self.add_text("system", Role.SYSTEM, arguments, call, env, given, parts)
+
+    def add_text(self, role_name: str, role: Role, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env,
+                 given: CallArgs | None, parts: Parts) -> None:
+        """Every argument given for ``role_name``, as one message in ``role`` (a CrewAI agent's
+        role, goal and backstory are one system prompt)."""
+        first = True
+        for spec in arguments.get(role_name, ()):
+            entries = self.find_all(spec, call, env, given)
+            for entry in entries:
+                if first:
+                    parts.builder.next_message()
+                    first = False
+                self.messages.content(entry[0], entry[1], parts.builder, role, None)
+
+    def find_all(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> list[Entry]:
+        """``find``, except that the keyword ``*`` stands for every keyword argument (a DSPy
+        module's input fields)."""
+        if spec.keywords != ("*",):
             entry = self.find(spec, call, env, given)
-            if entry is not None:
-                parts.builder.next_message()
-                self.messages.content(entry[0], entry[1], parts.builder, Role.SYSTEM, None)
+            return [] if entry is None else [entry]
+        given = given if given is not None else self.arguments(call, env)
+        return list(given.keywords.values())
 
     def add_messages(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs,
                      parts: Parts, template: tuple | None) -> None:
         builder = parts.builder
+        used: set[int] = set()  # an argument two roles may name (`complete(prompt)`, `chat(messages)`) is read once
         for role in ("history", "messages", "input", "prompt"):
             for spec in arguments.get(role, ()):
-                entry = self.find(spec, call, env, given)
-                if entry is None:
+                entry = self.find(spec, call, env, given) if spec.keywords != ("*",) else (call, env, call)
+                if entry is None or (spec.keywords == ("*",) and not given.keywords) or id(entry[0]) in used:
                     continue
+                used.add(id(entry[0]))
                 node, node_env, _ = entry
                 variables: Variables | None = None
                 if template is not None:
@@ -212,6 +254,8 @@ class Sinks(Component):
                     kind, template_call, template_env = template
                     self.m.consumed.add(id(template_call))
                     self.messages.template(template_call, template_env, kind, builder, variables)
+                elif spec.keywords == ("*",):
+                    self.add_text(role, Role.USER, {role: (spec,)}, call, env, given, parts)
                 elif role in ("input", "prompt") and self.strings.text(node, node_env) is not None:
                     builder.next_message()
                     builder.add(self.strings.pieces(node, node_env), Role.USER)
@@ -272,5 +316,6 @@ class Sinks(Component):
             entry = self.find(spec, call, env)
             if entry is not None:
                 self.messages.message_list(entry[0], entry[1], parts.builder)
+        self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts

@@ -5,23 +5,14 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
+from ctxlint.frameworks import SourceKindSpec
+from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     CONFIG_NAMES,
-    EMAIL_CONTENT_METHODS,
-    EMAIL_PARSER_METHODS,
-    EMAIL_PARSERS,
-    FILE_CONTENT_METHODS,
-    FILE_OPENERS,
-    HTTP_CALLS,
-    HTTP_CLIENTS,
-    HTTP_CONTENT_ATTRS,
-    HTTP_CONTENT_METHODS,
-    HTTP_VERBS,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -29,16 +20,15 @@ from ctxlint.frontends.python.knowledge import (
     NOT_VARIABLES,
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
-    PATH_READERS,
     TOOL_HOLDERS,
     TOOL_RUNNERS,
     UPLOAD_WORDS,
-    YAML_DUMPERS,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.model import Evidence, EvidenceKind, Fix, Role, Segment, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Role, Segment, Source, SourceKind
+
 
 def arguments(call: ast.Call) -> list[ast.expr]:
     """The values a call passes, positional and by keyword, in neither case starred."""
@@ -47,91 +37,6 @@ def arguments(call: ast.Call) -> list[ast.expr]:
 
 
 class Sources(Component):
-    # ---- serialisation without sorted keys -------------------------------------------------------------
-
-    def serialization_source(self, call: ast.Call, qualified: str, env: Env) -> Source | None:
-        keyword = next((k for k in call.keywords if k.arg == "sort_keys"), None)
-        if keyword is not None:
-            if not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
-                return None  # sort_keys=True, or a value we cannot know
-        elif qualified in YAML_DUMPERS:
-            return None  # yaml.dump sorts keys unless told not to
-        elif any(k.arg is None for k in call.keywords):
-            return None  # the options may hold sort_keys
-        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
-        if not positional or not self.may_be_mapping(positional[0], env):
-            return None
-        return Source(SourceKind.UNSORTED_SERIALIZATION, qualified, self.m.span(call), self.sort_keys_fix(call, keyword))
-
-    def may_be_mapping(self, node: ast.expr, env: Env) -> bool:
-        """False for values that certainly have no keys (text, numbers, lists of scalars)."""
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return True
-        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(
-                node.value, (str, bytes, int, float)) and not isinstance(node.value, bool)):
-            return False
-        if isinstance(node, ast.Constant):
-            return node.value not in (True, False, None)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return any(isinstance(e, ast.Starred) or self.may_be_mapping(e, env) for e in node.elts)
-        if isinstance(node, ast.Call):
-            qualified = self.m.qualified(node.func) or ""
-            if qualified in ("str", "int", "float", "len", "repr", "bool", "sorted"):
-                return False
-            if isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "strip", "lower", "upper", "format", "join", "isoformat", "strftime", "read", "read_text",
-            ):
-                return False
-            return True
-        if isinstance(node, ast.Name):
-            annotation = self.scopes.param_annotation(node.id, env)
-            if annotation is not None and annotation.replace(" ", "") in (
-                "str", "int", "float", "bool", "list[str]", "List[str]", "str|None", "Optional[str]",
-            ):
-                return False
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras and self.m.enter(binding.value):
-                try:
-                    return self.may_be_mapping(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
-        return True
-
-    def sort_keys_fix(self, call: ast.Call, keyword: ast.keyword | None) -> Fix:
-        """Add ``sort_keys=True`` (or turn ``sort_keys=False`` into True) as a replacement of
-        exactly the call's span, in the layout the call is written in: one argument per line
-        with a trailing comma gets a line of its own."""
-        if id(call) in self.m.fixes:
-            return self.m.fixes[id(call)]
-        text = self.m.text
-        start, end = self.m.offsets(call)
-        if keyword is not None:
-            value_start, value_end = self.m.offsets(keyword.value)
-            replacement = text[start:value_start] + "True" + text[value_end:end]
-            description = "set sort_keys=True"
-        else:
-            description = "add sort_keys=True"
-            given: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=self.m.offsets)
-            last_end = self.m.offsets(given[-1])[1]
-            closing = text.rindex(")", last_end, end)
-            rest = text[last_end:closing]
-            comma = rest.find(",")
-            if comma >= 0 and "\n" in rest[comma:]:
-                # One argument per line with a trailing comma: add a line in the same style.
-                before_last = self.m.offsets(given[-1])[0]
-                previous_end = self.m.offsets(given[-2])[1] if len(given) > 1 else self.m.offsets(call.func)[1]
-                gap = text[previous_end:before_last]
-                indent = gap.rsplit("\n", 1)[-1] if "\n" in gap else " "
-                insert_at = last_end + comma + 1
-                replacement = text[start:insert_at] + "\n" + indent + "sort_keys=True," + text[insert_at:end]
-            else:
-                tail = text[closing:end] if rest.strip() == "," else rest + text[closing:end]
-                replacement = text[start:last_end] + ", sort_keys=True" + tail
-        fix = Fix(description, self.m.span(call), replacement)
-        self.m.fixes[id(call)] = fix
-        return fix
-
     # ---- untrusted content ---------------------------------------------------------------------------
 
     def tool_result_message(self, node: ast.Dict, scope: Scope) -> None:
@@ -159,20 +64,21 @@ class Sources(Component):
             return None
         if isinstance(node, ast.Await):
             return self.untrusted(node.value, env)
-        if isinstance(node, (ast.Attribute, ast.Subscript)):
-            dotted = self.m.dotted(node.value if isinstance(node, ast.Subscript) else node) or ""
-            if re.match(r"(?:\w+\.)*request\.(?:files|FILES)\b", dotted):
-                return Source(SourceKind.UNTRUSTED, "request.files[...]", self.m.span(node))
-            if isinstance(node, ast.Attribute):
-                carrier = self.carrier(node.value, env)
-                if carrier is not None:
-                    kind, what = carrier
-                    if kind == "email" or (kind == "http" and node.attr in HTTP_CONTENT_ATTRS):
-                        return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr}", self.m.span(node))
-                    return None  # resp.status_code, f.name: about the content, not the content
-                found = self.bound_untrusted(node, env)  # self.page = ...
-                if found is not None:
-                    return found
+        if isinstance(node, ast.Subscript):
+            found = self.read_source(node, env)  # request.files["doc"]
+            if found is not None:
+                return found
+            return self.untrusted(node.value, env)
+        if isinstance(node, ast.Attribute):
+            carrier = self.carrier(node.value, env)
+            if carrier is not None:
+                spec, what = carrier
+                if _reads(node.attr, spec.attributes):
+                    return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr}", self.m.span(node), strong=spec.strong)
+                return None  # resp.status_code, f.name: about the content, not the content
+            found = self.bound_untrusted(node, env)  # self.page = ...
+            if found is not None:
+                return found
             return self.untrusted(node.value, env)
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
@@ -222,32 +128,80 @@ class Sources(Component):
         self.m.source_memo[key] = found
         return found
 
+    def specs(self, node: ast.expr, env: Env) -> tuple[str, list[SourceKindSpec]]:
+        """The call path of ``node`` (a call's callee, or a subscript) and the catalogue's
+        sources it matches."""
+        path = self.calls.path(node, env)
+        found = [s for s in self.m.catalogue.sources.match(path) if isinstance(s, SourceKindSpec)]
+        return path, found
+
+    def read_source(self, node: ast.Call | ast.Subscript, env: Env) -> Source | None:
+        """A call (or subscript) whose value is third-party content itself, per the catalogue."""
+        path, specs = self.specs(node.func if isinstance(node, ast.Call) else node, env)
+        for spec in specs:
+            if spec.carrier:
+                continue
+            if isinstance(node, ast.Call) and not self.outside(spec, node, env):
+                return None  # a file of the repository: the developer's own text
+            return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
+                          strong=spec.strong)
+        return None
+
+    def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
+        """Whether a file source reads a path someone else provides (not the repository's own)."""
+        if spec.path_receiver:
+            return not (isinstance(call.func, ast.Attribute) and self.static_path(call.func.value, env))
+        if spec.path is not None:
+            entry = self.sinks.find(spec.path, call, env)
+            return entry is not None and not self.static_path(entry[0], entry[1])
+        return True
+
+    def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
+        """How a message names a source: ``requests.get(...)``, ``Path(...).read_text()``,
+        ``retrieved documents (store.similarity_search(...))``."""
+        if spec.kind not in _NAMED_BY_CALL and not spec.carrier:
+            return f"{spec.what} ({self.call_name(node, path)})"
+        if isinstance(node, ast.Subscript):
+            return f"{self.m.dotted(node.value) or self.m.short(node.value)}[...]"
+        return self.call_name(node, path, spec)
+
+    def call_name(self, node: ast.expr, path: str, spec: SourceKindSpec | None = None) -> str:
+        last = path.rsplit(".", 1)[-1]
+        if spec is not None and spec.path_receiver:
+            return f"Path(...).{last}()"
+        if path.endswith("urlopen"):
+            return "urlopen(...)"
+        if path.startswith(UNKNOWN):
+            return f"{self.m.short(node.func) if isinstance(node, ast.Call) else last}(...)"
+        instance = path.rsplit("().", 1)
+        if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
+            return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
+        return f"{path}(...)"
+
     def untrusted_call(self, call: ast.Call, env: Env) -> Source | None:
         func = call.func
         qualified = self.m.qualified(func) or ""
         last = qualified.rsplit(".", 1)[-1]
         if qualified in MEASURES or self.sinks.is_sink(call, env):
             return None  # a measure; or the model's own answer, whatever it was shown
+        if isinstance(func, ast.Attribute) and func.attr in MEASURING_METHODS:
+            return None
+        if isinstance(func, ast.Attribute):
+            carrier = self.carrier(func.value, env)
+            if carrier is not None:
+                spec, what = carrier
+                if _reads(func.attr, spec.methods):
+                    return Source(SourceKind.UNTRUSTED, f"{what}.{func.attr}()", self.m.span(call), strong=spec.strong)
+        found = self.read_source(call, env)
+        if found is not None:
+            return found
         if isinstance(func, ast.Subscript):
             holder = self.m.dotted(func.value) or ""
             if TOOL_HOLDERS.search(holder.rsplit(".", 1)[-1]):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder}[...](...))", self.m.span(call))
         if isinstance(func, ast.Attribute):
             method = func.attr
-            if method in MEASURING_METHODS:
-                return None
             receiver = func.value
-            carrier = self.carrier(receiver, env)
-            if carrier is not None:
-                kind, what = carrier
-                if ((kind == "http" and method in HTTP_CONTENT_METHODS)
-                        or (kind in ("file", "upload") and method in FILE_CONTENT_METHODS)
-                        or kind == "email"):
-                    return Source(SourceKind.UNTRUSTED, f"{what}.{method}()", self.m.span(call))
-            if method in PATH_READERS and not self.static_path(receiver, env):
-                return Source(SourceKind.UNTRUSTED, f"Path(...).{method}()", self.m.span(call))
-            if method in EMAIL_CONTENT_METHODS:
-                return Source(SourceKind.UNTRUSTED, f"an e-mail ({method}())", self.m.span(call))
             holder = receiver.value if isinstance(receiver, ast.Subscript) else receiver  # tools[name].invoke()
             receiver_name = (self.m.dotted(holder) or "").rsplit(".", 1)[-1].lower()
             if TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
@@ -258,8 +212,6 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call))
-        if qualified in EMAIL_PARSERS:
-            return Source(SourceKind.UNTRUSTED, f"{qualified}(...)", self.m.span(call))
         target = self.scopes.function_for(call, env, foreign=True)
         if target is not None:  # a function the code shows: what any of its returns gives, with these arguments
             if not self.m.enter(target.fn):
@@ -282,43 +234,20 @@ class Sources(Component):
                 return found
         return None
 
-    def carrier(self, node: ast.expr, env: Env) -> tuple[str, str] | None:
-        """``(kind, what)`` when ``node`` is an object holding third-party content: an HTTP
-        response (``http``), a file opened from a path that is not the repository's own
-        (``file``), an upload (``upload``) or a parsed e-mail (``email``)."""
+    def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
+        """The catalogue source and its description when ``node`` is an object holding
+        third-party content (an HTTP response, a file opened from a path that is not the
+        repository's own, a parsed e-mail, a browser driver), through names and ``with``."""
         if env.depth > MAX_DEPTH or not self.m.step():
             return None
         if isinstance(node, ast.Await):
             return self.carrier(node.value, env)
         if isinstance(node, ast.Call):
-            qualified = self.m.qualified(node.func) or ""
-            if qualified in HTTP_CALLS:
-                return "http", ("urlopen" if "urlopen" in qualified else qualified) + "(...)"
-            if qualified in FILE_OPENERS:
-                given = arguments(node)
-                if given and not self.static_path(given[0], env):
-                    return "file", "open(...)"
-                return None
-            if qualified in EMAIL_PARSERS:
-                return "email", f"{qualified}(...)"
-            if isinstance(node.func, ast.Attribute):
-                method = node.func.attr
-                if method in HTTP_VERBS:
-                    client = self.http_client(node.func.value, env)
-                    if client is not None:
-                        return "http", f"{client}.{method}(...)"
-                if method in EMAIL_PARSER_METHODS and "Parser" in self.m.code(node.func.value):
-                    return "email", f"{self.m.short(node.func)}(...)"
-                if method == "open" and not self.static_path(node.func.value, env):
-                    return "file", "Path(...).open()"
+            path, specs = self.specs(node.func, env)
+            for spec in specs:
+                if spec.carrier and self.outside(spec, node, env):
+                    return spec, self.describe(node, path, spec)
             return None
-        if isinstance(node, ast.Attribute) and node.attr in ("file", "stream"):
-            inner = self.carrier(node.value, env)  # UploadFile.file, FileStorage.stream
-            return ("upload", inner[1] + "." + node.attr) if inner and inner[0] == "upload" else None
-        if isinstance(node, ast.Name):
-            annotation = self.scopes.param_annotation(node.id, env)
-            if annotation is not None and "UploadFile" in annotation:
-                return "upload", "UploadFile"
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None and self.m.enter(binding.value):
@@ -326,25 +255,13 @@ class Sources(Component):
                     return self.carrier(binding.value, binding.env)
                 finally:
                     self.m.leave(binding.value)
-        return None
-
-    def http_client(self, node: ast.expr, env: Env) -> str | None:
-        """``httpx.AsyncClient()`` when ``node`` is (or names) an HTTP client object."""
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return None
-        if isinstance(node, ast.Call):
-            qualified = self.m.qualified(node.func) or ""
-            return f"{qualified}()" if qualified in HTTP_CLIENTS else None
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            qualified = self.m.qualified(node) or ""
-            if qualified in ("requests", "httpx", "urllib.request", "urllib3"):
-                return qualified
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    return self.http_client(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if isinstance(node, ast.Name) and binding is None:
+                annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
+                if annotation is not None:
+                    path = self.calls.annotation_path(annotation)
+                    for spec in self.m.catalogue.sources.match(path):
+                        if isinstance(spec, SourceKindSpec) and spec.carrier:
+                            return spec, node.id
         return None
 
     def static_path(self, node: ast.expr, env: Env) -> bool:
@@ -423,3 +340,13 @@ class Sources(Component):
                         if p.slot is None)
         return Source(SourceKind.TRUNCATION, self.m.code(node), self.m.span(node), content=content,
                       kept=value if ok and isinstance(value, int) else None)
+
+
+# Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
+# what the content is first (`retrieved documents (store.similarity_search(...))`).
+_NAMED_BY_CALL = ("http", "file", "upload", "email")
+
+
+def _reads(name: str, names: tuple[str, ...]) -> bool:
+    """Whether an attribute or method of a carrier is its content (``*``: all are)."""
+    return name in names or ("*" in names and name not in MEASURING_METHODS)

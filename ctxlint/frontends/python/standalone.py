@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 
-from ctxlint.frameworks import Holder, TemplateKind
+from ctxlint.frameworks import Holder, Signature, TemplateKind
 from ctxlint.frontends.python.knowledge import prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.python.messages import role_of
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item
+from ctxlint.frontends.python.values import Builder, Env, Item, Piece
 from ctxlint.model import Request, Role, Span
 
 
@@ -49,9 +51,11 @@ class Standalone(Component):
                         strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
-            if not (mcp_prompt or prompt_name(fn.name)):
+            declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))
+            if not (mcp_prompt or declared or prompt_name(fn.name)):
                 continue
-            role = Role.USER if mcp_prompt else Role.SYSTEM  # an MCP prompt is a user message
+            role = Role.USER if mcp_prompt else role_of(declared) if declared else Role.SYSTEM  # MCP: a user message
+            mcp_prompt = mcp_prompt or declared is not None
             for value in scope.returns:  # every return: each is a prompt the function can give
                 pieces = self.strings.text(value, Env(scope))
                 if pieces:
@@ -69,6 +73,11 @@ class Standalone(Component):
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
                 add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), h=holder: self.holder(c, e, h, b),
+                    True)
+        for cls, scope in self.m.classes:
+            signature = self.signature_of(cls, Env(scope))
+            if signature is not None:
+                add(id(cls), self.m.name_span(cls), lambda b, c=cls, e=Env(scope), g=signature: self.signature(c, e, g, b),
                     True)
         for call, scope, template in self.m.template_calls:
             add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), t=template: self.template(c, e, t, b),
@@ -96,3 +105,42 @@ class Standalone(Component):
 
     def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
         self.messages.template(call, env, kind, builder, {})
+
+    def signature_of(self, cls: ast.ClassDef, env: Env) -> Signature | None:
+        """The catalogue signature a class defines (a subclass of ``dspy.Signature``)."""
+        for signature in self.m.catalogue.signatures:
+            for base in cls.bases:
+                if any(fnmatchcase(self.calls.path(base, env), pattern) for pattern in signature.bases):
+                    return signature
+        return None
+
+    def signature(self, cls: ast.ClassDef, env: Env, signature: Signature, builder: Builder) -> None:
+        """A signature's instructions: its docstring and the description of each field, which
+        the framework writes into the system message."""
+        inner = Env(self.m.class_scope(cls) or env.scope)
+        pieces = []
+        body = cls.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            pieces.extend(self.strings.pieces(body[0].value, inner))
+        for statement in body:
+            value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            if not isinstance(value, ast.Call):
+                continue
+            if not any(fnmatchcase(self.calls.path(value.func, inner), p) for p in signature.fields):
+                continue
+            entry = self.sinks.find(signature.description, value, inner)
+            if entry is not None:
+                pieces.append(Piece("\n", self.m.span(value)))
+                pieces.extend(self.strings.pieces(entry[0], entry[1]))
+        if pieces:
+            builder.system(pieces, Role.SYSTEM)
+
+    def prompt_role(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: Env) -> str | None:
+        """The role a catalogue decorator gives the function's text (``@agent.system_prompt``)."""
+        for decorator in fn.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if isinstance(target, ast.Attribute) and target.attr in self.m.prompt_decorator_names:
+                for role in self.m.catalogue.prompt_decorators.match(self.calls.path(target, env)):
+                    return str(role)
+        return None

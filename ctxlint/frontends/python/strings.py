@@ -17,8 +17,8 @@ from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
     StrToken,
     dedent,
-    fstring_fields,
     format_fields,
+    fstring_fields,
     in_loop,
     percent_fields,
     strip,

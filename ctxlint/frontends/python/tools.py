@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, ToolDef
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
 
 
 class Tools(Component):
@@ -45,6 +49,13 @@ class Tools(Component):
         if entries is None:
             if isinstance(node, ast.Call) and self.is_mcp_tool_call(node):
                 return self.mcp_tool_call(node, env, builder)
+            function = self.function_tool(node, env)
+            if function is not None:
+                fn, scope, owner = function
+                tools = owner.tools if owner is not None else self
+                decorator = next((d for d in fn.decorator_list if tools.is_catalogue_tool(d, Env(scope))), None)
+                tool = tools.decorated_tool(fn, scope, decorator, builder)
+                return tool if owner is None else replace(tool, span=self.m.span(item.node))
             return None
         ok, raw = self.flow.literal(node, env)
         if "cache_control" in entries:
@@ -103,18 +114,35 @@ class Tools(Component):
             raw["inputSchema"] = schema
         return ToolDef(name, description, schema, self.m.span(call), raw)
 
+    def function_tool(self, node: ast.expr, env: Env) -> tuple[FunctionNode, Scope, Analyzer | None] | None:
+        """The function a tool list names (``tools=[search_web]``), in this module or another."""
+        if not isinstance(node, ast.Name):
+            return None
+        found = self.scopes.callee(node, env, foreign=True)
+        if found is None:
+            return None
+        owner, fn, scope, _ = found
+        return fn, scope, owner
+
+    def is_catalogue_tool(self, decorator: ast.expr, env: Env) -> bool:
+        """A decorator the framework catalogue names as making a tool (``@tool``, ``@function_tool``)."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return bool(self.m.catalogue.tool_decorators.match(self.calls.path(target, env)))
+
     def mcp_request(self) -> Request | None:
         builder = Builder()
         tools: list[tuple[tuple[int, int], ToolDef]] = []
         for call, scope in self.m.calls:
             if self.is_mcp_tool_call(call) and id(call) not in self.m.consumed:
                 tools.append((self.m.start(call), self.mcp_tool_call(call, Env(scope), builder)))
-        if self.m.mcp:
-            for fn, scope in self.m.functions:
-                decorator = next((d for d in fn.decorator_list if self.is_tool_decorator(d)), None)
-                if decorator is not None:
-                    tool = self.decorated_tool(fn, scope, decorator, builder)
-                    tools.append(((tool.span.line, tool.span.column), tool))
+        names = self.m.catalogue.tool_decorators.last_names()
+        for fn, scope in self.m.functions:
+            outer = Env(scope.parent or self.m.module_scope)
+            decorator = next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
+                _decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
+            if decorator is not None:
+                tool = self.decorated_tool(fn, scope, decorator, builder)
+                tools.append(((tool.span.line, tool.span.column), tool))
         if not tools:
             return None
         tools.sort(key=lambda t: t[0])
@@ -130,7 +158,7 @@ class Tools(Component):
         return (isinstance(target, ast.Attribute) and target.attr == name
                 and isinstance(target.value, (ast.Name, ast.Attribute)))
 
-    def decorated_tool(self, fn: FunctionNode, scope: Scope, decorator: ast.expr, builder: Builder) -> ToolDef:
+    def decorated_tool(self, fn: FunctionNode, scope: Scope, decorator: ast.expr | None, builder: Builder) -> ToolDef:
         """A FastMCP tool: the function's name and docstring (as the SDK lists them: the raw
         ``__doc__``) and the schema pydantic derives from its signature."""
         env = Env(scope.parent or self.m.module_scope)
@@ -199,7 +227,8 @@ class Tools(Component):
 
     def mentions_context(self, annotation: ast.expr) -> bool:
         target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-        return (self.m.dotted(target) or "").split(".")[-1] == "Context"
+        # FastMCP's Context, Pydantic AI's RunContext, LangChain's ToolRuntime: injected, never shown.
+        return (self.m.dotted(target) or "").split(".")[-1] in ("Context", "RunContext", "ToolRuntime")
 
     def type_schema(self, node: ast.expr, env: Env) -> dict[str, object]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
@@ -256,3 +285,10 @@ _SIMPLE: dict[str, dict[str, object]] = {
     "bool": {"type": "boolean"}, "dict": {"additionalProperties": True, "type": "object"},
     "list": {"items": {}, "type": "array"}, "Any": {}, "None": {"type": "null"},
 }
+
+
+def _decorator_name(decorator: ast.expr) -> str | None:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else None

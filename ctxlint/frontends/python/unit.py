@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.messages import Messages
     from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.serialization import Serialization
     from ctxlint.frontends.python.sinks import Sinks
     from ctxlint.frontends.python.sources import Sources
     from ctxlint.frontends.python.standalone import Standalone
@@ -63,6 +64,11 @@ class Unit:
         self.dependencies: set[str] = set()  # other modules of the project this result read
         # The last names of sink calls (`create`, `invoke`): a call named otherwise is no sink.
         self.sink_names = catalogue.sink_calls.last_names() | catalogue.sink_shapes.last_names()
+        # Whether some sink is an object called directly (a DSPy module: `qa(question=...)`).
+        self.instance_sinks = any(p.endswith("()") for p in catalogue.sink_calls.exact) or any(
+            p.endswith("()") for group in catalogue.sink_calls.by_last.values() for p, _ in group) or any(
+            p.endswith("()") for p, _ in catalogue.sink_calls.wild)
+        self.prompt_decorator_names = catalogue.prompt_decorators.last_names()
         self.holder_calls: list[tuple[ast.Call, Scope, Holder]] = []
         self.template_calls: list[tuple[ast.Call, Scope, TemplateKind]] = []
         self.text = text
@@ -77,6 +83,7 @@ class Unit:
         self.module_scope = Scope("module", tree)
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.functions: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = []
+        self.classes: list[tuple[ast.ClassDef, Scope]] = []  # with the scope they are defined in
         self.lists: list[tuple[ast.List, Scope]] = []
         self.dicts: list[tuple[ast.Dict, Scope]] = []
         self.format_receivers: set[str] = set()
@@ -317,6 +324,12 @@ class Unit:
     def leave(self, node: object) -> None:
         self.active.discard(id(node))
 
+    def class_scope(self, cls: ast.ClassDef) -> Scope | None:
+        for scope in self.all_scopes():
+            if scope.node is cls:
+                return scope
+        return None
+
     def all_scopes(self) -> Iterator[Scope]:
         stack = [self.module_scope]
         seen = set()
@@ -337,6 +350,7 @@ class Component:
     strings: Strings
     flow: Flow
     sources: Sources
+    serialization: Serialization
     calls: Calls
     messages: Messages
     sinks: Sinks

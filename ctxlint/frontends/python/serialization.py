@@ -1,0 +1,96 @@
+"""Serialisation without sorted keys (``json.dumps(d)``, ``yaml.dump(d, sort_keys=False)``) and the
+fix that sorts them, written in the call's own layout."""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.knowledge import MAX_DEPTH, YAML_DUMPERS
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Fix, Source, SourceKind
+
+
+class Serialization(Component):
+    def source(self, call: ast.Call, qualified: str, env: Env) -> Source | None:
+        keyword = next((k for k in call.keywords if k.arg == "sort_keys"), None)
+        if keyword is not None:
+            if not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
+                return None  # sort_keys=True, or a value we cannot know
+        elif qualified in YAML_DUMPERS:
+            return None  # yaml.dump sorts keys unless told not to
+        elif any(k.arg is None for k in call.keywords):
+            return None  # the options may hold sort_keys
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        if not positional or not self.may_be_mapping(positional[0], env):
+            return None
+        return Source(SourceKind.UNSORTED_SERIALIZATION, qualified, self.m.span(call), self.sort_keys_fix(call, keyword))
+
+    def may_be_mapping(self, node: ast.expr, env: Env) -> bool:
+        """False for values that certainly have no keys (text, numbers, lists of scalars)."""
+        if env.depth > MAX_DEPTH or not self.m.step():
+            return True
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(
+                node.value, (str, bytes, int, float)) and not isinstance(node.value, bool)):
+            return False
+        if isinstance(node, ast.Constant):
+            return node.value not in (True, False, None)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return any(isinstance(e, ast.Starred) or self.may_be_mapping(e, env) for e in node.elts)
+        if isinstance(node, ast.Call):
+            qualified = self.m.qualified(node.func) or ""
+            if qualified in ("str", "int", "float", "len", "repr", "bool", "sorted"):
+                return False
+            if isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "strip", "lower", "upper", "format", "join", "isoformat", "strftime", "read", "read_text",
+            ):
+                return False
+            return True
+        if isinstance(node, ast.Name):
+            annotation = self.scopes.param_annotation(node.id, env)
+            if annotation is not None and annotation.replace(" ", "") in (
+                "str", "int", "float", "bool", "list[str]", "List[str]", "str|None", "Optional[str]",
+            ):
+                return False
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras and self.m.enter(binding.value):
+                try:
+                    return self.may_be_mapping(binding.value, binding.env)
+                finally:
+                    self.m.leave(binding.value)
+        return True
+
+    def sort_keys_fix(self, call: ast.Call, keyword: ast.keyword | None) -> Fix:
+        """Add ``sort_keys=True`` (or turn ``sort_keys=False`` into True) as a replacement of
+        exactly the call's span, in the layout the call is written in: one argument per line
+        with a trailing comma gets a line of its own."""
+        if id(call) in self.m.fixes:
+            return self.m.fixes[id(call)]
+        text = self.m.text
+        start, end = self.m.offsets(call)
+        if keyword is not None:
+            value_start, value_end = self.m.offsets(keyword.value)
+            replacement = text[start:value_start] + "True" + text[value_end:end]
+            description = "set sort_keys=True"
+        else:
+            description = "add sort_keys=True"
+            given: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=self.m.offsets)
+            last_end = self.m.offsets(given[-1])[1]
+            closing = text.rindex(")", last_end, end)
+            rest = text[last_end:closing]
+            comma = rest.find(",")
+            if comma >= 0 and "\n" in rest[comma:]:
+                # One argument per line with a trailing comma: add a line in the same style.
+                before_last = self.m.offsets(given[-1])[0]
+                previous_end = self.m.offsets(given[-2])[1] if len(given) > 1 else self.m.offsets(call.func)[1]
+                gap = text[previous_end:before_last]
+                indent = gap.rsplit("\n", 1)[-1] if "\n" in gap else " "
+                insert_at = last_end + comma + 1
+                replacement = text[start:insert_at] + "\n" + indent + "sort_keys=True," + text[insert_at:end]
+            else:
+                tail = text[closing:end] if rest.strip() == "," else rest + text[closing:end]
+                replacement = text[start:last_end] + ", sort_keys=True" + tail
+        fix = Fix(description, self.m.span(call), replacement)
+        self.m.fixes[id(call)] = fix
+        return fix
