@@ -333,11 +333,17 @@ def apply_layer(settings: Settings, layer: Layer) -> None:
             _apply_cost(settings, layer, value)
         elif key == "budget":
             from ctxlint.budget.policy import PolicyError, parse_config
+            from ctxlint.model import Span
+
+            def locate(keys: tuple, layer: Layer = layer) -> Span | None:
+                line = line_of(layer.lines, (*layer.prefix, "budget", *(str(k) for k in keys)))
+                return Span(layer.label, line, 1, line, 1) if line else None
 
             try:
-                settings.budget = parse_config(value, ".".join((*layer.prefix, key)), layer.directory or Path.cwd())
+                settings.budget = parse_config(value, ".".join((*layer.prefix, key)), layer.directory or Path.cwd(),
+                                               locate)
             except PolicyError as error:
-                line = line_of(layer.lines, (*layer.prefix, key))
+                line = error.span.line if error.span is not None else None
                 raise ConfigError(f"{layer.label}{f':{line}' if line else ''}: {error.message}") from None
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:

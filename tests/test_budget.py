@@ -381,18 +381,19 @@ def test_invalid_directives_are_located_errors(text, message):
     assert message in raised.value.message and raised.value.span.line == 1
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ("budget = 3", "`budget` must be a table of file glob = budget table"),
-    ('[budget."*.j2"]\nmin-budget = "big"', "`budget.\"*.j2\"`: `min-budget` must be a positive number of tokens"),
-    ('[budget."*.j2"]\nlimit = 3', "`budget.\"*.j2\"`.limit: unknown key (keys: min-budget, fixtures, segments"),
-    ('[budget."*.j2".segments.notes]\npolicy = "squash"', "policy `squash` is not one of"),
-    ('[[budget."*.j2".key-fields]]\nname = "x"\nsegment = "notes"', "needs exactly one of `text` (a literal) or `regex`"),
+@pytest.mark.parametrize(("toml", "line", "message"), [
+    ("model = 'gpt-4o'\nbudget = 3", 2, "`budget` must be a table of file glob = budget table"),
+    ('[budget."*.j2"]\nmin-budget = "big"', 2, "`budget.\"*.j2\"`: `min-budget` must be a positive number of tokens"),
+    ('[budget."*.j2"]\nlimit = 3', 2, "`budget.\"*.j2\"`.limit: unknown key (keys: min-budget, fixtures, segments"),
+    ('[budget."*.j2".segments.notes]\npolicy = "squash"', 1, "policy `squash` is not one of"),
+    ('[[budget."*.j2".key-fields]]\nname = "x"\nsegment = "notes"', 1,
+     "needs exactly one of `text` (a literal) or `regex`"),
 ])
-def test_config_budget_tables_are_validated_at_load(tmp_path, toml, message):
+def test_config_budget_tables_are_validated_at_load(tmp_path, toml, line, message):
     (tmp_path / "ctxlint.toml").write_text(toml + "\n", encoding="utf-8")
     with pytest.raises(ConfigError) as raised:
         load_settings(tmp_path / "ctxlint.toml", tmp_path)
-    assert message in str(raised.value) and str(raised.value).startswith(str(tmp_path / "ctxlint.toml"))
+    assert message in str(raised.value) and str(raised.value).startswith(f"{tmp_path / 'ctxlint.toml'}:{line}: ")
 
 
 def test_unknown_segment_names_are_errors_naming_the_segments(tmp_path):

@@ -251,14 +251,19 @@ def parse_mapping(data: object, where: str, base_dir: Path, locate: Locator | No
     return declared
 
 
-def parse_config(table: object, label: str, base_dir: Path) -> list[tuple[str, Declarations]]:
-    """``[tool.ctxlint.budget]``: one budget table per file glob, validated now (at config load)."""
+def parse_config(table: object, label: str, base_dir: Path, locate: Locator | None = None) -> list[
+        tuple[str, Declarations]]:
+    """``[tool.ctxlint.budget]``: one budget table per file glob, validated now (at config load).
+    ``locate`` gives the span of a key path below the table (``(glob, "segments", name)``)."""
     if not isinstance(table, Mapping):
         raise PolicyError(f"`{label}` must be a table of file glob = budget table, "
-                          f'e.g. [{label}."prompts/*.prompty"]')
+                          f'e.g. [{label}."prompts/*.prompty"]', span=locate(()) if locate else None)
     globs = []
     for glob, data in table.items():
-        globs.append((str(glob), parse_mapping(data, f"`{label}.\"{glob}\"`", base_dir, lenient=True)))
+        def at(keys: tuple[object, ...], glob: str = str(glob)) -> Span | None:
+            return locate((glob, *keys)) if locate is not None else None
+
+        globs.append((str(glob), parse_mapping(data, f"`{label}.\"{glob}\"`", base_dir, at, lenient=True)))
     return globs
 
 
