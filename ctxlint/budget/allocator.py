@@ -20,7 +20,7 @@ assemblers do, shown for comparison.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ctxlint.budget import operators
 from ctxlint.budget.fixtures import Content
@@ -278,6 +278,4 @@ def _requested_rows(segments: Sequence[BudgetSegment], meter: Meter) -> tuple[Ro
 
 
 def _with_content(segment: BudgetSegment, content: Content) -> BudgetSegment:
-    from dataclasses import replace
-
     return replace(segment, content=content)

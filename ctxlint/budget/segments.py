@@ -198,12 +198,12 @@ def split(request: Request, declarations: Declarations, fixtures: Fixtures | Non
 
     result = []
     if tools:
-        policy = _policy(declarations, "tools", Kind.TOOLS, "compress", 60)
+        policy = _policy(declarations, "tools", "compress", 60)
         if policy.policy not in TOOL_POLICIES:
             raise SegmentError(f"tools can be pinned, compressed or dropped, not `{policy.policy}`",
                                span=policy.span)
         result.append(BudgetSegment(
-            "tools", Kind.TOOLS, policy.policy or "compress", _value(policy.priority, 60), policy.minimum or 0,
+            "tools", Kind.TOOLS, policy.policy, policy.priority, policy.minimum,
             ref=policy.ref, tools=tuple(tools), declared=policy.span, anchor=tools[0].span,
             content=Content(tuple(tools_text(tools).split("\n")))))
     for group in groups.values():
@@ -320,14 +320,28 @@ def _tools(request: Request, fixtures: Fixtures | None) -> list[ToolDef]:
     return list(request.tools)
 
 
-def _policy(declarations: Declarations, name: str, kind: Kind, policy: str, priority: int) -> SegmentPolicy:
-    default = SegmentPolicy(policy=policy, priority=priority, minimum=0, turns=3, head=55)
-    declared = declarations.segments.get(name)
-    return declared.over(default) if declared is not None else default
+@dataclass(frozen=True)
+class _Policy:
+    """A segment's declared policy with the defaults filled in."""
+
+    policy: str
+    priority: int
+    minimum: int
+    ref: str | None
+    size: int | None
+    turns: int
+    head: int
+    span: Span | None  # the declaration, if any
 
 
-def _value(value: int | None, default: int) -> int:
-    return default if value is None else value
+def _policy(declarations: Declarations, name: str, policy: str, priority: int) -> _Policy:
+    declared = declarations.segments.get(name, SegmentPolicy())
+
+    def given(value: int | None, default: int) -> int:
+        return default if value is None else value
+
+    return _Policy(declared.policy or policy, given(declared.priority, priority), given(declared.minimum, 0),
+                   declared.ref, declared.size, given(declared.turns, 3), given(declared.head, 55), declared.span)
 
 
 def _segment(group: _Group, declarations: Declarations, fixtures: Fixtures | None, sizes: dict[str, int],
@@ -341,7 +355,7 @@ def _segment(group: _Group, declarations: Declarations, fixtures: Fixtures | Non
         default_policy, priority = "truncate", 30
     else:
         default_policy, priority = "truncate", 50
-    policy = _policy(declarations, name, kind, default_policy, priority)
+    policy = _policy(declarations, name, default_policy, priority)
     if kind is Kind.QUESTION and policy.policy != "pin":
         raise SegmentError(f"`{name}` is the current user message, which is never cut: it cannot be "
                            f"`{policy.policy}`; shorten what comes before it instead", span=policy.span)
@@ -362,8 +376,8 @@ def _segment(group: _Group, declarations: Declarations, fixtures: Fixtures | Non
     else:
         content, sample = Content(()), Sample.NONE
     return BudgetSegment(
-        name, kind, policy.policy or default_policy, _value(policy.priority, priority), policy.minimum or 0,
-        ref=policy.ref, turns=_value(policy.turns, 3), head=_value(policy.head, 55), content=content,
+        name, kind, policy.policy, policy.priority, policy.minimum, ref=policy.ref, turns=policy.turns,
+        head=policy.head, content=content,
         sample=sample, sources=sources, declared=policy.span, anchor=group.first.span)
 
 
