@@ -1,7 +1,8 @@
 """Precision on real code: run ctxlint over the development corpus and score it against verdicts.
 
     python benchmarks/corpus.py extract --mirror MIRROR SNAPSHOTS   # once: write the pinned snapshots
-    python benchmarks/corpus.py SNAPSHOTS [--repo NAME ...] [--unjudged FILE]
+    python benchmarks/corpus.py SNAPSHOTS [--repo NAME ...] [--unjudged FILE] [--save FILE]
+    python benchmarks/corpus.py --load FILE                          # score a saved run again
 
 The corpus is the list of public repositories in benchmarks/corpus.yaml, each pinned by commit.
 `extract` writes each one's files at that commit into SNAPSHOTS/<owner>+<name>/ from a git
@@ -161,19 +162,27 @@ def load_lost() -> dict[tuple[str, str, int, str], str]:
         return {(r["repo"], r["path"], int(r["line"]), r["code"]): r["reason"] for r in csv.DictReader(handle)}
 
 
-def score(snapshots: Path, only: list[str], unjudged_out: Path | None, strict: bool) -> int:
+def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, strict: bool,
+          save: Path | None = None, load: Path | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from ctxlint.catalogue import load_catalogue
 
     catalogue = load_catalogue()
     selected = [p for p in pins() if not only or p.repo in only or p.folder in only]
     found: list[Found] = []
-    for pin in selected:
-        snapshot = snapshots / pin.folder
-        stamp = snapshot / STAMP
-        if not stamp.is_file() or stamp.read_text().strip() != pin.commit:
-            raise SystemExit(f"{snapshot}: not extracted at {pin.commit[:12]}; run `corpus.py extract` first")
-        found += run_ctxlint(snapshot, pin.repo)
+    if load is not None:  # a saved run: judge, then score again without linting the corpus again
+        found = [Found(**item) for item in json.loads(load.read_text(encoding="utf-8"))
+                 if item["repo"] in {p.repo for p in selected}]
+    else:
+        assert snapshots is not None
+        for pin in selected:
+            snapshot = snapshots / pin.folder
+            stamp = snapshot / STAMP
+            if not stamp.is_file() or stamp.read_text().strip() != pin.commit:
+                raise SystemExit(f"{snapshot}: not extracted at {pin.commit[:12]}; run `corpus.py extract` first")
+            found += run_ctxlint(snapshot, pin.repo)
+    if save is not None:
+        save.write_text(json.dumps([vars(f) for f in found], indent=1), encoding="utf-8")
     verdicts = load_verdicts()
     commits = {p.repo: p.commit for p in selected}
 
@@ -184,6 +193,11 @@ def score(snapshots: Path, only: list[str], unjudged_out: Path | None, strict: b
     _table("What `ctxlint check` reports (default rules, confidence medium or high)",
            [f for f in found if default(f)], verdicts, catalogue)
     _table("What `--confidence low` and `--preview` add", [f for f in found if not default(f)], verdicts, catalogue)
+
+    wrong = [f for f in found if default(f) and verdicts.get(f.key, {}).get("verdict") == "false"]
+    print(f"\nJudged false and still reported by default: {len(wrong)}")
+    for f in wrong[:60]:
+        print(f"  {f.repo} {f.path}:{f.line} {f.code} ({verdicts[f.key]['reason']})")
 
     current = {f.key for f in found}
     lost_reasons = load_lost()
@@ -255,12 +269,16 @@ def main(argv: list[str] | None = None) -> int:
         options = parser.parse_args(args[1:])
         return extract(options.mirror, options.snapshots)
     parser = argparse.ArgumentParser(prog="corpus.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("snapshots", type=Path, help="the folder `corpus.py extract` wrote")
+    parser.add_argument("snapshots", type=Path, nargs="?", help="the folder `corpus.py extract` wrote")
     parser.add_argument("--repo", action="append", default=[], help="only this repository (owner/name), repeatable")
     parser.add_argument("--unjudged", type=Path, metavar="FILE", help="write the unjudged findings to FILE as CSV")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="also write every finding of this run to FILE (JSON)")
+    parser.add_argument("--load", type=Path, metavar="FILE", help="score the findings saved by --save instead of linting")
     options = parser.parse_args(args)
-    return score(options.snapshots, options.repo, options.unjudged, options.strict)
+    if (options.snapshots is None) == (options.load is None):
+        parser.error("give SNAPSHOTS to lint the corpus, or --load FILE to score a saved run")
+    return score(options.snapshots, options.repo, options.unjudged, options.strict, options.save, options.load)
 
 
 if __name__ == "__main__":
