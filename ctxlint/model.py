@@ -146,6 +146,9 @@ class Slot:
     # Nothing says what fills the slot or how often it changes (a `{placeholder}` in a plain-text
     # prompt that code fills in): the cacheable prefix is taken to end there.
     opaque: bool = False
+    # The calls among ``calls`` that run once per process, not per call: read through a
+    # module-level constant (`const STARTED = new Date()`), they fix the text when the module loads.
+    once: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

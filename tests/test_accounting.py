@@ -561,3 +561,12 @@ def test_request_cost_is_frozen():
     cost = cost_of({"model": "gpt-4o", "messages": WEATHER_MESSAGES})
     with pytest.raises(AttributeError):
         cost.tools = 5  # type: ignore[misc]
+
+
+def test_a_hosted_tool_alone_costs_nothing_by_the_token():
+    from ctxlint.analysis.accounting import tool_cost_breakdown
+    from ctxlint.model import Span, ToolDef
+
+    web = ToolDef("web_search", None, None, Span.point("request.json", 4), raw={"type": "web_search"})
+    cost = tool_cost_breakdown(web, None)
+    assert (cost.name, cost.tokens, cost.biggest_field_tokens) == ("web_search", 0, 0)

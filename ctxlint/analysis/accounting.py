@@ -308,7 +308,9 @@ def tool_cost_breakdown(tool: ToolDef, model: ModelInfo | None, *, count: Counte
     tools. ``count`` replaces the tokenizer (``len(text.encode())`` gives a cheap upper bound).
     """
     profile = profile_of(model)
-    return _tools([tool], profile, count or _counter(profile.encoding), None).costs[0]
+    costs = _tools([tool], profile, count or _counter(profile.encoding), None).costs
+    # A hosted tool (OpenAI's web_search) has no definition the request pays for by the token.
+    return costs[0] if costs else ToolCost(tool.name or "", 0, 0.0, "name", 0, tool.span)
 
 
 def tools_tokens(tools: Sequence[ToolDef], model: ModelInfo | None, *,
@@ -766,7 +768,7 @@ def _openai_tools(tools: Sequence[ToolDef], count: Counter, flag: Callable[[str]
     """OpenAI renders function tools as one TypeScript namespace; hosted tools are its own."""
     functions = []
     for tool in tools:
-        if _hosted(tool):
+        if hosted(tool):
             unpriced.append(f"{tool.name} (hosted tool)")
             flag("unpriced-parts")
         else:
@@ -791,7 +793,8 @@ def _openai_tools(tools: Sequence[ToolDef], count: Counter, flag: Callable[[str]
     return costs, overhead
 
 
-def _hosted(tool: ToolDef) -> bool:
+def hosted(tool: ToolDef) -> bool:
+    """A provider-run tool named by its type (OpenAI's `web_search_preview`), with no schema."""
     raw = tool.raw
     return tool.schema is None and isinstance(raw, Mapping) and isinstance(raw.get("type"), str) \
         and raw.get("type") != "function" and "function" not in raw and "parameters" not in raw

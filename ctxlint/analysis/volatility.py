@@ -77,6 +77,12 @@ def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:
     return False
 
 
+def once_per_process(slot: Slot, reason: str) -> bool:
+    """Whether the volatile ``reason`` is a call the slot only reads through a module-level
+    constant: it runs once, when the module loads, not on every call."""
+    return reason.endswith("()") and reason[:-2] in slot.once
+
+
 def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
     """A slot before ``index`` that differs from one call to the next anyway (the question, a
     loop over retrieved documents): the cacheable prefix already ends there."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ctxlint.analysis.volatility import per_call_before, volatile_reason
+from ctxlint.analysis.volatility import once_per_process, per_call_before, volatile_reason
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -29,6 +29,17 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if not any(s.has_words for s in after):
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
+        if once_per_process(segment.slot, reason):
+            ctx.report(
+                segment.span,
+                f"`{segment.text}` is fixed when the module loads (`{reason}` in a module-level constant), so "
+                f"the {lost:,} static tokens after it are cached within one process but not across restarts "
+                f"and deploys, and the value goes stale while the process runs. {options['advice']}",
+                confidence=Confidence.LOW,
+                evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` runs once, when the module loads", segment.span),
+                          Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
+            )
+            return
         by_call = reason.endswith(")") or reason.startswith("|")
         source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
                           f"`{reason}` {'changes on every call' if by_call else 'is named like a clock or id value'}",
@@ -69,7 +80,7 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
     seen_short_ttl = False
     for breakpoint in breakpoints:
         volatile = next((s for s in request.segments[: breakpoint.covers]
-                         if s.slot is not None and ctx.volatility.reason(s.slot)), None)
+                         if s.slot is not None and _changes_per_call(s, ctx)), None)
         if volatile is not None:
             ctx.report(
                 breakpoint.span,
@@ -86,3 +97,11 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
                 "and the provider rejects this order. Put the 1-hour breakpoints earlier.",
             )
         seen_short_ttl = seen_short_ttl or breakpoint.ttl in (None, "5m")
+
+
+def _changes_per_call(segment: Segment, ctx: CheckContext) -> bool:
+    """Volatile, and not only through a module-level constant (fixed once the module loads)."""
+    assert segment.slot is not None
+    reason = ctx.volatility.reason(segment.slot)
+    return reason is not None and not once_per_process(segment.slot, reason)
+

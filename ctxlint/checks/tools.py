@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ctxlint.analysis.accounting import ToolCost, schema_prefix, tool_cost_breakdown, tools_tokens
+from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tool_cost_breakdown, tools_tokens
 from ctxlint.analysis.budget import utf8_bytes
 from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
@@ -178,8 +178,8 @@ _TYPE_FIXES = {"int": "integer", "long": "integer", "str": "string", "text": "st
 def _shape(tool: ToolDef, info: ModelInfo | None) -> str | None:
     """Whose naming rules apply: the tool's own shape, else the request's provider."""
     raw = tool.raw
-    if not isinstance(raw, Mapping):
-        return None  # a reference by name (Dotprompt): its definition lives elsewhere
+    if not isinstance(raw, Mapping) or hosted(tool):
+        return None  # a reference by name (Dotprompt), or a tool the provider runs and defines
     if "inputSchema" in raw:
         return "MCP"
     if "input_schema" in raw:

@@ -113,6 +113,10 @@ def _join(cells: list, language: str) -> tuple[str, list[int], list[int]]:
     return "\n".join(lines) + "\n", starts, numbers
 
 
+# Line magics IPython runs without a `%` (automagic): `pip install openai` in a cell is valid.
+_AUTOMAGIC = re.compile(r"(?:pip|conda|mamba)\s+(?:install|uninstall)\s")
+
+
 def _without_magics(lines: list[str]) -> list[str]:
     """IPython's own syntax as comments, so the cell parses and keeps its line numbers."""
     if lines and lines[0].lstrip().startswith("%%"):
@@ -120,8 +124,8 @@ def _without_magics(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or (stripped.endswith("?") and not stripped.startswith("#")
-                                               and "(" not in stripped and "=" not in stripped):
+        if stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or (
+                stripped.endswith("?") and not stripped.startswith("#") and "(" not in stripped and "=" not in stripped):
             out.append(line[: len(line) - len(stripped)] + "# " + stripped)
         else:
             out.append(line)

@@ -230,6 +230,7 @@ class _Item:
 class _Facts:
     names: list[str] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    once: list[str] = field(default_factory=list)  # calls made in module-level constants
     sources: list[Source] = field(default_factory=list)
     variable_length: bool = False
 
@@ -968,6 +969,8 @@ class Analyzer:
                 found.extend(more)
             self._consumed.add(binding.value.id)
             self._consumed.update(e.value.id for e in binding.extras if e.value is not None)
+            if binding.env.scope.kind == "module":  # built once, when the module loads
+                found = [_evaluated_once(p) for p in found]
             return found
         finally:
             self.leave(binding.value)
@@ -1052,7 +1055,9 @@ class Analyzer:
             if (source.kind, source.span) not in seen:
                 seen.add((source.kind, source.span))
                 sources.append(source)
-        return Slot(expression, _unique(facts.names), _unique(facts.calls), (), facts.variable_length, tuple(sources))
+        once = tuple(c for c in _unique(facts.once) if c not in facts.calls)
+        return Slot(expression, _unique(facts.names), _unique([*facts.calls, *once]), (), facts.variable_length,
+                    tuple(sources), once=once)
 
     def facts(self, node: Node, env: _Env, acc: _Facts | None = None) -> _Facts:
         acc = acc if acc is not None else _Facts()
@@ -1073,6 +1078,7 @@ class Analyzer:
                 if kind == "member_expression" and dotted.rsplit(".", 1)[-1] in _MEASURES:
                     inner = self.facts(self.field(node, "object"), env)
                     acc.calls.extend(inner.calls)
+                    acc.once.extend(inner.once)
                     return acc
                 if self.is_variable(dotted):
                     acc.names.append(dotted)
@@ -1102,7 +1108,9 @@ class Analyzer:
                     self.facts(extra.value, binding.env, inner)
                 if binding.loop_of(extra) is not None:
                     inner.variable_length = True
-            acc.calls.extend(inner.calls)
+            # A module-level constant is evaluated once, when the module loads.
+            (acc.once if binding.env.scope.kind == "module" else acc.calls).extend(inner.calls)
+            acc.once.extend(inner.once)
             acc.names.extend(inner.names)
             acc.sources.extend(inner.sources)
             acc.variable_length = acc.variable_length or inner.variable_length
@@ -1133,6 +1141,7 @@ class Analyzer:
                 self.facts(arg, env, inner)
             acc.calls.append(qualified or method or "")
             acc.calls.extend(inner.calls)
+            acc.once.extend(inner.once)
             return
         if qualified:
             acc.calls.append(qualified)
@@ -1160,6 +1169,7 @@ class Analyzer:
             for arg in args:
                 self.facts(arg, env, inner)
             acc.calls.extend(inner.calls)
+            acc.once.extend(inner.once)
             acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
             return
         for arg in args:
@@ -1799,6 +1809,9 @@ class Analyzer:
                 else:
                     self.messages(node, kenv, builder)
         model = self.model_name(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
+        provider = self.model_provider(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
+        if provider == "mock":
+            return None  # a mock model in a test or demo: nothing is sent
         limit = None
         for key in _LIMIT_KEYS[api]:
             if key in keywords:
@@ -1807,9 +1820,33 @@ class Analyzer:
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.span(pair))
                 break
+        if limit is None and api == "aisdk" and provider == "anthropic":
+            # The AI SDK's Anthropic models always send max_tokens, the model's maximum by default.
+            limit = OutputLimit("maxOutputTokens (the SDK's default: the model's maximum)", None, self.span(call))
         return Request(path=self.path, anchor=self.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None,
                        settings_hint=_HINTS[api], breakpoints=tuple(builder.breakpoints))
+
+    def model_provider(self, node: Node, env: _Env) -> str | None:
+        """``anthropic`` for a model made by an AI SDK Anthropic provider (`anthropic("claude-…")`,
+        `vertexAnthropic(…)`, `createAnthropic(…)(…)`), ``mock`` for a mock model, else None."""
+        node, env = self.deref(node, env)
+        if node.type == "new_expression":
+            constructor = self.field(node, "constructor")
+            return "mock" if constructor is not None and self.code(constructor).startswith("Mock") else None
+        if node.type != "call_expression":
+            return None
+        callee = self.field(node, "function")
+        while callee is not None and callee.type == "call_expression":  # createAnthropic({...})("claude-…")
+            callee = self.field(callee, "function")
+        if callee is None:
+            return None
+        chain = self.chain(callee)
+        root = chain[0] if chain else self.code(callee)
+        module = self.imports.get(root, "")
+        if "anthropic" in module.split(".")[0] or (not module and "anthropic" in root.lower()):
+            return "anthropic"
+        return None
 
     def model_name(self, node: Node, env: _Env) -> str | None:
         """``"gpt-4o"``, ``openai("gpt-4o")``, ``anthropic("claude-…")`` or ``"openai/gpt-4o"``."""
@@ -2445,3 +2482,12 @@ def _dedent(pieces: list[_Piece]) -> list[_Piece]:
                 result.append(replace(piece, text=text))
         offset += width
     return _strip(result, "trim")
+
+
+def _evaluated_once(piece: _Piece) -> _Piece:
+    """A piece of a module-level constant: the calls in its slot run once per process."""
+    slot = piece.slot
+    if slot is None or not slot.calls:
+        return piece
+    return replace(piece, slot=replace(slot, once=slot.calls))
+
