@@ -133,7 +133,7 @@ def run_ctxlint(snapshot: Path, repo: str) -> list[Found]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "ctxlint.cli", "check", ".", "--output-format", "json", "--exit-zero",
-         "--confidence", "low", "--preview"],
+         "--confidence", "low", "--preview", "--no-cache"],
         cwd=snapshot, capture_output=True, text=True, encoding="utf-8", env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{repo}: ctxlint exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
