@@ -42,7 +42,8 @@ _STALE_SECONDS = 7 * 24 * 3600
 # The model classes an entry may rebuild, by name: nothing else is ever constructed.
 _CLASSES: dict[str, type] = {
     cls.__name__: cls for cls in vars(model).values()
-    if isinstance(cls, type) and cls.__module__ == model.__name__ and (dataclasses.is_dataclass(cls) or issubclass(cls, Enum))
+    if isinstance(cls, type) and cls.__module__ == model.__name__
+    and (dataclasses.is_dataclass(cls) or issubclass(cls, Enum))
 }
 
 
@@ -123,7 +124,8 @@ class ResultCache:
             from ctxlint.config import settings_table
 
             settings = linter.settings
-            rules = {code: [r.name, r.severity.value, r.check, r.options] for code, r in sorted(linter.catalogue.items())}
+            rules = {code: [r.name, r.severity.value, r.check, r.options]
+                     for code, r in sorted(linter.catalogue.items())}
             state = {"cwd": os.getcwd(), "root": str(settings.root.resolve()), "rules": rules,
                      "selected": [r.code for r in linter.rules], "settings": settings_table(settings)}
             key = self._keys[id(linter)] = _digest(json.dumps(state, sort_keys=True, default=str).encode())

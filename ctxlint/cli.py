@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to PATH (one file or directory) and exit")
     check.add_argument("--write-baseline", type=Path, metavar="FILE",
-                       help="record today's findings in FILE (exit 0); later runs with --baseline FILE report only new ones")
+                       help="record today's findings in FILE (exit 0); "
+                            "later runs with --baseline FILE report only new ones")
     check.add_argument("--baseline", type=Path, metavar="FILE",
                        help="leave out findings recorded in FILE by --write-baseline")
     check.add_argument("--changed-since", metavar="GIT_REF",
@@ -106,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     cost.add_argument("--output", "--output-file", "-o", type=Path, metavar="FILE",
                       help="write the report to FILE instead of stdout")
     cost.add_argument("--compare", metavar="GIT_REF",
-                      help="also read PATHS at this git revision (without touching the working tree) and report the changes")
+                      help="also read PATHS at this git revision (without touching the working tree) "
+                           "and report the changes")
     cost.add_argument("--max-increase", metavar="N|N%",
                       help="with --compare: exit 1 when the input tokens of all requests grow by more than N "
                            "tokens or N percent of the baseline")
@@ -441,7 +443,8 @@ def _show_settings(project, paths: list[str], stdin_filename: str | None) -> int
     linter = project.linter(settings)
     lines = [f"# Settings for {target}"]
     if settings.sources:
-        chain = " (extends " + ", ".join(str(p) for p in settings.sources[1:]) + ")" if len(settings.sources) > 1 else ""
+        extended = settings.sources[1:]
+        chain = " (extends " + ", ".join(str(p) for p in extended) + ")" if extended else ""
         lines.append(f"# configuration: {settings.sources[0]}{chain}")
     else:
         lines.append("# configuration: none found; the defaults")

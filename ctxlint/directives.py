@@ -2,9 +2,9 @@
 
 Suppressions: ``{# ctxlint: ignore[CTX101] #}`` (Jinja), ``# ctxlint: ignore[CTX201]`` (Python,
 YAML, Prompty front matter), ``<!-- ctxlint: ignore -->`` (Markdown), ``{{! ctxlint: ignore }}``
-(Handlebars), ``// ctxlint: ignore[CTX401]`` or ``/* ... */`` (TypeScript, JavaScript). A comment at the end of a line covers that line; a comment alone on its line
-covers the next line too. ``ctxlint: ignore-file`` covers the whole file. Without a code list
-every rule is suppressed.
+(Handlebars), ``// ctxlint: ignore[CTX401]`` or ``/* ... */`` (TypeScript, JavaScript). A comment at
+the end of a line covers that line; a comment alone on its line covers the next line too.
+``ctxlint: ignore-file`` covers the whole file. Without a code list every rule is suppressed.
 
 Layout markers, for what heuristics cannot know: ``ctxlint: pinned`` … ``ctxlint: end`` marks
 hard constraints; ``ctxlint: head`` / ``middle`` / ``tail`` … ``ctxlint: end`` put the lines in

@@ -486,7 +486,8 @@ class Catalogue:
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)
         self.signatures = [s for f in all_ for s in f.signatures]
-        self.prompt_decorators = Patterns((p, pf.role) for f in all_ for pf in f.prompt_functions for p in pf.decorators)
+        self.prompt_decorators = Patterns((p, pf.role)
+                                          for f in all_ for pf in f.prompt_functions for p in pf.decorators)
         self.imports = {i for f in all_ for i in f.imports}
         self.appenders = {name for f in all_ for m in f.messages if m.appends
                           for name in (p.rsplit(".", 1)[-1] for p in m.calls)}

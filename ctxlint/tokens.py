@@ -69,7 +69,8 @@ _SPECS = {
     ),
     "cl100k_base": _EncodingSpec(
         sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        pat_str=(r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+                 r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""),
         special_tokens={
             _ENDOFTEXT: 100257,
             _FIM_PREFIX: 100258,
@@ -368,7 +369,8 @@ PROVIDER_TOOL_TOKENS = {"bash": 245, "text_editor": 700, "computer": 735}
 # A dated snapshot: -2024-08-06, -20250929, -0613 (older OpenAI ids), @20250929 (Vertex), -latest.
 _SNAPSHOT = re.compile(r"(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest))+")
 # Amazon Bedrock model ids: an optional cross-region prefix, the vendor, a version suffix.
-_BEDROCK = re.compile(r"^(?:(?:us|eu|apac|global|us-gov|jp|au)\.)?(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|writer|qwen)\.")
+_BEDROCK = re.compile(r"^(?:(?:us|eu|apac|global|us-gov|jp|au)\.)?"
+                      r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|writer|qwen)\.")
 _BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
 
 

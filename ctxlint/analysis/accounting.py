@@ -652,7 +652,8 @@ def _pricing(profile: Profile, measured: Measured, reserve: int, limit_key: str,
     input_price = total * info.input_per_mtok * per_1k if info is not None and info.input_per_mtok is not None else None
     cached_tokens, note = cached_prefix(profile, measured)
     cached_price = None
-    if cached_tokens and info is not None and info.input_per_mtok is not None and info.cached_input_per_mtok is not None:
+    if (cached_tokens and info is not None and info.input_per_mtok is not None
+            and info.cached_input_per_mtok is not None):
         cached_price = ((total - cached_tokens) * info.input_per_mtok + cached_tokens * info.cached_input_per_mtok) \
             * per_1k
     output = info.output_per_mtok if info is not None else None
@@ -714,7 +715,8 @@ def _note(profile: Profile, measured: Measured) -> str:
                      f"{profile.encoding}); window and prices unknown")
     elif profile.no_model:
         parts.append("no model named: set `model` in the config or in the request to price it")
-    estimate = [code for code in measured.basis if code not in EXACT_BASIS and code not in ("unknown-model", "no-model")]
+    estimate = [code for code in measured.basis
+                if code not in EXACT_BASIS and code not in ("unknown-model", "no-model")]
     if estimate:
         parts.append("estimate: " + describe_basis(estimate))
     if measured.unpriced:
@@ -812,7 +814,8 @@ def _render_function(tool: ToolDef, count: Counter) -> tuple[list[str], list[tup
     schema = tool.schema
     verified = tool.schema is not None or isinstance(tool.raw, Mapping)
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if schema is not None and not isinstance(schema, Mapping) or isinstance(schema, Mapping) and (set(schema) - _OBJECT_KEYS or schema.get("type", "object") != "object"):
+    if schema is not None and not isinstance(schema, Mapping) or isinstance(schema, Mapping) and (
+            set(schema) - _OBJECT_KEYS or schema.get("type", "object") != "object"):
         verified = False
     if isinstance(schema, Mapping) and isinstance(properties, Mapping) and properties:
         prefix = schema_prefix(tool)

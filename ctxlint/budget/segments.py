@@ -387,7 +387,8 @@ def filler(name: str, size: int, meter: Meter) -> Content:
     for _ in range(8):  # each round removes the overshoot; line breaks make a round necessary
         if words <= 0:
             break
-        lines = [" ".join([name if i == 0 else "sample" for i in range(start, min(start + _FILLER_WORDS_PER_LINE, words))])
+        lines = [" ".join([name if i == 0 else "sample"
+                           for i in range(start, min(start + _FILLER_WORDS_PER_LINE, words))])
                  for start in range(0, words, _FILLER_WORDS_PER_LINE)]
         over = meter.text("\n".join(lines)) - size
         if over <= 0:

@@ -57,7 +57,8 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
             "budgets truncate or summarise first, so it can silently disappear. Move it to the system "
             "prompt before any variable content, and restate it word for word after the last one if needed.",
             confidence=Confidence.HIGH if explicit or constraint.pinned else block.confidence,
-            evidence=(block.evidence, Evidence(EvidenceKind.SINK, "a constraint in the MIDDLE region", constraint.span)),
+            evidence=(block.evidence,
+                      Evidence(EvidenceKind.SINK, "a constraint in the MIDDLE region", constraint.span)),
         )
 
 
@@ -166,7 +167,8 @@ def _difference(original: str, restated: str) -> str:
     """`HEAD says "five", TAIL says "three"` from a word-level diff."""
     a, b = original.split(), restated.split()
     parts = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, [w.lower() for w in a], [w.lower() for w in b]).get_opcodes():
+    matcher = difflib.SequenceMatcher(None, [w.lower() for w in a], [w.lower() for w in b])
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "replace":
             parts.append(f"\"{' '.join(a[i1:i2])}\" became \"{' '.join(b[j1:j2])}\"")
         elif tag == "delete":

@@ -18,7 +18,9 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         request.anchor,
         f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
         f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
-        evidence=(Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),),
+        evidence=(
+            Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),
+        ),
     )
 
 

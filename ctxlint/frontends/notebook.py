@@ -124,8 +124,9 @@ def _without_magics(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or (
-                stripped.endswith("?") and not stripped.startswith("#") and "(" not in stripped and "=" not in stripped):
+        help_query = (stripped.endswith("?") and not stripped.startswith("#")
+                      and "(" not in stripped and "=" not in stripped)
+        if stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or help_query:
             out.append(line[: len(line) - len(stripped)] + "# " + stripped)
         else:
             out.append(line)

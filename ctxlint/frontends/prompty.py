@@ -57,7 +57,8 @@ def parse_file(text: str, path: str) -> ParsedFile:
                 node = document.locate("model", table, key)
                 span = _node_span(path, node) if node is not None else Span.point(path, 1)
                 value = settings[key]
-                limit = OutputLimit(key, value if isinstance(value, int) and not isinstance(value, bool) else None, span)
+                number = value if isinstance(value, int) and not isinstance(value, bool) else None
+                limit = OutputLimit(key, number, span)
                 break
         if limit:
             break

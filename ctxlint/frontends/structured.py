@@ -76,8 +76,8 @@ USER_KEYS = ("*user*", "*human*", "*question*", "*query*")
 
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
               "max_new_tokens")
-_SETTINGS_TABLES = ("parameters", "model_parameters", "modelParameters", "model_settings", "settings", "generationConfig",
-                    "options", "llm_config", "generation_config", "config")
+_SETTINGS_TABLES = ("parameters", "model_parameters", "modelParameters", "model_settings", "settings",
+                    "generationConfig", "options", "llm_config", "generation_config", "config")
 
 # Files that are never prompts, whatever keys they contain.
 _NEVER_NAMES = {
@@ -593,7 +593,8 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
     )
 
 
-def _message(ctx: _Context, node: Node, index: int, add_blocks: Callable[[Node | None, Role, int], list[Part]]) -> Message:
+def _message(ctx: _Context, node: Node, index: int,
+             add_blocks: Callable[[Node | None, Role, int], list[Part]]) -> Message:
     """One entry of ``messages`` (or a Responses ``input`` item) and everything it sends."""
     value = node.value
     span = ctx.span(node.start, node.end)
@@ -749,7 +750,8 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
                 tool = _tool_def(ctx, item, strict=False)
                 if tool is not None:
                     tools.append(tool)
-        if entry.kind == "object" and not any(k in entry.value for k in ("functionDeclarations", "function_declarations")):
+        declarations = ("functionDeclarations", "function_declarations")
+        if entry.kind == "object" and not any(k in entry.value for k in declarations):
             tool = _hosted_tool(ctx, entry) or (ToolDef(next(iter(entry.value), "tool"), None, None,
                                                         ctx.span(entry.start, entry.end), entry.value)
                                                 if entry.value else None)
@@ -959,7 +961,7 @@ def _yaml_prompts(ctx: _Context, root: Node) -> list[Request]:
             role = Role.SYSTEM if crew[0] in ("role", "goal", "backstory") else Role.USER
             requests.append(_prompt_request(ctx, fields, crew, (role, True), "format"))
         children = []
-        for key, (key_node, value) in fields.items():
+        for key, (_, value) in fields.items():
             if key in crew:
                 continue
             if value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):

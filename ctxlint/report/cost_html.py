@@ -315,8 +315,9 @@ def _what_if(report: CostReport) -> str:
     rows = []
     for f in report.counted:
         for costs in f.what_if:
-            cells = "".join(f'<td class="num">{tokens(r.total_input, r.exact)}</td><td class="num">{money(r.pricing.input)}'
-                            f'</td><td class="num">{_cached(r)}</td><td class="num">{money(r.pricing.output_bound)}</td>'
+            cells = "".join(f'<td class="num">{tokens(r.total_input, r.exact)}</td>'
+                            f'<td class="num">{money(r.pricing.input)}</td><td class="num">{_cached(r)}</td>'
+                            f'<td class="num">{money(r.pricing.output_bound)}</td>'
                             for r in costs)
             rows.append(f"<tr><td><code>{escape(label(costs[0]))}</code></td>{cells}</tr>")
     foot = ""
@@ -414,7 +415,8 @@ def _notes(report: CostReport) -> str:
     for note, requests in report.notes().items():
         out.append(f"<li>{escape(note)} <span class=\"muted\">({escape(where(requests))})</span></li>")
     for note, requests in cache_notes(report).items():
-        out.append(f"<li>No prompt caching: {escape(note)} <span class=\"muted\">({escape(where(requests))})</span></li>")
+        out.append(f"<li>No prompt caching: {escape(note)} "
+                   f"<span class=\"muted\">({escape(where(requests))})</span></li>")
     for f in report.files:
         for error in f.errors:
             out.append(f"<li>Not counted: <code>{escape(f.path)}:{escape(error)}</code> "

@@ -136,7 +136,8 @@ def as_dict(report: CostReport) -> dict:
         "version": VERSION,
         "files": files,
         "totals": _totals(report.totals),
-        "what_if": [{"model": model, "totals": _totals(report.totals_for(i))} for i, model in enumerate(report.what_if)],
+        "what_if": [{"model": model, "totals": _totals(report.totals_for(i))}
+                    for i, model in enumerate(report.what_if)],
         "set_aside": {"included": report.include_set_aside,
                       "files": [{"path": f.path, "reason": f.set_aside, "requests": len(f.requests), "tokens": f.tokens}
                                 for f in report.files if f.set_aside]},

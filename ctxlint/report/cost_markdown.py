@@ -102,7 +102,8 @@ def _what_if(report: CostReport) -> list[str]:
     total = []
     for i in range(len(models)):
         t = report.totals_for(i)
-        total += [f"**{t.input_tokens:,}**", f"**{money(t.input_price)}**", money(t.cached_price), money(t.output_bound)]
+        total += [f"**{t.input_tokens:,}**", f"**{money(t.input_price)}**",
+                  money(t.cached_price), money(t.output_bound)]
     rows.append("| **total** | " + " | ".join(total) + " |")
     for f in report.counted:
         for costs in f.what_if:

@@ -43,7 +43,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str, ind
             start += span
 
     def line(cells: Sequence[str]) -> str:
-        parts = [str(c).rjust(w) if a == "r" else str(c).ljust(w) for c, w, a in zip(cells, widths, align)]
+        parts = [str(c).rjust(w) if a == "r" else str(c).ljust(w)
+                 for c, w, a in zip(cells, widths, align, strict=False)]
         return (indent + "  ".join(parts)).rstrip()
 
     out = []

@@ -52,7 +52,8 @@ def summary(result: LintResult, options: ReportOptions = DEFAULT_OPTIONS) -> str
     if not result.findings:
         text = f"All checks passed ({files} checked).{hidden}"
         return f"{_BOLD}{text}{_RESET}" if options.color else text
-    by_severity = {sev: sum(1 for f in result.findings if f.severity.value == sev) for sev in ("error", "warning", "info")}
+    by_severity = {sev: sum(1 for f in result.findings if f.severity.value == sev)
+                   for sev in ("error", "warning", "info")}
     parts = ", ".join(f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}"
                       for sev, n in by_severity.items() if n)
     count = len(result.findings)

@@ -7,6 +7,7 @@ import ast
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from itertools import pairwise
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -252,7 +253,7 @@ class Flow(Component):
                 if following and following[0].slot is None and cut_marker(following[0].text):
                     self.m.marked.add(id(left))
         elif isinstance(node, ast.JoinedStr):
-            for part, after in zip(node.values, node.values[1:]):
+            for part, after in pairwise(node.values):
                 if (isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Subscript)
                         and isinstance(after, ast.Constant) and isinstance(after.value, str)
                         and cut_marker(after.value)):
@@ -421,7 +422,7 @@ class Flow(Component):
                 self.m.leave(binding.value)
         entries: dict[str, Entry] = {}
         if isinstance(node, ast.Dict):
-            for key_node, value in zip(node.keys, node.values):
+            for key_node, value in zip(node.keys, node.values, strict=True):
                 if key_node is None:  # {**defaults, ...}
                     inner = self.dict_entries(value, env)
                     if inner is None:

@@ -408,7 +408,7 @@ def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
         if piece.slot is not None:
             result.append(piece)
         else:
-            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width]) if k)
+            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
             if text:
                 result.append(replace(piece, text=text))
         offset += width

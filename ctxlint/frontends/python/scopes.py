@@ -50,10 +50,10 @@ class Scopes(Component):
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-        for arg, default in zip(positional, defaults):
+        for arg, default in zip(positional, defaults, strict=True):
             inner.params[arg.arg] = Param(arg.arg, arg.annotation, default)
             inner.positional.append(arg.arg)
-        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
             inner.params[arg.arg] = Param(arg.arg, arg.annotation, default)
         for star in (args.vararg, args.kwarg):
             if star is not None:
@@ -176,7 +176,7 @@ class Scopes(Component):
     def _dict(self, node: ast.Dict, scope: Scope, loops: Loops, function: str | None) -> bool:
         self.m.dicts.append((node, scope))
         self.sources.tool_result_message(node, scope)
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             if token_name(string_value(key)):
                 self.estimates.estimates_in(value)
         return False
@@ -207,7 +207,7 @@ class Scopes(Component):
             if values is not None and len(values) == len(target.elts) and not any(
                 isinstance(e, ast.Starred) for e in (*values, *target.elts)
             ):
-                for t, v in zip(target.elts, values):
+                for t, v in zip(target.elts, values, strict=True):
                     self.assign(t, v, scope, statement, loops)
             else:
                 self.unknowable(target, scope, statement, loops)
@@ -363,7 +363,7 @@ class Scopes(Component):
         caller = self.m.analyzer if owner is not None else None
         bindings: list[Bound] = []
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
-        for name, value in zip(params, positional):
+        for name, value in zip(params, positional, strict=False):  # extra arguments or defaults
             bindings.append(Bound(name, value, env, caller))
         for keyword in call.keywords:
             if keyword.arg is not None and keyword.arg in inner.params:

@@ -24,7 +24,8 @@ class Serialization(Component):
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         if not positional or not self.may_be_mapping(positional[0], env):
             return None
-        return Source(SourceKind.UNSORTED_SERIALIZATION, qualified, self.m.span(call), self.sort_keys_fix(call, keyword))
+        return Source(SourceKind.UNSORTED_SERIALIZATION, qualified, self.m.span(call),
+                      self.sort_keys_fix(call, keyword))
 
     def may_be_mapping(self, node: ast.expr, env: Env) -> bool:
         """False for values that certainly have no keys (text, numbers, lists of scalars)."""

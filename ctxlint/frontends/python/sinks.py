@@ -164,7 +164,7 @@ class Sinks(Component):
                 if agent is not None:
                     holders.append(agent)
         parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
-        for holder, holder_call, holder_env in holders:
+        for _, holder_call, _ in holders:
             self.m.consumed.add(id(holder_call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
@@ -172,7 +172,8 @@ class Sinks(Component):
         for holder, holder_call, holder_env in holders:
             self.add_system(holder.arguments, holder_call, holder_env, None, parts)
         self.add_system(sink.arguments, call, env, given, parts)
-        own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env)) if isinstance(t, TemplateKind)]
+        own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env))
+               if isinstance(t, TemplateKind)]
         if own:  # the call renders a template itself (`kernel.invoke_prompt(prompt, arguments=...)`)
             found = next((self.find(s, call, env, given) for s in sink.arguments.get("variables", ())), None)
             self.m.consumed.add(id(call))

@@ -44,7 +44,7 @@ class Sources(Component):
         ``tool_result`` block, a Responses ``function_call_output`` item) sends: it holds what a
         tool returned, wherever else the function uses it."""
         entries: dict[str, ast.expr] = {}
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             name = string_value(key)
             if name is not None:
                 entries[name] = value

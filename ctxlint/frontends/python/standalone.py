@@ -72,16 +72,17 @@ class Standalone(Component):
                 add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages.message(Item(n, e), b), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
-                add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), h=holder: self.holder(c, e, h, b),
-                    True)
+                env = Env(scope)
+                add(id(call), self.m.span(call), lambda b, c=call, e=env, h=holder: self.holder(c, e, h, b), True)
         for cls, scope in self.m.classes:
-            signature = self.signature_of(cls, Env(scope))
+            env = Env(scope)
+            signature = self.signature_of(cls, env)
             if signature is not None:
-                add(id(cls), self.m.name_span(cls), lambda b, c=cls, e=Env(scope), g=signature: self.signature(c, e, g, b),
+                add(id(cls), self.m.name_span(cls), lambda b, c=cls, e=env, g=signature: self.signature(c, e, g, b),
                     True)
         for call, scope, template in self.m.template_calls:
-            add(id(call), self.m.span(call), lambda b, c=call, e=Env(scope), t=template: self.template(c, e, t, b),
-                True)
+            env = Env(scope)
+            add(id(call), self.m.span(call), lambda b, c=call, e=env, t=template: self.template(c, e, t, b), True)
         context = context or any(strong for *_, strong in candidates)
         included: dict[int, int] = {}  # value -> how many other candidates include it
         for key, _, _, consumed, _ in candidates:

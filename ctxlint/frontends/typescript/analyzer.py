@@ -122,7 +122,8 @@ def snake(name: str) -> str:
 
 def _prompt_name(name: str) -> bool:
     lower = snake(name)
-    return any(fnmatchcase(lower, p) for p in _PROMPT_NAMES) and not any(fnmatchcase(lower, p) for p in _NOT_PROMPT_NAMES)
+    return (any(fnmatchcase(lower, p) for p in _PROMPT_NAMES)
+            and not any(fnmatchcase(lower, p) for p in _NOT_PROMPT_NAMES))
 
 
 def _strong_prompt_name(name: str) -> bool:
@@ -430,7 +431,8 @@ class Analyzer:
             left, right = self.field(node, "left"), self.field(node, "right")
             if left is not None and right is not None:
                 if left.type == "identifier":
-                    self.record(self.code(left), _Assign("=", right, node.end_byte, loops, self.owner(self.code(left), scope), left))
+                    name = self.code(left)
+                    self.record(name, _Assign("=", right, node.end_byte, loops, self.owner(name, scope), left))
                 self.estimate_context(self.dotted(left), right)
         elif kind == "augmented_assignment_expression":
             left, right = self.field(node, "left"), self.field(node, "right")
@@ -820,7 +822,7 @@ class Analyzer:
         if found is None or not found.scope.returns:
             return None
         inner = found.scope
-        bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.args(call))
+        bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.args(call), strict=False)
                          if param and arg.type != "spread_element")
         return found.node, inner.returns[-1], _Env(inner, bindings, env.depth + 1)
 
@@ -862,7 +864,8 @@ class Analyzer:
         elif suffix in _SIBLING_SUFFIXES:
             candidates = [base]
         else:
-            candidates = [base + s for s in _SIBLING_SUFFIXES] + [os.path.join(base, "index" + s) for s in _SIBLING_SUFFIXES]
+            candidates = [base + s for s in _SIBLING_SUFFIXES]
+            candidates += [os.path.join(base, "index" + s) for s in _SIBLING_SUFFIXES]
         target = next((c for c in candidates if os.path.isfile(c)), None)
         if target is None:
             return None
@@ -1387,7 +1390,8 @@ class Analyzer:
                        if c.type == "template_substitution" and c.named_children)
         if kind == "binary_expression":
             left, right = self.field(node, "left"), self.field(node, "right")
-            return self.static_path(left, env) and (self.static_path(right, env) or not _UPLOAD_WORDS.search(self.code(node)))
+            return self.static_path(left, env) and (
+                self.static_path(right, env) or not _UPLOAD_WORDS.search(self.code(node)))
         if kind in ("call_expression", "new_expression"):
             callee = self.field(node, "function") or self.field(node, "constructor")
             qualified = self.qualified(self.unwrap(callee)) or "" if callee is not None else ""
@@ -2208,7 +2212,8 @@ class Analyzer:
                 continue
             keys = self.raw_pairs(node)
             shaped = ("name" in keys and any(k in keys for k in ("inputSchema", "input_schema"))) or (
-                "function" in keys and keys["function"].type == "object" and "parameters" in self.raw_pairs(keys["function"]))
+                "function" in keys and keys["function"].type == "object"
+                and "parameters" in self.raw_pairs(keys["function"]))
             if not shaped:
                 continue
             parent = node.parent
@@ -2379,7 +2384,8 @@ class Analyzer:
             if group.tools:
                 tools = sorted(group.tools, key=lambda t: t[0])
                 parsed.requests.append(Request(self.path, tools[0][1].span, tuple(group.builder.segments),
-                                               tuple(t for _, t in tools), breakpoints=tuple(group.builder.breakpoints)))
+                                               tuple(t for _, t in tools),
+                                               breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
 
@@ -2477,7 +2483,7 @@ def _dedent(pieces: list[_Piece]) -> list[_Piece]:
         if piece.slot is not None:
             result.append(piece)
         else:
-            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width]) if k)
+            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
             if text:
                 result.append(replace(piece, text=text))
         offset += width
