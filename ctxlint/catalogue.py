@@ -8,8 +8,10 @@ example tests. Users add rule packs (directories of rule files) from their confi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ctxlint.model import Severity
 
@@ -88,7 +90,7 @@ def builtin_rules_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).parent.parent / "rules"
 
 
-def load_catalogue(packs: list[Path] = ()) -> dict[str, Rule]:
+def load_catalogue(packs: Sequence[Path] = ()) -> dict[str, Rule]:
     """All rules by code: the built-in catalogue, then each user pack in order."""
     rules: dict[str, Rule] = {}
     for directory in [builtin_rules_dir(), *packs]:
@@ -138,9 +140,9 @@ def load_rule(path: Path) -> Rule:
     if not isinstance(data, dict):
         raise CatalogueError(f"{path}: a rule file must be a mapping")
 
-    def need(key: str, kind: type = str):
+    def need(key: str, kind: type = str) -> Any:
         value = data.get(key)
-        if not isinstance(value, kind) or (kind is str and not value.strip()):
+        if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
             raise CatalogueError(f"{path}: `{key}` is required ({kind.__name__})")
         return value
 

@@ -225,40 +225,51 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
             offset += 1
     if not slots:
         return
-    text = "".join(parts)
-    events: list[tuple[int, int, object]] = [(position, 1, index) for position, index in slots]
-    events += [(token[0], 0, token) for token in _tokens(text)]
+    # Markers and slots in text order; at one position a marker comes first (a slot cannot
+    # start a marker, but it can follow one directly).
+    events: list[tuple[int, int, _Token | int]] = [(position, 1, index) for position, index in slots]
+    events += [(token.start, 0, token) for token in _tokens("".join(parts))]
     events.sort(key=lambda event: (event[0], event[1]))
     stack: list[tuple[Label, list[int]]] = []
-    marker_end, marker = -1, None  # the tag whose attributes end at marker_end
-    for position, order, payload in events:
-        if order == 1:
-            if position < marker_end and marker is not None:
-                found[payload] = Label("attribute", marker)  # type: ignore[index]
+    marker_end, marker = -1, ""  # the tag whose attributes end at marker_end
+    for position, _, payload in events:
+        if isinstance(payload, int):
+            if position < marker_end and marker:
+                found[payload] = Label("attribute", marker)
             elif stack:
-                stack[-1][1].append(payload)  # type: ignore[arg-type]
+                stack[-1][1].append(payload)
         else:
-            _, end, kind, name, closing = payload  # type: ignore[misc]
-            marker_end, marker = end, (name if kind == "tag" else None)
-            _apply(kind, name, closing, stack, found)
+            marker_end, marker = payload.end, (payload.name if payload.kind == "tag" else "")
+            _apply(payload, stack, found)
 
 
-def _tokens(text: str):
-    """Opening and closing markers in ``text``: (start, end, kind, name, closing?)."""
+@dataclass(frozen=True)
+class _Token:
+    """An opening or closing marker: a tag, a fence (which toggles) or a BEGIN/END line."""
+
+    start: int
+    end: int
+    kind: str
+    name: str
+    closing: bool
+
+
+def _tokens(text: str) -> list[_Token]:
     found = []
     for match in _TAG.finditer(text):
         if not match.group(4):  # a self-closing tag wraps nothing
-            found.append((match.start(), match.end(), "tag", match.group(2).lower(), bool(match.group(1))))
+            found.append(_Token(match.start(), match.end(), "tag", match.group(2).lower(), bool(match.group(1))))
     for match in _FENCE.finditer(text):
-        found.append((match.start(), match.end(), "fence", match.group(1)[:3], None))  # a fence toggles
+        found.append(_Token(match.start(), match.end(), "fence", match.group(1)[:3], False))
     for match in _MARKER.finditer(text):
-        found.append((match.start(), match.start() + 1, "markers", "BEGIN", match.group("word").upper() == "END"))
+        found.append(_Token(match.start(), match.start() + 1, "markers", "BEGIN",
+                            match.group("word").upper() == "END"))
     return found
 
 
-def _apply(kind: str, name: str, closing: bool | None, stack: list[tuple[Label, list[int]]],
-           found: dict[int, Label]) -> None:
-    if kind == "fence":
+def _apply(token: _Token, stack: list[tuple[Label, list[int]]], found: dict[int, Label]) -> None:
+    kind, name, closing = token.kind, token.name, token.closing
+    if kind == "fence":  # a fence closes the open fence of its kind, or opens one
         closing = any(label.kind == "fence" and label.name == name for label, _ in stack)
     if not closing:
         stack.append((Label(kind, name), []))

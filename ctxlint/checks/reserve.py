@@ -95,7 +95,8 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
         return
     fixed = static_tokens(request, lambda text: ctx.count_tokens(text, request), info)
     if fixed + reserve > budget:
-        what = f"the {budget:,}-token budget" if ctx.options["budget"] else f"{info.name}'s {budget:,}-token window"
+        what = (f"the {budget:,}-token budget" if ctx.options["budget"] or info is None
+                else f"{info.name}'s {budget:,}-token window")
         ctx.report(
             request.anchor,
             f"The fixed prompt ({fixed:,} tokens of tools and static text) plus the output reserve "

@@ -78,7 +78,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
     over = []
     if limit > 0 and total > limit:
         over.append(f"the {limit:,}-token limit")
-    if window_limit and total > window_limit:
+    if window_limit and info is not None and total > window_limit:
         over.append(f"{share_limit:.0%} of {info.name}'s {info.window:,}-token window ({window_limit:,})")
     if not over:
         return
