@@ -14,7 +14,7 @@ import builtins
 
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
@@ -118,7 +118,7 @@ class Calls(Component):
         return qualified + "()" if qualified else UNKNOWN
 
     def defined(self, name: str, env: Env) -> bool:
-        scope = env.scope
+        scope: Scope | None = env.scope
         while scope is not None:
             if name in scope.functions:
                 return True

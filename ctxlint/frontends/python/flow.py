@@ -355,11 +355,11 @@ class Flow(Component):
         if node is None or env.depth > MAX_DEPTH or not self.m.step():
             return False, None
         if isinstance(node, ast.Constant):
-            value = node.value
-            if isinstance(value, str):
-                return True, clean(value)
-            if value is None or isinstance(value, (bool, int, float)):
-                return True, value
+            constant = node.value
+            if isinstance(constant, str):
+                return True, clean(constant)
+            if constant is None or isinstance(constant, (bool, int, float)):
+                return True, constant
             return False, None
         if isinstance(node, (ast.JoinedStr, ast.BinOp)):
             if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add):

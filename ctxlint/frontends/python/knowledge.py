@@ -122,7 +122,7 @@ def system_name(name: str) -> bool:
 
 
 def token_name(name: str | None) -> bool:
-    return bool(name) and "token" in name.rsplit(".", 1)[-1].lower()
+    return name is not None and "token" in name.rsplit(".", 1)[-1].lower()
 
 
 def prompt_path(path: str) -> bool:

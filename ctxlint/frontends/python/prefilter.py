@@ -66,6 +66,7 @@ def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
     blanked out before a second try, keeping every position; other syntax the running Python
     does not know is a located error that says so.
     """
+    tree: ast.Module | None
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:
@@ -81,10 +82,10 @@ def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
         return (Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"), None
     except ValueError as error:  # null bytes
         return (Span.point(path, 1), f"cannot parse: {error}"), None
-    deepest, where = _ast_depth(tree)
+    deepest, deepest_node = _ast_depth(tree)
     if deepest > MAX_DEPTH:
-        line = getattr(where, "lineno", 1)
-        column = getattr(where, "col_offset", 0) + 1
+        line = getattr(deepest_node, "lineno", 1)
+        column = getattr(deepest_node, "col_offset", 0) + 1
         return (Span.point(path, line, column),
                 f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels"), None
     return None, tree

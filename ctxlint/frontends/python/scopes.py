@@ -431,10 +431,11 @@ class Scopes(Component):
             scope = scope.parent
         if foreign and node.id in self.m.from_imports:
             located = self.m.foreign(self.m.imports[node.id], self.m.import_levels.get(node.id, 0))
-            if located is not None and isinstance(located[1], ast.ClassDef):
+            if located is not None:
                 owner, cls = located
-                entry = owner.unit.module_scope.functions.get(cls.name)
-                return (owner, entry[1]) if entry is not None else None
+                if isinstance(cls, ast.ClassDef):
+                    entry = owner.unit.module_scope.functions.get(cls.name)
+                    return (owner, entry[1]) if entry is not None else None
         return None
 
     def param_annotation(self, name: str, env: Env) -> str | None:

@@ -196,9 +196,9 @@ class Sources(Component):
         if found is not None:
             return found
         if isinstance(func, ast.Subscript):
-            holder = self.m.dotted(func.value) or ""
-            if TOOL_HOLDERS.search(holder.rsplit(".", 1)[-1]):
-                return Source(SourceKind.UNTRUSTED, f"a tool result ({holder}[...](...))", self.m.span(call))
+            holder_name = self.m.dotted(func.value) or ""
+            if TOOL_HOLDERS.search(holder_name.rsplit(".", 1)[-1]):
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call))
         if isinstance(func, ast.Attribute):
             method = func.attr
             receiver = func.value
@@ -259,9 +259,9 @@ class Sources(Component):
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
                     path = self.calls.annotation_path(annotation)
-                    for spec in self.m.catalogue.sources.match(path):
-                        if isinstance(spec, SourceKindSpec) and spec.carrier:
-                            return spec, node.id
+                    for found in self.m.catalogue.sources.match(path):
+                        if isinstance(found, SourceKindSpec) and found.carrier:
+                            return found, node.id
         return None
 
     def static_path(self, node: ast.expr, env: Env) -> bool:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from fnmatch import fnmatchcase
+from functools import partial
 
 from ctxlint.frameworks import Holder, Signature, TemplateKind
 from ctxlint.frontends.python.knowledge import prompt_name, strong_prompt_name, system_name
-from ctxlint.frontends.python.messages import role_of
+from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Piece
 from ctxlint.model import Request, Role, Span
@@ -47,7 +48,8 @@ class Standalone(Component):
                 pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
                     assert base.target is not None and base.value is not None
-                    add(id(base.value), self.m.span(base.target), lambda b, p=pieces: b.system(p, Role.SYSTEM),
+                    add(id(base.value), self.m.span(base.target),
+                        partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
                         strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
@@ -59,35 +61,34 @@ class Standalone(Component):
             for value in scope.returns:  # every return: each is a prompt the function can give
                 pieces = self.strings.text(value, Env(scope))
                 if pieces:
-                    add(id(value), self.m.name_span(fn), lambda b, p=pieces, r=role: b.system(p, r),
+                    add(id(value), self.m.name_span(fn), partial(Builder.system, pieces=pieces, role=role),
                         mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
         for node, scope in self.m.lists:
             env = Env(scope)
             if any(self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
                    for e in node.elts if not isinstance(e, ast.Starred)):
-                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages.message_list(n, e, b), True)
-        for node, scope in self.m.dicts:
+                add(id(node), self.m.span(node), partial(self.messages.message_list, node, env), True)
+        for mapping, scope in self.m.dicts:
             env = Env(scope)
-            if self.messages.is_message_dict(node, env, roles=("system", "developer")):
-                add(id(node), self.m.span(node), lambda b, n=node, e=env: self.messages.message(Item(n, e), b), True)
+            if self.messages.is_message_dict(mapping, env, roles=("system", "developer")):
+                add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
                 env = Env(scope)
-                add(id(call), self.m.span(call), lambda b, c=call, e=env, h=holder: self.holder(c, e, h, b), True)
+                add(id(call), self.m.span(call), partial(self.holder, call, env, holder), True)
         for cls, scope in self.m.classes:
             env = Env(scope)
             signature = self.signature_of(cls, env)
             if signature is not None:
-                add(id(cls), self.m.name_span(cls), lambda b, c=cls, e=env, g=signature: self.signature(c, e, g, b),
-                    True)
+                add(id(cls), self.m.name_span(cls), partial(self.signature, cls, env, signature), True)
         for call, scope, template in self.m.template_calls:
             env = Env(scope)
-            add(id(call), self.m.span(call), lambda b, c=call, e=env, t=template: self.template(c, e, t, b), True)
+            add(id(call), self.m.span(call), partial(self.template, call, env, template), True)
         context = context or any(strong for *_, strong in candidates)
         included: dict[int, int] = {}  # value -> how many other candidates include it
         for key, _, _, consumed, _ in candidates:
-            for value in consumed - {key}:
-                included[value] = included.get(value, 0) + 1
+            for other in consumed - {key}:
+                included[other] = included.get(other, 0) + 1
         requests = []
         for key, anchor, builder, _, _ in candidates:
             if key in used or included.get(key):
@@ -105,7 +106,7 @@ class Standalone(Component):
         builder.tools.extend(parts.tools)
 
     def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
-        self.messages.template(call, env, kind, builder, {})
+        self.messages.template(call, env, kind, builder, Variables())
 
     def signature_of(self, cls: ast.ClassDef, env: Env) -> Signature | None:
         """The catalogue signature a class defines (a subclass of ``dspy.Signature``)."""

@@ -42,12 +42,17 @@ MAX_LOOKUPS = 2_000
 
 
 class Positioned(Protocol):
-    """A node ``ast`` gives a position: an expression, a statement, an argument."""
+    """A node ``ast`` gives a position: an expression, a statement, an argument (read-only
+    here, so that frozen stand-ins such as ``flow.Region`` qualify)."""
 
-    lineno: int
-    col_offset: int
-    end_lineno: int | None
-    end_col_offset: int | None
+    @property
+    def lineno(self) -> int: ...
+    @property
+    def col_offset(self) -> int: ...
+    @property
+    def end_lineno(self) -> int | None: ...
+    @property
+    def end_col_offset(self) -> int | None: ...
 
 
 class Unit:
