@@ -635,8 +635,9 @@ def compare(baseline: Baseline, files: Sequence[FileCost]) -> Comparison:
         for i in range(max(len(b_requests), len(a_requests))):
             b = b_requests[i] if i < len(b_requests) else None
             a = a_requests[i] if i < len(a_requests) else None
+            line = a.line if a is not None else b_requests[i].line  # past the end of one, inside the other
             requests.append(RequestChange(
-                i, (a or b).line, b.total_input if b else None, a.total_input if a else None, _tools_change(b, a)))
+                i, line, b.total_input if b else None, a.total_input if a else None, _tools_change(b, a)))
         changes.append(FileChange(path, before.tokens if before else None, after.tokens if after else None,
                                   tuple(requests)))
     return Comparison(baseline.ref, baseline.commit, tuple(changes),

@@ -385,5 +385,5 @@ def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:
             for name, new in changes.items():
                 setattr(value, name, new)
             return value
-        return replace(value, **changes)  # type: ignore[type-var]
+        return replace(value, **changes)
     return value

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import tiktoken
@@ -524,6 +524,7 @@ def _extra_model(name: str, entry: Mapping) -> ModelInfo:
     else:
         base = _match(name, _BUILTIN)
 
+    fields: dict[str, Any]  # ModelInfo's keyword arguments, each value checked above
     if base is None:
         missing = [key for key in ("window", "max-output", "provider") if key not in entry]
         if missing:

@@ -203,6 +203,7 @@ def _lex(source: str, start: int, opener: int, closer: str) -> tuple[list[_Token
                 i = match.end()
                 continue
             match = _ID.match(source, i)
+            assert match is not None  # a character of _ID_START begins a name
             end = match.end()
             if end < n and source[end] not in _ID_LOOKAHEAD:
                 raise HandlebarsError(f"unexpected {_describe(source, end)} in a mustache", end)
@@ -305,7 +306,8 @@ class _Reader:
             if depth >= MAX_SUBEXPRESSION_DEPTH:
                 raise HandlebarsError("sub-expressions nest too deeply to parse", token.start)
             self.pos += 1
-            if self.peek() is None or self.peek().kind == "close_sexpr":
+            following = self.peek()
+            if following is None or following.kind == "close_sexpr":
                 raise self.error("empty sub-expression `()`")
             inner = self.call(depth + 1, sub=True)
             closing = self.peek()
@@ -426,6 +428,7 @@ def parse(source: str) -> list[Node]:
             sigil = source[j : j + 2] if source.startswith(("#>", "#*"), j) else source[j]
             j += len(sigil)
         simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
+        node: Node | None
         if simple and not (_KEYWORDS.intersection(simple.group(1, 2)) or simple.group(2) and sigil == "/"):
             node, end, strip_right = _simple_tag(simple, sigil, i)
         else:
@@ -551,8 +554,8 @@ def _tag(source: str, reader: _Reader, sigil: str, start: int, end: int, triple:
                 raise reader.error("block parameters are written `as |item index|`")
             reader.pos += 1
             params = tuple(names)
-        if reader.peek() is not None:
-            raise reader.error(f"unexpected `{reader.peek().value}` in a block tag")
+        if (token := reader.peek()) is not None:
+            raise reader.error(f"unexpected `{token.value}` in a block tag")
         return Open(start, end, sigil, call, params)
     call = _whole_call(reader)
     if sigil == ">":
@@ -562,8 +565,7 @@ def _tag(source: str, reader: _Reader, sigil: str, start: int, end: int, triple:
 
 def _whole_call(reader: _Reader) -> Call:
     call = reader.call()
-    if reader.peek() is not None:
-        token = reader.peek()
+    if (token := reader.peek()) is not None:
         raise HandlebarsError(f"unexpected `{token.value}` in a mustache", token.start)
     return call
 

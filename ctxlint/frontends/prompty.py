@@ -140,7 +140,7 @@ def _model_name(model) -> str | None:
     if not isinstance(model, dict):
         return None
     for keys in _MODEL_KEYS:
-        value = model
+        value: object = model
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
         if isinstance(value, str) and value:

@@ -241,17 +241,17 @@ def chart(report: CostReport) -> str:
                        f'<title>{escape(names[key])}: {tokens(value, r.exact)} tokens</title></rect>')
             start += value
         change = comparison.request(r.path, i) if comparison is not None else None
-        if change is not None and change.before and change.delta:  # where the input ended at the ref
+        if comparison is not None and change is not None and change.before and change.delta:  # input at the ref
             bx = x(change.before)
             out.append(f'<line class="before" x1="{bx:.2f}" y1="{y - 3:.2f}" x2="{bx:.2f}" y2="{y + BAR + 3:.2f}">'
                        f'<title>input at {escape(comparison.ref)}: {change.before:,} tokens</title></line>')
-        value = tokens(r.total_input, r.exact)
+        caption = tokens(r.total_input, r.exact)
         if r.reserve:
-            value += f" + {r.reserve:,} reserve"
+            caption += f" + {r.reserve:,} reserve"
         if comparison is not None:
-            value += " (new)" if change is None or change.before is None else (
+            caption += " (new)" if change is None or change.before is None else (
                 f" ({signed(change.delta)})" if change.delta else "")
-        out.append(f'<text class="value" x="{x(start) + 6:.2f}" y="{y + BAR - 4:.2f}">{escape(value)}</text>')
+        out.append(f'<text class="value" x="{x(start) + 6:.2f}" y="{y + BAR - 4:.2f}">{escape(caption)}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)
