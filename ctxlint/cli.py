@@ -162,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # a bug: one clear line, and the details on request
+    except SystemExit:
+        raise
+    except BaseException as error:  # a bug: one clear line, and the details on request
         if os.environ.get("CTXLINT_DEBUG"):
             raise
         print(f"ctxlint: internal error: {type(error).__name__}: {error} "
@@ -254,7 +256,8 @@ def run_check(args: argparse.Namespace) -> int:
     if reading_stdin and (args.fix or args.diff):
         return _fix_stdin(result, args)
     if args.diff:
-        return _show_diff(result)
+        code = _show_diff(result)
+        return EXIT_ERROR if _internal_errors(result.errors) else code
     if args.fix and _apply_fixes(result):
         work = [(Path(path), project.linter(settings)) for path, settings in settings_by_path.items()]
         fixed = lint_all([(p, linter) for p, linter in work if p.exists()], cache=cache)
@@ -268,7 +271,8 @@ def run_check(args: argparse.Namespace) -> int:
         fingerprinter = _fingerprinter(args)
         fingerprints = fingerprinter.fingerprints(result.findings)
     if args.write_baseline:
-        return _write_baseline(args, fingerprints, fingerprinter)
+        code = _write_baseline(args, fingerprints, fingerprinter)
+        return EXIT_ERROR if _internal_errors(result.errors) else code
     if changes is not None:
         from ctxlint.changes import touches
 
@@ -295,6 +299,9 @@ def run_check(args: argparse.Namespace) -> int:
         # These formats have no place for counts: they go to the log.
         sys.stderr.write(statistics(result))
 
+    if _internal_errors(result.errors):
+        return EXIT_ERROR  # whatever --exit-zero says: a file was not checked
+
     def fails(finding) -> bool:
         settings = settings_by_path.get(finding.span.path)
         level = args.fail_level or (settings.fail_level if settings else project.resolver.default.fail_level)
@@ -302,6 +309,16 @@ def run_check(args: argparse.Namespace) -> int:
 
     failing = any(fails(f) for f in result.findings)
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+
+
+def _internal_errors(errors) -> bool:
+    """Print each file ctxlint failed on (a bug, never a finding); whether there were any."""
+    sys.stdout.flush()
+    for error in errors:
+        print(f"ctxlint: internal error on {error.path}: {error.cause}. This is a bug in ctxlint, not "
+              "in the file; the file was not checked. Please report it with the file "
+              "(CTXLINT_DEBUG=1 shows the traceback).", file=sys.stderr)
+    return bool(errors)
 
 
 def _cache(project):
@@ -554,6 +571,8 @@ def run_cost(args: argparse.Namespace) -> int:
         for violation in report.violations:
             where = f"{violation.path}:{violation.line}: " if violation.path else ""
             print(f"{where}{violation.message}", file=sys.stderr)
+    if _internal_errors(linter.parse_errors):
+        return EXIT_ERROR
     return EXIT_FINDINGS if report.violations else EXIT_CLEAN
 
 

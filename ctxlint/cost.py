@@ -231,9 +231,12 @@ _WORKER: Pricer | None = None
 CHUNK = 40  # files per task: small enough to spread the work, large enough to keep overhead low
 
 
-def _price_chunk(files: Sequence[Path]) -> tuple[list[FileCost], list[Notice], int]:
+def _price_chunk(files: Sequence[Path]) -> tuple[list[FileCost], list[Notice], int, list]:
+    """A worker's costs, notices and file count, and the files ctxlint failed on (for the parent to report)."""
     assert _WORKER is not None
-    return _WORKER.price_files(files)
+    errors = _WORKER.linter.parse_errors
+    errors.clear()
+    return (*_WORKER.price_files(files), list(errors))
 
 
 def collect(linter: Linter, files: Sequence[Path], notices: list[Notice], progress: Progress | None = None,
@@ -260,9 +263,10 @@ def collect(linter: Linter, files: Sequence[Path], notices: list[Notice], progre
         chunks = [files[i:i + CHUNK] for i in range(0, len(files), CHUNK)]
         try:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for part, part_notices, n in pool.imap_unordered(_price_chunk, chunks):
+                for part, part_notices, n, errors in pool.imap_unordered(_price_chunk, chunks):
                     out += part
                     notices += part_notices
+                    linter.parse_errors += errors
                     done += n
                     if progress:
                         progress.update(done)

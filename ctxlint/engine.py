@@ -3,6 +3,10 @@
 The engine reads each file defensively (size limit, binary sniffing, UTF-8 with a located
 error), hands the text to the file's front-end, runs every selected check over the result and
 filters findings through inline suppressions and per-file ignores.
+
+A failure of ctxlint itself on one file (any exception but an interrupt, including the
+``BaseException`` a native library panics with) is an ``InternalError`` of the run, never a
+finding: no suppression hides it, and the other files are still linted.
 """
 
 from __future__ import annotations
@@ -42,6 +46,21 @@ class Notice:
     message: str
 
 
+@dataclass(frozen=True)
+class InternalError:
+    """A ctxlint bug met on one file: not a finding, so no suppression or fail level hides it."""
+
+    path: str
+    cause: str  # one line: the exception's type and message
+
+    @classmethod
+    def from_exception(cls, path: str, error: BaseException) -> InternalError:
+        text = " ".join(str(error).split())
+        if len(text) > 200:
+            text = text[:199] + "…"
+        return cls(path, f"{type(error).__name__}: {text}" if text else type(error).__name__)
+
+
 @dataclass
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
@@ -50,6 +69,14 @@ class LintResult:
     baselined: int = 0  # findings left out because the baseline holds them
     # Results computed (not served from the cache) in this run: (cache key, display path, entry).
     fresh: list[tuple[str, str, dict]] = field(default_factory=list)
+    errors: list[InternalError] = field(default_factory=list)
+
+    def add(self, other: LintResult) -> None:
+        self.findings += other.findings
+        self.notices += other.notices
+        self.files_checked += other.files_checked
+        self.fresh += other.fresh
+        self.errors += other.errors
 
 
 def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
@@ -120,6 +147,7 @@ class Linter:
             cached_frameworks(tuple(settings.frameworks), settings.builtin_frameworks)
         # Files the front-ends read besides the one being linted, collected while a cache wants them.
         self._dependencies: list[str] | None = None
+        self.parse_errors: list[InternalError] = []  # files parse_files/parse_bytes failed on
         # Suppressions may name rules (`ignore[volatile-in-prefix]`), as --select may.
         self._names = {rule.name: code for code, rule in catalogue.items()}
         # The rules a full run lints with: when all of them ran, a bare `ignore` that covered
@@ -137,7 +165,18 @@ class Linter:
         With a ``cache``, findings come from it while the file and every file its front-end
         declared reading (``ParsedFile.dependencies``) are unchanged; new results go to
         ``result.fresh`` for the caller to store (workers of a parallel run cannot write it).
+        A file that makes ctxlint fail goes to ``result.errors`` (and is not cached).
         """
+        try:
+            self._lint_path(path, result, cache)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # a bug on one file must not stop, or hide in, an audit
+            if _debugging():
+                raise
+            result.errors.append(InternalError.from_exception(_display(path), error))
+
+    def _lint_path(self, path: Path, result: LintResult, cache: ResultCache | None) -> None:
         relpath = _relative(path, self.settings.root)
         fmt = frontends.format_for(relpath, self.settings)
         if fmt is None:
@@ -174,7 +213,8 @@ class Linter:
         """Each file's display path and front-end result, without running any rule (``ctxlint cost``).
 
         Files are read exactly as :meth:`lint_files` reads them; files with no front-end are
-        passed over, and skipped files (too big, unreadable, binary) go to ``notices``.
+        passed over, skipped files (too big, unreadable, binary) go to ``notices``, and files
+        ctxlint fails on to :attr:`parse_errors`.
         """
         for path in files:
             relpath = _relative(path, self.settings.root)
@@ -182,22 +222,34 @@ class Linter:
                 continue
             display = _display(path)
             data = self._read(path, display, notices if notices is not None else [])
-            if data is not None:
-                yield display, self.parse_bytes(data, display, relpath)
+            if data is None:
+                continue
+            parsed = self.parse_bytes(data, display, relpath)
+            if parsed is not None:
+                yield display, parsed
 
     def parse_bytes(self, data: bytes, display: str, relpath: str) -> ParsedFile | None:
         """The front-end's result for a file's bytes (read from disk or from git), or None when
-        no front-end takes ``relpath``. Bytes that are not UTF-8 give a located error."""
+        no front-end takes ``relpath`` or ctxlint fails on the file (recorded in
+        :attr:`parse_errors`). Bytes that are not UTF-8 give a located error."""
         fmt = frontends.format_for(relpath, self.settings)
         if fmt is None:
             return None
         text, parsed = self._decode(data, display)
         if parsed is not None:
             return parsed
-        parsed = frontends.parse(fmt, _normalise(text), display, self.parse_context(relpath))
-        if parsed.embedded is not None:  # a notebook: locations go back to their cells
-            parsed = map_spans(parsed, parsed.embedded.relocate)
-        return parsed
+        try:
+            parsed = frontends.parse(fmt, _normalise(text), display, self.parse_context(relpath))
+            if parsed.embedded is not None:  # a notebook: locations go back to their cells
+                parsed = map_spans(parsed, parsed.embedded.relocate)
+            return parsed
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            if _debugging():
+                raise
+            self.parse_errors.append(InternalError.from_exception(display, error))
+            return None
 
     def parse_context(self, relpath: str) -> frontends.ParseContext:
         settings = self.settings
@@ -255,17 +307,9 @@ class Linter:
         return self.lint_text(text, display, relpath, fmt)
 
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
+        """The findings in one file's text; a failure of ctxlint itself propagates."""
         text = _normalise(text)
-        try:
-            parsed = frontends.parse(fmt, text, display, self.parse_context(relpath))
-            return self._run(parsed, text, relpath, fmt)
-        except Exception as error:  # one odd file must not stop a whole audit
-            if os.environ.get("CTXLINT_DEBUG"):
-                raise
-            parsed = ParsedFile(display, errors=[(Span.point(display, 1), (
-                f"ctxlint failed on this file ({type(error).__name__}: {error}); this is a bug in "
-                "ctxlint, please report it with the file (set CTXLINT_DEBUG=1 for a traceback)"))])
-            return self._run(parsed, text, relpath, fmt)
+        return self._run(frontends.parse(fmt, text, display, self.parse_context(relpath)), text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []
@@ -336,26 +380,11 @@ _CACHE: ResultCache | None = None
 def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: ResultCache | None = None) -> LintResult:
     """Lint each file with its own Linter (one per configuration in a hierarchical run); a large
     audit is split across ``jobs`` processes (default: every core). New results are stored in
-    ``cache`` (the caller saves it)."""
-    global _WORK, _CACHE
+    ``cache`` (the caller saves it). A file that makes ctxlint fail is an internal error in the
+    result, not a finding; the other files are linted as usual."""
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD and _can_fork():
-        import multiprocessing
-
-        result = LintResult()
-        # Forked workers inherit the linters (rules, settings, imported front-ends) and the
-        # cache as loaded, so only indexes go out and findings come back.
-        _WORK, _CACHE = work, cache
-        try:
-            chunks = [range(i, len(work), jobs) for i in range(jobs)]
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for part in pool.map(_lint_chunk, chunks):
-                    result.findings += part.findings
-                    result.notices += part.notices
-                    result.files_checked += part.files_checked
-                    result.fresh += part.fresh
-        finally:
-            _WORK, _CACHE = [], None
+        result = _lint_in_workers(work, jobs, cache)
     else:
         result = LintResult()
         for path, linter in work:
@@ -367,6 +396,44 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     result.findings = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
     result.notices.sort(key=lambda n: n.path)
+    result.errors.sort(key=lambda e: e.path)
+    return result
+
+
+def _lint_in_workers(work: list[tuple[Path, Linter]], jobs: int, cache: ResultCache | None) -> LintResult:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    global _WORK, _CACHE
+    # Forked workers inherit the linters (rules, settings, imported front-ends) and the cache
+    # as loaded, so only indexes go out and findings come back.
+    _WORK, _CACHE = work, cache
+    context = multiprocessing.get_context("fork")
+    size = max(1, len(work) // (jobs * 4))
+    batches = [range(i, min(i + size, len(work))) for i in range(0, len(work), size)]
+    result = LintResult()
+    lost: list[int] = []
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            futures = [(batch, pool.submit(_lint_chunk, batch)) for batch in batches]
+            for batch, future in futures:
+                try:
+                    result.add(future.result())
+                except BrokenProcessPool:
+                    lost += batch
+        # A worker died (killed by the operating system, a crash in a native library): its
+        # files are linted again one per process, so the one that kills it is named.
+        for index in lost:
+            with ProcessPoolExecutor(1, mp_context=context) as pool:
+                try:
+                    result.add(pool.submit(_lint_chunk, range(index, index + 1)).result())
+                except BrokenProcessPool:
+                    result.errors.append(InternalError(_display(work[index][0]), (
+                        "the process linting this file died (killed by the operating system, "
+                        "or a crash in a native library)")))
+    finally:
+        _WORK, _CACHE = [], None
     return result
 
 
@@ -376,6 +443,11 @@ def _lint_chunk(indexes: range) -> LintResult:
         path, linter = _WORK[index]
         linter.lint_path(path, result, _CACHE)
     return result
+
+
+def _debugging() -> bool:
+    """CTXLINT_DEBUG=1: let internal errors raise, with their traceback."""
+    return bool(os.environ.get("CTXLINT_DEBUG"))
 
 
 def _normalise(text: str) -> str:

@@ -71,16 +71,3 @@ def test_crlf_and_bom_keep_lines_and_columns(tmp_path):
 def test_empty_files_are_clean(tmp_path):
     for name in ("empty.j2", "empty.prompty"):
         assert lint(tmp_path, name, b"").findings == []
-
-
-def test_a_front_end_bug_is_a_located_finding_not_a_crash(tmp_path, monkeypatch):
-    from ctxlint import frontends
-
-    def broken(fmt, text, path, context=None):
-        raise TypeError("unexpected node")
-
-    monkeypatch.setattr(frontends, "parse", broken)
-    monkeypatch.delenv("CTXLINT_DEBUG", raising=False)
-    result = lint(tmp_path, "odd.j2", b"Hello {{ name }}\n")
-    assert located(result) == [("CTX001", 1, 1)]
-    assert result.findings[0].message.startswith("ctxlint failed on this file (TypeError: unexpected node)")
