@@ -4,15 +4,15 @@ with exact spans; files that are not prompts give nothing at all."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
+from steps import count_steps
 
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
-from ctxlint.frontends import jsonpos, structured
+from ctxlint.frontends import jsonpos, structured, yamlsafe
 from ctxlint.model import Role
 
 DATA = Path(__file__).parent / "data"
@@ -370,47 +370,51 @@ def test_lock_files_and_big_data_cost_almost_nothing():
         f"node_modules/pkg{i}": {"version": "1.0.0", "resolved": f"https://r/pkg{i}.tgz"} for i in range(20000)}})
     numbers = "[" + ",".join(str(i) for i in range(700_000)) + "]"  # about 5 MB
     assert len(numbers) > 4_500_000
-    start = time.perf_counter()
     for text, path in ((lock, "package-lock.json"), (lock, "data/lock.json"), (numbers, "data/series.json")):
-        assert structured.parse_file(text, path).requests == []
-    assert time.perf_counter() - start < 0.5
+        steps, parsed = count_steps(lambda text=text, path=path: structured.parse_file(text, path))
+        assert parsed.requests == []
+        assert steps < 30_000, path  # recognised by a look at the text, whatever its size
 
 
 # --- hostile input ------------------------------------------------------------------------------
 
 
-def test_deep_nesting_is_refused_quickly():
-    start = time.perf_counter()
-    assert structured.parse_file("[" * 10_000 + "]" * 10_000, "deep.json").errors == []  # not a prompt file
-    parsed = structured.parse_file('{"messages": ' + "[" * 10_000 + "]" * 10_000 + "}", "deep.json")
-    ((span, message),) = parsed.errors
-    assert (span.line, span.column) == (1, 141) and "nests more than 128 levels" in message
-    skimmed = structured.parse_file('{"messages": [], "model": "m", "data": ' + "[" * 10_000 + "]" * 10_000 + "}", "d.json")
-    assert len(skimmed.errors) == 1 and skimmed.requests == []
-    yaml_deep = structured.parse_file("system_prompt:\n  " + "- " * 5000 + "x\n", "deep.yaml")
-    assert len(yaml_deep.errors) == 1
-    assert time.perf_counter() - start < 1.0
+def test_deep_nesting_is_refused_in_bounded_work():
+    def refuse():
+        assert structured.parse_file("[" * 10_000 + "]" * 10_000, "deep.json").errors == []  # not a prompt file
+        parsed = structured.parse_file('{"messages": ' + "[" * 10_000 + "]" * 10_000 + "}", "deep.json")
+        ((span, message),) = parsed.errors
+        assert (span.line, span.column) == (1, 141) and "nests more than 128 levels" in message
+        skimmed = structured.parse_file('{"messages": [], "model": "m", "data": ' + "[" * 10_000 + "]" * 10_000 + "}",
+                                        "d.json")
+        assert len(skimmed.errors) == 1 and skimmed.requests == []
+        yaml_deep = structured.parse_file("system_prompt:\n  " + "- " * 5000 + "x\n", "deep.yaml")
+        assert len(yaml_deep.errors) == 1
+
+    steps, error = count_steps(refuse)
+    assert error is None
+    assert steps < 1_000_000  # 60,000 characters: the JSON is refused at depth 128, the YAML after one walk
 
 
-def test_yaml_alias_bomb_is_refused_quickly():
+def test_yaml_alias_bomb_is_refused_in_bounded_work():
     lines = ["system_prompt: You are helpful, always.", 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for i in range(1, 10):
         previous = "a" if i == 1 else f"b{i - 1}"
         lines.append(f"b{i}: &b{i} [" + ", ".join([f"*{previous}"] * 9) + "]")
-    start = time.perf_counter()
-    parsed = structured.parse_file("\n".join(lines) + "\n", "bomb.yaml")
-    assert time.perf_counter() - start < 1.0
+    steps, parsed = count_steps(lambda: structured.parse_file("\n".join(lines) + "\n", "bomb.yaml"))
+    # Counting stops at MAX_NODES of the billions of nodes the aliases expand to.
+    assert steps < 10 * yamlsafe.MAX_NODES
     ((span, message),) = parsed.errors
     assert span.line == 1 and "expands through aliases" in message
 
 
-def test_big_request_with_data_is_read_fast():
+def test_big_request_with_data_is_read_in_one_step():
     numbers = ",".join(str(i) for i in range(300_000))
     text = '{"model": "gpt-4o", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}], "data": [' + numbers + "]}"
-    start = time.perf_counter()
-    (request,) = structured.parse_file(text, "big.json").requests
-    assert time.perf_counter() - start < 0.5
+    steps, parsed = count_steps(lambda: structured.parse_file(text, "big.json"))
+    (request,) = parsed.requests
     assert request.segments[0].text == "Hi"
+    assert steps < 5_000  # the data is decoded by the json module, not value by value
 
 
 # --- the position-keeping JSON parser ------------------------------------------------------------
