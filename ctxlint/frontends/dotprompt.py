@@ -35,6 +35,7 @@ import yaml
 from ctxlint.frontends import handlebars, yamlsafe
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
+from ctxlint.numbers import token_count
 
 _LEAD = r"\A(?:(?:#[^\n]*|[ \t]*)\n)*"  # licence comments and blank lines before the front matter
 _FRONT_MATTER = re.compile(_LEAD + r"---[ \t]*\n(.*?)^---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
@@ -96,7 +97,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
         for key in _LIMIT_KEYS:
             if key in config:
                 value = config[key]
-                number = value if isinstance(value, int) and not isinstance(value, bool) else None
+                number = token_count(value)
                 key_node = document.locate("config", key)  # None when it came through a `<<:` merge
                 limit = OutputLimit(key, number, node_span(key_node) if key_node is not None else anchor)
                 break

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import Role, Segment, Slot, Span
+from ctxlint.numbers import read_int
 
 MAX_SUBEXPRESSION_DEPTH = 64
 
@@ -353,7 +354,7 @@ def _literal_value(text: str) -> object:
         return text == "true"
     if text in ("undefined", "null"):
         return None
-    return float(text) if "." in text else int(text)
+    return float(text) if "." in text else read_int(text)
 
 
 def _dotted(parts: list[str]) -> str:

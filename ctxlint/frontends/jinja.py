@@ -10,7 +10,9 @@ split the template into messages. Text before the first role line belongs to ``d
 
 from __future__ import annotations
 
+import bisect
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -18,12 +20,23 @@ import jinja2
 from jinja2 import nodes
 
 from ctxlint.frontends.locate import Locator, line_locator
-from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Source, SourceKind, Span
+from ctxlint.model import (
+    ParsedFile,
+    Request,
+    Role,
+    Segment,
+    Slot,
+    Source,
+    SourceKind,
+    Span,
+)
+from ctxlint.numbers import shown
 
 ROLE_LINE = re.compile(
     r"^[ \t]*(?:#[ \t]*)?(system|developer|user|assistant|tool|function)[ \t]*:[ \t]*\r?$",
     re.IGNORECASE | re.MULTILINE,
 )
+_LONG_NUMBER = re.compile(r"[0-9][0-9_]{4000,}")  # too long for int() (Python 3.11: 4,300 digits)
 _ROLE_BY_NAME = {
     "system": Role.SYSTEM,
     "developer": Role.DEVELOPER,
@@ -90,6 +103,12 @@ def parse_template(
         raise TemplateError(error.message or str(error), _line_offset(source, error.lineno)) from None
     except RecursionError:
         raise TemplateError("the template nests too deeply to parse", 0) from None
+    except ValueError:  # the lexer's int() refuses a literal of more than 4,300 digits
+        long_number = _LONG_NUMBER.search(source)
+        if long_number is None:
+            raise
+        raise TemplateError(f"a number of {len(long_number.group()):,} digits: Jinja cannot read integers "
+                            f"of more than {sys.get_int_max_str_digits():,} digits", long_number.start()) from None
 
     def span(start: int, end: int) -> Span:
         line, column = locate(start)
@@ -97,7 +116,7 @@ def parse_template(
         return Span(path, line, column, end_line, end_column)
 
     tokens = _located_tokens(env, source)
-    role_lines = [m for m in ROLE_LINE.finditer(source)]
+    role_lines = list(ROLE_LINE.finditer(source))
     state = _State(default_role)
     segments: list[Segment] = []
     i = 0
@@ -171,8 +190,11 @@ def _add_data(segments, state: _State, value: str, start: int, role_lines, span)
     """Add static text, switching role at each role line that lies inside this data run."""
     end = start + len(value)
     cursor = start
-    for match in role_lines:
-        if match.start() < start or match.end() > end:
+    for position in range(bisect.bisect_left(role_lines, start, key=lambda m: m.start()), len(role_lines)):
+        match = role_lines[position]
+        if match.start() >= end:
+            break
+        if match.end() > end:
             continue
         _add_static(segments, state, value[cursor - start : match.start() - start], cursor, span)
         state.role = _ROLE_BY_NAME[match.group(1).lower()]
@@ -235,17 +257,38 @@ def _parse_statement(env: jinja2.Environment, content: str, end_tag: str | None)
 
 
 def _slot_facts(env: jinja2.Environment, expression: str, state: _State, span: Span) -> Slot:
-    try:
-        output = env.parse("{{ " + expression + " }}").body[0]
-        node = output.nodes[0]
-    except (jinja2.TemplateSyntaxError, RecursionError, IndexError, AttributeError):
-        return Slot(expression, variable_length=bool(state.loops))
+    node = _plain_path(expression)  # most slots are a name: no parser needed
+    if node is None:
+        try:
+            output = env.parse("{{ " + expression + " }}").body[0]
+            node = output.nodes[0]
+        except (jinja2.TemplateSyntaxError, RecursionError, IndexError, AttributeError):
+            return Slot(expression, variable_length=bool(state.loops))
     return _facts(node, expression, state, span)
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False",
+                       "None"})
+
+
+def _plain_path(expression: str) -> nodes.Node | None:
+    """The node Jinja's parser builds for ``user.name``, built directly; None for anything else."""
+    if not _PLAIN_PATH.fullmatch(expression):
+        return None
+    parts = expression.split(".")
+    if _KEYWORDS.intersection(parts):
+        return None
+    node: nodes.Node = nodes.Name(parts[0], "load")
+    for part in parts[1:]:
+        node = nodes.Getattr(node, part, "load")
+    return node
 
 
 def _facts(node: nodes.Node, expression: str, state: _State, span: Span | None = None) -> Slot:
     """What the expression reads, calls and filters through; ``span`` locates its sources."""
     names: list[str] = []
+    read: set[str] = set()  # every dotted prefix of a name in `names`
     calls: list[str] = []
     filters: list[str] = []
     truncations: list[str] = []
@@ -260,8 +303,10 @@ def _facts(node: nodes.Node, expression: str, state: _State, span: Span | None =
             filters.append(child.name)
         elif isinstance(child, (nodes.Name, nodes.Getattr, nodes.Getitem)):
             dotted = _dotted(child)
-            if dotted and not any(n.startswith(dotted + ".") for n in names):
+            if dotted and dotted not in read:
                 names.append(dotted)
+                parts = dotted.split(".")
+                read.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
     variable_length = bool(state.loops)
     for name in list(names):
         alias = state.aliases.get(name.split(".")[0])
@@ -302,32 +347,58 @@ def _walk(node: nodes.Node):
         stack.extend(reversed(children))
 
 
+# A dotted path longer than this is not read as one name: `a.a.a…` a thousand deep reads `a`.
+MAX_PATH_PARTS = 64
+
+
 def _dotted(node: nodes.Node) -> str | None:
-    if isinstance(node, nodes.Name):
-        return node.name
-    if isinstance(node, nodes.Getattr):
-        base = _dotted(node.node)
-        return f"{base}.{node.attr}" if base else None
-    if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-        base = _dotted(node.node)
-        return f"{base}.{node.arg.value}" if base else None
+    """``user.profile.name`` for a chain of attributes and constant keys on a variable, else None."""
+    parts: list[str] = []
+    while len(parts) <= MAX_PATH_PARTS:
+        if isinstance(node, nodes.Name):
+            parts.append(node.name)
+            return ".".join(reversed(parts))
+        if isinstance(node, nodes.Getattr):
+            parts.append(node.attr)
+        elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            parts.append(node.arg.value)
+        else:
+            return None
+        node = node.node
     return None
 
 
 def _source_of(node: nodes.Node) -> str:
-    dotted = _dotted(node)
-    if dotted:
-        return dotted
-    if isinstance(node, nodes.Call):
-        return (_dotted(node.node) or "…") + "()"
-    if isinstance(node, nodes.Filter):
-        inner = _source_of(node.node) if node.node is not None else ""
-        return f"{inner} | {node.name}"
-    if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
-        stop = node.arg.stop
-        bound = str(stop.value) if isinstance(stop, nodes.Const) else (_dotted(stop) or "n")
-        return f"{_source_of(node.node)}[:{bound}]"
-    return type(node).__name__.lower()
+    """How an expression reads in a message: ``documents``, ``page | truncate``, ``text[:200]``."""
+    suffixes: list[str] = []  # filters and slices, outermost first
+    while True:
+        dotted = _dotted(node)
+        if dotted:
+            base = dotted
+        elif isinstance(node, nodes.Call):
+            base = (_dotted(node.node) or "…") + "()"
+        elif isinstance(node, nodes.Filter):
+            suffixes.append(f" | {node.name}")
+            if node.node is not None:
+                node = node.node
+                continue
+            base = ""
+        elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
+            stop = node.arg.stop
+            bound = _constant(stop.value) if isinstance(stop, nodes.Const) else (_dotted(stop) or "n")
+            suffixes.append(f"[:{bound}]")
+            node = node.node
+            continue
+        else:
+            base = type(node).__name__.lower()
+        return base + "".join(reversed(suffixes))
+
+
+def _constant(value: object) -> str:
+    """A literal as written (``4000``); an integer too long to print is described instead."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return shown(value)
+    return str(value)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:

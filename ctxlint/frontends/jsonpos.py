@@ -14,6 +14,8 @@ import json
 import re
 from collections.abc import Callable, Collection
 
+from ctxlint.numbers import read_int
+
 MAX_DEPTH = 128  # far beyond any real request or schema; deeper input is refused, not walked
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -26,11 +28,17 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _NON_JSON_CONSTANT = re.compile(r"-?Infinity|NaN")
 
 
+class _NonJsonConstant(ValueError):
+    pass
+
+
 def _reject_constant(name: str) -> None:
-    raise ValueError(name)
+    raise _NonJsonConstant(name)
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # NaN and Infinity are not JSON
+# For the rare value with an integer too long for int(): it becomes infinity (ctxlint.numbers).
+_LONG_INT_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=read_int)
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = (("true", True), ("false", False), ("null", None))
 
@@ -55,7 +63,7 @@ class Node:
     ``parse``): its value and extent are known, the positions inside it are not.
     """
 
-    __slots__ = ("kind", "start", "end", "value", "fields", "items", "raw_content")
+    __slots__ = ("end", "fields", "items", "kind", "raw_content", "start", "value")
 
     def __init__(self, kind: str, start: int, end: int, value: object):
         self.kind = kind
@@ -126,7 +134,7 @@ def _parse(text: str, pos: int, n: int, max_depth: int, detail: Collection[str] 
             raw = match.group()
             value: object
             if match.group(1) is None and match.group(2) is None:
-                value = int(raw) if len(raw) <= 4000 else float(raw)
+                value = read_int(raw)
             else:
                 value = float(raw)
             node = Node("number", pos, match.end(), value)
@@ -177,17 +185,21 @@ def _parse(text: str, pos: int, n: int, max_depth: int, detail: Collection[str] 
 def _skim(text: str, pos: int, depth_left: int) -> Node:
     """An object or array read by the standard decoder: value and extent, no inner positions."""
     try:
-        value, end = _DECODER.raw_decode(text, pos)
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except ValueError as error:
+            if isinstance(error, (json.JSONDecodeError, _NonJsonConstant)):
+                raise
+            value, end = _LONG_INT_DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as error:
         raise JsonError(error.msg, error.pos) from None
-    except ValueError:  # NaN or Infinity
+    except _NonJsonConstant:
         found = _NON_JSON_CONSTANT.search(text, pos)
         raise JsonError("Expecting value (NaN and Infinity are not JSON)", found.start() if found else pos) from None
     except RecursionError:
         raise JsonError("the JSON nests too deeply to read", pos) from None
-    if text.count("[", pos, end) + text.count("{", pos, end) > depth_left:
-        if _nesting(text, pos, end) > depth_left:
-            raise JsonError(f"the JSON nests more than {MAX_DEPTH} levels deep; not read", pos)
+    if text.count("[", pos, end) + text.count("{", pos, end) > depth_left and _nesting(text, pos, end) > depth_left:
+        raise JsonError(f"the JSON nests more than {MAX_DEPTH} levels deep; not read", pos)
     if _SURROGATE_ESCAPE.search(text, pos, end):  # maybe a lone one: this parser cleans those
         node = _parse(text, pos, end, depth_left, None)
         node.fields = node.items = None

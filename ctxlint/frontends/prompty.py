@@ -16,6 +16,7 @@ import re
 from ctxlint.frontends import jinja, yamlsafe
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Span, ToolDef
+from ctxlint.numbers import token_count
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 _FILE_REFERENCE = re.compile(r"^\s*\$\{file:([^}]+)\}\s*$")
@@ -57,8 +58,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
                 node = document.locate("model", table, key)
                 span = _node_span(path, node) if node is not None else Span.point(path, 1)
                 value = settings[key]
-                number = value if isinstance(value, int) and not isinstance(value, bool) else None
-                limit = OutputLimit(key, number, span)
+                limit = OutputLimit(key, token_count(value), span)
                 break
         if limit:
             break

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from ctxlint.frontends import jsonpos
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span
+from ctxlint.numbers import token_count
 
 CONFIG_NAME = "config.json"
 MAX_CONFIG_BYTES = 2_000_000  # the engine's default file limit
@@ -379,7 +380,7 @@ def _settings(root: jsonpos.Node, source: str, config_path: str) -> _Config:
             if key is not None:
                 key_node, value_node = settings.fields[key]
                 value = value_node.value
-                number = value if isinstance(value, int) and not isinstance(value, bool) else None
+                number = token_count(value)
                 locate = line_locator(source)
                 line, column = locate(key_node.start)
                 end_line, end_column = locate(key_node.end)

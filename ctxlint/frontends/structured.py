@@ -52,6 +52,7 @@ from ctxlint.model import (
     ToolChoice,
     ToolDef,
 )
+from ctxlint.numbers import token_count
 
 # --- configuration ------------------------------------------------------------------------
 
@@ -210,6 +211,11 @@ class _Context:
         end_line, end_column = self.locate(end)
         return Span(self.path, line, column, end_line, end_column)
 
+    def wrong_type(self, node: Node, what: str, expected: str) -> None:
+        """A located error for a value of the wrong JSON type (a content part whose `type` is a list)."""
+        self.parsed.errors.append((self.point(node.start), f"invalid request: {what} is {_describe_kind(node)}, "
+                                                           f"where the API expects {expected}"))
+
     def key_span(self, fields: dict, key: str) -> Span:
         key_node = fields[key][0]
         return self.span(key_node.start, key_node.end)
@@ -303,6 +309,22 @@ _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content",
                           "system_instruction", "functionDeclarations", "function_declarations"})
 
 
+def _is_null(node: Node) -> bool:
+    return node.kind == "literal" and node.value is None
+
+
+def _describe_kind(node: Node) -> str:
+    if node.kind == "object":
+        return "an object"
+    if node.kind == "array":
+        return "a list"
+    if node.kind == "string":
+        return "a string"
+    if isinstance(node.value, bool):
+        return f"`{str(node.value).lower()}`"
+    return "null" if node.value is None else "a number"
+
+
 def _with_index(segment: Segment, index: int) -> Segment:
     if segment.message_index == index:
         return segment
@@ -315,29 +337,34 @@ def _with_index(segment: Segment, index: int) -> Segment:
 def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
     """Turn a composed YAML node graph into ``jsonpos.Node`` trees, without recursion.
 
-    Aliases share one converted node. A graph deeper than ``jsonpos.MAX_DEPTH`` is refused.
-    A block node's extent ends at its last character, not at the next line's indentation.
+    Aliases share one converted node, so a value reused through an anchor is located where the
+    anchor defines it. A graph deeper than ``jsonpos.MAX_DEPTH`` is refused. A block node's
+    extent ends at its last character, not at the next line's indentation.
     """
     import yaml
-    from yaml.constructor import SafeConstructor
 
-    constructor = SafeConstructor()
+    from ctxlint.frontends import yamlsafe
+
+    # Children before parents (a post-order walk): with aliases, one node has several parents.
     order: list = []
     seen: set[int] = set()
-    stack = [root]
+    stack: list[tuple[object, bool]] = [(root, False)]
     while stack:
-        ynode = stack.pop()
+        ynode, children_done = stack.pop()
+        if children_done:
+            order.append(ynode)
+            continue
         if id(ynode) in seen:
             continue
         seen.add(id(ynode))
-        order.append(ynode)
+        stack.append((ynode, True))
         if isinstance(ynode, yaml.MappingNode):
-            stack.extend(v for _, v in ynode.value)
+            stack.extend((v, False) for _, v in ynode.value)
         elif isinstance(ynode, yaml.SequenceNode):
-            stack.extend(ynode.value)
+            stack.extend((item, False) for item in ynode.value)
     built: dict[int, Node] = {}
     height: dict[int, int] = {}
-    for ynode in reversed(order):
+    for ynode in order:
         start, end = ynode.start_mark.index, ynode.end_mark.index
         while end > start and text[end - 1] in " \t\n":
             end -= 1
@@ -360,7 +387,7 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             node.value.extend(item.value for item in node.items)
             tallest = max((height[id(item)] for item in ynode.value), default=0)
         else:
-            value = ynode.value if ynode.tag == "tag:yaml.org,2002:str" else _scalar(constructor, ynode)
+            value = yamlsafe.scalar(ynode)
             node = Node("string" if isinstance(value, str) else "literal", start, end, value)
             if isinstance(value, str):
                 scalars[id(node)] = ynode
@@ -371,16 +398,6 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
                            line_column=(ynode.start_mark.line + 1, ynode.start_mark.column + 1))
         built[id(ynode)] = node
     return built[id(root)]
-
-
-def _scalar(constructor, ynode) -> object:
-    try:
-        value = constructor.construct_object(ynode)
-    except Exception:  # an odd tag or value: keep the text, it is only data to us
-        return ynode.value
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)  # dates and binary: plain text, so values stay JSON-like
 
 
 def _yaml_offsets(text: str, scalar, value: str) -> Callable[[int], int]:
@@ -473,9 +490,10 @@ _RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoni
 
 
 def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> bool:
+    """Objects that each have a `role` (of any type: a wrong one is reported) or are one of ``items``."""
     return (node is not None and node.items is not None
-            and all(item.kind == "object" and (isinstance(item.value.get("role"), str)
-                                               or item.value.get("type") in items) for item in node.items))
+            and all(item.kind == "object" and item.fields is not None
+                    and ("role" in item.fields or item.value.get("type") in items) for item in node.items))
 
 
 def _chat_request(ctx: _Context, root: Node) -> Request | None:
@@ -501,29 +519,40 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
     anthropic = system is not None or "anthropic_version" in fields
     index = 0
 
-    def add_blocks(content: Node | None, role: Role, index: int) -> list[Part]:
+    def add_blocks(content: Node | None, role: Role, index: int, what: str = "content") -> list[Part]:
         """The content's text as segments; what is not text comes back as parts."""
         nonlocal anthropic
         parts: list[Part] = []
-        if content is None:
+        if content is None or _is_null(content):
             return parts
         if content.kind == "string":
             segments.extend(ctx.segments(content, role, index))
             return parts
-        if content.kind != "array" or content.items is None:
+        if content.kind != "array":
+            ctx.wrong_type(content, f"`{what}`", "text or a list of content parts")
             return parts
-        for block in content.items:
+        for block in content.items or ():  # no items: a value read without positions
             if block.kind == "string":  # some SDKs accept bare strings in a content list
                 segments.extend(ctx.segments(block, role, index))
                 continue
-            if block.kind != "object" or block.fields is None:
+            if block.kind != "object":
+                ctx.wrong_type(block, f"a part of `{what}`", "an object with a `type`")
                 continue
-            kind = block.value.get("type")
+            if block.fields is None:
+                continue
+            kind_node = block.fields.get("type", (None, None))[1]
+            if kind_node is not None and kind_node.kind != "string":
+                ctx.wrong_type(kind_node, "the `type` of a content part", 'a string such as "text"')
+                continue
+            kind = kind_node.value if kind_node is not None else None
             text = block.fields.get("text", (None, None))[1]
             if kind in _ANTHROPIC_PARTS:
                 anthropic = True
             if kind in (*_TEXT_PARTS, None) and text is not None:
-                segments.extend(ctx.segments(text, role, index))
+                if text.kind == "string":
+                    segments.extend(ctx.segments(text, role, index))
+                elif not _is_null(text):
+                    ctx.wrong_type(text, "the `text` of a content part", "a string")
             elif kind == "tool_result":
                 parts += add_blocks(block.fields.get("content", (None, None))[1], Role.TOOL, index)
             elif kind in _MEDIA_PARTS:
@@ -540,16 +569,16 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
         return parts
 
     if system is not None:
-        add_blocks(system, Role.SYSTEM, index)
+        add_blocks(system, Role.SYSTEM, index, "system")
         sent.append(Message(index, "system", ctx.span(system.start, system.end)))
         index += 1
     instructions = fields.get("instructions", (None, None))[1] if responses else None
     if instructions is not None:
-        add_blocks(instructions, Role.SYSTEM, index)
+        add_blocks(instructions, Role.SYSTEM, index, "instructions")
         sent.append(Message(index, "developer", ctx.span(instructions.start, instructions.end)))
         index += 1
     if messages.kind == "string":
-        add_blocks(messages, Role.USER, index)
+        add_blocks(messages, Role.USER, index, "input")
         sent.append(Message(index, "user", ctx.span(messages.start, messages.end)))
     else:
         for message in messages.items:
@@ -559,6 +588,8 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
     tools, tool_breakpoints = _request_tools(ctx, fields)
     anthropic = anthropic or any(t.raw and isinstance(t.raw, dict) and "input_schema" in t.raw for t in tools)
     model = fields.get("model", (None, None))[1]
+    if model is not None and model.kind in ("object", "array"):
+        ctx.wrong_type(model, "`model`", "a model name")
     model_name = model.value if model is not None and isinstance(model.value, str) else None
     if model_name and (_JINJA_MARKERS.search(model_name) or not model_name.strip()):
         model_name = None
@@ -599,7 +630,11 @@ def _message(ctx: _Context, node: Node, index: int,
     value = node.value
     span = ctx.span(node.start, node.end)
     item = value.get("type") if value.get("role") is None else None
+    item = item if isinstance(item, str) else None
     node_fields = node.fields or {}
+    role_node = node_fields.get("role", (None, None))[1]
+    if role_node is not None and role_node.kind != "string" and item is None:
+        ctx.wrong_type(role_node, "`role`", 'a role such as "user"')
     if item in ("function_call", "custom_tool_call"):  # Responses: the model's earlier call
         call = Part("tool_call", span, _text(value.get("name")), _text(value.get("arguments") or value.get("input")))
         return Message(index, item, span, parts=(call,))
@@ -790,9 +825,10 @@ def _output_limit(ctx: _Context, fields: dict) -> OutputLimit | None:
             scope = entry[1].fields
         for key in LIMIT_KEYS:
             if key in scope:
-                value = scope[key][1].value
-                number = value if isinstance(value, int) and not isinstance(value, bool) else None
-                return OutputLimit(key, number, ctx.key_span(scope, key))
+                node = scope[key][1]
+                if node.kind in ("object", "array") or isinstance(node.value, bool):
+                    ctx.wrong_type(node, f"`{key}`", "a number of tokens")
+                return OutputLimit(key, token_count(node.value), ctx.key_span(scope, key))
     return None
 
 
@@ -837,11 +873,16 @@ def _request_tools(ctx: _Context, fields: dict) -> tuple[list[ToolDef], list[Bre
     breakpoints: list[Breakpoint] = []
     for key in ("tools", "functions"):
         entry = fields.get(key)
-        if entry is None or entry[1].items is None:
+        if entry is None or _is_null(entry[1]):
+            continue
+        if entry[1].items is None:
+            ctx.wrong_type(entry[1], f"`{key}`", "a list of tool definitions")
             continue
         for item in entry[1].items:
             tool = _tool_def(ctx, item, strict=False) or _hosted_tool(ctx, item)
             if tool is None:
+                if item.kind != "object":
+                    ctx.wrong_type(item, f"an item of `{key}`", "a tool definition (an object)")
                 continue
             tools.append(tool)
             if "cache_control" in item.fields:

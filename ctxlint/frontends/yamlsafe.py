@@ -4,13 +4,23 @@ An alias bomb (``&a [*a, *a]`` nested ten deep) is a few lines that expand to bi
 nodes, and anchors can make a structure contain itself. We compose the node graph first,
 count nodes as a walk would visit them (aliases expanded) up to a limit, and only then build
 Python objects. Nodes keep their marks, so keys can be located for findings.
+
+Scalars the safe loader resolves to a type but cannot construct (``!!int a``, ``0x_``, the date
+``2024-02-30``, ``!!bool maybe``) are invalid YAML, reported at the value; an integer too long
+to read (see :mod:`ctxlint.numbers`) is read as infinity. Merge keys (``<<: *base``) are
+expanded in the node graph as well as in the data, so the graph describes the expanded document.
 """
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+
+from ctxlint.numbers import MAX_DIGITS, read_int
 
 MAX_NODES = 200_000  # generous for real files, far below what an alias bomb expands to
 
@@ -44,8 +54,7 @@ class Document:
 
 def load(text: str) -> Document:
     """Compose, check the size of, and construct one YAML document; raise YamlError."""
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is not None:
@@ -87,3 +96,88 @@ def _check_size(root: yaml.Node) -> None:
 def _describe(error: yaml.MarkedYAMLError) -> str:
     parts = [p for p in (error.context, error.problem) if p]
     return "invalid YAML: " + ", ".join(parts) if parts else "invalid YAML"
+
+
+# --- scalars that resolve to a type but are not valid values of it -----------------------------
+
+_WHAT = {
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "a boolean (true or false)",
+    "tag:yaml.org,2002:timestamp": "a valid date or time",
+    "tag:yaml.org,2002:null": "null",
+}
+
+
+def _located(tag: str, construct: Callable) -> Callable:
+    """``construct`` (a scalar constructor), with its Python errors turned into a located YAML error."""
+
+    def checked(constructor: SafeConstructor, node: yaml.ScalarNode) -> object:
+        try:
+            return construct(constructor, node)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as error:
+            value = node.value if isinstance(node.value, str) else ""
+            shown = value if len(value) <= 40 else value[:39] + "…"
+            detail = f" ({error})" if isinstance(error, ValueError) and tag.endswith("timestamp") else ""
+            raise ConstructorError(None, None, f"`{shown}` is not {_WHAT[tag]}{detail}; write it as a quoted string if it is text",
+                                   node.start_mark) from None
+
+    return checked
+
+
+def _construct_int(constructor: SafeConstructor, node: yaml.ScalarNode) -> int | float:
+    """YAML 1.1 integers (``0b``, ``0x``, octal, ``1:30`` base 60), read with a bound on length."""
+    value = str(constructor.construct_scalar(node)).replace("_", "")
+    sign = -1 if value.startswith("-") else 1
+    digits = value[1:] if value[:1] in "+-" else value
+    if digits.startswith("0b"):
+        number = read_int(digits[2:], 2)
+    elif digits.startswith("0x"):
+        number = read_int(digits[2:], 16)
+    elif digits.startswith("0") and digits != "0":
+        number = read_int(digits, 8)
+    elif ":" in digits:
+        parts = [read_int(part) for part in digits.split(":")]
+        if len(digits) > MAX_DIGITS:
+            return sign * float("inf")
+        number = 0
+        for part in parts:
+            number = number * 60 + part
+    else:
+        number = read_int(digits)
+    return sign * number
+
+
+_CONSTRUCTORS = {
+    **SafeConstructor.yaml_constructors,
+    **{tag: _located(tag, _construct_int if tag.endswith(":int") else SafeConstructor.yaml_constructors[tag])
+       for tag in _WHAT},
+}
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (the C one when PyYAML has it), with located scalar errors."""
+
+    yaml_constructors = _CONSTRUCTORS
+
+
+_SCALARS = SafeConstructor()
+
+
+def scalar(node: yaml.ScalarNode) -> object:
+    """The value of a scalar node of a document :func:`load` accepted: a string, a number, a
+    boolean, None, or the text of a date or binary value (so that values stay JSON-like)."""
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value
+    construct = _CONSTRUCTORS.get(node.tag, _CONSTRUCTORS[None])
+    try:
+        value = construct(_SCALARS, node)  # called directly: nothing is cached between files
+    except yaml.YAMLError:  # a tag the safe loader does not know: keep the text, it is only data to us
+        return node.value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (datetime.date, bytes)):
+        return str(value)
+    return node.value

@@ -1,0 +1,269 @@
+"""Classes of input that once crashed ctxlint, each generated here at a size well past the point
+where it failed: a located CTX001 or ordinary findings, never an internal error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxlint import tokens
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.engine import Linter
+
+CATALOGUE = load_catalogue()
+
+
+def lint(tmp_path, name: str, text: str, **settings):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    result = Linter(Settings(root=tmp_path, **settings), CATALOGUE).lint_files([path], jobs=1)
+    assert result.errors == []
+    return result.findings
+
+
+def located(findings) -> list[tuple[str, int, int]]:
+    return [(f.code, f.span.line, f.span.column) for f in findings]
+
+
+# --- 1. YAML scalars the safe loader resolves to a type but cannot construct -------------------
+
+# Each host puts the value at a known line and column.
+YAML_HOSTS = {
+    "front matter of a Prompty file": ("a.prompty", "---\nmodel:\n  parameters:\n    max_tokens: {}\n---\nsystem:\nhi\n",
+                                       4, 17),
+    "front matter of a Dotprompt file": ("a.prompt", "---\nconfig:\n  maxOutputTokens: {}\n---\nhi\n", 3, 20),
+    "a YAML request": ("request.yaml", "model: gpt-4o\nmax_tokens: {}\nmessages:\n  - role: user\n    content: hi\n",
+                       2, 13),
+    "a YAML tool file": ("tools.yaml", "tools:\n  - name: a\n    description: {}\n    input_schema: {{type: object}}\n",
+                         3, 18),
+    "a YAML prompt file": ("agent.yaml", "system_prompt: You are terse.\nnote: {}\n", 2, 7),
+}
+UNCONSTRUCTIBLE = {
+    "!!int a": "`a` is not an integer",
+    "!!float x": "`x` is not a number",
+    "0x_": "`0x_` is not an integer",
+    "0b__": "`0b__` is not an integer",
+    "2024-02-30": "`2024-02-30` is not a valid date or time (day is out of range for month)",
+    "2024-01-01 5:61:61": "`2024-01-01 5:61:61` is not a valid date or time (minute must be in 0..59)",
+    "!!bool maybe": "`maybe` is not a boolean (true or false)",
+    "!!timestamp soon": "`soon` is not a valid date or time",
+    "!!int ''": "`` is not an integer",
+}
+
+
+@pytest.mark.parametrize("value", UNCONSTRUCTIBLE)
+@pytest.mark.parametrize("host", YAML_HOSTS)
+def test_an_unconstructible_yaml_value_is_invalid_yaml_at_the_value(tmp_path, host, value):
+    name, template, line, column = YAML_HOSTS[host]
+    findings = lint(tmp_path, name, template.format(value))
+    assert located(findings) == [("CTX001", line, column)]
+    assert findings[0].message == (f"invalid YAML: {UNCONSTRUCTIBLE[value]}; write it as a quoted string "
+                                   "if it is text")
+
+
+# --- 2. anchors, aliases and merge keys -------------------------------------------------------
+
+ANCHORED_REQUEST = """\
+persona: &persona
+  role: system
+  content: "Today is {{ current_date }}. You are the support assistant for Northwind."
+schema: &schema
+  type: object
+  properties: {query: {type: string}}
+  required: [query, limit]
+model: gpt-4o
+max_tokens: &small 8
+messages:
+  - *persona
+  - <<: *persona
+    role: user
+    content: "Answer from this page: {{ page }}"
+tools:
+"""
+EXPANDED_REQUEST = """\
+model: gpt-4o
+max_tokens: 8
+messages:
+  - role: system
+    content: "Today is {{ current_date }}. You are the support assistant for Northwind."
+  - role: user
+    content: "Answer from this page: {{ page }}"
+tools:
+"""
+
+
+def _tools(count: int, anchored: bool) -> str:
+    schema = "*schema" if anchored else "{type: object, properties: {query: {type: string}}, required: [query, limit]}"
+    return "".join(f"  - name: search_{i}\n    description: Search the catalogue.\n    input_schema: {schema}\n"
+                   for i in range(count))
+
+
+def test_anchors_and_merge_keys_lint_like_the_expanded_document(tmp_path):
+    anchored = lint(tmp_path, "anchored.yaml", ANCHORED_REQUEST + _tools(60, anchored=True))
+    expanded = lint(tmp_path, "expanded.yaml", EXPANDED_REQUEST + _tools(60, anchored=False))
+    assert sorted((f.code, f.message) for f in anchored) == sorted((f.code, f.message) for f in expanded)
+    codes = {f.code for f in anchored}
+    assert {"CTX101", "CTX202", "CTX401", "CTX503", "CTX505"} <= codes
+    # What an alias repeats is reported where the anchor defines it.
+    clock = next(f for f in anchored if f.code == "CTX101")
+    assert (clock.span.line, clock.span.column) == (3, 22)
+
+
+def test_a_tool_file_made_of_aliases_reports_the_duplicate(tmp_path):
+    findings = lint(tmp_path, "tools.yaml", "tools:\n  - &t\n    name: lookup\n    description: Look it up.\n"
+                                            "    input_schema: {type: object}\n" + "  - *t\n" * 50)
+    assert {f.code for f in findings} == {"CTX503", "CTX505"}
+    assert all((f.span.line, f.span.column) == (2, 5) for f in findings if f.code == "CTX505")
+
+
+# --- 3. integers too long for Python's int/str conversion ----------------------------------------
+
+LONG = "9" * 5_000
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("request.json", '{"model": "gpt-4o", "max_tokens": %s, "messages": [{"role": "user", "content": "Hi"}]}' % LONG,
+     []),
+    ("request.json", '{"model": "gpt-4o", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}], '
+                     '"metadata": {"n": %s}}' % LONG, [("CTX202", 1, 21)]),
+    ("request.yaml", f"model: gpt-4o\nmax_tokens: {LONG}\nmessages:\n  - role: user\n    content: Hi\n", []),
+    ("request.yaml", f"model: gpt-4o\nmax_tokens: 0x{'f' * 5_000}\nmessages:\n  - role: user\n    content: Hi\n", []),
+    ("request.yaml", f"model: gpt-4o\nmax_tokens: {'1:' * 3_000}1\nmessages:\n  - role: user\n    content: Hi\n", []),
+    ("tools.json", '{"tools": [{"name": "a", "description": "d", "input_schema": {"type": %s}}]}' % LONG,
+     [("CTX505", 1, 12)]),
+    ("a.prompty", f"---\nmodel:\n  parameters:\n    max_tokens: -{LONG}\n---\nsystem:\nhi\n", []),
+    ("a.prompt", f"---\nconfig:\n  maxOutputTokens: {LONG}\n---\n{{{{format {LONG}}}}} hi\n", []),
+    ("a.j2", f"Hello {{{{ {LONG} }}}}\n", [("CTX001", 1, 10)]),
+    ("b.j2", f"Hello {{{{ page[:{LONG}] }}}}\n", [("CTX001", 1, 16)]),
+])
+def test_long_integers_are_read_without_crashing(tmp_path, name, text, expected):
+    assert located(lint(tmp_path, name, text)) == expected
+
+
+def test_a_message_quoting_a_huge_integer_describes_it(tmp_path):
+    (finding,) = lint(tmp_path, "a.j2", f"{{{{ notes[:0x{'f' * 5_000}] }}}} and more\n")
+    assert finding.code == "CTX205"
+    assert finding.message.startswith("`notes[:a number of about 6,021 digits]` cuts the text to a fixed length")
+    (finding,) = lint(tmp_path, "b.j2", f"Hello {{{{ {LONG}{LONG} }}}}\n")
+    assert finding.message == "a number of 10,000 digits: Jinja cannot read integers of more than 4,300 digits"
+
+
+# --- 7. values of the wrong JSON type anywhere in a request file ------------------------------------
+
+REQUEST = {
+    "model": "claude-sonnet-4-5", "max_tokens": 1024, "system": [{"type": "text", "text": "Be brief."}],
+    "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral", "ttl": "5m"}},
+        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "ok"}]}]}],
+    "tools": [{"name": "lookup", "description": "Look it up.", "cache_control": {"type": "ephemeral"},
+               "input_schema": {"type": "object", "properties": {"q": {"type": "string", "enum": ["a"]}},
+                                "required": ["q"]}}],
+}
+WRONG_VALUES = ([["text"]], [{"type": "text"}], [7], [None], [True], [1.5], ["text"])
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*prefix, index))
+
+
+def _replaced(document, path, value):
+    copy = json.loads(json.dumps(document))
+    if not path:
+        return value
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    return copy
+
+
+def test_every_field_of_a_request_may_hold_any_json_type(tmp_path):
+    """Every field replaced by every JSON type, in JSON and in YAML: findings or a located CTX001."""
+    linter = Linter(Settings(root=tmp_path), CATALOGUE)
+    files = []
+    for number, path in enumerate(_paths(REQUEST)):
+        for variant, (value,) in enumerate(WRONG_VALUES):
+            document = _replaced(REQUEST, path, value)
+            for suffix in ("json", "yaml"):
+                file = tmp_path / f"r{number}_{variant}.{suffix}"
+                file.write_text(json.dumps(document), encoding="utf-8")  # JSON is YAML too
+                files.append(file)
+    assert len(files) > 500
+    result = linter.lint_files(files, jobs=1)
+    assert result.errors == []
+    assert all(f.span.line >= 1 and f.span.column >= 1 for f in result.findings)
+
+
+@pytest.mark.parametrize("value, described", [(["text"], "a list"), ({"kind": "text"}, "an object"), (3, "a number")])
+def test_a_content_part_whose_type_is_not_a_string_is_a_located_error(tmp_path, value, described):
+    request = {"model": "gpt-4o", "max_tokens": 512, "messages": [{"role": "user", "content": [
+        {"type": value, "text": "Hi"}]}]}
+    text = json.dumps(request)
+    findings = lint(tmp_path, "request.json", text)
+    assert located(findings) == [("CTX001", 1, text.index('"type": ') + 9)]
+    assert findings[0].message == (f"invalid request: the `type` of a content part is {described}, where the API "
+                                   'expects a string such as "text"')
+
+
+def test_a_role_that_is_not_a_string_is_a_located_error(tmp_path):
+    findings = lint(tmp_path, "request.yaml", "model: gpt-4o\nmax_tokens: 512\nmessages:\n  - role: [user]\n"
+                                              "    content: Hi\n")
+    assert located(findings) == [("CTX001", 4, 11)]
+    assert findings[0].message == 'invalid request: `role` is a list, where the API expects a role such as "user"'
+
+
+# --- 8. long attribute chains in Jinja expressions ---------------------------------------------
+
+
+CHAINS = {
+    "slot.j2": lambda chain, filters: f"Hello {{{{ {chain} }}}} there\n",
+    "set.j2": lambda chain, filters: f"{{% set p = {chain} %}}Hello {{{{ p }}}} there\n",
+    "loop.j2": lambda chain, filters: f"{{% for d in documents{filters} %}}{{{{ d }}}}{{% endfor %}} there\n",
+    "item.j2": lambda chain, filters: f"{{% for d in {chain} %}}{{{{ d }}}}{{% endfor %}} there\n",
+    "request.json": lambda chain, filters: json.dumps({"model": "gpt-4o", "max_tokens": 512, "messages": [
+        {"role": "user", "content": f"{{{{ {chain} }}}} there"}]}),
+}
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_long_attribute_chains_lint_like_short_ones(tmp_path, name):
+    """``page.a.a…`` 5,000 deep (recursion failed at about 1,000) reads the same variable."""
+    findings = {}
+    for length in (2, 5_000):
+        text = CHAINS[name]("page" + ".a" * length, "|f" * length)
+        findings[length] = [(f.code, f.span.line) for f in lint(tmp_path, f"{length}/{name}", text)]
+    assert findings[5_000] == findings[2]
+    assert findings[2] == ([] if name == "item.j2" else [("CTX401", 1)])
+
+
+# --- 10. a million consecutive spaces ------------------------------------------------------------
+
+
+def test_a_million_spaces_are_counted_not_a_tokenizer_panic(tmp_path):
+    text = "Time: {{ now() }}\nYou are the assistant." + " " * 1_000_000 + "Be brief.\n"
+    (finding,) = lint(tmp_path, "a.j2", text)
+    lost = tokens.count_tokens("\nYou are the assistant." + " " * 1_000_000 + "Be brief.\n")
+    assert finding.code == "CTX101" and f"the {lost:,} static tokens after it" in finding.message
+    assert 7_800 < lost < 7_830  # tokens of up to 128 spaces, as in a count of the same text in parts
+
+
+@pytest.mark.parametrize("run", [" " * 200_000, "\u3000" * 200_000, " \n" * 100_000, "\n" * 200_000])
+def test_long_blank_runs_are_counted_exactly(run):
+    """Counting in blocks gives tiktoken's own count where tiktoken can count at all."""
+    text = "Hello." + run + "Bye"
+    assert tokens.count_tokens(text) == len(tokens.get_encoding("o200k_base").encode_ordinary(text))
+
+
+def test_a_long_run_of_mixed_blanks_is_counted_within_a_token_per_block():
+    text = "Hello." + " \t" * 150_000 + "Bye"
+    exact = len(tokens.get_encoding("o200k_base").encode_ordinary(text))
+    assert abs(tokens.count_tokens(text) - exact) <= len(text) // tokens.BLANK_BLOCK
