@@ -125,15 +125,15 @@ LONG = "9" * 5_000
 
 
 @pytest.mark.parametrize("name, text, expected", [
-    ("request.json", '{"model": "gpt-4o", "max_tokens": %s, "messages": [{"role": "user", "content": "Hi"}]}' % LONG,
-     []),
-    ("request.json", '{"model": "gpt-4o", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}], '
-                     '"metadata": {"n": %s}}' % LONG, [("CTX202", 1, 21)]),
+    ("request.json", json.dumps({"model": "gpt-4o", "max_tokens": 0, "messages": [{"role": "user", "content": "Hi"}]})
+     .replace("0", LONG), []),
+    ("request.json", json.dumps({"model": "gpt-4o", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}],
+                                 "metadata": {"n": 0}}).replace("0}", LONG + "}"), [("CTX202", 1, 21)]),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: {LONG}\nmessages:\n  - role: user\n    content: Hi\n", []),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: 0x{'f' * 5_000}\nmessages:\n  - role: user\n    content: Hi\n", []),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: {'1:' * 3_000}1\nmessages:\n  - role: user\n    content: Hi\n", []),
-    ("tools.json", '{"tools": [{"name": "a", "description": "d", "input_schema": {"type": %s}}]}' % LONG,
-     [("CTX505", 1, 12)]),
+    ("tools.json", json.dumps({"tools": [{"name": "a", "description": "d", "input_schema": {"type": 0}}]})
+     .replace("0", LONG), [("CTX505", 1, 12)]),
     ("a.prompty", f"---\nmodel:\n  parameters:\n    max_tokens: -{LONG}\n---\nsystem:\nhi\n", []),
     ("a.prompt", f"---\nconfig:\n  maxOutputTokens: {LONG}\n---\n{{{{format {LONG}}}}} hi\n", []),
     ("a.j2", f"Hello {{{{ {LONG} }}}}\n", [("CTX001", 1, 10)]),
