@@ -16,7 +16,9 @@ matter of Prompty and Dotprompt files.
 
 A directive must open a comment, and given the file's format only that format's comments are
 read, so prompt text that merely mentions a directive does not count (a ``# ...`` line in a
-Jinja template is prompt text, sent to the model).
+Jinja template is prompt text, sent to the model). A directive inside another directive's
+comment (an unclosed ``{# ctxlint: ignore``) opens nothing. Scanning, and finding the
+suppressions that cover a finding, take time linear in the text.
 
 Suppressions are checked (rule CTX002, ``unused-suppression``): each keeps where it was written,
 which codes or rule names it lists and how to remove it, and :meth:`Directives.covering` says
@@ -28,6 +30,7 @@ nothing, or suppress every rule.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -41,8 +44,12 @@ _OPENER = r"(?P<open>\{#-?|<!--|\{\{!(?:--)?|#|//|/\*+)[ \t]*"
 _DIRECTIVE = re.compile(
     _OPENER + r"ctxlint:[ \t]*"
     r"(?P<kind>ignore-file|ignore|pinned|head|middle|tail|end|untrusted|trusted|budget|key-field)(?![\w-])"
-    r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=[ \t]*(?P<names>[\w.\- \t,]+?)(?=[ \t]*(?:#}|-#}|-->|}}|\*/|\n|$)))?"
+    r"(?:\[(?P<codes>[^\]\n]*)\]|[ \t]*=(?P<names>[^\n]*))?"
 )
+_NAMES = re.compile(r"[\w.\- \t,]*")  # what `untrusted=` may list, up to the comment's end
+_NAMES_END = re.compile(r"-?#}|-->|}}|\*/")
+_NONBLANK = re.compile(r"\S")
+_NEWLINE = re.compile("\n")
 # Any comment that opens with the word ctxlint: a directive, or a misspelt one.
 _ANY = re.compile(_OPENER + r"(?P<word>ctxlint)\b(?P<colon>[ \t]*:)?[ \t]*(?P<kind>[\w-]*)", re.IGNORECASE)
 # After a bare `ignore`: codes that were meant to be in brackets, or an unclosed bracket.
@@ -137,6 +144,8 @@ class Directives:
     front_matter: tuple[str, int] | None = None
     # Rule names written in suppressions, mapped to codes (see `resolve_names`).
     _names: dict[str, str] = field(default_factory=dict, repr=False)
+    # Which suppressions cover each line, and which the whole file (indexes; see `covering`).
+    _by_line: dict[int, list[int]] | None = field(default=None, repr=False)
 
     def resolve_names(self, names: dict[str, str]) -> None:
         """Accept rule names (``volatile-in-prefix``) as well as codes inside ``ignore[...]``."""
@@ -150,9 +159,8 @@ class Directives:
         """The suppressions that cover ``finding``, each with the entry that names its rule
         (None for a suppression without codes)."""
         hits: list[tuple[Suppression, CodeRef | None]] = []
-        for suppression in self.suppressions:
-            if not suppression.file_level and finding.span.line not in suppression.lines:
-                continue
+        for index in self._covering_line(finding.span.line):
+            suppression = self.suppressions[index]
             if suppression.codes is None:
                 hits.append((suppression, None))
                 continue
@@ -161,15 +169,29 @@ class Directives:
                 hits.append((suppression, ref))
         return hits
 
+    def _covering_line(self, line: int) -> list[int]:
+        """The suppressions (by index, in file order) that cover ``line``: an index built once,
+        so that a file of many suppressions and many findings costs no more than its size."""
+        if self._by_line is None:
+            self._by_line = {0: []}  # 0: the file-level ones
+            for index, suppression in enumerate(self.suppressions):
+                for covered in [0] if suppression.file_level else suppression.lines:
+                    self._by_line.setdefault(covered, []).append(index)
+        file_level, own = self._by_line[0], self._by_line.get(line, [])
+        return sorted(file_level + own) if file_level and own else file_level or own
+
     def covers(self, finding: Finding) -> bool:
         """Whether a suppression covers ``finding``."""
         return bool(self.covering(finding))
 
     def is_pinned(self, line: int) -> bool:
-        return any(start <= line <= end for start, end in self.pinned)
+        # `pinned` and `regions` are in file order and never overlap (see `scan`).
+        index = bisect.bisect_right(self.pinned, line, key=lambda block: block[0]) - 1
+        return index >= 0 and self.pinned[index][1] >= line
 
     def region_at(self, line: int) -> Region | None:
-        return next((region for start, end, region in self.regions if start <= line <= end), None)
+        index = bisect.bisect_right(self.regions, line, key=lambda block: block[0]) - 1
+        return self.regions[index][2] if index >= 0 and self.regions[index][1] >= line else None
 
 
 class _Text:
@@ -178,12 +200,13 @@ class _Text:
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
-        self.starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def line(self, offset: int) -> int:
-        import bisect
-
         return bisect.bisect_right(self.starts, offset)
+
+    def line_start(self, offset: int) -> int:
+        return self.starts[self.line(offset) - 1]
 
     def span(self, start: int, end: int) -> Span:
         line, end_line = self.line(start), self.line(end)
@@ -201,13 +224,17 @@ def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
     if header is not None and _BUDGET_KEY.search(header.group(1)):
         found.front_matter = (header.group(1), text.count("\n", 0, header.start(1)) + 1)
     where = _Text(text, path)
+    closers: dict[str, int] = {}  # where the next closer of each kind is, for unclosed comments
     open_block: tuple[str, int] | None = None  # ("pinned" or a region, first line)
+    comment_end = 0  # the end of the last directive's comment
     for loose in _ANY.finditer(text):
         opener = loose.group("open")
         if fmt in _OPENERS and not opener.startswith(_OPENERS[fmt]) and not (
             opener == "#" and loose.start() < front_matter_end
         ):
             continue
+        if loose.start() < comment_end:
+            continue  # inside the previous directive's comment
         match = _DIRECTIVE.match(text, loose.start())
         if match is None or (match.group("kind") == "ignore" and match.group("codes") is None
                              and _LOOSE_CODES.match(text, match.end())):
@@ -217,14 +244,16 @@ def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
             continue
         kind = match.group("kind")
         line = where.line(match.start())
-        end = _comment_end(text, match)
+        line_start = where.starts[line - 1]
+        alone = not _before_on_line(text, match.start(), line_start, comment_end)
+        end = comment_end = _comment_end(text, match, closers)
         end_line = where.line(end)
-        alone = not _shares_line(text, match, end)
+        alone = alone and not _after_on_line(text, end)
         if kind in ("budget", "key-field"):
-            column = match.start() - text.rfind("\n", 0, match.start())
+            column = match.start() - line_start + 1
             found.budget.append(BudgetDirective(kind, _arguments(text, match, end), line, column))
         elif kind in ("untrusted", "trusted"):
-            names = {n.strip() for n in (match.group("names") or "").split(",") if n.strip()}
+            names = {n.strip() for n in _names(match).split(",") if n.strip()}
             (found.untrusted if kind == "untrusted" else found.trusted).update(names)
         elif kind in ("pinned", "head", "middle", "tail"):
             open_block = (kind, end_line + (1 if alone else 0))
@@ -241,11 +270,11 @@ def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
                 file_level=kind == "ignore-file",
                 codes=_codes(match),
                 lines=frozenset() if kind == "ignore-file" else covered,
-                removal=_removal(text, match, end, alone),
+                removal=_removal(text, match, end, alone, line_start),
                 brackets=(match.start("codes"), match.end("codes")) if match.group("codes") is not None else None,
             ))
     if open_block is not None:  # a marker without `end` runs to the end of the file
-        _close(found, open_block, text.count("\n") + 1)
+        _close(found, open_block, len(where.starts))
     return found
 
 
@@ -289,19 +318,32 @@ def _codes(match: re.Match[str]) -> tuple[CodeRef, ...] | None:
     return tuple(CodeRef(m.group(), base + m.start(), base + m.end()) for m in re.finditer(r"[^,\s]+", raw))
 
 
-def _shares_line(text: str, match: re.Match[str], end: int) -> bool:
-    """Whether the comment shares its line with other text (before it or after it)."""
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    return bool(text[line_start : match.start()].strip() or text[end:line_end].strip())
+def _before_on_line(text: str, start: int, line_start: int, previous_end: int) -> bool:
+    """Whether other text precedes a comment on its line (a previous comment counts)."""
+    if previous_end > line_start:
+        return True
+    return _NONBLANK.search(text, line_start, start) is not None
+
+
+def _after_on_line(text: str, end: int) -> bool:
+    """Whether text follows a comment on its line: only the blanks up to it are read."""
+    found = _NONBLANK.search(text, end)
+    return found is not None and "\n" not in text[end : found.start()]
+
+
+def _names(match: re.Match[str]) -> str:
+    """The names an ``untrusted=``/``trusted=`` directive lists, up to the comment's end."""
+    raw = match.group("names") or ""
+    closer = _NAMES_END.search(raw)
+    raw = raw[: closer.start()] if closer else raw
+    return raw if _NAMES.fullmatch(raw) else ""
 
 
 def _arguments(text: str, match: re.Match[str], end: int) -> str:
     """The words after a directive's kind, up to the end of its comment."""
     opener = match.group("open")
     closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), "")
-    words = text[match.end():end]
+    words = text[match.end("kind") if match.group("names") is not None else match.end() : end]
     if closer and words.endswith(closer):
         words = words[: -len(closer)]
         if closer == "#}" and words.endswith("-"):  # Jinja whitespace control: `-#}`
@@ -311,17 +353,23 @@ def _arguments(text: str, match: re.Match[str], end: int) -> str:
     return words.strip()
 
 
-def _comment_end(text: str, match: re.Match[str]) -> int:
+def _comment_end(text: str, match: re.Match[str], closers: dict[str, int]) -> int:
+    """Where the directive's comment ends; ``closers`` remembers the next closer of each kind, so
+    that many unclosed comments do not each search the rest of the text."""
     opener = match.group("open")
     closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), None)
+    # The names of `untrusted=` are read to the end of the line: the comment may close before.
+    after = match.start("names") if match.group("names") is not None else match.end()
     if closer is None:  # a line comment runs to the end of the line
-        end = text.find("\n", match.end())
+        end = text.find("\n", after)
         return len(text) if end < 0 else end
-    end = text.find(closer, match.end())
-    return len(text) if end < 0 else end + len(closer)
+    at = closers.get(closer, -2)
+    if at != -1 and at < after:
+        at = closers[closer] = text.find(closer, after)
+    return len(text) if at < 0 else at + len(closer)
 
 
-def _removal(text: str, match: re.Match[str], end: int, alone: bool) -> tuple[int, int] | None:
+def _removal(text: str, match: re.Match[str], end: int, alone: bool, line_start: int) -> tuple[int, int] | None:
     """The range to delete to remove a suppression without changing the rendered prompt.
 
     Jinja comments are removed exactly, leaving their line (a template renders a comment-only
@@ -341,7 +389,6 @@ def _removal(text: str, match: re.Match[str], end: int, alone: bool) -> tuple[in
         if following is not None:  # keep the other comment, and so the line
             end = match.end() + following.start()
             alone = False
-    line_start = text.rfind("\n", 0, start) + 1
     if alone:
         line_end = text.find("\n", end)
         return line_start, len(text) if line_end < 0 else line_end + 1

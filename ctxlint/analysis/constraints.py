@@ -3,13 +3,17 @@ author marked pinned with ``ctxlint: pinned`` … ``ctxlint: end``."""
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ctxlint.analysis import reuse_last
 from ctxlint.directives import Directives
 from ctxlint.model import Request, Segment, SourceKind, Span
 
+_NEWLINE = re.compile("\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
 
@@ -65,8 +69,9 @@ def is_heading(text: str) -> bool:
     return stripped.endswith((":", "：")) and len(stripped.split()) <= _HEADING_WORDS
 
 
+@reuse_last
 def sentences(request: Request, directives: Directives) -> list[Constraint]:
-    """Every sentence of static text, as a candidate constraint."""
+    """Every sentence of static text, as a candidate constraint (a list the caller must not change)."""
     return _sentences_of(request.segments, directives)
 
 
@@ -95,8 +100,9 @@ def _sentences_of(segments, directives: Directives) -> list[Constraint]:
     for index, segment in enumerate(segments):
         if segment.slot is not None:
             continue
+        position = _positions(segment)
         for start, end in _sentences(segment.text):
-            span = substring_span(segment, start, end)
+            span = substring_span(segment, start, end, position)
             text = " ".join(segment.text[start:end].split())
             found.append(Constraint(index, span, text, directives.is_pinned(span.line), end))
     return found
@@ -118,25 +124,35 @@ def _sentences(text: str):
         offset += len(line) + 1
 
 
-def substring_span(segment: Segment, start: int, end: int) -> Span:
-    """The span of ``segment.text[start:end]``, assuming the text is laid out as in the source."""
+def substring_span(segment: Segment, start: int, end: int,
+                   position: Callable[[int], tuple[int, int]] | None = None) -> Span:
+    """The span of ``segment.text[start:end]``, assuming the text is laid out as in the source.
 
-    # A one-line span whose text has line breaks: they are written as `\n` escapes (a JSON
-    # string, a Python "…\n…" literal), two characters in the source for one in the text.
-    escaped = segment.span.line == segment.span.end_line and "\n" in segment.text
-
-    def position(offset: int) -> tuple[int, int]:
-        before = segment.text[:offset]
-        if escaped:
-            return segment.span.line, segment.span.column + offset + before.count("\n")
-        newlines = before.count("\n")
-        if not newlines:
-            return segment.span.line, segment.span.column + offset
-        return segment.span.line + newlines, offset - before.rfind("\n")
-
+    ``position`` is ``_positions(segment)``, for callers that locate many substrings of one segment.
+    """
+    position = position or _positions(segment)
     line, column = position(start)
     end_line, end_column = position(end)
     return Span(segment.span.path, line, column, end_line, end_column)
+
+
+def _positions(segment: Segment) -> Callable[[int], tuple[int, int]]:
+    """From offsets in a segment's text to file positions, in time logarithmic in its size."""
+    newlines = [m.start() for m in _NEWLINE.finditer(segment.text)]
+    # A one-line span whose text has line breaks: they are written as `\n` escapes (a JSON
+    # string, a Python "…\n…" literal), two characters in the source for one in the text.
+    escaped = segment.span.line == segment.span.end_line and bool(newlines)
+    first_line, first_column = segment.span.line, segment.span.column
+
+    def position(offset: int) -> tuple[int, int]:
+        before = bisect.bisect_left(newlines, offset)  # the newlines in text[:offset]
+        if escaped:
+            return first_line, first_column + offset + before
+        if not before:
+            return first_line, first_column + offset
+        return first_line + before, offset - newlines[before - 1]
+
+    return position
 
 
 def normalised(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from functools import lru_cache
 
 from ctxlint.model import Request, Segment, Slot
@@ -62,19 +62,22 @@ class Volatility:
 
 
 def _matches(name: str, patterns: list[str], dotted_only: bool) -> bool:
+    dotted, plain = _compiled(tuple(patterns))
     normal = normalise(name)
-    last = normal.rsplit(".", 1)[-1]
-    for pattern in patterns:
-        pattern = pattern.lower()
-        if "." in pattern:
-            if fnmatchcase(normal, pattern):
-                return True
-        elif dotted_only:
-            if "." not in normal and fnmatchcase(normal, pattern):
-                return True
-        elif fnmatchcase(normal, pattern) or fnmatchcase(last, pattern):
-            return True
-    return False
+    if dotted.match(normal):
+        return True
+    if dotted_only:
+        return "." not in normal and plain.match(normal) is not None
+    return plain.match(normal) is not None or plain.match(normal.rsplit(".", 1)[-1]) is not None
+
+
+@lru_cache(maxsize=256)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
+    """The patterns with a dot and those without, each as one regex (every slot is matched against them)."""
+    lowered = [p.lower() for p in patterns]
+    dotted = "|".join(translate(p) for p in lowered if "." in p) or "(?!)"
+    plain = "|".join(translate(p) for p in lowered if "." not in p) or "(?!)"
+    return re.compile(dotted), re.compile(plain)
 
 
 def once_per_process(slot: Slot, reason: str) -> bool:

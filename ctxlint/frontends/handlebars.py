@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ctxlint.frontends import limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import Role, Segment, Slot, Span
 from ctxlint.numbers import read_int
@@ -373,6 +374,7 @@ def parse(source: str) -> list[Node]:
     strip_next = False  # the previous tag ended with ~}}: the next text loses leading whitespace
     n = len(source)
     pos = 0
+    slots = 0
 
     def add_text(start: int, end: int) -> None:
         nonlocal strip_next
@@ -448,6 +450,10 @@ def parse(source: str) -> list[Node]:
                 raise HandlebarsError(
                     f"`{source[i:end]}` does not match `{source[opened.start:opened.end]}`", i
                 )
+        if isinstance(node, (Mustache, Partial)):  # a slot of the template
+            slots += 1
+            if slots > limits.MAX_SEGMENTS:
+                raise HandlebarsError(limits.too_many_segments(), i)
         if node is not None:
             nodes.append(node)
         pos = end

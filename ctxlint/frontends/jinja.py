@@ -11,6 +11,7 @@ split the template into messages. Text before the first role line belongs to ``d
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import PurePosixPath
 import jinja2
 from jinja2 import nodes
 
+from ctxlint.frontends import limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import (
     ParsedFile,
@@ -97,6 +99,16 @@ def parse_template(
     """
     locate = locate or line_locator(source)
     env = environment()
+
+    def span(start: int, end: int) -> Span:
+        line, column = locate(start)
+        end_line, end_column = locate(end)
+        return Span(path, line, column, end_line, end_column)
+
+    simple = _simple_tags(source)
+    if simple is not None:
+        return _simple_segments(env, source, simple, default_role, span)
+    _check_size(source)
     try:
         env.parse(source)
     except jinja2.TemplateSyntaxError as error:
@@ -109,11 +121,6 @@ def parse_template(
             raise
         raise TemplateError(f"a number of {len(long_number.group()):,} digits: Jinja cannot read integers "
                             f"of more than {sys.get_int_max_str_digits():,} digits", long_number.start()) from None
-
-    def span(start: int, end: int) -> Span:
-        line, column = locate(start)
-        end_line, end_column = locate(end)
-        return Span(path, line, column, end_line, end_column)
 
     tokens = _located_tokens(env, source)
     role_lines = list(ROLE_LINE.finditer(source))
@@ -133,12 +140,8 @@ def parse_template(
             if state.capture_depth == 0:
                 where = span(start, end)
                 slot = _slot_facts(env, expression, state, where)
-                segments.append(
-                    Segment(
-                        state.role, where, expression, slot,
-                        state.message_index, state.loops[-1] if state.loops else None,
-                    )
-                )
+                loop = state.loops[-1] if state.loops else None
+                _append(segments, Segment(state.role, where, expression, slot, state.message_index, loop), start)
             i = j + 1
         elif kind == "block_begin":
             j = _closing(tokens, i, "block_end")
@@ -148,6 +151,57 @@ def parse_template(
         else:
             i += 1
     return segments
+
+
+# Most templates (and nearly every string in a request file) use nothing but `{{ name }}` tags.
+# Those are read without Jinja's parser, into exactly the segments the general path builds;
+# anything else (blocks, comments, filters, whitespace control) goes through Jinja.
+_SIMPLE_TAG = re.compile(r"\{\{[ \t\n]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t\n]*\}\}")
+_OTHER_SYNTAX = re.compile(r"\{%|\{#|\{\{\{")
+
+
+def _simple_tags(source: str) -> list[re.Match] | None:
+    """The tags of a template whose only Jinja syntax is ``{{ name }}`` tags, or None."""
+    if _OTHER_SYNTAX.search(source):
+        return None
+    tags = list(_SIMPLE_TAG.finditer(source))
+    if source.count("{{") != len(tags) or any(_KEYWORDS.intersection(t.group(1).split(".")) for t in tags):
+        return None
+    return tags
+
+
+def _simple_segments(env: jinja2.Environment, source: str, tags: list[re.Match], role: Role, span) -> list[Segment]:
+    role_lines = list(ROLE_LINE.finditer(source))
+    state = _State(role)
+    segments: list[Segment] = []
+    cursor = 0
+    for tag in tags:
+        if tag.start() > cursor:
+            _add_data(segments, state, source[cursor : tag.start()], cursor, role_lines, span)
+        where = span(tag.start(), tag.end())
+        slot = _slot_facts(env, tag.group(1), state, where)
+        _append(segments, Segment(state.role, where, tag.group(1), slot, state.message_index), tag.start())
+        cursor = tag.end()
+    if cursor < len(source):
+        _add_data(segments, state, source[cursor:], cursor, role_lines, span)
+    return segments
+
+
+_TAG_OPENER = re.compile(r"\{\{|\{%")
+
+
+def _check_size(source: str) -> None:
+    """Refuse, before parsing, a template with more tags than Jinja's parser reads in bounded time."""
+    if source.count("{{") + source.count("{%") <= limits.MAX_TAGS:
+        return
+    beyond = next(itertools.islice(_TAG_OPENER.finditer(source), limits.MAX_TAGS, None))
+    raise TemplateError(limits.too_many_tags(), beyond.start())
+
+
+def _append(segments: list[Segment], segment: Segment, offset: int) -> None:
+    if len(segments) >= limits.MAX_SEGMENTS:
+        raise TemplateError(limits.too_many_segments(), offset)
+    segments.append(segment)
 
 
 def _line_offset(source: str, lineno: int | None) -> int:
@@ -206,8 +260,8 @@ def _add_data(segments, state: _State, value: str, start: int, role_lines, span)
 def _add_static(segments, state: _State, text: str, start: int, span) -> None:
     if text:
         loop = state.loops[-1] if state.loops else None
-        segments.append(Segment(state.role, span(start, start + len(text)), text, None,
-                                state.message_index, loop))
+        _append(segments, Segment(state.role, span(start, start + len(text)), text, None, state.message_index, loop),
+                start)
 
 
 _BLOCK_TAGS = {"call", "filter", "with", "block", "if", "autoescape", "trans"}

@@ -38,7 +38,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ctxlint.frontends import jsonpos
+from ctxlint.frontends import jsonpos, limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span
 from ctxlint.numbers import token_count
@@ -149,6 +149,8 @@ def _blocks(text: str) -> list[_Block]:
         inner = text[start + 2 : close - 2]
         content = inner.strip()
         if content:
+            if len(blocks) >= limits.MAX_SEGMENTS:
+                raise TemplateError(limits.too_many_segments(), start)
             if start > end_of_last:
                 blocks.append(_Block(end_of_last, start))
             offset = start + 2 + (len(inner) - len(inner.lstrip()))
@@ -293,6 +295,8 @@ def parse_template(text: str, path: str, locate: Locator | None = None,
             else:
                 segments.append(Segment(role, span(block.start, block.end), block.code, slot, index))
             continue
+        if len(segments) >= limits.MAX_SEGMENTS:
+            raise TemplateError(limits.too_many_segments(), block.start)
         cursor = block.start
         for tag in _TAG.finditer(text, block.start, block.end) if chat else ():
             if tag.start() > cursor:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 
-from ctxlint.frontends import jsonpos
+from ctxlint.frontends import jsonpos, limits
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import (
@@ -175,11 +175,13 @@ def parse_file(text: str, path: str) -> ParsedFile:
         return parsed
     if root is None:
         return parsed
-    request = _chat_request(ctx, root) or _gemini_request(ctx, root) or _tool_file(ctx, root)
-    if request is not None:
-        parsed.requests.append(request)
-    elif kind == "yaml":
-        parsed.requests.extend(_yaml_prompts(ctx, root))
+    try:
+        request = _chat_request(ctx, root) or _gemini_request(ctx, root) or _tool_file(ctx, root)
+        requests = [request] if request is not None else _yaml_prompts(ctx, root) if kind == "yaml" else []
+    except _Refused as refused:  # too big to analyse
+        parsed.errors = [(ctx.point(refused.offset), refused.message)]
+        return parsed
+    parsed.requests.extend(requests)
     return parsed
 
 
@@ -200,6 +202,7 @@ class _Context:
         self.parsed = parsed
         self.locate = line_locator(text)
         self.scalars: dict[int, object] = {}  # id(Node) -> its YAML scalar node
+        self.strings = 0  # string values turned into segments so far
 
     # positions
     def point(self, offset: int, line_column: tuple[int, int] | None = None) -> Span:
@@ -256,6 +259,10 @@ class _Context:
         value = node.value
         if not isinstance(value, str) or not value:
             return []
+        # Each string is at least one segment; the analyses are linear in their number.
+        self.strings += 1
+        if self.strings > limits.MAX_SEGMENTS:
+            raise _Refused(limits.too_many_segments(), node.start)
         offsets = self.offsets(node)
 
         def locate(offset: int) -> tuple[int, int]:

@@ -1,0 +1,22 @@
+"""Bounds on what one file may ask of ctxlint, so that every file is linted in bounded time.
+
+The analyses are linear in the number of segments (pieces of static text and slots) of a file,
+and Jinja's parser takes tens of microseconds a tag. A file beyond these bounds is reported
+where it crosses one (a CTX001 finding, which a per-file ignore can silence for generated
+files) instead of being analysed. Real prompt files stay far below them.
+"""
+
+from __future__ import annotations
+
+MAX_SEGMENTS = 50_000
+MAX_TAGS = 20_000  # tags read by Jinja's parser; plain `{{ name }}` tags do not count
+
+NOT_CHECKED = "too many to analyse in bounded time; the file was not checked (split it, or exclude it if it is generated)"
+
+
+def too_many_segments() -> str:
+    return f"more than {MAX_SEGMENTS:,} pieces of text and slots: {NOT_CHECKED}"
+
+
+def too_many_tags() -> str:
+    return f"more than {MAX_TAGS:,} template tags: {NOT_CHECKED}"
