@@ -131,12 +131,15 @@ def _described(request: Request, index: int, words: list[str]) -> str | None:
     segment = request.segments[index]
     lead = []
     size = 0
-    for previous in reversed(request.segments[:index]):
+    # Walked back by position, and only so far: a prompt of thousands of slots costs no more
+    # per slot than one of ten (only the last _LEAD_CHARS characters of a text can matter).
+    for position in range(index - 1, max(index - 2 * _LEAD_CHARS, 0) - 1, -1):
+        previous = request.segments[position]
         if (previous.message_index != segment.message_index or size >= _LEAD_CHARS
                 or previous.span.end_line < segment.span.line - 1):
             break
         if previous.slot is None:
-            lead.append(previous.text)
+            lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
     text = "\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:]
     match = _word_pattern(tuple(words)).search(text)
