@@ -69,7 +69,7 @@ def test_an_unconstructible_yaml_value_is_invalid_yaml_at_the_value(tmp_path, ho
 ANCHORED_REQUEST = """\
 persona: &persona
   role: system
-  content: "Today is {{ current_date }}. You are the support assistant for Northwind."
+  content: "You are the support assistant for Northwind. The web page: {{ page }}"
 schema: &schema
   type: object
   properties: {query: {type: string}}
@@ -88,7 +88,7 @@ model: gpt-4o
 max_tokens: 8
 messages:
   - role: system
-    content: "Today is {{ current_date }}. You are the support assistant for Northwind."
+    content: "You are the support assistant for Northwind. The web page: {{ page }}"
   - role: user
     content: "Answer from this page: {{ page }}"
 tools:
@@ -106,10 +106,10 @@ def test_anchors_and_merge_keys_lint_like_the_expanded_document(tmp_path):
     expanded = lint(tmp_path, "expanded.yaml", EXPANDED_REQUEST + _tools(60, anchored=False))
     assert sorted((f.code, f.message) for f in anchored) == sorted((f.code, f.message) for f in expanded)
     codes = {f.code for f in anchored}
-    assert {"CTX101", "CTX202", "CTX401", "CTX503", "CTX505"} <= codes
+    assert {"CTX202", "CTX401", "CTX402", "CTX503", "CTX505"} <= codes
     # What an alias repeats is reported where the anchor defines it.
-    clock = next(f for f in anchored if f.code == "CTX101")
-    assert (clock.span.line, clock.span.column) == (3, 22)
+    in_system = next(f for f in anchored if f.code == "CTX402")
+    assert (in_system.span.line, in_system.span.column) == (3, 72)
 
 
 def test_a_tool_file_made_of_aliases_reports_the_duplicate(tmp_path):
