@@ -1,0 +1,105 @@
+"""Shapes of input that once took minutes: each is linted at a size past the point where it blew
+up, and its work is measured in executed lines (tests/steps.py) at two sizes, four times apart:
+linear work grows four times, a quadratic pass sixteen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from steps import growth
+
+from ctxlint import tokens
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.frontends import format_for, limits
+
+SETTINGS = Settings(root=Path(__file__).parent)
+LINTER = None
+
+
+def linter():
+    global LINTER
+    if LINTER is None:
+        from ctxlint.engine import Linter
+
+        LINTER = Linter(SETTINGS, load_catalogue())
+        for encoding in tokens.ENCODINGS:
+            tokens.get_encoding(encoding)
+    return LINTER
+
+
+def lint(name: str, text: str):
+    return linter().lint_text(text, name, name, format_for(name, SETTINGS))
+
+
+def codes(findings) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for finding in findings:
+        counted[finding.code] = counted.get(finding.code, 0) + 1
+    return counted
+
+
+# name, the text for n units, n past the point where it once blew up (or the time it took),
+# the findings at that size.
+SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
+    # 540 KB of unclosed directive comments: 56 s.
+    "unclosed directives": ("system.j2", lambda n: "{# ctxlint: ignore[CTX101]\n" * n, 25_000, {"CTX001": 1}),
+    # Directives in a Markdown prompt, 500 KB: 12 s.
+    "directives in Markdown": ("prompts/rules.md", lambda n: "<!-- ctxlint: pinned -->\nNever say it.\n" * n,
+                               14_000, {"CTX203": 1}),
+    "unclosed Markdown comments": ("prompts/notes.md", lambda n: "<!-- ctxlint: ignore\n" * n, 25_000, {}),
+    # {{ page }} 9,000 times (trust analysis): 34 s.
+    "untrusted slots": ("answer.j2", lambda n: "Search results: {{ page }}\n" * n, 10_000, {"CTX401": 10_000}),
+    # user: role lines 16,000 times: 13 s.
+    "role lines": ("chat.j2", lambda n: "user:\nhello\n" * n, 20_000, {}),
+    # Very many slots in history loops, Semantic Kernel prompts, repeated constraints.
+    "history loops": ("loop.j2", lambda n: "{% for m in history %}{{ m }} Never lie.{% endfor %}\n" * n, 1_500,
+                      {"CTX301": 1_500}),
+    "Semantic Kernel slots": ("Plugin/Fn/skprompt.txt", lambda n: "{{$history}} Never lie. Web page: {{$page}}\n" * n,
+                              1_500, {"CTX301": 1_499, "CTX401": 1_500}),
+    "repeated constraints": ("rules.j2", lambda n: ("You must never lie. Always be kind.\n{% for d in docs %}{{ d }}"
+                                                    "{% endfor %}\nYou must never lie! Always be kind.\n") * n,
+                             1_500, {"CTX401": 1_500}),
+    "Handlebars loops": ("digest.prompt", lambda n: "{{#each history}}{{this}} Never lie.{{/each}}\n" * n, 1_500,
+                         {"CTX201": 1, "CTX301": 1_500}),
+    "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
+                         + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
+                         1_500, {"CTX401": 1_500}),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_shape_that_blew_up_is_linted_at_scale(shape):
+    name, make, size, expected = SHAPES[shape]
+    assert codes(lint(name, make(size))) == expected
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_work_on_a_shape_grows_linearly(shape):
+    name, make, _, _ = SHAPES[shape]
+    linter()  # loaded before anything is counted
+    lint(name, make(2))
+    assert growth(lambda n: lambda: lint(name, make(n)), 40) < 1.3
+
+
+def test_more_segments_than_the_bound_are_a_located_finding():
+    text = "{{ name }}\n" * (limits.MAX_SEGMENTS // 2 + 10)  # a slot and a line break: two segments a line
+    (finding,) = lint("big.j2", text)
+    assert (finding.code, finding.span.line, finding.span.column) == ("CTX001", limits.MAX_SEGMENTS // 2 + 1, 1)
+    assert finding.message == limits.too_many_segments()
+
+
+def test_more_tags_than_jinja_reads_in_bounded_time_are_a_located_finding():
+    text = "{% if a %}x{% endif %}\n" * (limits.MAX_TAGS // 2) + "{{ x | upper }}\n"
+    (finding,) = lint("big.j2", text)
+    assert (finding.code, finding.span.line, finding.span.column) == ("CTX001", limits.MAX_TAGS // 2 + 1, 1)
+    assert finding.message == limits.too_many_tags()
+
+
+def test_more_strings_than_the_bound_in_a_request_file_are_a_located_finding():
+    count = limits.MAX_SEGMENTS + 5
+    text = '{"model": "gpt-4o", "messages": [\n' + ",\n".join(['{"role": "user", "content": "hi"}'] * count) + "]}"
+    (finding,) = lint("request.json", text)
+    assert (finding.code, finding.span.line) == ("CTX001", limits.MAX_SEGMENTS + 2)
