@@ -110,7 +110,7 @@ def parse_template(
         return _simple_segments(env, source, simple, default_role, span)
     _check_size(source)
     try:
-        env.parse(source)
+        tree = _Tree(env.parse(source))
     except jinja2.TemplateSyntaxError as error:
         raise TemplateError(error.message or str(error), _line_offset(source, error.lineno)) from None
     except RecursionError:
@@ -123,6 +123,7 @@ def parse_template(
                             f"of more than {sys.get_int_max_str_digits():,} digits", long_number.start()) from None
 
     tokens = _located_tokens(env, source)
+    tree.check(tokens)
     role_lines = list(ROLE_LINE.finditer(source))
     state = _State(default_role)
     segments: list[Segment] = []
@@ -137,16 +138,17 @@ def parse_template(
             j = _closing(tokens, i, "variable_end")
             end = tokens[j][2] + len(tokens[j][1].rstrip()) if j < len(tokens) else len(source)
             expression = "".join(t[1] for t in tokens[i + 1 : j]).strip()
+            node = tree.next_expression()
             if state.capture_depth == 0:
                 where = span(start, end)
-                slot = _slot_facts(env, expression, state, where)
+                slot = _facts(node, expression, state, where) if node else _slot_facts(env, expression, state, where)
                 loop = state.loops[-1] if state.loops else None
                 _append(segments, Segment(state.role, where, expression, slot, state.message_index, loop), start)
             i = j + 1
         elif kind == "block_begin":
             j = _closing(tokens, i, "block_end")
             content = "".join(t[1] for t in tokens[i + 1 : j]).strip()
-            _block(env, content, state)
+            _block(env, content, state, tree)
             i = j + 1
         else:
             i += 1
@@ -268,16 +270,16 @@ _BLOCK_TAGS = {"call", "filter", "with", "block", "if", "autoescape", "trans"}
 _ASSIGNMENT = re.compile(r"set\s+[\w.,\s()]+=(?!=)")
 
 
-def _block(env: jinja2.Environment, content: str, state: _State) -> None:
+def _block(env: jinja2.Environment, content: str, state: _State, tree: _Tree) -> None:
     """Track the statements that change what the following segments mean."""
     tag = content.split(None, 1)[0] if content else ""
     if tag == "for":
-        loop = _parse_statement(env, content, "endfor")
+        loop = tree.next_for() or _parse_statement(env, content, "endfor")
         iterable = _source_of(loop.iter) if isinstance(loop, nodes.For) else content[3:].strip()
         state.loops.append(iterable)
         state.blocks.append("for")
     elif tag == "set" and _ASSIGNMENT.match(content):
-        _record_alias(env, content, state)
+        _record_alias(tree.next_assign() or _parse_statement(env, content, None), state)
     elif tag in ("set", "macro"):  # a block `set` or a macro body is captured, not sent
         state.blocks.append(tag)
         state.capture_depth += 1
@@ -294,11 +296,60 @@ def _block(env: jinja2.Environment, content: str, state: _State) -> None:
                 break
 
 
-def _record_alias(env: jinja2.Environment, content: str, state: _State) -> None:
+def _record_alias(statement: nodes.Node | None, state: _State) -> None:
     """``{% set ts = now() %}`` makes ``ts`` carry the facts of ``now()``."""
-    statement = _parse_statement(env, content, None)
     if isinstance(statement, nodes.Assign) and isinstance(statement.target, nodes.Name):
         state.aliases[statement.target.name] = _facts(statement.node, _source_of(statement.node), state)
+
+
+class _Tree:
+    """The template's syntax tree, read in source order alongside its tokens: the expression of
+    each ``{{ }}`` tag, and the node of each ``{% for %}`` and ``{% set x = … %}`` tag, so that
+    no tag is parsed a second time. When the counts do not match the tags (a construct this
+    reading does not foresee), nothing is taken from it and each tag is parsed on its own."""
+
+    def __init__(self, template: nodes.Template):
+        self.expressions: list[nodes.Node] = []
+        self.fors: list[nodes.Node] = []
+        self.assigns: list[nodes.Node] = []
+        stack: list[nodes.Node] = [template]
+        while stack:  # depth first, in source order, without recursion
+            node = stack.pop()
+            if isinstance(node, nodes.Output):
+                self.expressions += [n for n in node.nodes if not isinstance(n, nodes.TemplateData)]
+            elif isinstance(node, nodes.For):
+                self.fors.append(node)
+            elif isinstance(node, nodes.Assign):
+                self.assigns.append(node)
+            stack.extend(reversed(list(node.iter_child_nodes())))
+        self.positions = [0, 0, 0]
+        self.usable = True
+
+    def check(self, tokens: list[tuple[str, str, int]]) -> None:
+        variables = sum(1 for kind, _, _ in tokens if kind == "variable_begin")
+        fors = sets = 0
+        for i, (kind, _, _) in enumerate(tokens):
+            if kind == "block_begin":
+                j = _closing(tokens, i, "block_end")
+                content = "".join(t[1] for t in tokens[i + 1 : j]).strip()
+                fors += content.split(None, 1)[0:1] == ["for"]
+                sets += content.startswith("set") and _ASSIGNMENT.match(content) is not None
+        self.usable = (variables, fors, sets) == (len(self.expressions), len(self.fors), len(self.assigns))
+
+    def _next(self, which: int, items: list[nodes.Node]) -> nodes.Node | None:
+        if not self.usable or self.positions[which] >= len(items):
+            return None
+        self.positions[which] += 1
+        return items[self.positions[which] - 1]
+
+    def next_expression(self) -> nodes.Node | None:
+        return self._next(0, self.expressions)
+
+    def next_for(self) -> nodes.Node | None:
+        return self._next(1, self.fors)
+
+    def next_assign(self) -> nodes.Node | None:
+        return self._next(2, self.assigns)
 
 
 def _parse_statement(env: jinja2.Environment, content: str, end_tag: str | None):
