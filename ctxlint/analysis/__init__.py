@@ -10,17 +10,21 @@ _Pass = TypeVar("_Pass", bound=Callable)
 
 
 def reuse_last(function: _Pass) -> _Pass:
-    """Remember a pass's last result for arguments that are the very same objects: the checks of
-    one request each ask for the same pass over it (its sentences, regions, untrusted slots), and
-    a pass over a large request is worth doing once."""
+    """Remember a pass's last result for the same arguments: the very same objects, or equal
+    option lists (each rule has its own copy). The checks of one request each ask for the same
+    pass over it (its sentences, its regions), and a pass over a large request is worth doing once."""
     last: list = []  # [arguments, result]
 
     @functools.wraps(function)
     def reused(*arguments):
-        if last and len(last[0]) == len(arguments) and all(a is b for a, b in zip(last[0], arguments)):
+        if last and len(last[0]) == len(arguments) and all(_same(a, b) for a, b in zip(last[0], arguments)):
             return last[1]
         result = function(*arguments)
         last[:] = [arguments, result]
         return result
 
     return reused  # type: ignore[return-value]
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or (type(a) is list and type(b) is list and a == b)

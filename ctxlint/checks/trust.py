@@ -7,8 +7,6 @@ weakest link: a name alone is low, so a plain run does not report it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ctxlint.analysis import trust
 from ctxlint.checks import STRINGS, request_check
 from ctxlint.context import CheckContext
@@ -18,12 +16,22 @@ _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS,
                   "content_words": STRINGS}
 
 
-def _untrusted(request: Request, ctx: CheckContext) -> Iterator[tuple[int, Segment, trust.Untrusted]]:
+def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, trust.Untrusted]]:
+    """The slots that carry third-party content. The three trust rules ask for the same request
+    in turn, each with its own (usually equal) options: the last answer is kept for the next."""
     options = trust.TrustOptions.of(ctx.options)
+    if _last and _last[0] is request and _last[1] is ctx.directives and _last[2] == options:
+        return _last[3]
+    found = []
     for index, segment in request.indexed_slots():
-        found = trust.untrusted(request, index, options, ctx.directives)
-        if found is not None:
-            yield index, segment, found
+        untrusted = trust.untrusted(request, index, options, ctx.directives)
+        if untrusted is not None:
+            found.append((index, segment, untrusted))
+    _last[:] = [request, ctx.directives, options, found]
+    return found
+
+
+_last: list = []  # [request, directives, options, what _untrusted found]
 
 
 def _carries(segment: Segment, found: trust.Untrusted) -> str:
