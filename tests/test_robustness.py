@@ -225,12 +225,12 @@ def test_a_role_that_is_not_a_string_is_a_located_error(tmp_path):
 
 
 CHAINS = {
-    "slot.j2": lambda chain, filters: f"Hello {{{{ {chain} }}}} there\n",
-    "set.j2": lambda chain, filters: f"{{% set p = {chain} %}}Hello {{{{ p }}}} there\n",
+    "slot.j2": lambda chain, filters: f"The web page: {{{{ {chain} }}}} there\n",
+    "set.j2": lambda chain, filters: f"{{% set p = {chain} %}}The web page: {{{{ p }}}} there\n",
     "loop.j2": lambda chain, filters: f"{{% for d in documents{filters} %}}{{{{ d }}}}{{% endfor %}} there\n",
     "item.j2": lambda chain, filters: f"{{% for d in {chain} %}}{{{{ d }}}}{{% endfor %}} there\n",
     "request.json": lambda chain, filters: json.dumps({"model": "gpt-4o", "max_tokens": 512, "messages": [
-        {"role": "user", "content": f"{{{{ {chain} }}}} there"}]}),
+        {"role": "user", "content": f"The web page: {{{{ {chain} }}}} there"}]}),
 }
 
 
@@ -267,3 +267,12 @@ def test_a_long_run_of_mixed_blanks_is_counted_within_a_token_per_block():
     text = "Hello." + " \t" * 150_000 + "Bye"
     exact = len(tokens.get_encoding("o200k_base").encode_ordinary(text))
     assert abs(tokens.count_tokens(text) - exact) <= len(text) // tokens.BLANK_BLOCK
+
+
+# --- found by tests/test_fuzz.py ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["a.yaml", "flows/support/flow.dag.yaml"])
+def test_a_yaml_error_at_the_end_of_a_file_without_a_final_line_break_is_on_its_last_line(tmp_path, name):
+    findings = lint(tmp_path, name, "system_prompt: {{")
+    assert located(findings) == [("CTX001", 1, 18)]

@@ -62,7 +62,10 @@ def load(text: str) -> Document:
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        raise YamlError(_describe(error), mark.line if mark else 0, mark.column if mark else 0) from None
+        line, column = (mark.line, mark.column) if mark else (0, 0)
+        if line > text.count("\n"):  # the end of a text without a final line break: its last line
+            line, column = text.count("\n"), len(text) - text.rfind("\n") - 1
+        raise YamlError(_describe(error), line, column) from None
     except yaml.YAMLError as error:
         raise YamlError(str(error), 0, 0) from None
     except RecursionError:
