@@ -14,8 +14,9 @@ Each input is linted as `ctxlint check` lints a file (front-end, every rule, sup
 priced as `ctxlint cost` prices it, in worker processes (default: one per core). A worker
 reports, per input, the CPU time it took, the wall time, and the peak resident memory of the
 worker process while it ran (the kernel's high-water mark, reset before each input; the
-interpreter with both tokenizers loaded is about 130 MB of it, and workers are replaced every
-thousand inputs so that memory kept after large inputs does not pile up). A worker that is silent for two
+interpreter with both tokenizers loaded is about 130 MB of it; a worker is replaced after an
+input that took it past 200 MB, and every thousand inputs, so that memory the interpreter keeps
+after one input is not counted against the next). A worker that is silent for two
 minutes is stopped and its input reported as a hang; one that dies is replaced.
 
 The report gives the number of inputs by format, every internal error (grouped by cause, each
@@ -293,6 +294,7 @@ class _Worker:
 
 
 RECYCLE = 1_000
+RECYCLE_MB = 200  # and after an input that took it past this: the next input starts afresh
 
 
 def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool) -> list[Result]:
@@ -340,7 +342,7 @@ def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool) -> lis
                     lost = f"the worker process died (exit code {slot.process.exitcode})"
                 else:
                     slot.done += 1
-                    if slot.done >= RECYCLE:
+                    if slot.done >= RECYCLE or results[-1].peak_mb > RECYCLE_MB:
                         slot.connection.send(None)
                         slot.process.join(timeout=10)
                         slot = workers[position] = start()
