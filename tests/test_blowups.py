@@ -103,3 +103,17 @@ def test_more_strings_than_the_bound_in_a_request_file_are_a_located_finding():
     text = '{"model": "gpt-4o", "messages": [\n' + ",\n".join(['{"role": "user", "content": "hi"}'] * count) + "]}"
     (finding,) = lint("request.json", text)
     assert (finding.code, finding.span.line) == ("CTX001", limits.MAX_SEGMENTS + 2)
+
+
+def test_a_name_assigned_thousands_of_times_is_looked_up_in_log_time():
+    """Found by benchmarks/fuzz.py: a TypeScript module that assigns one name before each of
+    thousands of calls, each call looking it up among all the assignments (5 s for 900 KB)."""
+
+    def module(n: int) -> str:
+        call = ('prompt = "Answer in one line.";\nclient.chat.completions.create({ model: "gpt-4o", max_tokens: 10, '
+                'messages: [{ role: "system", content: prompt }] });\n')
+        return 'import OpenAI from "openai";\nconst client = new OpenAI();\nlet prompt = "Be terse.";\n' + call * n
+
+    assert codes(lint("chat.ts", module(3_000))) == {"CTX202": 3_000}
+    lint("chat.ts", module(2))
+    assert growth(lambda n: lambda: lint("chat.ts", module(n)), 100) < 1.2

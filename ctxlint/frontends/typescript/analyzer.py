@@ -8,6 +8,7 @@ an API result) is a slot with the facts its expression shows.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -191,6 +192,44 @@ class _Assign:
     key: str | None = None  # `const { key } = value`: the name holds one property of the value
 
 
+# A name assigned more often than this in one scope is looked up by bisection: generated or
+# repeated code assigns one name thousands of times, and every lookup scanned every assignment.
+_TIMELINE_FROM = 16
+
+
+class _Timeline:
+    """A name's assignments in one scope, for finding those made before an offset in log time.
+
+    ``before(at)`` answers what the linear scan of ``Analyzer.binding`` answers: the records that
+    end by ``at`` (in list order) followed by the later ones a loop around ``at`` carries back,
+    and the index of the last plain ``=`` among them (``at`` None: every record). It needs the
+    records' ends in list order; when they are not, it makes the same scan.
+    """
+
+    def __init__(self, records: list[_Assign]):
+        self.records = records
+        self.ends = [r.end for r in records]
+        self.sorted = all(a <= b for a, b in zip(self.ends, self.ends[1:]))
+        self.last_plain: list[int | None] = [None]  # last_plain[n]: the last `=` among records[:n]
+        for i, record in enumerate(records):
+            self.last_plain.append(i if record.kind == "=" else self.last_plain[-1])
+        self.loop_carried = [i for i, r in enumerate(records) if r.kind != "=" and r.loops]
+
+    def before(self, at: int | None, carried) -> tuple[list[_Assign], int | None]:
+        """The visible records and the index of the last ``=`` among them; ``at`` None: all."""
+        if at is not None and not self.sorted:
+            visible = [r for r in self.records if r.end <= at or (r.kind != "=" and carried(r, at))]
+            return visible, max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
+        cut = len(self.records) if at is None else bisect.bisect_right(self.ends, at)
+        later = [] if at is None else [self.records[i] for i in self.loop_carried
+                                       if i >= cut and carried(self.records[i], at)]
+        index = self.last_plain[cut]
+        if index is None:
+            return later, None
+        # Only what follows the last `=` is used: the records before it are left out of the list.
+        return [*self.records[index:cut], *later], 0
+
+
 @dataclass(frozen=True)
 class _Env:
     scope: _Scope
@@ -296,6 +335,7 @@ class Analyzer:
         self._active: set[int] = set()
         self._consumed: set[int] = set()
         self._marked: set[int] = set()
+        self._timelines: dict[int, _Timeline] = {}
         self.llm = False
         self.mcp = False
         self.zod = ZodReader(self.code, self.deref, self.literal, self.entries, self.is_zod_name)
@@ -747,9 +787,12 @@ class Analyzer:
         while scope is not None:
             records = scope.assigns.get(name)
             if records:
-                visible = [r for r in records if not first or at is None or r.end <= at
-                           or (r.kind != "=" and self.carried(r, at))]
-                index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
+                if len(records) > _TIMELINE_FROM:
+                    visible, index = self.timeline(records).before(at if first else None, self.carried)
+                else:
+                    visible = [r for r in records if not first or at is None or r.end <= at
+                               or (r.kind != "=" and self.carried(r, at))]
+                    index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
                 if index is not None:
                     base = visible[index]
                     if base.value is None:
@@ -769,6 +812,13 @@ class Analyzer:
             first = False
             scope = scope.parent
         return None
+
+    def timeline(self, records: list[_Assign]) -> _Timeline:
+        """The records of a name assigned many times in one scope, indexed once (see _Timeline)."""
+        found = self._timelines.get(id(records))
+        if found is None or found.records is not records:
+            found = self._timelines[id(records)] = _Timeline(records)
+        return found
 
     def carried(self, record: _Assign, at: int) -> bool:
         return any(loop.node.start_byte <= at <= loop.node.end_byte for loop in record.loops)
