@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
 
 from ctxlint.numbers import MAX_DIGITS, read_int
 
@@ -115,7 +114,7 @@ _WHAT = {
 def _located(tag: str, construct: Callable) -> Callable:
     """``construct`` (a scalar constructor), with its Python errors turned into a located YAML error."""
 
-    def checked(constructor: SafeConstructor, node: yaml.ScalarNode) -> object:
+    def checked(constructor: yaml.constructor.SafeConstructor, node: yaml.ScalarNode) -> object:
         try:
             return construct(constructor, node)
         except yaml.YAMLError:
@@ -124,13 +123,13 @@ def _located(tag: str, construct: Callable) -> Callable:
             value = node.value if isinstance(node.value, str) else ""
             shown = value if len(value) <= 40 else value[:39] + "…"
             detail = f" ({error})" if isinstance(error, ValueError) and tag.endswith("timestamp") else ""
-            raise ConstructorError(None, None, f"`{shown}` is not {_WHAT[tag]}{detail}; write it as a quoted string if it is text",
-                                   node.start_mark) from None
+            message = f"`{shown}` is not {_WHAT[tag]}{detail}; write it as a quoted string if it is text"
+            raise yaml.constructor.ConstructorError(None, None, message, node.start_mark) from None
 
     return checked
 
 
-def _construct_int(constructor: SafeConstructor, node: yaml.ScalarNode) -> int | float:
+def _construct_int(constructor: yaml.constructor.SafeConstructor, node: yaml.ScalarNode) -> int | float:
     """YAML 1.1 integers (``0b``, ``0x``, octal, ``1:30`` base 60), read with a bound on length."""
     value = str(constructor.construct_scalar(node)).replace("_", "")
     sign = -1 if value.startswith("-") else 1
@@ -153,10 +152,10 @@ def _construct_int(constructor: SafeConstructor, node: yaml.ScalarNode) -> int |
     return sign * number
 
 
+_SAFE = yaml.constructor.SafeConstructor.yaml_constructors
 _CONSTRUCTORS = {
-    **SafeConstructor.yaml_constructors,
-    **{tag: _located(tag, _construct_int if tag.endswith(":int") else SafeConstructor.yaml_constructors[tag])
-       for tag in _WHAT},
+    **_SAFE,
+    **{tag: _located(tag, _construct_int if tag.endswith(":int") else _SAFE[tag]) for tag in _WHAT},
 }
 
 
@@ -166,7 +165,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
     yaml_constructors = _CONSTRUCTORS
 
 
-_SCALARS = SafeConstructor()
+_SCALARS = yaml.constructor.SafeConstructor()
 
 
 def scalar(node: yaml.ScalarNode) -> object:
