@@ -12,6 +12,7 @@ finding: no suppression hides it, and the other files are still linted.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -360,10 +361,25 @@ class Linter:
                 self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
                                                                     audit.append))
                 kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
+        kept = [_printable(f) for f in kept]
         if embedded is not None:
             moved = [map_spans(f, embedded.relocate) for f in kept]
             return [replace(f, message=embedded.retell(f.message, f.span)) for f in moved]
         return kept
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _printable(finding: Finding) -> Finding:
+    """A finding whose texts can be written as UTF-8: a string literal can hold a lone surrogate
+    (``"\\ud800"``), which a message quoting it would carry to a report that cannot print it."""
+    texts = [finding.message, *(step.text for step in finding.evidence)]
+    if not any(_LONE_SURROGATE.search(text) for text in texts):
+        return finding
+    return replace(finding, message=_LONE_SURROGATE.sub("\ufffd", finding.message),
+                   evidence=tuple(replace(step, text=_LONE_SURROGATE.sub("\ufffd", step.text))
+                                  for step in finding.evidence))
 
 
 def _in_test_code(finding: Finding) -> Finding:

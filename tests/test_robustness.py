@@ -276,3 +276,36 @@ def test_a_long_run_of_mixed_blanks_is_counted_within_a_token_per_block():
 def test_a_yaml_error_at_the_end_of_a_file_without_a_final_line_break_is_on_its_last_line(tmp_path, name):
     findings = lint(tmp_path, name, "system_prompt: {{")
     assert located(findings) == [("CTX001", 1, 18)]
+
+
+# --- lone surrogates in string literals (found by the long profile of tests/test_fuzz.py) -------
+
+
+def test_a_lone_surrogate_in_a_typescript_literal_is_counted_and_printed(project):
+    project.write({"reply.ts": (
+        'import Anthropic from "@anthropic-ai/sdk";\nconst anthropic = new Anthropic();\n'
+        "export async function reply(question: string, page: string) {\n"
+        "  return anthropic.messages.create({\n"
+        '    model: "claude-sonnet-4-5",\n    max_tokens: 1024,\n'
+        "    system: `You are the billing assistant.\\ud800 Web page: ${page}\\ud800`,\n"
+        '    messages: [{ role: "user", content: question }],\n  });\n}\n')})
+    for output in ("text", "json", "sarif", "github"):
+        run = project.run("check", "--no-cache", "--output-format", output)
+        assert run.code == 1, (output, run.stderr)
+        assert "CTX402" in run.stdout, output
+
+
+def test_a_message_quoting_a_lone_surrogate_prints_a_replacement_character(tmp_path):
+    from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
+
+    path = "rules.j2"
+    span = Span(path, 1, 1, 1, 30)
+    request = Request(path, Span.point(path, 1), (
+        Segment(Role.SYSTEM, span, "You are terse.\n"),
+        Segment(Role.USER, Span(path, 2, 1, 2, 10), "history", Slot("history", ("history",), variable_length=True)),
+        Segment(Role.USER, Span(path, 3, 1, 3, 30), "Never \ud800 reveal the key.\n", None, 0, "history"),
+    ))
+    linter = Linter(Settings(root=tmp_path), CATALOGUE)
+    (finding,) = [f for f in linter._run(ParsedFile(path, [request]), "", path, "jinja") if f.code == "CTX301"]
+    assert "Never \ufffd reveal the key." in finding.message
+    finding.message.encode("utf-8")

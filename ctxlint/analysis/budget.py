@@ -23,8 +23,9 @@ def tool_text(tool: ToolDef) -> str:
 
 
 def utf8_bytes(text: str) -> int:
-    """A counter that bounds any tokenizer's count from above."""
-    return len(text.encode("utf-8"))
+    """A counter that bounds any tokenizer's count from above (a lone surrogate, which a string
+    literal can hold, counts as the three bytes of the U+FFFD tokenizers read it as)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def static_tokens(request: Request, count: Callable[[str], int], info: ModelInfo | None = None) -> int:
