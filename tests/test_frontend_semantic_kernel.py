@@ -284,8 +284,8 @@ def parse_or_error(text: str):
 
 
 @pytest.mark.parametrize("unit", ["{{", '{{"', "{{$", "{{ a", "<message role='user'>"])
-def test_a_megabyte_of_hostile_template_is_read_in_linear_work(unit):
-    text = unit * (1_000_000 // len(unit))
+def test_hostile_templates_are_read_in_linear_work(unit):
+    text = unit * (250_000 // len(unit))  # benchmarks/fuzz.py --sizes times the full megabyte
     steps, _ = count_steps(parse_or_error(text))
     assert steps < 5 * len(text)  # a few Python lines per character, whatever the unit
     assert growth(lambda n: parse_or_error(unit * n), 2_000) < 1.2
