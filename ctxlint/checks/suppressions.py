@@ -32,8 +32,10 @@ def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx:
     unknown = [ref for ref in suppression.codes if code_of(ref) not in use.known]
     # A rule that did not run here (not selected, per-file ignored) might have needed it; and
     # a file that did not parse was not fully checked. Neither says the suppression is unused.
+    # Compared by identity: a directive may name thousands of codes (a mangled generated file).
+    unknown_ids = {id(ref) for ref in unknown}
     unused = [ref for ref in suppression.codes
-              if use.parsed and ref not in unknown and code_of(ref) != ctx.rule.code
+              if use.parsed and id(ref) not in unknown_ids and code_of(ref) != ctx.rule.code
               and code_of(ref) in use.ran and (index, code_of(ref)) not in use.used]
     if not unknown and not unused:
         return
@@ -46,7 +48,8 @@ def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx:
         names = _list(unknown)
         parts.append(f"{names} {'is not a rule code or name' if len(unknown) == 1 else 'are not rule codes or names'} "
                      "(see `ctxlint rule`)")
-    keep = [ref for ref in suppression.codes if ref not in unused and ref not in unknown]
+    dropped = unknown_ids | {id(ref) for ref in unused}
+    keep = [ref for ref in suppression.codes if id(ref) not in dropped]
     if keep:
         lead = f"`{suppression.text}`"
         action = f"Remove {'it' if len(unused) + len(unknown) == 1 else 'them'} from the list."
@@ -62,5 +65,9 @@ def _where(suppression: Suppression) -> str:
     return "on the line it covers" if len(suppression.lines) == 1 else "on the lines it covers"
 
 
+LISTED = 10  # codes named in one message; the rest are counted
+
+
 def _list(refs: list[CodeRef]) -> str:
-    return ", ".join(f"`{ref.text}`" for ref in refs)
+    names = ", ".join(f"`{ref.text}`" for ref in refs[:LISTED])
+    return names if len(refs) <= LISTED else f"{names} and {len(refs) - LISTED:,} more"
