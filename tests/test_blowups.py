@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from steps import growth
+from steps import count_steps, growth
 
 from ctxlint import tokens
 from ctxlint.catalogue import load_catalogue
@@ -118,3 +118,94 @@ def test_a_name_assigned_thousands_of_times_is_looked_up_in_log_time():
     assert codes(lint("chat.ts", module(3_000))) == {"CTX202": 3_000}
     lint("chat.ts", module(2))
     assert growth(lambda n: lambda: lint("chat.ts", module(n)), 100) < 1.2
+
+
+# --- Python values built from themselves: each line doubles the value ---------------------------
+
+CLIENT = 'from openai import OpenAI\nclient = OpenAI()\nMESSAGES = [{"role": "user", "content": "Hi"}]\n' \
+         'PROMPT = "Be terse and answer from the page."\n'
+SEND = ('client.chat.completions.create(model="gpt-4o", max_tokens=500, '
+        'messages=[{"role": "system", "content": PROMPT}])\n')
+DOUBLINGS = {
+    "+": "PROMPT = PROMPT + PROMPT\n",
+    "f-string": 'PROMPT = f"{PROMPT}{PROMPT}"\n',
+    ".format": 'PROMPT = "{}{}".format(PROMPT, PROMPT)\n',
+    "%": 'PROMPT = "%s%s" % (PROMPT, PROMPT)\n',
+    "join": 'PROMPT = "".join([PROMPT, PROMPT])\n',
+    "+=": "PROMPT += PROMPT\n",
+    "list +": "MESSAGES = MESSAGES + MESSAGES\n",
+}
+
+
+def doubled(kind: str, times: int) -> str:
+    send = SEND.replace('[{"role": "system", "content": PROMPT}]', "MESSAGES") if kind == "list +" else SEND
+    return CLIENT + DOUBLINGS[kind] * times + send
+
+
+@pytest.mark.parametrize("kind", DOUBLINGS)
+def test_a_value_doubled_forty_times_is_a_slot_not_a_materialised_copy(kind):
+    """`PROMPT = PROMPT + PROMPT` 16-20 times took minutes and a gigabyte: 2**40 would not end."""
+    findings = lint("app.py", doubled(kind, 40))
+    assert all(f.code != "CTX001" for f in findings)
+    if kind == "+=":
+        return  # each line looks the name up among all before it: bounded by the module's budget (below)
+    # Past the bound (about twelve doublings) each further line costs the same.
+    assert growth(lambda n: lambda: lint("app.py", doubled(kind, n)), 40) < 1.5
+
+
+def test_a_doubling_value_keeps_its_text_while_it_is_small():
+    (finding,) = lint("app.py", CLIENT + "PROMPT = PROMPT + PROMPT\n" * 3 + SEND.replace("500", "5"))
+    assert finding.code == "CTX202"  # eight copies of the instruction, read as text: too little room
+
+
+def test_thousands_of_self_additions_spend_the_budget_with_a_notice():
+    from ctxlint.frontends import python
+
+    text = CLIENT + "PROMPT += PROMPT\n" * 4_000 + SEND
+    parsed = python.parse_file(text, "app.py")
+    assert parsed.errors == [] and len(parsed.requests) == 1
+    assert parsed.notices and parsed.notices[0].startswith("stopped following values after")
+    steps, _ = count_steps(lambda: python.parse_file(text, "app.py"))
+    assert steps < 60 * len(text)
+
+
+# --- Python modules of hundreds of call sites, and what CPython's parser refuses ------------------
+
+def generated_module(functions: int) -> str:
+    return 'from openai import OpenAI\nclient = OpenAI()\n' + "".join(
+        f'def answer_{i}(page):\n    prompt = "Answer question {i} from the page: " + page\n'
+        f'    return client.chat.completions.create(model="gpt-4o", max_tokens=5, '
+        f'messages=[{{"role": "user", "content": prompt}}])\n' for i in range(functions))
+
+
+def test_a_large_generated_module_is_linted_in_linear_work():
+    """0.5-0.8 MB generated modules took 22-38 s and 700 MB."""
+    assert codes(lint("client.py", generated_module(1_000))) == {"CTX202": 1_000, "CTX401": 1_000}
+    lint("client.py", generated_module(2))
+    assert growth(lambda n: lambda: lint("client.py", generated_module(n)), 20) < 1.3
+
+
+@pytest.mark.parametrize("shape, line", [
+    ("x = (a" + ".a" * 20_000, 2), ("x = (a" + "()" * 20_000, 2), ("x = (a" + " + a" * 20_000, 2),
+    # CPython's parser gives up on these ("too complex") without saying where: the module's first line.
+    ("x = " + "-" * 20_000 + "1", 1), ("x = " + "not " * 20_000 + "1", 1)])
+def test_long_chains_with_or_without_a_syntax_error_are_one_located_finding(shape, line):
+    """libcst's error recovery was quadratic on these (8 KB: 7-13 s) and `-` 5,000 times took 1.4 GB."""
+    text = 'from openai import OpenAI\n' + shape + "\n"
+    (finding,) = lint("app.py", text)
+    assert (finding.code, finding.span.line) == ("CTX001", line)
+    lint("app.py", 'from openai import OpenAI\n' + shape[:40] + "\n")
+    assert growth(lambda n: lambda: lint("app.py", 'from openai import OpenAI\n' + shape[: 10 * n] + "\n"), 100) < 1.5
+
+
+# --- a directive that names thousands of codes (found by benchmarks/fuzz.py) --------------------
+
+def test_a_suppression_naming_thousands_of_codes_is_checked_in_linear_work():
+    def template(n: int) -> str:
+        return "{# ctxlint: ignore[CTX101, " + "not-a-rule, " * n + "CTX999] #}\nYou are terse.\n"
+
+    (finding,) = lint("system.j2", template(20_000))
+    assert finding.code == "CTX002"
+    assert "`not-a-rule`, `not-a-rule`" in finding.message and "and 19,991 more are not rule codes" in finding.message
+    lint("system.j2", template(2))
+    assert growth(lambda n: lambda: lint("system.j2", template(n)), 200) < 1.3

@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
+from steps import count_steps, growth
 
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
 from ctxlint.frontends import semantic_kernel as sk
 from ctxlint.model import Role
-from steps import count_steps, growth
 
 DATA = Path(__file__).parent / "data" / "semantic_kernel"
 CATALOGUE = load_catalogue()

@@ -309,3 +309,45 @@ def test_a_message_quoting_a_lone_surrogate_prints_a_replacement_character(tmp_p
     (finding,) = [f for f in linter._run(ParsedFile(path, [request]), "", path, "jinja") if f.code == "CTX301"]
     assert "Never \ufffd reveal the key." in finding.message
     finding.message.encode("utf-8")
+
+
+# --- 4, 5, 9. Python: what CPython's parser refuses is one located finding; long concatenations ------
+
+PY_HEAD = "from openai import OpenAI\nclient = OpenAI()\n"
+PY_SEND = ('client.chat.completions.create(model="gpt-4o", max_tokens=400, '
+           'messages=[{"role": "system", "content": PROMPT}])\n')
+
+
+@pytest.mark.parametrize("line, message", [
+    ("LIMIT = " + "9" * 5_000, "Exceeds the limit (4300 digits) for integer string conversion"),
+    ('PROMPT = "Answer \\N{NO SUCH CHARACTER NAME} briefly."', "(unicode error) 'unicodeescape' codec can't decode"),
+    ('PROMPT = b"Answer " "briefly."', "cannot mix bytes and nonbytes literals"),
+    ("PRO\u200dMPT = 'Answer briefly.'", "invalid non-printable character U+200D"),
+])
+def test_python_that_cpython_refuses_is_invalid_syntax_at_its_line(tmp_path, line, message):
+    (finding,) = lint(tmp_path, "app.py", PY_HEAD + line + "\n" + PY_SEND)
+    assert (finding.code, finding.span.line) == ("CTX001", 3)
+    assert finding.message.startswith("invalid syntax: ") and message in finding.message
+
+
+@pytest.mark.parametrize("parts, expected", [(1_000, ["CTX202"]), (100_000, [])])
+def test_a_long_implicit_concatenation_lints_without_recursion(tmp_path, parts, expected):
+    """libcst recursed once per part (and again while formatting the error). A thousand parts
+    are read as text (five tokens leave no room for an answer); past the bound of 2,000 pieces
+    the value is one slot, so nothing is said about its length."""
+    text = 'PROMPT = (\n' + '    "Answer from the page. "\n' * parts + '    "{page}")\n'
+    findings = lint(tmp_path, "app.py", PY_HEAD + text + PY_SEND.replace("400", "5"))
+    assert [f.code for f in findings] == expected
+
+
+# --- 6. a lone surrogate in a Python string literal ---------------------------------------------------
+
+
+def test_a_lone_surrogate_in_a_python_literal_is_counted_and_printed(project):
+    project.write({"reply.py": PY_HEAD + "def reply(page):\n"
+                   '    PROMPT = "You are the billing assistant.\\ud800 Web page: " + requests.get(page).text\n'
+                   "    return " + PY_SEND + "import requests\n"})
+    for output in ("text", "json", "sarif", "github"):
+        run = project.run("check", "--no-cache", "--output-format", output)
+        assert run.code == 1, (output, run.stderr)
+        assert "CTX40" in run.stdout and "Traceback" not in run.stderr, output

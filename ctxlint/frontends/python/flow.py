@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from itertools import pairwise
+from typing import TypeVar
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -37,6 +39,10 @@ _NAMED = (ast.Name, ast.Attribute, ast.Subscript)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 Entry = tuple[ast.expr, Env, Positioned]
+# The most items one list value may have; beyond it the list is one we cannot read (`M = M + M`
+# forty times would otherwise double it at every step).
+MAX_ITEMS = 2000
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -118,9 +124,11 @@ class Flow(Component):
 
     @staticmethod
     def merge(acc: Facts, inner: Facts) -> None:
-        acc.calls.extend(inner.calls)
-        acc.sources.extend(inner.sources)
-        acc.names.extend(inner.names)
+        """Add the facts of ``inner`` that ``acc`` lacks: a value built from itself
+        (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times."""
+        add_new(acc.calls, inner.calls)
+        add_new(acc.names, inner.names)
+        add_new(acc.sources, inner.sources, key=lambda source: (source.kind, source.span))
         acc.variable_length = acc.variable_length or inner.variable_length
 
     def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
@@ -333,17 +341,28 @@ class Flow(Component):
             found.extend(self.unordered_source(node.value, env))
         elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
+            if binding is None:
+                return
+            # Remembered per binding, each source once: a name built from itself many times
+            # over (`PROMPT = PROMPT + PROMPT`) is walked once, not 2**n times.
+            key = self.m.binding_key(binding)
+            inner = self.m.iteration_memo.get(key)
+            if inner is None and self.m.enter(binding.value):
+                inner = []
                 try:
-                    self._iteration_walk(binding.value, binding.env, found)
+                    self._iteration_walk(binding.value, binding.env, inner)
                     for extra in binding.extras:
                         if extra.kind in ("+=", "append", "extend") and extra.value is not None:
-                            self._iteration_walk(extra.value, binding.env, found)
+                            self._iteration_walk(extra.value, binding.env, inner)
                             loop = binding.loop_of(extra)
                             if loop is not None:
-                                found.extend(self.strings.loop_sources(loop, binding.env))
+                                inner.extend(self.strings.loop_sources(loop, binding.env))
                 finally:
                     self.m.leave(binding.value)
+                unique_sources: list[Source] = []
+                add_new(unique_sources, inner, key=lambda source: (source.kind, source.span))
+                inner = self.m.iteration_memo[key] = unique_sources
+            add_new(found, inner or (), key=lambda source: (source.kind, source.span))
             return
         for child in ast.iter_child_nodes(node):
             self._iteration_walk(child, env, found)
@@ -452,7 +471,12 @@ class Flow(Component):
         return None
 
     def items(self, node: ast.expr, env: Env, loop: str | None = None) -> list[Item] | None:
-        """The elements of a list-valued expression in order; None if it is not one we can read."""
+        """The elements of a list-valued expression in order; None if it is not one we can read
+        or it has more than ``MAX_ITEMS``."""
+        found = self._items(node, env, loop)
+        return None if found is not None and len(found) > MAX_ITEMS else found
+
+    def _items(self, node: ast.expr, env: Env, loop: str | None) -> list[Item] | None:
         if env.depth > MAX_DEPTH or not self.m.step():
             return None
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -496,17 +520,19 @@ class Flow(Component):
 
     def bound_items(self, node: ast.Name | ast.Attribute, env: Env, loop: str | None) -> list[Item] | None:
         binding = self.scopes.resolve(node, env)
-        if binding is None or not self.m.enter(binding.value):
+        if binding is None or self.m.binding_key(binding) in self.m.unreadable_lists or not self.m.enter(
+                binding.value):
             return None
         try:
-            items = self.items(binding.value, binding.env, loop)
+            items = self._items(binding.value, binding.env, loop)
             if items is None and isinstance(binding.value, ast.Call) and any(
                     isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute)
                     and e.value.func.attr in self.m.catalogue.appenders for e in binding.extras):
                 # history = ChatHistory(); history.add_user_message(...): the messages added to it
                 items = [Item(binding.value, binding.env, loop, True)] if binding.value.args or binding.value.keywords \
                     else []
-            if items is None:
+            if items is None:  # remembered: `M = M + M` forty times would ask 2**40 times
+                self.m.unreadable_lists.add(self.m.binding_key(binding))
                 return None
             for extra in binding.extras:
                 if extra.value is None:
@@ -525,7 +551,19 @@ class Flow(Component):
                     items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
                 elif extra.kind == "shuffle":
                     return None
+            if len(items) > MAX_ITEMS:
+                self.m.unreadable_lists.add(self.m.binding_key(binding))
+                return None
             self.m.consumed.add(id(binding.value))
             return items
         finally:
             self.m.leave(binding.value)
+
+
+def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item) -> None:
+    """Append the items whose key is in neither ``into`` nor earlier in ``items``."""
+    seen = {key(item) for item in into}
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            into.append(item)

@@ -280,6 +280,10 @@ class Scopes(Component):
                 continue
             records = scope.assigns.get(name)
             if records:
+                # Each record is looked at: a name assigned thousands of times in one scope
+                # (generated code, `PROMPT += PROMPT`) spends the module's budget, not minutes.
+                if not self.m.step(len(records)):
+                    return None
                 visible = [r for r in records if not first or at is None or r.end <= at
                            or (r.kind != "=" and self.carried(r, at))]
                 index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)

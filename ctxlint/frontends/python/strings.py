@@ -2,8 +2,9 @@
 ``.format``, ``%``, ``+``, ``join`` and names and functions that hold or return text.
 
 Values are followed through names with memoisation and a size bound: a text that would grow
-past ``MAX_PIECES`` pieces (``PROMPT = PROMPT + PROMPT`` written twenty times) stays one slot
-that stands for the expression, never a materialised copy.
+past ``MAX_PIECES`` pieces or past ``MIN_CHARS`` plus twice the module's size in characters
+(``PROMPT = PROMPT + PROMPT``, ``f"{PROMPT}{PROMPT}"`` or ``"%s%s" % (PROMPT, PROMPT)`` written
+forty times) stays one slot that stands for the expression, never a materialised copy.
 """
 
 from __future__ import annotations
@@ -31,13 +32,27 @@ from ctxlint.model import Slot, Source, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.
 MAX_PIECES = 2000
+# The most characters one text value may hold, on top of twice the module's own length: only a
+# value that repeats itself many times over (a doubling chain) grows past it.
+MIN_CHARS = 100_000
 
 FieldMaker = Callable[[str, Span], Piece]
 
 
 class Strings(Component):
     def text(self, node: ast.expr, env: Env) -> list[Piece] | None:
-        """The pieces of a string-valued expression, or None if it is not one we can read."""
+        """The pieces of a string-valued expression, or None if it is not one we can read; a
+        value past the size bound is one slot for the expression."""
+        found = self._text(node, env)
+        if found is not None and (len(found) > MAX_PIECES or chars(found) > self.max_chars):
+            return [self.slot_piece(node, env)]
+        return found
+
+    @property
+    def max_chars(self) -> int:
+        return MIN_CHARS + 2 * len(self.m.text)
+
+    def _text(self, node: ast.expr, env: Env) -> list[Piece] | None:
         if env.depth > MAX_DEPTH or not self.m.step():
             return None
         if isinstance(node, ast.Constant):
@@ -55,8 +70,6 @@ class Strings(Component):
                 left, right = self.text(node.left, env), self.text(node.right, env)
                 if left is None and right is None:
                     return None
-                if len(left or ()) + len(right or ()) > MAX_PIECES:
-                    return [self.slot_piece(node, env)]
                 return (left if left is not None else [self.slot_piece(node.left, env)]) + (
                     right if right is not None else [self.slot_piece(node.right, env)]
                 )
@@ -109,8 +122,11 @@ class Strings(Component):
         if found is None:
             return None
         found = list(found)
+        size = chars(found)
+        if len(binding.extras) > MAX_PIECES:
+            return None
         for extra in binding.extras:
-            if extra.kind != "+=" or extra.value is None:
+            if extra.kind != "+=" or extra.value is None or doubles(extra):
                 return None
             more = self.pieces(extra.value, binding.env)
             loop = binding.loop_of(extra)
@@ -119,6 +135,9 @@ class Strings(Component):
                 more = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p for p in more]
                 more = in_loop(more, loop.text)
             found.extend(more)
+            size += chars(more)
+            if len(found) > MAX_PIECES or size > self.max_chars:
+                return None  # a value that repeats itself: the caller's slot stands for it
         return found
 
     def consume(self, binding: Binding) -> None:
@@ -136,6 +155,7 @@ class Strings(Component):
                 len(fields or ()) for _, fields in layout) != len(values):
             return [self.slot_piece(node, env)]  # written in a way we cannot locate: one slot
         pieces: list[Piece] = []
+        size = 0  # of the inlined values: the literal's own text is bounded by the module
         remaining = iter(values)
         for token, fields in layout:
             located = self.m.located(token)
@@ -150,9 +170,12 @@ class Strings(Component):
                     inline = self.text(value.value, env)  # a known constant: its own text and spans
                 if inline is not None:
                     pieces.extend(inline)
+                    size += chars(inline)
                 else:
                     piece = self.slot_piece(value.value, env)
                     pieces.append(replace(piece, span=located.span(field.start, field.end)))
+                if len(pieces) > MAX_PIECES or size > self.max_chars:
+                    return [self.slot_piece(node, env)]
                 cursor = field.end
             pieces.extend(located.static(cursor, len(token.body), braces=token.is_f))
         return pieces
@@ -258,7 +281,7 @@ class Strings(Component):
             entries = self.flow.dict_entries(right, env) or {}
             positional = [] if entries else [right]
         pieces: list[Piece] = []
-        index = 0
+        index = size = 0
         for token in tokens:
             located = self.m.located(token)
             cursor = 0
@@ -273,6 +296,9 @@ class Strings(Component):
                     index += 1
                     name = self.m.code(value) if value is not None else token.body[start:end]
                 pieces.append(self.field_piece(name, name, value, env, located.span(start, end)))
+                size += len(pieces[-1].text)
+                if size > self.max_chars:
+                    return None  # a value that repeats itself: the caller's slot stands for it
                 cursor = end
             pieces.extend(located.static(cursor, len(token.body), percent=True))
         return pieces
@@ -351,19 +377,26 @@ class Strings(Component):
         if found is None:
             return None
         found = list(found)
+        size = chars(found)
         binding = Binding(base.value, env, extras, len(base.loops))
+        if len(extras) > MAX_PIECES:
+            return None
         for extra in extras:
-            if extra.kind != "+=" or extra.value is None:
+            if extra.kind != "+=" or extra.value is None or doubles(extra):
                 return None
             more = self.pieces(extra.value, Env(extra.home))
             loop = binding.loop_of(extra)
             found.extend(in_loop(more, loop.text if loop else None))
+            size += chars(more)
+            if len(found) > MAX_PIECES or size > self.max_chars:
+                return None
         return found
 
     def template_fields(self, tokens: list[StrToken], field: FieldMaker | None = None) -> list[Piece] | None:
         """The pieces of ``{name}`` templates: static text, and for each field ``field(name,
         span)`` (by default a slot named by the field, its value unknown)."""
-        pieces = []
+        pieces: list[Piece] = []
+        size = 0
         for token in tokens:
             fields = format_fields(token.body, token.raw)
             if fields is None:
@@ -375,6 +408,21 @@ class Strings(Component):
                 span = located.span(start, end)
                 pieces.append(field(name, span) if field else
                               Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ())))
+                size += len(pieces[-1].text)
+                if size > self.max_chars:
+                    return None  # a value that repeats itself: the caller's slot stands for it
                 cursor = end
             pieces.extend(located.static(cursor, len(token.body), braces=True))
         return pieces
+
+
+def chars(pieces: list[Piece]) -> int:
+    return sum(len(piece.text) for piece in pieces)
+
+
+def doubles(extra: Assign) -> bool:
+    """``PROMPT += PROMPT``: a change that adds the name's own value, doubling it each time it runs
+    (followed, thousands of them ask for each earlier value again: cubic work)."""
+    target = extra.target
+    return isinstance(target, ast.Name) and extra.value is not None and any(
+        isinstance(node, ast.Name) and node.id == target.id for node in ast.walk(extra.value))

@@ -106,6 +106,8 @@ class Unit:
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
+        self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
+        self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         self.steps = 0
         self.max_steps = MIN_STEPS + STEPS_PER_CHARACTER * len(text)
         self.exhausted = False
@@ -268,6 +270,8 @@ class Unit:
         self.text_memo.clear()
         self.facts_memo.clear()
         self.source_memo.clear()
+        self.iteration_memo.clear()
+        self.unreadable_lists.clear()
         self.consumed = set()
         self.active.clear()
         self.steps = 0
@@ -302,9 +306,9 @@ class Unit:
 
     # ---- bounds, cycles and scopes ---------------------------------------------------------------------
 
-    def step(self) -> bool:
-        """Count one step of following values; False once the module's budget is spent."""
-        self.steps += 1
+    def step(self, cost: int = 1) -> bool:
+        """Count ``cost`` steps of following values; False once the module's budget is spent."""
+        self.steps += cost
         if self.steps > self.max_steps:
             self.exhausted = True
             return False
