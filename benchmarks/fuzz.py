@@ -1,6 +1,6 @@
 """Mutation fuzzing of every front-end, seeded with the repository's own files.
 
-    python benchmarks/fuzz.py [--inputs N] [--jobs J] [--seed S] [--out DIR]
+    python benchmarks/fuzz.py [--inputs N] [--minutes M] [--jobs J] [--seed S] [--out DIR]
 
 The seeds are every prompt file under examples/ and tests/data/ and every example of every rule
 file. Input ``i`` is seed file ``i mod seeds``, changed by one to four mutations drawn from a
@@ -19,7 +19,9 @@ input that took it past 200 MB, and every thousand inputs, so that memory the in
 after one input is not counted against the next). A worker that is silent for two
 minutes is stopped and its input reported as a hang; one that dies is replaced.
 
-The report gives the number of inputs by format, every internal error (grouped by cause, each
+With ``--minutes M`` no new input is started after M minutes; the report then says how many of
+the N inputs ran (a shared or slow machine may not finish a long campaign). The report gives
+the number of inputs by format, every internal error (grouped by cause, each
 with one input saved under --out to reproduce it), the slowest inputs, those over 5 seconds,
 and the largest peak memory, those over 300 MB. The run exits 1 when any input crashed, hung or
 crossed a limit.
@@ -196,7 +198,8 @@ def grow(rng: random.Random, text: str) -> str:
     return head + unit * max(1, (target - len(text)) // max(1, len(unit))) + text[len(head):]
 
 
-def build(index: int, run_seed: int, seeds: list[Seed], by_format: dict[str, list[Seed]]) -> tuple[Seed, bytes, list[str]]:
+def build(index: int, run_seed: int, seeds: list[Seed],
+          by_format: dict[str, list[Seed]]) -> tuple[Seed, bytes, list[str]]:
     """Input ``index``: the same bytes every time for the same seed files and ``run_seed``."""
     rng = random.Random(run_seed * 1_000_003 + index)
     seed = seeds[index % len(seeds)]
@@ -298,7 +301,7 @@ RECYCLE = 1_000
 RECYCLE_MB = 200  # and after an input that took it past this: the next input starts afresh
 
 
-def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool) -> list[Result]:
+def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minutes: float | None = None) -> list[Result]:
     context = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
 
     def start() -> _Worker:
@@ -321,7 +324,8 @@ def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool) -> lis
 
     def dispatch(slot: _Worker) -> None:
         nonlocal next_index
-        if next_index < inputs:
+        in_time = minutes is None or time.perf_counter() - started < minutes * 60
+        if next_index < inputs and in_time:
             slot.index, slot.since = next_index, time.perf_counter()
             slot.connection.send(next_index)
             next_index += 1
@@ -380,7 +384,7 @@ def save(result: Result, run_seed: int, out: Path, seeds: list[Seed], by_format:
     return path
 
 
-def report(results: list[Result], run_seed: int, out: Path, elapsed: float) -> int:
+def report(results: list[Result], run_seed: int, out: Path, elapsed: float, requested: int | None = None) -> int:
     seeds = load_seeds()
     by_format: dict[str, list[Seed]] = defaultdict(list)
     for seed in seeds:
@@ -391,6 +395,8 @@ def report(results: list[Result], run_seed: int, out: Path, elapsed: float) -> i
     heavy = [r for r in results if r.peak_mb > MEMORY_LIMIT_MB]
     print(f"ctxlint fuzz: {len(results):,} inputs from {len(seeds)} seed files (run seed {run_seed}), "
           f"{elapsed:,.0f} s")
+    if requested is not None and len(results) < requested:
+        print(f"stopped at the time limit: {len(results):,} of the {requested:,} inputs requested ran")
     print("inputs by format: " + ", ".join(f"{fmt} {n:,}" for fmt, n in formats.most_common()))
     print(f"inputs of 100 KB or more: {sum(r.size >= 100_000 for r in results):,}; largest "
           f"{max((r.size for r in results), default=0):,} bytes")
@@ -427,6 +433,8 @@ def report(results: list[Result], run_seed: int, out: Path, elapsed: float) -> i
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--inputs", type=int, default=100_000, help="how many inputs to generate (default 100,000)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="start no new input after this many minutes, and report the inputs that ran")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: every core)")
     parser.add_argument("--seed", type=int, default=0, help="run seed: the same seed builds the same inputs")
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"),
@@ -435,8 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    results = run(args.inputs, args.jobs, args.seed, args.out, progress=not args.quiet)
-    return report(results, args.seed, args.out, time.perf_counter() - started)
+    results = run(args.inputs, args.jobs, args.seed, args.out, progress=not args.quiet, minutes=args.minutes)
+    return report(results, args.seed, args.out, time.perf_counter() - started, args.inputs)
 
 
 if __name__ == "__main__":
