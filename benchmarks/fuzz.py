@@ -16,8 +16,9 @@ reports, per input, the CPU time it took, the wall time, and the peak resident m
 worker process while it ran (the kernel's high-water mark, reset before each input; the
 interpreter with both tokenizers loaded is about 130 MB of it; a worker is replaced after an
 input that took it past 200 MB, and every thousand inputs, so that memory the interpreter keeps
-after one input is not counted against the next). A worker that is silent for two
-minutes is stopped and its input reported as a hang; one that dies is replaced.
+after one input is not counted against the next). A worker that spends two minutes of CPU
+time on one input (or half an hour of wall time) is stopped and its input reported as a hang;
+one that dies is replaced.
 
 With ``--minutes M`` no new input is started after M minutes; the report then says how many of
 the N inputs ran (a shared or slow machine may not finish a long campaign). The report gives
@@ -49,7 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 SLOW_SECONDS = 5.0
 MEMORY_LIMIT_MB = 300
-HANG_SECONDS = 120.0
+HANG_SECONDS = 120.0  # of CPU time in the worker: on a loaded machine wall time says little
+HANG_WALL_SECONDS = 1_800.0
 GROW_EVERY = 50  # one input in this many is grown to 100 KB - 1 MB
 ADDRESS_SPACE = 4 << 30  # a runaway input gets MemoryError instead of taking the machine down
 
@@ -232,6 +234,16 @@ def _reset_peak() -> None:
         pass
 
 
+def _cpu_seconds(pid: int | None) -> float:
+    """The CPU time a process has used so far (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _where(error: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "/ctxlint/" in f.filename]
     frame = frames[-1] if frames else traceback.extract_tb(error.__traceback__)[-1]
@@ -294,6 +306,7 @@ class _Worker:
     connection: Connection
     index: int | None = None
     since: float = 0.0
+    cpu_since: float = 0.0
     done: int = 0  # inputs linted; a worker is replaced after RECYCLE so memory peaks stay its own
 
 
@@ -327,6 +340,7 @@ def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minute
         in_time = minutes is None or time.perf_counter() - started < minutes * 60
         if next_index < inputs and in_time:
             slot.index, slot.since = next_index, time.perf_counter()
+            slot.cpu_since = _cpu_seconds(slot.process.pid)
             slot.connection.send(next_index)
             next_index += 1
         else:
@@ -353,8 +367,9 @@ def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minute
                         slot = workers[position] = start()
                     dispatch(slot)
                     continue
-            elif time.perf_counter() - slot.since > HANG_SECONDS:
-                lost = f"no answer after {HANG_SECONDS:.0f} s: stopped"
+            elif (_cpu_seconds(slot.process.pid) - slot.cpu_since > HANG_SECONDS
+                  or time.perf_counter() - slot.since > HANG_WALL_SECONDS):
+                lost = f"no answer after {HANG_SECONDS:.0f} s of CPU time: stopped"
             if lost is None:
                 continue
             slot.process.kill()
