@@ -17,7 +17,8 @@ def reuse_last(function: _Pass) -> _Pass:
 
     @functools.wraps(function)
     def reused(*arguments):
-        if last and len(last[0]) == len(arguments) and all(_same(a, b) for a, b in zip(last[0], arguments)):
+        if last and len(last[0]) == len(arguments) and all(
+                _same(a, b) for a, b in zip(last[0], arguments, strict=True)):
             return last[1]
         result = function(*arguments)
         last[:] = [arguments, result]

@@ -369,9 +369,11 @@ def _slot_facts(env: jinja2.Environment, expression: str, state: _State, span: S
     if node is None:
         try:
             output = env.parse("{{ " + expression + " }}").body[0]
-            node = output.nodes[0]
         except (jinja2.TemplateSyntaxError, RecursionError, IndexError, AttributeError):
+            output = None
+        if not isinstance(output, nodes.Output) or not output.nodes:
             return Slot(expression, variable_length=bool(state.loops))
+        node = output.nodes[0]
     return _facts(node, expression, state, span)
 
 
@@ -459,7 +461,7 @@ def _walk(node: nodes.Node):
 MAX_PATH_PARTS = 64
 
 
-def _dotted(node: nodes.Node) -> str | None:
+def _dotted(node: nodes.Node | None) -> str | None:
     """``user.profile.name`` for a chain of attributes and constant keys on a variable, else None."""
     parts: list[str] = []
     while len(parts) <= MAX_PATH_PARTS:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Collection
+from typing import Any, NoReturn
 
 from ctxlint.numbers import read_int
 
@@ -65,11 +66,11 @@ class Node:
 
     __slots__ = ("end", "fields", "items", "kind", "raw_content", "start", "value")
 
-    def __init__(self, kind: str, start: int, end: int, value: object):
+    def __init__(self, kind: str, start: int, end: int, value: Any):
         self.kind = kind
         self.start = start
         self.end = end
-        self.value = value
+        self.value = value  # Any, as from json.loads: the shape is checked where it is read
         self.fields: dict[str, tuple[Node, Node]] | None = None
         self.items: list[Node] | None = None
         self.raw_content: str | None = None  # a string's text between its quotes, escapes and all
@@ -90,9 +91,8 @@ def parse(text: str, max_depth: int = MAX_DEPTH, detail: Collection[str] | None 
 
 def _parse(text: str, pos: int, n: int, max_depth: int, detail: Collection[str] | None) -> Node:
     """Parse the value in ``text[pos:n]``, which must hold exactly one JSON value."""
-    ws = _WS.match
     stack: list[tuple[Node, str | None]] = []  # open containers, with the key being filled
-    pos = ws(text, pos).end()
+    pos = _skip_ws(text, pos)
     while True:
         # --- one value starting at pos ---------------------------------------------------
         if pos >= n:
@@ -112,14 +112,14 @@ def _parse(text: str, pos: int, n: int, max_depth: int, detail: Collection[str] 
                 node.fields = {}
             else:
                 node.items = []
-            pos = ws(text, pos + 1).end()
+            pos = _skip_ws(text, pos + 1)
             closer = "}" if is_object else "]"
             if pos < n and text[pos] == closer:
                 node.end = pos + 1
                 pos += 1
             else:
                 key = None
-                if is_object:
+                if node.fields is not None:
                     key_node, pos = _key(text, pos)
                     key = key_node.value
                     node.fields[key] = (key_node, node)  # placeholder until the value arrives
@@ -151,23 +151,23 @@ def _parse(text: str, pos: int, n: int, max_depth: int, detail: Collection[str] 
         # --- attach the finished value, closing every container it completes -----------------
         while True:
             if not stack:
-                pos = ws(text, pos).end()
+                pos = _skip_ws(text, pos)
                 if pos < n:
                     raise JsonError("Extra data after the JSON value", pos)
                 return node
-            parent, key = stack[-1]
-            if parent.kind == "object":
+            parent, key = stack[-1]  # an object (its fields, the key being filled) or an array
+            if parent.fields is not None and key is not None:
                 parent.fields[key] = (parent.fields[key][0], node)
                 parent.value[key] = node.value
-            else:
+            elif parent.items is not None:
                 parent.items.append(node)
                 parent.value.append(node.value)
-            pos = ws(text, pos).end()
+            pos = _skip_ws(text, pos)
             closer = "}" if parent.kind == "object" else "]"
             char = text[pos] if pos < n else ""
             if char == ",":
-                pos = ws(text, pos + 1).end()
-                if parent.kind == "object":
+                pos = _skip_ws(text, pos + 1)
+                if parent.fields is not None:
                     key_node, pos = _key(text, pos)
                     stack[-1] = (parent, key_node.value)
                     parent.fields.pop(key_node.value, None)  # a repeated key: the later one wins
@@ -207,6 +207,12 @@ def _skim(text: str, pos: int, depth_left: int) -> Node:
     return Node("object" if text[pos] == "{" else "array", pos, end, value)
 
 
+def _skip_ws(text: str, pos: int) -> int:
+    """The offset of the first character at or after ``pos`` that is not JSON whitespace."""
+    match = _WS.match(text, pos)
+    return match.end() if match is not None else pos  # never None: the pattern matches ""
+
+
 def _nesting(text: str, start: int, end: int) -> int:
     depth = deepest = 0
     for match in _BRACKET.finditer(text, start, end):
@@ -226,10 +232,10 @@ def _key(text: str, pos: int) -> tuple[Node, int]:
     if pos >= len(text) or text[pos] != '"':
         raise JsonError("Expecting property name enclosed in double quotes", pos)
     key_node, pos = _string(text, pos)
-    pos = _WS.match(text, pos).end()
+    pos = _skip_ws(text, pos)
     if pos >= len(text) or text[pos] != ":":
         raise JsonError("Expecting ':' delimiter", pos)
-    return key_node, _WS.match(text, pos + 1).end()
+    return key_node, _skip_ws(text, pos + 1)
 
 
 def _string(text: str, pos: int) -> tuple[Node, int]:
@@ -250,7 +256,7 @@ def _string(text: str, pos: int) -> tuple[Node, int]:
     return node, match.end()
 
 
-def _string_error(text: str, start: int) -> None:
+def _string_error(text: str, start: int) -> NoReturn:
     """Raise the error for the malformed string that starts at ``start``."""
     i = start + 1
     n = len(text)

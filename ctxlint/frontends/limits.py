@@ -13,7 +13,8 @@ MAX_SEGMENTS = 50_000
 # but plain `{{ name }}` tags is read without it, and does not count).
 MAX_TEMPLATE_CODE = 100_000
 
-NOT_CHECKED = "too many to analyse in bounded time; the file was not checked (split it, or exclude it if it is generated)"
+NOT_CHECKED = ("too many to analyse in bounded time; the file was not checked "
+               "(split it, or exclude it if it is generated)")
 
 
 def too_many_segments() -> str:

@@ -364,10 +364,10 @@ def _settings(root: jsonpos.Node, source: str, config_path: str) -> _Config:
     then the pre-1.0 ``completion`` table) and the values inserted without encoding."""
     candidates: list[jsonpos.Node] = []
     services = _field(root, "execution_settings")
-    if services is not None and services.kind == "object":
+    if services is not None and services.fields is not None:
         ordered = sorted(services.fields.items(), key=lambda item: item[0] != "default")
         candidates += [value for _, (_, value) in ordered]
-    elif services is not None and services.kind == "array":
+    elif services is not None and services.items is not None:
         candidates += services.items
     completion = _field(root, "completion")
     if completion is not None:
@@ -375,7 +375,7 @@ def _settings(root: jsonpos.Node, source: str, config_path: str) -> _Config:
 
     limit = model = None
     for settings in candidates:
-        if settings.kind != "object":
+        if settings.kind != "object" or settings.fields is None:
             continue
         if model is None:
             model = next((v for k in _MODEL_KEYS if isinstance(v := settings.value.get(k), str) and v), None)

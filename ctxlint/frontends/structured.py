@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
+from typing import TypeGuard
 
 from ctxlint.frontends import jsonpos, limits
 from ctxlint.frontends.jsonpos import Node
@@ -458,7 +459,7 @@ def _yaml_offsets(text: str, scalar, value: str) -> Callable[[int], int]:
     return locate
 
 
-_ESCAPE_BY_STYLE = {
+_ESCAPE_BY_STYLE: dict[str | None, re.Pattern[str]] = {  # by a scalar's style (None: plain, no escapes)
     '"': re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.|$)"),
     "'": re.compile("''"),
 }
@@ -496,7 +497,7 @@ _RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoni
                     "file_search_call", "item_reference")
 
 
-def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> bool:
+def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> TypeGuard[Node]:
     """Objects that each have a `role` (of any type: a wrong one is reported) or are one of ``items``."""
     return (node is not None and node.items is not None
             and all(item.kind == "object" and item.fields is not None
@@ -504,7 +505,7 @@ def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> bool:
 
 
 def _chat_request(ctx: _Context, root: Node) -> Request | None:
-    if root.kind != "object":
+    if root.kind != "object" or root.fields is None:
         return None
     fields = root.fields
     messages = fields.get("messages", (None, None))[1]
@@ -588,7 +589,7 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
         add_blocks(messages, Role.USER, index, "input")
         sent.append(Message(index, "user", ctx.span(messages.start, messages.end)))
     else:
-        for message in messages.items:
+        for message in messages.items or ():
             sent.append(_message(ctx, message, index, add_blocks))
             index += 1
 
@@ -785,15 +786,16 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
                             parts=tuple(add_parts(turn, role, index))))
         index += 1
     tools: list[ToolDef] = []
-    for entry in fields.get("tools", (None, None))[1].items or () if "tools" in fields else ():
-        for key in ("functionDeclarations", "function_declarations"):
+    listed = fields.get("tools", (None, None))[1]
+    declaration_keys = ("functionDeclarations", "function_declarations")
+    for entry in listed.items or () if listed is not None else ():
+        for key in declaration_keys:
             declarations = entry.fields.get(key, (None, None))[1] if entry.fields else None
             for item in declarations.items or () if declarations is not None else ():
                 tool = _tool_def(ctx, item, strict=False)
                 if tool is not None:
                     tools.append(tool)
-        declarations = ("functionDeclarations", "function_declarations")
-        if entry.kind == "object" and not any(k in entry.value for k in declarations):
+        if entry.kind == "object" and not any(k in entry.value for k in declaration_keys):
             tool = _hosted_tool(ctx, entry) or (ToolDef(next(iter(entry.value), "tool"), None, None,
                                                         ctx.span(entry.start, entry.end), entry.value)
                                                 if entry.value else None)
@@ -816,6 +818,7 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
 
 
 def _breakpoint(ctx: _Context, block: Node, covers: int) -> Breakpoint:
+    assert block.fields is not None  # the caller found `cache_control` in them
     control = block.fields["cache_control"][1]
     ttl = control.value.get("ttl") if isinstance(control.value, dict) else None
     return Breakpoint(ctx.key_span(block.fields, "cache_control"), covers, ttl if isinstance(ttl, str) else None)
@@ -912,10 +915,10 @@ def _tool_file(ctx: _Context, root: Node) -> Request | None:
     single = _single_tool(ctx, root)
     if single is not None:
         return Request(ctx.path, ctx.point(root.start), tools=(single,),
-                       breakpoints=(_breakpoint(ctx, root, 0),) if "cache_control" in root.fields else ())
+                       breakpoints=(_breakpoint(ctx, root, 0),) if "cache_control" in (root.fields or {}) else ())
     if root.kind == "array":
         listing = root
-    elif root.kind == "object":
+    elif root.kind == "object" and root.fields is not None:
         fields = root.fields
         result = fields.get("result", (None, None))[1]
         if result is not None and result.fields is not None and "tools" in result.fields:
@@ -926,17 +929,19 @@ def _tool_file(ctx: _Context, root: Node) -> Request | None:
                 break
     if listing is None or not listing.items:
         return None
-    tools = [_tool_def(ctx, item, strict=True) for item in listing.items]
-    if any(t is None for t in tools) or all(t.schema is None for t in tools):
+    found = [_tool_def(ctx, item, strict=True) for item in listing.items]
+    tools = [t for t in found if t is not None]
+    if len(tools) < len(found) or all(t.schema is None for t in tools):
         return None
-    breakpoints = tuple(_breakpoint(ctx, item, 0) for item in listing.items if "cache_control" in item.fields)
+    breakpoints = tuple(_breakpoint(ctx, item, 0) for item in listing.items if "cache_control" in (item.fields or {}))
     return Request(ctx.path, ctx.span(anchor.start, anchor.end) if anchor is not root else ctx.point(root.start),
                    tools=tuple(tools), breakpoints=breakpoints)
 
 
 def _single_tool(ctx: _Context, root: Node) -> ToolDef | None:
     """A file that is one tool (MCP, OpenAI or Anthropic shape), whose schema reads as JSON Schema."""
-    if root.kind != "object" or any(key in root.fields for key in ("tools", "functions", "messages", "result")):
+    if root.kind != "object" or root.fields is None or any(
+            key in root.fields for key in ("tools", "functions", "messages", "result")):
         return None
     tool = _tool_def(ctx, root, strict=True)
     schema = tool.schema if tool is not None else None
@@ -997,11 +1002,11 @@ def _yaml_prompts(ctx: _Context, root: Node) -> list[Request]:
             continue
         seen.add(id(node))
         if node.kind == "array":
-            stack.extend(reversed(node.items))
-            continue
-        if node.kind != "object":
+            stack.extend(reversed(node.items or ()))
             continue
         fields = node.fields
+        if node.kind != "object" or fields is None:
+            continue
         # CrewAI builds one prompt from an agent's role, goal and backstory (the system prompt)
         # and one from a task's description and expected output (the user turn).
         crew = [k for k in _crew_keys(node) if fields[k][1].kind == "string"]
@@ -1050,6 +1055,8 @@ _SK_FORMATS = {"semantic-kernel": "sk", "handlebars": "handlebars", "jinja2": "j
 def _semantic_kernel(ctx: _Context, root: Node) -> Request | None:
     """Semantic Kernel prompt YAML: one template, its format and its execution settings."""
     fields = root.fields
+    if fields is None:
+        return None
     template = fields.get("template", (None, None))[1]
     if template is None or template.kind != "string":
         return None
@@ -1063,16 +1070,16 @@ def _semantic_kernel(ctx: _Context, root: Node) -> Request | None:
     limit = None
     settings = fields.get("execution_settings", (None, None))[1]
     if settings is not None and settings.kind == "object":
-        services = sorted(settings.fields.items(), key=lambda item: item[0] != "default")
+        services = sorted((settings.fields or {}).items(), key=lambda item: item[0] != "default")
         for _, (_, service) in services:
             if service.kind == "object":
-                limit = _output_limit(ctx, service.fields)
+                limit = _output_limit(ctx, service.fields or {})
                 if limit:
                     break
     anchor = ctx.key_span(fields, "execution_settings") if settings is not None else ctx.point(root.start)
     model = None
     if settings is not None and settings.kind == "object":
-        for _, (_, service) in settings.fields.items():
+        for _, (_, service) in (settings.fields or {}).items():
             candidate = service.value.get("model_id") if isinstance(service.value, dict) else None
             if isinstance(candidate, str):
                 model = candidate
@@ -1094,6 +1101,8 @@ _LANGCHAIN_FORMATS = {"f-string": "format", "jinja2": "jinja", "mustache": "hand
 def _langchain(ctx: _Context, root: Node) -> Request | None:
     """A serialised LangChain ``PromptTemplate`` (``_type: prompt``), f-string by default."""
     fields = root.fields
+    if fields is None:
+        return None
     template = fields.get("template", (None, None))[1]
     if template is None or template.kind != "string":
         return None

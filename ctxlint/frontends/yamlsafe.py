@@ -153,7 +153,7 @@ def _construct_int(constructor: yaml.constructor.SafeConstructor, node: yaml.Sca
 
 
 _SAFE = yaml.constructor.SafeConstructor.yaml_constructors
-_CONSTRUCTORS = {
+_CONSTRUCTORS: dict[str | None, Callable[..., object]] = {  # by tag; None: any other tag
     **_SAFE,
     **{tag: _located(tag, _construct_int if tag.endswith(":int") else _SAFE[tag]) for tag in _WHAT},
 }

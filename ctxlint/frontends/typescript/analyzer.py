@@ -209,7 +209,7 @@ class _Timeline:
     def __init__(self, records: list[_Assign]):
         self.records = records
         self.ends = [r.end for r in records]
-        self.sorted = all(a <= b for a, b in zip(self.ends, self.ends[1:]))
+        self.sorted = all(a <= b for a, b in pairwise(self.ends))
         self.last_plain: list[int | None] = [None]  # last_plain[n]: the last `=` among records[:n]
         for i, record in enumerate(records):
             self.last_plain.append(i if record.kind == "=" else self.last_plain[-1])
