@@ -95,3 +95,34 @@ def test_cache_location_and_no_cache(tmp_path):
     assert (elsewhere / "CACHEDIR.TAG").is_file() and not (project.root / ".ctxlint_cache").exists()
     project.run("check", "--no-cache")
     assert not (project.root / ".ctxlint_cache").exists()
+
+
+def test_imported_modules_and_prompty_file_references_are_part_of_the_key(project):
+    """The other front-ends that read beyond the file: a Python module's imported constants, a
+    Prompty file's ``${file:...}``. Each edit below changes only the other file."""
+    project.write({
+        "limits.py": "ANSWER_TOKENS = 400\n",
+        "service.py": (
+            "from openai import OpenAI\nfrom limits import ANSWER_TOKENS\n\nclient = OpenAI()\n"
+            "SYSTEM = \"You are the returns assistant for Northwind. Hand disputes to a human agent.\"\n\n\n"
+            "def answer(question):\n"
+            "    return client.chat.completions.create(\n"
+            "        model=\"gpt-4o\", max_completion_tokens=ANSWER_TOKENS,\n"
+            "        messages=[{\"role\": \"system\", \"content\": SYSTEM}, {\"role\": \"user\", \"content\": question}],\n"
+            "    )\n"
+        ),
+        "chat.prompty": ("---\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 400\n"
+                         "    tools: ${file:tools/search.json}\n---\nuser:\n{{question}}\n"),
+    })
+    cold = project.run("check")
+    assert cold.located == ["chat.prompty:6:5: CTX001"]
+    assert "cannot read `${file:tools/search.json}`" in cold.lines[0]
+
+    project.write({
+        "limits.py": "ANSWER_TOKENS = 5\n",
+        "tools/search.json": ('[{"type": "function", "function": {"name": "search", "description": "Search the '
+                              'help centre.", "parameters": {"type": "object", "properties": {"q": '
+                              '{"type": "string"}}}}}]'),
+    })
+    warm = project.run("check")
+    assert warm.located == ["service.py:10:25: CTX202"]

@@ -308,18 +308,22 @@ def test_unused_suppressions_are_reported_and_fix_removes_them(project):
         "d.j2": "{# ctxlint: ignore[volatile-in-prefix] #}\n" + CLOCK_TEMPLATE,
         # A typo suppresses nothing: the clock is reported, and so is the directive.
         "e.j2": "{# ctxlint: ignore[volatile-in-prefx] #}\n" + CLOCK_TEMPLATE,
+        # So does a misspelt directive; it is reported, with no fix to guess.
+        "f.j2": "{# ctxlint: ignroe[CTX101] #}\n" + CLOCK_TEMPLATE,
     })
     before, fixed, after = project.run("check"), project.run("check", "--fix"), project.run("check")
     assert before.located == [
         "a.j2:1:27: CTX002", "b.j2:1:1: CTX002", "e.j2:1:1: CTX002", "e.j2:2:15: CTX101",
-        "service.py:2:1: CTX002", "service.py:4:44: CTX002",
+        "f.j2:1:4: CTX002", "f.j2:2:15: CTX101", "service.py:2:1: CTX002", "service.py:4:44: CTX002",
     ]
     assert before.lines[0] == ("a.j2:1:27: CTX002 [*] `ctxlint: ignore[CTX101, CTX102]`: `CTX102` reports nothing on "
                                "the line it covers. Remove it from the list.")
     assert before.lines[2] == ("e.j2:1:1: CTX002 [*] `ctxlint: ignore[volatile-in-prefx]` suppresses nothing: "
                                "`volatile-in-prefx` is not a rule code or name (see `ctxlint rule`). Remove it.")
+    assert before.lines[4] == ("f.j2:1:4: CTX002 `ctxlint: ignroe` is not a directive, so it does nothing; "
+                               "did you mean `ignore`?")
     assert fixed.err_lines == ["Fixed 5 findings in 4 files."]
-    assert after.located == ["e.j2:2:15: CTX101"]  # the typo's removal leaves the real finding
+    assert after.located == ["e.j2:2:15: CTX101", "f.j2:1:4: CTX002", "f.j2:2:15: CTX101"]  # the typo's removal leaves the real finding
 
     def read(name: str) -> str:
         return (project.root / name).read_text(encoding="utf-8")

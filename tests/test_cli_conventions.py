@@ -64,6 +64,37 @@ def test_colour_on_request_and_never_in_files_or_pipes(project):
     assert "\x1b" not in (project.root / "out.txt").read_text(encoding="utf-8")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-terminals")
+def test_colour_on_a_terminal_unless_no_color(project):
+    import pty
+
+    project.write({"a.j2": CLOCK_TEMPLATE})
+
+    def on_a_terminal(**env: str) -> tuple[int, list[str]]:
+        leader, follower = pty.openpty()
+        environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "a.j2"], cwd=project.root,
+                              stdout=follower, stderr=subprocess.PIPE, env={**environment, "TERM": "xterm", **env},
+                              timeout=60, check=False)
+        os.close(follower)
+        output = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            output += chunk
+        os.close(leader)
+        return done.returncode, output.decode("utf-8").splitlines()
+
+    coloured, no_color, dumb = on_a_terminal(), on_a_terminal(NO_COLOR="1"), on_a_terminal(TERM="dumb")
+    assert coloured == (1, [f"\x1b[1ma.j2\x1b[0m\x1b[2m:1:15:\x1b[0m \x1b[1;31mCTX101\x1b[0m {CLOCK_MESSAGE}",
+                            "\x1b[1mFound 1 finding (1 error) in 1 file.\x1b[0m"])
+    assert no_color == dumb == (1, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."])
+
+
 def test_standard_input(project):
     project.write({
         "ctxlint.toml": '[per-file-ignores]\n"legacy/**" = ["CTX101"]\n',
@@ -164,3 +195,44 @@ def test_fifos_sockets_devices_and_symlink_loops_are_skipped_with_a_notice(proje
         "pipe.j2: skipped: a FIFO (named pipe), not a regular file",
         "sock.j2: skipped: a socket, not a regular file",
     ]
+
+
+# --- CI report formats ------------------------------------------------------------------------
+
+
+def test_gitlab_and_junit_reports(project):
+    import xml.etree.ElementTree as ET
+
+    project.write({"a.j2": CLOCK_TEMPLATE, "b.prompty": NO_RESERVE_PROMPTY, "service.py": SERVICE,
+                   "clean/ok.j2": "You are the support assistant.\nQuestion: {{ question }}\n"})
+    gitlab, junit, clean = project.run_many([
+        ("check", "--output-format", "gitlab"), ("check", "--output-format", "junit"),
+        ("check", "clean", "--output-format", "junit"),
+    ])
+    # GitLab Code Quality: the fields GitLab requires, severities mapped, a unique fingerprint each.
+    issues = json.loads(gitlab.stdout)
+    assert gitlab.code == 1
+    assert [(i["check_name"], i["severity"], i["location"]["path"], i["location"]["positions"]["begin"])
+            for i in issues] == [
+        ("CTX101 volatile-in-prefix", "major", "a.j2", {"line": 1, "column": 15}),
+        ("CTX201 missing-output-reserve", "minor", "b.prompty", {"line": 3, "column": 1}),
+        ("CTX103 unstable-serialization", "minor", "service.py", {"line": 6, "column": 36}),
+    ]
+    assert issues[0]["description"] == f"CTX101 {CLOCK_MESSAGE}"
+    assert len({i["fingerprint"] for i in issues}) == 3
+    assert issues[0]["content"]["body"].startswith("Confidence: high.")
+    assert "Fixable with `ctxlint check --fix`" in issues[2]["content"]["body"]
+    # JUnit: a suite per file with findings, a failed case per finding, typed by severity.
+    root = ET.fromstring(junit.stdout)
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "3", "3")
+    assert [s.get("name") for s in root] == ["a.j2", "b.prompty", "service.py"]
+    case = root[0][0]
+    assert (case.get("name"), case.get("classname"), case.get("line")) == ("CTX101 volatile-in-prefix at 1:15", "a.j2", "1")
+    failure = case.find("failure")
+    assert (failure.get("type"), failure.get("message")) == ("error", CLOCK_MESSAGE)
+    assert failure.text.splitlines()[:2] == [f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}", "confidence: high"]
+    # A clean run is one passing case, never an empty report.
+    clean_root = ET.fromstring(clean.stdout)
+    assert (clean.code, clean_root.get("tests"), clean_root.get("failures")) == (0, "1", "0")
+    assert clean_root[0][0].get("name") == "ctxlint check (1 file)"
+    assert clean_root[0][0].find("failure") is None
