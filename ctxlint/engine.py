@@ -113,6 +113,7 @@ class Linter:
     def __init__(self, settings: Settings, catalogue: dict[str, Rule], select: list[str] | None = None,
                  ignore: Sequence[str] = ()):
         self.settings = settings
+        self._root = settings.root.resolve()  # once, not for every file: resolving is a syscall per part
         overrides = rule_overrides(settings, catalogue)  # validates codes and options first
         preview = settings.preview
         if select is not None:
@@ -160,6 +161,24 @@ class Linter:
         """Lint ``files``; a large audit is split across ``jobs`` processes (default: every core)."""
         return lint_all([(path, self) for path in files], jobs)
 
+    def serve_cached(self, path: Path, result: LintResult, cache: ResultCache) -> bool:
+        """Whether ``path`` needs no linting: no front-end takes it, it is skipped (with a
+        notice in ``result``), or its findings came from ``cache`` into ``result``. A failure
+        here leaves the file to :meth:`lint_path`, which reports it."""
+        try:
+            loaded = self._load(path, result.notices)
+            if loaded is None:
+                return True
+            display, _, _, data = loaded
+            cached = cache.lookup(self, display, data)
+        except Exception:
+            return False
+        if cached is None:
+            return False
+        result.files_checked += 1
+        result.findings.extend(cached)
+        return True
+
     def lint_path(self, path: Path, result: LintResult, cache: ResultCache | None = None) -> None:
         """Lint one file from disk into ``result`` (files no front-end takes are passed over).
 
@@ -178,14 +197,10 @@ class Linter:
             result.errors.append(InternalError.from_exception(_display(path), error))
 
     def _lint_path(self, path: Path, result: LintResult, cache: ResultCache | None) -> None:
-        relpath = _relative(path, self.settings.root)
-        fmt = frontends.format_for(relpath, self.settings)
-        if fmt is None:
+        loaded = self._load(path, result.notices)
+        if loaded is None:
             return
-        display = _display(path)
-        data = self._read(path, display, result.notices)
-        if data is None:
-            return
+        display, relpath, fmt, data = loaded
         result.files_checked += 1
         if cache is None:
             result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
@@ -205,6 +220,17 @@ class Linter:
         self.take_notices(result)
         result.fresh.append((cache.key(self), display, cache.entry(data, dependencies, findings)))
 
+    def _load(self, path: Path, notices: list[Notice]) -> tuple[str, str, str, bytes] | None:
+        """A file's display path, path relative to its root, format and bytes; None when no
+        front-end takes it or it is skipped (with a notice)."""
+        relpath = _relative(path, self._root)
+        fmt = frontends.format_for(relpath, self.settings)
+        if fmt is None:
+            return None
+        display = _display(path)
+        data = self._read(path, display, notices)
+        return None if data is None else (display, relpath, fmt, data)
+
     def take_notices(self, result: LintResult) -> None:
         """Move what front-ends noticed about the file just linted into ``result``."""
         result.notices.extend(self.notices)
@@ -218,7 +244,7 @@ class Linter:
         ctxlint fails on to :attr:`parse_errors`.
         """
         for path in files:
-            relpath = _relative(path, self.settings.root)
+            relpath = _relative(path, self._root)
             if frontends.format_for(relpath, self.settings) is None:
                 continue
             display = _display(path)
@@ -399,10 +425,14 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     ``cache`` (the caller saves it). A file that makes ctxlint fail is an internal error in the
     result, not a finding; the other files are linted as usual."""
     jobs = jobs or os.cpu_count() or 1
+    result = LintResult()
+    if cache is not None:
+        # Cached results are served here, so a warm run starts no workers and a run after a
+        # few edits lints only what changed, in one process when that is little.
+        work = [(path, linter) for path, linter in work if not linter.serve_cached(path, result, cache)]
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD and _can_fork():
-        result = _lint_in_workers(work, jobs, cache)
+        result.add(_lint_in_workers(work, jobs, cache))
     else:
-        result = LintResult()
         for path, linter in work:
             linter.lint_path(path, result, cache)
     if cache is not None:
@@ -477,9 +507,9 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _relative(path: Path, root: Path) -> str:
+def _relative(path: Path, resolved_root: Path) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return path.resolve().relative_to(resolved_root).as_posix()
     except ValueError:
         return path.name
 

@@ -49,6 +49,7 @@ class Check:
 
 
 _CHECKS: dict[str, Check] = {}
+_IMPORTED = False  # whether every check module has been imported (see registry)
 
 
 def _register(scope: str, function: Callable | None, options: Mapping[str, str] | None):
@@ -77,7 +78,11 @@ def suppression_check(function: Callable | None = None, *, options: Mapping[str,
 
 
 def registry() -> dict[str, Check]:
-    """Every check by name (importing the modules registers them)."""
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
+    """Every check by name (importing the modules registers them, once: every rule of every
+    configuration asks)."""
+    global _IMPORTED
+    if not _IMPORTED:
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+        _IMPORTED = True
     return _CHECKS
