@@ -11,12 +11,23 @@ temporary tree. For each run the script times:
   ctxlint  the engine over the same files: front-ends, every rule, suppressions; in one
            process, then split across every core as `ctxlint check` does for large audits;
 
-and reports the ratio ctxlint / parse, plus the wall time of the `ctxlint check` command on a
-single template and on examples/ next to `python -c pass` (interpreter start-up), and the
-`ctxlint cost` command next to `ctxlint check` on the whole corpus tree (both use every core;
-cost must stay within 1.2 times check). Runs of the two commands alternate, so drift in the
-machine's load reaches both. Ratios are what to compare between commits: the absolute numbers
-depend on the machine.
+and reports the ratio ctxlint / parse, and the `ctxlint cost` command next to `ctxlint check` on
+the whole corpus tree (both use every core, check without its result cache; cost must stay
+within 1.2 times check; runs of the two commands alternate, so drift in the machine's load
+reaches both). Then it times commands as users run them, each the median of several runs with
+its peak memory:
+
+  start-up   `ctxlint check` on one template with a finding that reports a token count (what a
+             pre-commit run over a changed template costs; --no-cache, so nothing is served from
+             the result cache) next to `python -c "import jinja2, yaml"`, the libraries any
+             template linter loads; and the same run with the tokenizer loaded in full, as before
+             the vocabulary index (CTXLINT_TOKENIZER_CACHE=off);
+  cache      `ctxlint check` over the whole corpus with an empty result cache (cold), then again
+             with the cache it left (warm).
+
+`--commands-only` times only these commands. Commands run with bytecode caching on
+(PYTHONDONTWRITEBYTECODE unset) after a warm-up run, as an installed ctxlint runs. Ratios are
+what to compare between commits: the absolute numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -30,10 +41,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# A template whose finding reports a token count, so the run needs the tokenizer.
+TEMPLATE = "examples/support_bot/system.j2"
 
 from ctxlint.catalogue import load_catalogue  # noqa: E402
 from ctxlint.config import Settings  # noqa: E402
@@ -96,20 +111,53 @@ def timed(function, *args, repeat: int) -> float:
     return statistics.median(runs)
 
 
-def command_time(args: list[str], repeat: int) -> float:
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs)
+# Runs a command and prints its wall time, CPU time and peak memory. A small process of its own
+# spawns it, so the peak is the command's: a child forked from this script would count this
+# script's pages. CPU time (user + system) is printed too: on a machine shared with other work it
+# is the steadier measure, while wall time is what a user waits.
+_MEASURE = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=[
+    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+_, _, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+"""
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float  # median seconds
+    cpu: float  # median seconds of user + system time
+    peak: float  # MB, the largest of the runs
+
+
+def command_time(args: list[str], repeat: int, env: dict[str, str],
+                 before: Callable[[], None] | None = None) -> Timing:
+    """A command's median wall and CPU time and peak memory, after one warm-up run. ``before``
+    runs ahead of every run (to empty a cache)."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    peaks: list[float] = []
+    for attempt in range(repeat + 1):
+        if before is not None:
+            before()
+        done = subprocess.run([sys.executable, "-c", _MEASURE, *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, check=True)
+        wall, cpu, peak_kb = done.stdout.split()
+        if attempt:  # the first run warms bytecode and the tokenizer index
+            walls.append(float(wall))
+            cpus.append(float(cpu))
+            peaks.append(int(peak_kb) / 1024)
+    return Timing(statistics.median(walls), statistics.median(cpus), max(peaks))
 
 
 def check_and_cost(tree: Path, repeat: int) -> tuple[float, float]:
     """Median wall times of `ctxlint check` and `ctxlint cost` on ``tree``, run alternately."""
-    checks, costs = [], []
+    checks: list[float] = []
+    costs: list[float] = []
     for _ in range(repeat):
-        for args, runs in ((["check", "--exit-zero"], checks), (["cost", "--format", "json"], costs)):
+        for args, runs in ((["check", "--exit-zero", "--no-cache"], checks), (["cost", "--format", "json"], costs)):
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", "ctxlint.cli", *args, str(tree)], cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -117,41 +165,75 @@ def check_and_cost(tree: Path, repeat: int) -> tuple[float, float]:
     return statistics.median(checks), statistics.median(costs)
 
 
+def time_engine(files: list[Path], root: Path, repeat: int) -> tuple[float, float, float, float, float]:
+    """Median seconds of plain parsing, the engine in one process and on every core, and the
+    `ctxlint check` and `ctxlint cost` commands over the corpus."""
+    lint(files[:5], root)  # warm imports and the tokenizer, so both sides are timed warm
+    plain_parse(files[:5], root)
+    parse_time = timed(plain_parse, files, root, repeat=repeat)
+    serial_time = timed(lint, files, root, 1, repeat=repeat)
+    lint_time = timed(lint, files, root, repeat=repeat)
+    check_time, cost_time = check_and_cost(root, repeat)
+    return parse_time, serial_time, lint_time, check_time, cost_time
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--commands-only", action="store_true",
+                        help="time only the commands (start-up, result cache), not the engine against parsing")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "corpus"
         files = build_corpus(root, args.copies)
         size = sum(f.stat().st_size for f in files)
-        lint(files[:5], root)  # warm imports and the tokenizer, so both sides are timed warm
-        plain_parse(files[:5], root)
-        parse_time = timed(plain_parse, files, root, repeat=args.repeat)
-        serial_time = timed(lint, files, root, 1, repeat=args.repeat)
-        lint_time = timed(lint, files, root, repeat=args.repeat)
-        findings = lint(files, root)
-        check_time, cost_time = check_and_cost(root, args.repeat)
+        engine = None if args.commands_only else time_engine(files, root, args.repeat)
 
-    python = [sys.executable, "-c", "pass"]
-    ctxlint = [sys.executable, "-m", "ctxlint.cli", "check"]
-    startup = command_time(python, args.repeat * 3)
-    one = command_time([*ctxlint, "examples/rag/answer.jinja2"], args.repeat * 3)
-    examples = command_time([*ctxlint, "examples"], args.repeat * 3)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["CTXLINT_TOKENIZER_CACHE"] = str(Path(tmp) / "tokenizer")
+        cache = Path(tmp) / "cache"
+        env["CTXLINT_CACHE_DIR"] = str(cache)
+        ctxlint = [sys.executable, "-m", "ctxlint", "check"]
+        repeat = args.repeat * 3
+        libraries = command_time([sys.executable, "-c", "import jinja2, yaml"], repeat, env)
+        startup = [
+            ("python -c pass", command_time([sys.executable, "-c", "pass"], repeat, env)),
+            ('python -c "import jinja2, yaml"', libraries),
+            ("ctxlint check one template", command_time([*ctxlint, "--no-cache", TEMPLATE], repeat, env)),
+            ("  tokenizer loaded in full", command_time([*ctxlint, "--no-cache", TEMPLATE], repeat,
+                                                        {**env, "CTXLINT_TOKENIZER_CACHE": "off"})),
+            ("ctxlint check examples/", command_time([*ctxlint, "--no-cache", "examples"], repeat, env)),
+        ]
+        cold = command_time([*ctxlint, str(root)], args.repeat, env,
+                            before=lambda: shutil.rmtree(cache, ignore_errors=True))
+        warm = command_time([*ctxlint, str(root)], args.repeat, env)
 
-    print(f"corpus: {len(files):,} files, {size / 1e6:.1f} MB ({args.copies} copies of examples/ and tests/data/); "
-          f"{findings:,} findings")
-    print(f"{'':28}{'seconds':>10}{'ratio':>10}")
-    print(f"{'plain parsing':28}{parse_time:>10.3f}{1:>10.2f}")
-    print(f"{'ctxlint engine, 1 process':28}{serial_time:>10.3f}{serial_time / parse_time:>10.2f}")
-    print(f"{'ctxlint engine, ' + str(os.cpu_count()) + ' processes':28}{lint_time:>10.3f}{lint_time / parse_time:>10.2f}")
-    print(f"{'python -c pass':28}{startup:>10.3f}{1:>10.2f}")
-    print(f"{'ctxlint check one template':28}{one:>10.3f}{one / startup:>10.2f}")
-    print(f"{'ctxlint check examples/':28}{examples:>10.3f}{examples / startup:>10.2f}")
-    print(f"{'ctxlint check <corpus>':28}{check_time:>10.3f}{1:>10.2f}")
-    print(f"{'ctxlint cost <corpus>':28}{cost_time:>10.3f}{cost_time / check_time:>10.2f}")
+    print(f"corpus: {len(files):,} files, {size / 1e6:.1f} MB ({args.copies} copies of examples/ and tests/data/)")
+    if engine is not None:
+        parse_time, serial_time, lint_time, check_time, cost_time = engine
+        print(f"{'':34}{'seconds':>10}{'ratio':>10}")
+        print(f"{'plain parsing':34}{parse_time:>10.3f}{1:>10.2f}")
+        print(f"{'ctxlint engine, 1 process':34}{serial_time:>10.3f}{serial_time / parse_time:>10.2f}")
+        print(f"{'ctxlint engine, ' + str(os.cpu_count()) + ' processes':34}{lint_time:>10.3f}"
+              f"{lint_time / parse_time:>10.2f}")
+        print(f"{'ctxlint check <corpus>':34}{check_time:>10.3f}{1:>10.2f}")
+        print(f"{'ctxlint cost <corpus>':34}{cost_time:>10.3f}{cost_time / check_time:>10.2f}")
+    header = f"{'seconds':>10}{'ratio':>8}{'cpu s':>10}{'ratio':>8}{'peak MB':>10}"
+
+    def row(label: str, timing: Timing, base: Timing) -> str:
+        return (f"{label:34}{timing.wall:>10.3f}{timing.wall / base.wall:>8.2f}{timing.cpu:>10.3f}"
+                f"{timing.cpu / base.cpu:>8.2f}{timing.peak:>10.0f}")
+
+    print()
+    print(f"{'start-up (one file)':34}{header}")
+    for label, timing in startup:
+        print(row(label, timing, libraries))
+    print()
+    print(f"{'result cache (whole corpus)':34}{header}")
+    print(row("ctxlint check, cold cache", cold, cold))
+    print(row("ctxlint check, warm cache", warm, cold))
 
 
 if __name__ == "__main__":
