@@ -108,7 +108,8 @@ def test_imported_modules_and_prompty_file_references_are_part_of_the_key(projec
             "def answer(question):\n"
             "    return client.chat.completions.create(\n"
             "        model=\"gpt-4o\", max_completion_tokens=ANSWER_TOKENS,\n"
-            "        messages=[{\"role\": \"system\", \"content\": SYSTEM}, {\"role\": \"user\", \"content\": question}],\n"
+            "        messages=[{\"role\": \"system\", \"content\": SYSTEM},\n"
+            "                  {\"role\": \"user\", \"content\": question}],\n"
             "    )\n"
         ),
         "chat.prompty": ("---\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 400\n"

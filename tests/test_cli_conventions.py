@@ -130,7 +130,8 @@ def test_standard_input(project):
 def test_statistics_in_every_format(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "b.prompty": NO_RESERVE_PROMPTY, "c.prompty": NO_RESERVE_PROMPTY})
     text, as_json, sarif, github, gitlab, junit = project.run_many([
-        ("check", "--statistics", "--output-format", fmt) for fmt in ("text", "json", "sarif", "github", "gitlab", "junit")
+        ("check", "--statistics", "--output-format", fmt)
+        for fmt in ("text", "json", "sarif", "github", "gitlab", "junit")
     ])
     table = ["    2  CTX201  missing-output-reserve", "    1  CTX101  volatile-in-prefix"]
     assert text.lines == [*table, "Found 3 findings (1 error, 2 warnings) in 3 files."]
@@ -227,7 +228,8 @@ def test_gitlab_and_junit_reports(project):
     assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "3", "3")
     assert [s.get("name") for s in root] == ["a.j2", "b.prompty", "service.py"]
     case = root[0][0]
-    assert (case.get("name"), case.get("classname"), case.get("line")) == ("CTX101 volatile-in-prefix at 1:15", "a.j2", "1")
+    assert (case.get("name"), case.get("classname"), case.get("line")) == (
+        "CTX101 volatile-in-prefix at 1:15", "a.j2", "1")
     failure = case.find("failure")
     assert (failure.get("type"), failure.get("message")) == ("error", CLOCK_MESSAGE)
     assert failure.text.splitlines()[:2] == [f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}", "confidence: high"]
