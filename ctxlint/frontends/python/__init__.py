@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.prefilter import generated, interesting, might_hold_prompts, precheck
+from ctxlint.frontends.python.prefilter import generated, interesting, might_hold_prompts, precheck, template_tag
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -54,7 +54,12 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         return parsed
     problem, tree = precheck(text, path)
     if problem is not None:
-        parsed.errors.append(problem)
+        tag = template_tag(text, problem[0].line)
+        if tag is not None:
+            parsed.notices.append(f"skipped: a template that renders to Python (`{tag}` at line {problem[0].line}"
+                                  " is not Python); lint the generated project instead")
+        else:
+            parsed.errors.append(problem)
         return parsed
     if tree is None or not interesting(tree, path, catalogue.roots()):
         return parsed

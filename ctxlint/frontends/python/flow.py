@@ -29,7 +29,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import clean, cut_marker
 from ctxlint.frontends.python.unit import Component, Positioned
-from ctxlint.frontends.python.values import Env, Facts, Item
+from ctxlint.frontends.python.values import Assign, Env, Facts, Item
 from ctxlint.model import Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
@@ -103,7 +103,8 @@ class Flow(Component):
                     found = binding.owner.flow.facts(binding.value, binding.env)
                 finally:
                     self.m.leave(binding.value)
-                self.merge(acc, self.m.adopt_facts(found, self.m.span(node)))
+                self.merge(acc, self.m.adopt_facts(found, self.m.span(node)),
+                           module_level=binding.env.scope.kind != "function")
             return
         key = self.m.binding_key(binding)
         inner = self.m.facts_memo.get(key)
@@ -120,15 +121,17 @@ class Flow(Component):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
-        self.merge(acc, inner)
+        self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
 
     @staticmethod
-    def merge(acc: Facts, inner: Facts) -> None:
+    def merge(acc: Facts, inner: Facts, module_level: bool = False) -> None:
         """Add the facts of ``inner`` that ``acc`` lacks: a value built from itself
-        (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times."""
+        (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times.
+        The calls of a module-level value run once, when the module loads."""
         add_new(acc.calls, inner.calls)
         add_new(acc.names, inner.names)
         add_new(acc.sources, inner.sources, key=lambda source: (source.kind, source.span))
+        add_new(acc.once, inner.calls if module_level else inner.once)
         acc.variable_length = acc.variable_length or inner.variable_length
 
     def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
@@ -433,10 +436,13 @@ class Flow(Component):
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is None or binding.extras or not self.m.enter(binding.value):
+            if binding is None or not self.m.enter(binding.value):
                 return None
             try:
-                return self.dict_entries(binding.value, binding.env)
+                found = self.dict_entries(binding.value, binding.env)
+                for extra in binding.extras:  # keys set after it was built
+                    found = self.changed_entries(found, extra, binding.env)
+                return found
             finally:
                 self.m.leave(binding.value)
         entries: dict[str, Entry] = {}
@@ -467,6 +473,39 @@ class Flow(Component):
                     if inner is None:
                         return None
                     entries.update(inner)
+            return entries
+        return None
+
+    def changed_entries(self, entries: dict[str, Entry] | None, extra: Assign, env: Env) -> dict[str, Entry] | None:
+        """A dict's entries after ``params["key"] = value``, ``params.update(...)`` or
+        ``params.setdefault(...)``; None when the change is not one we can read."""
+        if entries is None or extra.value is None:
+            return None
+        entries = dict(entries)
+        if extra.kind == "setitem" and isinstance(extra.target, ast.Subscript):
+            key = self.literal_str(extra.target.slice, env)
+            if key is None:
+                return None
+            entries[key] = (extra.value, env, extra.target)
+            return entries
+        if extra.kind in ("update", "setdefault") and isinstance(extra.value, ast.Call):
+            call = extra.value
+            if extra.kind == "setdefault":
+                key = self.literal_str(call.args[0], env) if call.args else None
+                if key is None:
+                    return None
+                if key not in entries and len(call.args) > 1:
+                    entries[key] = (call.args[1], env, call)
+                return entries
+            for arg in call.args:
+                more = self.dict_entries(arg, env)
+                if more is None:
+                    return None
+                entries.update(more)
+            for keyword in call.keywords:
+                if keyword.arg is None:
+                    return None
+                entries[keyword.arg] = (keyword.value, env, keyword)
             return entries
         return None
 

@@ -130,3 +130,13 @@ def prompt_path(path: str) -> bool:
     parts = re.split(r"[\\/]", path.lower())
     stems = [p.rsplit(".", 1)[0] for p in parts[-3:]]
     return any("prompt" in p or p in ("llm", "llms") for p in stems)
+
+
+# Calls that show text to a person at a terminal and read the answer: a `prompt` passed to
+# them is a question for a human, not text for a model.
+HUMAN_PROMPTS = {
+    "input", "getpass.getpass", "click.prompt", "click.confirm", "typer.prompt", "typer.confirm",
+    "rich.prompt.Prompt.ask", "rich.prompt.Confirm.ask", "rich.prompt.IntPrompt.ask", "prompt_toolkit.prompt",
+    "prompt_toolkit.PromptSession().prompt", "questionary.text", "questionary.confirm", "questionary.select",
+    "questionary.password", "inquirer.prompt", "pwinput.pwinput",
+}

@@ -46,6 +46,20 @@ _GENERATED = re.compile(
 _HEADER_CHARS = 2_000
 
 
+_TEMPLATE_TAG = re.compile(r"\{\{-?\s*[\w.]+|\{%-?\s*\w+")
+
+
+def template_tag(text: str, line: int) -> str | None:
+    """A Jinja tag on ``line`` (where CPython stopped), or a cookiecutter variable anywhere:
+    the file is a template that renders to Python (a cookiecutter tree), not Python itself."""
+    cookiecutter = re.search(r"\{\{\s*cookiecutter\.\w+\s*\}\}", text)
+    if cookiecutter:
+        return cookiecutter.group(0)
+    lines = text.split("\n", line)
+    found = _TEMPLATE_TAG.search(lines[line - 1]) if 0 < line <= len(lines) else None
+    return found.group(0) if found else None
+
+
 def generated(text: str) -> str | None:
     """The words of a generated-code header at the top of the module, or None."""
     match = _GENERATED.search(text, 0, _HEADER_CHARS)
@@ -74,9 +88,10 @@ def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
         if tree is None:
             where = Span.point(path, error.lineno or 1, max(error.offset or 1, 1))
             message = syntax_message(error.msg)
-            if sys.version_info < (3, 12):
+            if sys.version_info < (3, 12) and (error.msg or "").startswith("f-string"):
+                # Python 3.12 lets an f-string's fields reuse its quotes; older parsers reject that.
                 message += (f" (Python {sys.version_info.major}.{sys.version_info.minor} runs ctxlint; "
-                            "if this is newer syntax, run it on a newer Python)")
+                            "f-strings written for Python 3.12 or later need ctxlint on 3.12 or later)")
             return (where, message), None
     except (RecursionError, MemoryError):
         return (Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"), None

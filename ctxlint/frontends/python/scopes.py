@@ -202,6 +202,12 @@ class Scopes(Component):
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == "self" and scope.cls is not None):
             self.record(target.attr, Assign("=", value, end, (), scope.cls, target, where=scope))
+        elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+              and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
+            # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries)
+            name = target.value.id
+            home = self.owner(name, scope)
+            self.record(name, Assign("setitem", value, end, loops, home, target, where=scope if home is not scope else None))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             if values is not None and len(values) == len(target.elts) and not any(
@@ -248,6 +254,10 @@ class Scopes(Component):
                                          where=scope if home is not scope else None))
             elif method in ("format", "format_map"):
                 self.m.format_receivers.add(name)
+            elif method in ("update", "setdefault"):  # settings.update(max_tokens=...): keys added to a dict
+                home = self.owner(name, scope)
+                self.record(name, Assign(method, call, self.m.end(call), loops, home, func.value,
+                                         where=scope if home is not scope else None))
             elif method in self.m.catalogue.appenders and call.args:
                 # history.add_user_message(text): a message added to the receiver (Semantic Kernel)
                 home = self.owner(name, scope)

@@ -11,7 +11,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 
 from ctxlint.frameworks import Holder, Signature, TemplateKind
-from ctxlint.frontends.python.knowledge import prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Piece
@@ -39,12 +39,15 @@ class Standalone(Component):
                 candidates.append((key, anchor, builder, self.m.consumed, strong))
                 marked[key] = says_role
 
+        human = self.human_prompts()
         for scope in self.m.all_scopes():
             for name, records in scope.assigns.items():
                 bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
                 if not bases or not prompt_name(name):
                     continue
                 base = records[bases[-1]]
+                if id(base.value) in human:
+                    continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
                 pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
                     assert base.target is not None and base.value is not None
@@ -59,6 +62,8 @@ class Standalone(Component):
             role = Role.USER if mcp_prompt else role_of(declared) if declared else Role.SYSTEM  # MCP: a user message
             mcp_prompt = mcp_prompt or declared is not None
             for value in scope.returns:  # every return: each is a prompt the function can give
+                if id(value) in human:
+                    continue
                 pieces = self.strings.text(value, Env(scope))
                 if pieces:
                     add(id(value), self.m.name_span(fn), partial(Builder.system, pieces=pieces, role=role),
@@ -146,3 +151,25 @@ class Standalone(Component):
                 for role in self.m.catalogue.prompt_decorators.match(self.calls.path(target, env)):
                     return str(role)
         return None
+
+    def human_prompts(self) -> set[int]:
+        """The values the module shows a person at a terminal (``input(prompt)``,
+        ``click.confirm(message)``): through names and the module's own functions."""
+        found: set[int] = set()
+        for call, scope in self.m.calls:
+            if (self.m.qualified(call.func) or "") not in HUMAN_PROMPTS and self.calls.path(
+                    call.func, Env(scope)) not in HUMAN_PROMPTS:
+                continue
+            shown = call.args[0] if call.args else next(
+                (k.value for k in call.keywords if k.arg in ("prompt", "text", "message")), None)
+            if shown is None:
+                continue
+            env = Env(scope)
+            found.add(id(shown))
+            binding = self.scopes.resolve(shown, env) if isinstance(shown, (ast.Name, ast.Attribute)) else None
+            if binding is not None:
+                found.add(id(binding.value))
+            target = self.scopes.function_for(shown, env) if isinstance(shown, ast.Call) else None
+            if target is not None:
+                found.update(id(v) for v in target.returns)
+        return found

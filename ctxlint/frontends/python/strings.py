@@ -317,7 +317,7 @@ class Strings(Component):
         expression = name or self.m.code(value)
         facts = self.flow.facts(value, env)
         facts.sources.extend(self.flow.iteration_sources(value, env))
-        return Piece(expression, span, self.make_slot(expression, facts))
+        return Piece(expression, span, self.make_slot(expression, facts, env))
 
     def join(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece]:
         separator = "".join(p.text for p in self.text(func.value, env) or [] if p.slot is None)
@@ -352,16 +352,20 @@ class Strings(Component):
         facts.sources.extend(self.flow.iteration_sources(node, env))
         if variable:
             facts.variable_length = True
-        return Piece(expression, self.m.span(node), self.make_slot(expression, facts))
+        return Piece(expression, self.m.span(node), self.make_slot(expression, facts, env))
 
     @staticmethod
-    def make_slot(expression: str, facts: Facts) -> Slot:
+    def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
         sources, seen = [], set()
         for source in facts.sources:
             if (source.kind, source.span) not in seen:
                 seen.add((source.kind, source.span))
                 sources.append(source)
-        return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources))
+        # A value written at module level (or in a class body) is computed once, when the module
+        # loads; so is a call reached through a module-level constant.
+        once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
+        return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
+                    once=unique(once))
 
     def assigned_text(self, name: str, base: Assign, extras: list[Assign]) -> list[Piece] | None:
         """The text a prompt name holds once its scope has run (every ``+=`` included). A

@@ -298,7 +298,7 @@ class Unit:
 
     def adopt_facts(self, facts: Facts, use: Span) -> Facts:
         return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
-                     facts.variable_length)
+                     facts.variable_length, list(facts.once))
 
     def short(self, func: ast.expr) -> str:
         """A call's name for a message: ``session.call_tool`` (its last two parts)."""

@@ -124,6 +124,7 @@ class Facts:
     calls: list[str] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     variable_length: bool = False
+    once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
 
 
 class Builder:
