@@ -542,9 +542,9 @@ def test_findings_on_the_realistic_files():
         ("budget.py", 21, 21, "CTX204"),
         ("budget.py", 22, 19, "CTX204"),
         ("mcp_lowlevel_server.py", 27, 69, "CTX103"),
-        ("openai_support.py", 17, 30, "CTX101"),
+        # openai_support.py:17 and prompts.py:18 put a clock and a uuid in module-level constants: they are
+        # fixed when the module loads (low confidence, a different message), not new on every call.
         ("openai_support.py", 31, 36, "CTX103"),
         ("openai_support.py", 49, 16, "CTX201"),
         ("prompts.py", 14, 30, "CTX102"),
-        ("prompts.py", 18, 34, "CTX102"),
     ]
