@@ -54,12 +54,12 @@ class Analyzer:
         self.framework_objects()
         calls = self.sinks.call_site_requests()
         used = set(unit.consumed)
-        tools = self.tools.mcp_request()
+        tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))
         parsed.requests.extend(calls)
         parsed.requests.extend(self.standalone.requests(used, context))
-        if tools is not None:
-            parsed.requests.append(tools)
+        parsed.requests.extend(tools)
+        self.estimates.drop_fallbacks()
         parsed.observations.extend(unit.observations)
         parsed.dependencies.extend(sorted(unit.dependencies))
 

@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.knowledge import WRAPPERS, token_name
+from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value, walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Observation
 
 
 class Estimates(Component):
+    def drop_fallbacks(self) -> None:
+        """Forget the estimates of functions that also count with a real tokenizer: there the
+        guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
+        counting = [fn for fn, _ in self.m.functions if any(self.counts_tokens(n) for n in ast.walk(fn))]
+        if not counting:
+            return
+        kept = []
+        for observation in self.m.observations:
+            line = observation.span.line
+            if not any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for fn in counting):
+                kept.append(observation)
+        self.m.observations[:] = kept
+
+    def counts_tokens(self, node: ast.AST) -> bool:
+        """A call that counts tokens with a tokenizer: ``tokenizer.encode(text)``,
+        ``tiktoken.encoding_for_model(...)``, ``client.count_tokens(...)``."""
+        if not isinstance(node, ast.Call):
+            return False
+        dotted = (self.m.qualified(node.func) or self.m.dotted(node.func) or "").lower()
+        receiver, _, last = dotted.rpartition(".")
+        if last in TOKENIZER_CALLS or dotted.startswith("tiktoken."):
+            return True
+        return last == "encode" and ("token" in receiver or "enc" in receiver.rsplit(".", 1)[-1])
+
     def estimate_context(self, targets: list[str | None], value: ast.expr) -> None:
         if any(token_name(t) for t in targets):
             self.estimates_in(value)
@@ -35,7 +59,7 @@ class Estimates(Component):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 number = number_value(b)
-                if token_name(self.m.dotted(a)) and number is not None and 2 <= number <= 6:
+                if token_name(self.m.dotted(a)) and number is not None and 2 < number <= 6:
                     self.observe(node)
                     return
 
@@ -73,7 +97,9 @@ class Estimates(Component):
                 return False
             if self.is_word_count(left):
                 return 0.5 <= number < 1
-            return self.is_len_like(left) and 2 <= number <= 6
+            # Two characters or fewer per token over-counts every language: a deliberately
+            # safe bound, not the English average mistaken for a rule.
+            return self.is_len_like(left) and 2 < number <= 6
         if isinstance(op, ast.Mult):
             for a, b in ((left, right), (right, left)):
                 number = number_value(b)
@@ -82,7 +108,7 @@ class Estimates(Component):
                 if self.is_word_count(a):
                     return 1 < number <= 2
                 if self.is_len_like(a):
-                    return 0 < number <= 0.5
+                    return 0 < number < 0.5
         return False
 
     def is_len_like(self, node: ast.expr) -> bool:

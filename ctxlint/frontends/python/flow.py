@@ -88,6 +88,15 @@ class Flow(Component):
             acc.variable_length = True
         if isinstance(node, ast.Lambda):
             return acc
+        if isinstance(node, ast.IfExp):
+            # `" Search the web." if web_search else ""`: the condition picks one of the branches
+            # and none of its text reaches the prompt; what it calls still runs.
+            condition = self.facts(node.test, env)
+            acc.calls.extend(condition.calls)
+            acc.once.extend(condition.once)
+            self.facts(node.body, env, acc)
+            self.facts(node.orelse, env, acc)
+            return acc
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)

@@ -63,6 +63,10 @@ ITERATING = {"list", "tuple", "str", "repr", "enumerate", "iter", "reversed", "m
               "next"}
 NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 WRAPPERS = ("int", "round", "ceil", "floor", "float")
+# Calls that count tokens with a real tokenizer; a function that makes one uses any
+# characters-per-token guess beside it only as a fallback.
+TOKENIZER_CALLS = {"count_tokens", "num_tokens_from_string", "num_tokens_from_messages", "get_num_tokens",
+                   "get_num_tokens_from_messages", "encoding_for_model", "get_encoding", "tokenize"}
 MAX_DEPTH = 40  # how deep name and function resolution may go
 
 # Attributes that hold an object's text (a response's body, a document's content): a slice of

@@ -38,15 +38,19 @@ class Serialization(Component):
             return node.value not in (True, False, None)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return any(isinstance(e, ast.Starred) or self.may_be_mapping(e, env) for e in node.elts)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.comprehension_may_be_mapping(node, env)
         if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in ("str", "int", "float", "len", "repr", "bool", "sorted"):
                 return False
-            if isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "strip", "lower", "upper", "format", "join", "isoformat", "strftime", "read", "read_text",
-            ):
+            if qualified in ("list", "tuple", "set") and node.args and _keys_of(node.args[0]):
+                return False  # list(schema.keys()): the names of the fields
+            if _keys_of(node) or _class_schema(node):
                 return False
-            return True
+            return not (isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "strip", "lower", "upper", "format", "join", "isoformat", "strftime", "read", "read_text",
+            ))
         if isinstance(node, ast.Name):
             annotation = self.scopes.param_annotation(node.id, env)
             if annotation is not None and annotation.replace(" ", "") in (
@@ -61,6 +65,21 @@ class Serialization(Component):
                 finally:
                     self.m.leave(binding.value)
         return True
+
+    def comprehension_may_be_mapping(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, env: Env) -> bool:
+        """``[k for k in fields.keys()]``, ``[name for name, _ in schema.items()]``: keys have
+        no keys of their own; other elements are judged like any value."""
+        element = node.elt
+        if isinstance(element, ast.Name):
+            for generator in node.generators:
+                target = generator.target
+                if isinstance(target, ast.Name) and target.id == element.id:
+                    return not _keys_of(generator.iter)
+                if (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)
+                        and target.elts[0].id == element.id and _method(generator.iter) == "items"):
+                    return False
+            return True
+        return self.may_be_mapping(element, env)
 
     def sort_keys_fix(self, call: ast.Call, keyword: ast.keyword | None) -> Fix:
         """Add ``sort_keys=True`` (or turn ``sort_keys=False`` into True) as a replacement of
@@ -95,3 +114,27 @@ class Serialization(Component):
         fix = Fix(description, self.m.span(call), replacement)
         self.m.fixes[id(call)] = fix
         return fix
+
+
+def _method(node: ast.expr) -> str | None:
+    """The method a call calls (``items`` in ``schema.items()``), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return None
+
+
+def _keys_of(node: ast.expr) -> bool:
+    """``mapping.keys()``: the keys of a mapping, which are text or numbers."""
+    return _method(node) == "keys" and isinstance(node, ast.Call) and not node.args
+
+
+# Methods that write the JSON schema of a class (pydantic's model_json_schema, schema, json_schema):
+# the class's fields in the order they are declared, the same bytes on every call.
+_SCHEMA_METHODS = ("model_json_schema", "schema", "json_schema")
+
+
+def _class_schema(node: ast.Call) -> bool:
+    """A JSON schema generated from a class (``Answer.model_json_schema()``,
+    ``TypeAdapter(Answer).json_schema()``, a helper named ``*_json_schema(cls)``)."""
+    name = _method(node) or (node.func.id if isinstance(node.func, ast.Name) else "")
+    return name in _SCHEMA_METHODS or name.endswith("_json_schema")

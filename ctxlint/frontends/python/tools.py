@@ -129,24 +129,32 @@ class Tools(Component):
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         return bool(self.m.catalogue.tool_decorators.match(self.calls.path(target, env)))
 
-    def mcp_request(self) -> Request | None:
-        builder = Builder()
-        tools: list[tuple[tuple[int, int], ToolDef]] = []
+    def mcp_requests(self) -> list[Request]:
+        """The tools a module defines, one request per server or agent they are registered on:
+        tools of different servers (each test function building its own) are never listed together."""
+        groups: dict[tuple[int, str], tuple[Builder, list[ToolDef]]] = {}
+
+        def group(where: Scope, registry: str) -> tuple[Builder, list[ToolDef]]:
+            return groups.setdefault((id(where.node), registry), (Builder(), []))
+
         for call, scope in self.m.calls:
             if self.is_mcp_tool_call(call) and id(call) not in self.m.consumed:
-                tools.append((self.m.start(call), self.mcp_tool_call(call, Env(scope), builder)))
+                builder, tools = group(scope, "")
+                tools.append(self.mcp_tool_call(call, Env(scope), builder))
         names = self.m.catalogue.tool_decorators.last_names()
         for fn, scope in self.m.functions:
-            outer = Env(scope.parent or self.m.module_scope)
+            where = scope.parent or self.m.module_scope
+            outer = Env(where)
             decorator = next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
                 _decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
             if decorator is not None:
-                tool = self.decorated_tool(fn, scope, decorator, builder)
-                tools.append(((tool.span.line, tool.span.column), tool))
-        if not tools:
-            return None
-        tools.sort(key=lambda t: t[0])
-        return Request(self.m.path, tools[0][1].span, tuple(builder.segments), tuple(t for _, t in tools))
+                builder, tools = group(where, _registry(decorator))
+                tools.append(self.decorated_tool(fn, scope, decorator, builder))
+        requests = []
+        for builder, tools in groups.values():
+            tools.sort(key=lambda t: (t.span.line, t.span.column))
+            requests.append(Request(self.m.path, tools[0].span, tuple(builder.segments), tuple(tools)))
+        return sorted(requests, key=lambda r: (r.anchor.line, r.anchor.column))
 
     def is_tool_decorator(self, node: ast.expr) -> bool:
         return self.is_decorator(node, "tool")
@@ -292,3 +300,9 @@ def _decorator_name(decorator: ast.expr) -> str | None:
     if isinstance(target, ast.Attribute):
         return target.attr
     return target.id if isinstance(target, ast.Name) else None
+
+
+def _registry(decorator: ast.expr) -> str:
+    """The object a decorator registers its tool on (``mcp`` in ``@mcp.tool()``), or ""."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return ast.unparse(target.value) if isinstance(target, ast.Attribute) else ""
