@@ -476,13 +476,14 @@ def test_unicode_columns_are_code_points():
         ('PROMPT = ("a"\n', 1, "'(' was never closed"),
         ("PROMPT = " + "(" * 1500 + "1" + ")" * 1500 + "\n", 1, "too many nested parentheses"),
         ("PROMPT = " + '"a" + ' * 20000 + '"a"\n', 1, "nests too deeply"),
-        ("PROMPT = " + '"a" + ' * 400 + '"a"\n', 1, "ctxlint reads Python up to 200 levels"),
+        ("SYSTEM_PROMPT = " + '"a" + ' * 400 + '"a"\n', 1, "ctxlint reads Python up to 200 levels"),
         ('PROMPT = "x"\nprint "hello"\n', 2, "Missing parentheses"),
     ],
     ids=["syntax", "unclosed", "deep-parentheses", "huge-chain", "deep-chain", "python2"],
 )
 def test_bad_input_is_a_located_error_never_a_crash(source, line, message):
-    # The deep cases must stop at the parser or the depth check, never in the analysis.
+    # The deep cases must stop at the parser or the depth check, never in the analysis. (The
+    # depth is checked in modules the analysis reads: here a system prompt.)
     parsed = parse_text(source)
     assert parsed.requests == []
     ((span, text),) = parsed.errors

@@ -31,7 +31,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.prefilter import generated, interesting, might_hold_prompts, precheck, template_tag
+from ctxlint.frontends.python.prefilter import (
+    generated,
+    interesting,
+    might_hold_prompts,
+    precheck,
+    template_tag,
+    too_deep,
+)
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -52,7 +59,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if header is not None:
         parsed.notices.append(f"skipped: generated code (its header says \"{header}\")")
         return parsed
-    problem, tree = precheck(text, path)
+    problem, tree = precheck(text, path, check_depth=False)
     if problem is not None:
         tag = template_tag(text, problem[0].line)
         if tag is not None:
@@ -62,6 +69,10 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
             parsed.errors.append(problem)
         return parsed
     if tree is None or not interesting(tree, path, catalogue.roots()):
+        return parsed
+    problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
+    if problem is not None:
+        parsed.errors.append(problem)
         return parsed
 
     from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
-from ctxlint.frontends.python.literals import number_value, walk
+from ctxlint.frontends.python.literals import number_value
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Observation
 
@@ -14,15 +15,18 @@ class Estimates(Component):
     def drop_fallbacks(self) -> None:
         """Forget the estimates of functions that also count with a real tokenizer: there the
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
-        counting = [fn for fn, _ in self.m.functions if any(self.counts_tokens(n) for n in ast.walk(fn))]
-        if not counting:
-            return
-        kept = []
-        for observation in self.m.observations:
-            line = observation.span.line
-            if not any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for fn in counting):
-                kept.append(observation)
-        self.m.observations[:] = kept
+        counts: dict[int, bool] = {}  # function -> whether it counts with a tokenizer
+
+        def fallback(line: int) -> bool:
+            for fn, _ in self.m.functions:
+                if fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+                    if id(fn) not in counts:
+                        counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
+                    if counts[id(fn)]:
+                        return True
+            return False
+
+        self.m.observations[:] = [o for o in self.m.observations if not fallback(o.span.line)]
 
     def counts_tokens(self, node: ast.AST) -> bool:
         """A call that counts tokens with a tokenizer: ``tokenizer.encode(text)``,

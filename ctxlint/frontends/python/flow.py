@@ -28,6 +28,7 @@ from ctxlint.frontends.python.knowledge import (
     YAML_DUMPERS,
 )
 from ctxlint.frontends.python.literals import clean, cut_marker
+from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Env, Facts, Item
 from ctxlint.model import Source, SourceKind
@@ -97,7 +98,7 @@ class Flow(Component):
             self.facts(node.body, env, acc)
             self.facts(node.orelse, env, acc)
             return acc
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)
         return acc
@@ -376,7 +377,7 @@ class Flow(Component):
                 inner = self.m.iteration_memo[key] = unique_sources
             add_new(found, inner or (), key=lambda source: (source.kind, source.span))
             return
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             self._iteration_walk(child, env, found)
 
     # ---- literal values, dicts and lists -------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ctxlint.frontends.python.knowledge import CUT_MARKERS
@@ -297,10 +297,6 @@ def number_value(node: ast.AST) -> float | None:
         a, b = number_value(node.left), number_value(node.right)
         return a / b if a is not None and b else None
     return None
-
-
-def walk(node: ast.AST) -> Iterator[ast.AST]:
-    return ast.walk(node)
 
 
 def flatten_union(node: ast.expr) -> list[ast.expr]:

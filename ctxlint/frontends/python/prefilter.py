@@ -8,6 +8,7 @@ import re
 import sys
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, prompt_name, prompt_path, strong_prompt_name
+from ctxlint.frontends.python.nodes import children, walk
 from ctxlint.model import Span
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
@@ -73,12 +74,13 @@ MAX_DEPTH = 200
 Problem = tuple[Span, str]
 
 
-def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
+def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | None, ast.Module | None]:
     """Parse with CPython's own parser (nothing is executed): ``(error or None, tree or None)``.
 
     On a Python older than 3.12, type parameter syntax (``def f[T]()``, ``type X = ...``) is
     blanked out before a second try, keeping every position; other syntax the running Python
-    does not know is a located error that says so.
+    does not know is a located error that says so. Without ``check_depth`` the caller runs
+    :func:`too_deep` itself, once it knows the module is worth analysing.
     """
     tree: ast.Module | None
     try:
@@ -97,13 +99,19 @@ def precheck(text: str, path: str) -> tuple[Problem | None, ast.Module | None]:
         return (Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"), None
     except ValueError as error:  # null bytes
         return (Span.point(path, 1), f"cannot parse: {error}"), None
+    problem = too_deep(tree, path) if check_depth else None
+    return (problem, None) if problem is not None else (None, tree)
+
+
+def too_deep(tree: ast.Module, path: str) -> Problem | None:
+    """A located error when the tree nests deeper than the analysis follows, else None."""
     deepest, deepest_node = _ast_depth(tree)
-    if deepest > MAX_DEPTH:
-        line = getattr(deepest_node, "lineno", 1)
-        column = getattr(deepest_node, "col_offset", 0) + 1
-        return (Span.point(path, line, column),
-                f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels"), None
-    return None, tree
+    if deepest <= MAX_DEPTH:
+        return None
+    line = getattr(deepest_node, "lineno", 1)
+    column = getattr(deepest_node, "col_offset", 0) + 1
+    return (Span.point(path, line, column),
+            f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels")
 
 
 _TYPE_ALIAS = re.compile(r"^([ \t]*)type[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
@@ -186,7 +194,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True
     tokens = estimate = weak = False
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             chain = _ast_chain(node.func)
             if chain and (chain[-1] in ("completion", "acompletion", "Tool") or (
@@ -205,7 +213,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                for part in ast.walk(target):
+                for part in walk(target):
                     name = (part.id if isinstance(part, ast.Name)
                             else part.attr if isinstance(part, ast.Attribute) else None)
                     if name and prompt_name(name):
@@ -272,7 +280,7 @@ def _ast_depth(tree) -> tuple[int, object]:
         node, depth = stack.pop()
         if depth > deepest:
             deepest, where = depth, node
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + 1) for child in children(node))
     return deepest, where
 
 

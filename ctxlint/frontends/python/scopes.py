@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
+from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Binding, Bound, Env, Loop, Param, Scope
 
@@ -40,7 +41,7 @@ class Scopes(Component):
         handler = _HANDLERS.get(type(node))
         if handler is not None and handler(self, node, scope, loops, function):
             return
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             self.index(child, scope, loops, function)
 
     def _function(self, node: FunctionNode, scope: Scope, loops: Loops, function: str | None) -> bool:

@@ -11,6 +11,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 
 from ctxlint.frameworks import Holder, Signature, TemplateKind
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
@@ -157,6 +158,10 @@ class Standalone(Component):
         ``click.confirm(message)``): through names and the module's own functions."""
         found: set[int] = set()
         for call, scope in self.m.calls:
+            called = last_name(call.func) or ""
+            if called not in _HUMAN_PROMPT_NAMES and self.m.imports.get(called, "").rsplit(".", 1)[-1] \
+                    not in _HUMAN_PROMPT_NAMES:
+                continue  # the cheap test first: resolving every call's path follows imports
             if (self.m.qualified(call.func) or "") not in HUMAN_PROMPTS and self.calls.path(
                     call.func, Env(scope)) not in HUMAN_PROMPTS:
                 continue
@@ -173,3 +178,6 @@ class Standalone(Component):
             if target is not None:
                 found.update(id(v) for v in target.returns)
         return found
+
+
+_HUMAN_PROMPT_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in HUMAN_PROMPTS)
