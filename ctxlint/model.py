@@ -286,6 +286,9 @@ class Request:
     api: str | None = None
     messages: tuple[Message, ...] = ()
     tool_choice: ToolChoice | None = None
+    # For a call site: the framework of the catalogue's sink that was called (``openai``,
+    # ``langchain``); None for requests found otherwise. For reports, not for checks.
+    framework: str | None = None
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

@@ -201,6 +201,7 @@ class Sinks(Component):
             settings_hint=parts.hint,
             breakpoints=tuple(parts.builder.breakpoints),
             roles_marked=sink.roles_marked,
+            framework=sink.framework,
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
