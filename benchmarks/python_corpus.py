@@ -34,14 +34,14 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from corpus import load_verdicts, pins
+from corpus import load_verdicts, pins  # noqa: E402
 
-from ctxlint import frontends
-from ctxlint.catalogue import load_catalogue
-from ctxlint.config import Settings
-from ctxlint.discover import discover
-from ctxlint.engine import Linter
-from ctxlint.model import Confidence, Finding, ParsedFile
+from ctxlint import frontends  # noqa: E402
+from ctxlint.catalogue import load_catalogue  # noqa: E402
+from ctxlint.config import Settings  # noqa: E402
+from ctxlint.discover import discover  # noqa: E402
+from ctxlint.engine import Linter  # noqa: E402
+from ctxlint.model import Confidence, Finding, ParsedFile  # noqa: E402
 
 TARGET_RATE = 500_000  # bytes per second per core
 TARGET_FILE = 2.0  # seconds

@@ -208,7 +208,8 @@ class Scopes(Component):
             # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries)
             name = target.value.id
             home = self.owner(name, scope)
-            self.record(name, Assign("setitem", value, end, loops, home, target, where=scope if home is not scope else None))
+            where = scope if home is not scope else None
+            self.record(name, Assign("setitem", value, end, loops, home, target, where=where))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             if values is not None and len(values) == len(target.elts) and not any(
