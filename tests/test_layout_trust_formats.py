@@ -221,8 +221,11 @@ def test_tool_results_appended_after_the_call_reach_it_on_the_next_turn():
     (request,) = python.parse_file((DATA / "agent_loop.py").read_text(), "agent_loop.py").requests
     tool = [s for s in request.segments if s.role is Role.TOOL]
     assert [(s.text, s.span.line, s.loop) for s in tool] == [("json.dumps(output)", 35, "reply.content")]
-    (source,) = [s for s in tool[0].slot.sources if s.kind is SourceKind.UNTRUSTED]
-    assert (source.detail, source.span.line, source.span.column) == ("a tool result (HANDLERS[...](...))", 34, 26)
+    # What the code sends as a tool result is known from the message it is sent in (strong); the
+    # dispatch table it came from says so only by its name (weak), and is kept as the weaker lead.
+    found = [(s.detail, s.span.line, s.span.column, s.strong) for s in tool[0].slot.sources
+             if s.kind is SourceKind.UNTRUSTED]
+    assert found == [("a tool result", 35, 103, True), ("a tool result (HANDLERS[...](...))", 34, 26, False)]
 
 
 def test_a_prompt_constants_role_is_known_only_when_its_name_says_it():

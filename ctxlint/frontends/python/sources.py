@@ -84,16 +84,16 @@ class Sources(Component):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
             found = self.bound_untrusted(node, env)
-            if found is not None:
+            if found is not None and found.strong:
                 return found
             scope: Scope | None = env.scope
-            while scope is not None:
+            while scope is not None:  # sent back as a tool's result: the structure says what it is
                 if node.id in scope.tool_results:
                     return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[node.id])
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
-            return None
+            return found
         for child in value_parts(node):
             found = self.untrusted(child, env)
             if found is not None:
@@ -195,23 +195,6 @@ class Sources(Component):
         found = self.read_source(call, env)
         if found is not None:
             return found
-        if isinstance(func, ast.Subscript):
-            holder_name = self.m.dotted(func.value) or ""
-            if TOOL_HOLDERS.search(holder_name.rsplit(".", 1)[-1]):
-                return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call))
-        if isinstance(func, ast.Attribute):
-            method = func.attr
-            receiver = func.value
-            holder = receiver.value if isinstance(receiver, ast.Subscript) else receiver  # tools[name].invoke()
-            receiver_name = (self.m.dotted(holder) or "").rsplit(".", 1)[-1].lower()
-            if TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
-                name = self.m.short(func) if holder is receiver else f"{self.m.dotted(holder)}[...].{method}"
-                return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.m.span(call))
-            found = self.untrusted(receiver, env)
-            if found is not None:
-                return found
-        elif last and "_" in last and TOOL_RUNNERS.search(last):
-            return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call))
         target = self.scopes.function_for(call, env, foreign=True)
         if target is not None:  # a function the code shows: what any of its returns gives, with these arguments
             if not self.m.enter(target.fn):
@@ -228,6 +211,26 @@ class Sources(Component):
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
             return replace(found, flow=(*found.flow, step))
+        # Calls the catalogue does not know and the code does not show, named like a tool runner
+        # (`run_tool(...)`, `tools[name](...)`): the name is the only evidence, so the source is weak.
+        if isinstance(func, ast.Subscript):
+            holder_name = self.m.dotted(func.value) or ""
+            if TOOL_HOLDERS.search(holder_name.rsplit(".", 1)[-1]):
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call),
+                              strong=False)
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = func.value
+            holder = receiver.value if isinstance(receiver, ast.Subscript) else receiver  # tools[name].invoke()
+            receiver_name = (self.m.dotted(holder) or "").rsplit(".", 1)[-1].lower()
+            if TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
+                name = self.m.short(func) if holder is receiver else f"{self.m.dotted(holder)}[...].{method}"
+                return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.m.span(call), strong=False)
+            found = self.untrusted(receiver, env)
+            if found is not None:
+                return found
+        elif last and "_" in last and TOOL_RUNNERS.search(last):
+            return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
