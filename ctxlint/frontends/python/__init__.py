@@ -2,29 +2,30 @@
 
 What the front-end finds in a module:
 
-* **Call sites** -- OpenAI ``chat.completions.create``/``parse``, ``responses.create``,
-  Anthropic ``messages.create``/``stream``, LiteLLM ``completion`` -- become requests with their
-  tools, system text, messages, model and output limit.
+* **Call sites** -- the sinks of the framework catalogue (``ctxlint/frameworks.py``, one YAML
+  file per SDK or agent framework: OpenAI, Anthropic, LiteLLM, LangChain, Pydantic AI ...),
+  matched by call path -- become requests with their tools, system text, messages, model and
+  output limit, including what the agents and chat models they are given carry.
 * **Prompt text** is followed through string literals, f-strings, ``.format``, ``%``, ``+``,
-  ``join``, ``textwrap.dedent`` and the names, simple functions, ``+=`` and list appends of the
-  same module. Static text keeps the span where it is written (a constant used at a call site
-  keeps the constant's own spans); each interpolated value is a slot spanning its field, with
-  the facts of the value it holds: the names it reads, the calls it makes (resolved through the
-  module's imports: ``datetime.datetime.now``) and what data flow shows about it (``json.dumps``
-  without sorted keys, a set or a directory listing iterated in no fixed order, third-party
-  content -- an HTTP response body, a file from a path that is not the repository's own, an
-  upload, an e-mail, a tool's result -- and text cut to a fixed length, ``text[:4000]``).
-  ``with ... as name`` binds the name; a list changed later in a loop around the call that
-  sends it (an agent appending tool results) reaches that call on the next pass.
-* **Prompt constants**, prompt-building functions and message lists that reach no call site in
-  the module become requests of their own (system role, no settings), so prompt modules are
+  ``join``, ``textwrap.dedent``, names, functions (every return), ``+=`` and list appends, and
+  through imports into the other modules of the linted tree (``project.py``). Static text keeps
+  the span where it is written; each interpolated value is a slot spanning its field, with the
+  facts of the value it holds: the names it reads, the calls it makes (resolved through the
+  imports: ``datetime.datetime.now``), which of them run once per process, and what data flow
+  shows about it (``json.dumps`` without sorted keys, a collection iterated in no fixed order,
+  third-party content from a source of the catalogue -- an HTTP body, a file from a path that
+  is not the repository's own, an upload, an e-mail, a tool's result -- and text cut to a fixed
+  length). A tool result known only by a function's name is weak evidence.
+* **Prompt constants**, prompt-building functions, message lists, agents, templates and DSPy
+  signatures that no call site sends become requests of their own, so prompt modules are
   checked too.
-* **MCP tools** (``Tool(...)`` from ``mcp.types``, and ``@mcp.tool()`` functions whose docstring
-  and signature form the schema) become one request made of tools.
-* ``len(text) / 4``-style **token estimates** become observations.
+* **Tools** (MCP ``Tool(...)``, ``@mcp.tool()`` and the catalogue's tool decorators) become one
+  request per server or agent they are registered on.
+* ``len(text) / 4``-style **token estimates** become observations, unless the function counts
+  with a tokenizer too.
 
-Nothing outside the module is resolved: a name imported from elsewhere is a slot. A module that
-mentions no LLM API, prompt name or token estimate is skipped before it is even parsed.
+A module that names no catalogue library, LLM call, prompt name or token estimate is skipped
+before it is parsed; generated code (a "Code generated" header) is skipped with a notice.
 """
 
 from __future__ import annotations
