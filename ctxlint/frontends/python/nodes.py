@@ -9,6 +9,8 @@ from collections.abc import Iterator
 # Nodes that are markers, not code: the load/store context of a name and the operator of an
 # expression. Nothing reads them as nodes, and skipping them makes the walks much cheaper.
 _MARKERS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+# Nodes with no child but their marker: the most common nodes of any module.
+LEAVES = frozenset({ast.Name, ast.Constant})
 
 
 def children(node: ast.AST) -> list[ast.AST]:

@@ -8,7 +8,7 @@ import re
 import sys
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, prompt_name, prompt_path, strong_prompt_name
-from ctxlint.frontends.python.nodes import children, walk
+from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.model import Span
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
@@ -273,14 +273,19 @@ def syntax_message(message: str) -> str:
 
 
 def _ast_depth(tree) -> tuple[int, object]:
-
+    """How many levels the tree nests, and its deepest node. Names and constants, most of the
+    nodes, are counted where they stand and never visited: they have no children."""
     deepest, where = 0, tree
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > deepest:
             deepest, where = depth, node
-        stack.extend((child, depth + 1) for child in children(node))
+        for child in children(node):
+            if type(child) not in LEAVES:
+                stack.append((child, depth + 1))
+            elif depth + 1 > deepest:
+                deepest, where = depth + 1, child
     return deepest, where
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
-from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Binding, Bound, Env, Loop, Param, Scope
 
@@ -42,7 +42,8 @@ class Scopes(Component):
         if handler is not None and handler(self, node, scope, loops, function):
             return
         for child in children(node):
-            self.index(child, scope, loops, function)
+            if type(child) not in LEAVES:  # a name or a constant: nothing in it to index
+                self.index(child, scope, loops, function)
 
     def _function(self, node: FunctionNode, scope: Scope, loops: Loops, function: str | None) -> bool:
         for decorator in node.decorator_list:
