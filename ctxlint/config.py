@@ -56,7 +56,7 @@ CONFIDENCE_LEVELS = ("high", "medium", "low")
 # tools, with fake ids), so findings in it are low confidence. Globs as in `exclude`.
 DEFAULT_TEST_PATHS = (
     "test", "tests", "__tests__", "fixtures", "__fixtures__", "__testfixtures__", "testdata", "test_data",
-    "test-data", "snapshots", "__snapshots__", "cassettes", "e2e", "mocks", "__mocks__", "conftest.py",
+    "test-data", "snapshots", "__snapshots__", "cassettes", "e2e", "mock", "mocks", "__mocks__", "conftest.py",
     "test_*.py", "*_test.py", "*.test.*", "*.spec.*", "*-test.*",
 )
 

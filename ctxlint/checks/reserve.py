@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from ctxlint.analysis import names
 from ctxlint.analysis.budget import static_tokens, utf8_bytes
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, SourceKind
 
 
-@request_check
+@request_check(options={"media_models": STRINGS})
 def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
-    """Report a request whose source can set an output limit but does not."""
+    """Report a request whose source can set an output limit but does not.
+
+    A model that generates images, video or speech, or embeds text, answers with media or
+    vectors, not text a token limit would bound: requests to one are left alone.
+    """
     if not request.declares_settings or request.output_limit is not None:
+        return
+    if request.model and names.matches(request.model, ctx.options["media_models"]):
         return
     hint = request.settings_hint or "`max_tokens`"
     ctx.report(
