@@ -65,8 +65,15 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         where = (f", line {source.span.line}"
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
-        confidence = Confidence.HIGH if source.strong else Confidence.LOW
-        return Untrusted(f"{source.detail}{where}", confidence, (step, *source.flow, sink))
+        if source.strong:
+            return Untrusted(f"{source.detail}{where}", Confidence.HIGH, (step, *source.flow, sink))
+        # A weak source (a request body, a loose pattern) is worth a look on its own; with a
+        # name that says content (`page`, `documents`) as well, two weak links agree.
+        named = _named(segment, options, directives)
+        name_step = () if named is None else (
+            Evidence(EvidenceKind.NAME, f"the name `{named[0]}` suggests third-party content", segment.span, False),)
+        return Untrusted(f"{source.detail}{where}", Confidence.MEDIUM if named else Confidence.LOW,
+                         (step, *name_step, *source.flow, sink))
     named = _named(segment, options, directives)
     if named is None:
         # A name we do not know, but the prompt itself says what it is: worth a look, no more.

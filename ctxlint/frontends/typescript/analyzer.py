@@ -293,11 +293,14 @@ class _Builder:
                 continue
             if slot is not None and where and not slot.variable_length:
                 slot = replace(slot, variable_length=True)
-            if slot is not None and role in (Role.USER, Role.ASSISTANT) and any(
-                    s.detail.startswith(_REQUEST_BODY) for s in slot.sources):
+            if slot is not None and any(s.detail.startswith(_REQUEST_BODY) for s in slot.sources):
                 # What a client posts and the app sends back as the user's turn is the user's own
-                # input; a request body is third-party content where the developer's text goes.
-                slot = replace(slot, sources=tuple(s for s in slot.sources if not s.detail.startswith(_REQUEST_BODY)))
+                # input. In the developer's text it is suspect, but weakly: the body is most often
+                # the app's own front-end forwarding its settings, so the finding is low confidence.
+                users_turn = role in (Role.USER, Role.ASSISTANT)
+                slot = replace(slot, sources=tuple(
+                    replace(s, strong=False) if s.detail.startswith(_REQUEST_BODY) else s
+                    for s in slot.sources if not (users_turn and s.detail.startswith(_REQUEST_BODY))))
             self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
 
 

@@ -91,17 +91,27 @@ def unescape(raw: str) -> str:
 
 
 def first_error(root: Node) -> Node | None:
-    """The first ERROR or MISSING node, in source order (subtrees without errors are skipped)."""
+    """The first ERROR or MISSING node, in source order (subtrees without errors are skipped).
+
+    The TSX grammar reads `&name` inside a JSX attribute string as a broken character entity,
+    where React takes it literally (`href="…?a=1&utm_source=x"`): that is not an error.
+    """
     cursor = root.walk()
     while True:
         node = cursor.node
-        if node.is_error or node.is_missing:
+        if (node.is_error or node.is_missing) and not _in_jsx_attribute_string(node):
             return node
         if node.has_error and cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return None
+
+
+def _in_jsx_attribute_string(node: Node) -> bool:
+    parent = node.parent
+    return (node.is_error and parent is not None and parent.type == "string"
+            and parent.parent is not None and parent.parent.type == "jsx_attribute")
 
 
 def depth_exceeds(root: Node, limit: int) -> Node | None:
