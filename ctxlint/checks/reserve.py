@@ -6,7 +6,7 @@ from ctxlint.analysis import names
 from ctxlint.analysis.budget import static_tokens, utf8_bytes
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, SourceKind
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Role, SourceKind
 
 
 @request_check(options={"media_models": STRINGS})
@@ -31,13 +31,15 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     )
 
 
-@request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER, "short_answers": STRINGS})
+@request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER, "short_answers": STRINGS,
+                        "probe_tokens": INTEGER})
 def reserve_too_small(request: Request, ctx: CheckContext) -> None:
     """Report an output limit below the configured minimum, or too small for a tool call.
 
     A tiny limit is right for a prompt that asks for a tiny answer (a label, a score, yes or
     no): without tools, a prompt whose text asks for one is left alone, and one whose text
-    cannot be seen (the messages come from elsewhere) is reported at low confidence.
+    cannot be seen (the messages come from elsewhere) is reported at low confidence. So is a
+    probe: a fixed prompt of a few tokens (`test`, `Say "ok"`) that checks a model answers.
     """
     limit = request.output_limit
     if limit is None or limit.value is None:
@@ -58,6 +60,9 @@ def reserve_too_small(request: Request, ctx: CheckContext) -> None:
         return
     text = " ".join(s.text for s in request.segments if s.slot is None)
     if _asks_for_short_answer(text, ctx.options["short_answers"]):
+        return
+    if text.strip() and all(s.slot is None and s.role is Role.USER for s in request.segments) and (
+            ctx.count_tokens(text, request) <= ctx.options["probe_tokens"]):
         return
     ctx.report(
         limit.span,
