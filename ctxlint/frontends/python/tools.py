@@ -62,8 +62,10 @@ class Tools(Component):
             cache, cenv, element = entries["cache_control"]
             builder.breakpoints.append(Breakpoint(self.m.span(element), 0, self.messages.ttl(cache, cenv)))
         inner = entries
-        if not legacy and "function" in entries:
-            inner = self.flow.dict_entries(entries["function"][0], entries["function"][1]) or entries
+        for wrapper in ("function", "toolSpec"):  # OpenAI chat's and Amazon Bedrock Converse's shapes
+            if not legacy and wrapper in entries:
+                inner = self.flow.dict_entries(entries[wrapper][0], entries[wrapper][1]) or entries
+                break
         name = self.flow.literal_str(inner["name"][0], inner["name"][1]) if "name" in inner else None
         description = None
         if "description" in inner:
@@ -73,6 +75,8 @@ class Tools(Component):
             if key in inner:
                 found, value = self.flow.literal(inner[key][0], inner[key][1])
                 schema = value if found else None
+                if isinstance(schema, dict) and set(schema) == {"json"}:  # Bedrock: inputSchema={"json": {...}}
+                    schema = schema["json"]
                 break
         return ToolDef(name, description, schema, self.m.span(node), raw if ok else None)
 
