@@ -2,7 +2,7 @@
 
     python benchmarks/corpus.py extract --mirror MIRROR SNAPSHOTS   # once: write the pinned snapshots
     python benchmarks/corpus.py SNAPSHOTS [--repo NAME ...] [--unjudged FILE] [--save FILE]
-    python benchmarks/corpus.py --load FILE                          # score a saved run again
+    python benchmarks/corpus.py --load FILE [--markdown FILE]        # score a saved run again
 
 The corpus is the list of public repositories in benchmarks/corpus.yaml, each pinned by commit.
 `extract` writes each one's files at that commit into SNAPSHOTS/<owner>+<name>/ from a git
@@ -16,6 +16,8 @@ benchmarks/judged/<owner>+<name>.csv by (path, line, code). It prints:
   - precision per rule and overall for what a plain `ctxlint check` reports (rules on by
     default, confidence medium or high), and apart for what `--confidence low` and `--preview`
     add;
+  - precision per rule at the default confidence, preview rules included: the measure that
+    decides whether a rule is on by default (`--markdown FILE` writes it as the README's table);
   - findings judged true that no longer fire, unless benchmarks/judged/lost.csv gives the
     reason they may go;
   - findings nobody has judged yet (`--unjudged FILE` writes them as CSV rows with an empty
@@ -163,7 +165,7 @@ def load_lost() -> dict[tuple[str, str, int, str], str]:
 
 
 def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, strict: bool,
-          save: Path | None = None, load: Path | None = None) -> int:
+          save: Path | None = None, load: Path | None = None, markdown: Path | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from ctxlint.catalogue import load_catalogue
 
@@ -193,6 +195,13 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
     _table("What `ctxlint check` reports (default rules, confidence medium or high)",
            [f for f in found if default(f)], verdicts, catalogue)
     _table("What `--confidence low` and `--preview` add", [f for f in found if not default(f)], verdicts, catalogue)
+    # The measure that decides whether a rule is on by default: what it reports at the default
+    # confidence, whether or not it is a preview rule today.
+    each_rule = [f for f in found if f.confidence in ("high", "medium")]
+    _table("Each rule at confidence medium or high, preview rules included", each_rule, verdicts, catalogue)
+    if markdown is not None:
+        markdown.write_text(_markdown(each_rule, verdicts, catalogue), encoding="utf-8")
+        print(f"wrote {markdown}")
 
     wrong = [f for f in found if default(f) and verdicts.get(f.key, {}).get("verdict") == "false"]
     print(f"\nJudged false and still reported by default: {len(wrong)}")
@@ -239,6 +248,20 @@ def _per_rule(findings: list[Found], verdicts: dict) -> dict[str, tuple[int, int
     return {code: (judged[code], true[code]) for code in sorted(judged)}
 
 
+def _markdown(findings: list[Found], verdicts: dict, catalogue: dict) -> str:
+    """The README's precision table: every rule of the catalogue, measured or not."""
+    counts = Counter(f.code for f in findings)
+    per_rule = _per_rule(findings, verdicts)
+    lines = ["| rule | name | status | found | judged | true | precision |", "|---|---|---|---:|---:|---:|---:|"]
+    for code in sorted(catalogue):
+        rule = catalogue[code]
+        judged, true = per_rule.get(code, (0, 0))
+        precision = f"{true / judged:.0%}" if judged else "-"
+        status = "preview" if rule.preview else "default"
+        lines.append(f"| {code} | {rule.name} | {status} | {counts[code]} | {judged} | {true} | {precision} |")
+    return "\n".join(lines) + "\n"
+
+
 def _table(title: str, findings: list[Found], verdicts: dict, catalogue: dict) -> None:
     print(f"\n{title}")
     counts = Counter(f.code for f in findings)
@@ -274,11 +297,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unjudged", type=Path, metavar="FILE", help="write the unjudged findings to FILE as CSV")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--save", type=Path, metavar="FILE", help="also write every finding of this run to FILE (JSON)")
-    parser.add_argument("--load", type=Path, metavar="FILE", help="score the findings saved by --save instead of linting")
+    parser.add_argument("--load", type=Path, metavar="FILE",
+                        help="score the findings saved by --save instead of linting")
+    parser.add_argument("--markdown", type=Path, metavar="FILE",
+                        help="write the per-rule precision table (every rule, at the default confidence) as Markdown")
     options = parser.parse_args(args)
     if (options.snapshots is None) == (options.load is None):
         parser.error("give SNAPSHOTS to lint the corpus, or --load FILE to score a saved run")
-    return score(options.snapshots, options.repo, options.unjudged, options.strict, options.save, options.load)
+    return score(options.snapshots, options.repo, options.unjudged, options.strict, options.save, options.load,
+                 options.markdown)
 
 
 if __name__ == "__main__":
