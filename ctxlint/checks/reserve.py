@@ -21,13 +21,19 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     if request.model and names.matches(request.model, ctx.options["media_models"]):
         return
     hint = request.settings_hint or "`max_tokens`"
+    evidence: tuple[Evidence, ...] = (
+        Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),)
+    if request.in_method:
+        # A call in a method belongs to an adapter or component: its limit is usually part of
+        # the object's configuration (a constructor argument, a settings object), out of sight here.
+        evidence += (Evidence(EvidenceKind.FLOW, "made in a method: the object's configuration may set the limit",
+                              request.anchor, strong=False),)
     ctx.report(
         request.anchor,
         f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
         f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
-        evidence=(
-            Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),
-        ),
+        confidence=Confidence.LOW if request.in_method else Confidence.HIGH,
+        evidence=evidence,
     )
 
 

@@ -16,7 +16,7 @@ from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env
+from ctxlint.frontends.python.values import Builder, Env, Scope
 from ctxlint.model import OutputLimit, Request, Role, ToolDef
 
 
@@ -202,6 +202,7 @@ class Sinks(Component):
             breakpoints=tuple(parts.builder.breakpoints),
             roles_marked=sink.roles_marked,
             framework=sink.framework,
+            in_method=_in_method(env.scope),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
@@ -321,3 +322,12 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def _in_method(scope: Scope | None) -> bool:
+    """Whether code in ``scope`` runs inside a method (directly or in a function nested in one)."""
+    while scope is not None:
+        if scope.kind == "function" and scope.cls is not None:
+            return True
+        scope = scope.parent
+    return False
