@@ -124,6 +124,25 @@ class Sinks(Component):
             entry = next((members[k] for k in arg.key if members and k in members), None)
         return entry
 
+    def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
+        """Whether the object that would hold the limit is given but cannot be read here
+        (``inferenceConfig=self._config()``, ``model_settings=settings``): it may well set one."""
+        for spec in specs:
+            if not spec.key or spec.method is not None:
+                continue
+            entry = next((given.keywords[k] for k in spec.keywords if k in given.keywords), None)
+            if entry is None and spec.position is not None and spec.position < len(given.positional):
+                entry = (given.positional[spec.position], env, given.positional[spec.position])
+            if entry is None:
+                continue
+            if spec.json:
+                entry = self.json_value(entry)
+                if entry is None:
+                    return True
+            if self.members(entry[0], entry[1]) is None:
+                return True
+        return False
+
     def json_value(self, entry: Entry) -> Entry | None:
         """``json.dumps(value)`` -> value (the body of a Bedrock ``invoke_model`` call)."""
         node, env = self.scopes.deref(entry[0], entry[1])
@@ -183,10 +202,14 @@ class Sinks(Component):
                 else None
             self.add_messages(sink.arguments, call, env, given, parts, template)
         self.settings(sink.arguments, call, env, given, parts)
+        limit_specs = sink.arguments.get("limit", ())
+        hidden = bool(limit_specs) and self.limit_out_of_sight(limit_specs, call, env, given)
         if sink.arguments.get("limit"):
-            parts.limit_visible = parts.limit_visible or not given.opaque
+            parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
             self.holder_settings(holder, holder_call, holder_env, parts)
+        if hidden and parts.limit is None:
+            parts.limit_visible = False  # settings given at the call override the object's
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
