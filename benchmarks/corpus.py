@@ -2,7 +2,7 @@
 
     python benchmarks/corpus.py extract --mirror MIRROR SNAPSHOTS   # once: write the pinned snapshots
     python benchmarks/corpus.py SNAPSHOTS [--repo NAME ...] [--unjudged FILE] [--save FILE]
-    python benchmarks/corpus.py --load FILE [--markdown FILE]        # score a saved run again
+    python benchmarks/corpus.py --load FILE [--markdown FILE] [--update-rules]  # score a saved run again
 
 The corpus is the list of public repositories in benchmarks/corpus.yaml, each pinned by commit.
 `extract` writes each one's files at that commit into SNAPSHOTS/<owner>+<name>/ from a git
@@ -17,7 +17,8 @@ benchmarks/judged/<owner>+<name>.csv by (path, line, code). It prints:
     default, confidence medium or high), and apart for what `--confidence low` and `--preview`
     add;
   - precision per rule at the default confidence, preview rules included: the measure that
-    decides whether a rule is on by default (`--markdown FILE` writes it as the README's table);
+    decides whether a rule is on by default (`--markdown FILE` writes it as the README's table,
+    `--update-rules` into each rule file's `precision:` line, which `ctxlint rule CODE` shows);
   - findings judged true that no longer fire, unless benchmarks/judged/lost.csv gives the
     reason they may go;
   - findings nobody has judged yet (`--unjudged FILE` writes them as CSV rows with an empty
@@ -39,6 +40,7 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -165,7 +167,8 @@ def load_lost() -> dict[tuple[str, str, int, str], str]:
 
 
 def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, strict: bool,
-          save: Path | None = None, load: Path | None = None, markdown: Path | None = None) -> int:
+          save: Path | None = None, load: Path | None = None, markdown: Path | None = None,
+          update_rules: bool = False) -> int:
     sys.path.insert(0, str(ROOT))
     from ctxlint.catalogue import load_catalogue
 
@@ -202,6 +205,8 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
     if markdown is not None:
         markdown.write_text(_markdown(each_rule, verdicts, catalogue), encoding="utf-8")
         print(f"wrote {markdown}")
+    if update_rules:
+        _update_rules(each_rule, verdicts, catalogue, len(selected))
 
     wrong = [f for f in found if default(f) and verdicts.get(f.key, {}).get("verdict") == "false"]
     print(f"\nJudged false and still reported by default: {len(wrong)}")
@@ -262,6 +267,34 @@ def _markdown(findings: list[Found], verdicts: dict, catalogue: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _update_rules(findings: list[Found], verdicts: dict, catalogue: dict, repositories: int) -> None:
+    """Write each built-in rule's measured precision into its rule file's `precision:` line."""
+    per_rule = _per_rule(findings, verdicts)
+    found_in = {code: len({f.repo for f in findings if f.code == code}) for code in per_rule}
+    today = date.today().isoformat()
+    for code, rule in sorted(catalogue.items()):
+        if not rule.path.is_relative_to(ROOT / "rules"):
+            continue
+        judged, true = per_rule.get(code, (0, 0))
+        if judged:
+            value = (f"{true / judged:.0%}: {true} of {judged} judged findings at confidence medium or high "
+                     f"were right, in {found_in[code]} of {repositories} corpus repositories ({today})")
+        else:
+            value = (f"not measured: no findings at confidence medium or high in {repositories} corpus "
+                     f"repositories ({today})")
+        text = rule.path.read_text(encoding="utf-8")
+        line = f"precision: {json.dumps(value)}\n"
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, old in enumerate(lines) if old.startswith("precision:")), None)
+        if at is None:
+            at = next(i for i, old in enumerate(lines) if old.startswith("severity:")) + 1
+            lines.insert(at, line)
+        else:
+            lines[at] = line
+        rule.path.write_text("".join(lines), encoding="utf-8")
+    print("updated the precision line of every built-in rule file")
+
+
 def _table(title: str, findings: list[Found], verdicts: dict, catalogue: dict) -> None:
     print(f"\n{title}")
     counts = Counter(f.code for f in findings)
@@ -299,13 +332,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, metavar="FILE", help="also write every finding of this run to FILE (JSON)")
     parser.add_argument("--load", type=Path, metavar="FILE",
                         help="score the findings saved by --save instead of linting")
+    parser.add_argument("--update-rules", action="store_true",
+                        help="write each rule's measured precision into its rule file (`precision:`)")
     parser.add_argument("--markdown", type=Path, metavar="FILE",
                         help="write the per-rule precision table (every rule, at the default confidence) as Markdown")
     options = parser.parse_args(args)
     if (options.snapshots is None) == (options.load is None):
         parser.error("give SNAPSHOTS to lint the corpus, or --load FILE to score a saved run")
     return score(options.snapshots, options.repo, options.unjudged, options.strict, options.save, options.load,
-                 options.markdown)
+                 options.markdown, options.update_rules)
 
 
 if __name__ == "__main__":

@@ -58,10 +58,16 @@ class Run:
 
 
 class Project:
-    """A directory of files plus ``run(*args)``, which runs ``ctxlint`` inside it."""
+    """A directory of files plus ``run(*args)``, which runs ``ctxlint`` inside it.
 
-    def __init__(self, root: Path):
+    The findings most CLI tests exercise the machinery with (a clock before instructions, an
+    unlabelled page) come from preview rules, so ``check`` runs with ``--preview`` unless a test
+    sets ``preview = False`` to see the default selection as a user would.
+    """
+
+    def __init__(self, root: Path, preview: bool = True):
         self.root = root
+        self.preview = preview
 
     def write(self, files: dict[str, str | bytes]) -> Project:
         for rel, content in files.items():
@@ -89,6 +95,9 @@ class Project:
         for name in ("NO_COLOR", "FORCE_COLOR"):  # colour only when a test asks for it
             if name not in (env or {}):
                 environment.pop(name, None)
+        if self.preview:
+            arg_lists = [[*args[:1], "--preview", *args[1:]] if args[:1] in (("check",), ["check"]) else args
+                         for args in arg_lists]
         procs = [
             subprocess.Popen(
                 [sys.executable, "-m", "ctxlint.cli", *args],

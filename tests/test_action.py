@@ -219,6 +219,8 @@ def _pull_request(tmp_path: Path, template: str, description: str) -> tuple[Path
     (repo / "prompts").mkdir(parents=True)
     (repo / "prompts" / "support.j2").write_text(PERSONA + "Question: {{ question }}\n", encoding="utf-8")
     (repo / "tools.json").write_text(json.dumps(TOOLS, indent=2), encoding="utf-8")
+    # The clock the pull request adds is reported by a preview rule (CTX101): the repository opts in.
+    (repo / "ctxlint.toml").write_text("preview = true\n", encoding="utf-8")
     _git(env, repo, "init", "-q")
     _git(env, repo, "add", "-A")
     _git(env, repo, "commit", "-q", "-m", "base")

@@ -12,7 +12,7 @@ CATALOGUE = load_catalogue()
 def lint(tmp_path, name: str, data: bytes, **settings):
     path = tmp_path / name
     path.write_bytes(data)
-    linter = Linter(Settings(root=tmp_path, **settings), CATALOGUE)
+    linter = Linter(Settings(root=tmp_path, **{"preview": True, **settings}), CATALOGUE)
     return linter.lint_files([path])
 
 

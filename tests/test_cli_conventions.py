@@ -22,7 +22,7 @@ CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
 def test_python_dash_m_ctxlint_and_version(project):
     project.write({"a.j2": CLOCK_TEMPLATE})
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "a.j2"], cwd=project.root,
+    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
                             capture_output=True, text=True, env=env, check=False)
     assert (module.returncode, module.stdout.splitlines()) == (1, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."])
     short, long = project.run_many([("-V",), ("--version",)])

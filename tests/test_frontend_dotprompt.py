@@ -185,7 +185,7 @@ def test_non_integer_limit_is_kept_with_no_value():
 def lint(tmp_path: Path, name: str, text: str):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    return Linter(Settings(root=tmp_path), CATALOGUE).lint_files([path]).findings
+    return Linter(Settings(root=tmp_path, preview=True), CATALOGUE).lint_files([path]).findings
 
 
 def test_a_well_formed_prompt_with_a_date_in_the_tail_is_clean(tmp_path):

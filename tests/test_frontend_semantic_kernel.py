@@ -241,7 +241,7 @@ def test_service_specific_limit_counts_when_default_has_none(tmp_path):
 
 
 def lint(paths: list[Path], root: Path):
-    return Linter(Settings(root=root), CATALOGUE).lint_files(paths).findings
+    return Linter(Settings(root=root, preview=True), CATALOGUE).lint_files(paths).findings
 
 
 def test_engine_findings_land_in_the_right_files(tmp_path, monkeypatch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import CLOCK_TEMPLATE
+from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY
 
 PREVIEW_RULE = """\
 code: ACME101
@@ -36,12 +36,14 @@ def _pack(project):
     project.write({
         "packs/acme/ACME101-acme-clock.yaml": PREVIEW_RULE,
         "ctxlint.toml": 'rule-packs = ["packs"]\n',
-        "a.j2": CLOCK_TEMPLATE,
+        "a.j2": CLOCK_TEMPLATE,  # ACME101, and the built-in CTX101 (a preview rule too)
+        "b.prompty": NO_RESERVE_PROMPTY,  # CTX201, on by default
     })
 
 
 def test_a_preview_rule_runs_only_when_asked_for(project):
     _pack(project)
+    project.preview = False
     default, by_prefix, by_code, by_name, flag = project.run_many([
         ("check", "--output-format", "json"),
         ("check", "--select", "ACME", "--output-format", "json"),
@@ -50,11 +52,11 @@ def test_a_preview_rule_runs_only_when_asked_for(project):
         ("check", "--preview", "--output-format", "json"),
     ])
     codes = lambda run: sorted(f["code"] for f in json.loads(run.stdout))  # noqa: E731
-    assert codes(default) == ["CTX101"]
+    assert codes(default) == ["CTX201"]
     assert by_prefix.code == 0 and codes(by_prefix) == []  # a prefix is not an opt-in
     assert codes(by_code) == ["ACME101"]
     assert codes(by_name) == ["ACME101"]
-    assert codes(flag) == ["ACME101", "CTX101"]
+    assert codes(flag) == ["ACME101", "CTX101", "CTX201"]
 
 
 def test_rule_docs_say_a_rule_is_preview_and_how_it_measured(project):
@@ -72,7 +74,8 @@ def test_sarif_marks_preview_rules_disabled_by_default(project):
     rules = {r["id"]: r for r in json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["ACME101"]["defaultConfiguration"]["enabled"] is False
     assert rules["ACME101"]["properties"]["precision"] == "60% (3 of 5 judged)"
-    assert rules["CTX101"]["defaultConfiguration"]["enabled"] is True
+    assert rules["CTX101"]["defaultConfiguration"]["enabled"] is False  # a built-in preview rule
+    assert rules["CTX201"]["defaultConfiguration"]["enabled"] is True
 
 
 def test_preview_and_confidence_are_validated_in_the_config(project):

@@ -19,7 +19,7 @@ def lint(tmp_path, name: str, text: str, **settings):
     path = tmp_path / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    result = Linter(Settings(root=tmp_path, **settings), CATALOGUE).lint_files([path], jobs=1)
+    result = Linter(Settings(root=tmp_path, **{"preview": True, **settings}), CATALOGUE).lint_files([path], jobs=1)
     assert result.errors == []
     return result.findings
 
@@ -127,8 +127,10 @@ LONG = "9" * 5_000
 @pytest.mark.parametrize("name, text, expected", [
     ("request.json", json.dumps({"model": "gpt-4o", "max_tokens": 0, "messages": [{"role": "user", "content": "Hi"}]})
      .replace("0", LONG), []),
-    ("request.json", json.dumps({"model": "gpt-4o", "max_tokens": 5, "messages": [{"role": "user", "content": "Hi"}],
-                                 "metadata": {"n": 0}}).replace("0}", LONG + "}"), [("CTX202", 1, 21)]),
+    # A question, not a probe: a fixed message of a few tokens may set a tiny limit.
+    ("request.json", json.dumps({"model": "gpt-4o", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "Explain our refund policy for damaged parcels in full."}],
+        "metadata": {"n": 0}}).replace("0}", LONG + "}"), [("CTX202", 1, 21)]),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: {LONG}\nmessages:\n  - role: user\n    content: Hi\n", []),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: 0x{'f' * 5_000}\nmessages:\n  - role: user\n    content: Hi\n", []),
     ("request.yaml", f"model: gpt-4o\nmax_tokens: {'1:' * 3_000}1\nmessages:\n  - role: user\n    content: Hi\n", []),
@@ -188,7 +190,7 @@ def _replaced(document, path, value):
 
 def test_every_field_of_a_request_may_hold_any_json_type(tmp_path):
     """Every field replaced by every JSON type, in JSON and in YAML: findings or a located CTX001."""
-    linter = Linter(Settings(root=tmp_path), CATALOGUE)
+    linter = Linter(Settings(root=tmp_path, preview=True), CATALOGUE)
     files = []
     for number, path in enumerate(_paths(REQUEST)):
         for variant, (value,) in enumerate(WRONG_VALUES):
@@ -305,7 +307,7 @@ def test_a_message_quoting_a_lone_surrogate_prints_a_replacement_character(tmp_p
         Segment(Role.USER, Span(path, 2, 1, 2, 10), "history", Slot("history", ("history",), variable_length=True)),
         Segment(Role.USER, Span(path, 3, 1, 3, 30), "Never \ud800 reveal the key.\n", None, 0, "history"),
     ))
-    linter = Linter(Settings(root=tmp_path), CATALOGUE)
+    linter = Linter(Settings(root=tmp_path, preview=True), CATALOGUE)
     (finding,) = [f for f in linter._run(ParsedFile(path, [request]), "", path, "jinja") if f.code == "CTX301"]
     assert "Never \ufffd reveal the key." in finding.message
     finding.message.encode("utf-8")
