@@ -15,7 +15,7 @@ from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.frontends import format_for, limits
 
-SETTINGS = Settings(root=Path(__file__).parent)
+SETTINGS = Settings(root=Path(__file__).parent, preview=True)  # the trust and cache rules are preview rules
 LINTER = None
 
 

@@ -73,7 +73,7 @@ def test_colour_on_a_terminal_unless_no_color(project):
     def on_a_terminal(**env: str) -> tuple[int, list[str]]:
         leader, follower = pty.openpty()
         environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "a.j2"], cwd=project.root,
+        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
                               stdout=follower, stderr=subprocess.PIPE, env={**environment, "TERM": "xterm", **env},
                               timeout=60, check=False)
         os.close(follower)

@@ -180,6 +180,8 @@ def test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix(tmp_pa
     (project / "app.py").write_text('print("hello")\n', encoding="utf-8")
     (project / "package.json").write_text('{"name": "demo", "version": "1.0.0"}\n', encoding="utf-8")
     (project / "README.md").write_text("# Demo\n", encoding="utf-8")
+    # The clock rule (CTX101) is a preview rule: the project opts in, as its README says.
+    (project / "ctxlint.toml").write_text("preview = true\n", encoding="utf-8")
     _commit_all(env, project, "a template with a clock at the top")
 
     code, output, first = _run_hooks(env, project)
