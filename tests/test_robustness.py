@@ -353,3 +353,13 @@ def test_a_lone_surrogate_in_a_python_literal_is_counted_and_printed(project):
         run = project.run("check", "--no-cache", "--output-format", output)
         assert run.code == 1, (output, run.stderr)
         assert "CTX40" in run.stdout and "Traceback" not in run.stderr, output
+
+
+def test_an_import_of_a_name_too_long_for_the_file_system_is_no_module(tmp_path):
+    # The fuzzer found it: resolving `import aaaa…` inside the linted tree asked the file system
+    # about a 5,000-character file name, and the OSError it raised became an internal error.
+    long_name = "a" * 5_000
+    text = (f"from {long_name}.prompts import SYSTEM\nfrom openai import OpenAI\n\n"
+            "client = OpenAI()\n"
+            'client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": SYSTEM}])\n')
+    assert [f.code for f in lint(tmp_path, "app.py", text)] == ["CTX201"]

@@ -63,7 +63,7 @@ class Project:
                 continue
             target = base.joinpath(*parts)
             for candidate in ((target.with_name(target.name + ".py"),) if parts else ()) + (target / "__init__.py",):
-                if candidate.is_file():
+                if _is_file(candidate):
                     return candidate
         return None
 
@@ -121,3 +121,11 @@ def project_for(root: Path, catalogue: Catalogue) -> Project:
         _PROJECTS.clear()  # one project per run: a new root or catalogue starts afresh
         _PROJECTS[key] = Project(root, catalogue)
     return _PROJECTS[key]
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; a name the file system refuses (too long) is none."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
