@@ -64,6 +64,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
                              1_500, {"CTX401": 1_500}),
     "Handlebars loops": ("digest.prompt", lambda n: "{{#each history}}{{this}} Never lie.{{/each}}\n" * n, 1_500,
                          {"CTX201": 1, "CTX301": 1_500}),
+    # 15,000 expression tags that never close (`}~}`), 665 KB: 120 s, in the regular expression that
+    # measured template code (found by benchmarks/fuzz.py; work in C, which the step count misses).
+    "unclosed expression tags": ("answer.j2", lambda n: "<document>{{ document | e }~}</document>\n" * n, 20_000,
+                                 {"CTX001": 1}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),

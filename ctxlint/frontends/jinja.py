@@ -188,19 +188,35 @@ def _simple_segments(env: jinja2.Environment, source: str, tags: list[re.Match],
     return segments
 
 
-_TAG_CODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+_TAG_OPENER = re.compile(r"\{\{|\{%")
+_TAG_CLOSER = {"{{": "}}", "{%": "%}"}
 
 
 def _check_size(source: str) -> None:
     """Refuse, before parsing, a template with more code in its tags than Jinja reads in bounded
-    time (the tags are found by a regular expression: an estimate, which is all a bound needs)."""
+    time (an estimate from where tags open and close, which is all a bound needs).
+
+    Linear in the template: a tag's closer is searched for once, and an opener with no closer
+    after it means no later opener of that kind has one either (a lazy regular expression would
+    rescan the rest of the file from every unclosed ``{{``).
+    """
     if len(source) <= limits.MAX_TEMPLATE_CODE:
         return
     code = 0
-    for tag in _TAG_CODE.finditer(source):
-        code += tag.end() - tag.start()
+    resume = 0
+    unclosed: set[str] = set()
+    for opener in _TAG_OPENER.finditer(source):
+        start, kind = opener.start(), opener.group()
+        if start < resume or kind in unclosed:
+            continue
+        end = source.find(_TAG_CLOSER[kind], opener.end())
+        if end < 0:
+            unclosed.add(kind)
+            continue
+        resume = end + 2
+        code += resume - start
         if code > limits.MAX_TEMPLATE_CODE:
-            raise TemplateError(limits.too_much_template_code(), tag.start())
+            raise TemplateError(limits.too_much_template_code(), start)
 
 
 def _append(segments: list[Segment], segment: Segment, offset: int) -> None:
