@@ -213,6 +213,17 @@ class _Text:
         return Span(self.path, line, start - self.starts[line - 1] + 1, end_line, end - self.starts[end_line - 1] + 1)
 
 
+_last_index: list[_Text] = []
+
+
+def _line_index(text: str, path: str) -> _Text:
+    """The line index of ``text``, kept for the next call: the unused-suppression check asks for a
+    fix for each of a file's suppressions, and indexing the file each time made it quadratic."""
+    if not _last_index or _last_index[0].text is not text or _last_index[0].path != path:
+        _last_index[:] = [_Text(text, path)]
+    return _last_index[0]
+
+
 def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
     """The directives in ``text``, a file of format ``fmt`` (None: accept every comment syntax)."""
     found = Directives()
@@ -399,7 +410,7 @@ def _removal(text: str, match: re.Match[str], end: int, alone: bool, line_start:
 
 def removal_fix(text_path: str, text: str, suppression: Suppression, keep: list[CodeRef]) -> Fix | None:
     """A fix that removes ``suppression`` (``keep`` empty) or only the entries not in ``keep``."""
-    where = _Text(text, text_path)
+    where = _line_index(text, text_path)
     if keep and suppression.brackets is not None and suppression.codes is not None:
         start, end = suppression.brackets
         return Fix("remove the codes that suppress nothing", where.span(start, end), ", ".join(r.text for r in keep))

@@ -68,6 +68,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # measured template code (found by benchmarks/fuzz.py; work in C, which the step count misses).
     "unclosed expression tags": ("answer.j2", lambda n: "<document>{{ document | e }~}</document>\n" * n, 20_000,
                                  {"CTX001": 1}),
+    # A misspelt suppression on each of 5,000 lines, 210 KB: 10 s, indexing the file's lines once
+    # per suppression to offer its removal (found by benchmarks/fuzz.py).
+    "unused suppressions": ("system.j2", lambda n: "Be brief. {# ctxlint: ignore[CTX1O1] #}\n" * n, 5_000,
+                            {"CTX002": 5_000}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),
@@ -213,3 +217,22 @@ def test_a_suppression_naming_thousands_of_codes_is_checked_in_linear_work():
     assert "`not-a-rule`, `not-a-rule`" in finding.message and "and 19,991 more are not rule codes" in finding.message
     lint("system.j2", template(2))
     assert growth(lambda n: lambda: lint("system.j2", template(n)), 200) < 1.3
+
+
+def test_the_unused_suppression_fixes_index_the_file_once(monkeypatch):
+    # Each unused suppression offers a fix that removes it; building the file's line index for
+    # each one made 5,000 of them take 10 s (found by benchmarks/fuzz.py). Work in a comprehension
+    # escapes the step count, so this counts the indexes built.
+    from ctxlint import directives
+
+    built = []
+
+    class CountingText(directives._Text):
+        def __init__(self, text: str, path: str) -> None:
+            built.append(path)
+            super().__init__(text, path)
+
+    monkeypatch.setattr(directives, "_Text", CountingText)
+    findings = lint("system.j2", "Be brief. {# ctxlint: ignore[CTX1O1] #}\n" * 200)
+    assert codes(findings) == {"CTX002": 200}
+    assert len(built) <= 2  # the scan's index and the fixes' index
