@@ -13,6 +13,7 @@ import ast
 import builtins
 
 from ctxlint.frameworks import Holder
+from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 
@@ -52,7 +53,7 @@ class Calls(Component):
             return self.path(node.func, env, depth + 1) + "()"
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             # A pipe: its path is that of the chat model (or agent) in it.
-            for part in self.pipe(node):
+            for part in flatten_union(node):
                 if self.holder(part, env) is not None:
                     return self.path(part, env, depth + 1)
             return UNKNOWN
@@ -127,18 +128,6 @@ class Calls(Component):
 
     # ---- objects built by framework constructors -------------------------------------------------
 
-    def pipe(self, node: ast.BinOp) -> list[ast.expr]:
-        """The parts of ``a | b | c`` in order."""
-        parts: list[ast.expr] = []
-        stack: list[ast.expr] = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, ast.BinOp) and isinstance(current.op, ast.BitOr):
-                stack.extend((current.right, current.left))
-            else:
-                parts.append(current)
-        return parts
-
     def constructor(self, node: ast.expr, env: Env) -> tuple[ast.Call, Env] | None:
         """The call that built the object ``node`` names (through names, ``self`` attributes,
         the module's own functions and methods called on it, such as ``.bind_tools(...)``)."""
@@ -163,7 +152,7 @@ class Calls(Component):
         catalogue = self.m.catalogue
         resolved, resolved_env = self.scopes.deref(node, env)
         if isinstance(resolved, ast.BinOp) and isinstance(resolved.op, ast.BitOr):  # prompt | llm | parser
-            for part in self.pipe(resolved):
+            for part in flatten_union(resolved):
                 found_part = self.holder(part, resolved_env)
                 if found_part is not None:
                     return found_part

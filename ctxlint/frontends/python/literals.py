@@ -300,7 +300,8 @@ def number_value(node: ast.AST) -> float | None:
 
 
 def flatten_union(node: ast.expr) -> list[ast.expr]:
-    parts = []
+    """The parts of ``a | b | c`` in order (a union type, or a LangChain pipe)."""
+    parts: list[ast.expr] = []
     stack = [node]
     while stack:
         current = stack.pop()

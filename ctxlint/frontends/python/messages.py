@@ -11,7 +11,7 @@ from dataclasses import replace
 from ctxlint.frameworks import MessageKind, TemplateKind
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import ROLES, TEXT_BLOCK_TYPES
-from ctxlint.frontends.python.literals import StrToken, decode_tokens, in_loop, unique, with_sources
+from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, in_loop, unique, with_sources
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Piece
 from ctxlint.model import Breakpoint, Role, Slot, Span
@@ -264,7 +264,7 @@ class Messages(Component):
         if found is None:
             resolved = self.scopes.deref(node, env)
             if isinstance(resolved[0], ast.BinOp) and isinstance(resolved[0].op, ast.BitOr):
-                first = self.calls.pipe(resolved[0])[0]
+                first = flatten_union(resolved[0])[0]
                 return self.template_of(first, resolved[1])
             return None
         call, call_env = found

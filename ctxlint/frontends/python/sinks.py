@@ -130,9 +130,7 @@ class Sinks(Component):
         for spec in specs:
             if not spec.key or spec.method is not None:
                 continue
-            entry = next((given.keywords[k] for k in spec.keywords if k in given.keywords), None)
-            if entry is None and spec.position is not None and spec.position < len(given.positional):
-                entry = (given.positional[spec.position], env, given.positional[spec.position])
+            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)  # the container
             if entry is None:
                 continue
             if spec.json:
