@@ -54,7 +54,11 @@ class Estimates(Component):
 
     def mentions_tokens(self, node: ast.expr) -> bool:
         for current in walk(node):
-            if isinstance(current, (ast.Name, ast.Attribute)) and token_name(self.m.dotted(current)):
+            # The last part of the dotted name is the attribute or name itself: test it before
+            # building the name, which costs a walk down the chain.
+            last = current.id if isinstance(current, ast.Name) else current.attr if isinstance(
+                current, ast.Attribute) else None
+            if last is not None and "token" in last.lower() and token_name(self.m.dotted(current)):
                 return True
         return False
 

@@ -6,9 +6,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-# Nodes that are markers, not code: the load/store context of a name and the operator of an
-# expression. Nothing reads them as nodes, and skipping them makes the walks much cheaper.
-_MARKERS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 # Nodes with no child but their marker: the most common nodes of any module.
 LEAVES = frozenset({ast.Name, ast.Constant})
 
@@ -17,15 +14,34 @@ def children(node: ast.AST) -> list[ast.AST]:
     """The child nodes of ``node`` in field order, as ``ast.iter_child_nodes`` gives them but
     without context and operator markers; a list, which is faster to build than the generator
     on the paths every module takes."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = _child_fields(kind)
     found: list[ast.AST] = []
-    for name in node._fields:
+    for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            if not isinstance(value, _MARKERS):
-                found.append(value)
-        elif isinstance(value, list):
-            found.extend(v for v in value if isinstance(v, ast.AST))
+        if type(value) is list:
+            found.extend([v for v in value if v is not None])  # None: a dict's `**` key, a missing default
+        elif value is not None:
+            found.append(value)
     return found
+
+
+# Fields that never hold a child node: the markers (a name's load/store context, an operator),
+# which nothing reads as nodes, identifiers and plain values. Leaving them out of the per-type
+# field lists spares a lookup and a type test per field on every node walked.
+_NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "asname", "module", "level", "kind",
+                        "conversion", "is_async", "simple", "type_comment", "kwd_attrs", "rest"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    if kind in (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal, ast.TypeIgnore):
+        return ()  # their only fields are values or identifiers
+    if kind.__name__ == "TypeAlias":  # Python 3.12: `type X = ...` names its alias with a Name node
+        return tuple(f for f in kind._fields if f == "name" or f not in _NOT_NODES)  # type: ignore[attr-defined]
+    return tuple(f for f in kind._fields if f not in _NOT_NODES)  # type: ignore[attr-defined]
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

@@ -273,8 +273,12 @@ def syntax_message(message: str) -> str:
 
 
 def _ast_depth(tree) -> tuple[int, object]:
-    """How many levels the tree nests, and its deepest node. Names and constants, most of the
-    nodes, are counted where they stand and never visited: they have no children."""
+    """How many levels the tree nests, and its deepest node, exact whenever that is over
+    ``MAX_DEPTH`` (below it, only a lower bound). Names and constants, most of the nodes, are
+    counted where they stand and never visited: they have no children. Nor is a node written on
+    one line that could not reach the limit: no node nests more levels than it has characters
+    (each level of an expression adds at least one: ``-``, ``.a``, ``()``, ``[``), so a short
+    one-line expression, the bulk of any module, is skipped whole."""
     deepest, where = 0, tree
     stack = [(tree, 1)]
     while stack:
@@ -282,10 +286,14 @@ def _ast_depth(tree) -> tuple[int, object]:
         if depth > deepest:
             deepest, where = depth, node
         for child in children(node):
-            if type(child) not in LEAVES:
-                stack.append((child, depth + 1))
-            elif depth + 1 > deepest:
-                deepest, where = depth + 1, child
+            if type(child) in LEAVES:
+                if depth + 1 > deepest:
+                    deepest, where = depth + 1, child
+                continue
+            line = getattr(child, "lineno", None)
+            if line is not None and line == child.end_lineno and depth + child.end_col_offset - child.col_offset < MAX_DEPTH:
+                continue
+            stack.append((child, depth + 1))
     return deepest, where
 
 
