@@ -11,7 +11,10 @@ template never pays for the libraries other formats need.
 
 from __future__ import annotations
 
+import gc
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -97,6 +100,37 @@ class ParseContext:
 
 def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
     module = importlib.import_module(FORMATS[fmt].module)
-    if FORMATS[fmt].takes_context:
-        return module.parse_file(text, path, context)
-    return module.parse_file(text, path)
+    with _collected_once():
+        if FORMATS[fmt].takes_context:
+            return module.parse_file(text, path, context)
+        return module.parse_file(text, path)
+
+
+@contextmanager
+def _collected_once() -> Iterator[None]:
+    """Collect garbage once, after the file is parsed, instead of all along.
+
+    A front-end builds a syntax tree of hundreds of thousands of objects that lives until the
+    file is done. With the collector on, the young objects are walked every 700 allocations,
+    and the tree, promoted from generation to generation, is walked again and again (the
+    largest module of the development corpus, 1.7 MB, took 1.9 s instead of 1.1 s, the median
+    of five runs each). Collected once at the end, each of
+    the file's objects is walked once, and the cycles its analysis leaves (its objects refer
+    to each other) are freed. The older generations are collected at the collector's own
+    rhythm (every ``threshold`` young collections), so cycles that outlive a file are freed
+    too. A parse inside a parse (a flow reading its template) is part of the outer one.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        thresholds, counts = gc.get_threshold(), gc.get_count()
+        if counts[0] > thresholds[0]:  # otherwise the collector's own rhythm is close enough
+            generation = 0
+            while generation < 2 and counts[generation + 1] + 1 > thresholds[generation + 1]:
+                generation += 1
+            gc.collect(generation)
