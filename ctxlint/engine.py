@@ -357,7 +357,10 @@ class Linter:
                 check.function(parsed, ctx)
             elif check.scope == "request":
                 for request in parsed.requests:
+                    before = len(findings)
                     check.function(request, ctx)
+                    if request.in_test:
+                        findings[before:] = [_in_test_code(f) for f in findings[before:]]
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:

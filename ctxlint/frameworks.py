@@ -7,6 +7,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   user input, tools, the output limit, the model); the framework's default output limit;
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
+  ``model_carries_limit`` says a model given as an object rather than a name may bring its own
+  output limit (a Pydantic AI ``Model`` built with ``settings=``);
 - ``messages`` and ``templates``: constructors of one message with a role, and of prompt
   templates whose fields are filled later;
 - ``sources``: calls whose result is third-party content (HTTP bodies, parsed pages, retriever
@@ -96,6 +98,7 @@ class Holder:
     standalone: bool = False
     limit_hint: str = ""
     default_limit: int | None = None
+    model_carries_limit: bool = False
 
 
 @dataclass(frozen=True)
@@ -365,12 +368,14 @@ class _Reader:
                     self.flag(data.get("roles_marked", True), f"{where}.roles_marked"))
 
     def holder(self, framework: str, value: object, where: str) -> Holder:
-        data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit"))
+        data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",
+                                           "model_carries_limit"))
         calls = self.texts(data.get("calls"), f"{where}.calls")
         return Holder(framework, self.text(data.get("name", calls[0]), f"{where}.name"), calls,
                       self.arguments(data.get("arguments"), f"{where}.arguments"),
                       self.flag(data.get("standalone", False), f"{where}.standalone"),
-                      str(data.get("limit_hint", "")), self.limit(data.get("default_limit"), f"{where}.default_limit"))
+                      str(data.get("limit_hint", "")), self.limit(data.get("default_limit"), f"{where}.default_limit"),
+                      self.flag(data.get("model_carries_limit", False), f"{where}.model_carries_limit"))
 
     def message(self, framework: str, value: object, where: str) -> MessageKind:
         data = self.mapping(value, where, ("calls", "role", "content", "appends", "variable"))

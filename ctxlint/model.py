@@ -292,6 +292,9 @@ class Request:
     # For a call site: it is made inside a method of a class (an adapter or component whose
     # settings usually come from the object's configuration, which the call site does not show).
     in_method: bool = False
+    # For a call site: it is made in a test function or class (``test_*``, ``Test*``) outside
+    # the test paths (a check script); its findings are low confidence, as in a test file.
+    in_test: bool = False
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

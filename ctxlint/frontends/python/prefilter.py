@@ -32,9 +32,14 @@ def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> b
 
 
 def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
-    """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``."""
+    """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
+    a submodule, ``from google import genai``."""
     names = "|".join(sorted(re.escape(r) for r in roots))
-    return re.compile(rf"^[ \t]*(?:import|from)[ \t]+(?:{names})\b", re.MULTILINE)
+    submodules = ""
+    for root in sorted(r for r in roots if "." in r):
+        parent, _, last = root.rpartition(".")
+        submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
+    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):
@@ -188,7 +193,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     def imports_library(node: ast.Import | ast.ImportFrom) -> bool:
         if isinstance(node, ast.ImportFrom) and node.level:
             return False
-        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] + [
+            f"{node.module}.{a.name}" for a in node.names if node.module]  # from google import genai
         return any(m.split(".")[0] in libraries or ".".join(m.split(".")[:2]) in libraries for m in modules)
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):

@@ -39,6 +39,7 @@ class Parts:
     model: str | None = None
     limit: OutputLimit | None = None
     limit_visible: bool = False  # the code shows where the limit is (or would be) set
+    limit_elsewhere: bool = False  # a model object the code does not show may set it
     hint: str = ""
     default: int | None = None
 
@@ -206,7 +207,7 @@ class Sinks(Component):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
             self.holder_settings(holder, holder_call, holder_env, parts)
-        if hidden and parts.limit is None:
+        if (hidden or parts.limit_elsewhere) and parts.limit is None:
             parts.limit_visible = False  # settings given at the call override the object's
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
@@ -224,6 +225,7 @@ class Sinks(Component):
             roles_marked=sink.roles_marked,
             framework=sink.framework,
             in_method=_in_method(env.scope),
+            in_test=_in_test(env.scope),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
@@ -329,6 +331,29 @@ class Sinks(Component):
                               f"(line {where.line})")
         if parts.default is None:
             parts.default = holder.default_limit
+        if holder.model_carries_limit and parts.limit is None:
+            # `Agent(model)` with a model object built elsewhere (a parameter, `ctx.model`): its
+            # own settings may hold the limit. A model given by name carries none.
+            model = next((e for e in (self.find(s, call, env) for s in holder.arguments.get("model", ()))
+                          if e is not None), None)
+            parts.limit_elsewhere = model is not None and not self.model_name(model[0], model[1])
+
+    def model_name(self, node: ast.expr, env: Env) -> bool:
+        """Whether a model argument is a name (``"openai:gpt-4o"``, an f-string, an environment
+        variable, a parameter that takes a string or has one as its default), not an object."""
+        node, env = self.scopes.deref(node, env)
+        if self.flow.literal_str(node, env) is not None or isinstance(node, ast.JoinedStr):
+            return True
+        if isinstance(node, ast.Subscript):  # os.environ["MODEL"]
+            return self.m.qualified(node.value) == "os.environ"
+        if isinstance(node, ast.Call):
+            return self.m.qualified(node.func) in ("os.getenv", "os.environ.get", "str")
+        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params:
+            param = env.scope.params[node.id]
+            default = param.default
+            annotation = self.m.code(param.annotation) if param.annotation is not None else ""
+            return (isinstance(default, ast.Constant) and isinstance(default.value, str)) or annotation == "str"
+        return False
 
     def holder_parts(self, holder: Holder, call: ast.Call, env: Env) -> Parts:
         """What an object built by a framework constructor sends on its own (an agent's
@@ -350,5 +375,18 @@ def _in_method(scope: Scope | None) -> bool:
     while scope is not None:
         if scope.kind == "function" and scope.cls is not None:
             return True
+        scope = scope.parent
+    return False
+
+
+def _in_test(scope: Scope | None) -> bool:
+    """Whether ``scope`` is in a test: a function named ``test*`` or a class named ``Test*``,
+    as pytest collects them."""
+    while scope is not None:
+        name = getattr(scope.node, "name", "")
+        if scope.kind == "function" and (name == "test" or name.startswith("test_")):
+            return True
+        if scope.kind == "class" and name.startswith("Test") and (name[4:5] in ("", "_") or name[4:5].isupper()):
+            return True  # TestCheckout, not Testimonials
         scope = scope.parent
     return False
