@@ -549,3 +549,87 @@ def test_findings_on_the_realistic_files():
         ("openai_support.py", 49, 16, "CTX201"),
         ("prompts.py", 14, 30, "CTX102"),
     ]
+
+
+# ---- what decides the output limit's visibility and the confidence at a call site -----------------
+
+
+GENAI_CALL = """\
+{imports}
+
+
+def describe(uri: str) -> str:
+    client = {client}
+    return client.models.generate_content(model="gemini-2.5-flash", contents=[uri, "Describe it."]).text
+"""
+
+
+@pytest.mark.parametrize(("imports", "client"), [
+    ("from google import genai", "genai.Client()"),
+    ("from google import genai as g", "g.Client()"),
+    ("import google.genai", "google.genai.Client()"),
+    ("from google.genai import Client", "Client()"),
+])
+def test_each_import_of_a_submodule_library_is_recognised(imports, client):
+    requests = parse_text(GENAI_CALL.format(imports=imports, client=client)).requests
+    assert [(r.anchor.line, r.framework, r.declares_settings) for r in requests] == [(6, "google-genai", True)]
+
+
+def test_an_import_from_another_google_package_is_not_the_sdk():
+    assert not python.might_hold_prompts("from google import auth\n\nauth.default()\n")
+
+
+PYDANTIC_AGENT = """\
+import os
+
+from pydantic_ai import Agent
+from pydantic_ai.models import Model
+
+NAME = os.environ["TRIAGE_MODEL"]
+
+
+def sort_ticket({params}) -> str:
+    agent = Agent({model}, instructions="Sort the ticket into billing, bug or question.")
+    return agent.run_sync(ticket).output
+"""
+
+
+@pytest.mark.parametrize(("params", "model", "reported"), [
+    ("ticket: str", '"openai:gpt-4o"', True),
+    ("ticket: str", "NAME", True),  # os.environ[...]: a name
+    ("ticket: str", 'f"openai:{NAME}"', True),
+    ("ticket: str, model: str", "model", True),
+    ("ticket: str, model: Model | str = 'openai:gpt-4o'", "model", True),  # a name by default
+    ("ticket: str, model: Model", "model", False),  # an object: its settings may hold the limit
+    ("ticket: str, model=None", "model.with_settings()", False),
+])
+def test_a_pydantic_ai_model_object_may_carry_the_limit(params, model, reported):
+    findings = lint(PYDANTIC_AGENT.format(params=params, model=model), select=("CTX201",))
+    assert [(f.span.line, f.code) for f in findings] == ([(11, "CTX201")] if reported else [])
+
+
+SCRIPT_CALL = """\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+{owner}
+    reply = client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Say hi"}}])
+"""
+
+
+@pytest.mark.parametrize(("owner", "confidence"), [
+    ("def test_answers():", "low"),
+    ("def test():", "low"),
+    ("class TestModels:", "low"),  # in the class body: not a method, which is low anyway
+    ("class Test_models:", "low"),
+    ("def testimonial():", "high"),
+    ("def latest_answer():", "high"),
+    ("class Testimonials:", "high"),
+])
+def test_calls_in_test_functions_of_scripts_are_low_confidence(owner, confidence):
+    linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX201"])
+    source = SCRIPT_CALL.format(owner=owner)
+    findings = linter.lint_text(source, "scripts/check.py", "scripts/check.py", "python")
+    assert [f.confidence.value for f in findings] == [confidence]

@@ -141,3 +141,28 @@ def test_static_after_goes_by_position_when_a_text_appears_twice():
     assert request.static_after(0) == [rules]
     assert request.static_after(2) == []
     assert [i for i, _ in request.indexed_slots()] == [0, 2]
+
+
+def test_the_collector_is_off_while_a_file_is_parsed_and_on_after(monkeypatch):
+    import gc
+
+    from ctxlint import frontends
+    from ctxlint.frontends import python
+
+    seen = []
+
+    def parse_file(text, path, context=None):
+        seen.append(gc.isenabled())
+        if text == "boom":
+            raise ValueError("a front-end failed")
+        return python.ParsedFile(path)
+
+    monkeypatch.setattr(python, "parse_file", parse_file)
+    thresholds = gc.get_threshold()
+    frontends.parse("python", "x = 1\n", "a.py")
+    try:
+        frontends.parse("python", "boom", "a.py")
+    except ValueError:
+        pass
+    assert seen == [False, False]
+    assert gc.isenabled() and gc.get_threshold() == thresholds  # also after a failure
