@@ -297,8 +297,10 @@ def _ast_depth(tree) -> tuple[int, object]:
                     deepest, where = depth + 1, child
                 continue
             line = getattr(child, "lineno", None)
-            if line is not None and line == child.end_lineno and depth + child.end_col_offset - child.col_offset < MAX_DEPTH:
-                continue
+            if line is not None and line == getattr(child, "end_lineno", None):
+                width = getattr(child, "end_col_offset", 0) - getattr(child, "col_offset", 0)
+                if depth + width < MAX_DEPTH:
+                    continue
             stack.append((child, depth + 1))
     return deepest, where
 
