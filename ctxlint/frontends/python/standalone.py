@@ -33,6 +33,8 @@ class Standalone(Component):
         marked: dict[int, bool] = {}
 
         def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
+            if key in used:
+                return  # a call site sends it, and with it everything it includes (also in `used`)
             self.m.consumed = set()
             builder = Builder()
             build(builder)
