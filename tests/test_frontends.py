@@ -166,3 +166,23 @@ def test_the_collector_is_off_while_a_file_is_parsed_and_on_after(monkeypatch):
         pass
     assert seen == [False, False]
     assert gc.isenabled() and gc.get_threshold() == thresholds  # also after a failure
+
+
+SIMPLE_TEMPLATES = [
+    "Hello {{ name }}, read {{ user.profile.bio }}.\n",
+    "system:\nYou help {{ team }}.\nuser:\n{{ question }}\n",
+    "{{a}}{{ b }}\n{{\n  c.d\n}} tail",
+    "Only text, no tags at all.\n",
+    "# system:\nRules for {{ x_1 }}.\n# assistant:\n",
+]
+
+
+def test_name_only_templates_read_without_jinja_give_the_parsers_segments(monkeypatch):
+    quick = {source: jinja.parse_template(source, "a.j2", default_role=Role.USER) for source in SIMPLE_TEMPLATES}
+    monkeypatch.setattr(jinja, "_simple_tags", lambda source: None)  # every template through Jinja's parser
+    for source, segments in quick.items():
+        assert segments == jinja.parse_template(source, "a.j2", default_role=Role.USER), source
+    hello = quick[SIMPLE_TEMPLATES[0]]
+    assert [(s.text, s.slot.names if s.slot else None) for s in hello] == [
+        ("Hello ", None), ("name", ("name",)), (", read ", None), ("user.profile.bio", ("user.profile.bio",)),
+        (".\n", None)]

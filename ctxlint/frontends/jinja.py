@@ -106,7 +106,7 @@ def parse_template(
 
     simple = _simple_tags(source)
     if simple is not None:
-        return _simple_segments(env, source, simple, default_role, span)
+        return _simple_segments(source, simple, default_role, span)
     _check_size(source)
     try:
         tree = _Tree(env.parse(source))
@@ -171,18 +171,21 @@ def _simple_tags(source: str) -> list[re.Match] | None:
     return tags
 
 
-def _simple_segments(env: jinja2.Environment, source: str, tags: list[re.Match], role: Role, span) -> list[Segment]:
+def _simple_segments(source: str, tags: list[re.Match], role: Role, span) -> list[Segment]:
+    """The segments of a template of ``{{ name }}`` tags only. Each slot reads just its dotted
+    name (what ``_facts`` finds in such a tag, outside any loop and with no ``set`` aliases)."""
     role_lines = list(ROLE_LINE.finditer(source))
     state = _State(role)
     segments: list[Segment] = []
     cursor = 0
     for tag in tags:
-        if tag.start() > cursor:
-            _add_data(segments, state, source[cursor : tag.start()], cursor, role_lines, span)
-        where = span(tag.start(), tag.end())
-        slot = _slot_facts(env, tag.group(1), state, where)
-        _append(segments, Segment(state.role, where, tag.group(1), slot, state.message_index), tag.start())
-        cursor = tag.end()
+        start, end = tag.span()
+        if start > cursor:
+            _add_data(segments, state, source[cursor:start], cursor, role_lines, span)
+        name = tag.group(1)
+        _append(segments, Segment(state.role, span(start, end), name, Slot(name, (name,)), state.message_index),
+                start)
+        cursor = end
     if cursor < len(source):
         _add_data(segments, state, source[cursor:], cursor, role_lines, span)
     return segments
@@ -263,6 +266,9 @@ def _closing(tokens: list[tuple[str, str, int]], i: int, kind: str) -> int:
 
 def _add_data(segments, state: _State, value: str, start: int, role_lines, span) -> None:
     """Add static text, switching role at each role line that lies inside this data run."""
+    if not role_lines:
+        _add_static(segments, state, value, start, span)
+        return
     end = start + len(value)
     cursor = start
     for position in range(bisect.bisect_left(role_lines, start, key=lambda m: m.start()), len(role_lines)):
