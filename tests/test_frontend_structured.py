@@ -462,3 +462,44 @@ def test_lone_surrogates_are_replaced_not_kept():
     assert node.value == ["\ufffd alone"]
     skimmed = jsonpos.parse('{"x": {"y": "\\udc00"}}', detail=())
     assert skimmed.value == {"x": {"y": "\ufffd"}}
+
+
+YAML_EDGE_CASES = [
+    "max_tokens: 0x_\nnote: !!int a\n",  # two bad integers: the first in the text is reported
+    "created: 2024-02-30\n",
+    "stream: !!bool maybe\n",
+    "? [a, b]\n: c\n",  # a key that is a list
+    "x: !custom foo\n",
+    "x: =\n",
+    "x: !!omap [a, b]\n",
+    "messages: !!map\n  - {role: user}\n",
+    "a: !!float abc\nb: 1\n",
+    "base: &b {role: user}\nm:\n  - <<: *b\n    name: x\n",
+    "max_tokens: 400\ntemperature: .5\nstop: ~\nstream: yes\nwhen: 2024-01-02\nn: 1:30\n",
+]
+
+
+@pytest.mark.parametrize("text", YAML_EDGE_CASES)
+def test_yaml_graph_without_its_data_is_refused_exactly_as_the_loaded_document(text):
+    def outcome(read):
+        try:
+            node = read(text)
+        except yamlsafe.YamlError as error:
+            return error
+        return None if node is None else "read"
+
+    assert outcome(yamlsafe.compose) == outcome(lambda t: yamlsafe.load(t).node)
+
+
+def test_a_plain_yaml_graph_is_checked_without_building_its_data(monkeypatch):
+    built = []
+    construct = yamlsafe._Loader.construct_document
+    monkeypatch.setattr(yamlsafe._Loader, "construct_document", lambda self, node: built.append(node) or
+                        construct(self, node))
+    tools = "tools:\n" + "".join(f"  - name: t{i}\n    description: Tool {i}.\n    input_schema: {{type: object}}\n"
+                                 for i in range(50))
+    (request,) = structured.parse_file(tools, "tools.yaml").requests
+    assert len(request.tools) == 50 and built == []
+    merged = structured.parse_file("base: &b {role: user}\nmessages:\n  - <<: *b\n    content: Hi\n", "r.yaml")
+    assert len(built) == 1  # merge keys are expanded by construction
+    assert [s.text for s in merged.requests[0].segments] == ["Hi"]

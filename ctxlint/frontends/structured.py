@@ -235,12 +235,12 @@ class _Context:
         from ctxlint.frontends import yamlsafe
 
         try:
-            document = yamlsafe.load(self.text)
+            node = yamlsafe.compose(self.text)
         except yamlsafe.YamlError as error:
             raise _Refused(error.message, line_column=(error.line + 1, error.column + 1)) from None
-        if document.node is None:
+        if node is None:
             return None
-        return _from_yaml(document.node, self.scalars, self.text)
+        return _from_yaml(node, self.scalars, self.text)
 
     # strings
     def offsets(self, node: Node) -> Callable[[int], int]:
@@ -353,53 +353,59 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
 
     from ctxlint.frontends import yamlsafe
 
+    mapping, sequence, merge = yaml.MappingNode, yaml.SequenceNode, "tag:yaml.org,2002:merge"
     # Children before parents (a post-order walk): with aliases, one node has several parents.
+    # A node is pushed once with its children, then again (as None, ynode) to be built after them.
     order: list = []
     seen: set[int] = set()
-    stack: list[tuple[object, bool]] = [(root, False)]
+    stack: list = [root]
     while stack:
-        ynode, children_done = stack.pop()
-        if children_done:
-            order.append(ynode)
+        ynode = stack.pop()
+        if type(ynode) is tuple:
+            order.append(ynode[1])
             continue
         if id(ynode) in seen:
             continue
         seen.add(id(ynode))
-        stack.append((ynode, True))
-        if isinstance(ynode, yaml.MappingNode):
-            stack.extend((v, False) for _, v in ynode.value)
-        elif isinstance(ynode, yaml.SequenceNode):
-            stack.extend((item, False) for item in ynode.value)
+        stack.append((None, ynode))
+        if isinstance(ynode, mapping):
+            stack.extend([v for _, v in ynode.value])
+        elif isinstance(ynode, sequence):
+            stack.extend(ynode.value)
     built: dict[int, Node] = {}
-    height: dict[int, int] = {}
+    height: dict[int, int] = {}  # of each built node: 1 for a scalar
     for ynode in order:
         start, end = ynode.start_mark.index, ynode.end_mark.index
         while end > start and text[end - 1] in " \t\n":
             end -= 1
-        if isinstance(ynode, yaml.MappingNode):
-            node = Node("object", start, end, {})
-            node.fields = {}
-            tallest = 0
+        tallest = 0
+        if isinstance(ynode, mapping):
+            fields: dict[str, tuple[Node, Node]] = {}
+            values: dict[str, object] = {}
             for key, value in ynode.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                if not isinstance(key, yaml.ScalarNode) or key.tag == merge:
                     continue
                 child = built[id(value)]
-                tallest = max(tallest, height[id(value)])
-                key_node = Node("string", key.start_mark.index, key.end_mark.index, key.value)
-                node.fields.pop(key.value, None)  # a repeated key: the later one wins
-                node.fields[key.value] = (key_node, child)
-                node.value[key.value] = child.value
-        elif isinstance(ynode, yaml.SequenceNode):
-            node = Node("array", start, end, [])
-            node.items = [built[id(item)] for item in ynode.value]
-            node.value.extend(item.value for item in node.items)
-            tallest = max((height[id(item)] for item in ynode.value), default=0)
+                child_height = height[id(value)]
+                if child_height > tallest:
+                    tallest = child_height
+                name = key.value
+                if name in fields:  # a repeated key: the later one wins (in its own place among the fields)
+                    del fields[name]
+                fields[name] = (Node("string", key.start_mark.index, key.end_mark.index, name), child)
+                values[name] = child.value
+            node = Node("object", start, end, values)
+            node.fields = fields
+        elif isinstance(ynode, sequence):
+            items = [built[id(item)] for item in ynode.value]
+            node = Node("array", start, end, [item.value for item in items])
+            node.items = items
+            tallest = max([height[id(item)] for item in ynode.value], default=0)
         else:
             value = yamlsafe.scalar(ynode)
             node = Node("string" if isinstance(value, str) else "literal", start, end, value)
             if isinstance(value, str):
                 scalars[id(node)] = ynode
-            tallest = 0
         height[id(ynode)] = tallest + 1
         if tallest + 1 > jsonpos.MAX_DEPTH:
             raise _Refused(f"the YAML nests more than {jsonpos.MAX_DEPTH} levels deep; not read",

@@ -53,12 +53,32 @@ class Document:
 
 def load(text: str) -> Document:
     """Compose, check the size of, and construct one YAML document; raise YamlError."""
+    return _read(text, build=True)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node graph of one YAML document, refused for the same errors as :func:`load`, for a
+    caller that reads the nodes and not the Python data.
+
+    A graph of plain mappings, sequences and scalars is checked without building its data: only
+    the scalars typed as numbers, booleans, null or dates can fail to construct, and the first of
+    them in the text (the one construction stops at) is reported. Anything else (explicit tags,
+    merge keys, keys that are collections) is constructed, which also expands its merge keys.
+    """
+    return _read(text, build=False).node
+
+
+def _read(text: str, build: bool) -> Document:
     loader = _Loader(text)
+    data = None
     try:
         node = loader.get_single_node()
         if node is not None:
-            _check_size(node)
-        data = loader.construct_document(node) if node is not None else None
+            checked = _check_size(node)
+            if build or checked is None:
+                data = loader.construct_document(node)
+            else:
+                _check_scalars(loader, checked)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line, mark.column) if mark else (0, 0)
@@ -74,9 +94,15 @@ def load(text: str) -> Document:
     return Document(data, node)
 
 
-def _check_size(root: yaml.Node) -> None:
+_MAP, _SEQ, _STR, _MERGE = (f"tag:yaml.org,2002:{name}" for name in ("map", "seq", "str", "merge"))
+
+
+def _check_size(root: yaml.Node) -> list[yaml.ScalarNode] | None:
+    """Refuse a graph that expands to more than MAX_NODES nodes. Return its typed scalars (see
+    :func:`compose`) when the graph is plain, else None."""
     seen = 0
     stack = [root]
+    typed: list[yaml.ScalarNode] | None = []
     while stack:
         node = stack.pop()
         seen += 1
@@ -89,10 +115,28 @@ def _check_size(root: yaml.Node) -> None:
             )
         if isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+            if node.tag != _SEQ:
+                typed = None
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack.append(key)
                 stack.append(value)
+                if typed is not None and (not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE):
+                    typed = None
+            if node.tag != _MAP:
+                typed = None
+        elif typed is not None and isinstance(node, yaml.ScalarNode) and node.tag != _STR:
+            if node.tag in _WHAT:
+                typed.append(node)
+            else:
+                typed = None
+    return typed
+
+
+def _check_scalars(loader: _Loader, typed: list[yaml.ScalarNode]) -> None:
+    """Raise the error construction would raise first: that of the earliest invalid scalar."""
+    for node in sorted({id(n): n for n in typed}.values(), key=lambda n: n.start_mark.index):
+        _CONSTRUCTORS[node.tag](loader, node)
 
 
 def _describe(error: yaml.MarkedYAMLError) -> str:
