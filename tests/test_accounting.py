@@ -570,3 +570,18 @@ def test_a_hosted_tool_alone_costs_nothing_by_the_token():
     web = ToolDef("web_search", None, None, Span.point("request.json", 4), raw={"type": "web_search"})
     cost = tool_cost_breakdown(web, None)
     assert (cost.name, cost.tokens, cost.biggest_field_tokens) == ("web_search", 0, 0)
+
+
+def test_each_distinct_text_of_a_request_is_counted_once():
+    message = {"role": "user", "content": "Page: {{ page }}. Answer in one line."}
+    text = json.dumps({"model": "gpt-4o", "messages": [message] * 500})
+    (request,) = parse_file(text, "request.json").requests
+    asked: list[str] = []
+
+    def count(piece: str) -> int:
+        asked.append(piece)
+        return len(piece.encode())
+
+    once = measure(request, lookup_model("gpt-4o"), count)
+    assert sorted(asked) == sorted(set(asked)) and len(asked) <= 4  # "user", "Page: ", ". Answer…"
+    assert once.messages == 500 * (TOKENS_PER_MESSAGE + 4 + len("Page: ") + len(". Answer in one line."))

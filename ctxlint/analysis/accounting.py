@@ -317,7 +317,7 @@ def tools_tokens(tools: Sequence[ToolDef], model: ModelInfo | None, *,
                  count: Counter | None = None) -> tuple[int, tuple[ToolCost, ...]]:
     """All tool tokens of one request including request-level overhead, and each tool's cost."""
     profile = profile_of(model)
-    measured = _tools(tools, profile, count or _counter(profile.encoding), None)
+    measured = _tools(tools, profile, _remembered(count or _counter(profile.encoding)), None)
     return measured.total, measured.costs
 
 
@@ -402,6 +402,7 @@ class _Tally:
 
 def measure_profile(request: Request, profile: Profile, count: Counter,
                     volatility: Volatility | None = None) -> Measured:
+    count = _remembered(count)
     provider = profile.provider
     tally = _Tally()
     _flag_model(profile, request, tally)
@@ -726,6 +727,21 @@ def _note(profile: Profile, measured: Measured) -> str:
 
 def _counter(encoding: str) -> Counter:
     return lambda text: count_tokens(text, encoding)
+
+
+def _remembered(count: Counter) -> Counter:
+    """``count`` that counts each distinct text once. A request repeats texts (every message's
+    role, an instruction or a tool description written again and again), and one measure asks
+    for each of them; a counter is a pure function of the text, so the answer can be kept."""
+    counts: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        tokens = counts.get(text)
+        if tokens is None:
+            tokens = counts[text] = count(text)
+        return tokens
+
+    return counted
 
 
 # --- tools -----------------------------------------------------------------------------------------
