@@ -320,3 +320,30 @@ def test_a_megabyte_module_of_prompts_is_read_without_error():
     assert len(source) > 900_000
     parsed = parse_file(source, "big.ts")
     assert parsed.errors == [] and len(parsed.requests) == 4000
+
+
+def test_a_message_content_is_read_once(monkeypatch):
+    # Each call site's messages are read once: the named template behind `content: system` is
+    # built once per call site, not once to test that it is text and again to use it.
+    from ctxlint.frontends.typescript.analyzer import Analyzer
+
+    unit = """\
+        export async function answer{i}(question: string, page: string) {{
+          const system = `You are the support assistant for team {i}. Page: ${{page}}`;
+          return client.chat.completions.create({{
+            model: "gpt-4o", max_tokens: 400,
+            messages: [{{ role: "system", content: system }}, {{ role: "user", content: question }}],
+          }});
+        }}
+        """
+    source = 'import OpenAI from "openai";\nconst client = new OpenAI();\n' + "".join(
+        textwrap.dedent(unit).format(i=i) for i in range(5))
+    built = []
+    template = Analyzer.template
+    monkeypatch.setattr(Analyzer, "template", lambda self, node, env: built.append(node.start_byte)
+                        or template(self, node, env))
+    parsed = parse_file(source, "service.ts")
+    assert len(parsed.requests) == 5
+    assert [s.text for s in parsed.requests[0].segments if s.slot is None] == [
+        "You are the support assistant for team 0. Page: "]
+    assert len(built) == 5 and len(set(built)) == 5

@@ -42,6 +42,11 @@ _MAX_RESOLVE = 40  # how deep name and function resolution may go
 
 _FUNCTIONS = {"function_declaration", "function_expression", "arrow_function", "method_definition",
               "generator_function_declaration", "generator_function", "function"}
+# The kinds `Analyzer.index` records something for; it passes through every other node.
+_INDEXED = frozenset({*_FUNCTIONS, "import_statement", "for_in_statement", "for_statement", "while_statement",
+                      "do_statement", "variable_declarator", "assignment_expression", "augmented_assignment_expression",
+                      "return_statement", "call_expression", "new_expression", "array", "object", "pair",
+                      "binary_expression"})
 _WRAPPERS = {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
              "type_assertion"}
 _LOOP_CALLBACKS = {"forEach", "map", "flatMap", "filter", "reduce", "some", "every", "find"}
@@ -434,6 +439,10 @@ class Analyzer:
         if depth > MAX_DEPTH:
             raise TooDeep(node)
         kind = node.type
+        if kind not in _INDEXED:  # most nodes (names, keys, string parts): only their children matter
+            for child in node.named_children:
+                self.index(child, scope, loops, depth + 1, function)
+            return
         if kind in _FUNCTIONS:
             self.index_function(node, scope, loops, depth, None)
             return
@@ -1000,7 +1009,10 @@ class Analyzer:
         return pieces
 
     def pieces(self, node: Node, env: _Env) -> list[_Piece]:
-        found = self.text(node, env)
+        return self.or_slot(self.text(node, env), node, env)
+
+    def or_slot(self, found: list[_Piece] | None, node: Node, env: _Env) -> list[_Piece]:
+        """``found``, the text of ``node`` already read, or the slot that stands for it."""
         return found if found is not None else [self.slot_piece(node, env)]
 
     def name_text(self, node: Node, env: _Env) -> list[_Piece] | None:
@@ -1860,9 +1872,10 @@ class Analyzer:
         for key in ("input", "prompt"):
             if key in keywords and (api == "responses" and key == "input" or api == "aisdk" and key == "prompt"):
                 node, kenv, _ = keywords[key]
-                if self.text(node, kenv) is not None or self.items(node, kenv) is None:
+                found = self.text(node, kenv)
+                if found is not None or self.items(node, kenv) is None:
                     builder.next_message()
-                    builder.add(self.pieces(node, kenv), Role.USER)
+                    builder.add(self.or_slot(found, node, kenv), Role.USER)
                 else:
                     self.messages(node, kenv, builder)
         model = self.model_name(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
@@ -1982,13 +1995,14 @@ class Analyzer:
         return _MESSAGE_CLASSES.get(name)
 
     def content(self, node: Node, env: _Env, builder: _Builder, role: Role, loop: str | None) -> None:
-        if self.text(node, env) is None:
+        found = self.text(node, env)  # read once: reading it again would repeat every lookup
+        if found is None:
             blocks = self.items(node, env)
             if blocks and not any(b.variable for b in blocks):
                 for block in blocks:
                     self.block(block, builder, role, loop)
                 return
-        builder.add(self.pieces(node, env), role, loop)
+        builder.add(self.or_slot(found, node, env), role, loop)
 
     def block(self, item: _Item, builder: _Builder, role: Role, loop: str | None) -> None:
         entries = self.entries(item.node, item.env)
