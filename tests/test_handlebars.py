@@ -234,7 +234,8 @@ def test_deeply_nested_sub_expressions_are_refused():
 
 
 def test_the_common_fast_path_builds_what_the_general_reader_builds(monkeypatch):
-    source = "{{ user.name }} {{#each  items }}{{this}}{{/each}} {{&x}} {{^y}}n{{/y}}{{a~}}  b {{#if ok ~}} x {{~/if}}"
+    source = ("{{ user.name }} {{#each  items }}{{this}}{{/each}} {{&x}} {{^y}}n{{/y}}{{a~}}  b {{#if ok ~}} x {{~/if}}"
+              " {{#with this}}{{ this ~}}{{/with}} {{^this}}none{{/this}} {{#this}}{{&this}}{{/this}} {{f this}}")
     fast = hb.parse(source)
     monkeypatch.setattr(hb, "_SIMPLE", __import__("re").compile("(?!)"))
     assert hb.parse(source) == fast

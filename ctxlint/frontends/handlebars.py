@@ -466,12 +466,13 @@ def parse(source: str) -> list[Node]:
     return nodes
 
 
-# The common tags (`{{name}}`, `{{user.name}}`, `{{#if ok}}`, `{{/if}}`) matched in one step; the
-# result is what the general lexer and reader build for them.
+# The common tags (`{{name}}`, `{{user.name}}`, `{{this}}`, `{{#if ok}}`, `{{/if}}`) matched in one
+# step; the result is what the general lexer and reader build for them. `this` is an ordinary
+# path there (`_dotted` keeps it as `this`), so it needs no keyword treatment.
 _PATH = r"[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*"
 _SIMPLE = re.compile(rf"[ \t]*({_PATH})(?:[ \t]+({_PATH}))?[ \t]*(~?)\}}\}}")
 _SIMPLE_SIGILS = frozenset({"", "#", "/", "^", "&"})
-_KEYWORDS = frozenset({"else", "this", "true", "false", "null", "undefined", "as"})
+_KEYWORDS = frozenset({"else", "true", "false", "null", "undefined", "as"})
 
 
 def _simple_tag(match: re.Match, sigil: str, start: int) -> tuple[Node, int, bool]:
