@@ -337,3 +337,13 @@ def test_unused_suppressions_are_reported_and_fix_removes_them(project):
     assert read("a.j2") == "Current time: {{ now() }} {# ctxlint: ignore[CTX101] #}\nYou are the assistant.\n"
     assert read("b.j2") == "\nYou are the assistant.\n"
     assert read("c.j2") == "{# ctxlint: ignore[CTX102, CTX002] #}\nYou are the assistant.\n"
+
+
+def test_a_parsers_warnings_about_the_users_code_are_not_printed(project):
+    # CPython warns (SyntaxWarning) while parsing `1if` and an invalid escape; ctxlint's
+    # output is its report, not the parser's remarks.
+    project.write({"agent.py": 'from openai import OpenAI\n\nx = 1if True else 2\npattern = "\\d+"\nclient = OpenAI()\n'})
+    result = project.run("check", "agent.py")
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    assert "All checks passed (1 file checked)." in result.stdout

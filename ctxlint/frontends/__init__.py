@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,7 +101,10 @@ class ParseContext:
 
 def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
     module = importlib.import_module(FORMATS[fmt].module)
-    with _collected_once():
+    with _collected_once(), warnings.catch_warnings():
+        # What a parser warns about the user's file (CPython's SyntaxWarning for `1if x`, an
+        # invalid escape) is not ctxlint's to print: it would interleave with the report.
+        warnings.simplefilter("ignore")
         if FORMATS[fmt].takes_context:
             return module.parse_file(text, path, context)
         return module.parse_file(text, path)
