@@ -1,49 +1,42 @@
 """Data flow: the facts of a value (names it reads, calls it makes, where its content comes from),
-literal values, dict entries, list items, and the iteration order of collections."""
+literal values, dict entries and list items (the iteration order of collections is in
+``ordering.py``)."""
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from itertools import pairwise
-from typing import TypeVar
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
-    ITERATING,
     LIST_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
-    ORDER_FREE,
-    PATH_METHODS,
     SERIALIZERS,
-    SET_METHODS,
     STRING_NAMES,
     TEXT_ATTRIBUTES,
-    UNORDERED_CALLS,
     YAML_DUMPERS,
 )
 from ctxlint.frontends.python.literals import clean, cut_marker
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.unit import Component, Positioned
+from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering, add_new
+from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Assign, Env, Facts, Item
-from ctxlint.model import Source, SourceKind
+from ctxlint.model import SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
 _CONTENT = (SourceKind.UNTRUSTED, SourceKind.TRUNCATION)
 _NAMED = (ast.Name, ast.Attribute, ast.Subscript)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 Entry = tuple[ast.expr, Env, Positioned]
 # The most items one list value may have; beyond it the list is one we cannot read (`M = M + M`
 # forty times would otherwise double it at every step).
 MAX_ITEMS = 2000
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,7 +53,7 @@ class Region:
         return cls(first.lineno, first.col_offset, last.end_lineno, last.end_col_offset)
 
 
-class Flow(Component):
+class Flow(Ordering):
     def facts(self, node: ast.AST, env: Env, acc: Facts | None = None) -> Facts:
         """Names read, calls made and sources of an expression, through the module's names and
         functions."""
@@ -85,7 +78,7 @@ class Flow(Component):
         if isinstance(node, ast.Call):
             self.call_facts(node, env, acc)
             return acc
-        if isinstance(node, _COMPREHENSIONS):
+        if isinstance(node, COMPREHENSIONS):
             acc.variable_length = True
         if isinstance(node, ast.Lambda):
             return acc
@@ -281,104 +274,6 @@ class Flow(Component):
                     self.m.marked.add(id(part.value))
 
     # ---- iteration order ---------------------------------------------------------------------------
-
-    def unordered(self, node: ast.expr, env: Env) -> str | None:
-        """What makes the value of ``node`` a collection in no fixed order, or None."""
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return None
-        if isinstance(node, (ast.Set, ast.SetComp)):
-            return "set"
-        if isinstance(node, ast.Call):
-            qualified = self.m.qualified(node.func) or ""
-            if qualified in UNORDERED_CALLS:
-                return UNORDERED_CALLS[qualified]
-            if qualified in ("list", "tuple") and len(node.args) == 1:
-                return self.unordered(node.args[0], env)
-            if isinstance(node.func, ast.Attribute):
-                method = node.func.attr
-                if method in PATH_METHODS and not qualified.startswith(("glob.", "fnmatch.")):
-                    return PATH_METHODS[method]
-                if method in SET_METHODS:
-                    return "set" if self.unordered(node.func.value, env) else None
-            return None
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            return self.unordered(node.generators[0].iter, env)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
-            return self.unordered(node.left, env) or self.unordered(node.right, env)
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            binding = self.scopes.resolve(node, env)
-            if binding is None:
-                annotation = self.scopes.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
-                if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
-                                                       annotation):
-                    return "set"
-                return None
-            if any(e.kind == "shuffle" for e in binding.extras):
-                return "random.shuffle"
-            if not self.m.enter(binding.value):
-                return None
-            try:
-                return self.unordered(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
-        return None
-
-    def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
-        detail = self.unordered(node, env)
-        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(node)),)
-
-    def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
-        """Where a collection in no fixed order is rendered or iterated into this value."""
-        found = list(self.unordered_source(node, env))
-        if not found:
-            self._iteration_walk(node, env, found)
-        return found
-
-    def _iteration_walk(self, node: ast.AST, env: Env, found: list[Source]) -> None:
-        if env.depth > MAX_DEPTH or isinstance(node, ast.Lambda) or not self.m.step():
-            return
-        if isinstance(node, ast.Call):
-            qualified = self.m.qualified(node.func) or ""
-            if qualified in ORDER_FREE:
-                return
-            method = node.func.attr if isinstance(node.func, ast.Attribute) else None
-            if method == "join" or qualified in ITERATING or qualified in SERIALIZERS:
-                for arg in node.args[:1]:
-                    found.extend(self.unordered_source(arg, env))
-        elif isinstance(node, _COMPREHENSIONS):
-            for comp in node.generators:
-                found.extend(self.unordered_source(comp.iter, env))
-        elif isinstance(node, ast.Starred):
-            found.extend(self.unordered_source(node.value, env))
-        elif isinstance(node, ast.FormattedValue):
-            found.extend(self.unordered_source(node.value, env))
-        elif isinstance(node, ast.Name):
-            binding = self.scopes.resolve(node, env)
-            if binding is None:
-                return
-            # Remembered per binding, each source once: a name built from itself many times
-            # over (`PROMPT = PROMPT + PROMPT`) is walked once, not 2**n times.
-            key = self.m.binding_key(binding)
-            inner = self.m.iteration_memo.get(key)
-            if inner is None and self.m.enter(binding.value):
-                inner = []
-                try:
-                    self._iteration_walk(binding.value, binding.env, inner)
-                    for extra in binding.extras:
-                        if extra.kind in ("+=", "append", "extend") and extra.value is not None:
-                            self._iteration_walk(extra.value, binding.env, inner)
-                            loop = binding.loop_of(extra)
-                            if loop is not None:
-                                inner.extend(self.strings.loop_sources(loop, binding.env))
-                finally:
-                    self.m.leave(binding.value)
-                unique_sources: list[Source] = []
-                add_new(unique_sources, inner, key=lambda source: (source.kind, source.span))
-                inner = self.m.iteration_memo[key] = unique_sources
-            add_new(found, inner or (), key=lambda source: (source.kind, source.span))
-            return
-        for child in children(node):
-            self._iteration_walk(child, env, found)
 
     # ---- literal values, dicts and lists -------------------------------------------------------------
 
@@ -608,11 +503,3 @@ class Flow(Component):
         finally:
             self.m.leave(binding.value)
 
-
-def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item) -> None:
-    """Append the items whose key is in neither ``into`` nor earlier in ``items``."""
-    seen = {key(item) for item in into}
-    for item in items:
-        if key(item) not in seen:
-            seen.add(key(item))
-            into.append(item)

@@ -1,0 +1,135 @@
+"""Iteration order: whether a value is a collection in no fixed order (a set, a directory
+listing, a shuffled list), and where one is iterated or rendered into a prompt's text."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
+
+from ctxlint.frontends.python.knowledge import (
+    ITERATING,
+    MAX_DEPTH,
+    ORDER_FREE,
+    PATH_METHODS,
+    SERIALIZERS,
+    SET_METHODS,
+    UNORDERED_CALLS,
+)
+from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Source, SourceKind
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+T = TypeVar("T")
+
+
+class Ordering(Component):
+    def unordered(self, node: ast.expr, env: Env) -> str | None:
+        """What makes the value of ``node`` a collection in no fixed order, or None."""
+        if env.depth > MAX_DEPTH or not self.m.step():
+            return None
+        if isinstance(node, (ast.Set, ast.SetComp)):
+            return "set"
+        if isinstance(node, ast.Call):
+            qualified = self.m.qualified(node.func) or ""
+            if qualified in UNORDERED_CALLS:
+                return UNORDERED_CALLS[qualified]
+            if qualified in ("list", "tuple") and len(node.args) == 1:
+                return self.unordered(node.args[0], env)
+            if isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if method in PATH_METHODS and not qualified.startswith(("glob.", "fnmatch.")):
+                    return PATH_METHODS[method]
+                if method in SET_METHODS:
+                    return "set" if self.unordered(node.func.value, env) else None
+            return None
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self.unordered(node.generators[0].iter, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
+            return self.unordered(node.left, env) or self.unordered(node.right, env)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is None:
+                annotation = self.scopes.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
+                if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
+                                                       annotation):
+                    return "set"
+                return None
+            if any(e.kind == "shuffle" for e in binding.extras):
+                return "random.shuffle"
+            if not self.m.enter(binding.value):
+                return None
+            try:
+                return self.unordered(binding.value, binding.env)
+            finally:
+                self.m.leave(binding.value)
+        return None
+
+    def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
+        detail = self.unordered(node, env)
+        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(node)),)
+
+    def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
+        """Where a collection in no fixed order is rendered or iterated into this value."""
+        found = list(self.unordered_source(node, env))
+        if not found:
+            self._iteration_walk(node, env, found)
+        return found
+
+    def _iteration_walk(self, node: ast.AST, env: Env, found: list[Source]) -> None:
+        if env.depth > MAX_DEPTH or isinstance(node, ast.Lambda) or not self.m.step():
+            return
+        if isinstance(node, ast.Call):
+            qualified = self.m.qualified(node.func) or ""
+            if qualified in ORDER_FREE:
+                return
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if method == "join" or qualified in ITERATING or qualified in SERIALIZERS:
+                for arg in node.args[:1]:
+                    found.extend(self.unordered_source(arg, env))
+        elif isinstance(node, COMPREHENSIONS):
+            for comp in node.generators:
+                found.extend(self.unordered_source(comp.iter, env))
+        elif isinstance(node, ast.Starred):
+            found.extend(self.unordered_source(node.value, env))
+        elif isinstance(node, ast.FormattedValue):
+            found.extend(self.unordered_source(node.value, env))
+        elif isinstance(node, ast.Name):
+            binding = self.scopes.resolve(node, env)
+            if binding is None:
+                return
+            # Remembered per binding, each source once: a name built from itself many times
+            # over (`PROMPT = PROMPT + PROMPT`) is walked once, not 2**n times.
+            key = self.m.binding_key(binding)
+            inner = self.m.iteration_memo.get(key)
+            if inner is None and self.m.enter(binding.value):
+                inner = []
+                try:
+                    self._iteration_walk(binding.value, binding.env, inner)
+                    for extra in binding.extras:
+                        if extra.kind in ("+=", "append", "extend") and extra.value is not None:
+                            self._iteration_walk(extra.value, binding.env, inner)
+                            loop = binding.loop_of(extra)
+                            if loop is not None:
+                                inner.extend(self.strings.loop_sources(loop, binding.env))
+                finally:
+                    self.m.leave(binding.value)
+                unique_sources: list[Source] = []
+                add_new(unique_sources, inner, key=lambda source: (source.kind, source.span))
+                inner = self.m.iteration_memo[key] = unique_sources
+            add_new(found, inner or (), key=lambda source: (source.kind, source.span))
+            return
+        for child in children(node):
+            self._iteration_walk(child, env, found)
+
+
+def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item) -> None:
+    """Append the items whose key is in neither ``into`` nor earlier in ``items``."""
+    seen = {key(item) for item in into}
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            into.append(item)
