@@ -14,11 +14,12 @@ Each input is linted as `ctxlint check` lints a file (front-end, every rule, sup
 priced as `ctxlint cost` prices it, in worker processes (default: one per core). A worker
 reports, per input, the CPU time it took, the wall time, and the peak resident memory of the
 worker process while it ran (the kernel's high-water mark, reset before each input; the
-interpreter with both tokenizers loaded is about 130 MB of it; a worker is replaced after an
-input that took it past 200 MB, and every thousand inputs, so that memory the interpreter keeps
-after one input is not counted against the next). A worker that spends two minutes of CPU
-time on one input (or half an hour of wall time) is stopped and its input reported as a hang;
-one that dies is replaced.
+interpreter with both tokenizers and every front-end loaded, about 165 MB, is most of it: a
+worker lints one seed of each format before its first input, so no input pays for imports). A
+worker is replaced after an input that grew it by more than 64 MB, and every thousand inputs,
+so that memory the interpreter keeps after one input is not counted against the next. A worker
+that spends two minutes of CPU time on one input (or half an hour of wall time) is stopped and
+its input reported as a hang; one that dies is replaced.
 
 With ``--minutes M`` no new input is started after M minutes; the report then says how many of
 the N inputs ran (a shared or slow machine may not finish a long campaign). The report gives
@@ -269,6 +270,8 @@ def worker(connection: Connection, run_seed: int, out: str) -> None:
     linter = Linter(settings, load_catalogue())
     for encoding in tokens.ENCODINGS:  # loaded once, before any input is timed
         tokens.get_encoding(encoding)
+    for fmt, group in by_format.items():  # every front-end imported before any input is measured
+        linter.lint_bytes(group[0].text.encode("utf-8"), group[0].path, group[0].path, fmt)
     connection.send("ready")
     while True:
         index = connection.recv()
@@ -311,7 +314,9 @@ class _Worker:
 
 
 RECYCLE = 1_000
-RECYCLE_MB = 200  # and after an input that took it past this: the next input starts afresh
+# And after an input that grew the worker by this much, so the next input starts afresh. Relative
+# to the worker's own size: an absolute bound near that size would replace it after every input.
+RECYCLE_GROWTH_MB = 64
 
 
 def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minutes: float | None = None) -> list[Result]:
@@ -361,7 +366,7 @@ def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minute
                     lost = f"the worker process died (exit code {slot.process.exitcode})"
                 else:
                     slot.done += 1
-                    if slot.done >= RECYCLE or results[-1].peak_mb > RECYCLE_MB:
+                    if slot.done >= RECYCLE or results[-1].peak_mb - results[-1].base_mb > RECYCLE_GROWTH_MB:
                         slot.connection.send(None)
                         slot.process.join(timeout=10)
                         slot = workers[position] = start()
