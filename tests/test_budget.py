@@ -374,6 +374,8 @@ def test_later_declarations_win_key_by_key(tmp_path):
     ("{# ctxlint: key-field x segment=history #}", "key field `x` needs exactly one of `text` (a literal) or `regex`"),
     ("{# ctxlint: key-field x segment=history regex='(' #}", "key field `x`: invalid regex: missing ), unterminated"),
     ("{# ctxlint: key-field x segment=history regex='a*' #}", "the regex matches empty text"),
+    ("{# ctxlint: key-field x segment=history regex='" + "(" * 5000 + "a" + ")" * 5000 + "' #}",
+     "key field `x`: the regex nests its groups too deeply to compile"),
 ])
 def test_invalid_directives_are_located_errors(text, message):
     with pytest.raises(PolicyError) as raised:

@@ -395,6 +395,9 @@ def _field(values: dict[str, object], label: str, span: Span | None) -> KeyField
         compiled = re.compile(regex)
     except re.error as error:
         raise PolicyError(f"{label}: key field `{name}`: invalid regex: {error}", span=span) from None
+    except RecursionError:  # Python's regex parser recurses once per nested group
+        raise PolicyError(f"{label}: key field `{name}`: the regex nests its groups too deeply to compile",
+                          span=span) from None
     if compiled.search(""):
         raise PolicyError(f"{label}: key field `{name}`: the regex matches empty text, so it proves nothing",
                           span=span)
