@@ -34,6 +34,7 @@ import bisect
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ctxlint.frontends import REGISTRY
 from ctxlint.model import Finding, Fix, Region, Span
@@ -130,6 +131,11 @@ class SuppressionUse:
     complete: bool
     parsed: bool  # False when the file did not parse, so rules could not look at all of it
 
+    @cached_property
+    def lines(self) -> _Text:
+        """The file's line index, built once: each of its suppressions may need a fix located."""
+        return _Text(self.text, self.path)
+
 
 @dataclass
 class Directives:
@@ -211,17 +217,6 @@ class _Text:
     def span(self, start: int, end: int) -> Span:
         line, end_line = self.line(start), self.line(end)
         return Span(self.path, line, start - self.starts[line - 1] + 1, end_line, end - self.starts[end_line - 1] + 1)
-
-
-_last_index: list[_Text] = []
-
-
-def _line_index(text: str, path: str) -> _Text:
-    """The line index of ``text``, kept for the next call: the unused-suppression check asks for a
-    fix for each of a file's suppressions, and indexing the file each time made it quadratic."""
-    if not _last_index or _last_index[0].text is not text or _last_index[0].path != path:
-        _last_index[:] = [_Text(text, path)]
-    return _last_index[0]
 
 
 def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
@@ -408,9 +403,9 @@ def _removal(text: str, match: re.Match[str], end: int, alone: bool, line_start:
     return start, end
 
 
-def removal_fix(text_path: str, text: str, suppression: Suppression, keep: list[CodeRef]) -> Fix | None:
+def removal_fix(use: SuppressionUse, suppression: Suppression, keep: list[CodeRef]) -> Fix | None:
     """A fix that removes ``suppression`` (``keep`` empty) or only the entries not in ``keep``."""
-    where = _line_index(text, text_path)
+    where = use.lines
     if keep and suppression.brackets is not None and suppression.codes is not None:
         start, end = suppression.brackets
         return Fix("remove the codes that suppress nothing", where.span(start, end), ", ".join(r.text for r in keep))

@@ -18,7 +18,7 @@ def unused_suppression(use: SuppressionUse, ctx: CheckContext) -> None:
             # reported anything where it applies.
             if use.parsed and use.complete and (index, None) not in use.used:
                 ctx.report(suppression.span, f"`{suppression.text}` suppresses nothing: no rule reports anything "
-                           f"{_where(suppression)}. Remove it.", removal_fix(use.path, use.text, suppression, []))
+                           f"{_where(suppression)}. Remove it.", removal_fix(use, suppression, []))
             continue
         _check_codes(use, index, suppression, ctx)
 
@@ -26,7 +26,7 @@ def unused_suppression(use: SuppressionUse, ctx: CheckContext) -> None:
 def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx: CheckContext) -> None:
     if not suppression.codes:
         ctx.report(suppression.span, f"`{suppression.text}` names no rule, so it suppresses nothing. Name the rule, "
-                   "or remove it.", removal_fix(use.path, use.text, suppression, []))
+                   "or remove it.", removal_fix(use, suppression, []))
         return
     code_of = use.directives.code_of
     unknown = [ref for ref in suppression.codes if code_of(ref) not in use.known]
@@ -56,7 +56,7 @@ def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx:
     else:
         lead, action = f"`{suppression.text}` suppresses nothing", "Remove it."
     ctx.report(suppression.span, f"{lead}: {'; '.join(parts)}. {action}",
-               removal_fix(use.path, use.text, suppression, keep))
+               removal_fix(use, suppression, keep))
 
 
 def _where(suppression: Suppression) -> str:
