@@ -89,7 +89,7 @@ def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | 
     """
     tree: ast.Module | None
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parse_module(text, path)
     except SyntaxError as error:
         tree = _parse_without_type_parameters(text, path)
         if tree is None:
@@ -106,6 +106,59 @@ def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | 
         return (Span.point(path, 1), f"cannot parse: {error}"), None
     problem = too_deep(tree, path) if check_depth else None
     return (problem, None) if problem is not None else (None, tree)
+
+
+# A module longer than this is parsed in pieces of about this many characters.
+PIECE_CHARS = 64_000
+# Where a piece may start: a line that begins a statement at the module's top level (letters
+# at column 0), except the clauses that continue the statement before it.
+_PIECE_START = re.compile(r"^(?=[A-Za-z_])(?!(?:else|elif|except|finally)\b)", re.MULTILINE)
+# Errors that may come from the end of a piece rather than from the code: what the rest of the
+# module would have closed.
+_OPEN_AT_END = ("never closed", "unterminated", "unexpected EOF", "EOF while")
+
+
+def parse_module(text: str, path: str) -> ast.Module:
+    """``ast.parse(text)``, a long module in pieces of about ``PIECE_CHARS`` characters.
+
+    CPython's parser keeps every token and memoised rule of its input until it returns, and on a
+    syntax error parses it all a second time to explain the error, so one megabyte of short
+    statements with an error at the end peaks at over 150 MB. Parsed piece by piece, each piece
+    of top-level statements (padded with blank lines, so that lines keep their numbers) costs
+    only its own share. A piece that fails where the rest of the module might have continued it
+    (a string or bracket still open at its end) is parsed again together with the rest; a piece
+    that parses starts the next one at a statement boundary, so the tree and any error are those
+    of the whole module."""
+    if len(text) <= PIECE_CHARS:
+        return ast.parse(text, filename=path)
+    module: ast.Module | None = None
+    start = lines = 0
+    while start < len(text):
+        found = _PIECE_START.search(text, start + PIECE_CHARS)
+        end = found.start() if found is not None else len(text)
+        try:
+            piece = ast.parse("\n" * lines + text[start:end], filename=path)
+        except SyntaxError as error:
+            if end == len(text) or not _open_at_end(error, lines + text.count("\n", start, end)):
+                raise
+            end = len(text)
+            piece = ast.parse("\n" * lines + text[start:], filename=path)
+        if module is None:
+            module = piece
+        else:
+            module.body.extend(piece.body)
+            module.type_ignores.extend(piece.type_ignores)
+        lines += text.count("\n", start, end)
+        start = end
+    assert module is not None
+    return module
+
+
+def _open_at_end(error: SyntaxError, last_line: int) -> bool:
+    """Whether a piece's syntax error may be the piece's end cutting a statement short (an
+    error on its last line, or something left open), not an error of the module's own."""
+    message = error.msg or ""
+    return (error.lineno or 0) >= last_line or any(words in message for words in _OPEN_AT_END)
 
 
 def too_deep(tree: ast.Module, path: str) -> Problem | None:
@@ -147,7 +200,7 @@ def _parse_without_type_parameters(text: str, path: str) -> ast.Module | None:
         # statement keeps its indentation and everything after the name keeps its column.
         chars[keyword : name_start + len(match.group(2))] = list(match.group(2)) + [" "] * (name_start - keyword)
     try:
-        return ast.parse("".join(chars), filename=path)
+        return parse_module("".join(chars), path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
