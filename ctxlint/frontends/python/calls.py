@@ -78,13 +78,19 @@ class Calls(Component):
             return self.m.imports[node.id]  # a module: `openai`, `np`
         binding = self.scopes.resolve(node, env, foreign=True)
         if binding is not None:
-            if not self.m.enter(binding.value):
-                return UNKNOWN
-            reader = binding.owner.calls if binding.owner is not None else self
-            try:
-                found = reader.path(binding.value, binding.env, depth + 1)
-            finally:
-                self.m.leave(binding.value)
+            # A client made once (`client = OpenAI()`) is the receiver of every call site: its
+            # path is followed once per binding.
+            key = ("path", *self.m.binding_key(binding))
+            found = self.m.path_memo.get(key)
+            if found is None:
+                if not self.m.enter(binding.value):
+                    return UNKNOWN
+                reader = binding.owner.calls if binding.owner is not None else self
+                try:
+                    found = reader.path(binding.value, binding.env, depth + 1)
+                finally:
+                    self.m.leave(binding.value)
+                self.m.path_memo[key] = found
             if not found.startswith(UNKNOWN):
                 return found
         annotation = self.annotation(node.id, env)  # what the parameter says it takes, whatever the caller gave

@@ -121,13 +121,14 @@ class Messages(Component):
 
     def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
         """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
-        if self.strings.text(node, env) is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
+        text = self.strings.text(node, env)  # followed once: the same value's pieces are added below
+        if text is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
             blocks = self.flow.items(node, env)
             if blocks and not any(b.variable for b in blocks):
                 for block in blocks:
                     self.block(block, builder, role, loop)
                 return
-        builder.add(self.strings.pieces(node, env), role, loop)
+        builder.add(text if text is not None else [self.strings.slot_piece(node, env)], role, loop)
 
     def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
         entries = self.flow.dict_entries(item.node, item.env)

@@ -337,6 +337,16 @@ class Scopes(Component):
         another module of the project gives it (``binding.owner`` says which)."""
         if env.depth > MAX_DEPTH:
             return None
+        # Every part of the analysis asks what the names of a call site hold (its text, facts,
+        # sources, call path): each name in each env is looked up once.
+        # The entry keeps the node and env alive, so that their ids in the key stay theirs.
+        key = (id(node), id(env.scope), tuple(map(id, env.bindings)), env.depth, foreign)
+        entry = self.m.resolved.get(key)
+        if entry is None:
+            entry = self.m.resolved[key] = (node, env, self._resolve(node, env, foreign))
+        return entry[2]
+
+    def _resolve(self, node: ast.AST, env: Env, foreign: bool) -> Binding | None:
         if isinstance(node, ast.Name):
             return self.binding(node.id, env, self.m.start(node), foreign)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
-from ctxlint.frontends.python.values import Binding, Facts, Piece, Scope
+from ctxlint.frontends.python.values import Binding, Env, Facts, Piece, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
 if TYPE_CHECKING:
@@ -107,7 +107,10 @@ class Unit:
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
+        self.path_memo: dict[tuple[object, ...], str] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
+        # Names looked up, by node and env: (the node, the env, what it holds there).
+        self.resolved: dict[tuple[object, ...], tuple[ast.AST, Env, Binding | None]] = {}
         self.steps = 0
         self.max_steps = MIN_STEPS + STEPS_PER_CHARACTER * len(text)
         self.exhausted = False
@@ -271,7 +274,9 @@ class Unit:
         self.facts_memo.clear()
         self.source_memo.clear()
         self.iteration_memo.clear()
+        self.path_memo.clear()
         self.unreadable_lists.clear()
+        self.resolved.clear()
         self.consumed = set()
         self.active.clear()
         self.steps = 0
