@@ -13,6 +13,7 @@ live in one table with the page each came from and the date it was read, and the
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -114,8 +115,21 @@ def count_tokens(text: str, encoding: str = "o200k_base") -> int:
     vocabulary (ctxlint.tokenindex), which gives the same count without loading all of it. A
     run of whitespace longer than ``BLANK_BLOCK`` characters is counted in blocks (see above).
     """
+    if len(text) <= SHORT_TEXT:
+        return _count_short(text, encoding)
     if len(text) > BLANK_BLOCK and _LONG_BLANK.search(text):
         return _count_in_blocks(text, encoding)
+    return _count(text, encoding)
+
+
+# Short texts recur: roles, names, a tool's fields measured by several checks, an instruction
+# repeated in every message. Their counts are kept (at most SHORT_TEXTS of them, a few MB).
+SHORT_TEXT = 256
+SHORT_TEXTS = 1 << 16
+
+
+@functools.lru_cache(maxsize=SHORT_TEXTS)
+def _count_short(text: str, encoding: str) -> int:
     return _count(text, encoding)
 
 

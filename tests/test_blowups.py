@@ -236,3 +236,40 @@ def test_the_unused_suppression_fixes_index_the_file_once(monkeypatch):
     findings = lint("system.j2", "Be brief. {# ctxlint: ignore[CTX1O1] #}\n" * 200)
     assert codes(findings) == {"CTX002": 200}
     assert len(built) <= 2  # the scan's index and the fixes' index
+
+
+def tool_catalogue(tools: int) -> str:
+    unit = ("  - name: find_{i}\n    description: Find record {i} and return its state.\n"
+            "    input_schema:\n      type: object\n      properties:\n        key: {{type: string}}\n"
+            "      required: [key]\n")
+    return "tools:\n" + "".join(unit.format(i=i) for i in range(tools))
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "claude-sonnet-4-5"])
+def test_each_tool_of_a_catalogue_is_rendered_once_per_lint(monkeypatch, model):
+    # Four tool checks and the budget check each measure the catalogue, by bytes and then by
+    # tokens; rendering every tool in each of those passes made a 1 MB catalogue take 3.5 s.
+    from ctxlint.analysis import accounting
+
+    rendered: list[str | None] = []
+
+    def counted(render):
+        def counting(tool):
+            rendered.append(tool.name)
+            return render(tool)
+        return counting
+
+    monkeypatch.setattr(accounting, "_render_function", counted(accounting._render_function))
+    monkeypatch.setattr(accounting, "_json_tool", counted(accounting._json_tool))
+    findings = lint("tools.yaml", f"model: {model}\n" + tool_catalogue(600))
+    assert codes(findings) == {"CTX502": 1, "CTX503": 1}
+    assert sorted(rendered) == sorted(f"find_{i}" for i in range(600))
+
+
+def test_the_kept_renderings_are_bounded(monkeypatch):
+    from ctxlint.analysis import accounting
+
+    monkeypatch.setattr(accounting, "RENDERED_CHARS", 2_000)
+    lint("tools.yaml", tool_catalogue(600))
+    kept = sum(len(r.text) + sum(len(t) for _, t in r.fields) for _, r in accounting._RENDERED.values())
+    assert 0 < kept <= 2_000

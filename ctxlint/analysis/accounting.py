@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.model import Message, Part, Request, Role, Segment, Span, ToolDef
@@ -773,7 +773,8 @@ def _tools(tools: Sequence[ToolDef], profile: Profile, count: Counter, tally: _T
     else:
         costs, overhead = _json_tools(tools, profile, count, flag, unpriced, choice)
     tool_sum = sum(c.tokens for c in costs)
-    shared = tuple(replace(c, share=c.tokens / tool_sum if tool_sum else 0.0) for c in costs)
+    shared = tuple(ToolCost(c.name, c.tokens, c.tokens / tool_sum if tool_sum else 0.0, c.biggest_field,
+                            c.biggest_field_tokens, c.span) for c in costs)
     ends, running = [], overhead if provider == "anthropic" else 0
     for c in shared:
         running += c.tokens
@@ -794,15 +795,15 @@ def _openai_tools(tools: Sequence[ToolDef], count: Counter, flag: Callable[[str]
     costs = []
     blocks = []
     for tool in functions:
-        lines, fields, verified = _render_function(tool, count)
+        rendering = _rendering(tool, openai=True)
         if tool.schema_estimate:  # a zod schema turned into the JSON Schema the SDK would send
             flag("schema-converted")
-        elif not verified:
+        elif not rendering.verified:
             flag("tool-reference" if tool.schema is None and not isinstance(tool.raw, Mapping) else "schema-unverified")
-        block = "\n".join(lines)
-        blocks.append(block)
-        biggest, biggest_tokens = max(fields, key=lambda item: item[1]) if fields else ("name", 0)
-        costs.append(ToolCost(tool.name or "", count(block + "\n"), 1.0, biggest, max(biggest_tokens, 0), tool.span))
+        blocks.append(rendering.text)
+        biggest, biggest_tokens = _biggest(rendering, count)
+        costs.append(ToolCost(tool.name or "", count(rendering.text + "\n"), 1.0, biggest, biggest_tokens,
+                              tool.span))
     if not functions:
         return costs, 0
     flag("openai-functions")
@@ -818,15 +819,58 @@ def hosted(tool: ToolDef) -> bool:
         and raw.get("type") != "function" and "function" not in raw and "parameters" not in raw
 
 
-def _render_function(tool: ToolDef, count: Counter) -> tuple[list[str], list[tuple[str, int]], bool]:
-    """A tool as OpenAI's namespace shows it: its lines, its fields' tokens, and whether its shape
-    is one the published counts cover."""
+@dataclass(frozen=True)
+class _Rendering:
+    """One tool as a provider is sent it: the text, each field's path and text (to find its
+    costliest field), and whether its shape is one the published counts cover."""
+
+    text: str
+    fields: tuple[tuple[str, str], ...]
+    verified: bool = True
+
+
+# Renderings made, by tool (kept with the tool, so its id is not reused while the entry lives).
+# One lint measures a catalogue several times (a byte bound, then tokens, in each tool check and
+# in the budget check); each tool is rendered once. Emptied when it holds RENDERED_CHARS.
+_RENDERED: dict[tuple[int, bool], tuple[ToolDef, _Rendering]] = {}
+RENDERED_CHARS = 8_000_000
+_rendered_chars = 0
+
+
+def _rendering(tool: ToolDef, openai: bool) -> _Rendering:
+    """``tool`` in OpenAI's TypeScript namespace (``openai``) or as Anthropic's and Gemini's JSON."""
+    global _rendered_chars
+    kept = _RENDERED.get((id(tool), openai))
+    if kept is not None and kept[0] is tool:
+        return kept[1]
+    rendering = _render_function(tool) if openai else _json_tool(tool)
+    size = len(rendering.text) + sum(len(text) for _, text in rendering.fields)
+    if _rendered_chars + size > RENDERED_CHARS:
+        _RENDERED.clear()
+        _rendered_chars = 0
+    _RENDERED[(id(tool), openai)] = (tool, rendering)
+    _rendered_chars += size
+    return rendering
+
+
+def _biggest(rendering: _Rendering, count: Counter) -> tuple[str, int]:
+    """The tool's costliest field and its tokens."""
+    biggest, biggest_tokens = "name", 0
+    for where, text in rendering.fields:
+        tokens = count(text)
+        if tokens > biggest_tokens:
+            biggest, biggest_tokens = where, tokens
+    return biggest, biggest_tokens
+
+
+def _render_function(tool: ToolDef) -> _Rendering:
+    """A tool as OpenAI's namespace shows it."""
     name = tool.name or ""
     lines = []
-    fields: list[tuple[str, int]] = [("name", count(name))]
+    fields: list[tuple[str, str]] = [("name", name)]
     if tool.description:
         lines.append(f"// {tool.description}")
-        fields.append(("description", count(tool.description)))
+        fields.append(("description", tool.description))
     schema = tool.schema
     verified = tool.schema is not None or isinstance(tool.raw, Mapping)
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -835,17 +879,17 @@ def _render_function(tool: ToolDef, count: Counter) -> tuple[list[str], list[tup
         verified = False
     if isinstance(schema, Mapping) and isinstance(properties, Mapping) and properties:
         prefix = schema_prefix(tool)
-        body, body_verified = _render_properties(schema, 0, f"{prefix}.properties", count, fields, 1)
+        body, body_verified = _render_properties(schema, 0, f"{prefix}.properties", fields, 1)
         lines += [f"type {name} = (_: {{", *body, "}) => any;"]
         verified = verified and body_verified
     else:
         lines.append(f"type {name} = () => any;")
         if properties is not None and not isinstance(properties, Mapping):
             verified = False
-    return lines, fields, verified
+    return _Rendering("\n".join(lines), tuple(fields), verified)
 
 
-def _render_properties(schema: Mapping, indent: int, path: str, count: Counter, fields: list[tuple[str, int]],
+def _render_properties(schema: Mapping, indent: int, path: str, fields: list[tuple[str, str]],
                        depth: int) -> tuple[list[str], bool]:
     properties = schema.get("properties")
     required = list(schema["required"]) if isinstance(schema.get("required"), list) else []
@@ -858,14 +902,14 @@ def _render_properties(schema: Mapping, indent: int, path: str, count: Counter, 
             spec, verified = {}, False
         description = spec.get("description")
         if isinstance(description, str) and description:
-            fields.append((f"{where}.description", count(description)))
+            fields.append((f"{where}.description", description))
             if indent < 2:  # OpenAI drops descriptions of properties nested in properties
                 lines.append(f"{pad}// {description}")
         else:
             verified = False  # published counts disagree on properties without a description
         if set(spec) - _PROPERTY_KEYS:
             verified = False
-        rendered, type_verified = _render_type(spec, indent, where, count, fields, depth)
+        rendered, type_verified = _render_type(spec, indent, where, fields, depth)
         verified = verified and type_verified
         mark = "" if key in required else "?"
         default = f" // default: {_json(spec['default'])}" if "default" in spec else ""
@@ -873,40 +917,39 @@ def _render_properties(schema: Mapping, indent: int, path: str, count: Counter, 
     return lines, verified
 
 
-def _render_type(spec: Mapping, indent: int, path: str, count: Counter, fields: list[tuple[str, int]],
-                 depth: int) -> tuple[str, bool]:
+def _render_type(spec: Mapping, indent: int, path: str, fields: list[tuple[str, str]], depth: int) -> tuple[str, bool]:
     if depth > _MAX_DEPTH:
         return "any", False
     if isinstance(spec.get("anyOf"), list):
-        parts = [_render_type(v if isinstance(v, Mapping) else {}, indent, path, count, fields, depth + 1)[0]
+        parts = [_render_type(v if isinstance(v, Mapping) else {}, indent, path, fields, depth + 1)[0]
                  for v in spec["anyOf"]]
         return " | ".join(parts), False
     kind = spec.get("type")
     if isinstance(kind, list):
-        return " | ".join(_render_type({**spec, "type": k}, indent, path, count, fields, depth + 1)[0]
+        return " | ".join(_render_type({**spec, "type": k}, indent, path, fields, depth + 1)[0]
                           for k in kind), False
     enum = spec.get("enum")
     if kind == "string" or (kind is None and isinstance(enum, list)):
         if isinstance(enum, list):
             text = " | ".join(f'"{v}"' for v in enum)
-            fields.append((f"{path}.enum", count(text)))
+            fields.append((f"{path}.enum", text))
             return text, kind == "string"
         return "string", True
     if kind in ("number", "integer"):
         if isinstance(enum, list):
             text = " | ".join(_json(v) for v in enum)
-            fields.append((f"{path}.enum", count(text)))
+            fields.append((f"{path}.enum", text))
             return text, False  # published counts disagree on number enums
         return "number", True
     if kind in ("boolean", "null"):
         return str(kind), True
     if kind == "object":
-        body, _ = _render_properties(spec, indent + 2, f"{path}.properties", count, fields, depth + 1)
+        body, _ = _render_properties(spec, indent + 2, f"{path}.properties", fields, depth + 1)
         return "\n".join(["{", *body, "}"]) if body else "{\n\n}", False
     if kind == "array":
         items = spec.get("items")
         if isinstance(items, Mapping):
-            inner, verified = _render_type(items, indent, f"{path}.items", count, fields, depth + 1)
+            inner, verified = _render_type(items, indent, f"{path}.items", fields, depth + 1)
             simple = items.get("type") in _PRIMITIVES and items.get("type") not in ("array", None)
             return f"{inner}[]", verified and simple and not set(items) - _PROPERTY_KEYS
         return "any[]", False
@@ -952,9 +995,9 @@ def _json_tools(tools: Sequence[ToolDef], profile: Profile, count: Counter, flag
             flag("tool-reference")
         if tool.schema_estimate:
             flag("schema-converted")
-        tokens, fields = _json_tool(tool, count)
-        biggest, biggest_tokens = max(fields, key=lambda item: item[1]) if fields else ("name", 0)
-        costs.append(ToolCost(tool.name or "", tokens, 1.0, biggest, max(biggest_tokens, 0), tool.span))
+        rendering = _rendering(tool, openai=False)
+        biggest, biggest_tokens = _biggest(rendering, count)
+        costs.append(ToolCost(tool.name or "", count(rendering.text), 1.0, biggest, biggest_tokens, tool.span))
     overhead = 0
     if anthropic:
         overhead, code = _anthropic_overhead(profile.info, choice)
@@ -970,22 +1013,22 @@ def _anthropic_overhead(info: ModelInfo | None, mode: str | None) -> tuple[int, 
     return info.tool_overhead_auto, "anthropic-tool-use"
 
 
-def _json_tool(tool: ToolDef, count: Counter) -> tuple[int, list[tuple[str, int]]]:
+def _json_tool(tool: ToolDef) -> _Rendering:
     """A tool as JSON: ``{"name", "description", "input_schema"}``."""
     body: dict[str, object] = {"name": tool.name or ""}
     if tool.description is not None:
         body["description"] = tool.description
     if tool.schema is not None:
         body["input_schema"] = tool.schema
-    fields: list[tuple[str, int]] = [("name", count(_json(tool.name or "")))]
+    fields: list[tuple[str, str]] = [("name", _json(tool.name or ""))]
     if tool.description:
-        fields.append(("description", count(_json(tool.description))))
+        fields.append(("description", _json(tool.description)))
     if isinstance(tool.schema, Mapping):
-        _json_fields(tool.schema, schema_prefix(tool), count, fields, 1)
-    return count(_json(body)), fields
+        _json_fields(tool.schema, schema_prefix(tool), fields, 1)
+    return _Rendering(_json(body), tuple(fields))
 
 
-def _json_fields(schema: Mapping, path: str, count: Counter, fields: list[tuple[str, int]], depth: int) -> None:
+def _json_fields(schema: Mapping, path: str, fields: list[tuple[str, str]], depth: int) -> None:
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for key, spec in properties.items():
@@ -994,15 +1037,15 @@ def _json_fields(schema: Mapping, path: str, count: Counter, fields: list[tuple[
                 continue
             for leaf in ("description", "enum"):
                 if leaf in spec:
-                    fields.append((f"{where}.{leaf}", count(_json(spec[leaf]))))
+                    fields.append((f"{where}.{leaf}", _json(spec[leaf])))
             if depth < _MAX_DEPTH:
-                _json_fields(spec, where, count, fields, depth + 1)
+                _json_fields(spec, where, fields, depth + 1)
     items = schema.get("items")
     if isinstance(items, Mapping) and depth < _MAX_DEPTH:
         for leaf in ("description", "enum"):
             if leaf in items:
-                fields.append((f"{path}.items.{leaf}", count(_json(items[leaf]))))
-        _json_fields(items, f"{path}.items", count, fields, depth + 1)
+                fields.append((f"{path}.items.{leaf}", _json(items[leaf])))
+        _json_fields(items, f"{path}.items", fields, depth + 1)
 
 
 def _json(value: object) -> str:
