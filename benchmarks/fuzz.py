@@ -253,9 +253,9 @@ def _where(error: BaseException) -> str:
 
 def worker(connection: Connection, run_seed: int, out: str) -> None:
     from ctxlint import tokens
-    from ctxlint.analysis.accounting import request_cost
     from ctxlint.catalogue import load_catalogue
     from ctxlint.config import Settings
+    from ctxlint.cost import Pricer
     from ctxlint.engine import Linter
 
     try:
@@ -268,6 +268,7 @@ def worker(connection: Connection, run_seed: int, out: str) -> None:
         by_format[seed.fmt].append(seed)
     settings = Settings(root=Path(out))
     linter = Linter(settings, load_catalogue())
+    pricer = Pricer(linter)  # prices a file as `ctxlint cost` does
     for encoding in tokens.ENCODINGS:  # loaded once, before any input is timed
         tokens.get_encoding(encoding)
     for fmt, group in by_format.items():  # every front-end imported before any input is measured
@@ -287,8 +288,7 @@ def worker(connection: Connection, run_seed: int, out: str) -> None:
             parsed = linter.parse_bytes(data, seed.path, seed.path)
             if parsed is not None:
                 result.parse_errors = len(parsed.errors)
-                for request in parsed.requests:
-                    request_cost(request, settings.models or None, settings.model, linter.volatility)
+                pricer.file_cost(seed.path, seed.path, parsed)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 -- what the engine reports as an internal error

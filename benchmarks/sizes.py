@@ -133,9 +133,9 @@ def _peak_mb(field: str) -> float:
 def measure(name: str, size: int, queue: multiprocessing.Queue) -> None:
     """In a fresh process: lint and price one generated file; CPU seconds and peak memory."""
     from ctxlint import tokens
-    from ctxlint.analysis.accounting import request_cost
     from ctxlint.catalogue import load_catalogue
     from ctxlint.config import Settings
+    from ctxlint.cost import Pricer
     from ctxlint.engine import Linter
     from ctxlint.frontends import format_for
 
@@ -154,8 +154,8 @@ def measure(name: str, size: int, queue: multiprocessing.Queue) -> None:
     started = time.process_time()
     findings = linter.lint_bytes(data, filename, filename, fmt)
     parsed = linter.parse_bytes(data, filename, filename)
-    for request in parsed.requests if parsed is not None else ():
-        request_cost(request, settings.models or None, settings.model, linter.volatility)
+    if parsed is not None:
+        Pricer(linter).file_cost(filename, filename, parsed)  # as `ctxlint cost` prices it
     cpu = time.process_time() - started
     codes: dict[str, int] = {}
     for finding in findings:

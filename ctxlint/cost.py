@@ -209,8 +209,9 @@ class Pricer:
             return request_cost(request, settings.models or None, settings.model, self.linter.volatility,
                                 model=model, expected_output=settings.expected_output_tokens)
 
-        what_if = tuple(tuple(price(r, m) for m in self.what_if) for r in parsed.requests) if self.what_if else ()
-        costs = tuple(w[0] for w in what_if) if what_if else tuple(price(r, None) for r in parsed.requests)
+        with frontends.collected_once():
+            what_if = tuple(tuple(price(r, m) for m in self.what_if) for r in parsed.requests) if self.what_if else ()
+            costs = tuple(w[0] for w in what_if) if what_if else tuple(price(r, None) for r in parsed.requests)
         reason = set_aside_reason(relpath, frontends.format_for(relpath, settings), parsed, settings.set_aside)
         return FileCost(display, costs, errors, reason, what_if)
 

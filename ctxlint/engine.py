@@ -336,7 +336,8 @@ class Linter:
     def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
         """The findings in one file's text; a failure of ctxlint itself propagates."""
         text = _normalise(text)
-        return self._run(frontends.parse(fmt, text, display, self.parse_context(relpath)), text, relpath, fmt)
+        with frontends.collected_once():
+            return self._run(frontends.parse(fmt, text, display, self.parse_context(relpath)), text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []

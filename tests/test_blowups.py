@@ -273,3 +273,32 @@ def test_the_kept_renderings_are_bounded(monkeypatch):
     lint("tools.yaml", tool_catalogue(600))
     kept = sum(len(r.text) + sum(len(t) for _, t in r.fields) for _, r in accounting._RENDERED.values())
     assert 0 < kept <= 2_000
+
+
+def collections_during(work: Callable[[], object]) -> int:
+    import gc
+
+    started: list[int] = []
+
+    def record(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(record)
+    try:
+        work()
+    finally:
+        gc.callbacks.remove(record)
+    return len(started)
+
+
+def test_the_collector_runs_once_per_file_linted_and_priced():
+    # The request model lives until the file is done; a collector running all along walked it
+    # again and again (a third of the check time of a 1 MB request file).
+    from ctxlint.cost import Pricer
+
+    text = SHAPES["request messages"][1](3_000)
+    linter()  # loaded before anything is counted
+    assert collections_during(lambda: lint("request.json", text)) <= 1
+    parsed = linter().parse_bytes(text.encode(), "request.json", "request.json")
+    assert collections_during(lambda: Pricer(linter()).file_cost("request.json", "request.json", parsed)) <= 1
