@@ -138,6 +138,14 @@ def test_roles_merge_like_dotprompt():
         (Role.ASSISTANT, 1, "Hello!"), (Role.TOOL, 2, "result"), (Role.TOOL, 2, "\n")]
 
 
+def test_markers_in_a_row_give_the_message_the_last_role():
+    text = ('{{role "system"}}\n' + '{{role "user"}}\n' * 3
+            + '{{role "model"}}\nHello!\n{{role "user"}}\n\n{{history}}\n')
+    (request,) = dotprompt.parse_file(text, "r.prompt").requests
+    assert [(s.role, s.message_index) for s in request.segments] == [(Role.ASSISTANT, 0)] * 5 + [
+        (Role.USER, 1), (Role.USER, 2), (Role.ASSISTANT, 3)]
+
+
 def test_text_right_after_history_is_a_model_message_as_in_dotprompt():
     text = '{{role "system"}}Be brief.\n{{history}}\nSure, continuing.\n{{role "user"}}{{question}}\n'
     (request,) = dotprompt.parse_file(text, "h.prompt").requests

@@ -120,10 +120,23 @@ def parse_file(text: str, path: str) -> ParsedFile:
 def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:
     segments: list[Segment] = []
     role, index, has_content = Role.USER, 0, False
+    # A role marker after only whitespace changes the role of the message being built. The
+    # message's segments are retagged once, when it gets content or ends, not at every marker:
+    # thousands of markers in a row would otherwise retag the same segments thousands of times.
+    retag = False
+
+    def settle() -> None:
+        nonlocal retag
+        if retag:
+            _retag(segments, index, role)
+            retag = False
+
     for node, loop in handlebars.walk(nodes):
         if isinstance(node, handlebars.Text):
             segments.append(Segment(role, span(node.start, node.end), node.value, None, index, loop))
-            has_content = has_content or bool(node.value.strip())
+            if not has_content and node.value.strip():
+                settle()
+                has_content = True
             continue
         call = node.call
         helper = call.helper if isinstance(node, handlebars.Mustache) else None
@@ -137,9 +150,10 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
                 index += 1
                 has_content = False
             else:  # only whitespace so far: Dotprompt changes the role of the message being built
-                _retag(segments, index, new_role)
+                retag = True
             role = new_role
             continue
+        settle()
         if helper == "history" and not call.has_arguments:
             if segments and segments[-1].message_index == index:
                 index += 1
@@ -156,6 +170,7 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
                               Slot(slot.expression, slot.names, slot.calls, slot.filters, True), index, loop)
         segments.append(segment)
         has_content = True
+    settle()
     return segments
 
 
