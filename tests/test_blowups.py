@@ -72,6 +72,16 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # per suppression to offer its removal (found by benchmarks/fuzz.py).
     "unused suppressions": ("system.j2", lambda n: "Be brief. {# ctxlint: ignore[CTX1O1] #}\n" * n, 5_000,
                             {"CTX002": 5_000}),
+    # A Dotprompt role marker on each of 50,000 lines, 0.8 MB: over 120 s, every marker after only
+    # whitespace retagging the whole message built so far (found by benchmarks/fuzz.py).
+    "role markers in a row": ("answer.prompt", lambda n: "---\nconfig:\n  maxOutputTokens: 400\n---\n"
+                              + '{{role "system"}}\n' + '{{role "user"}}\n' * n + "Answer briefly.\n{{question}}\n",
+                              20_000, {}),
+    # Fences that open and never close (```json, closed only by a bare ``` line) in a Markdown prompt,
+    # 200 KB: 18 s, each opening line searching the rest of the file for its closing line (found by
+    # benchmarks/fuzz.py; work in C, which the step count misses).
+    "unclosed Markdown fences": ("prompts/support.md", lambda n: "Reply like this:\n```json\n"
+                                 '{"answer": "{date}"}\n' * n, 6_000, {"CTX101": 1}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),

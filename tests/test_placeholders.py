@@ -26,6 +26,19 @@ def test_markdown_code_is_an_example_not_a_placeholder():
     assert [name for *_, name in placeholders.find(source, markdown=False)] == ["tone", "x", "y", "question"]
 
 
+@pytest.mark.parametrize(("source", "names"), [
+    ("```json\n{a}\n```\n{b}\n", ["b"]),  # a fence closes at the next bare ``` line
+    ("```json\n{a}\n```json\n{b}\n", ["a", "b"]),  # never closed: not a fence
+    ("~~~\n{a}\n```\n{b}\n~~~\n{c}\n", ["c"]),  # only the same three characters close it
+    ("~~~\n{a}\n```\n{b}\n", ["a", "b"]),
+    ("```\n{a}\n````\n{b}\n```\n{c} `{d}`\n", ["c"]),  # four backticks do not close three
+    ("```\n{a}\n```\n{b}\n```\n{c}\n```\n", ["b"]),  # the closing line does not open the next
+    ("```\nx `{a}` y\n```\n{b} `{c}`\n", ["b"]),  # inline code inside a fence or outside
+])
+def test_a_markdown_fence_runs_to_the_next_line_closing_it(source, names):
+    assert [name for *_, name in placeholders.find(source, markdown=True)] == names
+
+
 def test_slots_are_located_and_end_the_cacheable_prefix():
     source = "You are the support assistant for Northwind.\nCustomer: {customer}\nAnswer politely and briefly.\n"
     [request] = text.parse_file(source, "prompts/support.txt").requests

@@ -7,6 +7,7 @@ LangChain template string). Only what reads as a placeholder counts: JSON in pro
 
 from __future__ import annotations
 
+import bisect
 import re
 
 # A placeholder's name: a dotted identifier, with optional spaces inside double braces.
@@ -17,7 +18,8 @@ _PLACEHOLDER = re.compile(
     rf"|(?<![\\$\w])\$\{{(?P<dollar_brace>{_NAME})\}}"  # ${var}
     rf"|(?<![\\$\w])\$(?P<dollar>[A-Za-z_][\w]*)"  # $var (not $5, not $$)
 )
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_FENCE_OPENING = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n", re.MULTILINE)
+_FENCE_CLOSING = {mark: re.compile(rf"^[ \t]*{mark}[ \t]*$", re.MULTILINE) for mark in ("```", "~~~")}
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 
 
@@ -29,13 +31,12 @@ def find(text: str, markdown: bool = False) -> list[tuple[int, int, str]]:
     file's single braces are literal), and ``$var`` / ``${var}`` only when no ``{var}`` field is
     used: mixed styles are rare, and a ``$`` in a ``{}`` template is usually a literal dollar.
     """
-    hidden = []
-    if markdown:
-        hidden = [(m.start(), m.end()) for m in _FENCE.finditer(text)]
-        hidden += [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
+    hidden = _code_spans(text) if markdown else []
+    starts = [start for start, _ in hidden]
     found = []
     for match in _PLACEHOLDER.finditer(text):
-        if any(start <= match.start() < end for start, end in hidden):
+        inside = bisect.bisect_right(starts, match.start()) - 1
+        if inside >= 0 and match.start() < hidden[inside][1]:
             continue
         kind = match.lastgroup or ""
         found.append((match.start(), match.end(), match.group(kind), kind))
@@ -45,6 +46,37 @@ def find(text: str, markdown: bool = False) -> list[tuple[int, int, str]]:
     elif "single" in kinds:
         found = [f for f in found if f[3] not in ("dollar", "dollar_brace")]
     return [(start, end, name) for start, end, name, _ in found]
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """The fenced blocks and inline code of a Markdown text, as sorted, disjoint ``(start, end)``.
+
+    A fence runs from a line opening with three backticks or tildes to the next line that holds
+    only the same three; an opening line that is never closed is not a fence. Each closing line
+    is looked up once, so a text full of unclosed fences takes linear time.
+    """
+    fences = []
+    closings: dict[str, list[re.Match]] = {mark: list(pattern.finditer(text))
+                                            for mark, pattern in _FENCE_CLOSING.items()}
+    closing_starts = {mark: [m.start() for m in found] for mark, found in closings.items()}
+    position = 0
+    while (opening := _FENCE_OPENING.search(text, position)) is not None:
+        mark = opening.group(1)
+        after = bisect.bisect_left(closing_starts[mark], opening.end())
+        if after < len(closings[mark]):
+            closing = closings[mark][after]
+            fences.append((opening.start(), closing.end()))
+            position = closing.end()
+        else:  # never closed: the search goes on from the next line
+            position = opening.end()
+    spans = sorted(fences + [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)])
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def format_fields(body: str) -> list[tuple[int, int, str]] | None:
