@@ -241,3 +241,17 @@ def test_the_common_fast_path_builds_what_the_general_reader_builds(monkeypatch)
     assert hb.parse(source) == fast
     assert isinstance(fast[0], Mustache) and isinstance(fast[2], Open) and isinstance(fast[3], Mustache)
     assert not isinstance(fast[-1], (Partial, Else, Text))
+
+
+def test_a_tag_repeated_thousands_of_times_is_read_once_and_gives_one_slot():
+    # A 1 MB template is mostly the same few tags: each distinct tag text is read into one call,
+    # and each call's slot facts are gathered once, so the work per repeat is a lookup.
+    source = "{{#each docs}}{{this}}{{/each}} Never guess.\n" * 5_000
+    nodes = hb.parse(source)
+    opened = {id(n.call) for n in nodes if isinstance(n, Open)}
+    printed = {id(n.call) for n in nodes if isinstance(n, Mustache)}
+    assert (len(nodes), len(opened), len(printed)) == (20_000, 1, 1)
+    segments = hb.parse_template(source, "digest.hbs")
+    slots = {id(s.slot) for s in segments if s.slot is not None}
+    assert (len(segments), len(slots)) == (10_000, 1)
+    assert segments[0].slot == hb.slot_facts(Call(Ref("this", "this"), text="this"), True, frozenset(), True)

@@ -21,6 +21,7 @@ does not match, a stray ``{{else}}``) raise ``HandlebarsError`` with the offset 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -375,6 +376,7 @@ def parse(source: str) -> list[Node]:
     n = len(source)
     pos = 0
     slots = 0
+    calls: dict[str, Call] = {}
 
     def add_text(start: int, end: int) -> None:
         nonlocal strip_next
@@ -433,7 +435,7 @@ def parse(source: str) -> list[Node]:
         simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
         node: Node | None
         if simple and not (_KEYWORDS.intersection(simple.group(1, 2)) or simple.group(2) and sigil == "/"):
-            node, end, strip_right = _simple_tag(simple, sigil, i)
+            node, end, strip_right = _simple_tag(simple, sigil, i, calls)
         else:
             tokens, end, strip_right = _lex(source, j, i, closer)
             node = _tag(source, _Reader(source, tokens, i), sigil, i, end, triple)
@@ -475,13 +477,18 @@ _SIMPLE_SIGILS = frozenset({"", "#", "/", "^", "&"})
 _KEYWORDS = frozenset({"else", "true", "false", "null", "undefined", "as"})
 
 
-def _simple_tag(match: re.Match, sigil: str, start: int) -> tuple[Node, int, bool]:
+def _simple_tag(match: re.Match, sigil: str, start: int, calls: dict[str, Call]) -> tuple[Node, int, bool]:
+    """The node of a common tag. ``calls`` holds the calls already read by their text: a call
+    has no position, and a template repeats the same few tags (``{{this}}``, ``{{/each}}``)."""
     end = match.end()
-    head = Ref(match.group(1), _dotted(match.group(1).split(".")))
     if sigil == "/":
-        return Close(start, end, head.original), end, bool(match.group(3))
-    params = (Ref(match.group(2), _dotted(match.group(2).split("."))),) if match.group(2) else ()
-    call = Call(head, params, (), match.string[match.start(1) : match.end(2) if params else match.end(1)])
+        return Close(start, end, match.group(1)), end, bool(match.group(3))
+    text = match.string[match.start(1) : match.end(2) if match.group(2) else match.end(1)]
+    call = calls.get(text)
+    if call is None:
+        head = Ref(match.group(1), _dotted(match.group(1).split(".")))
+        params = (Ref(match.group(2), _dotted(match.group(2).split("."))),) if match.group(2) else ()
+        call = calls[text] = Call(head, params, (), text)
     if sigil in ("#", "^"):
         return Open(start, end, sigil, call), end, bool(match.group(3))
     return Mustache(start, end, call, escaped=sigil != "&"), end, bool(match.group(3))
@@ -636,6 +643,7 @@ def _source(expr: Expr) -> str:
 ESCAPE = "escape"  # the filter name a slot gets when the engine HTML-escapes its value
 
 
+@functools.lru_cache(maxsize=4096)  # a template repeats the same few tags; a Slot is immutable
 def slot_facts(call: Call, in_loop: bool = False, helpers: frozenset[str] = frozenset(),
                escaped: bool = False) -> Slot:
     """What a mustache reads and calls, without evaluating it.
