@@ -255,3 +255,26 @@ def test_a_tag_repeated_thousands_of_times_is_read_once_and_gives_one_slot():
     slots = {id(s.slot) for s in segments if s.slot is not None}
     assert (len(segments), len(slots)) == (10_000, 1)
     assert segments[0].slot == hb.slot_facts(Call(Ref("this", "this"), text="this"), True, frozenset(), True)
+
+
+def test_a_tag_the_general_reader_reads_is_read_once_wherever_it_is_repeated():
+    source = '{{role "system"}}\n' + '{{role "user"}}\n' * 5_000 + '{{#each docs as |d|}}{{d}}{{/each}}\n'
+    steps, nodes = count_steps(parse_or_error(source))
+    assert isinstance(nodes, list) and len(nodes) == 10_006
+    markers = [n for n in nodes if isinstance(n, Mustache) and n.call.helper == "role"]
+    assert len({id(n.call) for n in markers}) == 2
+    assert [(n.start, n.end) for n in markers[1:3]] == [(18, 33), (34, 49)]
+    assert steps < 60 * len(nodes)  # a lookup per repeat, not a lexer run (over 110 steps a node)
+
+
+@pytest.mark.parametrize("source", [
+    '{{f "a}}"}} {{f "a}}" b}}',  # a closer inside a string: the text up to it is not the tag
+    '{{f "a\\"}}"}} x {{f "a\\"}}"}}',  # a backslash in a string: read as usual
+    '{{f "a"}}{{f "a"~}}  x {{~f "a"}}',
+])
+def test_a_repeated_tag_reads_as_it_would_alone(source):
+    nodes = hb.parse(source)
+    for node in nodes:
+        if not isinstance(node, Text):
+            alone = hb.parse(source[node.start:node.end])
+            assert [type(alone[0]), alone[0].call] == [type(node), node.call]
