@@ -64,8 +64,10 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     from ctxlint.frontends.typescript.analyzer import MAX_DEPTH, Analyzer, TooDeep
 
     source = syntax.Text(text, path)
-    tree = syntax.parser(grammar).parse(source.data)
-    root = tree.root_node
+    root = syntax.parse(grammar, source.data)
+    if root is None:
+        parsed.notices.append(syntax.unparsable(len(source.data)))
+        return parsed
     try:
         Analyzer(root, source, grammar).run(parsed)
     except TooDeep as deep:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
@@ -941,16 +942,16 @@ class Analyzer:
                 text = handle.read().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
         except (OSError, UnicodeDecodeError):
             return None
-        from ctxlint.frontends.typescript.syntax import GRAMMARS, parser
+        from ctxlint.frontends.typescript.syntax import GRAMMARS, parse
 
         grammar = GRAMMARS.get(os.path.splitext(target)[1], "typescript")
         source = Text(text, target)
-        tree = parser(grammar).parse(source.data)
-        if tree.root_node.has_error:
+        root = parse(grammar, source.data)
+        if root is None or root.has_error:
             return None
-        analyzer = Analyzer(tree.root_node, source, grammar, self.siblings, self.generation + 1)
+        analyzer = Analyzer(root, source, grammar, self.siblings, self.generation + 1)
         try:
-            analyzer.index(tree.root_node, analyzer.module_scope, (), 0, None)
+            analyzer.index(root, analyzer.module_scope, (), 0, None)
         except (TooDeep, RecursionError):
             return None
         self.siblings[target] = analyzer
@@ -2332,9 +2333,11 @@ class Analyzer:
             if any(self.is_message_object(e, env) for e in node.named_children):
                 add(node.id, self.span(node), lambda b, n=node, e=env: self.messages(n, e, b), True, True)
         context = context or any(c[4] for c in candidates)
+        # A candidate that another one reads (a constant inside a longer prompt) is part of that one.
+        inside_another = _read_by_another((key, consumed) for key, _, _, consumed, _, _ in candidates)
         requests = []
         for key, anchor, builder, _, _, says_role in candidates:
-            if key in used or any(key in consumed for other, _, _, consumed, _, _ in candidates if other != key):
+            if key in used or key in inside_another:
                 continue
             if not context or not any(s.has_words for s in builder.segments):
                 continue
@@ -2455,6 +2458,14 @@ class Analyzer:
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
+
+
+def _read_by_another(candidates: Iterable[tuple[int, Iterable[int]]]) -> set[int]:
+    """The nodes some candidate other than their own reads, in one pass over what each one read."""
+    found: set[int] = set()
+    for key, consumed in candidates:
+        found.update(node for node in consumed if node != key)
+    return found
 
 
 def _object_root(tool: ToolDef) -> ToolDef:

@@ -1,0 +1,96 @@
+"""The TypeScript front-end within bounds: tree-sitter parses that run away on broken syntax are
+cancelled with a notice, and the analysis stays linear in the number of prompts. Work is bounded by
+step counts, never by the clock."""
+
+from __future__ import annotations
+
+from ctxlint.frontends.typescript import analyzer, parse_file, syntax
+
+
+class _Clock:
+    """A stand-in for the CPU clock: counts its readings, and advances ``tick`` seconds at each one."""
+
+    def __init__(self, tick: float = 0.0):
+        self.tick = tick
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return self.readings * self.tick
+
+
+def _stray_string_in_unclosed_tags(n: int) -> str:
+    """An object literal broken by `<a>` runs around a stray string: tree-sitter's error recovery on it
+    is quadratic in n (n = 800, 7 KB: about 150,000 progress steps)."""
+    return ('const reply = ask({\n  model: pick("small"),\n  history,\n'
+            + "<a>" * n + '"""' + "<a>" * (2 * n) + "  limit: 5,\n});\n")
+
+
+def _call_sites(n: int) -> str:
+    unit = ("export async function answer{i}(question: string) {{\n"
+            "  return client.chat.completions.create({{\n"
+            '    model: "gpt-4o", max_tokens: 400,\n'
+            '    messages: [{{ role: "system", content: `You help team {i}.` }},\n'
+            '               {{ role: "user", content: question }}],\n'
+            "  }});\n}}\n")
+    return 'import OpenAI from "openai";\nconst client = new OpenAI();\n' + "".join(unit.format(i=i) for i in range(n))
+
+
+def test_runaway_error_recovery_is_cancelled_within_the_step_bound():
+    data = _stray_string_in_unclosed_tags(800).encode()
+    clock = _Clock()
+    assert syntax.parse("typescript", data, clock) is None
+    # one reading for the deadline, then one per progress step up to the first one past the bound
+    assert clock.readings <= syntax.parse_steps_allowed(len(data)) + 2
+
+
+def test_a_cancelled_module_gets_a_skip_notice_and_no_findings():
+    text = ('import { generateText } from "ai";\n' + _stray_string_in_unclosed_tags(800))
+    parsed = parse_file(text, "route.ts")
+    assert not parsed.requests and not parsed.errors
+    [notice] = parsed.notices
+    assert notice.startswith("skipped: tree-sitter could not parse this module in bounded time")
+    assert f"{syntax.parse_steps_allowed(len(text.encode())):,} steps" in notice
+
+
+def test_a_parse_past_its_cpu_budget_is_cancelled_and_the_parser_starts_afresh():
+    data = _call_sites(200).encode()
+    assert syntax.parse("typescript", data, _Clock(tick=10.0)) is None
+    root = syntax.parse("typescript", b'const prompt = "Be brief.";\n')
+    assert root is not None and not root.has_error
+    assert [child.type for child in root.children] == ["lexical_declaration"]
+
+
+def test_valid_modules_stay_far_under_the_step_bound():
+    data = _call_sites(300).encode()  # about 100 KB
+    clock = _Clock()
+    root = syntax.parse("typescript", data, clock)
+    assert root is not None and not root.has_error
+    assert clock.readings < syntax.parse_steps_allowed(len(data)) / 10
+
+
+class _CountingSet(set):
+    lookups = 0
+
+    def __contains__(self, item: object) -> bool:
+        _CountingSet.lookups += 1
+        return super().__contains__(item)
+
+
+def test_prompts_read_by_other_prompts_are_found_without_pairwise_lookups():
+    # 3,000 prompt constants, each read by the next: the old check asked every candidate about every
+    # other one (9 million lookups).
+    candidates = [(key, _CountingSet({key - 1} if key else set())) for key in range(3_000)]
+    _CountingSet.lookups = 0
+    assert analyzer._read_by_another(candidates) == set(range(2_999))
+    assert _CountingSet.lookups == 0
+
+
+def test_many_prompt_constants_each_become_one_request():
+    lines = ['import OpenAI from "openai";']
+    lines += [f'const prompt{i} = "You are assistant number {i}. Answer in one line.";' for i in range(2_000)]
+    lines.append('const systemPrompt = prompt0 + " Be brief.";')
+    parsed = parse_file("\n".join(lines) + "\n", "prompts.ts")
+    anchors = {request.anchor.line for request in parsed.requests}
+    # prompt0 is part of systemPrompt, so it is not a request of its own
+    assert len(parsed.requests) == 2_000 and 2 not in anchors and 2_002 in anchors
