@@ -94,3 +94,23 @@ def test_many_prompt_constants_each_become_one_request():
     anchors = {request.anchor.line for request in parsed.requests}
     # prompt0 is part of systemPrompt, so it is not a request of its own
     assert len(parsed.requests) == 2_000 and 2 not in anchors and 2_002 in anchors
+
+
+def test_a_flat_broken_module_is_indexed_without_a_list_of_all_its_nodes():
+    # `f(` then 25,000 `x y `: one ERROR node with 50,000 children. Indexing it used to hold a Python
+    # object for every child at once (about 7 MB here; 211 MB for a 0.9 MB module).
+    import tracemalloc
+
+    from ctxlint.frontends.typescript.analyzer import Analyzer
+
+    source = syntax.Text('import OpenAI from "openai";\nf(' + "x y " * 25_000, "flat.ts")
+    root = syntax.parse("typescript", source.data)
+    assert root is not None and max(child.child_count for child in root.children) >= 50_000
+    tracemalloc.start()
+    try:
+        analyzer = Analyzer(root, source)
+        analyzer.index(root, analyzer.module_scope, (), 0, None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 from typing import Any
 
 from ctxlint.frontends import placeholders
-from ctxlint.frontends.typescript.syntax import Text, unescape
+from ctxlint.frontends.typescript.syntax import Text, named_children, unescape
 from ctxlint.frontends.typescript.zod import ZodReader
 from ctxlint.model import (
     Breakpoint,
@@ -43,11 +43,6 @@ _MAX_RESOLVE = 40  # how deep name and function resolution may go
 
 _FUNCTIONS = {"function_declaration", "function_expression", "arrow_function", "method_definition",
               "generator_function_declaration", "generator_function", "function"}
-# The kinds `Analyzer.index` records something for; it passes through every other node.
-_INDEXED = frozenset({*_FUNCTIONS, "import_statement", "for_in_statement", "for_statement", "while_statement",
-                      "do_statement", "variable_declarator", "assignment_expression", "augmented_assignment_expression",
-                      "return_statement", "call_expression", "new_expression", "array", "object", "pair",
-                      "binary_expression"})
 _WRAPPERS = {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
              "type_assertion"}
 _LOOP_CALLBACKS = {"forEach", "map", "flatMap", "filter", "reduce", "some", "every", "find"}
@@ -439,93 +434,116 @@ class Analyzer:
     def index(self, node: Node, scope: _Scope, loops: tuple[_Loop, ...], depth: int, function: str | None) -> None:
         if depth > MAX_DEPTH:
             raise TooDeep(node)
-        kind = node.type
-        if kind not in _INDEXED:  # most nodes (names, keys, string parts): only their children matter
-            for child in node.named_children:
-                self.index(child, scope, loops, depth + 1, function)
-            return
-        if kind in _FUNCTIONS:
-            self.index_function(node, scope, loops, depth, None)
-            return
-        if kind in ("import_statement",):
-            self.index_import(node)
-            return
-        if kind == "for_in_statement":
-            right = self.field(node, "right")
-            if right is not None:
-                self.index(right, scope, loops, depth + 1, function)
-            left = self.field(node, "left")
-            operator = self.field(node, "operator")
-            if right is not None and left is not None and left.type == "identifier" and (
-                    operator is not None and self.code(operator) == "of"):
-                self.record(self.code(left), _Assign("=", right, node.start_byte, loops, scope, left, key=_ITEM))
-            else:
-                self.unknowable(left, scope, node, loops)
-            body = self.field(node, "body")
-            if body is not None:
-                loop = _Loop(node, self.code(right) if right is not None else "")
-                self.index(body, scope, (*loops, loop), depth + 1, function)
-            return
-        if kind in ("for_statement", "while_statement", "do_statement"):
-            condition = self.field(node, "condition")
-            loop = _Loop(node, "while " + (self.code(condition) if condition is not None else "..."))
-            for child in node.named_children:
-                inner = (*loops, loop) if child.type.endswith("statement") or child.type == "statement_block" else loops
-                self.index(child, scope, inner, depth + 1, function)
-            return
-        if kind == "variable_declarator":
-            handled = self.index_declarator(node, scope, loops, depth)
-            if handled is not None:  # a function bound to a name: indexed with its name already
-                for child in node.named_children:
-                    if child.id != handled.id:
-                        self.index(child, scope, loops, depth + 1, function)
-                return
-        elif kind == "assignment_expression":
-            left, right = self.field(node, "left"), self.field(node, "right")
-            if left is not None and right is not None:
-                if left.type == "identifier":
-                    name = self.code(left)
-                    self.record(name, _Assign("=", right, node.end_byte, loops, self.owner(name, scope), left))
-                self.estimate_context(self.dotted(left), right)
-        elif kind == "augmented_assignment_expression":
-            left, right = self.field(node, "left"), self.field(node, "right")
-            operator = self.field(node, "operator")
-            if left is not None and right is not None and left.type == "identifier" and (
-                    operator is None or self.code(operator) == "+="):
-                name = self.code(left)
-                self.record(name, _Assign("+=", right, node.end_byte, loops, self.owner(name, scope), left))
-        elif kind == "return_statement":
-            value = next((c for c in node.named_children if c.type != "comment"), None)
-            if value is not None and scope.kind == "function":
-                scope.returns.append(value)
-                if function and "token" in function.lower():
-                    self.estimates_in(value)
-        elif kind in ("call_expression", "new_expression"):
-            self.calls.append((node, scope))
-            self.mutation(node, scope, loops)
-            if kind == "call_expression" and self.index_callbacks(node, scope, loops, depth, function):
-                return
-        elif kind == "array":
-            self.arrays.append((node, scope))
-        elif kind == "object":
-            self.objects.append((node, scope))
-            self.tool_result_message(node, scope)
-        elif kind == "pair":
-            key = self.field(node, "key")
-            if key is not None and "token" in self.code(key).lower():
-                value = self.field(node, "value")
-                if value is not None:
-                    self.estimates_in(value)
-        elif kind == "binary_expression":
-            operator = self.field(node, "operator")
-            if operator is not None and self.code(operator) in ("<", ">", "<=", ">=", "===", "=="):
-                left, right = self.field(node, "left"), self.field(node, "right")
-                if any("token" in self.code(side).lower() for side in (left, right) if side is not None):
-                    for side in (left, right):
-                        if side is not None:
-                            self.estimates_in(side)
-        for child in node.named_children:
+        handler = _INDEX_HANDLERS.get(node.type)
+        if handler is not None and handler(self, node, scope, loops, depth, function):
+            return  # the handler indexed the children itself
+        # Most nodes (names, keys, string parts): only their children matter. A cursor hands them over
+        # one at a time (a broken module can be one node with a million children).
+        for child in named_children(node):
             self.index(child, scope, loops, depth + 1, function)
+
+    # Each `_index_KIND` records what a node of that kind means, and returns True when it has indexed
+    # the node's children itself (`_INDEX_HANDLERS`, after the class, maps kinds to them).
+
+    def _index_function(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        self.index_function(node, scope, loops, depth, None)
+        return True
+
+    def _index_import(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        self.index_import(node)
+        return True
+
+    def _index_for_in(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        right = self.field(node, "right")
+        if right is not None:
+            self.index(right, scope, loops, depth + 1, function)
+        left = self.field(node, "left")
+        operator = self.field(node, "operator")
+        if right is not None and left is not None and left.type == "identifier" and (
+                operator is not None and self.code(operator) == "of"):
+            self.record(self.code(left), _Assign("=", right, node.start_byte, loops, scope, left, key=_ITEM))
+        else:
+            self.unknowable(left, scope, node, loops)
+        body = self.field(node, "body")
+        if body is not None:
+            loop = _Loop(node, self.code(right) if right is not None else "")
+            self.index(body, scope, (*loops, loop), depth + 1, function)
+        return True
+
+    def _index_loop(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        condition = self.field(node, "condition")
+        loop = _Loop(node, "while " + (self.code(condition) if condition is not None else "..."))
+        for child in named_children(node):
+            inner = (*loops, loop) if child.type.endswith("statement") or child.type == "statement_block" else loops
+            self.index(child, scope, inner, depth + 1, function)
+        return True
+
+    def _index_declarator(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        handled = self.index_declarator(node, scope, loops, depth)
+        if handled is None:
+            return False
+        for child in named_children(node):  # a function bound to a name: indexed with its name already
+            if child.id != handled.id:
+                self.index(child, scope, loops, depth + 1, function)
+        return True
+
+    def _index_assignment(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        left, right = self.field(node, "left"), self.field(node, "right")
+        if left is not None and right is not None:
+            if left.type == "identifier":
+                name = self.code(left)
+                self.record(name, _Assign("=", right, node.end_byte, loops, self.owner(name, scope), left))
+            self.estimate_context(self.dotted(left), right)
+        return False
+
+    def _index_augmented(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        left, right = self.field(node, "left"), self.field(node, "right")
+        operator = self.field(node, "operator")
+        if left is not None and right is not None and left.type == "identifier" and (
+                operator is None or self.code(operator) == "+="):
+            name = self.code(left)
+            self.record(name, _Assign("+=", right, node.end_byte, loops, self.owner(name, scope), left))
+        return False
+
+    def _index_return(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        value = next((c for c in node.named_children if c.type != "comment"), None)
+        if value is not None and scope.kind == "function":
+            scope.returns.append(value)
+            if function and "token" in function.lower():
+                self.estimates_in(value)
+        return False
+
+    def _index_call(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        self.calls.append((node, scope))
+        self.mutation(node, scope, loops)
+        return node.type == "call_expression" and self.index_callbacks(node, scope, loops, depth, function)
+
+    def _index_array(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        self.arrays.append((node, scope))
+        return False
+
+    def _index_object(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        self.objects.append((node, scope))
+        self.tool_result_message(node, scope)
+        return False
+
+    def _index_pair(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        key = self.field(node, "key")
+        if key is not None and "token" in self.code(key).lower():
+            value = self.field(node, "value")
+            if value is not None:
+                self.estimates_in(value)
+        return False
+
+    def _index_comparison(self, node: Node, scope: _Scope, loops, depth: int, function: str | None) -> bool:
+        operator = self.field(node, "operator")
+        if operator is not None and self.code(operator) in ("<", ">", "<=", ">=", "===", "=="):
+            left, right = self.field(node, "left"), self.field(node, "right")
+            if any("token" in self.code(side).lower() for side in (left, right) if side is not None):
+                for side in (left, right):
+                    if side is not None:
+                        self.estimates_in(side)
+        return False
 
     def index_import(self, node: Node) -> None:
         source = self.field(node, "source")
@@ -2458,6 +2476,24 @@ class Analyzer:
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
+
+
+# What `Analyzer.index` records for each kind of node; it passes through every other kind.
+_INDEX_HANDLERS: dict[str, Callable[[Analyzer, Node, _Scope, tuple[_Loop, ...], int, str | None], bool]] = {
+    **dict.fromkeys(_FUNCTIONS, Analyzer._index_function),
+    "import_statement": Analyzer._index_import,
+    "for_in_statement": Analyzer._index_for_in,
+    **dict.fromkeys(("for_statement", "while_statement", "do_statement"), Analyzer._index_loop),
+    "variable_declarator": Analyzer._index_declarator,
+    "assignment_expression": Analyzer._index_assignment,
+    "augmented_assignment_expression": Analyzer._index_augmented,
+    "return_statement": Analyzer._index_return,
+    **dict.fromkeys(("call_expression", "new_expression"), Analyzer._index_call),
+    "array": Analyzer._index_array,
+    "object": Analyzer._index_object,
+    "pair": Analyzer._index_pair,
+    "binary_expression": Analyzer._index_comparison,
+}
 
 
 def _read_by_another(candidates: Iterable[tuple[int, Iterable[int]]]) -> set[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -136,6 +136,19 @@ def _decode(match: re.Match) -> str:
 def unescape(raw: str) -> str:
     """The value of a JavaScript string or template body written as ``raw``."""
     return raw if "\\" not in raw else _ESCAPE.sub(_decode, raw)
+
+
+def named_children(node: Node) -> Iterator[Node]:
+    """``node.named_children`` one at a time, without a list of them all."""
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    while True:
+        child = cursor.node
+        if child.is_named:
+            yield child
+        if not cursor.goto_next_sibling():
+            return
 
 
 def first_error(root: Node) -> Node | None:
