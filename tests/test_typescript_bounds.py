@@ -49,7 +49,7 @@ def test_a_cancelled_module_gets_a_skip_notice_and_no_findings():
     parsed = parse_file(text, "route.ts")
     assert not parsed.requests and not parsed.errors
     [notice] = parsed.notices
-    assert notice.startswith("skipped: tree-sitter could not parse this module in bounded time")
+    assert notice.startswith("skipped: tree-sitter could not parse this module in bounded time and memory")
     assert f"{syntax.parse_steps_allowed(len(text.encode())):,} steps" in notice
 
 
@@ -59,6 +59,32 @@ def test_a_parse_past_its_cpu_budget_is_cancelled_and_the_parser_starts_afresh()
     root = syntax.parse("typescript", b'const prompt = "Be brief.";\n')
     assert root is not None and not root.has_error
     assert [child.type for child in root.children] == ["lexical_declaration"]
+
+
+class _Memory:
+    """A stand-in for the process's memory: grows ``growth`` bytes at each reading."""
+
+    def __init__(self, growth: int):
+        self.growth = growth
+        self.readings = 0
+
+    def __call__(self) -> int:
+        self.readings += 1
+        return self.readings * self.growth
+
+
+def test_a_parse_past_its_memory_budget_is_cancelled_within_a_few_readings():
+    data = _call_sites(200).encode()  # valid, about 65 KB: within the step and time bounds
+    budget = syntax.PARSE_MEMORY_BASE + syntax.PARSE_MEMORY_PER_BYTE * len(data)
+    memory = _Memory(growth=budget // 3)
+    assert syntax.parse("typescript", data, _Clock(), memory) is None
+    assert memory.readings <= 5  # the reading before the parse, then one per MEMORY_EVERY steps
+    root = syntax.parse("typescript", data, _Clock(), _Memory(growth=0))
+    assert root is not None and not root.has_error
+
+
+def test_the_process_memory_is_read():
+    assert syntax.resident_memory() > 1 << 20
 
 
 def test_valid_modules_stay_far_under_the_step_bound():

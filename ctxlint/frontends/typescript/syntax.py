@@ -7,7 +7,9 @@ position goes through :class:`Text`, which maps bytes to (line, column) once per
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -44,21 +46,43 @@ def parser(grammar: str):
 # parser operations; the parse is cancelled past a number of them proportional to the input (7,661 real
 # modules needed at most 2,000 + 0.002 per byte) or, as a safety net for operations that each cost much more
 # than usual, past a CPU-time budget proportional to the input (real modules parse at ~4 MB/s; the slowest
-# one seen, 27 KB of browser script, took 0.4 s).
+# one seen, 27 KB of browser script, took 0.4 s). And past a memory budget proportional to the input:
+# error recovery keeps many parse stacks alive (30 KB of unclosed tags: 1 GB), where real modules grow
+# the process by at most ~34 bytes per byte of input.
 PARSE_STEPS_BASE = 2_000
 PARSE_STEPS_PER_BYTE = 0.1
 PARSE_SECONDS_BASE = 1.5
 PARSE_SECONDS_PER_MB = 1.0
+PARSE_MEMORY_BASE = 32 << 20
+PARSE_MEMORY_PER_BYTE = 64
+MEMORY_EVERY = 32  # progress steps between two readings of the process's memory
 
 
 def parse_steps_allowed(size: int) -> int:
     return PARSE_STEPS_BASE + int(PARSE_STEPS_PER_BYTE * size)
 
 
-def parse(grammar: str, data: bytes, clock: Callable[[], float] = time.process_time) -> Node | None:
+def resident_memory() -> int:
+    """The process's resident memory in bytes: now on Linux, its peak elsewhere; 0 where unknown."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def parse(grammar: str, data: bytes, clock: Callable[[], float] = time.process_time,
+          memory: Callable[[], int] = resident_memory) -> Node | None:
     """The syntax tree's root node, or None when tree-sitter ran past the bounds above."""
     steps_allowed = parse_steps_allowed(len(data))
     deadline = clock() + PARSE_SECONDS_BASE + PARSE_SECONDS_PER_MB * len(data) / 1_000_000
+    memory_allowed = memory() + PARSE_MEMORY_BASE + PARSE_MEMORY_PER_BYTE * len(data)
     steps = 0
 
     def read(offset: int, _point: object) -> bytes:
@@ -67,7 +91,8 @@ def parse(grammar: str, data: bytes, clock: Callable[[], float] = time.process_t
     def cancel(_offset: int, _has_error: bool) -> bool:
         nonlocal steps
         steps += 1
-        return steps > steps_allowed or clock() > deadline
+        return (steps > steps_allowed or clock() > deadline
+                or steps % MEMORY_EVERY == 0 and memory() > memory_allowed)
 
     tree_sitter = parser(grammar)
     try:
@@ -79,9 +104,11 @@ def parse(grammar: str, data: bytes, clock: Callable[[], float] = time.process_t
 
 
 def unparsable(size: int) -> str:
-    return ("skipped: tree-sitter could not parse this module in bounded time (its error recovery ran past "
-            f"{parse_steps_allowed(size):,} steps or {PARSE_SECONDS_BASE + PARSE_SECONDS_PER_MB * size / 1e6:.1f} s "
-            "of CPU time on broken syntax); fix the syntax, or exclude the file if it is generated")
+    return ("skipped: tree-sitter could not parse this module in bounded time and memory (its error recovery "
+            f"ran past {parse_steps_allowed(size):,} steps, "
+            f"{PARSE_SECONDS_BASE + PARSE_SECONDS_PER_MB * size / 1e6:.1f} s of CPU time or "
+            f"{(PARSE_MEMORY_BASE + PARSE_MEMORY_PER_BYTE * size) / 1e6:,.0f} MB on broken syntax); fix the syntax, "
+            "or exclude the file if it is generated")
 
 
 class Text:
