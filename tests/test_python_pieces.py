@@ -122,7 +122,7 @@ def _head() -> str:
 ])
 def test_a_clause_at_column_zero_stays_with_its_statement(monkeypatch, opening, clause):
     head = _head()
-    text = head + opening + clause + _statements(100)
+    text = head + opening + clause + _statements(500)
     seen = _record_parses(monkeypatch)
     tree = parse_module(text, "app.py")
     assert seen[0] == head + opening + clause  # not cut before the clause
@@ -137,9 +137,21 @@ def test_a_clause_at_column_zero_stays_with_its_statement(monkeypatch, opening, 
 ])
 def test_a_statement_left_open_at_a_piece_boundary_is_read_with_the_rest(monkeypatch, opening, rest):
     head = _head()
-    text = head + opening + rest + _statements(100)
+    text = head + opening + rest + _statements(500)
     assert text.index(rest) >= PIECE_CHARS > len(head)
     seen = _record_parses(monkeypatch)
     tree = parse_module(text, "app.py")
     assert seen[0] == head + opening  # the first piece ends where the next line starts at column 0
     assert ast.dump(tree, include_attributes=True) == ast.dump(ast.parse(text), include_attributes=True)
+
+
+def test_an_error_at_the_end_of_a_long_last_statement_is_parsed_once(monkeypatch):
+    body = "".join(f"        self.model_{i} = model\n" for i in range(5_000))  # one class: no boundary inside
+    text = "class Adapter:\n    def __init__(self, model):\n" + body + "        return self.x user:\ntail\n"
+    assert len(text) > 2 * PIECE_CHARS
+    seen = _record_parses(monkeypatch)
+    _same_error(text)
+    seen.clear()
+    with pytest.raises(SyntaxError):
+        parse_module(text, "app.py")
+    assert sum(len(code) for code in seen) == len(text)

@@ -135,7 +135,9 @@ def parse_module(text: str, path: str) -> ast.Module:
     start = lines = 0
     while start < len(text):
         found = _PIECE_START.search(text, start + PIECE_CHARS)
-        end = found.start() if found is not None else len(text)
+        # A short tail joins the piece before it: an error at the end of a long last statement
+        # would otherwise have that statement parsed twice (once alone, once with the tail).
+        end = found.start() if found is not None and len(text) - found.start() > PIECE_CHARS // 4 else len(text)
         try:
             piece = ast.parse("\n" * lines + text[start:end], filename=path)
         except SyntaxError as error:
