@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import CLOCK_TEMPLATE
 
 from ctxlint import tokens
 from ctxlint.catalogue import load_catalogue
@@ -62,6 +63,32 @@ def test_an_unconstructible_yaml_value_is_invalid_yaml_at_the_value(tmp_path, ho
     assert located(findings) == [("CTX001", line, column)]
     assert findings[0].message == (f"invalid YAML: {UNCONSTRUCTIBLE[value]}; write it as a quoted string "
                                    "if it is text")
+
+
+DEEP_YAML = {  # 40,000 levels: PyYAML's C composer overflowed the C stack from about 30,000
+    "block sequences": "- " * 40_000 + "x",
+    "flow sequences": "[" * 40_000 + "]" * 40_000,
+}
+
+
+@pytest.mark.parametrize("shape", DEEP_YAML)
+def test_yaml_nesting_deeper_than_the_bound_is_refused_before_it_is_composed(project, shape):
+    # In a process of its own: the failure this guards against killed the process.
+    deep = DEEP_YAML[shape]
+    files = {name: template.replace("{}", "\n" + " " * 8 + deep if shape == "block sequences" else deep)
+             .replace("{{", "{").replace("}}", "}")
+             for name, template, _, _ in YAML_HOSTS.values()}
+    project.write({**files, "clock.j2": CLOCK_TEMPLATE})
+    run = project.run("check", "--no-cache", "--select", "CTX001,CTX101")
+    assert run.code == 1 and "Traceback" not in run.stderr, run.stderr
+    refused = [line for line in run.lines if "the YAML nests more than 1,000 levels deep; not read" in line]
+    assert sorted(line.split(":")[0] for line in refused) == sorted(files)
+    assert any(line.startswith("clock.j2:1:") and "CTX101" in line for line in run.lines)  # other files linted
+
+
+def test_brackets_inside_strings_do_not_make_shallow_yaml_deep(tmp_path):
+    text = "model: gpt-4o\nmax_tokens: 400\nmessages:\n  - role: user\n    content: '" + "[{" * 3_000 + "'\n"
+    assert [f.code for f in lint(tmp_path, "request.yaml", text)] == []
 
 
 # --- 2. anchors, aliases and merge keys -------------------------------------------------------
@@ -139,6 +166,8 @@ LONG = "9" * 5_000
     ("a.prompty", f"---\nmodel:\n  parameters:\n    max_tokens: -{LONG}\n---\nsystem:\nhi\n", []),
     ("a.prompt", f"---\nconfig:\n  maxOutputTokens: {LONG}\n---\n{{{{format {LONG}}}}} hi\n", []),
     ("a.j2", f"Hello {{{{ {LONG} }}}}\n", [("CTX001", 1, 10)]),
+    ("a.ipynb", json.dumps({"nbformat": 4, "metadata": {"kernelspec": {"language": "python"}}, "cells": [
+        {"cell_type": "code", "execution_count": 0, "source": ["print('hi')\n"]}]}).replace(": 0", ": " + LONG), []),
     ("b.j2", f"Hello {{{{ page[:{LONG}] }}}}\n", [("CTX001", 1, 16)]),
 ])
 def test_long_integers_are_read_without_crashing(tmp_path, name, text, expected):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxlint.model import Span, ToolDef
+from ctxlint.numbers import read_int
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -106,9 +107,11 @@ def _parse(path: Path, text: str) -> tuple[object, dict[str, int]]:
     """The data and the line of each top-level key."""
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_int=read_int)  # a 5,000-digit number is infinity, not a crash
         except json.JSONDecodeError as error:
             raise FixtureError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+        except RecursionError:
+            raise FixtureError(f"{path}: the JSON nests too deeply to read") from None
         lines = {}
         if isinstance(data, dict):
             for key in data:

@@ -19,6 +19,7 @@ import json
 import re
 
 from ctxlint.model import Embedded, ParsedFile, Span
+from ctxlint.numbers import read_int
 
 _LINE = re.compile(r"\bline (\d+)\b")
 _LANGUAGES = {"python": "python", "ipython": "python", "python3": "python", "typescript": "typescript",
@@ -30,7 +31,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     if not text.strip():
         return parsed
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_int=read_int)  # a 5,000-digit number is infinity, not a crash
     except json.JSONDecodeError as error:
         parsed.errors.append((Span.point(path, error.lineno, error.colno), f"not valid notebook JSON: {error.msg}"))
         return parsed

@@ -22,6 +22,10 @@ import yaml
 from ctxlint.numbers import MAX_DIGITS, read_int
 
 MAX_NODES = 200_000  # generous for real files, far below what an alias bomb expands to
+# PyYAML's C composer recurses once per level and overflows the C stack (the process dies) at
+# about 30,000 levels, which 60 KB of `- - - …` reaches. Deeper documents are refused before they
+# are composed.
+MAX_DEPTH = 1_000
 
 
 @dataclass
@@ -69,6 +73,8 @@ def compose(text: str) -> yaml.Node | None:
 
 
 def _read(text: str, build: bool) -> Document:
+    if _could_nest_past(text, MAX_DEPTH):
+        _check_depth(text)
     loader = _Loader(text)
     data = None
     try:
@@ -92,6 +98,51 @@ def _read(text: str, build: bool) -> Document:
     finally:
         loader.dispose()
     return Document(data, node)
+
+
+def _could_nest_past(text: str, depth: int) -> bool:
+    """A cheap bound on nesting: False when ``text`` certainly nests ``depth`` levels or fewer.
+
+    A block level takes a column of indentation or an indicator (``-``, ``?``, ``:``) on its line
+    (a sequence under a key may share the key's column, hence twice the indentation); a flow
+    level takes a bracket, and flow collections can span lines. Brackets inside strings only make
+    the bound larger, which costs the exact check, never a wrong refusal.
+    """
+    if len(text) <= depth:
+        return False
+    lines = text.splitlines()
+    if 3 * max(map(len, lines)) + text.count("[") + text.count("{") <= depth:
+        return False  # the per-line bound below, taken for the longest line and every bracket
+    flow = 0
+    for line in lines:
+        body = line.lstrip(" ")
+        opened = body.count("[") + body.count("{")
+        flow = max(0, flow + opened - body.count("]") - body.count("}"))
+        block = 2 * (len(line) - len(body)) + body.count("-") + body.count("?") + body.count(":")
+        if block + opened + flow > depth:
+            return True
+    return False
+
+
+def _check_depth(text: str) -> None:
+    """Refuse a document nesting deeper than MAX_DEPTH, reading its events (no recursion)."""
+    loader = yaml.CSafeLoader(text) if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader(text)
+    starts, ends = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    depth = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, starts):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise YamlError(f"the YAML nests more than {MAX_DEPTH:,} levels deep; not read",
+                                    mark.line if mark else 0, mark.column if mark else 0)
+            elif isinstance(event, ends):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the composer reports the same error, located
+    finally:
+        loader.dispose()
 
 
 _MAP, _SEQ, _STR, _MERGE = (f"tag:yaml.org,2002:{name}" for name in ("map", "seq", "str", "merge"))
