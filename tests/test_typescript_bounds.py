@@ -4,6 +4,8 @@ step counts, never by the clock."""
 
 from __future__ import annotations
 
+from steps import count_steps, growth
+
 from ctxlint.frontends.typescript import analyzer, parse_file, syntax
 
 
@@ -140,3 +142,37 @@ def test_a_flat_broken_module_is_indexed_without_a_list_of_all_its_nodes():
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000
+
+
+def _long_property_chain(n: int) -> str:
+    """A message text read through n property accesses on an object literal, `{ type, a }.a.a...a`:
+    following a value at each level of the chain, and from each level down again, was cubic in n
+    (n = 100: about 3 million resolution calls, 7 s)."""
+    return ('import { generateText } from "ai";\n'
+            "export async function triage(ticket: string) {\n"
+            '  const { text } = await generateText({ model: "claude-haiku-4-5", messages: [\n'
+            '    { role: "user", content: [{ type: "text", text: { type: "text", a: ticket }' + ".a" * n + " }] },\n"
+            "  ] });\n  return text;\n}\n")
+
+
+def test_a_long_property_chain_is_followed_a_bounded_number_of_accesses_with_a_notice():
+    def make(n: int):
+        return lambda: parse_file(_long_property_chain(n), "triage.ts")
+
+    steps, parsed = count_steps(make(320))
+    assert steps < 400_000
+    assert growth(make, 80) < 1.5
+    [notice] = parsed.notices
+    assert notice.startswith(f"stopped following a property chain after {analyzer._MAX_CHAIN} accesses (line 4)")
+    assert len(parsed.requests) == 1
+
+
+def test_a_short_property_chain_is_still_followed():
+    text = ('import { generateText } from "ai";\n'
+            'const PROMPTS = { triage: { system: { text: "Classify the ticket as billing, bug or other." } } };\n'
+            'export const run = (t: string) => generateText({ model: "m", system: PROMPTS.triage.system.text, '
+            "prompt: t });\n")
+    parsed = parse_file(text, "triage.ts")
+    [request] = parsed.requests
+    assert not parsed.notices
+    assert any("Classify the ticket" in segment.text for segment in request.segments)

@@ -40,6 +40,7 @@ Node = Any
 
 MAX_DEPTH = 400  # syntax-tree levels; deeper input is refused with a located error
 _MAX_RESOLVE = 40  # how deep name and function resolution may go
+_MAX_CHAIN = 16  # property accesses (`a.b[c].d`) a value or a source is followed through
 
 _FUNCTIONS = {"function_declaration", "function_expression", "arrow_function", "method_definition",
               "generator_function_declaration", "generator_function", "function"}
@@ -340,6 +341,9 @@ class Analyzer:
         self._consumed: set[int] = set()
         self._marked: set[int] = set()
         self._timelines: dict[int, _Timeline] = {}
+        self._chains: dict[int, int] = {}  # property-chain depth by node id (see chain_depth)
+        self._undotted: set[int] = set()  # chains `dotted` found no name for
+        self.long_chain: Node | None = None  # the first chain past _MAX_CHAIN, for the notice
         self.llm = False
         self.mcp = False
         self.zod = ZodReader(self.code, self.deref, self.literal, self.entries, self.is_zod_name)
@@ -374,20 +378,50 @@ class Analyzer:
         node = self.unwrap(node)
         if node.type in ("identifier", "shorthand_property_identifier", "this", "property_identifier"):
             return self.code(node)
+        if node.id in self._undotted:  # each level of a long chain on an unnamed base is asked once
+            return None
         if node.type == "member_expression":
             base = self.dotted(self.field(node, "object"))
             prop = self.field(node, "property")
-            return f"{base}.{self.code(prop)}" if base and prop is not None else None
-        if node.type == "subscript_expression":
+            if base and prop is not None:
+                return f"{base}.{self.code(prop)}"
+        elif node.type == "subscript_expression":
             index = self.field(node, "index")
             base = self.dotted(self.field(node, "object"))
             if base and index is not None and index.type == "string":
                 key = self.string_value(index)
                 if key and key.isidentifier():
                     return f"{base}.{key}"
-        if node.type == "meta_property":
+        elif node.type == "meta_property":
             return self.code(node)
+        self._undotted.add(node.id)
         return None
+
+    def chain_depth(self, node: Node) -> int:
+        """How many property accesses ``node`` stacks (``a.b[c].d``: 3), each level counted once per module."""
+        path: list[Node] = []
+        depth = 0
+        current: Node | None = node
+        while current is not None and current.type in ("member_expression", "subscript_expression"):
+            known = self._chains.get(current.id)
+            if known is not None:
+                depth = known
+                break
+            path.append(current)
+            current = self.unwrap(self.field(current, "object"))
+        for level in reversed(path):
+            depth += 1
+            self._chains[level.id] = depth
+        return depth
+
+    def too_long(self, node: Node) -> bool:
+        """A property chain past _MAX_CHAIN accesses, which values and sources are not followed through
+        (following one at each of its levels would cost the cube of its length)."""
+        if self.chain_depth(node) <= _MAX_CHAIN:
+            return False
+        if self.long_chain is None:
+            self.long_chain = node
+        return True
 
     def qualified(self, node: Node) -> str | None:
         dotted = self.dotted(node)
@@ -862,6 +896,8 @@ class Analyzer:
             return self.binding(self.code(node), env, node.start_byte)
         if node.type in ("member_expression", "subscript_expression"):
             # `PROMPTS.system`, `CONFIG["model"]`: a property of an object literal of the module.
+            if self.too_long(node):
+                return None
             obj = self.field(node, "object")
             key = self.property_key(node)
             if obj is None or key is None:
@@ -1274,6 +1310,8 @@ class Analyzer:
             inner = next((c for c in node.named_children if c.type != "comment"), None)
             return self.untrusted(inner, env) if inner is not None else None
         if kind in ("member_expression", "subscript_expression"):
+            if self.too_long(node):
+                return None
             obj = self.field(node, "object")
             key = self.property_key(node) if kind == "member_expression" else None
             if key in _MEASURES:
@@ -2475,6 +2513,10 @@ class Analyzer:
                                                tuple(t for _, t in tools),
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(self.observations)
+        if self.long_chain is not None:
+            line, _ = self.src.position(self.long_chain.start_byte)
+            parsed.notices.append(f"stopped following a property chain after {_MAX_CHAIN} accesses (line {line}); "
+                                  "values and untrusted sources are not followed through longer chains")
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
 
 
