@@ -1213,7 +1213,9 @@ class Analyzer:
         if kind in ("call_expression", "new_expression"):
             self.call_facts(node, env, acc)
             return acc
-        if kind in _FUNCTIONS:
+        if kind in _FUNCTIONS or kind == "ERROR":
+            # What error recovery swallowed into an expression (a whole run of statements in one
+            # `${...}`) is not a value; following each of its names and calls is not done.
             return acc
         for child in node.named_children:
             if child.type not in ("comment", "property_identifier", "type_arguments", "type_annotation"):
