@@ -241,7 +241,9 @@ def scan(text: str, fmt: str | None = None, path: str = "") -> Directives:
             continue
         if loose.start() < comment_end:
             continue  # inside the previous directive's comment
-        match = _DIRECTIVE.match(text, loose.start())
+        # The directive is read up to the end of its comment or line, whichever comes first: on
+        # one long line of comments each would otherwise read the rest of the line.
+        match = _DIRECTIVE.match(text, loose.start(), _reading_end(text, loose, closers))
         if match is None or (match.group("kind") == "ignore" and match.group("codes") is None
                              and _LOOSE_CODES.match(text, match.end())):
             problem = _malformed(loose, match)
@@ -359,6 +361,32 @@ def _arguments(text: str, match: re.Match[str], end: int) -> str:
     return words.strip()
 
 
+def _next(text: str, what: str, start: int, found: dict[str, int]) -> int:
+    """Where ``what`` next occurs from ``start`` on (-1: nowhere); ``found`` remembers the last
+    answer, so that calls with growing ``start`` search the text once in all."""
+    at = found.get(what, -2)
+    if at != -1 and at < start:
+        at = found[what] = text.find(what, start)
+    return at
+
+
+def _reading_end(text: str, loose: re.Match[str], closers: dict[str, int]) -> int:
+    """Where a directive that opens at ``loose`` is read to: the end of its line, or the end of its
+    comment's closer if that comes first."""
+    line_end = _next(text, "\n", loose.start(), closers)
+    end = len(text) if line_end < 0 else line_end
+    opener = loose.group("open")
+    closer = next((c for o, c in _CLOSERS.items() if opener.startswith(o)), None)
+    if closer is not None:
+        at = _next(text, closer, loose.end("open"), closers)
+        if 0 <= at < end:
+            end = at + len(closer)
+    after = loose.end()
+    if text.startswith("[", after) and not 0 <= _next(text, "]", after, closers) < end:
+        return after  # a bracket that does not close in reach: read no further than the kind
+    return end
+
+
 def _comment_end(text: str, match: re.Match[str], closers: dict[str, int]) -> int:
     """Where the directive's comment ends; ``closers`` remembers the next closer of each kind, so
     that many unclosed comments do not each search the rest of the text."""
@@ -369,9 +397,7 @@ def _comment_end(text: str, match: re.Match[str], closers: dict[str, int]) -> in
     if closer is None:  # a line comment runs to the end of the line
         end = text.find("\n", after)
         return len(text) if end < 0 else end
-    at = closers.get(closer, -2)
-    if at != -1 and at < after:
-        at = closers[closer] = text.find(closer, after)
+    at = _next(text, closer, after, closers)
     return len(text) if at < 0 else at + len(closer)
 
 

@@ -82,6 +82,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # benchmarks/fuzz.py; work in C, which the step count misses).
     "unclosed Markdown fences": ("prompts/support.md", lambda n: "Reply like this:\n```json\n"
                                  '{"answer": "{date}"}\n' * n, 6_000, {"CTX101": 1}),
+    # A `$page` placeholder on each of 150,000 lines of a text prompt, 940 KB: 9 s and 275 MB, a slot
+    # and a piece of text each (found by benchmarks/fuzz.py).
+    "placeholders in a text prompt": ("prompts/browse.txt", lambda n: "Summarise the page for the user.\n"
+                                      + "$page\n" * n, 60_000, {"CTX001": 1}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),
@@ -312,3 +316,60 @@ def test_the_collector_runs_once_per_file_linted_and_priced():
     assert collections_during(lambda: lint("request.json", text)) <= 1
     parsed = linter().parse_bytes(text.encode(), "request.json", "request.json")
     assert collections_during(lambda: Pricer(linter()).file_cost("request.json", "request.json", parsed)) <= 1
+
+
+def test_more_placeholders_than_the_bound_in_a_text_prompt_are_a_located_finding():
+    count = limits.MAX_SEGMENTS // 2 + 10  # a slot and a line break: two segments a line
+    (finding,) = lint("prompts/browse.txt", "Summarise the page.\n" + "$page\n" * count)
+    # The text before each placeholder and the placeholder: the last one read is on the line below.
+    assert (finding.code, finding.span.line, finding.span.column) == ("CTX001", limits.MAX_SEGMENTS // 2 + 2, 1)
+    assert finding.message == limits.too_many_segments()
+    from ctxlint.frontends import text as plain
+
+    assert not plain.parse_file("Summarise the page.\n" + "$page\n" * (count - 20), "prompts/browse.txt").errors
+
+
+@pytest.mark.parametrize(("comment", "tail"), [
+    ("{# ctxlint: ignore[CTX101, random-id }} ", ""),  # brackets that never close, on one line: 13 s for 200 KB
+    ("{# ctxlint: ignore[CTX101 #} ", "]"),  # brackets that close only after the comment does
+    ("{# ctxlint: untrusted=page #} ", ""),
+])
+def test_directives_on_one_long_line_are_each_read_to_their_comment_end(monkeypatch, comment, tail):
+    # Found by benchmarks/fuzz.py: each directive was read (in a regular expression, which the step
+    # count misses) to the end of its line, so this counts the characters each reading may see.
+    from ctxlint import directives
+
+    seen = []
+
+    class Counting:
+        def match(self, text: str, pos: int = 0, endpos: int | None = None):
+            seen.append((len(text) if endpos is None else endpos) - pos)
+            return pattern.match(text, pos, endpos)
+
+    pattern = directives._DIRECTIVE
+    monkeypatch.setattr(directives, "_DIRECTIVE", Counting())
+    text = "Answer briefly.\n" + comment * 5_000 + tail + "\n"
+    found = directives.scan(text, "jinja")
+    assert len(seen) == 5_000 and sum(seen) <= len(text)
+    assert len(found.malformed) + len(found.suppressions) == (0 if "untrusted" in comment else 5_000)
+
+
+def test_a_budget_directive_whose_comment_never_closes_is_not_split_into_words(monkeypatch):
+    # Found by benchmarks/fuzz.py: `ctxlint: key-field` whose quotes and comment closed 640 KB later:
+    # shlex took 7.5 s to split its words.
+    from ctxlint.budget import policy
+
+    split = policy.shlex.split
+    read: list[int] = []
+
+    def counting(words: str, *args, **kwargs):
+        read.append(len(words))
+        return split(words, *args, **kwargs)
+
+    monkeypatch.setattr(policy.shlex, "split", counting)
+    text = ("{# ctxlint: budget notes policy=summarize #}\n{# ctxlint: key-field \"rate limit"
+            + "You are the planning agent.\n" * 10_000 + '" segment=notes regex="\\b429\\b" #}\n{{ notes }}\n')
+    (finding,) = lint("agent.j2", text)
+    assert finding.code == "CTX206" and finding.span.line == 2
+    assert f"past the {policy.MAX_DIRECTIVE_CHARS:,} a directive is read to" in finding.message
+    assert max(read) <= policy.MAX_DIRECTIVE_CHARS

@@ -40,6 +40,9 @@ _INTEGERS = {
     "head": (1, 99, "a percent from 1 to 99"),
     "min-budget": (1, 10_000_000, "a positive number of tokens"),
 }
+# The longest words a directive may have: shlex reads more in time that grows faster than their
+# length, and a directive this long is a comment that never closes.
+MAX_DIRECTIVE_CHARS = 20_000
 _SEGMENT_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 
@@ -144,6 +147,10 @@ def parse_directive(kind: str, arguments: str, span: Span, base_dir: Path) -> De
     fixtures=FILE`` the request's settings; ``key-field NAME segment=S text="…"|regex="…"`` a key
     field (quote values with spaces; backslashes in double quotes are kept as written).
     """
+    if len(arguments) > MAX_DIRECTIVE_CHARS:
+        raise PolicyError(f"`ctxlint: {kind}`: its words run {len(arguments):,} characters, past the "
+                          f"{MAX_DIRECTIVE_CHARS:,} a directive is read to, so it was not read (is its comment "
+                          "closed?)", span=span)
     try:
         words = shlex.split(arguments, posix=True)
     except ValueError as error:

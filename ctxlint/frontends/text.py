@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ctxlint.frontends import placeholders
+from ctxlint.frontends import limits, placeholders
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
 
@@ -31,7 +31,13 @@ def parse_file(text: str, path: str) -> ParsedFile:
 
     segments = []
     cursor = 0
-    for start, end, name in placeholders.find(text, markdown=path.lower().endswith((".md", ".markdown"))):
+    found = placeholders.find(text, markdown=path.lower().endswith((".md", ".markdown")))
+    over = _past_the_limit(found)
+    if over is not None:  # each placeholder is a slot the checks read, and a piece of text before it
+        line, column = locate(over)
+        parsed.errors.append((Span.point(path, line, column), limits.too_many_segments()))
+        return parsed
+    for start, end, name in found:
         if start > cursor:
             segments.append(Segment(Role.SYSTEM, span(cursor, start), text[cursor:start]))
         slot = Slot(text[start:end], names=(name,), opaque=True)
@@ -44,3 +50,16 @@ def parse_file(text: str, path: str) -> ParsedFile:
     marked = any(word in stem for word in ("system", "developer", "instruction"))
     parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments), roles_marked=marked))
     return parsed
+
+
+def _past_the_limit(found: list[tuple[int, int, str]]) -> int | None:
+    """Where the placeholders ``found`` make more segments than a file may have (None: nowhere)."""
+    if 2 * len(found) < limits.MAX_SEGMENTS:
+        return None
+    count, cursor = 0, 0
+    for start, end, _ in found:
+        count += 2 if start > cursor else 1
+        if count > limits.MAX_SEGMENTS:
+            return start
+        cursor = end
+    return None
