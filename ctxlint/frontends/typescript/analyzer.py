@@ -40,7 +40,9 @@ Node = Any
 
 MAX_DEPTH = 400  # syntax-tree levels; deeper input is refused with a located error
 _MAX_RESOLVE = 40  # how deep name and function resolution may go
-_MAX_CHAIN = 16  # property accesses (`a.b[c].d`) a value or a source is followed through
+_MAX_CHAIN = 24  # property accesses, calls and awaits (`a.b[c].d()`) a value or a source is followed through
+_CHAINED = {"member_expression": "object", "subscript_expression": "object", "call_expression": "function",
+            "await_expression": ""}  # the kinds a chain is made of, and the field that goes down it
 
 _FUNCTIONS = {"function_declaration", "function_expression", "arrow_function", "method_definition",
               "generator_function_declaration", "generator_function", "function"}
@@ -398,25 +400,29 @@ class Analyzer:
         return None
 
     def chain_depth(self, node: Node) -> int:
-        """How many property accesses ``node`` stacks (``a.b[c].d``: 3), each level counted once per module."""
+        """How many property accesses and calls ``node`` stacks (``a.b[c].d()``: 4), each level counted
+        once per module."""
         path: list[Node] = []
         depth = 0
         current: Node | None = node
-        while current is not None and current.type in ("member_expression", "subscript_expression"):
+        while current is not None and current.type in _CHAINED:
             known = self._chains.get(current.id)
             if known is not None:
                 depth = known
                 break
             path.append(current)
-            current = self.unwrap(self.field(current, "object"))
+            if current.type == "await_expression":
+                current = self.unwrap(next((c for c in current.named_children if c.type != "comment"), None))
+            else:
+                current = self.unwrap(self.field(current, _CHAINED[current.type]))
         for level in reversed(path):
             depth += 1
             self._chains[level.id] = depth
         return depth
 
     def too_long(self, node: Node) -> bool:
-        """A property chain past _MAX_CHAIN accesses, which values and sources are not followed through
-        (following one at each of its levels would cost the cube of its length)."""
+        """A chain past _MAX_CHAIN property accesses and calls, which values and sources are not followed
+        through (following one at each of its levels would cost the square or the cube of its length)."""
         if self.chain_depth(node) <= _MAX_CHAIN:
             return False
         if self.long_chain is None:
@@ -1310,7 +1316,7 @@ class Analyzer:
         kind = node.type
         if kind == "await_expression":
             inner = next((c for c in node.named_children if c.type != "comment"), None)
-            return self.untrusted(inner, env) if inner is not None else None
+            return self.untrusted(inner, env) if inner is not None and not self.too_long(node) else None
         if kind in ("member_expression", "subscript_expression"):
             if self.too_long(node):
                 return None
@@ -1335,7 +1341,7 @@ class Analyzer:
                     return found
             return self.untrusted(obj, env) if obj is not None else None
         if kind == "call_expression":
-            return self.untrusted_call(node, env)
+            return None if self.too_long(node) else self.untrusted_call(node, env)
         if kind in ("identifier", "shorthand_property_identifier"):
             name = self.code(node)
             binding = self.resolve(node, env)
@@ -2517,8 +2523,8 @@ class Analyzer:
         parsed.observations.extend(self.observations)
         if self.long_chain is not None:
             line, _ = self.src.position(self.long_chain.start_byte)
-            parsed.notices.append(f"stopped following a property chain after {_MAX_CHAIN} accesses (line {line}); "
-                                  "values and untrusted sources are not followed through longer chains")
+            parsed.notices.append(f"stopped following a chain of property accesses and calls after {_MAX_CHAIN} "
+                                  f"(line {line}); values and untrusted sources are not followed through longer chains")
         parsed.dependencies.extend(path for path, sibling in self.siblings.items() if sibling is not None)
 
 
