@@ -24,7 +24,8 @@ from ctxlint.numbers import MAX_DIGITS, read_int
 MAX_NODES = 200_000  # generous for real files, far below what an alias bomb expands to
 # PyYAML's C composer recurses once per level and overflows the C stack (the process dies) at
 # about 30,000 levels, which 60 KB of `- - - …` reaches. Deeper documents are refused before they
-# are composed.
+# are composed. (PyYAML 6.0.4's bundled libyaml has a nesting limit of its own, which reports
+# such a document as invalid YAML first; 6.0.3 has none.)
 MAX_DEPTH = 1_000
 
 
