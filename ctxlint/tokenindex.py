@@ -100,7 +100,8 @@ def count(text: str, name: str) -> int | None:
         if found or index.encoding is None:
             index.ranks.update(found)
             index.built += BUILD_OVERHEAD_TOKENS + len(index.ranks)
-            if index.built > _MAX_TOKENS_BUILT_PER_RUN:
+            if index.built > _MAX_TOKENS_BUILT_PER_RUN:  # done for this run: its subset is now stale
+                _indexes[name] = None
                 return None
             index.encoding = _encoding(name, index.ranks)
     return len(index.encoding.encode_ordinary(text))
