@@ -8,7 +8,8 @@ notebooks, Prompty, Dotprompt, Semantic Kernel, plain text) this builds files of
 ``--size`` bytes out of a realistic unit repeated (call sites, messages, tools, paragraphs,
 cells) and out of hostile shapes (one enormous literal, directives, deep nesting, long
 lines), and lints each as `ctxlint check` would and prices it as `ctxlint cost` would, in a
-fresh process. It reports, per file, the CPU seconds of the lint and the peak resident memory
+fresh process. It reports, per file, the CPU seconds of the lint and of the pricing (separate
+commands: each is held to 2 s; pricing parses the file again), and the peak resident memory
 of that process (the interpreter with both tokenizers loaded is most of it: its size before
 the file is read is shown too), and marks what crosses 2 s or 300 MB.
 
@@ -161,10 +162,11 @@ def measure(name: str, size: int, queue: multiprocessing.Queue) -> None:
         handle.write("5")
     started = time.process_time()
     findings = linter.lint_bytes(data, filename, filename, fmt)
+    priced = time.process_time()
     parsed = linter.parse_bytes(data, filename, filename)
     if parsed is not None:
         Pricer(linter).file_cost(filename, filename, parsed)  # as `ctxlint cost` prices it
-    cpu = time.process_time() - started
+    cpu = (priced - started, time.process_time() - priced)
     codes: dict[str, int] = {}
     for finding in findings:
         codes[finding.code] = codes.get(finding.code, 0) + 1
@@ -213,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         return main_cli([name for name in SHAPES if not args.only or args.only in name], args.size)
     context = multiprocessing.get_context("spawn")
     over = 0
-    print(f"{'shape':38}{'format':>16}{'bytes':>11}{'CPU s':>8}{'peak MB':>9}{'before':>8}  findings")
+    print(f"{'shape':38}{'format':>16}{'bytes':>11}{'lint s':>8}{'price s':>8}{'peak MB':>9}{'before':>8}  findings")
     for name in SHAPES:
         if args.only and args.only not in name:
             continue
@@ -222,17 +224,17 @@ def main(argv: list[str] | None = None) -> int:
         process.start()
         fmt, size, cpu, peak, base, codes, notices = queue.get()
         process.join()
-        flag = ""
-        if cpu > SECONDS_LIMIT or peak > MEMORY_LIMIT_MB:
-            over += 1
-            flag = "  OVER " + " and ".join(
-                what for what, crossed in ((f"{SECONDS_LIMIT:.0f} s", cpu > SECONDS_LIMIT),
-                                           (f"{MEMORY_LIMIT_MB} MB", peak > MEMORY_LIMIT_MB)) if crossed)
+        lint, price = cpu
+        crossed = [f"{what} {seconds:.1f} s" for what, seconds in (("lint", lint), ("price", price))
+                   if seconds > SECONDS_LIMIT]
+        crossed += [f"{peak:.0f} MB"] if peak > MEMORY_LIMIT_MB else []
+        over += bool(crossed)
+        flag = "  OVER: " + ", ".join(crossed) if crossed else ""
         found = ", ".join(f"{code} x{n:,}" for code, n in sorted(codes.items())) or "none"
-        print(f"{name:38}{fmt:>16}{size:>11,}{cpu:>8.2f}{peak:>9.0f}{base:>8.0f}  {found}{flag}")
+        print(f"{name:38}{fmt:>16}{size:>11,}{lint:>8.2f}{price:>8.2f}{peak:>9.0f}{base:>8.0f}  {found}{flag}")
         for notice in notices:
             print(f"{'':38}notice: {notice[:100]}")
-    print(f"files over {SECONDS_LIMIT:.0f} s or {MEMORY_LIMIT_MB} MB: {over}")
+    print(f"files with lint or price over {SECONDS_LIMIT:.0f} s, or over {MEMORY_LIMIT_MB} MB: {over}")
     return 1 if over else 0
 
 
