@@ -10,18 +10,18 @@ another seed of the same format, inserting a token that matters to some parser (
 YAML tags and anchors, long numbers, deep brackets, directives, role markers, odd Unicode), and
 for one input in fifty growing the file to between 100 KB and 1 MB.
 
-Each input is linted as `ctxlint check` lints a file (front-end, every rule, suppressions) and
-priced as `ctxlint cost` prices it, in worker processes (default: one per core). A worker
-reports, per input, the CPU time of each (the two are separate commands, each its own process,
-and the cost command parses the file again; the limit of 5 s applies to each, and their sum is
-reported too), the wall time, and the peak resident memory of the worker process while it ran
-(the kernel's high-water mark, reset before each input; the interpreter with both tokenizers and
-every front-end loaded, about 165 MB, is most of it: a worker lints one seed of each format
-before its first input, so no input pays for imports). A worker is replaced after an input that
-grew it by more than 64 MB, and every thousand inputs, so that memory the interpreter keeps
-after one input is not counted against the next. A worker that spends two minutes of CPU time on
-one input (or half an hour of wall time) is stopped and its input reported as a hang; one that
-dies is replaced.
+Each input is linted as `ctxlint check --select ALL --preview --confidence low` lints a file
+(front-end, every rule, suppressions) and priced as `ctxlint cost` prices it, in worker
+processes (default: one per core). A worker reports, per input, the CPU time of each (the two
+are separate commands, each its own process, and the cost command parses the file again; the
+limit of 5 s applies to each, and their sum is reported too), the wall time, and the peak
+resident memory of the worker process while it ran (the kernel's high-water mark, reset before
+each input; the interpreter with both tokenizers and every front-end loaded, about 165 MB, is
+most of it: a worker lints one seed of each format before its first input, so no input pays for
+imports). A worker is replaced after an input that grew it by more than 64 MB, and every
+thousand inputs, so that memory the interpreter keeps after one input is not counted against the
+next. A worker that spends two minutes of CPU time on one input (or half an hour of wall time)
+is stopped and its input reported as a hang; one that dies is replaced.
 
 With ``--minutes M`` no new input is started after M minutes; the report then says how many of
 the N inputs ran (a shared or slow machine may not finish a long campaign). The report gives
@@ -255,12 +255,19 @@ def _where(error: BaseException) -> str:
     return f"{Path(frame.filename).name}:{frame.lineno} ({frame.name})"
 
 
-def worker(connection: Connection, run_seed: int, out: str) -> None:
-    from ctxlint import tokens
+def every_rule_linter(root: Path):
+    """A linter that runs every rule, the preview ones too, and keeps findings of any confidence,
+    as ``ctxlint check --select ALL --preview --confidence low`` does: no rule escapes the bounds."""
     from ctxlint.catalogue import load_catalogue
     from ctxlint.config import Settings
-    from ctxlint.cost import Pricer
     from ctxlint.engine import Linter
+
+    return Linter(Settings(root=root, preview=True, confidence="low"), load_catalogue(), select=["ALL"])
+
+
+def worker(connection: Connection, run_seed: int, out: str) -> None:
+    from ctxlint import tokens
+    from ctxlint.cost import Pricer
 
     try:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
@@ -270,8 +277,7 @@ def worker(connection: Connection, run_seed: int, out: str) -> None:
     by_format: dict[str, list[Seed]] = defaultdict(list)
     for seed in seeds:
         by_format[seed.fmt].append(seed)
-    settings = Settings(root=Path(out))
-    linter = Linter(settings, load_catalogue())
+    linter = every_rule_linter(Path(out))
     pricer = Pricer(linter)  # prices a file as `ctxlint cost` does
     for encoding in tokens.ENCODINGS:  # loaded once, before any input is timed
         tokens.get_encoding(encoding)

@@ -23,9 +23,6 @@ from hypothesis import strategies as st
 from steps import count_steps
 
 from ctxlint import tokens
-from ctxlint.catalogue import load_catalogue
-from ctxlint.config import Settings
-from ctxlint.engine import Linter
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("fuzz", ROOT / "benchmarks" / "fuzz.py")
@@ -47,7 +44,7 @@ for _seed in SEEDS:
     BY_FORMAT[_seed.fmt].append(_seed)
 BY_FORMAT["text"].append(fuzz.Seed("prompts/style.md", "<!-- ctxlint: pinned -->\nNever guess.\n", "text"))
 FORMATS = sorted(BY_FORMAT)
-LINTER = Linter(Settings(root=ROOT / "tests" / "data"), load_catalogue())
+LINTER = fuzz.every_rule_linter(ROOT / "tests" / "data")
 # Tokenizers, front-end modules and compiled patterns are loaded once, so no example pays for them.
 for _encoding in tokens.ENCODINGS:
     tokens.get_encoding(_encoding)
