@@ -373,3 +373,16 @@ def test_a_budget_directive_whose_comment_never_closes_is_not_split_into_words(m
     assert finding.code == "CTX206" and finding.span.line == 2
     assert f"past the {policy.MAX_DIRECTIVE_CHARS:,} a directive is read to" in finding.message
     assert max(read) <= policy.MAX_DIRECTIVE_CHARS
+
+
+def test_a_slot_repeated_thousands_of_times_is_judged_by_its_names_once(monkeypatch):
+    """The trust rules ask about every slot; what a slot's names say (matched against dozens of
+    globs in several lists) is worked out once per request for each distinct slot."""
+    from ctxlint.analysis import trust
+
+    judged = []
+    named = trust._named
+    monkeypatch.setattr(trust, "_named", lambda *arguments: judged.append(1) or named(*arguments))
+    text = "Search results: {{ page }}\n" * 3_000 + "{% for d in documents %}{{ d.text }}{% endfor %}\n" * 1_000
+    assert codes(lint("answer.j2", text)) == {"CTX401": 4_000}
+    assert 2 <= len(judged) <= 6  # two distinct slots; the three trust rules may each ask once

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fnmatch import translate
 from functools import lru_cache
 
@@ -15,9 +16,16 @@ _MEASURING_FILTERS = frozenset({"length", "count", "wordcount", "int", "float", 
                                 "filesizeformat"})
 
 
-def matches(name: str, patterns: list[str]) -> bool:
+def matches(name: str, patterns: Sequence[str]) -> bool:
     """Whether a name (``documents``, ``doc.text``) matches a glob over its normalised form."""
-    return _compiled(tuple(patterns)).match(normalise(name)) is not None
+    return _matches(name, patterns if isinstance(patterns, tuple) else tuple(patterns))
+
+
+@lru_cache(maxsize=65_536)
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    # Kept: the trust and layout analyses ask about every slot, and a long prompt repeats a
+    # few names thousands of times (each against several lists of dozens of globs).
+    return _compiled(patterns).match(normalise(name)) is not None
 
 
 @lru_cache(maxsize=256)

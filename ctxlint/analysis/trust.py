@@ -36,28 +36,41 @@ class Untrusted:
 
 @dataclass(frozen=True)
 class TrustOptions:
-    untrusted: list[str]  # name globs of third-party content
-    trusted: list[str]  # name globs that are never untrusted (the operator's own text)
-    metadata: list[str]  # attributes of an untrusted item that are not its content (ids, scores)
-    questions: list[str]  # the user's own turn: never third-party content, whatever else it matches
-    content_words: list[str]  # words in the text before a slot that describe third-party content
+    untrusted: tuple[str, ...]  # name globs of third-party content
+    trusted: tuple[str, ...]  # name globs that are never untrusted (the operator's own text)
+    metadata: tuple[str, ...]  # attributes of an untrusted item that are not its content (ids, scores)
+    questions: tuple[str, ...]  # the user's own turn: never third-party content, whatever else it matches
+    content_words: tuple[str, ...]  # words in the text before a slot that describe third-party content
 
     @classmethod
     def of(cls, options: dict) -> TrustOptions:
-        return cls(options["untrusted"], options["trusted"], options["metadata"], options["questions"],
-                   options["content_words"])
+        return cls(*(tuple(options[key]) for key in ("untrusted", "trusted", "metadata", "questions",
+                                                       "content_words")))
 
 
 # How far back in the message the prompt's words may describe a slot.
 _LEAD_CHARS = 160
 
 
-def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives) -> Untrusted | None:
-    """The evidence that segment ``index`` of ``request`` carries third-party content, or None."""
+Named = dict[tuple[tuple[str, ...], str | None], tuple[str, bool] | None]
+
+
+def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
+              named_before: Named | None = None) -> Untrusted | None:
+    """The evidence that segment ``index`` of ``request`` carries third-party content, or None.
+
+    ``named_before`` keeps what each slot's names (and loop) were found to say, for a caller that
+    asks about every slot under the same options and directives: a long prompt repeats a few
+    slots thousands of times, each name matched against several lists of dozens of globs."""
     segment = request.segments[index]
     slot = segment.slot
     if slot is None or names.measured(slot):
         return None
+    if named_before is None:
+        named_before = {}
+    key = (slot.names, segment.loop)
+    if key not in named_before:
+        named_before[key] = _named(segment, options, directives)
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     for source in slot.sources:
         if source.kind is not SourceKind.UNTRUSTED:
@@ -69,12 +82,12 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
             return Untrusted(f"{source.detail}{where}", Confidence.HIGH, (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
         # name that says content (`page`, `documents`) as well, two weak links agree.
-        named = _named(segment, options, directives)
+        named = named_before[key]
         name_step = () if named is None else (
             Evidence(EvidenceKind.NAME, f"the name `{named[0]}` suggests third-party content", segment.span, False),)
         return Untrusted(f"{source.detail}{where}", Confidence.MEDIUM if named else Confidence.LOW,
                          (step, *name_step, *source.flow, sink))
-    named = _named(segment, options, directives)
+    named = named_before[key]
     if named is None:
         # A name we do not know, but the prompt itself says what it is: worth a look, no more.
         described = None if _is_question_slot(segment, options) else _described(request, index, options.content_words)
@@ -132,7 +145,7 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives) -> t
     return None
 
 
-def _described(request: Request, index: int, words: list[str]) -> str | None:
+def _described(request: Request, index: int, words: tuple[str, ...]) -> str | None:
     """A content word in the static text just before the slot, in its message, on its line or
     the line before (``Search results:`` above ``{{ hits }}``)."""
     segment = request.segments[index]
@@ -149,7 +162,7 @@ def _described(request: Request, index: int, words: list[str]) -> str | None:
             lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
     text = "\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:]
-    match = _word_pattern(tuple(words)).search(text)
+    match = _word_pattern(words).search(text)
     return match.group(0).lower() if match else None
 
 

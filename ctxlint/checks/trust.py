@@ -23,8 +23,9 @@ def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, 
     if _last and _last[0] is request and _last[1] is ctx.directives and _last[2] == options:
         return _last[3]
     found = []
+    named: trust.Named = {}
     for index, segment in request.indexed_slots():
-        untrusted = trust.untrusted(request, index, options, ctx.directives)
+        untrusted = trust.untrusted(request, index, options, ctx.directives, named)
         if untrusted is not None:
             found.append((index, segment, untrusted))
     _last[:] = [request, ctx.directives, options, found]
