@@ -391,7 +391,8 @@ class Linter:
                 self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
                                                                     audit.append))
                 kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
-        kept = [_printable(f) for f in kept]
+        if _LONE_SURROGATE.search("".join(text for finding in kept for text in _texts(finding))):
+            kept = [_printable(f) for f in kept]  # rare: searched finding by finding only when one has it
         if embedded is not None:
             moved = [map_spans(f, embedded.relocate) for f in kept]
             return [replace(f, message=embedded.retell(f.message, f.span)) for f in moved]
@@ -404,12 +405,17 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def _printable(finding: Finding) -> Finding:
     """A finding whose texts can be written as UTF-8: a string literal can hold a lone surrogate
     (``"\\ud800"``), which a message quoting it would carry to a report that cannot print it."""
-    texts = [finding.message, *(step.text for step in finding.evidence)]
-    if not any(_LONE_SURROGATE.search(text) for text in texts):
+    if not any(_LONE_SURROGATE.search(text) for text in _texts(finding)):
         return finding
     return replace(finding, message=_LONE_SURROGATE.sub("\ufffd", finding.message),
                    evidence=tuple(replace(step, text=_LONE_SURROGATE.sub("\ufffd", step.text))
                                   for step in finding.evidence))
+
+
+def _texts(finding: Finding) -> Iterator[str]:
+    yield finding.message
+    for step in finding.evidence:
+        yield step.text
 
 
 def _in_test_code(finding: Finding) -> Finding:

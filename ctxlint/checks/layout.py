@@ -35,6 +35,9 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
     # A word-for-word restatement of a HEAD constraint loses nothing when it is cut: the
     # original stays (an agent's later tool results put the current turn's restatement there).
     pinned = {constraints.normalised(c.text) for c in found if layout.regions[c.index] is Region.HEAD}
+    first_in_loop: dict[str | None, regions.Variable] = {}  # the first block of each loop, looked up once
+    for variable in layout.variable:
+        first_in_loop.setdefault(request.segments[variable.index].loop, variable)
     for constraint in found:
         if layout.regions[constraint.index] is not Region.MIDDLE:
             continue
@@ -42,7 +45,7 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
             continue
         segment = request.segments[constraint.index]
         if segment.loop is not None:
-            block = next((v for v in layout.variable if request.segments[v.index].loop == segment.loop), None)
+            block = first_in_loop.get(segment.loop)
             where = f"inside the loop over `{segment.loop}`"
         else:
             block = layout.variable[0]
