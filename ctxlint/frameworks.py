@@ -441,6 +441,10 @@ class _Reader:
                          self.arg(data.get("description", "desc"), f"{where}.description"))
 
 
+# How many call paths one set of patterns remembers matching before it starts over.
+_MAX_MATCHED = 20_000
+
+
 class Patterns:
     """A set of call-path globs, matched quickly: exact paths by lookup, the rest by their
     last part first."""
@@ -449,6 +453,7 @@ class Patterns:
         self.exact: dict[str, list[object]] = {}
         self.by_last: dict[str, list[tuple[str, object]]] = {}
         self.wild: list[tuple[str, object]] = []
+        self._matched: dict[str, tuple[object, ...]] = {}
         for pattern, value in entries:
             if not any(c in pattern for c in "*?["):
                 self.exact.setdefault(pattern, []).append(value)
@@ -460,6 +465,16 @@ class Patterns:
                 self.by_last.setdefault(last, []).append((pattern, value))
 
     def match(self, path: str) -> list[object]:
+        # A module asks about the same few call paths at every call site (and the catalogue
+        # outlives the module): each path is matched against the globs once.
+        known = self._matched.get(path)
+        if known is None:
+            if len(self._matched) >= _MAX_MATCHED:
+                self._matched.clear()
+            known = self._matched[path] = tuple(self._match(path))
+        return list(known)
+
+    def _match(self, path: str) -> list[object]:
         found = list(self.exact.get(path, ()))
         last = path.rsplit(".", 1)[-1]
         for pattern, value in (*self.by_last.get(last, ()), *self.wild):

@@ -35,6 +35,17 @@ def last_name(func: ast.expr) -> str | None:
 class Calls(Component):
     def path(self, node: ast.expr, env: Env, depth: int = 0) -> str:
         """The call path of an expression (a callee, a receiver, a value)."""
+        if depth:
+            return self._path(node, env, depth)
+        # A call site's callee is asked for by the sink match, the request and the sources: each
+        # callee in each env is followed once (the entry keeps both alive for their ids).
+        key = (id(node), env.key)
+        entry = self.m.node_paths.get(key)
+        if entry is None:
+            entry = self.m.node_paths[key] = (node, env, self._path(node, env, depth))
+        return entry[2]
+
+    def _path(self, node: ast.expr, env: Env, depth: int) -> str:
         if depth > _MAX_PATH or not self.m.step():
             return UNKNOWN
         if isinstance(node, ast.Await):

@@ -350,20 +350,14 @@ class Flow(Ordering):
                 return found
             finally:
                 self.m.leave(binding.value)
-        entries: dict[str, Entry] = {}
         if isinstance(node, ast.Dict):
-            for key_node, value in zip(node.keys, node.values, strict=True):
-                if key_node is None:  # {**defaults, ...}
-                    inner = self.dict_entries(value, env)
-                    if inner is None:
-                        return None
-                    entries.update(inner)
-                    continue
-                key = self.literal_str(key_node, env)
-                if key is None:
-                    return None
-                entries[key] = (value, env, Region.between(key_node, value))
-            return entries
+            # A message dict is read by the test for a message and again for its content: each
+            # literal in each env is read once (the entry keeps both alive for their ids).
+            memo = self.m.dict_memo.get((id(node), env.key))
+            if memo is None:
+                memo = self.m.dict_memo[id(node), env.key] = (node, env, self.dict_literal(node, env))
+            return None if memo[2] is None else dict(memo[2])
+        entries: dict[str, Entry] = {}
         if isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict":
             for arg in node.args:
                 inner = self.dict_entries(arg, env) if not isinstance(arg, ast.Starred) else None
@@ -380,6 +374,21 @@ class Flow(Ordering):
                     entries.update(inner)
             return entries
         return None
+
+    def dict_literal(self, node: ast.Dict, env: Env) -> dict[str, Entry] | None:
+        entries: dict[str, Entry] = {}
+        for key_node, value in zip(node.keys, node.values, strict=True):
+            if key_node is None:  # {**defaults, ...}
+                inner = self.dict_entries(value, env)
+                if inner is None:
+                    return None
+                entries.update(inner)
+                continue
+            key = self.literal_str(key_node, env)
+            if key is None:
+                return None
+            entries[key] = (value, env, Region.between(key_node, value))
+        return entries
 
     def changed_entries(self, entries: dict[str, Entry] | None, extra: Assign, env: Env) -> dict[str, Entry] | None:
         """A dict's entries after ``params["key"] = value``, ``params.update(...)`` or

@@ -12,6 +12,7 @@ import ast
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ctxlint.frontends.python.knowledge import CUT_MARKERS
 from ctxlint.frontends.python.values import Piece
@@ -32,7 +33,13 @@ def clean(text: str) -> str:
 
 
 def _decode_escape(match: re.Match[str]) -> str:
-    text = match.group(0)
+    return _decoded(match.group(0))
+
+
+@lru_cache(maxsize=4096)
+def _decoded(text: str) -> str:
+    """One escape sequence's character; compiled once per distinct escape (a module of
+    thousands of ``"...\\n"`` literals would otherwise compile a tiny module per escape)."""
     if text == "\\\n":
         return ""
     try:
@@ -91,7 +98,7 @@ def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
             return None
         prefix = match.group().lower()
         i = match.end()
-        quote = next(q for q in _QUOTES if text.startswith(q, i))
+        quote = text[i] * 3 if text.startswith(text[i] * 3, i) else text[i]
         body_start = i + len(quote)
         close = _closing_quote(text, body_start, quote, "f" in prefix, end)
         if close is None:
@@ -102,7 +109,12 @@ def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
 
 
 def _closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int | None:
+    special = _SPECIAL[quote[0], len(quote) == 1, fstring]
     while i < end:
+        found = special.search(text, i, end)  # the plain characters in between are skipped at once
+        if found is None:
+            return None
+        i = found.start()
         char = text[i]
         if char == "\\":
             i += 2
@@ -121,6 +133,12 @@ def _closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> in
         else:
             i += 1
     return None
+
+
+# The characters that may end, escape or interrupt a string body, by its quote character,
+# whether the quote is single and whether the body is an f-string's.
+_SPECIAL = {(q, single, fstring): re.compile("[\\\\" + q + ("\n" if single else "") + ("{" if fstring else "") + "]")
+            for q in "'\"" for single in (True, False) for fstring in (True, False)}
 
 
 def _field_end(text: str, i: int, end: int) -> int | None:

@@ -340,7 +340,7 @@ class Scopes(Component):
         # Every part of the analysis asks what the names of a call site hold (its text, facts,
         # sources, call path): each name in each env is looked up once.
         # The entry keeps the node and env alive, so that their ids in the key stay theirs.
-        key = (id(node), id(env.scope), tuple(map(id, env.bindings)), env.depth, foreign)
+        key = (id(node), env.key, foreign)
         entry = self.m.resolved.get(key)
         if entry is None:
             entry = self.m.resolved[key] = (node, env, self._resolve(node, env, foreign))

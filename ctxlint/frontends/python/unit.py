@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
     from ctxlint.frontends.python.calls import Calls
     from ctxlint.frontends.python.estimates import Estimates
-    from ctxlint.frontends.python.flow import Flow
+    from ctxlint.frontends.python.flow import Entry, Flow
     from ctxlint.frontends.python.messages import Messages
     from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.scopes import Scopes
@@ -106,6 +106,9 @@ class Unit:
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
+        self.untrusted_memo: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, Source | None]] = {}
+        self.node_paths: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, str]] = {}
+        self.dict_memo: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, dict[str, Entry] | None]] = {}
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
@@ -273,6 +276,9 @@ class Unit:
         self.text_memo.clear()
         self.facts_memo.clear()
         self.source_memo.clear()
+        self.untrusted_memo.clear()
+        self.node_paths.clear()
+        self.dict_memo.clear()
         self.iteration_memo.clear()
         self.path_memo.clear()
         self.unreadable_lists.clear()

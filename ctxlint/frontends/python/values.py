@@ -86,6 +86,14 @@ class Env:
     bindings: tuple[Bound, ...] = ()
     depth: int = 0
 
+    @property
+    def key(self) -> tuple[object, ...]:
+        """What a lookup in this env depends on, by identity (memo keys; computed once)."""
+        known = self.__dict__.get("_key")
+        if known is None:
+            known = self.__dict__["_key"] = (id(self.scope), tuple(map(id, self.bindings)), self.depth)
+        return known
+
     def bound(self, name: str) -> Bound | None:
         for bound in self.bindings:
             if bound.param == name:
