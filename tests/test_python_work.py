@@ -3,10 +3,21 @@ prompts the same way looks each name up a bounded number of times per site."""
 
 from __future__ import annotations
 
+import ast
+import json
+import re
+
 import pytest
 
-from ctxlint.frontends import python
+from ctxlint import frameworks, model
+from ctxlint.frontends import notebook, python
+from ctxlint.frontends.python import literals
+from ctxlint.frontends.python.calls import Calls
+from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.scopes import Scopes
+from ctxlint.frontends.python.sources import Sources
+from ctxlint.frontends.python.strings import Strings
+from ctxlint.frontends.python.unit import Unit
 
 
 def _call_sites(count: int) -> str:
@@ -39,3 +50,112 @@ def test_each_name_of_a_call_site_is_looked_up_a_bounded_number_of_times(monkeyp
     # Five names per site (client, page, system, question, url), each looked up in its own
     # function once; the analysis asked over 30 times per site when every part looked again.
     assert lookups <= 12 * sites
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[object, ...]]:
+    """Replace ``owner.name`` by a wrapper that records the arguments of every call."""
+    calls: list[tuple[object, ...]] = []
+    real = getattr(owner, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_each_expression_is_followed_once_per_env(monkeypatch: pytest.MonkeyPatch):
+    sources = _counting(monkeypatch, Sources, "_untrusted")
+    paths = _counting(monkeypatch, Calls, "_path")
+    dicts = _counting(monkeypatch, Flow, "dict_literal")
+    sites = 200
+    parsed = python.parse_file(_call_sites(sites), "service.py")
+    assert len(parsed.requests) == sites
+    assert all(any(s.slot and s.slot.sources for s in r.segments) for r in parsed.requests)
+
+    def followed(calls: list[tuple[object, ...]], kinds: tuple[type, ...]) -> list[tuple[int, object]]:
+        return [(id(node), env.key) for _, node, env, *_ in calls  # type: ignore[attr-defined]
+                if isinstance(node, kinds)]
+
+    for calls, kinds in ((sources, (ast.Attribute, ast.Call, ast.Subscript)), (dicts, (ast.Dict,))):
+        keys = followed(calls, kinds)
+        assert keys and len(keys) == len(set(keys))  # never twice in the same env
+    callees = [(id(node), env.key) for _, node, env, depth in paths if depth == 0]  # type: ignore[attr-defined]
+    assert len(callees) == len(set(callees))
+    assert len(sources) <= 10 * sites and len(dicts) <= 2 * sites  # two message dicts per site
+
+
+def test_an_escape_is_decoded_once_whatever_the_number_of_literals(monkeypatch: pytest.MonkeyPatch):
+    literals._decoded.cache_clear()
+    evaluated = _counting(monkeypatch, literals.ast, "literal_eval")
+    module = "from openai import OpenAI\nclient = OpenAI()\n" + "".join(
+        f'client.responses.create(model="gpt-4o", max_output_tokens=9, instructions="Rule {i}:\\n never guess.\\t")\n'
+        for i in range(400))
+    parsed = python.parse_file(module, "rules.py")
+    assert len(parsed.requests) == 400
+    assert "Rule 7:\n never guess.\t" in {s.text for r in parsed.requests for s in r.segments}
+    assert len(evaluated) == 2  # `\n` and `\t`, not once per literal
+
+
+def test_a_call_path_is_matched_against_the_catalogue_once(monkeypatch: pytest.MonkeyPatch):
+    frameworks.cached_frameworks.cache_clear()  # a catalogue that has matched nothing yet
+    globs = _counting(monkeypatch, frameworks, "fnmatchcase")
+    python.parse_file(_call_sites(50), "service.py")
+    first = len(globs)
+    python.parse_file(_call_sites(400), "service.py")
+    assert first > 0 and len(globs) == first  # 350 more call sites of the same paths: no glob matched again
+    frameworks.cached_frameworks.cache_clear()
+
+
+def test_a_long_string_body_is_skipped_in_one_search_per_special_character(monkeypatch: pytest.MonkeyPatch):
+    searches = 0
+
+    class Counting:
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern = pattern
+
+        def search(self, *args: int | str) -> re.Match[str] | None:
+            nonlocal searches
+            searches += 1
+            return self.pattern.search(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(literals, "_SPECIAL", {k: Counting(v) for k, v in literals._SPECIAL.items()})
+    body = "Never guess a price. " * 20_000 + "\\n" + "Cite the page. " * 20_000
+    text = f'SYSTEM = "{body}"\n'
+    tokens = literals.scan_tokens(text, len("SYSTEM = "), len(text) - 1)
+    assert tokens is not None and tokens[0].body == body
+    assert searches == 2  # the escape, then the closing quote: not a step per character
+
+
+def test_prompts_a_call_site_sends_are_not_read_again_as_standalone_prompts(monkeypatch: pytest.MonkeyPatch):
+    assigned = _counting(monkeypatch, Strings, "assigned_text")
+    sites = 200
+    parsed = python.parse_file(_call_sites(sites), "service.py")
+    assert len(parsed.requests) == sites  # the `system` constants stay in their call sites' requests
+    assert assigned == []
+
+
+def test_each_signature_class_finds_its_scope_without_a_walk_over_every_scope(monkeypatch: pytest.MonkeyPatch):
+    walks = _counting(monkeypatch, Unit, "all_scopes")
+    classes = 500
+    module = "import dspy\n\n" + "".join(
+        f'class Answer{i}(dspy.Signature):\n    """Answer question {i} from the page; never guess."""\n\n'
+        f'    question: str = dspy.InputField(desc="the question")\n    answer: str = dspy.OutputField()\n\n\n'
+        for i in range(classes))
+    parsed = python.parse_file(module, "signatures.py")
+    assert len(parsed.requests) == classes
+    assert len(walks) == 1  # the one walk for prompt constants, none per class
+
+
+def test_relocating_a_notebook_reads_each_type_s_fields_once(monkeypatch: pytest.MonkeyPatch):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": source}
+             for source in _call_sites(150).split("\n\n") if source]  # imports, client, then a cell per site
+    parsed = notebook.parse_file(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}),
+                                 "answers.ipynb")
+    assert len(parsed.requests) == 150 and parsed.embedded is not None
+    model._FIELDS.clear()
+    read = _counting(monkeypatch, model, "fields")
+    moved = model.map_spans(parsed, parsed.embedded.relocate)
+    assert {s.span.cell for r in moved.requests for s in r.segments} >= {3, 152}
+    assert 0 < len(read) <= 20  # once per model type, not once per object

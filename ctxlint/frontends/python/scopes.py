@@ -71,6 +71,7 @@ class Scopes(Component):
     def _class(self, node: ast.ClassDef, scope: Scope, loops: Loops, function: str | None) -> bool:
         inner = Scope("class", node, scope)
         scope.functions.setdefault(node.name, (node, inner))
+        self.m.class_scopes[id(node)] = inner
         self.m.classes.append((node, scope))
         for part in (*node.decorator_list, *node.bases, *node.keywords):
             self.index(part, scope, loops, function)

@@ -32,6 +32,7 @@ class Standalone(Component):
         # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
         marked: dict[int, bool] = {}
 
+        # What a call site sends is skipped before its text is read: `add` would drop it.
         def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
             if key in used:
                 return  # a call site sends it, and with it everything it includes (also in `used`)
@@ -49,7 +50,7 @@ class Standalone(Component):
                 if not bases or not prompt_name(name):
                     continue
                 base = records[bases[-1]]
-                if id(base.value) in human:
+                if id(base.value) in human or id(base.value) in used:
                     continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
                 pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
@@ -65,7 +66,7 @@ class Standalone(Component):
             role = Role.USER if mcp_prompt else role_of(declared) if declared else Role.SYSTEM  # MCP: a user message
             mcp_prompt = mcp_prompt or declared is not None
             for value in scope.returns:  # every return: each is a prompt the function can give
-                if id(value) in human:
+                if id(value) in human or id(value) in used:
                     continue
                 pieces = self.strings.text(value, Env(scope))
                 if pieces:
@@ -73,12 +74,13 @@ class Standalone(Component):
                         mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
         for node, scope in self.m.lists:
             env = Env(scope)
-            if any(self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
-                   for e in node.elts if not isinstance(e, ast.Starred)):
+            if id(node) not in used and any(
+                    self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
+                    for e in node.elts if not isinstance(e, ast.Starred)):
                 add(id(node), self.m.span(node), partial(self.messages.message_list, node, env), True)
         for mapping, scope in self.m.dicts:
             env = Env(scope)
-            if self.messages.is_message_dict(mapping, env, roles=("system", "developer")):
+            if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=("system", "developer")):
                 add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -89,6 +90,7 @@ class Unit:
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.functions: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = []
         self.classes: list[tuple[ast.ClassDef, Scope]] = []  # with the scope they are defined in
+        self.class_scopes: dict[int, Scope] = {}  # each class's own scope, by the id of its node
         self.lists: list[tuple[ast.List, Scope]] = []
         self.dicts: list[tuple[ast.Dict, Scope]] = []
         self.format_receivers: set[str] = set()
@@ -345,16 +347,13 @@ class Unit:
         self.active.discard(id(node))
 
     def class_scope(self, cls: ast.ClassDef) -> Scope | None:
-        for scope in self.all_scopes():
-            if scope.node is cls:
-                return scope
-        return None
+        return self.class_scopes.get(id(cls))
 
     def all_scopes(self) -> Iterator[Scope]:
-        stack = [self.module_scope]
+        stack = deque([self.module_scope])
         seen = set()
         while stack:
-            scope = stack.pop(0)
+            scope = stack.popleft()
             if id(scope) in seen:
                 continue
             seen.add(id(scope))
