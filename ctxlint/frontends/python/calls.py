@@ -38,8 +38,9 @@ class Calls(Component):
         if depth:
             return self._path(node, env, depth)
         # A call site's callee is asked for by the sink match, the request and the sources: each
-        # callee in each env is followed once (the entry keeps both alive for their ids).
-        key = (id(node), env.key)
+        # callee in each env (and under the same cycle guard) is followed once (the entry keeps
+        # both alive for their ids).
+        key = (id(node), env.key, self.m.following())
         entry = self.m.node_paths.get(key)
         if entry is None:
             entry = self.m.node_paths[key] = (node, env, self._path(node, env, depth))

@@ -352,10 +352,12 @@ class Flow(Ordering):
                 self.m.leave(binding.value)
         if isinstance(node, ast.Dict):
             # A message dict is read by the test for a message and again for its content: each
-            # literal in each env is read once (the entry keeps both alive for their ids).
-            memo = self.m.dict_memo.get((id(node), env.key))
+            # literal in each env (and under the same cycle guard) is read once (the entry keeps
+            # both alive for their ids).
+            key = (id(node), env.key, self.m.following())
+            memo = self.m.dict_memo.get(key)
             if memo is None:
-                memo = self.m.dict_memo[id(node), env.key] = (node, env, self.dict_literal(node, env))
+                memo = self.m.dict_memo[key] = (node, env, self.dict_literal(node, env))
             return None if memo[2] is None else dict(memo[2])
         entries: dict[str, Entry] = {}
         if isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict":

@@ -60,18 +60,6 @@ class Sources(Component):
     def untrusted(self, node: ast.AST, env: Env) -> Source | None:
         """Where the value of ``node`` carries third-party content: a ``Source`` at the
         expression that produced it (``resp.text`` where ``resp = requests.get(url)``), or None."""
-        if not isinstance(node, _FOLLOWED):
-            return self._untrusted(node, env)
-        # A value is asked about from its name (`page`) and again from its expression while the
-        # facts of the name are gathered: an expression in the same env is followed once. The
-        # entry keeps the node and env alive, so that their ids in the key stay theirs.
-        key = (id(node), env.key)
-        entry = self.m.untrusted_memo.get(key)
-        if entry is None:
-            entry = self.m.untrusted_memo[key] = (node, env, self._untrusted(node, env))
-        return entry[2]
-
-    def _untrusted(self, node: ast.AST, env: Env) -> Source | None:
         if env.depth > MAX_DEPTH or not self.m.step():
             return None
         if isinstance(node, ast.Await):
@@ -356,10 +344,6 @@ class Sources(Component):
         return Source(SourceKind.TRUNCATION, self.m.code(node), self.m.span(node), content=content,
                       kept=value if ok and isinstance(value, int) else None)
 
-
-# Expressions whose sources are remembered by node and env (following them reads names,
-# bindings and the catalogue).
-_FOLLOWED = (ast.Attribute, ast.Call, ast.Subscript, ast.Await)
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
 # what the content is first (`retrieved documents (store.similarity_search(...))`).

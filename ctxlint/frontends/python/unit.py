@@ -108,9 +108,10 @@ class Unit:
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
-        self.untrusted_memo: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, Source | None]] = {}
-        self.node_paths: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, str]] = {}
-        self.dict_memo: dict[tuple[int, tuple[object, ...]], tuple[ast.AST, Env, dict[str, Entry] | None]] = {}
+        # Callee paths and dict literals read, by node, env and the values being followed.
+        self.node_paths: dict[tuple[int, tuple[object, ...], frozenset[int]], tuple[ast.AST, Env, str]] = {}
+        self.dict_memo: dict[tuple[int, tuple[object, ...], frozenset[int]],
+                             tuple[ast.AST, Env, dict[str, Entry] | None]] = {}
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
@@ -278,7 +279,6 @@ class Unit:
         self.text_memo.clear()
         self.facts_memo.clear()
         self.source_memo.clear()
-        self.untrusted_memo.clear()
         self.node_paths.clear()
         self.dict_memo.clear()
         self.iteration_memo.clear()
@@ -345,6 +345,10 @@ class Unit:
 
     def leave(self, node: object) -> None:
         self.active.discard(id(node))
+
+    def following(self) -> frozenset[int]:
+        """The values being followed now: what a result found under the cycle guard depends on."""
+        return frozenset(self.active)
 
     def class_scope(self, cls: ast.ClassDef) -> Scope | None:
         return self.class_scopes.get(id(cls))
