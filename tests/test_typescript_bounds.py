@@ -225,3 +225,34 @@ def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
     [(span, message)] = parsed.errors  # the request is read, then set aside for the syntax error
     assert (span.line, message[:30]) == (8, "invalid syntax: unexpected `do")
     assert calls < 100  # was about 20 per swallowed statement
+
+
+def _servers_reassigned_inside_their_own_declaration(n: int) -> str:
+    """n servers bound to one name, each declaration assigning the name again inside itself: the inner
+    assignment ends before the declaration does, so the name's records are not in the order of their ends,
+    and every lookup of the name scanned all of them (quadratic in n)."""
+    unit = ('let server = new McpServer({{ name: "notes{i}", version: "1" }}, () => {{ server = null; }});\n'
+            'server.tool("read_note_{i}", "Read note {i}.", {{}}, async () => ({{ content: [] }}));\n')
+    return ('import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            + "".join(unit.format(i=i) for i in range(n)))
+
+
+def test_a_name_whose_assignments_end_out_of_order_is_looked_up_by_bisection():
+    small, _ = count_steps(lambda: parse_file(_servers_reassigned_inside_their_own_declaration(200), "server.ts"))
+    large, parsed = count_steps(lambda: parse_file(_servers_reassigned_inside_their_own_declaration(800), "server.ts"))
+    assert large < 4_000 * 800  # about 2,300 per server; the scan made it 6,000 here and more further on
+    assert large / (4 * small) < 1.3
+    assert sorted(len(request.tools) for request in parsed.requests) == [1] * 800
+
+
+def test_lookups_in_a_name_assigned_many_times_see_the_last_assignment_before_them():
+    # Assigned 20 times (past the point where lookups bisect), in a loop that pushes onto it.
+    lines = ['import OpenAI from "openai";', "const client = new OpenAI();"]
+    lines += [f'let prompt = "Version {i} of the instructions.";' for i in range(20)]
+    lines += ["for (const note of notes) {", '  prompt += " Note: " + note;', "}",
+              'client.chat.completions.create({ model: "gpt-4o", max_tokens: 300, '
+              'messages: [{ role: "system", content: prompt }] });']
+    [request] = parse_file("\n".join(lines) + "\n", "chat.ts").requests
+    texts = [segment.text for segment in request.segments]
+    assert texts[0] == "Version 19 of the instructions." and "Version 18" not in "".join(texts)
+    assert any(segment.slot is not None and segment.slot.expression == "note" for segment in request.segments)

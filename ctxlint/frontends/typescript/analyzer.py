@@ -204,34 +204,31 @@ _TIMELINE_FROM = 16
 class _Timeline:
     """A name's assignments in one scope, for finding those made before an offset in log time.
 
-    ``before(at)`` answers what the linear scan of ``Analyzer.binding`` answers: the records that
-    end by ``at`` (in list order) followed by the later ones a loop around ``at`` carries back,
-    and the index of the last plain ``=`` among them (``at`` None: every record). It needs the
-    records' ends in list order; when they are not, it makes the same scan.
+    ``before(at)`` answers what a linear scan of the records answers: the last plain ``=`` among
+    the records that end by ``at`` (the latest in list order), followed by the other records after
+    it in list order that end by ``at`` or that a loop around ``at`` carries back (``at`` None:
+    every record). The records' ends need not be in list order (error recovery can close a
+    declaration long after the assignments inside it): they are sorted once, and the last ``=``
+    among each prefix of that order is kept.
     """
 
     def __init__(self, records: list[_Assign]):
         self.records = records
-        self.ends = [r.end for r in records]
-        self.sorted = all(a <= b for a, b in pairwise(self.ends))
-        self.last_plain: list[int | None] = [None]  # last_plain[n]: the last `=` among records[:n]
-        for i, record in enumerate(records):
-            self.last_plain.append(i if record.kind == "=" else self.last_plain[-1])
-        self.loop_carried = [i for i, r in enumerate(records) if r.kind != "=" and r.loops]
+        order = sorted(range(len(records)), key=lambda i: records[i].end)
+        self.ends = [records[i].end for i in order]
+        self.last_plain: list[int] = [-1]  # last_plain[n]: the latest `=` (in list order) among order[:n]
+        for i in order:
+            self.last_plain.append(max(self.last_plain[-1], i) if records[i].kind == "=" else self.last_plain[-1])
+        self.others = [i for i, r in enumerate(records) if r.kind != "="]
 
     def before(self, at: int | None, carried) -> tuple[list[_Assign], int | None]:
-        """The visible records and the index of the last ``=`` among them; ``at`` None: all."""
-        if at is not None and not self.sorted:
-            visible = [r for r in self.records if r.end <= at or (r.kind != "=" and carried(r, at))]
-            return visible, max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
-        cut = len(self.records) if at is None else bisect.bisect_right(self.ends, at)
-        later = [] if at is None else [self.records[i] for i in self.loop_carried
-                                       if i >= cut and carried(self.records[i], at)]
-        index = self.last_plain[cut]
-        if index is None:
-            return later, None
-        # Only what follows the last `=` is used: the records before it are left out of the list.
-        return [*self.records[index:cut], *later], 0
+        """The visible records from the last ``=`` on, and the index of that ``=`` (0), or ([], None)."""
+        index = self.last_plain[len(self.ends) if at is None else bisect.bisect_right(self.ends, at)]
+        if index < 0:
+            return [], None
+        later = (self.records[i] for i in self.others[bisect.bisect_right(self.others, index) :])
+        visible = (r for r in later if at is None or r.end <= at or (r.loops and carried(r, at)))
+        return [self.records[index], *visible], 0
 
 
 @dataclass(frozen=True)
