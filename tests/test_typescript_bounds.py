@@ -8,6 +8,7 @@ import pytest
 from steps import count_steps, growth
 
 from ctxlint.frontends.typescript import analyzer, parse_file, syntax
+from ctxlint.model import ParsedFile
 
 
 class _Clock:
@@ -256,3 +257,32 @@ def test_lookups_in_a_name_assigned_many_times_see_the_last_assignment_before_th
     texts = [segment.text for segment in request.segments]
     assert texts[0] == "Version 19 of the instructions." and "Version 18" not in "".join(texts)
     assert any(segment.slot is not None and segment.slot.expression == "note" for segment in request.segments)
+
+
+class _CountingBytes(bytes):
+    """A module's bytes that count the slices taken of them (tree-sitter's reader takes one per read)."""
+
+    slices = 0
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            _CountingBytes.slices += 1
+        return super().__getitem__(key)
+
+
+def test_zod_schemas_are_read_without_reading_the_module_again():
+    # `Node.text` on a tree parsed from a reader calls the reader, which copied 64 KB per zod method name.
+    unit = ('server.registerTool("lookup_{i}", {{ description: "Find record {i}.", '
+            "inputSchema: {{ id: z.string().min(1).describe(\"The id\") }} }}, async () => ({{ content: [] }}));\n")
+    text = ('import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\nimport { z } from "zod";\n'
+            'const server = new McpServer({ name: "records", version: "1" });\n'
+            + "".join(unit.format(i=i) for i in range(300)))
+    source = syntax.Text(text, "server.ts")
+    root = syntax.parse("typescript", _CountingBytes(source.data))
+    _CountingBytes.slices = 0
+    parsed = ParsedFile("server.ts")
+    analyzer.Analyzer(root, source).run(parsed)
+    [request] = parsed.requests
+    assert len(request.tools) == 300
+    assert request.tools[0].schema["properties"]["id"] == {"type": "string", "minLength": 1, "description": "The id"}
+    assert _CountingBytes.slices == 0  # was 3 per tool

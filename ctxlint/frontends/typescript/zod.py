@@ -66,7 +66,7 @@ class ZodReader:
     def looks_like_zod(self, node: Node, env) -> bool:
         """Whether ``node`` is a zod expression (``z.string()...``, a name bound to one)."""
         node, _ = self.resolve(node, env)
-        _, root = _call_chain(node)
+        _, root = _call_chain(node, self.code)
         return root is not None and self.is_zod(self.code(root))
 
     def object_schema(self, shape: Node, env, root: bool = True) -> Conversion:
@@ -97,7 +97,7 @@ class ZodReader:
         node, env = self.resolve(node, env)
         if depth > 40:
             return Conversion({}, approximate=["the schema nests too deeply to read"])
-        calls, root = _call_chain(node)
+        calls, root = _call_chain(node, self.code)
         unreadable = Conversion({}, approximate=[f"`{_short(self.code(node))}` is not a zod schema ctxlint can read"])
         if root is None or not calls:
             return unreadable
@@ -259,10 +259,11 @@ def _type_of(value: object) -> dict:
     return {}
 
 
-def _call_chain(node: Node) -> tuple[list[tuple[str, list[Node]]], Node | None]:
+def _call_chain(node: Node, code: Callable[[Node], str]) -> tuple[list[tuple[str, list[Node]]], Node | None]:
     """``z.string().min(2).describe("x")`` -> ([("string", []), ("min", [2]), ("describe", ["x"])], z):
     the method calls in order and what the first is called on (None when it is not a chain of
-    method calls on a name)."""
+    method calls on a name). Names are read with ``code``: ``Node.text`` of a tree parsed from a
+    reader calls the reader again, which copies 64 KB of the module each time."""
     calls: list[tuple[str, list[Node]]] = []
     while node is not None and node.type == "call_expression":
         function = node.child_by_field_name("function")
@@ -271,7 +272,7 @@ def _call_chain(node: Node) -> tuple[list[tuple[str, list[Node]]], Node | None]:
             return [], None
         prop = function.child_by_field_name("property")
         args = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
-        calls.append((prop.text.decode() if prop is not None else "", args))
+        calls.append((code(prop) if prop is not None else "", args))
         node = function.child_by_field_name("object")
     if node is None or node.type not in ("identifier", "member_expression"):
         return [], None
