@@ -213,6 +213,10 @@ def _statements_swallowed_by_a_substitution(n: int) -> str:
 
 
 def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
+    text = _statements_swallowed_by_a_substitution(2_000)
+    [(span, message)] = parse_file(text, "summarise.ts").errors  # the broken request is not analysed at all
+    assert (span.line, message[:30]) == (8, "invalid syntax: unexpected `do")
+
     calls = 0
     facts = analyzer.Analyzer.facts
 
@@ -222,9 +226,11 @@ def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
         return facts(self, *args, **kwargs)
 
     monkeypatch.setattr(analyzer.Analyzer, "facts", counting)
-    parsed = parse_file(_statements_swallowed_by_a_substitution(2_000), "summarise.ts")
-    [(span, message)] = parsed.errors  # the request is read, then set aside for the syntax error
-    assert (span.line, message[:30]) == (8, "invalid syntax: unexpected `do")
+    source = syntax.Text(text, "summarise.ts")
+    root = syntax.parse("typescript", source.data)
+    parsed = ParsedFile("summarise.ts")
+    analyzer.Analyzer(root, source).run(parsed)  # what the analysis would do with it
+    assert len(parsed.requests) == 1
     assert calls < 100  # was about 20 per swallowed statement
 
 
@@ -286,3 +292,25 @@ def test_zod_schemas_are_read_without_reading_the_module_again():
     assert len(request.tools) == 300
     assert request.tools[0].schema["properties"]["id"] == {"type": "string", "minLength": 1, "description": "The id"}
     assert _CountingBytes.slices == 0  # was 3 per tool
+
+
+def test_a_module_whose_prompt_code_is_broken_is_not_analysed(monkeypatch):
+    # The analysis was run, then its requests thrown away for the syntax error: on a large module
+    # that was most of the work.
+    runs = 0
+    run = analyzer.Analyzer.run
+
+    def counting(self, parsed):
+        nonlocal runs
+        runs += 1
+        return run(self, parsed)
+
+    monkeypatch.setattr(analyzer.Analyzer, "run", counting)
+    text = _call_sites(3_000).replace('content: `You help team 0.` }', 'content: `You help team 0.` ]', 1)
+    steps, parsed = count_steps(lambda: parse_file(text, "answer.ts"))
+    [(span, message)] = parsed.errors
+    assert span.line == 6 and message.startswith("invalid syntax")
+    assert not parsed.requests and runs == 0
+    assert steps < 100_000  # the parse's progress callbacks; the analysis took about 2,000 per call site
+    assert len(parse_file(_call_sites(3).replace("0.` }", "0.` ]"), "answer.ts").errors) == 1 and runs == 0
+    assert len(parse_file(_call_sites(3), "answer.ts").requests) == 3 and runs == 1

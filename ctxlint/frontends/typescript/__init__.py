@@ -68,6 +68,15 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     if root is None:
         parsed.notices.append(syntax.unparsable(len(source.data)))
         return parsed
+    bad = syntax.first_error(root) if root.has_error else None
+    if bad is not None and _PROMPT_CODE.search(source.code(_statement(bad))):
+        # tree-sitter recovers from errors, so the rest of a module is still read; but a broken
+        # statement that is prompt code would be misread, so it is reported instead, and the module
+        # is not analysed at all (on a large broken module that is most of the work).
+        line, column = source.position(bad.start_byte)
+        what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
+        parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
+        return parsed
     try:
         Analyzer(root, source, grammar).run(parsed)
     except TooDeep as deep:
@@ -76,21 +85,10 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         line, column = source.position(deep.node.start_byte)
         parsed.errors.append((Span.point(path, line, column),
                               f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"))
-        return parsed
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
-        return parsed
-    bad = syntax.first_error(root) if root.has_error else None
-    if bad is not None and _PROMPT_CODE.search(source.code(_statement(bad))):
-        # tree-sitter recovers from errors, so the rest of the module is still read; but a
-        # broken statement that is prompt code would be misread, so it is reported instead.
-        line, column = source.position(bad.start_byte)
-        what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
-        parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
-        parsed.requests.clear()
-        parsed.observations.clear()
     return parsed
 
 
