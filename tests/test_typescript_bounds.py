@@ -314,3 +314,34 @@ def test_a_module_whose_prompt_code_is_broken_is_not_analysed(monkeypatch):
     assert steps < 100_000  # the parse's progress callbacks; the analysis took about 2,000 per call site
     assert len(parse_file(_call_sites(3).replace("0.` }", "0.` ]"), "answer.ts").errors) == 1 and runs == 0
     assert len(parse_file(_call_sites(3), "answer.ts").requests) == 3 and runs == 1
+
+
+def test_the_analysis_leaves_no_cycles_to_hold_the_syntax_tree(tmp_path):
+    # Its scopes, assignments and zod reader referred to each other: the syntax tree they held (73 MB for
+    # a broken 0.8 MB module) lived on until the collector's next pass, into the next module's parse.
+    import gc
+
+    (tmp_path / "prompts.ts").write_text('export const SYSTEM_PROMPT = "You sort support tickets.";\n')
+    (tmp_path / "chat.ts").write_text(
+        'import { generateText, tool } from "ai";\nimport { z } from "zod";\n'
+        'import { SYSTEM_PROMPT } from "./prompts";\n'
+        "export async function triage(tickets: string[]) {\n"
+        "  let notes = '';\n"
+        "  tickets.forEach((ticket) => { notes += ticket; });\n"
+        '  return generateText({ model: "m", system: SYSTEM_PROMPT, prompt: notes, maxOutputTokens: 200,\n'
+        '    tools: { label: tool({ description: "Label a ticket.",\n'
+        "      inputSchema: z.object({ id: z.string() }) }) } });\n"
+        "}\n")
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        parsed = parse_file((tmp_path / "chat.ts").read_text(), str(tmp_path / "chat.ts"))
+        unreachable = gc.collect()
+    finally:
+        if was_enabled:
+            gc.enable()
+    [request] = parsed.requests
+    assert "You sort support tickets." in request.segments[0].text and len(request.tools) == 1
+    assert parsed.dependencies == [str(tmp_path / "prompts.ts")]
+    assert unreachable == 0

@@ -77,8 +77,9 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
         parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
         return parsed
+    analyzer = Analyzer(root, source, grammar)
     try:
-        Analyzer(root, source, grammar).run(parsed)
+        analyzer.run(parsed)
     except TooDeep as deep:
         parsed.requests.clear()
         parsed.observations.clear()
@@ -89,6 +90,8 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         parsed.requests.clear()
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
+    finally:
+        analyzer.release()
     return parsed
 
 
