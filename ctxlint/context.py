@@ -13,13 +13,20 @@ from ctxlint.model import Confidence, Evidence, Finding, Fix, Request, Span
 
 class CheckContext:
     def __init__(self, rule: Rule, settings: Settings, volatility: Volatility, directives: Directives,
-                 sink: Callable[[Finding], None]):
+                 sink: Callable[[Finding], None], notice: Callable[[str], None] | None = None):
         self.rule = rule
         self.options = rule.options
         self.settings = settings
         self.volatility = volatility
         self.directives = directives  # the file's `ctxlint:` comments: pinned text, regions, trust
         self._sink = sink
+        self._notice = notice
+
+    def notice(self, message: str) -> None:
+        """Tell the user something about this file that is not a finding (a check that stopped
+        at its bound of work), prefixed with the rule's code."""
+        if self._notice is not None:
+            self._notice(f"{self.rule.code}: {message}")
 
     def report(self, span: Span, message: str, fix: Fix | None = None, *,
                confidence: Confidence = Confidence.HIGH, evidence: tuple[Evidence, ...] = ()) -> None:

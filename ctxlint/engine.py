@@ -353,7 +353,8 @@ class Linter:
         ran = [rule for rule in self.rules if rule.code not in skipped]
         for rule in ran:
             check = self._checks[rule.check]
-            ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append)
+            ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append,
+                               lambda message: self.notices.append(Notice(parsed.path, message)))
             if check.scope == "file":
                 check.function(parsed, ctx)
             elif check.scope == "request":

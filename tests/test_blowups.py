@@ -86,6 +86,13 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # and a piece of text each (found by benchmarks/fuzz.py).
     "placeholders in a text prompt": ("prompts/browse.txt", lambda n: "Summarise the page for the user.\n"
                                       + "$page\n" * n, 60_000, {"CTX001": 1}),
+    # Constraints before a loop and restatements after it, 400 of each (29 KB): 6 s, comparing every
+    # restatement with every constraint word by word (CTX302).
+    "restatements after constraints": ("rules.j2", lambda n: "".join(f"Never mention product {i} to the user.\n"
+                                                                     for i in range(n))
+                                       + "{% for d in documents %}{{ d }}{% endfor %}\n"
+                                       + "".join(f"Never mention item {i} to anyone.\n" for i in range(n)),
+                                       2_000, {"CTX302": 2_000, "CTX401": 1}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),
@@ -386,3 +393,16 @@ def test_a_slot_repeated_thousands_of_times_is_judged_by_its_names_once(monkeypa
     text = "Search results: {{ page }}\n" * 3_000 + "{% for d in documents %}{{ d.text }}{% endfor %}\n" * 1_000
     assert codes(lint("answer.j2", text)) == {"CTX401": 4_000}
     assert 2 <= len(judged) <= 6  # two distinct slots; the three trust rules may each ask once
+
+
+def test_restatement_comparison_past_its_bound_stops_with_a_notice(monkeypatch):
+    from ctxlint.checks import layout
+
+    monkeypatch.setattr(layout, "DRIFT_WORK", 500)
+    make = SHAPES["restatements after constraints"][1]
+    linter().notices.clear()
+    found = codes(lint("rules.j2", make(200)))
+    assert 0 < found["CTX302"] < 200
+    (notice,) = [n.message for n in linter().notices if n.message.startswith("CTX302")]
+    assert notice.startswith("CTX302: stopped comparing restatements with the constraints before them at line ")
+    assert notice.endswith("(after 500 word comparisons); later drift is not reported")

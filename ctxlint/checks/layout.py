@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from ctxlint.analysis import constraints, names, regions
 from ctxlint.checks import NUMBER, STRINGS, request_check
@@ -65,6 +66,80 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
         )
 
 
+# A word in more constraints than this ("never", "the") is not looked up constraint by constraint:
+# it counts as shared with all of them, which keeps the bound an upper bound.
+_COMMON_WORD = 64
+# Work CTX302 may spend on one request, in words compared: far more than any prompt written by
+# hand needs (a hundred constraints against a hundred restatements is about 10^5).
+DRIFT_WORK = 3_000_000
+
+
+class _Closest:
+    """The HEAD constraint closest to a TAIL sentence, by the word-level ratio of difflib.
+
+    Comparing every sentence with every constraint is quadratic (400 of each, 29 KB, took 6 s). A
+    ratio is 2M/(a+b) for M words matched of a+b, and M is at most the words the two have in
+    common, so an index of the constraints' words bounds each ratio from above: only the
+    constraints whose bound reaches the threshold (and the best ratio found so far) are
+    compared, best bound first, and each distinct wording once. ``budget`` counts the words
+    compared; past DRIFT_WORK the search gives up (``to`` returns None with a negative budget).
+    """
+
+    def __init__(self, head: list[constraints.Constraint], threshold: float) -> None:
+        self.threshold = threshold
+        self.wordings: dict[str, int] = {}  # each distinct wording in normal form: its first constraint
+        self.originals: list[tuple[constraints.Constraint, list[str]]] = []
+        self.index: dict[str, list[tuple[int, int]]] = {}  # word -> (constraint, times it has the word)
+        for constraint in head:
+            wording = _modal(constraint.text)
+            if wording in self.wordings:
+                continue
+            self.wordings[wording] = len(self.originals)
+            words = wording.split()
+            for word, times in Counter(words).items():
+                self.index.setdefault(word, []).append((len(self.originals), times))
+            self.originals.append((constraint, words))
+        self.shortest = min((len(words) for _, words in self.originals), default=0)
+        self.judged: dict[str, tuple[constraints.Constraint, float] | None] = {}
+        self.budget = DRIFT_WORK
+
+    def to(self, text: str) -> tuple[constraints.Constraint, float] | None:
+        """The closest constraint and its ratio, if at the threshold or over; None otherwise."""
+        if text in self.judged:
+            return self.judged[text]
+        if self.budget < 0:
+            return None
+        words = text.split()
+        common: Counter[int] = Counter()
+        everywhere = 0  # words in common through words most constraints have: counted for all of them
+        for word, times in Counter(words).items():
+            postings = self.index.get(word, ())
+            if len(postings) > _COMMON_WORD:
+                everywhere += times
+                continue
+            self.budget -= len(postings)
+            for number, count in postings:
+                common[number] += min(times, count)
+        if everywhere and 2 * everywhere / (len(words) + self.shortest) >= self.threshold:
+            # The common words alone could reach the threshold: every constraint is a candidate.
+            self.budget -= len(self.originals)
+            common.update(dict.fromkeys(range(len(self.originals)), 0))
+        bounds = sorted(((2 * (shared + everywhere) / (len(words) + len(self.originals[number][1])), number)
+                         for number, shared in common.items()), key=lambda item: (-item[0], item[1]))
+        best, ratio = -1, 0.0
+        for bound, number in bounds:
+            if bound < max(self.threshold, ratio):
+                break
+            original = self.originals[number][1]
+            self.budget -= len(original) + len(words)
+            score = difflib.SequenceMatcher(None, original, words).ratio()
+            if score > ratio or (score == ratio and number < best):  # ties: the first, as written
+                best, ratio = number, score
+        found = (self.originals[best][0], ratio) if best >= 0 and ratio >= self.threshold else None
+        self.judged[text] = found
+        return found
+
+
 # Wordings of the same modality: a restatement that swaps one for another says the same thing.
 _MODALITIES = (
     (re.compile(r"\b(?:must not|mustn't|cannot|can't|can not|do not|don't|does not|doesn't|should not|"
@@ -100,19 +175,19 @@ def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
             if layout.regions[c.index] is Region.TAIL and not constraints.is_heading(c.text)]
     if not head or not tail:
         return
-    threshold = ctx.options["similarity"]
-    head_texts = {_modal(c.text) for c in head}
+    closest = _Closest(head, ctx.options["similarity"])
     for restated in tail:
         text = _modal(restated.text)
-        if text in head_texts:
+        if text in closest.wordings:
             continue
-        best, ratio = None, 0.0
-        for original in head:
-            score = difflib.SequenceMatcher(None, _modal(original.text).split(), text.split()).ratio()
-            if score > ratio:
-                best, ratio = original, score
-        if best is None or ratio < threshold:
+        match = closest.to(text)
+        if match is None:
+            if closest.budget < 0:
+                ctx.notice(f"stopped comparing restatements with the constraints before them at line "
+                           f"{restated.span.line} (after {DRIFT_WORK:,} word comparisons); later drift is not reported")
+                return
             continue
+        best, ratio = match
         difference = _difference(best.text, restated.text)
         ctx.report(
             restated.span,
