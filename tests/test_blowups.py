@@ -406,3 +406,19 @@ def test_restatement_comparison_past_its_bound_stops_with_a_notice(monkeypatch):
     (notice,) = [n.message for n in linter().notices if n.message.startswith("CTX302")]
     assert notice.startswith("CTX302: stopped comparing restatements with the constraints before them at line ")
     assert notice.endswith("(after 500 word comparisons); later drift is not reported")
+
+
+def test_lines_without_a_word_are_not_candidate_constraints_unless_pinned():
+    """A generated prompt of 180,000 `---` lines spent seconds locating each as a sentence."""
+    from ctxlint import directives
+    from ctxlint.analysis import constraints
+
+    def sentences(text: str) -> list[tuple[str, bool]]:
+        (request,) = linter().parse_bytes(text.encode(), "rules.j2", "rules.j2").requests
+        found = directives.scan(text, "jinja", "rules.j2")
+        return [(c.text, c.pinned) for c in constraints.sentences(request, found)]
+
+    separators = "Never guess a price.\n" + "---\n*** ===\n" * 5_000 + "Answer in English. {{ question }}\n"
+    assert sentences(separators) == [("Never guess a price.", False), ("Answer in English.", False)]
+    pinned = "{# ctxlint: pinned #}\n---\n{# ctxlint: end #}\nNever guess. {{ question }}\n"
+    assert sentences(pinned) == [("---", True), ("Never guess.", False)]
