@@ -93,6 +93,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
                                        + "{% for d in documents %}{{ d }}{% endfor %}\n"
                                        + "".join(f"Never mention item {i} to anyone.\n" for i in range(n)),
                                        2_000, {"CTX302": 2_000, "CTX401": 1}),
+    # 8,000 tags never closed and as many closing tags of another name around a slot, 56 KB: 13 s,
+    # each closing tag searching every open one (CTX401's trust labels).
+    "unmatched tags": ("page.j2", lambda n: "<x>" * n + "Web page: {{ page }}\n" + "</y>" * n + "\n", 10_000,
+                       {"CTX401": 1}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),

@@ -253,17 +253,17 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
     events: list[tuple[int, int, _Token | int]] = [(position, 1, index) for position, index in slots]
     events += [(token.start, 0, token) for token in _tokens("".join(parts))]
     events.sort(key=lambda event: (event[0], event[1]))
-    stack: list[tuple[Label, list[int]]] = []
+    stack = _Open()
     marker_end, marker = -1, ""  # the tag whose attributes end at marker_end
     for position, _, payload in events:
         if isinstance(payload, int):
             if position < marker_end and marker:
                 found[payload] = Label("attribute", marker)
-            elif stack:
-                stack[-1][1].append(payload)
+            elif stack.containers:
+                stack.containers[-1][1].append(payload)
         else:
             marker_end, marker = payload.end, (payload.name if payload.kind == "tag" else "")
-            _apply(payload, stack, found)
+            stack.apply(payload, found)
 
 
 @dataclass(frozen=True)
@@ -290,23 +290,35 @@ def _tokens(text: str) -> list[_Token]:
     return found
 
 
-def _apply(token: _Token, stack: list[tuple[Label, list[int]]], found: dict[int, Label]) -> None:
-    kind, name, closing = token.kind, token.name, token.closing
-    if kind == "fence":  # a fence closes the open fence of its kind, or opens one
-        closing = any(label.kind == "fence" and label.name == name for label, _ in stack)
-    if not closing:
-        stack.append((Label(kind, name), []))
-        return
-    for depth in range(len(stack) - 1, -1, -1):
-        label, _ = stack[depth]
-        if label.kind == kind and label.name == name:
-            # Containers opened inside it and never closed end with it: their slots are inside
-            # this label too. Slots already labelled by an inner label keep the inner one.
-            for _, slots in stack[depth:]:
-                for slot in slots:
-                    found.setdefault(slot, label)
-            del stack[depth:]
+class _Open:
+    """The containers open at a point of a message, innermost last, each with the slots it holds,
+    and where each kind of label is open: a closing marker finds its opener without searching
+    the stack (10,000 unclosed tags and as many stray closing ones would be quadratic)."""
+
+    def __init__(self) -> None:
+        self.containers: list[tuple[Label, list[int]]] = []
+        self.depths: dict[Label, list[int]] = {}  # each label's open containers, by depth
+
+    def apply(self, token: _Token, found: dict[int, Label]) -> None:
+        label = Label(token.kind, token.name)
+        closing = token.closing
+        if token.kind == "fence":  # a fence closes the open fence of its kind, or opens one
+            closing = bool(self.depths.get(label))
+        if not closing:
+            self.depths.setdefault(label, []).append(len(self.containers))
+            self.containers.append((label, []))
             return
+        depths = self.depths.get(label)
+        if not depths:
+            return  # closes nothing that is open
+        depth = depths[-1]
+        # Containers opened inside it and never closed end with it: their slots are inside this
+        # label too. Slots already labelled by an inner label keep the inner one.
+        for inner, slots in self.containers[depth:]:
+            for slot in slots:
+                found.setdefault(slot, label)
+            self.depths[inner].pop()  # the innermost of its label: containers close innermost first
+        del self.containers[depth:]
 
 
 def escaped(segment: Segment, escapes: list[str]) -> bool:
