@@ -152,10 +152,15 @@ class Directives:
     _names: dict[str, str] = field(default_factory=dict, repr=False)
     # Which suppressions cover each line, and which the whole file (indexes; see `covering`).
     _by_line: dict[int, list[int]] | None = field(default=None, repr=False)
+    # Of the suppressions covering a line (0: the file-level ones), those naming each code, with
+    # the entry that names it (None: those without codes), built when a finding is on the line.
+    _by_code: dict[int, dict[str | None, list[tuple[int, CodeRef | None]]]] = field(default_factory=dict,
+                                                                                     repr=False)
 
     def resolve_names(self, names: dict[str, str]) -> None:
         """Accept rule names (``volatile-in-prefix``) as well as codes inside ``ignore[...]``."""
         self._names = names
+        self._by_code.clear()
 
     def code_of(self, ref: CodeRef) -> str:
         """The code a suppression entry names (an unknown entry is returned upper-cased)."""
@@ -164,27 +169,36 @@ class Directives:
     def covering(self, finding: Finding) -> list[tuple[Suppression, CodeRef | None]]:
         """The suppressions that cover ``finding``, each with the entry that names its rule
         (None for a suppression without codes)."""
-        hits: list[tuple[Suppression, CodeRef | None]] = []
-        for index in self._covering_line(finding.span.line):
-            suppression = self.suppressions[index]
-            if suppression.codes is None:
-                hits.append((suppression, None))
-                continue
-            ref = next((r for r in suppression.codes if self.code_of(r) == finding.code), None)
-            if ref is not None:
-                hits.append((suppression, ref))
-        return hits
+        parts = [entries for line in dict.fromkeys((0, finding.span.line)) for table in [self._codes_at(line)]
+                 for entries in (table.get(None), table.get(finding.code)) if entries]
+        hits = parts[0] if len(parts) == 1 else sorted((e for part in parts for e in part), key=lambda e: e[0])
+        return [(self.suppressions[index], ref) for index, ref in hits]
 
-    def _covering_line(self, line: int) -> list[int]:
-        """The suppressions (by index, in file order) that cover ``line``: an index built once,
-        so that a file of many suppressions and many findings costs no more than its size."""
+    def _codes_at(self, line: int) -> dict[str | None, list[tuple[int, CodeRef | None]]]:
+        """The suppressions covering ``line`` (0: the whole file) by the code they name, in file
+        order: a file of many suppressions (on one line, too) and many findings costs no more
+        than its size."""
+        table = self._by_code.get(line)
+        if table is not None:
+            return table
         if self._by_line is None:
-            self._by_line = {0: []}  # 0: the file-level ones
+            self._by_line = {0: []}
             for index, suppression in enumerate(self.suppressions):
                 for covered in [0] if suppression.file_level else suppression.lines:
                     self._by_line.setdefault(covered, []).append(index)
-        file_level, own = self._by_line[0], self._by_line.get(line, [])
-        return sorted(file_level + own) if file_level and own else file_level or own
+        table = self._by_code[line] = {}
+        for index in self._by_line.get(line, ()):
+            suppression = self.suppressions[index]
+            if suppression.codes is None:
+                table.setdefault(None, []).append((index, None))
+                continue
+            named: set[str] = set()
+            for ref in suppression.codes:  # the first entry naming each code stands for it
+                code = self.code_of(ref)
+                if code not in named:
+                    named.add(code)
+                    table.setdefault(code, []).append((index, ref))
+        return table
 
     def covers(self, finding: Finding) -> bool:
         """Whether a suppression covers ``finding``."""

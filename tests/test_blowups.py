@@ -97,6 +97,9 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # each closing tag searching every open one (CTX401's trust labels).
     "unmatched tags": ("page.j2", lambda n: "<x>" * n + "Web page: {{ page }}\n" + "</y>" * n + "\n", 10_000,
                        {"CTX401": 1}),
+    # 2,400 suppressions on one line, 70 KB: 10 s, each finding on the line matched against every one.
+    "suppressions on one line": ("rules.j2", lambda n: "Web page: {{ now() }}\n" + "{# ctxlint: ignore[CTX101] #}" * n
+                                 + "\n", 5_000, {"CTX002": 5_000}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),
