@@ -68,11 +68,13 @@ def _ts_call_sites(i: int) -> str:
 def _notebook(size: int) -> str:
     cells = [{"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
               "source": PY_CLIENT.splitlines(keepends=True)}]
-    i = 0
-    while len(json.dumps(cells)) < size:
-        cells.append({"cell_type": "markdown", "metadata": {}, "source": [f"## Answer {i}\n", "Asks the model.\n"]})
-        cells.append({"cell_type": "code", "metadata": {}, "execution_count": i + 2, "outputs": [],
-                      "source": _py_call_sites(i).splitlines(keepends=True)})
+    i, written = 0, len(json.dumps(cells))
+    while written < size:  # each cell's own length added: dumping all cells again each time was quadratic
+        for cell in ({"cell_type": "markdown", "metadata": {}, "source": [f"## Answer {i}\n", "Asks the model.\n"]},
+                     {"cell_type": "code", "metadata": {}, "execution_count": i + 2, "outputs": [],
+                      "source": _py_call_sites(i).splitlines(keepends=True)}):
+            cells.append(cell)
+            written += len(json.dumps(cell)) + 2  # and the ", " before it
         i += 1
     return json.dumps({"nbformat": 4, "nbformat_minor": 5,
                        "metadata": {"kernelspec": {"language": "python", "name": "python3"}}, "cells": cells})
