@@ -345,3 +345,32 @@ def test_the_analysis_leaves_no_cycles_to_hold_the_syntax_tree(tmp_path):
     assert "You sort support tickets." in request.segments[0].text and len(request.tools) == 1
     assert parsed.dependencies == [str(tmp_path / "prompts.ts")]
     assert unreachable == 0
+
+
+def test_a_module_constant_named_at_every_call_site_is_read_once(monkeypatch):
+    # Each function reads the constant's last value, the same for all: its text (here a list built by
+    # `map` and `join`, with a slot per item) was read again at each of the 1,000 call sites.
+    reads = 0
+    bound_text = analyzer.Analyzer.bound_text
+
+    def counting(self, binding):
+        nonlocal reads
+        reads += 1
+        return bound_text(self, binding)
+
+    monkeypatch.setattr(analyzer.Analyzer, "bound_text", counting)
+    unit = ("export const plan{i} = (goal: string) => client.chat.completions.create({{\n"
+            '  model: "gpt-4o", max_tokens: 300,\n'
+            "  messages: [{{ role: \"system\", content: `Skills:\\n${{skills}}\\nPick one for plan {i}.` }},\n"
+            '             {{ role: "user", content: goal }}],\n}});\n')
+    text = ('import OpenAI from "openai";\nconst client = new OpenAI();\n'
+            'const skills = ["search", "summarise"].map((s) => `- ${s}`).join("\\n");\n'
+            + "".join(unit.format(i=i) for i in range(1_000)))
+    parsed = parse_file(text, "planner.ts")
+    assert len(parsed.requests) == 1_000
+    assert reads < 10  # was about 3 per call site
+    first, last = ("".join(segment.text for segment in parsed.requests[i].segments) for i in (0, -1))
+    assert first == last.replace("999", "0") == "Skills:\n- s\nPick one for plan 0.goal"
+    for request in (parsed.requests[0], parsed.requests[-1]):  # each skill's slot, in the loop over them
+        [item] = [segment for segment in request.segments if segment.slot is not None and segment.text == "s"]
+        assert item.loop is not None and item.span.line == 3

@@ -340,6 +340,7 @@ class Analyzer:
         self._consumed: set[int] = set()
         self._marked: set[int] = set()
         self._timelines: dict[int, _Timeline] = {}
+        self._bound_texts: dict[tuple, tuple[list[_Piece] | None, set[int]]] = {}  # see name_text
         self._chains: dict[int, int] = {}  # property-chain depth by node id (see chain_depth)
         self._undotted: set[int] = set()  # chains `dotted` found no name for
         self.long_chain: Node | None = None  # the first chain past _MAX_CHAIN, for the notice
@@ -1078,28 +1079,51 @@ class Analyzer:
         if binding is None and node.type == "identifier":
             imported = self.imported_constant(self.code(node))
             return imported[0].text(imported[1], imported[2]) if imported is not None else None
-        if binding is None or binding.part is not None or not self.enter(binding.value):
+        if binding is None or binding.part is not None:
             return None
+        # Every call site in functions of a module reads a module constant's last value: its text is read
+        # once (1,829 call sites naming one `skills` read it 1,829 times). Only what is read outside any
+        # other name's reading is kept, where no cycle guard cut it short; what it read (_consumed) is
+        # replayed with it.
+        key = None
+        if not self._active and not binding.env.bindings:
+            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
+            if key in self._bound_texts:
+                found, consumed = self._bound_texts[key]
+                self._consumed |= consumed
+                return None if found is None else list(found)
+        if not self.enter(binding.value):
+            return None
+        outer, self._consumed = self._consumed, set()
         try:
-            found = self.text(binding.value, binding.env)
-            if found is None:
-                return None
-            found = list(found)
-            for extra in binding.extras:
-                if extra.kind != "+=" or extra.value is None:
-                    return None
-                more = self.pieces(extra.value, binding.env)
-                loop = binding.loop_of(extra)
-                if loop is not None:
-                    more = [replace(p, loop=p.loop or loop.text) for p in more]
-                found.extend(more)
-            self._consumed.add(binding.value.id)
-            self._consumed.update(e.value.id for e in binding.extras if e.value is not None)
-            if binding.env.scope.kind == "module":  # built once, when the module loads
-                found = [_evaluated_once(p) for p in found]
-            return found
+            found = self.bound_text(binding)
         finally:
             self.leave(binding.value)
+            consumed, self._consumed = self._consumed, outer
+            outer |= consumed
+        if key is not None:
+            self._bound_texts[key] = (found, consumed)
+        return None if found is None else list(found)
+
+    def bound_text(self, binding: _Binding) -> list[_Piece] | None:
+        """The text of a name's value and of what ``+=`` adds to it afterwards."""
+        found = self.text(binding.value, binding.env)
+        if found is None:
+            return None
+        found = list(found)
+        for extra in binding.extras:
+            if extra.kind != "+=" or extra.value is None:
+                return None
+            more = self.pieces(extra.value, binding.env)
+            loop = binding.loop_of(extra)
+            if loop is not None:
+                more = [replace(p, loop=p.loop or loop.text) for p in more]
+            found.extend(more)
+        self._consumed.add(binding.value.id)
+        self._consumed.update(e.value.id for e in binding.extras if e.value is not None)
+        if binding.env.scope.kind == "module":  # built once, when the module loads
+            found = [_evaluated_once(p) for p in found]
+        return found
 
     def call_text(self, call: Node, env: _Env) -> list[_Piece] | None:
         callee = self.unwrap(self.field(call, "function"))
