@@ -485,3 +485,13 @@ def test_near_duplicate_search_is_bounded_and_says_so(monkeypatch):
     # The third distinct line is past the bound: its exact repeat still goes, its near twin stays.
     assert kept.partial and kept.contents["log"].units == lines[:3] + lines[4:]
     assert operators.jaccard(lines[2], lines[4]) >= operators.NEAR_DUPLICATE
+
+
+def test_lines_past_the_ranked_ones_are_searched_for_near_twins(monkeypatch):
+    # The gram ranks come from the first _NEAR_LINES eligible lines, exact repeats included; a line
+    # searched after them had grams with no rank (a KeyError found by benchmarks/fuzz.py).
+    monkeypatch.setattr(operators, "_NEAR_LINES", 3)
+    lines = ("alpha settlement line number 1", "alpha settlement line number 1", "alpha settlement line number 1",
+             "bravo payout reference list 22", "bravo payout reference list 23", "charlie refund batch of week 3")
+    kept = operators.deduplicate([("log", Content(lines))], [])
+    assert kept.contents["log"].units == (lines[0], lines[3], lines[5])  # the near twin of line 4 went

@@ -150,7 +150,9 @@ class _KeptLines:
         self._rank = {gram: i for i, gram in enumerate(sorted(frequency, key=lambda g: (frequency[g], g)))}
 
     def _prefix(self, grams: frozenset[str]) -> list[str]:
-        ordered = sorted(grams, key=self._rank.__getitem__)
+        # A gram the ranked lines never had (a line past the first _NEAR_LINES) is rarer than any
+        # of theirs: first, by itself, so that every line is ordered the same way.
+        ordered = sorted(grams, key=lambda gram: (self._rank.get(gram, -1), gram))
         return ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE * len(ordered)) + 1]
 
     def twin(self, norm: str, grams: frozenset[str]) -> int | None:
