@@ -374,3 +374,22 @@ def test_a_module_constant_named_at_every_call_site_is_read_once(monkeypatch):
     for request in (parsed.requests[0], parsed.requests[-1]):  # each skill's slot, in the loop over them
         [item] = [segment for segment in request.segments if segment.slot is not None and segment.text == "s"]
         assert item.loop is not None and item.span.line == 3
+
+
+def _broken_deep(levels: int) -> str:
+    """An MCP tool whose zod schema holds a subscript chain ``levels`` deep with a syntax error
+    at its bottom (a fuzzed module: the error's parent was asked for by climbing from it)."""
+    return ('import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\nimport { z } from "zod";\n'
+            'const server = new McpServer({ name: "notes", version: "1.0.0" });\n'
+            'server.tool("search", "Search the notes.", { query: z.string' + "[" * levels + "x."
+            + "]" * levels + "() }, async () => ({ content: [] }));\n")
+
+
+def test_a_syntax_error_deeper_than_the_analysis_reads_is_refused_without_climbing_to_it():
+    # 10,000 levels: asking tree-sitter for the error's parent overflowed the C stack (the process
+    # died); a few thousand levels took seconds, each parent found by walking down from the root.
+    [(span, message)] = parse_file(_broken_deep(10_000), "server.ts").errors
+    assert (span.line, message) == (4, f"the module nests more than {analyzer.MAX_DEPTH} levels deep; "
+                                       "ctxlint does not read it")
+    steps, parsed = count_steps(lambda: parse_file(_broken_deep(3_000), "server.ts"))
+    assert len(parsed.errors) == 1 and steps < 50_000

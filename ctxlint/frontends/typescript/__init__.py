@@ -68,8 +68,12 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     if root is None:
         parsed.notices.append(syntax.unparsable(len(source.data)))
         return parsed
-    bad = syntax.first_error(root) if root.has_error else None
-    if bad is not None and _PROMPT_CODE.search(source.code(_statement(bad))):
+    bad, deep = syntax.first_error(root, MAX_DEPTH) if root.has_error else (None, False)
+    if bad is not None and deep:  # the analysis would refuse the nesting too
+        parsed.errors.append((Span.point(path, *source.position(bad.start_byte)), _too_deep()))
+        return parsed
+    statement = _statement(bad, MAX_DEPTH) if bad is not None else None
+    if bad is not None and statement is not None and _PROMPT_CODE.search(source.code(statement)):
         # tree-sitter recovers from errors, so the rest of a module is still read; but a broken
         # statement that is prompt code would be misread, so it is reported instead, and the module
         # is not analysed at all (on a large broken module that is most of the work).
@@ -80,12 +84,10 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     analyzer = Analyzer(root, source, grammar)
     try:
         analyzer.run(parsed)
-    except TooDeep as deep:
+    except TooDeep as too_deep:
         parsed.requests.clear()
         parsed.observations.clear()
-        line, column = source.position(deep.node.start_byte)
-        parsed.errors.append((Span.point(path, line, column),
-                              f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"))
+        parsed.errors.append((Span.point(path, *source.position(too_deep.node.start_byte)), _too_deep()))
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()
@@ -95,14 +97,24 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
     return parsed
 
 
-def _statement(node):
-    """The innermost statement or declaration around ``node`` (what a syntax error breaks)."""
-    current = node
-    while current.parent is not None and current.parent.type != "program" and not (
-            current.type.endswith(("statement", "declaration")) and current.type != "expression_statement"
-            and current is not node):
-        current = current.parent
-    return current
+def _too_deep() -> str:
+    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH
+
+    return f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"
+
+
+def _statement(node, levels: int):
+    """The innermost statement or declaration around ``node`` (what a syntax error breaks), or None
+    when it is more than ``levels`` levels up: a node finds its parent by walking down from the
+    root, so climbing 10,000 nested brackets took seconds (the analysis refuses such nesting)."""
+    current, parent = node, node.parent
+    for _ in range(levels):
+        if parent is None or parent.type == "program" or (
+                current is not node and current.type.endswith(("statement", "declaration"))
+                and current.type != "expression_statement"):
+            return current
+        current, parent = parent, parent.parent
+    return None
 
 
 def _excerpt(code: str) -> str:

@@ -180,41 +180,30 @@ def named_children(node: Node) -> Iterator[Node]:
             return
 
 
-def first_error(root: Node) -> Node | None:
-    """The first ERROR or MISSING node, in source order (subtrees without errors are skipped).
+def first_error(root: Node, max_depth: int) -> tuple[Node | None, bool]:
+    """The first ERROR or MISSING node, in source order (subtrees without errors are skipped), and
+    whether it lies deeper than ``max_depth`` levels: then it is not looked at further, since a
+    node finds its parent by walking down from the root, and 40,000 levels overflow the C stack.
 
     The TSX grammar reads `&name` inside a JSX attribute string as a broken character entity,
     where React takes it literally (`href="…?a=1&utm_source=x"`): that is not an error.
     """
     cursor = root.walk()
+    depth = 0
     while True:
         node = cursor.node
-        if (node.is_error or node.is_missing) and not _in_jsx_attribute_string(node):
-            return node
+        if (node.is_error or node.is_missing) and (depth > max_depth or not _in_jsx_attribute_string(node)):
+            return node, depth > max_depth
         if node.has_error and cursor.goto_first_child():
+            depth += 1
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return None
+                return None, False
+            depth -= 1
 
 
 def _in_jsx_attribute_string(node: Node) -> bool:
     parent = node.parent
     return (node.is_error and parent is not None and parent.type == "string"
             and parent.parent is not None and parent.parent.type == "jsx_attribute")
-
-
-def depth_exceeds(root: Node, limit: int) -> Node | None:
-    """The first node nested more than ``limit`` levels deep, or None (an iterative walk)."""
-    cursor = root.walk()
-    depth = 0
-    while True:
-        if depth > limit:
-            return cursor.node
-        if cursor.goto_first_child():
-            depth += 1
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return None
-            depth -= 1
