@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from steps import growth
 
 from ctxlint import frameworks, model
 from ctxlint.frontends import notebook, python
@@ -150,3 +151,20 @@ def test_relocating_a_notebook_reads_each_type_s_fields_once(monkeypatch: pytest
     moved = model.map_spans(parsed, parsed.embedded.relocate)
     assert {s.span.cell for r in moved.requests for s in r.segments} >= {3, 152}
     assert 0 < len(read) <= 20  # once per model type, not once per object
+
+
+def _estimating_functions(n: int) -> str:
+    return "import tiktoken\n\n" + "".join(
+        f"def budget_{i}(prompt):\n    tokens = len(prompt) / 4\n    return tokens\n\n" for i in range(n)) + (
+        "def exact(prompt):\n    tokens = len(tiktoken.get_encoding('o200k_base').encode(prompt))\n"
+        "    if not tokens:\n        tokens = len(prompt) / 4\n    return tokens\n")
+
+
+def test_estimates_are_matched_to_their_functions_in_one_sweep():
+    # Every estimate searched every function for the ones around it: a fuzzed 1 MB module of
+    # functions that each estimate tokens ran for minutes.
+    parsed = python.parse_file(_estimating_functions(3_000), "budget.py")
+    assert len(parsed.observations) == 3_000  # the one beside a tokenizer is its fallback
+    assert parsed.observations[-1].span.line == 4 + 4 * 2_999
+    python.parse_file(_estimating_functions(2), "budget.py")
+    assert growth(lambda n: lambda: python.parse_file(_estimating_functions(n), "budget.py"), 250) < 1.3

@@ -17,16 +17,29 @@ class Estimates(Component):
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
         counts: dict[int, bool] = {}  # function -> whether it counts with a tokenizer
 
-        def fallback(line: int) -> bool:
-            for fn, _ in self.m.functions:
-                if fn.lineno <= line <= (fn.end_lineno or fn.lineno):
-                    if id(fn) not in counts:
-                        counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
-                    if counts[id(fn)]:
-                        return True
-            return False
+        def counting(fn: ast.AST) -> bool:
+            if id(fn) not in counts:
+                counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
+            return counts[id(fn)]
 
-        self.m.observations[:] = [o for o in self.m.observations if not fallback(o.span.line)]
+        # The functions around each estimate's line, in one sweep over both sorted by line (a
+        # search of every function per estimate was quadratic: a 1 MB module ran for minutes).
+        # Functions nest, so those open at a line are a stack.
+        spans = sorted(((fn.lineno, fn.end_lineno or fn.lineno, fn) for fn, _ in self.m.functions),
+                       key=lambda span: (span[0], -span[1]))
+        fallback: dict[int, bool] = {}
+        stack: list[tuple[int, int, ast.AST]] = []
+        next_span = 0
+        for line in sorted({o.span.line for o in self.m.observations}):
+            while next_span < len(spans) and spans[next_span][0] <= line:
+                while stack and stack[-1][1] < spans[next_span][0]:
+                    stack.pop()
+                stack.append(spans[next_span])
+                next_span += 1
+            while stack and stack[-1][1] < line:
+                stack.pop()
+            fallback[line] = any(counting(fn) for start, end, fn in stack if start <= line <= end)
+        self.m.observations[:] = [o for o in self.m.observations if not fallback[o.span.line]]
 
     def counts_tokens(self, node: ast.AST) -> bool:
         """A call that counts tokens with a tokenizer: ``tokenizer.encode(text)``,
