@@ -100,6 +100,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # 2,400 suppressions on one line, 70 KB: 10 s, each finding on the line matched against every one.
     "suppressions on one line": ("rules.j2", lambda n: "Web page: {{ now() }}\n" + "{# ctxlint: ignore[CTX101] #}" * n
                                  + "\n", 5_000, {"CTX002": 5_000}),
+    # A slot and then one line of 20,000 spaces: 13 s in the regular expression that finds BEGIN/END
+    # marker lines, its two runs of blanks splitting the line every way (found by benchmarks/fuzz.py;
+    # work in C, which the step count misses).
+    "a line of spaces": ("writer.j2", lambda n: "Write about {{ context }}" + " " * n + "\n", 200_000, {}),
     "request messages": ("request.json", lambda n: '{"model": "gpt-4o", "max_tokens": 512, "messages": ['
                          + ",".join(['{"role": "user", "content": "Web page: {{ page }} Never lie."}'] * n) + "]}",
                          1_500, {"CTX401": 1_500}),

@@ -201,7 +201,10 @@ _TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s[^<>]*?)?)(/?)>")
 _FENCE = re.compile(r"^[ \t]*(```+|~~~+|\"\"\"|''')", re.MULTILINE)
 # A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
 # hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`).
-_MARKER = re.compile(r"^[ \t]*[-=#*\[<>|~]*[ \t]*(?P<word>BEGIN|START|END)\b[^\n]*$", re.MULTILINE | re.IGNORECASE)
+# (Possessive blanks: with two runs of blanks that can split a line of spaces between them,
+# a 20 KB line of spaces took seconds of backtracking at each line start.)
+_MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END)\b[^\n]*$",
+                     re.MULTILINE | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
