@@ -212,26 +212,31 @@ def _statements_swallowed_by_a_substitution(n: int) -> str:
             + "${doc.slice(0, 8000)}`,\n  });\n  return response.output_text;\n}\n")
 
 
+def _count_calls(monkeypatch, name: str) -> list[int]:
+    """Count calls to the Analyzer method ``name``: the returned list gains an item per call."""
+    calls: list[int] = []
+    method = getattr(analyzer.Analyzer, name)
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return method(self, *args, **kwargs)
+
+    monkeypatch.setattr(analyzer.Analyzer, name, counting)
+    return calls
+
+
 def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
     text = _statements_swallowed_by_a_substitution(2_000)
     [(span, message)] = parse_file(text, "summarise.ts").errors  # the broken request is not analysed at all
     assert (span.line, message[:30]) == (8, "invalid syntax: unexpected `do")
 
-    calls = 0
-    facts = analyzer.Analyzer.facts
-
-    def counting(self, *args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return facts(self, *args, **kwargs)
-
-    monkeypatch.setattr(analyzer.Analyzer, "facts", counting)
+    calls = _count_calls(monkeypatch, "facts")
     source = syntax.Text(text, "summarise.ts")
     root = syntax.parse("typescript", source.data)
     parsed = ParsedFile("summarise.ts")
     analyzer.Analyzer(root, source).run(parsed)  # what the analysis would do with it
     assert len(parsed.requests) == 1
-    assert calls < 100  # was about 20 per swallowed statement
+    assert len(calls) < 100  # was about 20 per swallowed statement
 
 
 def _servers_reassigned_inside_their_own_declaration(n: int) -> str:
@@ -297,23 +302,15 @@ def test_zod_schemas_are_read_without_reading_the_module_again():
 def test_a_module_whose_prompt_code_is_broken_is_not_analysed(monkeypatch):
     # The analysis was run, then its requests thrown away for the syntax error: on a large module
     # that was most of the work.
-    runs = 0
-    run = analyzer.Analyzer.run
-
-    def counting(self, parsed):
-        nonlocal runs
-        runs += 1
-        return run(self, parsed)
-
-    monkeypatch.setattr(analyzer.Analyzer, "run", counting)
+    runs = _count_calls(monkeypatch, "run")
     text = _call_sites(3_000).replace('content: `You help team 0.` }', 'content: `You help team 0.` ]', 1)
     steps, parsed = count_steps(lambda: parse_file(text, "answer.ts"))
     [(span, message)] = parsed.errors
     assert span.line == 6 and message.startswith("invalid syntax")
-    assert not parsed.requests and runs == 0
+    assert not parsed.requests and len(runs) == 0
     assert steps < 100_000  # the parse's progress callbacks; the analysis took about 2,000 per call site
-    assert len(parse_file(_call_sites(3).replace("0.` }", "0.` ]"), "answer.ts").errors) == 1 and runs == 0
-    assert len(parse_file(_call_sites(3), "answer.ts").requests) == 3 and runs == 1
+    assert len(parse_file(_call_sites(3).replace("0.` }", "0.` ]"), "answer.ts").errors) == 1 and len(runs) == 0
+    assert len(parse_file(_call_sites(3), "answer.ts").requests) == 3 and len(runs) == 1
 
 
 def test_the_analysis_leaves_no_cycles_to_hold_the_syntax_tree(tmp_path):
@@ -350,15 +347,7 @@ def test_the_analysis_leaves_no_cycles_to_hold_the_syntax_tree(tmp_path):
 def test_a_module_constant_named_at_every_call_site_is_read_once(monkeypatch):
     # Each function reads the constant's last value, the same for all: its text (here a list built by
     # `map` and `join`, with a slot per item) was read again at each of the 1,000 call sites.
-    reads = 0
-    bound_text = analyzer.Analyzer.bound_text
-
-    def counting(self, binding):
-        nonlocal reads
-        reads += 1
-        return bound_text(self, binding)
-
-    monkeypatch.setattr(analyzer.Analyzer, "bound_text", counting)
+    reads = _count_calls(monkeypatch, "bound_text")
     unit = ("export const plan{i} = (goal: string) => client.chat.completions.create({{\n"
             '  model: "gpt-4o", max_tokens: 300,\n'
             "  messages: [{{ role: \"system\", content: `Skills:\\n${{skills}}\\nPick one for plan {i}.` }},\n"
@@ -368,7 +357,7 @@ def test_a_module_constant_named_at_every_call_site_is_read_once(monkeypatch):
             + "".join(unit.format(i=i) for i in range(1_000)))
     parsed = parse_file(text, "planner.ts")
     assert len(parsed.requests) == 1_000
-    assert reads < 10  # was about 3 per call site
+    assert len(reads) < 10  # was about 3 per call site
     first, last = ("".join(segment.text for segment in parsed.requests[i].segments) for i in (0, -1))
     assert first == last.replace("999", "0") == "Skills:\n- s\nPick one for plan 0.goal"
     for request in (parsed.requests[0], parsed.requests[-1]):  # each skill's slot, in the loop over them
