@@ -335,7 +335,11 @@ RECYCLE_GROWTH_MB = 64
 
 
 def run(inputs: int, jobs: int, run_seed: int, out: Path, progress: bool, minutes: float | None = None) -> list[Result]:
-    context = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
+    # Workers start from a fresh interpreter (a fork server's, or spawned), not forked from this
+    # process: a forked worker would carry this process's growing list of results, and every
+    # thousand inputs its resident baseline grew by about 9 MB.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
     def start() -> _Worker:
         parent, child = context.Pipe()
