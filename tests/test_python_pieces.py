@@ -155,3 +155,73 @@ def test_an_error_at_the_end_of_a_long_last_statement_is_parsed_once(monkeypatch
     with pytest.raises(SyntaxError):
         parse_module(text, "app.py")
     assert sum(len(code) for code in seen) == len(text)
+
+
+def test_code_with_no_boundary_and_too_many_tokens_is_refused_unparsed(monkeypatch):
+    """Forty thousand decorators are one statement of about 360,000 tokens: CPython would peak
+    near 300 MB explaining an error in it, so it is never handed over."""
+    text = "from mcp.server.fastmcp import FastMCP\n\n" + '@mcp.tool(name="lookup")\n' * 40_000 + "def lookup(:\n"
+    seen = _record_parses(monkeypatch)
+    with pytest.raises(prefilter.PieceTooLong) as refused:
+        parse_module(text, "app.py")
+    assert seen == []
+    assert refused.value.line == 1
+    assert str(refused.value) == (
+        "lines 1-40,003 hold about 360,012 tokens without a top-level statement boundary; "
+        f"ctxlint parses at most {prefilter.MAX_PIECE_TOKENS:,} tokens at a time")
+    problem, tree = prefilter.precheck(text, "app.py")
+    assert tree is None and problem is not None
+    assert (problem[0].line, problem[0].column, problem[1]) == (1, 1, str(refused.value))
+
+
+def test_many_short_statements_and_one_long_string_are_not_too_many_tokens():
+    """The bound is on what is parsed at once, counted as Python counts: a 600 KB prompt literal
+    is one token, and a megabyte of short statements splits into pieces."""
+    prompt = 'PROMPT = """' + "Answer in one short sentence, and never guess a price.\n" * 11_000 + '"""\n'
+    text = _statements(20_000) + prompt + _statements(100)
+    assert len(text) > 1_500_000
+    module = parse_module(text, "app.py")
+    assert len(module.body) == 20_101
+
+
+def test_a_piece_left_open_grows_by_doubling_not_to_the_end_of_the_module(monkeypatch):
+    """A prompt with lines at column 0 hides the boundaries of 200 KB: the piece that ends in it
+    is parsed again, twice as long each time, and the module's remaining 800 KB stay in pieces."""
+    prompt = 'PROMPT = """\n' + "Never guess.\n" * 16_000 + '"""\n'
+    text = prompt + _statements(16_000)
+    seen = _record_parses(monkeypatch)
+    tree = parse_module(text, "app.py")
+    assert len(tree.body) == 16_001
+    assert max(len(code) for code in seen) <= 4 * len(prompt)
+    assert sum(len(code) for code in seen) <= len(text) + 2 * 4 * len(prompt)
+
+
+@pytest.mark.parametrize("parts", [2_000, 12_000])
+def test_an_import_of_thousands_of_dotted_parts_is_refused_unparsed(monkeypatch, parts):
+    """CPython's memory for an imported dotted name grows with the square of its parts (10,000
+    parts: over 400 MB with a syntax error after it)."""
+    name = ".".join(["messages"] * parts)
+    text = f'"""Answers questions."""\n\nimport {name}\nclient = anthropic.Anthropic(\n'
+    seen = _record_parses(monkeypatch)
+    problem, tree = prefilter.precheck(text, "app.py")
+    assert seen == [] and tree is None and problem is not None
+    assert (problem[0].line, problem[0].column, problem[1]) == (
+        3, 8, f"the import names a module of {parts:,} parts; ctxlint reads module names of up to 200 parts")
+
+
+@pytest.mark.parametrize("statement", [
+    "from " + ".".join(["pkg"] * 3_000) + " import (\n    name,\n)\n",
+    "import os, " + ".\\\n".join(["pkg"] * 3_000) + " as deep\n",
+])
+def test_every_form_of_a_long_import_is_refused(statement):
+    problem, _ = prefilter.precheck("import json\n" + statement, "app.py")
+    assert problem is not None and problem[0].line == 2 and "3,000 parts" in problem[1]
+
+
+def test_short_imports_and_long_dotted_names_elsewhere_are_parsed():
+    """200 parts pass, as do relative dots and dotted names outside imports (a comment naming a
+    path of 5,000 parts, an attribute chain: CPython reads those in linear memory)."""
+    text = ("import " + ".".join(["pkg"] * 200) + "\nfrom " + "." * 300 + " import name\n"
+            + "# " + ".".join(["node"] * 5_000) + "\nvalue = " + ".".join(["node"] * 150) + "\n")
+    problem, tree = prefilter.precheck(text, "app.py")
+    assert problem is None and tree is not None and len(tree.body) == 3

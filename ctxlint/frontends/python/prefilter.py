@@ -79,6 +79,34 @@ MAX_DEPTH = 200
 Problem = tuple[Span, str]
 
 
+# The most parts of a dotted name in an import that CPython's parser is handed. It reads such a
+# name with a left-recursive rule whose memo grows with the square of its parts: an import of
+# 10,000 parts takes it over 400 MB. Real module paths have a handful.
+MAX_DOTTED_PARTS = 200
+# An import statement's logical line (backslash continuations included), and its dotted names.
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import|from)\b(?:[^\n\\]|\\.)*+", re.MULTILINE | re.DOTALL)
+_DOTTED = re.compile(r"\w++(?:[\s\\]*+\.[\s\\]*+\w++)++")
+
+
+def long_import(text: str, path: str) -> Problem | None:
+    """A located error when an import names a module of more than ``MAX_DOTTED_PARTS`` parts."""
+    if text.count(".") <= MAX_DOTTED_PARTS:
+        return None
+    for statement in _IMPORT_LINE.finditer(text):
+        if statement.group().count(".") <= MAX_DOTTED_PARTS:
+            continue
+        for name in _DOTTED.finditer(statement.group()):
+            parts = name.group().count(".") + 1
+            if parts > MAX_DOTTED_PARTS:
+                start = statement.start() + name.start()
+                line = text.count("\n", 0, start) + 1
+                column = start - text.rfind("\n", 0, start)
+                return (Span.point(path, line, column),
+                        f"the import names a module of {parts:,} parts; "
+                        f"ctxlint reads module names of up to {MAX_DOTTED_PARTS} parts")
+    return None
+
+
 def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | None, ast.Module | None]:
     """Parse with CPython's own parser (nothing is executed): ``(error or None, tree or None)``.
 
@@ -87,9 +115,14 @@ def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | 
     does not know is a located error that says so. Without ``check_depth`` the caller runs
     :func:`too_deep` itself, once it knows the module is worth analysing.
     """
+    problem = long_import(text, path)
+    if problem is not None:
+        return problem, None
     tree: ast.Module | None
     try:
         tree = parse_module(text, path)
+    except PieceTooLong as error:
+        return (Span.point(path, error.line), str(error)), None
     except SyntaxError as error:
         tree = _parse_without_type_parameters(text, path)
         if tree is None:
@@ -117,6 +150,28 @@ _PIECE_START = re.compile(r"^(?=[A-Za-z_])(?!(?:else|elif|except|finally)\b)", r
 # module would have closed.
 _OPEN_AT_END = ("never closed", "unterminated", "unexpected EOF", "EOF while")
 
+# The most tokens handed to CPython's parser at once. Its memory grows with the tokens it parses
+# (about 750 bytes each when it reports a syntax error, for its second, explaining pass), and a
+# piece cannot be shorter than one top-level statement. The longest statement of the development
+# corpus has about 50,000 tokens (a class of 500 KB).
+MAX_PIECE_TOKENS = 150_000
+# Python's tokens, roughly: a string literal (any quotes, any prefix) or a comment counts one, as
+# does a word or a punctuation character. Possessive: an unclosed quote costs no backtracking.
+_ROUGH_TOKEN = re.compile(
+    r"""[rRbBuUfF]{0,2}(?:'''(?:[^'\\]|\\.|'(?!''))*+'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*+\"\"\""""
+    r"""|'(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+")|\#[^\n]*+|\w++|[^\w\s]""",
+    re.DOTALL,
+)
+
+
+class PieceTooLong(Exception):
+    """Code too long to hand to CPython's parser at once, with nowhere to split it."""
+
+    def __init__(self, line: int, last_line: int, tokens: int) -> None:
+        super().__init__(f"lines {line:,}-{last_line:,} hold about {tokens:,} tokens without a top-level "
+                         f"statement boundary; ctxlint parses at most {MAX_PIECE_TOKENS:,} tokens at a time")
+        self.line = line
+
 
 def parse_module(text: str, path: str) -> ast.Module:
     """``ast.parse(text)``, a long module in pieces of about ``PIECE_CHARS`` characters.
@@ -126,25 +181,24 @@ def parse_module(text: str, path: str) -> ast.Module:
     statements with an error at the end peaks at over 150 MB. Parsed piece by piece, each piece
     of top-level statements (padded with blank lines, so that lines keep their numbers) costs
     only its own share. A piece that fails where the rest of the module might have continued it
-    (a string or bracket still open at its end) is parsed again together with the rest; a piece
-    that parses starts the next one at a statement boundary, so the tree and any error are those
-    of the whole module."""
+    (a string or bracket still open at its end) is parsed again, twice as long, until it parses
+    or the error is its own; a piece that parses starts the next one at a statement boundary, so
+    the tree and any error are those of the whole module. A piece of more than
+    ``MAX_PIECE_TOKENS`` tokens is not parsed at all: :class:`PieceTooLong`."""
     if len(text) <= PIECE_CHARS:
         return ast.parse(text, filename=path)
     module: ast.Module | None = None
     start = lines = 0
     while start < len(text):
-        found = _PIECE_START.search(text, start + PIECE_CHARS)
-        # A short tail joins the piece before it: an error at the end of a long last statement
-        # would otherwise have that statement parsed twice (once alone, once with the tail).
-        end = found.start() if found is not None and len(text) - found.start() > PIECE_CHARS // 4 else len(text)
-        try:
-            piece = ast.parse("\n" * lines + text[start:end], filename=path)
-        except SyntaxError as error:
-            if end == len(text) or not _open_at_end(error, lines + text.count("\n", start, end)):
-                raise
-            end = len(text)
-            piece = ast.parse("\n" * lines + text[start:], filename=path)
+        end = _piece_end(text, start + PIECE_CHARS)
+        while True:
+            try:
+                piece = _parse_piece(text, start, end, lines, path)
+                break
+            except SyntaxError as error:
+                if end == len(text) or not _open_at_end(error, lines + text.count("\n", start, end)):
+                    raise
+                end = _piece_end(text, start + 2 * (end - start))
         if module is None:
             module = piece
         else:
@@ -154,6 +208,23 @@ def parse_module(text: str, path: str) -> ast.Module:
         start = end
     assert module is not None
     return module
+
+
+def _piece_end(text: str, at: int) -> int:
+    """Where a piece meant to reach ``at`` ends: the next statement boundary from there, or the
+    end of the module. A short tail joins the piece before it: an error at the end of a long
+    last statement would otherwise have that statement parsed twice (alone, then with the tail)."""
+    found = _PIECE_START.search(text, at) if at < len(text) else None
+    return found.start() if found is not None and len(text) - found.start() > PIECE_CHARS // 4 else len(text)
+
+
+def _parse_piece(text: str, start: int, end: int, lines: int, path: str) -> ast.Module:
+    if end - start > MAX_PIECE_TOKENS:  # else it cannot hold that many: a token has a character
+        tokens = sum(1 for _ in _ROUGH_TOKEN.finditer(text, start, end))
+        if tokens > MAX_PIECE_TOKENS:
+            last_line = lines + text.count("\n", start, end - 1) + 1
+            raise PieceTooLong(lines + 1, last_line, tokens)
+    return ast.parse("\n" * lines + text[start:end], filename=path)
 
 
 def _open_at_end(error: SyntaxError, last_line: int) -> bool:
@@ -203,7 +274,7 @@ def _parse_without_type_parameters(text: str, path: str) -> ast.Module | None:
         chars[keyword : name_start + len(match.group(2))] = list(match.group(2)) + [" "] * (name_start - keyword)
     try:
         return parse_module("".join(chars), path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError, PieceTooLong):
         return None
 
 
