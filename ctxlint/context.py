@@ -21,6 +21,7 @@ class CheckContext:
         self.directives = directives  # the file's `ctxlint:` comments: pinned text, regions, trust
         self._sink = sink
         self._notice = notice
+        self._encodings: dict[str | None, str] = {}  # request.model -> the encoding its tokens are counted in
 
     def notice(self, message: str) -> None:
         """Tell the user something about this file that is not a finding (a check that stopped
@@ -44,5 +45,9 @@ class CheckContext:
         """Exact tokens of ``text`` in the encoding of the request's model (o200k_base if unknown)."""
         from ctxlint import tokens  # the tokenizer loads only when a finding needs a count
 
-        info = tokens.lookup_model(self.model_name(request), self.settings.models)
-        return tokens.count_tokens(text, info.encoding if info else "o200k_base")
+        # The model is looked up once per model: CTX203 counts every static segment of a request.
+        encoding = self._encodings.get(request.model)
+        if encoding is None:
+            info = tokens.lookup_model(self.model_name(request), self.settings.models)
+            encoding = self._encodings[request.model] = info.encoding if info else "o200k_base"
+        return tokens.count_tokens(text, encoding)

@@ -377,11 +377,16 @@ class Linter:
         kept: list[Finding] = []
         used: set[tuple[int, str | None]] = set()
         index = {id(s): i for i, s in enumerate(found.suppressions)}
-        for finding in dict.fromkeys(findings):
-            hits = found.covering(finding)
-            used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
-            if not hits and finding.confidence.rank >= floor:
-                kept.append(finding)
+        shown = frozenset(c for c in Confidence if c.rank >= floor)
+        unique = dict.fromkeys(findings)
+        if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
+            kept = [finding for finding in unique if finding.confidence in shown]
+        else:
+            for finding in unique:
+                hits = found.covering(finding)
+                used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
+                if not hits and finding.confidence in shown:
+                    kept.append(finding)
         audits = [rule for rule in ran if self._checks[rule.check].scope == "suppressions"]
         if audits and (found.suppressions or found.malformed):
             ran_codes = frozenset(rule.code for rule in ran)

@@ -17,10 +17,12 @@ pass per message, so a prompt with thousands of slots costs no more than its len
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from ctxlint.analysis import names
+from ctxlint.analysis import names, reuse_last
 from ctxlint.directives import Directives
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment, SourceKind
 
@@ -52,7 +54,14 @@ class TrustOptions:
 _LEAD_CHARS = 160
 
 
-Named = dict[tuple[tuple[str, ...], str | None], tuple[str, bool] | None]
+class NameFacts(NamedTuple):
+    """What a slot's names (and loop) say, whatever the text around it."""
+
+    named: tuple[str, bool] | None  # the name that makes it untrusted, and whether the author declared it
+    excluded: bool  # the user's question, trusted or metadata: never content introduced by the prompt's words
+
+
+Named = dict[tuple[tuple[str, ...], str | None], NameFacts]
 
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
@@ -69,8 +78,11 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     if named_before is None:
         named_before = {}
     key = (slot.names, segment.loop)
-    if key not in named_before:
-        named_before[key] = _named(segment, options, directives)
+    facts = named_before.get(key)
+    if facts is None:
+        facts = named_before[key] = NameFacts(_named(segment, options, directives), _is_question_slot(
+            segment, options) or any(_is_trusted(n, options, directives) or _is_metadata(n, options)
+                                     for n in slot.names))
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     for source in slot.sources:
         if source.kind is not SourceKind.UNTRUSTED:
@@ -82,17 +94,16 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
             return Untrusted(f"{source.detail}{where}", Confidence.HIGH, (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
         # name that says content (`page`, `documents`) as well, two weak links agree.
-        named = named_before[key]
+        named = facts.named
         name_step = () if named is None else (
             Evidence(EvidenceKind.NAME, f"the name `{named[0]}` suggests third-party content", segment.span, False),)
         return Untrusted(f"{source.detail}{where}", Confidence.MEDIUM if named else Confidence.LOW,
                          (step, *name_step, *source.flow, sink))
-    named = named_before[key]
+    named = facts.named
     if named is None:
         # A name we do not know, but the prompt itself says what it is: worth a look, no more.
-        described = None if _is_question_slot(segment, options) else _described(request, index, options.content_words)
-        if described is None or any(_is_trusted(n, options, directives) or _is_metadata(n, options)
-                                    for n in slot.names):
+        described = None if facts.excluded else _described(request, index, options.content_words)
+        if described is None:
             return None
         step = Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"", segment.span, False)
         return Untrusted(f"introduced as \"{described}\"", Confidence.LOW, (step, sink))
@@ -161,7 +172,11 @@ def _described(request: Request, index: int, words: tuple[str, ...]) -> str | No
         if previous.slot is None:
             lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
-    text = "\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:]
+    return _content_word("\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:], words)
+
+
+@functools.lru_cache(maxsize=4096)  # a long prompt repeats the same few lead-ins before its slots
+def _content_word(text: str, words: tuple[str, ...]) -> str | None:
     match = _word_pattern(words).search(text.lower())
     return match.group(0) if match else None
 
@@ -215,8 +230,10 @@ class Label:
     name: str  # the tag name, the fence (```), or the opening marker's word
 
 
+@reuse_last
 def labels(request: Request) -> dict[int, Label]:
-    """The innermost label around each slot that has one, by segment index.
+    """The innermost label around each slot that has one, by segment index (a dict the caller
+    must not change: CTX401 and CTX403 ask for the same request's labels in turn).
 
     One pass over each message: its text, with each slot standing in as one placeholder
     character, is scanned for opening and closing tags, fences and marker lines in order; each
