@@ -205,11 +205,16 @@ class Directives:
         return bool(self.covering(finding))
 
     def is_pinned(self, line: int) -> bool:
-        # `pinned` and `regions` are in file order and never overlap (see `scan`).
+        # `pinned` and `regions` are in file order and never overlap (see `scan`). Most files
+        # have neither, and every sentence and constraint of a long prompt asks.
+        if not self.pinned:
+            return False
         index = bisect.bisect_right(self.pinned, line, key=lambda block: block[0]) - 1
         return index >= 0 and self.pinned[index][1] >= line
 
     def region_at(self, line: int) -> Region | None:
+        if not self.regions:
+            return None
         index = bisect.bisect_right(self.regions, line, key=lambda block: block[0]) - 1
         return self.regions[index][2] if index >= 0 and self.regions[index][1] >= line else None
 

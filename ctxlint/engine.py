@@ -378,7 +378,7 @@ class Linter:
         used: set[tuple[int, str | None]] = set()
         index = {id(s): i for i, s in enumerate(found.suppressions)}
         shown = frozenset(c for c in Confidence if c.rank >= floor)
-        unique = dict.fromkeys(findings)
+        unique = _unique(findings)
         if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
             kept = [finding for finding in unique if finding.confidence in shown]
         else:
@@ -397,7 +397,8 @@ class Linter:
                 self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
                                                                     audit.append))
                 kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
-        if _LONE_SURROGATE.search("".join(text for finding in kept for text in _texts(finding))):
+        # Searched once per distinct text: thousands of findings of one rule share a few wordings.
+        if any(_LONE_SURROGATE.search(text) for text in {text for finding in kept for text in _texts(finding)}):
             kept = [_printable(f) for f in kept]  # rare: searched finding by finding only when one has it
         if embedded is not None:
             moved = [map_spans(f, embedded.relocate) for f in kept]
@@ -406,6 +407,19 @@ class Linter:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """The findings without repeats, in order. Grouped by rule, place and message first: hashing
+    each finding whole (every evidence step and its span) cost more than most checks that found it."""
+    seen: dict[tuple[str, int, int, str], list[Finding]] = {}
+    unique = []
+    for finding in findings:
+        same = seen.setdefault((finding.code, finding.span.line, finding.span.column, finding.message), [])
+        if finding not in same:
+            same.append(finding)
+            unique.append(finding)
+    return unique
 
 
 def _printable(finding: Finding) -> Finding:

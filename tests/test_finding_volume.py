@@ -48,19 +48,19 @@ def counting(monkeypatch, owner, name: str) -> list[object]:
     return calls
 
 
-PAGES = "Answer from the pages.\n" + "".join(f"Page: {{{{ page }}}} rule {i}: never guess.\n" for i in range(2_000))
+PAGES = "Answer from the pages.\n" + "".join(f"Page: {{{{ page }}}} rule {i}: never guess.\n" for i in range(1_000))
 
 
 def test_findings_of_a_file_without_suppressions_are_not_looked_up_one_by_one(monkeypatch):
     from ctxlint.directives import Directives
 
     looked_up = counting(monkeypatch, Directives, "covering")
-    assert codes(lint("pages.j2", PAGES))["CTX401"] == 2_000
+    assert codes(lint("pages.j2", PAGES))["CTX401"] == 1_000
     assert looked_up == []
     # With a suppression in the file, each finding is looked up (and the suppressed one dropped).
     suppressed = PAGES.replace("rule 7:", "{# ctxlint: ignore[CTX401] #} rule 7:")
-    assert codes(lint("pages.j2", suppressed))["CTX401"] == 1_999
-    assert len(looked_up) >= 2_000
+    assert codes(lint("pages.j2", suppressed))["CTX401"] == 999
+    assert len(looked_up) >= 1_000
 
 
 def test_the_labels_of_a_request_are_found_once_for_the_trust_rules(monkeypatch):
@@ -68,7 +68,7 @@ def test_the_labels_of_a_request_are_found_once_for_the_trust_rules(monkeypatch)
 
     scanned = counting(monkeypatch, trust, "_label_message")
     found = lint("pages.j2", PAGES)
-    assert codes(found)["CTX401"] == 2_000
+    assert codes(found)["CTX401"] == 1_000
     assert codes(found).get("CTX403") is None  # asked for the labels too, found none
     assert len(scanned) == 1  # one message, scanned once for CTX401 and CTX403 together
 
@@ -79,9 +79,9 @@ def test_the_prompt_words_before_thousands_of_slots_are_matched_once_per_wording
     trust._content_word.cache_clear()
     # Fifty names the trust lists do not know, each introduced by the same words: only the
     # words say the slot holds a page. Each wording before a slot is matched once.
-    text = "".join(f"Search results:\n{{{{ item_{i % 50} }}}}\n" for i in range(3_000))
+    text = "".join(f"Search results:\n{{{{ item_{i % 50} }}}}\n" for i in range(1_500))
     found = lint("results.j2", text)
-    assert codes(found)["CTX401"] == 3_000
+    assert codes(found)["CTX401"] == 1_500
     assert all("introduced as \"search results\"" in f.message for f in found if f.code == "CTX401")
     assert trust._content_word.cache_info().misses <= 2
 
@@ -90,7 +90,7 @@ def test_a_metadata_slot_is_not_described_whatever_the_words_before_it(monkeypat
     from ctxlint.analysis import trust
 
     described = counting(monkeypatch, trust, "_described")
-    text = "Search results:\n{{ result_count }}\n" * 2_000
+    text = "Search results:\n{{ result_count }}\n" * 1_000
     assert "CTX401" not in codes(lint("counts.j2", text))
     assert described == []  # a count, never content: the text before it is not read, slot after slot
 
@@ -105,5 +105,74 @@ def test_the_model_of_a_request_is_looked_up_once_for_all_its_token_counts(monke
     (request,) = parse("jinja", PAGES, "pages.j2").requests
     ctx = CheckContext(rule, SETTINGS, None, None, lambda finding: None)  # type: ignore[arg-type]
     counts = [ctx.count_tokens(segment.text, request) for segment in request.segments if segment.slot is None]
-    assert len(counts) == 2_001 and all(counts)
+    assert len(counts) == 1_001 and all(counts)
     assert looked_up == [request.model or "gpt-4o"]
+
+
+LOOPS = "Answer from the documents.\n" + "{% for d in documents %}{{ d }}{% endfor %} Never guess a price.\n" * 500
+
+
+def test_the_layout_of_thousands_of_loops_reads_each_loop_and_sentence_once(monkeypatch):
+    from ctxlint.analysis import constraints, names, regions
+    from ctxlint.model import Region
+
+    said = counting(monkeypatch, regions, "_says")
+    split = counting(monkeypatch, constraints, "_sentences")
+    headings = counting(monkeypatch, constraints, "is_heading")
+    led = counting(monkeypatch, names, "leading_name")
+    described = counting(monkeypatch, regions.Layout, "describe_variable")
+    found = lint("rag.j2", LOOPS)
+    assert codes(found) == {"CTX301": 499, "CTX401": 500}
+    between = [f for f in found if f.code == "CTX301"]
+    assert between[0].message.startswith("The constraint \"Never guess a price.\" sits between variable-length "
+                                         "blocks (the loop over `documents` (line 2) and the loop over "
+                                         "`documents` (line 501)), in the MIDDLE region")
+    assert len(said) == 1  # one loop, whatever the number of its blocks
+    assert len(split) == 2  # the two distinct texts: the first line and the sentence after each loop
+    assert len(headings) <= 6  # each wording once for CTX301 and CTX302, and the last line's for CTX302
+    assert len(led) <= 4  # the loop's collection, named once per pass that asks
+    assert len(described) <= 4  # the blocks around the constraints, described once, not per constraint
+    (request,) = lint_request("rag.j2", LOOPS)
+    from ctxlint import directives
+
+    layout = regions.analyse(request, directives.Directives(), ["documents"])
+    assert layout.regions[:2] == (Region.HEAD, Region.MIDDLE) and layout.regions[-1] is Region.TAIL
+    assert len(layout.variable) == 500
+
+
+def lint_request(name: str, text: str):
+    lint(name, "")  # the linter, loaded
+    assert LINTER is not None
+    return LINTER.parse_bytes(text.encode(), name, name).requests
+
+
+def test_findings_are_kept_once_without_hashing_each_whole(monkeypatch):
+    from ctxlint import engine
+    from ctxlint.model import Finding
+
+    found = lint("rag.j2", LOOPS)
+    expected = list(dict.fromkeys(found))
+    hashed = counting(monkeypatch, Finding, "__hash__")
+    assert engine._unique([*found, *found[:100], found[0]]) == expected
+    assert hashed == []
+
+
+def test_findings_are_searched_for_lone_surrogates_once_per_distinct_text(monkeypatch):
+    from ctxlint import engine
+
+    searched = []
+    pattern = engine._LONE_SURROGATE
+
+    class Counting:
+        def search(self, text: str):
+            searched.append(text)
+            return pattern.search(text)
+
+        def sub(self, replacement: str, text: str) -> str:
+            return pattern.sub(replacement, text)
+
+    monkeypatch.setattr(engine, "_LONE_SURROGATE", Counting())
+    found = lint("rag.j2", LOOPS)
+    assert len(found) == 999
+    assert len(searched) == len(set(searched)) < 20
+    assert sum(map(len, searched)) < 10_000  # not the 500 KB of all the findings' texts

@@ -44,8 +44,21 @@ def find(request: Request, directives: Directives, words: list[str]) -> list[Con
     not one: cutting it loses a title, not a rule.
     """
     pattern = _pattern(tuple(words))
-    return [c for c in sentences(request, directives)
-            if c.pinned or (pattern.search(c.text) and not is_heading(c.text))]
+    states = _once_per_text(lambda text: bool(pattern.search(text)) and not is_heading(text))
+    return [c for c in sentences(request, directives) if c.pinned or states(c.text)]
+
+
+def _once_per_text(judge: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``judge``, asked once per distinct text: a long template repeats its sentences."""
+    judged: dict[str, bool] = {}
+
+    def ask(text: str) -> bool:
+        verdict = judged.get(text)
+        if verdict is None:
+            verdict = judged[text] = judge(text)
+        return verdict
+
+    return ask
 
 
 _NUMBER = re.compile(r"\d")
@@ -55,8 +68,9 @@ def find_with_numbers(request: Request, directives: Directives, words: list[str]
     """Constraints, plus sentences that state a number (``Write 800-1000 words.``): a limit is
     a rule even when no keyword says so."""
     pattern = _pattern(tuple(words))
-    return [c for c in sentences(request, directives)
-            if not is_heading(c.text) and (c.pinned or pattern.search(c.text) or _NUMBER.search(c.text))]
+    heading = _once_per_text(is_heading)
+    states = _once_per_text(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
+    return [c for c in sentences(request, directives) if not heading(c.text) and (c.pinned or states(c.text))]
 
 
 _HEADING_WORDS = 8
@@ -102,15 +116,21 @@ def _sentences_of(segments, directives: Directives) -> list[Constraint]:
     # author pinned is kept whatever it says. (A generated prompt of 180,000 `---` lines spent
     # seconds locating them.)
     wordless_too = bool(directives.pinned)
+    # The sentences of each distinct text, found once: a long template repeats its texts.
+    read: dict[str, list[tuple[int, int, str]]] = {}
     for index, segment in enumerate(segments):
         if segment.slot is not None:
             continue
+        pieces = read.get(segment.text)
+        if pieces is None:
+            pieces = read[segment.text] = [
+                (start, end, " ".join(segment.text[start:end].split())) for start, end in _sentences(segment.text)
+                if wordless_too or _WORD.search(segment.text, start, end) is not None]
+        if not pieces:
+            continue
         position = _positions(segment)
-        for start, end in _sentences(segment.text):
-            if not wordless_too and _WORD.search(segment.text, start, end) is None:
-                continue
+        for start, end, text in pieces:
             span = substring_span(segment, start, end, position)
-            text = " ".join(segment.text[start:end].split())
             found.append(Constraint(index, span, text, directives.is_pinned(span.line), end))
     return found
 

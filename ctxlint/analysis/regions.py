@@ -49,17 +49,42 @@ class Layout:
 
 def variable(segment: Segment, collections: list[str], directives: Directives) -> Variable | None:
     """Whether ``segment`` is variable-length content, with the evidence, or None."""
+    return _variable(0, segment, collections, directives, {})
+
+
+# What a segment's loop or slot says about it (the evidence, in words) or None, by the loop's
+# text or the slot's names and outermost filter: a long template repeats a few thousands of times.
+_Said = dict[object, str | None]
+
+
+def _variable(index: int, segment: Segment, collections: list[str], directives: Directives,
+              said: _Said) -> Variable | None:
     if segment.role is Role.TOOL:
-        return Variable(0, Evidence(EvidenceKind.SOURCE, "a tool result, which varies per call", segment.span),
+        return Variable(index, Evidence(EvidenceKind.SOURCE, "a tool result, which varies per call", segment.span),
                         Confidence.HIGH)
-    if directives.region_at(segment.span.line) is Region.MIDDLE:
-        return Variable(0, Evidence(EvidenceKind.SOURCE, "marked middle by a ctxlint comment", segment.span),
+    if directives.regions and directives.region_at(segment.span.line) is Region.MIDDLE:
+        return Variable(index, Evidence(EvidenceKind.SOURCE, "marked middle by a ctxlint comment", segment.span),
                         Confidence.HIGH)
+    slot = segment.slot
+    if segment.loop is not None:
+        key: object = segment.loop
+    elif slot is not None:
+        key = (slot.names, slot.filters[:1])  # all that `_says` reads of a slot
+    else:
+        return None
+    if key not in said:
+        said[key] = _says(segment, collections)
+    found = said[key]
+    if found is None:
+        return None
+    return Variable(index, Evidence(EvidenceKind.NAME, found, segment.span, strong=False), Confidence.MEDIUM)
+
+
+def _says(segment: Segment, collections: list[str]) -> str | None:
     if segment.loop is not None:
         collection = names.leading_name(segment.loop) or segment.loop
         if matches_collection(collection, collections):
-            return Variable(0, Evidence(EvidenceKind.NAME, f"a loop over `{collection}`, a collection whose size "
-                                        "varies per call", segment.span, strong=False), Confidence.MEDIUM)
+            return f"a loop over `{collection}`, a collection whose size varies per call"
         return None  # a loop over a list the code supplies: the same length on every call
     slot = segment.slot
     if slot is None or names.measured(slot):
@@ -69,8 +94,7 @@ def variable(segment: Segment, collections: list[str], directives: Directives) -
     name = next((n for n in slot.names if matches_collection(n, collections)), None)
     if name is None:
         return None
-    return Variable(0, Evidence(EvidenceKind.NAME, f"`{name}`, a collection whose size varies per call",
-                                segment.span, strong=False), Confidence.MEDIUM)
+    return f"`{name}`, a collection whose size varies per call"
 
 
 def is_variable(segment: Segment, collections: list[str], directives: Directives) -> bool:
@@ -83,22 +107,18 @@ def matches_collection(name: str, collections: list[str]) -> bool:
 
 @reuse_last
 def analyse(request: Request, directives: Directives, collections: list[str]) -> Layout:
-    found = []
-    for index, segment in enumerate(request.segments):
-        block = variable(segment, collections, directives)
-        if block is not None:
-            found.append(Variable(index, block.evidence, block.confidence))
-    first = found[0].index if found else None
-    last = found[-1].index if found else None
-    regions = []
-    for index, segment in enumerate(request.segments):
-        explicit = directives.region_at(segment.span.line)
-        if explicit is not None:
-            regions.append(explicit)
-        elif first is None or last is None or index < first:
-            regions.append(Region.HEAD)
-        elif index > last:
-            regions.append(Region.TAIL)
-        else:
-            regions.append(Region.MIDDLE)
+    said: _Said = {}
+    found = [block for index, segment in enumerate(request.segments)
+             if (block := _variable(index, segment, collections, directives, said)) is not None]
+    count = len(request.segments)
+    if not found:
+        regions = [Region.HEAD] * count
+    else:
+        first, last = found[0].index, found[-1].index
+        regions = [Region.HEAD] * first + [Region.MIDDLE] * (last + 1 - first) + [Region.TAIL] * (count - last - 1)
+    if directives.regions:  # `ctxlint: head|middle|tail` ranges win over the layout
+        for index, segment in enumerate(request.segments):
+            explicit = directives.region_at(segment.span.line)
+            if explicit is not None:
+                regions[index] = explicit
     return Layout(tuple(regions), tuple(found))

@@ -59,6 +59,7 @@ class NameFacts(NamedTuple):
 
     named: tuple[str, bool] | None  # the name that makes it untrusted, and whether the author declared it
     excluded: bool  # the user's question, trusted or metadata: never content introduced by the prompt's words
+    item_of: str | None  # the collection it is printed from item by item, when that says content too
 
 
 Named = dict[tuple[tuple[str, ...], str | None], NameFacts]
@@ -80,9 +81,7 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     key = (slot.names, segment.loop)
     facts = named_before.get(key)
     if facts is None:
-        facts = named_before[key] = NameFacts(_named(segment, options, directives), _is_question_slot(
-            segment, options) or any(_is_trusted(n, options, directives) or _is_metadata(n, options)
-                                     for n in slot.names))
+        facts = named_before[key] = _facts(segment, options, directives)
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     for source in slot.sources:
         if source.kind is not SourceKind.UNTRUSTED:
@@ -111,18 +110,11 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     if declared:
         step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
         return Untrusted(name, Confidence.HIGH, (step, sink))
-    # An item printed from a loop over such a collection is structure, not just a name: the
-    # prompt lists records of it (documents, search results) one by one.
-    collection = names.leading_name(segment.loop) if segment.loop is not None else None
-    # In a loop, a collection named like content, or a field of each item named like it
-    # (`step.observation` over a scratchpad), is a record of it, printed one by one.
-    item = collection is not None and (collection == name or "." in name
-                                       or names.matches(collection, options.untrusted)
-                                       or names.matches(names.last(collection), options.untrusted))
-    reason = f"an item of `{collection}`" if item and collection == name else name
+    collection = facts.item_of
+    reason = f"an item of `{collection}`" if collection == name else name
     evidence = [Evidence(EvidenceKind.NAME, f"the name `{name}` suggests third-party content", segment.span,
                          strong=False)]
-    if item:
+    if collection is not None:
         evidence.append(Evidence(EvidenceKind.SOURCE, f"printed item by item from a loop over `{collection}`",
                                  segment.span, strong=False))
     described = _described(request, index, options.content_words)
@@ -130,8 +122,25 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         reason += f", introduced as \"{described}\""
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
-    confidence = Confidence.MEDIUM if item or described else Confidence.LOW
+    confidence = Confidence.MEDIUM if collection is not None or described else Confidence.LOW
     return Untrusted(reason, confidence, (*evidence, sink))
+
+
+def _facts(segment: Segment, options: TrustOptions, directives: Directives) -> NameFacts:
+    slot = segment.slot
+    assert slot is not None
+    named = _named(segment, options, directives)
+    excluded = _is_question_slot(segment, options) or any(
+        _is_trusted(n, options, directives) or _is_metadata(n, options) for n in slot.names)
+    # An item printed from a loop over such a collection is structure, not just a name: the
+    # prompt lists records of it (documents, search results) one by one.
+    collection = names.leading_name(segment.loop) if segment.loop is not None and named is not None else None
+    # In a loop, a collection named like content, or a field of each item named like it
+    # (`step.observation` over a scratchpad), is a record of it, printed one by one.
+    item = collection is not None and named is not None and (
+        collection == named[0] or "." in named[0] or names.matches(collection, options.untrusted)
+        or names.matches(names.last(collection), options.untrusted))
+    return NameFacts(named, excluded, collection if item else None)
 
 
 def _named(segment: Segment, options: TrustOptions, directives: Directives) -> tuple[str, bool] | None:

@@ -39,19 +39,19 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
     first_in_loop: dict[str | None, regions.Variable] = {}  # the first block of each loop, looked up once
     for variable in layout.variable:
         first_in_loop.setdefault(request.segments[variable.index].loop, variable)
+    between = (f"between variable-length blocks ({layout.describe_variable(request, layout.variable[0].index)} "
+               f"and {layout.describe_variable(request, layout.variable[-1].index)})")
     for constraint in found:
         if layout.regions[constraint.index] is not Region.MIDDLE:
             continue
-        if constraints.normalised(constraint.text) in pinned:
+        if pinned and constraints.normalised(constraint.text) in pinned:
             continue
         segment = request.segments[constraint.index]
         if segment.loop is not None:
             block = first_in_loop.get(segment.loop)
             where = f"inside the loop over `{segment.loop}`"
         else:
-            block = layout.variable[0]
-            where = (f"between variable-length blocks ({layout.describe_variable(request, layout.variable[0].index)} "
-                     f"and {layout.describe_variable(request, layout.variable[-1].index)})")
+            block, where = layout.variable[0], between
         if block is None:  # a loop inside the region, over a list the code supplies
             block = layout.variable[0]
         explicit = ctx.directives.region_at(constraint.span.line) is Region.MIDDLE

@@ -436,7 +436,8 @@ def parse(source: str) -> list[Node]:
             j += len(sigil)
         simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
         node: Node | None
-        if simple and not (_KEYWORDS.intersection(simple.group(1, 2)) or simple.group(2) and sigil == "/"):
+        if simple and simple.group(1) not in _KEYWORDS and (
+                simple.group(2) is None or sigil != "/" and simple.group(2) not in _KEYWORDS):
             node, end, strip_right = _simple_tag(simple, sigil, i, calls)
         else:
             # A tag that ends at the first closer after it reads the same wherever it stands:
@@ -500,17 +501,18 @@ def _simple_tag(match: re.Match, sigil: str, start: int, calls: dict[str, Call])
     """The node of a common tag. ``calls`` holds the calls already read by their text: a call
     has no position, and a template repeats the same few tags (``{{this}}``, ``{{/each}}``)."""
     end = match.end()
+    first, second, strip = match.group(1, 2, 3)
     if sigil == "/":
-        return Close(start, end, match.group(1)), end, bool(match.group(3))
-    text = match.string[match.start(1) : match.end(2) if match.group(2) else match.end(1)]
+        return Close(start, end, first), end, bool(strip)
+    text = first if second is None else match.string[match.start(1) : match.end(2)]
     call = calls.get(text)
     if call is None:
-        head = Ref(match.group(1), _dotted(match.group(1).split(".")))
-        params = (Ref(match.group(2), _dotted(match.group(2).split("."))),) if match.group(2) else ()
+        head = Ref(first, _dotted(first.split(".")))
+        params = (Ref(second, _dotted(second.split("."))),) if second else ()
         call = calls[text] = Call(head, params, (), text)
     if sigil in ("#", "^"):
-        return Open(start, end, sigil, call), end, bool(match.group(3))
-    return Mustache(start, end, call, escaped=sigil != "&"), end, bool(match.group(3))
+        return Open(start, end, sigil, call), end, bool(strip)
+    return Mustache(start, end, call, escaped=sigil != "&"), end, bool(strip)
 
 
 def _next_mustache(source: str, start: int) -> int:
