@@ -395,3 +395,25 @@ def test_an_import_of_a_name_too_long_for_the_file_system_is_no_module(tmp_path)
             "client = OpenAI()\n"
             'client.chat.completions.create(model="gpt-4o", messages=[{"role": "system", "content": SYSTEM}])\n')
     assert [f.code for f in lint(tmp_path, "app.py", text)] == ["CTX201"]
+
+
+@pytest.mark.parametrize(("names", "capped"), [(45, False), (55, True)])
+def test_looking_up_names_in_other_modules_stops_with_a_notice(tmp_path, monkeypatch, names, capped):
+    """Each file may look up a bounded number of names in the project's other modules (2,000; 50
+    here); a file that needs more is told so, instead of silently missing what those names hold."""
+    from ctxlint.frontends.python import unit
+
+    monkeypatch.setattr(unit, "MAX_LOOKUPS", 50)
+    (tmp_path / "prompts.py").write_text("".join(f'P{i} = "You answer questions about order {i}."\n'
+                                                 for i in range(names)))
+    imported = ", ".join(f"P{i}" for i in range(names))
+    (tmp_path / "app.py").write_text(
+        f"from openai import OpenAI\nfrom prompts import ({imported})\n\nclient = OpenAI()\n\n" + "".join(
+            f'def answer_{i}(question):\n    return client.chat.completions.create(model="gpt-4o", max_tokens=400, '
+            f'messages=[{{"role": "system", "content": P{i}}}, {{"role": "user", "content": question}}])\n\n'
+            for i in range(names)))
+    result = Linter(Settings(root=tmp_path), CATALOGUE).lint_files([tmp_path / "app.py"], jobs=1)
+    assert (result.findings, result.errors) == ([], [])
+    expected = ("stopped looking up names in other modules after 50 lookups; "
+                "findings that need values defined there may be missing")
+    assert [notice.message for notice in result.notices] == ([expected] if capped else [])

@@ -77,6 +77,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         return parsed
 
     from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it
+    from ctxlint.frontends.python.unit import MAX_LOOKUPS
 
     project = file = None
     if context is not None:
@@ -96,4 +97,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if analyzer.unit.exhausted:
         parsed.notices.append(f"stopped following values after {analyzer.unit.max_steps:,} steps; "
                               "findings that need more of this module's data flow may be missing")
+    if project is not None and project.lookups > MAX_LOOKUPS:
+        parsed.notices.append(f"stopped looking up names in other modules after {MAX_LOOKUPS:,} lookups; "
+                              "findings that need values defined there may be missing")
     return parsed

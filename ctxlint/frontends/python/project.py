@@ -33,7 +33,7 @@ class Project:
         self.catalogue = catalogue
         self.files: dict[tuple[str, Path, int], Path | None] = {}
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
-        self.hops = 0
+        self.lookups = 0  # names the file being linted looked up in other modules
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -102,7 +102,7 @@ class Project:
         for analyzer in self.modules.values():
             if analyzer is not None:
                 analyzer.unit.forget()
-        self.hops = 0
+        self.lookups = 0  # names the file being linted looked up in other modules
 
 
 def display_path(path: Path) -> str:

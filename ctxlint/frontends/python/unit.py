@@ -247,9 +247,11 @@ class Unit:
         """The module of the project that defines ``qualified`` (``app.prompts.SYSTEM``), and
         the value, function or class it binds to the name there."""
         project, file = self.project, self.file
-        if project is None or file is None or project.hops >= MAX_LOOKUPS:
+        if project is None or file is None:
             return None
-        project.hops += 1
+        project.lookups += 1  # past MAX_LOOKUPS the count says that some were refused
+        if project.lookups > MAX_LOOKUPS:
+            return None
         module, _, name = qualified.rpartition(".")
         if not name:
             return None
