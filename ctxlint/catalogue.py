@@ -130,13 +130,15 @@ def check_options(rule: Rule) -> None:
 
 
 def load_rule(path: Path) -> Rule:
-    import yaml  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
+    from ctxlint.frontends import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        data = yamlsafe.load(path.read_text(encoding="utf-8")).data
+    except (OSError, UnicodeDecodeError) as error:
         raise CatalogueError(f"{path}: cannot load rule file: {error}") from None
+    except yamlsafe.YamlError as error:
+        raise CatalogueError(f"{path}:{error.line + 1}:{error.column + 1}: cannot load rule file: "
+                             f"{error.message}") from None
     if not isinstance(data, dict):
         raise CatalogueError(f"{path}: a rule file must be a mapping")
 

@@ -217,13 +217,15 @@ def cached_frameworks(extra: tuple[Path, ...] = (), builtin: bool = True) -> Cat
 
 
 def load_framework(path: Path) -> Framework:
-    import yaml  # imported here: only a run that lints Python needs the catalogue
+    from ctxlint.frontends import yamlsafe  # imported here: only a run that lints Python needs the catalogue
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        data = yamlsafe.load(path.read_text(encoding="utf-8")).data
+    except (OSError, UnicodeDecodeError) as error:
         raise FrameworkError(f"{path}: cannot load framework file: {error}") from None
+    except yamlsafe.YamlError as error:
+        raise FrameworkError(f"{path}:{error.line + 1}:{error.column + 1}: cannot load framework file: "
+                             f"{error.message}") from None
     return _Reader(path).framework(data)
 
 

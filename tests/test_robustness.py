@@ -417,3 +417,23 @@ def test_looking_up_names_in_other_modules_stops_with_a_notice(tmp_path, monkeyp
     expected = ("stopped looking up names in other modules after 50 lookups; "
                 "findings that need values defined there may be missing")
     assert [notice.message for notice in result.notices] == ([expected] if capped else [])
+
+
+@pytest.mark.parametrize(("text", "where", "problem"), [
+    ("framework: !!int a\n", "1:12", "invalid YAML: `a` is not an integer"),
+    ("framework: x\ntitle: 2024-02-30\n", "2:8", "invalid YAML: `2024-02-30` is not a valid date or time"),
+    ("framework: &a [*a, *a]\n", "1:1", "the YAML expands through aliases to more than 200,000 nodes"),
+])
+def test_a_framework_or_rule_file_that_cannot_load_is_a_located_configuration_error(tmp_path, text, where, problem):
+    """Catalogue files come from the user's configuration (`frameworks`, `rule-packs`): YAML the
+    safe loader cannot construct is an error naming the file and the place, never a crash."""
+    from ctxlint.catalogue import CatalogueError, load_rule
+    from ctxlint.frameworks import FrameworkError, load_framework
+
+    path = tmp_path / "in_house.yaml"
+    path.write_text(text)
+    for load, error, kind in ((load_framework, FrameworkError, "framework"), (load_rule, CatalogueError, "rule")):
+        with pytest.raises(error) as raised:
+            load(path)
+        message = str(raised.value)
+        assert message.startswith(f"{path}:{where}: cannot load {kind} file: ") and problem in message, message
