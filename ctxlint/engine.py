@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxlint import directives, frontends
+from ctxlint import analysis, directives, frontends
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
@@ -363,6 +363,7 @@ class Linter:
                     check.function(request, ctx)
                     if request.in_test:
                         findings[before:] = [_in_test_code(f) for f in findings[before:]]
+        analysis.forget()  # the request can go when the caller drops it: only findings are left to sort
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:
@@ -398,7 +399,8 @@ class Linter:
                                                                     audit.append))
                 kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
         # Searched once per distinct text: thousands of findings of one rule share a few wordings.
-        if any(_LONE_SURROGATE.search(text) for text in {text for finding in kept for text in _texts(finding)}):
+        texts = {finding.message for finding in kept} | {step.text for finding in kept for step in finding.evidence}
+        if any(_LONE_SURROGATE.search(text) for text in texts):
             kept = [_printable(f) for f in kept]  # rare: searched finding by finding only when one has it
         if embedded is not None:
             moved = [map_spans(f, embedded.relocate) for f in kept]

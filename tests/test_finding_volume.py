@@ -176,3 +176,62 @@ def test_findings_are_searched_for_lone_surrogates_once_per_distinct_text(monkey
     assert len(found) == 999
     assert len(searched) == len(set(searched)) < 20
     assert sum(map(len, searched)) < 10_000  # not the 500 KB of all the findings' texts
+
+
+def test_the_passes_keep_nothing_of_a_request_once_its_file_is_linted():
+    """The shared passes (sentences, regions, labels, the trust rules' slots) keep their last
+    request for the next check; kept past the file, a 1 MB request's objects stayed alive for the
+    collector to walk at the end of the file, and until the next file replaced them."""
+    from ctxlint import analysis
+
+    assert codes(lint("rag.j2", LOOPS))["CTX301"] == 499
+    assert len(analysis._KEPT) >= 4 and not any(analysis._KEPT)
+
+
+def test_a_request_longer_than_its_budget_is_not_also_bounded_by_its_bytes(monkeypatch):
+    """CTX203 and CTX502 first bound tokens by UTF-8 bytes, which settles small requests without
+    a tokenizer; a request whose characters alone exceed the budget was measured twice."""
+    from ctxlint.checks import reserve, tools
+
+    bounded = counting(monkeypatch, reserve, "utf8_bytes")
+    measured: list[object] = []
+    tools_tokens = tools.tools_tokens
+
+    def recording(catalogue, info, *, count=None):
+        measured.append(count)
+        return tools_tokens(catalogue, info, count=count)
+
+    monkeypatch.setattr(tools, "tools_tokens", recording)
+    from ctxlint.engine import Linter
+
+    small_window = Linter(dataclasses.replace(SETTINGS, model="gpt-4"), load_catalogue(), select=["ALL"])
+    long = "".join(f"Rule {i}: answer in one line and never guess a price.\n" for i in range(700))
+    over = small_window.lint_text(long, "long.j2", "long.j2", "jinja")
+    assert codes(over) == {"CTX203": 1}  # 40 KB: over gpt-4's 8,192-token window
+    assert bounded == []
+    catalogue = "tools:\n" + "".join(
+        f"  - name: find_{i}\n    description: {'Find the record and return its state. ' * 4}\n"
+        "    input_schema: {type: object, properties: {key: {type: string}}}\n" for i in range(200))
+    assert codes(lint("tools.yaml", catalogue))["CTX502"] == 1  # 30 KB of descriptions, over 4,000 tokens
+    assert measured == [None]  # counted once, by tokens
+
+
+def test_only_the_fields_that_can_be_a_tools_costliest_are_counted():
+    from ctxlint.analysis.accounting import tool_cost_breakdown
+    from ctxlint.model import Span, ToolDef
+
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    description = "Find the order by its number and return its state, carrier and expected delivery day."
+    schema = {"type": "object", "properties": {f"field_{i}": {"type": "string", "description": f"part {i}"}
+                                               for i in range(50)}}
+    tool = ToolDef("find_order", description, schema, Span.point("tools.yaml", 1))
+    cost = tool_cost_breakdown(tool, None, count=count)
+    assert (cost.biggest_field, cost.biggest_field_tokens) == ("description", 15)
+    # The tool's rendering, the namespace around it, and the description: the name and the 50
+    # fields of two words are shorter in bytes than the description is in tokens.
+    assert len(counted) == 3 and description in counted and "part 7" not in counted

@@ -9,11 +9,29 @@ from typing import TypeVar
 _Pass = TypeVar("_Pass", bound=Callable)
 
 
+def kept() -> list:
+    """A list for a pass to keep its last request's results in, emptied by ``forget``."""
+    last: list = []
+    _KEPT.append(last)
+    return last
+
+
+_KEPT: list[list] = []
+
+
+def forget() -> None:
+    """Drop what the passes kept of the last request: once a file's checks have run, the
+    request (and all it holds: segments, spans, slots) can be freed as soon as nothing else
+    needs it, instead of being walked by the collector and kept until the next file."""
+    for last in _KEPT:
+        last.clear()
+
+
 def reuse_last(function: _Pass) -> _Pass:
     """Remember a pass's last result for the same arguments: the very same objects, or equal
     option lists (each rule has its own copy). The checks of one request each ask for the same
     pass over it (its sentences, its regions), and a pass over a large request is worth doing once."""
-    last: list = []  # [arguments, result]
+    last = kept()  # [arguments, result]
 
     @functools.wraps(function)
     def reused(*arguments):

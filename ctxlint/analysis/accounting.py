@@ -854,10 +854,21 @@ def _rendering(tool: ToolDef, openai: bool) -> _Rendering:
 
 
 def _biggest(rendering: _Rendering, count: Counter) -> tuple[str, int]:
-    """The tool's costliest field and its tokens."""
+    """The tool's costliest field (the first of equals) and its tokens.
+
+    Counters never count more tokens than UTF-8 bytes (a token covers at least one byte), so a
+    field of fewer bytes than the longest field's tokens cannot be the costliest and is not
+    counted: a tool's name and most of its fields are a few bytes beside its description.
+    """
+    if not rendering.fields:
+        return "name", 0
+    longest = max((text for _, text in rendering.fields), key=len)
+    floor = count(longest)
     biggest, biggest_tokens = "name", 0
     for where, text in rendering.fields:
-        tokens = count(text)
+        if text is not longest and len(text.encode("utf-8", "surrogatepass")) < floor:
+            continue
+        tokens = floor if text is longest else count(text)
         if tokens > biggest_tokens:
             biggest, biggest_tokens = where, tokens
     return biggest, biggest_tokens

@@ -9,7 +9,7 @@ requests without loading a tokenizer (a token covers at least one byte).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ctxlint.model import Request, ToolDef
 from ctxlint.tokens import ModelInfo
@@ -26,6 +26,20 @@ def utf8_bytes(text: str) -> int:
     """A counter that bounds any tokenizer's count from above (a lone surrogate, which a string
     literal can hold, counts as the three bytes of the U+FFFD tokenizers read it as)."""
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def tool_chars(tools: Sequence[ToolDef]) -> int:
+    """The characters of the tools' names and descriptions, which every rendering of them sends."""
+    return sum(len(tool.name or "") + len(tool.description or "") for tool in tools)
+
+
+def static_chars(request: Request) -> int:
+    """The characters of a request's static text and its tools' names and descriptions.
+
+    A floor under the byte bound (``static_tokens`` counted with ``utf8_bytes``): a request this
+    long is not settled by bytes, and measuring it twice, by bytes and then by tokens, is skipped.
+    A wrong floor costs only that time: the token count decides either way."""
+    return sum(len(s.text) for s in request.segments if s.slot is None) + tool_chars(request.tools)
 
 
 def static_tokens(request: Request, count: Callable[[str], int], info: ModelInfo | None = None) -> int:

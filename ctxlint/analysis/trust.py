@@ -168,20 +168,23 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives) -> t
 def _described(request: Request, index: int, words: tuple[str, ...]) -> str | None:
     """A content word in the static text just before the slot, in its message, on its line or
     the line before (``Search results:`` above ``{{ hits }}``)."""
-    segment = request.segments[index]
+    segments = request.segments
+    segment = segments[index]
+    message, line_before = segment.message_index, segment.span.line - 1
     lead = []
     size = 0
     # Walked back by position, and only so far: a prompt of thousands of slots costs no more
     # per slot than one of ten (only the last _LEAD_CHARS characters of a text can matter).
     for position in range(index - 1, max(index - 2 * _LEAD_CHARS, 0) - 1, -1):
-        previous = request.segments[position]
-        if (previous.message_index != segment.message_index or size >= _LEAD_CHARS
-                or previous.span.end_line < segment.span.line - 1):
+        previous = segments[position]
+        if previous.message_index != message or size >= _LEAD_CHARS or previous.span.end_line < line_before:
             break
         if previous.slot is None:
             lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
-    return _content_word("\n".join("".join(reversed(lead)).split("\n")[-2:])[-_LEAD_CHARS:], words)
+    text = "".join(reversed(lead))
+    last_two_lines = text.rfind("\n", 0, max(text.rfind("\n"), 0)) + 1
+    return _content_word(text[last_two_lines:][-_LEAD_CHARS:], words)
 
 
 @functools.lru_cache(maxsize=4096)  # a long prompt repeats the same few lead-ins before its slots

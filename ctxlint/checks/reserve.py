@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxlint.analysis import names
-from ctxlint.analysis.budget import static_tokens, utf8_bytes
+from ctxlint.analysis.budget import static_chars, static_tokens, utf8_bytes
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Role, SourceKind
@@ -108,8 +108,8 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
         return
     reserve = limit.value if limit is not None and limit.value is not None else 0
     # A token covers at least one byte, so bytes bound the count: most requests are settled
-    # without loading a tokenizer.
-    if static_tokens(request, utf8_bytes, info) + reserve <= budget:
+    # without loading a tokenizer (a request longer than the budget in characters is not).
+    if static_chars(request) + reserve <= budget and static_tokens(request, utf8_bytes, info) + reserve <= budget:
         return
     fixed = static_tokens(request, lambda text: ctx.count_tokens(text, request), info)
     if fixed + reserve > budget:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 
 from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tool_cost_breakdown, tools_tokens
-from ctxlint.analysis.budget import utf8_bytes
+from ctxlint.analysis.budget import tool_chars, utf8_bytes
 from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, ToolDef
@@ -71,8 +71,9 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
     limits = [n for n in (limit, window_limit) if n > 0]
     if not limits:
         return
-    bound, _ = tools_tokens(request.tools, info, count=utf8_bytes)
-    if bound <= min(limits):
+    # Bytes bound the tokens; a catalogue longer than the limit in characters is not settled by them.
+    lowest = min(limits)
+    if tool_chars(request.tools) <= lowest and tools_tokens(request.tools, info, count=utf8_bytes)[0] <= lowest:
         return
     total, costs = tools_tokens(request.tools, info)
     over = []

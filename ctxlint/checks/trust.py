@@ -7,6 +7,7 @@ weakest link: a name alone is low, so a plain run does not report it.
 
 from __future__ import annotations
 
+from ctxlint import analysis
 from ctxlint.analysis import trust
 from ctxlint.checks import STRINGS, request_check
 from ctxlint.context import CheckContext
@@ -32,7 +33,7 @@ def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, 
     return found
 
 
-_last: list = []  # [request, directives, options, what _untrusted found]
+_last: list = analysis.kept()  # [request, directives, options, what _untrusted found]
 
 
 def _carries(segment: Segment, found: trust.Untrusted) -> str:
