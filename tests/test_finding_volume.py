@@ -235,3 +235,23 @@ def test_only_the_fields_that_can_be_a_tools_costliest_are_counted():
     # The tool's rendering, the namespace around it, and the description: the name and the 50
     # fields of two words are shorter in bytes than the description is in tokens.
     assert len(counted) == 3 and description in counted and "part 7" not in counted
+
+
+def test_common_handlebars_tags_are_each_read_in_one_match(monkeypatch):
+    from ctxlint.frontends import handlebars
+
+    matched = []
+    pattern = handlebars._COMMON
+
+    class Counting:
+        def match(self, text: str, pos: int = 0):
+            matched.append(pos)
+            return pattern.match(text, pos)
+
+    lexed = counting(monkeypatch, handlebars, "_lex")
+    monkeypatch.setattr(handlebars, "_COMMON", Counting())
+    body = "{{#each docs}}{{this}}{{/each}} Never guess. {{&page}} {{#if user.name}}{{user.name}}{{/if}}\n" * 500
+    nodes = handlebars.parse(body + "{{~ trimmed }} {{> partial}}")
+    assert len(matched) == 7 * 500 + 2  # every tag is tried once; only the partial is lexed
+    assert lexed == [body + "{{~ trimmed }} {{> partial}}"]
+    assert sum(isinstance(node, handlebars.Mustache) for node in nodes) == 3 * 500 + 1

@@ -414,51 +414,54 @@ def parse(source: str) -> list[Node]:
             continue
         add_text(pos, i - 1 if backslashes == 2 else i)  # \\{{ drops one backslash
         strip_next = False
-        if source.startswith("{{{{", i):
-            pos = _raw_block(source, i, nodes)
-            continue
-        j = i + 2
-        triple = source.startswith("{", j)
-        if triple:
-            j += 1
-        strip_left = source.startswith("~", j)
-        if strip_left:
-            j += 1
-            strip_previous()
-        if not triple and source.startswith("!", j):
-            pos, strip_right = _comment(source, i, j)
-            strip_next = strip_right
-            continue
-        closer = "}}}" if triple else "}}"
-        sigil = ""
-        if not triple and j < n and source[j] in "#/^>&*":
-            sigil = source[j : j + 2] if source.startswith(("#>", "#*"), j) else source[j]
-            j += len(sigil)
-        simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
         node: Node | None
-        if simple and simple.group(1) not in _KEYWORDS and (
-                simple.group(2) is None or sigil != "/" and simple.group(2) not in _KEYWORDS):
-            node, end, strip_right = _simple_tag(simple, sigil, i, calls)
+        common = _COMMON.match(source, i)  # `{{name}}`, `{{#each items}}`, `{{/each}}`: most tags
+        if common is not None and _plain(common, common.group("sigil")):
+            node, end, strip_right = _simple_tag(common, common.group("sigil"), i, calls)
         else:
-            # A tag that ends at the first closer after it reads the same wherever it stands:
-            # the node of one already read is reused at the new place (`{{role "user"}}` 50,000
-            # times is lexed once). A closer inside a string makes the text a mere prefix, which
-            # is then lexed as usual; so is a tag with a backslash, where a string may end past it.
-            close = source.find(closer, j)
-            written = source[j : close + len(closer)] if close >= 0 else None
-            if written is not None and "\\" in written:
-                written = None
-            known = tags.get((sigil, triple, written)) if written is not None else None
-            if known is not None:
-                node, strip_right = known
-                end = j + len(written or "")
-                if node is not None:
-                    node = dataclasses.replace(node, start=i, end=end)
+            if source.startswith("{{{{", i):
+                pos = _raw_block(source, i, nodes)
+                continue
+            j = i + 2
+            triple = source.startswith("{", j)
+            if triple:
+                j += 1
+            strip_left = source.startswith("~", j)
+            if strip_left:
+                j += 1
+                strip_previous()
+            if not triple and source.startswith("!", j):
+                pos, strip_right = _comment(source, i, j)
+                strip_next = strip_right
+                continue
+            closer = "}}}" if triple else "}}"
+            sigil = ""
+            if not triple and j < n and source[j] in "#/^>&*":
+                sigil = source[j : j + 2] if source.startswith(("#>", "#*"), j) else source[j]
+                j += len(sigil)
+            simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
+            if simple and _plain(simple, sigil):
+                node, end, strip_right = _simple_tag(simple, sigil, i, calls)
             else:
-                tokens, end, strip_right = _lex(source, j, i, closer)
-                node = _tag(source, _Reader(source, tokens, i), sigil, i, end, triple)
-                if written is not None and end == j + len(written):
-                    tags[(sigil, triple, written)] = (node, strip_right)
+                # A tag that ends at the first closer after it reads the same wherever it stands:
+                # the node of one already read is reused at the new place (`{{role "user"}}` 50,000
+                # times is lexed once). A closer inside a string makes the text a mere prefix, which
+                # is then lexed as usual; so is a tag with a backslash, where a string may end past it.
+                close = source.find(closer, j)
+                written = source[j : close + len(closer)] if close >= 0 else None
+                if written is not None and "\\" in written:
+                    written = None
+                known = tags.get((sigil, triple, written)) if written is not None else None
+                if known is not None:
+                    node, strip_right = known
+                    end = j + len(written or "")
+                    if node is not None:
+                        node = dataclasses.replace(node, start=i, end=end)
+                else:
+                    tokens, end, strip_right = _lex(source, j, i, closer)
+                    node = _tag(source, _Reader(source, tokens, i), sigil, i, end, triple)
+                    if written is not None and end == j + len(written):
+                        tags[(sigil, triple, written)] = (node, strip_right)
         if isinstance(node, Open):
             blocks.append(node)
         elif isinstance(node, Else):
@@ -492,19 +495,28 @@ def parse(source: str) -> list[Node]:
 # step; the result is what the general lexer and reader build for them. `this` is an ordinary
 # path there (`_dotted` keeps it as `this`), so it needs no keyword treatment.
 _PATH = r"[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*"
-_SIMPLE = re.compile(rf"[ \t]*({_PATH})(?:[ \t]+({_PATH}))?[ \t]*(~?)\}}\}}")
+_SIMPLE = re.compile(rf"[ \t]*(?P<head>{_PATH})(?:[ \t]+(?P<arg>{_PATH}))?[ \t]*(?P<strip>~?)\}}\}}")
+# The same tag from its `{{`, with no whitespace control before it and a one-character sigil.
+_COMMON = re.compile(r"\{\{(?P<sigil>[#/^&]?)" + _SIMPLE.pattern)
 _SIMPLE_SIGILS = frozenset({"", "#", "/", "^", "&"})
 _KEYWORDS = frozenset({"else", "true", "false", "null", "undefined", "as"})
+
+
+def _plain(match: re.Match, sigil: str) -> bool:
+    """Whether a common tag's paths are plain names: no keyword (`{{else}}`, `{{#each x as}}`), and
+    a close tag that names only its block."""
+    return match.group("head") not in _KEYWORDS and (
+        match.group("arg") is None or sigil != "/" and match.group("arg") not in _KEYWORDS)
 
 
 def _simple_tag(match: re.Match, sigil: str, start: int, calls: dict[str, Call]) -> tuple[Node, int, bool]:
     """The node of a common tag. ``calls`` holds the calls already read by their text: a call
     has no position, and a template repeats the same few tags (``{{this}}``, ``{{/each}}``)."""
     end = match.end()
-    first, second, strip = match.group(1, 2, 3)
+    first, second, strip = match.group("head", "arg", "strip")
     if sigil == "/":
         return Close(start, end, first), end, bool(strip)
-    text = first if second is None else match.string[match.start(1) : match.end(2)]
+    text = first if second is None else match.string[match.start("head") : match.end("arg")]
     call = calls.get(text)
     if call is None:
         head = Ref(first, _dotted(first.split(".")))
