@@ -255,3 +255,15 @@ def test_common_handlebars_tags_are_each_read_in_one_match(monkeypatch):
     assert len(matched) == 7 * 500 + 2  # every tag is tried once; only the partial is lexed
     assert lexed == [body + "{{~ trimmed }} {{> partial}}"]
     assert sum(isinstance(node, handlebars.Mustache) for node in nodes) == 3 * 500 + 1
+
+
+def test_a_repeated_dotprompt_loop_is_read_as_a_loop_and_a_slot_once(monkeypatch):
+    from ctxlint.frontends import dotprompt, handlebars
+
+    loops = counting(monkeypatch, handlebars, "_loop_of")
+    slots = counting(monkeypatch, handlebars, "slot_facts")
+    text = "---\nmodel: googleai/gemini-2.0-flash\n---\n" + "{{#each docs}}{{this}}{{/each}} Never guess.\n" * 500
+    (request,) = dotprompt.parse_file(text, "support.prompt").requests
+    assert len(request.segments) == 1_000
+    assert [s.loop for s in request.segments[:2]] == ["docs", None] and request.segments[0].slot.names == ("this",)
+    assert len(loops) == 1 and len(slots) == 1  # the parser reads the 500 tags into one call each

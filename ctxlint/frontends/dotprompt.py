@@ -124,6 +124,7 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
     # message's segments are retagged once, when it gets content or ends, not at every marker:
     # thousands of markers in a row would otherwise retag the same segments thousands of times.
     retag = False
+    read: dict[tuple[int, bool, bool], Slot] = {}  # the slots made, by call (see content_segment)
 
     def settle() -> None:
         nonlocal retag
@@ -161,7 +162,7 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
             segments.append(Segment(Role.USER, span(node.start, node.end), "history", slot, index, loop))
             role, index, has_content = Role.ASSISTANT, index + 1, False
             continue
-        segment = handlebars.content_segment(node, loop, role, index, span, _HELPERS, html_escape=False)
+        segment = handlebars.content_segment(node, loop, role, index, span, _HELPERS, html_escape=False, read=read)
         if arrays and segment.slot is not None and not segment.slot.variable_length and (
             arrays.intersection(segment.slot.names)
         ):

@@ -416,8 +416,9 @@ def parse(source: str) -> list[Node]:
         strip_next = False
         node: Node | None
         common = _COMMON.match(source, i)  # `{{name}}`, `{{#each items}}`, `{{/each}}`: most tags
-        if common is not None and _plain(common, common.group("sigil")):
-            node, end, strip_right = _simple_tag(common, common.group("sigil"), i, calls)
+        read = _simple_tag(common, common.group("sigil"), i, calls) if common is not None else None
+        if read is not None:
+            node, end, strip_right = read
         else:
             if source.startswith("{{{{", i):
                 pos = _raw_block(source, i, nodes)
@@ -440,8 +441,9 @@ def parse(source: str) -> list[Node]:
                 sigil = source[j : j + 2] if source.startswith(("#>", "#*"), j) else source[j]
                 j += len(sigil)
             simple = _SIMPLE.match(source, j) if sigil in _SIMPLE_SIGILS and not triple else None
-            if simple and _plain(simple, sigil):
-                node, end, strip_right = _simple_tag(simple, sigil, i, calls)
+            read = _simple_tag(simple, sigil, i, calls) if simple is not None else None
+            if read is not None:
+                node, end, strip_right = read
             else:
                 # A tag that ends at the first closer after it reads the same wherever it stands:
                 # the node of one already read is reused at the new place (`{{role "user"}}` 50,000
@@ -502,18 +504,15 @@ _SIMPLE_SIGILS = frozenset({"", "#", "/", "^", "&"})
 _KEYWORDS = frozenset({"else", "true", "false", "null", "undefined", "as"})
 
 
-def _plain(match: re.Match, sigil: str) -> bool:
-    """Whether a common tag's paths are plain names: no keyword (`{{else}}`, `{{#each x as}}`), and
-    a close tag that names only its block."""
-    return match.group("head") not in _KEYWORDS and (
-        match.group("arg") is None or sigil != "/" and match.group("arg") not in _KEYWORDS)
-
-
-def _simple_tag(match: re.Match, sigil: str, start: int, calls: dict[str, Call]) -> tuple[Node, int, bool]:
-    """The node of a common tag. ``calls`` holds the calls already read by their text: a call
-    has no position, and a template repeats the same few tags (``{{this}}``, ``{{/each}}``)."""
-    end = match.end()
+def _simple_tag(match: re.Match, sigil: str, start: int, calls: dict[str, Call]) -> tuple[Node, int, bool] | None:
+    """The node of a common tag, or None when one of its paths is a keyword (``{{else}}``,
+    ``{{#each x as}}``) or a close tag names more than its block. ``calls`` holds the calls
+    already read by their text: a call has no position, and a template repeats the same few
+    tags (``{{this}}``, ``{{/each}}``)."""
     first, second, strip = match.group("head", "arg", "strip")
+    if first in _KEYWORDS or second is not None and (sigil == "/" or second in _KEYWORDS):
+        return None
+    end = match.end()
     if sigil == "/":
         return Close(start, end, first), end, bool(strip)
     text = first if second is None else match.string[match.start("head") : match.end("arg")]
@@ -632,9 +631,15 @@ def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | N
     frames: list[list[bool]] = []  # per open block: [pushed a loop, captures its body]
     loops: list[str] = []
     captured = 0
+    loop_of: dict[int, str | None] = {}  # by call: the parser reuses one call for each repeated tag
     for node in nodes:
         if isinstance(node, Open):
-            loop = _loop_of(node.call) if node.kind == "#" else None
+            loop = None
+            if node.kind == "#":
+                key = id(node.call)  # the nodes, and so their calls, live while this runs
+                if key not in loop_of:
+                    loop_of[key] = _loop_of(node.call)
+                loop = loop_of[key]
             capture = node.kind == "#*"
             frames.append([loop is not None, capture])
             if loop is not None:
@@ -752,10 +757,19 @@ def parse_template(
 
 def content_segment(node: Mustache | Partial, loop: str | None, role: Role, message_index: int,
                     span: Callable[[int, int], Span], helpers: frozenset[str] = frozenset(),
-                    html_escape: bool = True) -> Segment:
-    """The slot segment for a mustache or a partial (whose content is not known here)."""
+                    html_escape: bool = True, read: dict[tuple[int, bool, bool], Slot] | None = None) -> Segment:
+    """The slot segment for a mustache or a partial (whose content is not known here).
+
+    ``read`` keeps the slots made, by call: a caller walking one template's nodes passes the same
+    dict (with the same ``helpers``), and the parser reuses one call for each repeated tag
+    (hashing a call for ``slot_facts``'s cache is a walk of it)."""
     if isinstance(node, Partial):
         slot = Slot("> " + node.call.text, variable_length=loop is not None)
     else:
-        slot = slot_facts(node.call, loop is not None, helpers, html_escape and node.escaped)
+        escaped = html_escape and node.escaped
+        key = (id(node.call), loop is not None, escaped)
+        known = read.get(key) if read is not None else None
+        slot = known if known is not None else slot_facts(node.call, loop is not None, helpers, escaped)
+        if read is not None and known is None:
+            read[key] = slot
     return Segment(role, span(node.start, node.end), slot.expression, slot, message_index, loop)
