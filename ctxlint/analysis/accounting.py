@@ -43,6 +43,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ctxlint.analysis import per_text
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.model import Message, Part, Request, Role, Segment, Span, ToolDef
 from ctxlint.tokens import (
@@ -733,15 +734,7 @@ def _remembered(count: Counter) -> Counter:
     """``count`` that counts each distinct text once. A request repeats texts (every message's
     role, an instruction or a tool description written again and again), and one measure asks
     for each of them; a counter is a pure function of the text, so the answer can be kept."""
-    counts: dict[str, int] = {}
-
-    def counted(text: str) -> int:
-        tokens = counts.get(text)
-        if tokens is None:
-            tokens = counts[text] = count(text)
-        return tokens
-
-    return counted
+    return per_text(count)
 
 
 # --- tools -----------------------------------------------------------------------------------------

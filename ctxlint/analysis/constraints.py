@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ctxlint.analysis import reuse_last
+from ctxlint.analysis import per_text, reuse_last
 from ctxlint.directives import Directives
 from ctxlint.model import Request, Segment, SourceKind, Span
 
@@ -44,21 +44,8 @@ def find(request: Request, directives: Directives, words: list[str]) -> list[Con
     not one: cutting it loses a title, not a rule.
     """
     pattern = _pattern(tuple(words))
-    states = _once_per_text(lambda text: bool(pattern.search(text)) and not is_heading(text))
+    states = per_text(lambda text: bool(pattern.search(text)) and not is_heading(text))
     return [c for c in sentences(request, directives) if c.pinned or states(c.text)]
-
-
-def _once_per_text(judge: Callable[[str], bool]) -> Callable[[str], bool]:
-    """``judge``, asked once per distinct text: a long template repeats its sentences."""
-    judged: dict[str, bool] = {}
-
-    def ask(text: str) -> bool:
-        verdict = judged.get(text)
-        if verdict is None:
-            verdict = judged[text] = judge(text)
-        return verdict
-
-    return ask
 
 
 _NUMBER = re.compile(r"\d")
@@ -68,8 +55,8 @@ def find_with_numbers(request: Request, directives: Directives, words: list[str]
     """Constraints, plus sentences that state a number (``Write 800-1000 words.``): a limit is
     a rule even when no keyword says so."""
     pattern = _pattern(tuple(words))
-    heading = _once_per_text(is_heading)
-    states = _once_per_text(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
+    heading = per_text(is_heading)
+    states = per_text(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
     return [c for c in sentences(request, directives) if not heading(c.text) and (c.pinned or states(c.text))]
 
 

@@ -372,8 +372,8 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             stack.extend([v for _, v in ynode.value])
         elif isinstance(ynode, sequence):
             stack.extend(ynode.value)
-    built: dict[int, Node] = {}
-    height: dict[int, int] = {}  # of each built node: 1 for a scalar
+    scalar_node, string_tag = yaml.ScalarNode, "tag:yaml.org,2002:str"
+    built: dict[int, tuple[Node, int]] = {}  # each built node, with its height (1 for a scalar)
     for ynode in order:
         start, end = ynode.start_mark.index, ynode.end_mark.index
         while end > start and text[end - 1] in " \t\n":
@@ -383,10 +383,9 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             fields: dict[str, tuple[Node, Node]] = {}
             values: dict[str, object] = {}
             for key, value in ynode.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag == merge:
+                if not isinstance(key, scalar_node) or key.tag == merge:
                     continue
-                child = built[id(value)]
-                child_height = height[id(value)]
+                child, child_height = built[id(value)]
                 if child_height > tallest:
                     tallest = child_height
                 name = key.value
@@ -397,21 +396,21 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             node = Node("object", start, end, values)
             node.fields = fields
         elif isinstance(ynode, sequence):
-            items = [built[id(item)] for item in ynode.value]
+            children = [built[id(item)] for item in ynode.value]
+            items = [item for item, _ in children]
             node = Node("array", start, end, [item.value for item in items])
             node.items = items
-            tallest = max([height[id(item)] for item in ynode.value], default=0)
+            tallest = max([item_height for _, item_height in children], default=0)
         else:
-            value = yamlsafe.scalar(ynode)
+            value = ynode.value if ynode.tag == string_tag else yamlsafe.scalar(ynode)  # most scalars are text
             node = Node("string" if isinstance(value, str) else "literal", start, end, value)
             if isinstance(value, str):
                 scalars[id(node)] = ynode
-        height[id(ynode)] = tallest + 1
         if tallest + 1 > jsonpos.MAX_DEPTH:
             raise _Refused(f"the YAML nests more than {jsonpos.MAX_DEPTH} levels deep; not read",
                            line_column=(ynode.start_mark.line + 1, ynode.start_mark.column + 1))
-        built[id(ynode)] = node
-    return built[id(root)]
+        built[id(ynode)] = (node, tallest + 1)
+    return built[id(root)][0]
 
 
 def _yaml_offsets(text: str, scalar, value: str) -> Callable[[int], int]:
