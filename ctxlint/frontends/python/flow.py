@@ -23,9 +23,9 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import clean, cut_marker
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering, add_new
+from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
-from ctxlint.frontends.python.values import Assign, Env, Facts, Item
+from ctxlint.frontends.python.values import Assign, Env, Facts, Item, add_new, source_key
 from ctxlint.model import SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
@@ -131,10 +131,10 @@ class Flow(Ordering):
         """Add the facts of ``inner`` that ``acc`` lacks: a value built from itself
         (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times.
         The calls of a module-level value run once, when the module loads."""
-        add_new(acc.calls, inner.calls)
-        add_new(acc.names, inner.names)
-        add_new(acc.sources, inner.sources, key=lambda source: (source.kind, source.span))
-        add_new(acc.once, inner.calls if module_level else inner.once)
+        add_new(acc.calls, inner.calls, index=acc.index("calls"))
+        add_new(acc.names, inner.names, index=acc.index("names"))
+        add_new(acc.sources, inner.sources, key=source_key, index=acc.index("sources"))
+        add_new(acc.once, inner.calls if module_level else inner.once, index=acc.index("once"))
         acc.variable_length = acc.variable_length or inner.variable_length
 
     def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:

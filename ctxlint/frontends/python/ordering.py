@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
 
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
@@ -19,11 +17,10 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, KeyIndex, add_new, source_key
 from ctxlint.model import Source, SourceKind
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
-T = TypeVar("T")
 
 
 class Ordering(Component):
@@ -76,10 +73,12 @@ class Ordering(Component):
         """Where a collection in no fixed order is rendered or iterated into this value."""
         found = list(self.unordered_source(node, env))
         if not found:
-            self._iteration_walk(node, env, found)
+            self._iteration_walk(node, env, found, KeyIndex())
         return found
 
-    def _iteration_walk(self, node: ast.AST, env: Env, found: list[Source]) -> None:
+    def _iteration_walk(self, node: ast.AST, env: Env, found: list[Source], index: KeyIndex) -> None:
+        """Add to ``found`` where ``node`` iterates a collection in no fixed order; ``index`` is
+        ``found``'s (see ``add_new``)."""
         if env.depth > MAX_DEPTH or isinstance(node, ast.Lambda) or not self.m.step():
             return
         if isinstance(node, ast.Call):
@@ -108,28 +107,21 @@ class Ordering(Component):
             if inner is None and self.m.enter(binding.value):
                 inner = []
                 try:
-                    self._iteration_walk(binding.value, binding.env, inner)
+                    inner_index = KeyIndex()
+                    self._iteration_walk(binding.value, binding.env, inner, inner_index)
                     for extra in binding.extras:
                         if extra.kind in ("+=", "append", "extend") and extra.value is not None:
-                            self._iteration_walk(extra.value, binding.env, inner)
+                            self._iteration_walk(extra.value, binding.env, inner, inner_index)
                             loop = binding.loop_of(extra)
                             if loop is not None:
                                 inner.extend(self.strings.loop_sources(loop, binding.env))
                 finally:
                     self.m.leave(binding.value)
                 unique_sources: list[Source] = []
-                add_new(unique_sources, inner, key=lambda source: (source.kind, source.span))
+                add_new(unique_sources, inner, key=source_key)
                 inner = self.m.iteration_memo[key] = unique_sources
-            add_new(found, inner or (), key=lambda source: (source.kind, source.span))
+            if inner:
+                add_new(found, inner, key=source_key, index=index)
             return
         for child in children(node):
-            self._iteration_walk(child, env, found)
-
-
-def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item) -> None:
-    """Append the items whose key is in neither ``into`` nor earlier in ``items``."""
-    seen = {key(item) for item in into}
-    for item in items:
-        if key(item) not in seen:
-            seen.add(key(item))
-            into.append(item)
+            self._iteration_walk(child, env, found, index)

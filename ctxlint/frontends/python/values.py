@@ -6,13 +6,16 @@ None of these leave the package; what leaves is the shared model (requests, segm
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -126,6 +129,38 @@ class Item:
     sources: tuple[Source, ...] = ()
 
 
+class KeyIndex:
+    """The keys of a list that only grows, brought up to date as it grows (see ``add_new``)."""
+
+    __slots__ = ("keys", "indexed")
+
+    def __init__(self) -> None:
+        self.keys: set[Hashable] = set()
+        self.indexed = 0  # how many of the list's items are in ``keys``
+
+
+def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item,
+            index: KeyIndex | None = None) -> None:
+    """Append the items whose key is in neither ``into`` nor earlier in ``items``.
+
+    A value merged from thousands of parts adds to the same list thousands of times: given the
+    list's own ``index``, each call costs the items it adds (and those appended since the last
+    call), not the length of the list, which would make the whole merge quadratic."""
+    index = index if index is not None else KeyIndex()
+    known = index.keys
+    known.update(key(item) for item in into[index.indexed:])
+    for item in items:
+        item_key = key(item)
+        if item_key not in known:
+            known.add(item_key)
+            into.append(item)
+    index.indexed = len(into)
+
+
+def source_key(source: Source) -> Hashable:
+    return source.kind, source.span
+
+
 @dataclass
 class Facts:
     names: list[str] = field(default_factory=list)
@@ -133,6 +168,14 @@ class Facts:
     sources: list[Source] = field(default_factory=list)
     variable_length: bool = False
     once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
+    indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def index(self, name: str) -> KeyIndex:
+        """The key index of the list ``name`` (its lists only grow)."""
+        found = self.indexes.get(name)
+        if found is None:
+            found = self.indexes[name] = KeyIndex()
+        return found
 
 
 class Builder:
