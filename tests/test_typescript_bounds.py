@@ -382,3 +382,22 @@ def test_a_syntax_error_deeper_than_the_analysis_reads_is_refused_without_climbi
                                        "ctxlint does not read it")
     steps, parsed = count_steps(lambda: parse_file(_broken_deep(3_000), "server.ts"))
     assert len(parsed.errors) == 1 and steps < 50_000
+
+
+def test_a_page_quoted_in_every_message_is_followed_to_its_fetch_once(monkeypatch):
+    # A fuzzed module quoting one fetched page in thousands of messages followed `page` back to
+    # `fetch(url)` in each of them: 10 readings of what carries third-party content per message.
+    carriers = _count_calls(monkeypatch, "carrier")
+    messages = "".join(f'      {{ role: "user", content: `<page>${{escape(page)}}</page> {i}\\n${{question}}` }},\n'
+                       for i in range(1_000))
+    text = ('import OpenAI from "openai";\nconst client = new OpenAI();\n\n'
+            "export async function answer(url: string, question: string) {\n"
+            "  const page = await (await fetch(url)).text();\n"
+            '  return client.chat.completions.create({\n    model: "gpt-4o", max_tokens: 400,\n    messages: [\n'
+            + messages + "    ],\n  });\n}\n")
+    [request] = parse_file(text, "answer.ts").requests
+    pages = [s for s in request.segments if s.slot is not None and s.slot.sources]
+    assert len(pages) == 1_000
+    assert {(source.detail, source.span.line) for s in pages for source in s.slot.sources} == {
+        ("fetch(...).text()", 5)}
+    assert len(carriers) < 20

@@ -341,6 +341,8 @@ class Analyzer:
         self._marked: set[int] = set()
         self._timelines: dict[int, _Timeline] = {}
         self._bound_texts: dict[tuple, tuple[list[_Piece] | None, set[int]]] = {}  # see name_text
+        self._bound_untrusted: dict[tuple, Source | None] = {}  # see bound_untrusted
+        self._bound_facts: dict[tuple, tuple[_Facts, set[int]]] = {}  # see bound_facts
         self._chains: dict[int, int] = {}  # property-chain depth by node id (see chain_depth)
         self._undotted: set[int] = set()  # chains `dotted` found no name for
         self.long_chain: Node | None = None  # the first chain past _MAX_CHAIN, for the notice
@@ -1251,8 +1253,31 @@ class Analyzer:
 
     def merge_binding(self, node: Node, env: _Env, acc: _Facts) -> None:
         binding = self.resolve(node, env)
-        if binding is None or not self.enter(binding.value):
+        inner = self.bound_facts(binding) if binding is not None else None
+        if binding is None or inner is None:
             return
+        # A module-level constant is evaluated once, when the module loads.
+        (acc.once if binding.env.scope.kind == "module" else acc.calls).extend(inner.calls)
+        acc.once.extend(inner.once)
+        acc.names.extend(inner.names)
+        acc.sources.extend(inner.sources)
+        acc.variable_length = acc.variable_length or inner.variable_length
+
+    def bound_facts(self, binding: _Binding) -> _Facts | None:
+        """The facts of a name's value and of what is added to it afterwards (None when a cycle
+        guard stops the reading). Like its text (see name_text), they are kept when read outside
+        any other name's reading, with what the reading consumed: a page quoted in 10,000
+        messages is followed to its fetch once, not 10,000 times."""
+        key = None
+        if not self._active and not binding.env.bindings:
+            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
+            kept = self._bound_facts.get(key)
+            if kept is not None:
+                self._consumed |= kept[1]
+                return kept[0]
+        if not self.enter(binding.value):
+            return None
+        outer, self._consumed = self._consumed, set()
         try:
             inner = self.facts(binding.value, binding.env)
             for extra in binding.extras:
@@ -1260,14 +1285,13 @@ class Analyzer:
                     self.facts(extra.value, binding.env, inner)
                 if binding.loop_of(extra) is not None:
                     inner.variable_length = True
-            # A module-level constant is evaluated once, when the module loads.
-            (acc.once if binding.env.scope.kind == "module" else acc.calls).extend(inner.calls)
-            acc.once.extend(inner.once)
-            acc.names.extend(inner.names)
-            acc.sources.extend(inner.sources)
-            acc.variable_length = acc.variable_length or inner.variable_length
         finally:
             self.leave(binding.value)
+            consumed, self._consumed = self._consumed, outer
+            outer |= consumed
+        if key is not None:
+            self._bound_facts[key] = (inner, consumed)
+        return inner
 
     def call_facts(self, call: Node, env: _Env, acc: _Facts) -> None:
         callee = self.field(call, "function") if call.type == "call_expression" else self.field(call, "constructor")
@@ -1375,14 +1399,8 @@ class Analyzer:
                         return Source(SourceKind.UNTRUSTED, _described(kind_of, f"{what}.{binding.part}"),
                                       self.span(binding.target), strong=strong)
                     return None
-            if binding is not None and self.enter(binding.value):
-                try:
-                    found = self.untrusted(binding.value, binding.env)
-                    for extra in binding.extras:
-                        if found is None and extra.value is not None:
-                            found = self.untrusted(extra.value, binding.env)
-                finally:
-                    self.leave(binding.value)
+            if binding is not None:
+                found = self.bound_untrusted(binding)
                 if found is not None:
                     step = Evidence(EvidenceKind.FLOW, f"`{name}` holds it", self.span(binding.target))
                     return replace(found, flow=found.flow + (step,))
@@ -1405,6 +1423,28 @@ class Analyzer:
                 if found is not None:
                     return found
         return None
+
+    def bound_untrusted(self, binding: _Binding) -> Source | None:
+        """The untrusted content a name's value, or what is added to it afterwards, holds. Like its
+        text (see name_text), it is kept when read outside any other name's reading: a page
+        quoted in 10,000 messages is followed to its fetch once, not 10,000 times."""
+        key = None
+        if not self._active and not binding.env.bindings:
+            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
+            if key in self._bound_untrusted:
+                return self._bound_untrusted[key]
+        if not self.enter(binding.value):
+            return None
+        try:
+            found = self.untrusted(binding.value, binding.env)
+            for extra in binding.extras:
+                if found is None and extra.value is not None:
+                    found = self.untrusted(extra.value, binding.env)
+        finally:
+            self.leave(binding.value)
+        if key is not None:
+            self._bound_untrusted[key] = found
+        return found
 
     def untrusted_call(self, call: Node, env: _Env) -> Source | None:
         callee = self.unwrap(self.field(call, "function"))
