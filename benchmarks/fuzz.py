@@ -16,9 +16,9 @@ processes (default: one per core). A worker reports, per input, the CPU time of 
 are separate commands, each its own process, and the cost command parses the file again; the
 limit of 5 s applies to each, and their sum is reported too), the wall time, and the peak
 resident memory of the worker process while it ran (the kernel's high-water mark, reset before
-each input; the interpreter with both tokenizers and every front-end loaded, about 165 MB, is
-most of it: a worker lints one seed of each format before its first input, so no input pays for
-imports). A worker is replaced after an input that grew it by more than 64 MB, and every
+each input; the interpreter with both tokenizers and every front-end loaded, 105 MB at the start
+and 120 MB typically, is most of it: a worker lints one seed of each format before its first
+input, so no input pays for imports). A worker is replaced after an input that grew it by more than 64 MB, and every
 thousand inputs, so that memory the interpreter keeps after one input is not counted against the
 next. A worker that spends two minutes of CPU time on one input (or half an hour of wall time)
 is stopped and its input reported as a hang; one that dies is replaced.
