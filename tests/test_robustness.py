@@ -419,6 +419,20 @@ def test_looking_up_names_in_other_modules_stops_with_a_notice(tmp_path, monkeyp
     assert [notice.message for notice in result.notices] == ([expected] if capped else [])
 
 
+def test_names_of_modules_outside_the_project_are_not_lookups(tmp_path, monkeypatch):
+    """A library's names (`requests.get` at each of many call sites) are not looked up in the
+    project: they neither count against the bound nor bring its notice."""
+    from ctxlint.frontends.python import unit
+
+    monkeypatch.setattr(unit, "MAX_LOOKUPS", 50)
+    (tmp_path / "app.py").write_text("import requests\nfrom openai import OpenAI\n\nclient = OpenAI()\n\n" + "".join(
+        f"def answer_{i}(url):\n    page = requests.get(url, timeout=5).text\n"
+        f'    return client.chat.completions.create(model="gpt-4o", max_tokens=400, '
+        f'messages=[{{"role": "user", "content": "<page>" + page + "</page>"}}])\n\n' for i in range(120)))
+    result = Linter(Settings(root=tmp_path), CATALOGUE).lint_files([tmp_path / "app.py"], jobs=1)
+    assert (result.findings, result.errors, result.notices) == ([], [], [])
+
+
 @pytest.mark.parametrize(("text", "where", "problem"), [
     ("framework: !!int a\n", "1:12", "invalid YAML: `a` is not an integer"),
     ("framework: x\ntitle: 2024-02-30\n", "2:8", "invalid YAML: `2024-02-30` is not a valid date or time"),

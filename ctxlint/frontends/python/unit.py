@@ -249,15 +249,15 @@ class Unit:
         project, file = self.project, self.file
         if project is None or file is None:
             return None
-        project.lookups += 1  # past MAX_LOOKUPS the count says that some were refused
-        if project.lookups > MAX_LOOKUPS:
-            return None
         module, _, name = qualified.rpartition(".")
         if not name:
             return None
         path = project.module_file(module, file, level) if module or level else None
         owner = project.analyzer(path) if path is not None else None
         if owner is None or owner.unit is self:
+            return None  # not a module of the project (both answers are kept): no lookup there
+        project.lookups += 1  # past MAX_LOOKUPS the count says that some were refused
+        if project.lookups > MAX_LOOKUPS:
             return None
         self.dependencies.add(owner.unit.path)
         unit = owner.unit
