@@ -133,12 +133,9 @@ def load_rule(path: Path) -> Rule:
     from ctxlint.frontends import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
     try:
-        data = yamlsafe.load(path.read_text(encoding="utf-8")).data
-    except (OSError, UnicodeDecodeError) as error:
-        raise CatalogueError(f"{path}: cannot load rule file: {error}") from None
-    except yamlsafe.YamlError as error:
-        raise CatalogueError(f"{path}:{error.line + 1}:{error.column + 1}: cannot load rule file: "
-                             f"{error.message}") from None
+        data = yamlsafe.load_file(path)
+    except yamlsafe.FileError as error:
+        raise CatalogueError(f"{error.where}: cannot load rule file: {error.reason}") from None
     if not isinstance(data, dict):
         raise CatalogueError(f"{path}: a rule file must be a mapping")
 

@@ -220,12 +220,9 @@ def load_framework(path: Path) -> Framework:
     from ctxlint.frontends import yamlsafe  # imported here: only a run that lints Python needs the catalogue
 
     try:
-        data = yamlsafe.load(path.read_text(encoding="utf-8")).data
-    except (OSError, UnicodeDecodeError) as error:
-        raise FrameworkError(f"{path}: cannot load framework file: {error}") from None
-    except yamlsafe.YamlError as error:
-        raise FrameworkError(f"{path}:{error.line + 1}:{error.column + 1}: cannot load framework file: "
-                             f"{error.message}") from None
+        data = yamlsafe.load_file(path)
+    except yamlsafe.FileError as error:
+        raise FrameworkError(f"{error.where}: cannot load framework file: {error.reason}") from None
     return _Reader(path).framework(data)
 
 

@@ -9,22 +9,6 @@ from typing import TypeVar
 _Pass = TypeVar("_Pass", bound=Callable)
 
 
-_Answer = TypeVar("_Answer")
-
-
-def per_text(function: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
-    """``function``, a pure function of a text, asked once per distinct text: a request repeats
-    its texts (a sentence, a role, a tool description), and a pass asks about each occurrence."""
-    answers: dict[str, _Answer] = {}
-
-    def ask(text: str) -> _Answer:
-        if text not in answers:
-            answers[text] = function(text)
-        return answers[text]
-
-    return ask
-
-
 def kept() -> list:
     """A list for a pass to keep its last request's results in, emptied by ``forget``."""
     last: list = []

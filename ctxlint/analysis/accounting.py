@@ -38,12 +38,12 @@ request sends *before* any variable content. Static text inside a loop counts on
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ctxlint.analysis import per_text
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.model import Message, Part, Request, Role, Segment, Span, ToolDef
 from ctxlint.tokens import (
@@ -734,7 +734,7 @@ def _remembered(count: Counter) -> Counter:
     """``count`` that counts each distinct text once. A request repeats texts (every message's
     role, an instruction or a tool description written again and again), and one measure asks
     for each of them; a counter is a pure function of the text, so the answer can be kept."""
-    return per_text(count)
+    return functools.cache(count)
 
 
 # --- tools -----------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
-from ctxlint.analysis import per_text, reuse_last
+from ctxlint.analysis import reuse_last
 from ctxlint.directives import Directives
 from ctxlint.model import Request, Segment, SourceKind, Span
 
@@ -44,7 +44,8 @@ def find(request: Request, directives: Directives, words: list[str]) -> list[Con
     not one: cutting it loses a title, not a rule.
     """
     pattern = _pattern(tuple(words))
-    states = per_text(lambda text: bool(pattern.search(text)) and not is_heading(text))
+    # Each distinct text judged once: a long template repeats its sentences.
+    states = cache(lambda text: bool(pattern.search(text)) and not is_heading(text))
     return [c for c in sentences(request, directives) if c.pinned or states(c.text)]
 
 
@@ -55,8 +56,8 @@ def find_with_numbers(request: Request, directives: Directives, words: list[str]
     """Constraints, plus sentences that state a number (``Write 800-1000 words.``): a limit is
     a rule even when no keyword says so."""
     pattern = _pattern(tuple(words))
-    heading = per_text(is_heading)
-    states = per_text(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
+    heading = cache(is_heading)
+    states = cache(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
     return [c for c in sentences(request, directives) if not heading(c.text) and (c.pinned or states(c.text))]
 
 

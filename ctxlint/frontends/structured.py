@@ -372,7 +372,7 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             stack.extend([v for _, v in ynode.value])
         elif isinstance(ynode, sequence):
             stack.extend(ynode.value)
-    scalar_node, string_tag = yaml.ScalarNode, "tag:yaml.org,2002:str"
+    scalar_node = yaml.ScalarNode
     built: dict[int, tuple[Node, int]] = {}  # each built node, with its height (1 for a scalar)
     for ynode in order:
         start, end = ynode.start_mark.index, ynode.end_mark.index
@@ -402,7 +402,7 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
             node.items = items
             tallest = max([item_height for _, item_height in children], default=0)
         else:
-            value = ynode.value if ynode.tag == string_tag else yamlsafe.scalar(ynode)  # most scalars are text
+            value = yamlsafe.scalar(ynode)
             node = Node("string" if isinstance(value, str) else "literal", start, end, value)
             if isinstance(value, str):
                 scalars[id(node)] = ynode

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import yaml
 
@@ -59,6 +60,26 @@ class Document:
 def load(text: str) -> Document:
     """Compose, check the size of, and construct one YAML document; raise YamlError."""
     return _read(text, build=True)
+
+
+class FileError(Exception):
+    """A YAML file that cannot be read or loaded: ``where`` is its path, with the line and column
+    when the YAML is at fault."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where, self.reason = where, reason
+
+
+def load_file(path: Path) -> object:
+    """The data of a YAML file of ctxlint's own configuration (a framework or rule file), loaded
+    as any YAML it lints is; raise FileError."""
+    try:
+        return load(path.read_text(encoding="utf-8")).data
+    except (OSError, UnicodeDecodeError) as error:
+        raise FileError(str(path), str(error)) from None
+    except YamlError as error:
+        raise FileError(f"{path}:{error.line + 1}:{error.column + 1}", error.message) from None
 
 
 def compose(text: str) -> yaml.Node | None:

@@ -102,7 +102,7 @@ class Project:
         for analyzer in self.modules.values():
             if analyzer is not None:
                 analyzer.unit.forget()
-        self.lookups = 0  # names the file being linted looked up in other modules
+        self.lookups = 0
 
 
 def display_path(path: Path) -> str:

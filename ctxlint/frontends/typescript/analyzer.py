@@ -1076,6 +1076,13 @@ class Analyzer:
         """``found``, the text of ``node`` already read, or the slot that stands for it."""
         return found if found is not None else [self.slot_piece(node, env)]
 
+    def kept_key(self, binding: _Binding) -> tuple | None:
+        """The key under which what a binding holds (its text, facts, untrusted source) is kept, or
+        None when it is read inside another name's reading: a cycle guard may have cut that short."""
+        if self._active or binding.env.bindings:
+            return None
+        return binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras))
+
     def name_text(self, node: Node, env: _Env) -> list[_Piece] | None:
         binding = self.resolve(node, env)
         if binding is None and node.type == "identifier":
@@ -1087,13 +1094,11 @@ class Analyzer:
         # once (1,829 call sites naming one `skills` read it 1,829 times). Only what is read outside any
         # other name's reading is kept, where no cycle guard cut it short; what it read (_consumed) is
         # replayed with it.
-        key = None
-        if not self._active and not binding.env.bindings:
-            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
-            if key in self._bound_texts:
-                found, consumed = self._bound_texts[key]
-                self._consumed |= consumed
-                return None if found is None else list(found)
+        key = self.kept_key(binding)
+        if key is not None and key in self._bound_texts:
+            found, consumed = self._bound_texts[key]
+            self._consumed |= consumed
+            return None if found is None else list(found)
         if not self.enter(binding.value):
             return None
         outer, self._consumed = self._consumed, set()
@@ -1268,13 +1273,11 @@ class Analyzer:
         guard stops the reading). Like its text (see name_text), they are kept when read outside
         any other name's reading, with what the reading consumed: a page quoted in 10,000
         messages is followed to its fetch once, not 10,000 times."""
-        key = None
-        if not self._active and not binding.env.bindings:
-            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
-            kept = self._bound_facts.get(key)
-            if kept is not None:
-                self._consumed |= kept[1]
-                return kept[0]
+        key = self.kept_key(binding)
+        kept = self._bound_facts.get(key) if key is not None else None
+        if kept is not None:
+            self._consumed |= kept[1]
+            return kept[0]
         if not self.enter(binding.value):
             return None
         outer, self._consumed = self._consumed, set()
@@ -1428,11 +1431,9 @@ class Analyzer:
         """The untrusted content a name's value, or what is added to it afterwards, holds. Like its
         text (see name_text), it is kept when read outside any other name's reading: a page
         quoted in 10,000 messages is followed to its fetch once, not 10,000 times."""
-        key = None
-        if not self._active and not binding.env.bindings:
-            key = (binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras)))
-            if key in self._bound_untrusted:
-                return self._bound_untrusted[key]
+        key = self.kept_key(binding)
+        if key is not None and key in self._bound_untrusted:
+            return self._bound_untrusted[key]
         if not self.enter(binding.value):
             return None
         try:
