@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import census
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,9 @@ JUDGED = HERE / "judged"
 COLUMNS = ["repo", "commit", "path", "line", "code", "verdict", "reason"]
 STAMP = ".corpus-commit"
 TARGET = 0.90
+# true: worth acting on; false: wrong; debatable: right but of little value (a one-off script).
+# Strict precision counts debatable against, lenient leaves it out (../shared/CENSUS.md).
+VERDICTS = ("true", "false", "debatable")
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,15 @@ class Found:
     code: str
     confidence: str
     message: str
+    # Where the finding's evidence steps are (path, line): the census matches them too.
+    places: tuple[tuple[str, int], ...] = ()
+    kind: str = ""  # the kind of evidence the finding rests on (DESIGN: confidence per kind)
+    scope: str = "code"  # or test, example: code run by hand or by a test runner, not for users
+
+    @property
+    def evidence_kind(self) -> str:
+        """What the kind table groups by: the rule and kind in code, the scope elsewhere."""
+        return f"{self.code}/{self.kind}" if self.scope == "code" else f"in {self.scope} code"
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -141,7 +154,9 @@ def run_ctxlint(snapshot: Path, repo: str) -> list[Found]:
         cwd=snapshot, capture_output=True, text=True, encoding="utf-8", env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{repo}: ctxlint exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
-    return [Found(repo, f["path"], f["line"], f["code"], f["confidence"], f["message"])
+    return [Found(repo, f["path"], f["line"], f["code"], f["confidence"], f["message"],
+                  tuple((e["path"], e["line"]) for e in f.get("evidence", ()) if e.get("path") and e.get("line")),
+                  f.get("kind") or "", f.get("scope") or "code")
             for f in json.loads(proc.stdout)]
 
 
@@ -152,8 +167,8 @@ def load_verdicts() -> dict[tuple[str, str, int, str], dict]:
             continue
         with path.open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle):
-                if row["verdict"] not in ("true", "false"):
-                    raise SystemExit(f"{path}: verdict must be true or false, not {row['verdict']!r}")
+                if row["verdict"] not in VERDICTS:
+                    raise SystemExit(f"{path}: verdict must be one of {', '.join(VERDICTS)}, not {row['verdict']!r}")
                 verdicts[(row["repo"], row["path"], int(row["line"]), row["code"])] = row
     return verdicts
 
@@ -168,7 +183,7 @@ def load_lost() -> dict[tuple[str, str, int, str], str]:
 
 def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, strict: bool,
           save: Path | None = None, load: Path | None = None, markdown: Path | None = None,
-          update_rules: bool = False) -> int:
+          update_rules: bool = False, missed_out: Path | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from ctxlint.catalogue import load_catalogue
 
@@ -176,8 +191,8 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
     selected = [p for p in pins() if not only or p.repo in only or p.folder in only]
     found: list[Found] = []
     if load is not None:  # a saved run: judge, then score again without linting the corpus again
-        found = [Found(**item) for item in json.loads(load.read_text(encoding="utf-8"))
-                 if item["repo"] in {p.repo for p in selected}]
+        found = [Found(**{**item, "places": tuple(tuple(p) for p in item.get("places", ()))})
+                 for item in json.loads(load.read_text(encoding="utf-8")) if item["repo"] in {p.repo for p in selected}]
     else:
         assert snapshots is not None
         for pin in selected:
@@ -195,23 +210,37 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
         rule = catalogue.get(f.code)
         return f.confidence in ("high", "medium") and rule is not None and not rule.preview
 
-    _table("What `ctxlint check` reports (default rules, confidence medium or high)",
-           [f for f in found if default(f)], verdicts, catalogue)
+    shown = [f for f in found if default(f)]
+    _table("What `ctxlint check` reports (default rules, confidence medium or high)", shown, verdicts, catalogue)
     _table("What `--confidence low` and `--preview` add", [f for f in found if not default(f)], verdicts, catalogue)
     # The measure that decides whether a rule is on by default: what it reports at the default
     # confidence, whether or not it is a preview rule today.
     each_rule = [f for f in found if f.confidence in ("high", "medium")]
     _table("Each rule at confidence medium or high, preview rules included", each_rule, verdicts, catalogue)
+    _kinds_table(found, verdicts)
     if markdown is not None:
         markdown.write_text(_markdown(each_rule, verdicts, catalogue), encoding="utf-8")
         print(f"wrote {markdown}")
     if update_rules:
         _update_rules(each_rule, verdicts, catalogue, len(selected))
 
-    wrong = [f for f in found if default(f) and verdicts.get(f.key, {}).get("verdict") == "false"]
-    print(f"\nJudged false and still reported by default: {len(wrong)}")
+    instances = census.load(commits)
+    if instances:
+        print(f"\nRecall on the census ({len(instances)} instances in {len({i.repo for i in instances})} repositories)")
+        print("\n".join(census.table(instances, found, default)))
+        not_found = census.missed(instances, found, default)
+        if missed_out is not None:
+            with missed_out.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(["repo", "path", "line", "class", "sentence"])
+                for i in not_found:
+                    writer.writerow([i.repo, i.path, i.line, i.cls, i.sentence])
+            print(f"wrote {missed_out}")
+
+    wrong = [f for f in shown if verdicts.get(f.key, {}).get("verdict") in ("false", "debatable")]
+    print(f"\nJudged false or debatable and still reported by default: {len(wrong)}")
     for f in wrong[:60]:
-        print(f"  {f.repo} {f.path}:{f.line} {f.code} ({verdicts[f.key]['reason']})")
+        print(f"  {f.repo} {f.path}:{f.line} {f.code} [{verdicts[f.key]['verdict']}] ({verdicts[f.key]['reason']})")
 
     current = {f.key for f in found}
     lost_reasons = load_lost()
@@ -230,55 +259,90 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
     if unjudged_out is not None:
         with unjudged_out.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow([*COLUMNS, "confidence", "message"])
+            writer.writerow([*COLUMNS, "confidence", "kind", "message"])
             for f in unjudged:
-                writer.writerow([f.repo, commits[f.repo], f.path, f.line, f.code, "", "", f.confidence, f.message])
+                writer.writerow([f.repo, commits[f.repo], f.path, f.line, f.code, "", "", f.confidence, f.kind,
+                                 f.message])
         print(f"wrote {unjudged_out}")
 
     if not strict:
         return 0
-    weak = [code for code, (judged, true) in _per_rule([f for f in found if default(f)], verdicts).items()
-            if judged and true / judged < TARGET]
+    weak = [code for code, tally in _tally(shown, verdicts, lambda f: f.code).items()
+            if tally.judged and tally.strict < TARGET]
     return 1 if weak or lost or any(default(f) for f in unjudged) else 0
 
 
-def _per_rule(findings: list[Found], verdicts: dict) -> dict[str, tuple[int, int]]:
-    judged: Counter[str] = Counter()
-    true: Counter[str] = Counter()
+@dataclass
+class Tally:
+    found: int = 0
+    judged: int = 0
+    true: int = 0
+    debatable: int = 0
+
+    @property
+    def strict(self) -> float:
+        """Debatable counts against."""
+        return self.true / self.judged if self.judged else 0.0
+
+    def cells(self) -> tuple[str, str]:
+        """Strict and lenient precision (debatable left out), or dashes when nothing is judged."""
+        if not self.judged:
+            return "-", "-"
+        decided = self.judged - self.debatable
+        return f"{self.strict:.0%}", (f"{self.true / decided:.0%}" if decided else "-")
+
+
+def _tally(findings: list[Found], verdicts: dict, group) -> dict[str, Tally]:
+    tallies: dict[str, Tally] = defaultdict(Tally)
     for f in findings:
+        tally = tallies[group(f)]
+        tally.found += 1
         row = verdicts.get(f.key)
         if row is not None:
-            judged[f.code] += 1
-            true[f.code] += row["verdict"] == "true"
-    return {code: (judged[code], true[code]) for code in sorted(judged)}
+            tally.judged += 1
+            tally.true += row["verdict"] == "true"
+            tally.debatable += row["verdict"] == "debatable"
+    return dict(sorted(tallies.items()))
+
+
+def _kinds_table(findings: list[Found], verdicts: dict) -> None:
+    """Precision per kind of evidence, at every confidence: what calibrates each kind's confidence."""
+    print("\nEach kind of evidence, at every confidence (strict: debatable counts against)")
+    print(f"  {'kind':<40} {'found':>6} {'judged':>7} {'true':>5} {'debat.':>6} {'strict':>7} {'lenient':>8}")
+    for kind, tally in _tally([f for f in findings if f.kind], verdicts, lambda f: f.evidence_kind).items():
+        strict, lenient = tally.cells()
+        print(f"  {kind:<40} {tally.found:>6} {tally.judged:>7} {tally.true:>5} {tally.debatable:>6} {strict:>7} "
+              f"{lenient:>8}")
 
 
 def _markdown(findings: list[Found], verdicts: dict, catalogue: dict) -> str:
     """The README's precision table: every rule of the catalogue, measured or not."""
-    counts = Counter(f.code for f in findings)
-    per_rule = _per_rule(findings, verdicts)
-    lines = ["| rule | name | status | found | judged | true | precision |", "|---|---|---|---:|---:|---:|---:|"]
+    per_rule = _tally(findings, verdicts, lambda f: f.code)
+    lines = ["| rule | name | status | found | judged | true | debatable | strict | lenient |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for code in sorted(catalogue):
         rule = catalogue[code]
-        judged, true = per_rule.get(code, (0, 0))
-        precision = f"{true / judged:.0%}" if judged else "-"
+        tally = per_rule.get(code, Tally())
+        strict, lenient = tally.cells()
         status = "preview" if rule.preview else "default"
-        lines.append(f"| {code} | {rule.name} | {status} | {counts[code]} | {judged} | {true} | {precision} |")
+        lines.append(f"| {code} | {rule.name} | {status} | {tally.found} | {tally.judged} | {tally.true} | "
+                     f"{tally.debatable} | {strict} | {lenient} |")
     return "\n".join(lines) + "\n"
 
 
 def _update_rules(findings: list[Found], verdicts: dict, catalogue: dict, repositories: int) -> None:
     """Write each built-in rule's measured precision into its rule file's `precision:` line."""
-    per_rule = _per_rule(findings, verdicts)
+    per_rule = _tally(findings, verdicts, lambda f: f.code)
     found_in = {code: len({f.repo for f in findings if f.code == code}) for code in per_rule}
     today = date.today().isoformat()
     for code, rule in sorted(catalogue.items()):
         if not rule.path.is_relative_to(ROOT / "rules"):
             continue
-        judged, true = per_rule.get(code, (0, 0))
-        if judged:
-            value = (f"{true / judged:.0%}: {true} of {judged} judged findings at confidence medium or high "
-                     f"were right, in {found_in[code]} of {repositories} corpus repositories ({today})")
+        tally = per_rule.get(code, Tally())
+        if tally.judged:
+            value = (f"{tally.strict:.0%}: {tally.true} of {tally.judged} judged findings at confidence medium or "
+                     f"high were right ({tally.debatable} debatable), in {found_in[code]} of {repositories} corpus "
+                     f"repositories ({today})")
         else:
             value = (f"not measured: no findings at confidence medium or high in {repositories} corpus "
                      f"repositories ({today})")
@@ -297,23 +361,23 @@ def _update_rules(findings: list[Found], verdicts: dict, catalogue: dict, reposi
 
 def _table(title: str, findings: list[Found], verdicts: dict, catalogue: dict) -> None:
     print(f"\n{title}")
-    counts = Counter(f.code for f in findings)
-    per_rule = _per_rule(findings, verdicts)
+    per_rule = _tally(findings, verdicts, lambda f: f.code)
     repos: dict[str, set[str]] = defaultdict(set)
     for f in findings:
         repos[f.code].add(f.repo)
-    print(f"  {'rule':<8} {'name':<32} {'found':>6} {'judged':>7} {'true':>5} {'precision':>10} {'repos':>6}")
-    total_judged = total_true = 0
-    for code in sorted(counts):
-        judged, true = per_rule.get(code, (0, 0))
-        total_judged += judged
-        total_true += true
+    print(f"  {'rule':<8} {'name':<32} {'found':>6} {'judged':>7} {'true':>5} {'debat.':>6} {'strict':>7} "
+          f"{'lenient':>8} {'repos':>6}")
+    total = Tally()
+    for code, tally in per_rule.items():
+        for name in ("found", "judged", "true", "debatable"):
+            setattr(total, name, getattr(total, name) + getattr(tally, name))
         name = catalogue[code].name if code in catalogue else "?"
-        precision = f"{true / judged:.0%}" if judged else "-"
-        print(f"  {code:<8} {name:<32} {counts[code]:>6} {judged:>7} {true:>5} {precision:>10} {len(repos[code]):>6}")
-    precision = f"{total_true / total_judged:.1%}" if total_judged else "-"
-    print(f"  {'all':<8} {'':<32} {len(findings):>6} {total_judged:>7} {total_true:>5} {precision:>10} "
-          f"{len({f.repo for f in findings}):>6}")
+        strict, lenient = tally.cells()
+        print(f"  {code:<8} {name:<32} {tally.found:>6} {tally.judged:>7} {tally.true:>5} {tally.debatable:>6} "
+              f"{strict:>7} {lenient:>8} {len(repos[code]):>6}")
+    strict, lenient = total.cells()
+    print(f"  {'all':<8} {'':<32} {total.found:>6} {total.judged:>7} {total.true:>5} {total.debatable:>6} "
+          f"{strict:>7} {lenient:>8} {len({f.repo for f in findings}):>6}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("snapshots", type=Path, nargs="?", help="the folder `corpus.py extract` wrote")
     parser.add_argument("--repo", action="append", default=[], help="only this repository (owner/name), repeatable")
     parser.add_argument("--unjudged", type=Path, metavar="FILE", help="write the unjudged findings to FILE as CSV")
+    parser.add_argument("--missed", type=Path, metavar="FILE",
+                        help="write the census instances a plain run does not report to FILE as CSV")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--save", type=Path, metavar="FILE", help="also write every finding of this run to FILE (JSON)")
     parser.add_argument("--load", type=Path, metavar="FILE",
@@ -340,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     if (options.snapshots is None) == (options.load is None):
         parser.error("give SNAPSHOTS to lint the corpus, or --load FILE to score a saved run")
     return score(options.snapshots, options.repo, options.unjudged, options.strict, options.save, options.load,
-                 options.markdown, options.update_rules)
+                 options.markdown, options.update_rules, options.missed)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxlint.model import Severity
+from ctxlint.model import Confidence, Severity
 
 DOC_SECTIONS = ("what", "why", "example", "instead", "options")
 CODE_PATTERN = re.compile(r"^[A-Z]{2,8}[0-9]{3,4}$")
@@ -34,6 +34,15 @@ class Example:
 
 
 @dataclass(frozen=True)
+class EvidenceKindSpec:
+    """One kind of evidence a rule's findings rest on: what it is and how sure it makes them."""
+
+    confidence: Confidence
+    says: str
+    measured: str = ""  # the precision measured on the corpus, as the README's table gives it
+
+
+@dataclass(frozen=True)
 class Rule:
     code: str
     name: str
@@ -51,6 +60,10 @@ class Rule:
     preview: bool = False
     # How the rule measured on hand-judged findings of real repositories (benchmarks/judged/).
     precision: str = ""
+    # The kinds of evidence its check reports on, each with the confidence it carries: a
+    # finding's confidence comes from its kind, calibrated on the corpus (README, "Evidence and
+    # confidence"). A rule without a table reports at the confidence its check gives.
+    evidence: dict[str, EvidenceKindSpec] = field(default_factory=dict)
 
     def with_overrides(self, overrides: dict) -> Rule:
         """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated).
@@ -176,7 +189,29 @@ def load_rule(path: Path) -> Rule:
         fixable=bool(data.get("fixable", False)),
         preview=_flag(path, data, "preview"),
         precision=str(data.get("precision") or "").strip(),
+        evidence=_evidence(path, data.get("evidence")),
     )
+
+
+def _evidence(path: Path, data: object) -> dict[str, EvidenceKindSpec]:
+    """The rule's `evidence:` table: ``kind: {confidence: high|medium|low, says: "...",
+    measured: "..."}``."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{path}: `evidence` must be a mapping of kinds")
+    kinds = {}
+    for kind, spec in data.items():
+        if not isinstance(kind, str) or not NAME_PATTERN.match(kind):
+            raise CatalogueError(f"{path}: evidence kind {kind!r} must be kebab-case")
+        if not isinstance(spec, dict) or not isinstance(spec.get("says"), str):
+            raise CatalogueError(f"{path}: evidence `{kind}` needs `confidence` and `says`")
+        try:
+            confidence = Confidence(spec.get("confidence"))
+        except ValueError:
+            raise CatalogueError(f"{path}: evidence `{kind}`: confidence must be high, medium or low") from None
+        kinds[kind] = EvidenceKindSpec(confidence, spec["says"].strip(), str(spec.get("measured") or "").strip())
+    return kinds
 
 
 def _flag(path: Path, data: dict, key: str) -> bool:

@@ -77,6 +77,13 @@ COST_LIMITS = {
 # `extend-set-aside` adds to it; templates that are not prompts (HTML pages, Dockerfiles,
 # documentation) are recognised by name and content. `include-set-aside = true` counts them all.
 COST_SET_ASIDE = DEFAULT_TEST_PATHS
+# Folders of examples, demos, tutorials and one-off scripts: what a finding there points at is
+# a script run once by hand, not code that runs for users, so every finding in them is low
+# confidence (the corpus verdicts judge them debatable; README, "Evidence and confidence").
+DEFAULT_EXAMPLE_PATHS = (
+    "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
+    "notebooks", "recipes",
+)
 
 
 @dataclass
@@ -111,6 +118,7 @@ class Settings:
     confidence: str = "medium"
     preview: bool = False
     test_paths: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATHS))
+    example_paths: list[str] = field(default_factory=lambda: list(DEFAULT_EXAMPLE_PATHS))
     max_file_bytes: int = 2_000_000
     # [tool.ctxlint.layout] / [tool.ctxlint.trust]: family -> option (or extend-option) -> values.
     family_options: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -252,7 +260,8 @@ def flag_layer(option: str, key: str, value: Any) -> Layer:
 # --- applying a layer -----------------------------------------------------------------------
 
 # Top-level list options: `key` replaces, `extend-key` adds.
-_LISTS = ("select", "ignore", "include", "exclude", "rule-packs", "frameworks", "test-paths", "per-file-ignores")
+_LISTS = ("select", "ignore", "include", "exclude", "rule-packs", "frameworks", "test-paths", "example-paths",
+          "per-file-ignores")
 
 
 def apply_table(settings: Settings, table: dict, path: Path, prefix: str = "") -> None:
@@ -320,9 +329,10 @@ def apply_layer(settings: Settings, layer: Layer) -> None:
             settings.fail_level = _choice(layer, key, value, FAIL_LEVELS)
         elif key == "confidence":
             settings.confidence = _choice(layer, key, value, CONFIDENCE_LEVELS)
-        elif name == "test-paths":
+        elif name in ("test-paths", "example-paths"):
             globs = _strings(layer, key, value)
-            settings.test_paths = settings.test_paths + globs if extending else globs
+            attribute = name.replace("-", "_")
+            setattr(settings, attribute, getattr(settings, attribute) + globs if extending else globs)
         elif key == "preview":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where(key)} must be true or false")
@@ -660,6 +670,7 @@ def settings_table(settings: Settings) -> dict[str, Any]:
         "frameworks": [str(p) for p in settings.frameworks],
         "builtin-frameworks": settings.builtin_frameworks,
         "test-paths": settings.test_paths,
+        "example-paths": settings.example_paths,
         "rules": settings.rule_options,
         "models": settings.models,
         **settings.family_options,

@@ -29,11 +29,20 @@ class CheckContext:
         if self._notice is not None:
             self._notice(f"{self.rule.code}: {message}")
 
-    def report(self, span: Span, message: str, fix: Fix | None = None, *,
+    def report(self, span: Span, message: str, fix: Fix | None = None, *, kind: str = "",
                confidence: Confidence = Confidence.HIGH, evidence: tuple[Evidence, ...] = ()) -> None:
-        """Report a finding; ``confidence`` follows the weakest link of ``evidence``."""
+        """Report a finding resting on evidence of ``kind``: its confidence is the one the rule's
+        evidence table gives that kind. A rule with no table (a user's rule pack) reports at
+        ``confidence``."""
+        table = self.rule.evidence
+        if table:
+            spec = table.get(kind)
+            if spec is None:
+                raise KeyError(f"{self.rule.code} reports evidence of kind {kind!r}, which its rule file "
+                               f"does not list (kinds: {', '.join(table)})")
+            confidence = spec.confidence
         self._sink(Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix,
-                           confidence, evidence))
+                           confidence, evidence, kind))
 
     def model_name(self, request: Request) -> str:
         """The request's model, the configured one, or the default the checks size windows by."""

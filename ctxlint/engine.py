@@ -282,12 +282,15 @@ class Linter:
         settings = self.settings
         return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
 
-    def _in_test_code(self, relpath: str) -> bool:
-        """Whether ``relpath`` is test code, unless the user's `formats` globs name it: a team
-        that points ctxlint at its tool snapshots wants them judged."""
-        if not glob_any(self.settings.test_paths, relpath):
-            return False
-        return not any(glob_any(globs, relpath) for globs in self.settings.formats.values())
+    def _scope(self, relpath: str) -> str:
+        """Where ``relpath`` is: "test" or "example" code, or "code". A file the user's `formats`
+        globs name is code whatever its folder: a team that points ctxlint at its tool snapshots
+        wants them judged."""
+        settings = self.settings
+        for scope, globs in (("test", settings.test_paths), ("example", settings.example_paths)):
+            if glob_any(globs, relpath):
+                return "code" if any(glob_any(g, relpath) for g in settings.formats.values()) else scope
+        return "code"
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable, binary or not
@@ -362,14 +365,15 @@ class Linter:
                     before = len(findings)
                     check.function(request, ctx)
                     if request.in_test:
-                        findings[before:] = [_in_test_code(f) for f in findings[before:]]
+                        findings[before:] = [_in_scope(f, "test") for f in findings[before:]]
         analysis.forget()  # the request can go when the caller drops it: only findings are left to sort
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:
             self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
-        if self._in_test_code(relpath):
-            findings = [_in_test_code(f) for f in findings]
+        scope = self._scope(relpath)
+        if scope != "code":
+            findings = [_in_scope(f, scope) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused
@@ -440,10 +444,17 @@ def _texts(finding: Finding) -> Iterator[str]:
         yield step.text
 
 
-def _in_test_code(finding: Finding) -> Finding:
-    """A finding in test code is low confidence: its requests are fixtures, made to exercise code."""
-    step = Evidence(EvidenceKind.SINK, "in test code, where requests are fixtures", None, strong=False)
-    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step))
+_SCOPES = {"test": "in test code, where requests are fixtures",
+           "example": "in example, demo or script code, run by hand rather than for users"}
+
+
+def _in_scope(finding: Finding, scope: str) -> Finding:
+    """A finding in test or example code is low confidence: its requests are fixtures or one-off
+    scripts, made to exercise or show code, not code that runs for users."""
+    if finding.scope != "code":
+        return finding
+    step = Evidence(EvidenceKind.SINK, _SCOPES[scope], None, strong=False)
+    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope=scope)
 
 
 # The files and cache of the current lint_all, inherited by forked workers so only indexes travel.

@@ -321,6 +321,11 @@ class Finding:
     fix: Fix | None = None
     confidence: Confidence = Confidence.HIGH
     evidence: tuple[Evidence, ...] = ()
+    # The kind of evidence the finding rests on (a rule's `evidence:` table names each kind and
+    # gives it the confidence measured on real code), and where the code is: "code", or "test"
+    # and "example" code, whose findings are fixtures and one-off scripts (low confidence).
+    kind: str = ""
+    scope: str = "code"
 
 
 @dataclass(frozen=True, slots=True)

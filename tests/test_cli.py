@@ -263,16 +263,19 @@ def test_rule_listing_and_pages(project):
         assert line.split()[1:3] == [rule.name, rule.severity.value]
         assert line.endswith(f"{'(preview) ' if rule.preview else ''}{rule.summary}")
 
-    # One rule's page: every docs section, from the rule file (CTX101 is a preview rule: the page
-    # says so, and how it measured, before the sections).
+    # One rule's page: every docs section, from the rule file; how it measured comes before the
+    # sections, the kinds of evidence its findings rest on after them.
     assert by_code.code == 0
     rule = CATALOGUE["CTX101"]
     lines = by_code.lines
-    assert lines[:7] == ["CTX101 volatile-in-prefix (cache, error)", "", rule.summary, "",
-                         "Preview: off by default; run it with --preview or by selecting it by code or name.", "",
+    assert lines[:5] == ["CTX101 volatile-in-prefix (cache, error)", "", rule.summary, "",
                          f"Measured precision: {rule.precision}"]
-    headings = [line for line in lines[7:] if line and not line.startswith(" ")]
-    assert headings == ["What it does", "Why it matters", "Example", "Use instead", "Options", "Defaults"]
+    headings = [line for line in lines[5:] if line and not line.startswith(" ")]
+    evidence = "Evidence and confidence (what a finding rests on; low is shown with --confidence low)"
+    assert headings == ["What it does", "Why it matters", "Example", "Use instead", "Options", evidence, "Defaults"]
+    kinds = lines[lines.index(evidence) + 1 : lines.index("Defaults") - 1]
+    assert [line.split()[:2] for line in kinds] == [[k, s.confidence.value] for k, s in rule.evidence.items()]
+    assert kinds[0] == "    call              high    a call that changes on every call, before static text"
     sections = dict(zip(("what", "why", "example", "instead", "options"), headings))
     for key, heading in sections.items():
         start = lines.index(heading) + 1

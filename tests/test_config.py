@@ -101,7 +101,7 @@ ERROR_CASES = [
      "{path}:1: `extend-select`: unknown rule code or name `CTX9` (see `ctxlint rule`)"),
     ("extend-unknown-key", "ctxlint.toml", 'extend-model = "gpt-4o"\n',
      ("{path}:1: `extend-model`: unknown key (`extend-` works with select, ignore, include, exclude, rule-packs, "
-     "frameworks, test-paths, per-file-ignores)")),
+     "frameworks, test-paths, example-paths, per-file-ignores)")),
     ("per-file-ignores-unknown-code", "ctxlint.toml", '[per-file-ignores]\n"legacy/*" = ["CTX777"]\n',
      "{path}:2: `per-file-ignores.legacy/*`: unknown rule code or name `CTX777` (see `ctxlint rule`)"),
     ("rule-unknown-option", "ctxlint.toml", '[rules.CTX101]\nseverity = "info"\nnamez = ["stamp"]\n',

@@ -20,7 +20,7 @@ TRACE_TEMPLATE = ("Trace: {{ trace_id }}\nYou are the research assistant. Cite e
 FRENCH_TEMPLATE = ("Heure d’été : {{ now() }}\nVous êtes l’assistant du service client. Répondez aux questions sur "
                    "les commandes et les retours.\n")
 FIELDS = ["code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix",
-          "confidence", "evidence", "cell"]
+          "confidence", "kind", "scope", "evidence", "cell"]
 
 
 @pytest.fixture
@@ -55,12 +55,12 @@ def test_json_is_a_list_of_findings_with_the_documented_fields(findings_project)
     assert data[0] == {
         "code": "CTX101", "name": "volatile-in-prefix", "severity": "error", "path": "a.j2",
         "line": 1, "column": 15, "end_line": 1, "end_column": 26, "message": CLOCK_MESSAGE, "fix": None,
-        "confidence": "high", "evidence": data[0]["evidence"], "cell": None,
+        "confidence": "high", "kind": "call", "scope": "code", "evidence": data[0]["evidence"], "cell": None,
     }
     assert data[1] == {
         "code": "CTX201", "name": "missing-output-reserve", "severity": "warning", "path": "b.prompty",
         "line": 3, "column": 1, "end_line": 3, "end_column": 6, "message": NO_RESERVE_MESSAGE, "fix": None,
-        "confidence": "high", "evidence": data[1]["evidence"], "cell": None,
+        "confidence": "high", "kind": "call", "scope": "code", "evidence": data[1]["evidence"], "cell": None,
     }
     assert data[2]["severity"] == "info"  # the configured severity, not the catalogue's
     assert (data[2]["line"], data[2]["column"], data[2]["end_column"]) == (1, 8, 22)
@@ -68,7 +68,7 @@ def test_json_is_a_list_of_findings_with_the_documented_fields(findings_project)
         "code": "CTX001", "name": "parse-error", "severity": "error", "path": "sub/bad.j2",
         "line": 1, "column": 1, "end_line": 1, "end_column": 1,
         "message": "Expected an expression, got 'end of statement block'", "fix": None,
-        "confidence": "high", "evidence": [], "cell": None,
+        "confidence": "high", "kind": "syntax", "scope": "code", "evidence": [], "cell": None,
     }
     assert (data[4]["line"], data[4]["column"], data[4]["end_line"], data[4]["end_column"]) == (1, 15, 1, 26)
 

@@ -52,7 +52,7 @@ def test_a_preview_rule_runs_only_when_asked_for(project):
         ("check", "--preview", "--output-format", "json"),
     ])
     codes = lambda run: sorted(f["code"] for f in json.loads(run.stdout))  # noqa: E731
-    assert codes(default) == ["CTX201"]
+    assert codes(default) == ["CTX101", "CTX201"]
     assert by_prefix.code == 0 and codes(by_prefix) == []  # a prefix is not an opt-in
     assert codes(by_code) == ["ACME101"]
     assert codes(by_name) == ["ACME101"]
@@ -74,7 +74,8 @@ def test_sarif_marks_preview_rules_disabled_by_default(project):
     rules = {r["id"]: r for r in json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["ACME101"]["defaultConfiguration"]["enabled"] is False
     assert rules["ACME101"]["properties"]["precision"] == "60% (3 of 5 judged)"
-    assert rules["CTX101"]["defaultConfiguration"]["enabled"] is False  # a built-in preview rule
+    assert rules["CTX303"]["defaultConfiguration"]["enabled"] is False  # a built-in preview rule
+    assert rules["CTX101"]["defaultConfiguration"]["enabled"] is True  # a mission rule: always default
     assert rules["CTX201"]["defaultConfiguration"]["enabled"] is True
 
 

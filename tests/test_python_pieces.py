@@ -169,7 +169,8 @@ def test_code_with_no_boundary_and_too_many_tokens_is_refused_unparsed(monkeypat
     assert str(refused.value) == (
         "lines 1-40,003 hold about 360,012 tokens without a top-level statement boundary; "
         f"ctxlint parses at most {prefilter.MAX_PIECE_TOKENS:,} tokens at a time")
-    problem, tree = prefilter.precheck(text, "app.py")
+    checked = prefilter.precheck(text, "app.py")
+    problem, tree = checked.problem, checked.tree
     assert tree is None and problem is not None
     assert (problem[0].line, problem[0].column, problem[1]) == (1, 1, str(refused.value))
 
@@ -203,7 +204,8 @@ def test_an_import_of_thousands_of_dotted_parts_is_refused_unparsed(monkeypatch,
     name = ".".join(["messages"] * parts)
     text = f'"""Answers questions."""\n\nimport {name}\nclient = anthropic.Anthropic(\n'
     seen = _record_parses(monkeypatch)
-    problem, tree = prefilter.precheck(text, "app.py")
+    checked = prefilter.precheck(text, "app.py")
+    problem, tree = checked.problem, checked.tree
     assert seen == [] and tree is None and problem is not None
     assert (problem[0].line, problem[0].column, problem[1]) == (
         3, 8, f"the import names a module of {parts:,} parts; ctxlint reads module names of up to 200 parts")
@@ -214,7 +216,7 @@ def test_an_import_of_thousands_of_dotted_parts_is_refused_unparsed(monkeypatch,
     "import os, " + ".\\\n".join(["pkg"] * 3_000) + " as deep\n",
 ])
 def test_every_form_of_a_long_import_is_refused(statement):
-    problem, _ = prefilter.precheck("import json\n" + statement, "app.py")
+    problem = prefilter.precheck("import json\n" + statement, "app.py").problem
     assert problem is not None and problem[0].line == 2 and "3,000 parts" in problem[1]
 
 
@@ -223,5 +225,6 @@ def test_short_imports_and_long_dotted_names_elsewhere_are_parsed():
     path of 5,000 parts, an attribute chain: CPython reads those in linear memory)."""
     text = ("import " + ".".join(["pkg"] * 200) + "\nfrom " + "." * 300 + " import name\n"
             + "# " + ".".join(["node"] * 5_000) + "\nvalue = " + ".".join(["node"] * 150) + "\n")
-    problem, tree = prefilter.precheck(text, "app.py")
+    checked = prefilter.precheck(text, "app.py")
+    problem, tree = checked.problem, checked.tree
     assert problem is None and tree is not None and len(tree.body) == 3

@@ -429,7 +429,8 @@ def test_names_of_modules_outside_the_project_are_not_lookups(tmp_path, monkeypa
         f"def answer_{i}(url):\n    page = requests.get(url, timeout=5).text\n"
         f'    return client.chat.completions.create(model="gpt-4o", max_tokens=400, '
         f'messages=[{{"role": "user", "content": "<page>" + page + "</page>"}}])\n\n' for i in range(120)))
-    result = Linter(Settings(root=tmp_path), CATALOGUE).lint_files([tmp_path / "app.py"], jobs=1)
+    # The page is delimited but not escaped (CTX403 says so); what is measured here is the lookups.
+    result = Linter(Settings(root=tmp_path), CATALOGUE, ignore=["CTX403"]).lint_files([tmp_path / "app.py"], jobs=1)
     assert (result.findings, result.errors, result.notices) == ([], [], [])
 
 

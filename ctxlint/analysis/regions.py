@@ -26,6 +26,7 @@ class Variable:
     index: int
     evidence: Evidence
     confidence: Confidence
+    kind: str  # tool-result, marked (a ctxlint comment) or collection (a name says so)
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,10 @@ def _variable(index: int, segment: Segment, collections: list[str], directives: 
               said: _Said) -> Variable | None:
     if segment.role is Role.TOOL:
         return Variable(index, Evidence(EvidenceKind.SOURCE, "a tool result, which varies per call", segment.span),
-                        Confidence.HIGH)
+                        Confidence.HIGH, "tool-result")
     if directives.regions and directives.region_at(segment.span.line) is Region.MIDDLE:
         return Variable(index, Evidence(EvidenceKind.SOURCE, "marked middle by a ctxlint comment", segment.span),
-                        Confidence.HIGH)
+                        Confidence.HIGH, "marked")
     slot = segment.slot
     if segment.loop is not None:
         key: object = segment.loop
@@ -77,7 +78,8 @@ def _variable(index: int, segment: Segment, collections: list[str], directives: 
     found = said[key]
     if found is None:
         return None
-    return Variable(index, Evidence(EvidenceKind.NAME, found, segment.span, strong=False), Confidence.MEDIUM)
+    return Variable(index, Evidence(EvidenceKind.NAME, found, segment.span, strong=False), Confidence.MEDIUM,
+                    "collection")
 
 
 def _says(segment: Segment, collections: list[str]) -> str | None:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ctxlint.analysis import names, reuse_last
 from ctxlint.directives import Directives
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,16 @@ class Untrusted:
     """Why a slot is taken to hold third-party content, and how sure that is."""
 
     reason: str  # for messages: `page`, `an item of documents`, `requests.get(...).text, line 9`
-    confidence: Confidence
+    # The kind of evidence (the trust rules' `evidence:` tables give each its confidence):
+    # source, declared, weak-source-and-name, weak-source, name-in-loop, name-and-words, name,
+    # prompt-words.
+    kind: str
     evidence: tuple[Evidence, ...]
+
+    @property
+    def proven(self) -> bool:
+        """Shown by a known source or declared by the author, not inferred from names or words."""
+        return self.kind in ("source", "declared")
 
 
 @dataclass(frozen=True)
@@ -90,13 +98,13 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
         if source.strong:
-            return Untrusted(f"{source.detail}{where}", Confidence.HIGH, (step, *source.flow, sink))
+            return Untrusted(f"{source.detail}{where}", "source", (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
         # name that says content (`page`, `documents`) as well, two weak links agree.
         named = facts.named
         name_step = () if named is None else (
             Evidence(EvidenceKind.NAME, f"the name `{named[0]}` suggests third-party content", segment.span, False),)
-        return Untrusted(f"{source.detail}{where}", Confidence.MEDIUM if named else Confidence.LOW,
+        return Untrusted(f"{source.detail}{where}", "weak-source-and-name" if named else "weak-source",
                          (step, *name_step, *source.flow, sink))
     named = facts.named
     if named is None:
@@ -105,11 +113,11 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         if described is None:
             return None
         step = Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"", segment.span, False)
-        return Untrusted(f"introduced as \"{described}\"", Confidence.LOW, (step, sink))
+        return Untrusted(f"introduced as \"{described}\"", "prompt-words", (step, sink))
     name, declared = named
     if declared:
         step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
-        return Untrusted(name, Confidence.HIGH, (step, sink))
+        return Untrusted(name, "declared", (step, sink))
     collection = facts.item_of
     reason = f"an item of `{collection}`" if collection == name else name
     evidence = [Evidence(EvidenceKind.NAME, f"the name `{name}` suggests third-party content", segment.span,
@@ -122,8 +130,8 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         reason += f", introduced as \"{described}\""
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
-    confidence = Confidence.MEDIUM if collection is not None or described else Confidence.LOW
-    return Untrusted(reason, confidence, (*evidence, sink))
+    kind = "name-in-loop" if collection is not None else "name-and-words" if described else "name"
+    return Untrusted(reason, kind, (*evidence, sink))
 
 
 def _facts(segment: Segment, options: TrustOptions, directives: Directives) -> NameFacts:

@@ -39,7 +39,8 @@ def _check(request: Request, parsed: ParsedFile, ctx: CheckContext) -> None:
     try:
         declared = declarations_for(request, found, ctx.settings, _relpath(request.path, ctx.settings.root))
     except PolicyError as error:
-        ctx.report(error.span or request.anchor, f"This budget declaration cannot be used: {error.message}.")
+        ctx.report(error.span or request.anchor, f"This budget declaration cannot be used: {error.message}.",
+                   kind="simulated")
         return
     if not declared.fields or declared.min_budget is None:
         return
@@ -51,16 +52,17 @@ def _check(request: Request, parsed: ParsedFile, ctx: CheckContext) -> None:
     try:
         simulation = prepare(request, declared, ctx.settings, Words.from_options(ctx.options), found)
     except BudgetError as error:
-        ctx.report(error.span or where, f"The budget of this prompt cannot be simulated: {error.message}.")
+        ctx.report(error.span or where, f"The budget of this prompt cannot be simulated: {error.message}.",
+                   kind="simulated")
         return
     if simulation.window is not None and budget > simulation.window:
         ctx.report(where, f"The declared minimum budget of {budget:,} tokens is above {simulation.model}'s "
-                          f"{simulation.window:,}-token window; declare a budget the model can take.")
+                          f"{simulation.window:,}-token window; declare a budget the model can take.", kind="simulated")
         return
     plan = run(simulation, budget)
     if plan.error is not None:
         ctx.report(where, f"At its declared minimum budget of {budget:,} tokens this prompt cannot be sent: "
-                          f"{plan.error}.")
+                          f"{plan.error}.", kind="simulated")
         return
     rows = {row.name: row for row in plan.rows}
     for readback in plan.readback:
@@ -74,12 +76,12 @@ def _check(request: Request, parsed: ParsedFile, ctx: CheckContext) -> None:
                 f"Key field `{key.name}` ({key.pattern}) is lost at the declared minimum budget of {budget:,} "
                 f"tokens: `{row.action}` on segment `{key.segment}` keeps {row.used:,} of its {row.requested:,} "
                 f"tokens and leaves it out. Raise `{key.segment}`'s priority or `min`, pin it, or move the field "
-                "to text that is kept."), evidence=evidence)
+                "to text that is kept."), evidence=evidence, kind="simulated")
         elif readback.status == ABSENT:
             ctx.report(span, (
                 f"Key field `{key.name}` ({key.pattern}) is not in segment `{key.segment}` at all, even before "
                 "any cut: the text that carried it was changed, or the pattern or the sample content is wrong."),
-                evidence=evidence)
+                evidence=evidence, kind="simulated")
 
 
 def _relpath(path: str, root: Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxlint.analysis.volatility import once_per_process, per_call_before, volatile_reason
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Segment
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -35,7 +35,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                 f"`{segment.text}` is fixed when the module loads (`{reason}` in a module-level constant), so "
                 f"the {lost:,} static tokens after it are cached within one process but not across restarts "
                 f"and deploys, and the value goes stale while the process runs. {options['advice']}",
-                confidence=Confidence.LOW,
+                kind="once-per-process",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` runs once, when the module loads", segment.span),
                           Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
             )
@@ -47,18 +47,18 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it in the request", after[0].span)
         evidence: tuple[Evidence, ...] = (source, sink)
         earlier = per_call_before(request, index, options["per_call"])
-        confidence = Confidence.HIGH if by_call else Confidence.MEDIUM
+        kind = "call" if by_call else "name"
         if earlier is not None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)
-            confidence = Confidence.LOW
+            kind = "after-per-call"
         elif lost < options["min_tokens"]:
-            confidence = Confidence.LOW
+            kind = "short-prefix"
         ctx.report(
             segment.span,
             f"`{segment.text}` changes on every call; the {lost:,} static tokens after it are sent "
             f"uncached each time. {options['advice']}",
-            confidence=confidence, evidence=evidence,
+            kind=kind, evidence=evidence,
         )
         return
 
@@ -75,6 +75,7 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
             f"This request sets {len(breakpoints)} `cache_control` breakpoints; the provider accepts at "
             f"most {maximum} and rejects the request. Keep the {maximum} that end the longest stable "
             "stretches (tools, system, the last turn).",
+            kind="too-many",
             evidence=tuple(Evidence(EvidenceKind.SOURCE, "a cache_control breakpoint", b.span) for b in breakpoints),
         )
     seen_short_ttl = False
@@ -87,6 +88,7 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
                 f"This breakpoint caches a prefix that contains `{volatile.text}` "
                 f"(line {volatile.span.line}), which changes on every call, so the cache is written "
                 "and paid for each time and never read. Move the value after the breakpoint.",
+                kind="after-volatile",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{volatile.text}` changes on every call", volatile.span),
                           Evidence(EvidenceKind.SINK, "inside the prefix this breakpoint caches", breakpoint.span)),
             )
@@ -95,6 +97,7 @@ def cache_breakpoints(request: Request, ctx: CheckContext) -> None:
                 breakpoint.span,
                 "A 1-hour cache breakpoint follows a 5-minute one; 1-hour entries must come first, "
                 "and the provider rejects this order. Put the 1-hour breakpoints earlier.",
+                kind="ttl-order",
             )
         seen_short_ttl = seen_short_ttl or breakpoint.ttl in (None, "5m")
 

@@ -20,6 +20,7 @@ def char_based_token_estimate(parsed: ParsedFile, ctx: CheckContext) -> None:
             f"characters per token), so budgets built on it overflow or waste the window. Count with the "
             f"model's tokenizer: tiktoken for OpenAI models, the provider's token-counting endpoint otherwise.",
             observation.fix,
+            kind="estimate",
             evidence=(
                 Evidence(EvidenceKind.SOURCE, f"`{observation.detail}` used as a token count", observation.span),
             ),

@@ -11,4 +11,4 @@ from ctxlint.model import ParsedFile
 def parse_error(parsed: ParsedFile, ctx: CheckContext) -> None:
     """Report each error that stopped a front-end from reading the file."""
     for span, message in parsed.errors:
-        ctx.report(span, message)
+        ctx.report(span, message, kind="syntax")

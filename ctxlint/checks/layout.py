@@ -9,7 +9,7 @@ from collections import Counter
 from ctxlint.analysis import constraints, names, regions
 from ctxlint.checks import NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Region, Request
+from ctxlint.model import Evidence, EvidenceKind, Region, Request
 
 
 @request_check(options={"collections": STRINGS, "constraints": STRINGS})
@@ -26,6 +26,7 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
                 f"{segment.span.line}) cuts to a fixed length, so it is dropped, wholly or in part, "
                 "whenever the cut applies. Keep constraints out of truncated text: send them whole, "
                 "before the text that may be cut.",
+                kind="cut-text",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{cut}` cuts the text", segment.span),
                           Evidence(EvidenceKind.SINK, "a constraint beyond what the cut keeps", constraint.span)),
             )
@@ -60,7 +61,7 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
             f"The constraint \"{_excerpt(constraint.text)}\" sits {where}, in the MIDDLE region that "
             "budgets truncate or summarise first, so it can silently disappear. Move it to the system "
             "prompt before any variable content, and restate it word for word after the last one if needed.",
-            confidence=Confidence.HIGH if explicit or constraint.pinned else block.confidence,
+            kind="declared" if explicit or constraint.pinned else f"in-{block.kind}",
             evidence=(block.evidence,
                       Evidence(EvidenceKind.SINK, "a constraint in the MIDDLE region", constraint.span)),
         )
@@ -193,7 +194,7 @@ def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
             restated.span,
             f"This restates the constraint on line {best.span.line} but differs: {difference}. "
             "The model sees two rules and may follow either; restate it word for word, or drop one.",
-            confidence=Confidence.HIGH,
+            kind="restatement",
             evidence=(Evidence(EvidenceKind.SOURCE, "the original, in HEAD", best.span),
                       Evidence(EvidenceKind.SINK, f"the restatement, in TAIL ({ratio:.0%} alike)", restated.span)),
         )
@@ -231,7 +232,7 @@ def question_not_last(request: Request, ctx: CheckContext) -> None:
         f"{layout.describe_variable(request, following.index)}. Models answer best with the question last, "
         "after the material, and that position is the one a budget never cuts. Move it after the last "
         "variable-length block.",
-        confidence=following.confidence,
+        kind=f"before-{following.kind}",
         evidence=(Evidence(EvidenceKind.NAME, f"`{question.text}` is named as the current user input",
                            question.span, strong=False), following.evidence),
     )

@@ -6,7 +6,7 @@ from ctxlint.analysis import names
 from ctxlint.analysis.budget import static_chars, static_tokens, utf8_bytes
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Role, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Role, SourceKind
 
 
 @request_check(options={"media_models": STRINGS})
@@ -32,7 +32,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         request.anchor,
         f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
         f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
-        confidence=Confidence.LOW if request.in_method else Confidence.HIGH,
+        kind="call-in-method" if request.in_method else "call",
         evidence=evidence,
     )
 
@@ -58,6 +58,7 @@ def reserve_too_small(request: Request, ctx: CheckContext) -> None:
             f"`{limit.key}: {limit.value}` leaves too little room for a complete call to one of its "
             f"{len(request.tools)} tool(s) (at least {needed:,} tokens); a cut-off tool call cannot be "
             f"parsed, and the agent fails or retries at full price. Raise it to {needed:,} or more.",
+            kind="with-tools",
             evidence=(setting, Evidence(EvidenceKind.SINK, f"{len(request.tools)} tool(s) offered", request.anchor)),
         )
         return
@@ -75,7 +76,7 @@ def reserve_too_small(request: Request, ctx: CheckContext) -> None:
         f"`{limit.key}: {limit.value}` leaves too little room for a useful answer (at least {needed:,} "
         f"tokens), so the answer is cut off mid-sentence. Raise it to {needed:,} or more, or ask for an "
         "answer that short in the prompt.",
-        confidence=Confidence.HIGH if text.strip() else Confidence.LOW,
+        kind="prompt-seen" if text.strip() else "prompt-unseen",
         evidence=(setting,) if text.strip() else (
             setting, Evidence(EvidenceKind.SINK, "the prompt's text is not visible here", request.anchor, False)),
     )
@@ -100,6 +101,7 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
             limit.span,
             f"`{limit.key}: {limit.value:,}` is above {info.name}'s maximum output of {info.max_output:,} "
             f"tokens; the API rejects the request. Lower it to {info.max_output:,} or less.",
+            kind="above-max-output",
             evidence=(Evidence(EvidenceKind.SOURCE, f"`{limit.key}` set to {limit.value:,}", limit.span),
                       Evidence(EvidenceKind.SINK, f"{info.name}: at most {info.max_output:,} output tokens", None)),
         )
@@ -120,6 +122,7 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
             f"The fixed prompt ({fixed:,} tokens of tools and static text) plus the output reserve "
             f"({reserve:,}) is {fixed + reserve:,} tokens, over {what} by {fixed + reserve - budget:,} "
             "before any variable content is added. Trim the prompt or tools, or lower the reserve.",
+            kind="over-window",
             evidence=(Evidence(EvidenceKind.SOURCE, f"{fixed:,} fixed tokens counted with the request's tokenizer",
                                request.anchor),
                       Evidence(EvidenceKind.SINK, what, None)),
@@ -143,6 +146,7 @@ def silent_truncation(request: Request, ctx: CheckContext) -> None:
                     f"`{source.detail}` cuts the text to a fixed length and leaves nothing in its place, "
                     "so the model cannot tell that content is missing and answers as if it had it all. "
                     "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead.",
+                    kind="cut" if source.strong else "cut-pattern",
                     evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span,
                                        source.strong), *source.flow,
                               Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "

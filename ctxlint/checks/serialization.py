@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from ctxlint.analysis.volatility import per_call_before
 from ctxlint.checks import STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Request, Role, Segment, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Role, Segment, Source, SourceKind
 
 
 def sources_in_prefix(request: Request, kind: SourceKind
@@ -34,19 +34,19 @@ def sources_in_prefix(request: Request, kind: SourceKind
 
 
 def _weighed(request: Request, index: int, segment: Segment, source: Source, ctx: CheckContext
-             ) -> tuple[Confidence, tuple[Evidence, ...]]:
-    """The finding's confidence and evidence: where the value is made, where it lands, and
-    whether content that differs per call comes first anyway (then the prefix ends there)."""
+             ) -> tuple[str, tuple[Evidence, ...]]:
+    """The finding's kind of evidence and its steps: where the value is made, where it lands,
+    and whether content that differs per call comes first anyway (then the prefix ends there)."""
     evidence: tuple[Evidence, ...] = (
         Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span, source.strong), *source.flow,
         Evidence(EvidenceKind.SINK, "a tool definition" if segment.role is Role.TOOLS
                  else f"the {segment.role.value} message, before static text", segment.span))
     earlier = per_call_before(request, index, ctx.options["per_call"])
     if earlier is not None:
-        return Confidence.LOW, (*evidence, Evidence(
+        return "after-per-call", (*evidence, Evidence(
             EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs per call before it",
             earlier.span, strong=False))
-    return (Confidence.HIGH if source.strong else Confidence.MEDIUM), evidence
+    return ("call" if source.strong else "pattern"), evidence
 
 
 def _cost(ctx: CheckContext, request: Request, after: list[Segment]) -> str:
@@ -61,14 +61,14 @@ def unstable_serialization(request: Request, ctx: CheckContext) -> None:
     """Report serialisation without sorted keys (``json.dumps`` without ``sort_keys=True``)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNSORTED_SERIALIZATION):
         advice = source.fix.description if source.fix else "add sort_keys=True"
-        confidence, evidence = _weighed(request, index, segment, source, ctx)
+        kind, evidence = _weighed(request, index, segment, source, ctx)
         ctx.report(
             source.span,
             f"`{source.detail}` writes keys in insertion order, which is not guaranteed stable across "
             f"code paths or versions, so the cached prefix can differ byte for byte and "
             f"{_cost(ctx, request, after)}. {advice[0].upper()}{advice[1:]}.",
             source.fix,
-            confidence=confidence, evidence=evidence,
+            kind=kind, evidence=evidence,
         )
 
 
@@ -76,7 +76,7 @@ def unstable_serialization(request: Request, ctx: CheckContext) -> None:
 def unordered_iteration(request: Request, ctx: CheckContext) -> None:
     """Report collections iterated in no fixed order (sets, directory listings, shuffles)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
-        confidence, evidence = _weighed(request, index, segment, source, ctx)
+        kind, evidence = _weighed(request, index, segment, source, ctx)
         detail = source.detail
         if detail.startswith("random."):
             why, advice = ("is in a random order by design",
@@ -90,5 +90,5 @@ def unordered_iteration(request: Request, ctx: CheckContext) -> None:
             source.span,
             f"`{detail}` {why}, so the text built from it can differ between calls and "
             f"{_cost(ctx, request, after)}. {advice}",
-            confidence=confidence, evidence=evidence,
+            kind=kind, evidence=evidence,
         )

@@ -11,14 +11,15 @@ from ctxlint.directives import CodeRef, Suppression, SuppressionUse, removal_fix
 def unused_suppression(use: SuppressionUse, ctx: CheckContext) -> None:
     """Report misspelt directives, and suppressions that name unknown rules or cover nothing."""
     for problem in use.directives.malformed:
-        ctx.report(problem.span, problem.message)
+        ctx.report(problem.span, problem.message, kind="directive")
     for index, suppression in enumerate(use.directives.suppressions):
         if suppression.codes is None:
             # Without codes it suppresses every rule: unused only if every rule ran and none
             # reported anything where it applies.
             if use.parsed and use.complete and (index, None) not in use.used:
                 ctx.report(suppression.span, f"`{suppression.text}` suppresses nothing: no rule reports anything "
-                           f"{_where(suppression)}. Remove it.", removal_fix(use, suppression, []))
+                           f"{_where(suppression)}. Remove it.", removal_fix(use, suppression, []),
+                           kind="directive")
             continue
         _check_codes(use, index, suppression, ctx)
 
@@ -26,7 +27,7 @@ def unused_suppression(use: SuppressionUse, ctx: CheckContext) -> None:
 def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx: CheckContext) -> None:
     if not suppression.codes:
         ctx.report(suppression.span, f"`{suppression.text}` names no rule, so it suppresses nothing. Name the rule, "
-                   "or remove it.", removal_fix(use, suppression, []))
+                   "or remove it.", removal_fix(use, suppression, []), kind="directive")
         return
     code_of = use.directives.code_of
     unknown = [ref for ref in suppression.codes if code_of(ref) not in use.known]
@@ -56,7 +57,7 @@ def _check_codes(use: SuppressionUse, index: int, suppression: Suppression, ctx:
     else:
         lead, action = f"`{suppression.text}` suppresses nothing", "Remove it."
     ctx.report(suppression.span, f"{lead}: {'; '.join(parts)}. {action}",
-               removal_fix(use, suppression, keep))
+               removal_fix(use, suppression, keep), kind="directive")
 
 
 def _where(suppression: Suppression) -> str:

@@ -55,6 +55,7 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
             f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
             f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
             "reference material into the tool's result.",
+            kind="counted",
             evidence=_offered(tool, request, f"{_tokens(cost.tokens, info)} counted"),
         )
 
@@ -97,6 +98,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         f"{what} {verb} {_tokens(total, info)} on every call{price}, over "
         f"{' and '.join(over)}; the largest: {biggest}. Offer only the tools this step needs, or "
         "trim their descriptions and enums.",
+        kind="counted",
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -112,6 +114,7 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
         "model picks the wrong one more often, and each definition is paid on every call. Offer the "
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
+        kind="counted",
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -141,6 +144,7 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
             tool.span,
             f"`{field}` of tool {_label(tool)} is {_tokens(cost.biggest_field_tokens, info)}, {share:.0%} of "
             f"the tool's {_tokens(cost.tokens, info)}, paid on every call. {advice}",
+            kind="counted",
             evidence=_offered(tool, request, f"`{field}` is {share:.0%} of its {_tokens(cost.tokens, info)}"),
         )
 
@@ -203,26 +207,28 @@ def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
             continue
         if not tool.name:
             ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {shape} rejects "
-                                  "the request. Give it a `name`.", evidence=_offered(tool, request, "no name"))
+                                  "the request. Give it a `name`.", kind="no-name",
+                       evidence=_offered(tool, request, "no name"))
         else:
             pattern, allowed = _NAME_RULES[shape]
             if not pattern.fullmatch(tool.name):
                 ctx.report(tool.span, f"Tool name `{tool.name}` is not a valid {shape} tool name ({allowed}); "
                                       "the request is rejected. Rename it, e.g. "
                                       f"`{_suggest(tool.name, shape)}`.",
-                           evidence=_offered(tool, request, f"named against {shape}'s rules"))
+                           kind="bad-name", evidence=_offered(tool, request, f"named against {shape}'s rules"))
             earlier = seen.get(tool.name)
             if earlier is not None:
                 ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
                                       f"{earlier.span.line}); providers reject duplicate names, and the model "
                                       "cannot tell the two apart. Rename or remove one.",
+                           kind="duplicate",
                            evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
                                      *_offered(tool, request, "defined again")))
             else:
                 seen[tool.name] = tool
         if tool.schema is not None:
             for problem in schema_problems(tool.schema, schema_prefix(tool)):
-                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}",
+                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind="schema",
                            evidence=_offered(tool, request, "schema checked against JSON Schema"))
 
 

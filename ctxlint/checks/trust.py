@@ -39,7 +39,7 @@ _last: list = analysis.kept()  # [request, directives, options, what _untrusted 
 def _carries(segment: Segment, found: trust.Untrusted) -> str:
     """`page` carries untrusted content (requests.get(...).text, line 9)` or, on weaker
     evidence, what the evidence is."""
-    if found.confidence.rank == 2:
+    if found.proven:
         return f"`{segment.text}` carries untrusted content ({found.reason})"
     return f"`{segment.text}` looks like third-party content ({found.reason})"
 
@@ -57,7 +57,7 @@ def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
                 f"{_carries(segment, found)} with no trust label, so instructions hidden in it read "
                 "like yours. Wrap it in a delimiter such as <untrusted_document source=\"…\">…"
                 "</untrusted_document> and escape it.",
-                confidence=found.confidence, evidence=found.evidence,
+                kind=found.kind, evidence=found.evidence,
             )
 
 
@@ -72,14 +72,14 @@ def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
                 f"{_carries(segment, found)} in a tool description, which the model reads as the "
                 "developer's own instructions for the tool. Keep descriptions static; pass the content "
                 "in a tool result or a user message, wrapped in a delimiter and escaped.",
-                confidence=found.confidence, evidence=found.evidence,
+                kind=found.kind, evidence=found.evidence,
             )
         elif segment.role in (Role.SYSTEM, Role.DEVELOPER):
             ctx.report(
                 segment.span,
                 f"{_carries(segment, found)} in the {segment.role.value} role, where text has the most "
                 "authority. Move it to a user message, wrapped in a delimiter and escaped.",
-                confidence=found.confidence, evidence=found.evidence,
+                kind=found.kind, evidence=found.evidence,
             )
 
 
@@ -99,5 +99,5 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
             segment.span,
             f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. "
             "Escape it (`| e`, `| tojson`, html.escape) or datamark it.",
-            confidence=found.confidence, evidence=found.evidence,
+            kind=found.kind, evidence=found.evidence,
         )

@@ -47,6 +47,9 @@ def as_dict(finding: Finding) -> dict:
         "message": finding.message,
         "fix": fix,
         "confidence": finding.confidence.value,
+        # The kind of evidence the finding rests on and where the code is (code, test, example).
+        "kind": finding.kind or None,
+        "scope": finding.scope,
         "evidence": [evidence_dict(step) for step in finding.evidence],
         # The notebook cell (1-based) that `line` and `column` count in; null outside notebooks.
         "cell": span.cell,

@@ -31,6 +31,13 @@ def describe(rule: Rule) -> str:
             text = textwrap.fill(" ".join(text.split()), width=88)
         out.append(textwrap.indent(text, "    "))
         out.append("")
+    if rule.evidence:
+        out.append("Evidence and confidence (what a finding rests on; low is shown with --confidence low)")
+        width = max(len(kind) for kind in rule.evidence)
+        for kind, spec in rule.evidence.items():
+            measured = f" [{spec.measured}]" if spec.measured else ""
+            out.append(f"    {kind:<{width}}  {spec.confidence.value:<6}  {spec.says}{measured}")
+        out.append("")
     if rule.options:
         out.append("Defaults")
         for key, value in rule.options.items():

@@ -63,7 +63,7 @@ def render(result: LintResult, catalogue: dict[str, Rule], options: ReportOption
             "level": _LEVEL[f.severity.value],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": location, **({"logicalLocations": logical} if logical else {})}],
-            "properties": {"confidence": f.confidence.value,
+            "properties": {"confidence": f.confidence.value, "kind": f.kind or None, "scope": f.scope,
                            "evidence": [evidence_dict(step) for step in f.evidence]},
         }
         fingerprint = options.fingerprints.get(f)

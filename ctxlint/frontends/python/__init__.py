@@ -30,6 +30,7 @@ before it is parsed; generated code (a "Code generated" header) is skipped with 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.prefilter import (
@@ -60,12 +61,18 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if header is not None:
         parsed.notices.append(f"skipped: generated code (its header says \"{header}\")")
         return parsed
-    problem, tree = precheck(text, path, check_depth=False)
+    checked = precheck(text, path, check_depth=False)
+    problem, tree, text = checked.problem, checked.tree, checked.text
     if problem is not None:
         tag = template_tag(text, problem[0].line)
         if tag is not None:
             parsed.notices.append(f"skipped: a template that renders to Python (`{tag}` at line {problem[0].line}"
                                   " is not Python); lint the generated project instead")
+        elif checked.newer:
+            # Not a finding: the module may be valid for the Python its project targets.
+            parsed.notices.append(f"skipped: line {problem[0].line} uses syntax Python "
+                                  f"{sys.version_info.major}.{sys.version_info.minor} cannot read ({problem[1]}); "
+                                  "run ctxlint on the project's Python to lint this module")
         else:
             parsed.errors.append(problem)
         return parsed

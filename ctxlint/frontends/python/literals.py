@@ -100,7 +100,7 @@ def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
         i = match.end()
         quote = text[i] * 3 if text.startswith(text[i] * 3, i) else text[i]
         body_start = i + len(quote)
-        close = _closing_quote(text, body_start, quote, "f" in prefix, end)
+        close = closing_quote(text, body_start, quote, "f" in prefix, end)
         if close is None:
             return None
         tokens.append(StrToken(prefix, quote, body_start, text[body_start:close]))
@@ -108,7 +108,7 @@ def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
     return tokens or None
 
 
-def _closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int | None:
+def closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int | None:
     special = _SPECIAL[quote[0], len(quote) == 1, fstring]
     while i < end:
         found = special.search(text, i, end)  # the plain characters in between are skipped at once
@@ -126,10 +126,10 @@ def _closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> in
             if text.startswith("{", i + 1):
                 i += 2
             else:
-                field_end = _field_end(text, i, end)
-                if field_end is None:
+                after = field_end(text, i, end)
+                if after is None:
                     return None
-                i = field_end
+                i = after
         else:
             i += 1
     return None
@@ -141,7 +141,7 @@ _SPECIAL = {(q, single, fstring): re.compile("[\\\\" + q + ("\n" if single else 
             for q in "'\"" for single in (True, False) for fstring in (True, False)}
 
 
-def _field_end(text: str, i: int, end: int) -> int | None:
+def field_end(text: str, i: int, end: int) -> int | None:
     """The offset after the ``}`` that closes the replacement field opened at ``i``; strings
     inside the field (and, from Python 3.12, its own quotes) are skipped whole."""
     depth = 0
@@ -160,7 +160,7 @@ def _field_end(text: str, i: int, end: int) -> int | None:
                 back -= 1
                 prefix = text[back] + prefix
             quote = next(q for q in _QUOTES if text.startswith(q, i))
-            close = _closing_quote(text, i + len(quote), quote, "f" in prefix.lower(), end)
+            close = closing_quote(text, i + len(quote), quote, "f" in prefix.lower(), end)
             if close is None:
                 return None
             i = close + len(quote)
@@ -213,7 +213,7 @@ def fstring_fields(body: str) -> list[FieldRange] | None:
             if body.startswith("{", i + 1):
                 i += 2
                 continue
-            close = _field_end(body, i, n)
+            close = field_end(body, i, n)
             if close is None:
                 return None
             fields.append(FieldRange(i, close))

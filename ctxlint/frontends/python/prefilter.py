@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from dataclasses import dataclass
 
+from ctxlint.frontends.python.compat import downlevel
 from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, prompt_name, prompt_path, strong_prompt_name
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.model import Span
@@ -50,6 +52,7 @@ _GENERATED = re.compile(
     re.IGNORECASE,
 )
 _HEADER_CHARS = 2_000
+_HEADER_LINES = 15
 
 
 _TEMPLATE_TAG = re.compile(r"\{\{-?\s*[\w.]+|\{%-?\s*\w+")
@@ -67,9 +70,17 @@ def template_tag(text: str, line: int) -> str | None:
 
 
 def generated(text: str) -> str | None:
-    """The words of a generated-code header at the top of the module, or None."""
-    match = _GENERATED.search(text, 0, _HEADER_CHARS)
-    return match.group(0) if match else None
+    """The words of a generated-code header, or None. Only the comment lines at the very top
+    count: a docstring or a string that says "do not edit" (a prompt telling a model not to
+    edit files, a module about auto-generated filenames) is the project's own code."""
+    for line in text[:_HEADER_CHARS].split("\n")[:_HEADER_LINES]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return None
+        match = _GENERATED.search(stripped)
+        if match:
+            return match.group(0)
+    return None
 
 
 # The deepest syntax tree (in ``ast`` levels) the analysis follows: it recurses through
@@ -107,38 +118,59 @@ def long_import(text: str, path: str) -> Problem | None:
     return None
 
 
-def precheck(text: str, path: str, check_depth: bool = True) -> tuple[Problem | None, ast.Module | None]:
-    """Parse with CPython's own parser (nothing is executed): ``(error or None, tree or None)``.
+@dataclass(frozen=True)
+class Checked:
+    """What :func:`precheck` found: the tree and the text it was parsed from (rewritten, with
+    every character at its place, where the module uses syntax newer than the running Python),
+    or the problem that stopped it. ``newer`` says the problem may be syntax of a newer Python
+    rather than a broken module."""
 
-    On a Python older than 3.12, type parameter syntax (``def f[T]()``, ``type X = ...``) is
-    blanked out before a second try, keeping every position; other syntax the running Python
-    does not know is a located error that says so. Without ``check_depth`` the caller runs
+    problem: Problem | None
+    tree: ast.Module | None
+    text: str
+    newer: bool = False
+
+
+def precheck(text: str, path: str, check_depth: bool = True) -> Checked:
+    """Parse with CPython's own parser (nothing is executed).
+
+    Syntax newer than the running Python that is only a spelling its parser lacks (PEP 695 type
+    parameters, PEP 701 f-strings, t-strings, ``except A, B:``) is rewritten first
+    (``compat.py``); what is left is a located error. Without ``check_depth`` the caller runs
     :func:`too_deep` itself, once it knows the module is worth analysing.
     """
     problem = long_import(text, path)
     if problem is not None:
-        return problem, None
+        return Checked(problem, None, text)
     tree: ast.Module | None
     try:
         tree = parse_module(text, path)
     except PieceTooLong as error:
-        return (Span.point(path, error.line), str(error)), None
+        return Checked((Span.point(path, error.line), str(error)), None, text)
     except SyntaxError as error:
-        tree = _parse_without_type_parameters(text, path)
+        rewritten = downlevel(text)
+        if rewritten is not None:
+            try:
+                tree = parse_module(rewritten, path)
+            except (SyntaxError, PieceTooLong) as again:
+                error = again if isinstance(again, SyntaxError) else error
+                tree = None
+        else:
+            tree = None
         if tree is None:
             where = Span.point(path, error.lineno or 1, max(error.offset or 1, 1))
-            message = syntax_message(error.msg)
-            if sys.version_info < (3, 12) and (error.msg or "").startswith("f-string"):
-                # Python 3.12 lets an f-string's fields reuse its quotes; older parsers reject that.
-                message += (f" (Python {sys.version_info.major}.{sys.version_info.minor} runs ctxlint; "
-                            "f-strings written for Python 3.12 or later need ctxlint on 3.12 or later)")
-            return (where, message), None
+            # An f-string error left after the rewrite may be 3.12 syntax it does not cover.
+            newer = sys.version_info < (3, 12) and (error.msg or "").startswith("f-string")
+            return Checked((where, syntax_message(error.msg)), None, text, newer)
+        assert rewritten is not None
+        text = rewritten
     except (RecursionError, MemoryError):
-        return (Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"), None
+        return Checked((Span.point(path, 1), f"the module nests too deeply to parse (more than {MAX_DEPTH} levels)"),
+                       None, text)
     except ValueError as error:  # null bytes
-        return (Span.point(path, 1), f"cannot parse: {error}"), None
+        return Checked((Span.point(path, 1), f"cannot parse: {error}"), None, text)
     problem = too_deep(tree, path) if check_depth else None
-    return (problem, None) if problem is not None else (None, tree)
+    return Checked(problem, None, text) if problem is not None else Checked(None, tree, text)
 
 
 # A module longer than this is parsed in pieces of about this many characters.
@@ -243,55 +275,6 @@ def too_deep(tree: ast.Module, path: str) -> Problem | None:
     column = getattr(deepest_node, "col_offset", 0) + 1
     return (Span.point(path, line, column),
             f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels")
-
-
-_TYPE_ALIAS = re.compile(r"^([ \t]*)type[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
-_GENERIC = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*(?=\[)", re.MULTILINE)
-
-
-def _parse_without_type_parameters(text: str, path: str) -> ast.Module | None:
-    """The tree of ``text`` with PEP 695 type parameters blanked (same length, same lines), on
-    a Python that does not read them; None when that is not the problem."""
-    if sys.version_info >= (3, 12) or not (_TYPE_ALIAS.search(text) or _GENERIC.search(text)):
-        return None
-    chars = list(text)
-    for match in _GENERIC.finditer(text):
-        close = _matching_bracket(text, match.end())
-        if close is None:
-            return None
-        chars[match.end() : close + 1] = " " * (close + 1 - match.end())
-    for match in _TYPE_ALIAS.finditer(text):
-        start = match.end()
-        if text.startswith("[", start):
-            close = _matching_bracket(text, start)
-            if close is None:
-                return None
-            chars[start : close + 1] = " " * (close + 1 - start)
-        keyword = match.start(1) + len(match.group(1))
-        name_start = match.start(2)
-        # `type X = ...` reads as `X      = ...`: the name moves over the keyword, so the
-        # statement keeps its indentation and everything after the name keeps its column.
-        chars[keyword : name_start + len(match.group(2))] = list(match.group(2)) + [" "] * (name_start - keyword)
-    try:
-        return parse_module("".join(chars), path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, PieceTooLong):
-        return None
-
-
-def _matching_bracket(text: str, start: int) -> int | None:
-    """The offset of the ``]`` closing the ``[`` at ``start``, on the same line."""
-    depth = 0
-    for index in range(start, min(len(text), start + 2000)):
-        char = text[index]
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-            if depth == 0:
-                return index
-        elif char == "\n":
-            return None
-    return None
 
 
 _API_PARENTS = {"completions", "responses", "messages", "ChatCompletion"}

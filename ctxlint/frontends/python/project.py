@@ -89,10 +89,10 @@ class Project:
         except (OSError, UnicodeDecodeError):
             return None
         display = display_path(path)
-        problem, tree = precheck(text, display)
-        if problem is not None or tree is None:
+        checked = precheck(text, display)
+        if checked.tree is None:
             return None
-        analyzer = Analyzer(tree, text, display, self.catalogue, self, path)
+        analyzer = Analyzer(checked.tree, checked.text, display, self.catalogue, self, path)
         analyzer.scopes.index_module()
         return analyzer
 
