@@ -23,17 +23,26 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     hint = request.settings_hint or "`max_tokens`"
     evidence: tuple[Evidence, ...] = (
         Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),)
-    if request.in_method:
-        # A call in a method belongs to an adapter or component: its limit is usually part of
-        # the object's configuration (a constructor argument, a settings object), out of sight here.
-        evidence += (Evidence(EvidenceKind.FLOW, "made in a method: the object's configuration may set the limit",
-                              request.anchor, strong=False),)
+    kind = request.reserve_kind or ("call-in-method" if request.in_method else "call")
+    evidence += request.reserve_evidence
+    subject = "the answer"
+    if kind == "dropped":
+        accepted = request.reserve_evidence[0]
+        where = f" (line {accepted.span.line})" if accepted.span is not None else ""
+        why = f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never sent, so"
+    elif kind == "built-without":
+        why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
+    elif kind == "empty-by-default":
+        why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
+    elif kind == "wrapper-call":
+        why = f"{request.reserve_evidence[0].text}, so"
+    else:
+        why = "No output limit is set, so"
     ctx.report(
         request.anchor,
-        f"No output limit is set, so the answer may take whatever the window leaves, or be cut "
-        f"off when a long prompt leaves nothing. Set {hint} to the longest answer you expect.",
-        kind="call-in-method" if request.in_method else "call",
-        evidence=evidence,
+        f"{why} {subject} may take whatever the window leaves, or be cut off when a long prompt "
+        f"leaves nothing. Set {hint} to the longest answer you expect.",
+        kind=kind, evidence=evidence,
     )
 
 

@@ -21,6 +21,7 @@ from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.wrappers import Wrappers
 from ctxlint.model import ParsedFile
 
 
@@ -40,19 +41,24 @@ class Analyzer:
         self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
+        self.wrappers = Wrappers(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
-                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates]
+                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates,
+                                  self.wrappers]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
             part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
+            part.wrappers = self.wrappers
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit
         self.scopes.index_module()
         self.framework_objects()
         calls = self.sinks.call_site_requests()
+        calls += self.wrappers.requests()
+        calls += self.sinks.holder_requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

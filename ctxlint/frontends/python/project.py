@@ -12,6 +12,7 @@ keep their own) and analysed only as far as a value is followed.
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ class Project:
         self.files: dict[tuple[str, Path, int], Path | None] = {}
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.lookups = 0  # names the file being linted looked up in other modules
+        self._classes: dict[str, list[tuple[Path, str]]] | None = None
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -66,6 +68,23 @@ class Project:
                 if _is_file(candidate):
                     return candidate
         return None
+
+    def subclasses(self, name: str) -> list[tuple[Path, str]]:
+        """The classes of the project that name ``name`` among their bases, directly or through
+        other such classes: ``(file, class name)`` in path order. Read once per run from the
+        ``class`` lines of the project's modules (a text scan, bounded like the imports)."""
+        if self._classes is None:
+            self._classes = _class_index(self.root)
+        found: list[tuple[Path, str]] = []
+        seen = {name}
+        queue = [name]
+        while queue and len(found) < MAX_SUBCLASSES:
+            for entry in self._classes.get(queue.pop(0), ()):
+                if entry[1] not in seen:
+                    seen.add(entry[1])
+                    found.append(entry)
+                    queue.append(entry[1])
+        return sorted(found)
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
@@ -103,6 +122,42 @@ class Project:
             if analyzer is not None:
                 analyzer.unit.forget()
         self.lookups = 0
+
+
+# The class index reads at most this many modules, and reports at most this many subclasses.
+MAX_INDEXED = 20_000
+MAX_SUBCLASSES = 200
+_CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
+_SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
+            ".tox", ".mypy_cache", ".ruff_cache"}
+
+
+def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
+    """Base class name -> the classes that name it, from every module under ``root``."""
+    index: dict[str, list[tuple[Path, str]]] = {}
+    read = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
+        for file in sorted(files):
+            if not file.endswith(".py") or read >= MAX_INDEXED:
+                continue
+            path = Path(folder) / file
+            try:
+                if path.stat().st_size > MAX_MODULE_BYTES:
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            read += 1
+            if b"class" not in data:
+                continue
+            for match in _CLASS_LINE.finditer(data):
+                name = match.group(1).decode("ascii", "replace")
+                for base in match.group(2).split(b","):
+                    base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
+                    if base_name.isidentifier():
+                        index.setdefault(base_name, []).append((path, name))
+    return index
 
 
 def display_path(path: Path) -> str:

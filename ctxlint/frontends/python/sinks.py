@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Scope
-from ctxlint.model import OutputLimit, Request, Role, ToolDef
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 
 
 @dataclass
@@ -28,6 +30,10 @@ class CallArgs:
     positional: list[ast.expr]
     keywords: dict[str, Entry]
     opaque: bool
+    # `**settings` spreads that hold only what a caller passes, empty by default (a parameter
+    # defaulting to None or `{}`, kept as `self.settings = dict(settings or {})`): with no
+    # other hidden argument, the call sends no limit unless its caller gives one.
+    empty_by_default: tuple[Evidence, ...] = ()
 
 
 @dataclass
@@ -42,6 +48,9 @@ class Parts:
     limit_elsewhere: bool = False  # a model object the code does not show may set it
     hint: str = ""
     default: int | None = None
+    built_without: Evidence | None = None  # the chat model or agent built with no limit, when one is
+    by_default: tuple[Evidence, ...] = ()  # spreads a caller may fill, empty by default
+    dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
 
 
 class Sinks(Component):
@@ -53,6 +62,7 @@ class Sinks(Component):
             env = Env(scope)
             matched = self.match(call, env)
             if matched is not None:
+                self.m.sink_calls.add(id(call))
                 request = self.request(call, env, *matched)
                 if request is not None:
                     requests.append(request)
@@ -96,15 +106,46 @@ class Sinks(Component):
             positional.append(arg)
         opaque = len(positional) < len(call.args)
         keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
+        defaults: list[Evidence] = []
         for keyword in call.keywords:
             if keyword.arg is None:
                 entries = self.flow.dict_entries(keyword.value, env)
                 if entries is None:
-                    opaque = True
+                    empty = self.empty_by_default(keyword.value, env)
+                    if empty is not None:
+                        defaults.append(Evidence(EvidenceKind.FLOW, f"`**{self.m.code(keyword.value)}` holds only "
+                                                 f"what is passed as `{empty}`, empty by default",
+                                                 self.m.span(keyword.value)))
+                    else:
+                        opaque = True
                 else:
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
-        return CallArgs(positional, keywords, opaque)
+        return CallArgs(positional, keywords, opaque, tuple(defaults))
+
+    def empty_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> str | None:
+        """The parameter a dict comes from when it holds only what a caller passes there and is
+        empty by default (``dict(settings or {})`` of ``settings: dict | None = None``)."""
+        if depth > 6:
+            return None
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and self.m.qualified(node.func) in ("dict", "copy.copy", "copy.deepcopy"):
+            return self.empty_by_default(node.args[0], env, depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
+                and not node.args:
+            return self.empty_by_default(node.func.value, env, depth + 1)
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+                and _empty(node.values[1]):
+            return self.empty_by_default(node.values[0], env, depth + 1)
+        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
+                and env.bound(node.id) is None:
+            param = env.scope.params[node.id]
+            return node.id if param.default is not None and _empty(param.default) else None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras:
+                return self.empty_by_default(binding.value, binding.env, depth + 1)
+        return None
 
     def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
         """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
@@ -159,6 +200,9 @@ class Sinks(Component):
         if found is None:
             return None
         call, call_env = found
+        name = last_name(call.func)
+        if not name or not name[:1].isupper():
+            return None  # what a method gives (`self.config.copy()`), not a settings class: unknown members
         return self.arguments(call, call_env).keywords
 
     # ---- a request from a sink ---------------------------------------------------------------------
@@ -168,10 +212,13 @@ class Sinks(Component):
         if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):
             return None  # `x.messages.create(...)` of something that is not an LLM client
         holders = []
+        unseen_holder = False  # the receiver is a configured object (a chat model) built out of sight
         if isinstance(call.func, ast.Attribute):
             owner = self.calls.holder(call.func.value, env)
             if owner is not None:
                 holders.append(owner)
+            else:
+                unseen_holder = self.configured_type(call.func.value, env)
         for spec in sink.arguments.get("agent", ()):
             entry = self.find(spec, call, env, given)
             if entry is None:
@@ -203,15 +250,33 @@ class Sinks(Component):
         self.settings(sink.arguments, call, env, given, parts)
         limit_specs = sink.arguments.get("limit", ())
         hidden = bool(limit_specs) and self.limit_out_of_sight(limit_specs, call, env, given)
+        if given.empty_by_default and parts.limit is None and not given.opaque:
+            parts.by_default = given.empty_by_default
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
             self.holder_settings(holder, holder_call, holder_env, parts)
+        parts.limit_elsewhere = parts.limit_elsewhere or unseen_holder
         if (hidden or parts.limit_elsewhere) and parts.limit is None:
             parts.limit_visible = False  # settings given at the call override the object's
+        if parts.limit is None and any(self.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
+            parts.limit_visible = False  # reported where the model is built (holder_requests)
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
+        declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible)
+        reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
+        if declares and parts.limit is None:
+            dropped = self.accepted_limit(env.scope) or parts.dropped
+            if dropped is not None:
+                reserve_kind = "dropped"
+                reserve_evidence = (Evidence(EvidenceKind.SOURCE, f"`{dropped[0]}` is accepted here and never "
+                                             "passed on to the call", dropped[1]),)
+            if parts.built_without is not None:
+                reserve_evidence += (parts.built_without,)
+            if parts.by_default:
+                reserve_kind = reserve_kind or "empty-by-default"
+                reserve_evidence += parts.by_default
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
@@ -219,14 +284,96 @@ class Sinks(Component):
             tools=tuple(parts.tools),
             model=parts.model,
             output_limit=parts.limit,
-            declares_settings=not sink.no_limit and (parts.limit is not None or parts.limit_visible),
+            declares_settings=declares,
             settings_hint=parts.hint,
             breakpoints=tuple(parts.builder.breakpoints),
             roles_marked=sink.roles_marked,
             framework=sink.framework,
             in_method=_in_method(env.scope),
             in_test=_in_test(env.scope),
+            reserve_kind=reserve_kind,
+            reserve_evidence=reserve_evidence,
         )
+
+    def accepted_limit(self, scope: Scope) -> tuple[str, Span] | None:
+        """A parameter of the enclosing function, or an attribute its class sets, named like an
+        output limit (``max_tokens``, ``self.max_output_tokens``): the code accepts a limit, so
+        a call without one drops it."""
+        current: Scope | None = scope
+        while current is not None and current.kind == "function":
+            for name, _param in current.params.items():
+                if name in LIMIT_NAMES:
+                    node = next((a for a in _all_args(current.node) if a.arg == name), None)
+                    return name, self.m.span(node if node is not None else cast(ast.stmt, current.node))
+            cls = current.cls
+            if cls is not None:
+                for name in LIMIT_NAMES:
+                    records = cls.assigns.get(name)
+                    if records and records[0].target is not None:
+                        return f"self.{name}", self.m.span(records[0].target)
+                read = self.limit_read(cls.node)
+                if read is not None:
+                    return read
+            current = current.parent
+        return None
+
+    def limit_read(self, cls: ast.AST) -> tuple[str, Span] | None:
+        """A limit the object's configuration holds and a method of the class reads
+        (``self.config.max_token``): the class has one to send. Looked for once per class."""
+        key = id(cls)
+        if key not in self.m.class_limits:
+            found = None
+            for node in walk(cls):
+                if isinstance(node, ast.Attribute) and node.attr in LIMIT_NAMES + ("max_token",) \
+                        and isinstance(node.ctx, ast.Load):
+                    dotted = self.m.dotted(node)
+                    if dotted and dotted.startswith("self."):
+                        found = (dotted, self.m.span(node))
+                        break
+            self.m.class_limits[key] = found
+        return self.m.class_limits[key]
+
+    def holder_requests(self) -> list[Request]:
+        """Chat models built with no output limit, reported where they are built: every request
+        they send has none, wherever it is sent from (a chain, an agent, another module)."""
+        found = []
+        for call, scope, holder in self.m.holder_calls:
+            env = Env(scope)
+            if not self.built_without_limit(call, env, holder):
+                continue
+            parts = Parts(hint=holder.limit_hint)
+            self.settings(holder.arguments, call, env, None, parts)
+            found.append(Request(
+                path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
+                settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
+                framework=holder.framework, in_method=_in_method(scope), in_test=_in_test(scope),
+                reserve_kind="built-without",
+                reserve_evidence=(Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built without "
+                                           "an output limit", self.m.span(call)),)))
+        return found
+
+    def built_without_limit(self, call: ast.Call, env: Env, holder: Holder) -> bool:
+        """Whether ``call`` builds a chat model that sends no output limit: one whose framework
+        sets none by default, built with every argument visible and no limit among them."""
+        if holder.standalone or holder.default_limit is not None or holder.model_carries_limit \
+                or not holder.arguments.get("limit"):
+            return False
+        given = self.arguments(call, env)
+        if given.opaque:
+            return False
+        parts = Parts()
+        self.settings(holder.arguments, call, env, None, parts)
+        return parts.limit is None
+
+    def configured_type(self, receiver: ast.expr, env: Env) -> bool:
+        """Whether ``receiver`` is of a type the catalogue builds with an output limit (a chat
+        model, a generator) although the code does not show it being built: a parameter or an
+        attribute given from outside, whose own settings may hold the limit."""
+        path = self.calls.path(receiver, env)
+        if path.startswith(UNKNOWN) or not path.endswith("()"):
+            return False
+        return any(isinstance(h, Holder) and h.arguments.get("limit")
+                   for h in self.m.catalogue.holders.match(path[:-2]))
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
                   parts: Parts) -> None:
@@ -329,6 +476,9 @@ class Sinks(Component):
                 where = self.m.span(call)
                 parts.hint = (f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)` "
                               f"(line {where.line})")
+                parts.built_without = Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built "
+                                               "without an output limit", where)
+                parts.dropped = self.accepted_limit(env.scope)  # a factory that takes a limit and drops it
         if parts.default is None:
             parts.default = holder.default_limit
         if holder.model_carries_limit and parts.limit is None:
@@ -368,6 +518,25 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+# Names a function parameter or an object's attribute takes when it holds an output limit.
+LIMIT_NAMES = ("max_tokens", "max_output_tokens", "max_completion_tokens", "max_new_tokens", "num_predict",
+               "max_tokens_to_sample", "max_length")
+
+
+def _empty(node: ast.expr) -> bool:
+    """``None``, ``{}`` or ``dict()``."""
+    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
+        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+            and not node.args and not node.keywords)
+
+
+def _all_args(node: ast.AST) -> list[ast.arg]:
+    args = getattr(node, "args", None)
+    if not isinstance(args, ast.arguments):
+        return []
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
 def _in_method(scope: Scope | None) -> bool:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.standalone import Standalone
     from ctxlint.frontends.python.strings import Strings
     from ctxlint.frontends.python.tools import Tools
+    from ctxlint.frontends.python.wrappers import Summary, Wrappers
 
 
 # How many steps of following values (a name to its value, a call to its function) one module
@@ -120,6 +121,12 @@ class Unit:
         self.steps = 0
         self.max_steps = MIN_STEPS + STEPS_PER_CHARACTER * len(text)
         self.exhausted = False
+        # What each function's body sends (wrappers.py), by the function's id: it depends on the
+        # module's code alone, so it is kept while the module is (the function keeps its id).
+        self.summaries: dict[int, tuple[ast.AST, Summary | None]] = {}
+        self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
+        self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
+        self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
 
     # ---- positions ------------------------------------------------------------------------------------
 
@@ -352,6 +359,18 @@ class Unit:
         """The values being followed now: what a result found under the cycle guard depends on."""
         return frozenset(self.active)
 
+    def calls_in(self, scope: Scope) -> list[tuple[ast.Call, Scope]]:
+        """The calls made in ``scope`` and the scopes nested in it, in source order."""
+        if self._calls_by_scope is None:
+            index: dict[int, list[tuple[ast.Call, Scope]]] = {}
+            for call, where in self.calls:
+                current: Scope | None = where
+                while current is not None:
+                    index.setdefault(id(current), []).append((call, where))
+                    current = current.parent
+            self._calls_by_scope = index
+        return self._calls_by_scope.get(id(scope), [])
+
     def class_scope(self, cls: ast.ClassDef) -> Scope | None:
         return self.class_scopes.get(id(cls))
 
@@ -382,6 +401,7 @@ class Component:
     standalone: Standalone
     tools: Tools
     estimates: Estimates
+    wrappers: Wrappers
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit

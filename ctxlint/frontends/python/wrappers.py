@@ -1,0 +1,295 @@
+"""Function summaries: the project's own functions that send a request are sinks too.
+
+Real code reaches a model through its own wrappers (``self.llm.chat(messages)`` where ``chat``
+calls ``client.chat.completions.create``). A function whose body makes a sink call of the
+catalogue, directly or through another such function, is summarised once, in its own module,
+as the request it sends with *holes* where its parameters go (CodeQL's flow summaries): a
+parameter passed as the message list, or interpolated into a message's text, and the parameter
+(or ``**kwargs``) its output limit comes from. A call of it -- a function of the module, a
+method of the class it is called on or of a base class, the override a subclass of the project
+gives an abstract method, or a function of another module of the project -- becomes a request
+of the caller: the summary with each hole filled by the caller's argument, read where the caller
+writes it. The caller's prompt text, with its facts, is then checked as what is sent; a limit
+the wrapper takes from its caller and is not given is the caller's finding.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ctxlint.frameworks import Sink
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Builder, Env, Scope
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+
+# How many wrappers deep a summary is built (a service calling a client class calling the SDK
+# is two); a function beyond that sends nothing as far as its callers are concerned.
+MAX_WRAPPING = 3
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a function sends, read with its parameters unknown.
+
+    ``request`` is the request of its sink call; a slot of it that is exactly one of
+    ``params`` is a hole the caller fills. ``limit_param`` names the parameter its output limit
+    comes from (``max_tokens=max_tokens``), with that parameter's default; ``kwargs`` the
+    ``**kwargs`` parameter spread into the call, whose keywords the caller gives.
+    """
+
+    function: FunctionNode
+    request: Request
+    params: tuple[str, ...]
+    limit_key: str
+    limit_param: str | None
+    limit_default: ast.expr | None
+    kwargs: str | None
+    sink_call: ast.Call
+
+
+class Wrappers(Component):
+    def requests(self) -> list[Request]:
+        """One request for each call of a project function that sends one."""
+        found: list[Request] = []
+        for call, scope in self.m.calls:
+            if id(call) in self.m.sink_calls or last_name(call.func) is None:
+                continue
+            env = Env(scope)
+            target = self.callee(call, env)
+            if target is None:
+                continue
+            owner, fn, fn_scope, method = target
+            reader = owner if owner is not None else self.m.analyzer
+            summary = reader.wrappers.summary(fn, fn_scope, MAX_WRAPPING)
+            if summary is not None:
+                found.append(self.apply(summary, reader, call, env, (owner, fn, fn_scope, method)))
+        return found
+
+    # ---- at the call site ----------------------------------------------------------------------------
+
+    def apply(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env,
+              target: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Request:
+        """The summary's request with its holes filled by ``call``'s arguments."""
+        given = {b.param: b for b in self.scopes.bind(call, env, target) if b.env is env}
+        builder = Builder()
+        inner = summary.request
+        for index in sorted({s.message_index for s in inner.segments}):
+            segments = [s for s in inner.segments if s.message_index == index]
+            hole = _hole(segments[0], summary.params) if len(segments) == 1 else None
+            if hole is not None and hole in given and segments[0].slot is not None \
+                    and segments[0].slot.variable_length and segments[0].loop is None:
+                self.messages.message_list(given[hole].node, env, builder)  # the list the wrapper sends
+                continue
+            builder.next_message()
+            for segment in segments:
+                name = _hole(segment, summary.params)
+                if name is not None and name in given:
+                    builder.add(self.strings.pieces(given[name].node, env), segment.role, segment.loop)
+                else:
+                    builder.segments.append(replace(segment, message_index=max(builder.message_index, 0)))
+        limit, reserve_kind, evidence = self.limit(summary, reader, call, env, given)
+        sent_by = Evidence(EvidenceKind.FLOW, f"sent by `{summary.function.name}` ({reader.unit.path}, line "
+                                              f"{summary.sink_call.lineno})", reader.unit.span(summary.sink_call))
+        return replace(
+            inner, path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments),
+            output_limit=limit,
+            # What the wrapper sends whatever its caller does is its own call site's finding.
+            declares_settings=inner.declares_settings and (limit is not None or reserve_kind == "wrapper-call"),
+            in_method=_in_class(env.scope), reserve_kind=reserve_kind,
+            settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
+                           if reserve_kind == "wrapper-call" else inner.settings_hint),
+            reserve_evidence=(*evidence, sent_by), messages=(), api=None)
+
+    def limit(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict
+              ) -> tuple[OutputLimit | None, str, tuple[Evidence, ...]]:
+        """The output limit of the call: the wrapper's own, or what the caller gives the
+        parameter it comes from; with the kind of evidence when the caller leaves it unset."""
+        inner = summary.request.output_limit
+        key = summary.limit_key
+        if summary.limit_param is not None:
+            bound = given.get(summary.limit_param)
+            if bound is not None:
+                ok, value = self.flow.literal(bound.node, env)
+                if not (ok and value is None):
+                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+                    return OutputLimit(key, number, self.m.span(bound.node)), "", ()
+            elif not _is_none(summary.limit_default):
+                return inner, "", ()
+            return None, "wrapper-call", (Evidence(
+                EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
+                                   "which this call leaves unset", self.m.span(call)),)
+        if summary.kwargs is not None and inner is None:
+            keywords = [k for k in call.keywords if k.arg is not None and k.arg not in summary.params]
+            if any(k.arg is None for k in call.keywords):
+                return None, "", ()  # `**options` of the caller's own: it may hold the limit
+            hit = next((k for k in keywords if k.arg == key or k.arg in _LIMIT_KEYWORDS), None)
+            if hit is not None:
+                ok, value = self.flow.literal(hit.value, env)
+                number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+                return OutputLimit(hit.arg or key, number, self.m.span(hit)), "", ()
+            return None, "wrapper-call", (Evidence(
+                EvidenceKind.FLOW, f"`{summary.function.name}` passes its `**{summary.kwargs}` on to the call, and "
+                                   "this call gives no limit in it", self.m.span(call)),)
+        return inner, "", ()
+
+    def callee(self, call: ast.Call, env: Env) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+        """``scopes.callee``, with an abstract method replaced by the first override of a
+        subclass of the project that sends a request."""
+        found = self.scopes.callee(call.func, env, foreign=True)
+        if found is None:
+            return None
+        owner, fn, scope, method = found
+        if method and _abstract(fn):
+            override = self.override(owner, scope, fn.name)
+            if override is not None:
+                return (*override, method)
+        return found
+
+    def override(self, owner: Analyzer | None, scope: Scope, name: str
+                 ) -> tuple[Analyzer | None, FunctionNode, Scope] | None:
+        project = self.m.project
+        cls = scope.parent
+        if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
+            return None
+        for path, class_name in project.subclasses(cls.node.name):
+            analyzer = project.analyzer(path)
+            if analyzer is None:
+                continue
+            entry = analyzer.unit.module_scope.functions.get(class_name)
+            if entry is None or not isinstance(entry[0], ast.ClassDef):
+                continue
+            method = entry[1].functions.get(name)
+            if method is None or not isinstance(method[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if analyzer.wrappers.summary(method[0], method[1], MAX_WRAPPING) is not None:
+                return (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
+        return None
+
+    # ---- in the function's own module ------------------------------------------------------------------
+
+    def summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
+        """What ``fn`` sends (its first sink call, or the first call of a function that sends
+        one), worked out once and kept with the module."""
+        if id(fn) in self.m.summaries:
+            return self.m.summaries[id(fn)][1]
+        self.m.summaries[id(fn)] = (fn, None)  # a recursive function sends nothing more through itself
+        found = self._summary(fn, scope, depth)
+        self.m.summaries[id(fn)] = (fn, found)
+        return found
+
+    def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
+        calls = self.m.calls_in(scope)
+        for call, call_scope in calls:
+            if not self.sinks.may_be_sink(call):
+                continue
+            env = Env(call_scope)
+            matched = self.sinks.match(call, env)
+            if matched is None:
+                continue
+            request = self.sinks.request(call, env, *matched)
+            if request is not None:
+                return self._summarise(fn, scope, call, env, matched[0], request)
+        if depth <= 1:
+            return None
+        for call, call_scope in calls:
+            if id(call) in self.m.sink_calls or last_name(call.func) is None:
+                continue
+            env = Env(call_scope)
+            target = self.callee(call, env)
+            if target is None:
+                continue
+            owner, inner_fn, inner_scope, _ = target
+            reader = owner if owner is not None else self.m.analyzer
+            inner = reader.wrappers.summary(inner_fn, inner_scope, depth - 1)
+            if inner is not None:
+                request = self.apply(inner, reader, call, env, target)
+                return replace(inner, function=fn, request=request, params=_params(fn),
+                               limit_param=_param_named(fn, inner, call), kwargs=_kwargs(fn, call))
+        return None
+
+    def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, sink: Sink,
+                   request: Request) -> Summary:
+        limit_param = default = None
+        key = "max_tokens"
+        for spec in sink.arguments.get("limit", ()):
+            key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else key
+            entry = self.sinks.find(spec, call, env)
+            if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in scope.params:
+                limit_param, default = entry[0].id, scope.params[entry[0].id].default
+                break
+        return Summary(fn, request, _params(fn), key, limit_param, default, _kwargs(fn, call), call)
+
+
+_LIMIT_KEYWORDS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "num_predict")
+
+
+def _params(fn: FunctionNode) -> tuple[str, ...]:
+    args = fn.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    return tuple(n for n in names if n not in ("self", "cls"))
+
+
+def _kwargs(fn: FunctionNode, call: ast.Call) -> str | None:
+    """The ``**kwargs`` parameter of ``fn`` when ``call`` spreads it."""
+    kwarg = fn.args.kwarg
+    if kwarg is None:
+        return None
+    spread = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg for k in call.keywords)
+    return kwarg.arg if spread else None
+
+
+def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None:
+    """The parameter of ``fn`` that ``call`` passes on as the inner wrapper's limit parameter."""
+    if inner.limit_param is None:
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == inner.limit_param and isinstance(keyword.value, ast.Name) \
+                and keyword.value.id in _params(fn):
+            return keyword.value.id
+    return None
+
+
+def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
+    """The parameter a slot of a summary is, when it is exactly one."""
+    slot = segment.slot
+    if slot is None or segment.text not in params:
+        return None
+    return segment.text
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
+def _in_class(scope: Scope | None) -> bool:
+    while scope is not None:
+        if scope.kind == "function" and scope.cls is not None:
+            return True
+        scope = scope.parent
+    return False
+
+
+def _abstract(fn: FunctionNode) -> bool:
+    """A method with no body of its own: ``pass``, ``...``, a docstring, ``raise
+    NotImplementedError``, or ``@abstractmethod``."""
+    if any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == "abstractmethod"
+           for d in fn.decorator_list):
+        return True
+    for statement in fn.body:
+        if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
+                                               and isinstance(statement.value, ast.Constant)):
+            continue
+        if isinstance(statement, ast.Raise):
+            exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                continue
+        return False
+    return True
+

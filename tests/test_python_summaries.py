@@ -1,0 +1,100 @@
+"""Function summaries: prompts that reach the model through the project's own wrappers, in
+other modules and behind abstract base classes, are checked as what is sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BASE = '''\
+class BaseLLM:
+    """What every provider class offers."""
+
+    def chat(self, messages: list[dict]) -> str:
+        raise NotImplementedError
+'''
+
+PROVIDER = '''\
+from openai import OpenAI
+
+from app.llm.base import BaseLLM
+
+SYSTEM = "You are the research assistant of the Northwind legal team. Quote the page exactly."
+
+
+class OpenAIChat(BaseLLM):
+    def __init__(self, model: str = "gpt-4o-mini"):
+        self.client = OpenAI()
+        self.model = model
+
+    def chat(self, question: str, context: str, max_tokens: int | None = None) -> str:
+        reply = self.client.chat.completions.create(
+            model=self.model,
+            max_tokens=max_tokens,
+            messages=[{"role": "system", "content": SYSTEM},
+                      {"role": "user", "content": f"{question}\\n\\nThe page:\\n{context}"}],
+        )
+        return reply.choices[0].message.content
+'''
+
+AGENT = '''\
+import requests
+
+from app.llm.base import BaseLLM
+
+
+class Researcher:
+    def __init__(self, llm: BaseLLM):
+        self.llm = llm
+
+    def answer(self, url: str, question: str) -> str:
+        page = requests.get(url, timeout=10).text
+        return self.llm.chat(question, context=page)
+'''
+
+
+def _project(tmp_path: Path) -> Path:
+    for name, text in {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
+                       "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _check(root: Path, *paths: str) -> tuple[int, list[dict]]:
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          *paths], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return run.returncode, json.loads(run.stdout)
+
+
+def test_a_call_through_an_abstract_base_class_sends_what_the_caller_gives(tmp_path):
+    """`self.llm.chat(...)` reaches `BaseLLM.chat`, which only raises; the subclass that
+    overrides it sends the request: the page the caller fetched goes into its user message, and
+    the limit it takes from its caller is not given."""
+    code, found = _check(_project(tmp_path), "app/research.py")
+    assert code == 1
+    assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [
+        ("CTX201", 12, 16, "wrapper-call"), ("CTX401", 12, 48, "source")]
+    limit, page = found
+    assert limit["message"].startswith("`chat` takes its limit from `max_tokens`, which this call leaves unset")
+    assert ("app/llm/openai_chat.py", 14) in {(step["path"], step["line"]) for step in limit["evidence"]}
+    assert page["message"].startswith("`page` carries untrusted content (requests.get(...).text, line 11)")
+
+
+def test_the_wrapper_alone_is_judged_by_its_own_evidence(tmp_path):
+    """Read on its own, the provider sends what it is given, with a limit its caller chooses:
+    no limit finding there, and its `context` parameter is only named and introduced as a page."""
+    code, found = _check(_project(tmp_path), "app/llm/openai_chat.py", "app/llm/base.py")
+    assert [(f["code"], f["line"], f["kind"]) for f in found] == [("CTX401", 18, "name-and-words")]
+
+
+def test_a_caller_that_passes_the_limit_is_fine(tmp_path):
+    root = _project(tmp_path)
+    agent = root / "app/research.py"
+    agent.write_text(agent.read_text().replace("context=page)", "context=page, max_tokens=400)"), encoding="utf-8")
+    code, found = _check(root, "app/research.py")
+    assert [f["code"] for f in found] == ["CTX401"]
