@@ -16,6 +16,7 @@ from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
+from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.tools import Tools
@@ -42,15 +43,16 @@ class Analyzer:
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
         self.wrappers = Wrappers(self.unit)
+        self.spreads = Spreads(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
                                   self.messages, self.sinks, self.standalone, self.tools, self.estimates,
-                                  self.wrappers]
+                                  self.wrappers, self.spreads]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
             part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
-            part.wrappers = self.wrappers
+            part.wrappers, part.spreads = self.wrappers, self.spreads
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit

@@ -109,43 +109,14 @@ class Sinks(Component):
         defaults: list[Evidence] = []
         for keyword in call.keywords:
             if keyword.arg is None:
-                entries = self.flow.dict_entries(keyword.value, env)
+                entries, empty = self.spreads.entries(keyword.value, env)
                 if entries is None:
-                    empty = self.empty_by_default(keyword.value, env)
-                    if empty is not None:
-                        defaults.append(Evidence(EvidenceKind.FLOW, f"`**{self.m.code(keyword.value)}` holds only "
-                                                 f"what is passed as `{empty}`, empty by default",
-                                                 self.m.span(keyword.value)))
-                    else:
-                        opaque = True
+                    opaque = True
                 else:
+                    defaults += empty
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
         return CallArgs(positional, keywords, opaque, tuple(defaults))
-
-    def empty_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> str | None:
-        """The parameter a dict comes from when it holds only what a caller passes there and is
-        empty by default (``dict(settings or {})`` of ``settings: dict | None = None``)."""
-        if depth > 6:
-            return None
-        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
-                and self.m.qualified(node.func) in ("dict", "copy.copy", "copy.deepcopy"):
-            return self.empty_by_default(node.args[0], env, depth + 1)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
-                and not node.args:
-            return self.empty_by_default(node.func.value, env, depth + 1)
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
-                and _empty(node.values[1]):
-            return self.empty_by_default(node.values[0], env, depth + 1)
-        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
-                and env.bound(node.id) is None:
-            param = env.scope.params[node.id]
-            return node.id if param.default is not None and _empty(param.default) else None
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras:
-                return self.empty_by_default(binding.value, binding.env, depth + 1)
-        return None
 
     def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
         """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
@@ -523,13 +494,6 @@ class Sinks(Component):
 # Names a function parameter or an object's attribute takes when it holds an output limit.
 LIMIT_NAMES = ("max_tokens", "max_output_tokens", "max_completion_tokens", "max_new_tokens", "num_predict",
                "max_tokens_to_sample", "max_length")
-
-
-def _empty(node: ast.expr) -> bool:
-    """``None``, ``{}`` or ``dict()``."""
-    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
-        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-            and not node.args and not node.keywords)
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.serialization import Serialization
     from ctxlint.frontends.python.sinks import Sinks
     from ctxlint.frontends.python.sources import Sources
+    from ctxlint.frontends.python.spreads import Spreads
     from ctxlint.frontends.python.standalone import Standalone
     from ctxlint.frontends.python.strings import Strings
     from ctxlint.frontends.python.tools import Tools
@@ -402,6 +403,7 @@ class Component:
     tools: Tools
     estimates: Estimates
     wrappers: Wrappers
+    spreads: Spreads
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit
