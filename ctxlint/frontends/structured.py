@@ -36,7 +36,7 @@ from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import TypeGuard
 
-from ctxlint.frontends import jsonpos, limits
+from ctxlint.frontends import jsonpos, limits, template_syntax
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import (
@@ -274,9 +274,9 @@ class _Context:
             end_line, end_column = locate(end)
             return Span(self.path, line, column, end_line, end_column)
 
-        if syntax in ("jinja", "template") and _HANDLEBARS_BLOCK.search(value) and "{%" not in value:
-            # `{{#each}}`, `{{/if}}`, `{{> partial}}` are Handlebars or Mustache, never Jinja: a
-            # spec or test file that keeps such templates under a plain key.
+        if syntax in ("jinja", "template") and template_syntax.sniff(value) == "handlebars":
+            # `{{#each}}`, `{{> partial}}`, `{{role "system"}}` are Handlebars or Mustache, never
+            # Jinja: a spec or test file that keeps such templates under a plain key.
             syntax = "handlebars"
         if syntax in ("jinja", "template") and _JINJA_MARKERS.search(value):
             from ctxlint.frontends import jinja
@@ -284,6 +284,9 @@ class _Context:
             try:
                 found = jinja.parse_template(value, self.path, locate, role)
             except jinja.TemplateError as error:
+                if syntax == "template" and _FORMAT_FIELD.search(value):
+                    # A `str.format` template whose `{{`/`}}` write literal braces: not Jinja.
+                    return _format_segments(value, role, index, span)
                 self.parsed.errors.append((self.point(offsets(error.offset)), error.message))
                 return [Segment(role, span(0, len(value)), value, None, index)]
             return [_with_index(s, index) for s in found]
@@ -310,7 +313,6 @@ class _Context:
 
 
 _JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
-_HANDLEBARS_BLOCK = re.compile(r"\{\{~?\s*[#/>^]")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
                           "result", *_SETTINGS_TABLES, "contents", "parts", "systemInstruction",
