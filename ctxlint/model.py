@@ -289,6 +289,9 @@ class Request:
     # For a call site: the framework of the catalogue's sink that was called (``openai``,
     # ``langchain``); None for requests found otherwise. For reports, not for checks.
     framework: str | None = None
+    # Whose API the request reaches when the source says it but names no known model (the SDK
+    # called: google-genai is Gemini; a request file's wire format): one of tokens.PROVIDERS.
+    provider: str | None = None
     # For a call site: it is made inside a method of a class (an adapter or component whose
     # settings usually come from the object's configuration, which the call site does not show).
     in_method: bool = False

@@ -17,12 +17,6 @@ from ctxlint.model import Evidence, EvidenceKind, Request, ToolDef
 from ctxlint.tokens import ModelInfo
 
 
-def _model(request: Request, ctx: CheckContext) -> ModelInfo | None:
-    from ctxlint import tokens
-
-    return tokens.lookup_model(ctx.model_name(request), ctx.settings.models)
-
-
 def _tokens(n: int, info: ModelInfo | None) -> str:
     """``812 tokens``, or ``~812 tokens`` for a provider whose tokenizer is not public."""
     return f"{'~' if info is not None and not info.exact else ''}{n:,} tokens"
@@ -42,7 +36,7 @@ def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]
 def oversized_tool(request: Request, ctx: CheckContext) -> None:
     """Report each tool whose definition alone costs more than ``max_tokens``."""
     limit = ctx.options["max_tokens"]
-    info = _model(request, ctx) if request.tools else None
+    info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
         if tool_cost_breakdown(tool, info, count=utf8_bytes).tokens <= limit:
             continue  # UTF-8 bytes bound the tokens: no tokenizer needed
@@ -67,7 +61,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         return
     limit = ctx.options["max_tokens"]
     share_limit = ctx.options["max_window_share"]
-    info = _model(request, ctx)
+    info = ctx.known_model(request)
     window_limit = int(info.window * share_limit) if info is not None and share_limit > 0 else 0
     limits = [n for n in (limit, window_limit) if n > 0]
     if not limits:
@@ -125,7 +119,7 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
     min_share = ctx.options["min_share"]
     min_tokens = ctx.options["min_tokens"]
     kinds = set(ctx.options["kinds"])
-    info = _model(request, ctx) if request.tools else None
+    info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
         if tool_cost_breakdown(tool, info, count=utf8_bytes).biggest_field_tokens < min_tokens:
             continue  # bytes bound every field's tokens: none can reach min_tokens
@@ -180,42 +174,64 @@ _TYPE_FIXES = {"int": "integer", "long": "integer", "str": "string", "text": "st
                "list": "array", "tuple": "array", "none": "null"}
 
 
-def _shape(tool: ToolDef, info: ModelInfo | None) -> str | None:
-    """Whose naming rules apply: the tool's own shape, else the request's provider."""
+# The naming rules of each provider's API (tokens.PROVIDERS), and of the request wire formats.
+_PROVIDER_SHAPES = {"openai": "OpenAI", "anthropic": "Anthropic", "google": "Gemini"}
+_API_PROVIDERS = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "google"}
+
+
+def _provider(request: Request, info: ModelInfo | None) -> str | None:
+    """Whose API the request reaches: the known model's provider, else what the model's name,
+    the request's wire format or the SDK called says; None when nothing says."""
+    from ctxlint.tokens import guess_model
+
+    if info is not None:
+        return info.provider
+    guessed = guess_model(request.model).provider if request.model else None
+    return guessed or _API_PROVIDERS.get(request.api or "") or request.provider
+
+
+def _shapes(tool: ToolDef, provider: str | None) -> tuple[str, ...]:
+    """Whose naming rules apply: the tool's own shape, else the request's provider; with neither
+    known, every provider's (a name is wrong only when all of them reject it)."""
     raw = tool.raw
     if not isinstance(raw, Mapping) or hosted(tool):
-        return None  # a reference by name (Dotprompt), or a tool the provider runs and defines
+        return ()  # a reference by name (Dotprompt), or a tool the provider runs and defines
     if "inputSchema" in raw:
-        return "MCP"
+        return ("MCP",)
     if "input_schema" in raw:
-        return "Anthropic"
-    provider = info.provider if info is not None else "openai"
-    return {"anthropic": "Anthropic", "google": "Gemini"}.get(provider, "OpenAI")
+        return ("Anthropic",)
+    if provider in _PROVIDER_SHAPES:
+        return (_PROVIDER_SHAPES[provider],)
+    if "function" in raw or raw.get("type") == "function":
+        return ("OpenAI",)  # OpenAI's wire shape, whoever serves it
+    return ("OpenAI", "Gemini")  # Anthropic's rule is OpenAI's
 
 
 @request_check
 def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
     """Report tools the provider rejects: no name, a bad name, duplicates, invalid schemas."""
-    info = None
+    provider = None
     if any(isinstance(t.raw, Mapping) and not ({"inputSchema", "input_schema"} & t.raw.keys())
            for t in request.tools):
-        info = _model(request, ctx)
+        provider = _provider(request, ctx.known_model(request))
     seen: dict[str, ToolDef] = {}
     for tool in request.tools:
-        shape = _shape(tool, info)
-        if shape is None:
+        shapes = _shapes(tool, provider)
+        if not shapes:
             continue
+        who = shapes[0] if len(shapes) == 1 else "the provider"
         if not tool.name:
-            ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {shape} rejects "
+            ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {who} rejects "
                                   "the request. Give it a `name`.", kind="no-name",
                        evidence=_offered(tool, request, "no name"))
         else:
-            pattern, allowed = _NAME_RULES[shape]
-            if not pattern.fullmatch(tool.name):
-                ctx.report(tool.span, f"Tool name `{tool.name}` is not a valid {shape} tool name ({allowed}); "
+            if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
+                allowed = "; ".join(f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
+                what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"
+                ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); "
                                       "the request is rejected. Rename it, e.g. "
-                                      f"`{_suggest(tool.name, shape)}`.",
-                           kind="bad-name", evidence=_offered(tool, request, f"named against {shape}'s rules"))
+                                      f"`{_suggest(tool.name, shapes[0])}`.",
+                           kind="bad-name", evidence=_offered(tool, request, f"named against {who}'s rules"))
             earlier = seen.get(tool.name)
             if earlier is not None:
                 ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
