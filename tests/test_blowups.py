@@ -433,3 +433,21 @@ def test_lines_without_a_word_are_not_candidate_constraints_unless_pinned():
     assert sentences(separators) == [("Never guess a price.", False), ("Answer in English.", False)]
     pinned = "{# ctxlint: pinned #}\n---\n{# ctxlint: end #}\nNever guess. {{ question }}\n"
     assert sentences(pinned) == [("---", True), ("Never guess.", False)]
+
+
+def references_fanning_out(n: int) -> str:
+    """A tool schema whose composition reaches one shared definition along 6**n paths."""
+    import json
+
+    defs = {f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}] * 6, "properties": {f"p{i}": {"type": "string"}}}
+            for i in range(n)}
+    defs[f"D{n}"] = {"type": "object", "properties": {"last": {"type": "string"}}}
+    schema = {"$ref": "#/$defs/D0", "$defs": defs, "required": ["last", "missing"]}
+    return json.dumps([{"name": "lookup", "description": "Look it up.", "inputSchema": schema}])
+
+
+def test_schema_composition_is_read_once_per_definition():
+    """`allOf`/`anyOf` branches and `$ref`s make a graph: each definition is read once, not once a path."""
+    (finding,) = lint("tools.json", references_fanning_out(25))  # 6**25 paths
+    assert finding.code == "CTX505" and "lists `missing`, not defined" in finding.message
+    assert growth(lambda n: lambda: lint("tools.json", references_fanning_out(n)), 7) < 1.3

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tool_cost_breakdown, tools_tokens
 from ctxlint.analysis.budget import tool_chars, utf8_bytes
+from ctxlint.analysis.json_schema import schema_problems
 from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, ToolDef
@@ -155,7 +156,6 @@ def _field_kind(cost: ToolCost) -> str | None:
 
 # --- schema validity ---------------------------------------------------------------------------
 
-JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 _NAME_RULES = {
     # platform.openai.com function calling: ^[a-zA-Z0-9_-]{1,64}$
     "OpenAI": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "1 to 64 letters, digits, `_` or `-`"),
@@ -167,12 +167,6 @@ _NAME_RULES = {
     "Gemini": (re.compile(r"[a-zA-Z_][a-zA-Z0-9_.-]{0,63}"),
                "a letter or `_`, then up to 63 letters, digits, `_`, `.` or `-`"),
 }
-_MAX_SCHEMA_DEPTH = 64
-# Type names from programming languages, and the JSON Schema type they mean.
-_TYPE_FIXES = {"int": "integer", "long": "integer", "str": "string", "text": "string", "float": "number",
-               "double": "number", "decimal": "number", "bool": "boolean", "dict": "object", "map": "object",
-               "list": "array", "tuple": "array", "none": "null"}
-
 
 # The naming rules of each provider's API (tokens.PROVIDERS), and of the request wire formats.
 _PROVIDER_SHAPES = {"openai": "OpenAI", "anthropic": "Anthropic", "google": "Gemini"}
@@ -254,87 +248,3 @@ def _suggest(name: str, shape: str) -> str:
     if shape == "Gemini" and not re.match(r"[A-Za-z_]", fixed):
         fixed = "_" + fixed
     return fixed[: 128 if shape == "MCP" else 64]
-
-
-def schema_problems(schema: object, path: str) -> list[str]:
-    """What makes a tool's parameter schema invalid, each as one actionable sentence."""
-    if not isinstance(schema, Mapping):
-        return [f"`{path}` must be a JSON Schema object with `type: object`, not "
-                f"{_kind(schema)}; the request is rejected. Write "
-                "`{type: object, properties: {...}}`."]
-    if not schema:
-        return []  # an empty schema: a tool without parameters
-    problems: list[str] = []
-    top_type = schema.get("type")
-    if top_type != "object":
-        shown = "no `type`" if top_type is None else f"`type: {_short(top_type)}`"
-        problems.append(f"`{path}` has {shown}; tool parameters must be `type: object` with the "
-                        "arguments under `properties`, or the request is rejected.")
-    _walk(schema, path, problems, 0, top=True)
-    return problems
-
-
-def _walk(schema: Mapping, path: str, problems: list[str], depth: int, top: bool = False) -> None:
-    if depth > _MAX_SCHEMA_DEPTH:
-        return
-    kind = schema.get("type")
-    if kind is not None and not top:
-        kinds = kind if isinstance(kind, list) else [kind]
-        bad = [k for k in kinds if not isinstance(k, str) or k not in JSON_TYPES]
-        if bad or not kinds:
-            hint = _TYPE_FIXES.get(bad[0]) if bad and isinstance(bad[0], str) else None
-            use = f"Use `{hint}`." if hint else f"Use one of {', '.join(JSON_TYPES)}."
-            problems.append(f"`{path}.type` is `{_short(kind)}`, not a JSON Schema type, so the schema is "
-                            f"rejected. {use}")
-    properties = schema.get("properties")
-    if properties is not None and not isinstance(properties, Mapping):
-        problems.append(f"`{path}.properties` is {_kind(properties)}; it must map each argument name to its "
-                        "schema. Write `properties: {name: {type: string}}`.")
-        properties = None
-    required = schema.get("required")
-    if required is not None:
-        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-            problems.append(f"`{path}.required` must be a list of property names, not {_kind(required)}.")
-        else:
-            missing = [r for r in required if properties is None or r not in properties]
-            if missing:
-                names = ", ".join(f"`{m}`" for m in missing)
-                problems.append(f"`{path}.required` lists {names}, not defined in `{path}.properties`; the "
-                                "model is told to send an argument it knows nothing about, and strict mode "
-                                "rejects the schema. Define it or remove it from `required`.")
-    if isinstance(properties, Mapping):
-        for name, sub in properties.items():
-            where = f"{path}.properties.{name}"
-            if isinstance(sub, Mapping):
-                _walk(sub, where, problems, depth + 1)
-            elif not isinstance(sub, bool):
-                problems.append(f"`{where}` is {_kind(sub)}; a property must be a schema object "
-                                "such as `{type: string, description: ...}`.")
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        _walk(items, f"{path}.items", problems, depth + 1)
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        variants = schema.get(keyword)
-        if isinstance(variants, list):
-            for index, variant in enumerate(variants):
-                if isinstance(variant, Mapping):
-                    _walk(variant, f"{path}.{keyword}[{index}]", problems, depth + 1)
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return f"the string `{_short(value)}`"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    return "an object"
-
-
-def _short(value: object) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
