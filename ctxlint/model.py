@@ -191,6 +191,12 @@ class ToolDef:
     # Why ``schema`` is only an estimate of what is sent, when it is one (a zod schema converted
     # the way the SDK converts it): token counts of this tool are then labelled approximate.
     schema_estimate: str | None = None
+    # The name as the source writes it when its value cannot be read (a constant of another
+    # package): messages name the tool by it; ``name`` stays None.
+    written: str | None = None
+    # False for a definition found by its shape that no call site or server is seen offering
+    # (a module constant, a helper's return): its findings rest on evidence of their own kind.
+    offered: bool = True
 
 
 @dataclass(frozen=True, slots=True)

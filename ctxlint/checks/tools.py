@@ -24,13 +24,22 @@ def _tokens(n: int, info: ModelInfo | None) -> str:
 
 
 def _label(tool: ToolDef) -> str:
-    return f"`{tool.name}`" if tool.name else "the unnamed tool"
+    name = tool.name or tool.written
+    return f"`{name}`" if name else "the unnamed tool"
+
+
+def _evidence(kind: str, *tools: ToolDef) -> str:
+    """``kind``, or ``defined`` when a tool was found by its shape with no call site or server
+    seen offering it: that mechanism's findings are measured apart."""
+    return kind if all(t.offered for t in tools) else "defined"
 
 
 def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]:
     """Evidence: the tool as written, and the request that offers it."""
+    offered = (f"offered with {len(request.tools)} tool(s) in one request" if tool.offered else
+               f"defined by its shape, with {len(request.tools)} tool(s); no call offering it is seen")
     return (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
-            Evidence(EvidenceKind.SINK, f"offered with {len(request.tools)} tool(s) in one request", request.anchor))
+            Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
 
 
 @request_check(options={"max_tokens": INTEGER})
@@ -50,7 +59,7 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
             f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
             f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
             "reference material into the tool's result.",
-            kind="counted",
+            kind=_evidence("counted", tool),
             evidence=_offered(tool, request, f"{_tokens(cost.tokens, info)} counted"),
         )
 
@@ -93,7 +102,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         f"{what} {verb} {_tokens(total, info)} on every call{price}, over "
         f"{' and '.join(over)}; the largest: {biggest}. Offer only the tools this step needs, or "
         "trim their descriptions and enums.",
-        kind="counted",
+        kind=_evidence("counted", *request.tools),
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -109,7 +118,7 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
         "model picks the wrong one more often, and each definition is paid on every call. Offer the "
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
-        kind="counted",
+        kind=_evidence("counted", *request.tools),
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -139,7 +148,7 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
             tool.span,
             f"`{field}` of tool {_label(tool)} is {_tokens(cost.biggest_field_tokens, info)}, {share:.0%} of "
             f"the tool's {_tokens(cost.tokens, info)}, paid on every call. {advice}",
-            kind="counted",
+            kind=_evidence("counted", tool),
             evidence=_offered(tool, request, f"`{field}` is {share:.0%} of its {_tokens(cost.tokens, info)}"),
         )
 
@@ -216,7 +225,7 @@ def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
         who = shapes[0] if len(shapes) == 1 else "the provider"
         if not tool.name:
             ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {who} rejects "
-                                  "the request. Give it a `name`.", kind="no-name",
+                                  "the request. Give it a `name`.", kind=_evidence("no-name", tool),
                        evidence=_offered(tool, request, "no name"))
         else:
             if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
@@ -225,20 +234,21 @@ def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
                 ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); "
                                       "the request is rejected. Rename it, e.g. "
                                       f"`{_suggest(tool.name, shapes[0])}`.",
-                           kind="bad-name", evidence=_offered(tool, request, f"named against {who}'s rules"))
+                           kind=_evidence("bad-name", tool),
+                           evidence=_offered(tool, request, f"named against {who}'s rules"))
             earlier = seen.get(tool.name)
             if earlier is not None:
                 ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
                                       f"{earlier.span.line}); providers reject duplicate names, and the model "
                                       "cannot tell the two apart. Rename or remove one.",
-                           kind="duplicate",
+                           kind=_evidence("duplicate", tool, earlier),
                            evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
                                      *_offered(tool, request, "defined again")))
             else:
                 seen[tool.name] = tool
         if tool.schema is not None:
             for problem in schema_problems(tool.schema, schema_prefix(tool)):
-                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind="schema",
+                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind=_evidence("schema", tool),
                            evidence=_offered(tool, request, "schema checked against JSON Schema"))
 
 
