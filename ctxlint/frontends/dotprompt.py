@@ -41,6 +41,7 @@ import yaml
 
 from ctxlint.frontends import handlebars, jinja, template_syntax, yamlsafe
 from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.media import media_only
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
 
@@ -137,14 +138,9 @@ def _configures_model(meta: dict) -> bool:
     ``prompt.render()``), or metadata of another prompt-file dialect (``name``, ``description``,
     ``version``): not a request of its own."""
     config = meta.get("config")
-    if isinstance(config, dict) and _media_only(config.get("responseModalities")):
+    if isinstance(config, dict) and media_only(config.get("responseModalities")):
         return False  # an image or speech answer: no text for a token limit to bound
     return bool(meta.get("model")) or isinstance(config, dict)
-
-
-def _media_only(modalities: object) -> bool:
-    return isinstance(modalities, list) and bool(modalities) and all(
-        isinstance(m, str) and m.strip().lower() in ("image", "audio", "video") for m in modalities)
 
 
 def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:

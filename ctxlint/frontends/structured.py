@@ -39,6 +39,7 @@ from typing import TypeGuard
 from ctxlint.frontends import jsonpos, limits, template_syntax
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.media import media_only
 from ctxlint.model import (
     Breakpoint,
     Message,
@@ -817,11 +818,16 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
         tools=tuple(tools),
         model=model_name if model_name and not _JINJA_MARKERS.search(model_name) else None,
         output_limit=_output_limit(ctx, fields),
-        declares_settings=True,
+        declares_settings=not media_only(_generation_config(fields).get("responseModalities")),
         settings_hint="`generationConfig.maxOutputTokens`",
         api="gemini",
         messages=tuple(sent),
     )
+
+
+def _generation_config(fields: dict) -> dict:
+    config = fields.get("generationConfig", fields.get("generation_config", (None, None)))[1]
+    return config.value if config is not None and isinstance(config.value, dict) else {}
 
 
 def _breakpoint(ctx: _Context, block: Node, covers: int) -> Breakpoint:
