@@ -27,8 +27,9 @@ _BRANCHES = ("allOf", "anyOf", "oneOf")
 _APPLIED = ("if", "then", "else", "not")
 
 
-def schema_problems(schema: object, path: str) -> list[str]:
-    """What makes a tool's parameter schema invalid, each as one actionable sentence."""
+def schema_problems(schema: object, path: str, gemini: bool = False) -> list[str]:
+    """What makes a tool's parameter schema invalid, each as one actionable sentence. With
+    ``gemini``, Gemini's own schema types (``OBJECT``, ``STRING``: its ``Schema`` enum) count too."""
     if not isinstance(schema, Mapping):
         return [f"`{path}` must be a JSON Schema object with `type: object`, not "
                 f"{_kind(schema)}; the request is rejected. Write "
@@ -36,7 +37,7 @@ def schema_problems(schema: object, path: str) -> list[str]:
     if not schema.keys() - _ANNOTATIONS:
         return []  # no constraint: a tool without parameters
     problems: list[str] = []
-    walker = _Walker(schema, problems)
+    walker = _Walker(schema, problems, gemini)
     if not walker.is_object(schema, 0):
         top_type = schema.get("type")
         shown = "no `type`" if top_type is None else f"`type: {_short(top_type)}`"
@@ -61,9 +62,10 @@ def _resolve(node: Mapping, root: Mapping) -> Mapping | None:
 class _Walker:
     """Walks one root schema, resolving its local references."""
 
-    def __init__(self, root: Mapping, problems: list[str]) -> None:
+    def __init__(self, root: Mapping, problems: list[str], gemini: bool = False) -> None:
         self.root = root
         self.problems = problems
+        self.gemini = gemini
         # Answers by schema: references can make a shared schema reachable along many paths.
         self.objects: dict[int, bool] = {}
         self.names: dict[int, tuple[frozenset[str], bool]] = {}
@@ -76,7 +78,7 @@ class _Walker:
         self.objects[id(node)] = True
         kind = node.get("type")
         if kind is not None:
-            found = kind == "object"
+            found = kind == "object" or (self.gemini and kind == "OBJECT")
         elif (target := _resolve(node, self.root)) is not None:
             found = self.is_object(target, depth + 1)
         else:
@@ -124,7 +126,8 @@ class _Walker:
         kind = node.get("type")
         if kind is not None and not top:
             kinds = kind if isinstance(kind, list) else [kind]
-            bad = [k for k in kinds if not isinstance(k, str) or k not in JSON_TYPES]
+            bad = [k for k in kinds if not isinstance(k, str) or (
+                k not in JSON_TYPES and not (self.gemini and k.lower() in JSON_TYPES and k.isupper()))]
             if bad or not kinds:
                 hint = _TYPE_FIXES.get(bad[0]) if bad and isinstance(bad[0], str) else None
                 use = f"Use `{hint}`." if hint else f"Use one of {', '.join(JSON_TYPES)}."

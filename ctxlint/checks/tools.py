@@ -222,34 +222,37 @@ def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
         shapes = _shapes(tool, provider)
         if not shapes:
             continue
-        who = shapes[0] if len(shapes) == 1 else "the provider"
-        if not tool.name:
-            ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {who} rejects "
-                                  "the request. Give it a `name`.", kind=_evidence("no-name", tool),
-                       evidence=_offered(tool, request, "no name"))
-        else:
-            if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
-                allowed = "; ".join(f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
-                what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"
-                ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); "
-                                      "the request is rejected. Rename it, e.g. "
-                                      f"`{_suggest(tool.name, shapes[0])}`.",
-                           kind=_evidence("bad-name", tool),
-                           evidence=_offered(tool, request, f"named against {who}'s rules"))
-            earlier = seen.get(tool.name)
-            if earlier is not None:
-                ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
-                                      f"{earlier.span.line}); providers reject duplicate names, and the model "
-                                      "cannot tell the two apart. Rename or remove one.",
-                           kind=_evidence("duplicate", tool, earlier),
-                           evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
-                                     *_offered(tool, request, "defined again")))
-            else:
-                seen[tool.name] = tool
+        _check_name(tool, request, shapes, seen, ctx)
         if tool.schema is not None:
-            for problem in schema_problems(tool.schema, schema_prefix(tool)):
+            for problem in schema_problems(tool.schema, schema_prefix(tool), gemini="Gemini" in shapes):
                 ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind=_evidence("schema", tool),
                            evidence=_offered(tool, request, "schema checked against JSON Schema"))
+
+
+def _check_name(tool: ToolDef, request: Request, shapes: tuple[str, ...], seen: dict[str, ToolDef],
+                ctx: CheckContext) -> None:
+    """Report a tool with no name, a name no provider of ``shapes`` accepts, or a name already
+    in ``seen`` (the names of the request's earlier tools, which this one joins)."""
+    who = shapes[0] if len(shapes) == 1 else "the provider"
+    if not tool.name:
+        ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {who} rejects "
+                              "the request. Give it a `name`.", kind=_evidence("no-name", tool),
+                   evidence=_offered(tool, request, "no name"))
+        return
+    if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
+        allowed = "; ".join(f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
+        what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"
+        ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); the request is rejected. "
+                              f"Rename it, e.g. `{_suggest(tool.name, shapes[0])}`.",
+                   kind=_evidence("bad-name", tool), evidence=_offered(tool, request, f"named against {who}'s rules"))
+    earlier = seen.setdefault(tool.name, tool)
+    if earlier is not tool:
+        ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
+                              f"{earlier.span.line}); providers reject duplicate names, and the model "
+                              "cannot tell the two apart. Rename or remove one.",
+                   kind=_evidence("duplicate", tool, earlier),
+                   evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
+                             *_offered(tool, request, "defined again")))
 
 
 def _suggest(name: str, shape: str) -> str:

@@ -65,12 +65,12 @@ class ShapeScan:
         entries = self.tools.entries(node, env)
         if entries is None or not tool_shaped(frozenset(entries)):
             return None
+        kind = entries.get("type")
+        if kind is not None and self.tools.flow.literal_str(kind[0], kind[1]) not in ("function", "custom", None):
+            return None  # a tool the provider defines (`{"type": "web_search", ...}`)
         inner = entries
         for wrapper in ("function", "toolSpec"):
             if wrapper in entries:
-                kind = entries.get("type")
-                if kind is not None and self.tools.flow.literal_str(kind[0], kind[1]) not in ("function", None):
-                    return None
                 wrapped, wrapped_env = self.tools.scopes.deref(entries[wrapper][0], entries[wrapper][1])
                 inner = self.tools.entries(wrapped, wrapped_env) or {}
                 if "name" not in inner or "arguments" in inner:
@@ -87,6 +87,8 @@ class ShapeScan:
                 schema = schema["json"]
             if not ok or not isinstance(schema, dict) or (schema and not set(_SCHEMA_WORDS) & set(schema)):
                 return None  # a schema we cannot read, or a dict that is no JSON Schema
+            if not schema and "description" not in inner:
+                return None  # a name and `{}`: a reference to a function, not a definition the model reads
         tool = self.tools.entries_tool(node, env, entries, Builder(), legacy=False)
         if tool.name is None and tool.written is not None:
             return None  # a helper's template (`{"name": name, ...}`): its callers give the tools

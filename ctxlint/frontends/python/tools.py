@@ -37,14 +37,26 @@ class Tools(Component):
                     piece = self.strings.slot_piece(item.node, item.env, variable=True)
                     builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS)
                 continue
-            tool = self.tool_dict(item, builder, legacy) if item.loop is None else None
-            if tool is not None:
-                tools.append(tool)
+            found = self.item_tools(item, builder, legacy) if item.loop is None else []
+            if found:
+                tools.extend(found)
             elif item.sources:  # tools picked in a loop over a collection in no fixed order
                 piece = self.strings.slot_piece(item.node, item.env, variable=True)
                 piece = replace(piece, span=item.sources[0].span)
                 builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS, item.loop)
         return tools
+
+    def item_tools(self, item: Item, builder: Builder, legacy: bool) -> list[ToolDef]:
+        """The tools an element of a tool list defines: one, or each function a Gemini tool
+        declares (``{"function_declarations": [...]}``, ``types.Tool(function_declarations=...)``)."""
+        entries = self.entries(item.node, item.env)
+        declared = next((entries[k] for k in _GEMINI_DECLARATIONS if k in entries), None) if entries else None
+        if declared is None:
+            tool = self.tool_dict(item, builder, legacy)
+            return [tool] if tool is not None else []
+        listed = self.flow.items(declared[0], declared[1]) or []
+        return [t for element in listed if not element.variable
+                for t in [self.tool_dict(element, builder, legacy)] if t is not None]
 
     def tool_dict(self, item: Item, builder: Builder, legacy: bool) -> ToolDef | None:
         node, env = self.scopes.deref(item.node, item.env)
@@ -357,6 +369,7 @@ class Tools(Component):
         return {}
 
 
+_GEMINI_DECLARATIONS = ("function_declarations", "functionDeclarations")
 # Gemini's tools that the provider runs (`types.Tool(google_search=types.GoogleSearch())`).
 _GEMINI_HOSTED = frozenset({"google_search", "google_search_retrieval", "code_execution", "url_context", "retrieval",
                             "file_search", "google_maps", "computer_use", "enterprise_web_search"})
