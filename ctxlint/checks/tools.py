@@ -240,7 +240,8 @@ def _check_name(tool: ToolDef, request: Request, shapes: tuple[str, ...], seen: 
                    evidence=_offered(tool, request, "no name"))
         return
     if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
-        allowed = "; ".join(f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
+        allowed = _NAME_RULES[shapes[0]][1] if len(shapes) == 1 else "; ".join(
+            f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
         what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"
         ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); the request is rejected. "
                               f"Rename it, e.g. `{_suggest(tool.name, shapes[0])}`.",

@@ -140,7 +140,9 @@ def _configures_model(meta: dict) -> bool:
     config = meta.get("config")
     if isinstance(config, dict) and media_only(config.get("responseModalities")):
         return False  # an image or speech answer: no text for a token limit to bound
-    return bool(meta.get("model")) or isinstance(config, dict)
+    # `modelName`, `modelProvider`: the model keys of older prompt-file dialects configure it too.
+    models = any(isinstance(k, str) and k.lower().startswith("model") and meta[k] for k in meta)
+    return models or isinstance(config, dict)
 
 
 def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:
