@@ -248,3 +248,12 @@ def test_an_image_only_answer_needs_no_text_limit():
     text = text.replace("[IMAGE]", "[TEXT, IMAGE]")
     (request,) = dotprompt.parse_file(text, "art.prompt").requests
     assert request.declares_settings
+
+
+def test_a_jinja_body_quoting_handlebars_in_a_raw_block_is_read_with_jinja():
+    text = "Show the syntax literally: {% raw %}{{#each items}}{{this}}{{/each}}{% endraw %}\nHello {{ name }}.\n"
+    parsed = dotprompt.parse_file(text, "syntax.prompt")
+    assert parsed.errors == []
+    (request,) = parsed.requests
+    assert [s.text for s in request.slots()] == ["name"]
+    assert "{{#each items}}" in "".join(s.text for s in request.segments if s.slot is None)

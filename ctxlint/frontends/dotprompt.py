@@ -84,16 +84,8 @@ def parse_file(text: str, path: str) -> ParsedFile:
     body_start = match.end() if match else 0
     body = text[body_start:]
     locate = line_locator(body, text.count("\n", 0, body_start) + 1)
-    marked = True
     try:
-        if template_syntax.sniff(body) == "jinja":
-            # A Jinja template under Dotprompt's suffix (a common convention of code-generation
-            # agents): read with Jinja's parser, as the code that renders it does.
-            segments = jinja.parse_template(body, path, locate)
-            marked = jinja.roles_marked(segments, path)
-        else:
-            span = handlebars.span_maker(path, locate)
-            segments = _segments(handlebars.parse(body), span, _array_inputs(meta.get("input")))
+        segments, marked = _body(body, path, locate, meta)
     except (handlebars.HandlebarsError, jinja.TemplateError) as error:
         line, column = locate(error.offset)
         parsed.errors.append((Span.point(path, line, column), error.message))
@@ -130,6 +122,24 @@ def parse_file(text: str, path: str) -> ParsedFile:
         )
     )
     return parsed
+
+
+def _body(body: str, path: str, locate, meta: dict) -> tuple[list[Segment], bool]:
+    """The body's segments and whether they say their roles. A body in Jinja (a common
+    convention of code-generation agents) is read with Jinja's parser, as the code that renders
+    it does; so is one with both languages' constructs (Handlebars quoted in ``{% raw %}``)
+    that Jinja reads."""
+    syntax = template_syntax.sniff(body)
+    if syntax == "jinja" or (syntax is None and "{%" in body):
+        try:
+            segments = jinja.parse_template(body, path, locate)
+            return segments, jinja.roles_marked(segments, path)
+        except jinja.TemplateError:
+            if syntax == "jinja":
+                raise
+            # Both languages' constructs and not Jinja after all: Handlebars, by the suffix.
+    span = handlebars.span_maker(path, locate)
+    return _segments(handlebars.parse(body), span, _array_inputs(meta.get("input"))), True
 
 
 def _configures_model(meta: dict) -> bool:
