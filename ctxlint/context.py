@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
 from ctxlint.model import Confidence, Evidence, Finding, Fix, Request, Span
+
+if TYPE_CHECKING:
+    from ctxlint.tokens import ModelInfo
 
 
 class CheckContext:
@@ -49,6 +53,15 @@ class CheckContext:
         from ctxlint.tokens import DEFAULT_MODEL
 
         return request.model or self.settings.model or DEFAULT_MODEL
+
+    def known_model(self, request: Request) -> ModelInfo | None:
+        """The model whose window and output cap the request is held to: its own or the
+        configured one. None when neither is known (a model given as a variable, with no
+        `model` configured): checks of those numbers abstain rather than assume gpt-4o's."""
+        from ctxlint import tokens
+
+        name = request.model or self.settings.model
+        return tokens.lookup_model(name, self.settings.models) if name else None
 
     def count_tokens(self, text: str, request: Request) -> int:
         """Exact tokens of ``text`` in the encoding of the request's model (o200k_base if unknown)."""

@@ -87,6 +87,7 @@ class Sink:
     default_limit: int | None = None
     no_limit: bool = False  # a call that takes no output limit (an embedding, an image)
     roles_marked: bool = True
+    provider: str | None = None  # whose API the call reaches, when the SDK says (google-genai: google)
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class Framework:
     name: str
     title: str
     path: Path
+    provider: str | None = None
     imports: tuple[str, ...] = ()
     sinks: tuple[Sink, ...] = ()
     holders: tuple[Holder, ...] = ()
@@ -307,13 +309,15 @@ class _Reader:
         return result
 
     def framework(self, data: object) -> Framework:
-        top = self.mapping(data, "", ("framework", "title", "docs", "imports", "sinks", "holders", "messages",
-                                          "templates", "sources", "labels", "escapes", "tools", "signatures",
-                                          "prompt_functions", "examples"))
+        top = self.mapping(data, "", ("framework", "title", "docs", "provider", "imports", "sinks", "holders",
+                                          "messages", "templates", "sources", "labels", "escapes", "tools",
+                                          "signatures", "prompt_functions", "examples"))
         name = self.text(top.get("framework"), "framework")
         if not _NAME.match(name):
             raise self.fail("framework", "must be a lower-case name such as `openai`")
-        sinks = tuple(self.sink(name, s, f"sinks[{i}]") for i, s in enumerate(self.items(top.get("sinks"), "sinks")))
+        provider = self.provider(top.get("provider"))
+        sinks = tuple(self.sink(name, s, f"sinks[{i}]", provider)
+                      for i, s in enumerate(self.items(top.get("sinks"), "sinks")))
         holders = tuple(self.holder(name, h, f"holders[{i}]")
                         for i, h in enumerate(self.items(top.get("holders"), "holders")))
         messages = tuple(self.message(name, m, f"messages[{i}]")
@@ -336,6 +340,7 @@ class _Reader:
             name=name,
             title=self.text(top.get("title", name), "title"),
             path=self.path,
+            provider=provider,
             imports=self.texts(top.get("imports", []), "imports"),
             sinks=sinks,
             holders=holders,
@@ -351,7 +356,18 @@ class _Reader:
             examples=examples,
         )
 
-    def sink(self, framework: str, value: object, where: str) -> Sink:
+    def provider(self, value: object) -> str | None:
+        """``provider``: whose API every sink of an SDK reaches (an agent framework that calls any
+        provider names none)."""
+        from ctxlint.tokens import PROVIDERS
+
+        if value is None:
+            return None
+        if value not in PROVIDERS:
+            raise self.fail("provider", f"must be one of {', '.join(PROVIDERS)}")
+        return str(value)
+
+    def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
                                            "default_limit", "no_limit", "roles_marked"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
@@ -364,7 +380,7 @@ class _Reader:
                     calls, shapes, requires, arguments, str(data.get("limit_hint", "")),
                     self.limit(data.get("default_limit"), f"{where}.default_limit"),
                     self.flag(data.get("no_limit", False), f"{where}.no_limit"),
-                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"))
+                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider)
 
     def holder(self, framework: str, value: object, where: str) -> Holder:
         data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",

@@ -191,6 +191,12 @@ class ToolDef:
     # Why ``schema`` is only an estimate of what is sent, when it is one (a zod schema converted
     # the way the SDK converts it): token counts of this tool are then labelled approximate.
     schema_estimate: str | None = None
+    # The name as the source writes it when its value cannot be read (a constant of another
+    # package): messages name the tool by it; ``name`` stays None.
+    written: str | None = None
+    # False for a definition found by its shape that no call site or server is seen offering
+    # (a module constant, a helper's return): its findings rest on evidence of their own kind.
+    offered: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +295,9 @@ class Request:
     # For a call site: the framework of the catalogue's sink that was called (``openai``,
     # ``langchain``); None for requests found otherwise. For reports, not for checks.
     framework: str | None = None
+    # Whose API the request reaches when the source says it but names no known model (the SDK
+    # called: google-genai is Gemini; a request file's wire format): one of tokens.PROVIDERS.
+    provider: str | None = None
     # For a call site: it is made inside a method of a class (an adapter or component whose
     # settings usually come from the object's configuration, which the call site does not show).
     in_method: bool = False

@@ -46,9 +46,9 @@ def codes(findings) -> dict[str, int]:
 SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # 540 KB of unclosed directive comments: 56 s.
     "unclosed directives": ("system.j2", lambda n: "{# ctxlint: ignore[CTX101]\n" * n, 25_000, {"CTX001": 1}),
-    # Directives in a Markdown prompt, 500 KB: 12 s.
+    # Directives in a Markdown prompt, 500 KB: 12 s. (No model is named: the window is not checked.)
     "directives in Markdown": ("prompts/rules.md", lambda n: "<!-- ctxlint: pinned -->\nNever say it.\n" * n,
-                               14_000, {"CTX203": 1}),
+                               14_000, {}),
     "unclosed Markdown comments": ("prompts/notes.md", lambda n: "<!-- ctxlint: ignore\n" * n, 25_000, {}),
     # {{ page }} 9,000 times (trust analysis): 34 s.
     "untrusted slots": ("answer.j2", lambda n: "Search results: {{ page }}\n" * n, 10_000, {"CTX401": 10_000}),
@@ -62,8 +62,9 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     "repeated constraints": ("rules.j2", lambda n: ("You must never lie. Always be kind.\n{% for d in docs %}{{ d }}"
                                                     "{% endfor %}\nYou must never lie! Always be kind.\n") * n,
                              1_500, {"CTX401": 1_500}),
+    # (No front matter: a template the code sends with its own settings, so no CTX201.)
     "Handlebars loops": ("digest.prompt", lambda n: "{{#each history}}{{this}} Never lie.{{/each}}\n" * n, 1_500,
-                         {"CTX201": 1, "CTX301": 1_500}),
+                         {"CTX301": 1_500}),
     # 15,000 expression tags that never close (`}~}`), 665 KB: 120 s, in the regular expression that
     # measured template code (found by benchmarks/fuzz.py; work in C, which the step count misses).
     "unclosed expression tags": ("answer.j2", lambda n: "<document>{{ document | e }~}</document>\n" * n, 20_000,
@@ -433,3 +434,21 @@ def test_lines_without_a_word_are_not_candidate_constraints_unless_pinned():
     assert sentences(separators) == [("Never guess a price.", False), ("Answer in English.", False)]
     pinned = "{# ctxlint: pinned #}\n---\n{# ctxlint: end #}\nNever guess. {{ question }}\n"
     assert sentences(pinned) == [("---", True), ("Never guess.", False)]
+
+
+def references_fanning_out(n: int) -> str:
+    """A tool schema whose composition reaches one shared definition along 6**n paths."""
+    import json
+
+    defs = {f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}] * 6, "properties": {f"p{i}": {"type": "string"}}}
+            for i in range(n)}
+    defs[f"D{n}"] = {"type": "object", "properties": {"last": {"type": "string"}}}
+    schema = {"$ref": "#/$defs/D0", "$defs": defs, "required": ["last", "missing"]}
+    return json.dumps([{"name": "lookup", "description": "Look it up.", "inputSchema": schema}])
+
+
+def test_schema_composition_is_read_once_per_definition():
+    """`allOf`/`anyOf` branches and `$ref`s make a graph: each definition is read once, not once a path."""
+    (finding,) = lint("tools.json", references_fanning_out(25))  # 6**25 paths
+    assert finding.code == "CTX505" and "lists `missing`, not defined" in finding.message
+    assert growth(lambda n: lambda: lint("tools.json", references_fanning_out(n)), 7) < 1.3

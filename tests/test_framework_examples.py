@@ -82,6 +82,7 @@ def test_catalogue_is_found_and_files_are_named_after_their_framework():
         ("framework: x\nholders: [{calls: [a.A], default_limit: -5}]\n", "`holders[0].default_limit`"),
         ("framework: X Y\n", "`framework` must be a lower-case name"),
         ("title: no name\n", "`framework` must be a non-empty string"),
+        ("framework: x\nprovider: groq\n", "`provider` must be one of openai, anthropic, google"),
     ],
 )
 def test_a_bad_entry_is_an_error_naming_the_file_and_the_key(tmp_path, text, where):
@@ -101,3 +102,12 @@ def test_a_file_from_config_replaces_the_shipped_framework_of_the_same_name(tmp_
     assert frameworks["inhouse"].sinks[0].calls == ("inhouse.ask",)
     assert "anthropic" in frameworks
     assert set(load_frameworks([tmp_path], builtin=False)) == {"openai", "inhouse"}
+
+
+def test_an_sdk_names_the_provider_its_sinks_reach(tmp_path):
+    (tmp_path / "gemini.yaml").write_text(
+        "framework: gemini\nprovider: google\nsinks: [{calls: [g.ask], arguments: {input: {position: 0}}}]\n")
+    (sink,) = load_frameworks([tmp_path], builtin=False)["gemini"].sinks
+    assert sink.provider == "google"
+    assert {name: f.provider for name, f in FRAMEWORKS.items() if f.provider} == {
+        "openai": "openai", "anthropic": "anthropic", "google-genai": "google"}

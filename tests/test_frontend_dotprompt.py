@@ -102,7 +102,8 @@ def test_media_section_and_conditional_text():
 
 def test_no_front_matter_is_all_user_text_and_partials_are_slots():
     (request,) = parse("dotprompt/greeting.prompt").requests
-    assert request.declares_settings and request.output_limit is None
+    # No model configuration: a template the code renders and sends with its own settings.
+    assert not request.declares_settings and request.output_limit is None
     assert where(request.anchor)[:2] == (1, 1)
     assert {s.role for s in request.segments} == {Role.USER}
     assert [(s.text, s.slot.names) for s in request.slots()] == [
@@ -217,3 +218,42 @@ def test_handlebars_comment_suppresses_the_next_line(tmp_path):
 def test_hostile_body_is_a_located_finding(tmp_path):
     findings = lint(tmp_path, "bomb.prompt", "---\nmodel: m\n---\n" + "{{" * 500_000)
     assert [(f.code, f.span.line, f.span.column) for f in findings] == [("CTX001", 4, 1)]
+
+
+def test_a_jinja_body_is_read_with_jinja_and_other_front_matter_configures_no_call():
+    """Code-generation agents name Jinja templates ``*.prompt``: the body's syntax decides the
+    parser, and front matter with only a name, description and version is metadata."""
+    parsed = parse("dotprompt/jinja_task.prompt")
+    assert parsed.errors == []
+    (request,) = parsed.requests
+    assert not request.declares_settings and request.model is None and not request.roles_marked
+    assert [(s.text, s.slot.names, s.loop, s.span.line) for s in request.slots()] == [
+        ("task.description", ("task.description",), None, 7),
+        ("file.path", ("file.path",), "files", 9),
+        ('output_format | default("a unified diff")', ("output_format",), None, 11)]
+
+
+def test_a_broken_jinja_body_is_located_in_the_file():
+    text = "---\nname: t\n---\nIntro.\n{% for f in files %}\n- {{ f }}\n"
+    parsed = dotprompt.parse_file(text, "t.prompt")
+    assert [(span.line, message.split(".")[0]) for span, message in parsed.errors] == [
+        (6, "Unexpected end of template")]
+
+
+def test_an_image_only_answer_needs_no_text_limit():
+    text = ("---\nmodel: googleai/gemini-2.5-flash-image\nconfig:\n  responseModalities: [IMAGE]\n---\n"
+            "A watercolour of {{subject}}.\n")
+    (request,) = dotprompt.parse_file(text, "art.prompt").requests
+    assert not request.declares_settings
+    text = text.replace("[IMAGE]", "[TEXT, IMAGE]")
+    (request,) = dotprompt.parse_file(text, "art.prompt").requests
+    assert request.declares_settings
+
+
+def test_a_jinja_body_quoting_handlebars_in_a_raw_block_is_read_with_jinja():
+    text = "Show the syntax literally: {% raw %}{{#each items}}{{this}}{{/each}}{% endraw %}\nHello {{ name }}.\n"
+    parsed = dotprompt.parse_file(text, "syntax.prompt")
+    assert parsed.errors == []
+    (request,) = parsed.requests
+    assert [s.text for s in request.slots()] == ["name"]
+    assert "{{#each items}}" in "".join(s.text for s in request.segments if s.slot is None)

@@ -158,13 +158,63 @@ def _modal(text: str) -> str:
     return " ".join(text.split())
 
 
+_NUMBER_WORDS = {word: str(n) for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000",
+                      "once": "1", "twice": "2", "single": "1", "both": "2"})
+# Words that carry no rule of their own: replacing one by another ("the" for "a") says the same thing.
+_FUNCTION_WORDS = frozenset(
+    "a an the this that these those your my our their its it you we they i to of in on for with by as at from "
+    "and or is are be been please just also again reminder remember note".split())
+_TOKEN = re.compile(r"[\w']+|[^\w\s]")
+
+
+def _drift(original: str, restated: str) -> str | None:
+    """What makes a restatement a different rule (the evidence kind): ``number`` (a number added,
+    dropped or changed), ``negation`` (a negation added or dropped), ``scope`` (a word replaced by
+    another); None when the two are wordings of one rule."""
+    a, b = _rule_words(original), _rule_words(restated)
+    if sorted(w for w in a if w.isdigit()) != sorted(w for w in b if w.isdigit()):
+        return "number"
+    if a.count("NOT") != b.count("NOT"):
+        return "negation"
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "replace" and set(a[i1:i2] + b[j1:j2]) - _FUNCTION_WORDS:
+            return "scope"
+    return None
+
+
+def _rule_words(text: str) -> list[str]:
+    """The words of a rule in a form where wordings of it agree: modalities as NOT/MUST, number
+    words as digits, plurals as singulars, punctuation dropped."""
+    words = []
+    for word in _TOKEN.findall(_modal(text)):
+        if word in ("NOT", "MUST"):
+            words.append(word)
+            continue
+        word = word.strip("'").lower()
+        if not word or not (word[0].isalnum() or word[0] == "_"):
+            continue
+        word = _NUMBER_WORDS.get(word, word)
+        if len(word) > 3 and not word.isdigit():
+            if word.endswith("ies"):
+                word = word[:-3] + "y"
+            elif word.endswith("s") and not word.endswith("ss"):
+                word = word[:-1]
+        words.append(word)
+    return words
+
+
 @request_check(options={"similarity": NUMBER, "collections": STRINGS, "constraints": STRINGS})
 def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
     """Report a TAIL restatement that is close to, but not the same as, a HEAD constraint.
 
     HEAD candidates are constraints and sentences that state a number (a word limit is a rule
-    without any keyword). Swapping one wording of a modality for another ("must not" for
-    "cannot") is not drift; a changed number, a dropped negation or a changed word is.
+    without any keyword). Two wordings of one rule are not drift: another wording of a modality
+    ("must not" for "cannot"), case, a plural, an article, a word added or left out ("Return only
+    valid JSON arrays" / "Return ONLY a valid JSON array"). A number that changes, a negation
+    that appears or goes, or a word replaced by another (the rule's scope) is drift.
     """
     layout = regions.analyse(request, ctx.directives, ctx.options["collections"])
     if not layout.variable:
@@ -189,12 +239,15 @@ def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
                 return
             continue
         best, ratio = match
+        drift = _drift(best.text, restated.text)
+        if drift is None:
+            continue
         difference = _difference(best.text, restated.text)
         ctx.report(
             restated.span,
             f"This restates the constraint on line {best.span.line} but differs: {difference}. "
             "The model sees two rules and may follow either; restate it word for word, or drop one.",
-            kind="restatement",
+            kind=drift,
             evidence=(Evidence(EvidenceKind.SOURCE, "the original, in HEAD", best.span),
                       Evidence(EvidenceKind.SINK, f"the restatement, in TAIL ({ratio:.0%} alike)", restated.span)),
         )

@@ -99,11 +99,9 @@ def _asks_for_short_answer(text: str, phrases: list[str]) -> bool:
 @request_check(options={"budget": INTEGER})
 def over_budget(request: Request, ctx: CheckContext) -> None:
     """Report a request whose fixed tokens plus reserve exceed the window, or a reserve above the
-    model's maximum output."""
-    from ctxlint import tokens
-
-    name = ctx.model_name(request)
-    info = tokens.lookup_model(name, ctx.settings.models)
+    model's maximum output. Both need the model: with none known, only a configured budget is
+    checked."""
+    info = ctx.known_model(request)
     limit = request.output_limit
     if info is not None and limit is not None and limit.value is not None and limit.value > info.max_output:
         ctx.report(

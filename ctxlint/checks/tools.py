@@ -11,16 +11,11 @@ from collections.abc import Mapping
 
 from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tool_cost_breakdown, tools_tokens
 from ctxlint.analysis.budget import tool_chars, utf8_bytes
+from ctxlint.analysis.json_schema import schema_problems
 from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, ToolDef
 from ctxlint.tokens import ModelInfo
-
-
-def _model(request: Request, ctx: CheckContext) -> ModelInfo | None:
-    from ctxlint import tokens
-
-    return tokens.lookup_model(ctx.model_name(request), ctx.settings.models)
 
 
 def _tokens(n: int, info: ModelInfo | None) -> str:
@@ -29,20 +24,29 @@ def _tokens(n: int, info: ModelInfo | None) -> str:
 
 
 def _label(tool: ToolDef) -> str:
-    return f"`{tool.name}`" if tool.name else "the unnamed tool"
+    name = tool.name or tool.written
+    return f"`{name}`" if name else "the unnamed tool"
+
+
+def _evidence(kind: str, *tools: ToolDef) -> str:
+    """``kind``, or ``defined`` when a tool was found by its shape with no call site or server
+    seen offering it: that mechanism's findings are measured apart."""
+    return kind if all(t.offered for t in tools) else "defined"
 
 
 def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]:
     """Evidence: the tool as written, and the request that offers it."""
+    offered = (f"offered with {len(request.tools)} tool(s) in one request" if tool.offered else
+               f"defined by its shape, with {len(request.tools)} tool(s); no call offering it is seen")
     return (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
-            Evidence(EvidenceKind.SINK, f"offered with {len(request.tools)} tool(s) in one request", request.anchor))
+            Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
 
 
 @request_check(options={"max_tokens": INTEGER})
 def oversized_tool(request: Request, ctx: CheckContext) -> None:
     """Report each tool whose definition alone costs more than ``max_tokens``."""
     limit = ctx.options["max_tokens"]
-    info = _model(request, ctx) if request.tools else None
+    info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
         if tool_cost_breakdown(tool, info, count=utf8_bytes).tokens <= limit:
             continue  # UTF-8 bytes bound the tokens: no tokenizer needed
@@ -55,7 +59,7 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
             f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
             f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
             "reference material into the tool's result.",
-            kind="counted",
+            kind=_evidence("counted", tool),
             evidence=_offered(tool, request, f"{_tokens(cost.tokens, info)} counted"),
         )
 
@@ -67,7 +71,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         return
     limit = ctx.options["max_tokens"]
     share_limit = ctx.options["max_window_share"]
-    info = _model(request, ctx)
+    info = ctx.known_model(request)
     window_limit = int(info.window * share_limit) if info is not None and share_limit > 0 else 0
     limits = [n for n in (limit, window_limit) if n > 0]
     if not limits:
@@ -98,7 +102,7 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
         f"{what} {verb} {_tokens(total, info)} on every call{price}, over "
         f"{' and '.join(over)}; the largest: {biggest}. Offer only the tools this step needs, or "
         "trim their descriptions and enums.",
-        kind="counted",
+        kind=_evidence("counted", *request.tools),
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -114,7 +118,7 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
         "model picks the wrong one more often, and each definition is paid on every call. Offer the "
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
-        kind="counted",
+        kind=_evidence("counted", *request.tools),
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
     )
 
@@ -125,7 +129,7 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
     min_share = ctx.options["min_share"]
     min_tokens = ctx.options["min_tokens"]
     kinds = set(ctx.options["kinds"])
-    info = _model(request, ctx) if request.tools else None
+    info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
         if tool_cost_breakdown(tool, info, count=utf8_bytes).biggest_field_tokens < min_tokens:
             continue  # bytes bound every field's tokens: none can reach min_tokens
@@ -144,7 +148,7 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
             tool.span,
             f"`{field}` of tool {_label(tool)} is {_tokens(cost.biggest_field_tokens, info)}, {share:.0%} of "
             f"the tool's {_tokens(cost.tokens, info)}, paid on every call. {advice}",
-            kind="counted",
+            kind=_evidence("counted", tool),
             evidence=_offered(tool, request, f"`{field}` is {share:.0%} of its {_tokens(cost.tokens, info)}"),
         )
 
@@ -161,7 +165,6 @@ def _field_kind(cost: ToolCost) -> str | None:
 
 # --- schema validity ---------------------------------------------------------------------------
 
-JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 _NAME_RULES = {
     # platform.openai.com function calling: ^[a-zA-Z0-9_-]{1,64}$
     "OpenAI": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "1 to 64 letters, digits, `_` or `-`"),
@@ -173,63 +176,84 @@ _NAME_RULES = {
     "Gemini": (re.compile(r"[a-zA-Z_][a-zA-Z0-9_.-]{0,63}"),
                "a letter or `_`, then up to 63 letters, digits, `_`, `.` or `-`"),
 }
-_MAX_SCHEMA_DEPTH = 64
-# Type names from programming languages, and the JSON Schema type they mean.
-_TYPE_FIXES = {"int": "integer", "long": "integer", "str": "string", "text": "string", "float": "number",
-               "double": "number", "decimal": "number", "bool": "boolean", "dict": "object", "map": "object",
-               "list": "array", "tuple": "array", "none": "null"}
+
+# The naming rules of each provider's API (tokens.PROVIDERS), and of the request wire formats.
+_PROVIDER_SHAPES = {"openai": "OpenAI", "anthropic": "Anthropic", "google": "Gemini"}
+_API_PROVIDERS = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "google"}
 
 
-def _shape(tool: ToolDef, info: ModelInfo | None) -> str | None:
-    """Whose naming rules apply: the tool's own shape, else the request's provider."""
+def _provider(request: Request, info: ModelInfo | None) -> str | None:
+    """Whose API the request reaches: the known model's provider, else what the model's name,
+    the request's wire format or the SDK called says; None when nothing says."""
+    from ctxlint.tokens import guess_model
+
+    if info is not None:
+        return info.provider
+    guessed = guess_model(request.model).provider if request.model else None
+    return guessed or _API_PROVIDERS.get(request.api or "") or request.provider
+
+
+def _shapes(tool: ToolDef, provider: str | None) -> tuple[str, ...]:
+    """Whose naming rules apply: the tool's own shape, else the request's provider; with neither
+    known, every provider's (a name is wrong only when all of them reject it)."""
     raw = tool.raw
     if not isinstance(raw, Mapping) or hosted(tool):
-        return None  # a reference by name (Dotprompt), or a tool the provider runs and defines
+        return ()  # a reference by name (Dotprompt), or a tool the provider runs and defines
     if "inputSchema" in raw:
-        return "MCP"
+        return ("MCP",)
     if "input_schema" in raw:
-        return "Anthropic"
-    provider = info.provider if info is not None else "openai"
-    return {"anthropic": "Anthropic", "google": "Gemini"}.get(provider, "OpenAI")
+        return ("Anthropic",)
+    if provider in _PROVIDER_SHAPES:
+        return (_PROVIDER_SHAPES[provider],)
+    if "function" in raw or raw.get("type") == "function":
+        return ("OpenAI",)  # OpenAI's wire shape, whoever serves it
+    return ("OpenAI", "Gemini")  # Anthropic's rule is OpenAI's
 
 
 @request_check
 def invalid_tool_schema(request: Request, ctx: CheckContext) -> None:
     """Report tools the provider rejects: no name, a bad name, duplicates, invalid schemas."""
-    info = None
+    provider = None
     if any(isinstance(t.raw, Mapping) and not ({"inputSchema", "input_schema"} & t.raw.keys())
            for t in request.tools):
-        info = _model(request, ctx)
+        provider = _provider(request, ctx.known_model(request))
     seen: dict[str, ToolDef] = {}
     for tool in request.tools:
-        shape = _shape(tool, info)
-        if shape is None:
+        shapes = _shapes(tool, provider)
+        if not shapes:
             continue
-        if not tool.name:
-            ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {shape} rejects "
-                                  "the request. Give it a `name`.", kind="no-name",
-                       evidence=_offered(tool, request, "no name"))
-        else:
-            pattern, allowed = _NAME_RULES[shape]
-            if not pattern.fullmatch(tool.name):
-                ctx.report(tool.span, f"Tool name `{tool.name}` is not a valid {shape} tool name ({allowed}); "
-                                      "the request is rejected. Rename it, e.g. "
-                                      f"`{_suggest(tool.name, shape)}`.",
-                           kind="bad-name", evidence=_offered(tool, request, f"named against {shape}'s rules"))
-            earlier = seen.get(tool.name)
-            if earlier is not None:
-                ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
-                                      f"{earlier.span.line}); providers reject duplicate names, and the model "
-                                      "cannot tell the two apart. Rename or remove one.",
-                           kind="duplicate",
-                           evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
-                                     *_offered(tool, request, "defined again")))
-            else:
-                seen[tool.name] = tool
+        _check_name(tool, request, shapes, seen, ctx)
         if tool.schema is not None:
-            for problem in schema_problems(tool.schema, schema_prefix(tool)):
-                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind="schema",
+            for problem in schema_problems(tool.schema, schema_prefix(tool), gemini="Gemini" in shapes):
+                ctx.report(tool.span, f"Tool {_label(tool)}: {problem}", kind=_evidence("schema", tool),
                            evidence=_offered(tool, request, "schema checked against JSON Schema"))
+
+
+def _check_name(tool: ToolDef, request: Request, shapes: tuple[str, ...], seen: dict[str, ToolDef],
+                ctx: CheckContext) -> None:
+    """Report a tool with no name, a name no provider of ``shapes`` accepts, or a name already
+    in ``seen`` (the names of the request's earlier tools, which this one joins)."""
+    who = shapes[0] if len(shapes) == 1 else "the provider"
+    if not tool.name:
+        ctx.report(tool.span, f"This tool has no name, so the model cannot call it and {who} rejects "
+                              "the request. Give it a `name`.", kind=_evidence("no-name", tool),
+                   evidence=_offered(tool, request, "no name"))
+        return
+    if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
+        allowed = _NAME_RULES[shapes[0]][1] if len(shapes) == 1 else "; ".join(
+            f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
+        what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"
+        ctx.report(tool.span, f"Tool name `{tool.name}` is not {what} ({allowed}); the request is rejected. "
+                              f"Rename it, e.g. `{_suggest(tool.name, shapes[0])}`.",
+                   kind=_evidence("bad-name", tool), evidence=_offered(tool, request, f"named against {who}'s rules"))
+    earlier = seen.setdefault(tool.name, tool)
+    if earlier is not tool:
+        ctx.report(tool.span, f"Tool `{tool.name}` is defined twice in this request (first at line "
+                              f"{earlier.span.line}); providers reject duplicate names, and the model "
+                              "cannot tell the two apart. Rename or remove one.",
+                   kind=_evidence("duplicate", tool, earlier),
+                   evidence=(Evidence(EvidenceKind.SOURCE, f"`{tool.name}` first defined here", earlier.span),
+                             *_offered(tool, request, "defined again")))
 
 
 def _suggest(name: str, shape: str) -> str:
@@ -238,87 +262,3 @@ def _suggest(name: str, shape: str) -> str:
     if shape == "Gemini" and not re.match(r"[A-Za-z_]", fixed):
         fixed = "_" + fixed
     return fixed[: 128 if shape == "MCP" else 64]
-
-
-def schema_problems(schema: object, path: str) -> list[str]:
-    """What makes a tool's parameter schema invalid, each as one actionable sentence."""
-    if not isinstance(schema, Mapping):
-        return [f"`{path}` must be a JSON Schema object with `type: object`, not "
-                f"{_kind(schema)}; the request is rejected. Write "
-                "`{type: object, properties: {...}}`."]
-    if not schema:
-        return []  # an empty schema: a tool without parameters
-    problems: list[str] = []
-    top_type = schema.get("type")
-    if top_type != "object":
-        shown = "no `type`" if top_type is None else f"`type: {_short(top_type)}`"
-        problems.append(f"`{path}` has {shown}; tool parameters must be `type: object` with the "
-                        "arguments under `properties`, or the request is rejected.")
-    _walk(schema, path, problems, 0, top=True)
-    return problems
-
-
-def _walk(schema: Mapping, path: str, problems: list[str], depth: int, top: bool = False) -> None:
-    if depth > _MAX_SCHEMA_DEPTH:
-        return
-    kind = schema.get("type")
-    if kind is not None and not top:
-        kinds = kind if isinstance(kind, list) else [kind]
-        bad = [k for k in kinds if not isinstance(k, str) or k not in JSON_TYPES]
-        if bad or not kinds:
-            hint = _TYPE_FIXES.get(bad[0]) if bad and isinstance(bad[0], str) else None
-            use = f"Use `{hint}`." if hint else f"Use one of {', '.join(JSON_TYPES)}."
-            problems.append(f"`{path}.type` is `{_short(kind)}`, not a JSON Schema type, so the schema is "
-                            f"rejected. {use}")
-    properties = schema.get("properties")
-    if properties is not None and not isinstance(properties, Mapping):
-        problems.append(f"`{path}.properties` is {_kind(properties)}; it must map each argument name to its "
-                        "schema. Write `properties: {name: {type: string}}`.")
-        properties = None
-    required = schema.get("required")
-    if required is not None:
-        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-            problems.append(f"`{path}.required` must be a list of property names, not {_kind(required)}.")
-        else:
-            missing = [r for r in required if properties is None or r not in properties]
-            if missing:
-                names = ", ".join(f"`{m}`" for m in missing)
-                problems.append(f"`{path}.required` lists {names}, not defined in `{path}.properties`; the "
-                                "model is told to send an argument it knows nothing about, and strict mode "
-                                "rejects the schema. Define it or remove it from `required`.")
-    if isinstance(properties, Mapping):
-        for name, sub in properties.items():
-            where = f"{path}.properties.{name}"
-            if isinstance(sub, Mapping):
-                _walk(sub, where, problems, depth + 1)
-            elif not isinstance(sub, bool):
-                problems.append(f"`{where}` is {_kind(sub)}; a property must be a schema object "
-                                "such as `{type: string, description: ...}`.")
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        _walk(items, f"{path}.items", problems, depth + 1)
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        variants = schema.get(keyword)
-        if isinstance(variants, list):
-            for index, variant in enumerate(variants):
-                if isinstance(variant, Mapping):
-                    _walk(variant, f"{path}.{keyword}[{index}]", problems, depth + 1)
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return f"the string `{_short(value)}`"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    return "an object"
-
-
-def _short(value: object) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."

@@ -46,7 +46,8 @@ class Format:
 REGISTRY = (
     Format("jinja", "ctxlint.frontends.jinja", (".j2", ".jinja", ".jinja2"), comments=("{#",)),
     Format("prompty", "ctxlint.frontends.prompty", (".prompty",), comments=("{#",)),
-    Format("dotprompt", "ctxlint.frontends.dotprompt", (".prompt",), comments=("{{!",)),
+    # `{#`: a `*.prompt` file may hold a Jinja template (see dotprompt.py).
+    Format("dotprompt", "ctxlint.frontends.dotprompt", (".prompt",), comments=("{{!", "{#")),
     Format("semantic_kernel", "ctxlint.frontends.semantic_kernel", names=("skprompt.txt",),
            comments=("{{!", "<!--")),
     # promptflow's flow.dag.yaml: each LLM node's template with the node's model and max_tokens.

@@ -20,8 +20,15 @@ Read as the reference implementation (google/dotprompt, ``js/src/parse.ts`` and
 Front matter (optionally after ``#`` licence lines, as Dotprompt allows): ``model``,
 ``config.maxOutputTokens`` (the output limit, located at its key), ``tools`` (names of tools
 defined in code: tool definitions with a name only) and ``input.schema``, whose array fields
-make a slot that prints one (``{{documents}}``) variable-length. Files named ``_name.prompt``
-are partials, fragments included by other prompts: they declare no settings.
+make a slot that prints one (``{{documents}}``) variable-length. A file is a request of its own
+only when its front matter configures the model call (``model`` or ``config``) and asks for a
+text answer (``config.responseModalities`` is not media only): partials (``_name.prompt``),
+templates the code renders and sends with its own settings, and files with another dialect's
+front matter (``name``, ``description``, ``version``) declare no settings.
+
+The suffix does not decide the body's language: a body written in Jinja (``{% … %}``,
+``{{ x | filter }}``, and no Handlebars construct; see ``template_syntax``) is read with
+Jinja's parser, as code-generation agents that name their Jinja templates ``*.prompt`` render it.
 """
 
 from __future__ import annotations
@@ -32,8 +39,9 @@ from pathlib import PurePath
 
 import yaml
 
-from ctxlint.frontends import handlebars, yamlsafe
+from ctxlint.frontends import handlebars, jinja, template_syntax, yamlsafe
 from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.media import media_only
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
 
@@ -77,13 +85,11 @@ def parse_file(text: str, path: str) -> ParsedFile:
     body = text[body_start:]
     locate = line_locator(body, text.count("\n", 0, body_start) + 1)
     try:
-        nodes = handlebars.parse(body)
-    except handlebars.HandlebarsError as error:
+        segments, marked = _body(body, path, locate, meta)
+    except (handlebars.HandlebarsError, jinja.TemplateError) as error:
         line, column = locate(error.offset)
         parsed.errors.append((Span.point(path, line, column), error.message))
         return parsed
-    span = handlebars.span_maker(path, locate)
-    segments = _segments(nodes, span, _array_inputs(meta.get("input")))
 
     def node_span(node: yaml.Node) -> Span:
         start, end = node.start_mark, node.end_mark
@@ -110,11 +116,43 @@ def parse_file(text: str, path: str) -> ParsedFile:
             tools=tuple(_tools(document, node_span)),
             model=model if isinstance(model, str) and model else None,
             output_limit=limit,
-            declares_settings=not PurePath(path).name.startswith("_"),
+            declares_settings=_configures_model(meta) and not PurePath(path).name.startswith("_"),
             settings_hint="`config.maxOutputTokens`",
+            roles_marked=marked,
         )
     )
     return parsed
+
+
+def _body(body: str, path: str, locate, meta: dict) -> tuple[list[Segment], bool]:
+    """The body's segments and whether they say their roles. A body in Jinja (a common
+    convention of code-generation agents) is read with Jinja's parser, as the code that renders
+    it does; so is one with both languages' constructs (Handlebars quoted in ``{% raw %}``)
+    that Jinja reads."""
+    syntax = template_syntax.sniff(body)
+    if syntax == "jinja" or (syntax is None and "{%" in body):
+        try:
+            segments = jinja.parse_template(body, path, locate)
+            return segments, jinja.roles_marked(segments, path)
+        except jinja.TemplateError:
+            if syntax == "jinja":
+                raise
+            # Both languages' constructs and not Jinja after all: Handlebars, by the suffix.
+    span = handlebars.span_maker(path, locate)
+    return _segments(handlebars.parse(body), span, _array_inputs(meta.get("input"))), True
+
+
+def _configures_model(meta: dict) -> bool:
+    """Whether the front matter configures a model call that answers in text (``model:``,
+    ``config:``). Without either, the file is a template the code renders and sends with its own settings (Genkit's
+    ``prompt.render()``), or metadata of another prompt-file dialect (``name``, ``description``,
+    ``version``): not a request of its own."""
+    config = meta.get("config")
+    if isinstance(config, dict) and media_only(config.get("responseModalities")):
+        return False  # an image or speech answer: no text for a token limit to bound
+    # `modelName`, `modelProvider`: the model keys of older prompt-file dialects configure it too.
+    models = any(isinstance(k, str) and k.lower().startswith("model") and meta[k] for k in meta)
+    return models or isinstance(config, dict)
 
 
 def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:

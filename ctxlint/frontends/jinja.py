@@ -545,9 +545,13 @@ def parse_file(text: str, path: str) -> ParsedFile:
         line, column = line_locator(text)(error.offset)
         parsed.errors.append((Span.point(path, line, column), error.message))
         return parsed
-    # Without role lines the template's role is decided by the code that sends it; a file
-    # named like a system prompt says it, though.
-    marked = any(s.message_index for s in segments) or any(
-        word in PurePosixPath(path).stem.lower() for word in ("system", "developer"))
+    marked = roles_marked(segments, path)
     parsed.requests.append(Request(path, Span.point(path, 1), tuple(segments), roles_marked=marked))
     return parsed
+
+
+def roles_marked(segments: list[Segment], path: str) -> bool:
+    """Whether a template says the role its text is sent in. Without role lines the code that
+    sends it decides; a file named like a system prompt says it, though."""
+    return any(s.message_index for s in segments) or any(
+        word in PurePosixPath(path).stem.lower() for word in ("system", "developer"))

@@ -1,4 +1,5 @@
-"""The size of an image a request embeds, read from the image's header in a ``data:`` URL.
+"""Media in requests: the size of an image a request embeds, read from the image's header in a
+``data:`` URL, and whether a request asks for a media answer only.
 
 Providers bill images by their size (OpenAI by 512-pixel tiles, Anthropic by area), and a
 request that inlines an image as ``data:image/png;base64,...`` carries that size in the first
@@ -88,3 +89,10 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
     if chunk == b"VP8X" and len(data) >= 30:
         return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
     return None
+
+
+def media_only(modalities: object) -> bool:
+    """Whether a request's output modalities (Gemini's ``responseModalities``) are all media:
+    an image or speech answer has no text for an output token limit to bound."""
+    return isinstance(modalities, list) and bool(modalities) and all(
+        isinstance(m, str) and m.strip().lower() in ("image", "audio", "video") for m in modalities)

@@ -1,6 +1,7 @@
 """Prompty files: YAML front matter (safe loader) and a Jinja body with role lines.
 
-The front matter gives the model and the output limit. Prompty has spelled the limit two ways:
+The front matter gives the model and the output limit; a file without a ``model`` section
+configures no call of its own (the code that runs it supplies the settings). Prompty has spelled the limit two ways:
 ``model.parameters.max_tokens`` (v1, promptflow) and ``maxOutputTokens`` (v2, under
 ``model.options``); both are read, along with the OpenAI spellings of newer models. Its
 ``${file:...}`` references are read relative to the prompt: a tool list
@@ -73,7 +74,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
             tools=tools,
             model=_model_name(model),
             output_limit=limit,
-            declares_settings=_generates_text(model),
+            declares_settings=model is not None and _generates_text(model),
             settings_hint="`model.parameters.max_tokens` (Prompty 2: `model.options.maxOutputTokens`)",
         )
     )
@@ -86,6 +87,8 @@ _TEXT_APIS = ("chat", "completion", "completions", "responses", "text")
 
 
 def _generates_text(model) -> bool:
+    """Whether the model section asks for a text answer. A file with no model section
+    configures no call (the code that runs it does), so it is not asked."""
     if not isinstance(model, dict):
         return True
     api = model.get("apiType", model.get("api"))

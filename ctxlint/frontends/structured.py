@@ -36,9 +36,10 @@ from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import TypeGuard
 
-from ctxlint.frontends import jsonpos, limits
+from ctxlint.frontends import jsonpos, limits, template_syntax
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.media import media_only
 from ctxlint.model import (
     Breakpoint,
     Message,
@@ -274,9 +275,9 @@ class _Context:
             end_line, end_column = locate(end)
             return Span(self.path, line, column, end_line, end_column)
 
-        if syntax in ("jinja", "template") and _HANDLEBARS_BLOCK.search(value) and "{%" not in value:
-            # `{{#each}}`, `{{/if}}`, `{{> partial}}` are Handlebars or Mustache, never Jinja: a
-            # spec or test file that keeps such templates under a plain key.
+        if syntax in ("jinja", "template") and template_syntax.sniff(value) == "handlebars":
+            # `{{#each}}`, `{{> partial}}`, `{{role "system"}}` are Handlebars or Mustache, never
+            # Jinja: a spec or test file that keeps such templates under a plain key.
             syntax = "handlebars"
         if syntax in ("jinja", "template") and _JINJA_MARKERS.search(value):
             from ctxlint.frontends import jinja
@@ -284,6 +285,9 @@ class _Context:
             try:
                 found = jinja.parse_template(value, self.path, locate, role)
             except jinja.TemplateError as error:
+                if syntax == "template" and _FORMAT_FIELD.search(value):
+                    # A `str.format` template whose `{{`/`}}` write literal braces: not Jinja.
+                    return _format_segments(value, role, index, span)
                 self.parsed.errors.append((self.point(offsets(error.offset)), error.message))
                 return [Segment(role, span(0, len(value)), value, None, index)]
             return [_with_index(s, index) for s in found]
@@ -310,7 +314,6 @@ class _Context:
 
 
 _JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
-_HANDLEBARS_BLOCK = re.compile(r"\{\{~?\s*[#/>^]")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
                           "result", *_SETTINGS_TABLES, "contents", "parts", "systemInstruction",
@@ -815,11 +818,16 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
         tools=tuple(tools),
         model=model_name if model_name and not _JINJA_MARKERS.search(model_name) else None,
         output_limit=_output_limit(ctx, fields),
-        declares_settings=True,
+        declares_settings=not media_only(_generation_config(fields).get("responseModalities")),
         settings_hint="`generationConfig.maxOutputTokens`",
         api="gemini",
         messages=tuple(sent),
     )
+
+
+def _generation_config(fields: dict) -> dict:
+    config = fields.get("generationConfig", fields.get("generation_config", (None, None)))[1]
+    return config.value if config is not None and isinstance(config.value, dict) else {}
 
 
 def _breakpoint(ctx: _Context, block: Node, covers: int) -> Breakpoint:

@@ -67,6 +67,7 @@ class Analyzer:
         parsed.requests.extend(calls)
         parsed.requests.extend(self.standalone.requests(used, context))
         parsed.requests.extend(tools)
+        parsed.requests.extend(self.tools.defined_requests({t.span for r in parsed.requests for t in r.tools}))
         self.estimates.drop_fallbacks()
         parsed.observations.extend(unit.observations)
         parsed.dependencies.extend(sorted(unit.dependencies))

@@ -23,6 +23,16 @@ ROLES = {
     "function": Role.TOOL,
 }
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+# The keys a tool's parameter schema is given under: OpenAI and Gemini, Anthropic, MCP, Pydantic AI.
+TOOL_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
+
+
+def tool_shaped(keys: set[str] | frozenset[str]) -> bool:
+    """Whether a dict's keys (or a call's keywords) can be a tool definition's, before anything
+    is followed: a name and a schema, or OpenAI's or Bedrock's wrapper; not a tool call."""
+    if "arguments" in keys:
+        return False
+    return bool({"function", "toolSpec"} & keys) or ("name" in keys and bool(keys.intersection(TOOL_SCHEMA_KEYS)))
 HINTS = {
     "chat": "`max_completion_tokens=`",
     "responses": "`max_output_tokens=`",

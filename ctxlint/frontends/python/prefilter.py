@@ -9,7 +9,13 @@ import sys
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, prompt_name, prompt_path, strong_prompt_name
+from ctxlint.frontends.python.knowledge import (
+    LLM_LIBRARIES,
+    prompt_name,
+    prompt_path,
+    strong_prompt_name,
+    tool_shaped,
+)
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.model import Span
 
@@ -20,7 +26,9 @@ _MARKERS_CI = re.compile(
     r"|system_message|system_msg",
     re.IGNORECASE,
 )
-_MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']")
+_MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
+                         # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
+                         r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
 _LEN = re.compile(r"\blen\(|tokens?\s*\*\s*\d", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 
@@ -316,6 +324,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 chain[-1] in _API_LEAVES and len(chain) > 1 and chain[-2] in _API_PARENTS
             )):
                 return True
+            if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
+                return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 chain = _ast_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
@@ -336,7 +346,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                             return True
                         weak = True
         elif isinstance(node, ast.Dict):
-            if any(isinstance(k, ast.Constant) and k.value == "role" for k in node.keys):
+            keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            if "role" in keys or tool_shaped(keys):
                 return True
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if imports_library(node):

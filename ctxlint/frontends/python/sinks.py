@@ -260,6 +260,7 @@ class Sinks(Component):
             breakpoints=tuple(parts.builder.breakpoints),
             roles_marked=sink.roles_marked,
             framework=sink.framework,
+            provider=sink.provider,
             in_method=_in_method(env.scope),
             in_test=_in_test(env.scope),
             reserve_kind=reserve_kind,

@@ -7,14 +7,17 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
 from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Builder, Env, Item, Scope
-from ctxlint.model import Breakpoint, Request, Role, ToolDef
+from ctxlint.model import Breakpoint, Request, Role, Span, ToolDef
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.flow import Entry
 
 
 class Tools(Component):
@@ -34,21 +37,39 @@ class Tools(Component):
                     piece = self.strings.slot_piece(item.node, item.env, variable=True)
                     builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS)
                 continue
-            tool = self.tool_dict(item, builder, legacy) if item.loop is None else None
-            if tool is not None:
-                tools.append(tool)
+            found = self.item_tools(item, builder, legacy) if item.loop is None else []
+            if found:
+                tools.extend(found)
             elif item.sources:  # tools picked in a loop over a collection in no fixed order
                 piece = self.strings.slot_piece(item.node, item.env, variable=True)
                 piece = replace(piece, span=item.sources[0].span)
                 builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS, item.loop)
         return tools
 
+    def item_tools(self, item: Item, builder: Builder, legacy: bool) -> list[ToolDef]:
+        """The tools an element of a tool list defines: one, or each function a Gemini tool
+        declares (``{"function_declarations": [...]}``, ``types.Tool(function_declarations=...)``)."""
+        entries = self.entries(item.node, item.env)
+        declared = next((entries[k] for k in _GEMINI_DECLARATIONS if k in entries), None) if entries else None
+        if declared is None:
+            tool = self.tool_dict(item, builder, legacy)
+            return [tool] if tool is not None else []
+        listed = self.flow.items(declared[0], declared[1]) or []
+        return [t for element in listed if not element.variable
+                for t in [self.tool_dict(element, builder, legacy)] if t is not None]
+
     def tool_dict(self, item: Item, builder: Builder, legacy: bool) -> ToolDef | None:
         node, env = self.scopes.deref(item.node, item.env)
+        if isinstance(node, ast.Call) and self.is_mcp_tool_call(node):
+            return self.mcp_tool_call(node, env, builder)
         entries = self.flow.dict_entries(node, env)
         if entries is None:
-            if isinstance(node, ast.Call) and self.is_mcp_tool_call(node):
-                return self.mcp_tool_call(node, env, builder)
+            # A typed dict or model built by keywords (`ChatCompletionToolParam(type=..., function=...)`),
+            # when it has a tool's shape: another object in a tool list is a framework's tool.
+            entries = keyword_entries(node, env)
+            if entries is not None and not tool_shaped(frozenset(entries)):
+                entries = None
+        if entries is None:
             function = self.function_tool(node, env)
             if function is not None:
                 fn, scope, owner = function
@@ -57,28 +78,80 @@ class Tools(Component):
                 tool = tools.decorated_tool(fn, scope, decorator, builder)
                 return tool if owner is None else replace(tool, span=self.m.span(item.node))
             return None
-        ok, raw = self.flow.literal(node, env)
+        if set(entries) <= _GEMINI_HOSTED:
+            return None  # `{"google_search": {}}`: a tool Gemini runs and defines, nothing to measure
+        return self.entries_tool(node, env, entries, builder, legacy)
+
+    def entries(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
+        """The entries of a dict, or of a typed dict or model built by keywords."""
+        node, env = self.scopes.deref(node, env)
+        entries = self.flow.dict_entries(node, env)
+        return entries if entries is not None else keyword_entries(node, env)
+
+    def entries_tool(self, node: ast.expr, env: Env, entries: dict[str, Entry], builder: Builder,
+                     legacy: bool) -> ToolDef:
+        """The tool a dict (or keywords) defines: OpenAI's (chat, wrapped in ``function``, or flat),
+        Anthropic's, MCP's, Amazon Bedrock's (``toolSpec``), Gemini's or Pydantic AI's."""
         if "cache_control" in entries:
             cache, cenv, element = entries["cache_control"]
             builder.breakpoints.append(Breakpoint(self.m.span(element), 0, self.messages.ttl(cache, cenv)))
         inner = entries
         for wrapper in ("function", "toolSpec"):  # OpenAI chat's and Amazon Bedrock Converse's shapes
             if not legacy and wrapper in entries:
-                inner = self.flow.dict_entries(entries[wrapper][0], entries[wrapper][1]) or entries
+                inner = self.entries(entries[wrapper][0], entries[wrapper][1]) or entries
                 break
-        name = self.flow.literal_str(inner["name"][0], inner["name"][1]) if "name" in inner else None
+        name, written = self.tool_name(inner["name"][0], inner["name"][1]) if "name" in inner else (None, None)
         description = None
         if "description" in inner:
             description = self.tool_description(inner["description"][0], inner["description"][1], builder)
         schema = None
-        for key in ("parameters", "input_schema", "inputSchema"):
+        for key in TOOL_SCHEMA_KEYS:
             if key in inner:
                 found, value = self.flow.literal(inner[key][0], inner[key][1])
                 schema = value if found else None
                 if isinstance(schema, dict) and set(schema) == {"json"}:  # Bedrock: inputSchema={"json": {...}}
                     schema = schema["json"]
                 break
-        return ToolDef(name, description, schema, self.m.span(node), raw if ok else None)
+        return ToolDef(name, description, schema, self.m.span(node), self.raw_of(entries), written=written)
+
+    def raw_of(self, entries: dict[str, Entry]) -> dict[str, object] | None:
+        """The tool as sent, when every part of it is a literal (an enum member's name as its value)."""
+        raw: dict[str, object] = {}
+        for key, (value, env, _) in entries.items():
+            if key == "name":
+                literal: object = self.tool_name(value, env)[0]
+            else:
+                ok, literal = self.flow.literal(value, env)
+                if not ok and key in ("function", "toolSpec"):
+                    inner = self.entries(value, env)
+                    literal = self.raw_of(inner) if inner is not None else None
+                elif not ok:
+                    literal = None
+            if literal is None:
+                return None
+            raw[key] = literal
+        return raw
+
+    def tool_name(self, node: ast.expr, env: Env) -> tuple[str | None, str | None]:
+        """A tool's name and, when its value cannot be read, the name as written (for messages)."""
+        name = self.flow.literal_str(node, env)
+        if name is None:
+            name = self.enum_value(node, env)
+        return (name, None) if name is not None else (None, self.m.code(node))
+
+    def enum_value(self, node: ast.expr, env: Env) -> str | None:
+        """The string an enum member stands for (``ToolName.SEARCH``, ``ToolName.SEARCH.value``),
+        when this module or one it imports from defines the class."""
+        if isinstance(node, ast.Attribute) and node.attr == "value":
+            node = node.value
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            return None
+        found = self.scopes.class_of(node.value, env, foreign=True)
+        records = found[1].assigns.get(node.attr) if found is not None else None
+        if not records or records[-1].kind != "=" or not isinstance(records[-1].value, ast.Constant):
+            return None
+        value = records[-1].value.value
+        return value if isinstance(value, str) else None
 
     def tool_description(self, node: ast.expr, env: Env, builder: Builder) -> str | None:
         """The description's text (slots shown as ``{expression}``); its slots become
@@ -92,6 +165,10 @@ class Tools(Component):
             builder.add(slots, Role.TOOLS)
         return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
 
+    def defined_requests(self, offered: set[Span]) -> list[Request]:
+        """Tool definitions found by their shape that no request of the module includes."""
+        return ShapeScan(self).requests(offered)
+
     def is_mcp_tool_call(self, call: ast.Call) -> bool:
         qualified = self.m.qualified(call.func) or ""
         if qualified.endswith(".Tool") and qualified.split(".")[0] in ("mcp", "fastmcp"):
@@ -100,7 +177,7 @@ class Tools(Component):
 
     def mcp_tool_call(self, call: ast.Call, env: Env, builder: Builder) -> ToolDef:
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
-        name = self.flow.literal_str(keywords["name"], env) if "name" in keywords else None
+        name, written = self.tool_name(keywords["name"], env) if "name" in keywords else (None, None)
         description = None
         if "description" in keywords:
             description = self.tool_description(keywords["description"], env, builder)
@@ -116,7 +193,7 @@ class Tools(Component):
             if literal_description is not None:
                 raw["description"] = literal_description
             raw["inputSchema"] = schema
-        return ToolDef(name, description, schema, self.m.span(call), raw)
+        return ToolDef(name, description, schema, self.m.span(call), raw, written=written)
 
     def function_tool(self, node: ast.expr, env: Env) -> tuple[FunctionNode, Scope, Analyzer | None] | None:
         """The function a tool list names (``tools=[search_web]``), in this module or another."""
@@ -291,6 +368,11 @@ class Tools(Component):
             return dict(sorted(schema.items()))
         return {}
 
+
+_GEMINI_DECLARATIONS = ("function_declarations", "functionDeclarations")
+# Gemini's tools that the provider runs (`types.Tool(google_search=types.GoogleSearch())`).
+_GEMINI_HOSTED = frozenset({"google_search", "google_search_retrieval", "code_execution", "url_context", "retrieval",
+                            "file_search", "google_maps", "computer_use", "enterprise_web_search"})
 
 _SIMPLE: dict[str, dict[str, object]] = {
     "str": {"type": "string"}, "int": {"type": "integer"}, "float": {"type": "number"},
