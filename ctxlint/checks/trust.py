@@ -14,7 +14,8 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Request, Role, Segment
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
-                  "content_words": STRINGS}
+                  "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
+                  "metadata_words": STRINGS}
 
 
 def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, trust.Untrusted]]:
@@ -24,7 +25,7 @@ def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, 
     if _last and _last[0] is request and _last[1] is ctx.directives and _last[2] == options:
         return _last[3]
     found = []
-    named: trust.Named = {}
+    named: trust.NamedCache = {}
     for index, segment in request.indexed_slots():
         untrusted = trust.untrusted(request, index, options, ctx.directives, named)
         if untrusted is not None:

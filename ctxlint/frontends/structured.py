@@ -489,6 +489,7 @@ _ROLES = {
     "system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER, "human": Role.USER,
     "assistant": Role.ASSISTANT, "ai": Role.ASSISTANT, "model": Role.ASSISTANT,
     "tool": Role.TOOL, "function": Role.TOOL, "ipython": Role.TOOL,
+    "document": Role.TOOL, "documents": Role.TOOL,  # model-native document turns: data, as tool results are
 }
 _TEXT_PARTS = ("text", "input_text", "output_text")
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
