@@ -61,7 +61,7 @@ class TrustOptions:
 
         return cls(listed("untrusted"), listed("trusted"), listed("metadata"), listed("questions"),
                    listed("content_words"), Vocabulary(listed("content_names"), listed("ambiguous_names"),
-                                                       listed("metadata_words")))
+                                                       listed("metadata_words"), listed("carrier_words")))
 
 
 # How far back in the message the prompt's words may describe a slot.
@@ -282,7 +282,9 @@ def _is_question(name: str, options: TrustOptions) -> bool:
 
 # --- labels ------------------------------------------------------------------------------------
 
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s[^<>]*?)?)(/?)>")
+# A tag whose name has a slot in it (`<transcript-{nonce}>`, a nonce the content cannot guess)
+# is a tag too: the slot stands in the text as _PLACEHOLDER.
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:\x00]*)((?:\s[^<>]*?)?)(/?)>")
 # A fence opens a line; triple quotes label wherever they stand (`Text: """{{ text }}"""`).
 _FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')", re.MULTILINE)
 # A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
@@ -375,7 +377,8 @@ def _tokens(text: str) -> list[_Token]:
     found = []
     for match in _TAG.finditer(text):
         if not match.group(4):  # a self-closing tag wraps nothing
-            found.append(_Token(match.start(), match.end(), "tag", match.group(2).lower(), bool(match.group(1))))
+            name = match.group(2).lower().replace(_PLACEHOLDER, "…")
+            found.append(_Token(match.start(), match.end(), "tag", name, bool(match.group(1))))
     for match in _FENCE.finditer(text):
         fence = match.group(1) or match.group(2)
         found.append(_Token(match.start(), match.end(), "fence", fence[:3], False))

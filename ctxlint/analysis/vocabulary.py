@@ -13,7 +13,10 @@ rather than with a list of one project's variable names:
 - *metadata* words, as the last word of a name, make it a fact about content rather than the
   content itself (``doc_id``, ``page_url``, ``file_name``, ``file description``).
 
-Phrases (``tool output``, ``pull request``) match consecutive words. The families are options of
+A name is named for what its last words are (English puts the head noun last): a family word
+counts when only content, ambiguous or *carrier* words (``str``, ``list``, ``parts``) follow it,
+so ``issue_body`` and ``pull_request_arr`` say content and ``comment_checks_performed`` does
+not. Phrases (``tool output``, ``pull request``) match consecutive words. The families are options of
 the trust rules, so a team extends them in configuration.
 """
 
@@ -33,12 +36,13 @@ class Vocabulary:
     content: tuple[str, ...]
     ambiguous: tuple[str, ...]
     metadata: tuple[str, ...]
+    carriers: tuple[str, ...] = ()  # words for what holds content (`str`, `list`, `parts`)
 
 
 def family(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
     """The word (or phrase) of ``name`` that says third-party content and its family, "content"
     or "ambiguous"; None for a name that says neither or that names metadata about content."""
-    return _family(name, vocabulary.content, vocabulary.ambiguous, vocabulary.metadata)
+    return _family(name, vocabulary.content, vocabulary.ambiguous, vocabulary.metadata, vocabulary.carriers)
 
 
 def is_metadata(name: str, vocabulary: Vocabulary) -> bool:
@@ -48,14 +52,15 @@ def is_metadata(name: str, vocabulary: Vocabulary) -> bool:
 
 
 @lru_cache(maxsize=65_536)  # the trust rules ask about every slot, and prompts repeat a few names
-def _family(name: str, content: tuple[str, ...], ambiguous: tuple[str, ...],
-            metadata: tuple[str, ...]) -> tuple[str, str] | None:
+def _family(name: str, content: tuple[str, ...], ambiguous: tuple[str, ...], metadata: tuple[str, ...],
+            carriers: tuple[str, ...]) -> tuple[str, str] | None:
     words = _words(name)
     if not words or _ends_with(words, _phrases(metadata)):
         return None
+    heads = _phrases(content) + _phrases(ambiguous) + _phrases(carriers)
     for kind, entries in (("content", content), ("ambiguous", ambiguous)):
         for phrase in _phrases(entries):
-            if _contains(words, phrase):
+            if _heads(words, phrase, heads):
                 return " ".join(phrase), kind
     return None
 
@@ -81,10 +86,15 @@ def _same(word: str, entry: str) -> bool:
     return word.endswith("s") and word[:-1] == entry
 
 
-def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+def _heads(words: tuple[str, ...], phrase: tuple[str, ...], heads: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether ``phrase`` occurs in ``words`` followed only by words of ``heads``."""
     size = len(phrase)
     return size > 0 and any(all(_same(words[i + k], phrase[k]) for k in range(size))
-                            for i in range(len(words) - size + 1))
+                            and _only(words[i + size:], heads) for i in range(len(words) - size + 1))
+
+
+def _only(words: tuple[str, ...], phrases: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(len(p) == 1 and _same(word, p[0]) for p in phrases) for word in words)
 
 
 def _ends_with(words: tuple[str, ...], phrases: tuple[tuple[str, ...], ...]) -> bool:

@@ -15,7 +15,7 @@ from ctxlint.model import Request, Role, Segment
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
                   "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
-                  "metadata_words": STRINGS}
+                  "metadata_words": STRINGS, "carrier_words": STRINGS}
 
 
 def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, trust.Untrusted]]:

@@ -59,7 +59,7 @@ from ctxlint.numbers import token_count
 
 # Keys whose string values are prompt text in YAML prompt files: globs over lower snake case.
 PROMPT_KEYS = (
-    "*prompt", "*prompt_template", "*prompt_text", "prompt_*", "*_prompt_*",
+    "*prompt", "*prompt_template", "*_template", "*prompt_text", "prompt_*", "*_prompt_*",
     "*instructions", "*instruction", "system", "system_message", "system_msg", "developer_message",
     "template", "backstory", "persona", "preamble",
 )
@@ -104,7 +104,7 @@ _JSON_OBJECT_KEYS = re.compile(
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
     r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
-    r"""backstory|persona|preamble|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
+    r"""backstory|persona|preamble|[\w-]*_template|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
     re.MULTILINE,
 )
 _YAML_WORDS = ("messages", "tools", "functions", "input_schema", "inputSchema", "system", "template", "backstory",
