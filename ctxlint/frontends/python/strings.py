@@ -28,7 +28,7 @@ from ctxlint.frontends.python.literals import (
 )
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Facts, Loop, Piece
-from ctxlint.model import Slot, Source, Span
+from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.
 MAX_PIECES = 2000
@@ -326,6 +326,9 @@ class Strings(Component):
         if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1:
             loop = self.m.code(iterable.generators[0].iter)
             sources = self.flow.unordered_source(iterable.generators[0].iter, env)
+            # An item of third-party content is third-party content: `"\n".join(h["content"] for h in hits)`.
+            sources += tuple(s for s in self.flow.facts(iterable.generators[0].iter, env).sources
+                             if s.kind is SourceKind.UNTRUSTED)
             element = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p
                        for p in self.pieces(iterable.elt, env)]
             if sources and not any(p.slot for p in element):
