@@ -113,6 +113,10 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     facts = named_before.get(key)
     if facts is None:
         facts = named_before[key] = _facts(segment, options, directives, template)
+    if template and slot.names and all(_is_metadata(name, options) for name in slot.names):
+        # `{{ item.id }}` of a retrieved item: a fact about the content, whatever it came with.
+        # (In code a slot's names are every name its expression reads: `page(url)` reads `url`.)
+        return None
     prefix = "template-" if template else ""
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     named = facts.named
