@@ -423,6 +423,12 @@ class _Open:
         del self.containers[depth:]
 
 
+def unforgeable(label: Label) -> bool:
+    """A tag whose name holds a slot (a nonce made per call): its closing tag cannot be written
+    by the content inside it."""
+    return label.kind == "tag" and "…" in label.name
+
+
 def escaped(segment: Segment, escapes: list[str]) -> bool:
     slot = segment.slot
     candidates = [*slot.filters, *slot.calls] if slot else []

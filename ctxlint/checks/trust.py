@@ -92,6 +92,8 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
         label = labels.get(index)
         if label is None or label.kind not in ("tag", "attribute") or trust.escaped(segment, ctx.options["escapes"]):
             continue
+        if trust.unforgeable(label):
+            continue  # `<transcript-{nonce}>`: content cannot write a closing tag it cannot guess
         where = (f"sits inside <{label.name}> but is not escaped: content that contains </{label.name}> "
                  "closes the label early" if label.kind == "tag" else
                  f"sits in an attribute of <{label.name}> but is not escaped: a quote in it ends the "
