@@ -1023,12 +1023,35 @@ def _yaml_prompts(ctx: _Context, root: Node) -> list[Request]:
         for key, (_, value) in fields.items():
             if key in crew:
                 continue
-            if value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
+            listed = _yaml_messages(ctx, fields, value) if key == "messages" and value.kind == "array" else None
+            if listed is not None:
+                requests.append(listed)
+            elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
                 requests.append(_prompt_request(ctx, fields, [key], _role_for(key), "template"))
             elif value.kind in ("object", "array"):
                 children.append(value)
         stack.extend(reversed(children))
     return requests
+
+
+def _yaml_messages(ctx: _Context, fields: dict, messages: Node) -> Request | None:
+    """A prompt file's list of messages (`messages: [{type: system, content: ...}]`, as NeMo
+    Guardrails and other prompt libraries write them): one request, each message in its role.
+    Entries that are not such a message (a `{{ history }}` expansion) are left out."""
+    segments: list[Segment] = []
+    for index, item in enumerate(messages.items or ()):
+        entry = item.fields if item.kind == "object" else None
+        if not entry:
+            continue
+        role = (entry.get("role") or entry.get("type") or (None, None))[1]
+        content = entry.get("content", (None, None))[1]
+        name = str(role.value).lower() if role is not None else ""
+        if content is not None and content.kind == "string" and name in _ROLES:
+            segments += ctx.segments(content, _ROLES[name], index, "template")
+    if not segments:
+        return None
+    return Request(path=ctx.path, anchor=ctx.key_span(fields, "messages"), segments=tuple(segments),
+                   output_limit=_output_limit(ctx, fields))
 
 
 def _crew_keys(node: Node) -> tuple[str, ...]:
