@@ -106,7 +106,8 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     slot = segment.slot
     if slot is None or names.measured(slot):
         return None
-    template = in_template(request)
+    # A template file's slot, or a field of a template in code that code fills elsewhere.
+    template = slot.opaque or in_template(request)
     if named_before is None:
         named_before = {}
     key = (slot.names, segment.loop, template)
