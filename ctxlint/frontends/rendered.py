@@ -37,7 +37,8 @@ MAX_FILES = 20_000
 MAX_FILE_BYTES = 400_000
 MAX_MODULES = 8
 _SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
-_TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompty", ".prompt", ".txt", ".md")
+# Byte strings a module that names a template holds (searched for one by one: faster than a regex).
+_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b"prompt(")
 # A string literal naming a template file, and a Dotprompt or Prompty loaded by name
 # (`ai.prompt("summarise")`, `load_prompt("summarise")`).
 _FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md))["']""", re.IGNORECASE)
@@ -158,23 +159,25 @@ def _build(root: Path) -> dict[str, list[Path]]:
             seen += 1
             if seen > MAX_FILES:
                 return index
-            path = Path(folder, name)
+            path = os.path.join(folder, name)
             try:
-                if path.stat().st_size > MAX_FILE_BYTES:
+                if os.path.getsize(path) > MAX_FILE_BYTES:
                     continue
-                text = path.read_text(encoding="utf-8", errors="replace")
+                with open(path, "rb") as handle:
+                    data = handle.read()
             except OSError:
                 continue
-            for key in _named_templates(text):
-                index.setdefault(key, []).append(path)
+            # Most modules name no template: the bytes say so before any decoding.
+            if any(marker in data for marker in _MARKERS):
+                for key in _named_templates(data.decode("utf-8", errors="replace")):
+                    index.setdefault(key, []).append(Path(path))
     return index
 
 
 def _named_templates(text: str) -> set[str]:
     keys = set()
-    if any(suffix in text for suffix in _TEMPLATE_SUFFIXES):
-        for match in _FILE_LITERAL.finditer(text):
-            keys.add(match.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower())
+    for match in _FILE_LITERAL.finditer(text):
+        keys.add(match.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower())
     for match in _PROMPT_NAME.finditer(text):
         base = match.group(1).rsplit("/", 1)[-1].lower()
         keys.update((f"{base}.prompt", f"{base}.prompty"))
