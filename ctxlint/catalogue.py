@@ -31,6 +31,9 @@ class Example:
     source: str
     expect: tuple[dict, ...]
     config: dict = field(default_factory=dict)
+    # Other files of the project the example's file is linted in (the code that renders a
+    # template), by path.
+    files: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -230,4 +233,8 @@ def _example(path: Path, index: int, data) -> Example:
     expect = data["expect"] or []
     if not isinstance(expect, list) or not all(isinstance(e, dict) and "line" in e for e in expect):
         raise CatalogueError(f"{path}: example {data['id']}: `expect` must be a list of {{line: N}} entries")
-    return Example(str(data["id"]), str(data["file"]), str(data["source"]), tuple(expect), data.get("config") or {})
+    files = data.get("files") or {}
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise CatalogueError(f"{path}: example {data['id']}: `files` must map paths to their text")
+    return Example(str(data["id"]), str(data["file"]), str(data["source"]), tuple(expect), data.get("config") or {},
+                   files)

@@ -21,6 +21,9 @@ def run_example(rule, example, root: Path):
     """The rule's findings on the example. An example's `extend-select` runs other rules beside
     it (CTX002 needs them: a suppression is unused only for rules that ran); their findings are
     not the example's."""
+    for name, text in example.files.items():  # the project around the file (a template's render site)
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
     settings = Settings(root=root)
     apply_table(settings, example.config, root / "example-config")
     also = example.config.get("extend-select", [])

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ctxlint.analysis import names, reuse_last
+from ctxlint.analysis import names, reuse_last, vocabulary
+from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
 
@@ -32,16 +33,16 @@ class Untrusted:
     """Why a slot is taken to hold third-party content, and how sure that is."""
 
     reason: str  # for messages: `page`, `an item of documents`, `requests.get(...).text, line 9`
-    # The kind of evidence (the trust rules' `evidence:` tables give each its confidence):
-    # source, declared, weak-source-and-name, weak-source, name-in-loop, name-and-words, name,
-    # prompt-words.
+    # The kind of evidence (the trust rules' `evidence:` tables give each its confidence): in
+    # code, source, declared, weak-source-and-name, weak-source, name-in-loop, name-and-words,
+    # name, prompt-words; in a template, the same prefixed `template-` and the ambiguous names.
     kind: str
     evidence: tuple[Evidence, ...]
 
     @property
     def proven(self) -> bool:
         """Shown by a known source or declared by the author, not inferred from names or words."""
-        return self.kind in ("source", "declared")
+        return self.kind in ("source", "template-source", "declared")
 
 
 @dataclass(frozen=True)
@@ -51,30 +52,51 @@ class TrustOptions:
     metadata: tuple[str, ...]  # attributes of an untrusted item that are not its content (ids, scores)
     questions: tuple[str, ...]  # the user's own turn: never third-party content, whatever else it matches
     content_words: tuple[str, ...]  # words in the text before a slot that describe third-party content
+    vocabulary: Vocabulary  # word families of names: content, ambiguous, metadata
 
     @classmethod
     def of(cls, options: dict) -> TrustOptions:
-        return cls(*(tuple(options[key]) for key in ("untrusted", "trusted", "metadata", "questions",
-                                                       "content_words")))
+        def listed(key: str) -> tuple[str, ...]:
+            return tuple(options[key])
+
+        return cls(listed("untrusted"), listed("trusted"), listed("metadata"), listed("questions"),
+                   listed("content_words"), Vocabulary(listed("content_names"), listed("ambiguous_names"),
+                                                       listed("metadata_words"), listed("carrier_words")))
 
 
 # How far back in the message the prompt's words may describe a slot.
 _LEAD_CHARS = 160
 
 
+class Named(NamedTuple):
+    """The name that makes a slot untrusted: who says so (the author's comment, a word family of
+    content, an ambiguous word) and the name itself."""
+
+    name: str
+    family: str  # "declared", "content" or "ambiguous"
+
+
 class NameFacts(NamedTuple):
     """What a slot's names (and loop) say, whatever the text around it."""
 
-    named: tuple[str, bool] | None  # the name that makes it untrusted, and whether the author declared it
+    named: Named | None
     excluded: bool  # the user's question, trusted or metadata: never content introduced by the prompt's words
     item_of: str | None  # the collection it is printed from item by item, when that says content too
 
 
-Named = dict[tuple[tuple[str, ...], str | None], NameFacts]
+NamedCache = dict[tuple[tuple[str, ...], str | None, bool], NameFacts]
+
+# Files whose slots are written in code (a variable's name is the programmer's); every other
+# file is a template, whose slot names are the template's own vocabulary (and calibrated apart).
+_CODE_SUFFIXES = (".py", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def in_template(request: Request) -> bool:
+    return not request.path.lower().endswith(_CODE_SUFFIXES)
 
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
-              named_before: Named | None = None) -> Untrusted | None:
+              named_before: NamedCache | None = None) -> Untrusted | None:
     """The evidence that segment ``index`` of ``request`` carries third-party content, or None.
 
     ``named_before`` keeps what each slot's names (and loop) were found to say, for a caller that
@@ -84,13 +106,21 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     slot = segment.slot
     if slot is None or names.measured(slot):
         return None
+    # A template file's slot, or a field of a template in code that code fills elsewhere.
+    template = slot.opaque or in_template(request)
     if named_before is None:
         named_before = {}
-    key = (slot.names, segment.loop)
+    key = (slot.names, segment.loop, template)
     facts = named_before.get(key)
     if facts is None:
-        facts = named_before[key] = _facts(segment, options, directives)
+        facts = named_before[key] = _facts(segment, options, directives, template)
+    if template and slot.names and all(_is_metadata(name, options) for name in slot.names):
+        # `{{ item.id }}` of a retrieved item: a fact about the content, whatever it came with.
+        # (In code a slot's names are every name its expression reads: `page(url)` reads `url`.)
+        return None
+    prefix = "template-" if template else ""
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
+    named = facts.named
     for source in slot.sources:
         if source.kind is not SourceKind.UNTRUSTED:
             continue
@@ -98,24 +128,24 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
         if source.strong:
-            return Untrusted(f"{source.detail}{where}", "source", (step, *source.flow, sink))
+            return Untrusted(f"{source.detail}{where}", f"{prefix}source", (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
         # name that says content (`page`, `documents`) as well, two weak links agree.
-        named = facts.named
         name_step = () if named is None else (
-            Evidence(EvidenceKind.NAME, f"the name `{named[0]}` suggests third-party content", segment.span, False),)
-        return Untrusted(f"{source.detail}{where}", "weak-source-and-name" if named else "weak-source",
+            Evidence(EvidenceKind.NAME, f"the name `{named.name}` suggests third-party content", segment.span, False),)
+        return Untrusted(f"{source.detail}{where}",
+                         f"{prefix}weak-source-and-name" if named else f"{prefix}weak-source",
                          (step, *name_step, *source.flow, sink))
-    named = facts.named
     if named is None:
         # A name we do not know, but the prompt itself says what it is: worth a look, no more.
         described = None if facts.excluded else _described(request, index, options.content_words)
         if described is None:
             return None
         step = Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"", segment.span, False)
-        return Untrusted(f"introduced as \"{described}\"", "prompt-words", (step, sink))
-    name, declared = named
-    if declared:
+        return Untrusted(f"introduced as \"{described}\"", f"{prefix}words" if template else "prompt-words",
+                         (step, sink))
+    name = named.name
+    if named.family == "declared":
         step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
         return Untrusted(name, "declared", (step, sink))
     collection = facts.item_of
@@ -130,14 +160,25 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         reason += f", introduced as \"{described}\""
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
-    kind = "name-in-loop" if collection is not None else "name-and-words" if described else "name"
-    return Untrusted(reason, kind, (*evidence, sink))
+    return Untrusted(reason, _name_kind(named, template, collection is not None, bool(described)),
+                     (*evidence, sink))
 
 
-def _facts(segment: Segment, options: TrustOptions, directives: Directives) -> NameFacts:
+def _name_kind(named: Named, template: bool, in_loop: bool, described: bool) -> str:
+    """The kind of name evidence: in code, a variable's name (as strong as its loop or the
+    prompt's words make it); in a template, a slot named for content, or named ambiguously
+    (``context``) and only as good as what corroborates it."""
+    if not template:
+        return "name-in-loop" if in_loop else "name-and-words" if described else "name"
+    if named.family == "ambiguous":
+        return "template-ambiguous-name-corroborated" if in_loop or described else "template-ambiguous-name"
+    return "template-name-in-loop" if in_loop else "template-name-and-words" if described else "template-name"
+
+
+def _facts(segment: Segment, options: TrustOptions, directives: Directives, template: bool) -> NameFacts:
     slot = segment.slot
     assert slot is not None
-    named = _named(segment, options, directives)
+    named = _named(segment, options, directives, template)
     excluded = _is_question_slot(segment, options) or any(
         _is_trusted(n, options, directives) or _is_metadata(n, options) for n in slot.names)
     # An item printed from a loop over such a collection is structure, not just a name: the
@@ -145,31 +186,44 @@ def _facts(segment: Segment, options: TrustOptions, directives: Directives) -> N
     collection = names.leading_name(segment.loop) if segment.loop is not None and named is not None else None
     # In a loop, a collection named like content, or a field of each item named like it
     # (`step.observation` over a scratchpad), is a record of it, printed one by one.
+    # An ambiguous name (`turn.text`) is corroborated only by a collection named for content.
     item = collection is not None and named is not None and (
-        collection == named[0] or "." in named[0] or names.matches(collection, options.untrusted)
-        or names.matches(names.last(collection), options.untrusted))
+        _says_content(collection, options, template) == "content" if named.family == "ambiguous" else
+        collection == named.name or "." in named.name or _says_content(collection, options, template) is not None)
     return NameFacts(named, excluded, collection if item else None)
 
 
-def _named(segment: Segment, options: TrustOptions, directives: Directives) -> tuple[str, bool] | None:
-    """The name that makes the slot untrusted and whether the author declared it, or None."""
+def _named(segment: Segment, options: TrustOptions, directives: Directives, template: bool) -> Named | None:
+    """The name that makes the slot untrusted and what says so, or None."""
     slot = segment.slot
     assert slot is not None
     for name in slot.names:
         if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
             continue
         if names.root(name) in directives.untrusted or name in directives.untrusted:
-            return name, True
-        if any(names.matches(part, options.untrusted) for part in (names.root(name), name, names.last(name))):
-            return name, False
+            return Named(name, "declared")
+        found = _says_content(name, options, template)
+        if found:
+            return Named(name, found)
     if segment.loop is not None:
         collection = names.leading_name(segment.loop)
         if collection and not _is_trusted(collection, options, directives) and not _is_question(collection, options):
-            declared = collection in directives.untrusted
-            if (declared or names.matches(collection, options.untrusted)
-                    or names.matches(names.last(collection), options.untrusted)):
-                if any(not _is_metadata(n, options) for n in slot.names):
-                    return collection, declared
+            found = "declared" if collection in directives.untrusted else _says_content(collection, options, template)
+            if found and any(not _is_metadata(n, options) for n in slot.names):
+                return Named(collection, found)
+    return None
+
+
+def _says_content(name: str, options: TrustOptions, template: bool) -> str | None:
+    """"content" or "ambiguous" when ``name`` says third-party content, or None. A configured
+    glob (`untrusted`) or a word of the content families says so; in a template an ambiguous
+    word does too, weakly (in code a variable called `result` or `text` says nothing)."""
+    word = vocabulary.family(name, options.vocabulary)
+    globbed = any(names.matches(part, options.untrusted) for part in (names.root(name), name, names.last(name)))
+    if word is not None and word[1] == "content":
+        return "content"
+    if globbed or (template and word is not None):
+        return "ambiguous"
     return None
 
 
@@ -219,7 +273,8 @@ def _is_trusted(name: str, options: TrustOptions, directives: Directives) -> boo
 
 
 def _is_metadata(name: str, options: TrustOptions) -> bool:
-    return names.matches(names.last(name), options.metadata) or names.matches(name, options.metadata)
+    return (names.matches(names.last(name), options.metadata) or names.matches(name, options.metadata)
+            or vocabulary.is_metadata(name, options.vocabulary))
 
 
 def _is_question_slot(segment: Segment, options: TrustOptions) -> bool:
@@ -232,13 +287,17 @@ def _is_question(name: str, options: TrustOptions) -> bool:
 
 # --- labels ------------------------------------------------------------------------------------
 
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s[^<>]*?)?)(/?)>")
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+|\"\"\"|''')", re.MULTILINE)
+# A tag whose name has a slot in it (`<transcript-{nonce}>`, a nonce the content cannot guess)
+# is a tag too: the slot stands in the text as _PLACEHOLDER.
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:\x00]*)((?:\s[^<>]*?)?)(/?)>")
+# A fence opens a line; triple quotes label wherever they stand (`Text: """{{ text }}"""`).
+_FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')", re.MULTILINE)
 # A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
-# hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`).
+# hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`,
+# `---START_OF_FILE---`).
 # (Possessive blanks: with two runs of blanks that can split a line of spaces between them,
 # a 20 KB line of spaces took seconds of backtracking at each line start.)
-_MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END)\b[^\n]*$",
+_MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END)(?:\b|_)[^\n]*$",
                      re.MULTILINE | re.IGNORECASE)
 
 
@@ -323,9 +382,11 @@ def _tokens(text: str) -> list[_Token]:
     found = []
     for match in _TAG.finditer(text):
         if not match.group(4):  # a self-closing tag wraps nothing
-            found.append(_Token(match.start(), match.end(), "tag", match.group(2).lower(), bool(match.group(1))))
+            name = match.group(2).lower().replace(_PLACEHOLDER, "…")
+            found.append(_Token(match.start(), match.end(), "tag", name, bool(match.group(1))))
     for match in _FENCE.finditer(text):
-        found.append(_Token(match.start(), match.end(), "fence", match.group(1)[:3], False))
+        fence = match.group(1) or match.group(2)
+        found.append(_Token(match.start(), match.end(), "fence", fence[:3], False))
     for match in _MARKER.finditer(text):
         found.append(_Token(match.start(), match.start() + 1, "markers", "BEGIN",
                             match.group("word").upper() == "END"))
@@ -361,6 +422,12 @@ class _Open:
                 found.setdefault(slot, label)
             self.depths[inner].pop()  # the innermost of its label: containers close innermost first
         del self.containers[depth:]
+
+
+def unforgeable(label: Label) -> bool:
+    """A tag whose name holds a slot (a nonce made per call): its closing tag cannot be written
+    by the content inside it."""
+    return label.kind == "tag" and "…" in label.name
 
 
 def escaped(segment: Segment, escapes: list[str]) -> bool:

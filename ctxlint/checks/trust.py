@@ -14,7 +14,8 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Request, Role, Segment
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
-                  "content_words": STRINGS}
+                  "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
+                  "metadata_words": STRINGS, "carrier_words": STRINGS}
 
 
 def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, trust.Untrusted]]:
@@ -24,7 +25,7 @@ def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, 
     if _last and _last[0] is request and _last[1] is ctx.directives and _last[2] == options:
         return _last[3]
     found = []
-    named: trust.Named = {}
+    named: trust.NamedCache = {}
     for index, segment in request.indexed_slots():
         untrusted = trust.untrusted(request, index, options, ctx.directives, named)
         if untrusted is not None:
@@ -91,6 +92,8 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
         label = labels.get(index)
         if label is None or label.kind not in ("tag", "attribute") or trust.escaped(segment, ctx.options["escapes"]):
             continue
+        if trust.unforgeable(label):
+            continue  # `<transcript-{nonce}>`: content cannot write a closing tag it cannot guess
         where = (f"sits inside <{label.name}> but is not escaped: content that contains </{label.name}> "
                  "closes the label early" if label.kind == "tag" else
                  f"sits in an attribute of <{label.name}> but is not escaped: a quote in it ends the "

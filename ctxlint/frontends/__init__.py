@@ -62,6 +62,8 @@ REGISTRY = (
     Format("text", "ctxlint.frontends.text", comments=("<!--",)),
 )
 FORMATS = {f.name: f for f in REGISTRY}
+# Template formats whose slots take the facts of the values code renders them with (rendered.py).
+_RENDERED = frozenset({"jinja", "prompty", "dotprompt", "text"})
 _BY_SUFFIX = {suffix: f.name for f in REGISTRY for suffix in f.suffixes}
 _BY_NAME = {name: f.name for f in REGISTRY for name in f.names}
 
@@ -108,7 +110,12 @@ def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -
         warnings.simplefilter("ignore")
         if FORMATS[fmt].takes_context:
             return module.parse_file(text, path, context)
-        return module.parse_file(text, path)
+        parsed = module.parse_file(text, path)
+        if context is not None and fmt in _RENDERED:  # a template: what its render sites pass
+            from ctxlint.frontends.rendered import link
+
+            return link(parsed, context)
+        return parsed
 
 
 @contextmanager

@@ -60,7 +60,7 @@ from ctxlint.numbers import token_count
 
 # Keys whose string values are prompt text in YAML prompt files: globs over lower snake case.
 PROMPT_KEYS = (
-    "*prompt", "*prompt_template", "*prompt_text", "prompt_*", "*_prompt_*",
+    "*prompt", "*prompt_template", "*_template", "*prompt_text", "prompt_*", "*_prompt_*",
     "*instructions", "*instruction", "system", "system_message", "system_msg", "developer_message",
     "template", "backstory", "persona", "preamble",
 )
@@ -105,7 +105,7 @@ _JSON_OBJECT_KEYS = re.compile(
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
     r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
-    r"""backstory|persona|preamble|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
+    r"""backstory|persona|preamble|[\w-]*_template|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
     re.MULTILINE,
 )
 _YAML_WORDS = ("messages", "tools", "functions", "input_schema", "inputSchema", "system", "template", "backstory",
@@ -492,6 +492,7 @@ _ROLES = {
     "system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER, "human": Role.USER,
     "assistant": Role.ASSISTANT, "ai": Role.ASSISTANT, "model": Role.ASSISTANT,
     "tool": Role.TOOL, "function": Role.TOOL, "ipython": Role.TOOL,
+    "document": Role.TOOL, "documents": Role.TOOL,  # model-native document turns: data, as tool results are
 }
 _TEXT_PARTS = ("text", "input_text", "output_text")
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
@@ -1030,12 +1031,35 @@ def _yaml_prompts(ctx: _Context, root: Node) -> list[Request]:
         for key, (_, value) in fields.items():
             if key in crew:
                 continue
-            if value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
+            listed = _yaml_messages(ctx, fields, value) if key == "messages" and value.kind == "array" else None
+            if listed is not None:
+                requests.append(listed)
+            elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
                 requests.append(_prompt_request(ctx, fields, [key], _role_for(key), "template"))
             elif value.kind in ("object", "array"):
                 children.append(value)
         stack.extend(reversed(children))
     return requests
+
+
+def _yaml_messages(ctx: _Context, fields: dict, messages: Node) -> Request | None:
+    """A prompt file's list of messages (`messages: [{type: system, content: ...}]`, as NeMo
+    Guardrails and other prompt libraries write them): one request, each message in its role.
+    Entries that are not such a message (a `{{ history }}` expansion) are left out."""
+    segments: list[Segment] = []
+    for index, item in enumerate(messages.items or ()):
+        entry = item.fields if item.kind == "object" else None
+        if not entry:
+            continue
+        role = (entry.get("role") or entry.get("type") or (None, None))[1]
+        content = entry.get("content", (None, None))[1]
+        name = str(role.value).lower() if role is not None else ""
+        if content is not None and content.kind == "string" and name in _ROLES:
+            segments += ctx.segments(content, _ROLES[name], index, "template")
+    if not segments:
+        return None
+    return Request(path=ctx.path, anchor=ctx.key_span(fields, "messages"), segments=tuple(segments),
+                   output_limit=_output_limit(ctx, fields))
 
 
 def _crew_keys(node: Node) -> tuple[str, ...]:

@@ -21,6 +21,10 @@ ROLES = {
     "model": Role.ASSISTANT,
     "tool": Role.TOOL,
     "function": Role.TOOL,
+    # A model-native document turn (Granite's `document` role): the API marks its text as data,
+    # as it does a tool result's.
+    "document": Role.TOOL,
+    "documents": Role.TOOL,
 }
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 # The keys a tool's parameter schema is given under: OpenAI and Gemini, Anthropic, MCP, Pydantic AI.

@@ -28,7 +28,7 @@ from ctxlint.frontends.python.literals import (
 )
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Facts, Loop, Piece
-from ctxlint.model import Slot, Source, Span
+from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.
 MAX_PIECES = 2000
@@ -306,7 +306,7 @@ class Strings(Component):
     def field_piece(self, name: str, head: str, value: ast.expr | None, env: Env, span: Span) -> Piece:
         """A ``{field}`` or ``%s`` of a template: constant text inlined, anything else a slot."""
         if value is None:
-            return Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ()))
+            return Piece(name, span, template_field(name))
         if name == head:
             inline = self.text(value, env)
             if inline is not None and all(p.slot is None for p in inline):
@@ -326,6 +326,9 @@ class Strings(Component):
         if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1:
             loop = self.m.code(iterable.generators[0].iter)
             sources = self.flow.unordered_source(iterable.generators[0].iter, env)
+            # An item of third-party content is third-party content: `"\n".join(h["content"] for h in hits)`.
+            sources += tuple(s for s in self.flow.facts(iterable.generators[0].iter, env).sources
+                             if s.kind is SourceKind.UNTRUSTED)
             element = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p
                        for p in self.pieces(iterable.elt, env)]
             if sources and not any(p.slot for p in element):
@@ -410,14 +413,19 @@ class Strings(Component):
             for start, end, name in fields:
                 pieces.extend(located.static(cursor, start, braces=True))
                 span = located.span(start, end)
-                pieces.append(field(name, span) if field else
-                              Piece(name, span, Slot(name, names=(name,) if name.isidentifier() else ())))
+                pieces.append(field(name, span) if field else Piece(name, span, template_field(name)))
                 size += len(pieces[-1].text)
                 if size > self.max_chars:
                     return None  # a value that repeats itself: the caller's slot stands for it
                 cursor = end
             pieces.extend(located.static(cursor, len(token.body), braces=True))
         return pieces
+
+
+def template_field(name: str) -> Slot:
+    """A ``{name}`` field of a template that code fills elsewhere: nothing here says what fills
+    it (``opaque``), so its name is the template's own word for it, as in a template file."""
+    return Slot(name, names=(name,) if name.isidentifier() else (), opaque=True)
 
 
 def chars(pieces: list[Piece]) -> int:

@@ -1,0 +1,184 @@
+"""Templates linked to where they are rendered: a slot takes the facts of the value passed to it.
+
+A template says what it holds only by its slots' names; the code that renders it knows what it
+passes. When a template file (Jinja, Prompty, Dotprompt, a text prompt) is linted, the project's
+Python modules that name it are read with the Python front-end, and each render site
+(``get_template("x.j2").render(page=body)``, ``prompty.execute("x.prompty", inputs={...})``,
+``render_template("x.j2", **values)``: see ``python/renders.py``) gives, for each variable, the
+facts of the value: third-party content from a source of the framework catalogue, the calls it
+makes (a clock), whether it is a collection. A variable every site fills with text the project
+wrote itself is the project's own text, whatever its name.
+
+Findings stay in the template, where the fix is made, with the render site as a located step of
+their evidence. The modules that may render a template are found through an index of the string
+literals that name template files in the project's Python code, built once per process and root
+on the first template that needs it (a scan of each module's text, bounded in files and bytes),
+and only those modules are parsed (kept, as imports are). A render site added in another file
+after a template's result was cached is seen when the template or a file it was linked to changes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Segment, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends import ParseContext
+    from ctxlint.frontends.python.renders import Site, Value
+
+# Bounds of the index (files scanned, bytes read from each) and of one template's linking.
+MAX_FILES = 20_000
+MAX_FILE_BYTES = 400_000
+MAX_MODULES = 8
+_SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
+# Byte strings a module that names a template holds (searched for one by one: faster than a regex).
+_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b"prompt(")
+# A string literal naming a template file, and a Dotprompt or Prompty loaded by name
+# (`ai.prompt("summarise")`, `load_prompt("summarise")`).
+_FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md))["']""", re.IGNORECASE)
+_PROMPT_NAME = re.compile(r"""prompt\(\s*["']([\w.\-/]{1,200})["']""")
+
+
+def link(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
+    """``parsed`` (a template's) with its slots given the facts of the values its render sites pass."""
+    if not parsed.requests or not any(r.slots() for r in parsed.requests):
+        return parsed
+    template = PurePosixPath(context.relpath)
+    modules = _index(context.root).get(template.name.lower(), [])
+    if not modules:
+        return parsed
+    from ctxlint.frameworks import cached_frameworks
+    from ctxlint.frontends.python.project import project_for
+    from ctxlint.frontends.python.renders import render_sites
+
+    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks))
+    project.begin()
+    names = _names_of(template)
+    sites: list[Site] = []
+    for module in modules[:MAX_MODULES]:
+        analyzer = project.analyzer(module)
+        if analyzer is None:
+            continue
+        try:
+            found = render_sites(analyzer, names)
+        except RecursionError:  # a module too deep to follow: its render sites are not read
+            continue
+        if found:
+            sites += found
+            parsed.dependencies.append(str(module))
+    if sites:
+        values: dict[str, list[Value]] = {}
+        for site in sites:
+            for value in site.values:
+                values.setdefault(value.key, []).append(value)
+        parsed.requests = [_linked(request, values) for request in parsed.requests]
+    return parsed
+
+
+def _linked(request: Request, values: dict[str, list[Value]]) -> Request:
+    segments = [_linked_segment(segment, values) if segment.slot is not None else segment
+                for segment in request.segments]
+    return replace(request, segments=tuple(segments))
+
+
+def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment:
+    slot = segment.slot
+    assert slot is not None
+    keys = {name.split(".", 1)[0] for name in slot.names}
+    if segment.loop is not None:  # an item of a collection the render site passes
+        match = re.match(r"\s*([A-Za-z_]\w*)", segment.loop)
+        if match:
+            keys.add(match.group(1))
+    passed = [value for key in keys for value in values.get(key, ())]
+    if not passed:
+        return segment
+    if all(value.text is not None for value in passed):
+        # Every render site fills it with text the project wrote: its name says nothing more.
+        return replace(segment, slot=replace(slot, names=()))
+    sources = list(slot.sources)
+    calls, once = list(slot.calls), list(slot.once)
+    variable = slot.variable_length
+    for value in passed:
+        step = Evidence(EvidenceKind.FLOW, f"passed as `{value.key}` where the template is rendered, "
+                                           f"{value.span.path}:{value.span.line}", value.span)
+        for source in value.facts.sources:
+            if source.kind is SourceKind.UNTRUSTED:
+                where = source.span
+                sources.append(replace(source, detail=f"{source.detail} in {where.path}:{where.line}",
+                                       flow=(*source.flow, step)))
+        calls += [c for c in value.facts.calls if c not in calls]
+        once += [c for c in value.facts.once if c not in once]
+        variable = variable or value.facts.variable_length
+    return replace(segment, slot=replace(slot, sources=tuple(sources), calls=tuple(calls), once=tuple(once),
+                                         variable_length=variable))
+
+
+def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
+    """Whether a string literal names ``template``: a tail of its path (``answer.j2``,
+    ``prompts/answer.j2``), or for a Dotprompt or Prompty file its name alone."""
+    parts = template.parts
+    by_name = template.suffix in (".prompt", ".prompty")
+
+    def names(literal: str) -> bool:
+        tail = [p for p in literal.strip().replace("\\", "/").split("/") if p not in ("", ".")]
+        if not tail or len(tail) > len(parts):
+            return False
+        if by_name and tail == [template.stem]:
+            return True
+        return tuple(parts[-len(tail):]) == tuple(tail)
+
+    return names
+
+
+_INDEXES: dict[Path, dict[str, list[Path]]] = {}
+
+
+def _index(root: Path) -> dict[str, list[Path]]:
+    """The project's Python modules by the template file names their string literals give."""
+    root = root.resolve()
+    if root not in _INDEXES:
+        _INDEXES.clear()  # one project per run
+        _INDEXES[root] = _build(root)
+    return _INDEXES[root]
+
+
+def _build(root: Path) -> dict[str, list[Path]]:
+    index: dict[str, list[Path]] = {}
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > MAX_FILES:
+                return index
+            path = os.path.join(folder, name)
+            try:
+                if os.path.getsize(path) > MAX_FILE_BYTES:
+                    continue
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            # Most modules name no template: the bytes say so before any decoding.
+            if any(marker in data for marker in _MARKERS):
+                for key in _named_templates(data.decode("utf-8", errors="replace")):
+                    index.setdefault(key, []).append(Path(path))
+    return index
+
+
+def _named_templates(text: str) -> set[str]:
+    keys = set()
+    for match in _FILE_LITERAL.finditer(text):
+        keys.add(match.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower())
+    for match in _PROMPT_NAME.finditer(text):
+        base = match.group(1).rsplit("/", 1)[-1].lower()
+        keys.update((f"{base}.prompt", f"{base}.prompty"))
+    return keys

@@ -1,0 +1,79 @@
+"""Templates linked to the Python code that renders them: each slot takes the facts of the value
+passed at its render sites (frontends/rendered.py, frontends/python/renders.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxlint.frontends import ParseContext, parse
+from ctxlint.model import SourceKind
+
+SERVICE = '''\
+import datetime
+
+import requests
+from jinja2 import Environment, FileSystemLoader
+
+env = Environment(loader=FileSystemLoader("prompts"))
+TEMPLATE = "answer.j2"
+
+
+def page_of(url: str) -> str:
+    return requests.get(url, timeout=10).text
+
+
+def build(url: str, question: str) -> str:
+    template = env.get_template(TEMPLATE)
+    return template.render(page=page_of(url), question=question, today=datetime.date.today(),
+                           rules="Answer in English.")
+'''
+
+TEMPLATE = """\
+Rules: {{ rules }}
+Today is {{ today }}.
+{% for hit in page %}{{ hit }}{% endfor %}
+Question: {{ question }}
+"""
+
+
+def slots_of(root: Path, relpath: str, text: str, fmt: str = "jinja") -> dict:
+    parsed = parse(fmt, text, relpath, ParseContext(root, relpath))
+    return {segment.text: (segment, parsed) for request in parsed.requests for segment in request.segments
+            if segment.slot is not None}
+
+
+def test_a_slot_takes_the_source_of_the_value_passed(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "service.py").write_text(SERVICE, encoding="utf-8")
+    slots = slots_of(tmp_path, "prompts/answer.j2", TEMPLATE)
+    hit, parsed = slots["hit"]
+    (source,) = hit.slot.sources  # an item of the collection passed as `page`
+    assert source.kind is SourceKind.UNTRUSTED and source.strong
+    assert source.detail.startswith("requests.get(...).text in ") and source.detail.endswith("service.py:11")
+    assert source.flow[-1].text.startswith("passed as `page` where the template is rendered, ")
+    assert (source.flow[-1].span.line, source.flow[-1].span.column) == (16, 33)
+    assert parsed.dependencies == [str(tmp_path / "app" / "service.py")]
+    # A call made where it is rendered (a clock) is the slot's call.
+    assert "datetime.date.today" in slots["today"][0].slot.calls
+    # The project's own text, whatever the slot is called, says nothing about content.
+    assert slots["rules"][0].slot.names == ()
+    # A value with no known source keeps its name and nothing more.
+    assert slots["question"][0].slot.sources == () and slots["question"][0].slot.names == ("question",)
+
+
+def test_a_template_no_code_renders_keeps_its_own_facts(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "service.py").write_text(SERVICE.replace('"answer.j2"', '"other.j2"'), encoding="utf-8")
+    slots = slots_of(tmp_path, "prompts/answer.j2", TEMPLATE)
+    assert all(not segment.slot.sources and not segment.slot.calls for segment, _ in slots.values())
+    assert slots["rules"][0].slot.names == ("rules",)
+
+
+def test_a_dotprompt_called_by_name_with_a_dict(tmp_path):
+    (tmp_path / "flows.py").write_text(
+        "import httpx\n\n\nasync def summarise(ai, url):\n    prompt = ai.prompt('summarise')\n"
+        "    page = httpx.get(url).text\n    return await prompt({'text': page})\n", encoding="utf-8")
+    text = "---\nmodel: googleai/gemini-2.5-flash\n---\n{{role \"user\"}}\nSummarise: {{text}}\n"
+    slots = slots_of(tmp_path, "prompts/summarise.prompt", text, fmt="dotprompt")
+    (source,) = slots["text"][0].slot.sources
+    assert source.detail.startswith("httpx.get(...).text")
