@@ -86,6 +86,8 @@ class Sinks(Component):
         func = call.func
         if last_name(func) in self.m.sink_names:
             return True
+        if isinstance(func, ast.Name) and func.id in self.m.imports:  # `completion as llm_completion`
+            return self.m.imports[func.id].rsplit(".", 1)[-1] in self.m.sink_names
         if not self.m.instance_sinks:
             return False
         if isinstance(func, ast.Attribute):  # self.respond(...) where self.respond = dspy.Predict(...)

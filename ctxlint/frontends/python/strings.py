@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.literals import (
     StrToken,
     dedent,
@@ -192,6 +193,12 @@ class Strings(Component):
             if method in ("strip", "lstrip", "rstrip") and not call.args:
                 inner = self.text(func.value, env)
                 return None if inner is None else strip(inner, method)
+            if method == "replace" and len(call.args) == 2 and not call.keywords:
+                # PROMPT.replace("{now}", str(datetime.now())): a placeholder filled by hand
+                inner = self.text(func.value, env)
+                old = self.flow.literal_str(call.args[0], env)
+                if inner is not None and old:
+                    return _replaced(inner, old, self.pieces(call.args[1], env))
         if qualified in ("textwrap.dedent", "inspect.cleandoc") and len(call.args) == 1:
             inner = self.text(call.args[0], env)
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
@@ -217,14 +224,17 @@ class Strings(Component):
         return found
 
     def template_tokens(self, node: ast.expr, env: Env) -> list[StrToken] | None:
-        """The string literal token(s) of a ``.format`` / ``%`` template, directly or through a name."""
+        """The string literal token(s) of a ``.format`` / ``%`` template, directly or through a
+        name; a literal trimmed or dedented where it is written (``'...'.strip()``) keeps
+        its fields where they are, so its tokens serve as well."""
+        node = _untrimmed(node)
         tokens = self.plain_tokens(node)
         if tokens is not None:
             return tokens
         if isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras:
-                tokens = self.plain_tokens(binding.value)
+                tokens = self.plain_tokens(_untrimmed(binding.value))
                 if tokens is not None:
                     self.m.consumed.add(id(binding.value))
                     return tokens
@@ -438,3 +448,34 @@ def doubles(extra: Assign) -> bool:
     target = extra.target
     return isinstance(target, ast.Name) and extra.value is not None and any(
         isinstance(node, ast.Name) and node.id == target.id for node in ast.walk(extra.value))
+
+
+def _untrimmed(node: ast.expr) -> ast.expr:
+    """The literal under ``.strip()`` (``lstrip``, ``rstrip``) or ``textwrap.dedent(...)``."""
+    for _ in range(3):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args \
+                and node.func.attr in ("strip", "lstrip", "rstrip"):
+            node = node.func.value
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.func, (ast.Name, ast.Attribute)) and last_name(node.func) in ("dedent", "cleandoc"):
+            node = node.args[0]
+        else:
+            break
+    return node
+
+
+def _replaced(pieces: list[Piece], old: str, new: list[Piece]) -> list[Piece]:
+    """``pieces`` with each occurrence of ``old`` in their static text replaced by ``new``; the
+    static parts around it keep the span of the text they were cut from."""
+    found: list[Piece] = []
+    for piece in pieces:
+        if piece.slot is not None or old not in piece.text:
+            found.append(piece)
+            continue
+        parts = piece.text.split(old)
+        for index, part in enumerate(parts):
+            if part:
+                found.append(Piece(part, piece.span, None, piece.loop))
+            if index < len(parts) - 1:
+                found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
+    return found
