@@ -7,6 +7,8 @@ from pathlib import Path
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.python.calls import Calls, last_name
+from ctxlint.frontends.python.cuts import Cuts
+from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
@@ -35,17 +37,20 @@ class Analyzer:
         self.sources = Sources(self.unit)
         self.serialization = Serialization(self.unit)
         self.calls = Calls(self.unit)
+        self.cuts = Cuts(self.unit)
+        self.cut_sites = CutSites(self.unit)
         self.messages = Messages(self.unit)
         self.sinks = Sinks(self.unit)
         self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
-                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates]
+                                  self.cuts, self.cut_sites, self.messages, self.sinks, self.standalone, self.tools,
+                                  self.estimates]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
-            part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
+            part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
 
     def run(self, parsed: ParsedFile) -> None:
@@ -61,6 +66,8 @@ class Analyzer:
         parsed.requests.extend(tools)
         self.estimates.drop_fallbacks()
         parsed.observations.extend(unit.observations)
+        context = context or bool(parsed.requests)
+        parsed.observations.extend(self.cut_sites.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
 
     def framework_objects(self) -> None:

@@ -296,7 +296,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     """Whether a parsed module has anything the front-end reads: an import of a library of the
     framework catalogue (``roots``), an LLM-shaped call, a tool, a role/content dict, a prompt
     name (a weak one only where an LLM library is imported or the path says prompts), or a
-    ``len(x) / 4``-shaped expression in a module that mentions tokens."""
+    ``len(x) / 4``-shaped expression or a loop that stops at a token budget in a module that
+    mentions tokens."""
     libraries = roots | LLM_LIBRARIES
 
     def imports_library(node: ast.Import | ast.ImportFrom) -> bool:
@@ -343,6 +344,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # an import inside a function
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
+        elif isinstance(node, ast.If):
+            estimate = estimate or _ast_budget_shape(node)
         if isinstance(node, ast.Name):
             name = node.id
         elif isinstance(node, ast.Attribute):
@@ -380,6 +383,14 @@ def _ast_estimate_shape(node) -> bool:
         if any(word in name.lower() for word in ("char", "len", "word", "token")):
             return True
     return False
+
+
+def _ast_budget_shape(node: ast.If) -> bool:
+    """``if used_tokens > budget: break``: a loop that stops once a token budget is spent."""
+    if not any(isinstance(s, ast.Break) for s in (*node.body, *node.orelse)):
+        return False
+    return any("token" in (n.id if isinstance(n, ast.Name) else n.attr).lower()
+               for n in walk(node.test) if isinstance(n, (ast.Name, ast.Attribute)))
 
 
 def syntax_message(message: str) -> str:
