@@ -64,6 +64,7 @@ class Analyzer:
         parsed.requests.extend(calls)
         parsed.requests.extend(self.standalone.requests(used, context))
         parsed.requests.extend(tools)
+        self.estimates.char_budgets()
         self.estimates.drop_fallbacks()
         parsed.observations.extend(unit.observations)
         context = context or bool(parsed.requests)

@@ -21,7 +21,7 @@ _MARKERS_CI = re.compile(
     re.IGNORECASE,
 )
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']")
-_LEN = re.compile(r"\blen\(|tokens?\s*\*\s*\d", re.IGNORECASE)
+_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 
 
@@ -366,15 +366,18 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
 
 
 def _ast_estimate_shape(node) -> bool:
-    """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``: a count
-    scaled by a small constant."""
+    """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``,
+    ``len(text) // CHARS_PER_TOKEN``: a count scaled by a small constant."""
 
     if not isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mult)):
         return False
     for number, other in ((node.right, node.left), (node.left, node.right)):
         if not (isinstance(number, ast.Constant) and isinstance(number.value, (int, float))
-                and not isinstance(number.value, bool) and 0 < number.value <= 6):
+                and not isinstance(number.value, bool) and 0 < number.value <= 6) and not (
+                isinstance(number, ast.Name) and "char" in number.id.lower()):
             continue
+        while isinstance(other, ast.BinOp) and isinstance(other.op, ast.Add):
+            other = other.left  # (len(a) + len(b)) // 4
         if isinstance(other, ast.Call):
             chain = _ast_chain(other.func)
             if chain and chain[-1] in ("len", "sum"):
