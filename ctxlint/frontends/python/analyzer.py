@@ -13,6 +13,7 @@ from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
+from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.project import Project
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
@@ -39,14 +40,16 @@ class Analyzer:
         self.calls = Calls(self.unit)
         self.cuts = Cuts(self.unit)
         self.cut_sites = CutSites(self.unit)
+        self.order_sites = OrderSites(self.unit)
+        self.order_sites.cut_sites = self.cut_sites
         self.messages = Messages(self.unit)
         self.sinks = Sinks(self.unit)
         self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
-                                  self.cuts, self.cut_sites, self.messages, self.sinks, self.standalone, self.tools,
-                                  self.estimates]
+                                  self.cuts, self.cut_sites, self.order_sites, self.messages, self.sinks,
+                                  self.standalone, self.tools, self.estimates]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
@@ -69,6 +72,7 @@ class Analyzer:
         parsed.observations.extend(unit.observations)
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
+        parsed.observations.extend(self.order_sites.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
 
     def framework_objects(self) -> None:

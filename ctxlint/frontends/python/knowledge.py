@@ -52,7 +52,7 @@ SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
 YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {
     "set": "set", "frozenset": "set", "os.listdir": "os.listdir", "os.scandir": "os.scandir",
-    "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample",
+    "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample", "os.walk": "os.walk",
 }
 PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.rglob"}
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
