@@ -73,16 +73,13 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
     advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
-    if cut.how == "drop-loop":
-        what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until the "
-                "text fits its budget, with nothing in their place")
-        if cut.history and cut.keeps == "start":
-            what += "; dropping the newest turns of a history is the worst end to cut"
-        return (f"{what}, so the model cannot tell that content is missing. Say what was left out "
-                "(\"[12 older messages omitted]\"), or summarise it instead.")
-    if cut.how == "budget-loop":
-        what = (f"`{source.detail}` stops adding {cut.unit} once its budget is spent and drops the rest with "
-                "nothing in their place")
+    if cut.how in ("drop-loop", "budget-loop"):
+        if cut.how == "drop-loop":
+            what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "
+                    "the text fits its budget, with nothing in their place")
+        else:
+            what = (f"`{source.detail}` stops adding {cut.unit} once its budget is spent and drops the rest with "
+                    "nothing in their place")
         if cut.history and cut.keeps == "start":
             what += "; it keeps the oldest turns and drops the newest, the worst end of a history to cut"
         return (f"{what}, so the model cannot tell that content is missing. Say what was left out "
