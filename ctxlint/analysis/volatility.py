@@ -107,13 +107,16 @@ def differs_per_call(segment: Segment, per_call: list[str]) -> bool:
 def static_until_per_call(request: Request, index: int, per_call: list[str],
                           volatile: Callable[[Slot], bool]) -> list[Segment]:
     """The static segments after ``index`` up to the next value that differs per call anyway
-    (content named in ``per_call``, or another volatile value): only they lose caching because of
-    the value at ``index``; what follows the next per-call value is lost to that one in any case."""
-    found = []
+    (content named in ``per_call``, or another volatile value once some static text came
+    between): only they lose caching because of the value at ``index``; what follows the next
+    per-call value is lost to that one in any case. Volatile values written side by side
+    (`{{time.Date}} ({{time.DayOfWeek}})`) count as one."""
+    found: list[Segment] = []
     for segment in request.segments[index + 1 :]:
         if segment.slot is None:
             found.append(segment)
-        elif volatile(segment.slot) or differs_per_call(segment, per_call):
+        elif differs_per_call(segment, per_call) or (
+                volatile(segment.slot) and any(s.has_words for s in found)):
             break
     return found
 
