@@ -33,6 +33,8 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
+        if kind == "unsent-cut" and not source.strong:
+            kind = "unsent-text-cut"
         ctx.report(source.span, _message(source), kind=kind, evidence=(
             Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span, source.strong),
             *source.flow, Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.cuts import HISTORY_NAMES
@@ -105,7 +106,12 @@ class CutSites(Component):
             if truncator is not None and truncator.span == source.span:
                 return None  # a truncator: reported where it is called
         goes = self.goes_to(node, fn)
-        return None if goes is None else Observation("silent-cut", source.span, goes, source=source)
+        if goes is None:
+            return None
+        # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
+        for_model = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
+            self.sources.untrusted(_subject(node), env) is not None)
+        return Observation("silent-cut", source.span, goes, source=replace(source, strong=for_model))
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``

@@ -17,9 +17,10 @@ _WINDOW_WORDS = ("context", "window", "ctx", "token")
 
 
 def char_name(name: str | None) -> bool:
-    """A name for a number of characters (``char_limit``, ``max_chars``), not of tokens."""
+    """A name for a number of characters (``char_limit``, ``max_chars``, ``tokens_to_chars``), not
+    of tokens or a ratio (``chars_per_token``)."""
     last = (name or "").rsplit(".", 1)[-1].lower()
-    return "char" in last and "token" not in last
+    return "char" in last and last.rfind("char") > last.rfind("token")
 
 
 class Estimates(Component):
