@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
-from ctxlint.model import Confidence, Evidence, Finding, Fix, Request, Span
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, Request, Span
 
 if TYPE_CHECKING:
     from ctxlint.tokens import ModelInfo
@@ -26,6 +27,8 @@ class CheckContext:
         self._sink = sink
         self._notice = notice
         self._encodings: dict[str | None, str] = {}  # request.model -> the encoding its tokens are counted in
+        # The request being checked: findings about one made in a test function are low confidence.
+        self.request: Request | None = None
 
     def notice(self, message: str) -> None:
         """Tell the user something about this file that is not a finding (a check that stopped
@@ -45,8 +48,9 @@ class CheckContext:
                 raise KeyError(f"{self.rule.code} reports evidence of kind {kind!r}, which its rule file "
                                f"does not list (kinds: {', '.join(table)})")
             confidence = spec.confidence
-        self._sink(Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix,
-                           confidence, evidence, kind))
+        finding = Finding(self.rule.code, self.rule.name, self.rule.severity, span, message, fix, confidence,
+                          evidence, kind)
+        self._sink(in_scope(finding, "test") if self.request is not None and self.request.in_test else finding)
 
     def model_name(self, request: Request) -> str:
         """The request's model, the configured one, or the default the checks size windows by."""
@@ -73,3 +77,16 @@ class CheckContext:
             info = tokens.lookup_model(self.model_name(request), self.settings.models)
             encoding = self._encodings[request.model] = info.encoding if info else "o200k_base"
         return tokens.count_tokens(text, encoding)
+
+
+_SCOPES = {"test": "in test code, where requests are fixtures",
+           "example": "in example, demo or script code, run by hand rather than for users"}
+
+
+def in_scope(finding: Finding, scope: str) -> Finding:
+    """A finding in test or example code is low confidence: its requests are fixtures or one-off
+    scripts, made to exercise or show code, not code that runs for users."""
+    if finding.scope != "code":
+        return finding
+    step = Evidence(EvidenceKind.SINK, _SCOPES[scope], None, strong=False)
+    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope=scope)

@@ -23,10 +23,10 @@ from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.checks import registry
 from ctxlint.config import Settings, rule_overrides
-from ctxlint.context import CheckContext
+from ctxlint.context import CheckContext, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import glob_any, glob_match, special_file
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
+from ctxlint.model import Confidence, Finding, ParsedFile, Span, map_spans
 
 if TYPE_CHECKING:
     from ctxlint.cache import ResultCache
@@ -362,10 +362,8 @@ class Linter:
                 check.function(parsed, ctx)
             elif check.scope == "request":
                 for request in parsed.requests:
-                    before = len(findings)
+                    ctx.request = request
                     check.function(request, ctx)
-                    if request.in_test:
-                        findings[before:] = [_in_scope(f, "test") for f in findings[before:]]
         analysis.forget()  # the request can go when the caller drops it: only findings are left to sort
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
@@ -373,7 +371,7 @@ class Linter:
             self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
         scope = self._scope(relpath)
         if scope != "code":
-            findings = [_in_scope(f, scope) for f in findings]
+            findings = [in_scope(f, scope) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused
@@ -442,19 +440,6 @@ def _texts(finding: Finding) -> Iterator[str]:
     yield finding.message
     for step in finding.evidence:
         yield step.text
-
-
-_SCOPES = {"test": "in test code, where requests are fixtures",
-           "example": "in example, demo or script code, run by hand rather than for users"}
-
-
-def _in_scope(finding: Finding, scope: str) -> Finding:
-    """A finding in test or example code is low confidence: its requests are fixtures or one-off
-    scripts, made to exercise or show code, not code that runs for users."""
-    if finding.scope != "code":
-        return finding
-    step = Evidence(EvidenceKind.SINK, _SCOPES[scope], None, strong=False)
-    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope=scope)
 
 
 # The files and cache of the current lint_all, inherited by forked workers so only indexes travel.

@@ -110,7 +110,8 @@ class Source:
     """A located fact about a slot's value: ``detail`` names it (``json.dumps``, ``os.listdir``).
 
     For a TRUNCATION whose input the front-end can read, ``content`` holds that input's
-    segments (with their own spans) and ``kept`` how many characters the cut keeps, if known.
+    segments (with their own spans) and ``kept`` how many characters the cut keeps, if known;
+    ``cut`` says how it cuts (its unit and which end it keeps).
     """
 
     kind: SourceKind
@@ -124,6 +125,20 @@ class Source:
     strong: bool = True
     # How the value travelled from the source to the slot (assignments, calls, returns).
     flow: tuple[Evidence, ...] = ()
+    cut: Cut | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """How a truncation cuts: the unit it counts (characters, words, tokens, items of a list),
+    which end it keeps ("start" or "end"), the mechanism that found it (its evidence kind:
+    ``slice``, ``word-cut``, ``helper-cut`` ...), and whether what it cuts is a conversation's
+    history (keeping its start drops the newest turns)."""
+
+    unit: str = "characters"
+    keeps: str = "start"
+    how: str = "slice"
+    history: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,12 +369,14 @@ class Fix:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """A fact about code that is not part of any request (a ``len(text) / 4`` token estimate)."""
+    """A fact about code that is not part of any request (a ``len(text) / 4`` token estimate, a
+    cut whose text no request of the file is seen to include: then ``source`` describes it)."""
 
     kind: str
     span: Span
     detail: str
     fix: Fix | None = None
+    source: Source | None = None
 
 
 @dataclass(frozen=True, slots=True)

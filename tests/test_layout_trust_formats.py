@@ -100,7 +100,7 @@ def test_messages_name_the_source_and_the_place():
     messages = {f.code: f.message for f in linter.lint_text(text, "rag_service.py", "rag_service.py", "python")}
     assert messages["CTX402"].startswith(
         "`excerpt` carries untrusted content (requests.get(...).text, line 13) in the system role")
-    assert messages["CTX205"].startswith("`page[:MAX_PAGE_CHARS]` cuts the text to a fixed length")
+    assert messages["CTX205"].startswith("`page[:MAX_PAGE_CHARS]` cuts the text to its first 6,000 characters and leaves nothing")
     text = (DATA / "mcp_server.py").read_text()
     (message,) = [f.message for f in linter.lint_text(text, "mcp_server.py", "mcp_server.py", "python")]
     assert "(httpx.get(...).text, line 8) in a tool description" in message

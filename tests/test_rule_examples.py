@@ -53,6 +53,8 @@ def test_rule_example(rule, example, tmp_path):
             assert want["message"] in finding.message, described
         if "confidence" in want:
             assert finding.confidence.value == want["confidence"], described
+        if "kind" in want:  # the kind of evidence the finding rests on
+            assert finding.kind == want["kind"], described
 
 
 def test_every_rule_has_bad_and_good_examples():

@@ -9,7 +9,7 @@ matches a dotted path (``request.id``, ``*.trace_id``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import translate
 from functools import lru_cache
@@ -89,13 +89,46 @@ def once_per_process(slot: Slot, reason: str) -> bool:
 def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
     """A slot before ``index`` that differs from one call to the next anyway (the question, a
     loop over retrieved documents): the cacheable prefix already ends there."""
+    return next((s for s in request.segments[:index] if differs_per_call(s, per_call)), None)
+
+
+def differs_per_call(segment: Segment, per_call: list[str]) -> bool:
+    """A slot whose value is named like content that differs per call (the question, retrieved
+    documents), or that is a loop over such content."""
     from ctxlint.analysis import names  # names builds on this module's normalise()
 
-    for segment in request.segments[:index]:
-        slot = segment.slot
-        if slot is None or names.measured(slot):
-            continue
-        candidates = [*slot.names, names.leading_name(segment.loop) or ""] if segment.loop else slot.names
-        if any(names.matches(n, per_call) or names.matches(names.last(n), per_call) for n in candidates if n):
-            return segment
-    return None
+    slot = segment.slot
+    if slot is None or names.measured(slot):
+        return False
+    candidates = [*slot.names, names.leading_name(segment.loop) or ""] if segment.loop else slot.names
+    return any(names.matches(n, per_call) or names.matches(names.last(n), per_call) for n in candidates if n)
+
+
+def static_until_per_call(request: Request, index: int, per_call: list[str],
+                          volatile: Callable[[Slot], bool]) -> list[Segment]:
+    """The static segments after ``index`` up to the next value that differs per call anyway
+    (content named in ``per_call``, or another volatile value once some static text came
+    between): only they lose caching because of the value at ``index``; what follows the next
+    per-call value is lost to that one in any case. Volatile values written side by side
+    (`{{time.Date}} ({{time.DayOfWeek}})`) count as one."""
+    found: list[Segment] = []
+    for segment in request.segments[index + 1 :]:
+        if segment.slot is None:
+            found.append(segment)
+        elif differs_per_call(segment, per_call) or (
+                volatile(segment.slot) and any(s.has_words for s in found)):
+            break
+    return found
+
+
+# A clock read to the day (`date.today()`, `strftime("%B %d, %Y")`, `current_date`,
+# `toLocaleDateString()`) changes once a day; one read to the time changes on every call.
+_CLOCK_TYPES = re.compile(r"datetime|new Date\b|Date\.now", re.IGNORECASE)
+_DAILY = re.compile(r"today|date|%[YmdBbAaejy]\b", re.IGNORECASE)
+_FINER = re.compile(r"time|hour|minute|second|%[HIMSfXcTRp]|:%[HIMS]", re.IGNORECASE)
+
+
+def daily(slot: Slot) -> bool:
+    """Whether a clock value is read only to the day: it changes once a day, not on every call."""
+    parts = [_CLOCK_TYPES.sub("", text) for text in (slot.expression, *slot.names)]
+    return any(_DAILY.search(p) for p in parts) and not any(_FINER.search(p) for p in parts)

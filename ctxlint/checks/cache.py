@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ctxlint.analysis.volatility import once_per_process, per_call_before, volatile_reason
+from ctxlint.analysis.volatility import daily, once_per_process, per_call_before, static_until_per_call, volatile_reason
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request, Segment
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -14,52 +14,63 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
     Only the first one matters: the cache prefix ends there, so later volatile slots cost nothing
-    more. A volatile slot after the last static instruction costs nothing and is not reported.
-    Confidence is high for a clock or random call, medium for a variable named like one, and
-    low when little is lost (under ``min_tokens``) or content that differs per call already
-    comes before it (the prefix breaks there anyway).
+    more. What it costs is the static text between it and the next value that differs per call
+    anyway (the question, retrieved documents, another clock): after that one the prefix is lost
+    in any case. A value with no static text before the next per-call value costs nothing and is
+    not reported. Confidence is high for a clock or random call, medium for a variable named like
+    one or a date (it changes once a day), and low when little is lost (under ``min_tokens``),
+    content that differs per call already comes before it, or it is fixed when the module loads.
     """
     options = ctx.options
+
     for index, segment in request.indexed_slots():
         assert segment.slot is not None
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"])
         if reason is None:
             continue
-        after = request.static_after(index)
+
+        def another(slot: Slot, first: Slot = segment.slot) -> bool:
+            """Another volatile value (the same one again ends nothing: it changes with the first)."""
+            return slot.expression != first.expression and volatile_reason(
+                slot, options["calls"], options["names"], options["filters"]) is not None
+
+        after = static_until_per_call(request, index, options["per_call"], another)
         if not any(s.has_words for s in after):
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
         if once_per_process(segment.slot, reason):
             ctx.report(
                 segment.span,
-                f"`{segment.text}` is fixed when the module loads (`{reason}` in a module-level constant), so "
-                f"the {lost:,} static tokens after it are cached within one process but not across restarts "
-                f"and deploys, and the value goes stale while the process runs. {options['advice']}",
+                f"`{segment.text}` is fixed when the module loads (`{reason}` in a module-level constant): each "
+                f"process sends its own text, so the {lost:,} static tokens after it are cached per process, not "
+                f"shared across workers, restarts and deploys, and the value goes stale while the process runs. "
+                f"{options['advice']}",
                 kind="once-per-process",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` runs once, when the module loads", segment.span),
                           Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
             )
             return
         by_call = reason.endswith(")") or reason.startswith("|")
+        per_day = daily(segment.slot)
+        changes = "changes once a day" if per_day else "changes on every call"
         source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
-                          f"`{reason}` {'changes on every call' if by_call else 'is named like a clock or id value'}",
+                          f"`{reason}` {changes if by_call else 'is named like a clock or id value'}",
                           segment.span, strong=by_call)
-        sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it in the request", after[0].span)
+        sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that differs "
+                        "per call", after[0].span)
         evidence: tuple[Evidence, ...] = (source, sink)
         earlier = per_call_before(request, index, options["per_call"])
-        kind = "call" if by_call else "name"
+        kind = "daily" if per_day else "call" if by_call else "name"
         if earlier is not None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)
             kind = "after-per-call"
         elif lost < options["min_tokens"]:
             kind = "short-prefix"
-        ctx.report(
-            segment.span,
-            f"`{segment.text}` changes on every call; the {lost:,} static tokens after it are sent "
-            f"uncached each time. {options['advice']}",
-            kind=kind, evidence=evidence,
-        )
+        cost = (f"the {lost:,} static tokens after it are written to the cache afresh each day, a small loss"
+                if per_day else f"the {lost:,} static tokens after it are sent uncached each time")
+        ctx.report(segment.span, f"`{segment.text}` {changes}; {cost}. {options['advice']}", kind=kind,
+                   evidence=evidence)
         return
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from ctxlint.analysis import constraints, names, regions
 from ctxlint.checks import NUMBER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Region, Request
+from ctxlint.model import Evidence, EvidenceKind, Region, Request, Role
 
 
 @request_check(options={"collections": STRINGS, "constraints": STRINGS})
@@ -30,6 +30,7 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{cut}` cuts the text", segment.span),
                           Evidence(EvidenceKind.SINK, "a constraint beyond what the cut keeps", constraint.span)),
             )
+    _before_history(request, ctx, words)
     layout = regions.analyse(request, ctx.directives, ctx.options["collections"])
     if not layout.variable:
         return
@@ -64,6 +65,37 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
             kind="declared" if explicit or constraint.pinned else f"in-{block.kind}",
             evidence=(block.evidence,
                       Evidence(EvidenceKind.SINK, "a constraint in the MIDDLE region", constraint.span)),
+        )
+
+
+def _before_history(request: Request, ctx: CheckContext, words: list[str]) -> None:
+    """The first user message carries the task and its rules, and a run of turns of varying length
+    (``*history``, messages appended in a loop) follows it in later messages: trimming the
+    conversation to its newest turns drops that message first, and its rules with it."""
+    segments = request.segments
+    first = next((s.message_index for s in segments if s.role is Role.USER), None)
+    if first is None:
+        return
+    grows = next((s for s in segments if s.message_index > first and s.role is not Role.SYSTEM and (
+        s.loop is not None or (s.slot is not None and s.slot.variable_length and not s.slot.opaque))), None)
+    if grows is None:
+        return
+    found = [c for c in constraints.find(request, ctx.directives, words)
+             if segments[c.index].message_index == first and segments[c.index].role is Role.USER
+             and segments[c.index].loop is None]
+    if found:
+        constraint = found[0]
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        what = f"the loop over `{grows.loop}`" if grows.loop else f"`{grows.text}`"
+        ctx.report(
+            constraint.span,
+            f"The constraint \"{_excerpt(constraint.text)}\"{more} is in the first user message, and {what} (line "
+            f"{grows.span.line}) adds turns after it: trimming the conversation to its newest turns drops this "
+            "message first, and its rules with it. Move the rules to the system prompt, or restate them in the "
+            "last message.",
+            kind="before-history",
+            evidence=(Evidence(EvidenceKind.SOURCE, f"{what} adds turns of varying number", grows.span),
+                      Evidence(EvidenceKind.SINK, "a constraint in the oldest user message", constraint.span)),
         )
 
 

@@ -6,7 +6,7 @@ from ctxlint.analysis import names
 from ctxlint.analysis.budget import static_chars, static_tokens, utf8_bytes
 from ctxlint.checks import INTEGER, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request, Role, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Role
 
 
 @request_check(options={"media_models": STRINGS})
@@ -134,28 +134,3 @@ def over_budget(request: Request, ctx: CheckContext) -> None:
                                request.anchor),
                       Evidence(EvidenceKind.SINK, what, None)),
         )
-
-
-@request_check(options={"markers": STRINGS})
-def silent_truncation(request: Request, ctx: CheckContext) -> None:
-    """Report text cut to a fixed length with no marker after it."""
-    markers = tuple(m.lower() for m in ctx.options["markers"])
-    for index, segment in enumerate(request.segments):
-        if segment.slot is None:
-            continue
-        following = request.segments[index + 1] if index + 1 < len(request.segments) else None
-        marked = (following is not None and following.slot is None
-                  and following.text.lstrip().lower().startswith(markers))
-        for source in segment.slot.sources:
-            if source.kind is SourceKind.TRUNCATION and not marked:
-                ctx.report(
-                    source.span,
-                    f"`{source.detail}` cuts the text to a fixed length and leaves nothing in its place, "
-                    "so the model cannot tell that content is missing and answers as if it had it all. "
-                    "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead.",
-                    kind="cut" if source.strong else "cut-pattern",
-                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span,
-                                       source.strong), *source.flow,
-                              Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
-                                       "after it", segment.span)),
-                )

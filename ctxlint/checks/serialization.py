@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxlint.analysis.volatility import per_call_before
-from ctxlint.checks import STRINGS, request_check
+from ctxlint.checks import STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request, Role, Segment, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Role, Segment, Source, SourceKind, Span
 
 
 def sources_in_prefix(request: Request, kind: SourceKind
@@ -72,23 +72,59 @@ def unstable_serialization(request: Request, ctx: CheckContext) -> None:
         )
 
 
-@request_check(options={"per_call": STRINGS})
-def unordered_iteration(request: Request, ctx: CheckContext) -> None:
-    """Report collections iterated in no fixed order (sets, directory listings, shuffles)."""
+@file_check(options={"per_call": STRINGS})
+def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
+    """Report collections iterated in no fixed order (sets, directory listings, shuffles) into the
+    cacheable part of a request, and, where no request of the file includes it, one whose order
+    decides which items survive a cut or what text is built from it."""
+    seen: set[Span] = set()
+    for request in parsed.requests:
+        ctx.request = request
+        seen.update(s.span for segment in request.slots() for s in (segment.slot.sources if segment.slot else ())
+                    if s.kind is SourceKind.UNORDERED_ITERATION)
+        _unordered_in_prefix(request, ctx)
+    ctx.request = None
+    for observation in parsed.observations:
+        source = observation.source
+        if source is None or observation.kind not in _ORDER_KINDS or any(_within(s, observation.span) for s in seen):
+            continue  # a request includes it: the prefix check above has judged it
+        why, advice = _why(source.detail)
+        step = source.flow[0] if source.flow else None
+        how = step.text if step is not None else f"`{source.detail}`"
+        consequence = (observation.detail if observation.kind == "order-decides" else
+                       f"the text built from it changes from run to run ({observation.detail})")
+        ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
+                   f"prompts built from it differ and cannot be cached or reproduced. {advice}",
+                   kind=observation.kind,
+                   evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
+                             Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
+
+
+# What the front-end observes about order where no request includes it (ordersites.py).
+_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept")
+
+
+def _why(detail: str) -> tuple[str, str]:
+    if detail.startswith("random."):
+        return ("is in a random order by design",
+                "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+    if detail in ("set", "frozenset"):
+        return "iterates in an order that changes with each process's hash seed", "Wrap it in `sorted(...)`."
+    return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."
+
+
+def _unordered_in_prefix(request: Request, ctx: CheckContext) -> None:
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
         kind, evidence = _weighed(request, index, segment, source, ctx)
-        detail = source.detail
-        if detail.startswith("random."):
-            why, advice = ("is in a random order by design",
-                           "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
-        elif detail in ("set", "frozenset"):
-            why, advice = ("iterates in an order that changes with each process's hash seed",
-                           "Wrap it in `sorted(...)`.")
-        else:
-            why, advice = ("lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`.")
+        why, advice = _why(source.detail)
         ctx.report(
             source.span,
-            f"`{detail}` {why}, so the text built from it can differ between calls and "
+            f"`{source.detail}` {why}, so the text built from it can differ between calls and "
             f"{_cost(ctx, request, after)}. {advice}",
             kind=kind, evidence=evidence,
         )

@@ -7,10 +7,13 @@ from pathlib import Path
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.python.calls import Calls, last_name
+from ctxlint.frontends.python.cuts import Cuts
+from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
+from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.project import Project
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
@@ -37,6 +40,10 @@ class Analyzer:
         self.sources = Sources(self.unit)
         self.serialization = Serialization(self.unit)
         self.calls = Calls(self.unit)
+        self.cuts = Cuts(self.unit)
+        self.cut_sites = CutSites(self.unit)
+        self.order_sites = OrderSites(self.unit)
+        self.order_sites.cut_sites = self.cut_sites
         self.messages = Messages(self.unit)
         self.sinks = Sinks(self.unit)
         self.standalone = Standalone(self.unit)
@@ -45,12 +52,12 @@ class Analyzer:
         self.wrappers = Wrappers(self.unit)
         self.spreads = Spreads(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
-                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates,
-                                  self.wrappers, self.spreads]
+                                  self.cuts, self.cut_sites, self.order_sites, self.messages, self.sinks,
+                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
-            part.calls, part.messages, part.sinks = self.calls, self.messages, self.sinks
+            part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
             part.wrappers, part.spreads = self.wrappers, self.spreads
 
@@ -68,8 +75,12 @@ class Analyzer:
         parsed.requests.extend(self.standalone.requests(used, context))
         parsed.requests.extend(tools)
         parsed.requests.extend(self.tools.defined_requests({t.span for r in parsed.requests for t in r.tools}))
+        self.estimates.char_budgets()
         self.estimates.drop_fallbacks()
         parsed.observations.extend(unit.observations)
+        context = context or bool(parsed.requests)
+        parsed.observations.extend(self.cut_sites.observe(context))
+        parsed.observations.extend(self.order_sites.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
 
     def framework_objects(self) -> None:

@@ -8,7 +8,19 @@ from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_
 from ctxlint.frontends.python.literals import number_value
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
 from ctxlint.model import Observation
+
+# Names of a model's window or a token budget: a share of one (`context_length / 4`) is a part of
+# the window, not characters turned into tokens.
+_WINDOW_WORDS = ("context", "window", "ctx", "token")
+
+
+def char_name(name: str | None) -> bool:
+    """A name for a number of characters (``char_limit``, ``max_chars``, ``tokens_to_chars``), not
+    of tokens or a ratio (``chars_per_token``)."""
+    last = (name or "").rsplit(".", 1)[-1].lower()
+    return "char" in last and last.rfind("char") > last.rfind("token")
 
 
 class Estimates(Component):
@@ -55,6 +67,8 @@ class Estimates(Component):
     def estimate_context(self, targets: list[str | None], value: ast.expr) -> None:
         if any(token_name(t) for t in targets):
             self.estimates_in(value)
+        elif any(char_name(t) for t in targets):
+            self.scaled_tokens_in(value)  # char_limit = max_tokens * 4
 
     def estimate_comparison(self, node: ast.Compare) -> None:
         operands = [node.left, *node.comparators]
@@ -79,10 +93,48 @@ class Estimates(Component):
         """``max_tokens * 4`` set against a length: a token budget turned into characters."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for a, b in ((node.left, node.right), (node.right, node.left)):
-                number = number_value(b)
+                number = self.number(b)
                 if token_name(self.m.dotted(a)) and number is not None and 2 < number <= 6:
                     self.observe(node)
                     return
+
+    def scaled_tokens_in(self, node: ast.expr) -> None:
+        """Each ``max_tokens * 4`` inside a value used as a number of characters."""
+        for part in walk(node):
+            if isinstance(part, ast.BinOp):
+                self.scaled_tokens(part)
+
+    def char_budgets(self) -> None:
+        """Token budgets turned into characters where they are used as such: a slice bound held
+        by a name (``limit = max_tokens * 4; text[:limit]``), a character count a prompt is told
+        (``.replace("{char_limit}", str(limit * 4))``), an argument or a return named for characters."""
+        for fn, scope in [(None, self.m.module_scope), *self.m.functions]:
+            if fn is not None and char_name(fn.name):
+                for value in scope.returns:
+                    self.scaled_tokens_in(value)
+            for node in walk(fn) if fn is not None else ():
+                if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                    for bound in (node.slice.lower, node.slice.upper):
+                        held = bound.operand if isinstance(bound, ast.UnaryOp) else bound
+                        if isinstance(held, ast.Name):
+                            binding = self.scopes.resolve(held, Env(scope))
+                            if binding is not None and binding.owner is None:
+                                self.scaled_tokens_in(binding.value)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr == "replace" and len(node.args) == 2 and \
+                        isinstance(node.args[0], ast.Constant) and char_name(str(node.args[0].value)):
+                    self.scaled_tokens_in(node.args[1])
+                elif isinstance(node, ast.keyword) and node.arg and char_name(node.arg):
+                    self.scaled_tokens_in(node.value)
+
+    def number(self, node: ast.expr) -> float | None:
+        """A number written in place or held by a module constant (``CHARS_PER_TOKEN = 4``)."""
+        found = number_value(node)
+        if found is None and isinstance(node, ast.Name):
+            for record in self.m.module_scope.assigns.get(node.id, ()):
+                if record.kind == "=" and record.value is not None:
+                    found = number_value(record.value)
+        return found
 
     def estimates_in(self, node: ast.expr) -> None:
         """Observe each ``len(x) / 4``-style estimate inside an expression used as a token count."""
@@ -113,7 +165,7 @@ class Estimates(Component):
             return False
         left, right, op = node.left, node.right, node.op
         if isinstance(op, (ast.Div, ast.FloorDiv)):
-            number = number_value(right)
+            number = self.number(right)
             if number is None:
                 return False
             if self.is_word_count(left):
@@ -123,7 +175,7 @@ class Estimates(Component):
             return self.is_len_like(left) and 2 < number <= 6
         if isinstance(op, ast.Mult):
             for a, b in ((left, right), (right, left)):
-                number = number_value(b)
+                number = self.number(b)
                 if number is None:
                     continue
                 if self.is_word_count(a):
@@ -133,7 +185,10 @@ class Estimates(Component):
         return False
 
     def is_len_like(self, node: ast.expr) -> bool:
-        """A character count: ``len(x)``, ``sum(len(m) for m in ...)``, ``num_chars``."""
+        """A character count: ``len(x)``, ``sum(len(m) for m in ...)``, ``len(a) + len(b)``,
+        ``num_chars``, a file's ``st_size``; not a window (``context_length / 4`` is a share of it)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.is_len_like(node.left) and self.is_len_like(node.right)
         if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func)
             if qualified == "len":
@@ -144,7 +199,9 @@ class Estimates(Component):
             return False
         if isinstance(node, (ast.Name, ast.Attribute)):
             last = (self.m.dotted(node) or "").rsplit(".", 1)[-1].lower()
-            return "char" in last or last.endswith(("_len", "_length"))
+            if any(word in last for word in _WINDOW_WORDS):
+                return False
+            return "char" in last or last.endswith(("_len", "_length", "_bytes")) or last == "st_size"
         return False
 
     def is_word_count(self, node: ast.expr) -> bool:

@@ -8,7 +8,6 @@ import ast
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from itertools import pairwise
 
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -21,7 +20,7 @@ from ctxlint.frontends.python.knowledge import (
     TEXT_ATTRIBUTES,
     YAML_DUMPERS,
 )
-from ctxlint.frontends.python.literals import clean, cut_marker
+from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
@@ -61,11 +60,11 @@ class Flow(Ordering):
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
-            for source in (self.sources.untrusted(node, env), self.sources.truncation(node, env)):
+            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env)):
                 if source is not None:
                     acc.sources.append(source)
         elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
-            self.mark_cuts(node, env)
+            self.cuts.mark(node, env)
         if isinstance(node, _NAMED):
             dotted = self.m.dotted(node)
             if dotted is not None:
@@ -254,24 +253,6 @@ class Flow(Ordering):
                 return True  # docs, results, messages: a plural names a collection
             return False
         return None
-
-    def mark_cuts(self, node: ast.BinOp | ast.JoinedStr, env: Env) -> None:
-        """Cuts followed by a marker inside the same value (``text[:500] + "…"``,
-        ``f"{text[:500]}… [truncated]"``) are not silent."""
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left = node.left
-            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
-                left = left.right
-            if isinstance(left, ast.Subscript) and isinstance(left.slice, ast.Slice):
-                following = self.strings.text(node.right, env)
-                if following and following[0].slot is None and cut_marker(following[0].text):
-                    self.m.marked.add(id(left))
-        elif isinstance(node, ast.JoinedStr):
-            for part, after in pairwise(node.values):
-                if (isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Subscript)
-                        and isinstance(after, ast.Constant) and isinstance(after.value, str)
-                        and cut_marker(after.value)):
-                    self.m.marked.add(id(part.value))
 
     # ---- iteration order ---------------------------------------------------------------------------
 

@@ -66,7 +66,7 @@ SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
 YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {
     "set": "set", "frozenset": "set", "os.listdir": "os.listdir", "os.scandir": "os.scandir",
-    "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample",
+    "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample", "os.walk": "os.walk",
 }
 PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.rglob"}
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
@@ -111,14 +111,12 @@ UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_files
 
 # Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
 # `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
-LIST_NAMES = ("*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*")
+LIST_NAMES = ("*_list", "history", "*_history", "history_*", "conversation", "scratchpad", "few_shot*",
+              "*embedding", "*vector", "*_ids", "*_tokens", "tokens", "*logits")
 STRING_NAMES = ("*text", "*_str", "*string", "*content", "*contents", "*body", "*html", "*markdown", "*page",
                  "*transcript", "*prompt", "*message", "*output", "*result", "*response", "*description",
                  "*summary", "*excerpt", "*doc", "*document", "*details", "*notes", "*news", "*status")
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
-# Text right after a cut that says something is missing (as CTX205's default markers), for cuts
-# whose marker is part of the same value and so never becomes a segment of its own.
-CUT_MARKERS = ("…", "...", "[truncated", "(truncated", "<truncated", "[cut", "[more", "[…]")
 
 
 def prompt_name(name: str) -> bool:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ctxlint.frontends.python.knowledge import CUT_MARKERS
 from ctxlint.frontends.python.values import Piece
 from ctxlint.model import Slot, Source, Span
 
@@ -346,10 +345,6 @@ def value_parts(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Dict):
         return list(node.values)
     return []
-
-
-def cut_marker(text: str) -> bool:
-    return text.lstrip().lower().startswith(CUT_MARKERS)
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

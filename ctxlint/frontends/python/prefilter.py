@@ -29,7 +29,7 @@ _MARKERS_CI = re.compile(
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
                          r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
-_LEN = re.compile(r"\blen\(|tokens?\s*\*\s*\d", re.IGNORECASE)
+_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 
 
@@ -304,7 +304,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     """Whether a parsed module has anything the front-end reads: an import of a library of the
     framework catalogue (``roots``), an LLM-shaped call, a tool, a role/content dict, a prompt
     name (a weak one only where an LLM library is imported or the path says prompts), or a
-    ``len(x) / 4``-shaped expression in a module that mentions tokens."""
+    ``len(x) / 4``-shaped expression or a loop that stops at a token budget in a module that
+    mentions tokens."""
     libraries = roots | LLM_LIBRARIES
 
     def imports_library(node: ast.Import | ast.ImportFrom) -> bool:
@@ -354,6 +355,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # an import inside a function
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
+        elif isinstance(node, ast.If):
+            estimate = estimate or _ast_budget_shape(node)
         if isinstance(node, ast.Name):
             name = node.id
         elif isinstance(node, ast.Attribute):
@@ -374,15 +377,18 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
 
 
 def _ast_estimate_shape(node) -> bool:
-    """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``: a count
-    scaled by a small constant."""
+    """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``,
+    ``len(text) // CHARS_PER_TOKEN``: a count scaled by a small constant."""
 
     if not isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mult)):
         return False
     for number, other in ((node.right, node.left), (node.left, node.right)):
         if not (isinstance(number, ast.Constant) and isinstance(number.value, (int, float))
-                and not isinstance(number.value, bool) and 0 < number.value <= 6):
+                and not isinstance(number.value, bool) and 0 < number.value <= 6) and not (
+                isinstance(number, ast.Name) and "char" in number.id.lower()):
             continue
+        while isinstance(other, ast.BinOp) and isinstance(other.op, ast.Add):
+            other = other.left  # (len(a) + len(b)) // 4
         if isinstance(other, ast.Call):
             chain = _ast_chain(other.func)
             if chain and chain[-1] in ("len", "sum"):
@@ -391,6 +397,14 @@ def _ast_estimate_shape(node) -> bool:
         if any(word in name.lower() for word in ("char", "len", "word", "token")):
             return True
     return False
+
+
+def _ast_budget_shape(node: ast.If) -> bool:
+    """``if used_tokens > budget: break``: a loop that stops once a token budget is spent."""
+    if not any(isinstance(s, ast.Break) for s in (*node.body, *node.orelse)):
+        return False
+    return any("token" in (n.id if isinstance(n, ast.Name) else n.attr).lower()
+               for n in walk(node.test) if isinstance(n, (ast.Name, ast.Attribute)))
 
 
 def syntax_message(message: str) -> str:

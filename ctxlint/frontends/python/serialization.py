@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, YAML_DUMPERS
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Fix, Source, SourceKind
@@ -51,6 +52,8 @@ class Serialization(Component):
             return not (isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "strip", "lower", "upper", "format", "join", "isoformat", "strftime", "read", "read_text",
             ))
+        if isinstance(node, ast.Name) and self.enum_value(node, env):
+            return False
         if isinstance(node, ast.Name):
             annotation = self.scopes.param_annotation(node.id, env)
             if annotation is not None and annotation.replace(" ", "") in (
@@ -65,6 +68,16 @@ class Serialization(Component):
                 finally:
                     self.m.leave(binding.value)
         return True
+
+    def enum_value(self, node: ast.Name, env: Env) -> bool:
+        """A loop variable over a JSON Schema's ``enum`` (``json.dumps(v) for v in prop["enum"]``):
+        enum values are text, numbers, booleans or null, which have no keys."""
+        for loop in walk(env.scope.node):
+            if isinstance(loop, (ast.For, ast.comprehension)) and isinstance(loop.target, ast.Name) and \
+                    loop.target.id == node.id:
+                name = (self.m.dotted(loop.iter) or "").rsplit(".", 1)[-1]
+                return name == "enum"
+        return False
 
     def comprehension_may_be_mapping(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, env: Env) -> bool:
         """``[k for k in fields.keys()]``, ``[name for name, _ in schema.items()]``: keys have

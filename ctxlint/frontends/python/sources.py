@@ -16,7 +16,6 @@ from ctxlint.frontends.python.knowledge import (
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
-    MIN_CUT,
     NOT_VARIABLES,
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
@@ -27,7 +26,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.model import Evidence, EvidenceKind, Role, Segment, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 
 def arguments(call: ast.Call) -> list[ast.expr]:
@@ -311,38 +310,6 @@ class Sources(Component):
                 finally:
                     self.m.leave(binding.value)
         return False
-
-    # ---- truncation ----------------------------------------------------------------------------------
-
-    def truncation(self, node: ast.AST, env: Env) -> Source | None:
-        """``text[:4000]``: a string cut to a fixed length (not a list slice, a short prefix, or
-        a cut followed by a marker in the same expression)."""
-        if isinstance(node, ast.Call) and (self.m.qualified(node.func) or "") == "textwrap.shorten":
-            placeholder = next((k.value for k in node.keywords if k.arg == "placeholder"), None)
-            if placeholder is not None and self.flow.literal_str(placeholder, env) == "":
-                return Source(SourceKind.TRUNCATION, self.m.code(node), self.m.span(node))
-            return None
-        if not isinstance(node, ast.Subscript) or id(node) in self.m.marked:
-            return None
-        cut = node.slice
-        if not isinstance(cut, ast.Slice) or cut.upper is None or cut.step is not None:
-            return None
-        if cut.lower is not None and not (isinstance(cut.lower, ast.Constant) and cut.lower.value == 0):
-            return None
-        upper = cut.upper
-        if isinstance(upper, ast.UnaryOp) or (isinstance(upper, ast.Call)
-                                              and (self.m.qualified(upper.func) or "") == "len"):
-            return None  # text[:-1], text[:len(prefix)]
-        ok, value = self.flow.literal(upper, env)
-        if ok and (not isinstance(value, int) or isinstance(value, bool) or value < MIN_CUT):
-            return None
-        if self.flow.is_list(node.value, env) is not False:
-            return None
-        # What is cut, where readable: constraints in it may be what the cut drops (CTX301).
-        content = tuple(Segment(Role.SYSTEM, p.span, p.text) for p in self.strings.text(node.value, env) or ()
-                        if p.slot is None)
-        return Source(SourceKind.TRUNCATION, self.m.code(node), self.m.span(node), content=content,
-                      kept=value if ok and isinstance(value, int) else None)
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
     StrToken,
     dedent,

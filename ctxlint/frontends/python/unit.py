@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Protocol
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
+from ctxlint.frontends.python.nodes import children, walk
 from ctxlint.frontends.python.values import Binding, Env, Facts, Piece, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
     from ctxlint.frontends.python.calls import Calls
+    from ctxlint.frontends.python.cuts import Cuts
     from ctxlint.frontends.python.estimates import Estimates
     from ctxlint.frontends.python.flow import Entry, Flow
     from ctxlint.frontends.python.messages import Messages
@@ -106,6 +108,7 @@ class Unit:
         self.mcp = False  # the module imports an MCP library
         self.llm = False  # the module imports an LLM library
         self.marked: set[int] = set()  # cuts followed by a marker in the same expression
+        self._parents: dict[int, ast.AST] | None = None
         # Values already followed (text, facts) by binding, and the bound on all following.
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
@@ -116,6 +119,7 @@ class Unit:
                              tuple[ast.AST, Env, dict[str, Entry] | None]] = {}
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
         self.path_memo: dict[tuple[object, ...], str] = {}
+        self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         # Names looked up, by node and env: (the node, the env, what it holds there).
         self.resolved: dict[tuple[object, ...], tuple[ast.AST, Env, Binding | None]] = {}
@@ -198,6 +202,13 @@ class Unit:
 
     def located(self, token: StrToken) -> Located:
         return Located(self.path, token, self.locate)
+
+    @property
+    def parents(self) -> dict[int, ast.AST]:
+        """Each node's parent, by the node's id (built the first time a part asks)."""
+        if self._parents is None:
+            self._parents = {id(child): node for node in walk(self.tree) for child in children(node)}
+        return self._parents
 
     # ---- names ----------------------------------------------------------------------------------------
 
@@ -293,6 +304,7 @@ class Unit:
         self.dict_memo.clear()
         self.iteration_memo.clear()
         self.path_memo.clear()
+        self.callee_memo.clear()
         self.unreadable_lists.clear()
         self.resolved.clear()
         self.consumed = set()
@@ -397,6 +409,7 @@ class Component:
     sources: Sources
     serialization: Serialization
     calls: Calls
+    cuts: Cuts
     messages: Messages
     sinks: Sinks
     standalone: Standalone

@@ -1,0 +1,102 @@
+"""Silent truncation: text cut to a length with nothing in its place to tell the model so.
+
+A front-end records a cut as a fact about the slot it reaches (``Source`` of kind TRUNCATION),
+or, where no request of the file is seen to include the cut text, as an observation of the file
+(a cut in code that builds prompts, a loop that stops adding items once a budget is spent).
+"""
+
+from __future__ import annotations
+
+from ctxlint.checks import STRINGS, file_check
+from ctxlint.context import CheckContext
+from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Source, SourceKind, Span
+
+# The evidence kind of a cut that reaches a request, by how it was found.
+_KINDS = {"slice": "cut", "word-cut": "word-cut", "token-cut": "token-cut", "helper-cut": "helper-cut"}
+# ... and of one the front-end observed with no request of the file seen to include it.
+_OBSERVED = {"silent-cut": "unsent-cut", "budget-loop": "budget-loop", "drop-loop": "drop-loop"}
+
+
+@file_check(options={"markers": STRINGS})
+def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
+    """Report text cut to a length with no marker beside it: in a request, and where the
+    front-end saw a cut that no request of the file includes."""
+    markers = tuple(m.lower() for m in ctx.options["markers"])
+    seen: set[Span] = set()  # cuts some request includes, marked or not
+    for request in parsed.requests:
+        ctx.request = request
+        _request_cuts(request, ctx, markers, seen)
+    ctx.request = None
+    for observation in parsed.observations:
+        source = observation.source
+        if source is None or observation.kind not in _OBSERVED or source.span in seen:
+            continue
+        kind = _OBSERVED[observation.kind]
+        if kind == "unsent-cut" and not source.strong:
+            kind = "unsent-text-cut"
+        ctx.report(source.span, _message(source), kind=kind, evidence=(
+            Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span, source.strong),
+            *source.flow, Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
+
+
+def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...], seen: set[Span]) -> None:
+    segments = request.segments
+    for index, segment in enumerate(segments):
+        if segment.slot is None:
+            continue
+        cuts = [s for s in segment.slot.sources if s.kind is SourceKind.TRUNCATION]
+        seen.update(s.span for s in cuts)
+        seen.update(step.span for s in cuts for step in s.flow if step.span is not None)
+        following = segments[index + 1] if index + 1 < len(segments) else None
+        preceding = segments[index - 1] if index else None
+        # A helper's own cut is reported where the helper is called, as a step of that finding.
+        inside = {step.span for s in cuts if s.cut and s.cut.how == "helper-cut" for step in s.flow}
+        for source in cuts:
+            cut = source.cut or Cut()
+            beside = (following if cut.keeps == "start" else preceding)
+            if source.span in inside or (beside is not None and beside.slot is None and (
+                    cut_marker(beside.text, markers) if cut.keeps == "start" else cut_marker_before(beside.text,
+                                                                                                  markers))):
+                continue
+            kind = _KINDS.get(cut.how, "cut")
+            if kind == "cut" and cut.keeps == "end":
+                kind = "tail-cut"
+            ctx.report(
+                source.span, _message(source),
+                kind=kind if source.strong else "cut-pattern",
+                evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span,
+                                   source.strong), *source.flow,
+                          Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
+                                   "beside it", segment.span)),
+            )
+
+
+def _message(source: Source) -> str:
+    cut = source.cut or Cut()
+    advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
+    if cut.how in ("drop-loop", "budget-loop"):
+        if cut.how == "drop-loop":
+            what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "
+                    "the text fits its budget, with nothing in their place")
+        else:
+            what = (f"`{source.detail}` stops adding {cut.unit} once its budget is spent and drops the rest with "
+                    "nothing in their place")
+        if cut.history and cut.keeps == "start":
+            what += "; it keeps the oldest turns and drops the newest, the worst end of a history to cut"
+        return (f"{what}, so the model cannot tell that content is missing. Say what was left out "
+                "(\"[12 older messages omitted]\"), or summarise it instead.")
+    if cut.history and cut.keeps == "start":
+        return (f"`{source.detail}` cuts the history to its start and drops its newest turns, the worst end to "
+                "cut, and leaves nothing in their place, so the model answers without the latest context. Keep "
+                "the newest turns instead, and say how many earlier ones were left out.")
+    start = cut.keeps == "start"
+    if source.kept is not None:
+        amount = f"its {'first' if start else 'last'} {source.kept:,} {cut.unit}"
+    elif cut.unit == "characters":
+        amount = "a fixed length" if start else "a fixed length from its end"
+    else:
+        amount = f"a fixed number of {cut.unit} from its {'start' if start else 'end'}"
+    dropped = "" if start else " (the start is dropped)"
+    return (f"`{source.detail}` cuts the text to {amount}{dropped} and leaves nothing in its place, so the model "
+            f"cannot tell that content is missing and answers as if it had it all. {advice}")

@@ -1,0 +1,368 @@
+"""Truncation: where text is cut to a length, in the forms code writes it, and which end it keeps.
+
+* a slice of text: ``text[:4000]`` keeps the start, ``text[-4000:]`` the end;
+* a cut to words or lines: ``" ".join(text.split()[:500])``;
+* a cut to tokens: ``enc.decode(enc.encode(text)[:n])``, ``detokenize(tokens[0:n])``;
+* a project function that returns a cut of its parameter (``truncate(text, 200)``): a truncator
+  wherever it is called, from a small summary of its returns (``summary``);
+* ``textwrap.shorten`` with an empty placeholder.
+
+A cut is to a *length*: a number, a setting, arithmetic on them. A slice at an index the code
+found (``text[:text.rindex("\\n")]``, a loop's index) keeps what a search found, not a budget.
+A marker written in the same value (``text[:500] + "… [truncated]"``) makes a cut not silent.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from itertools import pairwise
+
+from ctxlint.frontends.python.knowledge import LIST_NAMES, MIN_CUT
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.model import Cut, Evidence, EvidenceKind, Role, Segment, Source, SourceKind, Span
+
+# Calls whose result is a position the code found in a value, not a length.
+_INDEX_CALLS = {"find", "rfind", "index", "rindex", "search", "match", "start", "end", "span", "bisect",
+                "bisect_left", "bisect_right"}
+# What a position in a value is called.
+_INDEX_NAMES = {"i", "j", "k", "idx", "index", "pos", "position", "start", "end", "offset", "cut", "split_at",
+                "boundary", "cutoff", "last_index", "split_index", "split_idx"}
+# Methods that turn tokens back into text.
+_DECODERS = {"decode", "detokenize", "decode_tokens", "convert_tokens_to_string"}
+# Methods a function may return its cut through and still return the cut.
+_KEEPING = {"strip", "lstrip", "rstrip"}
+# What a conversation's history is called: keeping the start of one drops the newest turns.
+HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", "*dialog*", "*dialogue*",
+                 "*transcript*", "*memories", "*memory", "*events", "*chat_log*")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A cut: what it cuts (``subject``), how, and the node that writes it."""
+
+    node: ast.expr
+    subject: ast.expr
+    cut: Cut
+    kept: int | None = None
+
+
+@dataclass(frozen=True)
+class Truncator:
+    """A function that returns a cut of one of its parameters (its other returns give the
+    parameter back whole, or cut at a place found in it)."""
+
+    param: str
+    cut: Cut
+    span: Span  # where the function cuts
+    kept: int | None = None
+
+
+class Cuts(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        self.summaries: dict[int, Truncator | None] = {}  # by the function's node
+
+    # ---- the cut a value is ----------------------------------------------------------------------
+
+    def source(self, node: ast.AST, env: Env) -> Source | None:
+        """The cut ``node`` makes, as a fact about the value it gives."""
+        if not isinstance(node, (ast.Subscript, ast.Call)) or id(node) in self.m.marked:
+            return None
+        helper = self.helper(node, env) if isinstance(node, ast.Call) else None
+        if helper is not None:
+            return helper
+        found = self.find(node, env)
+        if found is None:
+            return None
+        content: tuple[Segment, ...] = ()
+        if found.cut.how == "slice" and found.cut.keeps == "start":
+            # What is cut, where readable: constraints in it may be what the cut drops (CTX301).
+            content = tuple(Segment(Role.SYSTEM, p.span, p.text) for p in self.strings.text(found.subject, env) or ()
+                            if p.slot is None)
+        return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), content=content,
+                      kept=found.kept,
+                      cut=found.cut)
+
+    def find(self, node: ast.AST, env: Env) -> Found | None:
+        if isinstance(node, ast.Subscript):
+            return self.text_slice(node, env)
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if (self.m.qualified(func) or "") == "textwrap.shorten" and node.args:
+            placeholder = next((k.value for k in node.keywords if k.arg == "placeholder"), None)
+            if placeholder is not None and self.flow.literal_str(placeholder, env) == "":
+                return Found(node, node.args[0], self.cut_of(node.args[0], "characters", "start", "slice"))
+            return None
+        if isinstance(func, ast.Attribute) and len(node.args) == 1 and not node.keywords:
+            if func.attr == "join" and self.flow.literal_str(func.value, env) is not None:
+                return self.word_cut(node, env)
+            if func.attr in _DECODERS:
+                return self.token_cut(node, env)
+        return None
+
+    def text_slice(self, node: ast.Subscript, env: Env) -> Found | None:
+        """``text[:n]``, ``text[-n:]``: a string (not a list) cut to at least ``MIN_CUT`` characters."""
+        bounds = self.bounds(node, env)
+        if bounds is None:
+            return None
+        keeps, bound, kept = bounds
+        parent = self.m.parents.get(id(node))
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _DECODERS:
+            return None  # tokens, cut where they are decoded
+        subject = node.value
+        last = subject.attr if isinstance(subject, ast.Attribute) else getattr(subject, "id", "")
+        if any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or (
+                self.flow.is_list(subject, env) is not False and not self.placed_in_text(node)):
+            return None
+        return Found(node, node.value, self.cut_of(node.value, "characters", keeps, "slice"), kept)
+
+    def bounds(self, node: ast.Subscript, env: Env, least: int = MIN_CUT) -> tuple[str, ast.expr, int | None] | None:
+        """Which end a slice keeps, the length it keeps and its value when known; None for a
+        slice that is no cut to a length (``[1:]``, ``[:-1]``, ``[:i]`` at a found index)."""
+        cut = node.slice
+        if not isinstance(cut, ast.Slice) or cut.step is not None:
+            return None
+        lower, upper = cut.lower, cut.upper
+        if upper is not None and (lower is None or (isinstance(lower, ast.Constant) and lower.value == 0)):
+            if isinstance(upper, ast.UnaryOp):
+                return None  # text[:-1]: a fixed tail dropped, not a length kept
+            keeps, bound = "start", upper
+        elif upper is None and isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
+            keeps, bound = "end", lower.operand
+        elif upper is None and isinstance(lower, ast.Constant) and isinstance(lower.value, int) and lower.value < 0:
+            keeps, bound = "end", ast.Constant(-lower.value)
+        else:
+            return None
+        ok, value = self.flow.literal(bound, env)
+        if ok:
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                return None
+            return keeps, bound, value
+        return (keeps, bound, None) if self.is_length(bound, env) else None
+
+    def is_length(self, bound: ast.expr, env: Env, depth: int = 0) -> bool:
+        """A number of characters (a setting, arithmetic on settings), not a position the code
+        found (``text.rindex("\\n")``, ``match.end()``, ``len(prefix)``, a loop's index)."""
+        if isinstance(bound, ast.Call) and (self.m.qualified(bound.func) or "") == "len" and not any(
+                isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Slice) for s in walk(bound)):
+            return False  # text[:len(prefix)]; but len(" ".join(words[:500])) is a word budget
+        for part in walk(bound):
+            if isinstance(part, ast.Call):
+                name = part.func.attr if isinstance(part.func, ast.Attribute) else getattr(part.func, "id", "")
+                if name in _INDEX_CALLS:
+                    return False
+            elif isinstance(part, ast.Name) and part.id.lower() in _INDEX_NAMES:
+                return False  # text[:i], text[:split_at]: a place, not a budget
+            elif isinstance(part, ast.Name) and depth < 3:
+                binding = self.scopes.resolve(part, env)
+                if binding is None:
+                    if self.loop_target(part.id, env):
+                        return False
+                elif binding.owner is None and self.m.enter(binding.value):
+                    try:
+                        # A name that is the whole bound may hold `len(prefix)`; inside arithmetic a
+                        # length (`budget - len(used)`) is what is left of a budget.
+                        whole = part is bound
+                        if not self.is_length(binding.value if whole else _no_len(binding.value), binding.env,
+                                              depth + 1):
+                            return False
+                    finally:
+                        self.m.leave(binding.value)
+        return True
+
+    @staticmethod
+    def loop_target(name: str, env: Env) -> bool:
+        """A name bound by a loop or an unpacking (``for i, msg in enumerate(messages)``)."""
+        scope: Scope | None = env.scope
+        while scope is not None:
+            if name in scope.params:
+                return False
+            records = scope.assigns.get(name)
+            if records:
+                return any(r.kind == "=" and r.value is None for r in records)
+            scope = scope.parent
+        return False
+
+    def word_cut(self, call: ast.Call, env: Env) -> Found | None:
+        """``" ".join(text.split()[:500])``: the first (or last) words or lines of a text."""
+        sliced = self.deref_slice(call.args[0], env)
+        if sliced is None:
+            return None
+        node, inner_env = sliced
+        splitter = node.value
+        binding = self.scopes.resolve(splitter, inner_env) if isinstance(splitter, ast.Name) else None
+        if binding is not None and not binding.extras:
+            splitter, inner_env = binding.value, binding.env
+        if not (isinstance(splitter, ast.Call) and isinstance(splitter.func, ast.Attribute)
+                and splitter.func.attr in ("split", "splitlines")):
+            return None
+        separator = self.flow.literal_str(splitter.args[0], inner_env) if splitter.args else None
+        unit = "lines" if splitter.func.attr == "splitlines" or separator == "\n" else "words"
+        bounds = self.bounds(node, inner_env)
+        if bounds is None:
+            return None
+        return Found(call, splitter.func.value, self.cut_of(splitter.func.value, unit, bounds[0], "word-cut"),
+                     bounds[2])
+
+    def token_cut(self, call: ast.Call, env: Env) -> Found | None:
+        """``enc.decode(enc.encode(text)[:n])``: text cut to a number of tokens."""
+        sliced = self.deref_slice(call.args[0], env)
+        if sliced is None:
+            return None
+        node, inner_env = sliced
+        bounds = self.bounds(node, inner_env)
+        if bounds is None:
+            return None
+        subject = node.value
+        if isinstance(subject, ast.Call) and subject.args and isinstance(subject.func, ast.Attribute) and \
+                subject.func.attr in ("encode", "tokenize"):
+            subject = subject.args[0]
+        return Found(call, subject, self.cut_of(subject, "tokens", bounds[0], "token-cut"), bounds[2])
+
+    def deref_slice(self, node: ast.expr, env: Env) -> tuple[ast.Subscript, Env] | None:
+        """A slice, written in place or held by a local name (``tokens = ids[:n]``)."""
+        if isinstance(node, ast.Name):
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.extras or binding.owner is not None:
+                return None
+            node, env = binding.value, binding.env
+        return (node, env) if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) else None
+
+    def cut_of(self, subject: ast.expr, unit: str, keeps: str, how: str) -> Cut:
+        name = (self.m.dotted(subject) or "").rsplit(".", 1)[-1].lower()
+        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES))
+
+    def placed_in_text(self, node: ast.expr) -> bool:
+        """A value written straight into text (an f-string field, a ``.format`` argument, one
+        side of ``+`` with a string): text, whatever its name says."""
+        parent = self.m.parents.get(id(node))
+        if isinstance(parent, ast.FormattedValue):
+            return True
+        if isinstance(parent, ast.keyword):
+            parent = self.m.parents.get(id(parent))
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "format":
+            return node is not parent.func
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
+            other = parent.right if parent.left is node else parent.left
+            return isinstance(other, ast.JoinedStr) or (isinstance(other, ast.Constant)
+                                                         and isinstance(other.value, str))
+        return False
+
+    # ---- project functions that cut ---------------------------------------------------------------
+
+    def helper(self, call: ast.Call, env: Env) -> Source | None:
+        """A call of a project function that returns a cut of the argument it is given."""
+        key = (id(call), env.key)
+        if key not in self.m.callee_memo:
+            self.m.callee_memo[key] = self.scopes.callee(call.func, env, foreign=True)
+        found = self.m.callee_memo[key]
+        if found is None:
+            return None
+        owner, fn, scope, method = found
+        assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(scope, Scope)
+        cuts = owner.cuts if owner is not None else self  # type: ignore[attr-defined]
+        truncator = cuts.summary(fn, scope)
+        if truncator is None:
+            return None
+        params = scope.positional[1:] if method and scope.positional[:1] in (["self"], ["cls"]) else scope.positional
+        argument = next((k.value for k in call.keywords if k.arg == truncator.param), None)
+        if argument is None and truncator.param in params:
+            index = params.index(truncator.param)
+            positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+            argument = positional[index] if index < len(positional) else None
+        if argument is None:
+            return None
+        cut = self.cut_of(argument, truncator.cut.unit, truncator.cut.keeps, "helper-cut")
+        where = truncator.span
+        step = Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns a cut of its `{truncator.param}` "
+                        f"({where.path}:{where.line})", where)
+        return Source(SourceKind.TRUNCATION, self.m.code(call), self.m.span(call), kept=truncator.kept, cut=cut,
+                      flow=(step,))
+
+    def summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
+        """Whether ``fn`` returns a cut of one of its parameters: every return is the parameter
+        itself, a cut of it to a length, or a slice of it at a place found in it, and at least one
+        is a cut to a length."""
+        if id(fn) in self.summaries:
+            return self.summaries[id(fn)]
+        self.summaries[id(fn)] = None  # a recursive function is no truncator while it is read
+        env = Env(scope)
+        found: Truncator | None = None
+        for value in scope.returns:
+            value, value_env = self.unwrap(value, env)
+            if isinstance(value, ast.Name) and value.id in scope.params:
+                continue  # short enough: given back whole
+            cut = self.find(value, value_env)
+            if cut is None or id(cut.node) in self.m.marked:
+                if (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
+                        and isinstance(value.value, ast.Name) and value.value.id in scope.params):
+                    continue  # cut at a place found in it (a sentence's end)
+                return None
+            subject = cut.subject
+            if not (isinstance(subject, ast.Name) and subject.id in scope.params) or (
+                    found is not None and found.param != subject.id):
+                return None
+            found = found or Truncator(subject.id, cut.cut, self.m.span(cut.node), cut.kept)
+        self.summaries[id(fn)] = found
+        return found
+
+    def unwrap(self, value: ast.expr, env: Env) -> tuple[ast.expr, Env]:
+        """A returned value through ``.strip()`` and local names (``cut = text[:n]; return cut``)."""
+        for _ in range(4):
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr in _KEEPING and not value.args:
+                value = value.func.value
+            elif isinstance(value, ast.Name) and value.id not in env.scope.params:
+                binding = self.scopes.resolve(value, env)
+                if binding is None or binding.extras or binding.owner is not None:
+                    break
+                value, env = binding.value, binding.env
+            else:
+                break
+        return value, env
+
+    # ---- markers in the same value ----------------------------------------------------------------
+
+    def mark(self, node: ast.BinOp | ast.JoinedStr, env: Env) -> None:
+        """Cuts with a marker beside them in the same value (``text[:500] + "…"``,
+        ``f"{text[:500]}… [truncated]"``, ``"[earlier lines omitted]\n" + log[-2000:]``) are not silent."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = node.left
+            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+                left = left.right
+            if isinstance(left, (ast.Subscript, ast.Call)):
+                following = self.strings.text(node.right, env)
+                if (following and following[0].slot is None and cut_marker(following[0].text)) or \
+                        _names_a_marker(node.right):
+                    self.m.marked.add(id(left))
+            if isinstance(node.right, (ast.Subscript, ast.Call)):
+                preceding = self.strings.text(node.left, env)
+                if preceding and preceding[-1].slot is None and cut_marker_before(preceding[-1].text):
+                    self.m.marked.add(id(node.right))
+        elif isinstance(node, ast.JoinedStr):
+            for before, after in pairwise(node.values):
+                for part, text, marks in ((before, after, cut_marker), (after, before, cut_marker_before)):
+                    if not (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Subscript, ast.Call))):
+                        continue
+                    if (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value)) or (
+                            isinstance(text, ast.FormattedValue) and _names_a_marker(text.value)):
+                        self.m.marked.add(id(part.value))
+
+
+def _no_len(value: ast.expr) -> ast.expr:
+    """``len(x)`` stands for a count inside arithmetic: a constant in its place for ``is_length``."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len":
+        return ast.Constant(0)
+    return value
+
+
+def _names_a_marker(node: ast.expr) -> bool:
+    """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))

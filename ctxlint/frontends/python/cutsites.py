@@ -1,0 +1,406 @@
+"""Cuts no request of the module is seen to include, in a module that builds prompts or calls a
+model: the text a cut leaves is returned, stored or passed on, and reaches a model through code
+the analysis does not follow (a tool's result, the project's own client, a template rendered
+elsewhere). And loops that cut a collection to a budget:
+
+* ``for msg in history: ... if tokens > budget: break`` stops adding items once the budget is
+  spent (iterating ``reversed(history)`` keeps the newest; in order, the oldest);
+* ``while len(prompt) > limit: events = events[1:]`` drops items until the text fits.
+
+A cut that only reaches a log line, an error, a comparison or a label (a title, a name, an id)
+is not one a model reads, and is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import replace
+from fnmatch import fnmatchcase
+
+from ctxlint.frontends.python.cuts import HISTORY_NAMES
+from ctxlint.frontends.python.knowledge import MEASURES, STRING_NAMES
+from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.markers import mentions_cut
+from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+
+# What a short label is called: cutting one to fit a field is not cutting what a model reads.
+_LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
+           "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
+# Methods that write a value to a log, a console or a warning.
+_LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
+            "print", "write_log"}
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# A cut to fewer characters than this is a label, a preview or a log line, not content a model reads.
+MIN_CONTENT = 500
+_BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "size", "keep")
+_DISPLAY_WORDS = ("width", "chunk", "split", "preview", "label", "title", "log", "display", "line", "column",
+                  "name")
+_TEXT_METHODS = ("read", "read_text", "decode", "get_text", "strip", "format", "join", "replace", "dumps")
+_ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
+_SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
+# What a running count is called (``total_tokens += n`` counts, it does not add an item).
+_COUNTS = (*_SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
+
+
+class CutSites(Component):
+    def observe(self, context: bool) -> list[Observation]:
+        """Every silent cut of the module and every loop that cuts to a budget, where the module
+        builds prompts or calls a model (``context``); without it, the loops whose budget is in
+        tokens (a model's unit) only."""
+        found: list[Observation] = []
+        for node, scope, fn in self.scoped_nodes():
+            if isinstance(node, (ast.Subscript, ast.Call)):
+                observation = self.cut_site(node, Env(scope), fn) if context else None
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                observation = self.budget_loop(node, Env(scope), context)
+            else:
+                if isinstance(node, ast.While):
+                    found.extend(self.drop_loop(node, Env(scope), context))
+                continue
+            if observation is not None:
+                found.append(observation)
+        return found
+
+    def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
+        """Each node of the module with the scope it is evaluated in and its function."""
+        bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
+            (self.m.tree.body, self.m.module_scope, None)]
+        bodies += [(fn.body, scope, fn) for fn, scope in self.m.functions if not fn.name.startswith("test")]
+        for body, scope, fn in bodies:
+            stack: list[ast.AST] = list(reversed(body))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, _DEFINITIONS):
+                    continue  # its own scope, or a class body: read on its own
+                yield node, scope, fn
+                stack.extend(reversed(children(node)))
+
+    # ---- a cut whose text goes on ----------------------------------------------------------------
+
+    def cut_site(self, node: ast.Subscript | ast.Call, env: Env,
+                 fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Observation | None:
+        """A cut of content (not a label or a preview): of a value known to be text, to a
+        budget of at least ``MIN_CONTENT`` characters or one named as such."""
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            return None
+        source = self.cuts.source(node, env)
+        if source is None or _label(self.m.dotted(_subject(node)) or ""):
+            return None
+        if fn is not None and any(w in fn.name.lower() for w in ("split", "chunk")):
+            return None  # cutting text into pieces, each of which is sent
+        cut = source.cut
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
+            if not (self.known_text(node.value, env) and self.content_budget(bound, source.kept)):
+                return None
+        elif cut is not None and cut.unit != "characters" and source.kept is not None and \
+                source.kept < MIN_CONTENT // 5:
+            return None  # the first 25 words: a preview
+        if self.marked_beside(node, env):
+            return None
+        if fn is not None and source.cut is not None and source.cut.how != "helper-cut":
+            truncator = self.cuts.summary(fn, env.scope)
+            if truncator is not None and truncator.span == source.span:
+                return None  # a truncator: reported where it is called
+        goes = self.goes_to(node, fn)
+        if goes is None:
+            return None
+        # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
+        for_model = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
+            self.sources.untrusted(_subject(node), env) is not None)
+        return Observation("silent-cut", source.span, goes, source=replace(source, strong=for_model))
+
+    def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
+        """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
+        annotation, a text-valued assignment, or third-party content of the catalogue."""
+        last = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else \
+            (self.m.dotted(node) or "").rsplit(".", 1)[-1]
+        if last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES):
+            return True
+        if isinstance(node, ast.Name) and (self.scopes.param_annotation(node.id, env) or "").replace(" ", "") in (
+                "str", "str|None", "Optional[str]"):
+            return True
+        if isinstance(node, (ast.JoinedStr, ast.Call)) and self.flow.is_list(node, env) is False and (
+                isinstance(node, ast.JoinedStr) or self.strings.text(node, env) is not None
+                or (isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS)):
+            return True
+        if isinstance(node, ast.Name) and depth < 3:
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and binding.owner is None and not binding.extras and self.m.enter(binding.value):
+                try:
+                    if self.known_text(binding.value, binding.env, depth + 1):
+                        return True
+                finally:
+                    self.m.leave(binding.value)
+        return self.sources.untrusted(node, env) is not None
+
+    def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:
+        """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
+        (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``); not a label's width, a
+        chunk's size or a log line's limit."""
+        names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
+                 if isinstance(n, (ast.Name, ast.Attribute))]
+        if any(w in n for n in names for w in _DISPLAY_WORDS):
+            return False
+        if kept is not None:
+            return kept >= MIN_CONTENT
+        return any(w in n for n in names for w in _BUDGET_WORDS)
+
+    def marked_beside(self, node: ast.expr, env: Env) -> bool:
+        """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
+        left for one (``text[:limit - 3]``, ``text[:limit - len(suffix)]``)."""
+        parent = self.m.parents.get(id(node))
+        if isinstance(parent, ast.FormattedValue):
+            parent = self.m.parents.get(id(parent))
+        if isinstance(parent, (ast.BinOp, ast.JoinedStr)):
+            self.cuts.mark(parent, env)
+        if id(node) in self.m.marked:
+            return True
+        bound = node.slice.upper if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) else None
+        if isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Sub):
+            room = bound.right
+            if isinstance(room, ast.Constant) and isinstance(room.value, int) and 0 < room.value <= 3:
+                return True
+            return any(w in self.m.code(room).lower() for w in ("marker", "suffix", "ellipsis", "placeholder",
+                                                                  "notice", "truncat"))
+        return False
+
+    def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
+        """Where the cut text goes, said for the finding; None when it goes nowhere a model
+        reads (a log line, an error, a comparison, a measure, a label)."""
+        parents = self.m.parents
+        current = node
+        while True:
+            parent = parents.get(id(current))
+            if parent is None or isinstance(parent, (ast.Compare, ast.Raise, ast.Assert)):
+                return None
+            if isinstance(parent, ast.Call) and current is not parent.func:
+                func = parent.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _LOGGING or (self.m.qualified(func) or "") in MEASURES:
+                    return None
+            elif isinstance(parent, ast.keyword) and parent.arg and _label(parent.arg):
+                return None
+            elif isinstance(parent, ast.Dict) and current in parent.values:
+                key = parent.keys[parent.values.index(current)]
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and _label(key.value):
+                    return None
+            elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
+                return None
+            if isinstance(parent, ast.Return):
+                return f"returned by `{fn.name}`" if fn is not None else "returned"
+            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+                names = [self.m.dotted(t) or self.m.code(t) for t in targets]
+                if any(_label(n) for n in names):
+                    return None
+                return f"kept in `{names[0]}`; no request of this module is seen to send it"
+            if isinstance(parent, ast.stmt):
+                return "passed on; no request of this module is seen to send it"
+            current = parent
+
+    # ---- loops that cut to a budget ----------------------------------------------------------------
+
+    def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool) -> Observation | None:
+        """``for item in items: ... if <over budget>: break`` with the items added on the way."""
+        if not any(adds(n) for n in loop_body(loop)) or _says_cut(self.after(loop)):
+            return None  # a marker added after the loop: `f"{rest} more lines..."`
+        for statement in loop_body(loop):
+            if not isinstance(statement, ast.If) or not self.budget_test(statement.test, env, context):
+                continue
+            over = _over(statement.test)
+            for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
+                stop = next((s for s in branch if isinstance(s, ast.Break)), None)
+                if stop is None or _says_cut([s for s in branch if not _logs(s)]):
+                    continue  # a marker added before it stops
+                iterated, keeps = _order(loop.iter)
+                header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
+                cut = Cut("items", keeps, "budget-loop", _history(self.m.dotted(iterated) or ""))
+                steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
+                         Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
+                                  self.m.span(statement.test)))
+                source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
+                return Observation("budget-loop", self.m.span(stop), "no marker says what the loop left out",
+                                   source=source)
+        return None
+
+    def after(self, statement: ast.stmt) -> list[ast.stmt]:
+        """The statements that follow ``statement`` in its block (up to three)."""
+        parent = self.m.parents.get(id(statement))
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and statement in block:
+                return block[block.index(statement) + 1:][:3]
+        return []
+
+    def drop_loop(self, loop: ast.While, env: Env, context: bool) -> list[Observation]:
+        """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits."""
+        if not self.budget_test(loop.test, env, context):
+            return []
+        found = []
+        for statement in loop_body(loop):
+            dropped = _drop(statement)
+            if dropped is None:
+                continue
+            subject, keeps = dropped
+            cut = Cut("items", keeps, "drop-loop", _history(self.m.dotted(subject) or ""))
+            step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
+                            self.m.span(loop.test))
+            source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
+                            flow=(step,))
+            found.append(Observation("drop-loop", self.m.span(statement), "no marker says what was dropped",
+                                     source=source))
+        return found
+
+    def budget_test(self, test: ast.expr, env: Env, context: bool = True) -> bool:
+        """A comparison of a size in tokens or characters with a limit (``total_tokens > budget``,
+        ``len(prompt) > max_length``; without ``context``, in tokens only); a count of items
+        (``len(results) >= 5``) is not one."""
+        for node in ast.walk(test):
+            if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDER) for op in node.ops):
+                continue
+            operands = (node.left, *node.comparators)
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, (int, float)) and o.value < 50
+                   for o in operands):
+                continue  # `len(span_tokens) > 1`: a count, not a budget
+            for operand in operands:
+                called = {id(n.func) for n in ast.walk(operand) if isinstance(n, ast.Call)}
+                for part in ast.walk(operand):
+                    if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
+                        if context and self.known_text(part.args[0], env):
+                            return True
+                    elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:
+                        last = (part.id if isinstance(part, ast.Name) else part.attr).lower()
+                        if "token" in last or (context and any(w in last for w in _SIZE_WORDS)
+                                               and not last.endswith("count")):
+                            return True
+        return False
+
+
+def _over(test: ast.expr) -> bool | None:
+    """Whether a budget test is true when the budget is exceeded (``used > limit``: the loop stops
+    in its body), false when it fits (``used + n <= limit``: it stops in the ``else``), None when
+    the test does not say."""
+    compare = next((n for n in ast.walk(test) if isinstance(n, ast.Compare)), None)
+    if compare is None:
+        return None
+    if isinstance(compare.ops[0], (ast.Gt, ast.GtE)):
+        return True
+    return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
+
+
+def _says_cut(statements: list[ast.stmt]) -> bool:
+    return any(mentions_cut(c.value) for s in statements for c in ast.walk(s)
+               if isinstance(c, ast.Constant) and isinstance(c.value, str))
+
+
+def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
+    """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
+    stack: list[ast.stmt] = list(reversed(loop.body))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, ast.If):
+            stack.extend(reversed([*statement.body, *statement.orelse]))
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            stack.extend(reversed(statement.body))
+        elif isinstance(statement, ast.Try):
+            stack.extend(reversed([*statement.body, *statement.orelse, *statement.finalbody]))
+
+
+def adds(statement: ast.stmt) -> bool:
+    """``kept.append(item)``, ``text += line``, ``result = line + result``; not a running count
+    (``total_tokens += n``)."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "appendleft")
+    target: ast.expr
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add):
+        target, value = statement.target, statement.value
+    elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.BinOp) and \
+            isinstance(statement.value.op, ast.Add):
+        target, value = statement.targets[0], statement.value
+    else:
+        return False
+    if any(isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+           for n in ast.walk(value)):
+        return True
+    name = (target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")).lower()
+    return bool(name) and not any(w in name for w in _COUNTS)
+
+
+def _order(iterated: ast.expr) -> tuple[ast.expr, str]:
+    """What a loop iterates and which end of it the items added first come from."""
+    keeps = "start"
+    while True:
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args and \
+                iterated.func.id in ("enumerate", "reversed", "list", "iter"):
+            if iterated.func.id == "reversed":
+                keeps = "end" if keeps == "start" else "start"
+            iterated = iterated.args[0]
+        elif isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice) and \
+                isinstance(iterated.slice.step, ast.UnaryOp):
+            keeps = "end" if keeps == "start" else "start"  # items[::-1]
+            iterated = iterated.value
+        else:
+            return iterated, keeps
+
+
+def _drop(statement: ast.stmt) -> tuple[ast.expr, str] | None:
+    """An item dropped from a collection, and which end is kept: ``x = x[1:]`` and ``x.pop(0)``
+    keep the end, ``x = x[:-1]`` and ``x.pop()`` the start."""
+    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript) and \
+            isinstance(statement.value.slice, ast.Slice):
+        cut = statement.value.slice
+        if cut.step is None and cut.upper is None and isinstance(cut.lower, ast.Constant) and cut.lower.value in (1, 2):
+            return statement.value.value, "end"
+        if cut.step is None and cut.lower is None and isinstance(cut.upper, ast.UnaryOp):
+            return statement.value.value, "start"
+        return None
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if isinstance(statement, ast.Assign) and any(w in (getattr(t, "id", "") or "").lower() for t in statement.targets
+                                                 for w in _COUNTS):
+        return None  # removed_tokens = counts.pop(): bookkeeping beside the drop
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "popleft"):
+        index = value.args[0] if value.args else None
+        if index is not None and not (isinstance(index, ast.Constant) and index.value in (0, -1)):
+            return None  # cache.pop(key): an entry by its key, not an end of a sequence
+        first = value.func.attr == "popleft" or (isinstance(index, ast.Constant) and index.value == 0)
+        return value.func.value, "end" if first else "start"
+    if isinstance(value, ast.Call):  # store.set_docs(key, docs[:-1])
+        for arg in value.args:
+            if isinstance(arg, ast.Subscript):
+                dropped = _drop(ast.Assign([arg.value], arg))
+                if dropped is not None:
+                    return dropped
+    if isinstance(statement, ast.Delete) and isinstance(statement.targets[0], ast.Subscript):
+        target = statement.targets[0]
+        first = isinstance(target.slice, ast.Constant) and target.slice.value == 0
+        return target.value, "end" if first else "start"
+    return None
+
+
+def _logs(statement: ast.stmt) -> bool:
+    """``logger.warning(...)``, ``print(...)``: a statement that only writes to a log."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _LOGGING
+
+
+def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
+    return node.value if isinstance(node, ast.Subscript) else node
+
+
+def _label(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return bool(last) and any(fnmatchcase(last, p) for p in _LABELS) and not any(
+        fnmatchcase(last, p) for p in STRING_NAMES)
+
+
+def _history(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
