@@ -36,18 +36,12 @@ from ctxlint.frontends import handlebars, yamlsafe
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
+from ctxlint.providers import LIMIT_KEYS, roles
 
 _LEAD = r"\A(?:(?:#[^\n]*|[ \t]*)\n)*"  # licence comments and blank lines before the front matter
 _FRONT_MATTER = re.compile(_LEAD + r"---[ \t]*\n(.*?)^---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
 _OPENING = re.compile(_LEAD + r"---[ \t]*$", re.MULTILINE)
-_LIMIT_KEYS = ("maxOutputTokens", "max_output_tokens", "maxTokens", "max_tokens", "max_completion_tokens")
-_ROLES = {
-    "system": Role.SYSTEM,
-    "user": Role.USER,
-    "model": Role.ASSISTANT,
-    "assistant": Role.ASSISTANT,
-    "tool": Role.TOOL,
-}
+_ROLES = roles("system", "user", "model", "assistant", "tool")  # what `{{role "..."}}` accepts
 _HELPERS = frozenset({"history"})  # Dotprompt helpers that take no argument
 _PICO_ARRAY = re.compile(r"^(\w+)\??\(\s*array\b")
 
@@ -94,7 +88,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     config = meta.get("config")
     limit = None
     if isinstance(config, dict):
-        for key in _LIMIT_KEYS:
+        for key in LIMIT_KEYS:
             if key in config:
                 value = config[key]
                 number = token_count(value)

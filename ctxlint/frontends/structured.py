@@ -54,6 +54,7 @@ from ctxlint.model import (
     ToolDef,
 )
 from ctxlint.numbers import token_count
+from ctxlint.providers import ANTHROPIC, GEMINI, LIMIT_KEYS, OPENAI_CHAT, OPENAI_RESPONSES, ROLE_NAMES, TEXT_PARTS
 
 # --- configuration ------------------------------------------------------------------------
 
@@ -76,8 +77,6 @@ NOT_PROMPT_KEYS = (
 SYSTEM_KEYS = ("*system*", "*instruction*", "*developer*", "backstory", "goal", "role", "persona", "preamble")
 USER_KEYS = ("*user*", "*human*", "*question*", "*query*")
 
-LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
-              "max_new_tokens")
 _SETTINGS_TABLES = ("parameters", "model_parameters", "modelParameters", "model_settings", "settings",
                     "generationConfig", "options", "llm_config", "generation_config", "config")
 
@@ -485,12 +484,6 @@ def _runs(piece: str, escape: re.Pattern) -> list[tuple[str, int]]:
 
 # --- chat requests ------------------------------------------------------------------------
 
-_ROLES = {
-    "system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER, "human": Role.USER,
-    "assistant": Role.ASSISTANT, "ai": Role.ASSISTANT, "model": Role.ASSISTANT,
-    "tool": Role.TOOL, "function": Role.TOOL, "ipython": Role.TOOL,
-}
-_TEXT_PARTS = ("text", "input_text", "output_text")
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
                     "web_search_tool_result", "search_result"}
 # Content parts that are not text, by the kind the accounting prices them as.
@@ -561,7 +554,7 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
             text = block.fields.get("text", (None, None))[1]
             if kind in _ANTHROPIC_PARTS:
                 anthropic = True
-            if kind in (*_TEXT_PARTS, None) and text is not None:
+            if kind in (*TEXT_PARTS, None) and text is not None:
                 if text.kind == "string":
                     segments.extend(ctx.segments(text, role, index))
                 elif not _is_null(text):
@@ -611,13 +604,13 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
 
     limit = _output_limit(ctx, fields)
     if responses:
-        hint = "`max_output_tokens`"
+        hint = OPENAI_RESPONSES.hint()
     elif "modelParameters" in fields or PurePosixPath(ctx.path).name.lower().endswith((".prompt.yml", ".prompt.yaml")):
         hint = "`modelParameters.maxTokens`"
     elif anthropic:
-        hint = "`max_tokens`"
+        hint = ANTHROPIC.hint()
     else:
-        hint = "`max_completion_tokens`"
+        hint = OPENAI_CHAT.hint()
     anchor = ctx.key_span(fields, "model") if "model" in fields else ctx.point(root.start)
     return Request(
         path=ctx.path,
@@ -658,7 +651,7 @@ def _message(ctx: _Context, node: Node, index: int,
     if item is not None and item != "message":  # reasoning items, hosted tool calls: sent, not text
         return Message(index, item, span, parts=(Part(item, span, text=_json(value)),))
     role_name = str(value.get("role")).lower()
-    role = _ROLES.get(role_name, Role.USER)
+    role = ROLE_NAMES.get(role_name, Role.USER)
     parts = add_blocks(node_fields.get("content", (None, None))[1], role, index)
     calls = value.get("tool_calls")
     if isinstance(calls, list):
@@ -816,7 +809,7 @@ def _gemini_request(ctx: _Context, root: Node) -> Request | None:
         model=model_name if model_name and not _JINJA_MARKERS.search(model_name) else None,
         output_limit=_output_limit(ctx, fields),
         declares_settings=True,
-        settings_hint="`generationConfig.maxOutputTokens`",
+        settings_hint=GEMINI.hint(),
         api="gemini",
         messages=tuple(sent),
     )

@@ -9,27 +9,6 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 
-from ctxlint.model import Role
-
-ROLES = {
-    "system": Role.SYSTEM,
-    "developer": Role.DEVELOPER,
-    "user": Role.USER,
-    "human": Role.USER,
-    "assistant": Role.ASSISTANT,
-    "ai": Role.ASSISTANT,
-    "model": Role.ASSISTANT,
-    "tool": Role.TOOL,
-    "function": Role.TOOL,
-}
-LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
-HINTS = {
-    "chat": "`max_completion_tokens=`",
-    "responses": "`max_output_tokens=`",
-    "anthropic": "`max_tokens=`",
-    "litellm": "`max_tokens=`",
-}
-REQUEST_KEYS = {"model", "messages", "system", "input", "instructions"}
 PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
 NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url",
                      "*_tokens", "*_len", "*_length", "*_version", "*_count", "*_type", "*_cls",
@@ -47,7 +26,6 @@ LLM_LIBRARIES = {
     "crewai", "pydantic_ai", "haystack", "mcp", "fastmcp", "smolagents", "marvin", "outlines", "google.generativeai",
     "google.genai", "agents",
 }
-TEXT_BLOCK_TYPES = ("text", "input_text", "output_text")
 SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
 YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {

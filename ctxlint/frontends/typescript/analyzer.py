@@ -35,6 +35,7 @@ from ctxlint.model import (
     Span,
     ToolDef,
 )
+from ctxlint.providers import AI_SDK, ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, ROLE_NAMES, TEXT_PARTS
 
 Node = Any
 
@@ -53,21 +54,13 @@ _GLOBALS = {"Math", "Date", "JSON", "Object", "Array", "String", "Number", "Bool
             "crypto", "process", "Symbol", "Reflect", "Intl", "undefined", "null", "true", "false", "this",
             "globalThis", "window", "document", "fs", "path", "Buffer", "performance"}
 
-_ROLES = {"system": Role.SYSTEM, "developer": Role.DEVELOPER, "user": Role.USER, "human": Role.USER,
-          "assistant": Role.ASSISTANT, "ai": Role.ASSISTANT, "model": Role.ASSISTANT, "tool": Role.TOOL,
-          "function": Role.TOOL, "placeholder": Role.USER}
 _MESSAGE_CLASSES = {"SystemMessage": Role.SYSTEM, "HumanMessage": Role.USER, "AIMessage": Role.ASSISTANT,
                     "ToolMessage": Role.TOOL, "SystemMessagePromptTemplate": Role.SYSTEM,
                     "HumanMessagePromptTemplate": Role.USER, "AIMessagePromptTemplate": Role.ASSISTANT}
-_LIMIT_KEYS = {"chat": ("max_completion_tokens", "max_tokens"), "responses": ("max_output_tokens",),
-               "anthropic": ("max_tokens",), "aisdk": ("maxOutputTokens", "maxTokens")}
-_HINTS = {"chat": "`max_completion_tokens:`", "responses": "`max_output_tokens:`", "anthropic": "`max_tokens:`",
-          "aisdk": "`maxOutputTokens:` (AI SDK 4: `maxTokens:`)"}
-_REQUEST_KEYS = {"chat": {"model", "messages"}, "responses": {"model", "input", "instructions"},
-                 "anthropic": {"model", "messages", "system"}, "aisdk": {"model", "prompt", "messages", "system"}}
+# The API each kind of call site sends.
+_SHAPES = {"chat": OPENAI_CHAT, "responses": OPENAI_RESPONSES, "anthropic": ANTHROPIC, "aisdk": AI_SDK}
 _AI_SDK_CALLS = {"generateText", "streamText", "generateObject", "streamObject"}
 _AI_SDK_MODULES = ("ai", "@ai-sdk/")
-_TEXT_BLOCKS = ("text", "input_text", "output_text")
 
 _PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
 _NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url",
@@ -1978,26 +1971,26 @@ class Analyzer:
         keywords = self.entries(options, env, opaque) if options is not None else None
         if keywords is None:
             keywords, opaque = {}, [True]
-        if not _REQUEST_KEYS[api] & set(keywords) and not opaque[0]:
+        shape = _SHAPES[api]
+        if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
         builder = _Builder()
         tools: list[ToolDef] = []
-        if "tools" in keywords:
-            node, kenv, _ = keywords["tools"]
-            tools.extend(self.tool_map(node, kenv, builder) if api == "aisdk" else self.tool_list(node, kenv, builder))
-        if api in ("anthropic", "aisdk") and "system" in keywords:
-            node, kenv, _ = keywords["system"]
-            builder.next_message()
-            self.content(node, kenv, builder, Role.SYSTEM, None)
-        if api == "responses" and "instructions" in keywords:
-            node, kenv, _ = keywords["instructions"]
-            builder.next_message()
-            builder.add(self.pieces(node, kenv), Role.SYSTEM)
-        if "messages" in keywords:
-            node, kenv, _ = keywords["messages"]
-            self.messages(node, kenv, builder)
-        for key in ("input", "prompt"):
-            if key in keywords and (api == "responses" and key == "input" or api == "aisdk" and key == "prompt"):
+        if shape.tools in keywords:
+            node, kenv, _ = keywords[shape.tools]
+            tools.extend(self.tool_map(node, kenv, builder) if shape.tools_by_name
+                         else self.tool_list(node, kenv, builder))
+        for key in shape.system:
+            if key in keywords:
+                node, kenv, _ = keywords[key]
+                builder.next_message()
+                self.content(node, kenv, builder, Role.SYSTEM, None)
+        for key in shape.messages:
+            if key in keywords:
+                node, kenv, _ = keywords[key]
+                self.messages(node, kenv, builder)
+        for key in shape.input:
+            if key in keywords:
                 node, kenv, _ = keywords[key]
                 found = self.text(node, kenv)
                 if found is not None or self.items(node, kenv) is None:
@@ -2010,7 +2003,7 @@ class Analyzer:
         if provider == "mock":
             return None  # a mock model in a test or demo: nothing is sent
         limit = None
-        for key in _LIMIT_KEYS[api]:
+        for key in shape.limit_keys:
             if key in keywords:
                 node, kenv, pair = keywords[key]
                 ok, value = self.literal(node, kenv)
@@ -2022,7 +2015,7 @@ class Analyzer:
             limit = OutputLimit("maxOutputTokens (the SDK's default: the model's maximum)", None, self.span(call))
         return Request(path=self.path, anchor=self.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None,
-                       settings_hint=_HINTS[api], breakpoints=tuple(builder.breakpoints))
+                       settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints))
 
     def model_provider(self, node: Node, env: _Env) -> str | None:
         """``anthropic`` for a model made by an AI SDK Anthropic provider (`anthropic("claude-…")`,
@@ -2080,7 +2073,7 @@ class Analyzer:
             parts = [c for c in node.named_children if c.type != "comment"]
             role_name = self.literal_str(parts[0], env) if len(parts) == 2 else None
             if role_name is not None:
-                self.langchain_text(parts[1], env, builder, _ROLES.get(role_name.lower(), Role.USER), item.loop)
+                self.langchain_text(parts[1], env, builder, ROLE_NAMES.get(role_name.lower(), Role.USER), item.loop)
                 return
         if node.type in ("new_expression", "call_expression"):
             role = self.message_class(node)
@@ -2108,7 +2101,7 @@ class Analyzer:
         role = Role.USER
         if "role" in entries:
             name = self.literal_str(entries["role"][0], entries["role"][1])
-            role = _ROLES.get(name.lower(), Role.USER) if name else Role.USER
+            role = ROLE_NAMES.get(name.lower(), Role.USER) if name else Role.USER
         if "content" in entries:
             value, venv, _ = entries["content"]
             self.content(value, venv, builder, role, item.loop)
@@ -2138,7 +2131,7 @@ class Analyzer:
             builder.add(self.pieces(item.node, item.env), role, loop)
             return
         kind = self.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
-        if kind in _TEXT_BLOCKS and "text" in entries:
+        if kind in TEXT_PARTS and "text" in entries:
             node, env, _ = entries["text"]
             builder.add(self.pieces(node, env), role, loop)
         elif kind in ("tool_result", "tool-result") and ("content" in entries or "output" in entries):
@@ -2478,7 +2471,7 @@ class Analyzer:
         if "role" not in pairs or "content" not in pairs:
             return False
         role = self.string_value(pairs["role"])
-        return role is not None and role.lower() in _ROLES
+        return role is not None and role.lower() in ROLE_NAMES
 
     def scopes(self):
         seen = {id(self.module_scope)}
