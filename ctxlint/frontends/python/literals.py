@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ctxlint.frontends.python.knowledge import CUT_MARKERS
-from ctxlint.frontends.python.values import Piece
+from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.code.pieces import strip as strip_ends
 from ctxlint.model import Slot, Source, Span
 
 ESCAPE = re.compile(
@@ -348,18 +348,6 @@ def value_parts(node: ast.AST) -> list[ast.expr]:
     return []
 
 
-def cut_marker(text: str) -> bool:
-    return text.lstrip().lower().startswith(CUT_MARKERS)
-
-
-def unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
-
-
-def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
-    return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
-
-
 def with_sources(slot: Slot | None, sources: Iterable[Source]) -> Slot | None:
     sources = tuple(sources)
     if slot is None or not sources:
@@ -370,22 +358,8 @@ def with_sources(slot: Slot | None, sources: Iterable[Source]) -> Slot | None:
 
 
 def strip(pieces: list[Piece], method: str) -> list[Piece]:
-    pieces = list(pieces)
-    if method in ("strip", "lstrip"):
-        while pieces and pieces[0].slot is None:
-            text = pieces[0].text.lstrip()
-            if text:
-                pieces[0] = replace(pieces[0], text=text)
-                break
-            pieces.pop(0)
-    if method in ("strip", "rstrip"):
-        while pieces and pieces[-1].slot is None:
-            text = pieces[-1].text.rstrip()
-            if text:
-                pieces[-1] = replace(pieces[-1], text=text)
-                break
-            pieces.pop()
-    return pieces
+    """``str.strip``, ``lstrip`` or ``rstrip`` (``method``) applied to the pieces."""
+    return strip_ends(pieces, start=method != "rstrip", end=method != "lstrip")
 
 
 _INDENT = re.compile(r"[ \t]*")

@@ -9,10 +9,11 @@ import ast
 from dataclasses import replace
 
 from ctxlint.frameworks import MessageKind, TemplateKind
+from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, in_loop, unique, with_sources
+from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item, Piece
+from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Breakpoint, Role, Slot, Span
 from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
 

@@ -12,11 +12,12 @@ import ast
 from dataclasses import dataclass, field
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
+from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Scope
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import OutputLimit, Request, Role, ToolDef
 
 

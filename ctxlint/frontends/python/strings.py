@@ -14,20 +14,19 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
     StrToken,
     dedent,
     format_fields,
     fstring_fields,
-    in_loop,
     percent_fields,
     strip,
-    unique,
     with_sources,
 )
 from ctxlint.frontends.python.unit import Component, Positioned
-from ctxlint.frontends.python.values import Assign, Binding, Env, Facts, Loop, Piece
+from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
-from ctxlint.frontends.python.values import Binding, Env, Facts, Piece, Scope
+from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
 if TYPE_CHECKING:

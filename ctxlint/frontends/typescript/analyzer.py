@@ -17,6 +17,9 @@ from itertools import pairwise
 from typing import Any
 
 from ctxlint.frontends import placeholders
+from ctxlint.frontends.code import words
+from ctxlint.frontends.code.pieces import Builder, Facts, Piece, in_loop, strip, unique
+from ctxlint.frontends.code.words import cut_marker
 from ctxlint.frontends.typescript.syntax import Text, named_children, unescape
 from ctxlint.frontends.typescript.zod import ZodReader
 from ctxlint.model import (
@@ -62,12 +65,9 @@ _SHAPES = {"chat": OPENAI_CHAT, "responses": OPENAI_RESPONSES, "anthropic": ANTH
 _AI_SDK_CALLS = {"generateText", "streamText", "generateObject", "streamObject"}
 _AI_SDK_MODULES = ("ai", "@ai-sdk/")
 
-_PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
-_NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url",
-                     "*_tokens", "*_len", "*_length", "*_version", "*_count", "*_type", "*_schema",
-                     "*_props", "*_component", "*_element", "*_ref", "*_input", "*_button", "*_state",
-                     "set_*", "use_*", "*_loader", "*_map", "*_registry", "*_options", "*_config")
-_STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", "*few_shot*")
+# Names of UI and configuration objects that hold something about a prompt, not its text.
+_NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_schema", "*_props", "*_component", "*_element", "*_ref", "*_input",
+                     "*_button", "*_state", "set_*", "use_*", "*_options", "*_config")
 _LLM_MODULES = ("openai", "@anthropic-ai/", "ai", "@ai-sdk/", "@langchain/", "langchain", "@modelcontextprotocol/",
                 "@google/genai", "@google/generative-ai", "@mistralai/", "cohere-ai", "groq-sdk", "ollama",
                 "llamaindex", "@mastra/", "@openai/agents")
@@ -90,9 +90,6 @@ _REQUEST_ATTRS = {"body", "query", "params", "files", "file"}
 _RETRIEVER_METHODS = {"getRelevantDocuments", "similaritySearch", "similaritySearchWithScore",
                       "similaritySearchVectorWithScore", "maxMarginalRelevanceSearch", "_getRelevantDocuments"}
 _RETRIEVER_RECEIVERS = re.compile(r"retriever|vector_?store|index|search", re.IGNORECASE)
-_TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
-                           r"(?:_calls?)?$")
-_TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$")
 _MEASURES = {"length", "size", "byteLength"}
 _MEASURING_CALLS = {"Boolean", "Number", "parseInt", "parseFloat", "Array.isArray", "isNaN", "Object.keys"}
 _MEASURING_METHODS = {"startsWith", "endsWith", "includes", "indexOf", "lastIndexOf", "test", "has", "some",
@@ -101,16 +98,12 @@ _STATIC_PATH_CALLS = {"path.join", "path.resolve", "path.dirname", "path.basenam
                       "node:path.resolve", "node:path.dirname", "fileURLToPath", "url.fileURLToPath",
                       "node:url.fileURLToPath", "process.cwd", "URL", "String"}
 _STATIC_PATH_NAMES = {"__dirname", "__filename", "import.meta.dirname", "import.meta.filename", "import.meta.url"}
-_CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
-_UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_?files|tmp|temp", re.IGNORECASE)
 _UNORDERED_CALLS = {"fs.readdirSync": "fs.readdirSync", "fs.readdir": "fs.readdir",
                     "fs.promises.readdir": "fs.promises.readdir", "fs/promises.readdir": "fs.readdir",
                     "node:fs.readdirSync": "fs.readdirSync", "node:fs/promises.readdir": "fs.readdir",
                     "glob.sync": "glob.sync", "glob.globSync": "globSync", "glob.glob": "glob",
                     "fast-glob": "fast-glob", "fast-glob.sync": "fast-glob", "globby.globby": "globby",
                     "globby.globbySync": "globby"}
-_MIN_CUT = 20
-_CUT_MARKERS = ("…", "...", "[truncated", "(truncated", "<truncated", "[cut", "[more", "[…]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -119,20 +112,17 @@ def snake(name: str) -> str:
 
 
 def _prompt_name(name: str) -> bool:
-    lower = snake(name)
-    return (any(fnmatchcase(lower, p) for p in _PROMPT_NAMES)
-            and not any(fnmatchcase(lower, p) for p in _NOT_PROMPT_NAMES))
+    return words.prompt_name(snake(name), _NOT_PROMPT_NAMES)
 
 
 def _strong_prompt_name(name: str) -> bool:
-    return any(fnmatchcase(snake(name), p) for p in _STRONG_PROMPT_NAMES)
+    return words.matches(snake(name), words.STRONG_PROMPT_NAMES)
 
 
 def _system_name(name: str) -> bool:
     """A name that says its text is the system message (`instructions` alone does not: in
     TypeScript it as often names text added to the user's turn)."""
-    lower = snake(name)
-    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*persona*", "*preamble*"))
+    return words.matches(snake(name), words.SYSTEM_NAMES)
 
 
 class TooDeep(Exception):
@@ -142,14 +132,6 @@ class TooDeep(Exception):
 
 # --------------------------------------------------------------------------------------------
 # Internal values.
-
-
-@dataclass
-class _Piece:
-    text: str
-    span: Span
-    slot: Slot | None = None
-    loop: str | None = None
 
 
 @dataclass
@@ -260,42 +242,17 @@ class _Item:
     variable: bool = False
 
 
-@dataclass
-class _Facts:
-    names: list[str] = field(default_factory=list)
-    calls: list[str] = field(default_factory=list)
-    once: list[str] = field(default_factory=list)  # calls made in module-level constants
-    sources: list[Source] = field(default_factory=list)
-    variable_length: bool = False
-
-
-class _Builder:
-    """Collects one request's segments and cache breakpoints in provider order."""
-
-    def __init__(self) -> None:
-        self.segments: list[Segment] = []
-        self.breakpoints: list[Breakpoint] = []
-        self.message_index = -1
-
-    def next_message(self) -> None:
-        self.message_index += 1
-
-    def add(self, pieces: list[_Piece], role: Role, loop: str | None = None) -> None:
-        for piece in pieces:
-            slot, where = piece.slot, piece.loop or loop
-            if slot is None and not piece.text:
-                continue
-            if slot is not None and where and not slot.variable_length:
-                slot = replace(slot, variable_length=True)
-            if slot is not None and any(s.detail.startswith(_REQUEST_BODY) for s in slot.sources):
-                # What a client posts and the app sends back as the user's turn is the user's own
-                # input. In the developer's text it is suspect, but weakly: the body is most often
-                # the app's own front-end forwarding its settings, so the finding is low confidence.
-                users_turn = role in (Role.USER, Role.ASSISTANT)
-                slot = replace(slot, sources=tuple(
-                    replace(s, strong=False) if s.detail.startswith(_REQUEST_BODY) else s
-                    for s in slot.sources if not (users_turn and s.detail.startswith(_REQUEST_BODY))))
-            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
+class _Builder(Builder):
+    def placed(self, slot: Slot, role: Role) -> Slot:
+        if not any(s.detail.startswith(_REQUEST_BODY) for s in slot.sources):
+            return slot
+        # What a client posts and the app sends back as the user's turn is the user's own input.
+        # In the developer's text it is suspect, but weakly: the body is most often the app's own
+        # front-end forwarding its settings, so the finding is low confidence.
+        users_turn = role in (Role.USER, Role.ASSISTANT)
+        return replace(slot, sources=tuple(
+            replace(s, strong=False) if s.detail.startswith(_REQUEST_BODY) else s
+            for s in slot.sources if not (users_turn and s.detail.startswith(_REQUEST_BODY))))
 
 
 @dataclass
@@ -333,9 +290,9 @@ class Analyzer:
         self._consumed: set[int] = set()
         self._marked: set[int] = set()
         self._timelines: dict[int, _Timeline] = {}
-        self._bound_texts: dict[tuple, tuple[list[_Piece] | None, set[int]]] = {}  # see name_text
+        self._bound_texts: dict[tuple, tuple[list[Piece] | None, set[int]]] = {}  # see name_text
         self._bound_untrusted: dict[tuple, Source | None] = {}  # see bound_untrusted
-        self._bound_facts: dict[tuple, tuple[_Facts, set[int]]] = {}  # see bound_facts
+        self._bound_facts: dict[tuple, tuple[Facts, set[int]]] = {}  # see bound_facts
         self._chains: dict[int, int] = {}  # property-chain depth by node id (see chain_depth)
         self._undotted: set[int] = set()  # chains `dotted` found no name for
         self.long_chain: Node | None = None  # the first chain past _MAX_CHAIN, for the notice
@@ -1013,7 +970,7 @@ class Analyzer:
 
     # ---- string values --------------------------------------------------------------------------
 
-    def text(self, node: Node, env: _Env) -> list[_Piece] | None:
+    def text(self, node: Node, env: _Env) -> list[Piece] | None:
         if env.depth > _MAX_RESOLVE:
             return None
         node = self.unwrap(node)
@@ -1038,13 +995,13 @@ class Analyzer:
             return self.call_text(node, env)
         return None
 
-    def static(self, start: int, end: int) -> list[_Piece]:
+    def static(self, start: int, end: int) -> list[Piece]:
         if end <= start:
             return []
-        return [_Piece(unescape(self.src.slice(start, end)), self.src.span(start, end))]
+        return [Piece(unescape(self.src.slice(start, end)), self.src.span(start, end))]
 
-    def template(self, node: Node, env: _Env) -> list[_Piece]:
-        pieces: list[_Piece] = []
+    def template(self, node: Node, env: _Env) -> list[Piece]:
+        pieces: list[Piece] = []
         cursor = node.start_byte + 1
         for child in node.named_children:
             if child.type != "template_substitution":
@@ -1062,10 +1019,10 @@ class Analyzer:
         pieces.extend(self.static(cursor, node.end_byte - 1))
         return pieces
 
-    def pieces(self, node: Node, env: _Env) -> list[_Piece]:
+    def pieces(self, node: Node, env: _Env) -> list[Piece]:
         return self.or_slot(self.text(node, env), node, env)
 
-    def or_slot(self, found: list[_Piece] | None, node: Node, env: _Env) -> list[_Piece]:
+    def or_slot(self, found: list[Piece] | None, node: Node, env: _Env) -> list[Piece]:
         """``found``, the text of ``node`` already read, or the slot that stands for it."""
         return found if found is not None else [self.slot_piece(node, env)]
 
@@ -1076,7 +1033,7 @@ class Analyzer:
             return None
         return binding.value.id, id(binding.env.scope), binding.env.depth, tuple(map(id, binding.extras))
 
-    def name_text(self, node: Node, env: _Env) -> list[_Piece] | None:
+    def name_text(self, node: Node, env: _Env) -> list[Piece] | None:
         binding = self.resolve(node, env)
         if binding is None and node.type == "identifier":
             imported = self.imported_constant(self.code(node))
@@ -1105,7 +1062,7 @@ class Analyzer:
             self._bound_texts[key] = (found, consumed)
         return None if found is None else list(found)
 
-    def bound_text(self, binding: _Binding) -> list[_Piece] | None:
+    def bound_text(self, binding: _Binding) -> list[Piece] | None:
         """The text of a name's value and of what ``+=`` adds to it afterwards."""
         found = self.text(binding.value, binding.env)
         if found is None:
@@ -1125,7 +1082,7 @@ class Analyzer:
             found = [_evaluated_once(p) for p in found]
         return found
 
-    def call_text(self, call: Node, env: _Env) -> list[_Piece] | None:
+    def call_text(self, call: Node, env: _Env) -> list[Piece] | None:
         callee = self.unwrap(self.field(call, "function"))
         arguments = self.field(call, "arguments")
         if callee is None:
@@ -1146,7 +1103,7 @@ class Analyzer:
                 return self.join(call, receiver, args, env)
             if method in ("trim", "trimStart", "trimEnd") and not args:
                 inner = self.text(receiver, env)
-                return None if inner is None else _strip(inner, method)
+                return None if inner is None else strip(inner, start=method != "trimEnd", end=method != "trimStart")
             if method == "concat":
                 inner = self.text(receiver, env)
                 if inner is not None:
@@ -1170,7 +1127,7 @@ class Analyzer:
             self._consumed.add(target[1].id)
         return found
 
-    def join(self, call: Node, receiver: Node, args: list[Node], env: _Env) -> list[_Piece] | None:
+    def join(self, call: Node, receiver: Node, args: list[Node], env: _Env) -> list[Piece] | None:
         separator = ","
         if args:
             value = self.text(args[0], env)
@@ -1182,35 +1139,35 @@ class Analyzer:
         items = self.items(receiver, env)
         if items is None or any(i.variable for i in items):
             return [self.slot_piece(call, env, variable=True)]
-        pieces: list[_Piece] = []
+        pieces: list[Piece] = []
         for i, item in enumerate(items):
             if i and separator:
-                pieces.append(_Piece(separator, sep_span, loop=item.loop))
-            pieces.extend(_in_loop(self.pieces(item.node, item.env), item.loop))
+                pieces.append(Piece(separator, sep_span, loop=item.loop))
+            pieces.extend(in_loop(self.pieces(item.node, item.env), item.loop))
         return pieces
 
     # ---- slots and facts ------------------------------------------------------------------------
 
-    def slot_piece(self, node: Node, env: _Env, span_node: Node | None = None, variable: bool = False) -> _Piece:
+    def slot_piece(self, node: Node, env: _Env, span_node: Node | None = None, variable: bool = False) -> Piece:
         expression = " ".join(self.code(node).split())
         facts = self.facts(node, env)
         facts.sources.extend(self.iteration_sources(node, env))
         if variable:
             facts.variable_length = True
-        return _Piece(expression, self.span(span_node or node), self.make_slot(expression, facts))
+        return Piece(expression, self.span(span_node or node), self.make_slot(expression, facts))
 
-    def make_slot(self, expression: str, facts: _Facts) -> Slot:
+    def make_slot(self, expression: str, facts: Facts) -> Slot:
         sources, seen = [], set()
         for source in facts.sources:
             if (source.kind, source.span) not in seen:
                 seen.add((source.kind, source.span))
                 sources.append(source)
-        once = tuple(c for c in _unique(facts.once) if c not in facts.calls)
-        return Slot(expression, _unique(facts.names), _unique([*facts.calls, *once]), (), facts.variable_length,
+        once = tuple(c for c in _named(facts.once) if c not in facts.calls)
+        return Slot(expression, _named(facts.names), _named([*facts.calls, *once]), (), facts.variable_length,
                     tuple(sources), once=once)
 
-    def facts(self, node: Node, env: _Env, acc: _Facts | None = None) -> _Facts:
-        acc = acc if acc is not None else _Facts()
+    def facts(self, node: Node, env: _Env, acc: Facts | None = None) -> Facts:
+        acc = acc if acc is not None else Facts()
         if env.depth > _MAX_RESOLVE:
             return acc
         node = self.unwrap(node)
@@ -1249,7 +1206,7 @@ class Analyzer:
                 self.facts(child, env, acc)
         return acc
 
-    def merge_binding(self, node: Node, env: _Env, acc: _Facts) -> None:
+    def merge_binding(self, node: Node, env: _Env, acc: Facts) -> None:
         binding = self.resolve(node, env)
         inner = self.bound_facts(binding) if binding is not None else None
         if binding is None or inner is None:
@@ -1261,7 +1218,7 @@ class Analyzer:
         acc.sources.extend(inner.sources)
         acc.variable_length = acc.variable_length or inner.variable_length
 
-    def bound_facts(self, binding: _Binding) -> _Facts | None:
+    def bound_facts(self, binding: _Binding) -> Facts | None:
         """The facts of a name's value and of what is added to it afterwards (None when a cycle
         guard stops the reading). Like its text (see name_text), they are kept when read outside
         any other name's reading, with what the reading consumed: a page quoted in 10,000
@@ -1289,7 +1246,7 @@ class Analyzer:
             self._bound_facts[key] = (inner, consumed)
         return inner
 
-    def call_facts(self, call: Node, env: _Env, acc: _Facts) -> None:
+    def call_facts(self, call: Node, env: _Env, acc: Facts) -> None:
         callee = self.field(call, "function") if call.type == "call_expression" else self.field(call, "constructor")
         args = self.args(call)
         if callee is None:
@@ -1306,7 +1263,7 @@ class Analyzer:
                 self.facts(arg, env, acc)
             return
         if qualified in _MEASURING_CALLS or method in _MEASURING_METHODS:
-            inner = _Facts()
+            inner = Facts()
             if callee.type == "member_expression":
                 self.facts(self.field(callee, "object"), env, inner)
             for arg in args:
@@ -1337,7 +1294,7 @@ class Analyzer:
                 self.facts(target[1], target[2], acc)
             finally:
                 self.leave(target[0])
-            inner = _Facts()
+            inner = Facts()
             for arg in args:
                 self.facts(arg, env, inner)
             acc.calls.extend(inner.calls)
@@ -1456,7 +1413,7 @@ class Analyzer:
             return None
         if callee.type == "subscript_expression":
             holder = self.dotted(self.field(callee, "object")) or ""
-            if _TOOL_HOLDERS.search(snake(holder.rsplit(".", 1)[-1])):
+            if words.TOOL_HOLDERS.search(snake(holder.rsplit(".", 1)[-1])):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder}[...](...))", self.span(call))
         if callee.type == "member_expression":
             method = self.code(self.field(callee, "property"))
@@ -1478,7 +1435,7 @@ class Analyzer:
                               self.span(call), strong=False)
             if method == "callTool":
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(callee)}(...))", self.span(call))
-            if _TOOL_RUNNERS.search(snake(method)) or (method == "execute" and "tool" in receiver_name):
+            if words.TOOL_RUNNERS.search(snake(method)) or (method == "execute" and "tool" in receiver_name):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(callee)}(...))", self.span(call))
             if method in ("text", "json") and self.is_request_name(receiver, env):
                 return Source(SourceKind.UNTRUSTED, _described("request", f"{self.short(callee)}()"), self.span(call),
@@ -1488,7 +1445,7 @@ class Analyzer:
                 return found
         elif callee.type == "identifier":
             name = self.code(callee)
-            if _TOOL_RUNNERS.search(snake(name)):
+            if words.TOOL_RUNNERS.search(snake(name)):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.span(call))
         target = self.function_for(call, env)
         if target is not None:
@@ -1576,20 +1533,20 @@ class Analyzer:
         if kind == "binary_expression":
             left, right = self.field(node, "left"), self.field(node, "right")
             return self.static_path(left, env) and (
-                self.static_path(right, env) or not _UPLOAD_WORDS.search(self.code(node)))
+                self.static_path(right, env) or not words.UPLOAD_WORDS.search(self.code(node)))
         if kind in ("call_expression", "new_expression"):
             callee = self.field(node, "function") or self.field(node, "constructor")
             qualified = self.qualified(self.unwrap(callee)) or "" if callee is not None else ""
             if qualified in _STATIC_PATH_CALLS or qualified.rsplit(".", 1)[-1] in ("join", "resolve", "dirname"):
                 args = self.args(node)
                 return all(self.static_path(a, env) for a in args) or (
-                    bool(args) and self.static_path(args[0], env) and not _UPLOAD_WORDS.search(self.code(node)))
+                    bool(args) and self.static_path(args[0], env) and not words.UPLOAD_WORDS.search(self.code(node)))
             return False
         if kind in ("identifier", "member_expression", "meta_property", "subscript_expression"):
             dotted = self.dotted(node) or self.code(node)
             if dotted in _STATIC_PATH_NAMES or dotted.startswith(("import.meta", "process.env")):
                 return True
-            if any(fnmatchcase(snake(dotted.rsplit(".", 1)[-1]), p) for p in _CONFIG_NAMES):
+            if any(fnmatchcase(snake(dotted.rsplit(".", 1)[-1]), p) for p in words.CONFIG_NAMES):
                 return True
             binding = self.resolve(node, env)
             if binding is not None and not binding.extras and self.enter(binding.value):
@@ -1623,7 +1580,7 @@ class Analyzer:
         if upper.type == "unary_expression" or ".length" in self.code(upper):
             return None
         ok, value = self.literal(upper, env)
-        if ok and (not isinstance(value, int) or isinstance(value, bool) or value < _MIN_CUT):
+        if ok and (not isinstance(value, int) or isinstance(value, bool) or value < words.MIN_CUT):
             return None
         receiver = self.field(callee, "object")
         if self.is_list(receiver, env) is not False or self.literal_str(receiver, env) is not None:
@@ -1687,14 +1644,14 @@ class Analyzer:
                 left = self.unwrap(self.field(left, "right"))
             if left is not None and right is not None and left.type == "call_expression":
                 marker = self.string_value(right)
-                if marker is not None and _marker(marker):
+                if marker is not None and cut_marker(marker):
                     self._marked.add(left.id)
         elif node.type == "template_string":
             children = list(node.children)
             for part, after in pairwise(children):
                 if part.type == "template_substitution" and after.type in ("string_fragment", "escape_sequence"):
                     inner = next((c for c in part.named_children if c.type != "comment"), None)
-                    if inner is not None and _marker(unescape(self.code(after))):
+                    if inner is not None and cut_marker(unescape(self.code(after))):
                         self._marked.add(self.unwrap(inner).id)
 
     def unordered(self, node: Node, env: _Env) -> str | None:
@@ -2152,7 +2109,7 @@ class Analyzer:
         if pieces is None:
             builder.add(self.pieces(node, env), role, loop)
             return
-        out: list[_Piece] = []
+        out: list[Piece] = []
         for piece in pieces:
             fields = placeholders.format_fields(piece.text) if piece.slot is None else None
             if not fields:
@@ -2162,11 +2119,11 @@ class Analyzer:
             cursor = 0
             for start, end, name in fields:
                 if start > cursor:
-                    out.append(_Piece(piece.text[cursor:start].replace("{{", "{").replace("}}", "}"), piece.span))
-                out.append(_Piece(name, piece.span, Slot(name, names=(name,) if name.isidentifier() else ())))
+                    out.append(Piece(piece.text[cursor:start].replace("{{", "{").replace("}}", "}"), piece.span))
+                out.append(Piece(name, piece.span, Slot(name, names=(name,) if name.isidentifier() else ())))
                 cursor = end
             if cursor < len(piece.text):
-                out.append(_Piece(piece.text[cursor:].replace("{{", "{").replace("}}", "}"), piece.span))
+                out.append(Piece(piece.text[cursor:].replace("{{", "{").replace("}}", "}"), piece.span))
         builder.add(out, role, loop)
 
     def langchain_requests(self) -> list[Request]:
@@ -2443,7 +2400,7 @@ class Analyzer:
                         pieces = pieces + self.pieces(extra.value, env)
                 if any(p.slot is not None or p.text.strip() for p in pieces):
                     role = Role.SYSTEM
-                    add(base.value.id, self.span(base.target), lambda b, p=pieces, r=role: _system(b, p, r),
+                    add(base.value.id, self.span(base.target), lambda b, p=pieces, r=role: b.system(p, r),
                         _strong_prompt_name(name), _system_name(name))
         for node, scope in self.arrays:
             if node.id in used:
@@ -2633,11 +2590,6 @@ def _object_root(tool: ToolDef) -> ToolDef:
     return replace(tool, schema=stamped, raw=raw)
 
 
-def _system(builder: _Builder, pieces: list[_Piece], role: Role) -> None:
-    builder.next_message()
-    builder.add(pieces, role)
-
-
 def _number(code: str) -> tuple[bool, object]:
     text = code.replace("_", "").rstrip("n")
     try:
@@ -2664,38 +2616,12 @@ def _short_call(qualified: str) -> str:
     return qualified.replace("node:", "")
 
 
-def _marker(text: str) -> bool:
-    return text.lstrip().lower().startswith(_CUT_MARKERS)
+def _named(items: list[str]) -> tuple[str, ...]:
+    """The names or calls, once each, without the empty ones."""
+    return unique(i for i in items if i)
 
 
-def _unique(items: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i for i in items if i))
-
-
-def _in_loop(pieces: list[_Piece], loop: str | None) -> list[_Piece]:
-    return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
-
-
-def _strip(pieces: list[_Piece], method: str) -> list[_Piece]:
-    pieces = list(pieces)
-    if method in ("trim", "trimStart"):
-        while pieces and pieces[0].slot is None:
-            text = pieces[0].text.lstrip()
-            if text:
-                pieces[0] = replace(pieces[0], text=text)
-                break
-            pieces.pop(0)
-    if method in ("trim", "trimEnd"):
-        while pieces and pieces[-1].slot is None:
-            text = pieces[-1].text.rstrip()
-            if text:
-                pieces[-1] = replace(pieces[-1], text=text)
-                break
-            pieces.pop()
-    return pieces
-
-
-def _dedent(pieces: list[_Piece]) -> list[_Piece]:
+def _dedent(pieces: list[Piece]) -> list[Piece]:
     """What ``dedent`` makes of the text: the common indentation removed, first and last blank
     lines dropped (each slot stands in as one non-blank character)."""
     joined = "".join("\x00" if p.slot is not None else p.text for p in pieces)
@@ -2717,10 +2643,10 @@ def _dedent(pieces: list[_Piece]) -> list[_Piece]:
             if text:
                 result.append(replace(piece, text=text))
         offset += width
-    return _strip(result, "trim")
+    return strip(result)
 
 
-def _evaluated_once(piece: _Piece) -> _Piece:
+def _evaluated_once(piece: Piece) -> Piece:
     """A piece of a module-level constant: the calls in its slot run once per process."""
     slot = piece.slot
     if slot is None or not slot.calls:
