@@ -17,6 +17,11 @@ as ``ctxlint/framework_files``) names, by qualified name:
 - ``tools``: decorators and constructors that turn a function into a tool the model sees;
 - ``signatures``: classes whose docstring and field descriptions are instructions (DSPy).
 
+``imports`` lists the libraries (import roots) the entries come from: a module that imports none
+of any framework is not read for them, and one that imports an LLM library is code that talks to
+a model, whose prompt-named values are prompts. ``llm: false`` says a framework's libraries only
+bring content in (HTTP clients, files, e-mail) and do not make a module LLM code.
+
 Calls are matched by *call path*: the qualified name of the function called, resolved through
 the module's imports (``litellm.completion``), or for a method the path of the object it is
 called on followed by the method (``openai.OpenAI().chat.completions.create``: ``()`` marks an
@@ -174,6 +179,7 @@ class Framework:
     title: str
     path: Path
     imports: tuple[str, ...] = ()
+    llm: bool = True  # importing one of its libraries marks a module as code that talks to a model
     sinks: tuple[Sink, ...] = ()
     holders: tuple[Holder, ...] = ()
     messages: tuple[MessageKind, ...] = ()
@@ -307,7 +313,7 @@ class _Reader:
         return result
 
     def framework(self, data: object) -> Framework:
-        top = self.mapping(data, "", ("framework", "title", "docs", "imports", "sinks", "holders", "messages",
+        top = self.mapping(data, "", ("framework", "title", "docs", "imports", "llm", "sinks", "holders", "messages",
                                           "templates", "sources", "labels", "escapes", "tools", "signatures",
                                           "prompt_functions", "examples"))
         name = self.text(top.get("framework"), "framework")
@@ -337,6 +343,7 @@ class _Reader:
             title=self.text(top.get("title", name), "title"),
             path=self.path,
             imports=self.texts(top.get("imports", []), "imports"),
+            llm=self.flag(top.get("llm", True), "llm"),
             sinks=sinks,
             holders=holders,
             messages=messages,
@@ -508,6 +515,7 @@ class Catalogue:
         self.prompt_decorators = Patterns((p, pf.role)
                                           for f in all_ for pf in f.prompt_functions for p in pf.decorators)
         self.imports = {i for f in all_ for i in f.imports}
+        self.llm_imports = frozenset(i for f in all_ if f.llm for i in f.imports)
         self.appenders = {name for f in all_ for m in f.messages if m.appends
                           for name in (p.rsplit(".", 1)[-1] for p in m.calls)}
         self._pattern: re.Pattern[str] | None = None

@@ -12,7 +12,13 @@ import pytest
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings, apply_table
 from ctxlint.engine import Linter
-from ctxlint.frameworks import FrameworkError, builtin_frameworks_dir, load_framework, load_frameworks
+from ctxlint.frameworks import (
+    FrameworkError,
+    builtin_frameworks_dir,
+    cached_frameworks,
+    load_framework,
+    load_frameworks,
+)
 
 RULES = load_catalogue()
 FRAMEWORKS = load_frameworks()
@@ -81,6 +87,7 @@ def test_catalogue_is_found_and_files_are_named_after_their_framework():
         ("framework: x\nmessages: [{calls: [a.M], role: boss, content: c}]\n", "`messages[0].role` must be one of"),
         ("framework: x\nholders: [{calls: [a.A], default_limit: -5}]\n", "`holders[0].default_limit`"),
         ("framework: X Y\n", "`framework` must be a lower-case name"),
+        ("framework: x\nllm: sometimes\n", "`llm` must be true or false"),
         ("title: no name\n", "`framework` must be a non-empty string"),
     ],
 )
@@ -101,3 +108,9 @@ def test_a_file_from_config_replaces_the_shipped_framework_of_the_same_name(tmp_
     assert frameworks["inhouse"].sinks[0].calls == ("inhouse.ask",)
     assert "anthropic" in frameworks
     assert set(load_frameworks([tmp_path], builtin=False)) == {"openai", "inhouse"}
+
+
+def test_the_libraries_that_make_a_module_llm_code_are_those_of_the_llm_frameworks():
+    catalogue = cached_frameworks()
+    assert {"openai", "langchain_ollama", "boto3", "outlines"} <= catalogue.llm_imports
+    assert {"requests", "subprocess"} <= catalogue.roots() - catalogue.llm_imports

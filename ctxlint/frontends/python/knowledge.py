@@ -17,13 +17,6 @@ NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_cls", "*_class", "*_env", "*_env
 # Executing a tool in an agent loop (`run_tool(...)`, `session.call_tool(...)`): in Python, also
 # one plain verb of a tool object (`tool.invoke(args)`).
 TOOL_RUNNERS = re.compile(words.TOOL_RUNNER_WORDS + r"|^(?:a?invoke|a?run|call|execute)$")
-LLM_LIBRARIES = {
-    "openai", "anthropic", "litellm", "langchain", "langchain_core", "langchain_openai", "langchain_anthropic",
-    "langchain_community", "langgraph", "llama_index", "vertexai", "mistralai", "cohere", "groq", "ollama",
-    "together", "fireworks", "instructor", "dspy", "guidance", "semantic_kernel", "autogen", "autogen_agentchat",
-    "crewai", "pydantic_ai", "haystack", "mcp", "fastmcp", "smolagents", "marvin", "outlines", "google.generativeai",
-    "google.genai", "agents",
-}
 SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
 YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {
