@@ -1,5 +1,5 @@
 """Every example in every framework file is a test, as rule examples are: the rule it names
-reports exactly the lines it lists, or nothing. An example may bring other files of the
+reports exactly the lines it lists, or nothing (a `.ts` example is read as TypeScript). An example may bring other files of the
 project (``files``), so imports between modules are followed as in a real tree. Plus the
 catalogue's own validation: a bad entry is a load error naming the file and the key."""
 
@@ -12,6 +12,7 @@ import pytest
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings, apply_table
 from ctxlint.engine import Linter
+from ctxlint.frontends import format_for
 from ctxlint.frameworks import (
     FrameworkError,
     builtin_frameworks_dir,
@@ -35,7 +36,7 @@ def run_example(example: dict, root: Path):
     settings = Settings(root=root)
     apply_table(settings, example.get("config") or {}, root / "example-config")
     linter = Linter(settings, RULES, select=[example["rule"]])
-    return linter.lint_text(example["source"], example["file"], example["file"], "python")
+    return linter.lint_text(example["source"], example["file"], example["file"], format_for(example["file"], settings))
 
 
 @pytest.mark.parametrize(("framework", "example"), CASES, ids=[f"{f.name}-{e['id']}" for f, e in CASES])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from steps import count_steps, growth
 
+from ctxlint.frameworks import cached_frameworks
 from ctxlint.frontends.typescript import analyzer, parse_file, syntax
 from ctxlint.model import ParsedFile
 
@@ -138,7 +139,7 @@ def test_a_flat_broken_module_is_indexed_without_a_list_of_all_its_nodes():
     assert root is not None and max(child.child_count for child in root.children) >= 50_000
     tracemalloc.start()
     try:
-        analyzer = Analyzer(root, source)
+        analyzer = Analyzer(root, source, cached_frameworks().typescript)
         analyzer.index(root, analyzer.module_scope, (), 0, None)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -234,7 +235,7 @@ def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
     source = syntax.Text(text, "summarise.ts")
     root = syntax.parse("typescript", source.data)
     parsed = ParsedFile("summarise.ts")
-    analyzer.Analyzer(root, source).run(parsed)  # what the analysis would do with it
+    analyzer.Analyzer(root, source, cached_frameworks().typescript).run(parsed)  # what the analysis would do with it
     assert len(parsed.requests) == 1
     assert len(calls) < 100  # was about 20 per swallowed statement
 
@@ -292,7 +293,7 @@ def test_zod_schemas_are_read_without_reading_the_module_again():
     root = syntax.parse("typescript", _CountingBytes(source.data))
     _CountingBytes.slices = 0
     parsed = ParsedFile("server.ts")
-    analyzer.Analyzer(root, source).run(parsed)
+    analyzer.Analyzer(root, source, cached_frameworks().typescript).run(parsed)
     [request] = parsed.requests
     assert len(request.tools) == 300
     assert request.tools[0].schema["properties"]["id"] == {"type": "string", "minLength": 1, "description": "The id"}

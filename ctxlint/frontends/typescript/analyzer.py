@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 from typing import Any
 
+from ctxlint.frameworks.typescript import TsMessage, TsSink, TypeScriptCatalogue
 from ctxlint.frontends import placeholders
 from ctxlint.frontends.code import words
 from ctxlint.frontends.code.pieces import Builder, Facts, Piece, in_loop, strip, unique
@@ -38,7 +39,7 @@ from ctxlint.model import (
     Span,
     ToolDef,
 )
-from ctxlint.providers import AI_SDK, ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, ROLE_NAMES, TEXT_PARTS
+from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
 
 Node = Any
 
@@ -57,39 +58,8 @@ _GLOBALS = {"Math", "Date", "JSON", "Object", "Array", "String", "Number", "Bool
             "crypto", "process", "Symbol", "Reflect", "Intl", "undefined", "null", "true", "false", "this",
             "globalThis", "window", "document", "fs", "path", "Buffer", "performance"}
 
-_MESSAGE_CLASSES = {"SystemMessage": Role.SYSTEM, "HumanMessage": Role.USER, "AIMessage": Role.ASSISTANT,
-                    "ToolMessage": Role.TOOL, "SystemMessagePromptTemplate": Role.SYSTEM,
-                    "HumanMessagePromptTemplate": Role.USER, "AIMessagePromptTemplate": Role.ASSISTANT}
-# The API each kind of call site sends.
-_SHAPES = {"chat": OPENAI_CHAT, "responses": OPENAI_RESPONSES, "anthropic": ANTHROPIC, "aisdk": AI_SDK}
-_AI_SDK_CALLS = {"generateText", "streamText", "generateObject", "streamObject"}
-_AI_SDK_MODULES = ("ai", "@ai-sdk/")
-
-# Names of UI and configuration objects that hold something about a prompt, not its text.
 _NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_schema", "*_props", "*_component", "*_element", "*_ref", "*_input",
                      "*_button", "*_state", "set_*", "use_*", "*_options", "*_config")
-_LLM_MODULES = ("openai", "@anthropic-ai/", "ai", "@ai-sdk/", "@langchain/", "langchain", "@modelcontextprotocol/",
-                "@google/genai", "@google/generative-ai", "@mistralai/", "cohere-ai", "groq-sdk", "ollama",
-                "llamaindex", "@mastra/", "@openai/agents")
-
-# Third-party content. An HTTP response, an opened file, a request, an upload: reading it gives
-# the content; anything derived from it is content too, except what only measures it.
-_HTTP_CALLS = {"fetch", "undici.fetch", "undici.request", "node-fetch", "got", "ky", "axios",
-               "cross-fetch", "isomorphic-fetch"}
-_HTTP_CLIENTS = {"axios", "got", "ky", "superagent", "needle"}
-_HTTP_VERBS = {"get", "post", "put", "patch", "delete", "request", "head"}
-_HTTP_CONTENT_METHODS = {"text", "json", "blob", "arrayBuffer", "formData", "bytes"}
-_HTTP_CONTENT_ATTRS = {"data", "body"}
-_FILE_READERS = {"fs.readFileSync", "fs.readFile", "fs.promises.readFile", "fs/promises.readFile",
-                 "node:fs.readFileSync", "node:fs.readFile", "node:fs/promises.readFile", "fs-extra.readFile",
-                 "fs-extra.readFileSync", "Deno.readTextFile", "Deno.readFile", "fs.readJsonSync",
-                 "fs-extra.readJson", "fs.readJson"}
-_REQUEST_TYPES = re.compile(r"\b(?:Next)?Request\b|\bIncomingMessage\b|\bexpress\.Request\b|\bFastifyRequest\b")
-_REQUEST_METHODS = {"json", "text", "formData", "arrayBuffer", "blob"}
-_REQUEST_ATTRS = {"body", "query", "params", "files", "file"}
-_RETRIEVER_METHODS = {"getRelevantDocuments", "similaritySearch", "similaritySearchWithScore",
-                      "similaritySearchVectorWithScore", "maxMarginalRelevanceSearch", "_getRelevantDocuments"}
-_RETRIEVER_RECEIVERS = re.compile(r"retriever|vector_?store|index|search", re.IGNORECASE)
 _MEASURES = {"length", "size", "byteLength"}
 _MEASURING_CALLS = {"Boolean", "Number", "parseInt", "parseFloat", "Array.isArray", "isNaN", "Object.keys"}
 _MEASURING_METHODS = {"startsWith", "endsWith", "includes", "indexOf", "lastIndexOf", "test", "has", "some",
@@ -267,9 +237,10 @@ class _ToolGroup:
 
 
 class Analyzer:
-    def __init__(self, root: Node, text: Text, grammar: str = "typescript", siblings: dict | None = None,
-                 generation: int = 0):
+    def __init__(self, root: Node, text: Text, knowledge: TypeScriptCatalogue, grammar: str = "typescript",
+                 siblings: dict | None = None, generation: int = 0):
         self.root = root
+        self.ts = knowledge
         self.src = text
         self.path = text.path
         self.grammar = grammar
@@ -560,9 +531,8 @@ class Analyzer:
                         self.imports[self.code(alias or name)] = f"{module}.{self.code(name)}"
 
     def imported(self, module: str) -> None:
-        self.llm = self.llm or any(module == m or (m.endswith("/") and module.startswith(m)) or
-                                   module.startswith(m + "/") for m in _LLM_MODULES)
-        self.mcp = self.mcp or module.startswith("@modelcontextprotocol/")
+        self.llm = self.llm or self.ts.imports(module, self.ts.llm_imports)
+        self.mcp = self.mcp or self.ts.imports(module, self.ts.server_imports)
 
     def index_function(self, node: Node, scope: _Scope, loops, depth: int, name: str | None) -> None:
         inner = _Scope("function", node, scope)
@@ -623,11 +593,12 @@ class Analyzer:
     def is_handler(self, node: Node, scope: _Scope, name: str | None) -> bool:
         """A function that receives an HTTP request: Next.js route handlers (`export async
         function POST(req)`), Express-style `(req, res) => ...`, or a parameter typed as a request."""
-        if any(_REQUEST_TYPES.search(t) for t in scope.params.values() if t):
+        types = self.ts.request_types
+        if types is not None and any(types.search(t) for t in scope.params.values() if t):
             return True
-        if name in ("GET", "POST", "PUT", "PATCH", "DELETE") and scope.positional:
+        if name in self.ts.source("requests", "handlers") and scope.positional:
             return True
-        return scope.positional[:2] in (["req", "res"], ["request", "response"], ["req", "reply"])
+        return tuple(scope.positional[:2]) in self.ts.source("requests", "parameters")
 
     def index_declarator(self, node: Node, scope: _Scope, loops, depth: int) -> Node | None:
         """Record a declaration; returns the function it binds, once indexed, or None."""
@@ -959,7 +930,7 @@ class Analyzer:
         root = parse(grammar, source.data)
         if root is None or root.has_error:
             return None
-        analyzer = Analyzer(root, source, grammar, self.siblings, self.generation + 1)
+        analyzer = Analyzer(root, source, self.ts, grammar, self.siblings, self.generation + 1)
         try:
             analyzer.index(root, analyzer.module_scope, (), 0, None)
         except (TooDeep, RecursionError):
@@ -1325,7 +1296,7 @@ class Analyzer:
             carrier = self.carrier(obj, env)
             if carrier is not None:
                 what, kind_of, strong = carrier
-                if kind_of == "http" and key in _HTTP_CONTENT_ATTRS or kind_of == "request" and key in _REQUEST_ATTRS:
+                if self.content_attribute(kind_of, key):
                     return Source(SourceKind.UNTRUSTED, _described(kind_of, f"{what}.{key}"), self.span(node),
                                   strong=strong)
                 return None
@@ -1347,8 +1318,7 @@ class Analyzer:
                 carrier = self.carrier(binding.value, binding.env)
                 if carrier is not None:
                     what, kind_of, strong = carrier
-                    if kind_of == "http" and binding.part in _HTTP_CONTENT_ATTRS or (
-                            kind_of == "request" and binding.part in _REQUEST_ATTRS):
+                    if self.content_attribute(kind_of, binding.part):
                         return Source(SourceKind.UNTRUSTED, _described(kind_of, f"{what}.{binding.part}"),
                                       self.span(binding.target), strong=strong)
                     return None
@@ -1403,10 +1373,11 @@ class Analyzer:
             return None
         args = self.args(call)
         qualified = self.qualified(callee) or ""
-        if qualified in _MEASURING_CALLS or self.api_of(call) is not None:
+        if qualified in _MEASURING_CALLS or self.sink_of(call) is not None:
             return None
-        if qualified in _FILE_READERS or qualified.rsplit(".", 1)[-1] in ("readFileSync", "readFile") and (
-                qualified.split(".")[0] in ("fs", "node:fs", "fs/promises", "node:fs/promises", "fs-extra")):
+        files = self.ts.sources["files"]
+        if qualified in files["calls"] or qualified.rsplit(".", 1)[-1] in files["methods"] and (
+                qualified.split(".")[0] in files["modules"]):
             path = args[0] if args else None
             if path is not None and not self.static_path(path, env):
                 return Source(SourceKind.UNTRUSTED, f"{_short_call(qualified)}(...)", self.span(call))
@@ -1423,17 +1394,18 @@ class Analyzer:
             carrier = self.carrier(receiver, env)
             if carrier is not None:
                 what, kind_of, strong = carrier
-                if (kind_of == "http" and (method in _HTTP_CONTENT_METHODS or method == "then")) or (
-                        kind_of == "request" and method in _REQUEST_METHODS) or kind_of == "file":
+                if (kind_of == "http" and (method in self.ts.source("http", "methods") or method == "then")) or (
+                        kind_of == "request" and method in self.ts.source("requests", "methods")) or kind_of == "file":
                     return Source(SourceKind.UNTRUSTED, _described(kind_of, f"{what}.{method}()"), self.span(call),
                                   strong=strong)
             receiver_name = snake((self.dotted(receiver) or "").rsplit(".", 1)[-1])
-            if method in _RETRIEVER_METHODS:
+            retrievers = self.ts.sources["retrievers"]
+            if method in retrievers["methods"]:
                 return Source(SourceKind.UNTRUSTED, f"retrieved documents ({method}(...))", self.span(call))
-            if method in ("invoke", "retrieve", "ainvoke") and "retriever" in receiver_name:
+            if method in retrievers["receiver_methods"] and any(r in receiver_name for r in retrievers["receivers"]):
                 return Source(SourceKind.UNTRUSTED, f"retrieved documents ({receiver_name}.{method}(...))",
                               self.span(call), strong=False)
-            if method == "callTool":
+            if method in self.ts.source("tool_results", "methods"):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(callee)}(...))", self.span(call))
             if words.TOOL_RUNNERS.search(snake(method)) or (method == "execute" and "tool" in receiver_name):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({self.short(callee)}(...))", self.span(call))
@@ -1481,18 +1453,20 @@ class Analyzer:
             if callee is None:
                 return None
             qualified = self.qualified(callee) or ""
-            if qualified in _HTTP_CALLS or qualified.split(".")[0] in _HTTP_CALLS and qualified.count(".") == 0:
+            http = self.ts.sources["http"]
+            if qualified in http["calls"]:
                 return f"{_short_call(qualified)}(...)", "http", True
             if callee.type == "member_expression":
                 method = self.code(self.field(callee, "property"))
                 root = qualified.split(".")[0]
-                if method in _HTTP_VERBS and (root in _HTTP_CLIENTS or self.imports.get(root, "").split(".")[0]
-                                              in _HTTP_CLIENTS):
+                if method in http["verbs"] and (root in http["clients"] or self.imports.get(root, "").split(".")[0]
+                                                in http["clients"]):
                     return f"{_short_call(qualified)}(...)", "http", True
-                if qualified.startswith("Bun.file"):
+                handle = next((h for h in self.ts.source("files", "handles") if qualified.startswith(h)), None)
+                if handle is not None:
                     path = self.args(node)[0] if self.args(node) else None
                     if path is not None and not self.static_path(path, env):
-                        return "Bun.file(...)", "file", True
+                        return f"{handle}(...)", "file", True
             return None
         if node.type == "identifier":
             name = self.code(node)
@@ -1500,7 +1474,7 @@ class Analyzer:
             while scope is not None:
                 if name in scope.params:
                     annotation = scope.params[name]
-                    if annotation and _REQUEST_TYPES.search(annotation):
+                    if annotation and self.ts.request_types is not None and self.ts.request_types.search(annotation):
                         return name, "request", True
                     if scope.handler and scope.positional[:1] == [name]:
                         return name, "request", True
@@ -1517,7 +1491,13 @@ class Analyzer:
         return None
 
     def is_request_name(self, node: Node | None, env: _Env) -> bool:
-        return node is not None and self.unwrap(node).type == "identifier" and self.code(node) in ("req", "request")
+        return node is not None and self.unwrap(node).type == "identifier" and (
+            self.code(node) in self.ts.source("requests", "names"))
+
+    def content_attribute(self, kind: str, key: str | None) -> bool:
+        """Whether attribute ``key`` of a carrier of ``kind`` holds its content (``response.data``)."""
+        return (kind == "http" and key in self.ts.source("http", "attributes")
+                or kind == "request" and key in self.ts.source("requests", "attributes"))
 
     def static_path(self, node: Node, env: _Env) -> bool:
         """A path built only from literals, the module's own location and configuration names."""
@@ -1766,7 +1746,7 @@ class Analyzer:
             callee = self.unwrap(self.field(node, "function"))
             name = (self.qualified(callee) or "") if callee is not None else ""
             args = self.args(node)
-            if name.rsplit(".", 1)[-1] == "jsonSchema" and args:  # the AI SDK's jsonSchema({...})
+            if name.rsplit(".", 1)[-1] in self.ts.json_schemas and args:  # the AI SDK's jsonSchema({...})
                 return self.literal(args[0], env)
         return False, None
 
@@ -1885,50 +1865,51 @@ class Analyzer:
 
     # ---- call sites ------------------------------------------------------------------------------
 
-    def api_of(self, call: Node) -> str | None:
+    def sink_of(self, call: Node) -> TsSink | None:
+        """The catalogue's sink ``call`` is: a function by its name and module (``generateText``),
+        or a method by the end of its property chain (``chat.completions.create``)."""
         if call.type != "call_expression":
             return None
         callee = self.unwrap(self.field(call, "function"))
         if callee is None:
             return None
+        sinks = self.ts.sinks
         if callee.type == "identifier":
             name = self.code(callee)
+            if name not in self.ts.sink_functions:
+                return None
             module = self.imports.get(name, "")
-            if name in _AI_SDK_CALLS and (not module or module.startswith(_AI_SDK_MODULES)):
-                return "aisdk"
-            return None
-        chain = [n for n in self.chain(callee) if n not in ("withResponse", "asResponse")]
+            return next((s for s in sinks if name in s.functions and (not module or module.startswith(s.modules))),
+                        None)
+        chain = [n for n in self.chain(callee) if n not in self.ts.passthrough]
         if len(chain) < 2:
             return None
-        leaf, parent = chain[-1], chain[-2]
-        if leaf in _AI_SDK_CALLS and self.imports.get(chain[0], "").startswith(_AI_SDK_MODULES):
-            return "aisdk"
-        if chain[-3:-1] == ["chat", "completions"] and leaf in ("create", "parse", "stream", "runTools"):
-            return "chat"
-        if parent == "responses" and leaf in ("create", "parse", "stream"):
-            return "responses"
-        if parent == "messages" and leaf in ("create", "stream", "parse") and "threads" not in chain:
-            return "anthropic"
+        module = self.imports.get(chain[0], "")
+        for sink in sinks:
+            if chain[-1] in sink.functions and module.startswith(sink.modules):
+                return sink
+            if any(tuple(chain[-len(m):]) == m for m in sink.methods) and not any(n in chain for n in sink.not_through):
+                return sink
         return None
 
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.calls:
-            api = self.api_of(call)
-            if api is not None:
-                request = self.call_request(call, api, _Env(scope))
+            sink = self.sink_of(call)
+            if sink is not None:
+                request = self.call_request(call, sink, _Env(scope))
                 if request is not None:
                     requests.append(request)
         return requests
 
-    def call_request(self, call: Node, api: str, env: _Env) -> Request | None:
+    def call_request(self, call: Node, sink: TsSink, env: _Env) -> Request | None:
         args = self.args(call)
         options = args[0] if args else None
         opaque = [False]
         keywords = self.entries(options, env, opaque) if options is not None else None
         if keywords is None:
             keywords, opaque = {}, [True]
-        shape = _SHAPES[api]
+        shape = sink.shape
         if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
         builder = _Builder()
@@ -1956,7 +1937,8 @@ class Analyzer:
                 else:
                     self.messages(node, kenv, builder)
         model = self.model_name(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
-        provider = self.model_provider(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
+        provider = (self.model_provider(keywords["model"][0], keywords["model"][1], sink) if "model" in keywords
+                    else None)
         if provider == "mock":
             return None  # a mock model in a test or demo: nothing is sent
         limit = None
@@ -1967,20 +1949,22 @@ class Analyzer:
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.span(pair))
                 break
-        if limit is None and api == "aisdk" and provider == "anthropic":
-            # The AI SDK's Anthropic models always send max_tokens, the model's maximum by default.
-            limit = OutputLimit("maxOutputTokens (the SDK's default: the model's maximum)", None, self.span(call))
+        if limit is None and provider in sink.limited_providers:
+            limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
+                                self.span(call))
         return Request(path=self.path, anchor=self.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None,
                        settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints))
 
-    def model_provider(self, node: Node, env: _Env) -> str | None:
-        """``anthropic`` for a model made by an AI SDK Anthropic provider (`anthropic("claude-…")`,
-        `vertexAnthropic(…)`, `createAnthropic(…)(…)`), ``mock`` for a mock model, else None."""
+    def model_provider(self, node: Node, env: _Env, sink: TsSink) -> str | None:
+        """The word of the sink's ``limited_providers`` that names the provider a model is made by
+        (`anthropic("claude-…")`, `vertexAnthropic(…)`, `createAnthropic(…)(…)`), ``mock`` for a
+        mock model, else None."""
         node, env = self.deref(node, env)
         if node.type == "new_expression":
             constructor = self.field(node, "constructor")
-            return "mock" if constructor is not None and self.code(constructor).startswith("Mock") else None
+            mock = constructor is not None and any(fnmatchcase(self.code(constructor), p) for p in sink.mock_models)
+            return "mock" if mock else None
         if node.type != "call_expression":
             return None
         callee = self.field(node, "function")
@@ -1991,9 +1975,8 @@ class Analyzer:
         chain = self.chain(callee)
         root = chain[0] if chain else self.code(callee)
         module = self.imports.get(root, "")
-        if "anthropic" in module.split(".")[0] or (not module and "anthropic" in root.lower()):
-            return "anthropic"
-        return None
+        return next((word for word in sink.limited_providers
+                     if word in module.split(".")[0] or (not module and word in root.lower())), None)
 
     def model_name(self, node: Node, env: _Env) -> str | None:
         """``"gpt-4o"``, ``openai("gpt-4o")``, ``anthropic("claude-…")`` or ``"openai/gpt-4o"``."""
@@ -2033,8 +2016,8 @@ class Analyzer:
                 self.langchain_text(parts[1], env, builder, ROLE_NAMES.get(role_name.lower(), Role.USER), item.loop)
                 return
         if node.type in ("new_expression", "call_expression"):
-            role = self.message_class(node)
-            if role is not None:
+            kind = self.message_class(node)
+            if kind is not None and kind.role is not None:
                 args = self.args(node)
                 if args:
                     value = args[0]
@@ -2042,12 +2025,12 @@ class Analyzer:
                     if entries is not None and "content" in entries:
                         value, env = entries["content"][0], entries["content"][1]
                     maker = self.unwrap(self.field(node, "function") or self.field(node, "constructor"))
-                    if (self.qualified(maker) or "").endswith("PromptTemplate.fromTemplate"):
-                        self.langchain_text(value, env, builder, role, item.loop)
+                    if kind.template is not None and (self.dotted(maker) or "").endswith("." + kind.template):
+                        self.langchain_text(value, env, builder, ROLE_NAMES[kind.role], item.loop)
                     else:
-                        self.content(value, env, builder, role, item.loop)
+                        self.content(value, env, builder, ROLE_NAMES[kind.role], item.loop)
                 return
-            if "MessagesPlaceholder" in self.code(node)[:40]:
+            if any(name in self.code(node)[:40] for name in self.ts.variable_messages):
                 builder.add([self.slot_piece(node, env, variable=True)], Role.USER, item.loop)
                 return
         entries = self.entries(node, env)
@@ -2063,13 +2046,16 @@ class Analyzer:
             value, venv, _ = entries["content"]
             self.content(value, venv, builder, role, item.loop)
 
-    def message_class(self, node: Node) -> Role | None:
+    def message_class(self, node: Node) -> TsMessage | None:
+        """The message class ``node`` makes (``new SystemMessage(...)``, ``SystemMessagePromptTemplate
+        .fromTemplate(...)``), by its name."""
         callee = self.field(node, "constructor") if node.type == "new_expression" else self.field(node, "function")
         if callee is None:
             return None
         dotted = self.dotted(self.unwrap(callee)) or ""
-        name = dotted.split(".")[0] if dotted.endswith(".fromTemplate") else dotted.rsplit(".", 1)[-1]
-        return _MESSAGE_CLASSES.get(name)
+        head, _, last = dotted.rpartition(".")
+        name = dotted.split(".")[0] if head and last in self.ts.template_methods else last
+        return self.ts.messages.get(name)
 
     def content(self, node: Node, env: _Env, builder: _Builder, role: Role, loop: str | None) -> None:
         found = self.text(node, env)  # read once: reading it again would repeat every lookup
@@ -2137,18 +2123,18 @@ class Analyzer:
                 continue
             env = _Env(scope)
             builder = _Builder()
-            if dotted.endswith("ChatPromptTemplate.fromMessages"):
+            template = self.ts.template(dotted)
+            if template is None:
+                continue
+            if template.messages:
                 self.messages(args[0], env, builder)
-            elif dotted.endswith(("PromptTemplate.fromTemplate", "ChatPromptTemplate.fromTemplate")) and \
-                    dotted.split(".")[0] in ("PromptTemplate", "ChatPromptTemplate"):
+            else:
                 builder.next_message()
                 self.langchain_text(args[0], env, builder, Role.USER, None)
-            else:
-                continue
             self._consumed.add(args[0].id)
             if builder.segments:
                 requests.append(Request(self.path, self.span(call), tuple(builder.segments),
-                                        roles_marked=dotted.endswith("fromMessages")))
+                                        roles_marked=template.messages))
         return requests
 
     # ---- tools ---------------------------------------------------------------------------------------
@@ -2187,7 +2173,7 @@ class Analyzer:
         if node.type == "call_expression":
             callee = self.unwrap(self.field(node, "function"))
             called = (self.dotted(callee) or "") if callee is not None else ""
-            if called.rsplit(".", 1)[-1] not in ("tool", "dynamicTool", "createTool"):
+            if called.rsplit(".", 1)[-1] not in self.ts.tool_constructors:
                 return None
             args = self.args(node)
             if not args:
@@ -2237,7 +2223,7 @@ class Analyzer:
             callee = self.unwrap(self.field(target, "function"))
             called = (self.qualified(callee) or "") if callee is not None else ""
             args = self.args(target)
-            if called.rsplit(".", 1)[-1] in ("zodToJsonSchema", "toJSONSchema", "zodSchema") and args:
+            if called.rsplit(".", 1)[-1] in self.ts.zod_schemas and args:
                 target, tenv = self.deref(args[0], tenv)
         if target.type == "object":
             conversion = self.zod.object_schema(target, tenv)
@@ -2297,7 +2283,7 @@ class Analyzer:
             if callee is None or callee.type != "member_expression":
                 continue
             method = self.code(self.field(callee, "property"))
-            if method not in ("tool", "registerTool"):
+            if method not in self.ts.tool_servers:
                 continue
             env = _Env(scope)
             args = self.args(call)
@@ -2306,7 +2292,7 @@ class Analyzer:
                 continue
             group = groups.setdefault(self.server_of(self.field(callee, "object"), env), _ToolGroup())
             builder = group.builder
-            if method == "registerTool":
+            if self.ts.tool_servers[method] == "config":
                 config = self.entries(args[1], env) if len(args) > 1 else None
                 if config is None:
                     continue
