@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Catalogue, cached_frameworks
 from ctxlint.frontends.typescript import syntax
+from ctxlint.frontends.typescript.knowledge import MAX_DEPTH
+from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -72,7 +74,7 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
                  ) -> ParsedFile:
     """Analyse ``text`` as a module of ``grammar`` into ``parsed`` (notebooks call this too), with
     what the framework catalogue (the shipped one unless given) says of TypeScript packages."""
-    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH, Analyzer, TooDeep
+    from ctxlint.frontends.typescript.analyzer import Analyzer  # imported here: its parts are read only for prompt code
 
     source = syntax.Text(text, path)
     root = syntax.parse(grammar, source.data)
@@ -110,8 +112,6 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
 
 
 def _too_deep() -> str:
-    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH
-
     return f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"
 
 
