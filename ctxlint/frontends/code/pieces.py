@@ -121,6 +121,27 @@ def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
     return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
 
 
+def slot_text(pieces: list[Piece]) -> str:
+    """The static text of the pieces with each slot standing in as one non-blank character."""
+    return "".join("\x00" if p.slot is not None else p.text for p in pieces)
+
+
+def kept(pieces: list[Piece], keep: list[bool]) -> list[Piece]:
+    """The pieces with only the characters of ``slot_text(pieces)`` that ``keep`` marks (a slot is
+    always kept); a static piece left empty is dropped."""
+    result, offset = [], 0
+    for piece in pieces:
+        width = 1 if piece.slot is not None else len(piece.text)
+        if piece.slot is not None:
+            result.append(piece)
+        else:
+            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
+            if text:
+                result.append(replace(piece, text=text))
+        offset += width
+    return result
+
+
 def strip(pieces: list[Piece], start: bool = True, end: bool = True) -> list[Piece]:
     """The pieces with the white space at the start or end of the static text around them
     removed (a slot at either end stops it)."""

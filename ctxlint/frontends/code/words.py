@@ -8,6 +8,7 @@ language (``*_cls`` in Python, ``use_*`` hooks in React).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
 
 PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
@@ -45,6 +46,17 @@ def matches(name: str, patterns: tuple[str, ...]) -> bool:
 def prompt_name(name: str, not_names: tuple[str, ...] = NOT_PROMPT_NAMES) -> bool:
     """Whether a name (in the front-end's form) says it holds a prompt's text."""
     return matches(name, PROMPT_NAMES) and not matches(name, not_names)
+
+
+def qualify(dotted: str | None, imports: Mapping[str, str]) -> str | None:
+    """A dotted name with its first part resolved through the module's imports (``dt.now`` after
+    ``import datetime as dt`` is ``datetime.now``)."""
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    if head in imports:
+        return imports[head] + ("." + rest if rest else "")
+    return dotted
 
 
 def cut_marker(text: str) -> bool:

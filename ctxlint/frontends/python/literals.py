@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.code.pieces import Piece, kept, slot_text
 from ctxlint.frontends.code.pieces import strip as strip_ends
 from ctxlint.model import Slot, Source, Span
 
@@ -373,8 +373,7 @@ def _indent(line: str) -> str:
 def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
     """``textwrap.dedent`` (or ``inspect.cleandoc``) applied to the static text, each slot
     standing in as one non-blank character."""
-    joined = "".join("\x00" if p.slot is not None else p.text for p in pieces)
-    lines = joined.split("\n")
+    lines = slot_text(pieces).split("\n")
     measured = lines[1:] if clean_doc else lines
     indents = [_indent(line) for line in measured if line.strip(" \t")]
     margin = indents[0] if indents else ""
@@ -391,16 +390,7 @@ def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
             drop = len(margin) if line.startswith(margin) else 0
         keep.extend([False] * drop + [True] * (len(line) - drop))
         keep.append(True)  # the newline
-    result, offset = [], 0
-    for piece in pieces:
-        width = 1 if piece.slot is not None else len(piece.text)
-        if piece.slot is not None:
-            result.append(piece)
-        else:
-            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
-            if text:
-                result.append(replace(piece, text=text))
-        offset += width
+    result = kept(pieces, keep)
     if clean_doc:
         result = strip(result, "strip")
     return result

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.code.pieces import Facts, Piece
+from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.values import Binding, Env, Scope
@@ -213,13 +214,7 @@ class Unit:
 
     def qualified(self, node: ast.AST | None) -> str | None:
         """The dotted name of ``node`` with its first part resolved through the imports."""
-        dotted = self.dotted(node)
-        if not dotted:
-            return None
-        head, _, rest = dotted.partition(".")
-        if head in self.imports:
-            return self.imports[head] + ("." + rest if rest else "")
-        return dotted
+        return qualify(self.dotted(node), self.imports)
 
     @staticmethod
     def chain(node: ast.AST) -> list[str]:

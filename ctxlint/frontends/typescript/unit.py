@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks.typescript import TsSink, TypeScriptCatalogue
+from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.typescript.knowledge import CHAINED, GLOBALS, MAX_CHAIN, WRAPPERS, Node
 from ctxlint.frontends.typescript.syntax import Text, unescape
 from ctxlint.frontends.typescript.values import Binding, Function, Piece, Scope, Timeline
@@ -141,13 +142,7 @@ class Module:
         return True
 
     def qualified(self, node: Node) -> str | None:
-        dotted = self.dotted(node)
-        if not dotted:
-            return None
-        head, _, rest = dotted.partition(".")
-        if head in self.imports:
-            return self.imports[head] + ("." + rest if rest else "")
-        return dotted
+        return qualify(self.dotted(node), self.imports)
 
     def chain(self, node: Node) -> list[str]:
         """Property names from the root down: ``new OpenAI().chat.completions.create`` ->

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ctxlint.frontends.code.pieces import Builder, Piece, strip, unique
+from ctxlint.frontends.code.pieces import Builder, Piece, kept, slot_text, strip, unique
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.model import Role, Slot, Span
 
@@ -170,8 +170,7 @@ def number_value(code: str) -> tuple[bool, object]:
 def dedent(pieces: list[Piece]) -> list[Piece]:
     """What ``dedent`` makes of the text: the common indentation removed, first and last blank
     lines dropped (each slot stands in as one non-blank character)."""
-    joined = "".join("\x00" if p.slot is not None else p.text for p in pieces)
-    lines = joined.split("\n")
+    lines = slot_text(pieces).split("\n")
     indents = [len(line) - len(line.lstrip(" \t")) for line in lines[1:] if line.strip(" \t")]
     margin = min(indents) if indents else 0
     keep: list[bool] = []
@@ -179,17 +178,7 @@ def dedent(pieces: list[Piece]) -> list[Piece]:
         drop = 0 if number == 0 else min(margin, len(line) - len(line.lstrip(" \t")))
         keep.extend([False] * drop + [True] * (len(line) - drop))
         keep.append(True)
-    result, offset = [], 0
-    for piece in pieces:
-        width = 1 if piece.slot is not None else len(piece.text)
-        if piece.slot is not None:
-            result.append(piece)
-        else:
-            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
-            if text:
-                result.append(replace(piece, text=text))
-        offset += width
-    return strip(result)
+    return strip(kept(pieces, keep))
 
 
 def evaluated_once(piece: Piece) -> Piece:
