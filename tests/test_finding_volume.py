@@ -255,7 +255,7 @@ def test_common_handlebars_tags_are_each_read_in_one_match(monkeypatch):
     nodes = handlebars.parse(body + "{{~ trimmed }} {{> partial}}")
     assert len(matched) == 7 * 500 + 2  # every tag is tried once; only the partial is lexed
     assert lexed == [body + "{{~ trimmed }} {{> partial}}"]
-    assert sum(isinstance(node, handlebars.Mustache) for node in nodes) == 3 * 500 + 1
+    assert sum(isinstance(node, handlebars.nodes.Mustache) for node in nodes) == 3 * 500 + 1
 
 
 def test_a_repeated_dotprompt_loop_is_read_as_a_loop_and_a_slot_once(monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from steps import count_steps, growth
 
 from ctxlint.frontends import handlebars as hb
-from ctxlint.frontends.handlebars import (
+from ctxlint.frontends.handlebars.nodes import (
     Call,
     Close,
     Else,

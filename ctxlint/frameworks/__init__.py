@@ -44,31 +44,22 @@ from functools import lru_cache
 from pathlib import Path
 
 from ctxlint.frameworks.entries import (
-    ARGUMENT_ROLES,
-    ROLES,
-    SOURCE_KINDS,
-    TEMPLATE_SYNTAXES,
     Arg,
     Framework,
     FrameworkError,
     Holder,
-    Label,
     MessageKind,
-    PromptFunctions,
     Signature,
     Sink,
     SourceKindSpec,
     TemplateKind,
-    ToolKinds,
 )
-from ctxlint.frameworks.index import Catalogue, Patterns
+from ctxlint.frameworks.index import Catalogue
 from ctxlint.frameworks.reader import Reader
 
-__all__ = [
-    "ARGUMENT_ROLES", "ROLES", "SOURCE_KINDS", "TEMPLATE_SYNTAXES", "Arg", "Catalogue", "Framework", "FrameworkError",
-    "Holder", "Label", "MessageKind", "Patterns", "PromptFunctions", "Signature", "Sink", "SourceKindSpec",
-    "TemplateKind", "ToolKinds", "builtin_frameworks_dir", "cached_frameworks", "load_framework", "load_frameworks",
-]
+__all__ = ["Arg", "Catalogue", "Framework", "FrameworkError", "Holder", "MessageKind", "Signature", "Sink",
+           "SourceKindSpec", "TemplateKind", "builtin_frameworks_dir", "cached_frameworks", "load_framework",
+           "load_frameworks"]
 
 
 def builtin_frameworks_dir() -> Path:

@@ -33,6 +33,7 @@ from pathlib import PurePath
 import yaml
 
 from ctxlint.frontends import handlebars, yamlsafe
+from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
@@ -111,7 +112,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     return parsed
 
 
-def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:
+def _segments(nodes: list[hb.Node], span, arrays: frozenset[str]) -> list[Segment]:
     segments: list[Segment] = []
     role, index, has_content = Role.USER, 0, False
     # A role marker after only whitespace changes the role of the message being built. The
@@ -127,17 +128,17 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
             retag = False
 
     for node, loop in handlebars.walk(nodes):
-        if isinstance(node, handlebars.Text):
+        if isinstance(node, hb.Text):
             segments.append(Segment(role, span(node.start, node.end), node.value, None, index, loop))
             if not has_content and node.value.strip():
                 settle()
                 has_content = True
             continue
         call = node.call
-        helper = call.helper if isinstance(node, handlebars.Mustache) else None
+        helper = call.helper if isinstance(node, hb.Mustache) else None
         if helper == "role" and call.params:
             argument = call.params[0]
-            if isinstance(argument, handlebars.Literal) and isinstance(argument.value, str):
+            if isinstance(argument, hb.Literal) and isinstance(argument.value, str):
                 new_role = _ROLES.get(argument.value, role)
             else:
                 new_role = role

@@ -18,27 +18,14 @@ the "standalone line" rule that drops a block tag's own line, which only moves w
 Syntax errors (an unterminated mustache or comment, a block never closed, a close tag that
 does not match, a stray ``{{else}}``) raise ``HandlebarsError`` with the offset to report.
 
-The package: ``nodes`` (what a template is made of), ``parser`` (``parse``), ``segments`` (``walk``,
-``slot_facts`` and a plain template's segments for the shared model).
+The package: ``nodes`` (what a template is made of: ``Text``, ``Mustache`` ...), ``parser``
+(``parse``), ``segments`` (``walk``, ``slot_facts`` and a plain template's segments for the
+shared model).
 """
 
 from __future__ import annotations
 
-from ctxlint.frontends.handlebars.nodes import (
-    MAX_SUBEXPRESSION_DEPTH,
-    Call,
-    Close,
-    Else,
-    Expr,
-    HandlebarsError,
-    Literal,
-    Mustache,
-    Node,
-    Open,
-    Partial,
-    Ref,
-    Text,
-)
+from ctxlint.frontends.handlebars.nodes import MAX_SUBEXPRESSION_DEPTH, HandlebarsError
 from ctxlint.frontends.handlebars.parser import parse
 from ctxlint.frontends.handlebars.segments import (
     ESCAPE,
@@ -50,6 +37,5 @@ from ctxlint.frontends.handlebars.segments import (
     walk,
 )
 
-__all__ = ["ESCAPE", "LOOP_HELPERS", "MAX_SUBEXPRESSION_DEPTH", "Call", "Close", "Else", "Expr", "HandlebarsError",
-           "Literal", "Mustache", "Node", "Open", "Partial", "Ref", "Text", "content_segment", "parse",
+__all__ = ["ESCAPE", "LOOP_HELPERS", "MAX_SUBEXPRESSION_DEPTH", "HandlebarsError", "content_segment", "parse",
            "parse_template", "slot_facts", "span_maker", "walk"]
