@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ctxlint.frontends.typescript.knowledge import Node, snake
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import number_value
 from ctxlint.model import Observation
 
 
+@dataclass(eq=False)
 class Estimates:
     """Finds characters-per-token guesses; reads syntax only."""
 
-    def __init__(self, m: Module) -> None:
-        self.m = m
+    m: Module
 
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():

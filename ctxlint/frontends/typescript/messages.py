@@ -3,7 +3,7 @@ the catalogue's message classes and LangChain.js prompt templates, whose ``{name
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ctxlint.frameworks.typescript import TsMessage
 from ctxlint.frontends import placeholders
@@ -18,14 +18,14 @@ from ctxlint.model import Breakpoint, Request, Role, Slot
 from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
 
 
+@dataclass(eq=False)
 class Messages:
     """Builds the messages of a request from what the values below read."""
 
-    def __init__(self, m: Module, names: Names, strings: Strings, slots: Slots) -> None:
-        self.m = m
-        self.names = names
-        self.strings = strings
-        self.slots = slots
+    m: Module
+    names: Names
+    strings: Strings
+    slots: Slots
 
     def messages(self, node: Node, env: Env, builder: RequestBuilder) -> None:
         items = self.names.items(node, env)

@@ -5,6 +5,7 @@ from other modules of the tree."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
@@ -15,11 +16,11 @@ if TYPE_CHECKING:
     from ctxlint.frontends.typescript.analyzer import Analyzer
 
 
+@dataclass(eq=False)
 class Names:
     """Resolves names; below the reading of text, sources and slots."""
 
-    def __init__(self, m: Module) -> None:
-        self.m = m
+    m: Module
 
     def binding(self, name: str, env: Env, at: int | None) -> Binding | None:
         bound = env.bound(name)

@@ -5,6 +5,7 @@ parameters, request handlers, calls, arrays and objects, and tool results sent b
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, LOOP_CALLBACKS, MAX_DEPTH, Node
@@ -13,12 +14,12 @@ from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Assign, Function, Loop, Scope, TooDeep
 
 
+@dataclass(eq=False)
 class Scopes:
     """Indexes the module; below every reading of values."""
 
-    def __init__(self, m: Module, estimates: Estimates) -> None:
-        self.m = m
-        self.estimates = estimates
+    m: Module
+    estimates: Estimates
 
     def index(self, node: Node, scope: Scope, loops: tuple[Loop, ...], depth: int, function: str | None) -> None:
         if depth > MAX_DEPTH:

@@ -3,6 +3,7 @@ provider's API shape puts the tools, system text, messages, input, model and out
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks.typescript import TsSink
@@ -16,15 +17,15 @@ from ctxlint.frontends.typescript.values import Env, RequestBuilder
 from ctxlint.model import OutputLimit, Request, Role, ToolDef
 
 
+@dataclass(eq=False)
 class Sinks:
     """Builds the request of each call site."""
 
-    def __init__(self, m: Module, names: Names, strings: Strings, messages: Messages, tools: Tools) -> None:
-        self.m = m
-        self.names = names
-        self.strings = strings
-        self.messages = messages
-        self.tools = tools
+    m: Module
+    names: Names
+    strings: Strings
+    messages: Messages
+    tools: Tools
 
     def call_site_requests(self) -> list[Request]:
         requests = []

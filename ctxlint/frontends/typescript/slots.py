@@ -4,6 +4,7 @@ cut to a fixed length (``text.slice(0, 4000)``) and whether a marker says so."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import pairwise
 
 from ctxlint.frontends.code import words
@@ -27,14 +28,14 @@ from ctxlint.frontends.typescript.values import Binding, Env, Scope, named
 from ctxlint.model import Role, Segment, Slot, Source, SourceKind
 
 
+@dataclass(eq=False)
 class Slots:
     """Makes slots and their facts; the top of the reading of values."""
 
-    def __init__(self, m: Module, names: Names, sources: Sources, strings: Strings) -> None:
-        self.m = m
-        self.names = names
-        self.sources = sources
-        self.strings = strings
+    m: Module
+    names: Names
+    sources: Sources
+    strings: Strings
 
     def slot_piece(self, node: Node, env: Env, span_node: Node | None = None, variable: bool = False) -> Piece:
         expression = " ".join(self.m.code(node).split())

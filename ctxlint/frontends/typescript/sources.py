@@ -4,7 +4,7 @@ documents, a tool's result (the catalogue's ``sources``); and collections in no 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code import words
@@ -26,12 +26,12 @@ from ctxlint.frontends.typescript.values import Binding, Env, Scope, described, 
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 
+@dataclass(eq=False)
 class Sources:
     """Follows values to third-party content and to unordered collections."""
 
-    def __init__(self, m: Module, names: Names) -> None:
-        self.m = m
-        self.names = names
+    m: Module
+    names: Names
 
     def untrusted(self, node: Node, env: Env) -> Source | None:
         if env.depth > MAX_RESOLVE:

@@ -4,6 +4,7 @@ of role/content objects, each a request of its own (a prompt module is checked t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ctxlint.frontends.typescript.knowledge import prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.typescript.messages import Messages
@@ -13,13 +14,13 @@ from ctxlint.frontends.typescript.values import Env, RequestBuilder
 from ctxlint.model import Request, Role, Span
 
 
+@dataclass(eq=False)
 class Standalone:
     """Builds the requests of prompts no call site sends."""
 
-    def __init__(self, m: Module, strings: Strings, messages: Messages) -> None:
-        self.m = m
-        self.strings = strings
-        self.messages = messages
+    m: Module
+    strings: Strings
+    messages: Messages
 
     def standalone_requests(self, used: set[int], context: bool) -> list[Request]:
         candidates: list[tuple[int, Span, RequestBuilder, set[int], bool, bool]] = []

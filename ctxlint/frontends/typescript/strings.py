@@ -4,7 +4,7 @@ literal values (numbers, arrays, objects) where the code writes them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frontends.code.pieces import Piece, in_loop, strip
@@ -22,15 +22,15 @@ class SlotMaker(Protocol):
     def __call__(self, node: Node, env: Env, span_node: Node | None = None, variable: bool = False) -> Piece: ...
 
 
+@dataclass(eq=False)
 class Strings:
     """Reads text and literal values. Where part of a text is not known, it asks for the slot that
     stands for it: ``slot_piece`` is set by the analyzer to ``Slots.slot_piece``, the one call from
     here to a component above (a slot's facts are read with this text in turn)."""
 
-    def __init__(self, m: Module, names: Names) -> None:
-        self.m = m
-        self.slot_piece: SlotMaker
-        self.names = names
+    m: Module
+    names: Names
+    slot_piece: SlotMaker = field(init=False)  # set by the analyzer (see the class's docstring)
 
     def text(self, node: Node, env: Env) -> list[Piece] | None:
         if env.depth > MAX_RESOLVE:

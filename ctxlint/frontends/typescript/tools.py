@@ -25,16 +25,20 @@ class ToolGroup:
     builder: RequestBuilder = field(default_factory=RequestBuilder)
 
 
+@dataclass(eq=False)
 class Tools:
     """Reads tool definitions from what the values below read."""
 
-    def __init__(self, m: Module, names: Names, sources: Sources, strings: Strings, slots: Slots) -> None:
-        self.m = m
-        self.names = names
-        self.sources = sources
-        self.strings = strings
-        self.slots = slots
-        self.zod = ZodReader(m.code, names.deref, strings.literal, names.entries, m.is_zod_name)
+    m: Module
+    names: Names
+    sources: Sources
+    strings: Strings
+    slots: Slots
+    zod: ZodReader = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.zod = ZodReader(self.m.code, self.names.deref, self.strings.literal, self.names.entries,
+                             self.m.is_zod_name)
 
     def tool_list(self, node: Node, env: Env, builder: RequestBuilder) -> list[ToolDef]:
         items = self.names.items(node, env)
