@@ -239,29 +239,30 @@ def test_only_the_fields_that_can_be_a_tools_costliest_are_counted():
 
 def test_common_handlebars_tags_are_each_read_in_one_match(monkeypatch):
     from ctxlint.frontends import handlebars
+    from ctxlint.frontends.handlebars import parser
 
     matched = []
-    pattern = handlebars._COMMON
+    pattern = parser._COMMON
 
     class Counting:
         def match(self, text: str, pos: int = 0):
             matched.append(pos)
             return pattern.match(text, pos)
 
-    lexed = counting(monkeypatch, handlebars, "_lex")
-    monkeypatch.setattr(handlebars, "_COMMON", Counting())
+    lexed = counting(monkeypatch, parser, "_lex")
+    monkeypatch.setattr(parser, "_COMMON", Counting())
     body = "{{#each docs}}{{this}}{{/each}} Never guess. {{&page}} {{#if user.name}}{{user.name}}{{/if}}\n" * 500
     nodes = handlebars.parse(body + "{{~ trimmed }} {{> partial}}")
     assert len(matched) == 7 * 500 + 2  # every tag is tried once; only the partial is lexed
     assert lexed == [body + "{{~ trimmed }} {{> partial}}"]
-    assert sum(isinstance(node, handlebars.Mustache) for node in nodes) == 3 * 500 + 1
+    assert sum(isinstance(node, handlebars.nodes.Mustache) for node in nodes) == 3 * 500 + 1
 
 
 def test_a_repeated_dotprompt_loop_is_read_as_a_loop_and_a_slot_once(monkeypatch):
     from ctxlint.frontends import dotprompt, handlebars
 
-    loops = counting(monkeypatch, handlebars, "_loop_of")
-    slots = counting(monkeypatch, handlebars, "slot_facts")
+    loops = counting(monkeypatch, handlebars.segments, "_loop_of")
+    slots = counting(monkeypatch, handlebars.segments, "slot_facts")
     text = "---\nmodel: googleai/gemini-2.0-flash\n---\n" + "{{#each docs}}{{this}}{{/each}} Never guess.\n" * 500
     (request,) = dotprompt.parse_file(text, "support.prompt").requests
     assert len(request.segments) == 1_000

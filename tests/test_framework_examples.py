@@ -1,5 +1,5 @@
 """Every example in every framework file is a test, as rule examples are: the rule it names
-reports exactly the lines it lists, or nothing. An example may bring other files of the
+reports exactly the lines it lists, or nothing (a `.ts` example is read as TypeScript). An example may bring other files of the
 project (``files``), so imports between modules are followed as in a real tree. Plus the
 catalogue's own validation: a bad entry is a load error naming the file and the key."""
 
@@ -12,7 +12,14 @@ import pytest
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings, apply_table
 from ctxlint.engine import Linter
-from ctxlint.frameworks import FrameworkError, builtin_frameworks_dir, load_framework, load_frameworks
+from ctxlint.frontends import format_for
+from ctxlint.frameworks import (
+    FrameworkError,
+    builtin_frameworks_dir,
+    cached_frameworks,
+    load_framework,
+    load_frameworks,
+)
 
 RULES = load_catalogue()
 FRAMEWORKS = load_frameworks()
@@ -29,7 +36,7 @@ def run_example(example: dict, root: Path):
     settings = Settings(root=root)
     apply_table(settings, example.get("config") or {}, root / "example-config")
     linter = Linter(settings, RULES, select=[example["rule"]])
-    return linter.lint_text(example["source"], example["file"], example["file"], "python")
+    return linter.lint_text(example["source"], example["file"], example["file"], format_for(example["file"], settings))
 
 
 @pytest.mark.parametrize(("framework", "example"), CASES, ids=[f"{f.name}-{e['id']}" for f, e in CASES])
@@ -81,6 +88,7 @@ def test_catalogue_is_found_and_files_are_named_after_their_framework():
         ("framework: x\nmessages: [{calls: [a.M], role: boss, content: c}]\n", "`messages[0].role` must be one of"),
         ("framework: x\nholders: [{calls: [a.A], default_limit: -5}]\n", "`holders[0].default_limit`"),
         ("framework: X Y\n", "`framework` must be a lower-case name"),
+        ("framework: x\nllm: sometimes\n", "`llm` must be true or false"),
         ("title: no name\n", "`framework` must be a non-empty string"),
         ("framework: x\nprovider: groq\n", "`provider` must be one of openai, anthropic, google"),
     ],
@@ -111,3 +119,9 @@ def test_an_sdk_names_the_provider_its_sinks_reach(tmp_path):
     assert sink.provider == "google"
     assert {name: f.provider for name, f in FRAMEWORKS.items() if f.provider} == {
         "openai": "openai", "anthropic": "anthropic", "google-genai": "google"}
+
+
+def test_the_libraries_that_make_a_module_llm_code_are_those_of_the_llm_frameworks():
+    catalogue = cached_frameworks()
+    assert {"openai", "langchain_ollama", "boto3", "outlines"} <= catalogue.llm_imports
+    assert {"requests", "subprocess"} <= catalogue.roots() - catalogue.llm_imports

@@ -325,7 +325,7 @@ def test_a_megabyte_module_of_prompts_is_read_without_error():
 def test_a_message_content_is_read_once(monkeypatch):
     # Each call site's messages are read once: the named template behind `content: system` is
     # built once per call site, not once to test that it is text and again to use it.
-    from ctxlint.frontends.typescript.analyzer import Analyzer
+    from ctxlint.frontends.typescript.strings import Strings
 
     unit = """\
         export async function answer{i}(question: string, page: string) {{
@@ -339,8 +339,8 @@ def test_a_message_content_is_read_once(monkeypatch):
     source = 'import OpenAI from "openai";\nconst client = new OpenAI();\n' + "".join(
         textwrap.dedent(unit).format(i=i) for i in range(5))
     built = []
-    template = Analyzer.template
-    monkeypatch.setattr(Analyzer, "template", lambda self, node, env: built.append(node.start_byte)
+    template = Strings.template
+    monkeypatch.setattr(Strings, "template", lambda self, node, env: built.append(node.start_byte)
                         or template(self, node, env))
     parsed = parse_file(source, "service.ts")
     assert len(parsed.requests) == 5

@@ -1,4 +1,5 @@
-"""Our own code is checked as we ask users to check theirs: ruff and mypy over ctxlint/ pass.
+"""Our own code is checked as we ask users to check theirs: ruff and mypy over ctxlint/ pass, and
+no module is over 600 lines, no class over 400.
 
 Both tools come with the test extras and read their settings from pyproject.toml
 ([tool.ruff], [tool.mypy]); running them here puts them in every run of the suite, so
@@ -7,6 +8,7 @@ the README's test command and .ci/run check them too.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -30,10 +32,35 @@ def test_mypy_finds_nothing_in_ctxlint():
     assert result.stdout.startswith("Success: no issues found"), result.stdout
 
 
-def test_no_module_of_the_python_front_end_is_over_600_lines():
-    # Each module of the package holds one concern (issue 9); one that outgrows this bound
-    # holds two and is split, as flow.py and ordering.py were.
-    package = ROOT / "ctxlint" / "frontends" / "python"
-    lengths = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}
-    assert len(lengths) > 10
-    assert {name: n for name, n in lengths.items() if n > 600} == {}
+# Being split on another branch for issue 24 (the CLI, configuration and cost layers, the token
+# table, the accounting pass; the layers of the Python front-end's components): these may exceed
+# the bounds until that work is merged. An entry that no longer does must be removed.
+_MODULES_SPLIT_ELSEWHERE = {"cli.py", "config.py", "cost.py", "tokens.py", "analysis/accounting.py"}
+_CLASSES_SPLIT_ELSEWHERE = {"frontends/python/flow.py:Flow", "frontends/python/scopes.py:Scopes"}
+
+
+def _modules() -> dict[str, str]:
+    package = ROOT / "ctxlint"
+    return {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in sorted(package.rglob("*.py"))}
+
+
+def test_no_module_of_ctxlint_is_over_600_lines():
+    # Each module holds one concern (issue 9); one that outgrows this bound holds two and is split,
+    # as the Python front-end's flow.py and ordering.py and the TypeScript analyzer were.
+    lengths = {name: len(text.splitlines()) for name, text in _modules().items()}
+    assert len(lengths) > 100
+    over = {name: n for name, n in lengths.items() if n > 600}
+    assert {name: n for name, n in over.items() if name not in _MODULES_SPLIT_ELSEWHERE} == {}
+    assert {name for name in _MODULES_SPLIT_ELSEWHERE if name not in over} == set(), "split: remove the exception"
+
+
+def test_no_class_of_ctxlint_is_over_400_lines():
+    # A class that outgrows this bound holds parts that call each other; they become components,
+    # each given the ones below it (as the TypeScript front-end's are).
+    sizes = {f"{name}:{node.name}": node.end_lineno - node.lineno + 1
+             for name, text in _modules().items() for node in ast.walk(ast.parse(text))
+             if isinstance(node, ast.ClassDef) and node.end_lineno is not None}
+    assert len(sizes) > 100
+    over = {name: n for name, n in sizes.items() if n > 400}
+    assert {name: n for name, n in over.items() if name not in _CLASSES_SPLIT_ELSEWHERE} == {}
+    assert {name for name in _CLASSES_SPLIT_ELSEWHERE if name not in over} == set(), "split: remove the exception"

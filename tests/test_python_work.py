@@ -92,7 +92,7 @@ def test_an_escape_is_decoded_once_whatever_the_number_of_literals(monkeypatch: 
 
 def test_a_call_path_is_matched_against_the_catalogue_once(monkeypatch: pytest.MonkeyPatch):
     frameworks.cached_frameworks.cache_clear()  # a catalogue that has matched nothing yet
-    globs = _counting(monkeypatch, frameworks, "fnmatchcase")
+    globs = _counting(monkeypatch, frameworks.index, "fnmatchcase")
     python.parse_file(_call_sites(50), "service.py")
     first = len(globs)
     python.parse_file(_call_sites(400), "service.py")

@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 from steps import count_steps, growth
 
-from ctxlint.frontends.typescript import analyzer, parse_file, syntax
+from ctxlint.frameworks import cached_frameworks
+from ctxlint.frontends.typescript import analyzer, knowledge, parse_file, standalone, syntax
+from ctxlint.frontends.typescript.slots import Slots
+from ctxlint.frontends.typescript.sources import Sources
+from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.model import ParsedFile
 
 
@@ -112,7 +116,7 @@ def test_prompts_read_by_other_prompts_are_found_without_pairwise_lookups():
     # other one (9 million lookups).
     candidates = [(key, _CountingSet({key - 1} if key else set())) for key in range(3_000)]
     _CountingSet.lookups = 0
-    assert analyzer._read_by_another(candidates) == set(range(2_999))
+    assert standalone._read_by_another(candidates) == set(range(2_999))
     assert _CountingSet.lookups == 0
 
 
@@ -138,8 +142,8 @@ def test_a_flat_broken_module_is_indexed_without_a_list_of_all_its_nodes():
     assert root is not None and max(child.child_count for child in root.children) >= 50_000
     tracemalloc.start()
     try:
-        analyzer = Analyzer(root, source)
-        analyzer.index(root, analyzer.module_scope, (), 0, None)
+        analyzer = Analyzer(root, source, cached_frameworks().typescript)
+        analyzer.index()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -166,7 +170,7 @@ def test_a_long_property_chain_is_followed_a_bounded_number_of_accesses_with_a_n
     assert growth(make, 80) < 1.5
     [notice] = parsed.notices
     assert notice.startswith("stopped following a chain of property accesses and calls after "
-                             f"{analyzer._MAX_CHAIN} (line 4)")
+                             f"{knowledge.MAX_CHAIN} (line 4)")
     assert len(parsed.requests) == 1
 
 
@@ -212,16 +216,17 @@ def _statements_swallowed_by_a_substitution(n: int) -> str:
             + "${doc.slice(0, 8000)}`,\n  });\n  return response.output_text;\n}\n")
 
 
-def _count_calls(monkeypatch, name: str) -> list[int]:
-    """Count calls to the Analyzer method ``name``: the returned list gains an item per call."""
+def _count_calls(monkeypatch, name: str, component: type = analyzer.Analyzer) -> list[int]:
+    """Count calls to the method ``name`` of the analyzer or one of its components: the returned
+    list gains an item per call."""
     calls: list[int] = []
-    method = getattr(analyzer.Analyzer, name)
+    method = getattr(component, name)
 
     def counting(self, *args, **kwargs):
         calls.append(1)
         return method(self, *args, **kwargs)
 
-    monkeypatch.setattr(analyzer.Analyzer, name, counting)
+    monkeypatch.setattr(component, name, counting)
     return calls
 
 
@@ -230,11 +235,11 @@ def test_statements_error_recovery_put_in_a_slot_are_not_followed(monkeypatch):
     [(span, message)] = parse_file(text, "summarise.ts").errors  # the broken request is not analysed at all
     assert (span.line, message[:30]) == (8, "invalid syntax: unexpected `do")
 
-    calls = _count_calls(monkeypatch, "facts")
+    calls = _count_calls(monkeypatch, "facts", Slots)
     source = syntax.Text(text, "summarise.ts")
     root = syntax.parse("typescript", source.data)
     parsed = ParsedFile("summarise.ts")
-    analyzer.Analyzer(root, source).run(parsed)  # what the analysis would do with it
+    analyzer.Analyzer(root, source, cached_frameworks().typescript).run(parsed)  # what the analysis would do with it
     assert len(parsed.requests) == 1
     assert len(calls) < 100  # was about 20 per swallowed statement
 
@@ -292,7 +297,7 @@ def test_zod_schemas_are_read_without_reading_the_module_again():
     root = syntax.parse("typescript", _CountingBytes(source.data))
     _CountingBytes.slices = 0
     parsed = ParsedFile("server.ts")
-    analyzer.Analyzer(root, source).run(parsed)
+    analyzer.Analyzer(root, source, cached_frameworks().typescript).run(parsed)
     [request] = parsed.requests
     assert len(request.tools) == 300
     assert request.tools[0].schema["properties"]["id"] == {"type": "string", "minLength": 1, "description": "The id"}
@@ -347,7 +352,7 @@ def test_the_analysis_leaves_no_cycles_to_hold_the_syntax_tree(tmp_path):
 def test_a_module_constant_named_at_every_call_site_is_read_once(monkeypatch):
     # Each function reads the constant's last value, the same for all: its text (here a list built by
     # `map` and `join`, with a slot per item) was read again at each of the 1,000 call sites.
-    reads = _count_calls(monkeypatch, "bound_text")
+    reads = _count_calls(monkeypatch, "bound_text", Strings)
     unit = ("export const plan{i} = (goal: string) => client.chat.completions.create({{\n"
             '  model: "gpt-4o", max_tokens: 300,\n'
             "  messages: [{{ role: \"system\", content: `Skills:\\n${{skills}}\\nPick one for plan {i}.` }},\n"
@@ -378,7 +383,7 @@ def test_a_syntax_error_deeper_than_the_analysis_reads_is_refused_without_climbi
     # 10,000 levels: asking tree-sitter for the error's parent overflowed the C stack (the process
     # died); a few thousand levels took seconds, each parent found by walking down from the root.
     [(span, message)] = parse_file(_broken_deep(10_000), "server.ts").errors
-    assert (span.line, message) == (4, f"the module nests more than {analyzer.MAX_DEPTH} levels deep; "
+    assert (span.line, message) == (4, f"the module nests more than {knowledge.MAX_DEPTH} levels deep; "
                                        "ctxlint does not read it")
     steps, parsed = count_steps(lambda: parse_file(_broken_deep(3_000), "server.ts"))
     assert len(parsed.errors) == 1 and steps < 50_000
@@ -387,7 +392,7 @@ def test_a_syntax_error_deeper_than_the_analysis_reads_is_refused_without_climbi
 def test_a_page_quoted_in_every_message_is_followed_to_its_fetch_once(monkeypatch):
     # A fuzzed module quoting one fetched page in thousands of messages followed `page` back to
     # `fetch(url)` in each of them: 10 readings of what carries third-party content per message.
-    carriers = _count_calls(monkeypatch, "carrier")
+    carriers = _count_calls(monkeypatch, "carrier", Sources)
     messages = "".join(f'      {{ role: "user", content: `<page>${{escape(page)}}</page> {i}\\n${{question}}` }},\n'
                        for i in range(1_000))
     text = ('import OpenAI from "openai";\nconst client = new OpenAI();\n\n'

@@ -54,7 +54,7 @@ REGISTRY = (
     Format("promptflow", "ctxlint.frontends.promptflow", names=("flow.dag.yaml", "flow.dag.yml"), comments=("#",)),
     Format("python", "ctxlint.frontends.python", (".py",), comments=("#",), takes_context=True),
     Format("typescript", "ctxlint.frontends.typescript",
-           (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*")),
+           (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), comments=("//", "/*"), takes_context=True),
     Format("notebook", "ctxlint.frontends.notebook", (".ipynb",), comments=("#", "//", "/*")),
     # JSON/YAML: requests, tool schemas, YAML prompts; any suffix when a configured glob picks it.
     Format("structured", "ctxlint.frontends.structured", (".json", ".yaml", ".yml"), comments=("#", "{#")),

@@ -40,22 +40,17 @@ from pathlib import PurePath
 import yaml
 
 from ctxlint.frontends import handlebars, jinja, template_syntax, yamlsafe
+from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.locate import line_locator
 from ctxlint.frontends.media import media_only
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
+from ctxlint.providers import LIMIT_KEYS, roles
 
 _LEAD = r"\A(?:(?:#[^\n]*|[ \t]*)\n)*"  # licence comments and blank lines before the front matter
 _FRONT_MATTER = re.compile(_LEAD + r"---[ \t]*\n(.*?)^---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
 _OPENING = re.compile(_LEAD + r"---[ \t]*$", re.MULTILINE)
-_LIMIT_KEYS = ("maxOutputTokens", "max_output_tokens", "maxTokens", "max_tokens", "max_completion_tokens")
-_ROLES = {
-    "system": Role.SYSTEM,
-    "user": Role.USER,
-    "model": Role.ASSISTANT,
-    "assistant": Role.ASSISTANT,
-    "tool": Role.TOOL,
-}
+_ROLES = roles("system", "user", "model", "assistant", "tool")  # what `{{role "..."}}` accepts
 _HELPERS = frozenset({"history"})  # Dotprompt helpers that take no argument
 _PICO_ARRAY = re.compile(r"^(\w+)\??\(\s*array\b")
 
@@ -100,7 +95,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     config = meta.get("config")
     limit = None
     if isinstance(config, dict):
-        for key in _LIMIT_KEYS:
+        for key in LIMIT_KEYS:
             if key in config:
                 value = config[key]
                 number = token_count(value)
@@ -155,7 +150,7 @@ def _configures_model(meta: dict) -> bool:
     return models or isinstance(config, dict)
 
 
-def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> list[Segment]:
+def _segments(nodes: list[hb.Node], span, arrays: frozenset[str]) -> list[Segment]:
     segments: list[Segment] = []
     role, index, has_content = Role.USER, 0, False
     # A role marker after only whitespace changes the role of the message being built. The
@@ -171,17 +166,17 @@ def _segments(nodes: list[handlebars.Node], span, arrays: frozenset[str]) -> lis
             retag = False
 
     for node, loop in handlebars.walk(nodes):
-        if isinstance(node, handlebars.Text):
+        if isinstance(node, hb.Text):
             segments.append(Segment(role, span(node.start, node.end), node.value, None, index, loop))
             if not has_content and node.value.strip():
                 settle()
                 has_content = True
             continue
         call = node.call
-        helper = call.helper if isinstance(node, handlebars.Mustache) else None
+        helper = call.helper if isinstance(node, hb.Mustache) else None
         if helper == "role" and call.params:
             argument = call.params[0]
-            if isinstance(argument, handlebars.Literal) and isinstance(argument.value, str):
+            if isinstance(argument, hb.Literal) and isinstance(argument.value, str):
                 new_role = _ROLES.get(argument.value, role)
             else:
                 new_role = role

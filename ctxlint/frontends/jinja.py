@@ -32,20 +32,15 @@ from ctxlint.model import (
     Span,
 )
 from ctxlint.numbers import shown
+from ctxlint.providers import roles
 
+# Prompty's and promptflow's role lines (`system:` alone on a line) and the roles they name.
+_ROLE_BY_NAME = roles("system", "developer", "user", "assistant", "tool", "function")
 ROLE_LINE = re.compile(
-    r"^[ \t]*(?:#[ \t]*)?(system|developer|user|assistant|tool|function)[ \t]*:[ \t]*\r?$",
+    r"^[ \t]*(?:#[ \t]*)?(" + "|".join(_ROLE_BY_NAME) + r")[ \t]*:[ \t]*\r?$",
     re.IGNORECASE | re.MULTILINE,
 )
 _LONG_NUMBER = re.compile(r"[0-9][0-9_]{4000,}")  # too long for int() (Python 3.11: 4,300 digits)
-_ROLE_BY_NAME = {
-    "system": Role.SYSTEM,
-    "developer": Role.DEVELOPER,
-    "user": Role.USER,
-    "assistant": Role.ASSISTANT,
-    "tool": Role.TOOL,
-    "function": Role.TOOL,
-}
 
 
 class TemplateError(Exception):

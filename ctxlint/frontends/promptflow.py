@@ -16,9 +16,9 @@ import yaml
 from ctxlint.frontends import jinja, yamlsafe
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Span
+from ctxlint.providers import LIMIT_KEYS
 
 _MAX_TEMPLATE_BYTES = 2_000_000
-_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 _MODEL_KEYS = ("deployment_name", "model", "deployment")
 
 
@@ -58,7 +58,7 @@ def _llm_node(node: dict, ynode: yaml.Node, path: str, parsed: ParsedFile) -> Re
     if not isinstance(inputs, dict):
         inputs = {}
     limit = None
-    for key in _LIMIT_KEYS:
+    for key in LIMIT_KEYS:
         if key in inputs:
             value = inputs[key]
             number = value if isinstance(value, int) and not isinstance(value, bool) else None

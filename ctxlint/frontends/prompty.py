@@ -18,11 +18,11 @@ from ctxlint.frontends import jinja, yamlsafe
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Span, ToolDef
 from ctxlint.numbers import token_count
+from ctxlint.providers import LIMIT_KEYS
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 _FILE_REFERENCE = re.compile(r"^\s*\$\{file:([^}]+)\}\s*$")
 _MAX_REFERENCED_BYTES = 2_000_000
-_LIMIT_KEYS = ("max_tokens", "maxOutputTokens", "max_completion_tokens", "max_output_tokens", "maxTokens")
 _SETTINGS_TABLES = ("parameters", "options")
 _MODEL_KEYS = (("id",), ("name",), ("configuration", "azure_deployment"), ("configuration", "model"),
                ("configuration", "name"))
@@ -54,7 +54,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     limit = None
     for table in _SETTINGS_TABLES:
         settings = model.get(table) if isinstance(model, dict) else None
-        for key in _LIMIT_KEYS:
+        for key in LIMIT_KEYS:
             if isinstance(settings, dict) and key in settings:
                 node = document.locate("model", table, key)
                 span = _node_span(path, node) if node is not None else Span.point(path, 1)

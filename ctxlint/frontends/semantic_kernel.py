@@ -42,10 +42,10 @@ from ctxlint.frontends import jsonpos, limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span
 from ctxlint.numbers import token_count
+from ctxlint.providers import LIMIT_KEYS, roles
 
 CONFIG_NAME = "config.json"
 MAX_CONFIG_BYTES = 2_000_000  # the engine's default file limit
-_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens")
 _MODEL_KEYS = ("model_id", "ai_model_id", "model")
 
 _EVENT = re.compile(r"\{\{|\}\}|[\"']")
@@ -55,13 +55,7 @@ _NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _FUNCTION = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?\Z")
 _TAG = re.compile(r"""<message\s+role\s*=\s*(["'])(\w+)\1[^>]*>|</message\s*>|</?chat_history\s*>""", re.IGNORECASE)
 _MESSAGE = re.compile(r"<message\s+role\s*=", re.IGNORECASE)
-_ROLES = {
-    "system": Role.SYSTEM,
-    "developer": Role.DEVELOPER,
-    "user": Role.USER,
-    "assistant": Role.ASSISTANT,
-    "tool": Role.TOOL,
-}
+_ROLES = roles("system", "developer", "user", "assistant", "tool")  # Semantic Kernel's AuthorRole
 _ESCAPE = "escape"  # the filter name for a value SK HTML-encodes (as Jinja's `| e`)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HISTORY = re.compile(r"(?:\w*_)?(?:history|messages)\Z")
@@ -380,7 +374,7 @@ def _settings(root: jsonpos.Node, source: str, config_path: str) -> _Config:
         if model is None:
             model = next((v for k in _MODEL_KEYS if isinstance(v := settings.value.get(k), str) and v), None)
         if limit is None:
-            key = next((k for k in _LIMIT_KEYS if k in settings.fields), None)
+            key = next((k for k in LIMIT_KEYS if k in settings.fields), None)
             if key is not None:
                 key_node, value_node = settings.fields[key]
                 value = value_node.value

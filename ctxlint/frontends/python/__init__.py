@@ -2,7 +2,7 @@
 
 What the front-end finds in a module:
 
-* **Call sites** -- the sinks of the framework catalogue (``ctxlint/frameworks.py``, one YAML
+* **Call sites** -- the sinks of the framework catalogue (``ctxlint/frameworks/``, one YAML
   file per SDK or agent framework: OpenAI, Anthropic, LiteLLM, LangChain, Pydantic AI ...),
   matched by call path -- become requests with their tools, system text, messages, model and
   output limit, including what the agents and chat models they are given carry.

@@ -15,6 +15,7 @@ from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.project import Project
+from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.sinks import Sinks
@@ -51,15 +52,17 @@ class Analyzer:
         self.estimates = Estimates(self.unit)
         self.wrappers = Wrappers(self.unit)
         self.spreads = Spreads(self.unit)
+        self.reserves = Reserves(self.unit)
         parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
                                   self.cuts, self.cut_sites, self.order_sites, self.messages, self.sinks,
-                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads]
+                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads,
+                                  self.reserves]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.serialization = self.serialization
             part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
-            part.wrappers, part.spreads = self.wrappers, self.spreads
+            part.wrappers, part.spreads, part.reserves = self.wrappers, self.spreads, self.reserves
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit
@@ -67,7 +70,7 @@ class Analyzer:
         self.framework_objects()
         calls = self.sinks.call_site_requests()
         calls += self.wrappers.requests()
-        calls += self.sinks.holder_requests()
+        calls += self.reserves.holder_requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

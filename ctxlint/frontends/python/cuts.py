@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
-from ctxlint.frontends.python.knowledge import LIST_NAMES, MIN_CUT
+from ctxlint.frontends.code.words import MIN_CUT
+from ctxlint.frontends.python.knowledge import LIST_NAMES
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
@@ -24,7 +25,7 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
-from ctxlint.frontends.python.values import Assign, Env, Facts, Item, add_new, source_key
+from ctxlint.frontends.python.values import Assign, Env, Item
 from ctxlint.model import SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument

@@ -1,32 +1,22 @@
-"""What the front-end knows about Python code that builds prompts: names, calls, roles, limits.
+"""What the front-end knows about Python code that builds prompts: names and calls of Python.
 
-Lists of names and calls that decide what a value is: a prompt name, an HTTP body, a call that
-only measures its argument, a path that stays inside the repository.
+Lists of names and calls that decide what a value is: a call that only measures its argument, a
+path that stays inside the repository, a collection in no fixed order. The words Python shares
+with TypeScript (prompt names, tool runners, cut markers) are in ``frontends/code/words.py``.
 """
 
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
 
-from ctxlint.model import Role
+from ctxlint.frontends.code import words
 
-ROLES = {
-    "system": Role.SYSTEM,
-    "developer": Role.DEVELOPER,
-    "user": Role.USER,
-    "human": Role.USER,
-    "assistant": Role.ASSISTANT,
-    "ai": Role.ASSISTANT,
-    "model": Role.ASSISTANT,
-    "tool": Role.TOOL,
-    "function": Role.TOOL,
-    # A model-native document turn (Granite's `document` role): the API marks its text as data,
-    # as it does a tool result's.
-    "document": Role.TOOL,
-    "documents": Role.TOOL,
-}
-LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+# Names of Python objects that hold something about a prompt, not its text.
+NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_cls", "*_class", "*_env", "*_environment", "*_engine", "*_cache",
+                    "*_dict")
+# Executing a tool in an agent loop (`run_tool(...)`, `session.call_tool(...)`): in Python, also
+# one plain verb of a tool object (`tool.invoke(args)`).
+TOOL_RUNNERS = re.compile(words.TOOL_RUNNER_WORDS + r"|^(?:a?invoke|a?run|call|execute)$")
 # The keys a tool's parameter schema is given under: OpenAI and Gemini, Anthropic, MCP, Pydantic AI.
 TOOL_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
 
@@ -37,31 +27,8 @@ def tool_shaped(keys: set[str] | frozenset[str]) -> bool:
     if "arguments" in keys:
         return False
     return bool({"function", "toolSpec"} & keys) or ("name" in keys and bool(keys.intersection(TOOL_SCHEMA_KEYS)))
-HINTS = {
-    "chat": "`max_completion_tokens=`",
-    "responses": "`max_output_tokens=`",
-    "anthropic": "`max_tokens=`",
-    "litellm": "`max_tokens=`",
-}
-REQUEST_KEYS = {"model", "messages", "system", "input", "instructions"}
-PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
-NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url",
-                     "*_tokens", "*_len", "*_length", "*_version", "*_count", "*_type", "*_cls",
-                     "*_class", "*_loader", "*_env", "*_environment", "*_engine", "*_cache", "*_dict",
-                     "*_map", "*_registry")
-# Names that only LLM prompts carry; weaker ones (`template`, a bare `prompt`, `instructions`)
-# also name HTML templates, script stubs and command-line prompts, so they count only in a
-# module that shows some other sign of talking to a model.
-# (`system_message` is weak too: operating-system messages use the name.)
-STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", "*few_shot*")
-LLM_LIBRARIES = {
-    "openai", "anthropic", "litellm", "langchain", "langchain_core", "langchain_openai", "langchain_anthropic",
-    "langchain_community", "langgraph", "llama_index", "vertexai", "mistralai", "cohere", "groq", "ollama",
-    "together", "fireworks", "instructor", "dspy", "guidance", "semantic_kernel", "autogen", "autogen_agentchat",
-    "crewai", "pydantic_ai", "haystack", "mcp", "fastmcp", "smolagents", "marvin", "outlines", "google.generativeai",
-    "google.genai", "agents",
-}
-TEXT_BLOCK_TYPES = ("text", "input_text", "output_text")
+
+
 SERIALIZERS = {"json.dumps", "simplejson.dumps", "ujson.dumps"}
 YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {
@@ -86,11 +53,6 @@ MAX_DEPTH = 40  # how deep name and function resolution may go
 # Attributes that hold an object's text (a response's body, a document's content): a slice of
 # one cuts text, not a list.
 TEXT_ATTRIBUTES = {"text", "content", "body", "data", "page_content"}
-# Executing a tool in an agent loop: `run_tool(...)`, `session.call_tool(...)`,
-# `available_functions[name](**args)`, `tool.invoke(args)`.
-TOOL_RUNNERS = re.compile(r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
-                           r"(?:_calls?)?$|^(?:a?invoke|a?run|call|execute)$")
-TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
 # Calls and methods that measure a value rather than pass its text on.
 ADDS = ("+=", "append", "extend", "insert")
 MEASURES = {"len", "bool", "int", "float", "hash", "id", "isinstance", "type", "round", "callable", "hasattr"}
@@ -106,8 +68,6 @@ PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os
                   "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
 PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
                         "parent", "parents", "format"}
-CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
-UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_files|tmp|temp", re.IGNORECASE)
 
 # Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
 # `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
@@ -116,25 +76,21 @@ LIST_NAMES = ("*_list", "history", "*_history", "history_*", "conversation", "sc
 STRING_NAMES = ("*text", "*_str", "*string", "*content", "*contents", "*body", "*html", "*markdown", "*page",
                  "*transcript", "*prompt", "*message", "*output", "*result", "*response", "*description",
                  "*summary", "*excerpt", "*doc", "*document", "*details", "*notes", "*news", "*status")
-MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 
 
 def prompt_name(name: str) -> bool:
-    lower = name.lower()
-    return any(fnmatchcase(lower, p) for p in PROMPT_NAMES) and not any(
-        fnmatchcase(lower, p) for p in NOT_PROMPT_NAMES
-    )
+    return words.prompt_name(name.lower(), NOT_PROMPT_NAMES)
 
 
 def strong_prompt_name(name: str) -> bool:
-    lower = name.lower()
-    return any(fnmatchcase(lower, p) for p in STRONG_PROMPT_NAMES)
+    # (`system_message` is weak: operating-system messages use the name.)
+    return words.matches(name.lower(), words.STRONG_PROMPT_NAMES)
 
 
 def system_name(name: str) -> bool:
-    """A prompt name that says its text is sent as the system (or developer) message."""
-    lower = name.lower()
-    return any(fnmatchcase(lower, p) for p in ("*system*", "*developer*", "*instruction*", "*persona*", "*preamble*"))
+    """A prompt name that says its text is sent as the system (or developer) message; in
+    Python, ``instructions`` does too."""
+    return words.matches(name.lower(), (*words.SYSTEM_NAMES, "*instruction*"))
 
 
 def token_name(name: str | None) -> bool:

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ctxlint.frontends.python.values import Piece
+from ctxlint.frontends.code.pieces import Piece, kept, slot_text
+from ctxlint.frontends.code.pieces import strip as strip_ends
 from ctxlint.model import Slot, Source, Span
 
 ESCAPE = re.compile(
@@ -347,14 +348,6 @@ def value_parts(node: ast.AST) -> list[ast.expr]:
     return []
 
 
-def unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
-
-
-def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
-    return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
-
-
 def with_sources(slot: Slot | None, sources: Iterable[Source]) -> Slot | None:
     sources = tuple(sources)
     if slot is None or not sources:
@@ -365,22 +358,8 @@ def with_sources(slot: Slot | None, sources: Iterable[Source]) -> Slot | None:
 
 
 def strip(pieces: list[Piece], method: str) -> list[Piece]:
-    pieces = list(pieces)
-    if method in ("strip", "lstrip"):
-        while pieces and pieces[0].slot is None:
-            text = pieces[0].text.lstrip()
-            if text:
-                pieces[0] = replace(pieces[0], text=text)
-                break
-            pieces.pop(0)
-    if method in ("strip", "rstrip"):
-        while pieces and pieces[-1].slot is None:
-            text = pieces[-1].text.rstrip()
-            if text:
-                pieces[-1] = replace(pieces[-1], text=text)
-                break
-            pieces.pop()
-    return pieces
+    """``str.strip``, ``lstrip`` or ``rstrip`` (``method``) applied to the pieces."""
+    return strip_ends(pieces, start=method != "rstrip", end=method != "lstrip")
 
 
 _INDENT = re.compile(r"[ \t]*")
@@ -394,8 +373,7 @@ def _indent(line: str) -> str:
 def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
     """``textwrap.dedent`` (or ``inspect.cleandoc``) applied to the static text, each slot
     standing in as one non-blank character."""
-    joined = "".join("\x00" if p.slot is not None else p.text for p in pieces)
-    lines = joined.split("\n")
+    lines = slot_text(pieces).split("\n")
     measured = lines[1:] if clean_doc else lines
     indents = [_indent(line) for line in measured if line.strip(" \t")]
     margin = indents[0] if indents else ""
@@ -412,16 +390,7 @@ def dedent(pieces: list[Piece], clean_doc: bool) -> list[Piece]:
             drop = len(margin) if line.startswith(margin) else 0
         keep.extend([False] * drop + [True] * (len(line) - drop))
         keep.append(True)  # the newline
-    result, offset = [], 0
-    for piece in pieces:
-        width = 1 if piece.slot is not None else len(piece.text)
-        if piece.slot is not None:
-            result.append(piece)
-        else:
-            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
-            if text:
-                result.append(replace(piece, text=text))
-        offset += width
+    result = kept(pieces, keep)
     if clean_doc:
         result = strip(result, "strip")
     return result

@@ -9,12 +9,13 @@ import ast
 from dataclasses import replace
 
 from ctxlint.frameworks import MessageKind, TemplateKind
+from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.knowledge import ROLES, TEXT_BLOCK_TYPES
-from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, in_loop, unique, with_sources
+from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item, Piece
+from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Breakpoint, Role, Slot, Span
+from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
 
 # Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
 # Cohere's v1 chat history `message`.
@@ -34,7 +35,7 @@ def role_of(name: str | None) -> Role:
     """A role named in code (`"system"`, `MessageRole.SYSTEM`, `"human"`); the user's by default."""
     if not name:
         return Role.USER
-    return ROLES.get(name.rsplit(".", 1)[-1].lower(), Role.USER)
+    return ROLE_NAMES.get(name.rsplit(".", 1)[-1].lower(), Role.USER)
 
 
 class Messages(Component):
@@ -137,7 +138,7 @@ class Messages(Component):
             builder.add(self.strings.pieces(item.node, item.env), role, loop)
             return
         kind = self.flow.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
-        if kind in TEXT_BLOCK_TYPES and "text" in entries:
+        if kind in TEXT_PARTS and "text" in entries:
             node, env, _ = entries["text"]
             builder.add(self.strings.pieces(node, env), role, loop)
         elif kind == "tool_result" and "content" in entries:
@@ -151,7 +152,7 @@ class Messages(Component):
         entries = self.flow.dict_entries(node, env) or {}
         return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
 
-    def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLES)) -> bool:
+    def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLE_NAMES)) -> bool:
         if not isinstance(node, ast.Dict):
             return False
         entries = self.flow.dict_entries(node, env)

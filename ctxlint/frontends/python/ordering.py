@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
     MAX_DEPTH,
@@ -17,7 +18,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, KeyIndex, add_new, source_key
+from ctxlint.frontends.python.values import Env
 from ctxlint.model import Source, SourceKind
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)

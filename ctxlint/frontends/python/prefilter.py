@@ -9,13 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.knowledge import (
-    LLM_LIBRARIES,
-    prompt_name,
-    prompt_path,
-    strong_prompt_name,
-    tool_shaped,
-)
+from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, strong_prompt_name, tool_shaped
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.model import Span
 
@@ -306,14 +300,12 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     name (a weak one only where an LLM library is imported or the path says prompts), or a
     ``len(x) / 4``-shaped expression or a loop that stops at a token budget in a module that
     mentions tokens."""
-    libraries = roots | LLM_LIBRARIES
-
     def imports_library(node: ast.Import | ast.ImportFrom) -> bool:
         if isinstance(node, ast.ImportFrom) and node.level:
             return False
         modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] + [
             f"{node.module}.{a.name}" for a in node.names if node.module]  # from google import genai
-        return any(m.split(".")[0] in libraries or ".".join(m.split(".")[:2]) in libraries for m in modules)
+        return any(m.split(".")[0] in roots or ".".join(m.split(".")[:2]) in roots for m in modules)
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True

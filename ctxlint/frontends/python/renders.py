@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.values import Env, Facts
+from ctxlint.frontends.code.pieces import Facts
+from ctxlint.frontends.python.values import Env
 from ctxlint.model import Span
 
 if TYPE_CHECKING:

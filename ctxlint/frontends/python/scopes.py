@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.knowledge import LLM_LIBRARIES, MAX_DEPTH, token_name
+from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
@@ -192,7 +192,8 @@ class Scopes(Component):
     def imported(self, module: str) -> None:
         parts = module.split(".")
         self.m.mcp = self.m.mcp or parts[0] in ("mcp", "fastmcp")
-        self.m.llm = self.m.llm or parts[0] in LLM_LIBRARIES or ".".join(parts[:2]) in LLM_LIBRARIES
+        libraries = self.m.catalogue.llm_imports
+        self.m.llm = self.m.llm or parts[0] in libraries or ".".join(parts[:2]) in libraries
 
     def record(self, name: str, assign: Assign) -> None:
         assign.scope.assigns.setdefault(name, []).append(assign)

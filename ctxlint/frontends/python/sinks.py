@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
+from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
-from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Scope
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 
 
@@ -191,7 +191,7 @@ class Sinks(Component):
             if owner is not None:
                 holders.append(owner)
             else:
-                unseen_holder = self.configured_type(call.func.value, env)
+                unseen_holder = self.reserves.configured_type(call.func.value, env)
         for spec in sink.arguments.get("agent", ()):
             entry = self.find(spec, call, env, given)
             if entry is None:
@@ -232,7 +232,7 @@ class Sinks(Component):
         parts.limit_elsewhere = parts.limit_elsewhere or unseen_holder
         if (hidden or parts.limit_elsewhere) and parts.limit is None:
             parts.limit_visible = False  # settings given at the call override the object's
-        if parts.limit is None and any(self.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
+        if parts.limit is None and any(self.reserves.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
             parts.limit_visible = False  # reported where the model is built (holder_requests)
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
@@ -240,7 +240,7 @@ class Sinks(Component):
         declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
-            dropped = self.accepted_limit(env.scope) or parts.dropped
+            dropped = self.reserves.accepted_limit(env.scope) or parts.dropped
             if dropped is not None:
                 reserve_kind = "dropped"
                 reserve_evidence = (Evidence(EvidenceKind.SOURCE, f"`{dropped[0]}` is accepted here and never "
@@ -263,91 +263,11 @@ class Sinks(Component):
             roles_marked=sink.roles_marked,
             framework=sink.framework,
             provider=sink.provider,
-            in_method=_in_method(env.scope),
-            in_test=_in_test(env.scope),
+            in_method=in_method(env.scope),
+            in_test=in_test(env.scope),
             reserve_kind=reserve_kind,
             reserve_evidence=reserve_evidence,
         )
-
-    def accepted_limit(self, scope: Scope) -> tuple[str, Span] | None:
-        """A parameter of the enclosing function, or an attribute its class sets, named like an
-        output limit (``max_tokens``, ``self.max_output_tokens``): the code accepts a limit, so
-        a call without one drops it."""
-        current: Scope | None = scope
-        while current is not None and current.kind == "function":
-            for name, _param in current.params.items():
-                if name in LIMIT_NAMES:
-                    node = next((a for a in _all_args(current.node) if a.arg == name), None)
-                    return name, self.m.span(node if node is not None else cast(ast.stmt, current.node))
-            cls = current.cls
-            if cls is not None:
-                for name in LIMIT_NAMES:
-                    records = cls.assigns.get(name)
-                    if records and records[0].target is not None:
-                        return f"self.{name}", self.m.span(records[0].target)
-                read = self.limit_read(cls.node)
-                if read is not None:
-                    return read
-            current = current.parent
-        return None
-
-    def limit_read(self, cls: ast.AST) -> tuple[str, Span] | None:
-        """A limit the object's configuration holds and a method of the class reads
-        (``self.config.max_token``): the class has one to send. Looked for once per class."""
-        key = id(cls)
-        if key not in self.m.class_limits:
-            found = None
-            for node in walk(cls):
-                if isinstance(node, ast.Attribute) and node.attr in LIMIT_NAMES + ("max_token",) \
-                        and isinstance(node.ctx, ast.Load):
-                    dotted = self.m.dotted(node)
-                    if dotted and dotted.startswith("self."):
-                        found = (dotted, self.m.span(node))
-                        break
-            self.m.class_limits[key] = found
-        return self.m.class_limits[key]
-
-    def holder_requests(self) -> list[Request]:
-        """Chat models built with no output limit, reported where they are built: every request
-        they send has none, wherever it is sent from (a chain, an agent, another module)."""
-        found = []
-        for call, scope, holder in self.m.holder_calls:
-            env = Env(scope)
-            if not self.built_without_limit(call, env, holder):
-                continue
-            parts = Parts(hint=holder.limit_hint)
-            self.settings(holder.arguments, call, env, None, parts)
-            found.append(Request(
-                path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
-                settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
-                framework=holder.framework, in_method=_in_method(scope), in_test=_in_test(scope),
-                reserve_kind="built-without",
-                reserve_evidence=(Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built without "
-                                           "an output limit", self.m.span(call)),)))
-        return found
-
-    def built_without_limit(self, call: ast.Call, env: Env, holder: Holder) -> bool:
-        """Whether ``call`` builds a chat model that sends no output limit: one whose framework
-        sets none by default, built with every argument visible and no limit among them."""
-        if holder.standalone or holder.default_limit is not None or holder.model_carries_limit \
-                or not holder.arguments.get("limit"):
-            return False
-        given = self.arguments(call, env)
-        if given.opaque:
-            return False
-        parts = Parts()
-        self.settings(holder.arguments, call, env, None, parts)
-        return parts.limit is None
-
-    def configured_type(self, receiver: ast.expr, env: Env) -> bool:
-        """Whether ``receiver`` is of a type the catalogue builds with an output limit (a chat
-        model, a generator) although the code does not show it being built: a parameter or an
-        attribute given from outside, whose own settings may hold the limit."""
-        path = self.calls.path(receiver, env)
-        if path.startswith(UNKNOWN) or not path.endswith("()"):
-            return False
-        return any(isinstance(h, Holder) and h.arguments.get("limit")
-                   for h in self.m.catalogue.holders.match(path[:-2]))
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
                   parts: Parts) -> None:
@@ -452,7 +372,7 @@ class Sinks(Component):
                               f"(line {where.line})")
                 parts.built_without = Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built "
                                                "without an output limit", where)
-                parts.dropped = self.accepted_limit(env.scope)  # a factory that takes a limit and drops it
+                parts.dropped = self.reserves.accepted_limit(env.scope)  # a factory that takes a limit and drops it
         if parts.default is None:
             parts.default = holder.default_limit
         if holder.model_carries_limit and parts.limit is None:
@@ -494,19 +414,7 @@ class Sinks(Component):
         return parts
 
 
-# Names a function parameter or an object's attribute takes when it holds an output limit.
-LIMIT_NAMES = ("max_tokens", "max_output_tokens", "max_completion_tokens", "max_new_tokens", "num_predict",
-               "max_tokens_to_sample", "max_length")
-
-
-def _all_args(node: ast.AST) -> list[ast.arg]:
-    args = getattr(node, "args", None)
-    if not isinstance(args, ast.arguments):
-        return []
-    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
-
-
-def _in_method(scope: Scope | None) -> bool:
+def in_method(scope: Scope | None) -> bool:
     """Whether code in ``scope`` runs inside a method (directly or in a function nested in one)."""
     while scope is not None:
         if scope.kind == "function" and scope.cls is not None:
@@ -515,7 +423,7 @@ def _in_method(scope: Scope | None) -> bool:
     return False
 
 
-def _in_test(scope: Scope | None) -> bool:
+def in_test(scope: Scope | None) -> bool:
     """Whether ``scope`` is in a test: a function named ``test*`` or a class named ``Test*``,
     as pytest collects them."""
     while scope is not None:

@@ -9,19 +9,17 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
+from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.knowledge import (
     ADDS,
-    CONFIG_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
     NOT_VARIABLES,
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
-    TOOL_HOLDERS,
     TOOL_RUNNERS,
-    UPLOAD_WORDS,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.unit import Component

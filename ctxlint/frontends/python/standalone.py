@@ -11,11 +11,12 @@ from fnmatch import fnmatchcase
 from functools import partial
 
 from ctxlint.frameworks import Holder, Signature, TemplateKind
+from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item, Piece
+from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Request, Role, Span
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
@@ -21,14 +22,12 @@ from ctxlint.frontends.python.literals import (
     dedent,
     format_fields,
     fstring_fields,
-    in_loop,
     percent_fields,
     strip,
-    unique,
     with_sources,
 )
 from ctxlint.frontends.python.unit import Component, Positioned
-from ctxlint.frontends.python.values import Assign, Binding, Env, Facts, Loop, Piece
+from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.

@@ -21,8 +21,9 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
-from ctxlint.frontends.python.values import Builder, Env, Scope
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Request, Span, ToolDef
 
 if TYPE_CHECKING:

@@ -7,12 +7,13 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Item, Scope
+from ctxlint.frontends.python.values import Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, Span, ToolDef
 
 if TYPE_CHECKING:

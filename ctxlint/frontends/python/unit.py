@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.code.pieces import Facts, Piece
+from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import children, walk
-from ctxlint.frontends.python.values import Binding, Env, Facts, Piece, Scope
+from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.flow import Entry, Flow
     from ctxlint.frontends.python.messages import Messages
     from ctxlint.frontends.python.project import Project
+    from ctxlint.frontends.python.reserves import Reserves
     from ctxlint.frontends.python.scopes import Scopes
     from ctxlint.frontends.python.serialization import Serialization
     from ctxlint.frontends.python.sinks import Sinks
@@ -231,13 +234,7 @@ class Unit:
 
     def qualified(self, node: ast.AST | None) -> str | None:
         """The dotted name of ``node`` with its first part resolved through the imports."""
-        dotted = self.dotted(node)
-        if not dotted:
-            return None
-        head, _, rest = dotted.partition(".")
-        if head in self.imports:
-            return self.imports[head] + ("." + rest if rest else "")
-        return dotted
+        return qualify(self.dotted(node), self.imports)
 
     @staticmethod
     def chain(node: ast.AST) -> list[str]:
@@ -417,6 +414,7 @@ class Component:
     estimates: Estimates
     wrappers: Wrappers
     spreads: Spreads
+    reserves: Reserves
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit

@@ -1,4 +1,5 @@
-"""The front-end's internal values: pieces of text, scopes, assignments, bindings, message items.
+"""The front-end's internal values: scopes, assignments, bindings, message items; and the pieces
+of text, facts and request builder it shares with the TypeScript front-end (``frontends/code/``).
 
 None of these leave the package; what leaves is the shared model (requests, segments, slots).
 """
@@ -6,26 +7,13 @@ None of these leave the package; what leaves is the shared model (requests, segm
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
+from ctxlint.model import Source, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
-
-T = TypeVar("T")
-
-
-@dataclass
-class Piece:
-    """Part of a string value: static text (``slot is None``) or a slot, with its span."""
-
-    text: str
-    span: Span
-    slot: Slot | None = None
-    loop: str | None = None
 
 
 @dataclass
@@ -127,80 +115,3 @@ class Item:
     loop: str | None = None
     variable: bool = False
     sources: tuple[Source, ...] = ()
-
-
-class KeyIndex:
-    """The keys of a list that only grows, brought up to date as it grows (see ``add_new``)."""
-
-    __slots__ = ("keys", "indexed")
-
-    def __init__(self) -> None:
-        self.keys: set[Hashable] = set()
-        self.indexed = 0  # how many of the list's items are in ``keys``
-
-
-def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item,
-            index: KeyIndex | None = None) -> None:
-    """Append the items whose key is in neither ``into`` nor earlier in ``items``.
-
-    A value merged from thousands of parts adds to the same list thousands of times: given the
-    list's own ``index``, each call costs the items it adds (and those appended since the last
-    call), not the length of the list, which would make the whole merge quadratic."""
-    index = index if index is not None else KeyIndex()
-    known = index.keys
-    known.update(key(item) for item in into[index.indexed:])
-    for item in items:
-        item_key = key(item)
-        if item_key not in known:
-            known.add(item_key)
-            into.append(item)
-    index.indexed = len(into)
-
-
-def source_key(source: Source) -> Hashable:
-    return source.kind, source.span
-
-
-@dataclass
-class Facts:
-    names: list[str] = field(default_factory=list)
-    calls: list[str] = field(default_factory=list)
-    sources: list[Source] = field(default_factory=list)
-    variable_length: bool = False
-    once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
-    indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
-
-    def index(self, name: str) -> KeyIndex:
-        """The key index of the list ``name`` (its lists only grow)."""
-        found = self.indexes.get(name)
-        if found is None:
-            found = self.indexes[name] = KeyIndex()
-        return found
-
-
-class Builder:
-    """Collects one request's segments and cache breakpoints in provider order."""
-
-    def __init__(self) -> None:
-        self.segments: list[Segment] = []
-        self.breakpoints: list[Breakpoint] = []
-        self.tools: list[ToolDef] = []
-        self.message_index = -1
-
-    def next_message(self) -> None:
-        self.message_index += 1
-
-    def add(self, pieces: list[Piece], role: Role, loop: str | None = None) -> None:
-        for piece in pieces:
-            slot = piece.slot
-            where = piece.loop or loop
-            if slot is None and not piece.text:
-                continue
-            if slot is not None and where and not slot.variable_length:
-                slot = replace(slot, variable_length=True)
-            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
-
-    def system(self, pieces: list[Piece], role: Role) -> None:
-        """One message of ``pieces`` in ``role``."""
-        self.next_message()
-        self.add(pieces, role)

@@ -20,10 +20,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Sink
+from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Builder, Env, Scope
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
 
 if TYPE_CHECKING:

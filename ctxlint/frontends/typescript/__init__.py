@@ -3,10 +3,12 @@
 Parsed with tree-sitter (the ``tree-sitter-typescript`` and ``tree-sitter-javascript``
 grammars), never executed. What the front-end reads (see ``analyzer.py``):
 
-* **Call sites** of the OpenAI SDK (``chat.completions.create``, ``responses.create``), the
-  Anthropic SDK (``messages.create``/``stream``) and the Vercel AI SDK (``generateText``,
-  ``streamText``, ``generateObject``, ``streamObject``): tools, system text, messages, model and
-  output limit become a request.
+* **Call sites** of the sinks of the framework catalogue's ``typescript:`` sections
+  (``ctxlint/frameworks/typescript.py``): the OpenAI SDK (``chat.completions.create``,
+  ``responses.create``), the Anthropic SDK (``messages.create``/``stream``) and the Vercel AI SDK
+  (``generateText``, ``streamText``, ``generateObject``, ``streamObject``). Tools, system text,
+  messages, model and output limit become a request, read where the provider's API shape
+  (``ctxlint/providers.py``) puts them.
 * **Prompt text** through string and template literals, ``+``, ``concat``, ``join``, ``trim``,
   ``dedent`` tags, the module's constants and simple functions; every ``${...}`` that is not a
   known constant is a slot with the names and calls it reads.
@@ -29,9 +31,16 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
+from ctxlint.frameworks import Catalogue, cached_frameworks
 from ctxlint.frontends.typescript import syntax
+from ctxlint.frontends.typescript.knowledge import MAX_DEPTH
+from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Span
+
+if TYPE_CHECKING:
+    from ctxlint.frontends import ParseContext
 
 _MARKERS_CI = re.compile(r"openai|anthropic|langchain|@ai-sdk|modelcontextprotocol|chat\.completions"
                          r"|responses\.create|prompt|instruction", re.IGNORECASE)
@@ -51,17 +60,21 @@ def might_hold_prompts(text: str) -> bool:
     return bool(_MARKERS_CS.search(text) or _MARKERS_CI.search(text))
 
 
-def parse_file(text: str, path: str) -> ParsedFile:
+def parse_file(text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
     parsed = ParsedFile(path)
     if not might_hold_prompts(text):
         return parsed
     grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
-    return parse_source(text, path, grammar, parsed)
+    catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
+                 else cached_frameworks())
+    return parse_source(text, path, grammar, parsed, catalogue)
 
 
-def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> ParsedFile:
-    """Analyse ``text`` as a module of ``grammar`` into ``parsed`` (notebooks call this too)."""
-    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH, Analyzer, TooDeep
+def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalogue: Catalogue | None = None
+                 ) -> ParsedFile:
+    """Analyse ``text`` as a module of ``grammar`` into ``parsed`` (notebooks call this too), with
+    what the framework catalogue (the shipped one unless given) says of TypeScript packages."""
+    from ctxlint.frontends.typescript.analyzer import Analyzer  # imported here: its parts are read only for prompt code
 
     source = syntax.Text(text, path)
     root = syntax.parse(grammar, source.data)
@@ -81,7 +94,8 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
         what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
         parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
         return parsed
-    analyzer = Analyzer(root, source, grammar)
+    knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
+    analyzer = Analyzer(root, source, knowledge, grammar)
     try:
         analyzer.run(parsed)
     except TooDeep as too_deep:
@@ -98,8 +112,6 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile) -> Pars
 
 
 def _too_deep() -> str:
-    from ctxlint.frontends.typescript.analyzer import MAX_DEPTH
-
     return f"the module nests more than {MAX_DEPTH} levels deep; ctxlint does not read it"
 
 

@@ -1,0 +1,161 @@
+"""The entries of framework files, as the reader validates them (see ``ctxlint.frameworks``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxlint.catalogue import CatalogueError
+
+if TYPE_CHECKING:
+    from ctxlint.frameworks.typescript import TsSection
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+SOURCE_KINDS = ("http", "web page", "browser", "file", "upload", "email", "retrieval", "search", "database",
+                "tool", "subprocess", "memory", "message")
+# What a sink's, holder's or template's argument can carry.
+ARGUMENT_ROLES = ("model", "system", "messages", "input", "prompt", "tools", "limit", "agent", "variables",
+                  "history")
+TEMPLATE_SYNTAXES = ("format", "jinja", "mustache", "sk")
+
+
+class FrameworkError(CatalogueError):
+    """A framework file that is malformed; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """Where a value is found in a call: a keyword, a position, or either; ``key`` names the
+    member of a dict or settings object given there (``config=GenerateContentConfig(
+    max_output_tokens=...)``); ``json`` says the argument is ``json.dumps`` of that dict;
+    ``method`` takes it from a call on the receiver instead (``llm.bind_tools(tools)``)."""
+
+    keywords: tuple[str, ...] = ()
+    position: int | None = None
+    key: tuple[str, ...] = ()
+    json: bool = False
+    method: str | None = None
+
+    def describe(self) -> str:
+        where = " or ".join([f"`{k}=`" for k in self.keywords] + ([f"argument {self.position + 1}"]
+                                                                  if self.position is not None else []))
+        if self.key:
+            where += f" (`{self.key[0]}`)"
+        return where
+
+
+@dataclass(frozen=True)
+class Sink:
+    framework: str
+    name: str
+    calls: tuple[str, ...]
+    shapes: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    arguments: dict[str, tuple[Arg, ...]] = field(default_factory=dict)
+    limit_hint: str = ""
+    default_limit: int | None = None
+    no_limit: bool = False  # a call that takes no output limit (an embedding, an image)
+    roles_marked: bool = True
+    provider: str | None = None  # whose API the call reaches, when the SDK says (google-genai: google)
+
+
+@dataclass(frozen=True)
+class Holder:
+    framework: str
+    name: str
+    calls: tuple[str, ...]
+    arguments: dict[str, tuple[Arg, ...]] = field(default_factory=dict)
+    standalone: bool = False
+    limit_hint: str = ""
+    default_limit: int | None = None
+    model_carries_limit: bool = False
+
+
+@dataclass(frozen=True)
+class MessageKind:
+    framework: str
+    calls: tuple[str, ...]
+    role: str | None = None  # a fixed role, or None when ``role_argument`` gives it
+    role_argument: Arg | None = None
+    content: Arg = field(default_factory=Arg)
+    appends: bool = False  # a method that adds the message to its receiver (history.add_user_message)
+    variable: bool = False  # a placeholder for messages given later (MessagesPlaceholder("history"))
+
+
+@dataclass(frozen=True)
+class TemplateKind:
+    framework: str
+    calls: tuple[str, ...]
+    syntax: str = "format"
+    text: Arg | None = None  # a single text
+    messages: Arg | None = None  # a list of messages: (role, text) pairs, message objects
+    role: str = "user"  # the role of a single-text template's message
+    syntax_argument: Arg | None = None  # where the call says which syntax (template_format="jinja2")
+
+
+@dataclass(frozen=True)
+class SourceKindSpec:
+    framework: str
+    calls: tuple[str, ...]
+    kind: str
+    what: str
+    attributes: tuple[str, ...] = ()  # the content is in these attributes of the result ...
+    methods: tuple[str, ...] = ()  # ... or what these methods of the result return
+    path: Arg | None = None  # a file read: content only when this path is not the repository's own
+    path_receiver: bool = False  # the path is the receiver (`Path(p).read_text()`)
+    strong: bool = True
+    carrier: bool = False  # the result is an object (a response, a page) whose content is read later
+
+
+@dataclass(frozen=True)
+class Label:
+    framework: str
+    calls: tuple[str, ...]
+    open: str
+    close: str
+
+
+@dataclass(frozen=True)
+class ToolKinds:
+    decorators: tuple[str, ...] = ()  # call paths of decorators that make a function a tool
+    constructors: tuple[str, ...] = ()  # Tool.from_function(func, description=...)
+
+
+@dataclass(frozen=True)
+class PromptFunctions:
+    """Decorators whose function returns prompt text (``@agent.system_prompt``), and its role."""
+
+    framework: str
+    decorators: tuple[str, ...]
+    role: str = "system"
+
+
+@dataclass(frozen=True)
+class Signature:
+    framework: str
+    bases: tuple[str, ...]  # base classes (qualified) whose subclasses are signatures
+    fields: tuple[str, ...]  # field constructors (qualified)
+    description: Arg = field(default_factory=Arg)
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    title: str
+    path: Path
+    provider: str | None = None
+    imports: tuple[str, ...] = ()
+    llm: bool = True  # importing one of its libraries marks a module as code that talks to a model
+    sinks: tuple[Sink, ...] = ()
+    holders: tuple[Holder, ...] = ()
+    messages: tuple[MessageKind, ...] = ()
+    templates: tuple[TemplateKind, ...] = ()
+    sources: tuple[SourceKindSpec, ...] = ()
+    labels: tuple[Label, ...] = ()
+    escapes: tuple[str, ...] = ()
+    tools: ToolKinds = field(default_factory=ToolKinds)
+    signatures: tuple[Signature, ...] = ()
+    prompt_functions: tuple[PromptFunctions, ...] = ()
+    typescript: TsSection | None = None  # what the framework's TypeScript/JavaScript packages do
+    examples: tuple[dict, ...] = ()

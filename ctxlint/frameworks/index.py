@@ -1,0 +1,108 @@
+"""The catalogue's entries indexed for matching: call-path globs by their fixed last part."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+from functools import cached_property
+
+from ctxlint.frameworks.entries import Framework
+from ctxlint.frameworks.typescript import TypeScriptCatalogue
+
+# How many call paths one set of patterns remembers matching before it starts over.
+_MAX_MATCHED = 20_000
+
+
+class Patterns:
+    """A set of call-path globs, matched quickly: exact paths by lookup, the rest by their
+    last part first."""
+
+    def __init__(self, entries: Iterable[tuple[str, object]]) -> None:
+        self.exact: dict[str, list[object]] = {}
+        self.by_last: dict[str, list[tuple[str, object]]] = {}
+        self.wild: list[tuple[str, object]] = []
+        self._matched: dict[str, tuple[object, ...]] = {}
+        for pattern, value in entries:
+            if not any(c in pattern for c in "*?["):
+                self.exact.setdefault(pattern, []).append(value)
+                continue
+            last = pattern.rsplit(".", 1)[-1]
+            if any(c in last for c in "*?["):
+                self.wild.append((pattern, value))
+            else:
+                self.by_last.setdefault(last, []).append((pattern, value))
+
+    def match(self, path: str) -> list[object]:
+        # A module asks about the same few call paths at every call site (and the catalogue
+        # outlives the module): each path is matched against the globs once.
+        known = self._matched.get(path)
+        if known is None:
+            if len(self._matched) >= _MAX_MATCHED:
+                self._matched.clear()
+            known = self._matched[path] = tuple(self._match(path))
+        return list(known)
+
+    def _match(self, path: str) -> list[object]:
+        found = list(self.exact.get(path, ()))
+        last = path.rsplit(".", 1)[-1]
+        for pattern, value in (*self.by_last.get(last, ()), *self.wild):
+            if fnmatchcase(path, pattern):
+                found.append(value)
+        return found
+
+    def last_names(self) -> set[str]:
+        """The last part of every pattern that has a fixed one (for the cheap test)."""
+        names = {path.rsplit(".", 1)[-1].rstrip("()") for path in self.exact}
+        names |= set(self.by_last)
+        return {n for n in names if n}
+
+
+class Catalogue:
+    """Every framework's entries, indexed by call path."""
+
+    def __init__(self, frameworks: dict[str, Framework]) -> None:
+        self.frameworks = frameworks
+        all_ = list(frameworks.values())
+        self.sink_calls = Patterns((p, s) for f in all_ for s in f.sinks for p in s.calls)
+        self.sink_shapes = Patterns((p, s) for f in all_ for s in f.sinks for p in s.shapes)
+        self.holders = Patterns((p, h) for f in all_ for h in f.holders for p in h.calls)
+        self.messages = Patterns((p, m) for f in all_ for m in f.messages for p in m.calls)
+        self.templates = Patterns((p, t) for f in all_ for t in f.templates for p in t.calls)
+        self.sources = Patterns((p, s) for f in all_ for s in f.sources for p in s.calls)
+        self.labels = Patterns((p, s) for f in all_ for s in f.labels for p in s.calls)
+        self.escapes = Patterns((p, p) for f in all_ for p in f.escapes)
+        self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
+        self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)
+        self.signatures = [s for f in all_ for s in f.signatures]
+        self.prompt_decorators = Patterns((p, pf.role)
+                                          for f in all_ for pf in f.prompt_functions for p in pf.decorators)
+        self.imports = {i for f in all_ for i in f.imports}
+        self.llm_imports = frozenset(i for f in all_ if f.llm for i in f.imports)
+        self.appenders = {name for f in all_ for m in f.messages if m.appends
+                          for name in (p.rsplit(".", 1)[-1] for p in m.calls)}
+        self._pattern: re.Pattern[str] | None = None
+
+    @cached_property
+    def typescript(self) -> TypeScriptCatalogue:
+        """The ``typescript:`` sections merged (built when a TypeScript module is first read)."""
+        return TypeScriptCatalogue(list(self.frameworks.values()))
+
+    def roots(self) -> frozenset[str]:
+        """The libraries the catalogue knows (``openai``, ``google.genai``)."""
+        return frozenset(self.imports)
+
+    def library_pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            from ctxlint.frontends.python.prefilter import library_pattern
+
+            self._pattern = library_pattern(self.roots())
+        return self._pattern
+
+    def names(self) -> set[str]:
+        """Names whose absence from a module's text means no entry can match in it."""
+        names = set(self.imports)
+        for patterns in (self.sink_calls, self.sink_shapes, self.holders, self.messages, self.templates,
+                         self.tool_decorators, self.prompt_decorators):
+            names |= patterns.last_names()
+        return names

@@ -1,0 +1,219 @@
+"""The ``typescript:`` section of a framework file: what a TypeScript or JavaScript SDK sends,
+builds and reads, for the TypeScript front-end.
+
+JavaScript is matched by what the code writes, not by resolved types: a call site by the end of
+its property chain (``chat.completions.create`` on whatever client) or by a function's name and
+the module it is imported from (``generateText`` from ``ai``), a message by its class's name.
+
+- ``imports``: the modules of the framework's packages; ``@scope/`` stands for every package of a
+  scope, and a module stands for its subpaths too (``openai`` for ``openai/resources``);
+- ``passthrough``: names in a call chain that return the same client (``withResponse``);
+- ``sinks``: calls that send a request of one of the providers' API shapes
+  (``ctxlint/providers.py``: where the system text, messages, tools and output limit are);
+  ``methods`` are ends of the property chain, ``functions`` are called by their name or on their
+  module, imported from a module that starts with one of ``modules`` (or not imported at all);
+  ``not_through`` names a property the chain must not pass (``threads.messages.create`` is
+  OpenAI's, not Anthropic's); ``limited_providers`` makes models whose provider's name holds the
+  word send an output limit by default, and ``mock_models`` models no request is sent for;
+- ``messages``: message classes by name and the role they give (``variable`` ones stand for
+  messages given later); ``template`` names the static method that builds one from a template
+  whose ``{name}`` fields are slots;
+- ``templates``: calls (globs on the name as written) that build a prompt template from a list of
+  messages (``messages``) or from one text (``text``);
+- ``sources``: where third-party content enters, by mechanism: ``http`` (calls, client objects and
+  their verbs, and the methods and attributes that give the body), ``files`` (readers, and the
+  read methods of the file modules), ``requests`` (the request a route handler receives: its type
+  names, handler names, parameter pairs, body methods and attributes), ``retrievers``, and
+  ``tool_results``;
+- ``tools``: ``constructors`` that make a tool of an object (``tool({...})``), ``servers``' methods
+  that register one (with the form of their arguments), and the calls a tool's input schema is
+  written with (``json`` for a JSON Schema, ``zod`` for a zod schema to convert).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from ctxlint.providers import API_SHAPES, ApiShape
+
+if TYPE_CHECKING:
+    from ctxlint.frameworks.entries import Framework
+    from ctxlint.frameworks.reader import Reader
+
+# The lists each mechanism of `sources` may hold.
+SOURCE_LISTS = {
+    "http": ("calls", "clients", "verbs", "methods", "attributes"),
+    "files": ("calls", "modules", "methods", "handles"),
+    "requests": ("types", "handlers", "parameters", "methods", "attributes", "names"),
+    "retrievers": ("methods", "receivers", "receiver_methods"),
+    "tool_results": ("methods",),
+}
+TOOL_FORMS = ("config", "arguments")  # registerTool(name, {description, inputSchema}, handler); tool(name, ...)
+
+
+@dataclass(frozen=True)
+class TsSink:
+    framework: str
+    name: str
+    shape: ApiShape
+    methods: tuple[tuple[str, ...], ...] = ()  # each an end of the property chain, split at its dots
+    functions: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    not_through: tuple[str, ...] = ()
+    limited_providers: tuple[str, ...] = ()
+    mock_models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TsMessage:
+    framework: str
+    classes: tuple[str, ...]
+    role: str | None = None
+    variable: bool = False
+    template: str | None = None
+
+
+@dataclass(frozen=True)
+class TsTemplate:
+    framework: str
+    calls: tuple[str, ...]
+    messages: bool  # from a list of messages, or from one text
+
+
+@dataclass(frozen=True)
+class TsSection:
+    imports: tuple[str, ...] = ()
+    passthrough: tuple[str, ...] = ()
+    sinks: tuple[TsSink, ...] = ()
+    messages: tuple[TsMessage, ...] = ()
+    templates: tuple[TsTemplate, ...] = ()
+    sources: dict[str, dict[str, tuple]] = field(default_factory=dict)
+    tool_constructors: tuple[str, ...] = ()
+    tool_servers: dict[str, str] = field(default_factory=dict)  # method -> form of its arguments
+    schemas: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "json"/"zod" -> calls
+
+
+def read_section(reader: Reader, framework: str, value: object) -> TsSection:
+    """The ``typescript:`` section of a framework file, validated."""
+    data = reader.mapping(value, "typescript", ("imports", "passthrough", "sinks", "messages", "templates",
+                                                "sources", "tools"))
+    sinks = tuple(_sink(reader, framework, s, f"typescript.sinks[{i}]")
+                  for i, s in enumerate(reader.items(data.get("sinks"), "typescript.sinks")))
+    messages = tuple(_message(reader, framework, m, f"typescript.messages[{i}]")
+                     for i, m in enumerate(reader.items(data.get("messages"), "typescript.messages")))
+    templates = tuple(_template(reader, framework, t, f"typescript.templates[{i}]")
+                      for i, t in enumerate(reader.items(data.get("templates"), "typescript.templates")))
+    sources = reader.mapping(data.get("sources") or {}, "typescript.sources", SOURCE_LISTS)
+    read_sources = {kind: _lists(reader, lists, f"typescript.sources.{kind}", SOURCE_LISTS[kind])
+                    for kind, lists in sources.items()}
+    tools = reader.mapping(data.get("tools") or {}, "typescript.tools", ("constructors", "servers", "schemas"))
+    servers = reader.mapping(tools.get("servers") or {}, "typescript.tools.servers",
+                             [str(k) for k in tools.get("servers") or {}])
+    for method, form in servers.items():
+        if form not in TOOL_FORMS:
+            raise reader.fail(f"typescript.tools.servers.{method}", f"must be one of {', '.join(TOOL_FORMS)}")
+    schemas = reader.mapping(tools.get("schemas") or {}, "typescript.tools.schemas", ("json", "zod"))
+    return TsSection(
+        imports=reader.texts(data.get("imports", []), "typescript.imports"),
+        passthrough=reader.texts(data.get("passthrough", []), "typescript.passthrough"),
+        sinks=sinks, messages=messages, templates=templates, sources=read_sources,
+        tool_constructors=reader.texts(tools.get("constructors", []), "typescript.tools.constructors"),
+        tool_servers={str(k): str(v) for k, v in servers.items()},
+        schemas={kind: reader.texts(calls, f"typescript.tools.schemas.{kind}") for kind, calls in schemas.items()})
+
+
+def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
+    data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
+                                         "limited_providers", "mock_models"))
+    api = data.get("api")
+    if api not in API_SHAPES:
+        raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
+    methods = reader.texts(data.get("methods", []), f"{where}.methods")
+    functions = reader.texts(data.get("functions", []), f"{where}.functions")
+    if not methods and not functions:
+        raise reader.fail(where, "must list `methods` or `functions`")
+    return TsSink(framework, reader.text(data.get("name", (methods or functions)[0]), f"{where}.name"),
+                  API_SHAPES[str(api)], tuple(tuple(m.split(".")) for m in methods), functions,
+                  reader.texts(data.get("modules", []), f"{where}.modules"),
+                  reader.texts(data.get("not_through", []), f"{where}.not_through"),
+                  reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
+                  reader.texts(data.get("mock_models", []), f"{where}.mock_models"))
+
+
+def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:
+    data = reader.mapping(value, where, ("classes", "role", "variable", "template"))
+    variable = reader.flag(data.get("variable", False), f"{where}.variable")
+    if not variable and "role" not in data:
+        raise reader.fail(f"{where}.role", "is required for a message that is not `variable`")
+    return TsMessage(framework, reader.texts(data.get("classes"), f"{where}.classes"),
+                     reader.role(data["role"], f"{where}.role") if "role" in data else None, variable,
+                     reader.text(data["template"], f"{where}.template") if "template" in data else None)
+
+
+def _template(reader: Reader, framework: str, value: object, where: str) -> TsTemplate:
+    data = reader.mapping(value, where, ("calls", "form"))
+    form = data.get("form")
+    if form not in ("messages", "text"):
+        raise reader.fail(f"{where}.form", "must be messages or text")
+    return TsTemplate(framework, reader.texts(data.get("calls"), f"{where}.calls"), form == "messages")
+
+
+def _lists(reader: Reader, value: object, where: str, keys: tuple[str, ...]) -> dict[str, tuple]:
+    data = reader.mapping(value, where, keys)
+    found: dict[str, tuple] = {}
+    for key, listed in data.items():
+        if key == "parameters":  # pairs of parameter names: [[req, res], ...]
+            pairs = reader.items(listed, f"{where}.{key}")
+            found[key] = tuple(reader.texts(pair, f"{where}.{key}[{i}]") for i, pair in enumerate(pairs))
+        else:
+            found[key] = reader.texts(listed, f"{where}.{key}")
+    return found
+
+
+def _merged(values: list[tuple]) -> tuple:
+    return tuple(dict.fromkeys(v for listed in values for v in listed))
+
+
+class TypeScriptCatalogue:
+    """Every framework's ``typescript:`` section merged: what the TypeScript front-end reads."""
+
+    def __init__(self, frameworks: list[Framework]) -> None:
+        sections = [(f, f.typescript) for f in frameworks if f.typescript is not None]
+        self.llm_imports = _merged([s.imports for f, s in sections if f.llm])
+        self.server_imports = _merged([s.imports for _, s in sections if s.tool_servers])
+        self.passthrough = frozenset(_merged([s.passthrough for _, s in sections]))
+        self.sinks = tuple(sink for _, s in sections for sink in s.sinks)
+        self.sink_functions = frozenset(_merged([sink.functions for sink in self.sinks]))
+        self.messages = {name: m for _, s in sections for m in s.messages for name in m.classes if not m.variable}
+        self.variable_messages = _merged([m.classes for _, s in sections for m in s.messages if m.variable])
+        self.template_methods = frozenset(m.template for _, s in sections for m in s.messages if m.template)
+        self.templates = tuple(t for _, s in sections for t in s.templates)
+        self.tool_constructors = frozenset(_merged([s.tool_constructors for _, s in sections]))
+        self.tool_servers = {method: form for _, s in sections for method, form in s.tool_servers.items()}
+        self.json_schemas = frozenset(_merged([s.schemas.get("json", ()) for _, s in sections]))
+        self.zod_schemas = frozenset(_merged([s.schemas.get("zod", ()) for _, s in sections]))
+        lists: dict[str, dict[str, list[tuple]]] = {kind: {key: [] for key in keys}
+                                                    for kind, keys in SOURCE_LISTS.items()}
+        for _, section in sections:
+            for kind, found in section.sources.items():
+                for key, listed in found.items():
+                    lists[kind][key].append(listed)
+        self.sources = {kind: {key: _merged(values) for key, values in keys.items()} for kind, keys in lists.items()}
+        types = self.sources["requests"]["types"]
+        # A parameter annotated with one of these types receives a request.
+        self.request_types = re.compile(r"\b(?:" + "|".join(map(re.escape, types)) + r")\b") if types else None
+
+    def source(self, kind: str, key: str) -> tuple:
+        return self.sources[kind][key]
+
+    def imports(self, module: str, libraries: tuple[str, ...]) -> bool:
+        """Whether ``module`` is one of ``libraries`` (``@scope/`` for a whole scope) or below one."""
+        return any(module == m or (m.endswith("/") and module.startswith(m)) or module.startswith(m + "/")
+                   for m in libraries)
+
+    def template(self, written: str) -> TsTemplate | None:
+        """The template a call makes, by its name as written."""
+        return next((t for t in self.templates if any(fnmatchcase(written, p) for p in t.calls)), None)

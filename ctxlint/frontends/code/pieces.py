@@ -1,0 +1,163 @@
+"""The values the front-ends for code build: pieces of text, the facts a slot carries, and the
+builder that turns pieces into a request's segments in provider order.
+
+None of these leave the front-ends; what leaves is the shared model (requests, segments, slots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
+
+from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
+
+T = TypeVar("T")
+
+
+@dataclass
+class Piece:
+    """Part of a string value: static text (``slot is None``) or a slot, with its span, and the
+    loop it is repeated in, if any."""
+
+    text: str
+    span: Span
+    slot: Slot | None = None
+    loop: str | None = None
+
+
+class KeyIndex:
+    """The keys of a list that only grows, brought up to date as it grows (see ``add_new``)."""
+
+    __slots__ = ("keys", "indexed")
+
+    def __init__(self) -> None:
+        self.keys: set[Hashable] = set()
+        self.indexed = 0  # how many of the list's items are in ``keys``
+
+
+def add_new(into: list[T], items: Iterable[T], key: Callable[[T], Hashable] = lambda item: item,
+            index: KeyIndex | None = None) -> None:
+    """Append the items whose key is in neither ``into`` nor earlier in ``items``.
+
+    A value merged from thousands of parts adds to the same list thousands of times: given the
+    list's own ``index``, each call costs the items it adds (and those appended since the last
+    call), not the length of the list, which would make the whole merge quadratic."""
+    index = index if index is not None else KeyIndex()
+    known = index.keys
+    known.update(key(item) for item in into[index.indexed:])
+    for item in items:
+        item_key = key(item)
+        if item_key not in known:
+            known.add(item_key)
+            into.append(item)
+    index.indexed = len(into)
+
+
+def source_key(source: Source) -> Hashable:
+    return source.kind, source.span
+
+
+@dataclass
+class Facts:
+    """What an expression shows about its value: the names and calls it reads, the sources it
+    draws from, whether it has no fixed length."""
+
+    names: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    variable_length: bool = False
+    once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
+    indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def index(self, name: str) -> KeyIndex:
+        """The key index of the list ``name`` (its lists only grow)."""
+        found = self.indexes.get(name)
+        if found is None:
+            found = self.indexes[name] = KeyIndex()
+        return found
+
+
+class Builder:
+    """Collects one request's segments and cache breakpoints in provider order."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.breakpoints: list[Breakpoint] = []
+        self.tools: list[ToolDef] = []
+        self.message_index = -1
+
+    def next_message(self) -> None:
+        self.message_index += 1
+
+    def add(self, pieces: list[Piece], role: Role, loop: str | None = None) -> None:
+        for piece in pieces:
+            slot = piece.slot
+            where = piece.loop or loop
+            if slot is None and not piece.text:
+                continue
+            if slot is not None:
+                if where and not slot.variable_length:
+                    slot = replace(slot, variable_length=True)
+                slot = self.placed(slot, role)
+            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
+
+    def placed(self, slot: Slot, role: Role) -> Slot:
+        """The slot as it stands in a message of ``role`` (a front-end may weigh its sources
+        by where they land)."""
+        return slot
+
+    def system(self, pieces: list[Piece], role: Role) -> None:
+        """One message of ``pieces`` in ``role``."""
+        self.next_message()
+        self.add(pieces, role)
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
+    return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
+
+
+def slot_text(pieces: list[Piece]) -> str:
+    """The static text of the pieces with each slot standing in as one non-blank character."""
+    return "".join("\x00" if p.slot is not None else p.text for p in pieces)
+
+
+def kept(pieces: list[Piece], keep: list[bool]) -> list[Piece]:
+    """The pieces with only the characters of ``slot_text(pieces)`` that ``keep`` marks (a slot is
+    always kept); a static piece left empty is dropped."""
+    result, offset = [], 0
+    for piece in pieces:
+        width = 1 if piece.slot is not None else len(piece.text)
+        if piece.slot is not None:
+            result.append(piece)
+        else:
+            text = "".join(c for c, k in zip(piece.text, keep[offset : offset + width], strict=False) if k)
+            if text:
+                result.append(replace(piece, text=text))
+        offset += width
+    return result
+
+
+def strip(pieces: list[Piece], start: bool = True, end: bool = True) -> list[Piece]:
+    """The pieces with the white space at the start or end of the static text around them
+    removed (a slot at either end stops it)."""
+    pieces = list(pieces)
+    if start:
+        while pieces and pieces[0].slot is None:
+            text = pieces[0].text.lstrip()
+            if text:
+                pieces[0] = replace(pieces[0], text=text)
+                break
+            pieces.pop(0)
+    if end:
+        while pieces and pieces[-1].slot is None:
+            text = pieces[-1].text.rstrip()
+            if text:
+                pieces[-1] = replace(pieces[-1], text=text)
+                break
+            pieces.pop()
+    return pieces

@@ -1,0 +1,63 @@
+"""Names and words that decide what a value is, the same in Python and in TypeScript.
+
+Each front-end brings a name to one form before matching (Python lower-cases it, TypeScript
+also splits camelCase: ``systemPrompt`` is ``system_prompt``) and may add words of its own
+language (``*_cls`` in Python, ``use_*`` hooks in React).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
+
+PROMPT_NAMES = ("*prompt*", "*instruction*", "*template*", "*system_message*", "*system_msg*")
+# Names that hold something about a prompt, not its text.
+NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id", "*_key", "*_url", "*_tokens",
+                    "*_len", "*_length", "*_version", "*_count", "*_type", "*_loader", "*_map", "*_registry")
+# Names that only LLM prompts carry; weaker ones (`template`, a bare `prompt`, `instructions`)
+# also name HTML templates, script stubs and command-line prompts, so they count only in a
+# module that shows some other sign of talking to a model.
+STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", "*few_shot*")
+# A prompt name that says its text is sent as the system (or developer) message.
+SYSTEM_NAMES = ("*system*", "*developer*", "*persona*", "*preamble*")
+# Configuration names a path may be built from and stay the repository's own.
+CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
+# Words in a path that say its files come from outside (a download, an upload, a scratch folder).
+UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_?files|tmp|temp", re.IGNORECASE)
+
+# Executing a tool in an agent loop: `run_tool(...)`, `call_tools(...)`, `execute_function_call(...)`.
+TOOL_RUNNER_WORDS = (r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
+                     r"(?:_calls?)?$")
+TOOL_RUNNERS = re.compile(TOOL_RUNNER_WORDS)
+# What holds the functions a tool call is dispatched to: `tools[name](...)`, `handlers[name](...)`.
+TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
+
+MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
+# Text right after a cut that says something is missing (as CTX205's default markers), for cuts
+# whose marker is part of the same value and so never becomes a segment of its own.
+CUT_MARKERS = ("…", "...", "[truncated", "(truncated", "<truncated", "[cut", "[more", "[…]")
+
+
+def matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+def prompt_name(name: str, not_names: tuple[str, ...] = NOT_PROMPT_NAMES) -> bool:
+    """Whether a name (in the front-end's form) says it holds a prompt's text."""
+    return matches(name, PROMPT_NAMES) and not matches(name, not_names)
+
+
+def qualify(dotted: str | None, imports: Mapping[str, str]) -> str | None:
+    """A dotted name with its first part resolved through the module's imports (``dt.now`` after
+    ``import datetime as dt`` is ``datetime.now``)."""
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    if head in imports:
+        return imports[head] + ("." + rest if rest else "")
+    return dotted
+
+
+def cut_marker(text: str) -> bool:
+    return text.lstrip().lower().startswith(CUT_MARKERS)

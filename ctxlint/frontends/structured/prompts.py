@@ -1,0 +1,218 @@
+"""YAML prompt files: values under keys that name a prompt, CrewAI agents and tasks, Semantic
+Kernel and LangChain prompt YAML, and the small template syntaxes their values are written in."""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+
+from ctxlint.frontends.jsonpos import Node
+from ctxlint.frontends.structured.context import JINJA_MARKERS, Context
+from ctxlint.frontends.structured.requests import output_limit
+from ctxlint.model import Request, Role, Segment
+from ctxlint.providers import ROLE_NAMES
+
+# Keys whose string values are prompt text in YAML prompt files: globs over lower snake case.
+PROMPT_KEYS = (
+    "*prompt", "*prompt_template", "*_template", "*prompt_text", "prompt_*", "*_prompt_*",
+    "*instructions", "*instruction", "system", "system_message", "system_msg", "developer_message",
+    "template", "backstory", "persona", "preamble",
+)
+# Keys that mention a prompt but hold something else (a file name, an id, a token count).
+NOT_PROMPT_KEYS = (
+    "*_id", "*_ids", "*_name", "*_names", "*_file", "*_files", "*_path", "*_paths", "*_dir",
+    "*_dirs", "*_key", "*_keys", "*_version", "*_tokens", "*_token_*", "*_type", "*_format",
+    "*_url", "*_uri", "*_ref", "*_enabled", "*_count", "*_length", "*_size", "*_limit",
+    "*_hash", "*_mode", "*_strategy", "*_cache*", "*_source", "*_language", "*_lang",
+    "*_registry", "*_loader", "*_class", "*_module", "*_style", "*_timeout", "*_retries",
+)
+# Prompt keys whose text is sent as the system message, and keys that say it is user text. Any
+# other prompt key (`prompt`, `template`) is taken as user text without the key saying so.
+SYSTEM_KEYS = ("*system*", "*instruction*", "*developer*", "backstory", "goal", "role", "persona", "preamble")
+USER_KEYS = ("*user*", "*human*", "*question*", "*query*")
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_REFERENCE = re.compile(r"^\s*\$\{[^}]*\}\s*$")  # promptflow `${inputs.question}`: a reference, not text
+
+
+def _normal(key: str) -> str:
+    return _CAMEL.sub("_", key).replace("-", "_").lower()
+
+
+def _matches(key: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(key, p) for p in patterns)
+
+
+def is_prompt_key(key: str) -> bool:
+    normal = _normal(key)
+    return _matches(normal, PROMPT_KEYS) and not _matches(normal, NOT_PROMPT_KEYS)
+
+
+def _role_for(key: str) -> tuple[Role, bool]:
+    """The role a prompt key's text is sent in, and whether the key says so."""
+    normal = _normal(key)
+    if _matches(normal, SYSTEM_KEYS):
+        return Role.SYSTEM, True
+    return Role.USER, _matches(normal, USER_KEYS)
+
+
+def _is_prompt_text(value: object) -> bool:
+    """Text worth treating as a prompt: words or a template, not a name, path or expression."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    if "${{" in value or _REFERENCE.match(value):  # GitHub Actions / promptflow expressions
+        return False
+    if JINJA_MARKERS.search(value):
+        return True
+    return " " in value.strip() or "\n" in value.strip()
+
+
+def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
+    if root.kind == "object":
+        special = _langchain(ctx, root) or _semantic_kernel(ctx, root)
+        if special is not None:
+            return [special]
+    requests: list[Request] = []
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # a YAML alias: its prompts were found where it was defined
+            continue
+        seen.add(id(node))
+        if node.kind == "array":
+            stack.extend(reversed(node.items or ()))
+            continue
+        fields = node.fields
+        if node.kind != "object" or fields is None:
+            continue
+        # CrewAI builds one prompt from an agent's role, goal and backstory (the system prompt)
+        # and one from a task's description and expected output (the user turn).
+        crew = [k for k in _crew_keys(node) if fields[k][1].kind == "string"]
+        if crew:
+            role = Role.SYSTEM if crew[0] in ("role", "goal", "backstory") else Role.USER
+            requests.append(_prompt_request(ctx, fields, crew, (role, True), "format"))
+        children = []
+        for key, (_, value) in fields.items():
+            if key in crew:
+                continue
+            listed = _yaml_messages(ctx, fields, value) if key == "messages" and value.kind == "array" else None
+            if listed is not None:
+                requests.append(listed)
+            elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
+                requests.append(_prompt_request(ctx, fields, [key], _role_for(key), "template"))
+            elif value.kind in ("object", "array"):
+                children.append(value)
+        stack.extend(reversed(children))
+    return requests
+
+
+def _yaml_messages(ctx: Context, fields: dict, messages: Node) -> Request | None:
+    """A prompt file's list of messages (`messages: [{type: system, content: ...}]`, as NeMo
+    Guardrails and other prompt libraries write them): one request, each message in its role.
+    Entries that are not such a message (a `{{ history }}` expansion) are left out."""
+    segments: list[Segment] = []
+    for index, item in enumerate(messages.items or ()):
+        entry = item.fields if item.kind == "object" else None
+        if not entry:
+            continue
+        role = (entry.get("role") or entry.get("type") or (None, None))[1]
+        content = entry.get("content", (None, None))[1]
+        name = str(role.value).lower() if role is not None else ""
+        if content is not None and content.kind == "string" and name in ROLE_NAMES:
+            segments += ctx.segments(content, ROLE_NAMES[name], index, "template")
+    if not segments:
+        return None
+    return Request(path=ctx.path, anchor=ctx.key_span(fields, "messages"), segments=tuple(segments),
+                   output_limit=output_limit(ctx, fields))
+
+
+def _crew_keys(node: Node) -> tuple[str, ...]:
+    """CrewAI agents (role, goal, backstory) and tasks (description, expected_output)."""
+    value = node.value
+    if sum(isinstance(value.get(k), str) for k in ("role", "goal", "backstory")) >= 2:
+        return tuple(k for k in ("role", "goal", "backstory") if k in value)
+    if isinstance(value.get("description"), str) and isinstance(value.get("expected_output"), str):
+        return ("description", "expected_output")
+    return ()
+
+
+def _prompt_request(ctx: Context, fields: dict, keys: list[str], role: tuple[Role, bool], syntax: str) -> Request:
+    """One request whose single message is the text of ``keys``, in that order."""
+    model = fields.get("model", (None, None))[1]
+    model_name = model.value if model is not None and isinstance(model.value, str) else None
+    return Request(
+        path=ctx.path,
+        anchor=ctx.key_span(fields, keys[0]),
+        segments=tuple(s for key in keys for s in ctx.segments(fields[key][1], role[0], 0, syntax)),
+        model=model_name if model_name and not JINJA_MARKERS.search(model_name) else None,
+        output_limit=output_limit(ctx, fields),
+        roles_marked=role[1],
+    )
+
+
+_SK_FORMATS = {"semantic-kernel": "sk", "handlebars": "handlebars", "jinja2": "jinja", "liquid": "jinja"}
+
+
+def _semantic_kernel(ctx: Context, root: Node) -> Request | None:
+    """Semantic Kernel prompt YAML: one template, its format and its execution settings."""
+    fields = root.fields
+    if fields is None:
+        return None
+    template = fields.get("template", (None, None))[1]
+    if template is None or template.kind != "string":
+        return None
+    if not ({"template_format", "execution_settings"} & fields.keys()):
+        return None
+    if "_type" in fields:
+        return None
+    template_format = fields.get("template_format", (None, None))[1]
+    fmt = str(template_format.value).lower() if template_format is not None else "semantic-kernel"
+    syntax = _SK_FORMATS.get(fmt, "sk")
+    limit = None
+    settings = fields.get("execution_settings", (None, None))[1]
+    if settings is not None and settings.kind == "object":
+        services = sorted((settings.fields or {}).items(), key=lambda item: item[0] != "default")
+        for _, (_, service) in services:
+            if service.kind == "object":
+                limit = output_limit(ctx, service.fields or {})
+                if limit:
+                    break
+    anchor = ctx.key_span(fields, "execution_settings") if settings is not None else ctx.point(root.start)
+    model = None
+    if settings is not None and settings.kind == "object":
+        for _, (_, service) in (settings.fields or {}).items():
+            candidate = service.value.get("model_id") if isinstance(service.value, dict) else None
+            if isinstance(candidate, str):
+                model = candidate
+                break
+    return Request(
+        path=ctx.path,
+        anchor=anchor,
+        segments=tuple(ctx.segments(template, Role.USER, 0, syntax)),
+        model=model,
+        output_limit=limit,
+        declares_settings=True,
+        settings_hint="`execution_settings.default.max_tokens`",
+    )
+
+
+_LANGCHAIN_FORMATS = {"f-string": "format", "jinja2": "jinja", "mustache": "handlebars"}
+
+
+def _langchain(ctx: Context, root: Node) -> Request | None:
+    """A serialised LangChain ``PromptTemplate`` (``_type: prompt``), f-string by default."""
+    fields = root.fields
+    if fields is None:
+        return None
+    template = fields.get("template", (None, None))[1]
+    if template is None or template.kind != "string":
+        return None
+    variables = root.value.get("input_variables")
+    if root.value.get("_type") != "prompt" and not (
+            isinstance(variables, list) and all(isinstance(v, str) for v in variables)):
+        return None
+    fmt = root.value.get("template_format", "f-string")
+    syntax = _LANGCHAIN_FORMATS.get(str(fmt).lower(), "format")
+    return Request(ctx.path, ctx.key_span(fields, "template"),
+                   segments=tuple(ctx.segments(template, Role.USER, 0, syntax)), roles_marked=False)

@@ -1,0 +1,89 @@
+"""``text.length / 4``-style token estimates: observed where a value is used as a token count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxlint.frontends.typescript.knowledge import Node, snake
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import number_value
+from ctxlint.model import Observation
+
+
+@dataclass(eq=False)
+class Estimates:
+    """Finds characters-per-token guesses; reads syntax only."""
+
+    m: Module
+
+    def estimate_context(self, target: str | None, value: Node) -> None:
+        if target and "token" in target.rsplit(".", 1)[-1].lower():
+            self.estimates_in(value)
+
+    def estimates_in(self, node: Node) -> None:
+        """Observe ``text.length / 4``-style estimates inside an expression used as a token count."""
+        node = self.m.unwrap(node)
+        if node.type == "call_expression":
+            callee = self.m.dotted(self.m.unwrap(self.m.field(node, "function"))) or ""
+            if callee in ("Math.ceil", "Math.floor", "Math.round", "Math.max", "Math.min", "Math.trunc"):
+                args = self.m.args(node)
+                if callee != "Math.max" and callee != "Math.min" and args and self.is_estimate(args[0]):
+                    self.observe(node)
+                    return
+                for arg in args:
+                    self.estimates_in(arg)
+        elif node.type == "binary_expression":
+            if self.is_estimate(node):
+                self.observe(node)
+                return
+            for side in (self.m.field(node, "left"), self.m.field(node, "right")):
+                if side is not None:
+                    self.estimates_in(side)
+        elif node.type == "ternary_expression":
+            for key in ("consequence", "alternative"):
+                branch = self.m.field(node, key)
+                if branch is not None:
+                    self.estimates_in(branch)
+
+    def is_estimate(self, node: Node) -> bool:
+        node = self.m.unwrap(node)
+        if node.type != "binary_expression":
+            return False
+        operator = self.m.code(self.m.field(node, "operator"))
+        left, right = self.m.unwrap(self.m.field(node, "left")), self.m.unwrap(self.m.field(node, "right"))
+        if operator == "/":
+            ok, number = number_value(self.m.code(right)) if right.type == "number" else (False, None)
+            if not ok or not isinstance(number, (int, float)):
+                return False
+            if self.is_word_count(left):
+                return 0.5 <= number < 1
+            return self.is_len_like(left) and 2 <= number <= 6
+        if operator == "*":
+            for a, b in ((left, right), (right, left)):
+                ok, number = number_value(self.m.code(b)) if b.type == "number" else (False, None)
+                if not ok or not isinstance(number, (int, float)):
+                    continue
+                if self.is_word_count(a):
+                    return 1 < number <= 2
+                if self.is_len_like(a):
+                    return 0 < number <= 0.5
+        return False
+
+    def is_len_like(self, node: Node) -> bool:
+        dotted = self.m.dotted(node) or ""
+        last = snake(dotted.rsplit(".", 1)[-1])
+        if node.type == "member_expression" and last == "length":
+            return not self.is_word_count(node)
+        return "char" in last or last.endswith(("_len", "_length"))
+
+    def is_word_count(self, node: Node) -> bool:
+        node = self.m.unwrap(node)
+        if node.type == "member_expression" and self.m.code(self.m.field(node, "property")) == "length":
+            return ".split(" in self.m.code(self.m.field(node, "object"))
+        return "word" in snake((self.m.dotted(node) or "").rsplit(".", 1)[-1])
+
+    def observe(self, node: Node) -> None:
+        span = self.m.span(node)
+        if span not in self.m.observed:
+            self.m.observed.add(span)
+            self.m.observations.append(Observation("char-token-estimate", span, " ".join(self.m.code(node).split())))

@@ -1,0 +1,249 @@
+"""What a name, a property or a call refers to: the assignment visible where it is read (through
+scopes, loops and the arguments bound to a function's parameters), the entries of an object
+literal, the items of an array, the module's own function a call runs, and constants imported
+from other modules of the tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Assign, Binding, Env, Item, Scope, Timeline
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.typescript.analyzer import Analyzer
+
+
+@dataclass(eq=False)
+class Names:
+    """Resolves names; below the reading of text, sources and slots."""
+
+    m: Module
+
+    def binding(self, name: str, env: Env, at: int | None) -> Binding | None:
+        bound = env.bound(name)
+        if bound is not None:
+            return Binding(bound[0], bound[1], [], bound[0])
+        scope: Scope | None = env.scope
+        first = True
+        while scope is not None:
+            records = scope.assigns.get(name)
+            if records:
+                if len(records) > TIMELINE_FROM:
+                    visible, index = self.timeline(records).before(at if first else None, self.carried)
+                else:
+                    visible = [r for r in records if not first or at is None or r.end <= at
+                               or (r.kind != "=" and self.carried(r, at))]
+                    index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
+                if index is not None:
+                    base = visible[index]
+                    if base.value is None:
+                        return None
+                    benv = Env(base.scope, env.bindings if base.scope is env.scope else (), env.depth + 1)
+                    if base.key is not None:
+                        found = self.entries(base.value, benv)
+                        if found is not None and base.key in found:
+                            value, venv, _ = found[base.key]
+                            return Binding(value, venv, visible[index + 1 :], base.target, len(base.loops))
+                        return Binding(base.value, benv, [], base.target, len(base.loops), part=base.key)
+                    return Binding(base.value, benv, visible[index + 1 :], base.target, len(base.loops))
+                if first and scope.kind == "function" and any(r.kind == "=" for r in records):
+                    return None
+            if name in scope.params:
+                return None
+            first = False
+            scope = scope.parent
+        return None
+
+    def timeline(self, records: list[Assign]) -> Timeline:
+        """The records of a name assigned many times in one scope, indexed once (see Timeline)."""
+        found = self.m.timelines.get(id(records))
+        if found is None or found.records is not records:
+            found = self.m.timelines[id(records)] = Timeline(records)
+        return found
+
+    def carried(self, record: Assign, at: int) -> bool:
+        return any(loop.node.start_byte <= at <= loop.node.end_byte for loop in record.loops)
+
+    def resolve(self, node: Node, env: Env) -> Binding | None:
+        if env.depth > MAX_RESOLVE:
+            return None
+        node = self.m.unwrap(node)
+        if node.type in ("identifier", "shorthand_property_identifier"):
+            return self.binding(self.m.code(node), env, node.start_byte)
+        if node.type in ("member_expression", "subscript_expression"):
+            # `PROMPTS.system`, `CONFIG["model"]`: a property of an object literal of the module.
+            if self.m.too_long(node):
+                return None
+            obj = self.m.field(node, "object")
+            key = self.property_key(node)
+            if obj is None or key is None:
+                return None
+            found = self.entries(obj, env)
+            if found is not None and key in found:
+                value, venv, pair = found[key]
+                return Binding(value, venv, [], pair)
+        return None
+
+    def property_key(self, node: Node) -> str | None:
+        if node.type == "member_expression":
+            prop = self.m.field(node, "property")
+            return self.m.code(prop) if prop is not None else None
+        index = self.m.field(node, "index")
+        return self.m.string_value(index) if index is not None else None
+
+    def deref(self, node: Node, env: Env) -> tuple[Node, Env]:
+        for _ in range(10):
+            binding = self.resolve(node, env)
+            if binding is None or binding.extras or binding.part is not None:
+                break
+            node, env = binding.value, binding.env
+        return self.m.unwrap(node), env
+
+    def function_for(self, call: Node, env: Env) -> tuple[Node, Node, Env] | None:
+        """The module's own function that ``call`` calls, its last return and its parameters bound."""
+        if env.depth > MAX_RESOLVE or call.type != "call_expression":
+            return None
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        if callee is None or callee.type != "identifier":
+            return None
+        name = self.m.code(callee)
+        scope: Scope | None = env.scope
+        found = None
+        while scope is not None and found is None:
+            found = scope.functions.get(name)
+            scope = scope.parent
+        if found is None or not found.scope.returns:
+            return None
+        inner = found.scope
+        bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.m.args(call), strict=False)
+                         if param and arg.type != "spread_element")
+        return found.node, inner.returns[-1], Env(inner, bindings, env.depth + 1)
+
+    def imported_constant(self, name: str) -> tuple[Analyzer, Node, Env] | None:
+        """``import { SYSTEM_PROMPT } from "./prompts"``: the constant in the sibling module, read
+        by that module's own analyzer (its spans point into it). Only relative imports are
+        followed, two modules deep, each file once per run; the file becomes a dependency."""
+        source = self.m.imports.get(name, "")
+        module, _, exported = source.rpartition(".") if "." in source.lstrip(".").lstrip("/") else ("", "", "")
+        if not module.startswith(("./", "../")) or self.m.generation >= MAX_IMPORT_DEPTH:
+            return None
+        sibling = self.m.project.module(self.m.path, module, self.m.generation + 1)
+        if sibling is None:
+            return None
+        records = sibling.m.module_scope.assigns.get(exported) or []
+        bases = [r for r in records if r.kind == "=" and r.value is not None and r.key is None]
+        if not bases or len(records) != len([r for r in records if r.kind == "="]):
+            return None
+        return sibling, bases[-1].value, Env(sibling.m.module_scope, (), MAX_RESOLVE // 2)
+
+    def entries(self, node: Node, env: Env, opaque: list[bool] | None = None) -> dict | None:
+        """Keyed entries of an object literal, through names: key -> (value, env, pair)."""
+        if env.depth > MAX_RESOLVE:
+            return None
+        node = self.m.unwrap(node)
+        if node.type in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
+            binding = self.resolve(node, env)
+            if binding is None or binding.extras or binding.part is not None or not self.m.enter(binding.value):
+                return None
+            try:
+                return self.entries(binding.value, binding.env, opaque)
+            finally:
+                self.m.leave(binding.value)
+        if node.type != "object":
+            return None
+        found: dict[str, tuple[Node, Env, Node]] = {}
+        for child in node.named_children:
+            if child.type == "pair":
+                key = self.m.key_text(self.m.field(child, "key"))
+                value = self.m.field(child, "value")
+                if key is None or value is None:
+                    if opaque is not None:
+                        opaque[0] = True
+                    continue
+                found[key] = (value, env, child)
+            elif child.type == "shorthand_property_identifier":
+                found[self.m.code(child)] = (child, env, child)
+            elif child.type == "method_definition":
+                name = self.m.field(child, "name")
+                if name is not None:
+                    found[self.m.code(name)] = (child, env, child)
+            elif child.type == "spread_element":
+                inner = self.entries(child.named_children[0], env, opaque) if child.named_children else None
+                if inner is None:
+                    if opaque is not None:
+                        opaque[0] = True
+                else:
+                    found.update(inner)
+        return found
+
+    def items(self, node: Node, env: Env, loop: str | None = None) -> list[Item] | None:
+        if env.depth > MAX_RESOLVE:
+            return None
+        node = self.m.unwrap(node)
+        if node.type == "array":
+            self.m.consumed.add(node.id)
+            items = []
+            for element in node.named_children:
+                if element.type == "comment":
+                    continue
+                if element.type == "spread_element":
+                    inner_node = element.named_children[0] if element.named_children else element
+                    inner = self.items(inner_node, env, loop)
+                    items.extend(inner if inner is not None else [Item(inner_node, env, loop, True)])
+                else:
+                    items.append(Item(element, env, loop))
+            return items
+        if node.type in ("identifier", "member_expression", "shorthand_property_identifier"):
+            binding = self.resolve(node, env)
+            if binding is None or binding.part is not None or not self.m.enter(binding.value):
+                return None
+            try:
+                bound = self.items(binding.value, binding.env, loop)
+                if bound is None:
+                    return None
+                items = bound
+                for extra in binding.extras:
+                    inner_loop = binding.loop_of(extra)
+                    where = inner_loop.text if inner_loop is not None else loop
+                    if extra.kind in ("append", "insert") and extra.value is not None:
+                        item = Item(extra.value, binding.env, where)
+                        items.insert(0, item) if extra.kind == "insert" else items.append(item)
+                    elif extra.kind == "extend" and extra.value is not None:
+                        more = self.items(extra.value, binding.env, where)
+                        items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
+                self.m.consumed.add(binding.value.id)
+                return items
+            finally:
+                self.m.leave(binding.value)
+        if node.type == "call_expression":
+            callee = self.m.unwrap(self.m.field(node, "function"))
+            if callee is not None and callee.type == "member_expression":
+                method = self.m.code(self.m.field(callee, "property"))
+                receiver = self.m.field(callee, "object")
+                args = self.m.args(node)
+                if method == "concat":
+                    joined = self.items(receiver, env, loop)
+                    if joined is None:
+                        return None
+                    for arg in args:
+                        added = self.items(arg, env, loop)
+                        joined.extend(added if added is not None else [Item(arg, env, loop, True)])
+                    return joined
+                if method in ("map", "flatMap") and args and args[0].type in ("arrow_function", "function_expression"):
+                    body = self.m.field(args[0], "body")
+                    callback = self.m.callback_scopes.get(args[0].id)
+                    if body is not None and body.type != "statement_block" and callback is not None:
+                        return [Item(body, Env(callback, env.bindings, env.depth + 1), self.m.code(receiver))]
+            target = self.function_for(node, env)
+            if target is not None and self.m.enter(target[0]):
+                try:
+                    found = self.items(target[1], target[2], loop)
+                finally:
+                    self.m.leave(target[0])
+                if found is not None:
+                    self.m.consumed.add(target[1].id)
+                return found
+        return None

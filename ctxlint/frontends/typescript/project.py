@@ -1,0 +1,61 @@
+"""The other modules of the linted tree a module imports constants from (``import { SYSTEM_PROMPT }
+from "./prompts"``): found from the import's path, read and indexed once per linted module (an
+import cycle reads each file once), shared by the analyses of that module and of those it reads."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.syntax import GRAMMARS, Text, parse
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.typescript.analyzer import Analyzer
+
+MAX_BYTES = 500_000  # a larger module is not read for its constants
+SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
+
+
+class Project:
+    def __init__(self, read: Callable[[Project, Node, Text, str, int], Analyzer | None]) -> None:
+        self.read = read  # indexes a module's syntax tree (the analyzer gives it, so this module stays below it)
+        self.modules: dict[str, Analyzer | None] = {}  # by path; None: could not be read
+
+    def module(self, importer: str, module: str, generation: int) -> Analyzer | None:
+        """The module ``importer`` imports as ``module`` (a relative path), indexed, or None."""
+        base = os.path.normpath(os.path.join(os.path.dirname(importer), module))
+        stem, suffix = os.path.splitext(base)
+        if suffix in (".js", ".mjs", ".cjs", ".jsx"):
+            candidates = [stem + s for s in (".ts", ".tsx", ".mts", ".cts")] + [base]
+        elif suffix in SUFFIXES:
+            candidates = [base]
+        else:
+            candidates = [base + s for s in SUFFIXES]
+            candidates += [os.path.join(base, "index" + s) for s in SUFFIXES]
+        target = next((c for c in candidates if os.path.isfile(c)), None)
+        if target is None:
+            return None
+        if target in self.modules:
+            return self.modules[target]
+        self.modules[target] = None  # an import cycle reads each file once
+        try:
+            if os.path.getsize(target) > MAX_BYTES:
+                return None
+            with open(target, "rb") as handle:
+                text = handle.read().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            return None
+        grammar = GRAMMARS.get(os.path.splitext(target)[1], "typescript")
+        source = Text(text, target)
+        root = parse(grammar, source.data)
+        if root is None or root.has_error:
+            return None
+        analyzer = self.read(self, root, source, grammar, generation)
+        self.modules[target] = analyzer
+        return analyzer
+
+    def read_paths(self) -> list[str]:
+        """The modules read, in the order they were first imported."""
+        return [path for path, analyzer in self.modules.items() if analyzer is not None]

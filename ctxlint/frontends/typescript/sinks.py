@@ -1,0 +1,125 @@
+"""Call sites of the catalogue's sinks become requests: the options object read where the
+provider's API shape puts the tools, system text, messages, input, model and output limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from ctxlint.frameworks.typescript import TsSink
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.messages import Messages
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.strings import Strings
+from ctxlint.frontends.typescript.tools import Tools
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env, RequestBuilder
+from ctxlint.model import OutputLimit, Request, Role, ToolDef
+
+
+@dataclass(eq=False)
+class Sinks:
+    """Builds the request of each call site."""
+
+    m: Module
+    names: Names
+    strings: Strings
+    messages: Messages
+    tools: Tools
+
+    def call_site_requests(self) -> list[Request]:
+        requests = []
+        for call, scope in self.m.calls:
+            sink = self.m.sink_of(call)
+            if sink is not None:
+                request = self.call_request(call, sink, Env(scope))
+                if request is not None:
+                    requests.append(request)
+        return requests
+
+    def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
+        args = self.m.args(call)
+        options = args[0] if args else None
+        opaque = [False]
+        keywords = self.names.entries(options, env, opaque) if options is not None else None
+        if keywords is None:
+            keywords, opaque = {}, [True]
+        shape = sink.shape
+        if not shape.request_keys & set(keywords) and not opaque[0]:
+            return None
+        builder = RequestBuilder()
+        tools: list[ToolDef] = []
+        if shape.tools in keywords:
+            node, kenv, _ = keywords[shape.tools]
+            tools.extend(self.tools.tool_map(node, kenv, builder) if shape.tools_by_name
+                         else self.tools.tool_list(node, kenv, builder))
+        for key in shape.system:
+            if key in keywords:
+                node, kenv, _ = keywords[key]
+                builder.next_message()
+                self.messages.content(node, kenv, builder, Role.SYSTEM, None)
+        for key in shape.messages:
+            if key in keywords:
+                node, kenv, _ = keywords[key]
+                self.messages.messages(node, kenv, builder)
+        for key in shape.input:
+            if key in keywords:
+                node, kenv, _ = keywords[key]
+                found = self.strings.text(node, kenv)
+                if found is not None or self.names.items(node, kenv) is None:
+                    builder.next_message()
+                    builder.add(self.strings.or_slot(found, node, kenv), Role.USER)
+                else:
+                    self.messages.messages(node, kenv, builder)
+        model = self.model_name(keywords["model"][0], keywords["model"][1]) if "model" in keywords else None
+        provider = (self.model_provider(keywords["model"][0], keywords["model"][1], sink) if "model" in keywords
+                    else None)
+        if provider == "mock":
+            return None  # a mock model in a test or demo: nothing is sent
+        limit = None
+        for key in shape.limit_keys:
+            if key in keywords:
+                node, kenv, pair = keywords[key]
+                ok, value = self.strings.literal(node, kenv)
+                number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+                limit = OutputLimit(key, number, self.m.span(pair))
+                break
+        if limit is None and provider in sink.limited_providers:
+            limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
+                                self.m.span(call))
+        return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
+                       model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None,
+                       settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints))
+
+    def model_provider(self, node: Node, env: Env, sink: TsSink) -> str | None:
+        """The word of the sink's ``limited_providers`` that names the provider a model is made by
+        (`anthropic("claude-…")`, `vertexAnthropic(…)`, `createAnthropic(…)(…)`), ``mock`` for a
+        mock model, else None."""
+        node, env = self.names.deref(node, env)
+        if node.type == "new_expression":
+            constructor = self.m.field(node, "constructor")
+            mock = constructor is not None and any(fnmatchcase(self.m.code(constructor), p) for p in sink.mock_models)
+            return "mock" if mock else None
+        if node.type != "call_expression":
+            return None
+        callee = self.m.field(node, "function")
+        while callee is not None and callee.type == "call_expression":  # createAnthropic({...})("claude-…")
+            callee = self.m.field(callee, "function")
+        if callee is None:
+            return None
+        chain = self.m.chain(callee)
+        root = chain[0] if chain else self.m.code(callee)
+        module = self.m.imports.get(root, "")
+        return next((word for word in sink.limited_providers
+                     if word in module.split(".")[0] or (not module and word in root.lower())), None)
+
+    def model_name(self, node: Node, env: Env) -> str | None:
+        """``"gpt-4o"``, ``openai("gpt-4o")``, ``anthropic("claude-…")`` or ``"openai/gpt-4o"``."""
+        node, env = self.names.deref(node, env)
+        text = self.strings.literal_str(node, env)
+        if text is None and node.type == "call_expression":
+            args = self.m.args(node)
+            text = self.strings.literal_str(args[0], env) if args else None
+        if text and "/" in text and not text.startswith("/"):
+            text = text.split("/", 1)[1]  # the AI gateway's "provider/model"
+        return text

@@ -1,0 +1,289 @@
+"""The slot a value's unknown part becomes, with the facts its expression shows: the names and calls
+it reads (through the module's constants, where they run once), the sources of its content, text
+cut to a fixed length (``text.slice(0, 4000)``) and whether a marker says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ctxlint.frontends.code import words
+from ctxlint.frontends.code.pieces import Facts, Piece
+from ctxlint.frontends.code.words import cut_marker
+from ctxlint.frontends.typescript.knowledge import (
+    FUNCTIONS,
+    MAX_RESOLVE,
+    MEASURES,
+    MEASURING_CALLS,
+    MEASURING_METHODS,
+    Node,
+    snake,
+)
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.sources import Sources
+from ctxlint.frontends.typescript.strings import Strings
+from ctxlint.frontends.typescript.syntax import unescape
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Binding, Env, Scope, named
+from ctxlint.model import Role, Segment, Slot, Source, SourceKind
+
+
+@dataclass(eq=False)
+class Slots:
+    """Makes slots and their facts; the top of the reading of values."""
+
+    m: Module
+    names: Names
+    sources: Sources
+    strings: Strings
+
+    def slot_piece(self, node: Node, env: Env, span_node: Node | None = None, variable: bool = False) -> Piece:
+        expression = " ".join(self.m.code(node).split())
+        facts = self.facts(node, env)
+        facts.sources.extend(self.sources.iteration_sources(node, env))
+        if variable:
+            facts.variable_length = True
+        return Piece(expression, self.m.span(span_node or node), self.make_slot(expression, facts))
+
+    def make_slot(self, expression: str, facts: Facts) -> Slot:
+        sources, seen = [], set()
+        for source in facts.sources:
+            if (source.kind, source.span) not in seen:
+                seen.add((source.kind, source.span))
+                sources.append(source)
+        once = tuple(c for c in named(facts.once) if c not in facts.calls)
+        return Slot(expression, named(facts.names), named([*facts.calls, *once]), (), facts.variable_length,
+                    tuple(sources), once=once)
+
+    def facts(self, node: Node, env: Env, acc: Facts | None = None) -> Facts:
+        acc = acc if acc is not None else Facts()
+        if env.depth > MAX_RESOLVE:
+            return acc
+        node = self.m.unwrap(node)
+        kind = node.type
+        if kind in ("identifier", "member_expression", "subscript_expression", "call_expression", "await_expression",
+                    "shorthand_property_identifier"):
+            for source in (self.sources.untrusted(node, env), self.truncation(node, env)):
+                if source is not None:
+                    acc.sources.append(source)
+        elif kind in ("binary_expression", "template_string"):
+            self.mark_cuts(node)
+        if kind in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
+            dotted = self.m.dotted(node)
+            if dotted is not None:
+                if kind == "member_expression" and dotted.rsplit(".", 1)[-1] in MEASURES:
+                    inner = self.facts(self.m.field(node, "object"), env)
+                    acc.calls.extend(inner.calls)
+                    acc.once.extend(inner.once)
+                    return acc
+                if self.m.is_variable(dotted):
+                    acc.names.append(dotted)
+                    if kind in ("identifier", "shorthand_property_identifier"):
+                        self.merge_binding(node, env, acc)
+                return acc
+            if kind == "member_expression":
+                return self.facts(self.m.field(node, "object"), env, acc)
+        if kind in ("call_expression", "new_expression"):
+            self.call_facts(node, env, acc)
+            return acc
+        if kind in FUNCTIONS or kind == "ERROR":
+            # What error recovery swallowed into an expression (a whole run of statements in one
+            # `${...}`) is not a value; following each of its names and calls is not done.
+            return acc
+        for child in node.named_children:
+            if child.type not in ("comment", "property_identifier", "type_arguments", "type_annotation"):
+                self.facts(child, env, acc)
+        return acc
+
+    def merge_binding(self, node: Node, env: Env, acc: Facts) -> None:
+        binding = self.names.resolve(node, env)
+        inner = self.bound_facts(binding) if binding is not None else None
+        if binding is None or inner is None:
+            return
+        # A module-level constant is evaluated once, when the module loads.
+        (acc.once if binding.env.scope.kind == "module" else acc.calls).extend(inner.calls)
+        acc.once.extend(inner.once)
+        acc.names.extend(inner.names)
+        acc.sources.extend(inner.sources)
+        acc.variable_length = acc.variable_length or inner.variable_length
+
+    def bound_facts(self, binding: Binding) -> Facts | None:
+        """The facts of a name's value and of what is added to it afterwards (None when a cycle
+        guard stops the reading). Like its text (see name_text), they are kept when read outside
+        any other name's reading, with what the reading consumed: a page quoted in 10,000
+        messages is followed to its fetch once, not 10,000 times."""
+        key = self.m.kept_key(binding)
+        kept = self.m.facts_memo.get(key) if key is not None else None
+        if kept is not None:
+            self.m.consumed |= kept[1]
+            return kept[0]
+        if not self.m.enter(binding.value):
+            return None
+        outer, self.m.consumed = self.m.consumed, set()
+        try:
+            inner = self.facts(binding.value, binding.env)
+            for extra in binding.extras:
+                if extra.value is not None:
+                    self.facts(extra.value, binding.env, inner)
+                if binding.loop_of(extra) is not None:
+                    inner.variable_length = True
+        finally:
+            self.m.leave(binding.value)
+            consumed, self.m.consumed = self.m.consumed, outer
+            outer |= consumed
+        if key is not None:
+            self.m.facts_memo[key] = (inner, consumed)
+        return inner
+
+    def call_facts(self, call: Node, env: Env, acc: Facts) -> None:
+        callee = self.m.field(call, "function") if call.type == "call_expression" else self.m.field(call, "constructor")
+        args = self.m.args(call)
+        if callee is None:
+            return
+        callee = self.m.unwrap(callee)
+        qualified = self.m.qualified(callee)
+        method = self.m.code(self.m.field(callee, "property")) if callee.type == "member_expression" else None
+        if call.type == "new_expression":
+            if qualified == "Date" and not args:
+                acc.calls.append("new Date")  # the current time; `new Date(value)` is that value's date
+            elif qualified:
+                acc.calls.append(qualified)
+            for arg in args:
+                self.facts(arg, env, acc)
+            return
+        if qualified in MEASURING_CALLS or method in MEASURING_METHODS:
+            inner = Facts()
+            if callee.type == "member_expression":
+                self.facts(self.m.field(callee, "object"), env, inner)
+            for arg in args:
+                self.facts(arg, env, inner)
+            acc.calls.append(qualified or method or "")
+            acc.calls.extend(inner.calls)
+            acc.once.extend(inner.once)
+            return
+        if qualified:
+            acc.calls.append(qualified)
+            written = self.m.dotted(callee)
+            if written and written != qualified:
+                acc.calls.append(written)  # `uuidv4` as written, `uuid.v4` as imported: rules name either
+            if callee.type == "member_expression":
+                receiver = self.m.field(callee, "object")
+                receiver_name = self.m.dotted(receiver)
+                if receiver_name and self.m.is_variable(receiver_name):
+                    acc.names.append(receiver_name)
+                    if self.m.unwrap(receiver).type == "identifier":
+                        self.merge_binding(receiver, env, acc)
+                elif receiver_name is None:
+                    self.facts(receiver, env, acc)
+        else:
+            self.facts(callee, env, acc)
+        target = self.names.function_for(call, env)
+        if target is not None and self.m.enter(target[0]):
+            try:
+                self.facts(target[1], target[2], acc)
+            finally:
+                self.m.leave(target[0])
+            inner = Facts()
+            for arg in args:
+                self.facts(arg, env, inner)
+            acc.calls.extend(inner.calls)
+            acc.once.extend(inner.once)
+            acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
+            return
+        for arg in args:
+            if arg.type not in FUNCTIONS:
+                self.facts(arg, env, acc)
+
+    def truncation(self, node: Node, env: Env) -> Source | None:
+        """``text.slice(0, 4000)``: a string cut to a fixed length."""
+        node = self.m.unwrap(node)
+        if node.type != "call_expression" or node.id in self.m.marked:
+            return None
+        callee = self.m.unwrap(self.m.field(node, "function"))
+        if callee is None or callee.type != "member_expression":
+            return None
+        method = self.m.code(self.m.field(callee, "property"))
+        args = self.m.args(node)
+        if method not in ("slice", "substring", "substr") or len(args) != 2:
+            return None
+        ok, start = self.strings.literal(args[0], env)
+        if not ok or start != 0:
+            return None
+        upper = self.m.unwrap(args[1])
+        if upper.type == "unary_expression" or ".length" in self.m.code(upper):
+            return None
+        ok, value = self.strings.literal(upper, env)
+        if ok and (not isinstance(value, int) or isinstance(value, bool) or value < words.MIN_CUT):
+            return None
+        receiver = self.m.field(callee, "object")
+        if self.is_list(receiver, env) is not False or self.strings.literal_str(receiver, env) is not None:
+            return None  # a list's items, or the program's own constant text
+        content = tuple(Segment(Role.SYSTEM, p.span, p.text)
+                        for p in self.strings.text(receiver, env) or () if p.slot is None)
+        return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), content=content,
+                      kept=value if ok and isinstance(value, int) else None)
+
+    def is_list(self, node: Node, env: Env) -> bool | None:
+        node = self.m.unwrap(node)
+        if node.type in ("string", "template_string"):
+            return False
+        if node.type == "array":
+            return True
+        if node.type == "call_expression":
+            callee = self.m.unwrap(self.m.field(node, "function"))
+            if callee is not None and callee.type == "member_expression":
+                method = self.m.code(self.m.field(callee, "property"))
+                if method in ("split", "map", "filter", "flatMap", "concat", "entries", "keys", "values", "sort"):
+                    return True
+                if method in ("text", "trim", "join", "toString", "replace", "replaceAll", "toLowerCase",
+                              "readFileSync", "readFile", "stringify"):
+                    return False
+            return None if self.strings.text(node, env) is None else False
+        if node.type == "await_expression":
+            inner = next((c for c in node.named_children if c.type != "comment"), None)
+            return self.is_list(inner, env) if inner is not None else None
+        if node.type in ("identifier", "member_expression"):
+            raw_name = (self.m.dotted(node) or "").rsplit(".", 1)[-1]
+            name = snake(raw_name)
+            scope: Scope | None = env.scope
+            while scope is not None:
+                annotation = scope.params.get(raw_name)
+                if annotation:
+                    if annotation.endswith("[]") or annotation.startswith(("Array", "ReadonlyArray")):
+                        return True
+                    if annotation.startswith("string"):
+                        return False
+                scope = scope.parent
+            binding = self.names.resolve(node, env)
+            if binding is not None and self.m.enter(binding.value):
+                try:
+                    found = self.is_list(binding.value, binding.env)
+                finally:
+                    self.m.leave(binding.value)
+                if found is not None:
+                    return found
+                if any(e.kind in ("append", "extend", "insert") for e in binding.extras):
+                    return True
+            if name.endswith(("text", "content", "body", "html", "markdown", "page", "prompt", "message", "output",
+                              "result", "response", "description", "summary", "doc", "document", "transcript")):
+                return False
+            return name.endswith("s") and not name.endswith(("ss", "us", "is"))  # a plural names a collection
+        return None
+
+    def mark_cuts(self, node: Node) -> None:
+        """``text.slice(0, 500) + "…"``: a cut followed by a marker is not silent."""
+        if node.type == "binary_expression":
+            left, right = self.m.unwrap(self.m.field(node, "left")), self.m.unwrap(self.m.field(node, "right"))
+            while left is not None and left.type == "binary_expression":
+                left = self.m.unwrap(self.m.field(left, "right"))
+            if left is not None and right is not None and left.type == "call_expression":
+                marker = self.m.string_value(right)
+                if marker is not None and cut_marker(marker):
+                    self.m.marked.add(left.id)
+        elif node.type == "template_string":
+            children = list(node.children)
+            for part, after in pairwise(children):
+                if part.type == "template_substitution" and after.type in ("string_fragment", "escape_sequence"):
+                    inner = next((c for c in part.named_children if c.type != "comment"), None)
+                    if inner is not None and cut_marker(unescape(self.m.code(after))):
+                        self.m.marked.add(self.m.unwrap(inner).id)

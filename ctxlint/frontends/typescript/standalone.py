@@ -1,0 +1,82 @@
+"""Prompts that reach no call site: constants and functions' values with a prompt's name, and arrays
+of role/content objects, each a request of its own (a prompt module is checked too)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ctxlint.frontends.typescript.knowledge import prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.typescript.messages import Messages
+from ctxlint.frontends.typescript.strings import Strings
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env, RequestBuilder
+from ctxlint.model import Request, Role, Span
+
+
+@dataclass(eq=False)
+class Standalone:
+    """Builds the requests of prompts no call site sends."""
+
+    m: Module
+    strings: Strings
+    messages: Messages
+
+    def standalone_requests(self, used: set[int], context: bool) -> list[Request]:
+        candidates: list[tuple[int, Span, RequestBuilder, set[int], bool, bool]] = []
+
+        def add(key: int, anchor: Span, build, strong: bool, says_role: bool) -> None:
+            self.m.consumed = set()
+            builder = RequestBuilder()
+            build(builder)
+            if builder.segments:
+                candidates.append((key, anchor, builder, self.m.consumed, strong, says_role))
+
+        for scope in self.m.all_scopes():
+            for name, records in scope.assigns.items():
+                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
+                if not bases or not prompt_name(name):
+                    continue
+                base = records[bases[-1]]
+                if base.value is None or base.value.id in used:
+                    continue
+                env = Env(base.scope)
+                pieces = self.strings.text(base.value, env)
+                if pieces is None:
+                    continue
+                extras = records[bases[-1] + 1 :]
+                if any(e.kind != "+=" for e in extras):
+                    continue
+                for extra in extras:
+                    if extra.value is not None:
+                        pieces = pieces + self.strings.pieces(extra.value, env)
+                if any(p.slot is not None or p.text.strip() for p in pieces):
+                    role = Role.SYSTEM
+                    add(base.value.id, self.m.span(base.target), lambda b, p=pieces, r=role: b.system(p, r),
+                        strong_prompt_name(name), system_name(name))
+        for node, scope in self.m.arrays:
+            if node.id in used:
+                continue
+            env = Env(scope)
+            if any(self.messages.is_message_object(e, env) for e in node.named_children):
+                add(node.id, self.m.span(node), lambda b, n=node, e=env: self.messages.messages(n, e, b), True, True)
+        context = context or any(c[4] for c in candidates)
+        # A candidate that another one reads (a constant inside a longer prompt) is part of that one.
+        inside_another = _read_by_another((key, consumed) for key, _, _, consumed, _, _ in candidates)
+        requests = []
+        for key, anchor, builder, _, _, says_role in candidates:
+            if key in used or key in inside_another:
+                continue
+            if not context or not any(s.has_words for s in builder.segments):
+                continue
+            requests.append(Request(self.m.path, anchor, tuple(builder.segments),
+                                    breakpoints=tuple(builder.breakpoints), roles_marked=says_role))
+        return requests
+
+
+def _read_by_another(candidates: Iterable[tuple[int, Iterable[int]]]) -> set[int]:
+    """The nodes some candidate other than their own reads, in one pass over what each one read."""
+    found: set[int] = set()
+    for key, consumed in candidates:
+        found.update(node for node in consumed if node != key)
+    return found

@@ -1,0 +1,275 @@
+"""String values: literals, template literals, ``+``, ``concat``, ``join``, ``trim``, ``dedent``
+tags, the module's constants and simple functions, read into pieces of text with their spans; and
+literal values (numbers, arrays, objects) where the code writes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
+
+from ctxlint.frontends.code.pieces import Piece, in_loop, strip
+from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEMPLATE_TAGS, Node
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.syntax import unescape
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value
+
+if TYPE_CHECKING:
+    pass
+
+
+class SlotMaker(Protocol):
+    def __call__(self, node: Node, env: Env, span_node: Node | None = None, variable: bool = False) -> Piece: ...
+
+
+@dataclass(eq=False)
+class Strings:
+    """Reads text and literal values. Where part of a text is not known, it asks for the slot that
+    stands for it: ``slot_piece`` is set by the analyzer to ``Slots.slot_piece``, the one call from
+    here to a component above (a slot's facts are read with this text in turn)."""
+
+    m: Module
+    names: Names
+    slot_piece: SlotMaker = field(init=False)  # set by the analyzer (see the class's docstring)
+
+    def text(self, node: Node, env: Env) -> list[Piece] | None:
+        if env.depth > MAX_RESOLVE:
+            return None
+        node = self.m.unwrap(node)
+        kind = node.type
+        if kind == "string":
+            return self.static(node.start_byte + 1, node.end_byte - 1)
+        if kind == "template_string":
+            return self.template(node, env)
+        if kind == "binary_expression":
+            operator = self.m.field(node, "operator")
+            if operator is None or self.m.code(operator) != "+":
+                return None
+            left, right = self.m.field(node, "left"), self.m.field(node, "right")
+            ltext, rtext = self.text(left, env), self.text(right, env)
+            if ltext is None and rtext is None:
+                return None
+            return (ltext if ltext is not None else [self.slot_piece(left, env)]) + (
+                rtext if rtext is not None else [self.slot_piece(right, env)])
+        if kind in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
+            return self.name_text(node, env)
+        if kind == "call_expression":
+            return self.call_text(node, env)
+        return None
+
+    def static(self, start: int, end: int) -> list[Piece]:
+        if end <= start:
+            return []
+        return [Piece(unescape(self.m.src.slice(start, end)), self.m.src.span(start, end))]
+
+    def template(self, node: Node, env: Env) -> list[Piece]:
+        pieces: list[Piece] = []
+        cursor = node.start_byte + 1
+        for child in node.named_children:
+            if child.type != "template_substitution":
+                continue
+            pieces.extend(self.static(cursor, child.start_byte))
+            inner = next((c for c in child.named_children if c.type != "comment"), None)
+            inline = None
+            if inner is not None and self.m.unwrap(inner).type in ("identifier", "member_expression",
+                                                                     "call_expression"):
+                inline = self.text(inner, env)
+            if inline is not None:
+                pieces.extend(inline)
+            elif inner is not None:
+                pieces.append(self.slot_piece(inner, env, span_node=child))
+            cursor = child.end_byte
+        pieces.extend(self.static(cursor, node.end_byte - 1))
+        return pieces
+
+    def pieces(self, node: Node, env: Env) -> list[Piece]:
+        return self.or_slot(self.text(node, env), node, env)
+
+    def or_slot(self, found: list[Piece] | None, node: Node, env: Env) -> list[Piece]:
+        """``found``, the text of ``node`` already read, or the slot that stands for it."""
+        return found if found is not None else [self.slot_piece(node, env)]
+
+    def name_text(self, node: Node, env: Env) -> list[Piece] | None:
+        binding = self.names.resolve(node, env)
+        if binding is None and node.type == "identifier":
+            imported = self.names.imported_constant(self.m.code(node))
+            return imported[0].strings.text(imported[1], imported[2]) if imported is not None else None
+        if binding is None or binding.part is not None:
+            return None
+        # Every call site in functions of a module reads a module constant's last value: its text is read
+        # once (1,829 call sites naming one `skills` read it 1,829 times). Only what is read outside any
+        # other name's reading is kept, where no cycle guard cut it short; what it read (_consumed) is
+        # replayed with it.
+        key = self.m.kept_key(binding)
+        if key is not None and key in self.m.text_memo:
+            found, consumed = self.m.text_memo[key]
+            self.m.consumed |= consumed
+            return None if found is None else list(found)
+        if not self.m.enter(binding.value):
+            return None
+        outer, self.m.consumed = self.m.consumed, set()
+        try:
+            found = self.bound_text(binding)
+        finally:
+            self.m.leave(binding.value)
+            consumed, self.m.consumed = self.m.consumed, outer
+            outer |= consumed
+        if key is not None:
+            self.m.text_memo[key] = (found, consumed)
+        return None if found is None else list(found)
+
+    def bound_text(self, binding: Binding) -> list[Piece] | None:
+        """The text of a name's value and of what ``+=`` adds to it afterwards."""
+        found = self.text(binding.value, binding.env)
+        if found is None:
+            return None
+        found = list(found)
+        for extra in binding.extras:
+            if extra.kind != "+=" or extra.value is None:
+                return None
+            more = self.pieces(extra.value, binding.env)
+            loop = binding.loop_of(extra)
+            if loop is not None:
+                more = [replace(p, loop=p.loop or loop.text) for p in more]
+            found.extend(more)
+        self.m.consumed.add(binding.value.id)
+        self.m.consumed.update(e.value.id for e in binding.extras if e.value is not None)
+        if binding.env.scope.kind == "module":  # built once, when the module loads
+            found = [evaluated_once(p) for p in found]
+        return found
+
+    def call_text(self, call: Node, env: Env) -> list[Piece] | None:
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        arguments = self.m.field(call, "arguments")
+        if callee is None:
+            return None
+        if arguments is not None and arguments.type == "template_string":
+            # A tagged template: `dedent\`...\``, `String.raw\`...\``: the text as written.
+            tag = (self.m.dotted(callee) or "").rsplit(".", 1)[-1]
+            if tag in TEMPLATE_TAGS:
+                tagged = self.template(arguments, env)
+                return dedent(tagged) if tag in DEDENT_TAGS else tagged
+            return None
+        args = self.m.args(call)
+        if callee.type == "member_expression":
+            method = self.m.code(self.m.field(callee, "property"))
+            receiver = self.m.field(callee, "object")
+            if method == "join" and len(args) <= 1:
+                return self.join(call, receiver, args, env)
+            if method in ("trim", "trimStart", "trimEnd") and not args:
+                inner = self.text(receiver, env)
+                return None if inner is None else strip(inner, start=method != "trimEnd", end=method != "trimStart")
+            if method == "concat":
+                inner = self.text(receiver, env)
+                if inner is not None:
+                    for arg in args:
+                        inner = inner + self.pieces(arg, env)
+                    return inner
+            if method == "replaceAll" or method == "replace":
+                return None
+        qualified = self.m.qualified(callee)
+        if qualified in ("String", "dedent") and len(args) == 1:
+            argument = self.text(args[0], env)
+            return dedent(argument) if argument is not None and qualified == "dedent" else argument
+        target = self.names.function_for(call, env)
+        if target is None or not self.m.enter(target[0]):
+            return None
+        try:
+            found = self.text(target[1], target[2])
+        finally:
+            self.m.leave(target[0])
+        if found is not None:
+            self.m.consumed.add(target[1].id)
+        return found
+
+    def join(self, call: Node, receiver: Node, args: list[Node], env: Env) -> list[Piece] | None:
+        separator = ","
+        if args:
+            value = self.text(args[0], env)
+            if value is None or any(p.slot for p in value):
+                separator = ""
+            else:
+                separator = "".join(p.text for p in value)
+        sep_span = self.m.span(args[0]) if args else self.m.span(call)
+        items = self.names.items(receiver, env)
+        if items is None or any(i.variable for i in items):
+            return [self.slot_piece(call, env, variable=True)]
+        pieces: list[Piece] = []
+        for i, item in enumerate(items):
+            if i and separator:
+                pieces.append(Piece(separator, sep_span, loop=item.loop))
+            pieces.extend(in_loop(self.pieces(item.node, item.env), item.loop))
+        return pieces
+
+    def literal(self, node: Node, env: Env) -> tuple[bool, object]:
+        if env.depth > MAX_RESOLVE:
+            return False, None
+        node = self.m.unwrap(node)
+        kind = node.type
+        if kind in ("string", "template_string", "binary_expression"):
+            if kind == "binary_expression":
+                operator = self.m.field(node, "operator")
+                if operator is None or self.m.code(operator) != "+":
+                    return False, None
+            found = self.text(node, env)
+            if found is None or any(p.slot for p in found):
+                return False, None
+            return True, "".join(p.text for p in found)
+        if kind == "number":
+            return number_value(self.m.code(node))
+        if kind in ("true", "false", "null"):
+            return True, {"true": True, "false": False, "null": None}[kind]
+        if kind == "unary_expression":
+            operator = self.m.field(node, "operator")
+            argument = self.m.field(node, "argument")
+            if operator is not None and argument is not None and self.m.code(operator) == "-":
+                ok, value = self.literal(argument, env)
+                if ok and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    return True, -value
+            return False, None
+        if kind in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
+            binding = self.names.resolve(node, env)
+            if binding is None and kind == "identifier":
+                imported = self.names.imported_constant(self.m.code(node))
+                return (imported[0].strings.literal(imported[1], imported[2]) if imported is not None
+                        else (False, None))
+            if binding is None or binding.extras or binding.part is not None or not self.m.enter(binding.value):
+                return False, None
+            try:
+                return self.literal(binding.value, binding.env)
+            finally:
+                self.m.leave(binding.value)
+        if kind == "array":
+            values = []
+            for element in node.named_children:
+                if element.type == "comment":
+                    continue
+                if element.type == "spread_element":
+                    return False, None
+                ok, value = self.literal(element, env)
+                if not ok:
+                    return False, None
+                values.append(value)
+            return True, values
+        if kind == "object":
+            entries = self.names.entries(node, env)
+            if entries is None:
+                return False, None
+            result = {}
+            for key, (value_node, value_env, _) in entries.items():
+                ok, value = self.literal(value_node, value_env)
+                if not ok:
+                    return False, None
+                result[key] = value
+            return True, result
+        if kind == "call_expression":
+            callee = self.m.unwrap(self.m.field(node, "function"))
+            name = (self.m.qualified(callee) or "") if callee is not None else ""
+            args = self.m.args(node)
+            if name.rsplit(".", 1)[-1] in self.m.ts.json_schemas and args:  # the AI SDK's jsonSchema({...})
+                return self.literal(args[0], env)
+        return False, None
+
+    def literal_str(self, node: Node, env: Env) -> str | None:
+        ok, value = self.literal(node, env)
+        return value if ok and isinstance(value, str) else None

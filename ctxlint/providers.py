@@ -1,0 +1,90 @@
+"""What the providers' APIs are made of, written once for every front-end.
+
+Request files, prompt formats and code that calls an SDK all name the same things: the roles
+of messages, the types of a message's text parts, and for each API shape the keys that carry
+the system text, the messages, the tools and the output limit. Every front-end reads them here:
+a provider that renames a key (``max_tokens`` became ``max_completion_tokens``, then
+``max_output_tokens`` in the Responses API, ``maxOutputTokens`` in the AI SDK 5) is changed in one
+place. Which SDK call sends which shape is the framework catalogue's knowledge
+(``frameworks/*.yaml``), not this table's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxlint.model import Role
+
+# Every name a provider or framework gives a message's role.
+ROLE_NAMES: dict[str, Role] = {
+    "system": Role.SYSTEM,
+    "developer": Role.DEVELOPER,
+    "user": Role.USER,
+    "human": Role.USER,  # LangChain
+    "placeholder": Role.USER,  # LangChain's ("placeholder", "{history}"): the turns given later
+    "assistant": Role.ASSISTANT,
+    "ai": Role.ASSISTANT,  # LangChain
+    "model": Role.ASSISTANT,  # Gemini
+    "tool": Role.TOOL,
+    "function": Role.TOOL,  # OpenAI's older function results
+    "ipython": Role.TOOL,  # Llama 3's tool results
+    # Model-native document turns (Granite's `document` role): the API marks their text as data,
+    # as it does a tool result's.
+    "document": Role.TOOL,
+    "documents": Role.TOOL,
+}
+
+
+def roles(*names: str) -> dict[str, Role]:
+    """The roles a format accepts by name (Dotprompt's `{{role "model"}}` knows no "human")."""
+    return {name: ROLE_NAMES[name] for name in names}
+
+
+# The types of a content part that holds text (Chat Completions, Responses input and output).
+TEXT_PARTS = ("text", "input_text", "output_text")
+
+
+@dataclass(frozen=True)
+class ApiShape:
+    """The keys of one API's request: those that make an object such a request, where the
+    system text, the messages, a text input and the tools are, and the output-limit keys in
+    order of preference (the first is the one to suggest; ``older`` names an older key still
+    accepted, with the version that used it)."""
+
+    name: str
+    request_keys: frozenset[str]
+    limit_keys: tuple[str, ...]
+    system: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ("messages",)
+    input: tuple[str, ...] = ()
+    tools: str = "tools"
+    tools_by_name: bool = False  # `tools: {name: tool, ...}` rather than a list
+    settings: str = ""  # the object the limit is set in (`generationConfig.`)
+    older: tuple[str, str] | None = None
+
+    def hint(self, written: str = "") -> str:
+        """How to set the limit, as the host writes a key: ``=`` for a Python keyword, ``:`` for
+        a property of a JavaScript object, nothing for a key of a request file."""
+        hint = f"`{self.settings}{self.limit_keys[0]}{written}`"
+        if self.older is not None:
+            version, key = self.older
+            hint += f" ({version}: `{key}{written}`)"
+        return hint
+
+
+OPENAI_CHAT = ApiShape("openai-chat", frozenset({"model", "messages"}), ("max_completion_tokens", "max_tokens"))
+OPENAI_RESPONSES = ApiShape("openai-responses", frozenset({"model", "input", "instructions"}), ("max_output_tokens",),
+                            system=("instructions",), input=("input",))
+ANTHROPIC = ApiShape("anthropic", frozenset({"model", "messages", "system"}), ("max_tokens",), system=("system",))
+GEMINI = ApiShape("gemini", frozenset({"contents"}), ("maxOutputTokens", "max_output_tokens"),
+                  system=("systemInstruction",), messages=("contents",), settings="generationConfig.")
+# The Vercel AI SDK's options (`generateText({...})`): one shape whatever the provider.
+AI_SDK = ApiShape("ai-sdk", frozenset({"model", "prompt", "messages", "system"}), ("maxOutputTokens", "maxTokens"),
+                  system=("system",), input=("prompt",), tools_by_name=True, older=("AI SDK 4", "maxTokens"))
+API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK)}
+
+# Every key a request file or prompt format may set the output limit with, in the order a file
+# that sets two is read: the providers' own first, then the frameworks' (Hugging Face's
+# `max_new_tokens`).
+LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
+              "max_new_tokens")
