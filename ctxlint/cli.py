@@ -218,10 +218,10 @@ def _use_color(stream) -> bool:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ctxlint.catalogue import CatalogueError
+    from ctxlint.catalogue import CatalogueError, SelectionError
     from ctxlint.config import ConfigError
     from ctxlint.discover import DiscoveryError
-    from ctxlint.engine import Notice, SelectionError, lint_all
+    from ctxlint.engine import Notice, lint_all
     from ctxlint.model import Severity
     from ctxlint.report import ReportOptions, reporter
     from ctxlint.report.text import statistics
@@ -532,11 +532,11 @@ def _apply_fixes(result) -> bool:
 
 
 def run_cost(args: argparse.Namespace) -> int:
-    from ctxlint.catalogue import CatalogueError
+    from ctxlint.catalogue import CatalogueError, SelectionError
     from ctxlint.config import ConfigError
     from ctxlint.cost import GitError, Increase, build_report
     from ctxlint.discover import DiscoveryError, discover
-    from ctxlint.engine import Notice, SelectionError
+    from ctxlint.engine import Notice
 
     increase = None
     if args.max_increase is not None:
@@ -600,8 +600,7 @@ def _common_directory(paths: list[str]) -> Path:
 
 
 def run_rule(args: argparse.Namespace) -> int:
-    from ctxlint.catalogue import CatalogueError
-    from ctxlint.config import find_rule
+    from ctxlint.catalogue import CatalogueError, find_rule
     from ctxlint.report.rules import describe, listing
 
     project = _project(args)

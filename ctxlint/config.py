@@ -20,15 +20,21 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ctxlint.tomlpos import KeyPath, key_lines, line_of
-
-if TYPE_CHECKING:
-    from ctxlint.catalogue import Rule
-
+from ctxlint.catalogue import (
+    CatalogueError,
+    Rule,
+    SelectionError,
+    family_options,
+    find_rule,
+    merge_options,
+    resolve,
+    rule_overrides,
+)
 from ctxlint.frontends import FORMATS as REGISTRY_FORMATS
 from ctxlint.frontends import default_include
+from ctxlint.tomlpos import KeyPath, key_lines, line_of
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -98,7 +104,7 @@ class Settings:
     model: str | None = None
     models: dict[str, dict] = field(default_factory=dict)
     # Rule tables by code or name as written (`[rules.CTX101]`), in the order the layers gave
-    # them; `rule_overrides` resolves them against the catalogue.
+    # them; `configured_rules` resolves them against the catalogue.
     rule_options: dict[str, dict] = field(default_factory=dict)
     rule_packs: list[Path] = field(default_factory=list)
     # Framework catalogue files or folders that extend (or, by framework name, replace) the
@@ -375,8 +381,6 @@ def _choice(layer: Layer, key: str, value: object, choices: tuple[str, ...]) -> 
 
 def _check_selectors(settings: Settings, where: str, selectors: list[str]) -> None:
     def check(catalogue: dict[str, Rule]) -> None:
-        from ctxlint.engine import SelectionError, resolve
-
         try:
             resolve(selectors, catalogue, where)
         except SelectionError as error:
@@ -418,24 +422,13 @@ def _apply_models(settings: Settings, layer: Layer, value: object) -> None:
         settings.models[name] = merged
 
 
-def _merge_options(current: dict, table: dict) -> None:
-    """Apply one layer's option table: `name` replaces (and drops what extended it before),
-    `extend-name` adds to what earlier layers extended. Replacements apply first."""
-    for option, value in sorted(table.items(), key=lambda item: item[0].startswith("extend-")):
-        if option.startswith("extend-") and isinstance(current.get(option), list) and isinstance(value, list):
-            current[option] = current[option] + value
-        else:
-            current[option] = value
-            current.pop(f"extend-{option}", None)
-
-
 def _apply_rules(settings: Settings, layer: Layer, value: object) -> None:
     """`[rules.CODE]`: options and severity per rule, checked against the catalogue later."""
     table = value if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()) else None
     if table is None:
         raise ConfigError(f"{layer.where('rules')} must be a table of rule tables, e.g. [tool.ctxlint.rules.CTX101]")
     for rule_key, options in table.items():
-        _merge_options(settings.rule_options.setdefault(rule_key, {}), options)
+        merge_options(settings.rule_options.setdefault(rule_key, {}), options)
         settings.pending.append((layer.where("rules", rule_key), _rule_check(layer, rule_key, dict(options))))
 
 
@@ -444,13 +437,10 @@ def _apply_family(settings: Settings, layer: Layer, family: str, value: object) 
     table = _table(layer, family, value, "a table of option = [values]")
     for key, values in table.items():
         _strings(layer, (family, key), values)
-    _merge_options(settings.family_options.setdefault(family, {}), table)
+    merge_options(settings.family_options.setdefault(family, {}), table)
 
     def check(catalogue: dict[str, Rule]) -> None:
-        from ctxlint.checks import registry
-
-        checks = registry()
-        known = {name for rule in catalogue.values() if rule.family == family for name in checks[rule.check].options}
+        known = family_options(catalogue, family)
         for key in table:
             if key.removeprefix("extend-") not in known:
                 raise ConfigError(f"{layer.where(family, key)}: no {family} rule has this option (options: "
@@ -461,8 +451,6 @@ def _apply_family(settings: Settings, layer: Layer, family: str, value: object) 
 
 def _rule_check(layer: Layer, rule_key: str, options: dict) -> Callable[[dict[str, Rule]], None]:
     def check(catalogue: dict[str, Rule]) -> None:
-        from ctxlint.catalogue import CatalogueError
-
         rule = find_rule(catalogue, rule_key)
         if rule is None:
             raise ConfigError(f"{layer.where('rules', rule_key)}: no such rule")
@@ -476,37 +464,19 @@ def _rule_check(layer: Layer, rule_key: str, options: dict) -> Callable[[dict[st
     return check
 
 
-def find_rule(catalogue: dict[str, Rule], key: str) -> Rule | None:
-    """A rule by code (any case) or by name."""
-    return catalogue.get(key.upper()) or next((r for r in catalogue.values() if r.name == key), None)
-
-
-def rule_overrides(settings: Settings, catalogue: dict[str, Rule]) -> dict[str, dict]:
-    """Each rule's options and severity from the configuration, by code, in the order they
-    apply: the family table's options that the rule has (`[trust]`), then its own table (tables
-    keyed by code and by name merged as written). Validates first (ConfigError)."""
-    from ctxlint.checks import registry
-
-    validate_rules(settings, catalogue)
-    checks = registry()
-    merged: dict[str, dict] = {}
-    for code, rule in catalogue.items():
-        options = checks[rule.check].options
-        shared = {key: value for key, value in settings.family_options.get(rule.family, {}).items()
-                  if key.removeprefix("extend-") in options}
-        if shared:
-            merged[code] = shared
-    for key, options in settings.rule_options.items():
-        named = find_rule(catalogue, key)
-        assert named is not None  # validated
-        _merge_options(merged.setdefault(named.code, {}), options)
-    return merged
-
-
 def validate_rules(settings: Settings, catalogue: dict[str, Rule]) -> None:
     """Check every rule code, name and option the configuration gives (ConfigError)."""
     for _, check in settings.pending:
         check(catalogue)
+
+
+def configured_rules(settings: Settings, catalogue: dict[str, Rule]) -> dict[str, Rule]:
+    """Every rule with the configuration's options and severity applied: the family tables'
+    options first (``[trust]``), then each rule's own table. Validates first (ConfigError); the
+    catalogue's rules must carry their checks' option types (catalogue.with_checks)."""
+    validate_rules(settings, catalogue)
+    overrides = rule_overrides(settings.rule_options, settings.family_options, catalogue)
+    return {code: rule.with_overrides(overrides.get(code, {})) for code, rule in catalogue.items()}
 
 
 _COST_KEYS = (*COST_LIMITS, "expected-output-tokens", "set-aside", "extend-set-aside", "include-set-aside")

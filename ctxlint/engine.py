@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from ctxlint import analysis, directives, frontends
 from ctxlint.analysis.volatility import Volatility
-from ctxlint.catalogue import CatalogueError, Rule
-from ctxlint.checks import registry
-from ctxlint.config import Settings, rule_overrides
+from ctxlint.catalogue import Rule, resolve, with_checks
+from ctxlint.checks import option_types, registry
+from ctxlint.config import Settings, configured_rules
 from ctxlint.context import CheckContext
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import glob_any, glob_match, special_file
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
-
-
-class SelectionError(Exception):
-    """A rule selector (``--select``, ``ignore``, ``per-file-ignores``) that names no rule."""
 
 
 @dataclass(frozen=True)
@@ -80,28 +76,6 @@ class LintResult:
         self.errors += other.errors
 
 
-def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
-    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name.
-
-    Without ``preview``, ``ALL`` and prefixes leave preview rules out; naming a preview rule by
-    its full code or name still selects it (as ruff does for rules one opts into).
-    """
-    codes: set[str] = set()
-    for selector in selectors:
-        key = selector.strip()
-        if not key:
-            raise SelectionError(f"{what}: an empty rule selector selects nothing; remove it")
-        exact = {c for c, r in catalogue.items() if c == key.upper() or r.name == key}
-        if key.upper() == "ALL":
-            matched = set(catalogue)
-        else:
-            matched = exact or {c for c in catalogue if c.startswith(key.upper())}
-        if not matched:
-            raise SelectionError(f"{what}: unknown rule code or name `{selector}` (see `ctxlint rule`)")
-        codes |= {c for c in matched if preview or c in exact or not catalogue[c].preview}
-    return codes
-
-
 class Linter:
     """Every selected rule, configured for one set of settings; lints files or text.
 
@@ -114,7 +88,8 @@ class Linter:
                  ignore: Sequence[str] = ()):
         self.settings = settings
         self._root = settings.root.resolve()  # once, not for every file: resolving is a syscall per part
-        overrides = rule_overrides(settings, catalogue)  # validates codes and options first
+        catalogue = with_checks(catalogue, option_types())
+        configured = configured_rules(settings, catalogue)  # validates codes and options first
         preview = settings.preview
         if select is not None:
             chosen = resolve(select, catalogue, "--select", preview=preview)
@@ -128,11 +103,6 @@ class Linter:
             for glob, codes in settings.per_file_ignores.items()
         ]
         checks = registry()
-        configured = {}
-        for code, rule in catalogue.items():
-            configured[code] = rule.with_overrides(overrides.get(code, {}))
-            if rule.check not in checks:
-                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
         self.catalogue = configured  # every rule with the user's options and severity
         self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
         # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ctxlint.catalogue import Rule, load_catalogue
+from ctxlint.checks import option_types
 from ctxlint.config import Layer, Resolver, Settings, validate_rules
 from ctxlint.discover import Scope, collect
 from ctxlint.engine import Linter
@@ -29,7 +30,7 @@ class Project:
         """The built-in rules plus the settings' rule packs (CatalogueError when one is broken)."""
         key = tuple(settings.rule_packs)
         if key not in self._catalogues:
-            self._catalogues[key] = load_catalogue(list(key))
+            self._catalogues[key] = load_catalogue(list(key), option_types())
         return self._catalogues[key]
 
     def _validate(self, settings: Settings) -> None:
