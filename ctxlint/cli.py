@@ -221,10 +221,11 @@ def run_check(args: argparse.Namespace) -> int:
     from ctxlint.catalogue import CatalogueError, SelectionError
     from ctxlint.config import ConfigError
     from ctxlint.discover import DiscoveryError
-    from ctxlint.engine import Notice, lint_all
+    from ctxlint.engine import lint_all
     from ctxlint.model import Severity
     from ctxlint.report import ReportOptions, reporter
     from ctxlint.report.text import statistics
+    from ctxlint.results import Notice
 
     paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
     reading_stdin = STDIN in paths
@@ -342,7 +343,7 @@ def _read_baseline(path: Path) -> frozenset[str]:
 def _changes(ref: str):
     """The lines changed since ``ref`` (imported only when asked: git and the cost module)."""
     from ctxlint.changes import changed_lines
-    from ctxlint.cost import GitError
+    from ctxlint.git import GitError
 
     try:
         return changed_lines(ref, Path.cwd())
@@ -379,9 +380,9 @@ def _paths_of(result) -> set[str]:
 
 
 def _display(path: Path) -> str:
-    from ctxlint.engine import _display as display
+    from ctxlint.results import display_path
 
-    return display(path)
+    return display_path(path)
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -397,7 +398,7 @@ def _write(text: str, output: Path | None) -> None:
 def _lint_stdin(project, args: argparse.Namespace):
     """Lint standard input as the file ``--stdin-filename`` (format, configuration, ignores)."""
     from ctxlint import frontends
-    from ctxlint.engine import LintResult, _relative
+    from ctxlint.results import LintResult, relative_path
 
     name = args.stdin_filename
     if name is None:
@@ -406,7 +407,7 @@ def _lint_stdin(project, args: argparse.Namespace):
     where = Path(os.path.abspath(name))
     settings = project.settings_for(where.parent)
     linter = project.linter(settings)
-    relpath = _relative(where, settings.root)
+    relpath = relative_path(where, settings.root.resolve())
     fmt = frontends.format_for(relpath, settings)
     result = LintResult()
     data = sys.stdin.buffer.read()
@@ -448,7 +449,7 @@ def _show_settings(project, paths: list[str], stdin_filename: str | None) -> int
     """`check --show-settings PATH`: the configuration files, the root and every resolved key."""
     from ctxlint import frontends
     from ctxlint.config import dump_toml, settings_table
-    from ctxlint.engine import _relative
+    from ctxlint.results import relative_path
 
     target = stdin_filename if paths == [STDIN] else (paths[0] if len(paths) == 1 else None)
     if target is None:
@@ -467,7 +468,7 @@ def _show_settings(project, paths: list[str], stdin_filename: str | None) -> int
         lines.append("# configuration: none found; the defaults")
     lines.append(f"# globs are relative to: {settings.root}")
     if not where.is_dir():
-        fmt = frontends.format_for(_relative(where, settings.root), settings)
+        fmt = frontends.format_for(relative_path(where, settings.root.resolve()), settings)
         lines.append(f"# format: {fmt or 'none (this file is not linted)'}")
     lines.append(f"# rules run: {', '.join(rule.code for rule in linter.rules) or 'none'}")
     table = settings_table(settings)
@@ -534,9 +535,10 @@ def _apply_fixes(result) -> bool:
 def run_cost(args: argparse.Namespace) -> int:
     from ctxlint.catalogue import CatalogueError, SelectionError
     from ctxlint.config import ConfigError
-    from ctxlint.cost import GitError, Increase, build_report
+    from ctxlint.cost import Increase, build_report
     from ctxlint.discover import DiscoveryError, discover
-    from ctxlint.engine import Notice
+    from ctxlint.git import GitError
+    from ctxlint.results import Notice
 
     increase = None
     if args.max_increase is not None:

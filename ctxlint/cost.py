@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,11 +27,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
+from ctxlint import git
 from ctxlint.analysis.accounting import RequestCost, request_cost
 from ctxlint.config import COST_LIMITS
 from ctxlint.discover import SKIP_DIRS, GitIgnore, glob_match
-from ctxlint.engine import Linter, Notice
+from ctxlint.engine import Linter
+from ctxlint.git import GitError, resolve_ref
 from ctxlint.model import ParsedFile
+from ctxlint.results import Notice, display_path, relative_path
 from ctxlint.tokens import ModelInfo, lookup_model
 
 # --- what one side costs -------------------------------------------------------------------------
@@ -220,8 +222,8 @@ class Pricer:
         notices: list[Notice] = []
         root = self.linter.settings.root
         for path in files:
-            for display, parsed in self.linter.parse_files([path], notices):
-                cost = self.file_cost(display, _relative(path, root), parsed)
+            for shown, parsed in self.linter.parse_files([path], notices):
+                cost = self.file_cost(shown, relative_path(path, root.resolve()), parsed)
                 if cost is not None:
                     out.append(cost)
         return out, notices, len(files)
@@ -288,18 +290,7 @@ def collect(linter: Linter, files: Sequence[Path], notices: list[Notice], progre
     return sorted(out, key=lambda f: f.path)
 
 
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.name
-
-
 # --- the same files at a git commit -------------------------------------------------------------
-
-
-class GitError(Exception):
-    """Not a git repository, a bad ref, or git failed: a usage error (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -309,97 +300,6 @@ class Baseline:
     ref: str
     commit: str | None
     files: tuple[FileCost, ...]
-
-
-def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=False,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; --compare reads the baseline with git") from None
-    if done.returncode != 0:
-        raise GitError(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
-    return done.stdout
-
-
-def _work_tree(paths: Sequence[str]) -> Path:
-    start = Path(paths[0]) if paths else Path.cwd()
-    start = start if start.is_dir() else start.parent
-    try:
-        top = _git(start.resolve(), "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
-    except GitError as error:
-        if "not a git repository" in str(error).lower():
-            raise GitError(f"{start}: not inside a git repository; --compare needs one") from None
-        raise
-    return Path(top).resolve()
-
-
-def resolve_ref(top: Path, ref: str) -> str | None:
-    """The commit ``ref`` names, or None for HEAD in a repository with no commit yet."""
-    if not ref or ref.startswith("-"):  # never let a ref be read as an option
-        raise GitError(f"`{ref}` is not a git revision")
-    try:
-        return _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
-    except GitError:
-        pass
-    if ref in ("HEAD", "@"):
-        try:  # an unborn branch: HEAD names a branch that has no commit yet
-            _git(top, "symbolic-ref", "--quiet", "HEAD")
-            return None
-        except GitError:
-            pass
-    raise GitError(f"unknown git revision `{ref}` (a branch, tag or commit: `git fetch` it first in a shallow clone)")
-
-
-def _tree(top: Path, commit: str | None) -> dict[str, tuple[str, str, int]]:
-    """Every file of the commit: path -> (mode, object id, size)."""
-    if commit is None:
-        return {}
-    out = _git(top, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
-    entries = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, kind, oid, size = meta.split()
-        if kind == b"blob":
-            entries[path.decode("utf-8", "surrogateescape")] = (
-                mode.decode(), oid.decode(), int(size) if size.isdigit() else 0)
-    return entries
-
-
-def _read_blobs(top: Path, oids: Sequence[str]) -> dict[str, bytes]:
-    """The contents of ``oids``, all in one ``git cat-file --batch``."""
-    if not oids:
-        return {}
-    out = _git(top, "cat-file", "--batch", input="".join(f"{oid}\n" for oid in oids).encode())
-    blobs, pos = {}, 0
-    while pos < len(out):
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) != 3:  # "<oid> missing"
-            continue
-        size = int(header[2])
-        blobs[header[0].decode()] = out[pos:pos + size]
-        pos += size + 1
-    return blobs
-
-
-def _symlink_target(tree: Mapping[str, tuple[str, str, int]], path: str, target: bytes, depth: int = 0) -> str | None:
-    """The tree path a symlink inside the tree points to, or None (outside the tree, a loop)."""
-    parts = [p for p in path.split("/")[:-1]]
-    for part in target.decode("utf-8", "surrogateescape").split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    resolved = "/".join(parts)
-    return resolved if resolved in tree else None
 
 
 def _relative_to(path: Path, base: Path) -> str | None:
@@ -462,16 +362,16 @@ def collect_at_ref(linter: Linter, ref: str, paths: Sequence[str], notices: list
                    progress_stream: TextIO | None = None, what_if: Sequence[str] = ()) -> Baseline:
     """Price the requests in ``paths`` as they are at ``ref``, read from git's object store."""
     pricer = Pricer(linter, what_if)
-    top = _work_tree(paths)
+    top = git.work_tree(paths)
     commit = resolve_ref(top, ref)
-    tree = _tree(top, commit)
+    tree = git.tree(top, commit)
     settings = linter.settings
     selected = select_at_ref(tree, top, paths, settings.root, settings.all_globs(), settings.exclude)
     wanted = {path: path for path in selected}  # tree path -> the path whose blob holds its content
     links = [p for p in selected if tree[p][0] == "120000"]
-    link_blobs = _read_blobs(top, [tree[p][1] for p in links])
+    link_blobs = git.read_blobs(top, [tree[p][1] for p in links])
     for path in links:
-        target = _symlink_target(tree, path, link_blobs.get(tree[path][1], b""))
+        target = git.symlink_target(tree, path, link_blobs.get(tree[path][1], b""))
         if target is None or tree[target][0] == "120000":
             del wanted[path]  # a link out of the tree, or a chain: nothing git can show
         else:
@@ -479,41 +379,34 @@ def collect_at_ref(linter: Linter, ref: str, paths: Sequence[str], notices: list
     files: list[FileCost] = []
     readable = {}
     for path, source in wanted.items():
-        display = _display(top / path)
+        shown = display_path(top / path)
         size = tree[source][2]
         if size > settings.max_file_bytes:
-            notices.append(Notice(display, f"skipped at {ref}: {size:,} bytes is over the "
+            notices.append(Notice(shown, f"skipped at {ref}: {size:,} bytes is over the "
                                            f"{settings.max_file_bytes:,}-byte limit"))
             continue
         readable[path] = source
-    blobs = _read_blobs(top, sorted({tree[s][1] for s in readable.values()}))
+    blobs = git.read_blobs(top, sorted({tree[s][1] for s in readable.values()}))
     progress = Progress(len(readable), f"ctxlint cost ({ref})", progress_stream)
     for done, (path, source) in enumerate(sorted(readable.items())):
         progress.update(done)
-        display = _display(top / path)
+        shown = display_path(top / path)
         data = blobs.get(tree[source][1])
         if data is None:
-            notices.append(Notice(display, f"skipped at {ref}: git cannot read the blob"))
+            notices.append(Notice(shown, f"skipped at {ref}: git cannot read the blob"))
             continue
         if b"\0" in data[:8192]:
-            notices.append(Notice(display, f"skipped at {ref}: binary file"))
+            notices.append(Notice(shown, f"skipped at {ref}: binary file"))
             continue
         relpath = _relative_to(top / path, settings.root.resolve())
         relpath = relpath if relpath is not None else Path(path).name
-        parsed = linter.parse_bytes(data, display, relpath)
-        cost = pricer.file_cost(display, relpath, parsed) if parsed is not None else None
+        parsed = linter.parse_bytes(data, shown, relpath)
+        cost = pricer.file_cost(shown, relpath, parsed) if parsed is not None else None
         if cost is not None:
             files.append(cost)
     progress.update(len(readable))
     progress.close()
     return Baseline(ref, commit, tuple(sorted(files, key=lambda f: f.path)))
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 # --- what changed -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,53 +27,13 @@ from ctxlint.context import CheckContext
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import glob_any, glob_match, special_file
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
+from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
 if TYPE_CHECKING:
     from ctxlint.cache import ResultCache
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the user should know that is not a finding (a skipped file)."""
-
-    path: str
-    message: str
-
-
-@dataclass(frozen=True)
-class InternalError:
-    """A ctxlint bug met on one file: not a finding, so no suppression or fail level hides it."""
-
-    path: str
-    cause: str  # one line: the exception's type and message
-
-    @classmethod
-    def from_exception(cls, path: str, error: BaseException) -> InternalError:
-        text = " ".join(str(error).split())
-        if len(text) > 200:
-            text = text[:199] + "…"
-        return cls(path, f"{type(error).__name__}: {text}" if text else type(error).__name__)
-
-
-@dataclass
-class LintResult:
-    findings: list[Finding] = field(default_factory=list)
-    notices: list[Notice] = field(default_factory=list)
-    files_checked: int = 0
-    baselined: int = 0  # findings left out because the baseline holds them
-    # Results computed (not served from the cache) in this run: (cache key, display path, entry).
-    fresh: list[tuple[str, str, dict]] = field(default_factory=list)
-    errors: list[InternalError] = field(default_factory=list)
-
-    def add(self, other: LintResult) -> None:
-        self.findings += other.findings
-        self.notices += other.notices
-        self.files_checked += other.files_checked
-        self.fresh += other.fresh
-        self.errors += other.errors
 
 
 class Linter:
@@ -164,7 +124,7 @@ class Linter:
         except BaseException as error:  # a bug on one file must not stop, or hide in, an audit
             if _debugging():
                 raise
-            result.errors.append(InternalError.from_exception(_display(path), error))
+            result.errors.append(InternalError.from_exception(display_path(path), error))
 
     def _lint_path(self, path: Path, result: LintResult, cache: ResultCache | None) -> None:
         loaded = self._load(path, result.notices)
@@ -193,11 +153,11 @@ class Linter:
     def _load(self, path: Path, notices: list[Notice]) -> tuple[str, str, str, bytes] | None:
         """A file's display path, path relative to its root, format and bytes; None when no
         front-end takes it or it is skipped (with a notice)."""
-        relpath = _relative(path, self._root)
+        relpath = relative_path(path, self._root)
         fmt = frontends.format_for(relpath, self.settings)
         if fmt is None:
             return None
-        display = _display(path)
+        display = display_path(path)
         data = self._read(path, display, notices)
         return None if data is None else (display, relpath, fmt, data)
 
@@ -214,10 +174,10 @@ class Linter:
         ctxlint fails on to :attr:`parse_errors`.
         """
         for path in files:
-            relpath = _relative(path, self._root)
+            relpath = relative_path(path, self._root)
             if frontends.format_for(relpath, self.settings) is None:
                 continue
-            display = _display(path)
+            display = display_path(path)
             data = self._read(path, display, notices if notices is not None else [])
             if data is None:
                 continue
@@ -477,7 +437,7 @@ def _lint_in_workers(work: list[tuple[Path, Linter]], jobs: int, cache: ResultCa
                 try:
                     result.add(pool.submit(_lint_chunk, range(index, index + 1)).result())
                 except BrokenProcessPool:
-                    result.errors.append(InternalError(_display(work[index][0]), (
+                    result.errors.append(InternalError(display_path(work[index][0]), (
                         "the process linting this file died (killed by the operating system, "
                         "or a crash in a native library)")))
     finally:
@@ -507,17 +467,3 @@ def _can_fork() -> bool:
     import multiprocessing
 
     return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _relative(path: Path, resolved_root: Path) -> str:
-    try:
-        return path.resolve().relative_to(resolved_root).as_posix()
-    except ValueError:
-        return path.name
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)

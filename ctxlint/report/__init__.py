@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Finding
+from ctxlint.results import LintResult
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 _MODULES = {"json": "json_report"}

@@ -7,9 +7,9 @@ caller decides (NO_COLOR and FORCE_COLOR are honoured in the CLI).
 from __future__ import annotations
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Span
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions, rule_counts
+from ctxlint.results import LintResult
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"

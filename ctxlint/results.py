@@ -1,0 +1,68 @@
+"""What a run gives back besides findings, and how it names files: plain data that the engine
+fills and the commands and reporters read, with no knowledge of how it was computed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxlint.model import Finding
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not a finding (a skipped file)."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class InternalError:
+    """A ctxlint bug met on one file: not a finding, so no suppression or fail level hides it."""
+
+    path: str
+    cause: str  # one line: the exception's type and message
+
+    @classmethod
+    def from_exception(cls, path: str, error: BaseException) -> InternalError:
+        text = " ".join(str(error).split())
+        if len(text) > 200:
+            text = text[:199] + "…"
+        return cls(path, f"{type(error).__name__}: {text}" if text else type(error).__name__)
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    files_checked: int = 0
+    baselined: int = 0  # findings left out because the baseline holds them
+    # Results computed (not served from the cache) in this run: (cache key, display path, entry).
+    fresh: list[tuple[str, str, dict]] = field(default_factory=list)
+    errors: list[InternalError] = field(default_factory=list)
+
+    def add(self, other: LintResult) -> None:
+        self.findings += other.findings
+        self.notices += other.notices
+        self.files_checked += other.files_checked
+        self.fresh += other.fresh
+        self.errors += other.errors
+
+
+def display_path(path: Path) -> str:
+    """How results name a file: relative to the working directory."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def relative_path(path: Path, resolved_root: Path) -> str:
+    """The path that configuration globs match: relative to the (resolved) root, or the file's
+    name when it lies outside it."""
+    try:
+        return path.resolve().relative_to(resolved_root).as_posix()
+    except ValueError:
+        return path.name
