@@ -281,7 +281,7 @@ def tool_catalogue(tools: int) -> str:
 def test_each_tool_of_a_catalogue_is_rendered_once_per_lint(monkeypatch, model):
     # Four tool checks and the budget check each measure the catalogue, by bytes and then by
     # tokens; rendering every tool in each of those passes made a 1 MB catalogue take 3.5 s.
-    from ctxlint.analysis import accounting
+    from ctxlint.analysis.accounting import tools as accounting
 
     rendered: list[str | None] = []
 
@@ -299,7 +299,7 @@ def test_each_tool_of_a_catalogue_is_rendered_once_per_lint(monkeypatch, model):
 
 
 def test_the_kept_renderings_are_bounded(monkeypatch):
-    from ctxlint.analysis import accounting
+    from ctxlint.analysis.accounting import tools as accounting
 
     monkeypatch.setattr(accounting, "RENDERED_CHARS", 2_000)
     lint("tools.yaml", tool_catalogue(600))

@@ -70,7 +70,7 @@ FORECAST = {
                        "required": ["city"]},
     },
 }
-# The two tools as OpenAI renders them (a TypeScript namespace; see analysis/accounting.py).
+# The two tools as OpenAI renders them (a TypeScript namespace; see analysis/accounting/tools.py).
 WEATHER_BLOCK = ("// Get the current weather for a city.\ntype get_weather = (_: {\n// City name, e.g. Paris\n"
                  "city: string,\n}) => any;")
 FORECAST_BLOCK = "// Get a five-day forecast.\ntype get_forecast = (_: {\n// City name\ncity: string,\n}) => any;"
