@@ -1,0 +1,94 @@
+"""What every subcommand shares: exit codes, usage errors, the project a run works in, and
+writing a report."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxlint.project import Project
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+STDIN = "-"
+
+
+class UsageError(Exception):
+    """Anything the user must fix before ctxlint can run: exit code 2."""
+
+
+def codes(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", action="append", default=[], metavar="FILE | KEY=VALUE",
+                        help="use this pyproject.toml or ctxlint.toml for every file instead of the closest "
+                             "one; or override one setting with a TOML assignment, e.g. "
+                             "--config 'fail-level = \"error\"' (repeatable)")
+
+
+def load_project(args: argparse.Namespace, flags: Sequence[tuple[str, str, object]] = ()) -> Project:
+    """The run's project: the explicit config file, and every override (``--config KEY=VALUE``,
+    then options such as ``--select``) as layers over each configuration."""
+    from ctxlint.catalogue import CatalogueError
+    from ctxlint.config import ConfigError, flag_layer, override_layer
+    from ctxlint.project import Project
+
+    explicit: Path | None = None
+    overrides = []
+    try:
+        for value in args.config:
+            if "=" in value and not Path(value).is_file():
+                overrides.append(override_layer(value))
+            elif not Path(value).is_file():
+                raise UsageError(f"{value}: config file not found")
+            elif explicit is not None:
+                raise UsageError(f"--config {value}: only one configuration file can be given "
+                                 f"({explicit} already is); override single keys with --config KEY=VALUE")
+            else:
+                explicit = Path(value)
+        overrides += [flag_layer(option, key, value) for option, key, value in flags if value]
+        return Project(Path.cwd(), explicit, overrides)
+    except (ConfigError, CatalogueError) as error:
+        raise UsageError(str(error)) from None
+
+
+def use_color(stream) -> bool:
+    """Colour on a terminal; NO_COLOR (any value) turns it off, FORCE_COLOR turns it on."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def report_internal_errors(errors) -> bool:
+    """Print each file ctxlint failed on (a bug, never a finding); whether there were any."""
+    sys.stdout.flush()
+    for error in errors:
+        print(f"ctxlint: internal error on {error.path}: {error.cause}. This is a bug in ctxlint, not "
+              "in the file; the file was not checked. Please report it with the file "
+              "(CTXLINT_DEBUG=1 shows the traceback).", file=sys.stderr)
+    return bool(errors)
+
+
+def write_report(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{output}: cannot write the report: {error.strerror or error}") from None
+
+
+def common_directory(paths: list[str]) -> Path:
+    """The deepest directory holding every path (order-independent)."""
+    absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]
+    common = Path(os.path.commonpath(absolute))
+    return common if common.is_dir() or not common.exists() else common.parent
