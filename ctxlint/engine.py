@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 
 from ctxlint import analysis, directives, frontends
 from ctxlint.analysis.volatility import Volatility
-from ctxlint.catalogue import Rule, resolve, with_checks
+from ctxlint.catalogue import Rule, with_checks
 from ctxlint.checks import option_types, registry
 from ctxlint.config import Settings, configured_rules
 from ctxlint.context import CheckContext
 from ctxlint.directives import SuppressionUse
-from ctxlint.discover import glob_any, glob_match, special_file
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, ParsedFile, Span, map_spans
+from ctxlint.discover import special_file
+from ctxlint.filters import Selection, in_test_code
+from ctxlint.model import Finding, ParsedFile, Span, map_spans
 from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
 if TYPE_CHECKING:
@@ -50,21 +51,10 @@ class Linter:
         self._root = settings.root.resolve()  # once, not for every file: resolving is a syscall per part
         catalogue = with_checks(catalogue, option_types())
         configured = configured_rules(settings, catalogue)  # validates codes and options first
-        preview = settings.preview
-        if select is not None:
-            chosen = resolve(select, catalogue, "--select", preview=preview)
-        else:
-            chosen = resolve(settings.select, catalogue, "select", preview=preview)
-            chosen |= resolve(settings.extend_select, catalogue, "extend-select", preview=preview)
-        chosen -= resolve(settings.ignore, catalogue, "ignore")
-        chosen -= resolve(list(ignore), catalogue, "--ignore")
-        self.per_file_ignores = [
-            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
-            for glob, codes in settings.per_file_ignores.items()
-        ]
+        self.selection = Selection(settings, catalogue, select, ignore)
         checks = registry()
         self.catalogue = configured  # every rule with the user's options and severity
-        self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
+        self.rules: list[Rule] = [configured[code] for code in sorted(self.selection.codes)]
         # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),
         # and shared with every check that needs it, selected or not.
         self.volatility = Volatility.from_rules(r for r in configured.values() if r.check == "volatile_in_prefix")
@@ -212,13 +202,6 @@ class Linter:
         settings = self.settings
         return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
 
-    def _in_test_code(self, relpath: str) -> bool:
-        """Whether ``relpath`` is test code, unless the user's `formats` globs name it: a team
-        that points ctxlint at its tool snapshots wants them judged."""
-        if not glob_any(self.settings.test_paths, relpath):
-            return False
-        return not any(glob_any(globs, relpath) for globs in self.settings.formats.values())
-
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable, binary or not
         a regular file (reading a FIFO would wait forever)."""
@@ -276,10 +259,8 @@ class Linter:
         source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
         found = directives.scan(source, source_fmt, parsed.path)
         found.resolve_names(self._names)
-        skipped = set()
-        for glob, codes in self.per_file_ignores:
-            if glob_match(glob, relpath):
-                skipped |= codes
+        selection = self.selection
+        skipped = selection.ignored_in(relpath)
         ran = [rule for rule in self.rules if rule.code not in skipped]
         for rule in ran:
             check = self._checks[rule.check]
@@ -292,31 +273,29 @@ class Linter:
                     before = len(findings)
                     check.function(request, ctx)
                     if request.in_test:
-                        findings[before:] = [_in_test_code(f) for f in findings[before:]]
+                        findings[before:] = [in_test_code(f) for f in findings[before:]]
         analysis.forget()  # the request can go when the caller drops it: only findings are left to sort
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:
             self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
-        if self._in_test_code(relpath):
-            findings = [_in_test_code(f) for f in findings]
+        if selection.in_test_code(relpath):
+            findings = [in_test_code(f) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused
         # under one --confidence and used under another.
-        floor = Confidence(self.settings.confidence).rank
         kept: list[Finding] = []
         used: set[tuple[int, str | None]] = set()
         index = {id(s): i for i, s in enumerate(found.suppressions)}
-        shown = frozenset(c for c in Confidence if c.rank >= floor)
         unique = _unique(findings)
         if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
-            kept = [finding for finding in unique if finding.confidence in shown]
+            kept = [finding for finding in unique if selection.reported(finding)]
         else:
             for finding in unique:
                 hits = found.covering(finding)
                 used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
-                if not hits and finding.confidence in shown:
+                if not hits and selection.reported(finding):
                     kept.append(finding)
         audits = [rule for rule in ran if self._checks[rule.check].scope == "suppressions"]
         if audits and (found.suppressions or found.malformed):
@@ -368,12 +347,6 @@ def _texts(finding: Finding) -> Iterator[str]:
     yield finding.message
     for step in finding.evidence:
         yield step.text
-
-
-def _in_test_code(finding: Finding) -> Finding:
-    """A finding in test code is low confidence: its requests are fixtures, made to exercise code."""
-    step = Evidence(EvidenceKind.SINK, "in test code, where requests are fixtures", None, strong=False)
-    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step))
 
 
 # The files and cache of the current lint_all, inherited by forked workers so only indexes travel.

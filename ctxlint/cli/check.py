@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxlint.config import ConfigError
     from ctxlint.discover import DiscoveryError
     from ctxlint.engine import lint_all
-    from ctxlint.model import Severity
+    from ctxlint.filters import RunFilters
     from ctxlint.report import ReportOptions, reporter
     from ctxlint.report.text import statistics
     from ctxlint.results import Notice
@@ -101,15 +101,14 @@ def run(args: argparse.Namespace) -> int:
     found: list[tuple[Path, str]] = []
     cache = None if args.no_cache or reading_stdin else _cache(project)
     try:
-        known = _read_baseline(args.baseline) if args.baseline else None
-        changes = _changes(args.changed_since) if args.changed_since else None
+        filters = RunFilters(changes=_changes(args.changed_since) if args.changed_since else None,
+                             known=_read_baseline(args.baseline) if args.baseline else None,
+                             fail_level=args.fail_level, exit_zero=args.exit_zero)
         if reading_stdin:
             result, stdin_settings = _lint_stdin(project, args)
             settings_by_path = {result_path: stdin_settings for result_path in _paths_of(result)}
         else:
-            files = project.files(paths, found)
-            if changes is not None:  # files nobody touched cannot have a finding on a changed line
-                files = [(path, settings) for path, settings in files if os.path.realpath(path) in changes]
+            files = filters.files(project.files(paths, found))
             work = [(path, project.linter(settings)) for path, settings in files]
             result = lint_all(work, cache=cache)
             settings_by_path = {display_path(path): settings for path, settings in files}
@@ -138,19 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         code = _write_baseline(args, fingerprints, fingerprinter)
         return EXIT_ERROR if report_internal_errors(result.errors) else code
-    if changes is not None:
-        from ctxlint.changes import touches
-
-        result.findings = [f for f in result.findings if touches(changes, f.span.path, f.span.line, f.span.end_line)]
-    if known is not None:
-        kept = [f for f in result.findings if fingerprints[f] not in known]
-        result.baselined = len(result.findings) - len(kept)
-        result.findings = kept
+    filters.apply(result, fingerprints.__getitem__)
 
     if not args.quiet:
         for notice in result.notices:
             print(f"{notice.path}: {notice.message}", file=sys.stderr)
-        if result.files_checked == 0 and changes is None:
+        if result.files_checked == 0 and filters.changes is None:
             print("ctxlint: warning: no file was linted: the paths given hold no file of a format ctxlint "
                   "reads (see `include` and `exclude`)", file=sys.stderr)
 
@@ -167,13 +159,11 @@ def run(args: argparse.Namespace) -> int:
     if report_internal_errors(result.errors):
         return EXIT_ERROR  # whatever --exit-zero says: a file was not checked
 
-    def fails(finding) -> bool:
+    def fail_level(finding) -> str:
         settings = settings_by_path.get(finding.span.path)
-        level = args.fail_level or (settings.fail_level if settings else project.resolver.default.fail_level)
-        return finding.severity.rank >= Severity(level).rank
+        return settings.fail_level if settings else project.resolver.default.fail_level
 
-    failing = any(fails(f) for f in result.findings)
-    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if filters.failing(result.findings, fail_level) else EXIT_CLEAN
 
 
 def _cache(project):
