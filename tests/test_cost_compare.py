@@ -310,7 +310,7 @@ def test_cost_hook_command_as_pre_commit_runs_it(repo):
 
 
 @pytest.mark.slow
-def test_cost_hook_with_pre_commit_try_repo(tmp_path):
+def test_cost_hook_with_pre_commit_try_repo(tmp_path, package_registry):
     """The published hook end to end (installs ctxlint from a copy of this checkout; needs PyPI)."""
     from test_precommit import INSTALL_TIMEOUT, _commit_all, _hook_repository, _new_repo, _pre_commit
     from test_precommit import _env as _pre_commit_env
