@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             settings_by_path = {display_path(path): settings for path, settings in files}
     except (DiscoveryError, SelectionError, ConfigError, CatalogueError) as error:
         raise UsageError(str(error)) from None
+    found += project.resolver.notices
     result.notices += [Notice(display_path(path), message) for path, message in found]
     result.notices.sort(key=lambda n: n.path)
 

@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         report = build_report(linter, files, args.paths, args.compare, increase, what_if=what_if)
     except (SelectionError, CatalogueError, ConfigError, DiscoveryError, GitError) as error:
         raise UsageError(str(error)) from None
+    found += project.resolver.notices
     notices = sorted([*report.notices, *(Notice(display_path(p), m) for p, m in found)], key=lambda n: n.path)
     for notice in notices:
         print(f"{notice.path}: {notice.message}", file=sys.stderr)

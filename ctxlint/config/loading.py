@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxlint.config.keys import apply_layer
-from ctxlint.config.settings import ConfigError, Layer, Settings
+from ctxlint.config.settings import CONFIG_FILES, ConfigError, Layer, Settings
 from ctxlint.tomlpos import key_lines, line_of
 
 if sys.version_info >= (3, 11):
@@ -110,25 +110,58 @@ def flag_layer(option: str, key: str, value: Any) -> Layer:
 # --- finding the configuration of each file ---------------------------------------------------
 
 
-def config_in(directory: Path) -> Path | None:
-    """The configuration file of ``directory`` itself, if it has one."""
-    own = directory / "ctxlint.toml"
-    if own.is_file():
-        return own
-    pyproject = directory / "pyproject.toml"
-    if pyproject.is_file() and _file_layer(pyproject) is not None:
-        return pyproject
-    return None
+# A table header of ctxlint's in a file that does not parse: `[tool.ctxlint]`, `[tool.ctxlint.rules]`.
+_CTXLINT_TABLE = re.compile(rb"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?ctxlint[\"']?[ \t]*[.\]]", re.MULTILINE)
+
+
+def config_in(directory: Path, notices: list[tuple[Path, str]] | None = None) -> Path | None:
+    """The configuration file of ``directory`` itself, if it has one (CONFIG_FILES, in order).
+
+    With ``notices`` (a directory nested below the run's), a pyproject.toml that cannot be read
+    as TOML and has no ``[tool.ctxlint]`` header is not a ctxlint configuration (a project
+    template's ``name = "{{cookiecutter.name}}"``): it is passed over, with a notice. A broken
+    one with the table, or the project's own, is an error that names the file.
+    """
+    for name in CONFIG_FILES[:-1]:
+        own = directory / name
+        if own.is_file():
+            return own
+    pyproject = directory / CONFIG_FILES[-1]
+    if not pyproject.is_file():
+        return None
+    try:
+        return pyproject if _file_layer(pyproject) is not None else None
+    except ConfigError as error:
+        try:
+            ours = _CTXLINT_TABLE.search(pyproject.read_bytes()) is not None
+        except OSError:
+            ours = False
+        if ours or notices is None:
+            raise
+        located = re.match(r":(\d+)(?::(\d+))?: (.*)", str(error).removeprefix(str(pyproject)), re.DOTALL)
+        why = f"{located.group(3)} (line {located.group(1)})" if located else str(error)
+        notices.append((pyproject, f"passed over: {why}; it has no [tool.ctxlint] table, so it is not a "
+                                   "ctxlint configuration"))
+        return None
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest ctxlint.toml, or pyproject.toml with a [tool.ctxlint] table, above ``start``."""
+    """The nearest configuration file (CONFIG_FILES) above ``start``."""
     directory = start if start.is_dir() else start.parent
     for candidate in [directory, *directory.parents]:
         found = config_in(candidate)
         if found is not None:
             return found
     return None
+
+
+def project_root(start: Path) -> Path:
+    """The root of the project holding ``start``: the nearest directory with a configuration
+    file or a ``.git``, else ``start`` itself (where the result cache lives)."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists() or config_in(directory) is not None:
+            return directory
+    return start
 
 
 def load_settings(config_path: Path | None, root: Path, overrides: Sequence[Layer] = ()) -> Settings:
@@ -159,6 +192,8 @@ class Resolver:
         self._check = check
         self._by_config: dict[Path | None, Settings] = {}
         self._by_dir: dict[Path, Path | None] = {}
+        # Files passed over on the way (a template's pyproject.toml that is not TOML), for the run to show.
+        self.notices: list[tuple[Path, str]] = []
         self.explicit = self._load(explicit.resolve(), self.cwd) if explicit is not None else None
         self.default = self.explicit or self._for_config(self._nearest(self.cwd))
 
@@ -182,7 +217,9 @@ class Resolver:
                 found = self._by_dir[current]
                 break
             walked.append(current)
-            found = config_in(current)
+            # Below the working directory a broken pyproject.toml may belong to a project template.
+            found = config_in(current, self.notices if current.is_relative_to(self.cwd) and current != self.cwd
+                              else None)
             if found is not None:
                 break
             current = current.parent if current.parent != current else None

@@ -19,7 +19,9 @@ class ConfigError(Exception):
     """An invalid configuration; the message names the file, the line and the key."""
 
 
-CONFIG_FILES = ("ctxlint.toml", "pyproject.toml")  # in order of precedence within one directory
+# In order of precedence within one directory, as ruff reads .ruff.toml, ruff.toml, pyproject.toml;
+# a pyproject.toml counts only with a [tool.ctxlint] table.
+CONFIG_FILES = (".ctxlint.toml", "ctxlint.toml", "pyproject.toml")
 
 
 # Files ctxlint looks at by default: those a format takes by name or suffix (the registry in
