@@ -97,6 +97,22 @@ def test_cache_location_and_no_cache(tmp_path):
     assert not (project.root / ".ctxlint_cache").exists()
 
 
+def test_the_cache_lives_at_the_project_root_whatever_the_working_directory(project):
+    """The nearest directory with a configuration or a .git holds .ctxlint_cache/, so runs from
+    any subfolder share one cache instead of leaving one in each (issue 25)."""
+    project.write({"app/prompts/a.j2": CLOCK_TEMPLATE, "pyproject.toml": '[tool.ctxlint]\nmodel = "gpt-4o"\n'})
+    (project.root / "lib/.git").mkdir(parents=True)
+    project.write({"lib/prompts/b.j2": CLOCK_TEMPLATE})
+    project.run("check", cwd="app/prompts")
+    project.run("check", ".", cwd="lib/prompts")
+    caches = sorted(p.relative_to(project.root).as_posix() for p in project.root.rglob(".ctxlint_cache"))
+    assert caches == [".ctxlint_cache", "lib/.ctxlint_cache"]
+    cold = project.run("check", cwd="app")
+    assert _plant(project.root) == 2
+    warm = project.run("check", cwd="app")
+    assert warm.lines[0] == f"prompts/a.j2:1:15: CTX101 {PLANTED}", cold.stdout
+
+
 def test_imported_modules_and_prompty_file_references_are_part_of_the_key(project):
     """The other front-ends that read beyond the file: a Python module's imported constants, a
     Prompty file's ``${file:...}``. Each edit below changes only the other file."""

@@ -25,6 +25,7 @@ from ctxlint.cli.fixes import apply_fixes, fix_stdin, show_diff
 from ctxlint.results import display_path
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+CONFIGURED = Path()  # --write-baseline without FILE: the configuration's baseline
 
 
 def add_parser(commands) -> None:
@@ -60,11 +61,12 @@ def add_parser(commands) -> None:
                        help="lint standard input as if it were the file NAME (its format and configuration)")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to PATH (one file or directory) and exit")
-    check.add_argument("--write-baseline", type=Path, metavar="FILE",
-                       help="record today's findings in FILE (exit 0); "
-                            "later runs with --baseline FILE report only new ones")
+    check.add_argument("--write-baseline", type=Path, nargs="?", const=CONFIGURED, metavar="FILE",
+                       help="record today's findings in FILE (default: the configuration's `baseline`) and "
+                            "exit 0; later runs with --baseline FILE or `baseline = FILE` report only new ones")
     check.add_argument("--baseline", type=Path, metavar="FILE",
-                       help="leave out findings recorded in FILE by --write-baseline")
+                       help="leave out findings recorded in FILE by --write-baseline (default: the "
+                            "configuration's `baseline`)")
     check.add_argument("--changed-since", metavar="GIT_REF",
                        help="report only findings on lines changed since this git revision (working tree included)")
     check.add_argument("--no-cache", action="store_true",
@@ -100,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         return _show_settings(project, paths, args.stdin_filename)
     found: list[tuple[Path, str]] = []
     cache = None if args.no_cache or reading_stdin else _cache(project)
+    _baseline_paths(args, project.resolver.default.baseline)
     try:
         filters = RunFilters(changes=_changes(args.changed_since) if args.changed_since else None,
                              known=_read_baseline(args.baseline) if args.baseline else None,
@@ -168,12 +171,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cache(project):
-    """The result cache: CTXLINT_CACHE_DIR, else .ctxlint_cache/ where the working directory's
-    configuration is (or in the working directory)."""
+    """The result cache: CTXLINT_CACHE_DIR, else .ctxlint_cache/ at the project's root (the
+    nearest directory above the working one with a configuration or a .git), so a run from a
+    subfolder shares it instead of starting its own."""
     from ctxlint.cache import DIRECTORY, ENVIRONMENT, ResultCache
+    from ctxlint.config import project_root
 
     configured = os.environ.get(ENVIRONMENT)
-    return ResultCache(Path(configured) if configured else project.resolver.default.root / DIRECTORY)
+    return ResultCache(Path(configured) if configured else project_root(project.resolver.cwd) / DIRECTORY)
+
+
+def _baseline_paths(args: argparse.Namespace, configured: Path | None) -> None:
+    """The baseline to read (``--baseline``, else the configuration's, unless one is being
+    written) and the one to write (``--write-baseline FILE``, or the configuration's)."""
+    shown = Path(display_path(configured)) if configured is not None else None
+    if args.write_baseline is CONFIGURED:
+        if shown is None:
+            raise UsageError("--write-baseline needs a FILE, or `baseline = \"FILE\"` in the configuration")
+        args.write_baseline = shown
+    if args.baseline is None and args.write_baseline is None:
+        args.baseline = shown
 
 
 def _read_baseline(path: Path) -> frozenset[str]:

@@ -25,6 +25,7 @@ from ctxlint.config.loading import (
     flag_layer,
     load_settings,
     override_layer,
+    project_root,
     read_toml,
 )
 from ctxlint.config.settings import (
@@ -49,6 +50,6 @@ __all__ = [
     "CONFIDENCE_LEVELS", "CONFIG_FILES", "COST_LIMITS", "COST_SET_ASIDE", "DEFAULT_INCLUDE", "DEFAULT_TEST_PATHS",
     "DEFAULT_TEXT_GLOBS", "FAIL_LEVELS", "FAMILY_TABLES", "FORMATS", "ConfigError", "Layer", "Resolver",
     "Settings", "apply_layer", "apply_table", "config_in", "configured_rules", "dump_toml", "file_layers",
-    "find_config", "flag_layer", "load_settings", "override_layer", "read_toml", "settings_table",
+    "find_config", "flag_layer", "load_settings", "override_layer", "project_root", "read_toml", "settings_table",
     "validate_rules",
 ]

@@ -123,6 +123,10 @@ def apply_layer(settings: Settings, layer: Layer) -> None:
             except PolicyError as error:
                 line = error.span.line if error.span is not None else None
                 raise ConfigError(f"{layer.label}{f':{line}' if line else ''}: {error.message}") from None
+        elif key == "baseline":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{where(key)} must be the path of a baseline file (written by --write-baseline)")
+            settings.baseline = ((layer.directory or Path.cwd()) / Path(value).expanduser()).resolve()
         elif key == "max-file-bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where(key)} must be a positive integer")

@@ -93,6 +93,8 @@ class Settings:
     preview: bool = False
     test_paths: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATHS))
     max_file_bytes: int = 2_000_000
+    # The baseline `ctxlint check` leaves recorded findings out by (`--baseline` wins), absolute.
+    baseline: Path | None = None
     # [tool.ctxlint.layout] / [tool.ctxlint.trust]: family -> option (or extend-option) -> values.
     family_options: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # Absolute limits for `ctxlint cost` ([tool.ctxlint.cost]), keyed as in COST_LIMITS; unset = no limit.
@@ -155,6 +157,7 @@ def settings_table(settings: Settings) -> dict[str, Any]:
         "confidence": settings.confidence,
         "preview": settings.preview,
         "max-file-bytes": settings.max_file_bytes,
+        "baseline": str(settings.baseline) if settings.baseline is not None else None,
         "rule-packs": [str(p) for p in settings.rule_packs],
         "frameworks": [str(p) for p in settings.frameworks],
         "builtin-frameworks": settings.builtin_frameworks,
