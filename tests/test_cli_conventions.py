@@ -238,3 +238,52 @@ def test_gitlab_and_junit_reports(project):
     assert (clean.code, clean_root.get("tests"), clean_root.get("failures")) == (0, "1", "0")
     assert clean_root[0][0].get("name") == "ctxlint check (1 file)"
     assert clean_root[0][0].find("failure") is None
+
+
+# --- flags a ruff user already knows (issue 25) -----------------------------------------------------
+
+
+def test_every_subcommand_takes_output_format_output_file_and_no_cache(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'model = "gpt-4o"\n'})
+    runs = project.run_many([
+        ("check", "--output-format", "json", "-o", "check.json", "--no-cache", "a.j2"),
+        ("cost", "--output-format", "json", "-o", "cost.json", "--no-cache", "a.j2"),
+        ("cost", "--format", "json", "--output-file", "cost2.json", "a.j2"),  # --format stays an alias
+        ("budget", "a.j2", "--budget", "400", "--output-format", "json", "-o", "budget.json", "--no-cache"),
+        ("rule", "CTX101", "--output-format", "json", "-o", "rule.json", "--no-cache"),
+        ("rule", "--output-format", "json", "--no-cache"),
+    ])
+    assert [(run.code, run.stdout) for run in runs[:5]] == [(1, ""), (0, ""), (0, ""), (0, ""), (0, "")]
+    check, cost, cost2, budget, rule = (json.loads((project.root / name).read_text(encoding="utf-8"))
+                                        for name in ("check.json", "cost.json", "cost2.json", "budget.json",
+                                                     "rule.json"))
+    assert [f["code"] for f in check] == ["CTX101"]
+    assert cost == cost2 and cost["totals"]["requests"] == 1
+    assert budget["requests"][0]["runs"][0]["budget"] == 400
+    assert (rule["code"], rule["name"], rule["preview"]) == ("CTX101", "volatile-in-prefix", True)
+    assert "what" in rule["docs"] and "names" in rule["options"]
+    listing = json.loads(runs[5].stdout)
+    assert runs[5].code == 0 and [r["code"] for r in listing][:3] == ["CTX001", "CTX002", "CTX101"]
+
+
+def test_show_files_lists_what_would_be_read_and_exits(project):
+    project.write({"b/a.j2": CLOCK_TEMPLATE, "a.prompty": NO_RESERVE_PROMPTY, "notes.txt": "not a prompt\n",
+                   "b/skip.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'exclude = ["b/skip.j2"]\n'})
+    check, cost = project.run_many([("check", "--show-files"), ("cost", "--show-files", "b")])
+    assert (check.code, check.lines, check.stderr) == (0, ["a.prompty", "b/a.j2"], "")
+    assert (cost.code, cost.lines) == (0, ["b/a.j2"])
+
+
+def test_a_warning_when_select_names_only_rules_that_will_not_run(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    project.preview = False
+    prefix, ignored, fine = project.run_many([("check", "--select", "CTX40", "a.j2"),
+                                              ("check", "--select", "CTX101,CTX2", "--ignore", "CTX101", "a.j2"),
+                                              ("check", "--select", "CTX101", "a.j2")])
+    assert (prefix.code, prefix.err_lines) == (0, [
+        "ctxlint: warning: --select CTX40 names only preview rules, which run with --preview or when selected by "
+        "full code or name; nothing it names will run (CTX401, CTX402, CTX403)"])
+    assert ignored.err_lines == [
+        "ctxlint: warning: --select CTX101 names only rules that `ignore` (or --ignore) turns off; nothing it names "
+        "will run (CTX101)"]
+    assert (fine.code, fine.stderr) == (1, "")

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ctxlint.cli.common import EXIT_CLEAN, EXIT_FINDINGS, UsageError, add_config_option, load_project, write_report
+from ctxlint.cli.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    UsageError,
+    add_config_option,
+    add_output_options,
+    load_project,
+    write_report,
+)
 
 BUDGET_FORMATS = ("text", "json", "markdown")
 
@@ -25,9 +33,7 @@ def add_parser(commands) -> None:
                         help="fill a segment without a fixture to this many tokens (repeatable)")
     budget.add_argument("--naive", action="store_true",
                         help="fill in request order and cut at the edge, with no reserve, for comparison")
-    budget.add_argument("--format", choices=BUDGET_FORMATS, default="text",
-                        help="text (terminal), json, or markdown (a pull-request comment)")
-    budget.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    add_output_options(budget, BUDGET_FORMATS, "text (terminal), json, or markdown (a pull-request comment)")
     add_config_option(budget)
 
 
@@ -43,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
         text, failed = run(args, settings, catalogue)
     except (BudgetError, ConfigError, CatalogueError) as error:
         raise UsageError(str(error)) from None
-    write_report(text, args.output)
+    write_report(text, args.output_file)
     return EXIT_FINDINGS if failed else EXIT_CLEAN

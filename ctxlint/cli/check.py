@@ -15,9 +15,11 @@ from ctxlint.cli.common import (
     STDIN,
     UsageError,
     add_config_option,
+    add_output_options,
     codes,
     load_project,
     report_internal_errors,
+    show_files,
     use_color,
     write_report,
 )
@@ -41,8 +43,8 @@ def add_parser(commands) -> None:
     check.add_argument("--ignore", type=codes, action="extend", default=[], metavar="CODES",
                        help="skip these rules (added to the configured ignore list)")
     add_config_option(check)
-    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
-    check.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to FILE")
+    add_output_options(check, OUTPUT_FORMATS, "text (the default), json, sarif, github, gitlab or junit",
+                       cache="neither read nor write the result cache (.ctxlint_cache/)")
     check.add_argument("--fail-level", choices=("error", "warning", "info"),
                        help="lowest severity that makes the exit code 1 (default: warning)")
     check.add_argument("--confidence", choices=("high", "medium", "low"),
@@ -61,6 +63,8 @@ def add_parser(commands) -> None:
                        help="lint standard input as if it were the file NAME (its format and configuration)")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to PATH (one file or directory) and exit")
+    check.add_argument("--show-files", action="store_true",
+                       help="print the files that would be linted, one per line, and exit")
     check.add_argument("--write-baseline", type=Path, nargs="?", const=CONFIGURED, metavar="FILE",
                        help="record today's findings in FILE (default: the configuration's `baseline`) and "
                             "exit 0; later runs with --baseline FILE or `baseline = FILE` report only new ones")
@@ -69,8 +73,6 @@ def add_parser(commands) -> None:
                             "configuration's `baseline`)")
     check.add_argument("--changed-since", metavar="GIT_REF",
                        help="report only findings on lines changed since this git revision (working tree included)")
-    check.add_argument("--no-cache", action="store_true",
-                       help="neither read nor write the result cache (.ctxlint_cache/)")
 
 
 def _check_flags(args: argparse.Namespace) -> list[tuple[str, str, object]]:
@@ -104,9 +106,13 @@ def run(args: argparse.Namespace) -> int:
     cache = None if args.no_cache or reading_stdin else _cache(project)
     _baseline_paths(args, project.resolver.default.baseline)
     try:
+        if args.show_files:
+            return show_files(project.files(paths, found), found + project.resolver.notices)
         filters = RunFilters(changes=_changes(args.changed_since) if args.changed_since else None,
                              known=_read_baseline(args.baseline) if args.baseline else None,
                              fail_level=args.fail_level, exit_zero=args.exit_zero)
+        if not args.quiet:
+            _warn_unselected(args, project)
         if reading_stdin:
             result, stdin_settings = _lint_stdin(project, args)
             settings_by_path = {result_path: stdin_settings for result_path in _paths_of(result)}
@@ -168,6 +174,26 @@ def run(args: argparse.Namespace) -> int:
         return settings.fail_level if settings else project.resolver.default.fail_level
 
     return EXIT_FINDINGS if filters.failing(result.findings, fail_level) else EXIT_CLEAN
+
+
+def _warn_unselected(args: argparse.Namespace, project) -> None:
+    """A warning for each ``--select`` or ``--extend-select`` entry that names only rules that
+    will not run: preview rules picked by a prefix without --preview, or rules an ignore drops."""
+    from ctxlint.catalogue import resolve
+
+    settings = project.resolver.default
+    linter = project.linter(settings)
+    for option, selectors in (("--select", args.select or []), ("--extend-select", args.extend_select)):
+        for selector in selectors:
+            named = resolve([selector], linter.catalogue, option)
+            if not named or named & linter.selection.codes:
+                continue
+            if not resolve([selector], linter.catalogue, option, preview=settings.preview):
+                why = "preview rules, which run with --preview or when selected by full code or name"
+            else:
+                why = "rules that `ignore` (or --ignore) turns off"
+            print(f"ctxlint: warning: {option} {selector} names only {why}; nothing it names will run "
+                  f"({', '.join(sorted(named))})", file=sys.stderr)
 
 
 def _cache(project):

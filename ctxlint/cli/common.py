@@ -32,6 +32,19 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
                              "--config 'fail-level = \"error\"' (repeatable)")
 
 
+def add_output_options(parser: argparse.ArgumentParser, formats: Sequence[str], help: str,
+                       cache: str | None = None) -> None:
+    """The options every subcommand takes alike, as ruff's do: ``--output-format`` (``--format``
+    too), ``-o/--output-file`` and ``--no-cache``. ``cache`` says what --no-cache turns off (None:
+    the subcommand keeps no cache)."""
+    parser.add_argument("--output-format", "--format", dest="output_format", choices=formats, default=formats[0],
+                        help=help)
+    parser.add_argument("-o", "--output-file", "--output", dest="output_file", type=Path, metavar="FILE",
+                        help="write the report to FILE instead of stdout")
+    parser.add_argument("--no-cache", action="store_true",
+                        help=cache or "accepted for scripts that pass it to every subcommand; this one keeps no cache")
+
+
 def load_project(args: argparse.Namespace, flags: Sequence[tuple[str, str, object]] = ()) -> Project:
     """The run's project: the explicit config file, and every override (``--config KEY=VALUE``,
     then options such as ``--select``) as layers over each configuration."""
@@ -92,3 +105,15 @@ def common_directory(paths: list[str]) -> Path:
     absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]
     common = Path(os.path.commonpath(absolute))
     return common if common.is_dir() or not common.exists() else common.parent
+
+
+def show_files(files: Sequence[tuple[Path, object]] | Sequence[Path], notices: Sequence[tuple[Path, str]]) -> int:
+    """``--show-files``: the files a run would read, one per line (relative to the working
+    directory, sorted), and what was passed over on stderr."""
+    from ctxlint.results import display_path
+
+    for path, message in notices:
+        print(f"{display_path(path)}: {message}", file=sys.stderr)
+    paths = [entry[0] if isinstance(entry, tuple) else entry for entry in files]
+    sys.stdout.write("".join(f"{display_path(path)}\n" for path in sorted(paths, key=display_path)))
+    return EXIT_CLEAN

@@ -13,10 +13,12 @@ from ctxlint.cli.common import (
     EXIT_FINDINGS,
     UsageError,
     add_config_option,
+    add_output_options,
     codes,
     common_directory,
     load_project,
     report_internal_errors,
+    show_files,
     write_report,
 )
 from ctxlint.results import display_path
@@ -35,10 +37,8 @@ def add_parser(commands) -> None:
         "(--max-increase, [tool.ctxlint.cost] in the config), 2 on usage, git or configuration errors."))
     cost.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
     add_config_option(cost)
-    cost.add_argument("--format", choices=COST_FORMATS, default="table",
-                      help="table (terminal), json, markdown (a pull-request comment) or html (one page with a chart)")
-    cost.add_argument("--output", "--output-file", "-o", type=Path, metavar="FILE",
-                      help="write the report to FILE instead of stdout")
+    add_output_options(cost, COST_FORMATS, "table (terminal), json, markdown (a pull-request comment) or html "
+                                           "(one page with a chart)")
     cost.add_argument("--compare", metavar="GIT_REF",
                       help="also read PATHS at this git revision (without touching the working tree) "
                            "and report the changes")
@@ -50,6 +50,8 @@ def add_parser(commands) -> None:
                            "(comma-separated, e.g. gpt-4o,claude-sonnet-4-5,gemini-2.5-pro)")
     cost.add_argument("--include-set-aside", action="store_true", default=None,
                       help="count test data, fixtures and templates that are not prompts in the totals")
+    cost.add_argument("--show-files", action="store_true",
+                      help="print the files that would be priced, one per line, and exit")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         settings = project.settings_for(common_directory(args.paths))
         linter = project.linter(settings)
         files = discover(args.paths, settings.root, settings.all_globs(), settings.exclude, found)
+        if args.show_files:
+            return show_files(files, found + project.resolver.notices)
         report = build_report(linter, files, args.paths, args.compare, increase, what_if=what_if)
     except (SelectionError, CatalogueError, ConfigError, DiscoveryError, GitError) as error:
         raise UsageError(str(error)) from None
@@ -87,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     for notice in notices:
         print(f"{notice.path}: {notice.message}", file=sys.stderr)
     # One module per format (ctxlint/report/cost_table.py ...), imported only when asked for.
-    text = importlib.import_module(f"ctxlint.report.cost_{args.format}").render(report)
-    write_report(text, args.output)
-    if args.output is not None:
+    text = importlib.import_module(f"ctxlint.report.cost_{args.output_format}").render(report)
+    write_report(text, args.output_file)
+    if args.output_file is not None:
         # The report went to a file: the reasons for exit 1 still belong in the log.
         for violation in report.violations:
             where = f"{violation.path}:{violation.line}: " if violation.path else ""
