@@ -209,19 +209,19 @@ class Linter:
             status = path.stat()
             kind = special_file(status.st_mode)
             if kind is not None:
-                notices.append(Notice(display, f"skipped: {kind}, not a regular file"))
+                notices.append(Notice(display, f"skipped: {kind}, not a regular file", unread=True))
                 return None
             size = status.st_size
             if size > self.settings.max_file_bytes:
                 notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
-                                               f"{self.settings.max_file_bytes:,}-byte limit"))
+                                               f"{self.settings.max_file_bytes:,}-byte limit", unread=True))
                 return None
             data = path.read_bytes()
         except OSError as error:
-            notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})"))
+            notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})", unread=True))
             return None
         if b"\0" in data[:8192]:
-            notices.append(Notice(display, "skipped: binary file"))
+            notices.append(Notice(display, "skipped: binary file", unread=True))
             return None
         return data
 

@@ -12,10 +12,18 @@ from ctxlint.model import Finding
 
 @dataclass(frozen=True)
 class Notice:
-    """Something the user should know that is not a finding (a skipped file)."""
+    """Something the user should know that is not a finding (a skipped file). ``unread`` marks a
+    file that could not be read at all (too large, binary, unreadable, not a regular file): named
+    on the command line, it fails the run, since a skip is not a pass."""
 
     path: str
     message: str
+    unread: bool = False
+
+    @classmethod
+    def of(cls, path: Path, message: str) -> Notice:
+        """A discovery notice: every one it gives is about a file it could not read."""
+        return cls(display_path(path), message, unread=message.startswith("skipped"))
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,11 @@ class LintResult:
     # Results computed (not served from the cache) in this run: (cache key, display path, entry).
     fresh: list[tuple[str, str, dict]] = field(default_factory=list)
     errors: list[InternalError] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        """Files the run passed over (unread, or skipped by their front-end), for the summary."""
+        return len({n.path for n in self.notices if n.message.startswith("skipped")})
 
     def add(self, other: LintResult) -> None:
         self.findings += other.findings

@@ -189,12 +189,13 @@ def test_fifos_sockets_devices_and_symlink_loops_are_skipped_with_a_notice(proje
         "sub/b.j2: skipped: symbolic link loop",
         "sub/pipe.j2: skipped: a FIFO (named pipe), not a regular file",
     ]
-    assert given.code == 1 and given.located == ["ok.j2:1:15: CTX101"]
+    # Named on the command line, a file that is not read fails the run: a skip is not a pass.
+    assert given.code == 2 and given.located == ["ok.j2:1:15: CTX101"]
     assert given.err_lines == [
-        "device.j2: skipped: a character device, not a regular file",
-        "loop.j2: skipped: symbolic link loop",
-        "pipe.j2: skipped: a FIFO (named pipe), not a regular file",
-        "sock.j2: skipped: a socket, not a regular file",
+        "ctxlint: error: device.j2 was not read: a character device, not a regular file",
+        "ctxlint: error: loop.j2 was not read: symbolic link loop",
+        "ctxlint: error: pipe.j2 was not read: a FIFO (named pipe), not a regular file",
+        "ctxlint: error: sock.j2 was not read: a socket, not a regular file",
     ]
 
 
@@ -287,3 +288,22 @@ def test_a_warning_when_select_names_only_rules_that_will_not_run(project):
         "ctxlint: warning: --select CTX101 names only rules that `ignore` (or --ignore) turns off; nothing it names "
         "will run (CTX101)"]
     assert (fine.code, fine.stderr) == (1, "")
+
+
+def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
+    """A skip is not a pass (issue 25): a named file that is too large, binary or not a file ends
+    the run with exit 2 and the reason, whatever --exit-zero says; the summary counts skips."""
+    project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 200, "blob.json": b"\0\x01binary",
+                   "ctxlint.toml": "max-file-bytes = 180\n"})
+    named, zero, walked, cost = project.run_many([("check", "a.j2", "big.j2", "blob.json"),
+                                                  ("check", "--exit-zero", "big.j2"), ("check",),
+                                                  ("cost", "blob.json", "a.j2")])
+    errors = ["ctxlint: error: big.j2 was not read: 200 bytes is over the 180-byte limit",
+              "ctxlint: error: blob.json was not read: binary file"]
+    assert (named.code, named.lines, named.err_lines) == (
+        2, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file; 2 files skipped."], errors)
+    assert (zero.code, zero.lines, zero.err_lines) == (2, ["All checks passed (0 files checked, 1 skipped)."],
+                                                       errors[:1])
+    assert (walked.code, walked.lines[-1]) == (1, "Found 1 finding (1 error) in 1 file; 2 files skipped.")
+    assert walked.err_lines == ["big.j2: skipped: 200 bytes is over the 180-byte limit", "blob.json: skipped: binary file"]
+    assert (cost.code, cost.err_lines) == (2, errors[1:])

@@ -339,3 +339,22 @@ def test_cost_hook_with_pre_commit_try_repo(tmp_path, package_registry):
     code, output = try_repo("--all-files")
     assert code == 0, output
     assert "Limits: passed (max increase 10%)." in output, output
+
+
+def test_a_file_that_parsed_at_the_base_and_not_now_fails_the_gate(repo):
+    """A broken or unreadable file is not a cost decrease (issue 25): the gate fails, naming it."""
+    repo.write({"tools/weather.json": '[{"type": "function", "function": {"name": "get_weather",\n'})
+    broken = repo.run("cost", "--compare", "HEAD")
+    assert broken.code == 1
+    assert broken.lines[-2:] == [
+        "Limits: FAILED (every file counted at HEAD still read)",
+        "  tools/weather.json: it parsed at HEAD but not now (2:1: invalid JSON: Expecting property name enclosed "
+        "in double quotes): what it sends is not counted, so the change cannot be measured; fix the file"]
+    repo.write({"tools/weather.json": b"\0\x01 not json any more"})
+    binary, named = repo.run_many([("cost", "--compare", "HEAD", "--output-format", "json"),
+                                   ("cost", "--compare", "HEAD", "tools/weather.json")])
+    assert binary.code == 1 and binary.err_lines == ["tools/weather.json: skipped: binary file"]
+    assert [(v["limit"], v["path"]) for v in json.loads(binary.stdout)["violations"]] == [
+        ("unread", "tools/weather.json")]
+    assert named.code == 2  # named on the command line and not read: an error, whatever the gate says
+    assert named.err_lines == ["ctxlint: error: tools/weather.json was not read: binary file"]

@@ -19,7 +19,9 @@ from ctxlint.cli.common import (
     codes,
     load_project,
     report_internal_errors,
+    report_unread,
     show_files,
+    unread_named,
     use_color,
     write_report,
 )
@@ -124,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
     except (DiscoveryError, SelectionError, ConfigError, CatalogueError) as error:
         raise UsageError(str(error)) from None
     found += project.resolver.notices
-    result.notices += [Notice(display_path(path), message) for path, message in found]
+    result.notices += [Notice.of(path, message) for path, message in found]
     result.notices.sort(key=lambda n: n.path)
+    unread = unread_named(result.notices, paths)
 
     if reading_stdin and (args.fix or args.diff):
         return fix_stdin(result, args)
@@ -151,8 +154,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.quiet:
         for notice in result.notices:
-            print(f"{notice.path}: {notice.message}", file=sys.stderr)
-        if result.files_checked == 0 and filters.changes is None:
+            if notice not in unread:  # an error, said once below
+                print(f"{notice.path}: {notice.message}", file=sys.stderr)
+        if result.files_checked == 0 and filters.changes is None and not result.skipped:
             print("ctxlint: warning: no file was linted: the paths given hold no file of a format ctxlint "
                   "reads (see `include` and `exclude`)", file=sys.stderr)
 
@@ -166,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         # These formats have no place for counts: they go to the log.
         sys.stderr.write(statistics(result))
 
-    if report_internal_errors(result.errors):
+    if report_internal_errors(result.errors) | report_unread(unread):
         return EXIT_ERROR  # whatever --exit-zero says: a file was not checked
 
     def fail_level(finding) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ctxlint.project import Project
+    from ctxlint.results import Notice
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 STDIN = "-"
@@ -117,3 +118,21 @@ def show_files(files: Sequence[tuple[Path, object]] | Sequence[Path], notices: S
     paths = [entry[0] if isinstance(entry, tuple) else entry for entry in files]
     sys.stdout.write("".join(f"{display_path(path)}\n" for path in sorted(paths, key=display_path)))
     return EXIT_CLEAN
+
+
+def unread_named(notices: Sequence[Notice], paths: Sequence[str]) -> list[Notice]:
+    """The notices of files named on the command line (not found by walking a directory) that
+    could not be read: a skip is not a pass."""
+    from ctxlint.results import display_path
+
+    named = {display_path(Path(os.path.abspath(p))) for p in paths if p != STDIN and not os.path.isdir(p)}
+    return [n for n in notices if n.unread and n.path in named]
+
+
+def report_unread(unread: Sequence[Notice]) -> bool:
+    """Print each file that was named but not read, with the reason; whether there were any."""
+    sys.stdout.flush()
+    for notice in unread:
+        print(f"ctxlint: error: {notice.path} was not read: {notice.message.removeprefix('skipped: ')}",
+              file=sys.stderr)
+    return bool(unread)

@@ -18,10 +18,11 @@ from ctxlint.cli.common import (
     common_directory,
     load_project,
     report_internal_errors,
+    report_unread,
     show_files,
+    unread_named,
     write_report,
 )
-from ctxlint.results import display_path
 
 COST_FORMATS = ("table", "json", "markdown", "html")
 
@@ -87,9 +88,14 @@ def run(args: argparse.Namespace) -> int:
     except (SelectionError, CatalogueError, ConfigError, DiscoveryError, GitError) as error:
         raise UsageError(str(error)) from None
     found += project.resolver.notices
-    notices = sorted([*report.notices, *(Notice(display_path(p), m) for p, m in found)], key=lambda n: n.path)
+    notices = sorted([*report.notices, *(Notice.of(p, m) for p, m in found)], key=lambda n: n.path)
+    # A file named on the command line that was not read, or any file that cannot be read, is an
+    # error: the report would price less than the change sends.
+    named = unread_named(notices, args.paths)
+    unread = [n for n in notices if n in named or n.unread and "cannot read" in n.message]
     for notice in notices:
-        print(f"{notice.path}: {notice.message}", file=sys.stderr)
+        if notice not in unread:
+            print(f"{notice.path}: {notice.message}", file=sys.stderr)
     # One module per format (ctxlint/report/cost_table.py ...), imported only when asked for.
     text = importlib.import_module(f"ctxlint.report.cost_{args.output_format}").render(report)
     write_report(text, args.output_file)
@@ -98,6 +104,6 @@ def run(args: argparse.Namespace) -> int:
         for violation in report.violations:
             where = f"{violation.path}:{violation.line}: " if violation.path else ""
             print(f"{where}{violation.message}", file=sys.stderr)
-    if report_internal_errors(linter.parse_errors):
+    if report_internal_errors(linter.parse_errors) | report_unread(unread):
         return EXIT_ERROR
     return EXIT_FINDINGS if report.violations else EXIT_CLEAN

@@ -178,6 +178,13 @@ class Violation:
     path: str | None = None
     line: int | None = None
 
+    @property
+    def where(self) -> str | None:
+        """``path:line``, the path alone, or None when the violation has no one place."""
+        if self.path is None:
+            return None
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
 
 def check_limits(files: Sequence[FileCost], limits: Mapping[str, int], comparison: Comparison | None = None,
                  increase: Increase | None = None) -> list[Violation]:
@@ -213,4 +220,23 @@ def check_limits(files: Sequence[FileCost], limits: Mapping[str, int], compariso
                 f"the requests' input grows by {delta:,} tokens{pct}, from {comparison.before:,} at "
                 f"{comparison.ref} to {comparison.after:,}, over --max-increase {increase}; trim what grew "
                 "(see the changes), or raise the limit if the growth is intended")))
+    return out
+
+
+def unreadable_at_head(baseline: Baseline, files: Sequence[FileCost], unread: Sequence[str]) -> list[Violation]:
+    """Files whose requests were counted at the base but cannot be at the head: they no longer
+    parse, or cannot be read (``unread``: their paths). Left alone they would read as a cost
+    decrease; the gate fails instead, naming the file."""
+    before = {f.path: f for f in baseline.files if f.requests and not f.errors}
+    out = []
+    for f in files:
+        if f.path in before and f.errors:
+            out.append(Violation("parse-error", (
+                f"it parsed at {baseline.ref} but not now ({f.errors[0]}): what it sends is not counted, so the "
+                "change cannot be measured; fix the file"), f.path))
+    for path in unread:
+        if path in before:
+            out.append(Violation("unread", (
+                f"it was counted at {baseline.ref} but cannot be read now: what it sends is not counted, so the "
+                "change cannot be measured"), path))
     return out

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from ctxlint.analysis.accounting import RequestCost
 from ctxlint.cost.at_ref import Baseline, collect_at_ref
-from ctxlint.cost.compare import Comparison, Increase, Violation, check_limits, compare
+from ctxlint.cost.compare import Comparison, Increase, Violation, check_limits, compare, unreadable_at_head
 from ctxlint.cost.pricing import FileCost, Totals, collect, totals
 from ctxlint.cost.progress import Progress
 from ctxlint.engine import Linter
@@ -56,7 +56,7 @@ class CostReport:
     @property
     def gated(self) -> bool:
         """Whether any limit was checked (the report then says whether it passed)."""
-        return bool(self.limits) or (self.increase is not None and self.comparison is not None)
+        return bool(self.limits or self.violations) or (self.increase is not None and self.comparison is not None)
 
     @property
     def passed(self) -> bool:
@@ -92,11 +92,15 @@ def build_report(linter: Linter, files: Sequence[Path], paths: Sequence[str], co
     costs = collect(linter, files, notices, Progress(len(files), "ctxlint cost", stream), what_if, jobs)
     counted = [f for f in costs if settings.include_set_aside or not f.set_aside]
     comparison = None
+    lost: list[Violation] = []
     if compare_ref is not None:
+        unread = [n.path for n in notices if n.unread]
         baseline = collect_at_ref(linter, compare_ref, paths, notices, stream, what_if)
-        comparison = compare(Baseline(baseline.ref, baseline.commit, tuple(
-            f for f in baseline.files if settings.include_set_aside or not f.set_aside)), counted)
+        baseline = Baseline(baseline.ref, baseline.commit, tuple(
+            f for f in baseline.files if settings.include_set_aside or not f.set_aside))
+        comparison = compare(baseline, counted)
+        lost = unreadable_at_head(baseline, counted, unread)
     limits = dict(settings.cost_limits)
-    violations = check_limits(counted, limits, comparison, increase)
+    violations = lost + check_limits(counted, limits, comparison, increase)
     return CostReport(tuple(costs), models_used(costs, settings.models), limits, increase, comparison,
                       tuple(violations), tuple(notices), tuple(what_if), settings.include_set_aside)

@@ -141,4 +141,6 @@ def limits_text(report: CostReport) -> list[str]:
     if report.increase is not None and report.comparison is not None:
         parts.append(f"max increase {report.increase}")
     parts += [f"{key} {value:,}" for key, value in report.limits.items() if key in COST_LIMITS]
+    if report.comparison is not None and any(v.limit in ("parse-error", "unread") for v in report.violations):
+        parts.append(f"every file counted at {report.comparison.ref} still read")
     return parts

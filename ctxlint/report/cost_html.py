@@ -99,7 +99,7 @@ def render(report: CostReport) -> str:
         if report.passed:
             body.append(f'<p class="gate ok" id="gate">✔ Within the limits ({checked}).</p>')
         else:
-            items = "".join(f"<li>{_where(v.path, v.line)}{escape(v.message)}</li>" for v in report.violations)
+            items = "".join(f"<li>{_where(v.where)}{escape(v.message)}</li>" for v in report.violations)
             body.append(f'<div class="gate bad" id="gate">✘ Over the limits ({checked})<ul>{items}</ul></div>')
     body.append("</header>")
 
@@ -460,5 +460,5 @@ def _n(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _where(path: str | None, line: int | None) -> str:
-    return f"<code>{escape(path)}:{line}</code>: " if path else ""
+def _where(place: str | None) -> str:
+    return f"<code>{escape(place)}</code>: " if place else ""

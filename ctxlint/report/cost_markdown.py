@@ -82,7 +82,7 @@ def _summary(report: CostReport) -> list[str]:
         else:
             lines += ["", f"❌ **Over the limits** ({checked}):", ""]
             for v in report.violations:
-                place = f"`{_code(f'{v.path}:{v.line}')}`: " if v.path else ""
+                place = f"`{_code(v.where)}`: " if v.where else ""
                 lines.append(f"- {place}{_cell(v.message)}")
     return lines
 

@@ -246,7 +246,7 @@ def _limits(report: CostReport) -> list[str]:
         return [f"Limits: passed ({checked})."]
     out = [f"Limits: FAILED ({checked})"]
     for v in report.violations:
-        place = f"{v.path}:{v.line}: " if v.path else ""
+        place = f"{v.where}: " if v.where else ""
         out.append(f"  {place}{v.message}")
     return out
 

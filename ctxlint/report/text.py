@@ -49,8 +49,9 @@ def summary(result: LintResult, options: ReportOptions = DEFAULT_OPTIONS) -> str
     hidden = ""
     if result.baselined:
         hidden = f" {result.baselined} finding{'s' if result.baselined != 1 else ''} in the baseline not shown."
+    skipped = result.skipped
     if not result.findings:
-        text = f"All checks passed ({files} checked).{hidden}"
+        text = f"All checks passed ({files} checked{f', {skipped} skipped' if skipped else ''}).{hidden}"
         return f"{_BOLD}{text}{_RESET}" if options.color else text
     by_severity = {sev: sum(1 for f in result.findings if f.severity.value == sev)
                    for sev in ("error", "warning", "info")}
@@ -59,6 +60,8 @@ def summary(result: LintResult, options: ReportOptions = DEFAULT_OPTIONS) -> str
     count = len(result.findings)
     fixable = sum(1 for f in result.findings if f.fix)
     tail = f"; {fixable} fixable with --fix" if fixable else ""
+    if skipped:
+        tail += f"; {skipped} file{'s' if skipped != 1 else ''} skipped"
     text = f"Found {count} finding{'s' if count != 1 else ''} ({parts}) in {files}{tail}.{hidden}"
     return f"{_BOLD}{text}{_RESET}" if options.color else text
 
