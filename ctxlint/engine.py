@@ -292,10 +292,13 @@ class Linter:
         if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
             kept = [finding for finding in unique if selection.reported(finding)]
         else:
+            looked_up: set[tuple[int, str]] = set()  # findings of one rule on one line use the same suppressions
             for finding in unique:
-                hits = found.covering(finding)
-                used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
-                if not hits and selection.reported(finding):
+                if (finding.span.line, finding.code) not in looked_up:
+                    looked_up.add((finding.span.line, finding.code))
+                    hits = found.covering(finding)
+                    used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
+                if not found.covers(finding) and selection.reported(finding):
                     kept.append(finding)
         audits = [rule for rule in ran if self._checks[rule.check].scope == "suppressions"]
         if audits and (found.suppressions or found.malformed):
@@ -306,7 +309,7 @@ class Linter:
                 audit: list[Finding] = []
                 self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
                                                                     audit.append))
-                kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
+                kept += [f for f in audit if not found.covers(f)]  # `ignore[CTX002]` silences it
         # Searched once per distinct text: thousands of findings of one rule share a few wordings.
         texts = {finding.message for finding in kept} | {step.text for finding in kept for step in finding.evidence}
         if any(_LONE_SURROGATE.search(text) for text in texts):

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from enum import Enum
 from typing import TypeVar
 
+from ctxlint.numbers import token_count
+
 T = TypeVar("T")
 
 
@@ -204,11 +206,20 @@ class Breakpoint:
 
 @dataclass(frozen=True, slots=True)
 class OutputLimit:
-    """The request's output reserve (``max_tokens`` and its spellings) and where it is set."""
+    """The request's output reserve (``max_tokens`` and its spellings) and where it is set.
+
+    ``value`` is None when the code gives no number ctxlint can use: whatever a front-end read,
+    a value that is not a token count (``10**5000``, thousands of digits) is kept as None, so no
+    check or report does arithmetic on it or prints it.
+    """
 
     key: str
     value: int | None
     span: Span
+
+    def __post_init__(self) -> None:
+        if self.value is not None and token_count(self.value) is None:
+            object.__setattr__(self, "value", None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,3 +154,22 @@ def test_cost_reports_the_other_files_and_exits_2(project):
     assert run.returncode == 2
     assert [f["path"] for f in json.loads(run.stdout)["files"]] == ["b.j2"]
     assert run.stderr.splitlines() == [INTERNAL.format(path="a_type_error.j2", cause="TypeError: unexpected node")]
+
+
+def test_an_output_limit_of_thousands_of_digits_is_no_number_not_an_internal_error(project):
+    """`max_completion_tokens=999…9` (found by benchmarks/fuzz.py, issue 25): no check or report
+    does arithmetic on it or prints it; the request is linted and priced as one without a number."""
+    nines = "9" * 3000
+    system = '[{"role": "system", "content": "You are the support assistant for Northwind."}]'
+    project.write({
+        "app.py": "from openai import OpenAI\n\nclient = OpenAI()\n"
+                  f"client.chat.completions.create(model=\"gpt-4o\", max_completion_tokens={nines}, messages={system})\n",
+        "app.ts": 'import OpenAI from "openai";\nconst client = new OpenAI();\n'
+                  f"await client.chat.completions.create({{model: \"gpt-4o\", max_completion_tokens: {nines}, "
+                  f"messages: {system}}});\n",
+        "request.json": f'{{"model": "gpt-4o", "max_completion_tokens": {nines}, "messages": {system}}}\n',
+    })
+    check, cost = project.run_many([("check", "--select", "ALL", "--confidence", "low"), ("cost",)])
+    assert (check.code, check.lines) == (0, ["All checks passed (3 files checked)."])
+    assert cost.code == 0 and any(line.startswith("3 requests in 3 files:") for line in cost.lines), cost.stdout
+    assert nines[:30] not in cost.stdout
