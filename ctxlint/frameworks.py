@@ -75,6 +75,10 @@ class Arg:
         return where
 
 
+# The wire formats a sink can send (Request.api) besides chat completions, the default.
+APIS = ("openai-responses", "anthropic")
+
+
 @dataclass(frozen=True)
 class Sink:
     framework: str
@@ -87,6 +91,8 @@ class Sink:
     default_limit: int | None = None
     no_limit: bool = False  # a call that takes no output limit (an embedding, an image)
     roles_marked: bool = True
+    # The wire format the call sends (Request.api), when it is not chat completions: openai-responses.
+    api: str | None = None
 
 
 @dataclass(frozen=True)
@@ -353,7 +359,7 @@ class _Reader:
 
     def sink(self, framework: str, value: object, where: str) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
-                                           "default_limit", "no_limit", "roles_marked"))
+                                           "default_limit", "no_limit", "roles_marked", "api"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
@@ -364,7 +370,13 @@ class _Reader:
                     calls, shapes, requires, arguments, str(data.get("limit_hint", "")),
                     self.limit(data.get("default_limit"), f"{where}.default_limit"),
                     self.flag(data.get("no_limit", False), f"{where}.no_limit"),
-                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"))
+                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"),
+                    self.api(data.get("api"), f"{where}.api"))
+
+    def api(self, value: object, where: str) -> str | None:
+        if value is not None and value not in APIS:
+            raise self.fail(where, f"must be one of {', '.join(APIS)}")
+        return value if isinstance(value, str) else None
 
     def holder(self, framework: str, value: object, where: str) -> Holder:
         data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",

@@ -306,6 +306,9 @@ class Request:
     # For a call site: it is made in a test function or class (``test_*``, ``Test*``) outside
     # the test paths (a check script); its findings are low confidence, as in a test file.
     in_test: bool = False
+    # Parts the request sends from a value the source does not show (``tools=json.load(f)``),
+    # each as the report names it: ``tools from `json.load(f)```. Counts are then lower bounds.
+    unseen: tuple[str, ...] = ()
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

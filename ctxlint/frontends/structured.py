@@ -100,14 +100,14 @@ _NEVER_DIRS = (".github/workflows/", ".vscode/", ".idea/", ".devcontainer/", "no
 
 _JSON_OBJECT_KEYS = re.compile(
     r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"(?:input|contents)"\s*:\s*\[|"instructions"\s*:\s*"'
-    r'|"(?:function|parameters)"\s*:\s*\{')
+    r'|"(?:function|parameters)"\s*:\s*\{|"input"\s*:\s*"')
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
-    r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
+    r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|input|"""
     r"""backstory|persona|preamble|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
     re.MULTILINE,
 )
-_YAML_WORDS = ("messages", "tools", "functions", "input_schema", "inputSchema", "system", "template", "backstory",
+_YAML_WORDS = ("messages", "tools", "functions", "input", "system", "template", "backstory",
                "persona", "preamble", "rompt", "nstruction", "parameters", "function")  # cheaper than _YAML_KEYS
 _YAML_LIST_KEYS = re.compile(r"^[ \t]*(?:-[ \t]+)*(?:parameters|function)[ \t]*:(?:[ \t]|$)", re.MULTILINE)
 # Top-level keys that mark a YAML document as something else (CI, deployment, API description).
@@ -509,6 +509,18 @@ def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> TypeGuar
                     and ("role" in item.fields or item.value.get("type") in items) for item in node.items))
 
 
+# Requests that send a string `input` to a model that does not answer in text: embeddings,
+# moderation, speech, transcription and images have the same shape as a Responses request.
+_NOT_TEXT_MODEL = re.compile(r"embed|moderation|tts|whisper|transcri|dall-e|image|rerank", re.IGNORECASE)
+
+
+def _generates_text(fields: dict) -> bool:
+    """Whether a request with a string `input` is a Responses API request (a text model)."""
+    model = fields["model"][1]
+    return model.kind == "string" and isinstance(model.value, str) and not _NOT_TEXT_MODEL.search(model.value) \
+        and not ({"voice", "dimensions", "encoding_format"} & fields.keys())
+
+
 def _chat_request(ctx: _Context, root: Node) -> Request | None:
     if root.kind != "object" or root.fields is None:
         return None
@@ -521,7 +533,8 @@ def _chat_request(ctx: _Context, root: Node) -> Request | None:
         if not messages.items and not ({"model", "system"} & fields.keys()):
             return None
     elif "model" in fields and (_is_message_list(responses_input, _RESPONSES_ITEMS) or (
-            "instructions" in fields and responses_input is not None and responses_input.kind == "string")):
+            responses_input is not None and responses_input.kind == "string"
+            and ("instructions" in fields or _generates_text(fields)))):
         responses, messages = True, responses_input
     else:
         return None

@@ -48,8 +48,9 @@ BASIS: dict[str, str] = {
     "openai-functions": "tools rendered as OpenAI's TypeScript namespace, reproduced against published API counts",
     "openai-images": "images by OpenAI's published tile formula from their declared size",
     "model-unverified": "no published API count for this model: counted with its encoding and gpt-4o's framing",
-    "message-unverified": "developer messages, or function/tool messages and tool calls on an o200k_base model: "
-                          "no published counts",
+    "message-unverified": "developer messages, tool calls and tool results (published counts of such conversations "
+                          "disagree by a few tokens), or function messages on an o200k_base model: counted by the "
+                          "chat framing",
     "schema-unverified": "a tool schema beyond the published counts (nested objects, anyOf, number enums, "
                          "properties without descriptions): counted by the same rendering",
     "tool-choice-unverified": "tool_choice required: no published count, counted as auto",
@@ -69,6 +70,8 @@ BASIS: dict[str, str] = {
     "schema-converted": "tool schemas written in zod, counted as the JSON Schema the SDK converts them to",
     "unpriced-parts": "audio, files, documents or hosted tools are sent but not counted (listed apart)",
     "translated": "a request written for another provider, counted as this model's provider would receive it",
+    "unseen-values": "tools, system text or messages sent from values ctxlint cannot read (loaded at run time, "
+                     "passed in, returned by a call): the count is a lower bound",
 }
 # Codes under which a count is still exact.
 EXACT_BASIS = frozenset({"openai-chat", "openai-functions", "openai-images"})

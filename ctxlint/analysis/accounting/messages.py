@@ -56,6 +56,7 @@ class Measured:
     breakpoints: tuple[int, ...]  # tokens up to each cache_control breakpoint, in order
     basis: tuple[str, ...]
     unpriced: tuple[str, ...] = ()
+    unseen: tuple[str, ...] = ()  # what the request sends from values ctxlint cannot read
 
     @property
     def total_input(self) -> int:
@@ -84,6 +85,9 @@ def measure_profile(request: Request, profile: Profile, count: Counter,
     provider = profile.provider
     tally = Tally()
     _flag_model(profile, request, tally)
+    unseen = unseen_parts(request)
+    if unseen:
+        tally.flag("unseen-values")
     choice = request.tool_choice.mode if request.tool_choice is not None else None
     tools = measure_tools(request.tools, profile, count, tally, choice)
     tally.running = tools.total
@@ -101,7 +105,31 @@ def measure_profile(request: Request, profile: Profile, count: Counter,
     segment_breakpoints = [tally.segment_end.get(bp.covers - 1, 0) for bp in request.breakpoints if bp.covers > 0]
     return Measured(total_tools, tools.costs, tally.system, tally.messages, other, prefix,
                     tuple(sorted(p for p in tool_breakpoints + segment_breakpoints if p > 0)),
-                    tuple(tally.basis), tuple(tally.unpriced))
+                    tuple(tally.basis), tuple(tally.unpriced), unseen)
+
+
+def unseen_parts(request: Request) -> tuple[str, ...]:
+    """What the request sends from values the source does not show: tools the front-end could
+    not read (``Request.unseen``), a system message that is nothing but a value
+    (``system=system_text``), and messages that are all one value (``messages=history``).
+    Other slots are the variable content every count leaves out by design."""
+    out = list(request.unseen)
+    wire = _wire_messages(request)
+    shown = False  # whether any message text is written out in the source
+    for message, segments in wire:
+        role = message.role if message is not None else segments[0][1].role.value if segments else ""
+        if role == Role.TOOLS.value or not segments:
+            continue
+        texts = [s for _, s in segments if s.slot is None and s.text.strip()]
+        shown = shown or bool(texts)
+        values = list(dict.fromkeys(s.slot.expression for _, s in segments if s.slot is not None))
+        if role in ("system", "developer") and values and not texts:
+            out.append(f"{role} text from `{', '.join(values)}`")
+    rest = [s for s in request.segments if s.role not in (Role.SYSTEM, Role.DEVELOPER, Role.TOOLS)]
+    whole = {s.slot.expression for s in rest if s.slot is not None and s.slot.variable_length}
+    if not shown and not request.messages and len(whole) == 1 and all(s.slot is not None for s in rest):
+        out.append(f"messages from `{whole.pop()}`")
+    return tuple(dict.fromkeys(out))
 
 
 def _flag_model(profile: Profile, request: Request, tally: Tally) -> None:
@@ -208,18 +236,19 @@ def _walk_framed(request: Request, profile: Profile, count: Counter, volatility:
         _text_tokens(segments, count, volatility, tally, system, pad)
         if message is None:
             continue
-        if message.name:
+        if message.name and _wire_role(role) != "tool":  # a tool message has no `name` in the API: not sent
             tally.add(count(message.name) + TOKENS_PER_NAME, system)
         if role == "function":
             tally.add(FUNCTION_ROLE, system)
-        if role == "developer" or role in ("function", "tool", "function_call_output", "function_call") \
-                and profile.encoding != "cl100k_base":
+        # Tool calls and tool results: the published counts of such conversations disagree with
+        # each other by a few tokens (gpt-3.5-turbo and gpt-4), so no rule reproduces them all.
+        if role in ("developer", "tool", "function_call_output", "function_call") or \
+                role == "function" and profile.encoding != "cl100k_base":
             tally.flag("message-unverified")
         calls = [p for p in message.parts if p.kind == "tool_call"]
         if calls:
             tally.add(_tool_calls(calls, count), system)
-            if profile.encoding != "cl100k_base":
-                tally.flag("message-unverified")
+            tally.flag("message-unverified")
         for part in message.parts:
             if part.kind == "function_call":
                 tally.add(count(part.name) + count(part.text) + FUNCTION_CALL, system)

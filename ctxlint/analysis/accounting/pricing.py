@@ -88,6 +88,12 @@ class RequestCost:
     note: str = ""
     model_from: str = "request"  # request, config (its `model`), what-if (--model) or none
     cell: int | None = None  # the notebook cell that `line` counts in (None outside notebooks)
+    unseen: tuple[str, ...] = ()  # what the request sends from values ctxlint cannot read
+
+    @property
+    def lower_bound(self) -> bool:
+        """The request sends more than the count says: values ctxlint cannot read (``unseen``)."""
+        return bool(self.unseen)
 
     @property
     def input_price(self) -> float | None:
@@ -144,6 +150,7 @@ def request_cost(request: Request, models: Mapping | None, default_model: str | 
         pricing=_pricing(profile, measured, reserve, limit.key if limit is not None and reserve else "",
                          expected_output),
         unpriced=measured.unpriced,
+        unseen=measured.unseen,
         note=_note(profile, measured),
         model_from="what-if" if model else "request" if request.model else "config" if default_model else "none",
     )
@@ -260,7 +267,9 @@ def _note(profile: Profile, measured: Measured) -> str:
     elif profile.no_model:
         parts.append("no model named: set `model` in the config or in the request to price it")
     estimate = [code for code in measured.basis
-                if code not in EXACT_BASIS and code not in ("unknown-model", "no-model")]
+                if code not in EXACT_BASIS and code not in ("unknown-model", "no-model", "unseen-values")]
+    if measured.unseen:
+        parts.append("≥ lower bound: ctxlint cannot read " + ", ".join(measured.unseen))
     if estimate:
         parts.append("estimate: " + describe_basis(estimate))
     if measured.unpriced:

@@ -224,8 +224,10 @@ class Sinks(Component):
             breakpoints=tuple(parts.builder.breakpoints),
             roles_marked=sink.roles_marked,
             framework=sink.framework,
+            api=sink.api,
             in_method=_in_method(env.scope),
             in_test=_in_test(env.scope),
+            unseen=tuple(dict.fromkeys(parts.builder.unseen)),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
