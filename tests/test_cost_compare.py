@@ -18,7 +18,9 @@ import yaml
 from ctxlint.analysis.accounting import request_cost
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
+from ctxlint.cost import money
 from ctxlint.engine import Linter
+from ctxlint.tokens import lookup_model
 
 CATALOGUE = load_catalogue()
 GIT = shutil.which("git")
@@ -59,6 +61,12 @@ def _env(tmp_path: Path) -> dict[str, str]:
     env.update(GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
     return env
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    """Every column and unwrapped lines: the layout at 100 columns is tested in test_cost.py."""
+    monkeypatch.setenv("COLUMNS", "400")
 
 
 @pytest.fixture
@@ -158,9 +166,9 @@ def test_grown_tool_is_reported_per_tool_and_gated(repo):
     assert comparison["files"] == [{
         "path": "tools/weather.json", "status": "changed",
         "before": before["tools/weather.json"].total_input, "after": after["tools/weather.json"].total_input,
-        "delta": delta,
+        "delta": delta, "price_delta": None,  # no model named: no price to compare
         "requests": [{"index": 0, "line": 1, "status": "changed", "before": before["tools/weather.json"].total_input,
-                      "after": after["tools/weather.json"].total_input, "delta": delta,
+                      "after": after["tools/weather.json"].total_input, "delta": delta, "price_delta": None,
                       "tools": [{"name": "get_weather", "status": "changed",
                                  "before": _tool_tokens(before["tools/weather.json"], "get_weather"),
                                  "after": _tool_tokens(after["tools/weather.json"], "get_weather"),
@@ -358,3 +366,26 @@ def test_a_file_that_parsed_at_the_base_and_not_now_fails_the_gate(repo):
         ("unread", "tools/weather.json")]
     assert named.code == 2  # named on the command line and not read: an error, whatever the gate says
     assert named.err_lines == ["ctxlint: error: tools/weather.json was not read: binary file"]
+
+
+def test_the_change_is_reported_in_dollars_beside_tokens(repo):
+    """--compare says what the change costs in money, not only in tokens (issue 25)."""
+    repo.write({"ctxlint.toml": 'model = "gpt-4o"\n'})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "price it")
+    repo.write({"tools/weather.json": _tools(_tool("get_weather", LONG_WEATHER),
+                                             _tool("get_forecast", "Get a five-day forecast."))})
+    table, markdown, html, data = repo.run_many([("cost", "--compare", "HEAD")] + [
+        ("cost", "--compare", "HEAD", "--output-format", fmt) for fmt in ("markdown", "html", "json")])
+    comparison = json.loads(data.stdout)["comparison"]
+    price = lookup_model("gpt-4o").input_per_mtok / 1000  # dollars per 1,000 calls, per token
+    assert comparison["price_delta"] == pytest.approx(comparison["delta"] * price, abs=1e-6)
+    assert comparison["price_after"] - comparison["price_before"] == pytest.approx(comparison["price_delta"], abs=1e-6)
+    dollars = money(comparison["price_delta"])
+    changes = table.lines[table.lines.index("Changes against HEAD (" + comparison["commit"][:12] + ")"):]
+    assert changes[1].split() == ["file", "status", "before", "after", "delta", "%", "Δ", "$/1k"]
+    assert changes[2].split()[0] == "tools/weather.json" and changes[2].split()[-1] == f"+{dollars}"
+    assert (f"  Input price per 1,000 calls of each request: {money(comparison['price_before'])} at HEAD, "
+            f"{money(comparison['price_after'])} now (+{dollars}).") in table.lines
+    assert f"| **+{comparison['delta']}** (" in markdown.stdout and f" | +{dollars} |" in markdown.stdout
+    assert "Δ $ / 1k calls</th>" in html.stdout and 'id="price-change"' in html.stdout

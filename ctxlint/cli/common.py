@@ -136,3 +136,13 @@ def report_unread(unread: Sequence[Notice]) -> bool:
         print(f"ctxlint: error: {notice.path} was not read: {notice.message.removeprefix('skipped: ')}",
               file=sys.stderr)
     return bool(unread)
+
+
+def terminal_width(output_file: Path | None) -> int:
+    """The columns a report may use: the terminal's (or ``COLUMNS``) when it goes to stdout,
+    else 100; never fewer than 60."""
+    import shutil
+
+    if output_file is not None and "COLUMNS" not in os.environ:
+        return 100
+    return max(60, shutil.get_terminal_size((100, 24)).columns)

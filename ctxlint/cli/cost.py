@@ -20,6 +20,7 @@ from ctxlint.cli.common import (
     report_internal_errors,
     report_unread,
     show_files,
+    terminal_width,
     unread_named,
     write_report,
 )
@@ -97,7 +98,10 @@ def run(args: argparse.Namespace) -> int:
         if notice not in unread:
             print(f"{notice.path}: {notice.message}", file=sys.stderr)
     # One module per format (ctxlint/report/cost_table.py ...), imported only when asked for.
-    text = importlib.import_module(f"ctxlint.report.cost_{args.output_format}").render(report)
+    module = importlib.import_module(f"ctxlint.report.cost_{args.output_format}")
+    # The table fits the terminal (COLUMNS wins); in a file or a pipe, 100 columns.
+    text = module.render(report, terminal_width(args.output_file)) if args.output_format == "table" \
+        else module.render(report)
     write_report(text, args.output_file)
     if args.output_file is not None:
         # The report went to a file: the reasons for exit 1 still belong in the log.

@@ -32,13 +32,17 @@ from ctxlint.cost.progress import Progress
 from ctxlint.cost.report import CostReport, build_report, models_used
 from ctxlint.cost.text import (
     cache_notes,
+    counted,
+    dollar_change,
     label,
     limits_text,
+    mark,
     money,
     percent_change,
     plural,
     share,
     signed,
+    signed_money,
     summary,
     tokens,
     what_if_lines,
@@ -48,6 +52,7 @@ from ctxlint.cost.text import (
 __all__ = [
     "Baseline", "Comparison", "CostReport", "FileChange", "FileCost", "Increase", "Pricer", "Progress",
     "RequestChange", "ToolChange", "Totals", "Violation", "build_report", "cache_notes", "check_limits", "collect",
-    "collect_at_ref", "compare", "label", "limits_text", "models_used", "money", "percent_change", "plural",
-    "select_at_ref", "set_aside_reason", "share", "signed", "summary", "tokens", "totals", "what_if_lines", "where",
+    "collect_at_ref", "compare", "counted", "dollar_change", "label", "limits_text", "mark", "models_used", "money",
+    "percent_change", "plural", "select_at_ref", "set_aside_reason", "share", "signed", "signed_money", "summary",
+    "tokens", "totals", "what_if_lines", "where",
 ]

@@ -30,6 +30,19 @@ class _Delta:
         return "changed" if self.before != self.after else "unchanged"
 
 
+class _PriceDelta(_Delta):
+    """Tokens and the input price of 1,000 calls, before and after (None: no price known)."""
+
+    price_before: float | None
+    price_after: float | None
+
+    @property
+    def price_delta(self) -> float | None:
+        if self.price_before is None and self.price_after is None:
+            return None
+        return (self.price_after or 0.0) - (self.price_before or 0.0)
+
+
 @dataclass(frozen=True)
 class ToolChange(_Delta):
     name: str
@@ -38,14 +51,16 @@ class ToolChange(_Delta):
 
 
 @dataclass(frozen=True)
-class RequestChange(_Delta):
-    """One request (matched by its position in the file) before and after: input tokens."""
+class RequestChange(_PriceDelta):
+    """One request (matched by its position in the file) before and after: input tokens and price."""
 
     index: int  # 0-based position among the file's requests
     line: int  # where it is now (or was, when removed)
     before: int | None
     after: int | None
     tools: tuple[ToolChange, ...] = ()
+    price_before: float | None = None
+    price_after: float | None = None
 
     @property
     def changed_tools(self) -> tuple[ToolChange, ...]:
@@ -59,11 +74,13 @@ class RequestChange(_Delta):
 
 
 @dataclass(frozen=True)
-class FileChange(_Delta):
+class FileChange(_PriceDelta):
     path: str
     before: int | None
     after: int | None
     requests: tuple[RequestChange, ...] = ()
+    price_before: float | None = None
+    price_after: float | None = None
 
     @property
     def status(self) -> str:
@@ -72,12 +89,14 @@ class FileChange(_Delta):
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(_PriceDelta):
     ref: str
     commit: str | None
     files: tuple[FileChange, ...]  # every file on either side, changed or not
     before: int  # input tokens of all requests at the ref
     after: int
+    price_before: float | None = None  # the input price of 1,000 calls of every request at the ref
+    price_after: float | None = None
 
     @property
     def delta(self) -> int:
@@ -136,11 +155,20 @@ def compare(baseline: Baseline, files: Sequence[FileCost]) -> Comparison:
             a = a_requests[i] if i < len(a_requests) else None
             line = a.line if a is not None else b_requests[i].line  # past the end of one, inside the other
             requests.append(RequestChange(
-                i, line, b.total_input if b else None, a.total_input if a else None, _tools_change(b, a)))
+                i, line, b.total_input if b else None, a.total_input if a else None, _tools_change(b, a),
+                b.input_price if b else None, a.input_price if a else None))
         changes.append(FileChange(path, before.tokens if before else None, after.tokens if after else None,
-                                  tuple(requests)))
+                                  tuple(requests), _price(b_requests), _price(a_requests)))
     return Comparison(baseline.ref, baseline.commit, tuple(changes),
-                      sum(f.tokens for f in baseline.files), sum(f.tokens for f in files))
+                      sum(f.tokens for f in baseline.files), sum(f.tokens for f in files),
+                      _price([r for f in baseline.files for r in f.requests]),
+                      _price([r for f in files for r in f.requests]))
+
+
+def _price(requests: Sequence[RequestCost]) -> float | None:
+    """The input price of 1,000 calls of each request that has one (None: none has)."""
+    prices = [r.input_price for r in requests if r.input_price is not None]
+    return sum(prices) if prices else None
 
 
 # --- limits ---------------------------------------------------------------------------------------

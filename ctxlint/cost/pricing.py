@@ -58,6 +58,7 @@ class Totals:
     expected_output: float | None
     unpriced_requests: int
     estimated_requests: int  # requests whose counts are estimates (exact=False)
+    lower_bound_requests: int = 0  # of those, the ones that send values ctxlint cannot read
 
 
 def totals(files: Sequence[FileCost], model: int | None = None) -> Totals:
@@ -79,6 +80,7 @@ def totals(files: Sequence[FileCost], model: int | None = None) -> Totals:
         expected_output=sum(expected) if expected else None,
         unpriced_requests=len(requests) - len(priced),
         estimated_requests=sum(1 for r in requests if not r.exact),
+        lower_bound_requests=sum(1 for r in requests if r.lower_bound),
     )
 
 

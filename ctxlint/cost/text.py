@@ -36,6 +36,17 @@ def tokens(value: int, exact: bool = True) -> str:
     return f"{'' if exact else '~'}{value:,}"
 
 
+def mark(cost: RequestCost) -> str:
+    """``≥`` for a lower bound (the request sends values ctxlint cannot read), ``~`` for an
+    estimate, nothing for an exact count."""
+    return "≥" if cost.lower_bound else "" if cost.exact else "~"
+
+
+def counted(value: int, cost: RequestCost) -> str:
+    """A count of ``cost``'s request with its mark: ``≥1,234``, ``~1,234`` or ``1,234``."""
+    return f"{mark(cost)}{value:,}"
+
+
 def signed(value: int) -> str:
     return f"{value:+,}" if value else "0"
 
@@ -85,8 +96,11 @@ def summary(report: CostReport, totals: Totals | None = None) -> list[str]:
             line += "; set [tool.ctxlint.cost] expected-output-tokens for an expected price"
         out.append(line + ".")
     left = []
-    if t.estimated_requests:
-        left.append(f"~ marks estimates ({plural(t.estimated_requests, 'request')})")
+    if t.lower_bound_requests:
+        left.append(f"≥ marks lower bounds ({plural(t.lower_bound_requests, 'request')}: they send values ctxlint "
+                    "cannot read, named in the notes)")
+    if t.estimated_requests - t.lower_bound_requests:
+        left.append(f"~ marks estimates ({plural(t.estimated_requests - t.lower_bound_requests, 'request')})")
     if t.unpriced_requests:
         left.append(f"{plural(t.unpriced_requests, 'request')} not priced (no model, or a model or price "
                     "missing from the table)")
@@ -144,3 +158,21 @@ def limits_text(report: CostReport) -> list[str]:
     if report.comparison is not None and any(v.limit in ("parse-error", "unread") for v in report.violations):
         parts.append(f"every file counted at {report.comparison.ref} still read")
     return parts
+
+
+def signed_money(value: float | None) -> str:
+    """``+$1.20``, ``-$0.05``, ``$0``; empty when unknown (no price on either side)."""
+    if value is None:
+        return ""
+    if abs(value) < 0.00005:
+        return "$0"
+    return ("+" if value > 0 else "-") + money(abs(value))
+
+
+def dollar_change(report: CostReport) -> str:
+    """The change of the input price in a sentence (``--compare``), or empty when unpriced."""
+    c = report.comparison
+    if c is None or c.price_delta is None:
+        return ""
+    return (f"Input price per 1,000 calls of each request: {money(c.price_before or 0.0)} at {c.ref}, "
+            f"{money(c.price_after or 0.0)} now ({signed_money(c.price_delta)}).")
