@@ -1,4 +1,4 @@
-"""The command line: `ctxlint check`, `ctxlint cost`, `ctxlint budget`, `ctxlint rule`.
+"""The command line: `ctxlint check`, `cost`, `budget`, `rule` and `models`.
 
 Exit codes: 0 no finding at or above the fail level, 1 findings, 2 usage, configuration or
 internal error. Errors go to stderr as one line; a traceback is a bug (set CTXLINT_DEBUG=1 to
@@ -12,10 +12,10 @@ import os
 import sys
 
 from ctxlint import __version__
-from ctxlint.cli import budget, check, cost, rule
+from ctxlint.cli import budget, check, cost, models, rule
 from ctxlint.cli.common import EXIT_ERROR, UsageError
 
-COMMANDS = {"check": check, "cost": cost, "budget": budget, "rule": rule}
+COMMANDS = {"check": check, "cost": cost, "budget": budget, "rule": rule, "models": models}
 
 
 def build_parser() -> argparse.ArgumentParser:

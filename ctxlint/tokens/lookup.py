@@ -19,17 +19,21 @@ _SNAPSHOT = re.compile(r"(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest))+")
 _BEDROCK = re.compile(r"^(?:(?:us|eu|apac|global|us-gov|jp|au)\.)?"
                       r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|openai|writer|qwen)\.")
 _BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
+# A provider written before a colon, as pydantic-ai and others do: "openai:gpt-4o",
+# "google-gla:gemini-2.5-pro", "bedrock:us.anthropic.claude-…" (not "ft:", a fine-tune).
+_COLON_PREFIX = re.compile(r"^(?!ft:)[a-z][a-z0-9_-]*:(?=[a-z])")
 
 
 def _key(name: str) -> str:
     """Lookup form of a model name: case-folded, provider prefix dropped, dots as hyphens.
 
-    "openai/gpt-4o", "azure/gpt-4o" and "models/gemini-2.5-pro" keep only the last part; Bedrock
-    ids lose their vendor prefix and version ("us.anthropic.claude-sonnet-4-5-20250929-v1:0" is
+    "openai/gpt-4o", "azure/gpt-4o", "models/gemini-2.5-pro" and LiteLLM's "vertex_ai/…" keep only
+    the last part, "openai:gpt-4o" what follows the provider; Bedrock ids lose their vendor
+    prefix and version ("us.anthropic.claude-sonnet-4-5-20250929-v1:0" is
     claude-sonnet-4-5-20250929); dots become hyphens so "claude-sonnet-4.5" finds
     claude-sonnet-4-5 (and gpt-4.1 is "gpt-4-1").
     """
-    key = name.strip().lower().rsplit("/", 1)[-1]
+    key = _COLON_PREFIX.sub("", name.strip().lower().rsplit("/", 1)[-1])
     if _BEDROCK.match(key):
         key = _BEDROCK_VERSION.sub("", _BEDROCK.sub("", key))
     return key.replace(".", "-")
