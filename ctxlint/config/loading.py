@@ -133,7 +133,10 @@ def config_in(directory: Path, notices: list[tuple[Path, str]] | None = None) ->
         return pyproject if _file_layer(pyproject) is not None else None
     except ConfigError as error:
         try:
-            ours = _CTXLINT_TABLE.search(pyproject.read_bytes()) is not None
+            data = pyproject.read_bytes()
+            # TOML that parses raised over its tool.ctxlint (a value that is not a table); a file
+            # that does not parse is ours when a [tool.ctxlint…] header is in it.
+            ours = _CTXLINT_TABLE.search(data) is not None or _parses(data)
         except OSError:
             ours = False
         if ours or notices is None:
@@ -143,6 +146,14 @@ def config_in(directory: Path, notices: list[tuple[Path, str]] | None = None) ->
         notices.append((pyproject, f"passed over: {why}; it has no [tool.ctxlint] table, so it is not a "
                                    "ctxlint configuration"))
         return None
+
+
+def _parses(data: bytes) -> bool:
+    try:
+        tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return True
 
 
 def find_config(start: Path) -> Path | None:
