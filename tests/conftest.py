@@ -35,6 +35,11 @@ NO_RESERVE_MESSAGE = (
 CLEAN_TEMPLATE = "You are the support assistant for Northwind.\nQuestion: {{ question }}\n"
 
 
+# The first line of a finding in the text report: ``path:line:col: CODE`` (``path:cell N:…`` in
+# a notebook).
+FINDING_LINE = re.compile(r"^\S+:(cell \d+:)?\d+:\d+: [A-Z]+\d+ ")
+
+
 @dataclass
 class Run:
     code: int
@@ -47,8 +52,9 @@ class Run:
 
     @property
     def located(self) -> list[str]:
-        """The finding lines cut to ``path:line:col: CODE`` (the summary line dropped)."""
-        return [" ".join(line.split(" ", 2)[:2]) for line in self.lines[:-1]]
+        """The findings' first lines cut to ``path:line:col: CODE`` (source lines, wrapped
+        messages and the summary dropped)."""
+        return [" ".join(line.split(" ", 2)[:2]) for line in self.lines if FINDING_LINE.match(line)]
 
     @property
     def err_lines(self) -> list[str]:

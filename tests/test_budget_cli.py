@@ -111,7 +111,7 @@ def test_json_and_markdown(example):
 
 
 def test_the_rule_reports_the_same_losses_through_check(example):
-    run = example.run("check", "--select", "CTX206")
+    run = example.run("check", "--select", "CTX206", "--output-format", "concise")
     assert run.code == 1
     assert run.located == ["payout_review.yaml:20:1: CTX206", "payout_review.yaml:22:1: CTX206",
                            "payout_review.yaml:23:1: CTX206", "payout_review.yaml:24:1: CTX206"]

@@ -22,8 +22,8 @@ CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
 def test_python_dash_m_ctxlint_and_version(project):
     project.write({"a.j2": CLOCK_TEMPLATE})
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
-                            capture_output=True, text=True, env=env, check=False)
+    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2", "--output-format",
+                             "concise"], cwd=project.root, capture_output=True, text=True, env=env, check=False)
     assert (module.returncode, module.stdout.splitlines()) == (1, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."])
     short, long = project.run_many([("-V",), ("--version",)])
     assert (short.code, short.stdout) == (0, f"ctxlint {__version__}\n")
@@ -33,8 +33,8 @@ def test_python_dash_m_ctxlint_and_version(project):
 def test_output_file_quiet_and_fixable_marker(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "service.py": SERVICE, "big.j2": "x" * 3_000_001})
     to_file, quiet, quiet_file = project.run_many([
-        ("check", "a.j2", "service.py", "-o", "report.txt"),
-        ("check", "--quiet", "."),
+        ("check", "a.j2", "service.py", "-o", "report.txt", "--output-format", "concise"),
+        ("check", "--quiet", ".", "--output-format", "concise"),
         ("check", "-q", "--output-format", "json", "--output-file", "report.json"),
     ])
     text = (project.root / "report.txt").read_text(encoding="utf-8").splitlines()
@@ -53,10 +53,11 @@ def test_output_file_quiet_and_fixable_marker(project):
 
 def test_colour_on_request_and_never_in_files_or_pipes(project):
     project.write({"a.j2": CLOCK_TEMPLATE})
-    forced = project.run("check", "a.j2", env={"FORCE_COLOR": "1"})
-    both = project.run("check", "a.j2", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
-    piped = project.run("check", "a.j2")
-    to_file = project.run("check", "a.j2", "-o", "out.txt", env={"FORCE_COLOR": "1"})
+    concise = ("--output-format", "concise")
+    forced = project.run("check", "a.j2", *concise, env={"FORCE_COLOR": "1"})
+    both = project.run("check", "a.j2", *concise, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    piped = project.run("check", "a.j2", *concise)
+    to_file = project.run("check", "a.j2", "-o", "out.txt", *concise, env={"FORCE_COLOR": "1"})
     assert forced.lines[0] == (f"\x1b[1ma.j2\x1b[0m\x1b[2m:1:15:\x1b[0m \x1b[1;31mCTX101\x1b[0m {CLOCK_MESSAGE}")
     assert forced.lines[1] == "\x1b[1mFound 1 finding (1 error) in 1 file.\x1b[0m"
     assert both.lines == piped.lines == [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."]
@@ -73,7 +74,8 @@ def test_colour_on_a_terminal_unless_no_color(project):
     def on_a_terminal(**env: str) -> tuple[int, list[str]]:
         leader, follower = pty.openpty()
         environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
+        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2", "--output-format",
+                               "concise"], cwd=project.root,
                               stdout=follower, stderr=subprocess.PIPE, env={**environment, "TERM": "xterm", **env},
                               timeout=60, check=False)
         os.close(follower)
@@ -101,7 +103,7 @@ def test_standard_input(project):
         "prompts/.keep": "",
     })
     named, dash, ignored, nameless, unknown, fixed, diff = (
-        project.run("check", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
+        project.run("check", "--stdin-filename", "prompts/a.j2", "--output-format", "concise", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", "--stdin-filename", "legacy/a.j2", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", stdin=CLOCK_TEMPLATE),
@@ -111,7 +113,9 @@ def test_standard_input(project):
     )
     assert (named.code, named.lines) == (1, [f"prompts/a.j2:1:15: CTX101 {CLOCK_MESSAGE}",
                                             "Found 1 finding (1 error) in 1 file."])
-    assert dash.stdout == named.stdout
+    # The full format shows the source line read from standard input (no such file on disk).
+    assert dash.lines[0] == named.lines[0] and dash.lines[-1] == named.lines[-1]
+    assert "1 | Current time: {{ now() }}" in dash.lines and not (project.root / "prompts/a.j2").exists()
     # The name decides the configuration too: per-file-ignores apply.
     assert (ignored.code, ignored.lines) == (0, ["All checks passed (1 file checked)."])
     assert (nameless.code, nameless.stdout) == (2, "")
@@ -295,7 +299,7 @@ def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
     the run with exit 2 and the reason, whatever --exit-zero says; the summary counts skips."""
     project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 200, "blob.json": b"\0\x01binary",
                    "ctxlint.toml": "max-file-bytes = 180\n"})
-    named, zero, walked, cost = project.run_many([("check", "a.j2", "big.j2", "blob.json"),
+    named, zero, walked, cost = project.run_many([("check", "a.j2", "big.j2", "blob.json", "--output-format", "concise"),
                                                   ("check", "--exit-zero", "big.j2"), ("check",),
                                                   ("cost", "blob.json", "a.j2")])
     errors = ["ctxlint: error: big.j2 was not read: 200 bytes is over the 180-byte limit",

@@ -112,7 +112,7 @@ INTERNAL = ("ctxlint: internal error on {path}: {cause}. This is a bug in ctxlin
 @pytest.mark.parametrize("workers", [False, True])
 def test_check_exits_2_and_still_prints_the_other_findings(project, workers):
     project.write({"a_type_error.j2": CLOCK_TEMPLATE, "b.j2": CLOCK_TEMPLATE, "c_panic.j2": CLOCK_TEMPLATE})
-    run = _run(project, "check", workers=workers)
+    run = _run(project, "check", "--output-format", "concise", workers=workers)
     assert run.returncode == 2
     assert run.stdout.splitlines() == [f"b.j2:1:15: CTX101 {CLOCK_MESSAGE}",
                                        "Found 1 finding (1 error) in 3 files."]
@@ -141,7 +141,7 @@ def test_no_option_or_suppression_hides_an_internal_error(project):
 
 def test_a_worker_process_that_dies_is_named_and_the_others_are_reported(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "b_dies.j2": CLOCK_TEMPLATE, "c.j2": CLOCK_TEMPLATE})
-    run = _run(project, "check", workers=True)
+    run = _run(project, "check", "--output-format", "concise", workers=True)
     assert run.returncode == 2
     assert [line.split(" ", 1)[0] for line in run.stdout.splitlines()[:-1]] == ["a.j2:1:15:", "c.j2:1:15:"]
     assert run.stderr.splitlines() == [INTERNAL.format(path="b_dies.j2", cause=(

@@ -23,12 +23,13 @@ from ctxlint.cli.common import (
     show_files,
     unread_named,
     use_color,
+    wrap_width,
     write_report,
 )
 from ctxlint.cli.fixes import apply_fixes, fix_stdin, show_diff
 from ctxlint.results import display_path
 
-OUTPUT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+OUTPUT_FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit")
 CONFIGURED = Path()  # --write-baseline without FILE: the configuration's baseline
 
 
@@ -45,7 +46,8 @@ def add_parser(commands) -> None:
     check.add_argument("--ignore", type=codes, action="extend", default=[], metavar="CODES",
                        help="skip these rules (added to the configured ignore list)")
     add_config_option(check)
-    add_output_options(check, OUTPUT_FORMATS, "text (the default), json, sarif, github, gitlab or junit",
+    add_output_options(check, OUTPUT_FORMATS, "text (the default: each finding with its source line), concise "
+                       "(one line per finding), json, sarif, github, gitlab or junit",
                        cache="neither read nor write the result cache (.ctxlint_cache/)")
     check.add_argument("--fail-level", choices=("error", "warning", "info"),
                        help="lowest severity that makes the exit code 1 (default: warning)")
@@ -161,8 +163,11 @@ def run(args: argparse.Namespace) -> int:
                   "reads (see `include` and `exclude`)", file=sys.stderr)
 
     out = sys.stdout if args.output_file is None else None
-    options = ReportOptions(color=out is not None and args.output_format == "text" and use_color(out),
-                            statistics=args.statistics, quiet=args.quiet, fingerprints=fingerprints)
+    stdin = getattr(args, "stdin_data", None)
+    options = ReportOptions(color=out is not None and args.output_format in ("text", "concise") and use_color(out),
+                            statistics=args.statistics, quiet=args.quiet, fingerprints=fingerprints,
+                            width=wrap_width(args.output_file),
+                            sources={} if stdin is None else {args.stdin_filename: stdin.decode("utf-8", "replace")})
     catalogue = project.merged_catalogue()
     text = reporter(args.output_format)(result, catalogue, options)
     write_report(text, args.output_file)

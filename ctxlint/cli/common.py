@@ -138,6 +138,14 @@ def report_unread(unread: Sequence[Notice]) -> bool:
     return bool(unread)
 
 
+def wrap_width(output_file: Path | None) -> int:
+    """The columns text findings wrap to: the terminal's (or ``COLUMNS``); 0, no wrapping, when
+    they go to a pipe or a file, so each finding's first line stays whole for grep and editors."""
+    if "COLUMNS" in os.environ or (output_file is None and sys.stdout.isatty()):
+        return terminal_width(output_file)
+    return 0
+
+
 def terminal_width(output_file: Path | None) -> int:
     """The columns a report may use: the terminal's (or ``COLUMNS``) when it goes to stdout,
     else 100; never fewer than 60."""
