@@ -19,7 +19,7 @@ from ctxlint.budget.policy import (
     front_matter,
     parse_directive,
 )
-from ctxlint.budget.segments import BudgetSegment, Meter, Words, split
+from ctxlint.budget.segments import BudgetSegment, Meter, Sample, Words, split
 from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
@@ -47,6 +47,12 @@ class Simulation:
     words: Words
     meter: Meter
     plans: list[Plan] = field(default_factory=list)
+
+    @property
+    def empty(self) -> list[str]:
+        """The segments with no sample content (no fixture and no ``--size``): counted as empty,
+        so their budgets are not exercised."""
+        return [segment.name for segment in self.segments if segment.sample == Sample.NONE]
 
 
 def declarations_for(request: Request, directives: Directives, settings: Settings, relpath: str) -> Declarations:
