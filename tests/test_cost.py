@@ -266,9 +266,9 @@ def test_markdown_comment(fixture_project):
     text = run.stdout
     expected = _expected(fixture_project.root)
     total = sum(c.total_input for c in expected.values())
-    assert text.startswith("## ctxlint cost\n\n")
-    assert run.lines[2].startswith(f"**3 requests in 3 files: {total:,} input tokens, ")
-    assert run.lines[3].startswith("Input: $")
+    assert text.startswith("<!-- ctxlint-cost -->\n## ctxlint cost\n\n")  # the marker a workflow edits by
+    assert run.lines[3].startswith(f"**3 requests in 3 files: {total:,} input tokens, ")
+    assert run.lines[4].startswith("Input: $")
     # One table of every request, with the cacheable prefix (issue 25), and the notes under it.
     head = ("| request | model | tools | system | messages | input | window | cacheable prefix | cached tokens | "
             "input $ / 1k | cached $ / 1k | output ≤ $ / 1k |")

@@ -4,7 +4,8 @@ A summary line first (tokens, price, and with ``--compare`` the change and wheth
 hold), then what changed per file, request and tool (tokens and dollars), then one table of every
 request showing where its tokens go, its cacheable prefix and its prices, the notes, and each
 request's tools in a collapsible ``<details>`` block. When comparing, requests the change did not
-touch are folded away so the comment shows what the pull request did.
+touch are folded away so the comment shows what the pull request did. An HTML comment on the
+first line marks the report, so a workflow finds its earlier comment and updates it in place.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from ctxlint.cost import (
     where,
 )
 
+COMMENT_MARKER = "<!-- ctxlint-cost -->"
+
 
 def render(report: CostReport) -> str:
-    out = ["## ctxlint cost", ""]
+    out = [COMMENT_MARKER, "## ctxlint cost", ""]
     out += _summary(report)
     comparison = report.comparison
     if comparison is not None:
