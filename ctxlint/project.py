@@ -48,7 +48,7 @@ class Project:
         return linter
 
     def scope(self, directory: Path) -> Scope:
-        settings = self.resolver.for_path(directory)
+        settings = self.resolver.for_directory(directory)
         scope = self._scopes.get(id(settings))
         if scope is None:
             scope = self._scopes[id(settings)] = Scope(
@@ -58,7 +58,7 @@ class Project:
     def files(self, paths: Sequence[str | os.PathLike[str]],
               notices: list[tuple[Path, str]] | None = None) -> list[tuple[Path, Settings]]:
         """The files to lint under ``paths``, each with the settings of the directory it is in."""
-        return [(path, self.resolver.for_path(path.parent)) for path in collect(paths, self.scope, notices)]
+        return [(path, self.resolver.for_directory(path.parent)) for path in collect(paths, self.scope, notices)]
 
     def merged_catalogue(self) -> dict[str, Rule]:
         """Every rule as configured in the run's settings (the first configuration wins), for

@@ -3,6 +3,7 @@ fills and the commands and reporters read, with no knowledge of how it was compu
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,18 +65,44 @@ class LintResult:
         self.errors += other.errors
 
 
-def display_path(path: Path) -> str:
+def display_path(path: Path | str) -> str:
     """How results name a file: relative to the working directory."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute.startswith(cwd) and absolute[len(cwd):len(cwd) + 1] == os.sep:
+        return absolute[len(cwd) + 1:]  # the common case, without relpath's splitting of both
+    head, name = os.path.split(absolute)
     try:
-        return os.path.relpath(path)
+        directory = _relative_directory(head, cwd)
     except ValueError:  # another drive on Windows
         return str(path)
+    return os.path.join(directory, name) if directory != "." else name
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative_directory(directory: str, cwd: str) -> str:
+    return os.path.relpath(directory, cwd)
 
 
 def relative_path(path: Path, resolved_root: Path) -> str:
     """The path that configuration globs match: relative to the (resolved) root, or the file's
     name when it lies outside it."""
-    try:
-        return path.resolve().relative_to(resolved_root).as_posix()
-    except ValueError:
-        return path.name
+    real = _resolved(os.path.abspath(path))
+    root = os.fspath(resolved_root)
+    if real.startswith(root) and real[len(root):len(root) + 1] == os.sep:
+        return real[len(root) + 1:].replace(os.sep, "/")
+    return "." if real == root else Path(path).name
+
+
+def _resolved(path: str) -> str:
+    """``os.path.realpath`` of an absolute path, resolving each directory once per run: a file
+    that is not itself a link is its real directory plus its name."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    head, name = os.path.split(path)
+    return os.path.join(_real_directory(head), name) if name else _real_directory(head)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_directory(directory: str) -> str:
+    return os.path.realpath(directory)

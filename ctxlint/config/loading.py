@@ -210,9 +210,12 @@ class Resolver:
 
     def for_path(self, path: Path) -> Settings:
         """The settings of a file or directory (symlinks resolved by the caller)."""
+        return self.for_directory(path if path.is_dir() else path.parent)
+
+    def for_directory(self, directory: Path) -> Settings:
+        """The settings of the files in ``directory`` (known to be one: no stat)."""
         if self.explicit is not None:
             return self.explicit
-        directory = path if path.is_dir() else path.parent
         return self._for_config(self._nearest(directory))
 
     def loaded(self) -> list[Settings]:
