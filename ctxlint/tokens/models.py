@@ -109,7 +109,7 @@ _ANTHROPIC_PAGES = (
 # The pricing page as it stood before Claude 4.5, which still priced Sonnet 3.5 and 3.7 (a stored
 # copy read 2026-12-03); Anthropic's table of windows from the same time, as copied by a reseller.
 _ANTHROPIC_OLD_PRICING = "https://docs.anthropic.com/en/docs/about-claude/pricing"
-_ANTHROPIC_OLD_WINDOWS = ("window max-output", "https://docs.aihubmix.com/en/api/Claude-Native", "2026-11")
+_AIHUBMIX = "https://docs.aihubmix.com/en/api/Claude-Native"
 
 
 def _anthropic(
@@ -223,14 +223,14 @@ MODELS: tuple[ModelInfo, ...] = (
                aliases=("claude-haiku-4-5-20251001",)),
     _anthropic("claude-3-5-haiku", 200_000, 8_192, 2048, (0.80, 4.00, 0.08), (264, 355),
                aliases=("claude-3-5-haiku-20241022", "claude-haiku-3-5"),
-               sources=(_ANTHROPIC_OLD_WINDOWS, _ANTHROPIC_PAGES[1])),
+               sources=(("window max-output", _AIHUBMIX, "2026-11"), _ANTHROPIC_PAGES[1])),
     # Sonnet 3.7 (200k window, 64k output; 128k with a beta header) and Sonnet 3.5 are gone from
     # Anthropic's current pages: the release notes (docs.claude.com/en/release-notes/overview)
     # deprecated 3.7 and retired 3.5 on 2025-10-28. Their tool-use overheads were not found.
     _anthropic("claude-3-7-sonnet", 200_000, 64_000, 1024, (3.00, 15.00, 0.30), (None, None),
                aliases=("claude-3-7-sonnet-20250219", "claude-sonnet-3-7"),
                source=(_ANTHROPIC_OLD_PRICING, "2026-12-03"),
-               sources=(_ANTHROPIC_OLD_WINDOWS,
+               sources=(("window max-output", _AIHUBMIX, "2026-12-03"),
                         # Anthropic's prompt-caching page, as quoted in an issue of its SDK
                         ("cache-min", "https://github.com/anthropics/anthropic-sdk-python/issues/1194", "2026-12-03")),
                status="deprecated 2025-10-28"),
@@ -238,7 +238,7 @@ MODELS: tuple[ModelInfo, ...] = (
                aliases=("claude-3-5-sonnet-20241022", "claude-3-5-sonnet-20240620", "claude-3-5-sonnet-v2",
                         "claude-sonnet-3-5"),
                source=(_ANTHROPIC_OLD_PRICING, "2026-12-03"),
-               sources=(_ANTHROPIC_OLD_WINDOWS,
+               sources=(("window max-output", _AIHUBMIX, "2026-12-03"),
                         ("cache-min", "https://docs.truefoundry.com/gateway/chat-completions-prompt-caching",
                          "2026-12-03")),
                status="retired 2025-10-28"),
