@@ -257,6 +257,7 @@ def test_every_subcommand_takes_output_format_output_file_and_no_cache(project):
         ("budget", "a.j2", "--budget", "400", "--output-format", "json", "-o", "budget.json", "--no-cache"),
         ("rule", "CTX101", "--output-format", "json", "-o", "rule.json", "--no-cache"),
         ("rule", "--output-format", "json", "--no-cache"),
+        ("models", "gpt-4o", "--output-format", "json", "-o", "models.json", "--no-cache"),
     ])
     assert [(run.code, run.stdout) for run in runs[:5]] == [(1, ""), (0, ""), (0, ""), (0, ""), (0, "")]
     check, cost, cost2, budget, rule = (json.loads((project.root / name).read_text(encoding="utf-8"))
@@ -269,6 +270,8 @@ def test_every_subcommand_takes_output_format_output_file_and_no_cache(project):
     assert "what" in rule["docs"] and "names" in rule["options"]
     listing = json.loads(runs[5].stdout)
     assert runs[5].code == 0 and [r["code"] for r in listing][:3] == ["CTX001", "CTX002", "CTX101"]
+    assert (runs[6].code, runs[6].stdout) == (0, "")
+    assert json.loads((project.root / "models.json").read_text(encoding="utf-8"))["resolved"] == {"gpt-4o": "gpt-4o"}
 
 
 def test_show_files_lists_what_would_be_read_and_exits(project):

@@ -389,3 +389,38 @@ def test_the_change_is_reported_in_dollars_beside_tokens(repo):
             f"{money(comparison['price_after'])} now (+{dollars}).") in table.lines
     assert f"| **+{comparison['delta']}** (" in markdown.stdout and f" | +{dollars} |" in markdown.stdout
     assert "Δ $ / 1k calls</th>" in html.stdout and 'id="price-change"' in html.stdout
+
+
+AGENT = '''import json
+from pathlib import Path
+
+from openai import OpenAI
+
+client = OpenAI()
+TOOLS = json.loads(Path("tools.json").read_text())
+
+
+def answer(question):
+    return client.chat.completions.create(
+        model="gpt-4o", max_completion_tokens=300, tools=TOOLS,
+        messages=[{"role": "system", "content": "You answer questions about orders."},
+                  {"role": "user", "content": question}])
+'''
+
+
+def test_the_gate_says_when_it_compares_a_request_it_cannot_read_in_full(repo):
+    """A count that is a lower bound says so when compared (issue 25): the tools loaded at run
+    time may have changed too, and that change is not in the delta."""
+    repo.write({"agent.py": AGENT})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "an agent")
+    repo.write({"agent.py": AGENT.replace("about orders.", "about orders, returns and refunds, briefly.")})
+    table, markdown, data = repo.run_many([("cost", "--compare", "HEAD", "agent.py")] + [
+        ("cost", "--compare", "HEAD", "agent.py", "--output-format", fmt) for fmt in ("markdown", "json")])
+    sentence = "≥ 1 request sends values ctxlint cannot read (agent.py:11): a change in those values is not measured."
+    assert table.code == markdown.code == data.code == 0
+    assert sentence in " ".join(line.strip() for line in table.lines)
+    assert sentence in markdown.stdout and "| `agent.py:11` | gpt-4o | ≥0 |" in markdown.stdout
+    request = json.loads(data.stdout)["files"][0]["requests"][0]
+    assert request["lower_bound"] is True and request["unseen"] == [
+        'tools from `json.loads(Path("tools.json").read_text())`']

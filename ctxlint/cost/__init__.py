@@ -45,6 +45,7 @@ from ctxlint.cost.text import (
     signed_money,
     summary,
     tokens,
+    unmeasured_change,
     what_if_lines,
     where,
 )
@@ -54,5 +55,5 @@ __all__ = [
     "RequestChange", "ToolChange", "Totals", "Violation", "build_report", "cache_notes", "check_limits", "collect",
     "collect_at_ref", "compare", "counted", "dollar_change", "label", "limits_text", "mark", "models_used", "money",
     "percent_change", "plural", "select_at_ref", "set_aside_reason", "share", "signed", "signed_money", "summary",
-    "tokens", "totals", "what_if_lines", "where",
+    "tokens", "totals", "unmeasured_change", "what_if_lines", "where",
 ]

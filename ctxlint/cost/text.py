@@ -169,6 +169,17 @@ def signed_money(value: float | None) -> str:
     return ("+" if value > 0 else "-") + money(abs(value))
 
 
+def unmeasured_change(report: CostReport) -> str:
+    """With ``--compare``, the requests whose counts are lower bounds, in a sentence: a change
+    in what ctxlint cannot read is not in the delta (empty when there are none)."""
+    floors = [r for r in report.requests if r.lower_bound]
+    if report.comparison is None or not floors:
+        return ""
+    send = "sends" if len(floors) == 1 else "send"
+    return (f"≥ {plural(len(floors), 'request')} {send} values ctxlint cannot read ({where(floors)}): "
+            "a change in those values is not measured.")
+
+
 def dollar_change(report: CostReport) -> str:
     """The change of the input price in a sentence (``--compare``), or empty when unpriced."""
     c = report.comparison

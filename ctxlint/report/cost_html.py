@@ -27,6 +27,7 @@ from ctxlint.cost import (
     signed,
     signed_money,
     summary,
+    unmeasured_change,
     what_if_lines,
     where,
 )
@@ -103,6 +104,8 @@ def render(report: CostReport) -> str:
                     f'from {c.before:,} to {c.after:,}.</p>')
         if dollar_change(report):
             body.append(f'<p class="summary" id="price-change">{escape(dollar_change(report))}</p>')
+        if unmeasured_change(report):
+            body.append(f'<p class="summary">{escape(unmeasured_change(report))}</p>')
     if report.gated:
         checked = escape(", ".join(limits_text(report)))
         if report.passed:

@@ -26,6 +26,7 @@ from ctxlint.cost import (
     signed,
     signed_money,
     summary,
+    unmeasured_change,
     what_if_lines,
     where,
 )
@@ -40,9 +41,9 @@ def render(report: CostReport) -> str:
     if comparison is not None:
         out += ["", f"### Changes against `{comparison.ref}`", ""]
         out += _changes(comparison)
-        money_delta = dollar_change(report)
-        if money_delta:
-            out += ["", _cell(money_delta)]
+        for sentence in (dollar_change(report), unmeasured_change(report)):
+            if sentence:
+                out += ["", _cell(sentence)]
     if report.what_if and report.counted:
         out += ["", "### Side by side", ""]
         out += _what_if(report)

@@ -23,11 +23,11 @@ from ctxlint.cost import (
     limits_text,
     money,
     percent_change,
-    plural,
     share,
     signed,
     signed_money,
     summary,
+    unmeasured_change,
     what_if_lines,
     where,
 )
@@ -332,10 +332,9 @@ def _changes(report: CostReport, width: int) -> list[str]:
     money_delta = dollar_change(report)
     if money_delta:
         out += wrapped(money_delta, width, "  ")
-    floors = [r for r in report.requests if r.lower_bound]
-    if floors:
-        out += wrapped(f"≥ {plural(len(floors), 'request')} send values ctxlint cannot read ({where(floors)}): "
-                       "a change in those values is not measured.", width, "  ")
+    unmeasured = unmeasured_change(report)
+    if unmeasured:
+        out += wrapped(unmeasured, width, "  ")
     return out
 
 

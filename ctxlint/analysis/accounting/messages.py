@@ -38,9 +38,7 @@ from ctxlint.analysis.accounting.basis import (
 from ctxlint.analysis.accounting.tools import measure_tools
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.model import Message, Part, Request, Role, Segment
-from ctxlint.tokens import (
-    ModelInfo,
-)
+from ctxlint.tokens import ModelInfo
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,7 @@ from ctxlint.analysis.accounting.messages import Measured, measure_profile
 from ctxlint.analysis.accounting.tools import measure_tools
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.model import Request, ToolDef
-from ctxlint.tokens import (
-    ModelInfo,
-    count_tokens,
-)
+from ctxlint.tokens import ModelInfo, count_tokens
 
 
 @dataclass(frozen=True)

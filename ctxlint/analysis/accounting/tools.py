@@ -9,10 +9,7 @@ from dataclasses import dataclass
 
 from ctxlint.analysis.accounting.basis import FUNCTIONS_BLOCK, Counter, Profile, Tally, ToolCost
 from ctxlint.model import Span, ToolDef
-from ctxlint.tokens import (
-    PROVIDER_TOOL_TOKENS,
-    ModelInfo,
-)
+from ctxlint.tokens import PROVIDER_TOOL_TOKENS, ModelInfo
 
 _PROPERTY_KEYS = frozenset({"type", "description", "enum", "items", "default"})
 _OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "description", "title",
