@@ -81,23 +81,28 @@ def encode(value: Any) -> Any:
         return {"$class": type(value).__name__, **fields}
     if isinstance(value, (tuple, list)):
         return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
     return value
 
 
-def decode(data: Any) -> Any:
-    """The inverse of :func:`encode`; lists become tuples, as the model holds them. Raises
-    ValueError on anything that is not an encoded model value."""
-    if isinstance(data, list):
-        return tuple(decode(v) for v in data)
-    if not isinstance(data, dict):
-        return data
+def _rebuild(data: dict[str, Any]) -> Any:
+    """One JSON object as :func:`encode` wrote it, its members already rebuilt: a model value
+    when tagged (ValueError when the tag or fields are not a model class's), else the dict. As
+    ``json.loads``'s object hook it rebuilds a whole table while it is parsed."""
     if "$enum" in data:
         return _class(data["$enum"])(data["value"])
-    cls = _class(data.get("$class"))
+    if "$class" not in data:
+        return data
+    cls = _class(data.pop("$class"))
     try:
-        return cls(**{k: decode(v) for k, v in data.items() if k != "$class"})
+        return cls(**{k: tuple(_tuples(v)) if isinstance(v, list) else v for k, v in data.items()})
     except TypeError as error:
         raise ValueError(str(error)) from None
+
+
+def _tuples(values: list[Any]) -> Any:
+    return (tuple(_tuples(v)) if isinstance(v, list) else v for v in values)
 
 
 def _class(name: object) -> Any:
@@ -132,13 +137,16 @@ class ResultCache:
         return key
 
     def _table(self, key: str) -> dict[str, Any]:
+        """A configuration's entries, their findings rebuilt as the JSON is parsed (a table that
+        is not what ctxlint wrote is empty: the run is cold)."""
         table = self._tables.get(key)
         if table is None:
             try:
-                table = json.loads((self.directory / self.version / f"{key}.json").read_text(encoding="utf-8"))
+                table = json.loads((self.directory / self.version / f"{key}.json").read_text(encoding="utf-8"),
+                                   object_hook=_rebuild)
                 if not isinstance(table, dict):
                     table = {}
-            except (OSError, ValueError):
+            except (OSError, ValueError, TypeError, RecursionError):
                 table = {}
             self._tables[key] = table
         return table
@@ -151,11 +159,10 @@ class ResultCache:
         dependencies = entry.get("dependencies")
         if not isinstance(dependencies, dict) or any(file_digest(p) != d for p, d in dependencies.items()):
             return None
-        try:
-            findings = [decode(f) for f in entry["findings"]]
-        except (KeyError, TypeError, ValueError):
+        findings = entry.get("findings")
+        if not isinstance(findings, (list, tuple)) or not all(isinstance(f, model.Finding) for f in findings):
             return None
-        return findings if all(isinstance(f, model.Finding) for f in findings) else None
+        return list(findings)
 
     @staticmethod
     def entry(data: bytes, dependencies: Iterable[str], findings: list[model.Finding]) -> dict[str, Any]:
@@ -177,7 +184,8 @@ class ResultCache:
             for key in self._changed:
                 handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(self._tables[key], out, separators=(",", ":"))
+                    # Entries read from disk hold rebuilt findings: encoded again, tags and all.
+                    json.dump(encode(self._tables[key]), out, separators=(",", ":"))
                 os.replace(temporary, folder / f"{key}.json")
             self._changed.clear()
         except OSError:

@@ -1,14 +1,19 @@
-"""The rule catalogue: one YAML file per rule, shipped inside the package.
+"""The rule catalogue: one YAML file per rule, shipped inside the package, and how rules are
+chosen and configured.
 
 A rule file is data: code, name, severity, the check function it runs with which options, its
 docs and its examples. The same file feeds `ctxlint rule`, the SARIF rule metadata and the
 example tests. Users add rule packs (directories of rule files) from their configuration.
+
+This layer knows the option types a check may declare and resolves rule selectors
+(``--select CTX1``) and rule tables, but never imports the checks: whoever loads a catalogue to
+run it hands over what each check declares (:func:`with_checks`), and the rules carry it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +27,32 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 class CatalogueError(Exception):
     """A rule file that is malformed; the message names the file and the problem."""
+
+
+class SelectionError(Exception):
+    """A rule selector (``--select``, ``ignore``, ``per-file-ignores``) that names no rule."""
+
+
+# Option types a check can declare (``options={"names": STRINGS}``).
+STRINGS = "a list of strings"
+STRING = "a string"
+INTEGER = "an integer"
+NUMBER = "a number"
+BOOLEAN = "true or false"
+
+
+def option_type_ok(kind: str, value: Any) -> bool:
+    if kind == STRINGS:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == STRING:
+        return isinstance(value, str)
+    if kind == BOOLEAN:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind == INTEGER:
+        return isinstance(value, int)
+    return isinstance(value, (int, float))
 
 
 @dataclass(frozen=True)
@@ -67,15 +98,17 @@ class Rule:
     # finding's confidence comes from its kind, calibrated on the corpus (README, "Evidence and
     # confidence"). A rule without a table reports at the confidence its check gives.
     evidence: dict[str, EvidenceKindSpec] = field(default_factory=dict)
+    # The options its check declares and their types; None until the catalogue is given the
+    # checks (with_checks), which a configured rule needs.
+    option_types: Mapping[str, str] | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, overrides: dict) -> Rule:
         """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated).
 
         A list option can be replaced (``names = [...]``) or extended (``extend-names = [...]``).
         """
-        from ctxlint.checks import STRINGS, option_type_ok, registry
-
-        types = registry()[self.check].options
+        types = self.option_types
+        assert types is not None, f"{self.code} was loaded without its check's options (with_checks)"
         options = dict(self.options)
         severity = self.severity
         for key, value in overrides.items():
@@ -106,15 +139,21 @@ def builtin_rules_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).parent.parent / "rules"
 
 
-def load_catalogue(packs: Sequence[Path] = ()) -> dict[str, Rule]:
-    """All rules by code: the built-in catalogue, then each user pack in order."""
+# What each check declares: check name -> option name -> option type.
+CheckOptions = Mapping[str, Mapping[str, str]]
+
+
+def load_catalogue(packs: Sequence[Path] = (), checks: CheckOptions | None = None) -> dict[str, Rule]:
+    """All rules by code: the built-in catalogue, then each user pack in order. With ``checks``,
+    every rule is checked against its check as it loads (see :func:`with_checks`)."""
     rules: dict[str, Rule] = {}
     for directory in [builtin_rules_dir(), *packs]:
         if not directory.is_dir():
             raise CatalogueError(f"{directory}: rule pack directory not found")
         for path in sorted(directory.rglob("*.yaml")):
             rule = load_rule(path)
-            check_options(rule)
+            if checks is not None:
+                rule = with_check(rule, checks)
             if rule.code in rules:
                 raise CatalogueError(f"{path}: code {rule.code} is already used by {rules[rule.code].path}")
             clash = next((r for r in rules.values() if r.name == rule.name), None)
@@ -124,14 +163,18 @@ def load_catalogue(packs: Sequence[Path] = ()) -> dict[str, Rule]:
     return rules
 
 
-def check_options(rule: Rule) -> None:
-    """The rule names a check that exists and gives it exactly the options it declares."""
-    from ctxlint.checks import option_type_ok, registry
+def with_checks(catalogue: Mapping[str, Rule], checks: CheckOptions) -> dict[str, Rule]:
+    """The catalogue with each rule checked against its check (CatalogueError) and carrying the
+    check's option types; rules that already carry them are kept as they are."""
+    return {code: rule if rule.option_types is not None else with_check(rule, checks)
+            for code, rule in catalogue.items()}
 
-    checks = registry()
+
+def with_check(rule: Rule, checks: CheckOptions) -> Rule:
+    """The rule names a check that exists and gives it exactly the options it declares."""
     if rule.check not in checks:
         raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
-    types = checks[rule.check].options
+    types = checks[rule.check]
     missing = [name for name in types if name not in rule.options]
     if missing:
         raise CatalogueError(f"{rule.path}: option `{missing[0]}` is required by check `{rule.check}` "
@@ -143,6 +186,7 @@ def check_options(rule: Rule) -> None:
                                  f"(options: {known})")
         if not option_type_ok(types[name], value):
             raise CatalogueError(f"{rule.path}: option `{name}` must be {types[name]}")
+    return replace(rule, option_types=dict(types))
 
 
 def load_rule(path: Path) -> Rule:
@@ -238,3 +282,69 @@ def _example(path: Path, index: int, data) -> Example:
         raise CatalogueError(f"{path}: example {data['id']}: `files` must map paths to their text")
     return Example(str(data["id"]), str(data["file"]), str(data["source"]), tuple(expect), data.get("config") or {},
                    files)
+
+
+# --- choosing and configuring rules ------------------------------------------------------------
+
+
+def find_rule(catalogue: Mapping[str, Rule], key: str) -> Rule | None:
+    """A rule by code (any case) or by name."""
+    return catalogue.get(key.upper()) or next((r for r in catalogue.values() if r.name == key), None)
+
+
+def resolve(selectors: Iterable[str], catalogue: Mapping[str, Rule], what: str, preview: bool = True) -> set[str]:
+    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name.
+
+    Without ``preview``, ``ALL`` and prefixes leave preview rules out; naming a preview rule by
+    its full code or name still selects it (as ruff does for rules one opts into).
+    """
+    codes: set[str] = set()
+    for selector in selectors:
+        key = selector.strip()
+        if not key:
+            raise SelectionError(f"{what}: an empty rule selector selects nothing; remove it")
+        exact = {c for c, r in catalogue.items() if c == key.upper() or r.name == key}
+        if key.upper() == "ALL":
+            matched = set(catalogue)
+        else:
+            matched = exact or {c for c in catalogue if c.startswith(key.upper())}
+        if not matched:
+            raise SelectionError(f"{what}: unknown rule code or name `{selector}` (see `ctxlint rule`)")
+        codes |= {c for c in matched if preview or c in exact or not catalogue[c].preview}
+    return codes
+
+
+def merge_options(current: dict, table: Mapping) -> None:
+    """Apply one layer's option table: `name` replaces (and drops what extended it before),
+    `extend-name` adds to what earlier layers extended. Replacements apply first."""
+    for option, value in sorted(table.items(), key=lambda item: item[0].startswith("extend-")):
+        if option.startswith("extend-") and isinstance(current.get(option), list) and isinstance(value, list):
+            current[option] = current[option] + value
+        else:
+            current[option] = value
+            current.pop(f"extend-{option}", None)
+
+
+def family_options(catalogue: Mapping[str, Rule], family: str) -> set[str]:
+    """The options that some rule of ``family`` has (what ``[tool.ctxlint.trust]`` may set)."""
+    return {name for rule in catalogue.values() if rule.family == family for name in rule.option_types or ()}
+
+
+def rule_overrides(rule_options: Mapping[str, Mapping], families: Mapping[str, Mapping],
+                   catalogue: Mapping[str, Rule]) -> dict[str, dict]:
+    """Each rule's options and severity from the configuration, by code, in the order they
+    apply: the family table's options that the rule has (``families``: ``[trust]``), then its own
+    table (``rule_options``: tables keyed by code and by name, merged as written). The keys must
+    name rules of the catalogue (the configuration validated them)."""
+    merged: dict[str, dict] = {}
+    for code, rule in catalogue.items():
+        options = rule.option_types or {}
+        shared = {key: value for key, value in families.get(rule.family, {}).items()
+                  if key.removeprefix("extend-") in options}
+        if shared:
+            merged[code] = shared
+    for key, options in rule_options.items():
+        named = find_rule(catalogue, key)
+        assert named is not None  # validated
+        merge_options(merged.setdefault(named.code, {}), options)
+    return merged

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
-from ctxlint.cost import GitError, resolve_ref
+from ctxlint import git
+from ctxlint.git import GitError, resolve_ref
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _QUOTED_ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f", b"r": b"\r",
@@ -25,16 +25,11 @@ Changes = dict[str, "set[int] | None"]
 
 def _git(cwd: Path, *args: str) -> bytes:
     try:
-        done = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd, capture_output=True,
-                              check=False, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; --changed-since asks git what changed") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        if "not a git repository" in message.lower():
+        return git.run(cwd, "-c", "core.quotePath=false", *args, purpose="--changed-since asks git what changed")
+    except GitError as error:
+        if "not a git repository" in str(error).lower():
             raise GitError(f"{cwd}: not inside a git repository; --changed-since needs one") from None
-        raise GitError(message or f"git {args[0]} failed")
-    return done.stdout
+        raise
 
 
 def changed_lines(ref: str, cwd: Path) -> Changes:

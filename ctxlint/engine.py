@@ -14,92 +14,27 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint import analysis, directives, frontends
 from ctxlint.analysis.volatility import Volatility
-from ctxlint.catalogue import CatalogueError, Rule
-from ctxlint.checks import registry
-from ctxlint.config import Settings, rule_overrides
+from ctxlint.catalogue import Rule, with_checks
+from ctxlint.checks import option_types, registry
+from ctxlint.config import Settings, configured_rules
 from ctxlint.context import CheckContext, in_scope
 from ctxlint.directives import SuppressionUse
-from ctxlint.discover import glob_any, glob_match, special_file
-from ctxlint.model import Confidence, Finding, ParsedFile, Span, map_spans
+from ctxlint.discover import special_file
+from ctxlint.filters import Selection
+from ctxlint.model import Finding, ParsedFile, Span, map_spans
+from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
 if TYPE_CHECKING:
     from ctxlint.cache import ResultCache
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
-
-
-class SelectionError(Exception):
-    """A rule selector (``--select``, ``ignore``, ``per-file-ignores``) that names no rule."""
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the user should know that is not a finding (a skipped file)."""
-
-    path: str
-    message: str
-
-
-@dataclass(frozen=True)
-class InternalError:
-    """A ctxlint bug met on one file: not a finding, so no suppression or fail level hides it."""
-
-    path: str
-    cause: str  # one line: the exception's type and message
-
-    @classmethod
-    def from_exception(cls, path: str, error: BaseException) -> InternalError:
-        text = " ".join(str(error).split())
-        if len(text) > 200:
-            text = text[:199] + "…"
-        return cls(path, f"{type(error).__name__}: {text}" if text else type(error).__name__)
-
-
-@dataclass
-class LintResult:
-    findings: list[Finding] = field(default_factory=list)
-    notices: list[Notice] = field(default_factory=list)
-    files_checked: int = 0
-    baselined: int = 0  # findings left out because the baseline holds them
-    # Results computed (not served from the cache) in this run: (cache key, display path, entry).
-    fresh: list[tuple[str, str, dict]] = field(default_factory=list)
-    errors: list[InternalError] = field(default_factory=list)
-
-    def add(self, other: LintResult) -> None:
-        self.findings += other.findings
-        self.notices += other.notices
-        self.files_checked += other.files_checked
-        self.fresh += other.fresh
-        self.errors += other.errors
-
-
-def resolve(selectors: list[str], catalogue: dict[str, Rule], what: str, preview: bool = True) -> set[str]:
-    """The codes that selectors name: ``ALL``, a code, a code prefix (``CTX1``) or a rule name.
-
-    Without ``preview``, ``ALL`` and prefixes leave preview rules out; naming a preview rule by
-    its full code or name still selects it (as ruff does for rules one opts into).
-    """
-    codes: set[str] = set()
-    for selector in selectors:
-        key = selector.strip()
-        if not key:
-            raise SelectionError(f"{what}: an empty rule selector selects nothing; remove it")
-        exact = {c for c, r in catalogue.items() if c == key.upper() or r.name == key}
-        if key.upper() == "ALL":
-            matched = set(catalogue)
-        else:
-            matched = exact or {c for c in catalogue if c.startswith(key.upper())}
-        if not matched:
-            raise SelectionError(f"{what}: unknown rule code or name `{selector}` (see `ctxlint rule`)")
-        codes |= {c for c in matched if preview or c in exact or not catalogue[c].preview}
-    return codes
 
 
 class Linter:
@@ -114,27 +49,12 @@ class Linter:
                  ignore: Sequence[str] = ()):
         self.settings = settings
         self._root = settings.root.resolve()  # once, not for every file: resolving is a syscall per part
-        overrides = rule_overrides(settings, catalogue)  # validates codes and options first
-        preview = settings.preview
-        if select is not None:
-            chosen = resolve(select, catalogue, "--select", preview=preview)
-        else:
-            chosen = resolve(settings.select, catalogue, "select", preview=preview)
-            chosen |= resolve(settings.extend_select, catalogue, "extend-select", preview=preview)
-        chosen -= resolve(settings.ignore, catalogue, "ignore")
-        chosen -= resolve(list(ignore), catalogue, "--ignore")
-        self.per_file_ignores = [
-            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
-            for glob, codes in settings.per_file_ignores.items()
-        ]
+        catalogue = with_checks(catalogue, option_types())
+        configured = configured_rules(settings, catalogue)  # validates codes and options first
+        self.selection = Selection(settings, catalogue, select, ignore)
         checks = registry()
-        configured = {}
-        for code, rule in catalogue.items():
-            configured[code] = rule.with_overrides(overrides.get(code, {}))
-            if rule.check not in checks:
-                raise CatalogueError(f"{rule.path}: check `{rule.check}` does not exist")
         self.catalogue = configured  # every rule with the user's options and severity
-        self.rules: list[Rule] = [configured[code] for code in sorted(chosen)]
+        self.rules: list[Rule] = [configured[code] for code in sorted(self.selection.codes)]
         # What counts as volatile is defined once, by the rules that report it (CTX101, CTX102),
         # and shared with every check that needs it, selected or not.
         self.volatility = Volatility.from_rules(r for r in configured.values() if r.check == "volatile_in_prefix")
@@ -194,7 +114,7 @@ class Linter:
         except BaseException as error:  # a bug on one file must not stop, or hide in, an audit
             if _debugging():
                 raise
-            result.errors.append(InternalError.from_exception(_display(path), error))
+            result.errors.append(InternalError.from_exception(display_path(path), error))
 
     def _lint_path(self, path: Path, result: LintResult, cache: ResultCache | None) -> None:
         loaded = self._load(path, result.notices)
@@ -223,11 +143,11 @@ class Linter:
     def _load(self, path: Path, notices: list[Notice]) -> tuple[str, str, str, bytes] | None:
         """A file's display path, path relative to its root, format and bytes; None when no
         front-end takes it or it is skipped (with a notice)."""
-        relpath = _relative(path, self._root)
+        relpath = relative_path(path, self._root)
         fmt = frontends.format_for(relpath, self.settings)
         if fmt is None:
             return None
-        display = _display(path)
+        display = display_path(path)
         data = self._read(path, display, notices)
         return None if data is None else (display, relpath, fmt, data)
 
@@ -244,10 +164,10 @@ class Linter:
         ctxlint fails on to :attr:`parse_errors`.
         """
         for path in files:
-            relpath = _relative(path, self._root)
+            relpath = relative_path(path, self._root)
             if frontends.format_for(relpath, self.settings) is None:
                 continue
-            display = _display(path)
+            display = display_path(path)
             data = self._read(path, display, notices if notices is not None else [])
             if data is None:
                 continue
@@ -282,16 +202,6 @@ class Linter:
         settings = self.settings
         return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
 
-    def _scope(self, relpath: str) -> str:
-        """Where ``relpath`` is: "test" or "example" code, or "code". A file the user's `formats`
-        globs name is code whatever its folder: a team that points ctxlint at its tool snapshots
-        wants them judged."""
-        settings = self.settings
-        for scope, globs in (("test", settings.test_paths), ("example", settings.example_paths)):
-            if glob_any(globs, relpath):
-                return "code" if any(glob_any(g, relpath) for g in settings.formats.values()) else scope
-        return "code"
-
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable, binary or not
         a regular file (reading a FIFO would wait forever)."""
@@ -299,19 +209,19 @@ class Linter:
             status = path.stat()
             kind = special_file(status.st_mode)
             if kind is not None:
-                notices.append(Notice(display, f"skipped: {kind}, not a regular file"))
+                notices.append(Notice(display, f"skipped: {kind}, not a regular file", unread=True))
                 return None
             size = status.st_size
             if size > self.settings.max_file_bytes:
                 notices.append(Notice(display, f"skipped: {size:,} bytes is over the "
-                                               f"{self.settings.max_file_bytes:,}-byte limit"))
+                                               f"{self.settings.max_file_bytes:,}-byte limit", unread=True))
                 return None
             data = path.read_bytes()
         except OSError as error:
-            notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})"))
+            notices.append(Notice(display, f"skipped: cannot read ({error.strerror or error})", unread=True))
             return None
         if b"\0" in data[:8192]:
-            notices.append(Notice(display, "skipped: binary file"))
+            notices.append(Notice(display, "skipped: binary file", unread=True))
             return None
         return data
 
@@ -349,10 +259,8 @@ class Linter:
         source, source_fmt = (embedded.text, embedded.fmt) if embedded else (text, fmt)
         found = directives.scan(source, source_fmt, parsed.path)
         found.resolve_names(self._names)
-        skipped = set()
-        for glob, codes in self.per_file_ignores:
-            if glob_match(glob, relpath):
-                skipped |= codes
+        selection = self.selection
+        skipped = selection.ignored_in(relpath)
         ran = [rule for rule in self.rules if rule.code not in skipped]
         for rule in ran:
             check = self._checks[rule.check]
@@ -369,26 +277,27 @@ class Linter:
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:
             self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
-        scope = self._scope(relpath)
+        scope = selection.scope(relpath)
         if scope != "code":
             findings = [in_scope(f, scope) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused
         # under one --confidence and used under another.
-        floor = Confidence(self.settings.confidence).rank
         kept: list[Finding] = []
         used: set[tuple[int, str | None]] = set()
         index = {id(s): i for i, s in enumerate(found.suppressions)}
-        shown = frozenset(c for c in Confidence if c.rank >= floor)
         unique = _unique(findings)
         if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
-            kept = [finding for finding in unique if finding.confidence in shown]
+            kept = [finding for finding in unique if selection.reported(finding)]
         else:
+            looked_up: set[tuple[int, str]] = set()  # findings of one rule on one line use the same suppressions
             for finding in unique:
-                hits = found.covering(finding)
-                used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
-                if not hits and finding.confidence in shown:
+                if (finding.span.line, finding.code) not in looked_up:
+                    looked_up.add((finding.span.line, finding.code))
+                    hits = found.covering(finding)
+                    used.update((index[id(s)], found.code_of(ref) if ref else None) for s, ref in hits)
+                if not found.covers(finding) and selection.reported(finding):
                     kept.append(finding)
         audits = [rule for rule in ran if self._checks[rule.check].scope == "suppressions"]
         if audits and (found.suppressions or found.malformed):
@@ -399,7 +308,7 @@ class Linter:
                 audit: list[Finding] = []
                 self._checks[rule.check].function(use, CheckContext(rule, self.settings, self.volatility, found,
                                                                     audit.append))
-                kept += [f for f in audit if not found.covering(f)]  # `ignore[CTX002]` silences it
+                kept += [f for f in audit if not found.covers(f)]  # `ignore[CTX002]` silences it
         # Searched once per distinct text: thousands of findings of one rule share a few wordings.
         texts = {finding.message for finding in kept} | {step.text for finding in kept for step in finding.evidence}
         if any(_LONE_SURROGATE.search(text) for text in texts):
@@ -503,7 +412,7 @@ def _lint_in_workers(work: list[tuple[Path, Linter]], jobs: int, cache: ResultCa
                 try:
                     result.add(pool.submit(_lint_chunk, range(index, index + 1)).result())
                 except BrokenProcessPool:
-                    result.errors.append(InternalError(_display(work[index][0]), (
+                    result.errors.append(InternalError(display_path(work[index][0]), (
                         "the process linting this file died (killed by the operating system, "
                         "or a crash in a native library)")))
     finally:
@@ -533,17 +442,3 @@ def _can_fork() -> bool:
     import multiprocessing
 
     return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _relative(path: Path, resolved_root: Path) -> str:
-    try:
-        return path.resolve().relative_to(resolved_root).as_posix()
-    except ValueError:
-        return path.name
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)

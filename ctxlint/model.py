@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from enum import Enum
 from typing import TypeVar
 
+from ctxlint.numbers import token_count
+
 T = TypeVar("T")
 
 
@@ -225,11 +227,20 @@ class Breakpoint:
 
 @dataclass(frozen=True, slots=True)
 class OutputLimit:
-    """The request's output reserve (``max_tokens`` and its spellings) and where it is set."""
+    """The request's output reserve (``max_tokens`` and its spellings) and where it is set.
+
+    ``value`` is None when the code gives no number ctxlint can use: whatever a front-end read,
+    a value that is not a token count (``10**5000``, thousands of digits) is kept as None, so no
+    check or report does arithmetic on it or prints it.
+    """
 
     key: str
     value: int | None
     span: Span
+
+    def __post_init__(self) -> None:
+        if self.value is not None and token_count(self.value) is None:
+            object.__setattr__(self, "value", None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +336,9 @@ class Request:
     # unset) and the located steps that show it.
     reserve_kind: str = ""
     reserve_evidence: tuple[Evidence, ...] = ()
+    # Parts the request sends from a value the source does not show (``tools=json.load(f)``),
+    # each as the report names it: ``tools from `json.load(f)```. Counts are then lower bounds.
+    unseen: tuple[str, ...] = ()
 
     def slots(self) -> list[Segment]:
         return [s for s in self.segments if s.slot is not None]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ctxlint.catalogue import Rule, load_catalogue
+from ctxlint.checks import option_types
 from ctxlint.config import Layer, Resolver, Settings, validate_rules
 from ctxlint.discover import Scope, collect
 from ctxlint.engine import Linter
@@ -29,7 +30,7 @@ class Project:
         """The built-in rules plus the settings' rule packs (CatalogueError when one is broken)."""
         key = tuple(settings.rule_packs)
         if key not in self._catalogues:
-            self._catalogues[key] = load_catalogue(list(key))
+            self._catalogues[key] = load_catalogue(list(key), option_types())
         return self._catalogues[key]
 
     def _validate(self, settings: Settings) -> None:
@@ -47,7 +48,7 @@ class Project:
         return linter
 
     def scope(self, directory: Path) -> Scope:
-        settings = self.resolver.for_path(directory)
+        settings = self.resolver.for_directory(directory)
         scope = self._scopes.get(id(settings))
         if scope is None:
             scope = self._scopes[id(settings)] = Scope(
@@ -57,7 +58,7 @@ class Project:
     def files(self, paths: Sequence[str | os.PathLike[str]],
               notices: list[tuple[Path, str]] | None = None) -> list[tuple[Path, Settings]]:
         """The files to lint under ``paths``, each with the settings of the directory it is in."""
-        return [(path, self.resolver.for_path(path.parent)) for path in collect(paths, self.scope, notices)]
+        return [(path, self.resolver.for_directory(path.parent)) for path in collect(paths, self.scope, notices)]
 
     def merged_catalogue(self) -> dict[str, Rule]:
         """Every rule as configured in the run's settings (the first configuration wins), for

@@ -135,7 +135,7 @@ def _look_up(database: sqlite3.Connection, candidates: list[bytes]) -> dict[byte
 def _encoding(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     import tiktoken
 
-    from ctxlint.tokens import encoding_spec
+    from ctxlint.tokens.encodings import encoding_spec
 
     return tiktoken.Encoding(f"{name}-subset", pat_str=encoding_spec(name).pat_str, mergeable_ranks=ranks,
                              special_tokens={})
@@ -157,7 +157,7 @@ def _open(name: str) -> _Index | None:
         import sqlite3
     except ImportError:  # Python built without SQLite
         return None
-    from ctxlint.tokens import encoding_spec
+    from ctxlint.tokens.encodings import encoding_spec
 
     directory = _directory()
     if directory is None:
@@ -186,7 +186,7 @@ def _build(name: str, path: Path) -> bool:
     """Write the index of ``name`` from the verified BPE data; False when it cannot be written."""
     import sqlite3
 
-    from ctxlint.tokens import encoding_spec, load_ranks
+    from ctxlint.tokens.encodings import encoding_spec, load_ranks
 
     spec = encoding_spec(name)
     ranks = load_ranks(name)

@@ -3,9 +3,13 @@ run ``ctxlint`` on it as a subprocess, exactly as a user or CI would."""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +35,11 @@ NO_RESERVE_MESSAGE = (
 CLEAN_TEMPLATE = "You are the support assistant for Northwind.\nQuestion: {{ question }}\n"
 
 
+# The first line of a finding in the text report: ``path:line:col: CODE`` (``path:cell N:…`` in
+# a notebook).
+FINDING_LINE = re.compile(r"^\S+:(cell \d+:)?\d+:\d+: [A-Z]+\d+ ")
+
+
 @dataclass
 class Run:
     code: int
@@ -43,8 +52,9 @@ class Run:
 
     @property
     def located(self) -> list[str]:
-        """The finding lines cut to ``path:line:col: CODE`` (the summary line dropped)."""
-        return [" ".join(line.split(" ", 2)[:2]) for line in self.lines[:-1]]
+        """The findings' first lines cut to ``path:line:col: CODE`` (source lines, wrapped
+        messages and the summary dropped)."""
+        return [" ".join(line.split(" ", 2)[:2]) for line in self.lines if FINDING_LINE.match(line)]
 
     @property
     def err_lines(self) -> list[str]:
@@ -119,6 +129,45 @@ class Project:
             for args, run in zip(arg_lists, runs):
                 run.assert_no_crash(args)
         return runs
+
+
+# Seconds to wait for the package registry before the tests that install from it are skipped.
+REGISTRY_TIMEOUT = 5
+
+
+def package_index() -> str:
+    """The index pip installs from: PIP_INDEX_URL, else pip's configured index-url, else PyPI."""
+    url = os.environ.get("PIP_INDEX_URL")
+    if not url:
+        listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                                timeout=60, check=False).stdout
+        found = re.search(r"^[^\s=]*\.index-url='([^']+)'", listed, re.MULTILINE)
+        url = found.group(1) if found else "https://pypi.org/simple/"
+    return url.split()[0]
+
+
+@functools.cache
+def registry_unreachable() -> str | None:
+    """Why the package registry cannot be reached (None when it can): asked once, with a short
+    timeout, so a suite without network skips the install tests instead of waiting on pip."""
+    index = package_index()
+    if index.startswith("file:"):
+        return None if Path(urllib.request.url2pathname(index[5:])).is_dir() else f"{index} does not exist"
+    try:
+        urllib.request.urlopen(index.rstrip("/") + "/pip/", timeout=REGISTRY_TIMEOUT).close()
+    except urllib.error.HTTPError as error:
+        return None if error.code < 500 else f"{index} answered {error.code}"
+    except (OSError, ValueError) as error:
+        return f"{index} cannot be reached in {REGISTRY_TIMEOUT} s ({getattr(error, 'reason', error)})"
+    return None
+
+
+@pytest.fixture
+def package_registry() -> None:
+    """For tests that install packages with pip: skip them when the registry cannot be reached."""
+    reason = registry_unreachable()
+    if reason is not None:
+        pytest.skip(f"needs the package registry: {reason}")
 
 
 def pytest_configure(config):

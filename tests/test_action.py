@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ctxlint.report.cost_markdown import COMMENT_MARKER
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((CHECKOUT / "action.yml").read_text(encoding="utf-8"))
 GIT = shutil.which("git")
@@ -157,7 +159,10 @@ def _read_outputs(path: Path) -> dict[str, str]:
     return outputs
 
 
-def run_action(with_: dict, github: dict, workdir: Path, env: dict[str, str]) -> ActionRun:
+def run_action(with_: dict, github: dict, workdir: Path, env: dict[str, str],
+               failing: frozenset[str] = frozenset()) -> ActionRun:
+    """Run the action's steps as the runner would; the ``uses:`` steps named in ``failing`` fail
+    (an upload to a repository without code scanning), honouring ``continue-on-error``."""
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     unknown = set(with_) - set(inputs)
     assert not unknown, f"inputs the action does not declare: {unknown}"
@@ -171,6 +176,8 @@ def run_action(with_: dict, github: dict, workdir: Path, env: dict[str, str]) ->
         run.ran.append(step["name"])
         if "uses" in step:
             run.used.append((step["uses"], {k: substitute(v, context) for k, v in step.get("with", {}).items()}))
+            if step["uses"] in failing and not step.get("continue-on-error"):
+                run.failed = True
             continue
         assert step["shell"] == "bash"
         if step.get("id") == "install":
@@ -186,7 +193,7 @@ def run_action(with_: dict, github: dict, workdir: Path, env: dict[str, str]) ->
         if step.get("id"):
             run.steps[step["id"]] = _read_outputs(outputs_file)
             context["steps"][step["id"]] = {"outputs": run.steps[step["id"]]}
-        if done.returncode != 0:
+        if done.returncode != 0 and not step.get("continue-on-error"):
             run.failed = True
     run.outputs = {name: substitute(spec["value"], context) for name, spec in ACTION["outputs"].items()}
     return run
@@ -284,16 +291,48 @@ def test_readme_workflow_uses_the_action_as_declared_and_runs(tmp_path):
     github = {"event_name": "pull_request", "token": "t", "event": {"pull_request": {"base": {"sha": base}, "number": 7}}}
     run = run_action(action_step["with"], github, repo, env)
     assert not run.failed, run.log
+    # The comment step, twice, with a stand-in `gh` that records its calls: the first push adds
+    # the report; on the next, the comment the report marks is found and edited in place.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "gh").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$GH_ARGS"\n', encoding="utf-8")
+    (bin_dir / "gh").write_text(
+        '#!/bin/sh\nprintf "%s\\n" "$*" >> "$GH_CALLS"\n'
+        'if [ "$1 $3" = "api --paginate" ]; then printf "%s" "$GH_EXISTING"; fi\n', encoding="utf-8")
     (bin_dir / "gh").chmod(0o755)
+    github["repository"] = "acme/support"
     context = {"github": github, "steps": {"ctxlint": {"outputs": run.outputs}}, "failed": run.failed, "inputs": {}}
     assert evaluate(comment_step["if"], context) is True
-    comment_env = {**env, **{k: substitute(v, context) for k, v in comment_step["env"].items()},
-                   "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}", "GH_ARGS": str(tmp_path / "gh-args")}
-    done = subprocess.run(["bash", "-eo", "pipefail", "-c", comment_step["run"]], cwd=repo, env=comment_env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "gh-args").read_text(encoding="utf-8").split("\n")[:5] == [
-        "pr", "comment", "7", "--body-file", "ctxlint-cost.md"]
+    report = (repo / run.outputs["cost-report"]).read_text(encoding="utf-8")
+    assert report.startswith(f"{COMMENT_MARKER}\n## ctxlint cost") and COMMENT_MARKER in comment_step["run"]
+    calls = tmp_path / "gh-calls"
+    for existing in ("", "1001\n1002\n"):
+        comment_env = {**env, **{k: substitute(v, context) for k, v in comment_step["env"].items()},
+                       "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}", "GH_CALLS": str(calls), "GH_EXISTING": existing}
+        done = subprocess.run(["bash", "-eo", "pipefail", "-c", comment_step["run"]], cwd=repo, env=comment_env,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+    first_list, created, second_list, edited = calls.read_text(encoding="utf-8").splitlines()
+    assert first_list.startswith("api repos/acme/support/issues/7/comments --paginate --jq ") == \
+        second_list.startswith("api repos/acme/support/issues/7/comments --paginate --jq ") is True
+    assert created == "pr comment 7 --body-file ctxlint-cost.md"
+    assert edited == "api --method PATCH repos/acme/support/issues/comments/1002 -F body=@ctxlint-cost.md"
+
+
+def test_sarif_upload_never_fails_a_fork_or_a_repository_without_code_scanning(tmp_path):
+    repo, env, base = _pull_request(tmp_path, PERSONA + "Question: {{ question }}\n", "Find an order by number.")
+    upload = "github/codeql-action/upload-sarif@v3"
+    fork = {"repository": "acme/support", "event": {"pull_request": {
+        "base": {"sha": base}, "head": {"repo": {"full_name": "someone/support"}}}}}
+    run = run_action({}, fork, repo, env, failing=frozenset({upload}))
+    assert not run.failed, run.log
+    assert "Upload SARIF to code scanning" not in run.ran and "ctxlint cost --compare" in run.ran
+    # The same repository, without code scanning: the upload runs, fails, and the job passes.
+    own = {"repository": "acme/support", "event": {"pull_request": {
+        "base": {"sha": base}, "head": {"repo": {"full_name": "acme/support"}}}}}
+    run = run_action({}, own, repo, env, failing=frozenset({upload}))
+    assert "Upload SARIF to code scanning" in run.ran and not run.failed, run.log
+    # A finding still fails it.
+    repo2, env2, base2 = _pull_request(tmp_path / "second", "Current time: {{ now() }}\n" + PERSONA, "Find it.")
+    own["event"]["pull_request"]["base"]["sha"] = base2
+    run = run_action({}, own, repo2, env2, failing=frozenset({upload}))
+    assert run.failed and "ctxlint check failed (exit 1)" in run.log

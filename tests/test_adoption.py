@@ -38,7 +38,7 @@ def test_baseline_on_the_examples_reports_nothing_then_one_new_finding(project):
     written = json.loads((project.root / "ctxlint-baseline.json").read_text(encoding="utf-8"))
     count = len(written["findings"])
     assert first.err_lines == [f"Wrote {count} findings to ctxlint-baseline.json."]
-    assert written["ctxlint-baseline"] == 1 and count == len(plain.lines) - 1 > 20
+    assert written["ctxlint-baseline"] == 1 and count == len(plain.located) > 20
     entry = written["findings"][0]
     assert list(entry) == ["fingerprint", "code", "path", "line", "confidence", "message"]
 
@@ -54,10 +54,38 @@ def test_baseline_on_the_examples_reports_nothing_then_one_new_finding(project):
 
     # One new finding: it alone is reported.
     (project.root / "examples/rag/new_prompt.j2").write_text(CLOCK_TEMPLATE, encoding="utf-8")
-    one = project.run("check", "examples", "--baseline", "ctxlint-baseline.json")
+    one = project.run("check", "examples", "--baseline", "ctxlint-baseline.json", "--output-format", "concise")
     assert one.code == 1
     assert one.lines[0] == f"examples/rag/new_prompt.j2:1:15: CTX101 {CLOCK_MESSAGE}"
     assert one.lines[1].startswith(f"Found 1 finding (1 error) in {files + 1} files.")
+
+
+def test_baseline_in_the_configuration_is_used_by_check_from_any_directory(project):
+    """`baseline = "…"` in the configuration: a legacy repository adopts the hook on day one
+    (`ctxlint check --write-baseline` writes it, every later run reads it), issue 25."""
+    project.write({
+        "pyproject.toml": '[tool.ctxlint]\nbaseline = "ctxlint-baseline.json"\n',
+        "prompts/old.j2": CLOCK_TEMPLATE,
+    })
+    missing = project.run("check")
+    assert (missing.code, missing.err_lines) == (
+        2, ["ctxlint: error: ctxlint-baseline.json: baseline file not found (create it with --write-baseline)"])
+    written = project.run("check", "--write-baseline")
+    assert (written.code, written.err_lines) == (0, ["Wrote 1 finding to ctxlint-baseline.json."])
+    clean = project.run("check", "prompts/old.j2")
+    assert (clean.code, clean.lines) == (0, ["All checks passed (1 file checked). 1 finding in the baseline not shown."])
+    (project.root / "prompts/new.j2").write_text(CLOCK_TEMPLATE, encoding="utf-8")
+    root, inside = project.run("check", "prompts", "--output-format", "concise"), project.run("check", cwd="prompts")
+    assert root.code == 1 and root.lines == [
+        f"prompts/new.j2:1:15: CTX101 {CLOCK_MESSAGE}",
+        "Found 1 finding (1 error) in 2 files. 1 finding in the baseline not shown."]
+    assert inside.code == 1 and inside.lines[0] == f"new.j2:1:15: CTX101 {CLOCK_MESSAGE}"
+    explicit = project.run("check", "--baseline", "nowhere.json")  # the command line wins
+    assert explicit.err_lines == ["ctxlint: error: nowhere.json: baseline file not found (create it with "
+                                  "--write-baseline)"]
+    without = Project(project.root / "elsewhere").write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": ""})
+    assert without.run("check", "--write-baseline").err_lines == [
+        'ctxlint: error: --write-baseline needs a FILE, or `baseline = "FILE"` in the configuration']
 
 
 ESTIMATE = "def estimate_{name}_tokens(text: str) -> int:\n    return len(text) // 4\n\n\n"

@@ -101,6 +101,10 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # 2,400 suppressions on one line, 70 KB: 10 s, each finding on the line matched against every one.
     "suppressions on one line": ("rules.j2", lambda n: "Web page: {{ now() }}\n" + "{# ctxlint: ignore[CTX101] #}" * n
                                  + "\n", 5_000, {"CTX002": 5_000}),
+    # 20,000 suppressions without codes on one line, 420 KB: 19 s, each unused-suppression finding on
+    # the line listing every suppression that covers it (found by benchmarks/fuzz.py, issue 25).
+    "bare suppressions on one line": ("rules.j2", lambda n: "Be brief.\n" + "{# ctxlint: ignore #}" * n + "\n",
+                                      20_000, {}),
     # A slot and then one line of 20,000 spaces: 13 s in the regular expression that finds BEGIN/END
     # marker lines, its two runs of blanks splitting the line every way (found by benchmarks/fuzz.py;
     # work in C, which the step count misses).
@@ -282,7 +286,7 @@ def tool_catalogue(tools: int) -> str:
 def test_each_tool_of_a_catalogue_is_rendered_once_per_lint(monkeypatch, model):
     # Four tool checks and the budget check each measure the catalogue, by bytes and then by
     # tokens; rendering every tool in each of those passes made a 1 MB catalogue take 3.5 s.
-    from ctxlint.analysis import accounting
+    from ctxlint.analysis.accounting import tools as accounting
 
     rendered: list[str | None] = []
 
@@ -300,7 +304,7 @@ def test_each_tool_of_a_catalogue_is_rendered_once_per_lint(monkeypatch, model):
 
 
 def test_the_kept_renderings_are_bounded(monkeypatch):
-    from ctxlint.analysis import accounting
+    from ctxlint.analysis.accounting import tools as accounting
 
     monkeypatch.setattr(accounting, "RENDERED_CHARS", 2_000)
     lint("tools.yaml", tool_catalogue(600))
@@ -452,3 +456,27 @@ def test_schema_composition_is_read_once_per_definition():
     (finding,) = lint("tools.json", references_fanning_out(25))  # 6**25 paths
     assert finding.code == "CTX505" and "lists `missing`, not defined" in finding.message
     assert growth(lambda n: lambda: lint("tools.json", references_fanning_out(n)), 7) < 1.3
+
+
+def test_the_command_line_on_bare_suppressions_on_one_line_works_in_linear_steps(tmp_path):
+    """`ctxlint check` as a subprocess on 2,000 and 8,000 bare suppressions on one line: the same
+    output, and four times the input costs about four times the steps (issue 25)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from steps import count_steps; from ctxlint.cli import main\n"
+        "for n in (2000, 8000):\n"
+        "    open(f'{n}.j2', 'w').write('Be brief.\\n' + '{# ctxlint: ignore #}' * n + '\\n')\n"
+        "main(['check', '--no-cache', '--select', 'ALL', '--preview', '2000.j2'])  # modules loaded before counting\n"
+        "small, code = count_steps(lambda: main(['check', '--no-cache', '--select', 'ALL', '--preview', '2000.j2']))\n"
+        "large, _ = count_steps(lambda: main(['check', '--no-cache', '--select', 'ALL', '--preview', '8000.j2']))\n"
+        "print(f'exit {code}, growth {large / (small * 4):.1f}')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["All checks passed (1 file checked)."] * 3
+    exit_code, growth_text = lines[3].split(", ")
+    assert exit_code == "exit 0" and float(growth_text.removeprefix("growth ")) < 1.3, lines[3]

@@ -27,12 +27,14 @@ from ctxlint.budget.simulate import (
     simulate_file,
     words_for,
 )
+from ctxlint.catalogue import load_catalogue
+from ctxlint.checks import option_types
 from ctxlint.config import ConfigError, Settings, load_settings
 from ctxlint.tokens import count_tokens, lookup_model
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "budget"
 GPT4O = Meter(lookup_model("gpt-4o"), "o200k_base")
-WORDS = words_for(Settings(root=Path(".")))
+WORDS = words_for(Settings(root=Path(".")), load_catalogue(checks=option_types()))
 CONSTRAINTS = WORDS.constraints
 
 

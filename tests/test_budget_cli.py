@@ -111,7 +111,7 @@ def test_json_and_markdown(example):
 
 
 def test_the_rule_reports_the_same_losses_through_check(example):
-    run = example.run("check", "--select", "CTX206")
+    run = example.run("check", "--select", "CTX206", "--output-format", "concise")
     assert run.code == 1
     assert run.located == ["payout_review.yaml:20:1: CTX206", "payout_review.yaml:22:1: CTX206",
                            "payout_review.yaml:23:1: CTX206", "payout_review.yaml:24:1: CTX206"]
@@ -228,3 +228,26 @@ def test_the_result_cache_goes_stale_when_the_fixtures_change(example):
     second = example.run("check", "--select", "CTX206")
     assert (first.code, len(first.located)) == (1, 4)
     assert second.located == ["payout_review.yaml:20:1: CTX206", "payout_review.yaml:22:1: CTX206"]
+
+
+def test_without_fixtures_the_command_says_which_segments_are_empty_and_how_to_fill_them(project):
+    project.write({"payout_review.yaml": (EXAMPLE / "payout_review.yaml").read_text(encoding="utf-8"),
+                   "partial.json": json.dumps({"task": "Reconcile the June payouts.", "memory": ["Snapshot."]})})
+    bare, sized, partial, as_json = project.run_many([
+        ("budget", "payout_review.yaml"),
+        ("budget", "payout_review.yaml", "--size", "memory=300", "--size", "history=400"),
+        ("budget", "payout_review.yaml", "--fixtures", "partial.json"),
+        ("budget", "payout_review.yaml", "--output-format", "json"),
+    ])
+    assert bare.code == sized.code == 0 and partial.code == 1  # the fields partial.json lacks are lost
+    assert bare.lines[2:5] == [
+        "empty: `task`, `memory`, `history`, `tool_result` have no sample content, so their budgets are not",
+        "  tested; write payout_review.fixtures.yaml beside the prompt (or pass --fixtures FILE) with sample",
+        "  text per segment, or give a size: --size task=TOKENS"]
+    assert sized.lines[2].startswith("empty: `task`, `tool_result` have no sample content")
+    assert " ".join(line.strip() for line in partial.lines[2:4]).startswith(
+        "empty: `history`, `tool_result` have no sample content, so their budgets are not tested; add them "
+        "to partial.json")
+    assert json.loads(as_json.stdout)["requests"][0]["empty_segments"] == ["task", "memory", "history", "tool_result"]
+    project.write({"payout_review.fixtures.yaml": (EXAMPLE / "payout_review.fixtures.yaml").read_text(encoding="utf-8")})
+    assert not any(line.startswith("empty:") for line in project.run("budget", "payout_review.yaml").lines)

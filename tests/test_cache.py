@@ -38,7 +38,8 @@ def _plant(root: Path) -> int:
 def test_warm_runs_are_served_from_the_cache_until_an_input_changes(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'model = "gpt-4o"\n'})
     cold = project.run("check")
-    assert cold.lines == [f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}", "Found 1 finding (1 error) in 1 file."]
+    assert cold.located == ["a.j2:1:15: CTX101"] and cold.lines[0] == f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
+    assert cold.lines[-1] == "Found 1 finding (1 error) in 1 file."
     cache = project.root / ".ctxlint_cache"
     assert (cache / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
     assert (cache / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
@@ -63,7 +64,7 @@ def test_a_file_the_front_end_read_is_part_of_the_key(project):
     # config.json no longer sets max_tokens: skprompt.txt, unchanged itself, now has a finding.
     project.write({"Plugin/Chat/config.json": CONFIG_NONE})
     after = project.run("check")
-    assert [line.split(" ", 2)[:2] for line in after.lines[:-1]] == [["Plugin/Chat/skprompt.txt:1:1:", "CTX201"]]
+    assert after.located == ["Plugin/Chat/skprompt.txt:1:1: CTX201"]
     # And a config.json that did not exist and then appears: only skprompt.txt's lint reads it
     # (config.json linted on its own reports nothing), so the finding proves it was linted again.
     project.write({"Other/Fn/skprompt.txt": SKPROMPT})
@@ -95,6 +96,22 @@ def test_cache_location_and_no_cache(tmp_path):
     assert (elsewhere / "CACHEDIR.TAG").is_file() and not (project.root / ".ctxlint_cache").exists()
     project.run("check", "--no-cache")
     assert not (project.root / ".ctxlint_cache").exists()
+
+
+def test_the_cache_lives_at_the_project_root_whatever_the_working_directory(project):
+    """The nearest directory with a configuration or a .git holds .ctxlint_cache/, so runs from
+    any subfolder share one cache instead of leaving one in each (issue 25)."""
+    project.write({"app/prompts/a.j2": CLOCK_TEMPLATE, "pyproject.toml": '[tool.ctxlint]\nmodel = "gpt-4o"\n'})
+    (project.root / "lib/.git").mkdir(parents=True)
+    project.write({"lib/prompts/b.j2": CLOCK_TEMPLATE})
+    project.run("check", cwd="app/prompts")
+    project.run("check", ".", cwd="lib/prompts")
+    caches = sorted(p.relative_to(project.root).as_posix() for p in project.root.rglob(".ctxlint_cache"))
+    assert caches == [".ctxlint_cache", "lib/.ctxlint_cache"]
+    cold = project.run("check", cwd="app")
+    assert _plant(project.root) == 2
+    warm = project.run("check", cwd="app")
+    assert warm.lines[0] == f"prompts/a.j2:1:15: CTX101 {PLANTED}", cold.stdout
 
 
 def test_imported_modules_and_prompty_file_references_are_part_of_the_key(project):

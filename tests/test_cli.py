@@ -40,7 +40,7 @@ def test_empty_and_clean_directories_exit_0(project):
 
 def test_findings_exit_1_with_exact_lines_and_summary(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "b.prompty": NO_RESERVE_PROMPTY, "c.j2": CLEAN_TEMPLATE})
-    run = project.run("check")
+    run = project.run("check", "--output-format", "concise")
     assert run.code == 1
     assert run.lines == [CLOCK_LINE, RESERVE_LINE, "Found 2 findings (1 error, 1 warning) in 3 files."]
     assert run.stderr == ""
@@ -58,7 +58,7 @@ def test_fail_level_and_exit_zero(project):
         (("bad.j2", "--exit-zero"), 0),
         (("bad.j2", "--fail-level", "error", "--exit-zero"), 0),
     ]
-    runs = project.run_many([("check", *args) for args, _ in cases])
+    runs = project.run_many([("check", "--output-format", "concise", *args) for args, _ in cases])
     for (args, code), run in zip(cases, runs):
         assert run.code == code, args
         # The findings are reported whatever the exit code.
@@ -121,7 +121,7 @@ def test_binary_and_oversized_files_are_skipped_with_a_notice(project):
     })
     run = project.run("check")
     assert run.code == 0
-    assert run.lines == ["All checks passed (1 file checked)."]
+    assert run.lines == ["All checks passed (1 file checked, 2 skipped)."]
     assert run.err_lines == [
         "big.j2: skipped: 300 bytes is over the 200-byte limit",
         "bin.j2: skipped: binary file",
@@ -134,7 +134,7 @@ def test_non_utf8_and_malformed_templates_are_located_ctx001(project):
         "unclosed.j2": "You are the support assistant.\n{% for doc in documents %}\n{{ doc.text }}\n",
         "expr.j2": "Hello\nQuestion: {{ question + }}\nThanks\n",
     })
-    run = project.run("check")
+    run = project.run("check", "--output-format", "concise")
     assert run.code == 1
     assert run.lines == [
         "expr.j2:2:1: CTX001 unexpected 'end of print statement'",
@@ -317,7 +317,8 @@ def test_unused_suppressions_are_reported_and_fix_removes_them(project):
         # So does a misspelt directive; it is reported, with no fix to guess.
         "f.j2": "{# ctxlint: ignroe[CTX101] #}\n" + CLOCK_TEMPLATE,
     })
-    before, fixed, after = project.run("check"), project.run("check", "--fix"), project.run("check")
+    before, fixed, after = (project.run("check", "--output-format", "concise"), project.run("check", "--fix"),
+                            project.run("check"))
     assert before.located == [
         "a.j2:1:27: CTX002", "b.j2:1:1: CTX002", "e.j2:1:1: CTX002", "e.j2:2:15: CTX101",
         "f.j2:1:4: CTX002", "f.j2:2:15: CTX101", "service.py:2:1: CTX002", "service.py:4:44: CTX002",
@@ -350,3 +351,50 @@ def test_a_parsers_warnings_about_the_users_code_are_not_printed(project):
     assert result.code == 0, result.stderr
     assert result.stderr == ""
     assert "All checks passed (1 file checked)." in result.stdout
+
+
+PAGE_QA = '''import anthropic
+import requests
+
+client = anthropic.Anthropic()
+
+
+def answer(url: str, question: str) -> str:
+    page = requests.get(url, timeout=10).text
+    reply = client.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=600,
+        system="You answer questions about the product page below, for the customers of our shop.\\n" + page,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+'''
+
+
+def test_text_shows_the_source_line_a_caret_and_the_evidence_at_its_other_end(project):
+    """Issue 25: findings as ruff's full output shows them; concise keeps one line each; lines
+    wrap to the terminal's width."""
+    project.write({"shop/qa.py": PAGE_QA})
+    full, concise = project.run_many([("check", "--select", "CTX401"),
+                                      ("check", "--select", "CTX401", "--output-format", "concise")])
+    assert full.code == concise.code == 1
+    header = full.lines[0]
+    assert header.startswith("shop/qa.py:12:104: CTX401 `page` carries untrusted content (requests.get(...).text, "
+                             "line 8)")
+    assert full.lines[1:7] == [
+        "   |",
+        '12 |         system="You answer questions about the product page below, for the customers of our shop.\\n"'
+        " + page,",
+        "   |" + " " * 104 + "^^^^ CTX401",
+        "   |",
+        "   = source: requests.get(...).text (line 8)",
+        ""]
+    assert full.lines[-1] == "Found 1 finding (1 warning) in 1 file."
+    assert concise.lines == [header, "Found 1 finding (1 warning) in 1 file."]
+    # On a 60-column terminal (COLUMNS), every line fits: the message wraps, the source line is
+    # cut around the span, and the caret still points at it.
+    narrow = project.run("check", "--select", "CTX401", env={"COLUMNS": "60"})
+    assert max(len(line) for line in narrow.lines) <= 60 and narrow.lines[0] == header[:header.rindex(" ", 0, 61)]
+    source = next(i for i, line in enumerate(narrow.lines) if line.startswith("12 | "))
+    column = narrow.lines[source + 1].index("^")
+    assert source and narrow.lines[source][column:column + 4] == "page" and "…" in narrow.lines[source]

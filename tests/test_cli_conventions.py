@@ -22,8 +22,8 @@ CLOCK_LINE = f"a.j2:1:15: CTX101 {CLOCK_MESSAGE}"
 def test_python_dash_m_ctxlint_and_version(project):
     project.write({"a.j2": CLOCK_TEMPLATE})
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
-                            capture_output=True, text=True, env=env, check=False)
+    module = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2", "--output-format",
+                             "concise"], cwd=project.root, capture_output=True, text=True, env=env, check=False)
     assert (module.returncode, module.stdout.splitlines()) == (1, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."])
     short, long = project.run_many([("-V",), ("--version",)])
     assert (short.code, short.stdout) == (0, f"ctxlint {__version__}\n")
@@ -33,8 +33,8 @@ def test_python_dash_m_ctxlint_and_version(project):
 def test_output_file_quiet_and_fixable_marker(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "service.py": SERVICE, "big.j2": "x" * 3_000_001})
     to_file, quiet, quiet_file = project.run_many([
-        ("check", "a.j2", "service.py", "-o", "report.txt"),
-        ("check", "--quiet", "."),
+        ("check", "a.j2", "service.py", "-o", "report.txt", "--output-format", "concise"),
+        ("check", "--quiet", ".", "--output-format", "concise"),
         ("check", "-q", "--output-format", "json", "--output-file", "report.json"),
     ])
     text = (project.root / "report.txt").read_text(encoding="utf-8").splitlines()
@@ -53,10 +53,11 @@ def test_output_file_quiet_and_fixable_marker(project):
 
 def test_colour_on_request_and_never_in_files_or_pipes(project):
     project.write({"a.j2": CLOCK_TEMPLATE})
-    forced = project.run("check", "a.j2", env={"FORCE_COLOR": "1"})
-    both = project.run("check", "a.j2", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
-    piped = project.run("check", "a.j2")
-    to_file = project.run("check", "a.j2", "-o", "out.txt", env={"FORCE_COLOR": "1"})
+    concise = ("--output-format", "concise")
+    forced = project.run("check", "a.j2", *concise, env={"FORCE_COLOR": "1"})
+    both = project.run("check", "a.j2", *concise, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    piped = project.run("check", "a.j2", *concise)
+    to_file = project.run("check", "a.j2", "-o", "out.txt", *concise, env={"FORCE_COLOR": "1"})
     assert forced.lines[0] == (f"\x1b[1ma.j2\x1b[0m\x1b[2m:1:15:\x1b[0m \x1b[1;31mCTX101\x1b[0m {CLOCK_MESSAGE}")
     assert forced.lines[1] == "\x1b[1mFound 1 finding (1 error) in 1 file.\x1b[0m"
     assert both.lines == piped.lines == [CLOCK_LINE, "Found 1 finding (1 error) in 1 file."]
@@ -73,7 +74,8 @@ def test_colour_on_a_terminal_unless_no_color(project):
     def on_a_terminal(**env: str) -> tuple[int, list[str]]:
         leader, follower = pty.openpty()
         environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2"], cwd=project.root,
+        done = subprocess.run([sys.executable, "-m", "ctxlint", "check", "--preview", "a.j2", "--output-format",
+                               "concise"], cwd=project.root,
                               stdout=follower, stderr=subprocess.PIPE, env={**environment, "TERM": "xterm", **env},
                               timeout=60, check=False)
         os.close(follower)
@@ -101,7 +103,7 @@ def test_standard_input(project):
         "prompts/.keep": "",
     })
     named, dash, ignored, nameless, unknown, fixed, diff = (
-        project.run("check", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
+        project.run("check", "--stdin-filename", "prompts/a.j2", "--output-format", "concise", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", "--stdin-filename", "prompts/a.j2", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", "--stdin-filename", "legacy/a.j2", stdin=CLOCK_TEMPLATE),
         project.run("check", "-", stdin=CLOCK_TEMPLATE),
@@ -111,7 +113,9 @@ def test_standard_input(project):
     )
     assert (named.code, named.lines) == (1, [f"prompts/a.j2:1:15: CTX101 {CLOCK_MESSAGE}",
                                             "Found 1 finding (1 error) in 1 file."])
-    assert dash.stdout == named.stdout
+    # The full format shows the source line read from standard input (no such file on disk).
+    assert dash.lines[0] == named.lines[0] and dash.lines[-1] == named.lines[-1]
+    assert "1 | Current time: {{ now() }}" in dash.lines and not (project.root / "prompts/a.j2").exists()
     # The name decides the configuration too: per-file-ignores apply.
     assert (ignored.code, ignored.lines) == (0, ["All checks passed (1 file checked)."])
     assert (nameless.code, nameless.stdout) == (2, "")
@@ -189,12 +193,13 @@ def test_fifos_sockets_devices_and_symlink_loops_are_skipped_with_a_notice(proje
         "sub/b.j2: skipped: symbolic link loop",
         "sub/pipe.j2: skipped: a FIFO (named pipe), not a regular file",
     ]
-    assert given.code == 1 and given.located == ["ok.j2:1:15: CTX101"]
+    # Named on the command line, a file that is not read fails the run: a skip is not a pass.
+    assert given.code == 2 and given.located == ["ok.j2:1:15: CTX101"]
     assert given.err_lines == [
-        "device.j2: skipped: a character device, not a regular file",
-        "loop.j2: skipped: symbolic link loop",
-        "pipe.j2: skipped: a FIFO (named pipe), not a regular file",
-        "sock.j2: skipped: a socket, not a regular file",
+        "ctxlint: error: device.j2 was not read: a character device, not a regular file",
+        "ctxlint: error: loop.j2 was not read: symbolic link loop",
+        "ctxlint: error: pipe.j2 was not read: a FIFO (named pipe), not a regular file",
+        "ctxlint: error: sock.j2 was not read: a socket, not a regular file",
     ]
 
 
@@ -238,3 +243,74 @@ def test_gitlab_and_junit_reports(project):
     assert (clean.code, clean_root.get("tests"), clean_root.get("failures")) == (0, "1", "0")
     assert clean_root[0][0].get("name") == "ctxlint check (1 file)"
     assert clean_root[0][0].find("failure") is None
+
+
+# --- flags a ruff user already knows (issue 25) -----------------------------------------------------
+
+
+def test_every_subcommand_takes_output_format_output_file_and_no_cache(project):
+    project.write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'model = "gpt-4o"\n'})
+    runs = project.run_many([
+        ("check", "--output-format", "json", "-o", "check.json", "--no-cache", "a.j2"),
+        ("cost", "--output-format", "json", "-o", "cost.json", "--no-cache", "a.j2"),
+        ("cost", "--format", "json", "--output-file", "cost2.json", "a.j2"),  # --format stays an alias
+        ("budget", "a.j2", "--budget", "400", "--output-format", "json", "-o", "budget.json", "--no-cache"),
+        ("rule", "CTX101", "--output-format", "json", "-o", "rule.json", "--no-cache"),
+        ("rule", "--output-format", "json", "--no-cache"),
+        ("models", "gpt-4o", "--output-format", "json", "-o", "models.json", "--no-cache"),
+    ])
+    assert [(run.code, run.stdout) for run in runs[:5]] == [(1, ""), (0, ""), (0, ""), (0, ""), (0, "")]
+    check, cost, cost2, budget, rule = (json.loads((project.root / name).read_text(encoding="utf-8"))
+                                        for name in ("check.json", "cost.json", "cost2.json", "budget.json",
+                                                     "rule.json"))
+    assert [f["code"] for f in check] == ["CTX101"]
+    assert cost == cost2 and cost["totals"]["requests"] == 1
+    assert budget["requests"][0]["runs"][0]["budget"] == 400
+    assert (rule["code"], rule["name"], rule["preview"]) == ("CTX101", "volatile-in-prefix", True)
+    assert "what" in rule["docs"] and "names" in rule["options"]
+    listing = json.loads(runs[5].stdout)
+    assert runs[5].code == 0 and [r["code"] for r in listing][:3] == ["CTX001", "CTX002", "CTX101"]
+    assert (runs[6].code, runs[6].stdout) == (0, "")
+    assert json.loads((project.root / "models.json").read_text(encoding="utf-8"))["resolved"] == {"gpt-4o": "gpt-4o"}
+
+
+def test_show_files_lists_what_would_be_read_and_exits(project):
+    project.write({"b/a.j2": CLOCK_TEMPLATE, "a.prompty": NO_RESERVE_PROMPTY, "notes.txt": "not a prompt\n",
+                   "b/skip.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'exclude = ["b/skip.j2"]\n'})
+    check, cost = project.run_many([("check", "--show-files"), ("cost", "--show-files", "b")])
+    assert (check.code, check.lines, check.stderr) == (0, ["a.prompty", "b/a.j2"], "")
+    assert (cost.code, cost.lines) == (0, ["b/a.j2"])
+
+
+def test_a_warning_when_select_names_only_rules_that_will_not_run(project):
+    project.write({"a.j2": CLOCK_TEMPLATE})
+    project.preview = False
+    prefix, ignored, fine = project.run_many([("check", "--select", "CTX40", "a.j2"),
+                                              ("check", "--select", "CTX101,CTX2", "--ignore", "CTX101", "a.j2"),
+                                              ("check", "--select", "CTX101", "a.j2")])
+    assert (prefix.code, prefix.err_lines) == (0, [
+        "ctxlint: warning: --select CTX40 names only preview rules, which run with --preview or when selected by "
+        "full code or name; nothing it names will run (CTX401, CTX402, CTX403)"])
+    assert ignored.err_lines == [
+        "ctxlint: warning: --select CTX101 names only rules that `ignore` (or --ignore) turns off; nothing it names "
+        "will run (CTX101)"]
+    assert (fine.code, fine.stderr) == (1, "")
+
+
+def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
+    """A skip is not a pass (issue 25): a named file that is too large, binary or not a file ends
+    the run with exit 2 and the reason, whatever --exit-zero says; the summary counts skips."""
+    project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 200, "blob.json": b"\0\x01binary",
+                   "ctxlint.toml": "max-file-bytes = 180\n"})
+    named, zero, walked, cost = project.run_many([("check", "a.j2", "big.j2", "blob.json", "--output-format", "concise"),
+                                                  ("check", "--exit-zero", "big.j2"), ("check",),
+                                                  ("cost", "blob.json", "a.j2")])
+    errors = ["ctxlint: error: big.j2 was not read: 200 bytes is over the 180-byte limit",
+              "ctxlint: error: blob.json was not read: binary file"]
+    assert (named.code, named.lines, named.err_lines) == (
+        2, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file; 2 files skipped."], errors)
+    assert (zero.code, zero.lines, zero.err_lines) == (2, ["All checks passed (0 files checked, 1 skipped)."],
+                                                       errors[:1])
+    assert (walked.code, walked.lines[-1]) == (1, "Found 1 finding (1 error) in 1 file; 2 files skipped.")
+    assert walked.err_lines == ["big.j2: skipped: 200 bytes is over the 180-byte limit", "blob.json: skipped: binary file"]
+    assert (cost.code, cost.err_lines) == (2, errors[1:])

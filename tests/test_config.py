@@ -52,6 +52,51 @@ def test_nearest_config_wins_ctxlint_toml_first_and_pyproject_without_table_pass
     assert svc.located == ["svc/b.prompty:3:1: CTX201"]  # the nearer file wins outright
 
 
+def test_dot_ctxlint_toml_is_read_like_ctxlint_toml_and_first(project):
+    files = {"b.prompty": NO_RESERVE_PROMPTY, "bad.j2": BROKEN}
+    project.write({
+        ".ctxlint.toml": 'ignore = ["CTX001"]\n',  # as ruff reads .ruff.toml before ruff.toml
+        "ctxlint.toml": 'ignore = ["CTX201"]\n',
+        **files,
+        "app/.ctxlint.toml": 'select = ["CTX001"]\n',
+        **{f"app/{name}": text for name, text in files.items()},
+    })
+    root, app = project.run_many([("check", "b.prompty", "bad.j2"), ("check", "app")])
+    assert root.located == ["b.prompty:3:1: CTX201"]
+    assert app.located == ["app/bad.j2" + BROKEN_AT]
+
+
+def test_a_project_template_inside_the_tree_is_passed_over_with_a_notice(project):
+    """A cookiecutter template's pyproject.toml is not TOML; with no [tool.ctxlint] in it, it is
+    no configuration of ctxlint's, and the run goes on (issue 25)."""
+    template = "templates/{{cookiecutter.slug}}"
+    project.write({
+        "prompts/a.j2": CLOCK_TEMPLATE,
+        f"{template}/pyproject.toml": '[project]\nname = "{{cookiecutter.slug}}"\n{% if cookiecutter.cli %}\n'
+                                      '[project.scripts]\ncli = "app:main"\n{% endif %}\n',
+        f"{template}/prompts/b.j2": CLOCK_TEMPLATE,
+    })
+    check, cost = project.run_many([("check",), ("cost",)])
+    notice = (f"{template}/pyproject.toml: passed over: not valid TOML: Invalid statement (line 3); it has no "
+              "[tool.ctxlint] table, so it is not a ctxlint configuration")
+    assert check.code == 1
+    assert check.located == ["prompts/a.j2:1:15: CTX101", f"{template}/prompts/b.j2:1:15: CTX101"]
+    assert check.err_lines == [notice]
+    assert cost.code == 0  # one configuration for the whole report: the nested file is not read
+
+
+def test_a_broken_ctxlint_table_in_a_nested_pyproject_stays_an_error(project):
+    project.write({
+        "prompts/a.j2": CLOCK_TEMPLATE,
+        "svc/pyproject.toml": '[project]\nname = "{{cookiecutter.slug}}"\n{% if x %}\n[tool.ctxlint]\nselect = ["CTX1"]\n',
+        "svc/b.j2": CLOCK_TEMPLATE,
+    })
+    run = project.run("check")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.err_lines == [f"ctxlint: error: {project.root.resolve() / 'svc/pyproject.toml'}:3:1: not valid TOML: "
+                             "Invalid statement"]
+
+
 def test_explicit_config_file_replaces_the_search(project):
     project.write({
         "app/ctxlint.toml": 'ignore = ["CTX201"]\n',

@@ -48,6 +48,12 @@ from ctxlint.tokens import count_tokens, lookup_model
 
 CATALOGUE = load_catalogue()
 
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    """Every column and unwrapped notes: the layout at 100 columns has tests of its own."""
+    monkeypatch.setenv("COLUMNS", "400")
+
 SYSTEM_TEXT = "You are the support assistant for Northwind.\nAnswer questions about orders only.\n"
 TEMPLATE = SYSTEM_TEXT + "Question: {{ question }}\n"  # a bare template: all of it is system text
 
@@ -70,7 +76,7 @@ FORECAST = {
                        "required": ["city"]},
     },
 }
-# The two tools as OpenAI renders them (a TypeScript namespace; see analysis/accounting.py).
+# The two tools as OpenAI renders them (a TypeScript namespace; see analysis/accounting/tools.py).
 WEATHER_BLOCK = ("// Get the current weather for a city.\ntype get_weather = (_: {\n// City name, e.g. Paris\n"
                  "city: string,\n}) => any;")
 FORECAST_BLOCK = "// Get a five-day forecast.\ntype get_forecast = (_: {\n// City name\ncity: string,\n}) => any;"
@@ -185,7 +191,9 @@ def test_json_structure_and_model_table(fixture_project):
     assert data["set_aside"] == {"included": False, "files": []}
     request = data["files"][0]["requests"][0]
     assert set(request) == {"line", "model", "model_known", "provider", "encoding", "exact", "basis", "note",
-                            "tokens", "unpriced", "window", "window_share", "cacheable_prefix", "price", "tools"}
+                            "lower_bound", "unseen", "tokens", "unpriced", "window", "window_share",
+                            "cacheable_prefix", "price", "tools"}
+    assert (request["lower_bound"], request["unseen"]) == (False, [])
     models = {m["name"]: m for m in data["models"]}
     assert sorted(models) == ["claude-sonnet-4-5", "gpt-4o"]
     for name, entry in models.items():
@@ -210,11 +218,12 @@ def test_table_is_aligned_with_exact_rows(fixture_project):
     expected = _expected(fixture_project.root)
     lines = run.lines
     table = lines[:lines.index("")]
-    assert table[0].split() == ["request", "model", "tools", "system", "messages", "input", "window", "cacheable",
-                                "cached", "input", "$/1k", "cached", "$/1k", "output", "≤", "$/1k"]
+    assert table[0].split() == ["$", "per", "1,000", "calls"]  # the title over the price columns
+    assert table[1].split() == ["request", "model", "tools", "system", "messages", "input", "window", "cacheable",
+                                "cached", "input", "$", "cached", "$", "output", "≤", "$"]
     # Right-aligned numbers: every row ends at the same column.
-    assert len({len(line) for line in table}) == 1
-    rows = {line.split()[0]: line.split() for line in table[1:]}
+    assert len({len(line) for line in table[1:]}) == 1
+    rows = {line.split()[0]: line.split() for line in table[2:]}
     template = expected["prompts/support.j2"]
     assert rows["prompts/support.j2:1"] == [
         "prompts/support.j2:1", "gpt-4o", "0", f"{template.system:,}", "0", f"{template.total_input:,}", "<0.1%",
@@ -257,20 +266,25 @@ def test_markdown_comment(fixture_project):
     text = run.stdout
     expected = _expected(fixture_project.root)
     total = sum(c.total_input for c in expected.values())
-    assert text.startswith("## ctxlint cost\n\n")
-    assert run.lines[2].startswith(f"**3 requests in 3 files: {total:,} input tokens, ")
-    assert run.lines[3].startswith("Input: $")
-    # One table per request, under a heading naming it, its model and encoding.
-    head = "| tools | system | messages | input | window | cached tokens | input $ / 1k | cached $ / 1k | output ≤ $ / 1k |"
-    assert text.count(head) == 3
-    assert "#### `requests/billing.json:" in text and "· claude-sonnet-4-5 · o200k_base · **estimate**" in text
-    assert "#### `prompts/support.j2:1` · gpt-4o · o200k_base · exact" in text
+    assert text.startswith("<!-- ctxlint-cost -->\n## ctxlint cost\n\n")  # the marker a workflow edits by
+    assert run.lines[3].startswith(f"**3 requests in 3 files: {total:,} input tokens, ")
+    assert run.lines[4].startswith("Input: $")
+    # One table of every request, with the cacheable prefix (issue 25), and the notes under it.
+    head = ("| request | model | tools | system | messages | input | window | cacheable prefix | cached tokens | "
+            "input $ / 1k | cached $ / 1k | output ≤ $ / 1k |")
+    assert text.count("| request |") == 1 and head in text
     template = expected["prompts/support.j2"]
-    assert (f"| 0 | {template.system:,} | 0 | **{template.total_input:,}** | <0.1% | 0 | "
-            f"{money(template.pricing.input)} | — | {money(template.pricing.output_bound)} |") in text
+    assert (f"| `prompts/support.j2:1` | gpt-4o | 0 | {template.system:,} | 0 | **{template.total_input:,}** | <0.1% | "
+            f"{template.cacheable_prefix:,} | 0 | {money(template.pricing.input)} | — | "
+            f"{money(template.pricing.output_bound)} |") in text
+    billing = expected["requests/billing.json"]
+    assert f"| `requests/billing.json:{billing.line}` | claude-sonnet-4-5 | ~{billing.tools:,} |" in text
+    assert f"| **total** |  | {sum(c.tools for c in expected.values()):,} |" in text
+    assert "- ~ estimate: Anthropic publishes no tokenizer" in text
     # Tools in a collapsible block, most expensive first.
     weather = expected["tools/weather.json"]
-    assert f"<details><summary>2 tools, {weather.tools:,} tokens; biggest: <code>get_weather</code>" in text
+    assert (f"<details><summary>Tools of <code>tools/weather.json:1</code>: 2 tools, {weather.tools:,} tokens; "
+            "biggest: <code>get_weather</code>") in text
     assert text.index("| `get_weather` |") < text.index("| `get_forecast` |")
     assert text.count("<details>") == text.count("</details>") == 2
 
@@ -291,7 +305,9 @@ def test_html_page_is_self_contained(fixture_project):
     expected = _expected(fixture_project.root)
     billing = expected["requests/billing.json"]
     assert f'data-input="{billing.total_input}" data-reserve="{billing.reserve}"' in page
-    assert f"~{billing.total_input:,} + {billing.reserve:,} reserve" in page  # the estimate, marked
+    # The bar's caption: the estimate, marked, its price, and the reserve with its bound (issue 25).
+    assert (f"~{billing.total_input:,} · {money(billing.pricing.input)} + {billing.reserve:,} reserve "
+            f"(≤ {money(billing.pricing.output_bound)})") in page
     assert '<span class="est"' in page
     assert "No prompt caching: no cache_control breakpoint" in page
 
@@ -307,7 +323,7 @@ def test_what_if_models_side_by_side_in_every_format(fixture_project):
     assert costs[0].exact and not costs[1].exact and not costs[2].exact
     lines = table.lines
     assert lines[0].split() == models.split(",")
-    assert lines[1].split()[:5] == ["request", "input", "input", "$/1k", "cached"]
+    assert lines[1].split()[:6] == ["request", "input", "input", "$", "cached", "$"]
     row = lines[2].split()
     assert row[0] == "tools/weather.json:1"
     assert [row[1], row[5], row[9]] == [f"{costs[0].total_input:,}", f"~{costs[1].total_input:,}",
@@ -396,7 +412,7 @@ def test_expected_output_tokens_price_the_answer(fixture_project):
     assert template["price"]["expected_output_tokens"] == 300
     assert template["price"]["expected_output"] == pytest.approx(300 * info.output_per_mtok / 1000, abs=1e-6)
     table = fixture_project.run("cost")
-    assert "expected $/1k" in table.lines[0]
+    assert table.lines[1].endswith("expected $")
     assert any(" expected at 300 tokens per answer." in line for line in table.lines)
 
 
@@ -577,13 +593,13 @@ def _hand_made_report() -> CostReport:
 def test_hand_made_deltas_in_every_format():
     report = _hand_made_report()
     assert [v.limit for v in report.violations] == ["max-increase"]  # +200 is +15.9% of 1,256
-    table = cost_table.render(report)
+    table = cost_table.render(report, width=400)
     assert "Limits: FAILED (max increase 10%)" in table
     assert "  the requests' input grows by 200 tokens (+15.9%), from 1,256 at origin/main to 1,456, over " \
            "--max-increase 10%; trim what grew (see the changes), or raise the limit if the growth is intended" in table
     changes = table[table.index("Changes against origin/main (0123456789ab)"):].splitlines()
     assert [line.split() for line in changes[1:7]] == [
-        ["file", "status", "before", "after", "delta", "%"],
+        ["file", "status", "before", "after", "delta", "%", "Δ", "$/1k"],
         ["a.json", "changed", "1,203", "1,403", "+200", "+16.6%"],
         ["request", "at", "line", "1", "changed", "1,203", "1,403", "+200", "+16.6%"],
         ["tool", "search", "changed", "150", "300", "+150", "+100.0%"],
@@ -596,14 +612,15 @@ def test_hand_made_deltas_in_every_format():
     markdown = cost_markdown.render(report)
     assert "Against `origin/main` (`0123456789ab`): **+200 tokens** (+15.9%), from 1,256 to 1,456." in markdown
     assert "❌ **Over the limits** (max increase 10%):" in markdown
-    assert "| &nbsp;&nbsp;↳ tool `refund` | added | — | 100 | +100 |" in markdown
-    assert "| &nbsp;&nbsp;↳ tool `old` | removed | 50 | — | -50 (-100.0%) |" in markdown
-    assert "| **total** | | 1,256 | 1,456 | **+200** (+15.9%) |" in markdown
+    assert "| &nbsp;&nbsp;↳ tool `refund` | added | — | 100 | +100 | |" in markdown
+    assert "| &nbsp;&nbsp;↳ tool `old` | removed | 50 | — | -50 (-100.0%) | |" in markdown
+    assert "| **total** | | 1,256 | 1,456 | **+200** (+15.9%) |  |" in markdown  # no price known on either side
     assert "| `search` | 300 | 75.0% | `description` | 150 | +150 |" in markdown
     assert "| `refund` | 100 | 25.0% | `description` | 50 | new |" in markdown
     # The untouched request is folded away; the estimate keeps its marks.
     assert "<details><summary>1 request this change does not touch</summary>" in markdown
-    assert "| ~0 | ~50 | ~0 | **~53** | 0 | 0.1% | 0 | n/a | — | n/a |" in markdown  # Δ 0, then prices
+    assert "| `b.j2:1` | claude-sonnet-4-5 | ~0 | ~50 | ~0 | **~53** | 0 |  | 0.1% | ~53 | 0 | n/a | — | n/a |" \
+        in markdown  # Δ 0, no price to compare, then the prices
 
     data = json.loads(cost_json.render(report))
     assert data["comparison"]["delta"] == 200 and data["comparison"]["percent"] == pytest.approx(15.9236, abs=1e-3)
@@ -711,7 +728,7 @@ def test_progress_on_a_terminal_never_in_the_report(project):
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     stdout, stderr = _run_with_terminal_stderr(project.root, env)
     assert "\rctxlint cost: 30/30 files" in stderr and "\n" not in stderr
-    assert "ctxlint cost:" not in stdout and stdout.startswith("request ")
+    assert "ctxlint cost:" not in stdout and stdout.splitlines()[1].startswith("request ")
     _, quiet = _run_with_terminal_stderr(project.root, {**env, "CI": "true"})
     assert quiet == ""
 
@@ -748,3 +765,129 @@ def test_a_crewai_agent_is_one_system_prompt(project):
              "You have read every report on ", " and you quote your sources."]
     assert request["tokens"]["system"] == TOKENS_PER_MESSAGE + count_tokens("system") + sum(map(count_tokens, texts))
     assert request["tokens"]["messages"] == 0
+
+
+# --- counts that don't overclaim, output that fits (issue 25) -----------------------------------------
+
+LOADED_TOOLS = '''import json
+
+from openai import OpenAI
+
+client = OpenAI()
+TOOLS = json.load(open("tools.json"))
+
+
+def answer(question):
+    return client.chat.completions.create(
+        model="gpt-4o", max_tokens=400, tools=TOOLS,
+        messages=[{"role": "system", "content": "You are the weather desk. Answer in one sentence."},
+                  {"role": "user", "content": question}])
+
+
+def relay(messages, system_text):
+    client.chat.completions.create(model="gpt-4o", max_tokens=100, messages=messages)
+    client.chat.completions.create(model="gpt-4o", max_tokens=100, messages=[
+        {"role": "system", "content": system_text}, {"role": "user", "content": "Hi"}])
+'''
+
+
+def test_values_ctxlint_cannot_read_make_a_lower_bound_in_every_format(project):
+    """`tools=json.load(...)` sends tools the count cannot see: not exact, a lower bound (≥)."""
+    project.write({"app.py": LOADED_TOOLS, "tools.json": json.dumps([WEATHER], indent=2) + "\n"})
+    table, markdown, html, data = project.run_many(
+        [("cost", "app.py")] + [("cost", "app.py", "--output-format", fmt) for fmt in ("markdown", "html", "json")])
+    requests = json.loads(data.stdout)["files"][0]["requests"]
+    assert [(r["line"], r["exact"], r["lower_bound"], r["unseen"]) for r in requests] == [
+        (10, False, True, ['tools from `json.load(open("tools.json"))`']),
+        (17, False, True, ["messages from `messages`"]),
+        (18, False, True, ["system text from `system_text`"])]
+    assert all("unseen-values" in r["basis"] for r in requests)
+    assert json.loads(data.stdout)["totals"]["lower_bound_requests"] == 3
+    rows = {line.split()[0]: line.split() for line in table.lines if line.startswith("app.py:")}
+    assert rows["app.py:10"][5] == f"≥{requests[0]['tokens']['input']:,}"  # input, marked
+    assert "≥ marks lower bounds (3 requests: they send values ctxlint cannot read, named in the notes)." \
+        in table.lines
+    assert '  ≥ lower bound: ctxlint cannot read tools from `json.load(open("tools.json"))` (app.py:10)' in table.lines
+    assert f"| **≥{requests[0]['tokens']['input']:,}** |" in markdown.stdout
+    assert '<span class="est"' in html.stdout and ">lower bound</span>" in html.stdout
+
+
+def test_tool_call_conversations_are_estimates_and_a_tool_message_has_no_name(project):
+    """Published counts of tool-call conversations disagree by a few tokens: the count is an
+    estimate; and a `name` on a tool message is not part of the API, so it is not counted."""
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+        "name": "get_current_weather", "arguments": '{"location": "Boston"}'}}]}
+    result = {"role": "tool", "tool_call_id": "call_1", "content": "It is 70 degrees and sunny in Boston."}
+    project.write({
+        "plain.json": json.dumps({"model": "gpt-4", "messages": [call, result]}),
+        "named.json": json.dumps({"model": "gpt-4", "messages": [call, {**result, "name": "get_current_weather"}]}),
+    })
+    data = json.loads(project.run("cost", "--output-format", "json").stdout)
+    costs = {f["path"]: f["requests"][0] for f in data["files"]}
+    assert [(c["exact"], "message-unverified" in c["basis"]) for c in costs.values()] == [(False, True)] * 2
+    assert costs["named.json"]["tokens"]["input"] == costs["plain.json"]["tokens"]["input"]
+    table = project.run("cost")
+    assert any(line.startswith("named.json:1") and f"~{costs['named.json']['tokens']['input']:,}" in line.split()
+               for line in table.lines)
+
+
+def test_a_responses_request_with_a_string_input_is_read(project):
+    project.write({
+        "story.json": json.dumps({"model": "gpt-4.1", "input": "Tell me a three sentence bedtime story."}),
+        "story.yaml": "model: gpt-4o\ninput: Tell me a three sentence bedtime story.\n",
+        "embed.json": json.dumps({"model": "text-embedding-3-small", "input": "The food was delicious."}),
+        "call.py": "from openai import OpenAI\n\nclient = OpenAI()\nclient.responses.create(model=\"gpt-4o\", "
+                   "max_output_tokens=300, input=\"Tell me a three sentence bedtime story.\")\n",
+    })
+    data = json.loads(project.run("cost", "--output-format", "json").stdout)
+    costs = {f["path"]: f["requests"][0] for f in data["files"]}
+    assert sorted(costs) == ["call.py", "story.json", "story.yaml"]  # an embedding is no chat request
+    for cost in costs.values():
+        assert cost["exact"] is False and "responses-api" in cost["basis"], cost
+        assert cost["tokens"]["messages"] == count_tokens("Tell me a three sentence bedtime story.") + 3 + 1
+
+
+LONG = "services/customer_support/prompts/escalations/"
+
+
+def test_the_table_fits_100_columns_and_folds_narrower(project):
+    project.write({"ctxlint.toml": 'model = "gpt-4o"\n', f"{LONG}refund_request_review.json":
+                   json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 800, "tools": [WEATHER["function"] | {
+                       "input_schema": WEATHER["function"]["parameters"]}],
+                               "messages": [{"role": "user", "content": "Hi"}]}),
+                   "prompts/support.j2": TEMPLATE, "tools/weather.json": json.dumps([WEATHER, FORECAST])})
+    # Piped (no terminal, no COLUMNS): 100 columns; COLUMNS is the terminal's width.
+    piped, narrow, wide = (project.run("cost", env={"COLUMNS": columns}) for columns in ("", "70", "400"))
+    assert max(len(line) for line in piped.lines) <= 100 < max(len(line) for line in wide.lines)
+    assert max(len(line) for line in narrow.lines) <= 70
+    headers = piped.lines[1].split()
+    assert headers[0] == "request" and "input" in headers and "tools" not in headers
+    assert any(line.startswith("Left out at 100 columns: cached, cacheable, window") for line in piped.lines)
+    # Folded at 70: a label wider than its column goes on lines of its own, its numbers under it.
+    label = f"{LONG}refund_request_review.json:1"
+    assert "".join(narrow.lines[3:5]) == label and narrow.lines[5].startswith(" ") and "~" in narrow.lines[5]
+    assert wide.lines[1].split()[:6] == ["request", "model", "tools", "system", "messages", "input"]
+
+
+def test_the_chart_shows_dollars_and_draws_a_request_without_a_limit_as_unbounded(project):
+    """A request with no output limit is not the cheapest bar: its reserve runs to the end of the
+    axis, and every bar says what it costs in dollars (issue 25)."""
+    project.write({"ctxlint.toml": 'model = "gpt-4o"\n', "open.j2": TEMPLATE,
+                   "capped.prompty": "---\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 300\n---\n"
+                                     "system:\n" + SYSTEM_TEXT})
+    page = project.run("cost", "--output-format", "html").stdout
+    data = json.loads(project.run("cost", "--output-format", "json").stdout)
+    costs = {f["path"]: f["requests"][0] for f in data["files"]}
+    bars = {m.group(1).split(":")[0]: m.group(0)
+            for m in re.finditer(r'<g class="bar" data-request="([^"]+)".*?</g>', page, re.DOTALL)}
+    capped, unlimited = costs["capped.prompty"], costs["open.j2"]
+    assert f"{capped['tokens']['input']:,} · {money(capped['price']['input'])} + 300 reserve " \
+           f"(≤ {money(capped['price']['output_bound'])})</text>" in bars["capped.prompty"]
+    assert f"{unlimited['tokens']['input']:,} · {money(unlimited['price']['input'])} + no output limit</text>" \
+        in bars["open.j2"]
+    assert 'class="seg seg-unbounded"' in bars["open.j2"] and "seg-unbounded" not in bars["capped.prompty"]
+    edge = cost_html.WIDTH - cost_html.RIGHT  # the end of the axis
+    x, width = (float(v) for v in re.search(r'seg-unbounded" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"',
+                                            bars["open.j2"]).groups())
+    assert x + width == pytest.approx(edge, abs=0.01)
+    assert 'class="swatch swatch-unbounded"' in page and ">No output limit</text>" in page

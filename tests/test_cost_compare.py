@@ -18,7 +18,9 @@ import yaml
 from ctxlint.analysis.accounting import request_cost
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
+from ctxlint.cost import money
 from ctxlint.engine import Linter
+from ctxlint.tokens import lookup_model
 
 CATALOGUE = load_catalogue()
 GIT = shutil.which("git")
@@ -59,6 +61,12 @@ def _env(tmp_path: Path) -> dict[str, str]:
     env.update(GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
     return env
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    """Every column and unwrapped lines: the layout at 100 columns is tested in test_cost.py."""
+    monkeypatch.setenv("COLUMNS", "400")
 
 
 @pytest.fixture
@@ -158,9 +166,9 @@ def test_grown_tool_is_reported_per_tool_and_gated(repo):
     assert comparison["files"] == [{
         "path": "tools/weather.json", "status": "changed",
         "before": before["tools/weather.json"].total_input, "after": after["tools/weather.json"].total_input,
-        "delta": delta,
+        "delta": delta, "price_delta": None,  # no model named: no price to compare
         "requests": [{"index": 0, "line": 1, "status": "changed", "before": before["tools/weather.json"].total_input,
-                      "after": after["tools/weather.json"].total_input, "delta": delta,
+                      "after": after["tools/weather.json"].total_input, "delta": delta, "price_delta": None,
                       "tools": [{"name": "get_weather", "status": "changed",
                                  "before": _tool_tokens(before["tools/weather.json"], "get_weather"),
                                  "after": _tool_tokens(after["tools/weather.json"], "get_weather"),
@@ -310,7 +318,7 @@ def test_cost_hook_command_as_pre_commit_runs_it(repo):
 
 
 @pytest.mark.slow
-def test_cost_hook_with_pre_commit_try_repo(tmp_path):
+def test_cost_hook_with_pre_commit_try_repo(tmp_path, package_registry):
     """The published hook end to end (installs ctxlint from a copy of this checkout; needs PyPI)."""
     from test_precommit import INSTALL_TIMEOUT, _commit_all, _hook_repository, _new_repo, _pre_commit
     from test_precommit import _env as _pre_commit_env
@@ -339,3 +347,80 @@ def test_cost_hook_with_pre_commit_try_repo(tmp_path):
     code, output = try_repo("--all-files")
     assert code == 0, output
     assert "Limits: passed (max increase 10%)." in output, output
+
+
+def test_a_file_that_parsed_at_the_base_and_not_now_fails_the_gate(repo):
+    """A broken or unreadable file is not a cost decrease (issue 25): the gate fails, naming it."""
+    repo.write({"tools/weather.json": '[{"type": "function", "function": {"name": "get_weather",\n'})
+    broken = repo.run("cost", "--compare", "HEAD")
+    assert broken.code == 1
+    assert broken.lines[-2:] == [
+        "Limits: FAILED (every file counted at HEAD still read)",
+        "  tools/weather.json: it parsed at HEAD but not now (2:1: invalid JSON: Expecting property name enclosed "
+        "in double quotes): what it sends is not counted, so the change cannot be measured; fix the file"]
+    repo.write({"tools/weather.json": b"\0\x01 not json any more"})
+    binary, named = repo.run_many([("cost", "--compare", "HEAD", "--output-format", "json"),
+                                   ("cost", "--compare", "HEAD", "tools/weather.json")])
+    assert binary.code == 1 and binary.err_lines == ["tools/weather.json: skipped: binary file"]
+    assert [(v["limit"], v["path"]) for v in json.loads(binary.stdout)["violations"]] == [
+        ("unread", "tools/weather.json")]
+    assert named.code == 2  # named on the command line and not read: an error, whatever the gate says
+    assert named.err_lines == ["ctxlint: error: tools/weather.json was not read: binary file"]
+
+
+def test_the_change_is_reported_in_dollars_beside_tokens(repo):
+    """--compare says what the change costs in money, not only in tokens (issue 25)."""
+    repo.write({"ctxlint.toml": 'model = "gpt-4o"\n'})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "price it")
+    repo.write({"tools/weather.json": _tools(_tool("get_weather", LONG_WEATHER),
+                                             _tool("get_forecast", "Get a five-day forecast."))})
+    table, markdown, html, data = repo.run_many([("cost", "--compare", "HEAD")] + [
+        ("cost", "--compare", "HEAD", "--output-format", fmt) for fmt in ("markdown", "html", "json")])
+    comparison = json.loads(data.stdout)["comparison"]
+    price = lookup_model("gpt-4o").input_per_mtok / 1000  # dollars per 1,000 calls, per token
+    assert comparison["price_delta"] == pytest.approx(comparison["delta"] * price, abs=1e-6)
+    assert comparison["price_after"] - comparison["price_before"] == pytest.approx(comparison["price_delta"], abs=1e-6)
+    dollars = money(comparison["price_delta"])
+    changes = table.lines[table.lines.index("Changes against HEAD (" + comparison["commit"][:12] + ")"):]
+    assert changes[1].split() == ["file", "status", "before", "after", "delta", "%", "Δ", "$/1k"]
+    assert changes[2].split()[0] == "tools/weather.json" and changes[2].split()[-1] == f"+{dollars}"
+    assert (f"  Input price per 1,000 calls of each request: {money(comparison['price_before'])} at HEAD, "
+            f"{money(comparison['price_after'])} now (+{dollars}).") in table.lines
+    assert f"| **+{comparison['delta']}** (" in markdown.stdout and f" | +{dollars} |" in markdown.stdout
+    assert "Δ $ / 1k calls</th>" in html.stdout and 'id="price-change"' in html.stdout
+
+
+AGENT = '''import json
+from pathlib import Path
+
+from openai import OpenAI
+
+client = OpenAI()
+TOOLS = json.loads(Path("tools.json").read_text())
+
+
+def answer(question):
+    return client.chat.completions.create(
+        model="gpt-4o", max_completion_tokens=300, tools=TOOLS,
+        messages=[{"role": "system", "content": "You answer questions about orders."},
+                  {"role": "user", "content": question}])
+'''
+
+
+def test_the_gate_says_when_it_compares_a_request_it_cannot_read_in_full(repo):
+    """A count that is a lower bound says so when compared (issue 25): the tools loaded at run
+    time may have changed too, and that change is not in the delta."""
+    repo.write({"agent.py": AGENT})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "an agent")
+    repo.write({"agent.py": AGENT.replace("about orders.", "about orders, returns and refunds, briefly.")})
+    table, markdown, data = repo.run_many([("cost", "--compare", "HEAD", "agent.py")] + [
+        ("cost", "--compare", "HEAD", "agent.py", "--output-format", fmt) for fmt in ("markdown", "json")])
+    sentence = "≥ 1 request sends values ctxlint cannot read (agent.py:11): a change in those values is not measured."
+    assert table.code == markdown.code == data.code == 0
+    assert sentence in " ".join(line.strip() for line in table.lines)
+    assert sentence in markdown.stdout and "| `agent.py:11` | gpt-4o | ≥0 |" in markdown.stdout
+    request = json.loads(data.stdout)["files"][0]["requests"][0]
+    assert request["lower_bound"] is True and request["unseen"] == [
+        'tools from `json.loads(Path("tools.json").read_text())`']

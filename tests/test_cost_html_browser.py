@@ -130,6 +130,10 @@ class Browser:
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
 
+    def resize(self, width: int, height: int = 1000) -> None:
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
     def load(self, url: str) -> None:
         self.events.clear()
         self.send("Page.navigate", {"url": url})
@@ -318,3 +322,49 @@ def test_comparison_report_renders_in_chromium(browser, tmp_path):
     assert any(b["value"].endswith("(+200)") for b in found["bars"])
     gate = browser.evaluate("document.querySelector('#gate').textContent")
     assert gate.startswith("✘ Over the limits (max increase 10%)")
+
+
+# How the page fits the window: the page itself never scrolls sideways; the requests table shows
+# every column inside its box, or scrolls inside it (never the page) when the window is narrow.
+FIT = """(() => {
+  const table = document.querySelector('table.requests');
+  const box = table.parentElement;
+  const chart = document.querySelector('svg#cost-chart').getBoundingClientRect();
+  const unbounded = [...document.querySelectorAll('rect.seg-unbounded')].map(r => r.getBoundingClientRect());
+  const axis = document.querySelector('.axis line').getBoundingClientRect();
+  return {
+    page: document.documentElement.scrollWidth, window: innerWidth,
+    table: table.scrollWidth, tableBox: box.clientWidth,
+    columns: table.querySelectorAll('thead th').length,
+    chartRight: chart.right,
+    unbounded: unbounded.map(r => ({width: r.width, right: r.right})), axisRight: axis.right,
+    captions: [...document.querySelectorAll('g.bar text.value')].map(t => t.textContent),
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_the_page_fits_1400_and_800_pixels_with_every_column_at_1400(browser, project, tmp_path, width):
+    """Issue 25: at 1,400 px the requests table shows all its columns without scrolling; at 800 px
+    the page still never scrolls sideways. Dollars and unbounded output are drawn."""
+    project.write({**FILES, "prompts/open.j2": "You are the support assistant.\nQuestion: {{ question }}\n"})
+    run = project.run("cost", "--output-format", "html", "-o", "cost.html")
+    assert run.code == 0, run.stderr
+    browser.resize(width)
+    try:
+        browser.load((project.root / "cost.html").resolve().as_uri())
+        fit = browser.evaluate(FIT)
+        png = base64.b64decode(browser.send("Page.captureScreenshot", {"format": "png"})["data"])
+    finally:
+        browser.resize(1280)
+    (tmp_path / f"cost-{width}.png").write_bytes(png)
+    assert fit["window"] == width and fit["page"] <= width, fit  # no sideways scroll of the page
+    assert fit["chartRight"] <= width
+    assert fit["columns"] == 13  # request, model, 4 token counts, reserve, window, cache (2), prices (3)
+    if width == 1400:
+        assert fit["table"] <= fit["tableBox"], fit  # every column shown, nothing to scroll
+    # A request with no output limit runs to the end of the axis; every caption has dollars.
+    assert fit["unbounded"] and all(u["width"] > 0 and abs(u["right"] - fit["axisRight"]) < 2
+                                    for u in fit["unbounded"]), fit
+    assert all("$" in caption for caption in fit["captions"]), fit["captions"]
+    assert any(caption.endswith("+ no output limit") for caption in fit["captions"])

@@ -49,7 +49,8 @@ def test_code_cells_form_one_module_and_spans_point_into_cells():
 
 def test_text_json_and_sarif_say_the_cell(project, sarif_validator):  # noqa: F811 - the fixture
     project.write({"bot.ipynb": ACCOUNT})
-    text, as_json, sarif = project.run_many([("check", "bot.ipynb"), ("check", "bot.ipynb", "--output-format", "json"),
+    text, as_json, sarif = project.run_many([("check", "bot.ipynb", "--output-format", "concise"),
+                                             ("check", "bot.ipynb", "--output-format", "json"),
                                              ("check", "bot.ipynb", "--output-format", "sarif")])
     assert text.code == 1
     assert [line.split(" CTX")[0] + " CTX" + line.split(" CTX")[1][:3] for line in text.lines[:-1]] == [
@@ -78,7 +79,8 @@ def test_suppression_in_a_cell(project):
     suppressed = make(("code", SETUP), ("code", [PROMPT[0], PROMPT[1] + "  # ctxlint: ignore[CTX103]"]),
                       ("code", CALL))
     project.write({"bot.ipynb": suppressed})
-    assert [line.split(" No output")[0] for line in project.run("check", "bot.ipynb").lines[:-1]] == [
+    concise = project.run("check", "bot.ipynb", "--output-format", "concise")
+    assert [line.split(" No output")[0] for line in concise.lines[:-1]] == [
         "bot.ipynb:cell 3:2:12: CTX201"]
 
 

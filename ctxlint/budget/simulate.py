@@ -19,7 +19,8 @@ from ctxlint.budget.policy import (
     front_matter,
     parse_directive,
 )
-from ctxlint.budget.segments import BudgetSegment, Meter, Words, split
+from ctxlint.budget.segments import BudgetSegment, Meter, Sample, Words, split
+from ctxlint.catalogue import CatalogueError, Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
 from ctxlint.model import Request, Span
@@ -47,6 +48,12 @@ class Simulation:
     meter: Meter
     plans: list[Plan] = field(default_factory=list)
 
+    @property
+    def empty(self) -> list[str]:
+        """The segments with no sample content (no fixture and no ``--size``): counted as empty,
+        so their budgets are not exercised."""
+        return [segment.name for segment in self.segments if segment.sample == Sample.NONE]
+
 
 def declarations_for(request: Request, directives: Directives, settings: Settings, relpath: str) -> Declarations:
     """Everything declared about ``request``'s budget (PolicyError when a declaration is invalid)."""
@@ -68,14 +75,14 @@ def declarations_for(request: Request, directives: Directives, settings: Setting
     return declared
 
 
-def words_for(settings: Settings, catalogue: dict | None = None) -> Words:
-    """The word lists of rule CTX206 as the configuration sets them (BudgetError when it is invalid)."""
-    from ctxlint.catalogue import CatalogueError, load_catalogue
-    from ctxlint.engine import Linter, SelectionError
+def words_for(settings: Settings, catalogue: dict[str, Rule]) -> Words:
+    """The word lists of rule CTX206 as the configuration sets them (BudgetError when it is
+    invalid); ``catalogue`` carries its checks' option types (catalogue.with_checks)."""
+    from ctxlint.config import ConfigError, configured_rules
 
     try:
-        rules = Linter(settings, catalogue or load_catalogue(settings.rule_packs), select=[]).catalogue
-    except (CatalogueError, SelectionError) as error:
+        rules = configured_rules(settings, catalogue)
+    except (CatalogueError, ConfigError) as error:
         raise BudgetError(str(error)) from None
     rule = next(r for r in rules.values() if r.check == "key_field_lost_at_budget")
     return Words.from_options(rule.options)

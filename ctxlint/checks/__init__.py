@@ -17,28 +17,13 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-# Option types a check can declare.
-STRINGS = "a list of strings"
-STRING = "a string"
-INTEGER = "an integer"
-NUMBER = "a number"
-BOOLEAN = "true or false"
+# The option types a check can declare belong to the catalogue, which validates rule files
+# against them; checks import them from here.
+from ctxlint.catalogue import BOOLEAN, INTEGER, NUMBER, STRING, STRINGS, option_type_ok
 
-
-def option_type_ok(kind: str, value: Any) -> bool:
-    if kind == STRINGS:
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if kind == STRING:
-        return isinstance(value, str)
-    if kind == BOOLEAN:
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    if kind == INTEGER:
-        return isinstance(value, int)
-    return isinstance(value, (int, float))
+__all__ = ["BOOLEAN", "INTEGER", "NUMBER", "STRING", "STRINGS", "Check", "file_check", "option_type_ok",
+           "option_types", "registry", "request_check", "suppression_check"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +71,8 @@ def registry() -> dict[str, Check]:
             importlib.import_module(f"{__name__}.{module.name}")
         _IMPORTED = True
     return _CHECKS
+
+
+def option_types() -> dict[str, Mapping[str, str]]:
+    """What each check declares, by check name: the catalogue checks rules against it."""
+    return {name: check.options for name, check in registry().items()}

@@ -45,6 +45,10 @@ class Arg:
         return where
 
 
+# The wire formats a sink can send (Request.api) besides chat completions, the default.
+APIS = ("openai-responses", "anthropic")
+
+
 @dataclass(frozen=True)
 class Sink:
     framework: str
@@ -58,6 +62,8 @@ class Sink:
     no_limit: bool = False  # a call that takes no output limit (an embedding, an image)
     roles_marked: bool = True
     provider: str | None = None  # whose API the call reaches, when the SDK says (google-genai: google)
+    # The wire format the call sends (Request.api), when it is not chat completions: openai-responses.
+    api: str | None = None
 
 
 @dataclass(frozen=True)

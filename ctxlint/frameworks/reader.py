@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ctxlint.frameworks.entries import (
+    APIS,
     ARGUMENT_ROLES,
     ROLES,
     SOURCE_KINDS,
@@ -169,7 +170,7 @@ class Reader:
 
     def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
-                                           "default_limit", "no_limit", "roles_marked"))
+                                           "default_limit", "no_limit", "roles_marked", "api"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
@@ -180,7 +181,13 @@ class Reader:
                     calls, shapes, requires, arguments, str(data.get("limit_hint", "")),
                     self.limit(data.get("default_limit"), f"{where}.default_limit"),
                     self.flag(data.get("no_limit", False), f"{where}.no_limit"),
-                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider)
+                    self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider,
+                    self.api(data.get("api"), f"{where}.api"))
+
+    def api(self, value: object, where: str) -> str | None:
+        if value is not None and value not in APIS:
+            raise self.fail(where, f"must be one of {', '.join(APIS)}")
+        return value if isinstance(value, str) else None
 
     def holder(self, framework: str, value: object, where: str) -> Holder:
         data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",

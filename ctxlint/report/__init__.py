@@ -1,5 +1,5 @@
-"""Reporters: findings as text, JSON, SARIF, GitHub workflow commands, GitLab Code Quality or
-JUnit XML. Each is imported only when asked for."""
+"""Reporters: findings as text (full, or concise: one line each), JSON, SARIF, GitHub workflow
+commands, GitLab Code Quality or JUnit XML. Each is imported only when asked for."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Finding
+from ctxlint.results import LintResult
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit")
 _MODULES = {"json": "json_report"}
 
 
@@ -25,6 +25,9 @@ class ReportOptions:
     quiet: bool = False  # findings only: no summary line
     # Stable identities of findings (see ctxlint.baseline), for formats that carry one.
     fingerprints: dict[Finding, str] = field(default_factory=dict)
+    width: int = 0  # columns the text report wraps to; 0: no wrapping
+    # Texts of files the full text report cannot read from disk (standard input), by path.
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 DEFAULT_OPTIONS = ReportOptions()

@@ -26,6 +26,7 @@ def _request(simulation: Simulation) -> dict:
         "encoding": simulation.encoding,
         "exact": simulation.exact,
         "fixtures": str(simulation.fixtures) if simulation.fixtures is not None else None,
+        "empty_segments": simulation.empty,  # no fixture and no --size: their budgets are not tested
         "reserve": simulation.reserve,
         "reserve_key": simulation.reserve_key,
         "runs": [_run(plan) for plan in simulation.plans],

@@ -10,6 +10,7 @@ from ctxlint.report.budget_text import (
     STATUS,
     describe,
     duplicates_line,
+    empty_note,
     field_summary,
     mode_line,
     priority_text,
@@ -22,6 +23,9 @@ def render(simulations: Sequence[Simulation]) -> str:
     for simulation in simulations:
         where, model, fixtures = describe(simulation)
         out += [f"### `{where}`", "", f"{model}; {fixtures}", ""]
+        note = empty_note(simulation)
+        if note:
+            out += [f"> {note}", ""]
         for plan in simulation.plans:
             out += _plan(plan, simulation)
     return "\n".join(out).rstrip("\n") + "\n"

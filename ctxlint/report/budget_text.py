@@ -8,7 +8,9 @@ its segment.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 
 from ctxlint.budget.allocator import ABSENT, MISS, OK, Plan, Readback
 from ctxlint.budget.simulate import Simulation
@@ -34,7 +36,22 @@ def render(simulations: Sequence[Simulation]) -> str:
 
 def header(simulation: Simulation) -> list[str]:
     where, model, fixtures = describe(simulation)
-    return [f"{where}  {model}", fixtures]
+    note = textwrap.wrap(empty_note(simulation), 100, subsequent_indent="  ", break_on_hyphens=False)
+    return [f"{where}  {model}", fixtures, *note]
+
+
+def empty_note(simulation: Simulation) -> str:
+    """Which segments have no sample content and how to give them some ("" when none)."""
+    empty = simulation.empty
+    if not empty:
+        return ""
+    names = ", ".join(f"`{name}`" for name in empty)
+    stem = Path(simulation.request.path).name.rsplit(".", 1)[0]
+    where = (f"add them to {simulation.fixtures}" if simulation.fixtures is not None else
+             f"write {stem}.fixtures.yaml beside the prompt (or pass --fixtures FILE)")
+    have, budgets = ("has", "its budget is") if len(empty) == 1 else ("have", "their budgets are")
+    return (f"empty: {names} {have} no sample content, so {budgets} not tested; {where} with sample "
+            f"text per segment, or give a size: --size {empty[0]}=TOKENS")
 
 
 def describe(simulation: Simulation) -> tuple[str, str, str]:

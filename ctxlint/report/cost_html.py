@@ -17,14 +17,17 @@ from ctxlint.analysis.accounting import RequestCost
 from ctxlint.cost import (
     CostReport,
     cache_notes,
+    counted,
+    dollar_change,
     label,
     limits_text,
     money,
     percent_change,
     share,
     signed,
+    signed_money,
     summary,
-    tokens,
+    unmeasured_change,
     what_if_lines,
     where,
 )
@@ -39,9 +42,9 @@ PARTS = (
 )
 
 # Chart geometry (SVG user units; the SVG scales to the page width).
-WIDTH = 960
+WIDTH = 1200
 LEFT = 290  # request labels
-RIGHT = 150  # value labels after the longest bar
+RIGHT = 330  # value labels after the longest bar: tokens, dollars, the reserve
 TOP = 44  # legend
 ROW = 30
 BAR = 18
@@ -55,7 +58,7 @@ STYLE = """
           --ok: #3fb950; --bad: #f85149; }
 }
 * { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 1180px; padding: 24px; font: 14px/1.5 system-ui, -apple-system,
+body { margin: 0 auto; max-width: 1360px; padding: 24px; font: 14px/1.5 system-ui, -apple-system,
        "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
@@ -71,11 +74,16 @@ svg .axis line, svg .axis path { stroke: var(--muted); }
 svg .grid line { stroke: var(--line); }
 svg .value { font-variant-numeric: tabular-nums; }
 svg .before { stroke: var(--fg); stroke-width: 2; stroke-dasharray: 3 2; }
+svg .unbounded-label { fill: var(--muted); font-style: italic; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--head); }
 .scroll { overflow-x: auto; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num { text-align: right; white-space: nowrap; }
+th.num { text-align: right; }
+table.requests { font-size: 13px; }
+table.requests th, table.requests td { padding: 3px 6px; }
+table.requests td:first-child code { overflow-wrap: normal; }
 tfoot td { font-weight: 600; }
 .est { font-size: 11px; padding: 0 4px; border-radius: 4px; border: 1px solid var(--muted); color: var(--muted); }
 .up { color: var(--bad); } .down { color: var(--ok); }
@@ -94,12 +102,16 @@ def render(report: CostReport) -> str:
         body.append(f'<p class="summary">Against <code>{escape(c.ref)}</code> (<code>{escape(c.short_commit)}</code>): '
                     f'<strong class="{_dir(c.delta)}">{signed(c.delta)} tokens{pct}</strong>, '
                     f'from {c.before:,} to {c.after:,}.</p>')
+        if dollar_change(report):
+            body.append(f'<p class="summary" id="price-change">{escape(dollar_change(report))}</p>')
+        if unmeasured_change(report):
+            body.append(f'<p class="summary">{escape(unmeasured_change(report))}</p>')
     if report.gated:
         checked = escape(", ".join(limits_text(report)))
         if report.passed:
             body.append(f'<p class="gate ok" id="gate">✔ Within the limits ({checked}).</p>')
         else:
-            items = "".join(f"<li>{_where(v.path, v.line)}{escape(v.message)}</li>" for v in report.violations)
+            items = "".join(f"<li>{_where(v.where)}{escape(v.message)}</li>" for v in report.violations)
             body.append(f'<div class="gate bad" id="gate">✘ Over the limits ({checked})<ul>{items}</ul></div>')
     body.append("</header>")
 
@@ -170,6 +182,7 @@ def nice_step(largest: float, ticks: int = 6) -> float:
 def chart(report: CostReport) -> str:
     requests = report.requests
     comparison = report.comparison
+    unbounded = [r for r in requests if _unbounded(r)]
     largest = max(r.total_input + r.reserve for r in requests) or 1
     if comparison is not None:
         befores = [ch.before for f in comparison.files for ch in f.requests if ch.before]
@@ -187,7 +200,9 @@ def chart(report: CostReport) -> str:
            '<title id="chart-title">Tokens per request: tools, system, messages and output reserve</title>',
            '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
            'patternTransform="rotate(45)"><rect width="6" height="6" fill="#b07aa1" fill-opacity="0.25"/>'
-           '<line x1="0" y1="0" x2="0" y2="6" stroke="#b07aa1" stroke-width="3"/></pattern></defs>']
+           '<line x1="0" y1="0" x2="0" y2="6" stroke="#b07aa1" stroke-width="3"/></pattern>'
+           '<linearGradient id="fade"><stop offset="0" stop-color="#b07aa1" stop-opacity="0.6"/>'
+           '<stop offset="1" stop-color="#b07aa1" stop-opacity="0"/></linearGradient></defs>']
 
     # Legend.
     out.append('<g class="legend">')
@@ -197,6 +212,10 @@ def chart(report: CostReport) -> str:
         out.append(f'<rect class="swatch swatch-{key}" x="{lx}" y="12" width="14" height="14" fill="{fill}" '
                    f'stroke="{colour}"/><text x="{lx + 20}" y="24">{name}</text>')
         lx += 34 + 7 * len(name)
+    if unbounded:
+        out.append(f'<rect class="swatch swatch-unbounded" x="{lx}" y="12" width="28" height="14" fill="url(#fade)" '
+                   f'stroke="{PARTS[-1][2]}" stroke-dasharray="2 2"/><text x="{lx + 34}" y="24">No output limit</text>')
+        lx += 48 + 7 * len("No output limit")
     if comparison is not None:
         out.append(f'<line class="before" x1="{lx}" y1="10" x2="{lx}" y2="28"/>'
                    f'<text x="{lx + 8}" y="24">input at {escape(comparison.ref)}</text>')
@@ -238,23 +257,46 @@ def chart(report: CostReport) -> str:
             names = dict((k, n) for k, n, _ in PARTS)
             out.append(f'<rect class="seg seg-{key}" x="{x(start):.2f}" y="{y:.2f}" width="{width:.2f}" '
                        f'height="{BAR}" fill="{fill}" stroke="{colour}" stroke-width="0.5">'
-                       f'<title>{escape(names[key])}: {tokens(value, r.exact)} tokens</title></rect>')
+                       f'<title>{escape(names[key])}: {counted(value, r)} tokens</title></rect>')
             start += value
+        end = x(start)
+        if _unbounded(r):  # no output limit: the answer may take what the window leaves, drawn to the edge
+            edge = LEFT + plot
+            out.append(f'<rect class="seg seg-unbounded" x="{end:.2f}" y="{y:.2f}" '
+                       f'width="{max(edge - end, 0.75):.2f}" height="{BAR}" fill="url(#fade)" '
+                       f'stroke="{PARTS[-1][2]}" stroke-width="0.5" stroke-dasharray="2 2">'
+                       f'<title>No output limit: the answer may take whatever the window leaves'
+                       f'{_maximum(r)}</title></rect>')
+            end = edge
         change = comparison.request(r.path, i) if comparison is not None else None
         if comparison is not None and change is not None and change.before and change.delta:  # input at the ref
             bx = x(change.before)
             out.append(f'<line class="before" x1="{bx:.2f}" y1="{y - 3:.2f}" x2="{bx:.2f}" y2="{y + BAR + 3:.2f}">'
                        f'<title>input at {escape(comparison.ref)}: {change.before:,} tokens</title></line>')
-        caption = tokens(r.total_input, r.exact)
+        caption = f"{counted(r.total_input, r)} · {money(r.pricing.input)}"
         if r.reserve:
-            caption += f" + {r.reserve:,} reserve"
+            caption += f" + {r.reserve:,} reserve (≤ {money(r.pricing.output_bound)})"
+        elif _unbounded(r):
+            caption += " + no output limit"
         if comparison is not None:
+            money_delta = signed_money(change.price_delta) if change is not None else ""
             caption += " (new)" if change is None or change.before is None else (
-                f" ({signed(change.delta)})" if change.delta else "")
-        out.append(f'<text class="value" x="{x(start) + 6:.2f}" y="{y + BAR - 4:.2f}">{escape(caption)}</text>')
+                f" ({signed(change.delta)}{f', {money_delta}' if money_delta else ''})" if change.delta else "")
+        out.append(f'<text class="value" x="{end + 6:.2f}" y="{y + BAR - 4:.2f}">{escape(caption)}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _unbounded(r: RequestCost) -> bool:
+    """The request sets no output limit: what it costs has no bound of its own."""
+    return r.reserve == 0
+
+
+def _maximum(r: RequestCost) -> str:
+    bound = r.pricing.output_bound_tokens
+    return f" (up to the model's maximum of {bound:,} tokens, ≤ {money(r.pricing.output_bound)} per 1,000 calls)" \
+        if bound else ""
 
 
 # --- the tables ------------------------------------------------------------------------------------
@@ -275,35 +317,40 @@ def _cached(r: RequestCost) -> str:
 
 def _requests(report: CostReport) -> str:
     c = report.comparison
-    head = ["request", "model", "encoding"]
-    nums = ["tools", "system", "messages", "input"] + (["Δ input"] if c is not None else []) + [
+    head = ["request", "model"]
+    nums = ["tools", "system", "messages", "input"] + (["Δ input", "Δ $ / 1k"] if c is not None else []) + [
         "reserve", "window", "cacheable prefix", "cached tokens", "input $ / 1k", "cached $ / 1k", "output ≤ $ / 1k"]
     rows = []
     for f in report.counted:
         for i, r in enumerate(f.requests):
-            ex = r.exact
-            est = "" if ex else f' <span class="est" title="{escape(r.note)}">estimate</span>'
-            cells = [f"<code>{escape(label(r))}</code>", escape(r.model) + est, escape(r.encoding)]
-            values = [tokens(r.tools, ex), tokens(r.system, ex), tokens(r.messages, ex),
-                      f"<strong>{tokens(r.total_input, ex)}</strong>"]
+            kind = "lower bound" if r.lower_bound else "" if r.exact else "estimate"
+            est = f' <span class="est" title="{escape(r.note)}">{kind}</span>' if kind else ""
+            # A path may wrap after its slashes only, so a narrow column never splits a name.
+            cells = [f"<code>{escape(label(r)).replace('/', '/<wbr>')}</code>", escape(r.model) + est]
+            values = [counted(r.tools, r), counted(r.system, r), counted(r.messages, r),
+                      f"<strong>{counted(r.total_input, r)}</strong>"]
             if c is not None:
                 change = c.request(f.path, i)
-                values.append(_delta_cell(None if change is None or change.before is None else change.delta))
-            values += [f"{r.reserve:,}", share(r.window_share), tokens(r.cacheable_prefix, ex),
-                       f"{r.pricing.cached_tokens:,}", money(r.pricing.input), _cached(r),
-                       money(r.pricing.output_bound)]
+                if change is None or change.before is None:
+                    values += ["new", "new"]
+                else:
+                    values += [_delta_cell(change.delta), _money_delta_cell(change.price_delta)]
+            values += [f"{r.reserve:,}" if r.reserve else "none", share(r.window_share),
+                       counted(r.cacheable_prefix, r), f"{r.pricing.cached_tokens:,}", money(r.pricing.input),
+                       _cached(r), "∞" if r.pricing.output_bound_tokens is None else money(r.pricing.output_bound)]
             rows.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells)
                         + "".join(f'<td class="num">{v}</td>' for v in values) + "</tr>")
     t = report.totals
-    foot = ["total", "", "", f"{t.tool_tokens:,}", f"{sum(r.system for r in report.requests):,}",
-            f"{sum(r.messages for r in report.requests):,}", f"{t.input_tokens:,}"]
+    floor = "≥" if t.lower_bound_requests else ""
+    foot = ["total", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r in report.requests):,}",
+            f"{floor}{sum(r.messages for r in report.requests):,}", f"{floor}{t.input_tokens:,}"]
     if c is not None:
-        foot.append(_delta_cell(c.delta))
+        foot += [_delta_cell(c.delta), _money_delta_cell(c.price_delta)]
     foot += [f"{t.reserve:,}", "", "", "", money(t.input_price), money(t.cached_price), money(t.output_bound)]
-    return ('<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+    return ('<div class="scroll"><table class="requests"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
             + "".join(f'<th class="num">{h}</th>' for h in nums) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody><tfoot><tr>"
-            + "".join(f"<td>{v}</td>" if i < 3 else f'<td class="num">{v}</td>' for i, v in enumerate(foot))
+            + "".join(f"<td>{v}</td>" if i < 2 else f'<td class="num">{v}</td>' for i, v in enumerate(foot))
             + "</tr></tfoot></table></div>")
 
 
@@ -315,7 +362,7 @@ def _what_if(report: CostReport) -> str:
     rows = []
     for f in report.counted:
         for costs in f.what_if:
-            cells = "".join(f'<td class="num">{tokens(r.total_input, r.exact)}</td>'
+            cells = "".join(f'<td class="num">{counted(r.total_input, r)}</td>'
                             f'<td class="num">{money(r.pricing.input)}</td><td class="num">{_cached(r)}</td>'
                             f'<td class="num">{money(r.pricing.output_bound)}</td>'
                             for r in costs)
@@ -333,9 +380,9 @@ def _what_if(report: CostReport) -> str:
                 continue
             head = "".join(f'<th class="num">{escape(m)}</th>' for m in models)
             body = "".join(f"<tr><td><code>{escape(tool.name or '(unnamed)')}</code></td>"
-                           + "".join(f'<td class="num">{tokens(r.tool_costs[i].tokens, r.exact)}</td>' for r in costs)
+                           + "".join(f'<td class="num">{counted(r.tool_costs[i].tokens, r)}</td>' for r in costs)
                            + "</tr>" for i, tool in enumerate(costs[0].tool_costs))
-            total = "".join(f'<td class="num">{tokens(r.tools, r.exact)}</td>' for r in costs)
+            total = "".join(f'<td class="num">{counted(r.tools, r)}</td>' for r in costs)
             out.append(f"<details open><summary>Tools of <code>{escape(label(costs[0]))}</code></summary>"
                        f"<table><thead><tr><th>tool</th>{head}</tr></thead><tbody>{body}</tbody>"
                        f"<tfoot><tr><td>all, with overhead</td>{total}</tr></tfoot></table></details>")
@@ -349,7 +396,6 @@ def _tools(report: CostReport) -> str:
         for i, r in enumerate(f.requests):
             if not r.tool_costs:
                 continue
-            ex = r.exact
             change = c.request(f.path, i) if c is not None else None
             deltas: dict[str, int | None] = {}
             if change is not None:
@@ -358,15 +404,15 @@ def _tools(report: CostReport) -> str:
             biggest = max(r.tool_costs, key=lambda x: x.tokens)
             out.append(f"<details open><summary><code>{escape(label(r))}</code>: {len(r.tool_costs)} "
                        f"tool{'s' if len(r.tool_costs) != 1 else ''}, "
-                       f"{tokens(r.tools, ex)} tokens; biggest <code>{escape(biggest.name or '(unnamed)')}</code> "
-                       f"({tokens(biggest.tokens, ex)})</summary>")
+                       f"{counted(r.tools, r)} tokens; biggest <code>{escape(biggest.name or '(unnamed)')}</code> "
+                       f"({counted(biggest.tokens, r)})</summary>")
             head = ["tool", "tokens", "share", "biggest field", "field tokens"] + (["Δ"] if c is not None else [])
             rows = []
             for cost in sorted(r.tool_costs, key=lambda x: (-x.tokens, x.name)):
                 cells = [f"<td><code>{escape(cost.name or '(unnamed)')}</code></td>",
-                         f'<td class="num">{tokens(cost.tokens, ex)}</td>', f'<td class="num">{share(cost.share)}</td>',
+                         f'<td class="num">{counted(cost.tokens, r)}</td>', f'<td class="num">{share(cost.share)}</td>',
                          f"<td><code>{escape(cost.biggest_field)}</code></td>",
-                         f'<td class="num">{tokens(cost.biggest_field_tokens, ex)}</td>']
+                         f'<td class="num">{counted(cost.biggest_field_tokens, r)}</td>']
                 if c is not None:
                     cells.append(f'<td class="num">{_delta_cell(deltas.get(cost.name, 0))}</td>')
                 rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -375,7 +421,7 @@ def _tools(report: CostReport) -> str:
                 for h in head) + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
             overhead = r.tools - sum(x.tokens for x in r.tool_costs)
             if overhead > 0:
-                out.append(f'<p class="muted">Plus {tokens(overhead, ex)} tokens of tool-use overhead per request.</p>')
+                out.append(f'<p class="muted">Plus {counted(overhead, r)} tokens of tool-use overhead per request.</p>')
             out.append("</details>")
     return "\n".join(out)
 
@@ -385,29 +431,33 @@ def _changes(report: CostReport) -> str:
     assert c is not None
     rows = []
     for f in c.changed:
-        rows.append(_change_row(f"<code>{escape(f.path)}</code>", f.status, f.before, f.after, f.delta))
+        rows.append(_change_row(f"<code>{escape(f.path)}</code>", f.status, f.before, f.after, f.delta,
+                                f.price_delta))
         for r in f.requests:
             if r.status == "unchanged":
                 continue
-            rows.append(_change_row(f"&emsp;request at line {r.line}", r.status, r.before, r.after, r.delta))
+            rows.append(_change_row(f"&emsp;request at line {r.line}", r.status, r.before, r.after, r.delta,
+                                    r.price_delta))
             for t in r.changed_tools:
                 rows.append(_change_row(f"&emsp;&emsp;tool <code>{escape(t.name or '(unnamed)')}</code>", t.status,
-                                        t.before, t.after, t.delta))
+                                        t.before, t.after, t.delta, None))
     if not rows:
         return "<p>No request changed.</p>"
     pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
     foot = (f'<tr><td>total</td><td></td><td class="num">{c.before:,}</td><td class="num">{c.after:,}</td>'
-            f'<td class="num">{_delta_cell(c.delta)}{pct}</td></tr>')
+            f'<td class="num">{_delta_cell(c.delta)}{pct}</td><td class="num">{_money_delta_cell(c.price_delta)}</td>'
+            '</tr>')
     return ('<table><thead><tr><th>file / request / tool</th><th>status</th><th class="num">before</th>'
-            '<th class="num">after</th><th class="num">Δ tokens</th></tr></thead><tbody>'
-            + "".join(rows) + f"</tbody><tfoot>{foot}</tfoot></table>")
+            '<th class="num">after</th><th class="num">Δ tokens</th><th class="num">Δ $ / 1k calls</th></tr></thead>'
+            "<tbody>" + "".join(rows) + f"</tbody><tfoot>{foot}</tfoot></table>")
 
 
-def _change_row(name: str, status: str, before: int | None, after: int | None, delta: int) -> str:
+def _change_row(name: str, status: str, before: int | None, after: int | None, delta: int,
+                price_delta: float | None) -> str:
     pct = percent_change(before, after)
     return (f"<tr><td>{name}</td><td>{status}</td><td class=\"num\">{_n(before)}</td>"
             f"<td class=\"num\">{_n(after)}</td><td class=\"num\">{_delta_cell(delta)}"
-            f"{f' ({pct})' if pct else ''}</td></tr>")
+            f"{f' ({pct})' if pct else ''}</td><td class=\"num\">{_money_delta_cell(price_delta)}</td></tr>")
 
 
 def _notes(report: CostReport) -> str:
@@ -452,7 +502,13 @@ def _delta_cell(delta: int | None) -> str:
     return f'<span class="{_dir(delta)}">{signed(delta)}</span>'
 
 
-def _dir(delta: int) -> str:
+def _money_delta_cell(delta: float | None) -> str:
+    if delta is None:
+        return ""
+    return f'<span class="{_dir(delta)}">{signed_money(delta)}</span>'
+
+
+def _dir(delta: float) -> str:
     return "up" if delta > 0 else "down" if delta < 0 else ""
 
 
@@ -460,5 +516,5 @@ def _n(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _where(path: str | None, line: int | None) -> str:
-    return f"<code>{escape(path)}:{line}</code>: " if path else ""
+def _where(place: str | None) -> str:
+    return f"<code>{escape(place)}</code>: " if place else ""

@@ -17,6 +17,8 @@ reproduces published API counts.
     "requests": [{
       "line": 1, "model": "gpt-4o", "model_known": true, "provider": "openai", "encoding": "o200k_base",
       "exact": true, "basis": ["openai-chat", "openai-functions"], "note": "",
+      "lower_bound": false,                # the request sends values ctxlint cannot read: counts are at least
+      "unseen": ["tools from `json.load(f)`"],   # what those values are
       "tokens": {"tools": 900, "system": 300, "messages": 28, "other": 6, "input": 1234, "reserve": 1024},
       "unpriced": ["web_search (hosted tool)"],   # sent but not counted
       "window": 128000, "window_share": 0.0176,   # (input + reserve) / window; null if unknown
@@ -39,7 +41,8 @@ reproduces published API counts.
     }]
   }],
   "totals": {"files", "requests", "tools", "input_tokens", "tool_tokens", "reserve", "input_price",
-             "cached_price", "output_bound", "expected_output", "unpriced_requests", "estimated_requests"},
+             "cached_price", "output_bound", "expected_output", "unpriced_requests", "estimated_requests",
+             "lower_bound_requests"},
   "what_if": [{"model": "gpt-4o", "totals": {...}}],   # with --model A,B; else []
   "set_aside": {"included": false, "files": [{"path", "reason", "requests", "tokens"}]},
   "basis": {"openai-chat": "what the code means", ...},   # every code used above
@@ -49,8 +52,9 @@ reproduces published API counts.
   "comparison": null | {
     "ref": "origin/main", "commit": "<sha>" | null,
     "before": 5000, "after": 5250, "delta": 250, "percent": 5.0 | null,
-    "files": [{"path", "status", "before", "after", "delta",      # only what changed
-               "requests": [{"index", "line", "status", "before", "after", "delta",
+    "price_before": 12.5 | null, "price_after": 13.1 | null, "price_delta": 0.6 | null,  # input $ per 1,000 calls
+    "files": [{"path", "status", "before", "after", "delta", "price_delta",      # only what changed
+               "requests": [{"index", "line", "status", "before", "after", "delta", "price_delta",
                              "tools": [{"name", "status", "before", "after", "delta"}]}]}]
   },                                       # status: added | removed | changed | unchanged
   "limits": {"max-increase": "10%" | "500" | null,   # the limits checked, named as the user sets them:
@@ -83,6 +87,8 @@ def request_dict(r: RequestCost) -> dict:
         "exact": r.exact,
         "basis": list(r.basis),
         "note": r.note,
+        "lower_bound": r.lower_bound,
+        "unseen": list(r.unseen),
         "tokens": {"tools": r.tools, "system": r.system, "messages": r.messages, "other": r.other,
                    "input": r.total_input, "reserve": r.reserve},
         "unpriced": list(r.unpriced),
@@ -164,6 +170,7 @@ def _totals(t: Totals) -> dict:
         "input_price": _round(t.input_price, 6), "cached_price": _round(t.cached_price, 6),
         "output_bound": _round(t.output_bound, 6), "expected_output": _round(t.expected_output, 6),
         "unpriced_requests": t.unpriced_requests, "estimated_requests": t.estimated_requests,
+        "lower_bound_requests": t.lower_bound_requests,
     }
 
 
@@ -175,11 +182,15 @@ def _comparison(c: Comparison) -> dict:
         "after": c.after,
         "delta": c.delta,
         "percent": _round(c.percent, 4),
+        "price_before": _round(c.price_before, 6),
+        "price_after": _round(c.price_after, 6),
+        "price_delta": _round(c.price_delta, 6),
         "files": [{
             "path": f.path, "status": f.status, "before": f.before, "after": f.after, "delta": f.delta,
+            "price_delta": _round(f.price_delta, 6),
             "requests": [{
                 "index": r.index, "line": r.line, "status": r.status, "before": r.before, "after": r.after,
-                "delta": r.delta,
+                "delta": r.delta, "price_delta": _round(r.price_delta, 6),
                 "tools": [{"name": t.name, "status": t.status, "before": t.before, "after": t.after,
                            "delta": t.delta} for t in r.changed_tools],
             } for r in f.requests if r.status != "unchanged"],

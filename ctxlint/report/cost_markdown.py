@@ -1,9 +1,11 @@
 """`ctxlint cost --format markdown`: a report to post as a pull-request comment.
 
 A summary line first (tokens, price, and with ``--compare`` the change and whether the limits
-hold), then what changed per file, request and tool, then one table per request showing where
-its tokens go, with its tools in a collapsible ``<details>`` block. When comparing, requests the
-change did not touch are folded away so the comment shows what the pull request did.
+hold), then what changed per file, request and tool (tokens and dollars), then one table of every
+request showing where its tokens go, its cacheable prefix and its prices, the notes, and each
+request's tools in a collapsible ``<details>`` block. When comparing, requests the change did not
+touch are folded away so the comment shows what the pull request did. An HTML comment on the
+first line marks the report, so a workflow finds its earlier comment and updates it in place.
 """
 
 from __future__ import annotations
@@ -13,48 +15,60 @@ from ctxlint.cost import (
     Comparison,
     CostReport,
     RequestChange,
+    cache_notes,
+    counted,
+    dollar_change,
     label,
     limits_text,
     money,
     percent_change,
     share,
     signed,
+    signed_money,
     summary,
-    tokens,
+    unmeasured_change,
     what_if_lines,
     where,
 )
 
+COMMENT_MARKER = "<!-- ctxlint-cost -->"
+
 
 def render(report: CostReport) -> str:
-    out = ["## ctxlint cost", ""]
+    out = [COMMENT_MARKER, "## ctxlint cost", ""]
     out += _summary(report)
     comparison = report.comparison
     if comparison is not None:
         out += ["", f"### Changes against `{comparison.ref}`", ""]
         out += _changes(comparison)
+        for sentence in (dollar_change(report), unmeasured_change(report)):
+            if sentence:
+                out += ["", _cell(sentence)]
     if report.what_if and report.counted:
         out += ["", "### Side by side", ""]
         out += _what_if(report)
     elif report.counted:
         out += ["", "### Requests", ""]
-        touched: list[list[str]] = []
-        untouched: list[list[str]] = []
+        touched: list[tuple[RequestCost, RequestChange | None]] = []
+        untouched: list[tuple[RequestCost, RequestChange | None]] = []
         for f in report.counted:
             for index, r in enumerate(f.requests):
                 change = comparison.request(f.path, index) if comparison is not None else None
-                block = _request(r, change, comparison is not None)
                 quiet = comparison is not None and change is not None and change.status == "unchanged" \
                     and not change.changed_tools
-                (untouched if quiet else touched).append(block)
-        for block in touched:
-            out += block
+                (untouched if quiet else touched).append((r, change))
+        out += _table(report, touched, comparison is not None)
         if untouched:
             n = len(untouched)
-            out += [f"<details><summary>{n} request{'s' if n != 1 else ''} this change does not touch</summary>", ""]
-            for block in untouched:
-                out += block
-            out += ["</details>", ""]
+            out += ["", f"<details><summary>{n} request{'s' if n != 1 else ''} this change does not touch</summary>",
+                    ""]
+            out += _table(report, untouched, comparison is not None, totals=False)
+            out += ["", "</details>"]
+        notes = _notes(report)
+        if notes:
+            out += ["", "Notes:", ""] + [f"- {_cell(n)}" for n in notes]
+        for r, change in touched + untouched:
+            out += _tools(r, change, comparison is not None)
     if report.set_aside:
         out += ["", "### Kept out of the totals", "",
                 "Test data, fixtures and templates that are not prompts (`--include-set-aside` counts them).", "",
@@ -82,7 +96,7 @@ def _summary(report: CostReport) -> list[str]:
         else:
             lines += ["", f"❌ **Over the limits** ({checked}):", ""]
             for v in report.violations:
-                place = f"`{_code(f'{v.path}:{v.line}')}`: " if v.path else ""
+                place = f"`{_code(v.where)}`: " if v.where else ""
                 lines.append(f"- {place}{_cell(v.message)}")
     return lines
 
@@ -97,7 +111,7 @@ def _what_if(report: CostReport) -> list[str]:
             cells = []
             for r in costs:
                 cached = "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
-                cells += [tokens(r.total_input, r.exact), money(r.pricing.input), cached, money(r.pricing.output_bound)]
+                cells += [counted(r.total_input, r), money(r.pricing.input), cached, money(r.pricing.output_bound)]
             rows.append(f"| `{_code(label(costs[0]))}` | " + " | ".join(cells) + " |")
     total = []
     for i in range(len(models)):
@@ -113,8 +127,8 @@ def _what_if(report: CostReport) -> list[str]:
                      "| tool | " + " | ".join(_cell(m) for m in models) + " |", "|:--|" + "--:|" * len(models)]
             for i, tool in enumerate(costs[0].tool_costs):
                 rows.append(f"| `{_code(tool.name or '(unnamed)')}` | "
-                            + " | ".join(tokens(r.tool_costs[i].tokens, r.exact) for r in costs) + " |")
-            rows.append("| all, with overhead | " + " | ".join(tokens(r.tools, r.exact) for r in costs) + " |")
+                            + " | ".join(counted(r.tool_costs[i].tokens, r) for r in costs) + " |")
+            rows.append("| all, with overhead | " + " | ".join(counted(r.tools, r) for r in costs) + " |")
             rows += ["", "</details>"]
     return rows
 
@@ -123,73 +137,104 @@ def _changes(c: Comparison) -> list[str]:
     changed = c.changed
     if not changed:
         return ["No request changed."]
-    rows = ["| file / request / tool | status | before | after | Δ tokens |", "|:--|:--|--:|--:|--:|"]
+    rows = ["| file / request / tool | status | before | after | Δ tokens | Δ $ / 1k calls |",
+            "|:--|:--|--:|--:|--:|--:|"]
     for f in changed:
         rows.append(f"| `{_code(f.path)}` | {f.status} | {_n(f.before)} | {_n(f.after)} | "
-                    f"{_join(f'**{signed(f.delta)}**', _pct(f.before, f.after))} |")
+                    f"{_join(f'**{signed(f.delta)}**', _pct(f.before, f.after))} | {signed_money(f.price_delta)} |")
         for r in f.requests:
             if r.status == "unchanged":
                 continue
             rows.append(f"| ↳ request at line {r.line} | {r.status} | {_n(r.before)} | {_n(r.after)} | "
-                        f"{_join(signed(r.delta), _pct(r.before, r.after))} |")
+                        f"{_join(signed(r.delta), _pct(r.before, r.after))} | {signed_money(r.price_delta)} |")
             for t in r.changed_tools:
                 rows.append(f"| &nbsp;&nbsp;↳ tool `{_code(t.name or '(unnamed)')}` | {t.status} | {_n(t.before)} | "
-                            f"{_n(t.after)} | {_join(signed(t.delta), _pct(t.before, t.after))} |")
+                            f"{_n(t.after)} | {_join(signed(t.delta), _pct(t.before, t.after))} | |")
     pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
-    rows.append(f"| **total** | | {c.before:,} | {c.after:,} | **{signed(c.delta)}**{pct} |")
+    money_delta = signed_money(c.price_delta)
+    rows.append(f"| **total** | | {c.before:,} | {c.after:,} | **{signed(c.delta)}**{pct} | "
+                f"{f'**{money_delta}**' if money_delta else ''} |")
     return rows
 
 
-def _request(r: RequestCost, change: RequestChange | None, comparing: bool) -> list[str]:
-    ex = r.exact
-    kind = "exact" if ex else "**estimate**"
-    out = [f"#### `{_code(label(r))}` · {_cell(r.model)} · {r.encoding} · {kind}", ""]
-    head = "| tools | system | messages | input |"
-    rule = "|--:|--:|--:|--:|"
-    row = (f"| {tokens(r.tools, ex)} | {tokens(r.system, ex)} | {tokens(r.messages, ex)} | "
-           f"**{tokens(r.total_input, ex)}** |")
+def _table(report: CostReport, rows: list[tuple[RequestCost, RequestChange | None]], comparing: bool,
+           totals: bool = True) -> list[str]:
+    """Every request in one table: where its tokens go, its cacheable prefix, its prices."""
+    head = "| request | model | tools | system | messages | input |"
+    rule = "|:--|:--|--:|--:|--:|--:|"
     if comparing:
-        head += " Δ input |"
-        rule += "--:|"
-        row += f" {'new' if change is None or change.before is None else signed(change.delta)} |"
-    p = r.pricing
-    head += " window | cached tokens | input $ / 1k | cached $ / 1k | output ≤ $ / 1k |"
-    rule += "--:|--:|--:|--:|--:|"
-    cached = "—" if p.cached_input is None else money(p.cached_input)
-    row += (f" {share(r.window_share)} | {p.cached_tokens:,} | {money(p.input)} | {cached} | "
-            f"{money(p.output_bound)} |")
-    out += [head, rule, row]
-    notes = [n for n in (r.note, f"no prompt caching: {p.cache_note}" if p.cached_input is None and p.cache_note
-                         else "") if n]
-    if notes:
-        out += ["", f"<sub>{_cell('; '.join(notes))}</sub>"]
-    out.append("")
-    if r.tool_costs:
-        biggest = max(r.tool_costs, key=lambda c: c.tokens)
-        n = len(r.tool_costs)
-        deltas: dict[str, str] = {}
-        if change is not None:
-            for tc in change.tools:
-                deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
-        out += [f"<details><summary>{n} tool{'s' if n != 1 else ''}, {tokens(r.tools, ex)} tokens; "
-                f"biggest: <code>{_html(biggest.name or '(unnamed)')}</code> "
-                f"({tokens(biggest.tokens, ex)})</summary>", ""]
-        head = "| tool | tokens | share | biggest field | field tokens |"
-        rule = "|:--|--:|--:|:--|--:|"
+        head += " Δ input | Δ $ / 1k |"
+        rule += "--:|--:|"
+    head += " window | cacheable prefix | cached tokens | input $ / 1k | cached $ / 1k | output ≤ $ / 1k |"
+    rule += "--:|--:|--:|--:|--:|--:|"
+    out = [head, rule]
+    for r, change in rows:
+        p = r.pricing
+        cells = [f"`{_code(label(r))}`", _cell(r.model), counted(r.tools, r), counted(r.system, r),
+                 counted(r.messages, r), f"**{counted(r.total_input, r)}**"]
         if comparing:
-            head += " Δ |"
-            rule += "--:|"
-        out += [head, rule]
-        for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
-            row = (f"| `{_code(c.name or '(unnamed)')}` | {tokens(c.tokens, ex)} | {share(c.share)} | "
-                   f"`{_code(c.biggest_field)}` | {tokens(c.biggest_field_tokens, ex)} |")
-            if comparing:
-                row += f" {deltas.get(c.name, '0')} |"
-            out.append(row)
-        overhead = r.tools - sum(c.tokens for c in r.tool_costs)
-        if overhead > 0:
-            out += ["", f"Plus {tokens(overhead, ex)} tokens of tool-use overhead per request."]
-        out += ["", "</details>", ""]
+            if change is None or change.before is None:
+                cells += ["new", "new"]
+            else:
+                cells += [signed(change.delta), signed_money(change.price_delta)]
+        cells += [share(r.window_share), counted(r.cacheable_prefix, r), f"{p.cached_tokens:,}", money(p.input),
+                  "—" if p.cached_input is None else money(p.cached_input),
+                  "∞" if p.output_bound_tokens is None else money(p.output_bound)]
+        out.append("| " + " | ".join(cells) + " |")
+    if totals and len(rows) > 1:
+        t = report.totals
+        floor = "≥" if t.lower_bound_requests else ""
+        cells = ["**total**", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r, _ in rows):,}",
+                 f"{floor}{sum(r.messages for r, _ in rows):,}", f"**{floor}{t.input_tokens:,}**"]
+        if comparing:
+            c = report.comparison
+            assert c is not None
+            cells += [signed(c.delta), signed_money(c.price_delta)]
+        cells += ["", "", "", f"**{money(t.input_price)}**", money(t.cached_price), money(t.output_bound)]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def _notes(report: CostReport) -> list[str]:
+    """What the counts rest on and why caching does not apply, each once, with its requests."""
+    out = []
+    for note, requests in report.notes().items():
+        marker = "≥ " if any(r.lower_bound for r in requests) else "~ " if any(not r.exact for r in requests) else ""
+        out.append(f"{marker}{note.removeprefix('≥ ')} ({where(requests)})")
+    for note, requests in cache_notes(report).items():
+        out.append(f"no prompt caching: {note} ({where(requests)})")
+    return out
+
+
+def _tools(r: RequestCost, change: RequestChange | None, comparing: bool) -> list[str]:
+    """The request's tools, folded away: each one's tokens, share and costliest field."""
+    if not r.tool_costs:
+        return []
+    biggest = max(r.tool_costs, key=lambda c: c.tokens)
+    n = len(r.tool_costs)
+    deltas: dict[str, str] = {}
+    if change is not None:
+        for tc in change.tools:
+            deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
+    out = ["", f"<details><summary>Tools of <code>{_html(label(r))}</code>: {n} tool{'s' if n != 1 else ''}, "
+           f"{counted(r.tools, r)} tokens; biggest: <code>{_html(biggest.name or '(unnamed)')}</code> "
+           f"({counted(biggest.tokens, r)})</summary>", ""]
+    head = "| tool | tokens | share | biggest field | field tokens |"
+    rule = "|:--|--:|--:|:--|--:|"
+    if comparing:
+        head += " Δ |"
+        rule += "--:|"
+    out += [head, rule]
+    for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
+        row = (f"| `{_code(c.name or '(unnamed)')}` | {counted(c.tokens, r)} | {share(c.share)} | "
+               f"`{_code(c.biggest_field)}` | {counted(c.biggest_field_tokens, r)} |")
+        if comparing:
+            row += f" {deltas.get(c.name, '0')} |"
+        out.append(row)
+    overhead = r.tools - sum(c.tokens for c in r.tool_costs)
+    if overhead > 0:
+        out += ["", f"Plus {counted(overhead, r)} tokens of tool-use overhead per request."]
+    out += ["", "</details>"]
     return out
 
 
@@ -208,7 +253,8 @@ def _footer(report: CostReport) -> list[str]:
     if report.counted:
         out += ["", "<sub>Input is tools + system + messages + the reply priming and tool_choice the provider adds. "
                     "Variable content (slots) counts as 0: these are the tokens every call sends before any. "
-                    "~ marks estimates; an exact count reproduces published API counts.</sub>"]
+                    "~ marks estimates, ≥ lower bounds (values ctxlint cannot read); an exact count reproduces "
+                    "published API counts.</sub>"]
     if report.models:
         sources = "; ".join(f"{m.name}: {m.source}" + (f" ({m.as_of})" if m.as_of else "") for m in report.models)
         out += ["", f"<sub>Prices in USD per 1,000 calls: the input at the input price, with caching only where "

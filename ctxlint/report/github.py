@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions
+from ctxlint.results import LintResult
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -14,9 +14,9 @@ import json
 from typing import Any
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Finding, Span
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions
+from ctxlint.results import LintResult
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Evidence, Finding
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions, rule_counts
+from ctxlint.results import LintResult
 
 
 def evidence_dict(step: Evidence) -> dict:

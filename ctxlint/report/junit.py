@@ -11,9 +11,9 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.model import Finding
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions
+from ctxlint.results import LintResult
 
 # Characters XML 1.0 cannot hold, even escaped; a message quoting a file could contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 from ctxlint.catalogue import Rule
@@ -44,3 +45,21 @@ def describe(rule: Rule) -> str:
             out.append(f"    {key} = {value!r}")
         out.append("")
     return "\n".join(out)
+
+
+def rule_dict(rule: Rule, full: bool = False) -> dict:
+    """A rule as `ctxlint rule --output-format json` gives it; ``full`` adds its docs and options."""
+    out: dict = {"code": rule.code, "name": rule.name, "family": rule.family, "severity": rule.severity.value,
+                 "preview": rule.preview, "fixable": rule.fixable, "summary": rule.summary,
+                 "precision": rule.precision or None}
+    if full:
+        out.update(docs={key: rule.docs[key] for key, _ in _SECTIONS}, options=rule.options)
+    return out
+
+
+def listing_json(catalogue: dict[str, Rule]) -> str:
+    return json.dumps([rule_dict(r) for r in sorted(catalogue.values(), key=lambda r: r.code)], indent=2) + "\n"
+
+
+def describe_json(rule: Rule) -> str:
+    return json.dumps(rule_dict(rule, full=True), indent=2, ensure_ascii=False) + "\n"

@@ -9,9 +9,9 @@ from urllib.parse import quote
 
 from ctxlint import __version__
 from ctxlint.catalogue import Rule
-from ctxlint.engine import LintResult
 from ctxlint.report import DEFAULT_OPTIONS, ReportOptions, rule_counts
 from ctxlint.report.json_report import evidence_dict
+from ctxlint.results import LintResult
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 FINGERPRINT_KEY = "ctxlintFingerprint/v1"

@@ -85,6 +85,7 @@ class Builder:
         self.segments: list[Segment] = []
         self.breakpoints: list[Breakpoint] = []
         self.tools: list[ToolDef] = []
+        self.unseen: list[str] = []  # parts sent from values the code does not show (see Request.unseen)
         self.message_index = -1
 
     def next_message(self) -> None:

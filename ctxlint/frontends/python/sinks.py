@@ -267,6 +267,8 @@ class Sinks(Component):
             in_test=in_test(env.scope),
             reserve_kind=reserve_kind,
             reserve_evidence=reserve_evidence,
+            api=sink.api,
+            unseen=tuple(dict.fromkeys(parts.builder.unseen)),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,

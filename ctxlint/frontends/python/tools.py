@@ -30,6 +30,7 @@ class Tools(Component):
             if sources:
                 piece = self.strings.slot_piece(node, env, variable=True)
                 builder.add([replace(piece, slot=with_sources(piece.slot, sources))], Role.TOOLS)
+            builder.unseen.append(self.unseen(node, env))
             return []
         tools = []
         for item in items:
@@ -37,6 +38,7 @@ class Tools(Component):
                 if item.sources:
                     piece = self.strings.slot_piece(item.node, item.env, variable=True)
                     builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS)
+                builder.unseen.append(self.unseen(item.node, item.env))
                 continue
             found = self.item_tools(item, builder, legacy) if item.loop is None else []
             if found:
@@ -58,6 +60,12 @@ class Tools(Component):
         listed = self.flow.items(declared[0], declared[1]) or []
         return [t for element in listed if not element.variable
                 for t in [self.tool_dict(element, builder, legacy)] if t is not None]
+
+    def unseen(self, node: ast.expr, env: Env) -> str:
+        """How the report names tools the code builds at run time: by the value a name holds
+        when it is in this module (``json.load(f)``), else by the expression itself."""
+        value, _ = self.scopes.deref(node, env)
+        return f"tools from `{_short(self.m.code(value if value.__class__ is not ast.Name else node))}`"
 
     def tool_dict(self, item: Item, builder: Builder, legacy: bool) -> ToolDef | None:
         node, env = self.scopes.deref(item.node, item.env)
@@ -393,3 +401,9 @@ def _registry(decorator: ast.expr) -> str:
     """The object a decorator registers its tool on (``mcp`` in ``@mcp.tool()``), or ""."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     return ast.unparse(target.value) if isinstance(target, ast.Attribute) else ""
+
+
+def _short(code: str) -> str:
+    """An expression as a report names it: its first line, at most 60 characters."""
+    line = " ".join(code.split("\n", 1)[0].split())
+    return line if len(line) <= 60 and "\n" not in code else line[:57].rstrip() + "…"

@@ -63,14 +63,14 @@ _NEVER_DIRS = (".github/workflows/", ".vscode/", ".idea/", ".devcontainer/", "no
 
 _JSON_OBJECT_KEYS = re.compile(
     r'"(?:messages|tools|functions|input_schema|inputSchema)"\s*:|"(?:input|contents)"\s*:\s*\[|"instructions"\s*:\s*"'
-    r'|"(?:function|parameters)"\s*:\s*\{')
+    r'|"(?:function|parameters)"\s*:\s*\{|"input"\s*:\s*"')
 _JSON_LIST_KEYS = re.compile(r'"(?:parameters|function|input_schema|inputSchema)"\s*:')
 _YAML_KEYS = re.compile(
-    r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|"""
+    r"""(?:^|[{,])[ \t]*(?:-[ \t]+)*["']?(?:messages|tools|functions|input_schema|inputSchema|system|template|input|"""
     r"""backstory|persona|preamble|[\w-]*_template|[\w-]*(?:[Pp]rompt|[Ii]nstruction)[\w-]*)["']?[ \t]*:(?:[ \t]|$)""",
     re.MULTILINE,
 )
-_YAML_WORDS = ("messages", "tools", "functions", "input_schema", "inputSchema", "system", "template", "backstory",
+_YAML_WORDS = ("messages", "tools", "functions", "input", "system", "template", "backstory",
                "persona", "preamble", "rompt", "nstruction", "parameters", "function")  # cheaper than _YAML_KEYS
 _YAML_LIST_KEYS = re.compile(r"^[ \t]*(?:-[ \t]+)*(?:parameters|function)[ \t]*:(?:[ \t]|$)", re.MULTILINE)
 # Top-level keys that mark a YAML document as something else (CI, deployment, API description).

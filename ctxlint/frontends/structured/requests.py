@@ -3,6 +3,7 @@ messages, Gemini's generateContent, GitHub Models' prompt files."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TypeGuard
@@ -43,6 +44,18 @@ def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> TypeGuar
                     and ("role" in item.fields or item.value.get("type") in items) for item in node.items))
 
 
+# Requests that send a string `input` to a model that does not answer in text: embeddings,
+# moderation, speech, transcription and images have the same shape as a Responses request.
+_NOT_TEXT_MODEL = re.compile(r"embed|moderation|tts|whisper|transcri|dall-e|image|rerank", re.IGNORECASE)
+
+
+def _generates_text(fields: dict) -> bool:
+    """Whether a request with a string `input` is a Responses API request (a text model)."""
+    model = fields["model"][1]
+    return model.kind == "string" and isinstance(model.value, str) and not _NOT_TEXT_MODEL.search(model.value) \
+        and not ({"voice", "dimensions", "encoding_format"} & fields.keys())
+
+
 def chat_request(ctx: Context, root: Node) -> Request | None:
     if root.kind != "object" or root.fields is None:
         return None
@@ -55,7 +68,8 @@ def chat_request(ctx: Context, root: Node) -> Request | None:
         if not messages.items and not ({"model", "system"} & fields.keys()):
             return None
     elif "model" in fields and (_is_message_list(responses_input, _RESPONSES_ITEMS) or (
-            "instructions" in fields and responses_input is not None and responses_input.kind == "string")):
+            responses_input is not None and responses_input.kind == "string"
+            and ("instructions" in fields or _generates_text(fields)))):
         responses, messages = True, responses_input
     else:
         return None

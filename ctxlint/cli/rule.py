@@ -1,0 +1,41 @@
+"""`ctxlint rule`: explain a rule, or list the catalogue."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxlint.cli.common import (
+    EXIT_CLEAN,
+    UsageError,
+    add_config_option,
+    add_output_options,
+    load_project,
+    write_report,
+)
+
+
+def add_parser(commands) -> None:
+    rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
+    add_config_option(rule)
+    add_output_options(rule, ("text", "json"), "text (the default) or json")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxlint.catalogue import CatalogueError, find_rule
+    from ctxlint.report.rules import describe, describe_json, listing, listing_json
+
+    project = load_project(args)
+    try:
+        catalogue = project.catalogue(project.resolver.default)
+    except CatalogueError as error:
+        raise UsageError(str(error)) from None
+    as_json = args.output_format == "json"
+    if args.code is None:
+        write_report(listing_json(catalogue) if as_json else listing(catalogue), args.output_file)
+        return EXIT_CLEAN
+    rule = find_rule(catalogue, args.code.strip())
+    if rule is None:
+        raise UsageError(f"unknown rule `{args.code}` (run `ctxlint rule` for the catalogue)")
+    write_report(describe_json(rule) if as_json else describe(rule), args.output_file)
+    return EXIT_CLEAN

@@ -1,0 +1,123 @@
+"""What a run lets through: every filter between the findings the checks make and the ones a
+user sees, and the exit code they decide.
+
+Two kinds, in one place:
+
+- :class:`Selection`, per configuration: the rules that run (``select``, ``extend-select``,
+  ``ignore``, preview rules), the rules a file's ``per-file-ignores`` turn off, test and example code
+  (whose findings are low confidence) and the least confidence reported. The engine asks it as it
+  lints each file, because suppressions must see every finding before the confidence floor.
+- :class:`RunFilters`, per run of ``ctxlint check``: the files and lines a change touched
+  (``--changed-since``), the findings a baseline already holds, and the fail level that decides
+  the exit code (with ``--exit-zero``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxlint.catalogue import Rule, resolve
+from ctxlint.config import Settings
+from ctxlint.discover import glob_any, glob_match
+from ctxlint.model import Confidence, Finding, Severity
+
+if TYPE_CHECKING:
+    from ctxlint.changes import Changes
+    from ctxlint.results import LintResult
+
+
+class Selection:
+    """The rules one configuration runs, and where and how sure their findings must be.
+
+    ``select`` and ``ignore`` are for callers that pick rules themselves (the rule-example
+    tests, benchmarks); the command line passes its options as settings layers instead.
+    Unknown rule selectors raise SelectionError.
+    """
+
+    def __init__(self, settings: Settings, catalogue: Mapping[str, Rule], select: list[str] | None = None,
+                 ignore: Sequence[str] = ()):
+        self.settings = settings
+        preview = settings.preview
+        if select is not None:
+            chosen = resolve(select, catalogue, "--select", preview=preview)
+        else:
+            chosen = resolve(settings.select, catalogue, "select", preview=preview)
+            chosen |= resolve(settings.extend_select, catalogue, "extend-select", preview=preview)
+        chosen -= resolve(settings.ignore, catalogue, "ignore")
+        chosen -= resolve(list(ignore), catalogue, "--ignore")
+        self.codes = frozenset(chosen)
+        self.per_file_ignores = [
+            (glob, resolve(codes, catalogue, f"per-file-ignores.{glob}"))
+            for glob, codes in settings.per_file_ignores.items()
+        ]
+        floor = Confidence(settings.confidence).rank
+        self.shown = frozenset(c for c in Confidence if c.rank >= floor)
+
+    def ignored_in(self, relpath: str) -> set[str]:
+        """The codes ``per-file-ignores`` turn off for the file at ``relpath``."""
+        skipped: set[str] = set()
+        for glob, codes in self.per_file_ignores:
+            if glob_match(glob, relpath):
+                skipped |= codes
+        return skipped
+
+    def scope(self, relpath: str) -> str:
+        """Where ``relpath`` is: "test" or "example" code, or "code". A file the user's `formats`
+        globs name is code whatever its folder: a team that points ctxlint at its tool snapshots
+        wants them judged."""
+        settings = self.settings
+        for scope, globs in (("test", settings.test_paths), ("example", settings.example_paths)):
+            if glob_any(globs, relpath):
+                return "code" if any(glob_any(g, relpath) for g in settings.formats.values()) else scope
+        return "code"
+
+    def reported(self, finding: Finding) -> bool:
+        """Whether the finding is sure enough to report (``confidence``)."""
+        return finding.confidence in self.shown
+
+
+@dataclass
+class RunFilters:
+    """The filters of one ``ctxlint check`` run that the command line and the repository decide.
+
+    ``changes``: the lines changed since ``--changed-since`` (None: every line counts).
+    ``known``: the fingerprints of a baseline (None: no baseline). ``fail_level``: ``--fail-level``
+    (None: each file's configuration decides).
+    """
+
+    changes: Changes | None = None
+    known: frozenset[str] | None = None
+    fail_level: str | None = None
+    exit_zero: bool = False
+
+    def files(self, files: Iterable[tuple[Path, Settings]]) -> list[tuple[Path, Settings]]:
+        """The files worth linting: with changed lines, only those a change touched (no
+        finding can be on a changed line of a file nobody touched)."""
+        if self.changes is None:
+            return list(files)
+        return [(path, settings) for path, settings in files if os.path.realpath(path) in self.changes]
+
+    def apply(self, result: LintResult, fingerprint: Callable[[Finding], str]) -> None:
+        """Keep the findings on changed lines that the baseline does not hold; counts what the
+        baseline left out in ``result.baselined``."""
+        if self.changes is not None:
+            from ctxlint.changes import touches
+
+            changes = self.changes
+            result.findings = [f for f in result.findings
+                               if touches(changes, f.span.path, f.span.line, f.span.end_line)]
+        if self.known is not None:
+            kept = [f for f in result.findings if fingerprint(f) not in self.known]
+            result.baselined = len(result.findings) - len(kept)
+            result.findings = kept
+
+    def failing(self, findings: Iterable[Finding], level_of: Callable[[Finding], str]) -> bool:
+        """Whether the findings fail the run: one at or above its fail level (``--fail-level``,
+        else ``level_of``, its file's configuration), unless ``--exit-zero``."""
+        if self.exit_zero:
+            return False
+        return any(f.severity.rank >= Severity(self.fail_level or level_of(f)).rank for f in findings)

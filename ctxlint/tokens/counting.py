@@ -1,0 +1,70 @@
+"""Exact token counts of a text in an encoding, without loading the tokenizer where the
+vocabulary index can answer (``ctxlint.tokenindex``)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ctxlint.tokens.encodings import _built, get_encoding
+
+# tiktoken splits text with fancy-regex, whose backtracking stack overflows (a Rust panic, which
+# Python sees as a BaseException) on a run of about a million whitespace characters. Longer runs
+# than BLANK_BLOCK are counted in blocks of that size; the encodings make runs of spaces from
+# tokens of up to 128 spaces, so a cut at a multiple of 128 changes the count by a token at most.
+BLANK_BLOCK = 65_536
+_LONG_BLANK = re.compile(rf"(?<!\s)\s{{{BLANK_BLOCK},}}")  # a run's start only: linear to search
+
+
+def count_tokens(text: str, encoding: str = "o200k_base") -> int:
+    """Exact token count of ``text``; special-token text such as ``<|endoftext|>`` counts as text.
+
+    Prompt content is data, not control tokens, and tiktoken's default would raise on it. Until
+    the full encoding is loaded, small texts are counted through the on-disk index of the
+    vocabulary (ctxlint.tokenindex), which gives the same count without loading all of it. A
+    run of whitespace longer than ``BLANK_BLOCK`` characters is counted in blocks (see above).
+    """
+    if len(text) <= SHORT_TEXT:
+        return _count_short(text, encoding)
+    if len(text) > BLANK_BLOCK and _LONG_BLANK.search(text):
+        return _count_in_blocks(text, encoding)
+    return _count(text, encoding)
+
+
+# Short texts recur: roles, names, a tool's fields measured by several checks, an instruction
+# repeated in every message. Their counts are kept (at most SHORT_TEXTS of them, a few MB).
+SHORT_TEXT = 256
+SHORT_TEXTS = 1 << 16
+
+
+@functools.lru_cache(maxsize=SHORT_TEXTS)
+def _count_short(text: str, encoding: str) -> int:
+    return _count(text, encoding)
+
+
+def _count(text: str, encoding: str) -> int:
+    if encoding not in _built:
+        from ctxlint import tokenindex
+
+        quick = tokenindex.count(text, encoding)
+        if quick is not None:
+            return quick
+    return len(get_encoding(encoding).encode_ordinary(text))
+
+
+def _count_in_blocks(text: str, encoding: str) -> int:
+    total = 0
+    cursor = 0
+    blocks: dict[str, int] = {}  # a run of one character repeats one block: it is counted once
+    for run in _LONG_BLANK.finditer(text):
+        # Cut after each whole block; the run's last block stays with the text that follows.
+        for cut in range(run.start() + BLANK_BLOCK, run.end() - BLANK_BLOCK + 1, BLANK_BLOCK):
+            piece = text[cursor:cut]
+            if cursor > run.start():  # a block inside the run
+                if piece not in blocks:
+                    blocks[piece] = _count(piece, encoding)
+                total += blocks[piece]
+            else:
+                total += _count(piece, encoding)
+            cursor = cut
+    return total + _count(text[cursor:], encoding)
