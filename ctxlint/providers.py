@@ -11,6 +11,7 @@ place. Which SDK call sends which shape is the framework catalogue's knowledge
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ctxlint.model import Role
@@ -88,3 +89,14 @@ API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANT
 # `max_new_tokens`).
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
               "max_new_tokens")
+
+
+# Models that do not answer in text: an output-token limit means nothing for embeddings,
+# moderation, speech, transcription, images and rerankers, whatever shape their request has.
+_NOT_TEXT_MODEL = re.compile(r"embed|moderation|tts|whisper|transcri|dall-e|imagen?\b|image-|rerank", re.IGNORECASE)
+
+
+def answers_in_text(model: str) -> bool:
+    """Whether the model a request names (a literal) answers in text, as far as its name says."""
+    return not _NOT_TEXT_MODEL.search(model)
+

@@ -631,5 +631,5 @@ client = OpenAI()
 def test_calls_in_test_functions_of_scripts_are_low_confidence(owner, confidence):
     linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX201"])
     source = SCRIPT_CALL.format(owner=owner)
-    findings = linter.lint_text(source, "scripts/check.py", "scripts/check.py", "python")
+    findings = linter.lint_text(source, "jobs/check.py", "jobs/check.py", "python")
     assert [f.confidence.value for f in findings] == [confidence]

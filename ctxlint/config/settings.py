@@ -63,7 +63,8 @@ COST_SET_ASIDE = DEFAULT_TEST_PATHS
 # confidence (the corpus verdicts judge them debatable; README, "Evidence and confidence").
 DEFAULT_EXAMPLE_PATHS = (
     "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
-    "notebooks", "recipes",
+    "docs_src", "notebooks", "recipes", "sample", "samples", "testapp", "testapps", "snippets", "*-snippets",
+    "playground", "playgrounds", "scripts",
 )
 
 

@@ -11,7 +11,7 @@ from typing import cast
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.sinks import Parts, in_method, in_test
+from ctxlint.frontends.python.sinks import Parts, in_method, in_test, limit_configurable
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
@@ -93,7 +93,7 @@ class Reserves(Component):
                 or not holder.arguments.get("limit"):
             return False
         given = self.sinks.arguments(call, env)
-        if given.opaque:
+        if given.opaque or limit_configurable(call, holder):
             return False
         parts = Parts()
         self.sinks.settings(holder.arguments, call, env, None, parts)

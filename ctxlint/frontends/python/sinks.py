@@ -20,6 +20,7 @@ from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
+from ctxlint.providers import answers_in_text
 
 
 @dataclass
@@ -237,7 +238,8 @@ class Sinks(Component):
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
-        declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible)
+        declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible) \
+            and answers_in_text(parts.model or "") and not in_embedding_code(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
             dropped = self.reserves.accepted_limit(env.scope) or parts.dropped
@@ -365,7 +367,9 @@ class Sinks(Component):
         """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""
         had = parts.limit
         self.settings(holder.arguments, call, env, None, parts)
-        if holder.arguments.get("limit"):
+        if holder.arguments.get("limit") and limit_configurable(call, holder):
+            parts.limit_elsewhere = True  # each call gives it (``with_config``)
+        elif holder.arguments.get("limit"):
             given = self.arguments(call, env)
             parts.limit_visible = parts.limit_visible or not given.opaque
             if had is None and parts.limit is None:
@@ -425,6 +429,17 @@ def in_method(scope: Scope | None) -> bool:
     return False
 
 
+def in_embedding_code(scope: Scope | None) -> bool:
+    """Whether ``scope`` is a function or class named for embeddings (``embed_query``,
+    ``BedrockEmbedding``): a call made there asks for vectors, which take no output limit, even
+    through an API that also generates text (Bedrock's ``invoke_model``)."""
+    while scope is not None:
+        if scope.kind in ("function", "class") and "embed" in getattr(scope.node, "name", "").lower():
+            return True
+        scope = scope.parent
+    return False
+
+
 def in_test(scope: Scope | None) -> bool:
     """Whether ``scope`` is in a test: a function named ``test*`` or a class named ``Test*``,
     as pytest collects them."""
@@ -436,3 +451,20 @@ def in_test(scope: Scope | None) -> bool:
             return True  # TestCheckout, not Testimonials
         scope = scope.parent
     return False
+
+def limit_configurable(call: ast.Call, holder: Holder) -> bool:
+    """Whether the model is built with its output limit left to be set at run time: LangChain's
+    ``init_chat_model(configurable_fields=("model", "max_tokens"))`` (or ``"any"``) takes the
+    limit from each call's ``with_config``, out of sight of the place it is built."""
+    limit_keys = {k for a in holder.arguments.get("limit", ()) for k in a.keywords}
+    for keyword in call.keywords:
+        if keyword.arg != "configurable_fields":
+            continue
+        value = keyword.value
+        if isinstance(value, ast.Constant):
+            return value.value == "any"
+        if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+            return any(isinstance(e, ast.Constant) and e.value in limit_keys for e in value.elts)
+        return True  # a configurable set the code does not show may name the limit
+    return False
+

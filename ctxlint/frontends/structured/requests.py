@@ -3,7 +3,6 @@ messages, Gemini's generateContent, GitHub Models' prompt files."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TypeGuard
@@ -24,7 +23,16 @@ from ctxlint.model import (
     ToolDef,
 )
 from ctxlint.numbers import token_count
-from ctxlint.providers import ANTHROPIC, GEMINI, LIMIT_KEYS, OPENAI_CHAT, OPENAI_RESPONSES, ROLE_NAMES, TEXT_PARTS
+from ctxlint.providers import (
+    ANTHROPIC,
+    GEMINI,
+    LIMIT_KEYS,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    ROLE_NAMES,
+    TEXT_PARTS,
+    answers_in_text,
+)
 
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
                     "web_search_tool_result", "search_result"}
@@ -44,15 +52,10 @@ def _is_message_list(node: Node | None, items: tuple[str, ...] = ()) -> TypeGuar
                     and ("role" in item.fields or item.value.get("type") in items) for item in node.items))
 
 
-# Requests that send a string `input` to a model that does not answer in text: embeddings,
-# moderation, speech, transcription and images have the same shape as a Responses request.
-_NOT_TEXT_MODEL = re.compile(r"embed|moderation|tts|whisper|transcri|dall-e|image|rerank", re.IGNORECASE)
-
-
 def _generates_text(fields: dict) -> bool:
     """Whether a request with a string `input` is a Responses API request (a text model)."""
     model = fields["model"][1]
-    return model.kind == "string" and isinstance(model.value, str) and not _NOT_TEXT_MODEL.search(model.value) \
+    return model.kind == "string" and isinstance(model.value, str) and answers_in_text(model.value) \
         and not ({"voice", "dimensions", "encoding_format"} & fields.keys())
 
 
