@@ -36,9 +36,10 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -222,7 +223,7 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
         markdown.write_text(_markdown(each_rule, verdicts, catalogue), encoding="utf-8")
         print(f"wrote {markdown}")
     if update_rules:
-        _update_rules(each_rule, verdicts, catalogue, len(selected))
+        _update_rules(each_rule, found, verdicts, catalogue, len(selected))
 
     instances = census.load(commits)
     if instances:
@@ -330,9 +331,13 @@ def _markdown(findings: list[Found], verdicts: dict, catalogue: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _update_rules(findings: list[Found], verdicts: dict, catalogue: dict, repositories: int) -> None:
-    """Write each built-in rule's measured precision into its rule file's `precision:` line."""
+def _update_rules(findings: list[Found], every: list[Found], verdicts: dict, catalogue: dict,
+                  repositories: int) -> None:
+    """Write each built-in rule's measured precision (``findings``: those shown at the default
+    confidence) into its rule file's `precision:` line, and each kind's (``every``: all of them)
+    into its `evidence:` line."""
     per_rule = _tally(findings, verdicts, lambda f: f.code)
+    per_kind = _tally([f for f in every if f.kind], verdicts, lambda f: f.evidence_kind)
     found_in = {code: len({f.repo for f in findings if f.code == code}) for code in per_rule}
     today = date.today().isoformat()
     for code, rule in sorted(catalogue.items()):
@@ -355,8 +360,23 @@ def _update_rules(findings: list[Found], verdicts: dict, catalogue: dict, reposi
             lines.insert(at, line)
         else:
             lines[at] = line
+        lines = [_measured_kind(old, code, per_kind) for old in lines]
         rule.path.write_text("".join(lines), encoding="utf-8")
-    print("updated the precision line of every built-in rule file")
+    print("updated the precision line and the evidence kinds' `measured` of every built-in rule file")
+
+
+_KIND_LINE = re.compile(r"^(  ([\w-]+): \{confidence: \w+, says: \"(?:[^\"\\]|\\.)*\")(?:, measured: \"[^\"]*\")?\}\n$")
+
+
+def _measured_kind(line: str, code: str, per_kind: dict) -> str:
+    """An `evidence:` line of a rule file with the kind's measured precision (judged findings in
+    code that runs for users, at any confidence), or as it was when the kind has no verdict."""
+    match = _KIND_LINE.match(line)
+    tally = per_kind.get(f"{code}/{match[2]}") if match else None
+    if match is None or tally is None or not tally.judged:
+        return line
+    measured = f"{tally.true} of {tally.judged} right ({tally.strict:.0%})"
+    return f"{match[1]}, measured: \"{measured}\"}}\n"
 
 
 def _table(title: str, findings: list[Found], verdicts: dict, catalogue: dict) -> None:

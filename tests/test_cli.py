@@ -3,6 +3,8 @@ notices, suppressions and discovery. Config files and output formats have their 
 
 from __future__ import annotations
 
+import json
+
 from conftest import (
     CLEAN_TEMPLATE,
     CLOCK_MESSAGE,
@@ -249,6 +251,22 @@ def test_gitignore_applies_to_walks_and_exclude_to_explicit_files(project):
 
 
 # --- ctxlint rule --------------------------------------------------------------------------
+
+
+def test_rule_evidence_lists_every_kind_with_its_confidence_and_measure(project):
+    table, one, as_json, unknown = project.run_many([
+        ("rule", "--evidence"), ("rule", "CTX201", "--evidence"), ("rule", "--evidence", "--output-format", "json"),
+        ("rule", "CTX999", "--evidence"),
+    ])
+    kinds = [(code, kind, spec) for code, rule in sorted(CATALOGUE.items()) for kind, spec in rule.evidence.items()]
+    assert table.code == 0 and table.lines[0].split()[:4] == ["rule", "kind", "confidence", "measured"]
+    assert [line.split()[:3] for line in table.lines[1:]] == [[c, k, s.confidence.value] for c, k, s in kinds]
+    assert all(line.endswith(spec.says) for line, (_, _, spec) in zip(table.lines[1:], kinds, strict=True))
+    assert {line.split()[0] for line in one.lines[1:]} == {"CTX201"}
+    rows = json.loads(as_json.stdout)
+    assert [(r["code"], r["kind"], r["confidence"], r["measured"]) for r in rows] == [
+        (c, k, s.confidence.value, s.measured or None) for c, k, s in kinds]
+    assert unknown.code == 2 and "unknown rule `CTX999`" in unknown.stderr
 
 
 def test_rule_listing_and_pages(project):

@@ -17,13 +17,15 @@ from ctxlint.cli.common import (
 def add_parser(commands) -> None:
     rule = commands.add_parser("rule", help="explain a rule, or list the catalogue")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
+    rule.add_argument("--evidence", action="store_true",
+                      help="list the kinds of evidence of every rule (or of CODE): confidence, measured precision")
     add_config_option(rule)
     add_output_options(rule, ("text", "json"), "text (the default) or json")
 
 
 def run(args: argparse.Namespace) -> int:
     from ctxlint.catalogue import CatalogueError, find_rule
-    from ctxlint.report.rules import describe, describe_json, listing, listing_json
+    from ctxlint.report.rules import describe, describe_json, evidence_json, evidence_table, listing, listing_json
 
     project = load_project(args)
     try:
@@ -31,6 +33,12 @@ def run(args: argparse.Namespace) -> int:
     except CatalogueError as error:
         raise UsageError(str(error)) from None
     as_json = args.output_format == "json"
+    if args.evidence:
+        chosen = catalogue if args.code is None else {r.code: r for r in [find_rule(catalogue, args.code.strip())] if r}
+        if not chosen:
+            raise UsageError(f"unknown rule `{args.code}` (run `ctxlint rule` for the catalogue)")
+        write_report(evidence_json(chosen) if as_json else evidence_table(chosen), args.output_file)
+        return EXIT_CLEAN
     if args.code is None:
         write_report(listing_json(catalogue) if as_json else listing(catalogue), args.output_file)
         return EXIT_CLEAN

@@ -47,6 +47,26 @@ def describe(rule: Rule) -> str:
     return "\n".join(out)
 
 
+def evidence_table(catalogue: dict[str, Rule]) -> str:
+    """Every kind of evidence of the rules, one line each: the rule, the kind, the confidence a
+    finding on it carries, how it measured on the corpus, and what it is."""
+    rows = [(r.code, kind, spec.confidence.value, spec.measured or "-", spec.says)
+            for r in sorted(catalogue.values(), key=lambda r: r.code) for kind, spec in r.evidence.items()]
+    if not rows:
+        return "No rule reports kinds of evidence.\n"
+    head = ("rule", "kind", "confidence", "measured", "what the finding rests on")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(4)]
+    return "".join("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:4], widths, strict=True)) + "  "
+                   + row[4] + "\n" for row in [head, *rows])
+
+
+def evidence_json(catalogue: dict[str, Rule]) -> str:
+    return json.dumps([{"code": r.code, "kind": kind, "confidence": spec.confidence.value,
+                        "measured": spec.measured or None, "says": spec.says}
+                       for r in sorted(catalogue.values(), key=lambda r: r.code)
+                       for kind, spec in r.evidence.items()], indent=2, ensure_ascii=False) + "\n"
+
+
 def rule_dict(rule: Rule, full: bool = False) -> dict:
     """A rule as `ctxlint rule --output-format json` gives it; ``full`` adds its docs and options."""
     out: dict = {"code": rule.code, "name": rule.name, "family": rule.family, "severity": rule.severity.value,
