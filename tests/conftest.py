@@ -184,3 +184,30 @@ def project(tmp_path: Path) -> Project:
 
     assert find_config(root) is None, f"a ctxlint config above {root} would leak into the tests"
     return Project(root)
+
+
+# A team's rule pack holding one preview rule (a stricter copy of CTX101).
+PREVIEW_RULE = """\
+code: ACME101
+name: acme-clock
+family: acme
+severity: warning
+check: volatile_in_prefix
+preview: true
+precision: "60% (3 of 5 judged)"
+options:
+  calls: [now]
+  names: []
+  filters: []
+  advice: Move it down.
+  min_tokens: 0
+  per_call: []
+summary: A clock value before static text (a team's stricter copy).
+docs:
+  what: Reports clock values.
+  why: Caching.
+  example: "{{ now() }}"
+  instead: "..."
+  options: "calls: clock calls"
+examples: []
+"""

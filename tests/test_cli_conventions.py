@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY
+from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, PREVIEW_RULE
 from test_cli_fix import SERVICE  # a Python module with one fixable finding (CTX103)
 
 from ctxlint import __version__
@@ -283,14 +283,15 @@ def test_show_files_lists_what_would_be_read_and_exits(project):
 
 
 def test_a_warning_when_select_names_only_rules_that_will_not_run(project):
-    project.write({"a.j2": CLOCK_TEMPLATE})
+    project.write({"a.j2": CLOCK_TEMPLATE, "ctxlint.toml": 'rule-packs = ["packs"]\n',
+                   "packs/acme/ACME101-acme-clock.yaml": PREVIEW_RULE})
     project.preview = False
-    prefix, ignored, fine = project.run_many([("check", "--select", "CTX40", "a.j2"),
+    prefix, ignored, fine = project.run_many([("check", "--select", "ACME", "a.j2"),
                                               ("check", "--select", "CTX101,CTX2", "--ignore", "CTX101", "a.j2"),
                                               ("check", "--select", "CTX101", "a.j2")])
     assert (prefix.code, prefix.err_lines) == (0, [
-        "ctxlint: warning: --select CTX40 names only preview rules, which run with --preview or when selected by "
-        "full code or name; nothing it names will run (CTX401, CTX402, CTX403)"])
+        "ctxlint: warning: --select ACME names only preview rules, which run with --preview or when selected by "
+        "full code or name; nothing it names will run (ACME101)"])
     assert ignored.err_lines == [
         "ctxlint: warning: --select CTX101 names only rules that `ignore` (or --ignore) turns off; nothing it names "
         "will run (CTX101)"]

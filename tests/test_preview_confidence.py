@@ -4,33 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY
-
-PREVIEW_RULE = """\
-code: ACME101
-name: acme-clock
-family: acme
-severity: warning
-check: volatile_in_prefix
-preview: true
-precision: "60% (3 of 5 judged)"
-options:
-  calls: [now]
-  names: []
-  filters: []
-  advice: Move it down.
-  min_tokens: 0
-  per_call: []
-summary: A clock value before static text (a team's stricter copy).
-docs:
-  what: Reports clock values.
-  why: Caching.
-  example: "{{ now() }}"
-  instead: "..."
-  options: "calls: clock calls"
-examples: []
-"""
-
+from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, PREVIEW_RULE
 
 def _pack(project):
     project.write({
