@@ -266,7 +266,7 @@ def test_every_subcommand_takes_output_format_output_file_and_no_cache(project):
     assert [f["code"] for f in check] == ["CTX101"]
     assert cost == cost2 and cost["totals"]["requests"] == 1
     assert budget["requests"][0]["runs"][0]["budget"] == 400
-    assert (rule["code"], rule["name"], rule["preview"]) == ("CTX101", "volatile-in-prefix", True)
+    assert (rule["code"], rule["name"], rule["preview"]) == ("CTX101", "volatile-in-prefix", False)
     assert "what" in rule["docs"] and "names" in rule["options"]
     listing = json.loads(runs[5].stdout)
     assert runs[5].code == 0 and [r["code"] for r in listing][:3] == ["CTX001", "CTX002", "CTX101"]
