@@ -91,7 +91,8 @@ class Sinks:
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
-        kind, evidence = "", tuple[Evidence, ...]()
+        kind = ""
+        evidence: tuple[Evidence, ...] = ()
         rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
         if rest is not None:
             kind = "caller-rest"
