@@ -251,6 +251,22 @@ def test_malformed_typescript_is_a_located_error():
     assert span.line == 3 and message.startswith("invalid syntax")
 
 
+def test_type_syntax_the_grammar_lags_behind_is_a_notice_and_the_module_is_read():
+    parsed = parse("""\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        export function ask<in out T>(question: T) {
+          const messages = [{ role: "user", content: `${question}` }];
+          return client.chat.completions.create({ model: "gpt-4o", messages });
+        }
+        """)
+    assert not parsed.errors
+    assert parsed.notices == ["line 3: the TypeScript grammar does not read `out T` in a type (syntax newer than the "
+                              "grammar, or a typo tsc reports); the rest of the module is read"]
+    [request] = parsed.requests
+    assert request.anchor.line == 5 and request.output_limit is None
+
+
 def test_deep_nesting_is_refused_with_a_location():
     source = "const prompt = " + "(" * 1500 + '"x"' + ")" * 1500 + ";\n"
     parsed = parse_file(source, "deep.ts")

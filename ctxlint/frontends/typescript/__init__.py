@@ -85,6 +85,14 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
     if bad is not None and deep:  # the analysis would refuse the nesting too
         parsed.errors.append((Span.point(path, *source.position(bad.start_byte)), _too_deep()))
         return parsed
+    if bad is not None and _in_type_syntax(bad, MAX_DEPTH):
+        # Type syntax is what the grammar lags behind the language in (`<in out T>`), and it carries
+        # no prompt text: a notice, and the module is read, never an error on code tsc accepts.
+        line, _ = source.position(bad.start_byte)
+        parsed.notices.append(f"line {line}: the TypeScript grammar does not read `{_excerpt(source.code(bad))}` "
+                              "in a type (syntax newer than the grammar, or a typo tsc reports); the rest of the "
+                              "module is read")
+        bad = None
     statement = _statement(bad, MAX_DEPTH) if bad is not None else None
     if bad is not None and statement is not None and _PROMPT_CODE.search(source.code(statement)):
         # tree-sitter recovers from errors, so the rest of a module is still read; but a broken
@@ -127,6 +135,25 @@ def _statement(node, levels: int):
             return current
         current, parent = parent, parent.parent
     return None
+
+
+# Syntax of types and type parameters, which holds no values.
+_TYPE_SYNTAX = frozenset({"type_parameters", "type_arguments", "type_annotation", "type_alias_declaration",
+                          "interface_declaration", "constraint", "default_type", "type_predicate_annotation",
+                          "asserts_annotation", "opting_type_annotation", "omitting_type_annotation",
+                          "adding_type_annotation", "implements_clause", "extends_type_clause", "index_signature"})
+
+
+def _in_type_syntax(node, levels: int) -> bool:
+    """Whether ``node`` (an error) lies inside a type, within ``levels`` levels up."""
+    current = node.parent
+    for _ in range(levels):
+        if current is None or current.type in ("program", "statement_block", "class_body"):
+            return False
+        if current.type in _TYPE_SYNTAX or current.type.endswith("_type"):
+            return True
+        current = current.parent
+    return False
 
 
 def _excerpt(code: str) -> str:

@@ -16,6 +16,7 @@ Each component calls only those below it, which it is given when it is built:
     strings              text and literal values                                 (names)
     slots                slots and their facts, cut text                         (names, sources, strings)
     messages, tools      messages and templates; tool definitions                (names, sources, strings, slots)
+    reserves             what a call's unread options say of its output limit    (names)
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
@@ -30,6 +31,7 @@ from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, Node
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.project import Project
+from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.scopes import Scopes
 from ctxlint.frontends.typescript.sinks import Sinks
 from ctxlint.frontends.typescript.slots import Slots
@@ -57,7 +59,7 @@ class Analyzer:
         self.strings.slot_piece = self.slots.slot_piece
         self.messages = Messages(m, self.names, self.strings, self.slots)
         self.tools = Tools(m, self.names, self.sources, self.strings, self.slots)
-        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools)
+        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names))
         self.standalone = Standalone(m, self.strings, self.messages)
 
     def index(self) -> None:

@@ -10,11 +10,12 @@ from ctxlint.frameworks.typescript import TsSink
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, RequestBuilder
-from ctxlint.model import OutputLimit, Request, Role, ToolDef
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
 
 
 @dataclass(eq=False)
@@ -26,6 +27,7 @@ class Sinks:
     strings: Strings
     messages: Messages
     tools: Tools
+    reserves: Reserves
 
     def call_site_requests(self) -> list[Request]:
         requests = []
@@ -44,6 +46,8 @@ class Sinks:
         keywords = self.names.entries(options, env, opaque) if options is not None else None
         if keywords is None:
             keywords, opaque = {}, [True]
+        elif options is not None and not self.reserves.mutations_known(options, env):
+            opaque = [True]  # `request.max_tokens = n` or `Object.assign(request, more)` after the literal
         shape = sink.shape
         if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
@@ -87,9 +91,17 @@ class Sinks:
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
+        kind = ""
+        evidence: tuple[Evidence, ...] = ()
+        rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
+        if rest is not None:
+            kind = "caller-rest"
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(rest)}` holds only what a caller passes "
+                                 "beyond the options it names", self.m.span(rest)),)
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
-                       model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None,
-                       settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints))
+                       model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None or
+                       bool(kind), settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
+                       reserve_kind=kind, reserve_evidence=evidence)
 
     def model_provider(self, node: Node, env: Env, sink: TsSink) -> str | None:
         """The word of the sink's ``limited_providers`` that names the provider a model is made by

@@ -1,0 +1,184 @@
+"""What a call's options say of its output limit beyond what can be read as a literal: options
+whose only unread parts are spreads of what a caller passes beyond the named options (the rest
+of a destructured options parameter, or a field the constructor sets to one), which holds no
+limit unless every caller remembers to pass one (the Python front-end's ``reserves.py`` reads
+``**kwargs`` the same way)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env
+from ctxlint.providers import LIMIT_KEYS
+
+_FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
+              "generator_function_declaration", "function")
+
+
+@dataclass(eq=False)
+class Reserves:
+    m: Module
+    names: Names
+
+    def caller_rest(self, options: Node, env: Env) -> Node | None:
+        """The spread whose rest of a caller's options is the only part of ``options`` that cannot
+        be read, or None when some other part is unknown (or there is no such spread)."""
+        found: list[Node] = []
+        if not self._known_but(options, env, found, 0) or not found:
+            return None
+        return found[0]
+
+    def mutations_known(self, options: Node, env: Env) -> bool:
+        """Whether an options object passed by name is not changed out of sight before the call
+        (a key set one by one that is an output limit, ``Object.assign`` of what cannot be read)."""
+        node = self.m.unwrap(options)
+        if node.type != "identifier":
+            return True
+        found: list[Node] = []
+        return self._mutations_known(self.m.code(node), node, env, found, 0) and not found
+
+    def _known_but(self, node: Node, env: Env, found: list[Node], depth: int) -> bool:
+        """Whether every part of the object ``node`` is read, or is a caller's rest (into ``found``)."""
+        node = self.m.unwrap(node)
+        if depth > 4 or node is None:
+            return False
+        if node.type == "identifier":
+            binding = self.names.resolve(node, env)
+            if binding is None or binding.extras or binding.part is not None:
+                return False
+            if not self._mutations_known(self.m.code(node), node, binding.env, found, depth):
+                return False
+            return self._known_but(binding.value, binding.env, found, depth + 1)
+        if node.type != "object":
+            return False
+        for child in node.named_children:
+            if child.type == "pair":
+                if self.m.key_text(self.m.field(child, "key")) is None:
+                    return False
+            elif child.type == "spread_element":
+                inner = child.named_children[0] if child.named_children else None
+                if inner is None or not self._spread_known(inner, env, found, depth):
+                    return False
+            elif child.type not in ("shorthand_property_identifier", "method_definition", "comment"):
+                return False
+        return True
+
+    def _spread_known(self, node: Node, env: Env, found: list[Node], depth: int) -> bool:
+        node = self.m.unwrap(node)
+        if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator") or node) == "&&":
+            right = self.m.field(node, "right")  # `...(cond && { key })`
+            return right is not None and self._spread_known(right, env, found, depth)
+        if node.type == "ternary_expression":
+            branches = [self.m.field(node, "consequence"), self.m.field(node, "alternative")]
+            return all(b is not None and self._spread_known(b, env, found, depth) for b in branches)
+        if self.rest_of_caller(node, env):
+            found.append(node)
+            return True
+        return self._known_but(node, env, found, depth + 1)
+
+    def _mutations_known(self, name: str, use: Node, env: Env, found: list[Node], depth: int) -> bool:
+        """Whether what the function does to the object ``name`` before ``use`` is known: keys set
+        one by one (none an output limit) and ``Object.assign`` of known parts or a caller's rest."""
+        body = env.scope.node
+        for node in _walk(body, use.start_byte):
+            if node.type == "assignment_expression":
+                left = self.m.field(node, "left")
+                if left is not None and left.type in ("member_expression", "subscript_expression") and \
+                        self.m.code(self.m.field(left, "object") or left) == name:
+                    key = self.names.property_key(left)
+                    if key is None or key in LIMIT_KEYS:
+                        return False
+            elif node.type == "call_expression" and self.m.code(self.m.field(node, "function") or node) == \
+                    "Object.assign":
+                args = self.m.args(node)
+                if args and self.m.code(args[0]) == name and not all(
+                        self._spread_known(a, env, found, depth) for a in args[1:]):
+                    return False
+        return True
+
+    def rest_of_caller(self, node: Node, env: Env) -> bool:
+        """``rest`` of ``const { a, b, ...rest } = options`` (or of a parameter pattern) where
+        ``options`` is the function's parameter; ``this.rest`` when the constructor sets the field
+        to such a rest."""
+        node = self.m.unwrap(node)
+        if node.type == "identifier":
+            function = _enclosing(node, _FUNCTIONS)
+            return function is not None and self._rest_in(function, self.m.code(node))
+        if node.type == "member_expression":
+            obj, prop = self.m.field(node, "object"), self.m.field(node, "property")
+            if obj is None or prop is None or obj.type != "this":
+                return False
+            constructor = self._constructor(node)
+            if constructor is None:
+                return False
+            for assignment in _walk(constructor, constructor.end_byte):
+                if assignment.type != "assignment_expression":
+                    continue
+                left, right = self.m.field(assignment, "left"), self.m.field(assignment, "right")
+                if left is not None and right is not None and self.m.code(left) == f"this.{self.m.code(prop)}" \
+                        and right.type == "identifier":
+                    return self._rest_in(constructor, self.m.code(right))
+        return False
+
+    def _constructor(self, node: Node) -> Node | None:
+        body = _enclosing(node, ("class_body",))
+        if body is None:
+            return None
+        return next((c for c in body.named_children if c.type == "method_definition"
+                     and self.m.code(self.m.field(c, "name") or c) == "constructor"), None)
+
+    def _rest_in(self, function: Node, name: str) -> bool:
+        params = self.m.field(function, "parameters")
+        param_names = {self.m.code(p) for p in _identifiers(params)} if params is not None else set()
+        for node in _walk(function, function.end_byte):
+            if node.type != "rest_pattern" or node.parent is None or node.parent.type != "object_pattern":
+                continue
+            if not any(c.type == "identifier" and self.m.code(c) == name for c in node.named_children):
+                continue
+            pattern = node.parent
+            holder = pattern.parent
+            if holder is not None and holder.type in ("required_parameter", "optional_parameter"):
+                return True
+            if holder is not None and holder.type == "variable_declarator":
+                value = self.m.unwrap(self.m.field(holder, "value"))
+                while value is not None and value.type == "binary_expression":  # `options ?? {}`
+                    value = self.m.unwrap(self.m.field(value, "left"))
+                while value is not None and value.type == "member_expression":  # `request.config`
+                    value = self.m.unwrap(self.m.field(value, "object"))
+                return value is not None and value.type == "identifier" and self.m.code(value) in param_names
+        return False
+
+
+def _walk(root: Node, before: int):
+    """The nodes of ``root`` that start before ``before``, not inside nested functions."""
+    stack = list(reversed(root.named_children))
+    while stack:
+        node = stack.pop()
+        if node.start_byte >= before:
+            continue
+        yield node
+        if node.type not in _FUNCTIONS and node.type != "class_declaration":
+            stack.extend(reversed(node.named_children))
+
+
+def _identifiers(params: Node) -> list[Node]:
+    found = []
+    for param in params.named_children:
+        pattern = param.child_by_field_name("pattern") or param
+        if pattern.type == "assignment_pattern":
+            pattern = pattern.child_by_field_name("left") or pattern
+        if pattern.type == "identifier":
+            found.append(pattern)
+    return found
+
+
+def _enclosing(node: Node, types: tuple[str, ...]) -> Node | None:
+    current = node.parent
+    while current is not None and current.type not in types:
+        current = current.parent
+    return current
+
+
