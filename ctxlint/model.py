@@ -128,6 +128,8 @@ class Source:
     # How the value travelled from the source to the slot (assignments, calls, returns).
     flow: tuple[Evidence, ...] = ()
     cut: Cut | None = None
+    # Why the fact holds, for the message: what makes a serialised dict's key order vary.
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)

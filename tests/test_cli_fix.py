@@ -6,7 +6,7 @@ SERVICE = '''import json
 from openai import OpenAI
 
 client = OpenAI()
-POLICY = {"returns_days": 30, "currency": "EUR"}
+POLICY = dict.fromkeys({"free_returns", "store_credit", "exchanges"}, True)
 SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}
 You are the returns assistant. Never promise a refund.
 """
@@ -31,7 +31,7 @@ def test_diff_shows_the_fix_and_writes_nothing(project):
         "@@ -3,7 +3,7 @@",
         " ",
         " client = OpenAI()",
-        ' POLICY = {"returns_days": 30, "currency": "EUR"}',
+        ' POLICY = dict.fromkeys({"free_returns", "store_credit", "exchanges"}, True)',
         '-SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}',
         '+SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY, sort_keys=True)}',
         " You are the returns assistant. Never promise a refund.",

@@ -11,7 +11,7 @@ from ctxlint.model import Role
 from test_output_formats import schema_errors, sarif_validator  # noqa: F401 - a fixture
 
 SETUP = ["import json\n", "from datetime import datetime\n", "from openai import OpenAI\n", "\n", "client = OpenAI()"]
-PROMPT = ["PROFILE = {'plan': 'pro', 'region': 'eu'}\n",
+PROMPT = ["PROFILE = dict.fromkeys({'pro_plan', 'eu_region'}, True)\n",
           "SYSTEM_PROMPT = f\"Profile: {json.dumps(PROFILE)}\\nYou are the account assistant. Never change a plan.\""]
 CALL = ["def ask(question):\n",
         "    return client.chat.completions.create(\n",

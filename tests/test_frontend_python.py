@@ -118,7 +118,7 @@ def test_anthropic_system_blocks_tools_and_breakpoints():
     # Request order: tools (the description's slot), then system, then messages.
     assert [s.role for s in request.segments] == [Role.TOOLS] + [Role.SYSTEM] * 5 + [Role.USER] * 2
     tool_slot = request.segments[0]
-    assert tool_slot.slot.sources[0].kind is SourceKind.UNSORTED_SERIALIZATION
+    assert tool_slot.slot.sources == ()  # a dict literal: json.dumps keeps the order the code writes
     policy = request.segments[1]
     assert policy.text.startswith("You are Atlas") and policy.span.line == 11
     # A breakpoint on a tool covers no segment; one on a system block covers up to that block.
@@ -535,7 +535,8 @@ def test_findings_on_the_realistic_files():
                                                                   "CTX204"]):
             found.append((path.name, finding.span.line, finding.span.column, finding.code))
     assert sorted(found) == [
-        ("anthropic_agent.py", 18, 57, "CTX103"),
+        # anthropic_agent.py:18 serialises a dict literal (its keys keep the order the code writes), and
+        # openai_support.py:31 a parameter whose key order the code does not show (low confidence).
         # anthropic_agent.py:44 has a run id before five static tokens: low confidence, not reported.
         ("budget.py", 9, 12, "CTX204"),
         ("budget.py", 13, 12, "CTX204"),
@@ -545,7 +546,6 @@ def test_findings_on_the_realistic_files():
         ("mcp_lowlevel_server.py", 27, 69, "CTX103"),
         # openai_support.py:17 and prompts.py:18 put a clock and a uuid in module-level constants: they are
         # fixed when the module loads (low confidence, a different message), not new on every call.
-        ("openai_support.py", 31, 36, "CTX103"),
         ("openai_support.py", 49, 16, "CTX201"),
         ("prompts.py", 14, 30, "CTX102"),
     ]

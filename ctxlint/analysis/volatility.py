@@ -128,7 +128,13 @@ _DAILY = re.compile(r"today|date|%[YmdBbAaejy]\b", re.IGNORECASE)
 _FINER = re.compile(r"time|hour|minute|second|%[HIMSfXcTRp]|:%[HIMS]", re.IGNORECASE)
 
 
+# JavaScript formatting that keeps only the date of a timestamp: `toISOString().split("T")[0]`,
+# `toISOString().slice(0, 10)`, `toDateString()`.
+_DAY_OF_ISO = re.compile(r"toISOString\(\)\s*\.\s*(split\(\s*[\"'`]T[\"'`]\s*\)\s*\[\s*0\s*\]|"
+                         r"(slice|substring|substr)\(\s*0\s*,\s*10\s*\))|toDateString\(\)")
+
+
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
-    parts = [_CLOCK_TYPES.sub("", text) for text in (slot.expression, *slot.names)]
+    parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text)) for text in (slot.expression, *slot.names)]
     return any(_DAILY.search(p) for p in parts) and not any(_FINER.search(p) for p in parts)

@@ -33,6 +33,10 @@ from ctxlint.model import SourceKind
 _CONTENT = (SourceKind.UNTRUSTED, SourceKind.TRUNCATION)
 _NAMED = (ast.Name, ast.Attribute, ast.Subscript)
 
+# Names of values that locate a file, and the calls that give a location back as text.
+_FILE_NAME = re.compile(r"(^|_)(path|file|filename|filepath)$")
+_PATH_HELPERS = ("os.path.", "pathlib.", "Path", "str", "repr", "print", "shlex.", "urllib.parse.")
+_OPENS = {"open", "io.open", "codecs.open", "gzip.open", "bz2.open", "wave.open", "aiofiles.open"}
 Entry = tuple[ast.expr, Env, Positioned]
 # The most items one list value may have; beyond it the list is one we cannot read (`M = M + M`
 # forty times would otherwise double it at every step).
@@ -181,17 +185,25 @@ class Flow(Ordering):
                 self.m.leave(target.fn)
             self.merge(acc, self.m.adopt_facts(returned, self.m.span(call)) if target.owner is not None else returned)
             # The return value's facts say which arguments reach the result (its parameters are
-            # bound to them): an argument the function only measures (`word_count(page)`) brings
-            # it no name, content or cut; what the argument calls still runs.
+            # bound to them): an argument the function only measures (`word_count(page)`) or uses
+            # otherwise (a file name made with `uuid4()` that it reads) brings it no name, call,
+            # content or cut.
             inner = Facts()
             for arg in arguments:
                 self.facts(arg, env, inner)
-            acc.calls.extend(inner.calls)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             acc.variable_length = acc.variable_length or inner.variable_length
             return
         for arg in arguments:
-            self.facts(arg, env, acc)
+            if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):
+                # The call opens or reads the file the argument names: what it returns is not the
+                # name, so a random file name (`f"{uuid4().hex}.wav"`) does not reach the text.
+                inner = Facts()
+                self.facts(arg, env, inner)
+                inner.calls.clear()
+                self.merge(acc, inner)
+            else:
+                self.facts(arg, env, acc)
 
     # ---- shapes: text or list ----------------------------------------------------------------------
 
@@ -496,3 +508,14 @@ class Flow(Ordering):
         finally:
             self.m.leave(binding.value)
 
+
+
+def _names_file(node: ast.expr) -> bool:
+    """A value that locates a file: a variable named as a path (``audio_path``, ``self.file``),
+    or a file opened from one (``open(path)``)."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in _OPENS or (isinstance(func, ast.Attribute) and ast.unparse(func) in _OPENS)
+    last = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return _FILE_NAME.search(last.lower()) is not None

@@ -25,8 +25,98 @@ class Serialization(Component):
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         if not positional or not self.may_be_mapping(positional[0], env):
             return None
+        order, why = self.key_order(positional[0], env)
+        if order == FIXED:
+            return None  # the same code inserts the same keys in the same order on every call
+        # Strong: keys inserted in an order that certainly changes (a set's); weak: the order of
+        # data received from outside, or one the code does not show.
         return Source(SourceKind.UNSORTED_SERIALIZATION, qualified, self.m.span(call),
-                      self.sort_keys_fix(call, keyword))
+                      self.sort_keys_fix(call, keyword), strong=order == VARIES and not why.startswith(RECEIVED),
+                      why=why)
+
+    def key_order(self, node: ast.expr, env: Env) -> tuple[str, str]:
+        """Whether the keys of the value of ``node`` come in an order that can change between
+        calls or processes (VARIES, and why), in the order fixed code inserts them (FIXED: a dict
+        literal, a class's schema, a dict built from ordered data), or in an order the code does
+        not show (UNKNOWN: a parameter, a value an unknown call returns)."""
+        if env.depth > MAX_DEPTH or not self.m.step():
+            return UNKNOWN, ""
+        if isinstance(node, ast.Await):
+            return self.key_order(node.value, env)
+        outside = self.sources.untrusted(node, env)
+        if outside is not None:
+            return VARIES, f"{RECEIVED} ({outside.detail}), in whatever order the sender writes them"
+        if isinstance(node, ast.Dict):
+            return _combined([self.key_order(v, env) for v in node.values], unknown_is_fixed=True)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return _combined([self.key_order(e, env) for e in node.elts if not isinstance(e, ast.Starred)],
+                             unknown_is_fixed=False)
+        if isinstance(node, (ast.DictComp, ast.ListComp, ast.GeneratorExp)):
+            for generator in node.generators:
+                unordered = self.flow.unordered(generator.iter, env)
+                if unordered is not None:
+                    return VARIES, f"its keys are inserted while iterating `{unordered}`, whose order changes"
+            element = node.key if isinstance(node, ast.DictComp) else node.elt
+            if isinstance(node, ast.DictComp) or isinstance(element, ast.Dict):
+                return FIXED, ""  # each item built with keys the code writes, in the order of ordered data
+            return UNKNOWN, ""
+        if isinstance(node, ast.Subscript):
+            return self.key_order(node.value, env)
+        if isinstance(node, ast.Call):
+            return self.call_key_order(node, env)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.value is None or not self.m.enter(binding.value):
+                return UNKNOWN, ""
+            try:
+                order = self.key_order(binding.value, binding.env)
+            finally:
+                self.m.leave(binding.value)
+            filled = self.filled_unordered(node, binding.env) if isinstance(node, ast.Name) else None
+            return (VARIES, f"its keys are inserted while iterating `{filled}`, whose order changes") \
+                if filled else order
+        return UNKNOWN, ""
+
+    def call_key_order(self, call: ast.Call, env: Env) -> tuple[str, str]:
+        qualified = self.m.qualified(call.func) or ""
+        method = _method(call)
+        if _class_schema(call) or method in ("model_dump", "dict", "_asdict") or qualified == "dataclasses.asdict":
+            return FIXED, ""  # a class's fields, in the order they are declared
+        if qualified in ("dict", "collections.OrderedDict") or method == "fromkeys":
+            if not call.args:
+                return FIXED, ""
+            first = call.args[0]
+            if isinstance(first, ast.Call) and (self.m.qualified(first.func) or "") == "zip" and first.args:
+                first = first.args[0]
+            unordered = self.flow.unordered(first, env)
+            if unordered is not None:
+                return VARIES, f"its keys are inserted while iterating `{unordered}`, whose order changes"
+            return self.key_order(first, env)
+        if method in ("get", "copy", "__getitem__", "setdefault"):
+            assert isinstance(call.func, ast.Attribute)
+            return self.key_order(call.func.value, env)
+        target = self.scopes.function_for(call, env)
+        if target is None or not self.m.enter(target.fn):
+            return UNKNOWN, ""
+        try:
+            return _combined([self.key_order(value, target.env) for value in target.returns], unknown_is_fixed=False)
+        finally:
+            self.m.leave(target.fn)
+
+    def filled_unordered(self, node: ast.Name, env: Env) -> str | None:
+        """What unordered collection a loop iterates while it sets keys of the dict ``node``
+        names (``for tool in enabled: table[tool] = ...``, ``.update``), or None."""
+        for loop in walk(env.scope.node):
+            if not isinstance(loop, (ast.For, ast.AsyncFor)):
+                continue
+            for statement in loop.body:
+                for inner in walk(statement):
+                    sets = (isinstance(inner, ast.Subscript) and isinstance(inner.ctx, ast.Store)) or (
+                        isinstance(inner, ast.Attribute) and inner.attr in ("update", "setdefault"))
+                    if sets and isinstance(inner, (ast.Subscript, ast.Attribute)) and \
+                            isinstance(inner.value, ast.Name) and inner.value.id == node.id:
+                        return self.flow.unordered(loop.iter, env)
+        return None
 
     def may_be_mapping(self, node: ast.expr, env: Env) -> bool:
         """False for values that certainly have no keys (text, numbers, lists of scalars)."""
@@ -127,6 +217,22 @@ class Serialization(Component):
         fix = Fix(description, self.m.span(call), replacement)
         self.m.fixes[id(call)] = fix
         return fix
+
+
+VARIES, FIXED, UNKNOWN = "varies", "fixed", "unknown"
+RECEIVED = "it is received from outside"
+
+
+def _combined(orders: list[tuple[str, str]], unknown_is_fixed: bool) -> tuple[str, str]:
+    """The key order of a value made of parts: it varies if one part's does; in a dict literal
+    the keys the code writes are fixed, and a part whose order is unknown is taken as fixed
+    (that is the caller's dict, judged where it is built) unless ``unknown_is_fixed`` is False."""
+    varying = next((o for o in orders if o[0] == VARIES), None)
+    if varying is not None:
+        return varying
+    if unknown_is_fixed or all(o[0] == FIXED for o in orders):
+        return FIXED, ""
+    return UNKNOWN, ""
 
 
 def _method(node: ast.expr) -> str | None:

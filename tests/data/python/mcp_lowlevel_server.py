@@ -7,7 +7,7 @@ from mcp import types
 
 server = Server("inventory")
 
-FIELDS = {"sku": "string", "warehouse": "string"}
+FIELDS = {column: "string" for column in {"sku", "warehouse", "bin"}}
 
 
 @server.list_tools()
