@@ -3,8 +3,8 @@ what it holds is only what a caller passes, empty by default.
 
 ``**self.generation_kwargs`` where ``self.generation_kwargs = dict(generation_kwargs or {})``
 and ``generation_kwargs: dict | None = None``: the call sends no output limit unless the
-object's caller gives one. So does ``**kwargs``, the function's own keyword parameter, when
-nothing in the project calls the function with a limit keyword, and ``**self.config.extra``
+object's caller gives one. So does ``**kwargs``, a method's own keyword parameter, when nothing
+in the project calls the method by name with a limit keyword, and ``**self.config.extra``
 where ``extra`` is a field of the project's settings class that defaults to ``{}``. Merges
 (``a | b``), conditional spreads (``**({"temperature": t} if t else {})``) and dicts completed
 later (``params.update(self.settings)``) are read key by key.
@@ -104,8 +104,8 @@ class Spreads(Component):
         if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
                 and env.bound(node.id) is None:
             fn = env.scope.node
-            assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if fn.args.kwarg is not None and fn.args.kwarg.arg == node.id:
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.kwarg is not None \
+                    and fn.args.kwarg.arg == node.id:
                 # A method reached through an object's interface: its callers are generic code
                 # that passes no settings. A plain helper's callers may well pass the limit.
                 method = env.scope.cls is not None
