@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ class Project:
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.lookups = 0  # names the file being linted looked up in other modules
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
+        self._limit_callees: frozenset[str] | None = None
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -86,6 +88,16 @@ class Project:
                     queue.append(entry[1])
         return sorted(found)
 
+    def limit_callees(self) -> frozenset[str]:
+        """The names of the functions the project calls with an output-limit keyword
+        (``ask(prompt, max_tokens=200)``): a function that passes its ``**kwargs`` on to the
+        model may be given its limit that way. Read once per run (a text scan, bounded like
+        the class index)."""
+        if self._limit_callees is None:
+            self._limit_callees = frozenset().union(*(limit_callees(data) for _, data in
+                                                      _module_files(self.root, b"max_")))
+        return self._limit_callees
+
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
         if path in self.modules:
@@ -132,9 +144,8 @@ _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__"
             ".tox", ".mypy_cache", ".ruff_cache"}
 
 
-def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
-    """Base class name -> the classes that name it, from every module under ``root``."""
-    index: dict[str, list[tuple[Path, str]]] = {}
+def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:
+    """The text of every module under ``root`` (at most MAX_INDEXED read) that holds ``needle``."""
     read = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
@@ -149,15 +160,49 @@ def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
             except OSError:
                 continue
             read += 1
-            if b"class" not in data:
-                continue
-            for match in _CLASS_LINE.finditer(data):
-                name = match.group(1).decode("ascii", "replace")
-                for base in match.group(2).split(b","):
-                    base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
-                    if base_name.isidentifier():
-                        index.setdefault(base_name, []).append((path, name))
+            if needle in data:
+                yield path, data
+
+
+def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
+    """Base class name -> the classes that name it, from every module under ``root``."""
+    index: dict[str, list[tuple[Path, str]]] = {}
+    for path, data in _module_files(root, b"class"):
+        for match in _CLASS_LINE.finditer(data):
+            name = match.group(1).decode("ascii", "replace")
+            for base in match.group(2).split(b","):
+                base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
+                if base_name.isidentifier():
+                    index.setdefault(base_name, []).append((path, name))
     return index
+
+
+_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens)"
+                            rb"[ \t]*=(?!=)")
+_NAME_BEFORE = re.compile(rb"(\w+)[ \t]*$")
+
+
+def limit_callees(data: bytes) -> frozenset[str]:
+    """The names of the functions a module's text calls with an output-limit keyword."""
+    if b"max_" not in data:
+        return frozenset()
+    return frozenset(name for match in _LIMIT_KEYWORD.finditer(data) if (name := _called_name(data, match.start())))
+
+
+def _called_name(data: bytes, at: int) -> str | None:
+    """The name of the function whose call's argument list holds offset ``at``: the nearest
+    unclosed ``(`` before it (looked for over a few lines), and the name just before that."""
+    depth = 0
+    for index in range(at, max(at - 2000, 0) - 1, -1):
+        char = data[index:index + 1]
+        if char == b")":
+            depth += 1
+        elif char == b"(":
+            if depth == 0:
+                found = _NAME_BEFORE.search(data, max(index - 80, 0), index)
+                return found.group(1).decode("ascii", "replace") if found else None
+            depth -= 1
+    return None
 
 
 def display_path(path: Path) -> str:

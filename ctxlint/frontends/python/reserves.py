@@ -12,6 +12,7 @@ from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import Parts, in_method, in_test, limit_configurable
+from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
@@ -77,13 +78,15 @@ class Reserves(Component):
                 continue
             parts = Parts(hint=holder.limit_hint)
             self.sinks.settings(holder.arguments, call, env, None, parts)
+            # `ChatOpenAI(model=model, **kwargs)` in a factory: empty unless its caller fills it
+            passed_on = tuple(step for kind, step in self.sinks.arguments(call, env).empty_by_default if kind == KWARGS)
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
                 settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
                 framework=holder.framework, in_method=in_method(scope), in_test=in_test(scope),
-                reserve_kind="built-without",
-                reserve_evidence=(Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built without "
-                                           "an output limit", self.m.span(call)),)))
+                reserve_kind=KWARGS if passed_on else "built-without",
+                reserve_evidence=(*passed_on, Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is "
+                                                       "built without an output limit", self.m.span(call)))))
         return found
 
     def built_without_limit(self, call: ast.Call, env: Env, holder: Holder) -> bool:

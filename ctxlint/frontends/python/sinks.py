@@ -17,6 +17,7 @@ from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
+from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
@@ -33,8 +34,9 @@ class CallArgs:
     opaque: bool
     # `**settings` spreads that hold only what a caller passes, empty by default (a parameter
     # defaulting to None or `{}`, kept as `self.settings = dict(settings or {})`): with no
-    # other hidden argument, the call sends no limit unless its caller gives one.
-    empty_by_default: tuple[Evidence, ...] = ()
+    # other hidden argument, the call sends no limit unless its caller gives one. With the
+    # kind of evidence of each (spreads.py).
+    empty_by_default: tuple[Step, ...] = ()
 
 
 @dataclass
@@ -50,7 +52,7 @@ class Parts:
     hint: str = ""
     default: int | None = None
     built_without: Evidence | None = None  # the chat model or agent built with no limit, when one is
-    by_default: tuple[Evidence, ...] = ()  # spreads a caller may fill, empty by default
+    by_default: tuple[Step, ...] = ()  # spreads a caller may fill, empty by default
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
 
 
@@ -109,7 +111,7 @@ class Sinks(Component):
             positional.append(arg)
         opaque = len(positional) < len(call.args)
         keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
-        defaults: list[Evidence] = []
+        defaults: list[Step] = []
         for keyword in call.keywords:
             if keyword.arg is None:
                 entries, empty = self.spreads.entries(keyword.value, env)
@@ -250,8 +252,9 @@ class Sinks(Component):
             if parts.built_without is not None:
                 reserve_evidence += (parts.built_without,)
             if parts.by_default:
-                reserve_kind = reserve_kind or "empty-by-default"
-                reserve_evidence += parts.by_default
+                kinds = {kind for kind, _ in parts.by_default}
+                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, PARAMETER) if k in kinds)
+                reserve_evidence += tuple(step for _, step in parts.by_default)
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),

@@ -3,8 +3,11 @@ what it holds is only what a caller passes, empty by default.
 
 ``**self.generation_kwargs`` where ``self.generation_kwargs = dict(generation_kwargs or {})``
 and ``generation_kwargs: dict | None = None``: the call sends no output limit unless the
-object's caller gives one. Conditional spreads (``**({"temperature": t} if t else {})``) and
-dicts completed later (``params.update(self.settings)``) are read key by key.
+object's caller gives one. So does ``**kwargs``, a method's own keyword parameter, when nothing
+in the project calls the method by name with a limit keyword, and ``**self.config.extra``
+where ``extra`` is a field of the project's settings class that defaults to ``{}``. Merges
+(``a | b``), conditional spreads (``**({"temperature": t} if t else {})``) and dicts completed
+later (``params.update(self.settings)``) are read key by key.
 """
 
 from __future__ import annotations
@@ -12,30 +15,44 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 
-Spread = tuple[dict[str, Entry] | None, list[Evidence]]
+# The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
+PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
+
+Step = tuple[str, Evidence]  # (kind, the step)
+Spread = tuple[dict[str, Entry] | None, list[Step]]
 
 
 class Spreads(Component):
+    own_limit_callees: frozenset[str] | None = None  # limit_callees of this module, read once
+
     def entries(self, node: ast.expr, env: Env, depth: int = 0) -> Spread:
         """The keys a spread gives (None when unknown), and the steps that show parts of it
         hold only what a caller passes, empty by default."""
         found = self.flow.dict_entries(node, env)
         if found is not None or depth > 6:
             return found, []
-        if isinstance(node, ast.IfExp):  # either branch: the keys of both
-            left, left_steps = self.entries(node.body, env, depth + 1)
-            right, right_steps = self.entries(node.orelse, env, depth + 1)
+        if isinstance(node, ast.IfExp) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)):
+            # either branch, or both sides of a merge (the right one wins): the keys of both
+            first, second = (node.body, node.orelse) if isinstance(node, ast.IfExp) else (node.left, node.right)
+            left, left_steps = self.entries(first, env, depth + 1)
+            right, right_steps = self.entries(second, env, depth + 1)
             if left is None or right is None:
                 return None, []
-            return {**right, **left}, left_steps + right_steps
+            merged = {**right, **left} if isinstance(node, ast.IfExp) else {**left, **right}
+            return merged, left_steps + right_steps
         empty = self.empty_by_default(node, env)
         if empty is not None:
-            return {}, [Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds only what is passed as "
-                                                    f"`{empty}`, empty by default", self.m.span(node))]
+            name, kind = empty
+            what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
+                    else f"only what is passed as `{name}`, empty by default")
+            return {}, [(kind, Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds {what}",
+                                        self.m.span(node)))]
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
@@ -69,9 +86,10 @@ class Spreads(Component):
         finally:
             self.m.leave(binding.value)
 
-    def empty_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> str | None:
-        """The parameter a dict comes from when it holds only what a caller passes there and is
-        empty by default (``dict(settings or {})`` of ``settings: dict | None = None``)."""
+    def empty_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[str, str] | None:
+        """The parameter or field a dict comes from when it holds only what a caller passes there
+        and is empty by default (``dict(settings or {})`` of ``settings: dict | None = None``),
+        with the kind of evidence that shows it."""
         if depth > 6:
             return None
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
@@ -85,14 +103,77 @@ class Spreads(Component):
             return self.empty_by_default(node.values[0], env, depth + 1)
         if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
                 and env.bound(node.id) is None:
+            fn = env.scope.node
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.kwarg is not None \
+                    and fn.args.kwarg.arg == node.id:
+                # A method reached through an object's interface: its callers are generic code
+                # that passes no settings. A plain helper's callers may well pass the limit.
+                method = env.scope.cls is not None
+                return (fn.name, KWARGS) if method and self.kwargs_unset(fn, node.id) else None
             param = env.scope.params[node.id]
-            return node.id if param.default is not None and _empty(param.default) else None
+            return (node.id, PARAMETER) if param.default is not None and _empty(param.default) else None
+        if isinstance(node, ast.Attribute):
+            field = self.empty_field(node, env)
+            if field is not None:
+                return field, FIELD
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras:
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
         return None
 
+    def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+        """Whether ``**name`` of ``fn`` is only passed on, and nothing in the module or the
+        project calls ``fn`` by name with a limit keyword (a caller that gives it the limit)."""
+        parents = self.m.parents
+        for node in walk(fn):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                parent = parents.get(id(node))
+                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or (
+                    isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr))
+                if not passed:
+                    return False  # read, changed or handed over whole: it may be given a limit
+        if self.own_limit_callees is None:
+            self.own_limit_callees = limit_callees(self.m.text.encode("utf-8"))
+        if fn.name in self.own_limit_callees:
+            return False
+        project = self.m.project
+        return project is None or fn.name not in project.limit_callees()
+
+    def empty_field(self, node: ast.Attribute, env: Env) -> str | None:
+        """``node.attr`` when ``node`` is an object of the project's own settings class built
+        here without that field, which the class declares with an empty default
+        (``extra: dict[str, Any] = {}``): ``self.config.extra`` of
+        ``self.config = Settings(**kwargs)``."""
+        built = self.calls.constructor(node.value, env)
+        if built is None or any(k.arg == node.attr for k in built[0].keywords):
+            return None
+        call, call_env = built
+        func = call.func
+        if isinstance(func, ast.Name) and call_env.scope.kind == "function" and func.id in call_env.scope.params:
+            default = call_env.scope.params[func.id].default  # `config_class: type = Settings`
+            func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
+        if not isinstance(func, ast.Name):
+            return None
+        found = self.scopes.class_named(func.id, call_env.scope, True)
+        for _ in range(4):
+            if found is None or not isinstance(found[1].node, ast.ClassDef):
+                return None
+            owner, cls = found
+            cls_node = cls.node
+            assert isinstance(cls_node, ast.ClassDef)
+            for statement in cls_node.body:
+                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                        and statement.target.id == node.attr:
+                    return node.attr if statement.value is not None and _empty_field(statement.value) else None
+            base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
+            if base is None:
+                return None
+            home = owner.scopes if owner is not None else self.scopes
+            found = home.class_named(base.id, cls.parent, True)
+            if found is not None and found[0] is None:
+                found = (owner, found[1])
+        return None
 
 
 def _empty(node: ast.expr) -> bool:
@@ -100,3 +181,11 @@ def _empty(node: ast.expr) -> bool:
     return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
         or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
             and not node.args and not node.keywords)
+
+
+def _empty_field(node: ast.expr) -> bool:
+    """A field default that is empty: ``{}``, ``dict()``, or ``Field(default_factory=dict)``."""
+    if _empty(node) and not isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Call) and any(
+        k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)

@@ -23,6 +23,7 @@ from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
@@ -127,6 +128,8 @@ class Wrappers(Component):
                 EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
                                    "which this call leaves unset", self.m.span(call)),)
         if summary.kwargs is not None and inner is None:
+            if summary.request.reserve_kind == KWARGS:
+                return None, "", ()  # reported once, where the wrapper sends it
             keywords = [k for k in call.keywords if k.arg is not None and k.arg not in summary.params]
             if any(k.arg is None for k in call.keywords):
                 return None, "", ()  # `**options` of the caller's own: it may hold the limit
