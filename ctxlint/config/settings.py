@@ -62,7 +62,7 @@ COST_SET_ASIDE = DEFAULT_TEST_PATHS
 # a script run once by hand, not code that runs for users, so every finding in them is low
 # confidence (the corpus verdicts judge them debatable; README, "Evidence and confidence").
 DEFAULT_EXAMPLE_PATHS = (
-    "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
+    "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc", "docs_src",
     "notebooks", "recipes",
 )
 
