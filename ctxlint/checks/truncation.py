@@ -79,9 +79,23 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
 
 def _noted_near(segments: tuple[Segment, ...], span: Span) -> bool:
     """Whether static text of the request within a few lines of the cut, in the same file, says
-    that text was cut (`<elided_chars>{{ n }} characters elided</elided_chars>` after a head)."""
+    that text was cut (`<elided_chars>{{ n }} characters elided</elided_chars>` after a head), and
+    is not the marker written right beside another cut (`other[:n] + "… [truncated]"`)."""
     return any(s.slot is None and s.span.path == span.path and s.span.line <= span.end_line + _NEAR
-               and s.span.end_line >= span.line - _NEAR and cut_noted(s.text) for s in segments)
+               and s.span.end_line >= span.line - _NEAR and cut_noted(s.text)
+               and not _marks_another(segments, i, span) for i, s in enumerate(segments))
+
+
+def _marks_another(segments: tuple[Segment, ...], index: int, span: Span) -> bool:
+    """Whether the static text at ``index`` is the marker of a cut other than the one at ``span``."""
+    text = segments[index].text
+    for neighbour, keeps, marked in ((index - 1, "start", cut_marker), (index + 1, "end", cut_marker_before)):
+        slot = segments[neighbour].slot if 0 <= neighbour < len(segments) else None
+        if slot is not None and marked(text) and any(
+                c.kind is SourceKind.TRUNCATION and c.span != span and (c.cut or Cut()).keeps == keeps
+                for c in slot.sources):
+            return True
+    return False
 
 
 def _message(source: Source) -> str:
