@@ -35,6 +35,24 @@ def cut_marker_before(text: str, prefixes: tuple[str, ...] = DEFAULT_PREFIXES) -
     return tail.lower().endswith(prefixes) or _BRACKETED_LAST.search(tail) is not None
 
 
+# Near a cut, the wording of one as a tag or key (`<elided_chars>`, `"truncated": true`) or as
+# a sentence (`1,200 characters elided`, `the output was truncated`).
+_NOTE_WORDS = r"truncat\w*|elided|elision|omitted|omission|clipped|snipped|cut"
+_NOTED = re.compile(
+    rf"<\s*/?\s*(?:[\w-]*[_-])?(?:{_NOTE_WORDS})(?:[_-][\w-]*)?\s*/?>"
+    rf"|[\"'](?:[\w-]*[_-])?(?:{_NOTE_WORDS})(?:[_-][\w-]*)?[\"']\s*:"
+    r"|\b(?:characters?|chars|lines|tokens|bytes|words|items|messages)\s+(?:(?:were|was|have been|has been)\s+)?"
+    r"(?:elided|omitted|truncated|cut|removed|dropped|skipped)\b"
+    r"|\b(?:was|were|been|is|are)\s+(?:truncated|elided|omitted|cut off|shortened|clipped)\b"
+    rf"|{_WORDING}", re.IGNORECASE)
+
+
+def cut_noted(text: str) -> bool:
+    """Whether ``text`` written a few lines from a cut (in the same template) tells the model about
+    a cut: a tag or key naming one, a sentence saying text was left out, or bracketed wording."""
+    return _NOTED.search(text) is not None
+
+
 _MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut", re.IGNORECASE)
 
 

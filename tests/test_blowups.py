@@ -58,7 +58,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     "history loops": ("loop.j2", lambda n: "{% for m in history %}{{ m }} Never lie.{% endfor %}\n" * n, 1_500,
                       {"CTX301": 1_500}),
     "Semantic Kernel slots": ("Plugin/Fn/skprompt.txt", lambda n: "{{$history}} Never lie. Web page: {{$page}}\n" * n,
-                              1_500, {"CTX301": 1_499, "CTX401": 1_500}),
+                              1_500, {"CTX401": 1_500}),
     "repeated constraints": ("rules.j2", lambda n: ("You must never lie. Always be kind.\n{% for d in docs %}{{ d }}"
                                                     "{% endfor %}\nYou must never lie! Always be kind.\n") * n,
                              1_500, {"CTX401": 1_500}),

@@ -109,7 +109,7 @@ def test_the_model_of_a_request_is_looked_up_once_for_all_its_token_counts(monke
     assert looked_up == [request.model or "gpt-4o"]
 
 
-LOOPS = "Answer from the documents.\n" + "{% for d in documents %}{{ d }}{% endfor %} Never guess a price.\n" * 500
+LOOPS = "Answer from the documents.\n" + "{% for d in documents %}{{ d }} Never guess a price.{% endfor %}\n" * 500
 
 
 def test_the_layout_of_thousands_of_loops_reads_each_loop_and_sentence_once(monkeypatch):
@@ -122,13 +122,12 @@ def test_the_layout_of_thousands_of_loops_reads_each_loop_and_sentence_once(monk
     led = counting(monkeypatch, names, "leading_name")
     described = counting(monkeypatch, regions.Layout, "describe_variable")
     found = lint("rag.j2", LOOPS)
-    assert codes(found) == {"CTX301": 499, "CTX401": 500}
-    between = [f for f in found if f.code == "CTX301"]
-    assert between[0].message.startswith("The constraint \"Never guess a price.\" sits between variable-length "
-                                         "blocks (the loop over `documents` (line 2) and the loop over "
-                                         "`documents` (line 501)), in the MIDDLE region")
+    assert codes(found) == {"CTX301": 500, "CTX401": 500}
+    in_loop = [f for f in found if f.code == "CTX301"]
+    assert in_loop[0].message.startswith("The constraint \"Never guess a price.\" sits inside the loop over "
+                                         "`documents`, in the MIDDLE region")
     assert len(said) == 1  # one loop, whatever the number of its blocks
-    assert len(split) == 2  # the two distinct texts: the first line and the sentence after each loop
+    assert len(split) == 3  # the three distinct texts: the first line, the sentence in each loop, the line end
     assert len(headings) <= 6  # each wording once for CTX301 and CTX302, and the last line's for CTX302
     assert len(led) <= 4  # the loop's collection, named once per pass that asks
     assert len(described) <= 4  # the blocks around the constraints, described once, not per constraint
@@ -137,7 +136,7 @@ def test_the_layout_of_thousands_of_loops_reads_each_loop_and_sentence_once(monk
 
     layout = regions.analyse(request, directives.Directives(), ["documents"])
     assert layout.regions[:2] == (Region.HEAD, Region.MIDDLE) and layout.regions[-1] is Region.TAIL
-    assert len(layout.variable) == 500
+    assert len(layout.variable) == 1_000  # each loop's slot and its sentence
 
 
 def lint_request(name: str, text: str):
@@ -173,7 +172,7 @@ def test_findings_are_searched_for_lone_surrogates_once_per_distinct_text(monkey
 
     monkeypatch.setattr(engine, "_LONE_SURROGATE", Counting())
     found = lint("rag.j2", LOOPS)
-    assert len(found) == 999
+    assert len(found) == 1_000
     assert len(searched) == len(set(searched)) < 20
     assert sum(map(len, searched)) < 10_000  # not the 500 KB of all the findings' texts
 
@@ -184,7 +183,7 @@ def test_the_passes_keep_nothing_of_a_request_once_its_file_is_linted():
     collector to walk at the end of the file, and until the next file replaced them."""
     from ctxlint import analysis
 
-    assert codes(lint("rag.j2", LOOPS))["CTX301"] == 499
+    assert codes(lint("rag.j2", LOOPS))["CTX301"] == 500
     assert len(analysis._KEPT) >= 4 and not any(analysis._KEPT)
 
 

@@ -6,12 +6,16 @@ from ctxlint.checks import file_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, ParsedFile
 
+# The evidence kind of each estimate a front-end observed: one that decides something (a budget,
+# a cut, a limit), or one only reported as a usage count.
+_KINDS = {"char-token-estimate": "estimate", "char-token-usage": "usage"}
+
 
 @file_check
 def char_based_token_estimate(parsed: ParsedFile, ctx: CheckContext) -> None:
     """Report each ``len(text) / 4``-style estimate a front-end saw used as a token count."""
     for observation in parsed.observations:
-        if observation.kind != "char-token-estimate":
+        if observation.kind not in _KINDS:
             continue
         ctx.report(
             observation.span,
@@ -20,7 +24,7 @@ def char_based_token_estimate(parsed: ParsedFile, ctx: CheckContext) -> None:
             f"characters per token), so budgets built on it overflow or waste the window. Count with the "
             f"model's tokenizer: tiktoken for OpenAI models, the provider's token-counting endpoint otherwise.",
             observation.fix,
-            kind="estimate",
+            kind=_KINDS[observation.kind],
             evidence=(
                 Evidence(EvidenceKind.SOURCE, f"`{observation.detail}` used as a token count", observation.span),
             ),

@@ -41,6 +41,7 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
     first_in_loop: dict[str | None, regions.Variable] = {}  # the first block of each loop, looked up once
     for variable in layout.variable:
         first_in_loop.setdefault(request.segments[variable.index].loop, variable)
+    held = {request.segments[v.index].message_index for v in layout.variable}  # messages with a variable block
     between = (f"between variable-length blocks ({layout.describe_variable(request, layout.variable[0].index)} "
                f"and {layout.describe_variable(request, layout.variable[-1].index)})")
     for constraint in found:
@@ -52,6 +53,10 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
         if segment.loop is not None:
             block = first_in_loop.get(segment.loop)
             where = f"inside the loop over `{segment.loop}`"
+        elif segment.message_index in held:
+            # Static text of a message that holds a variable block: trimming shortens the block,
+            # the text around it stays (a cut of the whole text is `cut-text`'s evidence).
+            continue
         else:
             block, where = layout.variable[0], between
         if block is None:  # a loop inside the region, over a list the code supplies

@@ -53,13 +53,16 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
         cost = tool_cost_breakdown(tool, info)
         if cost.tokens <= limit:
             continue
+        kind = _evidence("counted", tool)
+        if kind == "defined" and cost.tokens * 2 <= limit * 3:
+            kind = "defined-near"  # a shape-found tool within 1.5x of the limit: measured apart
         ctx.report(
             tool.span,
             f"Tool {_label(tool)} costs {_tokens(cost.tokens, info)} on every call that offers it, over "
             f"the {limit:,}-token limit; its biggest field is `{cost.biggest_field}` "
             f"({_tokens(cost.biggest_field_tokens, info)}). Shorten that field, split the tool, or move "
             "reference material into the tool's result.",
-            kind=_evidence("counted", tool),
+            kind=kind,
             evidence=_offered(tool, request, f"{_tokens(cost.tokens, info)} counted"),
         )
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from ctxlint.checks import STRINGS, file_check
 from ctxlint.context import CheckContext
-from ctxlint.markers import cut_marker, cut_marker_before
-from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Source, SourceKind, Span
+from ctxlint.markers import cut_marker, cut_marker_before, cut_noted
+from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segment, Source, SourceKind, Span
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "word-cut": "word-cut", "token-cut": "token-cut", "helper-cut": "helper-cut"}
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "budget-loop": "budget-loop", "drop-loop": "drop-loop"}
+# How many lines from a cut a note about it may sit in the same request: a template that shows the
+# head and tail of a long output puts a count of the elided characters between them.
+_NEAR = 6
 
 
 @file_check(options={"markers": STRINGS})
@@ -59,6 +62,8 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                     cut_marker(beside.text, markers) if cut.keeps == "start" else cut_marker_before(beside.text,
                                                                                                   markers))):
                 continue
+            if _noted_near(segments, source.span):
+                continue
             kind = _KINDS.get(cut.how, "cut")
             if kind == "cut" and cut.keeps == "end":
                 kind = "tail-cut"
@@ -70,6 +75,27 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                           Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
                                    "beside it", segment.span)),
             )
+
+
+def _noted_near(segments: tuple[Segment, ...], span: Span) -> bool:
+    """Whether static text of the request within a few lines of the cut, in the same file, says
+    that text was cut (`<elided_chars>{{ n }} characters elided</elided_chars>` after a head), and
+    is not the marker written right beside another cut (`other[:n] + "… [truncated]"`)."""
+    return any(s.slot is None and s.span.path == span.path and s.span.line <= span.end_line + _NEAR
+               and s.span.end_line >= span.line - _NEAR and cut_noted(s.text)
+               and not _marks_another(segments, i, span) for i, s in enumerate(segments))
+
+
+def _marks_another(segments: tuple[Segment, ...], index: int, span: Span) -> bool:
+    """Whether the static text at ``index`` is the marker of a cut other than the one at ``span``."""
+    text = segments[index].text
+    for neighbour, keeps, marked in ((index - 1, "start", cut_marker), (index + 1, "end", cut_marker_before)):
+        slot = segments[neighbour].slot if 0 <= neighbour < len(segments) else None
+        if slot is not None and marked(text) and any(
+                c.kind is SourceKind.TRUNCATION and c.span != span and (c.cut or Cut()).keeps == keeps
+                for c in slot.sources):
+            return True
+    return False
 
 
 def _message(source: Source) -> str:

@@ -80,6 +80,7 @@ class Analyzer:
         parsed.requests.extend(self.tools.defined_requests({t.span for r in parsed.requests for t in r.tools}))
         self.estimates.char_budgets()
         self.estimates.drop_fallbacks()
+        self.estimates.bookkeeping()
         parsed.observations.extend(unit.observations)
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))

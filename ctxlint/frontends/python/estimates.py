@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Observation
 
@@ -23,7 +24,56 @@ def char_name(name: str | None) -> bool:
     return "char" in last and last.rfind("char") > last.rfind("token")
 
 
+# Calls whose argument bounds something: a count passed to them decides, it is not bookkeeping.
+_BOUNDING_CALLS = ("min", "max", "range")
+_LIMIT_WORDS = ("limit", "max", "budget", "size", "bound", "cap", "window")
+
+
 class Estimates(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        # The estimates assigned to a local name, by the id of their observation: (name, value).
+        self.held: dict[int, tuple[str, ast.expr]] = {}
+
+    def bookkeeping(self) -> None:
+        """Estimates held by a local name that is only reported (returned, stored, passed on as a
+        usage count) and never decides anything: no comparison, slice, condition, bound or limit
+        uses it. They fill usage numbers, and are observed as such (`char-token-usage`)."""
+        for index, observation in enumerate(self.m.observations):
+            if id(observation) in self.held:
+                name, value = self.held[id(observation)]
+                if not self.decides(name, value):
+                    self.m.observations[index] = replace(observation, kind="char-token-usage")
+        self.held = {}
+
+    def decides(self, name: str, value: ast.expr) -> bool:
+        """Whether a use of ``name`` in the function around ``value`` decides something."""
+        parents = self.m.parents
+        fn: ast.AST | None = value
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = parents.get(id(fn))
+        uses = [n for n in walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)] \
+            if fn is not None else []
+        return not uses or any(self.deciding_use(use) for use in uses)
+
+    def deciding_use(self, use: ast.expr) -> bool:
+        parents = self.m.parents
+        current: ast.AST = use
+        while True:
+            parent = parents.get(id(current))
+            if parent is None or isinstance(parent, (ast.Compare, ast.Slice, ast.While, ast.If, ast.IfExp,
+                                                     ast.Assert, ast.AugAssign)):
+                return parent is not None
+            if isinstance(parent, ast.keyword) and any(w in (parent.arg or "").lower() for w in _LIMIT_WORDS):
+                return True
+            if isinstance(parent, ast.Call) and current is not parent.func and \
+                    (self.m.qualified(parent.func) or "") in _BOUNDING_CALLS:
+                return True
+            if isinstance(parent, ast.stmt):
+                return isinstance(parent, ast.Assign) and not all(
+                    isinstance(t, (ast.Attribute, ast.Subscript)) for t in parent.targets)
+            current = parent
+
     def drop_fallbacks(self) -> None:
         """Forget the estimates of functions that also count with a real tokenizer: there the
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
@@ -66,7 +116,11 @@ class Estimates(Component):
 
     def estimate_context(self, targets: list[str | None], value: ast.expr) -> None:
         if any(token_name(t) for t in targets):
+            before = len(self.m.observations)
             self.estimates_in(value)
+            name = targets[0] if len(targets) == 1 and targets[0] and "." not in targets[0] else None
+            if name is not None:  # a local count: what its uses decide is read once the module is indexed
+                self.held.update((id(o), (name, value)) for o in self.m.observations[before:])
         elif any(char_name(t) for t in targets):
             self.scaled_tokens_in(value)  # char_limit = max_tokens * 4
 

@@ -75,7 +75,7 @@ class Standalone(Component):
                         mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
         for node, scope in self.m.lists:
             env = Env(scope)
-            if id(node) not in used and any(
+            if id(node) not in used and not self.stored_verbatim(node) and any(
                     self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
                     for e in node.elts if not isinstance(e, ast.Starred)):
                 add(id(node), self.m.span(node), partial(self.messages.message_list, node, env), True)
@@ -157,6 +157,14 @@ class Standalone(Component):
                 for role in self.m.catalogue.prompt_decorators.match(self.calls.path(target, env)):
                     return str(role)
         return None
+
+    def stored_verbatim(self, messages: ast.List) -> bool:
+        """A message list in a body that turns model inference off (``{"messages": [...],
+        "infer": False}``, a memory store's add call): it is kept as written, no model reads it."""
+        body = self.m.parents.get(id(messages))
+        return isinstance(body, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value == "infer" and isinstance(v, ast.Constant) and v.value is False
+            for k, v in zip(body.keys, body.values, strict=True))
 
     def human_prompts(self) -> set[int]:
         """The values the module shows a person at a terminal (``input(prompt)``,
