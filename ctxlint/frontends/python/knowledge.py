@@ -79,9 +79,19 @@ OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "*output", "output_*
 
 def reads_output(node: ast.AST) -> bool:
     """Whether an expression reads a program's or a page's output (``result.stdout``,
-    ``"\\n".join(outputs)``, ``page.inner_text``): a name or attribute in it is called so."""
-    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in OUTPUT_NAMES
-               for name in ((n.id,) if isinstance(n, ast.Name) else (n.attr,) if isinstance(n, ast.Attribute) else ()))
+    ``"\\n".join(outputs)``, ``page.inner_text``, ``result["raw_content"]``): a name, an
+    attribute or a key in it is called so."""
+    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in OUTPUT_NAMES for name in _names(n))
+
+
+def _names(node: ast.AST) -> tuple[str, ...]:
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        return (node.attr,)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return (node.slice.value,)
+    return ()
 
 # Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
 # `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.
