@@ -19,7 +19,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.cuts import HISTORY_NAMES
-from ctxlint.frontends.python.knowledge import MEASURES, STRING_NAMES
+from ctxlint.frontends.python.knowledge import MEASURES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -53,7 +53,7 @@ class CutSites(Component):
         found: list[Observation] = []
         for node, scope, fn in self.scoped_nodes():
             if isinstance(node, (ast.Subscript, ast.Call)):
-                observation = self.cut_site(node, Env(scope), fn) if context else None
+                observation = self.cut_site(node, Env(scope), fn, context)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context)
             else:
@@ -81,9 +81,11 @@ class CutSites(Component):
     # ---- a cut whose text goes on ----------------------------------------------------------------
 
     def cut_site(self, node: ast.Subscript | ast.Call, env: Env,
-                 fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Observation | None:
+                 fn: ast.FunctionDef | ast.AsyncFunctionDef | None, context: bool) -> Observation | None:
         """A cut of content (not a label or a preview): of a value known to be text, to a
-        budget of at least ``MIN_CONTENT`` characters or one named as such."""
+        budget of at least ``MIN_CONTENT`` characters or one named as such. Without ``context``
+        only a cut made for a model counts: of a program's or a page's output, sized in tokens, or
+        of third-party content."""
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             return None
         source = self.cuts.source(node, env)
@@ -108,9 +110,14 @@ class CutSites(Component):
         goes = self.goes_to(node, fn)
         if goes is None:
             return None
+        # What an agent reads back after running code or fetching a page.
+        if reads_output(_subject(node)):
+            return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         for_model = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
             self.sources.untrusted(_subject(node), env) is not None)
+        if not context:
+            return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         return Observation("silent-cut", source.span, goes, source=replace(source, strong=for_model))
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:

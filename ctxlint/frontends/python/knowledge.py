@@ -7,7 +7,9 @@ with TypeScript (prompt names, tool runners, cut markers) are in ``frontends/cod
 
 from __future__ import annotations
 
+import ast
 import re
+from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code import words
 
@@ -68,6 +70,28 @@ PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os
                   "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
 PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
                         "parent", "parents", "format"}
+
+# What a program's or a page's output is called: what an agent reads back after it runs code or
+# fetches a page (a cut of it is made for a model even where no model call is seen).
+OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "*output", "output_*", "observation*", "traceback",
+                "raw_content", "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
+
+
+def reads_output(node: ast.AST) -> bool:
+    """Whether an expression reads a program's or a page's output (``result.stdout``,
+    ``"\\n".join(outputs)``, ``page.inner_text``, ``result["raw_content"]``): a name, an
+    attribute or a key in it is called so."""
+    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in OUTPUT_NAMES for name in _names(n))
+
+
+def _names(node: ast.AST) -> tuple[str, ...]:
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        return (node.attr,)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return (node.slice.value,)
+    return ()
 
 # Truncation: `text[:4000]` cuts a string to a fixed length. A slice of a list (`history[-10:]`,
 # `docs[:5]`) selects items instead; when the type is unknown, these names say it is a list.

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, strong_prompt_name, tool_shaped
+from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, reads_output, strong_prompt_name, tool_shaped
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.model import Span
 
@@ -25,6 +25,10 @@ _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\
                          r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
+# A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
+# agent reads back, cut (cutsites.py).
+_OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
+                         r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
 
 
 def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> bool:
@@ -32,7 +36,7 @@ def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> b
     that names a library of the framework catalogue (``libraries``) may."""
     if _MARKERS_CS.search(text) or _MARKERS_CI.search(text) or (libraries is not None and libraries.search(text)):
         return True
-    return bool(_LEN.search(text) and _TOKEN.search(text))
+    return bool(_LEN.search(text) and _TOKEN.search(text)) or bool(_OUTPUT_CUT.search(text))
 
 
 def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
@@ -349,6 +353,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             estimate = estimate or _ast_estimate_shape(node)
         elif isinstance(node, ast.If):
             estimate = estimate or _ast_budget_shape(node)
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and reads_output(node.value):
+            return True  # a cut of what an agent reads back (cutsites.py)
         if isinstance(node, ast.Name):
             name = node.id
         elif isinstance(node, ast.Attribute):
