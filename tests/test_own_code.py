@@ -32,11 +32,6 @@ def test_mypy_finds_nothing_in_ctxlint():
     assert result.stdout.startswith("Success: no issues found"), result.stdout
 
 
-# Classes being split for issue 24 (the layers of the Python front-end's components): these may
-# exceed the bound until that work is merged. An entry that no longer does must be removed.
-_CLASSES_SPLIT_ELSEWHERE = {"frontends/python/flow.py:Flow", "frontends/python/scopes.py:Scopes"}
-
-
 def _modules() -> dict[str, str]:
     package = ROOT / "ctxlint"
     return {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in sorted(package.rglob("*.py"))}
@@ -59,5 +54,4 @@ def test_no_class_of_ctxlint_is_over_400_lines():
              if isinstance(node, ast.ClassDef) and node.end_lineno is not None}
     assert len(sizes) > 100
     over = {name: n for name, n in sizes.items() if n > 400}
-    assert {name: n for name, n in over.items() if name not in _CLASSES_SPLIT_ELSEWHERE} == {}
-    assert {name for name in _CLASSES_SPLIT_ELSEWHERE if name not in over} == set(), "split: remove the exception"
+    assert over == {}

@@ -13,7 +13,7 @@ from ctxlint import frameworks, model
 from ctxlint.frontends import notebook, python
 from ctxlint.frontends.python import flow, literals
 from ctxlint.frontends.python.calls import Calls
-from ctxlint.frontends.python.flow import Flow
+from ctxlint.frontends.python.containers import Containers
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.unit import Unit
@@ -66,7 +66,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list
 
 def test_each_callee_and_message_dict_is_read_once_per_env(monkeypatch: pytest.MonkeyPatch):
     paths = _counting(monkeypatch, Calls, "_path")
-    dicts = _counting(monkeypatch, Flow, "dict_literal")
+    dicts = _counting(monkeypatch, Containers, "dict_literal")
     sites = 200
     parsed = python.parse_file(_call_sites(sites), "service.py")
     assert len(parsed.requests) == sites

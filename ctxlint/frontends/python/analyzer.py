@@ -6,7 +6,9 @@ import ast
 from pathlib import Path
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
+from ctxlint.frontends.python.containers import Containers
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
@@ -36,8 +38,10 @@ class Analyzer:
         self.unit = Unit(tree, text, path, catalogue, project, file)
         self.unit.analyzer = self
         self.scopes = Scopes(self.unit)
+        self.callees = Callees(self.unit)
         self.strings = Strings(self.unit)
         self.flow = Flow(self.unit)
+        self.containers = Containers(self.unit)
         self.sources = Sources(self.unit)
         self.serialization = Serialization(self.unit)
         self.calls = Calls(self.unit)
@@ -53,12 +57,13 @@ class Analyzer:
         self.wrappers = Wrappers(self.unit)
         self.spreads = Spreads(self.unit)
         self.reserves = Reserves(self.unit)
-        parts: list[Component] = [self.scopes, self.strings, self.flow, self.sources, self.serialization, self.calls,
-                                  self.cuts, self.cut_sites, self.order_sites, self.messages, self.sinks,
-                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads,
-                                  self.reserves]
+        parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
+                                  self.serialization, self.calls, self.cuts, self.cut_sites, self.order_sites,
+                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates,
+                                  self.wrappers, self.spreads, self.reserves]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
+            part.callees, part.containers = self.callees, self.containers
             part.serialization = self.serialization
             part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates

@@ -52,7 +52,7 @@ class Calls(Component):
         if isinstance(node, ast.Await):
             return self.path(node.value, env, depth + 1)
         if isinstance(node, ast.Call):
-            target = self.scopes.function_for(node, env, foreign=True)
+            target = self.callees.function_for(node, env, foreign=True)
             if target is not None and self.m.enter(target.fn):
                 reader = target.owner.calls if target.owner is not None else self
                 try:  # what a function the code shows returns (`make_client()`)
@@ -154,7 +154,7 @@ class Calls(Component):
                 node = node.value
                 continue
             if isinstance(node, ast.Call):
-                target = self.scopes.function_for(node, env)
+                target = self.callees.function_for(node, env)
                 if target is not None:
                     node, env = target.returns[-1], target.env
                     continue

@@ -261,7 +261,7 @@ class Cuts(Component):
         """A call of a project function that returns a cut of the argument it is given."""
         key = (id(call), env.key)
         if key not in self.m.callee_memo:
-            self.m.callee_memo[key] = self.scopes.callee(call.func, env, foreign=True)
+            self.m.callee_memo[key] = self.callees.callee(call.func, env, foreign=True)
         found = self.m.callee_memo[key]
         if found is None:
             return None

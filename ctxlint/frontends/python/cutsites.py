@@ -127,7 +127,7 @@ class CutSites(Component):
             (self.m.dotted(node) or "").rsplit(".", 1)[-1]
         if last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES):
             return True
-        if isinstance(node, ast.Name) and (self.scopes.param_annotation(node.id, env) or "").replace(" ", "") in (
+        if isinstance(node, ast.Name) and (self.callees.param_annotation(node.id, env) or "").replace(" ", "") in (
                 "str", "str|None", "Optional[str]"):
             return True
         if isinstance(node, (ast.JoinedStr, ast.Call)) and self.flow.is_list(node, env) is False and (

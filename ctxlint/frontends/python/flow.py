@@ -1,6 +1,6 @@
-"""Data flow: the facts of a value (names it reads, calls it makes, where its content comes from),
-literal values, dict entries and list items (the iteration order of collections is in
-``ordering.py``)."""
+"""Data flow: the facts of a value (names it reads, calls it makes, where its content comes from)
+and literal values (dict entries and list items are in ``containers.py``, the iteration order
+of collections in ``ordering.py``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
-from ctxlint.frontends.python.values import Assign, Env, Item
+from ctxlint.frontends.python.values import Env
 from ctxlint.model import SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
@@ -174,7 +174,7 @@ class Flow(Ordering):
             source = self.serialization.source(call, qualified, env)
             if source is not None:
                 acc.sources.append(source)
-        target = self.scopes.function_for(call, env, foreign=True)
+        target = self.callees.function_for(call, env, foreign=True)
         if target is not None and self.m.enter(target.fn):
             reader = target.owner.flow if target.owner is not None else self
             returned = Facts()
@@ -238,7 +238,7 @@ class Flow(Ordering):
             return None if self.strings.text(node, env) is None else False
         if isinstance(node, _NAMED):
             if isinstance(node, ast.Name):
-                annotation = self.scopes.param_annotation(node.id, env)
+                annotation = self.callees.param_annotation(node.id, env)
                 if annotation is not None:
                     plain = annotation.replace(" ", "")
                     if re.match(r"(typing\.)?(str|Optional\[str\]|str\|None)$", plain):
@@ -312,7 +312,7 @@ class Flow(Ordering):
                 values.append(value)
             return True, values
         if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"):
-            entries = self.dict_entries(node, env)
+            entries = self.containers.dict_entries(node, env)
             if entries is None:
                 return False, None
             result = {}
@@ -327,186 +327,6 @@ class Flow(Ordering):
     def literal_str(self, node: ast.expr | None, env: Env) -> str | None:
         ok, value = self.literal(node, env)
         return value if ok and isinstance(value, str) else None
-
-    def dict_entries(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
-        """String-keyed entries of a dict literal or ``dict(...)`` call, through names:
-        key -> (value node, its env, the place that sets it)."""
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return None
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            binding = self.scopes.resolve(node, env)
-            if binding is None or not self.m.enter(binding.value):
-                return None
-            try:
-                found = self.dict_entries(binding.value, binding.env)
-                for extra in binding.extras:  # keys set after it was built
-                    found = self.changed_entries(found, extra, binding.env)
-                return found
-            finally:
-                self.m.leave(binding.value)
-        if isinstance(node, ast.Dict):
-            # A message dict is read by the test for a message and again for its content: each
-            # literal in each env (and under the same cycle guard) is read once (the entry keeps
-            # both alive for their ids).
-            key = (id(node), env.key, self.m.following())
-            memo = self.m.dict_memo.get(key)
-            if memo is None:
-                memo = self.m.dict_memo[key] = (node, env, self.dict_literal(node, env))
-            return None if memo[2] is None else dict(memo[2])
-        entries: dict[str, Entry] = {}
-        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict":
-            for arg in node.args:
-                inner = self.dict_entries(arg, env) if not isinstance(arg, ast.Starred) else None
-                if inner is None:
-                    return None
-                entries.update(inner)
-            for keyword in node.keywords:
-                if keyword.arg is not None:
-                    entries[keyword.arg] = (keyword.value, env, keyword)
-                else:
-                    inner = self.dict_entries(keyword.value, env)
-                    if inner is None:
-                        return None
-                    entries.update(inner)
-            return entries
-        return None
-
-    def dict_literal(self, node: ast.Dict, env: Env) -> dict[str, Entry] | None:
-        entries: dict[str, Entry] = {}
-        for key_node, value in zip(node.keys, node.values, strict=True):
-            if key_node is None:  # {**defaults, ...}
-                inner = self.dict_entries(value, env)
-                if inner is None:
-                    return None
-                entries.update(inner)
-                continue
-            key = self.literal_str(key_node, env)
-            if key is None:
-                return None
-            entries[key] = (value, env, Region.between(key_node, value))
-        return entries
-
-    def changed_entries(self, entries: dict[str, Entry] | None, extra: Assign, env: Env) -> dict[str, Entry] | None:
-        """A dict's entries after ``params["key"] = value``, ``params.update(...)`` or
-        ``params.setdefault(...)``; None when the change is not one we can read."""
-        if entries is None or extra.value is None:
-            return None
-        entries = dict(entries)
-        if extra.kind == "setitem" and isinstance(extra.target, ast.Subscript):
-            key = self.literal_str(extra.target.slice, env)
-            if key is None:
-                return None
-            entries[key] = (extra.value, env, extra.target)
-            return entries
-        if extra.kind in ("update", "setdefault") and isinstance(extra.value, ast.Call):
-            call = extra.value
-            if extra.kind == "setdefault":
-                key = self.literal_str(call.args[0], env) if call.args else None
-                if key is None:
-                    return None
-                if key not in entries and len(call.args) > 1:
-                    entries[key] = (call.args[1], env, call)
-                return entries
-            for arg in call.args:
-                more = self.dict_entries(arg, env)
-                if more is None:
-                    return None
-                entries.update(more)
-            for keyword in call.keywords:
-                if keyword.arg is None:
-                    return None
-                entries[keyword.arg] = (keyword.value, env, keyword)
-            return entries
-        return None
-
-    def items(self, node: ast.expr, env: Env, loop: str | None = None) -> list[Item] | None:
-        """The elements of a list-valued expression in order; None if it is not one we can read
-        or it has more than ``MAX_ITEMS``."""
-        found = self._items(node, env, loop)
-        return None if found is not None and len(found) > MAX_ITEMS else found
-
-    def _items(self, node: ast.expr, env: Env, loop: str | None) -> list[Item] | None:
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return None
-        if isinstance(node, (ast.List, ast.Tuple)):
-            self.m.consumed.add(id(node))
-            items = []
-            for element in node.elts:
-                if isinstance(element, ast.Starred):
-                    inner = self.items(element.value, env, loop)
-                    items.extend(inner if inner is not None else [
-                        Item(element.value, env, loop, True, self.unordered_source(element.value, env))])
-                else:
-                    items.append(Item(element, env, loop))
-            return items
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
-            # One element per item of the iterable: a message or tool repeated in a loop.
-            iterable = node.generators[0].iter
-            return [Item(node.elt, env, self.m.code(iterable), False, self.unordered_source(iterable, env))]
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.items(node.left, env, loop), self.items(node.right, env, loop)
-            if left is None and right is None:
-                return None
-            return (left if left is not None else [Item(node.left, env, loop, True)]) + (
-                right if right is not None else [Item(node.right, env, loop, True)]
-            )
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            return self.bound_items(node, env, loop)
-        if isinstance(node, ast.Call):
-            if self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
-                return self.items(node.args[0], env, loop)
-            target = self.scopes.function_for(node, env)
-            if target is not None and self.m.enter(target.fn):
-                value = target.returns[-1]
-                try:
-                    found = self.items(value, target.env, loop)
-                finally:
-                    self.m.leave(target.fn)
-                if found is not None:
-                    self.m.consumed.add(id(value))
-                return found
-        return None
-
-    def bound_items(self, node: ast.Name | ast.Attribute, env: Env, loop: str | None) -> list[Item] | None:
-        binding = self.scopes.resolve(node, env)
-        if binding is None or self.m.binding_key(binding) in self.m.unreadable_lists or not self.m.enter(
-                binding.value):
-            return None
-        try:
-            items = self._items(binding.value, binding.env, loop)
-            if items is None and isinstance(binding.value, ast.Call) and any(
-                    isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute)
-                    and e.value.func.attr in self.m.catalogue.appenders for e in binding.extras):
-                # history = ChatHistory(); history.add_user_message(...): the messages added to it
-                items = [Item(binding.value, binding.env, loop, True)] if binding.value.args or binding.value.keywords \
-                    else []
-            if items is None:  # remembered: `M = M + M` forty times would ask 2**40 times
-                self.m.unreadable_lists.add(self.m.binding_key(binding))
-                return None
-            for extra in binding.extras:
-                if extra.value is None:
-                    continue
-                inner = binding.loop_of(extra)
-                where = inner.text if inner is not None else loop
-                sources = self.strings.loop_sources(inner, binding.env) if inner is not None else ()
-                if extra.kind in ("append", "insert"):
-                    item = Item(extra.value, binding.env, where, bool(sources), sources)
-                    if extra.kind == "insert":
-                        items.insert(0, item)
-                    else:
-                        items.append(item)
-                elif extra.kind in ("extend", "+="):
-                    more = self.items(extra.value, binding.env, where)
-                    items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
-                elif extra.kind == "shuffle":
-                    return None
-            if len(items) > MAX_ITEMS:
-                self.m.unreadable_lists.add(self.m.binding_key(binding))
-                return None
-            self.m.consumed.add(id(binding.value))
-            return items
-        finally:
-            self.m.leave(binding.value)
 
 
 

@@ -42,7 +42,7 @@ class Messages(Component):
     # ---- message lists ---------------------------------------------------------------------------
 
     def message_list(self, node: ast.expr, env: Env, builder: Builder, variables: Variables | None = None) -> None:
-        items = self.flow.items(node, env)
+        items = self.containers.items(node, env)
         if items is None:
             items = [Item(node, env, None, True, self.flow.unordered_source(node, env))]
         for item in items:
@@ -72,7 +72,7 @@ class Messages(Component):
         if isinstance(node, ast.Call) and self.constructed(node, env, builder, item.loop, variables):
             self.m.consumed.update((id(item.node), id(node)))
             return
-        entries = self.flow.dict_entries(item.node, item.env)
+        entries = self.containers.dict_entries(item.node, item.env)
         if entries is None:
             builder.add(self.strings.pieces(item.node, item.env), Role.USER, item.loop)
             return
@@ -124,7 +124,7 @@ class Messages(Component):
         """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
         text = self.strings.text(node, env)  # followed once: the same value's pieces are added below
         if text is None and isinstance(node, (ast.List, ast.Tuple, ast.Name, ast.Attribute)):
-            blocks = self.flow.items(node, env)
+            blocks = self.containers.items(node, env)
             if blocks and not any(b.variable for b in blocks):
                 for block in blocks:
                     self.block(block, builder, role, loop)
@@ -132,7 +132,7 @@ class Messages(Component):
         builder.add(text if text is not None else [self.strings.slot_piece(node, env)], role, loop)
 
     def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
-        entries = self.flow.dict_entries(item.node, item.env)
+        entries = self.containers.dict_entries(item.node, item.env)
         loop = item.loop or loop
         if entries is None:
             builder.add(self.strings.pieces(item.node, item.env), role, loop)
@@ -149,13 +149,13 @@ class Messages(Component):
             builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))
 
     def ttl(self, node: ast.expr, env: Env) -> str | None:
-        entries = self.flow.dict_entries(node, env) or {}
+        entries = self.containers.dict_entries(node, env) or {}
         return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
 
     def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLE_NAMES)) -> bool:
         if not isinstance(node, ast.Dict):
             return False
-        entries = self.flow.dict_entries(node, env)
+        entries = self.containers.dict_entries(node, env)
         if not entries or "role" not in entries or not any(k in entries for k in _CONTENT_KEYS):
             return False
         role = self.flow.literal_str(entries["role"][0], entries["role"][1])
@@ -184,7 +184,7 @@ class Messages(Component):
         entry = self.sinks.find(kind.messages, call, env)
         if entry is None:
             return
-        items = self.flow.items(entry[0], entry[1])
+        items = self.containers.items(entry[0], entry[1])
         for item in items or [Item(entry[0], entry[1], None, True)]:
             self.message(item, builder, Variables(variables, syntax))
 

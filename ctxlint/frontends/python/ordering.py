@@ -51,7 +51,7 @@ class Ordering(Component):
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is None:
-                annotation = self.scopes.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
+                annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
                                                        annotation):
                     return "set"

@@ -69,7 +69,7 @@ def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool]) -> l
 class _Finder:
     def __init__(self, analyzer: Analyzer) -> None:
         self.m = analyzer.unit
-        self.flow = analyzer.flow
+        self.flow, self.containers = analyzer.flow, analyzer.containers
 
     def sites(self, names_template: Callable[[str], bool]) -> list[Site]:
         unit = self.m
@@ -134,11 +134,11 @@ class _Finder:
         return uses
 
     def _values(self, call: ast.Call, env: Env, literal: ast.Constant):
-        flow = self.flow
+        flow, containers = self.flow, self.containers
         entries: list[tuple[str, ast.expr, Env]] = []
         for keyword in call.keywords:
             if keyword.arg is None or keyword.arg in VALUE_DICTS:
-                found = flow.dict_entries(keyword.value, env)
+                found = containers.dict_entries(keyword.value, env)
                 if found is not None:
                     entries += [(key, value, value_env) for key, (value, value_env, _) in found.items()]
                     continue
@@ -147,7 +147,7 @@ class _Finder:
         for argument in call.args:
             if argument is literal or isinstance(argument, ast.Starred):
                 continue
-            found = flow.dict_entries(argument, env)
+            found = containers.dict_entries(argument, env)
             if found is not None:
                 entries += [(key, value, value_env) for key, (value, value_env, _) in found.items()]
         for key, value, value_env in entries:

@@ -95,7 +95,7 @@ class Serialization(Component):
         if method in ("get", "copy", "__getitem__", "setdefault"):
             assert isinstance(call.func, ast.Attribute)
             return self.key_order(call.func.value, env)
-        target = self.scopes.function_for(call, env)
+        target = self.callees.function_for(call, env)
         if target is None or not self.m.enter(target.fn):
             return UNKNOWN, ""
         try:
@@ -145,7 +145,7 @@ class Serialization(Component):
         if isinstance(node, ast.Name) and self.enum_value(node, env):
             return False
         if isinstance(node, ast.Name):
-            annotation = self.scopes.param_annotation(node.id, env)
+            annotation = self.callees.param_annotation(node.id, env)
             if annotation is not None and annotation.replace(" ", "") in (
                 "str", "int", "float", "bool", "list[str]", "List[str]", "str|None", "Optional[str]",
             ):

@@ -169,7 +169,7 @@ class Sinks(Component):
     def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """The named members of a dict or of a settings object's constructor
         (``ModelSettings(max_tokens=...)``)."""
-        entries = self.flow.dict_entries(node, env)
+        entries = self.containers.dict_entries(node, env)
         if entries is not None:
             return entries
         found = self.calls.constructor(node, env)
@@ -199,7 +199,7 @@ class Sinks(Component):
             entry = self.find(spec, call, env, given)
             if entry is None:
                 continue
-            items = self.flow.items(entry[0], entry[1]) if isinstance(entry[0], (ast.List, ast.Tuple)) else None
+            items = self.containers.items(entry[0], entry[1]) if isinstance(entry[0], (ast.List, ast.Tuple)) else None
             for node, node_env in [(i.node, i.env) for i in items] if items is not None else [entry[:2]]:
                 agent = self.calls.holder(node, node_env)
                 if agent is not None:

@@ -192,7 +192,7 @@ class Sources(Component):
         found = self.read_source(call, env)
         if found is not None:
             return found
-        target = self.scopes.function_for(call, env, foreign=True)
+        target = self.callees.function_for(call, env, foreign=True)
         if target is not None:  # a function the code shows: what any of its returns gives, with these arguments
             if not self.m.enter(target.fn):
                 return None

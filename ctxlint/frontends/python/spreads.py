@@ -34,7 +34,7 @@ class Spreads(Component):
     def entries(self, node: ast.expr, env: Env, depth: int = 0) -> Spread:
         """The keys a spread gives (None when unknown), and the steps that show parts of it
         hold only what a caller passes, empty by default."""
-        found = self.flow.dict_entries(node, env)
+        found = self.containers.dict_entries(node, env)
         if found is not None or depth > 6:
             return found, []
         if isinstance(node, ast.IfExp) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)):
@@ -56,7 +56,7 @@ class Spreads(Component):
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
-            target = self.scopes.function_for(node, env)
+            target = self.callees.function_for(node, env)
             if target is not None and len(target.returns) == 1 and self.m.enter(target.fn):
                 try:
                     return self.entries(target.returns[0], target.env, depth + 1)
@@ -81,7 +81,7 @@ class Spreads(Component):
                         return None, []
                     found, steps = {**found, **more}, steps + more_steps
                 else:
-                    found = self.flow.changed_entries(found, extra, binding.env)
+                    found = self.containers.changed_entries(found, extra, binding.env)
             return found, steps
         finally:
             self.m.leave(binding.value)
@@ -155,7 +155,7 @@ class Spreads(Component):
             func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
         if not isinstance(func, ast.Name):
             return None
-        found = self.scopes.class_named(func.id, call_env.scope, True)
+        found = self.callees.class_named(func.id, call_env.scope, True)
         for _ in range(4):
             if found is None or not isinstance(found[1].node, ast.ClassDef):
                 return None
@@ -169,7 +169,7 @@ class Spreads(Component):
             base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
             if base is None:
                 return None
-            home = owner.scopes if owner is not None else self.scopes
+            home = owner.callees if owner is not None else self.callees
             found = home.class_named(base.id, cls.parent, True)
             if found is not None and found[0] is None:
                 found = (owner, found[1])

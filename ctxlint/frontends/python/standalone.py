@@ -187,7 +187,7 @@ class Standalone(Component):
             binding = self.scopes.resolve(shown, env) if isinstance(shown, (ast.Name, ast.Attribute)) else None
             if binding is not None:
                 found.add(id(binding.value))
-            target = self.scopes.function_for(shown, env) if isinstance(shown, ast.Call) else None
+            target = self.callees.function_for(shown, env) if isinstance(shown, ast.Call) else None
             if target is not None:
                 found.update(id(v) for v in target.returns)
         return found

@@ -203,7 +203,7 @@ class Strings(Component):
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
         if qualified == "str" and len(call.args) == 1:
             return self.text(call.args[0], env)
-        target = self.scopes.function_for(call, env, foreign=True)
+        target = self.callees.function_for(call, env, foreign=True)
         if target is None or not self.m.enter(target.fn):
             return None
         reader = target.owner.strings if target.owner is not None else self
@@ -257,9 +257,9 @@ class Strings(Component):
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         for keyword in call.keywords:
             if keyword.arg is None:
-                keywords.update({k: v[0] for k, v in (self.flow.dict_entries(keyword.value, env) or {}).items()})
+                keywords.update({k: v[0] for k, v in (self.containers.dict_entries(keyword.value, env) or {}).items()})
         if func.attr == "format_map":
-            entries = self.flow.dict_entries(call.args[0], env) if call.args else None
+            entries = self.containers.dict_entries(call.args[0], env) if call.args else None
             keywords, positional = {k: v[0] for k, v in (entries or {}).items()}, []
         auto = 0
 
@@ -287,7 +287,7 @@ class Strings(Component):
         if isinstance(right, ast.Tuple):
             positional = [e for e in right.elts if not isinstance(e, ast.Starred)]
         else:
-            entries = self.flow.dict_entries(right, env) or {}
+            entries = self.containers.dict_entries(right, env) or {}
             positional = [] if entries else [right]
         pieces: list[Piece] = []
         index = size = 0
@@ -346,7 +346,7 @@ class Strings(Component):
             if separator:
                 pieces.append(Piece(separator, sep_span, loop=loop))
             return pieces
-        items = self.flow.items(iterable, env)
+        items = self.containers.items(iterable, env)
         if items is None or any(item.variable for item in items):
             return [self.slot_piece(call, env, variable=True)]
         pieces = []

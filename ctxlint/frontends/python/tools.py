@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 class Tools(Component):
     def tool_list(self, node: ast.expr, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
-        items = self.flow.items(node, env)
+        items = self.containers.items(node, env)
         if items is None:
             # A list built at run time: keep nothing of it, except an order that changes per call.
             sources = self.flow.iteration_sources(node, env)
@@ -57,7 +57,7 @@ class Tools(Component):
         if declared is None:
             tool = self.tool_dict(item, builder, legacy)
             return [tool] if tool is not None else []
-        listed = self.flow.items(declared[0], declared[1]) or []
+        listed = self.containers.items(declared[0], declared[1]) or []
         return [t for element in listed if not element.variable
                 for t in [self.tool_dict(element, builder, legacy)] if t is not None]
 
@@ -71,7 +71,7 @@ class Tools(Component):
         node, env = self.scopes.deref(item.node, item.env)
         if isinstance(node, ast.Call) and self.is_mcp_tool_call(node):
             return self.mcp_tool_call(node, env, builder)
-        entries = self.flow.dict_entries(node, env)
+        entries = self.containers.dict_entries(node, env)
         if entries is None:
             # A typed dict or model built by keywords (`ChatCompletionToolParam(type=..., function=...)`),
             # when it has a tool's shape: another object in a tool list is a framework's tool.
@@ -94,7 +94,7 @@ class Tools(Component):
     def entries(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """The entries of a dict, or of a typed dict or model built by keywords."""
         node, env = self.scopes.deref(node, env)
-        entries = self.flow.dict_entries(node, env)
+        entries = self.containers.dict_entries(node, env)
         return entries if entries is not None else keyword_entries(node, env)
 
     def entries_tool(self, node: ast.expr, env: Env, entries: dict[str, Entry], builder: Builder,
@@ -155,7 +155,7 @@ class Tools(Component):
             node = node.value
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
             return None
-        found = self.scopes.class_of(node.value, env, foreign=True)
+        found = self.callees.class_of(node.value, env, foreign=True)
         records = found[1].assigns.get(node.attr) if found is not None else None
         if not records or records[-1].kind != "=" or not isinstance(records[-1].value, ast.Constant):
             return None
@@ -208,7 +208,7 @@ class Tools(Component):
         """The function a tool list names (``tools=[search_web]``), in this module or another."""
         if not isinstance(node, ast.Name):
             return None
-        found = self.scopes.callee(node, env, foreign=True)
+        found = self.callees.callee(node, env, foreign=True)
         if found is None:
             return None
         owner, fn, scope, _ = found

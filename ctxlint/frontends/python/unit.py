@@ -23,7 +23,9 @@ from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.callees import Callees
     from ctxlint.frontends.python.calls import Calls
+    from ctxlint.frontends.python.containers import Containers
     from ctxlint.frontends.python.cuts import Cuts
     from ctxlint.frontends.python.estimates import Estimates
     from ctxlint.frontends.python.flow import Entry, Flow
@@ -401,8 +403,10 @@ class Component:
     which the analyser sets once every part exists."""
 
     scopes: Scopes
+    callees: Callees
     strings: Strings
     flow: Flow
+    containers: Containers
     sources: Sources
     serialization: Serialization
     calls: Calls

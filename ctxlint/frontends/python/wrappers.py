@@ -79,7 +79,7 @@ class Wrappers(Component):
     def apply(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env,
               target: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Request:
         """The summary's request with its holes filled by ``call``'s arguments."""
-        given = {b.param: b for b in self.scopes.bind(call, env, target) if b.env is env}
+        given = {b.param: b for b in self.callees.bind(call, env, target) if b.env is env}
         builder = Builder()
         inner = summary.request
         for index in sorted({s.message_index for s in inner.segments}):
@@ -144,9 +144,9 @@ class Wrappers(Component):
         return inner, "", ()
 
     def callee(self, call: ast.Call, env: Env) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
-        """``scopes.callee``, with an abstract method replaced by the first override of a
+        """``callees.callee``, with an abstract method replaced by the first override of a
         subclass of the project that sends a request."""
-        found = self.scopes.callee(call.func, env, foreign=True)
+        found = self.callees.callee(call.func, env, foreign=True)
         if found is None:
             return None
         owner, fn, scope, method = found

@@ -1,0 +1,202 @@
+"""What a call reaches: the function or method it calls (in this module, in a class the code
+shows and its bases, or in another module of the project), the class of the object it is made
+on, and the function's parameters bound to the call's arguments. Names and what they hold come
+from :mod:`scopes`, below it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Bound, Env, Scope
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+
+
+class Callees(Component):
+    def function_for(self, call: ast.Call, env: Env, foreign: bool = False, returns: bool = True) -> Called | None:
+        """The function (or method) ``call`` calls, with its return values and the parameters
+        bound to the call's arguments; None if the code does not show it (or, with ``returns``,
+        if it returns nothing). A function of the module, a method of ``self``, of an object of a
+        class the code shows or of a parameter annotated with one (found in the class or its
+        bases), and with ``foreign``, a function or class another module of the project defines."""
+        if env.depth > MAX_DEPTH:
+            return None
+        found = self.callee(call.func, env, foreign)
+        if found is None:
+            return None
+        owner, fn, inner, method = found
+        if returns and not inner.returns:
+            return None
+        return Called(fn, inner.returns, Env(inner, self.bind(call, env, found), env.depth + 1), owner)
+
+    def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
+             ) -> tuple[Bound, ...]:
+        """The parameters of the function ``found`` bound to ``call``'s arguments, the others to
+        their defaults; a ``**kwargs`` parameter holds the keywords no other parameter takes."""
+        owner, fn, inner, method = found
+        params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
+        caller = self.m.analyzer if owner is not None else None
+        bindings: list[Bound] = []
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        for name, value in zip(params, positional, strict=False):  # extra arguments or defaults
+            bindings.append(Bound(name, value, env, caller))
+        extra: list[ast.keyword] = []
+        for keyword in call.keywords:
+            if keyword.arg is not None and keyword.arg in inner.params:
+                bindings.append(Bound(keyword.arg, keyword.value, env, caller))
+            else:
+                extra.append(keyword)
+        kwargs = fn.args.kwarg
+        if kwargs is not None and all(k.arg is not None for k in extra):
+            # `def make(**kwargs)` called as `make(model=m, max_tokens=300)`: a dict of the rest,
+            # its keys placed where the caller writes them (it lives as long as the binding).
+            rest = ast.Dict([ast.copy_location(ast.Constant(k.arg), k) for k in extra], [k.value for k in extra])
+            bindings.append(Bound(kwargs.arg, ast.copy_location(rest, call), env, caller))
+        given = {b.param for b in bindings}
+        home = owner.unit if owner is not None else self.m
+        defaults = Env(inner.parent or home.module_scope, (), env.depth + 1)
+        for name, param in inner.params.items():
+            if name not in given and param.default is not None:
+                bindings.append(Bound(name, param.default, defaults))
+        return tuple(bindings)
+
+    def callee(self, func: ast.expr, env: Env, foreign: bool) -> tuple[Analyzer | None, FunctionNode, Scope,
+                                                                          bool] | None:
+        """``(owner, function, its scope, is a method)`` for the function an expression names."""
+        found: tuple[ast.AST, Scope] | None = None
+        owner: Analyzer | None = None
+        method = False
+        if isinstance(func, ast.Name):
+            scope: Scope | None = env.scope
+            while scope is not None and found is None:
+                if scope.kind != "class" or scope is env.scope:
+                    found = scope.functions.get(func.id)
+                scope = scope.parent
+            if found is None and foreign and func.id in self.m.from_imports:
+                located = self.m.foreign(self.m.imports[func.id], self.m.import_levels.get(func.id, 0))
+                if located is not None:
+                    owner, node = located
+                    found = owner.unit.module_scope.functions.get(getattr(node, "name", ""))
+        elif isinstance(func, ast.Attribute):
+            method = True
+            cls = self.class_of(func.value, env, foreign)
+            if cls is not None:
+                owner, cls_scope = cls
+                inherited = self.method_of(owner, cls_scope, func.attr, foreign)
+                if inherited is not None:
+                    owner, found = inherited
+            elif foreign and isinstance(func.value, ast.Name) and func.value.id in self.m.imports:
+                head = func.value.id  # helpers.fetch(...), where `import helpers`
+                located = self.m.foreign(f"{self.m.imports[head]}.{func.attr}", self.m.import_levels.get(head, 0))
+                if located is not None:
+                    owner, node = located
+                    found = owner.unit.module_scope.functions.get(getattr(node, "name", ""))
+                    method = False
+        if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return owner, found[0], found[1], method
+
+    def class_of(self, node: ast.expr, env: Env, foreign: bool, hops: int = 0) -> tuple[Analyzer | None, Scope] | None:
+        """The class whose method ``node.method(...)`` calls: ``self``/``cls``, a class the code
+        shows (``Fetcher.page``), the class of an object built from one (``Fetcher().page``),
+        or the class a parameter is annotated with (``llm: BaseLLM``), through names and
+        ``self`` attributes that hold it (``self.llm = llm``)."""
+        if isinstance(node, ast.Name) and node.id in ("self", "cls"):
+            return (None, env.scope.cls) if env.scope.cls is not None else None
+        if isinstance(node, ast.Call):
+            node = node.func
+        else:
+            binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if binding is not None and isinstance(binding.value, ast.Call):
+                node, env = binding.value.func, binding.env
+            elif binding is not None and isinstance(binding.value, ast.Name) and binding.owner is None and hops < 4:
+                return self.class_of(binding.value, binding.env, foreign, hops + 1)
+            elif isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
+                    and env.bound(node.id) is None:
+                annotation = self.class_annotation(env.scope.params[node.id].annotation)
+                if annotation is None:
+                    return None
+                node = annotation
+        if not isinstance(node, ast.Name):
+            return None
+        return self.class_named(node.id, env.scope, foreign)
+
+    def class_named(self, name: str, scope: Scope | None, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
+        """The class ``name`` is where ``scope`` reads it: defined around it, or imported from a
+        module of the project."""
+        while scope is not None:
+            found = scope.functions.get(name)
+            if found is not None:
+                return (None, found[1]) if isinstance(found[0], ast.ClassDef) else None
+            scope = scope.parent
+        if foreign and name in self.m.from_imports:
+            located = self.m.foreign(self.m.imports[name], self.m.import_levels.get(name, 0))
+            if located is not None:
+                owner, cls = located
+                if isinstance(cls, ast.ClassDef):
+                    entry = owner.unit.module_scope.functions.get(cls.name)
+                    return (owner, entry[1]) if entry is not None else None
+        return None
+
+    @staticmethod
+    def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
+        """The class an annotation names: ``BaseLLM``, ``Optional[BaseLLM]``, ``BaseLLM | None``."""
+        for _ in range(4):
+            if isinstance(annotation, ast.Name):
+                return annotation if annotation.id[:1].isupper() else None
+            if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+                annotation = annotation.right if isinstance(annotation.left, ast.Constant) else annotation.left
+            elif isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \
+                    and annotation.value.id == "Optional":
+                annotation = annotation.slice
+            else:
+                return None
+        return None
+
+    def method_of(self, owner: Analyzer | None, cls: Scope, name: str, foreign: bool, depth: int = 0
+                  ) -> tuple[Analyzer | None, tuple[ast.AST, Scope]] | None:
+        """The method ``name`` of a class, defined in it or inherited from a base class the
+        project defines (looked up in the module that defines each class)."""
+        found = cls.functions.get(name)
+        if found is not None:
+            return owner, found
+        if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
+            return None
+        home = owner.callees if owner is not None else self
+        for base in cls.node.bases:
+            if not isinstance(base, ast.Name):
+                continue
+            located = home.class_named(base.id, cls.parent, foreign)
+            if located is None:
+                continue
+            base_owner = located[0] if located[0] is not None else owner
+            inherited = home.method_of(base_owner, located[1], name, foreign, depth + 1)
+            if inherited is not None:
+                return inherited
+        return None
+
+    def param_annotation(self, name: str, env: Env) -> str | None:
+        scope = env.scope
+        if scope.kind == "function" and name in scope.params and env.bound(name) is None:
+            annotation = scope.params[name].annotation
+            if annotation is not None:
+                return self.m.code(annotation)
+        return None
+
+
+@dataclass(frozen=True)
+class Called:
+    """A function a call reaches: its definition, its return values, the env its body runs in
+    (parameters bound to the call's arguments) and the module it is in, when another one."""
+
+    fn: FunctionNode
+    returns: list[ast.expr]
+    env: Env
+    owner: Analyzer | None = None
