@@ -24,7 +24,16 @@ from ctxlint.model import (
     ToolDef,
 )
 from ctxlint.numbers import token_count
-from ctxlint.providers import ANTHROPIC, GEMINI, LIMIT_KEYS, OPENAI_CHAT, OPENAI_RESPONSES, ROLE_NAMES, TEXT_PARTS
+from ctxlint.providers import (
+    ANTHROPIC,
+    GEMINI,
+    LIMIT_KEYS,
+    NOT_TEXT_KEYS,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    ROLE_NAMES,
+    TEXT_PARTS,
+)
 
 _ANTHROPIC_PARTS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
                     "web_search_tool_result", "search_result"}
@@ -53,7 +62,7 @@ def _generates_text(fields: dict) -> bool:
     """Whether a request with a string `input` is a Responses API request (a text model)."""
     model = fields["model"][1]
     return model.kind == "string" and isinstance(model.value, str) and not _NOT_TEXT_MODEL.search(model.value) \
-        and not ({"voice", "dimensions", "encoding_format"} & fields.keys())
+        and not (NOT_TEXT_KEYS & fields.keys())
 
 
 def chat_request(ctx: Context, root: Node) -> Request | None:
