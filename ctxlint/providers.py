@@ -12,6 +12,7 @@ place. Which SDK call sends which shape is the framework catalogue's knowledge
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ctxlint.model import Role
@@ -83,6 +84,24 @@ GEMINI = ApiShape("gemini", frozenset({"contents"}), ("maxOutputTokens", "max_ou
 AI_SDK = ApiShape("ai-sdk", frozenset({"model", "prompt", "messages", "system"}), ("maxOutputTokens", "maxTokens"),
                   system=("system",), input=("prompt",), tools_by_name=True, older=("AI SDK 4", "maxTokens"))
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK)}
+
+# Keys of a request to a model that does not answer in text (speech, embeddings, images), which
+# may otherwise have a chat request's shape (`model` with `input` or `prompt`).
+NOT_TEXT_KEYS = frozenset({"voice", "dimensions", "encoding_format", "size", "width", "height", "quality",
+                           "aspect_ratio", "negative_prompt"})
+
+
+def chat_payload(keys: Collection[str]) -> bool:
+    """Whether a dict with these keys, sent as a body, is a chat request: a model, and messages
+    (``messages``, Gemini's ``contents``), or a prompt or Responses ``input`` with nothing that
+    makes it a request for media or vectors. An ``input`` alone is an embedding's too: it counts
+    with instructions or tools."""
+    if "model" not in keys or NOT_TEXT_KEYS & set(keys):
+        return False
+    if any(key in keys for shape in API_SHAPES.values() for key in shape.messages):
+        return True
+    return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
+
 
 # Every key a request file or prompt format may set the output limit with, in the order a file
 # that sets two is read: the providers' own first, then the frameworks' (Hugging Face's

@@ -4,7 +4,9 @@ One YAML file per framework (``frameworks/`` at the top of the repository, shipp
 as ``ctxlint/framework_files``) names, by qualified name:
 
 - ``sinks``: calls that send a request, and which argument carries what (system text, messages,
-  user input, tools, the output limit, the model); the framework's default output limit;
+  user input, tools, the output limit, the model); the framework's default output limit; a
+  ``payload`` for a call that posts any body (``requests.post(url, json=body)``): the call is a
+  request only when that body has a chat request's keys, whose keys the arguments then name;
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own

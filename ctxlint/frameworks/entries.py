@@ -64,6 +64,9 @@ class Sink:
     provider: str | None = None  # whose API the call reaches, when the SDK says (google-genai: google)
     # The wire format the call sends (Request.api), when it is not chat completions: openai-responses.
     api: str | None = None
+    # Where a call that sends any body (an HTTP client's `post`) takes it: the call is a request
+    # only when that dict has a chat request's keys, and ``arguments`` name the dict's keys.
+    payload: tuple[Arg, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ class Reader:
 
     def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
-                                           "default_limit", "no_limit", "roles_marked", "api"))
+                                           "default_limit", "no_limit", "roles_marked", "api", "payload"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
@@ -182,7 +182,12 @@ class Reader:
                     self.limit(data.get("default_limit"), f"{where}.default_limit"),
                     self.flag(data.get("no_limit", False), f"{where}.no_limit"),
                     self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider,
-                    self.api(data.get("api"), f"{where}.api"))
+                    self.api(data.get("api"), f"{where}.api"),
+                    self.payload(data.get("payload"), f"{where}.payload"))
+
+    def payload(self, value: object, where: str) -> tuple[Arg, ...]:
+        listed = [] if value is None else value if isinstance(value, list) else [value]
+        return tuple(self.arg(spec, where) for spec in listed)
 
     def api(self, value: object, where: str) -> str | None:
         if value is not None and value not in APIS:

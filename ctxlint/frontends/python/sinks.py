@@ -21,7 +21,10 @@ from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import answers_in_text
+from ctxlint.providers import answers_in_text, chat_payload
+
+# The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
+HTTP_PAYLOAD = "http-payload"
 
 
 @dataclass
@@ -142,6 +145,20 @@ class Sinks(Component):
             entry = next((members[k] for k in arg.key if members and k in members), None)
         return entry
 
+    def payload(self, call: ast.Call, env: Env, specs: tuple[Arg, ...]) -> CallArgs | None:
+        """The keys of the body a call sends (``requests.post(url, json=payload)``) as its
+        arguments, when the body is a chat request; None when it is not or cannot be read."""
+        given = self.arguments(call, env)
+        for spec in specs:
+            entry = self.find(spec, call, env, given)
+            if entry is None:
+                continue
+            keys, steps = self.spreads.entries(entry[0], entry[1])
+            if keys is None or not chat_payload(keys):
+                return None
+            return CallArgs([], keys, False, tuple(steps))
+        return None
+
     def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
         """Whether the object that would hold the limit is given but cannot be read here
         (``inferenceConfig=self._config()``, ``model_settings=settings``): it may well set one."""
@@ -184,7 +201,9 @@ class Sinks(Component):
     # ---- a request from a sink ---------------------------------------------------------------------
 
     def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool) -> Request | None:
-        given = self.arguments(call, env)
+        given = self.payload(call, env, sink.payload) if sink.payload else self.arguments(call, env)
+        if given is None:
+            return None
         if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):
             return None  # `x.messages.create(...)` of something that is not an LLM client
         holders = []
@@ -255,6 +274,7 @@ class Sinks(Component):
                 kinds = {kind for kind, _ in parts.by_default}
                 reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, PARAMETER) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
+            reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),

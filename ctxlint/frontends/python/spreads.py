@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
@@ -46,6 +46,22 @@ class Spreads(Component):
                 return None, []
             merged = {**right, **left} if isinstance(node, ast.IfExp) else {**left, **right}
             return merged, left_steps + right_steps
+        if isinstance(node, ast.Dict):  # {"model": m, **(self.config.extra | kwargs)}: its spreads as above
+            entries: dict[str, Entry] = {}
+            steps: list[Step] = []
+            for key_node, value in zip(node.keys, node.values, strict=True):
+                if key_node is not None:
+                    key = self.flow.literal_str(key_node, env)
+                    if key is None:
+                        return None, []
+                    entries[key] = (value, env, Region.between(key_node, value))
+                    continue
+                inner, inner_steps = self.entries(value, env, depth + 1)
+                if inner is None:
+                    return None, []
+                entries.update(inner)
+                steps += inner_steps
+            return entries, steps
         empty = self.empty_by_default(node, env)
         if empty is not None:
             name, kind = empty

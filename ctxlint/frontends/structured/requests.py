@@ -27,6 +27,7 @@ from ctxlint.providers import (
     ANTHROPIC,
     GEMINI,
     LIMIT_KEYS,
+    NOT_TEXT_KEYS,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     ROLE_NAMES,
@@ -56,7 +57,7 @@ def _generates_text(fields: dict) -> bool:
     """Whether a request with a string `input` is a Responses API request (a text model)."""
     model = fields["model"][1]
     return model.kind == "string" and isinstance(model.value, str) and answers_in_text(model.value) \
-        and not ({"voice", "dimensions", "encoding_format"} & fields.keys())
+        and not (NOT_TEXT_KEYS & fields.keys())
 
 
 def chat_request(ctx: Context, root: Node) -> Request | None:
