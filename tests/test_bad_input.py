@@ -43,6 +43,15 @@ def test_deeply_nested_template_is_a_finding_not_a_crash(tmp_path):
     assert result.findings[0].message == "the template nests too deeply to parse"
 
 
+def test_f_strings_nested_past_what_python_allows_are_a_finding_not_a_crash(tmp_path):
+    """PEP 701 lets a replacement field hold an f-string with the same quotes; the compatibility
+    reader follows them only as deep as CPython does (a fuzz input nested 2,000 deep recursed)."""
+    source = "from openai import OpenAI\n" + 'PROMPT = f"""Today is {day' * 2000 + "\n"
+    result = lint(tmp_path, "service.py", source.encode())
+    assert [(f.code, f.span.line) for f in result.findings] == [("CTX001", 2)]
+    assert not result.errors
+
+
 def test_non_utf8_is_located_at_the_first_bad_byte(tmp_path):
     result = lint(tmp_path, "latin1.j2", "Ok line\nCaf\xe9 {{ x }}\n".encode("latin-1"))
     assert located(result) == [("CTX001", 2, 4)]

@@ -108,7 +108,9 @@ def scan_tokens(text: str, start: int, end: int) -> list[StrToken] | None:
     return tokens or None
 
 
-def closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int | None:
+def closing_quote(text: str, i: int, quote: str, fstring: bool, end: int, nested: int = 0) -> int | None:
+    """The offset of the quote that closes a string body starting at ``i``, or None when it does
+    not close; an f-string's replacement fields are skipped whole (``nested`` of them deep)."""
     special = _SPECIAL[quote[0], len(quote) == 1, fstring]
     while i < end:
         found = special.search(text, i, end)  # the plain characters in between are skipped at once
@@ -126,7 +128,7 @@ def closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int
             if text.startswith("{", i + 1):
                 i += 2
             else:
-                after = field_end(text, i, end)
+                after = field_end(text, i, end, nested + 1)
                 if after is None:
                     return None
                 i = after
@@ -135,15 +137,23 @@ def closing_quote(text: str, i: int, quote: str, fstring: bool, end: int) -> int
     return None
 
 
+# How deep f-strings may nest in each other's replacement fields (PEP 701 lets a field hold an
+# f-string with the same quotes); CPython's own parser refuses more than 150 levels.
+MAX_FIELD_NESTING = 150
+
 # The characters that may end, escape or interrupt a string body, by its quote character,
 # whether the quote is single and whether the body is an f-string's.
 _SPECIAL = {(q, single, fstring): re.compile("[\\\\" + q + ("\n" if single else "") + ("{" if fstring else "") + "]")
             for q in "'\"" for single in (True, False) for fstring in (True, False)}
 
 
-def field_end(text: str, i: int, end: int) -> int | None:
+def field_end(text: str, i: int, end: int, nested: int = 1) -> int | None:
     """The offset after the ``}`` that closes the replacement field opened at ``i``; strings
-    inside the field (and, from Python 3.12, its own quotes) are skipped whole."""
+    inside the field (and, from Python 3.12, its own quotes) are skipped whole. Fields nested
+    deeper than CPython allows (its parser stops at 150) are not read: None, as for a field
+    that never closes."""
+    if nested > MAX_FIELD_NESTING:
+        return None
     depth = 0
     while i < end:
         char = text[i]
@@ -160,7 +170,7 @@ def field_end(text: str, i: int, end: int) -> int | None:
                 back -= 1
                 prefix = text[back] + prefix
             quote = next(q for q in _QUOTES if text.startswith(q, i))
-            close = closing_quote(text, i + len(quote), quote, "f" in prefix.lower(), end)
+            close = closing_quote(text, i + len(quote), quote, "f" in prefix.lower(), end, nested)
             if close is None:
                 return None
             i = close + len(quote)
