@@ -98,5 +98,20 @@ def _only(words: tuple[str, ...], phrases: tuple[tuple[str, ...], ...]) -> bool:
 
 
 def _ends_with(words: tuple[str, ...], phrases: tuple[tuple[str, ...], ...]) -> bool:
-    return any(0 < len(p) <= len(words) and all(_same(w, e) for w, e in zip(words[-len(p):], p, strict=True))
-               for p in phrases)
+    """Whether ``words`` end with one of ``phrases``: only the phrases whose last word the last
+    word can be (itself or its singular) are compared, so a name costs the same however long the
+    list (the trust rules ask about every slot of a prompt)."""
+    candidates = _by_last_word(phrases)
+    last = words[-1]
+    singulars = (last, last[:-1], last[:-2], last[:-3] + "y") if last.endswith("s") else (last,)
+    return any(len(p) <= len(words) and all(_same(w, e) for w, e in zip(words[-len(p):], p, strict=True))
+               for form in singulars for p in candidates.get(form, ()))
+
+
+@lru_cache(maxsize=64)
+def _by_last_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        if phrase:
+            index.setdefault(phrase[-1], []).append(phrase)
+    return {word: tuple(entries) for word, entries in index.items()}
