@@ -166,6 +166,9 @@ class Slot:
     # The calls among ``calls`` that run once per process, not per call: read through a
     # module-level constant (`const STARTED = new Date()`), they fix the text when the module loads.
     once: tuple[str, ...] = ()
+    # A field of a prompt constant in code whose facts are those of the values passed where code
+    # fills it (`PROMPT.format(date=today())` in another module): where, and evidence of its own kind.
+    filled_at: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

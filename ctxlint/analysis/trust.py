@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ctxlint.analysis import names, reuse_last, vocabulary
@@ -42,7 +42,7 @@ class Untrusted:
     @property
     def proven(self) -> bool:
         """Shown by a known source or declared by the author, not inferred from names or words."""
-        return self.kind in ("source", "template-source", "declared")
+        return self.kind in ("source", "template-source", "format-site-source", "declared")
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,18 @@ def in_template(request: Request) -> bool:
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
               named_before: NamedCache | None = None) -> Untrusted | None:
+    """The evidence that segment ``index`` of ``request`` carries third-party content, or None
+    (see ``_untrusted``). A field of a prompt constant in code that takes the facts of where code
+    fills it is evidence of its own kinds (``format-site-…``), calibrated apart from template files."""
+    found = _untrusted(request, index, options, directives, named_before)
+    slot = request.segments[index].slot
+    if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
+        return found
+    return replace(found, kind="format-site-" + found.kind.removeprefix("template-"))
+
+
+def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
+               named_before: NamedCache | None = None) -> Untrusted | None:
     """The evidence that segment ``index`` of ``request`` carries third-party content, or None.
 
     ``named_before`` keeps what each slot's names (and loop) were found to say, for a caller that
