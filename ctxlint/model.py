@@ -128,6 +128,9 @@ class Source:
     # How the value travelled from the source to the slot (assignments, calls, returns).
     flow: tuple[Evidence, ...] = ()
     cut: Cut | None = None
+    # Found in what the module's callers of a function pass for one of its parameters: a
+    # summary applied backwards, evidence of its own kind.
+    from_caller: bool = False
 
 
 @dataclass(frozen=True, slots=True)

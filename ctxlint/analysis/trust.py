@@ -42,7 +42,7 @@ class Untrusted:
     @property
     def proven(self) -> bool:
         """Shown by a known source or declared by the author, not inferred from names or words."""
-        return self.kind in ("source", "template-source", "format-site-source", "declared")
+        return self.kind in ("source", "template-source", "format-site-source", "caller-source", "declared")
 
 
 @dataclass(frozen=True)
@@ -139,6 +139,8 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         where = (f", line {source.span.line}"
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
+        # What the module's callers pass for a parameter is calibrated apart (`caller-…`).
+        prefix = "caller-" if source.from_caller and not template else "template-" if template else ""
         if source.strong:
             return Untrusted(f"{source.detail}{where}", f"{prefix}source", (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
