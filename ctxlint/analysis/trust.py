@@ -104,7 +104,15 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     slot = request.segments[index].slot
     if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
         return found
-    return replace(found, kind="format-site-" + found.kind.removeprefix("template-"))
+    kind = "format-site-" + found.kind.removeprefix("template-")
+    if "name" in kind and _says_content(slot.expression, options, True) is None:
+        # Only the code's name for the value passed says content (`design_doc.content`): a
+        # programmer's variable name, as weak as one in code.
+        kind = "format-site-value-name"
+    seen = {step.span for step in found.evidence}
+    filled = tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}", at)
+                   for at in slot.filled_at[:3] if at not in seen)
+    return replace(found, kind=kind, evidence=(*found.evidence[:-1], *filled, found.evidence[-1]))
 
 
 def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
@@ -211,14 +219,19 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives, temp
     """The name that makes the slot untrusted and what says so, or None."""
     slot = segment.slot
     assert slot is not None
+    ambiguous = None  # a name that says content only weakly: another that says it plainly wins
     for name in slot.names:
         if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
             continue
         if names.root(name) in directives.untrusted or name in directives.untrusted:
             return Named(name, "declared")
         found = _says_content(name, options, template)
-        if found:
+        if found == "content":
             return Named(name, found)
+        if found and ambiguous is None:
+            ambiguous = Named(name, found)
+    if ambiguous is not None:
+        return ambiguous
     if segment.loop is not None:
         collection = names.leading_name(segment.loop)
         if collection and not _is_trusted(collection, options, directives) and not _is_question(collection, options):

@@ -112,8 +112,13 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
         return replace(slot, names=(), filled_at=filled)
     sources = list(slot.sources)
     calls, once = list(slot.calls), list(slot.once)
+    # In code, what the value passed is named (`retrieved_contexts`) is evidence beside the
+    # field's own name, calibrated with the field's kinds.
+    slot_names = list(slot.names)
     variable = slot.variable_length
     for value in passed:
+        if in_code and value.text is None:
+            slot_names += [n for n in value.facts.names if n not in slot_names]
         step = Evidence(EvidenceKind.FLOW, f"passed as `{value.key}` where {where}, "
                                            f"{value.span.path}:{value.span.line}", value.span)
         for source in value.facts.sources:
@@ -124,8 +129,8 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
         calls += [c for c in value.facts.calls if c not in calls]
         once += [c for c in value.facts.once if c not in once]
         variable = variable or value.facts.variable_length
-    return replace(slot, sources=tuple(sources), calls=tuple(calls), once=tuple(once), variable_length=variable,
-                   filled_at=filled)
+    return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
+                   variable_length=variable, filled_at=filled)
 
 
 def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
