@@ -104,20 +104,19 @@ class Sources(Component):
         its function pass for it (``self.summarise(query, results)`` where ``results`` holds
         fetched pages), with the call as a step of the flow."""
         fn = self.unbound_parameter(node, env)
-        if fn is None:
-            return None
-        summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
-        if summary is not None and node.id in summary.params:
-            return None  # the function sends it: each call is a request of its caller, reported there
-        if not self.m.enter(fn):
+        if fn is None or not self.m.enter(fn):
             return None
         try:
             for call, bound in self.callers(fn, node.id, env):
                 found = self.untrusted(bound.node, bound.env)
-                if found is not None:
-                    step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
-                                    self.m.span(call))
-                    return replace(found, flow=(*found.flow, step), from_caller=True)
+                if found is None:
+                    continue
+                summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
+                if summary is not None and node.id in summary.params:
+                    return None  # the function sends it: each call is a request of its caller, reported there
+                step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
+                                self.m.span(call))
+                return replace(found, flow=(*found.flow, step), from_caller=True)
             return None
         finally:
             self.m.leave(fn)
@@ -145,8 +144,13 @@ class Sources(Component):
 
     def callers(self, fn: FunctionNode, param: str, env: Env) -> list[tuple[ast.Call, Bound]]:
         """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
-        to ``param``."""
-        found = []
+        to ``param`` (worked out once: a parameter's sources and its name are both asked about)."""
+        key = (id(fn), param, env.depth)
+        known = self.m.callers_memo.get(key)
+        if known is not None:
+            return known
+        found: list[tuple[ast.Call, Bound]] = []
+        self.m.callers_memo[key] = found
         checked = 0
         for call, home in self.m.calls:
             func = call.func
