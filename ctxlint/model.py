@@ -130,6 +130,9 @@ class Source:
     cut: Cut | None = None
     # Why the fact holds, for the message: what makes a serialised dict's key order vary.
     why: str = ""
+    # Found in what the module's callers of a function pass for one of its parameters: a
+    # summary applied backwards, evidence of its own kind.
+    from_caller: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +171,9 @@ class Slot:
     # The calls among ``calls`` that run once per process, not per call: read through a
     # module-level constant (`const STARTED = new Date()`), they fix the text when the module loads.
     once: tuple[str, ...] = ()
+    # A field of a prompt constant in code whose facts are those of the values passed where code
+    # fills it (`PROMPT.format(date=today())` in another module): where, and evidence of its own kind.
+    filled_at: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,7 +293,7 @@ def test_rule_listing_and_pages(project):
     assert headings == ["What it does", "Why it matters", "Example", "Use instead", "Options", evidence, "Defaults"]
     kinds = lines[lines.index(evidence) + 1 : lines.index("Defaults") - 1]
     assert [line.split()[:2] for line in kinds] == [[k, s.confidence.value] for k, s in rule.evidence.items()]
-    assert kinds[0] == "    call              high    a call that changes on every call, before static text"
+    assert kinds[0] == "    call               high    a call that changes on every call, before static text"
     sections = dict(zip(("what", "why", "example", "instead", "options"), headings))
     for key, heading in sections.items():
         start = lines.index(heading) + 1

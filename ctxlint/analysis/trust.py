@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ctxlint.analysis import names, reuse_last, vocabulary
@@ -42,7 +42,7 @@ class Untrusted:
     @property
     def proven(self) -> bool:
         """Shown by a known source or declared by the author, not inferred from names or words."""
-        return self.kind in ("source", "template-source", "declared")
+        return self.kind in ("source", "template-source", "format-site-source", "caller-source", "declared")
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,26 @@ def in_template(request: Request) -> bool:
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
               named_before: NamedCache | None = None) -> Untrusted | None:
+    """The evidence that segment ``index`` of ``request`` carries third-party content, or None
+    (see ``_untrusted``). A field of a prompt constant in code that takes the facts of where code
+    fills it is evidence of its own kinds (``format-site-…``), calibrated apart from template files."""
+    found = _untrusted(request, index, options, directives, named_before)
+    slot = request.segments[index].slot
+    if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
+        return found
+    kind = "format-site-" + found.kind.removeprefix("template-")
+    if "name" in kind and _says_content(slot.expression, options, True) is None:
+        # Only the code's name for the value passed says content (`design_doc.content`): a
+        # programmer's variable name, as weak as one in code.
+        kind = "format-site-value-name"
+    seen = {step.span for step in found.evidence}
+    filled = tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}", at)
+                   for at in slot.filled_at[:3] if at not in seen)
+    return replace(found, kind=kind, evidence=(*found.evidence[:-1], *filled, found.evidence[-1]))
+
+
+def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
+               named_before: NamedCache | None = None) -> Untrusted | None:
     """The evidence that segment ``index`` of ``request`` carries third-party content, or None.
 
     ``named_before`` keeps what each slot's names (and loop) were found to say, for a caller that
@@ -127,6 +147,8 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         where = (f", line {source.span.line}"
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
+        # What the module's callers pass for a parameter is calibrated apart (`caller-…`).
+        prefix = "caller-" if source.from_caller and not template else "template-" if template else ""
         if source.strong:
             return Untrusted(f"{source.detail}{where}", f"{prefix}source", (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
@@ -197,14 +219,19 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives, temp
     """The name that makes the slot untrusted and what says so, or None."""
     slot = segment.slot
     assert slot is not None
+    ambiguous = None  # a name that says content only weakly: another that says it plainly wins
     for name in slot.names:
         if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
             continue
         if names.root(name) in directives.untrusted or name in directives.untrusted:
             return Named(name, "declared")
         found = _says_content(name, options, template)
-        if found:
+        if found == "content":
             return Named(name, found)
+        if found and ambiguous is None:
+            ambiguous = Named(name, found)
+    if ambiguous is not None:
+        return ambiguous
     if segment.loop is not None:
         collection = names.leading_name(segment.loop)
         if collection and not _is_trusted(collection, options, directives) and not _is_question(collection, options):

@@ -61,6 +61,11 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         evidence: tuple[Evidence, ...] = (source, sink)
         earlier = per_call_before(request, index, options["per_call"])
         kind = "daily" if per_day else "call" if by_call else "name"
+        filled = segment.slot.filled_at
+        if filled:  # a field of a prompt constant, filled with a clock where code formats it
+            kind = f"format-site-{kind}"
+            evidence += tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}",
+                                       at) for at in filled[:3])
         if earlier is not None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)

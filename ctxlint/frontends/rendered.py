@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Segment, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Segment, Slot, SourceKind
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -88,35 +88,49 @@ def _linked(request: Request, values: dict[str, list[Value]]) -> Request:
 
 
 def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment:
-    slot = segment.slot
-    assert slot is not None
+    assert segment.slot is not None
+    slot = linked_slot(segment.slot, segment.loop, values, "the template is rendered")
+    return segment if slot is segment.slot else replace(segment, slot=slot)
+
+
+def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], where: str,
+                in_code: bool = False) -> Slot:
+    """``slot`` given the facts of the values passed to it (by name, or to the collection its
+    ``loop`` prints) where its template is filled; ``in_code`` marks a field of a prompt constant
+    in code, whose evidence is calibrated apart from a template file's."""
     keys = {name.split(".", 1)[0] for name in slot.names}
-    if segment.loop is not None:  # an item of a collection the render site passes
-        match = re.match(r"\s*([A-Za-z_]\w*)", segment.loop)
+    if loop is not None:  # an item of a collection the render site passes
+        match = re.match(r"\s*([A-Za-z_]\w*)", loop)
         if match:
             keys.add(match.group(1))
     passed = [value for key in keys for value in values.get(key, ())]
     if not passed:
-        return segment
+        return slot
+    filled = tuple(value.span for value in passed) if in_code else ()
     if all(value.text is not None for value in passed):
         # Every render site fills it with text the project wrote: its name says nothing more.
-        return replace(segment, slot=replace(slot, names=()))
+        return replace(slot, names=(), filled_at=filled)
     sources = list(slot.sources)
     calls, once = list(slot.calls), list(slot.once)
+    # In code, what the value passed is named (`retrieved_contexts`) is evidence beside the
+    # field's own name, calibrated with the field's kinds.
+    slot_names = list(slot.names)
     variable = slot.variable_length
     for value in passed:
-        step = Evidence(EvidenceKind.FLOW, f"passed as `{value.key}` where the template is rendered, "
+        if in_code and value.text is None:
+            slot_names += [n for n in value.facts.names if n not in slot_names]
+        step = Evidence(EvidenceKind.FLOW, f"passed as `{value.key}` where {where}, "
                                            f"{value.span.path}:{value.span.line}", value.span)
         for source in value.facts.sources:
             if source.kind is SourceKind.UNTRUSTED:
-                where = source.span
-                sources.append(replace(source, detail=f"{source.detail} in {where.path}:{where.line}",
+                at = source.span
+                sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
                                        flow=(*source.flow, step)))
         calls += [c for c in value.facts.calls if c not in calls]
         once += [c for c in value.facts.once if c not in once]
         variable = variable or value.facts.variable_length
-    return replace(segment, slot=replace(slot, sources=tuple(sources), calls=tuple(calls), once=tuple(once),
-                                         variable_length=variable))
+    return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
+                   variable_length=variable, filled_at=filled)
 
 
 def _names_of(template: PurePosixPath) -> Callable[[str], bool]:

@@ -74,7 +74,8 @@ class Flow(Ordering):
             dotted = self.m.dotted(node)
             if dotted is not None:
                 if self.m.is_variable(dotted):
-                    acc.names.append(dotted)
+                    if not (isinstance(node, ast.Name) and self.sources.own_text_from_callers(node, env)):
+                        acc.names.append(dotted)  # (a parameter every caller fills with our text: no name)
                     self.merge_binding(node, env, acc)
                 return acc
             if isinstance(node, ast.Attribute):

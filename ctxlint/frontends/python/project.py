@@ -14,13 +14,15 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from ctxlint.frameworks import Catalogue
     from ctxlint.frontends.python.analyzer import Analyzer
+
+T = TypeVar("T")
 
 # Modules kept parsed per process, and the largest one read for an import.
 MAX_MODULES = 48
@@ -38,6 +40,7 @@ class Project:
         self.lookups = 0  # names the file being linted looked up in other modules
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
+        self._formatters: dict[str, list[Path]] | None = None
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -97,6 +100,14 @@ class Project:
             self._limit_callees = frozenset().union(*(limit_callees(data) for _, data in
                                                       _module_files(self.root, b"max_")))
         return self._limit_callees
+
+    def formatters(self, name: str) -> list[Path]:
+        """The modules of the project that call ``name.format(...)`` (or ``format_map``): where
+        a prompt constant of that name may be filled. Read once per run, like the classes."""
+        if self._formatters is None:
+            self._formatters = _scan(self.root, b".format", _FORMAT_CALL, lambda match, path: [
+                (match.group(1).decode("ascii", "replace"), path)])
+        return self._formatters.get(name, [])[:MAX_FORMATTERS]
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
@@ -166,14 +177,35 @@ def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:
 
 def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
     """Base class name -> the classes that name it, from every module under ``root``."""
-    index: dict[str, list[tuple[Path, str]]] = {}
-    for path, data in _module_files(root, b"class"):
-        for match in _CLASS_LINE.finditer(data):
-            name = match.group(1).decode("ascii", "replace")
-            for base in match.group(2).split(b","):
-                base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
-                if base_name.isidentifier():
-                    index.setdefault(base_name, []).append((path, name))
+
+    def bases(match: re.Match, path: Path) -> list[tuple[str, tuple[Path, str]]]:
+        name = match.group(1).decode("ascii", "replace")
+        found = []
+        for base in match.group(2).split(b","):
+            base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
+            if base_name.isidentifier():
+                found.append((base_name, (path, name)))
+        return found
+
+    return _scan(root, b"class", _CLASS_LINE, bases)
+
+
+# The modules a prompt constant's render sites are read from, at most.
+MAX_FORMATTERS = 8
+_FORMAT_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\.\s*format(?:_map)?\s*\(")
+
+
+def _scan(root: Path, marker: bytes, pattern: re.Pattern,
+          entries: Callable[[re.Match, Path], list[tuple[str, T]]]) -> dict[str, list[T]]:
+    """An index of the project's modules by what ``pattern`` finds in their text (``entries``
+    says which keys each match gives), read from at most MAX_INDEXED modules that hold ``marker``."""
+    index: dict[str, list[T]] = {}
+    for path, data in _module_files(root, marker):
+        for match in pattern.finditer(data):
+            for key, entry in entries(match, path):
+                found = index.setdefault(key, [])
+                if not found or found[-1] != entry:
+                    found.append(entry)
     return index
 
 

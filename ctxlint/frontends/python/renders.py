@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Facts
@@ -31,6 +33,11 @@ from ctxlint.model import Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.containers import Containers
+    from ctxlint.frontends.python.flow import Flow
+    from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.unit import Unit
+    from ctxlint.frontends.python.values import Binding
 
 # Methods that fill a loaded template with values (Jinja, LangChain, Prompty, Dotprompt).
 RENDER_METHODS = frozenset({"render", "render_async", "generate", "format", "format_messages", "format_prompt",
@@ -63,13 +70,76 @@ class Site:
 def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool]) -> list[Site]:
     """The render sites in ``analyzer``'s module of a template that a string literal names when
     ``names_template(literal)`` says so."""
-    return _Finder(analyzer).sites(names_template)
+    return _Finder(analyzer.unit, analyzer.flow, analyzer.containers).sites(names_template)
+
+
+def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
+                  template: ast.expr) -> dict[str, list[Value]]:
+    """The values passed to the fields of the prompt constant ``name`` (whose text is
+    ``template``, in ``unit``'s module) where code fills it with ``.format(...)`` or
+    ``.format_map(...)``: in its own module, and in the project's modules that import it."""
+    here = (unit.file, template.lineno, template.col_offset)
+
+    def holds(resolve: Callable[..., Binding | None], own: Path | None, receiver: ast.expr, env: Env) -> bool:
+        binding = resolve(receiver, env, foreign=True)
+        if binding is None:
+            return False
+        value = binding.value
+        file = binding.owner.unit.file if binding.owner is not None else own
+        return value is template or (file, getattr(value, "lineno", 0), getattr(value, "col_offset", 0)) == here
+
+    sites: list[Site] = []
+    if name in unit.format_receivers:
+        sites += _format_sites(unit, _Finder(unit, flow, containers), name, partial(holds, scopes.resolve, unit.file))
+    project = unit.project
+    if project is not None and unit.file is not None:
+        for path in project.formatters(name):
+            if path == unit.file or len(sites) >= MAX_SITES:
+                continue
+            other = project.analyzer(path)
+            if other is None:
+                continue
+            try:
+                found = _format_sites(other.unit, _Finder(other.unit, other.flow, other.containers), name,
+                                      partial(holds, other.scopes.resolve, other.unit.file))
+            except RecursionError:  # a module too deep to follow: its sites are not read
+                continue
+            if found:
+                sites += found
+                unit.dependencies.add(other.unit.path)  # a change there changes this module's result
+    values: dict[str, list[Value]] = {}
+    for site in sites:
+        for value in site.values:
+            values.setdefault(value.key, []).append(value)
+    return values
+
+
+def _format_sites(unit: Unit, finder: _Finder, name: str, holds: Callable[[ast.expr, Env], bool]) -> list[Site]:
+    """The calls of ``unit``'s module that fill the constant ``name`` (or ``module.name``)."""
+    found: list[Site] = []
+    for call, scope in unit.calls:
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
+            continue
+        receiver = func.value
+        if not ((isinstance(receiver, ast.Name) and receiver.id == name)
+                or (isinstance(receiver, ast.Attribute) and receiver.attr == name)):
+            continue
+        env = Env(scope)
+        if not holds(receiver, env):
+            continue
+        values = tuple(finder.values(call, env, None))
+        if values:
+            found.append(Site(unit.span(call), values))
+        if len(found) >= MAX_SITES:
+            break
+    return found
 
 
 class _Finder:
-    def __init__(self, analyzer: Analyzer) -> None:
-        self.m = analyzer.unit
-        self.flow, self.containers = analyzer.flow, analyzer.containers
+    def __init__(self, unit: Unit, flow: Flow, containers: Containers) -> None:
+        self.m = unit
+        self.flow, self.containers = flow, containers
 
     def sites(self, names_template: Callable[[str], bool]) -> list[Site]:
         unit = self.m
@@ -87,7 +157,7 @@ class _Finder:
                 scope = scopes.get(id(call))
                 if scope is None:
                     continue
-                values = tuple(self._values(call, Env(scope), literal))
+                values = tuple(self.values(call, Env(scope), literal))
                 if values:
                     found.append(Site(unit.span(call), values))
                 if len(found) >= MAX_SITES:
@@ -133,7 +203,7 @@ class _Finder:
                 uses.append(call)  # `template(...)`, `prompty.execute(template, inputs=...)`
         return uses
 
-    def _values(self, call: ast.Call, env: Env, literal: ast.Constant):
+    def values(self, call: ast.Call, env: Env, literal: ast.Constant | None):
         flow, containers = self.flow, self.containers
         entries: list[tuple[str, ast.expr, Env]] = []
         for keyword in call.keywords:

@@ -22,8 +22,10 @@ from ctxlint.frontends.python.knowledge import (
     TOOL_RUNNERS,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
+from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Bound, Env, Scope
+from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 
@@ -90,12 +92,77 @@ class Sources(Component):
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
-            return found
+            return found if found is not None else self.from_callers(node, env)
         for child in value_parts(node):
             found = self.untrusted(child, env)
             if found is not None:
                 return found
         return None
+
+    def from_callers(self, node: ast.Name, env: Env) -> Source | None:
+        """A parameter no call binds here: the third-party content the module's own callers of
+        its function pass for it (``self.summarise(query, results)`` where ``results`` holds
+        fetched pages), with the call as a step of the flow."""
+        fn = self.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return None
+        try:
+            for call, bound in self.callers(fn, node.id, env):
+                found = self.untrusted(bound.node, bound.env)
+                if found is None:
+                    continue
+                summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
+                if summary is not None and node.id in summary.params:
+                    return None  # the function sends it: each call is a request of its caller, reported there
+                step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
+                                self.m.span(call))
+                return replace(found, flow=(*found.flow, step), from_caller=True)
+            return None
+        finally:
+            self.m.leave(fn)
+
+    def own_text_from_callers(self, node: ast.Name, env: Env) -> bool:
+        """Whether every call of its function the module shows passes this parameter text (or
+        other constants) the project wrote itself: its name then says nothing about content."""
+        fn = self.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return False
+        try:
+            passed = [self.flow.literal(bound.node, bound.env)[0] for _, bound in self.callers(fn, node.id, env)]
+        finally:
+            self.m.leave(fn)
+        return bool(passed) and all(passed)
+
+    def unbound_parameter(self, node: ast.Name, env: Env) -> FunctionNode | None:
+        """The function whose parameter ``node`` is, when no call binds it in ``env``."""
+        scope = env.scope
+        fn = scope.node
+        if (scope.kind != "function" or node.id not in scope.params or env.bound(node.id) is not None
+                or env.depth > MAX_DEPTH or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            return None
+        return fn
+
+    def callers(self, fn: FunctionNode, param: str, env: Env) -> list[tuple[ast.Call, Bound]]:
+        """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
+        to ``param`` (worked out once: a parameter's sources and its name are both asked about)."""
+        key = (id(fn), param, env.depth)
+        known = self.m.callers_memo.get(key)
+        if known is not None:
+            return known
+        found: list[tuple[ast.Call, Bound]] = []
+        self.m.callers_memo[key] = found
+        checked = 0
+        for call, home in self.m.calls:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name != fn.name or checked >= _MAX_CALLERS:
+                continue
+            checked += 1
+            target = self.callees.function_for(call, Env(home, (), env.depth + 1), returns=False)
+            bound = target.env.bound(param) if target is not None and target.fn is fn else None
+            if bound is not None and bound.owner is None:
+                found.append((call, bound))
+        return found
 
     def bound_untrusted(self, node: ast.Name | ast.Attribute, env: Env) -> Source | None:
         """The untrusted content of the value a name holds, or of what was added to it."""
@@ -310,6 +377,8 @@ class Sources(Component):
         return False
 
 
+# The calls of a function read for what they pass one of its parameters, at most.
+_MAX_CALLERS = 8
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
 # what the content is first (`retrieved documents (store.similarity_search(...))`).
 _NAMED_BY_CALL = ("http", "file", "upload", "email")

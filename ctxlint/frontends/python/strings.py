@@ -26,8 +26,10 @@ from ctxlint.frontends.python.literals import (
     strip,
     with_sources,
 )
+from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
+from ctxlint.frontends.rendered import linked_slot
 from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.
@@ -385,10 +387,15 @@ class Strings(Component):
         assert base.value is not None
         env = Env(base.home)
         tokens = self.plain_tokens(base.value)
-        if tokens is not None and not extras and (name in self.m.format_receivers or "template" in name.lower()):
-            fields = self.template_fields(tokens)
-            if fields is not None:
-                return fields
+        if tokens is not None and not extras:
+            # Where code fills it (here, or in a module that imports it), each field takes the
+            # facts of the values passed: a clock, a web page.
+            values = format_values(self.m, self.flow, self.containers, self.scopes, name, base.value)
+            if values or name in self.m.format_receivers or "template" in name.lower():
+                fields = self.template_fields(tokens)
+                if fields is not None:
+                    return [replace(p, slot=linked_slot(p.slot, p.loop, values, "code fills the prompt", True))
+                            if p.slot is not None and values else p for p in fields]
         found = self.text(base.value, env)
         if found is None:
             return None

@@ -125,6 +125,7 @@ class Unit:
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
+        self.callers_memo: dict[tuple[int, str, int], list] = {}  # the calls of a function, by parameter (sources.py)
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         # Names looked up, by node and env: (the node, the env, what it holds there).
         self.resolved: dict[tuple[object, ...], tuple[ast.AST, Env, Binding | None]] = {}
@@ -304,6 +305,7 @@ class Unit:
         self.iteration_memo.clear()
         self.path_memo.clear()
         self.callee_memo.clear()
+        self.callers_memo.clear()
         self.unreadable_lists.clear()
         self.resolved.clear()
         self.consumed = set()
