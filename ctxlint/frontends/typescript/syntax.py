@@ -185,14 +185,15 @@ def first_error(root: Node, max_depth: int) -> tuple[Node | None, bool]:
     whether it lies deeper than ``max_depth`` levels: then it is not looked at further, since a
     node finds its parent by walking down from the root, and 40,000 levels overflow the C stack.
 
-    The TSX grammar reads `&name` inside a JSX attribute string as a broken character entity,
-    where React takes it literally (`href="…?a=1&utm_source=x"`): that is not an error.
+    The TSX grammar reads `&name` inside a JSX attribute string, and a bare `&` in JSX text
+    (`<div>Create & Run</div>`), as a broken character entity, where React takes them literally
+    (`href="…?a=1&utm_source=x"`): that is not an error.
     """
     cursor = root.walk()
     depth = 0
     while True:
         node = cursor.node
-        if (node.is_error or node.is_missing) and (depth > max_depth or not _in_jsx_attribute_string(node)):
+        if (node.is_error or node.is_missing) and (depth > max_depth or not _literal_ampersand(node)):
             return node, depth > max_depth
         if node.has_error and cursor.goto_first_child():
             depth += 1
@@ -203,7 +204,12 @@ def first_error(root: Node, max_depth: int) -> tuple[Node | None, bool]:
             depth -= 1
 
 
-def _in_jsx_attribute_string(node: Node) -> bool:
+def _literal_ampersand(node: Node) -> bool:
+    """An error the grammar makes of an `&` React takes literally: in a JSX attribute string, or
+    opening a stretch of JSX text."""
     parent = node.parent
-    return (node.is_error and parent is not None and parent.type == "string"
-            and parent.parent is not None and parent.parent.type == "jsx_attribute")
+    if not node.is_error or parent is None:
+        return False
+    if parent.type == "string":
+        return parent.parent is not None and parent.parent.type == "jsx_attribute"
+    return parent.type in ("jsx_element", "jsx_fragment") and (node.text or b"").startswith(b"&")
