@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ctxlint.analysis.volatility import daily, once_per_process, per_call_before, static_until_per_call, volatile_reason
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
@@ -66,7 +68,12 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             kind = f"format-site-{kind}"
             evidence += tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}",
                                        at) for at in filled[:3])
-        if earlier is not None:
+        if _names_a_delimiter(request, index):
+            evidence += (Evidence(EvidenceKind.FLOW, "it names a delimiter's tag (`<transcript-{nonce}>`): a nonce "
+                                  "that must differ per call, so injected text cannot close it", segment.span,
+                                  strong=False),)
+            kind = "delimiter-nonce"
+        elif earlier is not None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)
             kind = "after-per-call"
@@ -77,6 +84,20 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         ctx.report(segment.span, f"`{segment.text}` {changes}; {cost}. {options['advice']}", kind=kind,
                    evidence=evidence)
         return
+
+
+# A value written inside a tag's name: `<transcript-{nonce}>`, `</rubric_{nonce}>`.
+_TAG_OPENED = re.compile(r"</?[A-Za-z][\w-]*[-_:]?$")
+_TAG_CLOSED = re.compile(r"^[\w-]*>")
+
+
+def _names_a_delimiter(request: Request, index: int) -> bool:
+    """Whether the slot at ``index`` is part of a tag's name: a per-call nonce that delimits
+    untrusted content, which changes on every call by design."""
+    segments = request.segments
+    before = segments[index - 1].text if index > 0 and segments[index - 1].slot is None else ""
+    after = segments[index + 1].text if index + 1 < len(segments) and segments[index + 1].slot is None else ""
+    return bool(_TAG_OPENED.search(before)) and bool(_TAG_CLOSED.match(after))
 
 
 @request_check(options={"max_breakpoints": INTEGER})
