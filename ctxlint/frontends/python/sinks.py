@@ -260,7 +260,7 @@ class Sinks(Component):
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
         declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible) \
-            and answers_in_text(parts.model or "") and not in_embedding_code(env.scope)
+            and answers_in_text(parts.model or "") and not asks_for_no_text(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
             dropped = self.reserves.accepted_limit(env.scope) or parts.dropped
@@ -452,15 +452,23 @@ def in_method(scope: Scope | None) -> bool:
     return False
 
 
-def in_embedding_code(scope: Scope | None) -> bool:
-    """Whether ``scope`` is a function or class named for embeddings (``embed_query``,
-    ``BedrockEmbedding``): a call made there asks for vectors, which take no output limit, even
-    through an API that also generates text (Bedrock's ``invoke_model``)."""
+def asks_for_no_text(scope: Scope | None) -> bool:
+    """Whether the code in ``scope`` asks a model for something other than text, which takes no
+    output-token limit: it is a function or class named for embeddings (``embed_query``,
+    ``BedrockEmbedding``: vectors, even through Bedrock's ``invoke_model``, which also serves text
+    models), or its function sets ``response_modalities`` to a list without text (an image)."""
+    function = None
     while scope is not None:
         if scope.kind in ("function", "class") and "embed" in getattr(scope.node, "name", "").lower():
             return True
+        if function is None and scope.kind == "function":
+            function = scope.node
         scope = scope.parent
-    return False
+    return function is not None and any(
+        isinstance(node, ast.keyword) and node.arg == "response_modalities" and isinstance(node.value, ast.List)
+        and node.value.elts and not any(isinstance(e, ast.Constant) and str(e.value).upper() == "TEXT"
+                                        for e in node.value.elts)
+        for node in ast.walk(function))
 
 
 def in_test(scope: Scope | None) -> bool:
