@@ -16,7 +16,7 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 _KINDS = {"slice": "cut", "word-cut": "word-cut", "token-cut": "token-cut", "helper-cut": "helper-cut"}
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "output-cut": "output-cut", "far-cut": "far-cut", "budget-loop": "budget-loop",
-             "drop-loop": "drop-loop"}
+             "drop-loop": "drop-loop", "ranked-loop": "ranked-items"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -102,10 +102,13 @@ def _marks_another(segments: tuple[Segment, ...], index: int, span: Span) -> boo
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
     advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
-    if cut.how in ("drop-loop", "budget-loop"):
+    if cut.how in ("drop-loop", "budget-loop", "ranked-loop"):
         if cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "
                     "the text fits its budget, with nothing in their place")
+        elif cut.how == "ranked-loop":
+            what = (f"`{source.detail}` keeps the ranked items that fit its budget and drops the rest with nothing "
+                    "in their place")
         else:
             what = (f"`{source.detail}` stops adding {cut.unit} once its budget is spent and drops the rest with "
                     "nothing in their place")

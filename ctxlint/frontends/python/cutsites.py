@@ -14,6 +14,7 @@ is not one a model reads, and is left alone.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -225,12 +226,13 @@ class CutSites(Component):
                     continue  # a marker added before it stops
                 iterated, keeps = _order(loop.iter)
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
-                cut = Cut("items", keeps, "budget-loop", _history(self.m.dotted(iterated) or ""))
+                how = "ranked-loop" if _RANKED.search(self.m.code(loop.iter)) else "budget-loop"
+                cut = Cut("items", keeps, how, _history(self.m.dotted(iterated) or ""))
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
-                return Observation("budget-loop", self.m.span(stop), "no marker says what the loop left out",
+                return Observation(how, self.m.span(stop), "no marker says what the loop left out",
                                    source=source)
         return None
 
@@ -253,12 +255,13 @@ class CutSites(Component):
             if dropped is None:
                 continue
             subject, keeps = dropped
-            cut = Cut("items", keeps, "drop-loop", _history(self.m.dotted(subject) or ""))
+            how = "ranked-loop" if _RANKED.search(self.m.code(statement)) else "drop-loop"
+            cut = Cut("items", keeps, how, _history(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
                             self.m.span(loop.test))
             source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
                             flow=(step,))
-            found.append(Observation("drop-loop", self.m.span(statement), "no marker says what was dropped",
+            found.append(Observation(how, self.m.span(statement), "no marker says what was dropped",
                                      source=source))
         return found
 
@@ -406,6 +409,12 @@ def _label(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return bool(last) and any(fnmatchcase(last, p) for p in _LABELS) and not any(
         fnmatchcase(last, p) for p in STRING_NAMES)
+
+
+# Collections whose items come ranked (search results, retrieved documents and chunks): keeping
+# the best that fit a budget is selection, and a model does not expect the complete set.
+_RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
+                     re.IGNORECASE)
 
 
 def _history(name: str) -> bool:
