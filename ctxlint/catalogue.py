@@ -190,7 +190,7 @@ def with_check(rule: Rule, checks: CheckOptions) -> Rule:
 
 
 def load_rule(path: Path) -> Rule:
-    from ctxlint.frontends import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
+    from ctxlint import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
     try:
         data = yamlsafe.load_file(path)

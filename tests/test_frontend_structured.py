@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from steps import count_steps
 
+from ctxlint import yamlsafe
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
-from ctxlint.frontends import jsonpos, structured, yamlsafe
+from ctxlint.frontends import jsonpos, structured
 from ctxlint.model import Role
 
 DATA = Path(__file__).parent / "data"

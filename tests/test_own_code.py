@@ -55,3 +55,53 @@ def test_no_class_of_ctxlint_is_over_400_lines():
     assert len(sizes) > 100
     over = {name: n for name, n in sizes.items() if n > 400}
     assert over == {}
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each module of ctxlint -> the modules of ctxlint it imports, at the top or inside a
+    function (a lazy import still ties the two); imports under ``if TYPE_CHECKING`` are left out."""
+    package = ROOT / "ctxlint"
+    names = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in names}
+    for name, path in names.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only or not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                assert node.level == 0, f"{name}: relative import"
+                targets = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module or ""]
+            for target in targets:
+                if target in names and target != name and not name.startswith(target + "."):
+                    graph[name].add(target)
+    return graph
+
+
+def test_no_import_cycle_in_ctxlint():
+    # Layers import downwards only (issue 24): a cycle, lazy imports included, means two modules
+    # that can only be understood together.
+    graph = _imports()
+    assert len(graph) > 100
+    done: set[str] = set()
+    cycles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            cycles.append(path[path.index(name):] + [name])
+            return
+        if name in done:
+            return
+        for target in sorted(graph[name]):
+            visit(target, [*path, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert cycles == []

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from fnmatch import translate
 from functools import lru_cache
 
-from ctxlint.analysis.volatility import normalise
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@lru_cache(maxsize=4096)
+def normalise(name: str) -> str:
+    """A name in snake case and lower case (``pageText`` -> ``page_text``), as patterns are written."""
+    return _CAMEL.sub("_", name).lower()
+
 
 _IDENTIFIER_PATH = re.compile(r"[A-Za-z_][\w.]*")
 # Template filters that turn a value into a number about it: `{{ documents | length }}` prints a

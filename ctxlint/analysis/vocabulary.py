@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ctxlint.analysis.volatility import normalise
+from ctxlint.analysis.names import normalise
 
 _WORD_SPLIT = re.compile(r"[^a-z]+")
 

@@ -14,14 +14,9 @@ from dataclasses import dataclass
 from fnmatch import translate
 from functools import lru_cache
 
+from ctxlint.analysis import names as naming
+from ctxlint.analysis.names import normalise
 from ctxlint.model import Request, Segment, Slot
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-@lru_cache(maxsize=4096)
-def normalise(name: str) -> str:
-    return _CAMEL.sub("_", name).lower()
 
 
 def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str]) -> str | None:
@@ -95,13 +90,11 @@ def per_call_before(request: Request, index: int, per_call: list[str]) -> Segmen
 def differs_per_call(segment: Segment, per_call: list[str]) -> bool:
     """A slot whose value is named like content that differs per call (the question, retrieved
     documents), or that is a loop over such content."""
-    from ctxlint.analysis import names  # names builds on this module's normalise()
-
     slot = segment.slot
-    if slot is None or names.measured(slot):
+    if slot is None or naming.measured(slot):
         return False
-    candidates = [*slot.names, names.leading_name(segment.loop) or ""] if segment.loop else slot.names
-    return any(names.matches(n, per_call) or names.matches(names.last(n), per_call) for n in candidates if n)
+    candidates = [*slot.names, naming.leading_name(segment.loop) or ""] if segment.loop else slot.names
+    return any(naming.matches(n, per_call) or naming.matches(naming.last(n), per_call) for n in candidates if n)
 
 
 def static_until_per_call(request: Request, index: int, per_call: list[str],

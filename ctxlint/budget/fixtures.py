@@ -120,7 +120,7 @@ def _parse(path: Path, text: str) -> tuple[object, dict[str, int]]:
         return data, lines
     import yaml
 
-    from ctxlint.frontends import yamlsafe
+    from ctxlint import yamlsafe
 
     try:
         document = yamlsafe.load(text)

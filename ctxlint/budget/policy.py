@@ -281,7 +281,7 @@ def front_matter(header: str, first_line: int, path: str, base_dir: Path) -> Dec
     front-end reports that as CTX001)."""
     import yaml
 
-    from ctxlint.frontends import yamlsafe
+    from ctxlint import yamlsafe
 
     try:
         document = yamlsafe.load(header)

@@ -95,7 +95,7 @@ def cached_frameworks(extra: tuple[Path, ...] = (), builtin: bool = True) -> Cat
 
 
 def load_framework(path: Path) -> Framework:
-    from ctxlint.frontends import yamlsafe  # imported here: only a run that lints Python needs the catalogue
+    from ctxlint import yamlsafe  # imported here: only a run that lints Python needs the catalogue
 
     try:
         data = yamlsafe.load_file(path)

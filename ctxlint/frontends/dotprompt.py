@@ -39,7 +39,8 @@ from pathlib import PurePath
 
 import yaml
 
-from ctxlint.frontends import handlebars, jinja, template_syntax, yamlsafe
+from ctxlint import yamlsafe
+from ctxlint.frontends import handlebars, jinja, template_syntax
 from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.locate import line_locator
 from ctxlint.frontends.media import media_only

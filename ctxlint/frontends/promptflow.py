@@ -13,7 +13,8 @@ import os
 
 import yaml
 
-from ctxlint.frontends import jinja, yamlsafe
+from ctxlint import yamlsafe
+from ctxlint.frontends import jinja
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Span
 from ctxlint.providers import LIMIT_KEYS

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from ctxlint.frontends import jinja, yamlsafe
+from ctxlint import yamlsafe
+from ctxlint.frontends import jinja
 from ctxlint.frontends.locate import line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Span, ToolDef
 from ctxlint.numbers import token_count

@@ -26,7 +26,8 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Segment, Slot, SourceKind
+from ctxlint.frontends.code.filled import linked_slot
+from ctxlint.model import ParsedFile, Request, Segment
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -54,10 +55,12 @@ def link(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
     if not modules:
         return parsed
     from ctxlint.frameworks import cached_frameworks
+    from ctxlint.frontends.python.analyzer import load_module
     from ctxlint.frontends.python.project import project_for
     from ctxlint.frontends.python.renders import render_sites
 
-    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks))
+    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
+                          load_module)
     project.begin()
     names = _names_of(template)
     sites: list[Site] = []
@@ -91,46 +94,6 @@ def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment
     assert segment.slot is not None
     slot = linked_slot(segment.slot, segment.loop, values, "the template is rendered")
     return segment if slot is segment.slot else replace(segment, slot=slot)
-
-
-def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], where: str,
-                in_code: bool = False) -> Slot:
-    """``slot`` given the facts of the values passed to it (by name, or to the collection its
-    ``loop`` prints) where its template is filled; ``in_code`` marks a field of a prompt constant
-    in code, whose evidence is calibrated apart from a template file's."""
-    keys = {name.split(".", 1)[0] for name in slot.names}
-    if loop is not None:  # an item of a collection the render site passes
-        match = re.match(r"\s*([A-Za-z_]\w*)", loop)
-        if match:
-            keys.add(match.group(1))
-    passed = [value for key in keys for value in values.get(key, ())]
-    if not passed:
-        return slot
-    filled = tuple(value.span for value in passed) if in_code else ()
-    if all(value.text is not None for value in passed):
-        # Every render site fills it with text the project wrote: its name says nothing more.
-        return replace(slot, names=(), filled_at=filled)
-    sources = list(slot.sources)
-    calls, once = list(slot.calls), list(slot.once)
-    # In code, what the value passed is named (`retrieved_contexts`) is evidence beside the
-    # field's own name, calibrated with the field's kinds.
-    slot_names = list(slot.names)
-    variable = slot.variable_length
-    for value in passed:
-        if in_code and value.text is None:
-            slot_names += [n for n in value.facts.names if n not in slot_names]
-        step = Evidence(EvidenceKind.FLOW, f"passed as `{value.key}` where {where}, "
-                                           f"{value.span.path}:{value.span.line}", value.span)
-        for source in value.facts.sources:
-            if source.kind is SourceKind.UNTRUSTED:
-                at = source.span
-                sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
-                                       flow=(*source.flow, step)))
-        calls += [c for c in value.facts.calls if c not in calls]
-        once += [c for c in value.facts.once if c not in once]
-        variable = variable or value.facts.variable_length
-    return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
-                   variable_length=variable, filled_at=filled)
 
 
 def _names_of(template: PurePosixPath) -> Callable[[str], bool]:

@@ -83,14 +83,14 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.errors.append(problem)
         return parsed
 
-    from ctxlint.frontends.python.analyzer import Analyzer  # imported here: a template run never loads it
+    from ctxlint.frontends.python.analyzer import Analyzer, load_module  # here: a template run never loads it
     from ctxlint.frontends.python.unit import MAX_LOOKUPS
 
     project = file = None
     if context is not None:
         from ctxlint.frontends.python.project import project_for
 
-        project = project_for(context.root, catalogue)
+        project = project_for(context.root, catalogue, load_module)
         project.begin()
         file = (context.root / context.relpath).resolve()
     try:

@@ -16,7 +16,8 @@ from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.ordersites import OrderSites
-from ctxlint.frontends.python.project import Project
+from ctxlint.frontends.python.prefilter import precheck
+from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
@@ -110,3 +111,22 @@ class Analyzer:
                 assert isinstance(template, TemplateKind)
                 self.unit.template_calls.append((call, scope, template))
                 break
+
+
+def load_module(project: Project, path: Path) -> Analyzer | None:
+    """Another module of ``project`` that the linted one reaches, parsed and indexed; None when
+    it is too large, unreadable or not Python this interpreter (with the compatibility reader)
+    can parse."""
+    try:
+        if path.stat().st_size > MAX_MODULE_BYTES:
+            return None
+        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    display = display_path(path)
+    checked = precheck(text, display)
+    if checked.tree is None:
+        return None
+    analyzer = Analyzer(checked.tree, checked.text, display, project.catalogue, project, path)
+    analyzer.scopes.index_module()
+    return analyzer

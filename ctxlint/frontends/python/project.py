@@ -32,9 +32,14 @@ MAX_HOPS = 6
 
 
 class Project:
-    def __init__(self, root: Path, catalogue: Catalogue) -> None:
+    """The modules of one tree that a linted module reaches (imports, base classes, the modules
+    that fill its prompt constants), each read once by ``load`` (the analyzer's ``load_module``,
+    given by the caller: this layer sits below the analyzer it keeps)."""
+
+    def __init__(self, root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None]) -> None:
         self.root = root.resolve()
         self.catalogue = catalogue
+        self.load = load
         self.files: dict[tuple[str, Path, int], Path | None] = {}
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.lookups = 0  # names the file being linted looked up in other modules
@@ -114,29 +119,11 @@ class Project:
         if path in self.modules:
             self.modules.move_to_end(path)
             return self.modules[path]
-        found = self._load(path)
+        found = self.load(self, path)
         self.modules[path] = found
         while len(self.modules) > MAX_MODULES:
             self.modules.popitem(last=False)
         return found
-
-    def _load(self, path: Path) -> Analyzer | None:
-        from ctxlint.frontends.python.analyzer import Analyzer
-        from ctxlint.frontends.python.prefilter import precheck
-
-        try:
-            if path.stat().st_size > MAX_MODULE_BYTES:
-                return None
-            text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-        except (OSError, UnicodeDecodeError):
-            return None
-        display = display_path(path)
-        checked = precheck(text, display)
-        if checked.tree is None:
-            return None
-        analyzer = Analyzer(checked.tree, checked.text, display, self.catalogue, self, path)
-        analyzer.scopes.index_module()
-        return analyzer
 
     def begin(self) -> None:
         """A new file is linted: values the kept modules followed for the last one are
@@ -247,11 +234,11 @@ def display_path(path: Path) -> str:
 _PROJECTS: dict[tuple[Path, int], Project] = {}
 
 
-def project_for(root: Path, catalogue: Catalogue) -> Project:
+def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None]) -> Project:
     key = (root.resolve(), id(catalogue))
     if key not in _PROJECTS:
         _PROJECTS.clear()  # one project per run: a new root or catalogue starts afresh
-        _PROJECTS[key] = Project(root, catalogue)
+        _PROJECTS[key] = Project(root, catalogue, load)
     return _PROJECTS[key]
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
@@ -29,7 +30,6 @@ from ctxlint.frontends.python.literals import (
 from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
-from ctxlint.frontends.rendered import linked_slot
 from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.

@@ -70,7 +70,7 @@ class Context:
             raise Refused(f"invalid JSON: {error.message}", error.offset) from None
 
     def load_yaml(self) -> Node | None:
-        from ctxlint.frontends import yamlsafe
+        from ctxlint import yamlsafe
 
         try:
             node = yamlsafe.compose(self.text)
@@ -198,7 +198,7 @@ def _from_yaml(root, scalars: dict[int, object], text: str) -> Node:
     """
     import yaml
 
-    from ctxlint.frontends import yamlsafe
+    from ctxlint import yamlsafe
 
     mapping, sequence, merge = yaml.MappingNode, yaml.SequenceNode, "tag:yaml.org,2002:merge"
     # Children before parents (a post-order walk): with aliases, one node has several parents.
