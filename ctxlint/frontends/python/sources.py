@@ -5,6 +5,7 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
@@ -272,6 +273,10 @@ class Sources(Component):
             return False
         if isinstance(node, ast.Constant):
             return isinstance(node.value, (str, int)) and not isinstance(node.value, bool)
+        if isinstance(node, ast.BoolOp):  # `args.prompt_file or os.environ.get("PROMPT")`
+            return all(self.static_path(v, env) for v in node.values)
+        if _in_prompt_folder(node) and not UPLOAD_WORDS.search(self.m.code(node)):
+            return True  # `folder + "/prompts/" + name`: a template the project ships, wherever it is installed
         if isinstance(node, ast.JoinedStr):
             return all(self.static_path(p.value, env) for p in node.values if isinstance(p, ast.FormattedValue))
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
@@ -313,6 +318,19 @@ class Sources(Component):
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
 # what the content is first (`retrieved documents (store.similarity_search(...))`).
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
+
+
+# A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
+_PROMPT_FOLDER = re.compile(r"(?:^|[/\\])(?:prompts?|prompt_templates|templates)(?:[/\\]|$)", re.IGNORECASE)
+
+
+def _in_prompt_folder(path: ast.expr) -> bool:
+    """Whether a path is built (by `+`, `/`, an f-string or a join) with a literal folder of
+    prompts or templates: the file is the project's own text, whatever variable names the file."""
+    if not isinstance(path, (ast.BinOp, ast.JoinedStr, ast.Call)):
+        return False
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
+               for n in ast.walk(path))
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:
