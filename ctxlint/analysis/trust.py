@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ctxlint.analysis import names, reuse_last, vocabulary
+from ctxlint.analysis import introduced, names, reuse_last, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
@@ -303,10 +303,13 @@ _MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END
 
 @dataclass(frozen=True)
 class Label:
-    """What wraps a slot in its message: a tag (``document``), a fence, or marker lines."""
+    """What wraps a slot in its message: a tag (``document``), a fence, marker lines, a code span,
+    or the label line that introduces it."""
 
-    kind: str  # "tag", "attribute" (inside the tag's own attributes), "fence" or "markers"
-    name: str  # the tag name, the fence (```), or the opening marker's word
+    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "code-span", or
+    # "line" (a label line, heading or field that introduces it as a block: see ``introduced``)
+    kind: str
+    name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
 
 @reuse_last
@@ -332,7 +335,7 @@ def labels(request: Request) -> dict[int, Label]:
     return found
 
 
-_PLACEHOLDER = "\x00"
+_PLACEHOLDER = introduced.PLACEHOLDER
 
 
 def _label_message(request: Request, indices: list[int], found: dict[int, Label]) -> None:
@@ -352,7 +355,8 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
     # Markers and slots in text order; at one position a marker comes first (a slot cannot
     # start a marker, but it can follow one directly).
     events: list[tuple[int, int, _Token | int]] = [(position, 1, index) for position, index in slots]
-    events += [(token.start, 0, token) for token in _tokens("".join(parts))]
+    text = "".join(parts)
+    events += [(token.start, 0, token) for token in _tokens(text)]
     events.sort(key=lambda event: (event[0], event[1]))
     stack = _Open()
     marker_end, marker = -1, ""  # the tag whose attributes end at marker_end
@@ -365,6 +369,15 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
         else:
             marker_end, marker = payload.end, (payload.name if payload.kind == "tag" else "")
             stack.apply(payload, found)
+    for position, index in slots:  # no marker around it: the prompt's own structure may label it
+        if index in found:
+            continue
+        if introduced.code_span(text, position):
+            found[index] = Label("code-span", "`")
+        else:
+            line = introduced.introduced(text, position, request.segments[index].loop is not None)
+            if line is not None:
+                found[index] = Label("line", line)
 
 
 @dataclass(frozen=True)
@@ -422,6 +435,22 @@ class _Open:
                 found.setdefault(slot, label)
             self.depths[inner].pop()  # the innermost of its label: containers close innermost first
         del self.containers[depth:]
+
+
+def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
+    """Whether ``label`` marks the slot's content as data. A label line must name what it
+    introduces, with a word for third-party content (`OBSERVATION:`, `## Search results`) or a
+    word of the slot's own name (`content: {{ item.content }}`); `Answer:` names nothing."""
+    if label.kind != "line":
+        return True
+    if _content_word(label.name.lower(), options.content_words):
+        return True
+    slot_words = {w for name in (segment.slot.names if segment.slot else ()) for w in _words(name) if len(w) > 2}
+    return bool(slot_words & set(_words(label.name)))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower())
 
 
 def unforgeable(label: Label) -> bool:
