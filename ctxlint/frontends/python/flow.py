@@ -24,6 +24,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
+from ctxlint.frontends.python.sources import SENT_AS_TOOL_RESULT, sent_in_its_own_role
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Assign, Env, Item
 from ctxlint.model import SourceKind
@@ -91,9 +92,12 @@ class Flow(Ordering):
             self.facts(node.body, env, acc)
             self.facts(node.orelse, env, acc)
             return acc
+        before = len(acc.sources)
         for child in children(node):
             if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)
+        if isinstance(node, ast.Dict) and sent_in_its_own_role(node):  # a tool's message: its role labels it
+            acc.sources[before:] = [s for s in acc.sources[before:] if s.detail != SENT_AS_TOOL_RESULT]
         return acc
 
     def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:

@@ -87,14 +87,15 @@ class Sources(Component):
             scope: Scope | None = env.scope
             while scope is not None:  # sent back as a tool's result: the structure says what it is
                 if node.id in scope.tool_results:
-                    return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[node.id])
+                    return Source(SourceKind.UNTRUSTED, SENT_AS_TOOL_RESULT, scope.tool_results[node.id])
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
             return found
+        own_role = isinstance(node, ast.Dict) and sent_in_its_own_role(node)
         for child in value_parts(node):
             found = self.untrusted(child, env)
-            if found is not None:
+            if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 return found
         return None
 
@@ -313,6 +314,20 @@ class Sources(Component):
                 finally:
                     self.m.leave(binding.value)
         return False
+
+
+# The evidence of a name the function sends back as a tool's result, and nothing else.
+SENT_AS_TOOL_RESULT = "a tool result"
+
+
+def sent_in_its_own_role(message: ast.Dict) -> bool:
+    """A chat message whose role is the tool's, or decided at run time (`message.role`): a name
+    it sends is known as a tool result only because the code sends it in the tool role, which
+    marks it as data; as such a message's content it is not pasted into anyone's text."""
+    for key, value in zip(message.keys, message.values, strict=True):
+        if key is not None and string_value(key) == "role":
+            return string_value(value) not in ("system", "developer", "user", "assistant")
+    return False
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
