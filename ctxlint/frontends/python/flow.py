@@ -24,7 +24,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
-from ctxlint.frontends.python.sources import SENT_AS_TOOL_RESULT, sent_in_its_own_role
+from ctxlint.frontends.python.sources import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Assign, Env, Item
 from ctxlint.model import SourceKind
@@ -193,6 +193,14 @@ class Flow(Ordering):
             acc.calls.extend(inner.calls)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             acc.variable_length = acc.variable_length or inner.variable_length
+            return
+        if encodes(call, (qualified or method or "").rsplit(".", 1)[-1]):
+            inner = Facts()  # base64 text, an image part: what it reads is no longer text to label
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            acc.calls.extend(inner.calls)
+            acc.names.extend(inner.names)
+            acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
         for arg in arguments:
             self.facts(arg, env, acc)

@@ -230,6 +230,8 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
+        if encodes(call, last):
+            return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
@@ -328,6 +330,20 @@ def sent_in_its_own_role(message: ast.Dict) -> bool:
         if key is not None and string_value(key) == "role":
             return string_value(value) not in ("system", "developer", "user", "assistant")
     return False
+
+
+# Calls that encode content into text no model reads as instructions.
+ENCODERS = ("b64encode", "urlsafe_b64encode", "standard_b64encode", "b32encode", "b16encode", "hexlify")
+_MEDIA_TYPE_KEYWORDS = ("mime_type", "media_type", "mimetype", "mimeType", "content_type")
+
+
+def encodes(call: ast.Call, name: str) -> bool:
+    """Whether the call (whose last name is ``name``) turns its arguments into something no model
+    reads as instructions: base64 text, or a part with a literal media type that is not text
+    (`Part.from_bytes(data=raw, mime_type="image/jpeg")`)."""
+    return name in ENCODERS or any(
+        k.arg in _MEDIA_TYPE_KEYWORDS and (string_value(k.value) or "").startswith(("image/", "audio/", "video/"))
+        for k in call.keywords)
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
