@@ -306,8 +306,9 @@ class Label:
     """What wraps a slot in its message: a tag (``document``), a fence, marker lines, a code span,
     or the label line that introduces it."""
 
-    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "code-span", or
-    # "line" (a label line, heading or field that introduces it as a block: see ``introduced``)
+    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "code-span",
+    # "line" (a label line, heading or field that introduces it as a block: see ``introduced``),
+    # or "formatted" (the value's own text wraps each item in a tag pair)
     kind: str
     name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
@@ -372,7 +373,11 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
     for position, index in slots:  # no marker around it: the prompt's own structure may label it
         if index in found:
             continue
-        if introduced.code_span(text, position):
+        slot = request.segments[index].slot
+        tag = next((s.detail for s in slot.sources if s.kind is SourceKind.DELIMITED), None) if slot else None
+        if tag is not None:
+            found[index] = Label("formatted", tag)  # the code that builds the value wraps each item in tags
+        elif introduced.code_span(text, position):
             found[index] = Label("code-span", "`")
         else:
             line = introduced.introduced(text, position, request.segments[index].loop is not None)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
+from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
@@ -27,7 +28,7 @@ from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.sources import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Assign, Env, Item
-from ctxlint.model import SourceKind
+from ctxlint.model import Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
@@ -62,7 +63,7 @@ class Flow(Ordering):
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
-            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env)):
+            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
         elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
@@ -99,6 +100,23 @@ class Flow(Ordering):
         if isinstance(node, ast.Dict) and sent_in_its_own_role(node):  # a tool's message: its role labels it
             acc.sources[before:] = [s for s in acc.sources[before:] if s.detail != SENT_AS_TOOL_RESULT]
         return acc
+
+    def delimited(self, node: ast.expr, env: Env) -> Source | None:
+        """A name or a project function's result built as text that wraps every value it prints
+        in a tag pair (`text += f"<chunk_{i}>{chunk}</chunk_{i}>"`): labelled where it lands."""
+        if isinstance(node, ast.Call):
+            target = self.scopes.function_for(node, env)  # this module's own: its returns are read here
+            if target is None or target.owner is not None:
+                return None
+            pieces = [p for value in target.returns for p in built_from(value, target.env, self.scopes.resolve)]
+        elif isinstance(node, ast.Name):
+            pieces = built_from(node, env, self.scopes.resolve)
+        else:
+            return None
+        tag = wrapping_tag(pieces)
+        if tag is None:
+            return None
+        return Source(SourceKind.DELIMITED, tag, self.m.span(node))
 
     def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:
         binding = self.scopes.resolve(node, env, foreign=True)
