@@ -148,6 +148,8 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     if named.family == "declared":
         step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
         return Untrusted(name, "declared", (step, sink))
+    if _own_work(_lead(request, index)):
+        return None  # "Here are your changes: <diff>{{ diff }}</diff>": the model's own work, named like content
     collection = facts.item_of
     reason = f"an item of `{collection}`" if collection == name else name
     evidence = [Evidence(EvidenceKind.NAME, f"the name `{name}` suggests third-party content", segment.span,
@@ -230,6 +232,22 @@ def _says_content(name: str, options: TrustOptions, template: bool) -> str | Non
 def _described(request: Request, index: int, words: tuple[str, ...]) -> str | None:
     """A content word in the static text just before the slot, in its message, on its line or
     the line before (``Search results:`` above ``{{ hits }}``)."""
+    text = _lead(request, index)
+    last_two_lines = text.rfind("\n", 0, max(text.rfind("\n"), 0)) + 1
+    return _content_word(text[last_two_lines:], words)
+
+
+# The prompt's words for the model's own work: what it wrote or changed earlier in the task.
+_OWN_WORK = re.compile(r"\byour (?:\w+ ){0,2}(?:changes|edits|diff|patch|draft)\b|"
+                       r"\byour (?:previous|last|earlier) (?:answer|response|output|attempt)\b", re.IGNORECASE)
+
+
+def _own_work(lead: str) -> bool:
+    return _OWN_WORK.search(lead) is not None
+
+
+def _lead(request: Request, index: int) -> str:
+    """The last _LEAD_CHARS characters of static text before the slot, in its message."""
     segments = request.segments
     segment = segments[index]
     message, line_before = segment.message_index, segment.span.line - 1
@@ -244,9 +262,7 @@ def _described(request: Request, index: int, words: tuple[str, ...]) -> str | No
         if previous.slot is None:
             lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
-    text = "".join(reversed(lead))
-    last_two_lines = text.rfind("\n", 0, max(text.rfind("\n"), 0)) + 1
-    return _content_word(text[last_two_lines:][-_LEAD_CHARS:], words)
+    return "".join(reversed(lead))[-_LEAD_CHARS:]
 
 
 @functools.lru_cache(maxsize=4096)  # a long prompt repeats the same few lead-ins before its slots
