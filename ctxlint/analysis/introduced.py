@@ -16,6 +16,9 @@ import re
 PLACEHOLDER = "\x00"
 # A label ends in a colon and is a few words (`OBSERVATION:`, `The paper content:`), not a sentence.
 MAX_LABEL_WORDS = 8
+# On the slot's own line a field's name is shorter (`Document: {doc}`, `Retrieved chunk: {c}`);
+# "Answer question 3 from the page: {page}" is a sentence that runs into the content.
+MAX_FIELD_WORDS = 4
 _SENTENCE_END = re.compile(r"[.!?]\s")
 _LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<label>[^\W\d][^\n:\x00]{0,60}):[ \t]*$")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<label>[^\n\x00]+?)[ \t]*$")
@@ -40,7 +43,7 @@ def introduced(text: str, position: int, in_loop: bool) -> str | None:
         return None  # more text after it on its line: prose, not a block
     prefix = text[line_start:position].rstrip(" \t`\"'")
     field = bool(prefix.strip())
-    label = _label(prefix) if field else _label(_previous_line(text, line_start))
+    label = _label(prefix, MAX_FIELD_WORDS) if field else _label(_previous_line(text, line_start))
     if label is None:
         return None
     if (field and in_loop) or _ends(text, line_end):
@@ -48,10 +51,10 @@ def introduced(text: str, position: int, in_loop: bool) -> str | None:
     return None
 
 
-def _label(line: str) -> str | None:
+def _label(line: str, words: int = MAX_LABEL_WORDS) -> str | None:
     match = _HEADING.match(line) or _LABEL.match(line)
     label = match.group("label") if match else ""
-    if not label or len(label.split()) > MAX_LABEL_WORDS or _SENTENCE_END.search(label):
+    if not label or len(label.split()) > words or _SENTENCE_END.search(label):
         return None  # a sentence that ends in a colon ("Close the old ones. Their comments:") is prose
     return label
 
