@@ -20,6 +20,14 @@ MAX_LABEL_WORDS = 8
 # "Answer question 3 from the page: {page}" is a sentence that runs into the content.
 MAX_FIELD_WORDS = 4
 _SENTENCE_END = re.compile(r"[.!?]\s")
+# A label names what follows; an instruction tells the model what to do with it ("Summarize this
+# page:", "You answer questions about this page:"), and its content runs on with no label of its
+# own. A generic family of instruction verbs and the words that address the model.
+_INSTRUCTION = re.compile(
+    r"\s*(?:[-*]\s+)?(?:\w+\s+){0,2}?(?:you|your|please)\b|\s*(?:[-*]\s+)?(?:summari[sz]e|answer|use|read|review|"
+    r"classify|translate|analy[sz]e|extract|rewrite|explain|describe|consider|evaluate|grade|judge|check|decide|"
+    r"compare|list|find|identify|write|respond|reply|generate|fix|correct|improve|paraphrase|categori[sz]e|rate|"
+    r"score|determine|quote|cite|return|give|tell|help|apply)\b", re.IGNORECASE)
 _LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<label>[^\W\d][^\n:\x00]{0,60}):[ \t]*$")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<label>[^\n\x00]+?)[ \t]*$")
 # What starts the next section: a separator rule, a tag, a fence, or the next field of a record.
@@ -54,7 +62,7 @@ def introduced(text: str, position: int, in_loop: bool) -> str | None:
 def _label(line: str, words: int = MAX_LABEL_WORDS) -> str | None:
     match = _HEADING.match(line) or _LABEL.match(line)
     label = match.group("label") if match else ""
-    if not label or len(label.split()) > words or _SENTENCE_END.search(label):
+    if not label or len(label.split()) > words or _SENTENCE_END.search(label) or _INSTRUCTION.match(label):
         return None  # a sentence that ends in a colon ("Close the old ones. Their comments:") is prose
     return label
 
@@ -72,4 +80,4 @@ def _ends(text: str, line_end: int) -> bool:
     if not rest:
         return True
     line = rest[:rest.find("\n")] if "\n" in rest else rest
-    return _label(line) is not None or _BOUNDARY.match(line) is not None
+    return _HEADING.match(line) is not None or _label(line) is not None or _BOUNDARY.match(line) is not None
