@@ -105,6 +105,7 @@ class SourceKind(str, Enum):
     UNORDERED_ITERATION = "unordered-iteration"  # a set, os.listdir, glob, shuffle
     TRUNCATION = "truncation"  # text[:n], | truncate
     UNTRUSTED = "untrusted"  # a web page, a file's content, a tool's result
+    DELIMITED = "delimited"  # text that wraps every value it prints in a tag pair (detail: the tag)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
                                14_000, {}),
     "unclosed Markdown comments": ("prompts/notes.md", lambda n: "<!-- ctxlint: ignore\n" * n, 25_000, {}),
     # {{ page }} 9,000 times (trust analysis): 34 s.
-    "untrusted slots": ("answer.j2", lambda n: "Search results: {{ page }}\n" * n, 10_000, {"CTX401": 10_000}),
+    "untrusted slots": ("answer.j2", lambda n: "Use the search results {{ page }}\n" * n, 10_000, {"CTX401": 10_000}),
     # user: role lines 16,000 times: 13 s.
     "role lines": ("chat.j2", lambda n: "user:\nhello\n" * n, 20_000, {}),
     # Very many slots in history loops, Semantic Kernel prompts, repeated constraints.
@@ -406,7 +406,7 @@ def test_a_slot_repeated_thousands_of_times_is_judged_by_its_names_once(monkeypa
     judged = []
     named = trust._named
     monkeypatch.setattr(trust, "_named", lambda *arguments: judged.append(1) or named(*arguments))
-    text = "Search results: {{ page }}\n" * 3_000 + "{% for d in documents %}{{ d.text }}{% endfor %}\n" * 1_000
+    text = "Use the search results {{ page }}\n" * 3_000 + "{% for d in documents %}{{ d.text }}{% endfor %}\n" * 1_000
     assert codes(lint("answer.j2", text)) == {"CTX401": 4_000}
     assert 2 <= len(judged) <= 6  # two distinct slots; the three trust rules may each ask once
 

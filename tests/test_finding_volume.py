@@ -79,7 +79,7 @@ def test_the_prompt_words_before_thousands_of_slots_are_matched_once_per_wording
     trust._content_word.cache_clear()
     # Fifty names the trust lists do not know, each introduced by the same words: only the
     # words say the slot holds a page. Each wording before a slot is matched once.
-    text = "".join(f"Search results:\n{{{{ item_{i % 50} }}}}\n" for i in range(1_500))
+    text = "".join(f"Search results:\n{{{{ item_{i % 50} }}}}\nRead them first.\n" for i in range(1_500))
     found = lint("results.j2", text)
     assert codes(found)["CTX401"] == 1_500
     assert all("introduced as \"search results\"" in f.message for f in found if f.code == "CTX401")

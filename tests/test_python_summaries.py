@@ -34,7 +34,7 @@ class OpenAIChat(BaseLLM):
             model=self.model,
             max_tokens=max_tokens,
             messages=[{"role": "system", "content": SYSTEM},
-                      {"role": "user", "content": f"{question}\\n\\nThe page:\\n{context}"}],
+                      {"role": "user", "content": f"{question}\\n\\nThe page:\\n{context}\\nQuote it exactly."}],
         )
         return reply.choices[0].message.content
 '''

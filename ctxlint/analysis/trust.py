@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ctxlint.analysis import names, reuse_last, vocabulary
+from ctxlint.analysis import introduced, names, reuse_last, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
@@ -170,6 +170,8 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     if named.family == "declared":
         step = Evidence(EvidenceKind.SOURCE, f"`{name}` is declared untrusted by a ctxlint comment", segment.span)
         return Untrusted(name, "declared", (step, sink))
+    if _own_work(_lead(request, index)):
+        return None  # "Here are your changes: <diff>{{ diff }}</diff>": the model's own work, named like content
     collection = facts.item_of
     reason = f"an item of `{collection}`" if collection == name else name
     evidence = [Evidence(EvidenceKind.NAME, f"the name `{name}` suggests third-party content", segment.span,
@@ -257,6 +259,22 @@ def _says_content(name: str, options: TrustOptions, template: bool) -> str | Non
 def _described(request: Request, index: int, words: tuple[str, ...]) -> str | None:
     """A content word in the static text just before the slot, in its message, on its line or
     the line before (``Search results:`` above ``{{ hits }}``)."""
+    text = _lead(request, index)
+    last_two_lines = text.rfind("\n", 0, max(text.rfind("\n"), 0)) + 1
+    return _content_word(text[last_two_lines:], words)
+
+
+# The prompt's words for the model's own work: what it wrote or changed earlier in the task.
+_OWN_WORK = re.compile(r"\byour (?:\w+ ){0,2}(?:changes|edits|diff|patch|draft)\b|"
+                       r"\byour (?:previous|last|earlier) (?:answer|response|output|attempt)\b", re.IGNORECASE)
+
+
+def _own_work(lead: str) -> bool:
+    return _OWN_WORK.search(lead) is not None
+
+
+def _lead(request: Request, index: int) -> str:
+    """The last _LEAD_CHARS characters of static text before the slot, in its message."""
     segments = request.segments
     segment = segments[index]
     message, line_before = segment.message_index, segment.span.line - 1
@@ -271,9 +289,7 @@ def _described(request: Request, index: int, words: tuple[str, ...]) -> str | No
         if previous.slot is None:
             lead.append(previous.text[-_LEAD_CHARS:])
             size += len(previous.text)
-    text = "".join(reversed(lead))
-    last_two_lines = text.rfind("\n", 0, max(text.rfind("\n"), 0)) + 1
-    return _content_word(text[last_two_lines:][-_LEAD_CHARS:], words)
+    return "".join(reversed(lead))[-_LEAD_CHARS:]
 
 
 @functools.lru_cache(maxsize=4096)  # a long prompt repeats the same few lead-ins before its slots
@@ -330,10 +346,14 @@ _MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END
 
 @dataclass(frozen=True)
 class Label:
-    """What wraps a slot in its message: a tag (``document``), a fence, or marker lines."""
+    """What wraps a slot in its message: a tag (``document``), a fence, marker lines, a code span,
+    or the label line that introduces it."""
 
-    kind: str  # "tag", "attribute" (inside the tag's own attributes), "fence" or "markers"
-    name: str  # the tag name, the fence (```), or the opening marker's word
+    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "code-span",
+    # "line" (a label line, heading or field that introduces it as a block: see ``introduced``),
+    # or "formatted" (the value's own text wraps each item in a tag pair)
+    kind: str
+    name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
 
 @reuse_last
@@ -359,7 +379,7 @@ def labels(request: Request) -> dict[int, Label]:
     return found
 
 
-_PLACEHOLDER = "\x00"
+_PLACEHOLDER = introduced.PLACEHOLDER
 
 
 def _label_message(request: Request, indices: list[int], found: dict[int, Label]) -> None:
@@ -379,7 +399,8 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
     # Markers and slots in text order; at one position a marker comes first (a slot cannot
     # start a marker, but it can follow one directly).
     events: list[tuple[int, int, _Token | int]] = [(position, 1, index) for position, index in slots]
-    events += [(token.start, 0, token) for token in _tokens("".join(parts))]
+    text = "".join(parts)
+    events += [(token.start, 0, token) for token in _tokens(text)]
     events.sort(key=lambda event: (event[0], event[1]))
     stack = _Open()
     marker_end, marker = -1, ""  # the tag whose attributes end at marker_end
@@ -392,6 +413,19 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
         else:
             marker_end, marker = payload.end, (payload.name if payload.kind == "tag" else "")
             stack.apply(payload, found)
+    for position, index in slots:  # no marker around it: the prompt's own structure may label it
+        if index in found:
+            continue
+        slot = request.segments[index].slot
+        tag = next((s.detail for s in slot.sources if s.kind is SourceKind.DELIMITED), None) if slot else None
+        if tag is not None:
+            found[index] = Label("formatted", tag)  # the code that builds the value wraps each item in tags
+        elif introduced.code_span(text, position):
+            found[index] = Label("code-span", "`")
+        else:
+            line = introduced.introduced(text, position, request.segments[index].loop is not None)
+            if line is not None:
+                found[index] = Label("line", line)
 
 
 @dataclass(frozen=True)
@@ -449,6 +483,22 @@ class _Open:
                 found.setdefault(slot, label)
             self.depths[inner].pop()  # the innermost of its label: containers close innermost first
         del self.containers[depth:]
+
+
+def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
+    """Whether ``label`` marks the slot's content as data. A label line must name what it
+    introduces, with a word for third-party content (`OBSERVATION:`, `## Search results`) or a
+    word of the slot's own name (`content: {{ item.content }}`); `Answer:` names nothing."""
+    if label.kind != "line":
+        return True
+    if _content_word(label.name.lower(), options.content_words):
+        return True
+    slot_words = {w for name in (segment.slot.names if segment.slot else ()) for w in _words(name) if len(w) > 2}
+    return bool(slot_words & set(_words(label.name)))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower())
 
 
 def unforgeable(label: Label) -> bool:

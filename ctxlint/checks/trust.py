@@ -48,11 +48,13 @@ def _carries(segment: Segment, found: trust.Untrusted) -> str:
 @request_check(options=_TRUST_OPTIONS)
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
     labels = None
+    options = trust.TrustOptions.of(ctx.options)
     for index, segment, found in _untrusted(request, ctx):
         if segment.role is Role.TOOL:
             continue  # a tool message: the API's tool role already marks its content as data
         labels = trust.labels(request) if labels is None else labels
-        if index not in labels:
+        label = labels.get(index)
+        if label is None or not trust.marks(label, segment, options):
             ctx.report(
                 segment.span,
                 f"{_carries(segment, found)} with no trust label, so instructions hidden in it read "

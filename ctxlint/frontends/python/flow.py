@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
+from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
@@ -26,7 +28,7 @@ from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import SourceKind
+from ctxlint.model import Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
@@ -65,7 +67,7 @@ class Flow(Ordering):
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
-            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env)):
+            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
         elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
@@ -96,10 +98,30 @@ class Flow(Ordering):
             self.facts(node.body, env, acc)
             self.facts(node.orelse, env, acc)
             return acc
+        before = len(acc.sources)
         for child in children(node):
             if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)
+        if isinstance(node, ast.Dict) and sent_in_its_own_role(node):  # a tool's message: its role labels it
+            acc.sources[before:] = [s for s in acc.sources[before:] if s.detail != SENT_AS_TOOL_RESULT]
         return acc
+
+    def delimited(self, node: ast.expr, env: Env) -> Source | None:
+        """A name or a project function's result built as text that wraps every value it prints
+        in a tag pair (`text += f"<chunk_{i}>{chunk}</chunk_{i}>"`): labelled where it lands."""
+        if isinstance(node, ast.Call):
+            target = self.callees.function_for(node, env)  # this module's own: its returns are read here
+            if target is None or target.owner is not None:
+                return None
+            pieces = [p for value in target.returns for p in built_from(value, target.env, self.scopes.resolve)]
+        elif isinstance(node, ast.Name):
+            pieces = built_from(node, env, self.scopes.resolve)
+        else:
+            return None
+        tag = wrapping_tag(pieces)
+        if tag is None:
+            return None
+        return Source(SourceKind.DELIMITED, tag, self.m.span(node))
 
     def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:
         binding = self.scopes.resolve(node, env, foreign=True)
@@ -194,6 +216,14 @@ class Flow(Ordering):
                 self.facts(arg, env, inner)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             acc.variable_length = acc.variable_length or inner.variable_length
+            return
+        if encodes(call, (qualified or method or "").rsplit(".", 1)[-1]):
+            inner = Facts()  # base64 text, an image part: what it reads is no longer text to label
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            acc.calls.extend(inner.calls)
+            acc.names.extend(inner.names)
+            acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
         for arg in arguments:
             if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):

@@ -5,12 +5,14 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
 from ctxlint.frontends.python.calls import UNKNOWN
+from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     MAX_DEPTH,
@@ -88,14 +90,15 @@ class Sources(Component):
             scope: Scope | None = env.scope
             while scope is not None:  # sent back as a tool's result: the structure says what it is
                 if node.id in scope.tool_results:
-                    return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[node.id])
+                    return Source(SourceKind.UNTRUSTED, SENT_AS_TOOL_RESULT, scope.tool_results[node.id])
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
             return found if found is not None else self.from_callers(node, env)
+        own_role = isinstance(node, ast.Dict) and sent_in_its_own_role(node)
         for child in value_parts(node):
             found = self.untrusted(child, env)
-            if found is not None:
+            if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 return found
         return None
 
@@ -295,6 +298,8 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
+        if encodes(call, last):
+            return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
@@ -339,6 +344,10 @@ class Sources(Component):
             return False
         if isinstance(node, ast.Constant):
             return isinstance(node.value, (str, int)) and not isinstance(node.value, bool)
+        if isinstance(node, ast.BoolOp):  # `args.prompt_file or os.environ.get("PROMPT")`
+            return all(self.static_path(v, env) for v in node.values)
+        if _in_prompt_folder(node) and not UPLOAD_WORDS.search(self.m.code(node)):
+            return True  # `folder + "/prompts/" + name`: a template the project ships, wherever it is installed
         if isinstance(node, ast.JoinedStr):
             return all(self.static_path(p.value, env) for p in node.values if isinstance(p, ast.FormattedValue))
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
@@ -379,9 +388,24 @@ class Sources(Component):
 
 # The calls of a function read for what they pass one of its parameters, at most.
 _MAX_CALLERS = 8
+
+
 # Kinds of source a message names by the call alone (`requests.get(...).text`); the others say
 # what the content is first (`retrieved documents (store.similarity_search(...))`).
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
+
+
+# A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
+_PROMPT_FOLDER = re.compile(r"(?:^|[/\\])(?:prompts?|prompt_templates|templates)(?:[/\\]|$)", re.IGNORECASE)
+
+
+def _in_prompt_folder(path: ast.expr) -> bool:
+    """Whether a path is built (by `+`, `/`, an f-string or a join) with a literal folder of
+    prompts or templates: the file is the project's own text, whatever variable names the file."""
+    if not isinstance(path, (ast.BinOp, ast.JoinedStr, ast.Call)):
+        return False
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
+               for n in ast.walk(path))
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:

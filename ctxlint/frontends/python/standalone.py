@@ -6,6 +6,7 @@ signatures. Each becomes a request of its own, unless another request already in
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from functools import partial
@@ -75,6 +76,8 @@ class Standalone(Component):
                         mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
         for node, scope in self.m.lists:
             env = Env(scope)
+            if self.counted(node):
+                continue
             if id(node) not in used and not self.stored_verbatim(node) and any(
                     self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
                     for e in node.elts if not isinstance(e, ast.Starred)):
@@ -166,6 +169,12 @@ class Standalone(Component):
             isinstance(k, ast.Constant) and k.value == "infer" and isinstance(v, ast.Constant) and v.value is False
             for k, v in zip(body.keys, body.values, strict=True))
 
+    def counted(self, messages: ast.List) -> bool:
+        """Whether a message list is built to count its tokens, not to be sent."""
+        parent = self.m.parents.get(id(messages))
+        return (isinstance(parent, ast.Call) and any(a is messages for a in parent.args)
+                and _COUNTS_TOKENS.fullmatch(last_name(parent.func) or "") is not None)
+
     def human_prompts(self) -> set[int]:
         """The values the module shows a person at a terminal (``input(prompt)``,
         ``click.confirm(message)``): through names and the module's own functions."""
@@ -191,6 +200,10 @@ class Standalone(Component):
             if target is not None:
                 found.update(id(v) for v in target.returns)
         return found
+
+
+# Calls that count a message list's tokens (`count_message_tokens(messages)`, `num_tokens_from_messages`).
+_COUNTS_TOKENS = re.compile(r"(?:count|num|number|get_num)_?\w*_?tokens?|tokens?_?(?:count|len|length)", re.IGNORECASE)
 
 
 _HUMAN_PROMPT_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in HUMAN_PROMPTS)

@@ -67,11 +67,51 @@ def _is_prompt_text(value: object) -> bool:
     return " " in value.strip() or "\n" in value.strip()
 
 
+# An agent config's model that is a person at a terminal (`model: {name: human_thought}`): no
+# model receives its templates.
+_HUMAN_MODEL = re.compile(r"^human(?:[_-]\w*)?$", re.IGNORECASE)
+# An agent config that parses the model's tool calls as the API's own function calls: the template
+# that reports a step's result (`next_step_template`, `observation_template`) is then sent as the
+# tool's message, in the tool role.
+_NATIVE_TOOL_CALLS = re.compile(r"^(?:function|tool)_?call(?:ing|s)?$", re.IGNORECASE)
+_STEP_RESULT_KEYS = ("next_step*", "*observation*", "*tool_result*", "*tool_output*")
+
+
+def _agent_settings(root: Node) -> tuple[bool, bool]:
+    """Whether the config's model is a person, and whether it parses tool calls natively."""
+    human = native = False
+    stack, seen = [root], 0
+    while stack and seen < 10_000:  # a bound on a hostile document's size
+        node = stack.pop()
+        seen += 1
+        if node.kind == "array":
+            stack.extend(node.items or ())
+        if node.kind != "object" or node.fields is None:
+            continue
+        for key, (_, value) in node.fields.items():
+            if key in ("model", "model_name"):
+                human = human or bool(_HUMAN_MODEL.match(_named(value, "name") or ""))
+            elif key in ("parse_function", "parser"):
+                native = native or bool(_NATIVE_TOOL_CALLS.match(_named(value, "type") or ""))
+            if value.kind in ("object", "array"):
+                stack.append(value)
+    return human, native
+
+
+def _named(value: Node, field: str) -> str | None:
+    """A setting written as a string, or as a mapping's ``field`` (`model: {name: ...}`)."""
+    named = value.value.get(field) if value.kind == "object" and isinstance(value.value, dict) else value.value
+    return named if isinstance(named, str) else None
+
+
 def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
     if root.kind == "object":
         special = _langchain(ctx, root) or _semantic_kernel(ctx, root)
         if special is not None:
             return [special]
+    human, native = _agent_settings(root)
+    if human:
+        return []
     requests: list[Request] = []
     stack = [root]
     seen: set[int] = set()
@@ -100,7 +140,8 @@ def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
             if listed is not None:
                 requests.append(listed)
             elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
-                requests.append(_prompt_request(ctx, fields, [key], _role_for(key), "template"))
+                sent = (Role.TOOL, True) if native and _matches(_normal(key), _STEP_RESULT_KEYS) else _role_for(key)
+                requests.append(_prompt_request(ctx, fields, [key], sent, "template"))
             elif value.kind in ("object", "array"):
                 children.append(value)
         stack.extend(reversed(children))

@@ -19,7 +19,7 @@ def answer(url: str, question: str, history: list[dict]) -> str:
     system = (
         "You answer questions about the page below for Northwind Outdoor customers.\n"
         "Answer in at most four sentences.\n"
-        f"Page:\n{excerpt}"
+        f"Page:\n{excerpt}\nQuote it where you can."
     )
     response = client.chat.completions.create(
         model="gpt-4o",

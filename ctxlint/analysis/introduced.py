@@ -1,0 +1,83 @@
+"""Labels written as the prompt's own structure rather than as markers: a label line, heading or
+field label that introduces a slot standing as a block of its own, where the block ends with
+the message or at the next section; and a code span (`` `{{ output }}` ``) around a slot.
+
+A block in the middle of prose (`the text "{snippets}" and then ...`) or followed by more
+instructions (`Chunk: {chunk}` then `Is the chunk relevant?`) has no end the model can see:
+it is not labelled. Whether the label names the content is the trust rule's question (its
+content words are an option); here only the shape is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The slot's stand-in in a message's text (one character per slot; see ``trust.labels``).
+PLACEHOLDER = "\x00"
+# A label ends in a colon and is a few words (`OBSERVATION:`, `The paper content:`), not a sentence.
+MAX_LABEL_WORDS = 8
+# On the slot's own line a field's name is shorter (`Document: {doc}`, `Retrieved chunk: {c}`);
+# "Answer question 3 from the page: {page}" is a sentence that runs into the content.
+MAX_FIELD_WORDS = 4
+_SENTENCE_END = re.compile(r"[.!?]\s")
+# A label names what follows; an instruction tells the model what to do with it ("Summarize this
+# page:", "You answer questions about this page:"), and its content runs on with no label of its
+# own. A generic family of instruction verbs and the words that address the model.
+_INSTRUCTION = re.compile(
+    r"\s*(?:[-*]\s+)?(?:\w+\s+){0,2}?(?:you|your|please)\b|\s*(?:[-*]\s+)?(?:summari[sz]e|answer|use|read|review|"
+    r"classify|translate|analy[sz]e|extract|rewrite|explain|describe|consider|evaluate|grade|judge|check|decide|"
+    r"compare|list|find|identify|write|respond|reply|generate|fix|correct|improve|paraphrase|categori[sz]e|rate|"
+    r"score|determine|quote|cite|return|give|tell|help|apply)\b", re.IGNORECASE)
+_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<label>[^\W\d][^\n:\x00]{0,60}):[ \t]*$")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<label>[^\n\x00]+?)[ \t]*$")
+# What starts the next section: a separator rule, a tag, a fence, or the next field of a record.
+_BOUNDARY = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|</?[A-Za-z_][^<>\n]*>|```|~~~|[^\W\d][\w .'-]{0,40}:[ \t]*\x00)")
+
+
+def code_span(text: str, position: int) -> bool:
+    """Whether the slot at ``position`` is wrapped in single backticks, a code span."""
+    before, after = text[position - 1:position], text[position + 1:position + 2]
+    return before == after == "`" and text[position - 2:position - 1] != "`"
+
+
+def introduced(text: str, position: int, in_loop: bool) -> str | None:
+    """The label that introduces the slot at ``position`` as a block of its own, if the block
+    ends where the message ends or at the next section (or, for a record's field in a loop, at
+    the next record); None otherwise."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[position + 1:line_end].strip(" \t`\"'"):
+        return None  # more text after it on its line: prose, not a block
+    prefix = text[line_start:position].rstrip(" \t`\"'")
+    field = bool(prefix.strip())
+    label = _label(prefix, MAX_FIELD_WORDS) if field else _label(_previous_line(text, line_start))
+    if label is None:
+        return None
+    if (field and in_loop) or _ends(text, line_end):
+        return label
+    return None
+
+
+def _label(line: str, words: int = MAX_LABEL_WORDS) -> str | None:
+    match = _HEADING.match(line) or _LABEL.match(line)
+    label = match.group("label") if match else ""
+    if not label or len(label.split()) > words or _SENTENCE_END.search(label) or _INSTRUCTION.match(label):
+        return None  # a sentence that ends in a colon ("Close the old ones. Their comments:") is prose
+    return label
+
+
+def _previous_line(text: str, line_start: int) -> str:
+    """The nearest line above that is not blank."""
+    above = text[:line_start].rstrip()
+    return above[above.rfind("\n") + 1:]
+
+
+def _ends(text: str, line_end: int) -> bool:
+    """Whether the block ends at ``line_end``: nothing but blanks follow, or the next line that
+    is not blank opens another section (a heading, a label line, a rule, a tag, a field)."""
+    rest = text[line_end:].lstrip()
+    if not rest:
+        return True
+    line = rest[:rest.find("\n")] if "\n" in rest else rest
+    return _HEADING.match(line) is not None or _label(line) is not None or _BOUNDARY.match(line) is not None

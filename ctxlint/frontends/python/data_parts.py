@@ -1,0 +1,36 @@
+"""What the code marks as data rather than text to label: a value sent in a tool-role message (the
+role says it is a tool's result), and content encoded into something no model reads as
+instructions (base64, an image or audio part with its media type)."""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.literals import string_value
+
+# The evidence of a name the function sends back as a tool's result, and nothing else.
+SENT_AS_TOOL_RESULT = "a tool result"
+
+
+def sent_in_its_own_role(message: ast.Dict) -> bool:
+    """A chat message whose role is the tool's, or decided at run time (`message.role`): a name
+    it sends is known as a tool result only because the code sends it in the tool role, which
+    marks it as data; as such a message's content it is not pasted into anyone's text."""
+    for key, value in zip(message.keys, message.values, strict=True):
+        if key is not None and string_value(key) == "role":
+            return string_value(value) not in ("system", "developer", "user", "assistant")
+    return False
+
+
+# Calls that encode content into text no model reads as instructions.
+ENCODERS = ("b64encode", "urlsafe_b64encode", "standard_b64encode", "b32encode", "b16encode", "hexlify")
+_MEDIA_TYPE_KEYWORDS = ("mime_type", "media_type", "mimetype", "mimeType", "content_type")
+
+
+def encodes(call: ast.Call, name: str) -> bool:
+    """Whether the call (whose last name is ``name``) turns its arguments into something no model
+    reads as instructions: base64 text, or a part with a literal media type that is not text
+    (`Part.from_bytes(data=raw, mime_type="image/jpeg")`)."""
+    return name in ENCODERS or any(
+        k.arg in _MEDIA_TYPE_KEYWORDS and (string_value(k.value) or "").startswith(("image/", "audio/", "video/"))
+        for k in call.keywords)

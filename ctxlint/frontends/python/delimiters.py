@@ -1,0 +1,69 @@
+"""Formatters that delimit: a project function whose return wraps every value it prints in a tag
+pair (``f"<chunk_{i}>\\n{chunk}\\n</chunk_{i}>"`` added up in a loop, or joined), so the text it
+returns is labelled wherever a prompt takes it (a ``.format`` field, a render site)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from ctxlint.frontends.python.knowledge import ADDS
+from ctxlint.frontends.python.values import Binding, Env
+
+_PLACEHOLDER = "\x00"
+# An opening tag, its content, and the closing tag of the same name (a name may hold a value).
+_TAG = re.compile(r"<[^<>]*>")
+# (`<\Document {i}>` closes too: a slip the model reads as the closing tag it is meant to be.)
+_PAIR = re.compile(r"<(?P<name>[A-Za-z_][^\s<>/\\]*)(?:\s[^<>]*)?>(?P<body>.*?)<[/\\](?P=name)(?:\s[^<>]*)?>",
+                   re.DOTALL)
+
+
+def wrapping_tag(pieces: list[ast.expr]) -> str | None:
+    """The tag that wraps every value the text built from ``pieces`` prints, or None when some
+    value stands outside a tag pair (or no piece prints a value)."""
+    tag = None
+    for piece in pieces:
+        if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+            continue
+        if not isinstance(piece, ast.JoinedStr):
+            return None
+        text = "".join(str(p.value) if isinstance(p, ast.Constant) else _PLACEHOLDER for p in piece.values)
+        inside = 0
+        for match in _PAIR.finditer(text):
+            inside += _TAG.sub("", match.group("body")).count(_PLACEHOLDER)
+            tag = match.group("name").replace(_PLACEHOLDER, "…")
+        # Values in the tags themselves (`<chunk_{i}>`) are part of the delimiter, not content.
+        if _TAG.sub("", text).count(_PLACEHOLDER) > inside:
+            return None
+    return tag
+
+
+def built_from(node: ast.expr, env: Env, resolve: Callable[[ast.AST, Env], Binding | None],
+               depth: int = 0) -> list[ast.expr]:
+    """The string pieces a returned value is built from: a literal or f-string, a name's value
+    and what is added to it (``text += f"..."``), both sides of ``+``, or the items of a
+    ``"sep".join(...)`` over a comprehension. Anything else is itself (and not a string piece)."""
+    if depth > 3:
+        return [node]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return built_from(node.left, env, resolve, depth + 1) + built_from(node.right, env, resolve, depth + 1)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+            and len(node.args) == 1):
+        items = node.args[0]
+        if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+            return built_from(items.elt, env, resolve, depth + 1)
+        return built_from(items, env, resolve, depth + 1)
+    if isinstance(node, ast.List):
+        return [p for e in node.elts for p in built_from(e, env, resolve, depth + 1)]
+    if isinstance(node, ast.Name):
+        binding = resolve(node, env)
+        if binding is None or binding.owner is not None:
+            return [node]
+        pieces = built_from(binding.value, binding.env, resolve, depth + 1)
+        for extra in binding.extras:
+            if extra.kind not in ADDS or extra.value is None:
+                return [node]  # reassigned: what it ends as is not read here
+            pieces += built_from(extra.value, binding.env, resolve, depth + 1)
+        return pieces
+    return [node]
