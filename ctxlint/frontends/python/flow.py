@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
@@ -333,26 +334,11 @@ class Flow(Ordering):
             finally:
                 self.m.leave(binding.value)
         if isinstance(node, (ast.List, ast.Tuple)):
-            values = []
-            for element in node.elts:
-                if isinstance(element, ast.Starred):
-                    return False, None
-                ok, value = self.literal(element, env)
-                if not ok:
-                    return False, None
-                values.append(value)
-            return True, values
-        if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"):
-            entries = self.containers.dict_entries(node, env)
-            if entries is None:
+            if any(isinstance(element, ast.Starred) for element in node.elts):
                 return False, None
-            result = {}
-            for key, (value_node, value_env, _) in entries.items():
-                ok, value = self.literal(value_node, value_env)
-                if not ok:
-                    return False, None
-                result[key] = value
-            return True, result
+            return literal_list(node.elts, env, self.literal)
+        if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"):
+            return literal_dict(self.containers.dict_entries(node, env), self.literal)
         return False, None
 
     def literal_str(self, node: ast.expr | None, env: Env) -> str | None:

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.code.assigns import owner, seen_at
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
@@ -209,7 +210,7 @@ class Scopes(Component):
               and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
             # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries)
             name = target.value.id
-            home = self.owner(name, scope)
+            home = owner(name, scope)
             where = scope if home is not scope else None
             self.record(name, Assign("setitem", value, end, loops, home, target, where=where))
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -232,17 +233,6 @@ class Scopes(Component):
         elif isinstance(target, ast.Starred):
             self.unknowable(target.value, scope, statement, loops)
 
-    def owner(self, name: str, scope: Scope) -> Scope:
-        """The scope a mutated name lives in (``TOOLS.append`` in a function changes the module's)."""
-        current: Scope | None = scope
-        while current is not None:
-            if name in current.assigns or name in current.params:
-                return current
-            current = current.parent
-            while current is not None and current.kind == "class":
-                current = current.parent
-        return scope
-
     def mutation(self, call: ast.Call, scope: Scope, loops: Loops) -> None:
         func = call.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
@@ -253,18 +243,18 @@ class Scopes(Component):
                 if kind == "insert" and not (len(call.args) == 2 and isinstance(first, ast.Constant)
                                              and first.value == 0 and not isinstance(first.value, bool)):
                     kind = "append"
-                home = self.owner(name, scope)
+                home = owner(name, scope)
                 self.record(name, Assign(kind, call.args[-1], self.m.end(call), loops, home, func.value,
                                          where=scope if home is not scope else None))
             elif method in ("format", "format_map"):
                 self.m.format_receivers.add(name)
             elif method in ("update", "setdefault"):  # settings.update(max_tokens=...): keys added to a dict
-                home = self.owner(name, scope)
+                home = owner(name, scope)
                 self.record(name, Assign(method, call, self.m.end(call), loops, home, func.value,
                                          where=scope if home is not scope else None))
             elif method in self.m.catalogue.appenders and call.args:
                 # history.add_user_message(text): a message added to the receiver (Semantic Kernel)
-                home = self.owner(name, scope)
+                home = owner(name, scope)
                 self.record(name, Assign("append", call, self.m.end(call), loops, home, func.value,
                                          where=scope if home is not scope else None))
         if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") and isinstance(
@@ -272,7 +262,7 @@ class Scopes(Component):
             self.m.format_receivers.add(func.value.attr)
         if self.m.qualified(func) == "random.shuffle" and call.args and isinstance(call.args[0], ast.Name):
             target = call.args[0]
-            home = self.owner(target.id, scope)
+            home = owner(target.id, scope)
             self.record(target.id, Assign("shuffle", call, self.m.end(call), loops, home, target,
                                           where=scope if home is not scope else None))
 
@@ -298,9 +288,7 @@ class Scopes(Component):
                 # (generated code, `PROMPT += PROMPT`) spends the module's budget, not minutes.
                 if not self.m.step(len(records)):
                     return None
-                visible = [r for r in records if not first or at is None or r.end <= at
-                           or (r.kind != "=" and self.carried(r, at))]
-                index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
+                visible, index = seen_at(records, at, first, self.carried)
                 if index is not None:
                     base = visible[index]
                     if base.value is None:

@@ -16,6 +16,7 @@ the wrapper takes from its caller and is not given is the caller's finding.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -59,20 +60,25 @@ class Summary:
 class Wrappers(Component):
     def requests(self) -> list[Request]:
         """One request for each call of a project function that sends one."""
-        found: list[Request] = []
-        for call, scope in self.m.calls:
+        return [self.apply(summary, reader, call, env, target)
+                for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING)]
+
+    def wrapped_calls(self, calls: list[tuple[ast.Call, Scope]], depth: int) -> Iterator[
+            tuple[ast.Call, Env, tuple[Analyzer | None, FunctionNode, Scope, bool], Analyzer, Summary]]:
+        """The calls among ``calls`` of project functions that send a request (looked for ``depth``
+        calls deep): each with its function, the analyzer that reads it and what it sends."""
+        for call, scope in calls:
             if id(call) in self.m.sink_calls or last_name(call.func) is None:
                 continue
             env = Env(scope)
             target = self.callee(call, env)
             if target is None:
                 continue
-            owner, fn, fn_scope, method = target
+            owner, fn, fn_scope, _ = target
             reader = owner if owner is not None else self.m.analyzer
-            summary = reader.wrappers.summary(fn, fn_scope, MAX_WRAPPING)
+            summary = reader.wrappers.summary(fn, fn_scope, depth)
             if summary is not None:
-                found.append(self.apply(summary, reader, call, env, (owner, fn, fn_scope, method)))
-        return found
+                yield call, env, target, reader, summary
 
     # ---- at the call site ----------------------------------------------------------------------------
 
@@ -202,20 +208,10 @@ class Wrappers(Component):
                 return self._summarise(fn, scope, call, env, matched[0], request)
         if depth <= 1:
             return None
-        for call, call_scope in calls:
-            if id(call) in self.m.sink_calls or last_name(call.func) is None:
-                continue
-            env = Env(call_scope)
-            target = self.callee(call, env)
-            if target is None:
-                continue
-            owner, inner_fn, inner_scope, _ = target
-            reader = owner if owner is not None else self.m.analyzer
-            inner = reader.wrappers.summary(inner_fn, inner_scope, depth - 1)
-            if inner is not None:
-                request = self.apply(inner, reader, call, env, target)
-                return replace(inner, function=fn, request=request, params=_params(fn),
-                               limit_param=_param_named(fn, inner, call), kwargs=_kwargs(fn, call))
+        for call, env, target, reader, inner in self.wrapped_calls(calls, depth - 1):
+            request = self.apply(inner, reader, call, env, target)
+            return replace(inner, function=fn, request=request, params=_params(fn),
+                           limit_param=_param_named(fn, inner, call), kwargs=_kwargs(fn, call))
         return None
 
     def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, sink: Sink,

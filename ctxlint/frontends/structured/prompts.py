@@ -192,17 +192,27 @@ def _prompt_request(ctx: Context, fields: dict, keys: list[str], role: tuple[Rol
     )
 
 
-_SK_FORMATS = {"semantic-kernel": "sk", "handlebars": "handlebars", "jinja2": "jinja", "liquid": "jinja"}
-
-
-def _semantic_kernel(ctx: Context, root: Node) -> Request | None:
-    """Semantic Kernel prompt YAML: one template, its format and its execution settings."""
+def _string_template(root: Node) -> tuple[dict[str, tuple[Node, Node]], Node] | None:
+    """A mapping's fields and its ``template`` when that is a string (a Semantic Kernel prompt
+    or a serialised LangChain template may be one), or None."""
     fields = root.fields
     if fields is None:
         return None
     template = fields.get("template", (None, None))[1]
     if template is None or template.kind != "string":
         return None
+    return fields, template
+
+
+_SK_FORMATS = {"semantic-kernel": "sk", "handlebars": "handlebars", "jinja2": "jinja", "liquid": "jinja"}
+
+
+def _semantic_kernel(ctx: Context, root: Node) -> Request | None:
+    """Semantic Kernel prompt YAML: one template, its format and its execution settings."""
+    found = _string_template(root)
+    if found is None:
+        return None
+    fields, template = found
     if not ({"template_format", "execution_settings"} & fields.keys()):
         return None
     if "_type" in fields:
@@ -243,12 +253,10 @@ _LANGCHAIN_FORMATS = {"f-string": "format", "jinja2": "jinja", "mustache": "hand
 
 def _langchain(ctx: Context, root: Node) -> Request | None:
     """A serialised LangChain ``PromptTemplate`` (``_type: prompt``), f-string by default."""
-    fields = root.fields
-    if fields is None:
+    found = _string_template(root)
+    if found is None:
         return None
-    template = fields.get("template", (None, None))[1]
-    if template is None or template.kind != "string":
-        return None
+    fields, template = found
     variables = root.value.get("input_variables")
     if root.value.get("_type") != "prompt" and not (
             isinstance(variables, list) and all(isinstance(v, str) for v in variables)):

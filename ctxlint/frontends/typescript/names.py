@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Assign, Binding, Env, Item, Scope, Timeline
@@ -34,9 +35,7 @@ class Names:
                 if len(records) > TIMELINE_FROM:
                     visible, index = self.timeline(records).before(at if first else None, self.carried)
                 else:
-                    visible = [r for r in records if not first or at is None or r.end <= at
-                               or (r.kind != "=" and self.carried(r, at))]
-                    index = max((i for i, r in enumerate(visible) if r.kind == "="), default=None)
+                    visible, index = seen_at(records, at, first, self.carried)
                 if index is not None:
                     base = visible[index]
                     if base.value is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ctxlint.frontends.code.assigns import owner
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, LOOP_CALLBACKS, MAX_DEPTH, Node
 from ctxlint.frontends.typescript.syntax import named_children
@@ -82,7 +83,7 @@ class Scopes:
         if left is not None and right is not None:
             if left.type == "identifier":
                 name = self.m.code(left)
-                self.record(name, Assign("=", right, node.end_byte, loops, self.owner(name, scope), left))
+                self.record(name, Assign("=", right, node.end_byte, loops, owner(name, scope), left))
             self.estimates.estimate_context(self.m.dotted(left), right)
         return False
 
@@ -92,7 +93,7 @@ class Scopes:
         if left is not None and right is not None and left.type == "identifier" and (
                 operator is None or self.m.code(operator) == "+="):
             name = self.m.code(left)
-            self.record(name, Assign("+=", right, node.end_byte, loops, self.owner(name, scope), left))
+            self.record(name, Assign("+=", right, node.end_byte, loops, owner(name, scope), left))
         return False
 
     def _index_return(self, node: Node, scope: Scope, loops, depth: int, function: str | None) -> bool:
@@ -297,14 +298,6 @@ class Scopes:
         for name in self.pattern_names(target):
             self.record(name, Assign("=", None, statement.start_byte, loops, scope, target))
 
-    def owner(self, name: str, scope: Scope) -> Scope:
-        current: Scope | None = scope
-        while current is not None:
-            if name in current.assigns or name in current.params:
-                return current
-            current = current.parent
-        return scope
-
     def mutation(self, call: Node, scope: Scope, loops) -> None:
         function = self.m.field(call, "function")
         if function is None or function.type != "member_expression":
@@ -316,7 +309,7 @@ class Scopes:
         if method not in ("push", "unshift"):
             return
         name = self.m.code(receiver)
-        home = self.owner(name, scope)
+        home = owner(name, scope)
         for arg in self.m.args(call):
             if arg.type == "spread_element":
                 inner = arg.named_children[0] if arg.named_children else arg

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
+from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Piece, in_loop, strip
 from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEMPLATE_TAGS, Node
 from ctxlint.frontends.typescript.names import Names
@@ -240,28 +241,12 @@ class Strings:
             finally:
                 self.m.leave(binding.value)
         if kind == "array":
-            values = []
-            for element in node.named_children:
-                if element.type == "comment":
-                    continue
-                if element.type == "spread_element":
-                    return False, None
-                ok, value = self.literal(element, env)
-                if not ok:
-                    return False, None
-                values.append(value)
-            return True, values
-        if kind == "object":
-            entries = self.names.entries(node, env)
-            if entries is None:
+            elements = [e for e in node.named_children if e.type != "comment"]
+            if any(e.type == "spread_element" for e in elements):
                 return False, None
-            result = {}
-            for key, (value_node, value_env, _) in entries.items():
-                ok, value = self.literal(value_node, value_env)
-                if not ok:
-                    return False, None
-                result[key] = value
-            return True, result
+            return literal_list(elements, env, self.literal)
+        if kind == "object":
+            return literal_dict(self.names.entries(node, env), self.literal)
         if kind == "call_expression":
             callee = self.m.unwrap(self.m.field(node, "function"))
             name = (self.m.qualified(callee) or "") if callee is not None else ""
