@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, PREVIEW_RULE
+
 
 def _pack(project):
     project.write({
@@ -97,3 +99,26 @@ def test_test_paths_can_be_replaced_or_extended(project):
     ])
     assert json.loads(extended.stdout) == []
     assert [f["path"] for f in json.loads(replaced.stdout)] == ["other/tests/request.json"]
+
+
+# What ctxlint exists for, as a new user writes it (tests/data/plain_project), checked with no
+# configuration at all (issue 23): a clock and an id before a system prompt's rules in a
+# template, in Python and in TypeScript, a serialisation whose key order comes from outside in a
+# cached prefix, a web page pasted with no label, and a tool whose `required` names a property
+# it does not define.
+PLAIN_PROJECT = Path(__file__).parent / "data" / "plain_project"
+
+
+def test_a_plain_check_reports_what_ctxlint_is_for(project):
+    project.write({p.relative_to(PLAIN_PROJECT).as_posix(): p.read_text(encoding="utf-8")
+                   for p in PLAIN_PROJECT.rglob("*") if p.is_file()})
+    project.preview = False
+    run = project.run("check", "--output-format", "json")
+    found = sorted((f["path"], f["line"], f["code"]) for f in json.loads(run.stdout))
+    assert run.code == 1
+    assert found == [
+        ("app/agent.py", 14, "CTX101"), ("app/agent.py", 26, "CTX102"), ("app/agent.py", 34, "CTX103"),
+        ("app/agent.py", 34, "CTX401"), ("app/agent.py", 34, "CTX402"), ("app/agent.py", 46, "CTX401"),
+        ("prompts/system.j2", 1, "CTX101"), ("prompts/triage.j2", 1, "CTX102"), ("tools.json", 1, "CTX505"),
+        ("web/system.ts", 10, "CTX101"), ("web/triage.ts", 9, "CTX102"),
+    ]

@@ -1,0 +1,47 @@
+import json
+import uuid
+from datetime import datetime
+
+import anthropic
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+claude = anthropic.Anthropic()
+
+
+def answer(question: str) -> str:
+    system = (f"Today is {datetime.now().isoformat()}. You are the support assistant for Northwind. "
+              "Answer in two sentences, never promise a refund, and hand the conversation to a person "
+              "when the customer asks for one.")
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+def triage(ticket: str) -> str:
+    reply = claude.messages.create(
+        model="claude-sonnet-4-5", max_tokens=300,
+        system=f"Session {uuid.uuid4()}. You triage support tickets for Northwind into billing, shipping "
+               "or product questions, and answer with the category name only.",
+        messages=[{"role": "user", "content": ticket}])
+    return reply.content[0].text
+
+
+def plan(question: str) -> str:
+    settings = requests.get("https://config.example.com/assistant", timeout=5).json()
+    system = (f"Settings: {json.dumps(settings)}\nYou plan the next support step for Northwind. Use at most "
+              "three steps, never promise a refund, and say which team owns each step.")
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+def summarise(url: str) -> str:
+    page = requests.get(url, timeout=10).text
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "user", "content": f"Summarise this page: {page} Keep it to three bullets."}])
+    return reply.choices[0].message.content
