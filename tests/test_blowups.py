@@ -82,7 +82,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int, dict[str, int]]] = {
     # 200 KB: 18 s, each opening line searching the rest of the file for its closing line (found by
     # benchmarks/fuzz.py; work in C, which the step count misses).
     "unclosed Markdown fences": ("prompts/support.md", lambda n: "Reply like this:\n```json\n"
-                                 '{"answer": "{date}"}\n' * n, 6_000, {"CTX101": 1}),
+                                 '{"answer": "{timestamp}"}\n' * n, 6_000, {"CTX101": 1}),
     # A `$page` placeholder on each of 150,000 lines of a text prompt, 940 KB: 9 s and 275 MB, a slot
     # and a piece of text each (found by benchmarks/fuzz.py).
     "placeholders in a text prompt": ("prompts/browse.txt", lambda n: "Summarise the page for the user.\n"

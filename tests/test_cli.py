@@ -213,7 +213,7 @@ def test_hash_lines_in_template_text_do_not_suppress(project):
         "hash.j2": "# ctxlint: ignore[CTX101]\n" + CLOCK,
         "hash-trailing.j2": "Current time: {{ now() }} # ctxlint: ignore[CTX101]\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
         "body.prompty": "---\nname: Support\nmodel:\n  parameters:\n    max_tokens: 400\n---\nsystem:\n"
-                        "# ctxlint: ignore[CTX101]\nToday is {{ today }}. You answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+                        "# ctxlint: ignore[CTX101]\nToday is {{ now() }}. You answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
     })
     run = project.run("check")
     assert run.located == [
@@ -293,7 +293,8 @@ def test_rule_listing_and_pages(project):
     assert headings == ["What it does", "Why it matters", "Example", "Use instead", "Options", evidence, "Defaults"]
     kinds = lines[lines.index(evidence) + 1 : lines.index("Defaults") - 1]
     assert [line.split()[:2] for line in kinds] == [[k, s.confidence.value] for k, s in rule.evidence.items()]
-    assert kinds[0] == "    call               high    a call that changes on every call, before static text"
+    call = rule.evidence["call"]
+    assert kinds[0] == f"    {'call':<{len(max(rule.evidence, key=len))}}  high    {call.says} [{call.measured}]"
     sections = dict(zip(("what", "why", "example", "instead", "options"), headings))
     for key, heading in sections.items():
         start = lines.index(heading) + 1

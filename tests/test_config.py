@@ -290,8 +290,8 @@ def test_rule_options_and_severity(project):
         "a.j2": "Build {{ build_stamp }}\nYou are the release assistant. Summarise the changes since the last "
                 "release for customers, grouped by product area, and leave out internal refactors.\n",
         "b.j2": CLOCK_TEMPLATE,  # a call: `calls` keeps its default
-        # `today` is no longer a name
-        "c.j2": "Today is {{ today }}.\nYou are the support assistant. Answer questions about orders, returns "
+        # `current_time` is no longer a name
+        "c.j2": "Time now {{ current_time }}.\nYou are the support assistant. Answer questions about orders, returns "
                 "and delivery times, and hand anything else to a human agent.\n",
     })
     custom, error_level, by_name = project.run_many([
@@ -389,7 +389,7 @@ def test_every_list_extends_or_replaces(project):
             '[rules.CTX101]\nextend-names = ["build_stamp"]\n'
         ),
         "a.tmpl": "Build {{ build_stamp }}\n" + PERSONA,  # an added name
-        "b.j2": "Today is {{ today }}.\n" + PERSONA,  # a default name still
+        "b.j2": "Time now {{ current_time }}.\n" + PERSONA,  # a default name still
         "notes/c.md": b"Caf\xe9\n",  # read as text: CTX001 for the bad byte
         "prompts/d.md": b"Caf\xe9\n",  # the default text globs still apply
         "e.prompty": NO_RESERVE_PROMPTY,  # CTX201 is not selected

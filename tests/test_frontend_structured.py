@@ -221,7 +221,7 @@ def test_agent_yaml_prompt_keys_become_requests_with_roles():
     assert not system.declares_settings and system.model == "gpt-4o" and system.output_limit.value == 1200
     (date,) = system.slots()
     assert where(date.span) == (8, 16, 8, 34)
-    assert source_at("yaml_prompts/agent.yaml", date.span) == "{{ current_date }}"
+    assert source_at("yaml_prompts/agent.yaml", date.span) == "{{ current_time }}"
     assert source_at("yaml_prompts/agent.yaml", user.slots()[0].span) == "{{ topic }}"
     (words,) = instructions.slots()  # a folded block: still the right line and column
     assert source_at("yaml_prompts/agent.yaml", words.span) == "{{ max_words }}"

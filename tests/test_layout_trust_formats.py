@@ -31,7 +31,6 @@ EXPECTED = {
     # Jinja (a bare template: its role is decided by the code that sends it, so no CTX402)
     "rag_answer.j2": [
         (5, 11, "CTX303"),  # the question before the document loop
-        (9, 1, "CTX205"),  # doc.body[:3000], nothing says it was cut
         (9, 1, "CTX403"),  # inside <document> but not escaped
         (11, 1, "CTX301"),  # a rule repeated inside the loop
     ],
@@ -61,7 +60,6 @@ EXPECTED = {
     "agent_request_clean.yaml": [],  # the rule restated after the documents; a tool message needs no tags
     # Python
     "rag_service.py": [
-        (18, 15, "CTX205"),  # page[:MAX_PAGE_CHARS]
         (22, 18, "CTX401"),  # the fetched page (requests.get(...).text, through fetch()) ...
         (22, 18, "CTX402"),  # ... raw in the system prompt
         (30, 55, "CTX302"),  # "at most four sentences" restated as "three"
@@ -94,7 +92,7 @@ def test_every_format_has_a_file_with_findings_and_a_clean_one():
 
 
 def test_messages_name_the_source_and_the_place():
-    settings = Settings(root=DATA)
+    settings = Settings(root=DATA, confidence="low")  # a plain cut is low confidence (measured: 5 of 10 right)
     linter = Linter(settings, CATALOGUE, select=["CTX402", "CTX205"])
     text = (DATA / "rag_service.py").read_text()
     messages = {f.code: f.message for f in linter.lint_text(text, "rag_service.py", "rag_service.py", "python")}
@@ -242,7 +240,7 @@ SYSTEM_PROMPT = f"Context: {requests.get('https://example.com').text}"
 
 def cuts(source: str) -> list[tuple[int, int, str]]:
     """CTX205's findings: the cuts with no marker after them, where each cut is made."""
-    linter = Linter(Settings(root=DATA), CATALOGUE, select=["CTX205"])
+    linter = Linter(Settings(root=DATA, confidence="low"), CATALOGUE, select=["CTX205"])
     found = linter.lint_text(source, "service.py", "service.py", "python")
     return sorted((f.span.line, f.span.column, f.message.split("`")[1]) for f in found)
 
