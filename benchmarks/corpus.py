@@ -375,7 +375,8 @@ def _measured_kind(line: str, code: str, per_kind: dict) -> str:
     tally = per_kind.get(f"{code}/{match[2]}") if match else None
     if match is None or tally is None or not tally.judged:
         return line
-    measured = f"{tally.true} of {tally.judged} right ({tally.strict:.0%})"
+    debatable = f", {tally.debatable} debatable" if tally.debatable else ""
+    measured = f"{tally.true} of {tally.judged} right{debatable} ({tally.strict:.0%})"
     return f"{match[1]}, measured: \"{measured}\"}}\n"
 
 
