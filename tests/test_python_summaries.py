@@ -98,3 +98,24 @@ def test_a_caller_that_passes_the_limit_is_fine(tmp_path):
     agent.write_text(agent.read_text().replace("context=page)", "context=page, max_tokens=400)"), encoding="utf-8")
     code, found = _check(root, "app/research.py")
     assert [f["code"] for f in found] == ["CTX401"]
+
+
+def test_one_file_reads_a_bounded_number_of_other_modules(tmp_path):
+    """A module that calls functions of 60 other modules reads at most as many as are kept
+    (reading more would push out ones it still needs, and read them again and again), and says
+    so in a notice instead of taking minutes."""
+    from ctxlint.frontends.python.project import MAX_MODULES
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    for i in range(60):
+        (tmp_path / "app" / f"step_{i}.py").write_text(f"def run_{i}(text):\n    return text.upper()\n")
+    main = "from openai import OpenAI\n\n" + "".join(f"from app.step_{i} import run_{i}\n" for i in range(60))
+    main += "\nclient = OpenAI()\n\n\ndef pipeline(text):\n" + "".join(f"    text = run_{i}(text)\n" for i in range(60))
+    main += ('    return client.chat.completions.create(model="gpt-4o", max_tokens=100,\n'
+             '                                          messages=[{"role": "user", "content": text}])\n')
+    (tmp_path / "app" / "main.py").write_text(main)
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "app/main.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert f"stopped reading other modules of the project after {MAX_MODULES}" in run.stderr

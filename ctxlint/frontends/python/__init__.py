@@ -84,6 +84,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         return parsed
 
     from ctxlint.frontends.python.analyzer import Analyzer, load_module  # here: a template run never loads it
+    from ctxlint.frontends.python.project import MAX_MODULES
     from ctxlint.frontends.python.unit import MAX_LOOKUPS
 
     project = file = None
@@ -107,4 +108,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if project is not None and project.lookups > MAX_LOOKUPS:
         parsed.notices.append(f"stopped looking up names in other modules after {MAX_LOOKUPS:,} lookups; "
                               "findings that need values defined there may be missing")
+    if project is not None and project.refused:
+        parsed.notices.append(f"stopped reading other modules of the project after {MAX_MODULES}; findings that "
+                              "need functions or values defined in more may be missing")
     return parsed

@@ -43,6 +43,8 @@ class Project:
         self.files: dict[tuple[str, Path, int], Path | None] = {}
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.lookups = 0  # names the file being linted looked up in other modules
+        self.loads = 0  # other modules read for it
+        self.refused = False  # whether one more was needed past MAX_MODULES
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
@@ -119,6 +121,12 @@ class Project:
         if path in self.modules:
             self.modules.move_to_end(path)
             return self.modules[path]
+        if self.loads >= MAX_MODULES:
+            # One file reads at most as many other modules as are kept: past that, each new one
+            # would push out one it still needs and be read again, over and over.
+            self.refused = True
+            return None
+        self.loads += 1
         found = self.load(self, path)
         self.modules[path] = found
         while len(self.modules) > MAX_MODULES:
@@ -132,6 +140,8 @@ class Project:
             if analyzer is not None:
                 analyzer.unit.forget()
         self.lookups = 0
+        self.loads = 0
+        self.refused = False
 
 
 # The class index reads at most this many modules, and reports at most this many subclasses.
