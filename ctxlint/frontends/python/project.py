@@ -86,7 +86,8 @@ class Project:
         other such classes: ``(file, class name)`` in path order. Read once per run from the
         ``class`` lines of the project's modules (a text scan, bounded like the imports)."""
         if self._classes is None:
-            self._classes = _class_index(self.root)
+            self._read_indexes()
+        assert self._classes is not None
         found: list[tuple[Path, str]] = []
         seen = {name}
         queue = [name]
@@ -104,17 +105,31 @@ class Project:
         model may be given its limit that way. Read once per run (a text scan, bounded like
         the class index)."""
         if self._limit_callees is None:
-            self._limit_callees = frozenset().union(*(limit_callees(data) for _, data in
-                                                      _module_files(self.root, b"max_")))
+            self._read_indexes()
+        assert self._limit_callees is not None
         return self._limit_callees
 
     def formatters(self, name: str) -> list[Path]:
         """The modules of the project that call ``name.format(...)`` (or ``format_map``): where
         a prompt constant of that name may be filled. Read once per run, like the classes."""
         if self._formatters is None:
-            self._formatters = _scan(self.root, b".format", _FORMAT_CALL, lambda match, path: [
-                (match.group(1).decode("ascii", "replace"), path)])
+            self._read_indexes()
+        assert self._formatters is not None
         return self._formatters.get(name, [])[:MAX_FORMATTERS]
+
+    def _read_indexes(self) -> None:
+        """The class, limit-keyword and `.format` indexes, from one walk over the project's
+        modules: each file is read once, whichever index is asked for first."""
+        classes: dict[str, list[tuple[Path, str]]] = {}
+        formatters: dict[str, list[Path]] = {}
+        callees: set[str] = set()
+        for path, data in _module_files(self.root, b""):
+            if b"class" in data:
+                _add(classes, _CLASS_LINE.finditer(data), path, _bases)
+            if b".format" in data:
+                _add(formatters, _FORMAT_CALL.finditer(data), path, _formatted)
+            callees |= limit_callees(data)
+        self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
@@ -172,19 +187,20 @@ def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:
                 yield path, data
 
 
-def _class_index(root: Path) -> dict[str, list[tuple[Path, str]]]:
-    """Base class name -> the classes that name it, from every module under ``root``."""
+def _bases(match: re.Match, path: Path) -> list[tuple[str, tuple[Path, str]]]:
+    """A ``class`` line's entries in the class index: each base name -> (file, class name)."""
+    name = match.group(1).decode("ascii", "replace")
+    found = []
+    for base in match.group(2).split(b","):
+        base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
+        if base_name.isidentifier():
+            found.append((base_name, (path, name)))
+    return found
 
-    def bases(match: re.Match, path: Path) -> list[tuple[str, tuple[Path, str]]]:
-        name = match.group(1).decode("ascii", "replace")
-        found = []
-        for base in match.group(2).split(b","):
-            base_name = base.strip().split(b"[")[0].rsplit(b".", 1)[-1].decode("ascii", "replace")
-            if base_name.isidentifier():
-                found.append((base_name, (path, name)))
-        return found
 
-    return _scan(root, b"class", _CLASS_LINE, bases)
+def _formatted(match: re.Match, path: Path) -> list[tuple[str, Path]]:
+    """A ``NAME.format(`` call's entry in the index of where prompt constants are filled."""
+    return [(match.group(1).decode("ascii", "replace"), path)]
 
 
 # The modules a prompt constant's render sites are read from, at most.
@@ -192,18 +208,14 @@ MAX_FORMATTERS = 8
 _FORMAT_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\.\s*format(?:_map)?\s*\(")
 
 
-def _scan(root: Path, marker: bytes, pattern: re.Pattern,
-          entries: Callable[[re.Match, Path], list[tuple[str, T]]]) -> dict[str, list[T]]:
-    """An index of the project's modules by what ``pattern`` finds in their text (``entries``
-    says which keys each match gives), read from at most MAX_INDEXED modules that hold ``marker``."""
-    index: dict[str, list[T]] = {}
-    for path, data in _module_files(root, marker):
-        for match in pattern.finditer(data):
-            for key, entry in entries(match, path):
-                found = index.setdefault(key, [])
-                if not found or found[-1] != entry:
-                    found.append(entry)
-    return index
+def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,
+         entries: Callable[[re.Match, Path], list[tuple[str, T]]]) -> None:
+    """Add what ``matches`` in one module give (``entries``: the keys of each match) to ``index``."""
+    for match in matches:
+        for key, entry in entries(match, path):
+            found = index.setdefault(key, [])
+            if not found or found[-1] != entry:
+                found.append(entry)
 
 
 _LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens)"
