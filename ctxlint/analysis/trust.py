@@ -507,6 +507,13 @@ def unforgeable(label: Label) -> bool:
     return label.kind == "tag" and "…" in label.name
 
 
+def verbatim_word(label: Label, segment: Segment, words: tuple[str, ...]) -> str | None:
+    """The word of the tag's or the slot's name that says code or program output (``code``,
+    ``observation_head``), text that must stay as written; None when neither says so."""
+    named = [label.name, *(segment.slot.names if segment.slot else ())]
+    return _content_word(" ".join(" ".join(_words(name)) for name in named), words)
+
+
 def escaped(segment: Segment, escapes: list[str]) -> bool:
     slot = segment.slot
     candidates = [*slot.filters, *slot.calls] if slot else []

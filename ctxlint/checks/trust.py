@@ -86,8 +86,12 @@ def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
             )
 
 
-@request_check(options={**_TRUST_OPTIONS, "escapes": STRINGS})
+@request_check(options={**_TRUST_OPTIONS, "escapes": STRINGS, "verbatim_words": STRINGS})
 def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
+    """Untrusted content inside a tag that it could close. Code and program output (a tag or slot
+    named ``code``, ``observation``, ``output``...) must reach the model as written, so escaping
+    would garble it: there the advice is a tag named with a per-call nonce, and the finding is its
+    own kind (``verbatim``), measured apart."""
     labels = None
     for index, segment, found in _untrusted(request, ctx):
         labels = trust.labels(request) if labels is None else labels
@@ -100,6 +104,16 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
                  "closes the label early" if label.kind == "tag" else
                  f"sits in an attribute of <{label.name}> but is not escaped: a quote in it ends the "
                  "attribute and the tag")
+        verbatim = trust.verbatim_word(label, segment, tuple(ctx.options["verbatim_words"]))
+        if verbatim is not None and label.kind == "tag":
+            ctx.report(
+                segment.span,
+                f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. Escaping "
+                f"would change {verbatim} text the model must read as written: name the tag with a per-call "
+                f"nonce (`<{label.name}-{{nonce}}>`) that the content cannot guess.",
+                kind="verbatim", evidence=found.evidence,
+            )
+            continue
         ctx.report(
             segment.span,
             f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. "
