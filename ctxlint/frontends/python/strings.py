@@ -93,12 +93,7 @@ class Strings(Component):
         if binding is None:
             return None
         if binding.owner is not None:  # a constant of another module: its text, where it is used here
-            if not self.m.enter(binding.value):
-                return None
-            try:
-                found = binding.owner.strings.text(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            found = self.m.follow_binding(binding, binding.owner.strings.text)
             return None if found is None else self.m.adopt_pieces(found, self.m.span(node))
         key = self.m.binding_key(binding)
         if key in self.m.text_memo:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
@@ -65,7 +66,7 @@ class Positioned(Protocol):
     def end_col_offset(self) -> int | None: ...
 
 
-class Unit:
+class Unit(CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
@@ -357,17 +358,6 @@ class Unit:
         env = binding.env
         return (id(binding.value), id(env.scope), tuple((b.param, id(b.node), id(b.env)) for b in env.bindings),
                 tuple(id(e) for e in binding.extras))
-
-
-    def enter(self, node: object) -> bool:
-        """Guard against cycles (``a = a + b``, recursive functions)."""
-        if id(node) in self.active:
-            return False
-        self.active.add(id(node))
-        return True
-
-    def leave(self, node: object) -> None:
-        self.active.discard(id(node))
 
     def following(self) -> frozenset[int]:
         """The values being followed now: what a result found under the cycle guard depends on."""

@@ -173,12 +173,9 @@ class Strings:
             argument = self.text(args[0], env)
             return dedent(argument) if argument is not None and qualified == "dedent" else argument
         target = self.names.function_for(call, env)
-        if target is None or not self.m.enter(target[0]):
+        if target is None:
             return None
-        try:
-            found = self.text(target[1], target[2])
-        finally:
-            self.m.leave(target[0])
+        found = self.m.follow(target[0], self.text, target[1], target[2])
         if found is not None:
             self.m.consumed.add(target[1].id)
         return found
@@ -234,12 +231,9 @@ class Strings:
                 imported = self.names.imported_constant(self.m.code(node))
                 return (imported[0].strings.literal(imported[1], imported[2]) if imported is not None
                         else (False, None))
-            if binding is None or binding.extras or binding.part is not None or not self.m.enter(binding.value):
+            if binding is None or binding.extras or binding.part is not None:
                 return False, None
-            try:
-                return self.literal(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            return self.m.follow(binding.value, self.literal, binding.value, binding.env, otherwise=(False, None))
         if kind == "array":
             elements = [e for e in node.named_children if e.type != "comment"]
             if any(e.type == "spread_element" for e in elements):
