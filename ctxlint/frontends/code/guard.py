@@ -15,6 +15,7 @@ class CycleGuard:
     ``active`` and says what identifies a value (``guard_key``)."""
 
     active: set[Any]
+    consumed: set[int]  # values some request already includes
 
     @staticmethod
     def guard_key(node: Any) -> Any:
@@ -46,6 +47,23 @@ class CycleGuard:
             return read(*args)
         finally:
             self.leave(node)
+
+    def follow_apart(self, node: Any, read: Callable[..., T], *args: Any,
+                     merge: bool) -> tuple[T, set[int]] | None:
+        """``follow``, with what the reading consumes collected apart, to be kept with a memo of
+        its result: (the result, what it consumed), or None in a cycle. ``merge`` adds what it
+        consumed to what the reading around it consumed, whatever happens."""
+        if not self.enter(node):
+            return None
+        outer, self.consumed = self.consumed, set()
+        try:
+            found = read(*args)
+        finally:
+            self.leave(node)
+            consumed, self.consumed = self.consumed, outer
+            if merge:
+                outer |= consumed
+        return found, consumed
 
     def follow_binding(self, binding: Bound, read: Callable[..., T], *args: Any) -> T | None:
         """``read(value, env, *args)`` of what a name is bound to, or None in a cycle."""

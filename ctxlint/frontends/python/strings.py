@@ -99,15 +99,11 @@ class Strings(Component):
         if key in self.m.text_memo:
             found, consumed = self.m.text_memo[key]
         else:
-            if not self.m.enter(binding.value):
+            followed = self.m.follow_apart(binding.value, self.binding_text, binding, merge=False)
+            if followed is None:
                 return None
-            outer, self.m.consumed = self.m.consumed, set()
-            try:
-                found = self.binding_text(binding)
-            finally:
-                self.m.leave(binding.value)
-                consumed, self.m.consumed = self.m.consumed, outer
-            self.m.text_memo[key] = (found, consumed)
+            self.m.text_memo[key] = followed
+            found, consumed = followed
         if found is None:
             return None
         self.m.consumed.update(consumed)

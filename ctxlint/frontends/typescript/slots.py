@@ -118,22 +118,20 @@ class Slots:
         if kept is not None:
             self.m.consumed |= kept[1]
             return kept[0]
-        if not self.m.enter(binding.value):
+        followed = self.m.follow_apart(binding.value, self._bound_facts, binding, merge=True)
+        if followed is None:
             return None
-        outer, self.m.consumed = self.m.consumed, set()
-        try:
-            inner = self.facts(binding.value, binding.env)
-            for extra in binding.extras:
-                if extra.value is not None:
-                    self.facts(extra.value, binding.env, inner)
-                if binding.loop_of(extra) is not None:
-                    inner.variable_length = True
-        finally:
-            self.m.leave(binding.value)
-            consumed, self.m.consumed = self.m.consumed, outer
-            outer |= consumed
         if key is not None:
-            self.m.facts_memo[key] = (inner, consumed)
+            self.m.facts_memo[key] = followed
+        return followed[0]
+
+    def _bound_facts(self, binding: Binding) -> Facts:
+        inner = self.facts(binding.value, binding.env)
+        for extra in binding.extras:
+            if extra.value is not None:
+                self.facts(extra.value, binding.env, inner)
+            if binding.loop_of(extra) is not None:
+                inner.variable_length = True
         return inner
 
     def call_facts(self, call: Node, env: Env, acc: Facts) -> None:

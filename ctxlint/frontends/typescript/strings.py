@@ -106,17 +106,12 @@ class Strings:
             found, consumed = self.m.text_memo[key]
             self.m.consumed |= consumed
             return None if found is None else list(found)
-        if not self.m.enter(binding.value):
+        followed = self.m.follow_apart(binding.value, self.bound_text, binding, merge=True)
+        if followed is None:
             return None
-        outer, self.m.consumed = self.m.consumed, set()
-        try:
-            found = self.bound_text(binding)
-        finally:
-            self.m.leave(binding.value)
-            consumed, self.m.consumed = self.m.consumed, outer
-            outer |= consumed
+        found = followed[0]
         if key is not None:
-            self.m.text_memo[key] = (found, consumed)
+            self.m.text_memo[key] = followed
         return None if found is None else list(found)
 
     def bound_text(self, binding: Binding) -> list[Piece] | None:
