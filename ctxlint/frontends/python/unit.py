@@ -18,7 +18,7 @@ from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
-from ctxlint.frontends.python.nodes import children, walk
+from ctxlint.frontends.python.nodes import chain, children, walk
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
@@ -240,17 +240,7 @@ class Unit(CycleGuard):
         """The dotted name of ``node`` with its first part resolved through the imports."""
         return qualify(self.dotted(node), self.imports)
 
-    @staticmethod
-    def chain(node: ast.AST) -> list[str]:
-        """Attribute names from the root down, whatever the root is
-        (``OpenAI().chat.completions.create`` -> ``[chat, completions, create]``)."""
-        names = []
-        while isinstance(node, ast.Attribute):
-            names.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name):
-            names.append(node.id)
-        return names[::-1]
+    chain = staticmethod(chain)
 
     def is_variable(self, dotted: str) -> bool:
         """Whether a dotted name reads data: not a module (``datetime``), not ``self`` alone. An
