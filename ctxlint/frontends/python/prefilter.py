@@ -40,17 +40,6 @@ def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> b
     return bool(_LEN.search(text) and _TOKEN.search(text)) or bool(_OUTPUT_CUT.search(text))
 
 
-def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
-    """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
-    a submodule, ``from google import genai``."""
-    names = "|".join(sorted(re.escape(r) for r in roots))
-    submodules = ""
-    for root in sorted(r for r in roots if "." in r):
-        parent, _, last = root.rpartition(".")
-        submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
-    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)
-
-
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):
 # such modules hold no prompt a person writes, and can be megabytes long.
 _GENERATED = re.compile(
