@@ -276,7 +276,7 @@ def special_file(mode: int) -> str | None:
     return next((name for test, name in _KINDS if test(mode)), None)
 
 
-def _relative(path: Path, base: Path) -> str | None:
+def relative(path: Path, base: Path) -> str | None:
     """``path`` relative to ``base`` as a POSIX string ("" for base itself), or None."""
     try:
         rel = path.relative_to(base).as_posix()
@@ -294,7 +294,7 @@ def _git_top(directory: Path, root: Path) -> Path:
     for d in (directory, *directory.parents):
         if (d / ".git").exists():  # a file, not a directory, in worktrees and submodules
             return d
-    return root if _relative(directory, root) is not None else directory
+    return root if relative(directory, root) is not None else directory
 
 
 class _Walk:
@@ -321,10 +321,10 @@ class _Walk:
             path = stack.pop()
             scope = self.scope_for(path)
             include, exclude = self.matchers(scope)
-            rel = _relative(path, scope.root)
+            rel = relative(path, scope.root)
             if rel is None:
-                rel = _relative(path, default_base) or ""
-            grel = _relative(path, top) or ""
+                rel = relative(path, default_base) or ""
+            grel = relative(path, top) or ""
             try:
                 with os.scandir(path) as it:
                     entries = sorted(it, key=lambda e: e.name)
@@ -414,7 +414,7 @@ def collect(
             walk.other(given)
             continue
         scope = scope_for(given.parent)
-        rel = _relative(given, scope.root)
+        rel = relative(given, scope.root)
         if not _glob_set(scope.exclude)(given.name if rel is None else rel):
             walk.out.add(given.resolve())
     return sorted(walk.out)

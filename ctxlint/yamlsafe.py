@@ -44,17 +44,22 @@ class Document:
 
     def locate(self, *path: str) -> yaml.Node | None:
         """The key node at ``path`` (e.g. ``"model", "parameters", "max_tokens"``), or None."""
-        node, key_node = self.node, None
-        for key in path:
-            if not isinstance(node, yaml.MappingNode):
-                return None
-            for k, v in node.value:
-                if isinstance(k, yaml.ScalarNode) and k.value == key:
-                    key_node, node = k, v
-                    break
-            else:
-                return None
-        return key_node
+        return locate(self.node, *path)
+
+
+def locate(node: yaml.Node | None, *path: str) -> yaml.Node | None:
+    """The key node at ``path`` below a mapping node, or None."""
+    key_node = None
+    for key in path:
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                key_node, node = k, v
+                break
+        else:
+            return None
+    return key_node
 
 
 def load(text: str) -> Document:

@@ -105,3 +105,44 @@ def test_no_import_cycle_in_ctxlint():
     for name in sorted(graph):
         visit(name, [])
     assert cycles == []
+
+
+# The layers of ctxlint, lowest first; a module belongs to the layer of the longest name that
+# contains it. Each layer may import its own and those below it, and nothing above.
+LAYERS = (
+    # data and helpers every part uses: the model, numbers, YAML and TOML reading, discovery and
+    # globs, results, git, token counting and the model table, the providers' API shapes
+    ("", "numbers", "model", "markers", "yamlsafe", "tomlpos", "discover", "results", "git", "changes", "fix",
+     "tokens", "tokenindex", "providers"),
+    # what is declared in files: the rule catalogue, the framework catalogue, budget declarations
+    ("catalogue", "frameworks", "budget.policy", "budget.fixtures", "budget.operators"),
+    # the front-ends and their registry of formats
+    ("frontends",),
+    # what follows from the formats: directives (comment syntax per format) and the configuration
+    ("directives", "config"),
+    # the shared passes over requests, with budget's segments, allocator and fixture simulation
+    ("analysis", "budget.segments", "budget.allocator", "budget.simulate"),
+    # the checks and what a check is given
+    ("context", "checks"),
+    # a run: the engine, its filters, the result cache, baselines, a project's linters
+    ("engine", "filters", "cache", "baseline", "project"),
+    # the commands' own work and the reporters
+    ("cost", "budget", "report"),
+    ("cli", "__main__"),
+)
+
+
+def _layer(module: str) -> int | None:
+    name = module.removeprefix("ctxlint").removeprefix(".")
+    found = [(len(prefix), index) for index, prefixes in enumerate(LAYERS) for prefix in prefixes
+             if name == prefix or (prefix and name.startswith(prefix + "."))]
+    return max(found)[1] if found else None
+
+
+def test_imports_run_down_the_layers():
+    # Issue 24: at most 5 imports (lazy ones included) from a lower layer to a higher one.
+    graph = _imports()
+    assert [name for name in sorted(graph) if _layer(name) is None] == []  # every module has a layer
+    upward = sorted(f"{name} ({_layer(name)}) -> {target} ({_layer(target)})" for name, targets in graph.items()
+                    for target in targets if _layer(target) > _layer(name))
+    assert len(upward) <= 5, "\n".join(upward)

@@ -13,7 +13,7 @@ from typing import TextIO
 from ctxlint import git
 from ctxlint.cost.pricing import FileCost, Pricer
 from ctxlint.cost.progress import Progress
-from ctxlint.discover import SKIP_DIRS, GitIgnore, glob_match
+from ctxlint.discover import SKIP_DIRS, GitIgnore, glob_match, relative
 from ctxlint.engine import Linter
 from ctxlint.git import GitError, resolve_ref
 from ctxlint.results import Notice, display_path
@@ -26,14 +26,6 @@ class Baseline:
     ref: str
     commit: str | None
     files: tuple[FileCost, ...]
-
-
-def _relative_to(path: Path, base: Path) -> str | None:
-    try:
-        rel = path.relative_to(base).as_posix()
-    except ValueError:
-        return None
-    return "" if rel == "." else rel
 
 
 def select_at_ref(tree: Mapping[str, tuple[str, str, int]], top: Path, paths: Sequence[str],
@@ -57,10 +49,10 @@ def select_at_ref(tree: Mapping[str, tuple[str, str, int]], top: Path, paths: Se
     for arg in paths:
         given = Path(os.path.abspath(arg))
         given = given.parent.resolve() / given.name
-        rel = _relative_to(given.resolve() if given.exists() else given, top)
+        rel = relative(given.resolve() if given.exists() else given, top)
         if rel is None:
             raise GitError(f"{arg}: outside the git repository at {top}")
-        base = _relative_to(given, root)
+        base = relative(given, root)
         if rel in tree:  # a file
             if not exclude_match(given.name if base is None else base):
                 chosen.add(rel)
@@ -124,7 +116,7 @@ def collect_at_ref(linter: Linter, ref: str, paths: Sequence[str], notices: list
         if b"\0" in data[:8192]:
             notices.append(Notice(shown, f"skipped at {ref}: binary file"))
             continue
-        relpath = _relative_to(top / path, settings.root.resolve())
+        relpath = relative(top / path, settings.root.resolve())
         relpath = relpath if relpath is not None else Path(path).name
         parsed = linter.parse_bytes(data, shown, relpath)
         cost = pricer.file_cost(shown, relpath, parsed) if parsed is not None else None

@@ -93,9 +93,9 @@ class Catalogue:
         return frozenset(self.imports)
 
     def library_pattern(self) -> re.Pattern[str]:
+        """The Python imports of the libraries the catalogue knows: a module without one holds no
+        call the catalogue describes (the Python prefilter reads it)."""
         if self._pattern is None:
-            from ctxlint.frontends.python.prefilter import library_pattern
-
             self._pattern = library_pattern(self.roots())
         return self._pattern
 
@@ -106,3 +106,14 @@ class Catalogue:
                          self.tool_decorators, self.prompt_decorators):
             names |= patterns.last_names()
         return names
+
+
+def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
+    """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
+    a submodule, ``from google import genai``."""
+    names = "|".join(sorted(re.escape(r) for r in roots))
+    submodules = ""
+    for root in sorted(r for r in roots if "." in r):
+        parent, _, last = root.rpartition(".")
+        submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
+    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)

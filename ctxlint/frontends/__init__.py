@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from ctxlint.config import Settings
 
 
+class OffsetError(Exception):
+    """Text a front-end's own parser cannot read (a template, JSON); ``offset`` locates the error
+    in the text."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
 @dataclass(frozen=True)
 class Format:
     """A format ctxlint reads. ``comments`` are the comment openers a directive may follow in it

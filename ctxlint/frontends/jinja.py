@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 import jinja2
 from jinja2 import nodes
 
-from ctxlint.frontends import limits
+from ctxlint.frontends import OffsetError, limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import (
     ParsedFile,
@@ -43,13 +43,8 @@ ROLE_LINE = re.compile(
 _LONG_NUMBER = re.compile(r"[0-9][0-9_]{4000,}")  # too long for int() (Python 3.11: 4,300 digits)
 
 
-class TemplateError(Exception):
+class TemplateError(OffsetError):
     """A template that does not parse; ``offset`` locates the error in the template text."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
 
 
 def make_environment() -> jinja2.Environment:

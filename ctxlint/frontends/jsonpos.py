@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any, NoReturn
 
+from ctxlint.frontends import OffsetError
 from ctxlint.numbers import read_int
 
 MAX_DEPTH = 128  # far beyond any real request or schema; deeper input is refused, not walked
@@ -44,13 +45,8 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 _LITERALS = (("true", True), ("false", False), ("null", None))
 
 
-class JsonError(Exception):
+class JsonError(OffsetError):
     """Text that is not JSON; ``offset`` is where the parser stopped."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
 
 
 class Node:

@@ -63,14 +63,14 @@ def _llm_node(node: dict, ynode: yaml.Node, path: str, parsed: ParsedFile) -> Re
         if key in inputs:
             value = inputs[key]
             number = value if isinstance(value, int) and not isinstance(value, bool) else None
-            where = _locate(ynode, "inputs", key)
+            where = yamlsafe.locate(ynode, "inputs", key)
             limit = OutputLimit(key, number, _span(path, where) if where is not None else anchor)
             break
     model = next((inputs[k] for k in _MODEL_KEYS if isinstance(inputs.get(k), str)), None)
     name = node.get("name") if isinstance(node.get("name"), str) else "the node"
     return Request(
         path=path,
-        anchor=_span(path, _locate(ynode, "name") or ynode),
+        anchor=_span(path, yamlsafe.locate(ynode, "name") or ynode),
         segments=segments,
         model=model,
         output_limit=limit,
@@ -99,21 +99,6 @@ def _template(target: str, written: str, anchor: Span, parsed: ParsedFile) -> tu
         line, column = line_locator(body)(error.offset)
         parsed.errors.append((Span.point(target, line, column), error.message))
         return ()
-
-
-def _locate(node: yaml.Node, *keys: str) -> yaml.Node | None:
-    """The key node at ``keys`` below a mapping node, or None."""
-    found = None
-    for key in keys:
-        if not isinstance(node, yaml.MappingNode):
-            return None
-        for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode) and k.value == key:
-                found, node = k, v
-                break
-        else:
-            return None
-    return found
 
 
 def _span(path: str, node: yaml.Node) -> Span:

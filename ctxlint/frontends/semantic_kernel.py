@@ -38,7 +38,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ctxlint.frontends import jsonpos, limits
+from ctxlint.frontends import OffsetError, jsonpos, limits
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span
 from ctxlint.numbers import token_count
@@ -61,13 +61,8 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HISTORY = re.compile(r"(?:\w*_)?(?:history|messages)\Z")
 
 
-class TemplateError(Exception):
+class TemplateError(OffsetError):
     """A malformed ``{{ }}`` block; ``offset`` locates it in the template text."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ front-end records a scope's assignments in source order (its own ``Scope`` and `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, Self, TypeVar
 
 
@@ -42,6 +42,17 @@ def seen_at(records: list[R], at: P | None, first: bool,
     seen = [r for r in records if not first or at is None or r.end <= at
             or (r.kind != "=" and carried(r, at))]
     return seen, max((i for i, r in enumerate(seen) if r.kind == "="), default=None)
+
+
+def prompt_assignments(scopes: Iterable[Any],
+                       prompt_name: Callable[[str], bool]) -> Iterator[tuple[str, Any, list[Any]]]:
+    """Each name named for a prompt (``SYSTEM_PROMPT``, by the front-end's ``prompt_name``) that
+    a scope binds to a value: the name, its last plain assignment and the records after that one."""
+    for scope in scopes:
+        for name, records in scope.assigns.items():
+            bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
+            if bases and prompt_name(name):
+                yield name, records[bases[-1]], records[bases[-1] + 1 :]
 
 
 def owner(name: str, scope: S) -> S:

@@ -114,6 +114,19 @@ class Builder:
         self.add(pieces, role)
 
 
+def description_text(pieces: list[Piece] | None, slot: Callable[[], Piece], builder: Builder) -> str | None:
+    """A tool description's text, its slots shown as ``{expression}``; the slots become tools-role
+    segments, so what flows into a description is checked like prompt text. None when the text is
+    not known: the whole value (``slot()``) is then one such segment."""
+    if pieces is None:
+        builder.add([slot()], Role.TOOLS)
+        return None
+    slots = [p for p in pieces if p.slot is not None]
+    if slots:
+        builder.add(slots, Role.TOOLS)
+    return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
+
+
 def unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 

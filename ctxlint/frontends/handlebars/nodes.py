@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxlint.frontends import OffsetError
+
 MAX_SUBEXPRESSION_DEPTH = 64
 
 
-class HandlebarsError(Exception):
+class HandlebarsError(OffsetError):
     """A template that does not parse; ``offset`` locates the error in the template text."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
 
 
 # --- expressions -------------------------------------------------------------------------

@@ -72,12 +72,8 @@ class Calls(Component):
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 binding = self.scopes.resolve(node, env)
-                if binding is not None and self.m.enter(binding.value):
-                    try:
-                        return self.path(binding.value, binding.env, depth + 1)
-                    finally:
-                        self.m.leave(binding.value)
-                return UNKNOWN + "." + node.attr
+                own = None if binding is None else self.m.follow_binding(binding, self.path, depth + 1)
+                return UNKNOWN + "." + node.attr if own is None else own
             return self.path(node.value, env, depth + 1) + "." + node.attr
         if isinstance(node, ast.Name):
             return self.name_path(node, env, depth)
@@ -95,13 +91,10 @@ class Calls(Component):
             key = ("path", *self.m.binding_key(binding))
             found = self.m.path_memo.get(key)
             if found is None:
-                if not self.m.enter(binding.value):
-                    return UNKNOWN
                 reader = binding.owner.calls if binding.owner is not None else self
-                try:
-                    found = reader.path(binding.value, binding.env, depth + 1)
-                finally:
-                    self.m.leave(binding.value)
+                found = self.m.follow_binding(binding, reader.path, depth + 1)
+                if found is None:
+                    return UNKNOWN
                 self.m.path_memo[key] = found
             if not found.startswith(UNKNOWN):
                 return found

@@ -165,16 +165,12 @@ class Cuts(Component):
                 if binding is None:
                     if self.loop_target(part.id, env):
                         return False
-                elif binding.owner is None and self.m.enter(binding.value):
-                    try:
-                        # A name that is the whole bound may hold `len(prefix)`; inside arithmetic a
-                        # length (`budget - len(used)`) is what is left of a budget.
-                        whole = part is bound
-                        if not self.is_length(binding.value if whole else _no_len(binding.value), binding.env,
-                                              depth + 1):
-                            return False
-                    finally:
-                        self.m.leave(binding.value)
+                elif binding.owner is None:
+                    # A name that is the whole bound may hold `len(prefix)`; inside arithmetic a
+                    # length (`budget - len(used)`) is what is left of a budget.
+                    value = binding.value if part is bound else _no_len(binding.value)
+                    if self.m.follow(binding.value, self.is_length, value, binding.env, depth + 1) is False:
+                        return False
         return True
 
     @staticmethod

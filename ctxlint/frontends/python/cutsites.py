@@ -137,12 +137,9 @@ class CutSites(Component):
             return True
         if isinstance(node, ast.Name) and depth < 3:
             binding = self.scopes.resolve(node, env)
-            if binding is not None and binding.owner is None and not binding.extras and self.m.enter(binding.value):
-                try:
-                    if self.known_text(binding.value, binding.env, depth + 1):
-                        return True
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None and binding.owner is None and not binding.extras \
+                    and self.m.follow_binding(binding, self.known_text, depth + 1):
+                return True
         return self.sources.untrusted(node, env) is not None
 
     def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:

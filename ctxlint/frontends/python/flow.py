@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
@@ -129,11 +130,8 @@ class Flow(Ordering):
         if binding is None:
             return
         if binding.owner is not None:
-            if self.m.enter(binding.value):
-                try:
-                    found = binding.owner.flow.facts(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            found = self.m.follow_binding(binding, binding.owner.flow.facts)
+            if found is not None:
                 self.merge(acc, self.m.adopt_facts(found, self.m.span(node)),
                            module_level=binding.env.scope.kind != "function")
             return
@@ -281,15 +279,9 @@ class Flow(Ordering):
                 return False
             if isinstance(node, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(node, env)
-                if binding is not None and self.m.enter(binding.value):
-                    try:
-                        kind = self.is_list(binding.value, binding.env)
-                    finally:
-                        self.m.leave(binding.value)
-                    if kind is not None:
-                        return kind
-                    if any(e.kind in ("append", "extend", "insert") for e in binding.extras):
-                        return True
+                kind = None if binding is None else self.m.follow(binding.value, bound_list, binding, self.is_list)
+                if kind is not None:
+                    return kind
             name = (self.m.dotted(node) or "").rsplit(".", 1)[-1].lower()
             if name and any(fnmatchcase(name, p) for p in STRING_NAMES):
                 return False
@@ -326,13 +318,10 @@ class Flow(Ordering):
             return (True, -value) if ok and isinstance(value, (int, float)) else (False, None)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env, foreign=True)
-            if binding is None or binding.extras or not self.m.enter(binding.value):
+            if binding is None or binding.extras:
                 return False, None
             reader = binding.owner.flow if binding.owner is not None else self
-            try:
-                return reader.literal(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            return self.m.follow(binding.value, reader.literal, binding.value, binding.env, otherwise=(False, None))
         if isinstance(node, (ast.List, ast.Tuple)):
             if any(isinstance(element, ast.Starred) for element in node.elts):
                 return False, None

@@ -51,3 +51,15 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def chain(node: ast.AST) -> list[str]:
+    """Attribute names from the root down, whatever the root is
+    (``OpenAI().chat.completions.create`` -> ``[chat, completions, create]``)."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        names.append(node.id)
+    return names[::-1]

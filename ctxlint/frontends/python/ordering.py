@@ -58,12 +58,7 @@ class Ordering(Component):
                 return None
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
-            if not self.m.enter(binding.value):
-                return None
-            try:
-                return self.unordered(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            return self.m.follow_binding(binding, self.unordered)
         return None
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ctxlint.frontends.python.compat import downlevel
 from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, reads_output, strong_prompt_name, tool_shaped
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
+from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.model import Span
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
@@ -37,17 +38,6 @@ def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> b
     if _MARKERS_CS.search(text) or _MARKERS_CI.search(text) or (libraries is not None and libraries.search(text)):
         return True
     return bool(_LEN.search(text) and _TOKEN.search(text)) or bool(_OUTPUT_CUT.search(text))
-
-
-def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
-    """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
-    a submodule, ``from google import genai``."""
-    names = "|".join(sorted(re.escape(r) for r in roots))
-    submodules = ""
-    for root in sorted(r for r in roots if "." in r):
-        parent, _, last = root.rpartition(".")
-        submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
-    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):
@@ -287,17 +277,6 @@ _API_PARENTS = {"completions", "responses", "messages", "ChatCompletion"}
 _API_LEAVES = {"create", "parse", "stream", "acreate"}
 
 
-def _ast_chain(node) -> list[str]:
-
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        names.append(node.id)
-    return names[::-1]
-
-
 def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozenset()) -> bool:
     """Whether a parsed module has anything the front-end reads: an import of a library of the
     framework catalogue (``roots``), an LLM-shaped call, a tool, a role/content dict, a prompt
@@ -316,7 +295,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     tokens = estimate = weak = False
     for node in walk(tree):
         if isinstance(node, ast.Call):
-            chain = _ast_chain(node.func)
+            chain = attribute_chain(node.func)
             if chain and (chain[-1] in ("completion", "acompletion", "Tool") or (
                 chain[-1] in _API_LEAVES and len(chain) > 1 and chain[-2] in _API_PARENTS
             )):
@@ -325,7 +304,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
-                chain = _ast_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
                 if chain and chain[-1] in ("tool", "prompt"):
                     return True
             if prompt_name(node.name):
@@ -388,7 +367,7 @@ def _ast_estimate_shape(node) -> bool:
         while isinstance(other, ast.BinOp) and isinstance(other.op, ast.Add):
             other = other.left  # (len(a) + len(b)) // 4
         if isinstance(other, ast.Call):
-            chain = _ast_chain(other.func)
+            chain = attribute_chain(other.func)
             if chain and chain[-1] in ("len", "sum"):
                 return True
         name = other.id if isinstance(other, ast.Name) else other.attr if isinstance(other, ast.Attribute) else ""

@@ -66,12 +66,11 @@ class Serialization(Component):
             return self.call_key_order(node, env)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is None or binding.value is None or not self.m.enter(binding.value):
+            if binding is None or binding.value is None:
                 return UNKNOWN, ""
-            try:
-                order = self.key_order(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            order = self.m.follow_binding(binding, self.key_order)
+            if order is None:
+                return UNKNOWN, ""
             filled = self.filled_unordered(node, binding.env) if isinstance(node, ast.Name) else None
             return (VARIES, f"its keys are inserted while iterating `{filled}`, whose order changes") \
                 if filled else order
@@ -96,12 +95,10 @@ class Serialization(Component):
             assert isinstance(call.func, ast.Attribute)
             return self.key_order(call.func.value, env)
         target = self.callees.function_for(call, env)
-        if target is None or not self.m.enter(target.fn):
+        if target is None:
             return UNKNOWN, ""
-        try:
-            return _combined([self.key_order(value, target.env) for value in target.returns], unknown_is_fixed=False)
-        finally:
-            self.m.leave(target.fn)
+        orders = self.m.follow(target.fn, lambda: [self.key_order(value, target.env) for value in target.returns])
+        return (UNKNOWN, "") if orders is None else _combined(orders, unknown_is_fixed=False)
 
     def filled_unordered(self, node: ast.Name, env: Env) -> str | None:
         """What unordered collection a loop iterates while it sets keys of the dict ``node``
@@ -152,11 +149,8 @@ class Serialization(Component):
                 return False
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras and self.m.enter(binding.value):
-                try:
-                    return self.may_be_mapping(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None and not binding.extras:
+                return self.m.follow(binding.value, self.may_be_mapping, binding.value, binding.env, otherwise=True)
         return True
 
     def enum_value(self, node: ast.Name, env: Env) -> bool:

@@ -19,7 +19,7 @@ from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, Step
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import answers_in_text, chat_payload
 
@@ -441,15 +441,6 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
-
-
-def in_method(scope: Scope | None) -> bool:
-    """Whether code in ``scope`` runs inside a method (directly or in a function nested in one)."""
-    while scope is not None:
-        if scope.kind == "function" and scope.cls is not None:
-            return True
-        scope = scope.parent
-    return False
 
 
 def asks_for_no_text(scope: Scope | None) -> bool:

@@ -173,12 +173,7 @@ class Sources(Component):
         if binding is None:
             return None
         if binding.owner is not None:
-            if not self.m.enter(binding.value):
-                return None
-            try:
-                found = binding.owner.sources.untrusted(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            found = self.m.follow_binding(binding, binding.owner.sources.untrusted)
             return None if found is None else self.m.adopt_source(found, self.m.span(node))
         key = ("untrusted", *self.m.binding_key(binding))
         if key in self.m.source_memo:
@@ -322,12 +317,9 @@ class Sources(Component):
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    return self.carrier(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
-            if isinstance(node, ast.Name) and binding is None:
+            if binding is not None:
+                return self.m.follow_binding(binding, self.carrier)
+            if isinstance(node, ast.Name):
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
                     path = self.calls.annotation_path(annotation)
@@ -378,11 +370,8 @@ class Sources(Component):
             if any(fnmatchcase(dotted.rsplit(".", 1)[-1].lower(), p) for p in CONFIG_NAMES):
                 return True
             binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras and self.m.enter(binding.value):
-                try:
-                    return self.static_path(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None and not binding.extras:
+                return self.m.follow(binding.value, self.static_path, binding.value, binding.env, otherwise=False)
         return False
 
 

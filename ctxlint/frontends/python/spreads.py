@@ -73,11 +73,10 @@ class Spreads(Component):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
             target = self.callees.function_for(node, env)
-            if target is not None and len(target.returns) == 1 and self.m.enter(target.fn):
-                try:
-                    return self.entries(target.returns[0], target.env, depth + 1)
-                finally:
-                    self.m.leave(target.fn)
+            if target is not None and len(target.returns) == 1:
+                built = self.m.follow(target.fn, self.entries, target.returns[0], target.env, depth + 1)
+                if built is not None:
+                    return built
         return None, []
 
     def completed(self, node: ast.Name | ast.Attribute, env: Env, depth: int) -> Spread:

@@ -12,6 +12,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 
 from ctxlint.frameworks import Holder, Signature, TemplateKind
+from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
@@ -46,20 +47,14 @@ class Standalone(Component):
                 marked[key] = says_role
 
         human = self.human_prompts()
-        for scope in self.m.all_scopes():
-            for name, records in scope.assigns.items():
-                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
-                if not bases or not prompt_name(name):
-                    continue
-                base = records[bases[-1]]
-                if id(base.value) in human or id(base.value) in used:
-                    continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
-                pieces = self.strings.assigned_text(name, base, records[bases[-1] + 1 :])
-                if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
-                    assert base.target is not None and base.value is not None
-                    add(id(base.value), self.m.span(base.target),
-                        partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
-                        strong_prompt_name(name), system_name(name))
+        for name, base, after in prompt_assignments(self.m.all_scopes(), prompt_name):
+            if id(base.value) in human or id(base.value) in used:
+                continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
+            pieces = self.strings.assigned_text(name, base, after)
+            if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
+                assert base.target is not None and base.value is not None
+                add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
+                    strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
             declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))

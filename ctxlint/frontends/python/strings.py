@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
@@ -39,6 +40,7 @@ MAX_PIECES = 2000
 MIN_CHARS = 100_000
 
 FieldMaker = Callable[[str, Span], Piece]
+K = TypeVar("K")  # what names a template field: a `{}` field's name, a `%` conversion's key or None
 
 
 class Strings(Component):
@@ -93,26 +95,17 @@ class Strings(Component):
         if binding is None:
             return None
         if binding.owner is not None:  # a constant of another module: its text, where it is used here
-            if not self.m.enter(binding.value):
-                return None
-            try:
-                found = binding.owner.strings.text(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            found = self.m.follow_binding(binding, binding.owner.strings.text)
             return None if found is None else self.m.adopt_pieces(found, self.m.span(node))
         key = self.m.binding_key(binding)
         if key in self.m.text_memo:
             found, consumed = self.m.text_memo[key]
         else:
-            if not self.m.enter(binding.value):
+            followed = self.m.follow_apart(binding.value, self.binding_text, binding, merge=False)
+            if followed is None:
                 return None
-            outer, self.m.consumed = self.m.consumed, set()
-            try:
-                found = self.binding_text(binding)
-            finally:
-                self.m.leave(binding.value)
-                consumed, self.m.consumed = self.m.consumed, outer
-            self.m.text_memo[key] = (found, consumed)
+            self.m.text_memo[key] = followed
+            found, consumed = followed
         if found is None:
             return None
         self.m.consumed.update(consumed)
@@ -291,28 +284,21 @@ class Strings(Component):
         else:
             entries = self.containers.dict_entries(right, env) or {}
             positional = [] if entries else [right]
-        pieces: list[Piece] = []
-        index = size = 0
-        for token in tokens:
-            located = self.m.located(token)
-            cursor = 0
-            for start, end, key in percent_fields(token.body):
-                pieces.extend(located.static(cursor, start, percent=True))
-                value: ast.expr | None
-                if key is not None:
-                    value = entries[key][0] if key in entries else None
-                    name = key
-                else:
-                    value = positional[index] if index < len(positional) else None
-                    index += 1
-                    name = self.m.code(value) if value is not None else token.body[start:end]
-                pieces.append(self.field_piece(name, name, value, env, located.span(start, end)))
-                size += len(pieces[-1].text)
-                if size > self.max_chars:
-                    return None  # a value that repeats itself: the caller's slot stands for it
-                cursor = end
-            pieces.extend(located.static(cursor, len(token.body), percent=True))
-        return pieces
+        index = 0
+
+        def field(token: StrToken, start: int, end: int, key: str | None, span: Span) -> Piece:
+            nonlocal index
+            value: ast.expr | None
+            if key is not None:
+                value = entries[key][0] if key in entries else None
+                name = key
+            else:
+                value = positional[index] if index < len(positional) else None
+                index += 1
+                name = self.m.code(value) if value is not None else token.body[start:end]
+            return self.field_piece(name, name, value, env, span)
+
+        return self.fielded(tokens, lambda token: percent_fields(token.body), field, percent=True)
 
     def field_piece(self, name: str, head: str, value: ast.expr | None, env: Env, span: Span) -> Piece:
         """A ``{field}`` or ``%s`` of a template: constant text inlined, anything else a slot."""
@@ -418,23 +404,31 @@ class Strings(Component):
     def template_fields(self, tokens: list[StrToken], field: FieldMaker | None = None) -> list[Piece] | None:
         """The pieces of ``{name}`` templates: static text, and for each field ``field(name,
         span)`` (by default a slot named by the field, its value unknown)."""
+        return self.fielded(tokens, lambda token: format_fields(token.body, token.raw),
+                            lambda token, start, end, name, span: field(name, span) if field
+                            else Piece(name, span, template_field(name)), percent=False)
+
+    def fielded(self, tokens: list[StrToken], fields_of: Callable[[StrToken], Sequence[tuple[int, int, K]] | None],
+                field: Callable[[StrToken, int, int, K, Span], Piece], percent: bool) -> list[Piece] | None:
+        """The pieces of ``%`` templates (``percent``) or ``{}`` ones: the static text between the
+        fields each token has (``fields_of``), its doubled ``%%`` or braces undone, and a piece
+        for each field; None where a token's fields do not parse."""
         pieces: list[Piece] = []
         size = 0
         for token in tokens:
-            fields = format_fields(token.body, token.raw)
+            fields = fields_of(token)
             if fields is None:
                 return None
             located = self.m.located(token)
             cursor = 0
-            for start, end, name in fields:
-                pieces.extend(located.static(cursor, start, braces=True))
-                span = located.span(start, end)
-                pieces.append(field(name, span) if field else Piece(name, span, template_field(name)))
+            for start, end, key in fields:
+                pieces.extend(located.static(cursor, start, braces=not percent, percent=percent))
+                pieces.append(field(token, start, end, key, located.span(start, end)))
                 size += len(pieces[-1].text)
                 if size > self.max_chars:
                     return None  # a value that repeats itself: the caller's slot stands for it
                 cursor = end
-            pieces.extend(located.static(cursor, len(token.body), braces=True))
+            pieces.extend(located.static(cursor, len(token.body), braces=not percent, percent=percent))
         return pieces
 
 

@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.code.pieces import Builder
+from ctxlint.frontends.code.pieces import Builder, description_text
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -163,16 +163,7 @@ class Tools(Component):
         return value if isinstance(value, str) else None
 
     def tool_description(self, node: ast.expr, env: Env, builder: Builder) -> str | None:
-        """The description's text (slots shown as ``{expression}``); its slots become
-        tools-role segments, so what flows into a description is checked like prompt text."""
-        pieces = self.strings.text(node, env)
-        if pieces is None:
-            builder.add([self.strings.slot_piece(node, env)], Role.TOOLS)
-            return None
-        slots = [p for p in pieces if p.slot is not None]
-        if slots:
-            builder.add(slots, Role.TOOLS)
-        return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
+        return description_text(self.strings.text(node, env), lambda: self.strings.slot_piece(node, env), builder)
 
     def defined_requests(self, offered: set[Span]) -> list[Request]:
         """Tool definitions found by their shape that no request of the module includes."""

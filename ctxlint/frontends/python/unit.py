@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
-from ctxlint.frontends.python.nodes import children, walk
+from ctxlint.frontends.python.nodes import chain, children, walk
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
 
@@ -65,7 +66,7 @@ class Positioned(Protocol):
     def end_col_offset(self) -> int | None: ...
 
 
-class Unit:
+class Unit(CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
@@ -239,17 +240,7 @@ class Unit:
         """The dotted name of ``node`` with its first part resolved through the imports."""
         return qualify(self.dotted(node), self.imports)
 
-    @staticmethod
-    def chain(node: ast.AST) -> list[str]:
-        """Attribute names from the root down, whatever the root is
-        (``OpenAI().chat.completions.create`` -> ``[chat, completions, create]``)."""
-        names = []
-        while isinstance(node, ast.Attribute):
-            names.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name):
-            names.append(node.id)
-        return names[::-1]
+    chain = staticmethod(chain)
 
     def is_variable(self, dotted: str) -> bool:
         """Whether a dotted name reads data: not a module (``datetime``), not ``self`` alone. An
@@ -357,17 +348,6 @@ class Unit:
         env = binding.env
         return (id(binding.value), id(env.scope), tuple((b.param, id(b.node), id(b.env)) for b in env.bindings),
                 tuple(id(e) for e in binding.extras))
-
-
-    def enter(self, node: object) -> bool:
-        """Guard against cycles (``a = a + b``, recursive functions)."""
-        if id(node) in self.active:
-            return False
-        self.active.add(id(node))
-        return True
-
-    def leave(self, node: object) -> None:
-        self.active.discard(id(node))
 
     def following(self) -> frozenset[int]:
         """The values being followed now: what a result found under the cycle guard depends on."""

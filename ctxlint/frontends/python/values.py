@@ -45,6 +45,15 @@ class Scope:
     tool_results: dict[str, Span] = field(default_factory=dict)  # names sent as a tool's result
 
 
+def in_method(scope: Scope | None) -> bool:
+    """Whether code in ``scope`` runs inside a method (directly or in a function nested in one)."""
+    while scope is not None:
+        if scope.kind == "function" and scope.cls is not None:
+            return True
+        scope = scope.parent
+    return False
+
+
 @dataclass(eq=False)
 class Assign:
     kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"

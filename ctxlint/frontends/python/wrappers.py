@@ -26,7 +26,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class Wrappers(Component):
             output_limit=limit,
             # What the wrapper sends whatever its caller does is its own call site's finding.
             declares_settings=inner.declares_settings and (limit is not None or reserve_kind == "wrapper-call"),
-            in_method=_in_class(env.scope), reserve_kind=reserve_kind,
+            in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
                            if reserve_kind == "wrapper-call" else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by), messages=(), api=None)
@@ -266,14 +266,6 @@ def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
 
 def _is_none(node: ast.expr | None) -> bool:
     return node is None or (isinstance(node, ast.Constant) and node.value is None)
-
-
-def _in_class(scope: Scope | None) -> bool:
-    while scope is not None:
-        if scope.kind == "function" and scope.cls is not None:
-            return True
-        scope = scope.parent
-    return False
 
 
 def _abstract(fn: FunctionNode) -> bool:

@@ -145,12 +145,9 @@ class Names:
         node = self.m.unwrap(node)
         if node.type in ("identifier", "member_expression", "subscript_expression", "shorthand_property_identifier"):
             binding = self.resolve(node, env)
-            if binding is None or binding.extras or binding.part is not None or not self.m.enter(binding.value):
+            if binding is None or binding.extras or binding.part is not None:
                 return None
-            try:
-                return self.entries(binding.value, binding.env, opaque)
-            finally:
-                self.m.leave(binding.value)
+            return self.m.follow_binding(binding, self.entries, opaque)
         if node.type != "object":
             return None
         found: dict[str, tuple[Node, Env, Node]] = {}
@@ -237,12 +234,10 @@ class Names:
                     if body is not None and body.type != "statement_block" and callback is not None:
                         return [Item(body, Env(callback, env.bindings, env.depth + 1), self.m.code(receiver))]
             target = self.function_for(node, env)
-            if target is not None and self.m.enter(target[0]):
-                try:
-                    found = self.items(target[1], target[2], loop)
-                finally:
-                    self.m.leave(target[0])
-                if found is not None:
-                    self.m.consumed.add(target[1].id)
-                return found
+            if target is None:
+                return None
+            found = self.m.follow(target[0], self.items, target[1], target[2], loop)
+            if found is not None:
+                self.m.consumed.add(target[1].id)
+            return found
         return None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from ctxlint.frontends.code import words
+from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import cut_marker
 from ctxlint.frontends.typescript.knowledge import (
@@ -117,22 +118,20 @@ class Slots:
         if kept is not None:
             self.m.consumed |= kept[1]
             return kept[0]
-        if not self.m.enter(binding.value):
+        followed = self.m.follow_apart(binding.value, self._bound_facts, binding, merge=True)
+        if followed is None:
             return None
-        outer, self.m.consumed = self.m.consumed, set()
-        try:
-            inner = self.facts(binding.value, binding.env)
-            for extra in binding.extras:
-                if extra.value is not None:
-                    self.facts(extra.value, binding.env, inner)
-                if binding.loop_of(extra) is not None:
-                    inner.variable_length = True
-        finally:
-            self.m.leave(binding.value)
-            consumed, self.m.consumed = self.m.consumed, outer
-            outer |= consumed
         if key is not None:
-            self.m.facts_memo[key] = (inner, consumed)
+            self.m.facts_memo[key] = followed
+        return followed[0]
+
+    def _bound_facts(self, binding: Binding) -> Facts:
+        inner = self.facts(binding.value, binding.env)
+        for extra in binding.extras:
+            if extra.value is not None:
+                self.facts(extra.value, binding.env, inner)
+            if binding.loop_of(extra) is not None:
+                inner.variable_length = True
         return inner
 
     def call_facts(self, call: Node, env: Env, acc: Facts) -> None:
@@ -178,11 +177,7 @@ class Slots:
         else:
             self.facts(callee, env, acc)
         target = self.names.function_for(call, env)
-        if target is not None and self.m.enter(target[0]):
-            try:
-                self.facts(target[1], target[2], acc)
-            finally:
-                self.m.leave(target[0])
+        if target is not None and self.m.follow(target[0], self.facts, target[1], target[2], acc) is not None:
             inner = Facts()
             for arg in args:
                 self.facts(arg, env, inner)
@@ -255,15 +250,9 @@ class Slots:
                         return False
                 scope = scope.parent
             binding = self.names.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    found = self.is_list(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
-                if found is not None:
-                    return found
-                if any(e.kind in ("append", "extend", "insert") for e in binding.extras):
-                    return True
+            found = None if binding is None else self.m.follow(binding.value, bound_list, binding, self.is_list)
+            if found is not None:
+                return found
             if name.endswith(("text", "content", "body", "html", "markdown", "page", "prompt", "message", "output",
                               "result", "response", "description", "summary", "doc", "document", "transcript")):
                 return False

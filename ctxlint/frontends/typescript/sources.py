@@ -56,13 +56,9 @@ class Sources:
                                   strong=strong)
                 return None
             binding = self.names.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    found = self.untrusted(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
-                if found is not None:
-                    return found
+            found = None if binding is None else self.m.follow_binding(binding, self.untrusted)
+            if found is not None:
+                return found
             return self.untrusted(obj, env) if obj is not None else None
         if kind == "call_expression":
             return None if self.m.too_long(node) else self.untrusted_call(node, env)
@@ -177,12 +173,7 @@ class Sources:
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.m.span(call))
         target = self.names.function_for(call, env)
         if target is not None:
-            if not self.m.enter(target[0]):
-                return None
-            try:
-                found = self.untrusted(target[1], target[2])
-            finally:
-                self.m.leave(target[0])
+            found = self.m.follow(target[0], self.untrusted, target[1], target[2])
             if found is not None:
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()`", self.m.span(call))
                 return replace(found, flow=found.flow + (step,))
@@ -240,11 +231,8 @@ class Sources:
                     break
                 scope = scope.parent
             binding = self.names.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    return self.carrier(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None:
+                return self.m.follow_binding(binding, self.carrier)
         return None
 
     def is_request_name(self, node: Node | None, env: Env) -> bool:
@@ -286,11 +274,8 @@ class Sources:
             if any(fnmatchcase(snake(dotted.rsplit(".", 1)[-1]), p) for p in words.CONFIG_NAMES):
                 return True
             binding = self.names.resolve(node, env)
-            if binding is not None and not binding.extras and self.m.enter(binding.value):
-                try:
-                    return self.static_path(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None and not binding.extras:
+                return self.m.follow(binding.value, self.static_path, binding.value, binding.env, otherwise=False)
         return False
 
     def unordered(self, node: Node, env: Env) -> str | None:
@@ -316,11 +301,8 @@ class Sources:
             return None
         if node.type in ("identifier", "member_expression"):
             binding = self.names.resolve(node, env)
-            if binding is not None and self.m.enter(binding.value):
-                try:
-                    return self.unordered(binding.value, binding.env)
-                finally:
-                    self.m.leave(binding.value)
+            if binding is not None:
+                return self.m.follow_binding(binding, self.unordered)
         return None
 
     def iteration_sources(self, node: Node, env: Env) -> list[Source]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.typescript.knowledge import prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.strings import Strings
@@ -32,28 +33,22 @@ class Standalone:
             if builder.segments:
                 candidates.append((key, anchor, builder, self.m.consumed, strong, says_role))
 
-        for scope in self.m.all_scopes():
-            for name, records in scope.assigns.items():
-                bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
-                if not bases or not prompt_name(name):
-                    continue
-                base = records[bases[-1]]
-                if base.value is None or base.value.id in used:
-                    continue
-                env = Env(base.scope)
-                pieces = self.strings.text(base.value, env)
-                if pieces is None:
-                    continue
-                extras = records[bases[-1] + 1 :]
-                if any(e.kind != "+=" for e in extras):
-                    continue
-                for extra in extras:
-                    if extra.value is not None:
-                        pieces = pieces + self.strings.pieces(extra.value, env)
-                if any(p.slot is not None or p.text.strip() for p in pieces):
-                    role = Role.SYSTEM
-                    add(base.value.id, self.m.span(base.target), lambda b, p=pieces, r=role: b.system(p, r),
-                        strong_prompt_name(name), system_name(name))
+        for name, base, extras in prompt_assignments(self.m.all_scopes(), prompt_name):
+            if base.value is None or base.value.id in used:
+                continue
+            env = Env(base.scope)
+            pieces = self.strings.text(base.value, env)
+            if pieces is None:
+                continue
+            if any(e.kind != "+=" for e in extras):
+                continue
+            for extra in extras:
+                if extra.value is not None:
+                    pieces = pieces + self.strings.pieces(extra.value, env)
+            if any(p.slot is not None or p.text.strip() for p in pieces):
+                role = Role.SYSTEM
+                add(base.value.id, self.m.span(base.target), lambda b, p=pieces, r=role: b.system(p, r),
+                    strong_prompt_name(name), system_name(name))
         for node, scope in self.m.arrays:
             if node.id in used:
                 continue

@@ -106,17 +106,12 @@ class Strings:
             found, consumed = self.m.text_memo[key]
             self.m.consumed |= consumed
             return None if found is None else list(found)
-        if not self.m.enter(binding.value):
+        followed = self.m.follow_apart(binding.value, self.bound_text, binding, merge=True)
+        if followed is None:
             return None
-        outer, self.m.consumed = self.m.consumed, set()
-        try:
-            found = self.bound_text(binding)
-        finally:
-            self.m.leave(binding.value)
-            consumed, self.m.consumed = self.m.consumed, outer
-            outer |= consumed
+        found = followed[0]
         if key is not None:
-            self.m.text_memo[key] = (found, consumed)
+            self.m.text_memo[key] = followed
         return None if found is None else list(found)
 
     def bound_text(self, binding: Binding) -> list[Piece] | None:
@@ -173,12 +168,9 @@ class Strings:
             argument = self.text(args[0], env)
             return dedent(argument) if argument is not None and qualified == "dedent" else argument
         target = self.names.function_for(call, env)
-        if target is None or not self.m.enter(target[0]):
+        if target is None:
             return None
-        try:
-            found = self.text(target[1], target[2])
-        finally:
-            self.m.leave(target[0])
+        found = self.m.follow(target[0], self.text, target[1], target[2])
         if found is not None:
             self.m.consumed.add(target[1].id)
         return found
@@ -234,12 +226,9 @@ class Strings:
                 imported = self.names.imported_constant(self.m.code(node))
                 return (imported[0].strings.literal(imported[1], imported[2]) if imported is not None
                         else (False, None))
-            if binding is None or binding.extras or binding.part is not None or not self.m.enter(binding.value):
+            if binding is None or binding.extras or binding.part is not None:
                 return False, None
-            try:
-                return self.literal(binding.value, binding.env)
-            finally:
-                self.m.leave(binding.value)
+            return self.m.follow(binding.value, self.literal, binding.value, binding.env, otherwise=(False, None))
         if kind == "array":
             elements = [e for e in node.named_children if e.type != "comment"]
             if any(e.type == "spread_element" for e in elements):

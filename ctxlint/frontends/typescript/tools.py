@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ctxlint.frontends.code.pieces import description_text
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.slots import Slots
@@ -162,14 +163,7 @@ class Tools:
         return tool
 
     def tool_description(self, node: Node, env: Env, builder: RequestBuilder) -> str | None:
-        pieces = self.strings.text(node, env)
-        if pieces is None:
-            builder.add([self.slots.slot_piece(node, env)], Role.TOOLS)
-            return None
-        slots = [p for p in pieces if p.slot is not None]
-        if slots:
-            builder.add(slots, Role.TOOLS)
-        return "".join(p.text if p.slot is None else "{" + p.text + "}" for p in pieces)
+        return description_text(self.strings.text(node, env), lambda: self.slots.slot_piece(node, env), builder)
 
     def mcp_tools(self) -> dict[object, ToolGroup]:
         """MCP SDK registrations: ``server.tool(name, description?, shape?, ..., handler)`` and

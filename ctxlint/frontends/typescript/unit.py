@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks.typescript import TsSink, TypeScriptCatalogue
+from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.typescript.knowledge import CHAINED, GLOBALS, MAX_CHAIN, WRAPPERS, Node
 from ctxlint.frontends.typescript.syntax import Text, unescape
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.typescript.project import Project
 
 
-class Module:
+class Module(CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, root: Node, text: Text, knowledge: TypeScriptCatalogue, grammar: str, project: Project,
@@ -198,14 +199,9 @@ class Module:
             return self.code(key)
         return None
 
-    def enter(self, node: Node) -> bool:
-        if node.id in self.active:
-            return False
-        self.active.add(node.id)
-        return True
-
-    def leave(self, node: Node) -> None:
-        self.active.discard(node.id)
+    @staticmethod
+    def guard_key(node: Node) -> int:
+        return node.id  # the tree-sitter node objects are made afresh on each access
 
     def kept_key(self, binding: Binding) -> tuple | None:
         """The key under which what a binding holds (its text, facts, untrusted source) is kept, or
