@@ -25,6 +25,9 @@ from ctxlint.providers import answers_in_text, chat_payload
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
+# ... and of a call of a sink's shape on a client the project builds (or a library the catalogue
+# does not know builds): `self._module.Client().models.generate_content(...)`.
+SHAPED_CLIENT = "shaped-client"
 
 
 @dataclass
@@ -80,7 +83,11 @@ class Sinks(Component):
         for sink in self.m.catalogue.sink_calls.match(path):
             assert isinstance(sink, Sink)
             return sink, True
-        if path.startswith(UNKNOWN):
+        # A shape (`*.models.generate_content`) names a request whatever the receiver is when the
+        # code does not show it, or shows it built by the project or by a library the catalogue
+        # does not know (`self._module.Client()` of a module imported by name); a path from a
+        # catalogue library that matched none of its calls is not a request.
+        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
             for sink in self.m.catalogue.sink_shapes.match(path):
                 assert isinstance(sink, Sink)
                 return sink, False
@@ -275,6 +282,8 @@ class Sinks(Component):
                 reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, PARAMETER) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
+            if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
+                reserve_kind = SHAPED_CLIENT
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
