@@ -231,8 +231,10 @@ class Sinks(Component):
                 if agent is not None:
                     holders.append(agent)
         parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
-        for _, holder_call, _ in holders:
+        for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
+            if sent_from(env.scope, holder_env.scope):
+                self.m.sent_holders.add(id(holder_call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
@@ -450,6 +452,18 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def sent_from(scope: Scope, built: Scope) -> bool:
+    """Whether a request sent in ``scope`` uses an object built in ``built`` where the code shows
+    both: the same function (or one nested in it), the module, or another method of its class."""
+    current: Scope | None = scope
+    while current is not None:
+        if current is built or (current.kind == "function" and current.cls is not None
+                                and current.cls is built.cls):
+            return True
+        current = current.parent
+    return False
 
 
 def in_method(scope: Scope | None) -> bool:

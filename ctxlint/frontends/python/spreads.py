@@ -13,13 +13,17 @@ later (``params.update(self.settings)``) are read key by key.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
@@ -171,7 +175,12 @@ class Spreads(Component):
             func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
         if not isinstance(func, ast.Name):
             return None
-        found = self.callees.class_named(func.id, call_env.scope, True)
+        value = self.field_default(self.callees.class_named(func.id, call_env.scope, True), node.attr)
+        return node.attr if value is not None and _empty_field(value) else None
+
+    def field_default(self, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
+        """The default a class of the project (``found``, or a base class of it) declares for
+        its field ``name`` (``model: str = "gpt-4.1"``), or None."""
         for _ in range(4):
             if found is None or not isinstance(found[1].node, ast.ClassDef):
                 return None
@@ -180,8 +189,8 @@ class Spreads(Component):
             assert isinstance(cls_node, ast.ClassDef)
             for statement in cls_node.body:
                 if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                        and statement.target.id == node.attr:
-                    return node.attr if statement.value is not None and _empty_field(statement.value) else None
+                        and statement.target.id == name:
+                    return statement.value
             base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
             if base is None:
                 return None
