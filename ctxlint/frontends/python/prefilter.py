@@ -320,6 +320,10 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             if chain and (chain[-1] in ("completion", "acompletion", "Tool") or any(
                     len(chain) > 1 and tuple(chain[-len(shape):]) == shape for shape in shapes)):
                 return True
+            if chain and chain[-1] in ("import_module", "__import__") and node.args \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                    and imports_library(ast.Import([ast.alias(node.args[0].value)])):
+                return True  # `importlib.import_module("ollama")`: a library imported by name
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -193,17 +193,43 @@ class Sinks(Component):
     def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """The named members of a dict or of a settings object's constructor
         (``ModelSettings(max_tokens=...)``)."""
+        return self.members_by_default(node, env)[0]
+
+    def members_by_default(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
+        """``members``, and the spreads among them that hold only what a caller passes, empty by
+        default (``options={"temperature": t, **self.options}``)."""
         entries = self.containers.dict_entries(node, env)
         if entries is not None:
-            return entries
+            return entries, ()
+        if isinstance(node, ast.Dict):
+            spread, steps = self.spreads.entries(node, env)
+            return spread, tuple(steps)
+        if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
+            key = self.flow.literal_str(node.slice, env)
+            outer = self.spreads.entries(node.value, env)[0] if key is not None else None
+            if outer is None or key not in outer:
+                return None, ()
+            return self.members_by_default(outer[key][0], outer[key][1])
         found = self.calls.constructor(node, env)
         if found is None:
-            return None
+            return None, ()
         call, call_env = found
         name = last_name(call.func)
         if not name or not name[:1].isupper():
-            return None  # what a method gives (`self.config.copy()`), not a settings class: unknown members
-        return self.arguments(call, call_env).keywords
+            return None, ()  # what a method gives (`self.config.copy()`), not a settings class: unknown members
+        given = self.arguments(call, call_env)
+        return given.keywords, given.empty_by_default
+
+    def limit_defaults(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> tuple[Step, ...]:
+        """The empty-by-default spreads of the object that would hold the limit (``config=`` built
+        with ``**self.generation_kwargs``)."""
+        for spec in specs:
+            if not spec.key or spec.method is not None or spec.json:
+                continue
+            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)
+            if entry is not None:
+                return self.members_by_default(entry[0], entry[1])[1]
+        return ()
 
     # ---- a request from a sink ---------------------------------------------------------------------
 
@@ -254,8 +280,9 @@ class Sinks(Component):
         self.settings(sink.arguments, call, env, given, parts)
         limit_specs = sink.arguments.get("limit", ())
         hidden = bool(limit_specs) and self.limit_out_of_sight(limit_specs, call, env, given)
-        if given.empty_by_default and parts.limit is None and not given.opaque:
-            parts.by_default = given.empty_by_default
+        defaults = given.empty_by_default + self.limit_defaults(limit_specs, call, env, given)
+        if defaults and parts.limit is None and not given.opaque:
+            parts.by_default = defaults
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
