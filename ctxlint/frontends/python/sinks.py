@@ -17,7 +17,7 @@ from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
-from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, Step
+from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
@@ -308,7 +308,7 @@ class Sinks(Component):
                 reserve_evidence += (parts.built_without,)
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
-                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, PARAMETER) if k in kinds)
+                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
+SUBCLASS = "subclass-by-default"
+# How many subclasses of a class are read for what they set an attribute to.
+MAX_SETTING_SUBCLASSES = 12
 
 Step = tuple[str, Evidence]  # (kind, the step)
 Spread = tuple[dict[str, Entry] | None, list[Step]]
@@ -70,7 +73,8 @@ class Spreads(Component):
         if empty is not None:
             name, kind = empty
             what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
-                    else f"only what is passed as `{name}`, empty by default")
+                    else f"only what each subclass that sets it is passed as `{name}`, empty by default"
+                    if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
             return {}, [(kind, Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds {what}",
                                         self.m.span(node)))]
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -140,7 +144,38 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras:
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
+            if binding is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                name = self.set_by_subclasses(node.attr, env, depth + 1)
+                return (name, SUBCLASS) if name is not None else None
         return None
+
+    def set_by_subclasses(self, attr: str, env: Env, depth: int) -> str | None:
+        """``self.attr`` that a base class reads and never sets, where every subclass of the
+        project that sets it sets it empty by default (``self.settings = dict(settings or {})``):
+        the parameter it comes from, or None."""
+        scope: Scope | None = env.scope
+        while scope is not None and scope.cls is None:
+            scope = scope.parent
+        cls = scope.cls if scope is not None else None
+        project = self.m.project
+        if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
+            return None
+        found = None
+        for path, class_name in project.subclasses(cls.node.name)[:MAX_SETTING_SUBCLASSES]:
+            analyzer = project.analyzer(path)
+            entry = analyzer.unit.module_scope.functions.get(class_name) if analyzer is not None else None
+            if entry is None or not isinstance(entry[0], ast.ClassDef):
+                return None  # a subclass the analysis cannot read may set anything
+            assert analyzer is not None
+            for record in entry[1].assigns.get(attr, ()):
+                if record.value is None:
+                    return None
+                empty = analyzer.spreads.empty_by_default(record.value, Env(record.where or record.scope), depth)
+                if empty is None or empty[1] != PARAMETER:
+                    return None
+                found = found or empty[0]
+        return found
 
     def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
         """Whether ``**name`` of ``fn`` is only passed on, and nothing in the module or the
