@@ -193,32 +193,7 @@ class Sinks(Component):
     def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """The named members of a dict or of a settings object's constructor
         (``ModelSettings(max_tokens=...)``)."""
-        return self.members_by_default(node, env)[0]
-
-    def members_by_default(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
-        """``members``, and the spreads among them that hold only what a caller passes, empty by
-        default (``options={"temperature": t, **self.options}``)."""
-        entries = self.containers.dict_entries(node, env)
-        if entries is not None:
-            return entries, ()
-        if isinstance(node, ast.Dict):
-            spread, steps = self.spreads.entries(node, env)
-            return spread, tuple(steps)
-        if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
-            key = self.flow.literal_str(node.slice, env)
-            outer = self.spreads.entries(node.value, env)[0] if key is not None else None
-            if outer is None or key not in outer:
-                return None, ()
-            return self.members_by_default(outer[key][0], outer[key][1])
-        found = self.calls.constructor(node, env)
-        if found is None:
-            return None, ()
-        call, call_env = found
-        name = last_name(call.func)
-        if not name or not name[:1].isupper():
-            return None, ()  # what a method gives (`self.config.copy()`), not a settings class: unknown members
-        given = self.arguments(call, call_env)
-        return given.keywords, given.empty_by_default
+        return self.spreads.members(node, env)[0]
 
     def limit_defaults(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> tuple[Step, ...]:
         """The empty-by-default spreads of the object that would hold the limit (``config=`` built
@@ -228,7 +203,7 @@ class Sinks(Component):
                 continue
             entry = self.find(Arg(spec.keywords, spec.position), call, env, given)
             if entry is not None:
-                return self.members_by_default(entry[0], entry[1])[1]
+                return self.spreads.members(entry[0], entry[1])[1]
         return ()
 
     # ---- a request from a sink ---------------------------------------------------------------------

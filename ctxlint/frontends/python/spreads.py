@@ -7,7 +7,9 @@ object's caller gives one. So does ``**kwargs``, a method's own keyword paramete
 in the project calls the method by name with a limit keyword, and ``**self.config.extra``
 where ``extra`` is a field of the project's settings class that defaults to ``{}``. Merges
 (``a | b``), conditional spreads (``**({"temperature": t} if t else {})``) and dicts completed
-later (``params.update(self.settings)``) are read key by key.
+later (``params.update(self.settings)``) are read key by key, as are the members of the object
+that holds a limit (``config=GenerateContentConfig(**self.settings)``,
+``inferenceConfig=payload["inferenceConfig"]`` of a body a method builds).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
@@ -87,6 +90,32 @@ class Spreads(Component):
                 finally:
                     self.m.leave(target.fn)
         return None, []
+
+    def members(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
+        """The named members of a dict or of a settings object's constructor
+        (``ModelSettings(max_tokens=...)``), and the spreads among them that hold only what a
+        caller passes, empty by default (``options={"temperature": t, **self.options}``)."""
+        entries = self.containers.dict_entries(node, env)
+        if entries is not None:
+            return entries, ()
+        if isinstance(node, ast.Dict):
+            spread, steps = self.entries(node, env)
+            return spread, tuple(steps)
+        if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
+            key = self.flow.literal_str(node.slice, env)
+            outer = self.entries(node.value, env)[0] if key is not None else None
+            if outer is None or key not in outer:
+                return None, ()
+            return self.members(outer[key][0], outer[key][1])
+        found = self.calls.constructor(node, env)
+        if found is None:
+            return None, ()
+        call, call_env = found
+        name = last_name(call.func)
+        if not name or not name[:1].isupper():
+            return None, ()  # what a method gives (`self.config.copy()`), not a settings class: unknown members
+        given = self.sinks.arguments(call, call_env)
+        return given.keywords, given.empty_by_default
 
     def completed(self, node: ast.Name | ast.Attribute, env: Env, depth: int) -> Spread:
         """A dict built with known keys and completed by ``update`` with such spreads."""
