@@ -119,7 +119,7 @@ class Catalogue:
         ``*.models.generate_content``), and the chains of two names or more called on a sink's
         client (``("completions", "create")`` of ``openai.*OpenAI().completions.create``; one
         name, such as ``generate``, says too little)."""
-        chains = set()
+        chains: set[tuple[str, ...]] = set()
         for sink in (s for f in self.frameworks.values() for s in f.sinks):
             chains.update(c for c in map(_fixed_tail, sink.shapes) if c)
             chains.update(c for p in sink.calls if "()." in p and len(c := _fixed_tail(p.rsplit("().", 1)[1])) > 1)
