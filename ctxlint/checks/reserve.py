@@ -30,9 +30,9 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         accepted = request.reserve_evidence[0]
         where = f" (line {accepted.span.line})" if accepted.span is not None else ""
         why = f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never sent, so"
-    elif kind == "built-without":
+    elif kind in ("built-without", "built-and-sent"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
-    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default"):
+    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "wrapper-call":
         why = f"{request.reserve_evidence[0].text}, so"

@@ -10,7 +10,9 @@ as ``ctxlint/framework_files``) names, by qualified name:
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own
-  output limit (a Pydantic AI ``Model`` built with ``settings=``);
+  output limit (a Pydantic AI ``Model`` built with ``settings=``), ``limited_models`` the model or
+  provider names (globs) for which the object built sends a limit of its own (``init_chat_model``
+  of a Claude model builds a ChatAnthropic);
 - ``messages`` and ``templates``: constructors of one message with a role, and of prompt
   templates whose fields are filled later;
 - ``sources``: calls whose result is third-party content (HTTP bodies, parsed pages, retriever

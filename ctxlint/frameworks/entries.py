@@ -15,8 +15,8 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 SOURCE_KINDS = ("http", "web page", "browser", "file", "upload", "email", "retrieval", "search", "database",
                 "tool", "subprocess", "memory", "message")
 # What a sink's, holder's or template's argument can carry.
-ARGUMENT_ROLES = ("model", "system", "messages", "input", "prompt", "tools", "limit", "agent", "variables",
-                  "history")
+ARGUMENT_ROLES = ("model", "provider", "system", "messages", "input", "prompt", "tools", "limit", "agent",
+                  "variables", "history")
 TEMPLATE_SYNTAXES = ("format", "jinja", "mustache", "sk")
 
 
@@ -79,6 +79,9 @@ class Holder:
     limit_hint: str = ""
     default_limit: int | None = None
     model_carries_limit: bool = False
+    # Globs of the model or provider names (the `model` and `provider` arguments) for which the
+    # object built sends a limit of its own: `init_chat_model("claude-...")` builds a ChatAnthropic.
+    limited_models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

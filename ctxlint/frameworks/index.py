@@ -58,6 +58,16 @@ class Patterns:
         return {n for n in names if n}
 
 
+def _fixed_tail(pattern: str) -> tuple[str, ...]:
+    """The names at the end of a call-path pattern after its last wildcard or call."""
+    fixed: list[str] = []
+    for part in reversed(pattern.split(".")):
+        if any(c in part for c in "*?[()"):
+            break
+        fixed.append(part)
+    return tuple(reversed(fixed))
+
+
 class Catalogue:
     """Every framework's entries, indexed by call path."""
 
@@ -92,11 +102,34 @@ class Catalogue:
         """The libraries the catalogue knows (``openai``, ``google.genai``)."""
         return frozenset(self.imports)
 
+    def from_library(self, path: str) -> bool:
+        """Whether a call path starts at a library the catalogue knows (``openai.OpenAI()...``),
+        not at a project's own object or a library it does not (``importlib.import_module()``)."""
+        root = re.split(r"[.(]", path, maxsplit=1)[0]
+        return root in self._root_names
+
+    @cached_property
+    def _root_names(self) -> frozenset[str]:
+        return frozenset(r.split(".")[0] for r in self.imports)
+
+    @cached_property
+    def request_chains(self) -> frozenset[tuple[str, ...]]:
+        """The method chains that look like a request whatever their receiver is: the fixed
+        trailing names of each sink shape (``("models", "generate_content")`` of
+        ``*.models.generate_content``), and the chains of two names or more called on a sink's
+        client (``("completions", "create")`` of ``openai.*OpenAI().completions.create``; one
+        name, such as ``generate``, says too little)."""
+        chains: set[tuple[str, ...]] = set()
+        for sink in (s for f in self.frameworks.values() for s in f.sinks):
+            chains.update(c for c in map(_fixed_tail, sink.shapes) if c)
+            chains.update(c for p in sink.calls if "()." in p and len(c := _fixed_tail(p.rsplit("().", 1)[1])) > 1)
+        return frozenset(chains)
+
     def library_pattern(self) -> re.Pattern[str]:
         """The Python imports of the libraries the catalogue knows: a module without one holds no
         call the catalogue describes (the Python prefilter reads it)."""
         if self._pattern is None:
-            self._pattern = library_pattern(self.roots())
+            self._pattern = library_pattern(self.roots(), self.request_chains)
         return self._pattern
 
     def names(self) -> set[str]:
@@ -108,12 +141,14 @@ class Catalogue:
         return names
 
 
-def library_pattern(roots: frozenset[str]) -> re.Pattern[str]:
+def library_pattern(roots: frozenset[str], chains: frozenset[tuple[str, ...]] = frozenset()) -> re.Pattern[str]:
     """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
-    a submodule, ``from google import genai``."""
+    a submodule, ``from google import genai``; or a call of one of the method ``chains`` that
+    look like a request whatever the receiver (``.models.generate_content(``)."""
     names = "|".join(sorted(re.escape(r) for r in roots))
     submodules = ""
     for root in sorted(r for r in roots if "." in r):
         parent, _, last = root.rpartition(".")
         submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
-    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)
+    calls = "".join(sorted(rf"|\.{re.escape('.'.join(chain))}\s*\(" for chain in chains))
+    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules}){calls}", re.MULTILINE)

@@ -76,7 +76,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         else:
             parsed.errors.append(problem)
         return parsed
-    if tree is None or not interesting(tree, path, catalogue.roots()):
+    if tree is None or not interesting(tree, path, catalogue.roots(), catalogue.request_chains):
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
     if problem is not None:

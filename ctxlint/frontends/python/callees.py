@@ -140,9 +140,10 @@ class Callees(Component):
             located = self.m.foreign(self.m.imports[name], self.m.import_levels.get(name, 0))
             if located is not None:
                 owner, cls = located
-                if isinstance(cls, ast.ClassDef):
-                    entry = owner.unit.module_scope.functions.get(cls.name)
-                    return (owner, entry[1]) if entry is not None else None
+                # the class, or the class bound to a name there too (`Config = Settings`)
+                defined = cls.name if isinstance(cls, ast.ClassDef) else cls.id if isinstance(cls, ast.Name) else None
+                entry = owner.unit.module_scope.functions.get(defined) if defined is not None else None
+                return (owner, entry[1]) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
         return None
 
     @staticmethod

@@ -52,6 +52,9 @@ class Calls(Component):
         if isinstance(node, ast.Await):
             return self.path(node.value, env, depth + 1)
         if isinstance(node, ast.Call):
+            imported = self.imported_module(node, env)
+            if imported is not None:
+                return imported
             target = self.callees.function_for(node, env, foreign=True)
             if target is not None and self.m.enter(target.fn):
                 reader = target.owner.calls if target.owner is not None else self
@@ -80,6 +83,14 @@ class Calls(Component):
         if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
             return self.path(node.value, env, depth + 1) + ".__getitem__()"
         return UNKNOWN
+
+    def imported_module(self, call: ast.Call, env: Env) -> str | None:
+        """The module ``importlib.import_module("ollama")`` (or ``__import__``) imports by name,
+        when the code shows the name (a literal, or a parameter a caller gives one)."""
+        if not call.args or self.m.qualified(call.func) not in ("importlib.import_module", "__import__"):
+            return None
+        name = self.flow.literal_str(call.args[0], env)
+        return name if name and all(part.isidentifier() for part in name.split(".")) else None
 
     def name_path(self, node: ast.Name, env: Env, depth: int) -> str:
         if node.id in self.m.imports and node.id not in self.m.from_imports:

@@ -34,7 +34,7 @@ _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner
 
 def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> bool:
     """A regex-level test, run before parsing: can this module hold anything we read? A module
-    that names a library of the framework catalogue (``libraries``) may."""
+    that names a library of the framework catalogue or calls a sink's shape (``libraries``) may."""
     if _MARKERS_CS.search(text) or _MARKERS_CI.search(text) or (libraries is not None and libraries.search(text)):
         return True
     return bool(_LEN.search(text) and _TOKEN.search(text)) or bool(_OUTPUT_CUT.search(text))
@@ -273,13 +273,11 @@ def too_deep(tree: ast.Module, path: str) -> Problem | None:
             f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels")
 
 
-_API_PARENTS = {"completions", "responses", "messages", "ChatCompletion"}
-_API_LEAVES = {"create", "parse", "stream", "acreate"}
-
-
-def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozenset()) -> bool:
+def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozenset(),
+                shapes: frozenset[tuple[str, ...]] = frozenset()) -> bool:
     """Whether a parsed module has anything the front-end reads: an import of a library of the
-    framework catalogue (``roots``), an LLM-shaped call, a tool, a role/content dict, a prompt
+    framework catalogue (``roots``), a call of a sink's shape (``shapes``: the fixed trailing names
+    of ``*.chat.completions.create``) or of LiteLLM's, a tool, a role/content dict, a prompt
     name (a weak one only where an LLM library is imported or the path says prompts), or a
     ``len(x) / 4``-shaped expression or a loop that stops at a token budget in a module that
     mentions tokens."""
@@ -296,10 +294,13 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     for node in walk(tree):
         if isinstance(node, ast.Call):
             chain = attribute_chain(node.func)
-            if chain and (chain[-1] in ("completion", "acompletion", "Tool") or (
-                chain[-1] in _API_LEAVES and len(chain) > 1 and chain[-2] in _API_PARENTS
-            )):
+            if chain and (chain[-1] in ("completion", "acompletion", "Tool") or any(
+                    len(chain) > 1 and tuple(chain[-len(shape):]) == shape for shape in shapes)):
                 return True
+            if chain and chain[-1] in ("import_module", "__import__") and node.args \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                    and imports_library(ast.Import([ast.alias(node.args[0].value)])):
+                return True  # `importlib.import_module("ollama")`: a library imported by name
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

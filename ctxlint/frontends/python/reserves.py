@@ -6,6 +6,7 @@ of sight (whose own settings may hold the limit)."""
 from __future__ import annotations
 
 import ast
+from fnmatch import fnmatchcase
 from typing import cast
 
 from ctxlint.frameworks import Holder
@@ -16,6 +17,10 @@ from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
+
+# The kind of evidence of a chat model built without a limit that a request of the same code is
+# sent with, for a model whose client sets none of its own (rules/**/CTX201).
+BUILT_AND_SENT = "built-and-sent"
 
 # Names a function parameter or an object's attribute takes when it holds an output limit.
 LIMIT_NAMES = ("max_tokens", "max_output_tokens", "max_completion_tokens", "max_new_tokens", "num_predict",
@@ -72,22 +77,60 @@ class Reserves(Component):
         """Chat models built with no output limit, reported where they are built: every request
         they send has none, wherever it is sent from (a chain, an agent, another module)."""
         found = []
+        # `model = ChatOpenAI(...)` in one branch and `model = AzureChatOpenAI(...)` in another:
+        # a request sent with `model` is sent with either.
+        sent = {self.assigned(call, scope) for call, scope, _ in self.m.holder_calls if id(call) in self.m.sent_holders}
         for call, scope, holder in self.m.holder_calls:
             env = Env(scope)
             if not self.built_without_limit(call, env, holder):
                 continue
+            if self.assigned(call, scope) in sent - {None} or self.passed_to_sender(call, scope):
+                self.m.sent_holders.add(id(call))
             parts = Parts(hint=holder.limit_hint)
             self.sinks.settings(holder.arguments, call, env, None, parts)
             # `ChatOpenAI(model=model, **kwargs)` in a factory: empty unless its caller fills it
             passed_on = tuple(step for kind, step in self.sinks.arguments(call, env).empty_by_default if kind == KWARGS)
+            kind = KWARGS if passed_on else "built-without"
+            if not passed_on and id(call) in self.m.sent_holders and not self.limited_model(call, env, holder):
+                kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
                 settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
                 framework=holder.framework, in_method=in_method(scope), in_test=in_test(scope),
-                reserve_kind=KWARGS if passed_on else "built-without",
+                reserve_kind=kind,
                 reserve_evidence=(*passed_on, Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is "
                                                        "built without an output limit", self.m.span(call)))))
         return found
+
+    def assigned(self, call: ast.Call, scope: Scope) -> tuple[int, str] | None:
+        """The variable of ``scope`` that ``name = call`` assigns, if that is how it is kept."""
+        parent = self.m.parents.get(id(call))
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            return id(scope), parent.targets[0].id
+        return None
+
+    def passed_to_sender(self, call: ast.Call, scope: Scope) -> bool:
+        """Whether the chat model ``call`` builds is handed to a function of the module that
+        sends a request with it (``summarize(model, page)`` where ``summarize`` calls
+        ``model.ainvoke(...)``)."""
+        kept = self.assigned(call, scope)
+        if kept is None:
+            return False
+        for use in walk(scope.node):
+            if not isinstance(use, ast.Call) or not any(isinstance(a, ast.Name) and a.id == kept[1]
+                                                        for a in (*use.args, *(k.value for k in use.keywords))):
+                continue
+            called = self.callees.function_for(use, Env(scope), returns=False)
+            if called is None or called.owner is not None:
+                continue
+            for inner in walk(called.fn):
+                if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                        and self.sinks.may_be_sink(inner)):
+                    continue
+                found = self.calls.holder(inner.func.value, called.env)
+                if found is not None and found[1] is call:
+                    return True
+        return False
 
     def built_without_limit(self, call: ast.Call, env: Env, holder: Holder) -> bool:
         """Whether ``call`` builds a chat model that sends no output limit: one whose framework
@@ -101,6 +144,50 @@ class Reserves(Component):
         parts = Parts()
         self.sinks.settings(holder.arguments, call, env, None, parts)
         return parts.limit is None
+
+    def limited_model(self, call: ast.Call, env: Env, holder: Holder) -> bool:
+        """Whether the model or provider ``call`` builds for, or its default, is one whose object
+        sends a limit of its own (``init_chat_model(model=cfg.writer_model)`` where the
+        settings class declares ``writer_model: str = "claude-..."``)."""
+        if not holder.limited_models:
+            return False
+        for spec in (*holder.arguments.get("model", ()), *holder.arguments.get("provider", ())):
+            entry = self.sinks.find(spec, call, env)
+            if entry is not None and any(fnmatchcase(name.lower(), glob) for name in self.names_of(entry[0], entry[1])
+                                         for glob in holder.limited_models):
+                return True
+        return False
+
+    def names_of(self, node: ast.expr, env: Env, depth: int = 0) -> list[str]:
+        """The model names a value holds or defaults to: a literal, a parameter's default, the
+        default of ``os.getenv(name, default)``, of a settings class's field (``config.model``
+        where ``config = Settings.from_env()``), through a helper that takes the value alone
+        (``get_value(config.model)``)."""
+        text = self.flow.literal_str(node, env)
+        if text is not None or depth > 4:
+            return [text] if text is not None else []
+        node, env = self.scopes.deref(node, env)
+        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
+                and env.bound(node.id) is None:
+            default = env.scope.params[node.id].default
+            return self.names_of(default, env, depth + 1) if default is not None else []
+        if isinstance(node, ast.Call) and len(node.args) == 2 \
+                and self.m.qualified(node.func) in ("os.getenv", "os.environ.get"):
+            return self.names_of(node.args[1], env, depth + 1)
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            return self.names_of(node.args[0], env, depth + 1)
+        if isinstance(node, ast.Attribute):
+            owner = node.value
+            binding = self.scopes.resolve(owner, env) if isinstance(owner, (ast.Name, ast.Attribute)) else None
+            built = binding.value if binding is not None else None
+            func = built.func if isinstance(built, ast.Call) else None
+            cls = func.value if isinstance(func, ast.Attribute) else func  # Settings(...), Settings.from_env(...)
+            if binding is not None and isinstance(cls, ast.Name):
+                default = self.spreads.field_default(self.callees.class_named(cls.id, binding.env.scope, True),
+                                                     node.attr)
+                if isinstance(default, ast.Constant) and isinstance(default.value, str):
+                    return [default.value]
+        return []
 
     def configured_type(self, receiver: ast.expr, env: Env) -> bool:
         """Whether ``receiver`` is of a type the catalogue builds with an output limit (a chat

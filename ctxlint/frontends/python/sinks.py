@@ -17,7 +17,7 @@ from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
-from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, Step
+from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
@@ -25,6 +25,9 @@ from ctxlint.providers import answers_in_text, chat_payload
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
+# ... and of a call of a sink's shape on a client the project builds (or a library the catalogue
+# does not know builds): `self._module.Client().models.generate_content(...)`.
+SHAPED_CLIENT = "shaped-client"
 
 
 @dataclass
@@ -80,7 +83,11 @@ class Sinks(Component):
         for sink in self.m.catalogue.sink_calls.match(path):
             assert isinstance(sink, Sink)
             return sink, True
-        if path.startswith(UNKNOWN):
+        # A shape (`*.models.generate_content`) names a request whatever the receiver is when the
+        # code does not show it, or shows it built by the project or by a library the catalogue
+        # does not know (`self._module.Client()` of a module imported by name); a path from a
+        # catalogue library that matched none of its calls is not a request.
+        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
             for sink in self.m.catalogue.sink_shapes.match(path):
                 assert isinstance(sink, Sink)
                 return sink, False
@@ -186,17 +193,18 @@ class Sinks(Component):
     def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
         """The named members of a dict or of a settings object's constructor
         (``ModelSettings(max_tokens=...)``)."""
-        entries = self.containers.dict_entries(node, env)
-        if entries is not None:
-            return entries
-        found = self.calls.constructor(node, env)
-        if found is None:
-            return None
-        call, call_env = found
-        name = last_name(call.func)
-        if not name or not name[:1].isupper():
-            return None  # what a method gives (`self.config.copy()`), not a settings class: unknown members
-        return self.arguments(call, call_env).keywords
+        return self.spreads.members(node, env)[0]
+
+    def limit_defaults(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> tuple[Step, ...]:
+        """The empty-by-default spreads of the object that would hold the limit (``config=`` built
+        with ``**self.generation_kwargs``)."""
+        for spec in specs:
+            if not spec.key or spec.method is not None or spec.json:
+                continue
+            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)
+            if entry is not None:
+                return self.spreads.members(entry[0], entry[1])[1]
+        return ()
 
     # ---- a request from a sink ---------------------------------------------------------------------
 
@@ -224,8 +232,10 @@ class Sinks(Component):
                 if agent is not None:
                     holders.append(agent)
         parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
-        for _, holder_call, _ in holders:
+        for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
+            if sent_from(env.scope, holder_env.scope):
+                self.m.sent_holders.add(id(holder_call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
@@ -245,8 +255,9 @@ class Sinks(Component):
         self.settings(sink.arguments, call, env, given, parts)
         limit_specs = sink.arguments.get("limit", ())
         hidden = bool(limit_specs) and self.limit_out_of_sight(limit_specs, call, env, given)
-        if given.empty_by_default and parts.limit is None and not given.opaque:
-            parts.by_default = given.empty_by_default
+        defaults = given.empty_by_default + self.limit_defaults(limit_specs, call, env, given)
+        if defaults and parts.limit is None and not given.opaque:
+            parts.by_default = defaults
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
@@ -272,9 +283,11 @@ class Sinks(Component):
                 reserve_evidence += (parts.built_without,)
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
-                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, PARAMETER) if k in kinds)
+                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
+            if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
+                reserve_kind = SHAPED_CLIENT
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
@@ -441,6 +454,18 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def sent_from(scope: Scope, built: Scope) -> bool:
+    """Whether a request sent in ``scope`` uses an object built in ``built`` where the code shows
+    both: the same function (or one nested in it), the module, or another method of its class."""
+    current: Scope | None = scope
+    while current is not None:
+        if current is built or (current.kind == "function" and current.cls is not None
+                                and current.cls is built.cls):
+            return True
+        current = current.parent
+    return False
 
 
 def asks_for_no_text(scope: Scope | None) -> bool:

@@ -7,22 +7,32 @@ object's caller gives one. So does ``**kwargs``, a method's own keyword paramete
 in the project calls the method by name with a limit keyword, and ``**self.config.extra``
 where ``extra`` is a field of the project's settings class that defaults to ``{}``. Merges
 (``a | b``), conditional spreads (``**({"temperature": t} if t else {})``) and dicts completed
-later (``params.update(self.settings)``) are read key by key.
+later (``params.update(self.settings)``) are read key by key, as are the members of the object
+that holds a limit (``config=GenerateContentConfig(**self.settings)``,
+``inferenceConfig=payload["inferenceConfig"]`` of a body a method builds).
 """
 
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
+SUBCLASS = "subclass-by-default"
+# How many subclasses of a class are read for what they set an attribute to.
+MAX_SETTING_SUBCLASSES = 12
 
 Step = tuple[str, Evidence]  # (kind, the step)
 Spread = tuple[dict[str, Entry] | None, list[Step]]
@@ -66,7 +76,8 @@ class Spreads(Component):
         if empty is not None:
             name, kind = empty
             what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
-                    else f"only what is passed as `{name}`, empty by default")
+                    else f"only what each subclass that sets it is passed as `{name}`, empty by default"
+                    if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
             return {}, [(kind, Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds {what}",
                                         self.m.span(node)))]
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -78,6 +89,32 @@ class Spreads(Component):
                 if built is not None:
                     return built
         return None, []
+
+    def members(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
+        """The named members of a dict or of a settings object's constructor
+        (``ModelSettings(max_tokens=...)``), and the spreads among them that hold only what a
+        caller passes, empty by default (``options={"temperature": t, **self.options}``)."""
+        entries = self.containers.dict_entries(node, env)
+        if entries is not None:
+            return entries, ()
+        if isinstance(node, ast.Dict):
+            spread, steps = self.entries(node, env)
+            return spread, tuple(steps)
+        if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
+            key = self.flow.literal_str(node.slice, env)
+            outer = self.entries(node.value, env)[0] if key is not None else None
+            if outer is None or key not in outer:
+                return None, ()
+            return self.members(outer[key][0], outer[key][1])
+        found = self.calls.constructor(node, env)
+        if found is None:
+            return None, ()
+        call, call_env = found
+        name = last_name(call.func)
+        if not name or not name[:1].isupper():
+            return None, ()  # what a method gives (`self.config.copy()`), not a settings class: unknown members
+        given = self.sinks.arguments(call, call_env)
+        return given.keywords, given.empty_by_default
 
     def completed(self, node: ast.Name | ast.Attribute, env: Env, depth: int) -> Spread:
         """A dict built with known keys and completed by ``update`` with such spreads."""
@@ -135,7 +172,38 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras:
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
+            if binding is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                name = self.set_by_subclasses(node.attr, env, depth + 1)
+                return (name, SUBCLASS) if name is not None else None
         return None
+
+    def set_by_subclasses(self, attr: str, env: Env, depth: int) -> str | None:
+        """``self.attr`` that a base class reads and never sets, where every subclass of the
+        project that sets it sets it empty by default (``self.settings = dict(settings or {})``):
+        the parameter it comes from, or None."""
+        scope: Scope | None = env.scope
+        while scope is not None and scope.cls is None:
+            scope = scope.parent
+        cls = scope.cls if scope is not None else None
+        project = self.m.project
+        if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
+            return None
+        found = None
+        for path, class_name in project.subclasses(cls.node.name)[:MAX_SETTING_SUBCLASSES]:
+            analyzer = project.analyzer(path)
+            entry = analyzer.unit.module_scope.functions.get(class_name) if analyzer is not None else None
+            if entry is None or not isinstance(entry[0], ast.ClassDef):
+                return None  # a subclass the analysis cannot read may set anything
+            assert analyzer is not None
+            for record in entry[1].assigns.get(attr, ()):
+                if record.value is None:
+                    return None
+                empty = analyzer.spreads.empty_by_default(record.value, Env(record.where or record.scope), depth)
+                if empty is None or empty[1] != PARAMETER:
+                    return None
+                found = found or empty[0]
+        return found
 
     def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
         """Whether ``**name`` of ``fn`` is only passed on, and nothing in the module or the
@@ -170,7 +238,12 @@ class Spreads(Component):
             func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
         if not isinstance(func, ast.Name):
             return None
-        found = self.callees.class_named(func.id, call_env.scope, True)
+        value = self.field_default(self.callees.class_named(func.id, call_env.scope, True), node.attr)
+        return node.attr if value is not None and _empty_field(value) else None
+
+    def field_default(self, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
+        """The default a class of the project (``found``, or a base class of it) declares for
+        its field ``name`` (``model: str = "gpt-4.1"``), or None."""
         for _ in range(4):
             if found is None or not isinstance(found[1].node, ast.ClassDef):
                 return None
@@ -179,8 +252,8 @@ class Spreads(Component):
             assert isinstance(cls_node, ast.ClassDef)
             for statement in cls_node.body:
                 if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                        and statement.target.id == node.attr:
-                    return node.attr if statement.value is not None and _empty_field(statement.value) else None
+                        and statement.target.id == name:
+                    return statement.value
             base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
             if base is None:
                 return None
