@@ -117,11 +117,15 @@ class CutSites(Component):
             kind = "raw-output-cut" if reads_output(_subject(node), RAW_OUTPUT_NAMES) else "output-cut"
             return Observation(kind, source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
-        for_model = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
-            self.sources.untrusted(_subject(node), env) is not None)
+        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
+        for_model = in_tokens or self.sources.untrusted(_subject(node), env) is not None
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
-        return Observation("silent-cut", source.span, goes, source=replace(source, strong=for_model))
+        if for_model and _excerpt(_subject(node)):
+            # A retrieved chunk cut to fill a window: an excerpt by nature, whose edge a model expects.
+            return Observation("excerpt-cut", source.span, goes, source=replace(source, strong=True))
+        return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
+                           source=replace(source, strong=for_model))
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
@@ -429,6 +433,15 @@ def _label(name: str) -> bool:
 # the best that fit a budget is selection, and a model does not expect the complete set.
 _RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
                      re.IGNORECASE)
+
+
+def _excerpt(node: ast.expr) -> bool:
+    """Whether a name in the expression says it holds an excerpt already (a chunk, a passage)."""
+    return any(fnmatchcase((n.id if isinstance(n, ast.Name) else n.attr).lower(), p) for n in ast.walk(node)
+               if isinstance(n, (ast.Name, ast.Attribute)) for p in _EXCERPTS)
+
+
+_EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
 
 
 def _history(name: str) -> bool:
