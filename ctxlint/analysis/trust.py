@@ -102,6 +102,11 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     fills it is evidence of its own kinds (``format-site-…``), calibrated apart from template files."""
     found = _untrusted(request, index, options, directives, named_before)
     slot = request.segments[index].slot
+    if found is not None and slot is not None and slot.passed_at is not None and \
+            all(step.span != slot.passed_at for step in found.evidence):
+        at = slot.passed_at
+        passed = Evidence(EvidenceKind.FLOW, f"passed as `{slot.expression}` at {at.path}:{at.line}", at)
+        found = replace(found, evidence=(*found.evidence[:-1], passed, found.evidence[-1]))
     if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
         return found
     kind = "format-site-" + found.kind.removeprefix("template-")
