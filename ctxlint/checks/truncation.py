@@ -15,9 +15,9 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "word-cut": "word-cut", "token-cut": "token-cut", "helper-cut": "helper-cut"}
 # ... and of one the front-end observed with no request of the file seen to include it.
-_OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut", "raw-output-cut": "raw-output-cut",
-             "far-cut": "far-cut", "excerpt-cut": "excerpt-cut", "budget-loop": "budget-loop", "drop-loop": "drop-loop",
-             "ranked-loop": "ranked-items"}
+_OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
+             "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
+             "budget-loop": "budget-loop", "drop-loop": "drop-loop", "ranked-loop": "ranked-items"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
