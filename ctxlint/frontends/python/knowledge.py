@@ -75,8 +75,9 @@ PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "res
 # fetches a page (a cut of it is made for a model even where no model call is seen).
 # Of those, the names that can only be a process's streams or a fetched page's raw text: `*output`
 # is also what an agent or a model itself produced (`done_output`, `final_output`).
-RAW_OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "traceback", "raw_content", "*page_content",
-                    "*webpage*", "inner_text", "*_html", "html", "scraped*")
+# (`outs, errs = proc.communicate()` is how the subprocess documentation names the streams.)
+RAW_OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "outs", "errs", "traceback", "raw_content",
+                    "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
 OUTPUT_NAMES = (*RAW_OUTPUT_NAMES, "*output", "output_*", "observation*")
 
 
