@@ -436,9 +436,17 @@ _RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|p
 
 
 def _excerpt(node: ast.expr) -> bool:
-    """Whether a name in the expression says it holds an excerpt already (a chunk, a passage)."""
-    return any(fnmatchcase((n.id if isinstance(n, ast.Name) else n.attr).lower(), p) for n in ast.walk(node)
-               if isinstance(n, (ast.Name, ast.Attribute)) for p in _EXCERPTS)
+    """Whether a name of what is cut says it holds an excerpt already (a chunk, a passage); the
+    bounds of the cut (`tokens[:snippet_max_tokens]`) say nothing about it."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Name, ast.Attribute)) and any(
+                fnmatchcase((current.id if isinstance(current, ast.Name) else current.attr).lower(), p)
+                for p in _EXCERPTS):
+            return True
+        stack.extend(c for c in ast.iter_child_nodes(current) if not isinstance(c, ast.Slice))
+    return False
 
 
 _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
