@@ -53,7 +53,7 @@ def cut_noted(text: str) -> bool:
     return _NOTED.search(text) is not None
 
 
-_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut", re.IGNORECASE)
+_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut|\blimited to\b", re.IGNORECASE)
 
 
 def mentions_cut(text: str) -> bool:

@@ -175,6 +175,9 @@ class Slot:
     # A field of a prompt constant in code whose facts are those of the values passed where code
     # fills it (`PROMPT.format(date=today())` in another module): where, and evidence of its own kind.
     filled_at: tuple[Span, ...] = ()
+    # Where code passes the value of a field of a template it fills in place
+    # (`PROMPT.format(page=text)` a screen below PROMPT): a step to show with the field.
+    passed_at: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -633,3 +633,33 @@ def test_calls_in_test_functions_of_scripts_are_low_confidence(owner, confidence
     source = SCRIPT_CALL.format(owner=owner)
     findings = linter.lint_text(source, "jobs/check.py", "jobs/check.py", "python")
     assert [f.confidence.value for f in findings] == [confidence]
+
+
+def test_a_field_filled_in_place_shows_where_its_value_is_passed():
+    source = '''from openai import OpenAI
+
+client = OpenAI()
+
+GRADE = """Grade the page against the question.
+
+Question: {question}
+Fetched webpage: {webpage_content}
+
+Answer PASS or FAIL.
+"""
+
+
+def grade(question: str, webpage_content: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini",
+        max_tokens=5,
+        messages=[{"role": "system",
+                   "content": GRADE.format(question=question,
+                                           webpage_content=webpage_content)}],
+    )
+    return reply.choices[0].message.content
+'''
+    findings = [f for f in lint(source, select=("CTX402",)) if f.code == "CTX402"]
+    assert [(f.span.line, f.kind) for f in findings] == [(8, "name-and-words")]
+    passed = [e for e in findings[0].evidence if e.span is not None and e.span.line == 20]
+    assert [e.text for e in passed] == ["passed as `webpage_content` at module.py:20"]

@@ -102,6 +102,11 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     fills it is evidence of its own kinds (``format-site-…``), calibrated apart from template files."""
     found = _untrusted(request, index, options, directives, named_before)
     slot = request.segments[index].slot
+    if found is not None and slot is not None and slot.passed_at is not None and \
+            all(step.span != slot.passed_at for step in found.evidence):
+        at = slot.passed_at
+        passed = Evidence(EvidenceKind.FLOW, f"passed as `{slot.expression}` at {at.path}:{at.line}", at)
+        found = replace(found, evidence=(*found.evidence[:-1], passed, found.evidence[-1]))
     if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
         return found
     kind = "format-site-" + found.kind.removeprefix("template-")
@@ -184,8 +189,16 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         reason += f", introduced as \"{described}\""
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
-    return Untrusted(reason, _name_kind(named, template, collection is not None, bool(described)),
-                     (*evidence, sink))
+    kind = _name_kind(named, template, collection is not None, bool(described))
+    if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in _WEB_WORDS:
+        kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
+    return Untrusted(reason, kind, (*evidence, sink))
+
+
+# The content families that only name text fetched from the web (search results, pages): in
+# code, a variable named so holds it; `document` or `context` may hold the operator's own text.
+_WEB_WORDS = frozenset(("webpage", "web page", "web content", "web result", "web research", "website", "scraped",
+                        "scrape", "crawled", "crawl", "snippet", "search result", "search hit", "serp"))
 
 
 def _name_kind(named: Named, template: bool, in_loop: bool, described: bool) -> str:

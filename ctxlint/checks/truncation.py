@@ -13,10 +13,12 @@ from ctxlint.markers import cut_marker, cut_marker_before, cut_noted
 from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segment, Source, SourceKind, Span
 
 # The evidence kind of a cut that reaches a request, by how it was found.
-_KINDS = {"slice": "cut", "word-cut": "word-cut", "token-cut": "token-cut", "helper-cut": "helper-cut"}
+_KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
+          "helper-cut": "helper-cut"}
 # ... and of one the front-end observed with no request of the file seen to include it.
-_OBSERVED = {"silent-cut": "unsent-cut", "output-cut": "output-cut", "far-cut": "far-cut", "budget-loop": "budget-loop",
-             "drop-loop": "drop-loop", "ranked-loop": "ranked-items"}
+_OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
+             "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
+             "budget-loop": "budget-loop", "drop-loop": "drop-loop", "ranked-loop": "ranked-items"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -66,7 +68,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             if _noted_near(segments, source.span):
                 continue
             kind = _KINDS.get(cut.how, "cut")
-            if kind == "cut" and cut.keeps == "end":
+            if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
             ctx.report(
                 source.span, _message(source),

@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.code.words import MIN_CUT
-from ctxlint.frontends.python.knowledge import LIST_NAMES
+from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
@@ -81,7 +81,7 @@ class Cuts(Component):
         if found is None:
             return None
         content: tuple[Segment, ...] = ()
-        if found.cut.how == "slice" and found.cut.keeps == "start":
+        if found.cut.how in ("slice", "output-slice") and found.cut.keeps == "start":
             # What is cut, where readable: constraints in it may be what the cut drops (CTX301).
             content = tuple(Segment(Role.SYSTEM, p.span, p.text) for p in self.strings.text(found.subject, env) or ()
                             if p.slot is None)
@@ -121,7 +121,9 @@ class Cuts(Component):
         if any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or (
                 self.flow.is_list(subject, env) is not False and not self.placed_in_text(node)):
             return None
-        return Found(node, node.value, self.cut_of(node.value, "characters", keeps, "slice"), kept)
+        # A process's streams or a fetched page's raw text, by name: what an agent reads back.
+        how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else "slice"
+        return Found(node, node.value, self.cut_of(node.value, "characters", keeps, how), kept)
 
     def bounds(self, node: ast.Subscript, env: Env, least: int = MIN_CUT) -> tuple[str, ast.expr, int | None] | None:
         """Which end a slice keeps, the length it keeps and its value when known; None for a

@@ -20,7 +20,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.cuts import HISTORY_NAMES
-from ctxlint.frontends.python.knowledge import MEASURES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -102,7 +102,7 @@ class CutSites(Component):
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // 5:
             return None  # the first 25 words: a preview
-        if self.marked_beside(node, env):
+        if self.marked_beside(node, env) or self.marked_after(node):
             return None
         if fn is not None and source.cut is not None and source.cut.how != "helper-cut":
             truncator = self.cuts.summary(fn, env.scope)
@@ -111,15 +111,21 @@ class CutSites(Component):
         goes = self.goes_to(node, fn)
         if goes is None:
             return None
-        # What an agent reads back after running code or fetching a page.
+        # What an agent reads back after running code or fetching a page; a process's streams or
+        # a page's raw text by name, or an output of any kind (`*output` is also an agent's own).
         if reads_output(_subject(node)):
-            return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
+            kind = "raw-output-cut" if reads_output(_subject(node), RAW_OUTPUT_NAMES) else "output-cut"
+            return Observation(kind, source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
-        for_model = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
-            self.sources.untrusted(_subject(node), env) is not None)
+        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
+        for_model = in_tokens or self.sources.untrusted(_subject(node), env) is not None
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
-        return Observation("silent-cut", source.span, goes, source=replace(source, strong=for_model))
+        if for_model and _excerpt(_subject(node)):
+            # A retrieved chunk cut to fill a window: an excerpt by nature, whose edge a model expects.
+            return Observation("excerpt-cut", source.span, goes, source=replace(source, strong=True))
+        return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
+                           source=replace(source, strong=for_model))
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
@@ -172,6 +178,18 @@ class CutSites(Component):
             return any(w in self.m.code(room).lower() for w in ("marker", "suffix", "ellipsis", "placeholder",
                                                                   "notice", "truncat"))
         return False
+
+    def marked_after(self, node: ast.expr) -> bool:
+        """A marker added to the cut text by the statements right after its assignment
+        (``out = out[:n]`` then ``out += "\\n[output truncated]"``)."""
+        statement = self.m.parents.get(id(node))
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self.m.parents.get(id(statement))
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            return False
+        target = self.m.dotted(statement.targets[0])
+        return target is not None and any(
+            _says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s)) for s in self.after(statement))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model
@@ -412,6 +430,23 @@ def _label(name: str) -> bool:
 # the best that fit a budget is selection, and a model does not expect the complete set.
 _RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
                      re.IGNORECASE)
+
+
+def _excerpt(node: ast.expr) -> bool:
+    """Whether a name of what is cut says it holds an excerpt already (a chunk, a passage); the
+    bounds of the cut (`tokens[:snippet_max_tokens]`) say nothing about it."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Name, ast.Attribute)) and any(
+                fnmatchcase((current.id if isinstance(current, ast.Name) else current.attr).lower(), p)
+                for p in _EXCERPTS):
+            return True
+        stack.extend(c for c in ast.iter_child_nodes(current) if not isinstance(c, ast.Slice))
+    return False
+
+
+_EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
 
 
 def _history(name: str) -> bool:

@@ -174,6 +174,13 @@ class Estimates(Component):
                             binding = self.scopes.resolve(held, Env(scope))
                             if binding is not None and binding.owner is None:
                                 self.scaled_tokens_in(binding.value)
+                            # Each value the name is given in the function, not only the last
+                            # before the slice: `limit = max_tokens * 4` on a first try,
+                            # `limit = int(limit * 0.9)` on the next, then `text[:limit]`.
+                            for record in scope.assigns.get(held.id, ()):
+                                if record.kind == "=" and record.value is not None and (
+                                        binding is None or record.value is not binding.value):
+                                    self.scaled_tokens_in(record.value)
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr == "replace" and len(node.args) == 2 and \
                         isinstance(node.args[0], ast.Constant) and char_name(str(node.args[0].value)):

@@ -73,15 +73,19 @@ PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "res
 
 # What a program's or a page's output is called: what an agent reads back after it runs code or
 # fetches a page (a cut of it is made for a model even where no model call is seen).
-OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "*output", "output_*", "observation*", "traceback",
-                "raw_content", "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
+# Of those, the names that can only be a process's streams or a fetched page's raw text: `*output`
+# is also what an agent or a model itself produced (`done_output`, `final_output`).
+# (`outs, errs = proc.communicate()` is how the subprocess documentation names the streams.)
+RAW_OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "outs", "errs", "traceback", "raw_content",
+                    "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
+OUTPUT_NAMES = (*RAW_OUTPUT_NAMES, "*output", "output_*", "observation*")
 
 
-def reads_output(node: ast.AST) -> bool:
+def reads_output(node: ast.AST, names: tuple[str, ...] = OUTPUT_NAMES) -> bool:
     """Whether an expression reads a program's or a page's output (``result.stdout``,
     ``"\\n".join(outputs)``, ``page.inner_text``, ``result["raw_content"]``): a name, an
-    attribute or a key in it is called so."""
-    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in OUTPUT_NAMES for name in _names(n))
+    attribute or a key in it is called so (one of ``names``)."""
+    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in names for name in _names(n))
 
 
 def _names(node: ast.AST) -> tuple[str, ...]:

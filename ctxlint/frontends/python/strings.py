@@ -314,7 +314,9 @@ class Strings(Component):
         expression = name or self.m.code(value)
         facts = self.flow.facts(value, env)
         facts.sources.extend(self.flow.iteration_sources(value, env))
-        return Piece(expression, span, self.make_slot(expression, facts, env))
+        slot = self.make_slot(expression, facts, env)
+        at = self.m.span(value)
+        return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot)
 
     def join(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece]:
         separator = "".join(p.text for p in self.text(func.value, env) or [] if p.slot is None)
