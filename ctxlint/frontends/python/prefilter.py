@@ -291,11 +291,14 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True
     tokens = estimate = weak = False
+    by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
+    for shape in shapes:
+        by_last.setdefault(shape[-1], []).append(shape)
     for node in walk(tree):
         if isinstance(node, ast.Call):
             chain = attribute_chain(node.func)
             if chain and (chain[-1] in ("completion", "acompletion", "Tool") or any(
-                    len(chain) > 1 and tuple(chain[-len(shape):]) == shape for shape in shapes)):
+                    len(chain) > 1 and tuple(chain[-len(shape):]) == shape for shape in by_last.get(chain[-1], ()))):
                 return True
             if chain and chain[-1] in ("import_module", "__import__") and node.args \
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \

@@ -84,14 +84,14 @@ class Reserves(Component):
             env = Env(scope)
             if not self.built_without_limit(call, env, holder):
                 continue
-            if self.assigned(call, scope) in sent - {None} or self.passed_to_sender(call, scope):
-                self.m.sent_holders.add(id(call))
             parts = Parts(hint=holder.limit_hint)
             self.sinks.settings(holder.arguments, call, env, None, parts)
             # `ChatOpenAI(model=model, **kwargs)` in a factory: empty unless its caller fills it
             passed_on = tuple(step for kind, step in self.sinks.arguments(call, env).empty_by_default if kind == KWARGS)
             kind = KWARGS if passed_on else "built-without"
-            if not passed_on and id(call) in self.m.sent_holders and not self.limited_model(call, env, holder):
+            if not passed_on and not self.limited_model(call, env, holder) and (
+                    id(call) in self.m.sent_holders or self.assigned(call, scope) in sent - {None}
+                    or self.passed_to_sender(call, scope)):
                 kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
