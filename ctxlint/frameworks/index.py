@@ -44,6 +44,18 @@ class Patterns:
         return list(known)
 
     def _match(self, path: str) -> list[object]:
+        found = self._match_exactly(path)
+        if not found:
+            # A class imported from the submodule that defines it (`google.generativeai.
+            # generative_models.GenerativeModel`, `langchain_openai.chat_models.base.ChatOpenAI`)
+            # is the one its package exports, which is the path the catalogue names.
+            for exported in _exported_paths(path):
+                found = self._match_exactly(exported)
+                if found:
+                    break
+        return found
+
+    def _match_exactly(self, path: str) -> list[object]:
         found = list(self.exact.get(path, ()))
         last = path.rsplit(".", 1)[-1]
         for pattern, value in (*self.by_last.get(last, ()), *self.wild):
@@ -56,6 +68,17 @@ class Patterns:
         names = {path.rsplit(".", 1)[-1].rstrip("()") for path in self.exact}
         names |= set(self.by_last)
         return {n for n in names if n}
+
+
+def _exported_paths(path: str) -> list[str]:
+    """The paths a class's package may export it at, nearest package first: ``a.b.c.Cls().m``
+    gives ``a.b.Cls().m`` and ``a.Cls().m``. Only for a path that names a class (a capitalised
+    part) below a module of two parts or more."""
+    parts = path.split(".")
+    cls = next((i for i, part in enumerate(parts) if part[:1].isupper()), None)
+    if cls is None or cls < 2 or not all(part.isidentifier() for part in parts[:cls]):
+        return []
+    return [".".join((*parts[:keep], *parts[cls:])) for keep in range(cls - 1, 0, -1)]
 
 
 def _fixed_tail(pattern: str) -> tuple[str, ...]:

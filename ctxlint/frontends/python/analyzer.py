@@ -98,10 +98,16 @@ class Analyzer:
         catalogue = self.unit.catalogue
         holder_names = catalogue.holders.last_names()
         template_names = catalogue.templates.last_names()
+        subclasses: dict[str, bool] = {}  # the project's classes built as a library's object
         for call, scope in self.unit.calls:
             name = last_name(call.func)
             if name not in holder_names and name not in template_names:
-                continue
+                if not name[:1].isupper() or not isinstance(call.func, ast.Name):
+                    continue
+                if name not in subclasses:
+                    subclasses[name] = self.calls.inherited_path(name, Env(scope), 0) is not None
+                if not subclasses[name]:
+                    continue
             path = self.calls.path(call.func, Env(scope))
             for holder in catalogue.holders.match(path):
                 assert isinstance(holder, Holder)

@@ -112,9 +112,27 @@ class Calls(Component):
         annotation = self.annotation(node.id, env)  # what the parameter says it takes, whatever the caller gave
         if annotation is not None:
             return self.annotation_path(annotation)
+        inherited = self.inherited_path(node.id, env, depth)
+        if inherited is not None:
+            return inherited
         if node.id in self.m.imports:
             return self.m.imports[node.id]  # an object imported from a library: `from openai import OpenAI`
         return node.id if self.defined(node.id, env) or node.id in _BUILTINS else UNKNOWN
+
+    def inherited_path(self, name: str, env: Env, depth: int) -> str | None:
+        """A project class that subclasses a library's class and keeps its constructor
+        (``class GeminiModel(GenerativeModel)`` adding a method): built, it is the library's
+        object, with the same settings. None for any other name."""
+        located = self.callees.class_named(name, env.scope, foreign=True)
+        if located is None or not isinstance(located[1].node, ast.ClassDef):
+            return None
+        owner, cls = located
+        node = cls.node
+        if "__init__" in cls.functions or len(node.bases) != 1 or cls.parent is None:
+            return None
+        reader = owner.calls if owner is not None else self
+        found = reader.path(node.bases[0], Env(cls.parent), depth + 1)
+        return found if (self.m.catalogue.from_library(found)) else None
 
     def annotation(self, name: str, env: Env) -> ast.expr | None:
         scope = env.scope

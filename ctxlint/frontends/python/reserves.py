@@ -89,17 +89,21 @@ class Reserves(Component):
             # `ChatOpenAI(model=model, **kwargs)` in a factory: empty unless its caller fills it
             passed_on = tuple(step for kind, step in self.sinks.arguments(call, env).empty_by_default if kind == KWARGS)
             kind = KWARGS if passed_on else "built-without"
+            sent_at: tuple[Evidence, ...] = ()
             if not passed_on and not self.limited_model(call, env, holder) and (
                     id(call) in self.m.sent_holders or self.assigned(call, scope) in sent - {None}
                     or self.passed_to_sender(call, scope)):
                 kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
+                sent_at = tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", at)
+                                for at in self.m.sent_holders.get(id(call), ())[:3])
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
                 settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
                 framework=holder.framework, in_method=in_method(scope), in_test=in_test(scope),
                 reserve_kind=kind,
                 reserve_evidence=(*passed_on, Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is "
-                                                       "built without an output limit", self.m.span(call)))))
+                                                       "built without an output limit", self.m.span(call)),
+                                  *sent_at)))
         return found
 
     def assigned(self, call: ast.Call, scope: Scope) -> tuple[int, str] | None:

@@ -235,7 +235,7 @@ class Sinks(Component):
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope):
-                self.m.sent_holders.add(id(holder_call))
+                self.m.sent_holders.setdefault(id(holder_call), []).append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)

@@ -108,8 +108,9 @@ class Unit(CycleGuard):
         self.observed: set[Span] = set()
         self.active: set[int] = set()  # nodes being followed now (a guard against cycles)
         self.consumed: set[int] = set()  # values some request already includes
-        # Chat models built here that a request of the same function or class is sent with (sinks.py)
-        self.sent_holders: set[int] = set()
+        # Chat models built here that a request of the same function or class is sent with, and
+        # where those requests are sent (sinks.py)
+        self.sent_holders: dict[int, list[Span]] = {}
         self.fixes: dict[int, Fix] = {}
         self.codes: dict[int, str] = {}
         self.tokens: dict[int, list[StrToken] | None] = {}
