@@ -102,7 +102,7 @@ class Analyzer:
         for call, scope in self.unit.calls:
             name = last_name(call.func)
             if name not in holder_names and name not in template_names:
-                if not name[:1].isupper() or not isinstance(call.func, ast.Name):
+                if not name or not name[:1].isupper() or not isinstance(call.func, ast.Name):
                     continue
                 if name not in subclasses:
                     subclasses[name] = self.calls.inherited_path(name, Env(scope), 0) is not None
