@@ -134,6 +134,8 @@ class Source:
     # Found in what the module's callers of a function pass for one of its parameters: a
     # summary applied backwards, evidence of its own kind.
     from_caller: bool = False
+    # For third-party content, the catalogue's kind of it (`http`, `subprocess`, `search`).
+    origin: str = ""
 
 
 @dataclass(frozen=True, slots=True)

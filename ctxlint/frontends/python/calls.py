@@ -124,11 +124,11 @@ class Calls(Component):
         (``class GeminiModel(GenerativeModel)`` adding a method): built, it is the library's
         object, with the same settings. None for any other name."""
         located = self.callees.class_named(name, env.scope, foreign=True)
-        if located is None or not isinstance(located[1].node, ast.ClassDef):
+        if located is None:
             return None
         owner, cls = located
         node = cls.node
-        if "__init__" in cls.functions or len(node.bases) != 1 or cls.parent is None:
+        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or len(node.bases) != 1 or cls.parent is None:
             return None
         reader = owner.calls if owner is not None else self
         found = reader.path(node.bases[0], Env(cls.parent), depth + 1)

@@ -152,9 +152,10 @@ class Cuts(Component):
     def is_length(self, bound: ast.expr, env: Env, depth: int = 0) -> bool:
         """A number of characters (a setting, arithmetic on settings), not a position the code
         found (``text.rindex("\\n")``, ``match.end()``, ``len(prefix)``, a loop's index)."""
-        if isinstance(bound, ast.Call) and (self.m.qualified(bound.func) or "") == "len" and not any(
-                isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Slice) for s in walk(bound)):
-            return False  # text[:len(prefix)]; but len(" ".join(words[:500])) is a word budget
+        if isinstance(bound, ast.Call) and (self.m.qualified(bound.func) or "") == "len":
+            # text[:len(prefix)] is a place; len(" ".join(words[:500])) is a word budget, whatever
+            # the text measured was read from (`pages[i]`)
+            return any(isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Slice) for s in walk(bound))
         for part in walk(bound):
             if isinstance(part, ast.Call):
                 name = part.func.attr if isinstance(part.func, ast.Attribute) else getattr(part.func, "id", "")

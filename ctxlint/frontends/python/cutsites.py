@@ -34,6 +34,9 @@ _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*
 _LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
             "print", "write_log"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The catalogue's kinds of third-party content an agent reads back: a response body, a page, a
+# process's streams.
+_READ_BACK = ("http", "web page", "browser", "subprocess")
 # A cut to fewer characters than this is a label, a preview or a log line, not content a model reads.
 MIN_CONTENT = 500
 _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "size", "keep")
@@ -118,7 +121,13 @@ class CutSites(Component):
             return Observation(kind, source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
-        for_model = in_tokens or self.sources.untrusted(_subject(node), env) is not None
+        third_party = self.sources.untrusted(_subject(node), env)
+        if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
+            # the same, known by where the text comes from: a response body, a page, a process
+            return Observation("raw-output-cut", source.span, goes, source=replace(
+                source, strong=True, flow=(*source.flow, Evidence(
+                    EvidenceKind.SOURCE, f"it cuts {third_party.detail}", third_party.span))))
+        for_model = in_tokens or third_party is not None
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         if for_model and _excerpt(_subject(node)):
@@ -169,6 +178,10 @@ class CutSites(Component):
         if isinstance(parent, (ast.BinOp, ast.JoinedStr)):
             self.cuts.mark(parent, env)
         if id(node) in self.m.marked:
+            return True
+        if isinstance(parent, ast.Dict) and any(  # {"content": text[:n], "truncated": len(text) > n}
+                isinstance(k, ast.Constant) and isinstance(k.value, str) and "truncat" in k.value.lower()
+                for k in parent.keys):
             return True
         bound = node.slice.upper if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) else None
         if isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Sub):

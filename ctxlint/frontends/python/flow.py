@@ -237,6 +237,19 @@ class Flow(Ordering):
 
     # ---- shapes: text or list ----------------------------------------------------------------------
 
+    def returned_kind(self, call: ast.Call, env: Env) -> bool | None:
+        """What a function the code shows returns (``fetch(url)`` returning ``resp.text``): a
+        string or a collection when every return agrees, else unknown."""
+        target = self.callees.function_for(call, env, foreign=True)
+        if target is None or not target.returns or not self.m.enter(target.fn):
+            return None
+        reader = target.owner.flow if target.owner is not None else self
+        try:
+            kinds = {reader.is_list(value, target.env) for value in target.returns}
+        finally:
+            self.m.leave(target.fn)
+        return kinds.pop() if len(kinds) == 1 else None
+
     def is_list(self, node: ast.expr, env: Env) -> bool | None:
         """False for a string, True for a list (or other collection), None when unknown. An
         unknown value is a string unless its name says it is a collection (``docs``)."""
@@ -265,7 +278,9 @@ class Flow(Ordering):
                 if method in ("strip", "lstrip", "rstrip", "read", "read_text", "join", "format", "decode", "lower",
                               "upper", "replace", "get_text", "text", "get_payload", "get_content", "as_string"):
                     return False
-            return None if self.strings.text(node, env) is None else False
+            if self.strings.text(node, env) is not None:
+                return False
+            return self.returned_kind(node, env)
         if isinstance(node, _NAMED):
             if isinstance(node, ast.Name):
                 annotation = self.callees.param_annotation(node.id, env)

@@ -75,7 +75,8 @@ class Sources(Component):
             if carrier is not None:
                 spec, what = carrier
                 if _reads(node.attr, spec.attributes):
-                    return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr}", self.m.span(node), strong=spec.strong)
+                    return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr}", self.m.span(node), strong=spec.strong,
+                                  origin=spec.kind)
                 return None  # resp.status_code, f.name: about the content, not the content
             found = self.bound_untrusted(node, env)  # self.page = ...
             if found is not None:
@@ -100,6 +101,14 @@ class Sources(Component):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 return found
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            # `[tag.text for tag in soup.find_all("p")]`: the items of untrusted content, read
+            read = {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}
+            for generator in node.generators:
+                if read & {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}:
+                    found = self.untrusted(generator.iter, env)
+                    if found is not None:
+                        return found
         return None
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
@@ -206,7 +215,7 @@ class Sources(Component):
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
-                          strong=spec.strong)
+                          strong=spec.strong, origin=spec.kind)
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
@@ -253,7 +262,8 @@ class Sources(Component):
             if carrier is not None:
                 spec, what = carrier
                 if _reads(func.attr, spec.methods):
-                    return Source(SourceKind.UNTRUSTED, f"{what}.{func.attr}()", self.m.span(call), strong=spec.strong)
+                    return Source(SourceKind.UNTRUSTED, f"{what}.{func.attr}()", self.m.span(call), strong=spec.strong,
+                                  origin=spec.kind)
         found = self.read_source(call, env)
         if found is not None:
             return found
