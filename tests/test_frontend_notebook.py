@@ -112,3 +112,13 @@ def test_cost_names_the_cell_of_each_request(project):
     run = project.run("cost", "bot.ipynb")
     assert run.code == 0
     assert [line.split("  ")[0] for line in run.lines if line.startswith("bot.ipynb")] == ["bot.ipynb:cell 4:2"]
+
+
+def test_ipython_shell_commands_over_several_lines_and_assigned_magics_parse():
+    cells = make(
+        ("code", ["!pip install -q \\\n", "    openai \\\n", "    'httpx<0.28'\n"]),
+        ("code", ["import os\n", "\n", "def config_path():\n", "    here = %pwd\n",
+                  "    files = !ls configs\n", "    return os.path.join(here, files[0])\n"]),
+    )
+    parsed = notebook.parse_file(cells, "setup.ipynb")
+    assert parsed.errors == []

@@ -38,6 +38,9 @@ def lint(source: str, name: str = "agent.py"):
     # PEP 695 and PEP 696 type parameters.
     ("type Alias[T] = list[T]\ndef f[T](x: T) -> T: return x\nclass C[T: int = 3]: pass\n",
      "Alias         = list[T]\ndef f   (x: T) -> T: return x\nclass C            : pass\n"),
+    # Type parameters over several lines: joined by backslashes, so the lines keep their numbers.
+    ("def pick[\n    T: (int, str)\n](items: list[T]) -> T: return items[0]\n",
+     "def pick\\\n                \\\n (items: list[T]) -> T: return items[0]\n"),
 ])
 def test_newer_syntax_is_rewritten_in_place_for_python_3_11(source, expected):
     rewritten = downlevel(source, (3, 11))

@@ -123,12 +123,23 @@ def _without_magics(lines: list[str]) -> list[str]:
     if lines and lines[0].lstrip().startswith("%%"):
         return ["# " + line for line in lines]  # %%bash, %%writefile: the cell is not Python
     out = []
+    continued = False  # the line before is a magic that ends in `\`: this one belongs to it
     for line in lines:
         stripped = line.lstrip()
+        indent = line[: len(line) - len(stripped)]
         help_query = (stripped.endswith("?") and not stripped.startswith("#")
                       and "(" not in stripped and "=" not in stripped)
-        if stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or help_query:
-            out.append(line[: len(line) - len(stripped)] + "# " + stripped)
+        assigned = _ASSIGNED_MAGIC.match(stripped)
+        if continued or stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or help_query:
+            out.append(indent + "# " + stripped)
+            continued = stripped.endswith("\\")
+        elif assigned:  # `files = !ls`, `here = %pwd`: the name is bound to what IPython gives
+            out.append(f"{indent}{assigned.group(1)}= None  # {assigned.group(2)}")
+            continued = stripped.endswith("\\")
         else:
             out.append(line)
     return out
+
+
+# `name = %magic ...` and `name = !command`: IPython binds the name to the magic's result.
+_ASSIGNED_MAGIC = re.compile(r"([A-Za-z_][\w.]*\s*)=\s*([%!].*)$")

@@ -57,7 +57,7 @@ def _blank_type_parameters(text: str, chars: list[str]) -> bool:
     for match in _GENERIC.finditer(text):
         close = _matching_bracket(text, match.end())
         if close is not None:
-            chars[match.end() : close + 1] = " " * (close + 1 - match.end())
+            chars[match.end() : close + 1] = _blank(text[match.end() : close + 1])
             changed = True
     for match in _TYPE_ALIAS.finditer(text):
         after = match.end()
@@ -65,7 +65,7 @@ def _blank_type_parameters(text: str, chars: list[str]) -> bool:
             close = _matching_bracket(text, after)
             if close is None:
                 continue
-            chars[after : close + 1] = " " * (close + 1 - after)
+            chars[after : close + 1] = _blank(text[after : close + 1])
             after = close + 1
         rest = text[after : after + 80].lstrip(" \t")
         if not rest.startswith("=") or rest.startswith("=="):
@@ -80,7 +80,7 @@ def _blank_type_parameters(text: str, chars: list[str]) -> bool:
 
 
 def _matching_bracket(text: str, start: int) -> int | None:
-    """The offset of the ``]`` closing the ``[`` at ``start``, on the same line."""
+    """The offset of the ``]`` closing the ``[`` at ``start`` (brackets may span lines)."""
     depth = 0
     for index in range(start, min(len(text), start + 2000)):
         char = text[index]
@@ -90,9 +90,19 @@ def _matching_bracket(text: str, start: int) -> int | None:
             depth -= 1
             if depth == 0:
                 return index
-        elif char == "\n":
-            return None
     return None
+
+
+def _blank(span: str) -> list[str]:
+    """Spaces for the characters of ``span``; a line break in it is kept, after a backslash that
+    joins the lines, so the statement still parses and every line keeps its number."""
+    blank = [" "] * len(span)
+    for index, char in enumerate(span):
+        if char == "\n":
+            blank[index] = "\n"
+            if index:
+                blank[index - 1] = "\\"
+    return blank
 
 
 # ---- PEP 701 and PEP 750 ----------------------------------------------------------------------
