@@ -128,7 +128,8 @@ class Calls(Component):
             return None
         owner, cls = located
         node = cls.node
-        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or len(node.bases) != 1 or cls.parent is None:
+        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or len(node.bases) != 1 \
+                or cls.parent is None:
             return None
         reader = owner.calls if owner is not None else self
         found = reader.path(node.bases[0], Env(cls.parent), depth + 1)
