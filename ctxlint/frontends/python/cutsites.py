@@ -105,7 +105,7 @@ class CutSites(Component):
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // 5:
             return None  # the first 25 words: a preview
-        if self.marked_beside(node, env) or self.marked_after(node):
+        if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
             return None
         if fn is not None and source.cut is not None and source.cut.how != "helper-cut":
             truncator = self.cuts.summary(fn, env.scope)
@@ -427,6 +427,15 @@ def _logs(statement: ast.stmt) -> bool:
         return False
     func = statement.value.func
     return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _LOGGING
+
+
+def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """A function that records that it cut (``was_truncated = True``) and hands the flag back,
+    so its callers can say so: the cut is not silent there."""
+    return fn is not None and any(
+        isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True
+        and any(isinstance(t, ast.Name) and "truncat" in t.id.lower() for t in node.targets)
+        for node in ast.walk(fn))
 
 
 def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
