@@ -55,9 +55,15 @@ class CutSites(Component):
         builds prompts or calls a model (``context``); without it, the loops whose budget is in
         tokens (a model's unit) only."""
         found: list[Observation] = []
+        seen: set[tuple[int, str]] = set()  # each cut once per function: a retry repeats the same one
         for node, scope, fn in self.scoped_nodes():
             if isinstance(node, (ast.Subscript, ast.Call)):
                 observation = self.cut_site(node, Env(scope), fn, context)
+                if observation is not None:
+                    again = (id(fn), self.m.code(node))
+                    if again in seen:
+                        continue
+                    seen.add(again)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context)
             else:

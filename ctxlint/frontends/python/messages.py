@@ -153,7 +153,9 @@ class Messages(Component):
         return self.flow.literal_str(entries["ttl"][0], entries["ttl"][1]) if "ttl" in entries else None
 
     def is_message_dict(self, node: ast.expr, env: Env, roles: tuple[str, ...] = tuple(ROLE_NAMES)) -> bool:
-        if not isinstance(node, ast.Dict):
+        """``{"role": "user", "content": ...}`` or ``dict(role="user", content=...)``."""
+        if not isinstance(node, ast.Dict) and not (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"
+                                                   and node.keywords):
             return False
         entries = self.containers.dict_entries(node, env)
         if not entries or "role" not in entries or not any(k in entries for k in _CONTENT_KEYS):

@@ -20,6 +20,7 @@ from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Request, Role, Span
+from ctxlint.providers import ROLE_NAMES
 
 
 class Standalone(Component):
@@ -79,7 +80,10 @@ class Standalone(Component):
                 add(id(node), self.m.span(node), partial(self.messages.message_list, node, env), True)
         for mapping, scope in self.m.dicts:
             env = Env(scope)
-            if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=("system", "developer")):
+            # A system message on its own; any message added to a conversation kept elsewhere
+            # (`self.messages.append({"role": "user", "content": page})`).
+            roles = ROLE_NAMES if self.added_to_a_list(mapping) else ("system", "developer")
+            if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=tuple(roles)):
                 add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
@@ -163,6 +167,12 @@ class Standalone(Component):
         return isinstance(body, ast.Dict) and any(
             isinstance(k, ast.Constant) and k.value == "infer" and isinstance(v, ast.Constant) and v.value is False
             for k, v in zip(body.keys, body.values, strict=True))
+
+    def added_to_a_list(self, mapping: ast.Dict) -> bool:
+        """Whether a dict is appended or inserted into a list (``history.append({...})``)."""
+        parent = self.m.parents.get(id(mapping))
+        return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) \
+            and parent.func.attr in ("append", "insert") and mapping in parent.args
 
     def counted(self, messages: ast.List) -> bool:
         """Whether a message list is built to count its tokens, not to be sent."""

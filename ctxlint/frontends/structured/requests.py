@@ -93,10 +93,14 @@ def chat_request(ctx: Context, root: Node) -> Request | None:
         if content.kind == "string":
             segments.extend(ctx.segments(content, role, index))
             return parts
-        if content.kind != "array":
+        if content.kind == "object" and content.fields is not None and "type" in content.fields:
+            blocks: list[Node] = [content]  # one content part on its own (MCP's messages)
+        elif content.kind != "array":
             ctx.wrong_type(content, f"`{what}`", "text or a list of content parts")
             return parts
-        for block in content.items or ():  # no items: a value read without positions
+        else:
+            blocks = list(content.items or ())  # no items: a value read without positions
+        for block in blocks:
             if block.kind == "string":  # some SDKs accept bare strings in a content list
                 segments.extend(ctx.segments(block, role, index))
                 continue
