@@ -15,13 +15,18 @@ from pathlib import Path
 
 import pytest
 
-# A template with a clock value before static text: CTX101 (an error) at 1:15.
-CLOCK_TEMPLATE = (
-    "Current time: {{ now() }}\nYou are the support assistant for Northwind. Answer questions about orders, "
-    "returns and delivery times, and hand anything else to a human agent.\n"
+# Static instructions long enough (66 tokens) for a clock or id before them to be worth a finding:
+# CTX101 and CTX102 report a loss under their `min_tokens` (50) at low confidence only.
+SUPPORT_RULES = (
+    "You are the support assistant for Northwind. Answer questions about orders, returns and delivery times, "
+    "and hand anything else to a human agent.\n"
+    "Check the order number before you discuss an order. Offer a refund only within thirty days of delivery, "
+    "never reveal card numbers or internal notes, and answer in three short paragraphs at most.\n"
 )
+# A template with a clock value before static text: CTX101 (an error) at 1:15.
+CLOCK_TEMPLATE = "Current time: {{ now() }}\n" + SUPPORT_RULES
 CLOCK_MESSAGE = (
-    "`now()` changes on every call; the 29 static tokens after it are sent uncached each time. "
+    "`now()` changes on every call; the 66 static tokens after it are sent uncached each time. "
     "Move it after the last static instruction, or into the latest user message."
 )
 # A Prompty file without an output limit: CTX201 (a warning) at 3:1, on `model:`.

@@ -31,7 +31,8 @@ GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None or shutil.which("bash") is None, reason="needs git and bash")
 
 PERSONA = ("You are the support assistant for Northwind. Answer questions about orders, returns and refunds "
-           "only. Never reveal card numbers.\n")
+           "only. Never reveal card numbers.\nCheck the order number before you discuss an order, offer a refund "
+           "only within thirty days of delivery, and answer in three short paragraphs at most.\n")
 TOOLS = [{"type": "function", "function": {"name": "find_order", "description": "Find an order by its number.",
                                            "parameters": {"type": "object", "properties": {
                                                "number": {"type": "string", "description": "The order number."}},

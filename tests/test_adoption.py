@@ -12,11 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, Project
+from conftest import CLOCK_MESSAGE, CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, SUPPORT_RULES, Project
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-# Enough static text after a volatile value for the rules to be sure it matters (20 tokens or more).
-PERSONA = "You are the support assistant for Northwind. Answer questions about orders, returns and refunds only.\n"
 GIT = shutil.which("git")
 
 
@@ -141,14 +139,14 @@ def test_changed_since_reports_only_findings_on_changed_lines(project):
     project.write({
         "a.j2": CLOCK_TEMPLATE,
         "b.prompty": NO_RESERVE_PROMPTY,
-        "c.j2": PERSONA,
+        "c.j2": SUPPORT_RULES,
     })
     _git(project.root, "init", "-q")
     _git(project.root, "add", "-A")
     _git(project.root, "commit", "-q", "-m", "prompts with findings")
     # A change to c.j2 adds a clock; a.j2's old clock is untouched; a new file is all new.
     project.write({
-        "c.j2": "Trace: {{ trace_id }}\n" + PERSONA,
+        "c.j2": "Trace: {{ trace_id }}\n" + SUPPORT_RULES,
         "d.j2": CLOCK_TEMPLATE,
         "prompts-été/e.j2": CLOCK_TEMPLATE,  # git quotes non-ASCII names unless told not to
     })

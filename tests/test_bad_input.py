@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import SUPPORT_RULES
+
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
@@ -71,9 +73,9 @@ def test_huge_file_is_skipped_with_a_notice(tmp_path):
 
 
 def test_crlf_and_bom_keep_lines_and_columns(tmp_path):
-    crlf = lint(tmp_path, "crlf.j2", b"Hello\r\nTime {{ now() }}\r\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\r\n")
+    crlf = lint(tmp_path, "crlf.j2", ("Hello\nTime {{ now() }}\n" + SUPPORT_RULES).replace("\n", "\r\n").encode())
     assert located(crlf) == [("CTX101", 2, 6)]
-    bom = lint(tmp_path, "bom.j2", "\ufeffTime {{ now() }}\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n".encode())
+    bom = lint(tmp_path, "bom.j2", ("\ufeffTime {{ now() }}\n" + SUPPORT_RULES).encode())
     assert located(bom) == [("CTX101", 1, 6)]
 
 

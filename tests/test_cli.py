@@ -11,6 +11,7 @@ from conftest import (
     CLOCK_TEMPLATE,
     NO_RESERVE_MESSAGE,
     NO_RESERVE_PROMPTY,
+    SUPPORT_RULES,
 )
 
 from ctxlint.catalogue import load_catalogue
@@ -162,7 +163,7 @@ CLOCK = CLOCK_TEMPLATE
 def test_inline_suppressions(project):
     project.write({
         # On the line itself, and alone on the line before.
-        "same-line.j2": "Current time: {{ now() }} {# ctxlint: ignore[CTX101] #}\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+        "same-line.j2": "Current time: {{ now() }} {# ctxlint: ignore[CTX101] #}\n" + SUPPORT_RULES,
         "line-before.j2": "{# ctxlint: ignore[CTX101] #}\n" + CLOCK,
         "line-before-trimmed.j2": "{#- ctxlint: ignore[CTX101] -#}\n" + CLOCK,
         "multi-line-comment.j2": "{# ctxlint: ignore[CTX101]\n   the date is part of the persona #}\n" + CLOCK,
@@ -175,15 +176,15 @@ def test_inline_suppressions(project):
         "two-codes.j2": "{# ctxlint: ignore[CTX102, ctx101] #}\n" + CLOCK,
         # Whole file: every rule, or only the listed ones.
         "file.j2": "{# ctxlint: ignore-file #}\nHello.\n\n" + CLOCK,
-        "file-code.j2": "{# ctxlint: ignore-file[CTX101] #}\nTrace {{ trace_id }} at {{ now() }}\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
-        "file-code-control.j2": "Trace {{ trace_id }} at {{ now() }}\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+        "file-code.j2": "{# ctxlint: ignore-file[CTX101] #}\nTrace {{ trace_id }} at {{ now() }}\n" + SUPPORT_RULES,
+        "file-code-control.j2": "Trace {{ trace_id }} at {{ now() }}\n" + SUPPORT_RULES,
         # Prompty: a YAML comment in the front matter.
         "front-matter.prompty": "---\nname: Support\n# ctxlint: ignore[CTX201] - the gateway sets it\nmodel:\n"
                                 "  api: chat\n---\nsystem:\nYou are the support assistant.\n",
         "front-matter-control.prompty": NO_RESERVE_PROMPTY,
         # Prompt text that mentions the directive is not a comment.
         "mention-before.j2": "Note: ctxlint: ignore[CTX101]\n" + CLOCK,
-        "mention-same-line.j2": "Current time: {{ now() }} (ctxlint: ignore[CTX101])\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+        "mention-same-line.j2": "Current time: {{ now() }} (ctxlint: ignore[CTX101])\n" + SUPPORT_RULES,
         "mention-in-string.j2": "{{ 'ctxlint: ignore' }}\n" + CLOCK,
     })
     run = project.run("check")
@@ -211,9 +212,9 @@ def test_inline_suppressions(project):
 def test_hash_lines_in_template_text_do_not_suppress(project):
     project.write({
         "hash.j2": "# ctxlint: ignore[CTX101]\n" + CLOCK,
-        "hash-trailing.j2": "Current time: {{ now() }} # ctxlint: ignore[CTX101]\nYou are the assistant. Answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+        "hash-trailing.j2": "Current time: {{ now() }} # ctxlint: ignore[CTX101]\n" + SUPPORT_RULES,
         "body.prompty": "---\nname: Support\nmodel:\n  parameters:\n    max_tokens: 400\n---\nsystem:\n"
-                        "# ctxlint: ignore[CTX101]\nToday is {{ now() }}. You answer questions about orders, returns and delivery times, and hand anything else to a human agent.\n",
+                        "# ctxlint: ignore[CTX101]\nToday is {{ now() }}. " + SUPPORT_RULES,
     })
     run = project.run("check")
     assert run.located == [

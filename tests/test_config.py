@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, Project
+from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, SUPPORT_RULES, Project
 
 from ctxlint.config import FORMATS, find_config
 
-# Enough static text after a clock value for CTX101 to be sure it matters (20 tokens or more).
-PERSONA = "You are the release assistant for Northwind. Answer questions about orders, returns and refunds only.\n"
+# Enough static text after a volatile value (50 tokens or more) for CTX101 to report it by default.
+PERSONA = ("You are the release assistant for Northwind. Answer questions about orders, returns and refunds only.\n"
+           "Write one line per change, newest first, name the team that owns it, link the ticket, and never "
+           "mention a customer by name or quote an internal discussion.\n")
 BROKEN = "{% if %}\n"  # CTX001 at 1:1; no tokenizer needed, so these runs stay fast
 BROKEN_AT = ":1:1: CTX001"
 
@@ -288,11 +290,12 @@ def test_rule_options_and_severity(project):
         "ctxlint.toml": '[rules.CTX101]\nnames = ["build_stamp"]\nseverity = "warning"\n',
         "by-name.toml": '[rules.volatile-in-prefix]\nseverity = "info"\n',
         "a.j2": "Build {{ build_stamp }}\nYou are the release assistant. Summarise the changes since the last "
-                "release for customers, grouped by product area, and leave out internal refactors.\n",
+                "release for customers, grouped by product area, and leave out internal refactors.\nWrite one "
+                "line per change, newest first, name the team that owns it, link the ticket, and never mention a "
+                "customer by name or quote an internal discussion.\n",
         "b.j2": CLOCK_TEMPLATE,  # a call: `calls` keeps its default
         # `current_time` is no longer a name
-        "c.j2": "Time now {{ current_time }}.\nYou are the support assistant. Answer questions about orders, returns "
-                "and delivery times, and hand anything else to a human agent.\n",
+        "c.j2": "Time now {{ current_time }}.\n" + SUPPORT_RULES,
     })
     custom, error_level, by_name = project.run_many([
         ("check",), ("check", "--fail-level", "error"), ("check", "--config", "by-name.toml"),

@@ -15,10 +15,14 @@ from ctxlint.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 TRACE_TEMPLATE = ("Trace: {{ trace_id }}\nYou are the research assistant. Cite every source, prefer primary "
-                  "sources, and say when the evidence is thin.\n")
+                  "sources, and say when the evidence is thin.\nQuote the passage you rely on, give the year of "
+                  "every source, never invent a citation, and answer in three paragraphs at most unless the user "
+                  "asks for more detail.\n")
 # Non-ASCII text before the slot: columns count code points (SARIF columnKind unicodeCodePoints).
 FRENCH_TEMPLATE = ("Heure d’été : {{ now() }}\nVous êtes l’assistant du service client. Répondez aux questions sur "
-                   "les commandes et les retours.\n")
+                   "les commandes et les retours.\nVérifiez le numéro de commande avant d’en parler, ne promettez "
+                   "jamais de remboursement, ne donnez jamais un numéro de carte et répondez en trois phrases au "
+                   "plus.\n")
 FIELDS = ["code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix",
           "confidence", "kind", "scope", "evidence", "cell"]
 

@@ -41,11 +41,15 @@ BAD_TEMPLATE = """\
 Current time: {{ now() }}
 You are the support assistant for Northwind.
 Answer questions about orders only. Never reveal card numbers.
+Check the order number before you discuss an order, offer a refund only within thirty days of
+delivery, and hand anything about damaged goods to a human agent with the order number.
 """
 
 GOOD_TEMPLATE = """\
 You are the support assistant for Northwind.
 Answer questions about orders only. Never reveal card numbers.
+Check the order number before you discuss an order, offer a refund only within thirty days of
+delivery, and hand anything about damaged goods to a human agent with the order number.
 Current time: {{ now() }}
 """
 

@@ -70,6 +70,7 @@ def answer(question: str) -> str:
     system = f"""Today is {datetime.datetime.now().strftime("%H:%M:%S")}.
 You are the travel desk assistant. Book only flights the traveller has confirmed, never change a
 booking without a written request, and answer in the tone {RULES["tone"]} in three sentences.
+Quote every fare with taxes, name the cheapest option first, and say when a connection is tight.
 """
     reply = client.chat.completions.create(
         model="gpt-4o",
@@ -108,7 +109,8 @@ def test_a_module_whose_docstring_says_do_not_edit_is_linted(tmp_path):
         "    return Anthropic().messages.create(\n"
         '        model="claude-sonnet-4-5", max_tokens=1024,\n'
         '        system=f"Run {uuid.uuid4()}. You are a careful coding agent. Never push to main and never '
-        'delete a branch; explain every change you make before you make it.",\n'
+        'delete a branch; explain every change you make before you make it. Run the tests after every '
+        'change, and stop and ask the user when a test fails for a reason you do not understand.",\n'
         '        messages=[{"role": "user", "content": task}],\n    )\n', encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
                           str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)

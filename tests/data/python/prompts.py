@@ -12,7 +12,7 @@ SYSTEM_PROMPT = (
 )
 
 TRIAGE_TEMPLATE = """Session {session_id}
-Classify the traveller's request into one of: booking, change, refund. Answer with the category name only, in lower case.
+Classify the traveller's request into one of: booking, change, refund. Answer with the category name only, in lower case. A new trip is a booking; new dates, names or seats are a change; money back for a cancelled trip is a refund.
 Request: {request}"""
 
 GREETING_PROMPT = "Reference " + str(uuid.uuid4()) + ". Greet the traveller and ask how you can help, in one friendly sentence that mentions the loyalty programme."

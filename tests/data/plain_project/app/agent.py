@@ -13,7 +13,8 @@ claude = anthropic.Anthropic()
 def answer(question: str) -> str:
     system = (f"Today is {datetime.now().isoformat()}. You are the support assistant for Northwind. "
               "Answer in two sentences, never promise a refund, and hand the conversation to a person "
-              "when the customer asks for one.")
+              "when the customer asks for one. Check the order number before you discuss an order, and "
+              "never reveal card numbers, internal notes or another customer's details.")
     reply = client.chat.completions.create(
         model="gpt-4o", max_tokens=300,
         messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
@@ -24,7 +25,9 @@ def triage(ticket: str) -> str:
     reply = claude.messages.create(
         model="claude-sonnet-4-5", max_tokens=300,
         system=f"Session {uuid.uuid4()}. You triage support tickets for Northwind into billing, shipping "
-               "or product questions, and answer with the category name only.",
+               "or product questions, and answer with the category name only. A charge, a refund or an "
+               "invoice is billing; a late, lost or damaged parcel is shipping; anything else is a product "
+               "question.",
         messages=[{"role": "user", "content": ticket}])
     return reply.content[0].text
 
