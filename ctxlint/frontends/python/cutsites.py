@@ -55,15 +55,9 @@ class CutSites(Component):
         builds prompts or calls a model (``context``); without it, the loops whose budget is in
         tokens (a model's unit) only."""
         found: list[Observation] = []
-        seen: set[tuple[int, str]] = set()  # each cut once per function: a retry repeats the same one
         for node, scope, fn in self.scoped_nodes():
             if isinstance(node, (ast.Subscript, ast.Call)):
-                observation = self.cut_site(node, Env(scope), fn, context)
-                if observation is not None:
-                    again = (id(fn), self.m.code(node))
-                    if again in seen:
-                        continue
-                    seen.add(again)
+                observation = None if self.retried(node) else self.cut_site(node, Env(scope), fn, context)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context)
             else:
@@ -73,6 +67,17 @@ class CutSites(Component):
             if observation is not None:
                 found.append(observation)
         return found
+
+    def retried(self, node: ast.expr) -> bool:
+        """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
+        made before the loop, reported there."""
+        statement = self.m.parents.get(id(node))
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            return False
+        name = statement.targets[0].id
+        loop = self.m.parents.get(id(statement))
+        return isinstance(loop, ast.While) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
     def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
         """Each node of the module with the scope it is evaluated in and its function."""
