@@ -77,7 +77,8 @@ class CutSites(Component):
             return False
         name = statement.targets[0].id
         loop = self.m.parents.get(id(statement))
-        return isinstance(loop, ast.While) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
+        return isinstance(loop, ast.While) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
     def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
         """Each node of the module with the scope it is evaluated in and its function."""
