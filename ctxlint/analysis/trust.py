@@ -348,6 +348,10 @@ def _is_question(name: str, options: TrustOptions) -> bool:
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:\x00]*)((?:\s[^<>]*?)?)(/?)>")
 # A fence opens a line; triple quotes label wherever they stand (`Text: """{{ text }}"""`).
 _FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')", re.MULTILINE)
+# A slot whose value is a fence the code picks (`self.fence[0]`, `FENCE`, `code_fence`): it
+# stands in the text as a fence on a line of its own.
+_FENCE_VALUE = re.compile(r"(?:^|[._\[])fences?\b", re.IGNORECASE)
+_FENCE_STANDIN = "\n```\n"
 # A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
 # hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`,
 # `---START_OF_FILE---`).
@@ -403,6 +407,10 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
         if segment.slot is None:
             parts.append(segment.text)
             offset += len(segment.text)
+        elif _FENCE_VALUE.search(segment.text):
+            # `{self.fence[0]}`: the project's fence, chosen at run time, set on its own line
+            parts.append(_FENCE_STANDIN)
+            offset += len(_FENCE_STANDIN)
         else:
             parts.append(_PLACEHOLDER)
             slots.append((offset, index))
