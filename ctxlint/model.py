@@ -180,6 +180,9 @@ class Slot:
     # Where code passes the value of a field of a template it fills in place
     # (`PROMPT.format(page=text)` a screen below PROMPT): a step to show with the field.
     passed_at: Span | None = None
+    # Where each of ``calls`` is made, when the front-end saw it (a clock read in a helper
+    # another module defines): evidence a finding can point at.
+    called_at: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,3 +119,49 @@ def test_one_file_reads_a_bounded_number_of_other_modules(tmp_path):
                          capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr
     assert f"stopped reading other modules of the project after {MAX_MODULES}" in run.stderr
+
+
+ROLE_PROMPTS = '''\
+SYSTEM_PROMPT = """{role_info}
+You are the release assistant of the Northwind platform team. Answer questions about the release
+train, the freeze calendar and the rollback runbook. Cite the runbook section for every step you
+give, never promise a date the calendar does not show, and hand security questions to the
+security rota. Keep answers under ten lines and use the team's own names for services.
+"""
+'''
+
+ROLE = '''\
+from datetime import datetime
+
+from openai import OpenAI
+
+from app.prompts import SYSTEM_PROMPT
+
+
+class ReleaseRole:
+    def __init__(self, name: str):
+        self.name = name
+        self.client = OpenAI()
+
+    def prefix(self) -> str:
+        return f"You are {self.name}. The current time is {datetime.now():%Y-%m-%d %H:%M:%S}."
+
+    def ask(self, question: str) -> str:
+        reply = self.client.chat.completions.create(
+            model="gpt-4o-mini",
+            max_tokens=400,
+            messages=[{"role": "system", "content": SYSTEM_PROMPT.format(role_info=self.prefix())},
+                      {"role": "user", "content": question}],
+        )
+        return reply.choices[0].message.content
+'''
+
+
+def test_a_clock_read_in_a_helper_is_named_where_it_is_called(project):
+    project.preview = False
+    project.write({"app/__init__.py": "", "app/prompts.py": ROLE_PROMPTS, "app/role.py": ROLE})
+    run = project.run("check", "--output-format", "json", "app")
+    clocks = [f for f in json.loads(run.stdout) if f["code"] == "CTX101"]
+    assert [(f["path"], f["line"], f["kind"]) for f in clocks] == [("app/prompts.py", 1, "format-site-call")]
+    steps = [(e["text"], e["path"], e["line"]) for e in clocks[0]["evidence"] if e["kind"] == "flow"]
+    assert ("`datetime.datetime.now()` is called here", "app/role.py", 14) in steps

@@ -40,6 +40,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if not any(s.has_words for s in after):
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
+        read = _read_at(segment, reason)
         if once_per_process(segment.slot, reason):
             ctx.report(
                 segment.span,
@@ -49,7 +50,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                 f"{options['advice']}",
                 kind="once-per-process",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` runs once, when the module loads", segment.span),
-                          Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
+                          *read, Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
             )
             return
         by_call = reason.endswith(")") or reason.startswith("|")
@@ -60,7 +61,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                           segment.span, strong=by_call)
         sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that differs "
                         "per call", after[0].span)
-        evidence: tuple[Evidence, ...] = (source, sink)
+        evidence: tuple[Evidence, ...] = (source, *read, sink)
         earlier = per_call_before(request, index, options["per_call"])
         kind = "daily" if per_day else "call" if by_call else "name"
         filled = segment.slot.filled_at
@@ -84,6 +85,17 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         ctx.report(segment.span, f"`{segment.text}` {changes}; {cost}. {options['advice']}", kind=kind,
                    evidence=evidence)
         return
+
+
+def _read_at(segment: Segment, reason: str) -> tuple[Evidence, ...]:
+    """Where the clock or random call that makes the slot volatile is made, when that is
+    somewhere else than the slot (a helper that appends `datetime.now()`)."""
+    assert segment.slot is not None
+    call = reason[:-2] if reason.endswith("()") else None
+    at = next((span for name, span in segment.slot.called_at if name == call), None)
+    if at is None or (at.path, at.line) == (segment.span.path, segment.span.line):
+        return ()
+    return (Evidence(EvidenceKind.FLOW, f"`{reason}` is called here", at),)
 
 
 # A value written inside a tag's name: `<transcript-{nonce}>`, `</rubric_{nonce}>`.

@@ -33,6 +33,7 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
         return replace(slot, names=(), filled_at=filled)
     sources = list(slot.sources)
     calls, once = list(slot.calls), list(slot.once)
+    called_at = list(slot.called_at)
     # In code, what the value passed is named (`retrieved_contexts`) is evidence beside the
     # field's own name, calibrated with the field's kinds.
     slot_names = list(slot.names)
@@ -48,7 +49,8 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
                 sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
                                        flow=(*source.flow, step)))
         calls += [c for c in value.facts.calls if c not in calls]
+        called_at += [(c, at) for c, at in value.facts.called_at.items()]
         once += [c for c in value.facts.once if c not in once]
         variable = variable or value.facts.variable_length
     return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
-                   variable_length=variable, filled_at=filled)
+                   variable_length=variable, filled_at=filled, called_at=tuple(called_at))

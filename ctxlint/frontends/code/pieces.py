@@ -68,6 +68,7 @@ class Facts:
     sources: list[Source] = field(default_factory=list)
     variable_length: bool = False
     once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
+    called_at: dict[str, Span] = field(default_factory=dict)  # where each call is first made
     indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
 
     def index(self, name: str) -> KeyIndex:

@@ -161,6 +161,8 @@ class Flow(Ordering):
         add_new(acc.names, inner.names, index=acc.index("names"))
         add_new(acc.sources, inner.sources, key=source_key, index=acc.index("sources"))
         add_new(acc.once, inner.calls if module_level else inner.once, index=acc.index("once"))
+        for call, span in inner.called_at.items():
+            acc.called_at.setdefault(call, span)
         acc.variable_length = acc.variable_length or inner.variable_length
 
     def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
@@ -184,6 +186,7 @@ class Flow(Ordering):
             return
         if qualified:
             acc.calls.append(qualified)
+            acc.called_at.setdefault(qualified, self.m.span(call))
             if isinstance(func, ast.Attribute):
                 receiver = self.m.dotted(func.value)
                 if receiver and self.m.is_variable(receiver):

@@ -252,6 +252,7 @@ class Messages(Component):
             facts = self.flow.facts(bound[0], bound[1])
             slot = replace(slot, names=unique([*slot.names, *facts.names]), calls=unique([*slot.calls, *facts.calls]),
                            sources=slot.sources + tuple(facts.sources),
+                           called_at=(*slot.called_at, *facts.called_at.items()),
                            variable_length=slot.variable_length or facts.variable_length)
         return slot
 

@@ -367,7 +367,7 @@ class Strings(Component):
         # loads; so is a call reached through a module-level constant.
         once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
         return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
-                    once=unique(once))
+                    once=unique(once), called_at=tuple(facts.called_at.items()))
 
     def assigned_text(self, name: str, base: Assign, extras: list[Assign]) -> list[Piece] | None:
         """The text a prompt name holds once its scope has run (every ``+=`` included). A

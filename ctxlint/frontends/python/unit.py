@@ -328,7 +328,7 @@ class Unit(CycleGuard):
 
     def adopt_facts(self, facts: Facts, use: Span) -> Facts:
         return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
-                     facts.variable_length, list(facts.once))
+                     facts.variable_length, list(facts.once), called_at=dict(facts.called_at))
 
     def short(self, func: ast.expr) -> str:
         """A call's name for a message: ``session.call_tool`` (its last two parts)."""
