@@ -4,6 +4,7 @@ notices, suppressions and discovery. Config files and output formats have their 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import (
     CLEAN_TEMPLATE,
@@ -373,41 +374,30 @@ def test_a_parsers_warnings_about_the_users_code_are_not_printed(project):
     assert "All checks passed (1 file checked)." in result.stdout
 
 
-PAGE_QA = '''import anthropic
-import requests
-
-client = anthropic.Anthropic()
-
-
-def answer(url: str, question: str) -> str:
-    page = requests.get(url, timeout=10).text
-    reply = client.messages.create(
-        model="claude-sonnet-4-5",
-        max_tokens=600,
-        system="You answer questions about the product page below, for the customers of our shop.\\n" + page,
-        messages=[{"role": "user", "content": question}],
-    )
-    return reply.content[0].text
-'''
+# The RAG example with its system prompt written out long: a source line wider than any terminal.
+PAGE_QA = (Path(__file__).parent.parent / "examples" / "rag" / "page_qa.py").read_text(encoding="utf-8").replace(
+    'system=f"You answer questions about this product page:\\n{page[:6000]}"',
+    'system="You answer questions about the product page below, for the customers of our shop.\\n" + page')
 
 
 def test_text_shows_the_source_line_a_caret_and_the_evidence_at_its_other_end(project):
     """Issue 25: findings as ruff's full output shows them; concise keeps one line each; lines
     wrap to the terminal's width."""
+    assert "+ page" in PAGE_QA  # the example still reads as the replacement expects
     project.write({"shop/qa.py": PAGE_QA})
     full, concise = project.run_many([("check", "--select", "CTX401"),
                                       ("check", "--select", "CTX401", "--output-format", "concise")])
     assert full.code == concise.code == 1
     header = full.lines[0]
-    assert header.startswith("shop/qa.py:12:104: CTX401 `page` carries untrusted content (requests.get(...).text, "
-                             "line 8)")
+    assert header.startswith("shop/qa.py:14:104: CTX401 `page` carries untrusted content (requests.get(...).text, "
+                             "line 10)")
     assert full.lines[1:7] == [
         "   |",
-        '12 |         system="You answer questions about the product page below, for the customers of our shop.\\n"'
+        '14 |         system="You answer questions about the product page below, for the customers of our shop.\\n"'
         " + page,",
         "   |" + " " * 104 + "^^^^ CTX401",
         "   |",
-        "   = source: requests.get(...).text (line 8)",
+        "   = source: requests.get(...).text (line 10)",
         ""]
     assert full.lines[-1] == "Found 1 finding (1 warning) in 1 file."
     assert concise.lines == [header, "Found 1 finding (1 warning) in 1 file."]
@@ -415,6 +405,6 @@ def test_text_shows_the_source_line_a_caret_and_the_evidence_at_its_other_end(pr
     # cut around the span, and the caret still points at it.
     narrow = project.run("check", "--select", "CTX401", env={"COLUMNS": "60"})
     assert max(len(line) for line in narrow.lines) <= 60 and narrow.lines[0] == header[:header.rindex(" ", 0, 61)]
-    source = next(i for i, line in enumerate(narrow.lines) if line.startswith("12 | "))
+    source = next(i for i, line in enumerate(narrow.lines) if line.startswith("14 | "))
     column = narrow.lines[source + 1].index("^")
     assert source and narrow.lines[source][column:column + 4] == "page" and "…" in narrow.lines[source]

@@ -117,8 +117,8 @@ def test_a_plain_check_reports_what_ctxlint_is_for(project):
     found = sorted((f["path"], f["line"], f["code"]) for f in json.loads(run.stdout))
     assert run.code == 1
     assert found == [
-        ("app/agent.py", 14, "CTX101"), ("app/agent.py", 27, "CTX102"), ("app/agent.py", 37, "CTX103"),
-        ("app/agent.py", 37, "CTX401"), ("app/agent.py", 37, "CTX402"), ("app/agent.py", 49, "CTX401"),
+        ("app/agent.py", 21, "CTX101"), ("app/agent.py", 31, "CTX102"), ("app/agent.py", 41, "CTX103"),
+        ("app/agent.py", 41, "CTX401"), ("app/agent.py", 41, "CTX402"), ("app/agent.py", 50, "CTX401"),
         ("prompts/system.j2", 1, "CTX101"), ("prompts/triage.j2", 1, "CTX102"), ("tools.json", 1, "CTX505"),
         ("web/system.ts", 10, "CTX101"), ("web/triage.ts", 9, "CTX102"),
     ]

@@ -20,16 +20,12 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
     words = ctx.options["constraints"]
     for segment in request.slots():
         for constraint, cut in constraints.cut_by(segment, ctx.directives, words):
-            ctx.report(
-                constraint.span,
-                f"The constraint \"{_excerpt(constraint.text)}\" is in text that `{cut}` (line "
-                f"{segment.span.line}) cuts to a fixed length, so it is dropped, wholly or in part, "
-                "whenever the cut applies. Keep constraints out of truncated text: send them whole, "
-                "before the text that may be cut.",
-                kind="cut-text",
-                evidence=(Evidence(EvidenceKind.SOURCE, f"`{cut}` cuts the text", segment.span),
-                          Evidence(EvidenceKind.SINK, "a constraint beyond what the cut keeps", constraint.span)),
-            )
+            _report(ctx, constraint,
+                    f" is in text that `{cut}` (line {segment.span.line}) cuts to a fixed length, so it is "
+                    "dropped, wholly or in part, whenever the cut applies. Keep constraints out of truncated "
+                    "text: send them whole, before the text that may be cut.",
+                    kind="cut-text", source=Evidence(EvidenceKind.SOURCE, f"`{cut}` cuts the text", segment.span),
+                    sink="a constraint beyond what the cut keeps")
     _before_history(request, ctx, words)
     layout = regions.analyse(request, ctx.directives, ctx.options["collections"])
     if not layout.variable:
@@ -62,15 +58,12 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
         if block is None:  # a loop inside the region, over a list the code supplies
             block = layout.variable[0]
         explicit = ctx.directives.region_at(constraint.span.line) is Region.MIDDLE
-        ctx.report(
-            constraint.span,
-            f"The constraint \"{_excerpt(constraint.text)}\" sits {where}, in the MIDDLE region that "
-            "budgets truncate or summarise first, so it can silently disappear. Move it to the system "
-            "prompt before any variable content, and restate it word for word after the last one if needed.",
-            kind="declared" if explicit or constraint.pinned else f"in-{block.kind}",
-            evidence=(block.evidence,
-                      Evidence(EvidenceKind.SINK, "a constraint in the MIDDLE region", constraint.span)),
-        )
+        _report(ctx, constraint,
+                f" sits {where}, in the MIDDLE region that budgets truncate or summarise first, so it can "
+                "silently disappear. Move it to the system prompt before any variable content, and restate it "
+                "word for word after the last one if needed.",
+                kind="declared" if explicit or constraint.pinned else f"in-{block.kind}", source=block.evidence,
+                sink="a constraint in the MIDDLE region")
 
 
 def _before_history(request: Request, ctx: CheckContext, words: list[str]) -> None:
@@ -92,16 +85,22 @@ def _before_history(request: Request, ctx: CheckContext, words: list[str]) -> No
         constraint = found[0]
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         what = f"the loop over `{grows.loop}`" if grows.loop else f"`{grows.text}`"
-        ctx.report(
-            constraint.span,
-            f"The constraint \"{_excerpt(constraint.text)}\"{more} is in the first user message, and {what} (line "
-            f"{grows.span.line}) adds turns after it: trimming the conversation to its newest turns drops this "
-            "message first, and its rules with it. Move the rules to the system prompt, or restate them in the "
-            "last message.",
-            kind="before-history",
-            evidence=(Evidence(EvidenceKind.SOURCE, f"{what} adds turns of varying number", grows.span),
-                      Evidence(EvidenceKind.SINK, "a constraint in the oldest user message", constraint.span)),
-        )
+        _report(ctx, constraint,
+                f"{more} is in the first user message, and {what} (line {grows.span.line}) adds turns after it: "
+                "trimming the conversation to its newest turns drops this message first, and its rules with it. "
+                "Move the rules to the system prompt, or restate them in the last message.",
+                kind="before-history",
+                source=Evidence(EvidenceKind.SOURCE, f"{what} adds turns of varying number", grows.span),
+                sink="a constraint in the oldest user message")
+
+
+def _report(ctx: CheckContext, constraint: constraints.Constraint, says: str, *, kind: str, source: Evidence,
+            sink: str) -> None:
+    """Report a constraint at risk: ``says`` follows its excerpt (`The constraint "…"`), and the
+    evidence runs from ``source`` (the cut, the variable block, the growing history) to the
+    constraint, which ``sink`` describes."""
+    ctx.report(constraint.span, f"The constraint \"{_excerpt(constraint.text)}\"{says}", kind=kind,
+               evidence=(source, Evidence(EvidenceKind.SINK, sink, constraint.span)))
 
 
 # A word in more constraints than this ("never", "the") is not looked up constraint by constraint:

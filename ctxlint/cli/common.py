@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,20 @@ def add_output_options(parser: argparse.ArgumentParser, formats: Sequence[str], 
                         help="write the report to FILE instead of stdout")
     parser.add_argument("--no-cache", action="store_true",
                         help=cache or "accepted for scripts that pass it to every subcommand; this one keeps no cache")
+
+
+def add_listing_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the commands that list what ctxlint knows (`rule`, `models`): the
+    configuration, and the listing as text (the default) or json."""
+    add_config_option(parser)
+    add_output_options(parser, ("text", "json"), "text (the default) or json")
+
+
+def write_listing(args: argparse.Namespace, as_text: Callable[..., str], as_json: Callable[..., str],
+                  *values: object) -> int:
+    """Write a listing of ``values`` in the format asked for; a listing always exits clean."""
+    write_report((as_json if args.output_format == "json" else as_text)(*values), args.output_file)
+    return EXIT_CLEAN
 
 
 def load_project(args: argparse.Namespace, flags: Sequence[tuple[str, str, object]] = ()) -> Project:

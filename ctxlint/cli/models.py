@@ -5,14 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxlint.cli.common import (
-    EXIT_CLEAN,
-    UsageError,
-    add_config_option,
-    add_output_options,
-    load_project,
-    write_report,
-)
+from ctxlint.cli.common import UsageError, add_listing_options, load_project, write_listing
 
 
 def add_parser(commands) -> None:
@@ -21,8 +14,7 @@ def add_parser(commands) -> None:
     models.add_argument("names", nargs="*", metavar="NAME",
                         help="show only the models these names resolve to (any spelling: openai/gpt-4o, "
                              "vertex_ai/claude-3-7-sonnet@20250219, a Bedrock id, ...)")
-    add_config_option(models)
-    add_output_options(models, ("text", "json"), "text (the default) or json")
+    add_listing_options(models)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +34,4 @@ def run(args: argparse.Namespace) -> int:
                              f'[tool.ctxlint.models."{name}"] (window, max-output, provider, prices)')
         asked.append((name, info))
     models = list(dict.fromkeys(info for _, info in asked)) if asked else list(known.values())
-    render = models_json if args.output_format == "json" else models_text
-    write_report(render(models, asked), args.output_file)
-    return EXIT_CLEAN
+    return write_listing(args, models_text, models_json, models, asked)

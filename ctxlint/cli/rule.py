@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxlint.cli.common import (
-    EXIT_CLEAN,
-    UsageError,
-    add_config_option,
-    add_output_options,
-    load_project,
-    write_report,
-)
+from ctxlint.cli.common import UsageError, add_listing_options, load_project, write_listing
 
 
 def add_parser(commands) -> None:
@@ -19,8 +12,7 @@ def add_parser(commands) -> None:
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code or name; omit to list all rules")
     rule.add_argument("--evidence", action="store_true",
                       help="list the kinds of evidence of every rule (or of CODE): confidence, measured precision")
-    add_config_option(rule)
-    add_output_options(rule, ("text", "json"), "text (the default) or json")
+    add_listing_options(rule)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,18 +24,14 @@ def run(args: argparse.Namespace) -> int:
         catalogue = project.catalogue(project.resolver.default)
     except CatalogueError as error:
         raise UsageError(str(error)) from None
-    as_json = args.output_format == "json"
     if args.evidence:
         chosen = catalogue if args.code is None else {r.code: r for r in [find_rule(catalogue, args.code.strip())] if r}
         if not chosen:
             raise UsageError(f"unknown rule `{args.code}` (run `ctxlint rule` for the catalogue)")
-        write_report(evidence_json(chosen) if as_json else evidence_table(chosen), args.output_file)
-        return EXIT_CLEAN
+        return write_listing(args, evidence_table, evidence_json, chosen)
     if args.code is None:
-        write_report(listing_json(catalogue) if as_json else listing(catalogue), args.output_file)
-        return EXIT_CLEAN
+        return write_listing(args, listing, listing_json, catalogue)
     rule = find_rule(catalogue, args.code.strip())
     if rule is None:
         raise UsageError(f"unknown rule `{args.code}` (run `ctxlint rule` for the catalogue)")
-    write_report(describe_json(rule) if as_json else describe(rule), args.output_file)
-    return EXIT_CLEAN
+    return write_listing(args, describe, describe_json, rule)

@@ -16,29 +16,20 @@ before anything is linted, not be ignored or found halfway through.
 applies each key of a table, ``loading`` finds and reads the files and picks each path's.
 """
 
-from ctxlint.config.keys import apply_layer, apply_table, configured_rules, validate_rules
+# What the rest of ctxlint imports; the other names stay in their modules.
+from ctxlint.config.keys import apply_table, configured_rules, validate_rules
 from ctxlint.config.loading import (
     Resolver,
-    config_in,
-    file_layers,
     find_config,
     flag_layer,
     load_settings,
     override_layer,
     project_root,
-    read_toml,
 )
 from ctxlint.config.settings import (
-    CONFIDENCE_LEVELS,
-    CONFIG_FILES,
     COST_LIMITS,
-    COST_SET_ASIDE,
-    DEFAULT_EXAMPLE_PATHS,
     DEFAULT_INCLUDE,
-    DEFAULT_TEST_PATHS,
     DEFAULT_TEXT_GLOBS,
-    FAIL_LEVELS,
-    FAMILY_TABLES,
     FORMATS,
     ConfigError,
     Layer,
@@ -47,10 +38,9 @@ from ctxlint.config.settings import (
     settings_table,
 )
 
-__all__ = [
-    "CONFIDENCE_LEVELS", "CONFIG_FILES", "COST_LIMITS", "COST_SET_ASIDE", "DEFAULT_EXAMPLE_PATHS", "DEFAULT_INCLUDE",
-    "DEFAULT_TEST_PATHS", "DEFAULT_TEXT_GLOBS", "FAIL_LEVELS", "FAMILY_TABLES", "FORMATS", "ConfigError", "Layer",
-    "Resolver", "Settings", "apply_layer", "apply_table", "config_in", "configured_rules", "dump_toml", "file_layers",
-    "find_config", "flag_layer", "load_settings", "override_layer", "project_root", "read_toml", "settings_table",
-    "validate_rules",
+__all__ = [  # by module, as imported above
+    "apply_table", "configured_rules", "validate_rules",
+    "Resolver", "find_config", "flag_layer", "load_settings", "override_layer", "project_root",
+    "COST_LIMITS", "DEFAULT_INCLUDE", "DEFAULT_TEXT_GLOBS", "FORMATS", "ConfigError", "Layer", "Settings", "dump_toml",
+    "settings_table",
 ]

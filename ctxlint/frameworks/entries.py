@@ -85,9 +85,16 @@ class Holder:
 
 
 @dataclass(frozen=True)
-class MessageKind:
+class CallEntry:
+    """What the entries matched by a call share: their framework, and the patterns of the call
+    paths that match them (``calls``)."""
+
     framework: str
     calls: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MessageKind(CallEntry):
     role: str | None = None  # a fixed role, or None when ``role_argument`` gives it
     role_argument: Arg | None = None
     content: Arg = field(default_factory=Arg)
@@ -96,9 +103,7 @@ class MessageKind:
 
 
 @dataclass(frozen=True)
-class TemplateKind:
-    framework: str
-    calls: tuple[str, ...]
+class TemplateKind(CallEntry):
     syntax: str = "format"
     text: Arg | None = None  # a single text
     messages: Arg | None = None  # a list of messages: (role, text) pairs, message objects
@@ -107,9 +112,7 @@ class TemplateKind:
 
 
 @dataclass(frozen=True)
-class SourceKindSpec:
-    framework: str
-    calls: tuple[str, ...]
+class SourceKindSpec(CallEntry):
     kind: str
     what: str
     attributes: tuple[str, ...] = ()  # the content is in these attributes of the result ...
@@ -121,9 +124,7 @@ class SourceKindSpec:
 
 
 @dataclass(frozen=True)
-class Label:
-    framework: str
-    calls: tuple[str, ...]
+class Label(CallEntry):
     open: str
     close: str
 

@@ -79,28 +79,45 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return merged
 
 
-def format_fields(body: str) -> list[tuple[int, int, str]] | None:
+def format_fields(body: str, nested: bool = False, escapes: bool = False) -> list[tuple[int, int, str]] | None:
     """``(start, end, name)`` of each ``{name}`` field of a Python-format template (LangChain's
-    f-string templates); ``{{`` and ``}}`` are literal braces. None when the braces do not balance."""
+    f-string templates, ``str.format``); ``{{`` and ``}}`` are literal braces. None when the braces
+    do not balance. ``nested``: a field's format spec holds fields of its own (``{x:{width}}``), as
+    ``str.format`` reads it; ``escapes``: the body is a Python literal's source, whose backslash
+    escapes (``\\N{...}`` too) are not braces."""
     fields = []
     i, n = 0, len(body)
     while i < n:
         char = body[i]
-        if char == "{":
-            if body.startswith("{", i + 1):
+        if char == "\\" and escapes:
+            if body.startswith("N{", i + 1):  # a named escape: its braces are not a field
+                close = body.find("}", i)
+                i = close + 1 if close > 0 else n
+            else:
                 i += 2
-                continue
-            close = body.find("}", i + 1)
-            if close < 0:
+        elif body.startswith(("{{", "}}"), i):  # a literal brace
+            i += 2
+        elif char == "{":
+            end = _field_end(body, i, nested)
+            if end is None:
                 return None
-            inner = body[i + 1 : close]
-            fields.append((i, close + 1, re.split(r"[!:]", inner, maxsplit=1)[0].strip()))
-            i = close + 1
+            fields.append((i, end, re.split(r"[!:]", body[i + 1 : end - 1], maxsplit=1)[0].strip()))
+            i = end
         elif char == "}":
-            if body.startswith("}", i + 1):
-                i += 2
-                continue
             return None
         else:
             i += 1
     return fields
+
+
+def _field_end(body: str, i: int, nested: bool) -> int | None:
+    """The offset after the ``}`` that closes the field opened at ``i``: the first one, or with
+    ``nested`` the one that balances the braces opened inside the field."""
+    if not nested:
+        close = body.find("}", i + 1)
+        return None if close < 0 else close + 1
+    depth, j = 1, i + 1
+    while j < len(body) and depth:
+        depth += {"{": 1, "}": -1}.get(body[j], 0)
+        j += 1
+    return None if depth else j

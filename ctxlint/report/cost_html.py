@@ -14,23 +14,8 @@ import math
 from html import escape
 
 from ctxlint.analysis.accounting import RequestCost
-from ctxlint.cost import (
-    CostReport,
-    cache_notes,
-    counted,
-    dollar_change,
-    label,
-    limits_text,
-    money,
-    percent_change,
-    share,
-    signed,
-    signed_money,
-    summary,
-    unmeasured_change,
-    what_if_lines,
-    where,
-)
+from ctxlint.cost import CostReport
+from ctxlint.cost import text as words
 
 # Colour-blind-safe (Tableau 10); the reserve is hatched in its own colour.
 PARTS = (
@@ -100,14 +85,14 @@ def render(report: CostReport) -> str:
     if c is not None:
         pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
         body.append(f'<p class="summary">Against <code>{escape(c.ref)}</code> (<code>{escape(c.short_commit)}</code>): '
-                    f'<strong class="{_dir(c.delta)}">{signed(c.delta)} tokens{pct}</strong>, '
+                    f'<strong class="{_dir(c.delta)}">{words.signed(c.delta)} tokens{pct}</strong>, '
                     f'from {c.before:,} to {c.after:,}.</p>')
-        if dollar_change(report):
-            body.append(f'<p class="summary" id="price-change">{escape(dollar_change(report))}</p>')
-        if unmeasured_change(report):
-            body.append(f'<p class="summary">{escape(unmeasured_change(report))}</p>')
+        if words.dollar_change(report):
+            body.append(f'<p class="summary" id="price-change">{escape(words.dollar_change(report))}</p>')
+        if words.unmeasured_change(report):
+            body.append(f'<p class="summary">{escape(words.unmeasured_change(report))}</p>')
     if report.gated:
-        checked = escape(", ".join(limits_text(report)))
+        checked = escape(", ".join(words.limits_text(report)))
         if report.passed:
             body.append(f'<p class="gate ok" id="gate">✔ Within the limits ({checked}).</p>')
         else:
@@ -241,7 +226,7 @@ def chart(report: CostReport) -> str:
         i = index_in_file.get(r.path, 0)
         index_in_file[r.path] = i + 1
         y = TOP + row * ROW + (ROW - BAR) / 2
-        name = label(r)
+        name = words.label(r)
         short = name if len(name) <= 42 else "…" + name[-41:]
         out.append(f'<g class="bar" data-request="{escape(name)}" data-input="{r.total_input}" '
                    f'data-reserve="{r.reserve}">')
@@ -257,7 +242,7 @@ def chart(report: CostReport) -> str:
             names = dict((k, n) for k, n, _ in PARTS)
             out.append(f'<rect class="seg seg-{key}" x="{x(start):.2f}" y="{y:.2f}" width="{width:.2f}" '
                        f'height="{BAR}" fill="{fill}" stroke="{colour}" stroke-width="0.5">'
-                       f'<title>{escape(names[key])}: {counted(value, r)} tokens</title></rect>')
+                       f'<title>{escape(names[key])}: {words.counted(value, r)} tokens</title></rect>')
             start += value
         end = x(start)
         if _unbounded(r):  # no output limit: the answer may take what the window leaves, drawn to the edge
@@ -273,15 +258,15 @@ def chart(report: CostReport) -> str:
             bx = x(change.before)
             out.append(f'<line class="before" x1="{bx:.2f}" y1="{y - 3:.2f}" x2="{bx:.2f}" y2="{y + BAR + 3:.2f}">'
                        f'<title>input at {escape(comparison.ref)}: {change.before:,} tokens</title></line>')
-        caption = f"{counted(r.total_input, r)} · {money(r.pricing.input)}"
+        caption = f"{words.counted(r.total_input, r)} · {words.money(r.pricing.input)}"
         if r.reserve:
-            caption += f" + {r.reserve:,} reserve (≤ {money(r.pricing.output_bound)})"
+            caption += f" + {r.reserve:,} reserve (≤ {words.money(r.pricing.output_bound)})"
         elif _unbounded(r):
             caption += " + no output limit"
         if comparison is not None:
-            money_delta = signed_money(change.price_delta) if change is not None else ""
+            money_delta = words.signed_money(change.price_delta) if change is not None else ""
             caption += " (new)" if change is None or change.before is None else (
-                f" ({signed(change.delta)}{f', {money_delta}' if money_delta else ''})" if change.delta else "")
+                f" ({words.signed(change.delta)}{f', {money_delta}' if money_delta else ''})" if change.delta else "")
         out.append(f'<text class="value" x="{end + 6:.2f}" y="{y + BAR - 4:.2f}">{escape(caption)}</text>')
         out.append("</g>")
     out.append("</svg>")
@@ -295,24 +280,24 @@ def _unbounded(r: RequestCost) -> bool:
 
 def _maximum(r: RequestCost) -> str:
     bound = r.pricing.output_bound_tokens
-    return f" (up to the model's maximum of {bound:,} tokens, ≤ {money(r.pricing.output_bound)} per 1,000 calls)" \
-        if bound else ""
+    return (f" (up to the model's maximum of {bound:,} tokens, ≤ {words.money(r.pricing.output_bound)} per 1,000 "
+            "calls)") if bound else ""
 
 
 # --- the tables ------------------------------------------------------------------------------------
 
 
 def _summary(report: CostReport) -> str:
-    sentences = summary(report, report.totals_for(0) if report.what_if else None)
+    sentences = words.summary(report, report.totals_for(0) if report.what_if else None)
     if not report.requests:
         return f'<p class="summary">{escape(sentences[0])}</p>'
-    rest = what_if_lines(report) if report.what_if else sentences[1:]
+    rest = words.what_if_lines(report) if report.what_if else sentences[1:]
     return (f'<p class="summary"><strong>{escape(sentences[0])}</strong></p>'
             + "".join(f'<p class="summary">{escape(line)}</p>' for line in rest))
 
 
 def _cached(r: RequestCost) -> str:
-    return "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
+    return "—" if r.pricing.cached_input is None else words.money(r.pricing.cached_input)
 
 
 def _requests(report: CostReport) -> str:
@@ -326,18 +311,19 @@ def _requests(report: CostReport) -> str:
             kind = "lower bound" if r.lower_bound else "" if r.exact else "estimate"
             est = f' <span class="est" title="{escape(r.note)}">{kind}</span>' if kind else ""
             # A path may wrap after its slashes only, so a narrow column never splits a name.
-            cells = [f"<code>{escape(label(r)).replace('/', '/<wbr>')}</code>", escape(r.model) + est]
-            values = [counted(r.tools, r), counted(r.system, r), counted(r.messages, r),
-                      f"<strong>{counted(r.total_input, r)}</strong>"]
+            cells = [f"<code>{escape(words.label(r)).replace('/', '/<wbr>')}</code>", escape(r.model) + est]
+            values = [words.counted(r.tools, r), words.counted(r.system, r), words.counted(r.messages, r),
+                      f"<strong>{words.counted(r.total_input, r)}</strong>"]
             if c is not None:
                 change = c.request(f.path, i)
                 if change is None or change.before is None:
                     values += ["new", "new"]
                 else:
                     values += [_delta_cell(change.delta), _money_delta_cell(change.price_delta)]
-            values += [f"{r.reserve:,}" if r.reserve else "none", share(r.window_share),
-                       counted(r.cacheable_prefix, r), f"{r.pricing.cached_tokens:,}", money(r.pricing.input),
-                       _cached(r), "∞" if r.pricing.output_bound_tokens is None else money(r.pricing.output_bound)]
+            values += [f"{r.reserve:,}" if r.reserve else "none", words.share(r.window_share),
+                       words.counted(r.cacheable_prefix, r), f"{r.pricing.cached_tokens:,}",
+                       words.money(r.pricing.input), _cached(r),
+                       "∞" if r.pricing.output_bound_tokens is None else words.money(r.pricing.output_bound)]
             rows.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells)
                         + "".join(f'<td class="num">{v}</td>' for v in values) + "</tr>")
     t = report.totals
@@ -346,7 +332,8 @@ def _requests(report: CostReport) -> str:
             f"{floor}{sum(r.messages for r in report.requests):,}", f"{floor}{t.input_tokens:,}"]
     if c is not None:
         foot += [_delta_cell(c.delta), _money_delta_cell(c.price_delta)]
-    foot += [f"{t.reserve:,}", "", "", "", money(t.input_price), money(t.cached_price), money(t.output_bound)]
+    foot += [f"{t.reserve:,}", "", "", "", words.money(t.input_price), words.money(t.cached_price),
+             words.money(t.output_bound)]
     return ('<div class="scroll"><table class="requests"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
             + "".join(f'<th class="num">{h}</th>' for h in nums) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody><tfoot><tr>"
@@ -362,16 +349,17 @@ def _what_if(report: CostReport) -> str:
     rows = []
     for f in report.counted:
         for costs in f.what_if:
-            cells = "".join(f'<td class="num">{counted(r.total_input, r)}</td>'
-                            f'<td class="num">{money(r.pricing.input)}</td><td class="num">{_cached(r)}</td>'
-                            f'<td class="num">{money(r.pricing.output_bound)}</td>'
+            cells = "".join(f'<td class="num">{words.counted(r.total_input, r)}</td>'
+                            f'<td class="num">{words.money(r.pricing.input)}</td><td class="num">{_cached(r)}</td>'
+                            f'<td class="num">{words.money(r.pricing.output_bound)}</td>'
                             for r in costs)
-            rows.append(f"<tr><td><code>{escape(label(costs[0]))}</code></td>{cells}</tr>")
+            rows.append(f"<tr><td><code>{escape(words.label(costs[0]))}</code></td>{cells}</tr>")
     foot = ""
     for i in range(len(models)):
         t = report.totals_for(i)
-        foot += (f'<td class="num">{t.input_tokens:,}</td><td class="num">{money(t.input_price)}</td>'
-                 f'<td class="num">{money(t.cached_price)}</td><td class="num">{money(t.output_bound)}</td>')
+        foot += (f'<td class="num">{t.input_tokens:,}</td><td class="num">{words.money(t.input_price)}</td>'
+                 f'<td class="num">{words.money(t.cached_price)}</td>'
+                 f'<td class="num">{words.money(t.output_bound)}</td>')
     out = [f'<div class="scroll"><table><thead><tr><th></th>{groups}</tr><tr><th>request</th>{subs}</tr></thead>'
            f'<tbody>{"".join(rows)}</tbody><tfoot><tr><td>total</td>{foot}</tr></tfoot></table></div>']
     for f in report.counted:
@@ -380,10 +368,10 @@ def _what_if(report: CostReport) -> str:
                 continue
             head = "".join(f'<th class="num">{escape(m)}</th>' for m in models)
             body = "".join(f"<tr><td><code>{escape(tool.name or '(unnamed)')}</code></td>"
-                           + "".join(f'<td class="num">{counted(r.tool_costs[i].tokens, r)}</td>' for r in costs)
+                           + "".join(f'<td class="num">{words.counted(r.tool_costs[i].tokens, r)}</td>' for r in costs)
                            + "</tr>" for i, tool in enumerate(costs[0].tool_costs))
-            total = "".join(f'<td class="num">{counted(r.tools, r)}</td>' for r in costs)
-            out.append(f"<details open><summary>Tools of <code>{escape(label(costs[0]))}</code></summary>"
+            total = "".join(f'<td class="num">{words.counted(r.tools, r)}</td>' for r in costs)
+            out.append(f"<details open><summary>Tools of <code>{escape(words.label(costs[0]))}</code></summary>"
                        f"<table><thead><tr><th>tool</th>{head}</tr></thead><tbody>{body}</tbody>"
                        f"<tfoot><tr><td>all, with overhead</td>{total}</tr></tfoot></table></details>")
     return "\n".join(out)
@@ -402,17 +390,19 @@ def _tools(report: CostReport) -> str:
                 for tc in change.tools:
                     deltas.setdefault(tc.name, None if tc.before is None else tc.delta)
             biggest = max(r.tool_costs, key=lambda x: x.tokens)
-            out.append(f"<details open><summary><code>{escape(label(r))}</code>: {len(r.tool_costs)} "
+            out.append(f"<details open><summary><code>{escape(words.label(r))}</code>: {len(r.tool_costs)} "
                        f"tool{'s' if len(r.tool_costs) != 1 else ''}, "
-                       f"{counted(r.tools, r)} tokens; biggest <code>{escape(biggest.name or '(unnamed)')}</code> "
-                       f"({counted(biggest.tokens, r)})</summary>")
+                       f"{words.counted(r.tools, r)} tokens; "
+                       f"biggest <code>{escape(biggest.name or '(unnamed)')}</code> "
+                       f"({words.counted(biggest.tokens, r)})</summary>")
             head = ["tool", "tokens", "share", "biggest field", "field tokens"] + (["Δ"] if c is not None else [])
             rows = []
             for cost in sorted(r.tool_costs, key=lambda x: (-x.tokens, x.name)):
                 cells = [f"<td><code>{escape(cost.name or '(unnamed)')}</code></td>",
-                         f'<td class="num">{counted(cost.tokens, r)}</td>', f'<td class="num">{share(cost.share)}</td>',
+                         f'<td class="num">{words.counted(cost.tokens, r)}</td>',
+                         f'<td class="num">{words.share(cost.share)}</td>',
                          f"<td><code>{escape(cost.biggest_field)}</code></td>",
-                         f'<td class="num">{counted(cost.biggest_field_tokens, r)}</td>']
+                         f'<td class="num">{words.counted(cost.biggest_field_tokens, r)}</td>']
                 if c is not None:
                     cells.append(f'<td class="num">{_delta_cell(deltas.get(cost.name, 0))}</td>')
                 rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -421,7 +411,8 @@ def _tools(report: CostReport) -> str:
                 for h in head) + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
             overhead = r.tools - sum(x.tokens for x in r.tool_costs)
             if overhead > 0:
-                out.append(f'<p class="muted">Plus {counted(overhead, r)} tokens of tool-use overhead per request.</p>')
+                out.append(f'<p class="muted">Plus {words.counted(overhead, r)} tokens of tool-use overhead per '
+                           'request.</p>')
             out.append("</details>")
     return "\n".join(out)
 
@@ -454,7 +445,7 @@ def _changes(report: CostReport) -> str:
 
 def _change_row(name: str, status: str, before: int | None, after: int | None, delta: int,
                 price_delta: float | None) -> str:
-    pct = percent_change(before, after)
+    pct = words.percent_change(before, after)
     return (f"<tr><td>{name}</td><td>{status}</td><td class=\"num\">{_n(before)}</td>"
             f"<td class=\"num\">{_n(after)}</td><td class=\"num\">{_delta_cell(delta)}"
             f"{f' ({pct})' if pct else ''}</td><td class=\"num\">{_money_delta_cell(price_delta)}</td></tr>")
@@ -463,10 +454,10 @@ def _change_row(name: str, status: str, before: int | None, after: int | None, d
 def _notes(report: CostReport) -> str:
     out = []
     for note, requests in report.notes().items():
-        out.append(f"<li>{escape(note)} <span class=\"muted\">({escape(where(requests))})</span></li>")
-    for note, requests in cache_notes(report).items():
+        out.append(f"<li>{escape(note)} <span class=\"muted\">({escape(words.where(requests))})</span></li>")
+    for note, requests in words.cache_notes(report).items():
         out.append(f"<li>No prompt caching: {escape(note)} "
-                   f"<span class=\"muted\">({escape(where(requests))})</span></li>")
+                   f"<span class=\"muted\">({escape(words.where(requests))})</span></li>")
     for f in report.files:
         for error in f.errors:
             out.append(f"<li>Not counted: <code>{escape(f.path)}:{escape(error)}</code> "
@@ -499,13 +490,13 @@ def _price(value: float | None) -> str:
 def _delta_cell(delta: int | None) -> str:
     if delta is None:
         return "new"
-    return f'<span class="{_dir(delta)}">{signed(delta)}</span>'
+    return f'<span class="{_dir(delta)}">{words.signed(delta)}</span>'
 
 
 def _money_delta_cell(delta: float | None) -> str:
     if delta is None:
         return ""
-    return f'<span class="{_dir(delta)}">{signed_money(delta)}</span>'
+    return f'<span class="{_dir(delta)}">{words.signed_money(delta)}</span>'
 
 
 def _dir(delta: float) -> str:

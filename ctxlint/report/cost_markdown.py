@@ -11,25 +11,8 @@ first line marks the report, so a workflow finds its earlier comment and updates
 from __future__ import annotations
 
 from ctxlint.analysis.accounting import RequestCost
-from ctxlint.cost import (
-    Comparison,
-    CostReport,
-    RequestChange,
-    cache_notes,
-    counted,
-    dollar_change,
-    label,
-    limits_text,
-    money,
-    percent_change,
-    share,
-    signed,
-    signed_money,
-    summary,
-    unmeasured_change,
-    what_if_lines,
-    where,
-)
+from ctxlint.cost import Comparison, CostReport, RequestChange
+from ctxlint.cost import text as words
 
 COMMENT_MARKER = "<!-- ctxlint-cost -->"
 
@@ -41,7 +24,7 @@ def render(report: CostReport) -> str:
     if comparison is not None:
         out += ["", f"### Changes against `{comparison.ref}`", ""]
         out += _changes(comparison)
-        for sentence in (dollar_change(report), unmeasured_change(report)):
+        for sentence in (words.dollar_change(report), words.unmeasured_change(report)):
             if sentence:
                 out += ["", _cell(sentence)]
     if report.what_if and report.counted:
@@ -80,17 +63,17 @@ def render(report: CostReport) -> str:
 
 
 def _summary(report: CostReport) -> list[str]:
-    sentences = summary(report, report.totals_for(0) if report.what_if else None)
+    sentences = words.summary(report, report.totals_for(0) if report.what_if else None)
     lines = [f"**{_cell(sentences[0])}**" if report.counted else _cell(sentences[0])]
-    lines += [_cell(s) for s in (what_if_lines(report) if report.what_if else sentences[1:])]
+    lines += [_cell(s) for s in (words.what_if_lines(report) if report.what_if else sentences[1:])]
     lines = ["  \n".join(lines)] if len(lines) > 1 else lines
     c = report.comparison
     if c is not None:
         pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
-        lines += ["", f"Against `{c.ref}` (`{c.short_commit}`): **{signed(c.delta)} tokens**{pct}, "
+        lines += ["", f"Against `{c.ref}` (`{c.short_commit}`): **{words.signed(c.delta)} tokens**{pct}, "
                       f"from {c.before:,} to {c.after:,}."]
     if report.gated:
-        checked = ", ".join(limits_text(report))
+        checked = ", ".join(words.limits_text(report))
         if report.passed:
             lines += ["", f"✅ Within the limits ({checked})."]
         else:
@@ -110,25 +93,26 @@ def _what_if(report: CostReport) -> list[str]:
         for costs in f.what_if:
             cells = []
             for r in costs:
-                cached = "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
-                cells += [counted(r.total_input, r), money(r.pricing.input), cached, money(r.pricing.output_bound)]
-            rows.append(f"| `{_code(label(costs[0]))}` | " + " | ".join(cells) + " |")
+                cached = "—" if r.pricing.cached_input is None else words.money(r.pricing.cached_input)
+                cells += [words.counted(r.total_input, r), words.money(r.pricing.input), cached,
+                          words.money(r.pricing.output_bound)]
+            rows.append(f"| `{_code(words.label(costs[0]))}` | " + " | ".join(cells) + " |")
     total = []
     for i in range(len(models)):
         t = report.totals_for(i)
-        total += [f"**{t.input_tokens:,}**", f"**{money(t.input_price)}**",
-                  money(t.cached_price), money(t.output_bound)]
+        total += [f"**{t.input_tokens:,}**", f"**{words.money(t.input_price)}**",
+                  words.money(t.cached_price), words.money(t.output_bound)]
     rows.append("| **total** | " + " | ".join(total) + " |")
     for f in report.counted:
         for costs in f.what_if:
             if not costs[0].tool_costs:
                 continue
-            rows += ["", f"<details><summary>Tools of <code>{_html(label(costs[0]))}</code></summary>", "",
+            rows += ["", f"<details><summary>Tools of <code>{_html(words.label(costs[0]))}</code></summary>", "",
                      "| tool | " + " | ".join(_cell(m) for m in models) + " |", "|:--|" + "--:|" * len(models)]
             for i, tool in enumerate(costs[0].tool_costs):
                 rows.append(f"| `{_code(tool.name or '(unnamed)')}` | "
-                            + " | ".join(counted(r.tool_costs[i].tokens, r) for r in costs) + " |")
-            rows.append("| all, with overhead | " + " | ".join(counted(r.tools, r) for r in costs) + " |")
+                            + " | ".join(words.counted(r.tool_costs[i].tokens, r) for r in costs) + " |")
+            rows.append("| all, with overhead | " + " | ".join(words.counted(r.tools, r) for r in costs) + " |")
             rows += ["", "</details>"]
     return rows
 
@@ -141,18 +125,20 @@ def _changes(c: Comparison) -> list[str]:
             "|:--|:--|--:|--:|--:|--:|"]
     for f in changed:
         rows.append(f"| `{_code(f.path)}` | {f.status} | {_n(f.before)} | {_n(f.after)} | "
-                    f"{_join(f'**{signed(f.delta)}**', _pct(f.before, f.after))} | {signed_money(f.price_delta)} |")
+                    f"{_join(f'**{words.signed(f.delta)}**', _pct(f.before, f.after))} | "
+                    f"{words.signed_money(f.price_delta)} |")
         for r in f.requests:
             if r.status == "unchanged":
                 continue
             rows.append(f"| ↳ request at line {r.line} | {r.status} | {_n(r.before)} | {_n(r.after)} | "
-                        f"{_join(signed(r.delta), _pct(r.before, r.after))} | {signed_money(r.price_delta)} |")
+                        f"{_join(words.signed(r.delta), _pct(r.before, r.after))} | "
+                        f"{words.signed_money(r.price_delta)} |")
             for t in r.changed_tools:
                 rows.append(f"| &nbsp;&nbsp;↳ tool `{_code(t.name or '(unnamed)')}` | {t.status} | {_n(t.before)} | "
-                            f"{_n(t.after)} | {_join(signed(t.delta), _pct(t.before, t.after))} | |")
+                            f"{_n(t.after)} | {_join(words.signed(t.delta), _pct(t.before, t.after))} | |")
     pct = f" ({c.percent:+.1f}%)" if c.percent is not None else ""
-    money_delta = signed_money(c.price_delta)
-    rows.append(f"| **total** | | {c.before:,} | {c.after:,} | **{signed(c.delta)}**{pct} | "
+    money_delta = words.signed_money(c.price_delta)
+    rows.append(f"| **total** | | {c.before:,} | {c.after:,} | **{words.signed(c.delta)}**{pct} | "
                 f"{f'**{money_delta}**' if money_delta else ''} |")
     return rows
 
@@ -170,16 +156,17 @@ def _table(report: CostReport, rows: list[tuple[RequestCost, RequestChange | Non
     out = [head, rule]
     for r, change in rows:
         p = r.pricing
-        cells = [f"`{_code(label(r))}`", _cell(r.model), counted(r.tools, r), counted(r.system, r),
-                 counted(r.messages, r), f"**{counted(r.total_input, r)}**"]
+        cells = [f"`{_code(words.label(r))}`", _cell(r.model), words.counted(r.tools, r), words.counted(r.system, r),
+                 words.counted(r.messages, r), f"**{words.counted(r.total_input, r)}**"]
         if comparing:
             if change is None or change.before is None:
                 cells += ["new", "new"]
             else:
-                cells += [signed(change.delta), signed_money(change.price_delta)]
-        cells += [share(r.window_share), counted(r.cacheable_prefix, r), f"{p.cached_tokens:,}", money(p.input),
-                  "—" if p.cached_input is None else money(p.cached_input),
-                  "∞" if p.output_bound_tokens is None else money(p.output_bound)]
+                cells += [words.signed(change.delta), words.signed_money(change.price_delta)]
+        cells += [words.share(r.window_share), words.counted(r.cacheable_prefix, r), f"{p.cached_tokens:,}",
+                  words.money(p.input),
+                  "—" if p.cached_input is None else words.money(p.cached_input),
+                  "∞" if p.output_bound_tokens is None else words.money(p.output_bound)]
         out.append("| " + " | ".join(cells) + " |")
     if totals and len(rows) > 1:
         t = report.totals
@@ -189,8 +176,9 @@ def _table(report: CostReport, rows: list[tuple[RequestCost, RequestChange | Non
         if comparing:
             c = report.comparison
             assert c is not None
-            cells += [signed(c.delta), signed_money(c.price_delta)]
-        cells += ["", "", "", f"**{money(t.input_price)}**", money(t.cached_price), money(t.output_bound)]
+            cells += [words.signed(c.delta), words.signed_money(c.price_delta)]
+        cells += ["", "", "", f"**{words.money(t.input_price)}**", words.money(t.cached_price),
+                  words.money(t.output_bound)]
         out.append("| " + " | ".join(cells) + " |")
     return out
 
@@ -200,9 +188,9 @@ def _notes(report: CostReport) -> list[str]:
     out = []
     for note, requests in report.notes().items():
         marker = "≥ " if any(r.lower_bound for r in requests) else "~ " if any(not r.exact for r in requests) else ""
-        out.append(f"{marker}{note.removeprefix('≥ ')} ({where(requests)})")
-    for note, requests in cache_notes(report).items():
-        out.append(f"no prompt caching: {note} ({where(requests)})")
+        out.append(f"{marker}{note.removeprefix('≥ ')} ({words.where(requests)})")
+    for note, requests in words.cache_notes(report).items():
+        out.append(f"no prompt caching: {note} ({words.where(requests)})")
     return out
 
 
@@ -215,10 +203,10 @@ def _tools(r: RequestCost, change: RequestChange | None, comparing: bool) -> lis
     deltas: dict[str, str] = {}
     if change is not None:
         for tc in change.tools:
-            deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
-    out = ["", f"<details><summary>Tools of <code>{_html(label(r))}</code>: {n} tool{'s' if n != 1 else ''}, "
-           f"{counted(r.tools, r)} tokens; biggest: <code>{_html(biggest.name or '(unnamed)')}</code> "
-           f"({counted(biggest.tokens, r)})</summary>", ""]
+            deltas.setdefault(tc.name, "new" if tc.before is None else words.signed(tc.delta))
+    out = ["", f"<details><summary>Tools of <code>{_html(words.label(r))}</code>: {n} tool{'s' if n != 1 else ''}, "
+           f"{words.counted(r.tools, r)} tokens; biggest: <code>{_html(biggest.name or '(unnamed)')}</code> "
+           f"({words.counted(biggest.tokens, r)})</summary>", ""]
     head = "| tool | tokens | share | biggest field | field tokens |"
     rule = "|:--|--:|--:|:--|--:|"
     if comparing:
@@ -226,14 +214,14 @@ def _tools(r: RequestCost, change: RequestChange | None, comparing: bool) -> lis
         rule += "--:|"
     out += [head, rule]
     for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
-        row = (f"| `{_code(c.name or '(unnamed)')}` | {counted(c.tokens, r)} | {share(c.share)} | "
-               f"`{_code(c.biggest_field)}` | {counted(c.biggest_field_tokens, r)} |")
+        row = (f"| `{_code(c.name or '(unnamed)')}` | {words.counted(c.tokens, r)} | {words.share(c.share)} | "
+               f"`{_code(c.biggest_field)}` | {words.counted(c.biggest_field_tokens, r)} |")
         if comparing:
             row += f" {deltas.get(c.name, '0')} |"
         out.append(row)
     overhead = r.tools - sum(c.tokens for c in r.tool_costs)
     if overhead > 0:
-        out += ["", f"Plus {counted(overhead, r)} tokens of tool-use overhead per request."]
+        out += ["", f"Plus {words.counted(overhead, r)} tokens of tool-use overhead per request."]
     out += ["", "</details>"]
     return out
 
@@ -247,7 +235,7 @@ def _footer(report: CostReport) -> list[str]:
             place, _, message = error.partition(": ")
             out.append(f"- `{_code(path + ':' + place)}` {_cell(message)}")
     if report.what_if:
-        notes = [f"{note} ({where(requests)})" for note, requests in report.notes().items()]
+        notes = [f"{note} ({words.where(requests)})" for note, requests in report.notes().items()]
         if notes:
             out += ["", "Notes:", ""] + [f"- {_cell(n)}" for n in notes]
     if report.counted:
@@ -264,7 +252,7 @@ def _footer(report: CostReport) -> list[str]:
 
 
 def _pct(before: int | None, after: int | None) -> str:
-    text = percent_change(before, after)
+    text = words.percent_change(before, after)
     return f"({text})" if text else ""
 
 

@@ -13,24 +13,8 @@ import textwrap
 from collections.abc import Sequence
 
 from ctxlint.analysis.accounting import RequestCost
-from ctxlint.cost import (
-    CostReport,
-    FileCost,
-    cache_notes,
-    counted,
-    dollar_change,
-    label,
-    limits_text,
-    money,
-    percent_change,
-    share,
-    signed,
-    signed_money,
-    summary,
-    unmeasured_change,
-    what_if_lines,
-    where,
-)
+from ctxlint.cost import CostReport, FileCost
+from ctxlint.cost import text as words
 
 DEFAULT_WIDTH = 100  # columns: what a report written to a file or a pipe fits
 
@@ -128,11 +112,11 @@ def left_out(dropped: Sequence[str], width: int) -> list[str]:
 
 def _output(r: RequestCost) -> str:
     bound = r.pricing.output_bound
-    return "n/a" if bound is None else money(bound)
+    return "n/a" if bound is None else words.money(bound)
 
 
 def _cached(r: RequestCost) -> str:
-    return "—" if r.pricing.cached_input is None else money(r.pricing.cached_input)
+    return "—" if r.pricing.cached_input is None else words.money(r.pricing.cached_input)
 
 
 def render(report: CostReport, width: int = DEFAULT_WIDTH) -> str:
@@ -140,13 +124,13 @@ def render(report: CostReport, width: int = DEFAULT_WIDTH) -> str:
     out: list[str] = []
     comparison = report.comparison
     if not report.files:
-        out += _sentences(summary(report), width)
+        out += _sentences(words.summary(report), width)
     elif report.what_if:
         out += _what_if(report, width)
     else:
         out += _requests(report, width)
         out.append("")
-        out += _sentences(summary(report), width)
+        out += _sentences(words.summary(report), width)
         out += _tools(report, width)
     if report.set_aside:
         out.append("")
@@ -191,16 +175,16 @@ def _requests(report: CostReport, width: int) -> list[str]:
     rows = []
     for f in report.counted:
         for index, r in enumerate(f.requests):
-            row = [label(r), r.model, counted(r.tools, r), counted(r.system, r), counted(r.messages, r),
-                   counted(r.total_input, r)]
+            row = [words.label(r), r.model, words.counted(r.tools, r), words.counted(r.system, r),
+                   words.counted(r.messages, r), words.counted(r.total_input, r)]
             if comparison is not None:
                 change = comparison.request(f.path, index)
-                row.append("new" if change is None or change.before is None else signed(change.delta))
-            row += [share(r.window_share), counted(r.cacheable_prefix, r),
+                row.append("new" if change is None or change.before is None else words.signed(change.delta))
+            row += [words.share(r.window_share), words.counted(r.cacheable_prefix, r),
                     f"{r.pricing.cached_tokens:,}" if r.pricing.cached_input is not None else "—",
-                    money(r.pricing.input), _cached(r), _output(r)]
+                    words.money(r.pricing.input), _cached(r), _output(r)]
             if expected:
-                row.append(money(r.pricing.expected_output))
+                row.append(words.money(r.pricing.expected_output))
             rows.append(row)
     t = report.totals
     requests = report.requests
@@ -208,10 +192,10 @@ def _requests(report: CostReport, width: int) -> list[str]:
     total = ["total", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r in requests):,}",
              f"{floor}{sum(r.messages for r in requests):,}", f"{floor}{t.input_tokens:,}"]
     if comparison is not None:
-        total.append(signed(comparison.delta))
-    total += ["", "", "", money(t.input_price), money(t.cached_price), _bound(t.output_bound, report)]
+        total.append(words.signed(comparison.delta))
+    total += ["", "", "", words.money(t.input_price), words.money(t.cached_price), _bound(t.output_bound, report)]
     if expected:
-        total.append(money(t.expected_output))
+        total.append(words.money(t.expected_output))
     rows.append(total)
     lines, dropped = fit(headers, rows, align, groups=groups, width=width, ranks=[_DROP.get(h, 0) for h in headers])
     return lines + left_out(dropped, width)
@@ -221,7 +205,7 @@ def _bound(value: float | None, report: CostReport) -> str:
     """The total output bound: ``∞`` when a request sets no limit on a model whose maximum is unknown."""
     if any(r.pricing.output_bound_tokens is None for r in report.requests):
         return "∞"
-    return money(value)
+    return words.money(value)
 
 
 def _what_if(report: CostReport, width: int) -> list[str]:
@@ -239,32 +223,33 @@ def _what_if(report: CostReport, width: int) -> list[str]:
     rows = []
     for f in report.counted:
         for costs in f.what_if:
-            row = [label(costs[0])]
+            row = [words.label(costs[0])]
             for r in costs:
-                row += [counted(r.total_input, r), money(r.pricing.input), _cached(r), _output(r)]
+                row += [words.counted(r.total_input, r), words.money(r.pricing.input), _cached(r), _output(r)]
             rows.append(row)
     total = ["total"]
     for i in range(len(models)):
         t = report.totals_for(i)
-        total += [f"{t.input_tokens:,}", money(t.input_price), money(t.cached_price), money(t.output_bound)]
+        total += [f"{t.input_tokens:,}", words.money(t.input_price), words.money(t.cached_price),
+                  words.money(t.output_bound)]
     rows.append(total)
     out, dropped = fit(headers, rows, align, groups=groups, width=width, ranks=ranks, widen=True)
     out += left_out(list(dict.fromkeys(dropped)), width)
     out.append("")
-    out += _sentences(summary(report, report.totals_for(0))[:1], width)
-    out += [line for text in what_if_lines(report) for line in wrapped(text, width, "  ")]
+    out += _sentences(words.summary(report, report.totals_for(0))[:1], width)
+    out += [line for text in words.what_if_lines(report) for line in wrapped(text, width, "  ")]
     # Tools, side by side.
     for f in report.counted:
         for costs in f.what_if:
             if not costs[0].tool_costs:
                 continue
             out.append("")
-            out.append(f"Tools of {label(costs[0])} ({len(costs[0].tool_costs)} tools)")
+            out.append(f"Tools of {words.label(costs[0])} ({len(costs[0].tool_costs)} tools)")
             headers = ["tool", *models]
             rows = []
             for i, tool in enumerate(costs[0].tool_costs):
-                rows.append([tool.name or "(unnamed)", *(counted(r.tool_costs[i].tokens, r) for r in costs)])
-            rows.append(["all, with overhead", *(counted(r.tools, r) for r in costs)])
+                rows.append([tool.name or "(unnamed)", *(words.counted(r.tool_costs[i].tokens, r) for r in costs)])
+            rows.append(["all, with overhead", *(words.counted(r.tools, r) for r in costs)])
             out += fit(headers, rows, "l" + "r" * len(models), indent="  ", width=width)[0]
     return out
 
@@ -277,23 +262,23 @@ def _tools(report: CostReport, width: int) -> list[str]:
             if not r.tool_costs:
                 continue
             overhead = r.tools - sum(c.tokens for c in r.tool_costs)
-            extra = f", {counted(overhead, r)} of tool-use overhead" if overhead > 0 else ""
+            extra = f", {words.counted(overhead, r)} of tool-use overhead" if overhead > 0 else ""
             out.append("")
             n = len(r.tool_costs)
-            out += wrapped(f"Tools of {label(r)} ({r.model}, {n} tool{'s' if n != 1 else ''}, "
-                           f"{counted(r.tools, r)} tokens{extra})", width)
+            out += wrapped(f"Tools of {words.label(r)} ({r.model}, {n} tool{'s' if n != 1 else ''}, "
+                           f"{words.counted(r.tools, r)} tokens{extra})", width)
             change = comparison.request(f.path, index) if comparison is not None else None
             deltas: dict[str, str] = {}
             if change is not None:
                 for tc in change.tools:
-                    deltas.setdefault(tc.name, "new" if tc.before is None else signed(tc.delta))
+                    deltas.setdefault(tc.name, "new" if tc.before is None else words.signed(tc.delta))
             headers = ["tool", "tokens", "share", "biggest field", "field tokens"]
             if comparison is not None:
                 headers.append("Δ")
             rows = []
             for c in sorted(r.tool_costs, key=lambda c: (-c.tokens, c.name)):
-                row = [c.name or "(unnamed)", counted(c.tokens, r), share(c.share), c.biggest_field,
-                       counted(c.biggest_field_tokens, r)]
+                row = [c.name or "(unnamed)", words.counted(c.tokens, r), words.share(c.share), c.biggest_field,
+                       words.counted(c.biggest_field_tokens, r)]
                 if comparison is not None:
                     row.append(deltas.get(c.name, "0"))
                 rows.append(row)
@@ -313,33 +298,34 @@ def _changes(report: CostReport, width: int) -> list[str]:
     out = [f"Changes against {c.ref} ({c.short_commit})"]
     rows = []
     for f in c.changed:
-        rows.append([f.path, f.status, _n(f.before), _n(f.after), signed(f.delta), percent_change(f.before, f.after),
-                     signed_money(f.price_delta)])
+        rows.append([f.path, f.status, _n(f.before), _n(f.after), words.signed(f.delta),
+                     words.percent_change(f.before, f.after), words.signed_money(f.price_delta)])
         for r in f.requests:
             if r.status == "unchanged":
                 continue
-            rows.append([f"  request at line {r.line}", r.status, _n(r.before), _n(r.after), signed(r.delta),
-                         percent_change(r.before, r.after), signed_money(r.price_delta)])
+            rows.append([f"  request at line {r.line}", r.status, _n(r.before), _n(r.after), words.signed(r.delta),
+                         words.percent_change(r.before, r.after), words.signed_money(r.price_delta)])
             for tool in r.changed_tools:
                 rows.append([f"    tool {tool.name or '(unnamed)'}", tool.status, _n(tool.before), _n(tool.after),
-                             signed(tool.delta), percent_change(tool.before, tool.after), ""])
+                             words.signed(tool.delta), words.percent_change(tool.before, tool.after), ""])
     if not rows:
         out.append("  no change in any request")
     pct = f"{c.percent:+.1f}%" if c.percent is not None else ""
-    rows.append(["total", "", f"{c.before:,}", f"{c.after:,}", signed(c.delta), pct, signed_money(c.price_delta)])
+    rows.append(["total", "", f"{c.before:,}", f"{c.after:,}", words.signed(c.delta), pct,
+                 words.signed_money(c.price_delta)])
     out += fit(["file", "status", "before", "after", "delta", "%", "Δ $/1k"], rows, "llrrrrr", indent="  ",
                width=width)[0]
-    money_delta = dollar_change(report)
+    money_delta = words.dollar_change(report)
     if money_delta:
         out += wrapped(money_delta, width, "  ")
-    unmeasured = unmeasured_change(report)
+    unmeasured = words.unmeasured_change(report)
     if unmeasured:
         out += wrapped(unmeasured, width, "  ")
     return out
 
 
 def _limits(report: CostReport, width: int) -> list[str]:
-    checked = ", ".join(limits_text(report))
+    checked = ", ".join(words.limits_text(report))
     if report.passed:
         return wrapped(f"Limits: passed ({checked}).", width)
     out = wrapped(f"Limits: FAILED ({checked})", width)
@@ -355,12 +341,13 @@ def _notes(report: CostReport) -> list[str]:
     out = []
     for note, requests in report.notes().items():
         marker = "≥ " if any(r.lower_bound for r in requests) else "~ " if any(not r.exact for r in requests) else ""
-        out.append(f"{marker}{note.removeprefix('≥ ')} ({where(requests)})")
+        out.append(f"{marker}{note.removeprefix('≥ ')} ({words.where(requests)})")
     configured = [r for r in report.requests if r.model_from == "config"]
     if configured:
-        out.append(f"the config's `model` ({configured[0].model}) prices what names no model ({where(configured)})")
-    for note, requests in cache_notes(report).items():
-        out.append(f"no prompt caching: {note} ({where(requests)})")
+        out.append(f"the config's `model` ({configured[0].model}) prices what names no model "
+                   f"({words.where(configured)})")
+    for note, requests in words.cache_notes(report).items():
+        out.append(f"no prompt caching: {note} ({words.where(requests)})")
     for f in report.files:
         for error in f.errors:
             out.append(f"not counted: {f.path}:{error} (see `ctxlint check`)")

@@ -6,18 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
-from ctxlint.frontends.handlebars.nodes import (
-    Call,
-    Close,
-    Else,
-    Expr,
-    Mustache,
-    Node,
-    Open,
-    Partial,
-    Ref,
-    Text,
-)
+from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.handlebars.parser import parse
 from ctxlint.frontends.locate import Locator, line_locator
 from ctxlint.model import Role, Segment, Slot, Span
@@ -27,7 +16,7 @@ from ctxlint.model import Role, Segment, Slot, Span
 LOOP_HELPERS = frozenset({"each"})
 
 
-def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | None]]:
+def walk(nodes: list[hb.Node]) -> Iterator[tuple[hb.Text | hb.Mustache | hb.Partial, str | None]]:
     """The nodes that produce output, each with the innermost loop around it (its source).
 
     ``{{#each items}}`` is a loop over ``items``; its ``{{else}}`` branch (no items) is not.
@@ -38,7 +27,7 @@ def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | N
     captured = 0
     loop_of: dict[int, str | None] = {}  # by call: the parser reuses one call for each repeated tag
     for node in nodes:
-        if isinstance(node, Open):
+        if isinstance(node, hb.Open):
             loop = None
             if node.kind == "#":
                 key = id(node.call)  # the nodes, and so their calls, live while this runs
@@ -50,7 +39,7 @@ def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | N
             if loop is not None:
                 loops.append(loop)
             captured += capture
-        elif isinstance(node, Else):
+        elif isinstance(node, hb.Else):
             frame = frames[-1]
             if frame[0]:
                 loops.pop()
@@ -59,7 +48,7 @@ def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | N
             if loop is not None:
                 loops.append(loop)
                 frame[0] = True
-        elif isinstance(node, Close):
+        elif isinstance(node, hb.Close):
             looped, capture = frames.pop()
             if looped:
                 loops.pop()
@@ -68,14 +57,14 @@ def walk(nodes: list[Node]) -> Iterator[tuple[Text | Mustache | Partial, str | N
             yield node, loops[-1] if loops else None
 
 
-def _loop_of(call: Call) -> str | None:
+def _loop_of(call: hb.Call) -> str | None:
     if call.helper in LOOP_HELPERS and not call.sub:
         return _source(call.params[0]) if call.params else call.helper
     return None
 
 
-def _source(expr: Expr) -> str:
-    if isinstance(expr, Call):
+def _source(expr: hb.Expr) -> str:
+    if isinstance(expr, hb.Call):
         return expr.text
     return expr.original
 
@@ -87,7 +76,7 @@ ESCAPE = "escape"  # the filter name a slot gets when the engine HTML-escapes it
 
 
 @functools.lru_cache(maxsize=4096)  # a template repeats the same few tags; a Slot is immutable
-def slot_facts(call: Call, in_loop: bool = False, helpers: frozenset[str] = frozenset(),
+def slot_facts(call: hb.Call, in_loop: bool = False, helpers: frozenset[str] = frozenset(),
                escaped: bool = False) -> Slot:
     """What a mustache reads and calls, without evaluating it.
 
@@ -100,21 +89,21 @@ def slot_facts(call: Call, in_loop: bool = False, helpers: frozenset[str] = froz
     """
     names: list[str] = []
     calls: list[str] = []
-    stack: list[Expr] = [call]
+    stack: list[hb.Expr] = [call]
     while stack:
         expr = stack.pop()
-        if isinstance(expr, Call):
+        if isinstance(expr, hb.Call):
             head = expr.head
-            if isinstance(head, Ref):
+            if isinstance(head, hb.Ref):
                 if expr.has_arguments or expr.sub or head.name in helpers:
                     calls.append(head.name)
                 else:
                     names.append(head.name)
-            elif isinstance(head, Call):
+            elif isinstance(head, hb.Call):
                 stack.append(head)
             arguments = [*expr.params, *(value for _, value in expr.hash)]
             stack.extend(reversed(arguments))
-        elif isinstance(expr, Ref):
+        elif isinstance(expr, hb.Ref):
             names.append(expr.name)
     return Slot(
         call.text,
@@ -153,14 +142,14 @@ def parse_template(
     span = span_maker(path, locate or line_locator(source))
     segments: list[Segment] = []
     for node, loop in walk(parse(source)):
-        if isinstance(node, Text):
+        if isinstance(node, hb.Text):
             segments.append(Segment(default_role, span(node.start, node.end), node.value, None, 0, loop))
         else:
             segments.append(content_segment(node, loop, default_role, 0, span, helpers, html_escape))
     return segments
 
 
-def content_segment(node: Mustache | Partial, loop: str | None, role: Role, message_index: int,
+def content_segment(node: hb.Mustache | hb.Partial, loop: str | None, role: Role, message_index: int,
                     span: Callable[[int, int], Span], helpers: frozenset[str] = frozenset(),
                     html_escape: bool = True, read: dict[tuple[int, bool, bool], Slot] | None = None) -> Segment:
     """The slot segment for a mustache or a partial (whose content is not known here).
@@ -168,7 +157,7 @@ def content_segment(node: Mustache | Partial, loop: str | None, role: Role, mess
     ``read`` keeps the slots made, by call: a caller walking one template's nodes passes the same
     dict (with the same ``helpers``), and the parser reuses one call for each repeated tag
     (hashing a call for ``slot_facts``'s cache is a walk of it)."""
-    if isinstance(node, Partial):
+    if isinstance(node, hb.Partial):
         slot = Slot("> " + node.call.text, variable_length=loop is not None)
     else:
         escaped = html_escape and node.escaped

@@ -233,42 +233,6 @@ def fstring_fields(body: str) -> list[FieldRange] | None:
     return fields
 
 
-def format_fields(body: str, raw: bool) -> list[tuple[int, int, str]] | None:
-    """``(start, end, field)`` for each replacement field of a ``str.format`` template body."""
-    fields = []
-    i, n = 0, len(body)
-    while i < n:
-        char = body[i]
-        if char == "\\" and not raw:
-            if body.startswith("N{", i + 1):
-                close = body.find("}", i)
-                i = close + 1 if close > 0 else n
-            else:
-                i += 2
-            continue
-        if char == "{":
-            if body.startswith("{", i + 1):
-                i += 2
-                continue
-            depth, j = 1, i + 1
-            while j < n and depth:
-                depth += {"{": 1, "}": -1}.get(body[j], 0)
-                j += 1
-            if depth:
-                return None
-            inner = body[i + 1 : j - 1]
-            fields.append((i, j, re.split(r"[!:]", inner, maxsplit=1)[0].strip()))
-            i = j
-        elif char == "}":
-            if body.startswith("}", i + 1):
-                i += 2
-                continue
-            return None
-        else:
-            i += 1
-    return fields
-
-
 PERCENT = re.compile(
     r"%(?:\((?P<key>[^)]*)\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<conv>[diouxXeEfFgGcrsa%])"
 )

@@ -73,11 +73,7 @@ class Sources(Component):
         if isinstance(node, ast.Attribute):
             carrier = self.carrier(node.value, env)
             if carrier is not None:
-                spec, what = carrier
-                if _reads(node.attr, spec.attributes):
-                    return Source(SourceKind.UNTRUSTED, f"{what}.{node.attr}", self.m.span(node), strong=spec.strong,
-                                  origin=spec.kind)
-                return None  # resp.status_code, f.name: about the content, not the content
+                return self.carried(carrier, node.attr, node, call=False)
             found = self.bound_untrusted(node, env)  # self.page = ...
             if found is not None:
                 return found
@@ -259,11 +255,9 @@ class Sources(Component):
             return None
         if isinstance(func, ast.Attribute):
             carrier = self.carrier(func.value, env)
-            if carrier is not None:
-                spec, what = carrier
-                if _reads(func.attr, spec.methods):
-                    return Source(SourceKind.UNTRUSTED, f"{what}.{func.attr}()", self.m.span(call), strong=spec.strong,
-                                  origin=spec.kind)
+            found = self.carried(carrier, func.attr, call, call=True) if carrier is not None else None
+            if found is not None:
+                return found
         found = self.read_source(call, env)
         if found is not None:
             return found
@@ -310,6 +304,16 @@ class Sources(Component):
             if found is not None:
                 return found
         return None
+
+    def carried(self, carrier: tuple[SourceKindSpec, str], member: str, node: ast.expr, call: bool) -> Source | None:
+        """What ``node`` reads of a carrier: its ``member`` attribute, or with ``call`` what its
+        ``member`` method returns; None for what is about the content, not the content
+        (``resp.status_code``, ``f.name``)."""
+        spec, what = carrier
+        if not _reads(member, spec.methods if call else spec.attributes):
+            return None
+        return Source(SourceKind.UNTRUSTED, f"{what}.{member}{'()' if call else ''}", self.m.span(node),
+                      strong=spec.strong, origin=spec.kind)
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding

@@ -17,12 +17,12 @@ from typing import TypeVar
 
 from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
+from ctxlint.frontends.placeholders import format_fields
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
     StrToken,
     dedent,
-    format_fields,
     fstring_fields,
     percent_fields,
     strip,
@@ -406,7 +406,7 @@ class Strings(Component):
     def template_fields(self, tokens: list[StrToken], field: FieldMaker | None = None) -> list[Piece] | None:
         """The pieces of ``{name}`` templates: static text, and for each field ``field(name,
         span)`` (by default a slot named by the field, its value unknown)."""
-        return self.fielded(tokens, lambda token: format_fields(token.body, token.raw),
+        return self.fielded(tokens, lambda token: format_fields(token.body, nested=True, escapes=not token.raw),
                             lambda token, start, end, name, span: field(name, span) if field
                             else Piece(name, span, template_field(name)), percent=False)
 

@@ -10,15 +10,19 @@ client = OpenAI()
 claude = anthropic.Anthropic()
 
 
+def ask(system: str, question: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
 def answer(question: str) -> str:
     system = (f"Today is {datetime.now().isoformat()}. You are the support assistant for Northwind. "
               "Answer in two sentences, never promise a refund, and hand the conversation to a person "
               "when the customer asks for one. Check the order number before you discuss an order, and "
               "never reveal card numbers, internal notes or another customer's details.")
-    reply = client.chat.completions.create(
-        model="gpt-4o", max_tokens=300,
-        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
-    return reply.choices[0].message.content
+    return ask(system, question)
 
 
 def triage(ticket: str) -> str:
@@ -36,10 +40,7 @@ def plan(question: str) -> str:
     settings = requests.get("https://config.example.com/assistant", timeout=5).json()
     system = (f"Settings: {json.dumps(settings)}\nYou plan the next support step for Northwind. Use at most "
               "three steps, never promise a refund, and say which team owns each step.")
-    reply = client.chat.completions.create(
-        model="gpt-4o", max_tokens=300,
-        messages=[{"role": "system", "content": system}, {"role": "user", "content": question}])
-    return reply.choices[0].message.content
+    return ask(system, question)
 
 
 def summarise(url: str) -> str:
