@@ -152,6 +152,23 @@ class Sinks(Component):
             entry = next((members[k] for k in arg.key if members and k in members), None)
         return entry
 
+    def body(self, node: ast.expr, env: Env) -> CallArgs | None:
+        """The keys of a dict posted as a chat request's body, or None when it is not one."""
+        keys, steps = self.spreads.entries(node, env)
+        if keys is None or not chat_payload(keys):
+            return None
+        return CallArgs([], keys, False, tuple(steps))
+
+    def posted_parameter(self, call: ast.Call, env: Env, sink: Sink) -> str | None:
+        """The parameter of the enclosing function that ``call`` posts as its whole body
+        (``session.post(url, json=payload)`` in ``def _request_api(self, path, payload)``)."""
+        for spec in sink.payload:
+            entry = self.find(spec, call, env)
+            if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in env.scope.params \
+                    and env.bound(entry[0].id) is None and self.scopes.resolve(entry[0], env) is None:
+                return entry[0].id
+        return None
+
     def payload(self, call: ast.Call, env: Env, specs: tuple[Arg, ...]) -> CallArgs | None:
         """The keys of the body a call sends (``requests.post(url, json=payload)``) as its
         arguments, when the body is a chat request; None when it is not or cannot be read."""
@@ -208,8 +225,12 @@ class Sinks(Component):
 
     # ---- a request from a sink ---------------------------------------------------------------------
 
-    def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool) -> Request | None:
-        given = self.payload(call, env, sink.payload) if sink.payload else self.arguments(call, env)
+    def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool, body: CallArgs | None = None
+                ) -> Request | None:
+        """The request ``call`` sends; ``body`` is the posted body when a caller gives it (a
+        helper that posts its parameter)."""
+        given = body if body is not None else self.payload(call, env, sink.payload) if sink.payload \
+            else self.arguments(call, env)
         if given is None:
             return None
         if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):

@@ -55,13 +55,17 @@ class Summary:
     limit_default: ast.expr | None
     kwargs: str | None
     sink_call: ast.Call
+    # A helper that posts its parameter as the whole body of an HTTP request (`_request_api(path,
+    # payload)`): each caller's dict is the request, read where the caller builds it.
+    posted: tuple[str, Sink] | None = None
 
 
 class Wrappers(Component):
     def requests(self) -> list[Request]:
         """One request for each call of a project function that sends one."""
-        return [self.apply(summary, reader, call, env, target)
-                for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING)]
+        found = [self.apply(summary, reader, call, env, target)
+                 for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING)]
+        return [request for request in found if request is not None]
 
     def wrapped_calls(self, calls: list[tuple[ast.Call, Scope]], depth: int) -> Iterator[
             tuple[ast.Call, Env, tuple[Analyzer | None, FunctionNode, Scope, bool], Analyzer, Summary]]:
@@ -83,9 +87,11 @@ class Wrappers(Component):
     # ---- at the call site ----------------------------------------------------------------------------
 
     def apply(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env,
-              target: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Request:
+              target: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Request | None:
         """The summary's request with its holes filled by ``call``'s arguments."""
         given = {b.param: b for b in self.callees.bind(call, env, target) if b.env is env}
+        if summary.posted is not None:
+            return self.posted(summary, reader, call, env, given)
         builder = Builder()
         inner = summary.request
         for index in sorted({s.message_index for s in inner.segments}):
@@ -114,6 +120,19 @@ class Wrappers(Component):
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
                            if reserve_kind == "wrapper-call" else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by), messages=(), api=None)
+
+    def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
+        """The request a caller's dict makes, posted by the helper as its body."""
+        assert summary.posted is not None
+        param, sink = summary.posted
+        bound = given.get(param)
+        body = self.sinks.body(bound.node, env) if bound is not None else None
+        request = self.sinks.request(call, env, sink, True, body) if body is not None else None
+        if request is None:
+            return None
+        sent_by = Evidence(EvidenceKind.FLOW, f"posted by `{summary.function.name}` ({reader.unit.path}, line "
+                                              f"{summary.sink_call.lineno})", reader.unit.span(summary.sink_call))
+        return replace(request, reserve_evidence=(*request.reserve_evidence, sent_by))
 
     def limit(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict
               ) -> tuple[OutputLimit | None, str, tuple[Evidence, ...]]:
@@ -206,10 +225,16 @@ class Wrappers(Component):
             request = self.sinks.request(call, env, *matched)
             if request is not None:
                 return self._summarise(fn, scope, call, env, matched[0], request)
+            posted = self.sinks.posted_parameter(call, env, matched[0]) if matched[0].payload else None
+            if posted is not None:
+                empty = Request(self.m.path, self.m.span(call))
+                return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
         if depth <= 1:
             return None
         for call, env, target, reader, inner in self.wrapped_calls(calls, depth - 1):
             request = self.apply(inner, reader, call, env, target)
+            if request is None:
+                continue
             return replace(inner, function=fn, request=request, params=_params(fn),
                            limit_param=_param_named(fn, inner, call), kwargs=_kwargs(fn, call))
         return None
