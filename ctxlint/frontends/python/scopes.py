@@ -220,6 +220,12 @@ class Scopes(Component):
             ):
                 for t, v in zip(target.elts, values, strict=True):
                     self.assign(t, v, scope, statement, loops)
+            elif isinstance(value, (ast.Call, ast.Await)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                # `content, mime = self.fetch(url)`: each name holds an item of what the call returns
+                for position, element in enumerate(target.elts):
+                    item = ast.copy_location(ast.Subscript(value, ast.copy_location(ast.Constant(position), value),
+                                                           ast.Load()), value)
+                    self.assign(element, item, scope, statement, loops)
             else:
                 self.unknowable(target, scope, statement, loops)
 
