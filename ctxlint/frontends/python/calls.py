@@ -128,12 +128,14 @@ class Calls(Component):
             return None
         owner, cls = located
         node = cls.node
-        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or len(node.bases) != 1 \
-                or cls.parent is None:
+        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or cls.parent is None:
             return None
         reader = owner.calls if owner is not None else self
-        found = reader.path(node.bases[0], Env(cls.parent), depth + 1)
-        return found if (self.m.catalogue.from_library(found)) else None
+        for base in node.bases:  # the first base a library defines (a mixin may come after it)
+            found = reader.path(base, Env(cls.parent), depth + 1)
+            if self.m.catalogue.from_library(found):
+                return found
+        return None
 
     def annotation(self, name: str, env: Env) -> ast.expr | None:
         scope = env.scope
