@@ -36,6 +36,19 @@ class Callees(Component):
             return None
         return Called(fn, inner.returns, Env(inner, self.bind(call, env, found), env.depth + 1), owner)
 
+    def returned_items(self, node: ast.Subscript, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+        """The ``position``-th item of each tuple the function ``node`` calls returns
+        (``return page.text, mime``), in the env the function runs in; empty when the code does
+        not show the function or a return is not a tuple that long."""
+        call = node.value.value if isinstance(node.value, ast.Await) else node.value
+        if not isinstance(call, ast.Call):
+            return []
+        target = self.function_for(call, env, foreign=True)
+        if target is None or not all(isinstance(v, ast.Tuple) and len(v.elts) > position and not any(
+                isinstance(e, ast.Starred) for e in v.elts) for v in target.returns):
+            return []
+        return [(v.elts[position], target.env, target) for v in target.returns if isinstance(v, ast.Tuple)]
+
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
              ) -> tuple[Bound, ...]:
         """The parameters of the function ``found`` bound to ``call``'s arguments, the others to

@@ -29,7 +29,7 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.unit import Positioned
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, unpacked_position
 from ctxlint.model import Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
@@ -68,6 +68,9 @@ class Flow(Ordering):
         acc = acc if acc is not None else Facts()
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
+        position = unpacked_position(node)
+        if position is not None and isinstance(node, ast.Subscript):
+            return self.unpacked_facts(node, position, env, acc)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
@@ -151,6 +154,21 @@ class Flow(Ordering):
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
+
+    def unpacked_facts(self, node: ast.Subscript, position: int, env: Env, acc: Facts) -> Facts:
+        """``content`` of ``content, mime = fetch(url)``: the facts of the item the function
+        returns there, not of all it returns. A list item (messages built for an API) is not
+        read: its parts are sent each in its own place."""
+        for item, item_env, target in self.callees.returned_items(node, position, env):
+            reader = target.owner.flow if target.owner is not None else self
+            if reader.is_list(item, item_env) is True or not self.m.enter(target.fn):
+                continue
+            try:
+                found = reader.facts(item, item_env)
+            finally:
+                self.m.leave(target.fn)
+            self.merge(acc, self.m.adopt_facts(found, self.m.span(node)) if target.owner is not None else found)
+        return acc
 
     @staticmethod
     def merge(acc: Facts, inner: Facts, module_level: bool = False) -> None:
@@ -268,6 +286,11 @@ class Flow(Ordering):
             return self.is_list(node.left, env)
         if isinstance(node, ast.Await):
             return self.is_list(node.value, env)
+        position = unpacked_position(node)
+        if position is not None and isinstance(node, ast.Subscript):
+            kinds = {(target.owner.flow if target.owner is not None else self).is_list(item, item_env)
+                     for item, item_env, target in self.callees.returned_items(node, position, env)}
+            return kinds.pop() if len(kinds) == 1 else None
         if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in ("list", "sorted", "tuple", "reversed", "re.findall", "re.split", "glob.glob"):

@@ -18,7 +18,7 @@ from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Assign, Binding, Env, Loop, Param, Scope
+from ctxlint.frontends.python.values import UNPACKED, Assign, Binding, Env, Loop, Param, Scope
 
 if TYPE_CHECKING:
     pass
@@ -225,6 +225,7 @@ class Scopes(Component):
                 for position, element in enumerate(target.elts):
                     item = ast.copy_location(ast.Subscript(value, ast.copy_location(ast.Constant(position), value),
                                                            ast.Load()), value)
+                    setattr(item, UNPACKED, position)  # read through the function's returned tuples
                     self.assign(element, item, scope, statement, loops)
             else:
                 self.unknowable(target, scope, statement, loops)

@@ -26,7 +26,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Bound, Env, Scope
+from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
@@ -66,6 +66,9 @@ class Sources(Component):
         if isinstance(node, ast.Await):
             return self.untrusted(node.value, env)
         if isinstance(node, ast.Subscript):
+            position = unpacked_position(node)
+            if position is not None:
+                return self.unpacked(node, position, env)
             found = self.read_source(node, env)  # request.files["doc"]
             if found is not None:
                 return found
@@ -105,6 +108,25 @@ class Sources(Component):
                     found = self.untrusted(generator.iter, env)
                     if found is not None:
                         return found
+        return None
+
+    def unpacked(self, node: ast.Subscript, position: int, env: Env) -> Source | None:
+        """``content`` of ``content, mime = fetch(url)``: what the text item of the tuples
+        ``fetch`` returns carries (a list item, such as messages whose tool results are sent in
+        their own role, is not read)."""
+        for item, item_env, target in self.callees.returned_items(node, position, env):
+            reader = target.owner if target.owner is not None else self.m.analyzer
+            if reader.flow.is_list(item, item_env) is True or not self.m.enter(target.fn):
+                continue
+            try:
+                found = reader.sources.untrusted(item, item_env)
+            finally:
+                self.m.leave(target.fn)
+            if found is not None:
+                if target.owner is not None:
+                    found = self.m.adopt_source(found, self.m.span(node))
+                step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
+                return replace(found, flow=(*found.flow, step))
         return None
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:

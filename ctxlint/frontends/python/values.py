@@ -12,6 +12,16 @@ from typing import TYPE_CHECKING
 
 from ctxlint.model import Source, Span
 
+# The attribute that marks `call[i]` standing for the i-th name of `a, b = call(...)`: its value
+# is the i-th item of the tuples the function returns (callees.returned_items).
+UNPACKED = "_ctxlint_unpacked"
+
+
+def unpacked_position(node: ast.AST) -> int | None:
+    """The position of an unpacked name's item (``content`` of ``content, mime = fetch()``)."""
+    position = getattr(node, UNPACKED, None)
+    return position if isinstance(position, int) else None
+
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
