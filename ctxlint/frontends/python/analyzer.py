@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.python.arguments import Arguments
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.containers import Containers
@@ -51,6 +52,7 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.order_sites.cut_sites = self.cut_sites
         self.messages = Messages(self.unit)
+        self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
         self.standalone = Standalone(self.unit)
         self.tools = Tools(self.unit)
@@ -60,12 +62,12 @@ class Analyzer:
         self.reserves = Reserves(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.order_sites,
-                                  self.messages, self.sinks, self.standalone, self.tools, self.estimates,
+                                  self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
                                   self.wrappers, self.spreads, self.reserves]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
-            part.serialization = self.serialization
+            part.serialization, part.args = self.serialization, self.args
             part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
             part.wrappers, part.spreads, part.reserves = self.wrappers, self.spreads, self.reserves

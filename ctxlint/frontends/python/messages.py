@@ -103,10 +103,10 @@ class Messages(Component):
                        variables: Variables | None) -> None:
         role = role_of(kind.role)
         if kind.role_argument is not None:
-            entry = self.sinks.find(kind.role_argument, call, env)
+            entry = self.args.find(kind.role_argument, call, env)
             if entry is not None:
                 role = role_of(self.flow.literal_str(entry[0], entry[1]) or self.m.dotted(entry[0]))
-        entry = self.sinks.find(kind.content, call, env)
+        entry = self.args.find(kind.content, call, env)
         if entry is None:
             return
         value, value_env, _ = entry
@@ -173,17 +173,17 @@ class Messages(Component):
         """The messages of a prompt template, its fields filled from ``variables`` where given."""
         syntax = kind.syntax
         if kind.syntax_argument is not None:
-            entry = self.sinks.find(kind.syntax_argument, call, env)
+            entry = self.args.find(kind.syntax_argument, call, env)
             written = self.flow.literal_str(entry[0], entry[1]) if entry is not None else None
             syntax = {"jinja2": "jinja", "mustache": "mustache", "f-string": "format"}.get(written or "", syntax)
         if kind.text is not None:
-            entry = self.sinks.find(kind.text, call, env)
+            entry = self.args.find(kind.text, call, env)
             if entry is not None:
                 builder.next_message()
                 self.template_text(entry[0], entry[1], builder, role_of(kind.role), loop, Variables(variables, syntax))
             return
         assert kind.messages is not None
-        entry = self.sinks.find(kind.messages, call, env)
+        entry = self.args.find(kind.messages, call, env)
         if entry is None:
             return
         items = self.containers.items(entry[0], entry[1])
@@ -260,7 +260,7 @@ class Messages(Component):
         """The names a template is filled with: a dict, or ``dict(...)`` keywords."""
         if entry is None:
             return None
-        entries = self.sinks.members(entry[0], entry[1])  # a dict, or KernelArguments(name=value)
+        entries = self.args.members(entry[0], entry[1])  # a dict, or KernelArguments(name=value)
         return None if entries is None else Variables({k: (v[0], v[1]) for k, v in entries.items()})
 
     def template_of(self, node: ast.expr, env: Env) -> tuple[TemplateKind, ast.Call, Env] | None:

@@ -87,7 +87,7 @@ class Reserves(Component):
             parts = Parts(hint=holder.limit_hint)
             self.sinks.settings(holder.arguments, call, env, None, parts)
             # `ChatOpenAI(model=model, **kwargs)` in a factory: empty unless its caller fills it
-            passed_on = tuple(step for kind, step in self.sinks.arguments(call, env).empty_by_default if kind == KWARGS)
+            passed_on = tuple(step for kind, step in self.args.of(call, env).empty_by_default if kind == KWARGS)
             kind = KWARGS if passed_on else "built-without"
             sent_at: tuple[Evidence, ...] = ()
             if not passed_on and not self.limited_model(call, env, holder) and (
@@ -142,7 +142,7 @@ class Reserves(Component):
         if holder.standalone or holder.default_limit is not None or holder.model_carries_limit \
                 or not holder.arguments.get("limit"):
             return False
-        given = self.sinks.arguments(call, env)
+        given = self.args.of(call, env)
         if given.opaque or limit_configurable(call, holder):
             return False
         parts = Parts()
@@ -156,7 +156,7 @@ class Reserves(Component):
         if not holder.limited_models:
             return False
         for spec in (*holder.arguments.get("model", ()), *holder.arguments.get("provider", ())):
-            entry = self.sinks.find(spec, call, env)
+            entry = self.args.find(spec, call, env)
             if entry is not None and any(fnmatchcase(name.lower(), glob) for name in self.names_of(entry[0], entry[1])
                                          for glob in holder.limited_models):
                 return True

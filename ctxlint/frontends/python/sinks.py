@@ -14,35 +14,20 @@ from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder
+from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
-from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import answers_in_text, chat_payload
+from ctxlint.providers import answers_in_text
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
 # ... and of a call of a sink's shape on a client the project builds (or a library the catalogue
 # does not know builds): `self._module.Client().models.generate_content(...)`.
 SHAPED_CLIENT = "shaped-client"
-
-
-@dataclass
-class CallArgs:
-    """A call's arguments: positional ones (before any ``*args``), keywords (with what a
-    ``**dict`` the code shows adds), and whether some are hidden (``*args``, ``**options``)."""
-
-    positional: list[ast.expr]
-    keywords: dict[str, Entry]
-    opaque: bool
-    # `**settings` spreads that hold only what a caller passes, empty by default (a parameter
-    # defaulting to None or `{}`, kept as `self.settings = dict(settings or {})`): with no
-    # other hidden argument, the call sends no limit unless its caller gives one. With the
-    # kind of evidence of each (spreads.py).
-    empty_by_default: tuple[Step, ...] = ()
 
 
 @dataclass
@@ -111,126 +96,14 @@ class Sinks(Component):
         """Whether ``call`` sends a request (its result is the model's own answer)."""
         return self.may_be_sink(call) and self.match(call, env) is not None
 
-    # ---- arguments ---------------------------------------------------------------------------------
-
-    def arguments(self, call: ast.Call, env: Env) -> CallArgs:
-        positional = []
-        for arg in call.args:
-            if isinstance(arg, ast.Starred):
-                break
-            positional.append(arg)
-        opaque = len(positional) < len(call.args)
-        keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
-        defaults: list[Step] = []
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                entries, empty = self.spreads.entries(keyword.value, env)
-                if entries is None:
-                    opaque = True
-                else:
-                    defaults += empty
-                    for key, entry in entries.items():
-                        keywords.setdefault(key, entry)
-        return CallArgs(positional, keywords, opaque, tuple(defaults))
-
-    def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
-        """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
-        if arg.method is not None:
-            for inner, inner_env in self.calls.receiver_calls(call.func, env):
-                if isinstance(inner.func, ast.Attribute) and inner.func.attr == arg.method:
-                    return self.find(Arg(arg.keywords, arg.position, arg.key, arg.json), inner, inner_env)
-            return None
-        given = given if given is not None else self.arguments(call, env)
-        entry: Entry | None = next((given.keywords[k] for k in arg.keywords if k in given.keywords), None)
-        if entry is None and arg.position is not None and arg.position < len(given.positional):
-            node = given.positional[arg.position]
-            entry = (node, env, node)
-        if entry is not None and arg.json:
-            entry = self.json_value(entry)
-        if entry is not None and arg.key:
-            members = self.members(entry[0], entry[1])
-            entry = next((members[k] for k in arg.key if members and k in members), None)
-        return entry
-
-    def body(self, node: ast.expr, env: Env) -> CallArgs | None:
-        """The keys of a dict posted as a chat request's body, or None when it is not one."""
-        keys, steps = self.spreads.entries(node, env)
-        if keys is None or not chat_payload(keys):
-            return None
-        return CallArgs([], keys, False, tuple(steps))
-
-    def posted_parameter(self, call: ast.Call, env: Env, sink: Sink) -> str | None:
-        """The parameter of the enclosing function that ``call`` posts as its whole body
-        (``session.post(url, json=payload)`` in ``def _request_api(self, path, payload)``)."""
-        for spec in sink.payload:
-            entry = self.find(spec, call, env)
-            if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in env.scope.params \
-                    and env.bound(entry[0].id) is None and self.scopes.resolve(entry[0], env) is None:
-                return entry[0].id
-        return None
-
-    def payload(self, call: ast.Call, env: Env, specs: tuple[Arg, ...]) -> CallArgs | None:
-        """The keys of the body a call sends (``requests.post(url, json=payload)``) as its
-        arguments, when the body is a chat request; None when it is not or cannot be read."""
-        given = self.arguments(call, env)
-        for spec in specs:
-            entry = self.find(spec, call, env, given)
-            if entry is None:
-                continue
-            keys, steps = self.spreads.entries(entry[0], entry[1])
-            if keys is None or not chat_payload(keys):
-                return None
-            return CallArgs([], keys, False, tuple(steps))
-        return None
-
-    def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
-        """Whether the object that would hold the limit is given but cannot be read here
-        (``inferenceConfig=self._config()``, ``model_settings=settings``): it may well set one."""
-        for spec in specs:
-            if not spec.key or spec.method is not None:
-                continue
-            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)  # the container
-            if entry is None:
-                continue
-            if spec.json:
-                entry = self.json_value(entry)
-                if entry is None:
-                    return True
-            if self.members(entry[0], entry[1]) is None:
-                return True
-        return False
-
-    def json_value(self, entry: Entry) -> Entry | None:
-        """``json.dumps(value)`` -> value (the body of a Bedrock ``invoke_model`` call)."""
-        node, env = self.scopes.deref(entry[0], entry[1])
-        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("json.dumps",) and node.args:
-            return node.args[0], env, entry[2]
-        return None
-
-    def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
-        """The named members of a dict or of a settings object's constructor
-        (``ModelSettings(max_tokens=...)``)."""
-        return self.spreads.members(node, env)[0]
-
-    def limit_defaults(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> tuple[Step, ...]:
-        """The empty-by-default spreads of the object that would hold the limit (``config=`` built
-        with ``**self.generation_kwargs``)."""
-        for spec in specs:
-            if not spec.key or spec.method is not None or spec.json:
-                continue
-            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)
-            if entry is not None:
-                return self.spreads.members(entry[0], entry[1])[1]
-        return ()
-
     # ---- a request from a sink ---------------------------------------------------------------------
 
     def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool, body: CallArgs | None = None
                 ) -> Request | None:
         """The request ``call`` sends; ``body`` is the posted body when a caller gives it (a
         helper that posts its parameter)."""
-        given = body if body is not None else self.payload(call, env, sink.payload) if sink.payload \
-            else self.arguments(call, env)
+        given = body if body is not None else self.args.payload(call, env, sink.payload) if sink.payload \
+            else self.args.of(call, env)
         if given is None:
             return None
         if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):
@@ -244,7 +117,7 @@ class Sinks(Component):
             else:
                 unseen_holder = self.reserves.configured_type(call.func.value, env)
         for spec in sink.arguments.get("agent", ()):
-            entry = self.find(spec, call, env, given)
+            entry = self.args.find(spec, call, env, given)
             if entry is None:
                 continue
             items = self.containers.items(entry[0], entry[1]) if isinstance(entry[0], (ast.List, ast.Tuple)) else None
@@ -266,7 +139,7 @@ class Sinks(Component):
         own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env))
                if isinstance(t, TemplateKind)]
         if own:  # the call renders a template itself (`kernel.invoke_prompt(prompt, arguments=...)`)
-            found = next((self.find(s, call, env, given) for s in sink.arguments.get("variables", ())), None)
+            found = next((self.args.find(s, call, env, given) for s in sink.arguments.get("variables", ())), None)
             self.m.consumed.add(id(call))
             self.messages.template(call, env, own[0], parts.builder, self.messages.variables(found) or Variables())
         else:
@@ -275,8 +148,8 @@ class Sinks(Component):
             self.add_messages(sink.arguments, call, env, given, parts, template)
         self.settings(sink.arguments, call, env, given, parts)
         limit_specs = sink.arguments.get("limit", ())
-        hidden = bool(limit_specs) and self.limit_out_of_sight(limit_specs, call, env, given)
-        defaults = given.empty_by_default + self.limit_defaults(limit_specs, call, env, given)
+        hidden = bool(limit_specs) and self.args.limit_out_of_sight(limit_specs, call, env, given)
+        defaults = given.empty_by_default + self.args.limit_defaults(limit_specs, call, env, given)
         if defaults and parts.limit is None and not given.opaque:
             parts.by_default = defaults
         if sink.arguments.get("limit"):
@@ -333,7 +206,7 @@ class Sinks(Component):
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,
                   parts: Parts) -> None:
         for spec in arguments.get("tools", ()):
-            entry = self.find(spec, call, env, given)
+            entry = self.args.find(spec, call, env, given)
             if entry is not None:
                 legacy = spec.keywords == ("functions",)
                 parts.tools.extend(self.tools.tool_list(entry[0], entry[1], parts.builder, legacy=legacy))
@@ -348,21 +221,12 @@ class Sinks(Component):
         role, goal and backstory are one system prompt)."""
         first = True
         for spec in arguments.get(role_name, ()):
-            entries = self.find_all(spec, call, env, given)
+            entries = self.args.find_all(spec, call, env, given)
             for entry in entries:
                 if first:
                     parts.builder.next_message()
                     first = False
                 self.messages.content(entry[0], entry[1], parts.builder, role, None)
-
-    def find_all(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> list[Entry]:
-        """``find``, except that the keyword ``*`` stands for every keyword argument (a DSPy
-        module's input fields)."""
-        if spec.keywords != ("*",):
-            entry = self.find(spec, call, env, given)
-            return [] if entry is None else [entry]
-        given = given if given is not None else self.arguments(call, env)
-        return list(given.keywords.values())
 
     def add_messages(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs,
                      parts: Parts, template: tuple | None) -> None:
@@ -370,7 +234,7 @@ class Sinks(Component):
         used: set[int] = set()  # an argument two roles may name (`complete(prompt)`, `chat(messages)`) is read once
         for role in ("history", "messages", "input", "prompt"):
             for spec in arguments.get(role, ()):
-                entry = self.find(spec, call, env, given) if spec.keywords != ("*",) else (call, env, call)
+                entry = self.args.find(spec, call, env, given) if spec.keywords != ("*",) else (call, env, call)
                 if entry is None or (spec.keywords == ("*",) and not given.keywords) or id(entry[0]) in used:
                     continue
                 used.add(id(entry[0]))
@@ -406,13 +270,13 @@ class Sinks(Component):
                  parts: Parts) -> None:
         if parts.model is None:
             for spec in arguments.get("model", ()):
-                entry = self.find(spec, call, env, given)
+                entry = self.args.find(spec, call, env, given)
                 if entry is not None:
                     parts.model = self.flow.literal_str(entry[0], entry[1])
                     break
         if parts.limit is None:
             for spec in arguments.get("limit", ()):
-                entry = self.find(spec, call, env, given)
+                entry = self.args.find(spec, call, env, given)
                 if entry is not None:
                     ok, value = self.flow.literal(entry[0], entry[1])
                     number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
@@ -427,7 +291,7 @@ class Sinks(Component):
         if holder.arguments.get("limit") and limit_configurable(call, holder):
             parts.limit_elsewhere = True  # each call gives it (``with_config``)
         elif holder.arguments.get("limit"):
-            given = self.arguments(call, env)
+            given = self.args.of(call, env)
             parts.limit_visible = parts.limit_visible or not given.opaque
             if had is None and parts.limit is None:
                 where = self.m.span(call)
@@ -441,7 +305,7 @@ class Sinks(Component):
         if holder.model_carries_limit and parts.limit is None:
             # `Agent(model)` with a model object built elsewhere (a parameter, `ctx.model`): its
             # own settings may hold the limit. A model given by name carries none.
-            model = next((e for e in (self.find(s, call, env) for s in holder.arguments.get("model", ()))
+            model = next((e for e in (self.args.find(s, call, env) for s in holder.arguments.get("model", ()))
                           if e is not None), None)
             parts.limit_elsewhere = model is not None and not self.model_name(model[0], model[1])
 
@@ -469,7 +333,7 @@ class Sinks(Component):
         self.add_tools(holder.arguments, call, env, None, parts)
         self.add_system(holder.arguments, call, env, None, parts)
         for spec in holder.arguments.get("messages", ()):
-            entry = self.find(spec, call, env)
+            entry = self.args.find(spec, call, env)
             if entry is not None:
                 self.messages.message_list(entry[0], entry[1], parts.builder)
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)

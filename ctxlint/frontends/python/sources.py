@@ -241,7 +241,7 @@ class Sources(Component):
         if spec.path_receiver:
             return not (isinstance(call.func, ast.Attribute) and self.static_path(call.func.value, env))
         if spec.path is not None:
-            entry = self.sinks.find(spec.path, call, env)
+            entry = self.args.find(spec.path, call, env)
             return entry is not None and not self.static_path(entry[0], entry[1])
         return True
 

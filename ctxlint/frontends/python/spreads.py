@@ -113,7 +113,7 @@ class Spreads(Component):
         name = last_name(call.func)
         if not name or not name[:1].isupper():
             return None, ()  # what a method gives (`self.config.copy()`), not a settings class: unknown members
-        given = self.sinks.arguments(call, call_env)
+        given = self.args.of(call, call_env)
         return given.keywords, given.empty_by_default
 
     def completed(self, node: ast.Name | ast.Attribute, env: Env, depth: int) -> Spread:

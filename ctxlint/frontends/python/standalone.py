@@ -144,7 +144,7 @@ class Standalone(Component):
                 continue
             if not any(fnmatchcase(self.calls.path(value.func, inner), p) for p in signature.fields):
                 continue
-            entry = self.sinks.find(signature.description, value, inner)
+            entry = self.args.find(signature.description, value, inner)
             if entry is not None:
                 pieces.append(Piece("\n", self.m.span(value)))
                 pieces.extend(self.strings.pieces(entry[0], entry[1]))

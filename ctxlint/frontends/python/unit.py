@@ -24,6 +24,7 @@ from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.arguments import Arguments
     from ctxlint.frontends.python.callees import Callees
     from ctxlint.frontends.python.calls import Calls
     from ctxlint.frontends.python.containers import Containers
@@ -397,6 +398,7 @@ class Component:
     calls: Calls
     cuts: Cuts
     messages: Messages
+    args: Arguments
     sinks: Sinks
     standalone: Standalone
     tools: Tools

@@ -126,7 +126,7 @@ class Wrappers(Component):
         assert summary.posted is not None
         param, sink = summary.posted
         bound = given.get(param)
-        body = self.sinks.body(bound.node, env) if bound is not None else None
+        body = self.args.body(bound.node, env) if bound is not None else None
         request = self.sinks.request(call, env, sink, True, body) if body is not None else None
         if request is None:
             return None
@@ -225,7 +225,7 @@ class Wrappers(Component):
             request = self.sinks.request(call, env, *matched)
             if request is not None:
                 return self._summarise(fn, scope, call, env, matched[0], request)
-            posted = self.sinks.posted_parameter(call, env, matched[0]) if matched[0].payload else None
+            posted = self.args.posted_parameter(call, env, matched[0]) if matched[0].payload else None
             if posted is not None:
                 empty = Request(self.m.path, self.m.span(call))
                 return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
@@ -245,7 +245,7 @@ class Wrappers(Component):
         key = "max_tokens"
         for spec in sink.arguments.get("limit", ()):
             key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else key
-            entry = self.sinks.find(spec, call, env)
+            entry = self.args.find(spec, call, env)
             if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in scope.params:
                 limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break

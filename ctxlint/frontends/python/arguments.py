@@ -1,0 +1,156 @@
+"""A call's arguments as the catalogue's argument specs name them.
+
+``Arg`` specs say where a part of a request is given: a keyword, a position, a key of a dict
+argument, a JSON-encoded body, or a call chained on the receiver (``.with_config(...)``). This
+component finds the value each one points at, with what ``**`` spreads add, for the sinks and
+for every component that reads a call through the catalogue.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ctxlint.frameworks import Arg, Sink
+from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.spreads import Step
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
+from ctxlint.providers import chat_payload
+
+
+@dataclass
+class CallArgs:
+    """A call's arguments: positional ones (before any ``*args``), keywords (with what a
+    ``**dict`` the code shows adds), and whether some are hidden (``*args``, ``**options``)."""
+
+    positional: list[ast.expr]
+    keywords: dict[str, Entry]
+    opaque: bool
+    # `**settings` spreads that hold only what a caller passes, empty by default (a parameter
+    # defaulting to None or `{}`, kept as `self.settings = dict(settings or {})`): with no
+    # other hidden argument, the call sends no limit unless its caller gives one. With the
+    # kind of evidence of each (spreads.py).
+    empty_by_default: tuple[Step, ...] = ()
+
+
+
+class Arguments(Component):
+    def of(self, call: ast.Call, env: Env) -> CallArgs:
+        positional = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            positional.append(arg)
+        opaque = len(positional) < len(call.args)
+        keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
+        defaults: list[Step] = []
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                entries, empty = self.spreads.entries(keyword.value, env)
+                if entries is None:
+                    opaque = True
+                else:
+                    defaults += empty
+                    for key, entry in entries.items():
+                        keywords.setdefault(key, entry)
+        return CallArgs(positional, keywords, opaque, tuple(defaults))
+
+    def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
+        """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
+        if arg.method is not None:
+            for inner, inner_env in self.calls.receiver_calls(call.func, env):
+                if isinstance(inner.func, ast.Attribute) and inner.func.attr == arg.method:
+                    return self.find(Arg(arg.keywords, arg.position, arg.key, arg.json), inner, inner_env)
+            return None
+        given = given if given is not None else self.of(call, env)
+        entry: Entry | None = next((given.keywords[k] for k in arg.keywords if k in given.keywords), None)
+        if entry is None and arg.position is not None and arg.position < len(given.positional):
+            node = given.positional[arg.position]
+            entry = (node, env, node)
+        if entry is not None and arg.json:
+            entry = self.json_value(entry)
+        if entry is not None and arg.key:
+            members = self.members(entry[0], entry[1])
+            entry = next((members[k] for k in arg.key if members and k in members), None)
+        return entry
+
+    def body(self, node: ast.expr, env: Env) -> CallArgs | None:
+        """The keys of a dict posted as a chat request's body, or None when it is not one."""
+        keys, steps = self.spreads.entries(node, env)
+        if keys is None or not chat_payload(keys):
+            return None
+        return CallArgs([], keys, False, tuple(steps))
+
+    def posted_parameter(self, call: ast.Call, env: Env, sink: Sink) -> str | None:
+        """The parameter of the enclosing function that ``call`` posts as its whole body
+        (``session.post(url, json=payload)`` in ``def _request_api(self, path, payload)``)."""
+        for spec in sink.payload:
+            entry = self.find(spec, call, env)
+            if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in env.scope.params \
+                    and env.bound(entry[0].id) is None and self.scopes.resolve(entry[0], env) is None:
+                return entry[0].id
+        return None
+
+    def payload(self, call: ast.Call, env: Env, specs: tuple[Arg, ...]) -> CallArgs | None:
+        """The keys of the body a call sends (``requests.post(url, json=payload)``) as its
+        arguments, when the body is a chat request; None when it is not or cannot be read."""
+        given = self.of(call, env)
+        for spec in specs:
+            entry = self.find(spec, call, env, given)
+            if entry is None:
+                continue
+            keys, steps = self.spreads.entries(entry[0], entry[1])
+            if keys is None or not chat_payload(keys):
+                return None
+            return CallArgs([], keys, False, tuple(steps))
+        return None
+
+    def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
+        """Whether the object that would hold the limit is given but cannot be read here
+        (``inferenceConfig=self._config()``, ``model_settings=settings``): it may well set one."""
+        for spec in specs:
+            if not spec.key or spec.method is not None:
+                continue
+            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)  # the container
+            if entry is None:
+                continue
+            if spec.json:
+                entry = self.json_value(entry)
+                if entry is None:
+                    return True
+            if self.members(entry[0], entry[1]) is None:
+                return True
+        return False
+
+    def json_value(self, entry: Entry) -> Entry | None:
+        """``json.dumps(value)`` -> value (the body of a Bedrock ``invoke_model`` call)."""
+        node, env = self.scopes.deref(entry[0], entry[1])
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("json.dumps",) and node.args:
+            return node.args[0], env, entry[2]
+        return None
+
+    def members(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
+        """The named members of a dict or of a settings object's constructor
+        (``ModelSettings(max_tokens=...)``)."""
+        return self.spreads.members(node, env)[0]
+
+    def limit_defaults(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> tuple[Step, ...]:
+        """The empty-by-default spreads of the object that would hold the limit (``config=`` built
+        with ``**self.generation_kwargs``)."""
+        for spec in specs:
+            if not spec.key or spec.method is not None or spec.json:
+                continue
+            entry = self.find(Arg(spec.keywords, spec.position), call, env, given)
+            if entry is not None:
+                return self.spreads.members(entry[0], entry[1])[1]
+        return ()
+
+    def find_all(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> list[Entry]:
+        """``find``, except that the keyword ``*`` stands for every keyword argument (a DSPy
+        module's input fields)."""
+        if spec.keywords != ("*",):
+            entry = self.find(spec, call, env, given)
+            return [] if entry is None else [entry]
+        given = given if given is not None else self.of(call, env)
+        return list(given.keywords.values())
