@@ -136,6 +136,43 @@ def _format_sites(unit: Unit, finder: _Finder, name: str, holds: Callable[[ast.e
     return found
 
 
+def keyed_sites(analyzer: Analyzer, key: str) -> list[Site]:
+    """The calls of ``analyzer``'s module that fill the text a loaded prompt file holds under
+    ``key`` (``self.template = data["instruction_template"]``, later
+    ``self.template.format(context=...)``), with the values they pass."""
+    unit = analyzer.unit
+    finder = _Finder(unit, analyzer.flow, analyzer.containers)
+    found: list[Site] = []
+    for call, scope in unit.calls:
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
+            continue
+        env = Env(scope)
+        if not _reads_key(analyzer, func.value, env, key):
+            continue
+        values = tuple(finder.values(call, env, None))
+        if values:
+            found.append(Site(unit.span(call), values))
+        if len(found) >= MAX_SITES:
+            break
+    return found
+
+
+def _reads_key(analyzer: Analyzer, node: ast.expr, env: Env, key: str, depth: int = 0) -> bool:
+    """Whether ``node`` is the value of ``key`` read from a mapping (``data["key"]``,
+    ``data.get("key")``), directly or through the names it is assigned to."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == key
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Attribute) and node.func.attr == "get" and bool(node.args) \
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == key
+    if isinstance(node, (ast.Name, ast.Attribute)) and depth < _MAX_CLIMB:
+        binding = analyzer.scopes.resolve(node, env)
+        return binding is not None and not binding.extras and _reads_key(analyzer, binding.value, binding.env, key,
+                                                                         depth + 1)
+    return False
+
+
 class _Finder:
     def __init__(self, unit: Unit, flow: Flow, containers: Containers) -> None:
         self.m = unit
