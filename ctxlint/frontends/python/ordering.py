@@ -19,7 +19,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Source, SourceKind
+from ctxlint.model import Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -63,7 +63,25 @@ class Ordering(Component):
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
-        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(node)),)
+        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env)),)
+
+    def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
+        """Where the order of a collection is lost: the copy into a list (``unique =
+        list(set(names))``) that a name holds, not each later use of the name, so that both the
+        request and the place it is joined report it once, where ``sorted(...)`` goes. A name
+        that holds the set itself is reported where it is used."""
+        inner: ast.expr | None = None
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
+            inner = node.args[0]
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            inner = node.generators[0].iter
+        elif isinstance(node, ast.Name):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
+                inner, env = binding.value, binding.env
+        if inner is None or depth > 4 or self.unordered(inner, env) is None:
+            return self.m.span(node)
+        return self.origin(inner, env, depth + 1)
 
     def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
@@ -121,3 +139,9 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+
+def _copied(value: ast.expr, ordering: Ordering) -> bool:
+    """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension)."""
+    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) or (
+        isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
