@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
+NONE = "none-by-default"  # the limit is given, from a parameter that is None unless a caller passes it
 SUBCLASS = "subclass-by-default"
 # How many subclasses of a class are read for what they set an attribute to.
 MAX_SETTING_SUBCLASSES = 12
@@ -237,12 +238,39 @@ class Spreads(Component):
                     and self.copies_argument(parent, parent.args.index(node), Env(scopes[id(parent)])))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
+        return not self.limit_called(called)
+
+    def limit_called(self, called: str) -> bool:
+        """Whether the module or the project calls ``called`` with an output-limit keyword."""
         if self.own_limit_callees is None:
             self.own_limit_callees = limit_callees(self.m.text.encode("utf-8"))
         if called in self.own_limit_callees:
-            return False
+            return True
         project = self.m.project
-        return project is None or called not in project.limit_callees()
+        return project is not None and called in project.limit_callees()
+
+    def none_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[str, str] | None:
+        """The constructor parameter an output limit's value comes from when it is None unless
+        the object's caller passes it, and nothing in the project builds the class with a limit
+        keyword (``max_tokens=self.max_tokens`` of ``max_tokens: int | None = None``): the
+        parameter and the class. A function's own parameter is left to its callers (a wrapper:
+        each call is judged where it is made, see wrappers.py)."""
+        if depth > 6:
+            return None
+        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
+                and env.bound(node.id) is None:
+            default = env.scope.params[node.id].default
+            fn, cls = env.scope.node, env.scope.cls
+            if not (isinstance(default, ast.Constant) and default.value is None) or cls is None \
+                    or not isinstance(cls.node, ast.ClassDef) \
+                    or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
+                return None
+            return None if self.limit_called(cls.node.name) else (node.id, cls.node.name)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras and binding.owner is None:
+                return self.none_by_default(binding.value, binding.env, depth + 1)
+        return None
 
     def copies_argument(self, call: ast.Call, position: int, env: Env) -> bool:
         """Whether the project function ``call`` calls reads its ``position``-th parameter only
