@@ -31,6 +31,8 @@ class Ordering(Component):
             return None
         if isinstance(node, (ast.Set, ast.SetComp)):
             return "set"
+        if isinstance(node, ast.Await):
+            return self.unordered(node.value, env)
         if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in UNORDERED_CALLS:
@@ -43,7 +45,7 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return None
+            return self.returned_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             return self.unordered(node.generators[0].iter, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
@@ -60,6 +62,20 @@ class Ordering(Component):
                 return "random.shuffle"
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
+        """A summary of the project function ``call`` calls: what every value it returns is in
+        no fixed order by (``return set(names)``), or None when one return is ordered or the
+        function is not shown."""
+        target = self.callees.function_for(call, env, foreign=True)
+        if target is None or not target.returns or not self.m.enter(target.fn):
+            return None
+        try:
+            reader = target.owner.flow if target.owner is not None else self
+            found = [reader.unordered(value, target.env) for value in target.returns]
+        finally:
+            self.m.leave(target.fn)
+        return found[0] if found[0] is not None and all(f == found[0] for f in found) else None
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
