@@ -60,7 +60,7 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import load_module
     from ctxlint.frontends.python.project import project_for
-    from ctxlint.frontends.python.renders import keyed_sites, render_sites
+    from ctxlint.frontends.python.renders import keyed_sites, render_sites, values_by_key
 
     project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
                           load_module)
@@ -81,19 +81,11 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         if any(found.values()):
             parsed.dependencies.append(str(module))
     if any(sites.values()):
-        values = {key: _values(listed) for key, listed in sites.items()}
+        values = {key: values_by_key(listed) for key, listed in sites.items()}
         parsed.requests = [_linked(request, values[request.key if by_key else None])
                            if (request.key if by_key else None) in values else request
                            for request in parsed.requests]
     return parsed
-
-
-def _values(sites: list[Site]) -> dict[str, list[Value]]:
-    values: dict[str, list[Value]] = {}
-    for site in sites:
-        for value in site.values:
-            values.setdefault(value.key, []).append(value)
-    return values
 
 
 def _linked(request: Request, values: dict[str, list[Value]]) -> Request:
