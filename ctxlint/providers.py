@@ -83,7 +83,10 @@ GEMINI = ApiShape("gemini", frozenset({"contents"}), ("maxOutputTokens", "max_ou
 # The Vercel AI SDK's options (`generateText({...})`): one shape whatever the provider.
 AI_SDK = ApiShape("ai-sdk", frozenset({"model", "prompt", "messages", "system"}), ("maxOutputTokens", "maxTokens"),
                   system=("system",), input=("prompt",), tools_by_name=True, older=("AI SDK 4", "maxTokens"))
-API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK)}
+# Genkit's `ai.generate({...})`: the limit is in `config`, whatever the model's provider.
+GENKIT = ApiShape("genkit", frozenset({"prompt", "messages", "system"}), ("maxOutputTokens",), system=("system",),
+                  input=("prompt",), settings="config.")
+API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).

@@ -32,7 +32,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never sent, so"
     elif kind in ("built-without", "built-and-sent"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
-    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default"):
+    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
+                  "none-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "wrapper-call":
         why = f"{request.reserve_evidence[0].text}, so"

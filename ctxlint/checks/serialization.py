@@ -91,7 +91,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
     ctx.request = None
     for observation in parsed.observations:
         source = observation.source
-        if source is None or observation.kind not in _ORDER_KINDS or any(_within(s, observation.span) for s in seen):
+        if source is None or observation.kind not in _ORDER_KINDS or source.span in seen \
+                or any(_within(s, observation.span) for s in seen):
             continue  # a request includes it: the prefix check above has judged it
         why, advice = _why(source.detail)
         step = source.flow[0] if source.flow else None

@@ -13,7 +13,9 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   ``methods`` are ends of the property chain, ``functions`` are called by their name or on their
   module, imported from a module that starts with one of ``modules`` (or not imported at all);
   ``not_through`` names a property the chain must not pass (``threads.messages.create`` is
-  OpenAI's, not Anthropic's); ``limited_providers`` makes models whose provider's name holds the
+  OpenAI's, not Anthropic's); with ``factories``, the ``methods`` are called on an object one of
+  those functions builds (``ai.generate(...)`` where ``const ai = genkit({...})``, in the module or
+  in one it imports), imported from ``modules``; ``limited_providers`` makes models whose provider's name holds the
   word send an output limit by default, and ``mock_models`` models no request is sent for;
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
@@ -65,6 +67,7 @@ class TsSink:
     not_through: tuple[str, ...] = ()
     limited_providers: tuple[str, ...] = ()
     mock_models: tuple[str, ...] = ()
+    factories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
-                                         "limited_providers", "mock_models"))
+                                         "limited_providers", "mock_models", "factories"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -135,12 +138,16 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     functions = reader.texts(data.get("functions", []), f"{where}.functions")
     if not methods and not functions:
         raise reader.fail(where, "must list `methods` or `functions`")
+    factories = reader.texts(data.get("factories", []), f"{where}.factories")
+    if factories and not (methods and data.get("modules")):
+        raise reader.fail(f"{where}.factories", "needs the `methods` called on what they build and their `modules`")
     return TsSink(framework, reader.text(data.get("name", (methods or functions)[0]), f"{where}.name"),
                   API_SHAPES[str(api)], tuple(tuple(m.split(".")) for m in methods), functions,
                   reader.texts(data.get("modules", []), f"{where}.modules"),
                   reader.texts(data.get("not_through", []), f"{where}.not_through"),
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
-                  reader.texts(data.get("mock_models", []), f"{where}.mock_models"))
+                  reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
+                  factories)
 
 
 def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:
@@ -187,6 +194,8 @@ class TypeScriptCatalogue:
         self.passthrough = frozenset(_merged([s.passthrough for _, s in sections]))
         self.sinks = tuple(sink for _, s in sections for sink in s.sinks)
         self.sink_functions = frozenset(_merged([sink.functions for sink in self.sinks]))
+        # The last names of the methods called on an object a factory builds (`generate`).
+        self.factory_methods = frozenset(m[-1] for sink in self.sinks if sink.factories for m in sink.methods)
         self.messages = {name: m for _, s in sections for m in s.messages for name in m.classes if not m.variable}
         self.variable_messages = _merged([m.classes for _, s in sections for m in s.messages if m.variable])
         self.template_methods = frozenset(m.template for _, s in sections for m in s.messages if m.template)

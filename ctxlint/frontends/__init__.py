@@ -74,6 +74,8 @@ REGISTRY = (
 FORMATS = {f.name: f for f in REGISTRY}
 # Template formats whose slots take the facts of the values code renders them with (rendered.py).
 _RENDERED = frozenset({"jinja", "prompty", "dotprompt", "text"})
+# Files whose prompts sit under keys, filled where code reads the key of the loaded file.
+_KEYED = frozenset({"structured"})
 _BY_SUFFIX = {suffix: f.name for f in REGISTRY for suffix in f.suffixes}
 _BY_NAME = {name: f.name for f in REGISTRY for name in f.names}
 
@@ -121,10 +123,10 @@ def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -
         if FORMATS[fmt].takes_context:
             return module.parse_file(text, path, context)
         parsed = module.parse_file(text, path)
-        if context is not None and fmt in _RENDERED:  # a template: what its render sites pass
+        if context is not None and (fmt in _RENDERED or fmt in _KEYED):  # what its render sites pass
             from ctxlint.frontends.rendered import link
 
-            return link(parsed, context)
+            return link(parsed, context, by_key=fmt in _KEYED)
         return parsed
 
 

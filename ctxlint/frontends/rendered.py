@@ -39,16 +39,19 @@ MAX_FILE_BYTES = 400_000
 MAX_MODULES = 8
 _SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
 # Byte strings a module that names a template holds (searched for one by one: faster than a regex).
-_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b"prompt(")
+_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b".yaml", b".yml", b"prompt(")
 # A string literal naming a template file, and a Dotprompt or Prompty loaded by name
 # (`ai.prompt("summarise")`, `load_prompt("summarise")`).
-_FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md))["']""", re.IGNORECASE)
+_FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md|ya?ml))["']""", re.IGNORECASE)
 _PROMPT_NAME = re.compile(r"""prompt\(\s*["']([\w.\-/]{1,200})["']""")
 
 
-def link(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
-    """``parsed`` (a template's) with its slots given the facts of the values its render sites pass."""
-    if not parsed.requests or not any(r.slots() for r in parsed.requests):
+def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> ParsedFile:
+    """``parsed`` (a template's) with its slots given the facts of the values its render sites
+    pass; with ``by_key`` (a YAML or JSON file of prompts), each prompt's own sites: where code
+    fills the text read from the loaded file under the prompt's key."""
+    keys = {r.key for r in parsed.requests if r.key is not None and r.slots()} if by_key else set()
+    if not parsed.requests or not any(r.slots() for r in parsed.requests) or (by_key and not keys):
         return parsed
     template = PurePosixPath(context.relpath)
     modules = _index(context.root).get(template.name.lower(), [])
@@ -57,30 +60,31 @@ def link(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
     from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import load_module
     from ctxlint.frontends.python.project import project_for
-    from ctxlint.frontends.python.renders import render_sites
+    from ctxlint.frontends.python.renders import keyed_sites, render_sites, values_by_key
 
     project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
                           load_module)
     project.begin()
     names = _names_of(template)
-    sites: list[Site] = []
+    sites: dict[str | None, list[Site]] = {}  # by key (None: the whole file's)
     for module in modules[:MAX_MODULES]:
         analyzer = project.analyzer(module)
         if analyzer is None:
             continue
         try:
-            found = render_sites(analyzer, names)
+            found = {key: keyed_sites(analyzer, key) for key in sorted(keys)} if by_key \
+                else {None: render_sites(analyzer, names)}
         except RecursionError:  # a module too deep to follow: its render sites are not read
             continue
-        if found:
-            sites += found
+        for key, listed in found.items():
+            sites.setdefault(key, []).extend(listed)
+        if any(found.values()):
             parsed.dependencies.append(str(module))
-    if sites:
-        values: dict[str, list[Value]] = {}
-        for site in sites:
-            for value in site.values:
-                values.setdefault(value.key, []).append(value)
-        parsed.requests = [_linked(request, values) for request in parsed.requests]
+    if any(sites.values()):
+        values = {key: values_by_key(listed) for key, listed in sites.items()}
+        parsed.requests = [_linked(request, values[request.key if by_key else None])
+                           if (request.key if by_key else None) in values else request
+                           for request in parsed.requests]
     return parsed
 
 

@@ -84,6 +84,8 @@ class Flow(Ordering):
                     if not (isinstance(node, ast.Name) and self.sources.own_text_from_callers(node, env)):
                         acc.names.append(dotted)  # (a parameter every caller fills with our text: no name)
                     self.merge_binding(node, env, acc)
+                    if isinstance(node, ast.Name):
+                        self.caller_calls(node, env, acc)
                 return acc
             if isinstance(node, ast.Attribute):
                 return self.facts(node.value, env, acc)
@@ -154,6 +156,23 @@ class Flow(Ordering):
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
+
+    def caller_calls(self, node: ast.Name, env: Env, acc: Facts) -> None:
+        """A parameter no call binds here: the calls the module's own callers make for it
+        (``compose(context=self.env_context())``, where ``env_context`` reads the clock), so a
+        clock passed in is seen where the parameter is placed. Names and sources stay the
+        parameter's own (sources are followed to callers by ``Sources.from_callers``)."""
+        fn = self.sources.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return
+        try:
+            for _, bound in self.sources.callers(fn, node.id, env):
+                found = self.facts(bound.node, bound.env)
+                add_new(acc.calls, found.calls, index=acc.index("calls"))
+                for call, span in found.called_at.items():
+                    acc.called_at.setdefault(call, span)
+        finally:
+            self.m.leave(fn)
 
     def unpacked_facts(self, node: ast.Subscript, position: int, env: Env, acc: Facts) -> Facts:
         """``content`` of ``content, mime = fetch(url)``: the facts of the item the function

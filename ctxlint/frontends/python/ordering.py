@@ -19,7 +19,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Source, SourceKind
+from ctxlint.model import Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -31,6 +31,8 @@ class Ordering(Component):
             return None
         if isinstance(node, (ast.Set, ast.SetComp)):
             return "set"
+        if isinstance(node, ast.Await):
+            return self.unordered(node.value, env)
         if isinstance(node, ast.Call):
             qualified = self.m.qualified(node.func) or ""
             if qualified in UNORDERED_CALLS:
@@ -43,7 +45,7 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return None
+            return self.returned_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             return self.unordered(node.generators[0].iter, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
@@ -61,9 +63,41 @@ class Ordering(Component):
             return self.m.follow_binding(binding, self.unordered)
         return None
 
+    def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
+        """A summary of the project function ``call`` calls: what every value it returns is in
+        no fixed order by (``return set(names)``), or None when one return is ordered or the
+        function is not shown."""
+        target = self.callees.function_for(call, env, foreign=True)
+        if target is None or not target.returns or not self.m.enter(target.fn):
+            return None
+        try:
+            reader = target.owner.flow if target.owner is not None else self
+            found = [reader.unordered(value, target.env) for value in target.returns]
+        finally:
+            self.m.leave(target.fn)
+        return found[0] if found[0] is not None and all(f == found[0] for f in found) else None
+
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
-        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(node)),)
+        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env)),)
+
+    def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
+        """Where the order of a collection is lost: the copy into a list (``unique =
+        list(set(names))``) that a name holds, not each later use of the name, so that both the
+        request and the place it is joined report it once, where ``sorted(...)`` goes. A name
+        that holds the set itself is reported where it is used."""
+        inner: ast.expr | None = None
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
+            inner = node.args[0]
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            inner = node.generators[0].iter
+        elif isinstance(node, ast.Name):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
+                inner, env = binding.value, binding.env
+        if inner is None or depth > 4 or self.unordered(inner, env) is None:
+            return self.m.span(node)
+        return self.origin(inner, env, depth + 1)
 
     def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
@@ -121,3 +155,9 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+
+def _copied(value: ast.expr, ordering: Ordering) -> bool:
+    """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension)."""
+    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) or (
+        isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)

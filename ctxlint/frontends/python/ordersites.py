@@ -89,5 +89,5 @@ class OrderSites(Component):
         if detail is None:
             return None
         step = Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` is {how}", self.m.span(node))
-        source = Source(SourceKind.UNORDERED_ITERATION, detail, self.m.span(collection), flow=(step,))
+        source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(collection, env), flow=(step,))
         return Observation(kind, self.m.span(node), goes, source=source)

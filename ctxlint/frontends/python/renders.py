@@ -107,26 +107,38 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
             if found:
                 sites += found
                 unit.dependencies.add(other.unit.path)  # a change there changes this module's result
-    values: dict[str, list[Value]] = {}
-    for site in sites:
-        for value in site.values:
-            values.setdefault(value.key, []).append(value)
-    return values
+    return values_by_key(sites)
 
 
 def _format_sites(unit: Unit, finder: _Finder, name: str, holds: Callable[[ast.expr, Env], bool]) -> list[Site]:
     """The calls of ``unit``'s module that fill the constant ``name`` (or ``module.name``)."""
+    def fills(receiver: ast.expr, env: Env) -> bool:
+        named = (isinstance(receiver, ast.Name) and receiver.id == name) or (
+            isinstance(receiver, ast.Attribute) and receiver.attr == name)
+        return named and holds(receiver, env)
+
+    return _filled(unit, finder, fills)
+
+
+def keyed_sites(analyzer: Analyzer, key: str) -> list[Site]:
+    """The calls of ``analyzer``'s module that fill the text a loaded prompt file holds under
+    ``key`` (``self.template = data["instruction_template"]``, later
+    ``self.template.format(context=...)``), with the values they pass."""
+    unit = analyzer.unit
+    return _filled(unit, _Finder(unit, analyzer.flow, analyzer.containers),
+                   partial(_reads_key, analyzer, key=key))
+
+
+def _filled(unit: Unit, finder: _Finder, fills: Callable[[ast.expr, Env], bool]) -> list[Site]:
+    """The ``.format(...)``/``.format_map(...)`` calls of ``unit``'s module on a receiver that
+    ``fills`` accepts, with the values they pass."""
     found: list[Site] = []
     for call, scope in unit.calls:
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
             continue
-        receiver = func.value
-        if not ((isinstance(receiver, ast.Name) and receiver.id == name)
-                or (isinstance(receiver, ast.Attribute) and receiver.attr == name)):
-            continue
         env = Env(scope)
-        if not holds(receiver, env):
+        if not fills(func.value, env):
             continue
         values = tuple(finder.values(call, env, None))
         if values:
@@ -134,6 +146,30 @@ def _format_sites(unit: Unit, finder: _Finder, name: str, holds: Callable[[ast.e
         if len(found) >= MAX_SITES:
             break
     return found
+
+
+def values_by_key(sites: list[Site]) -> dict[str, list[Value]]:
+    """The values the sites pass, by the template variable they fill."""
+    values: dict[str, list[Value]] = {}
+    for site in sites:
+        for value in site.values:
+            values.setdefault(value.key, []).append(value)
+    return values
+
+
+def _reads_key(analyzer: Analyzer, node: ast.expr, env: Env, key: str = "", depth: int = 0) -> bool:
+    """Whether ``node`` is the value of ``key`` read from a mapping (``data["key"]``,
+    ``data.get("key")``), directly or through the names it is assigned to."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == key
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Attribute) and node.func.attr == "get" and bool(node.args) \
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == key
+    if isinstance(node, (ast.Name, ast.Attribute)) and depth < _MAX_CLIMB:
+        binding = analyzer.scopes.resolve(node, env)
+        return binding is not None and not binding.extras and _reads_key(analyzer, binding.value, binding.env, key,
+                                                                         depth + 1)
+    return False
 
 
 class _Finder:

@@ -17,7 +17,7 @@ from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.messages import Variables
-from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS, Step
+from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
@@ -151,7 +151,7 @@ class Sinks(Component):
         hidden = bool(limit_specs) and self.args.limit_out_of_sight(limit_specs, call, env, given)
         defaults = given.empty_by_default + self.args.limit_defaults(limit_specs, call, env, given)
         if defaults and parts.limit is None and not given.opaque:
-            parts.by_default = defaults
+            parts.by_default += defaults
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
         for holder, holder_call, holder_env in holders:
@@ -168,7 +168,8 @@ class Sinks(Component):
             and answers_in_text(parts.model or "") and not asks_for_no_text(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
-            dropped = self.reserves.accepted_limit(env.scope) or parts.dropped
+            passed_unset = any(kind == NONE for kind, _ in parts.by_default)  # passed on, None by default
+            dropped = None if passed_unset else self.reserves.accepted_limit(env.scope) or parts.dropped
             if dropped is not None:
                 reserve_kind = "dropped"
                 reserve_evidence = (Evidence(EvidenceKind.SOURCE, f"`{dropped[0]}` is accepted here and never "
@@ -177,7 +178,8 @@ class Sinks(Component):
                 reserve_evidence += (parts.built_without,)
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
-                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER) if k in kinds)
+                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE)
+                                                   if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
@@ -278,6 +280,13 @@ class Sinks(Component):
             for spec in arguments.get("limit", ()):
                 entry = self.args.find(spec, call, env, given)
                 if entry is not None:
+                    unset = self.spreads.none_by_default(entry[0], entry[1])
+                    if unset is not None:  # `max_tokens=self.max_tokens`, None unless a caller gives it
+                        parts.limit_visible = True
+                        parts.by_default += ((NONE, Evidence(
+                            EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is None unless a caller of `{unset[1]}` "
+                            f"passes `{unset[0]}`, and none does", self.m.span(entry[2]))),)
+                        break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                     key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else "max_tokens"

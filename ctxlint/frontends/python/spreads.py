@@ -22,7 +22,7 @@ from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
+NONE = "none-by-default"  # the limit is given, from a parameter that is None unless a caller passes it
 SUBCLASS = "subclass-by-default"
 # How many subclasses of a class are read for what they set an attribute to.
 MAX_SETTING_SUBCLASSES = 12
@@ -160,10 +161,27 @@ class Spreads(Component):
                     and fn.args.kwarg.arg == node.id:
                 # A method reached through an object's interface: its callers are generic code
                 # that passes no settings. A plain helper's callers may well pass the limit.
-                method = env.scope.cls is not None
-                return (fn.name, KWARGS) if method and self.kwargs_unset(fn, node.id) else None
+                cls = env.scope.cls
+                method = cls is not None
+                # `Model(max_tokens=...)` calls `__init__` by its class's name
+                called = cls.node.name if cls is not None and isinstance(cls.node, ast.ClassDef) \
+                    and fn.name == "__init__" else fn.name
+                return (called, KWARGS) if method and self.kwargs_unset(fn, node.id, called) else None
             param = env.scope.params[node.id]
             return (node.id, PARAMETER) if param.default is not None and _empty(param.default) else None
+        if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
+            # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
+            items = self.callees.returned_items(node, position, env)
+            return _agreed([_spreads(self, called.owner).empty_by_default(item, item_env, depth + 1)
+                            for item, item_env, called in items])
+        if isinstance(node, ast.Call):  # `self._clean(settings)` returning a copy of its parameter
+            target = self.callees.function_for(node, env, foreign=True)
+            if target is not None:
+                spreads = _spreads(self, target.owner)
+                return _agreed([spreads.empty_by_default(value, target.env, depth + 1) for value in target.returns])
+        if isinstance(node, ast.Name) and (bound := env.bound(node.id)) is not None:
+            # a parameter of a function followed from a call: the argument the caller gives
+            return _spreads(self, bound.owner).empty_by_default(bound.node, bound.env, depth + 1)
         if isinstance(node, ast.Attribute):
             field = self.empty_field(node, env)
             if field is not None:
@@ -205,23 +223,82 @@ class Spreads(Component):
                 found = found or empty[0]
         return found
 
-    def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-        """Whether ``**name`` of ``fn`` is only passed on, and nothing in the module or the
-        project calls ``fn`` by name with a limit keyword (a caller that gives it the limit)."""
+    def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, called: str) -> bool:
+        """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
+        that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
+        name ``called`` with a limit keyword (a caller that gives it the limit)."""
         parents = self.m.parents
+        scopes = {id(call): scope for call, scope in self.m.calls}
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 parent = parents.get(id(node))
                 passed = (isinstance(parent, ast.keyword) and parent.arg is None) or (
-                    isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr))
+                    isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
+                    isinstance(parent, ast.Call) and node in parent.args and id(parent) in scopes
+                    and self.copies_argument(parent, parent.args.index(node), Env(scopes[id(parent)])))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
+        return not self.limit_called(called)
+
+    def limit_called(self, called: str) -> bool:
+        """Whether the module or the project calls ``called`` with an output-limit keyword."""
         if self.own_limit_callees is None:
             self.own_limit_callees = limit_callees(self.m.text.encode("utf-8"))
-        if fn.name in self.own_limit_callees:
-            return False
+        if called in self.own_limit_callees:
+            return True
         project = self.m.project
-        return project is None or fn.name not in project.limit_callees()
+        return project is not None and called in project.limit_callees()
+
+    def none_by_default(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[str, str] | None:
+        """The constructor parameter an output limit's value comes from when it is None unless
+        the object's caller passes it, and nothing in the project builds the class with a limit
+        keyword (``max_tokens=self.max_tokens`` of ``max_tokens: int | None = None``): the
+        parameter and the class. A function's own parameter is left to its callers (a wrapper:
+        each call is judged where it is made, see wrappers.py)."""
+        if depth > 6:
+            return None
+        if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
+                and env.bound(node.id) is None:
+            default = env.scope.params[node.id].default
+            fn, cls = env.scope.node, env.scope.cls
+            if not (isinstance(default, ast.Constant) and default.value is None) or cls is None \
+                    or not isinstance(cls.node, ast.ClassDef) \
+                    or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
+                return None
+            return None if self.limit_called(cls.node.name) else (node.id, cls.node.name)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras and binding.owner is None:
+                return self.none_by_default(binding.value, binding.env, depth + 1)
+        return None
+
+    def copies_argument(self, call: ast.Call, position: int, env: Env) -> bool:
+        """Whether the project function ``call`` calls reads its ``position``-th parameter only
+        as the source of a copy (``kept = dict(kwargs)``) or by lookups: a summary that lets a
+        dict handed to it count as passed on, not given a limit there."""
+        target = self.callees.function_for(call, env, foreign=True, returns=False)
+        if target is None:
+            return False
+        fn = target.fn
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        if params[:1] in (["self"], ["cls"]) and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        if position >= len(params):
+            return False
+        param = params[position]
+        parents = (target.owner.unit if target.owner is not None else self.m).parents
+        for node in walk(fn):
+            if isinstance(node, ast.Name) and node.id == param:
+                if not isinstance(node.ctx, ast.Load):
+                    return False
+                parent = parents.get(id(node))
+                copied = isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords \
+                    and isinstance(parent.func, ast.Name) and parent.func.id == "dict"
+                looked_up = isinstance(parent, ast.Attribute) and parent.attr in _LOOKUPS
+                tested = isinstance(parent, ast.Compare) and node in parent.comparators
+                if not (copied or looked_up or tested):
+                    return False
+        return True
 
     def empty_field(self, node: ast.Attribute, env: Env) -> str | None:
         """``node.attr`` when ``node`` is an object of the project's own settings class built
@@ -262,6 +339,20 @@ class Spreads(Component):
             if found is not None and found[0] is None:
                 found = (owner, found[1])
         return None
+
+
+# Methods that read a dict without handing it on.
+_LOOKUPS = frozenset({"get", "items", "keys", "values", "copy"})
+
+
+def _spreads(here: Spreads, owner: Analyzer | None) -> Spreads:
+    """The component that reads code of ``owner``'s module (this one's when None)."""
+    return owner.spreads if owner is not None else here
+
+
+def _agreed(found: list[tuple[str, str] | None]) -> tuple[str, str] | None:
+    """The one way of being empty by default every path gives, or None when they differ."""
+    return found[0] if found and found[0] is not None and all(f == found[0] for f in found) else None
 
 
 def _empty(node: ast.expr) -> bool:

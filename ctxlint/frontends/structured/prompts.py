@@ -189,6 +189,7 @@ def _prompt_request(ctx: Context, fields: dict, keys: list[str], role: tuple[Rol
         model=model_name if model_name and not JINJA_MARKERS.search(model_name) else None,
         output_limit=output_limit(ctx, fields),
         roles_marked=role[1],
+        key=keys[0],
     )
 
 

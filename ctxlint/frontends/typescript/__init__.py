@@ -67,11 +67,11 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
     catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
                  else cached_frameworks())
-    return parse_source(text, path, grammar, parsed, catalogue)
+    return parse_source(text, path, grammar, parsed, catalogue, str(context.root) if context is not None else "")
 
 
-def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalogue: Catalogue | None = None
-                 ) -> ParsedFile:
+def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalogue: Catalogue | None = None,
+                 root_dir: str = "") -> ParsedFile:
     """Analyse ``text`` as a module of ``grammar`` into ``parsed`` (notebooks call this too), with
     what the framework catalogue (the shipped one unless given) says of TypeScript packages."""
     from ctxlint.frontends.typescript.analyzer import Analyzer  # imported here: its parts are read only for prompt code
@@ -103,7 +103,7 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
         parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
         return parsed
     knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
-    analyzer = Analyzer(root, source, knowledge, grammar)
+    analyzer = Analyzer(root, source, knowledge, grammar, root_dir=root_dir)
     try:
         analyzer.run(parsed)
     except TooDeep as too_deep:

@@ -47,8 +47,8 @@ from ctxlint.model import ParsedFile, Request
 
 class Analyzer:
     def __init__(self, root: Node, text: Text, knowledge: TypeScriptCatalogue, grammar: str = "typescript",
-                 project: Project | None = None, generation: int = 0):
-        self.project = project if project is not None else Project(_reader(knowledge))
+                 project: Project | None = None, generation: int = 0, root_dir: str = ""):
+        self.project = project if project is not None else Project(_reader(knowledge), root_dir)
         m = self.m = Module(root, text, knowledge, grammar, self.project, generation)
         self.estimates = Estimates(m)
         self.scopes = Scopes(m, self.estimates)

@@ -19,13 +19,21 @@ SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
 
 class Project:
-    def __init__(self, read: Callable[[Project, Node, Text, str, int], Analyzer | None]) -> None:
+    def __init__(self, read: Callable[[Project, Node, Text, str, int], Analyzer | None], root: str = "") -> None:
         self.read = read  # indexes a module's syntax tree (the analyzer gives it, so this module stays below it)
         self.modules: dict[str, Analyzer | None] = {}  # by path; None: could not be read
+        # The linted tree's root, for a module named relative to it but linted from elsewhere.
+        self.root = root
 
     def module(self, importer: str, module: str, generation: int) -> Analyzer | None:
         """The module ``importer`` imports as ``module`` (a relative path), indexed, or None."""
-        base = os.path.normpath(os.path.join(os.path.dirname(importer), module))
+        found = self._read(os.path.dirname(importer), module, generation)
+        if found is None and self.root and not os.path.isabs(importer):
+            found = self._read(os.path.join(self.root, os.path.dirname(importer)), module, generation)
+        return found
+
+    def _read(self, folder: str, module: str, generation: int) -> Analyzer | None:
+        base = os.path.normpath(os.path.join(folder, module))
         stem, suffix = os.path.splitext(base)
         if suffix in (".js", ".mjs", ".cjs", ".jsx"):
             candidates = [stem + s for s in (".ts", ".tsx", ".mts", ".cts")] + [base]

@@ -32,12 +32,39 @@ class Sinks:
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.m.calls:
-            sink = self.m.sink_of(call)
+            sink = self.m.sink_of(call) or self.factory_sink(call, Env(scope))
             if sink is not None:
                 request = self.call_request(call, sink, Env(scope))
                 if request is not None:
                     requests.append(request)
         return requests
+
+    def factory_sink(self, call: Node, env: Env) -> TsSink | None:
+        """The sink a method call is when its receiver is built by one of a sink's ``factories``
+        (``ai.generate(...)`` where ``const ai = genkit({...})``, here or in a module this one
+        imports it from)."""
+        if call.type != "call_expression" or not self.m.ts.factory_methods:
+            return None
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        if callee is None or callee.type != "member_expression":
+            return None
+        chain = self.m.chain(callee)
+        receiver = self.m.unwrap(self.m.field(callee, "object"))
+        if len(chain) != 2 or chain[-1] not in self.m.ts.factory_methods or receiver.type != "identifier":
+            return None
+        built, module = self.names.deref(receiver, env)[0], self.m
+        if built.type != "call_expression":
+            found = self.names.imported_constant(chain[0])
+            if found is None:
+                return None
+            module, built = found[0].m, found[0].m.unwrap(found[1])
+        factory = module.unwrap(module.field(built, "function")) if built.type == "call_expression" else None
+        if factory is None or factory.type != "identifier":
+            return None
+        name = module.code(factory)
+        imported = module.imports.get(name, "")
+        return next((sink for sink in self.m.ts.sinks if name in sink.factories and imported.startswith(sink.modules)
+                     and any(m[-1] == chain[-1] for m in sink.methods)), None)
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
         args = self.m.args(call)
@@ -81,9 +108,14 @@ class Sinks:
         if provider == "mock":
             return None  # a mock model in a test or demo: nothing is sent
         limit = None
+        settings = keywords
+        if shape.settings:  # genkit's `config: {maxOutputTokens}`
+            held = keywords.get(shape.settings.rstrip("."))
+            inner = self.names.entries(held[0], held[1], opaque) if held is not None else None
+            settings = inner if inner is not None else {}
         for key in shape.limit_keys:
-            if key in keywords:
-                node, kenv, pair = keywords[key]
+            if key in settings:
+                node, kenv, pair = settings[key]
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.m.span(pair))
