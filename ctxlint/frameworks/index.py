@@ -63,11 +63,33 @@ class Patterns:
                 found.append(value)
         return found
 
-    def last_names(self) -> set[str]:
-        """The last part of every pattern that has a fixed one (for the cheap test)."""
+    def last_names(self) -> LastNames:
+        """The last part of every pattern, for the cheap test: the fixed ones, and the globs of
+        the patterns whose last part is one (``haystack.components.generators.*Generator``)."""
         names = {path.rsplit(".", 1)[-1].rstrip("()") for path in self.exact}
         names |= set(self.by_last)
-        return {n for n in names if n}
+        globs = tuple(dict.fromkeys(pattern.rsplit(".", 1)[-1].rstrip("()") for pattern, _ in self.wild))
+        return LastNames({n for n in names if n}, globs)
+
+
+class LastNames(frozenset[str]):
+    """Names a call's last part may be for a pattern to match it: a set of fixed names that
+    also holds every name one of its globs matches (``OpenAIChatGenerator`` for
+    ``*Generator``)."""
+
+    globs: tuple[str, ...]
+
+    def __new__(cls, names: Iterable[str] = (), globs: tuple[str, ...] = ()) -> LastNames:
+        made = super().__new__(cls, names)
+        made.globs = globs
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return frozenset.__contains__(self, name) or (
+            isinstance(name, str) and any(fnmatchcase(name, glob) for glob in self.globs))
+
+    def __or__(self, other: frozenset[str]) -> LastNames:  # type: ignore[override]
+        return LastNames(frozenset.__or__(self, other), self.globs + getattr(other, "globs", ()))
 
 
 def _exported_paths(path: str) -> list[str]:
