@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ctxlint.analysis import introduced, names, reuse_last, vocabulary
+from ctxlint.analysis import introduced, names, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
@@ -93,6 +93,18 @@ _CODE_SUFFIXES = (".py", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx",
 
 def in_template(request: Request) -> bool:
     return not request.path.lower().endswith(_CODE_SUFFIXES)
+
+
+def untrusted_slots(request: Request, options: TrustOptions,
+                    directives: Directives) -> list[tuple[int, Segment, Untrusted]]:
+    """The slots of ``request`` that carry third-party content, with the evidence of each."""
+    found = []
+    named: NamedCache = {}
+    for index, segment in request.indexed_slots():
+        carried = untrusted(request, index, options, directives, named)
+        if carried is not None:
+            found.append((index, segment, carried))
+    return found
 
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
@@ -373,10 +385,8 @@ class Label:
     name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
 
-@reuse_last
 def labels(request: Request) -> dict[int, Label]:
-    """The innermost label around each slot that has one, by segment index (a dict the caller
-    must not change: CTX401 and CTX403 ask for the same request's labels in turn).
+    """The innermost label around each slot that has one, by segment index.
 
     One pass over each message: its text, with each slot standing in as one placeholder
     character, is scanned for opening and closing tags, fences and marker lines in order; each
