@@ -14,7 +14,7 @@ from ctxlint.model import Request, Role, Segment
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
                   "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
-                  "metadata_words": STRINGS, "carrier_words": STRINGS}
+                  "metadata_words": STRINGS, "carrier_words": STRINGS, "web_words": STRINGS}
 
 
 def _carries(segment: Segment, found: trust.Untrusted) -> str:
