@@ -103,26 +103,27 @@ def test_a_family_file_gives_its_options_to_every_rule_of_the_family_once():
     assert (builtin_rules_dir() / "trust" / "family.yaml").is_file()
 
 
-def test_a_rule_of_a_pack_takes_the_options_of_its_built_in_family(tmp_path):
+def _pack(tmp_path: Path, files: dict[str, str]) -> Path:
     pack = tmp_path / "pack"
-    pack.mkdir()
+    pack.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (pack / name).write_text(text, encoding="utf-8")
+    return pack
+
+
+def test_a_rule_of_a_pack_takes_the_options_of_its_built_in_family(tmp_path):
     rule = (builtin_rules_dir() / "trust" / "CTX402-untrusted-in-system.yaml").read_text(encoding="utf-8")
-    (pack / "ACME402-acme-untrusted.yaml").write_text(
-        rule.replace("code: CTX402", "code: ACME402").replace("name: untrusted-in-system", "name: acme-untrusted"),
-        encoding="utf-8")
-    catalogue = load_catalogue([pack])
+    renamed = rule.replace("code: CTX402", "code: ACME402").replace("name: untrusted-in-system", "name: acme-untrusted")
+    catalogue = load_catalogue([_pack(tmp_path, {"ACME402-acme-untrusted.yaml": renamed})])
     assert catalogue["ACME402"].options == catalogue["CTX402"].options
 
 
-@pytest.mark.parametrize(("text", "error"), [
-    ("family: trust\noptions: {}\n", "family trust is already defined by"),
-    ("family: acme\noptions: []\n", "`options` must be a mapping"),
-    ("options: {}\n", "`family` is required"),
-    ("family: acme\noptions: {}\nseverity: error\n", "a family file holds `family` and `options`, not `severity`"),
-])
-def test_a_malformed_family_file_is_an_error_naming_it(tmp_path, text, error):
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "family.yaml").write_text(text, encoding="utf-8")
-    with pytest.raises(CatalogueError, match=re.escape(error)):
-        load_catalogue([pack])
+def test_a_malformed_family_file_is_an_error_naming_it(tmp_path):
+    for text, error in (
+        ("family: trust\noptions: {}\n", "family trust is already defined by"),
+        ("family: acme\noptions: []\n", "`options` must be a mapping"),
+        ("options: {}\n", "`family` is required"),
+        ("family: acme\noptions: {}\nseverity: error\n", "a family file holds `family` and `options`, not `severity`"),
+    ):
+        with pytest.raises(CatalogueError, match=re.escape(error)):
+            load_catalogue([_pack(tmp_path, {"family.yaml": text})])
