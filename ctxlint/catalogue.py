@@ -4,6 +4,9 @@ chosen and configured.
 A rule file is data: code, name, severity, the check function it runs with which options, its
 docs and its examples. The same file feeds `ctxlint rule`, the SARIF rule metadata and the
 example tests. Users add rule packs (directories of rule files) from their configuration.
+Options that every rule of a family reads (the trust rules' vocabularies) are written once, in
+the family's ``family.yaml`` (``family:`` and ``options:``); each rule of the family takes them,
+before its own.
 
 This layer knows the option types a check may declare and resolves rule selectors
 (``--select CTX1``) and rule tables, but never imports the checks: whoever loads a catalogue to
@@ -147,20 +150,48 @@ def load_catalogue(packs: Sequence[Path] = (), checks: CheckOptions | None = Non
     """All rules by code: the built-in catalogue, then each user pack in order. With ``checks``,
     every rule is checked against its check as it loads (see :func:`with_checks`)."""
     rules: dict[str, Rule] = {}
-    for directory in [builtin_rules_dir(), *packs]:
+    directories = [builtin_rules_dir(), *packs]
+    for directory in directories:
         if not directory.is_dir():
             raise CatalogueError(f"{directory}: rule pack directory not found")
-        for path in sorted(directory.rglob("*.yaml")):
-            rule = load_rule(path)
-            if checks is not None:
-                rule = with_check(rule, checks)
-            if rule.code in rules:
-                raise CatalogueError(f"{path}: code {rule.code} is already used by {rules[rule.code].path}")
-            clash = next((r for r in rules.values() if r.name == rule.name), None)
-            if clash:
-                raise CatalogueError(f"{path}: name {rule.name} is already used by {clash.code}")
-            rules[rule.code] = rule
+    # Family files first, from every pack: a pack's rule may belong to a built-in family.
+    paths = [path for directory in directories for path in sorted(directory.rglob("*.yaml"))]
+    families: dict[str, tuple[Path, dict]] = {}
+    for path in (p for p in paths if p.name == FAMILY_FILE):
+        name, options = load_family(path)
+        if name in families:
+            raise CatalogueError(f"{path}: family {name} is already defined by {families[name][0]}")
+        families[name] = path, options
+    for path in (p for p in paths if p.name != FAMILY_FILE):
+        rule = load_rule(path)
+        if rule.family in families:
+            rule = replace(rule, options={**families[rule.family][1], **rule.options})
+        if checks is not None:
+            rule = with_check(rule, checks)
+        if rule.code in rules:
+            raise CatalogueError(f"{path}: code {rule.code} is already used by {rules[rule.code].path}")
+        clash = next((r for r in rules.values() if r.name == rule.name), None)
+        if clash:
+            raise CatalogueError(f"{path}: name {rule.name} is already used by {clash.code}")
+        rules[rule.code] = rule
     return rules
+
+
+FAMILY_FILE = "family.yaml"
+
+
+def load_family(path: Path) -> tuple[str, dict]:
+    """A family file's name and the options every rule of the family takes."""
+    data = _load_yaml(path, "family file")
+    extra = sorted(set(data) - {"family", "options"})
+    if extra:
+        raise CatalogueError(f"{path}: a family file holds `family` and `options`, not `{extra[0]}`")
+    name, options = data.get("family"), data.get("options")
+    if not isinstance(name, str) or not name.strip():
+        raise CatalogueError(f"{path}: `family` is required (str)")
+    if not isinstance(options, dict):
+        raise CatalogueError(f"{path}: `options` must be a mapping")
+    return name, options
 
 
 def with_checks(catalogue: Mapping[str, Rule], checks: CheckOptions) -> dict[str, Rule]:
@@ -189,15 +220,21 @@ def with_check(rule: Rule, checks: CheckOptions) -> Rule:
     return replace(rule, option_types=dict(types))
 
 
-def load_rule(path: Path) -> Rule:
+def _load_yaml(path: Path, what: str) -> dict:
     from ctxlint import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
     try:
         data = yamlsafe.load_file(path)
     except yamlsafe.FileError as error:
-        raise CatalogueError(f"{error.where}: cannot load rule file: {error.reason}") from None
+        raise CatalogueError(f"{error.where}: cannot load {what}: {error.reason}") from None
     if not isinstance(data, dict):
-        raise CatalogueError(f"{path}: a rule file must be a mapping")
+        raise CatalogueError(f"{path}: a {what} must be a mapping")
+    return data
+
+
+def load_rule(path: Path) -> Rule:
+    """One rule file, with its own options only (:func:`load_catalogue` adds its family's)."""
+    data = _load_yaml(path, "rule file")
 
     def need(key: str, kind: type = str) -> Any:
         value = data.get(key)

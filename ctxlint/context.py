@@ -1,19 +1,58 @@
-"""What a check is given: its rule (with the user's options) and a way to report and count."""
+"""What a check is given: its rule (with the user's options), a way to report and count, and the
+passes over its request that the checks share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ctxlint.analysis import constraints, regions, trust
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, Request, Span
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, Request, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.tokens import ModelInfo
+
+
+class RequestAnalysis:
+    """The passes over one request that several of its checks read (its sentences, its regions,
+    its labels, the slots that carry third-party content), each made once however many checks
+    ask: the engine makes one per request of a file, hands it to every check of that request
+    (``CheckContext.analysis``) and drops it with the file. Results are shared: a caller must
+    not change them."""
+
+    def __init__(self, request: Request, directives: Directives) -> None:
+        self.request = request
+        self.directives = directives
+        self._done: dict[tuple, Any] = {}
+
+    def _once(self, key: tuple, make: Callable[[], Any]) -> Any:
+        if key not in self._done:
+            self._done[key] = make()
+        return self._done[key]
+
+    def sentences(self) -> list[constraints.Constraint]:
+        """Every sentence of static text, as a candidate constraint."""
+        return self._once(("sentences",), lambda: constraints.sentences(self.request, self.directives))
+
+    def layout(self, collections: list[str]) -> regions.Layout:
+        """HEAD, MIDDLE and TAIL, with ``collections`` (a rule option) naming variable-length content."""
+        return self._once(("layout", *collections),
+                          lambda: regions.analyse(self.request, self.directives, collections))
+
+    def labels(self) -> dict[int, trust.Label]:
+        """The innermost trust label around each slot that has one, by segment index."""
+        return self._once(("labels",), lambda: trust.labels(self.request))
+
+    def untrusted(self, options: trust.TrustOptions) -> list[tuple[int, Segment, trust.Untrusted]]:
+        """The slots that carry third-party content, under the trust rules' ``options`` (the three
+        rules ask in turn, usually with equal options)."""
+        return self._once(("untrusted", options),
+                          lambda: trust.untrusted_slots(self.request, options, self.directives))
 
 
 class CheckContext:
@@ -29,6 +68,21 @@ class CheckContext:
         self._encodings: dict[str | None, str] = {}  # request.model -> the encoding its tokens are counted in
         # The request being checked: findings about one made in a test function are low confidence.
         self.request: Request | None = None
+        self._analysis: RequestAnalysis | None = None
+
+    def checking(self, request: Request, analysis: RequestAnalysis) -> None:
+        """The request the next findings are about, with the passes over it its checks share."""
+        self.request = request
+        self._analysis = analysis
+
+    @property
+    def analysis(self) -> RequestAnalysis:
+        """The shared passes over the request being checked: those the engine made for all its
+        checks, or new ones for a caller that runs one check on its own."""
+        assert self.request is not None, "a request check reads the passes over its request"
+        if self._analysis is None or self._analysis.request is not self.request:
+            self._analysis = RequestAnalysis(self.request, self.directives)
+        return self._analysis
 
     def notice(self, message: str) -> None:
         """Tell the user something about this file that is not a finding (a check that stopped

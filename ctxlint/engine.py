@@ -18,12 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxlint import analysis, directives, frontends
+from ctxlint import directives, frontends
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule, with_checks
 from ctxlint.checks import option_types, registry
 from ctxlint.config import Settings, configured_rules
-from ctxlint.context import CheckContext, in_scope
+from ctxlint.context import CheckContext, RequestAnalysis, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
 from ctxlint.filters import Selection
@@ -262,6 +262,9 @@ class Linter:
         selection = self.selection
         skipped = selection.ignored_in(relpath)
         ran = [rule for rule in self.rules if rule.code not in skipped]
+        # The passes over each request that its checks share, made once for all the file's rules
+        # (they go with this call: only findings outlive it).
+        analyses = [RequestAnalysis(request, found) for request in parsed.requests]
         for rule in ran:
             check = self._checks[rule.check]
             ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append,
@@ -269,10 +272,9 @@ class Linter:
             if check.scope == "file":
                 check.function(parsed, ctx)
             elif check.scope == "request":
-                for request in parsed.requests:
-                    ctx.request = request
+                for request, shared in zip(parsed.requests, analyses, strict=True):
+                    ctx.checking(request, shared)
                     check.function(request, ctx)
-        analysis.forget()  # the request can go when the caller drops it: only findings are left to sort
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:

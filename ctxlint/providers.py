@@ -112,6 +112,13 @@ def chat_payload(keys: Collection[str]) -> bool:
 LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens",
               "max_new_tokens")
 
+# The output limit as Python code passes it, a keyword argument of an SDK or framework call: the
+# keys above as Python spells them, and Ollama's `num_predict`...
+LIMIT_KEYWORDS = (*(key for key in LIMIT_KEYS if key.islower()), "num_predict")
+# ... and the names of a parameter or attribute that holds one, also Anthropic's older
+# `max_tokens_to_sample` and Hugging Face's `max_length`.
+LIMIT_NAMES = (*LIMIT_KEYWORDS, "max_tokens_to_sample", "max_length")
+
 
 # Models that do not answer in text: an output-token limit means nothing for embeddings,
 # moderation, speech, transcription, images and rerankers, whatever shape their request has.

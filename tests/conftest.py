@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -137,7 +138,7 @@ class Project:
 
 
 # Seconds to wait for the package registry before the tests that install from it are skipped.
-REGISTRY_TIMEOUT = 5
+REGISTRY_TIMEOUT = 3
 
 
 def package_index() -> str:
@@ -153,18 +154,31 @@ def package_index() -> str:
 
 @functools.cache
 def registry_unreachable() -> str | None:
-    """Why the package registry cannot be reached (None when it can): asked once, with a short
-    timeout, so a suite without network skips the install tests instead of waiting on pip."""
+    """Why the package registry cannot be reached (None when it can): asked once, and given
+    REGISTRY_TIMEOUT seconds in all, so a suite without network skips the install tests instead of
+    waiting on pip. The probe runs in a thread it does not wait for beyond that: a socket timeout
+    bounds each step of a request, not the name lookup nor the sum of the steps."""
     index = package_index()
     if index.startswith("file:"):
         return None if Path(urllib.request.url2pathname(index[5:])).is_dir() else f"{index} does not exist"
-    try:
-        urllib.request.urlopen(index.rstrip("/") + "/pip/", timeout=REGISTRY_TIMEOUT).close()
-    except urllib.error.HTTPError as error:
-        return None if error.code < 500 else f"{index} answered {error.code}"
-    except (OSError, ValueError) as error:
-        return f"{index} cannot be reached in {REGISTRY_TIMEOUT} s ({getattr(error, 'reason', error)})"
-    return None
+    answer: list[str | None] = []
+
+    def probe() -> None:
+        try:
+            urllib.request.urlopen(index.rstrip("/") + "/pip/", timeout=REGISTRY_TIMEOUT).close()
+        except urllib.error.HTTPError as error:
+            answer.append(None if error.code < 500 else f"answered {error.code}")
+        except (OSError, ValueError) as error:
+            answer.append(f"{getattr(error, 'reason', error)}")
+        else:
+            answer.append(None)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(REGISTRY_TIMEOUT)
+    if not answer:
+        return f"{index} cannot be reached in {REGISTRY_TIMEOUT} s (no answer)"
+    return None if answer[0] is None else f"{index} cannot be reached in {REGISTRY_TIMEOUT} s ({answer[0]})"
 
 
 @pytest.fixture

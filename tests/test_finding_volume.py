@@ -177,14 +177,31 @@ def test_findings_are_searched_for_lone_surrogates_once_per_distinct_text(monkey
     assert sum(map(len, searched)) < 10_000  # not the 500 KB of all the findings' texts
 
 
-def test_the_passes_keep_nothing_of_a_request_once_its_file_is_linted():
-    """The shared passes (sentences, regions, labels, the trust rules' slots) keep their last
-    request for the next check; kept past the file, a 1 MB request's objects stayed alive for the
-    collector to walk at the end of the file, and until the next file replaced them."""
-    from ctxlint import analysis
+def test_the_passes_over_a_request_are_made_once_and_go_with_its_file(monkeypatch):
+    """The shared passes (sentences, regions, labels, the trust rules' slots) are made once per
+    request for all its checks (context.RequestAnalysis) and kept by nothing once its file is
+    linted: kept past the file, a 1 MB request's objects stayed alive for the collector to walk
+    at the end of the file, and until the next file replaced them."""
+    import weakref
 
+    from ctxlint import context
+    from ctxlint.analysis import constraints, regions, trust
+
+    made: list[weakref.ref] = []
+    init = context.RequestAnalysis.__init__
+
+    def recording(self, *arguments):
+        init(self, *arguments)
+        made.append(weakref.ref(self))
+
+    monkeypatch.setattr(context.RequestAnalysis, "__init__", recording)
+    sentences = counting(monkeypatch, constraints, "sentences")
+    layouts = counting(monkeypatch, regions, "analyse")
+    slots = counting(monkeypatch, trust, "untrusted_slots")
     assert codes(lint("rag.j2", LOOPS))["CTX301"] == 500
-    assert len(analysis._KEPT) >= 4 and not any(analysis._KEPT)
+    assert len(made) == 1 and made[0]() is None
+    # CTX301 and CTX302 read the sentences and the layout, CTX401, CTX402 and CTX403 the slots.
+    assert (len(sentences), len(layouts), len(slots)) == (1, 1, 1)
 
 
 def test_a_request_longer_than_its_budget_is_not_also_bounded_by_its_bytes(monkeypatch):

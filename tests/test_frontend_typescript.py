@@ -240,6 +240,19 @@ def test_javascript_without_llm_names_is_skipped_before_tree_sitter_loads():
     assert out.split() == ["0", "0", "False"]
 
 
+def test_what_makes_a_module_worth_reading_comes_from_the_catalogue():
+    """The prefilter names no SDK of its own: an import of a package of a `typescript:` section, or
+    a call the catalogue knows, lets a module in; a package named in a URL or a comment does not."""
+    from ctxlint.frontends.typescript import might_hold_prompts
+
+    assert might_hold_prompts('import { Ollama } from "ollama";\nconst o = new Ollama();\n')
+    assert might_hold_prompts("const { text } = await generateText({ model });\n")
+    assert might_hold_prompts("const r = await client.chat.completions.create(body);\n")
+    assert might_hold_prompts("server.registerTool('add', config, handler);\n")
+    assert not might_hold_prompts('const url = "https://api.openai.com/v1/models"; // see anthropic.com\n')
+    assert not might_hold_prompts("const kind = 'ai';\n")
+
+
 def test_malformed_typescript_is_a_located_error():
     parsed = parse("""\
         import OpenAI from "openai";

@@ -210,7 +210,7 @@ def test_install_tests_skip_within_seconds_without_the_registry(tmp_path):
     on pip for up to INSTALL_TIMEOUT (an address of TEST-NET-1, which no host answers)."""
     env = {**os.environ, "PIP_INDEX_URL": "http://192.0.2.1/simple/"}
     # Bounded by the subprocess timeout, not a wall-clock assertion: the skip reason names the
-    # 5-second probe, which is what keeps the run short.
+    # 3-second probe, which is what keeps the run short.
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
          "tests/test_precommit.py::test_readme_snippet_runs_the_hooks_and_fails_on_a_clock_in_the_prefix",
@@ -219,4 +219,4 @@ def test_install_tests_skip_within_seconds_without_the_registry(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 skipped" in done.stdout, done.stdout
-    assert "needs the package registry: http://192.0.2.1/simple/ cannot be reached in 5 s" in done.stdout
+    assert "needs the package registry: http://192.0.2.1/simple/ cannot be reached in 3 s" in done.stdout

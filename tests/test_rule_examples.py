@@ -3,11 +3,12 @@ good ones report nothing. Plus meta-tests that keep the catalogue honest."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from ctxlint.catalogue import DOC_SECTIONS, builtin_rules_dir, load_catalogue
+from ctxlint.catalogue import DOC_SECTIONS, CatalogueError, builtin_rules_dir, load_catalogue
 from ctxlint.checks import registry
 from ctxlint.config import Settings, apply_table
 from ctxlint.engine import Linter
@@ -90,3 +91,39 @@ def test_example_ids_are_unique_within_a_rule():
 
 def test_catalogue_is_found_next_to_the_package():
     assert (builtin_rules_dir() / "cache" / "CTX101-volatile-in-prefix.yaml").is_file()
+
+
+def test_a_family_file_gives_its_options_to_every_rule_of_the_family_once():
+    """The trust rules' vocabularies are written once, in rules/trust/family.yaml; a rule's own
+    options follow them (CTX403's escapes)."""
+    shared = CATALOGUE["CTX401"].options
+    assert "web_words" in shared and "snippet" in shared["web_words"]
+    assert CATALOGUE["CTX402"].options == shared
+    assert list(CATALOGUE["CTX403"].options) == [*shared, "escapes", "verbatim_words"]
+    assert (builtin_rules_dir() / "trust" / "family.yaml").is_file()
+
+
+def _pack(tmp_path: Path, files: dict[str, str]) -> Path:
+    pack = tmp_path / "pack"
+    pack.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (pack / name).write_text(text, encoding="utf-8")
+    return pack
+
+
+def test_a_rule_of_a_pack_takes_the_options_of_its_built_in_family(tmp_path):
+    rule = (builtin_rules_dir() / "trust" / "CTX402-untrusted-in-system.yaml").read_text(encoding="utf-8")
+    renamed = rule.replace("code: CTX402", "code: ACME402").replace("name: untrusted-in-system", "name: acme-untrusted")
+    catalogue = load_catalogue([_pack(tmp_path, {"ACME402-acme-untrusted.yaml": renamed})])
+    assert catalogue["ACME402"].options == catalogue["CTX402"].options
+
+
+def test_a_malformed_family_file_is_an_error_naming_it(tmp_path):
+    for text, error in (
+        ("family: trust\noptions: {}\n", "family trust is already defined by"),
+        ("family: acme\noptions: []\n", "`options` must be a mapping"),
+        ("options: {}\n", "`family` is required"),
+        ("family: acme\noptions: {}\nseverity: error\n", "a family file holds `family` and `options`, not `severity`"),
+    ):
+        with pytest.raises(CatalogueError, match=re.escape(error)):
+            load_catalogue([_pack(tmp_path, {"family.yaml": text})])

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from ctxlint.analysis import reuse_last
 from ctxlint.directives import Directives
 from ctxlint.model import Request, Segment, SourceKind, Span
 
@@ -37,8 +36,8 @@ def _pattern(words: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
-def find(request: Request, directives: Directives, words: list[str]) -> list[Constraint]:
-    """Every sentence of static text that states a constraint or is marked pinned.
+def find(sentences: list[Constraint], words: list[str]) -> list[Constraint]:
+    """The ``sentences`` (a request's, :func:`sentences`) that state a constraint or are marked pinned.
 
     A heading (``## Never do this``, ``Rules you must follow:``) introduces constraints but is
     not one: cutting it loses a title, not a rule.
@@ -46,19 +45,19 @@ def find(request: Request, directives: Directives, words: list[str]) -> list[Con
     pattern = _pattern(tuple(words))
     # Each distinct text judged once: a long template repeats its sentences.
     states = cache(lambda text: bool(pattern.search(text)) and not is_heading(text))
-    return [c for c in sentences(request, directives) if c.pinned or states(c.text)]
+    return [c for c in sentences if c.pinned or states(c.text)]
 
 
 _NUMBER = re.compile(r"\d")
 
 
-def find_with_numbers(request: Request, directives: Directives, words: list[str]) -> list[Constraint]:
+def find_with_numbers(sentences: list[Constraint], words: list[str]) -> list[Constraint]:
     """Constraints, plus sentences that state a number (``Write 800-1000 words.``): a limit is
     a rule even when no keyword says so."""
     pattern = _pattern(tuple(words))
     heading = cache(is_heading)
     states = cache(lambda text: bool(pattern.search(text) or _NUMBER.search(text)))
-    return [c for c in sentences(request, directives) if not heading(c.text) and (c.pinned or states(c.text))]
+    return [c for c in sentences if not heading(c.text) and (c.pinned or states(c.text))]
 
 
 _HEADING_WORDS = 8
@@ -72,9 +71,8 @@ def is_heading(text: str) -> bool:
     return stripped.endswith((":", "：")) and len(stripped.split()) <= _HEADING_WORDS
 
 
-@reuse_last
 def sentences(request: Request, directives: Directives) -> list[Constraint]:
-    """Every sentence of static text, as a candidate constraint (a list the caller must not change)."""
+    """Every sentence of static text, as a candidate constraint."""
     return _sentences_of(request.segments, directives)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxlint.analysis import names, reuse_last
+from ctxlint.analysis import names
 from ctxlint.directives import Directives
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Region, Request, Role, Segment
 
@@ -107,7 +107,6 @@ def matches_collection(name: str, collections: list[str]) -> bool:
     return names.matches(name, collections) or names.matches(names.last(name), collections)
 
 
-@reuse_last
 def analyse(request: Request, directives: Directives, collections: list[str]) -> Layout:
     said: _Said = {}
     found = [block for index, segment in enumerate(request.segments)

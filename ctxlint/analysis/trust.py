@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ctxlint.analysis import introduced, names, reuse_last, vocabulary
+from ctxlint.analysis import introduced, names, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
@@ -53,6 +53,7 @@ class TrustOptions:
     questions: tuple[str, ...]  # the user's own turn: never third-party content, whatever else it matches
     content_words: tuple[str, ...]  # words in the text before a slot that describe third-party content
     vocabulary: Vocabulary  # word families of names: content, ambiguous, metadata
+    web_words: tuple[str, ...]  # content families only text fetched from the web is named for
 
     @classmethod
     def of(cls, options: dict) -> TrustOptions:
@@ -61,7 +62,8 @@ class TrustOptions:
 
         return cls(listed("untrusted"), listed("trusted"), listed("metadata"), listed("questions"),
                    listed("content_words"), Vocabulary(listed("content_names"), listed("ambiguous_names"),
-                                                       listed("metadata_words"), listed("carrier_words")))
+                                                       listed("metadata_words"), listed("carrier_words")),
+                   listed("web_words"))
 
 
 # How far back in the message the prompt's words may describe a slot.
@@ -93,6 +95,18 @@ _CODE_SUFFIXES = (".py", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx",
 
 def in_template(request: Request) -> bool:
     return not request.path.lower().endswith(_CODE_SUFFIXES)
+
+
+def untrusted_slots(request: Request, options: TrustOptions,
+                    directives: Directives) -> list[tuple[int, Segment, Untrusted]]:
+    """The slots of ``request`` that carry third-party content, with the evidence of each."""
+    found = []
+    named: NamedCache = {}
+    for index, segment in request.indexed_slots():
+        carried = untrusted(request, index, options, directives, named)
+        if carried is not None:
+            found.append((index, segment, carried))
+    return found
 
 
 def untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
@@ -190,15 +204,9 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
     kind = _name_kind(named, template, collection is not None, bool(described))
-    if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in _WEB_WORDS:
+    if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in options.web_words:
         kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
     return Untrusted(reason, kind, (*evidence, sink))
-
-
-# The content families that only name text fetched from the web (search results, pages): in
-# code, a variable named so holds it; `document` or `context` may hold the operator's own text.
-_WEB_WORDS = frozenset(("webpage", "web page", "web content", "web result", "web research", "website", "scraped",
-                        "scrape", "crawled", "crawl", "snippet", "search result", "search hit", "serp"))
 
 
 def _name_kind(named: Named, template: bool, in_loop: bool, described: bool) -> str:
@@ -373,10 +381,8 @@ class Label:
     name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
 
-@reuse_last
 def labels(request: Request) -> dict[int, Label]:
-    """The innermost label around each slot that has one, by segment index (a dict the caller
-    must not change: CTX401 and CTX403 ask for the same request's labels in turn).
+    """The innermost label around each slot that has one, by segment index.
 
     One pass over each message: its text, with each slot standing in as one placeholder
     character, is scanned for opening and closing tags, fences and marker lines in order; each

@@ -27,10 +27,10 @@ def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
                     kind="cut-text", source=Evidence(EvidenceKind.SOURCE, f"`{cut}` cuts the text", segment.span),
                     sink="a constraint beyond what the cut keeps")
     _before_history(request, ctx, words)
-    layout = regions.analyse(request, ctx.directives, ctx.options["collections"])
+    layout = ctx.analysis.layout(ctx.options["collections"])
     if not layout.variable:
         return
-    found = constraints.find(request, ctx.directives, words)
+    found = constraints.find(ctx.analysis.sentences(), words)
     # A word-for-word restatement of a HEAD constraint loses nothing when it is cut: the
     # original stays (an agent's later tool results put the current turn's restatement there).
     pinned = {constraints.normalised(c.text) for c in found if layout.regions[c.index] is Region.HEAD}
@@ -78,7 +78,7 @@ def _before_history(request: Request, ctx: CheckContext, words: list[str]) -> No
         s.loop is not None or (s.slot is not None and s.slot.variable_length and not s.slot.opaque))), None)
     if grows is None:
         return
-    found = [c for c in constraints.find(request, ctx.directives, words)
+    found = [c for c in constraints.find(ctx.analysis.sentences(), words)
              if segments[c.index].message_index == first and segments[c.index].role is Role.USER
              and segments[c.index].loop is None]
     if found:
@@ -252,13 +252,13 @@ def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
     valid JSON arrays" / "Return ONLY a valid JSON array"). A number that changes, a negation
     that appears or goes, or a word replaced by another (the rule's scope) is drift.
     """
-    layout = regions.analyse(request, ctx.directives, ctx.options["collections"])
+    layout = ctx.analysis.layout(ctx.options["collections"])
     if not layout.variable:
         return
-    found = constraints.find_with_numbers(request, ctx.directives, ctx.options["constraints"])
+    found = constraints.find_with_numbers(ctx.analysis.sentences(), ctx.options["constraints"])
     head = [c for c in found if layout.regions[c.index] is Region.HEAD]
     # Any TAIL sentence can be a restatement: one that lost its "never" no longer looks like a rule.
-    tail = [c for c in constraints.sentences(request, ctx.directives)
+    tail = [c for c in ctx.analysis.sentences()
             if layout.regions[c.index] is Region.TAIL and not constraints.is_heading(c.text)]
     if not head or not tail:
         return
@@ -297,7 +297,7 @@ def question_not_last(request: Request, ctx: CheckContext) -> None:
     a request that also carries a graded answer (``answer``, ``prediction``) is left alone.
     """
     collections = ctx.options["collections"]
-    layout = regions.analyse(request, ctx.directives, collections)
+    layout = ctx.analysis.layout(collections)
     if not layout.variable:
         return
     slots = [(i, s) for i, s in request.indexed_slots() if s.loop is None]

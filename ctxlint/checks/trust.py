@@ -7,7 +7,6 @@ weakest link: a name alone is low, so a plain run does not report it.
 
 from __future__ import annotations
 
-from ctxlint import analysis
 from ctxlint.analysis import trust
 from ctxlint.checks import STRINGS, request_check
 from ctxlint.context import CheckContext
@@ -15,26 +14,7 @@ from ctxlint.model import Request, Role, Segment
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
                   "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
-                  "metadata_words": STRINGS, "carrier_words": STRINGS}
-
-
-def _untrusted(request: Request, ctx: CheckContext) -> list[tuple[int, Segment, trust.Untrusted]]:
-    """The slots that carry third-party content. The three trust rules ask for the same request
-    in turn, each with its own (usually equal) options: the last answer is kept for the next."""
-    options = trust.TrustOptions.of(ctx.options)
-    if _last and _last[0] is request and _last[1] is ctx.directives and _last[2] == options:
-        return _last[3]
-    found = []
-    named: trust.NamedCache = {}
-    for index, segment in request.indexed_slots():
-        untrusted = trust.untrusted(request, index, options, ctx.directives, named)
-        if untrusted is not None:
-            found.append((index, segment, untrusted))
-    _last[:] = [request, ctx.directives, options, found]
-    return found
-
-
-_last: list = analysis.kept()  # [request, directives, options, what _untrusted found]
+                  "metadata_words": STRINGS, "carrier_words": STRINGS, "web_words": STRINGS}
 
 
 def _carries(segment: Segment, found: trust.Untrusted) -> str:
@@ -47,13 +27,11 @@ def _carries(segment: Segment, found: trust.Untrusted) -> str:
 
 @request_check(options=_TRUST_OPTIONS)
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
-    labels = None
     options = trust.TrustOptions.of(ctx.options)
-    for index, segment, found in _untrusted(request, ctx):
+    for index, segment, found in ctx.analysis.untrusted(options):
         if segment.role is Role.TOOL:
             continue  # a tool message: the API's tool role already marks its content as data
-        labels = trust.labels(request) if labels is None else labels
-        label = labels.get(index)
+        label = ctx.analysis.labels().get(index)
         if label is None or not trust.marks(label, segment, options):
             ctx.report(
                 segment.span,
@@ -68,7 +46,7 @@ def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
 def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
     if not request.roles_marked:
         return  # a bare template: which role it is sent in is decided elsewhere
-    for _, segment, found in _untrusted(request, ctx):
+    for _, segment, found in ctx.analysis.untrusted(trust.TrustOptions.of(ctx.options)):
         if segment.role is Role.TOOLS:
             ctx.report(
                 segment.span,
@@ -92,10 +70,8 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
     named ``code``, ``observation``, ``output``...) must reach the model as written, so escaping
     would garble it: there the advice is a tag named with a per-call nonce, and the finding is its
     own kind (``verbatim``), measured apart."""
-    labels = None
-    for index, segment, found in _untrusted(request, ctx):
-        labels = trust.labels(request) if labels is None else labels
-        label = labels.get(index)
+    for index, segment, found in ctx.analysis.untrusted(trust.TrustOptions.of(ctx.options)):
+        label = ctx.analysis.labels().get(index)
         if label is None or label.kind not in ("tag", "attribute") or trust.escaped(segment, ctx.options["escapes"]):
             continue
         if trust.unforgeable(label):

@@ -180,6 +180,22 @@ def _lists(reader: Reader, value: object, where: str, keys: tuple[str, ...]) -> 
     return found
 
 
+def _mentions(imports: tuple[str, ...], functions: frozenset[str], methods: set[tuple[str, ...]],
+              servers: set[str], constructors: frozenset[str]) -> re.Pattern[str]:
+    """What a module must write for the catalogue to say anything of it, tested on its text before
+    it is parsed: an import of one of the packages (``from "openai"``, ``require("@ai-sdk/openai")``,
+    ``import("ai/rsc")``), a sink's function, the end of a sink's property chain, a method called
+    (a tool server's, or one called on what a sink's factory built) or a tool constructor called."""
+    modules = "|".join(sorted(re.escape(m) + r"[^'\"\s]*" if m.endswith("/") else re.escape(m) + r"(?:/[^'\"\s]*)?"
+                              for m in imports))
+    chains = "|".join(sorted(r"\.".join(map(re.escape, chain)) for chain in methods))
+    words = "|".join(sorted(map(re.escape, functions)))
+    calls = "|".join(sorted(map(re.escape, constructors)))
+    served = "|".join(sorted(map(re.escape, servers)))
+    return re.compile(rf"(?:\bfrom|\bimport|\brequire)\s*\(?\s*['\"](?:{modules})['\"]"
+                      rf"|\b(?:{chains})\b|\b(?:{words})\b|\.(?:{served})\(|\b(?:{calls})\(")
+
+
 def _merged(values: list[tuple]) -> tuple:
     return tuple(dict.fromkeys(v for listed in values for v in listed))
 
@@ -214,6 +230,11 @@ class TypeScriptCatalogue:
         types = self.sources["requests"]["types"]
         # A parameter annotated with one of these types receives a request.
         self.request_types = re.compile(r"\b(?:" + "|".join(map(re.escape, types)) + r")\b") if types else None
+        # A method called on what a factory built (`ai.generate(`) is a method call, as a tool
+        # server's are: the word alone (`generate`) is in too many modules.
+        self.mentions = _mentions(self.llm_imports, self.sink_functions,
+                                  {m for sink in self.sinks if not sink.factories for m in sink.methods},
+                                  set(self.tool_servers) | set(self.factory_methods), self.tool_constructors)
 
     def source(self, kind: str, key: str) -> tuple:
         return self.sources[kind][key]

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from ctxlint.providers import LIMIT_KEYWORDS
+
 if TYPE_CHECKING:
     from ctxlint.frameworks import Catalogue
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -218,8 +220,10 @@ def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,
                 found.append(entry)
 
 
-_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens)"
-                            rb"[ \t]*=(?!=)")
+# The limit keywords that start with `max_`, which limit_callees looks for first (a cheap test
+# that passes over most modules).
+_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + "|".join(k for k in LIMIT_KEYWORDS if k.startswith("max_")).encode()
+                            + rb")[ \t]*=(?!=)")
 _NAME_BEFORE = re.compile(rb"(\w+)[ \t]*$")
 
 

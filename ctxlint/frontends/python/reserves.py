@@ -17,14 +17,12 @@ from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
+from ctxlint.providers import LIMIT_NAMES
 
 # The kind of evidence of a chat model built without a limit that a request of the same code is
 # sent with, for a model whose client sets none of its own (rules/**/CTX201).
 BUILT_AND_SENT = "built-and-sent"
 
-# Names a function parameter or an object's attribute takes when it holds an output limit.
-LIMIT_NAMES = ("max_tokens", "max_output_tokens", "max_completion_tokens", "max_new_tokens", "num_predict",
-               "max_tokens_to_sample", "max_length")
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:

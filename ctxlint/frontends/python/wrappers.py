@@ -28,6 +28,7 @@ from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
+from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -158,7 +159,7 @@ class Wrappers(Component):
             keywords = [k for k in call.keywords if k.arg is not None and k.arg not in summary.params]
             if any(k.arg is None for k in call.keywords):
                 return None, "", ()  # `**options` of the caller's own: it may hold the limit
-            hit = next((k for k in keywords if k.arg == key or k.arg in _LIMIT_KEYWORDS), None)
+            hit = next((k for k in keywords if k.arg == key or k.arg in LIMIT_KEYWORDS), None)
             if hit is not None:
                 ok, value = self.flow.literal(hit.value, env)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
@@ -250,9 +251,6 @@ class Wrappers(Component):
                 limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break
         return Summary(fn, request, _params(fn), key, limit_param, default, _kwargs(fn, call), call)
-
-
-_LIMIT_KEYWORDS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "num_predict")
 
 
 def _params(fn: FunctionNode) -> tuple[str, ...]:

@@ -42,31 +42,34 @@ from ctxlint.model import ParsedFile, Span
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
 
-_MARKERS_CI = re.compile(r"openai|anthropic|langchain|@ai-sdk|modelcontextprotocol|chat\.completions"
-                         r"|responses\.create|prompt|instruction", re.IGNORECASE)
-_MARKERS_CS = re.compile(r"generateText|streamText|generateObject|streamObject|registerTool|inputSchema|input_schema"
-                         r"|\.tool\(|\btool\(\{|SYSTEM|\.messages\.|\brole\b['\"]?\s*:\s*['\"](?:system|user|developer)"
-                         r"|\.length\s*/\s*[3-5]\b")
+# What makes a module worth parsing besides the framework catalogue's packages and calls
+# (TypeScriptCatalogue.mentions): prompt words and names, a system message, messages and roles, a
+# tool's input schema, a `length / 4` estimate.
+_MARKERS_CI = re.compile(r"prompt|instruction", re.IGNORECASE)
+_MARKERS_CS = re.compile(r"inputSchema|input_schema|SYSTEM|\.messages\."
+                         r"|\brole\b['\"]?\s*:\s*['\"](?:system|user|developer)|\.length\s*/\s*[3-5]\b")
 
 
-# What makes a statement prompt code: an LLM call, a tool definition, a prompt or a message.
-_PROMPT_CODE = re.compile(r"generateText|streamText|generateObject|streamObject|registerTool|\.tool\(|inputSchema"
-                          r"|input_schema|chat\.completions|responses\.create|messages\.create|prompt|instruction"
-                          r"|\brole\b['\"]?\s*:", re.IGNORECASE)
+# What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
+# schema, a prompt or a message.
+_PROMPT_CODE = re.compile(r"inputSchema|input_schema|prompt|instruction|\brole\b['\"]?\s*:", re.IGNORECASE)
 
 
-def might_hold_prompts(text: str) -> bool:
-    """A regex-level test, run before tree-sitter is loaded."""
-    return bool(_MARKERS_CS.search(text) or _MARKERS_CI.search(text))
+def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
+    """A regex-level test, run before tree-sitter is loaded: prompt words, or what the framework
+    catalogue (the shipped one unless given) knows of TypeScript packages."""
+    if _MARKERS_CS.search(text) or _MARKERS_CI.search(text):
+        return True
+    return bool((catalogue if catalogue is not None else cached_frameworks()).typescript.mentions.search(text))
 
 
 def parse_file(text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
     parsed = ParsedFile(path)
-    if not might_hold_prompts(text):
-        return parsed
-    grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
     catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
                  else cached_frameworks())
+    if not might_hold_prompts(text, catalogue):
+        return parsed
+    grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
     return parse_source(text, path, grammar, parsed, catalogue, str(context.root) if context is not None else "")
 
 
@@ -94,7 +97,9 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
                               "module is read")
         bad = None
     statement = _statement(bad, MAX_DEPTH) if bad is not None else None
-    if bad is not None and statement is not None and _PROMPT_CODE.search(source.code(statement)):
+    knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
+    if bad is not None and statement is not None and (
+            _PROMPT_CODE.search(code := source.code(statement)) or knowledge.mentions.search(code)):
         # tree-sitter recovers from errors, so the rest of a module is still read; but a broken
         # statement that is prompt code would be misread, so it is reported instead, and the module
         # is not analysed at all (on a large broken module that is most of the work).
@@ -102,7 +107,6 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
         what = f"missing `{bad.type}`" if bad.is_missing else f"unexpected `{_excerpt(source.code(bad))}`"
         parsed.errors.append((Span.point(path, line, column), f"invalid syntax: {what}"))
         return parsed
-    knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
     analyzer = Analyzer(root, source, knowledge, grammar, root_dir=root_dir)
     try:
         analyzer.run(parsed)

@@ -6,16 +6,14 @@ limit unless every caller remembers to pass one (the Python front-end's ``reserv
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env
 from ctxlint.providers import LIMIT_KEYS
-
-_FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
-              "generator_function_declaration", "function")
 
 
 @dataclass(eq=False)
@@ -105,7 +103,7 @@ class Reserves:
         to such a rest."""
         node = self.m.unwrap(node)
         if node.type == "identifier":
-            function = _enclosing(node, _FUNCTIONS)
+            function = _enclosing(node, FUNCTIONS)
             return function is not None and self._rest_in(function, self.m.code(node))
         if node.type == "member_expression":
             obj, prop = self.m.field(node, "object"), self.m.field(node, "property")
@@ -160,7 +158,7 @@ def _walk(root: Node, before: int):
         if node.start_byte >= before:
             continue
         yield node
-        if node.type not in _FUNCTIONS and node.type != "class_declaration":
+        if node.type not in FUNCTIONS and node.type != "class_declaration":
             stack.extend(reversed(node.named_children))
 
 
@@ -175,7 +173,7 @@ def _identifiers(params: Node) -> list[Node]:
     return found
 
 
-def _enclosing(node: Node, types: tuple[str, ...]) -> Node | None:
+def _enclosing(node: Node, types: Collection[str]) -> Node | None:
     current = node.parent
     while current is not None and current.type not in types:
         current = current.parent
