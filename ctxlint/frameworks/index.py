@@ -63,13 +63,18 @@ class Patterns:
                 found.append(value)
         return found
 
-    def last_names(self) -> LastNames:
-        """The last part of every pattern, for the cheap test: the fixed ones, and the globs of
-        the patterns whose last part is one (``haystack.components.generators.*Generator``)."""
+    @cached_property
+    def _last_names(self) -> LastNames:
         names = {path.rsplit(".", 1)[-1].rstrip("()") for path in self.exact}
         names |= set(self.by_last)
         globs = tuple(dict.fromkeys(pattern.rsplit(".", 1)[-1].rstrip("()") for pattern, _ in self.wild))
         return LastNames({n for n in names if n}, globs)
+
+    def last_names(self) -> LastNames:
+        """The last part of every pattern, for the cheap test: the fixed ones, and the globs of
+        the patterns whose last part is one (``haystack.components.generators.*Generator``).
+        Made once, as the catalogue is, so a name is matched against the globs once."""
+        return self._last_names
 
 
 class LastNames(frozenset[str]):
@@ -78,15 +83,24 @@ class LastNames(frozenset[str]):
     ``*Generator``)."""
 
     globs: tuple[str, ...]
+    _globbed: dict[str, bool]  # each name is matched against the globs once
 
     def __new__(cls, names: Iterable[str] = (), globs: tuple[str, ...] = ()) -> LastNames:
         made = super().__new__(cls, names)
-        made.globs = globs
+        made.globs, made._globbed = globs, {}
         return made
 
     def __contains__(self, name: object) -> bool:
-        return frozenset.__contains__(self, name) or (
-            isinstance(name, str) and any(fnmatchcase(name, glob) for glob in self.globs))
+        if frozenset.__contains__(self, name):
+            return True
+        if not isinstance(name, str) or not self.globs:
+            return False
+        known = self._globbed.get(name)
+        if known is None:
+            if len(self._globbed) >= _MAX_MATCHED:
+                self._globbed.clear()
+            known = self._globbed[name] = any(fnmatchcase(name, glob) for glob in self.globs)
+        return known
 
     def __or__(self, other: frozenset[str]) -> LastNames:  # type: ignore[override]
         return LastNames(frozenset.__or__(self, other), self.globs + getattr(other, "globs", ()))
@@ -142,6 +156,11 @@ class Catalogue:
     def typescript(self) -> TypeScriptCatalogue:
         """The ``typescript:`` sections merged (built when a TypeScript module is first read)."""
         return TypeScriptCatalogue(list(self.frameworks.values()))
+
+    @cached_property
+    def sink_names(self) -> LastNames:
+        """The last names a sink's call or shape may end with (the cheap test of a call)."""
+        return self.sink_calls.last_names() | self.sink_shapes.last_names()
 
     def roots(self) -> frozenset[str]:
         """The libraries the catalogue knows (``openai``, ``google.genai``)."""

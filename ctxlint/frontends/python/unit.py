@@ -80,7 +80,7 @@ class Unit(CycleGuard):
         self.import_levels: dict[str, int] = {}  # names bound by relative imports: how many dots
         self.dependencies: set[str] = set()  # other modules of the project this result read
         # The last names of sink calls (`create`, `invoke`): a call named otherwise is no sink.
-        self.sink_names = catalogue.sink_calls.last_names() | catalogue.sink_shapes.last_names()
+        self.sink_names = catalogue.sink_names
         # Whether some sink is an object called directly (a DSPy module: `qa(question=...)`).
         self.instance_sinks = any(p.endswith("()") for p in catalogue.sink_calls.exact) or any(
             p.endswith("()") for group in catalogue.sink_calls.by_last.values() for p, _ in group) or any(
