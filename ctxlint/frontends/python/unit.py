@@ -20,7 +20,7 @@ from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children, walk
 from ctxlint.frontends.python.values import Binding, Env, Scope
-from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, Span
+from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, SourceKind, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -324,8 +324,10 @@ class Unit(CycleGuard):
         where = source.span
         step = Evidence(EvidenceKind.FLOW, f"in {where.path}, line {where.line}", where, source.strong)
         content = tuple(replace(s, span=use) for s in source.content)
-        return replace(source, detail=f"{source.detail} in {where.path}:{where.line}", span=use, fix=None,
-                       content=content, flow=(step, *source.flow))
+        # What makes an order unstable is named by its detail (`set`, `os.listdir`): the step says where.
+        detail = source.detail if source.kind is SourceKind.UNORDERED_ITERATION else \
+            f"{source.detail} in {where.path}:{where.line}"
+        return replace(source, detail=detail, span=use, fix=None, content=content, flow=(step, *source.flow))
 
     def adopt_facts(self, facts: Facts, use: Span) -> Facts:
         return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
