@@ -82,9 +82,8 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             parsed.dependencies.append(str(module))
     if any(sites.values()):
         values = {key: values_by_key(listed) for key, listed in sites.items()}
-        parsed.requests = [_linked(request, values[request.key if by_key else None])
-                           if (request.key if by_key else None) in values else request
-                           for request in parsed.requests]
+        parsed.requests = [_linked(request, values[key]) if (key := request.key if by_key else None) in values
+                           else request for request in parsed.requests]
     return parsed
 
 

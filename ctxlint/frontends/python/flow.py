@@ -163,16 +163,26 @@ class Flow(Ordering):
         clock passed in is seen where the parameter is placed. Names and sources stay the
         parameter's own (sources are followed to callers by ``Sources.from_callers``)."""
         fn = self.sources.unbound_parameter(node, env)
-        if fn is None or not self.m.enter(fn):
+        if fn is None:
             return
-        try:
-            for _, bound in self.sources.callers(fn, node.id, env):
-                found = self.facts(bound.node, bound.env)
-                add_new(acc.calls, found.calls, index=acc.index("calls"))
-                for call, span in found.called_at.items():
-                    acc.called_at.setdefault(call, span)
-        finally:
-            self.m.leave(fn)
+        key = ("callers", id(fn), node.id, env.depth)  # a parameter is read at every use of it
+        passed = self.m.facts_memo.get(key)
+        if passed is None:
+            if not self.m.enter(fn):
+                return
+            passed = Facts()
+            try:
+                for _, bound in self.sources.callers(fn, node.id, env):
+                    found = self.facts(bound.node, bound.env)
+                    add_new(passed.calls, found.calls, index=passed.index("calls"))
+                    for call, span in found.called_at.items():
+                        passed.called_at.setdefault(call, span)
+            finally:
+                self.m.leave(fn)
+            self.m.facts_memo[key] = passed
+        add_new(acc.calls, passed.calls, index=acc.index("calls"))
+        for call, span in passed.called_at.items():
+            acc.called_at.setdefault(call, span)
 
     def unpacked_facts(self, node: ast.Subscript, position: int, env: Env, acc: Facts) -> Facts:
         """``content`` of ``content, mime = fetch(url)``: the facts of the item the function

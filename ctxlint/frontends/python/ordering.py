@@ -18,7 +18,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, agreed
 from ctxlint.model import Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -64,18 +64,17 @@ class Ordering(Component):
         return None
 
     def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
-        """A summary of the project function ``call`` calls: what every value it returns is in
-        no fixed order by (``return set(names)``), or None when one return is ordered or the
-        function is not shown."""
-        target = self.callees.function_for(call, env, foreign=True)
-        if target is None or not target.returns or not self.m.enter(target.fn):
+        """A summary of the module's own function ``call`` calls: what every value it returns is
+        in no fixed order by (``return set(names)``), or None when one return is ordered or the
+        function is not shown. Only the module's own: every call of an iteration walk asks, and
+        reading other modules for each would be paid on every run."""
+        target = self.callees.function_for(call, env)
+        if target is None or target.owner is not None or not self.m.enter(target.fn):
             return None
         try:
-            reader = target.owner.flow if target.owner is not None else self
-            found = [reader.unordered(value, target.env) for value in target.returns]
+            return agreed([self.unordered(value, target.env) for value in target.returns])
         finally:
             self.m.leave(target.fn)
-        return found[0] if found[0] is not None and all(f == found[0] for f in found) else None
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)

@@ -22,7 +22,7 @@ from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope, unpacked_position
+from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
@@ -161,24 +161,21 @@ class Spreads(Component):
                     and fn.args.kwarg.arg == node.id:
                 # A method reached through an object's interface: its callers are generic code
                 # that passes no settings. A plain helper's callers may well pass the limit.
-                cls = env.scope.cls
-                method = cls is not None
-                # `Model(max_tokens=...)` calls `__init__` by its class's name
-                called = cls.node.name if cls is not None and isinstance(cls.node, ast.ClassDef) \
-                    and fn.name == "__init__" else fn.name
-                return (called, KWARGS) if method and self.kwargs_unset(fn, node.id, called) else None
+                called = called_as(fn, env.scope)
+                return (called, KWARGS) if env.scope.cls is not None and self.kwargs_unset(fn, node.id, called) \
+                    else None
             param = env.scope.params[node.id]
             return (node.id, PARAMETER) if param.default is not None and _empty(param.default) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
             items = self.callees.returned_items(node, position, env)
-            return _agreed([_spreads(self, called.owner).empty_by_default(item, item_env, depth + 1)
+            return agreed([_spreads(self, called.owner).empty_by_default(item, item_env, depth + 1)
                             for item, item_env, called in items])
         if isinstance(node, ast.Call):  # `self._clean(settings)` returning a copy of its parameter
             target = self.callees.function_for(node, env, foreign=True)
             if target is not None:
                 spreads = _spreads(self, target.owner)
-                return _agreed([spreads.empty_by_default(value, target.env, depth + 1) for value in target.returns])
+                return agreed([spreads.empty_by_default(value, target.env, depth + 1) for value in target.returns])
         if isinstance(node, ast.Name) and (bound := env.bound(node.id)) is not None:
             # a parameter of a function followed from a call: the argument the caller gives
             return _spreads(self, bound.owner).empty_by_default(bound.node, bound.env, depth + 1)
@@ -228,14 +225,13 @@ class Spreads(Component):
         that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
         name ``called`` with a limit keyword (a caller that gives it the limit)."""
         parents = self.m.parents
-        scopes = {id(call): scope for call, scope in self.m.calls}
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 parent = parents.get(id(node))
                 passed = (isinstance(parent, ast.keyword) and parent.arg is None) or (
                     isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
-                    isinstance(parent, ast.Call) and node in parent.args and id(parent) in scopes
-                    and self.copies_argument(parent, parent.args.index(node), Env(scopes[id(parent)])))
+                    isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
+                    is not None and self.copies_argument(parent, parent.args.index(node), Env(scope)))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
         return not self.limit_called(called)
@@ -262,10 +258,10 @@ class Spreads(Component):
             default = env.scope.params[node.id].default
             fn, cls = env.scope.node, env.scope.cls
             if not (isinstance(default, ast.Constant) and default.value is None) or cls is None \
-                    or not isinstance(cls.node, ast.ClassDef) \
                     or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
                 return None
-            return None if self.limit_called(cls.node.name) else (node.id, cls.node.name)
+            called = called_as(fn, env.scope)
+            return None if self.limit_called(called) else (node.id, called)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras and binding.owner is None:
@@ -345,14 +341,17 @@ class Spreads(Component):
 _LOOKUPS = frozenset({"get", "items", "keys", "values", "copy"})
 
 
+def called_as(fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> str:
+    """The name code calls ``fn`` by: its class's for a constructor (``Model(max_tokens=...)``
+    calls ``__init__``), its own otherwise."""
+    cls = scope.cls
+    return cls.node.name if fn.name == "__init__" and cls is not None and isinstance(cls.node, ast.ClassDef) \
+        else fn.name
+
+
 def _spreads(here: Spreads, owner: Analyzer | None) -> Spreads:
     """The component that reads code of ``owner``'s module (this one's when None)."""
     return owner.spreads if owner is not None else here
-
-
-def _agreed(found: list[tuple[str, str] | None]) -> tuple[str, str] | None:
-    """The one way of being empty by default every path gives, or None when they differ."""
-    return found[0] if found and found[0] is not None and all(f == found[0] for f in found) else None
 
 
 def _empty(node: ast.expr) -> bool:

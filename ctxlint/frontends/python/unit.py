@@ -143,6 +143,7 @@ class Unit(CycleGuard):
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
         self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
+        self._call_scopes: dict[int, Scope] | None = None
 
     # ---- positions ------------------------------------------------------------------------------------
 
@@ -358,6 +359,12 @@ class Unit(CycleGuard):
     def following(self) -> frozenset[int]:
         """The values being followed now: what a result found under the cycle guard depends on."""
         return frozenset(self.active)
+
+    def scope_of(self, call: ast.Call) -> Scope | None:
+        """The scope a call of the module is made in (indexed once)."""
+        if self._call_scopes is None:
+            self._call_scopes = {id(c): where for c, where in self.calls}
+        return self._call_scopes.get(id(call))
 
     def calls_in(self, scope: Scope) -> list[tuple[ast.Call, Scope]]:
         """The calls made in ``scope`` and the scopes nested in it, in source order."""

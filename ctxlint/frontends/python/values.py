@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ctxlint.model import Source, Span
 
@@ -21,6 +21,15 @@ def unpacked_position(node: ast.AST) -> int | None:
     """The position of an unpacked name's item (``content`` of ``content, mime = fetch()``)."""
     position = getattr(node, UNPACKED, None)
     return position if isinstance(position, int) else None
+
+T = TypeVar("T")
+
+
+def agreed(found: list[T]) -> T | None:
+    """The one answer every return of a function gives (a summary over its returns), or None
+    when there is none or they differ."""
+    return found[0] if found and found[0] is not None and all(f == found[0] for f in found) else None
+
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer

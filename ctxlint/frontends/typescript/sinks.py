@@ -112,6 +112,8 @@ class Sinks:
         if shape.settings:  # genkit's `config: {maxOutputTokens}`
             held = keywords.get(shape.settings.rstrip("."))
             inner = self.names.entries(held[0], held[1], opaque) if held is not None else None
+            if held is not None and inner is None:
+                opaque[0] = True  # `config: settings` built out of sight may hold the limit
             settings = inner if inner is not None else {}
         for key in shape.limit_keys:
             if key in settings:
