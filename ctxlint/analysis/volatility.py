@@ -89,10 +89,13 @@ def per_call_before(request: Request, index: int, per_call: list[str]) -> Segmen
 
 def differs_per_call(segment: Segment, per_call: list[str]) -> bool:
     """A slot whose value is named like content that differs per call (the question, retrieved
-    documents), or that is a loop over such content."""
+    documents), that is a loop over such content, or whose size varies between calls (built by
+    looping over what the call is given: `for task in tasks: info += ...`)."""
     slot = segment.slot
     if slot is None or naming.measured(slot):
         return False
+    if slot.variable_length:
+        return True
     candidates = [*slot.names, naming.leading_name(segment.loop) or ""] if segment.loop else slot.names
     return any(naming.matches(n, per_call) or naming.matches(naming.last(n), per_call) for n in candidates if n)
 
