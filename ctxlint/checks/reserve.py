@@ -32,6 +32,13 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never sent, so"
     elif kind in ("built-without", "built-and-sent"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
+    elif kind == "passed-to-others":
+        built, other = request.reserve_evidence[:2]
+        where = f", line {other.span.line}" if other.span is not None else ""
+        limit = other.text.split(" is passed to ")[0]
+        why = (f"{built.text.split(' is built ')[0]} is built without the output limit this function gives the "
+               f"other chat models it builds ({limit}{where}), so")
+        subject = "every answer it gives"
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
                   "none-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"

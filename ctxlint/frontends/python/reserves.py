@@ -22,7 +22,9 @@ from ctxlint.providers import LIMIT_NAMES
 # The kind of evidence of a chat model built without a limit that a request of the same code is
 # sent with, for a model whose client sets none of its own (rules/**/CTX201).
 BUILT_AND_SENT = "built-and-sent"
-
+# ... and of one built without a limit by a function that passes a limit it holds (not a number
+# written there) to the other chat models it builds, in its other branches.
+LIMIT_PASSED_TO_OTHERS = "passed-to-others"
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:
@@ -88,7 +90,10 @@ class Reserves(Component):
             passed_on = tuple(step for kind, step in self.args.of(call, env).empty_by_default if kind == KWARGS)
             kind = KWARGS if passed_on else "built-without"
             sent_at: tuple[Evidence, ...] = ()
-            if not passed_on and not self.limited_model(call, env, holder) and (
+            others = () if passed_on else self.limit_passed_to_others(call, scope)
+            if others:
+                kind, sent_at = LIMIT_PASSED_TO_OTHERS, others
+            elif not passed_on and not self.limited_model(call, env, holder) and (
                     id(call) in self.m.sent_holders or self.assigned(call, scope) in sent - {None}
                     or self.passed_to_sender(call, scope)):
                 kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
@@ -103,6 +108,26 @@ class Reserves(Component):
                                                        "built without an output limit", self.m.span(call)),
                                   *sent_at)))
         return found
+
+    def limit_passed_to_others(self, call: ast.Call, scope: Scope) -> tuple[Evidence, ...]:
+        """Where the function that builds ``call`` passes the other chat models it builds a limit
+        it holds (``max_tokens=config.max_output_tokens``), when it does: one branch of a
+        factory that leaves out what every other branch sends. A number written at one of
+        them is a choice for that model (`max_tokens=20_000` with thinking), not a limit at hand."""
+        if scope.kind != "function":
+            return ()
+        found = []
+        for other, other_scope, holder in self.m.holder_calls:
+            if other is call or other_scope is not scope:
+                continue
+            env = Env(other_scope)
+            entry = next((e for e in (self.args.find(spec, other, env) for spec in holder.arguments.get("limit", ()))
+                          if e is not None), None)
+            if entry is None or self.flow.literal(entry[0], entry[1])[0]:
+                continue
+            found.append(Evidence(EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is passed to "
+                                  f"`{self.m.short(other.func)}(...)` built in the same function", self.m.span(entry[2])))
+        return tuple(found[:3])
 
     def assigned(self, call: ast.Call, scope: Scope) -> tuple[int, str] | None:
         """The variable of ``scope`` that ``name = call`` assigns, if that is how it is kept."""
