@@ -125,8 +125,8 @@ class Reserves(Component):
                           if e is not None), None)
             if entry is None or self.flow.literal(entry[0], entry[1])[0]:
                 continue
-            found.append(Evidence(EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is passed to "
-                                  f"`{self.m.short(other.func)}(...)` built in the same function", self.m.span(entry[2])))
+            said = f"`{self.m.code(entry[0])}` is passed to `{self.m.short(other.func)}(...)` built in the same function"
+            found.append(Evidence(EvidenceKind.FLOW, said, self.m.span(entry[2])))
         return tuple(found[:3])
 
     def assigned(self, call: ast.Call, scope: Scope) -> tuple[int, str] | None:
