@@ -125,7 +125,7 @@ class Reserves(Component):
                           if e is not None), None)
             if entry is None or self.flow.literal(entry[0], entry[1])[0]:
                 continue
-            said = f"`{self.m.code(entry[0])}` is passed to `{self.m.short(other.func)}(...)` built in the same function"
+            said = f"`{self.m.code(entry[0])}` is passed to `{self.m.short(other.func)}(...)` built here"
             found.append(Evidence(EvidenceKind.FLOW, said, self.m.span(entry[2])))
         return tuple(found[:3])
 
