@@ -302,7 +302,9 @@ class Spreads(Component):
         (``extra: dict[str, Any] = {}``): ``self.config.extra`` of
         ``self.config = Settings(**kwargs)``."""
         built = self.calls.constructor(node.value, env)
-        if built is None or any(k.arg == node.attr for k in built[0].keywords):
+        if built is None:
+            return self.inherited_empty_field(node, env)
+        if any(k.arg == node.attr for k in built[0].keywords):
             return None
         call, call_env = built
         func = call.func
@@ -313,6 +315,63 @@ class Spreads(Component):
             return None
         value = self.field_default(self.callees.class_named(func.id, call_env.scope, True), node.attr)
         return node.attr if value is not None and _empty_field(value) else None
+
+    def inherited_empty_field(self, node: ast.Attribute, env: Env) -> str | None:
+        """``node.attr`` of ``self.config`` that a base class of the project sets
+        (``self.config = config_class(**kwargs)`` with ``config_class=Settings`` by default),
+        when every settings class the object may be built with declares the field empty: the
+        base's default, and the one the subclass hands ``super().__init__`` in its place."""
+        held = node.value
+        cls = env.scope.cls
+        if not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == "self") \
+                or cls is None or not isinstance(cls.node, ast.ClassDef) or cls.assigns.get(held.attr):
+            return None
+        for base in cls.node.bases:
+            located = self.callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
+            records = located[1].assigns.get(held.attr) if located is not None else None
+            if not records or located is None:
+                continue
+            built = records[-1].value
+            if len(records) > 1 or not isinstance(built, ast.Call) or not isinstance(built.func, ast.Name) \
+                    or any(k.arg == node.attr for k in built.keywords):
+                return None
+            owner, home = located[0], records[-1].home
+            base_callees = owner.callees if owner is not None else self.callees
+            param = home.params.get(built.func.id) if home.kind == "function" else None
+            default = param.default if param is not None else built.func
+            found = base_callees.class_named(default.id, home, True) if isinstance(default, ast.Name) else None
+            # a class found in the module that names it: (None, class) there, the owner's here
+            classes = [(found[0] or owner, found[1]) if found is not None else None]
+            if param is not None:  # the settings class a subclass builds its object with instead
+                handed = self.handed_to_base(cls, built.func.id)
+                if handed is None:
+                    return None
+                classes += handed
+            empty = [self.field_default(c, node.attr) for c in classes]
+            return node.attr if all(v is not None and _empty_field(v) for v in empty) else None
+        return None
+
+    def handed_to_base(self, cls: Scope, param: str) -> list[tuple[Analyzer | None, Scope] | None] | None:
+        """The classes a subclass's ``__init__`` passes its base's ``__init__`` as ``param``
+        (``super().__init__(config_class=TextConfig, **kwargs)``, or its own parameter's
+        default); None when it passes something the code does not name."""
+        init = cls.functions.get("__init__")
+        if init is None:
+            return []
+        fn, scope = init
+        handed: list[tuple[Analyzer | None, Scope] | None] = []
+        for call in walk(fn):
+            if not (isinstance(call, ast.Call) and last_name(call.func) == "__init__"):
+                continue
+            value = next((k.value for k in call.keywords if k.arg == param), None)
+            if isinstance(value, ast.Name) and value.id in scope.params:
+                value = scope.params[value.id].default
+            if value is None:
+                continue
+            if not isinstance(value, ast.Name):
+                return None
+            handed.append(self.callees.class_named(value.id, scope, True))
+        return handed
 
     def field_default(self, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
         """The default a class of the project (``found``, or a base class of it) declares for
