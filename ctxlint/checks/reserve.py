@@ -42,6 +42,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
                   "none-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
+    elif kind == "removed":
+        why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
     elif kind == "wrapper-call":
         why = f"{request.reserve_evidence[0].text}, so"
     else:

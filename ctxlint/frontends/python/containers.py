@@ -85,6 +85,14 @@ class Containers(Component):
                 return None
             entries[key] = (extra.value, env, extra.target)
             return entries
+        if extra.kind == "pop" and isinstance(extra.value, ast.Call):
+            # the limit taken out (when its branch runs): the entry is the removal (reserves.removal)
+            key = self.flow.literal_str(extra.value.args[0], env)
+            if key is None:
+                return None
+            if key in entries:
+                entries[key] = (extra.value, env, extra.value)
+            return entries
         if extra.kind in ("update", "setdefault") and isinstance(extra.value, ast.Call):
             call = extra.value
             if extra.kind == "setdefault":

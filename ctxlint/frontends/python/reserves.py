@@ -11,6 +11,7 @@ from typing import cast
 
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
+from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import Parts, in_method, in_test, limit_configurable
 from ctxlint.frontends.python.spreads import KWARGS
@@ -56,6 +57,25 @@ class Reserves(Component):
                     return read
             current = current.parent
         return None
+
+    def removal(self, entry: Entry) -> Evidence | None:
+        """What an entry of a request's settings says when it is the limit's removal (the
+        entry ``containers.changed_entries`` makes of ``params.pop("max_tokens")``), and the
+        condition under which it runs, if the code shows one."""
+        node = entry[0]
+        if node is not entry[2] or not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                        and node.func.attr == "pop"):
+            return None
+        child: ast.AST = node
+        parent = self.m.parents.get(id(node))
+        when = ""
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(parent, ast.If):
+                test = self.m.code(parent.test)
+                when = f" when `{test}`" if child in parent.body else f" unless `{test}`"
+                break
+            child, parent = parent, self.m.parents.get(id(parent))
+        return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(node)}` takes the limit out{when}", self.m.span(node))
 
     def limit_read(self, cls: ast.AST) -> tuple[str, Span] | None:
         """A limit the object's configuration holds and a method of the class reads

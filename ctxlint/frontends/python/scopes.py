@@ -19,6 +19,7 @@ from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import UNPACKED, Assign, Binding, Env, Loop, Param, Scope
+from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
     pass
@@ -258,6 +259,11 @@ class Scopes(Component):
             elif method in ("update", "setdefault"):  # settings.update(max_tokens=...): keys added to a dict
                 home = owner(name, scope)
                 self.record(name, Assign(method, call, self.m.end(call), loops, home, func.value,
+                                         where=scope if home is not scope else None))
+            elif method == "pop" and call.args and string_value(call.args[0]) in LIMIT_NAMES:
+                # params.pop("max_tokens"): a limit taken out of a request's settings
+                home = owner(name, scope)
+                self.record(name, Assign("pop", call, self.m.end(call), loops, home, func.value,
                                          where=scope if home is not scope else None))
             elif method in self.m.catalogue.appenders and call.args:
                 # history.add_user_message(text): a message added to the receiver (Semantic Kernel)

@@ -28,6 +28,8 @@ HTTP_PAYLOAD = "http-payload"
 # ... and of a call of a sink's shape on a client the project builds (or a library the catalogue
 # does not know builds): `self._module.Client().models.generate_content(...)`.
 SHAPED_CLIENT = "shaped-client"
+# ... and of a request whose settings had a limit the code then takes out (`params.pop("max_tokens")`).
+REMOVED = "removed"
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Parts:
     built_without: Evidence | None = None  # the chat model or agent built with no limit, when one is
     by_default: tuple[Step, ...] = ()  # spreads a caller may fill, empty by default
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
+    removed: Evidence | None = None  # the limit taken out of the settings (`params.pop("max_tokens")`)
 
 
 class Sinks(Component):
@@ -169,7 +172,10 @@ class Sinks(Component):
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
             passed_unset = any(kind == NONE for kind, _ in parts.by_default)  # passed on, None by default
-            dropped = None if passed_unset else self.reserves.accepted_limit(env.scope) or parts.dropped
+            dropped = None if passed_unset or parts.removed else self.reserves.accepted_limit(env.scope) \
+                or parts.dropped
+            if parts.removed is not None:
+                reserve_kind, reserve_evidence = REMOVED, (parts.removed,)
             if dropped is not None:
                 reserve_kind = "dropped"
                 reserve_evidence = (Evidence(EvidenceKind.SOURCE, f"`{dropped[0]}` is accepted here and never "
@@ -279,6 +285,14 @@ class Sinks(Component):
         if parts.limit is None:
             for spec in arguments.get("limit", ()):
                 entry = self.args.find(spec, call, env, given)
+                removed = self.reserves.removal(entry) if entry is not None else None
+                if removed is not None:  # taken out, unless another of its keywords is set in its place
+                    others = (self.args.find(Arg((k,), None, spec.key, spec.json), call, env, given)
+                              for k in spec.keywords)
+                    entry = next((e for e in others if e is not None and self.reserves.removal(e) is None), None)
+                    if entry is None:  # ... or another spec's keyword (`max_completion_tokens`)
+                        parts.removed, parts.limit_visible = removed, True
+                        continue
                 if entry is not None:
                     unset = self.spreads.none_by_default(entry[0], entry[1])
                     if unset is not None:  # `max_tokens=self.max_tokens`, None unless a caller gives it
