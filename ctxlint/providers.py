@@ -86,7 +86,12 @@ AI_SDK = ApiShape("ai-sdk", frozenset({"model", "prompt", "messages", "system"})
 # Genkit's `ai.generate({...})`: the limit is in `config`, whatever the model's provider.
 GENKIT = ApiShape("genkit", frozenset({"prompt", "messages", "system"}), ("maxOutputTokens",), system=("system",),
                   input=("prompt",), settings="config.")
-API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT)}
+# The Google Gen AI SDK for JavaScript (`ai.models.generateContent({model, contents, config})`): the
+# limit and the system text are in `config`.
+GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputTokens",), messages=("contents",),
+                           settings="config.")
+API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
+                                               GOOGLE_GENAI_JS)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).

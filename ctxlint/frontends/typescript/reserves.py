@@ -29,11 +29,26 @@ class Reserves:
             return None
         return found[0]
 
+    def settings_rest(self, settings: Node, env: Env) -> Node | None:
+        """The caller's rest that an object of settings named in the options (``config`` of
+        ``{model, contents, config}``) is completed with (``Object.assign(config,
+        this.extraParams)``), when every other part of it is read and no key set on it is a limit."""
+        node = self.m.unwrap(settings)
+        if node is None or node.type not in ("identifier", "shorthand_property_identifier"):
+            return None
+        binding = self.names.resolve(node, env)
+        found: list[Node] = []
+        if binding is None or binding.part is not None \
+                or not self._mutations_known(self.m.code(node), node, binding.env, found, 0) \
+                or not self._known_but(binding.value, binding.env, found, 1):
+            return None
+        return found[0] if found else None
+
     def mutations_known(self, options: Node, env: Env) -> bool:
         """Whether an options object passed by name is not changed out of sight before the call
         (a key set one by one that is an output limit, ``Object.assign`` of what cannot be read)."""
         node = self.m.unwrap(options)
-        if node.type != "identifier":
+        if node.type not in ("identifier", "shorthand_property_identifier"):  # `{..., config}` names one too
             return True
         found: list[Node] = []
         return self._mutations_known(self.m.code(node), node, env, found, 0) and not found
@@ -93,9 +108,17 @@ class Reserves:
                     "Object.assign":
                 args = self.m.args(node)
                 if args and self.m.code(args[0]) == name and not all(
-                        self._spread_known(a, env, found, depth) for a in args[1:]):
+                        self._spread_known(a, env, found, depth) and not self._names_limit(a) for a in args[1:]):
                     return False
         return True
+
+    def _names_limit(self, node: Node) -> bool:
+        """Whether an object literal merged in sets an output limit (``{maxOutputTokens: 800}``):
+        the options are then completed with one the literal read of them does not see."""
+        node = self.m.unwrap(node)
+        return node is not None and node.type == "object" and any(
+            self.m.key_text(self.m.field(child, "key")) in LIMIT_KEYS if child.type == "pair"
+            else self.m.code(child) in LIMIT_KEYS for child in node.named_children)
 
     def rest_of_caller(self, node: Node, env: Env) -> bool:
         """``rest`` of ``const { a, b, ...rest } = options`` (or of a parameter pattern) where

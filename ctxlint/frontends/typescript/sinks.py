@@ -109,11 +109,12 @@ class Sinks:
             return None  # a mock model in a test or demo: nothing is sent
         limit = None
         settings = keywords
+        held = None
         if shape.settings:  # genkit's `config: {maxOutputTokens}`
             held = keywords.get(shape.settings.rstrip("."))
             inner = self.names.entries(held[0], held[1], opaque) if held is not None else None
-            if held is not None and inner is None:
-                opaque[0] = True  # `config: settings` built out of sight may hold the limit
+            if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
+                opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
         for key in shape.limit_keys:
             if key in settings:
@@ -128,6 +129,8 @@ class Sinks:
         kind = ""
         evidence: tuple[Evidence, ...] = ()
         rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
+        if rest is None and limit is None and opaque[0] and held is not None:
+            rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
         if rest is not None:
             kind = "caller-rest"
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(rest)}` holds only what a caller passes "
