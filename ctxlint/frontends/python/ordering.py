@@ -7,6 +7,7 @@ import ast
 import re
 
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
+from ctxlint.frontends.python.callees import Called
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
     MAX_DEPTH,
@@ -45,7 +46,7 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return self.returned_unordered(node, env)
+            return self.returned_unordered(node, env) or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             return self.unordered(node.generators[0].iter, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
@@ -76,6 +77,54 @@ class Ordering(Component):
         finally:
             self.m.leave(target.fn)
 
+    def yielded_unordered(self, call: ast.Call, env: Env) -> str | None:
+        """A summary of a generator of the module's own that ``call`` calls: what its items are
+        in no fixed order by, when every ``yield`` sits in a loop over a collection in no fixed
+        order (``for name in list(self.names): yield name, read(name)``), or None."""
+        loops = self.yield_loops(call, env)
+        if loops is None:
+            return None
+        target, iterables = loops
+        if not self.m.enter(target.fn):
+            return None
+        try:
+            return agreed([self.unordered(iterable, target.env) for iterable in iterables])
+        finally:
+            self.m.leave(target.fn)
+
+    def yield_loops(self, call: ast.Call, env: Env) -> tuple[Called, list[ast.expr]] | None:
+        """The function ``call`` calls, when it is a generator of this module, and the collection
+        each of its ``yield``s loops over (the innermost loop around it); None when a ``yield``
+        is outside every loop."""
+        target = self.callees.function_for(call, env, returns=False)
+        if target is None or target.owner is not None:
+            return None
+        key = id(target.fn)
+        if key not in self.m.yield_memo:
+            self.m.yield_memo[key] = self.yielded_from(target.fn)
+        iterables = self.m.yield_memo[key]
+        return (target, iterables) if iterables else None
+
+    def yielded_from(self, fn: ast.AST) -> list[ast.expr] | None:
+        iterables: list[ast.expr] = []
+        for node in own_nodes(fn):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                loop = self.enclosing_loop(node, fn)
+                if loop is None:
+                    return None
+                iterables.append(loop.iter)
+        return iterables
+
+    def enclosing_loop(self, node: ast.AST, fn: ast.AST) -> ast.For | ast.AsyncFor | None:
+        parent = self.m.parents.get(id(node))
+        while parent is not None and parent is not fn:
+            if isinstance(parent, (ast.For, ast.AsyncFor)):
+                return parent
+            if isinstance(parent, (ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return None
+            parent = self.m.parents.get(id(parent))
+        return None
+
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
         return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env)),)
@@ -94,6 +143,11 @@ class Ordering(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
                 inner, env = binding.value, binding.env
+        elif isinstance(node, ast.Call) and depth <= 4:
+            # a generator's items: where its loop takes them (where `sorted(...)` goes)
+            loops = self.yield_loops(node, env)
+            if loops is not None and len(loops[1]) == 1 and self.unordered(loops[1][0], loops[0].env) is not None:
+                return self.origin(loops[1][0], loops[0].env, depth + 1)
         if inner is None or depth > 4 or self.unordered(inner, env) is None:
             return self.m.span(node)
         return self.origin(inner, env, depth + 1)
@@ -154,6 +208,19 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+
+def own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, without those of the functions and lambdas nested in it."""
+    found: list[ast.AST] = []
+    pending = list(children(fn))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        found.append(node)
+        pending.extend(children(node))
+    return found
 
 
 def _copied(value: ast.expr, ordering: Ordering) -> bool:
