@@ -58,11 +58,23 @@ class Ordering(Component):
                 if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
                                                        annotation):
                     return "set"
-                return None
+                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def passed_unordered(self, node: ast.Name, env: Env) -> str | None:
+        """For a parameter no call binds here: what every call of its function the module shows
+        passes in no fixed order (``self.images(self.paths)``, ``self.paths`` a set), or None."""
+        fn = self.sources.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return None
+        try:
+            passed = self.sources.callers(fn, node.id, env)
+            return agreed([self.unordered(bound.node, bound.env) for _, bound in passed])
+        finally:
+            self.m.leave(fn)
 
     def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
         """A summary of the module's own function ``call`` calls: what every value it returns is
