@@ -19,7 +19,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, agreed
+from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -61,8 +61,29 @@ class Ordering(Component):
                 return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
+            if isinstance(node, ast.Name) and _empty_list(binding.value):
+                return self.accumulated_unordered(node.id, binding)
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
+        """A list built empty and filled in loops: what the items are added in no fixed order by,
+        when a loop around an addition walks a collection in no fixed order (``for root, _, files
+        in os.walk(d): for f in files: found.append(f)``) and the function never sorts the list."""
+        if binding.owner is not None or not self.m.enter(binding.value):
+            return None
+        try:
+            for extra in binding.extras:
+                if extra.kind not in ("append", "extend", "+=", "insert"):
+                    continue
+                for loop in extra.loops[binding.loops:]:
+                    if isinstance(loop.node, (ast.For, ast.AsyncFor)):
+                        detail = self.unordered(loop.node.iter, binding.env)
+                        if detail is not None:
+                            return None if _sorted_in_place(name, binding.env.scope.node) else detail
+            return None
+        finally:
+            self.m.leave(binding.value)
 
     def passed_unordered(self, node: ast.Name, env: Env) -> str | None:
         """For a parameter no call binds here: what every call of its function the module shows
@@ -207,9 +228,7 @@ class Ordering(Component):
                     for extra in binding.extras:
                         if extra.kind in ("+=", "append", "extend") and extra.value is not None:
                             self._iteration_walk(extra.value, binding.env, inner, inner_index)
-                            loop = binding.loop_of(extra)
-                            if loop is not None:
-                                inner.extend(self.strings.loop_sources(loop, binding.env))
+                            inner.extend(self.strings.added_sources(binding, extra))
                 finally:
                     self.m.leave(binding.value)
                 unique_sources: list[Source] = []
@@ -233,6 +252,19 @@ def own_nodes(fn: ast.AST) -> list[ast.AST]:
         found.append(node)
         pending.extend(children(node))
     return found
+
+
+def _empty_list(value: ast.expr) -> bool:
+    return (isinstance(value, ast.List) and not value.elts) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
+        and not value.args and not value.keywords)
+
+
+def _sorted_in_place(name: str, scope_node: ast.AST) -> bool:
+    """Whether the code of a scope sorts the list a name holds in place (``found.sort()``)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort"
+               and isinstance(node.func.value, ast.Name) and node.func.value.id == name
+               for node in own_nodes(scope_node))
 
 
 def _copied(value: ast.expr, ordering: Ordering) -> bool:
