@@ -80,7 +80,7 @@ class Ordering(Component):
                     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
                         detail = self.unordered(loop.node.iter, binding.env)
                         if detail is not None:
-                            return None if _sorted_in_place(name, binding.env.scope.node) else detail
+                            return None if name in self.sorted_in_place(binding.env.scope.node) else detail
             return None
         finally:
             self.m.leave(binding.value)
@@ -109,6 +109,16 @@ class Ordering(Component):
             return agreed([self.unordered(value, target.env) for value in target.returns])
         finally:
             self.m.leave(target.fn)
+
+    def sorted_in_place(self, scope_node: ast.AST) -> set[str]:
+        """The names whose lists the code of a scope sorts in place (``found.sort()``)."""
+        found = self.m.sorted_memo.get(id(scope_node))
+        if found is None:
+            found = self.m.sorted_memo[id(scope_node)] = {
+                node.func.value.id for node in own_nodes(scope_node)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort"
+                and isinstance(node.func.value, ast.Name)}
+        return found
 
     def yielded_unordered(self, call: ast.Call, env: Env) -> str | None:
         """A summary of a generator of the module's own that ``call`` calls: what its items are
@@ -258,13 +268,6 @@ def _empty_list(value: ast.expr) -> bool:
     return (isinstance(value, ast.List) and not value.elts) or (
         isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
         and not value.args and not value.keywords)
-
-
-def _sorted_in_place(name: str, scope_node: ast.AST) -> bool:
-    """Whether the code of a scope sorts the list a name holds in place (``found.sort()``)."""
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort"
-               and isinstance(node.func.value, ast.Name) and node.func.value.id == name
-               for node in own_nodes(scope_node))
 
 
 def _copied(value: ast.expr, ordering: Ordering) -> bool:
