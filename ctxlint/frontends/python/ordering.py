@@ -20,9 +20,10 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
-from ctxlint.model import Source, SourceKind, Span
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
 class Ordering(Component):
@@ -55,8 +56,7 @@ class Ordering(Component):
             binding = self.scopes.resolve(node, env)
             if binding is None:
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
-                if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
-                                                       annotation):
+                if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
                 return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
             if any(e.kind == "shuffle" for e in binding.extras):
@@ -170,7 +170,24 @@ class Ordering(Component):
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
-        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env)),)
+        if detail is None:
+            return ()
+        passed = self.passed_by(node, env)
+        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env), flow=passed,
+                       from_caller=bool(passed)),)
+
+    def passed_by(self, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
+        """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
+        the calls that pass it, as steps of the evidence."""
+        if not isinstance(node, ast.Name) or self.scopes.resolve(node, env) is not None \
+                or _SET_ANNOTATION.match(self.callees.param_annotation(node.id, env) or ""):
+            return ()
+        fn = self.sources.unbound_parameter(node, env)
+        if fn is None:
+            return ()
+        return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{node.id}` by the call "
+                              f"at line {call.lineno}", self.m.span(call))
+                     for call, bound in self.sources.callers(fn, node.id, env)[:3])
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =
