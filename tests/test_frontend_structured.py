@@ -228,6 +228,17 @@ def test_agent_yaml_prompt_keys_become_requests_with_roles():
     assert lint("yaml_prompts/agent.yaml") == [("CTX101", 8, 16)]
 
 
+def test_a_prompt_files_top_level_content_is_its_prompt():
+    """A file named for a prompt holds its text under a top-level `content`; elsewhere, and below
+    the top level, `content` is data."""
+    text = ("version: 0.2\ncontent: |-\n  ## Context\n  {ENVIRONMENT_CONTEXT}\n\n  Answer as the code generator."
+            "\nexamples:\n  - content: a worked example of the answer format\n")
+    (request,) = structured.parse_file(text, "roles/code_generator_prompt.yaml").requests
+    assert request.key == "content" and [s.text for s in request.slots()] == ["ENVIRONMENT_CONTEXT"]
+    assert (request.anchor.line, request.anchor.column) == (2, 1)
+    assert structured.parse_file(text, "roles/code_generator.yaml").requests == []
+
+
 def test_crewai_agents_and_tasks_use_format_fields():
     """An agent's role, goal and backstory are one system prompt; a task's description and
     expected output one user turn (CrewAI sends each as one message)."""

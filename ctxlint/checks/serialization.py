@@ -46,6 +46,8 @@ def _weighed(request: Request, index: int, segment: Segment, source: Source, ctx
         return "after-per-call", (*evidence, Evidence(
             EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs per call before it",
             earlier.span, strong=False))
+    if source.from_caller and source.strong and source.kind is SourceKind.UNORDERED_ITERATION:
+        return "caller-call", evidence
     return ("call" if source.strong else "pattern"), evidence
 
 

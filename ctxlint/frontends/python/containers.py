@@ -183,7 +183,7 @@ class Containers(Component):
                     continue
                 inner = binding.loop_of(extra)
                 where = inner.text if inner is not None else loop
-                sources = self.strings.loop_sources(inner, binding.env) if inner is not None else ()
+                sources = self.strings.added_sources(binding, extra)
                 if extra.kind in ("append", "insert"):
                     item = Item(extra.value, binding.env, where, bool(sources), sources)
                     if extra.kind == "insert":

@@ -7,6 +7,7 @@ import ast
 import re
 
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
+from ctxlint.frontends.python.callees import Called
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
     MAX_DEPTH,
@@ -18,10 +19,11 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, agreed
-from ctxlint.model import Source, SourceKind, Span
+from ctxlint.frontends.python.values import Binding, Env, agreed
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
 class Ordering(Component):
@@ -45,7 +47,7 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return self.returned_unordered(node, env)
+            return self.returned_unordered(node, env) or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             return self.unordered(node.generators[0].iter, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
@@ -54,14 +56,46 @@ class Ordering(Component):
             binding = self.scopes.resolve(node, env)
             if binding is None:
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
-                if annotation is not None and re.match(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b",
-                                                       annotation):
+                if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
-                return None
+                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
+            if isinstance(node, ast.Name) and _empty_list(binding.value):
+                return self.accumulated_unordered(node.id, binding)
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
+        """A list built empty and filled in loops: what the items are added in no fixed order by,
+        when a loop around an addition walks a collection in no fixed order (``for root, _, files
+        in os.walk(d): for f in files: found.append(f)``) and the function never sorts the list."""
+        if binding.owner is not None or not self.m.enter(binding.value):
+            return None
+        try:
+            for extra in binding.extras:
+                if extra.kind not in ("append", "extend", "+=", "insert"):
+                    continue
+                for loop in extra.loops[binding.loops:]:
+                    if isinstance(loop.node, (ast.For, ast.AsyncFor)):
+                        detail = self.unordered(loop.node.iter, binding.env)
+                        if detail is not None:
+                            return None if name in self.sorted_in_place(binding.env.scope.node) else detail
+            return None
+        finally:
+            self.m.leave(binding.value)
+
+    def passed_unordered(self, node: ast.Name, env: Env) -> str | None:
+        """For a parameter no call binds here: what every call of its function the module shows
+        passes in no fixed order (``self.images(self.paths)``, ``self.paths`` a set), or None."""
+        fn = self.sources.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return None
+        try:
+            passed = self.sources.callers(fn, node.id, env)
+            return agreed([self.unordered(bound.node, bound.env) for _, bound in passed])
+        finally:
+            self.m.leave(fn)
 
     def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
         """A summary of the module's own function ``call`` calls: what every value it returns is
@@ -76,9 +110,84 @@ class Ordering(Component):
         finally:
             self.m.leave(target.fn)
 
+    def sorted_in_place(self, scope_node: ast.AST) -> set[str]:
+        """The names whose lists the code of a scope sorts in place (``found.sort()``)."""
+        found = self.m.sorted_memo.get(id(scope_node))
+        if found is None:
+            found = self.m.sorted_memo[id(scope_node)] = {
+                node.func.value.id for node in own_nodes(scope_node)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort"
+                and isinstance(node.func.value, ast.Name)}
+        return found
+
+    def yielded_unordered(self, call: ast.Call, env: Env) -> str | None:
+        """A summary of a generator of the module's own that ``call`` calls: what its items are
+        in no fixed order by, when every ``yield`` sits in a loop over a collection in no fixed
+        order (``for name in list(self.names): yield name, read(name)``), or None."""
+        loops = self.yield_loops(call, env)
+        if loops is None:
+            return None
+        target, iterables = loops
+        if not self.m.enter(target.fn):
+            return None
+        try:
+            return agreed([self.unordered(iterable, target.env) for iterable in iterables])
+        finally:
+            self.m.leave(target.fn)
+
+    def yield_loops(self, call: ast.Call, env: Env) -> tuple[Called, list[ast.expr]] | None:
+        """The function ``call`` calls, when it is a generator of this module, and the collection
+        each of its ``yield``s loops over (the innermost loop around it); None when a ``yield``
+        is outside every loop."""
+        target = self.callees.function_for(call, env, returns=False)
+        if target is None or target.owner is not None:
+            return None
+        key = id(target.fn)
+        if key not in self.m.yield_memo:
+            self.m.yield_memo[key] = self.yielded_from(target.fn)
+        iterables = self.m.yield_memo[key]
+        return (target, iterables) if iterables else None
+
+    def yielded_from(self, fn: ast.AST) -> list[ast.expr] | None:
+        iterables: list[ast.expr] = []
+        for node in own_nodes(fn):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                loop = self.enclosing_loop(node, fn)
+                if loop is None:
+                    return None
+                iterables.append(loop.iter)
+        return iterables
+
+    def enclosing_loop(self, node: ast.AST, fn: ast.AST) -> ast.For | ast.AsyncFor | None:
+        parent = self.m.parents.get(id(node))
+        while parent is not None and parent is not fn:
+            if isinstance(parent, (ast.For, ast.AsyncFor)):
+                return parent
+            if isinstance(parent, (ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return None
+            parent = self.m.parents.get(id(parent))
+        return None
+
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)
-        return () if detail is None else (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env)),)
+        if detail is None:
+            return ()
+        passed = self.passed_by(node, env)
+        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env), flow=passed,
+                       from_caller=bool(passed)),)
+
+    def passed_by(self, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
+        """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
+        the calls that pass it, as steps of the evidence."""
+        if not isinstance(node, ast.Name) or self.scopes.resolve(node, env) is not None \
+                or _SET_ANNOTATION.match(self.callees.param_annotation(node.id, env) or ""):
+            return ()
+        fn = self.sources.unbound_parameter(node, env)
+        if fn is None:
+            return ()
+        return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{node.id}` by the call "
+                              f"at line {call.lineno}", self.m.span(call))
+                     for call, bound in self.sources.callers(fn, node.id, env)[:3])
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =
@@ -94,6 +203,11 @@ class Ordering(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
                 inner, env = binding.value, binding.env
+        elif isinstance(node, ast.Call) and depth <= 4:
+            # a generator's items: where its loop takes them (where `sorted(...)` goes)
+            loops = self.yield_loops(node, env)
+            if loops is not None and len(loops[1]) == 1 and self.unordered(loops[1][0], loops[0].env) is not None:
+                return self.origin(loops[1][0], loops[0].env, depth + 1)
         if inner is None or depth > 4 or self.unordered(inner, env) is None:
             return self.m.span(node)
         return self.origin(inner, env, depth + 1)
@@ -141,9 +255,7 @@ class Ordering(Component):
                     for extra in binding.extras:
                         if extra.kind in ("+=", "append", "extend") and extra.value is not None:
                             self._iteration_walk(extra.value, binding.env, inner, inner_index)
-                            loop = binding.loop_of(extra)
-                            if loop is not None:
-                                inner.extend(self.strings.loop_sources(loop, binding.env))
+                            inner.extend(self.strings.added_sources(binding, extra))
                 finally:
                     self.m.leave(binding.value)
                 unique_sources: list[Source] = []
@@ -154,6 +266,25 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+
+def own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, without those of the functions and lambdas nested in it."""
+    found: list[ast.AST] = []
+    pending = list(children(fn))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        found.append(node)
+        pending.extend(children(node))
+    return found
+
+
+def _empty_list(value: ast.expr) -> bool:
+    return (isinstance(value, ast.List) and not value.elts) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
+        and not value.args and not value.keywords)
 
 
 def _copied(value: ast.expr, ordering: Ordering) -> bool:

@@ -126,7 +126,7 @@ class Strings(Component):
             more = self.pieces(extra.value, binding.env)
             loop = binding.loop_of(extra)
             if loop is not None:
-                sources = self.loop_sources(loop, binding.env)
+                sources = self.added_sources(binding, extra)
                 more = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p for p in more]
                 more = in_loop(more, loop.text)
             found.extend(more)
@@ -141,6 +141,12 @@ class Strings(Component):
 
     def loop_sources(self, loop: Loop, env: Env) -> tuple[Source, ...]:
         return self.flow.unordered_source(loop.node.iter, env) if not isinstance(loop.node, ast.While) else ()
+
+    def added_sources(self, binding: Binding, extra: Assign) -> tuple[Source, ...]:
+        """The collections in no fixed order the loops around an addition walk (each loop the
+        binding is not already in: `for root, _, files in os.walk(d): for f in files: ...` adds
+        in the order of `os.walk`, not only of `files`)."""
+        return tuple(s for loop in extra.loops[binding.loops:] for s in self.loop_sources(loop, binding.env))
 
     def fstring(self, node: ast.JoinedStr, env: Env) -> list[Piece]:
         values = [v for v in node.values if isinstance(v, ast.FormattedValue)]

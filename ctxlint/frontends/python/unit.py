@@ -128,6 +128,8 @@ class Unit(CycleGuard):
         self.dict_memo: dict[tuple[int, tuple[object, ...], frozenset[int]],
                              tuple[ast.AST, Env, dict[str, Entry] | None]] = {}
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
+        self.yield_memo: dict[int, list[ast.expr] | None] = {}  # what a generator's yields loop over (ordering.py)
+        self.sorted_memo: dict[int, set[str]] = {}  # names a scope sorts in place, `found.sort()` (ordering.py)
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
         self.callers_memo: dict[tuple[int, str, int], list] = {}  # the calls of a function, by parameter (sources.py)
@@ -299,6 +301,8 @@ class Unit(CycleGuard):
         self.node_paths.clear()
         self.dict_memo.clear()
         self.iteration_memo.clear()
+        self.yield_memo.clear()
+        self.sorted_memo.clear()
         self.path_memo.clear()
         self.callee_memo.clear()
         self.callers_memo.clear()

@@ -19,7 +19,8 @@ Shapes recognised (parse only: nothing is rendered, YAML is loaded with the safe
 - **YAML prompt files**: string values under keys that name a prompt (``system_prompt: |-``,
   ``instructions``, CrewAI ``role``/``goal``/``backstory``), Semantic Kernel prompt YAML
   (``template`` with ``template_format`` and ``execution_settings``) and LangChain prompt YAML
-  (``_type: prompt``).
+  (``_type: prompt``), and the top-level ``content`` of a file named for a prompt
+  (``code_generator_prompt.yaml``).
 
 String values are parsed as templates (Jinja when they hold ``{{``/``{%``; ``{name}`` fields for
 f-string formats; ``{{$var}}`` for Semantic Kernel and Handlebars) and every segment gets an
@@ -72,6 +73,7 @@ _YAML_KEYS = re.compile(
 )
 _YAML_WORDS = ("messages", "tools", "functions", "input", "system", "template", "backstory",
                "persona", "preamble", "rompt", "nstruction", "parameters", "function")  # cheaper than _YAML_KEYS
+_YAML_CONTENT = re.compile(r"^content[ \t]*:", re.MULTILINE)  # a prompt file's text (structured/prompts.py)
 _YAML_LIST_KEYS = re.compile(r"^[ \t]*(?:-[ \t]+)*(?:parameters|function)[ \t]*:(?:[ \t]|$)", re.MULTILINE)
 # Top-level keys that mark a YAML document as something else (CI, deployment, API description).
 _YAML_FOREIGN = (
@@ -111,9 +113,10 @@ def sniff(text: str, path: str) -> str | None:
         if start == "[":
             return "json" if _JSON_LIST_KEYS.search(text) else None
         return None
-    if not any(word in text for word in _YAML_WORDS):
+    prompt_content = "prompt" in name and _YAML_CONTENT.search(text) is not None
+    if not prompt_content and not any(word in text for word in _YAML_WORDS):
         return None
-    if not _YAML_KEYS.search(text):
+    if not prompt_content and not _YAML_KEYS.search(text):
         first = _FIRST_SIGNIFICANT.match(text)
         if not (first and first.group(1) == "-" and _YAML_LIST_KEYS.search(text)):
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
 
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.structured.context import JINJA_MARKERS, Context
@@ -113,6 +114,8 @@ def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
     if human:
         return []
     requests: list[Request] = []
+    # A file named for a prompt (`summary_prompt.yaml`) holds its text under a top-level `content`.
+    prompt_file = "prompt" in PurePosixPath(ctx.path).stem.lower()
     stack = [root]
     seen: set[int] = set()
     while stack:
@@ -139,7 +142,8 @@ def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
             listed = _yaml_messages(ctx, fields, value) if key == "messages" and value.kind == "array" else None
             if listed is not None:
                 requests.append(listed)
-            elif value.kind == "string" and is_prompt_key(key) and _is_prompt_text(value.value):
+            elif value.kind == "string" and (is_prompt_key(key) or key == "content" and node is root and prompt_file) \
+                    and _is_prompt_text(value.value):
                 sent = (Role.TOOL, True) if native and _matches(_normal(key), _STEP_RESULT_KEYS) else _role_for(key)
                 requests.append(_prompt_request(ctx, fields, [key], sent, "template"))
             elif value.kind in ("object", "array"):
