@@ -306,6 +306,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
+            # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
+            estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
+                                        and "token" in chain[-1].lower())
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
