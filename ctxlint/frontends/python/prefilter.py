@@ -24,7 +24,7 @@ _MARKERS_CI = re.compile(
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
                          r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
-_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w", re.IGNORECASE)
+_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 # A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
 # agent reads back, cut (cutsites.py).
