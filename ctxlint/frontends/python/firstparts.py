@@ -20,6 +20,7 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.markers import mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -30,6 +31,8 @@ _SIZE_WORDS = ("token", "limit", "size", "length", "max", "budget")
 _SEPARATOR_SPLITS = {"split", "rsplit", "splitlines", "partition", "rpartition"}
 # What a parameter holding a conversation is called.
 _CONVERSATIONS = ("messages", "*_messages", "msgs", "history", "chat_history", "conversation")
+# What a function that pages through a text, or says it was cut, keeps track of.
+_REST_WORDS = ("truncat", "has_more", "next_start", "start_from", "total_chunks", "remaining", "offset")
 # What a model a call is given is called.
 _MODELS = ("llm", "*_llm", "llm_*", "chat_model", "language_model")
 # Keys of a request body that carry what the model reads.
@@ -72,7 +75,7 @@ class FirstParts(Component):
                 continue
             first = self.m.parents[id(firsts[0])]
             assert isinstance(first, ast.Subscript)
-            if self.cut_sites.goes_to(first, fn) is None or not (context or self.to_model(first)):
+            if self.cut_sites.goes_to(first, fn) is None or not (context or self.to_model(first)) or _notes_rest(fn):
                 continue
             span = self.m.span(first)
             step = Evidence(EvidenceKind.FLOW, f"`{name}` holds the pieces of `{self.m.code(split)}`, split to a size",
@@ -141,6 +144,21 @@ class FirstParts(Component):
             return Observation("first-message", span, f"`{fn.name}` builds a request body from it and reads no "
                                f"other message of `{param}`", source=source)
         return None
+
+
+def _notes_rest(fn: Function) -> bool:
+    """A function that keeps track of what it left out (``truncated = chunk.has_more``,
+    ``next_start_char``, a string that says so): a page of the text, with a way to the next."""
+    for node in walk(fn):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
+            node.arg if isinstance(node, (ast.keyword, ast.arg)) else \
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 40 \
+            else None  # a key: {"has_more": ...}
+        if name and any(w in name.lower() for w in _REST_WORDS):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
+            return True
+    return False
 
 
 def _last(node: ast.expr) -> str:

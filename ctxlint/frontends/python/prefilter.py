@@ -23,7 +23,7 @@ _MARKERS_CI = re.compile(
 )
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
-                         r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
+                         r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 # A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
@@ -328,6 +328,12 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                         if strong_prompt_name(name):
                             return True
                         weak = True
+        elif isinstance(node, ast.ClassDef):
+            fields = {t.id for s in node.body for t in (s.targets if isinstance(s, ast.Assign) else [s.target]
+                                                        if isinstance(s, ast.AnnAssign) else [])
+                      if isinstance(t, ast.Name)}
+            if {"description", "args_schema"} <= fields:
+                return True  # a tool class (LangChain's shape): what it returns is read back by an agent
         elif isinstance(node, ast.Dict):
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
             if "role" in keys or tool_shaped(keys):
