@@ -129,8 +129,14 @@ class CutSites(Component):
         # What an agent reads back after running code or fetching a page; a process's streams or
         # a page's raw text by name, or an output of any kind (`*output` is also an agent's own).
         if reads_output(_subject(node)):
-            kind = "raw-output-cut" if reads_output(_subject(node), RAW_OUTPUT_NAMES) else "output-cut"
-            return Observation(kind, source.span, goes, source=replace(source, strong=True))
+            if reads_output(_subject(node), RAW_OUTPUT_NAMES):
+                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True))
+            stream = self.stream_value(_subject(node), env)
+            if stream is not None:  # `output_text = "\n".join(output["traceback"])` before the cut
+                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
+                    *source.flow, Evidence(EvidenceKind.SOURCE, f"`{self.m.code(_subject(node))}` is given "
+                                           f"`{' '.join(self.m.code(stream).split())}`", self.m.span(stream)))))
+            return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
         third_party = self.sources.untrusted(_subject(node), env)
@@ -147,6 +153,15 @@ class CutSites(Component):
             return Observation("excerpt-cut", source.span, goes, source=replace(source, strong=True))
         return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
                            source=replace(source, strong=for_model))
+
+    def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
+        """A value an output's local name is given in its function that reads a process's
+        streams or a page's raw text (``output["traceback"]``, ``result.stderr``): what a name
+        alone does not say, where it comes from does."""
+        if not isinstance(node, ast.Name) or env.scope.kind != "function":
+            return None
+        return next((r.value for r in env.scope.assigns.get(node.id, ())
+                     if r.value is not None and reads_output(r.value, RAW_OUTPUT_NAMES)), None)
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
