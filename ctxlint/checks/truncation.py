@@ -18,7 +18,8 @@ _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cu
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
-             "budget-loop": "budget-loop", "drop-loop": "drop-loop", "ranked-loop": "ranked-items"}
+             "budget-loop": "budget-loop", "drop-loop": "drop-loop", "ranked-loop": "ranked-items",
+             "first-chunk": "first-chunk", "first-message": "first-message"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -104,6 +105,14 @@ def _marks_another(segments: tuple[Segment, ...], index: int, span: Span) -> boo
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
     advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
+    if cut.how == "first-chunk":
+        return (f"`{source.detail}` keeps only the first piece of a text split to a size and drops the others "
+                "with nothing in their place, so the model cannot tell that the text goes on and answers as if it "
+                "had it all. Send every piece (one call each, then combine), or say that the text was cut.")
+    if cut.how == "first-message":
+        return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
+                "(the history and the latest request) with nothing in their place, so the model answers "
+                "without them. Send all the messages, or join their contents into the prompt.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop"):
         if cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "

@@ -13,10 +13,12 @@ from ctxlint.frontends.python.containers import Containers
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
+from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.ordersites import OrderSites
+from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.prefilter import precheck
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.reserves import Reserves
@@ -51,6 +53,10 @@ class Analyzer:
         self.cut_sites = CutSites(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.order_sites.cut_sites = self.cut_sites
+        self.first_parts = FirstParts(self.unit)
+        self.first_parts.cut_sites = self.cut_sites
+        self.overflows = Overflows(self.unit)
+        self.overflows.cut_sites = self.cut_sites
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -62,6 +68,7 @@ class Analyzer:
         self.reserves = Reserves(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.order_sites,
+                                  self.first_parts, self.overflows,
                                   self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
                                   self.wrappers, self.spreads, self.reserves]
         for part in parts:
@@ -93,6 +100,8 @@ class Analyzer:
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.order_sites.observe(context))
+        parsed.observations.extend(self.first_parts.observe(context))
+        parsed.observations.extend(self.overflows.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
 
     def framework_objects(self) -> None:

@@ -129,8 +129,14 @@ class CutSites(Component):
         # What an agent reads back after running code or fetching a page; a process's streams or
         # a page's raw text by name, or an output of any kind (`*output` is also an agent's own).
         if reads_output(_subject(node)):
-            kind = "raw-output-cut" if reads_output(_subject(node), RAW_OUTPUT_NAMES) else "output-cut"
-            return Observation(kind, source.span, goes, source=replace(source, strong=True))
+            if reads_output(_subject(node), RAW_OUTPUT_NAMES):
+                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True))
+            stream = self.stream_value(_subject(node), env)
+            if stream is not None:  # `output_text = "\n".join(output["traceback"])` before the cut
+                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
+                    *source.flow, Evidence(EvidenceKind.SOURCE, f"`{self.m.code(_subject(node))}` is given "
+                                           f"`{' '.join(self.m.code(stream).split())}`", self.m.span(stream)))))
+            return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
         third_party = self.sources.untrusted(_subject(node), env)
@@ -147,6 +153,15 @@ class CutSites(Component):
             return Observation("excerpt-cut", source.span, goes, source=replace(source, strong=True))
         return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
                            source=replace(source, strong=for_model))
+
+    def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
+        """A value an output's local name is given in its function that reads a process's
+        streams or a page's raw text (``output["traceback"]``, ``result.stderr``): what a name
+        alone does not say, where it comes from does."""
+        if not isinstance(node, ast.Name) or env.scope.kind != "function":
+            return None
+        return next((r.value for r in env.scope.assigns.get(node.id, ())
+                     if r.value is not None and reads_output(r.value, RAW_OUTPUT_NAMES)), None)
 
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
@@ -214,7 +229,7 @@ class CutSites(Component):
             return False
         target = self.m.dotted(statement.targets[0])
         return target is not None and any(
-            _says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s)) for s in self.after(statement))
+            says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s)) for s in self.after(statement))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model
@@ -254,7 +269,7 @@ class CutSites(Component):
 
     def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
-        if not any(adds(n) for n in loop_body(loop)) or _says_cut(self.after(loop)):
+        if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)):
             return None  # a marker added after the loop: `f"{rest} more lines..."`
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If) or not self.budget_test(statement.test, env, context):
@@ -262,12 +277,12 @@ class CutSites(Component):
             over = _over(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None)
-                if stop is None or _says_cut([s for s in branch if not _logs(s)]):
+                if stop is None or says_cut([s for s in branch if not _logs(s)]):
                     continue  # a marker added before it stops
                 iterated, keeps = _order(loop.iter)
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 how = "ranked-loop" if _RANKED.search(self.m.code(loop.iter)) else "budget-loop"
-                cut = Cut("items", keeps, how, _history(self.m.dotted(iterated) or ""))
+                cut = Cut("items", keeps, how, history_name(self.m.dotted(iterated) or ""))
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))
@@ -291,12 +306,12 @@ class CutSites(Component):
             return []
         found = []
         for statement in loop_body(loop):
-            dropped = _drop(statement)
+            dropped = drop_of(statement)
             if dropped is None:
                 continue
             subject, keeps = dropped
             how = "ranked-loop" if _RANKED.search(self.m.code(statement)) else "drop-loop"
-            cut = Cut("items", keeps, how, _history(self.m.dotted(subject) or ""))
+            cut = Cut("items", keeps, how, history_name(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
                             self.m.span(loop.test))
             source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
@@ -342,7 +357,7 @@ def _over(test: ast.expr) -> bool | None:
     return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
 
 
-def _says_cut(statements: list[ast.stmt]) -> bool:
+def says_cut(statements: list[ast.stmt]) -> bool:
     return any(mentions_cut(c.value) for s in statements for c in ast.walk(s)
                if isinstance(c, ast.Constant) and isinstance(c.value, str))
 
@@ -399,7 +414,7 @@ def _order(iterated: ast.expr) -> tuple[ast.expr, str]:
             return iterated, keeps
 
 
-def _drop(statement: ast.stmt) -> tuple[ast.expr, str] | None:
+def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
     """An item dropped from a collection, and which end is kept: ``x = x[1:]`` and ``x.pop(0)``
     keep the end, ``x = x[:-1]`` and ``x.pop()`` the start."""
     if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript) and \
@@ -423,7 +438,7 @@ def _drop(statement: ast.stmt) -> tuple[ast.expr, str] | None:
     if isinstance(value, ast.Call):  # store.set_docs(key, docs[:-1])
         for arg in value.args:
             if isinstance(arg, ast.Subscript):
-                dropped = _drop(ast.Assign([arg.value], arg))
+                dropped = drop_of(ast.Assign([arg.value], arg))
                 if dropped is not None:
                     return dropped
     if isinstance(statement, ast.Delete) and isinstance(statement.targets[0], ast.Subscript):
@@ -483,6 +498,6 @@ def _excerpt(node: ast.expr) -> bool:
 _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
 
 
-def _history(name: str) -> bool:
+def history_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)

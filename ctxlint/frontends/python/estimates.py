@@ -259,7 +259,8 @@ class Estimates(Component):
                            for n in walk(node.args[0]))
             return False
         if isinstance(node, (ast.Name, ast.Attribute)):
-            last = (self.m.dotted(node) or "").rsplit(".", 1)[-1].lower()
+            # the attribute itself, also at the end of a call (`path.stat().st_size`)
+            last = (node.attr if isinstance(node, ast.Attribute) else node.id).lower()
             if any(word in last for word in _WINDOW_WORDS):
                 return False
             return "char" in last or last.endswith(("_len", "_length", "_bytes")) or last == "st_size"

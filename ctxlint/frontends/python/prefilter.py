@@ -23,8 +23,8 @@ _MARKERS_CI = re.compile(
 )
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
-                         r"|input_?[sS]chema|parameters_json_schema|[\"']function[\"']\s*:|FunctionDeclaration")
-_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w", re.IGNORECASE)
+                         r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration")
+_LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 # A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
 # agent reads back, cut (cutsites.py).
@@ -306,6 +306,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
+            # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
+            estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
+                                        and "token" in chain[-1].lower())
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
@@ -325,6 +328,12 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                         if strong_prompt_name(name):
                             return True
                         weak = True
+        elif isinstance(node, ast.ClassDef):
+            fields = {t.id for s in node.body for t in (s.targets if isinstance(s, ast.Assign) else [s.target]
+                                                        if isinstance(s, ast.AnnAssign) else [])
+                      if isinstance(t, ast.Name)}
+            if {"description", "args_schema"} <= fields:
+                return True  # a tool class (LangChain's shape): what it returns is read back by an agent
         elif isinstance(node, ast.Dict):
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
             if "role" in keys or tool_shaped(keys):

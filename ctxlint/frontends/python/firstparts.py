@@ -1,0 +1,226 @@
+"""Cuts that keep the first part of something split or listed and drop the rest, in a module that
+builds prompts or calls a model:
+
+* ``chunks = split_text_by_token_limit(text, limit)`` then only ``chunks[0]`` is used: the text
+  was split to a size and every piece after the first is dropped;
+* a function given a conversation (``messages``) that builds a request body from
+  ``messages[0]["content"]`` alone: every message after the first is dropped.
+
+A split whose pieces are all used (a loop over them, ``chunks[1:]``, ``len(chunks)``) is not a cut,
+nor is ``text.split("\\n")[0]`` (a first line found by a separator, not a size), nor a function that
+reads the first message beside the others (``messages[1:]``).
+"""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatchcase
+
+from ctxlint.frontends.python.cutsites import CutSites
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.markers import mentions_cut
+from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+# What a call that splits text to a size says in its name or its arguments.
+_SIZE_WORDS = ("token", "limit", "size", "length", "max", "budget")
+# String methods that split at a separator, not to a size.
+_SEPARATOR_SPLITS = {"split", "rsplit", "splitlines", "partition", "rpartition"}
+# What a parameter holding a conversation is called.
+_CONVERSATIONS = ("messages", "*_messages", "msgs", "history", "chat_history", "conversation")
+# What a function that pages through a text, or says it was cut, keeps track of.
+_REST_WORDS = ("truncat", "has_more", "next_start", "start_from", "total_chunks", "remaining", "offset")
+# What a model a call is given is called.
+_MODELS = ("llm", "*_llm", "llm_*", "chat_model", "language_model")
+# Keys of a request body that carry what the model reads.
+_REQUEST_KEYS = {"messages", "inputs", "prompt", "input", "contents"}
+
+
+class FirstParts(Component):
+    cut_sites: CutSites
+
+    def observe(self, context: bool) -> list[Observation]:
+        """The first pieces and first messages the module's functions keep (a first piece where
+        the module builds prompts, or where the piece is handed to a call given the model)."""
+        found: list[Observation] = []
+        for fn, scope in self.m.functions:
+            if fn.name.startswith("test"):
+                continue
+            found.extend(self.first_chunks(fn, scope, context))
+            observed = self.first_message(fn, scope)
+            if observed is not None:
+                found.append(observed)
+        return found
+
+    # ---- the first piece of a split ------------------------------------------------------------------
+
+    def first_chunks(self, fn: Function, scope: Scope, context: bool) -> list[Observation]:
+        """``pieces = split_by_size(text, n)`` where the function uses ``pieces[0]`` and nothing else
+        of ``pieces``."""
+        found = []
+        for name, records in scope.assigns.items():
+            if len(records) != 1 or records[0].kind != "=" or records[0].value is None:
+                continue
+            split = records[0].value
+            if isinstance(split, ast.Await):
+                split = split.value
+            if not (isinstance(split, ast.Call) and self.splits_to_size(split)):
+                continue
+            uses = _loads(fn, name)
+            firsts = [u for u in uses if _first(u, self.m.parents)]
+            if not firsts or any(not _first(u, self.m.parents) and not _tested(u, self.m.parents) for u in uses):
+                continue
+            first = self.m.parents[id(firsts[0])]
+            assert isinstance(first, ast.Subscript)
+            if self.cut_sites.goes_to(first, fn) is None or not (context or self.to_model(first)) or _notes_rest(fn):
+                continue
+            span = self.m.span(first)
+            step = Evidence(EvidenceKind.FLOW, f"`{name}` holds the pieces of `{self.m.code(split)}`, split to a size",
+                            self.m.span(split))
+            source = Source(SourceKind.TRUNCATION, self.m.code(first), span, cut=Cut("pieces", "start", "first-chunk"),
+                            flow=(step,), strong=True)
+            found.append(Observation("first-chunk", span, f"only `{self.m.code(first)}` is used; the other pieces "
+                                     "are dropped", source=source))
+        return found
+
+    def to_model(self, node: ast.expr) -> bool:
+        """Whether ``node`` is an argument (at any depth) of a call that is also given the model
+        (``prompt.generate(self.llm, data=Input(text=chunks[0]))``)."""
+        current: ast.AST = node
+        while not isinstance(current, ast.stmt):
+            parent = self.m.parents.get(id(current))
+            if parent is None:
+                return False
+            if isinstance(parent, ast.Call) and any(
+                    fnmatchcase(_last(a), p) for a in (*parent.args, *(k.value for k in parent.keywords))
+                    for p in _MODELS):
+                return True
+            current = parent
+        return False
+
+    def splits_to_size(self, call: ast.Call) -> bool:
+        """A call named for splitting or chunking, whose name or arguments say a size
+        (``split_text_by_token_limit(text, limit)``, ``chunk_text(text, max_tokens=n)``)."""
+        func = call.func
+        name = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")).lower()
+        if name in _SEPARATOR_SPLITS or not ("split" in name or "chunk" in name):
+            return False
+        words = [name] + [self.m.code(a).lower() for a in call.args] + \
+                [f"{k.arg}={self.m.code(k.value)}".lower() for k in call.keywords]
+        return any(w in word for word in words for w in _SIZE_WORDS)
+
+    # ---- the first message of a conversation ----------------------------------------------------------
+
+    def first_message(self, fn: Function, scope: Scope) -> Observation | None:
+        """A function given a conversation that reads only its first message's content and builds a
+        request body (``{"messages": ...}``, ``{"inputs": ...}``) from it."""
+        if not any(isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _REQUEST_KEYS
+                                                    for k in n.keys) for n in walk(fn)):
+            return None
+        owner = self.m.parents.get(id(fn))
+        if "embed" in f"{fn.name} {getattr(owner, 'name', '')}".lower():
+            return None  # a request for embeddings: no model answers it
+        for param in scope.params:
+            if not any(fnmatchcase(param.lower(), p) for p in _CONVERSATIONS):
+                continue
+            annotation = (self.callees.param_annotation(param, Env(scope)) or "").replace(" ", "").lower()
+            if annotation and not annotation.startswith(("list", "sequence", "iterable", "optional[list")):
+                continue
+            uses = _loads(fn, param)
+            rebound = _rebound_from_first(fn, param, self.m.parents)
+            parents = self.m.parents
+            content = [u for u in uses if _first(u, parents) and _content(parents[id(u)], parents)]
+            if not content or any(not _first(u, parents) and not _tested(u, parents) and u.lineno <= rebound
+                                  for u in uses):
+                continue
+            read = self.m.parents[id(self.m.parents[id(content[0])])]
+            assert isinstance(read, ast.expr)
+            span = self.m.span(read)
+            source = Source(SourceKind.TRUNCATION, self.m.code(read), span,
+                            cut=Cut("messages", "start", "first-message", history=True), strong=True)
+            return Observation("first-message", span, f"`{fn.name}` builds a request body from it and reads no "
+                               f"other message of `{param}`", source=source)
+        return None
+
+
+def _notes_rest(fn: Function) -> bool:
+    """A function that keeps track of what it left out (``truncated = chunk.has_more``,
+    ``next_start_char``, a string that says so): a page of the text, with a way to the next."""
+    for node in walk(fn):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
+            node.arg if isinstance(node, (ast.keyword, ast.arg)) else \
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 40 \
+            else None  # a key: {"has_more": ...}
+        if name and any(w in name.lower() for w in _REST_WORDS):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
+            return True
+    return False
+
+
+def _last(node: ast.expr) -> str:
+    return (node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else "").lower()
+
+
+def _loads(fn: Function, name: str) -> list[ast.Name]:
+    """Where ``fn`` reads ``name`` (not in functions nested in it)."""
+    found = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _first(use: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """``name[0]``: the use is the value of a subscript by the constant 0."""
+    parent = parents.get(id(use))
+    return isinstance(parent, ast.Subscript) and parent.value is use and \
+        isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
+
+
+def _tested(use: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """A use that only decides (``if not chunks``, ``isinstance(messages, list)``, ``len(x) == 0``)."""
+    current: ast.AST = use
+    while True:
+        parent = parents.get(id(current))
+        if parent is None or isinstance(parent, ast.stmt) and not isinstance(parent, (ast.If, ast.While)):
+            return False
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
+            return True
+        if isinstance(parent, (ast.Compare, ast.UnaryOp, ast.BoolOp)):
+            return True
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance",
+                                                                                                     "len"):
+            current = parent
+            continue
+        if isinstance(parent, ast.Call):
+            return False
+        current = parent
+
+
+def _content(first: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``messages[0]["content"]`` or ``messages[0].content``: the text of the first message."""
+    parent = parents.get(id(first))
+    if isinstance(parent, ast.Subscript) and parent.value is first:
+        return isinstance(parent.slice, ast.Constant) and parent.slice.value == "content"
+    return isinstance(parent, ast.Attribute) and parent.attr == "content"
+
+
+def _rebound_from_first(fn: Function, name: str, parents: dict[int, ast.AST]) -> int:
+    """The line from which ``name`` holds a value made from its first item (``messages =
+    messages[0]["content"] + "..."``): later reads are of that value. The last line of ``fn``
+    when it is not rebound so."""
+    for node in walk(fn):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            uses = [n for n in walk(node.value) if isinstance(n, ast.Name) and n.id == name]
+            if uses and all(_first(u, parents) for u in uses):
+                return node.lineno
+    return fn.end_lineno or fn.lineno
