@@ -17,6 +17,7 @@ from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
+    LOCATION_CALLS,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -217,9 +218,10 @@ class Flow(Ordering):
         qualified = self.m.qualified(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
         arguments = [*call.args, *(k.value for k in call.keywords)]
-        if qualified in MEASURES or method in MEASURING_METHODS:
-            # `len(documents)`, `page.count("x")`: a number about the value, not its text. What
-            # it reads is neither content nor a collection of the prompt; its clock calls are.
+        if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
+            # `len(documents)`, `page.count("x")`: a number about the value, not its text (and
+            # `Path(name)` a location). What it reads is neither content nor a collection of the
+            # prompt; its clock calls are.
             inner = Facts()
             if isinstance(func, ast.Attribute):
                 self.facts(func.value, env, inner)

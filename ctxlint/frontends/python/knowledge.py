@@ -68,6 +68,9 @@ PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os
                   "os.path.realpath", "os.path.expanduser", "os.path.normpath", "str", "os.fspath",
                   "importlib.resources.files", "importlib_resources.files", "importlib.resources.path",
                   "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
+# Calls that make a file's location out of their arguments: a path named by content is not content.
+LOCATION_CALLS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "os.path.join", "os.path.dirname",
+                  "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser"}
 PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
                         "parent", "parents", "format"}
 

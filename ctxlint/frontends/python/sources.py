@@ -15,6 +15,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
     ADDS,
+    LOCATION_CALLS,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -94,6 +95,8 @@ class Sources(Component):
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
+            if found is None:
+                found = self.loop_item(node, env)
             return found if found is not None else self.from_callers(node, env)
         own_role = isinstance(node, ast.Dict) and sent_in_its_own_role(node)
         for child in value_parts(node):
@@ -113,8 +116,12 @@ class Sources(Component):
     def unpacked(self, node: ast.Subscript, position: int, env: Env) -> Source | None:
         """``content`` of ``content, mime = fetch(url)``: what the text item of the tuples
         ``fetch`` returns carries (a list item, such as messages whose tool results are sent in
-        their own role, is not read)."""
-        for item, item_env, target in self.callees.returned_items(node, position, env):
+        their own role, is not read). A call the code does not show is read whole
+        (``stdout, stderr = proc.communicate()``)."""
+        items = self.callees.returned_items(node, position, env)
+        if not items:
+            return self.untrusted(node.value, env)
+        for item, item_env, target in items:
             reader = target.owner if target.owner is not None else self.m.analyzer
             if reader.flow.is_list(item, item_env) is True or not self.m.enter(target.fn):
                 continue
@@ -128,6 +135,23 @@ class Sources(Component):
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
                 return replace(found, flow=(*found.flow, step))
         return None
+
+    def loop_item(self, node: ast.Name, env: Env) -> Source | None:
+        """An item of a loop over third-party content (``for hit in results:``, the value of
+        ``enumerate(results)`` or ``pages.items()``) is third-party content too; an index or a
+        key is not."""
+        target = self.scopes.unknowable_target(node, env)
+        loop = _loop_giving(target, self.m.parents) if target is not None else None
+        if loop is None or not self.m.enter(loop):
+            return None
+        try:
+            found = self.untrusted(loop.iter, env)
+        finally:
+            self.m.leave(loop)
+        if found is None:
+            return None
+        step = Evidence(EvidenceKind.FLOW, f"an item of `{self.m.short(loop.iter)}`", self.m.span(loop.iter))
+        return replace(found, flow=(*found.flow, step))
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
         """A parameter no call binds here: the third-party content the module's own callers of
@@ -271,8 +295,8 @@ class Sources(Component):
         func = call.func
         qualified = self.m.qualified(func) or ""
         last = qualified.rsplit(".", 1)[-1]
-        if qualified in MEASURES or self.sinks.is_sink(call, env):
-            return None  # a measure; or the model's own answer, whatever it was shown
+        if qualified in MEASURES or qualified in LOCATION_CALLS or self.sinks.is_sink(call, env):
+            return None  # a measure, a file's location; or the model's own answer, whatever it was shown
         if isinstance(func, ast.Attribute) and func.attr in MEASURING_METHODS:
             return None
         if isinstance(func, ast.Attribute):
@@ -431,6 +455,24 @@ def _in_prompt_folder(path: ast.expr) -> bool:
         return False
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
                for n in ast.walk(path))
+
+
+def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
+    """The loop whose target ``target`` is when it is bound to an item of what the loop goes
+    over: the whole target, or the second of a pair whose second is the item (``enumerate(items)``,
+    ``table.items()``)."""
+    loop = parents.get(id(target))
+    if isinstance(loop, (ast.Tuple, ast.List)):
+        pair = loop
+        loop = parents.get(id(pair))
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop.target is not pair or len(pair.elts) != 2 \
+                or pair.elts[1] is not target or not isinstance(loop.iter, ast.Call):
+            return None
+        func = loop.iter.func
+        if not ((isinstance(func, ast.Name) and func.id == "enumerate")
+                or (isinstance(func, ast.Attribute) and func.attr == "items")):
+            return None
+    return loop if isinstance(loop, (ast.For, ast.AsyncFor)) else None
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:
