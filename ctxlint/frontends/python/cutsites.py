@@ -168,7 +168,8 @@ class CutSites(Component):
             if binding is not None and binding.owner is None and not binding.extras \
                     and self.m.follow_binding(binding, self.known_text, depth + 1):
                 return True
-        return self.sources.untrusted(node, env) is not None
+        # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
+        return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
 
     def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:
         """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one

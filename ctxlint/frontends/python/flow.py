@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.guard import bound_list
@@ -18,6 +18,7 @@ from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
     LOCATION_CALLS,
+    LOCATOR_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -156,6 +157,9 @@ class Flow(Ordering):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
+        if isinstance(node, ast.Name) and any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+            # `url = line.partition("=")[2]`: a location parsed out of content is not the content
+            inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
 
     def caller_calls(self, node: ast.Name, env: Env, acc: Facts) -> None:

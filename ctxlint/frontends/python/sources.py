@@ -16,6 +16,7 @@ from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, se
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     LOCATION_CALLS,
+    LOCATOR_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -85,6 +86,8 @@ class Sources(Component):
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
+            if any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+                return None
             found = self.bound_untrusted(node, env)
             if found is not None and found.strong:
                 return found
