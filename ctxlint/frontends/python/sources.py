@@ -106,11 +106,13 @@ class Sources(Component):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 return found
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
-            # `[tag.text for tag in soup.find_all("p")]`: the items of untrusted content, read
-            read = {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+            # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
+            # items of untrusted content, read
+            shown = node.value if isinstance(node, ast.DictComp) else node.elt
+            read = {n.id for n in ast.walk(shown) if isinstance(n, ast.Name)}
             for generator in node.generators:
-                if read & {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}:
+                if read & _item_names(generator.target, generator.iter):
                     found = self.untrusted(generator.iter, env)
                     if found is not None:
                         return found
@@ -461,21 +463,25 @@ def _in_prompt_folder(path: ast.expr) -> bool:
 
 
 def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
-    """The loop whose target ``target`` is when it is bound to an item of what the loop goes
-    over: the whole target, or the second of a pair whose second is the item (``enumerate(items)``,
-    ``table.items()``)."""
+    """The loop whose target ``target`` is when it is bound to an item of what the loop goes over."""
     loop = parents.get(id(target))
     if isinstance(loop, (ast.Tuple, ast.List)):
-        pair = loop
-        loop = parents.get(id(pair))
-        if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop.target is not pair or len(pair.elts) != 2 \
-                or pair.elts[1] is not target or not isinstance(loop.iter, ast.Call):
-            return None
-        func = loop.iter.func
-        if not ((isinstance(func, ast.Name) and func.id == "enumerate")
-                or (isinstance(func, ast.Attribute) and func.attr == "items")):
-            return None
-    return loop if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+        loop = parents.get(id(loop))
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(target, ast.Name):
+        return None
+    return loop if target.id in _item_names(loop.target, loop.iter) else None
+
+
+def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
+    """The names a loop (or a comprehension) binds to the items of what it goes over: the whole
+    target, but of the pairs of ``enumerate(items)`` or ``table.items()`` only the second (the
+    first is an index or a key)."""
+    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(iterable, ast.Call):
+        func = iterable.func
+        if (isinstance(func, ast.Name) and func.id == "enumerate") or (isinstance(func, ast.Attribute)
+                                                                      and func.attr == "items"):
+            target = target.elts[1]
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:
