@@ -60,11 +60,13 @@ def file_digest(path: str) -> str | None:
 
 
 def code_version() -> str:
-    """ctxlint's version and the identity of its own files (package and rule catalogue)."""
+    """ctxlint's version and the identity of its own files (package, rule and framework catalogues)."""
     from ctxlint.catalogue import builtin_rules_dir
+    from ctxlint.frameworks import builtin_frameworks_dir
 
     parts = [__version__]
-    for base in sorted({Path(__file__).resolve().parent, builtin_rules_dir().resolve()}):
+    for base in sorted({Path(__file__).resolve().parent, builtin_rules_dir().resolve(),
+                        builtin_frameworks_dir().resolve()}):
         for path in sorted(base.rglob("*")):
             if path.suffix in (".py", ".yaml"):
                 status = path.stat()

@@ -144,3 +144,18 @@ def test_imported_modules_and_prompty_file_references_are_part_of_the_key(projec
     })
     warm = project.run("check")
     assert warm.located == ["service.py:10:25: CTX202"]
+
+
+def test_the_framework_catalogue_is_part_of_the_code_version(monkeypatch, tmp_path):
+    """The catalogue's sources decide what a finding says: a change to it (a new source of
+    third-party content) is a new version of ctxlint, whose results are not served from the cache."""
+    import ctxlint.frameworks
+    from ctxlint.cache import code_version
+
+    catalogue = tmp_path / "frameworks"
+    catalogue.mkdir()
+    (catalogue / "io.yaml").write_text("framework: io\n", encoding="utf-8")
+    monkeypatch.setattr(ctxlint.frameworks, "builtin_frameworks_dir", lambda: catalogue)
+    before = code_version()
+    (catalogue / "io.yaml").write_text("framework: io\nllm: false\n", encoding="utf-8")
+    assert code_version() != before

@@ -7,7 +7,7 @@ from :mod:`scopes`, below it.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
@@ -40,14 +40,31 @@ class Callees(Component):
         """The ``position``-th item of each tuple the function ``node`` calls returns
         (``return page.text, mime``), in the env the function runs in; empty when the code does
         not show the function or a return is not a tuple that long."""
-        call = node.value.value if isinstance(node.value, ast.Await) else node.value
+        return self.items_returned_by(node.value, position, env)
+
+    def items_returned_by(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+        """``returned_items`` of a call; a return that hands over to another function the code
+        shows (``return run_subprocess(command)``) gives that function's items."""
+        call = call.value if isinstance(call, ast.Await) else call
         if not isinstance(call, ast.Call):
             return []
         target = self.function_for(call, env, foreign=True)
-        if target is None or not all(isinstance(v, ast.Tuple) and len(v.elts) > position and not any(
-                isinstance(e, ast.Starred) for e in v.elts) for v in target.returns):
+        if target is None:
             return []
-        return [(v.elts[position], target.env, target) for v in target.returns if isinstance(v, ast.Tuple)]
+        items: list[tuple[ast.expr, Env, Called]] = []
+        for value in target.returns:
+            if isinstance(value, ast.Tuple):
+                if len(value.elts) <= position or any(isinstance(e, ast.Starred) for e in value.elts):
+                    return []
+                items.append((value.elts[position], target.env, target))
+                continue
+            reader = target.owner.callees if target.owner is not None else self
+            handed = reader.items_returned_by(value, position, target.env)
+            if not handed:
+                return []
+            items += [(item, item_env, called if called.owner is not None else replace(called, owner=target.owner))
+                      for item, item_env, called in handed]
+        return items
 
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
              ) -> tuple[Bound, ...]:

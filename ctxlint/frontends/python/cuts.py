@@ -339,7 +339,7 @@ class Cuts(Component):
             if isinstance(left, (ast.Subscript, ast.Call)):
                 following = self.strings.text(node.right, env)
                 if (following and following[0].slot is None and cut_marker(following[0].text)) or \
-                        _names_a_marker(node.right):
+                        names_a_marker(node.right):
                     self.m.marked.add(id(left))
             if isinstance(node.right, (ast.Subscript, ast.Call)):
                 preceding = self.strings.text(node.left, env)
@@ -351,7 +351,7 @@ class Cuts(Component):
                     if not (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Subscript, ast.Call))):
                         continue
                     if (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value)) or (
-                            isinstance(text, ast.FormattedValue) and _names_a_marker(text.value)):
+                            isinstance(text, ast.FormattedValue) and names_a_marker(text.value)):
                         self.m.marked.add(id(part.value))
 
 
@@ -362,7 +362,7 @@ def _no_len(value: ast.expr) -> ast.expr:
     return value
 
 
-def _names_a_marker(node: ast.expr) -> bool:
+def names_a_marker(node: ast.expr) -> bool:
     """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
     return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))

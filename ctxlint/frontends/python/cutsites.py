@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
+from itertools import pairwise
 
-from ctxlint.frontends.python.cuts import HISTORY_NAMES
+from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
@@ -182,7 +183,8 @@ class CutSites(Component):
             if binding is not None and binding.owner is None and not binding.extras \
                     and self.m.follow_binding(binding, self.known_text, depth + 1):
                 return True
-        return self.sources.untrusted(node, env) is not None
+        # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
+        return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
 
     def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:
         """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
@@ -229,7 +231,8 @@ class CutSites(Component):
             return False
         target = self.m.dotted(statement.targets[0])
         return target is not None and any(
-            says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s)) for s in self.after(statement))
+            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or _beside_named_marker(s, target)
+            for s in self.after(statement))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model
@@ -501,3 +504,16 @@ _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
 def history_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
+
+
+def _beside_named_marker(statement: ast.stmt, target: str) -> bool:
+    """Whether a statement writes the cut text next to a value named as a marker
+    (``f"{head}{marker}{tail}"`` after ``head = text[:n]``)."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.JoinedStr):
+            parts = [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
+            for before, after in pairwise(parts):
+                for cut, other in ((before, after), (after, before)):
+                    if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
+                        return True
+    return False

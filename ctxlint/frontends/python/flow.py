@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.guard import bound_list
@@ -17,6 +17,8 @@ from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
+    LOCATION_CALLS,
+    LOCATOR_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -155,6 +157,9 @@ class Flow(Ordering):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
+        if isinstance(node, ast.Name) and any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+            # `url = line.partition("=")[2]`: a location parsed out of content is not the content
+            inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
 
     def caller_calls(self, node: ast.Name, env: Env, acc: Facts) -> None:
@@ -217,9 +222,10 @@ class Flow(Ordering):
         qualified = self.m.qualified(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
         arguments = [*call.args, *(k.value for k in call.keywords)]
-        if qualified in MEASURES or method in MEASURING_METHODS:
-            # `len(documents)`, `page.count("x")`: a number about the value, not its text. What
-            # it reads is neither content nor a collection of the prompt; its clock calls are.
+        if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
+            # `len(documents)`, `page.count("x")`: a number about the value, not its text (and
+            # `Path(name)` a location). What it reads is neither content nor a collection of the
+            # prompt; its clock calls are.
             inner = Facts()
             if isinstance(func, ast.Attribute):
                 self.facts(func.value, env, inner)

@@ -45,6 +45,10 @@ ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozen
 ITERATING = {"list", "tuple", "str", "repr", "enumerate", "iter", "reversed", "map", "filter", "zip",
               "next"}
 NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
+# Variables named for a fact about content, not the content (globs): what a program parses out
+# of a page or a file into one of these (`url = line.partition("=")[2]`) is a location or a key.
+LOCATOR_NAMES = ("url", "*_url", "uri", "*_uri", "href", "link", "*_link", "path", "*_path", "filename",
+                 "*_filename", "file_name", "id", "*_id")
 WRAPPERS = ("int", "round", "ceil", "floor", "float")
 # Calls that count tokens with a real tokenizer; a function that makes one uses any
 # characters-per-token guess beside it only as a fallback.
@@ -68,6 +72,9 @@ PATH_BUILDERS = {"Path", "pathlib.Path", "pathlib.PurePath", "os.path.join", "os
                   "os.path.realpath", "os.path.expanduser", "os.path.normpath", "str", "os.fspath",
                   "importlib.resources.files", "importlib_resources.files", "importlib.resources.path",
                   "pkg_resources.resource_filename", "os.getenv", "os.environ.get"}
+# Calls that make a file's location out of their arguments: a path named by content is not content.
+LOCATION_CALLS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "os.path.join", "os.path.dirname",
+                  "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser"}
 PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "resolve", "absolute", "expanduser",
                         "parent", "parents", "format"}
 

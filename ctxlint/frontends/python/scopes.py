@@ -319,6 +319,15 @@ class Scopes(Component):
             return self.import_binding(self.m.imports[name], self.m.import_levels.get(name, 0))
         return None
 
+    def unknowable_target(self, node: ast.Name, env: Env) -> ast.expr | None:
+        """The target a local name was last bound at when that binding is one ``binding`` cannot
+        know (a loop target, an unpacking), for a part that reads what the statement gives it."""
+        records = env.scope.assigns.get(node.id)
+        if not records or env.bound(node.id) is not None or not self.m.step(len(records)):
+            return None
+        visible, index = seen_at(records, self.m.start(node), True, self.carried)
+        return visible[index].target if index is not None and visible[index].value is None else None
+
     def import_binding(self, qualified: str, level: int = 0) -> Binding | None:
         """The value a module of the project gives a name (``from app.prompts import SYSTEM``)."""
         found = self.m.foreign(qualified, level)

@@ -15,6 +15,8 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
     ADDS,
+    LOCATION_CALLS,
+    LOCATOR_NAMES,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -84,6 +86,8 @@ class Sources(Component):
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
+            if any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+                return None
             found = self.bound_untrusted(node, env)
             if found is not None and found.strong:
                 return found
@@ -94,17 +98,21 @@ class Sources(Component):
                 if node.id in scope.assigns or node.id in scope.params:
                     break  # a local of this scope, not the name sent from an outer one
                 scope = scope.parent
+            if found is None:
+                found = self.loop_item(node, env)
             return found if found is not None else self.from_callers(node, env)
         own_role = isinstance(node, ast.Dict) and sent_in_its_own_role(node)
         for child in value_parts(node):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 return found
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
-            # `[tag.text for tag in soup.find_all("p")]`: the items of untrusted content, read
-            read = {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+            # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
+            # items of untrusted content, read
+            shown = node.value if isinstance(node, ast.DictComp) else node.elt
+            read = {n.id for n in ast.walk(shown) if isinstance(n, ast.Name)}
             for generator in node.generators:
-                if read & {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}:
+                if read & _item_names(generator.target, generator.iter):
                     found = self.untrusted(generator.iter, env)
                     if found is not None:
                         return found
@@ -113,8 +121,12 @@ class Sources(Component):
     def unpacked(self, node: ast.Subscript, position: int, env: Env) -> Source | None:
         """``content`` of ``content, mime = fetch(url)``: what the text item of the tuples
         ``fetch`` returns carries (a list item, such as messages whose tool results are sent in
-        their own role, is not read)."""
-        for item, item_env, target in self.callees.returned_items(node, position, env):
+        their own role, is not read). A call the code does not show is read whole
+        (``stdout, stderr = proc.communicate()``)."""
+        items = self.callees.returned_items(node, position, env)
+        if not items:
+            return self.untrusted(node.value, env)
+        for item, item_env, target in items:
             reader = target.owner if target.owner is not None else self.m.analyzer
             if reader.flow.is_list(item, item_env) is True or not self.m.enter(target.fn):
                 continue
@@ -128,6 +140,23 @@ class Sources(Component):
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
                 return replace(found, flow=(*found.flow, step))
         return None
+
+    def loop_item(self, node: ast.Name, env: Env) -> Source | None:
+        """An item of a loop over third-party content (``for hit in results:``, the value of
+        ``enumerate(results)`` or ``pages.items()``) is third-party content too; an index or a
+        key is not."""
+        target = self.scopes.unknowable_target(node, env)
+        loop = _loop_giving(target, self.m.parents) if target is not None else None
+        if loop is None or not self.m.enter(loop):
+            return None
+        try:
+            found = self.untrusted(loop.iter, env)
+        finally:
+            self.m.leave(loop)
+        if found is None:
+            return None
+        step = Evidence(EvidenceKind.FLOW, f"an item of `{self.m.short(loop.iter)}`", self.m.span(loop.iter))
+        return replace(found, flow=(*found.flow, step))
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
         """A parameter no call binds here: the third-party content the module's own callers of
@@ -271,8 +300,8 @@ class Sources(Component):
         func = call.func
         qualified = self.m.qualified(func) or ""
         last = qualified.rsplit(".", 1)[-1]
-        if qualified in MEASURES or self.sinks.is_sink(call, env):
-            return None  # a measure; or the model's own answer, whatever it was shown
+        if qualified in MEASURES or qualified in LOCATION_CALLS or self.sinks.is_sink(call, env):
+            return None  # a measure, a file's location; or the model's own answer, whatever it was shown
         if isinstance(func, ast.Attribute) and func.attr in MEASURING_METHODS:
             return None
         if isinstance(func, ast.Attribute):
@@ -431,6 +460,28 @@ def _in_prompt_folder(path: ast.expr) -> bool:
         return False
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
                for n in ast.walk(path))
+
+
+def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
+    """The loop whose target ``target`` is when it is bound to an item of what the loop goes over."""
+    loop = parents.get(id(target))
+    if isinstance(loop, (ast.Tuple, ast.List)):
+        loop = parents.get(id(loop))
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(target, ast.Name):
+        return None
+    return loop if target.id in _item_names(loop.target, loop.iter) else None
+
+
+def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
+    """The names a loop (or a comprehension) binds to the items of what it goes over: the whole
+    target, but of the pairs of ``enumerate(items)`` or ``table.items()`` only the second (the
+    first is an index or a key)."""
+    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(iterable, ast.Call):
+        func = iterable.func
+        if (isinstance(func, ast.Name) and func.id == "enumerate") or (isinstance(func, ast.Attribute)
+                                                                      and func.attr == "items"):
+            target = target.elts[1]
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:

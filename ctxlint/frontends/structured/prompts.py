@@ -4,6 +4,7 @@ Kernel and LangChain prompt YAML, and the small template syntaxes their values a
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 
@@ -146,6 +147,8 @@ def yaml_prompts(ctx: Context, root: Node) -> list[Request]:
                     and _is_prompt_text(value.value):
                 sent = (Role.TOOL, True) if native and _matches(_normal(key), _STEP_RESULT_KEYS) else _role_for(key)
                 requests.append(_prompt_request(ctx, fields, [key], sent, "template"))
+            elif value.kind == "string" and isinstance(value.value, str) and _TURN.search(value.value):
+                requests.append(_turns_request(ctx, fields, key))
             elif value.kind in ("object", "array"):
                 children.append(value)
         stack.extend(reversed(children))
@@ -180,6 +183,26 @@ def _crew_keys(node: Node) -> tuple[str, ...]:
     if isinstance(value.get("description"), str) and isinstance(value.get("expected_output"), str):
         return ("description", "expected_output")
     return ()
+
+
+# The turn markers of chat formats a prompt written as one text can carry (NeMo's
+# `<extra_id_0>System`, ChatML's `<|im_start|>system`, Llama 3's `<|start_header_id|>system`): the
+# model reads each turn in the role its marker names.
+_TURN = re.compile(r"<extra_id_0>(System)|<extra_id_1>(User|Assistant)|<\|im_start\|>(system|user|assistant)\b"
+                   r"|<\|start_header_id\|>(system|user|assistant)<\|end_header_id\|>")
+
+
+def _turns_request(ctx: Context, fields: dict, key: str) -> Request:
+    """A text that writes its own chat turns: one request, each segment in the role (and the
+    message) of the last turn marker at or before it."""
+    request = _prompt_request(ctx, fields, [key], (Role.USER, True), "template")
+    role, index, segments = Role.USER, 0, []
+    for segment in request.segments:
+        if segment.slot is None:
+            for marker in _TURN.finditer(segment.text):
+                role, index = ROLE_NAMES[next(g for g in marker.groups() if g).lower()], index + 1
+        segments.append(replace(segment, role=role, message_index=index))
+    return replace(request, segments=tuple(segments))
 
 
 def _prompt_request(ctx: Context, fields: dict, keys: list[str], role: tuple[Role, bool], syntax: str) -> Request:
