@@ -78,10 +78,13 @@ class Estimates(Component):
         """Forget the estimates of functions that also count with a real tokenizer: there the
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
         counts: dict[int, bool] = {}  # function -> whether it counts with a tokenizer
+        # The module's own functions that count with a tokenizer (`is_large_file(content)`): a
+        # guess made before calling one is a cheap first filter, the count comes after.
+        counters = {fn.name for fn, _ in self.m.functions if any(self.counts_tokens(n) for n in walk(fn))}
 
         def counting(fn: ast.AST) -> bool:
             if id(fn) not in counts:
-                counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
+                counts[id(fn)] = any(self.counts_tokens(n) or _calls_one_of(n, counters) for n in walk(fn))
             return counts[id(fn)]
 
         # The functions around each estimate's line, in one sweep over both sorted by line (a
@@ -280,3 +283,11 @@ class Estimates(Component):
         if span not in self.m.observed:
             self.m.observed.add(span)
             self.m.observations.append(Observation("char-token-estimate", span, self.m.code(node)))
+
+
+def _calls_one_of(node: ast.AST, names: set[str]) -> bool:
+    """A call of a function or method by one of these names (``self.is_large_file(text)``)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in names
