@@ -79,13 +79,17 @@ class Estimates(Component):
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
         counts: dict[int, bool] = {}  # function -> whether it counts with a tokenizer
         # The module's own functions that count with a tokenizer (`is_large_file(content)`): a
-        # guess made before calling one is a cheap first filter, the count comes after.
+        # guess made before a call of one is a cheap first filter, the exact count comes after.
+        # (A guess after such a count is how the code cuts, and stays an estimate.)
         counters = {fn.name for fn, _ in self.m.functions if any(self.counts_tokens(n) for n in walk(fn))}
 
         def counting(fn: ast.AST) -> bool:
             if id(fn) not in counts:
-                counts[id(fn)] = any(self.counts_tokens(n) or _calls_one_of(n, counters) for n in walk(fn))
+                counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
             return counts[id(fn)]
+
+        def counted_after(fn: ast.AST, line: int) -> bool:
+            return any(_calls_one_of(n, counters) and n.lineno > line for n in walk(fn))
 
         # The functions around each estimate's line, in one sweep over both sorted by line (a
         # search of every function per estimate was quadratic: a 1 MB module ran for minutes).
@@ -103,7 +107,8 @@ class Estimates(Component):
                 next_span += 1
             while stack and stack[-1][1] < line:
                 stack.pop()
-            fallback[line] = any(counting(fn) for start, end, fn in stack if start <= line <= end)
+            fallback[line] = any(counting(fn) or counted_after(fn, line)
+                                 for start, end, fn in stack if start <= line <= end)
         self.m.observations[:] = [o for o in self.m.observations if not fallback[o.span.line]]
 
     def counts_tokens(self, node: ast.AST) -> bool:
