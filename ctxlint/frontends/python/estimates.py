@@ -89,7 +89,7 @@ class Estimates(Component):
             return counts[id(fn)]
 
         def counted_after(fn: ast.AST, line: int) -> bool:
-            return any(_calls_one_of(n, counters) and n.lineno > line for n in walk(fn))
+            return any(isinstance(n, ast.Call) and n.lineno > line and _calls_one_of(n, counters) for n in walk(fn))
 
         # The functions around each estimate's line, in one sweep over both sorted by line (a
         # search of every function per estimate was quadratic: a 1 MB module ran for minutes).
