@@ -76,6 +76,12 @@ class Calls(Component):
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 binding = self.scopes.resolve(node, env)
                 own = None if binding is None else self.m.follow_binding(binding, self.path, depth + 1)
+                # `if llm is None: self.llm = Model(...) else: self.llm = llm`: the caller's
+                # object is unknown, the default one is the first branch's.
+                for earlier in self.scopes.earlier_values(node, env) if own is None or own.startswith(UNKNOWN) else ():
+                    default = self.m.follow_binding(earlier, self.path, depth + 1)
+                    if default is not None and not default.startswith(UNKNOWN):
+                        return default
                 return UNKNOWN + "." + node.attr if own is None else own
             return self.path(node.value, env, depth + 1) + "." + node.attr
         if isinstance(node, ast.Name):
@@ -171,9 +177,12 @@ class Calls(Component):
 
     # ---- objects built by framework constructors -------------------------------------------------
 
-    def constructor(self, node: ast.expr, env: Env) -> tuple[ast.Call, Env] | None:
+    def constructor(self, node: ast.expr, env: Env, branches: bool = True) -> tuple[ast.Call, Env] | None:
         """The call that built the object ``node`` names (through names, ``self`` attributes,
-        the module's own functions and methods called on it, such as ``.bind_tools(...)``)."""
+        the module's own functions and methods called on it, such as ``.bind_tools(...)``).
+        A ``self`` attribute whose last assignment shows no such call is the object an earlier
+        one builds, when one does: the default of ``if llm is None: self.llm = Model(...)
+        else: self.llm = llm`` (with ``branches``, once along the path)."""
         for _ in range(_MAX_PATH):
             if isinstance(node, ast.Await):
                 node = node.value
@@ -186,6 +195,13 @@ class Calls(Component):
                 return node, env
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
             if binding is None:
+                return None
+            earlier = self.scopes.earlier_values(node, env) if branches else []
+            if earlier:
+                for candidate in (binding, *earlier):
+                    found = self.constructor(candidate.value, candidate.env, branches=False)
+                    if found is not None:
+                        return found
                 return None
             node, env = binding.value, binding.env
         return None

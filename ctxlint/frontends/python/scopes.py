@@ -373,6 +373,21 @@ class Scopes(Component):
                 return self.import_binding(f"{self.m.imports[head]}.{node.attr}", self.m.import_levels.get(head, 0))
         return None
 
+    def earlier_values(self, node: ast.expr, env: Env) -> list[Binding]:
+        """The plain assignments of a ``self.`` attribute before the last one, latest first:
+        the other branches of ``if given is None: self.llm = Model(...) else: self.llm = given``."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls") and env.scope.cls is not None):
+            return []
+        records = env.scope.cls.assigns.get(node.attr) or []
+        bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
+        found = []
+        for i in reversed(bases[:-1]):
+            value = records[i].value
+            assert value is not None
+            found.append(Binding(value, Env(records[i].home, (), env.depth + 1), records[i + 1:]))
+        return found
+
     def deref(self, node: ast.expr, env: Env) -> tuple[ast.expr, Env]:
         """Follow names to the literal they hold (when nothing changed it since)."""
         seen = 0
