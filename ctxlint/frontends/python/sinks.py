@@ -131,7 +131,7 @@ class Sinks(Component):
         parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
-            if sent_from(env.scope, holder_env.scope):
+            if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
                 self.m.sent_holders.setdefault(id(holder_call), []).append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
@@ -362,6 +362,12 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def built_to_return(call: ast.Call, built: Scope) -> bool:
+    """Whether ``call`` is what a function of the module returns (``def default_model(): return
+    Model(...)``): a factory, whose object is sent wherever its callers send it."""
+    return built.kind == "function" and any(value is call for value in built.returns)
 
 
 def sent_from(scope: Scope, built: Scope) -> bool:
