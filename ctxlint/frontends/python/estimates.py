@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value
 from ctxlint.frontends.python.nodes import walk
@@ -77,19 +78,26 @@ class Estimates(Component):
     def drop_fallbacks(self) -> None:
         """Forget the estimates of functions that also count with a real tokenizer: there the
         guess is the fallback for when no tokenizer is available, not the way tokens are counted."""
+        if not self.m.observations:
+            return
         counts: dict[int, bool] = {}  # function -> whether it counts with a tokenizer
-        # The module's own functions that count with a tokenizer (`is_large_file(content)`): a
-        # guess made before a call of one is a cheap first filter, the exact count comes after.
-        # (A guess after such a count is how the code cuts, and stays an estimate.)
-        counters = {fn.name for fn, _ in self.m.functions if any(self.counts_tokens(n) for n in walk(fn))}
 
         def counting(fn: ast.AST) -> bool:
             if id(fn) not in counts:
                 counts[id(fn)] = any(self.counts_tokens(n) for n in walk(fn))
             return counts[id(fn)]
 
+        # The module's own functions that count with a tokenizer (`is_large_file(content)`): a
+        # guess made before a call of one is a cheap first filter, the exact count comes after.
+        # (A guess after such a count is how the code cuts, and stays an estimate.)
+        counters: set[str] | None = None
+
         def counted_after(fn: ast.AST, line: int) -> bool:
-            return any(isinstance(n, ast.Call) and n.lineno > line and _calls_one_of(n, counters) for n in walk(fn))
+            nonlocal counters
+            if counters is None:
+                counters = {f.name for f, _ in self.m.functions if counting(f)}
+            return any(isinstance(n, ast.Call) and n.lineno > line and last_name(n.func) in counters
+                       for n in walk(fn))
 
         # The functions around each estimate's line, in one sweep over both sorted by line (a
         # search of every function per estimate was quadratic: a 1 MB module ran for minutes).
@@ -289,10 +297,3 @@ class Estimates(Component):
             self.m.observed.add(span)
             self.m.observations.append(Observation("char-token-estimate", span, self.m.code(node)))
 
-
-def _calls_one_of(node: ast.AST, names: set[str]) -> bool:
-    """A call of a function or method by one of these names (``self.is_large_file(text)``)."""
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in names

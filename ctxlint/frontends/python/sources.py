@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
@@ -37,6 +37,9 @@ def arguments(call: ast.Call) -> list[ast.expr]:
     """The values a call passes, positional and by keyword, in neither case starred."""
     return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
                                                                        if k.arg is not None]
+
+# LOCATOR_NAMES as one pattern: every name of every value a prompt is built from is tested.
+_LOCATOR = re.compile("|".join(translate(p) for p in LOCATOR_NAMES))
 
 
 class Sources(Component):
@@ -86,7 +89,7 @@ class Sources(Component):
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
-            if any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+            if _LOCATOR.match(node.id.lower()):
                 return None
             found = self.bound_untrusted(node, env)
             if found is not None and found.strong:
