@@ -23,8 +23,9 @@ STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", 
 SYSTEM_NAMES = ("*system*", "*developer*", "*persona*", "*preamble*")
 # Configuration names a path may be built from and stay the repository's own.
 CONFIG_NAMES = ("*prompt*", "*template*", "*instruction*", "*system*", "*persona*")
-# Words in a path that say its files come from outside (a download, an upload, a scratch folder).
-UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_?files|tmp|temp", re.IGNORECASE)
+# Words in a path that say its files come from outside (a download, an upload, a scratch folder;
+# not a template: `tmpl_name`, `templates_dir`).
+UPLOAD_WORDS = re.compile(r"upload|download|inbox|attachment|incoming|user_?files|tmp(?!l)|temp(?!lat)", re.IGNORECASE)
 
 # Executing a tool in an agent loop: `run_tool(...)`, `call_tools(...)`, `execute_function_call(...)`.
 TOOL_RUNNER_WORDS = (r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|perform|use)_(?:tool|function)s?"
