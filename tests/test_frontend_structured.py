@@ -515,3 +515,29 @@ def test_a_plain_yaml_graph_is_checked_without_building_its_data(monkeypatch):
     merged = structured.parse_file("base: &b {role: user}\nmessages:\n  - <<: *b\n    content: Hi\n", "r.yaml")
     assert len(built) == 1  # merge keys are expanded by construction
     assert [s.text for s in merged.requests[0].segments] == ["Hi"]
+
+
+def test_prompt_written_in_chat_turns_keeps_each_static_part_in_the_turn_it_was_written_in():
+    # One static run holds the end of the system turn and the start of the user turn: the
+    # system sentence stays system text, and the user heading starts at its own line.
+    source = (
+        "prompts:\n"
+        "  - task: answer\n"
+        "    content: |-\n"
+        "      <extra_id_0>System\n"
+        "      You answer from the context the user gives.\n"
+        "\n"
+        "      <extra_id_1>User\n"
+        "      Context:\n"
+        "      {{ chunks }}\n"
+        "      <extra_id_1>Assistant\n"
+    )
+    (request,) = structured.parse_file(source, "config/prompts.yml").requests
+    parts = [(s.role, s.message_index, s.span.line, s.text.split("\n")[0]) for s in request.segments]
+    assert parts == [
+        (Role.SYSTEM, 1, 4, "<extra_id_0>System"),
+        (Role.USER, 2, 7, "<extra_id_1>User"),
+        (Role.USER, 2, 9, "chunks"),
+        (Role.USER, 2, 9, ""),  # the line break after the slot
+        (Role.ASSISTANT, 3, 10, "<extra_id_1>Assistant"),
+    ]

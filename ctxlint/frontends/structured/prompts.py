@@ -198,11 +198,34 @@ def _turns_request(ctx: Context, fields: dict, key: str) -> Request:
     request = _prompt_request(ctx, fields, [key], (Role.USER, True), "template")
     role, index, segments = Role.USER, 0, []
     for segment in request.segments:
-        if segment.slot is None:
-            for marker in _TURN.finditer(segment.text):
-                role, index = ROLE_NAMES[next(g for g in marker.groups() if g).lower()], index + 1
-        segments.append(replace(segment, role=role, message_index=index))
+        start = 0
+        for marker in _TURN.finditer(segment.text) if segment.slot is None else ():
+            # The text before a marker stays in the turn it was written in.
+            if segment.text[start:marker.start()]:
+                segments.append(_part(segment, start, marker.start(), role, index))
+            role, index = ROLE_NAMES[next(g for g in marker.groups() if g).lower()], index + 1
+            start = marker.start()
+        segments.append(_part(segment, start, len(segment.text), role, index) if start else
+                        replace(segment, role=role, message_index=index))
     return replace(request, segments=tuple(segments))
+
+
+def _part(segment: Segment, start: int, end: int, role: Role, index: int) -> Segment:
+    """The static text ``segment.text[start:end]`` in its own turn. Its span is counted from the
+    segment's start in the text (a YAML block scalar's indent is not in the text, so a column
+    after a line break counts from the line's first character); the last part ends where the
+    segment does."""
+    def position(offset: int) -> tuple[int, int]:
+        before = segment.text[:offset]
+        breaks = before.count("\n")
+        column = offset - before.rfind("\n") if breaks else segment.span.column + offset
+        return segment.span.line + breaks, column
+
+    line, column = position(start)
+    end_line, end_column = (segment.span.end_line, segment.span.end_column) if end == len(segment.text) \
+        else position(end)
+    span = replace(segment.span, line=line, column=column, end_line=end_line, end_column=end_column)
+    return replace(segment, span=span, text=segment.text[start:end], role=role, message_index=index)
 
 
 def _prompt_request(ctx: Context, fields: dict, keys: list[str], role: tuple[Role, bool], syntax: str) -> Request:
