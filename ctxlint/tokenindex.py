@@ -61,6 +61,7 @@ class _Index:
     longest: int  # the longest token, in bytes
     ranks: dict[bytes, int]  # the tokens looked up so far, single bytes included
     looked_up: set[bytes] = field(default_factory=set)
+    expanded: set[str] = field(default_factory=set)  # chunks whose candidates are all in looked_up
     encoding: tiktoken.Encoding | None = None
     spent: int = 0  # candidates looked at so far in this process
     built: int = 0  # the cost of the subset encodings built so far in this process, in tokens
@@ -83,8 +84,11 @@ def count(text: str, name: str) -> int | None:
         index = _indexes[name] = _open(name)
     if index is None:
         return None
-    candidates = _candidates(text, index.longest)
-    if candidates is None or index.spent + len(candidates) > _MAX_CANDIDATES_PER_RUN:
+    taken = _candidates(text, index.longest, index.expanded)
+    if taken is None:
+        return None
+    candidates, chunks = taken
+    if index.spent + len(candidates) > _MAX_CANDIDATES_PER_RUN:
         return None
     index.spent += len(candidates)
     new = [c for c in candidates if c not in index.looked_up]
@@ -104,12 +108,17 @@ def count(text: str, name: str) -> int | None:
                 _indexes[name] = None
                 return None
             index.encoding = _encoding(name, index.ranks)
+    index.expanded.update(chunks)
     return len(index.encoding.encode_ordinary(text))
 
 
-def _candidates(text: str, longest: int) -> set[bytes] | None:
-    """Every substring of two bytes or more, up to ``longest``, of every chunk of ``text``."""
+def _candidates(text: str, longest: int, expanded: set[str]) -> tuple[set[bytes], set[str]] | None:
+    """Every substring of two bytes or more, up to ``longest``, of every chunk of ``text`` not in
+    ``expanded`` (chunks an earlier count looked up: a word recurs in text after text), and the
+    chunks it took them from. The bound on one text's work counts every chunk, as if none had
+    been seen."""
     out: set[bytes] = set()
+    chunks: set[str] = set()
     work = 0
     for chunk in _CUT.split(text):
         data = chunk.encode("utf-8")
@@ -117,10 +126,13 @@ def _candidates(text: str, longest: int) -> set[bytes] | None:
         work += size * min(size, longest)
         if work > _MAX_CANDIDATES_PER_TEXT:
             return None
+        if chunk in expanded or chunk in chunks:
+            continue
+        chunks.add(chunk)
         for start in range(size - 1):
             end = min(size, start + longest)
             out.update(data[start:stop] for stop in range(start + 2, end + 1))
-    return out
+    return out, chunks
 
 
 def _look_up(database: sqlite3.Connection, candidates: list[bytes]) -> dict[bytes, int]:

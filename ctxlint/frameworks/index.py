@@ -150,7 +150,7 @@ class Catalogue:
         self.llm_imports = frozenset(i for f in all_ if f.llm for i in f.imports)
         self.appenders = {name for f in all_ for m in f.messages if m.appends
                           for name in (p.rsplit(".", 1)[-1] for p in m.calls)}
-        self._pattern: re.Pattern[str] | None = None
+        self._patterns: tuple[re.Pattern[str], ...] | None = None
 
     @cached_property
     def typescript(self) -> TypeScriptCatalogue:
@@ -189,12 +189,12 @@ class Catalogue:
             chains.update(c for p in sink.calls if "()." in p and len(c := _fixed_tail(p.rsplit("().", 1)[1])) > 1)
         return frozenset(chains)
 
-    def library_pattern(self) -> re.Pattern[str]:
+    def library_patterns(self) -> tuple[re.Pattern[str], ...]:
         """The Python imports of the libraries the catalogue knows: a module without one holds no
         call the catalogue describes (the Python prefilter reads it)."""
-        if self._pattern is None:
-            self._pattern = library_pattern(self.roots(), self.request_chains)
-        return self._pattern
+        if self._patterns is None:
+            self._patterns = library_patterns(self.roots(), self.request_chains)
+        return self._patterns
 
     def names(self) -> set[str]:
         """Names whose absence from a module's text means no entry can match in it."""
@@ -205,14 +205,23 @@ class Catalogue:
         return names
 
 
-def library_pattern(roots: frozenset[str], chains: frozenset[tuple[str, ...]] = frozenset()) -> re.Pattern[str]:
+def library_patterns(roots: frozenset[str],
+                     chains: frozenset[tuple[str, ...]] = frozenset()) -> tuple[re.Pattern[str], ...]:
     """Imports of any of these modules: ``import dspy``, ``from crewai import Agent``, and for
-    a submodule, ``from google import genai``; or a call of one of the method ``chains`` that
-    look like a request whatever the receiver (``.models.generate_content(``)."""
+    a submodule, ``from google import genai``; or (the second pattern, when there are chains) a
+    call of one of the method ``chains`` that look like a request whatever the receiver
+    (``.models.generate_content(``). A text holds one of them when a pattern finds it.
+
+    Two patterns, not one alternation: the calls all start with ``.``, which the regex engine
+    looks for as a literal when they stand alone; next to the line-anchored imports it tried
+    every branch at every character (ten times slower over a project's modules)."""
     names = "|".join(sorted(re.escape(r) for r in roots))
     submodules = ""
     for root in sorted(r for r in roots if "." in r):
         parent, _, last = root.rpartition(".")
         submodules += rf"|from[ \t]+{re.escape(parent)}[ \t]+import\b[^\n]*\b{re.escape(last)}\b"
-    calls = "".join(sorted(rf"|\.{re.escape('.'.join(chain))}\s*\(" for chain in chains))
-    return re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules}){calls}", re.MULTILINE)
+    imports = re.compile(rf"^[ \t]*(?:(?:import|from)[ \t]+(?:{names})\b{submodules})", re.MULTILINE)
+    if not chains:
+        return (imports,)
+    calls = "|".join(sorted(rf"\.{re.escape('.'.join(chain))}\s*\(" for chain in chains))
+    return imports, re.compile(calls)

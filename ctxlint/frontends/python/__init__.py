@@ -55,7 +55,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     parsed = ParsedFile(path)
     catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
                  else cached_frameworks())
-    if not might_hold_prompts(text, catalogue.library_pattern()):
+    if not might_hold_prompts(text, catalogue.library_patterns()):
         return parsed
     header = generated(text)
     if header is not None:

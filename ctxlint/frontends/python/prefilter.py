@@ -30,14 +30,24 @@ _TOKEN = re.compile(r"token", re.IGNORECASE)
 # agent reads back, cut (cutsites.py).
 _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
                          r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
+# The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
+# exact (the patterns' letters are all lower case), and the regex engine searches several times
+# faster than case-insensitively.
+_FOLDED = {pattern: re.compile(pattern.pattern) for pattern in (_MARKERS_CI, _LEN, _TOKEN, _OUTPUT_CUT)}
 
 
-def might_hold_prompts(text: str, libraries: re.Pattern[str] | None = None) -> bool:
+def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -> bool:
     """A regex-level test, run before parsing: can this module hold anything we read? A module
-    that names a library of the framework catalogue or calls a sink's shape (``libraries``) may."""
-    if _MARKERS_CS.search(text) or _MARKERS_CI.search(text) or (libraries is not None and libraries.search(text)):
+    that names a library of the framework catalogue or calls a sink's shape (one of the
+    ``libraries`` patterns finds it) may."""
+    folded = text.lower() if text.isascii() else None
+
+    def found(pattern: re.Pattern[str]) -> bool:
+        return bool(pattern.search(text) if folded is None else _FOLDED[pattern].search(folded))
+
+    if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text):
         return True
-    return bool(_LEN.search(text) and _TOKEN.search(text)) or bool(_OUTPUT_CUT.search(text))
+    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT)
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):

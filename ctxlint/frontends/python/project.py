@@ -43,6 +43,7 @@ class Project:
         self.catalogue = catalogue
         self.load = load
         self.files: dict[tuple[str, Path, int], Path | None] = {}
+        self.stats: dict[str, bool] = {}  # whether a path is a file
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.lookups = 0  # names the file being linted looked up in other modules
         self.loads = 0  # other modules read for it
@@ -59,29 +60,40 @@ class Project:
         return self.files[key]
 
     def _find(self, module: str, importer: Path, level: int) -> Path | None:
+        # On strings, not Paths: this runs for every name a linted module imports, and Path's
+        # parents and comparisons cost more than the stat calls.
         parts = [p for p in module.split(".") if p]
+        root = str(self.root)
+        below = root.rstrip(os.sep) + os.sep  # how a path strictly below the root starts
         if level:
-            base = importer.parent
+            package = importer.parent
             for _ in range(level - 1):
-                base = base.parent
-            bases = [base]
+                package = package.parent
+            bases = [str(package)]
         else:
             bases = []
-            folder = importer.parent
+            folder = str(importer.parent)
             while True:
                 bases.append(folder)
-                if folder == self.root or self.root not in folder.parents:
+                if folder == root or not folder.startswith(below):
                     break
-                folder = folder.parent
-            bases.append(self.root / "src")
+                folder = os.path.dirname(folder)
+            bases.append(os.path.join(root, "src"))
         for base in bases:
-            if base != self.root and self.root not in base.parents:
+            if base != root and not base.startswith(below):
                 continue
-            target = base.joinpath(*parts)
-            for candidate in ((target.with_name(target.name + ".py"),) if parts else ()) + (target / "__init__.py",):
-                if _is_file(candidate):
-                    return candidate
+            target = os.path.join(base, *parts)
+            for candidate in ((target + ".py",) if parts else ()) + (os.path.join(target, "__init__.py"),):
+                if self._is_file(candidate):
+                    return Path(candidate)
         return None
+
+    def _is_file(self, path: str) -> bool:
+        """Whether ``path`` is a file (asked once per run: imports from many modules try the
+        same candidates); a name the file system refuses (too long) is none."""
+        if path not in self.stats:
+            self.stats[path] = os.path.isfile(path)  # False where the system refuses the name
+        return self.stats[path]
 
     def subclasses(self, name: str) -> list[tuple[Path, str]]:
         """The classes of the project that name ``name`` among their bases, directly or through
@@ -267,10 +279,3 @@ def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path]
         _PROJECTS[key] = Project(root, catalogue, load)
     return _PROJECTS[key]
 
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is a file; a name the file system refuses (too long) is none."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False

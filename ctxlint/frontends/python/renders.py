@@ -180,13 +180,8 @@ class _Finder:
     def sites(self, names_template: Callable[[str], bool]) -> list[Site]:
         unit = self.m
         scopes = {id(call): scope for call, scope in unit.calls}
-        parents: dict[int, ast.AST] = {}
-        literals = []
-        for node in ast.walk(unit.tree):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and names_template(node.value):
-                literals.append(node)
+        parents = unit.parents  # kept by the module for the next template it renders
+        literals = [node for node, text in unit.strings if names_template(text)]
         found: list[Site] = []
         for literal in literals:
             for call in self._render_calls(literal, parents):

@@ -119,6 +119,7 @@ class Unit(CycleGuard):
         self.llm = False  # the module imports an LLM library
         self.marked: set[int] = set()  # cuts followed by a marker in the same expression
         self._parents: dict[int, ast.AST] | None = None
+        self._strings: list[tuple[ast.Constant, str]] | None = None
         # Values already followed (text, facts) by binding, and the bound on all following.
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
@@ -223,6 +224,20 @@ class Unit(CycleGuard):
         if self._parents is None:
             self._parents = {id(child): node for node in walk(self.tree) for child in children(node)}
         return self._parents
+
+    @property
+    def strings(self) -> list[tuple[ast.Constant, str]]:
+        """The module's string constants and their text, breadth first (the order ``ast.walk``
+        gives), found once for every template that looks for its name among them."""
+        if self._strings is None:
+            self._strings = []
+            queue: deque[ast.AST] = deque([self.tree])
+            while queue:
+                node = queue.popleft()
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    self._strings.append((node, node.value))
+                queue.extend(children(node))
+        return self._strings
 
     # ---- names ----------------------------------------------------------------------------------------
 
