@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
@@ -232,6 +233,8 @@ class Ordering(Component):
             if method == "join" or qualified in ITERATING or qualified in SERIALIZERS:
                 for arg in node.args[:1]:
                     found.extend(self.unordered_source(arg, env))
+            elif self.unordered(node, env) is None:  # a collection it returns is reported where it is iterated
+                found.extend(self.returned_iteration(node, env))
         elif isinstance(node, COMPREHENSIONS):
             for comp in node.generators:
                 found.extend(self.unordered_source(comp.iter, env))
@@ -266,6 +269,26 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+
+    def returned_iteration(self, call: ast.Call, env: Env) -> list[Source]:
+        """A summary of the module's own function ``call`` calls: where the values it returns
+        iterate a collection in no fixed order (``for path in self.paths: text += read(path)``,
+        then ``return text``), each with the call as a step. Only the module's own, as for
+        ``returned_unordered``."""
+        target = self.callees.function_for(call, env)
+        if target is None or target.owner is not None or not self.m.enter(target.fn):
+            return []
+        inner: list[Source] = []
+        try:
+            sorted_names = self.sorted_in_place(target.fn)
+            for value in target.returns:
+                if not (isinstance(value, ast.Name) and value.id in sorted_names):  # `found.sort()` fixed it
+                    self._iteration_walk(value, target.env, inner, KeyIndex())
+        finally:
+            self.m.leave(target.fn)
+        step = Evidence(EvidenceKind.FLOW, f"`{self.m.code(call)}` returns text built from it", self.m.span(call))
+        return [replace(source, flow=(*source.flow, step), returned=True) for source in inner]
 
 
 def own_nodes(fn: ast.AST) -> list[ast.AST]:
