@@ -707,3 +707,34 @@ class Notebook:
         "between calls and the 23 static tokens after it are then sent uncached. Wrap it in `sorted(...)`.")
     steps = [(step.text, step.span.line) for step in found[0].evidence]
     assert ("`self.pages_message(self.open_pages)` returns text built from it", 21) in steps
+
+
+def test_a_helper_call_spread_over_lines_is_named_in_its_step_without_its_arguments():
+    source = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def tags_message(tags: set[str], prefix: str) -> dict:
+    parts = []
+    for tag in tags:
+        parts.append({"type": "text", "text": prefix + tag})
+    return {"role": "user", "content": parts}
+
+
+def classify(text: str, tags: set[str]) -> str:
+    header = tags_message(
+        tags,
+        "- ",
+    )
+    reply = client.chat.completions.create(
+        model="gpt-4.1", max_tokens=20,
+        messages=[header, {"role": "assistant", "content": "Noted. I will answer with exactly one tag from "
+                           "the list above and never invent a new one."}, {"role": "user", "content": text}],
+    )
+    return reply.choices[0].message.content
+'''
+    found = lint(source, select=["CTX104"])
+    assert [(f.span.line, f.kind) for f in found] == [(8, "returned-text")]
+    assert ("`tags_message(...)` returns text built from it", 14) in [(s.text, s.span.line) for s in found[0].evidence]

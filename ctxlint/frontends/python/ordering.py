@@ -322,7 +322,10 @@ class Ordering(Component):
                     self._iteration_walk(value, target.env, inner, KeyIndex())
         finally:
             self.m.leave(target.fn)
-        step = Evidence(EvidenceKind.FLOW, f"`{self.m.code(call)}` returns text built from it", self.m.span(call))
+        written = self.m.code(call)
+        if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
+            written = f"{self.m.code(call.func)}(...)"
+        step = Evidence(EvidenceKind.FLOW, f"`{written}` returns text built from it", self.m.span(call))
         return [replace(source, flow=(*source.flow, step), returned=True) for source in inner]
 
 
