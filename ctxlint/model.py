@@ -134,6 +134,9 @@ class Source:
     # Found in what the module's callers of a function pass for one of its parameters: a
     # summary applied backwards, evidence of its own kind.
     from_caller: bool = False
+    # Found in the text a function of the module returns, where a call of it fills the slot
+    # (``self.files_text()``, which loops over a set): a summary applied at the call.
+    returned: bool = False
     # For third-party content, the catalogue's kind of it (`http`, `subprocess`, `search`).
     origin: str = ""
 

@@ -663,3 +663,78 @@ def grade(question: str, webpage_content: str) -> str:
     assert [(f.span.line, f.kind) for f in findings] == [(8, "name-and-words")]
     passed = [e for e in findings[0].evidence if e.span is not None and e.span.line == 20]
     assert [e.text for e in passed] == ["passed as `webpage_content` at module.py:20"]
+
+
+def test_a_set_looped_in_a_helper_that_fills_two_requests_is_reported_once_with_the_call_as_a_step():
+    source = '''\
+from anthropic import Anthropic
+
+client = Anthropic()
+RULES = "Answer only from the pages above, name the page you quote, and say so when none of them answers it."
+
+
+class Notebook:
+    def __init__(self) -> None:
+        self.open_pages = set()
+        self.draft_pages = set()
+
+    def pages_message(self, pages) -> dict:
+        blocks = []
+        for page in pages:
+            blocks.append({"type": "text", "text": page})
+        return {"role": "user", "content": blocks}
+
+    def ask(self, question: str) -> str:
+        reply = client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=500,
+            messages=[self.pages_message(self.open_pages), {"role": "assistant", "content": RULES},
+                      {"role": "user", "content": question}],
+        )
+        return reply.content[0].text
+
+    def outline(self, topic: str) -> str:
+        reply = client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=500,
+            messages=[self.pages_message(self.draft_pages), {"role": "assistant", "content": RULES},
+                      {"role": "user", "content": topic}],
+        )
+        return reply.content[0].text
+'''
+    found = lint(source, select=["CTX104"])
+    assert [(f.code, f.span.line, f.span.column, f.kind) for f in found] == [("CTX104", 14, 21, "returned-text")]
+    assert found[0].message == (
+        "`set` iterates in an order that changes with each process's hash seed, so the text built from it can differ "
+        "between calls and the 23 static tokens after it are then sent uncached. Wrap it in `sorted(...)`.")
+    steps = [(step.text, step.span.line) for step in found[0].evidence]
+    assert ("`self.pages_message(self.open_pages)` returns text built from it", 21) in steps
+
+
+def test_a_helper_call_spread_over_lines_is_named_in_its_step_without_its_arguments():
+    source = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def tags_message(tags: set[str], prefix: str) -> dict:
+    parts = []
+    for tag in tags:
+        parts.append({"type": "text", "text": prefix + tag})
+    return {"role": "user", "content": parts}
+
+
+def classify(text: str, tags: set[str]) -> str:
+    header = tags_message(
+        tags,
+        "- ",
+    )
+    reply = client.chat.completions.create(
+        model="gpt-4.1", max_tokens=20,
+        messages=[header, {"role": "assistant", "content": "Noted. I will answer with exactly one tag from "
+                           "the list above and never invent a new one."}, {"role": "user", "content": text}],
+    )
+    return reply.choices[0].message.content
+'''
+    found = lint(source, select=["CTX104"])
+    assert [(f.span.line, f.kind) for f in found] == [(8, "returned-text")]
+    assert ("`tags_message(...)` returns text built from it", 14) in [(s.text, s.span.line) for s in found[0].evidence]

@@ -48,6 +48,8 @@ def _weighed(request: Request, index: int, segment: Segment, source: Source, ctx
             earlier.span, strong=False))
     if source.from_caller and source.strong and source.kind is SourceKind.UNORDERED_ITERATION:
         return "caller-call", evidence
+    if source.returned and source.strong and source.kind is SourceKind.UNORDERED_ITERATION:
+        return "returned-text", evidence
     return ("call" if source.strong else "pattern"), evidence
 
 
@@ -85,11 +87,12 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
     cacheable part of a request, and, where no request of the file includes it, one whose order
     decides which items survive a cut or what text is built from it."""
     seen: set[Span] = set()
+    reported: set[Span] = set()
     for request in parsed.requests:
         ctx.request = request
         seen.update(s.span for segment in request.slots() for s in (segment.slot.sources if segment.slot else ())
                     if s.kind is SourceKind.UNORDERED_ITERATION)
-        _unordered_in_prefix(request, ctx)
+        _unordered_in_prefix(request, ctx, reported)
     ctx.request = None
     for observation in parsed.observations:
         source = observation.source
@@ -126,11 +129,16 @@ def _why(detail: str) -> tuple[str, str]:
     return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."
 
 
-def _unordered_in_prefix(request: Request, ctx: CheckContext) -> None:
+def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span]) -> None:
+    """Report each collection once in the file: a helper that loops over it can fill several
+    requests (``reported`` holds where one already was)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
         assert segment.slot is not None
         if any(s.kind is SourceKind.UNSORTED_SERIALIZATION and s.strong for s in segment.slot.sources):
             continue  # the keys of a serialised dict: CTX103 reports it, and sorting the keys settles both
+        if source.span in reported:
+            continue
+        reported.add(source.span)
         kind, evidence = _weighed(request, index, segment, source, ctx)
         why, advice = _why(source.detail)
         ctx.report(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
+from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
 from ctxlint.frontends.python.knowledge import (
@@ -232,6 +234,8 @@ class Ordering(Component):
             if method == "join" or qualified in ITERATING or qualified in SERIALIZERS:
                 for arg in node.args[:1]:
                     found.extend(self.unordered_source(arg, env))
+            elif self.unordered(node, env) is None:  # a collection it returns is reported where it is iterated
+                found.extend(self.returned_iteration(node, env))
         elif isinstance(node, COMPREHENSIONS):
             for comp in node.generators:
                 found.extend(self.unordered_source(comp.iter, env))
@@ -251,11 +255,12 @@ class Ordering(Component):
                 inner = []
                 try:
                     inner_index = KeyIndex()
-                    self._iteration_walk(binding.value, binding.env, inner, inner_index)
-                    for extra in binding.extras:
-                        if extra.kind in ("+=", "append", "extend") and extra.value is not None:
-                            self._iteration_walk(extra.value, binding.env, inner, inner_index)
-                            inner.extend(self.strings.added_sources(binding, extra))
+                    for held in (binding, *self.other_arms(node, binding)):
+                        self._iteration_walk(held.value, held.env, inner, inner_index)
+                        for extra in held.extras:
+                            if extra.kind in ("+=", "append", "extend") and extra.value is not None:
+                                self._iteration_walk(extra.value, held.env, inner, inner_index)
+                                inner.extend(self.strings.added_sources(held, extra))
                 finally:
                     self.m.leave(binding.value)
                 unique_sources: list[Source] = []
@@ -266,6 +271,62 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
+
+    def other_arms(self, node: ast.Name, binding: Binding) -> list[Binding]:
+        """What a local name holds when an earlier arm of an ``if`` ran instead of the one its
+        last assignment is in (``if files: text = PREFIX; text += self.files_text()`` then
+        ``else: text = NOTHING``): each arm's text reaches the use, with the additions made in it."""
+        scope = binding.env.scope
+        if binding.owner is not None or scope.kind != "function":
+            return []
+        seen, index = seen_at(scope.assigns.get(node.id) or [], self.m.start(node), True, self.scopes.carried)
+        if index is None or seen[index].value is not binding.value:
+            return []
+        bases = [i for i, record in enumerate(seen[:index]) if record.kind == "=" and record.value is not None]
+        arms = []
+        for n, i in enumerate(bases):
+            base = seen[i]
+            if base.value is not None and self.exclusive(base.value, binding.value):
+                following = seen[i + 1 : bases[n + 1] if n + 1 < len(bases) else index]
+                arms.append(Binding(base.value, binding.env, following, len(base.loops)))
+        return arms
+
+    def exclusive(self, one: ast.AST, other: ast.AST) -> bool:
+        """Whether two nodes sit in different arms of one ``if``: only one of them runs."""
+        arms = self.if_arms(one)
+        return any(arms.get(key, arm) != arm for key, arm in self.if_arms(other).items())
+
+    def if_arms(self, node: ast.AST) -> dict[int, bool]:
+        """For each ``if`` around ``node``: whether it is in the ``if``'s body (not its ``else``)."""
+        arms: dict[int, bool] = {}
+        parent = self.m.parents.get(id(node))
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(parent, ast.If) and node is not parent.test:
+                arms[id(parent)] = any(statement is node for statement in parent.body)
+            node, parent = parent, self.m.parents.get(id(parent))
+        return arms
+
+    def returned_iteration(self, call: ast.Call, env: Env) -> list[Source]:
+        """A summary of the module's own function ``call`` calls: where the values it returns
+        iterate a collection in no fixed order (``for path in self.paths: text += read(path)``,
+        then ``return text``), each with the call as a step. Only the module's own, as for
+        ``returned_unordered``."""
+        target = self.callees.function_for(call, env)
+        if target is None or target.owner is not None or not self.m.enter(target.fn):
+            return []
+        inner: list[Source] = []
+        try:
+            sorted_names = self.sorted_in_place(target.fn)
+            for value in target.returns:
+                if not (isinstance(value, ast.Name) and value.id in sorted_names):  # `found.sort()` fixed it
+                    self._iteration_walk(value, target.env, inner, KeyIndex())
+        finally:
+            self.m.leave(target.fn)
+        written = self.m.code(call)
+        if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
+            written = f"{self.m.code(call.func)}(...)"
+        step = Evidence(EvidenceKind.FLOW, f"`{written}` returns text built from it", self.m.span(call))
+        return [replace(source, flow=(*source.flow, step), returned=True) for source in inner]
 
 
 def own_nodes(fn: ast.AST) -> list[ast.AST]:
