@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from fnmatch import fnmatchcase, translate
 
@@ -321,8 +322,7 @@ class Sources(Component):
                 return None
             reader = target.owner.sources if target.owner is not None else self
             try:
-                found = next((s for s in (reader.untrusted(v, target.env) for v in target.returns) if s is not None),
-                             None)
+                found = _strongest(reader.untrusted(v, target.env) for v in target.returns)
             finally:
                 self.m.leave(target.fn)
             if found is None:
@@ -441,6 +441,18 @@ class Sources(Component):
             if binding is not None and not binding.extras:
                 return self.m.follow(binding.value, self.static_path, binding.value, binding.env, otherwise=False)
         return False
+
+
+def _strongest(found: Iterable[Source | None]) -> Source | None:
+    """The first source of a catalogue among what a function's returns carry, else the first
+    loose one: `if api == "tavily": return tool.invoke(...)` before `return fetch_pages(...)`
+    is still a function that returns fetched pages."""
+    weak = None
+    for source in found:
+        if source is not None and source.strong:
+            return source
+        weak = weak or source
+    return weak
 
 
 # The calls of a function read for what they pass one of its parameters, at most.
