@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.filled import linked_slot
-from ctxlint.model import ParsedFile, Request, Segment
+from ctxlint.model import ParsedFile, Request, Role, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -82,20 +82,44 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             parsed.dependencies.append(str(module))
     if any(sites.values()):
         values = {key: values_by_key(listed) for key, listed in sites.items()}
-        parsed.requests = [_linked(request, values[key]) if (key := request.key if by_key else None) in values
+        roles = {key: _one_role(listed) for key, listed in sites.items()}
+        parsed.requests = [_linked(request, values[key], roles[key])
+                           if (key := request.key if by_key else None) in values
                            else request for request in parsed.requests]
     return parsed
 
 
-def _linked(request: Request, values: dict[str, list[Value]]) -> Request:
+def _one_role(sites: list[Site]) -> tuple[Role, Span] | None:
+    """The role every render site sends the rendered text in, when the code shows one for each,
+    and the first message that sends it."""
+    roles = {site.role for site in sites}
+    if len(roles) != 1 or None in roles or sites[0].sent_at is None:
+        return None
+    try:
+        return Role(roles.pop()), sites[0].sent_at
+    except ValueError:  # a role no API has
+        return None
+
+
+def _linked(request: Request, values: dict[str, list[Value]], sent: tuple[Role, Span] | None) -> Request:
     segments = [_linked_segment(segment, values) if segment.slot is not None else segment
                 for segment in request.segments]
+    if sent is not None and not request.roles_marked:
+        # A bare template whose text the code sends as one message: its role is the code's.
+        role, at = sent
+        return replace(request, roles_marked=True, sent_at=at,
+                       segments=tuple(replace(s, role=role) for s in segments))
     return replace(request, segments=tuple(segments))
 
 
 def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment:
     assert segment.slot is not None
     slot = linked_slot(segment.slot, segment.loop, values, "the template is rendered")
+    if slot is not segment.slot and slot.passed_at is None:
+        # Where the value is passed: a step of any finding about the slot, with or without a source.
+        passed = [value.span for name in slot.names or segment.slot.names
+                  for value in values.get(name.split(".", 1)[0], ())]
+        slot = replace(slot, passed_at=passed[0]) if passed else slot
     return segment if slot is segment.slot else replace(segment, slot=slot)
 
 
