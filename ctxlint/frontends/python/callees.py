@@ -154,11 +154,8 @@ class Callees(Component):
                 if annotation is None:
                     return None
                 node = annotation
-            else:  # `self.llm` of a class that declares `llm: Optional[BaseLlm] = None` (pydantic, dataclasses)
-                declared = self.declared_class(node, env)
-                if declared is None:
-                    return None
-                node = declared
+            elif isinstance(node, ast.Attribute):  # `self.llm` of a class that declares `llm: Optional[BaseLlm] = None`
+                node = self.declared_class(node, env) or node
         if not isinstance(node, ast.Name):
             return None
         return self.class_named(node.id, env.scope, foreign)
