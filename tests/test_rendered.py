@@ -111,3 +111,18 @@ def test_a_placeholder_replaced_in_a_loaded_text_prompt_and_the_role_it_is_sent_
     (ticket,) = [segment for segment in request.segments if segment.slot is not None]
     # A plain text replacement ("Northwind") fills no variable; the placeholder's value is located.
     assert ticket.text == "{ticket}" and (ticket.slot.passed_at.line, ticket.slot.passed_at.column) == (13, 41)
+
+
+def test_a_template_named_by_its_stem_from_the_module_beside_its_folder(tmp_path):
+    (tmp_path / "metric").mkdir()
+    (tmp_path / "metric" / "grader.py").write_text(
+        "import httpx\n\n\nclass Grader:\n    def run(self, url):\n        page = httpx.get(url).text\n"
+        "        return self._prompt('summarise', page=page)\n", encoding="utf-8")
+    (tmp_path / "other").mkdir()  # the same stem from a module elsewhere is another template's
+    (tmp_path / "other" / "grader.py").write_text(
+        "def run(self, notes):\n    return self._prompt('summarise', page=notes)\n", encoding="utf-8")
+    slots = slots_of(tmp_path, "metric/prompts/summarise.txt", "Summarise:\n{page}\n", fmt="text")
+    segment, parsed = slots["{page}"]
+    (source,) = segment.slot.sources
+    assert source.detail.startswith("httpx.get(...).text") and segment.slot.passed_at.line == 7
+    assert parsed.dependencies == [str(tmp_path / "metric" / "grader.py")]

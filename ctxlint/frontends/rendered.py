@@ -13,8 +13,10 @@ Findings stay in the template, where the fix is made, with the render site as a 
 their evidence. The modules that may render a template are found through an index of the string
 literals that name template files in the project's Python code, built once per process and root
 on the first template that needs it (a scan of each module's text, bounded in files and bytes),
-and only those modules are parsed (kept, as imports are). A render site added in another file
-after a template's result was cached is seen when the template or a file it was linked to changes.
+and only those modules are parsed (kept, as imports are); so are the modules beside a folder of
+templates that name one by its stem (``_get_prompt("grade", ...)`` for ``prompts/grade.txt``). A
+render site added in another file after a template's result was cached is seen when the template
+or a file it was linked to changes.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         return parsed
     template = PurePosixPath(context.relpath)
     modules = _index(context.root).get(template.name.lower(), [])
-    if not modules:
+    beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
+    if not modules and not beside:
         return parsed
     from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import load_module
@@ -66,14 +69,18 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
                           load_module)
     project.begin()
     names = _names_of(template)
+
+    def named_here(literal: str) -> bool:  # beside its folder, by its name alone as well
+        return literal.strip() == template.stem or names(literal)
+
     sites: dict[str | None, list[Site]] = {}  # by key (None: the whole file's)
-    for module in modules[:MAX_MODULES]:
+    for module in modules[:MAX_MODULES] + beside:
         analyzer = project.analyzer(module)
         if analyzer is None:
             continue
         try:
             found = {key: keyed_sites(analyzer, key) for key in sorted(keys)} if by_key \
-                else {None: render_sites(analyzer, names)}
+                else {None: render_sites(analyzer, named_here if module in beside else names)}
         except RecursionError:  # a module too deep to follow: its render sites are not read
             continue
         for key, listed in found.items():
@@ -121,6 +128,35 @@ def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment
                   for value in values.get(name.split(".", 1)[0], ())]
         slot = replace(slot, passed_at=passed[0]) if passed else slot
     return segment if slot is segment.slot else replace(segment, slot=slot)
+
+
+# Folders of templates a module beside them may name by their file's stem alone.
+_TEMPLATE_FOLDERS = frozenset({"templates", "prompts", "prompt_templates"})
+
+
+def _beside(root: Path, template: PurePosixPath) -> list[Path]:
+    """The modules next to a template's folder that name it by its stem (``faithfulness.py`` with
+    ``self._get_prompt("generate_truths", ...)`` beside ``templates/generate_truths.txt``): a helper
+    that builds the file's path from a name. Each module is read once per call, at most a few."""
+    if template.parent.name.lower() not in _TEMPLATE_FOLDERS or not template.stem:
+        return []
+    folder = root / template.parent.parent
+    needles = (f'"{template.stem}"'.encode(), f"'{template.stem}'".encode())
+    found = []
+    try:
+        candidates = sorted(folder.glob("*.py"))[:MAX_MODULES * 4]
+    except OSError:
+        return []
+    for path in candidates:
+        try:
+            data = path.read_bytes()[:MAX_FILE_BYTES]
+        except OSError:
+            continue
+        if any(needle in data for needle in needles):
+            found.append(path)
+        if len(found) >= MAX_MODULES:
+            break
+    return found
 
 
 def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
