@@ -40,6 +40,8 @@ MAX_PIECES = 2000
 MIN_CHARS = 100_000
 
 FieldMaker = Callable[[str, Span], Piece]
+# The most parts of a prompt constant joined with `+` read as one template.
+_MAX_JOINED = 8
 K = TypeVar("K")  # what names a template field: a `{}` field's name, a `%` conversion's key or None
 
 
@@ -249,6 +251,20 @@ class Strings(Component):
             return None
         return tokens
 
+    def joined_tokens(self, node: ast.expr | None, env: Env, depth: int = 0) -> list[StrToken] | None:
+        """The tokens of a text literal, or of literals joined with ``+`` where each part is one
+        or a name of the module bound once to one (``COMMON_PROMPT + \"\"\"...{ocr_result}...\"\"\"\"``)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < _MAX_JOINED:
+            left = self.joined_tokens(node.left, env, depth + 1)
+            right = self.joined_tokens(node.right, env, depth + 1) if left is not None else None
+            return None if right is None or left is None else left + right
+        if isinstance(node, ast.Name) and depth > 0:
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.owner is not None or binding.extras:
+                return None
+            return self.plain_tokens(binding.value)
+        return self.plain_tokens(node)
+
     def format_call(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece] | None:
         tokens = self.template_tokens(func.value, env)
         if tokens is None:
@@ -380,7 +396,7 @@ class Strings(Component):
         template that is filled elsewhere (``.format``) keeps its fields as slots."""
         assert base.value is not None
         env = Env(base.home)
-        tokens = self.plain_tokens(base.value)
+        tokens = self.joined_tokens(base.value, env)
         if tokens is not None and not extras:
             # Where code fills it (here, or in a module that imports it), each field takes the
             # facts of the values passed: a clock, a web page.
