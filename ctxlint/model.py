@@ -359,6 +359,8 @@ class Request:
     # Parts the request sends from a value the source does not show (``tools=json.load(f)``),
     # each as the report names it: ``tools from `json.load(f)```. Counts are then lower bounds.
     unseen: tuple[str, ...] = ()
+    # For a bare template whose role the code that renders it shows: the message that sends it.
+    sent_at: Span | None = None
     # For a prompt a YAML or JSON file holds under a key (`instruction_template: |-`): the key.
     # Code that reads that key of the loaded file and fills it is the prompt's render site.
     key: str | None = None

@@ -77,3 +77,52 @@ def test_a_dotprompt_called_by_name_with_a_dict(tmp_path):
     slots = slots_of(tmp_path, "prompts/summarise.prompt", text, fmt="dotprompt")
     (source,) = slots["text"][0].slot.sources
     assert source.detail.startswith("httpx.get(...).text")
+
+
+TRIAGE = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def load(name):
+    with open("prompts/" + name, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def triage(ticket_text, note):
+    prompt = load("triage.txt")
+    prompt = prompt.replace("{ticket}", ticket_text)
+    prompt = prompt.replace("Northwind", note)
+    messages = [{"role": "system", "content": prompt}]
+    return client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=messages)
+'''
+
+
+def test_a_placeholder_replaced_in_a_loaded_text_prompt_and_the_role_it_is_sent_in(tmp_path):
+    (tmp_path / "triage.py").write_text(TRIAGE, encoding="utf-8")
+    text = "Sort the Northwind ticket:\n{ticket}\nReply with one queue.\n"
+    relpath = "prompts/triage.txt"
+    parsed = parse("text", text, relpath, ParseContext(tmp_path, relpath))
+    (request,) = parsed.requests
+    # The code sends the filled text as its system message: the template takes that role.
+    assert request.roles_marked and {segment.role.value for segment in request.segments} == {"system"}
+    assert request.sent_at.path.endswith("triage.py") and request.sent_at.line == 15
+    (ticket,) = [segment for segment in request.segments if segment.slot is not None]
+    # A plain text replacement ("Northwind") fills no variable; the placeholder's value is located.
+    assert ticket.text == "{ticket}" and (ticket.slot.passed_at.line, ticket.slot.passed_at.column) == (13, 41)
+
+
+def test_a_template_named_by_its_stem_from_the_module_beside_its_folder(tmp_path):
+    (tmp_path / "metric").mkdir()
+    (tmp_path / "metric" / "grader.py").write_text(
+        "import httpx\n\n\nclass Grader:\n    def run(self, url):\n        page = httpx.get(url).text\n"
+        "        return self._prompt('summarise', page=page)\n", encoding="utf-8")
+    (tmp_path / "other").mkdir()  # the same stem from a module elsewhere is another template's
+    (tmp_path / "other" / "grader.py").write_text(
+        "def run(self, notes):\n    return self._prompt('summarise', page=notes)\n", encoding="utf-8")
+    slots = slots_of(tmp_path, "metric/prompts/summarise.txt", "Summarise:\n{page}\n", fmt="text")
+    segment, parsed = slots["{page}"]
+    (source,) = segment.slot.sources
+    assert source.detail.startswith("httpx.get(...).text") and segment.slot.passed_at.line == 7
+    assert parsed.dependencies == [str(tmp_path / "metric" / "grader.py")]

@@ -122,7 +122,7 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
         passed = Evidence(EvidenceKind.FLOW, f"passed as `{slot.expression}` at {at.path}:{at.line}", at)
         found = replace(found, evidence=(*found.evidence[:-1], passed, found.evidence[-1]))
     if found is None or slot is None or not slot.filled_at or not found.kind.startswith("template-"):
-        return found
+        return _sent_from_code(request, index, found)
     kind = "format-site-" + found.kind.removeprefix("template-")
     if "name" in kind and _says_content(slot.expression, options, True) is None:
         # Only the code's name for the value passed says content (`design_doc.content`): a
@@ -131,7 +131,19 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     seen = {step.span for step in found.evidence}
     filled = tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}", at)
                    for at in slot.filled_at[:3] if at not in seen)
-    return replace(found, kind=kind, evidence=(*found.evidence[:-1], *filled, found.evidence[-1]))
+    return _sent_from_code(request, index, replace(found, kind=kind, evidence=(*found.evidence[:-1], *filled,
+                                                                            found.evidence[-1])))
+
+
+def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
+    """``found`` with the message of the code that sends a bare template, where that gives its
+    role, as a step after the slot's own (the reader sees why the role is known)."""
+    at = request.sent_at
+    if found is None or at is None:
+        return found
+    role = request.segments[index].role.value
+    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 
 
 def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,

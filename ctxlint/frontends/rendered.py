@@ -13,8 +13,10 @@ Findings stay in the template, where the fix is made, with the render site as a 
 their evidence. The modules that may render a template are found through an index of the string
 literals that name template files in the project's Python code, built once per process and root
 on the first template that needs it (a scan of each module's text, bounded in files and bytes),
-and only those modules are parsed (kept, as imports are). A render site added in another file
-after a template's result was cached is seen when the template or a file it was linked to changes.
+and only those modules are parsed (kept, as imports are); so are the modules beside a folder of
+templates that name one by its stem (``_get_prompt("grade", ...)`` for ``prompts/grade.txt``). A
+render site added in another file after a template's result was cached is seen when the template
+or a file it was linked to changes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.filled import linked_slot
-from ctxlint.model import ParsedFile, Request, Segment
+from ctxlint.model import ParsedFile, Request, Role, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -55,7 +57,8 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         return parsed
     template = PurePosixPath(context.relpath)
     modules = _index(context.root).get(template.name.lower(), [])
-    if not modules:
+    beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
+    if not modules and not beside:
         return parsed
     from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import load_module
@@ -66,14 +69,18 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
                           load_module)
     project.begin()
     names = _names_of(template)
+
+    def named_here(literal: str) -> bool:  # beside its folder, by its name alone as well
+        return literal.strip() == template.stem or names(literal)
+
     sites: dict[str | None, list[Site]] = {}  # by key (None: the whole file's)
-    for module in modules[:MAX_MODULES]:
+    for module in modules[:MAX_MODULES] + beside:
         analyzer = project.analyzer(module)
         if analyzer is None:
             continue
         try:
             found = {key: keyed_sites(analyzer, key) for key in sorted(keys)} if by_key \
-                else {None: render_sites(analyzer, names)}
+                else {None: render_sites(analyzer, named_here if module in beside else names)}
         except RecursionError:  # a module too deep to follow: its render sites are not read
             continue
         for key, listed in found.items():
@@ -82,21 +89,74 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             parsed.dependencies.append(str(module))
     if any(sites.values()):
         values = {key: values_by_key(listed) for key, listed in sites.items()}
-        parsed.requests = [_linked(request, values[key]) if (key := request.key if by_key else None) in values
+        roles = {key: _one_role(listed) for key, listed in sites.items()}
+        parsed.requests = [_linked(request, values[key], roles[key])
+                           if (key := request.key if by_key else None) in values
                            else request for request in parsed.requests]
     return parsed
 
 
-def _linked(request: Request, values: dict[str, list[Value]]) -> Request:
+def _one_role(sites: list[Site]) -> tuple[Role, Span] | None:
+    """The role every render site sends the rendered text in, when the code shows one for each,
+    and the first message that sends it."""
+    roles = {site.role for site in sites}
+    if len(roles) != 1 or None in roles or sites[0].sent_at is None:
+        return None
+    try:
+        return Role(roles.pop()), sites[0].sent_at
+    except ValueError:  # a role no API has
+        return None
+
+
+def _linked(request: Request, values: dict[str, list[Value]], sent: tuple[Role, Span] | None) -> Request:
     segments = [_linked_segment(segment, values) if segment.slot is not None else segment
                 for segment in request.segments]
+    if sent is not None and not request.roles_marked:
+        # A bare template whose text the code sends as one message: its role is the code's.
+        role, at = sent
+        return replace(request, roles_marked=True, sent_at=at,
+                       segments=tuple(replace(s, role=role) for s in segments))
     return replace(request, segments=tuple(segments))
 
 
 def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment:
     assert segment.slot is not None
     slot = linked_slot(segment.slot, segment.loop, values, "the template is rendered")
+    if slot is not segment.slot and slot.passed_at is None:
+        # Where the value is passed: a step of any finding about the slot, with or without a source.
+        passed = [value.span for name in slot.names or segment.slot.names
+                  for value in values.get(name.split(".", 1)[0], ())]
+        slot = replace(slot, passed_at=passed[0]) if passed else slot
     return segment if slot is segment.slot else replace(segment, slot=slot)
+
+
+# Folders of templates a module beside them may name by their file's stem alone.
+_TEMPLATE_FOLDERS = frozenset({"templates", "prompts", "prompt_templates"})
+
+
+def _beside(root: Path, template: PurePosixPath) -> list[Path]:
+    """The modules next to a template's folder that name it by its stem (``faithfulness.py`` with
+    ``self._get_prompt("generate_truths", ...)`` beside ``templates/generate_truths.txt``): a helper
+    that builds the file's path from a name. Each module is read once per call, at most a few."""
+    if template.parent.name.lower() not in _TEMPLATE_FOLDERS or not template.stem:
+        return []
+    folder = root / template.parent.parent
+    needles = (f'"{template.stem}"'.encode(), f"'{template.stem}'".encode())
+    found = []
+    try:
+        candidates = sorted(folder.glob("*.py"))[:MAX_MODULES * 4]
+    except OSError:
+        return []
+    for path in candidates:
+        try:
+            data = path.read_bytes()[:MAX_FILE_BYTES]
+        except OSError:
+            continue
+        if any(needle in data for needle in needles):
+            found.append(path)
+        if len(found) >= MAX_MODULES:
+            break
+    return found
 
 
 def _names_of(template: PurePosixPath) -> Callable[[str], bool]:

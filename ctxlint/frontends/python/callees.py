@@ -154,6 +154,8 @@ class Callees(Component):
                 if annotation is None:
                     return None
                 node = annotation
+            elif isinstance(node, ast.Attribute):  # `self.llm` of a class that declares `llm: Optional[BaseLlm] = None`
+                node = self.declared_class(node, env) or node
         if not isinstance(node, ast.Name):
             return None
         return self.class_named(node.id, env.scope, foreign)
@@ -174,6 +176,19 @@ class Callees(Component):
                 defined = cls.name if isinstance(cls, ast.ClassDef) else cls.id if isinstance(cls, ast.Name) else None
                 entry = owner.unit.module_scope.functions.get(defined) if defined is not None else None
                 return (owner, entry[1]) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
+        return None
+
+    def declared_class(self, node: ast.expr, env: Env) -> ast.Name | None:
+        """The class the enclosing class's body annotates a ``self.`` attribute with, when the
+        code assigns it no object of its own (a field set by whoever builds the object)."""
+        cls = env.scope.cls
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and cls is not None and isinstance(cls.node, ast.ClassDef)):
+            return None
+        for statement in cls.node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and statement.target.id == node.attr:
+                return self.class_annotation(statement.annotation)
         return None
 
     @staticmethod

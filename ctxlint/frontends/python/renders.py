@@ -11,7 +11,13 @@ templates with:
   ``template.render(...)``, ``template.invoke({...})`` or ``prompty.execute(template, inputs={...})``;
 - in one call with the values: ``prompty.execute("chat.prompty", inputs={...})``, a project
   helper ``render_template("answer.j2", **values)`` (its other arguments are the values, whatever
-  the helper does with them: a helper that renders the file it is given passes them on).
+  the helper does with them: a helper that renders the file it is given passes them on);
+- a placeholder replaced in the loaded text, in the function that loads it:
+  ``prompt = read_prompt("review.txt")`` then ``prompt = prompt.replace("{diff}", diff)``.
+
+Where the function sends the rendered text as a message (``{"role": "system", "content":
+prompt}``, there or in a function of the module that calls it and takes its return), the site
+also says in which role: a bare template gets the role its code gives it.
 
 The values are keyword arguments, a dict passed positionally (``.invoke({...})``), ``**values``
 and ``inputs=``/``variables=`` dicts, read with the module's own data flow (``Flow.dict_entries``,
@@ -21,6 +27,7 @@ and ``inputs=``/``variables=`` dicts, read with the module's own data flow (``Fl
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -61,10 +68,14 @@ class Value:
 
 @dataclass(frozen=True)
 class Site:
-    """A place that renders the template, and what it passes."""
+    """A place that renders the template, and what it passes; ``role`` is the role of the message
+    the function sends the rendered text in, when the code shows it (``{"role": "system",
+    "content": prompt}``)."""
 
     span: Span
     values: tuple[Value, ...]
+    role: str | None = None
+    sent_at: Span | None = None  # the message that sends it in ``role``
 
 
 def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool]) -> list[Site]:
@@ -183,14 +194,17 @@ class _Finder:
         parents = unit.parents  # kept by the module for the next template it renders
         literals = [node for node, text in unit.strings if names_template(text)]
         found: list[Site] = []
+        seen: set[int] = set()
         for literal in literals:
             for call in self._render_calls(literal, parents):
                 scope = scopes.get(id(call))
-                if scope is None:
+                if scope is None or id(call) in seen:
                     continue
+                seen.add(id(call))
                 values = tuple(self.values(call, Env(scope), literal))
                 if values:
-                    found.append(Site(unit.span(call), values))
+                    sent = self._sent_role(call, parents)
+                    found.append(Site(unit.span(call), values, *(sent if sent else (None, None))))
                 if len(found) >= MAX_SITES:
                     return found
         return found
@@ -212,31 +226,64 @@ class _Finder:
             elif isinstance(parent, (ast.Await, ast.keyword)):
                 current = parent
             elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and depth < 2:
-                for use in self._uses(parent):
+                for use in self._uses(parent, parents):
                     calls += [use, *self._render_calls(use, parents, depth + 1)]
                 break
             else:
                 break
         return calls
 
-    def _uses(self, assign: ast.Assign | ast.AnnAssign) -> list[ast.Call]:
-        """Calls on, or taking, the name a loaded template is assigned to."""
+    def _uses(self, assign: ast.Assign | ast.AnnAssign, parents: dict[int, ast.AST]) -> list[ast.Call]:
+        """Calls on, or taking, the name a loaded template is assigned to; a placeholder replaced
+        in it (``prompt.replace("{page}", page)``) only in the function that loaded it."""
         targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
         held = {self.m.dotted(t) for t in targets} - {None}
         if not held:
             return []
         uses = []
+        home = _function_of(assign, parents)
         for call, _ in self.m.calls:
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in RENDER_METHODS and self.m.dotted(func.value) in held:
+                uses.append(call)
+            elif isinstance(func, ast.Attribute) and replaced_key(call) is not None \
+                    and self.m.dotted(func.value) in held and _function_of(call, parents) is home:
                 uses.append(call)
             elif self.m.dotted(func) in held or any(self.m.dotted(a) in held for a in call.args):
                 uses.append(call)  # `template(...)`, `prompty.execute(template, inputs=...)`
         return uses
 
+    def _sent_role(self, call: ast.Call, parents: dict[int, ast.AST]) -> tuple[str, Span] | None:
+        """The role of the message the text ``call`` renders is sent in: the name the result is
+        assigned to, as the content of a ``{"role": ..., "content": name}`` dict in the same
+        function (alone, or with more text added), or, when the function returns that name, in
+        a function of the module that calls it. None when no message shows it, or two differ."""
+        name = _assigned_name(call, parents)
+        home = _function_of(call, parents)
+        if name is None or not isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        roles = _roles_sending(home, name)
+        if not roles and any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id == name
+                             for n in ast.walk(home)):
+            for caller, _ in self.m.calls:
+                if (isinstance(caller.func, ast.Attribute) and caller.func.attr == home.name) or (
+                        isinstance(caller.func, ast.Name) and caller.func.id == home.name):
+                    held = _assigned_name(caller, parents)
+                    outer = _function_of(caller, parents)
+                    if held is not None and isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        roles = {**_roles_sending(outer, held), **roles}
+        if len(roles) != 1:
+            return None
+        role, message = roles.popitem()
+        return role, self.m.span(message)
+
     def values(self, call: ast.Call, env: Env, literal: ast.Constant | None):
         flow, containers = self.flow, self.containers
         entries: list[tuple[str, ast.expr, Env]] = []
+        key = replaced_key(call)
+        if key is not None:
+            entries.append((key, call.args[1], env))
+            call = ast.Call(call.func, [], [])  # nothing else of `.replace(...)` is a value
         for keyword in call.keywords:
             if keyword.arg is None or keyword.arg in VALUE_DICTS:
                 found = containers.dict_entries(keyword.value, env)
@@ -255,3 +302,54 @@ class _Finder:
             text = flow.literal_str(value, value_env)
             facts = Facts() if text is not None else flow.facts(value, value_env)
             yield Value(key, self.m.span(value), facts, text)
+
+
+# A placeholder written as a string, as code replaces it: `{name}`, `{{name}}`, `{{ name }}`.
+_PLACEHOLDER = re.compile(r"\{\{?\s*([A-Za-z_]\w*)\s*\}\}?")
+
+
+def replaced_key(call: ast.Call) -> str | None:
+    """The template variable ``text.replace("{page}", value)`` fills: a placeholder, written as
+    a string literal, replaced with a value (a plain text replacement fills nothing)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "replace" and len(call.args) == 2 and not call.keywords):
+        return None
+    first = call.args[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    match = _PLACEHOLDER.fullmatch(first.value)
+    return match.group(1) if match else None
+
+
+def _function_of(node: ast.AST, parents: dict[int, ast.AST]) -> ast.AST | None:
+    """The function (or, outside any, the module) whose body holds ``node``."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        current = parents.get(id(current))
+    return current
+
+
+def _assigned_name(call: ast.Call, parents: dict[int, ast.AST]) -> str | None:
+    """The name ``name = call(...)`` (or ``name = await call(...)``) assigns the result to."""
+    parent = parents.get(id(call))
+    while isinstance(parent, ast.Await):
+        parent = parents.get(id(parent))
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    return None
+
+
+def _roles_sending(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> dict[str, ast.Dict]:
+    """The roles of the ``{"role": ..., "content": ...}`` dicts of ``function`` whose content
+    holds ``name``, each with the first such message."""
+    roles: dict[str, ast.Dict] = {}
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Dict):
+            continue
+        entries = {k.value: v for k, v in zip(node.keys, node.values, strict=True)
+                   if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        role, content = entries.get("role"), entries.get("content")
+        if isinstance(role, ast.Constant) and isinstance(role.value, str) and content is not None and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(content)):
+            roles.setdefault(role.value, node)
+    return roles

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from fnmatch import fnmatchcase, translate
 
@@ -149,7 +150,8 @@ class Sources(Component):
         ``enumerate(results)`` or ``pages.items()``) is third-party content too; an index or a
         key is not."""
         target = self.scopes.unknowable_target(node, env)
-        loop = _loop_giving(target, self.m.parents) if target is not None else None
+        loop = _loop_giving(target, self.m.parents) if target is not None else _comprehension_giving(node,
+                                                                                                   self.m.parents)
         if loop is None or not self.m.enter(loop):
             return None
         try:
@@ -321,8 +323,7 @@ class Sources(Component):
                 return None
             reader = target.owner.sources if target.owner is not None else self
             try:
-                found = next((s for s in (reader.untrusted(v, target.env) for v in target.returns) if s is not None),
-                             None)
+                found = _strongest(reader.untrusted(v, target.env) for v in target.returns)
             finally:
                 self.m.leave(target.fn)
             if found is None:
@@ -443,6 +444,18 @@ class Sources(Component):
         return False
 
 
+def _strongest(found: Iterable[Source | None]) -> Source | None:
+    """The first source of a catalogue among what a function's returns carry, else the first
+    loose one: `if api == "tavily": return tool.invoke(...)` before `return fetch_pages(...)`
+    is still a function that returns fetched pages."""
+    weak = None
+    for source in found:
+        if source is not None and source.strong:
+            return source
+        weak = weak or source
+    return weak
+
+
 # The calls of a function read for what they pass one of its parameters, at most.
 _MAX_CALLERS = 8
 
@@ -473,6 +486,19 @@ def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(target, ast.Name):
         return None
     return loop if target.id in _item_names(loop.target, loop.iter) else None
+
+
+def _comprehension_giving(node: ast.Name, parents: dict[int, ast.AST]) -> ast.comprehension | None:
+    """The ``for`` of a comprehension around ``node`` that binds its name to an item
+    (``[judge(passage) for passage in passages]``): comprehension targets are no assignment."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            for generator in current.generators:
+                if node.id in _item_names(generator.target, generator.iter):
+                    return generator
+        current = parents.get(id(current))
+    return None
 
 
 def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:

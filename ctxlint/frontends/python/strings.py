@@ -40,6 +40,8 @@ MAX_PIECES = 2000
 MIN_CHARS = 100_000
 
 FieldMaker = Callable[[str, Span], Piece]
+# The most parts of a prompt constant joined with `+` read as one template.
+_MAX_JOINED = 8
 K = TypeVar("K")  # what names a template field: a `{}` field's name, a `%` conversion's key or None
 
 
@@ -380,7 +382,7 @@ class Strings(Component):
         template that is filled elsewhere (``.format``) keeps its fields as slots."""
         assert base.value is not None
         env = Env(base.home)
-        tokens = self.plain_tokens(base.value)
+        tokens = joined_tokens(self, base.value, env)
         if tokens is not None and not extras:
             # Where code fills it (here, or in a module that imports it), each field takes the
             # facts of the values passed: a clock, a web page.
@@ -438,6 +440,21 @@ class Strings(Component):
                 cursor = end
             pieces.extend(located.static(cursor, len(token.body), braces=not percent, percent=percent))
         return pieces
+
+
+def joined_tokens(strings: Strings, node: ast.expr | None, env: Env, depth: int = 0) -> list[StrToken] | None:
+    """The tokens of a text literal, or of literals joined with ``+`` where each part is one or a
+    name of the module bound once to one (``COMMON_PROMPT + \"\"\"...{ocr_result}...\"\"\"\"``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < _MAX_JOINED:
+        left = joined_tokens(strings, node.left, env, depth + 1)
+        right = joined_tokens(strings, node.right, env, depth + 1) if left is not None else None
+        return None if right is None or left is None else left + right
+    if isinstance(node, ast.Name) and depth > 0:
+        binding = strings.scopes.resolve(node, env)
+        if binding is None or binding.owner is not None or binding.extras:
+            return None
+        return strings.plain_tokens(binding.value)
+    return strings.plain_tokens(node)
 
 
 def template_field(name: str) -> Slot:
