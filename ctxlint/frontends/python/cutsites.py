@@ -384,7 +384,10 @@ class CutSites(Component):
 def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:
     """The read of a process's streams or a page's raw text that ``value`` is built from, in its
     function: written in it, or given to a local name it reads (assigned, appended) up to two
-    names away."""
+    names away. A call other than a text method (``summarise(page_html)``) makes something else of it."""
+    if any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Attribute) and n.func.attr in _TEXT_METHODS)
+           and not (isinstance(n.func, ast.Name) and n.func.id == "str") for n in ast.walk(value)):
+        return None
     if reads_output(value, RAW_OUTPUT_NAMES):
         return value
     if depth >= 2:
