@@ -307,8 +307,14 @@ class CutSites(Component):
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
         if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)):
             return None  # a marker added after the loop: `f"{rest} more lines..."`
+        # Turns of a conversation kept to a size in characters are a prompt's history, even in a
+        # module that calls no model itself (a memory class): its name stands for the context.
+        conversation = not context and history_name(self.m.dotted(_order(loop.iter)[0]) or "")
         for statement in loop_body(loop):
-            if not isinstance(statement, ast.If) or not self.budget_test(statement.test, env, context):
+            if not isinstance(statement, ast.If):
+                continue
+            sized_by_name = conversation and not self.budget_test(statement.test, env, False)
+            if not self.budget_test(statement.test, env, context or conversation):
                 continue
             over = _over(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
@@ -323,8 +329,8 @@ class CutSites(Component):
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
-                return Observation(how, self.m.span(stop), "no marker says what the loop left out",
-                                   source=source)
+                return Observation("history-size-loop" if sized_by_name and how == "budget-loop" else how,
+                                   self.m.span(stop), "no marker says what the loop left out", source=source)
         return None
 
     def after(self, statement: ast.stmt) -> list[ast.stmt]:
