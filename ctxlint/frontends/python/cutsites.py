@@ -60,7 +60,7 @@ class CutSites(Component):
             if isinstance(node, (ast.Subscript, ast.Call)):
                 observation = None if self.retried(node) else self.cut_site(node, Env(scope), fn, context)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                observation = self.budget_loop(node, Env(scope), context)
+                observation = self.budget_loop(node, Env(scope), context, fn)
             else:
                 if isinstance(node, ast.While):
                     found.extend(self.drop_loop(node, Env(scope), context))
@@ -303,13 +303,16 @@ class CutSites(Component):
 
     # ---- loops that cut to a budget ----------------------------------------------------------------
 
-    def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool) -> Observation | None:
+    def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool,
+                    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
         if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)):
             return None  # a marker added after the loop: `f"{rest} more lines..."`
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
-        # module that calls no model itself (a memory class): its name stands for the context.
-        conversation = not context and history_name(self.m.dotted(_order(loop.iter)[0]) or "")
+        # module that calls no model itself (a memory class): its name stands for the context. Not
+        # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
+        conversation = not context and history_name(self.m.dotted(_order(loop.iter)[0]) or "") and not (
+            fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If):
                 continue
