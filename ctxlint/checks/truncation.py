@@ -18,7 +18,8 @@ _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cu
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
-             "budget-loop": "budget-loop", "drop-loop": "drop-loop", "ranked-loop": "ranked-items",
+             "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
+             "ranked-loop": "ranked-items",
              "first-chunk": "first-chunk", "first-message": "first-message"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.

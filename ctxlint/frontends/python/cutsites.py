@@ -24,7 +24,7 @@ from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.markers import mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -60,7 +60,7 @@ class CutSites(Component):
             if isinstance(node, (ast.Subscript, ast.Call)):
                 observation = None if self.retried(node) else self.cut_site(node, Env(scope), fn, context)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                observation = self.budget_loop(node, Env(scope), context)
+                observation = self.budget_loop(node, Env(scope), context, fn)
             else:
                 if isinstance(node, ast.While):
                     found.extend(self.drop_loop(node, Env(scope), context))
@@ -138,6 +138,10 @@ class CutSites(Component):
                     *source.flow, Evidence(EvidenceKind.SOURCE, f"`{self.m.code(_subject(node))}` is given "
                                            f"`{' '.join(self.m.code(stream).split())}`", self.m.span(stream)))))
             return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
+        returned = self.returned_stream(_subject(node), env)
+        if returned is not None:  # `success, outputs = self.run_cell(cell)`: a run's output, handed back
+            return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
+                *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
         third_party = self.sources.untrusted(_subject(node), env)
@@ -164,6 +168,33 @@ class CutSites(Component):
         return next((r.value for r in env.scope.assigns.get(node.id, ())
                      if r.value is not None and reads_output(r.value, RAW_OUTPUT_NAMES)), None)
 
+    def returned_stream(self, node: ast.expr, env: Env) -> Evidence | None:
+        """Where a local name was given what a project function returns (``ok, outputs =
+        self.run_cell(cell)``) and that function builds the value from a process's streams or a
+        page's raw text (``output_text = "\\n".join(output["traceback"])``, then
+        ``return ok, ",".join(parsed)`` after ``parsed.append(output_text)``): the output an agent
+        reads back, whatever the name it is given on the way says."""
+        if not isinstance(node, ast.Name) or env.scope.kind != "function":
+            return None
+        for record in env.scope.assigns.get(node.id, ()):
+            value = record.value
+            position = unpacked_position(value) if value is not None else None
+            if isinstance(value, ast.Subscript) and position is not None:
+                items = self.callees.returned_items(value, position, env)
+            elif isinstance(value, (ast.Call, ast.Await)):
+                call = value.value if isinstance(value, ast.Await) else value
+                called = self.callees.function_for(call, env, foreign=True) if isinstance(call, ast.Call) else None
+                items = [(r, called.env, called) for r in called.returns] if called is not None else []
+            else:
+                continue
+            for item, item_env, called in items:
+                unit = called.owner.unit if called.owner is not None else self.m
+                stream = _built_from_stream(item, item_env.scope)
+                if stream is not None:
+                    return Evidence(EvidenceKind.SOURCE, f"`{node.id}` is returned by `{called.fn.name}`, which "
+                                    f"builds it from `{' '.join(unit.code(stream).split())}`", unit.span(stream))
+        return None
+
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
         annotation, a text-valued assignment, or third-party content of the catalogue."""
@@ -183,6 +214,8 @@ class CutSites(Component):
             if binding is not None and binding.owner is None and not binding.extras \
                     and self.m.follow_binding(binding, self.known_text, depth + 1):
                 return True
+        if isinstance(node, ast.Subscript) and unpacked_position(node) is not None:
+            return self.flow.is_list(node, env) is False  # `ok, out = run(cell)`: what `run` returns there
         # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
         return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
 
@@ -270,12 +303,21 @@ class CutSites(Component):
 
     # ---- loops that cut to a budget ----------------------------------------------------------------
 
-    def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool) -> Observation | None:
+    def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool,
+                    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
         if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)):
             return None  # a marker added after the loop: `f"{rest} more lines..."`
+        # Turns of a conversation kept to a size in characters are a prompt's history, even in a
+        # module that calls no model itself (a memory class): its name stands for the context. Not
+        # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
+        conversation = not context and history_name(self.m.dotted(_order(loop.iter)[0]) or "") and not (
+            fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         for statement in loop_body(loop):
-            if not isinstance(statement, ast.If) or not self.budget_test(statement.test, env, context):
+            if not isinstance(statement, ast.If):
+                continue
+            sized_by_name = conversation and not self.budget_test(statement.test, env, False)
+            if not self.budget_test(statement.test, env, context or conversation):
                 continue
             over = _over(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
@@ -290,8 +332,8 @@ class CutSites(Component):
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
-                return Observation(how, self.m.span(stop), "no marker says what the loop left out",
-                                   source=source)
+                return Observation("history-size-loop" if sized_by_name and how == "budget-loop" else how,
+                                   self.m.span(stop), "no marker says what the loop left out", source=source)
         return None
 
     def after(self, statement: ast.stmt) -> list[ast.stmt]:
@@ -346,6 +388,26 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
+
+
+def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:
+    """The read of a process's streams or a page's raw text that ``value`` is built from, in its
+    function: written in it, or given to a local name it reads (assigned, appended) up to two
+    names away. A call other than a text method (``summarise(page_html)``) makes something else of it."""
+    if any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Attribute) and n.func.attr in _TEXT_METHODS)
+           and not (isinstance(n.func, ast.Name) and n.func.id == "str") for n in ast.walk(value)):
+        return None
+    if reads_output(value, RAW_OUTPUT_NAMES):
+        return value
+    if depth >= 2:
+        return None
+    for name in {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}:
+        for record in scope.assigns.get(name, ()):
+            if record.value is not None and record.scope is scope and record.kind in ("=", "+=", "append", "extend"):
+                found = _built_from_stream(record.value, scope, depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _over(test: ast.expr) -> bool | None:
