@@ -44,6 +44,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "removed":
         why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
+    elif kind == "set-for-some":
+        why = f"{request.reserve_evidence[0].text}, so for every other model"
     elif kind == "wrapper-call":
         why = f"{request.reserve_evidence[0].text}, so"
     else:
