@@ -131,7 +131,12 @@ class Sinks:
         rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
-        if rest is not None:
+        left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
+        if left_out is not None:
+            kind = "removed"
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(left_out)}` is taken out of the caller's "
+                                 "settings and never read", self.m.span(left_out)),)
+        elif rest is not None:
             kind = "caller-rest"
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(rest)}` holds only what a caller passes "
                                  "beyond the options it names", self.m.span(rest)),)
