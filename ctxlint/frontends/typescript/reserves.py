@@ -193,6 +193,48 @@ class Reserves:
             value = self.m.unwrap(self.m.field(value, "object"))
         return value is not None and value.type == "identifier" and self.m.code(value) in names
 
+    def unset_by_default(self, value: Node) -> Node | None:
+        """The constructor's parameter (or option destructured from one) that the field a limit is
+        read from (``maxOutputTokens: this.maxOutputTokens``) is set to, when it has no default
+        and the class gives the field none and sets it nowhere else: the limit is undefined, and
+        the request has none, unless every caller passes it."""
+        node = self.m.unwrap(value)
+        if node.type != "member_expression":
+            return None
+        obj, prop = self.m.field(node, "object"), self.m.field(node, "property")
+        constructor = self._constructor(node) if obj is not None and obj.type == "this" else None
+        if constructor is None or prop is None or constructor.parent is None:
+            return None
+        field = f"this.{self.m.code(prop)}"
+        assigned = [a for a in _walk(constructor.parent, constructor.parent.end_byte, into_functions=True)
+                    if a.type in ("assignment_expression", "augmented_assignment_expression")
+                    and self.m.code(self.m.field(a, "left") or a) == field]
+        declared = [d for d in constructor.parent.named_children if d.type == "public_field_definition"
+                    and self.m.code(self.m.field(d, "name") or d) == self.m.code(prop)]
+        if len(assigned) != 1 or self.m.field(assigned[0], "left") is None or any(
+                self.m.field(d, "value") is not None for d in declared):
+            return None
+        right = self.m.unwrap(self.m.field(assigned[0], "right"))
+        if right is None or right.type != "identifier":
+            return None
+        return self._without_default(constructor, self.m.code(right))
+
+    def _without_default(self, function: Node, name: str) -> Node | None:
+        """Where ``function`` takes ``name`` with no default: an optional parameter, or a key
+        destructured from a parameter (``const { maxOutputTokens, ...rest } = options``)."""
+        params = self.m.field(function, "parameters")
+        for param in params.named_children if params is not None else ():
+            pattern = self.m.field(param, "pattern")
+            if param.type == "optional_parameter" and pattern is not None and self.m.code(pattern) == name \
+                    and self.m.field(param, "value") is None:
+                return pattern
+        for pattern in _walk(function, function.end_byte):
+            if pattern.type == "object_pattern" and self._from_parameter(pattern, function):
+                for child in pattern.named_children:
+                    if child.type == "shorthand_property_identifier_pattern" and self.m.code(child) == name:
+                        return child
+        return None
+
     def _constructor(self, node: Node) -> Node | None:
         body = _enclosing(node, ("class_body",))
         if body is None:

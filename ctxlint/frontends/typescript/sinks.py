@@ -116,9 +116,13 @@ class Sinks:
             if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
                 opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
+        unset = None
         for key in shape.limit_keys:
             if key in settings:
                 node, kenv, pair = settings[key]
+                unset = self.reserves.unset_by_default(node)
+                if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
+                    break
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.m.span(pair))
@@ -132,7 +136,11 @@ class Sinks:
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
         left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
-        if left_out is not None:
+        if unset is not None:
+            kind = "none-by-default"
+            evidence = (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is undefined unless the caller passes "
+                                 f"`{self.m.code(unset)}`, which has no default", self.m.span(unset)),)
+        elif left_out is not None:
             kind = "removed"
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(left_out)}` is taken out of the caller's "
                                  "settings and never read", self.m.span(left_out)),)
