@@ -93,7 +93,9 @@ class Reserves(Component):
             if keyword.arg is not None or not isinstance(keyword.value, ast.Name):
                 continue
             binding = self.scopes.resolve(keyword.value, env)
-            for extra in binding.extras if binding is not None else ():
+            if binding is None:
+                continue
+            for extra in binding.extras:
                 if extra.kind == "setitem" and isinstance(extra.target, ast.Subscript) and extra.value is not None \
                         and self.flow.literal_str(extra.target.slice, binding.env) in keys:
                     found = self.set_for_some((extra.value, binding.env, extra.target))

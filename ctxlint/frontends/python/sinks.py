@@ -49,7 +49,8 @@ class Parts:
     built_without: Evidence | None = None  # the chat model or agent built with no limit, when one is
     by_default: tuple[Step, ...] = ()  # spreads a caller may fill, empty by default
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
-    removed: Evidence | None = None  # the limit taken out of the settings (`params.pop("max_tokens")`)
+    # the limit taken out (`params.pop("max_tokens")`) or set for some models only, with its kind
+    removed: tuple[str, Evidence] | None = None
 
 
 class Sinks(Component):
