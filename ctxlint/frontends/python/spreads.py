@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry, Region
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
@@ -232,27 +233,11 @@ class Spreads(Component):
                     isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
                     isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
                     is not None and self.copies_argument(parent, parent.args.index(node), Env(scope))) or (
-                    isinstance(parent, ast.Assign) and self.kept_to_spread(parent, fn))
+                    isinstance(parent, ast.Assign) and kept_to_spread(self.m, parent, fn)) or (
+                    keyed_use(self.m, parent, fn, name))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
         return not self.limit_called(called)
-
-    def kept_to_spread(self, assign: ast.Assign, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        """Whether a constructor keeps its ``**kwargs`` whole in an attribute (``self.model_args =
-        kwargs``) that its class sets nowhere else and reads only as ``**self.model_args``: the
-        keywords are passed on to each call as they were given."""
-        target = assign.targets[0] if len(assign.targets) == 1 else None
-        cls = self.m.parents.get(id(fn))
-        if fn.name != "__init__" or not isinstance(cls, ast.ClassDef) or not (
-                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
-            return False
-        for node in walk(cls):
-            if isinstance(node, ast.Attribute) and node.attr == target.attr and node is not target \
-                    and isinstance(node.value, ast.Name) and node.value.id == "self":
-                parent = self.m.parents.get(id(node))
-                if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.keyword) and parent.arg is None):
-                    return False
-        return True
 
     def limit_called(self, called: str) -> bool:
         """Whether the module or the project calls ``called`` with an output-limit keyword."""
