@@ -52,6 +52,11 @@ class Sinks:
         receiver = self.m.unwrap(self.m.field(callee, "object"))
         if len(chain) != 2 or chain[-1] not in self.m.ts.factory_methods or receiver.type != "identifier":
             return None
+        typed = self.parameter_type(receiver, env)
+        if typed is not None:  # `ai: Genkit`, a parameter given the instance
+            imported = self.m.imports.get(typed, "")
+            return next((sink for sink in self.m.ts.sinks if typed in sink.types and imported.startswith(sink.modules)
+                         and any(m[-1] == chain[-1] for m in sink.methods)), None)
         built, module = self.names.deref(receiver, env)[0], self.m
         if built.type != "call_expression":
             found = self.names.imported_constant(chain[0])
@@ -65,6 +70,38 @@ class Sinks:
         imported = module.imports.get(name, "")
         return next((sink for sink in self.m.ts.sinks if name in sink.factories and imported.startswith(sink.modules)
                      and any(m[-1] == chain[-1] for m in sink.methods)), None)
+
+    def settings_given_elsewhere(self, call: Node, env: Env, key: str) -> Node | None:
+        """A parameter of the function ``call`` is made in that another call there is given as its
+        settings (``config: judgeConfig``), when ``call`` is given none: the caller's settings,
+        and any limit in them, are left out of this request."""
+        function = env.scope.node
+        if env.scope.kind != "function":
+            return None
+        stack = list(function.named_children)
+        while stack:
+            node = stack.pop()
+            if node.type == "pair" and self.m.key_text(self.m.field(node, "key")) == key:
+                value = self.m.unwrap(self.m.field(node, "value"))
+                if value is not None and value.type == "identifier" and self.m.code(value) in env.scope.params \
+                        and not (call.start_byte <= node.start_byte < call.end_byte):
+                    return value
+            stack.extend(node.named_children)
+        return None
+
+    def parameter_type(self, name: Node, env: Env) -> str | None:
+        """The type a parameter ``name`` is declared with (``Genkit`` of ``ai: Genkit``), when the
+        name is one of the enclosing functions' parameters and not assigned there."""
+        scope = env.scope
+        text = self.m.code(name)
+        while scope is not None:
+            if text in scope.assigns:
+                return None
+            if text in scope.params:
+                annotation = scope.params[text].lstrip(":").strip()
+                return annotation or None
+            scope = scope.parent
+        return None
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
         args = self.m.args(call)
@@ -136,7 +173,13 @@ class Sinks:
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
         left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
-        if unset is not None:
+        given = self.settings_given_elsewhere(call, env, shape.settings.rstrip(".")) \
+            if limit is None and shape.settings and held is None and not opaque[0] else None
+        if given is not None:
+            kind = "settings-dropped"
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(given)}`, the settings this function is given, "
+                                 "is passed to another request and not to this one", self.m.span(given)),)
+        elif unset is not None:
             kind = "none-by-default"
             evidence = (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is undefined unless the caller passes "
                                  f"`{self.m.code(unset)}`, which has no default", self.m.span(unset)),)
