@@ -14,7 +14,7 @@ from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env, RequestBuilder
+from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
 
 
@@ -92,7 +92,7 @@ class Sinks:
     def parameter_type(self, name: Node, env: Env) -> str | None:
         """The type a parameter ``name`` is declared with (``Genkit`` of ``ai: Genkit``), when the
         name is one of the enclosing functions' parameters and not assigned there."""
-        scope = env.scope
+        scope: Scope | None = env.scope
         text = self.m.code(name)
         while scope is not None:
             if text in scope.assigns:
