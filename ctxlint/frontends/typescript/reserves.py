@@ -215,9 +215,18 @@ class Reserves:
                 self.m.field(d, "value") is not None for d in declared):
             return None
         right = self.m.unwrap(self.m.field(assigned[0], "right"))
-        if right is None or right.type != "identifier":
+        if right is None or right.type != "identifier" or self._built_with(constructor.parent.parent,
+                                                                           self.m.code(right)):
             return None
         return self._without_default(constructor, self.m.code(right))
+
+    def _built_with(self, cls: Node | None, option: str) -> bool:
+        """Whether the module builds the class with the option (``new Judge({maxOutputTokens: 800})``)."""
+        name = self.m.field(cls, "name") if cls is not None else None
+        if name is None:
+            return True  # a class expression: who builds it is not known
+        return any(n.type == "new_expression" and self.m.code(self.m.field(n, "constructor") or n) == self.m.code(name)
+                   and option in self.m.code(n) for n in _walk(self.m.root, self.m.root.end_byte, into_functions=True))
 
     def _without_default(self, function: Node, name: str) -> Node | None:
         """Where ``function`` takes ``name`` with no default: an optional parameter, or a key
