@@ -44,7 +44,9 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "removed":
         why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
-    elif kind == "wrapper-call":
+    elif kind == "set-for-some":
+        why = f"{request.reserve_evidence[0].text}, so for every other model"
+    elif kind in ("wrapper-call", "settings-dropped"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:
         why = "No output limit is set, so"

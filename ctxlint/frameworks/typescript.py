@@ -15,7 +15,8 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   ``not_through`` names a property the chain must not pass (``threads.messages.create`` is
   OpenAI's, not Anthropic's); with ``factories``, the ``methods`` are called on an object one of
   those functions builds (``ai.generate(...)`` where ``const ai = genkit({...})``, in the module or
-  in one it imports), imported from ``modules``; ``limited_providers`` makes models whose provider's name holds the
+  in one it imports), imported from ``modules``, or on a parameter typed with one of ``types``
+  (the class they build, ``ai: Genkit``); ``limited_providers`` makes models whose provider's name holds the
   word send an output limit by default, and ``mock_models`` models no request is sent for;
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
@@ -68,6 +69,7 @@ class TsSink:
     limited_providers: tuple[str, ...] = ()
     mock_models: tuple[str, ...] = ()
     factories: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # the class the factories build, for a parameter typed with it
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
-                                         "limited_providers", "mock_models", "factories"))
+                                         "limited_providers", "mock_models", "factories", "types"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -147,7 +149,7 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("not_through", []), f"{where}.not_through"),
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
-                  factories)
+                  factories, reader.texts(data.get("types", []), f"{where}.types"))
 
 
 def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:

@@ -13,7 +13,7 @@ from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.sinks import Parts, in_method, in_test, limit_configurable
+from ctxlint.frontends.python.sinks import REMOVED, SET_FOR_SOME, Parts, in_method, in_test, limit_configurable
 from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -76,6 +76,64 @@ class Reserves(Component):
                 break
             child, parent = parent, self.m.parents.get(id(parent))
         return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(node)}` takes the limit out{when}", self.m.span(node))
+
+    def taken_out(self, entry: Entry) -> tuple[str, Evidence] | None:
+        """The kind and evidence of a limit entry that leaves some requests without it."""
+        removed = self.removal(entry)
+        if removed is not None:
+            return REMOVED, removed
+        only_some = self.set_for_some(entry)
+        return (SET_FOR_SOME, only_some) if only_some is not None else None
+
+    def set_for_some_in_spread(self, call: ast.Call, env: Env, keys: tuple[str, ...]) -> Evidence | None:
+        """A limit set only for some models on a dict the call spreads (``**kwargs``) that holds
+        what the code cannot read besides (a copy of the user's settings): the code has a limit
+        at hand and withholds it from every other model."""
+        for keyword in call.keywords:
+            if keyword.arg is not None or not isinstance(keyword.value, ast.Name):
+                continue
+            binding = self.scopes.resolve(keyword.value, env)
+            if binding is None:
+                continue
+            for extra in binding.extras:
+                if extra.kind == "setitem" and isinstance(extra.target, ast.Subscript) and extra.value is not None \
+                        and self.flow.literal_str(extra.target.slice, binding.env) in keys:
+                    found = self.set_for_some((extra.value, binding.env, extra.target))
+                    if found is not None:
+                        return found
+        return None
+
+    def set_for_some(self, entry: Entry) -> Evidence | None:
+        """What an entry of a request's settings says when the limit is set only in a branch for
+        some models or providers (``if provider == "anthropic": kwargs["max_tokens"] = n``, no
+        ``else``, no other place that sets it): every other model is sent none. A test on the
+        limit's own value (``if max_tokens:``) is a limit passed on when given, not this."""
+        target = entry[2]
+        if not (isinstance(target, ast.Subscript) and isinstance(target.ctx, ast.Store)):
+            return None
+        key = self.flow.literal_str(target.slice, entry[1])
+        assign = self.m.parents.get(id(target))
+        branch = self.m.parents.get(id(assign)) if isinstance(assign, ast.Assign) else None
+        if key is None or not isinstance(branch, ast.If) or branch.orelse or assign not in branch.body \
+                or not _names_a_model(branch.test):
+            return None
+        renamed = isinstance(entry[0], ast.Call) and isinstance(entry[0].func, ast.Attribute) \
+            and entry[0].func.attr == "pop"  # `params["max_completion_tokens"] = params.pop("max_tokens")`
+        if renamed or self._whole_names(entry[0]) & self._whole_names(branch.test):
+            return None
+        function = entry[1].scope.node
+        dict_name = self.m.code(target.value)
+        stores = [n for n in walk(function) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                  and self.m.code(n.value) == dict_name and self.flow.literal_str(n.slice, entry[1]) == key]
+        if stores != [target]:
+            return None
+        return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(target)}` is set only when `{self.m.code(branch.test)}`",
+                        self.m.span(target))
+
+    def _whole_names(self, node: ast.expr) -> set[str]:
+        """The names and whole dotted paths ``node`` reads (``self.max_output``, not ``self``)."""
+        return {self.m.code(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute))
+                and not isinstance(self.m.parents.get(id(n)), ast.Attribute)}
 
     def limit_read(self, cls: ast.AST) -> tuple[str, Span] | None:
         """A limit the object's configuration holds and a method of the class reads
@@ -246,3 +304,18 @@ class Reserves(Component):
         return any(isinstance(h, Holder) and h.arguments.get("limit")
                    for h in self.m.catalogue.holders.match(path[:-2]))
 
+
+
+def _names_a_model(test: ast.expr) -> bool:
+    """Whether a branch's test compares a value with a name written there (``provider ==
+    "anthropic"``, ``"claude" in model``, ``model.startswith("o1")``): a choice of models."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.In)) for op in node.ops) \
+                and any(isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value
+                        for v in (node.left, *node.comparators)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("startswith", "endswith") and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            return True
+    return False

@@ -30,6 +30,8 @@ HTTP_PAYLOAD = "http-payload"
 SHAPED_CLIENT = "shaped-client"
 # ... and of a request whose settings had a limit the code then takes out (`params.pop("max_tokens")`).
 REMOVED = "removed"
+# ... and of one whose limit is set only in a branch for some models (`if provider == "anthropic":`).
+SET_FOR_SOME = "set-for-some"
 
 
 @dataclass
@@ -47,7 +49,8 @@ class Parts:
     built_without: Evidence | None = None  # the chat model or agent built with no limit, when one is
     by_default: tuple[Step, ...] = ()  # spreads a caller may fill, empty by default
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
-    removed: Evidence | None = None  # the limit taken out of the settings (`params.pop("max_tokens")`)
+    # the limit taken out (`params.pop("max_tokens")`) or set for some models only, with its kind
+    removed: tuple[str, Evidence] | None = None
 
 
 class Sinks(Component):
@@ -157,6 +160,11 @@ class Sinks(Component):
             parts.by_default += defaults
         if sink.arguments.get("limit"):
             parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
+        if given.opaque and parts.limit is None and parts.removed is None and limit_specs:
+            only_some = self.reserves.set_for_some_in_spread(
+                call, env, tuple(k for spec in limit_specs if not spec.key for k in spec.keywords))
+            if only_some is not None:
+                parts.removed, parts.limit_visible = (SET_FOR_SOME, only_some), True
         for holder, holder_call, holder_env in holders:
             self.holder_settings(holder, holder_call, holder_env, parts)
         parts.limit_elsewhere = parts.limit_elsewhere or unseen_holder
@@ -175,7 +183,7 @@ class Sinks(Component):
             dropped = None if passed_unset or parts.removed else self.reserves.accepted_limit(env.scope) \
                 or parts.dropped
             if parts.removed is not None:
-                reserve_kind, reserve_evidence = REMOVED, (parts.removed,)
+                reserve_kind, reserve_evidence = parts.removed[0], (parts.removed[1],)
             if dropped is not None:
                 reserve_kind = "dropped"
                 reserve_evidence = (Evidence(EvidenceKind.SOURCE, f"`{dropped[0]}` is accepted here and never "
@@ -285,11 +293,11 @@ class Sinks(Component):
         if parts.limit is None:
             for spec in arguments.get("limit", ()):
                 entry = self.args.find(spec, call, env, given)
-                removed = self.reserves.removal(entry) if entry is not None else None
+                removed = self.reserves.taken_out(entry) if entry is not None else None
                 if removed is not None:  # taken out, unless another of its keywords is set in its place
                     others = (self.args.find(Arg((k,), None, spec.key, spec.json), call, env, given)
                               for k in spec.keywords)
-                    entry = next((e for e in others if e is not None and self.reserves.removal(e) is None), None)
+                    entry = next((e for e in others if e is not None and self.reserves.taken_out(e) is None), None)
                     if entry is None:  # ... or another spec's keyword (`max_completion_tokens`)
                         parts.removed, parts.limit_visible = removed, True
                         continue

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry, Region
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -231,10 +233,23 @@ class Spreads(Component):
                 passed = (isinstance(parent, ast.keyword) and parent.arg is None) or (
                     isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
                     isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
-                    is not None and self.copies_argument(parent, parent.args.index(node), Env(scope)))
+                    is not None and self.copies_argument(parent, parent.args.index(node), Env(scope))) or (
+                    isinstance(parent, ast.Assign) and kept_to_spread(self.m, parent, fn)) or (
+                    keyed_use(self.m, parent, fn, name))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
-        return not self.limit_called(called)
+        return not self.limit_called(called) and not self.limit_spread_in(called)
+
+    def limit_spread_in(self, called: str) -> bool:
+        """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) in a function that
+        names an output limit (``kwargs = {"max_tokens": 4096, **kwargs}``): it may hold one."""
+        for call, scope in self.m.calls:
+            if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
+                function = scope.node
+                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        or any(limit in self.m.code(function) for limit in LIMIT_NAMES):
+                    return True
+        return False
 
     def limit_called(self, called: str) -> bool:
         """Whether the module or the project calls ``called`` with an output-limit keyword."""

@@ -144,6 +144,106 @@ class Reserves:
                     return self._rest_in(constructor, self.m.code(right))
         return False
 
+    def limit_left_out(self, options: Node, env: Env) -> Node | None:
+        """The name a limit key of a caller's settings is destructured into and never read
+        (``const { maxOutputTokens, ...rest } = request.config``) by the function that builds the
+        options (``body`` of ``const body = toBody(request)``, spread or passed as they are) or by
+        the one that sends them: the limit the caller gives is taken out and dropped."""
+        node = self.m.unwrap(options)
+        candidates = [c.named_children[0] for c in node.named_children
+                      if c.type == "spread_element" and c.named_children] if node.type == "object" else [node]
+        functions = [env.scope.node]
+        for candidate in candidates:
+            built, built_env = self.names.deref(candidate, env)
+            target = self.names.function_for(built, built_env) if built.type == "call_expression" else None
+            if target is not None:
+                functions.append(target[0])
+        for function in functions:
+            if function.type not in FUNCTIONS:
+                continue
+            for pattern in _walk(function, function.end_byte):
+                if pattern.type != "object_pattern" or not self._from_parameter(pattern, function) \
+                        or not any(c.type == "rest_pattern" for c in pattern.named_children):
+                    continue
+                for child in pattern.named_children:
+                    name = child if child.type == "shorthand_property_identifier_pattern" else None
+                    if name is not None and self.m.code(name) in LIMIT_KEYS and not self._limit_named(function, name):
+                        return name
+        return None
+
+    def _limit_named(self, function: Node, name: Node) -> bool:
+        """Whether ``function`` names an output limit anywhere but at ``name``: the variable read,
+        or a limit set by another key (``max_tokens: options.maxOutputTokens``)."""
+        return any(n.type in _NAMES and n.start_byte != name.start_byte and self.m.code(n) in LIMIT_KEYS
+                   for n in _walk(function, function.end_byte, into_functions=True))
+
+    def _from_parameter(self, pattern: Node, function: Node) -> bool:
+        """Whether an object pattern takes apart one of ``function``'s parameters (or a member
+        of one: ``request.config ?? {}``)."""
+        params = self.m.field(function, "parameters")
+        names = {self.m.code(p) for p in _identifiers(params)} if params is not None else set()
+        holder = pattern.parent
+        if holder is not None and holder.type in ("required_parameter", "optional_parameter"):
+            return True
+        value = self.m.unwrap(self.m.field(holder, "value")) if holder is not None \
+            and holder.type == "variable_declarator" else None
+        while value is not None and value.type == "binary_expression":  # `options ?? {}`
+            value = self.m.unwrap(self.m.field(value, "left"))
+        while value is not None and value.type == "member_expression":  # `request.config`
+            value = self.m.unwrap(self.m.field(value, "object"))
+        return value is not None and value.type == "identifier" and self.m.code(value) in names
+
+    def unset_by_default(self, value: Node) -> Node | None:
+        """The constructor's parameter (or option destructured from one) that the field a limit is
+        read from (``maxOutputTokens: this.maxOutputTokens``) is set to, when it has no default
+        and the class gives the field none and sets it nowhere else: the limit is undefined, and
+        the request has none, unless every caller passes it."""
+        node = self.m.unwrap(value)
+        if node.type != "member_expression":
+            return None
+        obj, prop = self.m.field(node, "object"), self.m.field(node, "property")
+        constructor = self._constructor(node) if obj is not None and obj.type == "this" else None
+        if constructor is None or prop is None or constructor.parent is None:
+            return None
+        field = f"this.{self.m.code(prop)}"
+        assigned = [a for a in _walk(constructor.parent, constructor.parent.end_byte, into_functions=True)
+                    if a.type in ("assignment_expression", "augmented_assignment_expression")
+                    and self.m.code(self.m.field(a, "left") or a) == field]
+        declared = [d for d in constructor.parent.named_children if d.type == "public_field_definition"
+                    and self.m.code(self.m.field(d, "name") or d) == self.m.code(prop)]
+        if len(assigned) != 1 or self.m.field(assigned[0], "left") is None or any(
+                self.m.field(d, "value") is not None for d in declared):
+            return None
+        right = self.m.unwrap(self.m.field(assigned[0], "right"))
+        if right is None or right.type != "identifier" or self._built_with(constructor.parent.parent,
+                                                                           self.m.code(right)):
+            return None
+        return self._without_default(constructor, self.m.code(right))
+
+    def _built_with(self, cls: Node | None, option: str) -> bool:
+        """Whether the module builds the class with the option (``new Judge({maxOutputTokens: 800})``)."""
+        name = self.m.field(cls, "name") if cls is not None else None
+        if name is None:
+            return True  # a class expression: who builds it is not known
+        return any(n.type == "new_expression" and self.m.code(self.m.field(n, "constructor") or n) == self.m.code(name)
+                   and option in self.m.code(n) for n in _walk(self.m.root, self.m.root.end_byte, into_functions=True))
+
+    def _without_default(self, function: Node, name: str) -> Node | None:
+        """Where ``function`` takes ``name`` with no default: an optional parameter, or a key
+        destructured from a parameter (``const { maxOutputTokens, ...rest } = options``)."""
+        params = self.m.field(function, "parameters")
+        for param in params.named_children if params is not None else ():
+            pattern = self.m.field(param, "pattern")
+            if param.type == "optional_parameter" and pattern is not None and self.m.code(pattern) == name \
+                    and self.m.field(param, "value") is None:
+                return pattern
+        for pattern in _walk(function, function.end_byte):
+            if pattern.type == "object_pattern" and self._from_parameter(pattern, function):
+                for child in pattern.named_children:
+                    if child.type == "shorthand_property_identifier_pattern" and self.m.code(child) == name:
+                        return child
+        return None
+
     def _constructor(self, node: Node) -> Node | None:
         body = _enclosing(node, ("class_body",))
         if body is None:
@@ -173,15 +273,20 @@ class Reserves:
         return False
 
 
-def _walk(root: Node, before: int):
-    """The nodes of ``root`` that start before ``before``, not inside nested functions."""
+# The nodes that can name an output limit: a variable, a property, a key, a string's text.
+_NAMES = ("identifier", "property_identifier", "shorthand_property_identifier", "string_fragment")
+
+
+def _walk(root: Node, before: int, into_functions: bool = False):
+    """The nodes of ``root`` that start before ``before``, not inside nested functions unless
+    asked."""
     stack = list(reversed(root.named_children))
     while stack:
         node = stack.pop()
         if node.start_byte >= before:
             continue
         yield node
-        if node.type not in FUNCTIONS and node.type != "class_declaration":
+        if into_functions or (node.type not in FUNCTIONS and node.type != "class_declaration"):
             stack.extend(reversed(node.named_children))
 
 

@@ -242,7 +242,9 @@ class Scopes:
         bare = self.m.unwrap(value)
         if bare.type == "await_expression":
             bare = self.m.unwrap(bare.named_children[0]) if bare.named_children else bare
-        if bare.type == "call_expression" and self.m.code(self.m.field(bare, "function") or bare) == "require":
+        # `require("openai")`, or `await import("ai")`: the module, bound to a name
+        if bare.type == "call_expression" and self.m.code(self.m.field(bare, "function") or bare) in ("require",
+                                                                                                       "import"):
             module = next((self.m.string_value(a) for a in self.m.args(bare) if a.type == "string"), None)
             if module is not None:
                 self.imported(module)

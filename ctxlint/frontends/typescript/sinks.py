@@ -14,7 +14,7 @@ from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env, RequestBuilder
+from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
 
 
@@ -52,6 +52,11 @@ class Sinks:
         receiver = self.m.unwrap(self.m.field(callee, "object"))
         if len(chain) != 2 or chain[-1] not in self.m.ts.factory_methods or receiver.type != "identifier":
             return None
+        typed = self.parameter_type(receiver, env)
+        if typed is not None:  # `ai: Genkit`, a parameter given the instance
+            imported = self.m.imports.get(typed, "")
+            return next((sink for sink in self.m.ts.sinks if typed in sink.types and imported.startswith(sink.modules)
+                         and any(m[-1] == chain[-1] for m in sink.methods)), None)
         built, module = self.names.deref(receiver, env)[0], self.m
         if built.type != "call_expression":
             found = self.names.imported_constant(chain[0])
@@ -65,6 +70,38 @@ class Sinks:
         imported = module.imports.get(name, "")
         return next((sink for sink in self.m.ts.sinks if name in sink.factories and imported.startswith(sink.modules)
                      and any(m[-1] == chain[-1] for m in sink.methods)), None)
+
+    def settings_given_elsewhere(self, call: Node, env: Env, key: str) -> Node | None:
+        """A parameter of the function ``call`` is made in that another call there is given as its
+        settings (``config: judgeConfig``), when ``call`` is given none: the caller's settings,
+        and any limit in them, are left out of this request."""
+        function = env.scope.node
+        if env.scope.kind != "function":
+            return None
+        stack = list(function.named_children)
+        while stack:
+            node = stack.pop()
+            if node.type == "pair" and self.m.key_text(self.m.field(node, "key")) == key:
+                value = self.m.unwrap(self.m.field(node, "value"))
+                if value is not None and value.type == "identifier" and self.m.code(value) in env.scope.params \
+                        and not (call.start_byte <= node.start_byte < call.end_byte):
+                    return value
+            stack.extend(node.named_children)
+        return None
+
+    def parameter_type(self, name: Node, env: Env) -> str | None:
+        """The type a parameter ``name`` is declared with (``Genkit`` of ``ai: Genkit``), when the
+        name is one of the enclosing functions' parameters and not assigned there."""
+        scope: Scope | None = env.scope
+        text = self.m.code(name)
+        while scope is not None:
+            if text in scope.assigns:
+                return None
+            if text in scope.params:
+                annotation = scope.params[text].lstrip(":").strip()
+                return annotation or None
+            scope = scope.parent
+        return None
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
         args = self.m.args(call)
@@ -116,9 +153,13 @@ class Sinks:
             if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
                 opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
+        unset = None
         for key in shape.limit_keys:
             if key in settings:
                 node, kenv, pair = settings[key]
+                unset = self.reserves.unset_by_default(node)
+                if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
+                    break
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.m.span(pair))
@@ -131,7 +172,22 @@ class Sinks:
         rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
-        if rest is not None:
+        left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
+        given = self.settings_given_elsewhere(call, env, shape.settings.rstrip(".")) \
+            if limit is None and shape.settings and held is None and not opaque[0] else None
+        if given is not None:
+            kind = "settings-dropped"
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(given)}`, the settings this function is given, "
+                                 "is passed to another request and not to this one", self.m.span(given)),)
+        elif unset is not None:
+            kind = "none-by-default"
+            evidence = (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is undefined unless the caller passes "
+                                 f"`{self.m.code(unset)}`, which has no default", self.m.span(unset)),)
+        elif left_out is not None:
+            kind = "removed"
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(left_out)}` is taken out of the caller's "
+                                 "settings and never read", self.m.span(left_out)),)
+        elif rest is not None:
             kind = "caller-rest"
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(rest)}` holds only what a caller passes "
                                  "beyond the options it names", self.m.span(rest)),)

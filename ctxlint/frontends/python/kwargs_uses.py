@@ -1,0 +1,75 @@
+"""How a function uses its ``**kwargs`` when it only passes them on: keys read or set one by one,
+the whole dict kept in an attribute the class only spreads. What :mod:`spreads` counts as passed
+on, so that the call the keywords reach sends only what the caller gives."""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.unit import Unit
+from ctxlint.providers import LIMIT_NAMES
+
+
+def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether a ``**kwargs`` dict is used by one key written there, in a function that names
+    no output limit: ``kwargs.get("config")``, or ``kwargs["config"] = config`` where each
+    value ``config`` is given is the caller's own or a settings object built here (no helper
+    out of sight that may put a limit in it)."""
+    if any(limit in m.code(fn) for limit in LIMIT_NAMES):
+        return False
+    if isinstance(parent, ast.Subscript):
+        stored = m.parents.get(id(parent))
+        value = stored.value if isinstance(stored, ast.Assign) else None
+        return isinstance(parent.ctx, ast.Store) and isinstance(parent.slice, ast.Constant) \
+            and isinstance(value, ast.Name) and all(
+                callers_or_built(m, a.value, fn, name) for a in walk(fn) if isinstance(a, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == value.id for t in a.targets))
+    return looked_up(m, parent)
+
+
+def looked_up(m: Unit, parent: ast.AST | None) -> bool:
+    """``kwargs.get("key")``: one key of the dict read."""
+    call = m.parents.get(id(parent))
+    return isinstance(parent, ast.Attribute) and parent.attr == "get" and isinstance(call, ast.Call) \
+        and bool(call.args) and isinstance(call.args[0], ast.Constant)
+
+
+def callers_or_built(m: Unit, value: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``value`` is what the caller gave (``kwargs.get("config")``) or a settings class
+    built here from named keywords and the caller's own settings (``Config(**params)`` where
+    ``params = self._extract(config)``), or either (``kwargs.get("config") or Config()``)."""
+    if isinstance(value, ast.BoolOp):
+        return all(callers_or_built(m, v, fn, name) for v in value.values)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == name:
+        return looked_up(m, value.func)
+    if not (isinstance(value, ast.Call) and (last_name(value.func) or "")[:1].isupper()):
+        return False
+    for keyword in value.keywords:
+        spread = keyword.value if keyword.arg is None else None
+        if spread is not None and not (isinstance(spread, ast.Name) and all(
+                isinstance(a.value, ast.Call) and a.value.args and isinstance(a.value.args[0], ast.Name)
+                for a in walk(fn) if isinstance(a, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == spread.id for t in a.targets))):
+            return False
+    return True
+
+
+def kept_to_spread(m: Unit, assign: ast.Assign, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a constructor keeps its ``**kwargs`` whole in an attribute (``self.model_args =
+    kwargs``) that its class sets nowhere else and reads only as ``**self.model_args``: the
+    keywords are passed on to each call as they were given."""
+    target = assign.targets[0] if len(assign.targets) == 1 else None
+    cls = m.parents.get(id(fn))
+    if fn.name != "__init__" or not isinstance(cls, ast.ClassDef) or not (
+            isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+        return False
+    for node in walk(cls):
+        if isinstance(node, ast.Attribute) and node.attr == target.attr and node is not target \
+                and isinstance(node.value, ast.Name) and node.value.id == "self":
+            parent = m.parents.get(id(node))
+            if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.keyword) and parent.arg is None):
+                return False
+    return True
