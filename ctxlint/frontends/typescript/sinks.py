@@ -153,12 +153,13 @@ class Sinks:
             if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
                 opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
-        unset = None
+        unset = field = None
         for key in shape.limit_keys:
             if key in settings:
                 node, kenv, pair = settings[key]
                 unset = self.reserves.unset_by_default(node)
                 if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
+                    field = node
                     break
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
@@ -167,30 +168,27 @@ class Sinks:
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
-        kind = ""
-        evidence: tuple[Evidence, ...] = ()
         rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
         left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
         given = self.settings_given_elsewhere(call, env, shape.settings.rstrip(".")) \
             if limit is None and shape.settings and held is None and not opaque[0] else None
-        if given is not None:
-            kind = "settings-dropped"
-            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(given)}`, the settings this function is given, "
-                                 "is passed to another request and not to this one", self.m.span(given)),)
-        elif unset is not None:
-            kind = "none-by-default"
-            evidence = (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is undefined unless the caller passes "
-                                 f"`{self.m.code(unset)}`, which has no default", self.m.span(unset)),)
-        elif left_out is not None:
-            kind = "removed"
-            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(left_out)}` is taken out of the caller's "
-                                 "settings and never read", self.m.span(left_out)),)
-        elif rest is not None:
-            kind = "caller-rest"
-            evidence = (Evidence(EvidenceKind.SOURCE, f"`{self.m.code(rest)}` holds only what a caller passes "
-                                 "beyond the options it names", self.m.span(rest)),)
+        # Why the request has no limit, the first that applies: (kind, evidence kind, where, what it says).
+        def code(at: Node | None) -> str:
+            return self.m.code(at) if at is not None else ""
+        why = [
+            ("settings-dropped", EvidenceKind.SOURCE, given,
+             f"`{code(given)}`, the settings this function is given, is passed to another request and not to this one"),
+            ("none-by-default", EvidenceKind.FLOW, unset,
+             f"`{code(field)}` is undefined unless the caller passes `{code(unset)}`, which has no default"),
+            ("removed", EvidenceKind.SOURCE, left_out,
+             f"`{code(left_out)}` is taken out of the caller's settings and never read"),
+            ("caller-rest", EvidenceKind.SOURCE, rest,
+             f"`{code(rest)}` holds only what a caller passes beyond the options it names"),
+        ]
+        kind, evidence = next(((k, (Evidence(ek, says, self.m.span(at)),)) for k, ek, at, says in why
+                               if at is not None), ("", ()))
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None or
                        bool(kind), settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
