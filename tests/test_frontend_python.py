@@ -40,8 +40,8 @@ def slots(request):
     return [(s.role, s.span.line, s.span.column, s.text) for s in request.slots()]
 
 
-def lint(source: str, name: str = "module.py", select=("ALL",)):
-    linter = Linter(Settings(root=Path(".")), load_catalogue(), select=list(select))
+def lint(source: str, name: str = "module.py", select=("ALL",), confidence: str = "medium"):
+    linter = Linter(Settings(root=Path("."), confidence=confidence), load_catalogue(), select=list(select))
     return linter.lint_text(source, name, name, "python")
 
 
@@ -700,8 +700,9 @@ class Notebook:
         )
         return reply.content[0].text
 '''
-    found = lint(source, select=["CTX104"])
-    assert [(f.code, f.span.line, f.span.column, f.kind) for f in found] == [("CTX104", 14, 21, "returned-text")]
+    found = lint(source, select=["CTX104"], confidence="low")  # returned-text is low: measured 0 of 3 right
+    assert [(f.code, f.span.line, f.span.column, f.kind, f.confidence.value) for f in found] == [
+        ("CTX104", 14, 21, "returned-text", "low")]
     assert found[0].message == (
         "`set` iterates in an order that changes with each process's hash seed, so the text built from it can differ "
         "between calls and the 23 static tokens after it are then sent uncached. Wrap it in `sorted(...)`.")
@@ -735,6 +736,6 @@ def classify(text: str, tags: set[str]) -> str:
     )
     return reply.choices[0].message.content
 '''
-    found = lint(source, select=["CTX104"])
+    found = lint(source, select=["CTX104"], confidence="low")
     assert [(f.span.line, f.kind) for f in found] == [(8, "returned-text")]
     assert ("`tags_message(...)` returns text built from it", 14) in [(s.text, s.span.line) for s in found[0].evidence]
