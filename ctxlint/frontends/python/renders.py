@@ -135,7 +135,7 @@ def _registered_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Sc
     named key (``registry[Names.KEY] = PROMPT``), on what a module reads at that key
     (``template = registry[Names.KEY]``, then ``template.format_prompt(**inputs)``)."""
     home = _function_of(template, unit.parents) or unit.tree
-    holders = _holders(unit, home, name, template)
+    holders = _holders(home, name, template)
     if not holders:
         return []
     keys = {(_last(unit.code(node.targets[0].value)), unit.code(node.targets[0].slice))
@@ -167,25 +167,28 @@ def _registered_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Sc
     return sites
 
 
-def _holders(unit: Unit, home: ast.AST, name: str, template: ast.expr) -> dict[str, ast.expr]:
+def _holders(home: ast.AST, name: str, template: ast.expr) -> dict[str, ast.expr]:
     """The names ``home`` assigns a prompt object built from the text ``name`` holds (a call
     that takes it, at any depth: ``from_messages([from_template(name)])``), and those built from
     them in turn; a use after ``name`` is given another text does not count."""
-    defined = sorted(node.lineno for node in ast.walk(home) if isinstance(node, ast.Assign)
-                     and any(isinstance(t, ast.Name) and t.id == name for t in node.targets))
+    assigns = [node for node in ast.walk(home) if isinstance(node, ast.Assign) and len(node.targets) == 1]
+    defined = sorted(node.lineno for node in assigns if isinstance(node.targets[0], ast.Name)
+                     and node.targets[0].id == name)
     ours = max((line for line in defined if line <= template.lineno), default=template.lineno)
     later = min((line for line in defined if line > ours), default=None)
+    builds = [node for node in assigns if isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)]
     held: dict[str, ast.expr] = {}
     for _ in range(3):
-        for node in ast.walk(home):
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and isinstance(node.value, ast.Call)) or node.targets[0].id in held:
+        for node in builds:
+            target = node.targets[0]
+            assert isinstance(target, ast.Name) and isinstance(node.value, ast.Call)
+            if target.id in held:
                 continue
             for use in ast.walk(node.value):
                 if isinstance(use, ast.Name) and ((use.id == name and ours < use.lineno
                                                    and (later is None or use.lineno < later)) or use.id in held) \
                         and use is not node.value.func:
-                    held[node.targets[0].id] = node.value
+                    held[target.id] = node.value
                     break
     return held
 
