@@ -12,6 +12,7 @@ from ctxlint.frameworks import MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
+from ctxlint.frontends.python.strings import filled_fields
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Breakpoint, Role, Slot, Span
@@ -204,9 +205,13 @@ class Messages(Component):
             return
         pieces: list[Piece] | None
         if syntax == "format":
+            filled = filled_fields(self.strings, node, env)
+
             def field(name: str, span: Span) -> Piece:
                 head = name.split(".", 1)[0].split("[", 1)[0]
                 value = variables.get(head)
+                if value is None and filled is not None:  # filled where code formats the object
+                    return filled(name, span)
                 return self.strings.field_piece(name, head, value[0] if value else None,
                                                 value[1] if value else env, span)
             pieces = self.strings.template_fields(tokens, field)

@@ -51,6 +51,7 @@ class Project:
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
+        self._key_readers: dict[str, list[Path]] = {}
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -131,6 +132,14 @@ class Project:
         assert self._formatters is not None
         return self._formatters.get(name, [])[:MAX_FORMATTERS]
 
+    def key_readers(self, key: str) -> list[Path]:
+        """The modules of the project that read a mapping at ``key`` (``registry[Names.KEY]``,
+        ``registry["key"]``; ``key`` is the last name of the key): where a prompt kept in a
+        registry may be taken out and filled. Read once per run, like the classes."""
+        if self._formatters is None:
+            self._read_indexes()
+        return self._key_readers.get(key, [])[:MAX_FORMATTERS]
+
     def _read_indexes(self) -> None:
         """The class, limit-keyword and `.format` indexes, from one walk over the project's
         modules: each file is read once, whichever index is asked for first."""
@@ -142,6 +151,7 @@ class Project:
                 _add(classes, _CLASS_LINE.finditer(data), path, _bases)
             if b".format" in data:
                 _add(formatters, _FORMAT_CALL.finditer(data), path, _formatted)
+            _add(self._key_readers, _KEY_READ.finditer(data), path, _key_read)
             callees |= limit_callees(data)
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
 
@@ -220,6 +230,13 @@ def _formatted(match: re.Match, path: Path) -> list[tuple[str, Path]]:
 # The modules a prompt constant's render sites are read from, at most.
 MAX_FORMATTERS = 8
 _FORMAT_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\.\s*format(?:_map)?\s*\(")
+# A mapping read at a named key: `registry[Names.KEY]`, `registry["key"]` (the last name is kept).
+_KEY_READ = re.compile(rb"\w\s*\[\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*\]|\w\s*\[\s*[\"']([A-Za-z_]\w*)[\"']\s*\]")
+
+
+def _key_read(match: re.Match, path: Path) -> list[tuple[str, Path]]:
+    """A ``registry[KEY]`` read's entry in the index of where registered prompts are taken out."""
+    return [((match.group(1) or match.group(2)).decode("ascii", "replace"), path)]
 
 
 def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,

@@ -118,7 +118,97 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
             if found:
                 sites += found
                 unit.dependencies.add(other.unit.path)  # a change there changes this module's result
+    if not sites:
+        sites = _registered_sites(unit, flow, containers, scopes, name, template)
     return values_by_key(sites)
+
+
+# Methods that fill a prompt object built from a template text (LangChain's prompt templates).
+FILL_METHODS = frozenset({"format", "format_map", "format_prompt", "format_messages", "invoke", "ainvoke"})
+
+
+def _registered_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
+                      template: ast.expr) -> list[Site]:
+    """The calls that fill a prompt object built from the text ``name`` holds
+    (``PROMPT = ChatPromptTemplate.from_messages([SystemMessagePromptTemplate.from_template(name),
+    ...])``): on the object's name in its module, or, when the object is kept in a registry at a
+    named key (``registry[Names.KEY] = PROMPT``), on what a module reads at that key
+    (``template = registry[Names.KEY]``, then ``template.format_prompt(**inputs)``)."""
+    home = _function_of(template, unit.parents) or unit.tree
+    holders = _holders(home, name, template)
+    if not holders:
+        return []
+    keys = {(_last(unit.code(node.targets[0].value)), unit.code(node.targets[0].slice))
+            for node in ast.walk(home) if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Subscript) and isinstance(node.value, ast.Name)
+            and node.value.id in holders}
+
+    def here(receiver: ast.expr, env: Env) -> bool:
+        binding = scopes.resolve(receiver, env) if isinstance(receiver, ast.Name) else None
+        return binding is not None and any(binding.value is value for value in holders.values())
+
+    sites = _filled(unit, _Finder(unit, flow, containers), here, FILL_METHODS)
+    project = unit.project
+    if project is None or not keys:
+        return sites
+    for path in sorted({p for _, key in keys for p in project.key_readers(_last(key).strip("\"'"))}):
+        other = unit.analyzer if path == unit.file else project.analyzer(path)
+        if other is None or len(sites) >= MAX_SITES:
+            continue
+        reads = partial(_reads_registry, other.unit, other.scopes, keys)
+        try:
+            found = _filled(other.unit, _Finder(other.unit, other.flow, other.containers), reads, FILL_METHODS)
+        except RecursionError:  # a module too deep to follow: its sites are not read
+            continue
+        if found:
+            sites += found
+            if other.unit is not unit:
+                unit.dependencies.add(other.unit.path)  # a change there changes this module's result
+    return sites
+
+
+def _holders(home: ast.AST, name: str, template: ast.expr) -> dict[str, ast.expr]:
+    """The names ``home`` assigns a prompt object built from the text ``name`` holds (a call
+    that takes it, at any depth: ``from_messages([from_template(name)])``), and those built from
+    them in turn; a use after ``name`` is given another text does not count."""
+    assigns = [node for node in ast.walk(home) if isinstance(node, ast.Assign) and len(node.targets) == 1]
+    defined = sorted(node.lineno for node in assigns if isinstance(node.targets[0], ast.Name)
+                     and node.targets[0].id == name)
+    ours = max((line for line in defined if line <= template.lineno), default=template.lineno)
+    later = min((line for line in defined if line > ours), default=None)
+    builds = [node for node in assigns if isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)]
+    held: dict[str, ast.expr] = {}
+    for _ in range(3):
+        for node in builds:
+            target = node.targets[0]
+            assert isinstance(target, ast.Name) and isinstance(node.value, ast.Call)
+            if target.id in held:
+                continue
+            for use in ast.walk(node.value):
+                if isinstance(use, ast.Name) and ((use.id == name and ours < use.lineno
+                                                   and (later is None or use.lineno < later)) or use.id in held) \
+                        and use is not node.value.func:
+                    held[target.id] = node.value
+                    break
+    return held
+
+
+def _reads_registry(unit: Unit, scopes: Scopes, keys: set[tuple[str, str]], receiver: ast.expr, env: Env,
+                    depth: int = 0) -> bool:
+    """Whether ``receiver`` is what a registry holds at one of ``keys`` (``registry[Names.KEY]``),
+    directly or through the name it is assigned to."""
+    if isinstance(receiver, ast.Subscript):
+        return (_last(unit.code(receiver.value)), unit.code(receiver.slice)) in keys
+    if isinstance(receiver, ast.Name) and depth < _MAX_CLIMB:
+        binding = scopes.resolve(receiver, env)
+        return binding is not None and not binding.extras and _reads_registry(unit, scopes, keys, binding.value,
+                                                                              binding.env, depth + 1)
+    return False
+
+
+def _last(dotted: str) -> str:
+    """The last name of a dotted expression's code (``self.prompts`` -> ``prompts``)."""
+    return dotted.rsplit(".", 1)[-1].strip()
 
 
 def _format_sites(unit: Unit, finder: _Finder, name: str, holds: Callable[[ast.expr, Env], bool]) -> list[Site]:
@@ -140,13 +230,14 @@ def keyed_sites(analyzer: Analyzer, key: str) -> list[Site]:
                    partial(_reads_key, analyzer, key=key))
 
 
-def _filled(unit: Unit, finder: _Finder, fills: Callable[[ast.expr, Env], bool]) -> list[Site]:
-    """The ``.format(...)``/``.format_map(...)`` calls of ``unit``'s module on a receiver that
-    ``fills`` accepts, with the values they pass."""
+def _filled(unit: Unit, finder: _Finder, fills: Callable[[ast.expr, Env], bool],
+            methods: frozenset[str] = frozenset({"format", "format_map"})) -> list[Site]:
+    """The ``.format(...)``/``.format_map(...)`` calls (or other ``methods``) of ``unit``'s
+    module on a receiver that ``fills`` accepts, with the values they pass."""
     found: list[Site] = []
     for call, scope in unit.calls:
         func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
+        if not (isinstance(func, ast.Attribute) and func.attr in methods):
             continue
         env = Env(scope)
         if not fills(func.value, env):

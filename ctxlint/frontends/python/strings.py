@@ -457,6 +457,23 @@ def joined_tokens(strings: Strings, node: ast.expr | None, env: Env, depth: int 
     return strings.plain_tokens(node)
 
 
+def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, Span], Piece] | None:
+    """For the text a prompt object is built from, named in this module (``from_template(NAME)``):
+    a maker of its ``{fields}``, each a slot with the facts of the values code passes where it
+    fills the object (``PROMPT.format_prompt(**inputs)``, through a registry key too). None
+    when no code shows them."""
+    if not isinstance(node, ast.Name):
+        return None
+    binding = strings.scopes.resolve(node, env)
+    if binding is None or binding.owner is not None or binding.extras:
+        return None
+    values = format_values(strings.m, strings.flow, strings.containers, strings.scopes, node.id, binding.value)
+    if not values:
+        return None
+    return lambda name, span: Piece(name, span, linked_slot(template_field(name), None, values,
+                                                            "code fills the prompt", True))
+
+
 def template_field(name: str) -> Slot:
     """A ``{name}`` field of a template that code fills elsewhere: nothing here says what fills
     it (``opaque``), so its name is the template's own word for it, as in a template file."""

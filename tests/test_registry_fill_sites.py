@@ -1,0 +1,27 @@
+"""A prompt object kept in a registry at a named key: where code takes it out and fills it is
+the fill site of its template's fields, and a step of the finding's evidence."""
+
+from __future__ import annotations
+
+from ctxlint.catalogue import load_catalogue
+from ctxlint.config import Settings
+from ctxlint.engine import Linter
+from ctxlint.frontends import format_for
+
+RULE = load_catalogue()["CTX101"]
+EXAMPLE = next(e for e in RULE.examples if e.id == "prompt-object-kept-in-a-registry-filled-with-a-clock")
+
+
+def test_the_fill_site_read_through_the_registry_key_is_an_evidence_step(tmp_path):
+    for name, text in EXAMPLE.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    settings = Settings(root=tmp_path)
+    linter = Linter(settings, {"CTX101": RULE}, select=["CTX101"])
+    [finding] = linter.lint_text(EXAMPLE.source, EXAMPLE.file, EXAMPLE.file, format_for(EXAMPLE.file, settings))
+    assert (finding.code, finding.span.line, finding.kind) == ("CTX101", 13, "format-site-call")
+    assert finding.message.startswith("`stamp` changes on every call; the 82 static tokens after it are sent uncached")
+    steps = [(e.text.split(",")[0], e.span.path.endswith("desk/triage.py"), e.span.line) for e in finding.evidence
+             if e.span.path != EXAMPLE.file]
+    assert steps == [("`datetime.datetime.now()` is called here", True, 8),
+                     ("filled where code formats the prompt", True, 8)]
