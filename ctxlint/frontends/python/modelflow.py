@@ -75,7 +75,7 @@ class ModelFlow(Component):
             for call, where in unit.calls:
                 called = call.func.id if isinstance(call.func, ast.Name) \
                     else call.func.attr if isinstance(call.func, ast.Attribute) else None
-                if called != name:
+                if called != name or not self.calls_this(owner, call, where, scope):
                     continue
                 value = next((k.value for k in call.keywords if k.arg == param), None)
                 if value is None and position is not None and position < len(call.args):
@@ -83,6 +83,18 @@ class ModelFlow(Component):
                 if value is not None:
                     found += self.built(owner, value, where, 0)
         return found
+
+    def calls_this(self, owner: Analyzer | None, call: ast.Call, where: Scope, scope: Scope) -> bool:
+        """Whether ``call`` (in ``where`` of ``owner``) calls the function of ``scope``, not another
+        of the same name."""
+        part = owner if owner is not None else self
+        called = part.callees.function_for(call, Env(where), foreign=True, returns=False)
+        if called is None:
+            return False
+        module = called.owner.unit.file if called.owner is not None else _unit(self, owner).file
+        fn = scope.node
+        return module == self.m.file and (called.fn.name, called.fn.lineno) == (getattr(fn, "name", ""),
+                                                                                 getattr(fn, "lineno", 0))
 
     def built(self, owner: Analyzer | None, node: ast.expr, scope: Scope, hops: int) -> list[Built]:
         """Where the model ``node`` (in ``scope`` of ``owner``, None for this module) is built:
