@@ -165,3 +165,58 @@ def test_a_clock_read_in_a_helper_is_named_where_it_is_called(project):
     assert [(f["path"], f["line"], f["kind"]) for f in clocks] == [("app/prompts.py", 1, "format-site-call")]
     steps = [(e["text"], e["path"], e["line"]) for e in clocks[0]["evidence"] if e["kind"] == "flow"]
     assert ("`datetime.datetime.now()` is called here", "app/role.py", 14) in steps
+
+
+FACTORY = '''from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+
+def build(vendor: str, name: str) -> Model:
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    if vendor == "anthropic":
+        return AnthropicModel(name, settings=ModelSettings(max_tokens=8000))
+    if vendor == "google":
+        return GoogleModel(name)
+    return OpenAIChatModel(name)
+'''
+
+SUMMARY = '''from pydantic_ai.models import Model, ModelRequestParameters
+
+
+async def summarize(messages, *, model: Model):
+    reply = await model.request(messages, model_settings=None, model_request_parameters=ModelRequestParameters())
+    return reply.parts
+'''
+
+ROUTE = '''from app.factory import build
+from app.summary import summarize
+
+
+async def compact(session):
+    model = build(session.vendor, session.model)
+    return await summarize(session.messages, model=model)
+'''
+
+
+def test_a_model_request_names_each_place_a_model_it_is_given_is_built_without_settings(tmp_path):
+    """`model.request(..., model_settings=None)` sends only the model's own settings: the model
+    is followed from the call of `summarize` back into the factory of another module, where two
+    of its three branches build one with none (the Anthropic branch sets a limit)."""
+    for name, text in {"app/__init__.py": "", "app/factory.py": FACTORY, "app/summary.py": SUMMARY,
+                       "app/routes.py": ROUTE}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    code, found = _check(tmp_path, "app/summary.py")
+    assert [(f["code"], f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [
+        ("CTX201", 5, 19, "unset-model", "medium")]
+    assert found[0]["message"].startswith(
+        "`model_settings=None` sends only the settings `model` was built with, and 2 place(s) that build the "
+        "models the project passes as `model` give none, so")
+    assert [(step["path"], step["line"]) for step in found[0]["evidence"] if step["path"] == "app/factory.py"] == [
+        ("app/factory.py", 13), ("app/factory.py", 14)]
+    (tmp_path / "app/routes.py").unlink()
+    assert _check(tmp_path, "app/summary.py") == (0, [])

@@ -17,6 +17,7 @@ from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
+from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.prefilter import precheck
@@ -66,11 +67,12 @@ class Analyzer:
         self.wrappers = Wrappers(self.unit)
         self.spreads = Spreads(self.unit)
         self.reserves = Reserves(self.unit)
+        self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.order_sites,
                                   self.first_parts, self.overflows,
                                   self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
-                                  self.wrappers, self.spreads, self.reserves]
+                                  self.wrappers, self.spreads, self.reserves, self.model_flow]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
@@ -86,6 +88,7 @@ class Analyzer:
         calls = self.sinks.call_site_requests()
         calls += self.wrappers.requests()
         calls += self.reserves.holder_requests()
+        calls += self.model_flow.requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

@@ -52,6 +52,7 @@ class Project:
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
         self._key_readers: dict[str, list[Path]] = {}
+        self._callers: dict[str, list[Path]] = {}
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -140,6 +141,15 @@ class Project:
             self._read_indexes()
         return self._key_readers.get(key, [])[:MAX_FORMATTERS]
 
+    def callers(self, name: str) -> list[Path]:
+        """The modules of the project whose text calls ``name(...)`` (a text scan per name, once
+        per run, bounded like the class index): where a function may be given its arguments."""
+        if name not in self._callers:
+            needle = re.compile(rb"\b" + re.escape(name.encode()) + rb"\(")
+            self._callers[name] = [path for path, data in _module_files(self.root, name.encode() + b"(")
+                                   if needle.search(data)][:MAX_CALLERS]
+        return self._callers[name]
+
     def _read_indexes(self) -> None:
         """The class, limit-keyword and `.format` indexes, from one walk over the project's
         modules: each file is read once, whichever index is asked for first."""
@@ -186,6 +196,7 @@ class Project:
 # The class index reads at most this many modules, and reports at most this many subclasses.
 MAX_INDEXED = 20_000
 MAX_SUBCLASSES = 200
+MAX_CALLERS = 20
 _CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
 _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
             ".tox", ".mypy_cache", ".ruff_cache"}
