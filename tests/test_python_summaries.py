@@ -210,13 +210,15 @@ def test_a_model_request_names_each_place_a_model_it_is_given_is_built_without_s
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    code, found = _check(tmp_path, "app/summary.py")
+    # unset-model is low: the corpus measured it at 0 of 2 right (a project that leaves the limit
+    # unset on purpose, for answers that are tool calls).
+    code, found = _check(tmp_path, "--confidence", "low", "app/summary.py")
     assert [(f["code"], f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [
-        ("CTX201", 5, 19, "unset-model", "medium")]
+        ("CTX201", 5, 19, "unset-model", "low")]
     assert found[0]["message"].startswith(
         "`model_settings=None` sends only the settings `model` was built with, and 2 place(s) that build the "
         "models the project passes as `model` give none, so")
     assert [(step["path"], step["line"]) for step in found[0]["evidence"] if step["path"] == "app/factory.py"] == [
         ("app/factory.py", 13), ("app/factory.py", 14)]
     (tmp_path / "app/routes.py").unlink()
-    assert _check(tmp_path, "app/summary.py") == (0, [])
+    assert _check(tmp_path, "--confidence", "low", "app/summary.py") == (0, [])
