@@ -51,8 +51,7 @@ class Project:
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
-        self._key_readers: dict[str, list[Path]] = {}
-        self._callers: dict[str, list[Path]] = {}
+        self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see _modules_matching
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -136,19 +135,25 @@ class Project:
     def key_readers(self, key: str) -> list[Path]:
         """The modules of the project that read a mapping at ``key`` (``registry[Names.KEY]``,
         ``registry["key"]``; ``key`` is the last name of the key): where a prompt kept in a
-        registry may be taken out and filled. Read once per run, like the classes."""
-        if self._formatters is None:
-            self._read_indexes()
-        return self._key_readers.get(key, [])[:MAX_FORMATTERS]
+        registry may be taken out and filled."""
+        name = re.escape(key.encode())
+        return self._modules_matching("key", key, rb"\w\s*\[\s*(?:(?:[A-Za-z_]\w*\.)*" + name
+                                      + rb"|[\"']" + name + rb"[\"'])\s*\]", MAX_FORMATTERS)
 
     def callers(self, name: str) -> list[Path]:
-        """The modules of the project whose text calls ``name(...)`` (a text scan per name, once
-        per run, bounded like the class index): where a function may be given its arguments."""
-        if name not in self._callers:
-            needle = re.compile(rb"\b" + re.escape(name.encode()) + rb"\(")
-            self._callers[name] = [path for path, data in _module_files(self.root, name.encode() + b"(")
-                                   if needle.search(data)][:MAX_CALLERS]
-        return self._callers[name]
+        """The modules of the project whose text calls ``name(...)``: where a function may be
+        given its arguments."""
+        return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
+
+    def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
+        """The first ``most`` modules whose text ``pattern`` matches: a text scan per name, once per
+        run and only when asked (the few names a prompt registry or a model's callers need), not
+        part of the indexes every project pays for."""
+        if (what, name) not in self._scans:
+            needle = re.compile(pattern)
+            self._scans[what, name] = [path for path, data in _module_files(self.root, name.encode())
+                                       if needle.search(data)][:most]
+        return self._scans[what, name]
 
     def _read_indexes(self) -> None:
         """The class, limit-keyword and `.format` indexes, from one walk over the project's
@@ -161,7 +166,6 @@ class Project:
                 _add(classes, _CLASS_LINE.finditer(data), path, _bases)
             if b".format" in data:
                 _add(formatters, _FORMAT_CALL.finditer(data), path, _formatted)
-            _add(self._key_readers, _KEY_READ.finditer(data), path, _key_read)
             callees |= limit_callees(data)
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
 
@@ -241,13 +245,6 @@ def _formatted(match: re.Match, path: Path) -> list[tuple[str, Path]]:
 # The modules a prompt constant's render sites are read from, at most.
 MAX_FORMATTERS = 8
 _FORMAT_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\.\s*format(?:_map)?\s*\(")
-# A mapping read at a named key: `registry[Names.KEY]`, `registry["key"]` (the last name is kept).
-_KEY_READ = re.compile(rb"\w\s*\[\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*\]|\w\s*\[\s*[\"']([A-Za-z_]\w*)[\"']\s*\]")
-
-
-def _key_read(match: re.Match, path: Path) -> list[tuple[str, Path]]:
-    """A ``registry[KEY]`` read's entry in the index of where registered prompts are taken out."""
-    return [((match.group(1) or match.group(2)).decode("ascii", "replace"), path)]
 
 
 def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,
