@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.sinks import in_method, in_test
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
@@ -73,9 +74,7 @@ class ModelFlow(Component):
                 continue
             unit = owner.unit if owner is not None else self.m
             for call, where in unit.calls:
-                called = call.func.id if isinstance(call.func, ast.Name) \
-                    else call.func.attr if isinstance(call.func, ast.Attribute) else None
-                if called != name or not self.calls_this(owner, call, where, scope):
+                if last_name(call.func) != name or not self.calls_this(owner, call, where, scope):
                     continue
                 value = next((k.value for k in call.keywords if k.arg == param), None)
                 if value is None and position is not None and position < len(call.args):
@@ -136,8 +135,7 @@ def _settings_argument(call: ast.Call) -> ast.expr | None:
 
 
 def _short(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return last_name(call.func) or ""
 
 
 def _unit(flow: ModelFlow, owner: Analyzer | None) -> Unit:
