@@ -18,7 +18,7 @@ from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
     LOCATION_CALLS,
-    LOCATOR_NAMES,
+    LOCATOR,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -157,7 +157,7 @@ class Flow(Ordering):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
-        if isinstance(node, ast.Name) and any(fnmatchcase(node.id.lower(), p) for p in LOCATOR_NAMES):
+        if isinstance(node, ast.Name) and LOCATOR.match(node.id.lower()):
             # `url = line.partition("=")[2]`: a location parsed out of content is not the content
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 
 from ctxlint.frontends.code import words
 
@@ -49,6 +49,9 @@ NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 # of a page or a file into one of these (`url = line.partition("=")[2]`) is a location or a key.
 LOCATOR_NAMES = ("url", "*_url", "uri", "*_uri", "href", "link", "*_link", "path", "*_path", "filename",
                  "*_filename", "file_name", "id", "*_id")
+# The same as one pattern, matched on a lower-cased name: every name of every value a prompt is
+# built from is tested.
+LOCATOR = re.compile("|".join(translate(p) for p in LOCATOR_NAMES))
 WRAPPERS = ("int", "round", "ceil", "floor", "float")
 # Calls that count tokens with a real tokenizer; a function that makes one uses any
 # characters-per-token guess beside it only as a fallback.

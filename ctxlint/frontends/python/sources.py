@@ -8,7 +8,7 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from fnmatch import fnmatchcase, translate
+from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
@@ -17,7 +17,7 @@ from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, se
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     LOCATION_CALLS,
-    LOCATOR_NAMES,
+    LOCATOR,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
@@ -39,8 +39,6 @@ def arguments(call: ast.Call) -> list[ast.expr]:
     return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
                                                                        if k.arg is not None]
 
-# LOCATOR_NAMES as one pattern: every name of every value a prompt is built from is tested.
-_LOCATOR = re.compile("|".join(translate(p) for p in LOCATOR_NAMES))
 
 
 class Sources(Component):
@@ -90,7 +88,7 @@ class Sources(Component):
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
-            if _LOCATOR.match(node.id.lower()):
+            if LOCATOR.match(node.id.lower()):
                 return None
             found = self.bound_untrusted(node, env)
             if found is not None and found.strong:

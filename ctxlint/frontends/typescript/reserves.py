@@ -180,11 +180,11 @@ class Reserves:
     def _from_parameter(self, pattern: Node, function: Node) -> bool:
         """Whether an object pattern takes apart one of ``function``'s parameters (or a member
         of one: ``request.config ?? {}``)."""
-        params = self.m.field(function, "parameters")
-        names = {self.m.code(p) for p in _identifiers(params)} if params is not None else set()
         holder = pattern.parent
         if holder is not None and holder.type in ("required_parameter", "optional_parameter"):
             return True
+        params = self.m.field(function, "parameters")
+        names = {self.m.code(p) for p in _identifiers(params)} if params is not None else set()
         value = self.m.unwrap(self.m.field(holder, "value")) if holder is not None \
             and holder.type == "variable_declarator" else None
         while value is not None and value.type == "binary_expression":  # `options ?? {}`
@@ -252,24 +252,15 @@ class Reserves:
                      and self.m.code(self.m.field(c, "name") or c) == "constructor"), None)
 
     def _rest_in(self, function: Node, name: str) -> bool:
-        params = self.m.field(function, "parameters")
-        param_names = {self.m.code(p) for p in _identifiers(params)} if params is not None else set()
         for node in _walk(function, function.end_byte):
             if node.type != "rest_pattern" or node.parent is None or node.parent.type != "object_pattern":
                 continue
             if not any(c.type == "identifier" and self.m.code(c) == name for c in node.named_children):
                 continue
-            pattern = node.parent
-            holder = pattern.parent
-            if holder is not None and holder.type in ("required_parameter", "optional_parameter"):
-                return True
-            if holder is not None and holder.type == "variable_declarator":
-                value = self.m.unwrap(self.m.field(holder, "value"))
-                while value is not None and value.type == "binary_expression":  # `options ?? {}`
-                    value = self.m.unwrap(self.m.field(value, "left"))
-                while value is not None and value.type == "member_expression":  # `request.config`
-                    value = self.m.unwrap(self.m.field(value, "object"))
-                return value is not None and value.type == "identifier" and self.m.code(value) in param_names
+            holder = node.parent.parent
+            if holder is not None and holder.type in ("required_parameter", "optional_parameter",
+                                                      "variable_declarator"):
+                return self._from_parameter(node.parent, function)
         return False
 
 
