@@ -91,13 +91,18 @@ class Estimates(Component):
         # guess made before a call of one is a cheap first filter, the exact count comes after.
         # (A guess after such a count is how the code cuts, and stays an estimate.)
         counters: set[str] | None = None
+        last_count: dict[int, int] = {}  # a function -> the line of its last call of a counter
 
         def counted_after(fn: ast.AST, line: int) -> bool:
             nonlocal counters
             if counters is None:
                 counters = {f.name for f, _ in self.m.functions if counting(f)}
-            return any(isinstance(n, ast.Call) and n.lineno > line and last_name(n.func) in counters
-                       for n in walk(fn))
+            if not counters:
+                return False
+            if id(fn) not in last_count:
+                last_count[id(fn)] = max((n.lineno for n in walk(fn) if isinstance(n, ast.Call)
+                                          and last_name(n.func) in counters), default=0)
+            return last_count[id(fn)] > line
 
         # The functions around each estimate's line, in one sweep over both sorted by line (a
         # search of every function per estimate was quadratic: a 1 MB module ran for minutes).
@@ -296,4 +301,3 @@ class Estimates(Component):
         if span not in self.m.observed:
             self.m.observed.add(span)
             self.m.observations.append(Observation("char-token-estimate", span, self.m.code(node)))
-

@@ -117,15 +117,15 @@ class FirstParts(Component):
     def first_message(self, fn: Function, scope: Scope) -> Observation | None:
         """A function given a conversation that reads only its first message's content and builds a
         request body (``{"messages": ...}``, ``{"inputs": ...}``) from it."""
-        if not any(isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in _REQUEST_KEYS
-                                                    for k in n.keys) for n in walk(fn)):
+        # The parameters first: most functions are given no conversation, and the walk is the cost.
+        conversations = [p for p in scope.params if any(fnmatchcase(p.lower(), c) for c in _CONVERSATIONS)]
+        if not conversations or not any(isinstance(n, ast.Dict) and any(
+                isinstance(k, ast.Constant) and k.value in _REQUEST_KEYS for k in n.keys) for n in walk(fn)):
             return None
         owner = self.m.parents.get(id(fn))
         if "embed" in f"{fn.name} {getattr(owner, 'name', '')}".lower():
             return None  # a request for embeddings: no model answers it
-        for param in scope.params:
-            if not any(fnmatchcase(param.lower(), p) for p in _CONVERSATIONS):
-                continue
+        for param in conversations:
             annotation = (self.callees.param_annotation(param, Env(scope)) or "").replace(" ", "").lower()
             if annotation and not annotation.startswith(("list", "sequence", "iterable", "optional[list")):
                 continue

@@ -205,13 +205,17 @@ class Messages(Component):
             return
         pieces: list[Piece] | None
         if syntax == "format":
-            filled = filled_fields(self.strings, node, env)
+            # Where code fills the object, found on the first field no variable of the call
+            # gives (a search through the module and the project's format sites).
+            filled: list = []
 
             def field(name: str, span: Span) -> Piece:
                 head = name.split(".", 1)[0].split("[", 1)[0]
                 value = variables.get(head)
-                if value is None and filled is not None:  # filled where code formats the object
-                    return filled(name, span)
+                if value is None and not filled:
+                    filled.append(filled_fields(self.strings, node, env))
+                if value is None and filled[0] is not None:  # filled where code formats the object
+                    return filled[0](name, span)
                 return self.strings.field_piece(name, head, value[0] if value else None,
                                                 value[1] if value else env, span)
             pieces = self.strings.template_fields(tokens, field)

@@ -105,7 +105,9 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
     project = unit.project
     if project is not None and unit.file is not None:
         for path in project.formatters(name):
-            if path == unit.file or len(sites) >= MAX_SITES:
+            if len(sites) >= MAX_SITES:
+                break
+            if path == unit.file:
                 continue
             other = project.analyzer(path)
             if other is None:
@@ -152,8 +154,10 @@ def _registered_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Sc
     if project is None or not keys:
         return sites
     for path in sorted({p for _, key in keys for p in project.key_readers(_last(key).strip("\"'"))}):
+        if len(sites) >= MAX_SITES:
+            break
         other = unit.analyzer if path == unit.file else project.analyzer(path)
-        if other is None or len(sites) >= MAX_SITES:
+        if other is None:
             continue
         reads = partial(_reads_registry, other.unit, other.scopes, keys)
         try:
@@ -179,6 +183,7 @@ def _holders(home: ast.AST, name: str, template: ast.expr) -> dict[str, ast.expr
     builds = [node for node in assigns if isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)]
     held: dict[str, ast.expr] = {}
     for _ in range(3):
+        before = len(held)
         for node in builds:
             target = node.targets[0]
             assert isinstance(target, ast.Name) and isinstance(node.value, ast.Call)
@@ -190,6 +195,8 @@ def _holders(home: ast.AST, name: str, template: ast.expr) -> dict[str, ast.expr
                         and use is not node.value.func:
                     held[target.id] = node.value
                     break
+        if len(held) == before:  # nothing new to build from
+            break
     return held
 
 
