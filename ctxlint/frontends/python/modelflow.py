@@ -106,7 +106,7 @@ class ModelFlow(Component):
             holder: Scope | None = scope  # the function, or one around it (a closure reads its name)
             while holder is not None and holder.kind != "class" and node.id not in holder.assigns:
                 holder = holder.parent
-            if holder is None:
+            if holder is None or holder.kind == "class":  # a method does not see its class body's names
                 return []
             return [b for r in holder.assigns.get(node.id, []) if r.kind == "=" and r.value is not None
                     for b in self.built(owner, r.value, holder, hops + 1)]

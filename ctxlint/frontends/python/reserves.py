@@ -70,7 +70,7 @@ class Reserves(Component):
         parent = self.m.parents.get(id(node))
         when = ""
         while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            if isinstance(parent, ast.If):
+            if isinstance(parent, ast.If) and child is not parent.test:  # not `if params.pop(...):`
                 test = self.m.code(parent.test)
                 when = f" when `{test}`" if child in parent.body else f" unless `{test}`"
                 break
