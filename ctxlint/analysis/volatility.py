@@ -87,6 +87,24 @@ def per_call_before(request: Request, index: int, per_call: list[str]) -> Segmen
     return next((s for s in request.segments[:index] if differs_per_call(s, per_call)), None)
 
 
+def replayed_after(request: Request, index: int, per_call: list[str], replayed: list[str]) -> Segment | None:
+    """The conversation replayed after the slot at ``index``, when the first value after it that
+    differs per call is earlier turns re-sent as messages of their own (a loop over the history
+    that appends one message per turn). A conversation grows by a turn or two per call and is
+    otherwise sent again unchanged: it is what a prompt cache saves most of in a multi-turn
+    request, and a value before it that changes on every call leaves all of it uncached."""
+    first = request.segments[index]
+    for segment in request.segments[index + 1 :]:
+        if segment.slot is None:
+            continue
+        loop = naming.leading_name(segment.loop) if segment.loop else None
+        if segment.message_index > first.message_index and loop and naming.matches(loop, replayed):
+            return segment
+        if differs_per_call(segment, per_call):
+            return None
+    return None
+
+
 def differs_per_call(segment: Segment, per_call: list[str]) -> bool:
     """A slot whose value is named like content that differs per call (the question, retrieved
     documents), that is a loop over such content, or whose size varies between calls (built by
