@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ctxlint.analysis import names as naming
 from ctxlint.analysis.names import normalise
-from ctxlint.model import Request, Segment, Slot
+from ctxlint.model import Request, Role, Segment, Slot
 
 
 def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str]) -> str | None:
@@ -100,7 +100,9 @@ def replayed_after(request: Request, index: int, per_call: list[str], replayed: 
         loop = naming.leading_name(segment.loop) if segment.loop else None
         if segment.message_index > first.message_index and loop and naming.matches(loop, replayed):
             return segment
-        if differs_per_call(segment, per_call):
+        # The model's own words (a summary of the turns before the replayed ones) are part of the
+        # conversation too; content that differs per call in any other role ends the prefix.
+        if differs_per_call(segment, per_call) and segment.role is not Role.ASSISTANT:
             return None
     return None
 
