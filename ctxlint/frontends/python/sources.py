@@ -299,6 +299,14 @@ class Sources(Component):
             return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
         return f"{path}(...)"
 
+    def dispatched(self, func: ast.expr, env: Env) -> ast.Subscript | None:
+        """The table lookup a called function comes from: ``tools[name](...)``, or a name the
+        function was taken out into first (``tool = self.tool_map[name]``, then ``tool(**args)``)."""
+        if isinstance(func, ast.Name):
+            binding = self.scopes.resolve(func, env)
+            func = binding.value if binding is not None and not binding.extras else func
+        return func if isinstance(func, ast.Subscript) else None
+
     def untrusted_call(self, call: ast.Call, env: Env) -> Source | None:
         func = call.func
         qualified = self.m.qualified(func) or ""
@@ -332,8 +340,9 @@ class Sources(Component):
             return replace(found, flow=(*found.flow, step))
         # Calls the catalogue does not know and the code does not show, named like a tool runner
         # (`run_tool(...)`, `tools[name](...)`): the name is the only evidence, so the source is weak.
-        if isinstance(func, ast.Subscript):
-            holder_name = self.m.dotted(func.value) or ""
+        taken = self.dispatched(func, env)
+        if taken is not None:
+            holder_name = self.m.dotted(taken.value) or ""
             if TOOL_HOLDERS.search(holder_name.rsplit(".", 1)[-1]):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call),
                               strong=False)
