@@ -179,9 +179,7 @@ class Messages(Component):
         named = _MESSAGE_CLASS.fullmatch(last_name(call.func) or "")
         if named is None or not any(k.arg == "content" for k in call.keywords):
             return None
-        parent = self.m.parents.get(id(call))
-        if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute)
-                and parent.func.attr in _STORES and call in parent.args):
+        if not self.kept(call):
             return None
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
@@ -193,6 +191,23 @@ class Messages(Component):
         if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
             return None
         return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
+
+    def kept(self, call: ast.Call) -> bool:
+        """Whether ``call``'s value is added to a store: directly (``memory.add(Message(...))``) or
+        through the name it is first given (``reply = Message(...)``, then ``history.append(reply)``)."""
+        parent = self.m.parents.get(id(call))
+        if isinstance(parent, ast.Call):
+            return isinstance(parent.func, ast.Attribute) and parent.func.attr in _STORES and call in parent.args
+        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            return False
+        name = target.id
+        body = self.m.parents.get(id(parent))
+        while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            body = self.m.parents.get(id(body))
+        return body is not None and any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
+            and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(body))
 
     def is_message_object(self, node: ast.expr, env: Env) -> bool:
         return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))
