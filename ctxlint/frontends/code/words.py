@@ -32,7 +32,9 @@ TOOL_RUNNER_WORDS = (r"(?:^|_)(?:call|run|execute|exec|invoke|dispatch|handle|pe
                      r"(?:_calls?)?$")
 TOOL_RUNNERS = re.compile(TOOL_RUNNER_WORDS)
 # What holds the functions a tool call is dispatched to: `tools[name](...)`, `handlers[name](...)`.
-TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tool_map|tool_registry)$", re.IGNORECASE)
+# A table named for tools may say what it maps them by (`tool_execution_map`, `tool_name_dict`).
+TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tools?_(?:[a-z]+_)?(?:map|registry|table|dict))$",
+                          re.IGNORECASE)
 
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 # Text right after a cut that says something is missing (as CTX205's default markers), for cuts

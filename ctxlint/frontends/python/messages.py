@@ -6,10 +6,12 @@ whose fields are slots, filled where the code shows the values."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
-from ctxlint.frameworks import MessageKind, TemplateKind
+from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.strings import filled_fields
@@ -21,6 +23,11 @@ from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
 # Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
 # Cohere's v1 chat history `message`.
 _CONTENT_KEYS = ("content", "parts", "message")
+# A message class the catalogue does not know (a project's own `Message`, `UserMessage`): a
+# CamelCase name ending in Message, its role in the name or in a `role=` literal.
+_MESSAGE_CLASS = re.compile(r"(?:(User|Human|System|AI|Ai|Assistant|Tool)_?)?Message")
+# Methods that keep a message in a conversation or memory that later turns are built from.
+_STORES = frozenset({"add", "append", "insert"})
 
 
 class Variables(dict[str, tuple[ast.expr, Env]]):
@@ -163,6 +170,44 @@ class Messages(Component):
             return False
         role = self.flow.literal_str(entries["role"][0], entries["role"][1])
         return role is not None and role.lower() in roles
+
+    def stored_message(self, call: ast.Call, env: Env) -> MessageKind | None:
+        """How to read ``call`` as a chat message when it builds one of a class the catalogue does
+        not know and keeps it where later turns are built from (``memory.add(Message(content=out,
+        role="user"))``, ``history.append(UserMessage(content=out))``); None otherwise. The role
+        must be one the code states: in the class name or a ``role=`` literal."""
+        named = _MESSAGE_CLASS.fullmatch(last_name(call.func) or "")
+        if named is None or not any(k.arg == "content" for k in call.keywords):
+            return None
+        if not self.kept(call):
+            return None
+        path = self.calls.path(call.func, env)
+        if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
+            return None  # a framework's own message, read as the catalogue says
+        role = named.group(1)
+        given = next((k.value for k in call.keywords if k.arg == "role"), None)
+        if given is not None:
+            role = self.flow.literal_str(given, env) or self.m.dotted(given)
+        if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
+            return None
+        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
+
+    def kept(self, call: ast.Call) -> bool:
+        """Whether ``call``'s value is added to a store: directly (``memory.add(Message(...))``) or
+        through the name it is first given (``reply = Message(...)``, then ``history.append(reply)``)."""
+        parent = self.m.parents.get(id(call))
+        if isinstance(parent, ast.Call):
+            return isinstance(parent.func, ast.Attribute) and parent.func.attr in _STORES and call in parent.args
+        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            return False
+        name = target.id
+        body = self.m.parents.get(id(parent))
+        while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            body = self.m.parents.get(id(body))
+        return body is not None and any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
+            and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(body))
 
     def is_message_object(self, node: ast.expr, env: Env) -> bool:
         return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))

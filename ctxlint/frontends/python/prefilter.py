@@ -22,6 +22,8 @@ _MARKERS_CI = re.compile(
     re.IGNORECASE,
 )
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
+                         # a chat message of the project's own class (`UserMessage(content=...)`)
+                         r"|Message\((?:[^()]*,)?\s*(?:content|role)\s*="
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
                          r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
@@ -314,6 +316,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
                     and imports_library(ast.Import([ast.alias(node.args[0].value)])):
                 return True  # `importlib.import_module("ollama")`: a library imported by name
+            if chain and chain[-1].endswith("Message") and any(k.arg == "content" for k in node.keywords):
+                return True  # a chat message of the project's own class: `UserMessage(content=...)`
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)

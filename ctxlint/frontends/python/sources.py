@@ -27,7 +27,7 @@ from ctxlint.frontends.python.knowledge import (
     TOOL_RUNNERS,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
-from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.scopes import FunctionNode, Scopes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
@@ -332,8 +332,9 @@ class Sources(Component):
             return replace(found, flow=(*found.flow, step))
         # Calls the catalogue does not know and the code does not show, named like a tool runner
         # (`run_tool(...)`, `tools[name](...)`): the name is the only evidence, so the source is weak.
-        if isinstance(func, ast.Subscript):
-            holder_name = self.m.dotted(func.value) or ""
+        taken = _dispatched(self.scopes, func, env)
+        if taken is not None:
+            holder_name = self.m.dotted(taken.value) or ""
             if TOOL_HOLDERS.search(holder_name.rsplit(".", 1)[-1]):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call),
                               strong=False)
@@ -440,6 +441,15 @@ class Sources(Component):
             if binding is not None and not binding.extras:
                 return self.m.follow(binding.value, self.static_path, binding.value, binding.env, otherwise=False)
         return False
+
+
+def _dispatched(scopes: Scopes, func: ast.expr, env: Env) -> ast.Subscript | None:
+    """The table lookup a called function comes from: ``tools[name](...)``, or a name the
+    function was taken out into first (``tool = self.tool_map[name]``, then ``tool(**args)``)."""
+    if isinstance(func, ast.Name):
+        binding = scopes.resolve(func, env)
+        func = binding.value if binding is not None and not binding.extras else func
+    return func if isinstance(func, ast.Subscript) else None
 
 
 def _strongest(found: Iterable[Source | None]) -> Source | None:

@@ -35,6 +35,11 @@ class Standalone(Component):
         # Whether the source says which role the text is sent in: message dicts and MCP prompts
         # do, and so does a name such as SYSTEM_PROMPT; a SUMMARY_PROMPT's role is a guess.
         marked: dict[int, bool] = {}
+        # Messages of a project's own class kept in a conversation (`memory.add(UserMessage(
+        # content=out))`): one whose content is a bare value is still a turn the model reads, though
+        # it has no words of its own. (A bare dict is not: a converter of message formats builds
+        # many, and a name read in several branches would give it another branch's source.)
+        kept: set[int] = set()
 
         # What a call site sends is skipped before its text is read: `add` would drop it.
         def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
@@ -95,6 +100,14 @@ class Standalone(Component):
             roles = ROLE_NAMES if self.added_to_a_list(mapping) else ("system", "developer")
             if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=tuple(roles)):
                 add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
+        for call, scope in self.m.calls:
+            if isinstance(call.func, (ast.Name, ast.Attribute)) and (last_name(call.func) or "").endswith("Message"):
+                env = Env(scope)
+                kind = self.messages.stored_message(call, env)
+                if kind is not None:  # a message of the project's own class kept in a conversation
+                    kept.add(id(call))
+                    add(id(call), self.m.span(call),
+                        partial(self.messages.message_object, call, env, kind, loop=None, variables=None), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
                 env = Env(scope)
@@ -116,7 +129,8 @@ class Standalone(Component):
         for key, anchor, builder, _, _ in candidates:
             if key in used or included.get(key):
                 continue
-            if not context or not (builder.tools or any(s.has_words for s in builder.segments)):
+            if not context or not (builder.tools or any(s.has_words for s in builder.segments)
+                                   or (key in kept and any(s.slot is not None for s in builder.segments))):
                 continue
             requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key]))
