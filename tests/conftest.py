@@ -221,6 +221,7 @@ options:
   advice: Move it down.
   min_tokens: 0
   per_call: []
+  replayed: []
 summary: A clock value before static text (a team's stricter copy).
 docs:
   what: Reports clock values.
