@@ -72,8 +72,8 @@ class CutReach(Component):
         parent = self.m.parents.get(id(node))
         if isinstance(parent, ast.FormattedValue):
             return self.into_text(parent, fn, hops)
-        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, ast.ListComp):
-            return self.into_prompt(parent, fn, hops)  # `text[:n] if text else ""`, `[d[:n] for d in docs]`
+        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, (ast.ListComp, ast.BoolOp)):
+            return self.into_prompt(parent, fn, hops)  # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
@@ -97,7 +97,7 @@ class CutReach(Component):
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and fn is not None:
             name = _assigned_name(parent)
             if name is None:
-                return None
+                return self.stored(parent, fn, hops)
             if prompt_name(name.lower()):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops)
@@ -115,6 +115,23 @@ class CutReach(Component):
                 isinstance(before, ast.Constant) and isinstance(before.value, str) and cut_marker_before(before.value)):
             return None
         return self.into_prompt(text, fn, hops)
+
+    def stored(self, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int) -> Steps | None:
+        """``saga.summary = summary``: kept on an object whose same attribute the function reads
+        into a prompt (``{"existing_summary": saga.summary}``), which its next call sees cut."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Attribute):
+            return None
+        where = self.m.dotted(targets[0])
+        if where is None or where.startswith("self."):
+            return None
+        for read in ast.walk(fn):
+            if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
+                found = self.into_prompt(read, fn, hops)
+                if found is not None:
+                    return (Evidence(EvidenceKind.FLOW, f"kept in `{where}`, which `{fn.name}` reads again",
+                                     self.m.span(statement)), *found)
+        return None
 
     def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int) -> Steps | None:
         """Each later read of the local ``name`` the value was given, in order."""
