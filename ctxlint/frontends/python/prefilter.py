@@ -316,11 +316,11 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
-            # a prompt filled by keywords (`self._get_prompt("judge", context=text)`) or by a call on
-            # a collection of prompts (`prompts.summarise(context)`): what a cut in the module may
-            # reach (cutreach.py)
+            # a prompt filled by keywords (`self._get_prompt("judge", context=text)`) or by a function
+            # of a collection of prompts (`prompt_library.nodes.summarise(context)`; not a list of
+            # prompts, `prompts.append(p)`): what a cut in the module may reach (cutreach.py)
             renders = renders or bool(chain and ((node.keywords and prompt_name(chain[-1])) or (
-                node.args and any(prompt_name(part) for part in chain[:-1]))))
+                node.args and len(chain) > 2 and any(prompt_name(part) for part in chain[:-1]))))
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
             estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
                                         and "token" in chain[-1].lower())
