@@ -43,23 +43,23 @@ class CutReach(Component):
         bounds = self.cuts.bounds(node, env)
         if target is None or bounds is None or not isinstance(node.value, ast.Name) or node.value.id != target:
             return None
-        position = next((p for p, item in self.returned(fn, target) if p is not None or item), None)
-        if not _text_annotation(fn.returns, position):
+        positions = list(self.returned(fn, target))
+        if not positions or not _text_annotation(fn.returns, positions[0]):
             return None
         keeps, _, kept = bounds
         return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), kept=kept,
                       cut=self.cuts.cut_of(node.value, "characters", keeps, "slice"))
 
-    def returned(self, fn: FunctionNode, name: str) -> Iterator[tuple[int | None, bool]]:
-        """Where ``fn`` returns the local ``name``: (None, True) returned whole, (i, False) as the
-        i-th item of a returned tuple."""
+    def returned(self, fn: FunctionNode, name: str) -> Iterator[int | None]:
+        """Where ``fn`` returns the local ``name``: None returned whole, i as the i-th item of a
+        returned tuple."""
         for value in self.scope_of(fn).returns:
             if isinstance(value, ast.Name) and value.id == name:
-                yield None, True
+                yield None
             elif isinstance(value, ast.Tuple):
                 for position, item in enumerate(value.elts):
                     if isinstance(item, ast.Name) and item.id == name:
-                        yield position, False
+                        yield position
 
     def scope_of(self, fn: FunctionNode) -> Scope:
         return next(scope for node, scope in self.m.functions if node is fn)
