@@ -66,44 +66,51 @@ class CutReach(Component):
 
     # ---- following the value ---------------------------------------------------------------------
 
-    def into_prompt(self, node: ast.expr, fn: FunctionNode | None, hops: int = 0) -> Steps | None:
+    def into_prompt(self, node: ast.expr, fn: FunctionNode | None, hops: int = 0,
+                    seen: set[int] | None = None) -> Steps | None:
         """The steps by which the value of ``node`` (a cut, or a name holding one) reaches a
-        prompt; None when it is not seen to."""
+        prompt; None when it is not seen to. ``seen``: the nodes followed already (``a = b`` then
+        ``b = a`` must not be followed round)."""
+        seen = set() if seen is None else seen
+        if id(node) in seen:
+            return None
+        seen.add(id(node))
         parent = self.m.parents.get(id(node))
         if isinstance(parent, ast.FormattedValue):
-            return self.into_text(parent, fn, hops)
+            return self.into_text(parent, fn, hops, seen)
         if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, (ast.ListComp, ast.BoolOp)):
-            return self.into_prompt(parent, fn, hops)  # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
+            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
+            return self.into_prompt(parent, fn, hops, seen)
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
             if isinstance(other, ast.Constant) and isinstance(other.value, str) and marks(other.value):
                 return None
-            return self.into_prompt(parent, fn, hops)  # `"Context:\n" + above`
+            return self.into_prompt(parent, fn, hops, seen)  # `"Context:\n" + above`
         if isinstance(parent, ast.keyword):
             call = self.m.parents.get(id(parent))
-            return self.into_call(call, node, fn, hops) if isinstance(call, ast.Call) else None
+            return self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
         if isinstance(parent, ast.Call) and node in parent.args:
-            return self.into_call(parent, node, fn, hops)
+            return self.into_call(parent, node, fn, hops, seen)
         if isinstance(parent, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(self.m.parents.get(id(parent)),
                                                                                     ast.Return):
-            return self.into_prompt(parent, fn, hops)  # a context dict, a pair of texts
+            return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
         if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
                                               and isinstance(self.m.parents.get(id(parent)), ast.Return)):
             if fn is None or hops >= MAX_HOPS:
                 return None
             position = parent.elts.index(node) if isinstance(parent, ast.Tuple) else None
-            return self.from_callers(fn, position, hops + 1)
+            return self.from_callers(fn, position, hops + 1, seen)
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and fn is not None:
             name = _assigned_name(parent)
             if name is None:
-                return self.stored(parent, fn, hops)
+                return self.stored(parent, fn, hops, seen)
             if prompt_name(name.lower()):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
-            return self.through_name(name, parent, fn, hops)
+            return self.through_name(name, parent, fn, hops, seen)
         return None
 
-    def into_text(self, field: ast.FormattedValue, fn: FunctionNode | None, hops: int) -> Steps | None:
+    def into_text(self, field: ast.FormattedValue, fn: FunctionNode | None, hops: int, seen: set[int]) -> Steps | None:
         """An f-string field: followed as the text it is written into, unless a marker follows it."""
         text = self.m.parents.get(id(field))
         if not isinstance(text, ast.JoinedStr):
@@ -114,9 +121,10 @@ class CutReach(Component):
         if (isinstance(after, ast.Constant) and isinstance(after.value, str) and cut_marker(after.value)) or (
                 isinstance(before, ast.Constant) and isinstance(before.value, str) and cut_marker_before(before.value)):
             return None
-        return self.into_prompt(text, fn, hops)
+        return self.into_prompt(text, fn, hops, seen)
 
-    def stored(self, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int) -> Steps | None:
+    def stored(self, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int, seen: set[int]
+               ) -> Steps | None:
         """``saga.summary = summary``: kept on an object whose same attribute the function reads
         into a prompt (``{"existing_summary": saga.summary}``), which its next call sees cut."""
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -127,21 +135,23 @@ class CutReach(Component):
             return None
         for read in ast.walk(fn):
             if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
-                found = self.into_prompt(read, fn, hops)
+                found = self.into_prompt(read, fn, hops, seen)
                 if found is not None:
                     return (Evidence(EvidenceKind.FLOW, f"kept in `{where}`, which `{fn.name}` reads again",
                                      self.m.span(statement)), *found)
         return None
 
-    def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int) -> Steps | None:
+    def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int, seen: set[int]
+                     ) -> Steps | None:
         """Each later read of the local ``name`` the value was given, in order."""
         for use in _reads(fn, name, statement):
-            found = self.into_prompt(use, fn, hops)
+            found = self.into_prompt(use, fn, hops, seen)
             if found is not None:
                 return found
         return None
 
-    def into_call(self, call: ast.Call, node: ast.expr, fn: FunctionNode | None, hops: int) -> Steps | None:
+    def into_call(self, call: ast.Call, node: ast.expr, fn: FunctionNode | None, hops: int, seen: set[int]
+                  ) -> Steps | None:
         """A call given the value: one named for a prompt builds one with it; a project function
         is followed into the parameter the value is bound to."""
         func = call.func
@@ -153,7 +163,7 @@ class CutReach(Component):
             return (Evidence(EvidenceKind.SINK, f"passed to `{dotted}`, which builds a prompt with it",
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
-            return self.into_prompt(call, fn, hops)  # text made with it: `"\n".join(parts)`
+            return self.into_prompt(call, fn, hops, seen)  # text made with it: `"\n".join(parts)`
         if hops >= MAX_HOPS or fn is None:
             return None
         scope = self.scope_of(fn)
@@ -164,19 +174,19 @@ class CutReach(Component):
         if param is None:
             return None
         reader = target.owner.cut_reach if target.owner is not None else self
-        inner = reader.through_parameter(target.fn, param, hops + 1)
+        inner = reader.through_parameter(target.fn, param, hops + 1, seen)
         if inner is None:
             return None
         return (Evidence(EvidenceKind.FLOW, f"passed to `{target.fn.name}` as `{param}`", self.m.span(call)), *inner)
 
-    def through_parameter(self, fn: FunctionNode, param: str, hops: int) -> Steps | None:
+    def through_parameter(self, fn: FunctionNode, param: str, hops: int, seen: set[int]) -> Steps | None:
         for use in _reads(fn, param, None):
-            found = self.into_prompt(use, fn, hops)
+            found = self.into_prompt(use, fn, hops, seen)
             if found is not None:
                 return found
         return None
 
-    def from_callers(self, fn: FunctionNode, position: int | None, hops: int) -> Steps | None:
+    def from_callers(self, fn: FunctionNode, position: int | None, hops: int, seen: set[int]) -> Steps | None:
         """The calls of ``fn`` in this module, and what each does with the value it returns (its
         ``position``-th item when it returns a tuple)."""
         for call, home in self.m.calls:
@@ -199,9 +209,9 @@ class CutReach(Component):
                 item = parent.targets[0].elts[position]
                 if not isinstance(item, ast.Name):
                     continue
-                found = self.through_name(item.id, parent, caller, hops)
+                found = self.through_name(item.id, parent, caller, hops, seen)
             else:
-                found = self.into_prompt(value, caller, hops)
+                found = self.into_prompt(value, caller, hops, seen)
             if found is not None:
                 what = f"item {position + 1} of what `{fn.name}` returns" if position is not None else \
                     f"what `{fn.name}` returns"
