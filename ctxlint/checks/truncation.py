@@ -20,7 +20,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
              "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items",
-             "first-chunk": "first-chunk", "first-message": "first-message"}
+             "first-chunk": "first-chunk", "first-message": "first-message", "prompt-cut": "cut-reaches-prompt"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6

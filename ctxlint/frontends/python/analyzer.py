@@ -10,6 +10,7 @@ from ctxlint.frontends.python.arguments import Arguments
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.containers import Containers
+from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
@@ -52,6 +53,7 @@ class Analyzer:
         self.calls = Calls(self.unit)
         self.cuts = Cuts(self.unit)
         self.cut_sites = CutSites(self.unit)
+        self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.order_sites.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
@@ -69,8 +71,8 @@ class Analyzer:
         self.reserves = Reserves(self.unit)
         self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
-                                  self.serialization, self.calls, self.cuts, self.cut_sites, self.order_sites,
-                                  self.first_parts, self.overflows,
+                                  self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
+                                  self.order_sites, self.first_parts, self.overflows,
                                   self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
                                   self.wrappers, self.spreads, self.reserves, self.model_flow]
         for part in parts:

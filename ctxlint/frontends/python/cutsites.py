@@ -20,6 +20,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
+from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
@@ -51,6 +52,8 @@ _COUNTS = (*_SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost"
 
 
 class CutSites(Component):
+    reach: CutReach
+
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
         builds prompts or calls a model (``context``); without it, the loops whose budget is in
@@ -106,6 +109,9 @@ class CutSites(Component):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             return None
         source = self.cuts.source(node, env)
+        # a slice its function's return annotation (`-> tuple[str, str]`) says is of text
+        typed = self.reach.annotated_slice(node, fn, env) if isinstance(node, ast.Subscript) else None
+        source = source or typed
         if source is None or _label(self.m.dotted(_subject(node)) or ""):
             return None
         if fn is not None and any(w in fn.name.lower() for w in ("split", "chunk")):
@@ -113,7 +119,7 @@ class CutSites(Component):
         cut = source.cut
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
-            if not (self.known_text(node.value, env) and self.content_budget(bound, source.kept)):
+            if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // 5:
@@ -151,6 +157,10 @@ class CutSites(Component):
                 source, strong=True, flow=(*source.flow, Evidence(
                     EvidenceKind.SOURCE, f"it cuts {third_party.detail}", third_party.span))))
         for_model = in_tokens or third_party is not None
+        reaches = None if for_model and _excerpt(_subject(node)) else self.reach.into_prompt(node, fn)
+        if reaches is not None:  # followed through the project's functions into a prompt
+            return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
+                source, strong=True, flow=(*source.flow, *reaches)))
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         if for_model and _excerpt(_subject(node)):

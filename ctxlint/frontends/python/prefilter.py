@@ -302,7 +302,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True
-    tokens = estimate = weak = False
+    tokens = estimate = weak = renders = sliced = False
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
@@ -320,6 +320,11 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # a chat message of the project's own class: `UserMessage(content=...)`
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
+            # a prompt filled by keywords (`self._get_prompt("judge", context=text)`) or by a function
+            # of a collection of prompts (`prompt_library.nodes.summarise(context)`; not a list of
+            # prompts, `prompts.append(p)`): what a cut in the module may reach (cutreach.py)
+            renders = renders or bool(chain and ((node.keywords and prompt_name(chain[-1])) or (
+                node.args and len(chain) > 2 and any(prompt_name(part) for part in chain[:-1]))))
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
             estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
                                         and "token" in chain[-1].lower())
@@ -359,8 +364,10 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             estimate = estimate or _ast_estimate_shape(node)
         elif isinstance(node, ast.If):
             estimate = estimate or _ast_budget_shape(node)
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and reads_output(node.value):
-            return True  # a cut of what an agent reads back (cutsites.py)
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            if reads_output(node.value):
+                return True  # a cut of what an agent reads back (cutsites.py)
+            sliced = True
         if isinstance(node, ast.Name):
             name = node.id
         elif isinstance(node, ast.Attribute):
@@ -375,7 +382,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             name = None
         if name and "token" in name.lower():
             tokens = True
-        if tokens and estimate:
+        if (tokens and estimate) or (renders and sliced):
             return True
     return weak and prompt_path(path)
 

@@ -1,0 +1,252 @@
+"""Where a cut's text goes after the function that cuts it: to a prompt, through the project's
+own functions (a truncator summary applied forwards).
+
+A cut kept in a local name, returned (whole or as an item of a returned tuple) and unpacked by
+the function's callers in the module, or handed to a project function as an argument, is followed
+to the place it is used. It reaches a prompt where it is passed to a call named for one
+(``self._get_prompt("judge", context_above=above)``, ``prompt_library.summarise(context)``), or
+written into a value named for one (``prompt = f"...{above}"``). Each hop is a step of the
+finding's evidence. A cut that only reaches a log, a store or a label is followed no further.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ctxlint.frontends.code.words import matches, prompt_name
+from ctxlint.frontends.python.knowledge import MEASURES
+from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+
+# How many function boundaries (a return to a caller, an argument to a parameter) a cut is followed.
+MAX_HOPS = 3
+# A call named for a prompt that measures, logs or stores it does not put the cut in one.
+_NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", "*cache*", "*len*", "*debug*",
+                 "*display*", "*show*")
+_TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
+
+Steps = tuple[Evidence, ...]
+
+
+class CutReach(Component):
+    def annotated_slice(self, node: ast.Subscript, fn: FunctionNode | None, env: Env) -> Source | None:
+        """``above = above[-n:]`` in a function whose return annotation says the value it returns
+        there is text (``-> Tuple[str, str]``): a cut of text, which the value's own name or type
+        would not show (``above = parts[i]``, an item of a list of text and images)."""
+        if fn is None or not isinstance(node.slice, ast.Slice):
+            return None
+        target = _assigned_name(self.m.parents.get(id(node)))
+        bounds = self.cuts.bounds(node, env)
+        if target is None or bounds is None or not isinstance(node.value, ast.Name) or node.value.id != target:
+            return None
+        positions = list(self.returned(fn, target))
+        if not positions or not _text_annotation(fn.returns, positions[0]):
+            return None
+        keeps, _, kept = bounds
+        return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), kept=kept,
+                      cut=self.cuts.cut_of(node.value, "characters", keeps, "slice"))
+
+    def returned(self, fn: FunctionNode, name: str) -> Iterator[int | None]:
+        """Where ``fn`` returns the local ``name``: None returned whole, i as the i-th item of a
+        returned tuple."""
+        for value in self.scope_of(fn).returns:
+            if isinstance(value, ast.Name) and value.id == name:
+                yield None
+            elif isinstance(value, ast.Tuple):
+                for position, item in enumerate(value.elts):
+                    if isinstance(item, ast.Name) and item.id == name:
+                        yield position
+
+    def scope_of(self, fn: FunctionNode) -> Scope:
+        return next(scope for node, scope in self.m.functions if node is fn)
+
+    # ---- following the value ---------------------------------------------------------------------
+
+    def into_prompt(self, node: ast.expr, fn: FunctionNode | None, hops: int = 0,
+                    seen: set[int] | None = None) -> Steps | None:
+        """The steps by which the value of ``node`` (a cut, or a name holding one) reaches a
+        prompt; None when it is not seen to. ``seen``: the nodes followed already (``a = b`` then
+        ``b = a`` must not be followed round)."""
+        seen = set() if seen is None else seen
+        if id(node) in seen:
+            return None
+        seen.add(id(node))
+        parent = self.m.parents.get(id(node))
+        if isinstance(parent, ast.FormattedValue):
+            return self.into_text(parent, fn, hops, seen)
+        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, (ast.ListComp, ast.BoolOp)):
+            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
+            return self.into_prompt(parent, fn, hops, seen)
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
+            other = parent.right if node is parent.left else parent.left
+            marks = cut_marker if node is parent.left else cut_marker_before
+            if isinstance(other, ast.Constant) and isinstance(other.value, str) and marks(other.value):
+                return None
+            return self.into_prompt(parent, fn, hops, seen)  # `"Context:\n" + above`
+        if isinstance(parent, ast.keyword):
+            call = self.m.parents.get(id(parent))
+            return self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return self.into_call(parent, node, fn, hops, seen)
+        if isinstance(parent, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(self.m.parents.get(id(parent)),
+                                                                                    ast.Return):
+            return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
+        if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
+                                              and isinstance(self.m.parents.get(id(parent)), ast.Return)):
+            if fn is None or hops >= MAX_HOPS:
+                return None
+            position = parent.elts.index(node) if isinstance(parent, ast.Tuple) else None
+            return self.from_callers(fn, position, hops + 1, seen)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and fn is not None:
+            name = _assigned_name(parent)
+            if name is None:
+                return self.stored(parent, fn, hops, seen)
+            if prompt_name(name.lower()):
+                return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
+            return self.through_name(name, parent, fn, hops, seen)
+        return None
+
+    def into_text(self, field: ast.FormattedValue, fn: FunctionNode | None, hops: int, seen: set[int]) -> Steps | None:
+        """An f-string field: followed as the text it is written into, unless a marker follows it."""
+        text = self.m.parents.get(id(field))
+        if not isinstance(text, ast.JoinedStr):
+            return None
+        index = text.values.index(field)
+        after = text.values[index + 1] if index + 1 < len(text.values) else None
+        before = text.values[index - 1] if index else None
+        if (isinstance(after, ast.Constant) and isinstance(after.value, str) and cut_marker(after.value)) or (
+                isinstance(before, ast.Constant) and isinstance(before.value, str) and cut_marker_before(before.value)):
+            return None
+        return self.into_prompt(text, fn, hops, seen)
+
+    def stored(self, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int, seen: set[int]
+               ) -> Steps | None:
+        """``saga.summary = summary``: kept on an object whose same attribute the function reads
+        into a prompt (``{"existing_summary": saga.summary}``), which its next call sees cut."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Attribute):
+            return None
+        where = self.m.dotted(targets[0])
+        if where is None or where.startswith("self."):
+            return None
+        for read in ast.walk(fn):
+            if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
+                found = self.into_prompt(read, fn, hops, seen)
+                if found is not None:
+                    return (Evidence(EvidenceKind.FLOW, f"kept in `{where}`, which `{fn.name}` reads again",
+                                     self.m.span(statement)), *found)
+        return None
+
+    def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int, seen: set[int]
+                     ) -> Steps | None:
+        """Each later read of the local ``name`` the value was given, in order."""
+        for use in _reads(fn, name, statement):
+            found = self.into_prompt(use, fn, hops, seen)
+            if found is not None:
+                return found
+        return None
+
+    def into_call(self, call: ast.Call, node: ast.expr, fn: FunctionNode | None, hops: int, seen: set[int]
+                  ) -> Steps | None:
+        """A call given the value: one named for a prompt builds one with it; a project function
+        is followed into the parameter the value is bound to."""
+        func = call.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        dotted = self.m.dotted(func) or last
+        if not last or last in MEASURES or matches(last.lower(), _NOT_BUILDING):
+            return None
+        if any(prompt_name(part.lower()) for part in dotted.split(".")):
+            return (Evidence(EvidenceKind.SINK, f"passed to `{dotted}`, which builds a prompt with it",
+                             self.m.span(call)),)
+        if last in ("join", "format") and isinstance(func, ast.Attribute):
+            return self.into_prompt(call, fn, hops, seen)  # text made with it: `"\n".join(parts)`
+        if hops >= MAX_HOPS or fn is None:
+            return None
+        scope = self.scope_of(fn)
+        target = self.callees.function_for(call, Env(scope), foreign=True, returns=False)
+        if target is None:
+            return None
+        param = next((b.param for b in target.env.bindings if b.node is node), None)
+        if param is None:
+            return None
+        reader = target.owner.cut_reach if target.owner is not None else self
+        inner = reader.through_parameter(target.fn, param, hops + 1, seen)
+        if inner is None:
+            return None
+        return (Evidence(EvidenceKind.FLOW, f"passed to `{target.fn.name}` as `{param}`", self.m.span(call)), *inner)
+
+    def through_parameter(self, fn: FunctionNode, param: str, hops: int, seen: set[int]) -> Steps | None:
+        for use in _reads(fn, param, None):
+            found = self.into_prompt(use, fn, hops, seen)
+            if found is not None:
+                return found
+        return None
+
+    def from_callers(self, fn: FunctionNode, position: int | None, hops: int, seen: set[int]) -> Steps | None:
+        """The calls of ``fn`` in this module, and what each does with the value it returns (its
+        ``position``-th item when it returns a tuple)."""
+        for call, home in self.m.calls:
+            func = call.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) != fn.name:
+                continue
+            target = self.callees.function_for(call, Env(home), returns=False)
+            caller = home.node
+            if target is None or target.fn is not fn or not isinstance(caller, (ast.FunctionDef,
+                                                                                  ast.AsyncFunctionDef)):
+                continue
+            value: ast.expr = call
+            parent = self.m.parents.get(id(value))
+            if isinstance(parent, ast.Await):
+                value, parent = parent, self.m.parents.get(id(parent))
+            if position is not None:  # `above, below = self.context_of(i, parts)`
+                if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
+                        and isinstance(parent.targets[0], ast.Tuple) and position < len(parent.targets[0].elts)):
+                    continue
+                item = parent.targets[0].elts[position]
+                if not isinstance(item, ast.Name):
+                    continue
+                found = self.through_name(item.id, parent, caller, hops, seen)
+            else:
+                found = self.into_prompt(value, caller, hops, seen)
+            if found is not None:
+                what = f"item {position + 1} of what `{fn.name}` returns" if position is not None else \
+                    f"what `{fn.name}` returns"
+                return (Evidence(EvidenceKind.FLOW, f"{what} is used by `{caller.name}`", self.m.span(call)), *found)
+        return None
+
+
+def _assigned_name(statement: ast.AST | None) -> str | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        return statement.target.id
+    return None
+
+
+def _reads(fn: FunctionNode, name: str, after: ast.stmt | None) -> Iterator[ast.Name]:
+    """The reads of ``name`` in ``fn`` (after the statement ``after``, outside it), in order."""
+    inside = {id(n) for n in ast.walk(after)} if after is not None else set()
+    start = after.lineno if after is not None else 0
+    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+             and id(n) not in inside and n.lineno >= start]
+    yield from sorted(reads, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _text_annotation(returns: ast.expr | None, position: int | None) -> bool:
+    """Whether a return annotation says the value returned (at ``position`` of a tuple) is text."""
+    if returns is None:
+        return False
+    if position is not None:
+        if not (isinstance(returns, ast.Subscript) and (getattr(returns.value, "id", "") or getattr(
+                returns.value, "attr", "")).lower() == "tuple" and isinstance(returns.slice, ast.Tuple)):
+            return False
+        items = returns.slice.elts
+        if position >= len(items):
+            return False
+        returns = items[position]
+    return ast.unparse(returns).replace(" ", "") in _TEXT_TYPES
+

@@ -1,0 +1,62 @@
+"""A cut followed through the project's functions into a prompt (cutreach.py): across a module
+boundary, and round names that hand the value back and forth without looping."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+JUDGING = '''\
+def judge(llm, excerpt: str) -> str:
+    return llm.generate(make_prompt(excerpt))
+'''
+
+REVIEW = '''\
+from app.judging import judge
+
+
+def review(llm, page_text: str) -> str:
+    short = page_text[:3000]
+    return judge(llm, short)
+
+
+def title_card(llm, page_text: str) -> str:
+    return llm.generate(render_prompt(kind="title", body=page_text))
+'''
+
+SWAPPED = '''\
+def build(text: str, limit: int = 4000) -> str:
+    a = text[:limit]
+    b = a; a = b
+    return render_prompt(question=a)
+'''
+
+
+def _check(root: Path, path: str) -> list[dict]:
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX205", path], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_cut_passed_to_a_function_of_another_module_that_builds_a_prompt(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "judging.py").write_text(JUDGING)
+    (tmp_path / "app" / "review.py").write_text(REVIEW)
+    [found] = _check(tmp_path, "app/review.py")
+    assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 5, 13, "cut-reaches-prompt")
+    assert found["message"].startswith("`page_text[:3000]` cuts the text to its first 3,000 characters and leaves "
+                                       "nothing in its place")
+    steps = [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
+    assert steps == [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
+                     ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)]
+
+
+def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
+    (tmp_path / "swapped.py").write_text(SWAPPED)
+    [found] = _check(tmp_path, "swapped.py")
+    assert (found["code"], found["line"], found["kind"]) == ("CTX205", 2, "cut-reaches-prompt")
+    assert found["evidence"][-2]["text"] == "passed to `render_prompt`, which builds a prompt with it"
