@@ -56,6 +56,16 @@ class Containers(Component):
                         return None
                     entries.update(inner)
             return entries
+        if isinstance(node, ast.Call):
+            # `inputs = self._build_inputs(state)`: the entries of the one dict a function of the
+            # module returns, in the env it runs in (its parameters bound to this call).
+            target = self.callees.function_for(node, env)
+            if target is None or len(target.returns) != 1 or not self.m.enter(target.fn):
+                return None
+            try:
+                return self.dict_entries(target.returns[0], target.env)
+            finally:
+                self.m.leave(target.fn)
         return None
 
     def dict_literal(self, node: ast.Dict, env: Env) -> dict[str, Entry] | None:
