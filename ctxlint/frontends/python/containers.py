@@ -1,7 +1,7 @@
 """Collections a prompt is built from: the entries of a dict and the items of a list, read from
-literals, from what the code adds to them later (``append``, ``extend``, ``update``, ``d[k] = v``)
-and from the values names hold. The facts and literal values of each element come from
-:mod:`flow`.
+literals, from what the code adds to them later (``append``, ``extend``, ``update``, ``d[k] = v``),
+from the values names hold and from what a function of the module returns. The facts and
+literal values of each element come from :mod:`flow`.
 """
 
 from __future__ import annotations
