@@ -200,7 +200,8 @@ class Linter:
 
     def parse_context(self, relpath: str) -> frontends.ParseContext:
         settings = self.settings
-        return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks)
+        return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks,
+                                      frontends.linked_only(relpath, settings))
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable, binary or not

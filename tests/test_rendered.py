@@ -126,3 +126,25 @@ def test_a_template_named_by_its_stem_from_the_module_beside_its_folder(tmp_path
     (source,) = segment.slot.sources
     assert source.detail.startswith("httpx.get(...).text") and segment.slot.passed_at.line == 7
     assert parsed.dependencies == [str(tmp_path / "metric" / "grader.py")]
+
+
+def test_a_text_file_in_a_templates_folder_is_a_prompt_only_when_code_fills_it(tmp_path):
+    from ctxlint.config import Settings, apply_table
+    from ctxlint.frontends import format_for, linked_only
+
+    settings = Settings(root=tmp_path)
+    assert format_for("evals/templates/grade.txt", settings) == "text"
+    assert linked_only("evals/templates/grade.txt", settings)
+    assert not linked_only("evals/prompts/grade.txt", settings)  # a prompt folder's file is one anyway
+    assert format_for("evals/notes/grade.txt", settings) is None
+    apply_table(settings, {"formats": {"extend-text": ["**/templates/*.txt"]}}, tmp_path / "ctxlint.toml")
+    assert not linked_only("evals/templates/grade.txt", settings)  # the user said so: linted as it is
+
+    text = "Grade the page.\n{{ page }}\nReply with a score.\n"
+    (tmp_path / "evals" / "templates").mkdir(parents=True)
+    context = ParseContext(tmp_path, "evals/templates/grade.txt", linked_only=True)
+    assert parse("text", text, "evals/templates/grade.txt", context).requests == []
+    (tmp_path / "evals" / "grader.py").write_text(
+        "def grade(self, notes):\n    return self._prompt('grade', page=notes)\n", encoding="utf-8")
+    (request,) = parse("text", text, "evals/templates/grade.txt", context).requests
+    assert [s.slot.passed_at.line for s in request.segments if s.slot] == [2]

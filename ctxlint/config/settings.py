@@ -11,7 +11,7 @@ from typing import Any
 
 from ctxlint.catalogue import Rule
 from ctxlint.frontends import FORMATS as REGISTRY_FORMATS
-from ctxlint.frontends import default_include
+from ctxlint.frontends import LINKED_TEXT_GLOBS, default_include
 from ctxlint.tomlpos import KeyPath, line_of
 
 
@@ -124,7 +124,7 @@ class Settings:
         return self.formats.get("text", list(DEFAULT_TEXT_GLOBS))
 
     def all_globs(self) -> list[str]:
-        globs = [*self.include, *self.text_globs()]
+        globs = [*self.include, *self.text_globs(), *LINKED_TEXT_GLOBS]
         for patterns in self.formats.values():
             globs.extend(patterns)
         return globs

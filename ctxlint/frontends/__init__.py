@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ctxlint.discover import glob_match
+from ctxlint.discover import glob_any, glob_match
 from ctxlint.model import ParsedFile
 
 if TYPE_CHECKING:
@@ -87,9 +87,31 @@ def default_include() -> tuple[str, ...]:
     return tuple(globs)
 
 
+# Folders of templates. A .txt or .md file in one is a prompt only when the project's code loads
+# and fills it: it is read as plain text, and kept only if rendered.py links it to a render site
+# (a README or a Helm NOTES.txt in a `templates/` folder is no prompt, and no code fills it).
+TEMPLATE_FOLDERS = ("templates", "prompt_templates")
+LINKED_TEXT_GLOBS = tuple(f"{prefix}{folder}/*.{suffix}" for folder in TEMPLATE_FOLDERS
+                          for prefix in ("", "**/") for suffix in ("txt", "md"))
+
+
 def format_for(relpath: str, settings: Settings) -> str | None:
     """The front-end for a file: configured globs first, then its name or suffix, then the
-    plain-text globs (a `prompts/…/skprompt.txt` is Semantic Kernel, not plain text)."""
+    plain-text globs (a `prompts/…/skprompt.txt` is Semantic Kernel, not plain text), then the
+    templates a render site must confirm (``linked_only``)."""
+    fmt = _configured_format(relpath, settings)
+    if fmt is None and glob_any(list(LINKED_TEXT_GLOBS), relpath):
+        return "text"
+    return fmt
+
+
+def linked_only(relpath: str, settings: Settings) -> bool:
+    """Whether a file is read as a prompt only if code fills it: a text file in a folder of
+    templates that no configured glob, name or suffix takes."""
+    return _configured_format(relpath, settings) is None and glob_any(list(LINKED_TEXT_GLOBS), relpath)
+
+
+def _configured_format(relpath: str, settings: Settings) -> str | None:
     for fmt, globs in settings.formats.items():
         if fmt != "text" and any(glob_match(glob, relpath) for glob in globs):
             return fmt
@@ -112,6 +134,8 @@ class ParseContext:
     relpath: str
     framework_files: tuple[Path, ...] = ()
     builtin_frameworks: bool = True
+    # A text file read only if code fills it (``linked_only``): without a render site it holds nothing.
+    linked_only: bool = False
 
 
 def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -> ParsedFile:
@@ -126,7 +150,9 @@ def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -
         if context is not None and (fmt in _RENDERED or fmt in _KEYED):  # what its render sites pass
             from ctxlint.frontends.rendered import link
 
-            return link(parsed, context, by_key=fmt in _KEYED)
+            linked = link(parsed, context, by_key=fmt in _KEYED)
+            # A render site was found when the file depends on a module that fills it.
+            return ParsedFile(path) if context.linked_only and not linked.dependencies else linked
         return parsed
 
 

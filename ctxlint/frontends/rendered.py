@@ -15,6 +15,7 @@ literals that name template files in the project's Python code, built once per p
 on the first template that needs it (a scan of each module's text, bounded in files and bytes),
 and only those modules are parsed (kept, as imports are); so are the modules beside a folder of
 templates that name one by its stem (``_get_prompt("grade", ...)`` for ``prompts/grade.txt``). A
+text file in a ``templates/`` folder is a prompt only through this link (``linked_only``). A
 render site added in another file after a template's result was cached is seen when the template
 or a file it was linked to changes.
 """
@@ -28,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends import TEMPLATE_FOLDERS
 from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.model import ParsedFile, Request, Role, Segment, Span
 
@@ -131,7 +133,7 @@ def _linked_segment(segment: Segment, values: dict[str, list[Value]]) -> Segment
 
 
 # Folders of templates a module beside them may name by their file's stem alone.
-_TEMPLATE_FOLDERS = frozenset({"templates", "prompts", "prompt_templates"})
+_TEMPLATE_FOLDERS = frozenset({*TEMPLATE_FOLDERS, "prompts"})
 
 
 def _beside(root: Path, template: PurePosixPath) -> list[Path]:

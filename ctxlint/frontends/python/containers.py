@@ -1,7 +1,7 @@
 """Collections a prompt is built from: the entries of a dict and the items of a list, read from
-literals, from what the code adds to them later (``append``, ``extend``, ``update``, ``d[k] = v``)
-and from the values names hold. The facts and literal values of each element come from
-:mod:`flow`.
+literals, from what the code adds to them later (``append``, ``extend``, ``update``, ``d[k] = v``),
+from the values names hold and, for the values a template is filled with, from the dict a
+function of the module returns. The facts and literal values of each element come from :mod:`flow`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from ctxlint.frontends.python.values import Assign, Env, Item
 
 
 class Containers(Component):
-    def dict_entries(self, node: ast.expr, env: Env) -> dict[str, Entry] | None:
+    def dict_entries(self, node: ast.expr, env: Env, returned: bool = False) -> dict[str, Entry] | None:
         """String-keyed entries of a dict literal or ``dict(...)`` call, through names:
-        key -> (value node, its env, the place that sets it)."""
+        key -> (value node, its env, the place that sets it). With ``returned`` (the values a
+        template is filled with), also the dict a function of the module returns."""
         if env.depth > MAX_DEPTH or not self.m.step():
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -25,7 +26,7 @@ class Containers(Component):
             if binding is None or not self.m.enter(binding.value):
                 return None
             try:
-                found = self.dict_entries(binding.value, binding.env)
+                found = self.dict_entries(binding.value, binding.env, returned)
                 for extra in binding.extras:  # keys set after it was built
                     found = self.changed_entries(found, extra, binding.env)
                 return found
@@ -56,6 +57,17 @@ class Containers(Component):
                         return None
                     entries.update(inner)
             return entries
+        if returned and isinstance(node, ast.Call):
+            # `PROMPT.format(**self._build_inputs(state))`: the entries of the one dict a function
+            # of the module returns, in the env it runs in (its parameters bound to this call).
+            # Only for a template's values: a message a helper returns is read by messages.py.
+            target = self.callees.function_for(node, env)
+            if target is None or len(target.returns) != 1 or not self.m.enter(target.fn):
+                return None
+            try:
+                return self.dict_entries(target.returns[0], target.env, returned)
+            finally:
+                self.m.leave(target.fn)
         return None
 
     def dict_literal(self, node: ast.Dict, env: Env) -> dict[str, Entry] | None:

@@ -384,7 +384,7 @@ class _Finder:
             call = ast.Call(call.func, [], [])  # nothing else of `.replace(...)` is a value
         for keyword in call.keywords:
             if keyword.arg is None or keyword.arg in VALUE_DICTS:
-                found = containers.dict_entries(keyword.value, env)
+                found = containers.dict_entries(keyword.value, env, returned=True)
                 if found is not None:
                     entries += [(key, value, value_env) for key, (value, value_env, _) in found.items()]
                     continue
@@ -393,7 +393,7 @@ class _Finder:
         for argument in call.args:
             if argument is literal or isinstance(argument, ast.Starred):
                 continue
-            found = containers.dict_entries(argument, env)
+            found = containers.dict_entries(argument, env, returned=True)
             if found is not None:
                 entries += [(key, value, value_env) for key, (value, value_env, _) in found.items()]
         for key, value, value_env in entries:

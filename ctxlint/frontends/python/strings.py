@@ -260,9 +260,10 @@ class Strings(Component):
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         for keyword in call.keywords:
             if keyword.arg is None:
-                keywords.update({k: v[0] for k, v in (self.containers.dict_entries(keyword.value, env) or {}).items()})
+                entries = self.containers.dict_entries(keyword.value, env, returned=True)
+                keywords.update({k: v[0] for k, v in (entries or {}).items()})
         if func.attr == "format_map":
-            entries = self.containers.dict_entries(call.args[0], env) if call.args else None
+            entries = self.containers.dict_entries(call.args[0], env, returned=True) if call.args else None
             keywords, positional = {k: v[0] for k, v in (entries or {}).items()}, []
         auto = 0
 
