@@ -90,8 +90,15 @@ GENKIT = ApiShape("genkit", frozenset({"prompt", "messages", "system"}), ("maxOu
 # limit and the system text are in `config`.
 GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputTokens",), messages=("contents",),
                            settings="config.")
+# Ollama's JavaScript client (`ollama.chat({model, messages, options})`): the limit is `num_predict`
+# in `options`, and Ollama sets none by default.
+OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
+                     input=("prompt",), settings="options.")
+# Amazon Bedrock's Converse API (`new ConverseCommand({modelId, messages, system, inferenceConfig})`).
+BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTokens",), system=("system",),
+                            settings="inferenceConfig.")
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS)}
+                                               GOOGLE_GENAI_JS, OLLAMA_JS, BEDROCK_CONVERSE)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).
