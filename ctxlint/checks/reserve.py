@@ -46,7 +46,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
     elif kind == "set-for-some":
         why = f"{request.reserve_evidence[0].text}, so for every other model"
-    elif kind in ("wrapper-call", "settings-dropped", "unset-model"):
+    elif kind in ("wrapper-call", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:
         why = "No output limit is set, so"
