@@ -4,7 +4,8 @@ import ast
 
 import pytest
 
-from ctxlint.frontends.python.prompt_runs import LIMIT, NO_LIMIT, UNKNOWN, _limit
+from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, UNKNOWN
+from ctxlint.frontends.python.prompt_runs import _limit
 
 
 @pytest.mark.parametrize(("code", "expected"), [

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.filled import linked_slot
-from ctxlint.model import Evidence, EvidenceKind, OutputLimit, ParsedFile, Request, Role, Segment, Span
+from ctxlint.model import ParsedFile, Request, Role, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -54,11 +54,13 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     fills the text read from the loaded file under the prompt's key."""
     template = PurePosixPath(context.relpath)
     if template.suffix == ".prompt":
-        parsed = _runs_linked(parsed, context, template)
+        from ctxlint.frontends.runs_linked import runs_linked
+
+        parsed = runs_linked(parsed, context, template)
     keys = {r.key for r in parsed.requests if r.key is not None and r.slots()} if by_key else set()
     if not parsed.requests or not any(r.slots() for r in parsed.requests) or (by_key and not keys):
         return parsed
-    modules = _index(context.root).get(template.name.lower(), [])
+    modules = module_index(context.root).get(template.name.lower(), [])
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
     if not modules and not beside:
         return parsed
@@ -96,53 +98,6 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
                            if (key := request.key if by_key else None) in values
                            else request for request in parsed.requests]
     return parsed
-
-
-def _runs_linked(parsed: ParsedFile, context: ParseContext, template: PurePosixPath) -> ParsedFile:
-    """A Dotprompt with no output limit in its front matter, linked to the code that loads it by
-    name and runs it (``python/prompt_runs.py``) in the folder its prompts folder is in: when
-    some run gives a limit, the prompt has one; when the code shows every run and none gives a
-    limit, the runs are the evidence that it is sent without one."""
-    unset = {id(r) for r in parsed.requests if r.declares_settings and r.output_limit is None and not r.reserve_kind}
-    root = context.root.resolve()
-    name, _, variant = template.stem.partition(".")  # `recipe.robot.prompt`: the variant `robot` of `recipe`
-    modules = [m for m in _index(context.root).get(f"{name}.prompt".lower(), [])
-               if m.resolve().is_relative_to(root / template.parent.parent)]
-    if not unset or not modules:
-        return parsed
-    from ctxlint.frameworks import cached_frameworks
-    from ctxlint.frontends.python.analyzer import load_module
-    from ctxlint.frontends.python.project import project_for
-    from ctxlint.frontends.python.prompt_runs import LIMIT, NO_LIMIT, prompt_runs
-
-    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
-                          load_module)
-    project.begin()
-    runs = []
-    for module in modules[:MAX_MODULES]:
-        analyzer = project.analyzer(module)
-        found = prompt_runs(analyzer, lambda literal: literal.strip() == name, variant or None) \
-            if analyzer is not None else []
-        if found:
-            runs += found
-            parsed.dependencies.append(str(module))
-    if not runs:
-        return parsed
-    given = next((run for run in runs if run.limit == LIMIT), None)
-    if given is not None:
-        limit = OutputLimit("config.maxOutputTokens (given where the prompt is run)", None, given.span)
-        parsed.requests = [replace(r, output_limit=limit) if id(r) in unset else r for r in parsed.requests]
-    elif all(run.limit == NO_LIMIT for run in runs):
-        steps = tuple(Evidence(EvidenceKind.FLOW, f"`{_short(run.code)}` runs it with no output limit", run.span)
-                      for run in runs)
-        parsed.requests = [replace(r, reserve_kind="runs-without", reserve_evidence=steps) if id(r) in unset else r
-                           for r in parsed.requests]
-    return parsed
-
-
-def _short(code: str) -> str:
-    line = code.split("\n", 1)[0]
-    return line if len(line) <= 60 and line == code else line[:57].rstrip() + "..."
 
 
 def _one_role(sites: list[Site]) -> tuple[Role, Span] | None:
@@ -225,11 +180,22 @@ def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
     return names
 
 
-_INDEXES: dict[Path, dict[str, list[Path]]] = {}
+_INDEXES: dict[Path, tuple[dict[str, list[Path]], dict[str, list[Path]]]] = {}
+# TypeScript and JavaScript modules, indexed for the prompts they load by name (`ai.prompt("x")`).
+_SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
 
-def _index(root: Path) -> dict[str, list[Path]]:
+def module_index(root: Path) -> dict[str, list[Path]]:
     """The project's Python modules by the template file names their string literals give."""
+    return _indexes(root)[0]
+
+
+def script_index(root: Path) -> dict[str, list[Path]]:
+    """The project's TypeScript and JavaScript modules by the prompt files they load by name."""
+    return _indexes(root)[1]
+
+
+def _indexes(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
     root = root.resolve()
     if root not in _INDEXES:
         _INDEXES.clear()  # one project per run
@@ -237,18 +203,21 @@ def _index(root: Path) -> dict[str, list[Path]]:
     return _INDEXES[root]
 
 
-def _build(root: Path) -> dict[str, list[Path]]:
+def _build(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
     index: dict[str, list[Path]] = {}
-    seen = 0
+    scripts: dict[str, list[Path]] = {}
+    seen = {".py": 0, "script": 0}
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for name in sorted(files):
-            if not name.endswith(".py"):
+            kind = ".py" if name.endswith(".py") else "script" if name.endswith(_SCRIPTS) else None
+            if kind is None or seen[kind] >= MAX_FILES:
                 continue
-            seen += 1
-            if seen > MAX_FILES:
-                return index
+            seen[kind] += 1
             path = os.path.join(folder, name)
+            if kind == "script":
+                _index_script(path, scripts)
+                continue
             try:
                 if os.path.getsize(path) > MAX_FILE_BYTES:
                     continue
@@ -260,7 +229,20 @@ def _build(root: Path) -> dict[str, list[Path]]:
             if any(marker in data for marker in _MARKERS):
                 for key in _named_templates(data.decode("utf-8", errors="replace")):
                     index.setdefault(key, []).append(Path(path))
-    return index
+    return index, scripts
+
+
+def _index_script(path: str, scripts: dict[str, list[Path]]) -> None:
+    try:
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            return
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return
+    if b"prompt(" in data:
+        for match in _PROMPT_NAME.finditer(data.decode("utf-8", errors="replace")):
+            scripts.setdefault(f"{match.group(1).rsplit('/', 1)[-1].lower()}.prompt", []).append(Path(path))
 
 
 def _named_templates(text: str) -> set[str]:

@@ -12,29 +12,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxlint.model import Span
+from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, UNKNOWN, Run
 from ctxlint.providers import LIMIT_KEYS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
-# What the settings of one run say of the output limit.
-NO_LIMIT, LIMIT, UNKNOWN = "none", "limit", "unknown"
 # The methods of a loaded prompt that send it (``render`` only renders it).
 _RUN_METHODS = frozenset({"stream"})
-
-
-@dataclass(frozen=True)
-class Run:
-    """A call that runs the prompt (or the loader, when it is given settings), and what its
-    settings say of the output limit."""
-
-    span: Span
-    code: str
-    limit: str
 
 
 def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant: str | None) -> list[Run]:
