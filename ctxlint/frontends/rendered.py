@@ -53,10 +53,6 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     pass; with ``by_key`` (a YAML or JSON file of prompts), each prompt's own sites: where code
     fills the text read from the loaded file under the prompt's key."""
     template = PurePosixPath(context.relpath)
-    if template.suffix == ".prompt":
-        from ctxlint.frontends.runs_linked import runs_linked
-
-        parsed = runs_linked(parsed, context, template)
     keys = {r.key for r in parsed.requests if r.key is not None and r.slots()} if by_key else set()
     if not parsed.requests or not any(r.slots() for r in parsed.requests) or (by_key and not keys):
         return parsed

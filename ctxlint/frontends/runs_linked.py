@@ -15,12 +15,13 @@ if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
 
 
-def runs_linked(parsed: ParsedFile, context: ParseContext, template: PurePosixPath) -> ParsedFile:
+def runs_linked(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
     """A Dotprompt with no output limit in its front matter, linked to the code that loads it by
     name and runs it (``python/prompt_runs.py``, ``typescript/prompt_runs.py``) in the folder its
     prompts folder is in: when some run gives a limit, the prompt has one; when the code shows
     every run and none gives a limit, the runs are the evidence that it is sent without one."""
     unset = {id(r) for r in parsed.requests if r.declares_settings and r.output_limit is None and not r.reserve_kind}
+    template = PurePosixPath(context.relpath)
     root = context.root.resolve()
     name, _, variant = template.stem.partition(".")  # `recipe.robot.prompt`: the variant `robot` of `recipe`
     if not unset:
