@@ -24,7 +24,7 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
             data = handle.read()
     except OSError:
         return []
-    source = Text(data.decode("utf-8", errors="replace"), path)
+    source = Text(data.decode("utf-8", errors="replace").removeprefix("\ufeff").replace("\r\n", "\n"), path)
     root = parse(GRAMMARS.get(os.path.splitext(path)[1], "typescript"), source.data)
     if root is None:
         return []
