@@ -204,6 +204,8 @@ def _build(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
     scripts: dict[str, list[Path]] = {}
     seen = {".py": 0, "script": 0}
     for folder, dirs, files in os.walk(root):
+        if min(seen.values()) >= MAX_FILES:
+            break
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for name in sorted(files):
             kind = ".py" if name.endswith(".py") else "script" if name.endswith(_SCRIPTS) else None
