@@ -33,17 +33,22 @@ class Region(str, Enum):
     TAIL = "tail"
 
 
-class Severity(str, Enum):
+class _Ranked(str, Enum):
+    """An enum whose members are listed from the highest to the lowest."""
+
+    @property
+    def rank(self) -> int:
+        members = list(type(self))
+        return len(members) - 1 - members.index(self)
+
+
+class Severity(_Ranked):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
 
-    @property
-    def rank(self) -> int:
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
 
-
-class Confidence(str, Enum):
+class Confidence(_Ranked):
     """How sure a finding is, from the strength of its evidence (Bandit's and CodeQL's model).
 
     HIGH: a known source, sink or construct the rule is about (``datetime.now()`` at the top of a
@@ -55,10 +60,6 @@ class Confidence(str, Enum):
     HIGH = "high"
     MEDIUM = "medium"
     LOW = "low"
-
-    @property
-    def rank(self) -> int:
-        return {"low": 0, "medium": 1, "high": 2}[self.value]
 
 
 class EvidenceKind(str, Enum):

@@ -10,6 +10,7 @@ raises: anything it cannot follow simply has no line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
@@ -134,32 +135,27 @@ class _Scanner:
         self.advance(match.end() - self.pos)
         return match.group()
 
+    def items(self, close: str, item: Callable[[], None]) -> None:
+        """An array or an inline table: ``item`` read up to ``close``, separated by commas."""
+        self.advance()
+        while True:
+            self.skip_blank(newlines=True)
+            if self.peek() == close:
+                self.advance()
+                return
+            item()
+            self.skip_blank(newlines=True)
+            if self.peek() == ",":
+                self.advance()
+
     def value(self, path: KeyPath) -> None:
         char = self.peek()
         if char in "\"'":
             self.string()
         elif char == "[":
-            self.advance()
-            while True:
-                self.skip_blank(newlines=True)
-                if self.peek() == "]":
-                    self.advance()
-                    return
-                self.value(path)
-                self.skip_blank(newlines=True)
-                if self.peek() == ",":
-                    self.advance()
+            self.items("]", lambda: self.value(path))
         elif char == "{":
-            self.advance()
-            while True:
-                self.skip_blank(newlines=True)
-                if self.peek() == "}":
-                    self.advance()
-                    return
-                self.key_value(path)
-                self.skip_blank(newlines=True)
-                if self.peek() == ",":
-                    self.advance()
+            self.items("}", lambda: self.key_value(path))
         else:  # a number, date, boolean: runs to a delimiter
             while self.peek() and self.peek() not in ",]}#\n":
                 self.advance()

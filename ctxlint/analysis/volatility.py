@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ctxlint.analysis import names as naming
 from ctxlint.analysis.names import normalise
-from ctxlint.model import Request, Segment, Slot
+from ctxlint.model import Request, Role, Segment, Slot
 
 
 def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str]) -> str | None:
@@ -85,6 +85,26 @@ def per_call_before(request: Request, index: int, per_call: list[str]) -> Segmen
     """A slot before ``index`` that differs from one call to the next anyway (the question, a
     loop over retrieved documents): the cacheable prefix already ends there."""
     return next((s for s in request.segments[:index] if differs_per_call(s, per_call)), None)
+
+
+def replayed_after(request: Request, index: int, per_call: list[str], replayed: list[str]) -> Segment | None:
+    """The conversation replayed after the slot at ``index``, when the first value after it that
+    differs per call is earlier turns re-sent as messages of their own (a loop over the history
+    that appends one message per turn). A conversation grows by a turn or two per call and is
+    otherwise sent again unchanged: it is what a prompt cache saves most of in a multi-turn
+    request, and a value before it that changes on every call leaves all of it uncached."""
+    first = request.segments[index]
+    for segment in request.segments[index + 1 :]:
+        if segment.slot is None:
+            continue
+        loop = naming.leading_name(segment.loop) if segment.loop else None
+        if segment.message_index > first.message_index and loop and naming.matches(loop, replayed):
+            return segment
+        # The model's own words (a summary of the turns before the replayed ones) are part of the
+        # conversation too; content that differs per call in any other role ends the prefix.
+        if differs_per_call(segment, per_call) and segment.role is not Role.ASSISTANT:
+            return None
+    return None
 
 
 def differs_per_call(segment: Segment, per_call: list[str]) -> bool:

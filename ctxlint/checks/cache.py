@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import re
 
-from ctxlint.analysis.volatility import daily, once_per_process, per_call_before, static_until_per_call, volatile_reason
+from ctxlint.analysis.volatility import (
+    daily,
+    once_per_process,
+    per_call_before,
+    replayed_after,
+    static_until_per_call,
+    volatile_reason,
+)
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
-                        "min_tokens": INTEGER, "per_call": STRINGS})
+                        "min_tokens": INTEGER, "per_call": STRINGS, "replayed": STRINGS})
 def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
@@ -37,7 +44,10 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                 slot, options["calls"], options["names"], options["filters"]) is not None
 
         after = static_until_per_call(request, index, options["per_call"], another)
-        if not any(s.has_words for s in after):
+        # A value fixed per process or per day leaves a replayed conversation cached all day long.
+        history = None if once_per_process(segment.slot, reason) or daily(segment.slot) else replayed_after(
+            request, index, options["per_call"], options["replayed"])
+        if not any(s.has_words for s in after) and history is None:
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
         read = _read_at(segment, reason)
@@ -59,9 +69,10 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
                           f"`{reason}` {changes if by_call else 'is named like a clock or id value'}",
                           segment.span, strong=by_call)
-        sink = Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that differs "
-                        "per call", after[0].span)
-        evidence: tuple[Evidence, ...] = (source, *read, sink)
+        evidence: tuple[Evidence, ...] = (source, *read)
+        if after:
+            evidence += (Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that "
+                                  "differs per call", after[0].span),)
         earlier = per_call_before(request, index, options["per_call"])
         kind = "daily" if per_day else "call" if by_call else "name"
         filled = segment.slot.filled_at
@@ -78,10 +89,21 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)
             kind = "after-per-call"
+        elif history is not None:
+            evidence += (Evidence(EvidenceKind.SINK, f"the conversation replayed after it, one message per turn "
+                                  f"(`{history.loop}`)", history.span),)
+            kind = "before-history"
         elif lost < options["min_tokens"]:
             kind = "short-prefix"
-        cost = (f"the {lost:,} static tokens after it are written to the cache afresh each day, a small loss"
-                if per_day else f"the {lost:,} static tokens after it are sent uncached each time")
+        if kind == "before-history":
+            assert history is not None
+            cost = (f"the conversation replayed after it (`{history.loop}`, line {history.span.line}), re-sent on "
+                    "every turn, is never read from the cache"
+                    + (f", nor are the {lost:,} static tokens between them" if lost else ""))
+        elif per_day:
+            cost = f"the {lost:,} static tokens after it are written to the cache afresh each day, a small loss"
+        else:
+            cost = f"the {lost:,} static tokens after it are sent uncached each time"
         ctx.report(segment.span, f"`{segment.text}` {changes}; {cost}. {options['advice']}", kind=kind,
                    evidence=evidence)
         return

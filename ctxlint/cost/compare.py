@@ -37,6 +37,17 @@ class _PriceDelta(_Delta):
     price_after: float | None
 
     @property
+    def parts(self) -> Sequence[_Delta]:
+        """What it is made of: a request's tools, a file's requests."""
+        raise NotImplementedError
+
+    @property
+    def status(self) -> str:
+        """As for a tool; one whose parts changed is changed even if its total is not."""
+        status = super().status
+        return "changed" if status == "unchanged" and any(p.status != "unchanged" for p in self.parts) else status
+
+    @property
     def price_delta(self) -> float | None:
         if self.price_before is None and self.price_after is None:
             return None
@@ -67,10 +78,8 @@ class RequestChange(_PriceDelta):
         return tuple(t for t in self.tools if t.status != "unchanged")
 
     @property
-    def status(self) -> str:
-        """As for a tool; a request whose tools changed is changed even if its total is not."""
-        status = super().status
-        return "changed" if status == "unchanged" and self.changed_tools else status
+    def parts(self) -> tuple[ToolChange, ...]:
+        return self.tools
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,8 @@ class FileChange(_PriceDelta):
     price_after: float | None = None
 
     @property
-    def status(self) -> str:
-        status = super().status
-        return "changed" if status == "unchanged" and any(r.status != "unchanged" for r in self.requests) else status
+    def parts(self) -> tuple[RequestChange, ...]:
+        return self.requests
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,10 @@ class Comparison(_PriceDelta):
     def percent(self) -> float | None:
         """The change as a percentage of the baseline; None when there was none (0 tokens)."""
         return 100.0 * self.delta / self.before if self.before else None
+
+    @property
+    def parts(self) -> tuple[FileChange, ...]:
+        return self.files
 
     @property
     def changed(self) -> tuple[FileChange, ...]:

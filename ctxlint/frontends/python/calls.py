@@ -15,7 +15,7 @@ import builtins
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Env, Scope, own_class
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_NAMES
 
@@ -75,7 +75,7 @@ class Calls(Component):
                     return self.path(part, env, depth + 1)
             return UNKNOWN
         if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            if isinstance(node.value, ast.Name) and own_class(node.value.id, env.scope) is not None:
                 binding = self.scopes.resolve(node, env)
                 own = None if binding is None else self.m.follow_binding(binding, self.path, depth + 1)
                 # `if llm is None: self.llm = Model(...) else: self.llm = llm`: the caller's

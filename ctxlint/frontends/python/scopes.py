@@ -18,7 +18,7 @@ from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import UNPACKED, Assign, Binding, Env, Loop, Param, Scope
+from ctxlint.frontends.python.values import UNPACKED, Assign, Binding, Env, Loop, Param, Scope, own_class
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -204,9 +204,9 @@ class Scopes(Component):
         end = self.m.end(statement)
         if isinstance(target, ast.Name):
             self.record(target.id, Assign("=", value, end, loops, scope, target))
-        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-              and target.value.id == "self" and scope.cls is not None):
-            self.record(target.attr, Assign("=", value, end, (), scope.cls, target, where=scope))
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                cls := own_class(target.value.id, scope)) is not None:
+            self.record(target.attr, Assign("=", value, end, (), cls, target, where=scope))
         elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
               and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
             # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries)
@@ -361,8 +361,9 @@ class Scopes(Component):
         if isinstance(node, ast.Name):
             return self.binding(node.id, env, self.m.start(node), foreign)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id in ("self", "cls") and env.scope.cls is not None:
-                records = env.scope.cls.assigns.get(node.attr) or []
+            cls = own_class(node.value.id, env.scope)
+            if cls is not None:
+                records = cls.assigns.get(node.attr) or []
                 bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
                 if bases:
                     base = records[bases[-1]]
@@ -376,10 +377,12 @@ class Scopes(Component):
     def earlier_values(self, node: ast.expr, env: Env) -> list[Binding]:
         """The plain assignments of a ``self.`` attribute before the last one, latest first:
         the other branches of ``if given is None: self.llm = Model(...) else: self.llm = given``."""
-        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in ("self", "cls") and env.scope.cls is not None):
+        cls = own_class(node.value.id, env.scope) if isinstance(node, ast.Attribute) and isinstance(
+            node.value, ast.Name) else None
+        if cls is None:
             return []
-        records = env.scope.cls.assigns.get(node.attr) or []
+        assert isinstance(node, ast.Attribute)
+        records = cls.assigns.get(node.attr) or []
         bases = [i for i, r in enumerate(records) if r.kind == "=" and r.value is not None]
         found = []
         for i in reversed(bases[:-1]):
@@ -422,3 +425,4 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.List: Scopes._list,
     ast.Dict: Scopes._dict,
 }
+

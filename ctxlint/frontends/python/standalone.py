@@ -70,6 +70,7 @@ class Standalone(Component):
                 if pieces:
                     add(id(value), self.m.name_span(fn), partial(Builder.system, pieces=pieces, role=role),
                         mcp_prompt or strong_prompt_name(fn.name), mcp_prompt or system_name(fn.name))
+        builders: set[int] = set()  # the functions that build a message list
         for node, scope in self.m.lists:
             env = Env(scope)
             if self.counted(node):
@@ -77,7 +78,16 @@ class Standalone(Component):
             if id(node) not in used and not self.stored_verbatim(node) and any(
                     self.messages.is_message_dict(e, env) or self.messages.is_message_object(e, env)
                     for e in node.elts if not isinstance(e, ast.Starred)):
+                builders.add(id(scope))
                 add(id(node), self.m.span(node), partial(self.messages.message_list, node, env), True)
+        # A message list a function builds and returns, read at the return: with every message
+        # added to it on the way (the conversation replayed in a loop, a message added in a
+        # branch), in order. It includes the list it starts from and the messages added to it.
+        for _, scope in self.m.functions:
+            if id(scope) in builders:
+                for value in scope.returns:
+                    if isinstance(value, ast.Name) and id(value) not in used:
+                        add(id(value), self.m.span(value), partial(self.messages.message_list, value, Env(scope)), True)
         for mapping, scope in self.m.dicts:
             env = Env(scope)
             # A system message on its own; any message added to a conversation kept elsewhere

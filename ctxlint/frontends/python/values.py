@@ -73,6 +73,16 @@ def in_method(scope: Scope | None) -> bool:
     return False
 
 
+def own_class(name: str, scope: Scope) -> Scope | None:
+    """The scope of the method's class when ``name`` in a method names its own object or class:
+    ``self``, ``cls``, or the class by name (``Service.client = client``, a library module an
+    optional import keeps on the class)."""
+    cls = scope.cls
+    if cls is not None and (name in ("self", "cls") or (isinstance(cls.node, ast.ClassDef) and cls.node.name == name)):
+        return cls
+    return None
+
+
 @dataclass(eq=False)
 class Assign:
     kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"
