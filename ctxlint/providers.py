@@ -62,6 +62,7 @@ class ApiShape:
     tools: str = "tools"
     tools_by_name: bool = False  # `tools: {name: tool, ...}` rather than a list
     settings: str = ""  # the object the limit is set in (`generationConfig.`)
+    bare_prompt: bool = False  # the call may be given the prompt text alone, with no options (`ai.generate("Hi")`)
     older: tuple[str, str] | None = None
 
     def hint(self, written: str = "") -> str:
@@ -85,13 +86,20 @@ AI_SDK = ApiShape("ai-sdk", frozenset({"model", "prompt", "messages", "system"})
                   system=("system",), input=("prompt",), tools_by_name=True, older=("AI SDK 4", "maxTokens"))
 # Genkit's `ai.generate({...})`: the limit is in `config`, whatever the model's provider.
 GENKIT = ApiShape("genkit", frozenset({"prompt", "messages", "system"}), ("maxOutputTokens",), system=("system",),
-                  input=("prompt",), settings="config.")
+                  input=("prompt",), settings="config.", bare_prompt=True)
 # The Google Gen AI SDK for JavaScript (`ai.models.generateContent({model, contents, config})`): the
 # limit and the system text are in `config`.
 GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputTokens",), messages=("contents",),
                            settings="config.")
+# Ollama's JavaScript client (`ollama.chat({model, messages, options})`): the limit is `num_predict`
+# in `options`, and Ollama sets none by default.
+OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
+                     input=("prompt",), settings="options.")
+# Amazon Bedrock's Converse API (`new ConverseCommand({modelId, messages, system, inferenceConfig})`).
+BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTokens",), system=("system",),
+                            settings="inferenceConfig.")
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS)}
+                                               GOOGLE_GENAI_JS, OLLAMA_JS, BEDROCK_CONVERSE)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).

@@ -42,11 +42,16 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
                   "none-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
+    elif kind == "runs-without":
+        where = ", ".join(f"{step.span.path.rsplit('/', 1)[-1]} line {step.span.line}"
+                          for step in request.reserve_evidence[:3] if step.span is not None)
+        more = f" and {len(request.reserve_evidence) - 3} more" if len(request.reserve_evidence) > 3 else ""
+        why = f"No output limit is set here, nor where the code runs this prompt ({where}{more}), so"
     elif kind == "removed":
         why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
     elif kind == "set-for-some":
         why = f"{request.reserve_evidence[0].text}, so for every other model"
-    elif kind in ("wrapper-call", "settings-dropped", "unset-model"):
+    elif kind in ("wrapper-call", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:
         why = "No output limit is set, so"

@@ -18,6 +18,10 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   in one it imports), imported from ``modules``, or on a parameter typed with one of ``types``
   (the class they build, ``ai: Genkit``); ``limited_providers`` makes models whose provider's name holds the
   word send an output limit by default, and ``mock_models`` models no request is sent for;
+  ``classes`` are commands whose constructor takes the request (``new ConverseCommand({...})``,
+  sent by a client's ``send``); with ``loaded``, the ``methods`` (words too common to match on
+  any receiver: ``chat``) count only in a module that imports one of ``modules`` or loads it by
+  name (``await import("ollama")``, a helper given the package's name);
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
   whose ``{name}`` fields are slots;
@@ -70,6 +74,8 @@ class TsSink:
     mock_models: tuple[str, ...] = ()
     factories: tuple[str, ...] = ()
     types: tuple[str, ...] = ()  # the class the factories build, for a parameter typed with it
+    classes: tuple[str, ...] = ()  # `new ConverseCommand({...})`: the command is the request
+    loaded: bool = False  # the methods count where the module imports or loads one of `modules`
 
 
 @dataclass(frozen=True)
@@ -132,24 +138,29 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
-                                         "limited_providers", "mock_models", "factories", "types"))
+                                         "limited_providers", "mock_models", "factories", "types", "classes",
+                                         "loaded"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
     methods = reader.texts(data.get("methods", []), f"{where}.methods")
     functions = reader.texts(data.get("functions", []), f"{where}.functions")
-    if not methods and not functions:
-        raise reader.fail(where, "must list `methods` or `functions`")
+    classes = reader.texts(data.get("classes", []), f"{where}.classes")
+    if not methods and not functions and not classes:
+        raise reader.fail(where, "must list `methods`, `functions` or `classes`")
+    loaded = reader.flag(data.get("loaded", False), f"{where}.loaded")
+    if loaded and not (methods and data.get("modules")):
+        raise reader.fail(f"{where}.loaded", "needs the `methods` and the `modules` that must be loaded")
     factories = reader.texts(data.get("factories", []), f"{where}.factories")
     if factories and not (methods and data.get("modules")):
         raise reader.fail(f"{where}.factories", "needs the `methods` called on what they build and their `modules`")
-    return TsSink(framework, reader.text(data.get("name", (methods or functions)[0]), f"{where}.name"),
+    return TsSink(framework, reader.text(data.get("name", (methods or functions or classes)[0]), f"{where}.name"),
                   API_SHAPES[str(api)], tuple(tuple(m.split(".")) for m in methods), functions,
                   reader.texts(data.get("modules", []), f"{where}.modules"),
                   reader.texts(data.get("not_through", []), f"{where}.not_through"),
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
-                  factories, reader.texts(data.get("types", []), f"{where}.types"))
+                  factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded)
 
 
 def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:
@@ -183,18 +194,21 @@ def _lists(reader: Reader, value: object, where: str, keys: tuple[str, ...]) -> 
 
 
 def _mentions(imports: tuple[str, ...], functions: frozenset[str], methods: set[tuple[str, ...]],
-              servers: set[str], constructors: frozenset[str]) -> re.Pattern[str]:
+              servers: set[str], constructors: frozenset[str], loaded: tuple[str, ...]) -> re.Pattern[str]:
     """What a module must write for the catalogue to say anything of it, tested on its text before
     it is parsed: an import of one of the packages (``from "openai"``, ``require("@ai-sdk/openai")``,
-    ``import("ai/rsc")``), a sink's function, the end of a sink's property chain, a method called
-    (a tool server's, or one called on what a sink's factory built) or a tool constructor called."""
+    ``import("ai/rsc")``), a call given the name of a package a ``loaded`` sink needs
+    (``importOptional("ollama")``), a sink's function or command class, the end of a sink's property
+    chain, a method called (a tool server's, or one called on what a sink's factory built) or a tool
+    constructor called."""
     modules = "|".join(sorted(re.escape(m) + r"[^'\"\s]*" if m.endswith("/") else re.escape(m) + r"(?:/[^'\"\s]*)?"
                               for m in imports))
     chains = "|".join(sorted(r"\.".join(map(re.escape, chain)) for chain in methods))
     words = "|".join(sorted(map(re.escape, functions)))
     calls = "|".join(sorted(map(re.escape, constructors)))
     served = "|".join(sorted(map(re.escape, servers)))
-    return re.compile(rf"(?:\bfrom|\bimport|\brequire)\s*\(?\s*['\"](?:{modules})['\"]"
+    by_name = "|".join(sorted(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in loaded)) or "(?!)"
+    return re.compile(rf"(?:\bfrom|\bimport|\brequire)\s*\(?\s*['\"](?:{modules})['\"]|\(\s*['\"](?:{by_name})['\"]"
                       rf"|\b(?:{chains})\b|\b(?:{words})\b|\.(?:{served})\(|\b(?:{calls})\(")
 
 
@@ -212,6 +226,7 @@ class TypeScriptCatalogue:
         self.passthrough = frozenset(_merged([s.passthrough for _, s in sections]))
         self.sinks = tuple(sink for _, s in sections for sink in s.sinks)
         self.sink_functions = frozenset(_merged([sink.functions for sink in self.sinks]))
+        self.sink_classes = frozenset(_merged([sink.classes for sink in self.sinks]))
         # The last names of the methods called on an object a factory builds (`generate`).
         self.factory_methods = frozenset(m[-1] for sink in self.sinks if sink.factories for m in sink.methods)
         self.messages = {name: m for _, s in sections for m in s.messages for name in m.classes if not m.variable}
@@ -234,9 +249,11 @@ class TypeScriptCatalogue:
         self.request_types = re.compile(r"\b(?:" + "|".join(map(re.escape, types)) + r")\b") if types else None
         # A method called on what a factory built (`ai.generate(`) is a method call, as a tool
         # server's are: the word alone (`generate`) is in too many modules.
-        self.mentions = _mentions(self.llm_imports, self.sink_functions,
-                                  {m for sink in self.sinks if not sink.factories for m in sink.methods},
-                                  set(self.tool_servers) | set(self.factory_methods), self.tool_constructors)
+        self.mentions = _mentions(self.llm_imports, self.sink_functions | self.sink_classes,
+                                  {m for sink in self.sinks if not (sink.factories or sink.loaded)
+                                   for m in sink.methods},
+                                  set(self.tool_servers) | set(self.factory_methods), self.tool_constructors,
+                                  _merged([sink.modules for sink in self.sinks if sink.loaded]))
 
     def source(self, kind: str, key: str) -> tuple:
         return self.sources[kind][key]

@@ -147,6 +147,10 @@ def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -
         if FORMATS[fmt].takes_context:
             return module.parse_file(text, path, context)
         parsed = module.parse_file(text, path)
+        if context is not None and fmt == "dotprompt":  # whether the code that runs it gives a limit
+            from ctxlint.frontends.runs_linked import runs_linked
+
+            parsed = runs_linked(parsed, context)
         if context is not None and (fmt in _RENDERED or fmt in _KEYED):  # what its render sites pass
             from ctxlint.frontends.rendered import link
 

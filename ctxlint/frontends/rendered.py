@@ -54,11 +54,11 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     """``parsed`` (a template's) with its slots given the facts of the values its render sites
     pass; with ``by_key`` (a YAML or JSON file of prompts), each prompt's own sites: where code
     fills the text read from the loaded file under the prompt's key."""
+    template = PurePosixPath(context.relpath)
     keys = {r.key for r in parsed.requests if r.key is not None and r.slots()} if by_key else set()
     if not parsed.requests or not any(r.slots() for r in parsed.requests) or (by_key and not keys):
         return parsed
-    template = PurePosixPath(context.relpath)
-    modules = _index(context.root).get(template.name.lower(), [])
+    modules = module_index(context.root).get(template.name.lower(), [])
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
     if not modules and not beside:
         return parsed
@@ -178,11 +178,22 @@ def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
     return names
 
 
-_INDEXES: dict[Path, dict[str, list[Path]]] = {}
+_INDEXES: dict[Path, tuple[dict[str, list[Path]], dict[str, list[Path]]]] = {}
+# TypeScript and JavaScript modules, indexed for the prompts they load by name (`ai.prompt("x")`).
+_SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
 
-def _index(root: Path) -> dict[str, list[Path]]:
+def module_index(root: Path) -> dict[str, list[Path]]:
     """The project's Python modules by the template file names their string literals give."""
+    return _indexes(root)[0]
+
+
+def script_index(root: Path) -> dict[str, list[Path]]:
+    """The project's TypeScript and JavaScript modules by the prompt files they load by name."""
+    return _indexes(root)[1]
+
+
+def _indexes(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
     root = root.resolve()
     if root not in _INDEXES:
         _INDEXES.clear()  # one project per run
@@ -190,18 +201,23 @@ def _index(root: Path) -> dict[str, list[Path]]:
     return _INDEXES[root]
 
 
-def _build(root: Path) -> dict[str, list[Path]]:
+def _build(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
     index: dict[str, list[Path]] = {}
-    seen = 0
+    scripts: dict[str, list[Path]] = {}
+    seen = {".py": 0, "script": 0}
     for folder, dirs, files in os.walk(root):
+        if min(seen.values()) >= MAX_FILES:
+            break
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for name in sorted(files):
-            if not name.endswith(".py"):
+            kind = ".py" if name.endswith(".py") else "script" if name.endswith(_SCRIPTS) else None
+            if kind is None or seen[kind] >= MAX_FILES:
                 continue
-            seen += 1
-            if seen > MAX_FILES:
-                return index
+            seen[kind] += 1
             path = os.path.join(folder, name)
+            if kind == "script":
+                _index_script(path, scripts)
+                continue
             try:
                 if os.path.getsize(path) > MAX_FILE_BYTES:
                     continue
@@ -213,7 +229,20 @@ def _build(root: Path) -> dict[str, list[Path]]:
             if any(marker in data for marker in _MARKERS):
                 for key in _named_templates(data.decode("utf-8", errors="replace")):
                     index.setdefault(key, []).append(Path(path))
-    return index
+    return index, scripts
+
+
+def _index_script(path: str, scripts: dict[str, list[Path]]) -> None:
+    try:
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            return
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return
+    if b"prompt(" in data:
+        for match in _PROMPT_NAME.finditer(data.decode("utf-8", errors="replace")):
+            scripts.setdefault(f"{match.group(1).rsplit('/', 1)[-1].lower()}.prompt", []).append(Path(path))
 
 
 def _named_templates(text: str) -> set[str]:

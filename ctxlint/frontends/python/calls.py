@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ctxlint.frameworks import Holder
+from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, own_class
+from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.providers import LIMIT_NAMES
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
@@ -89,6 +91,50 @@ class Calls(Component):
         if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
             return self.path(node.value, env, depth + 1) + ".__getitem__()"
         return UNKNOWN
+
+    def twin(self, call: ast.Call, env: Env, path: str) -> tuple[Sink, Evidence] | None:
+        """The sink a method is the twin of: a method a project class adds to the library class it
+        subclasses (``AGeneration(Generation)`` adding ``acall``), taking the request's arguments
+        of that class's sink (``model``, ``messages`` or the prompt) and a ``**kwargs`` the rest
+        of them (the output limit among them) may come in."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr not in self.m.twin_methods or "." not in path:
+            return None
+        located = self.receiver_class(func.value, env)
+        if located is None:
+            return None
+        cls_name, scope = located
+        defined = scope.functions.get(func.attr)
+        method = defined[0] if defined is not None else None
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.args.kwarg is None \
+                or _names_a_limit(method):
+            return None  # it may set one itself
+        params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
+        base = path.rsplit(".", 1)[0]
+        for pattern, sink in ((p, s) for p, listed in self.m.catalogue.sink_calls.exact.items() for s in listed):
+            named = pattern[len(base) + 1:] if pattern.startswith(base + ".") else ""
+            if not named.isidentifier() or not isinstance(sink, Sink):
+                continue
+            model = {k for a in sink.arguments.get("model", ()) for k in a.keywords}
+            text = {k for role in ("messages", "input") for a in sink.arguments.get(role, ()) for k in a.keywords}
+            if model & params and text & params:
+                says = (f"`{cls_name}.{func.attr}`, a method the project adds to `{base.rstrip('()')}` that takes "
+                        f"the arguments of its `{named}`, is given no output limit")
+                return sink, Evidence(EvidenceKind.SINK, says, self.m.span(method))
+        return None
+
+    def receiver_class(self, node: ast.expr, env: Env) -> tuple[str, Scope] | None:
+        """The project class a receiver is, or is an instance of (``self.client`` where
+        ``self.client = AGeneration`` or ``AGeneration()``)."""
+        binding = self.scopes.resolve(node, env, foreign=True) if isinstance(node, (ast.Name, ast.Attribute)) \
+            else None
+        if binding is None:
+            return None
+        value = binding.value.func if isinstance(binding.value, ast.Call) else binding.value
+        if not isinstance(value, ast.Name) or binding.owner is not None:
+            return None
+        located = self.callees.class_named(value.id, binding.env.scope, foreign=False)
+        return (value.id, located[1]) if located is not None else None
 
     def imported_module(self, call: ast.Call, env: Env) -> str | None:
         """The module ``importlib.import_module("ollama")`` (or ``__import__``) imports by name,
@@ -251,3 +297,13 @@ class Calls(Component):
                 break
             node, env = binding.value, binding.env
         return found
+
+
+def _names_a_limit(method: ast.AST) -> bool:
+    """Whether a method names an output limit (a keyword, a name, a key)."""
+    for node in ast.walk(method):
+        name = node.arg if isinstance(node, ast.keyword) else node.id if isinstance(node, ast.Name) else \
+            node.value if isinstance(node, ast.Constant) else None
+        if name in LIMIT_NAMES:
+            return True
+    return False

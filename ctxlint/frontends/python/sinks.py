@@ -9,7 +9,7 @@ piped into a model). Parts are added in provider order: tools, system, messages.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
@@ -18,7 +18,7 @@ from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import answers_in_text
@@ -32,6 +32,9 @@ SHAPED_CLIENT = "shaped-client"
 REMOVED = "removed"
 # ... and of one whose limit is set only in a branch for some models (`if provider == "anthropic":`).
 SET_FOR_SOME = "set-for-some"
+# ... and of a call of a method a project class adds to an SDK class it subclasses, taking that
+# class's request arguments (`AGeneration(Generation)` adding `acall`).
+TWIN_METHOD = "twin-method"
 
 
 @dataclass
@@ -54,6 +57,10 @@ class Parts:
 
 
 class Sinks(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        self.twins: dict[int, Evidence] = {}  # the calls of twin methods, with what makes each one
+
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.m.calls:
@@ -64,6 +71,10 @@ class Sinks(Component):
             if matched is not None:
                 self.m.sink_calls.add(id(call))
                 request = self.request(call, env, *matched)
+                twin = self.twins.get(id(call))
+                if request is not None and twin is not None and request.declares_settings \
+                        and request.output_limit is None and not request.reserve_kind:
+                    request = replace(request, reserve_kind=TWIN_METHOD, reserve_evidence=(twin,))
                 if request is not None:
                     requests.append(request)
         return requests
@@ -82,13 +93,18 @@ class Sinks(Component):
             for sink in self.m.catalogue.sink_shapes.match(path):
                 assert isinstance(sink, Sink)
                 return sink, False
-        return None
+            return None
+        twin = self.calls.twin(call, env, path)
+        if twin is None:
+            return None
+        self.twins[id(call)] = twin[1]
+        return twin[0], True
 
     def may_be_sink(self, call: ast.Call) -> bool:
         """The cheap test: a sink's name, or an object called directly (``qa(question=...)``
         where ``qa = dspy.Predict(...)``) when the catalogue has such sinks."""
         func = call.func
-        if last_name(func) in self.m.sink_names:
+        if last_name(func) in self.m.sink_names or isinstance(func, ast.Attribute) and func.attr in self.m.twin_methods:
             return True
         if isinstance(func, ast.Name) and func.id in self.m.imports:  # `completion as llm_completion`
             return self.m.imports[func.id].rsplit(".", 1)[-1] in self.m.sink_names

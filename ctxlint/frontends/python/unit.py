@@ -9,6 +9,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -147,6 +148,17 @@ class Unit(CycleGuard):
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
         self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
         self._call_scopes: dict[int, Scope] | None = None
+
+    @cached_property
+    def twin_methods(self) -> frozenset[str]:
+        """The names of the methods the module's classes add to a library's class they subclass
+        (``class AGeneration(Generation)`` adding ``acall``): the cheap test of a twin sink."""
+        names: set[str] = set()
+        for node in self.tree.body:
+            if isinstance(node, ast.ClassDef) and any(
+                    self.catalogue.from_library(self.imports.get(_root(base), "")) for base in node.bases):
+                names.update(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        return frozenset(names)
 
     # ---- positions ------------------------------------------------------------------------------------
 
@@ -437,3 +449,10 @@ class Component:
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit
+
+
+def _root(node: ast.expr) -> str:
+    """The name an attribute chain starts at (``dashscope`` of ``dashscope.Generation``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

@@ -167,13 +167,30 @@ class Names:
                 if name is not None:
                     found[self.m.code(name)] = (child, env, child)
             elif child.type == "spread_element":
-                inner = self.entries(child.named_children[0], env, opaque) if child.named_children else None
+                inner = self.spread_entries(child.named_children[0], env, opaque) if child.named_children else None
                 if inner is None:
                     if opaque is not None:
                         opaque[0] = True
                 else:
                     found.update(inner)
         return found
+
+    def spread_entries(self, node: Node, env: Env, opaque: list[bool] | None) -> dict | None:
+        """The entries a spread may add: those of the object spread, or, for one spread on a
+        condition (``...(cond && { options })``, ``...(cond ? a : b)``), of each object it may be."""
+        node = self.m.unwrap(node)
+        if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator") or node) == "&&":
+            right = self.m.field(node, "right")
+            return self.spread_entries(right, env, opaque) if right is not None else None
+        if node.type == "ternary_expression":
+            found: dict = {}
+            for branch in (self.m.field(node, "consequence"), self.m.field(node, "alternative")):
+                inner = self.spread_entries(branch, env, opaque) if branch is not None else None
+                if inner is None:
+                    return None
+                found.update(inner)
+            return found
+        return self.entries(node, env, opaque)
 
     def items(self, node: Node, env: Env, loop: str | None = None) -> list[Item] | None:
         if env.depth > MAX_RESOLVE:

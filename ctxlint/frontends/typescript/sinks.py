@@ -107,12 +107,18 @@ class Sinks:
         args = self.m.args(call)
         options = args[0] if args else None
         opaque = [False]
-        keywords = self.names.entries(options, env, opaque) if options is not None else None
+        shape = sink.shape
+        if options is not None and shape.bare_prompt and len(args) == 1 and shape.input \
+                and self.m.unwrap(options).type in ("string", "template_string"):
+            # `ai.generate("Greet the user.")`: the prompt alone, so no settings and no limit
+            keywords: dict | None = {shape.input[0]: (options, env, options)}
+            options = None
+        else:
+            keywords = self.names.entries(options, env, opaque) if options is not None else None
         if keywords is None:
             keywords, opaque = {}, [True]
         elif options is not None and not self.reserves.mutations_known(options, env):
             opaque = [True]  # `request.max_tokens = n` or `Object.assign(request, more)` after the literal
-        shape = sink.shape
         if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
         builder = RequestBuilder()

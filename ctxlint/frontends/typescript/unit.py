@@ -4,6 +4,7 @@ component asks (the name a property chain spells, the catalogue's sink a call is
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks.typescript import TsSink, TypeScriptCatalogue
@@ -215,13 +216,18 @@ class Module(CycleGuard):
 
     def sink_of(self, call: Node) -> TsSink | None:
         """The catalogue's sink ``call`` is: a function by its name and module (``generateText``),
-        or a method by the end of its property chain (``chat.completions.create``)."""
+        a method by the end of its property chain (``chat.completions.create``), or a command
+        built with the request (``new ConverseCommand({...})``)."""
+        sinks = self.ts.sinks
+        if call.type == "new_expression":
+            built = self.field(call, "constructor")
+            name = self.code(built) if built is not None and built.type == "identifier" else ""
+            return next((s for s in sinks if name in s.classes), None) if name in self.ts.sink_classes else None
         if call.type != "call_expression":
             return None
         callee = self.unwrap(self.field(call, "function"))
         if callee is None:
             return None
-        sinks = self.ts.sinks
         if callee.type == "identifier":
             name = self.code(callee)
             if name not in self.ts.sink_functions:
@@ -238,6 +244,15 @@ class Module(CycleGuard):
                 continue  # known by what built the receiver (Sinks.factory_sink)
             if chain[-1] in sink.functions and module.startswith(sink.modules):
                 return sink
-            if any(tuple(chain[-len(m):]) == m for m in sink.methods) and not any(n in chain for n in sink.not_through):
+            if any(tuple(chain[-len(m):]) == m for m in sink.methods) \
+                    and not any(n in chain for n in sink.not_through) and (not sink.loaded or self.loads(sink.modules)):
                 return sink
         return None
+
+    def loads(self, modules: tuple[str, ...]) -> bool:
+        """Whether the module imports one of ``modules`` or loads it by name: a call given the
+        package's name (``await import("ollama")``, ``importOptional("ollama", "Ollama")``)."""
+        if any(value == m or value.startswith((m + ".", m + "/")) for value in self.imports.values() for m in modules):
+            return True
+        by_name = "|".join(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in modules)
+        return re.search(rf"\(\s*['\"](?:{by_name})['\"]", self.src.text) is not None
