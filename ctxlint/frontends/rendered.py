@@ -215,31 +215,30 @@ def _build(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
                 continue
             seen[kind] += 1
             path = os.path.join(folder, name)
+            data = _read_small(path)
+            if data is None:
+                continue
             if kind == "script":
-                _index_script(path, scripts)
-                continue
-            try:
-                if os.path.getsize(path) > MAX_FILE_BYTES:
-                    continue
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue
+                _index_script(path, data, scripts)
             # Most modules name no template: the bytes say so before any decoding.
-            if any(marker in data for marker in _MARKERS):
+            elif any(marker in data for marker in _MARKERS):
                 for key in _named_templates(data.decode("utf-8", errors="replace")):
                     index.setdefault(key, []).append(Path(path))
     return index, scripts
 
 
-def _index_script(path: str, scripts: dict[str, list[Path]]) -> None:
+def _read_small(path: str) -> bytes | None:
+    """The bytes of a file of at most ``MAX_FILE_BYTES``; None for a larger or unreadable one."""
     try:
         if os.path.getsize(path) > MAX_FILE_BYTES:
-            return
+            return None
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError:
-        return
+        return None
+
+
+def _index_script(path: str, data: bytes, scripts: dict[str, list[Path]]) -> None:
     if b"prompt(" in data:
         for match in _PROMPT_NAME.finditer(data.decode("utf-8", errors="replace")):
             scripts.setdefault(f"{match.group(1).rsplit('/', 1)[-1].lower()}.prompt", []).append(Path(path))
