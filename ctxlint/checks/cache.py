@@ -44,14 +44,17 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                 slot, options["calls"], options["names"], options["filters"]) is not None
 
         after = static_until_per_call(request, index, options["per_call"], another)
-        # A value fixed per process or per day leaves a replayed conversation cached all day long.
-        history = None if once_per_process(segment.slot, reason) or daily(segment.slot) else replayed_after(
-            request, index, options["per_call"], options["replayed"])
+        fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
+        earlier = per_call_before(request, index, options["per_call"])
+        # A value fixed per process or per day leaves a replayed conversation cached all day long;
+        # after content that differs per call, or in a delimiter's nonce, it is uncached anyway.
+        history = None if fixed or per_day or earlier is not None or _names_a_delimiter(request, index) \
+            else replayed_after(request, index, options["per_call"], options["replayed"])
         if not any(s.has_words for s in after) and history is None:
             return
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
         read = _read_at(segment, reason)
-        if once_per_process(segment.slot, reason):
+        if fixed:
             ctx.report(
                 segment.span,
                 f"`{segment.text}` is fixed when the module loads (`{reason}` in a module-level constant): each "
@@ -64,7 +67,6 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             )
             return
         by_call = reason.endswith(")") or reason.startswith("|")
-        per_day = daily(segment.slot)
         changes = "changes once a day" if per_day else "changes on every call"
         source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
                           f"`{reason}` {changes if by_call else 'is named like a clock or id value'}",
@@ -73,7 +75,6 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if after:
             evidence += (Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that "
                                   "differs per call", after[0].span),)
-        earlier = per_call_before(request, index, options["per_call"])
         kind = "daily" if per_day else "call" if by_call else "name"
         filled = segment.slot.filled_at
         if filled:  # a field of a prompt constant, filled with a clock where code formats it
