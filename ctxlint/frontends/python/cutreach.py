@@ -14,8 +14,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ctxlint.frontends.code.words import matches, prompt_name
-from ctxlint.frontends.python.knowledge import MEASURES
+from ctxlint.frontends.code.words import matches
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -33,18 +34,24 @@ Steps = tuple[Evidence, ...]
 
 
 class CutReach(Component):
+    _scopes: dict[int, Scope] | None = None
+
     def annotated_slice(self, node: ast.Subscript, fn: FunctionNode | None, env: Env) -> Source | None:
         """``above = above[-n:]`` in a function whose return annotation says the value it returns
         there is text (``-> Tuple[str, str]``): a cut of text, which the value's own name or type
         would not show (``above = parts[i]``, an item of a list of text and images)."""
-        if fn is None or not isinstance(node.slice, ast.Slice):
+        # The cheap tests first: most functions say nothing of what they return.
+        if fn is None or fn.returns is None or not isinstance(node.slice, ast.Slice) \
+                or not isinstance(node.value, ast.Name):
             return None
         target = _assigned_name(self.m.parents.get(id(node)))
-        bounds = self.cuts.bounds(node, env)
-        if target is None or bounds is None or not isinstance(node.value, ast.Name) or node.value.id != target:
+        if target != node.value.id:
             return None
         positions = list(self.returned(fn, target))
         if not positions or not _text_annotation(fn.returns, positions[0]):
+            return None
+        bounds = self.cuts.bounds(node, env)
+        if bounds is None:
             return None
         keeps, _, kept = bounds
         return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), kept=kept,
@@ -62,7 +69,9 @@ class CutReach(Component):
                         yield position
 
     def scope_of(self, fn: FunctionNode) -> Scope:
-        return next(scope for node, scope in self.m.functions if node is fn)
+        if self._scopes is None:  # every function is indexed before the analysis asks
+            self._scopes = {id(node): scope for node, scope in self.m.functions}
+        return self._scopes[id(fn)]
 
     # ---- following the value ---------------------------------------------------------------------
 
@@ -105,7 +114,7 @@ class CutReach(Component):
             name = _assigned_name(parent)
             if name is None:
                 return self.stored(parent, fn, hops, seen)
-            if prompt_name(name.lower()):
+            if prompt_name(name):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops, seen)
         return None
@@ -155,11 +164,11 @@ class CutReach(Component):
         """A call given the value: one named for a prompt builds one with it; a project function
         is followed into the parameter the value is bound to."""
         func = call.func
-        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        last = last_name(func) or ""
         dotted = self.m.dotted(func) or last
         if not last or last in MEASURES or matches(last.lower(), _NOT_BUILDING):
             return None
-        if any(prompt_name(part.lower()) for part in dotted.split(".")):
+        if any(prompt_name(part) for part in dotted.split(".")):
             return (Evidence(EvidenceKind.SINK, f"passed to `{dotted}`, which builds a prompt with it",
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
@@ -191,7 +200,7 @@ class CutReach(Component):
         ``position``-th item when it returns a tuple)."""
         for call, home in self.m.calls:
             func = call.func
-            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) != fn.name:
+            if last_name(func) != fn.name:
                 continue
             target = self.callees.function_for(call, Env(home), returns=False)
             caller = home.node

@@ -425,4 +425,3 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.List: Scopes._list,
     ast.Dict: Scopes._dict,
 }
-
