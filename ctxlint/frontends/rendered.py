@@ -35,6 +35,7 @@ from ctxlint.model import ParsedFile, Request, Role, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
+    from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.renders import Site, Value
 
 # Bounds of the index (files scanned, bytes read from each) and of one template's linking.
@@ -62,14 +63,9 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
     if not modules and not beside:
         return parsed
-    from ctxlint.frameworks import cached_frameworks
-    from ctxlint.frontends.python.analyzer import load_module
-    from ctxlint.frontends.python.project import project_for
     from ctxlint.frontends.python.renders import keyed_sites, render_sites, values_by_key
 
-    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
-                          load_module)
-    project.begin()
+    project = linking_project(context)
     names = _names_of(template)
 
     def named_here(literal: str) -> bool:  # beside its folder, by its name alone as well
@@ -178,53 +174,65 @@ def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
     return names
 
 
-_INDEXES: dict[Path, tuple[dict[str, list[Path]], dict[str, list[Path]]]] = {}
+_INDEXES: dict[tuple[Path, bool], dict[str, list[Path]]] = {}
 # TypeScript and JavaScript modules, indexed for the prompts they load by name (`ai.prompt("x")`).
 _SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
 
+def linking_project(context: ParseContext) -> Project:
+    """The project whose Python modules a template file is linked to, begun for this file."""
+    from ctxlint.frameworks import cached_frameworks
+    from ctxlint.frontends.python.analyzer import load_module
+    from ctxlint.frontends.python.project import project_for
+
+    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
+                          load_module)
+    project.begin()
+    return project
+
+
 def module_index(root: Path) -> dict[str, list[Path]]:
     """The project's Python modules by the template file names their string literals give."""
-    return _indexes(root)[0]
+    return _index(root, scripts=False)
 
 
 def script_index(root: Path) -> dict[str, list[Path]]:
-    """The project's TypeScript and JavaScript modules by the prompt files they load by name."""
-    return _indexes(root)[1]
+    """The project's TypeScript and JavaScript modules by the prompt files they load by name
+    (built only when a prompt file asks: most projects never need it)."""
+    return _index(root, scripts=True)
 
 
-def _indexes(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
-    root = root.resolve()
-    if root not in _INDEXES:
-        _INDEXES.clear()  # one project per run
-        _INDEXES[root] = _build(root)
-    return _INDEXES[root]
+def _index(root: Path, scripts: bool) -> dict[str, list[Path]]:
+    key = (root.resolve(), scripts)
+    if key not in _INDEXES:
+        if not any(k[0] == key[0] for k in _INDEXES):
+            _INDEXES.clear()  # one project per run
+        _INDEXES[key] = _build(key[0], _SCRIPTS if scripts else (".py",))
+    return _INDEXES[key]
 
 
-def _build(root: Path) -> tuple[dict[str, list[Path]], dict[str, list[Path]]]:
+def _build(root: Path, suffixes: tuple[str, ...]) -> dict[str, list[Path]]:
     index: dict[str, list[Path]] = {}
-    scripts: dict[str, list[Path]] = {}
-    seen = {".py": 0, "script": 0}
+    seen = 0
     for folder, dirs, files in os.walk(root):
-        if min(seen.values()) >= MAX_FILES:
+        if seen >= MAX_FILES:
             break
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for name in sorted(files):
-            kind = ".py" if name.endswith(".py") else "script" if name.endswith(_SCRIPTS) else None
-            if kind is None or seen[kind] >= MAX_FILES:
+            if not name.endswith(suffixes) or seen >= MAX_FILES:
                 continue
-            seen[kind] += 1
+            seen += 1
             path = os.path.join(folder, name)
             data = _read_small(path)
             if data is None:
                 continue
-            if kind == "script":
-                _index_script(path, data, scripts)
+            if suffixes == _SCRIPTS:
+                _index_script(path, data, index)
             # Most modules name no template: the bytes say so before any decoding.
             elif any(marker in data for marker in _MARKERS):
                 for key in _named_templates(data.decode("utf-8", errors="replace")):
                     index.setdefault(key, []).append(Path(path))
-    return index, scripts
+    return index
 
 
 def _read_small(path: str) -> bytes | None:

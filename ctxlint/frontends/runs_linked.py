@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, Run
-from ctxlint.frontends.rendered import MAX_MODULES, module_index, script_index
+from ctxlint.frontends.rendered import MAX_MODULES, linking_project, module_index, script_index
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, ParsedFile
 
 if TYPE_CHECKING:
@@ -21,11 +21,11 @@ def runs_linked(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
     prompts folder is in: when some run gives a limit, the prompt has one; when the code shows
     every run and none gives a limit, the runs are the evidence that it is sent without one."""
     unset = {id(r) for r in parsed.requests if r.declares_settings and r.output_limit is None and not r.reserve_kind}
+    if not unset:
+        return parsed
     template = PurePosixPath(context.relpath)
     root = context.root.resolve()
     name, _, variant = template.stem.partition(".")  # `recipe.robot.prompt`: the variant `robot` of `recipe`
-    if not unset:
-        return parsed
     key, home = f"{name}.prompt".lower(), root / template.parent.parent
     modules = [m for m in module_index(context.root).get(key, []) if m.resolve().is_relative_to(home)]
     scripts = [m for m in script_index(context.root).get(key, []) if m.resolve().is_relative_to(home)]
@@ -33,14 +33,9 @@ def runs_linked(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
         return parsed
     runs: list[Run] = []
     if modules:
-        from ctxlint.frameworks import cached_frameworks
-        from ctxlint.frontends.python.analyzer import load_module
-        from ctxlint.frontends.python.project import project_for
         from ctxlint.frontends.python.prompt_runs import prompt_runs
 
-        project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
-                              load_module)
-        project.begin()
+        project = linking_project(context)
         for module in modules[:MAX_MODULES]:
             analyzer = project.analyzer(module)
             found = prompt_runs(analyzer, lambda literal: literal.strip() == name, variant or None) \

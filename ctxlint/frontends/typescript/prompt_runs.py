@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 
 from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, UNKNOWN, Run
-from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.knowledge import WRAPPERS, Node
 from ctxlint.frontends.typescript.syntax import GRAMMARS, Text, parse, unescape
 from ctxlint.providers import LIMIT_KEYS
 
 _RUN_METHODS = frozenset({"stream"})
-_WRAPPERS = frozenset({"parenthesized_expression", "await_expression", "non_null_expression", "as_expression"})
+_WRAPPERS = frozenset({*WRAPPERS, "await_expression"})
 
 
 def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:

@@ -35,6 +35,7 @@ class Module(CycleGuard):
         self.project = project  # the modules of the tree this one imports constants from
         self.generation = generation  # how many imports away from the linted module
         self.imports: dict[str, str] = {}  # local name -> "module" or "module.export"
+        self._loaded: dict[tuple[str, ...], bool] = {}  # answers of loads(), asked at every matching call
         self.module_scope = Scope("module", root)
         self.calls: list[tuple[Node, Scope]] = []
         self.functions: list[Function] = []
@@ -252,7 +253,10 @@ class Module(CycleGuard):
     def loads(self, modules: tuple[str, ...]) -> bool:
         """Whether the module imports one of ``modules`` or loads it by name: a call given the
         package's name (``await import("ollama")``, ``importOptional("ollama", "Ollama")``)."""
-        if any(value == m or value.startswith((m + ".", m + "/")) for value in self.imports.values() for m in modules):
-            return True
-        by_name = "|".join(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in modules)
-        return re.search(rf"\(\s*['\"](?:{by_name})['\"]", self.src.text) is not None
+        known = self._loaded.get(modules)
+        if known is None:
+            by_name = "|".join(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in modules)
+            known = self._loaded[modules] = any(
+                value == m or value.startswith((m + ".", m + "/")) for value in self.imports.values() for m in modules
+            ) or re.search(rf"\(\s*['\"](?:{by_name})['\"]", self.src.text) is not None
+        return known
