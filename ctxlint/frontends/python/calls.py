@@ -58,6 +58,9 @@ class Calls(Component):
             if imported is not None:
                 return imported
             target = self.callees.function_for(node, env, foreign=True)
+            if target is not None and isinstance(node.func, ast.Attribute) and _builds_its_class(target.returns):
+                # `SearchEngine.from_config(...)` returning `cls(...)`: an instance of the class it is called on
+                return self.path(node.func.value, env, depth + 1) + "()"
             if target is not None and self.m.enter(target.fn):
                 reader = target.owner.calls if target.owner is not None else self
                 try:  # what a function the code shows returns (`make_client()`)
@@ -297,6 +300,12 @@ class Calls(Component):
                 break
             node, env = binding.value, binding.env
         return found
+
+
+def _builds_its_class(returns: list[ast.expr]) -> bool:
+    """Whether a function returns only ``cls(...)``: a classmethod that builds its class."""
+    return bool(returns) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "cls"
+                                 for v in returns)
 
 
 def _names_a_limit(method: ast.AST) -> bool:
