@@ -326,15 +326,19 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
-    """The findings without repeats, in order. Grouped by rule, place and message first: hashing
-    each finding whole (every evidence step and its span) cost more than most checks that found it."""
-    seen: dict[tuple[str, int, int, str], list[Finding]] = {}
-    unique = []
+    """One finding per rule, place and message, in order: the surest of them. Two requests that
+    include the same slot (a helper's prompt and the caller that sends it) each report it, one
+    of them perhaps by a weaker path; the same claim is said once."""
+    at: dict[tuple[str, int, int, str], int] = {}
+    unique: list[Finding] = []
     for finding in findings:
-        same = seen.setdefault((finding.code, finding.span.line, finding.span.column, finding.message), [])
-        if finding not in same:
-            same.append(finding)
+        key = (finding.code, finding.span.line, finding.span.column, finding.message)
+        index = at.get(key)
+        if index is None:
+            at[key] = len(unique)
             unique.append(finding)
+        elif finding.confidence.rank > unique[index].confidence.rank:
+            unique[index] = finding
     return unique
 
 

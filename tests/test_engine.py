@@ -24,3 +24,14 @@ def test_parallel_audit_matches_the_serial_one(tmp_path, monkeypatch):
     parallel = linter.lint_files(files, jobs=2)
     assert serial.findings and parallel.findings == serial.findings
     assert parallel.files_checked == serial.files_checked == len(files)
+
+
+def test_one_claim_at_one_place_is_reported_once_with_its_surest_evidence():
+    from ctxlint.model import Confidence, Finding, Severity, Span
+
+    def finding(confidence: Confidence, line: int = 3, kind: str = "raw-output-cut") -> Finding:
+        return Finding("CTX205", "silent-truncation", Severity.WARNING, Span("run.py", line, 5),
+                       "`out[:500]` cuts the text", confidence=confidence, kind=kind)
+
+    weak, sure, elsewhere = finding(Confidence.LOW), finding(Confidence.MEDIUM), finding(Confidence.LOW, line=9)
+    assert engine._unique([weak, elsewhere, sure, weak]) == [sure, elsewhere]
