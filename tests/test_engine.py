@@ -30,7 +30,7 @@ def test_one_claim_at_one_place_is_reported_once_with_its_surest_evidence():
     from ctxlint.model import Confidence, Finding, Severity, Span
 
     def finding(confidence: Confidence, line: int = 3, kind: str = "raw-output-cut") -> Finding:
-        return Finding("CTX205", "silent-truncation", Severity.WARNING, Span("run.py", line, 5),
+        return Finding("CTX205", "silent-truncation", Severity.WARNING, Span("run.py", line, 5, line, 15),
                        "`out[:500]` cuts the text", confidence=confidence, kind=kind)
 
     weak, sure, elsewhere = finding(Confidence.LOW), finding(Confidence.MEDIUM), finding(Confidence.LOW, line=9)
