@@ -58,10 +58,6 @@ class Calls(Component):
             if imported is not None:
                 return imported
             target = self.callees.function_for(node, env, foreign=True)
-            if target is not None and isinstance(node.func, ast.Attribute) and _builds_its_class(target.fn,
-                                                                                                 target.returns):
-                # `SearchEngine.from_config(...)` returning `cls(...)`: an instance of the class it is called on
-                return self.path(node.func.value, env, depth + 1) + "()"
             if target is not None and self.m.enter(target.fn):
                 reader = target.owner.calls if target.owner is not None else self
                 try:  # what a function the code shows returns (`make_client()`)
@@ -301,17 +297,6 @@ class Calls(Component):
                 break
             node, env = binding.value, binding.env
         return found
-
-
-def _builds_its_class(fn: ast.AST, returns: list[ast.expr]) -> bool:
-    """Whether ``fn`` is a classmethod that returns only ``cls(...)``, an instance of its class (a
-    method's parameter that happens to be named ``cls`` is whatever class the caller passes)."""
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
-            isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
-        return False
-    first = fn.args.posonlyargs[0] if fn.args.posonlyargs else fn.args.args[0] if fn.args.args else None
-    return first is not None and bool(returns) and all(
-        isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == first.arg for v in returns)
 
 
 def _names_a_limit(method: ast.AST) -> bool:

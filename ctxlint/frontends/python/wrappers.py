@@ -27,7 +27,7 @@ from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, in_method
-from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Segment
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
@@ -100,12 +100,7 @@ class Wrappers(Component):
             hole = _hole(segments[0], summary.params) if len(segments) == 1 else None
             if hole is not None and hole in given and segments[0].slot is not None \
                     and segments[0].slot.variable_length and segments[0].loop is None:
-                text = self.strings.text(given[hole].node, env)
-                if text is not None:  # a text where the sink takes a text or messages (`_aask(prompt)`, `invoke`)
-                    builder.next_message()
-                    builder.add(text, Role.USER)
-                else:
-                    self.messages.message_list(given[hole].node, env, builder)  # the list the wrapper sends
+                self.messages.message_list(given[hole].node, env, builder)  # the list the wrapper sends
                 continue
             builder.next_message()
             for segment in segments:
