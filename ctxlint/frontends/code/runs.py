@@ -9,6 +9,9 @@ from ctxlint.model import Span
 
 # What the settings of one run say of the output limit.
 NO_LIMIT, LIMIT, UNKNOWN = "none", "limit", "unknown"
+# The methods of a loaded prompt that send it, as calling it does (`ai.prompt("x").stream(...)`;
+# `render` only renders it).
+RUN_METHODS = frozenset({"stream"})
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, own_class
 from ctxlint.model import Evidence, EvidenceKind
-from ctxlint.providers import LIMIT_NAMES
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
@@ -107,7 +106,7 @@ class Calls(Component):
         defined = scope.functions.get(func.attr)
         method = defined[0] if defined is not None else None
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.args.kwarg is None \
-                or _names_a_limit(method):
+                or self.m.names_a_limit(method):
             return None  # it may set one itself
         params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
         base = path.rsplit(".", 1)[0]
@@ -298,12 +297,3 @@ class Calls(Component):
             node, env = binding.value, binding.env
         return found
 
-
-def _names_a_limit(method: ast.AST) -> bool:
-    """Whether a method names an output limit (a keyword, a name, a key)."""
-    for node in ast.walk(method):
-        name = node.arg if isinstance(node, ast.keyword) else node.id if isinstance(node, ast.Name) else \
-            node.value if isinstance(node, ast.Constant) else None
-        if name in LIMIT_NAMES:
-            return True
-    return False

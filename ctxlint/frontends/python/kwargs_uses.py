@@ -9,7 +9,6 @@ import ast
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.providers import LIMIT_NAMES
 
 
 def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -17,7 +16,7 @@ def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFu
     no output limit: ``kwargs.get("config")``, or ``kwargs["config"] = config`` where each
     value ``config`` is given is the caller's own or a settings object built here (no helper
     out of sight that may put a limit in it)."""
-    if names_a_limit(m, fn):
+    if m.names_a_limit(fn):
         return False
     if isinstance(parent, ast.Subscript):
         stored = m.parents.get(id(parent))
@@ -27,11 +26,6 @@ def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFu
                 callers_or_built(m, a.value, fn, name) for a in walk(fn) if isinstance(a, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == value.id for t in a.targets))
     return looked_up(m, parent)
-
-
-def names_a_limit(m: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a function's text names an output limit (it may put one in what it passes on)."""
-    return any(limit in m.code(fn) for limit in LIMIT_NAMES)
 
 
 def looked_up(m: Unit, parent: ast.AST | None) -> bool:

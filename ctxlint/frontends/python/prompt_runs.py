@@ -14,14 +14,11 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, UNKNOWN, Run
+from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, RUN_METHODS, UNKNOWN, Run
 from ctxlint.providers import LIMIT_KEYS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
-
-# The methods of a loaded prompt that send it (``render`` only renders it).
-_RUN_METHODS = frozenset({"stream"})
 
 
 def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant: str | None) -> list[Run]:
@@ -47,7 +44,7 @@ def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant
         holder = parents.get(id(loader))
         while isinstance(holder, ast.Await):
             loaded, holder = holder, parents.get(id(holder))
-        if isinstance(holder, ast.Attribute) and holder.attr in _RUN_METHODS:  # `ai.prompt("x").stream(...)`
+        if isinstance(holder, ast.Attribute) and holder.attr in RUN_METHODS:  # `ai.prompt("x").stream(...)`
             loaded, holder = holder, parents.get(id(holder))
         if isinstance(holder, ast.Call) and holder.func is loaded:  # `ai.prompt("x")(input=...)`
             runs.append(Run(unit.span(holder), ast.unparse(holder), _limit(holder, skip=1)))
@@ -60,7 +57,7 @@ def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant
             continue
         for call, _ in unit.calls:
             func = call.func
-            if unit.dotted(func) in held or (isinstance(func, ast.Attribute) and func.attr in _RUN_METHODS
+            if unit.dotted(func) in held or (isinstance(func, ast.Attribute) and func.attr in RUN_METHODS
                                              and unit.dotted(func.value) in held):
                 runs.append(Run(unit.span(call), ast.unparse(call), _limit(call, skip=1)))
     return runs

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, names_a_limit
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component
@@ -246,7 +246,7 @@ class Spreads(Component):
             if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
                 function = scope.node
                 if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                        or names_a_limit(self.m, function):
+                        or self.m.names_a_limit(function):
                     return True
         return False
 

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children, walk
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, SourceKind, Span
+from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -159,6 +160,12 @@ class Unit(CycleGuard):
                     self.catalogue.from_library(self.imports.get(_root(base), "")) for base in node.bases):
                 names.update(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
         return frozenset(names)
+
+    def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a function's text names an output limit (it may set one, or put one in what it
+        passes on)."""
+        text = self.code(fn)
+        return any(limit in text for limit in LIMIT_NAMES)
 
     # ---- positions ------------------------------------------------------------------------------------
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import os
 
-from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, UNKNOWN, Run
+from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, RUN_METHODS, UNKNOWN, Run
 from ctxlint.frontends.typescript.knowledge import WRAPPERS, Node
 from ctxlint.frontends.typescript.syntax import GRAMMARS, Text, parse, unescape
 from ctxlint.providers import LIMIT_KEYS
 
-_RUN_METHODS = frozenset({"stream"})
 _WRAPPERS = frozenset({*WRAPPERS, "await_expression"})
 
 
@@ -39,7 +38,7 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
             continue
         loaded, holder = _climb(loader)
         if holder is not None and holder.type == "member_expression" \
-                and _text(source, holder.child_by_field_name("property")) in _RUN_METHODS:
+                and _text(source, holder.child_by_field_name("property")) in RUN_METHODS:
             loaded, holder = _climb(holder)
         if holder is not None and holder.type == "call_expression" and _same(holder.child_by_field_name("function"),
                                                                             loaded):
@@ -54,7 +53,7 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
             func = call.child_by_field_name("function")
             if func is None:
                 continue
-            if func.type == "member_expression" and _text(source, func.child_by_field_name("property")) in _RUN_METHODS:
+            if func.type == "member_expression" and _text(source, func.child_by_field_name("property")) in RUN_METHODS:
                 func = func.child_by_field_name("object")
             if func is not None and func.type == "identifier" and _text(source, func) == _text(source, held):
                 runs.append(_run(source, call))
