@@ -54,6 +54,8 @@ class SystemDrops(Component):
             others = [s for s in branch.body if s is not statement]
             if held is None or any(_says_system(s) for s in others) or not self.sent_after(fn, name, branch):
                 continue
+            if _names(branch.test) & _names(held):
+                continue  # `if not self.system_prompt: messages = []`: there is no system prompt to lose
             span = self.m.span(statement)
             steps = (Evidence(EvidenceKind.FLOW, f"`{name}` holds the system prompt: `{self.m.code(held)}`",
                               self.m.span(held)),
@@ -88,6 +90,12 @@ def _says_system(node: ast.AST) -> bool:
         if "system" in word.lower():
             return True
     return False
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names and attributes ``node`` reads (``self.system_prompt`` gives ``system_prompt``)."""
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in walk(node)
+            if isinstance(n, ast.Attribute) or isinstance(n, ast.Name) and n.id != "self"}
 
 
 def _holds_system(value: ast.expr) -> bool:
