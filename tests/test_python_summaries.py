@@ -167,6 +167,28 @@ def test_a_clock_read_in_a_helper_is_named_where_it_is_called(project):
     assert ("`datetime.datetime.now()` is called here", "app/role.py", 14) in steps
 
 
+RUN_ID_PROMPT = '''\
+import time
+
+INSTRUCTIONS = """
+You are the release assistant. Save every artefact under "runs/{run_id}".
+Check the changelog before you tag a release, and never push to main.
+""".format(
+    run_id=int(time.time()),
+)
+'''
+
+
+def test_a_clock_wrapped_in_int_at_module_load_is_named_where_it_is_read(project):
+    project.preview = False
+    project.write({"app/__init__.py": "", "app/prompts.py": RUN_ID_PROMPT})
+    run = project.run("check", "--output-format", "json", "--confidence", "low", "app")
+    clocks = [f for f in json.loads(run.stdout) if f["code"] == "CTX101"]
+    assert [(f["path"], f["line"], f["kind"]) for f in clocks] == [("app/prompts.py", 4, "once-per-process")]
+    steps = [(e["text"], e["path"], e["line"]) for e in clocks[0]["evidence"] if e["kind"] == "flow"]
+    assert steps == [("`time.time()` is called here", "app/prompts.py", 7)]
+
+
 FACTORY = '''from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 

@@ -20,7 +20,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
              "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items",
-             "first-chunk": "first-chunk", "first-message": "first-message", "prompt-cut": "cut-reaches-prompt"}
+             "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
+             "prompt-cut": "cut-reaches-prompt"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -110,6 +111,10 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` keeps only the first piece of a text split to a size and drops the others "
                 "with nothing in their place, so the model cannot tell that the text goes on and answers as if it "
                 "had it all. Send every piece (one call each, then combine), or say that the text was cut.")
+    if cut.how == "dropped-system":
+        return (f"`{source.detail}` empties the messages that held the system prompt when the model is taken to have "
+                "no system role, and the rest is sent without it, with nothing in its place: the model never reads "
+                "its instructions. Put the system text at the start of the first user message instead.")
     if cut.how == "first-message":
         return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
                 "(the history and the latest request) with nothing in their place, so the model answers "

@@ -31,6 +31,7 @@ from ctxlint.frontends.python.sources import Sources
 from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
+from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
@@ -60,6 +61,7 @@ class Analyzer:
         self.first_parts.cut_sites = self.cut_sites
         self.overflows = Overflows(self.unit)
         self.overflows.cut_sites = self.cut_sites
+        self.system_drops = SystemDrops(self.unit)
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -72,7 +74,7 @@ class Analyzer:
         self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.order_sites, self.first_parts, self.overflows,
+                                  self.order_sites, self.first_parts, self.overflows, self.system_drops,
                                   self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
                                   self.wrappers, self.spreads, self.reserves, self.model_flow]
         for part in parts:
@@ -107,6 +109,7 @@ class Analyzer:
         parsed.observations.extend(self.order_sites.observe(context))
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(self.overflows.observe(context))
+        parsed.observations.extend(self.system_drops.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
 
     def framework_objects(self) -> None:

@@ -233,6 +233,8 @@ class Flow(Ordering):
                 self.facts(arg, env, inner)
             acc.calls.append(qualified or method or "")
             acc.calls.extend(inner.calls)
+            for inner_call, span in inner.called_at.items():  # `int(time.time())`: where the clock is read
+                acc.called_at.setdefault(inner_call, span)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             if qualified not in DROPS_NAMES and method not in MEASURING_METHODS:
                 acc.names.extend(inner.names)
