@@ -24,7 +24,6 @@ from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.retries import assigned_name, retried_name, with_retry
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.markers import mentions_cut
@@ -60,20 +59,9 @@ class CutSites(Component):
         builds prompts or calls a model (``context``); without it, the loops whose budget is in
         tokens (a model's unit) only."""
         found: list[Observation] = []
-        cut_names: dict[tuple[int, str], int] = {}  # (function, name a cut is given) -> its observation
         for node, scope, fn in self.scoped_nodes():
             if isinstance(node, (ast.Subscript, ast.Call)):
-                retry = retried_name(self.m.parents, node)
-                if retry is not None:  # one finding, before the loop; the retry is a step of it
-                    first = cut_names.get((id(fn), retry))
-                    again = self.cuts.source(node, Env(scope))
-                    if first is not None and again is not None:
-                        found[first] = with_retry(found[first], again)
-                    continue
-                observation = self.cut_site(node, Env(scope), fn, context)
-                name = assigned_name(self.m.parents, node)
-                if observation is not None and name is not None:
-                    cut_names[(id(fn), name)] = len(found)
+                observation = None if self.retried(node) else self.cut_site(node, Env(scope), fn, context)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
@@ -83,6 +71,18 @@ class CutSites(Component):
             if observation is not None:
                 found.append(observation)
         return found
+
+    def retried(self, node: ast.expr) -> bool:
+        """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
+        made before the loop, reported there."""
+        statement = self.m.parents.get(id(node))
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            return False
+        name = statement.targets[0].id
+        loop = self.m.parents.get(id(statement))
+        return isinstance(loop, ast.While) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
     def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
         """Each node of the module with the scope it is evaluated in and its function."""
