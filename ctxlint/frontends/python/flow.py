@@ -280,6 +280,15 @@ class Flow(Ordering):
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
+        if method in ("format", "format_map") and self.sources.foreign_prompt(call.func, env):
+            # Another module's prompt constant, filled here: its fields are reported where it is
+            # written, with these arguments' facts and beside its own labels, not again here.
+            inner = Facts()
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            inner.sources[:] = [s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED]
+            self.merge(acc, inner)
+            return
         for arg in arguments:
             if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):
                 # The call opens or reads the file the argument names: what it returns is not the

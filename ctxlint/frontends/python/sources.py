@@ -16,6 +16,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
     ADDS,
+    GATHERS,
     LOCATION_CALLS,
     LOCATOR,
     MAX_DEPTH,
@@ -25,6 +26,7 @@ from ctxlint.frontends.python.knowledge import (
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
     TOOL_RUNNERS,
+    prompt_name,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes
@@ -307,6 +309,8 @@ class Sources(Component):
             return None  # a measure, a file's location; or the model's own answer, whatever it was shown
         if isinstance(func, ast.Attribute) and func.attr in MEASURING_METHODS:
             return None
+        if self.foreign_prompt(func, env):
+            return None  # another module's prompt constant: reported where it is written, beside its labels
         if isinstance(func, ast.Attribute):
             carrier = self.carrier(func.value, env)
             found = self.carried(carrier, func.attr, call, call=True) if carrier is not None else None
@@ -353,11 +357,31 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
-        for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
+        given = [a.value for a in call.args if isinstance(a, ast.Starred)] if qualified in GATHERS else []
+        for arg in (*arguments(call), *given):  # a function of untrusted content: a summary, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
         return None
+
+    def foreign_prompt(self, func: ast.expr, env: Env) -> bool:
+        """Whether ``func`` is ``PROMPT.format`` (or ``format_map``) of a text constant that another
+        module of the project defines under a prompt's name: that module reads it as a prompt, each
+        field with the facts of the values passed where it is filled."""
+        if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
+            return False
+        node = func.value
+        if isinstance(node, ast.Name):
+            defined = self.m.imports.get(node.id, "").rsplit(".", 1)[-1]
+        elif isinstance(node, ast.Attribute):
+            defined = node.attr
+        else:
+            return False
+        if not prompt_name(defined):
+            return False
+        binding = self.scopes.resolve(node, env, foreign=True)
+        return binding is not None and binding.owner is not None and isinstance(binding.value, ast.Constant) \
+            and isinstance(binding.value.value, str)
 
     def carried(self, carrier: tuple[SourceKindSpec, str], member: str, node: ast.expr, call: bool) -> Source | None:
         """What ``node`` reads of a carrier: its ``member`` attribute, or with ``call`` what its
