@@ -373,11 +373,16 @@ class Sources(Component):
         node = func.value
         if isinstance(node, ast.Name):
             defined = self.m.imports.get(node.id, "").rsplit(".", 1)[-1]
+            written = node.id
         elif isinstance(node, ast.Attribute):
-            defined = node.attr
+            defined = written = node.attr
         else:
             return False
-        if not prompt_name(defined):
+        # That module finds this site only by the constant's own name, in the modules its index
+        # lists for the name (an alias, or a name too many modules fill, is not followed there).
+        project = self.m.project
+        if defined != written or not prompt_name(defined) or project is None or self.m.file is None \
+                or self.m.file not in project.formatters(defined):
             return False
         binding = self.scopes.resolve(node, env, foreign=True)
         return binding is not None and binding.owner is not None and isinstance(binding.value, ast.Constant) \
