@@ -26,11 +26,11 @@ from ctxlint.frontends.python.knowledge import (
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
     TOOL_RUNNERS,
-    prompt_name,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
+from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
@@ -41,6 +41,17 @@ def arguments(call: ast.Call) -> list[ast.expr]:
     return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
                                                                        if k.arg is not None]
 
+
+def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> list[ast.expr]:
+    """The values whose content the result of a call the code does not show carries: its arguments
+    (a function of untrusted content), with the awaitables ``asyncio.gather(*tasks)`` gives the
+    results of. None for another module's prompt constant filled here: that module reports its
+    fields, beside its own labels."""
+    if filled_elsewhere(unit, scopes, call.func, env):
+        return []
+    if unit.qualified(call.func) in GATHERS:
+        return [*arguments(call), *(a.value for a in call.args if isinstance(a, ast.Starred))]
+    return arguments(call)
 
 
 class Sources(Component):
@@ -309,8 +320,6 @@ class Sources(Component):
             return None  # a measure, a file's location; or the model's own answer, whatever it was shown
         if isinstance(func, ast.Attribute) and func.attr in MEASURING_METHODS:
             return None
-        if self.foreign_prompt(func, env):
-            return None  # another module's prompt constant: reported where it is written, beside its labels
         if isinstance(func, ast.Attribute):
             carrier = self.carrier(func.value, env)
             found = self.carried(carrier, func.attr, call, call=True) if carrier is not None else None
@@ -357,36 +366,11 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
-        given = [a.value for a in call.args if isinstance(a, ast.Starred)] if qualified in GATHERS else []
-        for arg in (*arguments(call), *given):  # a function of untrusted content: a summary, a cleaned copy
+        for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
         return None
-
-    def foreign_prompt(self, func: ast.expr, env: Env) -> bool:
-        """Whether ``func`` is ``PROMPT.format`` (or ``format_map``) of a text constant that another
-        module of the project defines under a prompt's name: that module reads it as a prompt, each
-        field with the facts of the values passed where it is filled."""
-        if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
-            return False
-        node = func.value
-        if isinstance(node, ast.Name):
-            defined = self.m.imports.get(node.id, "").rsplit(".", 1)[-1]
-            written = node.id
-        elif isinstance(node, ast.Attribute):
-            defined = written = node.attr
-        else:
-            return False
-        # That module finds this site only by the constant's own name, in the modules its index
-        # lists for the name (an alias, or a name too many modules fill, is not followed there).
-        project = self.m.project
-        if defined != written or not prompt_name(defined) or project is None or self.m.file is None \
-                or self.m.file not in project.formatters(defined):
-            return False
-        binding = self.scopes.resolve(node, env, foreign=True)
-        return binding is not None and binding.owner is not None and isinstance(binding.value, ast.Constant) \
-            and isinstance(binding.value.value, str)
 
     def carried(self, carrier: tuple[SourceKindSpec, str], member: str, node: ast.expr, call: bool) -> Source | None:
         """What ``node`` reads of a carrier: its ``member`` attribute, or with ``call`` what its
