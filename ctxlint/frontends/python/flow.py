@@ -30,6 +30,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
+from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.values import Env, unpacked_position
 from ctxlint.model import Source, SourceKind
@@ -281,6 +282,15 @@ class Flow(Ordering):
             acc.calls.extend(inner.calls)
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
+            return
+        if filled_elsewhere(self.m, self.scopes, func, env):
+            # Another module's prompt constant, filled here: its fields are reported where it is
+            # written, with these arguments' facts and beside its own labels, not again here.
+            inner = Facts()
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            inner.sources[:] = [s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED]
+            self.merge(acc, inner)
             return
         for arg in arguments:
             if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Facts
+from ctxlint.frontends.python.knowledge import prompt_name
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Span
 
@@ -123,6 +124,30 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
     if not sites:
         sites = _registered_sites(unit, flow, containers, scopes, name, template)
     return values_by_key(sites)
+
+
+def filled_elsewhere(unit: Unit, scopes: Scopes, func: ast.expr, env: Env) -> bool:
+    """Whether ``func`` is ``PROMPT.format`` (or ``format_map``) of a text constant another module
+    of the project defines under a prompt's name, filled here where that module finds it: it reads
+    the constant as a prompt, each field with the facts of the values passed (``format_values``)."""
+    if not (isinstance(func, ast.Attribute) and func.attr in ("format", "format_map")):
+        return False
+    node = func.value
+    if isinstance(node, ast.Name):
+        defined, written = unit.imports.get(node.id, "").rsplit(".", 1)[-1], node.id
+    elif isinstance(node, ast.Attribute):
+        defined = written = node.attr
+    else:
+        return False
+    # That module finds a fill site only by the constant's own name, in the modules the project's
+    # index lists for the name: under an alias, or in a module past the index's cap, it is not found.
+    project = unit.project
+    if defined != written or not prompt_name(defined) or project is None or unit.file is None \
+            or unit.file not in project.formatters(defined):
+        return False
+    binding = scopes.resolve(node, env, foreign=True)
+    return binding is not None and binding.owner is not None and isinstance(binding.value, ast.Constant) \
+        and isinstance(binding.value.value, str)
 
 
 # Methods that fill a prompt object built from a template text (LangChain's prompt templates).

@@ -16,6 +16,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
     ADDS,
+    GATHERS,
     LOCATION_CALLS,
     LOCATOR,
     MAX_DEPTH,
@@ -27,8 +28,9 @@ from ctxlint.frontends.python.knowledge import (
     TOOL_RUNNERS,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
+from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
@@ -39,6 +41,17 @@ def arguments(call: ast.Call) -> list[ast.expr]:
     return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
                                                                        if k.arg is not None]
 
+
+def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> list[ast.expr]:
+    """The values whose content the result of a call the code does not show carries: its arguments
+    (a function of untrusted content), with the awaitables ``asyncio.gather(*tasks)`` gives the
+    results of. None for another module's prompt constant filled here: that module reports its
+    fields, beside its own labels."""
+    if filled_elsewhere(unit, scopes, call.func, env):
+        return []
+    if unit.qualified(call.func) in GATHERS:
+        return [*arguments(call), *(a.value for a in call.args if isinstance(a, ast.Starred))]
+    return arguments(call)
 
 
 class Sources(Component):
@@ -353,7 +366,7 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
-        for arg in arguments(call):  # a function of untrusted content: a summary, a translation, a cleaned copy
+        for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
