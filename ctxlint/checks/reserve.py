@@ -45,7 +45,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
                f"other chat models it builds ({limit}{where}), so")
         subject = "every answer it gives"
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
-                  "none-by-default"):
+                  "none-by-default", "none-by-callers"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "runs-without":
         where = ", ".join(f"{step.span.path.rsplit('/', 1)[-1]} line {step.span.line}"
