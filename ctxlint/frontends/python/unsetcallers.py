@@ -79,6 +79,8 @@ class CallersGiveNone:
         the calling function that is None by default and that no call of that one fills."""
         if any(k.arg in LIMIT_KEYWORDS and k.arg != param for k in call.keywords):
             return False  # a limit under another name (`max_completion_tokens=` into `**extra`)
+        if any(isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+            return False  # a number where a method of the same name but another signature may take its limit
         given = next((k.value for k in call.keywords if k.arg == param), None)
         for keyword in call.keywords:
             if keyword.arg is None and not (isinstance(keyword.value, ast.Name) and _own_rest(
