@@ -36,10 +36,10 @@ class CallersGiveNone:
     calls: int = 0
     seen: set[str] = field(default_factory=set)
 
-    def check(self, fn: Function, param: str, hops: int = 0) -> bool:
-        """Whether every call of a function named like ``fn`` the project makes, one at least
-        outside tests, leaves its parameter ``param`` unset; and none is one the wrapper summaries
-        follow to ``fn`` (they judge each such call where it is made)."""
+    def check(self, fn: Function, where: Unit, param: str, hops: int = 0) -> bool:
+        """Whether every call of a function named like ``fn`` (of the module ``where``) the
+        project makes, one at least outside tests, leaves its parameter ``param`` unset; and none
+        is one the wrapper summaries follow to ``fn`` (they judge each such call where it is made)."""
         name, position = fn.name, _position(fn, param)
         if name in self.seen:
             return True  # passed on to a method of the same name: its calls are being read
@@ -50,7 +50,7 @@ class CallersGiveNone:
             for call in walk(unit.tree):
                 if not (isinstance(call, ast.Call) and _called_name(call.func) == name) or id(call) in own:
                     continue
-                if self._followed_to(unit, call, fn) or not self._leaves_unset(unit, call, param, position, hops):
+                if _followed_to(unit, call, fn, where) or not self._leaves_unset(unit, call, param, position, hops):
                     return False
                 self.calls += 1
                 outside_tests += not _in_tests(unit.path)
@@ -95,18 +95,7 @@ class CallersGiveNone:
         caller = _holder_of(unit, call, given.id) if isinstance(given, ast.Name) else None
         if not isinstance(given, ast.Name) or caller is None or hops >= _MAX_HOPS:
             return False
-        return _unset_parameter(caller, given.id) and self.check(caller, given.id, hops + 1)
-
-    @staticmethod
-    def _followed_to(unit: Unit, call: ast.Call, fn: Function) -> bool:
-        """Whether the wrapper summaries resolve ``call`` to ``fn`` and summarise what it sends:
-        the call is then a request of its own, reported where it is made."""
-        scope = unit.scope_of(call)
-        target = unit.analyzer.wrappers.callee(call, Env(scope)) if scope is not None else None
-        if target is None or target[1] is not fn:
-            return False
-        reader = target[0] or unit.analyzer
-        return reader.wrappers.summary(fn, target[2], MAX_WRAPPING) is not None
+        return _unset_parameter(caller, given.id) and self.check(caller, unit, given.id, hops + 1)
 
 
 def unset_by_callers(m: Unit, node: ast.expr, env: Env) -> tuple[str, str, int] | None:
@@ -121,7 +110,22 @@ def unset_by_callers(m: Unit, node: ast.expr, env: Env) -> tuple[str, str, int] 
     if not _unset_parameter(fn, node.id):
         return None
     search = CallersGiveNone(m)
-    return (node.id, fn.name, search.calls) if search.check(fn, node.id) else None
+    return (node.id, fn.name, search.calls) if search.check(fn, m, node.id) else None
+
+
+def _followed_to(unit: Unit, call: ast.Call, fn: Function, where: Unit) -> bool:
+    """Whether the wrapper summaries resolve ``call`` to ``fn`` of the module ``where`` (read
+    once as the file linted and once as another module of the project: the same place) and
+    summarise what it sends: the call is then a request of its own, reported where it is made."""
+    scope = unit.scope_of(call)
+    target = unit.analyzer.wrappers.callee(call, Env(scope)) if scope is not None else None
+    if target is None:
+        return False
+    reader = target[0] or unit.analyzer
+    found, place = target[1], (fn.name, fn.lineno, where.file or where.path)
+    if (found.name, found.lineno, reader.unit.file or reader.unit.path) != place:
+        return False
+    return reader.wrappers.summary(found, target[2], MAX_WRAPPING) is not None
 
 
 def _unset_parameter(fn: Function, name: str) -> bool:
