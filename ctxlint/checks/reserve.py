@@ -32,6 +32,11 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never sent, so"
     elif kind in ("built-without", "built-and-sent"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
+    elif kind == "handed-to-framework":
+        built, handed = request.reserve_evidence[:2]
+        where = f" (line {handed.span.line})" if handed.span is not None else ""
+        why = f"{built.text} and {handed.text}{where}, which runs requests with it, so"
+        subject = "every answer it gives"
     elif kind == "passed-to-others":
         built, other = request.reserve_evidence[:2]
         where = f", line {other.span.line}" if other.span is not None else ""
@@ -40,7 +45,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
                f"other chat models it builds ({limit}{where}), so")
         subject = "every answer it gives"
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
-                  "none-by-default"):
+                  "none-by-default", "none-by-callers"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "runs-without":
         where = ", ".join(f"{step.span.path.rsplit('/', 1)[-1]} line {step.span.line}"

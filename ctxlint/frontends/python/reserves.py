@@ -26,6 +26,11 @@ BUILT_AND_SENT = "built-and-sent"
 # ... and of one built without a limit by a function that passes a limit it holds (not a number
 # written there) to the other chat models it builds, in its other branches.
 LIMIT_PASSED_TO_OTHERS = "passed-to-others"
+# ... and of one given to an object or function of a framework the catalogue knows, which runs
+# requests with it (`LLMPredictor(llm=ChatOpenAI(...))`), by the code that builds it.
+HANDED_TO_FRAMEWORK = "handed-to-framework"
+# The keywords by which a framework takes the chat model it runs requests with.
+_MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:
@@ -171,12 +176,14 @@ class Reserves(Component):
             others = () if passed_on else self.limit_passed_to_others(call, scope)
             if others:
                 kind, sent_at = LIMIT_PASSED_TO_OTHERS, others
-            elif not passed_on and not self.limited_model(call, env, holder) and (
-                    id(call) in self.m.sent_holders or self.assigned(call, scope) in sent - {None}
-                    or self.passed_to_sender(call, scope)):
-                kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
-                sent_at = tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", at)
-                                for at in self.m.sent_holders.get(id(call), ())[:3])
+            elif not passed_on and not self.limited_model(call, env, holder):
+                if id(call) in self.m.sent_holders or self.assigned(call, scope) in sent - {None} \
+                        or self.passed_to_sender(call, scope):
+                    kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
+                    sent_at = tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", at)
+                                    for at in self.m.sent_holders.get(id(call), ())[:3])
+                elif (handed := self.handed_to_framework(call, scope)) is not None:
+                    kind, sent_at = HANDED_TO_FRAMEWORK, (handed,)
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
                 settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
@@ -236,6 +243,54 @@ class Reserves(Component):
                 if found is not None and found[1] is call:
                     return True
         return False
+
+    def handed_to_framework(self, call: ast.Call, scope: Scope) -> Evidence | None:
+        """Where the chat model ``call`` builds is given, as its model, to an object or function
+        of a framework the catalogue knows, with no limit beside it (``LLMPredictor(llm=model)``,
+        ``LLMChain(llm=model, prompt=prompt)``): the framework runs requests with the model's own
+        settings. Looked for in the function that builds it, or where the module calls the
+        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``)."""
+        for value in self._holding(call, scope):
+            keyword = self.m.parents.get(id(value))
+            use = self.m.parents.get(id(keyword))
+            if isinstance(keyword, ast.keyword) and keyword.arg in _MODEL_KEYWORDS and isinstance(use, ast.Call) \
+                    and self._framework_call(use):
+                return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
+                                self.m.span(use))
+        return None
+
+    def _holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
+        """The expressions that hold the model ``call`` builds: the call, the reads of the one
+        name it is kept in, or the calls of the function that returns it."""
+        parent = self.m.parents.get(id(call))
+        kept = self.assigned(call, scope)
+        if kept is not None and scope.kind == "function" and len(scope.assigns.get(kept[1], ())) == 1:
+            return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
+                            and isinstance(n.ctx, ast.Load))]
+        fn = scope.node
+        if not isinstance(parent, ast.Return) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return [call]
+        own = "self" if scope.cls is not None else None
+        return [call, *(n for n in walk(self.m.tree) if isinstance(n, ast.Call) and not n.args and not n.keywords
+                        and self.m.dotted(n.func) == (f"{own}.{fn.name}" if own else fn.name))]
+
+    def _framework_call(self, use: ast.Call) -> bool:
+        """Whether ``use`` calls an object or function a framework of the catalogue exports (not
+        one of the project's modules), given no limit, no settings of its own and no spread."""
+        dotted, qualified = self.m.dotted(use.func), self.m.qualified(use.func)
+        head = dotted.split(".")[0] if dotted else ""
+        if head not in self.m.imports or not self.m.catalogue.from_library(qualified or ""):
+            return False
+        project, file = self.m.project, self.m.file
+        level = self.m.import_levels.get(head, 0)
+        if level or (project is not None and file is not None
+                     and project.module_file(self.m.imports[head].split(".")[0], file, 0) is not None):
+            return False  # the project's own package of that name
+        if any(k.arg is None or k.arg in LIMIT_NAMES or "kwargs" in k.arg or "settings" in k.arg
+               for k in use.keywords):
+            return False  # `llm_kwargs=`, `model_settings=`: it may send a limit of its own
+        return not any(isinstance(h, Holder) and h.arguments.get("limit")
+                       for h in self.m.catalogue.holders.match(qualified or ""))
 
     def built_without_limit(self, call: ast.Call, env: Env, holder: Holder) -> bool:
         """Whether ``call`` builds a chat model that sends no output limit: one whose framework

@@ -19,6 +19,7 @@ from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import answers_in_text
@@ -195,7 +196,8 @@ class Sinks(Component):
             and answers_in_text(parts.model or "") and not asks_for_no_text(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is None:
-            passed_unset = any(kind == NONE for kind, _ in parts.by_default)  # passed on, None by default
+            # passed on, None by default
+            passed_unset = any(kind in (NONE, NONE_BY_CALLERS) for kind, _ in parts.by_default)
             dropped = None if passed_unset or parts.removed else self.reserves.accepted_limit(env.scope) \
                 or parts.dropped
             if parts.removed is not None:
@@ -208,8 +210,8 @@ class Sinks(Component):
                 reserve_evidence += (parts.built_without,)
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
-                reserve_kind = reserve_kind or next(k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE)
-                                                   if k in kinds)
+                reserve_kind = reserve_kind or next(
+                    k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
@@ -324,6 +326,14 @@ class Sinks(Component):
                         parts.by_default += ((NONE, Evidence(
                             EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is None unless a caller of `{unset[1]}` "
                             f"passes `{unset[0]}`, and none does", self.m.span(entry[2]))),)
+                        break
+                    by_callers = unset_by_callers(self.m, entry[0], entry[1])
+                    if by_callers is not None:  # a method's `max_tokens=max_tokens`, which no call fills
+                        parts.limit_visible = True
+                        parts.by_default += ((NONE_BY_CALLERS, Evidence(
+                            EvidenceKind.FLOW, f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes "
+                            f"it, and none of the {by_callers[2]} calls in the project that lead to it does",
+                            self.m.span(entry[2]))),)
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
