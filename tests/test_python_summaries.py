@@ -121,6 +121,40 @@ def test_one_file_reads_a_bounded_number_of_other_modules(tmp_path):
     assert f"stopped reading other modules of the project after {MAX_MODULES}" in run.stderr
 
 
+
+def test_modules_are_kept_past_one_files_reads_while_their_text_is_small(tmp_path, monkeypatch):
+    """The modules read for one file stay for the next: at least the last MAX_MODULES used, and
+    more while their text stays under MAX_KEPT_CHARS (a file's reads no longer push out what the
+    next file needs, to be read again); past that bound, the least recently used go first."""
+    from types import SimpleNamespace
+
+    from ctxlint.frontends.python import project as projects
+
+    monkeypatch.setattr(projects, "MAX_KEPT_CHARS", 1000)
+    loads: list[str] = []
+
+    def load(project, path):
+        loads.append(path.stem)
+        text = "x" * (100 if path.stem.startswith("big") else 10)
+        return SimpleNamespace(unit=SimpleNamespace(text=text, forget=lambda: None))
+
+    project = projects.Project(tmp_path, None, load)
+    for i in range(100):
+        if i % 40 == 0:  # a new linted file, under its own bound on reads
+            project.begin()
+        project.analyzer(tmp_path / f"small_{i}.py")
+    assert len(project.modules) == 100  # 1,000 characters: all kept, more than MAX_MODULES
+    project.analyzer(tmp_path / "small_0.py")  # used again: kept, not read again
+    project.analyzer(tmp_path / "small_100.py")  # 1,010 characters: the least recently used goes
+    assert loads.count("small_0") == 1
+    assert (tmp_path / "small_1.py") not in project.modules and (tmp_path / "small_0.py") in project.modules
+
+    project.begin()
+    for i in range(projects.MAX_MODULES):
+        project.analyzer(tmp_path / f"big_{i}.py")
+    # Over the size bound, the last MAX_MODULES used stay: one file never loses what it read.
+    assert list(project.modules) == [tmp_path / f"big_{i}.py" for i in range(projects.MAX_MODULES)]
+
 ROLE_PROMPTS = '''\
 SYSTEM_PROMPT = """{role_info}
 You are the release assistant of the Northwind platform team. Answer questions about the release
