@@ -140,6 +140,10 @@ class Source:
     returned: bool = False
     # For third-party content, the catalogue's kind of it (`http`, `subprocess`, `search`).
     origin: str = ""
+    # The words printed before the value on its way to the slot, where it ends the f-string that
+    # prints it (`f"Tool {name} returned: {out}"` in the function that returns it): a label the
+    # trust analysis reads as if the value were written out in the message.
+    introduced_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 from ctxlint.analysis import introduced, names, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
-from ctxlint.model import Evidence, EvidenceKind, Request, Segment, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
 
 
 @dataclass(frozen=True)
@@ -462,9 +462,20 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
         elif introduced.code_span(text, position):
             found[index] = Label("code-span", "`")
         else:
-            line = introduced.introduced(text, position, request.segments[index].loop is not None)
+            in_loop = request.segments[index].loop is not None
+            line = introduced.introduced(text, position, in_loop)
+            printed = _printed_before(slot)
+            if line is None and printed:  # labelled where the value is printed, in the code that builds it
+                line = introduced.introduced(text[:position] + printed + text[position:], position + len(printed),
+                                             in_loop)
             if line is not None:
                 found[index] = Label("line", line)
+
+
+def _printed_before(slot: Slot | None) -> str:
+    """The words every third-party source of a slot's value is printed after on its way, if any."""
+    printed = [s.introduced_by for s in slot.sources if s.kind is SourceKind.UNTRUSTED] if slot else []
+    return printed[0] if printed and all(p == printed[0] for p in printed) else ""
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,11 @@ _MEDIA_TYPE_KEYWORDS = ("mime_type", "media_type", "mimetype", "mimeType", "cont
 
 def encodes(call: ast.Call, name: str) -> bool:
     """Whether the call (whose last name is ``name``) turns its arguments into something no model
-    reads as instructions: base64 text, or a part with a literal media type that is not text
-    (`Part.from_bytes(data=raw, mime_type="image/jpeg")`)."""
-    return name in ENCODERS or any(
-        k.arg in _MEDIA_TYPE_KEYWORDS and (string_value(k.value) or "").startswith(("image/", "audio/", "video/"))
-        for k in call.keywords)
+    reads as instructions: base64 text, a part with a literal media type that is not text
+    (`Part.from_bytes(data=raw, mime_type="image/jpeg")`), or a part made from raw bytes whose
+    media type the code works out (`Part.from_bytes(data=raw, mime_type=mime)`: a file shown to the
+    model, not text written into its prompt) unless that type is written as text."""
+    media = [string_value(k.value) for k in call.keywords if k.arg in _MEDIA_TYPE_KEYWORDS]
+    if name == "from_bytes" and media and not any(m is not None and m.startswith("text/") for m in media):
+        return True
+    return name in ENCODERS or any((m or "").startswith(("image/", "audio/", "video/")) for m in media)

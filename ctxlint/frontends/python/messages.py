@@ -14,6 +14,7 @@ from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
+from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.strings import filled_fields
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
@@ -191,6 +192,32 @@ class Messages(Component):
         if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
             return None
         return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
+
+    def replayed_row(self, call: ast.Call, env: Env) -> tuple[MessageKind, Span] | None:
+        """How to read ``call`` as a chat message when it builds a stored row of the project's own
+        class with a stated role (``AgentExecutionFeed(feed=result, role="system")``), keeps it
+        (``session.add(row)``), and a module of the project replays such rows as messages, role
+        and all (``{"role": feed.role, "content": feed.feed}``), with the first place that replays
+        them; None otherwise."""
+        name = last_name(call.func) or ""
+        given = next((k.value for k in call.keywords if k.arg == "role"), None)
+        project, file = self.m.project, self.m.file
+        if given is None or project is None or file is None or not name[:1].isupper():
+            return None
+        role = self.flow.literal_str(given, env)
+        if role is None or role.lower() not in ROLE_NAMES:
+            return None
+        replayed = project.replayed_fields()
+        field = next((k.arg for k in call.keywords if k.arg not in (None, "role") and k.arg in replayed), None)
+        if field is None or not self.kept(call):
+            return None
+        path = self.calls.path(call.func, env)
+        if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
+            return None  # a framework's own message, read as the catalogue says
+        self.m.dependencies.update(display_path(p) for p, _ in replayed[field] if p != file)
+        where, line = replayed[field][0]
+        replay = Span(self.m.path if where == file else display_path(where), line, 1, line, 1)
+        return MessageKind("project", (path,), role=role.lower(), content=Arg(keywords=(field,))), replay
 
     def kept(self, call: ast.Call) -> bool:
         """Whether ``call``'s value is added to a store: directly (``memory.add(Message(...))``) or

@@ -24,6 +24,8 @@ _MARKERS_CI = re.compile(
 _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\.|[\"']role[\"']"
                          # a chat message of the project's own class (`UserMessage(content=...)`)
                          r"|Message\((?:[^()]*,)?\s*(?:content|role)\s*="
+                         # a stored row with a stated role, which the project may replay as a message
+                         r"|\brole\s*=\s*[\"'](?:system|user|assistant|developer)[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
                          r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
@@ -318,6 +320,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if chain and chain[-1].endswith("Message") and any(k.arg == "content" for k in node.keywords):
                 return True  # a chat message of the project's own class: `UserMessage(content=...)`
+            if chain and chain[-1][:1].isupper() and any(
+                    k.arg == "role" and isinstance(k.value, ast.Constant) for k in node.keywords):
+                return True  # a stored row with a stated role: `Feed(feed=out, role="system")` (messages.replayed_row)
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
             # a prompt filled by keywords (`self._get_prompt("judge", context=text)`) or by a function

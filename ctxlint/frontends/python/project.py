@@ -60,6 +60,7 @@ class Project:
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
         self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see _modules_matching
+        self._replayed: dict[str, list[tuple[Path, int]]] | None = None  # see replayed_fields
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -152,6 +153,19 @@ class Project:
         """The modules of the project whose text calls ``name(...)``: where a function may be
         given its arguments."""
         return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
+
+    def replayed_fields(self) -> dict[str, list[tuple[Path, int]]]:
+        """The fields of stored rows that the project replays as a message's content, with where
+        (module and line): ``{"role": feed.role, "content": feed.feed}`` gives ``feed``. A row
+        built with a ``role=`` and that field is then a message of a later request. Read once per
+        run (a text scan of the modules that read a ``.role``)."""
+        if self._replayed is None:
+            self._replayed = {}
+            for path, data in _module_files(self.root, b".role"):
+                for match in _REPLAYED_ROW.finditer(data):
+                    line = data.count(b"\n", 0, match.start()) + 1
+                    self._replayed.setdefault(match.group(2).decode("ascii", "replace"), []).append((path, line))
+        return self._replayed
 
     def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
         """The first ``most`` modules whose text ``pattern`` matches: a text scan per name, once per
@@ -253,6 +267,10 @@ def _formatted(match: re.Match, path: Path) -> list[tuple[str, Path]]:
 
 # The modules a prompt constant's render sites are read from, at most.
 MAX_FORMATTERS = 8
+# A message dict that replays a stored row: its role and its content read from the same object
+# (`{'role': feed.role, 'content': feed.feed}`).
+_REPLAYED_ROW = re.compile(rb"[\"']role[\"']\s*:\s*([A-Za-z_]\w*)\.role\s*,"
+                           rb"\s*[\"']content[\"']\s*:\s*\1\.([A-Za-z_]\w*)\b")
 _FORMAT_CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*\.\s*format(?:_map)?\s*\(")
 
 

@@ -33,7 +33,7 @@ from ctxlint.frontends.python.scopes import FunctionNode, Scopes
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
-from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 
 def arguments(call: ast.Call) -> list[ast.expr]:
@@ -93,7 +93,7 @@ class Sources(Component):
         if isinstance(node, ast.Attribute):
             carrier = self.carrier(node.value, env)
             if carrier is not None:
-                return self.carried(carrier, node.attr, node, call=False)
+                return _carried(carrier, node.attr, self.m.span(node), call=False)
             found = self.bound_untrusted(node, env)  # self.page = ...
             if found is not None:
                 return found
@@ -120,6 +120,8 @@ class Sources(Component):
         for child in value_parts(node):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
+                if isinstance(node, ast.JoinedStr):
+                    found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by))
                 return found
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
@@ -257,6 +259,10 @@ class Sources(Component):
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
+            if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
+                for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value,
+                                             self.m.parents):
+                    found = found or self.untrusted(other, binding.env)
         finally:
             self.m.leave(binding.value)
         self.m.source_memo[key] = found
@@ -322,7 +328,7 @@ class Sources(Component):
             return None
         if isinstance(func, ast.Attribute):
             carrier = self.carrier(func.value, env)
-            found = self.carried(carrier, func.attr, call, call=True) if carrier is not None else None
+            found = _carried(carrier, func.attr, self.m.span(call), call=True) if carrier is not None else None
             if found is not None:
                 return found
         found = self.read_source(call, env)
@@ -371,16 +377,6 @@ class Sources(Component):
             if found is not None:
                 return found
         return None
-
-    def carried(self, carrier: tuple[SourceKindSpec, str], member: str, node: ast.expr, call: bool) -> Source | None:
-        """What ``node`` reads of a carrier: its ``member`` attribute, or with ``call`` what its
-        ``member`` method returns; None for what is about the content, not the content
-        (``resp.status_code``, ``f.name``)."""
-        spec, what = carrier
-        if not _reads(member, spec.methods if call else spec.attributes):
-            return None
-        return Source(SourceKind.UNTRUSTED, f"{what}.{member}{'()' if call else ''}", self.m.span(node),
-                      strong=spec.strong, origin=spec.kind)
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
@@ -456,6 +452,17 @@ class Sources(Component):
         return False
 
 
+def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:
+    """What is read of a carrier at ``span``: its ``member`` attribute, or with ``call`` what its
+    ``member`` method returns; None for what is about the content, not the content
+    (``resp.status_code``, ``f.name``)."""
+    spec, what = carrier
+    if not _reads(member, spec.methods if call else spec.attributes):
+        return None
+    return Source(SourceKind.UNTRUSTED, f"{what}.{member}{'()' if call else ''}", span, strong=spec.strong,
+                  origin=spec.kind)
+
+
 def _dispatched(scopes: Scopes, func: ast.expr, env: Env) -> ast.Subscript | None:
     """The table lookup a called function comes from: ``tools[name](...)``, or a name the
     function was taken out into first (``tool = self.tool_map[name]``, then ``tool(**args)``)."""
@@ -463,6 +470,47 @@ def _dispatched(scopes: Scopes, func: ast.expr, env: Env) -> ast.Subscript | Non
         binding = scopes.resolve(func, env)
         func = binding.value if binding is not None and not binding.extras else func
     return func if isinstance(func, ast.Subscript) else None
+
+
+def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
+    """The words an f-string prints before ``value`` (and before what ``inner`` printed before it
+    on the way) when ``value`` ends the string; empty when more follows it. Other values read
+    as a word (`Tool {name} returned:`)."""
+    parts = text.values
+    at = next((i for i, p in enumerate(parts) if isinstance(p, ast.FormattedValue) and p.value is value), None)
+    if at is None or any(not (isinstance(p, ast.Constant) and not str(p.value).strip()) for p in parts[at + 1:]):
+        return ""
+    words = "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in parts[:at])
+    return words + inner
+
+
+def _other_branches(records: list, value: ast.expr, parents: dict[int, ast.AST]) -> list[ast.expr]:
+    """The values a name is given on the other side of an ``if`` than ``value`` (its last
+    assignment, which is all a later read sees of it): what the name holds when that branch ran."""
+    sides = dict(_branches(value, parents))
+    if not sides:
+        return []
+    return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value
+            and any(sides.get(test, side) != side for test, side in _branches(r.value, parents))][:_MAX_BRANCHES]
+
+
+def _branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:
+    """The ``if`` and ``try`` statements around ``node`` in its function, each with the branch
+    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...)."""
+    found = []
+    child, current = node, parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(current, ast.If) and child is not current.test:
+            found.append((id(current), 0 if any(child is n for n in current.body) else 1))
+        elif isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
+            handler = next((i for i, h in enumerate(current.handlers, 1) if h is child), 0)
+            found.append((id(current), handler))
+        child, current = current, parents.get(id(current))
+    return found
+
+
+# The other branches' values of a name read for its sources, at most.
+_MAX_BRANCHES = 4
 
 
 def _strongest(found: Iterable[Source | None]) -> Source | None:

@@ -40,6 +40,7 @@ class Standalone(Component):
         # it has no words of its own. (A bare dict is not: a converter of message formats builds
         # many, and a name read in several branches would give it another branch's source.)
         kept: set[int] = set()
+        replayed: dict[int, Span] = {}  # a stored row -> where the project replays such rows as messages
 
         # What a call site sends is skipped before its text is read: `add` would drop it.
         def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
@@ -101,13 +102,20 @@ class Standalone(Component):
             if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=tuple(roles)):
                 add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
         for call, scope in self.m.calls:
-            if isinstance(call.func, (ast.Name, ast.Attribute)) and (last_name(call.func) or "").endswith("Message"):
-                env = Env(scope)
+            if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                continue
+            env = Env(scope)  # a project's own message, or a stored row replayed as one
+            kind = None
+            if (last_name(call.func) or "").endswith("Message"):
                 kind = self.messages.stored_message(call, env)
-                if kind is not None:  # a message of the project's own class kept in a conversation
-                    kept.add(id(call))
-                    add(id(call), self.m.span(call),
-                        partial(self.messages.message_object, call, env, kind, loop=None, variables=None), True)
+            elif any(k.arg == "role" for k in call.keywords):
+                row = self.messages.replayed_row(call, env)
+                if row is not None:
+                    kind, replayed[id(call)] = row
+            if kind is not None:  # a message of the project's own class kept in a conversation
+                kept.add(id(call))
+                add(id(call), self.m.span(call),
+                    partial(self.messages.message_object, call, env, kind, loop=None, variables=None), True)
         for call, scope, holder in self.m.holder_calls:
             if holder.standalone:
                 env = Env(scope)
@@ -133,7 +141,8 @@ class Standalone(Component):
                                    or (key in kept and any(s.slot is not None for s in builder.segments))):
                 continue
             requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
-                                    breakpoints=tuple(builder.breakpoints), roles_marked=marked[key]))
+                                    breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
+                                    sent_at=replayed.get(key)))
         return requests
 
     def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
