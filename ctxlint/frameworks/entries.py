@@ -133,6 +133,9 @@ class Label(CallEntry):
 class ToolKinds:
     decorators: tuple[str, ...] = ()  # call paths of decorators that make a function a tool
     constructors: tuple[str, ...] = ()  # Tool.from_function(func, description=...)
+    # Decorators that list a class or function in a registry a prompt later picks tools from by
+    # name (MetaGPT's ``@register_tool``): no call offering the tool is seen.
+    registries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
