@@ -45,3 +45,34 @@ def test_cost_counts_the_methods_the_registry_lists(project):
     [tool] = request["tools"]
     # `reset` is not in include_functions: its docstring is not what the registry lists.
     assert (tool["name"], tool["biggest_field"]) == ("Notebook", "methods.properties.run_cell.description")
+
+
+FINDER = '''import os
+
+from metagpt.tools.tool_registry import register_tool
+
+MAX_TOKENS = 2000
+
+
+@register_tool()
+class Finder:
+    """Find files in the working directory."""
+
+    def find(self, name: str) -> str:
+        """List the paths of the files called `name` under the working directory."""
+        found = [os.path.join(root, name) for root, _, files in os.walk(".") if name in files]
+        listing = "\\n".join(found)
+        if len(listing) / 4 > MAX_TOKENS:
+            return "Too many files: narrow the name."
+        return listing
+'''
+
+
+def test_registering_a_tool_does_not_make_the_module_llm_code(project):
+    # The text `find` returns reaches a model only through the agent's tool results: the order
+    # rules judge it where a prompt is built, not because the class is registered.
+    project.write({"agent/finder.py": FINDER})
+    run = project.run("check", "--confidence", "low", "--preview", "--format", "json")
+    # The character estimate is judged on its own; the file-system order of `listing` would be
+    # reported (CTX104) were the module taken for code that talks to a model.
+    assert [(f["code"], f["line"]) for f in json.loads(run.stdout)] == [("CTX204", 16)]

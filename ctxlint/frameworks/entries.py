@@ -175,3 +175,11 @@ class Framework:
     prompt_functions: tuple[PromptFunctions, ...] = ()
     typescript: TsSection | None = None  # what the framework's TypeScript/JavaScript packages do
     examples: tuple[dict, ...] = ()
+
+    @property
+    def registry_only(self) -> bool:
+        """Whether the framework names tool registries and nothing else: importing it says only
+        that a module may register tools, and the module is read for those alone."""
+        others = (self.sinks, self.holders, self.messages, self.templates, self.sources, self.labels, self.escapes,
+                  self.tools.decorators, self.tools.constructors, self.signatures, self.prompt_functions)
+        return bool(self.tools.registries) and not any(others) and self.typescript is None

@@ -167,6 +167,12 @@ class Catalogue:
         """The libraries the catalogue knows (``openai``, ``google.genai``)."""
         return frozenset(self.imports)
 
+    @cached_property
+    def analysed_roots(self) -> frozenset[str]:
+        """The libraries whose import makes a module worth the whole analysis: all but those of
+        frameworks that only register tools (a module importing them is read for its tools)."""
+        return frozenset(i for f in self.frameworks.values() if not f.registry_only for i in f.imports)
+
     def from_library(self, path: str) -> bool:
         """Whether a call path starts at a library the catalogue knows (``openai.OpenAI()...``),
         not at a project's own object or a library it does not (``importlib.import_module()``)."""

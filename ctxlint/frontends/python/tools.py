@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.pieces import Builder, description_text
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
-from ctxlint.frontends.python.registered import decorator_name, registered_requests
+from ctxlint.frontends.python.registered import decorator_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.unit import Component
@@ -232,7 +232,7 @@ class Tools(Component):
             if decorator is not None:
                 builder, tools = group(where, _registry(decorator))
                 tools.append(self.decorated_tool(fn, scope, decorator, builder))
-        requests = registered_requests(self)
+        requests = []
         for builder, tools in groups.values():
             tools.sort(key=lambda t: (t.span.line, t.span.column))
             requests.append(Request(self.m.path, tools[0].span, tuple(builder.segments), tuple(tools)))
