@@ -239,6 +239,9 @@ class ToolDef:
     # False for a definition found by its shape that no call site or server is seen offering
     # (a module constant, a helper's return): its findings rest on evidence of their own kind.
     offered: bool = True
+    # True for a class or function a framework's tool registry lists (MetaGPT's
+    # ``@register_tool``), which prompts pick by name: its findings are measured apart.
+    registered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ def _evidence(kind: str, *tools: ToolDef) -> str:
 def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]:
     """Evidence: the tool as written, and the request that offers it."""
     offered = (f"offered with {len(request.tools)} tool(s) in one request" if tool.offered else
+               "listed by a tool registry, which prompts pick tools from by name" if tool.registered else
                f"defined by its shape, with {len(request.tools)} tool(s); no call offering it is seen")
     return (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
             Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
@@ -53,9 +54,9 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
         cost = tool_cost_breakdown(tool, info)
         if cost.tokens <= limit:
             continue
-        kind = _evidence("counted", tool)
-        if kind == "defined" and cost.tokens * 2 <= limit * 3:
-            kind = "defined-near"  # a shape-found tool within 1.5x of the limit: measured apart
+        kind = "registered" if tool.registered else _evidence("counted", tool)
+        if kind in ("defined", "registered") and cost.tokens * 2 <= limit * 3:
+            kind += "-near"  # a tool within 1.5x of the limit, with no call seen offering it: measured apart
         ctx.report(
             tool.span,
             f"Tool {_label(tool)} costs {_tokens(cost.tokens, info)} on every call that offers it, over "

@@ -18,7 +18,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
 - ``sources``: calls whose result is third-party content (HTTP bodies, parsed pages, retriever
   results, tool results, database rows ...);
 - ``labels`` and ``escapes``: calls that delimit or escape content;
-- ``tools``: decorators and constructors that turn a function into a tool the model sees;
+- ``tools``: decorators and constructors that turn a function into a tool the model sees, and
+  ``registries``: decorators that list a function or class in a registry prompts pick tools from;
 - ``signatures``: classes whose docstring and field descriptions are instructions (DSPy);
 - ``typescript``: the same knowledge for the framework's TypeScript/JavaScript packages, read by
   the TypeScript front-end (``ctxlint/frameworks/typescript.py`` says what it holds).

@@ -133,6 +133,9 @@ class Label(CallEntry):
 class ToolKinds:
     decorators: tuple[str, ...] = ()  # call paths of decorators that make a function a tool
     constructors: tuple[str, ...] = ()  # Tool.from_function(func, description=...)
+    # Decorators that list a class or function in a registry a prompt later picks tools from by
+    # name (MetaGPT's ``@register_tool``): no call offering the tool is seen.
+    registries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,3 +175,11 @@ class Framework:
     prompt_functions: tuple[PromptFunctions, ...] = ()
     typescript: TsSection | None = None  # what the framework's TypeScript/JavaScript packages do
     examples: tuple[dict, ...] = ()
+
+    @property
+    def registry_only(self) -> bool:
+        """Whether the framework names tool registries and nothing else: importing it says only
+        that a module may register tools, and the module is read for those alone."""
+        others = (self.sinks, self.holders, self.messages, self.templates, self.sources, self.labels, self.escapes,
+                  self.tools.decorators, self.tools.constructors, self.signatures, self.prompt_functions)
+        return bool(self.tools.registries) and not any(others) and self.typescript is None

@@ -142,6 +142,7 @@ class Catalogue:
         self.labels = Patterns((p, s) for f in all_ for s in f.labels for p in s.calls)
         self.escapes = Patterns((p, p) for f in all_ for p in f.escapes)
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
+        self.tool_registries = Patterns((p, f.name) for f in all_ for p in f.tools.registries)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)
         self.signatures = [s for f in all_ for s in f.signatures]
         self.prompt_decorators = Patterns((p, pf.role)
@@ -165,6 +166,12 @@ class Catalogue:
     def roots(self) -> frozenset[str]:
         """The libraries the catalogue knows (``openai``, ``google.genai``)."""
         return frozenset(self.imports)
+
+    @cached_property
+    def analysed_roots(self) -> frozenset[str]:
+        """The libraries whose import makes a module worth the whole analysis: all but those of
+        frameworks that only register tools (a module importing them is read for its tools)."""
+        return frozenset(i for f in self.frameworks.values() if not f.registry_only for i in f.imports)
 
     def from_library(self, path: str) -> bool:
         """Whether a call path starts at a library the catalogue knows (``openai.OpenAI()...``),
@@ -200,7 +207,7 @@ class Catalogue:
         """Names whose absence from a module's text means no entry can match in it."""
         names = set(self.imports)
         for patterns in (self.sink_calls, self.sink_shapes, self.holders, self.messages, self.templates,
-                         self.tool_decorators, self.prompt_decorators):
+                         self.tool_decorators, self.tool_registries, self.prompt_decorators):
             names |= patterns.last_names()
         return names
 

@@ -127,7 +127,7 @@ class Reader:
                         for i, s in enumerate(self.items(top.get("sources"), "sources")))
         labels = tuple(self.label(name, s, f"labels[{i}]")
                        for i, s in enumerate(self.items(top.get("labels"), "labels")))
-        tools = self.mapping(top.get("tools") or {}, "tools", ("decorators", "constructors"))
+        tools = self.mapping(top.get("tools") or {}, "tools", ("decorators", "constructors", "registries"))
         signatures = tuple(self.signature(name, s, f"signatures[{i}]")
                            for i, s in enumerate(self.items(top.get("signatures"), "signatures")))
         prompt_functions = tuple(self.prompt_functions(name, s, f"prompt_functions[{i}]")
@@ -150,7 +150,8 @@ class Reader:
             labels=labels,
             escapes=self.texts(top.get("escapes", []), "escapes"),
             tools=ToolKinds(self.texts(tools.get("decorators", []), "tools.decorators"),
-                            self.texts(tools.get("constructors", []), "tools.constructors")),
+                            self.texts(tools.get("constructors", []), "tools.constructors"),
+                            self.texts(tools.get("registries", []), "tools.registries")),
             signatures=signatures,
             prompt_functions=prompt_functions,
             typescript=read_section(self, name, top["typescript"]) if "typescript" in top else None,

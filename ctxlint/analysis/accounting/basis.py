@@ -68,6 +68,8 @@ BASIS: dict[str, str] = {
     "no-model": "the request names no model and none is configured: counted as an OpenAI chat request",
     "tool-reference": "tools named without a definition (defined elsewhere) are counted by their name only",
     "schema-converted": "tool schemas written in zod, counted as the JSON Schema the SDK converts them to",
+    "registry-listed": "tools a framework's registry lists (MetaGPT's `@register_tool`), counted as function "
+                       "tools: a class as one tool whose parameters are its methods' signatures and docstrings",
     "unpriced-parts": "audio, files, documents or hosted tools are sent but not counted (listed apart)",
     "translated": "a request written for another provider, counted as this model's provider would receive it",
     "unseen-values": "tools, system text or messages sent from values ctxlint cannot read (loaded at run time, "

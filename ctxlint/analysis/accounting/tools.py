@@ -67,7 +67,9 @@ def _openai_tools(tools: Sequence[ToolDef], count: Counter, flag: Callable[[str]
     blocks = []
     for tool in functions:
         rendering = _rendering(tool, openai=True)
-        if tool.schema_estimate:  # a zod schema turned into the JSON Schema the SDK would send
+        if tool.registered:  # listed in a prompt by the framework, in a shape of its own
+            flag("registry-listed")
+        elif tool.schema_estimate:  # a zod schema turned into the JSON Schema the SDK would send
             flag("schema-converted")
         elif not rendering.verified:
             flag("tool-reference" if tool.schema is None and not isinstance(tool.raw, Mapping) else "schema-unverified")
@@ -239,13 +241,14 @@ def _render_type(spec: Mapping, indent: int, path: str, fields: list[tuple[str, 
 
 
 def schema_prefix(tool: ToolDef) -> str:
-    """How the tool's source spells its parameter schema: parameters, input_schema or inputSchema."""
+    """How the tool's source spells its parameter schema: parameters, input_schema, inputSchema, or
+    methods for a registered class (class_tools.py)."""
     raw = tool.raw
     if isinstance(raw, Mapping):
         inner = raw.get("function")
         if isinstance(inner, Mapping) and "parameters" in inner:
             return "parameters"
-        for key in ("inputSchema", "input_schema", "parameters"):
+        for key in ("inputSchema", "input_schema", "parameters", "methods"):
             if key in raw:
                 return key
     return "parameters"
@@ -275,7 +278,9 @@ def _json_tools(tools: Sequence[ToolDef], profile: Profile, count: Counter, flag
             continue
         if tool.schema is None and tool.description is None and not isinstance(tool.raw, Mapping):
             flag("tool-reference")
-        if tool.schema_estimate:
+        if tool.registered:
+            flag("registry-listed")
+        elif tool.schema_estimate:
             flag("schema-converted")
         rendering = _rendering(tool, openai=False)
         biggest, biggest_tokens = _biggest(rendering, count)

@@ -38,6 +38,7 @@ from ctxlint.frontends.python.prefilter import (
     interesting,
     might_hold_prompts,
     precheck,
+    registers_tools,
     template_tag,
     too_deep,
 )
@@ -76,7 +77,12 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         else:
             parsed.errors.append(problem)
         return parsed
-    if tree is None or not interesting(tree, path, catalogue.roots(), catalogue.request_chains):
+    if tree is None:
+        return parsed
+    # A module of none of the libraries the analysis models, that registers tools with a
+    # framework's registry, is read for those tools alone: the other rules know nothing of it.
+    tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
+    if tools_only and not registers_tools(tree, catalogue.tool_registries.last_names()):
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
     if problem is not None:
@@ -96,7 +102,10 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         file = (context.root / context.relpath).resolve()
     try:
         analyzer = Analyzer(tree, text, path, catalogue, project, file)
-        analyzer.run(parsed)
+        if tools_only:
+            analyzer.run_registered(parsed)
+        else:
+            analyzer.run(parsed)
     except RecursionError:
         parsed.requests.clear()
         parsed.observations.clear()

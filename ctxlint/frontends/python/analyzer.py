@@ -23,6 +23,7 @@ from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.prefilter import precheck
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
+from ctxlint.frontends.python.registered import registered_requests
 from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
@@ -111,6 +112,13 @@ class Analyzer:
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
         parsed.dependencies.extend(sorted(unit.dependencies))
+        # Last: a tool a registry lists does not make the module code that talks to a model.
+        parsed.requests.extend(registered_requests(self.tools))
+
+    def run_registered(self, parsed: ParsedFile) -> None:
+        """Only the tools a framework's registry lists (a module the rest of the analysis skips)."""
+        self.scopes.index_module()
+        parsed.requests.extend(registered_requests(self.tools))
 
     def framework_objects(self) -> None:
         """The calls that build framework objects (agents, chat models, templates)."""

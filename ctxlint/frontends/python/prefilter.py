@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
@@ -285,6 +286,18 @@ def too_deep(tree: ast.Module, path: str) -> Problem | None:
     column = getattr(deepest_node, "col_offset", 0) + 1
     return (Span.point(path, line, column),
             f"the module nests {deepest} levels deep; ctxlint reads Python up to {MAX_DEPTH} levels")
+
+
+def registers_tools(tree: ast.Module, names: Collection[str]) -> bool:
+    """Whether a function or class of the module has a decorator of one of these last names
+    (a framework's tool registry: ``@register_tool(...)``)."""
+    for node in walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                if chain and chain[-1] in names:
+                    return True
+    return False
 
 
 def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozenset(),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.pieces import Builder, description_text
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
+from ctxlint.frontends.python.registered import decorator_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.unit import Component
@@ -227,7 +228,7 @@ class Tools(Component):
             where = scope.parent or self.m.module_scope
             outer = Env(where)
             decorator = next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
-                _decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
+                decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
             if decorator is not None:
                 builder, tools = group(where, _registry(decorator))
                 tools.append(self.decorated_tool(fn, scope, decorator, builder))
@@ -379,13 +380,6 @@ _SIMPLE: dict[str, dict[str, object]] = {
     "bool": {"type": "boolean"}, "dict": {"additionalProperties": True, "type": "object"},
     "list": {"items": {}, "type": "array"}, "Any": {}, "None": {"type": "null"},
 }
-
-
-def _decorator_name(decorator: ast.expr) -> str | None:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    if isinstance(target, ast.Attribute):
-        return target.attr
-    return target.id if isinstance(target, ast.Name) else None
 
 
 def _registry(decorator: ast.expr) -> str:
