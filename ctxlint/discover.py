@@ -151,6 +151,24 @@ def _compile(source: str) -> re.Pattern[str]:
     return re.compile(source, re.DOTALL)
 
 
+# Test code: requests there are fixtures (deliberately without limits, with duplicate or invalid
+# tools, with fake ids), so findings in it are low confidence. Globs as in `exclude`.
+DEFAULT_TEST_PATHS = (
+    "test", "tests", "__tests__", "fixtures", "__fixtures__", "__testfixtures__", "testdata", "test_data",
+    "test-data", "snapshots", "__snapshots__", "cassettes", "e2e", "mock", "mocks", "__mocks__", "conftest.py",
+    "test_*.py", "*_test.py", "*.test.*", "*.spec.*", "*-test.*",
+)
+
+# Folders of examples, demos, tutorials and one-off scripts: what a finding there points at is
+# a script run once by hand, not code that runs for users, so every finding in them is low
+# confidence (the corpus verdicts judge them debatable; README, "Evidence and confidence").
+DEFAULT_EXAMPLE_PATHS = (
+    "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
+    "docs_src", "notebooks", "recipes", "sample", "samples", "testapp", "testapps", "snippets", "*-snippets",
+    "playground", "playgrounds", "scripts",
+)
+
+
 def glob_match(pattern: str, relpath: str) -> bool:
     """Whether a config glob matches ``relpath`` (POSIX, relative to the project root).
 

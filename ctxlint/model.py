@@ -242,6 +242,9 @@ class ToolDef:
     # True for a class or function a framework's tool registry lists (MetaGPT's
     # ``@register_tool``), which prompts pick by name: its findings are measured apart.
     registered: bool = False
+    # For a registered tool: a module of the project, outside tests and examples, that names it
+    # in a string (``tools = ["Editor", "Bash:run"]``), where a prompt may pick it; with its line.
+    picked_at: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,11 @@ class Notebook:
 CONFIG = "[rules.CTX501]\nmax_tokens = 40\n"
 
 
+ROLE = 'ANALYST_TOOLS = ["Notebook:run_cell", "Browser"]\n'
+
+
 def test_registered_class_is_reported_at_its_registration(project):
-    project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK})
+    project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK, "agent/roles.py": ROLE})
     run = project.run("check", "--select", "CTX501", "--format", "json")
     [finding] = json.loads(run.stdout)
     assert (finding["code"], finding["line"], finding["column"], finding["confidence"], finding["kind"]) == (
@@ -35,6 +38,18 @@ def test_registered_class_is_reported_at_its_registration(project):
         "is `methods.properties.run_cell.description` (65 tokens). Shorten that field, split the tool, or move "
         "reference material into the tool's result.")
     assert finding["evidence"][1]["text"] == "listed by a tool registry, which prompts pick tools from by name"
+    assert (finding["evidence"][2]["text"], finding["evidence"][2]["path"], finding["evidence"][2]["line"]) == (
+        "named where a prompt may pick `Notebook`", "agent/roles.py", 1)
+
+
+def test_registered_class_no_shipped_module_picks_is_low(project):
+    # Named only by a sample script and a test: no prompt of the shipped code is seen picking it.
+    project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK,
+                   "examples/demo.py": 'TOOLS = ["Notebook"]\n', "tests/test_tools.py": 'NAMES = ["Notebook"]\n'})
+    run = project.run("check", "--select", "CTX501", "--confidence", "low", "--format", "json")
+    [finding] = json.loads(run.stdout)
+    assert (finding["line"], finding["confidence"], finding["kind"], len(finding["evidence"])) == (
+        4, "low", "registered-unpicked", 2)
 
 
 def test_cost_counts_the_methods_the_registry_lists(project):

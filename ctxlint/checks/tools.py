@@ -39,8 +39,11 @@ def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]
     offered = (f"offered with {len(request.tools)} tool(s) in one request" if tool.offered else
                "listed by a tool registry, which prompts pick tools from by name" if tool.registered else
                f"defined by its shape, with {len(request.tools)} tool(s); no call offering it is seen")
-    return (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
-            Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
+    steps = (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
+             Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
+    if tool.picked_at is not None:
+        steps += (Evidence(EvidenceKind.SINK, f"named where a prompt may pick {_label(tool)}", tool.picked_at),)
+    return steps
 
 
 @request_check(options={"max_tokens": INTEGER})
@@ -54,7 +57,9 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
         cost = tool_cost_breakdown(tool, info)
         if cost.tokens <= limit:
             continue
-        kind = "registered" if tool.registered else _evidence("counted", tool)
+        kind = _evidence("counted", tool)
+        if tool.registered:  # measured apart: picked by name somewhere in shipped code, or not seen picked
+            kind = "registered" if tool.picked_at is not None else "registered-unpicked"
         if kind in ("defined", "registered") and cost.tokens * 2 <= limit * 3:
             kind += "-near"  # a tool within 1.5x of the limit, with no call seen offering it: measured apart
         ctx.report(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxlint.catalogue import Rule
+from ctxlint.discover import DEFAULT_EXAMPLE_PATHS, DEFAULT_TEST_PATHS
 from ctxlint.frontends import FORMATS as REGISTRY_FORMATS
 from ctxlint.frontends import LINKED_TEXT_GLOBS, default_include
 from ctxlint.tomlpos import KeyPath, line_of
@@ -33,13 +34,6 @@ DEFAULT_TEXT_GLOBS = ("prompts/**/*.txt", "prompts/**/*.md", "**/prompts/**/*.tx
 FORMATS = tuple(REGISTRY_FORMATS)
 FAIL_LEVELS = ("error", "warning", "info")
 CONFIDENCE_LEVELS = ("high", "medium", "low")
-# Test code: requests there are fixtures (deliberately without limits, with duplicate or invalid
-# tools, with fake ids), so findings in it are low confidence. Globs as in `exclude`.
-DEFAULT_TEST_PATHS = (
-    "test", "tests", "__tests__", "fixtures", "__fixtures__", "__testfixtures__", "testdata", "test_data",
-    "test-data", "snapshots", "__snapshots__", "cassettes", "e2e", "mock", "mocks", "__mocks__", "conftest.py",
-    "test_*.py", "*_test.py", "*.test.*", "*.spec.*", "*-test.*",
-)
 
 # Tables that set an option of every rule of a family at once: `[tool.ctxlint.trust]
 # extend-untrusted = ["crawl_*"]` extends the `untrusted` option of CTX401, CTX402 and CTX403.
@@ -58,14 +52,6 @@ COST_LIMITS = {
 # `extend-set-aside` adds to it; templates that are not prompts (HTML pages, Dockerfiles,
 # documentation) are recognised by name and content. `include-set-aside = true` counts them all.
 COST_SET_ASIDE = DEFAULT_TEST_PATHS
-# Folders of examples, demos, tutorials and one-off scripts: what a finding there points at is
-# a script run once by hand, not code that runs for users, so every finding in them is low
-# confidence (the corpus verdicts judge them debatable; README, "Evidence and confidence").
-DEFAULT_EXAMPLE_PATHS = (
-    "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
-    "docs_src", "notebooks", "recipes", "sample", "samples", "testapp", "testapps", "snippets", "*-snippets",
-    "playground", "playgrounds", "scripts",
-)
 
 
 @dataclass

@@ -154,6 +154,11 @@ class Project:
         given its arguments."""
         return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
 
+    def pickers(self, name: str) -> list[Path]:
+        """The modules of the project that name ``name`` in a string of its own, or followed by
+        a colon (``"Editor"``, ``"Editor:read,write"``): how a tool registry's entries are picked."""
+        return self._modules_matching("pick", name, picked_by_name(name), MAX_CALLERS)
+
     def replayed_fields(self) -> dict[str, list[tuple[Path, int]]]:
         """The fields of stored rows that the project replays as a message's content, with where
         (module and line): ``{"role": feed.role, "content": feed.feed}`` gives ``feed``. A row
@@ -227,6 +232,11 @@ MAX_CALLERS = 20
 _CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
 _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
             ".tox", ".mypy_cache", ".ruff_cache"}
+
+
+def picked_by_name(name: str) -> bytes:
+    """A pattern of a string that names ``name`` alone or with the parts it picks after a colon."""
+    return rb"[\"']" + re.escape(name.encode()) + rb"(?::[\w ,]*)?[\"']"
 
 
 def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:

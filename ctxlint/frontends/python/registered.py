@@ -10,16 +10,22 @@ and which tools a prompt picks is decided at run time: each is a request of its 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxlint.discover import DEFAULT_EXAMPLE_PATHS, DEFAULT_TEST_PATHS, glob_any
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.literals import clean
+from ctxlint.frontends.python.project import display_path, picked_by_name
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Request, ToolDef
+from ctxlint.model import Request, Span, ToolDef
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.tools import Tools
+
+# Where a module that names a tool is not shipped code (the default test and example folders).
+_NOT_SHIPPED = [*DEFAULT_TEST_PATHS, *DEFAULT_EXAMPLE_PATHS]
 
 def registered_requests(tools: Tools) -> list[Request]:
     """One request per function or class a catalogue registry decorator lists."""
@@ -42,7 +48,31 @@ def registered_requests(tools: Tools) -> list[Request]:
         class_found = class_tool(tools, cls, decorator, Env(where)) if decorator is not None else None
         if class_found is not None:
             found.append(class_found)
-    return [Request(tools.m.path, tool.span, (), (tool,)) for tool in found]
+    return [Request(tools.m.path, tool.span, (), (replace(tool, picked_at=_picked_at(tools, tool.name)),))
+            for tool in found]
+
+
+def _picked_at(tools: Tools, name: str | None) -> Span | None:
+    """Where a module of the project outside tests and examples names the registered tool
+    ``name`` in a string (the first such place): a registry's entries reach a prompt only when
+    something picks them by name, and one named only by a sample script is rarely sent."""
+    project, m = tools.m.project, tools.m
+    if name is None or project is None:
+        return None
+    for path in project.pickers(name):
+        relative = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else path.name
+        if glob_any(_NOT_SHIPPED, relative):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        found = re.search(picked_by_name(name), data)
+        if found is not None:
+            line = data.count(b"\n", 0, found.start()) + 1
+            m.dependencies.add(display_path(path))
+            return Span(m.path if path == m.file else display_path(path), line, 1, line, 1)
+    return None
 
 
 def decorator_name(decorator: ast.expr) -> str | None:
