@@ -39,8 +39,8 @@ def _offered(tool: ToolDef, request: Request, what: str) -> tuple[Evidence, ...]
     offered = (f"offered with {len(request.tools)} tool(s) in one request" if tool.offered else
                "listed by a tool registry, which prompts pick tools from by name" if tool.registered else
                f"defined by its shape, with {len(request.tools)} tool(s); no call offering it is seen")
-    steps = (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
-             Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
+    steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, f"tool {_label(tool)}: {what}", tool.span),
+                                   Evidence(EvidenceKind.SINK, offered, request.anchor, tool.offered))
     if tool.picked_at is not None:
         steps += (Evidence(EvidenceKind.SINK, f"named where a prompt may pick {_label(tool)}", tool.picked_at),)
     return steps

@@ -207,13 +207,13 @@ class Messages(Component):
         role = self.flow.literal_str(given, env)
         if role is None or role.lower() not in ROLE_NAMES:
             return None
-        replayed = project.replayed_fields()
-        field = next((k.arg for k in call.keywords if k.arg not in (None, "role") and k.arg in replayed), None)
-        if field is None or not self.kept(call):
-            return None
         path = self.calls.path(call.func, env)
-        if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
-            return None  # a framework's own message, read as the catalogue says
+        if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path) or not self.kept(call):
+            return None  # a framework's own message (`types.Content(role=...)`), read as the catalogue says
+        replayed = project.replayed_fields()  # a scan of the project: asked last
+        field = next((k.arg for k in call.keywords if k.arg not in (None, "role") and k.arg in replayed), None)
+        if field is None:
+            return None
         self.m.dependencies.update(display_path(p) for p, _ in replayed[field] if p != file)
         where, line = replayed[field][0]
         replay = Span(self.m.path if where == file else display_path(where), line, 1, line, 1)

@@ -163,13 +163,10 @@ class Project:
         """The fields of stored rows that the project replays as a message's content, with where
         (module and line): ``{"role": feed.role, "content": feed.feed}`` gives ``feed``. A row
         built with a ``role=`` and that field is then a message of a later request. Read once per
-        run (a text scan of the modules that read a ``.role``)."""
+        run, with the other indexes (rows are looked for in the modules that read a ``.role``)."""
         if self._replayed is None:
-            self._replayed = {}
-            for path, data in _module_files(self.root, b".role"):
-                for match in _REPLAYED_ROW.finditer(data):
-                    line = data.count(b"\n", 0, match.start()) + 1
-                    self._replayed.setdefault(match.group(2).decode("ascii", "replace"), []).append((path, line))
+            self._read_indexes()
+        assert self._replayed is not None
         return self._replayed
 
     def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
@@ -188,13 +185,19 @@ class Project:
         classes: dict[str, list[tuple[Path, str]]] = {}
         formatters: dict[str, list[Path]] = {}
         callees: set[str] = set()
+        replayed: dict[str, list[tuple[Path, int]]] = {}
         for path, data in _module_files(self.root, b""):
+            if b".role" in data:
+                for match in _REPLAYED_ROW.finditer(data):
+                    line = data.count(b"\n", 0, match.start()) + 1
+                    replayed.setdefault(match.group(2).decode("ascii", "replace"), []).append((path, line))
             if b"class" in data:
                 _add(classes, _CLASS_LINE.finditer(data), path, _bases)
             if b".format" in data:
                 _add(formatters, _FORMAT_CALL.finditer(data), path, _formatted)
             callees |= limit_callees(data)
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
+        self._replayed = replayed
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""

@@ -270,9 +270,9 @@ class Reserves(Component):
         fn = scope.node
         if not isinstance(parent, ast.Return) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [call]
-        own = "self" if scope.cls is not None else None
-        return [call, *(n for n in walk(self.m.tree) if isinstance(n, ast.Call) and not n.args and not n.keywords
-                        and self.m.dotted(n.func) == (f"{own}.{fn.name}" if own else fn.name))]
+        called = f"self.{fn.name}" if scope.cls is not None else fn.name
+        return [call, *(n for n, _ in self.m.calls
+                        if not n.args and not n.keywords and self.m.dotted(n.func) == called)]
 
     def _framework_call(self, use: ast.Call) -> bool:
         """Whether ``use`` calls an object or function a framework of the catalogue exports (not

@@ -249,7 +249,11 @@ class Sources(Component):
         if binding.owner is not None:
             found = self.m.follow_binding(binding, binding.owner.sources.untrusted)
             return None if found is None else self.m.adopt_source(found, self.m.span(node))
-        key = ("untrusted", *self.m.binding_key(binding))
+        # the ifs and trys around both the read and the value: their other branches cannot reach the read
+        shared = frozenset(t for t, _ in _branches(node, self.m.parents)) \
+            & frozenset(t for t, _ in _branches(binding.value, self.m.parents)) \
+            if isinstance(node, ast.Name) else frozenset()
+        key = ("untrusted", *self.m.binding_key(binding), shared)
         if key in self.m.source_memo:
             return self.m.source_memo[key]
         if not self.m.enter(binding.value):
@@ -260,7 +264,7 @@ class Sources(Component):
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
-                for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value,
+                for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
                     found = found or self.untrusted(other, binding.env)
         finally:
@@ -484,10 +488,11 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
     return words + inner
 
 
-def _other_branches(records: list, value: ast.expr, parents: dict[int, ast.AST]) -> list[ast.expr]:
+def _other_branches(records: list, value: ast.expr, shared: frozenset[int], parents: dict[int, ast.AST]
+                    ) -> list[ast.expr]:
     """The values a name is given on the other side of an ``if`` than ``value`` (its last
     assignment, which is all a later read sees of it): what the name holds when that branch ran."""
-    sides = dict(_branches(value, parents))
+    sides = {test: side for test, side in _branches(value, parents) if test not in shared}
     if not sides:
         return []
     return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value

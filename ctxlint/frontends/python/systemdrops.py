@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Scope
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -34,7 +35,7 @@ class SystemDrops(Component):
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
-            for node in walk(fn):
+            for node in own_nodes(fn):  # a nested function's ifs are read with its own scope
                 if isinstance(node, ast.If) and _says_system(node.test):
                     found.extend(self.emptied(fn, scope, node))
         return found

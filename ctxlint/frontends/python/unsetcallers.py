@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import MAX_CALLERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
@@ -47,8 +48,8 @@ class CallersGiveNone:
         own = {id(n) for n in walk(fn)}  # its own calls (the request, when the SDK's is named the same)
         outside_tests = 0
         for unit in self._callers(name):
-            for call in walk(unit.tree):
-                if not (isinstance(call, ast.Call) and _called_name(call.func) == name) or id(call) in own:
+            for call, _ in unit.calls:  # every call of the module, indexed once
+                if last_name(call.func) != name or id(call) in own:
                     continue
                 if _followed_to(unit, call, fn, where) or not self._leaves_unset(unit, call, param, position, hops):
                     return False
@@ -159,10 +160,6 @@ def _own_rest(caller: Function | None, spread: str, param: str) -> bool:
 def _named(fn: Function) -> set[str]:
     """The parameters ``fn`` names (not its ``*args`` or ``**kwargs``)."""
     return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-
-
-def _called_name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
