@@ -42,6 +42,16 @@ def test_registered_class_is_reported_at_its_registration(project):
         "named where a prompt may pick `Notebook`", "agent/roles.py", 1)
 
 
+def test_a_cached_result_goes_stale_when_the_module_that_picks_the_tool_changes(project):
+    project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK, "agent/roles.py": ROLE})
+    # The same options both times: the second run may be served from the result cache.
+    first = json.loads(project.run("check", "--select", "CTX501", "--confidence", "low", "--format", "json").stdout)
+    assert [(f["kind"], f["confidence"]) for f in first] == [("registered", "medium")]
+    project.write({"agent/roles.py": 'ANALYST_TOOLS = ["Browser"]\n'})  # the role no longer picks it
+    again = project.run("check", "--select", "CTX501", "--confidence", "low", "--format", "json")
+    assert [(f["kind"], f["confidence"]) for f in json.loads(again.stdout)] == [("registered-unpicked", "low")]
+
+
 def test_registered_class_no_shipped_module_picks_is_low(project):
     # Named only by a sample script and a test: no prompt of the shipped code is seen picking it.
     project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK,

@@ -242,13 +242,15 @@ def _render_type(spec: Mapping, indent: int, path: str, fields: list[tuple[str, 
 
 def schema_prefix(tool: ToolDef) -> str:
     """How the tool's source spells its parameter schema: parameters, input_schema, inputSchema, or
-    methods for a registered class (class_tools.py)."""
+    methods for a registered class (frontends/python/registered.py)."""
+    if tool.registered:
+        return "methods"
     raw = tool.raw
     if isinstance(raw, Mapping):
         inner = raw.get("function")
         if isinstance(inner, Mapping) and "parameters" in inner:
             return "parameters"
-        for key in ("inputSchema", "input_schema", "parameters", "methods"):
+        for key in ("inputSchema", "input_schema", "parameters"):
             if key in raw:
                 return key
     return "parameters"

@@ -82,7 +82,10 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # A module of none of the libraries the analysis models, that registers tools with a
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
-    if tools_only and not registers_tools(tree, catalogue.tool_registries.last_names()):
+    registries = catalogue.tool_registries.last_names()
+    # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
+    if tools_only and not ((registries.globs or any(n in text for n in registries))
+                           and registers_tools(tree, registries)):
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
     if problem is not None:

@@ -111,14 +111,15 @@ class Analyzer:
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
-        parsed.dependencies.extend(sorted(unit.dependencies))
         # Last: a tool a registry lists does not make the module code that talks to a model.
         parsed.requests.extend(registered_requests(self.tools))
+        parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools
 
     def run_registered(self, parsed: ParsedFile) -> None:
         """Only the tools a framework's registry lists (a module the rest of the analysis skips)."""
         self.scopes.index_module()
         parsed.requests.extend(registered_requests(self.tools))
+        parsed.dependencies.extend(sorted(self.unit.dependencies))
 
     def framework_objects(self) -> None:
         """The calls that build framework objects (agents, chat models, templates)."""

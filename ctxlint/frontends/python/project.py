@@ -61,6 +61,7 @@ class Project:
         self._formatters: dict[str, list[Path]] | None = None
         self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see _modules_matching
         self._replayed: dict[str, list[tuple[Path, int]]] | None = None  # see replayed_fields
+        self._picked: dict[str, list[Path]] | None = None  # see pickers
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -156,8 +157,15 @@ class Project:
 
     def pickers(self, name: str) -> list[Path]:
         """The modules of the project that name ``name`` in a string of its own, or followed by
-        a colon (``"Editor"``, ``"Editor:read,write"``): how a tool registry's entries are picked."""
-        return self._modules_matching("pick", name, picked_by_name(name), MAX_CALLERS)
+        a colon (``"Editor"``, ``"Editor:read,write"``): how a tool registry's entries are picked.
+        Every such name is indexed in one walk, when the first registered tool asks."""
+        if self._picked is None:
+            picked: dict[str, list[Path]] = {}
+            for path, data in _module_files(self.root, b""):
+                for found in set(_PICKED.findall(data)):
+                    picked.setdefault(found.decode("ascii", "replace"), []).append(path)
+            self._picked = picked
+        return self._picked.get(name, [])
 
     def replayed_fields(self) -> dict[str, list[tuple[Path, int]]]:
         """The fields of stored rows that the project replays as a message's content, with where
@@ -235,6 +243,10 @@ MAX_CALLERS = 20
 _CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
 _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
             ".tox", ".mypy_cache", ".ruff_cache"}
+
+
+# A string naming an identifier alone or with the parts it picks after a colon (picked_by_name's shape).
+_PICKED = re.compile(rb"[\"']([A-Za-z_]\w*)(?::[\w ,]*)?[\"']")
 
 
 def picked_by_name(name: str) -> bytes:

@@ -60,8 +60,7 @@ def _picked_at(tools: Tools, name: str | None) -> Span | None:
     if name is None or project is None:
         return None
     for path in project.pickers(name):
-        relative = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else path.name
-        if glob_any(_NOT_SHIPPED, relative):
+        if glob_any(_NOT_SHIPPED, path.relative_to(project.root).as_posix()):
             continue
         try:
             data = path.read_bytes()
