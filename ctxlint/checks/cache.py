@@ -46,9 +46,10 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         after = static_until_per_call(request, index, options["per_call"], another)
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
         earlier = per_call_before(request, index, options["per_call"])
+        delimiter = _names_a_delimiter(request, index)
         # A value fixed per process or per day leaves a replayed conversation cached all day long;
         # after content that differs per call, or in a delimiter's nonce, it is uncached anyway.
-        history = None if fixed or per_day or earlier is not None or _names_a_delimiter(request, index) \
+        history = None if fixed or per_day or earlier is not None or delimiter \
             else replayed_after(request, index, options["per_call"], options["replayed"])
         if not any(s.has_words for s in after) and history is None:
             return
@@ -81,7 +82,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             kind = f"format-site-{kind}"
             evidence += tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}",
                                        at) for at in filled[:3])
-        if _names_a_delimiter(request, index):
+        if delimiter:
             evidence += (Evidence(EvidenceKind.FLOW, "it names a delimiter's tag (`<transcript-{nonce}>`): a nonce "
                                   "that must differ per call, so injected text cannot close it", segment.span,
                                   strong=False),)
@@ -96,8 +97,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             kind = "before-history"
         elif lost < options["min_tokens"]:
             kind = "short-prefix"
-        if kind == "before-history":
-            assert history is not None
+        if history is not None:  # nothing else comes before it: the kind is before-history
             cost = (f"the conversation replayed after it (`{history.loop}`, line {history.span.line}), re-sent on "
                     "every turn, is never read from the cache"
                     + (f", nor are the {lost:,} static tokens between them" if lost else ""))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -215,13 +215,13 @@ def _build(root: Path, suffixes: tuple[str, ...]) -> dict[str, list[Path]]:
     index: dict[str, list[Path]] = {}
     seen = 0
     for folder, dirs, files in os.walk(root):
-        if seen >= MAX_FILES:
-            break
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for name in sorted(files):
-            if not name.endswith(suffixes) or seen >= MAX_FILES:
+            if not name.endswith(suffixes):
                 continue
             seen += 1
+            if seen > MAX_FILES:
+                return index
             path = os.path.join(folder, name)
             data = _read_small(path)
             if data is None:
@@ -248,15 +248,21 @@ def _read_small(path: str) -> bytes | None:
 
 def _index_script(path: str, data: bytes, scripts: dict[str, list[Path]]) -> None:
     if b"prompt(" in data:
-        for match in _PROMPT_NAME.finditer(data.decode("utf-8", errors="replace")):
-            scripts.setdefault(f"{match.group(1).rsplit('/', 1)[-1].lower()}.prompt", []).append(Path(path))
+        for base in _loaded_names(data.decode("utf-8", errors="replace")):
+            scripts.setdefault(f"{base}.prompt", []).append(Path(path))
 
 
 def _named_templates(text: str) -> set[str]:
     keys = set()
     for match in _FILE_LITERAL.finditer(text):
         keys.add(match.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower())
-    for match in _PROMPT_NAME.finditer(text):
-        base = match.group(1).rsplit("/", 1)[-1].lower()
+    for base in _loaded_names(text):
         keys.update((f"{base}.prompt", f"{base}.prompty"))
     return keys
+
+
+def _loaded_names(text: str) -> Iterator[str]:
+    """The names of the prompts ``text`` loads by name (``ai.prompt("reviews/summarise")`` gives
+    ``summarise``), lower-cased as the index keys them."""
+    for match in _PROMPT_NAME.finditer(text):
+        yield match.group(1).rsplit("/", 1)[-1].lower()

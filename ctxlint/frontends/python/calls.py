@@ -296,4 +296,3 @@ class Calls(Component):
                 break
             node, env = binding.value, binding.env
         return found
-

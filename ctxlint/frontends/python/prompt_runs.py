@@ -55,11 +55,18 @@ def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant
         if not held:
             runs.append(Run(unit.span(loader), ast.unparse(loader), UNKNOWN))  # passed on: its runs are elsewhere
             continue
+        found = 0
         for call, _ in unit.calls:
             func = call.func
             if unit.dotted(func) in held or (isinstance(func, ast.Attribute) and func.attr in RUN_METHODS
                                              and unit.dotted(func.value) in held):
+                found += 1
                 runs.append(Run(unit.span(call), ast.unparse(call), _limit(call, skip=1)))
+        # Each run reads the name once; any other read passes the prompt on (`helper(review)`).
+        reads = sum(1 for node in ast.walk(unit.tree) if isinstance(node, (ast.Name, ast.Attribute))
+                    and isinstance(node.ctx, ast.Load) and unit.dotted(node) in held)
+        if reads > found:
+            runs.append(Run(unit.span(loader), ast.unparse(loader), UNKNOWN))
     return runs
 
 

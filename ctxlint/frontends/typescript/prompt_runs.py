@@ -27,7 +27,9 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
     root = parse(GRAMMARS.get(os.path.splitext(path)[1], "typescript"), source.data)
     if root is None:
         return []
-    calls = [n for n in _walk(root) if n.type == "call_expression"]
+    nodes = list(_walk(root))
+    calls = [n for n in nodes if n.type == "call_expression"]
+    names = [n for n in nodes if n.type in ("identifier", "shorthand_property_identifier")]
     runs: list[Run] = []
     for loader in calls:
         args = _args(loader)
@@ -49,14 +51,23 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
         if held is None or held.type != "identifier":
             runs.append(Run(source.node_span(loader), _text(source, loader), UNKNOWN))  # passed on
             continue
+        held_name, found = _text(source, held), 0
         for call in calls:
             func = call.child_by_field_name("function")
             if func is None:
                 continue
             if func.type == "member_expression" and _text(source, func.child_by_field_name("property")) in RUN_METHODS:
                 func = func.child_by_field_name("object")
-            if func is not None and func.type == "identifier" and _text(source, func) == _text(source, held):
+            if func is not None and func.type == "identifier" and _text(source, func) == held_name:
+                found += 1
                 runs.append(_run(source, call))
+        # Each run reads the name once (the declaration names it too); any other read, or an
+        # export, passes the prompt on (`helper(review)`): its runs there are not seen.
+        declaration = holder.parent if holder is not None else None  # `const review = ...`
+        exported = declaration is not None and declaration.parent is not None \
+            and declaration.parent.type == "export_statement"
+        if exported or sum(_text(source, n) == held_name for n in names) - 1 > found:
+            runs.append(Run(source.node_span(loader), _text(source, loader), UNKNOWN))
     return runs
 
 
