@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctxlint.catalogue import load_catalogue
-from ctxlint.config import Settings
-from ctxlint.engine import Linter
+from ctxlint.catalogue import load_catalogue  # noqa: E402
+from ctxlint.config import Settings  # noqa: E402
+from ctxlint.engine import Linter  # noqa: E402
 
 PYTHON_PROMPT = '''\
 import json

@@ -229,6 +229,8 @@ def score(snapshots: Path | None, only: list[str], unjudged_out: Path | None, st
     if instances:
         print(f"\nRecall on the census ({len(instances)} instances in {len({i.repo for i in instances})} repositories)")
         print("\n".join(census.table(instances, found, default)))
+        print("\nRecall over the census instances confirmed true (benchmarks/census/checked/)")
+        print("\n".join(census.confirmed_table(instances, found, default, verdicts)))
         not_found = census.missed(instances, found, default)
         if missed_out is not None:
             with missed_out.open("w", encoding="utf-8", newline="") as handle:
