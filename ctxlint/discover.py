@@ -179,7 +179,7 @@ def glob_match(pattern: str, relpath: str) -> bool:
     return _compile(_glob_source(pattern)).fullmatch(relpath) is not None
 
 
-def glob_any(patterns: list[str], relpath: str) -> bool:
+def glob_any(patterns: Sequence[str], relpath: str) -> bool:
     """Whether any of the config globs matches ``relpath`` (one regex for the whole list)."""
     return _glob_set(tuple(patterns))(relpath) is not None
 

@@ -201,7 +201,8 @@ class Linter:
     def parse_context(self, relpath: str) -> frontends.ParseContext:
         settings = self.settings
         return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks,
-                                      frontends.linked_only(relpath, settings))
+                                      frontends.linked_only(relpath, settings),
+                                      (*settings.test_paths, *settings.example_paths))
 
     def _read(self, path: Path, display: str, notices: list[Notice]) -> bytes | None:
         """The file's bytes, or None with a notice when it is too big, unreadable, binary or not

@@ -62,6 +62,22 @@ def test_registered_class_no_shipped_module_picks_is_low(project):
         4, "low", "registered-unpicked", 2)
 
 
+def test_registered_class_only_exported_by_its_package_is_low(project):
+    init = 'from agent.notebook import Notebook\n\n__all__ = [\n    "Notebook",\n]\n'
+    project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK, "agent/__init__.py": init})
+    run = project.run("check", "--select", "CTX501", "--confidence", "low", "--format", "json")
+    assert [(f["kind"], f["confidence"]) for f in json.loads(run.stdout)] == [("registered-unpicked", "low")]
+
+
+def test_registered_class_picked_only_in_a_configured_example_path_is_low(project):
+    # `example-paths` names the team's own folder of demos: a module there does not show a shipped
+    # prompt picks the tool, whereas the same module in shipped code does (first test above).
+    config = 'example-paths = ["playbooks"]\n' + CONFIG
+    project.write({"ctxlint.toml": config, "agent/notebook.py": NOTEBOOK, "playbooks/roles.py": ROLE})
+    run = project.run("check", "--select", "CTX501", "--confidence", "low", "--format", "json")
+    assert [(f["kind"], f["confidence"]) for f in json.loads(run.stdout)] == [("registered-unpicked", "low")]
+
+
 def test_cost_counts_the_methods_the_registry_lists(project):
     project.write({"ctxlint.toml": CONFIG, "agent/notebook.py": NOTEBOOK})
     data = json.loads(project.run("cost", "--format", "json").stdout)

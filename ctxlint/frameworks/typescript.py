@@ -207,9 +207,15 @@ def _mentions(imports: tuple[str, ...], functions: frozenset[str], methods: set[
     words = "|".join(sorted(map(re.escape, functions)))
     calls = "|".join(sorted(map(re.escape, constructors)))
     served = "|".join(sorted(map(re.escape, servers)))
-    by_name = "|".join(sorted(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in loaded)) or "(?!)"
-    return re.compile(rf"(?:\bfrom|\bimport|\brequire)\s*\(?\s*['\"](?:{modules})['\"]|\(\s*['\"](?:{by_name})['\"]"
+    return re.compile(rf"(?:\bfrom|\bimport|\brequire)\s*\(?\s*['\"](?:{modules})['\"]|{loaded_by_name(loaded)}"
                       rf"|\b(?:{chains})\b|\b(?:{words})\b|\.(?:{served})\(|\b(?:{calls})\(")
+
+
+def loaded_by_name(modules: tuple[str, ...]) -> str:
+    """A pattern for a call given one of ``modules``' names (``await import("ollama")``,
+    ``importOptional("ollama", "Ollama")``): how a module loads a package it does not import."""
+    by_name = "|".join(sorted(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in modules)) or "(?!)"
+    return rf"\(\s*['\"](?:{by_name})['\"]"
 
 
 def _merged(values: list[tuple]) -> tuple:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ctxlint.discover import glob_any, glob_match
+from ctxlint.discover import DEFAULT_EXAMPLE_PATHS, DEFAULT_TEST_PATHS, glob_any, glob_match
 from ctxlint.model import ParsedFile
 
 if TYPE_CHECKING:
@@ -136,6 +136,9 @@ class ParseContext:
     builtin_frameworks: bool = True
     # A text file read only if code fills it (``linked_only``): without a render site it holds nothing.
     linked_only: bool = False
+    # Where code is not shipped (the configured test and example paths): a module there that
+    # names a registered tool does not show the tool is sent.
+    not_shipped: tuple[str, ...] = (*DEFAULT_TEST_PATHS, *DEFAULT_EXAMPLE_PATHS)
 
 
 def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -> ParsedFile:

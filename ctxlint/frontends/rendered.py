@@ -186,7 +186,7 @@ def linking_project(context: ParseContext) -> Project:
     from ctxlint.frontends.python.project import project_for
 
     project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
-                          load_module)
+                          load_module, context.not_shipped)
     project.begin()
     return project
 

@@ -100,7 +100,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if context is not None:
         from ctxlint.frontends.python.project import project_for
 
-        project = project_for(context.root, catalogue, load_module)
+        project = project_for(context.root, catalogue, load_module, context.not_shipped)
         project.begin()
         file = (context.root / context.relpath).resolve()
     try:

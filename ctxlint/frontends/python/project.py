@@ -45,10 +45,12 @@ class Project:
     that fill its prompt constants), each read once by ``load`` (the analyzer's ``load_module``,
     given by the caller: this layer sits below the analyzer it keeps)."""
 
-    def __init__(self, root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None]) -> None:
+    def __init__(self, root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None],
+                 not_shipped: tuple[str, ...] = ()) -> None:
         self.root = root.resolve()
         self.catalogue = catalogue
         self.load = load
+        self.not_shipped = not_shipped  # globs of the test and example paths (ParseContext); none: all shipped
         self.files: dict[tuple[str, Path, int], Path | None] = {}
         self.stats: dict[str, bool] = {}  # whether a path is a file
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
@@ -351,13 +353,14 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-_PROJECTS: dict[tuple[Path, int], Project] = {}
+_PROJECTS: dict[tuple[Path, int, tuple[str, ...]], Project] = {}
 
 
-def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None]) -> Project:
-    key = (root.resolve(), id(catalogue))
+def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None],
+                not_shipped: tuple[str, ...]) -> Project:
+    key = (root.resolve(), id(catalogue), not_shipped)
     if key not in _PROJECTS:
-        _PROJECTS.clear()  # one project per run: a new root or catalogue starts afresh
-        _PROJECTS[key] = Project(root, catalogue, load)
+        _PROJECTS.clear()  # one project per run: a new root, catalogue or configuration starts afresh
+        _PROJECTS[key] = Project(root, catalogue, load, not_shipped)
     return _PROJECTS[key]
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ctxlint.discover import DEFAULT_EXAMPLE_PATHS, DEFAULT_TEST_PATHS, glob_any
+from ctxlint.discover import glob_any
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.project import display_path, picked_by_name
@@ -24,8 +24,9 @@ from ctxlint.model import Request, Span, ToolDef
 if TYPE_CHECKING:
     from ctxlint.frontends.python.tools import Tools
 
-# Where a module that names a tool is not shipped code (the default test and example folders).
-_NOT_SHIPPED = [*DEFAULT_TEST_PATHS, *DEFAULT_EXAMPLE_PATHS]
+# A package's `__all__` names what it exports, not what a prompt picks.
+_EXPORTS = re.compile(rb"^__all__\s*\+?=\s*[\[(][^\])]*[\])]", re.MULTILINE)
+
 
 def registered_requests(tools: Tools) -> list[Request]:
     """One request per function or class a catalogue registry decorator lists."""
@@ -60,13 +61,15 @@ def _picked_at(tools: Tools, name: str | None) -> Span | None:
     if name is None or project is None:
         return None
     for path in project.pickers(name):
-        if glob_any(_NOT_SHIPPED, path.relative_to(project.root).as_posix()):
+        if glob_any(project.not_shipped, path.relative_to(project.root).as_posix()):
             continue
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        found = re.search(picked_by_name(name), data)
+        exported = [m.span() for m in _EXPORTS.finditer(data)]
+        found = next((f for f in re.finditer(picked_by_name(name), data)
+                      if not any(start <= f.start() < end for start, end in exported)), None)
         if found is not None:
             line = data.count(b"\n", 0, found.start()) + 1
             m.dependencies.add(display_path(path))

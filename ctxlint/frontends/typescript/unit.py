@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ctxlint.frameworks.typescript import TsSink, TypeScriptCatalogue
+from ctxlint.frameworks.typescript import TsSink, TypeScriptCatalogue, loaded_by_name
 from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.typescript.knowledge import CHAINED, GLOBALS, MAX_CHAIN, WRAPPERS, Node
@@ -255,8 +255,7 @@ class Module(CycleGuard):
         package's name (``await import("ollama")``, ``importOptional("ollama", "Ollama")``)."""
         known = self._loaded.get(modules)
         if known is None:
-            by_name = "|".join(re.escape(m) + r"(?:/[^'\"\s]*)?" for m in modules)
             known = self._loaded[modules] = any(
                 value == m or value.startswith((m + ".", m + "/")) for value in self.imports.values() for m in modules
-            ) or re.search(rf"\(\s*['\"](?:{by_name})['\"]", self.src.text) is not None
+            ) or re.search(loaded_by_name(modules), self.src.text) is not None
         return known
