@@ -6,6 +6,7 @@ The counterpart of ``python/prompt_runs.py``, with the same answers."""
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, RUN_METHODS, UNKNOWN, Run
 from ctxlint.frontends.typescript.knowledge import WRAPPERS, Node
@@ -19,17 +20,13 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
     """The runs in the module at ``path`` of the prompt ``ai.prompt(name)`` loads, of the file of
     ``variant`` (``ai.prompt("recipe", {variant: "robot"})``)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        status = os.stat(path)
     except OSError:
         return []
-    source = Text(data.decode("utf-8", errors="replace").removeprefix("\ufeff").replace("\r\n", "\n"), path)
-    root = parse(GRAMMARS.get(os.path.splitext(path)[1], "typescript"), source.data)
-    if root is None:
+    parsed = _parsed(path, status.st_mtime_ns, status.st_size)
+    if parsed is None:
         return []
-    nodes = list(_walk(root))
-    calls = [n for n in nodes if n.type == "call_expression"]
-    names = [n for n in nodes if n.type in ("identifier", "shorthand_property_identifier")]
+    source, calls, names = parsed
     runs: list[Run] = []
     for loader in calls:
         args = _args(loader)
@@ -69,6 +66,24 @@ def prompt_runs(path: str, name: str, variant: str | None) -> list[Run]:
         if exported or sum(_text(source, n) == held_name for n in names) - 1 > found:
             runs.append(Run(source.node_span(loader), _text(source, loader), UNKNOWN))
     return runs
+
+
+@lru_cache(maxsize=8)
+def _parsed(path: str, mtime: int, size: int) -> tuple[Text, list[Node], list[Node]] | None:
+    """The module's text, calls and names, parsed once for all the prompts it loads (keyed by
+    its modification time and size too, so an edited module is read again)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    source = Text(data.decode("utf-8", errors="replace").removeprefix("\ufeff").replace("\r\n", "\n"), path)
+    root = parse(GRAMMARS.get(os.path.splitext(path)[1], "typescript"), source.data)
+    if root is None:
+        return None
+    nodes = list(_walk(root))
+    return (source, [n for n in nodes if n.type == "call_expression"],
+            [n for n in nodes if n.type in ("identifier", "shorthand_property_identifier")])
 
 
 def _run(source: Text, call: Node) -> Run:
