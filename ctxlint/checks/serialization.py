@@ -104,8 +104,9 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         how = step.text if step is not None else f"`{source.detail}`"
         consequence = (observation.detail if observation.kind in ("order-decides", "schema-choices") else
                        f"the text built from it changes from run to run ({observation.detail})")
+        built = "requests that send it" if observation.kind == "schema-choices" else "prompts built from it"
         ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
-                   f"prompts built from it differ and cannot be cached or reproduced. {advice}",
+                   f"{built} differ and cannot be cached or reproduced. {advice}",
                    kind=observation.kind,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
                              Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
