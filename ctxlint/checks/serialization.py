@@ -102,10 +102,11 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         why, advice = _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = step.text if step is not None else f"`{source.detail}`"
-        consequence = (observation.detail if observation.kind == "order-decides" else
+        consequence = (observation.detail if observation.kind in ("order-decides", "schema-choices") else
                        f"the text built from it changes from run to run ({observation.detail})")
+        built = "requests that send it" if observation.kind == "schema-choices" else "prompts built from it"
         ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
-                   f"prompts built from it differ and cannot be cached or reproduced. {advice}",
+                   f"{built} differ and cannot be cached or reproduced. {advice}",
                    kind=observation.kind,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
                              Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
@@ -116,8 +117,9 @@ def _within(inner: Span, outer: Span) -> bool:
         (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
-# What the front-end observes about order where no request includes it (ordersites.py).
-_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept")
+# What the front-end observes about order where no request includes it (ordersites.py), and the
+# allowed values of a response schema taken from a set of strings (schemachoices.py).
+_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices")
 
 
 def _why(detail: str) -> tuple[str, str]:

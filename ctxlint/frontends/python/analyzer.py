@@ -25,6 +25,7 @@ from ctxlint.frontends.python.prefilter import precheck
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.registered import registered_requests
 from ctxlint.frontends.python.reserves import Reserves
+from ctxlint.frontends.python.schemachoices import SchemaChoices
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.sinks import Sinks
@@ -58,6 +59,8 @@ class Analyzer:
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.order_sites.cut_sites = self.cut_sites
+        self.schema_choices = SchemaChoices(self.unit)
+        self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
         self.first_parts.cut_sites = self.cut_sites
         self.overflows = Overflows(self.unit)
@@ -75,9 +78,9 @@ class Analyzer:
         self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.order_sites, self.first_parts, self.overflows, self.system_drops,
-                                  self.messages, self.args, self.sinks, self.standalone, self.tools, self.estimates,
-                                  self.wrappers, self.spreads, self.reserves, self.model_flow]
+                                  self.order_sites, self.schema_choices, self.first_parts, self.overflows,
+                                  self.system_drops, self.messages, self.args, self.sinks, self.standalone, self.tools,
+                                  self.estimates, self.wrappers, self.spreads, self.reserves, self.model_flow]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
@@ -108,6 +111,7 @@ class Analyzer:
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.order_sites.observe(context))
+        parsed.observations.extend(self.schema_choices.observe())  # its own evidence of a model: the schema sent
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))

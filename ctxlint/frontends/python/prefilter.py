@@ -317,7 +317,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True
-    tokens = estimate = weak = renders = sliced = False
+    tokens = estimate = weak = renders = sliced = choices = False
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
@@ -386,6 +386,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             if reads_output(node.value):
                 return True  # a cut of what an agent reads back (cutsites.py)
             sliced = True
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Call):
+            # allowed values computed for a schema (`Literal[tuple(options)]`): schemachoices.py
+            choices = choices or (attribute_chain(node.value) or [""])[-1] == "Literal"
         if isinstance(node, ast.Name):
             name = node.id
         elif isinstance(node, ast.Attribute):
@@ -400,7 +403,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             name = None
         if name and "token" in name.lower():
             tokens = True
-        if (tokens and estimate) or (renders and sliced):
+        if (tokens and estimate) or (renders and (sliced or choices)):
             return True
     return weak and prompt_path(path)
 
