@@ -16,7 +16,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     A model that generates images, video or speech, or embeds text, answers with media or
     vectors, not text a token limit would bound: requests to one are left alone.
     """
-    if not request.declares_settings or (request.output_limit is not None and request.reserve_kind != "ignored"):
+    if not request.declares_settings or (request.output_limit is not None
+                                         and request.reserve_kind not in ("ignored", "field-dropped")):
         return
     if request.model and names.matches(request.model, ctx.options["media_models"]):
         return
@@ -32,6 +33,17 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
             "the parameter out.",
             kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a request with a fixed output limit", request.anchor),
                                  *request.reserve_evidence),
+        )
+        return
+    if kind == "field-dropped":
+        field, sent = request.reserve_evidence[:2]
+        where = f" (line {field.span.line})" if field.span is not None else ""
+        ctx.report(
+            request.anchor,
+            f"{field.text}{where}; {sent.text}, so a prompt whose limit is kept in that field gets none here, "
+            "and the answer may take whatever the window leaves. Send that field as the limit too.",
+            kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a request whose limit comes from one field",
+                                          request.anchor), *request.reserve_evidence),
         )
         return
     evidence: tuple[Evidence, ...] = (

@@ -16,6 +16,7 @@ from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
+from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
@@ -58,6 +59,8 @@ class Parts:
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
     # the limit taken out (`params.pop("max_tokens")`) or set for some models only, with its kind
     removed: tuple[str, Evidence] | None = None
+    # the limit taken from one field of an object, another of its limit fields dropped: both steps
+    field_dropped: tuple[Evidence, ...] = ()
 
 
 class Sinks(Component):
@@ -198,6 +201,8 @@ class Sinks(Component):
         declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible and not sink.media_too) \
             and answers_in_text(parts.model or "") and not asks_for_no_text(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
+        if declares and parts.limit is not None and parts.field_dropped:
+            reserve_kind, reserve_evidence = FIELD_DROPPED, parts.field_dropped
         if declares and parts.limit is not None and parts.limit.value is not None:
             ignored = self.reserves.unread_limit_parameter(env.scope)
             if ignored is not None:
@@ -351,6 +356,10 @@ class Sinks(Component):
                     key = self.given_key(spec, call, env, given) if spec.key \
                         else spec.keywords[0] if spec.keywords else "max_tokens"
                     parts.limit = OutputLimit(key, number, self.m.span(entry[2]))
+                    dropped = dropped_limit_field(self.m, entry[0])
+                    if dropped is not None:
+                        parts.field_dropped = (dropped, Evidence(
+                            EvidenceKind.FLOW, f"only `{self.m.code(entry[0])}` is sent, as `{key}`", parts.limit.span))
                     break
 
     def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
