@@ -67,6 +67,9 @@ class Sink:
     # Where a call that sends any body (an HTTP client's `post`) takes it: the call is a request
     # only when that dict has a chat request's keys, and ``arguments`` name the dict's keys.
     payload: tuple[Arg, ...] = ()
+    # A call that runs any kind of model by name (Replicate's `run`: images, audio or text): only a
+    # limit given at the call shows a text model, so one given none is not a request to report.
+    media_too: bool = False
 
 
 @dataclass(frozen=True)

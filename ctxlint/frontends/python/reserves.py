@@ -63,6 +63,24 @@ class Reserves(Component):
             current = current.parent
         return None
 
+    def unread_limit_parameter(self, scope: Scope) -> tuple[str, Span] | None:
+        """A parameter named for an output limit (``max_tokens``; not ``max_length``, which may
+        count characters) that the function sending the request takes and never reads: whatever
+        a caller gives it is lost."""
+        function: Scope | None = scope
+        while function is not None and function.kind != "function":
+            function = function.parent
+        if function is None:
+            return None
+        limits = [arg for arg in _all_args(function.node) if arg.arg in LIMIT_NAMES and arg.arg != "max_length"]
+        if not limits:
+            return None
+        read = {node.id for node in walk(function.node)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        if read & {"locals", "vars"}:
+            return None  # `**locals()` passes every parameter on
+        return next(((arg.arg, self.m.span(arg)) for arg in limits if arg.arg not in read), None)
+
     def removal(self, entry: Entry) -> Evidence | None:
         """What an entry of a request's settings says when it is the limit's removal (the
         entry ``containers.changed_entries`` makes of ``params.pop("max_tokens")``), and the

@@ -16,6 +16,7 @@ from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
+from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
@@ -36,6 +37,9 @@ SET_FOR_SOME = "set-for-some"
 # ... and of a call of a method a project class adds to an SDK class it subclasses, taking that
 # class's request arguments (`AGeneration(Generation)` adding `acall`).
 TWIN_METHOD = "twin-method"
+# ... and of a call that sends a fixed number as its limit in a function that takes a limit
+# parameter and never reads it: the caller's limit is never sent.
+IGNORED = "ignored"
 
 
 @dataclass
@@ -55,6 +59,8 @@ class Parts:
     dropped: tuple[str, Span] | None = None  # a limit the code that builds the model accepts
     # the limit taken out (`params.pop("max_tokens")`) or set for some models only, with its kind
     removed: tuple[str, Evidence] | None = None
+    # the limit taken from one field of an object, another of its limit fields dropped: both steps
+    field_dropped: tuple[Evidence, ...] = ()
 
 
 class Sinks(Component):
@@ -192,9 +198,19 @@ class Sinks(Component):
         if parts.limit is None and parts.default is not None:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
-        declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible) \
+        declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible and not sink.media_too) \
             and answers_in_text(parts.model or "") and not asks_for_no_text(env.scope)
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
+        if declares and parts.limit is not None and parts.field_dropped:
+            reserve_kind, reserve_evidence = FIELD_DROPPED, parts.field_dropped
+        if declares and parts.limit is not None and parts.limit.value is not None:
+            ignored = self.reserves.unread_limit_parameter(env.scope)
+            if ignored is not None:
+                reserve_kind = IGNORED
+                reserve_evidence = (
+                    Evidence(EvidenceKind.SOURCE, f"`{ignored[0]}` is accepted here and never read", ignored[1]),
+                    Evidence(EvidenceKind.FLOW, f"the call sends `{parts.limit.key}: {parts.limit.value}` instead",
+                             parts.limit.span))
         if declares and parts.limit is None:
             # passed on, None by default
             passed_unset = any(kind in (NONE, NONE_BY_CALLERS) for kind, _ in parts.by_default)
@@ -337,9 +353,22 @@ class Sinks(Component):
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
-                    key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else "max_tokens"
+                    key = self.given_key(spec, call, env, given) if spec.key \
+                        else spec.keywords[0] if spec.keywords else "max_tokens"
                     parts.limit = OutputLimit(key, number, self.m.span(entry[2]))
+                    dropped = dropped_limit_field(self.m, entry[0])
+                    if dropped is not None:
+                        parts.field_dropped = (dropped, Evidence(
+                            EvidenceKind.FLOW, f"only `{self.m.code(entry[0])}` is sent, as `{key}`", parts.limit.span))
                     break
+
+    def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
+        """Which of a spec's keys the call gives (`max_length` of `input={...}`), for the message:
+        the first present, in the order ``find`` reads them."""
+        for key in spec.key[:-1]:
+            if self.args.find(Arg(spec.keywords, spec.position, (key,), spec.json), call, env, given) is not None:
+                return key
+        return spec.key[-1]
 
     def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts) -> None:
         """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""

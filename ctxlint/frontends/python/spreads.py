@@ -90,7 +90,26 @@ class Spreads(Component):
                 built = self.m.follow(target.fn, self.entries, target.returns[0], target.env, depth + 1)
                 if built is not None:
                     return built
+            if target is None and self.typed_dict(node):
+                return {k.arg: (k.value, env, k) for k in node.keywords if k.arg is not None}, []
+        if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
+            # `params, extra_body = self._build(...)`: the item the function's one return gives
+            items = self.callees.returned_items(node, position, env)
+            if len(items) == 1:
+                item, item_env, called = items[0]
+                built = self.m.follow(called.fn, _spreads(self, called.owner).entries, item, item_env, depth + 1)
+                if built is not None:
+                    return built
         return None, []
+
+    def typed_dict(self, call: ast.Call) -> bool:
+        """Whether a library's class called with keywords only builds a request's dict: an SDK's
+        request-parameter TypedDict (``ResponseCreateParamsBase(input=..., model=...)``), whose
+        keywords are its keys."""
+        name = last_name(call.func) or ""
+        return not call.args and all(k.arg is not None for k in call.keywords) and name[:1].isupper() \
+            and name.endswith(("Params", "Param", "ParamsBase")) \
+            and self.m.catalogue.from_library(self.m.qualified(call.func) or "")
 
     def members(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
         """The named members of a dict or of a settings object's constructor

@@ -147,6 +147,8 @@ class Unit(CycleGuard):
         self.summaries: dict[int, tuple[ast.AST, Summary | None]] = {}
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
+        # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).
+        self.limit_fields_sent: list[tuple[ast.Attribute, ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
         self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
         self._call_scopes: dict[int, Scope] | None = None
 
