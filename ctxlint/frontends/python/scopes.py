@@ -425,3 +425,14 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.List: Scopes._list,
     ast.Dict: Scopes._dict,
 }
+
+
+def stored_by_key(function: ast.AST, name: str) -> list[ast.expr]:
+    """The values a function stores in its dict ``name`` under keys it computes (``pages[url] =
+    text``): scopes record only literal keys, which name settings, not the items of a collection."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    return [statement.value for statement in ast.walk(function) if isinstance(statement, ast.Assign)
+            for target in statement.targets if isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name) and target.value.id == name
+            and not isinstance(target.slice, ast.Constant)]

@@ -11,7 +11,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
-from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
+from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
@@ -29,7 +29,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.scopes import FunctionNode, Scopes
+from ctxlint.frontends.python.scopes import FunctionNode, Scopes, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
@@ -267,6 +267,9 @@ class Sources(Component):
                 for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
                     found = found or self.untrusted(other, binding.env)
+            if found is None and isinstance(node, ast.Name) and isinstance(binding.value, ast.Dict):
+                for stored in stored_by_key(binding.env.scope.node, node.id):  # `pages[url] = text`
+                    found = found or self.untrusted(stored, binding.env)
         finally:
             self.m.leave(binding.value)
         self.m.source_memo[key] = found
@@ -303,24 +306,12 @@ class Sources(Component):
     def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
         """How a message names a source: ``requests.get(...)``, ``Path(...).read_text()``,
         ``retrieved documents (store.similarity_search(...))``."""
+        short = self.m.short(node.func) if isinstance(node, ast.Call) else ""
         if spec.kind not in _NAMED_BY_CALL and not spec.carrier:
-            return f"{spec.what} ({self.call_name(node, path)})"
+            return f"{spec.what} ({_call_name(node, path, short)})"
         if isinstance(node, ast.Subscript):
             return f"{self.m.dotted(node.value) or self.m.short(node.value)}[...]"
-        return self.call_name(node, path, spec)
-
-    def call_name(self, node: ast.expr, path: str, spec: SourceKindSpec | None = None) -> str:
-        last = path.rsplit(".", 1)[-1]
-        if spec is not None and spec.path_receiver:
-            return f"Path(...).{last}()"
-        if path.endswith("urlopen"):
-            return "urlopen(...)"
-        if path.startswith(UNKNOWN):
-            return f"{self.m.short(node.func) if isinstance(node, ast.Call) else last}(...)"
-        instance = path.rsplit("().", 1)
-        if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
-            return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
-        return f"{path}(...)"
+        return _call_name(node, path, short, spec)
 
     def untrusted_call(self, call: ast.Call, env: Env) -> Source | None:
         func = call.func
@@ -353,8 +344,8 @@ class Sources(Component):
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
             return replace(found, flow=(*found.flow, step))
-        # Calls the catalogue does not know and the code does not show, named like a tool runner
-        # (`run_tool(...)`, `tools[name](...)`): the name is the only evidence, so the source is weak.
+        # Calls the catalogue does not know and the code does not show, named like a tool runner (`run_tool(...)`,
+        # `tools[name](...)`) or a web fetch: the name is the only evidence, so the source is weak.
         taken = _dispatched(self.scopes, func, env)
         if taken is not None:
             holder_name = self.m.dotted(taken.value) or ""
@@ -362,8 +353,7 @@ class Sources(Component):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call),
                               strong=False)
         if isinstance(func, ast.Attribute):
-            method = func.attr
-            receiver = func.value
+            method, receiver = func.attr, func.value
             holder = receiver.value if isinstance(receiver, ast.Subscript) else receiver  # tools[name].invoke()
             receiver_name = (self.m.dotted(holder) or "").rsplit(".", 1)[-1].lower()
             if TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
@@ -374,6 +364,9 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
+        if WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()):
+            return Source(SourceKind.UNTRUSTED, f"a web page ({self.m.short(func)}(...))", self.m.span(call),
+                          strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
@@ -465,6 +458,21 @@ def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call:
         return None
     return Source(SourceKind.UNTRUSTED, f"{what}.{member}{'()' if call else ''}", span, strong=spec.strong,
                   origin=spec.kind)
+
+
+def _call_name(node: ast.expr, path: str, short: str, spec: SourceKindSpec | None = None) -> str:
+    """A call as a message names it (``short``: how the code writes its callee)."""
+    last = path.rsplit(".", 1)[-1]
+    if spec is not None and spec.path_receiver:
+        return f"Path(...).{last}()"
+    if path.endswith("urlopen"):
+        return "urlopen(...)"
+    if path.startswith(UNKNOWN):
+        return f"{short if isinstance(node, ast.Call) else last}(...)"
+    instance = path.rsplit("().", 1)
+    if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
+        return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
+    return f"{path}(...)"
 
 
 def _dispatched(scopes: Scopes, func: ast.expr, env: Env) -> ast.Subscript | None:
