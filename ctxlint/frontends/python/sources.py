@@ -26,10 +26,11 @@ from ctxlint.frontends.python.knowledge import (
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
     TOOL_RUNNERS,
+    hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.scopes import FunctionNode, Scopes, stored_by_key
+from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
@@ -46,8 +47,9 @@ def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> l
     """The values whose content the result of a call the code does not show carries: its arguments
     (a function of untrusted content), with the awaitables ``asyncio.gather(*tasks)`` gives the
     results of. None for another module's prompt constant filled here: that module reports its
-    fields, beside its own labels."""
-    if filled_elsewhere(unit, scopes, call.func, env):
+    fields, beside its own labels. None either for a call handed a system prompt: it asks a model,
+    and gives back the model's answer, not a copy of what it was shown."""
+    if filled_elsewhere(unit, scopes, call.func, env) or hands_a_system_prompt(call):
         return []
     if unit.qualified(call.func) in GATHERS:
         return [*arguments(call), *(a.value for a in call.args if isinstance(a, ast.Starred))]
@@ -250,8 +252,8 @@ class Sources(Component):
             found = self.m.follow_binding(binding, binding.owner.sources.untrusted)
             return None if found is None else self.m.adopt_source(found, self.m.span(node))
         # the ifs and trys around both the read and the value: their other branches cannot reach the read
-        shared = frozenset(t for t, _ in _branches(node, self.m.parents)) \
-            & frozenset(t for t, _ in _branches(binding.value, self.m.parents)) \
+        shared = frozenset(t for t, _ in branches(node, self.m.parents)) \
+            & frozenset(t for t, _ in branches(binding.value, self.m.parents)) \
             if isinstance(node, ast.Name) else frozenset()
         key = ("untrusted", *self.m.binding_key(binding), shared)
         if key in self.m.source_memo:
@@ -264,7 +266,7 @@ class Sources(Component):
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
-                for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
+                for other in other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
                     found = found or self.untrusted(other, binding.env)
             if found is None and isinstance(node, ast.Name) and isinstance(binding.value, ast.Dict):
@@ -339,7 +341,7 @@ class Sources(Component):
             finally:
                 self.m.leave(target.fn)
             if found is None:
-                return None
+                return _fetched_page(func, last, self.m.short(func), self.m.span(call))
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
@@ -364,9 +366,9 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
-        if WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()):
-            return Source(SourceKind.UNTRUSTED, f"a web page ({self.m.short(func)}(...))", self.m.span(call),
-                          strong=False)
+        found = _fetched_page(func, last, self.m.short(func), self.m.span(call))
+        if found is not None:
+            return found
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
@@ -496,34 +498,13 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
     return words + inner
 
 
-def _other_branches(records: list, value: ast.expr, shared: frozenset[int], parents: dict[int, ast.AST]
-                    ) -> list[ast.expr]:
-    """The values a name is given on the other side of an ``if`` than ``value`` (its last
-    assignment, which is all a later read sees of it): what the name holds when that branch ran."""
-    sides = {test: side for test, side in _branches(value, parents) if test not in shared}
-    if not sides:
-        return []
-    return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value
-            and any(sides.get(test, side) != side for test, side in _branches(r.value, parents))][:_MAX_BRANCHES]
-
-
-def _branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:
-    """The ``if`` and ``try`` statements around ``node`` in its function, each with the branch
-    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...)."""
-    found = []
-    child, current = node, parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        if isinstance(current, ast.If) and child is not current.test:
-            found.append((id(current), 0 if any(child is n for n in current.body) else 1))
-        elif isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
-            handler = next((i for i, h in enumerate(current.handlers, 1) if h is child), 0)
-            found.append((id(current), handler))
-        child, current = current, parents.get(id(current))
-    return found
-
-
-# The other branches' values of a name read for its sources, at most.
-_MAX_BRANCHES = 4
+def _fetched_page(func: ast.expr, last: str, short: str, span: Span) -> Source | None:
+    """A call named for fetching web pages (`self.browser.fetch_web_contents(urls)`), as weak as a
+    tool runner's name. Also a function the code shows whose returns show no source: its page
+    comes from a callback or a plug-in it picks at run time (`self.run_func(url)`)."""
+    if not WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()):
+        return None
+    return Source(SourceKind.UNTRUSTED, f"a web page ({short}(...))", span, strong=False)
 
 
 def _strongest(found: Iterable[Source | None]) -> Source | None:
