@@ -338,10 +338,11 @@ class Sources(Component):
             reader = target.owner.sources if target.owner is not None else self
             try:
                 found = _strongest(reader.untrusted(v, target.env) for v in target.returns)
+                own_text = found is None and all(reader.flow.literal(v, target.env)[0] for v in target.returns)
             finally:
                 self.m.leave(target.fn)
-            if found is None:
-                return _fetched_page(func, last, self.m.short(func), self.m.span(call))
+            if found is None:  # named for fetching pages, unless it returns text the project wrote
+                return None if own_text else _fetched_page(func, last, self.m.short(func), self.m.span(call))
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
