@@ -367,16 +367,14 @@ class Sources(Component):
                 return found
         elif last and "_" in last and TOOL_RUNNERS.search(last):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
-        found = _fetched_page(func, last, self.m.short(func), self.m.span(call))
-        if found is not None:
-            return found
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
-        return None
+        # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
+        return _fetched_page(func, last, self.m.short(func), self.m.span(call))
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
