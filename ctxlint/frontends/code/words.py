@@ -36,6 +36,14 @@ TOOL_RUNNERS = re.compile(TOOL_RUNNER_WORDS)
 TOOL_HOLDERS = re.compile(r"(?:^|_)(?:tools?|functions?|handlers?|tools?_(?:[a-z]+_)?(?:map|registry|table|dict))$",
                           re.IGNORECASE)
 
+# Fetching a web page in a call the code does not show: `fetch_web_contents(urls)`,
+# `scraper.scrape(url)`, `download_html(link)`. Only verbs of fetching with objects of the web:
+# `get_page` pages through an API and `get_url` gives an address, not a page's text.
+WEB_FETCHERS = re.compile(r"^_*(?:scrape|crawl)(?:_|$)"
+                          r"|(?:^|_)(?:fetch|download|browse|read|load|get)_(?:web_?(?:pages?|sites?|contents?)"
+                          r"|websites?|html|page_(?:contents?|texts?|html))(?:_(?:contents?|texts?))?$"
+                          r"|(?:^|_)(?:fetch|download|browse|scrape|crawl)_urls?(?:_(?:contents?|texts?))?$")
+
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 # Text right after a cut that says something is missing (as CTX205's default markers), for cuts
 # whose marker is part of the same value and so never becomes a segment of its own.

@@ -26,6 +26,7 @@ from ctxlint.frontends.python.knowledge import (
     STRING_NAMES,
     TEXT_ATTRIBUTES,
     YAML_DUMPERS,
+    hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
@@ -283,6 +284,8 @@ class Flow(Ordering):
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
+        if hands_a_system_prompt(call):
+            return  # it asks a model: its answer is no copy of what it was shown
         if filled_elsewhere(self.m, self.scopes, func, env):
             # Another module's prompt constant, filled here: its fields are reported where it is
             # written, with these arguments' facts and beside its own labels, not again here.

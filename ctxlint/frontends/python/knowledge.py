@@ -153,3 +153,24 @@ HUMAN_PROMPTS = {
     "prompt_toolkit.PromptSession().prompt", "questionary.text", "questionary.confirm", "questionary.select",
     "questionary.password", "inquirer.prompt", "pwinput.pwinput",
 }
+
+
+# What a system prompt is called where it is passed on: `llm.ask(msg, system_msgs=[...])`,
+# `complete(query, [SYSTEM_PROMPT])`; not `file_system` or `system_info`.
+_SYSTEM_PROMPT = re.compile(r"^system$|^(?:.*_)?system_(?:prompts?|messages?|msgs?|instructions?|content|text)$")
+
+
+def hands_a_system_prompt(call: ast.Call) -> bool:
+    """Whether a call is handed a system prompt: it asks a model, and what it gives back is the
+    model's answer, not a copy of the text it was shown. A class (`Agent(model, instructions=system)`)
+    is configured, not asked: the object it builds keeps what it was given."""
+    func = call.func
+    callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if callee[:1].isupper():
+        return False
+    passed = [k.arg for k in call.keywords if k.arg is not None]
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        for item in value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]:
+            name = item.attr if isinstance(item, ast.Attribute) else item.id if isinstance(item, ast.Name) else None
+            passed += [name] if name is not None else []
+    return any(_SYSTEM_PROMPT.match(name.lower()) for name in passed)

@@ -425,3 +425,44 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.List: Scopes._list,
     ast.Dict: Scopes._dict,
 }
+
+
+def stored_by_key(function: ast.AST, name: str) -> list[ast.expr]:
+    """The values a function stores in its dict ``name`` under keys it computes (``pages[url] =
+    text``): scopes record only literal keys, which name settings, not the items of a collection."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    return [statement.value for statement in ast.walk(function) if isinstance(statement, ast.Assign)
+            for target in statement.targets if isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name) and target.value.id == name
+            and not isinstance(target.slice, ast.Constant)]
+
+
+def other_branches(records: list, value: ast.expr, shared: frozenset[int], parents: dict[int, ast.AST]
+                    ) -> list[ast.expr]:
+    """The values a name is given on the other side of an ``if`` than ``value`` (its last
+    assignment, which is all a later read sees of it): what the name holds when that branch ran."""
+    sides = {test: side for test, side in branches(value, parents) if test not in shared}
+    if not sides:
+        return []
+    return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value
+            and any(sides.get(test, side) != side for test, side in branches(r.value, parents))][:MAX_BRANCHES]
+
+
+def branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:
+    """The ``if`` and ``try`` statements around ``node`` in its function, each with the branch
+    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...)."""
+    found = []
+    child, current = node, parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(current, ast.If) and child is not current.test:
+            found.append((id(current), 0 if any(child is n for n in current.body) else 1))
+        elif isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
+            handler = next((i for i, h in enumerate(current.handlers, 1) if h is child), 0)
+            found.append((id(current), handler))
+        child, current = current, parents.get(id(current))
+    return found
+
+
+# The other branches' values of a name read for its sources, at most.
+MAX_BRANCHES = 4

@@ -11,7 +11,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
-from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS
+from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
@@ -26,10 +26,11 @@ from ctxlint.frontends.python.knowledge import (
     PATH_BUILDERS,
     PATH_METHODS_STATIC,
     TOOL_RUNNERS,
+    hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.scopes import FunctionNode, Scopes
+from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
@@ -46,8 +47,9 @@ def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> l
     """The values whose content the result of a call the code does not show carries: its arguments
     (a function of untrusted content), with the awaitables ``asyncio.gather(*tasks)`` gives the
     results of. None for another module's prompt constant filled here: that module reports its
-    fields, beside its own labels."""
-    if filled_elsewhere(unit, scopes, call.func, env):
+    fields, beside its own labels. None either for a call handed a system prompt: it asks a model,
+    and gives back the model's answer, not a copy of what it was shown."""
+    if filled_elsewhere(unit, scopes, call.func, env) or hands_a_system_prompt(call):
         return []
     if unit.qualified(call.func) in GATHERS:
         return [*arguments(call), *(a.value for a in call.args if isinstance(a, ast.Starred))]
@@ -250,8 +252,8 @@ class Sources(Component):
             found = self.m.follow_binding(binding, binding.owner.sources.untrusted)
             return None if found is None else self.m.adopt_source(found, self.m.span(node))
         # the ifs and trys around both the read and the value: their other branches cannot reach the read
-        shared = frozenset(t for t, _ in _branches(node, self.m.parents)) \
-            & frozenset(t for t, _ in _branches(binding.value, self.m.parents)) \
+        shared = frozenset(t for t, _ in branches(node, self.m.parents)) \
+            & frozenset(t for t, _ in branches(binding.value, self.m.parents)) \
             if isinstance(node, ast.Name) else frozenset()
         key = ("untrusted", *self.m.binding_key(binding), shared)
         if key in self.m.source_memo:
@@ -264,9 +266,12 @@ class Sources(Component):
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
-                for other in _other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
+                for other in other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
                     found = found or self.untrusted(other, binding.env)
+            if found is None and isinstance(node, ast.Name) and isinstance(binding.value, ast.Dict):
+                for stored in stored_by_key(binding.env.scope.node, node.id):  # `pages[url] = text`
+                    found = found or self.untrusted(stored, binding.env)
         finally:
             self.m.leave(binding.value)
         self.m.source_memo[key] = found
@@ -303,24 +308,12 @@ class Sources(Component):
     def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
         """How a message names a source: ``requests.get(...)``, ``Path(...).read_text()``,
         ``retrieved documents (store.similarity_search(...))``."""
+        short = self.m.short(node.func) if isinstance(node, ast.Call) else ""
         if spec.kind not in _NAMED_BY_CALL and not spec.carrier:
-            return f"{spec.what} ({self.call_name(node, path)})"
+            return f"{spec.what} ({_call_name(node, path, short)})"
         if isinstance(node, ast.Subscript):
             return f"{self.m.dotted(node.value) or self.m.short(node.value)}[...]"
-        return self.call_name(node, path, spec)
-
-    def call_name(self, node: ast.expr, path: str, spec: SourceKindSpec | None = None) -> str:
-        last = path.rsplit(".", 1)[-1]
-        if spec is not None and spec.path_receiver:
-            return f"Path(...).{last}()"
-        if path.endswith("urlopen"):
-            return "urlopen(...)"
-        if path.startswith(UNKNOWN):
-            return f"{self.m.short(node.func) if isinstance(node, ast.Call) else last}(...)"
-        instance = path.rsplit("().", 1)
-        if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
-            return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
-        return f"{path}(...)"
+        return _call_name(node, path, short, spec)
 
     def untrusted_call(self, call: ast.Call, env: Env) -> Source | None:
         func = call.func
@@ -345,16 +338,17 @@ class Sources(Component):
             reader = target.owner.sources if target.owner is not None else self
             try:
                 found = _strongest(reader.untrusted(v, target.env) for v in target.returns)
+                own_text = found is None and all(reader.flow.literal(v, target.env)[0] for v in target.returns)
             finally:
                 self.m.leave(target.fn)
-            if found is None:
-                return None
+            if found is None:  # named for fetching pages, unless it returns text the project wrote
+                return None if own_text else _fetched_page(func, last, self.m.short(func), self.m.span(call))
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
             return replace(found, flow=(*found.flow, step))
-        # Calls the catalogue does not know and the code does not show, named like a tool runner
-        # (`run_tool(...)`, `tools[name](...)`): the name is the only evidence, so the source is weak.
+        # Calls the catalogue does not know and the code does not show, named like a tool runner (`run_tool(...)`,
+        # `tools[name](...)`) or a web fetch: the name is the only evidence, so the source is weak.
         taken = _dispatched(self.scopes, func, env)
         if taken is not None:
             holder_name = self.m.dotted(taken.value) or ""
@@ -362,8 +356,7 @@ class Sources(Component):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({holder_name}[...](...))", self.m.span(call),
                               strong=False)
         if isinstance(func, ast.Attribute):
-            method = func.attr
-            receiver = func.value
+            method, receiver = func.attr, func.value
             holder = receiver.value if isinstance(receiver, ast.Subscript) else receiver  # tools[name].invoke()
             receiver_name = (self.m.dotted(holder) or "").rsplit(".", 1)[-1].lower()
             if TOOL_RUNNERS.search(method) and ("_" in method or "tool" in receiver_name):
@@ -380,7 +373,8 @@ class Sources(Component):
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
-        return None
+        # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
+        return _fetched_page(func, last, self.m.short(func), self.m.span(call))
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
@@ -467,6 +461,21 @@ def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call:
                   origin=spec.kind)
 
 
+def _call_name(node: ast.expr, path: str, short: str, spec: SourceKindSpec | None = None) -> str:
+    """A call as a message names it (``short``: how the code writes its callee)."""
+    last = path.rsplit(".", 1)[-1]
+    if spec is not None and spec.path_receiver:
+        return f"Path(...).{last}()"
+    if path.endswith("urlopen"):
+        return "urlopen(...)"
+    if path.startswith(UNKNOWN):
+        return f"{short if isinstance(node, ast.Call) else last}(...)"
+    instance = path.rsplit("().", 1)
+    if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
+        return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
+    return f"{path}(...)"
+
+
 def _dispatched(scopes: Scopes, func: ast.expr, env: Env) -> ast.Subscript | None:
     """The table lookup a called function comes from: ``tools[name](...)``, or a name the
     function was taken out into first (``tool = self.tool_map[name]``, then ``tool(**args)``)."""
@@ -488,34 +497,13 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
     return words + inner
 
 
-def _other_branches(records: list, value: ast.expr, shared: frozenset[int], parents: dict[int, ast.AST]
-                    ) -> list[ast.expr]:
-    """The values a name is given on the other side of an ``if`` than ``value`` (its last
-    assignment, which is all a later read sees of it): what the name holds when that branch ran."""
-    sides = {test: side for test, side in _branches(value, parents) if test not in shared}
-    if not sides:
-        return []
-    return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value
-            and any(sides.get(test, side) != side for test, side in _branches(r.value, parents))][:_MAX_BRANCHES]
-
-
-def _branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:
-    """The ``if`` and ``try`` statements around ``node`` in its function, each with the branch
-    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...)."""
-    found = []
-    child, current = node, parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        if isinstance(current, ast.If) and child is not current.test:
-            found.append((id(current), 0 if any(child is n for n in current.body) else 1))
-        elif isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
-            handler = next((i for i, h in enumerate(current.handlers, 1) if h is child), 0)
-            found.append((id(current), handler))
-        child, current = current, parents.get(id(current))
-    return found
-
-
-# The other branches' values of a name read for its sources, at most.
-_MAX_BRANCHES = 4
+def _fetched_page(func: ast.expr, last: str, short: str, span: Span) -> Source | None:
+    """A call named for fetching web pages (`self.browser.fetch_web_contents(urls)`), as weak as a
+    tool runner's name. Also a function the code shows whose returns show no source: its page
+    comes from a callback or a plug-in it picks at run time (`self.run_func(url)`)."""
+    if not WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()):
+        return None
+    return Source(SourceKind.UNTRUSTED, f"a web page ({short}(...))", span, strong=False)
 
 
 def _strongest(found: Iterable[Source | None]) -> Source | None:

@@ -184,6 +184,12 @@ class Sources:
             found = self.untrusted(arg, env)
             if found is not None:
                 return found
+        # A call the code does not show, named for fetching web pages, whose arguments show no
+        # source: the name is the only evidence.
+        named = self.m.field(callee, "property") if callee.type == "member_expression" else callee
+        if named is not None and words.WEB_FETCHERS.search(snake(self.m.code(named))):
+            return Source(SourceKind.UNTRUSTED, f"a web page ({self.m.short(callee)}(...))", self.m.span(call),
+                          strong=False)
         return None
 
     def carrier(self, node: Node | None, env: Env) -> tuple[str, str, bool] | None:
