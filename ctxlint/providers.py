@@ -131,6 +131,8 @@ LIMIT_KEYWORDS = (*(key for key in LIMIT_KEYS if key.islower()), "num_predict")
 # ... and the names of a parameter or attribute that holds one, also Anthropic's older
 # `max_tokens_to_sample` and Hugging Face's `max_length`.
 LIMIT_NAMES = (*LIMIT_KEYWORDS, "max_tokens_to_sample", "max_length")
+# The same without `max_length`, which may count characters: the names that surely count tokens.
+TOKEN_LIMIT_NAMES = frozenset(name for name in LIMIT_NAMES if name != "max_length")
 
 
 # Models that do not answer in text: an output-token limit means nothing for embeddings,

@@ -11,12 +11,10 @@ import ast
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.model import Evidence, EvidenceKind
-from ctxlint.providers import LIMIT_NAMES
+from ctxlint.providers import TOKEN_LIMIT_NAMES
 
 # The kind of evidence of such a request (rules/**/CTX201).
 FIELD_DROPPED = "field-dropped"
-# Fields named for an output limit; not `max_length`, which may count characters.
-_FIELDS = frozenset(name for name in LIMIT_NAMES if name != "max_length")
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -25,7 +23,7 @@ def dropped_limit_field(m: Unit, value: ast.expr) -> Evidence | None:
     """The limit field of ``value``'s object that the function setting ``value`` as the limit
     never reads and another function of the module sends as the limit, from a parameter
     annotated with the same type (or ``self`` of the same class)."""
-    if not isinstance(value, ast.Attribute) or value.attr not in _FIELDS:
+    if not isinstance(value, ast.Attribute) or value.attr not in TOKEN_LIMIT_NAMES:
         return None
     function = _function_of(m, value)
     if function is None:
@@ -34,7 +32,7 @@ def dropped_limit_field(m: Unit, value: ast.expr) -> Evidence | None:
     kind = _holder_type(m, value.value, function)
     if kind is None:
         return None
-    read_here = {n.attr for n in walk(function) if isinstance(n, ast.Attribute) and n.attr in _FIELDS
+    read_here = {n.attr for n in walk(function) if isinstance(n, ast.Attribute) and n.attr in TOKEN_LIMIT_NAMES
                  and m.code(n.value) == holder}
     for field, sender in _limit_fields_sent(m):
         if field.attr in read_here or sender is function or m.code(field.value) != holder \
@@ -59,7 +57,7 @@ def _limit_fields_sent(m: Unit) -> list[tuple[ast.Attribute, Function]]:
             elif isinstance(node, ast.keyword):
                 key = node.arg
             value = getattr(node, "value", None)
-            if key in _FIELDS and isinstance(value, ast.Attribute) and value.attr in _FIELDS:
+            if key in TOKEN_LIMIT_NAMES and isinstance(value, ast.Attribute) and value.attr in TOKEN_LIMIT_NAMES:
                 function = _function_of(m, node)
                 if function is not None:
                     found.append((value, function))

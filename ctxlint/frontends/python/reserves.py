@@ -18,7 +18,7 @@ from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
-from ctxlint.providers import LIMIT_NAMES
+from ctxlint.providers import LIMIT_NAMES, TOKEN_LIMIT_NAMES
 
 # The kind of evidence of a chat model built without a limit that a request of the same code is
 # sent with, for a model whose client sets none of its own (rules/**/CTX201).
@@ -72,7 +72,7 @@ class Reserves(Component):
             function = function.parent
         if function is None:
             return None
-        limits = [arg for arg in _all_args(function.node) if arg.arg in LIMIT_NAMES and arg.arg != "max_length"]
+        limits = [arg for arg in _all_args(function.node) if arg.arg in TOKEN_LIMIT_NAMES]
         if not limits:
             return None
         read = {node.id for node in walk(function.node)

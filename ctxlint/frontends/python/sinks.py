@@ -195,7 +195,8 @@ class Sinks(Component):
             parts.limit_visible = False  # settings given at the call override the object's
         if parts.limit is None and any(self.reserves.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
             parts.limit_visible = False  # reported where the model is built (holder_requests)
-        if parts.limit is None and parts.default is not None:
+        defaulted = parts.limit is None and parts.default is not None
+        if defaulted:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
             parts.limit = OutputLimit(f"{key} (the default)", parts.default, self.m.span(call))
         declares = not sink.no_limit and (parts.limit is not None or parts.limit_visible and not sink.media_too) \
@@ -203,7 +204,7 @@ class Sinks(Component):
         reserve_kind, reserve_evidence = "", cast(tuple[Evidence, ...], ())
         if declares and parts.limit is not None and parts.field_dropped:
             reserve_kind, reserve_evidence = FIELD_DROPPED, parts.field_dropped
-        if declares and parts.limit is not None and parts.limit.value is not None:
+        if declares and parts.limit is not None and parts.limit.value is not None and not defaulted:
             ignored = self.reserves.unread_limit_parameter(env.scope)
             if ignored is not None:
                 reserve_kind = IGNORED
@@ -365,10 +366,9 @@ class Sinks(Component):
     def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
         """Which of a spec's keys the call gives (`max_length` of `input={...}`), for the message:
         the first present, in the order ``find`` reads them."""
-        for key in spec.key[:-1]:
-            if self.args.find(Arg(spec.keywords, spec.position, (key,), spec.json), call, env, given) is not None:
-                return key
-        return spec.key[-1]
+        holder = self.args.find(replace(spec, key=()), call, env, given)
+        members = self.args.members(holder[0], holder[1]) if holder is not None else None
+        return next((key for key in spec.key if members and key in members), spec.key[-1])
 
     def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts) -> None:
         """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""

@@ -336,13 +336,15 @@ class Sources(Component):
             if not self.m.enter(target.fn):
                 return None
             reader = target.owner.sources if target.owner is not None else self
+            fetch_named = _fetch_named(func, last)
             try:
                 found = _strongest(reader.untrusted(v, target.env) for v in target.returns)
-                own_text = found is None and all(reader.flow.literal(v, target.env)[0] for v in target.returns)
+                own_text = found is None and fetch_named \
+                    and all(reader.flow.literal(v, target.env)[0] for v in target.returns)
             finally:
                 self.m.leave(target.fn)
             if found is None:  # named for fetching pages, unless it returns text the project wrote
-                return None if own_text else _fetched_page(func, last, self.m.short(func), self.m.span(call))
+                return _fetched_page(self.m, call) if fetch_named and not own_text else None
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
@@ -374,7 +376,7 @@ class Sources(Component):
             if found is not None:
                 return found
         # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
-        return _fetched_page(func, last, self.m.short(func), self.m.span(call))
+        return _fetched_page(self.m, call) if _fetch_named(func, last) else None
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
@@ -497,13 +499,16 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
     return words + inner
 
 
-def _fetched_page(func: ast.expr, last: str, short: str, span: Span) -> Source | None:
-    """A call named for fetching web pages (`self.browser.fetch_web_contents(urls)`), as weak as a
-    tool runner's name. Also a function the code shows whose returns show no source: its page
-    comes from a callback or a plug-in it picks at run time (`self.run_func(url)`)."""
-    if not WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()):
-        return None
-    return Source(SourceKind.UNTRUSTED, f"a web page ({short}(...))", span, strong=False)
+def _fetch_named(func: ast.expr, last: str) -> bool:
+    """Whether a call is named for fetching web pages (`self.browser.fetch_web_contents(urls)`)."""
+    return WEB_FETCHERS.search((func.attr if isinstance(func, ast.Attribute) else last).lower()) is not None
+
+
+def _fetched_page(m: Unit, call: ast.Call) -> Source:
+    """What a call named for fetching web pages gives: a page, as weak as a tool runner's name.
+    Also a function the code shows whose returns show no source: its page comes from a callback
+    or a plug-in it picks at run time (`self.run_func(url)`)."""
+    return Source(SourceKind.UNTRUSTED, f"a web page ({m.short(call.func)}(...))", m.span(call), strong=False)
 
 
 def _strongest(found: Iterable[Source | None]) -> Source | None:
