@@ -78,5 +78,7 @@ def test_tool_output_stored_as_a_system_row_that_another_module_replays(tmp_path
         "`tool_response.result` looks like third-party content (a tool result (tool.execute(...)) in "
         "app/executor.py:17, line 10) in the system role, where text has the most authority. Move it to a "
         "user message, wrapped in a delimiter and escaped.")
-    assert ("sent as the system message at app/builder.py:7", "app/builder.py", 7) in {
-        (step["text"], step["path"], step["line"]) for step in found[0]["evidence"]}
+    steps = {(step["text"], step["path"], step["line"]) for step in found[0]["evidence"]}
+    assert ("sent as the system message at app/builder.py:7", "app/builder.py", 7) in steps
+    # Where the executor packs the output into the object it returns, after its one-sided label.
+    assert ("kept as `result` of `Response(...)`", "app/executor.py", 20) in steps
