@@ -191,6 +191,9 @@ class Slot:
     # Where each of ``calls`` is made, when the front-end saw it (a clock read in a helper
     # another module defines): evidence a finding can point at.
     called_at: tuple[tuple[str, Span], ...] = ()
+    # Where the prompt templates the value passed is built with are written (a document prompt
+    # each retrieved item is rendered through before it fills ``{context}``): steps to show.
+    built_with: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,3 +25,20 @@ def test_the_fill_site_read_through_the_registry_key_is_an_evidence_step(tmp_pat
              if e.span.path != EXAMPLE.file]
     assert steps == [("`datetime.datetime.now()` is called here", True, 8),
                      ("filled where code formats the prompt", True, 8)]
+
+
+def test_a_value_rendered_through_a_registry_prompt_points_at_that_prompt(tmp_path):
+    rule = load_catalogue()["CTX402"]
+    example = next(e for e in rule.examples
+                   if e.id == "documents-rendered-through-a-registry-prompt-fill-a-system-template")
+    for name, text in example.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    settings = Settings(root=tmp_path)
+    linter = Linter(settings, {"CTX402": rule}, select=["CTX402"])
+    [finding] = linter.lint_text(example.source, example.file, example.file, format_for(example.file, settings))
+    assert (finding.code, finding.span.line, finding.kind) == ("CTX402", 16, "format-site-source")
+    # The document prompt each retrieved article is rendered through, in this module: its header
+    # and missing end marker are what the `{articles}` field carries into the system message.
+    assert [(e.text, e.span.line) for e in finding.evidence if e.text.startswith("the value is built")] == [
+        (f"the value is built with the prompt at {example.file}:23", 23)]

@@ -5,20 +5,22 @@ to the code that renders them (``frontends/rendered.py``) and by prompt constant
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ctxlint.model import Evidence, EvidenceKind, Slot, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Slot, SourceKind, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.renders import Value
 
 
 def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], where: str,
-                in_code: bool = False) -> Slot:
+                in_code: bool = False, built_with: Callable[[Value], tuple[Span, ...]] | None = None) -> Slot:
     """``slot`` given the facts of the values passed to it (by name, or to the collection its
     ``loop`` prints) where its template is filled; ``in_code`` marks a field of a prompt constant
-    in code, whose evidence is calibrated apart from a template file's."""
+    in code, whose evidence is calibrated apart from a template file's. ``built_with`` tells where
+    the prompts a value is built with are written."""
     keys = {name.split(".", 1)[0] for name in slot.names}
     if loop is not None:  # an item of a collection the render site passes
         match = re.match(r"\s*([A-Za-z_]\w*)", loop)
@@ -52,5 +54,6 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
         called_at += [(c, at) for c, at in value.facts.called_at.items()]
         once += [c for c in value.facts.once if c not in once]
         variable = variable or value.facts.variable_length
+    inner = tuple(dict.fromkeys(at for value in passed for at in built_with(value))) if built_with else ()
     return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
-                   variable_length=variable, filled_at=filled, called_at=tuple(called_at))
+                   variable_length=variable, filled_at=filled, called_at=tuple(called_at), built_with=inner)

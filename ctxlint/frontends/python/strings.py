@@ -10,6 +10,7 @@ forty times) stays one slot that stands for the expression, never a materialised
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -19,6 +20,7 @@ from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
 from ctxlint.frontends.placeholders import format_fields
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.inner_prompts import built_with, inner_prompts
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import (
     StrToken,
@@ -53,6 +55,9 @@ class Strings(Component):
         if found is not None and (len(found) > MAX_PIECES or chars(found) > self.max_chars):
             return [self.slot_piece(node, env)]
         return found
+
+    # Where the text of each prompt object the module builds is written (``inner_prompts``), read once.
+    module_prompts = functools.cached_property(lambda self: inner_prompts(self.m))
 
     @property
     def max_chars(self) -> int:
@@ -391,7 +396,8 @@ class Strings(Component):
             if values or name in self.m.format_receivers or "template" in name.lower():
                 fields = self.template_fields(tokens)
                 if fields is not None:
-                    return [replace(p, slot=linked_slot(p.slot, p.loop, values, "code fills the prompt", True))
+                    inner = functools.partial(built_with, self.module_prompts) if values else None
+                    return [replace(p, slot=linked_slot(p.slot, p.loop, values, "code fills the prompt", True, inner))
                             if p.slot is not None and values else p for p in fields]
         found = self.text(base.value, env)
         if found is None:
@@ -471,8 +477,9 @@ def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, 
     values = format_values(strings.m, strings.flow, strings.containers, strings.scopes, node.id, binding.value)
     if not values:
         return None
+    inner = functools.partial(built_with, strings.module_prompts)
     return lambda name, span: Piece(name, span, linked_slot(template_field(name), None, values,
-                                                            "code fills the prompt", True))
+                                                            "code fills the prompt", True, inner))
 
 
 def template_field(name: str) -> Slot:
