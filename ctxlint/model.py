@@ -193,7 +193,7 @@ class Slot:
     called_at: tuple[tuple[str, Span], ...] = ()
     # Where the prompt templates the value passed is built with are written (a document prompt
     # each retrieved item is rendered through before it fills ``{context}``): steps to show.
-    built_with: tuple[Span, ...] = ()
+    built_with: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

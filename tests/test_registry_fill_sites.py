@@ -41,4 +41,4 @@ def test_a_value_rendered_through_a_registry_prompt_points_at_that_prompt(tmp_pa
     # The document prompt each retrieved article is rendered through, in this module: its header
     # and missing end marker are what the `{articles}` field carries into the system message.
     assert [(e.text, e.span.line) for e in finding.evidence if e.text.startswith("the value is built")] == [
-        (f"the value is built with the prompt at {example.file}:23", 23)]
+        (f"the value is built with the prompt `ARTICLE_PROMPT`, {example.file}:23", 23)]

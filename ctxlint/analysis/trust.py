@@ -132,8 +132,8 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
     filled = tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}", at)
                    for at in slot.filled_at[:3] if at not in seen)
     # The prompt the value is rendered through (a header per document): what the field carries.
-    filled += tuple(Evidence(EvidenceKind.FLOW, f"the value is built with the prompt at {at.path}:{at.line}", at)
-                    for at in slot.built_with if at not in seen and at != request.segments[index].span)
+    filled += tuple(Evidence(EvidenceKind.FLOW, f"the value is built with the prompt `{name}`, {at.path}:{at.line}", at)
+                    for name, at in slot.built_with if at not in seen and at != request.segments[index].span)
     return _sent_from_code(request, index, replace(found, kind=kind, evidence=(*found.evidence[:-1], *filled,
                                                                             found.evidence[-1])))
 

@@ -16,11 +16,12 @@ if TYPE_CHECKING:
 
 
 def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], where: str,
-                in_code: bool = False, built_with: Callable[[Value], tuple[Span, ...]] | None = None) -> Slot:
+                in_code: bool = False, built_with: Callable[[Value], tuple[tuple[str, Span], ...]] | None = None
+                ) -> Slot:
     """``slot`` given the facts of the values passed to it (by name, or to the collection its
     ``loop`` prints) where its template is filled; ``in_code`` marks a field of a prompt constant
-    in code, whose evidence is calibrated apart from a template file's. ``built_with`` tells where
-    the prompts a value is built with are written."""
+    in code, whose evidence is calibrated apart from a template file's. ``built_with`` names the
+    prompts a value is built with, and where each is written."""
     keys = {name.split(".", 1)[0] for name in slot.names}
     if loop is not None:  # an item of a collection the render site passes
         match = re.match(r"\s*([A-Za-z_]\w*)", loop)

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 MAX_INNER = 2
 
 
-def inner_prompts(unit: Unit) -> dict[str, Span]:
-    """Where the text of each prompt object ``unit``'s module builds from a literal is written,
-    by the names a value may read it under: the object's name and each registry key it is kept at."""
-    texts: dict[str, Span] = {}
+def inner_prompts(unit: Unit) -> dict[str, tuple[str, Span]]:
+    """The name of each prompt object ``unit``'s module builds from a literal, and where its text is
+    written, by the names a value may read it under: its own and each registry key it is kept at."""
+    texts: dict[str, tuple[str, Span]] = {}
     keyed: list[tuple[str, str]] = []
     for node in ast.walk(unit.tree):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
@@ -38,7 +38,7 @@ def inner_prompts(unit: Unit) -> dict[str, Span]:
         if isinstance(target, ast.Name) and prompt_name(target.id) and isinstance(node.value, ast.Call):
             text = _template_text(node.value)
             if text is not None:
-                texts.setdefault(target.id, unit.span(text))
+                texts.setdefault(target.id, (target.id, unit.span(text)))
         elif isinstance(target, ast.Subscript) and isinstance(node.value, ast.Name):
             keyed.append((unit.code(target.slice).strip(), node.value.id))
     for key, name in keyed:
@@ -47,8 +47,8 @@ def inner_prompts(unit: Unit) -> dict[str, Span]:
     return texts
 
 
-def built_with(texts: dict[str, Span], value: Value) -> tuple[Span, ...]:
-    """Where the module's prompts that ``value`` is built with are written (``inner_prompts``)."""
+def built_with(texts: dict[str, tuple[str, Span]], value: Value) -> tuple[tuple[str, Span], ...]:
+    """The module's prompts that ``value`` is built with, and where each is written (``inner_prompts``)."""
     found = [texts[name] for name in value.facts.names if name in texts]
     return tuple(dict.fromkeys(found))[:MAX_INNER]
 
