@@ -28,7 +28,14 @@ MAX_INNER = 2
 
 def inner_prompts(unit: Unit) -> dict[str, tuple[str, Span]]:
     """The name of each prompt object ``unit``'s module builds from a literal, and where its text is
-    written, by the names a value may read it under: its own and each registry key it is kept at."""
+    written, by the names a value may read it under: its own and each registry key it is kept at.
+    Read once per module (kept on the unit)."""
+    if unit.inner_prompts is None:
+        unit.inner_prompts = _read_prompts(unit)
+    return unit.inner_prompts
+
+
+def _read_prompts(unit: Unit) -> dict[str, tuple[str, Span]]:
     texts: dict[str, tuple[str, Span]] = {}
     keyed: list[tuple[str, str]] = []
     for node in ast.walk(unit.tree):

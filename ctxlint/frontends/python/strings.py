@@ -56,9 +56,6 @@ class Strings(Component):
             return [self.slot_piece(node, env)]
         return found
 
-    # Where the text of each prompt object the module builds is written (``inner_prompts``), read once.
-    module_prompts = functools.cached_property(lambda self: inner_prompts(self.m))
-
     @property
     def max_chars(self) -> int:
         return MIN_CHARS + 2 * len(self.m.text)
@@ -396,7 +393,7 @@ class Strings(Component):
             if values or name in self.m.format_receivers or "template" in name.lower():
                 fields = self.template_fields(tokens)
                 if fields is not None:
-                    inner = functools.partial(built_with, self.module_prompts) if values else None
+                    inner = functools.partial(built_with, inner_prompts(self.m)) if values else None
                     return [replace(p, slot=linked_slot(p.slot, p.loop, values, "code fills the prompt", True, inner))
                             if p.slot is not None and values else p for p in fields]
         found = self.text(base.value, env)
@@ -477,7 +474,7 @@ def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, 
     values = format_values(strings.m, strings.flow, strings.containers, strings.scopes, node.id, binding.value)
     if not values:
         return None
-    inner = functools.partial(built_with, strings.module_prompts)
+    inner = functools.partial(built_with, inner_prompts(strings.m))
     return lambda name, span: Piece(name, span, linked_slot(template_field(name), None, values,
                                                             "code fills the prompt", True, inner))
 

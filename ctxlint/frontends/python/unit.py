@@ -147,6 +147,7 @@ class Unit(CycleGuard):
         self.summaries: dict[int, tuple[ast.AST, Summary | None]] = {}
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
+        self.inner_prompts: dict[str, tuple[str, Span]] | None = None  # see inner_prompts.py
         # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).
         self.limit_fields_sent: list[tuple[ast.Attribute, ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
         self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
