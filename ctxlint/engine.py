@@ -22,7 +22,7 @@ from ctxlint import directives, frontends
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule, with_checks
 from ctxlint.checks import option_types, registry
-from ctxlint.config import Settings, configured_rules
+from ctxlint.config import Settings, configured_rules, project_root
 from ctxlint.context import CheckContext, RequestAnalysis, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
@@ -123,7 +123,7 @@ class Linter:
         display, relpath, fmt, data = loaded
         result.files_checked += 1
         if cache is None:
-            result.findings.extend(self.lint_bytes(data, display, relpath, fmt))
+            result.findings.extend(self.lint_bytes(data, display, relpath, fmt, path))
             self.take_notices(result)
             return
         cached = cache.lookup(self, display, data)
@@ -132,7 +132,7 @@ class Linter:
             return
         self._dependencies = []
         try:
-            findings = self.lint_bytes(data, display, relpath, fmt)
+            findings = self.lint_bytes(data, display, relpath, fmt, path)
             dependencies = self._dependencies
         finally:
             self._dependencies = None
@@ -171,11 +171,11 @@ class Linter:
             data = self._read(path, display, notices if notices is not None else [])
             if data is None:
                 continue
-            parsed = self.parse_bytes(data, display, relpath)
+            parsed = self.parse_bytes(data, display, relpath, path)
             if parsed is not None:
                 yield display, parsed
 
-    def parse_bytes(self, data: bytes, display: str, relpath: str) -> ParsedFile | None:
+    def parse_bytes(self, data: bytes, display: str, relpath: str, path: Path | None = None) -> ParsedFile | None:
         """The front-end's result for a file's bytes (read from disk or from git), or None when
         no front-end takes ``relpath`` or ctxlint fails on the file (recorded in
         :attr:`parse_errors`). Bytes that are not UTF-8 give a located error."""
@@ -186,7 +186,7 @@ class Linter:
         if parsed is not None:
             return parsed
         try:
-            parsed = frontends.parse(fmt, _normalise(text), display, self.parse_context(relpath))
+            parsed = frontends.parse(fmt, _normalise(text), display, self.parse_context(relpath, path))
             if parsed.embedded is not None:  # a notebook: locations go back to their cells
                 parsed = map_spans(parsed, parsed.embedded.relocate)
             return parsed
@@ -198,9 +198,17 @@ class Linter:
             self.parse_errors.append(InternalError.from_exception(display, error))
             return None
 
-    def parse_context(self, relpath: str) -> frontends.ParseContext:
+    def parse_context(self, relpath: str, path: Path | None = None) -> frontends.ParseContext:
+        """What a front-end may know of the file at ``relpath`` (``path`` on disk, when it is one).
+        A file outside the configuration's root (`ctxlint check ../other/app.py` with no
+        configuration there) is read in its own project: its imports resolve there, and the
+        project's modules searched for its callers are that tree's, not the working directory's."""
         settings = self.settings
-        return frontends.ParseContext(settings.root, relpath, tuple(settings.frameworks), settings.builtin_frameworks,
+        root, where = settings.root, relpath
+        if path is not None and relpath == path.name and path.parent.resolve() != self._root:
+            root = project_root(path.parent.resolve())
+            where = relative_path(path, root)
+        return frontends.ParseContext(root, where, tuple(settings.frameworks), settings.builtin_frameworks,
                                       frontends.linked_only(relpath, settings),
                                       (*settings.test_paths, *settings.example_paths))
 
@@ -242,17 +250,18 @@ class Linter:
                 f"not valid UTF-8 (byte 0x{data[error.start]:02x}); save the file as UTF-8",
             )])
 
-    def lint_bytes(self, data: bytes, display: str, relpath: str, fmt: str) -> list[Finding]:
+    def lint_bytes(self, data: bytes, display: str, relpath: str, fmt: str, path: Path | None = None) -> list[Finding]:
         text, parsed = self._decode(data, display)
         if parsed is not None:
             return self._run(parsed, "", relpath, fmt)
-        return self.lint_text(text, display, relpath, fmt)
+        return self.lint_text(text, display, relpath, fmt, path)
 
-    def lint_text(self, text: str, display: str, relpath: str, fmt: str) -> list[Finding]:
+    def lint_text(self, text: str, display: str, relpath: str, fmt: str, path: Path | None = None) -> list[Finding]:
         """The findings in one file's text; a failure of ctxlint itself propagates."""
         text = _normalise(text)
         with frontends.collected_once():
-            return self._run(frontends.parse(fmt, text, display, self.parse_context(relpath)), text, relpath, fmt)
+            parsed = frontends.parse(fmt, text, display, self.parse_context(relpath, path))
+            return self._run(parsed, text, relpath, fmt)
 
     def _run(self, parsed: ParsedFile, text: str, relpath: str, fmt: str) -> list[Finding]:
         findings: list[Finding] = []

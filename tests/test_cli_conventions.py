@@ -303,9 +303,9 @@ def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
     the run with exit 2 and the reason, whatever --exit-zero says; the summary counts skips."""
     project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 500, "blob.json": b"\0\x01binary",
                    "ctxlint.toml": "max-file-bytes = 400\n"})
-    named, zero, walked, cost = project.run_many([("check", "a.j2", "big.j2", "blob.json", "--output-format", "concise"),
-                                                  ("check", "--exit-zero", "big.j2"), ("check",),
-                                                  ("cost", "blob.json", "a.j2")])
+    named, zero, walked, cost = project.run_many([
+        ("check", "a.j2", "big.j2", "blob.json", "--output-format", "concise"),
+        ("check", "--exit-zero", "big.j2"), ("check",), ("cost", "blob.json", "a.j2")])
     errors = ["ctxlint: error: big.j2 was not read: 500 bytes is over the 400-byte limit",
               "ctxlint: error: blob.json was not read: binary file"]
     assert (named.code, named.lines, named.err_lines) == (
@@ -313,5 +313,38 @@ def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
     assert (zero.code, zero.lines, zero.err_lines) == (2, ["All checks passed (0 files checked, 1 skipped)."],
                                                        errors[:1])
     assert (walked.code, walked.lines[-1]) == (1, "Found 1 finding (1 error) in 1 file; 2 files skipped.")
-    assert walked.err_lines == ["big.j2: skipped: 500 bytes is over the 400-byte limit", "blob.json: skipped: binary file"]
+    assert walked.err_lines == ["big.j2: skipped: 500 bytes is over the 400-byte limit",
+                                "blob.json: skipped: binary file"]
     assert (cost.code, cost.err_lines) == (2, errors[1:])
+
+
+OUTSIDE_PROMPTS = '''from datetime import datetime
+
+SYSTEM = f"Today is {datetime.now().isoformat()}. You are the support assistant; answer from the manual."
+'''
+OUTSIDE_BOT = '''from openai import OpenAI
+
+from prompts import SYSTEM
+
+client = OpenAI()
+
+
+def answer(question: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", max_tokens=400,
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+'''
+
+
+def test_a_file_outside_the_working_project_is_read_in_its_own_project(project):
+    # `ctxlint check ../app/bot.py` from another checkout: its `from prompts import SYSTEM` is the
+    # module beside it (its repository's root), not a `prompts.py` under the working directory.
+    project.write({"work/README.md": "notes\n", "app/.git/HEAD": "ref: refs/heads/main\n",
+                   "app/prompts.py": OUTSIDE_PROMPTS, "app/bot.py": OUTSIDE_BOT})
+    here, there = (project.run("check", path, "--confidence", "low", "--output-format", "json", cwd=cwd)
+                   for path, cwd in (("bot.py", "app"), ("../app/bot.py", "work")))
+    assert [(f["code"], f["line"]) for f in json.loads(here.stdout)] == [("CTX101", 11)]
+    [finding] = json.loads(there.stdout)
+    assert (finding["code"], finding["line"]) == ("CTX101", 11)
+    assert ("../app/prompts.py", 3) in [(step.get("path"), step.get("line")) for step in finding["evidence"]]
