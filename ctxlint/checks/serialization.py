@@ -102,7 +102,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         why, advice = _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = step.text if step is not None else f"`{source.detail}`"
-        consequence = (observation.detail if observation.kind in ("order-decides", "schema-choices") else
+        consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
                        f"the text built from it changes from run to run ({observation.detail})")
         built = "requests that send it" if observation.kind == "schema-choices" else "prompts built from it"
         ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
@@ -119,7 +119,9 @@ def _within(inner: Span, outer: Span) -> bool:
 
 # What the front-end observes about order where no request includes it (ordersites.py), and the
 # allowed values of a response schema taken from a set of strings (schemachoices.py).
-_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices")
+# A set of strings whose order data flow shows reaching a call that asks a model (orderprompts.py).
+_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt")
+_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt")  # said whole by the front-end
 
 
 def _why(detail: str) -> tuple[str, str]:

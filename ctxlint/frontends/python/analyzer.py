@@ -19,6 +19,7 @@ from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.modelflow import ModelFlow
+from ctxlint.frontends.python.orderprompts import OrderPrompts
 from ctxlint.frontends.python.ordersites import OrderSites
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.prefilter import precheck
@@ -60,6 +61,7 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.order_sites.cut_sites = self.cut_sites
         self.schema_choices = SchemaChoices(self.unit)
+        self.order_prompts = OrderPrompts(self.unit)
         self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
         self.first_parts.cut_sites = self.cut_sites
@@ -78,9 +80,10 @@ class Analyzer:
         self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.order_sites, self.schema_choices, self.first_parts, self.overflows,
-                                  self.system_drops, self.messages, self.args, self.sinks, self.standalone, self.tools,
-                                  self.estimates, self.wrappers, self.spreads, self.reserves, self.model_flow]
+                                  self.order_sites, self.schema_choices, self.order_prompts, self.first_parts,
+                                  self.overflows, self.system_drops, self.messages, self.args, self.sinks,
+                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads,
+                                  self.reserves, self.model_flow]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
@@ -110,7 +113,10 @@ class Analyzer:
         parsed.observations.extend(unit.observations)
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
-        parsed.observations.extend(self.order_sites.observe(context))
+        reaching = self.order_prompts.observe()  # stronger evidence for a site order_sites also sees
+        parsed.observations.extend(reaching)
+        spans = {r.span for r in reaching}
+        parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)
         parsed.observations.extend(self.schema_choices.observe())  # its own evidence of a model: the schema sent
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(self.overflows.observe(context))

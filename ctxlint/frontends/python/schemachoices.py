@@ -14,18 +14,16 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.ordering import own_nodes
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
 # Keywords that hand a call the schema of the model's answer.
 _SCHEMA_KEYWORDS = re.compile(r"(.*_)?schema(_.*)?|response_format|response_model|output_type|text_format")
-_STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\s*,")
 _MAX_HOPS = 6
 
 
-class SchemaChoices(Component):
+class SchemaChoices(StringSets):
     cut_sites: CutSites
 
     def observe(self) -> list[Observation]:
@@ -78,7 +76,7 @@ class SchemaChoices(Component):
         origin = self.copied_at(collection, env)
         schema = self.m.code(holder)
         passed_as, value = sent
-        shown = _copy_of(collection) or collection  # the set's name rather than the copy around it
+        shown = copy_of(collection) or collection  # the set's name rather than the copy around it
         steps = (Evidence(EvidenceKind.FLOW, f"`{self.m.code(shown)}` gives the allowed values of `{schema}`",
                           self.m.span(collection)),
                  Evidence(EvidenceKind.FLOW, f"`{schema}` is passed as `{passed_as}`", self.m.span(value)))
@@ -108,112 +106,12 @@ class SchemaChoices(Component):
         """Where the set is copied into a list a name keeps (``self.options = list(seen)``),
         which is where ``sorted(...)`` goes; else the collection itself."""
         for _ in range(_MAX_HOPS):
-            inner = _copy_of(node)
+            inner = copy_of(node)
             if inner is not None and isinstance(inner, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(inner, env)
-                if binding is not None and binding.owner is None and _copy_of(binding.value) is not None:
+                if binding is not None and binding.owner is None and copy_of(binding.value) is not None:
                     node, env = binding.value, binding.env
                     continue
             return node
         return node
 
-    def string_items(self, node: ast.expr, env: Env) -> bool:
-        """Whether the set behind ``node`` is shown to hold strings."""
-        for _ in range(_MAX_HOPS):
-            inner = _copy_of(node)
-            if inner is not None:
-                node = inner
-                continue
-            if isinstance(node, (ast.Name, ast.Attribute)):
-                binding = self.scopes.resolve(node, env)
-                if binding is None or binding.owner is not None:
-                    return False
-                value = binding.value
-                if isinstance(node, ast.Name) and isinstance(value, ast.Call) and _is_set_call(value, self) \
-                        and not value.args:
-                    return self.added_strings(node.id, binding.env)
-                node, env = binding.value, binding.env
-                continue
-            break
-        if isinstance(node, ast.Set):
-            return all(self.text_item(e, env, ()) for e in node.elts)
-        if isinstance(node, ast.SetComp):
-            return self.text_item(node.elt, env, node.generators)
-        if _is_set_call(node, self) and isinstance(node, ast.Call) and len(node.args) == 1:
-            arg = node.args[0]
-            if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-                return self.text_item(arg.elt, env, arg.generators)
-            if isinstance(arg, (ast.List, ast.Tuple)):
-                return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
-        return False
-
-    def added_strings(self, name: str, env: Env) -> bool:
-        """Whether every ``name.add(item)`` of the function adds a string."""
-        fn = env.scope.node
-        added = [node.args[0] for node in own_nodes(fn) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
-                 and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
-        return bool(added) and all(self.text_item(item, env, ()) for item in added)
-
-    def text_item(self, item: ast.expr, env: Env, generators: list[ast.comprehension] | tuple[()]) -> bool:
-        """Whether ``item`` is a string: a literal, an f-string, ``str(...)``, a value its
-        function checks with ``isinstance(item, str)``, or a key of a dict keyed by strings."""
-        if isinstance(item, ast.Constant):
-            return isinstance(item.value, str)
-        if isinstance(item, ast.JoinedStr):
-            return True
-        if isinstance(item, ast.Call) and self.m.qualified(item.func) == "str":
-            return True
-        if isinstance(item, ast.Name):
-            for comp in generators:
-                if self.dict_key_of(item.id, comp, env):
-                    return True
-        return self.checked_str(item, env)
-
-    def dict_key_of(self, name: str, comp: ast.comprehension, env: Env) -> bool:
-        """``for name in d`` / ``d.keys()`` / ``for name, _ in d.items()`` over a dict keyed by strings."""
-        target, source = comp.target, comp.iter
-        if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) \
-                and target.elts[0].id == name and isinstance(source, ast.Call) \
-                and isinstance(source.func, ast.Attribute) and source.func.attr == "items":
-            return self.str_keyed(source.func.value, env)
-        if isinstance(target, ast.Name) and target.id == name:
-            if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "keys":
-                source = source.func.value
-            return self.str_keyed(source, env)
-        return False
-
-    def str_keyed(self, node: ast.expr, env: Env) -> bool:
-        for _ in range(_MAX_HOPS):
-            if isinstance(node, ast.Dict):
-                return bool(node.keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                               for k in node.keys)
-            if not isinstance(node, (ast.Name, ast.Attribute)):
-                return False
-            binding = self.scopes.resolve(node, env)
-            if binding is None:
-                annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
-                return annotation is not None and bool(_STR_KEYED.match(annotation))
-            if binding.owner is not None:
-                return False
-            node, env = binding.value, binding.env
-        return False
-
-    def checked_str(self, item: ast.expr, env: Env) -> bool:
-        """Whether the function ``item`` is in tests ``isinstance(item, str)``."""
-        written = self.m.code(item)
-        return any(isinstance(node, ast.Call) and self.m.qualified(node.func) == "isinstance"
-                   and len(node.args) == 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "str"
-                   and self.m.code(node.args[0]) == written for node in own_nodes(env.scope.node))
-
-
-def _copy_of(node: ast.expr) -> ast.expr | None:
-    """The collection ``list(x)`` / ``tuple(x)`` copies."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
-            and len(node.args) == 1 and not node.keywords:
-        return node.args[0]
-    return None
-
-
-def _is_set_call(node: ast.expr, part: Component) -> bool:
-    return isinstance(node, ast.Call) and part.m.qualified(node.func) in ("set", "frozenset")

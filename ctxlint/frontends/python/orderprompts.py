@@ -1,0 +1,231 @@
+"""A set of strings whose order becomes the order of text a model is sent.
+
+``for name in names: block += f"- {name}\\n"``, ``", ".join(names)``, ``[f"- {n}" for n in names]``
+or ``return list(names)``, with ``names`` a set shown to hold strings (stringsets.py): the text
+lists the items in the set's order, which changes with each process's hash seed. Reported only
+when data flow shows that text reaching a call that asks a model, in the same function or in a
+function of the module that calls this one for it (``themes = self.extract(items)``): a call
+handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
+(``self.llm.aask(prompt)``). Sorting anywhere on the way clears it; so does a log line or an
+error, which are not calls to a model.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.stringsets import StringSets, copy_of
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+# The kind of evidence (rules/cache/CTX104).
+ORDER_REACHES_PROMPT = "order-reaches-prompt"
+# Calls through which a value keeps no order, or gives none to the text.
+_ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
+# Methods of an object named for a model that send it a prompt.
+_ASKS = {"aask", "ask", "invoke", "ainvoke", "generate", "agenerate", "chat", "achat", "complete", "acomplete",
+         "predict", "apredict", "run", "arun", "call", "acall", "stream", "astream", "completion", "acompletion"}
+_ADDS = ("append", "extend", "insert", "update")
+_MAX_ROUNDS = 8
+
+
+class OrderPrompts(StringSets):
+    def observe(self) -> list[Observation]:
+        found: list[Observation] = []
+        for fn, scope in self.m.functions:
+            if fn.name.startswith("test"):
+                continue
+            env = Env(scope)
+            for node in own_nodes(fn):
+                site = self.ordered_site(node)
+                if site is None:
+                    continue
+                collection, shown = site
+                if self.flow.unordered(collection, env) not in ("set", "frozenset") \
+                        or not self.string_items(collection, env):
+                    continue
+                observed = self.reaching(fn, shown, collection, env)
+                if observed is not None and all(o.span != observed.span for o in found):
+                    found.append(observed)
+        return found
+
+    def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+        """The collection whose order ``node`` turns into text or a list, and the expression
+        the finding points at: a loop that adds each item, a join, a copy into a list."""
+        if isinstance(node, (ast.For, ast.AsyncFor)) and _added_names(node.body):
+            return node.iter, node.iter
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+                and len(node.args) == 1:
+            arg = node.args[0]
+            return (arg.generators[0].iter if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) else arg), node
+        copied = copy_of(node) if isinstance(node, ast.expr) else None
+        if copied is not None and isinstance(node, ast.expr) \
+                and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
+            return copied, node
+        return None
+
+    def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env) -> Observation | None:
+        """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
+        in a function of the module that calls ``fn`` and keeps its result."""
+        carried, returned = self.carriers(shown)
+        steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of "
+                          f"{_listed(carried) if carried else 'the value returned'}", self.m.span(shown))]
+        asked = self.asked_with(fn, carried)
+        if asked is None and (returned or self.returns_any(fn, carried)):
+            for caller, call in self.callers(fn):
+                kept = _kept_by(call, self.m.parents)
+                asked = self.asked_with(caller, kept) if kept else None
+                if asked is not None:
+                    steps.append(Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns it to {_listed(kept)}",
+                                          self.m.span(call)))
+                    break
+        if asked is None:
+            return None
+        steps.append(Evidence(EvidenceKind.SINK, f"sent to the model by `{self.m.code(asked.func)}(...)`",
+                              self.m.span(asked)))
+        source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
+        goes = (f"its order becomes the order of the text that `{self.m.code(asked.func)}(...)` "
+                f"(line {asked.lineno}) sends to the model")
+        return Observation(ORDER_REACHES_PROMPT, self.m.span(shown), goes, source=source)
+
+    def carriers(self, shown: ast.expr) -> tuple[set[str], bool]:
+        """The names that hold the ordered text (a loop's additions, an assignment's targets, a
+        list appended to) and whether it is returned as it is."""
+        if isinstance(shown, ast.expr) and isinstance(self.m.parents.get(id(shown)), (ast.For, ast.AsyncFor)):
+            loop = self.m.parents[id(shown)]
+            assert isinstance(loop, (ast.For, ast.AsyncFor))
+            return _added_names(loop.body), False
+        current: ast.AST = shown
+        while True:
+            parent = self.m.parents.get(id(current))
+            if parent is None or isinstance(parent, ast.Compare) or (
+                    isinstance(parent, ast.Call) and current is not parent.func
+                    and _called(parent) in _ORDER_FREE):
+                return set(), False
+            if isinstance(parent, ast.Return):
+                return set(), True
+            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+                return {name for t in targets if (name := self.m.dotted(t))}, False
+            if isinstance(parent, ast.Expr) and isinstance(parent.value, ast.Call):
+                receiver = _added_to(parent.value)
+                return ({receiver} if receiver else set()), False
+            if isinstance(parent, ast.stmt):
+                return set(), False
+            current = parent
+
+    def asked_with(self, fn: Function, carried: set[str]) -> ast.Call | None:
+        """A call of ``fn`` that asks a model and is given text built from ``carried``, following
+        the assignments and additions of ``fn`` that build on it."""
+        if not carried:
+            return None
+        nodes = own_nodes(fn)
+        tainted = set(carried)
+        for _ in range(_MAX_ROUNDS):
+            grown = set(tainted)
+            for node in nodes:
+                grown |= self.built_from(node, tainted)
+            if grown == tainted:
+                break
+            tainted = grown
+        asks = [node for node in nodes if isinstance(node, ast.Call) and _asks_model(node, self)]
+        for call in sorted(asks, key=lambda c: (c.lineno, c.col_offset)):
+            given = [*call.args, *(k.value for k in call.keywords if k.arg != "llm")]
+            if any(self.mentions(arg, tainted) for arg in given):
+                return call
+        return None
+
+    def built_from(self, node: ast.AST, tainted: set[str]) -> set[str]:
+        """The names ``node`` gives text built from ``tainted``."""
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None \
+                and self.mentions(node.value, tainted):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            return {name for t in targets if (name := self.m.dotted(t))}
+        if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
+                any(self.mentions(arg, tainted) for arg in node.args):
+            return {receiver}
+        return set()
+
+    def mentions(self, node: ast.expr, tainted: set[str]) -> bool:
+        """Whether ``node`` uses one of ``tainted`` in a way that keeps its order."""
+        name = self.m.dotted(node)
+        if name is not None and name in tainted:
+            return True
+        if isinstance(node, ast.Call) and _called(node) in _ORDER_FREE:
+            return False
+        if isinstance(node, (ast.Compare, ast.BoolOp)):
+            return False
+        children = [k.value if isinstance(k, ast.keyword) else k for k in ast.iter_child_nodes(node)]
+        return any(self.mentions(child, tainted) for child in children if isinstance(child, ast.expr))
+
+    def returns_any(self, fn: Function, carried: set[str]) -> bool:
+        return any(isinstance(n, ast.Return) and n.value is not None and self.mentions(n.value, carried)
+                   for n in own_nodes(fn))
+
+    def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
+        """Calls of ``fn`` by name (``fn(...)``, ``self.fn(...)``) in the module's functions."""
+        found = []
+        for caller, _scope in self.m.functions:
+            if caller is fn:
+                continue
+            for node in own_nodes(caller):
+                if isinstance(node, ast.Call) and _called(node) == fn.name:
+                    found.append((caller, node))
+        return found
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _added_to(call: ast.Call) -> str | None:
+    """``lines.append(x)``: the name of the list added to."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _ADDS and isinstance(func.value, ast.Name):
+        return func.value.id
+    return None
+
+
+def _added_names(body: list[ast.stmt]) -> set[str]:
+    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``."""
+    names: set[str] = set()
+    for statement in body:
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
+                and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            receiver = _added_to(statement.value)
+            if receiver is not None and _called(statement.value) != "update":
+                names.add(receiver)
+    return names
+
+
+def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
+    """The names a call's result is assigned to (through ``await``)."""
+    current: ast.AST = call
+    parent = parents.get(id(current))
+    if isinstance(parent, ast.Await):
+        current, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Assign) and parent.value is current:
+        return {t.id for t in parent.targets if isinstance(t, ast.Name)}
+    return set()
+
+
+def _asks_model(call: ast.Call, part: StringSets) -> bool:
+    """A call handed a model (``llm=``), or a method that sends a prompt called on an object
+    named for a model (``self.llm.aask(...)``, ``judge_llm.generate(...)``)."""
+    if any(k.arg == "llm" for k in call.keywords):
+        return True
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _ASKS:
+        receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
+        return receiver == "llm" or receiver.endswith("_llm")
+    return False
+
+
+def _listed(names: set[str]) -> str:
+    return ", ".join(f"`{n}`" for n in sorted(names))
