@@ -31,6 +31,8 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
+# How the step of a cut kept on an object for the function's next call begins.
+KEPT = "kept in"
 
 
 class CutReach(Component):
@@ -72,6 +74,44 @@ class CutReach(Component):
         if self._scopes is None:  # every function is indexed before the analysis asks
             self._scopes = {id(node): scope for node, scope in self.m.functions}
         return self._scopes[id(fn)]
+
+    def fed_back(self, node: ast.Subscript, fn: FunctionNode | None, steps: Steps) -> Evidence | None:
+        """``summary = reply.get("summary")[:n]`` kept on an object (``saga.summary = summary``)
+        whose attribute the function read into the very prompt ``reply`` answers: the model's own
+        text, cut mid-word, comes back to it on the next call as settled knowledge. The step that
+        says where the cut text is the model's reply; None when it is not seen to be."""
+        if fn is None or not steps or not any(s.text.startswith(KEPT) for s in steps):
+            return None
+        reply = self.reply_call(node.value, fn, node.lineno)
+        if reply is None:
+            return None
+        sink = steps[-1].span
+        for argument in (*reply.args, *(k.value for k in reply.keywords)):
+            for part in ast.walk(argument):
+                if isinstance(part, ast.Call) and self.m.span(part) == sink or isinstance(part, ast.Name) and any(
+                        self.m.span(a) == sink for a in _assignments(fn, part.id, reply.lineno)):
+                    return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(node.value)}` is the model's reply to the "
+                                    "prompt it is read back into", self.m.span(reply))
+        return None
+
+    def reply_call(self, value: ast.expr, fn: FunctionNode, before: int, depth: int = 0) -> ast.Call | None:
+        """The call whose result ``value`` is read from (``reply.get("summary", "")``,
+        ``reply.choices[0].message.content``, through the local names it was given before line
+        ``before``): the call that answered, when it is given something to answer."""
+        while isinstance(value, (ast.Attribute, ast.Subscript, ast.Await)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                value = value.func.value
+            elif isinstance(value, (ast.Attribute, ast.Subscript, ast.Await)):
+                value = value.value
+        if isinstance(value, ast.Call):
+            return value if value.args or value.keywords else None
+        if not isinstance(value, ast.Name) or depth > 2:
+            return None
+        given = [a for a in _assignments(fn, value.id, before) if a.lineno < before]
+        if not given:
+            return None
+        return self.reply_call(given[-1].value, fn, given[-1].lineno, depth + 1)
 
     # ---- following the value ---------------------------------------------------------------------
 
@@ -146,7 +186,7 @@ class CutReach(Component):
             if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
                 found = self.into_prompt(read, fn, hops, seen)
                 if found is not None:
-                    return (Evidence(EvidenceKind.FLOW, f"kept in `{where}`, which `{fn.name}` reads again",
+                    return (Evidence(EvidenceKind.FLOW, f"{KEPT} `{where}`, which `{fn.name}` reads again",
                                      self.m.span(statement)), *found)
         return None
 
@@ -234,6 +274,12 @@ def _assigned_name(statement: ast.AST | None) -> str | None:
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
         return statement.target.id
     return None
+
+
+def _assignments(fn: FunctionNode, name: str, before: int) -> list[ast.Assign]:
+    """The plain assignments of the local ``name`` in ``fn`` up to line ``before``, in order."""
+    return sorted((a for a in ast.walk(fn) if isinstance(a, ast.Assign) and a.lineno <= before
+                   and _assigned_name(a) == name), key=lambda a: a.lineno)
 
 
 def _reads(fn: FunctionNode, name: str, after: ast.stmt | None) -> Iterator[ast.Name]:

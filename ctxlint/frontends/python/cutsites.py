@@ -159,6 +159,12 @@ class CutSites(Component):
         for_model = in_tokens or third_party is not None
         reaches = None if for_model and _excerpt(_subject(node)) else self.reach.into_prompt(node, fn)
         if reaches is not None:  # followed through the project's functions into a prompt
+            # A slice (mid-word) of the model's own reply, stored where the same prompt reads it again.
+            reply = self.reach.fed_back(node, fn, reaches) if isinstance(node, ast.Subscript) and cut is not None \
+                and cut.how == "slice" and cut.keeps == "start" else None
+            if reply is not None:
+                return Observation("fed-back-cut", source.span, "the model reads it back in the same prompt",
+                                   source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
         if not context:
