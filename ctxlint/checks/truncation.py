@@ -21,7 +21,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
-             "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut"}
+             "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
+             "line-cut": "line-cut"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -114,6 +115,11 @@ def _fed_back_message(source: Source) -> str:
 
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
+    if cut.how == "line-cut":
+        width = f"{source.kept:,} characters" if source.kept is not None else "a fixed width"
+        return (f"`{source.detail}` cuts every line of the text to {width} and leaves nothing where a line lost "
+                "its end, so the model reads each cut signature, statement or row as if it were whole. Mark the "
+                "lines that were cut (\"…\"), or leave long lines out with a note.")
     advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
     if cut.how == "first-chunk":
         return (f"`{source.detail}` keeps only the first piece of a text split to a size and drops the others "
