@@ -60,7 +60,7 @@ class Analyzer:
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
-        self.line_cuts.cut_sites = self.cut_sites
+        self.line_cuts.reach = self.cut_reach
         self.order_sites.cut_sites = self.cut_sites
         self.schema_choices = SchemaChoices(self.unit)
         self.schema_choices.cut_sites = self.cut_sites

@@ -291,6 +291,7 @@ class CutReach(Component):
             owner = project.analyzer(Path(path))
             if owner is None:
                 continue
+            self.m.dependencies.add(owner.unit.path)  # a change there changes where this cut goes
             for call, home in owner.unit.calls:
                 if last_name(call.func) != fn.name:
                     continue

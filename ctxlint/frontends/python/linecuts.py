@@ -16,28 +16,28 @@ from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Observation, Source, SourceKind
 
 if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutsites import CutSites
+    from ctxlint.frontends.python.cutreach import CutReach
 
 _SPLITS = ("splitlines", "split")
 
 
 class LineCuts(Component):
-    cut_sites: CutSites
+    reach: CutReach
 
     def observe(self) -> list[Observation]:
         found = []
-        for node, _, fn in self.cut_sites.scoped_nodes():
-            if not isinstance(node, ast.Call) or fn is None:
+        for call, scope in self.m.calls:  # indexed once: no walk of the module of its own
+            fn = scope.node
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("test") \
+                    or not isinstance(call.func, ast.Attribute) or call.func.attr != "join":
                 continue
-            width = line_cut(node)
-            if width is None:
-                continue
-            steps = self.cut_sites.reach.reach_far(node, fn)
+            width = line_cut(call)
+            steps = self.reach.reach_far(call, fn) if width is not None else None
             if steps is None:
                 continue
-            detail = " ".join(self.m.code(node).split())
-            found.append(Observation("line-cut", self.m.span(node), "its text reaches a prompt", source=Source(
-                SourceKind.TRUNCATION, detail, self.m.span(node), kept=width, flow=steps,
+            detail = " ".join(self.m.code(call).split())
+            found.append(Observation("line-cut", self.m.span(call), "its text reaches a prompt", source=Source(
+                SourceKind.TRUNCATION, detail, self.m.span(call), kept=width, flow=steps,
                 cut=Cut("characters", "start", "line-cut"))))
         return found
 
