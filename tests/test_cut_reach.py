@@ -60,3 +60,38 @@ def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
     [found] = _check(tmp_path, "swapped.py")
     assert (found["code"], found["line"], found["kind"]) == ("CTX205", 2, "cut-reaches-prompt")
     assert found["evidence"][-2]["text"] == "passed to `render_prompt`, which builds a prompt with it"
+
+
+OUTLINE = '''\
+class ProjectOutline:
+    def render(self, listing: str) -> str:
+        return "\\n".join([line[:100] for line in listing.splitlines()])
+'''
+
+CHAT = '''\
+from app.outline import ProjectOutline
+
+
+class Assistant:
+    def __init__(self, llm) -> None:
+        self.llm = llm
+        self.outline = ProjectOutline()
+
+    def outline_messages(self, listing: str) -> list:
+        text = self.outline.render(listing)
+        return [dict(role="user", content=text), dict(role="assistant", content="Ok.")]
+'''
+
+
+def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "outline.py").write_text(OUTLINE)
+    (tmp_path / "app" / "chat.py").write_text(CHAT)
+    [found] = _check(tmp_path, "app/outline.py")
+    assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 3, 16, "line-cut")
+    assert found["message"].startswith('`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line '
+                                       "of the text to 100 characters and leaves nothing where a line lost its end")
+    steps = [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
+    assert steps == [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
+                     ("sink", "sent as the content of a message", "app/chat.py", 11)]

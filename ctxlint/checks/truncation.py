@@ -21,7 +21,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
-             "prompt-cut": "cut-reaches-prompt"}
+             "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
+             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -44,7 +45,9 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         kind = _OBSERVED[observation.kind]
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
-        ctx.report(source.span, _message(source), kind=kind, evidence=(
+        message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
+            if kind == "misplaced-cut" else _message(source)
+        ctx.report(source.span, message, kind=kind, evidence=(
             Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span, source.strong),
             *source.flow, Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
 
@@ -104,8 +107,26 @@ def _marks_another(segments: tuple[Segment, ...], index: int, span: Span) -> boo
     return False
 
 
+def _fed_back_message(source: Source) -> str:
+    amount = f"its first {source.kept:,} characters" if source.kept is not None else "a fixed length"
+    return (f"`{source.detail}` cuts the model's reply to {amount}, mid-word, and stores it where the next call "
+            "reads it back into the same prompt with nothing to say it was cut, so the model builds on a summary it "
+            "takes to be whole. Cut at a sentence boundary and mark the cut, or ask the model to shorten it.")
+
+
+def _misplaced_message(source: Source) -> str:
+    return (f"`{source.detail}` keeps the end of the text that comes before the passage but adds it after the "
+            "passage, with nothing between them, so the model reads the earlier text, starting mid-sentence, as if "
+            "it followed. Put the kept end before the passage, as the whole text is, and mark where it was cut.")
+
+
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
+    if cut.how == "line-cut":
+        width = f"{source.kept:,} characters" if source.kept is not None else "a fixed width"
+        return (f"`{source.detail}` cuts every line of the text to {width} and leaves nothing where a line lost "
+                "its end, so the model reads each cut signature, statement or row as if it were whole. Mark the "
+                "lines that were cut (\"…\"), or leave long lines out with a note.")
     advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
     if cut.how == "first-chunk":
         return (f"`{source.detail}` keeps only the first piece of a text split to a size and drops the others "

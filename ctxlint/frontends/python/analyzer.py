@@ -17,6 +17,7 @@ from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
+from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.orderprompts import OrderPrompts
@@ -59,6 +60,8 @@ class Analyzer:
         self.cut_sites = CutSites(self.unit)
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.order_sites = OrderSites(self.unit)
+        self.line_cuts = LineCuts(self.unit)
+        self.line_cuts.reach = self.cut_reach
         self.order_sites.cut_sites = self.cut_sites
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
@@ -80,10 +83,10 @@ class Analyzer:
         self.model_flow = ModelFlow(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.order_sites, self.schema_choices, self.order_prompts, self.first_parts,
-                                  self.overflows, self.system_drops, self.messages, self.args, self.sinks,
-                                  self.standalone, self.tools, self.estimates, self.wrappers, self.spreads,
-                                  self.reserves, self.model_flow]
+                                  self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
+                                  self.first_parts, self.overflows, self.system_drops, self.messages, self.args,
+                                  self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
+                                  self.spreads, self.reserves, self.model_flow]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
@@ -113,6 +116,7 @@ class Analyzer:
         parsed.observations.extend(unit.observations)
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
+        parsed.observations.extend(self.line_cuts.observe())
         reaching = self.order_prompts.observe()  # stronger evidence for a site order_sites also sees
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}

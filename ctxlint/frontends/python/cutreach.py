@@ -13,24 +13,35 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
 
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.scopes import FunctionNode
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, cut_marker_before
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
-# How many function boundaries (a return to a caller, an argument to a parameter) a cut is followed.
+# How many function boundaries (a return to a caller, an argument to a parameter) a cut is followed;
+# a whole text's lines each cut (`reach_far`) further, into other modules and chat messages.
 MAX_HOPS = 3
+MAX_FAR_HOPS = 6
+# A function whose name more modules than this call is not looked for in other modules.
+MAX_CALLER_MODULES = 6
+# Set while a cut is followed far: every module's reader sees it.
+_FAR: ContextVar[bool] = ContextVar("far", default=False)
 # A call named for a prompt that measures, logs or stores it does not put the cut in one.
 _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", "*cache*", "*len*", "*debug*",
                  "*display*", "*show*")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
+# How the step of a cut kept on an object for the function's next call begins.
+KEPT = "kept in"
 
 
 class CutReach(Component):
@@ -73,6 +84,54 @@ class CutReach(Component):
             self._scopes = {id(node): scope for node, scope in self.m.functions}
         return self._scopes[id(fn)]
 
+    def fed_back(self, node: ast.Subscript, fn: FunctionNode | None, steps: Steps) -> Evidence | None:
+        """``summary = reply.get("summary")[:n]`` kept on an object (``saga.summary = summary``)
+        whose attribute the function read into the very prompt ``reply`` answers: the model's own
+        text, cut mid-word, comes back to it on the next call as settled knowledge. The step that
+        says where the cut text is the model's reply; None when it is not seen to be."""
+        if fn is None or not steps or not any(s.text.startswith(KEPT) for s in steps):
+            return None
+        reply = self.reply_call(node.value, fn, node.lineno)
+        if reply is None:
+            return None
+        sink = steps[-1].span
+        for argument in (*reply.args, *(k.value for k in reply.keywords)):
+            for part in ast.walk(argument):
+                if isinstance(part, ast.Call) and self.m.span(part) == sink or isinstance(part, ast.Name) and any(
+                        self.m.span(a) == sink for a in _assignments(fn, part.id, reply.lineno)):
+                    return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(node.value)}` is the model's reply to the "
+                                    "prompt it is read back into", self.m.span(reply))
+        return None
+
+    def reply_call(self, value: ast.expr, fn: FunctionNode, before: int, depth: int = 0) -> ast.Call | None:
+        """The call whose result ``value`` is read from (``reply.get("summary", "")``,
+        ``reply.choices[0].message.content``, through the local names it was given before line
+        ``before``): the call that answered, when it is given something to answer."""
+        while isinstance(value, (ast.Attribute, ast.Subscript, ast.Await)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                value = value.func.value
+            elif isinstance(value, (ast.Attribute, ast.Subscript, ast.Await)):
+                value = value.value
+        if isinstance(value, ast.Call):
+            return value if value.args or value.keywords else None
+        if not isinstance(value, ast.Name) or depth > 2:
+            return None
+        given = [a for a in _assignments(fn, value.id, before) if a.lineno < before]
+        if not given:
+            return None
+        return self.reply_call(given[-1].value, fn, given[-1].lineno, depth + 1)
+
+    def reach_far(self, node: ast.expr, fn: FunctionNode | None) -> Steps | None:
+        """``into_prompt`` for text whose every line is cut: followed through more returns, into
+        the project's other modules and into a chat message's content. (Kept apart so the other
+        kinds of cut keep the reach their evidence was measured with.)"""
+        token = _FAR.set(True)
+        try:
+            return self.into_prompt(node, fn)
+        finally:
+            _FAR.reset(token)
+
     # ---- following the value ---------------------------------------------------------------------
 
     def into_prompt(self, node: ast.expr, fn: FunctionNode | None, hops: int = 0,
@@ -96,6 +155,11 @@ class CutReach(Component):
             if isinstance(other, ast.Constant) and isinstance(other.value, str) and marks(other.value):
                 return None
             return self.into_prompt(parent, fn, hops, seen)  # `"Context:\n" + above`
+        if _FAR.get() and isinstance(parent, ast.AugAssign) and isinstance(parent.op, ast.Add) \
+                and node is parent.value and isinstance(parent.target, ast.Name) and fn is not None:
+            return self.through_name(parent.target.id, parent, fn, hops, seen)  # `repo_content += listing`
+        if _FAR.get() and parent is not None and _message_content(parent, node, self.m.parents.get(id(parent))):
+            return (Evidence(EvidenceKind.SINK, "sent as the content of a message", self.m.span(node)),)
         if isinstance(parent, ast.keyword):
             call = self.m.parents.get(id(parent))
             return self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
@@ -106,7 +170,7 @@ class CutReach(Component):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
         if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
                                               and isinstance(self.m.parents.get(id(parent)), ast.Return)):
-            if fn is None or hops >= MAX_HOPS:
+            if fn is None or hops >= _max_hops():
                 return None
             position = parent.elts.index(node) if isinstance(parent, ast.Tuple) else None
             return self.from_callers(fn, position, hops + 1, seen)
@@ -146,7 +210,7 @@ class CutReach(Component):
             if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
                 found = self.into_prompt(read, fn, hops, seen)
                 if found is not None:
-                    return (Evidence(EvidenceKind.FLOW, f"kept in `{where}`, which `{fn.name}` reads again",
+                    return (Evidence(EvidenceKind.FLOW, f"{KEPT} `{where}`, which `{fn.name}` reads again",
                                      self.m.span(statement)), *found)
         return None
 
@@ -173,7 +237,7 @@ class CutReach(Component):
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
             return self.into_prompt(call, fn, hops, seen)  # text made with it: `"\n".join(parts)`
-        if hops >= MAX_HOPS or fn is None:
+        if hops >= _max_hops() or fn is None:
             return None
         scope = self.scope_of(fn)
         target = self.callees.function_for(call, Env(scope), foreign=True, returns=False)
@@ -198,34 +262,63 @@ class CutReach(Component):
     def from_callers(self, fn: FunctionNode, position: int | None, hops: int, seen: set[int]) -> Steps | None:
         """The calls of ``fn`` in this module, and what each does with the value it returns (its
         ``position``-th item when it returns a tuple)."""
-        for call, home in self.m.calls:
-            func = call.func
-            if last_name(func) != fn.name:
-                continue
-            target = self.callees.function_for(call, Env(home), returns=False)
+        for unit, call, home in self.calls_of(fn):
             caller = home.node
-            if target is None or target.fn is not fn or not isinstance(caller, (ast.FunctionDef,
-                                                                                  ast.AsyncFunctionDef)):
+            if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            value: ast.expr = call
-            parent = self.m.parents.get(id(value))
-            if isinstance(parent, ast.Await):
-                value, parent = parent, self.m.parents.get(id(parent))
-            if position is not None:  # `above, below = self.context_of(i, parts)`
-                if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
-                        and isinstance(parent.targets[0], ast.Tuple) and position < len(parent.targets[0].elts)):
-                    continue
-                item = parent.targets[0].elts[position]
-                if not isinstance(item, ast.Name):
-                    continue
-                found = self.through_name(item.id, parent, caller, hops, seen)
-            else:
-                found = self.into_prompt(value, caller, hops, seen)
+            found = unit.analyzer.cut_reach.caller_use(call, caller, position, hops, seen)
             if found is not None:
                 what = f"item {position + 1} of what `{fn.name}` returns" if position is not None else \
                     f"what `{fn.name}` returns"
-                return (Evidence(EvidenceKind.FLOW, f"{what} is used by `{caller.name}`", self.m.span(call)), *found)
+                return (Evidence(EvidenceKind.FLOW, f"{what} is used by `{caller.name}`", unit.span(call)), *found)
         return None
+
+    def calls_of(self, fn: FunctionNode) -> Iterator[tuple[Unit, ast.Call, Scope]]:
+        """The calls of ``fn``: in this module, then in the project's other modules whose text calls
+        its name (a method reached through an attribute, ``self.repo_map.get_repo_map(...)``)."""
+        for call, home in self.m.calls:
+            if last_name(call.func) == fn.name:
+                target = self.callees.function_for(call, Env(home), returns=False)
+                if target is not None and target.fn is fn:
+                    yield self.m, call, home
+        project, file = self.m.project, self.m.file
+        if not _FAR.get() or project is None or file is None or fn.name.startswith("_"):
+            return
+        paths = [p for p in project.callers(fn.name) if p != file and not in_tests(str(p))]
+        if len(paths) >= MAX_CALLER_MODULES:
+            return  # a common name: its calls are not this function's
+        for path in paths:
+            owner = project.analyzer(Path(path))
+            if owner is None:
+                continue
+            self.m.dependencies.add(owner.unit.path)  # a change there changes where this cut goes
+            for call, home in owner.unit.calls:
+                if last_name(call.func) != fn.name:
+                    continue
+                target = owner.callees.function_for(call, Env(home), foreign=True, returns=False)
+                if target is not None and target.owner is not None and target.owner.unit.file == file \
+                        and (target.fn.name, target.fn.lineno) == (fn.name, fn.lineno):
+                    yield owner.unit, call, home
+
+    def caller_use(self, call: ast.Call, caller: FunctionNode, position: int | None, hops: int, seen: set[int]
+                   ) -> Steps | None:
+        """What the function ``caller`` of this module does with what ``call`` returns."""
+        value: ast.expr = call
+        parent = self.m.parents.get(id(value))
+        if isinstance(parent, ast.Await):
+            value, parent = parent, self.m.parents.get(id(parent))
+        if position is None:
+            return self.into_prompt(value, caller, hops, seen)
+        # `above, below = self.context_of(i, parts)`
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Tuple) and position < len(parent.targets[0].elts)):
+            return None
+        item = parent.targets[0].elts[position]
+        return self.through_name(item.id, parent, caller, hops, seen) if isinstance(item, ast.Name) else None
+
+
+def _max_hops() -> int:
+    return MAX_FAR_HOPS if _FAR.get() else MAX_HOPS
 
 
 def _assigned_name(statement: ast.AST | None) -> str | None:
@@ -234,6 +327,22 @@ def _assigned_name(statement: ast.AST | None) -> str | None:
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
         return statement.target.id
     return None
+
+
+def _assignments(fn: FunctionNode, name: str, before: int) -> list[ast.Assign]:
+    """The plain assignments of the local ``name`` in ``fn`` up to line ``before``, in order."""
+    return sorted((a for a in ast.walk(fn) if isinstance(a, ast.Assign) and a.lineno <= before
+                   and _assigned_name(a) == name), key=lambda a: a.lineno)
+
+
+def _message_content(parent: ast.AST, node: ast.expr, holder: ast.AST | None) -> bool:
+    """Whether ``node`` is the content of a chat message: ``{"role": ..., "content": node}``,
+    ``dict(role=..., content=node)``."""
+    if isinstance(parent, ast.Dict):
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in parent.keys]
+        return "role" in keys and node in parent.values and keys[parent.values.index(node)] == "content"
+    return isinstance(parent, ast.keyword) and parent.arg == "content" and isinstance(holder, ast.Call) \
+        and last_name(holder.func) == "dict" and any(k.arg == "role" for k in holder.keywords)
 
 
 def _reads(fn: FunctionNode, name: str, after: ast.stmt | None) -> Iterator[ast.Name]:

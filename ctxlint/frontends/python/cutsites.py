@@ -23,6 +23,7 @@ from itertools import pairwise
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
@@ -159,13 +160,21 @@ class CutSites(Component):
         for_model = in_tokens or third_party is not None
         reaches = None if for_model and _excerpt(_subject(node)) else self.reach.into_prompt(node, fn)
         if reaches is not None:  # followed through the project's functions into a prompt
+            # A slice (mid-word) of the model's own reply, stored where the same prompt reads it again.
+            reply = self.reach.fed_back(node, fn, reaches) if isinstance(node, ast.Subscript) and cut is not None \
+                and cut.how == "slice" and cut.keeps == "start" else None
+            if reply is not None:
+                return Observation("fed-back-cut", source.span, "the model reads it back in the same prompt",
+                                   source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         if for_model and _excerpt(_subject(node)):
-            # A retrieved chunk cut to fill a window: an excerpt by nature, whose edge a model expects.
-            return Observation("excerpt-cut", source.span, goes, source=replace(source, strong=True))
+            # A retrieved chunk cut to fill a window: an excerpt, whose edge a model expects (if in its place).
+            placed = misplaced_tail(self.m, node, fn) if cut is not None and cut.keeps == "end" else None
+            return Observation("misplaced-cut" if placed else "excerpt-cut", source.span, goes, source=replace(
+                source, strong=True, flow=(*source.flow, placed) if placed else source.flow))
         return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
                            source=replace(source, strong=for_model))
 

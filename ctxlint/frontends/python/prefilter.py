@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
 from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, reads_output, strong_prompt_name, tool_shaped
+from ctxlint.frontends.python.linecuts import line_cut
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.model import Span
@@ -35,6 +36,8 @@ _TOKEN = re.compile(r"token", re.IGNORECASE)
 # agent reads back, cut (cutsites.py).
 _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
                          r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
+# Every line of a text cut to a width (`line[:100] for line in text.splitlines()`): linecuts.py.
+_LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:lines)?\(")
 # The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
 # exact (the patterns' letters are all lower case), and the regex engine searches several times
 # faster than case-insensitively.
@@ -52,7 +55,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
 
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text):
         return True
-    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT)
+    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text))
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):
@@ -331,6 +334,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
                     and imports_library(ast.Import([ast.alias(node.args[0].value)])):
                 return True  # `importlib.import_module("ollama")`: a library imported by name
+            if chain and chain[-1] == "join" and line_cut(node) is not None:
+                return True  # every line of a text cut to a width (linecuts.py)
             if chain and chain[-1].endswith("Message") and any(k.arg == "content" for k in node.keywords):
                 return True  # a chat message of the project's own class: `UserMessage(content=...)`
             if chain and chain[-1][:1].isupper() and any(

@@ -54,7 +54,7 @@ class CallersGiveNone:
                 if _followed_to(unit, call, fn, where) or not self._leaves_unset(unit, call, param, position, hops):
                     return False
                 self.calls += 1
-                outside_tests += not _in_tests(unit.path)
+                outside_tests += not in_tests(unit.path)
         return outside_tests > 0
 
     def _callers(self, name: str) -> list[Unit]:
@@ -176,7 +176,7 @@ def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
     return None
 
 
-def _in_tests(path: str) -> bool:
+def in_tests(path: str) -> bool:
     """Whether a module is a test's: in a ``tests`` folder, or named as pytest collects it."""
     parts = PurePath(path).parts
     name = parts[-1] if parts else ""
