@@ -205,8 +205,9 @@ class Linter:
         project's modules searched for its callers are that tree's, not the working directory's."""
         settings = self.settings
         root, where = settings.root, relpath
-        if path is not None and relpath == path.name and path.parent.resolve() != self._root:
-            root = project_root(path.parent.resolve())
+        parent = path.parent.resolve() if path is not None and relpath == path.name else None
+        if path is not None and parent is not None and parent != self._root:
+            root = project_root(parent)
             where = relative_path(path, root)
         return frontends.ParseContext(root, where, tuple(settings.frameworks), settings.builtin_frameworks,
                                       frontends.linked_only(relpath, settings),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import prompt_name
 from ctxlint.model import Span
 
@@ -63,9 +64,7 @@ def built_with(texts: dict[str, tuple[str, Span]], value: Value) -> tuple[tuple[
 def _template_text(call: ast.Call) -> ast.Constant | None:
     """The literal text a prompt object is built from: ``PromptTemplate.from_template("...")``,
     ``PromptTemplate(template="...")`` (a call whose name says template, given a text with a field)."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if "template" not in name.lower():
+    if "template" not in (last_name(call.func) or "").lower():
         return None
     given = [k.value for k in call.keywords if k.arg == "template"] or call.args[:1]
     text = given[0] if given else None

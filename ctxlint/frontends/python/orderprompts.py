@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.values import Env
@@ -35,6 +36,8 @@ _MAX_ROUNDS = 8
 class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
+        if not any(_asks_model(call, self) for call, _ in self.m.calls):
+            return found  # no call of the module asks a model: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
@@ -71,9 +74,11 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
-        steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of "
-                          f"{_listed(carried) if carried else 'the value returned'}", self.m.span(shown))]
-        asked = self.asked_with(fn, carried)
+        direct = self.asked_directly(shown)
+        given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
+        steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
+                          self.m.span(shown))]
+        asked = direct or self.asked_with(fn, carried)
         if asked is None and (returned or self.returns_any(fn, carried)):
             for caller, call in self.callers(fn):
                 kept = _kept_by(call, self.m.parents)
@@ -90,6 +95,21 @@ class OrderPrompts(StringSets):
         goes = (f"its order becomes the order of the text that `{self.m.code(asked.func)}(...)` "
                 f"(line {asked.lineno}) sends to the model")
         return Observation(ORDER_REACHES_PROMPT, self.m.span(shown), goes, source=source)
+
+    def asked_directly(self, shown: ast.expr) -> ast.Call | None:
+        """The call that asks a model given the ordered text itself (``llm.aask(", ".join(names))``):
+        what it assigns is the model's answer, not the text."""
+        current: ast.AST = shown
+        while (parent := self.m.parents.get(id(current))) is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, (ast.Compare, ast.BoolOp)):
+                return None
+            if isinstance(parent, ast.Call) and current is not parent.func:
+                if _called(parent) in _ORDER_FREE:
+                    return None
+                if _asks_model(parent, self):
+                    return parent
+            current = parent
+        return None
 
     def carriers(self, shown: ast.expr) -> tuple[set[str], bool]:
         """The names that hold the ordered text (a loop's additions, an assignment's targets, a
@@ -158,7 +178,8 @@ class OrderPrompts(StringSets):
             return False
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             return False
-        children = [k.value if isinstance(k, ast.keyword) else k for k in ast.iter_child_nodes(node)]
+        children = [k.value if isinstance(k, ast.keyword) else k.iter if isinstance(k, ast.comprehension) else k
+                    for k in ast.iter_child_nodes(node)]
         return any(self.mentions(child, tainted) for child in children if isinstance(child, ast.expr))
 
     def returns_any(self, fn: Function, carried: set[str]) -> bool:
@@ -167,19 +188,12 @@ class OrderPrompts(StringSets):
 
     def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
         """Calls of ``fn`` by name (``fn(...)``, ``self.fn(...)``) in the module's functions."""
-        found = []
-        for caller, _scope in self.m.functions:
-            if caller is fn:
-                continue
-            for node in own_nodes(caller):
-                if isinstance(node, ast.Call) and _called(node) == fn.name:
-                    found.append((caller, node))
-        return found
+        return [(home.node, call) for call, home in self.m.calls if _called(call) == fn.name
+                and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn]
 
 
 def _called(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return last_name(call.func) or ""
 
 
 def _added_to(call: ast.Call) -> str | None:

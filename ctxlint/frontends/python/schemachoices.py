@@ -14,13 +14,12 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.stringsets import StringSets, copy_of
+from ctxlint.frontends.python.stringsets import MAX_HOPS, StringSets, copy_of
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
 # Keywords that hand a call the schema of the model's answer.
 _SCHEMA_KEYWORDS = re.compile(r"(.*_)?schema(_.*)?|response_format|response_model|output_type|text_format")
-_MAX_HOPS = 6
 
 
 class SchemaChoices(StringSets):
@@ -105,7 +104,7 @@ class SchemaChoices(StringSets):
     def copied_at(self, node: ast.expr, env: Env) -> ast.expr:
         """Where the set is copied into a list a name keeps (``self.options = list(seen)``),
         which is where ``sorted(...)`` goes; else the collection itself."""
-        for _ in range(_MAX_HOPS):
+        for _ in range(MAX_HOPS):
             inner = copy_of(node)
             if inner is not None and isinstance(inner, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(inner, env)

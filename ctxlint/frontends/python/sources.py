@@ -373,13 +373,14 @@ class Sources(Component):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
+            if found is None:
+                continue
             field, built = next((k.arg for k in call.keywords if k.value is arg), None), self.m.short(func)
-            if found is not None and field is not None and built.rsplit(".", 1)[-1][:1].isupper():
+            if field is not None and built.rsplit(".", 1)[-1][:1].isupper():
                 # Packed into an object (`Reply(result=f"Tool returned: {out}")`): the step shows the wrapping.
                 kept = Evidence(EvidenceKind.FLOW, f"kept as `{field}` of `{built}(...)`", self.m.span(arg))
                 return replace(found, flow=(*found.flow, kept))
-            if found is not None:
-                return found
+            return found
         # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
         return _fetched_page(self.m, call) if _fetch_named(func, last) else None
 

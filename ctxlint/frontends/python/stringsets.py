@@ -16,13 +16,13 @@ from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 
 _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\s*,")
-_MAX_HOPS = 6
+MAX_HOPS = 6  # how many assignments back a set is followed
 
 
 class StringSets(Component):
     def string_items(self, node: ast.expr, env: Env) -> bool:
         """Whether the set behind ``node`` is shown to hold strings."""
-        for _ in range(_MAX_HOPS):
+        for _ in range(MAX_HOPS):
             inner = copy_of(node)
             if inner is not None:
                 node = inner
@@ -87,7 +87,7 @@ class StringSets(Component):
         return False
 
     def str_keyed(self, node: ast.expr, env: Env) -> bool:
-        for _ in range(_MAX_HOPS):
+        for _ in range(MAX_HOPS):
             if isinstance(node, ast.Dict):
                 return bool(node.keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
                                                for k in node.keys)
