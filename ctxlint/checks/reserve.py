@@ -23,28 +23,20 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         return
     hint = request.settings_hint or "`max_tokens`"
     kind = request.reserve_kind or ("call-in-method" if request.in_method else "call")
-    if kind == "ignored":
-        accepted, fixed = request.reserve_evidence[:2]
-        where = f" (line {accepted.span.line})" if accepted.span is not None else ""
-        ctx.report(
-            request.anchor,
-            f"{accepted.text.split(' is accepted')[0]}{where} is accepted but never read, and {fixed.text}, so "
-            "the limit a caller gives has no effect on the answer's length. Pass it on as the limit, or take "
-            "the parameter out.",
-            kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a request with a fixed output limit", request.anchor),
-                                 *request.reserve_evidence),
-        )
-        return
-    if kind == "field-dropped":
-        field, sent = request.reserve_evidence[:2]
-        where = f" (line {field.span.line})" if field.span is not None else ""
-        ctx.report(
-            request.anchor,
-            f"{field.text}{where}; {sent.text}, so a prompt whose limit is kept in that field gets none here, "
-            "and the answer may take whatever the window leaves. Send that field as the limit too.",
-            kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a request whose limit comes from one field",
-                                          request.anchor), *request.reserve_evidence),
-        )
+    if kind in ("ignored", "field-dropped"):  # a limit is sent, but not the one the code holds
+        held, sent = request.reserve_evidence[:2]
+        where = f" (line {held.span.line})" if held.span is not None else ""
+        if kind == "ignored":
+            sink = "a request with a fixed output limit"
+            message = (f"{held.text.split(' is accepted')[0]}{where} is accepted but never read, and {sent.text}, "
+                       "so the limit a caller gives has no effect on the answer's length. Pass it on as the limit, "
+                       "or take the parameter out.")
+        else:
+            sink = "a request whose limit comes from one field"
+            message = (f"{held.text}{where}; {sent.text}, so a prompt whose limit is kept in that field gets none "
+                       "here, and the answer may take whatever the window leaves. Send that field as the limit too.")
+        ctx.report(request.anchor, message, kind=kind,
+                   evidence=(Evidence(EvidenceKind.SINK, sink, request.anchor), *request.reserve_evidence))
         return
     evidence: tuple[Evidence, ...] = (
         Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),)
