@@ -29,6 +29,8 @@ from functools import lru_cache
 from ctxlint.analysis.names import normalise
 
 _WORD_SPLIT = re.compile(r"[^a-z]+")
+# First words that make a name a number about content, not content: `max_webpages`, `num_results`.
+_QUANTITIES = frozenset({"max", "min", "num", "n", "number", "count", "total", "limit"})
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ def is_metadata(name: str, vocabulary: Vocabulary) -> bool:
 def _family(name: str, content: tuple[str, ...], ambiguous: tuple[str, ...], metadata: tuple[str, ...],
             carriers: tuple[str, ...]) -> tuple[str, str] | None:
     words = _words(name)
-    if not words or _ends_with(words, _phrases(metadata)):
+    if not words or _ends_with(words, _phrases(metadata)) or (len(words) > 1 and words[0] in _QUANTITIES):
         return None
     heads = _phrases(content) + _phrases(ambiguous) + _phrases(carriers)
     for kind, entries in (("content", content), ("ambiguous", ambiguous)):

@@ -139,7 +139,9 @@ def static_until_per_call(request: Request, index: int, per_call: list[str],
 
 # A clock read to the day (`date.today()`, `strftime("%B %d, %Y")`, `current_date`,
 # `toLocaleDateString()`) changes once a day; one read to the time changes on every call.
-_CLOCK_TYPES = re.compile(r"datetime|new Date\b|Date\.now", re.IGNORECASE)
+# The names of clock types and of the methods that format and parse them (`strftime`) say nothing
+# of how fine the value is read: they are taken out before the words that do.
+_CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re.IGNORECASE)
 _DAILY = re.compile(r"today|date|%[YmdBbAaejy]\b", re.IGNORECASE)
 _FINER = re.compile(r"time|hour|minute|second|%[HIMSfXcTRp]|:%[HIMS]", re.IGNORECASE)
 

@@ -96,7 +96,10 @@ class Sinks(Component):
         # code does not show it, or shows it built by the project or by a library the catalogue
         # does not know (`self._module.Client()` of a module imported by name); a path from a
         # catalogue library that matched none of its calls is not a request.
-        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
+        # A function the project defines is read as such (its body's summary), not by its name's shape:
+        # `create_chat_completion(messages=...)` of the project's own helper is not llama.cpp's method.
+        if (path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path)) \
+                and self.callees.function_for(call, env, foreign=True, returns=False) is None:
             for sink in self.m.catalogue.sink_shapes.match(path):
                 assert isinstance(sink, Sink)
                 return sink, False

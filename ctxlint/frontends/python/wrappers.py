@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import KWARGS
 from ctxlint.frontends.python.unit import Component
@@ -248,7 +249,8 @@ class Wrappers(Component):
             key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else key
             entry = self.args.find(spec, call, env)
             if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in scope.params:
-                limit_param, default = entry[0].id, scope.params[entry[0].id].default
+                if not _falls_back(fn, entry[0].id, call):
+                    limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break
         return Summary(fn, request, _params(fn), key, limit_param, default, _kwargs(fn, call), call)
 
@@ -285,6 +287,24 @@ def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
     if slot is None or segment.text not in params:
         return None
     return segment.text
+
+
+def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
+    """Whether ``fn`` gives its parameter ``name`` a value of its own before ``call`` when the caller
+    gives none (``max_tokens = max_tokens or DEFAULT_MAX_TOKENS``, ``if max_tokens is None:
+    max_tokens = 4000``): the request always has a limit, whatever the caller passes."""
+    for node in walk(fn):
+        if not (isinstance(node, ast.Assign) and node.lineno < call.lineno
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
+            continue
+        value = node.value
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and not _is_none(value.values[-1]):
+            return True
+        if isinstance(value, ast.IfExp) and not _is_none(value.body) and not _is_none(value.orelse):
+            return True
+        if isinstance(value, ast.Constant) and value.value is not None:  # under `if max_tokens is None:`
+            return True
+    return False
 
 
 def _is_none(node: ast.expr | None) -> bool:
