@@ -23,7 +23,7 @@ from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import answers_in_text
+from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
@@ -96,10 +96,7 @@ class Sinks(Component):
         # code does not show it, or shows it built by the project or by a library the catalogue
         # does not know (`self._module.Client()` of a module imported by name); a path from a
         # catalogue library that matched none of its calls is not a request.
-        # A function the project defines is read as such (its body's summary), not by its name's shape:
-        # `create_chat_completion(messages=...)` of the project's own helper is not llama.cpp's method.
-        if (path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path)) \
-                and self.callees.function_for(call, env, foreign=True, returns=False) is None:
+        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
             for sink in self.m.catalogue.sink_shapes.match(path):
                 assert isinstance(sink, Sink)
                 return sink, False
@@ -198,6 +195,8 @@ class Sinks(Component):
             parts.limit_visible = False  # settings given at the call override the object's
         if parts.limit is None and any(self.reserves.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
             parts.limit_visible = False  # reported where the model is built (holder_requests)
+        if parts.limit is None and not typed:
+            parts.limit = self.own_default_limit(call, env)
         defaulted = parts.limit is None and parts.default is not None
         if defaulted:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
@@ -365,6 +364,23 @@ class Sinks(Component):
                         parts.field_dropped = (dropped, Evidence(
                             EvidenceKind.FLOW, f"only `{self.m.code(entry[0])}` is sent, as `{key}`", parts.limit.span))
                     break
+
+    def own_default_limit(self, call: ast.Call, env: Env) -> OutputLimit | None:
+        """The limit a call known by its shape alone sends when it is a function the project
+        defines whose signature gives one by default (its own `create_chat_completion(...,
+        max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
+        target = self.callees.function_for(call, env, foreign=True, returns=False)
+        if target is None:
+            return None
+        args = target.fn.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = {**dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults,
+                               strict=True)),
+                    **{a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}}
+        for name, default in defaults.items():
+            if name in TOKEN_LIMIT_NAMES and isinstance(default, ast.Constant) and type(default.value) is int:
+                return OutputLimit(f"{name} (the default of `{target.fn.name}`)", default.value, self.m.span(call))
+        return None
 
     def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
         """Which of a spec's keys the call gives (`max_length` of `input={...}`), for the message:
