@@ -41,11 +41,15 @@ def _check(root: Path, path: str) -> list[dict]:
     return json.loads(run.stdout)
 
 
+def _package(root: Path, modules: dict[str, str]) -> None:
+    """A package `app` of the given modules under ``root``."""
+    (root / "app").mkdir()
+    for name, text in {"__init__.py": "", **modules}.items():
+        (root / "app" / name).write_text(text)
+
+
 def test_a_cut_passed_to_a_function_of_another_module_that_builds_a_prompt(tmp_path):
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "judging.py").write_text(JUDGING)
-    (tmp_path / "app" / "review.py").write_text(REVIEW)
+    _package(tmp_path, {"judging.py": JUDGING, "review.py": REVIEW})
     [found] = _check(tmp_path, "app/review.py")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 5, 13, "cut-reaches-prompt")
     assert found["message"].startswith("`page_text[:3000]` cuts the text to its first 3,000 characters and leaves "
@@ -84,10 +88,7 @@ class Assistant:
 
 
 def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_path):
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "outline.py").write_text(OUTLINE)
-    (tmp_path / "app" / "chat.py").write_text(CHAT)
+    _package(tmp_path, {"outline.py": OUTLINE, "chat.py": CHAT})
     [found] = _check(tmp_path, "app/outline.py")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 3, 16, "line-cut")
     assert found["message"].startswith('`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line '
