@@ -364,10 +364,11 @@ class Request:
     # For a call site: it is made in a test function or class (``test_*``, ``Test*``) outside
     # the test paths (a check script); its findings are low confidence, as in a test file.
     in_test: bool = False
-    # For a call site with no output limit, when more than "none is set" is known: the kind of
-    # evidence (CTX201's `evidence:` table: `dropped`, a limit the code accepts and never
-    # passes on; `wrapper-call`, a call of the project's own wrapper that leaves its limit
-    # unset) and the located steps that show it.
+    # For a call site with no output limit, or one whose limit is not the one the code holds
+    # (`ignored`, `field-dropped`), when more than "none is set" is known: the kind of evidence
+    # (CTX201's `evidence:` table: `dropped`, a limit the code accepts and never passes on;
+    # `wrapper-call`, a call of the project's own wrapper that leaves its limit unset) and the
+    # located steps that show it.
     reserve_kind: str = ""
     reserve_evidence: tuple[Evidence, ...] = ()
     # Parts the request sends from a value the source does not show (``tools=json.load(f)``),

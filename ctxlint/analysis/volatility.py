@@ -142,8 +142,9 @@ def static_until_per_call(request: Request, index: int, per_call: list[str],
 # The names of clock types and of the methods that format and parse them (`strftime`) say nothing
 # of how fine the value is read: they are taken out before the words that do.
 _CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re.IGNORECASE)
-_DAILY = re.compile(r"today|date|%[YmdBbAaejy]\b", re.IGNORECASE)
-_FINER = re.compile(r"time|hour|minute|second|%[HIMSfXcTRp]|:%[HIMS]", re.IGNORECASE)
+# The words ignore case; the strftime codes do not (`%m` is the month, `%M` the minute).
+_DAILY = re.compile(r"today|date|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
+_FINER = re.compile(r"time|hour|minute|second|(?-i:%[HIMSfXcTRp])", re.IGNORECASE)
 
 
 # JavaScript formatting that keeps only the date of a timestamp: `toISOString().split("T")[0]`,

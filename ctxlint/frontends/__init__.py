@@ -100,7 +100,7 @@ def format_for(relpath: str, settings: Settings) -> str | None:
     plain-text globs (a `prompts/…/skprompt.txt` is Semantic Kernel, not plain text), then the
     templates a render site must confirm (``linked_only``)."""
     fmt = _configured_format(relpath, settings)
-    if fmt is None and glob_any(list(LINKED_TEXT_GLOBS), relpath):
+    if fmt is None and glob_any(LINKED_TEXT_GLOBS, relpath):
         return "text"
     return fmt
 
@@ -108,7 +108,7 @@ def format_for(relpath: str, settings: Settings) -> str | None:
 def linked_only(relpath: str, settings: Settings) -> bool:
     """Whether a file is read as a prompt only if code fills it: a text file in a folder of
     templates that no configured glob, name or suffix takes."""
-    return glob_any(list(LINKED_TEXT_GLOBS), relpath) and _configured_format(relpath, settings) is None
+    return glob_any(LINKED_TEXT_GLOBS, relpath) and _configured_format(relpath, settings) is None
 
 
 def _configured_format(relpath: str, settings: Settings) -> str | None:

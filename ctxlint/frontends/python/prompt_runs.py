@@ -11,6 +11,7 @@ without one.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant
     unit = analyzer.unit
     parents = unit.parents
     runs: list[Run] = []
+    reads: Counter[str | None] | None = None  # the names the module reads, counted once for every loader
     for literal, text in unit.strings:
         loader = parents.get(id(literal))
         if not (isinstance(loader, ast.Call) and loader.args and loader.args[0] is literal
@@ -63,9 +65,10 @@ def prompt_runs(analyzer: Analyzer, names_prompt: Callable[[str], bool], variant
                 found += 1
                 runs.append(Run(unit.span(call), ast.unparse(call), _limit(call, skip=1)))
         # Each run reads the name once; any other read passes the prompt on (`helper(review)`).
-        reads = sum(1 for node in ast.walk(unit.tree) if isinstance(node, (ast.Name, ast.Attribute))
-                    and isinstance(node.ctx, ast.Load) and unit.dotted(node) in held)
-        if reads > found:
+        if reads is None:
+            reads = Counter(unit.dotted(node) for node in ast.walk(unit.tree)
+                            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load))
+        if sum(reads[name] for name in held) > found:
             runs.append(Run(unit.span(loader), ast.unparse(loader), UNKNOWN))
     return runs
 
