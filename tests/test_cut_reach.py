@@ -96,3 +96,12 @@ def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_p
     steps = [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
     assert steps == [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
                      ("sink", "sent as the content of a message", "app/chat.py", 11)]
+
+
+def test_folders_above_the_project_root_do_not_make_its_modules_tests(tmp_path):
+    # A checkout under a folder named `tests` (a CI workspace): its own modules are still shipped code.
+    root = tmp_path / "tests" / "repo"
+    (root / ".git").mkdir(parents=True)
+    _package(root, {"outline.py": OUTLINE, "chat.py": CHAT})
+    [found] = _check(root, "app/outline.py")
+    assert (found["line"], found["kind"]) == (3, "line-cut")

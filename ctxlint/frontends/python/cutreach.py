@@ -284,7 +284,7 @@ class CutReach(Component):
         project, file = self.m.project, self.m.file
         if not _FAR.get() or project is None or file is None or fn.name.startswith("_"):
             return
-        paths = [p for p in project.callers(fn.name) if p != file and not in_tests(str(p))]
+        paths = [p for p in project.callers(fn.name) if p != file and not in_tests(p, project.root)]
         if len(paths) >= MAX_CALLER_MODULES:
             return  # a common name: its calls are not this function's
         for path in paths:

@@ -114,9 +114,8 @@ class OrderPrompts(StringSets):
     def carriers(self, shown: ast.expr) -> tuple[set[str], bool]:
         """The names that hold the ordered text (a loop's additions, an assignment's targets, a
         list appended to) and whether it is returned as it is."""
-        if isinstance(shown, ast.expr) and isinstance(self.m.parents.get(id(shown)), (ast.For, ast.AsyncFor)):
-            loop = self.m.parents[id(shown)]
-            assert isinstance(loop, (ast.For, ast.AsyncFor))
+        loop = self.m.parents.get(id(shown))
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
             return _added_names(loop.body), False
         current: ast.AST = shown
         while True:
@@ -187,9 +186,12 @@ class OrderPrompts(StringSets):
                    for n in own_nodes(fn))
 
     def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
-        """Calls of ``fn`` by name (``fn(...)``, ``self.fn(...)``) in the module's functions."""
+        """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``), resolved to it: a method of
+        the same name on another class is not one."""
         return [(home.node, call) for call, home in self.m.calls if _called(call) == fn.name
-                and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn]
+                and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
+                and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
+                and target.fn is fn]
 
 
 def _called(call: ast.Call) -> str:

@@ -27,6 +27,8 @@ class SchemaChoices(StringSets):
 
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
+        if "Literal" not in self.m.text and "enum" not in self.m.text:
+            return found  # neither shape of a schema's choices is written in the module
         for node, scope, _fn in self.cut_sites.scoped_nodes():
             site = self.choices_site(node)
             if site is None:
@@ -41,8 +43,8 @@ class SchemaChoices(StringSets):
         """The collection that gives a schema its allowed values, and the expression that holds
         the schema afterwards: ``Literal[tuple(x)]`` inside ``model = create_model(...)``, or
         ``schema[...]["enum"] = x``."""
-        if isinstance(node, ast.Subscript) and (self.m.qualified(node.value) or "").endswith("Literal") \
-                and isinstance(node.slice, ast.Call):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Call) \
+                and (self.m.qualified(node.value) or "").endswith("Literal"):
             statement = self.statement_of(node)
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 return node.slice, statement.targets[0]

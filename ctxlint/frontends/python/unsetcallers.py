@@ -54,7 +54,7 @@ class CallersGiveNone:
                 if _followed_to(unit, call, fn, where) or not self._leaves_unset(unit, call, param, position, hops):
                     return False
                 self.calls += 1
-                outside_tests += not in_tests(unit.path)
+                outside_tests += not module_in_tests(unit)
         return outside_tests > 0
 
     def _callers(self, name: str) -> list[Unit]:
@@ -65,7 +65,7 @@ class CallersGiveNone:
         if project is None or file is None:
             return units
         paths = [p for p in project.callers(name) if p != file]
-        unread = sum(Path(p) not in project.modules for p in paths)
+        unread = sum(p not in project.modules for p in paths)
         if len(paths) >= MAX_CALLERS - 1 or project.loads + unread > MAX_MODULES // 2:
             return []  # more than the scan keeps, or than this file may read besides what it needs
         for path in paths:
@@ -176,9 +176,18 @@ def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
     return None
 
 
-def in_tests(path: str) -> bool:
-    """Whether a module is a test's: in a ``tests`` folder, or named as pytest collects it."""
-    parts = PurePath(path).parts
+def module_in_tests(unit: Unit) -> bool:
+    """``in_tests`` of a module's path inside its project, or of its path as given without one."""
+    project, file = unit.project, unit.file
+    if project is None or file is None:
+        return in_tests(PurePath(unit.path))
+    return in_tests(file, project.root)
+
+
+def in_tests(path: PurePath, root: Path | None = None) -> bool:
+    """Whether a module is a test's: in a ``tests`` folder below the project's root (the folders
+    above it, a checkout under `/ci/tests/`, are not the project's), or named as pytest collects it."""
+    parts = (path.relative_to(root) if root is not None and path.is_relative_to(root) else path).parts
     name = parts[-1] if parts else ""
     return any(p in _TEST_FOLDERS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py") \
         or name == "conftest.py"
