@@ -158,15 +158,19 @@ HUMAN_PROMPTS = {
 # What a system prompt is called where it is passed on: `llm.ask(msg, system_msgs=[...])`,
 # `complete(query, [SYSTEM_PROMPT])`; not `file_system` or `system_info`.
 _SYSTEM_PROMPT = re.compile(r"^system$|^(?:.*_)?system_(?:prompts?|messages?|msgs?|instructions?|content|text)$")
+# A call named for building a prompt or messages (`render(...)`, `build_messages(...)`): what it
+# returns is built from its arguments, a system prompt among them.
+_BUILDS = re.compile(r"(?:^|_)(?:build|make|format|render|compose|construct|assemble|prepare)(?:_|$)")
 
 
 def hands_a_system_prompt(call: ast.Call) -> bool:
     """Whether a call is handed a system prompt: it asks a model, and what it gives back is the
     model's answer, not a copy of the text it was shown. A class (`Agent(model, instructions=system)`)
-    is configured, not asked: the object it builds keeps what it was given."""
+    is configured, not asked: the object it builds keeps what it was given; so is a call named for
+    building the prompt (`render("qa", system_prompt=SYSTEM, page=page)`)."""
     func = call.func
     callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if callee[:1].isupper():
+    if callee[:1].isupper() or _BUILDS.search(callee.lower()):
         return False
     passed = [k.arg for k in call.keywords if k.arg is not None]
     for value in [*call.args, *(k.value for k in call.keywords)]:

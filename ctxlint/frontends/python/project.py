@@ -190,8 +190,8 @@ class Project:
         return self._scans[what, name]
 
     def _read_indexes(self) -> None:
-        """The class, limit-keyword and `.format` indexes, from one walk over the project's
-        modules: each file is read once, whichever index is asked for first."""
+        """The class, limit-keyword, `.format` and replayed-row indexes, from one walk over the
+        project's modules: each file is read once, whichever index is asked for first."""
         classes: dict[str, list[tuple[Path, str]]] = {}
         formatters: dict[str, list[Path]] = {}
         callees: set[str] = set()

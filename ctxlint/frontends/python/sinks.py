@@ -212,7 +212,8 @@ class Sinks(Component):
                 reserve_kind = IGNORED
                 reserve_evidence = (
                     Evidence(EvidenceKind.SOURCE, f"`{ignored[0]}` is accepted here and never read", ignored[1]),
-                    Evidence(EvidenceKind.FLOW, f"the call sends `{parts.limit.key}: {parts.limit.value}` instead",
+                    Evidence(EvidenceKind.FLOW,
+                             f"the call sends `{parts.limit.key.split(' (', 1)[0]}: {parts.limit.value}` instead",
                              parts.limit.span))
         if declares and parts.limit is None:
             # passed on, None by default
@@ -372,14 +373,11 @@ class Sinks(Component):
         target = self.callees.function_for(call, env, foreign=True, returns=False)
         if target is None:
             return None
-        args = target.fn.args
-        positional = [*args.posonlyargs, *args.args]
-        defaults = {**dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults,
-                               strict=True)),
-                    **{a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}}
-        for name, default in defaults.items():
-            if name in TOKEN_LIMIT_NAMES and isinstance(default, ast.Constant) and type(default.value) is int:
-                return OutputLimit(f"{name} (the default of `{target.fn.name}`)", default.value, self.m.span(call))
+        for name, param in target.env.scope.params.items():
+            if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
+                    and type(param.default.value) is int:
+                return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
+                                   self.m.span(call))
         return None
 
     def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
