@@ -14,28 +14,36 @@ is not one a model reads, and is left alone.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.python.cutreach import CutReach
-from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
+from ctxlint.frontends.python.cuts import names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.loopshapes import (
+    LOGGING,
+    RANKED,
+    SIZE_WORDS,
+    adds,
+    drop_of,
+    history_name,
+    loop_body,
+    loop_order,
+    only_logs,
+    over_in_body,
+    says_cut,
+)
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
-from ctxlint.markers import mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 # What a short label is called: cutting one to fit a field is not cutting what a model reads.
 _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
            "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
-# Methods that write a value to a log, a console or a warning.
-_LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
-            "print", "write_log"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The catalogue's kinds of third-party content an agent reads back: a response body, a page, a
 # process's streams.
@@ -47,9 +55,6 @@ _DISPLAY_WORDS = ("width", "chunk", "split", "preview", "label", "title", "log",
                   "name")
 _TEXT_METHODS = ("read", "read_text", "decode", "get_text", "strip", "format", "join", "replace", "dumps")
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
-_SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
-# What a running count is called (``total_tokens += n`` counts, it does not add an item).
-_COUNTS = (*_SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
 
 
 class CutSites(Component):
@@ -298,7 +303,7 @@ class CutSites(Component):
             if isinstance(parent, ast.Call) and current is not parent.func:
                 func = parent.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if name in _LOGGING or (self.m.qualified(func) or "") in MEASURES:
+                if name in LOGGING or (self.m.qualified(func) or "") in MEASURES:
                     return None
             elif isinstance(parent, ast.keyword) and parent.arg and _label(parent.arg):
                 return None
@@ -330,7 +335,7 @@ class CutSites(Component):
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
-        conversation = not context and history_name(self.m.dotted(_order(loop.iter)[0]) or "") and not (
+        conversation = not context and history_name(self.m.dotted(loop_order(loop.iter)[0]) or "") and not (
             fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If):
@@ -338,14 +343,14 @@ class CutSites(Component):
             sized_by_name = conversation and not self.budget_test(statement.test, env, False)
             if not self.budget_test(statement.test, env, context or conversation):
                 continue
-            over = _over(statement.test)
+            over = over_in_body(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None)
-                if stop is None or says_cut([s for s in branch if not _logs(s)]):
+                if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
-                iterated, keeps = _order(loop.iter)
+                iterated, keeps = loop_order(loop.iter)
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
-                how = "ranked-loop" if _RANKED.search(self.m.code(loop.iter)) else "budget-loop"
+                how = "ranked-loop" if RANKED.search(self.m.code(loop.iter)) else "budget-loop"
                 cut = Cut("items", keeps, how, history_name(self.m.dotted(iterated) or ""))
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
@@ -374,7 +379,7 @@ class CutSites(Component):
             if dropped is None:
                 continue
             subject, keeps = dropped
-            how = "ranked-loop" if _RANKED.search(self.m.code(statement)) else "drop-loop"
+            how = "ranked-loop" if RANKED.search(self.m.code(statement)) else "drop-loop"
             cut = Cut("items", keeps, how, history_name(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
                             self.m.span(loop.test))
@@ -403,7 +408,7 @@ class CutSites(Component):
                             return True
                     elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:
                         last = (part.id if isinstance(part, ast.Name) else part.attr).lower()
-                        if "token" in last or (context and any(w in last for w in _SIZE_WORDS)
+                        if "token" in last or (context and any(w in last for w in SIZE_WORDS)
                                                and not last.endswith("count")):
                             return True
         return False
@@ -429,117 +434,6 @@ def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.exp
     return None
 
 
-def _over(test: ast.expr) -> bool | None:
-    """Whether a budget test is true when the budget is exceeded (``used > limit``: the loop stops
-    in its body), false when it fits (``used + n <= limit``: it stops in the ``else``), None when
-    the test does not say."""
-    compare = next((n for n in ast.walk(test) if isinstance(n, ast.Compare)), None)
-    if compare is None:
-        return None
-    if isinstance(compare.ops[0], (ast.Gt, ast.GtE)):
-        return True
-    return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
-
-
-def says_cut(statements: list[ast.stmt]) -> bool:
-    return any(mentions_cut(c.value) for s in statements for c in ast.walk(s)
-               if isinstance(c, ast.Constant) and isinstance(c.value, str))
-
-
-def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
-    """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
-    stack: list[ast.stmt] = list(reversed(loop.body))
-    while stack:
-        statement = stack.pop()
-        yield statement
-        if isinstance(statement, ast.If):
-            stack.extend(reversed([*statement.body, *statement.orelse]))
-        elif isinstance(statement, (ast.With, ast.AsyncWith)):
-            stack.extend(reversed(statement.body))
-        elif isinstance(statement, ast.Try):
-            stack.extend(reversed([*statement.body, *statement.orelse, *statement.finalbody]))
-
-
-def adds(statement: ast.stmt) -> bool:
-    """``kept.append(item)``, ``text += line``, ``result = line + result``; not a running count
-    (``total_tokens += n``)."""
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        func = statement.value.func
-        return isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "appendleft")
-    target: ast.expr
-    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add):
-        target, value = statement.target, statement.value
-    elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.BinOp) and \
-            isinstance(statement.value.op, ast.Add):
-        target, value = statement.targets[0], statement.value
-    else:
-        return False
-    if any(isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str))
-           for n in ast.walk(value)):
-        return True
-    name = (target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")).lower()
-    return bool(name) and not any(w in name for w in _COUNTS)
-
-
-def _order(iterated: ast.expr) -> tuple[ast.expr, str]:
-    """What a loop iterates and which end of it the items added first come from."""
-    keeps = "start"
-    while True:
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args and \
-                iterated.func.id in ("enumerate", "reversed", "list", "iter"):
-            if iterated.func.id == "reversed":
-                keeps = "end" if keeps == "start" else "start"
-            iterated = iterated.args[0]
-        elif isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice) and \
-                isinstance(iterated.slice.step, ast.UnaryOp):
-            keeps = "end" if keeps == "start" else "start"  # items[::-1]
-            iterated = iterated.value
-        else:
-            return iterated, keeps
-
-
-def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
-    """An item dropped from a collection, and which end is kept: ``x = x[1:]`` and ``x.pop(0)``
-    keep the end, ``x = x[:-1]`` and ``x.pop()`` the start."""
-    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript) and \
-            isinstance(statement.value.slice, ast.Slice):
-        cut = statement.value.slice
-        if cut.step is None and cut.upper is None and isinstance(cut.lower, ast.Constant) and cut.lower.value in (1, 2):
-            return statement.value.value, "end"
-        if cut.step is None and cut.lower is None and isinstance(cut.upper, ast.UnaryOp):
-            return statement.value.value, "start"
-        return None
-    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
-    if isinstance(statement, ast.Assign) and any(w in (getattr(t, "id", "") or "").lower() for t in statement.targets
-                                                 for w in _COUNTS):
-        return None  # removed_tokens = counts.pop(): bookkeeping beside the drop
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "popleft"):
-        index = value.args[0] if value.args else None
-        if index is not None and not (isinstance(index, ast.Constant) and index.value in (0, -1)):
-            return None  # cache.pop(key): an entry by its key, not an end of a sequence
-        first = value.func.attr == "popleft" or (isinstance(index, ast.Constant) and index.value == 0)
-        return value.func.value, "end" if first else "start"
-    if isinstance(value, ast.Call):  # store.set_docs(key, docs[:-1])
-        for arg in value.args:
-            if isinstance(arg, ast.Subscript):
-                dropped = drop_of(ast.Assign([arg.value], arg))
-                if dropped is not None:
-                    return dropped
-    if isinstance(statement, ast.Delete) and isinstance(statement.targets[0], ast.Subscript):
-        target = statement.targets[0]
-        first = isinstance(target.slice, ast.Constant) and target.slice.value == 0
-        return target.value, "end" if first else "start"
-    return None
-
-
-def _logs(statement: ast.stmt) -> bool:
-    """``logger.warning(...)``, ``print(...)``: a statement that only writes to a log."""
-    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
-        return False
-    func = statement.value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _LOGGING
-
-
 def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     """A function that records that it cut (``was_truncated = True``) and hands the flag back,
     so its callers can say so: the cut is not silent there."""
@@ -559,12 +453,6 @@ def _label(name: str) -> bool:
         fnmatchcase(last, p) for p in STRING_NAMES)
 
 
-# Collections whose items come ranked (search results, retrieved documents and chunks): keeping
-# the best that fit a budget is selection, and a model does not expect the complete set.
-_RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
-                     re.IGNORECASE)
-
-
 def _excerpt(node: ast.expr) -> bool:
     """Whether a name of what is cut says it holds an excerpt already (a chunk, a passage); the
     bounds of the cut (`tokens[:snippet_max_tokens]`) say nothing about it."""
@@ -580,11 +468,6 @@ def _excerpt(node: ast.expr) -> bool:
 
 
 _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
-
-
-def history_name(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1].lower()
-    return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
 
 
 def _beside_named_marker(statement: ast.stmt, target: str) -> bool:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.cutsites import CutSites, adds, loop_body
+from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import SERIALIZERS
+from ctxlint.frontends.python.loopshapes import adds, loop_body
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ctxlint.frontends.python.cutsites import CutSites, drop_of, history_name, says_cut
+from ctxlint.frontends.python.cutsites import CutSites
+from ctxlint.frontends.python.loopshapes import drop_of, history_name, says_cut
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind, Span

@@ -1,0 +1,142 @@
+"""Shapes of loops that keep or drop the items of a collection: the statements a loop runs, what
+it adds, which end of what it iterates comes first, and the item a statement drops from an end.
+Shared by the cut sites, the overflow handlers and the order sites of the Python front-end.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+
+from ctxlint.frontends.python.cuts import HISTORY_NAMES
+from ctxlint.markers import mentions_cut
+
+# Methods that write a value to a log, a console or a warning.
+LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
+           "print", "write_log"}
+SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
+# What a running count is called (``total_tokens += n`` counts, it does not add an item).
+COUNTS = (*SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
+
+# Collections whose items come ranked (search results, retrieved documents and chunks): keeping
+# the best that fit a budget is selection, and a model does not expect the complete set.
+RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
+                    re.IGNORECASE)
+
+
+def over_in_body(test: ast.expr) -> bool | None:
+    """Whether a budget test is true when the budget is exceeded (``used > limit``: the loop stops
+    in its body), false when it fits (``used + n <= limit``: it stops in the ``else``), None when
+    the test does not say."""
+    compare = next((n for n in ast.walk(test) if isinstance(n, ast.Compare)), None)
+    if compare is None:
+        return None
+    if isinstance(compare.ops[0], (ast.Gt, ast.GtE)):
+        return True
+    return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
+
+
+def says_cut(statements: list[ast.stmt]) -> bool:
+    return any(mentions_cut(c.value) for s in statements for c in ast.walk(s)
+               if isinstance(c, ast.Constant) and isinstance(c.value, str))
+
+
+def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
+    """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
+    stack: list[ast.stmt] = list(reversed(loop.body))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, ast.If):
+            stack.extend(reversed([*statement.body, *statement.orelse]))
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            stack.extend(reversed(statement.body))
+        elif isinstance(statement, ast.Try):
+            stack.extend(reversed([*statement.body, *statement.orelse, *statement.finalbody]))
+
+
+def adds(statement: ast.stmt) -> bool:
+    """``kept.append(item)``, ``text += line``, ``result = line + result``; not a running count
+    (``total_tokens += n``)."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "appendleft")
+    target: ast.expr
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add):
+        target, value = statement.target, statement.value
+    elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.BinOp) and \
+            isinstance(statement.value.op, ast.Add):
+        target, value = statement.targets[0], statement.value
+    else:
+        return False
+    if any(isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+           for n in ast.walk(value)):
+        return True
+    name = (target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")).lower()
+    return bool(name) and not any(w in name for w in COUNTS)
+
+
+def loop_order(iterated: ast.expr) -> tuple[ast.expr, str]:
+    """What a loop iterates and which end of it the items added first come from."""
+    keeps = "start"
+    while True:
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args and \
+                iterated.func.id in ("enumerate", "reversed", "list", "iter"):
+            if iterated.func.id == "reversed":
+                keeps = "end" if keeps == "start" else "start"
+            iterated = iterated.args[0]
+        elif isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice) and \
+                isinstance(iterated.slice.step, ast.UnaryOp):
+            keeps = "end" if keeps == "start" else "start"  # items[::-1]
+            iterated = iterated.value
+        else:
+            return iterated, keeps
+
+
+def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
+    """An item dropped from a collection, and which end is kept: ``x = x[1:]`` and ``x.pop(0)``
+    keep the end, ``x = x[:-1]`` and ``x.pop()`` the start."""
+    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript) and \
+            isinstance(statement.value.slice, ast.Slice):
+        cut = statement.value.slice
+        if cut.step is None and cut.upper is None and isinstance(cut.lower, ast.Constant) and cut.lower.value in (1, 2):
+            return statement.value.value, "end"
+        if cut.step is None and cut.lower is None and isinstance(cut.upper, ast.UnaryOp):
+            return statement.value.value, "start"
+        return None
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if isinstance(statement, ast.Assign) and any(w in (getattr(t, "id", "") or "").lower() for t in statement.targets
+                                                 for w in COUNTS):
+        return None  # removed_tokens = counts.pop(): bookkeeping beside the drop
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "popleft"):
+        index = value.args[0] if value.args else None
+        if index is not None and not (isinstance(index, ast.Constant) and index.value in (0, -1)):
+            return None  # cache.pop(key): an entry by its key, not an end of a sequence
+        first = value.func.attr == "popleft" or (isinstance(index, ast.Constant) and index.value == 0)
+        return value.func.value, "end" if first else "start"
+    if isinstance(value, ast.Call):  # store.set_docs(key, docs[:-1])
+        for arg in value.args:
+            if isinstance(arg, ast.Subscript):
+                dropped = drop_of(ast.Assign([arg.value], arg))
+                if dropped is not None:
+                    return dropped
+    if isinstance(statement, ast.Delete) and isinstance(statement.targets[0], ast.Subscript):
+        target = statement.targets[0]
+        first = isinstance(target.slice, ast.Constant) and target.slice.value == 0
+        return target.value, "end" if first else "start"
+    return None
+
+
+def only_logs(statement: ast.stmt) -> bool:
+    """``logger.warning(...)``, ``print(...)``: a statement that only writes to a log."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in LOGGING
+
+
+def history_name(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
