@@ -19,7 +19,7 @@ _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cu
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
              "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
-             "ranked-loop": "ranked-items",
+             "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut"}

@@ -26,7 +26,9 @@ from ctxlint.frontends.python.loopshapes import (
     LOGGING,
     RANKED,
     SIZE_WORDS,
+    added_to,
     adds,
+    counts_items,
     drop_of,
     history_name,
     loop_body,
@@ -337,18 +339,25 @@ class CutSites(Component):
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
         conversation = not context and history_name(self.m.dotted(loop_order(loop.iter)[0]) or "") and not (
             fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
+        iterated, keeps = loop_order(loop.iter)
+        # A history walked oldest first and cut to a number of items keeps the oldest turns: a count
+        # is a deliberate window only when it keeps the newest.
+        oldest_first = keeps == "start" and history_name(self.m.dotted(iterated) or "")
+        kept = {ast.unparse(target) for target in map(added_to, loop_body(loop)) if target is not None}
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If):
                 continue
             sized_by_name = conversation and not self.budget_test(statement.test, env, False)
+            counted = False
             if not self.budget_test(statement.test, env, context or conversation):
-                continue
+                if not (oldest_first and counts_items(statement.test, kept)):
+                    continue
+                counted = True
             over = over_in_body(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None)
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
-                iterated, keeps = loop_order(loop.iter)
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 how = "ranked-loop" if RANKED.search(self.m.code(loop.iter)) else "budget-loop"
                 cut = Cut("items", keeps, how, history_name(self.m.dotted(iterated) or ""))
@@ -356,7 +365,9 @@ class CutSites(Component):
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
-                return Observation("history-size-loop" if sized_by_name and how == "budget-loop" else how,
+                kind = "oldest-turns-count" if counted else \
+                    "history-size-loop" if sized_by_name and how == "budget-loop" else how
+                return Observation(kind,
                                    self.m.span(stop), "no marker says what the loop left out", source=source)
         return None
 

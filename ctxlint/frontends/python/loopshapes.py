@@ -78,6 +78,29 @@ def adds(statement: ast.stmt) -> bool:
     return bool(name) and not any(w in name for w in COUNTS)
 
 
+def added_to(statement: ast.stmt) -> ast.expr | None:
+    """The collection ``kept.append(item)`` (or ``insert``, ``extend``) adds to."""
+    if adds(statement) and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+            isinstance(statement.value.func, ast.Attribute):
+        return statement.value.func.value
+    return None
+
+
+def counts_items(test: ast.expr, collections: set[str]) -> bool:
+    """``len(kept) >= max_turns``: the number of items one of ``collections`` holds compared with
+    a limit (not with 0 or 1: a search for the first item that matches)."""
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Gt, ast.GtE)) for op in node.ops):
+            continue
+        counted, limit = node.left, node.comparators[-1]
+        if isinstance(limit, ast.Constant) and isinstance(limit.value, int) and limit.value <= 1:
+            continue
+        if isinstance(counted, ast.Call) and isinstance(counted.func, ast.Name) and counted.func.id == "len" and \
+                counted.args and ast.unparse(counted.args[0]) in collections:
+            return True
+    return False
+
+
 def loop_order(iterated: ast.expr) -> tuple[ast.expr, str]:
     """What a loop iterates and which end of it the items added first come from."""
     keeps = "start"
