@@ -340,10 +340,11 @@ class CutSites(Component):
         conversation = not context and history_name(self.m.dotted(loop_order(loop.iter)[0]) or "") and not (
             fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         iterated, keeps = loop_order(loop.iter)
-        # A history walked oldest first and cut to a number of items keeps the oldest turns: a count
-        # is a deliberate window only when it keeps the newest.
+        # A history walked oldest first into messages and cut to a number of them keeps the oldest
+        # turns: a count is a deliberate window only when it keeps the newest.
         oldest_first = keeps == "start" and history_name(self.m.dotted(iterated) or "")
-        kept = {ast.unparse(target) for target in map(added_to, loop_body(loop)) if target is not None}
+        kept = {ast.unparse(target) for target in map(added_to, loop_body(loop))
+                if target is not None and history_name(ast.unparse(target))}
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If):
                 continue
