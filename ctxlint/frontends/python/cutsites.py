@@ -386,11 +386,13 @@ class CutSites(Component):
         if not self.budget_test(loop.test, env, context):
             return []
         found = []
+        subjects: set[str] = set()
         for statement in loop_body(loop):
             dropped = drop_of(statement)
-            if dropped is None:
-                continue
+            if dropped is None or ast.unparse(dropped[0]) in subjects:
+                continue  # a second drop from the same collection is part of the first (a call's paired result)
             subject, keeps = dropped
+            subjects.add(ast.unparse(subject))
             how = "ranked-loop" if RANKED.search(self.m.code(statement)) else "drop-loop"
             cut = Cut("items", keeps, how, history_name(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
