@@ -72,6 +72,12 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{request.reserve_evidence[0].text}, and nothing sets another in its place, so"
     elif kind == "set-for-some":
         why = f"{request.reserve_evidence[0].text}, so for every other model"
+    elif kind == "factory-dropped":
+        held, factory = request.reserve_evidence[:2]
+        lines = [f" (line {step.span.line})" if step.span is not None else "" for step in (held, factory)]
+        why = f"{held.text}{lines[0]} but not sent: {factory.text}{lines[1]}, so"
+    elif kind == "not-its-limit":
+        why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
     elif kind in ("wrapper-call", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:

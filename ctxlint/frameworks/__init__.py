@@ -14,7 +14,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own
   output limit (a Pydantic AI ``Model`` built with ``settings=``), ``limited_models`` the model or
   provider names (globs) for which the object built sends a limit of its own (``init_chat_model``
-  of a Claude model builds a ChatAnthropic);
+  of a Claude model builds a ChatAnthropic), ``ignored_limits`` the limit keywords other models
+  take that this one silently drops (ChatOllama's limit is ``num_predict``, not ``max_tokens``);
 - ``messages`` and ``templates``: constructors of one message with a role, and of prompt
   templates whose fields are filled later;
 - ``sources``: calls whose result is third-party content (HTTP bodies, parsed pages, retriever

@@ -85,6 +85,9 @@ class Holder:
     # Globs of the model or provider names (the `model` and `provider` arguments) for which the
     # object built sends a limit of its own: `init_chat_model("claude-...")` builds a ChatAnthropic.
     limited_models: tuple[str, ...] = ()
+    # Limit keywords other chat models take that this one silently ignores (ChatOllama has no
+    # `max_tokens` field: its limit is `num_predict`).
+    ignored_limits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -199,14 +199,15 @@ class Reader:
 
     def holder(self, framework: str, value: object, where: str) -> Holder:
         data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",
-                                           "model_carries_limit", "limited_models"))
+                                           "model_carries_limit", "limited_models", "ignored_limits"))
         calls = self.texts(data.get("calls"), f"{where}.calls")
         return Holder(framework, self.text(data.get("name", calls[0]), f"{where}.name"), calls,
                       self.arguments(data.get("arguments"), f"{where}.arguments"),
                       self.flag(data.get("standalone", False), f"{where}.standalone"),
                       str(data.get("limit_hint", "")), self.limit(data.get("default_limit"), f"{where}.default_limit"),
                       self.flag(data.get("model_carries_limit", False), f"{where}.model_carries_limit"),
-                      self.texts(data.get("limited_models", []), f"{where}.limited_models"))
+                      self.texts(data.get("limited_models", []), f"{where}.limited_models"),
+                      self.texts(data.get("ignored_limits", []), f"{where}.ignored_limits"))
 
     def message(self, framework: str, value: object, where: str) -> MessageKind:
         data = self.mapping(value, where, ("calls", "role", "content", "appends", "variable"))

@@ -14,6 +14,7 @@ from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.estimates import Estimates
+from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.knowledge import prompt_path
@@ -81,12 +82,13 @@ class Analyzer:
         self.spreads = Spreads(self.unit)
         self.reserves = Reserves(self.unit)
         self.model_flow = ModelFlow(self.unit)
+        self.factory_drops = FactoryDrops(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
                                   self.first_parts, self.overflows, self.system_drops, self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
-                                  self.spreads, self.reserves, self.model_flow]
+                                  self.spreads, self.reserves, self.model_flow, self.factory_drops]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers
@@ -103,6 +105,7 @@ class Analyzer:
         calls += self.wrappers.requests()
         calls += self.reserves.holder_requests()
         calls += self.model_flow.requests()
+        calls += self.factory_drops.requests()
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

@@ -179,6 +179,10 @@ class Project:
         assert self._replayed is not None
         return self._replayed
 
+    def mentions(self, word: str) -> bool:
+        """Whether any module of the project has ``word`` (an identifier) in its text."""
+        return bool(self._modules_matching("word", word, re.escape(word.encode()), 1))
+
     def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
         """The first ``most`` modules whose text ``pattern`` matches: a text scan per name, once per
         run and only when asked (the few names a prompt registry or a model's callers need), not

@@ -29,6 +29,10 @@ LIMIT_PASSED_TO_OTHERS = "passed-to-others"
 # ... and of one given to an object or function of a framework the catalogue knows, which runs
 # requests with it (`LLMPredictor(llm=ChatOpenAI(...))`), by the code that builds it.
 HANDED_TO_FRAMEWORK = "handed-to-framework"
+# ... and of one given its limit under a keyword its class does not take (`ChatOllama(max_tokens=...)`,
+# whose limit is `num_predict`), or built from a spread that could bring it only under a name no
+# code of the project writes.
+NOT_ITS_LIMIT = "not-its-limit"
 # The keywords by which a framework takes the chat model it runs requests with.
 _MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 
@@ -183,6 +187,14 @@ class Reserves(Component):
         sent = {self.assigned(call, scope) for call, scope, _ in self.m.holder_calls if id(call) in self.m.sent_holders}
         for call, scope, holder in self.m.holder_calls:
             env = Env(scope)
+            misnamed = self.misnamed_limit(call, env, holder)
+            if misnamed is not None:
+                found.append(Request(
+                    path=self.m.path, anchor=self.m.span(call), model=None, declares_settings=True,
+                    settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",
+                    framework=holder.framework, in_method=in_method(scope), in_test=in_test(scope),
+                    reserve_kind=NOT_ITS_LIMIT, reserve_evidence=(misnamed,)))
+                continue
             if not self.built_without_limit(call, env, holder):
                 continue
             parts = Parts(hint=holder.limit_hint)
@@ -211,6 +223,33 @@ class Reserves(Component):
                                                        "built without an output limit", self.m.span(call)),
                                   *sent_at)))
         return found
+
+    def misnamed_limit(self, call: ast.Call, env: Env, holder: Holder) -> Evidence | None:
+        """Where a chat model whose class takes its limit under a name of its own (ChatOllama's
+        `num_predict`) is given one under a name it drops (`max_tokens=`, said in the call or in
+        a dict it spreads), or is built from a spread (`**kwargs`) with no limit in sight when no
+        code of the project writes that name: whatever limit its callers mean to give is lost."""
+        if not holder.ignored_limits or limit_configurable(call, holder):
+            return None
+        own = [k for spec in holder.arguments.get("limit", ()) for k in spec.keywords]
+        given = self.args.of(call, env)
+        if any(k in given.keywords for k in own):
+            return None
+        short = self.m.short(call.func)
+        named = next((k for k in holder.ignored_limits if k in given.keywords), None)
+        if named is not None:
+            return Evidence(EvidenceKind.SOURCE, f"`{named}` is not a setting of `{short}`, which drops it "
+                            f"(its limit is `{own[0]}`)", self.m.span(given.keywords[named][2]))
+        spread = next((k for k in call.keywords if k.arg is None), None)
+        if spread is None or not own or any(self.names_anywhere(k) for k in own):
+            return None
+        return Evidence(EvidenceKind.FLOW, f"`**{self.m.code(spread.value)}` can bring `{short}` a limit only as "
+                        f"`{own[0]}`, which no code of the project writes", self.m.span(spread))
+
+    def names_anywhere(self, word: str) -> bool:
+        """Whether the module, or any module of its project, has ``word`` in its text."""
+        project = self.m.project
+        return word in self.m.text or (project is not None and project.mentions(word))
 
     def limit_passed_to_others(self, call: ast.Call, scope: Scope) -> tuple[Evidence, ...]:
         """Where the function that builds ``call`` passes the other chat models it builds a limit
