@@ -14,7 +14,8 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut"}
+_HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
@@ -63,7 +64,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
         following = segments[index + 1] if index + 1 < len(segments) else None
         preceding = segments[index - 1] if index else None
         # A helper's own cut is reported where the helper is called, as a step of that finding.
-        inside = {step.span for s in cuts if s.cut and s.cut.how == "helper-cut" for step in s.flow}
+        inside = {step.span for s in cuts if s.cut and s.cut.how in _HELPERS for step in s.flow}
         for source in cuts:
             cut = source.cut or Cut()
             beside = (following if cut.keeps == "start" else preceding)

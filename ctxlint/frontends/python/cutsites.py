@@ -21,7 +21,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.python.cutreach import CutReach
-from ctxlint.frontends.python.cuts import HISTORY_NAMES, names_a_marker
+from ctxlint.frontends.python.cuts import HELPER_CUTS, HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
@@ -127,7 +127,7 @@ class CutSites(Component):
             return None  # the first 25 words: a preview
         if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
             return None
-        if fn is not None and source.cut is not None and source.cut.how != "helper-cut":
+        if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
             truncator = self.cuts.summary(fn, env.scope)
             if truncator is not None and truncator.span == source.span:
                 return None  # a truncator: reported where it is called
