@@ -23,7 +23,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "ranked-loop": "ranked-items",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
-             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut"}
+             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -137,6 +137,12 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` empties the messages that held the system prompt when the model is taken to have "
                 "no system role, and the rest is sent without it, with nothing in its place: the model never reads "
                 "its instructions. Put the system text at the start of the first user message instead.")
+    if cut.how == "middle-drop":
+        head, _, tail = cut.keeps.partition("+")
+        return (f"`{source.detail}` keeps the first {head} and the last {tail} messages of the conversation and drops "
+                "every turn between them with nothing in their place, so the model reads the two ends as one "
+                "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
+                "omitted]\"), or summarise them.")
     if cut.how == "first-message":
         return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
                 "(the history and the latest request) with nothing in their place, so the model answers "
