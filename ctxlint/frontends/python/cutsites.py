@@ -23,6 +23,7 @@ from itertools import pairwise
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, HISTORY_NAMES, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.loops import LOGGING, logs, loop_body, skips_rest
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.unit import Component
@@ -33,9 +34,6 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, Sour
 # What a short label is called: cutting one to fit a field is not cutting what a model reads.
 _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
            "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
-# Methods that write a value to a log, a console or a warning.
-_LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
-            "print", "write_log"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The catalogue's kinds of third-party content an agent reads back: a response body, a page, a
 # process's streams.
@@ -298,7 +296,7 @@ class CutSites(Component):
             if isinstance(parent, ast.Call) and current is not parent.func:
                 func = parent.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if name in _LOGGING or (self.m.qualified(func) or "") in MEASURES:
+                if name in LOGGING or (self.m.qualified(func) or "") in MEASURES:
                     return None
             elif isinstance(parent, ast.keyword) and parent.arg and _label(parent.arg):
                 return None
@@ -340,8 +338,9 @@ class CutSites(Component):
                 continue
             over = _over(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
-                stop = next((s for s in branch if isinstance(s, ast.Break)), None)
-                if stop is None or says_cut([s for s in branch if not _logs(s)]):
+                stop = next((s for s in branch if isinstance(s, ast.Break)), None) or skips_rest(branch, statement.test,
+                                                                                             loop)
+                if stop is None or says_cut([s for s in branch if not logs(s)]):
                     continue  # a marker added before it stops
                 iterated, keeps = _order(loop.iter)
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
@@ -446,19 +445,6 @@ def says_cut(statements: list[ast.stmt]) -> bool:
                if isinstance(c, ast.Constant) and isinstance(c.value, str))
 
 
-def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
-    """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
-    stack: list[ast.stmt] = list(reversed(loop.body))
-    while stack:
-        statement = stack.pop()
-        yield statement
-        if isinstance(statement, ast.If):
-            stack.extend(reversed([*statement.body, *statement.orelse]))
-        elif isinstance(statement, (ast.With, ast.AsyncWith)):
-            stack.extend(reversed(statement.body))
-        elif isinstance(statement, ast.Try):
-            stack.extend(reversed([*statement.body, *statement.orelse, *statement.finalbody]))
-
 
 def adds(statement: ast.stmt) -> bool:
     """``kept.append(item)``, ``text += line``, ``result = line + result``; not a running count
@@ -532,12 +518,6 @@ def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
     return None
 
 
-def _logs(statement: ast.stmt) -> bool:
-    """``logger.warning(...)``, ``print(...)``: a statement that only writes to a log."""
-    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
-        return False
-    func = statement.value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _LOGGING
 
 
 def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
