@@ -14,7 +14,8 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut"}
+_HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
@@ -22,7 +23,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
-             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut"}
+             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -63,7 +64,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
         following = segments[index + 1] if index + 1 < len(segments) else None
         preceding = segments[index - 1] if index else None
         # A helper's own cut is reported where the helper is called, as a step of that finding.
-        inside = {step.span for s in cuts if s.cut and s.cut.how == "helper-cut" for step in s.flow}
+        inside = {step.span for s in cuts if s.cut and s.cut.how in _HELPERS for step in s.flow}
         for source in cuts:
             cut = source.cut or Cut()
             beside = (following if cut.keeps == "start" else preceding)
@@ -136,6 +137,12 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` empties the messages that held the system prompt when the model is taken to have "
                 "no system role, and the rest is sent without it, with nothing in its place: the model never reads "
                 "its instructions. Put the system text at the start of the first user message instead.")
+    if cut.how == "middle-drop":
+        head, _, tail = cut.keeps.partition("+")
+        return (f"`{source.detail}` keeps the first {head} and the last {tail} messages of the conversation and drops "
+                "every turn between them with nothing in their place, so the model reads the two ends as one "
+                "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
+                "omitted]\"), or summarise them.")
     if cut.how == "first-message":
         return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
                 "(the history and the latest request) with nothing in their place, so the model answers "

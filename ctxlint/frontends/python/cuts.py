@@ -24,7 +24,7 @@ from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, rea
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.markers import cut_marker, cut_marker_before, mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Role, Segment, Source, SourceKind, Span
 
 # Calls whose result is a position the code found in a value, not a length.
@@ -41,6 +41,12 @@ _KEEPING = {"strip", "lstrip", "rstrip"}
 HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", "*dialog*", "*dialogue*",
                  "*transcript*", "*memories", "*memory", "*events", "*chat_log*")
 
+# How a function that keeps the words of a text until a count reaches a budget cuts, and how a
+# call of one does.
+BUDGET_LOOP = "word-budget"
+HELPER_BUDGET_CUT = "helper-budget-cut"
+HELPER_CUTS = ("helper-cut", HELPER_BUDGET_CUT)
+
 
 @dataclass(frozen=True)
 class Found:
@@ -50,6 +56,7 @@ class Found:
     subject: ast.expr
     cut: Cut
     kept: int | None = None
+    budget: str | None = None  # the parameter that gives the length kept
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class Truncator:
     cut: Cut
     span: Span  # where the function cuts
     kept: int | None = None
+    budget: str | None = None  # the parameter that gives the length kept
 
 
 class Cuts(Component):
@@ -271,18 +279,20 @@ class Cuts(Component):
         if truncator is None:
             return None
         params = scope.positional[1:] if method and scope.positional[:1] in (["self"], ["cls"]) else scope.positional
-        argument = next((k.value for k in call.keywords if k.arg == truncator.param), None)
-        if argument is None and truncator.param in params:
-            index = params.index(truncator.param)
-            positional = [a for a in call.args if not isinstance(a, ast.Starred)]
-            argument = positional[index] if index < len(positional) else None
+        argument = _argument(call, truncator.param, params)
         if argument is None:
             return None
-        cut = self.cut_of(argument, truncator.cut.unit, truncator.cut.keeps, "helper-cut")
+        how = HELPER_BUDGET_CUT if truncator.cut.how == BUDGET_LOOP else "helper-cut"
+        cut = self.cut_of(argument, truncator.cut.unit, truncator.cut.keeps, how)
+        kept = truncator.kept
+        budget = _argument(call, truncator.budget, params) if truncator.budget else None
+        if budget is not None:
+            ok, value = self.flow.literal(budget, env)
+            kept = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
         where = truncator.span
         step = Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns a cut of its `{truncator.param}` "
                         f"({where.path}:{where.line})", where)
-        return Source(SourceKind.TRUNCATION, self.m.code(call), self.m.span(call), kept=truncator.kept, cut=cut,
+        return Source(SourceKind.TRUNCATION, self.m.code(call), self.m.span(call), kept=kept, cut=cut,
                       flow=(step,))
 
     def summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
@@ -294,11 +304,11 @@ class Cuts(Component):
         self.summaries[id(fn)] = None  # a recursive function is no truncator while it is read
         env = Env(scope)
         found: Truncator | None = None
-        for value in scope.returns:
-            value, value_env = self.unwrap(value, env)
+        for returned in scope.returns:
+            value, value_env = self.unwrap(returned, env)
             if isinstance(value, ast.Name) and value.id in scope.params:
                 continue  # short enough: given back whole
-            cut = self.find(value, value_env)
+            cut = self.find(value, value_env) or self.accumulated(fn, scope, _stripped(returned))
             if cut is None or id(cut.node) in self.m.marked:
                 if (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
                         and isinstance(value.value, ast.Name) and value.value.id in scope.params):
@@ -308,9 +318,38 @@ class Cuts(Component):
             if not (isinstance(subject, ast.Name) and subject.id in scope.params) or (
                     found is not None and found.param != subject.id):
                 return None
-            found = found or Truncator(subject.id, cut.cut, self.m.span(cut.node), cut.kept)
+            found = found or Truncator(subject.id, cut.cut, self.m.span(cut.node), cut.kept, cut.budget)
         self.summaries[id(fn)] = found
         return found
+
+    def accumulated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, kept: ast.expr) -> Found | None:
+        """``for line in text.split("\n"): ... if count >= limit: break ... kept += word + " "``: a
+        text built from the words (or lines) of a parameter, in order, in a loop that stops once a
+        count reaches a budget (another parameter, or a number); what is returned is the start of
+        the text with nothing to say the rest was left out. A marker written in the loop or a
+        return (``kept += " [truncated]"``) makes the cut not silent."""
+        if not isinstance(kept, ast.Name) or kept.id in scope.params:
+            return None
+        for loop in walk(fn):
+            if not isinstance(loop, ast.For):
+                continue
+            text = _split_param(loop.iter, scope)
+            if text is None or not any(isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)
+                                       and isinstance(n.target, ast.Name) and n.target.id == kept.id
+                                       for n in walk(loop)):
+                continue
+            budget = next((n for n in walk(loop) if isinstance(n, ast.Compare) and _against_budget(n, scope, text)),
+                          None)
+            if budget is None or not any(isinstance(n, ast.Break) for n in walk(loop)) or _says_cut(loop, scope):
+                continue
+            by_words = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "split"
+                           and (not n.args or self.flow.literal_str(n.args[0], Env(scope)) == " ")
+                           for n in walk(loop))
+            subject = ast.Name(text, ast.Load())
+            limit = next((side.id for side in (budget.left, budget.comparators[0])
+                          if isinstance(side, ast.Name) and side.id in scope.params), None)
+            return Found(budget, subject, Cut("words" if by_words else "lines", "start", BUDGET_LOOP), budget=limit)
+        return None
 
     def unwrap(self, value: ast.expr, env: Env) -> tuple[ast.expr, Env]:
         """A returned value through ``.strip()`` and local names (``cut = text[:n]; return cut``)."""
@@ -353,6 +392,51 @@ class Cuts(Component):
                     if (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value)) or (
                             isinstance(text, ast.FormattedValue) and names_a_marker(text.value)):
                         self.m.marked.add(id(part.value))
+
+
+def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:
+    """The value ``call`` gives the parameter ``param``, by keyword or by position."""
+    argument = next((k.value for k in call.keywords if k.arg == param), None)
+    if argument is None and param in params:
+        index = params.index(param)
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        argument = positional[index] if index < len(positional) else None
+    return argument
+
+
+def _stripped(value: ast.expr) -> ast.expr:
+    """A returned value without the ``.strip()`` calls around it."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _KEEPING \
+            and not value.args:
+        value = value.func.value
+    return value
+
+
+def _says_cut(loop: ast.For, scope: Scope) -> bool:
+    """Whether text written in ``loop`` or in what the function returns says that text was cut."""
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and mentions_cut(n.value)
+               for root in (loop, *scope.returns) for n in walk(root))
+
+
+def _split_param(iterable: ast.expr, scope: Scope) -> str | None:
+    """The parameter a loop walks the words or lines of (``for line in text.split("\n")``)."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
+            iterable.func.attr in ("split", "splitlines") and isinstance(iterable.func.value, ast.Name) and \
+            iterable.func.value.id in scope.params:
+        return iterable.func.value.id
+    return None
+
+
+def _against_budget(test: ast.Compare, scope: Scope, text: str) -> bool:
+    """``count < max_words``, ``used >= 500``: a count held against another parameter or a number."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return False
+    for side in (test.left, test.comparators[0]):
+        if isinstance(side, ast.Name) and side.id in scope.params and side.id != text:
+            return True
+        if isinstance(side, ast.Constant) and isinstance(side.value, int) and side.value >= MIN_CUT:
+            return True
+    return False
 
 
 def _no_len(value: ast.expr) -> ast.expr:

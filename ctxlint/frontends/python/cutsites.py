@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.python.cutreach import CutReach
-from ctxlint.frontends.python.cuts import names_a_marker
+from ctxlint.frontends.python.cuts import HELPER_CUTS, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -36,6 +36,7 @@ from ctxlint.frontends.python.loopshapes import (
     only_logs,
     over_in_body,
     says_cut,
+    skips_rest,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
@@ -134,7 +135,7 @@ class CutSites(Component):
             return None  # the first 25 words: a preview
         if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
             return None
-        if fn is not None and source.cut is not None and source.cut.how != "helper-cut":
+        if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
             truncator = self.cuts.summary(fn, env.scope)
             if truncator is not None and truncator.span == source.span:
                 return None  # a truncator: reported where it is called
@@ -356,7 +357,8 @@ class CutSites(Component):
                 counted = True
             over = over_in_body(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
-                stop = next((s for s in branch if isinstance(s, ast.Break)), None)
+                stop = next((s for s in branch if isinstance(s, ast.Break)), None) or skips_rest(branch, statement.test,
+                                                                                             loop)
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"

@@ -21,6 +21,9 @@ def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFu
     if isinstance(parent, ast.Subscript):
         stored = m.parents.get(id(parent))
         value = stored.value if isinstance(stored, ast.Assign) else None
+        if isinstance(parent.ctx, ast.Load) or isinstance(value, ast.Constant):
+            # `kwargs["n"]` read, `kwargs["temperature"] = 1e-8` set to a number written here
+            return isinstance(parent.slice, ast.Constant)
         return isinstance(parent.ctx, ast.Store) and isinstance(parent.slice, ast.Constant) \
             and isinstance(value, ast.Name) and all(
                 callers_or_built(m, a.value, fn, name) for a in walk(fn) if isinstance(a, ast.Assign)
@@ -29,9 +32,13 @@ def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFu
 
 
 def looked_up(m: Unit, parent: ast.AST | None) -> bool:
-    """``kwargs.get("key")``: one key of the dict read."""
+    """``kwargs.get("key")``, ``kwargs.pop("key", None)``, ``"key" in kwargs``: one key of the
+    dict read, taken out or tested."""
+    if isinstance(parent, ast.Compare):
+        return len(parent.ops) == 1 and isinstance(parent.ops[0], (ast.In, ast.NotIn)) \
+            and isinstance(parent.left, ast.Constant)
     call = m.parents.get(id(parent))
-    return isinstance(parent, ast.Attribute) and parent.attr == "get" and isinstance(call, ast.Call) \
+    return isinstance(parent, ast.Attribute) and parent.attr in ("get", "pop") and isinstance(call, ast.Call) \
         and bool(call.args) and isinstance(call.args[0], ast.Constant)
 
 

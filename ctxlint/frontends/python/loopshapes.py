@@ -78,6 +78,19 @@ def adds(statement: ast.stmt) -> bool:
     return bool(name) and not any(w in name for w in COUNTS)
 
 
+def skips_rest(branch: list[ast.stmt], test: ast.expr, loop: ast.For | ast.AsyncFor) -> ast.Continue | None:
+    """``if total_tokens > budget: log(...); continue`` where the loop adds to ``total_tokens``: once
+    the running total passes the budget it stays past it, and every later item is skipped as a
+    ``break`` would drop it (a test of one item's own size skips that item alone)."""
+    stop = next((s for s in branch if isinstance(s, ast.Continue)), None)
+    if stop is None or not all(s is stop or only_logs(s) for s in branch):
+        return None
+    tested = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    running = {s.target.id for s in loop_body(loop) if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add)
+               and isinstance(s.target, ast.Name)}
+    return stop if tested & running else None
+
+
 def added_to(statement: ast.stmt) -> ast.expr | None:
     """The collection ``kept.append(item)`` (or ``insert``, ``extend``) adds to."""
     if adds(statement) and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \

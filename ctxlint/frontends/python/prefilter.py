@@ -437,8 +437,9 @@ def _ast_estimate_shape(node) -> bool:
 
 
 def _ast_budget_shape(node: ast.If) -> bool:
-    """``if used_tokens > budget: break``: a loop that stops once a token budget is spent."""
-    if not any(isinstance(s, ast.Break) for s in (*node.body, *node.orelse)):
+    """``if used_tokens > budget: break`` (or ``continue``, skipping every later item): a loop that
+    stops once a token budget is spent."""
+    if not any(isinstance(s, (ast.Break, ast.Continue)) for s in (*node.body, *node.orelse)):
         return False
     return any("token" in (n.id if isinstance(n, ast.Name) else n.attr).lower()
                for n in walk(node.test) if isinstance(n, (ast.Name, ast.Attribute)))

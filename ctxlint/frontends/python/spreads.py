@@ -251,7 +251,7 @@ class Spreads(Component):
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 parent = parents.get(id(node))
-                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or (
+                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or _spread_in_dict(parent, node) or (
                     isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
                     isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
                     is not None and self.copies_argument(parent, parent.args.index(node), Env(scope))) or (
@@ -482,3 +482,9 @@ def _empty_field(node: ast.expr) -> bool:
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)
+
+
+def _spread_in_dict(parent: ast.AST | None, node: ast.expr) -> bool:
+    """``{"model": m, **kwargs}``: ``node`` spread into a dict display (a request body), passed on whole."""
+    return isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values,
+                                                                                         strict=True))

@@ -209,8 +209,8 @@ class Strings(Component):
         if qualified == "str" and len(call.args) == 1:
             return self.text(call.args[0], env)
         target = self.callees.function_for(call, env, foreign=True)
-        if target is None or not self.m.enter(target.fn):
-            return None
+        if target is None or self.cuts.helper(call, env) is not None or not self.m.enter(target.fn):
+            return None  # a truncator's result is a slot that carries its cut, not the text it returns
         reader = target.owner.strings if target.owner is not None else self
         try:
             texts = [reader.text(value, target.env) for value in target.returns]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
 from ctxlint.frontends.typescript.estimates import Estimates
+from ctxlint.frontends.typescript.history_cuts import history_cuts
 from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, Node
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
@@ -85,6 +86,7 @@ class Analyzer:
                                                tuple(t for _, t in tools),
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(m.observations)
+        parsed.observations.extend(history_cuts(m, requests))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "
