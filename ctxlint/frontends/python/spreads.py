@@ -280,16 +280,54 @@ class Spreads(Component):
                     return False  # read, changed or handed over whole: it may be given a limit
         return not self.limit_called(called) and not self.limit_spread_in(called)
 
-    def limit_spread_in(self, called: str) -> bool:
-        """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) in a function that
-        names an output limit (``kwargs = {"max_tokens": 4096, **kwargs}``): it may hold one."""
+    def limit_spread_in(self, called: str, depth: int = 0) -> bool:
+        """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) that may hold an
+        output limit: in a function that names one (``kwargs = {"max_tokens": 4096, **kwargs}``), or
+        a dict holding what a library base class keeps on the object (``{**self.kwargs, **kwargs}``),
+        directly or through the callers of a function that passes its own ``**kwargs`` on."""
         for call, scope in self.m.calls:
             if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
                 function = scope.node
                 if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or self.m.names_a_limit(function):
                     return True
+                if depth < 3 and any(self.spread_may_hold_limit(k.value, Env(scope), function, depth)
+                                     for k in call.keywords if k.arg is None):
+                    return True
         return False
+
+    def spread_may_hold_limit(self, value: ast.expr, env: Env, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                              depth: int) -> bool:
+        """Whether a spread is the function's own ``**kwargs`` that its callers may fill with a limit,
+        or a dict (through a local name) that spreads such a ``**kwargs`` or a library base's settings."""
+        own = function.args.kwarg.arg if function.args.kwarg is not None else None
+        binding = self.scopes.resolve(value, env) if isinstance(value, ast.Name) else None
+        if binding is not None and not binding.extras and binding.owner is None:
+            value, env = binding.value, binding.env
+        spreads = [v for k, v in zip(value.keys, value.values, strict=True) if k is None] \
+            if isinstance(value, ast.Dict) else [value]
+        for spread in spreads:
+            if isinstance(spread, ast.Name) and spread.id == own:
+                if self.limit_spread_in(called_as(function, env.scope), depth + 1):
+                    return True
+            elif self.library_settings(spread, env):
+                return True
+        return False
+
+    def library_settings(self, node: ast.expr, env: Env) -> bool:
+        """``self.kwargs`` in a class whose base is a library's class (a framework's model, whose
+        constructor fills it with defaults, a limit among them) and which never replaces it
+        with a value that drops what the base put there (``self.kwargs = {**self.kwargs, **kwargs}``
+        keeps it)."""
+        cls = env.scope.cls
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and cls is not None and isinstance(cls.node, ast.ClassDef)):
+            return False
+        if not any(self.m.catalogue.from_library(self.m.qualified(base) or "") for base in cls.node.bases):
+            return False
+        replaced = (a.value for a in walk(cls.node) if isinstance(a, ast.Assign)
+                    and any(self.m.dotted(t) == f"self.{node.attr}" for t in a.targets))
+        return all(any(self.m.dotted(n) == f"self.{node.attr}" for n in walk(value)) for value in replaced)
 
     def limit_called(self, called: str) -> bool:
         """Whether the module or the project calls ``called`` with an output-limit keyword."""
