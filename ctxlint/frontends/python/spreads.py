@@ -22,13 +22,14 @@ from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.callees import Callees
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
@@ -102,25 +103,6 @@ class Spreads(Component):
                 if built is not None:
                     return built
         return None, []
-
-    def visible_entries(self, node: ast.expr, env: Env) -> dict[str, Entry]:
-        """The keys a dict written in the code gives although a spread in it cannot be read
-        (``{"max_output_tokens": n, **kwargs}``): a caller may add keys or replace these, but
-        these are set. Through a local name and the changes made to it after (``pop``)."""
-        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
-        if binding is not None:
-            node, env = binding.value, binding.env
-        if not isinstance(node, ast.Dict):
-            return {}
-        written: dict[str, Entry] = {}
-        for key_node, value in zip(node.keys, node.values, strict=True):
-            key = self.flow.literal_str(key_node, env) if key_node is not None else None
-            if key is not None and key_node is not None:
-                written[key] = (value, env, Region.between(key_node, value))
-        found: dict[str, Entry] | None = written
-        for extra in binding.extras if binding is not None else ():
-            found = self.containers.changed_entries(found, extra, env)
-        return found or {}
 
     def typed_dict(self, call: ast.Call) -> bool:
         """Whether a library's class called with keywords only builds a request's dict: an SDK's
@@ -310,24 +292,9 @@ class Spreads(Component):
             if isinstance(spread, ast.Name) and spread.id == own:
                 if self.limit_spread_in(called_as(function, env.scope), depth + 1):
                     return True
-            elif self.library_settings(spread, env):
+            elif library_settings(self.m, spread, env):
                 return True
         return False
-
-    def library_settings(self, node: ast.expr, env: Env) -> bool:
-        """``self.kwargs`` in a class whose base is a library's class (a framework's model, whose
-        constructor fills it with defaults, a limit among them) and which never replaces it
-        with a value that drops what the base put there (``self.kwargs = {**self.kwargs, **kwargs}``
-        keeps it)."""
-        cls = env.scope.cls
-        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-                and cls is not None and isinstance(cls.node, ast.ClassDef)):
-            return False
-        if not any(self.m.catalogue.from_library(self.m.qualified(base) or "") for base in cls.node.bases):
-            return False
-        replaced = (a.value for a in walk(cls.node) if isinstance(a, ast.Assign)
-                    and any(self.m.dotted(t) == f"self.{node.attr}" for t in a.targets))
-        return all(any(self.m.dotted(n) == f"self.{node.attr}" for n in walk(value)) for value in replaced)
 
     def limit_called(self, called: str) -> bool:
         """Whether the module or the project calls ``called`` with an output-limit keyword."""
@@ -406,7 +373,7 @@ class Spreads(Component):
             func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
         if not isinstance(func, ast.Name):
             return None
-        value = self.field_default(self.callees.class_named(func.id, call_env.scope, True), node.attr)
+        value = field_default(self.callees, self.callees.class_named(func.id, call_env.scope, True), node.attr)
         return node.attr if value is not None and _empty_field(value) else None
 
     def inherited_empty_field(self, node: ast.Attribute, env: Env) -> str | None:
@@ -440,7 +407,7 @@ class Spreads(Component):
                 if handed is None:
                     return None
                 classes += handed
-            empty = [self.field_default(c, node.attr) for c in classes]
+            empty = [field_default(self.callees, c, node.attr) for c in classes]
             return node.attr if all(v is not None and _empty_field(v) for v in empty) else None
         return None
 
@@ -465,28 +432,6 @@ class Spreads(Component):
                 return None
             handed.append(self.callees.class_named(value.id, scope, True))
         return handed
-
-    def field_default(self, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
-        """The default a class of the project (``found``, or a base class of it) declares for
-        its field ``name`` (``model: str = "gpt-4.1"``), or None."""
-        for _ in range(4):
-            if found is None or not isinstance(found[1].node, ast.ClassDef):
-                return None
-            owner, cls = found
-            cls_node = cls.node
-            assert isinstance(cls_node, ast.ClassDef)
-            for statement in cls_node.body:
-                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                        and statement.target.id == name:
-                    return statement.value
-            base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
-            if base is None:
-                return None
-            home = owner.callees if owner is not None else self.callees
-            found = home.class_named(base.id, cls.parent, True)
-            if found is not None and found[0] is None:
-                found = (owner, found[1])
-        return None
 
 
 # Methods that read a dict without handing it on.
@@ -539,3 +484,42 @@ def _empty_field(node: ast.expr) -> bool:
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)
+
+
+def library_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
+    """``self.kwargs`` in a class whose base is a library's class (a framework's model, whose
+    constructor fills it with defaults, a limit among them) and which never replaces it
+    with a value that drops what the base put there (``self.kwargs = {**self.kwargs, **kwargs}``
+    keeps it)."""
+    cls = env.scope.cls
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+            and cls is not None and isinstance(cls.node, ast.ClassDef)):
+        return False
+    if not any(unit.catalogue.from_library(unit.qualified(base) or "") for base in cls.node.bases):
+        return False
+    replaced = (a.value for a in walk(cls.node) if isinstance(a, ast.Assign)
+                and any(unit.dotted(t) == f"self.{node.attr}" for t in a.targets))
+    return all(any(unit.dotted(n) == f"self.{node.attr}" for n in walk(value)) for value in replaced)
+
+
+def field_default(callees: Callees, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
+    """The default a class of the project (``found``, or a base class of it) declares for
+    its field ``name`` (``model: str = "gpt-4.1"``), or None."""
+    for _ in range(4):
+        if found is None or not isinstance(found[1].node, ast.ClassDef):
+            return None
+        owner, cls = found
+        cls_node = cls.node
+        assert isinstance(cls_node, ast.ClassDef)
+        for statement in cls_node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and statement.target.id == name:
+                return statement.value
+        base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
+        if base is None:
+            return None
+        home = owner.callees if owner is not None else callees
+        found = home.class_named(base.id, cls.parent, True)
+        if found is not None and found[0] is None:
+            found = (owner, found[1])
+    return None
