@@ -204,6 +204,10 @@ _FUNCTION_WORDS = frozenset(
     "a an the this that these those your my our their its it you we they i to of in on for with by as at from "
     "and or is are be been please just also again reminder remember note".split())
 _TOKEN = re.compile(r"[\w']+|[^\w\s]")
+# Quantifiers that say the same of a rule's object: "for any application" is "for every application".
+_QUANTIFIERS = frozenset({"any", "every", "each", "all"})
+# Where a clause starts after another: ", ", "; ", ": ", " - ".
+_CLAUSE = re.compile(r"[,;:]\s|\s[-–—]\s")
 
 
 def _drift(original: str, restated: str) -> str | None:
@@ -216,9 +220,28 @@ def _drift(original: str, restated: str) -> str | None:
     if a.count("NOT") != b.count("NOT"):
         return "negation"
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "replace" and set(a[i1:i2] + b[j1:j2]) - _FUNCTION_WORDS:
+        if tag == "replace" and set(a[i1:i2] + b[j1:j2]) - _FUNCTION_WORDS \
+                and not _closing_clauses_swapped(original, restated, (i1, i2, j1, j2), len(a), len(b)):
             return "scope"
     return None
+
+
+def _closing_clauses_swapped(original: str, restated: str, spans: tuple[int, int, int, int], a: int, b: int) -> bool:
+    """Whether a replaced run is a closing clause of each wording with no word in common, two
+    words or more on each side (", distributing the logic" / ", even for small ones"): one
+    elaboration left out and another added to the same rule, not a word of it replaced."""
+    i1, i2, j1, j2 = spans
+    if i2 != a or j2 != b or i2 - i1 < 2 or j2 - j1 < 2:
+        return False
+    a_words, b_words = _rule_words(original)[i1:], _rule_words(restated)[j1:]
+    if (set(a_words) & set(b_words)) - _FUNCTION_WORDS:
+        return False
+    return i1 in _clause_starts(original) and j1 in _clause_starts(restated)
+
+
+def _clause_starts(text: str) -> set[int]:
+    """The positions in ``_rule_words(text)`` where a clause after the first starts."""
+    return {len(_rule_words(text[:m.start()])) for m in _CLAUSE.finditer(text)}
 
 
 def _rule_words(text: str) -> list[str]:
@@ -233,6 +256,7 @@ def _rule_words(text: str) -> list[str]:
         if not word or not (word[0].isalnum() or word[0] == "_"):
             continue
         word = _NUMBER_WORDS.get(word, word)
+        word = "every" if word in _QUANTIFIERS else word
         if len(word) > 3 and not word.isdigit():
             if word.endswith("ies"):
                 word = word[:-3] + "y"

@@ -50,6 +50,8 @@ class Arguments(Component):
                 entries, empty = self.spreads.entries(keyword.value, env)
                 if entries is None:
                     opaque = True
+                    for key, entry in self.containers.visible_entries(keyword.value, env).items():
+                        keywords.setdefault(key, entry)
                 else:
                     defaults += empty
                     for key, entry in entries.items():

@@ -85,6 +85,25 @@ class Containers(Component):
             entries[key] = (value, env, Region.between(key_node, value))
         return entries
 
+    def visible_entries(self, node: ast.expr, env: Env) -> dict[str, Entry]:
+        """The keys a dict written in the code gives although a spread in it cannot be read
+        (``{"max_output_tokens": n, **kwargs}``): a caller may add keys or replace these, but
+        these are set. Through a local name and the changes made to it after (``pop``)."""
+        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+        if binding is not None:
+            node, env = binding.value, binding.env
+        if not isinstance(node, ast.Dict):
+            return {}
+        written: dict[str, Entry] = {}
+        for key_node, value in zip(node.keys, node.values, strict=True):
+            key = self.flow.literal_str(key_node, env) if key_node is not None else None
+            if key is not None and key_node is not None:
+                written[key] = (value, env, Region.between(key_node, value))
+        found: dict[str, Entry] | None = written
+        for extra in binding.extras if binding is not None else ():
+            found = self.changed_entries(found, extra, env)
+        return found or {}
+
     def changed_entries(self, entries: dict[str, Entry] | None, extra: Assign, env: Env) -> dict[str, Entry] | None:
         """A dict's entries after ``params["key"] = value``, ``params.update(...)`` or
         ``params.setdefault(...)``; None when the change is not one we can read."""

@@ -387,11 +387,29 @@ class Cuts(Component):
         elif isinstance(node, ast.JoinedStr):
             for before, after in pairwise(node.values):
                 for part, text, marks in ((before, after, cut_marker), (after, before, cut_marker_before)):
-                    if not (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Subscript, ast.Call))):
+                    if not isinstance(part, ast.FormattedValue):
+                        continue
+                    cut = part.value if isinstance(part.value, (ast.Subscript, ast.Call)) else \
+                        self.held_cut(part.value, env)
+                    if cut is None:
                         continue
                     if (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value)) or (
                             isinstance(text, ast.FormattedValue) and names_a_marker(text.value)):
-                        self.m.marked.add(id(part.value))
+                        self.m.marked.add(id(cut))
+
+    def held_cut(self, node: ast.expr, env: Env) -> ast.expr | None:
+        """The cut a local name holds when this is the one place its function reads it
+        (``head = " ".join(words[:n])`` then ``return f"{head} [rest omitted]"``): marked here,
+        it reaches nothing unmarked."""
+        if not isinstance(node, ast.Name) or env.scope.kind != "function":
+            return None
+        binding = self.scopes.resolve(node, env)
+        if binding is None or binding.extras or binding.owner is not None or binding.env.scope is not env.scope \
+                or not isinstance(binding.value, (ast.Subscript, ast.Call)):
+            return None
+        reads = sum(1 for n in ast.walk(env.scope.node) if isinstance(n, ast.Name) and n.id == node.id
+                    and isinstance(n.ctx, ast.Load))
+        return binding.value if reads == 1 else None
 
 
 def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:

@@ -14,7 +14,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import REMOVED, SET_FOR_SOME, Parts, in_method, in_test, limit_configurable
-from ctxlint.frontends.python.spreads import KWARGS
+from ctxlint.frontends.python.spreads import KWARGS, field_default
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
@@ -400,7 +400,7 @@ class Reserves(Component):
             func = built.func if isinstance(built, ast.Call) else None
             cls = func.value if isinstance(func, ast.Attribute) else func  # Settings(...), Settings.from_env(...)
             if binding is not None and isinstance(cls, ast.Name):
-                default = self.spreads.field_default(self.callees.class_named(cls.id, binding.env.scope, True),
+                default = field_default(self.callees, self.callees.class_named(cls.id, binding.env.scope, True),
                                                      node.attr)
                 if isinstance(default, ast.Constant) and isinstance(default.value, str):
                     return [default.value]

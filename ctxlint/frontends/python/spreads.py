@@ -22,13 +22,14 @@ from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.project import limit_callees
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.callees import Callees
 
 # The kind of evidence each way of being empty by default is reported under (rules/**/CTX201).
 PARAMETER, KWARGS, FIELD = "empty-by-default", "kwargs-by-default", "field-by-default"
@@ -261,15 +262,38 @@ class Spreads(Component):
                     return False  # read, changed or handed over whole: it may be given a limit
         return not self.limit_called(called) and not self.limit_spread_in(called)
 
-    def limit_spread_in(self, called: str) -> bool:
-        """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) in a function that
-        names an output limit (``kwargs = {"max_tokens": 4096, **kwargs}``): it may hold one."""
+    def limit_spread_in(self, called: str, depth: int = 0) -> bool:
+        """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) that may hold an
+        output limit: in a function that names one (``kwargs = {"max_tokens": 4096, **kwargs}``), or
+        a dict holding what a library base class keeps on the object (``{**self.kwargs, **kwargs}``),
+        directly or through the callers of a function that passes its own ``**kwargs`` on."""
         for call, scope in self.m.calls:
             if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
                 function = scope.node
                 if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or self.m.names_a_limit(function):
                     return True
+                if depth < 3 and any(self.spread_may_hold_limit(k.value, Env(scope), function, depth)
+                                     for k in call.keywords if k.arg is None):
+                    return True
+        return False
+
+    def spread_may_hold_limit(self, value: ast.expr, env: Env, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                              depth: int) -> bool:
+        """Whether a spread is the function's own ``**kwargs`` that its callers may fill with a limit,
+        or a dict (through a local name) that spreads such a ``**kwargs`` or a library base's settings."""
+        own = function.args.kwarg.arg if function.args.kwarg is not None else None
+        binding = self.scopes.resolve(value, env) if isinstance(value, ast.Name) else None
+        if binding is not None and not binding.extras and binding.owner is None:
+            value, env = binding.value, binding.env
+        spreads = [v for k, v in zip(value.keys, value.values, strict=True) if k is None] \
+            if isinstance(value, ast.Dict) else [value]
+        for spread in spreads:
+            if isinstance(spread, ast.Name) and spread.id == own:
+                if self.limit_spread_in(called_as(function, env.scope), depth + 1):
+                    return True
+            elif library_settings(self.m, spread, env):
+                return True
         return False
 
     def limit_called(self, called: str) -> bool:
@@ -349,7 +373,7 @@ class Spreads(Component):
             func = default if isinstance(default, ast.Name) and call_env.bound(func.id) is None else func
         if not isinstance(func, ast.Name):
             return None
-        value = self.field_default(self.callees.class_named(func.id, call_env.scope, True), node.attr)
+        value = field_default(self.callees, self.callees.class_named(func.id, call_env.scope, True), node.attr)
         return node.attr if value is not None and _empty_field(value) else None
 
     def inherited_empty_field(self, node: ast.Attribute, env: Env) -> str | None:
@@ -383,7 +407,7 @@ class Spreads(Component):
                 if handed is None:
                     return None
                 classes += handed
-            empty = [self.field_default(c, node.attr) for c in classes]
+            empty = [field_default(self.callees, c, node.attr) for c in classes]
             return node.attr if all(v is not None and _empty_field(v) for v in empty) else None
         return None
 
@@ -408,28 +432,6 @@ class Spreads(Component):
                 return None
             handed.append(self.callees.class_named(value.id, scope, True))
         return handed
-
-    def field_default(self, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
-        """The default a class of the project (``found``, or a base class of it) declares for
-        its field ``name`` (``model: str = "gpt-4.1"``), or None."""
-        for _ in range(4):
-            if found is None or not isinstance(found[1].node, ast.ClassDef):
-                return None
-            owner, cls = found
-            cls_node = cls.node
-            assert isinstance(cls_node, ast.ClassDef)
-            for statement in cls_node.body:
-                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                        and statement.target.id == name:
-                    return statement.value
-            base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
-            if base is None:
-                return None
-            home = owner.callees if owner is not None else self.callees
-            found = home.class_named(base.id, cls.parent, True)
-            if found is not None and found[0] is None:
-                found = (owner, found[1])
-        return None
 
 
 # Methods that read a dict without handing it on.
@@ -488,3 +490,42 @@ def _spread_in_dict(parent: ast.AST | None, node: ast.expr) -> bool:
     """``{"model": m, **kwargs}``: ``node`` spread into a dict display (a request body), passed on whole."""
     return isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values,
                                                                                          strict=True))
+
+
+def library_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
+    """``self.kwargs`` in a class whose base is a library's class (a framework's model, whose
+    constructor fills it with defaults, a limit among them) and which never replaces it
+    with a value that drops what the base put there (``self.kwargs = {**self.kwargs, **kwargs}``
+    keeps it)."""
+    cls = env.scope.cls
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+            and cls is not None and isinstance(cls.node, ast.ClassDef)):
+        return False
+    if not any(unit.catalogue.from_library(unit.qualified(base) or "") for base in cls.node.bases):
+        return False
+    replaced = (a.value for a in walk(cls.node) if isinstance(a, ast.Assign)
+                and any(unit.dotted(t) == f"self.{node.attr}" for t in a.targets))
+    return all(any(unit.dotted(n) == f"self.{node.attr}" for n in walk(value)) for value in replaced)
+
+
+def field_default(callees: Callees, found: tuple[Analyzer | None, Scope] | None, name: str) -> ast.expr | None:
+    """The default a class of the project (``found``, or a base class of it) declares for
+    its field ``name`` (``model: str = "gpt-4.1"``), or None."""
+    for _ in range(4):
+        if found is None or not isinstance(found[1].node, ast.ClassDef):
+            return None
+        owner, cls = found
+        cls_node = cls.node
+        assert isinstance(cls_node, ast.ClassDef)
+        for statement in cls_node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and statement.target.id == name:
+                return statement.value
+        base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
+        if base is None:
+            return None
+        home = owner.callees if owner is not None else callees
+        found = home.class_named(base.id, cls.parent, True)
+        if found is not None and found[0] is None:
+            found = (owner, found[1])
+    return None

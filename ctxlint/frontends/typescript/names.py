@@ -138,6 +138,40 @@ class Names:
             return None
         return sibling, bases[-1].value, Env(sibling.m.module_scope, (), MAX_RESOLVE // 2)
 
+    def imported_module(self, name: str) -> Analyzer | None:
+        """The module of the tree a name is imported from whole (``import docs from "./docs"``,
+        ``import * as button from "./button"``), read as ``imported_constant`` reads one."""
+        source = self.m.imports.get(name, "")
+        if not source.startswith(("./", "../")) or "." in source.lstrip(".").lstrip("/") \
+                or self.m.generation >= MAX_IMPORT_DEPTH:
+            return None
+        return self.m.project.module(self.m.path, source, self.m.generation + 1)
+
+    def written_items(self, node: Node, env: Env) -> list[tuple[Analyzer | None, Node, Env]] | None:
+        """The items of an array the project writes, in this module or as the default export of
+        a module it imports (``export default [button, card]``), each with the module that holds
+        it (None: this one); None when the array is not written out item by item."""
+        node = self.m.unwrap(node)
+        if node.type == "identifier":
+            binding = self.resolve(node, env)
+            if binding is not None:
+                if binding.extras or binding.part is not None:
+                    return None
+                return self.m.follow(binding.value, self.written_items, binding.value, binding.env)
+            name = self.m.code(node)
+            module = self.imported_module(name) if name not in self.m.namespaces else None
+            exported = next((e for e in module.m.root.named_children if e.type == "export_statement"
+                             and any(c.type == "default" for c in e.children)), None) if module is not None else None
+            value = module.m.field(exported, "value") if module is not None and exported is not None else None
+            if module is None or value is None:
+                return None
+            found = module.names.written_items(value, Env(module.m.module_scope, (), MAX_RESOLVE // 2))
+            return None if found is None else [(owner or module, item, item_env) for owner, item, item_env in found]
+        if node.type != "array":
+            return None
+        items = [e for e in node.named_children if e.type != "comment"]
+        return None if any(e.type == "spread_element" for e in items) else [(None, e, env) for e in items]
+
     def entries(self, node: Node, env: Env, opaque: list[bool] | None = None) -> dict | None:
         """Keyed entries of an object literal, through names: key -> (value, env, pair)."""
         if env.depth > MAX_RESOLVE:

@@ -152,6 +152,7 @@ class Scopes:
                 name = next((c for c in part.named_children if c.type == "identifier"), None)
                 if name is not None:
                     self.m.imports[self.m.code(name)] = module
+                    self.m.namespaces.add(self.m.code(name))
             elif part.type == "named_imports":
                 for spec in part.named_children:
                     if spec.type != "import_specifier":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code import words
 from ctxlint.frontends.code.guard import bound_list
@@ -25,8 +26,11 @@ from ctxlint.frontends.typescript.sources import Sources
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Binding, Env, Scope, named
+from ctxlint.frontends.typescript.values import ITEM, Binding, Env, Scope, named
 from ctxlint.model import Role, Segment, Slot, Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.typescript.analyzer import Analyzer
 
 
 @dataclass(eq=False)
@@ -78,6 +82,8 @@ class Slots:
                     acc.once.extend(inner.once)
                     return acc
                 if self.m.is_variable(dotted):
+                    if kind == "member_expression" and self.written_item_member(node, env):
+                        return acc  # the project's own text, whatever its name says
                     acc.names.append(dotted)
                     if kind in ("identifier", "shorthand_property_identifier"):
                         self.merge_binding(node, env, acc)
@@ -95,6 +101,22 @@ class Slots:
             if child.type not in ("comment", "property_identifier", "type_arguments", "type_annotation"):
                 self.facts(child, env, acc)
         return acc
+
+    def written_item_member(self, node: Node, env: Env) -> bool:
+        """``doc.usage`` in ``DOCS.map((doc) => ...)`` where every item of ``DOCS``, an array the
+        project writes out (here, or as the default export of a module it imports), gives
+        ``usage`` as a literal string: in an object literal, or as a constant of a module imported
+        whole (``import * as card from "./card"``)."""
+        obj, key = self.m.field(node, "object"), self.names.property_key(node)
+        obj = self.m.unwrap(obj) if obj is not None else None
+        if obj is None or key is None or obj.type != "identifier":
+            return False
+        binding = self.names.resolve(obj, env)
+        if binding is None or binding.part != ITEM:
+            return False
+        items = self.names.written_items(binding.value, binding.env)
+        return bool(items) and all(_literal_member(owner or self, item, item_env, key)
+                                   for owner, item, item_env in items or ())
 
     def merge_binding(self, node: Node, env: Env, acc: Facts) -> None:
         binding = self.names.resolve(node, env)
@@ -276,3 +298,21 @@ class Slots:
                     inner = next((c for c in part.named_children if c.type != "comment"), None)
                     if inner is not None and cut_marker(unescape(self.m.code(after))):
                         self.m.marked.add(self.m.unwrap(inner).id)
+
+
+def _literal_member(owner: Slots | Analyzer, item: Node, env: Env, key: str) -> bool:
+    """Whether ``item`` (read in ``owner``'s module) gives ``key`` as a literal string."""
+    names, strings = owner.names, owner.strings
+    item = owner.m.unwrap(item)
+    if item.type == "identifier" and owner.m.code(item) in owner.m.namespaces:
+        module = names.imported_module(owner.m.code(item))
+        records = module.m.module_scope.assigns.get(key, []) if module is not None else []
+        if module is None or len(records) != 1 or records[0].kind != "=" or records[0].value is None:
+            return False
+        module_env = Env(module.m.module_scope, (), MAX_RESOLVE // 2)
+        return module.strings.literal_str(records[0].value, module_env) is not None
+    entries = names.entries(item, env)
+    if entries is None or key not in entries:
+        return False
+    value, value_env, _ = entries[key]
+    return strings.literal_str(value, value_env) is not None

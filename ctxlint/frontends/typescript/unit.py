@@ -35,6 +35,7 @@ class Module(CycleGuard):
         self.project = project  # the modules of the tree this one imports constants from
         self.generation = generation  # how many imports away from the linted module
         self.imports: dict[str, str] = {}  # local name -> "module" or "module.export"
+        self.namespaces: set[str] = set()  # local names of `import * as name from "module"`
         self._loaded: dict[tuple[str, ...], bool] = {}  # answers of loads(), asked at every matching call
         self.module_scope = Scope("module", root)
         self.calls: list[tuple[Node, Scope]] = []
