@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.knowledge import MODEL_ASKS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.values import Env
@@ -26,9 +27,6 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
-# Methods of an object named for a model that send it a prompt.
-_ASKS = {"aask", "ask", "invoke", "ainvoke", "generate", "agenerate", "chat", "achat", "complete", "acomplete",
-         "predict", "apredict", "run", "arun", "call", "acall", "stream", "astream", "completion", "acompletion"}
 _ADDS = ("append", "extend", "insert", "update")
 _MAX_ROUNDS = 8
 
@@ -237,7 +235,7 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     if any(k.arg == "llm" for k in call.keywords):
         return True
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in _ASKS:
+    if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
         return receiver == "llm" or receiver.endswith("_llm")
     return False

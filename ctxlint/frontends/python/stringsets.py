@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -19,11 +20,11 @@ _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
-class StringSets(Component):
+class StringSets(DeclaredText):
     def string_items(self, node: ast.expr, env: Env) -> bool:
         """Whether the set behind ``node`` is shown to hold strings."""
         for _ in range(MAX_HOPS):
-            inner = copy_of(node)
+            inner = node.value if isinstance(node, ast.Await) else copy_of(node)
             if inner is not None:
                 node = inner
                 continue
@@ -48,15 +49,31 @@ class StringSets(Component):
                 return self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
+            return self.declared_text(arg, env)
+        if isinstance(node, ast.Call) and not _is_set_call(node, self):
+            return self.returned_strings(node, env)
         return False
 
+    def returned_strings(self, call: ast.Call, env: Env) -> bool:
+        """Whether a function of the module the call reaches returns a set of strings: its
+        return is annotated so, or every value it returns is shown to be one (not a copy)."""
+        target = self.callees.function_for(call, env, returns=False)
+        if target is None or target.owner is not None or env.depth > MAX_HOPS:
+            return False
+        if not target.returns or any(copy_of(value) is not None for value in target.returns):
+            return False  # a return that copies the set into a list is where the order is lost: reported there
+        return text_collection(target.fn.returns) or all(self.string_items(v, target.env) for v in target.returns)
+
     def added_strings(self, name: str, env: Env) -> bool:
-        """Whether every ``name.add(item)`` of the function adds a string."""
+        """Whether every ``name.add(item)`` of the function adds a string, and every
+        ``name.update(items)`` a collection of them."""
         fn = env.scope.node
-        added = [node.args[0] for node in own_nodes(fn) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
+        added = [node for node in own_nodes(fn) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and node.func.attr in ("add", "update")
                  and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
-        return bool(added) and all(self.text_item(item, env, ()) for item in added)
+        return bool(added) and all(
+            self.text_item(call.args[0], env, ()) if call.func.attr == "add"  # type: ignore[attr-defined]
+            else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env) for call in added)
 
     def text_item(self, item: ast.expr, env: Env, generators: list[ast.comprehension] | tuple[()]) -> bool:
         """Whether ``item`` is a string: a literal, an f-string, ``str(...)``, a value its
