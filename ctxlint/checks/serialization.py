@@ -119,9 +119,12 @@ def _within(inner: Span, outer: Span) -> bool:
 
 # What the front-end observes about order where no request includes it (ordersites.py), and the
 # allowed values of a response schema taken from a set of strings (schemachoices.py).
-# A set of strings whose order data flow shows reaching a call that asks a model (orderprompts.py).
-_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt")
-_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt")  # said whole by the front-end
+# A set of strings whose order data flow shows reaching a call that asks a model or a chat
+# message (orderprompts.py).
+_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
+                "order-in-message")
+# said whole by the front-end
+_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message")
 
 
 def _why(detail: str) -> tuple[str, str]:

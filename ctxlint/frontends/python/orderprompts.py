@@ -6,8 +6,10 @@ lists the items in the set's order, which changes with each process's hash seed.
 when data flow shows that text reaching a call that asks a model, in the same function or in a
 function of the module that calls this one for it (``themes = self.extract(items)``): a call
 handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
-(``self.llm.aask(prompt)``). Sorting anywhere on the way clears it; so does a log line or an
-error, which are not calls to a model.
+(``self.llm.aask(prompt)``); or the text of a chat message of the project's own class that the
+function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
+its own. Sorting anywhere on the way clears it; so does a log line or an error, which are not
+calls to a model.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
+ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
@@ -34,8 +37,8 @@ _MAX_ROUNDS = 8
 class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        if not any(_asks_model(call, self) for call, _ in self.m.calls):
-            return found  # no call of the module asks a model: no set's order can reach one
+        if not any(_asks_model(call, self) or _message(call) for call, _ in self.m.calls):
+            return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
@@ -87,12 +90,16 @@ class OrderPrompts(StringSets):
                     break
         if asked is None:
             return None
-        steps.append(Evidence(EvidenceKind.SINK, f"sent to the model by `{self.m.code(asked.func)}(...)`",
-                              self.m.span(asked)))
+        called = self.m.code(asked.func)
+        if _asks_model(asked, self):
+            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}(...)`"
+            goes = f"its order becomes the order of the text that `{called}(...)` (line {asked.lineno}) sends to the model"
+        else:
+            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}(...)`"
+            goes = f"its order becomes the order of the text of the chat message `{called}(...)` (line {asked.lineno})"
+        steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
-        goes = (f"its order becomes the order of the text that `{self.m.code(asked.func)}(...)` "
-                f"(line {asked.lineno}) sends to the model")
-        return Observation(ORDER_REACHES_PROMPT, self.m.span(shown), goes, source=source)
+        return Observation(kind, self.m.span(shown), goes, source=source)
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
         """The call that asks a model given the ordered text itself (``llm.aask(", ".join(names))``):
@@ -148,9 +155,10 @@ class OrderPrompts(StringSets):
             if grown == tainted:
                 break
             tainted = grown
-        asks = [node for node in nodes if isinstance(node, ast.Call) and _asks_model(node, self)]
+        asks = [node for node in nodes if isinstance(node, ast.Call) and (_asks_model(node, self) or _message(node))]
         for call in sorted(asks, key=lambda c: (c.lineno, c.col_offset)):
-            given = [*call.args, *(k.value for k in call.keywords if k.arg != "llm")]
+            given = [k.value for k in call.keywords if k.arg == "content"] if _message(call) else [
+                *call.args, *(k.value for k in call.keywords if k.arg != "llm")]
             if any(self.mentions(arg, tainted) for arg in given):
                 return call
         return None
@@ -239,6 +247,13 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
         return receiver == "llm" or receiver.endswith("_llm")
     return False
+
+
+def _message(call: ast.Call) -> bool:
+    """A chat message of the project's own class given its role and text
+    (``ChatMessage(content=text, role="user")``): what a request sends."""
+    keywords = {k.arg for k in call.keywords}
+    return _called(call).endswith("Message") and _called(call)[:1].isupper() and {"role", "content"} <= keywords
 
 
 def _listed(names: set[str]) -> str:
