@@ -93,7 +93,8 @@ class OrderPrompts(StringSets):
         called = self.m.code(asked.func)
         if _asks_model(asked, self):
             kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}(...)`"
-            goes = f"its order becomes the order of the text that `{called}(...)` (line {asked.lineno}) sends to the model"
+            goes = (f"its order becomes the order of the text that `{called}(...)` (line {asked.lineno}) "
+                    "sends to the model")
         else:
             kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}(...)`"
             goes = f"its order becomes the order of the text of the chat message `{called}(...)` (line {asked.lineno})"
