@@ -32,12 +32,14 @@ ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
 _MAX_ROUNDS = 8
+_MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 
 
 class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        if not any(_asks_model(call, self) or _message(call) for call, _ in self.m.calls):
+        if not any(_asks_model(call, self) or _message_text(call) for call, _ in self.m.calls) \
+                and "role" not in self.m.text:
             return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
@@ -59,7 +61,7 @@ class OrderPrompts(StringSets):
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
         the finding points at: a loop that adds each item, a join, a copy into a list."""
-        if isinstance(node, (ast.For, ast.AsyncFor)) and _added_names(node.body):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and (_added_names(node.body) or _yields(node.body)):
             return node.iter, node.iter
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
                 and len(node.args) == 1:
@@ -80,18 +82,12 @@ class OrderPrompts(StringSets):
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         asked = direct or self.asked_with(fn, carried)
-        if asked is None and (returned or self.returns_any(fn, carried)):
-            for caller, call in self.callers(fn):
-                kept = _kept_by(call, self.m.parents)
-                asked = self.asked_with(caller, kept) if kept else None
-                if asked is not None:
-                    steps.append(Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns it to {_listed(kept)}",
-                                          self.m.span(call)))
-                    break
+        if asked is None and (returned or self.returns_any(fn, self.spread(fn, carried))):
+            asked = self.asked_by_callers(fn, steps, 0)
         if asked is None:
             return None
-        called = self.m.code(asked.func)
-        if _asks_model(asked, self):
+        called = self.m.code(asked.func) if isinstance(asked, ast.Call) else "{...}"
+        if isinstance(asked, ast.Call) and _asks_model(asked, self):
             kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}(...)`"
             goes = (f"its order becomes the order of the text that `{called}(...)` (line {asked.lineno}) "
                     "sends to the model")
@@ -101,6 +97,23 @@ class OrderPrompts(StringSets):
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
         return Observation(kind, self.m.span(shown), goes, source=source)
+
+    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | None:
+        """A call that asks a model, or a chat message, given what ``fn`` returns (or yields) by a
+        function of the module that calls it and keeps the result; or, a few calls up, by a caller
+        of a caller that returns text built from it. The steps on the way are added to ``steps``."""
+        for caller, call in self.callers(fn):
+            kept = _kept_by(call, self.m.parents)
+            if not kept:
+                continue
+            found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
+            asked = self.asked_with(caller, kept)
+            if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
+                asked = self.asked_by_callers(caller, found, depth + 1)
+            if asked is not None:
+                steps.extend(found)
+                return asked
+        return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
         """The call that asks a model given the ordered text itself (``llm.aask(", ".join(names))``):
@@ -122,7 +135,7 @@ class OrderPrompts(StringSets):
         list appended to) and whether it is returned as it is."""
         loop = self.m.parents.get(id(shown))
         if isinstance(loop, (ast.For, ast.AsyncFor)):
-            return _added_names(loop.body), False
+            return _added_names(loop.body), _yields(loop.body)
         current: ast.AST = shown
         while True:
             parent = self.m.parents.get(id(current))
@@ -142,11 +155,8 @@ class OrderPrompts(StringSets):
                 return set(), False
             current = parent
 
-    def asked_with(self, fn: Function, carried: set[str]) -> ast.Call | None:
-        """A call of ``fn`` that asks a model and is given text built from ``carried``, following
-        the assignments and additions of ``fn`` that build on it."""
-        if not carried:
-            return None
+    def spread(self, fn: Function, carried: set[str]) -> set[str]:
+        """``carried`` and the names the assignments and additions of ``fn`` build on them."""
         nodes = own_nodes(fn)
         tainted = set(carried)
         for _ in range(_MAX_ROUNDS):
@@ -156,12 +166,23 @@ class OrderPrompts(StringSets):
             if grown == tainted:
                 break
             tainted = grown
-        asks = [node for node in nodes if isinstance(node, ast.Call) and (_asks_model(node, self) or _message(node))]
-        for call in sorted(asks, key=lambda c: (c.lineno, c.col_offset)):
-            given = [k.value for k in call.keywords if k.arg == "content"] if _message(call) else [
-                *call.args, *(k.value for k in call.keywords if k.arg != "llm")]
+        return tainted
+
+    def asked_with(self, fn: Function, carried: set[str]) -> ast.expr | None:
+        """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
+        ``carried``."""
+        if not carried:
+            return None
+        nodes = own_nodes(fn)
+        tainted = self.spread(fn, carried)
+        sinks = [node for node in nodes if isinstance(node, (ast.Call, ast.Dict))
+                 and ((isinstance(node, ast.Call) and _asks_model(node, self)) or _message_text(node) is not None)]
+        for sink in sorted(sinks, key=lambda c: (c.lineno, c.col_offset)):
+            text = _message_text(sink)
+            given = [text] if text is not None else [
+                *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
-                return call
+                return sink
         return None
 
     def built_from(self, node: ast.AST, tainted: set[str]) -> set[str]:
@@ -214,9 +235,10 @@ def _added_to(call: ast.Call) -> str | None:
 
 
 def _added_names(body: list[ast.stmt]) -> set[str]:
-    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``."""
+    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``, also
+    under an ``if`` or a ``with`` in it."""
     names: set[str] = set()
-    for statement in body:
+    for statement in _statements(body):
         if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
                 and isinstance(statement.target, ast.Name):
             names.add(statement.target.id)
@@ -227,12 +249,33 @@ def _added_names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a block and of the ``if``, ``with`` and ``try`` blocks in it."""
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            inner = [*statement.body, *getattr(statement, "orelse", []), *getattr(statement, "finalbody", [])]
+            found.extend(_statements(inner))
+    return found
+
+
+def _yields(body: list[ast.stmt]) -> bool:
+    """Whether a loop's body yields (a generator that gives its items in the loop's order)."""
+    return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom)) for s in _statements(body))
+
+
 def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
-    """The names a call's result is assigned to (through ``await``)."""
+    """The names a call's result is assigned or added to (through ``await``), or that a loop over
+    it adds its items to."""
     current: ast.AST = call
     parent = parents.get(id(current))
     if isinstance(parent, ast.Await):
         current, parent = parent, parents.get(id(parent))
+    if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
+        return _added_names(parent.body)
+    if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
+        return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
         return {t.id for t in parent.targets if isinstance(t, ast.Name)}
     return set()
@@ -250,11 +293,18 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     return False
 
 
-def _message(call: ast.Call) -> bool:
-    """A chat message of the project's own class given its role and text
-    (``ChatMessage(content=text, role="user")``): what a request sends."""
-    keywords = {k.arg for k in call.keywords}
-    return _called(call).endswith("Message") and _called(call)[:1].isupper() and {"role", "content"} <= keywords
+def _message_text(node: ast.AST) -> ast.expr | None:
+    """The text of a chat message built with its role: ``ChatMessage(content=text, role="user")``
+    (a class of the project's own), ``dict(role="user", content=text)``, ``{"role": ..., "content": text}``."""
+    if isinstance(node, ast.Call):
+        called, given = _called(node), {k.arg: k.value for k in node.keywords}
+        if (called == "dict" or (called.endswith("Message") and called[:1].isupper())) and "role" in given:
+            return given.get("content")
+    if isinstance(node, ast.Dict):
+        keyed = {k.value: v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+        if "role" in keyed:
+            return keyed.get("content")
+    return None
 
 
 def _listed(names: set[str]) -> str:

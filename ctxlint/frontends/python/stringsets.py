@@ -33,9 +33,9 @@ class StringSets(DeclaredText):
                 if binding is None or binding.owner is not None:
                     return False
                 value = binding.value
-                if isinstance(node, ast.Name) and isinstance(value, ast.Call) and _is_set_call(value, self) \
-                        and not value.args:
-                    return self.added_strings(node.id, binding.env)
+                if isinstance(value, ast.Call) and _is_set_call(value, self) and not value.args:
+                    return self.added_strings(node.id, binding.env) if isinstance(node, ast.Name) \
+                        else self.attribute_strings(node, env)
                 node, env = binding.value, binding.env
                 continue
             break
@@ -75,6 +75,22 @@ class StringSets(DeclaredText):
             self.text_item(call.args[0], env, ()) if call.func.attr == "add"  # type: ignore[attr-defined]
             else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env) for call in added)
 
+    def attribute_strings(self, node: ast.Attribute, env: Env) -> bool:
+        """Whether a method of the class adds a string to the set ``self.<name>`` holds: one
+        string among its items is enough for their order to change with the hash seed."""
+        cls = env.scope.cls
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self" and cls is not None):
+            return False
+        for fn, scope in cls.functions.values():
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for call in own_nodes(fn):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "add" \
+                        and len(call.args) == 1 and self.m.code(call.func.value) == self.m.code(node) \
+                        and self.text_item(call.args[0], Env(scope), ()):
+                    return True
+        return False
+
     def text_item(self, item: ast.expr, env: Env, generators: list[ast.comprehension] | tuple[()]) -> bool:
         """Whether ``item`` is a string: a literal, an f-string, ``str(...)``, a value its
         function checks with ``isinstance(item, str)``, or a key of a dict keyed by strings."""
@@ -88,6 +104,11 @@ class StringSets(DeclaredText):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
                     return True
+            binding = None if generators else self.scopes.resolve(item, env)
+            if binding is not None and binding.owner is None and not binding.extras \
+                    and isinstance(binding.value, (ast.Constant, ast.JoinedStr, ast.Call)) \
+                    and self.text_item(binding.value, binding.env, ()):
+                return True  # `fname = str(path.resolve())`, then `names.add(fname)`
         return self.checked_str(item, env)
 
     def dict_key_of(self, name: str, comp: ast.comprehension, env: Env) -> bool:
