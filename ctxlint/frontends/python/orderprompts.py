@@ -4,7 +4,8 @@
 or ``return list(names)``, with ``names`` a set shown to hold strings (stringsets.py): the text
 lists the items in the set's order, which changes with each process's hash seed. Reported only
 when data flow shows that text reaching a call that asks a model, in the same function or in a
-function of the module that calls this one for it (``themes = self.extract(items)``): a call
+function of the module that calls this one for it (``themes = self.extract(items)``, up to two
+calls up; a generator that yields the set's items is such a function): a call
 handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
 (``self.llm.aask(prompt)``); or the text of a chat message of the project's own class that the
 function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
