@@ -87,14 +87,13 @@ class OrderPrompts(StringSets):
             asked = self.asked_by_callers(fn, steps, 0)
         if asked is None:
             return None
-        called = self.m.code(asked.func) if isinstance(asked, ast.Call) else "{...}"
+        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
         if isinstance(asked, ast.Call) and _asks_model(asked, self):
-            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}(...)`"
-            goes = (f"its order becomes the order of the text that `{called}(...)` (line {asked.lineno}) "
-                    "sends to the model")
+            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}`"
+            goes = f"its order becomes the order of the text that `{called}` (line {asked.lineno}) sends to the model"
         else:
-            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}(...)`"
-            goes = f"its order becomes the order of the text of the chat message `{called}(...)` (line {asked.lineno})"
+            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
+            goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
         return Observation(kind, self.m.span(shown), goes, source=source)
