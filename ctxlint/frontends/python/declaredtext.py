@@ -19,6 +19,8 @@ from ctxlint.frontends.python.values import Env, Scope
 _TEXT_COLLECTION = re.compile(
     r"(?:typing\.)?(?:Optional\[)?(?:List|list|Set|set|FrozenSet|frozenset|Sequence|Iterable|Collection|Tuple|tuple)"
     r"\[\s*(?:str|Path|pathlib\.Path)\s*(?:,\s*\.\.\.\s*)?\]")
+# Methods that cut a text into strings.
+_PIECES = {"findall", "split", "rsplit", "splitlines"}
 # Pydantic's constructors that build an object of the class they are called on.
 _BUILDS = {"model_validate", "model_validate_json", "model_construct", "parse_obj", "parse_raw"}
 
@@ -30,8 +32,12 @@ def text_collection(annotation: ast.expr | None) -> bool:
 
 class DeclaredText(Component):
     def declared_text(self, node: ast.expr, env: Env) -> bool:
-        """Whether the declared type of ``node`` is a collection of strings or paths."""
+        """Whether the declared type of ``node`` is a collection of strings or paths, or it is
+        the pieces of a text (``pattern.findall(text)``, ``line.split(",")``: strings, or tuples
+        of them, whose order the hash seed decides just as well)."""
         node = node.value if isinstance(node, ast.Await) else node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PIECES:
+            return True
         if isinstance(node, ast.Call):
             target = self.callees.function_for(node, env, foreign=True, returns=False)
             return target is not None and text_collection(target.fn.returns)

@@ -82,7 +82,7 @@ class OrderPrompts(StringSets):
         given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
-        asked = direct or self.asked_with(fn, carried)
+        asked = direct or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, self.spread(fn, carried))):
             asked = self.asked_by_callers(fn, steps, 0)
         if asked is None:
@@ -107,7 +107,7 @@ class OrderPrompts(StringSets):
             if not kept:
                 continue
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
-            asked = self.asked_with(caller, kept)
+            asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
                 asked = self.asked_by_callers(caller, found, depth + 1)
             if asked is not None:
@@ -168,9 +168,11 @@ class OrderPrompts(StringSets):
             tainted = grown
         return tainted
 
-    def asked_with(self, fn: Function, carried: set[str]) -> ast.expr | None:
+    def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0
+                   ) -> ast.expr | None:
         """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
-        ``carried``."""
+        ``carried``; or one in a function of the module that ``fn`` passes such text to (the
+        parameter it fills is then its carrier), a call or two down, with that step added to ``via``."""
         if not carried:
             return None
         nodes = own_nodes(fn)
@@ -183,7 +185,36 @@ class OrderPrompts(StringSets):
                 *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
                 return sink
+        if via is None or depth >= _MAX_CALLERS:
+            return None
+        calls = [node for node in nodes if isinstance(node, ast.Call) and node not in sinks]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            callee, params = self.filled(call, tainted)
+            step = [Evidence(EvidenceKind.FLOW, f"passed to `{callee.name}` as {_listed(params)}", self.m.span(call))] \
+                if callee is not None else []
+            asked = self.asked_with(callee, params, step, depth + 1) if callee is not None else None
+            if asked is not None:
+                via.extend(step)
+                return asked
         return None
+
+    def filled(self, call: ast.Call, tainted: set[str]) -> tuple[Function | None, set[str]]:
+        """The function of the module ``call`` calls and its parameters that the call fills with
+        text built from ``tainted``."""
+        if not any(self.mentions(a, tainted) for a in (*call.args, *(k.value for k in call.keywords))):
+            return None, set()
+        home = self.m.scope_of(call)
+        target = self.callees.function_for(call, Env(home), returns=False) if home is not None else None
+        if target is None or target.owner is not None or not isinstance(target.fn, (ast.FunctionDef,
+                                                                                      ast.AsyncFunctionDef)):
+            return None, set()
+        positional = [a.arg for a in (*target.fn.args.posonlyargs, *target.fn.args.args)]
+        if positional[:1] in (["self"], ["cls"]) and isinstance(call.func, ast.Attribute):
+            positional = positional[1:]
+        params = {positional[i] for i, a in enumerate(call.args) if i < len(positional)
+                  and not isinstance(a, ast.Starred) and self.mentions(a, tainted)}
+        params |= {k.arg for k in call.keywords if k.arg is not None and self.mentions(k.value, tainted)}
+        return target.fn, params
 
     def built_from(self, node: ast.AST, tainted: set[str]) -> set[str]:
         """The names ``node`` gives text built from ``tainted``."""
