@@ -35,7 +35,8 @@ class DeclaredText(Component):
         """Whether the declared type of ``node`` is a collection of strings or paths, or it is
         the pieces of a text (``pattern.findall(text)``, ``line.split(",")``: strings, or tuples
         of them, whose order the hash seed decides just as well)."""
-        node = node.value if isinstance(node, ast.Await) else node
+        node = node.value if isinstance(node, ast.Await) or (
+            isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)) else node  # some of them
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PIECES:
             return True
         if isinstance(node, ast.Call):
