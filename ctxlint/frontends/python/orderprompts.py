@@ -29,6 +29,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
+AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
@@ -94,6 +95,13 @@ class OrderPrompts(StringSets):
         else:
             kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
             goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+        given_text = sorted(carried & params)
+        if given_text:
+            # `inp += page` for each item: added after the text the caller gives, which differs
+            # from call to call, so the prefix the order could break already ends before it.
+            kind = AFTER_PER_CALL
+            goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
         return Observation(kind, self.m.span(shown), goes, source=source)
