@@ -88,17 +88,22 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
     decides which items survive a cut or what text is built from it."""
     seen: set[Span] = set()
     reported: set[Span] = set()
+    # Where data flow shows a set of strings reaching a model's text, that is stronger than a
+    # request's weak view of a function's returned text: the observation reports it.
+    proven = [o.span for o in parsed.observations if o.kind in _PROVEN_KINDS]
     for request in parsed.requests:
         ctx.request = request
         seen.update(s.span for segment in request.slots() for s in (segment.slot.sources if segment.slot else ())
                     if s.kind is SourceKind.UNORDERED_ITERATION)
-        _unordered_in_prefix(request, ctx, reported)
+        _unordered_in_prefix(request, ctx, reported, proven)
     ctx.request = None
     for observation in parsed.observations:
         source = observation.source
-        if source is None or observation.kind not in _ORDER_KINDS or source.span in seen \
-                or any(_within(s, observation.span) for s in seen):
-            continue  # a request includes it: the prefix check above has judged it
+        if source is None or observation.kind not in _ORDER_KINDS:
+            continue
+        if observation.kind not in _PROVEN_KINDS or any(_within(s, observation.span) for s in reported):
+            if source.span in seen or any(_within(s, observation.span) for s in seen):
+                continue  # a request includes it: the prefix check above has judged it
         why, advice = _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = step.text if step is not None else f"`{source.detail}`"
@@ -119,9 +124,13 @@ def _within(inner: Span, outer: Span) -> bool:
 
 # What the front-end observes about order where no request includes it (ordersites.py), and the
 # allowed values of a response schema taken from a set of strings (schemachoices.py).
-# A set of strings whose order data flow shows reaching a call that asks a model (orderprompts.py).
-_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt")
-_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt")  # said whole by the front-end
+# A set of strings whose order data flow shows reaching a call that asks a model or a chat
+# message (orderprompts.py).
+_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
+                "order-in-message", "after-per-call")
+_PROVEN_KINDS = ("order-reaches-prompt", "order-in-message")
+# said whole by the front-end
+_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call")
 
 
 def _why(detail: str) -> tuple[str, str]:
@@ -133,17 +142,20 @@ def _why(detail: str) -> tuple[str, str]:
     return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."
 
 
-def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span]) -> None:
+def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span], proven: list[Span]) -> None:
     """Report each collection once in the file: a helper that loops over it can fill several
-    requests (``reported`` holds where one already was)."""
+    requests (``reported`` holds where one already was); one only seen in text a function
+    returns is left to a stronger observation of it (``proven``)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
         assert segment.slot is not None
         if any(s.kind is SourceKind.UNSORTED_SERIALIZATION and s.strong for s in segment.slot.sources):
             continue  # the keys of a serialised dict: CTX103 reports it, and sorting the keys settles both
         if source.span in reported:
             continue
-        reported.add(source.span)
         kind, evidence = _weighed(request, index, segment, source, ctx)
+        if kind == "returned-text" and any(_within(source.span, p) for p in proven):
+            continue
+        reported.add(source.span)
         why, advice = _why(source.detail)
         ctx.report(
             source.span,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
 from ctxlint.frontends.python.prefilter import (
     generated,
     interesting,
@@ -83,9 +84,12 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
     registries = catalogue.tool_registries.last_names()
+    # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
+    # the one request such a module shows (orderprompts.py).
+    asks_named_model = tools_only and ASKS_NAMED_MODEL.search(text) is not None
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
-    if tools_only and not ((registries.globs or any(n in text for n in registries))
-                           and registers_tools(tree, registries)):
+    if tools_only and not asks_named_model and not ((registries.globs or any(n in text for n in registries))
+                                                    and registers_tools(tree, registries)):
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
     if problem is not None:
@@ -106,7 +110,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     try:
         analyzer = Analyzer(tree, text, path, catalogue, project, file)
         if tools_only:
-            analyzer.run_registered(parsed)
+            analyzer.run_registered(parsed, orders=asks_named_model)
         else:
             analyzer.run(parsed)
     except RecursionError:

@@ -132,9 +132,12 @@ class Analyzer:
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools
 
-    def run_registered(self, parsed: ParsedFile) -> None:
-        """Only the tools a framework's registry lists (a module the rest of the analysis skips)."""
+    def run_registered(self, parsed: ParsedFile, orders: bool = False) -> None:
+        """Only the tools a framework's registry lists (a module the rest of the analysis skips),
+        and with ``orders`` the sets whose order reaches an object named for a model."""
         self.scopes.index_module()
+        if orders:
+            parsed.observations.extend(self.order_prompts.observe())
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(self.unit.dependencies))
 

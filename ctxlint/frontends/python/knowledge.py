@@ -178,3 +178,12 @@ def hands_a_system_prompt(call: ast.Call) -> bool:
             name = item.attr if isinstance(item, ast.Attribute) else item.id if isinstance(item, ast.Name) else None
             passed += [name] if name is not None else []
     return any(_SYSTEM_PROMPT.match(name.lower()) for name in passed)
+
+
+# Methods of an object named for a model that send it a prompt (``self.llm.aask(text)``).
+MODEL_ASKS = frozenset({"aask", "ask", "invoke", "ainvoke", "generate", "agenerate", "chat", "achat", "complete",
+                        "acomplete", "predict", "apredict", "run", "arun", "call", "acall", "stream", "astream",
+                        "completion", "acompletion"})
+# The cheap text test for such a call: a module whose only model is an object named for one,
+# which the rest of the analysis skips, is still read for a set's order reaching it (orderprompts.py).
+ASKS_NAMED_MODEL = re.compile(r"(?<![^\W_])llm\s*\.\s*(?:" + "|".join(sorted(MODEL_ASKS)) + r")\s*\(", re.IGNORECASE)

@@ -4,10 +4,13 @@
 or ``return list(names)``, with ``names`` a set shown to hold strings (stringsets.py): the text
 lists the items in the set's order, which changes with each process's hash seed. Reported only
 when data flow shows that text reaching a call that asks a model, in the same function or in a
-function of the module that calls this one for it (``themes = self.extract(items)``): a call
+function of the module that calls this one for it (``themes = self.extract(items)``, up to two
+calls up; a generator that yields the set's items is such a function): a call
 handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
-(``self.llm.aask(prompt)``). Sorting anywhere on the way clears it; so does a log line or an
-error, which are not calls to a model.
+(``self.llm.aask(prompt)``); or the text of a chat message of the project's own class that the
+function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
+its own. Sorting anywhere on the way clears it; so does a log line or an error, which are not
+calls to a model.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.knowledge import MODEL_ASKS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.values import Env
@@ -24,20 +28,21 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
+ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
+AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
-# Methods of an object named for a model that send it a prompt.
-_ASKS = {"aask", "ask", "invoke", "ainvoke", "generate", "agenerate", "chat", "achat", "complete", "acomplete",
-         "predict", "apredict", "run", "arun", "call", "acall", "stream", "astream", "completion", "acompletion"}
 _ADDS = ("append", "extend", "insert", "update")
 _MAX_ROUNDS = 8
+_MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 
 
 class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        if not any(_asks_model(call, self) for call, _ in self.m.calls):
-            return found  # no call of the module asks a model: no set's order can reach one
+        if not any(_asks_model(call, self) or _message_text(call) for call, _ in self.m.calls) \
+                and "role" not in self.m.text:
+            return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
@@ -58,7 +63,7 @@ class OrderPrompts(StringSets):
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
         the finding points at: a loop that adds each item, a join, a copy into a list."""
-        if isinstance(node, (ast.For, ast.AsyncFor)) and _added_names(node.body):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and (_added_names(node.body) or _yields(node.body)):
             return node.iter, node.iter
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
                 and len(node.args) == 1:
@@ -78,23 +83,45 @@ class OrderPrompts(StringSets):
         given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
-        asked = direct or self.asked_with(fn, carried)
-        if asked is None and (returned or self.returns_any(fn, carried)):
-            for caller, call in self.callers(fn):
-                kept = _kept_by(call, self.m.parents)
-                asked = self.asked_with(caller, kept) if kept else None
-                if asked is not None:
-                    steps.append(Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns it to {_listed(kept)}",
-                                          self.m.span(call)))
-                    break
+        asked = direct or self.asked_with(fn, carried, steps)
+        if asked is None and (returned or self.returns_any(fn, self.spread(fn, carried))):
+            asked = self.asked_by_callers(fn, steps, 0)
         if asked is None:
             return None
-        steps.append(Evidence(EvidenceKind.SINK, f"sent to the model by `{self.m.code(asked.func)}(...)`",
-                              self.m.span(asked)))
+        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
+        if isinstance(asked, ast.Call) and _asks_model(asked, self):
+            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}`"
+            goes = f"its order becomes the order of the text that `{called}` (line {asked.lineno}) sends to the model"
+        else:
+            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
+            goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+        given_text = sorted(carried & params)
+        if given_text:
+            # `inp += page` for each item: added after the text the caller gives, which differs
+            # from call to call, so the prefix the order could break already ends before it.
+            kind = AFTER_PER_CALL
+            goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
+        steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
-        goes = (f"its order becomes the order of the text that `{self.m.code(asked.func)}(...)` "
-                f"(line {asked.lineno}) sends to the model")
-        return Observation(ORDER_REACHES_PROMPT, self.m.span(shown), goes, source=source)
+        return Observation(kind, self.m.span(shown), goes, source=source)
+
+    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | None:
+        """A call that asks a model, or a chat message, given what ``fn`` returns (or yields) by a
+        function of the module that calls it and keeps the result; or, a few calls up, by a caller
+        of a caller that returns text built from it. The steps on the way are added to ``steps``."""
+        for caller, call in self.callers(fn):
+            kept = _kept_by(call, self.m.parents)
+            if not kept:
+                continue
+            found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
+            asked = self.asked_with(caller, kept, found)
+            if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
+                asked = self.asked_by_callers(caller, found, depth + 1)
+            if asked is not None:
+                steps.extend(found)
+                return asked
+        return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
         """The call that asks a model given the ordered text itself (``llm.aask(", ".join(names))``):
@@ -116,7 +143,7 @@ class OrderPrompts(StringSets):
         list appended to) and whether it is returned as it is."""
         loop = self.m.parents.get(id(shown))
         if isinstance(loop, (ast.For, ast.AsyncFor)):
-            return _added_names(loop.body), False
+            return _added_names(loop.body), _yields(loop.body)
         current: ast.AST = shown
         while True:
             parent = self.m.parents.get(id(current))
@@ -136,11 +163,8 @@ class OrderPrompts(StringSets):
                 return set(), False
             current = parent
 
-    def asked_with(self, fn: Function, carried: set[str]) -> ast.Call | None:
-        """A call of ``fn`` that asks a model and is given text built from ``carried``, following
-        the assignments and additions of ``fn`` that build on it."""
-        if not carried:
-            return None
+    def spread(self, fn: Function, carried: set[str]) -> set[str]:
+        """``carried`` and the names the assignments and additions of ``fn`` build on them."""
         nodes = own_nodes(fn)
         tainted = set(carried)
         for _ in range(_MAX_ROUNDS):
@@ -150,12 +174,55 @@ class OrderPrompts(StringSets):
             if grown == tainted:
                 break
             tainted = grown
-        asks = [node for node in nodes if isinstance(node, ast.Call) and _asks_model(node, self)]
-        for call in sorted(asks, key=lambda c: (c.lineno, c.col_offset)):
-            given = [*call.args, *(k.value for k in call.keywords if k.arg != "llm")]
+        return tainted
+
+    def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0
+                   ) -> ast.expr | None:
+        """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
+        ``carried``; or one in a function of the module that ``fn`` passes such text to (the
+        parameter it fills is then its carrier), a call or two down, with that step added to ``via``."""
+        if not carried:
+            return None
+        nodes = own_nodes(fn)
+        tainted = self.spread(fn, carried)
+        sinks = [node for node in nodes if isinstance(node, (ast.Call, ast.Dict))
+                 and ((isinstance(node, ast.Call) and _asks_model(node, self)) or _message_text(node) is not None)]
+        for sink in sorted(sinks, key=lambda c: (c.lineno, c.col_offset)):
+            text = _message_text(sink)
+            given = [text] if text is not None else [
+                *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
-                return call
+                return sink
+        if via is None or depth >= _MAX_CALLERS:
+            return None
+        calls = [node for node in nodes if isinstance(node, ast.Call) and node not in sinks]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            callee, params = self.filled(call, tainted)
+            step = [Evidence(EvidenceKind.FLOW, f"passed to `{callee.name}` as {_listed(params)}", self.m.span(call))] \
+                if callee is not None else []
+            asked = self.asked_with(callee, params, step, depth + 1) if callee is not None else None
+            if asked is not None:
+                via.extend(step)
+                return asked
         return None
+
+    def filled(self, call: ast.Call, tainted: set[str]) -> tuple[Function | None, set[str]]:
+        """The function of the module ``call`` calls and its parameters that the call fills with
+        text built from ``tainted``."""
+        if not any(self.mentions(a, tainted) for a in (*call.args, *(k.value for k in call.keywords))):
+            return None, set()
+        home = self.m.scope_of(call)
+        target = self.callees.function_for(call, Env(home), returns=False) if home is not None else None
+        if target is None or target.owner is not None or not isinstance(target.fn, (ast.FunctionDef,
+                                                                                      ast.AsyncFunctionDef)):
+            return None, set()
+        positional = [a.arg for a in (*target.fn.args.posonlyargs, *target.fn.args.args)]
+        if positional[:1] in (["self"], ["cls"]) and isinstance(call.func, ast.Attribute):
+            positional = positional[1:]
+        params = {positional[i] for i, a in enumerate(call.args) if i < len(positional)
+                  and not isinstance(a, ast.Starred) and self.mentions(a, tainted)}
+        params |= {k.arg for k in call.keywords if k.arg is not None and self.mentions(k.value, tainted)}
+        return target.fn, params
 
     def built_from(self, node: ast.AST, tainted: set[str]) -> set[str]:
         """The names ``node`` gives text built from ``tainted``."""
@@ -207,9 +274,10 @@ def _added_to(call: ast.Call) -> str | None:
 
 
 def _added_names(body: list[ast.stmt]) -> set[str]:
-    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``."""
+    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``, also
+    under an ``if`` or a ``with`` in it."""
     names: set[str] = set()
-    for statement in body:
+    for statement in _statements(body):
         if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
                 and isinstance(statement.target, ast.Name):
             names.add(statement.target.id)
@@ -220,12 +288,33 @@ def _added_names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a block and of the ``if``, ``with`` and ``try`` blocks in it."""
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            inner = [*statement.body, *getattr(statement, "orelse", []), *getattr(statement, "finalbody", [])]
+            found.extend(_statements(inner))
+    return found
+
+
+def _yields(body: list[ast.stmt]) -> bool:
+    """Whether a loop's body yields (a generator that gives its items in the loop's order)."""
+    return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom)) for s in _statements(body))
+
+
 def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
-    """The names a call's result is assigned to (through ``await``)."""
+    """The names a call's result is assigned or added to (through ``await``), or that a loop over
+    it adds its items to."""
     current: ast.AST = call
     parent = parents.get(id(current))
     if isinstance(parent, ast.Await):
         current, parent = parent, parents.get(id(parent))
+    if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
+        return _added_names(parent.body)
+    if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
+        return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
         return {t.id for t in parent.targets if isinstance(t, ast.Name)}
     return set()
@@ -237,10 +326,24 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     if any(k.arg == "llm" for k in call.keywords):
         return True
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in _ASKS:
+    if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
         return receiver == "llm" or receiver.endswith("_llm")
     return False
+
+
+def _message_text(node: ast.AST) -> ast.expr | None:
+    """The text of a chat message built with its role: ``ChatMessage(content=text, role="user")``
+    (a class of the project's own), ``dict(role="user", content=text)``, ``{"role": ..., "content": text}``."""
+    if isinstance(node, ast.Call):
+        called, given = _called(node), {k.arg: k.value for k in node.keywords}
+        if (called == "dict" or (called.endswith("Message") and called[:1].isupper())) and "role" in given:
+            return given.get("content")
+    if isinstance(node, ast.Dict):
+        keyed = {k.value: v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+        if "role" in keyed:
+            return keyed.get("content")
+    return None
 
 
 def _listed(names: set[str]) -> str:

@@ -10,7 +10,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.knowledge import prompt_name, prompt_path, reads_output, strong_prompt_name, tool_shaped
+from ctxlint.frontends.python.knowledge import (
+    ASKS_NAMED_MODEL,
+    prompt_name,
+    prompt_path,
+    reads_output,
+    strong_prompt_name,
+    tool_shaped,
+)
 from ctxlint.frontends.python.linecuts import line_cut
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
@@ -53,7 +60,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     def found(pattern: re.Pattern[str]) -> bool:
         return bool(pattern.search(text) if folded is None else _FOLDED[pattern].search(folded))
 
-    if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text):
+    if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
+            or ASKS_NAMED_MODEL.search(text):
         return True
     return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -19,11 +20,11 @@ _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
-class StringSets(Component):
+class StringSets(DeclaredText):
     def string_items(self, node: ast.expr, env: Env) -> bool:
         """Whether the set behind ``node`` is shown to hold strings."""
         for _ in range(MAX_HOPS):
-            inner = copy_of(node)
+            inner = node.value if isinstance(node, ast.Await) else copy_of(node)
             if inner is not None:
                 node = inner
                 continue
@@ -32,9 +33,9 @@ class StringSets(Component):
                 if binding is None or binding.owner is not None:
                     return False
                 value = binding.value
-                if isinstance(node, ast.Name) and isinstance(value, ast.Call) and _is_set_call(value, self) \
-                        and not value.args:
-                    return self.added_strings(node.id, binding.env)
+                if isinstance(value, ast.Call) and _is_set_call(value, self) and not value.args:
+                    return self.added_strings(node.id, binding.env) if isinstance(node, ast.Name) \
+                        else self.attribute_strings(node, env)
                 node, env = binding.value, binding.env
                 continue
             break
@@ -48,15 +49,47 @@ class StringSets(Component):
                 return self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
+            return self.declared_text(arg, env)
+        if isinstance(node, ast.Call) and not _is_set_call(node, self):
+            return self.returned_strings(node, env)
         return False
 
+    def returned_strings(self, call: ast.Call, env: Env) -> bool:
+        """Whether a function of the module the call reaches returns a set of strings: its
+        return is annotated so, or every value it returns is shown to be one (not a copy)."""
+        target = self.callees.function_for(call, env, returns=False)
+        if target is None or target.owner is not None or env.depth > MAX_HOPS:
+            return False
+        if not target.returns or any(copy_of(value) is not None for value in target.returns):
+            return False  # a return that copies the set into a list is where the order is lost: reported there
+        return text_collection(target.fn.returns) or all(self.string_items(v, target.env) for v in target.returns)
+
     def added_strings(self, name: str, env: Env) -> bool:
-        """Whether every ``name.add(item)`` of the function adds a string."""
+        """Whether every ``name.add(item)`` of the function adds a string, and every
+        ``name.update(items)`` a collection of them."""
         fn = env.scope.node
-        added = [node.args[0] for node in own_nodes(fn) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
+        added = [node for node in own_nodes(fn) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and node.func.attr in ("add", "update")
                  and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
-        return bool(added) and all(self.text_item(item, env, ()) for item in added)
+        return bool(added) and all(
+            self.text_item(call.args[0], env, ()) if call.func.attr == "add"  # type: ignore[attr-defined]
+            else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env) for call in added)
+
+    def attribute_strings(self, node: ast.Attribute, env: Env) -> bool:
+        """Whether a method of the class adds a string to the set ``self.<name>`` holds: one
+        string among its items is enough for their order to change with the hash seed."""
+        cls = env.scope.cls
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self" and cls is not None):
+            return False
+        for fn, scope in cls.functions.values():
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for call in own_nodes(fn):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "add" \
+                        and len(call.args) == 1 and self.m.code(call.func.value) == self.m.code(node) \
+                        and self.text_item(call.args[0], Env(scope), ()):
+                    return True
+        return False
 
     def text_item(self, item: ast.expr, env: Env, generators: list[ast.comprehension] | tuple[()]) -> bool:
         """Whether ``item`` is a string: a literal, an f-string, ``str(...)``, a value its
@@ -71,6 +104,11 @@ class StringSets(Component):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
                     return True
+            binding = None if generators else self.scopes.resolve(item, env)
+            if binding is not None and binding.owner is None and not binding.extras \
+                    and isinstance(binding.value, (ast.Constant, ast.JoinedStr, ast.Call)) \
+                    and self.text_item(binding.value, binding.env, ()):
+                return True  # `fname = str(path.resolve())`, then `names.add(fname)`
         return self.checked_str(item, env)
 
     def dict_key_of(self, name: str, comp: ast.comprehension, env: Env) -> bool:

@@ -1,0 +1,87 @@
+"""Whether a collection's declared type says it holds strings or paths: a parameter annotated
+``list[str]``, a call of a project function whose return is annotated ``List[str]``, or a field
+``obj.names`` of a class whose body declares ``names: List[str]`` (``obj`` built by the class, by
+``Cls.model_validate_json(...)``, or returned by a function annotated ``-> Cls | None``).
+
+A path hashes as its text does, so a set of paths iterates in an order that changes with each
+process's hash seed just as a set of strings does.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env, Scope
+
+_TEXT_COLLECTION = re.compile(
+    r"(?:typing\.)?(?:Optional\[)?(?:List|list|Set|set|FrozenSet|frozenset|Sequence|Iterable|Collection|Tuple|tuple)"
+    r"\[\s*(?:str|Path|pathlib\.Path)\s*(?:,\s*\.\.\.\s*)?\]")
+# Methods that cut a text into strings.
+_PIECES = {"findall", "split", "rsplit", "splitlines"}
+# Pydantic's constructors that build an object of the class they are called on.
+_BUILDS = {"model_validate", "model_validate_json", "model_construct", "parse_obj", "parse_raw"}
+
+
+def text_collection(annotation: ast.expr | None) -> bool:
+    """``list[str]``, ``Set[Path]``, ``Optional[List[str]]``, ``tuple[str, ...]``."""
+    return annotation is not None and bool(_TEXT_COLLECTION.fullmatch(ast.unparse(annotation).replace(" | None", "")))
+
+
+class DeclaredText(Component):
+    def declared_text(self, node: ast.expr, env: Env) -> bool:
+        """Whether the declared type of ``node`` is a collection of strings or paths, or it is
+        the pieces of a text (``pattern.findall(text)``, ``line.split(",")``: strings, or tuples
+        of them, whose order the hash seed decides just as well)."""
+        node = node.value if isinstance(node, ast.Await) or (
+            isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)) else node  # some of them
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PIECES:
+            return True
+        if isinstance(node, ast.Call):
+            target = self.callees.function_for(node, env, foreign=True, returns=False)
+            return target is not None and text_collection(target.fn.returns)
+        if isinstance(node, ast.Name):
+            scope = env.scope
+            if scope.kind == "function" and node.id in scope.params and env.bound(node.id) is None:
+                return text_collection(scope.params[node.id].annotation)
+            binding = self.scopes.resolve(node, env)
+            return binding is not None and binding.owner is None and isinstance(binding.value, (ast.Call, ast.Await)) \
+                and self.declared_text(binding.value, binding.env)
+        if isinstance(node, ast.Attribute):
+            cls = self.instance_class(node.value, env)
+            return cls is not None and any(
+                isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.attr
+                and text_collection(s.annotation) for s in cls.node.body) if cls is not None and isinstance(
+                cls.node, ast.ClassDef) else False
+        return False
+
+    def instance_class(self, node: ast.expr, env: Env) -> Scope | None:
+        """The class of the object a call (or the name holding its value) gives: built by it, by
+        one of Pydantic's constructors called on it, or returned by a project function whose
+        return is annotated with it."""
+        value, value_env = node, env
+        if isinstance(node, ast.Name):
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.owner is not None:
+                return None
+            value, value_env = binding.value, binding.env
+        value = value.value if isinstance(value, ast.Await) else value
+        if not isinstance(value, ast.Call):
+            return None
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _BUILDS and isinstance(func.value, ast.Name):
+            found = self.callees.class_named(func.value.id, value_env.scope, True)
+            return found[1] if found is not None else None
+        if isinstance(func, ast.Name):
+            found = self.callees.class_named(func.id, value_env.scope, True)
+            if found is not None:
+                return found[1]
+        target = self.callees.function_for(value, value_env, foreign=True, returns=False)
+        named = Callees.class_annotation(target.fn.returns) if target is not None else None
+        if target is None or named is None:
+            return None
+        home = target.owner.callees if target.owner is not None else self.callees
+        found = home.class_named(named.id, target.env.scope, True)
+        return found[1] if found is not None else None
