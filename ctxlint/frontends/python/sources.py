@@ -392,10 +392,10 @@ class Sources(Component):
             return None
         if isinstance(node, ast.Await):
             return self.carrier(node.value, env)
-        if isinstance(node, ast.Call):
-            path, specs = self.specs(node.func, env)
+        if isinstance(node, (ast.Call, ast.Subscript)):  # or an item that holds content (a notebook's `nb.cells[-1]`)
+            path, specs = self.specs(node.func if isinstance(node, ast.Call) else node, env)
             for spec in specs:
-                if spec.carrier and self.outside(spec, node, env):
+                if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
