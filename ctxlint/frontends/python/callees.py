@@ -144,7 +144,11 @@ class Callees(Component):
             node = node.func
         else:
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
-            if binding is not None and isinstance(binding.value, ast.Call):
+            factory = _default_factory(binding.value) if binding is not None else None
+            if factory is not None:  # `runner: Runner = Field(default_factory=Runner)`: the object it builds
+                assert binding is not None
+                node, env = factory, binding.env
+            elif binding is not None and isinstance(binding.value, ast.Call):
                 node, env = binding.value.func, binding.env
             elif binding is not None and isinstance(binding.value, ast.Name) and binding.owner is None and hops < 4:
                 return self.class_of(binding.value, binding.env, foreign, hops + 1)
@@ -235,6 +239,16 @@ class Callees(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
+
+
+def _default_factory(value: ast.expr) -> ast.Name | None:
+    """The class a field declaration builds its default with (``Field(default_factory=Runner)``,
+    dataclasses' ``field(default_factory=Runner)``), when it names one."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))
+            and (value.func.id if isinstance(value.func, ast.Name) else value.func.attr) in ("Field", "field")):
+        return None
+    factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+    return factory if isinstance(factory, ast.Name) and factory.id[:1].isupper() else None
 
 
 @dataclass(frozen=True)

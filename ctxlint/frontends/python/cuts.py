@@ -468,3 +468,32 @@ def names_a_marker(node: ast.expr) -> bool:
     """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
     return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))
+
+
+def joined_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the name a cut is assigned to is joined, further on in its function, with a value
+    named as a marker (``truncated = text[:n]``, then ``return notice + truncated``)."""
+    statement = parents.get(id(node))
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    target = statement.targets[0].id
+    fn = parents.get(id(statement))
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    if fn is None:
+        return False
+    for joined in ast.walk(fn):
+        if isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add) and joined.lineno > statement.lineno:
+            parts = _added(joined)
+            if any(isinstance(p, ast.Name) and p.id == target for p in parts) and any(map(names_a_marker, parts)):
+                return True
+    return False
+
+
+def _added(node: ast.expr) -> list[ast.expr]:
+    """The operands of a chain of ``+`` (``notice + "\\n" + text``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [*_added(node.left), *_added(node.right)]
+    return [node]
+

@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.python.cutreach import CutReach
-from ctxlint.frontends.python.cuts import HELPER_CUTS, names_a_marker
+from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -282,17 +282,17 @@ class CutSites(Component):
         return False
 
     def marked_after(self, node: ast.expr) -> bool:
-        """A marker added to the cut text by the statements right after its assignment
-        (``out = out[:n]`` then ``out += "\\n[output truncated]"``)."""
+        """A marker added to the cut text by the statements right after its assignment (``out =
+        out[:n]`` then ``out += "\\n[output truncated]"``), or joined with it later (``notice + out``)."""
         statement = self.m.parents.get(id(node))
         while statement is not None and not isinstance(statement, ast.stmt):
             statement = self.m.parents.get(id(statement))
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
             return False
         target = self.m.dotted(statement.targets[0])
-        return target is not None and any(
+        return target is not None and (joined_with_marker(node, self.m.parents) or any(
             (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or _beside_named_marker(s, target)
-            for s in self.after(statement))
+            for s in self.after(statement)))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model

@@ -445,8 +445,27 @@ def other_branches(records: list, value: ast.expr, shared: frozenset[int], paren
     sides = {test: side for test, side in branches(value, parents) if test not in shared}
     if not sides:
         return []
-    return [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value
-            and any(sides.get(test, side) != side for test, side in branches(r.value, parents))][:MAX_BRANCHES]
+    given = [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value]
+    found = [v for v in given if any(sides.get(test, side) != side for test, side in branches(v, parents))]
+    # An `if` with no `else` gives the name its value only when its test holds; otherwise the read
+    # sees what the name held before the `if` (`text = out["text"]`, then `if failed: text = "..."`).
+    for statement in _ifs_without_else(value, parents, shared):
+        found += sorted((v for v in given if v.lineno < statement.lineno and v not in found),
+                        key=lambda v: v.lineno, reverse=True)
+    return found[:MAX_BRANCHES]
+
+
+def _ifs_without_else(node: ast.AST, parents: dict[int, ast.AST], shared: frozenset[int]) -> list[ast.If]:
+    """The ``if`` statements with no ``else`` whose body holds ``node`` (innermost first), other
+    than those around the read too (``shared``)."""
+    found = []
+    child, current = node, parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(current, ast.If) and not current.orelse and id(current) not in shared \
+                and any(child is n for n in current.body):
+            found.append(current)
+        child, current = current, parents.get(id(current))
+    return found
 
 
 def branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:

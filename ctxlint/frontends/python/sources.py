@@ -32,6 +32,7 @@ from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unread_templates import filled_unread_template
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
@@ -380,7 +381,7 @@ class Sources(Component):
                 # Packed into an object (`Reply(result=f"Tool returned: {out}")`): the step shows the wrapping.
                 kept = Evidence(EvidenceKind.FLOW, f"kept as `{field}` of `{built}(...)`", self.m.span(arg))
                 return replace(found, flow=(*found.flow, kept))
-            return found
+            return filled_unread_template(self.m, call, arg, found)
         # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
         return _fetched_page(self.m, call) if _fetch_named(func, last) else None
 
@@ -392,10 +393,10 @@ class Sources(Component):
             return None
         if isinstance(node, ast.Await):
             return self.carrier(node.value, env)
-        if isinstance(node, ast.Call):
-            path, specs = self.specs(node.func, env)
+        if isinstance(node, (ast.Call, ast.Subscript)):  # or an item that holds content (a notebook's `nb.cells[-1]`)
+            path, specs = self.specs(node.func if isinstance(node, ast.Call) else node, env)
             for spec in specs:
-                if spec.carrier and self.outside(spec, node, env):
+                if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
