@@ -35,6 +35,7 @@ from ctxlint.frontends.python.loopshapes import (
     loop_order,
     only_logs,
     over_in_body,
+    records_keys,
     says_cut,
     skips_rest,
 )
@@ -333,8 +334,8 @@ class CutSites(Component):
     def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool,
                     fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
-        if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)):
-            return None  # a marker added after the loop: `f"{rest} more lines..."`
+        if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)) or records_keys(loop, fn):
+            return None  # a marker added after the loop (`f"{rest} more lines..."`), or the kept keys handed back
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.

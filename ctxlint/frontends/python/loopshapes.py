@@ -91,6 +91,22 @@ def skips_rest(branch: list[ast.stmt], test: ast.expr, loop: ast.For | ast.Async
     return stop if tested & running else None
 
 
+def records_keys(loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """``for name, entry in items.items(): ... kept_names.append(name)`` where the function returns
+    ``kept_names`` beside the text: it hands its callers the keys of the items it kept (or left out),
+    so they can say what the budget dropped (``"Files left out: ..."``); the loop's cut is theirs to mark."""
+    if fn is None or not isinstance(loop.target, ast.Tuple):
+        return False
+    keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)}
+    records = {ast.unparse(target) for statement in loop_body(loop)
+               if (target := added_to(statement)) is not None and isinstance(statement, ast.Expr)
+               and isinstance(statement.value, ast.Call) and statement.value.args
+               and isinstance(statement.value.args[0], ast.Name) and statement.value.args[0].id in keys}
+    returned = {ast.unparse(e) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                for e in (r.value.elts if isinstance(r.value, ast.Tuple) else [r.value])}
+    return bool(records & returned)
+
+
 def added_to(statement: ast.stmt) -> ast.expr | None:
     """The collection ``kept.append(item)`` (or ``insert``, ``extend``) adds to."""
     if adds(statement) and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
