@@ -325,6 +325,9 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     named for a model (``self.llm.aask(...)``, ``judge_llm.generate(...)``)."""
     if any(k.arg == "llm" for k in call.keywords):
         return True
+    home = part.m.scope_of(call)
+    if home is not None and part.sinks.is_sink(call, Env(home)):
+        return True
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
