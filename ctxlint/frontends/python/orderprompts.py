@@ -321,18 +321,27 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
 
 
 def _asks_model(call: ast.Call, part: StringSets) -> bool:
-    """A call handed a model (``llm=``), or a method that sends a prompt called on an object
-    named for a model (``self.llm.aask(...)``, ``judge_llm.generate(...)``)."""
+    """A call handed a model (``llm=``), an object that sends a prompt when called (a DSPy module),
+    or a method that sends a prompt called on an object named for a model (``self.llm.aask(...)``,
+    ``judge_llm.generate(...)``)."""
     if any(k.arg == "llm" for k in call.keywords):
         return True
-    home = part.m.scope_of(call)
-    if home is not None and part.sinks.is_sink(call, Env(home)):
-        return True
     func = call.func
+    if _called_directly(func, part) and (home := part.m.scope_of(call)) is not None and part.sinks.is_sink(call, Env(home)):
+        return True
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
         return receiver == "llm" or receiver.endswith("_llm")
     return False
+
+
+def _called_directly(func: ast.expr, part: StringSets) -> bool:
+    """An object called itself (``qa(...)``, ``self.expand(...)``: a DSPy module), whose prompt's
+    layout the analysis does not see; a client's request (``client.messages.create``) is left to
+    the check of where the text sits in its messages (a set in the last user message is fine)."""
+    if isinstance(func, ast.Attribute):
+        return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+    return isinstance(func, ast.Name) and func.id not in part.m.imports  # `completion(...)` is a request
 
 
 def _message_text(node: ast.AST) -> ast.expr | None:
