@@ -16,6 +16,7 @@ calls to a model.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
@@ -73,6 +74,17 @@ class OrderPrompts(StringSets):
         if copied is not None and isinstance(node, ast.expr) \
                 and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
             return copied, node
+        if copied is not None and isinstance(node, ast.expr) and (given_to := self.given_to(node)) is not None \
+                and isinstance(self.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
+            return copied, node  # `found = search(list(set(queries)))`: what it finds comes in that order
+        return None
+
+    def given_to(self, node: ast.expr) -> ast.Call | None:
+        """The call ``node`` is a positional argument of, when the call can keep its order."""
+        call = self.m.parents.get(id(node))
+        if isinstance(call, ast.Call) and node in call.args and _called(call) not in _ORDER_FREE \
+                and not _asks_model(call, self):
+            return call
         return None
 
     def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env) -> Observation | None:
@@ -81,6 +93,8 @@ class OrderPrompts(StringSets):
         carried, returned = self.carriers(shown)
         direct = self.asked_directly(shown)
         given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
+        if not direct and carried and (through := self.given_to(shown)) is not None:
+            given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         asked = direct or self.asked_with(fn, carried, steps)
@@ -229,7 +243,9 @@ class OrderPrompts(StringSets):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None \
                 and self.mentions(node.value, tainted):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            return {name for t in targets if (name := self.m.dotted(t))}
+            return {name for t in _unpacked(targets) if (name := self.m.dotted(t))}
+        if isinstance(node, (ast.For, ast.AsyncFor)) and self.mentions(node.iter, tainted):
+            return {name for t in _unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
         if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
                 any(self.mentions(arg, tainted) for arg in node.args):
             return {receiver}
@@ -316,8 +332,13 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
         return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
-        return {t.id for t in parent.targets if isinstance(t, ast.Name)}
+        return {t.id for t in _unpacked(parent.targets) if isinstance(t, ast.Name)}
     return set()
+
+
+def _unpacked(targets: Sequence[ast.expr]) -> list[ast.expr]:
+    """Assignment targets with a tuple's names taken apart (``queries, found = ...``)."""
+    return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
 
 
 def _asks_model(call: ast.Call, part: StringSets) -> bool:
@@ -327,7 +348,8 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     if any(k.arg == "llm" for k in call.keywords):
         return True
     func = call.func
-    if _called_directly(func, part) and (home := part.m.scope_of(call)) is not None and part.sinks.is_sink(call, Env(home)):
+    home = part.m.scope_of(call) if _called_directly(func, part) else None
+    if home is not None and part.sinks.is_sink(call, Env(home)):
         return True
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
