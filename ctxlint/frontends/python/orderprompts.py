@@ -110,7 +110,7 @@ class OrderPrompts(StringSets):
             kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
             goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        given_text = sorted(carried & params)
+        given_text = sorted(self.spread(fn, carried) & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
             # `inp += page` for each item: added after the text the caller gives, which differs
             # from call to call, so the prefix the order could break already ends before it.
