@@ -6,10 +6,13 @@ lists the items in the set's order, which changes with each process's hash seed.
 when data flow shows that text reaching a call that asks a model, in the same function or in a
 function of the module that calls this one for it (``themes = self.extract(items)``, up to two
 calls up; a generator that yields the set's items is such a function): a call
-handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
-(``self.llm.aask(prompt)``); or the text of a chat message of the project's own class that the
+handed a model (``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy
+module, ``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
+or the text of a chat message of the project's own class that the
 function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
-its own. Sorting anywhere on the way clears it; so does a log line or an error, which are not
+its own. A list of strings deduplicated through a set and given to a call whose result is kept
+(``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
+in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
 calls to a model.
 """
 
