@@ -6,16 +6,20 @@ lists the items in the set's order, which changes with each process's hash seed.
 when data flow shows that text reaching a call that asks a model, in the same function or in a
 function of the module that calls this one for it (``themes = self.extract(items)``, up to two
 calls up; a generator that yields the set's items is such a function): a call
-handed a model (``prompt.generate(data=..., llm=self.llm)``) or a call of an object named for one
-(``self.llm.aask(prompt)``); or the text of a chat message of the project's own class that the
+handed a model (``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy
+module, ``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
+or the text of a chat message of the project's own class that the
 function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
-its own. Sorting anywhere on the way clears it; so does a log line or an error, which are not
+its own. A list of strings deduplicated through a set and given to a call whose result is kept
+(``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
+in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
 calls to a model.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
@@ -73,6 +77,17 @@ class OrderPrompts(StringSets):
         if copied is not None and isinstance(node, ast.expr) \
                 and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
             return copied, node
+        if copied is not None and isinstance(node, ast.expr) and (given_to := self.given_to(node)) is not None \
+                and isinstance(self.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
+            return copied, node  # `found = search(list(set(queries)))`: what it finds comes in that order
+        return None
+
+    def given_to(self, node: ast.expr) -> ast.Call | None:
+        """The call ``node`` is a positional argument of, when the call can keep its order."""
+        call = self.m.parents.get(id(node))
+        if isinstance(call, ast.Call) and node in call.args and _called(call) not in _ORDER_FREE \
+                and not _asks_model(call, self):
+            return call
         return None
 
     def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env) -> Observation | None:
@@ -81,6 +96,8 @@ class OrderPrompts(StringSets):
         carried, returned = self.carriers(shown)
         direct = self.asked_directly(shown)
         given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
+        if not direct and carried and (through := self.given_to(shown)) is not None:
+            given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         asked = direct or self.asked_with(fn, carried, steps)
@@ -96,7 +113,7 @@ class OrderPrompts(StringSets):
             kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
             goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        given_text = sorted(carried & params)
+        given_text = sorted(self.spread(fn, carried) & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
             # `inp += page` for each item: added after the text the caller gives, which differs
             # from call to call, so the prefix the order could break already ends before it.
@@ -229,7 +246,9 @@ class OrderPrompts(StringSets):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None \
                 and self.mentions(node.value, tainted):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            return {name for t in targets if (name := self.m.dotted(t))}
+            return {name for t in _unpacked(targets) if (name := self.m.dotted(t))}
+        if isinstance(node, (ast.For, ast.AsyncFor)) and self.mentions(node.iter, tainted):
+            return {name for t in _unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
         if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
                 any(self.mentions(arg, tainted) for arg in node.args):
             return {receiver}
@@ -316,20 +335,38 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
         return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
-        return {t.id for t in parent.targets if isinstance(t, ast.Name)}
+        return {t.id for t in _unpacked(parent.targets) if isinstance(t, ast.Name)}
     return set()
 
 
+def _unpacked(targets: Sequence[ast.expr]) -> list[ast.expr]:
+    """Assignment targets with a tuple's names taken apart (``queries, found = ...``)."""
+    return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+
+
 def _asks_model(call: ast.Call, part: StringSets) -> bool:
-    """A call handed a model (``llm=``), or a method that sends a prompt called on an object
-    named for a model (``self.llm.aask(...)``, ``judge_llm.generate(...)``)."""
+    """A call handed a model (``llm=``), an object that sends a prompt when called (a DSPy module),
+    or a method that sends a prompt called on an object named for a model (``self.llm.aask(...)``,
+    ``judge_llm.generate(...)``)."""
     if any(k.arg == "llm" for k in call.keywords):
         return True
     func = call.func
+    home = part.m.scope_of(call) if _called_directly(func, part) else None
+    if home is not None and part.sinks.is_sink(call, Env(home)):
+        return True
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
         receiver = (part.m.dotted(func.value) or "").rsplit(".", 1)[-1].lower()
         return receiver == "llm" or receiver.endswith("_llm")
     return False
+
+
+def _called_directly(func: ast.expr, part: StringSets) -> bool:
+    """An object called itself (``qa(...)``, ``self.expand(...)``: a DSPy module), whose prompt's
+    layout the analysis does not see; a client's request (``client.messages.create``) is left to
+    the check of where the text sits in its messages (a set in the last user message is fine)."""
+    if isinstance(func, ast.Attribute):
+        return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+    return isinstance(func, ast.Name) and func.id not in part.m.imports  # `completion(...)` is a request
 
 
 def _message_text(node: ast.AST) -> ast.expr | None:

@@ -17,6 +17,9 @@ from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 
 _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\s*,")
+# Methods only text (and bytes) have, whose result is text again.
+_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize",
+                          "removeprefix", "removesuffix"})
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
@@ -49,7 +52,7 @@ class StringSets(DeclaredText):
                 return self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
-            return self.declared_text(arg, env)
+            return self.declared_text(arg, env) or self.listed_strings(arg, env)
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False
@@ -63,6 +66,23 @@ class StringSets(DeclaredText):
         if not target.returns or any(copy_of(value) is not None for value in target.returns):
             return False  # a return that copies the set into a list is where the order is lost: reported there
         return text_collection(target.fn.returns) or all(self.string_items(v, target.env) for v in target.returns)
+
+    def listed_strings(self, node: ast.expr, env: Env) -> bool:
+        """Whether the list a name holds is built of strings (``queries = [q.strip() for q in
+        text.split("\\n")]``, perhaps cut after: ``queries = queries[:n]``)."""
+        for _ in range(MAX_HOPS):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                node = node.value
+                continue
+            if not isinstance(node, ast.Name):
+                break
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.owner is not None:
+                return False
+            node, env = binding.value, binding.env
+        if isinstance(node, ast.ListComp):
+            return self.text_item(node.elt, env, node.generators)
+        return False
 
     def added_strings(self, name: str, env: Env) -> bool:
         """Whether every ``name.add(item)`` of the function adds a string, and every
@@ -100,6 +120,8 @@ class StringSets(DeclaredText):
             return True
         if isinstance(item, ast.Call) and self.m.qualified(item.func) == "str":
             return True
+        if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in _STR_METHODS:
+            return True  # `q.strip()`, `name.lower()`: text (or bytes, whose hash is seeded too)
         if isinstance(item, ast.Name):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
