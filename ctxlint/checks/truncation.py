@@ -23,7 +23,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
-             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped"}
+             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
+             "settings-template-cut": "settings-template-cut"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6

@@ -40,6 +40,7 @@ from ctxlint.frontends.python.loopshapes import (
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -57,11 +58,14 @@ _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "si
 _DISPLAY_WORDS = ("width", "chunk", "split", "preview", "label", "title", "log", "display", "line", "column",
                   "name")
 _TEXT_METHODS = ("read", "read_text", "decode", "get_text", "strip", "format", "join", "replace", "dumps")
+# About how many characters one unit of a cut holds: a preview is shorter than MIN_CONTENT.
+_CHARS_PER = {"words": 5, "tokens": 5, "lines": 50}
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 
 
 class CutSites(Component):
     reach: CutReach
+    settings: SettingsCuts
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -131,8 +135,8 @@ class CutSites(Component):
             if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
-                source.kept < MIN_CONTENT // 5:
-            return None  # the first 25 words: a preview
+                source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
+            return None  # the first 100 words, or 10 lines: a preview
         if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
             return None
         if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
@@ -176,6 +180,10 @@ class CutSites(Component):
                                    source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
+        settled = self.settings.into_settings_template(node, fn) if reaches is None else None
+        if settled is not None:  # filled into a template of the project's settings files, rendered and sent
+            return Observation("settings-template-cut", source.span, "its text reaches a prompt", source=replace(
+                source, strong=True, flow=(*source.flow, *settled)))
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         if for_model and _excerpt(_subject(node)):
