@@ -63,13 +63,23 @@ def settings_slots(root: str) -> dict[tuple[str, str], tuple[str, int, bool]]:
                 setting = _setting_at(lines, line)
                 if setting is None:
                     continue
-                near = "\n".join(lines[max(0, line - 1 - _NEAR):line + _NEAR])
+                near = "\n".join(_value_around(lines, line))
                 marked = cut_marker(text[match.end():match.end() + 200]) or cut_noted(near)
                 key = (match.group(1), setting)
                 before = found.get(key)
                 if before is None or (before[2] and not marked):
                     found[key] = (os.path.relpath(path, root), line, marked)
     return found
+
+
+def _value_around(lines: list[str], line: int) -> list[str]:
+    """The lines of the setting's value within a few lines of ``line`` (1-based): a note in the
+    value of another setting is about another text."""
+    start, end = max(0, line - 1 - _NEAR), min(len(lines), line + _NEAR)
+    above = next((i for i in range(line - 2, start - 1, -1) if _KEY.match(lines[i]) or _TABLE.match(lines[i])),
+                 None)
+    below = next((i for i in range(line, end) if _KEY.match(lines[i]) or _TABLE.match(lines[i])), None)
+    return lines[start if above is None else above:end if below is None else below]
 
 
 def _setting_at(lines: list[str], line: int) -> str | None:
