@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.unit import Component
 from ctxlint.markers import cut_marker, cut_noted
 from ctxlint.model import Evidence, EvidenceKind
@@ -118,6 +119,7 @@ class SettingsCuts(Component):
                 if slot is None or slot[2]:
                     continue
                 path, line, _ = slot
+                self.m.dependencies.add(display_path(project.root / path))  # an edit there changes the result
                 return (Evidence(EvidenceKind.FLOW, f"kept in `{kept}`, filled as `{key}` into `{holder}`",
                                  self.m.span(entry)),
                         Evidence(EvidenceKind.FLOW, f"rendered into the settings template `{self.m.code(template)}` "
