@@ -23,8 +23,12 @@ _FENCE = "```"
 def stripped_blocks(m: Module, requests: list[Request]) -> list[Observation]:
     """Each call of a function of the module that deletes fenced blocks from a conversation's
     messages unmarked, whose result a request of the calling function sends."""
+    if not requests or _FENCE not in m.code(m.root):
+        return []  # the walks below only where a request may send a conversation stripped of fences
     anchors = {(r.anchor.line, r.anchor.column) for r in requests}
-    strippers = {name: replace for name, replace in _strippers(m)}
+    strippers = dict(_strippers(m))
+    if not strippers:
+        return []
     found = []
     for node in walk(m.root):
         if node.type == "assignment_expression":
