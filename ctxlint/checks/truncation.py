@@ -23,7 +23,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
-             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped"}
+             "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
+             "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -143,6 +144,11 @@ def _message(source: Source) -> str:
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
+    if cut.how == "stripped-blocks":
+        return (f"`{source.detail}` deletes the code blocks of the conversation's messages and leaves "
+                "nothing in their place (a note only where nothing else is left), so the model reads turns that "
+                "speak of code it no longer sees as if they were whole. Put a note where each block was "
+                "(\"[code block omitted]\"), or summarise it.")
     if cut.how == "first-message":
         return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
                 "(the history and the latest request) with nothing in their place, so the model answers "

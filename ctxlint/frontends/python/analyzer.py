@@ -31,6 +31,7 @@ from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.schemachoices import SchemaChoices
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
+from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
 from ctxlint.frontends.python.spreads import Spreads
@@ -60,6 +61,7 @@ class Analyzer:
         self.cuts = Cuts(self.unit)
         self.cut_sites = CutSites(self.unit)
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
+        self.cut_sites.settings = SettingsCuts(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.line_cuts.reach = self.cut_reach

@@ -14,6 +14,7 @@ is not one a model reads, and is left alone.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -41,6 +42,7 @@ from ctxlint.frontends.python.loopshapes import (
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -58,11 +60,16 @@ _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "si
 _DISPLAY_WORDS = ("width", "chunk", "split", "preview", "label", "title", "log", "display", "line", "column",
                   "name")
 _TEXT_METHODS = ("read", "read_text", "decode", "get_text", "strip", "format", "join", "replace", "dumps")
+# About how many characters one unit of a cut holds: a preview is shorter than MIN_CONTENT.
+_CHARS_PER = {"words": 5, "tokens": 5, "lines": 50}
+# A size in words (`total_words`, `max_words`), not a keyword or a password.
+_WORD_SIZE = re.compile(r"(?:^|_)words(?:_|$)")
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 
 
 class CutSites(Component):
     reach: CutReach
+    settings: SettingsCuts
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -132,8 +139,8 @@ class CutSites(Component):
             if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
-                source.kept < MIN_CONTENT // 5:
-            return None  # the first 25 words: a preview
+                source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
+            return None  # the first 100 words, or 10 lines: a preview
         if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
             return None
         if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
@@ -177,6 +184,10 @@ class CutSites(Component):
                                    source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
+        settled = self.settings.into_settings_template(node, fn) if reaches is None else None
+        if settled is not None:  # filled into a template of the project's settings files, rendered and sent
+            return Observation("settings-template-cut", source.span, "its text reaches a prompt", source=replace(
+                source, strong=True, flow=(*source.flow, *settled)))
         if not context:
             return Observation("far-cut", source.span, goes, source=replace(source, strong=True)) if for_model else None
         if for_model and _excerpt(_subject(node)):
@@ -358,8 +369,8 @@ class CutSites(Component):
                 counted = True
             over = over_in_body(statement.test)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
-                stop = next((s for s in branch if isinstance(s, ast.Break)), None) or skips_rest(branch, statement.test,
-                                                                                             loop)
+                stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
+                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch)
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
@@ -425,10 +436,21 @@ class CutSites(Component):
                             return True
                     elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:
                         last = (part.id if isinstance(part, ast.Name) else part.attr).lower()
-                        if "token" in last or (context and any(w in last for w in SIZE_WORDS)
+                        if "token" in last or (context and (any(w in last for w in SIZE_WORDS)
+                                                            or _WORD_SIZE.search(last) is not None)
                                                and not last.endswith("count")):
                             return True
         return False
+
+
+def _breaks_both_ways(branch: list[ast.stmt]) -> ast.Break | None:
+    """``elif not kept: kept.append(first[:n]); break`` then ``else: break``: a branch that is one
+    ``if`` whose every way ends the loop ends it as a ``break`` would (the last one is returned)."""
+    if len(branch) != 1 or not isinstance(branch[0], ast.If) or not branch[0].orelse:
+        return None
+    ends = [ways[-1] for ways in (branch[0].body, branch[0].orelse)]
+    nested = _breaks_both_ways(branch[0].orelse) if not isinstance(ends[1], ast.Break) else ends[1]
+    return nested if isinstance(ends[0], ast.Break) and isinstance(nested, ast.Break) else None
 
 
 def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:

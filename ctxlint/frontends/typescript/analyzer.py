@@ -39,6 +39,7 @@ from ctxlint.frontends.typescript.slots import Slots
 from ctxlint.frontends.typescript.sources import Sources
 from ctxlint.frontends.typescript.standalone import Standalone
 from ctxlint.frontends.typescript.strings import Strings
+from ctxlint.frontends.typescript.stripped_blocks import stripped_blocks
 from ctxlint.frontends.typescript.syntax import Text
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
@@ -87,6 +88,7 @@ class Analyzer:
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(m.observations)
         parsed.observations.extend(history_cuts(m, requests))
+        parsed.observations.extend(stripped_blocks(m, requests))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "

@@ -16,7 +16,7 @@ from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Request, Source, SourceKind
 
 # What a conversation is called.
-_HISTORY_WORDS = ("message", "history", "conversation", "turn", "chat")
+HISTORY_WORDS = ("message", "history", "conversation", "turn", "chat")
 _FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
               "generator_function_declaration")
 MIDDLE_DROP = "middle-drop"
@@ -26,7 +26,7 @@ def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
     """Each rebuild of a conversation from its two ends that a request of the same function sends."""
     anchors = {(r.anchor.line, r.anchor.column) for r in requests}
     found = []
-    for node in _walk(m.root):
+    for node in walk(m.root):
         if node.type == "assignment_expression":
             target, value = m.field(node, "left"), m.field(node, "right")
         elif node.type == "variable_declarator":
@@ -39,9 +39,9 @@ def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
         if kept is None:
             continue
         name, head, tail = kept
-        if not any(w in name.lower() for w in _HISTORY_WORDS):
+        if not any(w in name.lower() for w in HISTORY_WORDS):
             continue
-        sent = _sent_after(m, node, {m.code(target)}, anchors)
+        sent = sent_after(m, node, {m.code(target)}, anchors)
         if sent is None:
             continue
         source = Source(SourceKind.TRUNCATION, " ".join(m.code(node).split()), m.span(value),
@@ -81,7 +81,7 @@ def _two_ends(m: Module, array: Node) -> tuple[str, int, int] | None:
     return (name, head, tail) if name is not None and head and tail else None
 
 
-def _sent_after(m: Module, statement: Node, names: set[str], anchors: set[tuple[int, int]]) -> Node | None:
+def sent_after(m: Module, statement: Node, names: set[str], anchors: set[tuple[int, int]]) -> Node | None:
     """The call of a request, later in the function of ``statement``, that reads one of ``names`` or
     a name given a value built from them."""
     function = statement.parent
@@ -90,7 +90,7 @@ def _sent_after(m: Module, statement: Node, names: set[str], anchors: set[tuple[
     if function is None:
         return None
     carriers = set(names)
-    for node in _walk(function):
+    for node in walk(function):
         if node.start_byte < statement.end_byte:
             continue
         if node.type == "variable_declarator":
@@ -106,10 +106,10 @@ def _sent_after(m: Module, statement: Node, names: set[str], anchors: set[tuple[
 
 def _reads(node: Node | None, names: set[str], m: Module) -> bool:
     return node is not None and any(n.type in ("identifier", "shorthand_property_identifier") and m.code(n) in names
-                                    for n in _walk(node))
+                                    for n in walk(node))
 
 
-def _walk(node: Node) -> Iterator[Node]:
+def walk(node: Node) -> Iterator[Node]:
     """Every node under ``node``, in source order."""
     stack = [node]
     while stack:
