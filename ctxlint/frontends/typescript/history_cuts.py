@@ -22,10 +22,8 @@ _FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "
 MIDDLE_DROP = "middle-drop"
 
 
-def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
-    """Each rebuild of a conversation from its two ends that a request of the same function sends."""
-    anchors = {(r.anchor.line, r.anchor.column) for r in requests}
-    found = []
+def assignments(m: Module) -> Iterator[tuple[Node, Node, Node]]:
+    """Each ``name = value`` and ``const name = value`` of the module, with its target and value."""
     for node in walk(m.root):
         if node.type == "assignment_expression":
             target, value = m.field(node, "left"), m.field(node, "right")
@@ -33,7 +31,16 @@ def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
             target, value = m.field(node, "name"), m.field(node, "value")
         else:
             continue
-        if target is None or value is None or target.type != "identifier" or value.type != "array":
+        if target is not None and value is not None and target.type == "identifier":
+            yield node, target, value
+
+
+def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
+    """Each rebuild of a conversation from its two ends that a request of the same function sends."""
+    anchors = {(r.anchor.line, r.anchor.column) for r in requests}
+    found = []
+    for node, target, value in assignments(m):
+        if value.type != "array":
             continue
         kept = _two_ends(m, value)
         if kept is None:

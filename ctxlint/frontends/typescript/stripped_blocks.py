@@ -10,7 +10,7 @@ the same function then sends it.
 
 from __future__ import annotations
 
-from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS, sent_after, walk
+from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS, assignments, sent_after, walk
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.markers import mentions_cut
@@ -30,15 +30,7 @@ def stripped_blocks(m: Module, requests: list[Request]) -> list[Observation]:
     if not strippers:
         return []
     found = []
-    for node in walk(m.root):
-        if node.type == "assignment_expression":
-            target, value = m.field(node, "left"), m.field(node, "right")
-        elif node.type == "variable_declarator":
-            target, value = m.field(node, "name"), m.field(node, "value")
-        else:
-            continue
-        if target is None or value is None or target.type != "identifier":
-            continue
+    for node, target, value in assignments(m):
         value = m.unwrap(value)
         if value.type == "await_expression" and value.named_children:
             value = value.named_children[0]
