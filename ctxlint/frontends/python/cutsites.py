@@ -25,13 +25,13 @@ from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
-    RANKED,
     SIZE_WORDS,
     added_to,
     adds,
     counts_items,
     drop_of,
     history_name,
+    is_ranked,
     loop_body,
     loop_order,
     only_logs,
@@ -374,7 +374,7 @@ class CutSites(Component):
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
-                how = "ranked-loop" if RANKED.search(self.m.code(loop.iter)) else "budget-loop"
+                how = "ranked-loop" if is_ranked(self.m.code(loop.iter)) else "budget-loop"
                 cut = Cut("items", keeps, how, history_name(self.m.dotted(iterated) or ""))
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
@@ -407,7 +407,7 @@ class CutSites(Component):
                 continue  # a second drop from the same collection is part of the first (a call's paired result)
             subject, keeps = dropped
             subjects.add(ast.unparse(subject))
-            how = "ranked-loop" if RANKED.search(self.m.code(statement)) else "drop-loop"
+            how = "ranked-loop" if is_ranked(self.m.code(statement)) else "drop-loop"
             cut = Cut("items", keeps, how, history_name(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
                             self.m.span(loop.test))

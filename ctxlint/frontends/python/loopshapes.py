@@ -24,6 +24,16 @@ COUNTS = (*SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
 # the best that fit a budget is selection, and a model does not expect the complete set.
 RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
                     re.IGNORECASE)
+# The same read word by word, so a qualified name (``docs_temp``, ``group_docs``, ``chunk_ids``,
+# ``retrieved_docs``) is ranked like the bare one.
+RANKED_WORDS = {"doc", "docs", "document", "documents", "chunk", "chunks", "passage", "passages", "snippet",
+                "snippets", "hits", "candidates", "matches", "retrieved"}
+
+
+def is_ranked(code: str) -> bool:
+    """Whether the code names a collection of ranked items (search results, retrieved documents)."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1_\2", code).lower()
+    return bool(RANKED.search(code)) or not RANKED_WORDS.isdisjoint(re.split(r"[^a-z]+", words))
 
 
 def over_in_body(test: ast.expr) -> bool | None:

@@ -152,10 +152,23 @@ class Reserves(Component):
         dict_name = self.m.code(target.value)
         stores = [n for n in walk(function) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
                   and self.m.code(n.value) == dict_name and self.flow.literal_str(n.slice, entry[1]) == key]
-        if stores != [target]:
+        if stores != [target] or self._built_with(function, dict_name, key):
             return None
         return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(target)}` is set only when `{self.m.code(branch.test)}`",
                         self.m.span(target))
+
+    def _built_with(self, function: ast.AST, dict_name: str, key: str) -> bool:
+        """Whether the function builds the dict with the key already in it (``kwargs =
+        {"max_tokens": n}`` before the branch that raises it): every request has a limit."""
+        for node in walk(function):
+            if isinstance(node, ast.Assign) and any(self.m.code(t) == dict_name for t in node.targets):
+                value = node.value
+                if isinstance(value, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == key
+                                                       for k in value.keys):
+                    return True
+                if isinstance(value, ast.Call) and any(k.arg == key for k in value.keywords):
+                    return True
+        return False
 
     def _whole_names(self, node: ast.expr) -> set[str]:
         """The names and whole dotted paths ``node`` reads (``self.max_output``, not ``self``)."""

@@ -52,6 +52,24 @@ def _keys(node: ast.AST) -> frozenset[str]:
     return frozenset()
 
 
+# What a provider's tool holds beside its schema (OpenAI, Anthropic, MCP, Gemini, Pydantic AI).
+_PROVIDER_TOOL_KEYS = frozenset({"type", "name", "description", "strict", "cache_control", "title", "annotations",
+                                 "outputSchema", "output_schema", "response", "behavior", "_meta", "meta",
+                                 *TOOL_SCHEMA_KEYS})
+
+
+def _own_format(schema: dict[str, object], keys: frozenset[str]) -> bool:
+    """Whether a tool-shaped dict is in a project's own format rather than a provider's: no
+    ``type`` at its schema's top, and a ``required: true`` on a property (JSON Schema draft 3,
+    which no provider reads) or keys of the project's own beside the name (``active``, ``url``).
+    A project that writes its tools so converts them before a request."""
+    properties = schema.get("properties")
+    if "type" in schema or not isinstance(properties, dict):
+        return False
+    return bool(keys - _PROVIDER_TOOL_KEYS) or any(
+        isinstance(p, dict) and isinstance(p.get("required"), bool) for p in properties.values())
+
+
 class ShapeScan:
     """The tool definitions of one module that no request includes."""
 
@@ -90,6 +108,8 @@ class ShapeScan:
                 return None  # a schema we cannot read, or a dict that is no JSON Schema
             if not schema and "description" not in inner:
                 return None  # a name and `{}`: a reference to a function, not a definition the model reads
+            if inner is entries and _own_format(schema, frozenset(entries)):
+                return None  # the project's own action format, converted before any request
         tool = self.tools.entries_tool(node, env, entries, Builder(), legacy=False)
         if tool.name is None and tool.written is not None:
             return None  # a helper's template (`{"name": name, ...}`): its callers give the tools
