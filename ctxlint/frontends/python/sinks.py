@@ -369,32 +369,12 @@ class Sinks(Component):
                         parts.field_dropped = (dropped, Evidence(
                             EvidenceKind.FLOW, f"only `{self.m.code(entry[0])}` is sent, as `{key}`", parts.limit.span))
                     break
-        if parts.limit is None:
-            self.settings_built(arguments, call, env, given, parts)
-
-    def settings_built(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env,
-                       given: CallArgs | None, parts: Parts) -> None:
-        """The settings object a limit belongs in, where the function builds it (``config =
-        types.GenerateContentConfig(...)`` given as ``config=config``): the limit set on it
-        afterwards (``config.max_output_tokens = 800``), or else the place to set it."""
-        for spec in arguments.get("limit", ()):
-            holder = self.args.find(replace(spec, key=()), call, env, given) if spec.key and not spec.json else None
-            if holder is None or not isinstance(holder[0], ast.Name):
-                continue
-            binding = self.scopes.resolve(holder[0], env)
-            if binding is None or binding.owner is not None or not isinstance(binding.value, ast.Call):
-                continue
-            for node in ast.walk(env.scope.node):
-                if isinstance(node, ast.Assign) and binding.value.lineno < node.lineno < call.lineno and any(
-                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                        and t.value.id == holder[0].id and t.attr in spec.key for t in node.targets):
-                    ok, value = self.flow.literal(node.value, env)
-                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
-                    parts.limit = OutputLimit(spec.key[0], number, self.m.span(node))
-                    return
-            parts.settings_built = Evidence(EvidenceKind.FLOW, f"`{holder[0].id}` is built here with no "
-                                            f"`{spec.key[0]}`", self.m.span(binding.value))
-            return
+        if parts.limit is None:  # the settings object it belongs in, built here: set on it after, or not
+            found = self.args.settings_built(arguments.get("limit", ()), call, env, given)
+            if isinstance(found, OutputLimit):
+                parts.limit = found
+            else:
+                parts.settings_built = found
 
     def own_default_limit(self, call: ast.Call, env: Env) -> OutputLimit | None:
         """The limit a call known by its shape alone sends when it is a function the project
