@@ -9,13 +9,14 @@ for every component that reads a call through the catalogue.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ctxlint.frameworks import Arg, Sink
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.spreads import Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit
 from ctxlint.providers import chat_payload
 
 
@@ -76,6 +77,29 @@ class Arguments(Component):
             members = self.members(entry[0], entry[1])
             entry = next((members[k] for k in arg.key if members and k in members), None)
         return entry
+
+    def settings_built(self, specs: tuple[Arg, ...], call: ast.Call, env: Env,
+                       given: CallArgs | None) -> OutputLimit | Evidence | None:
+        """The settings object a limit belongs in, where the function builds it (``config =
+        types.GenerateContentConfig(...)`` given as ``config=config``): the limit set on it
+        afterwards (``config.max_output_tokens = 800``), or else the place to set it."""
+        for spec in specs:
+            holder = self.find(replace(spec, key=()), call, env, given) if spec.key and not spec.json else None
+            if holder is None or not isinstance(holder[0], ast.Name):
+                continue
+            binding = self.scopes.resolve(holder[0], env)
+            if binding is None or binding.owner is not None or not isinstance(binding.value, ast.Call):
+                continue
+            for node in ast.walk(env.scope.node):
+                if isinstance(node, ast.Assign) and binding.value.lineno < node.lineno < call.lineno and any(
+                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                        and t.value.id == holder[0].id and t.attr in spec.key for t in node.targets):
+                    ok, value = self.flow.literal(node.value, env)
+                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+                    return OutputLimit(spec.key[0], number, self.m.span(node))
+            return Evidence(EvidenceKind.FLOW, f"`{holder[0].id}` is built here with no `{spec.key[0]}`",
+                            self.m.span(binding.value))
+        return None
 
     def body(self, node: ast.expr, env: Env) -> CallArgs | None:
         """The keys of a dict posted as a chat request's body, or None when it is not one."""

@@ -61,6 +61,8 @@ class Parts:
     removed: tuple[str, Evidence] | None = None
     # the limit taken from one field of an object, another of its limit fields dropped: both steps
     field_dropped: tuple[Evidence, ...] = ()
+    # the settings object the limit belongs in (`config=config`), where the function builds it
+    settings_built: Evidence | None = None
 
 
 class Sinks(Component):
@@ -236,6 +238,8 @@ class Sinks(Component):
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
                 reserve_kind = SHAPED_CLIENT
+            if not reserve_kind and parts.settings_built is not None:
+                reserve_evidence = (parts.settings_built,)
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
@@ -365,6 +369,12 @@ class Sinks(Component):
                         parts.field_dropped = (dropped, Evidence(
                             EvidenceKind.FLOW, f"only `{self.m.code(entry[0])}` is sent, as `{key}`", parts.limit.span))
                     break
+        if parts.limit is None:  # the settings object it belongs in, built here: set on it after, or not
+            found = self.args.settings_built(arguments.get("limit", ()), call, env, given)
+            if isinstance(found, OutputLimit):
+                parts.limit = found
+            else:
+                parts.settings_built = found
 
     def own_default_limit(self, call: ast.Call, env: Env) -> OutputLimit | None:
         """The limit a call known by its shape alone sends when it is a function the project
