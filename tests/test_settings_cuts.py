@@ -36,3 +36,9 @@ def test_each_slot_is_known_by_its_variable_and_the_setting_that_holds_it(tmp_pa
         ("log_head", "digest_prompt.user"): ("settings/digest.toml", 11, True),
         ("previous", "digest_prompt.extra.note"): ("settings/digest.toml", 15, False),
     }
+
+
+def test_a_note_of_a_cut_in_the_setting_above_does_not_mark_a_slot_on_its_own_key_line(tmp_path: Path) -> None:
+    (tmp_path / "prompts.toml").write_text(
+        '[p]\nsystem = """\nOlder lines were truncated.\n"""\nuser = "Summarise {{ history }}"\n', encoding="utf-8")
+    assert settings_slots(str(tmp_path)) == {("history", "p.user"): ("prompts.toml", 5, False)}

@@ -387,14 +387,14 @@ class Cuts(Component):
         elif isinstance(node, ast.JoinedStr):
             for before, after in pairwise(node.values):
                 for part, text, marks in ((before, after, cut_marker), (after, before, cut_marker_before)):
-                    if not isinstance(part, ast.FormattedValue):
+                    # the cheap test of the neighbour first: a held cut is looked up only beside a marker
+                    if not isinstance(part, ast.FormattedValue) or not (
+                            (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value))
+                            or (isinstance(text, ast.FormattedValue) and names_a_marker(text.value))):
                         continue
                     cut = part.value if isinstance(part.value, (ast.Subscript, ast.Call)) else \
                         self.held_cut(part.value, env)
-                    if cut is None:
-                        continue
-                    if (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value)) or (
-                            isinstance(text, ast.FormattedValue) and names_a_marker(text.value)):
+                    if cut is not None:
                         self.m.marked.add(id(cut))
 
     def held_cut(self, node: ast.expr, env: Env) -> ast.expr | None:

@@ -184,7 +184,7 @@ class CutSites(Component):
                                    source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
-        settled = self.settings.into_settings_template(node, fn) if reaches is None else None
+        settled = self.settings.into_settings_template(node, fn)
         if settled is not None:  # filled into a template of the project's settings files, rendered and sent
             return Observation("settings-template-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *settled)))
@@ -350,14 +350,15 @@ class CutSites(Component):
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
-        conversation = not context and history_name(self.m.dotted(loop_order(loop.iter)[0]) or "") and not (
-            fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         iterated, keeps = loop_order(loop.iter)
+        history = history_name(self.m.dotted(iterated) or "")
+        conversation = not context and history and not (
+            fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
         # A history walked oldest first into messages and cut to a number of them keeps the oldest
         # turns: a count is a deliberate window only when it keeps the newest.
-        oldest_first = keeps == "start" and history_name(self.m.dotted(iterated) or "")
+        oldest_first = keeps == "start" and history
         kept = {ast.unparse(target) for target in map(added_to, loop_body(loop))
-                if target is not None and history_name(ast.unparse(target))}
+                if target is not None and history_name(ast.unparse(target))} if oldest_first else set()
         for statement in loop_body(loop):
             if not isinstance(statement, ast.If):
                 continue
@@ -375,7 +376,7 @@ class CutSites(Component):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 how = "ranked-loop" if is_ranked(self.m.code(loop.iter)) else "budget-loop"
-                cut = Cut("items", keeps, how, history_name(self.m.dotted(iterated) or ""))
+                cut = Cut("items", keeps, how, history)
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)))

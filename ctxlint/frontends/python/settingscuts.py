@@ -77,7 +77,7 @@ def _value_around(lines: list[str], line: int) -> list[str]:
     """The lines of the setting's value within a few lines of ``line`` (1-based): a note in the
     value of another setting is about another text."""
     start, end = max(0, line - 1 - _NEAR), min(len(lines), line + _NEAR)
-    above = next((i for i in range(line - 2, start - 1, -1) if _KEY.match(lines[i]) or _TABLE.match(lines[i])),
+    above = next((i for i in range(line - 1, start - 1, -1) if _KEY.match(lines[i]) or _TABLE.match(lines[i])),
                  None)
     below = next((i for i in range(line, end) if _KEY.match(lines[i]) or _TABLE.match(lines[i])), None)
     return lines[start if above is None else above:end if below is None else below]
@@ -112,10 +112,9 @@ class SettingsCuts(Component):
         kept = self.m.dotted(statement.targets[0])
         if kept is None or (kept.count(".") == 0 and fn is not None):
             return None  # a local name lives only in its function; the variables are built elsewhere
-        slots = settings_slots(str(project.root))
         for entry, key, holder in self.variables_holding(kept):
-            for call, template in self.renders_of(holder):
-                slot = slots.get((key, _setting_read(template)))
+            for call, template in self.renders_of(holder):  # the settings files read only once a render is found
+                slot = settings_slots(str(project.root)).get((key, _setting_read(template)))
                 if slot is None or slot[2]:
                     continue
                 path, line, _ = slot
