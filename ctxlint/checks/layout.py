@@ -221,19 +221,20 @@ def _drift(original: str, restated: str) -> str | None:
         return "negation"
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "replace" and set(a[i1:i2] + b[j1:j2]) - _FUNCTION_WORDS \
-                and not _closing_clauses_swapped(original, restated, (i1, i2, j1, j2), len(a), len(b)):
+                and not _closing_clauses_swapped(original, restated, (i1, i2, j1, j2), a, b):
             return "scope"
     return None
 
 
-def _closing_clauses_swapped(original: str, restated: str, spans: tuple[int, int, int, int], a: int, b: int) -> bool:
+def _closing_clauses_swapped(original: str, restated: str, spans: tuple[int, int, int, int], a: list[str],
+                             b: list[str]) -> bool:
     """Whether a replaced run is a closing clause of each wording with no word in common, two
     words or more on each side (", distributing the logic" / ", even for small ones"): one
     elaboration left out and another added to the same rule, not a word of it replaced."""
     i1, i2, j1, j2 = spans
-    if i2 != a or j2 != b or i2 - i1 < 2 or j2 - j1 < 2:
+    if i2 != len(a) or j2 != len(b) or i2 - i1 < 2 or j2 - j1 < 2:
         return False
-    a_words, b_words = _rule_words(original)[i1:], _rule_words(restated)[j1:]
+    a_words, b_words = a[i1:], b[j1:]
     if (set(a_words) & set(b_words)) - _FUNCTION_WORDS:
         return False
     return i1 in _clause_starts(original) and j1 in _clause_starts(restated)

@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
@@ -244,8 +245,7 @@ class Callees(Component):
 def _default_factory(value: ast.expr) -> ast.Name | None:
     """The class a field declaration builds its default with (``Field(default_factory=Runner)``,
     dataclasses' ``field(default_factory=Runner)``), when it names one."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))
-            and (value.func.id if isinstance(value.func, ast.Name) else value.func.attr) in ("Field", "field")):
+    if not (isinstance(value, ast.Call) and last_name(value.func) in ("Field", "field")):
         return None
     factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
     return factory if isinstance(factory, ast.Name) and factory.id[:1].isupper() else None

@@ -17,8 +17,8 @@ from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 
 _TEXT_COLLECTION = re.compile(
-    r"(?:typing\.)?(?:Optional\[)?(?:List|list|Set|set|FrozenSet|frozenset|Sequence|Iterable|Collection|Tuple|tuple)"
-    r"\[\s*(?:str|Path|pathlib\.Path)\s*(?:,\s*\.\.\.\s*)?\]")
+    r"((?:typing\.)?Optional\[)?(?:typing\.)?(?:List|list|Set|set|FrozenSet|frozenset|Sequence|Iterable|Collection"
+    r"|Tuple|tuple)\[\s*(?:str|Path|pathlib\.Path)\s*(?:,\s*\.\.\.\s*)?\](?(1)\])")
 # Methods that cut a text into strings.
 _PIECES = {"findall", "split", "rsplit", "splitlines"}
 # Pydantic's constructors that build an object of the class they are called on.
@@ -51,10 +51,9 @@ class DeclaredText(Component):
                 and self.declared_text(binding.value, binding.env)
         if isinstance(node, ast.Attribute):
             cls = self.instance_class(node.value, env)
-            return cls is not None and any(
+            return cls is not None and isinstance(cls.node, ast.ClassDef) and any(
                 isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.attr
-                and text_collection(s.annotation) for s in cls.node.body) if cls is not None and isinstance(
-                cls.node, ast.ClassDef) else False
+                and text_collection(s.annotation) for s in cls.node.body)
         return False
 
     def instance_class(self, node: ast.expr, env: Env) -> Scope | None:

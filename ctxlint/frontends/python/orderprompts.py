@@ -44,8 +44,8 @@ _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        if not any(_asks_model(call, self) or _message_text(call) for call, _ in self.m.calls) \
-                and "role" not in self.m.text:
+        # a message's text is written beside a `role`: the cheap test first
+        if "role" not in self.m.text and not any(_asks_model(call, self) for call, _ in self.m.calls):
             return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
@@ -100,8 +100,9 @@ class OrderPrompts(StringSets):
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
+        spread = self.spread(fn, carried)
         asked = direct or self.asked_with(fn, carried, steps)
-        if asked is None and (returned or self.returns_any(fn, self.spread(fn, carried))):
+        if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         if asked is None:
             return None
@@ -113,7 +114,7 @@ class OrderPrompts(StringSets):
             kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
             goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        given_text = sorted(self.spread(fn, carried) & params)  # `for u in urls: inp += fetch(u)`, `inp` given
+        given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
             # `inp += page` for each item: added after the text the caller gives, which differs
             # from call to call, so the prefix the order could break already ends before it.

@@ -239,7 +239,7 @@ class Sinks(Component):
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
                 reserve_kind = SHAPED_CLIENT
             if not reserve_kind and parts.settings_built is not None:
-                reserve_evidence = (parts.settings_built,)
+                reserve_evidence += (parts.settings_built,)
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),

@@ -290,7 +290,8 @@ class Spreads(Component):
             if isinstance(value, ast.Dict) else [value]
         for spread in spreads:
             if isinstance(spread, ast.Name) and spread.id == own:
-                if self.limit_spread_in(called_as(function, env.scope), depth + 1):
+                called = called_as(function, env.scope)
+                if self.limit_called(called) or self.limit_spread_in(called, depth + 1):
                     return True
             elif library_settings(self.m, spread, env):
                 return True

@@ -37,6 +37,8 @@ def assignments(m: Module) -> Iterator[tuple[Node, Node, Node]]:
 
 def history_cuts(m: Module, requests: list[Request]) -> list[Observation]:
     """Each rebuild of a conversation from its two ends that a request of the same function sends."""
+    if not requests or ".slice(" not in m.code(m.root):
+        return []  # a rebuild keeps a tail (`messages.slice(-n)`) that a request of the module sends
     anchors = {(r.anchor.line, r.anchor.column) for r in requests}
     found = []
     for node, target, value in assignments(m):

@@ -142,7 +142,7 @@ class Names:
         """The module of the tree a name is imported from whole (``import docs from "./docs"``,
         ``import * as button from "./button"``), read as ``imported_constant`` reads one."""
         source = self.m.imports.get(name, "")
-        if not source.startswith(("./", "../")) or "." in source.lstrip(".").lstrip("/") \
+        if not source.startswith(("./", "../")) or "." in source.rsplit("/", 1)[-1] \
                 or self.m.generation >= MAX_IMPORT_DEPTH:
             return None
         return self.m.project.module(self.m.path, source, self.m.generation + 1)
