@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,6 @@ class Rule:
     options: dict
     summary: str
     docs: dict
-    examples: tuple[Example, ...]
     path: Path
     fixable: bool = False
     # A preview rule runs only when asked for (`--preview`, or its code or name selected):
@@ -104,6 +104,17 @@ class Rule:
     # The options its check declares and their types; None until the catalogue is given the
     # checks (with_checks), which a configured rule needs.
     option_types: Mapping[str, str] | None = field(default=None, compare=False, repr=False)
+    # The rule file's `examples:` block as written, read only when the examples are asked for:
+    # they are most of a rule file's text and a lint run never needs them.
+    examples_yaml: str = field(default="", compare=False, repr=False)
+
+    @cached_property
+    def examples(self) -> tuple[Example, ...]:
+        """The rule's examples; a malformed one raises CatalogueError when they are first read."""
+        if not self.examples_yaml:
+            return ()
+        data = _load_yaml(self.path, "rule file", self.examples_yaml)
+        return tuple(_example(self.path, i, e) for i, e in enumerate(data.get("examples") or []))
 
     def with_overrides(self, overrides: dict) -> Rule:
         """This rule with the user's `[tool.ctxlint.rules.CODE]` table applied (validated).
@@ -220,21 +231,39 @@ def with_check(rule: Rule, checks: CheckOptions) -> Rule:
     return replace(rule, option_types=dict(types))
 
 
-def _load_yaml(path: Path, what: str) -> dict:
+def _load_yaml(path: Path, what: str, text: str | None = None) -> dict:
+    """The mapping in the YAML file at ``path``, or in ``text`` (a part of that file, with its
+    lines where they are in the file)."""
     from ctxlint import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
     try:
-        data = yamlsafe.load_file(path)
+        data = yamlsafe.load_file(path) if text is None else yamlsafe.load(text).data
     except yamlsafe.FileError as error:
         raise CatalogueError(f"{error.where}: cannot load {what}: {error.reason}") from None
+    except yamlsafe.YamlError as error:
+        where = f"{path}:{error.line + 1}:{error.column + 1}"
+        raise CatalogueError(f"{where}: cannot load {what}: {error.message}") from None
     if not isinstance(data, dict):
         raise CatalogueError(f"{path}: a {what} must be a mapping")
     return data
 
 
+# A rule file's top-level `examples:` key and the lines under it, up to the next top-level key.
+EXAMPLES_BLOCK = re.compile(r"^examples:.*\n(?:(?:[ \t#-].*|)\n?)*", re.M)
+
+
 def load_rule(path: Path) -> Rule:
     """One rule file, with its own options only (:func:`load_catalogue` adds its family's)."""
-    data = _load_yaml(path, "rule file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CatalogueError(f"{path}: cannot load rule file: {error}") from None
+    block = EXAMPLES_BLOCK.search(text)
+    examples_yaml = ""
+    if block:  # kept apart, its lines where they are in the file, so its errors name them
+        examples_yaml = "\n" * text.count("\n", 0, block.start()) + block.group()
+        text = text[:block.start()] + text[block.end():]
+    data = _load_yaml(path, "rule file", text)
 
     def need(key: str, kind: type = str) -> Any:
         value = data.get(key)
@@ -258,7 +287,6 @@ def load_rule(path: Path) -> Rule:
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise CatalogueError(f"{path}: `options` must be a mapping")
-    examples = tuple(_example(path, i, e) for i, e in enumerate(data.get("examples") or []))
     return Rule(
         code=code,
         name=name,
@@ -268,12 +296,12 @@ def load_rule(path: Path) -> Rule:
         options=options,
         summary=need("summary").strip(),
         docs=docs,
-        examples=examples,
         path=path,
         fixable=bool(data.get("fixable", False)),
         preview=_flag(path, data, "preview"),
         precision=str(data.get("precision") or "").strip(),
         evidence=_evidence(path, data.get("evidence")),
+        examples_yaml=examples_yaml,
     )
 
 
