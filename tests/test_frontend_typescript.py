@@ -320,6 +320,38 @@ def test_constants_imported_from_a_sibling_module_are_read_there(tmp_path):
     assert sorted(parsed.dependencies) == sorted([str(tmp_path / "lib" / "prompts.ts"), str(tmp_path / "lib" / "cycle.ts")])
 
 
+def test_a_function_imported_from_a_sibling_module_is_read_there_with_its_parameters_as_slots(tmp_path):
+    (tmp_path / "prompts.ts").write_text(textwrap.dedent("""\
+        export const researcherPrompt = (topic: string) => `Today is ${new Date().toISOString()}.
+        You research ${topic}. Cite every source by its number.`;
+        export function plainPrompt(topic: string) {
+          return `You research ${topic}.`;
+        }
+        """), encoding="utf-8")
+    source = textwrap.dedent("""\
+        import { researcherPrompt, plainPrompt } from "./prompts";
+        export async function research(llm: { generate(x: object): Promise<string> }, topic: string) {
+          return llm.generate({ messages: [
+            { role: "system", content: researcherPrompt(topic) },
+            { role: "user", content: plainPrompt(topic) },
+          ] });
+        }
+        """)
+    parsed = parse_file(source, str(tmp_path / "agent.ts"))
+    [request] = parsed.requests
+    prompts = str(tmp_path / "prompts.ts")
+    assert [(s.role, s.text, s.slot is not None, s.span.path, s.span.line) for s in request.segments] == [
+        (Role.SYSTEM, "Today is ", False, prompts, 1),
+        (Role.SYSTEM, "new Date().toISOString()", True, prompts, 1),
+        (Role.SYSTEM, ".\nYou research ", False, prompts, 1),
+        (Role.SYSTEM, "topic", True, prompts, 2),
+        (Role.SYSTEM, ". Cite every source by its number.", False, prompts, 2),
+        (Role.USER, "You research ", False, prompts, 4),
+        (Role.USER, "topic", True, prompts, 4),
+        (Role.USER, ".", False, prompts, 4),
+    ]
+
+
 def test_mcp_union_schema_gets_the_object_root_the_sdk_sends_and_bedrock_specs_unwrap():
     parsed = parse("""\
         import { McpServer } from "@modelcontextprotocol/server";

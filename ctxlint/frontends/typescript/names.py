@@ -125,18 +125,37 @@ class Names:
         """``import { SYSTEM_PROMPT } from "./prompts"``: the constant in the sibling module, read
         by that module's own analyzer (its spans point into it). Only relative imports are
         followed, two modules deep, each file once per run; the file becomes a dependency."""
-        source = self.m.imports.get(name, "")
-        module, _, exported = source.rpartition(".") if "." in source.lstrip(".").lstrip("/") else ("", "", "")
-        if not module.startswith(("./", "../")) or self.m.generation >= MAX_IMPORT_DEPTH:
+        found = self.imported_name(name)
+        if found is None:
             return None
-        sibling = self.m.project.module(self.m.path, module, self.m.generation + 1)
-        if sibling is None:
-            return None
+        sibling, exported = found
         records = sibling.m.module_scope.assigns.get(exported) or []
         bases = [r for r in records if r.kind == "=" and r.value is not None and r.key is None]
         if not bases or len(records) != len([r for r in records if r.kind == "="]):
             return None
         return sibling, bases[-1].value, Env(sibling.m.module_scope, (), MAX_RESOLVE // 2)
+
+    def imported_function(self, name: str) -> tuple[Analyzer, Node, Env] | None:
+        """``import { systemPrompt } from "./prompts"``, called: the last return of that module's
+        function, read by its own analyzer as ``imported_constant`` reads a constant. Its parameters
+        stay unbound (slots): the arguments are this module's nodes, which its analyzer cannot read."""
+        found = self.imported_name(name)
+        if found is None:
+            return None
+        sibling, exported = found
+        function = sibling.m.module_scope.functions.get(exported)
+        if function is None or not function.scope.returns:
+            return None
+        return sibling, function.scope.returns[-1], Env(function.scope, (), MAX_RESOLVE // 2)
+
+    def imported_name(self, name: str) -> tuple[Analyzer, str] | None:
+        """The sibling module a name is imported from by a relative import, and its exported name."""
+        source = self.m.imports.get(name, "")
+        module, _, exported = source.rpartition(".") if "." in source.lstrip(".").lstrip("/") else ("", "", "")
+        if not module.startswith(("./", "../")) or self.m.generation >= MAX_IMPORT_DEPTH:
+            return None
+        sibling = self.m.project.module(self.m.path, module, self.m.generation + 1)
+        return None if sibling is None else (sibling, exported)
 
     def imported_module(self, name: str) -> Analyzer | None:
         """The module of the tree a name is imported from whole (``import docs from "./docs"``,

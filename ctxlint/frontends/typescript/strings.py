@@ -169,7 +169,8 @@ class Strings:
             return dedent(argument) if argument is not None and qualified == "dedent" else argument
         target = self.names.function_for(call, env)
         if target is None:
-            return None
+            imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
+            return imported[0].strings.text(imported[1], imported[2]) if imported is not None else None
         found = self.m.follow(target[0], self.text, target[1], target[2])
         if found is not None:
             self.m.consumed.add(target[1].id)
