@@ -22,6 +22,7 @@ from itertools import pairwise
 
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
+from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -72,6 +73,7 @@ _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 class CutSites(Component):
     reach: CutReach
     settings: SettingsCuts
+    descriptions: DescriptionCuts
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -79,8 +81,12 @@ class CutSites(Component):
         tokens (a model's unit) only."""
         found: list[Observation] = []
         for node, scope, fn in self.scoped_nodes():
+            observation: Observation | None
             if isinstance(node, (ast.Subscript, ast.Call)):
-                observation = None if self.retried(node) else self.cut_site(node, Env(scope), fn, context)
+                # a tool's or a schema's description: the shape says a model reads it
+                observation = (self.descriptions.description_cut(node, Env(scope)) if isinstance(node, ast.Subscript)
+                               else None) or (None if self.retried(node) else self.cut_site(node, Env(scope), fn,
+                                                                                              context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
@@ -353,7 +359,8 @@ class CutSites(Component):
         if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)) or (
                 records_keys(loop, fn) and not left_out):
             return None  # a marker added after the loop (`f"{rest} more lines..."`), or the kept keys handed back
-        keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)} if left_out else set()
+        keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)} \
+            if left_out and isinstance(loop.target, ast.Tuple) else set()
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
