@@ -34,6 +34,7 @@ from ctxlint.frontends.python.loopshapes import (
     history_name,
     is_ranked,
     left_out_records,
+    logs_only,
     loop_body,
     loop_order,
     only_logs,
@@ -356,7 +357,7 @@ class CutSites(Component):
         # The keys of what it leaves out handed back (`remaining.append(name); continue`) in one
         # branch: only a branch that skips items without adding theirs drops them unseen.
         left_out = left_out_records(loop, fn)
-        if not any(adds(n) for n in loop_body(loop)) or says_cut(self.after(loop)) or (
+        if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) or (
                 records_keys(loop, fn) and not left_out):
             return None  # a marker added after the loop (`f"{rest} more lines..."`), or the kept keys handed back
         keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)} \

@@ -218,6 +218,14 @@ def only_logs(statement: ast.stmt) -> bool:
     return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in LOGGING
 
 
+def logs_only(statement: ast.stmt) -> bool:
+    """A log call, or an ``if`` whose every branch only logs (``if len(kept) < len(items):
+    logger.info("Truncated ...")``): a note for whoever reads the log, not for the model."""
+    if isinstance(statement, ast.If):
+        return all(logs_only(s) for s in (*statement.body, *statement.orelse))
+    return only_logs(statement)
+
+
 def history_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
