@@ -24,7 +24,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
-             "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks"}
+             "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
+             "unrecorded-skip": "unrecorded-skip", "description-cut": "description-cut"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -153,6 +154,16 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
                 "(the history and the latest request) with nothing in their place, so the model answers "
                 "without them. Send all the messages, or join their contents into the prompt.")
+    if cut.how == "description-cut":
+        return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
+                f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
+                "stops mid-sentence as if it were whole, and chooses the tool or fills the field from it. Mark the "
+                "cut (\"…\"), or shorten the description where it is written.")
+    if cut.how == "unrecorded-skip":
+        return (f"`{source.detail}` skips every later item once its budget is spent, with only a log line, while "
+                "another branch of the loop hands back the names of the items it leaves out: the items skipped "
+                "here are not among them, so they vanish from every prompt with nothing to say so. Hand them back "
+                "with the others, or say in the prompt what was left out.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop"):
         if cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "

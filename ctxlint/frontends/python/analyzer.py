@@ -13,6 +13,7 @@ from ctxlint.frontends.python.containers import Containers
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
+from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
@@ -62,6 +63,7 @@ class Analyzer:
         self.cut_sites = CutSites(self.unit)
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.cut_sites.settings = SettingsCuts(self.unit)
+        self.cut_sites.descriptions = DescriptionCuts(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.line_cuts.reach = self.cut_reach
@@ -87,6 +89,7 @@ class Analyzer:
         self.factory_drops = FactoryDrops(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
+                                  self.cut_sites.descriptions,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
                                   self.first_parts, self.overflows, self.system_drops, self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,

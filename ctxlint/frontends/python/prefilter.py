@@ -36,7 +36,9 @@ _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\
                          # a stored row with a stated role, which the project may replay as a message
                          r"|\brole\s*=\s*[\"'](?:system|user|assistant|developer)[\"']"
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
-                         r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration")
+                         r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration"
+                         # a description cut where a tool or its schema is built (descriptioncuts.py)
+                         r"|[\"']description[\"']\s*:[^\n]*\[\s*:")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 # A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
@@ -388,6 +390,10 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
             if "role" in keys or tool_shaped(keys):
                 return True
+            if "description" in keys and ("type" in keys or "name" in keys) and any(
+                    isinstance(k, ast.Constant) and k.value == "description" and isinstance(v, ast.Subscript)
+                    and isinstance(v.slice, ast.Slice) for k, v in zip(node.keys, node.values, strict=True)):
+                return True  # a description cut where a tool or its schema is built (descriptioncuts.py)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if imports_library(node):
                 return True  # an import inside a function
