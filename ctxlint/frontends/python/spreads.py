@@ -185,7 +185,7 @@ class Spreads(Component):
                 # that passes no settings. A plain helper's callers may well pass the limit.
                 called = called_as(fn, env.scope)
                 return (called, KWARGS) if env.scope.cls is not None and self.kwargs_unset(fn, node.id, called) \
-                    else None
+                    and not self.limit_spread_in_bases(env.scope.cls, called) else None
             param = env.scope.params[node.id]
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
                 return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
@@ -248,6 +248,12 @@ class Spreads(Component):
         """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
         that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
         name ``called`` with a limit keyword (a caller that gives it the limit)."""
+        return self.kwargs_only_passed(fn, name) and not self.limit_called(called) \
+            and not self.limit_spread_in(called)
+
+    def kwargs_only_passed(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+        """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
+        that returns a copy of it), its keys at most read, tested or set to what is no limit."""
         parents = self.m.parents
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
@@ -260,7 +266,19 @@ class Spreads(Component):
                     keyed_use(self.m, parent, fn, name))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
-        return not self.limit_called(called) and not self.limit_spread_in(called)
+        return True
+
+    def limit_spread_in_bases(self, cls: Scope, called: str) -> bool:
+        """Whether the module of a base class of the project that ``cls`` extends spreads a dict that
+        may hold a limit into a call of ``called`` (a base that runs the method by its name,
+        ``self._run("_raw_gen", **kwargs)``, for the override to send)."""
+        if not isinstance(cls.node, ast.ClassDef):
+            return False
+        for base in cls.node.bases:
+            located = self.callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
+            if located is not None and located[0] is not None and located[0].spreads.limit_spread_in(called):
+                return True
+        return False
 
     def limit_spread_in(self, called: str, depth: int = 0) -> bool:
         """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) that may hold an
@@ -268,7 +286,10 @@ class Spreads(Component):
         a dict holding what a library base class keeps on the object (``{**self.kwargs, **kwargs}``),
         directly or through the callers of a function that passes its own ``**kwargs`` on."""
         for call, scope in self.m.calls:
-            if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
+            # the method's own call, or one naming it for a helper to look up (dispatch.py)
+            if (last_name(call.func) == called or any(isinstance(a, ast.Constant) and a.value == called
+                                                      for a in call.args)) \
+                    and any(k.arg is None for k in call.keywords):
                 function = scope.node
                 if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or self.m.names_a_limit(function):
