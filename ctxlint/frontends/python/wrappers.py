@@ -35,6 +35,9 @@ from ctxlint.providers import LIMIT_KEYWORDS
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
+# The kinds of evidence of a call that leaves unset the limit a wrapper takes from its caller: by a
+# parameter, or by the `**kwargs` that is its only way to a limit (rules/**/CTX201).
+WRAPPER_CALL, KWARGS_UNSET = "wrapper-call", "kwargs-unset"
 # How many wrappers deep a summary is built (a service calling a client class calling the SDK
 # is two); a function beyond that sends nothing as far as its callers are concerned.
 MAX_WRAPPING = 3
@@ -126,10 +129,10 @@ class Wrappers(Component):
             output_limit=limit,
             # What the wrapper sends whatever its caller does is its own call site's finding.
             declares_settings=(inner.declares_settings or summary.limit_from_kwargs)
-            and (limit is not None or reserve_kind == "wrapper-call"),
+            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET)),
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
-                           if reserve_kind == "wrapper-call" else inner.settings_hint),
+                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET) else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by), messages=(), api=None)
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
@@ -160,7 +163,7 @@ class Wrappers(Component):
                     return OutputLimit(key, number, self.m.span(bound.node)), "", ()
             elif not _is_none(summary.limit_default):
                 return inner, "", ()
-            return None, "wrapper-call", (Evidence(
+            return None, WRAPPER_CALL, (Evidence(
                 EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
                                    "which this call leaves unset", self.m.span(call)),)
         if summary.kwargs is not None and inner is None:
@@ -174,7 +177,7 @@ class Wrappers(Component):
                 ok, value = self.flow.literal(hit.value, env)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 return OutputLimit(hit.arg or key, number, self.m.span(hit)), "", ()
-            return None, "wrapper-call", (Evidence(
+            return None, KWARGS_UNSET if summary.limit_from_kwargs else WRAPPER_CALL, (Evidence(
                 EvidenceKind.FLOW, f"`{summary.function.name}` passes its `**{summary.kwargs}` on to the call, and "
                                    "this call gives no limit in it", self.m.span(call)),)
         return inner, "", ()
