@@ -197,10 +197,14 @@ class Wrappers(Component):
 
     def override(self, owner: Analyzer | None, scope: Scope, name: str
                  ) -> tuple[Analyzer | None, FunctionNode, Scope] | None:
+        """The override of ``name`` a subclass of the project gives that sends a request: the first
+        one that sets a limit of its own when some do (the subclass the object is may be that
+        one), else the first one."""
         project = self.m.project
         cls = scope.parent
         if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
             return None
+        first = None
         for path, class_name in project.subclasses(cls.node.name):
             analyzer = project.analyzer(path)
             if analyzer is None:
@@ -211,9 +215,14 @@ class Wrappers(Component):
             method = entry[1].functions.get(name)
             if method is None or not isinstance(method[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if analyzer.wrappers.summary(method[0], method[1], MAX_WRAPPING) is not None:
-                return (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
-        return None
+            summary = analyzer.wrappers.summary(method[0], method[1], MAX_WRAPPING)
+            if summary is None:
+                continue
+            found = (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
+            if summary.request.output_limit is not None:
+                return found
+            first = first or found
+        return first
 
     # ---- in the function's own module ------------------------------------------------------------------
 
