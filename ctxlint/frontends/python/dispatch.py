@@ -16,7 +16,7 @@ from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 
 
 def named_call(unit: Unit, callees: Callees, call: ast.Call, env: Env) -> ast.Call | None:
@@ -64,3 +64,16 @@ def _calls_attribute(helper: FunctionNode, param: str) -> bool:
             [a.value for a in node.args if isinstance(a, ast.Starred)]
         passed = passed or any(isinstance(v, ast.Name) and v.id in rest for v in spread)
     return looked_up and passed
+
+
+def limit_spread_in_bases(callees: Callees, cls: Scope, called: str) -> bool:
+    """Whether the module of a base class of the project that ``cls`` extends spreads a dict that may
+    hold a limit into a call of ``called`` (a base that runs the method by its name,
+    ``self._run("_raw_gen", **kwargs)``, for the override to send)."""
+    if not isinstance(cls.node, ast.ClassDef):
+        return False
+    for base in cls.node.bases:
+        located = callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
+        if located is not None and located[0] is not None and located[0].spreads.limit_spread_in(called):
+            return True
+    return False

@@ -18,6 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
@@ -185,7 +186,7 @@ class Spreads(Component):
                 # that passes no settings. A plain helper's callers may well pass the limit.
                 called = called_as(fn, env.scope)
                 return (called, KWARGS) if env.scope.cls is not None and self.kwargs_unset(fn, node.id, called) \
-                    and not self.limit_spread_in_bases(env.scope.cls, called) else None
+                    and not limit_spread_in_bases(self.callees, env.scope.cls, called) else None
             param = env.scope.params[node.id]
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
                 return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
@@ -267,18 +268,6 @@ class Spreads(Component):
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
         return True
-
-    def limit_spread_in_bases(self, cls: Scope, called: str) -> bool:
-        """Whether the module of a base class of the project that ``cls`` extends spreads a dict that
-        may hold a limit into a call of ``called`` (a base that runs the method by its name,
-        ``self._run("_raw_gen", **kwargs)``, for the override to send)."""
-        if not isinstance(cls.node, ast.ClassDef):
-            return False
-        for base in cls.node.bases:
-            located = self.callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
-            if located is not None and located[0] is not None and located[0].spreads.limit_spread_in(called):
-                return True
-        return False
 
     def limit_spread_in(self, called: str, depth: int = 0) -> bool:
         """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) that may hold an
