@@ -278,3 +278,81 @@ def test_a_model_request_names_each_place_a_model_it_is_given_is_built_without_s
         ("app/factory.py", 13), ("app/factory.py", 14)]
     (tmp_path / "app/routes.py").unlink()
     assert _check(tmp_path, "--confidence", "low", "app/summary.py") == (0, [])
+
+
+NAMED_BASE = '''\
+from abc import ABC, abstractmethod
+
+
+class ChatModel(ABC):
+    def generate(self, model, messages, **kwargs):
+        return self._run("_send", model=model, messages=messages, **kwargs)
+
+    def _run(self, method_name, *args, **kwargs):
+        method = getattr(self, method_name)
+        return method(*args, **kwargs)
+
+    @abstractmethod
+    def _send(self, model, messages, **kwargs):
+        ...
+'''
+
+NAMED_PROVIDER = '''\
+from openai import OpenAI
+
+from app.llm.base import ChatModel
+
+
+class OpenAIModel(ChatModel):
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def _send(self, model, messages, **kwargs):
+        reply = self.client.chat.completions.create(model=model, messages=messages, **kwargs)
+        return reply.choices[0].message.content
+'''
+
+NAMED_CALLERS = '''\
+from app.llm.base import ChatModel
+
+
+def summarise(model: ChatModel, ticket: str) -> str:
+    messages = [{"role": "user", "content": f"Summarise this support ticket:\\n{ticket}"}]
+    return model.generate(model="gpt-4o", messages=messages)
+
+
+def label(model: ChatModel, ticket: str) -> str:
+    messages = [{"role": "user", "content": f"One word for the topic of:\\n{ticket}"}]
+    return model.generate(model="gpt-4o", messages=messages, max_tokens=5)
+'''
+
+
+def _named_project(tmp_path: Path, callers: str) -> Path:
+    for name, text in {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
+                       "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_method_named_by_a_string_is_followed_to_the_override_that_sends(tmp_path):
+    """`generate` runs `_send` through `getattr(self, "_send")`; the override passes the caller's
+    `**kwargs` on as the only way to a limit. One caller gives a limit, so the other, which gives
+    none, is the finding, and its evidence names the module that sends the request."""
+    code, found = _check(_named_project(tmp_path, NAMED_CALLERS), "--select", "CTX201", "app")
+    assert code == 1
+    assert [(f["code"], f["path"], f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [
+        ("CTX201", "app/tickets.py", 6, 12, "kwargs-unset", "medium")]
+    assert found[0]["message"].startswith(
+        "`generate` passes its `**kwargs` on to the call, and this call gives no limit in it, so the answer may")
+    assert ("app/llm/openai_model.py", 11) in {(step["path"], step["line"]) for step in found[0]["evidence"]}
+
+
+def test_kwargs_no_caller_fills_are_reported_once_where_they_are_sent(tmp_path):
+    """With no caller that gives a limit, the override's request has none by default: reported
+    there (kwargs-by-default), not again at each call."""
+    callers = NAMED_CALLERS.split("\n\ndef label")[0] + "\n"
+    code, found = _check(_named_project(tmp_path, callers), "--select", "CTX201", "app")
+    assert [(f["code"], f["path"], f["line"], f["kind"]) for f in found] == [
+        ("CTX201", "app/llm/openai_model.py", 11, "kwargs-by-default")]

@@ -18,6 +18,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
 from ctxlint.frontends.python.nodes import walk
@@ -185,7 +186,7 @@ class Spreads(Component):
                 # that passes no settings. A plain helper's callers may well pass the limit.
                 called = called_as(fn, env.scope)
                 return (called, KWARGS) if env.scope.cls is not None and self.kwargs_unset(fn, node.id, called) \
-                    else None
+                    and not limit_spread_in_bases(self.callees, env.scope.cls, called) else None
             param = env.scope.params[node.id]
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
                 return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
@@ -248,6 +249,12 @@ class Spreads(Component):
         """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
         that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
         name ``called`` with a limit keyword (a caller that gives it the limit)."""
+        return self.kwargs_only_passed(fn, name) and not self.limit_called(called) \
+            and not self.limit_spread_in(called)
+
+    def kwargs_only_passed(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+        """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
+        that returns a copy of it), its keys at most read, tested or set to what is no limit."""
         parents = self.m.parents
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
@@ -260,7 +267,7 @@ class Spreads(Component):
                     keyed_use(self.m, parent, fn, name))
                 if not passed:
                     return False  # read, changed or handed over whole: it may be given a limit
-        return not self.limit_called(called) and not self.limit_spread_in(called)
+        return True
 
     def limit_spread_in(self, called: str, depth: int = 0) -> bool:
         """Whether a call of ``called`` in the module spreads a dict (``**kwargs``) that may hold an
@@ -268,7 +275,10 @@ class Spreads(Component):
         a dict holding what a library base class keeps on the object (``{**self.kwargs, **kwargs}``),
         directly or through the callers of a function that passes its own ``**kwargs`` on."""
         for call, scope in self.m.calls:
-            if last_name(call.func) == called and any(k.arg is None for k in call.keywords):
+            # the method's own call, or one naming it for a helper to look up (dispatch.py)
+            if (last_name(call.func) == called or any(isinstance(a, ast.Constant) and a.value == called
+                                                      for a in call.args)) \
+                    and any(k.arg is None for k in call.keywords):
                 function = scope.node
                 if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or self.m.names_a_limit(function):

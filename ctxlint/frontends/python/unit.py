@@ -146,6 +146,9 @@ class Unit(CycleGuard):
         # module's code alone, so it is kept while the module is (the function keeps its id).
         self.summaries: dict[int, tuple[ast.AST, Summary | None]] = {}
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
+        # Calls made up to read a request without one of its arguments (wrappers.py): kept, so their
+        # ids in the analysis's tables stay theirs.
+        self.probes: list[ast.Call] = []
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
         self.inner_prompts: dict[str, tuple[str, Span]] | None = None  # see inner_prompts.py
         # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.dispatch import named_call
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import KWARGS
@@ -34,6 +35,9 @@ from ctxlint.providers import LIMIT_KEYWORDS
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
+# The kinds of evidence of a call that leaves unset the limit a wrapper takes from its caller: by a
+# parameter, or by the `**kwargs` that is its only way to a limit (rules/**/CTX201).
+WRAPPER_CALL, KWARGS_UNSET = "wrapper-call", "kwargs-unset"
 # How many wrappers deep a summary is built (a service calling a client class calling the SDK
 # is two); a function beyond that sends nothing as far as its callers are concerned.
 MAX_WRAPPING = 3
@@ -60,6 +64,12 @@ class Summary:
     # A helper that posts its parameter as the whole body of an HTTP request (`_request_api(path,
     # payload)`): each caller's dict is the request, read where the caller builds it.
     posted: tuple[str, Sink] | None = None
+    # Whether ``kwargs`` is the request's only way to a limit: the call would be a request with
+    # none without it, and no function on the way names a limit or does more than pass it on.
+    limit_from_kwargs: bool = False
+    # The module of the sink call when it is not the function's own (a wrapper of a wrapper
+    # of another module).
+    sender: Analyzer | None = None
 
 
 class Wrappers(Component):
@@ -111,16 +121,18 @@ class Wrappers(Component):
                 else:
                     builder.segments.append(replace(segment, message_index=max(builder.message_index, 0)))
         limit, reserve_kind, evidence = self.limit(summary, reader, call, env, given)
-        sent_by = Evidence(EvidenceKind.FLOW, f"sent by `{summary.function.name}` ({reader.unit.path}, line "
-                                              f"{summary.sink_call.lineno})", reader.unit.span(summary.sink_call))
+        home = (summary.sender or reader).unit
+        sent_by = Evidence(EvidenceKind.FLOW, f"sent by `{summary.function.name}` ({home.path}, line "
+                                              f"{summary.sink_call.lineno})", home.span(summary.sink_call))
         return replace(
             inner, path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments),
             output_limit=limit,
             # What the wrapper sends whatever its caller does is its own call site's finding.
-            declares_settings=inner.declares_settings and (limit is not None or reserve_kind == "wrapper-call"),
+            declares_settings=(inner.declares_settings or summary.limit_from_kwargs)
+            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET)),
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
-                           if reserve_kind == "wrapper-call" else inner.settings_hint),
+                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET) else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by), messages=(), api=None)
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
@@ -151,7 +163,7 @@ class Wrappers(Component):
                     return OutputLimit(key, number, self.m.span(bound.node)), "", ()
             elif not _is_none(summary.limit_default):
                 return inner, "", ()
-            return None, "wrapper-call", (Evidence(
+            return None, WRAPPER_CALL, (Evidence(
                 EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
                                    "which this call leaves unset", self.m.span(call)),)
         if summary.kwargs is not None and inner is None:
@@ -165,7 +177,7 @@ class Wrappers(Component):
                 ok, value = self.flow.literal(hit.value, env)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 return OutputLimit(hit.arg or key, number, self.m.span(hit)), "", ()
-            return None, "wrapper-call", (Evidence(
+            return None, KWARGS_UNSET if summary.limit_from_kwargs else WRAPPER_CALL, (Evidence(
                 EvidenceKind.FLOW, f"`{summary.function.name}` passes its `**{summary.kwargs}` on to the call, and "
                                    "this call gives no limit in it", self.m.span(call)),)
         return inner, "", ()
@@ -185,10 +197,14 @@ class Wrappers(Component):
 
     def override(self, owner: Analyzer | None, scope: Scope, name: str
                  ) -> tuple[Analyzer | None, FunctionNode, Scope] | None:
+        """The override of ``name`` a subclass of the project gives that sends a request: the first
+        one that sets a limit of its own when some do (the subclass the object is may be that
+        one), else the first one."""
         project = self.m.project
         cls = scope.parent
         if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
             return None
+        first = None
         for path, class_name in project.subclasses(cls.node.name):
             analyzer = project.analyzer(path)
             if analyzer is None:
@@ -199,9 +215,14 @@ class Wrappers(Component):
             method = entry[1].functions.get(name)
             if method is None or not isinstance(method[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if analyzer.wrappers.summary(method[0], method[1], MAX_WRAPPING) is not None:
-                return (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
-        return None
+            summary = analyzer.wrappers.summary(method[0], method[1], MAX_WRAPPING)
+            if summary is None:
+                continue
+            found = (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
+            if summary.request.output_limit is not None:
+                return found
+            first = first or found
+        return first
 
     # ---- in the function's own module ------------------------------------------------------------------
 
@@ -226,23 +247,30 @@ class Wrappers(Component):
                 continue
             request = self.sinks.request(call, env, *matched)
             if request is not None:
-                return self._summarise(fn, scope, call, env, matched[0], request)
+                return self._summarise(fn, scope, call, env, matched, request)
             posted = self.args.posted_parameter(call, env, matched[0]) if matched[0].payload else None
             if posted is not None:
                 empty = Request(self.m.path, self.m.span(call))
                 return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
         if depth <= 1:
             return None
-        for call, env, target, reader, inner in self.wrapped_calls(calls, depth - 1):
+        named = [(made, call_scope) for call, call_scope in calls
+                 if isinstance(call.func, ast.Attribute) and call.args
+                 and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None]
+        for call, env, target, reader, inner in self.wrapped_calls(calls + named, depth - 1):
             request = self.apply(inner, reader, call, env, target)
             if request is None:
                 continue
+            kwargs = _kwargs(fn, call)
             return replace(inner, function=fn, request=request, params=_params(fn),
-                           limit_param=_param_named(fn, inner, call), kwargs=_kwargs(fn, call))
+                           limit_param=_param_named(fn, inner, call), kwargs=kwargs,
+                           sender=inner.sender or (reader if reader is not self.m.analyzer else None),
+                           limit_from_kwargs=inner.limit_from_kwargs and self.passes_kwargs_only(fn, call, kwargs))
         return None
 
-    def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, sink: Sink,
+    def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, matched: tuple[Sink, bool],
                    request: Request) -> Summary:
+        sink, typed = matched
         limit_param = default = None
         key = "max_tokens"
         for spec in sink.arguments.get("limit", ()):
@@ -252,7 +280,31 @@ class Wrappers(Component):
                 if not _falls_back(fn, entry[0].id, call):
                     limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break
-        return Summary(fn, request, _params(fn), key, limit_param, default, _kwargs(fn, call), call)
+        kwargs = _kwargs(fn, call)
+        return Summary(fn, request, _params(fn), key, limit_param, default, kwargs, call,
+                       limit_from_kwargs=limit_param is None and self.limit_only_in_kwargs(
+                           fn, call, env, sink, typed, request, kwargs))
+
+    def limit_only_in_kwargs(self, fn: FunctionNode, call: ast.Call, env: Env, sink: Sink, typed: bool,
+                             request: Request, kwargs: str | None) -> bool:
+        """Whether the sink call ``call`` could take a limit only from ``fn``'s own ``**kwargs``:
+        without that spread it is a request that declares none."""
+        if request.output_limit is not None or request.declares_settings \
+                or not self.passes_kwargs_only(fn, call, kwargs):
+            return False
+        probe = ast.copy_location(ast.Call(call.func, call.args, [k for k in call.keywords if k.arg is not None]), call)
+        self.m.probes.append(probe)
+        bare = self.sinks.request(probe, env, sink, typed)
+        return bare is not None and bare.declares_settings and bare.output_limit is None and not bare.reserve_kind
+
+    def passes_kwargs_only(self, fn: FunctionNode, call: ast.Call, kwargs: str | None) -> bool:
+        """Whether ``call`` spreads ``fn``'s ``**kwargs`` and nothing else, with no limit keyword, from
+        a function that names no limit and only passes its ``**kwargs`` on."""
+        if kwargs is None or self.m.names_a_limit(fn):
+            return False
+        spreads = [k.value for k in call.keywords if k.arg is None]
+        return len(spreads) == 1 and not any(k.arg in LIMIT_KEYWORDS for k in call.keywords) \
+            and self.spreads.kwargs_only_passed(fn, kwargs)
 
 
 def _params(fn: FunctionNode) -> tuple[str, ...]:
