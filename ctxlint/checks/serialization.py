@@ -127,10 +127,11 @@ def _within(inner: Span, outer: Span) -> bool:
 # A set of strings whose order data flow shows reaching a call that asks a model or a chat
 # message (orderprompts.py).
 _ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
-                "order-in-message", "after-per-call")
-_PROVEN_KINDS = ("order-reaches-prompt", "order-in-message")
+                "order-in-message", "after-per-call", "listing-reaches-prompt", "order-in-settings-template")
+_PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template")
 # said whole by the front-end
-_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call")
+_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call",
+                    "listing-reaches-prompt", "order-in-settings-template")
 
 
 def _why(detail: str) -> tuple[str, str]:

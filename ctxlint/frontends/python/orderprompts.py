@@ -14,6 +14,12 @@ its own. A list of strings deduplicated through a set and given to a call whose 
 (``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
 in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
 calls to a model.
+
+A directory listing (``os.listdir``, ``os.walk``, ``glob.glob``, ``Path.glob``/``rglob``/``iterdir``)
+is followed the same way, whatever its items: the file system gives its entries in no fixed order.
+Text kept in an entry of a dict (``self.vars["pages"] = text``) that the module renders into a
+template of the project's settings files printing that entry (``{{ pages }}``) and passes to a
+call reaches a prompt too, reported as a kind of its own.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import ast
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
@@ -33,19 +40,27 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
+LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
+ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
+# What the file system lists in no fixed order (`Ordering.unordered`'s details).
+_LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", "Path.iterdir", "Path.glob",
+                       "Path.rglob"})
 
 
 class OrderPrompts(StringSets):
+    cut_sites: CutSites
+
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        # a message's text is written beside a `role`: the cheap test first
-        if "role" not in self.m.text and not any(_asks_model(call, self) for call, _ in self.m.calls):
+        # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
+        if "role" not in self.m.text and "from_string" not in self.m.text \
+                and not any(_asks_model(call, self) for call, _ in self.m.calls):
             return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
@@ -56,10 +71,11 @@ class OrderPrompts(StringSets):
                 if site is None:
                     continue
                 collection, shown = site
-                if self.flow.unordered(collection, env) not in ("set", "frozenset") \
-                        or not self.string_items(collection, env):
+                detail = self.flow.unordered(collection, env)
+                if detail not in _LISTINGS and (detail not in ("set", "frozenset")
+                                                or not self.string_items(collection, env)):
                     continue
-                observed = self.reaching(fn, shown, collection, env)
+                observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is not None and all(o.span != observed.span for o in found):
                     found.append(observed)
         return found
@@ -90,7 +106,8 @@ class OrderPrompts(StringSets):
             return call
         return None
 
-    def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env) -> Observation | None:
+    def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env, detail: str
+                 ) -> Observation | None:
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
@@ -104,15 +121,10 @@ class OrderPrompts(StringSets):
         asked = direct or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
-        if asked is None:
+        said = self.said(asked, detail in _LISTINGS) if asked is not None else None
+        if asked is None or said is None:
             return None
-        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
-        if isinstance(asked, ast.Call) and _asks_model(asked, self):
-            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}`"
-            goes = f"its order becomes the order of the text that `{called}` (line {asked.lineno}) sends to the model"
-        else:
-            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
-            goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
+        kind, sink, goes = said
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -121,10 +133,30 @@ class OrderPrompts(StringSets):
             kind = AFTER_PER_CALL
             goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
-        source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
+        source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(collection, env), flow=tuple(steps))
         return Observation(kind, self.m.span(shown), goes, source=source)
 
-    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | None:
+    def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
+        """The kind, the sink's step and the consequence for where the ordered text arrives."""
+        if isinstance(asked, ast.Assign):
+            rendered = self.cut_sites.settings.rendered_slot(asked.targets[0])
+            if rendered is None:
+                return None
+            call, template, path, line = rendered
+            slot = f"{{{{ {ast.literal_eval(asked.targets[0].slice)} }}}}"  # type: ignore[attr-defined]
+            called, read = f"{self.m.code(call.func)}(...)", self.m.code(template)
+            return (ORDER_IN_SETTINGS, f"{path}:{line} prints `{slot}`, rendered and passed to `{called}`",
+                    f"its order becomes the order of the text `{slot}` prints in the settings template "
+                    f"`{read}` ({path}:{line}), rendered and passed to `{called}` (line {call.lineno})")
+        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
+        line = getattr(asked, "lineno", 0)
+        if isinstance(asked, ast.Call) and _asks_model(asked, self):
+            return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT, f"sent to the model by `{called}`",
+                    f"its order becomes the order of the text that `{called}` (line {line}) sends to the model")
+        return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
+                f"its order becomes the order of the text of the chat message `{called}` (line {line})")
+
+    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | ast.stmt | None:
         """A call that asks a model, or a chat message, given what ``fn`` returns (or yields) by a
         function of the module that calls it and keeps the result; or, a few calls up, by a caller
         of a caller that returns text built from it. The steps on the way are added to ``steps``."""
@@ -195,7 +227,7 @@ class OrderPrompts(StringSets):
         return tainted
 
     def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0
-                   ) -> ast.expr | None:
+                   ) -> ast.expr | ast.stmt | None:
         """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
         ``carried``; or one in a function of the module that ``fn`` passes such text to (the
         parameter it fills is then its carrier), a call or two down, with that step added to ``via``."""
@@ -211,6 +243,11 @@ class OrderPrompts(StringSets):
                 *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
                 return sink
+        for node in nodes:  # `self.vars["pages"] = text`, printed by a settings template the module renders
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                    and self.mentions(node.value, tainted) \
+                    and self.cut_sites.settings.rendered_slot(node.targets[0]) is not None:
+                return node
         if via is None or depth >= _MAX_CALLERS:
             return None
         calls = [node for node in nodes if isinstance(node, ast.Call) and node not in sinks]

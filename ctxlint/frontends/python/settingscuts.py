@@ -127,6 +127,24 @@ class SettingsCuts(Component):
                                  "it", self.m.span(call)))
         return None
 
+    def rendered_slot(self, target: ast.expr) -> tuple[ast.Call, ast.expr, str, int] | None:
+        """``self.vars["pages"] = text``: where a template of the project's settings files prints
+        that entry of the dict, when the module renders the template from the dict and passes what
+        it makes to a call: the call, the template read, and the settings file and line of the slot."""
+        project = self.m.project
+        if project is None or not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                                   and isinstance(target.slice.value, str)):
+            return None
+        holder, key = self.m.dotted(target.value), target.slice.value
+        if holder is None:
+            return None
+        for call, template in self.renders_of(holder):  # the settings files read only once a render is found
+            slot = settings_slots(str(project.root)).get((key, _setting_read(template)))
+            if slot is not None:
+                self.m.dependencies.add(display_path(project.root / slot[0]))  # an edit there changes the result
+                return call, template, slot[0], slot[1]
+        return None
+
     def variables_holding(self, kept: str) -> list[tuple[ast.expr, str, str]]:
         """Each entry of a dict of the module kept in a name (``self.vars = {"k": self.x}``) whose
         value is ``kept``: the value, its key and the name the dict is kept in."""
