@@ -32,6 +32,7 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
+from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -42,6 +43,7 @@ ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
 LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
 ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
+COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
@@ -78,7 +80,27 @@ class OrderPrompts(StringSets):
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is not None and all(o.span != observed.span for o in found):
                     found.append(observed)
+        for addition in thread_additions(self.m):
+            observed = self.thread_filled(addition)
+            if observed is not None and all(o.span != observed.span for o in found):
+                found.append(observed)
         return found
+
+    def thread_filled(self, addition: ThreadAddition) -> Observation | None:
+        """A list the pool's threads add to, when it reaches a call that asks a model: in the
+        function the pool runs (the next task reads what the others added) or the one that opens it."""
+        handed = addition.handed
+        steps = [Evidence(EvidenceKind.FLOW, f"`{addition.inner.name}` adds to `{addition.name}` from the pool's "
+                          f"threads (`{self.m.code(handed.func)}(...)`, line {handed.lineno})",
+                          self.m.span(addition.added))]
+        asked = self.asked_with(addition.inner, {addition.name}, steps) \
+            or self.asked_with(addition.outer, {addition.name}, steps)
+        said = self.said(asked, False) if asked is not None else None
+        if asked is None or said is None:
+            return None
+        steps.append(Evidence(EvidenceKind.SINK, said[1], self.m.span(asked)))
+        source = Source(SourceKind.UNORDERED_ITERATION, "ThreadPoolExecutor", self.m.span(handed), flow=tuple(steps))
+        return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
 
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
@@ -390,6 +412,9 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
         return True
     func = call.func
     home = part.m.scope_of(call) if _called_directly(func, part) else None
+    while home is not None and home.cls is None and home.parent is not None and home.parent.kind == "function" \
+            and "self" not in home.params:
+        home = home.parent  # `self.ask(...)` in a function nested in a method: the method's `self`
     if home is not None and part.sinks.is_sink(call, Env(home)):
         return True
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:
