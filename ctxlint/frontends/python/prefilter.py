@@ -359,7 +359,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             # a directory listing and a template read from the settings (`env.from_string(...)`): the
             # listing's order may reach the prompt rendered from it (orderprompts.py)
             settings_render = settings_render or bool(chain and chain[-1] == "from_string")
-            listing = listing or bool(chain and len(chain) > 1 and chain[-1] in _LISTING_CALLS)
+            listing = listing or (isinstance(node.func, ast.Attribute) and node.func.attr in _LISTING_CALLS)
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
             estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
                                         and "token" in chain[-1].lower())
