@@ -133,8 +133,10 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
-        direct = self.asked_directly(shown)
-        given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
+        kept = self.kept_for_settings(shown)  # `self.vars["pages"] = ", ".join(listing)`
+        direct = self.asked_directly(shown) or kept
+        given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
+            else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
@@ -193,6 +195,16 @@ class OrderPrompts(StringSets):
             if asked is not None:
                 steps.extend(found)
                 return asked
+        return None
+
+    def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
+        """The assignment of the ordered text itself to an entry of a dict a settings template prints."""
+        statement = self.m.parents.get(id(shown))
+        if isinstance(statement, ast.Attribute):  # `", ".join(names).strip()`
+            statement = self.m.parents.get(id(self.m.parents.get(id(statement))))
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and self.cut_sites.settings.rendered_slot(statement.targets[0]) is not None:
+            return statement
         return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
