@@ -42,3 +42,7 @@ def test_a_module_that_renders_a_settings_template_and_lists_a_directory_is_read
 
 def test_a_module_that_renders_a_settings_template_and_lists_nothing_is_not() -> None:
     assert not interesting(ast.parse(HELP.replace("LISTED", "root.pages")))
+
+
+def test_a_module_that_renders_a_settings_template_and_builds_a_set_is_read() -> None:
+    assert interesting(ast.parse(HELP.replace("LISTED", "{p for p in root.pages}")))

@@ -48,6 +48,7 @@ AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
+_TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 # What the file system lists in no fixed order (`Ordering.unordered`'s details).
@@ -180,21 +181,39 @@ class OrderPrompts(StringSets):
         return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
                 f"its order becomes the order of the text of the chat message `{called}` (line {line})")
 
-    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | ast.stmt | None:
+    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int,
+                         flag: tuple[str, int] | None = None) -> ast.expr | ast.stmt | None:
         """A call that asks a model, or a chat message, given what ``fn`` returns (or yields) by a
         function of the module that calls it and keeps the result; or, a few calls up, by a caller
-        of a caller that returns text built from it. The steps on the way are added to ``steps``."""
+        of a caller that returns text built from it. The steps on the way are added to ``steps``.
+        ``flag``: a parameter of ``fn`` (and its position) that must be passed for the text to be
+        in what it returns."""
         for caller, call in self.callers(fn):
             kept = _kept_by(call, self.m.parents)
-            if not kept:
+            if not kept or (flag is not None and not _passes(call, *flag)):
                 continue
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
-                asked = self.asked_by_callers(caller, found, depth + 1)
+                asked = self.asked_by_callers(caller, found, depth + 1, self.flag_over(caller, call))
             if asked is not None:
                 steps.extend(found)
                 return asked
+        return None
+
+    def flag_over(self, fn: Function, node: ast.AST) -> tuple[str, int] | None:
+        """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
+        ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
+        runs ``node``."""
+        positional = [a.arg for a in fn.args.args]
+        defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+        current, parent = node, self.m.parents.get(id(node))
+        while parent is not None and parent is not fn:
+            if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
+                    and _off(defaults.get(parent.test.id)):
+                index = positional.index(parent.test.id)
+                return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
+            current, parent = parent, self.m.parents.get(id(parent))
         return None
 
     def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
@@ -395,6 +414,19 @@ def _yields(body: list[ast.stmt]) -> bool:
     return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom)) for s in _statements(body))
 
 
+def _off(default: ast.expr | None) -> bool:
+    return isinstance(default, ast.Constant) and default.value in (False, None)
+
+
+def _passes(call: ast.Call, name: str, index: int) -> bool:
+    """Whether ``call`` may pass the parameter ``name`` (at ``index``) a true value."""
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    if given is not None:
+        return not _off(given)
+    return index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args) \
+        or any(k.arg is None for k in call.keywords)
+
+
 def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     """The names a call's result is assigned or added to (through ``await``), or that a loop over
     it adds its items to."""
@@ -402,6 +434,9 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     parent = parents.get(id(current))
     if isinstance(parent, ast.Await):
         current, parent = parent, parents.get(id(parent))
+    while isinstance(parent, ast.Attribute) and parent.attr in _TRIMS and isinstance(
+            called := parents.get(id(parent)), ast.Call) and called.func is parent:
+        current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
     if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
         return _added_names(parent.body)
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):

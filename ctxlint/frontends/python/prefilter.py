@@ -356,10 +356,11 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             # prompts, `prompts.append(p)`): what a cut in the module may reach (cutreach.py)
             renders = renders or bool(chain and ((node.keywords and prompt_name(chain[-1])) or (
                 node.args and len(chain) > 2 and any(prompt_name(part) for part in chain[:-1]))))
-            # a directory listing and a template read from the settings (`env.from_string(...)`): the
-            # listing's order may reach the prompt rendered from it (orderprompts.py)
+            # a directory listing or a set, and a template read from the settings (`env.from_string(...)`):
+            # its order may reach the prompt rendered from it (orderprompts.py)
             settings_render = settings_render or bool(chain and chain[-1] == "from_string")
-            listing = listing or (isinstance(node.func, ast.Attribute) and node.func.attr in _LISTING_CALLS)
+            listing = listing or (isinstance(node.func, ast.Attribute) and node.func.attr in _LISTING_CALLS) \
+                or (isinstance(node.func, ast.Name) and node.func.id == "set")
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
             estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
                                         and "token" in chain[-1].lower())
@@ -395,6 +396,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if imports_library(node):
                 return True  # an import inside a function
+        elif isinstance(node, (ast.Set, ast.SetComp)):
+            listing = True  # a collection in no fixed order, as a listing is
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
         elif isinstance(node, ast.If):
