@@ -34,7 +34,7 @@ from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -75,9 +75,9 @@ class OrderPrompts(StringSets):
                     continue
                 collection, shown = site
                 detail = self.flow.unordered(collection, env)
-                if detail not in _LISTINGS and (detail not in ("set", "frozenset")
+                if detail not in _LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
                                                 or not self.string_items(collection, env)):
-                    continue
+                    continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is not None and all(o.span != observed.span for o in found):
                     found.append(observed)
@@ -108,6 +108,8 @@ class OrderPrompts(StringSets):
         the finding points at: a loop that adds each item, a join, a copy into a list."""
         if isinstance(node, (ast.For, ast.AsyncFor)) and (_added_names(node.body) or _yields(node.body)):
             return node.iter, node.iter
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            return node.value, node.value  # a list filled in a loop over a listing (`observe` checks which)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
                 and len(node.args) == 1:
             arg = node.args[0]
@@ -158,8 +160,12 @@ class OrderPrompts(StringSets):
             kind = AFTER_PER_CALL
             goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
-        source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(collection, env), flow=tuple(steps))
-        return Observation(kind, self.m.span(shown), goes, source=source)
+        listed = self.listed_by(collection, env)
+        source = Source(SourceKind.UNORDERED_ITERATION, detail, listed or self.flow.origin(collection, env),
+                        flow=tuple(steps))
+        # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
+        at = listed if listed is not None and returned else self.m.span(shown)
+        return Observation(kind, at, goes, source=source)
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -214,6 +220,19 @@ class OrderPrompts(StringSets):
                 index = positional.index(parent.test.id)
                 return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
             current, parent = parent, self.m.parents.get(id(parent))
+        return None
+
+    def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
+        """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
+        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes."""
+        binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
+        if binding is None or binding.owner is not None:
+            return None
+        for extra in binding.extras:
+            for loop in extra.loops[binding.loops:]:
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                        and self.flow.unordered(loop.node.iter, binding.env) in _LISTINGS:
+                    return self.m.span(loop.node.iter)
         return None
 
     def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
@@ -340,6 +359,9 @@ class OrderPrompts(StringSets):
             return {name for t in _unpacked(targets) if (name := self.m.dotted(t))}
         if isinstance(node, (ast.For, ast.AsyncFor)) and self.mentions(node.iter, tainted):
             return {name for t in _unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
+        if isinstance(node, (ast.With, ast.AsyncWith)):  # `with open(path) as handle`: what it opens
+            return {name for item in node.items if item.optional_vars is not None
+                    and self.mentions(item.context_expr, tainted) and (name := self.m.dotted(item.optional_vars))}
         if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
                 any(self.mentions(arg, tainted) for arg in node.args):
             return {receiver}
@@ -439,6 +461,9 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
         current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
     if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
         return _added_names(parent.body)
+    if isinstance(parent, ast.Call) and current in parent.args and isinstance(parents.get(id(parent)), ast.Expr) \
+            and (receiver := _added_to(parent)) is not None:
+        return {receiver}  # `found.extend(self.listed(d))`
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
         return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
