@@ -127,16 +127,23 @@ def _within(inner: Span, outer: Span) -> bool:
 # A set of strings whose order data flow shows reaching a call that asks a model or a chat
 # message (orderprompts.py).
 _ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
-                "order-in-message", "after-per-call")
-_PROVEN_KINDS = ("order-reaches-prompt", "order-in-message")
+                "order-in-message", "after-per-call", "listing-reaches-prompt", "order-in-settings-template",
+                "completion-order")
+_PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
+                 "completion-order")
 # said whole by the front-end
-_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call")
+_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call",
+                    "listing-reaches-prompt", "order-in-settings-template", "completion-order")
 
 
 def _why(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
         return ("is in a random order by design",
                 "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+    if detail == "ThreadPoolExecutor":
+        return ("finishes its tasks in an order that changes from run to run",
+                "Keep the results in the order the work was handed out (`pool.map(...)`, or each with its index "
+                "and sorted by it).")
     if detail in ("set", "frozenset"):
         return "iterates in an order that changes with each process's hash seed", "Wrap it in `sorted(...)`."
     return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."

@@ -70,6 +70,7 @@ class Analyzer:
         self.order_sites.cut_sites = self.cut_sites
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
+        self.order_prompts.cut_sites = self.cut_sites
         self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
         self.first_parts.cut_sites = self.cut_sites

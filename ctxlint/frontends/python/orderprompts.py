@@ -14,6 +14,12 @@ its own. A list of strings deduplicated through a set and given to a call whose 
 (``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
 in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
 calls to a model.
+
+A directory listing (``os.listdir``, ``os.walk``, ``glob.glob``, ``Path.glob``/``rglob``/``iterdir``)
+is followed the same way, whatever its items: the file system gives its entries in no fixed order.
+Text kept in an entry of a dict (``self.vars["pages"] = text``) that the module renders into a
+template of the project's settings files printing that entry (``{{ pages }}``) and passes to a
+call reaches a prompt too, reported as a kind of its own.
 """
 
 from __future__ import annotations
@@ -22,30 +28,42 @@ import ast
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
+from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
+LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
+ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
+COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
+_TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
+# What the file system lists in no fixed order (`Ordering.unordered`'s details).
+_LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", "Path.iterdir", "Path.glob",
+                       "Path.rglob"})
 
 
 class OrderPrompts(StringSets):
+    cut_sites: CutSites
+
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
-        # a message's text is written beside a `role`: the cheap test first
-        if "role" not in self.m.text and not any(_asks_model(call, self) for call, _ in self.m.calls):
+        # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
+        if "role" not in self.m.text and "from_string" not in self.m.text \
+                and not any(_asks_model(call, self) for call, _ in self.m.calls):
             return found  # no call of the module asks a model or builds a message: no set's order can reach one
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
@@ -56,19 +74,42 @@ class OrderPrompts(StringSets):
                 if site is None:
                     continue
                 collection, shown = site
-                if self.flow.unordered(collection, env) not in ("set", "frozenset") \
-                        or not self.string_items(collection, env):
-                    continue
-                observed = self.reaching(fn, shown, collection, env)
+                detail = self.flow.unordered(collection, env)
+                if detail not in _LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
+                                                or not self.string_items(collection, env)):
+                    continue  # a set returned as it is: its order is not fixed yet
+                observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is not None and all(o.span != observed.span for o in found):
                     found.append(observed)
+        for addition in thread_additions(self.m):
+            observed = self.thread_filled(addition)
+            if observed is not None and all(o.span != observed.span for o in found):
+                found.append(observed)
         return found
+
+    def thread_filled(self, addition: ThreadAddition) -> Observation | None:
+        """A list the pool's threads add to, when it reaches a call that asks a model: in the
+        function the pool runs (the next task reads what the others added) or the one that opens it."""
+        handed = addition.handed
+        steps = [Evidence(EvidenceKind.FLOW, f"`{addition.inner.name}` adds to `{addition.name}` from the pool's "
+                          f"threads (`{self.m.code(handed.func)}(...)`, line {handed.lineno})",
+                          self.m.span(addition.added))]
+        asked = self.asked_with(addition.inner, {addition.name}, steps) \
+            or self.asked_with(addition.outer, {addition.name}, steps)
+        said = self.said(asked, False) if asked is not None else None
+        if asked is None or said is None:
+            return None
+        steps.append(Evidence(EvidenceKind.SINK, said[1], self.m.span(asked)))
+        source = Source(SourceKind.UNORDERED_ITERATION, "ThreadPoolExecutor", self.m.span(handed), flow=tuple(steps))
+        return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
 
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
         the finding points at: a loop that adds each item, a join, a copy into a list."""
         if isinstance(node, (ast.For, ast.AsyncFor)) and (_added_names(node.body) or _yields(node.body)):
             return node.iter, node.iter
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            return node.value, node.value  # a list filled in a loop over a listing (`observe` checks which)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
                 and len(node.args) == 1:
             arg = node.args[0]
@@ -90,12 +131,15 @@ class OrderPrompts(StringSets):
             return call
         return None
 
-    def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env) -> Observation | None:
+    def reaching(self, fn: Function, shown: ast.expr, collection: ast.expr, env: Env, detail: str
+                 ) -> Observation | None:
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
-        direct = self.asked_directly(shown)
-        given = "the text it is sent" if direct else _listed(carried) if carried else "the value returned"
+        kept = self.kept_for_settings(shown)  # `self.vars["pages"] = ", ".join(listing)`
+        direct = self.asked_directly(shown) or kept
+        given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
+            else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
@@ -104,15 +148,10 @@ class OrderPrompts(StringSets):
         asked = direct or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
-        if asked is None:
+        said = self.said(asked, detail in _LISTINGS) if asked is not None else None
+        if asked is None or said is None:
             return None
-        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
-        if isinstance(asked, ast.Call) and _asks_model(asked, self):
-            kind, sink = ORDER_REACHES_PROMPT, f"sent to the model by `{called}`"
-            goes = f"its order becomes the order of the text that `{called}` (line {asked.lineno}) sends to the model"
-        else:
-            kind, sink = ORDER_IN_MESSAGE, f"put into the chat message `{called}`"
-            goes = f"its order becomes the order of the text of the chat message `{called}` (line {asked.lineno})"
+        kind, sink, goes = said
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -121,24 +160,89 @@ class OrderPrompts(StringSets):
             kind = AFTER_PER_CALL
             goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
         steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
-        source = Source(SourceKind.UNORDERED_ITERATION, "set", self.flow.origin(collection, env), flow=tuple(steps))
-        return Observation(kind, self.m.span(shown), goes, source=source)
+        listed = self.listed_by(collection, env)
+        source = Source(SourceKind.UNORDERED_ITERATION, detail, listed or self.flow.origin(collection, env),
+                        flow=tuple(steps))
+        # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
+        at = listed if listed is not None and returned else self.m.span(shown)
+        return Observation(kind, at, goes, source=source)
 
-    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int) -> ast.expr | None:
+    def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
+        """The kind, the sink's step and the consequence for where the ordered text arrives."""
+        if isinstance(asked, ast.Assign):
+            rendered = self.cut_sites.settings.rendered_slot(asked.targets[0])
+            if rendered is None:
+                return None
+            call, template, path, line = rendered
+            slot = f"{{{{ {ast.literal_eval(asked.targets[0].slice)} }}}}"  # type: ignore[attr-defined]
+            called, read = f"{self.m.code(call.func)}(...)", self.m.code(template)
+            return (ORDER_IN_SETTINGS, f"{path}:{line} prints `{slot}`, rendered and passed to `{called}`",
+                    f"its order becomes the order of the text `{slot}` prints in the settings template "
+                    f"`{read}` ({path}:{line}), rendered and passed to `{called}` (line {call.lineno})")
+        called = f"{self.m.code(asked.func)}(...)" if isinstance(asked, ast.Call) else '{"role": ...}'
+        line = getattr(asked, "lineno", 0)
+        if isinstance(asked, ast.Call) and _asks_model(asked, self):
+            return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT, f"sent to the model by `{called}`",
+                    f"its order becomes the order of the text that `{called}` (line {line}) sends to the model")
+        return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
+                f"its order becomes the order of the text of the chat message `{called}` (line {line})")
+
+    def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int,
+                         flag: tuple[str, int] | None = None) -> ast.expr | ast.stmt | None:
         """A call that asks a model, or a chat message, given what ``fn`` returns (or yields) by a
         function of the module that calls it and keeps the result; or, a few calls up, by a caller
-        of a caller that returns text built from it. The steps on the way are added to ``steps``."""
+        of a caller that returns text built from it. The steps on the way are added to ``steps``.
+        ``flag``: a parameter of ``fn`` (and its position) that must be passed for the text to be
+        in what it returns."""
         for caller, call in self.callers(fn):
             kept = _kept_by(call, self.m.parents)
-            if not kept:
+            if not kept or (flag is not None and not _passes(call, *flag)):
                 continue
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
-                asked = self.asked_by_callers(caller, found, depth + 1)
+                asked = self.asked_by_callers(caller, found, depth + 1, self.flag_over(caller, call))
             if asked is not None:
                 steps.extend(found)
                 return asked
+        return None
+
+    def flag_over(self, fn: Function, node: ast.AST) -> tuple[str, int] | None:
+        """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
+        ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
+        runs ``node``."""
+        positional = [a.arg for a in fn.args.args]
+        defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+        current, parent = node, self.m.parents.get(id(node))
+        while parent is not None and parent is not fn:
+            if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
+                    and _off(defaults.get(parent.test.id)):
+                index = positional.index(parent.test.id)
+                return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
+            current, parent = parent, self.m.parents.get(id(parent))
+        return None
+
+    def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
+        """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
+        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes."""
+        binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
+        if binding is None or binding.owner is not None:
+            return None
+        for extra in binding.extras:
+            for loop in extra.loops[binding.loops:]:
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                        and self.flow.unordered(loop.node.iter, binding.env) in _LISTINGS:
+                    return self.m.span(loop.node.iter)
+        return None
+
+    def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
+        """The assignment of the ordered text itself to an entry of a dict a settings template prints."""
+        statement = self.m.parents.get(id(shown))
+        if isinstance(statement, ast.Attribute):  # `", ".join(names).strip()`
+            statement = self.m.parents.get(id(self.m.parents.get(id(statement))))
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and self.cut_sites.settings.rendered_slot(statement.targets[0]) is not None:
+            return statement
         return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
@@ -195,7 +299,7 @@ class OrderPrompts(StringSets):
         return tainted
 
     def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0
-                   ) -> ast.expr | None:
+                   ) -> ast.expr | ast.stmt | None:
         """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
         ``carried``; or one in a function of the module that ``fn`` passes such text to (the
         parameter it fills is then its carrier), a call or two down, with that step added to ``via``."""
@@ -211,6 +315,11 @@ class OrderPrompts(StringSets):
                 *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
                 return sink
+        for node in nodes:  # `self.vars["pages"] = text`, printed by a settings template the module renders
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                    and self.mentions(node.value, tainted) \
+                    and self.cut_sites.settings.rendered_slot(node.targets[0]) is not None:
+                return node
         if via is None or depth >= _MAX_CALLERS:
             return None
         calls = [node for node in nodes if isinstance(node, ast.Call) and node not in sinks]
@@ -250,6 +359,9 @@ class OrderPrompts(StringSets):
             return {name for t in _unpacked(targets) if (name := self.m.dotted(t))}
         if isinstance(node, (ast.For, ast.AsyncFor)) and self.mentions(node.iter, tainted):
             return {name for t in _unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
+        if isinstance(node, (ast.With, ast.AsyncWith)):  # `with open(path) as handle`: what it opens
+            return {name for item in node.items if item.optional_vars is not None
+                    and self.mentions(item.context_expr, tainted) and (name := self.m.dotted(item.optional_vars))}
         if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
                 any(self.mentions(arg, tainted) for arg in node.args):
             return {receiver}
@@ -324,6 +436,19 @@ def _yields(body: list[ast.stmt]) -> bool:
     return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom)) for s in _statements(body))
 
 
+def _off(default: ast.expr | None) -> bool:
+    return isinstance(default, ast.Constant) and default.value in (False, None)
+
+
+def _passes(call: ast.Call, name: str, index: int) -> bool:
+    """Whether ``call`` may pass the parameter ``name`` (at ``index``) a true value."""
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    if given is not None:
+        return not _off(given)
+    return index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args) \
+        or any(k.arg is None for k in call.keywords)
+
+
 def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     """The names a call's result is assigned or added to (through ``await``), or that a loop over
     it adds its items to."""
@@ -331,8 +456,14 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     parent = parents.get(id(current))
     if isinstance(parent, ast.Await):
         current, parent = parent, parents.get(id(parent))
+    while isinstance(parent, ast.Attribute) and parent.attr in _TRIMS and isinstance(
+            called := parents.get(id(parent)), ast.Call) and called.func is parent:
+        current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
     if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
         return _added_names(parent.body)
+    if isinstance(parent, ast.Call) and current in parent.args and isinstance(parents.get(id(parent)), ast.Expr) \
+            and (receiver := _added_to(parent)) is not None:
+        return {receiver}  # `found.extend(self.listed(d))`
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
         return {parent.target.id}
     if isinstance(parent, ast.Assign) and parent.value is current:
@@ -353,6 +484,9 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
         return True
     func = call.func
     home = part.m.scope_of(call) if _called_directly(func, part) else None
+    while home is not None and home.cls is None and home.parent is not None and home.parent.kind == "function" \
+            and "self" not in home.params:
+        home = home.parent  # `self.ask(...)` in a function nested in a method: the method's `self`
     if home is not None and part.sinks.is_sink(call, Env(home)):
         return True
     if isinstance(func, ast.Attribute) and func.attr in MODEL_ASKS:

@@ -330,7 +330,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
         return True
-    tokens = estimate = weak = renders = sliced = choices = False
+    tokens = estimate = weak = renders = sliced = choices = settings_render = listing = False
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
@@ -358,6 +358,11 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             # prompts, `prompts.append(p)`): what a cut in the module may reach (cutreach.py)
             renders = renders or bool(chain and ((node.keywords and prompt_name(chain[-1])) or (
                 node.args and len(chain) > 2 and any(prompt_name(part) for part in chain[:-1]))))
+            # a directory listing or a set, and a template read from the settings (`env.from_string(...)`):
+            # its order may reach the prompt rendered from it (orderprompts.py)
+            settings_render = settings_render or bool(chain and chain[-1] == "from_string")
+            listing = listing or (isinstance(node.func, ast.Attribute) and node.func.attr in _LISTING_CALLS) \
+                or (isinstance(node.func, ast.Name) and node.func.id == "set")
             # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
             estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
                                         and "token" in chain[-1].lower())
@@ -397,6 +402,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if imports_library(node):
                 return True  # an import inside a function
+        elif isinstance(node, (ast.Set, ast.SetComp)):
+            listing = True  # a collection in no fixed order, as a listing is
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
         elif isinstance(node, ast.If):
@@ -422,9 +429,12 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             name = None
         if name and "token" in name.lower():
             tokens = True
-        if (tokens and estimate) or (renders and (sliced or choices)):
+        if (tokens and estimate) or (renders and (sliced or choices)) or (settings_render and listing):
             return True
     return weak and prompt_path(path)
+
+
+_LISTING_CALLS = frozenset({"listdir", "scandir", "walk", "glob", "iglob", "rglob", "iterdir"})
 
 
 def _ast_estimate_shape(node) -> bool:

@@ -127,6 +127,36 @@ class SettingsCuts(Component):
                                  "it", self.m.span(call)))
         return None
 
+    def rendered_slot(self, target: ast.expr) -> tuple[ast.Call, ast.expr, str, int] | None:
+        """``self.vars["pages"] = text``: where a template of the project's settings files prints
+        that entry of the dict, when the module renders the template from the dict and passes what
+        it makes to a call: the call, the template read, and the settings file and line of the slot."""
+        project = self.m.project
+        if project is None or not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                                   and isinstance(target.slice.value, str)):
+            return None
+        holder, key = self.m.dotted(target.value), target.slice.value
+        if holder is None:
+            return None
+        home = self.function_of(target)
+        renders = [*self.renders_of(holder), *self.constructed_renders(holder)]
+        # the template read next after the entry is set, in its function, first: the one it is set for
+        renders.sort(key=lambda r: (self.function_of(r[1]) is not home, r[1].lineno < target.lineno,
+                                    abs(r[1].lineno - target.lineno)))
+        for call, template in renders:
+            # the settings files read only once a render is found
+            slot = settings_slots(str(project.root)).get((key, _setting_read(template)))
+            if slot is not None:
+                self.m.dependencies.add(display_path(project.root / slot[0]))  # an edit there changes the result
+                return call, template, slot[0], slot[1]
+        return None
+
+    def function_of(self, node: ast.AST) -> ast.AST | None:
+        parent = self.m.parents.get(id(node))
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parent = self.m.parents.get(id(parent))
+        return parent
+
     def variables_holding(self, kept: str) -> list[tuple[ast.expr, str, str]]:
         """Each entry of a dict of the module kept in a name (``self.vars = {"k": self.x}``) whose
         value is ``kept``: the value, its key and the name the dict is kept in."""
@@ -162,6 +192,33 @@ class SettingsCuts(Component):
                     found += [(node, rendered[a.id]) for a in passed if isinstance(a, ast.Name) and a.id in rendered]
         return found
 
+    def constructed_renders(self, holder: str) -> list[tuple[ast.Call, ast.expr]]:
+        """``Preparator(self.handler, self.vars, get_settings().p.system, ...)`` of a class of the
+        module whose ``__init__`` renders a template it is given from the dict it is given
+        (``self.user = env.from_string(user).render(copy.deepcopy(vars))``) and a method of which
+        passes what it keeps to a call: that call, and the settings read given as the template."""
+        found = []
+        classes = {node.name: node for node in self.m.tree.body if isinstance(node, ast.ClassDef)}
+        for call, _ in self.m.calls:
+            cls = classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None) \
+                if cls is not None else None
+            if cls is None or init is None:
+                continue
+            params = [a.arg for a in init.args.args[1:]]
+            given = {params[i]: a for i, a in enumerate(call.args) if i < len(params)}
+            given.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+            dicts = [name for name, value in given.items() if self.m.dotted(value) == holder]
+            for node in ast.walk(init):
+                text = _render_text(node.value) if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+                if not (isinstance(node, ast.Assign) and isinstance(text, ast.Name) and text.id in given
+                        and _settings_read(given[text.id]) and isinstance(node.value, ast.Call)
+                        and any(self.fills_from(node.value, name, init) for name in dicts)):
+                    continue
+                kept = self.m.dotted(node.targets[0])
+                found += [(used, given[text.id]) for used in _calls_given(cls, kept)] if kept else []
+        return found
+
     def fills_from(self, render: ast.Call, holder: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Whether the render is given the dict kept in ``holder``: as itself, or through a name
         of its function given it (``variables = copy.deepcopy(self.vars)``)."""
@@ -177,14 +234,31 @@ class SettingsCuts(Component):
 def _settings_render(value: ast.expr) -> ast.expr | None:
     """``<env>.from_string(<text read from elsewhere>).render(...)``: the template's text, when it
     is not written in the code (a literal would be a request of the module already)."""
+    text = _render_text(value)
+    return text if text is not None and _settings_read(text) else None
+
+
+def _render_text(value: ast.expr) -> ast.expr | None:
+    """``<env>.from_string(<text>).render(...)``: the template's text."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "render"):
         return None
     loaded = value.func.value
     if not (isinstance(loaded, ast.Call) and isinstance(loaded.func, ast.Attribute)
             and loaded.func.attr == "from_string" and len(loaded.args) == 1):
         return None
-    text = loaded.args[0]
-    return text if isinstance(text, (ast.Attribute, ast.Subscript, ast.Call)) else None
+    return loaded.args[0]
+
+
+def _settings_read(text: ast.expr) -> bool:
+    return isinstance(text, (ast.Attribute, ast.Subscript, ast.Call))
+
+
+def _calls_given(cls: ast.ClassDef, kept: str) -> list[ast.Call]:
+    """The calls the methods of ``cls`` give what ``self.<name>`` (``kept``) holds."""
+    return [node for method in cls.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in ast.walk(method) if isinstance(node, ast.Call)
+            and any(isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and f"{a.value.id}.{a.attr}" == kept
+                    for a in (*node.args, *(k.value for k in node.keywords)))]
 
 
 def _setting_read(template: ast.expr) -> str:

@@ -1,5 +1,6 @@
 """Whether a set is shown to hold strings: string literals, f-strings, ``str(...)``, items its
-function checks with ``isinstance(x, str)``, keys of a dict keyed by strings.
+function checks with ``isinstance(x, str)``, keys of a dict keyed by strings; or paths
+(``Path(...)``, ``p.parent``, ``p.with_suffix(...)``), which hash as their text.
 
 Strings hash differently in each process (the hash seed), so a set of them iterates in an order
 that changes from one process to the next; a set of ints does not (an int hashes to itself), and
@@ -20,13 +21,17 @@ _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\
 # Methods only text (and bytes) have, whose result is text again.
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize",
                           "removeprefix", "removesuffix"})
+# A path's hash is its text's, so a set of paths is in hash-seed order too: the calls that make
+# one and the methods only a path has whose result is a path again.
+_PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "pathlib.PosixPath"})
+_PATH_METHODS = frozenset({"with_suffix", "with_name", "with_stem", "relative_to", "joinpath", "resolve", "absolute"})
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
 class StringSets(DeclaredText):
-    def string_items(self, node: ast.expr, env: Env) -> bool:
+    def string_items(self, node: ast.expr, env: Env, hops: int = MAX_HOPS) -> bool:
         """Whether the set behind ``node`` is shown to hold strings."""
-        for _ in range(MAX_HOPS):
+        for _ in range(hops):
             inner = node.value if isinstance(node, ast.Await) else copy_of(node)
             if inner is not None:
                 node = inner
@@ -45,7 +50,10 @@ class StringSets(DeclaredText):
         if isinstance(node, ast.Set):
             return all(self.text_item(e, env, ()) for e in node.elts)
         if isinstance(node, ast.SetComp):
-            return self.text_item(node.elt, env, node.generators)
+            # `{r for r in roots if ...}` holds what `roots` holds (a set filtered in a loop,
+            # perhaps itself as it was: each copy is one hop fewer)
+            return self.text_item(node.elt, env, node.generators) or (
+                hops > 1 and _filtered_copy(node) and self.string_items(node.generators[0].iter, env, hops - 1))
         if _is_set_call(node, self) and isinstance(node, ast.Call) and len(node.args) == 1:
             arg = node.args[0]
             if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
@@ -122,16 +130,43 @@ class StringSets(DeclaredText):
             return True
         if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in _STR_METHODS:
             return True  # `q.strip()`, `name.lower()`: text (or bytes, whose hash is seeded too)
+        if self.path_item(item):
+            return True
         if isinstance(item, ast.Name):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
                     return True
+            if not generators and (listed := self.looped_item(item, env)) is not None:
+                return self.text_item(*listed)  # `for folder in folders: roots.add(folder)`
             binding = None if generators else self.scopes.resolve(item, env)
             if binding is not None and binding.owner is None and not binding.extras \
                     and isinstance(binding.value, (ast.Constant, ast.JoinedStr, ast.Call)) \
                     and self.text_item(binding.value, binding.env, ()):
                 return True  # `fname = str(path.resolve())`, then `names.add(fname)`
         return self.checked_str(item, env)
+
+    def path_item(self, item: ast.expr) -> bool:
+        """Whether ``item`` is a path: ``Path(...)``, ``p.parent``, ``p.with_suffix(...)``."""
+        if isinstance(item, ast.Attribute):
+            return item.attr == "parent"
+        if isinstance(item, ast.Call):
+            return self.m.qualified(item.func) in _PATH_CALLS or (
+                isinstance(item.func, ast.Attribute) and item.func.attr in _PATH_METHODS)
+        return False
+
+    def looped_item(self, item: ast.Name, env: Env) -> tuple[ast.expr, Env, list[ast.comprehension]] | None:
+        """For the target of the one loop of its function that binds ``item``, over a list its
+        function builds with a comprehension (``folders = [p.parent for p in files]``): the
+        comprehension's item, its env and its generators."""
+        loops = [node for node in own_nodes(env.scope.node) if isinstance(node, (ast.For, ast.AsyncFor))
+                 and isinstance(node.target, ast.Name) and node.target.id == item.id]
+        if len(loops) != 1 or not isinstance(loops[0].iter, ast.Name):
+            return None
+        binding = self.scopes.resolve(loops[0].iter, env)
+        if binding is None or binding.owner is not None or binding.extras \
+                or not isinstance(binding.value, (ast.ListComp, ast.GeneratorExp)):
+            return None
+        return binding.value.elt, binding.env, binding.value.generators
 
     def dict_key_of(self, name: str, comp: ast.comprehension, env: Env) -> bool:
         """``for name in d`` / ``d.keys()`` / ``for name, _ in d.items()`` over a dict keyed by strings."""
@@ -176,6 +211,12 @@ def copy_of(node: ast.expr) -> ast.expr | None:
             and len(node.args) == 1 and not node.keywords:
         return node.args[0]
     return None
+
+
+def _filtered_copy(comp: ast.SetComp) -> bool:
+    """``{r for r in roots if ...}``: a set of the items of one collection, kept as they are."""
+    return len(comp.generators) == 1 and isinstance(comp.elt, ast.Name) \
+        and isinstance(comp.generators[0].target, ast.Name) and comp.generators[0].target.id == comp.elt.id
 
 
 def _is_set_call(node: ast.expr, part: Component) -> bool:
