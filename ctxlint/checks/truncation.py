@@ -25,7 +25,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
-             "unrecorded-skip": "unrecorded-skip", "description-cut": "description-cut"}
+             "description-cut": "description-cut"}
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -159,11 +159,6 @@ def _message(source: Source) -> str:
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
                 "stops mid-sentence as if it were whole, and chooses the tool or fills the field from it. Mark the "
                 "cut (\"…\"), or shorten the description where it is written.")
-    if cut.how == "unrecorded-skip":
-        return (f"`{source.detail}` skips every later item once its budget is spent, with only a log line, while "
-                "another branch of the loop hands back the names of the items it leaves out: the items skipped "
-                "here are not among them, so they vanish from every prompt with nothing to say so. Hand them back "
-                "with the others, or say in the prompt what was left out.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop"):
         if cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "

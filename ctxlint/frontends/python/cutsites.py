@@ -33,13 +33,11 @@ from ctxlint.frontends.python.loopshapes import (
     drop_of,
     history_name,
     is_ranked,
-    left_out_records,
     logs_only,
     loop_body,
     loop_order,
     only_logs,
     over_in_body,
-    records_in,
     records_keys,
     says_cut,
     skips_rest,
@@ -354,14 +352,9 @@ class CutSites(Component):
     def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool,
                     fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
-        # The keys of what it leaves out handed back (`remaining.append(name); continue`) in one
-        # branch: only a branch that skips items without adding theirs drops them unseen.
-        left_out = left_out_records(loop, fn)
-        if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) or (
-                records_keys(loop, fn) and not left_out):
+        if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) \
+                or records_keys(loop, fn):
             return None  # a marker added after the loop (`f"{rest} more lines..."`), or the kept keys handed back
-        keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)} \
-            if left_out and isinstance(loop.target, ast.Tuple) else set()
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
@@ -387,17 +380,14 @@ class CutSites(Component):
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
                     skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch)
-                if stop is None or says_cut([s for s in branch if not only_logs(s)]) or records_in(branch, keys):
-                    continue  # a marker added before it stops, or the item's key handed back
+                if stop is None or says_cut([s for s in branch if not only_logs(s)]):
+                    continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
-                how = "unrecorded-skip" if left_out else \
-                    "ranked-loop" if is_ranked(self.m.code(loop.iter)) else "budget-loop"
+                how = "ranked-loop" if is_ranked(self.m.code(loop.iter)) else "budget-loop"
                 cut = Cut("items", keeps, how, history)
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
-                                  self.m.span(statement.test)),
-                         *(Evidence(EvidenceKind.FLOW, f"another branch hands back the items it leaves out in "
-                                    f"`{name}`", self.m.span(loop)) for name in sorted(left_out)))
+                                  self.m.span(statement.test)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
                 kind = "oldest-turns-count" if counted else \
                     "history-size-loop" if sized_by_name and how == "budget-loop" else how

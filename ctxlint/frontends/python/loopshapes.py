@@ -108,32 +108,13 @@ def records_keys(loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFu
     if fn is None or not isinstance(loop.target, ast.Tuple):
         return False
     keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)}
-    records = records_in(list(loop_body(loop)), keys)
+    records = {ast.unparse(target) for statement in loop_body(loop)
+               if (target := added_to(statement)) is not None and isinstance(statement, ast.Expr)
+               and isinstance(statement.value, ast.Call) and statement.value.args
+               and isinstance(statement.value.args[0], ast.Name) and statement.value.args[0].id in keys}
     returned = {ast.unparse(e) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
                 for e in (r.value.elts if isinstance(r.value, ast.Tuple) else [r.value])}
     return bool(records & returned)
-
-
-def left_out_records(loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> set[str]:
-    """The collections, returned by ``fn``, that a branch of the loop adds an item's key to before
-    it skips the item (``remaining.append(name); continue``): the loop hands its callers the keys of
-    what it leaves out, so a branch that skips items without adding theirs drops them unseen."""
-    if fn is None or not isinstance(loop.target, ast.Tuple) or not records_keys(loop, fn):
-        return set()
-    keys = {e.id for e in loop.target.elts[:1] if isinstance(e, ast.Name)}
-    returned = {ast.unparse(e) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
-                for e in (r.value.elts if isinstance(r.value, ast.Tuple) else [r.value])}
-    return {name for statement in loop_body(loop) if isinstance(statement, ast.If)
-            for branch in (statement.body, statement.orelse) if any(isinstance(s, ast.Continue) for s in branch)
-            for name in records_in(branch, keys) if name in returned}
-
-
-def records_in(branch: list[ast.stmt], keys: set[str]) -> set[str]:
-    """The collections the statements of ``branch`` add one of ``keys`` to (``remaining.append(name)``)."""
-    return {ast.unparse(target) for statement in branch
-            if (target := added_to(statement)) is not None and isinstance(statement, ast.Expr)
-            and isinstance(statement.value, ast.Call) and statement.value.args
-            and isinstance(statement.value.args[0], ast.Name) and statement.value.args[0].id in keys}
 
 
 def added_to(statement: ast.stmt) -> ast.expr | None:
