@@ -39,6 +39,7 @@ from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
+from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
@@ -76,6 +77,7 @@ class Analyzer:
         self.overflows = Overflows(self.unit)
         self.overflows.cut_sites = self.cut_sites
         self.system_drops = SystemDrops(self.unit)
+        self.task_drops = TaskDrops(self.unit)
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -91,7 +93,8 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.descriptions,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
-                                  self.first_parts, self.overflows, self.system_drops, self.messages, self.args,
+                                  self.first_parts, self.overflows, self.system_drops, self.task_drops,
+                                  self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
                                   self.spreads, self.reserves, self.model_flow, self.factory_drops]
         for part in parts:
@@ -133,6 +136,7 @@ class Analyzer:
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
+        parsed.observations.extend(self.task_drops.observe())
         # Last: a tool a registry lists does not make the module code that talks to a model.
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools
