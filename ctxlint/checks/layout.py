@@ -11,6 +11,9 @@ from ctxlint.checks import NUMBER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Region, Request, Role
 
+# What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py).
+_TASK_DROPS = ("task-front-dropped", "task-part-dropped")
+
 
 @file_check(options={"collections": STRINGS, "constraints": STRINGS})
 def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
@@ -23,15 +26,12 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
         _request_constraints(request, ctx)
     ctx.request = None
     for observation in parsed.observations:
-        if observation.kind == "task-front-dropped" and observation.source is not None:
+        if observation.kind in _TASK_DROPS and observation.source is not None:
             source = observation.source
-            ctx.report(source.span, f"{observation.detail}: on a long run the model loses what it was asked to "
-                       "do. Send the task where the trim does not reach it (the instructions, or again as the last "
-                       "input item), or trim the middle of the list and keep its first items.",
-                       kind="task-front-dropped",
+            ctx.report(source.span, f"{observation.detail}.", kind=observation.kind,
                        evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the oldest items",
                                           source.span), *source.flow,
-                                 Evidence(EvidenceKind.SINK, "the user's task, the first item", observation.span)))
+                                 Evidence(EvidenceKind.SINK, "the user's request", observation.span)))
 
 
 def _request_constraints(request: Request, ctx: CheckContext) -> None:

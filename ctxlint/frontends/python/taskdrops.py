@@ -24,8 +24,9 @@ from ctxlint.frontends.python.values import Scope
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-# Names of the value that holds what the user asked the agent to do.
-_TASK = re.compile(r"(?:^|_)(?:query|task|goal|objective|instruction|instructions|request|question)$", re.I)
+# Names of the value that holds what the user asked for.
+TASK = re.compile(r"(?:^|_)(?:query|task|goal|objective|instructions?|request|question|user_message|user_input)$",
+                  re.I)
 # How many local assignments the input is followed through (`x = self.format(self.messages)`).
 _MAX_HOPS = 4
 
@@ -102,7 +103,9 @@ class TaskDrops(Component):
                         cut=Cut("messages", "end", "task-front-dropped", history=True), flow=steps, strong=True)
         detail = (f"`truncation=\"auto\"` drops the oldest input items first, and the first item of "
                   f"`self.{attribute}` is the user's task `{task_code}` (line {placed.lineno}), which the list "
-                  f"grows after (line {grown.lineno})")
+                  f"grows after (line {grown.lineno}): on a long run the model loses what it was asked to do. Send the "
+                  "task where the trim does not reach it (the instructions, or again as the last input item), or "
+                  "trim the middle of the list and keep its first items")
         return Observation("task-front-dropped", span, detail, source=source)
 
 
@@ -156,4 +159,4 @@ def _task_content(message: ast.expr) -> ast.expr | None:
     if not (isinstance(role, ast.Constant) and role.value == "user"):
         return None
     name = content.id if isinstance(content, ast.Name) else content.attr if isinstance(content, ast.Attribute) else ""
-    return content if name and _TASK.search(name) else None
+    return content if name and TASK.search(name) else None
