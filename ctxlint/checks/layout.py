@@ -11,8 +11,9 @@ from ctxlint.checks import NUMBER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Region, Request, Role
 
-# What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py).
-_TASK_DROPS = ("task-front-dropped", "task-part-dropped")
+# What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
+# trimdrops.py).
+_TASK_DROPS = ("task-front-dropped", "task-part-dropped", "first-turn-trimmed")
 
 
 @file_check(options={"collections": STRINGS, "constraints": STRINGS})

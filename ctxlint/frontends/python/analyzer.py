@@ -42,6 +42,7 @@ from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.tools import Tools
+from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.frontends.python.wrappers import Wrappers
@@ -80,6 +81,7 @@ class Analyzer:
         self.system_drops = SystemDrops(self.unit)
         self.task_drops = TaskDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
+        self.trim_drops = TrimDrops(self.unit)
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -96,6 +98,7 @@ class Analyzer:
                                   self.cut_sites.descriptions,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
+                                  self.trim_drops,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
                                   self.spreads, self.reserves, self.model_flow, self.factory_drops]
@@ -140,6 +143,7 @@ class Analyzer:
         parsed.observations.extend(self.system_drops.observe(context))
         parsed.observations.extend(self.task_drops.observe())
         parsed.observations.extend(self.part_drops.observe())
+        parsed.observations.extend(self.trim_drops.observe())
         # Last: a tool a registry lists does not make the module code that talks to a model.
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools
