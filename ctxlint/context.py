@@ -69,6 +69,9 @@ class CheckContext:
         # The request being checked: findings about one made in a test function are low confidence.
         self.request: Request | None = None
         self._analysis: RequestAnalysis | None = None
+        # The engine's passes over each request of the file, by the request's id: a file check that
+        # walks the requests itself reads the same ones.
+        self.shared: dict[int, RequestAnalysis] = {}
 
     def checking(self, request: Request, analysis: RequestAnalysis) -> None:
         """The request the next findings are about, with the passes over it its checks share."""
@@ -81,7 +84,9 @@ class CheckContext:
         checks, or new ones for a caller that runs one check on its own."""
         assert self.request is not None, "a request check reads the passes over its request"
         if self._analysis is None or self._analysis.request is not self.request:
-            self._analysis = RequestAnalysis(self.request, self.directives)
+            shared = self.shared.get(id(self.request))
+            self._analysis = shared if shared is not None and shared.request is self.request else \
+                RequestAnalysis(self.request, self.directives)
         return self._analysis
 
     def notice(self, message: str) -> None:

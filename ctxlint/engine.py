@@ -277,10 +277,12 @@ class Linter:
         # The passes over each request that its checks share, made once for all the file's rules
         # (they go with this call: only findings outlive it).
         analyses = [RequestAnalysis(request, found) for request in parsed.requests]
+        shared_analyses = {id(request): analysis for request, analysis in zip(parsed.requests, analyses, strict=True)}
         for rule in ran:
             check = self._checks[rule.check]
             ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append,
                                lambda message: self.notices.append(Notice(parsed.path, message)))
+            ctx.shared = shared_analyses
             if check.scope == "file":
                 check.function(parsed, ctx)
             elif check.scope == "request":

@@ -7,16 +7,35 @@ import re
 from collections import Counter
 
 from ctxlint.analysis import constraints, names, regions
-from ctxlint.checks import NUMBER, STRINGS, request_check
+from ctxlint.checks import NUMBER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Region, Request, Role
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Region, Request, Role
+
+# What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
+# trimdrops.py).
+_TASK_DROPS = ("task-front-dropped", "task-part-dropped", "first-turn-trimmed")
 
 
-@request_check(options={"collections": STRINGS, "constraints": STRINGS})
-def pinned_in_truncatable_region(request: Request, ctx: CheckContext) -> None:
+@file_check(options={"collections": STRINGS, "constraints": STRINGS})
+def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
     """Report hard constraints that sit in MIDDLE (inside a loop over content whose size varies
     per call, history, or between such blocks), or in text the code cuts to a length
-    (``RULES[:2000]``) beyond what the cut keeps."""
+    (``RULES[:2000]``) beyond what the cut keeps; and the user's task placed first in a list of
+    messages that the code has trimmed from the front (an observation of the front-end)."""
+    for request in parsed.requests:
+        ctx.request = request
+        _request_constraints(request, ctx)
+    ctx.request = None
+    for observation in parsed.observations:
+        if observation.kind in _TASK_DROPS and observation.source is not None:
+            source = observation.source
+            ctx.report(source.span, f"{observation.detail}.", kind=observation.kind,
+                       evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the oldest items",
+                                          source.span), *source.flow,
+                                 Evidence(EvidenceKind.SINK, "the user's request", observation.span)))
+
+
+def _request_constraints(request: Request, ctx: CheckContext) -> None:
     words = ctx.options["constraints"]
     for segment in request.slots():
         for constraint, cut in constraints.cut_by(segment, ctx.directives, words):

@@ -1,0 +1,78 @@
+"""The user's request trimmed away first (CTX301 first-turn-trimmed, trimdrops.py): the method
+that cuts the conversation is in another module of the project, read through the import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+CONVERSATION = '''\
+class Conversation:
+    def __init__(self, system_prompt: str) -> None:
+        self.messages: list[dict] = []
+        self.system(system_prompt)
+
+    def system(self, text: str) -> "Conversation":
+        self.messages.append({"role": "system", "content": text})
+        return self
+
+    def user(self, text: str) -> "Conversation":
+        self.messages.append({"role": "user", "content": text})
+        return self
+
+    def drop(self, start: int, count: int) -> "Conversation":
+        self.messages = self.messages[:start] + self.messages[start + count:]
+        return self
+'''
+
+AGENT = '''\
+from openai import OpenAI
+
+from app.conversation import Conversation
+
+client = OpenAI()
+
+
+def review(diff: str, approve) -> None:
+    convo = Conversation("You review pull requests.").user(f"Review this diff. Never approve a removed test.\\n{diff}")
+    while True:
+        reply = client.chat.completions.create(model="gpt-4o", max_completion_tokens=1500, messages=convo.messages)
+        if approve(reply.choices[0].message.content):
+            return
+        convo.user("Look again.")
+        if len(convo.messages) >= 8:
+            convo.drop(1, 2)
+'''
+
+
+def _check(root: Path, path: str) -> list[dict]:
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX301", path], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _package(root: Path, modules: dict[str, str]) -> None:
+    (root / "app").mkdir()
+    for name, text in {"__init__.py": "", **modules}.items():
+        (root / "app" / name).write_text(text)
+
+
+def test_a_trim_from_index_1_by_a_method_of_another_module_drops_the_task(tmp_path: Path) -> None:
+    _package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT})
+    [found] = _check(tmp_path, "app/agent.py")
+    assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == \
+        ("CTX301", 16, 13, "first-turn-trimmed", "medium")
+    assert found["message"] == (
+        "`convo.drop(1, 2)` (`Conversation.drop`, app/conversation.py line 15) removes messages from index 1 "
+        "whenever `len(convo.messages) >= 8` in this loop, and message 0 is the system prompt "
+        "(`Conversation.__init__`, app/conversation.py line 4): message 1 is the opening user message, the one "
+        "that states the task, so it is the first to go and the model carries on without it. Trim after the "
+        "opening exchange, or restate the task in the last message.")
+
+
+def test_a_trim_past_the_opening_exchange_keeps_the_task(tmp_path: Path) -> None:
+    _package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT.replace("drop(1, 2)", "drop(3, 2)")})
+    assert _check(tmp_path, "app/agent.py") == []
