@@ -120,7 +120,8 @@ class RankedFills(Component):
             return self.ranked(call.func.value, fn, before, hops, seen)
         if hops >= MAX_HOPS:
             return None
-        called = self.callees.function_for(call, Env(self.scope_of(fn)), foreign=True)
+        scope = self.scope_of(fn)
+        called = self.callees.function_for(call, Env(scope), foreign=True) if scope is not None else None
         if called is None:
             return None
         reader = called.owner.ranked_fills if called.owner is not None else self
@@ -155,7 +156,8 @@ class RankedFills(Component):
                 found = self.ranked(iterated, fn, statement.lineno, hops, seen) if keeps == "start" else None
                 if found is not None:
                     return found
-        if assigned or hops >= MAX_HOPS or name not in self.scope_of(fn).params:
+        scope = self.scope_of(fn)
+        if assigned or hops >= MAX_HOPS or scope is None or name not in scope.params:
             return None
         return self.from_callers(fn, name, hops, seen)
 
@@ -199,8 +201,8 @@ class RankedFills(Component):
                     found.append((unit, call, home))
         return found
 
-    def scope_of(self, fn: FunctionNode) -> Scope:
-        return next(scope for node, scope in self.m.functions if node is fn)
+    def scope_of(self, fn: FunctionNode) -> Scope | None:
+        return next((scope for node, scope in self.m.functions if node is fn), None)
 
 
 def _true(node: ast.expr | None) -> bool:
