@@ -28,6 +28,7 @@ from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.partdrops import PartDrops
 from ctxlint.frontends.python.prefilter import precheck
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
+from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.registered import registered_requests
 from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.schemachoices import SchemaChoices
@@ -67,6 +68,7 @@ class Analyzer:
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
         self.cut_sites.settings = SettingsCuts(self.unit)
         self.cut_sites.descriptions = DescriptionCuts(self.unit)
+        self.ranked_fills = self.cut_sites.ranks = RankedFills(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.line_cuts.reach = self.cut_reach
@@ -96,7 +98,7 @@ class Analyzer:
         self.factory_drops = FactoryDrops(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.cut_sites.descriptions,
+                                  self.cut_sites.descriptions, self.ranked_fills,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops,

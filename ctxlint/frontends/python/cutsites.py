@@ -44,6 +44,7 @@ from ctxlint.frontends.python.loopshapes import (
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
@@ -73,6 +74,7 @@ class CutSites(Component):
     reach: CutReach
     settings: SettingsCuts
     descriptions: DescriptionCuts
+    ranks: RankedFills
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -383,11 +385,14 @@ class CutSites(Component):
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
-                how = "ranked-loop" if is_ranked(self.m.code(loop.iter)) else "budget-loop"
+                # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut
+                best_first = self.ranks.best_first(loop, fn)
+                how = "ranked-loop" if best_first is not None or is_ranked(self.m.code(loop.iter)) else "budget-loop"
                 cut = Cut("items", keeps, how, history)
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
-                                  self.m.span(statement.test)))
+                                  self.m.span(statement.test)),
+                         *((best_first,) if best_first is not None else ()))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
                 kind = "oldest-turns-count" if counted else \
                     "history-size-loop" if sized_by_name and how == "budget-loop" else how

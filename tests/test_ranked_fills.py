@@ -1,0 +1,89 @@
+"""Budget loops over items the code shows ranked (rankedfills.py): a caller in another module
+that passes retrieved items makes the fill a selection; one caller that passes items in no known
+order, or a sort by time after the retrieval, keeps the loop a cut."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PACKING = '''\
+def pack(notes: list[str], token_budget: int) -> str:
+    text, spent = "", 0
+    for note in notes:
+        spent += len(note) // 4
+        if spent > token_budget:
+            break
+        text += note + "\\n"
+    return text
+'''
+
+ANSWER = '''\
+from app.packing import pack
+
+
+def answer(llm, index, question: str) -> str:
+    best = index.query(question, top_k=8)
+    return llm.generate(question + "\\n" + pack([hit.text for hit in best], 3000))
+'''
+
+DIARY = '''\
+from app.packing import pack
+
+
+def today(llm, diary: list[str]) -> str:
+    return llm.generate(pack(diary, 3000))
+'''
+
+RESORTED = '''\
+def brief(llm, index, question: str, token_budget: int) -> str:
+    found = index.query(question, top_k=8)
+    found.sort(key=lambda hit: hit.created_at)
+    text, spent = "", 0
+    for hit in found:
+        spent += len(hit.text) // 4
+        if spent > token_budget:
+            break
+        text += hit.text
+    return llm.generate(text)
+'''
+
+
+def _check(root: Path, path: str) -> list[dict]:
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX205", "--confidence", "low", path], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _package(root: Path, modules: dict[str, str]) -> None:
+    (root / "app").mkdir()
+    for name, text in {"__init__.py": "", **modules}.items():
+        (root / "app" / name).write_text(text)
+
+
+def test_a_fill_of_items_every_caller_retrieves_is_a_selection(tmp_path):
+    _package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER})
+    [found] = _check(tmp_path, "app/packing.py")
+    assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == (
+        "CTX205", 6, 13, "ranked-items", "low")
+    assert found["message"].startswith("`for note in notes` keeps the ranked items that fit its budget")
+    step = found["evidence"][-2]
+    assert (step["text"], step["path"], step["line"]) == (
+        "`notes` is passed by `answer`, where it is what `query` retrieves: a fill of the best items first, "
+        "whose lowest-ranked are left out on purpose", "app/answer.py", 5)
+
+
+def test_one_caller_that_passes_items_in_no_known_order_keeps_the_cut(tmp_path):
+    _package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER, "diary.py": DIARY})
+    [found] = _check(tmp_path, "app/packing.py")
+    assert (found["line"], found["kind"], found["confidence"]) == (6, "budget-loop", "medium")
+    assert found["message"].startswith("`for note in notes` stops adding items once its budget is spent")
+
+
+def test_retrieved_items_sorted_by_time_are_a_cut(tmp_path):
+    (tmp_path / "resorted.py").write_text(RESORTED)
+    [found] = _check(tmp_path, "resorted.py")
+    assert (found["line"], found["kind"], found["confidence"]) == (8, "budget-loop", "medium")
