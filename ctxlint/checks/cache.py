@@ -13,13 +13,13 @@ from ctxlint.analysis.volatility import (
     static_until_per_call,
     volatile_reason,
 )
-from ctxlint.checks import BOOLEAN, INTEGER, STRING, STRINGS, request_check
+from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
-                        "min_tokens": INTEGER, "per_call": STRINGS, "replayed": STRINGS, "loop_counters": BOOLEAN})
+                        "min_tokens": INTEGER, "per_call": STRINGS, "replayed": STRINGS})
 def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
@@ -32,18 +32,20 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     content that differs per call already comes before it, or it is fixed when the module loads.
     """
     options = ctx.options
+    # A rule that lists the evidence reports a loop's counter (CTX101; a random id's rule does not).
+    loop_counters = "loop-counter" in ctx.rule.evidence
     after_daily = False
     for index, segment in request.indexed_slots():
         assert segment.slot is not None
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"],
-                                 options["loop_counters"])
+                                 loop_counters)
         if reason is None or after_daily and daily(segment.slot):
             continue
 
         def another(slot: Slot, first: Slot = segment.slot) -> bool:
             """Another volatile value (the same one again ends nothing: it changes with the first)."""
             return slot.expression != first.expression and volatile_reason(
-                slot, options["calls"], options["names"], options["filters"], options["loop_counters"]) is not None
+                slot, options["calls"], options["names"], options["filters"], loop_counters) is not None
 
         after = static_until_per_call(request, index, options["per_call"], another)
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
