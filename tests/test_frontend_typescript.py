@@ -455,3 +455,40 @@ def test_a_prompt_module_imported_through_a_tsconfig_alias_gets_the_callers_loop
                                        "where text has the most authority. Move it to a user message, wrapped in a delimiter and "
                                        "escaped."),
     ]
+
+
+def test_a_listing_of_the_projects_own_docs_read_through_an_aliased_prompt_module_is_not_third_party(tmp_path):
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"paths": {"@/*": ["./*"]}}}', encoding="utf-8")
+    (tmp_path / "lib" / "docs").mkdir(parents=True)
+    (tmp_path / "lib" / "docs" / "button.ts").write_text(
+        'export const name = "Button";\nexport const usage = `<Button variant="outline">Save</Button>`;\n',
+        encoding="utf-8")
+    (tmp_path / "lib" / "docs" / "index.ts").write_text(
+        'import * as button from "./button";\nexport default [button];\n', encoding="utf-8")
+    (tmp_path / "lib" / "prompt.ts").write_text(textwrap.dedent("""\
+        import docs from "./docs";
+        export function codingPrompt() {
+          const listed = docs.map((doc) => `- ${doc.name}: ${doc.usage}`).join("\\n");
+          return `You write React components with Tailwind classes and no other styling library.
+        Use only the components listed below, import each by its name, and never redefine one.
+        ${listed}`;
+        }
+        """), encoding="utf-8")
+    findings = lint("""\
+        import OpenAI from "openai";
+        import { codingPrompt } from "@/lib/prompt";
+
+        const client = new OpenAI();
+
+        export async function write(request: string) {
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 2000,
+            messages: [
+              { role: "system", content: codingPrompt() },
+              { role: "user", content: request },
+            ],
+          });
+        }
+        """, str(tmp_path / "app" / "route.ts"), select=("CTX401", "CTX402"))
+    assert findings == []

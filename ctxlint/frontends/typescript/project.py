@@ -43,10 +43,11 @@ class Project:
         return found
 
     def _aliased(self, importer: str, module: str) -> list[str]:
+        """The files an alias names, relative when the importer's path is (spans keep its form)."""
         found = self.aliases.resolve(importer, module)
         if not found and self.root and not os.path.isabs(importer):
             found = self.aliases.resolve(os.path.join(self.root, importer), module)
-        return found
+        return found if os.path.isabs(importer) else [os.path.relpath(target) for target in found]
 
     def _read(self, folder: str, module: str, generation: int) -> Analyzer | None:
         base = os.path.normpath(os.path.join(folder, module))
