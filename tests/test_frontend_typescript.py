@@ -492,3 +492,34 @@ def test_a_listing_of_the_projects_own_docs_read_through_an_aliased_prompt_modul
         }
         """, str(tmp_path / "app" / "route.ts"), select=("CTX401", "CTX402"))
     assert findings == []
+
+
+def test_a_loop_counter_that_numbers_the_parts_of_one_prompt_is_no_volatile_value(tmp_path):
+    (tmp_path / "fmt.ts").write_text(
+        "export function source(index: number, title: string) {\n  return `Source ${index + 1}: ${title}`;\n}\n",
+        encoding="utf-8")
+    findings = lint("""\
+        import OpenAI from "openai";
+        import { source } from "./fmt";
+
+        const client = new OpenAI();
+
+        export async function answer(question: string, titles: string[]) {
+          const lines: string[] = [];
+          for (let i = 0; i < titles.length; i++) {
+            lines.push(source(i, titles[i]));
+          }
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 400,
+            messages: [
+              { role: "system", content: `Answer from the sources below and cite them by number.
+        ${lines.join("\\n")}
+        Keep the answer under five sentences, say so when the sources disagree, and never invent a source.
+        Quote the number of every source you use, and never cite a source that is not listed above.` },
+              { role: "user", content: question },
+            ],
+          });
+        }
+        """, str(tmp_path / "answer.ts"), select=("CTX101",))
+    assert findings == []
