@@ -1,5 +1,5 @@
-"""What a call's arguments tell about the slots of the text the called function returns: the
-flow of content into another module's prompt function, and a loop's counter passed to one."""
+"""What a call's argument tells about the slots of the text the called function returns beyond
+its own value: that it is a loop's counter, so the text differs on every pass of the loop."""
 
 from __future__ import annotations
 
