@@ -107,6 +107,7 @@ class SourceKind(str, Enum):
     TRUNCATION = "truncation"  # text[:n], | truncate
     UNTRUSTED = "untrusted"  # a web page, a file's content, a tool's result
     DELIMITED = "delimited"  # text that wraps every value it prints in a tag pair (detail: the tag)
+    PER_ITERATION = "per-iteration"  # a loop's counter, where the loop builds one prompt per pass
 
 
 @dataclass(frozen=True, slots=True)

@@ -408,3 +408,118 @@ def test_a_message_content_is_read_once(monkeypatch):
     assert [s.text for s in parsed.requests[0].segments if s.slot is None] == [
         "You are the support assistant for team 0. Page: "]
     assert len(built) == 5 and len(set(built)) == 5
+
+
+def test_a_prompt_module_imported_through_a_tsconfig_alias_gets_the_callers_loop_counter_and_page(tmp_path):
+    (tmp_path / "tsconfig.json").write_text(textwrap.dedent("""\
+        {
+          // Next.js writes comments and trailing commas here
+          "compilerOptions": {"paths": {"@/*": ["./src/*"],},},
+        }
+        """), encoding="utf-8")
+    (tmp_path / "src" / "prompts").mkdir(parents=True)
+    (tmp_path / "src" / "prompts" / "research.ts").write_text(textwrap.dedent("""\
+        export const researchPrompt = (pass: number, notes: string) => `You gather facts for a report.
+        This is pass ${pass + 1}.
+        Call one tool per pass and say in one sentence why it is the right one before calling it.
+        Prefer primary sources, note the date of every figure, and stop once two sources agree.
+        Never repeat a search you already made, and give up on a page that does not load at once.
+        Notes so far: ${notes}`;
+        """), encoding="utf-8")
+    agent = tmp_path / "src" / "agent.ts"
+    findings = lint("""\
+        import OpenAI from "openai";
+        import { researchPrompt } from "@/prompts/research";
+
+        const client = new OpenAI();
+
+        export async function research(url: string, question: string) {
+          const page = await (await fetch(url)).text();
+          for (let i = 0; i < 4; i++) {
+            await client.chat.completions.create({
+              model: "gpt-4o",
+              max_tokens: 300,
+              messages: [
+                { role: "system", content: researchPrompt(i, page) },
+                { role: "user", content: question },
+              ],
+            });
+          }
+        }
+        """, str(agent), select=("CTX101", "CTX402"))
+    prompts = str(tmp_path / "src" / "prompts" / "research.ts")
+    assert [(f.code, f.span.path, f.span.line, f.confidence.value, f.message.split(";")[0])
+            for f in findings] == [
+        ("CTX101", prompts, 2, "medium", "`pass + 1` changes on every pass of the loop that builds the prompt"),
+        ("CTX402", prompts, 6, "high", "`notes` carries untrusted content (fetch(...).text()) in the system role, "
+                                       "where text has the most authority. Move it to a user message, wrapped in a delimiter and "
+                                       "escaped."),
+    ]
+
+
+def test_a_listing_of_the_projects_own_docs_read_through_an_aliased_prompt_module_is_not_third_party(tmp_path):
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"paths": {"@/*": ["./*"]}}}', encoding="utf-8")
+    (tmp_path / "lib" / "docs").mkdir(parents=True)
+    (tmp_path / "lib" / "docs" / "button.ts").write_text(
+        'export const name = "Button";\nexport const usage = `<Button variant="outline">Save</Button>`;\n',
+        encoding="utf-8")
+    (tmp_path / "lib" / "docs" / "index.ts").write_text(
+        'import * as button from "./button";\nexport default [button];\n', encoding="utf-8")
+    (tmp_path / "lib" / "prompt.ts").write_text(textwrap.dedent("""\
+        import docs from "./docs";
+        export function codingPrompt() {
+          const listed = docs.map((doc) => `- ${doc.name}: ${doc.usage}`).join("\\n");
+          return `You write React components with Tailwind classes and no other styling library.
+        Use only the components listed below, import each by its name, and never redefine one.
+        ${listed}`;
+        }
+        """), encoding="utf-8")
+    findings = lint("""\
+        import OpenAI from "openai";
+        import { codingPrompt } from "@/lib/prompt";
+
+        const client = new OpenAI();
+
+        export async function write(request: string) {
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 2000,
+            messages: [
+              { role: "system", content: codingPrompt() },
+              { role: "user", content: request },
+            ],
+          });
+        }
+        """, str(tmp_path / "app" / "route.ts"), select=("CTX401", "CTX402"))
+    assert findings == []
+
+
+def test_a_loop_counter_that_numbers_the_parts_of_one_prompt_is_no_volatile_value(tmp_path):
+    (tmp_path / "fmt.ts").write_text(
+        "export function source(index: number, title: string) {\n  return `Source ${index + 1}: ${title}`;\n}\n",
+        encoding="utf-8")
+    findings = lint("""\
+        import OpenAI from "openai";
+        import { source } from "./fmt";
+
+        const client = new OpenAI();
+
+        export async function answer(question: string, titles: string[]) {
+          const lines: string[] = [];
+          for (let i = 0; i < titles.length; i++) {
+            lines.push(source(i, titles[i]));
+          }
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 400,
+            messages: [
+              { role: "system", content: `Answer from the sources below and cite them by number.
+        ${lines.join("\\n")}
+        Keep the answer under five sentences, say so when the sources disagree, and never invent a source.
+        Quote the number of every source you use, and never cite a source that is not listed above.` },
+              { role: "user", content: question },
+            ],
+          });
+        }
+        """, str(tmp_path / "answer.ts"), select=("CTX101",))
+    assert findings == []

@@ -16,11 +16,17 @@ from functools import lru_cache
 
 from ctxlint.analysis import names as naming
 from ctxlint.analysis.names import normalise
-from ctxlint.model import Request, Role, Segment, Slot
+from ctxlint.model import Request, Role, Segment, Slot, SourceKind
+
+# The reason of a loop's counter, where the loop builds one prompt per pass (an agent's iteration
+# number): not a pattern of the rule, a fact of data flow.
+PER_PASS = "each pass of its loop"
 
 
-def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str]) -> str | None:
-    """What makes ``slot`` volatile under these patterns (``now()``, ``| random``, ``uuid``), or None.
+def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: list[str],
+                    loop_counters: bool = False) -> str | None:
+    """What makes ``slot`` volatile under these patterns (``now()``, ``| random``, ``uuid``), or None;
+    with ``loop_counters``, also the counter of the loop that builds the prompt (``PER_PASS``).
 
     Names inside a loop are per-item data (a stored timestamp of each message), so only calls
     and filters make a slot in a loop volatile.
@@ -28,6 +34,8 @@ def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: lis
     for call in slot.calls:
         if _matches(call, calls, dotted_only=False):
             return f"{call}()"
+    if loop_counters and not slot.variable_length and any(s.kind is SourceKind.PER_ITERATION for s in slot.sources):
+        return PER_PASS
     for name in slot.filters:
         if _matches(name, filters, dotted_only=False):
             return f"| {name}"
@@ -50,7 +58,7 @@ class Volatility:
 
     def reason(self, slot: Slot) -> str | None:
         for calls, names, filters in self.pattern_sets:
-            reason = volatile_reason(slot, calls, names, filters)
+            reason = volatile_reason(slot, calls, names, filters, loop_counters=True)
             if reason:
                 return reason
         return None

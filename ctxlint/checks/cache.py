@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ctxlint.analysis.volatility import (
+    PER_PASS,
     daily,
     once_per_process,
     per_call_before,
@@ -14,7 +15,7 @@ from ctxlint.analysis.volatility import (
 )
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -31,17 +32,20 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     content that differs per call already comes before it, or it is fixed when the module loads.
     """
     options = ctx.options
-
+    # A rule that lists the evidence reports a loop's counter (CTX101; a random id's rule does not).
+    loop_counters = "loop-counter" in ctx.rule.evidence
+    after_daily = False
     for index, segment in request.indexed_slots():
         assert segment.slot is not None
-        reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"])
-        if reason is None:
+        reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"],
+                                 loop_counters)
+        if reason is None or after_daily and daily(segment.slot):
             continue
 
         def another(slot: Slot, first: Slot = segment.slot) -> bool:
             """Another volatile value (the same one again ends nothing: it changes with the first)."""
             return slot.expression != first.expression and volatile_reason(
-                slot, options["calls"], options["names"], options["filters"]) is not None
+                slot, options["calls"], options["names"], options["filters"], loop_counters) is not None
 
         after = static_until_per_call(request, index, options["per_call"], another)
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
@@ -68,15 +72,20 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             )
             return
         by_call = reason.endswith(")") or reason.startswith("|")
-        changes = "changes once a day" if per_day else "changes on every call"
-        source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
-                          f"`{reason}` {changes if by_call else 'is named like a clock or id value'}",
-                          segment.span, strong=by_call)
+        per_pass = reason == PER_PASS
+        changes = "changes once a day" if per_day else "changes on every pass of the loop that builds the prompt" \
+            if per_pass else "changes on every call"
+        if per_pass:
+            source = _counter_evidence(segment.slot)
+        else:
+            source = Evidence(EvidenceKind.SOURCE if by_call else EvidenceKind.NAME,
+                              f"`{reason}` {changes if by_call else 'is named like a clock or id value'}",
+                              segment.span, strong=by_call)
         evidence: tuple[Evidence, ...] = (source, *read)
         if after:
             evidence += (Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that "
                                   "differs per call", after[0].span),)
-        kind = "daily" if per_day else "call" if by_call else "name"
+        kind = "daily" if per_day else "call" if by_call else "loop-counter" if per_pass else "name"
         filled = segment.slot.filled_at
         if filled:  # a field of a prompt constant, filled with a clock where code formats it
             kind = f"format-site-{kind}"
@@ -107,7 +116,16 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             cost = f"the {lost:,} static tokens after it are sent uncached each time"
         ctx.report(segment.span, f"`{segment.text}` {changes}; {cost}. {options['advice']}", kind=kind,
                    evidence=evidence)
-        return
+        if not per_day:
+            return
+        # A date costs a cache write a day: a value after it that changes on every call (an
+        # agent's iteration number two lines down) decides what is cached, and is reported too.
+        after_daily = True
+
+
+def _counter_evidence(slot: Slot) -> Evidence:
+    counter = next(s for s in slot.sources if s.kind is SourceKind.PER_ITERATION)
+    return Evidence(EvidenceKind.SOURCE, f"`{slot.expression}` is built from {counter.detail}", counter.span)
 
 
 def _read_at(segment: Segment, reason: str) -> tuple[Evidence, ...]:

@@ -149,20 +149,22 @@ class Names:
         return sibling, function.scope.returns[-1], Env(function.scope, (), MAX_RESOLVE // 2)
 
     def imported_name(self, name: str) -> tuple[Analyzer, str] | None:
-        """The sibling module a name is imported from by a relative import, and its exported name."""
+        """The sibling module a name is imported from by a relative import (or a tsconfig alias),
+        and its exported name."""
         source = self.m.imports.get(name, "")
         module, _, exported = source.rpartition(".") if "." in source.lstrip(".").lstrip("/") else ("", "", "")
-        if not module.startswith(("./", "../")) or self.m.generation >= MAX_IMPORT_DEPTH:
+        if not self.m.project.is_local(self.m.path, module) or self.m.generation >= MAX_IMPORT_DEPTH:
             return None
         sibling = self.m.project.module(self.m.path, module, self.m.generation + 1)
         return None if sibling is None else (sibling, exported)
 
-    def imported_module(self, name: str) -> Analyzer | None:
+    def imported_module(self, name: str, deeper: int = 0) -> Analyzer | None:
         """The module of the tree a name is imported from whole (``import docs from "./docs"``,
-        ``import * as button from "./button"``), read as ``imported_constant`` reads one."""
+        ``import * as button from "./button"``), read as ``imported_constant`` reads one;
+        ``deeper`` imports further than that, for a leaf only its literal constants are read from."""
         source = self.m.imports.get(name, "")
-        if not source.startswith(("./", "../")) or "." in source.rsplit("/", 1)[-1] \
-                or self.m.generation >= MAX_IMPORT_DEPTH:
+        if not self.m.project.is_local(self.m.path, source) or "." in source.rsplit("/", 1)[-1] \
+                or self.m.generation >= MAX_IMPORT_DEPTH + deeper:
             return None
         return self.m.project.module(self.m.path, source, self.m.generation + 1)
 

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.typescript.aliases import AliasTable
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.syntax import GRAMMARS, Text, parse
 
@@ -24,13 +25,29 @@ class Project:
         self.modules: dict[str, Analyzer | None] = {}  # by path; None: could not be read
         # The linted tree's root, for a module named relative to it but linted from elsewhere.
         self.root = root
+        self.aliases = AliasTable()
+
+    def is_local(self, importer: str, module: str) -> bool:
+        """Whether ``module`` names a file of the project: a relative path, or one of its aliases."""
+        return module.startswith(("./", "../")) or bool(self._aliased(importer, module))
 
     def module(self, importer: str, module: str, generation: int) -> Analyzer | None:
-        """The module ``importer`` imports as ``module`` (a relative path), indexed, or None."""
+        """The module ``importer`` imports as ``module`` (a relative path or an alias the project's
+        tsconfig declares), indexed, or None."""
+        if not module.startswith(("./", "../")):
+            return next((found for target in self._aliased(importer, module)
+                         if (found := self._read("", target, generation)) is not None), None)
         found = self._read(os.path.dirname(importer), module, generation)
         if found is None and self.root and not os.path.isabs(importer):
             found = self._read(os.path.join(self.root, os.path.dirname(importer)), module, generation)
         return found
+
+    def _aliased(self, importer: str, module: str) -> list[str]:
+        """The files an alias names, relative when the importer's path is (spans keep its form)."""
+        found = self.aliases.resolve(importer, module)
+        if not found and self.root and not os.path.isabs(importer):
+            found = self.aliases.resolve(os.path.join(self.root, importer), module)
+        return found if os.path.isabs(importer) else [os.path.relpath(target) for target in found]
 
     def _read(self, folder: str, module: str, generation: int) -> Analyzer | None:
         base = os.path.normpath(os.path.join(folder, module))

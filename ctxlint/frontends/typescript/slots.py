@@ -305,7 +305,9 @@ def _literal_member(owner: Slots | Analyzer, item: Node, env: Env, key: str) -> 
     names, strings = owner.names, owner.strings
     item = owner.m.unwrap(item)
     if item.type == "identifier" and owner.m.code(item) in owner.m.namespaces:
-        module = names.imported_module(owner.m.code(item))
+        # An item module of a listing is a leaf (its literal constants): read one import further,
+        # so a listing imported by a prompt module that is itself imported is still known.
+        module = names.imported_module(owner.m.code(item), deeper=1)
         records = module.m.module_scope.assigns.get(key, []) if module is not None else []
         if module is None or len(records) != 1 or records[0].kind != "=" or records[0].value is None:
             return False

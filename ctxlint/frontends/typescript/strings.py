@@ -4,16 +4,19 @@ literal values (numbers, arrays, objects) where the code writes them."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Piece, in_loop, strip
+from ctxlint.frontends.typescript.arguments import loop_counter
 from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEMPLATE_TAGS, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value
+from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
     pass
@@ -170,11 +173,44 @@ class Strings:
         target = self.names.function_for(call, env)
         if target is None:
             imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
-            return imported[0].strings.text(imported[1], imported[2]) if imported is not None else None
+            found = imported[0].strings.text(imported[1], imported[2]) if imported is not None else None
+            return None if found is None or imported is None \
+                else self.with_arguments(found, imported[2].scope.positional, call, env)
         found = self.m.follow(target[0], self.text, target[1], target[2])
         if found is not None:
             self.m.consumed.add(target[1].id)
+            found = self.with_arguments(found, target[2].scope.positional, call, env, flow=False)
         return found
+
+    def with_arguments(self, pieces: list[Piece], parameters: list[str], call: Node, env: Env,
+                       flow: bool = True) -> list[Piece]:
+        """The text a function returns, its parameter slots given what the call tells of the
+        arguments: a loop counter (the text differs on every pass); and, for another module's
+        function (``flow``), what this module knows of where they come from (search results, a
+        fetched page) and the clocks they read. The names stay the function's own."""
+        args = self.m.args(call)
+        spread = next((i for i, a in enumerate(args) if a.type == "spread_element"), len(args))
+        passed = dict(zip(parameters, args[:spread], strict=False))  # positions after a spread are unknown
+        out = []
+        for piece in pieces:
+            read = {n.split(".")[0] for n in piece.slot.names} if piece.slot is not None else set()
+            arguments = [passed[p] for p in passed if p and p in read]
+            if piece.slot is None or not arguments:
+                out.append(piece)
+                continue
+            slot = piece.slot
+            for argument in arguments:
+                counter = loop_counter(self.m, argument, call)
+                if counter is not None:
+                    slot = replace(slot, sources=(*slot.sources, counter))
+                facts = self.slot_piece(argument, env).slot if flow else None
+                if facts is not None:
+                    step = Evidence(EvidenceKind.FLOW, f"passed by the call at line {call.start_point[0] + 1} of "
+                                    f"{os.path.basename(self.m.path)}", self.m.span(call))
+                    carried = tuple(replace(s, flow=(*s.flow, step), from_caller=True) for s in facts.sources)
+                    slot = replace(slot, sources=slot.sources + carried, calls=slot.calls + facts.calls)
+            out.append(replace(piece, slot=slot))
+        return out
 
     def join(self, call: Node, receiver: Node, args: list[Node], env: Env) -> list[Piece] | None:
         separator = ","

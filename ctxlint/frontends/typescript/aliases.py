@@ -1,0 +1,88 @@
+"""Import aliases a project declares in its ``tsconfig.json`` (or ``jsconfig.json``):
+``"paths": {"@/*": ["./src/*"]}`` makes ``import { p } from "@/lib/prompts"`` a module of the tree,
+as a relative import is. Next.js and Vite projects import almost everything this way, so without
+the aliases a prompt module imported from elsewhere in the project was never read."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
+MAX_CONFIG_BYTES = 200_000
+# tsconfig is JSON with comments and trailing commas; strings are kept whole so a "//" in a
+# path pattern is not taken for a comment.
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+# (prefix, suffix, targets): a pattern without "*" has suffix None and matches only itself;
+# targets are absolute, with the "*" of the pattern's.
+Aliases = list[tuple[str, str | None, list[str]]]
+
+
+class AliasTable:
+    def __init__(self) -> None:
+        self.by_folder: dict[str, Aliases] = {}
+
+    def resolve(self, importer: str, module: str) -> list[str]:
+        """The absolute paths (without extension) ``module`` may name through the aliases of the
+        closest config above ``importer``; empty when no alias matches. The longest prefix wins,
+        as TypeScript chooses."""
+        best: tuple[int, list[str]] = (-1, [])
+        for prefix, suffix, targets in self._aliases(os.path.dirname(os.path.abspath(importer))):
+            if suffix is None:
+                if module == prefix:
+                    return targets
+                continue
+            if module.startswith(prefix) and module.endswith(suffix) and len(module) >= len(prefix) + len(suffix) \
+                    and len(prefix) > best[0]:
+                star = module[len(prefix):len(module) - len(suffix)]
+                best = (len(prefix), [t.replace("*", star, 1) for t in targets])
+        return best[1]
+
+    def _aliases(self, folder: str) -> Aliases:
+        if folder in self.by_folder:
+            return self.by_folder[folder]
+        found: Aliases | None = None
+        for name in CONFIG_NAMES:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                found = _read_config(path)
+                break
+        if found is None:
+            parent = os.path.dirname(folder)
+            found = self._aliases(parent) if parent != folder else []
+        self.by_folder[folder] = found
+        return found
+
+
+def _read_config(path: str) -> Aliases:
+    """The ``paths`` of one config, resolved against its ``baseUrl`` (its own folder without one).
+    A config that cannot be read declares none (``extends`` is not followed)."""
+    try:
+        if os.path.getsize(path) > MAX_CONFIG_BYTES:
+            return []
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        text = _COMMENT_OR_STRING.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
+        config = json.loads(_TRAILING_COMMA.sub(r"\1", text))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    options = config.get("compilerOptions") if isinstance(config, dict) else None
+    if not isinstance(options, dict) or not isinstance(options.get("paths"), dict):
+        return []
+    paths = options["paths"]
+    base_url = options["baseUrl"] if isinstance(options.get("baseUrl"), str) else "."
+    base = os.path.normpath(os.path.join(os.path.dirname(path), base_url))
+    aliases: Aliases = []
+    for pattern, targets in paths.items():
+        if not isinstance(pattern, str) or pattern.count("*") > 1 or not isinstance(targets, list):
+            continue
+        prefix, star, rest = pattern.partition("*")
+        suffix = rest if star else None
+        written = [os.path.normpath(os.path.join(base, t)) for t in targets
+                   if isinstance(t, str) and t.count("*") == pattern.count("*")]
+        if prefix and written:
+            aliases.append((prefix, suffix, written))
+    return aliases
