@@ -38,6 +38,13 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         ctx.report(request.anchor, message, kind=kind,
                    evidence=(Evidence(EvidenceKind.SINK, sink, request.anchor), *request.reserve_evidence))
         return
+    if kind == "limit-field-unread":  # a setting the user may fill, which no request is sent with
+        unread, sent = request.reserve_evidence[:2]
+        ctx.report(request.anchor, f"{unread.text}, while {sent.text}, so a limit set here reaches no request and "
+                   "the answer may take whatever the window leaves. Send it on as the limit, or take the field out.",
+                   kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a setting for a request's output limit",
+                                                 request.anchor), *request.reserve_evidence))
+        return
     evidence: tuple[Evidence, ...] = (
         Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),)
     evidence += request.reserve_evidence

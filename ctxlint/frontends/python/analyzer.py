@@ -41,6 +41,7 @@ from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unreadlimits import unread_limit_fields
 from ctxlint.frontends.python.values import Env
 from ctxlint.frontends.python.wrappers import Wrappers
 from ctxlint.model import ParsedFile
@@ -112,6 +113,7 @@ class Analyzer:
         calls += self.reserves.holder_requests()
         calls += self.model_flow.requests()
         calls += self.factory_drops.requests()
+        calls += unread_limit_fields(unit)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))
