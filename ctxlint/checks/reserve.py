@@ -85,6 +85,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = f"{held.text}{lines[0]} but not sent: {factory.text}{lines[1]}, so"
     elif kind == "not-its-limit":
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
+    elif kind == "misnamed-key":
+        why = f"{request.reserve_evidence[0].text}, so the limit is never applied and"
     elif kind in ("wrapper-call", "kwargs-unset", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:
