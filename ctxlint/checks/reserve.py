@@ -83,7 +83,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         held, factory = request.reserve_evidence[:2]
         lines = [f" (line {step.span.line})" if step.span is not None else "" for step in (held, factory)]
         why = f"{held.text}{lines[0]} but not sent: {factory.text}{lines[1]}, so"
-    elif kind == "not-its-limit":
+    elif kind in ("not-its-limit", "named-model"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
     elif kind == "misnamed-key":
         why = f"{request.reserve_evidence[0].text}, so the limit is never applied and"
