@@ -12,6 +12,7 @@ from typing import cast
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import REMOVED, SET_FOR_SOME, Parts, in_method, in_test, limit_configurable
 from ctxlint.frontends.python.spreads import KWARGS, field_default
@@ -33,8 +34,6 @@ HANDED_TO_FRAMEWORK = "handed-to-framework"
 # whose limit is `num_predict`), or built from a spread that could bring it only under a name no
 # code of the project writes.
 NOT_ITS_LIMIT = "not-its-limit"
-# ... and of a model given by name to an agent or runtime that builds it with no settings.
-NAMED_MODEL = "named-model"
 # The keywords by which a framework takes the chat model it runs requests with.
 _MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 
@@ -202,7 +201,7 @@ class Reserves(Component):
         sent = {self.assigned(call, scope) for call, scope, _ in self.m.holder_calls if id(call) in self.m.sent_holders}
         for call, scope, holder in self.m.holder_calls:
             env = Env(scope)
-            named = self.named_model(call, env, holder)
+            named = named_model(self, call, env, holder)
             if named is not None:
                 found.append(named)
             misnamed = self.misnamed_limit(call, env, holder)
@@ -241,26 +240,6 @@ class Reserves(Component):
                                                        "built without an output limit", self.m.span(call)),
                                   *sent_at)))
         return found
-
-    def named_model(self, call: ast.Call, env: Env, holder: Holder) -> Request | None:
-        """A model given by name to an agent or runtime that builds it with no settings
-        (`create_agent(model="openai:gpt-4o")`), for a name whose model sets no limit of its own:
-        reported at the name, where a model object built with a limit could be given instead."""
-        entry = next((e for e in (self.args.find(spec, call, env) for spec in holder.arguments.get("named_model", ()))
-                      if e is not None), None)
-        names = self.names_of(entry[0], entry[1]) if entry is not None else []
-        if entry is None or len(names) != 1 or ":" not in names[0] \
-                or any(fnmatchcase(names[0].lower(), glob) for glob in holder.limited_models):
-            return None  # a model object, a name that cannot be read, or one whose model sets a limit
-        short = self.m.short(call.func)
-        return Request(
-            path=self.m.path, anchor=self.m.span(entry[0]), model=names[0], declares_settings=True,
-            settings_hint=f"{holder.limit_hint or 'an output limit'} on a chat model built for `{names[0]}` and given "
-                          f"to `{short}(...)` in place of its name",
-            framework=holder.framework, in_method=in_method(env.scope), in_test=in_test(env.scope),
-            reserve_kind=NAMED_MODEL,
-            reserve_evidence=(Evidence(EvidenceKind.SOURCE, f"`{short}(...)` builds the model it is given by name "
-                                       f"(`{names[0]}`) with no settings", self.m.span(entry[0])),))
 
     def misnamed_limit(self, call: ast.Call, env: Env, holder: Holder) -> Evidence | None:
         """Where a chat model whose class takes its limit under a name of its own (ChatOllama's
