@@ -51,6 +51,8 @@ _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:li
 # A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
 # project may never read (unreadlimits.py).
 _LIMIT_FIELD_LINE = re.compile(r"^[ \t]+\w*max_\w*tokens[ \t]*:", re.MULTILINE)
+_SETTINGS_CLASS = re.compile(r"^class \w+\([\w.]*\b(?:BaseModel|BaseSettings)\)|^@(?:dataclasses\.)?dataclass",
+                             re.MULTILINE)
 # The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
 # exact (the patterns' letters are all lower case), and the regex engine searches several times
 # faster than case-insensitively.
@@ -67,7 +69,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         return bool(pattern.search(text) if folded is None else _FOLDED[pattern].search(folded))
 
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
-            or ASKS_NAMED_MODEL.search(text) or _LIMIT_FIELD_LINE.search(text):
+            or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
     return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text))
 
