@@ -166,7 +166,9 @@ class Calls(Component):
         inherited = self.inherited_path(node.id, env, depth)
         if inherited is not None:
             return inherited
-        looped = self.looped_holders(node, env) if binding is None else []
+        method = self.m.parents.get(id(node))  # only a receiver of a method call is looked for in a loop's list
+        called = isinstance(method, ast.Attribute) and isinstance(self.m.parents.get(id(method)), ast.Call)
+        looped = self.looped_holders(node, env) if binding is None and called else []
         if looped:  # `for llm in self.models`: each element is a chat model the code builds
             _, built, built_env = looped[0]
             return self.path(built, built_env, depth + 1)
