@@ -38,6 +38,13 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         ctx.report(request.anchor, message, kind=kind,
                    evidence=(Evidence(EvidenceKind.SINK, sink, request.anchor), *request.reserve_evidence))
         return
+    if kind == "limit-field-unread":  # a setting the user may fill, which no request is sent with
+        unread, sent = request.reserve_evidence[:2]
+        ctx.report(request.anchor, f"{unread.text}, while {sent.text}, so a limit set here reaches no request and "
+                   "the answer may take whatever the window leaves. Send it on as the limit, or take the field out.",
+                   kind=kind, evidence=(Evidence(EvidenceKind.SINK, "a setting for a request's output limit",
+                                                 request.anchor), *request.reserve_evidence))
+        return
     evidence: tuple[Evidence, ...] = (
         Evidence(EvidenceKind.SINK, "a request that can set an output limit, with none set", request.anchor),)
     evidence += request.reserve_evidence
@@ -76,8 +83,10 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         held, factory = request.reserve_evidence[:2]
         lines = [f" (line {step.span.line})" if step.span is not None else "" for step in (held, factory)]
         why = f"{held.text}{lines[0]} but not sent: {factory.text}{lines[1]}, so"
-    elif kind == "not-its-limit":
+    elif kind in ("not-its-limit", "named-model"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
+    elif kind == "misnamed-key":
+        why = f"{request.reserve_evidence[0].text}, so the limit is never applied and"
     elif kind in ("wrapper-call", "kwargs-unset", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:

@@ -45,6 +45,7 @@ from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unreadlimits import unread_limit_fields
 from ctxlint.frontends.python.values import Env
 from ctxlint.frontends.python.wrappers import Wrappers
 from ctxlint.model import ParsedFile
@@ -122,6 +123,7 @@ class Analyzer:
         calls += self.reserves.holder_requests()
         calls += self.model_flow.requests()
         calls += self.factory_drops.requests()
+        calls += unread_limit_fields(unit)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

@@ -166,6 +166,12 @@ class Calls(Component):
         inherited = self.inherited_path(node.id, env, depth)
         if inherited is not None:
             return inherited
+        method = self.m.parents.get(id(node))  # only a receiver of a method call is looked for in a loop's list
+        called = isinstance(method, ast.Attribute) and isinstance(self.m.parents.get(id(method)), ast.Call)
+        looped = self.looped_holders(node, env) if binding is None and called else []
+        if looped:  # `for llm in self.models`: each element is a chat model the code builds
+            _, built, built_env = looped[0]
+            return self.path(built, built_env, depth + 1)
         if node.id in self.m.imports:
             return self.m.imports[node.id]  # an object imported from a library: `from openai import OpenAI`
         return node.id if self.defined(node.id, env) or node.id in _BUILTINS else UNKNOWN
@@ -295,4 +301,67 @@ class Calls(Component):
             if binding is None:
                 break
             node, env = binding.value, binding.env
+        return found
+
+    def looped_holders(self, node: ast.expr, env: Env) -> list[tuple[Holder, ast.Call, Env]]:
+        """The chat models a loop variable takes in turn, when a request is sent with it: ``llm``
+        of ``for name, llm in enumerate(self.models)`` (through methods that give the model back,
+        ``llm.with_structured_output(S)``), read from the elements of the list the loop walks --
+        its literal and, for a list kept on ``self``, what the class's methods append to it."""
+        for _ in range(_MAX_PATH):
+            if isinstance(node, ast.Await):
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                node = node.func.value
+            elif isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None:
+                node, env = binding.value, binding.env
+            else:
+                break
+        target = self.scopes.unknowable_target(node, env) if isinstance(node, ast.Name) else None
+        walked = self._walked(target) if target is not None else None
+        if walked is None:
+            return []
+        iterable, position = walked
+        found = []
+        for element, element_env in self._list_elements(iterable, env):
+            part: ast.expr | None = element
+            for index in position:
+                part = part.elts[index] if isinstance(part, ast.Tuple) and index < len(part.elts) else None
+            held = self.holder(part, element_env) if part is not None else None
+            if held is not None:
+                found.append(held)
+        return found
+
+    def _walked(self, target: ast.expr) -> tuple[ast.expr, tuple[int, ...]] | None:
+        """The iterable a loop target is taken from, with where in each element the target sits
+        (``(1,)`` for ``llm`` of ``for name, llm in pairs``); ``enumerate(...)`` is looked through."""
+        position: list[int] = []
+        node: ast.AST = target
+        while isinstance(parent := self.m.parents.get(id(node)), ast.Tuple):
+            position.insert(0, parent.elts.index(node))  # type: ignore[arg-type]
+            node = parent
+        loop = self.m.parents.get(id(node))
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop.target is not node:
+            return None
+        iterable = loop.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and len(iterable.args) == 1 and not iterable.keywords:
+            if not position or position[0] != 1:
+                return None
+            iterable, position = iterable.args[0], position[1:]
+        return iterable, tuple(position)
+
+    def _list_elements(self, iterable: ast.expr, env: Env) -> list[tuple[ast.expr, Env]]:
+        items = self.containers.items(iterable, env)
+        found = [(item.node, item.env) for item in items or () if not item.variable]
+        cls = own_class(iterable.value.id, env.scope) if isinstance(iterable, ast.Attribute) \
+            and isinstance(iterable.value, ast.Name) else None
+        if cls is None:
+            return found
+        assert isinstance(iterable, ast.Attribute)
+        for method, method_scope in cls.functions.values():
+            for call in ast.walk(method):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                        and len(call.args) == 1 and self.m.code(call.func.value) == f"self.{iterable.attr}":
+                    found.append((call.args[0], Env(method_scope)))
         return found

@@ -21,6 +21,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.linecuts import line_cut
 from ctxlint.frontends.python.nodes import LEAVES, children, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
+from ctxlint.frontends.python.unreadlimits import settings_limit_fields
 from ctxlint.model import Span
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
@@ -47,6 +48,11 @@ _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner
                          r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
 # Every line of a text cut to a width (`line[:100] for line in text.splitlines()`): linecuts.py.
 _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:lines)?\(")
+# A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
+# project may never read (unreadlimits.py).
+_LIMIT_FIELD_LINE = re.compile(r"^[ \t]+\w*max_\w*tokens[ \t]*:", re.MULTILINE)
+_SETTINGS_CLASS = re.compile(r"^class \w+\([\w.]*\b(?:BaseModel|BaseSettings)\)|^@(?:dataclasses\.)?dataclass",
+                             re.MULTILINE)
 # The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
 # exact (the patterns' letters are all lower case), and the regex engine searches several times
 # faster than case-insensitively.
@@ -63,7 +69,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         return bool(pattern.search(text) if folded is None else _FOLDED[pattern].search(folded))
 
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
-            or ASKS_NAMED_MODEL.search(text):
+            or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
     return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text))
 
@@ -329,6 +335,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         return any(m.split(".")[0] in roots or ".".join(m.split(".")[:2]) in roots for m in modules)
 
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and imports_library(n) for n in tree.body):
+        return True
+    if any(isinstance(n, ast.ClassDef) and settings_limit_fields(n) for n in tree.body):
         return True
     tokens = estimate = weak = renders = sliced = choices = settings_render = listing = False
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name

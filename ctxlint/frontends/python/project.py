@@ -179,6 +179,26 @@ class Project:
         assert self._replayed is not None
         return self._replayed
 
+    def sent_as_limit(self, field: str) -> tuple[str, int] | None:
+        """Where (module, line) a module of the project sends the field ``field`` of an object as a
+        request's limit (``"max_completion_tokens": config.reduce_max_completion_tokens``,
+        ``max_tokens=settings.answer_max_tokens``), if one does."""
+        name = re.escape(field.encode())
+        pattern = rb"\b(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens)[\"']?\s*[:=]\s*[\w.]*\." \
+            + name + rb"\b"
+        for path in self._modules_matching("sent-limit", field, pattern, 1):
+            data = path.read_bytes()
+            found = re.search(pattern, data)
+            if found is not None:
+                return path.relative_to(self.root).as_posix(), data.count(b"\n", 0, found.start()) + 1
+        return None
+
+    def field_readers(self, field: str) -> list[Path]:
+        """The modules of the project that read the attribute ``field`` (``.field``) or name it in
+        a string (``getattr(config, "field")``, ``config["field"]``)."""
+        name = re.escape(field.encode())
+        return self._modules_matching("field", field, rb"\." + name + rb"\b|[\"']" + name + rb"[\"']", MAX_INDEXED)
+
     def mentions(self, word: str) -> bool:
         """Whether any module of the project has ``word`` (an identifier) in its text."""
         return bool(self._modules_matching("word", word, re.escape(word.encode()), 1))

@@ -12,6 +12,7 @@ from typing import cast
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import REMOVED, SET_FOR_SOME, Parts, in_method, in_test, limit_configurable
 from ctxlint.frontends.python.spreads import KWARGS, field_default
@@ -200,6 +201,9 @@ class Reserves(Component):
         sent = {self.assigned(call, scope) for call, scope, _ in self.m.holder_calls if id(call) in self.m.sent_holders}
         for call, scope, holder in self.m.holder_calls:
             env = Env(scope)
+            named = named_model(self, call, env, holder)
+            if named is not None:
+                found.append(named)
             misnamed = self.misnamed_limit(call, env, holder)
             if misnamed is not None:
                 found.append(Request(

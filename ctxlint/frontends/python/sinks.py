@@ -146,7 +146,9 @@ class Sinks(Component):
             if owner is not None:
                 holders.append(owner)
             else:
-                unseen_holder = self.reserves.configured_type(call.func.value, env)
+                # `for name, llm in self.models: llm.ainvoke(...)`: sent with each model of the list
+                holders.extend(self.calls.looped_holders(call.func.value, env))
+                unseen_holder = not holders and self.reserves.configured_type(call.func.value, env)
         for spec in sink.arguments.get("agent", ()):
             entry = self.args.find(spec, call, env, given)
             if entry is None:

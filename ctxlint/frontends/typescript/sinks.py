@@ -16,6 +16,7 @@ from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
+from ctxlint.providers import LIMIT_KEYS
 
 
 @dataclass(eq=False)
@@ -180,10 +181,16 @@ class Sinks:
         left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
         given = self.settings_given_elsewhere(call, env, shape.settings.rstrip(".")) \
             if limit is None and shape.settings and held is None and not opaque[0] else None
+        # `max_completion_tokens` given to the Responses API, whose limit is `max_output_tokens`
+        misnamed = next((key for key in keywords if key in LIMIT_KEYS and key not in shape.limit_keys
+                         and (shape.older is None or key != shape.older[1])), None) \
+            if limit is None and not shape.settings else None
         # Why the request has no limit, the first that applies: (kind, evidence kind, where, what it says).
         def code(at: Node | None) -> str:
             return self.m.code(at) if at is not None else ""
         why = [
+            ("misnamed-key", EvidenceKind.SOURCE, keywords[misnamed][2] if misnamed is not None else None,
+             f"`{misnamed}` is not a setting of this API, whose limit is `{shape.limit_keys[0]}`"),
             ("settings-dropped", EvidenceKind.SOURCE, given,
              f"`{code(given)}`, the settings this function is given, is passed to another request and not to this one"),
             ("none-by-default", EvidenceKind.FLOW, unset,
