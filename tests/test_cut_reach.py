@@ -3,10 +3,9 @@ boundary, and round names that hand the value back and forth without looping."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from projects import check_json, write_package
 
 JUDGING = '''\
 def judge(llm, excerpt: str) -> str:
@@ -35,21 +34,11 @@ def build(text: str, limit: int = 4000) -> str:
 
 
 def _check(root: Path, path: str) -> list[dict]:
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX205", "--confidence", "low", path], capture_output=True, text=True, cwd=root)
-    assert run.returncode in (0, 1), run.stderr
-    return json.loads(run.stdout)
-
-
-def _package(root: Path, modules: dict[str, str]) -> None:
-    """A package `app` of the given modules under ``root``."""
-    (root / "app").mkdir()
-    for name, text in {"__init__.py": "", **modules}.items():
-        (root / "app" / name).write_text(text)
+    return check_json(root, path, "CTX205")
 
 
 def test_a_cut_passed_to_a_function_of_another_module_that_builds_a_prompt(tmp_path):
-    _package(tmp_path, {"judging.py": JUDGING, "review.py": REVIEW})
+    write_package(tmp_path, {"judging.py": JUDGING, "review.py": REVIEW})
     [found] = _check(tmp_path, "app/review.py")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 5, 13, "cut-reaches-prompt")
     assert found["message"].startswith("`page_text[:3000]` cuts the text to its first 3,000 characters and leaves "
@@ -88,7 +77,7 @@ class Assistant:
 
 
 def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_path):
-    _package(tmp_path, {"outline.py": OUTLINE, "chat.py": CHAT})
+    write_package(tmp_path, {"outline.py": OUTLINE, "chat.py": CHAT})
     [found] = _check(tmp_path, "app/outline.py")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 3, 16, "line-cut")
     assert found["message"].startswith('`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line '
@@ -102,6 +91,6 @@ def test_folders_above_the_project_root_do_not_make_its_modules_tests(tmp_path):
     # A checkout under a folder named `tests` (a CI workspace): its own modules are still shipped code.
     root = tmp_path / "tests" / "repo"
     (root / ".git").mkdir(parents=True)
-    _package(root, {"outline.py": OUTLINE, "chat.py": CHAT})
+    write_package(root, {"outline.py": OUTLINE, "chat.py": CHAT})
     [found] = _check(root, "app/outline.py")
     assert (found["line"], found["kind"]) == (3, "line-cut")

@@ -55,13 +55,18 @@ class Researcher:
 '''
 
 
-def _project(tmp_path: Path) -> Path:
-    for name, text in {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
-                       "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT}.items():
+def _write(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A project of ``files`` (path: text) under ``tmp_path``."""
+    for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return tmp_path
+
+
+def _project(tmp_path: Path) -> Path:
+    return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
+                             "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT})
 
 
 def _check(root: Path, *paths: str) -> tuple[int, list[dict]]:
@@ -328,12 +333,8 @@ def label(model: ChatModel, ticket: str) -> str:
 
 
 def _named_project(tmp_path: Path, callers: str) -> Path:
-    for name, text in {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
-                       "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return tmp_path
+    return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
+                             "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers})
 
 
 def test_a_method_named_by_a_string_is_followed_to_the_override_that_sends(tmp_path):

@@ -4,10 +4,9 @@ order, or a sort by time after the retrieval, keeps the loop a cut."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from projects import check_json, write_package
 
 PACKING = '''\
 def pack(notes: list[str], token_budget: int) -> str:
@@ -52,20 +51,11 @@ def brief(llm, index, question: str, token_budget: int) -> str:
 
 
 def _check(root: Path, path: str) -> list[dict]:
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX205", "--confidence", "low", path], capture_output=True, text=True, cwd=root)
-    assert run.returncode in (0, 1), run.stderr
-    return json.loads(run.stdout)
-
-
-def _package(root: Path, modules: dict[str, str]) -> None:
-    (root / "app").mkdir()
-    for name, text in {"__init__.py": "", **modules}.items():
-        (root / "app" / name).write_text(text)
+    return check_json(root, path, "CTX205")
 
 
 def test_a_fill_of_items_every_caller_retrieves_is_a_selection(tmp_path):
-    _package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER})
+    write_package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER})
     [found] = _check(tmp_path, "app/packing.py")
     assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == (
         "CTX205", 6, 13, "ranked-items", "low")
@@ -77,7 +67,7 @@ def test_a_fill_of_items_every_caller_retrieves_is_a_selection(tmp_path):
 
 
 def test_one_caller_that_passes_items_in_no_known_order_keeps_the_cut(tmp_path):
-    _package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER, "diary.py": DIARY})
+    write_package(tmp_path, {"packing.py": PACKING, "answer.py": ANSWER, "diary.py": DIARY})
     [found] = _check(tmp_path, "app/packing.py")
     assert (found["line"], found["kind"], found["confidence"]) == (6, "budget-loop", "medium")
     assert found["message"].startswith("`for note in notes` stops adding items once its budget is spent")

@@ -3,10 +3,9 @@ that cuts the conversation is in another module of the project, read through the
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from projects import check_json, write_package
 
 CONVERSATION = '''\
 class Conversation:
@@ -48,20 +47,11 @@ def review(diff: str, approve) -> None:
 
 
 def _check(root: Path, path: str) -> list[dict]:
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX301", "--confidence", "low", path], capture_output=True, text=True, cwd=root)
-    assert run.returncode in (0, 1), run.stderr
-    return json.loads(run.stdout)
-
-
-def _package(root: Path, modules: dict[str, str]) -> None:
-    (root / "app").mkdir()
-    for name, text in {"__init__.py": "", **modules}.items():
-        (root / "app" / name).write_text(text)
+    return check_json(root, path, "CTX301")
 
 
 def test_a_trim_from_index_1_by_a_method_of_another_module_drops_the_task(tmp_path: Path) -> None:
-    _package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT})
+    write_package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT})
     [found] = _check(tmp_path, "app/agent.py")
     assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == \
         ("CTX301", 16, 13, "first-turn-trimmed", "low")
@@ -74,5 +64,5 @@ def test_a_trim_from_index_1_by_a_method_of_another_module_drops_the_task(tmp_pa
 
 
 def test_a_trim_past_the_opening_exchange_keeps_the_task(tmp_path: Path) -> None:
-    _package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT.replace("drop(1, 2)", "drop(3, 2)")})
+    write_package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT.replace("drop(1, 2)", "drop(3, 2)")})
     assert _check(tmp_path, "app/agent.py") == []

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.taskdrops import TASK, Function
+from ctxlint.frontends.python.taskdrops import TASK, Function, user_content
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -125,15 +125,7 @@ def _appended_user_parts(node: ast.AST, messages: str) -> ast.expr | None:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
             and isinstance(node.func.value, ast.Name) and node.func.value.id == messages and len(node.args) == 1):
         return None
-    message = node.args[0]
-    fields: dict[str, ast.expr] = {}
-    if isinstance(message, ast.Call):
-        fields = {k.arg: k.value for k in message.keywords if k.arg}
-    elif isinstance(message, ast.Dict):
-        fields = {k.value: v for k, v in zip(message.keys, message.values, strict=True)
-                  if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-    role = fields.get("role")
-    return fields.get("content") if isinstance(role, ast.Constant) and role.value == "user" else None
+    return user_content(node.args[0])
 
 
 def _text_first(fn: Function) -> ast.stmt | None:

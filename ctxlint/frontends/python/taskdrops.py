@@ -146,17 +146,23 @@ def _grows(node: ast.AST, attribute: str) -> bool:
         and _is_self(node.value.func.value, attribute)
 
 
-def _task_content(message: ast.expr) -> ast.expr | None:
-    """The content of a user message (``Message(role="user", content=...)`` or
-    ``{"role": "user", "content": ...}``) when it is a name or attribute named as the task."""
+def user_content(message: ast.expr) -> ast.expr | None:
+    """The content of a user message written as ``Message(role="user", content=...)`` or
+    ``{"role": "user", "content": ...}``."""
     fields: dict[str, ast.expr] = {}
     if isinstance(message, ast.Call):
         fields = {k.arg: k.value for k in message.keywords if k.arg}
     elif isinstance(message, ast.Dict):
         fields = {k.value: v for k, v in zip(message.keys, message.values, strict=True)
                   if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-    role, content = fields.get("role"), fields.get("content")
-    if not (isinstance(role, ast.Constant) and role.value == "user"):
+    role = fields.get("role")
+    return fields.get("content") if isinstance(role, ast.Constant) and role.value == "user" else None
+
+
+def _task_content(message: ast.expr) -> ast.expr | None:
+    """The content of a user message when it is a name or attribute named as the task."""
+    content = user_content(message)
+    if content is None:
         return None
     name = content.id if isinstance(content, ast.Name) else content.attr if isinstance(content, ast.Attribute) else ""
     return content if name and TASK.search(name) else None

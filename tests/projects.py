@@ -1,0 +1,24 @@
+"""Small projects written into a temporary folder and linted by the CLI, for tests that follow
+values across the modules of a package."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def write_package(root: Path, modules: dict[str, str]) -> None:
+    """A package `app` of the given modules under ``root``."""
+    (root / "app").mkdir()
+    for name, text in {"__init__.py": "", **modules}.items():
+        (root / "app" / name).write_text(text)
+
+
+def check_json(root: Path, path: str, rule: str) -> list[dict]:
+    """`ctxlint check --confidence low` of one rule on ``path``, run in ``root``: its JSON findings."""
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", rule, "--confidence", "low", path], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
