@@ -357,3 +357,14 @@ def test_kwargs_no_caller_fills_are_reported_once_where_they_are_sent(tmp_path):
     code, found = _check(_named_project(tmp_path, callers), "--select", "CTX201", "app")
     assert [(f["code"], f["path"], f["line"], f["kind"]) for f in found] == [
         ("CTX201", "app/llm/openai_model.py", 11, "kwargs-by-default")]
+
+
+def test_a_model_sent_through_a_wrapper_names_the_place_it_is_sent_once(tmp_path: Path) -> None:
+    (tmp_path / "sent.py").write_text(
+        'from langchain_openai import ChatOpenAI\n\nllm = ChatOpenAI(model="gpt-4o")\n\n\n'
+        'def ask(prompt, **kw):\n    return llm.invoke(prompt, **kw)\n\n\nask("hello")\n', encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX201", "sent.py"], capture_output=True, text=True, cwd=tmp_path)
+    [found] = json.loads(run.stdout)
+    sent = [(e["line"], e["column"]) for e in found["evidence"] if e["text"] == "a request is sent with it"]
+    assert sent == [(7, 12)]

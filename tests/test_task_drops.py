@@ -66,3 +66,35 @@ def test_a_trim_from_index_1_by_a_method_of_another_module_drops_the_task(tmp_pa
 def test_a_trim_past_the_opening_exchange_keeps_the_task(tmp_path: Path) -> None:
     write_package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT.replace("drop(1, 2)", "drop(3, 2)")})
     assert _check(tmp_path, "app/agent.py") == []
+
+
+OPERATOR = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Operator:
+    def start(self, query: str) -> None:
+        self.query = query
+        self.messages = [{"role": "user", "content": self.query}]
+
+    def reset(self) -> None:
+        self.messages = [{"role": "assistant", "content": "Ready."}]
+
+    def step(self) -> str:
+        response = client.responses.create(model="computer-use-preview", input=self.messages, truncation="auto")
+        self.messages += response.output
+        return response.output_text
+'''
+
+
+def test_the_first_list_the_task_is_placed_in_decides_wherever_a_reset_sits(tmp_path: Path) -> None:
+    (tmp_path / "operator_agent.py").write_text(OPERATOR)
+    [found] = _check(tmp_path, "operator_agent.py")
+    assert (found["line"], found["kind"]) == (15, "task-front-dropped")
+    moved = OPERATOR.replace(OPERATOR[OPERATOR.index("    def reset"):OPERATOR.index("    def step")], "") + \
+        '\n    def reset(self) -> None:\n        self.messages = [{"role": "assistant", "content": "Ready."}]\n'
+    (tmp_path / "operator_agent.py").write_text(moved)
+    [found] = _check(tmp_path, "operator_agent.py")
+    assert (found["line"], found["kind"]) == (12, "task-front-dropped")

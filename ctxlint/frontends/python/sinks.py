@@ -162,7 +162,9 @@ class Sinks(Component):
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
-                self.m.sent_holders.setdefault(id(holder_call), []).append(self.m.span(call))
+                spans = self.m.sent_holders.setdefault(id(holder_call), [])
+                if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
+                    spans.append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)

@@ -79,10 +79,11 @@ class TaskDrops(Component):
         grown: ast.stmt | None = None
         task: ast.expr | None = None
         for node in walk(cls):
-            if isinstance(node, ast.Assign) and any(_is_self(t, attribute) for t in node.targets) \
+            if placed is None and isinstance(node, ast.Assign) and any(_is_self(t, attribute) for t in node.targets) \
                     and isinstance(node.value, ast.List) and node.value.elts:
+                # the first list the attribute is set to decides, wherever a reset sits among the methods
                 task = _task_content(node.value.elts[0])
-                placed = node if task is not None else placed
+                placed = node if task is not None else None
             elif grown is None and isinstance(node, ast.stmt) and _grows(node, attribute):
                 grown = node
             if placed is not None and grown is not None:
