@@ -26,7 +26,8 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.taskdrops import TASK, Function, user_content
+from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.taskdrops import TASK, user_content
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -50,7 +51,7 @@ class PartDrops(Component):
                 break
         return found
 
-    def calls_of(self, name: str, position: int) -> list[tuple[Function, str]]:
+    def calls_of(self, name: str, position: int) -> list[tuple[FunctionNode, str]]:
         """The module's functions that call ``name`` with a local list at ``position``."""
         found = []
         for fn, _ in self.m.functions:
@@ -63,8 +64,8 @@ class PartDrops(Component):
                     found.append((fn, passed.id))
         return found
 
-    def dropped_text(self, pop: ast.Call, fn: Function, caller: Function, messages: str,
-                     functions: dict[str, Function]) -> Observation | None:
+    def dropped_text(self, pop: ast.Call, fn: FunctionNode, caller: FunctionNode, messages: str,
+                     functions: dict[str, FunctionNode]) -> Observation | None:
         """The observation when ``caller`` appends to ``messages`` a user message whose parts a
         module function builds with the user's text first."""
         for node in walk(caller):
@@ -94,7 +95,7 @@ class PartDrops(Component):
         return None
 
 
-def _first_part_pops(fn: Function) -> list[tuple[int, ast.Call]]:
+def _first_part_pops(fn: FunctionNode) -> list[tuple[int, ast.Call]]:
     """``p[0].content.pop(0)`` (or ``p[0]["content"].pop(0)``) inside a ``while`` loop of ``fn``,
     for a parameter ``p``: (its position, the call)."""
     params = [a.arg for a in fn.args.args]
@@ -128,7 +129,7 @@ def _appended_user_parts(node: ast.AST, messages: str) -> ast.expr | None:
     return user_content(node.args[0])
 
 
-def _text_first(fn: Function) -> ast.stmt | None:
+def _text_first(fn: FunctionNode) -> ast.stmt | None:
     """The statement of ``fn`` that starts the list it returns with a text part of its first
     parameter (``parts = [{"type": "text", "text": message}]``, or ``+=`` onto an empty list),
     when a later statement adds more parts to that list."""

@@ -19,11 +19,11 @@ import ast
 import re
 
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Scope
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Names of the value that holds what the user asked for.
 TASK = re.compile(r"(?:^|_)(?:query|task|goal|objective|instructions?|request|question|user_message|user_input)$",
                   re.I)
@@ -46,14 +46,14 @@ class TaskDrops(Component):
                 continue
             fn, cls = method
             read = self.read_by(sent, fn)
-            for attribute in sorted({a.attr for a in read if isinstance(a, ast.Attribute) and _on_self(a)}):
+            for attribute in sorted({a.attr for a in read if isinstance(a, ast.Attribute) and on_self(a)}):
                 observation = self.dropped_task(call, attribute, cls, read)
                 if observation is not None:
                     found.append(observation)
                     break
         return found
 
-    def read_by(self, value: ast.expr, fn: Function) -> list[ast.expr]:
+    def read_by(self, value: ast.expr, fn: FunctionNode) -> list[ast.expr]:
         """The names and attributes ``value`` reads, and those read by the local assignments of the
         names it reads (a few hops back within ``fn``)."""
         read: list[ast.expr] = []
@@ -114,7 +114,7 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _method(scope: Scope) -> tuple[Function, ast.ClassDef] | None:
+def _method(scope: Scope) -> tuple[FunctionNode, ast.ClassDef] | None:
     """The method the call is in (directly) and its class."""
     if scope.kind != "function" or scope.cls is None or not isinstance(scope.cls.node, ast.ClassDef):
         return None
@@ -123,19 +123,20 @@ def _method(scope: Scope) -> tuple[Function, ast.ClassDef] | None:
     return scope.node, scope.cls.node
 
 
-def _assigned(fn: Function, name: str) -> list[ast.expr]:
+def _assigned(fn: FunctionNode, name: str) -> list[ast.expr]:
     return [node.value for node in walk(fn) if isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
             and any(isinstance(t, ast.Name) and t.id == name
                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
 
 
-def _on_self(node: ast.expr) -> bool:
+def on_self(node: ast.expr) -> bool:
+    """``self.<something>``."""
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _is_self(node: ast.expr, attribute: str) -> bool:
-    return _on_self(node) and isinstance(node, ast.Attribute) and node.attr == attribute
+    return on_self(node) and isinstance(node, ast.Attribute) and node.attr == attribute
 
 
 def _grows(node: ast.AST, attribute: str) -> bool:

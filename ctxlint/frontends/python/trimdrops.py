@@ -23,10 +23,10 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.taskdrops import on_self
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class TrimDrops(Component):
@@ -60,7 +60,7 @@ class TrimDrops(Component):
             node = self.m.parents.get(id(node))
         return None
 
-    def trimming_method(self, name: str) -> tuple[ast.ClassDef, Function, ast.stmt, ast.stmt, str] | None:
+    def trimming_method(self, name: str) -> tuple[ast.ClassDef, FunctionNode, ast.stmt, ast.stmt, str] | None:
         """A class this module imports or defines whose method ``name`` cuts ``self.<list>`` at its
         first parameter and whose ``__init__`` adds a system message first: (the class, the method,
         its cut, the system message, the module that defines it)."""
@@ -81,7 +81,7 @@ class TrimDrops(Component):
                 return cls, method, cut, system, path
         return None
 
-    def observation(self, call: ast.Call, guard: ast.If, cls: ast.ClassDef, method: Function, cut: ast.stmt,
+    def observation(self, call: ast.Call, guard: ast.If, cls: ast.ClassDef, method: FunctionNode, cut: ast.stmt,
                     system: ast.stmt, path: str) -> Observation:
         span = self.m.span(call)
         code = self.m.code(call)
@@ -110,7 +110,7 @@ def _compares_length(test: ast.expr) -> bool:
         and _is_int(test.comparators[0])
 
 
-def _cut_at_first_parameter(method: Function) -> ast.stmt | None:
+def _cut_at_first_parameter(method: FunctionNode) -> ast.stmt | None:
     """``self.a = self.a[:start] + self.a[start + count:]`` or ``del self.a[start:start + count]``,
     ``start`` the method's first parameter after ``self``."""
     params = [a.arg for a in method.args.args[1:]]
@@ -123,17 +123,17 @@ def _cut_at_first_parameter(method: Function) -> ast.stmt | None:
             if isinstance(head, ast.Subscript) and isinstance(head.slice, ast.Slice) \
                     and head.slice.lower is None and _names(head.slice.upper) == {start} \
                     and isinstance(rest, ast.Subscript) and isinstance(rest.slice, ast.Slice) \
-                    and start in _names(rest.slice.lower) and _on_self(head.value) and _on_self(rest.value):
+                    and start in _names(rest.slice.lower) and on_self(head.value) and on_self(rest.value):
                 return node
         if isinstance(node, ast.Delete) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
             target = node.targets[0]
             if isinstance(target.slice, ast.Slice) and _names(target.slice.lower) == {start} \
-                    and _on_self(target.value):
+                    and on_self(target.value):
                 return node
     return None
 
 
-def _system_first(init: Function) -> ast.stmt | None:
+def _system_first(init: FunctionNode) -> ast.stmt | None:
     """The first statement of ``__init__`` that adds a message, when it adds a system message
     (``self.system(text)``, ``self.messages.append({"role": "system", ...})``)."""
     for statement in walk(init):
@@ -143,7 +143,7 @@ def _system_first(init: Function) -> ast.stmt | None:
         func = statement.value.func
         if func.attr in ("system", "user", "assistant") and _is_self_name(func.value):
             return statement if func.attr == "system" else None
-        if func.attr == "append" and _on_self(func.value) and statement.value.args:
+        if func.attr == "append" and on_self(func.value) and statement.value.args:
             message = statement.value.args[0]
             roles = [v.value for k, v in zip(message.keys, message.values, strict=True)
                      if isinstance(message, ast.Dict) and isinstance(k, ast.Constant) and k.value == "role"
@@ -158,7 +158,3 @@ def _names(node: ast.expr | None) -> set[str]:
 
 def _is_self_name(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _on_self(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and _is_self_name(node.value)

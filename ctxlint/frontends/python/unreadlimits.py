@@ -55,17 +55,18 @@ def unread_limit_fields(m: Unit) -> list[Request]:
 def settings_limit_fields(cls: ast.ClassDef) -> list[tuple[str, ast.AnnAssign]]:
     """The fields of a settings class named as an output limit, when it has two or more (one of
     which the project may send while it drops another); none for any other class."""
-    if not _settings_class(cls):
-        return []
     fields = [(s.target.id, s) for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
               and _OUTPUT_LIMIT_FIELD.search(s.target.id) and not _INPUT_WORDS.search(s.target.id)]
-    return fields if len(fields) > 1 else []
+    return fields if len(fields) > 1 and _settings_class(cls) else []  # the cheap test first: every class pays it
 
 
 def _settings_class(cls: ast.ClassDef) -> bool:
     """A pydantic model or a dataclass: a class whose annotated names are its fields."""
-    bases = {b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in cls.bases}
-    decorators = {ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] for d in cls.decorator_list}
+    def last(node: ast.expr) -> str:
+        return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+    bases = {last(b) for b in cls.bases}
+    decorators = {last(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list}
     return bool(bases & _SETTINGS_BASES) or "dataclass" in decorators
 
 

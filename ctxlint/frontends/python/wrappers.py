@@ -16,7 +16,8 @@ the wrapper takes from its caller and is not given is the caller's finding.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -79,7 +80,7 @@ class Wrappers(Component):
                  for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING)]
         return [request for request in found if request is not None]
 
-    def wrapped_calls(self, calls: list[tuple[ast.Call, Scope]], depth: int) -> Iterator[
+    def wrapped_calls(self, calls: Iterable[tuple[ast.Call, Scope]], depth: int) -> Iterator[
             tuple[ast.Call, Env, tuple[Analyzer | None, FunctionNode, Scope, bool], Analyzer, Summary]]:
         """The calls among ``calls`` of project functions that send a request (looked for ``depth``
         calls deep): each with its function, the analyzer that reads it and what it sends."""
@@ -254,10 +255,11 @@ class Wrappers(Component):
                 return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
         if depth <= 1:
             return None
-        named = [(made, call_scope) for call, call_scope in calls
+        # methods named by a string come last, and are looked up only when no plain call sends
+        named = ((made, call_scope) for call, call_scope in calls
                  if isinstance(call.func, ast.Attribute) and call.args
-                 and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None]
-        for call, env, target, reader, inner in self.wrapped_calls(calls + named, depth - 1):
+                 and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None)
+        for call, env, target, reader, inner in self.wrapped_calls(itertools.chain(calls, named), depth - 1):
             request = self.apply(inner, reader, call, env, target)
             if request is None:
                 continue
