@@ -276,8 +276,7 @@ class Linter:
         ran = [rule for rule in self.rules if rule.code not in skipped]
         # The passes over each request that its checks share, made once for all the file's rules
         # (they go with this call: only findings outlive it).
-        analyses = [RequestAnalysis(request, found) for request in parsed.requests]
-        shared_analyses = {id(request): analysis for request, analysis in zip(parsed.requests, analyses, strict=True)}
+        shared_analyses = {id(request): RequestAnalysis(request, found) for request in parsed.requests}
         for rule in ran:
             check = self._checks[rule.check]
             ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append,
@@ -286,8 +285,8 @@ class Linter:
             if check.scope == "file":
                 check.function(parsed, ctx)
             elif check.scope == "request":
-                for request, shared in zip(parsed.requests, analyses, strict=True):
-                    ctx.checking(request, shared)
+                for request in parsed.requests:
+                    ctx.checking(request, shared_analyses[id(request)])
                     check.function(request, ctx)
         # Checks can read files too (CTX206 reads a prompt's fixtures) and add them to
         # parsed.dependencies, so these are collected once every check has run.
