@@ -77,3 +77,25 @@ def test_retrieved_items_sorted_by_time_are_a_cut(tmp_path):
     (tmp_path / "resorted.py").write_text(RESORTED)
     [found] = _check(tmp_path, "resorted.py")
     assert (found["line"], found["kind"], found["confidence"]) == (8, "budget-loop", "medium")
+
+
+def test_retrieved_items_sorted_again_into_a_new_name_by_position_are_a_cut(tmp_path):
+    (tmp_path / "resorted.py").write_text(RESORTED.replace(
+        "    found.sort(key=lambda hit: hit.created_at)\n",
+        "    found = sorted(found, key=lambda hit: hit.position)\n"))
+    [found] = _check(tmp_path, "resorted.py")
+    assert (found["line"], found["kind"], found["confidence"]) == (8, "budget-loop", "medium")
+
+
+def test_a_local_assigned_from_itself_does_not_hide_the_module(tmp_path):
+    (tmp_path / "tools.py").write_text('''\
+def field(kind: str, note: str) -> dict:
+    kind = kind if kind in ("string", "integer") else "string"
+    return {"type": kind, "description": note[:200]}
+
+
+def tool(name: str, summary: str) -> dict:
+    return {"name": name, "description": summary[:500], "parameters": {"type": "object", "properties": {}}}
+''')
+    [found] = _check(tmp_path, "tools.py")
+    assert (found["code"], found["line"], found["kind"]) == ("CTX205", 7, "description-cut")

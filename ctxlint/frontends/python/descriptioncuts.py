@@ -57,14 +57,16 @@ class DescriptionCuts(Component):
             return "a field of a JSON Schema"
         return None
 
-    def json_types(self, node: ast.expr, env: Env) -> bool:
+    def json_types(self, node: ast.expr, env: Env, seen: frozenset[str] = frozenset()) -> bool:
         """Whether ``node`` is a JSON type by its value: ``"string"``, or a local name every value
         of which is one (``mapped = "integer" if kind in (...) else "string"``)."""
         if isinstance(node, ast.Name) and env.scope.kind == "function":
+            if node.id in seen:
+                return False  # `kind = kind if kind in (...) else "string"`: no type known
             values = [r.value for r in env.scope.assigns.get(node.id, ())]
-            return bool(values) and all(v is not None and self.json_types(v, env) for v in values)
+            return bool(values) and all(v is not None and self.json_types(v, env, seen | {node.id}) for v in values)
         if isinstance(node, ast.IfExp):
-            return self.json_types(node.body, env) and self.json_types(node.orelse, env)
+            return self.json_types(node.body, env, seen) and self.json_types(node.orelse, env, seen)
         return isinstance(node, ast.Constant) and node.value in _JSON_TYPES
 
 

@@ -51,7 +51,7 @@ _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:li
 # A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
 # project may never read (unreadlimits.py).
 _LIMIT_FIELD_LINE = re.compile(r"^[ \t]+\w*max_\w*tokens[ \t]*:", re.MULTILINE)
-_SETTINGS_CLASS = re.compile(r"^class \w+\([\w.]*\b(?:BaseModel|BaseSettings)\)|^@(?:dataclasses\.)?dataclass",
+_SETTINGS_CLASS = re.compile(r"^class \w+\([^)]*\b(?:BaseModel|BaseSettings)\b|^@[\w.]*\bdataclass\b",
                              re.MULTILINE)
 # The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
 # exact (the patterns' letters are all lower case), and the regex engine searches several times

@@ -11,6 +11,7 @@ workers each keep their own) and analysed only as far as a value is followed.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections import OrderedDict
@@ -209,8 +210,8 @@ class Project:
         part of the indexes every project pays for."""
         if (what, name) not in self._scans:
             needle = re.compile(pattern)
-            self._scans[what, name] = [path for path, data in _module_files(self.root, name.encode())
-                                       if needle.search(data)][:most]
+            self._scans[what, name] = list(itertools.islice(
+                (path for path, data in _module_files(self.root, name.encode()) if needle.search(data)), most))
         return self._scans[what, name]
 
     def _read_indexes(self) -> None:

@@ -136,9 +136,13 @@ class RankedFills(Component):
         """A local name: sorted in place before ``before``, or given (or filled from) a ranked
         collection; a parameter: what the function's callers pass."""
         statements = [s for s in ast.walk(fn) if isinstance(s, ast.stmt) and s.lineno < before]
-        # the last sort in place decides the order, unless the name is given a new value after it
-        sort = max((s for s in statements if _sorts(s, name)), key=lambda s: s.lineno, default=None)
+        # the last sort decides the order (in place, or `name = sorted(...)`), unless the name is given
+        # a new value after it
+        sort = max((s for s in statements if _sorts(s, name) or _resorts(s, name)), key=lambda s: s.lineno,
+                   default=None)
         if sort is not None and not any(_assigns(s, name) and s.lineno > sort.lineno for s in statements):
+            if isinstance(sort, ast.Assign):
+                return self.ranked(sort.value, fn, sort.lineno, hops, seen)
             assert isinstance(sort, ast.Expr) and isinstance(sort.value, ast.Call)
             keywords = {k.arg: k.value for k in sort.value.keywords if k.arg}
             order = _order(keywords.get("key"), _true(keywords.get("reverse")), name, fn)
@@ -214,6 +218,12 @@ def _sorts(statement: ast.stmt, name: str) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
         isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "sort" and \
         isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == name
+
+
+def _resorts(statement: ast.stmt, name: str) -> bool:
+    """``name = sorted(...)``, ``name = x.sort_values(...)``."""
+    return _assigns(statement, name) and isinstance(statement, ast.Assign) and \
+        isinstance(statement.value, ast.Call) and last_name(statement.value.func) in ("sorted", "sort_values")
 
 
 def _assigns(statement: ast.stmt, name: str) -> bool:
