@@ -237,12 +237,9 @@ def _load_yaml(path: Path, what: str, text: str | None = None) -> dict:
     from ctxlint import yamlsafe  # the catalogue is YAML; imported here so `ctxlint --help` stays fast
 
     try:
-        data = yamlsafe.load_file(path) if text is None else yamlsafe.load(text).data
+        data = yamlsafe.load_file(path, text)
     except yamlsafe.FileError as error:
         raise CatalogueError(f"{error.where}: cannot load {what}: {error.reason}") from None
-    except yamlsafe.YamlError as error:
-        where = f"{path}:{error.line + 1}:{error.column + 1}"
-        raise CatalogueError(f"{where}: cannot load {what}: {error.message}") from None
     if not isinstance(data, dict):
         raise CatalogueError(f"{path}: a {what} must be a mapping")
     return data

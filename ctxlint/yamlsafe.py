@@ -76,11 +76,12 @@ class FileError(Exception):
         self.where, self.reason = where, reason
 
 
-def load_file(path: Path) -> object:
+def load_file(path: Path, text: str | None = None) -> object:
     """The data of a YAML file of ctxlint's own configuration (a framework or rule file), loaded
-    as any YAML it lints is; raise FileError."""
+    as any YAML it lints is, or of ``text`` read from it (a part, its lines where they are in the
+    file); raise FileError."""
     try:
-        return load(path.read_text(encoding="utf-8")).data
+        return load(path.read_text(encoding="utf-8") if text is None else text).data
     except (OSError, UnicodeDecodeError) as error:
         raise FileError(str(path), str(error)) from None
     except YamlError as error:

@@ -46,3 +46,32 @@ def test_a_module_that_renders_a_settings_template_and_lists_nothing_is_not() ->
 
 def test_a_module_that_renders_a_settings_template_and_builds_a_set_is_read() -> None:
     assert interesting(ast.parse(HELP.replace("LISTED", "{p for p in root.pages}")))
+
+
+def test_a_caller_with_a_positional_only_default_is_read(tmp_path):
+    # `def section(items, sep="x", /)`: its default belongs to a positional-only parameter, which
+    # the flag test of the callers once paired with the wrong names and stopped on.
+    from projects import check_json
+
+    (tmp_path / "agent.py").write_text('''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def names_text(names):
+    return "\\n".join({str(n) for n in names})
+
+
+def section(items, sep="x", /):
+    text = names_text(items)
+    return "Names:\\n" + text
+
+
+def ask(items):
+    prompt = section(items)
+    return client.chat.completions.create(model="gpt-4o", max_tokens=100,
+                                          messages=[{"role": "user", "content": prompt}])
+''')
+    [found] = [f for f in check_json(tmp_path, "agent.py", "CTX104") if f["confidence"] != "low"]
+    assert (found["line"], found["kind"]) == (7, "order-in-message")

@@ -24,7 +24,8 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
     Only the first one matters: the cache prefix ends there, so later volatile slots cost nothing
-    more. What it costs is the static text between it and the next value that differs per call
+    more (except after a date: it costs a cache write a day, so the next value that changes on every
+    call is reported too). What it costs is the static text between it and the next value that differs per call
     anyway (the question, retrieved documents, another clock): after that one the prefix is lost
     in any case. A value with no static text before the next per-call value costs nothing and is
     not reported. Confidence is high for a clock or random call, medium for a variable named like

@@ -211,7 +211,7 @@ class OrderPrompts(StringSets):
         """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
         ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
         runs ``node``."""
-        positional = [a.arg for a in fn.args.args]
+        positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
         defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
         current, parent = node, self.m.parents.get(id(node))
         while parent is not None and parent is not fn:
@@ -445,8 +445,9 @@ def _passes(call: ast.Call, name: str, index: int) -> bool:
     given = next((k.value for k in call.keywords if k.arg == name), None)
     if given is not None:
         return not _off(given)
-    return index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args) \
-        or any(k.arg is None for k in call.keywords)
+    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) or any(k.arg is None for k in call.keywords):
+        return True  # positions or keywords unknown
+    return index < len(call.args) and not _off(call.args[index])
 
 
 def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:

@@ -34,11 +34,12 @@ class ThreadAddition:
 def thread_additions(m: Unit) -> list[ThreadAddition]:
     """Each addition a function the module hands to a thread pool makes to a list of the function
     that hands it."""
+    if _POOL not in m.text:
+        return []  # no pool in the module: its name is written wherever one is made or imported
     found: list[ThreadAddition] = []
-    for outer, _ in m.functions:
-        inner_functions = {node.name: node for statement in outer.body for node in ast.walk(statement)
-                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                           and _enclosing(node, m) is outer}
+    for outer, scope in m.functions:
+        inner_functions = {name: node for name, (node, _) in scope.functions.items()
+                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         if not inner_functions:
             continue
         nodes = own_nodes(outer)
@@ -54,13 +55,6 @@ def thread_additions(m: Unit) -> list[ThreadAddition]:
                 assert isinstance(added.func, ast.Attribute) and isinstance(added.func.value, ast.Name)
                 found.append(ThreadAddition(inner, outer, call, added, added.func.value.id))
     return found
-
-
-def _enclosing(node: ast.AST, m: Unit) -> ast.AST | None:
-    parent = m.parents.get(id(node))
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        parent = m.parents.get(id(parent))
-    return parent
 
 
 def _pools(nodes: list[ast.AST], m: Unit) -> set[str]:
