@@ -83,6 +83,15 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # A module of none of the libraries the analysis models, that registers tools with a
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
+    project = file = None
+    if context is not None:
+        from ctxlint.frontends.python.analyzer import load_module
+        from ctxlint.frontends.python.project import project_for
+
+        project = project_for(context.root, catalogue, load_module, context.not_shipped)
+        file = (context.root / context.relpath).resolve()
+        # ... unless it reaches a model through the project's own LLM layer
+        tools_only = tools_only and not project.imports_llm_layer(tree, file)
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).
@@ -96,17 +105,12 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.errors.append(problem)
         return parsed
 
-    from ctxlint.frontends.python.analyzer import Analyzer, load_module  # here: a template run never loads it
+    from ctxlint.frontends.python.analyzer import Analyzer  # here: a template run never loads it
     from ctxlint.frontends.python.project import MAX_MODULES
     from ctxlint.frontends.python.unit import MAX_LOOKUPS
 
-    project = file = None
-    if context is not None:
-        from ctxlint.frontends.python.project import project_for
-
-        project = project_for(context.root, catalogue, load_module, context.not_shipped)
+    if project is not None:
         project.begin()
-        file = (context.root / context.relpath).resolve()
     try:
         analyzer = Analyzer(tree, text, path, catalogue, project, file)
         if tools_only:

@@ -14,7 +14,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Bound, Env, Scope
+from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -123,6 +123,8 @@ class Callees(Component):
                 inherited = self.method_of(owner, cls_scope, func.attr, foreign)
                 if inherited is not None:
                     owner, found = inherited
+                elif isinstance(func.value, ast.Name) and func.value.id == "self":
+                    return self.held_function(func, env, foreign)
             elif foreign and isinstance(func.value, ast.Name) and func.value.id in self.m.imports:
                 head = func.value.id  # helpers.fetch(...), where `import helpers`
                 located = self.m.foreign(f"{self.m.imports[head]}.{func.attr}", self.m.import_levels.get(head, 0))
@@ -134,6 +136,34 @@ class Callees(Component):
             return None
         return owner, found[0], found[1], method
 
+    def held_function(self, func: ast.Attribute, env: Env, foreign: bool
+                      ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+        """The function a ``self.`` attribute holds when the class has no method of that name:
+        the one assigned to it (``self._send = send``) or returned for it by a call
+        (``self._send, self._send_async = make_senders(config)``, functions the maker defines
+        inside it). Of several assignments the latest that shows a function counts: one after it
+        that wraps the function in middleware (``self._send = with_retries(self._send)``)
+        returns the same function, called through."""
+        for binding in (self.scopes.resolve(func, env), *self.scopes.earlier_values(func, env)):
+            if binding is None:
+                continue
+            value, value_env = binding.value, binding.env
+            if isinstance(value, ast.Name):
+                found = self.callee(value, value_env, foreign)
+                if found is not None:
+                    return found
+                continue
+            position = unpacked_position(value) if isinstance(value, ast.Subscript) else None
+            returned = self.items_returned_by(value.value, position, value_env) \
+                if isinstance(value, ast.Subscript) and position is not None else \
+                [(item, target.env, target) for target in [self.function_for(value, value_env, True)]
+                 if target is not None for item in target.returns] if isinstance(value, ast.Call) else []
+            for item, item_env, called in returned:
+                made = item_env.scope.functions.get(item.id) if isinstance(item, ast.Name) else None
+                if made is not None and isinstance(made[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    return called.owner, made[0], made[1], False
+        return None
+
     def class_of(self, node: ast.expr, env: Env, foreign: bool, hops: int = 0) -> tuple[Analyzer | None, Scope] | None:
         """The class whose method ``node.method(...)`` calls: ``self``/``cls``, a class the code
         shows (``Fetcher.page``), the class of an object built from one (``Fetcher().page``),
@@ -141,10 +171,12 @@ class Callees(Component):
         ``self`` attributes that hold it (``self.llm = llm``)."""
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             return (None, env.scope.cls) if env.scope.cls is not None else None
+        called = isinstance(node, ast.Call)  # an object a call returns: a method's may be the one it is on
         if isinstance(node, ast.Call):
             node = node.func
         else:
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            called = binding is not None and isinstance(binding.value, ast.Call)
             factory = _default_factory(binding.value) if binding is not None else None
             if factory is not None:  # `runner: Runner = Field(default_factory=Runner)`: the object it builds
                 assert binding is not None
@@ -160,10 +192,64 @@ class Callees(Component):
                     return None
                 node = annotation
             elif isinstance(node, ast.Attribute):  # `self.llm` of a class that declares `llm: Optional[BaseLlm] = None`
-                node = self.declared_class(node, env) or node
+                declared = self.declared_class(node, env)
+                inherited = self.set_by_base(node.attr, env) if declared is None and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self" else None
+                if inherited is not None and hops < 4:  # `self.model = model`, set by a base class
+                    value, value_env, owner = inherited
+                    return (owner.callees if owner is not None else self).class_of(value, value_env, foreign, hops + 1)
+                node = declared or node
+        if called and isinstance(node, ast.Attribute) and hops < 8:
+            return self.fluent_class(node, env, foreign, hops)
         if not isinstance(node, ast.Name):
             return None
         return self.class_named(node.id, env.scope, foreign)
+
+    def fluent_class(self, method: ast.Attribute, env: Env, foreign: bool, hops: int
+                     ) -> tuple[Analyzer | None, Scope] | None:
+        """The class of ``obj.method(...)`` when the method returns the object it is called on
+        (``return self``, a builder's chained calls): the class of ``obj``."""
+        cls = self.class_of(method.value, env, foreign, hops + 1)
+        found = self.method_of(cls[0], cls[1], method.attr, foreign) if cls is not None else None
+        if found is None or not isinstance(found[1][0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        returns = found[1][1].returns
+        fluent = bool(returns) and all(isinstance(r, ast.Name) and r.id == "self" for r in returns)
+        return cls if fluent else None
+
+    def set_by_base(self, attr: str, env: Env) -> tuple[ast.expr, Env, Analyzer | None] | None:
+        """What a base class of the project sets ``self.attr`` to, when the class itself never
+        sets it (``self.model_params = model_params or {}`` in the base's ``__init__``): the value,
+        the env it is read in, and the module that reads it. None when a class on the way gives
+        the parameters it is set from a value of its own before handing them on
+        (``if settings is None: settings = Defaults().as_dict()``)."""
+        cls = env.scope.cls
+        owner: Analyzer | None = None
+        callees: Callees = self
+        below: list[Scope] = []  # the classes between, whose constructors hand the parameters on
+        for _ in range(3):
+            if cls is not None:
+                below.append(cls)
+            base = base_name(cls.node.bases[0]) if cls is not None and isinstance(cls.node, ast.ClassDef) \
+                and cls.node.bases else None
+            if cls is None or base is None:
+                return None
+            located = callees.class_named(base, cls.parent, True)
+            if located is None:
+                return None
+            owner = located[0] or owner
+            cls = located[1]
+            callees = owner.callees if owner is not None else self
+            records = [r for r in cls.assigns.get(attr, ()) if r.kind == "="]
+            if records:
+                last = records[-1]
+                if last.value is None:
+                    return None
+                read = {n.id for n in ast.walk(last.value) if isinstance(n, ast.Name)} & set(last.home.params)
+                if any(_reassigns(c, read) for c in below):
+                    return None
+                return last.value, Env(last.home), owner
+        return None
 
     def class_named(self, name: str, scope: Scope | None, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
         """The class ``name`` is where ``scope`` reads it: defined around it, or imported from a
@@ -198,8 +284,13 @@ class Callees(Component):
 
     @staticmethod
     def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
-        """The class an annotation names: ``BaseLLM``, ``Optional[BaseLLM]``, ``BaseLLM | None``."""
+        """The class an annotation names: ``BaseLLM``, ``Optional[BaseLLM]``, ``BaseLLM | None``,
+        or any of them written as a forward reference (``"BaseLLM"``, a class imported only
+        under ``TYPE_CHECKING``)."""
         for _ in range(4):
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str) \
+                    and len(annotation.value) < 200:
+                annotation = _forward_reference(annotation)
             if isinstance(annotation, ast.Name):
                 return annotation if annotation.id[:1].isupper() else None
             if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
@@ -221,10 +312,10 @@ class Callees(Component):
         if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
             return None
         home = owner.callees if owner is not None else self
-        for base in cls.node.bases:
-            if not isinstance(base, ast.Name):
+        for base in map(base_name, cls.node.bases):
+            if base is None:
                 continue
-            located = home.class_named(base.id, cls.parent, foreign)
+            located = home.class_named(base, cls.parent, foreign)
             if located is None:
                 continue
             base_owner = located[0] if located[0] is not None else owner
@@ -240,6 +331,34 @@ class Callees(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
+
+
+def _reassigns(cls: Scope, names: set[str]) -> bool:
+    """Whether the constructor of ``cls`` gives one of its parameters ``names`` a value of its own."""
+    init = cls.functions.get("__init__")
+    if init is None or not isinstance(init[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
+        isinstance(target, ast.Name) and target.id in names
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+        for node in ast.walk(init[0]))
+
+
+def base_name(base: ast.expr) -> str | None:
+    """The name a class's base is written with: ``Base``, or ``Base[T]`` of a generic one."""
+    base = base.value if isinstance(base, ast.Subscript) else base
+    return base.id if isinstance(base, ast.Name) else None
+
+
+def _forward_reference(annotation: ast.Constant) -> ast.expr | None:
+    """The expression a string annotation holds, placed where the string is."""
+    try:
+        parsed = ast.parse(str(annotation.value).strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    for node in ast.walk(parsed):
+        ast.copy_location(node, annotation)
+    return parsed
 
 
 def _default_factory(value: ast.expr) -> ast.Name | None:

@@ -10,8 +10,9 @@ import ast
 
 from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Assign, Env, Item
+from ctxlint.frontends.python.values import Assign, Bound, Env, Item
 
 
 class Containers(Component):
@@ -181,6 +182,10 @@ class Containers(Component):
         if isinstance(node, ast.Call):
             if self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
                 return self.items(node.args[0], env, loop)
+            if isinstance(node.func, ast.Attribute):
+                built = self.built_messages(node, env, loop)
+                if built is not None:
+                    return built
             target = self.callees.function_for(node, env)
             if target is not None and self.m.enter(target.fn):
                 value = target.returns[-1]
@@ -192,6 +197,45 @@ class Containers(Component):
                     self.m.consumed.add(id(value))
                 return found
         return None
+
+    def built_messages(self, call: ast.Call, env: Env, loop: str | None) -> list[Item] | None:
+        """The messages a builder object of the project holds when ``call`` returns the list it
+        keeps (``return self._messages``): one for each method called on the object since it
+        was made (``MessagesBuilder().add_system(prompt).add_user(question).build()``, and on the
+        name that holds it) that adds a message of a fixed role to that list, its content the
+        argument the call gives the method's parameter."""
+        target = self.callees.function_for(call, env, foreign=True)
+        kept = target.returns[0] if target is not None and len(target.returns) == 1 else None
+        if not (isinstance(kept, ast.Attribute) and isinstance(kept.value, ast.Name) and kept.value.id == "self"):
+            return None
+        assert isinstance(call.func, ast.Attribute)
+        chain: list[tuple[ast.Call, Env]] = []
+        receiver, receiver_env = call.func.value, env
+        for _ in range(MAX_ITEMS):
+            if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+                chain.append((receiver, receiver_env))
+                receiver = receiver.func.value
+                continue
+            binding = self.scopes.resolve(receiver, receiver_env) if isinstance(receiver, ast.Name) else None
+            if binding is None:
+                break
+            # methods called on the name since (`builder.add_user_message(...)`, the ones the scopes record)
+            chain += [(extra.value, binding.env) for extra in reversed(binding.extras)
+                      if isinstance(extra.value, ast.Call) and isinstance(extra.value.func, ast.Attribute)
+                      and extra.value.func.value is extra.target]
+            receiver, receiver_env = binding.value, binding.env
+        if not (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and chain):
+            return None  # not an object the code makes here
+        items: list[Item] = []
+        for added, added_env in reversed(chain):
+            method = self.callees.function_for(added, added_env, foreign=True, returns=False)
+            if method is None:
+                return None
+            message = _added_message(method.fn, kept, {b.param: b for b in method.env.bindings if b.env is added_env},
+                                     added)
+            if message is not None:  # a method that adds nothing (`with_model(...)`) sets something else
+                items.append(Item(message, added_env, loop))
+        return items or None
 
     def bound_items(self, node: ast.Name | ast.Attribute, env: Env, loop: str | None) -> list[Item] | None:
         binding = self.scopes.resolve(node, env)
@@ -233,3 +277,27 @@ class Containers(Component):
             return items
         finally:
             self.m.leave(binding.value)
+
+
+def _added_message(method: ast.FunctionDef | ast.AsyncFunctionDef, kept: ast.Attribute,
+                   given: dict[str, Bound], at: ast.Call) -> ast.Dict | None:
+    """The message a builder's method adds to the list it keeps (``self._messages.append({"role":
+    "user", "content": content})``, or a typed dict built by keywords), as a message dict placed
+    at the caller's call ``at``: its fixed role, and the argument the caller gives the parameter
+    its content is."""
+    for node in walk(method):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "append" and ast.dump(node.func.value) == ast.dump(kept)):
+            continue
+        added = node.args[0]
+        pairs = list(zip(added.keys, added.values, strict=True)) if isinstance(added, ast.Dict) else \
+            [(ast.Constant(k.arg), k.value) for k in added.keywords if k.arg] if isinstance(added, ast.Call) else []
+        fields = {k.value: v for k, v in pairs if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        role, content = fields.get("role"), fields.get("content")
+        if isinstance(role, ast.Constant) and isinstance(role.value, str) and isinstance(content, ast.Name) \
+                and content.id in given:
+            parts: list[ast.expr | None] = [ast.copy_location(ast.Constant(text), at) for text in ("role", "content")]
+            value = ast.copy_location(ast.Constant(role.value), at)
+            return ast.copy_location(ast.Dict(parts, [value, given[content.id].node]), at)
+        return None
+    return None

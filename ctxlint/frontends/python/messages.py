@@ -82,6 +82,10 @@ class Messages(Component):
             self.m.consumed.update((id(item.node), id(node)))
             return
         entries = self.containers.dict_entries(item.node, item.env)
+        if entries is None and isinstance(node, ast.Call) and not node.args \
+                and {"role", "content"} <= {k.arg for k in node.keywords}:
+            # a typed message dict built by keywords (`ChatCompletionSystemMessageParam(role=..., content=...)`)
+            entries = {k.arg: (k.value, env, k) for k in node.keywords if k.arg is not None}
         if entries is None:
             builder.add(self.strings.pieces(item.node, item.env), Role.USER, item.loop)
             return

@@ -11,6 +11,7 @@ workers each keep their own) and analysed only as far as a value is followed.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import os
 import re
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
@@ -65,6 +67,8 @@ class Project:
         self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see _modules_matching
         self._replayed: dict[str, list[tuple[Path, int]]] | None = None  # see replayed_fields
         self._picked: dict[str, list[Path]] | None = None  # see pickers
+        self._homes: dict[str, list[str]] | None = None  # see package_homes
+        self._llm_folders: frozenset[str] | None = None  # see imports_llm_layer
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -93,6 +97,8 @@ class Project:
                     break
                 folder = os.path.dirname(folder)
             bases.append(os.path.join(root, "src"))
+            # a package of another distribution of a monorepo (`packages/graphrag-llm/graphrag_llm`)
+            bases += self.package_homes().get(parts[0], []) if parts else []
         for base in bases:
             if base != root and not base.startswith(below):
                 continue
@@ -101,6 +107,49 @@ class Project:
                 if self._is_file(candidate):
                     return Path(candidate)
         return None
+
+    def imports_llm_layer(self, tree: ast.Module, importer: Path) -> bool:
+        """Whether a module imports from the project's own LLM layer: a module of a folder where
+        some module imports a library of the catalogue (``from app.llm.creator import
+        LLMCreator``, where ``app/llm/openai.py`` imports ``openai``). Such a module talks to a
+        model through the project's classes, whatever it imports itself."""
+        if self._llm_folders is None:
+            self._read_indexes()
+        assert self._llm_folders is not None
+        if not self._llm_folders:
+            return False
+        for node in walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                names = [module] + [f"{module}.{a.name}" if module else a.name for a in node.names]
+                level = node.level
+            elif isinstance(node, ast.Import):
+                names, level = [a.name for a in node.names], 0
+            else:
+                continue
+            for name in names:
+                found = self.module_file(name, importer, level) if name else None
+                if found is not None and str(found.parent) in self._llm_folders:
+                    return True
+        return False
+
+    def package_homes(self) -> dict[str, list[str]]:
+        """The folders that hold each top-level package of the tree (a folder with an
+        ``__init__.py`` whose parent has none), found once per run: where an absolute import
+        resolves that no folder above the importer holds."""
+        if self._homes is None:
+            self._homes = {}
+            seen = 0
+            for folder, dirs, files in os.walk(self.root):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
+                seen += 1
+                if seen > MAX_INDEXED:
+                    break
+                parent = os.path.dirname(folder)
+                if "__init__.py" in files and folder != str(self.root) \
+                        and not self._is_file(os.path.join(parent, "__init__.py")):
+                    self._homes.setdefault(os.path.basename(folder), []).append(parent)
+        return self._homes
 
     def _is_file(self, path: str) -> bool:
         """Whether ``path`` is a file (asked once per run: imports from many modules try the
@@ -221,7 +270,13 @@ class Project:
         formatters: dict[str, list[Path]] = {}
         callees: set[str] = set()
         replayed: dict[str, list[tuple[Path, int]]] = {}
+        llm_folders: set[str] = set()
+        roots = sorted(self.catalogue.analysed_roots, key=len, reverse=True)
+        library_import = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + b"|".join(
+            re.escape(r.encode()) for r in roots) + rb")\b", re.MULTILINE) if roots else None
         for path, data in _module_files(self.root, b""):
+            if library_import is not None and library_import.search(data):
+                llm_folders.add(str(path.parent))
             if b".role" in data:
                 for match in _REPLAYED_ROW.finditer(data):
                     line = data.count(b"\n", 0, match.start()) + 1
@@ -233,6 +288,7 @@ class Project:
             callees |= limit_callees(data)
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
         self._replayed = replayed
+        self._llm_folders = frozenset(llm_folders)
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""

@@ -93,7 +93,7 @@ class Spreads(Component):
                 built = self.m.follow(target.fn, self.entries, target.returns[0], target.env, depth + 1)
                 if built is not None:
                     return built
-            if target is None and self.typed_dict(node):
+            if target is None and _typed_dict(self.m, node):
                 return {k.arg: (k.value, env, k) for k in node.keywords if k.arg is not None}, []
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `params, extra_body = self._build(...)`: the item the function's one return gives
@@ -104,15 +104,6 @@ class Spreads(Component):
                 if built is not None:
                     return built
         return None, []
-
-    def typed_dict(self, call: ast.Call) -> bool:
-        """Whether a library's class called with keywords only builds a request's dict: an SDK's
-        request-parameter TypedDict (``ResponseCreateParamsBase(input=..., model=...)``), whose
-        keywords are its keys."""
-        name = last_name(call.func) or ""
-        return not call.args and all(k.arg is not None for k in call.keywords) and name[:1].isupper() \
-            and name.endswith(("Params", "Param", "ParamsBase")) \
-            and self.m.catalogue.from_library(self.m.qualified(call.func) or "")
 
     def members(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
         """The named members of a dict or of a settings object's constructor
@@ -214,6 +205,10 @@ class Spreads(Component):
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
             if binding is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
+                inherited = self.callees.set_by_base(node.attr, env)
+                if inherited is not None:
+                    value, value_env, owner = inherited
+                    return _spreads(self, owner).empty_by_default(value, value_env, depth + 1)
                 name = self.set_by_subclasses(node.attr, env, depth + 1)
                 return (name, SUBCLASS) if name is not None else None
         return None
@@ -374,7 +369,7 @@ class Spreads(Component):
         ``self.config = Settings(**kwargs)``."""
         built = self.calls.constructor(node.value, env)
         if built is None:
-            return self.inherited_empty_field(node, env)
+            return self.inherited_empty_field(node, env) or handed_empty_field(self.callees, node, env)
         if any(k.arg == node.attr for k in built[0].keywords):
             return None
         call, call_env = built
@@ -540,3 +535,27 @@ def field_default(callees: Callees, found: tuple[Analyzer | None, Scope] | None,
         if found is not None and found[0] is None:
             found = (owner, found[1])
     return None
+
+
+def _typed_dict(m: Unit, call: ast.Call) -> bool:
+    """Whether a library's class called with keywords only builds a request's dict: an SDK's
+    request-parameter TypedDict (``ResponseCreateParamsBase(input=..., model=...)``), whose
+    keywords are its keys."""
+    name = last_name(call.func) or ""
+    return not call.args and all(k.arg is not None for k in call.keywords) and name[:1].isupper() \
+        and name.endswith(("Params", "Param", "ParamsBase")) \
+        and m.catalogue.from_library(m.qualified(call.func) or "")
+
+
+def handed_empty_field(callees: Callees, node: ast.Attribute, env: Env) -> str | None:
+    """``node.attr`` of a parameter annotated with the project's settings class
+    (``model_config: ModelConfig``), which declares the field empty: the object is built by
+    the caller, from what the user configures, and holds nothing there by default."""
+    held = node.value
+    if not (isinstance(held, ast.Name) and env.scope.kind == "function" and held.id in env.scope.params
+            and env.bound(held.id) is None):
+        return None
+    named = callees.class_annotation(env.scope.params[held.id].annotation)
+    found = callees.class_named(named.id, env.scope, True) if named is not None else None
+    value = field_default(callees, found, node.attr)
+    return node.attr if value is not None and _empty_field(value) else None

@@ -88,7 +88,8 @@ class Strings(Component):
             return self.name_text(node, env)
         if isinstance(node, ast.Call):
             return self.call_text(node, env)
-        return None
+        default = shipped_default(node, env)
+        return self.text(default, env) if default is not None else None
 
     def pieces(self, node: ast.expr, env: Env) -> list[Piece]:
         found = self.text(node, env)
@@ -235,13 +236,17 @@ class Strings(Component):
         tokens = self.plain_tokens(node)
         if tokens is not None:
             return tokens
-        if isinstance(node, ast.Name):
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras:
-                tokens = self.plain_tokens(_untrimmed(binding.value))
-                if tokens is not None:
-                    self.m.consumed.add(id(binding.value))
-                    return tokens
+        for _ in range(3):  # through names, `self.` attributes and `prompt or DEFAULT_PROMPT`
+            binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if binding is None or binding.extras:
+                return None
+            value, env = _untrimmed(binding.value), binding.env
+            value = _untrimmed(shipped_default(value, env) or value)
+            tokens = self.plain_tokens(value)
+            if tokens is not None:
+                self.m.consumed.add(id(binding.value))
+                return tokens
+            node = value
         return None
 
     def plain_tokens(self, node: ast.expr | None) -> list[StrToken] | None:
@@ -325,7 +330,7 @@ class Strings(Component):
         expression = name or self.m.code(value)
         facts = self.flow.facts(value, env)
         facts.sources.extend(self.flow.iteration_sources(value, env))
-        slot = self.make_slot(expression, facts, env)
+        slot = make_slot(expression, facts, env)
         at = self.m.span(value)
         return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot)
 
@@ -365,20 +370,7 @@ class Strings(Component):
         facts.sources.extend(self.flow.iteration_sources(node, env))
         if variable:
             facts.variable_length = True
-        return Piece(expression, self.m.span(node), self.make_slot(expression, facts, env))
-
-    @staticmethod
-    def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
-        sources, seen = [], set()
-        for source in facts.sources:
-            if (source.kind, source.span) not in seen:
-                seen.add((source.kind, source.span))
-                sources.append(source)
-        # A value written at module level (or in a class body) is computed once, when the module
-        # loads; so is a call reached through a module-level constant.
-        once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
-        return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
-                    once=unique(once), called_at=tuple(facts.called_at.items()))
+        return Piece(expression, self.m.span(node), make_slot(expression, facts, env))
 
     def assigned_text(self, name: str, base: Assign, extras: list[Assign]) -> list[Piece] | None:
         """The text a prompt name holds once its scope has run (every ``+=`` included). A
@@ -526,3 +518,30 @@ def _replaced(pieces: list[Piece], old: str, new: list[Piece]) -> list[Piece]:
             if index < len(parts) - 1:
                 found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
     return found
+
+
+def shipped_default(node: ast.expr, env: Env) -> ast.expr | None:
+    """``SYSTEM_PROMPT`` of ``system_prompt or SYSTEM_PROMPT``, where ``system_prompt`` is a parameter
+    of the function ``env`` runs, not bound to an argument here, None or empty by default: the
+    value the project ships, which only a caller that wants another one replaces."""
+    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2):
+        return None
+    given = node.values[0]
+    if not (isinstance(given, ast.Name) and env.scope.kind == "function" and given.id in env.scope.params
+            and env.bound(given.id) is None):
+        return None
+    default = env.scope.params[given.id].default
+    return node.values[1] if isinstance(default, ast.Constant) and default.value in (None, "") else None
+
+
+def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
+    sources, seen = [], set()
+    for source in facts.sources:
+        if (source.kind, source.span) not in seen:
+            seen.add((source.kind, source.span))
+            sources.append(source)
+    # A value written at module level (or in a class body) is computed once, when the module
+    # loads; so is a call reached through a module-level constant.
+    once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
+    return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
+                once=unique(once), called_at=tuple(facts.called_at.items()))

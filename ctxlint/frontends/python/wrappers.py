@@ -27,9 +27,9 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import named_call
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
-from ctxlint.frontends.python.spreads import KWARGS
+from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope, in_method
+from ctxlint.frontends.python.values import Bound, Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
 from ctxlint.providers import LIMIT_KEYWORDS
 
@@ -71,6 +71,9 @@ class Summary:
     # The module of the sink call when it is not the function's own (a wrapper of a wrapper
     # of another module).
     sender: Analyzer | None = None
+    # The function that makes the sink call, when it is not ``function`` (the wrapper's own
+    # sender, further in).
+    sender_name: str | None = None
 
 
 class Wrappers(Component):
@@ -107,23 +110,37 @@ class Wrappers(Component):
             return self.posted(summary, reader, call, env, given)
         builder = Builder()
         inner = summary.request
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        handed = keywords.get("messages") if summary.kwargs is not None and not inner.segments else None
+        if handed is not None:  # `**kwargs` passed on to the model: the caller's `messages=` is the list sent
+            self.messages.message_list(handed, env, builder)
+        params = summary.params
+        if summary.kwargs is not None:  # `messages = kwargs.pop("messages")`: a hole the caller fills by keyword
+            for local, key in _taken_from(summary.function, summary.kwargs).items():
+                if key in keywords and local not in given:
+                    given[local] = Bound(local, keywords[key], env)
+                    params += (local,)
         for index in sorted({s.message_index for s in inner.segments}):
             segments = [s for s in inner.segments if s.message_index == index]
-            hole = _hole(segments[0], summary.params) if len(segments) == 1 else None
-            if hole is not None and hole in given and segments[0].slot is not None \
-                    and segments[0].slot.variable_length and segments[0].loop is None:
-                self.messages.message_list(given[hole].node, env, builder)  # the list the wrapper sends
+            hole = _hole(segments[0], params) if len(segments) == 1 else None
+            # the list the wrapper sends, or a list given where it takes a text or a list
+            if hole is not None and hole in given and segments[0].slot is not None and segments[0].loop is None \
+                    and (segments[0].slot.variable_length
+                         or self.containers.items(given[hole].node, env) is not None):
+                self.messages.message_list(given[hole].node, env, builder)
                 continue
             builder.next_message()
             for segment in segments:
-                name = _hole(segment, summary.params)
+                name = _hole(segment, params)
                 if name is not None and name in given:
                     builder.add(self.strings.pieces(given[name].node, env), segment.role, segment.loop)
                 else:
                     builder.segments.append(replace(segment, message_index=max(builder.message_index, 0)))
         limit, reserve_kind, evidence = self.limit(summary, reader, call, env, given)
         home = (summary.sender or reader).unit
-        sent_by = Evidence(EvidenceKind.FLOW, f"sent by `{summary.function.name}` ({home.path}, line "
+        inner_name = summary.sender_name
+        through = f" through `{inner_name}`" if inner_name not in (None, summary.function.name) else ""
+        sent_by = Evidence(EvidenceKind.FLOW, f"sent by `{summary.function.name}`{through} ({home.path}, line "
                                               f"{summary.sink_call.lineno})", home.span(summary.sink_call))
         return replace(
             inner, path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments),
@@ -171,8 +188,13 @@ class Wrappers(Component):
             if summary.request.reserve_kind == KWARGS:
                 return None, "", ()  # reported once, where the wrapper sends it
             keywords = [k for k in call.keywords if k.arg is not None and k.arg not in summary.params]
-            if any(k.arg is None for k in call.keywords):
-                return None, "", ()  # `**options` of the caller's own: it may hold the limit
+            spreads = [k.value for k in call.keywords if k.arg is None]
+            own = env.scope.node.args.kwarg if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                else None
+            # the caller's own `**kwargs`, passed on: its callers are the ones to give a limit, or not
+            if any(own is not None and _names(spread, own.arg) for spread in spreads) \
+                    or not all(self.holds_no_limit(spread, env) for spread in spreads):
+                return None, "", ()  # `**options` the caller is given may hold the limit
             hit = next((k for k in keywords if k.arg == key or k.arg in LIMIT_KEYWORDS), None)
             if hit is not None:
                 ok, value = self.flow.literal(hit.value, env)
@@ -263,11 +285,14 @@ class Wrappers(Component):
             request = self.apply(inner, reader, call, env, target)
             if request is None:
                 continue
-            kwargs = _kwargs(fn, call)
+            keywords = self.opened_keywords(call, env)
+            kwargs = _kwargs(fn, keywords)
             return replace(inner, function=fn, request=request, params=_params(fn),
+                           sender_name=inner.sender_name or inner.function.name,
                            limit_param=_param_named(fn, inner, call), kwargs=kwargs,
                            sender=inner.sender or (reader if reader is not self.m.analyzer else None),
-                           limit_from_kwargs=inner.limit_from_kwargs and self.passes_kwargs_only(fn, call, kwargs))
+                           limit_from_kwargs=inner.limit_from_kwargs
+                           and self.passes_kwargs_only(fn, keywords, kwargs, env))
         return None
 
     def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, matched: tuple[Sink, bool],
@@ -282,31 +307,74 @@ class Wrappers(Component):
                 if not _falls_back(fn, entry[0].id, call):
                     limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break
-        kwargs = _kwargs(fn, call)
+        keywords = self.opened_keywords(call, env)
+        kwargs = _kwargs(fn, keywords)
         return Summary(fn, request, _params(fn), key, limit_param, default, kwargs, call,
                        limit_from_kwargs=limit_param is None and self.limit_only_in_kwargs(
-                           fn, call, env, sink, typed, request, kwargs))
+                           fn, call, keywords, env, sink, typed, request, kwargs))
 
-    def limit_only_in_kwargs(self, fn: FunctionNode, call: ast.Call, env: Env, sink: Sink, typed: bool,
-                             request: Request, kwargs: str | None) -> bool:
+    def limit_only_in_kwargs(self, fn: FunctionNode, call: ast.Call, keywords: list[ast.keyword], env: Env,
+                             sink: Sink, typed: bool, request: Request, kwargs: str | None) -> bool:
         """Whether the sink call ``call`` could take a limit only from ``fn``'s own ``**kwargs``:
         without that spread it is a request that declares none."""
         if request.output_limit is not None or request.declares_settings \
-                or not self.passes_kwargs_only(fn, call, kwargs):
+                or not self.passes_kwargs_only(fn, keywords, kwargs, env):
             return False
-        probe = ast.copy_location(ast.Call(call.func, call.args, [k for k in call.keywords if k.arg is not None]), call)
+        rest = [k for k in keywords if not (k.arg is None and _names(k.value, kwargs))]
+        probe = ast.copy_location(ast.Call(call.func, call.args, rest), call)
         self.m.probes.append(probe)
         bare = self.sinks.request(probe, env, sink, typed)
-        return bare is not None and bare.declares_settings and bare.output_limit is None and not bare.reserve_kind
+        # settings empty by default beside it (`**config.call_args`) leave the request without one too
+        return bare is not None and bare.declares_settings and bare.output_limit is None \
+            and bare.reserve_kind in ("", PARAMETER, FIELD, SUBCLASS)
 
-    def passes_kwargs_only(self, fn: FunctionNode, call: ast.Call, kwargs: str | None) -> bool:
-        """Whether ``call`` spreads ``fn``'s ``**kwargs`` and nothing else, with no limit keyword, from
-        a function that names no limit and only passes its ``**kwargs`` on."""
-        if kwargs is None or self.m.names_a_limit(fn):
+    def passes_kwargs_only(self, fn: FunctionNode, keywords: list[ast.keyword], kwargs: str | None,
+                           env: Env) -> bool:
+        """Whether a call given ``keywords`` spreads ``fn``'s ``**kwargs`` and otherwise only dicts
+        the code shows, with no limit keyword, from a function that names no limit and only
+        passes its ``**kwargs`` on."""
+        if kwargs is None or self.m.names_a_limit(fn) or any(k.arg in LIMIT_KEYWORDS for k in keywords):
             return False
-        spreads = [k.value for k in call.keywords if k.arg is None]
-        return len(spreads) == 1 and not any(k.arg in LIMIT_KEYWORDS for k in call.keywords) \
-            and self.spreads.kwargs_only_passed(fn, kwargs)
+        others = [k.value for k in keywords if k.arg is None and not _names(k.value, kwargs)]
+        return all(self.holds_no_limit(value, env) for value in others) and self.spreads.kwargs_only_passed(fn, kwargs)
+
+    def holds_no_limit(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
+        """Whether a dict spread into the call holds no output limit as the code shows it: its
+        keys are known and none is a limit, or it is a dict built in place of such parts and
+        of settings that are empty by default (``{"model": m, **config.call_args}``)."""
+        entries = self.spreads.entries(node, env)[0]
+        if entries is not None:
+            return not any(key in LIMIT_KEYWORDS for key in entries)
+        if depth < 3 and isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
+                and isinstance(binding.value, ast.Dict) and not binding.extras:
+            node, env = binding.value, binding.env
+        if isinstance(node, ast.Dict) and depth < 3:
+            return all((v is not None and self.holds_no_limit(v, env, depth + 1)) if k is None else
+                       isinstance(k, ast.Constant) and k.value not in LIMIT_KEYWORDS
+                       for k, v in zip(node.keys, node.values, strict=True))
+        return self.spreads.empty_by_default(node, env) is not None
+
+    def opened_keywords(self, call: ast.Call, env: Env) -> list[ast.keyword]:
+        """``call``'s keywords, each spread of a dict the function builds in place opened into its
+        items (``**new_args`` of ``new_args = {**base_args, **kwargs}``, keys set on it after
+        included): what the call is given, key by key or spread by spread."""
+        opened: list[ast.keyword] = []
+        for keyword in call.keywords:
+            binding = self.scopes.resolve(keyword.value, env) \
+                if keyword.arg is None and isinstance(keyword.value, ast.Name) else None
+            if binding is None or binding.env.scope is not env.scope or not isinstance(binding.value, ast.Dict) \
+                    or any(extra.kind != "setitem" for extra in binding.extras):
+                opened.append(keyword)
+                continue
+            built = binding.value
+            items = [*zip(built.keys, built.values, strict=True),
+                     *((getattr(extra.target, "slice", None), extra.value) for extra in binding.extras)]
+            for key, value in items:
+                name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+                if value is None or (key is not None and name is None):
+                    return call.keywords  # a key the code computes: read as written
+                opened.append(ast.copy_location(ast.keyword(name, value), value))
+        return opened
 
 
 def _params(fn: FunctionNode) -> tuple[str, ...]:
@@ -315,13 +383,39 @@ def _params(fn: FunctionNode) -> tuple[str, ...]:
     return tuple(n for n in names if n not in ("self", "cls"))
 
 
-def _kwargs(fn: FunctionNode, call: ast.Call) -> str | None:
-    """The ``**kwargs`` parameter of ``fn`` when ``call`` spreads it."""
+def _kwargs(fn: FunctionNode, keywords: list[ast.keyword]) -> str | None:
+    """The ``**kwargs`` parameter of ``fn`` when a call given ``keywords`` spreads it."""
     kwarg = fn.args.kwarg
     if kwarg is None:
         return None
-    spread = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg for k in call.keywords)
-    return kwarg.arg if spread else None
+    return kwarg.arg if any(k.arg is None and _names(k.value, kwarg.arg) for k in keywords) else None
+
+
+def _taken_from(fn: FunctionNode, kwargs: str) -> dict[str, str]:
+    """The locals ``fn`` takes out of its ``**kwargs`` by key (``messages = kwargs.pop("messages")``,
+    ``kwargs["messages"]``, ``kwargs.get("messages")``): local name -> key."""
+    taken: dict[str, str] = {}
+    for node in walk(fn):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0] if len(node.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "get") \
+                and _names(value.func.value, kwargs) and value.args:
+            key = value.args[0]
+        elif isinstance(value, ast.Subscript) and _names(value.value, kwargs):
+            key = value.slice
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            taken.setdefault(target.id, key.value)
+    return taken
+
+
+def _names(node: ast.expr, name: str | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None:

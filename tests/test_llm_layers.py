@@ -1,0 +1,232 @@
+"""A project's own LLM layer, in another distribution of a monorepo: a client class whose
+request is made by functions a maker returns and middleware wraps, reached from modules that
+import no LLM library, through an interface annotated by a forward reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.projects import check_json
+
+BASE = '''\
+from abc import ABC, abstractmethod
+from typing import Any
+
+
+class Completion(ABC):
+    @abstractmethod
+    async def complete_async(self, /, **kwargs: Any) -> Any:
+        """Send one chat request."""
+'''
+
+SETTINGS = '''\
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ModelSettings(BaseModel):
+    model: str = "gpt-4.1-mini"
+    call_args: dict[str, Any] = Field(default_factory=dict)
+'''
+
+CLIENT = '''\
+from typing import TYPE_CHECKING, Any
+
+import litellm
+
+from llmcore.base import Completion
+
+if TYPE_CHECKING:
+    from llmcore.settings import ModelSettings
+
+
+def _make_senders(settings: "ModelSettings"):
+    base_args = {"model": settings.model, **settings.call_args}
+
+    async def _send_async(**kwargs: Any):
+        new_args = {**base_args, **kwargs}
+        if kwargs.get("json_mode"):
+            new_args["response_format"] = {"type": "json_object"}
+        return await litellm.acompletion(**new_args)
+
+    def _send(**kwargs: Any):
+        return litellm.completion(**base_args, **kwargs)
+
+    return _send, _send_async
+
+
+def with_retries(send, send_async):
+    return send, send_async
+
+
+class LiteCompletion(Completion):
+    def __init__(self, settings: "ModelSettings"):
+        self._send, self._send_async = _make_senders(settings)
+        self._send, self._send_async = with_retries(self._send, self._send_async)
+
+    async def complete_async(self, /, **kwargs: Any) -> Any:
+        messages = kwargs.pop("messages")
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        return await self._send_async(messages=messages, **kwargs)
+'''
+
+EXTRACTOR = '''\
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llmcore.base import Completion
+
+EXTRACT = "List every organisation named in the text below, one per line.\\n\\nText: {text}\\n"
+
+
+class Extractor:
+    _model: "Completion"
+
+    def __init__(self, model: "Completion"):
+        self._model = model
+
+    async def run(self, text: str) -> str:
+        response = await self._model.complete_async(messages=EXTRACT.format(text=text))
+        return response.content
+
+
+async def language(model: "Completion", text: str) -> str:
+    response = await model.complete_async(messages="Name the language of this text: " + text, max_tokens=5)
+    return response.content
+'''
+
+
+def _monorepo(root: Path, settings: str = SETTINGS) -> Path:
+    files = {
+        "packages/llm-core/llmcore/__init__.py": "",
+        "packages/llm-core/llmcore/base.py": BASE,
+        "packages/llm-core/llmcore/settings.py": settings,
+        "packages/llm-core/llmcore/lite.py": CLIENT,
+        "packages/app/app/__init__.py": "",
+        "packages/app/app/extract.py": EXTRACTOR,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_limit(tmp_path):
+    """`self._model` is a `Completion` (a string annotation, imported only for type checking,
+    from another distribution of the monorepo); its subclass hands the call to a function its
+    maker returned, which spreads the caller's keywords with settings empty by default into
+    LiteLLM. The call that gives no limit is reported where it is made, naming the function
+    that sends; the one that passes `max_tokens=` is not."""
+    root = _monorepo(tmp_path)
+    found = check_json(root, "packages/app/app/extract.py", "CTX201")
+    assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [(16, 26, "kwargs-unset", "medium")]
+    assert found[0]["message"].startswith(
+        "`complete_async` passes its `**kwargs` on to the call, and this call gives no limit in it")
+    sent = [step for step in found[0]["evidence"] if step["text"].startswith("sent by")]
+    assert [(s["text"], s["path"], s["line"]) for s in sent] == [(
+        "sent by `complete_async` through `_send_async` (packages/llm-core/llmcore/lite.py, line 18)",
+        "packages/llm-core/llmcore/lite.py", 18)]
+
+
+def test_settings_that_hold_a_limit_by_default_leave_the_calls_alone(tmp_path):
+    """With `call_args` defaulting to a limit, the client may send one whatever its callers give."""
+    settings = SETTINGS.replace("Field(default_factory=dict)", 'Field(default_factory=lambda: {"max_tokens": 800})')
+    root = _monorepo(tmp_path, settings)
+    assert check_json(root, "packages/app/app/extract.py", "CTX201") == []
+
+
+def test_a_module_that_imports_no_llm_layer_is_not_read_as_one(tmp_path):
+    """A module calling a method of the same name on an object of a project folder that talks to
+    no model (a queue client) gets no finding: the folder it imports holds no LLM library."""
+    root = _monorepo(tmp_path)
+    (root / "packages/app/app/queue.py").write_text(
+        "class Queue:\n    async def complete_async(self, **kwargs):\n        return kwargs\n", encoding="utf-8")
+    (root / "packages/app/app/jobs.py").write_text(
+        "from app.queue import Queue\n\nPROMPT_ID = 'job'\n\n\nasync def finish(queue: Queue, text: str):\n"
+        "    return await queue.complete_async(messages=text)\n", encoding="utf-8")
+    assert check_json(root, "packages/app/app/jobs.py", "CTX201") == []
+
+
+BUILDER = '''\
+class MessagesBuilder:
+    def __init__(self) -> None:
+        self._messages: list = []
+
+    def add_system_message(self, content: str) -> "MessagesBuilder":
+        self._messages.append({"role": "system", "content": content})
+        return self
+
+    def add_user_message(self, content: str, name: str | None = None) -> "MessagesBuilder":
+        self._messages.append(UserParam(role="user", content=content))
+        return self
+
+    def build(self) -> list:
+        return self._messages
+'''
+
+SEARCH = '''\
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from llmcore.messages import MessagesBuilder
+
+if TYPE_CHECKING:
+    from llmcore.base import Completion
+
+T = TypeVar("T")
+
+SEARCH_PROMPT = """You answer questions from the passages below, citing each passage you use.
+
+Passages:
+{context_chunks}
+"""
+
+
+class BaseSearch(Generic[T]):
+    def __init__(self, model: "Completion", model_params: dict[str, Any] | None = None):
+        self.model = model
+        self.model_params = model_params or {}
+
+
+class LocalSearch(BaseSearch[str]):
+    def __init__(self, model: "Completion", system_prompt: str | None = None,
+                 model_params: dict[str, Any] | None = None):
+        super().__init__(model=model, model_params=model_params)
+        self.system_prompt = system_prompt or SEARCH_PROMPT
+
+    async def search(self, query: str, retrieved_chunks: str) -> str:
+        prompt = self.system_prompt.format(context_chunks=retrieved_chunks)
+        builder = MessagesBuilder().add_system_message(prompt).add_user_message(query)
+        response = await self.model.complete_async(messages=builder.build(), **self.model_params)
+        return response.content
+'''
+
+
+def test_a_message_builder_and_a_shipped_prompt_are_read_as_what_is_sent(tmp_path):
+    """The messages come from the project's builder (each chained call adds one of a fixed role),
+    the system text is the prompt shipped as the default of `system_prompt`, and the model and its
+    empty-by-default settings are set by a generic base class: the retrieved passages are found in
+    the system role, and the call, spreading settings that hold no limit, in want of one."""
+    root = _monorepo(tmp_path)
+    (root / "packages/llm-core/llmcore/messages.py").write_text(BUILDER, encoding="utf-8")
+    (root / "packages/app/app/search.py").write_text(SEARCH, encoding="utf-8")
+    found = check_json(root, "packages/app/app/search.py", "CTX201,CTX402")
+    assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [
+        ("CTX402", 13, 1, "name-and-words"), ("CTX201", 32, 26, "kwargs-unset")]
+    assert found[0]["message"].startswith('`context_chunks` looks like third-party content (retrieved_chunks, '
+                                          'introduced as "passages") in the system role')
+    assert found[0]["confidence"] != "low"
+
+
+def test_passages_in_the_user_message_and_a_limit_given_are_clean(tmp_path):
+    """The same request with the passages added as the user's message under the shipped
+    instructions, and a limit passed: nothing to report."""
+    root = _monorepo(tmp_path)
+    (root / "packages/llm-core/llmcore/messages.py").write_text(BUILDER, encoding="utf-8")
+    search = SEARCH.replace("Passages:\n{context_chunks}\n", "Answer in two sentences.\n").replace(
+        "prompt = self.system_prompt.format(context_chunks=retrieved_chunks)", "prompt = self.system_prompt").replace(
+        ".add_user_message(query)", '.add_user_message(f"<passages>{retrieved_chunks}</passages>\\n{query}")').replace(
+        "**self.model_params)", "max_tokens=600)")
+    (root / "packages/app/app/search.py").write_text(search, encoding="utf-8")
+    assert check_json(root, "packages/app/app/search.py", "CTX201,CTX402") == []
