@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.projects import check_json
 
 BASE = '''\
@@ -98,12 +100,12 @@ async def language(model: "Completion", text: str) -> str:
 '''
 
 
-def _monorepo(root: Path, settings: str = SETTINGS) -> Path:
+def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Path:
     files = {
         "packages/llm-core/llmcore/__init__.py": "",
         "packages/llm-core/llmcore/base.py": BASE,
         "packages/llm-core/llmcore/settings.py": settings,
-        "packages/llm-core/llmcore/lite.py": CLIENT,
+        "packages/llm-core/llmcore/lite.py": client,
         "packages/app/app/__init__.py": "",
         "packages/app/app/extract.py": EXTRACTOR,
     }
@@ -113,17 +115,25 @@ def _monorepo(root: Path, settings: str = SETTINGS) -> Path:
     return root
 
 
-def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_limit(tmp_path):
+@pytest.mark.parametrize(("client", "kind", "confidence", "ending"), [
+    (CLIENT.replace(", **settings.call_args}", "}"), "kwargs-unset", "medium", "gives no limit in it, so"),
+    (CLIENT, "settings-unset", "low", "gives no limit in it, nor do the settings by default (`**settings.call_args` "
+                                      "holds only what is passed as `call_args`, empty by default)"),
+])
+def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_limit(tmp_path, client, kind,
+                                                                                       confidence, ending):
     """`self._model` is a `Completion` (a string annotation, imported only for type checking,
     from another distribution of the monorepo); its subclass hands the call to a function its
-    maker returned, which spreads the caller's keywords with settings empty by default into
-    LiteLLM. The call that gives no limit is reported where it is made, naming the function
-    that sends; the one that passes `max_tokens=` is not."""
-    root = _monorepo(tmp_path)
+    maker returned, which spreads the caller's keywords into LiteLLM. The call that gives no
+    limit is reported where it is made, naming the function that sends; the one that passes
+    `max_tokens=` is not. Where the client also spreads a settings field the user configures,
+    empty by default, the limit is left to configuration: low confidence (judged so in a
+    project that dropped fixed caps on purpose)."""
+    root = _monorepo(tmp_path, client=client)
     found = check_json(root, "packages/app/app/extract.py", "CTX201")
-    assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [(16, 26, "kwargs-unset", "medium")]
+    assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [(16, 26, kind, confidence)]
     assert found[0]["message"].startswith(
-        "`complete_async` passes its `**kwargs` on to the call, and this call gives no limit in it")
+        f"`complete_async` passes its `**kwargs` on to the call, and this call {ending}")
     sent = [step for step in found[0]["evidence"] if step["text"].startswith("sent by")]
     assert [(s["text"], s["path"], s["line"]) for s in sent] == [(
         "sent by `complete_async` through `_send_async` (packages/llm-core/llmcore/lite.py, line 18)",
@@ -213,7 +223,7 @@ def test_a_message_builder_and_a_shipped_prompt_are_read_as_what_is_sent(tmp_pat
     (root / "packages/app/app/search.py").write_text(SEARCH, encoding="utf-8")
     found = check_json(root, "packages/app/app/search.py", "CTX201,CTX402")
     assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [
-        ("CTX402", 13, 1, "name-and-words"), ("CTX201", 32, 26, "kwargs-unset")]
+        ("CTX402", 13, 1, "name-and-words"), ("CTX201", 32, 26, "settings-unset")]
     assert found[0]["message"].startswith('`context_chunks` looks like third-party content (retrieved_chunks, '
                                           'introduced as "passages") in the system role')
     assert found[0]["confidence"] != "low"

@@ -87,6 +87,9 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
     elif kind == "misnamed-key":
         why = f"{request.reserve_evidence[0].text}, so the limit is never applied and"
+    elif kind == "settings-unset":
+        given, settings = request.reserve_evidence[:2]
+        why = f"{given.text}, nor do the settings by default ({settings.text}), so"
     elif kind in ("wrapper-call", "kwargs-unset", "settings-dropped", "unset-model", "twin-method"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:

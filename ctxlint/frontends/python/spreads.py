@@ -549,13 +549,14 @@ def _typed_dict(m: Unit, call: ast.Call) -> bool:
 
 def handed_empty_field(callees: Callees, node: ast.Attribute, env: Env) -> str | None:
     """``node.attr`` of a parameter annotated with the project's settings class
-    (``model_config: ModelConfig``), which declares the field empty: the object is built by
-    the caller, from what the user configures, and holds nothing there by default."""
+    (``model_config: ModelConfig``), or of a ``self.`` attribute given one, which declares the
+    field empty: the object is built by the caller, from what the user configures, and holds
+    nothing there by default."""
     held = node.value
-    if not (isinstance(held, ast.Name) and env.scope.kind == "function" and held.id in env.scope.params
-            and env.bound(held.id) is None):
+    parameter = isinstance(held, ast.Name) and env.scope.kind == "function" and held.id in env.scope.params \
+        and env.bound(held.id) is None
+    if not parameter and not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name)
+                              and held.value.id == "self"):
         return None
-    named = callees.class_annotation(env.scope.params[held.id].annotation)
-    found = callees.class_named(named.id, env.scope, True) if named is not None else None
-    value = field_default(callees, found, node.attr)
+    value = field_default(callees, callees.class_of(held, env, True), node.attr)
     return node.attr if value is not None and _empty_field(value) else None

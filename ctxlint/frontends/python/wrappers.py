@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 # The kinds of evidence of a call that leaves unset the limit a wrapper takes from its caller: by a
 # parameter, or by the `**kwargs` that is its only way to a limit (rules/**/CTX201).
 WRAPPER_CALL, KWARGS_UNSET = "wrapper-call", "kwargs-unset"
+# ... and with the rest of its settings from a field the user configures, empty by default.
+SETTINGS_UNSET = "settings-unset"
 # How many wrappers deep a summary is built (a service calling a client class calling the SDK
 # is two); a function beyond that sends nothing as far as its callers are concerned.
 MAX_WRAPPING = 3
@@ -68,6 +70,9 @@ class Summary:
     # Whether ``kwargs`` is the request's only way to a limit: the call would be a request with
     # none without it, and no function on the way names a limit or does more than pass it on.
     limit_from_kwargs: bool = False
+    # With it, the settings field the request also spreads, which the user configures and which is
+    # empty by default (`**model_config.call_args`): the limit is left to configuration.
+    settings: Evidence | None = None
     # The module of the sink call when it is not the function's own (a wrapper of a wrapper
     # of another module).
     sender: Analyzer | None = None
@@ -147,10 +152,10 @@ class Wrappers(Component):
             output_limit=limit,
             # What the wrapper sends whatever its caller does is its own call site's finding.
             declares_settings=(inner.declares_settings or summary.limit_from_kwargs)
-            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET)),
+            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET)),
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
-                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET) else inner.settings_hint),
+                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by), messages=(), api=None)
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
@@ -200,9 +205,11 @@ class Wrappers(Component):
                 ok, value = self.flow.literal(hit.value, env)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 return OutputLimit(hit.arg or key, number, self.m.span(hit)), "", ()
-            return None, KWARGS_UNSET if summary.limit_from_kwargs else WRAPPER_CALL, (Evidence(
-                EvidenceKind.FLOW, f"`{summary.function.name}` passes its `**{summary.kwargs}` on to the call, and "
-                                   "this call gives no limit in it", self.m.span(call)),)
+            unset = Evidence(EvidenceKind.FLOW, f"`{summary.function.name}` passes its `**{summary.kwargs}` on to the "
+                                                "call, and this call gives no limit in it", self.m.span(call))
+            if summary.limit_from_kwargs and summary.settings is not None:
+                return None, SETTINGS_UNSET, (unset, summary.settings)
+            return None, KWARGS_UNSET if summary.limit_from_kwargs else WRAPPER_CALL, (unset,)
         return inner, "", ()
 
     def callee(self, call: ast.Call, env: Env) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
@@ -309,24 +316,27 @@ class Wrappers(Component):
                 break
         keywords = self.opened_keywords(call, env)
         kwargs = _kwargs(fn, keywords)
+        bare = self.without_kwargs(fn, call, keywords, env, sink, typed, request, kwargs) \
+            if limit_param is None else None
         return Summary(fn, request, _params(fn), key, limit_param, default, kwargs, call,
-                       limit_from_kwargs=limit_param is None and self.limit_only_in_kwargs(
-                           fn, call, keywords, env, sink, typed, request, kwargs))
+                       limit_from_kwargs=bare is not None,
+                       settings=bare.reserve_evidence[0] if bare is not None and bare.reserve_kind == FIELD
+                       and bare.reserve_evidence else None)
 
-    def limit_only_in_kwargs(self, fn: FunctionNode, call: ast.Call, keywords: list[ast.keyword], env: Env,
-                             sink: Sink, typed: bool, request: Request, kwargs: str | None) -> bool:
-        """Whether the sink call ``call`` could take a limit only from ``fn``'s own ``**kwargs``:
-        without that spread it is a request that declares none."""
+    def without_kwargs(self, fn: FunctionNode, call: ast.Call, keywords: list[ast.keyword], env: Env,
+                       sink: Sink, typed: bool, request: Request, kwargs: str | None) -> Request | None:
+        """The request the sink call ``call`` makes without ``fn``'s own ``**kwargs``, when that
+        is its only way to a limit: a request that declares none (None otherwise)."""
         if request.output_limit is not None or request.declares_settings \
                 or not self.passes_kwargs_only(fn, keywords, kwargs, env):
-            return False
+            return None
         rest = [k for k in keywords if not (k.arg is None and _names(k.value, kwargs))]
         probe = ast.copy_location(ast.Call(call.func, call.args, rest), call)
         self.m.probes.append(probe)
         bare = self.sinks.request(probe, env, sink, typed)
         # settings empty by default beside it (`**config.call_args`) leave the request without one too
-        return bare is not None and bare.declares_settings and bare.output_limit is None \
-            and bare.reserve_kind in ("", PARAMETER, FIELD, SUBCLASS)
+        return bare if bare is not None and bare.declares_settings and bare.output_limit is None \
+            and bare.reserve_kind in ("", PARAMETER, FIELD, SUBCLASS) else None
 
     def passes_kwargs_only(self, fn: FunctionNode, keywords: list[ast.keyword], kwargs: str | None,
                            env: Env) -> bool:
