@@ -240,17 +240,3 @@ def test_passages_in_the_user_message_and_a_limit_given_are_clean(tmp_path):
         "**self.model_params)", "max_tokens=600)")
     (root / "packages/app/app/search.py").write_text(search, encoding="utf-8")
     assert check_json(root, "packages/app/app/search.py", "CTX201,CTX402") == []
-
-
-def test_a_shipped_prompt_of_another_module_is_read_where_its_field_is(tmp_path):
-    """The default prompt lives in the project's prompts module: the finding is on its field there,
-    with the call that fills it as a step."""
-    root = _monorepo(tmp_path)
-    (root / "packages/llm-core/llmcore/messages.py").write_text(BUILDER, encoding="utf-8")
-    start, end = SEARCH.index("SEARCH_PROMPT = "), SEARCH.index('"""\n\n\nclass BaseSearch') + 4
-    (root / "packages/app/app/prompts.py").write_text(SEARCH[start:end], encoding="utf-8")
-    search = SEARCH[:start] + "from app.prompts import SEARCH_PROMPT\n" + SEARCH[end:]
-    (root / "packages/app/app/search.py").write_text(search, encoding="utf-8")
-    found = check_json(root, "packages/app/app/search.py", "CTX402")
-    assert [(f["path"], f["line"], f["kind"]) for f in found] == [("packages/app/app/prompts.py", 4, "name-and-words")]
-    assert any(step["path"] == "packages/app/app/search.py" for step in found[0]["evidence"])

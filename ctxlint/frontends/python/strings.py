@@ -259,10 +259,7 @@ class Strings(Component):
         return tokens
 
     def format_call(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece] | None:
-        reader: Strings = self
         tokens = self.template_tokens(func.value, env)
-        if tokens is None:  # a template another module of the project ships, read there
-            reader, tokens = foreign_template(self, func.value, env) or (self, None)
         if tokens is None:
             return None
         # Fields whose argument cannot be found (``**context``) become slots named by the field.
@@ -290,7 +287,7 @@ class Strings(Component):
                 value = keywords.get(head)
             return self.field_piece(name, head, value, env, span)
 
-        return reader.template_fields(tokens, field)
+        return self.template_fields(tokens, field)
 
     def percent(self, node: ast.BinOp, env: Env) -> list[Piece] | None:
         tokens = self.template_tokens(node.left, env)
@@ -521,23 +518,6 @@ def _replaced(pieces: list[Piece], old: str, new: list[Piece]) -> list[Piece]:
             if index < len(parts) - 1:
                 found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
     return found
-
-
-def foreign_template(strings: Strings, node: ast.expr, env: Env) -> tuple[Strings, list[StrToken]] | None:
-    """The tokens of a ``.format`` template another module of the project holds
-    (``self.system_prompt`` of ``system_prompt or LOCAL_SEARCH_PROMPT``, imported), with the
-    component that reads that module's text."""
-    for _ in range(3):
-        binding = strings.scopes.resolve(node, env, foreign=True) if isinstance(node, (ast.Name, ast.Attribute)) \
-            else None
-        if binding is None or binding.extras:
-            return None
-        value = _untrimmed(shipped_default(binding.value, binding.env) or binding.value)
-        if binding.owner is not None:
-            tokens = binding.owner.strings.plain_tokens(value)
-            return (binding.owner.strings, tokens) if tokens is not None else None
-        node, env = value, binding.env
-    return None
 
 
 def shipped_default(node: ast.expr, env: Env) -> ast.expr | None:
