@@ -14,9 +14,17 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.sinks import REMOVED, SET_FOR_SOME, Parts, in_method, in_test, limit_configurable
+from ctxlint.frontends.python.sinks import (
+    GIVEN_NONE,
+    REMOVED,
+    SET_FOR_SOME,
+    Parts,
+    in_method,
+    in_test,
+    limit_configurable,
+)
 from ctxlint.frontends.python.spreads import KWARGS, field_default
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
 from ctxlint.providers import LIMIT_NAMES, TOKEN_LIMIT_NAMES
@@ -131,6 +139,24 @@ class Reserves(Component):
                         return found
         return None
 
+    def limit_withheld(self, key: str, entry: Entry) -> tuple[str, Evidence] | None:
+        """The kind and evidence of a limit's key given no limit where it is written: None itself
+        (``max_tokens=None``), or a choice between a number and None by the model or provider
+        (``4096 if model == "gpt-4o" else None``), which sends none to every other model. A name
+        is not followed: a field None by default is often set only when given (``if
+        self.max_tokens is not None: params["max_tokens"] = self.max_tokens``)."""
+        node = entry[0]
+        if isinstance(node, ast.Constant) and node.value is None:
+            return GIVEN_NONE, Evidence(EvidenceKind.SOURCE, f"`{key}` is given None, which sends no limit",
+                                        self.m.span(entry[2]))
+        if isinstance(node, ast.IfExp) and _names_a_model(node.test):
+            for kept, dropped in ((node.body, node.orelse), (node.orelse, node.body)):
+                if _is_none(dropped) and not _is_none(kept):
+                    when = self.m.code(node.test) if kept is node.body else f"not ({self.m.code(node.test)})"
+                    return SET_FOR_SOME, Evidence(EvidenceKind.SOURCE, f"`{key}` is set only when `{when}`",
+                                                  self.m.span(entry[2]))
+        return None
+
     def set_for_some(self, entry: Entry) -> Evidence | None:
         """What an entry of a request's settings says when the limit is set only in a branch for
         some models or providers (``if provider == "anthropic": kwargs["max_tokens"] = n``, no
@@ -147,34 +173,16 @@ class Reserves(Component):
             return None
         renamed = isinstance(entry[0], ast.Call) and isinstance(entry[0].func, ast.Attribute) \
             and entry[0].func.attr == "pop"  # `params["max_completion_tokens"] = params.pop("max_tokens")`
-        if renamed or self._whole_names(entry[0]) & self._whole_names(branch.test):
+        if renamed or _whole_names(self.m, entry[0]) & _whole_names(self.m, branch.test):
             return None
         function = entry[1].scope.node
         dict_name = self.m.code(target.value)
         stores = [n for n in walk(function) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
                   and self.m.code(n.value) == dict_name and self.flow.literal_str(n.slice, entry[1]) == key]
-        if stores != [target] or self._built_with(function, dict_name, key):
+        if stores != [target] or _built_with(self.m, function, dict_name, key):
             return None
         return Evidence(EvidenceKind.SOURCE, f"`{self.m.code(target)}` is set only when `{self.m.code(branch.test)}`",
                         self.m.span(target))
-
-    def _built_with(self, function: ast.AST, dict_name: str, key: str) -> bool:
-        """Whether the function builds the dict with the key already in it (``kwargs =
-        {"max_tokens": n}`` before the branch that raises it): every request has a limit."""
-        for node in walk(function):
-            if isinstance(node, ast.Assign) and any(self.m.code(t) == dict_name for t in node.targets):
-                value = node.value
-                if isinstance(value, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == key
-                                                       for k in value.keys):
-                    return True
-                if isinstance(value, ast.Call) and any(k.arg == key for k in value.keywords):
-                    return True
-        return False
-
-    def _whole_names(self, node: ast.expr) -> set[str]:
-        """The names and whole dotted paths ``node`` reads (``self.max_output``, not ``self``)."""
-        return {self.m.code(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute))
-                and not isinstance(self.m.parents.get(id(n)), ast.Attribute)}
 
     def limit_read(self, cls: ast.AST) -> tuple[str, Span] | None:
         """A limit the object's configuration holds and a method of the class reads
@@ -448,3 +456,27 @@ def _names_a_model(test: ast.expr) -> bool:
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             return True
     return False
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _built_with(m: Unit, function: ast.AST, dict_name: str, key: str) -> bool:
+    """Whether the function builds the dict with the key already in it (``kwargs =
+    {"max_tokens": n}`` before the branch that raises it): every request has a limit."""
+    for node in walk(function):
+        if isinstance(node, ast.Assign) and any(m.code(t) == dict_name for t in node.targets):
+            value = node.value
+            if isinstance(value, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == key
+                                                   for k in value.keys):
+                return True
+            if isinstance(value, ast.Call) and any(k.arg == key for k in value.keywords):
+                return True
+    return False
+
+
+def _whole_names(m: Unit, node: ast.expr) -> set[str]:
+    """The names and whole dotted paths ``node`` reads (``self.max_output``, not ``self``)."""
+    return {m.code(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute))
+            and not isinstance(m.parents.get(id(n)), ast.Attribute)}

@@ -34,6 +34,7 @@ SHAPED_CLIENT = "shaped-client"
 REMOVED = "removed"
 # ... and of one whose limit is set only in a branch for some models (`if provider == "anthropic":`).
 SET_FOR_SOME = "set-for-some"
+GIVEN_NONE = "given-none"  # the limit's key is given None: no limit is sent
 # ... and of a call of a method a project class adds to an SDK class it subclasses, taking that
 # class's request arguments (`AGeneration(Generation)` adding `acall`).
 TWIN_METHOD = "twin-method"
@@ -364,9 +365,13 @@ class Sinks(Component):
                             self.m.span(entry[2]))),)
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
-                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                     key = self.given_key(spec, call, env, given) if spec.key \
                         else spec.keywords[0] if spec.keywords else "max_tokens"
+                    withheld = self.reserves.limit_withheld(key, entry) if not ok or value is None else None
+                    if withheld is not None:  # `max_tokens=None`, or `4096 if model == "gpt-4o" else None`
+                        parts.removed, parts.limit_visible = withheld, True
+                        break
+                    number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                     parts.limit = OutputLimit(key, number, self.m.span(entry[2]))
                     dropped = dropped_limit_field(self.m, entry[0])
                     if dropped is not None:

@@ -193,6 +193,26 @@ class Reserves:
             value = self.m.unwrap(self.m.field(value, "object"))
         return value is not None and value.type == "identifier" and self.m.code(value) in names
 
+    def limit_withheld(self, value: Node) -> tuple[str, Node, str] | None:
+        """A limit's key given no limit where it is written: ``null`` or ``undefined``, or a choice
+        between one of them and a number by the model or provider (``model === "gpt-4o" ? 4096 :
+        null``), which sends none to every other model: the kind, where, and what it says. A name
+        is not followed (a field undefined by default may be set only when given)."""
+        node = self.m.unwrap(value)
+        if _absent(self.m, node):
+            return "given-none", value, f"`{self.m.code(node)}`, which sends no limit"
+        if node is None or node.type != "ternary_expression":
+            return None
+        test, kept, other = (self.m.unwrap(self.m.field(node, f))
+                             for f in ("condition", "consequence", "alternative"))
+        if test is None or not _compares_with_text(self.m, test):
+            return None
+        if _absent(self.m, other) and not _absent(self.m, kept):
+            return "set-for-some", value, f"set only when `{self.m.code(test)}`"
+        if _absent(self.m, kept) and not _absent(self.m, other):
+            return "set-for-some", value, f"set only when not `{self.m.code(test)}`"
+        return None
+
     def unset_by_default(self, value: Node) -> Node | None:
         """The constructor's parameter (or option destructured from one) that the field a limit is
         read from (``maxOutputTokens: this.maxOutputTokens``) is set to, when it has no default
@@ -299,3 +319,29 @@ def _enclosing(node: Node, types: Collection[str]) -> Node | None:
     return current
 
 
+
+
+def _absent(m: Module, node: Node | None) -> bool:
+    """``null`` or ``undefined``: a key written with no value the API reads."""
+    return node is not None and (node.type in ("null", "undefined") or (node.type == "identifier"
+                                                                         and m.code(node) == "undefined"))
+
+
+def _compares_with_text(m: Module, test: Node) -> bool:
+    """Whether a condition compares a value with a string written there (``model === "gpt-4o"``,
+    ``model.startsWith("o1")``, ``name.includes("claude")``): a choice of models or providers."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if node.type == "binary_expression" and any(m.code(c) in ("===", "==") for c in node.children) \
+                and any(c.type == "string" for c in node.named_children):
+            return True
+        if node.type == "call_expression":
+            callee = m.field(node, "function")
+            args = m.args(node)
+            if callee is not None and callee.type == "member_expression" and m.code(
+                    m.field(callee, "property")) in ("startsWith", "endsWith", "includes") \
+                    and args and args[0].type == "string":
+                return True
+        stack.extend(node.named_children)
+    return False

@@ -160,13 +160,18 @@ class Sinks:
             if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
                 opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
-        unset = field = None
+        unset = field = withheld = None
         for key in shape.limit_keys:
             if key in settings:
                 node, kenv, pair = settings[key]
                 unset = self.reserves.unset_by_default(node)
                 if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
                     field = node
+                    break
+                withheld = self.reserves.limit_withheld(node)
+                if withheld is not None:  # `max_tokens: null`, or a number for some models only
+                    withheld = (withheld[0], pair, f"`{key}` is given {withheld[2]}" if withheld[0] == "given-none"
+                                else f"`{key}` is {withheld[2]}")
                     break
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
@@ -189,6 +194,8 @@ class Sinks:
         def code(at: Node | None) -> str:
             return self.m.code(at) if at is not None else ""
         why = [
+            (withheld[0], EvidenceKind.SOURCE, withheld[1], withheld[2]) if withheld is not None
+            else ("given-none", EvidenceKind.SOURCE, None, ""),
             ("misnamed-key", EvidenceKind.SOURCE, keywords[misnamed][2] if misnamed is not None else None,
              f"`{misnamed}` is not a setting of this API, whose limit is `{shape.limit_keys[0]}`"),
             ("settings-dropped", EvidenceKind.SOURCE, given,
