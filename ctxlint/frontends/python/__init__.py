@@ -91,7 +91,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         project = project_for(context.root, catalogue, load_module, context.not_shipped)
         file = (context.root / context.relpath).resolve()
         # ... unless it reaches a model through the project's own LLM layer
-        tools_only = tools_only and not project.imports_llm_layer(tree, file)
+        tools_only = tools_only and not project.imports_llm_layer(tree, text, file)
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).

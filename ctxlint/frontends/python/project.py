@@ -68,7 +68,7 @@ class Project:
         self._replayed: dict[str, list[tuple[Path, int]]] | None = None  # see replayed_fields
         self._picked: dict[str, list[Path]] | None = None  # see pickers
         self._homes: dict[str, list[str]] | None = None  # see package_homes
-        self._llm_folders: frozenset[str] | None = None  # see imports_llm_layer
+        self._llm_files: frozenset[str] | None = None  # see imports_llm_layer
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -108,30 +108,35 @@ class Project:
                     return Path(candidate)
         return None
 
-    def imports_llm_layer(self, tree: ast.Module, importer: Path) -> bool:
-        """Whether a module imports from the project's own LLM layer: a module of a folder where
-        some module imports a library of the catalogue (``from app.llm.creator import
-        LLMCreator``, where ``app/llm/openai.py`` imports ``openai``). Such a module talks to a
-        model through the project's classes, whatever it imports itself."""
-        if self._llm_folders is None:
+    def imports_llm_layer(self, tree: ast.Module, text: str, importer: Path) -> bool:
+        """Whether a module calls a method of an object it types with a class of the project's
+        own LLM layer (``model: "Completion"`` ... ``model.complete(...)``): a class it imports
+        from the project, defined in a module that imports a library of the catalogue or with a
+        subclass defined in one (``LiteCompletion`` of ``llmcore/lite.py``, which imports
+        ``litellm``). Such a module talks to a model through that class, whatever it imports
+        itself. A framework's examples that import its agent class to build one are not read
+        whole for it: that cost a third of the run and found nothing more."""
+        if self._llm_files is None:
             self._read_indexes()
-        assert self._llm_folders is not None
-        if not self._llm_folders:
+        assert self._llm_files is not None
+        linked: list[str] = []  # the classes it imports from the LLM layer (cheap tests first: most import none)
+        for node in tree.body if self._llm_files else ():
+            for statement in (node.body if isinstance(node, ast.If) else [node]):  # `if TYPE_CHECKING:` too
+                if not isinstance(statement, ast.ImportFrom):
+                    continue
+                module, level = statement.module or "", statement.level
+                for alias in statement.names:
+                    if not alias.name[:1].isupper():
+                        continue
+                    found = self.module_file(module, importer, level) if module or level else None
+                    if found is not None and (str(found) in self._llm_files or any(
+                            str(path) in self._llm_files for path, _ in self.subclasses(alias.name))):
+                        linked.append(alias.asname or alias.name)
+        if not linked:
             return False
-        for node in walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                names = [module] + [f"{module}.{a.name}" if module else a.name for a in node.names]
-                level = node.level
-            elif isinstance(node, ast.Import):
-                names, level = [a.name for a in node.names], 0
-            else:
-                continue
-            for name in names:
-                found = self.module_file(name, importer, level) if name else None
-                if found is not None and str(found.parent) in self._llm_folders:
-                    return True
-        return False
+        typed = _typed_names(tree)
+        return any(f"{holder}." in text and re.search(rf"\b{re.escape(holder)}\.\w+\(", text)
+                   for name in linked for holder in set(typed.get(name, ())))
 
     def package_homes(self) -> dict[str, list[str]]:
         """The folders that hold each top-level package of the tree (a folder with an
@@ -270,13 +275,13 @@ class Project:
         formatters: dict[str, list[Path]] = {}
         callees: set[str] = set()
         replayed: dict[str, list[tuple[Path, int]]] = {}
-        llm_folders: set[str] = set()
+        llm_files: set[str] = set()
         roots = sorted(self.catalogue.analysed_roots, key=len, reverse=True)
         library_import = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + b"|".join(
             re.escape(r.encode()) for r in roots) + rb")\b", re.MULTILINE) if roots else None
         for path, data in _module_files(self.root, b""):
             if library_import is not None and library_import.search(data):
-                llm_folders.add(str(path.parent))
+                llm_files.add(str(path))
             if b".role" in data:
                 for match in _REPLAYED_ROW.finditer(data):
                     line = data.count(b"\n", 0, match.start()) + 1
@@ -288,7 +293,7 @@ class Project:
             callees |= limit_callees(data)
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
         self._replayed = replayed
-        self._llm_folders = frozenset(llm_folders)
+        self._llm_files = frozenset(llm_files)
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
@@ -445,3 +450,24 @@ def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path]
         _PROJECTS[key] = Project(root, catalogue, load, not_shipped)
     return _PROJECTS[key]
 
+
+def _typed_names(tree: ast.Module) -> dict[str, list[str]]:
+    """The names each class a module's annotations name is given to: a parameter (``model``) or a
+    field of a class body (``_model``), by the class's name (forward references written as
+    strings included)."""
+    typed: dict[str, list[str]] = {}
+    for node in walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            holder, annotation = node.arg, node.annotation
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, (ast.Name, ast.Attribute)):
+            holder = node.target.id if isinstance(node.target, ast.Name) else node.target.attr
+            annotation = node.annotation
+        else:
+            continue
+        for part in ast.walk(annotation):
+            words = [part.id] if isinstance(part, ast.Name) else re.findall(r"[A-Za-z_]\w*", part.value) \
+                if isinstance(part, ast.Constant) and isinstance(part.value, str) and len(part.value) < 200 else []
+            for word in words:
+                if word[:1].isupper():
+                    typed.setdefault(word, []).append(holder)
+    return typed
