@@ -11,6 +11,12 @@ gives an abstract method, or a function of another module of the project -- beco
 of the caller: the summary with each hole filled by the caller's argument, read where the caller
 writes it. The caller's prompt text, with its facts, is then checked as what is sent; a limit
 the wrapper takes from its caller and is not given is the caller's finding.
+
+A wrapper that passes its ``**kwargs`` on takes its holes by keyword: a local it takes out of
+them (``messages = kwargs.pop("messages")``) is filled by the caller's ``messages=``, and a dict it
+builds in place around them (``{**base_args, **kwargs}``) is read part by part. The function it
+calls may be one a ``self.`` attribute holds (``self._send_async``, a nested function a maker
+returned; callees.held_function).
 """
 
 from __future__ import annotations
