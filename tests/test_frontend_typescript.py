@@ -3,9 +3,11 @@ conversion and its token counts, suppressions, and bad input."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from ctxlint.analysis.accounting import tool_cost_breakdown
 from ctxlint.catalogue import load_catalogue
@@ -523,3 +525,41 @@ def test_a_loop_counter_that_numbers_the_parts_of_one_prompt_is_no_volatile_valu
         }
         """, str(tmp_path / "answer.ts"), select=("CTX101",))
     assert findings == []
+
+
+def test_no_tsconfig_above_the_linted_tree_is_read(tmp_path):
+    """An alias declared in a tsconfig.json above the folder `ctxlint check` is run in names no
+    module of the tree: neither the config nor the module it points to is read. The same config
+    inside the tree is."""
+    outer = tmp_path / "outer"
+    (outer / "shared").mkdir(parents=True)
+    (outer / "shared" / "prompts.ts").write_text(
+        f"export const system = `Today is ${{new Date().toISOString()}}. {'Answer billing questions. ' * 30}`;\n",
+        encoding="utf-8")
+    app = outer / "app"
+    app.mkdir()
+    (app / "chat.ts").write_text(textwrap.dedent("""\
+        import OpenAI from "openai";
+        import { system } from "@shared/prompts";
+
+        const client = new OpenAI();
+
+        export async function ask(question: string) {
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 300,
+            messages: [{ role: "system", content: system }, { role: "user", content: question }],
+          });
+        }
+        """), encoding="utf-8")
+    config = '{"compilerOptions": {"paths": {"@shared/*": ["./shared/*"]}}}'
+    (outer / "tsconfig.json").write_text(config, encoding="utf-8")
+
+    def clocks(root: Path) -> list[str]:
+        run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                              "--select", "CTX101", "."], capture_output=True, text=True, cwd=root)
+        assert run.returncode in (0, 1), run.stderr
+        return [f["path"] for f in json.loads(run.stdout)]
+
+    assert clocks(app) == []
+    assert clocks(outer) == ["shared/prompts.ts"]

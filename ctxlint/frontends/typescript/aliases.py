@@ -22,8 +22,11 @@ Aliases = list[tuple[str, str | None, list[str]]]
 
 
 class AliasTable:
-    def __init__(self) -> None:
+    def __init__(self, root: str = "") -> None:
         self.by_folder: dict[str, Aliases] = {}
+        # The linted tree: for a module inside it, no config above it is read, as no module
+        # outside it is (a file linted from elsewhere, or with no tree given, climbs to the top).
+        self.root = os.path.abspath(root) if root else ""
 
     def resolve(self, importer: str, module: str) -> list[str]:
         """The absolute paths (without extension) ``module`` may name through the aliases of the
@@ -52,7 +55,7 @@ class AliasTable:
                 break
         if found is None:
             parent = os.path.dirname(folder)
-            found = self._aliases(parent) if parent != folder else []
+            found = self._aliases(parent) if parent != folder and folder != self.root else []
         self.by_folder[folder] = found
         return found
 

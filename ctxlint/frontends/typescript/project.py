@@ -25,7 +25,7 @@ class Project:
         self.modules: dict[str, Analyzer | None] = {}  # by path; None: could not be read
         # The linted tree's root, for a module named relative to it but linted from elsewhere.
         self.root = root
-        self.aliases = AliasTable()
+        self.aliases = AliasTable(root)
 
     def is_local(self, importer: str, module: str) -> bool:
         """Whether ``module`` names a file of the project: a relative path, or one of its aliases."""
