@@ -46,7 +46,11 @@ from ctxlint.frontends.python.prefilter import (
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ctxlint.frontends import ParseContext
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.project import Project
 
 __all__ = ["might_hold_prompts", "parse_file"]
 
@@ -85,10 +89,9 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
     project = file = None
     if context is not None:
-        from ctxlint.frontends.python.analyzer import load_module
         from ctxlint.frontends.python.project import project_for
 
-        project = project_for(context.root, catalogue, load_module, context.not_shipped)
+        project = project_for(context.root, catalogue, _load_module, context.not_shipped)
         file = (context.root / context.relpath).resolve()
         # ... unless it reaches a model through the project's own LLM layer
         tools_only = tools_only and not project.imports_llm_layer(tree, text, file)
@@ -132,3 +135,11 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.notices.append(f"stopped reading other modules of the project after {MAX_MODULES}; findings that "
                               "need functions or values defined in more may be missing")
     return parsed
+
+
+def _load_module(project: Project, path: Path) -> Analyzer | None:
+    """The project's reader of another module: the analysis, imported only when a module is read
+    (a run whose Python files hold nothing to analyse never loads it)."""
+    from ctxlint.frontends.python.analyzer import load_module
+
+    return load_module(project, path)

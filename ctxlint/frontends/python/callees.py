@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.nodes import base_name, forward_reference
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -154,10 +155,12 @@ class Callees(Component):
                     return found
                 continue
             position = unpacked_position(value) if isinstance(value, ast.Subscript) else None
-            returned = self.items_returned_by(value.value, position, value_env) \
-                if isinstance(value, ast.Subscript) and position is not None else \
-                [(item, target.env, target) for target in [self.function_for(value, value_env, True)]
-                 if target is not None for item in target.returns] if isinstance(value, ast.Call) else []
+            if isinstance(value, ast.Subscript) and position is not None:  # `self._send, self._ask = make(...)`
+                returned = self.items_returned_by(value.value, position, value_env)
+            elif isinstance(value, ast.Call) and (target := self.function_for(value, value_env, True)) is not None:
+                returned = [(item, target.env, target) for item in target.returns]  # `self._send = make(...)`
+            else:
+                continue
             for item, item_env, called in returned:
                 made = item_env.scope.functions.get(item.id) if isinstance(item, ast.Name) else None
                 if made is not None and isinstance(made[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -290,7 +293,7 @@ class Callees(Component):
         for _ in range(4):
             if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str) \
                     and len(annotation.value) < 200:
-                annotation = _forward_reference(annotation)
+                annotation = forward_reference(annotation)
             if isinstance(annotation, ast.Name):
                 return annotation if annotation.id[:1].isupper() else None
             if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
@@ -342,23 +345,6 @@ def _reassigns(cls: Scope, names: set[str]) -> bool:
         isinstance(target, ast.Name) and target.id in names
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
         for node in ast.walk(init[0]))
-
-
-def base_name(base: ast.expr) -> str | None:
-    """The name a class's base is written with: ``Base``, or ``Base[T]`` of a generic one."""
-    base = base.value if isinstance(base, ast.Subscript) else base
-    return base.id if isinstance(base, ast.Name) else None
-
-
-def _forward_reference(annotation: ast.Constant) -> ast.expr | None:
-    """The expression a string annotation holds, placed where the string is."""
-    try:
-        parsed = ast.parse(str(annotation.value).strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    for node in ast.walk(parsed):
-        ast.copy_location(node, annotation)
-    return parsed
 
 
 def _default_factory(value: ast.expr) -> ast.Name | None:

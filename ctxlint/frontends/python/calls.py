@@ -14,6 +14,7 @@ import builtins
 
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
+from ctxlint.frontends.python.nodes import forward_reference
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, own_class
 from ctxlint.model import Evidence, EvidenceKind
@@ -203,10 +204,10 @@ class Calls(Component):
     def annotation_path(self, annotation: ast.expr) -> str:
         """An instance of the annotated type: ``client: OpenAI`` -> ``openai.OpenAI()``."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = ast.parse(annotation.value.strip(), mode="eval").body
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+            parsed = forward_reference(annotation)
+            if parsed is None:
                 return UNKNOWN
+            annotation = parsed
         if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             for side in (annotation.left, annotation.right):
                 if not (isinstance(side, ast.Constant) and side.value is None):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.callees import Callees
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env, Scope
@@ -72,8 +72,8 @@ def limit_spread_in_bases(callees: Callees, cls: Scope, called: str) -> bool:
     ``self._run("_raw_gen", **kwargs)``, for the override to send)."""
     if not isinstance(cls.node, ast.ClassDef):
         return False
-    for base in cls.node.bases:
-        located = callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
+    for base in map(base_name, cls.node.bases):
+        located = callees.class_named(base, cls.parent, True) if base is not None else None
         if located is not None and located[0] is not None and located[0].spreads.limit_spread_in(called):
             return True
     return False

@@ -63,3 +63,21 @@ def chain(node: ast.AST) -> list[str]:
     if isinstance(node, ast.Name):
         names.append(node.id)
     return names[::-1]
+
+
+def forward_reference(annotation: ast.Constant) -> ast.expr | None:
+    """The expression a string annotation holds (``"BaseLLM | None"``), placed where the string is;
+    None when the text is no expression (or one CPython refuses: null bytes, nesting too deep)."""
+    try:
+        parsed = ast.parse(str(annotation.value).strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(parsed):
+        ast.copy_location(node, annotation)
+    return parsed
+
+
+def base_name(base: ast.expr) -> str | None:
+    """The name a class's base is written with: ``Base``, or ``Base[T]`` of a generic one."""
+    base = base.value if isinstance(base, ast.Subscript) else base
+    return base.id if isinstance(base, ast.Name) else None

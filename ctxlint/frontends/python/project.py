@@ -97,8 +97,15 @@ class Project:
                     break
                 folder = os.path.dirname(folder)
             bases.append(os.path.join(root, "src"))
-            # a package of another distribution of a monorepo (`packages/graphrag-llm/graphrag_llm`)
-            bases += self.package_homes().get(parts[0], []) if parts else []
+        found = self._under(bases, parts, root, below)
+        if found is None and not level and parts:
+            # a package of another distribution of a monorepo (`packages/graphrag-llm/graphrag_llm`):
+            # looked for only when no folder above the importer holds the module
+            found = self._under(self.package_homes().get(parts[0], []), parts, root, below)
+        return found
+
+    def _under(self, bases: list[str], parts: list[str], root: str, below: str) -> Path | None:
+        """The module file or package ``parts`` names under the first of ``bases`` that holds one."""
         for base in bases:
             if base != root and not base.startswith(below):
                 continue
@@ -116,27 +123,28 @@ class Project:
         ``litellm``). Such a module talks to a model through that class, whatever it imports
         itself. A framework's examples that import its agent class to build one are not read
         whole for it: that cost a third of the run and found nothing more."""
+        imported: list[tuple[str, str, Path]] = []  # (class, name it is used by, its module's file)
+        for node in tree.body:
+            for statement in (node.body if isinstance(node, ast.If) else [node]):  # `if TYPE_CHECKING:` too
+                if not isinstance(statement, ast.ImportFrom) or not (statement.module or statement.level):
+                    continue
+                names = [a for a in statement.names if a.name[:1].isupper()]
+                found = self.module_file(statement.module or "", importer, statement.level) if names else None
+                imported += [(a.name, a.asname or a.name, found) for a in names] if found is not None else []
+        # Cheap tests first, the project-wide index last: most modules import no class of the
+        # project, or call no method on an object they type with one.
+        typed = _typed_names(tree) if imported else {}
+        called = [(name, found) for name, used, found in imported
+                  if any(f"{holder}." in text and re.search(rf"\b{re.escape(holder)}\.\w+\(", text)
+                         for holder in set(typed.get(used, ())))]
+        if not called:
+            return False
         if self._llm_files is None:
             self._read_indexes()
         assert self._llm_files is not None
-        linked: list[str] = []  # the classes it imports from the LLM layer (cheap tests first: most import none)
-        for node in tree.body if self._llm_files else ():
-            for statement in (node.body if isinstance(node, ast.If) else [node]):  # `if TYPE_CHECKING:` too
-                if not isinstance(statement, ast.ImportFrom):
-                    continue
-                module, level = statement.module or "", statement.level
-                for alias in statement.names:
-                    if not alias.name[:1].isupper():
-                        continue
-                    found = self.module_file(module, importer, level) if module or level else None
-                    if found is not None and (str(found) in self._llm_files or any(
-                            str(path) in self._llm_files for path, _ in self.subclasses(alias.name))):
-                        linked.append(alias.asname or alias.name)
-        if not linked:
-            return False
-        typed = _typed_names(tree)
-        return any(f"{holder}." in text and re.search(rf"\b{re.escape(holder)}\.\w+\(", text)
-                   for name in linked for holder in set(typed.get(name, ())))
+        llm_files = self._llm_files
+        return any(str(found) in llm_files or any(str(path) in llm_files for path, _ in self.subclasses(name))
+                   for name, found in called)
 
     def package_homes(self) -> dict[str, list[str]]:
         """The folders that hold each top-level package of the tree (a folder with an

@@ -21,7 +21,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
@@ -392,8 +392,8 @@ class Spreads(Component):
         if not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == "self") \
                 or cls is None or not isinstance(cls.node, ast.ClassDef) or cls.assigns.get(held.attr):
             return None
-        for base in cls.node.bases:
-            located = self.callees.class_named(base.id, cls.parent, True) if isinstance(base, ast.Name) else None
+        for base in map(base_name, cls.node.bases):
+            located = self.callees.class_named(base, cls.parent, True) if base is not None else None
             records = located[1].assigns.get(held.attr) if located is not None else None
             if not records or located is None:
                 continue
@@ -527,11 +527,11 @@ def field_default(callees: Callees, found: tuple[Analyzer | None, Scope] | None,
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
                     and statement.target.id == name:
                 return statement.value
-        base = next((b for b in cls_node.bases if isinstance(b, ast.Name)), None)
+        base = next((b for b in map(base_name, cls_node.bases) if b is not None), None)
         if base is None:
             return None
         home = owner.callees if owner is not None else callees
-        found = home.class_named(base.id, cls.parent, True)
+        found = home.class_named(base, cls.parent, True)
         if found is not None and found[0] is None:
             found = (owner, found[1])
     return None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.pieces import Builder, description_text
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
+from ctxlint.frontends.python.nodes import forward_reference
 from ctxlint.frontends.python.registered import decorator_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
@@ -322,11 +323,8 @@ class Tools(Component):
 
     def type_schema(self, node: ast.expr, env: Env) -> dict[str, object]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
-            try:
-                parsed = ast.parse(node.value.strip(), mode="eval").body
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return {}
-            return self.type_schema(parsed, env)
+            parsed = forward_reference(node)
+            return self.type_schema(parsed, env) if parsed is not None else {}
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return {"anyOf": [self.type_schema(o, env) for o in flatten_union(node)]}
         name = (self.m.dotted(node.value if isinstance(node, ast.Subscript) else node) or "").split(".")[-1]

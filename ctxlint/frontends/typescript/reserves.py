@@ -193,14 +193,14 @@ class Reserves:
             value = self.m.unwrap(self.m.field(value, "object"))
         return value is not None and value.type == "identifier" and self.m.code(value) in names
 
-    def limit_withheld(self, value: Node) -> tuple[str, Node, str] | None:
-        """A limit's key given no limit where it is written: ``null`` or ``undefined``, or a choice
-        between one of them and a number by the model or provider (``model === "gpt-4o" ? 4096 :
-        null``), which sends none to every other model: the kind, where, and what it says. A name
+    def limit_withheld(self, key: str, value: Node) -> tuple[str, str] | None:
+        """The limit's key ``key`` given no limit where it is written: ``null`` or ``undefined``, or
+        a choice between one of them and a number by the model or provider (``model === "gpt-4o" ?
+        4096 : null``), which sends none to every other model: the kind, and what it says. A name
         is not followed (a field undefined by default may be set only when given)."""
         node = self.m.unwrap(value)
         if _absent(self.m, node):
-            return "given-none", value, f"`{self.m.code(node)}`, which sends no limit"
+            return "given-none", f"`{key}` is given `{self.m.code(node)}`, which sends no limit"
         if node is None or node.type != "ternary_expression":
             return None
         test, kept, other = (self.m.unwrap(self.m.field(node, f))
@@ -208,9 +208,9 @@ class Reserves:
         if test is None or not _compares_with_text(self.m, test):
             return None
         if _absent(self.m, other) and not _absent(self.m, kept):
-            return "set-for-some", value, f"set only when `{self.m.code(test)}`"
+            return "set-for-some", f"`{key}` is set only when `{self.m.code(test)}`"
         if _absent(self.m, kept) and not _absent(self.m, other):
-            return "set-for-some", value, f"set only when not `{self.m.code(test)}`"
+            return "set-for-some", f"`{key}` is set only when not `{self.m.code(test)}`"
         return None
 
     def unset_by_default(self, value: Node) -> Node | None:

@@ -160,7 +160,8 @@ class Sinks:
             if held is not None and (inner is None or not self.reserves.mutations_known(held[0], held[1])):
                 opaque[0] = True  # `config: settings` built out of sight (or completed later) may hold the limit
             settings = inner if inner is not None else {}
-        unset = field = withheld = None
+        unset = field = withheld_at = None
+        withheld: tuple[str, str] | None = None
         for key in shape.limit_keys:
             if key in settings:
                 node, kenv, pair = settings[key]
@@ -168,10 +169,9 @@ class Sinks:
                 if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
                     field = node
                     break
-                withheld = self.reserves.limit_withheld(node)
+                withheld = self.reserves.limit_withheld(key, node)
                 if withheld is not None:  # `max_tokens: null`, or a number for some models only
-                    withheld = (withheld[0], pair, f"`{key}` is given {withheld[2]}" if withheld[0] == "given-none"
-                                else f"`{key}` is {withheld[2]}")
+                    withheld_at = pair
                     break
                 ok, value = self.strings.literal(node, kenv)
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
@@ -193,9 +193,9 @@ class Sinks:
         # Why the request has no limit, the first that applies: (kind, evidence kind, where, what it says).
         def code(at: Node | None) -> str:
             return self.m.code(at) if at is not None else ""
+        withheld_kind, withheld_says = withheld or ("given-none", "")
         why = [
-            (withheld[0], EvidenceKind.SOURCE, withheld[1], withheld[2]) if withheld is not None
-            else ("given-none", EvidenceKind.SOURCE, None, ""),
+            (withheld_kind, EvidenceKind.SOURCE, withheld_at, withheld_says),
             ("misnamed-key", EvidenceKind.SOURCE, keywords[misnamed][2] if misnamed is not None else None,
              f"`{misnamed}` is not a setting of this API, whose limit is `{shape.limit_keys[0]}`"),
             ("settings-dropped", EvidenceKind.SOURCE, given,
