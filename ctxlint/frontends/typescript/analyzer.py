@@ -17,6 +17,8 @@ Each component calls only those below it, which it is given when it is built:
     slots                slots and their facts, cut text                         (names, sources, strings)
     messages, tools      messages and templates; tool definitions                (names, sources, strings, slots)
     reserves             what a call's unread options say of its output limit    (names)
+    classes              declared types, the project's classes and subclasses    (names)
+    layers               calls of a method of the project's model classes        (names, messages, classes)
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
@@ -26,9 +28,11 @@ A text's unknown part is a slot, and a slot's facts read text in turn (the cut t
 from __future__ import annotations
 
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
+from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
 from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, Node
+from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.project import Project
@@ -61,7 +65,9 @@ class Analyzer:
         self.strings.slot_piece = self.slots.slot_piece
         self.messages = Messages(m, self.names, self.strings, self.slots)
         self.tools = Tools(m, self.names, self.sources, self.strings, self.slots)
-        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names))
+        self.classes = Classes(m, self.names)
+        layers = Layers(m, self.names, self.messages, self.classes)
+        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names), layers)
         self.standalone = Standalone(m, self.strings, self.messages)
 
     def index(self) -> None:

@@ -42,6 +42,11 @@ class Project:
             found = self._read(os.path.join(self.root, os.path.dirname(importer)), module, generation)
         return found
 
+    def read_file(self, path: str) -> Analyzer | None:
+        """A module of the tree found by its path (a scan of the tree, not an import), indexed;
+        it reads its own imports as a module the linted one imports directly does."""
+        return self._read("", path, 1)
+
     def _aliased(self, importer: str, module: str) -> list[str]:
         """The files an alias names, relative when the importer's path is (spans keep its form)."""
         found = self.aliases.resolve(importer, module)

@@ -8,6 +8,7 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frameworks.typescript import TsSink
 from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.reserves import Reserves
@@ -29,15 +30,16 @@ class Sinks:
     messages: Messages
     tools: Tools
     reserves: Reserves
+    layers: Layers
 
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.m.calls:
             sink = self.m.sink_of(call) or self.factory_sink(call, Env(scope))
-            if sink is not None:
-                request = self.call_request(call, sink, Env(scope))
-                if request is not None:
-                    requests.append(request)
+            request = self.call_request(call, sink, Env(scope)) if sink is not None \
+                else self.layers.request(call, Env(scope))
+            if request is not None:
+                requests.append(request)
         return requests
 
     def factory_sink(self, call: Node, env: Env) -> TsSink | None:

@@ -1,0 +1,338 @@
+"""The project's own classes, as far as types written in the code show them: the type an
+expression is declared with, the declaration a type name stands for in this module or one it
+imports, the subclasses of the tree that implement a method, and the places that construct them.
+
+TypeScript code reaches a model through its own classes (``input.llm.generateObject({...})`` on
+an ``llm: BaseLLM<any>`` whose subclasses call the SDK): what the call sends is decided by those
+subclasses, in modules the calling one never imports. Types are read as written, never inferred
+beyond what this reads: a parameter's or a property's annotation, an object literal given a
+declared type (``const widget: Widget = { execute: async (input) => ... }`` types ``input`` by
+``Widget``'s ``execute``), a name bound to ``new C(...)``, and ``this.field`` of the enclosing class.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.project import MAX_BYTES, SUFFIXES
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env, Scope
+
+CLASSES = ("class_declaration", "abstract_class_declaration", "class")
+_DECLARATIONS = (*CLASSES, "interface_declaration", "type_alias_declaration")
+MAX_HOPS = 6  # property accesses and imports a type is followed through
+MAX_SUBCLASS_DEPTH = 4
+
+
+@dataclass(eq=False)
+class Classes:
+    """Types and classes of one module; ``owner`` is the analyzer holding it (for another module's
+    answers, which are that module's nodes)."""
+
+    m: Module
+    names: Names
+    _declared: dict[str, Node] | None = None
+    _default: str | None = None
+
+    def declarations(self) -> dict[str, Node]:
+        """The module's top-level classes, interfaces and type aliases, by name."""
+        if self._declared is None:
+            self._declared = {}
+            for node in self.m.root.named_children:
+                inner = self.m.field(node, "declaration") if node.type == "export_statement" else node
+                if inner is not None and inner.type in _DECLARATIONS:
+                    name = self.m.field(inner, "name")
+                    if name is not None:
+                        self._declared[self.m.code(name)] = inner
+                if node.type == "export_statement" and any(c.type == "default" for c in node.children):
+                    value = self.m.field(node, "value")
+                    if value is not None and value.type == "identifier":
+                        self._default = self.m.code(value)
+                    elif inner is not None and (name := self.m.field(inner, "name")) is not None:
+                        self._default = self.m.code(name)
+        return self._declared
+
+    def declared(self, name: str, hops: int = 0) -> tuple[Classes, Node] | None:
+        """The declaration ``name`` stands for here: the module's own, or one it imports from a
+        module of the tree (by name, or as that module's default export)."""
+        if hops > MAX_HOPS or not name.isidentifier():
+            return None
+        own = self.declarations().get(name)
+        if own is not None:
+            return self, own
+        source = self.m.imports.get(name)
+        if source is None or name in self.m.namespaces:
+            return None
+        if "." not in source.rsplit("/", 1)[-1]:  # a default import: `import BaseLLM from "./llm"`
+            module = self.names.imported_module(name, deeper=1)
+            if module is None:
+                return None
+            module.classes.declarations()
+            exported = module.classes._default
+            return module.classes.declared(exported, hops + 1) if exported else None
+        found = self.names.imported_name(name)
+        return found[0].classes.declared(found[1], hops + 1) if found is not None else None
+
+    def named_type(self, annotation: str, hops: int = 0) -> tuple[Classes, Node] | None:
+        """The declaration of a type written ``Name`` or ``Name<Args>``."""
+        name = annotation.strip().lstrip(":").strip().split("<", 1)[0].strip()
+        return self.declared(name, hops) if name.isidentifier() else None
+
+    def expression_type(self, node: Node, env: Env, hops: int = 0) -> tuple[Classes, Node] | None:
+        """The declaration of the type ``node`` is declared with, as written in the code."""
+        node = self.m.unwrap(node)
+        if node is None or hops > MAX_HOPS:
+            return None
+        if node.type == "identifier":
+            return self._name_type(self.m.code(node), env, hops)
+        if node.type != "member_expression":
+            return None
+        base, prop = self.m.unwrap(self.m.field(node, "object")), self.m.field(node, "property")
+        if base is None or prop is None:
+            return None
+        if base.type == "this":
+            enclosing = self._enclosing_class(node)
+            owner_decl: tuple[Classes, Node] | None = (self, enclosing) if enclosing is not None else None
+        else:
+            owner_decl = self.expression_type(base, env, hops + 1)
+        if owner_decl is None:
+            return None
+        owner, declaration = owner_decl
+        annotation = owner.property_annotation(declaration, self.m.code(prop))
+        return owner.named_type(annotation, hops + 1) if annotation else None
+
+    def _name_type(self, name: str, env: Env, hops: int) -> tuple[Classes, Node] | None:
+        scope: Scope | None = env.scope
+        while scope is not None:
+            if name in scope.assigns:
+                records = scope.assigns[name]
+                built = self.m.unwrap(records[0].value) if len(records) == 1 and records[0].value is not None else None
+                if built is not None and built.type == "await_expression" and built.named_children:
+                    built = self.m.unwrap(built.named_children[0])
+                constructor = self.m.field(built, "constructor") if built is not None and \
+                    built.type == "new_expression" else None
+                return self.declared(self.m.code(constructor), hops + 1) \
+                    if constructor is not None and constructor.type == "identifier" else None
+            if name in scope.params:
+                annotation = scope.params[name]
+                if annotation:
+                    return self.named_type(annotation, hops + 1)
+                return self._contextual(scope, name, hops)
+            scope = scope.parent
+        return None
+
+    def _contextual(self, scope: Scope, name: str, hops: int) -> tuple[Classes, Node] | None:
+        """An unannotated parameter of a function written as a property of an object literal given
+        a declared type (``const w: Widget = { execute: async (input) => ... }``): the type of that
+        parameter in the declared property's function type."""
+        function = scope.node
+        pair = function.parent if function is not None else None
+        if pair is None or pair.type != "pair" or name not in scope.positional:
+            return None
+        literal = pair.parent
+        declarator = literal.parent if literal is not None and literal.type == "object" else None
+        typed = self.m.field(declarator, "type") if declarator is not None and \
+            declarator.type == "variable_declarator" else None
+        key = self.m.key_text(self.m.field(pair, "key"))
+        found = self.named_type(self.m.code(typed), hops + 1) if typed is not None else None
+        if found is None or key is None:
+            return None
+        owner, declaration = found
+        member = owner.member(declaration, key)
+        signature = owner.m.field(member, "type") if member is not None else None
+        function_type = owner._type_of(signature)
+        if function_type is None or function_type.type != "function_type":
+            return None
+        params = owner.m.field(function_type, "parameters")
+        listed = [p for p in params.named_children if p.type in ("required_parameter", "optional_parameter")] \
+            if params is not None else []
+        index = scope.positional.index(name)
+        if index >= len(listed):
+            return None
+        annotation = owner.m.field(listed[index], "type")
+        return owner.named_type(owner.m.code(annotation), hops + 1) if annotation is not None else None
+
+    def _type_of(self, annotation: Node | None) -> Node | None:
+        if annotation is None:
+            return None
+        return annotation.named_children[0] if annotation.type == "type_annotation" and \
+            annotation.named_children else annotation
+
+    def _enclosing_class(self, node: Node) -> Node | None:
+        current = node.parent
+        for _ in range(MAX_RESOLVE * 4):
+            if current is None:
+                return None
+            if current.type in CLASSES:
+                return current
+            current = current.parent
+        return None
+
+    def member(self, declaration: Node, name: str) -> Node | None:
+        """The property, field or method ``name`` of a class, interface or object type."""
+        body = self.m.field(declaration, "body") if declaration.type != "type_alias_declaration" \
+            else self.m.field(declaration, "value")
+        if body is None:
+            return None
+        for child in body.named_children:
+            if child.type in ("property_signature", "public_field_definition", "method_definition",
+                              "abstract_method_signature", "method_signature"):
+                own = self.m.field(child, "name")
+                if own is not None and self.m.code(own) == name:
+                    return child
+        return None
+
+    def property_annotation(self, declaration: Node, name: str) -> str | None:
+        """The type a property is declared with, on the declaration or (a class's) in its
+        constructor's parameter properties (``constructor(private llm: BaseLLM)``)."""
+        member = self.member(declaration, name)
+        annotation = self.m.field(member, "type") if member is not None and member.type in (
+            "property_signature", "public_field_definition") else None
+        if annotation is not None:
+            return self.m.code(annotation)
+        if declaration.type in CLASSES:
+            found = self.constructor_field(declaration, name)
+            if found is not None:
+                return found[1]
+        return None
+
+    def constructor_field(self, declaration: Node, name: str) -> tuple[int, str] | None:
+        """The position and type of the constructor parameter a class keeps as field ``name``: a
+        parameter property (``constructor(protected config: Config)``), or ``this.name = param``."""
+        constructor = self.member(declaration, "constructor")
+        params = self.m.field(constructor, "parameters") if constructor is not None else None
+        if params is None:
+            return None
+        listed = [p for p in params.named_children if p.type in ("required_parameter", "optional_parameter")]
+        for index, param in enumerate(listed):
+            pattern = self.m.field(param, "pattern")
+            if pattern is None or pattern.type != "identifier":
+                continue
+            typed = self.m.field(param, "type")
+            annotation = self.m.code(typed) if typed is not None else ""
+            own = self.m.code(pattern)
+            kept = any(c.type == "accessibility_modifier" or c.type == "readonly" for c in param.children)
+            if kept and own == name:
+                return index, annotation
+            body = self.m.field(constructor, "body")
+            if body is not None and re.search(rf"\bthis\.{re.escape(name)}\s*=\s*{re.escape(own)}\s*;?\s*$",
+                                              self.m.code(body), re.MULTILINE):
+                return index, annotation
+        return None
+
+    def base_of(self, declaration: Node) -> tuple[Classes, Node] | None:
+        """The class a class extends, when the tree declares it."""
+        heritage = next((c for c in declaration.named_children if c.type == "class_heritage"), None)
+        clause = next((c for c in heritage.named_children if c.type == "extends_clause"), None) \
+            if heritage is not None else None
+        value = self.m.field(clause, "value") if clause is not None else None
+        return self.declared(self.m.code(value)) if value is not None and value.type == "identifier" else None
+
+    def method(self, declaration: Node, name: str) -> tuple[Classes, Node, Node] | None:
+        """A method with a body the class declares or inherits from a class of the tree, with the
+        module and the class that declare it."""
+        current: tuple[Classes, Node] | None = (self, declaration)
+        for _ in range(MAX_SUBCLASS_DEPTH):
+            if current is None:
+                return None
+            found = current[0].member(current[1], name)
+            if found is not None and found.type == "method_definition" and current[0].m.field(found, "body"):
+                return current[0], current[1], found
+            if found is not None and found.type != "method_definition":
+                return None  # declared here without a body: abstract, or a property holding a function
+            current = current[0].base_of(current[1])
+        return None
+
+    def subclasses(self, declaration: Node, depth: int = 0) -> list[tuple[Classes, Node]]:
+        """The classes of the linted tree that extend ``declaration`` (and theirs in turn), each
+        shown to name this very class through its imports."""
+        if depth >= MAX_SUBCLASS_DEPTH:
+            return []
+        name = self.m.field(declaration, "name")
+        index = tree_index(self.m.project.root)
+        if name is None or index is None:
+            return []
+        found = []
+        for path, subclass in index.subclasses.get(self.m.code(name), []):
+            module = self.m.project.read_file(path)
+            if module is None or (declared := module.classes.declarations().get(subclass)) is None:
+                continue
+            base = module.classes.base_of(declared)
+            if base is not None and base[1].start_byte == declaration.start_byte \
+                    and os.path.abspath(base[0].m.path) == os.path.abspath(self.m.path):
+                found.append((module.classes, declared))
+                found.extend(module.classes.subclasses(declared, depth + 1))
+        return found
+
+    def constructions(self, class_name: str) -> list[tuple[Classes, Node]]:
+        """The ``new ClassName(...)`` expressions of the linted tree (modules that write it)."""
+        index = tree_index(self.m.project.root)
+        found = []
+        for path in index.constructed.get(class_name, []) if index is not None else []:
+            module = self.m.project.read_file(path)
+            if module is None:
+                continue
+            stack = [module.m.root]
+            while stack:
+                node = stack.pop()
+                if node.type == "new_expression":
+                    built = module.m.field(node, "constructor")
+                    if built is not None and module.m.code(built) == class_name:
+                        found.append((module.classes, node))
+                stack.extend(node.named_children)
+        return found
+
+
+@dataclass
+class TreeIndex:
+    """Which files of the linted tree declare a subclass of a name, and which construct a class."""
+
+    subclasses: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    constructed: dict[str, list[str]] = field(default_factory=dict)
+
+
+MAX_INDEXED = 20_000
+_SKIPPED = frozenset({"node_modules", "dist", "build", "out", "coverage", "vendor"})
+_EXTENDS = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]*?>)?\s+extends\s+([A-Za-z_$][\w$]*)")
+_NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
+_INDEXES: dict[str, TreeIndex | None] = {}
+
+
+def tree_index(root: str) -> TreeIndex | None:
+    """The index of the tree under ``root``, made once per run by a text scan (no parsing); None
+    when no tree was given (a file linted alone has no subclasses to find)."""
+    if not root:
+        return None
+    if root not in _INDEXES:
+        _INDEXES.clear()  # one tree per run
+        _INDEXES[root] = _scan(root)
+    return _INDEXES[root]
+
+
+def _scan(root: str) -> TreeIndex:
+    index = TreeIndex()
+    read = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
+        for file in sorted(files):
+            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or read >= MAX_INDEXED:
+                continue
+            path = os.path.join(folder, file)
+            try:
+                if os.path.getsize(path) > MAX_BYTES:
+                    continue
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            read += 1
+            for match in _EXTENDS.finditer(data):
+                index.subclasses.setdefault(match.group(2).decode(), []).append((path, match.group(1).decode()))
+            for name in {m.group(1) for m in _NEW.finditer(data)}:
+                index.constructed.setdefault(name.decode(), []).append(path)
+    return index
+
