@@ -78,8 +78,11 @@ class Classes:
         return found[0].classes.declared(found[1], hops + 1) if found is not None else None
 
     def named_type(self, annotation: str, hops: int = 0) -> tuple[Classes, Node] | None:
-        """The declaration of a type written ``Name`` or ``Name<Args>``."""
-        name = annotation.strip().lstrip(":").strip().split("<", 1)[0].strip()
+        """The declaration of a type written ``Name``, ``Name<Args>`` or ``Promise<Name>``."""
+        text = annotation.strip().lstrip(":").strip()
+        name = text.split("<", 1)[0].strip()
+        if name == "Promise" and text.endswith(">"):  # what an async function gives, awaited
+            return self.named_type(text[len(name) + 1:-1], hops + 1)
         return self.declared(name, hops) if name.isidentifier() else None
 
     def expression_type(self, node: Node, env: Env, hops: int = 0) -> tuple[Classes, Node] | None:
@@ -113,6 +116,8 @@ class Classes:
                 built = self.m.unwrap(records[0].value) if len(records) == 1 and records[0].value is not None else None
                 if built is not None and built.type == "await_expression" and built.named_children:
                     built = self.m.unwrap(built.named_children[0])
+                if built is not None and built.type == "call_expression":
+                    return self._returned_type(built, Env(scope), hops + 1)
                 constructor = self.m.field(built, "constructor") if built is not None and \
                     built.type == "new_expression" else None
                 return self.declared(self.m.code(constructor), hops + 1) \
@@ -124,6 +129,33 @@ class Classes:
                 return self._contextual(scope, name, hops)
             scope = scope.parent
         return None
+
+    def _returned_type(self, call: Node, env: Env, hops: int) -> tuple[Classes, Node] | None:
+        """The declaration of the type a called function or method declares it returns
+        (``function loadModel(key: string): BaseLLM``, ``loadChatModel(): Promise<BaseLLM<any>>``)."""
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        if callee is None:
+            return None
+        if callee.type == "identifier":
+            name = self.m.code(callee)
+            scope: Scope | None = env.scope
+            while scope is not None and name not in scope.functions:
+                scope = scope.parent
+            if scope is not None:
+                returned = self.m.field(scope.functions[name].node, "return_type")
+                return self.named_type(self.m.code(returned), hops + 1) if returned is not None else None
+            found = self.names.imported_name(name)
+            function = found[0].m.module_scope.functions.get(found[1]) if found is not None else None
+            returned = found[0].m.field(function.node, "return_type") if found is not None and function else None
+            return found[0].classes.named_type(found[0].m.code(returned), hops + 1) \
+                if found is not None and returned is not None else None
+        if callee.type != "member_expression" or (prop := self.m.field(callee, "property")) is None:
+            return None
+        typed = self.expression_type(self.m.field(callee, "object"), env, hops + 1)
+        member = typed[0].member(typed[1], self.m.code(prop)) if typed is not None else None
+        returned = typed[0].m.field(member, "return_type") if typed is not None and member is not None else None
+        return typed[0].named_type(typed[0].m.code(returned), hops + 1) \
+            if typed is not None and returned is not None else None
 
     def _contextual(self, scope: Scope, name: str, hops: int) -> tuple[Classes, Node] | None:
         """An unannotated parameter of a function written as a property of an object literal given
@@ -232,6 +264,14 @@ class Classes:
         value = self.m.field(clause, "value") if clause is not None else None
         return self.declared(self.m.code(value)) if value is not None and value.type == "identifier" else None
 
+    def implemented(self, declaration: Node) -> list[tuple[Classes, Node]]:
+        """The interfaces of the tree a class declares it implements."""
+        heritage = next((c for c in declaration.named_children if c.type == "class_heritage"), None)
+        clause = next((c for c in heritage.named_children if c.type == "implements_clause"), None) \
+            if heritage is not None else None
+        found = [self.named_type(self.m.code(t)) for t in clause.named_children] if clause is not None else []
+        return [f for f in found if f is not None]
+
     def method(self, declaration: Node, name: str) -> tuple[Classes, Node, Node] | None:
         """A method with a body the class declares or inherits from a class of the tree, with the
         module and the class that declare it."""
@@ -261,9 +301,9 @@ class Classes:
             module = self.m.project.read_file(path)
             if module is None or (declared := module.classes.declarations().get(subclass)) is None:
                 continue
-            base = module.classes.base_of(declared)
-            if base is not None and base[1].start_byte == declaration.start_byte \
-                    and os.path.abspath(base[0].m.path) == os.path.abspath(self.m.path):
+            named = [module.classes.base_of(declared), *module.classes.implemented(declared)]
+            if any(base is not None and base[1].start_byte == declaration.start_byte
+                   and os.path.abspath(base[0].m.path) == os.path.abspath(self.m.path) for base in named):
                 found.append((module.classes, declared))
                 found.extend(module.classes.subclasses(declared, depth + 1))
         return found
@@ -289,15 +329,21 @@ class Classes:
 
 @dataclass
 class TreeIndex:
-    """Which files of the linted tree declare a subclass of a name, and which construct a class."""
+    """Which files of the linted tree declare a class extending or implementing a name, and which
+    construct a class."""
 
     subclasses: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     constructed: dict[str, list[str]] = field(default_factory=dict)
 
 
 MAX_INDEXED = 20_000
-_SKIPPED = frozenset({"node_modules", "dist", "build", "out", "coverage", "vendor"})
-_EXTENDS = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]*?>)?\s+extends\s+([A-Za-z_$][\w$]*)")
+# Not shipped code: a test's mock subclass sends no request, and would hide what the real ones send.
+_SKIPPED = frozenset({"node_modules", "dist", "build", "out", "coverage", "vendor", "__tests__", "__mocks__", "test",
+                      "tests", "e2e"})
+_TEST_FILE = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")
+# `class Name<T> extends Base<T> implements One, Two<U> {`: the names after `extends` and `implements`.
+_HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]*?>)?((?:\s+(?:extends|implements)\s+[^{]*?)+)\s*\{")
+_HERITAGE_NAME = re.compile(rb"(?:extends|implements|,)\s*([A-Za-z_$][\w$]*)")
 _NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
 _INDEXES: dict[str, TreeIndex | None] = {}
 
@@ -319,7 +365,7 @@ def _scan(root: str) -> TreeIndex:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
         for file in sorted(files):
-            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or read >= MAX_INDEXED:
+            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or _TEST_FILE.search(file) or read >= MAX_INDEXED:
                 continue
             path = os.path.join(folder, file)
             try:
@@ -330,8 +376,12 @@ def _scan(root: str) -> TreeIndex:
             except OSError:
                 continue
             read += 1
-            for match in _EXTENDS.finditer(data):
-                index.subclasses.setdefault(match.group(2).decode(), []).append((path, match.group(1).decode()))
+            for match in _HERITAGE.finditer(data):
+                heritage = match.group(2)
+                for _ in range(3):  # type arguments, nested up to three deep
+                    heritage = re.sub(rb"<[^<>]*>", b"", heritage)
+                for base in {b.group(1) for b in _HERITAGE_NAME.finditer(heritage)}:
+                    index.subclasses.setdefault(base.decode(), []).append((path, match.group(1).decode()))
             for name in {m.group(1) for m in _NEW.finditer(data)}:
                 index.constructed.setdefault(name.decode(), []).append(path)
     return index

@@ -57,7 +57,7 @@ class Layers:
             return None
         prop = self.m.field(callee, "property")
         typed = self.classes.expression_type(self.m.field(callee, "object"), env)
-        if prop is None or typed is None or typed[1].type not in ("class_declaration", "abstract_class_declaration"):
+        if prop is None or typed is None or typed[1].type == "type_alias_declaration":
             return None
         summaries = _summaries(typed[0], typed[1], self.m.code(prop))
         if not summaries:
