@@ -563,3 +563,59 @@ def test_no_tsconfig_above_the_linted_tree_is_read(tmp_path):
 
     assert clocks(app) == []
     assert clocks(outer) == ["shared/prompts.ts"]
+
+
+MODEL_TREE = {
+    "src/llm/model.ts": """\
+        export interface ReplyRequest { prompt: string; maxTokens?: number }
+        export interface Replier { reply(request: ReplyRequest): Promise<string> }
+        """,
+    "src/llm/openai.ts": """\
+        import OpenAI from "openai";
+        import { Replier, ReplyRequest } from "./model";
+
+        export class OpenAIReplier implements Replier {
+          private client = new OpenAI();
+          async reply(request: ReplyRequest): Promise<string> {
+            const res = await this.client.chat.completions.create({
+              model: "gpt-4o-mini",
+              messages: [{ role: "user", content: request.prompt }],
+              max_tokens: request.maxTokens,
+            });
+            return res.choices[0].message.content ?? "";
+          }
+        }
+        """,
+    "src/support.ts": """\
+        import { Replier } from "./llm/model";
+
+        export async function answer(replier: Replier, question: string) {
+          return replier.reply({ prompt: `Answer the customer: ${question}` });
+        }
+        """,
+}
+
+
+def _model_class_findings(root: Path) -> list[tuple[str, int, str]]:
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX201", "."], capture_output=True, text=True, cwd=root)
+    assert run.returncode in (0, 1), run.stderr
+    return [(f["path"], f["line"], f["kind"]) for f in json.loads(run.stdout)]
+
+
+def test_a_project_model_class_is_followed_to_its_implementations_in_the_tree(tmp_path):
+    """`replier.reply({...})` on a parameter typed with the project's interface runs the class of
+    the tree that implements it, which takes its limit from the call: the call gives none. A mock
+    in a test folder (it sends no request) does not hide the real implementation."""
+    for name, text in MODEL_TREE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    (tmp_path / "src/__tests__").mkdir()
+    (tmp_path / "src/__tests__/fake.ts").write_text(textwrap.dedent("""\
+        import { Replier, ReplyRequest } from "../llm/model";
+
+        export class FakeReplier implements Replier {
+          async reply(request: ReplyRequest): Promise<string> { return "ok"; }
+        }
+        """), encoding="utf-8")
+    assert _model_class_findings(tmp_path) == [("src/support.ts", 4, "model-class-unset")]
