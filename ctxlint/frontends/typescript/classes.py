@@ -56,6 +56,11 @@ class Classes:
                         self._default = self.m.code(name)
         return self._declared
 
+    def default_export(self) -> str | None:
+        """The name the module exports as its default (``export default BaseLLM``)."""
+        self.declarations()
+        return self._default
+
     def declared(self, name: str, hops: int = 0) -> tuple[Classes, Node] | None:
         """The declaration ``name`` stands for here: the module's own, or one it imports from a
         module of the tree (by name, or as that module's default export)."""
@@ -71,8 +76,7 @@ class Classes:
             module = self.names.imported_module(name, deeper=1)
             if module is None:
                 return None
-            module.classes.declarations()
-            exported = module.classes._default
+            exported = module.classes.default_export()
             return module.classes.declared(exported, hops + 1) if exported else None
         found = self.names.imported_name(name)
         return found[0].classes.declared(found[1], hops + 1) if found is not None else None

@@ -1,0 +1,210 @@
+"""Summaries of the project's functions and methods that send one SDK request: which of their
+parameters the request's output limit and messages come from.
+
+A summary is read from the function's own syntax: its parameters (positional, or properties of a
+destructured object, ``{ messages, maxTokens }: Options``), the one sink call of the catalogue its
+body makes, and the value at the request's limit key. The limit is followed only when that value
+is made of the caller's parameters alone, written ``input.options?.maxTokens``, ``maxTokens`` or
+``opts.maxTokens ?? this.config.maxTokens`` (a method may fall back on settings the instance was
+constructed with); a number, a parameter with a default, or anything else is a limit set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxlint.frontends.typescript.classes import Classes
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env
+
+MAX_IMPLEMENTATIONS = 40
+_PARAMETERS = ("required_parameter", "optional_parameter", "identifier", "assignment_pattern", "object_pattern")
+
+Path = tuple[int, tuple[str, ...]]  # a parameter's position, and the properties read in it
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How one function or method sends its request."""
+
+    sent_at: Node  # the limit's key and value in the SDK call
+    owner: Classes  # the module the function is in
+    limit: Path  # where the caller's limit is read
+    spelled: str  # how a caller gives it: `options.maxTokens`, or the parameter's name
+    fallback: Path | None  # a constructor's argument a method falls back on (``this.config.maxTokens``)
+    messages: tuple[Path, ...]  # the caller's arguments the messages are read from
+    name: str  # the class that declares the method, or the function
+
+
+def class_summaries(owner: Classes, declaration: Node, method: str) -> list[Summary]:
+    """One summary per implementation of ``method`` the class runs: its own (or inherited) body,
+    else every subclass's; empty when one of them cannot be summarised."""
+    own = owner.method(declaration, method)
+    if own is not None:
+        found = summarise(own[0], own[2], own[1])
+        return [found] if found is not None else []
+    summaries: list[Summary] = []
+    for sub_owner, subclass in owner.subclasses(declaration):
+        member = sub_owner.member(subclass, method)
+        if member is None or member.type != "method_definition":
+            continue  # inherits an implementation found at its base, or none
+        found = summarise(sub_owner, member, subclass)
+        if found is None or len(summaries) >= MAX_IMPLEMENTATIONS:
+            return []
+        summaries.append(found)
+    return summaries
+
+
+def summarise(owner: Classes, function: Node, declaration: Node | None = None) -> Summary | None:
+    """The summary of a function (``declaration`` None) or of a method of ``declaration``."""
+    m = owner.m
+    params = parameters(m, function)
+    sent = [(call, scope) for call, scope in m.calls
+            if function.start_byte <= call.start_byte < function.end_byte and m.sink_of(call) is not None]
+    if not params or len(sent) != 1:
+        return None  # no parameter to take a limit from; no request, or several
+    call, scope = sent[0]
+    sink = m.sink_of(call)
+    args = m.args(call)
+    opaque = [False]
+    keywords = owner.names.entries(args[0], Env(scope), opaque) if args and sink is not None else None
+    if keywords is None or opaque[0] or sink is None:
+        return None
+    settings: dict | None = keywords
+    if sink.shape.settings:
+        held = keywords.get(sink.shape.settings.rstrip("."))
+        settings = owner.names.entries(held[0], held[1], opaque) if held is not None else {}
+    if settings is None or opaque[0]:
+        return None
+    limit_key = next((k for k in sink.shape.limit_keys if k in settings), None)
+    if limit_key is None:
+        return None  # the function sends no limit: reported where it sends its request
+    value, _, pair = settings[limit_key]
+    from_param: list[Path] = []
+    from_field: list[list[str]] = []
+    spelled = ""
+    for part in _alternatives(m, value):
+        route = (m.dotted(part) or "").split(".")
+        if route[0] in params and params[route[0]] is not None:
+            position, path = params[route[0]]  # type: ignore[misc]
+            from_param.append((position, (*path, *route[1:])))
+            spelled = ".".join((*path, *route[1:])) or route[0]
+        elif route[0] == "this" and declaration is not None and len(route) > 2:
+            from_field.append(route[1:])
+        else:
+            return None  # a number, a default, a value of the module: a limit set
+    if len(from_param) != 1 or len(from_field) > 1:
+        return None
+    fallback = None
+    if from_field:
+        kept = owner.constructor_field(declaration, from_field[0][0]) if declaration is not None else None
+        if kept is None:
+            return None
+        fallback = (kept[0], tuple(from_field[0][1:]))
+    messages: list[Path] = []
+    for key in (*sink.shape.messages, *sink.shape.system, *sink.shape.input):
+        if key in keywords:
+            messages.extend(_parameters_read(m, keywords[key][0], params))
+    name = m.field(declaration if declaration is not None else function, "name")
+    return Summary(pair, owner, from_param[0], spelled, fallback, tuple(dict.fromkeys(messages)),
+                   m.code(name) if name is not None else "")
+
+
+def parameters(m: Module, function: Node) -> dict[str, Path | None]:
+    """The names a function's parameters bind, each with its position and the property it reads
+    (``{ messages, maxTokens }`` binds two properties of the first); None for a name with a
+    default value (``maxTokens = 1024``), which is never unset."""
+    params = m.field(function, "parameters")
+    if params is None:
+        single = m.field(function, "parameter")  # `x => ...`
+        return {m.code(single): (0, ())} if single is not None else {}
+    found: dict[str, Path | None] = {}
+    listed = [p for p in params.named_children if p.type in _PARAMETERS]
+    for position, param in enumerate(listed):
+        pattern = m.field(param, "pattern") if param.type in ("required_parameter", "optional_parameter") else param
+        defaulted = m.field(param, "value") is not None
+        if pattern is not None and pattern.type == "assignment_pattern":
+            pattern, defaulted = m.field(pattern, "left"), True
+        if pattern is None:
+            continue
+        if pattern.type == "identifier":
+            found[m.code(pattern)] = None if defaulted else (position, ())
+        elif pattern.type == "object_pattern":
+            for part in pattern.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    found[m.code(part)] = (position, (m.code(part),))
+                elif part.type == "object_assignment_pattern":
+                    left = m.field(part, "left")
+                    if left is not None:
+                        found[m.code(left)] = None
+                elif part.type == "pair_pattern":
+                    key, value = m.key_text(m.field(part, "key")), m.field(part, "value")
+                    if key is not None and value is not None and value.type == "identifier":
+                        found[m.code(value)] = (position, (key,))
+                    elif value is not None and value.type == "assignment_pattern":
+                        left = m.field(value, "left")
+                        if left is not None:
+                            found[m.code(left)] = None
+    return found
+
+
+def _alternatives(m: Module, node: Node) -> list[Node]:
+    """The operands of ``a ?? b || c`` (one value: itself)."""
+    node = m.unwrap(node)
+    operator = m.field(node, "operator") if node.type == "binary_expression" else None
+    if operator is not None and m.code(operator) in ("??", "||"):
+        left, right = m.field(node, "left"), m.field(node, "right")
+        return [*_alternatives(m, left), *_alternatives(m, right)] if left is not None and right is not None \
+            else [node]
+    return [node]
+
+
+def _parameters_read(m: Module, node: Node, params: dict[str, Path | None]) -> list[Path]:
+    """The parameters (or their properties, one level) an expression reads: ``messages`` of
+    ``convert(input.messages)``, or the parameter given whole."""
+    found: list[Path] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("member_expression", "identifier", "shorthand_property_identifier"):
+            parts = (m.dotted(current) or "").split(".")
+            bound = params.get(parts[0])
+            if bound is not None and len(bound[1]) + len(parts) - 1 <= 1:
+                found.append((bound[0], (*bound[1], *parts[1:])))
+                continue
+        stack.extend(current.named_children)
+    return found
+
+
+def constructed_without(summaries: list[Summary]) -> str | None:
+    """What the fallback of the summaries is (``options``), "" when there is none, or None when some
+    construction of a class that runs one of them may set it (or none is found at all)."""
+    with_fallback = [s for s in summaries if s.fallback is not None]
+    if not with_fallback:
+        return ""
+    written = None
+    for summary in with_fallback:
+        position, path = summary.fallback  # type: ignore[misc]
+        declared = summary.owner.declarations().get(summary.name)
+        if declared is None or not path:
+            return None
+        family = [(summary.owner, declared), *summary.owner.subclasses(declared)]
+        sites = 0
+        for owner, declaration in family:
+            name = owner.m.field(declaration, "name")
+            if owner is not summary.owner and owner.member(declaration, "constructor") is not None:
+                return None  # a subclass's own constructor may pass its settings another way
+            for site_owner, site in summary.owner.constructions(owner.m.code(name)) if name is not None else []:
+                args = site_owner.m.args(site)
+                argument = site_owner.m.unwrap(args[position]) if position < len(args) else None
+                if argument is None or argument.type != "object":
+                    return None
+                keys = site_owner.m.raw_pairs(argument)
+                if path[0] in keys or any(c.type == "spread_element" for c in argument.named_children):
+                    return None
+                sites += 1
+        if not sites:
+            return None
+        written = path[0]
+    return written
