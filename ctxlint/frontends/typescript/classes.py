@@ -24,6 +24,8 @@ from ctxlint.frontends.typescript.values import Env, Scope
 
 CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 _DECLARATIONS = (*CLASSES, "interface_declaration", "type_alias_declaration")
+# What a name bound once may hold whose type the code declares: an object built, or what a call returns.
+_BUILT = ("new_expression", "call_expression", "await_expression")
 MAX_HOPS = 6  # property accesses and imports a type is followed through
 MAX_SUBCLASS_DEPTH = 4
 
@@ -96,6 +98,17 @@ class Classes:
             return None
         if node.type == "identifier":
             return self._name_type(self.m.code(node), env, hops)
+        if node.type == "await_expression" and node.named_children:
+            return self.expression_type(node.named_children[0], env, hops + 1)
+        if node.type == "new_expression":
+            constructor = self.m.field(node, "constructor")
+            return self.declared(self.m.code(constructor), hops + 1) \
+                if constructor is not None and constructor.type == "identifier" else None
+        if node.type == "call_expression":
+            return self._returned_type(node, env, hops + 1)
+        if node.type == "this":  # `this.complete(...)`: a method of the enclosing class
+            enclosing = self._enclosing_class(node)
+            return (self, enclosing) if enclosing is not None else None
         if node.type != "member_expression":
             return None
         base, prop = self.m.unwrap(self.m.field(node, "object")), self.m.field(node, "property")
@@ -117,22 +130,18 @@ class Classes:
         while scope is not None:
             if name in scope.assigns:
                 records = scope.assigns[name]
-                built = self.m.unwrap(records[0].value) if len(records) == 1 and records[0].value is not None else None
-                if built is not None and built.type == "await_expression" and built.named_children:
-                    built = self.m.unwrap(built.named_children[0])
-                if built is not None and built.type == "call_expression":
-                    return self._returned_type(built, Env(scope), hops + 1)
-                constructor = self.m.field(built, "constructor") if built is not None and \
-                    built.type == "new_expression" else None
-                return self.declared(self.m.code(constructor), hops + 1) \
-                    if constructor is not None and constructor.type == "identifier" else None
+                built = records[0].value if len(records) == 1 else None
+                return self.expression_type(built, Env(scope), hops + 1) \
+                    if built is not None and self.m.unwrap(built).type in _BUILT else None
             if name in scope.params:
                 annotation = scope.params[name]
                 if annotation:
                     return self.named_type(annotation, hops + 1)
                 return self._contextual(scope, name, hops)
             scope = scope.parent
-        return None
+        found = self.names.imported_constant(name)  # `import { llm } from "./models"`
+        return found[0].classes.expression_type(found[1], found[2], hops + 1) \
+            if found is not None and found[1].type in _BUILT else None
 
     def _returned_type(self, call: Node, env: Env, hops: int) -> tuple[Classes, Node] | None:
         """The declaration of the type a called function or method declares it returns
@@ -230,6 +239,12 @@ class Classes:
             "property_signature", "public_field_definition") else None
         if annotation is not None:
             return self.m.code(annotation)
+        built = self.m.unwrap(self.m.field(member, "value")) if member is not None and \
+            member.type == "public_field_definition" else None
+        constructor = self.m.field(built, "constructor") if built is not None and built.type == "new_expression" \
+            else None
+        if constructor is not None and constructor.type == "identifier":  # `private llm = new OpenAILLM(...)`
+            return self.m.code(constructor)
         if declaration.type in CLASSES:
             found = self.constructor_field(declaration, name)
             if found is not None:

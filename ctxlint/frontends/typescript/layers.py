@@ -75,7 +75,9 @@ class Layers:
 
     def _evidence(self, callee: Node, summaries: list[Summary], unset_fallback: str) -> Evidence:
         first = summaries[0]
-        names = list(dict.fromkeys(s.name for s in summaries))
+        prop = self.m.field(callee, "property")
+        method = f".{self.m.code(prop)}" if prop is not None else ""
+        names = list(dict.fromkeys(s.name + method for s in summaries))
         named = " and ".join(f"`{n}`" for n in names) if len(names) <= 3 \
             else f"`{names[0]}`, `{names[1]}` and {len(names) - 2} more"
         if len(names) > 1:
