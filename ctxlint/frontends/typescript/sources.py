@@ -4,6 +4,7 @@ documents, a tool's result (the catalogue's ``sources``); and collections in no 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
@@ -178,6 +179,13 @@ class Sources:
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()`", self.m.span(call))
                 return replace(found, flow=found.flow + (step,))
             return None
+        imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
+        if imported is not None:  # a function of another module of the tree that returns what it fetched
+            found = imported[0].sources.untrusted(imported[1], imported[2])
+            if found is not None:
+                step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()` "
+                                f"({os.path.basename(imported[0].m.path)})", self.m.span(call))
+                return replace(found, flow=found.flow + (step,))
         for arg in args:
             if arg.type in FUNCTIONS:
                 continue
