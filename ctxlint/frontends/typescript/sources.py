@@ -26,6 +26,8 @@ from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, Scope, described, short_call
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
+_BINARY_BODIES = ("arrayBuffer", "blob", "bytes", "formData")  # a response's body read as bytes, not text
+
 
 @dataclass(eq=False)
 class Sources:
@@ -182,7 +184,7 @@ class Sources:
         imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
         if imported is not None:  # a function of another module of the tree that returns what it fetched
             found = imported[0].sources.untrusted(imported[1], imported[2])
-            if found is not None:
+            if found is not None and self.carried_across(found):
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()` "
                                 f"({os.path.basename(imported[0].m.path)})", self.m.span(call))
                 return replace(found, flow=found.flow + (step,))
@@ -199,6 +201,17 @@ class Sources:
             return Source(SourceKind.UNTRUSTED, f"a web page ({self.m.short(callee)}(...))", self.m.span(call),
                           strong=False)
         return None
+
+    def carried_across(self, found: Source) -> bool:
+        """Whether what another module's function returns is third-party text at its caller: not a
+        file it reads (the path is the caller's to tell, and that module cannot read it: the
+        function's parameters stay unbound), nor bytes it downloads (an image, not text a label
+        could mark)."""
+        files = self.m.ts.sources["files"]
+        called = found.detail.split("(", 1)[0]
+        if called in files["calls"] or called.rsplit(".", 1)[-1] in files["methods"]:
+            return False
+        return not found.detail.endswith(tuple(f".{m}()" for m in _BINARY_BODIES))
 
     def carrier(self, node: Node | None, env: Env) -> tuple[str, str, bool] | None:
         """``(what, kind, strong)`` when ``node`` holds third-party content: an HTTP response
