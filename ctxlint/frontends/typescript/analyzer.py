@@ -31,7 +31,7 @@ from ctxlint.frameworks.typescript import TypeScriptCatalogue
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
-from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, Node
+from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, MAX_SOURCE_STEPS, Node
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
@@ -99,6 +99,9 @@ class Analyzer:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "
                                   f"(line {line}); values and untrusted sources are not followed through longer chains")
+        if m.source_steps > MAX_SOURCE_STEPS:
+            parsed.notices.append(f"stopped following values to third-party sources after {MAX_SOURCE_STEPS:,} steps; "
+                                  "content reached later in the module is not checked for its source")
         parsed.dependencies.extend(self.project.read_paths())
 
     def release(self) -> None:

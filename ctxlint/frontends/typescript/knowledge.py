@@ -18,6 +18,9 @@ Node = Any  # tree_sitter.Node; the library is imported lazily, so it is not nam
 
 MAX_DEPTH = 400  # syntax-tree levels; deeper input is refused with a located error
 MAX_RESOLVE = 40  # how deep name and function resolution may go
+# Steps one module's analysis may spend following values to third-party sources: a long module
+# that reassigns its names in many branches made the search try every path (millions of steps).
+MAX_SOURCE_STEPS = 100_000
 MAX_CHAIN = 24  # property accesses, calls and awaits (`a.b[c].d()`) a value or a source is followed through
 MAX_IMPORT_DEPTH = 2  # how many imports away constants are read from
 # A name assigned more often than this in one scope is looked up by bisection: generated or

@@ -21,7 +21,7 @@ from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.summaries import Path, Summary, class_summaries, constructed_without, summarise
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
-from ctxlint.model import Evidence, EvidenceKind, Request
+from ctxlint.model import Evidence, EvidenceKind, Request, Role
 
 MODEL_CLASS_UNSET = "model-class-unset"
 WRAPPER_CALL = "wrapper-call"  # the Python front-end's name for the same evidence
@@ -36,8 +36,9 @@ class Layers:
     _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
 
     def request(self, call: Node, env: Env) -> Request | None:
-        """The request a call of the project's function or method sends, when it is sent with no
-        limit because the call gives none."""
+        """The request a call of the project's function or method sends, with the caller's system
+        text, messages and input; with no limit when the callee takes it from the call, which gives
+        none."""
         callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
         if callee is not None and callee.type == "await_expression" and callee.named_children:
             callee = self.m.unwrap(callee.named_children[0])  # `await llm.generate<T>({...})` parses so
@@ -56,25 +57,45 @@ class Layers:
             kind = MODEL_CLASS_UNSET
         else:
             return None
-        limit = summaries[0].limit if summaries else None
+        if not summaries:
+            return None
         args = self.m.args(call)
-        if limit is None or any(s.limit != limit for s in summaries) or not self._unset(args, limit, env):
-            return None
-        unset_fallback = constructed_without(summaries)
-        if unset_fallback is None:
-            return None
+        unset = self._limit_unset(summaries, args, env)
         builder = RequestBuilder()
-        for position, path in dict.fromkeys(p for s in summaries for p in s.messages):
-            given = self._argument(args, (position, path), env)
-            if given is not None:
-                self.messages.messages(given[0], given[1], builder)
+        content = list(dict.fromkeys(c for s in summaries for c in s.content))
+        for role in ("system", "messages", "input"):  # where the provider's API shape puts them
+            for position, path in (p for r, p in content if r == role):
+                given = self._argument(args, (position, path), env)
+                if given is None:
+                    continue
+                if role == "messages":
+                    self.messages.messages(given[0], given[1], builder)
+                else:
+                    builder.next_message()
+                    self.messages.content(given[0], given[1], builder, Role.SYSTEM if role == "system" else Role.USER,
+                                          None)
+        if unset is None and not builder.segments:
+            return None
+        first = summaries[0].limit
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments),
-                       declares_settings=True, settings_hint=f"`{summaries[0].spelled}`",
-                       breakpoints=tuple(builder.breakpoints), reserve_kind=kind,
-                       reserve_evidence=(self._evidence(callee, summaries, unset_fallback),))
+                       declares_settings=unset is not None, settings_hint=f"`{first.spelled}`" if first else "",
+                       breakpoints=tuple(builder.breakpoints), reserve_kind=kind if unset is not None else "",
+                       reserve_evidence=(self._evidence(callee, summaries, unset),) if unset is not None else ())
+
+    def _limit_unset(self, summaries: list[Summary], args: list[Node], env: Env) -> str | None:
+        """When every summary takes its limit from the call and the call gives none: what the
+        constructions of the classes leave unset ("" when there is no fallback); else None."""
+        limits = [s.limit for s in summaries]
+        first = limits[0]
+        if first is None or any(limit is None or limit.path != first.path for limit in limits) \
+                or not self._unset(args, first.path, env):
+            return None
+        return constructed_without(summaries)
 
     def _evidence(self, callee: Node, summaries: list[Summary], unset_fallback: str) -> Evidence:
-        first = summaries[0]
+        first = summaries[0].limit
+        assert first is not None
+        owner = summaries[0].owner
         prop = self.m.field(callee, "property")
         method = f".{self.m.code(prop)}" if prop is not None else ""
         names = list(dict.fromkeys(s.name + method for s in summaries))
@@ -86,10 +107,10 @@ class Layers:
         if callee.type != "identifier":
             sends += f" runs {named}, which"
         says = (f"{sends} sends a request that takes its limit from the call's `{first.spelled}` "
-                f"(`{first.owner.m.code(first.sent_at)}`), and this call gives none")
+                f"(`{owner.m.code(first.sent_at)}`), and this call gives none")
         if unset_fallback:
             says += f", nor does any construction of those classes set `{unset_fallback}`"
-        return Evidence(EvidenceKind.FLOW, says, first.owner.m.span(first.sent_at))
+        return Evidence(EvidenceKind.FLOW, says, owner.m.span(first.sent_at))
 
     def _function(self, name: str, env: Env) -> tuple[Classes, Node] | None:
         """The project's function a name calls: the module's own, or one imported from a module of

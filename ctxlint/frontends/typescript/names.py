@@ -203,6 +203,10 @@ class Names:
             if binding is None or binding.extras or binding.part is not None:
                 return None
             return self.m.follow_binding(binding, self.entries, opaque)
+        if node.type == "call_expression":  # `getPrompt(query).system`: what the module's function returns
+            target = self.function_for(node, env)
+            return self.m.follow(target[0], self.entries, target[1], target[2], opaque) if target is not None \
+                else None
         if node.type != "object":
             return None
         found: dict[str, tuple[Node, Env, Node]] = {}

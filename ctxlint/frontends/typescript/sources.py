@@ -12,6 +12,7 @@ from ctxlint.frontends.code import words
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
     MAX_RESOLVE,
+    MAX_SOURCE_STEPS,
     MEASURES,
     MEASURING_CALLS,
     MEASURING_METHODS,
@@ -37,7 +38,8 @@ class Sources:
     names: Names
 
     def untrusted(self, node: Node, env: Env) -> Source | None:
-        if env.depth > MAX_RESOLVE:
+        self.m.source_steps += 1
+        if env.depth > MAX_RESOLVE or self.m.source_steps > MAX_SOURCE_STEPS:
             return None
         node = self.m.unwrap(node)
         kind = node.type

@@ -1,10 +1,12 @@
-"""Summaries of the project's functions and methods that send one SDK request: which of their
-parameters the request's output limit and messages come from.
+"""Summaries of the project's functions and methods that send an SDK request for their caller:
+which of their parameters the request's system text, messages, input and output limit come from.
 
 A summary is read from the function's own syntax: its parameters (positional, or properties of a
-destructured object, ``{ messages, maxTokens }: Options``), the one sink call of the catalogue its
-body makes, and the value at the request's limit key. The limit is followed only when that value
-is made of the caller's parameters alone, written ``input.options?.maxTokens``, ``maxTokens`` or
+destructured object, ``{ messages, maxTokens }: Options``), the sink calls of the catalogue its
+body makes, which of their system text, messages and input read a parameter (the caller's
+content, read at the call), and the value at the request's limit key. The limit is followed only
+for a function that sends one request, and only when that value is made of the caller's
+parameters alone, written ``input.options?.maxTokens``, ``maxTokens`` or
 ``opts.maxTokens ?? this.config.maxTokens`` (a method may fall back on settings the instance was
 constructed with); a number, a parameter with a default, or anything else is a limit set.
 """
@@ -25,16 +27,23 @@ Path = tuple[int, tuple[str, ...]]  # a parameter's position, and the properties
 
 
 @dataclass(frozen=True)
-class Summary:
-    """How one function or method sends its request."""
+class Limit:
+    """Where a function's request takes its output limit from its caller."""
 
     sent_at: Node  # the limit's key and value in the SDK call
-    owner: Classes  # the module the function is in
-    limit: Path  # where the caller's limit is read
+    path: Path  # where the caller's limit is read
     spelled: str  # how a caller gives it: `options.maxTokens`, or the parameter's name
     fallback: Path | None  # a constructor's argument a method falls back on (``this.config.maxTokens``)
-    messages: tuple[Path, ...]  # the caller's arguments the messages are read from
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How one function or method sends its request for its caller."""
+
+    owner: Classes  # the module the function is in
     name: str  # the class that declares the method, or the function
+    content: tuple[tuple[str, Path], ...]  # ("system" | "messages" | "input", the caller's argument)
+    limit: Limit | None  # None: the limit is set, or not the caller's to give
 
 
 def class_summaries(owner: Classes, declaration: Node, method: str) -> list[Summary]:
@@ -57,19 +66,41 @@ def class_summaries(owner: Classes, declaration: Node, method: str) -> list[Summ
 
 
 def summarise(owner: Classes, function: Node, declaration: Node | None = None) -> Summary | None:
-    """The summary of a function (``declaration`` None) or of a method of ``declaration``."""
+    """The summary of a function (``declaration`` None) or of a method of ``declaration``: None when
+    it sends no request of the catalogue, or none that takes anything from its caller."""
     m = owner.m
     params = parameters(m, function)
-    sent = [(call, scope) for call, scope in m.calls
-            if function.start_byte <= call.start_byte < function.end_byte and m.sink_of(call) is not None]
-    if not params or len(sent) != 1:
-        return None  # no parameter to take a limit from; no request, or several
-    call, scope = sent[0]
-    sink = m.sink_of(call)
+    params.update(_destructured_locals(m, function, params))
+    sent = [(call, scope, sink) for call, scope in m.calls
+            if function.start_byte <= call.start_byte < function.end_byte and (sink := m.sink_of(call)) is not None]
+    if not params or not sent:
+        return None
+    content: list[tuple[str, Path]] = []
+    for call, scope, sink in sent:
+        args = m.args(call)
+        keywords = owner.names.entries(args[0], Env(scope)) if args else None
+        for kind, keys in (("system", sink.shape.system), ("messages", sink.shape.messages),
+                           ("input", sink.shape.input)):
+            for key in keys:
+                if keywords is not None and key in keywords:
+                    content.extend((kind, path) for path in _parameters_read(m, keywords[key][0], params))
+    # The limit is followed only for a function that sends one request: with several (a retry, a
+    # fallback model), which one a call ends in is not the code's to show.
+    limit = _limit(owner, *sent[0], params, declaration) if len(sent) == 1 else None
+    if not content and limit is None:
+        return None
+    name = m.field(declaration if declaration is not None else function, "name")
+    return Summary(owner, m.code(name) if name is not None else "", tuple(dict.fromkeys(content)), limit)
+
+
+def _limit(owner: Classes, call: Node, scope, sink, params: dict[str, Path | None],
+           declaration: Node | None) -> Limit | None:
+    """Where the request takes its limit from the caller, or None (set, or not readable)."""
+    m = owner.m
     args = m.args(call)
     opaque = [False]
-    keywords = owner.names.entries(args[0], Env(scope), opaque) if args and sink is not None else None
-    if keywords is None or opaque[0] or sink is None:
+    keywords = owner.names.entries(args[0], Env(scope), opaque) if args else None
+    if keywords is None or opaque[0]:
         return None
     settings: dict | None = keywords
     if sink.shape.settings:
@@ -102,13 +133,7 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
         if kept is None:
             return None
         fallback = (kept[0], tuple(from_field[0][1:]))
-    messages: list[Path] = []
-    for key in (*sink.shape.messages, *sink.shape.system, *sink.shape.input):
-        if key in keywords:
-            messages.extend(_parameters_read(m, keywords[key][0], params))
-    name = m.field(declaration if declaration is not None else function, "name")
-    return Summary(pair, owner, from_param[0], spelled, fallback, tuple(dict.fromkeys(messages)),
-                   m.code(name) if name is not None else "")
+    return Limit(pair, from_param[0], spelled, fallback)
 
 
 def parameters(m: Module, function: Node) -> dict[str, Path | None]:
@@ -149,6 +174,24 @@ def parameters(m: Module, function: Node) -> dict[str, Path | None]:
     return found
 
 
+def _destructured_locals(m: Module, function: Node, params: dict[str, Path | None]) -> dict[str, Path | None]:
+    """Names the function's body takes out of a parameter (``const { system, messages } = options``),
+    each as the property it reads; None for one with a default (``numRetries = 0``)."""
+    scope = next((f.scope for f in m.functions if f.node.id == function.id), None)
+    found: dict[str, Path | None] = {}
+    for name, records in (scope.assigns.items() if scope is not None else ()):
+        record = records[0] if len(records) == 1 else None
+        value = m.unwrap(record.value) if record is not None and record.value is not None else None
+        if record is None or record.key is None or value is None or value.type != "identifier" \
+                or name in params or params.get(m.code(value)) is None:
+            continue
+        position, path = params[m.code(value)]  # type: ignore[misc]
+        defaulted = any(c.type == "object_assignment_pattern" and m.code(m.field(c, "left") or c) == name
+                        for c in record.target.named_children)
+        found[name] = None if defaulted else (position, (*path, record.key))
+    return found
+
+
 def _alternatives(m: Module, node: Node) -> list[Node]:
     """The operands of ``a ?? b || c`` (one value: itself)."""
     node = m.unwrap(node)
@@ -180,12 +223,12 @@ def _parameters_read(m: Module, node: Node, params: dict[str, Path | None]) -> l
 def constructed_without(summaries: list[Summary]) -> str | None:
     """What the fallback of the summaries is (``options``), "" when there is none, or None when some
     construction of a class that runs one of them may set it (or none is found at all)."""
-    with_fallback = [s for s in summaries if s.fallback is not None]
+    with_fallback = [s for s in summaries if s.limit is not None and s.limit.fallback is not None]
     if not with_fallback:
         return ""
     written = None
     for summary in with_fallback:
-        position, path = summary.fallback  # type: ignore[misc]
+        position, path = summary.limit.fallback  # type: ignore[union-attr,misc]
         declared = summary.owner.declarations().get(summary.name)
         if declared is None or not path:
             return None
