@@ -146,12 +146,13 @@ def static_until_per_call(request: Request, index: int, per_call: list[str],
 
 
 # A clock read to the day (`date.today()`, `strftime("%B %d, %Y")`, `current_date`,
-# `toLocaleDateString()`) changes once a day; one read to the time changes on every call.
+# `toLocaleDateString()`, `getFullYear()`, `current_month`) changes at most once a day; one read to
+# the time changes on every call.
 # The names of clock types and of the methods that format and parse them (`strftime`) say nothing
 # of how fine the value is read: they are taken out before the words that do.
 _CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re.IGNORECASE)
 # The words ignore case; the strftime codes do not (`%m` is the month, `%M` the minute).
-_DAILY = re.compile(r"today|date|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
+_DAILY = re.compile(r"today|date|year|month|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
 _FINER = re.compile(r"time|hour|minute|second|(?-i:%[HIMSfXcTRp])", re.IGNORECASE)
 
 
@@ -163,5 +164,6 @@ _DAY_OF_ISO = re.compile(r"toISOString\(\)\s*\.\s*(split\(\s*[\"'`]T[\"'`]\s*\)\
 
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
-    parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text)) for text in (slot.expression, *slot.names)]
+    parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text))
+             for text in (slot.expression, *slot.names, *slot.calls)]
     return any(_DAILY.search(p) for p in parts) and not any(_FINER.search(p) for p in parts)

@@ -42,14 +42,17 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                                  loop_counters)
         if reason is None or after_daily and daily(segment.slot):
             continue
+        fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
 
-        def another(slot: Slot, first: Slot = segment.slot) -> bool:
-            """Another volatile value (the same one again ends nothing: it changes with the first)."""
+        def another(slot: Slot, first: Slot = segment.slot, per_day: bool = per_day) -> bool:
+            """Another volatile value (the same one again ends nothing: it changes with the first; nor
+            does one that changes at most daily after one that changes more often: the text after it
+            is lost to the first)."""
             return slot.expression != first.expression and volatile_reason(
-                slot, options["calls"], options["names"], options["filters"], loop_counters) is not None
+                slot, options["calls"], options["names"], options["filters"], loop_counters) is not None \
+                and (per_day or not daily(slot))
 
         after = static_until_per_call(request, index, options["per_call"], another)
-        fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
         earlier = per_call_before(request, index, options["per_call"])
         delimiter = _names_a_delimiter(request, index)
         # A value fixed per process or per day leaves a replayed conversation cached all day long;
