@@ -162,8 +162,17 @@ _DAY_OF_ISO = re.compile(r"toISOString\(\)\s*\.\s*(split\(\s*[\"'`]T[\"'`]\s*\)\
                          r"(slice|substring|substr)\(\s*0\s*,\s*10\s*\))|toDateString\(\)")
 
 
+# JavaScript reads of a date to the day or coarser, and to the time: what a value read from a clock
+# through one of them changes with, whatever the clock's variable is called (`currentTime.getFullYear()`).
+_DAY_READS = re.compile(r"\.(?:get(?:UTC)?(?:FullYear|Month|Date|Day)|toDateString|toLocaleDateString)$")
+_TIME_READS = re.compile(r"\.(?:get(?:UTC)?(?:Hours|Minutes|Seconds|Milliseconds)|getTime|toISOString|toTimeString|"
+                         r"toLocaleTimeString|toLocaleString|toUTCString|toString|valueOf)$")
+
+
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
+    if any(_DAY_READS.search(c) for c in slot.calls) and not any(_TIME_READS.search(c) for c in slot.calls):
+        return True
     parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text))
              for text in (slot.expression, *slot.names, *slot.calls)]
     return any(_DAILY.search(p) for p in parts) and not any(_FINER.search(p) for p in parts)
