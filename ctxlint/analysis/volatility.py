@@ -171,8 +171,10 @@ _TIME_READS = re.compile(r"\.(?:get(?:UTC)?(?:Hours|Minutes|Seconds|Milliseconds
 
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
-    if any(_DAY_READS.search(c) for c in slot.calls) and not any(_TIME_READS.search(c) for c in slot.calls):
+    # A value made of nothing but a clock and a read to the day (a prompt built elsewhere that calls
+    # a clock among other things says nothing of how often the rest of it changes).
+    if any(_DAY_READS.search(c) for c in slot.calls) and all(
+            _DAY_READS.search(c) or _CLOCK_TYPES.fullmatch(c) for c in slot.calls):
         return True
-    parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text))
-             for text in (slot.expression, *slot.names, *slot.calls)]
+    parts = [_DAY_OF_ISO.sub("date", _CLOCK_TYPES.sub("", text)) for text in (slot.expression, *slot.names)]
     return any(_DAILY.search(p) for p in parts) and not any(_FINER.search(p) for p in parts)

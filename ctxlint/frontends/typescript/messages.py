@@ -80,6 +80,8 @@ class Messages:
         if "role" in entries:
             name = self.strings.literal_str(entries["role"][0], entries["role"][1])
             role = ROLE_NAMES.get(name.lower(), Role.USER) if name else Role.USER
+            if not name and "tool_call_id" in entries:  # a tool's result answering a call, whatever holds its role
+                role = Role.TOOL
         if "content" in entries:
             value, venv, _ = entries["content"]
             self.content(value, venv, builder, role, item.loop)
