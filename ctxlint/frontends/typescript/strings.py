@@ -15,7 +15,7 @@ from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEM
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value
+from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value, replaced
 from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
@@ -164,8 +164,8 @@ class Strings:
                     for arg in args:
                         inner = inner + self.pieces(arg, env)
                     return inner
-            if method == "replaceAll" or method == "replace":
-                return None
+            if method in ("replace", "replaceAll"):
+                return self.replaced(receiver, args, method, env)
         qualified = self.m.qualified(callee)
         if qualified in ("String", "dedent") and len(args) == 1:
             argument = self.text(args[0], env)
@@ -173,6 +173,10 @@ class Strings:
         target = self.names.function_for(call, env)
         if target is None:
             imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
+            passed = self.passed_through(imported[0].m, imported[1], imported[2].scope.positional, args, env) \
+                if imported is not None else None
+            if passed is not None:
+                return passed
             found = imported[0].strings.text(imported[1], imported[2]) if imported is not None else None
             return None if found is None or imported is None \
                 else self.with_arguments(found, imported[2].scope.positional, call, env)
@@ -181,6 +185,31 @@ class Strings:
             self.m.consumed.add(target[1].id)
             found = self.with_arguments(found, target[2].scope.positional, call, env, flow=False)
         return found
+
+    def passed_through(self, module: Module, returned: Node, parameters: list[str], args: list[Node],
+                       env: Env) -> list[Piece] | None:
+        """The caller's own text, when another module's function gives back one of its parameters,
+        trimmed or with static text replaced (``return text.replace(/\\n{3,}/g, "\\n\\n").trim()``):
+        that module cannot read the argument, this one can."""
+        node, trimmed = module.unwrap(returned), False
+        for _ in range(8):
+            callee = module.unwrap(module.field(node, "function")) if node.type == "call_expression" else None
+            if callee is None or callee.type != "member_expression":
+                break
+            method, given = module.code(module.field(callee, "property")), module.args(node)
+            static = len(given) == 2 and module.unwrap(given[1]).type == "string"
+            if not (method in ("trim", "trimStart", "trimEnd") and not given
+                    or method in ("replace", "replaceAll") and static):
+                return None
+            trimmed = trimmed or method.startswith("trim")
+            node = module.unwrap(module.field(callee, "object"))
+        if node.type != "identifier" or module.code(node) not in parameters:
+            return None
+        position = parameters.index(module.code(node))
+        if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]):
+            return None
+        found = self.text(args[position], env)
+        return strip(found) if found is not None and trimmed else found
 
     def with_arguments(self, pieces: list[Piece], parameters: list[str], call: Node, env: Env,
                        flow: bool = True) -> list[Piece]:
@@ -211,6 +240,23 @@ class Strings:
                     slot = replace(slot, sources=slot.sources + carried, calls=slot.calls + facts.calls)
             out.append(replace(piece, slot=slot))
         return out
+
+    def replaced(self, receiver: Node, args: list[Node], method: str, env: Env) -> list[Piece] | None:
+        """``text.replace(/\\n{2,}/g, "\\n\\n")``: a replacement that is static text keeps the slots
+        where they are (a value put in, ``.replace("{date}", today)``, is not followed)."""
+        pattern = self.m.unwrap(args[0]) if len(args) == 2 else None
+        replacement = self.literal_str(args[1], env) if pattern is not None else None
+        if pattern is None or replacement is None:
+            return None
+        if pattern.type == "regex":
+            body, flags = self.m.field(pattern, "pattern"), self.m.field(pattern, "flags")
+            found = self.text(receiver, env)
+            return None if found is None or body is None else replaced(
+                found, self.m.code(body), True, self.m.code(flags) if flags is not None else "", replacement)
+        literal = self.literal_str(pattern, env)
+        found = self.text(receiver, env) if literal is not None else None
+        return None if found is None or literal is None else replaced(
+            found, literal, False, "g" if method == "replaceAll" else "", replacement)
 
     def join(self, call: Node, receiver: Node, args: list[Node], env: Env) -> list[Piece] | None:
         separator = ","

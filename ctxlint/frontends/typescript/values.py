@@ -9,6 +9,7 @@ pieces of text, facts and builder shared with the Python front-end are in ``fron
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -188,3 +189,27 @@ def evaluated_once(piece: Piece) -> Piece:
         return piece
     return replace(piece, slot=replace(slot, once=slot.calls))
 
+def replaced(pieces: list[Piece], pattern: str, regex: bool, flags: str, replacement: str) -> list[Piece]:
+    """``text.replace(pattern, "literal")``: the static pieces with the replacement made in each (a
+    match across a slot is not seen). The replacement is static text, so the slots stay where they
+    are; a pattern or replacement Python's ``re`` does not read the same way leaves the text as it is."""
+    if "$" in replacement:
+        return pieces
+    if regex:
+        try:
+            compiled = re.compile(pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!"),
+                                  (re.IGNORECASE if "i" in flags else 0) | (re.MULTILINE if "m" in flags else 0)
+                                  | (re.DOTALL if "s" in flags else 0))
+        except re.error:
+            return pieces
+        count = 0 if "g" in flags else 1
+        literal = replacement.replace("\\", "\\\\")
+        return [p if p.slot is not None else replace(p, text=compiled.sub(literal, p.text, count=count))
+                for p in pieces]
+    out, done = [], False
+    for p in pieces:  # a string pattern: `replace` changes its first occurrence, `replaceAll` (flags "g") each
+        if p.slot is None and not done and pattern in p.text:
+            p = replace(p, text=p.text.replace(pattern, replacement, -1 if "g" in flags else 1))
+            done = "g" not in flags
+        out.append(p)
+    return out
