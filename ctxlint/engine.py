@@ -337,14 +337,18 @@ class Linter:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+_COUNTS = re.compile(r"\d[\d,.]*")  # the numbers of a message: a claim's size, not the claim
+
+
 def _unique(findings: list[Finding]) -> list[Finding]:
-    """One finding per rule, place and message, in order: the surest of them. Two requests that
+    """One finding per rule, place and claim, in order: the surest of them. Two requests that
     include the same slot (a helper's prompt and the caller that sends it) each report it, one
-    of them perhaps by a weaker path; the same claim is said once."""
+    of them perhaps by a weaker path, or with a count of its own (the static tokens after a clock
+    differ per request); the same claim, its counts aside, is said once."""
     at: dict[tuple[str, int, int, str], int] = {}
     unique: list[Finding] = []
     for finding in findings:
-        key = (finding.code, finding.span.line, finding.span.column, finding.message)
+        key = (finding.code, finding.span.line, finding.span.column, _COUNTS.sub("#", finding.message))
         index = at.get(key)
         if index is None:
             at[key] = len(unique)

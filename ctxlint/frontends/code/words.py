@@ -44,6 +44,10 @@ WEB_FETCHERS = re.compile(r"^_*(?:scrape|crawl)(?:_|$)"
                           r"|websites?|html|page_(?:contents?|texts?|html))(?:_(?:contents?|texts?))?$"
                           r"|(?:^|_)(?:fetch|download|browse|scrape|crawl)_urls?(?:_(?:contents?|texts?))?$")
 
+# Names of a model's window or a token budget: a share of one (`context_length / 4`,
+# `this.contextLength / 4`) is a part of the window, not characters turned into tokens.
+WINDOW_WORDS = ("context", "window", "ctx", "token")
+
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 # Text right after a cut that says something is missing (as CTX205's default markers), for cuts
 # whose marker is part of the same value and so never becomes a segment of its own.

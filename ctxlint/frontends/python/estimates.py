@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value
@@ -12,10 +13,6 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Observation
-
-# Names of a model's window or a token budget: a share of one (`context_length / 4`) is a part of
-# the window, not characters turned into tokens.
-_WINDOW_WORDS = ("context", "window", "ctx", "token")
 
 
 def char_name(name: str | None) -> bool:
@@ -282,7 +279,7 @@ class Estimates(Component):
         if isinstance(node, (ast.Name, ast.Attribute)):
             # the attribute itself, also at the end of a call (`path.stat().st_size`)
             last = (node.attr if isinstance(node, ast.Attribute) else node.id).lower()
-            if any(word in last for word in _WINDOW_WORDS):
+            if any(word in last for word in WINDOW_WORDS):
                 return False
             return "char" in last or last.endswith(("_len", "_length", "_bytes")) or last == "st_size"
         return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.typescript.knowledge import Node, snake
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import number_value
@@ -70,10 +71,13 @@ class Estimates:
         return False
 
     def is_len_like(self, node: Node) -> bool:
+        """A character count (``text.length``, ``numChars``); not a window (``this.contextLength``)."""
         dotted = self.m.dotted(node) or ""
         last = snake(dotted.rsplit(".", 1)[-1])
         if node.type == "member_expression" and last == "length":
             return not self.is_word_count(node)
+        if any(word in last for word in WINDOW_WORDS):
+            return False
         return "char" in last or last.endswith(("_len", "_length"))
 
     def is_word_count(self, node: Node) -> bool:
