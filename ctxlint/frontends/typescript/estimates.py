@@ -41,10 +41,27 @@ class Estimates:
                 if side is not None:
                     self.estimates_in(side)
         elif node.type == "ternary_expression":
-            for key in ("consequence", "alternative"):
-                branch = self.m.field(node, key)
-                if branch is not None:
-                    self.estimates_in(branch)
+            branches = [b for b in (self.m.field(node, "consequence"), self.m.field(node, "alternative"))
+                        if b is not None]
+            if any(self.counts_tokens(b) for b in branches):
+                return  # `useTokenizer ? countTokens(t) : t.length / 4`: a fallback the code chooses
+            for branch in branches:
+                self.estimates_in(branch)
+
+    def counts_tokens(self, node: Node) -> bool:
+        """A call that counts tokens with a tokenizer: ``countTokens(text, model)``,
+        ``encoding.encode(text).length``, ``tokenizer.encode(text)``."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type == "call_expression":
+                callee = snake((self.m.dotted(self.m.unwrap(self.m.field(current, "function"))) or "")
+                               .replace(".", "_"))
+                if "count_tokens" in callee or "tokeniz" in callee or callee.endswith("encode") and (
+                        "token" in callee or "enc" in callee.rsplit("_encode", 1)[0].rsplit("_", 1)[-1]):
+                    return True
+            stack.extend(current.named_children)
+        return False
 
     def is_estimate(self, node: Node) -> bool:
         node = self.m.unwrap(node)
