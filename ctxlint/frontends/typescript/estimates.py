@@ -48,6 +48,21 @@ class Estimates:
             for branch in branches:
                 self.estimates_in(branch)
 
+    def caught_fallback(self, node: Node) -> bool:
+        """An estimate in the ``catch`` of a ``try`` that counts with a tokenizer: what is used only
+        when the tokenizer fails."""
+        current = node.parent
+        for _ in range(12):
+            if current is None or current.type in ("function_declaration", "arrow_function", "method_definition"):
+                return False
+            if current.type == "catch_clause":
+                attempt = current.parent
+                body = self.m.field(attempt, "body") if attempt is not None and attempt.type == "try_statement" \
+                    else None
+                return body is not None and self.counts_tokens(body)
+            current = current.parent
+        return False
+
     def counts_tokens(self, node: Node) -> bool:
         """A call that counts tokens with a tokenizer: ``countTokens(text, model)``,
         ``encoding.encode(text).length``, ``tokenizer.encode(text)``."""
@@ -104,6 +119,8 @@ class Estimates:
         return "word" in snake((self.m.dotted(node) or "").rsplit(".", 1)[-1])
 
     def observe(self, node: Node) -> None:
+        if self.caught_fallback(node):
+            return
         span = self.m.span(node)
         if span not in self.m.observed:
             self.m.observed.add(span)

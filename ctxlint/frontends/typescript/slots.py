@@ -207,9 +207,21 @@ class Slots:
             acc.once.extend(inner.once)
             acc.sources.extend(s for s in inner.sources if s.kind not in (SourceKind.UNTRUSTED, SourceKind.TRUNCATION))
             return
-        for arg in args:
-            if arg.type not in FUNCTIONS:
+        given = [arg for arg in args if arg.type not in FUNCTIONS]
+        for arg in given:
+            if len(given) == 1:
                 self.facts(arg, env, acc)
+                continue
+            # A call given several values (`search(queries, context, allWebContents)`) is named by
+            # none of them: its result keeps their sources and clocks, not their names.
+            inner = Facts()
+            self.facts(arg, env, inner)
+            acc.calls.extend(inner.calls)
+            acc.once.extend(inner.once)
+            acc.sources.extend(inner.sources)
+            acc.variable_length = acc.variable_length or inner.variable_length
+            for name, span in inner.called_at.items():
+                acc.called_at.setdefault(name, span)
 
     def truncation(self, node: Node, env: Env) -> Source | None:
         """``text.slice(0, 4000)``: a string cut to a fixed length."""
