@@ -108,6 +108,7 @@ class SourceKind(str, Enum):
     UNTRUSTED = "untrusted"  # a web page, a file's content, a tool's result
     DELIMITED = "delimited"  # text that wraps every value it prints in a tag pair (detail: the tag)
     PER_ITERATION = "per-iteration"  # a loop's counter, where the loop builds one prompt per pass
+    MODEL_OUTPUT = "model-output"  # the answer of a request the module sends: the model's own text
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,6 +175,9 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     prefix = "template-" if template else ""
     sink = Evidence(EvidenceKind.SINK, f"interpolated into the {segment.role.value} message", segment.span)
     named = facts.named
+    kinds = {source.kind for source in slot.sources}
+    if SourceKind.MODEL_OUTPUT in kinds and SourceKind.UNTRUSTED not in kinds:
+        return None  # the model's own answer, whatever its name says (`step.codingIssue` of a structured reply)
     for source in slot.sources:
         if source.kind is not SourceKind.UNTRUSTED:
             continue

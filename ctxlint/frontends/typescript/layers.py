@@ -34,30 +34,14 @@ class Layers:
     messages: Messages
     classes: Classes
     _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
+    _of_call: dict[int, tuple[Node | None, list[Summary], str]] = field(default_factory=dict)  # by the call's node
 
     def request(self, call: Node, env: Env) -> Request | None:
         """The request a call of the project's function or method sends, with the caller's system
         text, messages and input; with no limit when the callee takes it from the call, which gives
         none."""
-        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
-        if callee is not None and callee.type == "await_expression" and callee.named_children:
-            callee = self.m.unwrap(callee.named_children[0])  # `await llm.generate<T>({...})` parses so
-        if callee is None:
-            return None
-        if callee.type == "identifier":
-            found = self._function(self.m.code(callee), env)
-            if found is not None and found[1].id not in self._summarised:
-                self._summarised[found[1].id] = summarise(*found)
-            summary = self._summarised[found[1].id] if found is not None else None
-            summaries, kind = ([summary] if summary is not None else []), WRAPPER_CALL
-        elif callee.type == "member_expression" and (prop := self.m.field(callee, "property")) is not None:
-            typed = self.classes.expression_type(self.m.field(callee, "object"), env)
-            summaries = class_summaries(typed[0], typed[1], self.m.code(prop)) \
-                if typed is not None and typed[1].type != "type_alias_declaration" else []
-            kind = MODEL_CLASS_UNSET
-        else:
-            return None
-        if not summaries:
+        callee, summaries, kind = self.summaries(call, env)
+        if callee is None or not summaries:
             return None
         args = self.m.args(call)
         unset = self._limit_unset(summaries, args, env)
@@ -81,6 +65,33 @@ class Layers:
                        declares_settings=unset is not None, settings_hint=f"`{first.spelled}`" if first else "",
                        breakpoints=tuple(builder.breakpoints), reserve_kind=kind if unset is not None else "",
                        reserve_evidence=(self._evidence(callee, summaries, unset),) if unset is not None else ())
+
+    def summaries(self, call: Node, env: Env) -> tuple[Node | None, list[Summary], str]:
+        """The callee, the summaries of what it sends for the call (none: it is not the project's
+        function or method that sends one), and the kind of evidence a missing limit would be."""
+        known = self._of_call.get(call.id)
+        if known is not None:
+            return known
+        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
+        if callee is not None and callee.type == "await_expression" and callee.named_children:
+            callee = self.m.unwrap(callee.named_children[0])  # `await llm.generate<T>({...})` parses so
+        summaries: list[Summary] = []
+        kind = WRAPPER_CALL
+        if callee is not None and callee.type == "identifier":
+            found = self._function(self.m.code(callee), env)
+            if found is not None and found[1].id not in self._summarised:
+                self._summarised[found[1].id] = summarise(*found)
+            summary = self._summarised[found[1].id] if found is not None else None
+            summaries = [summary] if summary is not None else []
+        elif callee is not None and callee.type == "member_expression" \
+                and (prop := self.m.field(callee, "property")) is not None:
+            typed = self.classes.expression_type(self.m.field(callee, "object"), env)
+            summaries = class_summaries(typed[0], typed[1], self.m.code(prop)) \
+                if typed is not None and typed[1].type != "type_alias_declaration" else []
+            kind = MODEL_CLASS_UNSET
+        found_now = (callee, summaries, kind)
+        self._of_call[call.id] = found_now
+        return found_now
 
     def _limit_unset(self, summaries: list[Summary], args: list[Node], env: Env) -> str | None:
         """When every summary takes its limit from the call and the call gives none: what the

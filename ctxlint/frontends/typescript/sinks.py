@@ -33,6 +33,12 @@ class Sinks:
     layers: Layers
 
     def call_site_requests(self) -> list[Request]:
+        # First the calls that send a request: what one returns is the model's answer wherever
+        # the module reads it (a request built from an earlier answer is built in the same loop).
+        for call, scope in self.m.calls:
+            env = Env(scope)
+            if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1]:
+                self.m.answers.add(call.id)
         requests = []
         for call, scope in self.m.calls:
             sink = self.m.sink_of(call) or self.factory_sink(call, Env(scope))

@@ -87,6 +87,8 @@ class Slots:
                     acc.names.append(dotted)
                     if kind in ("identifier", "shorthand_property_identifier"):
                         self.merge_binding(node, env, acc)
+                    elif self.m.answers:
+                        acc.sources.extend(self.answer_read(node, env))
                 return acc
             if kind == "member_expression":
                 return self.facts(self.m.field(node, "object"), env, acc)
@@ -101,6 +103,16 @@ class Slots:
             if child.type not in ("comment", "property_identifier", "type_arguments", "type_annotation"):
                 self.facts(child, env, acc)
         return acc
+
+    def answer_read(self, node: Node, env: Env) -> list[Source]:
+        """``step.codingIssue`` where ``step`` holds (a part of) what a request of the module
+        returned: the model's own answer, whatever the property is called."""
+        root = self.m.unwrap(node)
+        while root.type in ("member_expression", "subscript_expression"):
+            root = self.m.unwrap(self.m.field(root, "object"))
+        binding = self.names.resolve(root, env) if root.type == "identifier" else None
+        inner = self.bound_facts(binding) if binding is not None else None
+        return [s for s in inner.sources if s.kind is SourceKind.MODEL_OUTPUT][:1] if inner is not None else []
 
     def written_item_member(self, node: Node, env: Env) -> bool:
         """``doc.usage`` in ``DOCS.map((doc) => ...)`` where every item of ``DOCS``, an array the
@@ -160,6 +172,10 @@ class Slots:
         callee = self.m.field(call, "function") if call.type == "call_expression" else self.m.field(call, "constructor")
         args = self.m.args(call)
         if callee is None:
+            return
+        if call.id in self.m.answers:  # what a request returns is the model's answer, whatever it was sent
+            acc.sources.append(Source(SourceKind.MODEL_OUTPUT, f"the answer of `{self.m.short(callee)}(...)`",
+                                      self.m.span(call)))
             return
         callee = self.m.unwrap(callee)
         qualified = self.m.qualified(callee)
