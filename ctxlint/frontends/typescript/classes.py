@@ -7,7 +7,9 @@ an ``llm: BaseLLM<any>`` whose subclasses call the SDK): what the call sends is 
 subclasses, in modules the calling one never imports. Types are read as written, never inferred
 beyond what this reads: a parameter's or a property's annotation, an object literal given a
 declared type (``const widget: Widget = { execute: async (input) => ... }`` types ``input`` by
-``Widget``'s ``execute``), a name bound to ``new C(...)``, and ``this.field`` of the enclosing class.
+``Widget``'s ``execute``), a name or field bound to ``new C(...)`` or to what a function declares
+it returns, an instance imported from the tree, and ``this`` of the enclosing class. An interface
+is followed to the classes that implement it as a class is to those that extend it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ctxlint.discover import DEFAULT_TEST_PATHS, SKIP_DIRS, glob_any
 from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.project import MAX_BYTES, SUFFIXES
@@ -32,8 +35,8 @@ MAX_SUBCLASS_DEPTH = 4
 
 @dataclass(eq=False)
 class Classes:
-    """Types and classes of one module; ``owner`` is the analyzer holding it (for another module's
-    answers, which are that module's nodes)."""
+    """Types and classes of one module. What it answers about another module (a declaration, a
+    subclass) comes with that module's own ``Classes``, since the nodes are that module's."""
 
     m: Module
     names: Names
@@ -71,17 +74,21 @@ class Classes:
         own = self.declarations().get(name)
         if own is not None:
             return self, own
+        found = self.imported(name)
+        return found[0].declared(found[1], hops + 1) if found is not None else None
+
+    def imported(self, name: str) -> tuple[Classes, str] | None:
+        """The module of the tree ``name`` is imported from, and its name there: imported by name,
+        or as that module's default export (``import BaseLLM from "./llm"``)."""
         source = self.m.imports.get(name)
         if source is None or name in self.m.namespaces:
             return None
-        if "." not in source.rsplit("/", 1)[-1]:  # a default import: `import BaseLLM from "./llm"`
+        if "." not in source.rsplit("/", 1)[-1]:
             module = self.names.imported_module(name, deeper=1)
-            if module is None:
-                return None
-            exported = module.classes.default_export()
-            return module.classes.declared(exported, hops + 1) if exported else None
+            exported = module.classes.default_export() if module is not None else None
+            return (module.classes, exported) if module is not None and exported else None
         found = self.names.imported_name(name)
-        return found[0].classes.declared(found[1], hops + 1) if found is not None else None
+        return (found[0].classes, found[1]) if found is not None else None
 
     def named_type(self, annotation: str, hops: int = 0) -> tuple[Classes, Node] | None:
         """The declaration of a type written ``Name``, ``Name<Args>`` or ``Promise<Name>``."""
@@ -114,11 +121,7 @@ class Classes:
         base, prop = self.m.unwrap(self.m.field(node, "object")), self.m.field(node, "property")
         if base is None or prop is None:
             return None
-        if base.type == "this":
-            enclosing = self._enclosing_class(node)
-            owner_decl: tuple[Classes, Node] | None = (self, enclosing) if enclosing is not None else None
-        else:
-            owner_decl = self.expression_type(base, env, hops + 1)
+        owner_decl = self.expression_type(base, env, hops + 1)  # `this.llm`: a field of the enclosing class
         if owner_decl is None:
             return None
         owner, declaration = owner_decl
@@ -356,12 +359,9 @@ class TreeIndex:
 
 
 MAX_INDEXED = 20_000
-# Not shipped code: a test's mock subclass sends no request, and would hide what the real ones send.
-_SKIPPED = frozenset({"node_modules", "dist", "build", "out", "coverage", "vendor", "__tests__", "__mocks__", "test",
-                      "tests", "e2e"})
-_TEST_FILE = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")
 # `class Name<T> extends Base<T> implements One, Two<U> {`: the names after `extends` and `implements`.
-_HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]*?>)?((?:\s+(?:extends|implements)\s+[^{]*?)+)\s*\{")
+# Bounded, so that a file of `class A extends` with no brace costs a scan, not its square.
+_HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]{0,300}?>)?\s+((?:extends|implements)\b[^{]{0,600})\{")
 _HERITAGE_NAME = re.compile(rb"(?:extends|implements|,)\s*([A-Za-z_$][\w$]*)")
 _NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
 _INDEXES: dict[str, TreeIndex | None] = {}
@@ -382,9 +382,13 @@ def _scan(root: str) -> TreeIndex:
     index = TreeIndex()
     read = 0
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
+        # Tests are left out with what discovery never enters: a test's mock subclass sends no
+        # request, and would hide what the real ones send.
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
+                         and not glob_any(DEFAULT_TEST_PATHS, d))
         for file in sorted(files):
-            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or _TEST_FILE.search(file) or read >= MAX_INDEXED:
+            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or glob_any(DEFAULT_TEST_PATHS, file) \
+                    or read >= MAX_INDEXED:
                 continue
             path = os.path.join(folder, file)
             try:

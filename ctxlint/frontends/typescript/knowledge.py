@@ -21,6 +21,7 @@ MAX_RESOLVE = 40  # how deep name and function resolution may go
 # Steps one module's analysis may spend following values to third-party sources: a long module
 # that reassigns its names in many branches made the search try every path (millions of steps).
 MAX_SOURCE_STEPS = 100_000
+MAX_ANSWER_DEPTH = 32  # syntax steps from a value back to the request whose answer it is built from
 MAX_CHAIN = 24  # property accesses, calls and awaits (`a.b[c].d()`) a value or a source is followed through
 MAX_IMPORT_DEPTH = 2  # how many imports away constants are read from
 # A name assigned more often than this in one scope is looked up by bisection: generated or

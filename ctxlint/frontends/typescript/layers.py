@@ -35,6 +35,7 @@ class Layers:
     classes: Classes
     _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
     _of_call: dict[int, tuple[Node | None, list[Summary], str]] = field(default_factory=dict)  # by the call's node
+    _of_method: dict[tuple[int, str], list[Summary]] = field(default_factory=dict)  # by class node and method
 
     def request(self, call: Node, env: Env) -> Request | None:
         """The request a call of the project's function or method sends, with the caller's system
@@ -86,8 +87,11 @@ class Layers:
         elif callee is not None and callee.type == "member_expression" \
                 and (prop := self.m.field(callee, "property")) is not None:
             typed = self.classes.expression_type(self.m.field(callee, "object"), env)
-            summaries = class_summaries(typed[0], typed[1], self.m.code(prop)) \
-                if typed is not None and typed[1].type != "type_alias_declaration" else []
+            if typed is not None and typed[1].type != "type_alias_declaration":
+                key = (typed[1].id, self.m.code(prop))
+                if key not in self._of_method:  # each call of a method, summarised once per module
+                    self._of_method[key] = class_summaries(typed[0], typed[1], key[1])
+                summaries = self._of_method[key]
             kind = MODEL_CLASS_UNSET
         found_now = (callee, summaries, kind)
         self._of_call[call.id] = found_now
@@ -133,14 +137,9 @@ class Layers:
             if name in scope.functions:
                 return self.classes, scope.functions[name].node
             scope = scope.parent
-        found = self.names.imported_name(name)
-        if found is None:
-            source = self.m.imports.get(name, "")
-            module = self.names.imported_module(name) if source and "." not in source.rsplit("/", 1)[-1] else None
-            exported = module.classes.default_export() if module is not None else None
-            found = (module, exported) if module is not None and exported is not None else None
+        found = self.classes.imported(name)
         function = found[0].m.module_scope.functions.get(found[1]) if found is not None else None
-        return (found[0].classes, function.node) if found is not None and function is not None else None
+        return (found[0], function.node) if found is not None and function is not None else None
 
     def _argument(self, args: list[Node], path: Path, env: Env) -> tuple[Node, Env] | None:
         """The caller's value at ``path``: an argument, or one property of it."""

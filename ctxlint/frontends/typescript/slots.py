@@ -14,6 +14,7 @@ from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import cut_marker
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
+    MAX_ANSWER_DEPTH,
     MAX_RESOLVE,
     MEASURES,
     MEASURING_CALLS,
@@ -107,12 +108,37 @@ class Slots:
     def answer_read(self, node: Node, env: Env) -> list[Source]:
         """``step.codingIssue`` where ``step`` holds (a part of) what a request of the module
         returned: the model's own answer, whatever the property is called."""
-        root = self.m.unwrap(node)
-        while root.type in ("member_expression", "subscript_expression"):
-            root = self.m.unwrap(self.m.field(root, "object"))
-        binding = self.names.resolve(root, env) if root.type == "identifier" else None
-        inner = self.bound_facts(binding) if binding is not None else None
-        return [s for s in inner.sources if s.kind is SourceKind.MODEL_OUTPUT][:1] if inner is not None else []
+        call = self.answered(node, env, 0)
+        return [] if call is None else [Source(SourceKind.MODEL_OUTPUT, "the answer of a request", self.m.span(call))]
+
+    def answered(self, node: Node, env: Env, depth: int) -> Node | None:
+        """The request call whose answer ``node`` is built from, read from syntax alone (the value
+        of a name, an object's entries, a property, a call's receiver and arguments), or None. A
+        name's value is asked once per module."""
+        node = self.m.unwrap(node)
+        if node is None or depth > MAX_ANSWER_DEPTH:
+            return None
+        if node.type == "call_expression" and node.id in self.m.answers:
+            return node
+        if node.type in ("identifier", "shorthand_property_identifier"):
+            binding = self.names.resolve(node, env)
+            if binding is None:
+                return None
+            key = binding.value.id
+            if key not in self.m.answered:
+                self.m.answered[key] = None  # a name built from itself is not followed round again
+                self.m.answered[key] = self.answered(binding.value, binding.env, depth + 1)
+            return self.m.answered[key]
+        if node.type in ("member_expression", "subscript_expression"):
+            return self.answered(self.m.field(node, "object"), env, depth + 1)
+        if node.type in ("await_expression", "call_expression", "object", "pair", "spread_element", "arguments",
+                         "binary_expression", "ternary_expression", "array"):
+            for child in node.named_children:
+                if child.type not in FUNCTIONS:
+                    found = self.answered(child, env, depth + 1)
+                    if found is not None:
+                        return found
+        return None
 
     def written_item_member(self, node: Node, env: Env) -> bool:
         """``doc.usage`` in ``DOCS.map((doc) => ...)`` where every item of ``DOCS``, an array the

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxlint.frameworks.typescript import TsSink
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env
+from ctxlint.frontends.typescript.values import Env, Scope
 
 MAX_IMPLEMENTATIONS = 40
 _PARAMETERS = ("required_parameter", "optional_parameter", "identifier", "assignment_pattern", "object_pattern")
@@ -93,7 +94,7 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
     return Summary(owner, m.code(name) if name is not None else "", tuple(dict.fromkeys(content)), limit)
 
 
-def _limit(owner: Classes, call: Node, scope, sink, params: dict[str, Path | None],
+def _limit(owner: Classes, call: Node, scope: Scope, sink: TsSink, params: dict[str, Path | None],
            declaration: Node | None) -> Limit | None:
     """Where the request takes its limit from the caller, or None (set, or not readable)."""
     m = owner.m

@@ -59,6 +59,7 @@ class Module(CycleGuard):
         self.long_chain: Node | None = None  # the first chain past MAX_CHAIN, for the notice
         self.source_steps = 0  # steps spent following values to their sources (MAX_SOURCE_STEPS)
         self.answers: set[int] = set()  # calls that send a request: what they return is the model's answer
+        self.answered: dict[int, Node | None] = {}  # a name's value -> the request call it is built from
         self.llm = False  # the module imports an LLM library
         self.mcp = False  # the module imports a library whose servers register tools
 
