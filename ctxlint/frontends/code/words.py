@@ -76,3 +76,10 @@ def qualify(dotted: str | None, imports: Mapping[str, str]) -> str | None:
 
 def cut_marker(text: str) -> bool:
     return text.lstrip().lower().startswith(CUT_MARKERS)
+
+
+def prompt_path(path: str) -> bool:
+    """A module kept where prompts live (``prompts.py``, ``prompts/``, ``llm/``)."""
+    parts = re.split(r"[\\/]", path.lower())
+    stems = [p.rsplit(".", 1)[0] for p in parts[-3:]]
+    return any("prompt" in p or p in ("llm", "llms") for p in stems)

@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
+from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.arguments import Arguments
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
@@ -18,7 +19,6 @@ from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
-from ctxlint.frontends.python.knowledge import prompt_path
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.modelflow import ModelFlow

@@ -138,13 +138,6 @@ def token_name(name: str | None) -> bool:
     return name is not None and "token" in name.rsplit(".", 1)[-1].lower()
 
 
-def prompt_path(path: str) -> bool:
-    """A module kept where prompts live (``prompts.py``, ``prompts/``, ``llm/``)."""
-    parts = re.split(r"[\\/]", path.lower())
-    stems = [p.rsplit(".", 1)[0] for p in parts[-3:]]
-    return any("prompt" in p or p in ("llm", "llms") for p in stems)
-
-
 # Calls that show text to a person at a terminal and read the answer: a `prompt` passed to
 # them is a question for a human, not text for a model.
 HUMAN_PROMPTS = {

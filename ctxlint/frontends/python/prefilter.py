@@ -9,11 +9,11 @@ import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
     prompt_name,
-    prompt_path,
     reads_output,
     strong_prompt_name,
     tool_shaped,

@@ -13,8 +13,9 @@ Each component calls only those below it, which it is given when it is built:
     scopes               the index: scopes, assignments, functions, calls       (estimates)
     names                what names, properties and calls refer to; other modules
     sources              third-party content, unordered collections              (names)
-    strings              text and literal values                                 (names)
-    slots                slots and their facts, cut text                         (names, sources, strings)
+    truncators           the project's functions that cut their text             (names)
+    strings              text and literal values                                 (names, truncators)
+    slots                slots and their facts, cut text                         (names, sources, strings, truncators)
     messages, tools      messages and templates; tool definitions                (names, sources, strings, slots)
     reserves             what a call's unread options say of its output limit    (names)
     classes              declared types, the project's classes and subclasses    (names)
@@ -28,6 +29,7 @@ A text's unknown part is a slot, and a slot's facts read text in turn (the cut t
 from __future__ import annotations
 
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
+from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
@@ -46,6 +48,7 @@ from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.stripped_blocks import stripped_blocks
 from ctxlint.frontends.typescript.syntax import Text
 from ctxlint.frontends.typescript.tools import Tools
+from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Request
@@ -60,8 +63,9 @@ class Analyzer:
         self.scopes = Scopes(m, self.estimates)
         self.names = Names(m)
         self.sources = Sources(m, self.names)
-        self.strings = Strings(m, self.names)
-        self.slots = Slots(m, self.names, self.sources, self.strings)
+        self.truncators = Truncators(m, self.names)
+        self.strings = Strings(m, self.names, self.truncators)
+        self.slots = Slots(m, self.names, self.sources, self.strings, self.truncators)
         self.strings.slot_piece = self.slots.slot_piece
         self.messages = Messages(m, self.names, self.strings, self.slots)
         self.tools = Tools(m, self.names, self.sources, self.strings, self.slots)
@@ -93,6 +97,10 @@ class Analyzer:
                                                tuple(t for _, t in tools),
                                                breakpoints=tuple(group.builder.breakpoints)))
         parsed.observations.extend(m.observations)
+        # As the Python front-end has it: a module that sends requests, defines tools, holds prompts
+        # or lives where prompts do builds context for a model.
+        context = context or bool(parsed.requests) or prompt_path(m.path)
+        parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
         parsed.observations.extend(stripped_blocks(m, requests))
         if m.long_chain is not None:

@@ -26,6 +26,7 @@ from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.sources import Sources
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.syntax import unescape
+from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Binding, Env, Scope, named
 from ctxlint.model import Role, Segment, Slot, Source, SourceKind
@@ -42,6 +43,7 @@ class Slots:
     names: Names
     sources: Sources
     strings: Strings
+    truncators: Truncators
 
     def slot_piece(self, node: Node, env: Env, span_node: Node | None = None, variable: bool = False) -> Piece:
         expression = " ".join(self.m.code(node).split())
@@ -266,11 +268,14 @@ class Slots:
                 acc.called_at.setdefault(name, span)
 
     def truncation(self, node: Node, env: Env) -> Source | None:
-        """``text.slice(0, 4000)``: a string cut to a fixed length."""
+        """``text.slice(0, 4000)``: a string cut to a fixed length; or a call of a project function
+        that returns a cut of what it is given."""
         node = self.m.unwrap(node)
         if node.type != "call_expression" or node.id in self.m.marked:
             return None
         callee = self.m.unwrap(self.m.field(node, "function"))
+        if callee is not None and callee.type == "identifier":
+            return self.truncators.at_call(node, env)
         if callee is None or callee.type != "member_expression":
             return None
         method = self.m.code(self.m.field(callee, "property"))

@@ -14,6 +14,7 @@ from ctxlint.frontends.typescript.arguments import loop_counter
 from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEMPLATE_TAGS, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.syntax import unescape
+from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value, replaced
 from ctxlint.model import Evidence, EvidenceKind
@@ -34,6 +35,7 @@ class Strings:
 
     m: Module
     names: Names
+    truncators: Truncators
     slot_piece: SlotMaker = field(init=False)  # set by the analyzer (see the class's docstring)
 
     def text(self, node: Node, env: Env) -> list[Piece] | None:
@@ -170,6 +172,8 @@ class Strings:
         if qualified in ("String", "dedent") and len(args) == 1:
             argument = self.text(args[0], env)
             return dedent(argument) if argument is not None and qualified == "dedent" else argument
+        if callee.type == "identifier" and self.truncators.at_call(call, env) is not None:
+            return None  # a cut of what it is given: a slot, whose facts say so
         target = self.names.function_for(call, env)
         if target is None:
             imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None

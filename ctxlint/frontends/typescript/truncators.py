@@ -1,0 +1,230 @@
+"""Project functions that cut the text they are given, and the calls of them.
+
+A function of the tree is a *truncator* when every return gives back one of its parameters, whole
+(``if (tokens.length <= max) return prompt;``) or cut to a length, and at least one cuts it:
+
+* to lines or words: ``lines.slice(start).join("\\n")`` where ``lines = prompt.split("\\n")``;
+* to tokens: ``enc.decode(tokens.slice(0, max))`` where ``tokens = enc.encode(prompt)``;
+* to characters: ``text.slice(0, limit)`` of a string parameter;
+* through another truncator given that parameter (``return pruneStringFromTop(model, max, prompt)``).
+
+A call of one is a cut wherever its result goes (``pruneLinesFromTop(prefix, budget, model)``), as
+the Python front-end's ``cuts.summary`` reads its functions. The length must be a budget: another
+parameter, a number, or a value the function works out; a cut at a place found in the text
+(``text.slice(0, text.indexOf("\\n"))``) keeps what a search found, and is none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env, Function, Scope
+from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind, Span
+
+_SLICES = ("slice", "substring", "substr")
+_KEEPING = ("trim", "trimEnd", "trimStart", "trimRight", "trimLeft")
+# A bound computed from a place found in the text: a cut there keeps what a search found.
+_FOUND = ("indexOf", "lastIndexOf", "search(", "findIndex", "findLastIndex")
+# How many truncators deep a call is followed (``pruneRawPromptFromTop`` -> ``pruneStringFromTop``).
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Truncator:
+    """A function that returns a cut of its parameter number ``index`` (``param``)."""
+
+    name: str
+    index: int
+    param: str
+    cut: Cut
+    span: Span  # where the function (or the truncator it calls) cuts
+    in_tokens: bool  # sized in tokens, the model's unit: it cuts tokens, or a parameter names them
+
+
+@dataclass(eq=False)
+class Truncators:
+    m: Module
+    names: Names
+    summaries: dict[int, Truncator | None] = field(default_factory=dict)  # by the function's node
+
+    def at_call(self, call: Node, env: Env) -> Source | None:
+        """``pruneLinesFromTop(content, budget, model)``: a call of a truncator of the module, or
+        of one imported from the tree, given a value: the value, cut."""
+        truncator = self.called(call, env.scope)
+        return None if truncator is None else self.source(call, truncator)
+
+    def unsent_cuts(self, context: bool) -> list[Observation]:
+        """Calls of a truncator sized in tokens that no request of the module is seen to include (the
+        check leaves out those a request does): in a module that sends requests or defines tools,
+        what the Python front-end calls a ``token-sized-cut``; elsewhere a ``far-cut``."""
+        found = []
+        for call, scope in self.m.calls:
+            truncator = self.called(call, scope) if call.id not in self.m.marked else None
+            if truncator is None or not truncator.in_tokens or self.m.unwrap(self.m.args(call)[truncator.index]).type \
+                    in ("string", "template_string") or self.returned_by_truncator(call, scope):
+                continue  # the program's own text; or a truncator's own cut, reported where it is called
+            source = self.source(call, truncator)
+            found.append(Observation("token-sized-cut" if context else "far-cut", source.span,
+                                         "no request of this module is seen to send it", source=source))
+        return found
+
+    def returned_by_truncator(self, call: Node, scope: Scope) -> bool:
+        """``return pruneStringFromTop(model, max, prompt)`` in a function that is a truncator itself."""
+        if not any(self.m.unwrap(r).id == call.id for r in scope.returns):
+            return False
+        function = next((f for f in self.m.functions if f.scope is scope), None)
+        name = self.m.field(function.node, "name") if function is not None else None
+        return function is not None and self.summary(self.m.code(name) if name else "", function, 0) is not None
+
+    def called(self, call: Node, scope: Scope) -> Truncator | None:
+        found = self.callee(call, scope)
+        if found is None:
+            return None
+        owner, name, function = found
+        truncator = owner.summary(name, function, 0)
+        args = self.m.args(call)
+        if truncator is None or len(args) <= truncator.index or args[truncator.index].type == "spread_element":
+            return None
+        return truncator
+
+    def source(self, call: Node, truncator: Truncator) -> Source:
+        where = truncator.span
+        step = Evidence(EvidenceKind.FLOW, f"`{truncator.name}` returns a cut of its `{truncator.param}` "
+                        f"({where.path}:{where.line})", where)
+        cut = Cut(truncator.cut.unit, truncator.cut.keeps, "helper-cut", truncator.cut.history)
+        return Source(SourceKind.TRUNCATION, " ".join(self.m.code(call).split()), self.m.span(call), cut=cut,
+                      flow=(step,))
+
+    def callee(self, call: Node, scope: Scope | None) -> tuple[Truncators, str, Function] | None:
+        """The function a call by plain name runs: the module's own, or one a relative import names."""
+        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
+        if callee is None or callee.type != "identifier":
+            return None
+        name = self.m.code(callee)
+        while scope is not None:
+            if name in scope.functions:
+                return self, name, scope.functions[name]
+            scope = scope.parent
+        imported = self.names.imported_name(name)
+        if imported is None:
+            return None
+        sibling, exported = imported
+        function = sibling.m.module_scope.functions.get(exported)
+        return None if function is None else (sibling.truncators, exported, function)
+
+    def summary(self, name: str, function: Function, depth: int) -> Truncator | None:
+        key = function.node.id
+        if key in self.summaries:
+            return self.summaries[key]
+        self.summaries[key] = None  # a recursive function is no truncator while it is read
+        scope = function.scope
+        found: Truncator | None = None
+        for returned in scope.returns:
+            value = self.m.unwrap(returned)
+            if value.type == "identifier" and self.m.code(value) in scope.params:
+                continue  # short enough: given back whole
+            cut = self.cut_of(value, scope, depth)
+            if cut is None or (found is not None and found.param != cut[0]):
+                return None
+            param, unit, keeps, span = cut
+            in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional)
+            found = found or Truncator(name, scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
+        self.summaries[key] = found
+        return found
+
+    def cut_of(self, node: Node, scope: Scope, depth: int) -> tuple[str, str, str, Span] | None:
+        """The parameter ``node`` is a cut of, the unit and the end kept, and where it is cut."""
+        node = self.m.unwrap(self.local(node, scope))
+        if node.type != "call_expression" or depth > _MAX_DEPTH:
+            return None
+        callee = self.m.unwrap(self.m.field(node, "function"))
+        args = self.m.args(node)
+        if callee is not None and callee.type == "identifier":
+            found = self.callee(node, scope)
+            if found is None:
+                return None
+            owner, name, function = found
+            inner = owner.summary(name, function, depth + 1)
+            if inner is None or len(args) <= inner.index:
+                return None
+            given = self.param_of(args[inner.index], scope)
+            return None if given is None else (given, inner.cut.unit, inner.cut.keeps, inner.span)
+        if callee is None or callee.type != "member_expression":
+            return None
+        method = self.m.code(self.m.field(callee, "property"))
+        receiver = self.m.field(callee, "object")
+        if method in _KEEPING and not args:
+            return self.cut_of(receiver, scope, depth)
+        if method == "join":
+            return self.pieces_cut(receiver, scope, "split", ("lines", "words"))
+        if method == "decode" and len(args) == 1:
+            return self.pieces_cut(args[0], scope, "encode", ("tokens",))
+        if method in _SLICES:
+            param = self.param_of(receiver, scope)
+            annotation = scope.params.get(param or "", "")
+            keeps = self.keeps(node, args, scope)
+            if param is None or keeps is None or not (annotation.startswith("string") or not annotation):
+                return None
+            return param, "characters", keeps, self.m.span(node)
+        return None
+
+    def pieces_cut(self, node: Node, scope: Scope, splitter: str, units: tuple[str, ...]
+                   ) -> tuple[str, str, str, Span] | None:
+        """``lines.slice(start)`` where ``lines = text.split("\\n")`` (or ``tokens.slice(0, n)`` where
+        ``tokens = enc.encode(text)``): a slice of the pieces of a parameter."""
+        node = self.m.unwrap(self.local(node, scope))
+        callee = self.m.unwrap(self.m.field(node, "function")) if node.type == "call_expression" else None
+        if callee is None or callee.type != "member_expression" or self.m.code(self.m.field(callee, "property")) \
+                not in _SLICES:
+            return None
+        keeps = self.keeps(node, self.m.args(node), scope)
+        pieces = self.m.unwrap(self.local(self.m.field(callee, "object"), scope))
+        split = self.m.unwrap(self.m.field(pieces, "function")) if pieces.type == "call_expression" else None
+        if keeps is None or split is None or split.type != "member_expression" or \
+                self.m.code(self.m.field(split, "property")) != splitter:
+            return None
+        split_args = self.m.args(pieces)
+        if splitter == "split":
+            if len(split_args) != 1:
+                return None
+            param = self.param_of(self.m.field(split, "object"), scope)
+            unit = "lines" if "\\n" in self.m.code(split_args[0]) else "words"
+        else:
+            param = self.param_of(split_args[0], scope) if split_args else None
+            unit = "tokens"
+        return None if param is None or unit not in units else (param, unit, keeps, self.m.span(node))
+
+    def keeps(self, node: Node, args: list[Node], scope: Scope) -> str | None:
+        """Which end ``x.slice(...)`` keeps: "start" for ``(0, n)``, "end" for ``(k)`` or ``(-n)``;
+        None for a middle part, a cut at a place found in the text, or no budget at all."""
+        code = self.m.code(node)
+        if not args or len(args) > 2 or any(word in code for word in _FOUND):
+            return None
+        first = self.m.unwrap(args[0])
+        budgeted = len(scope.positional) > 1  # a value the function works out from its other parameters
+        if len(args) == 1:  # `slice(-n)`, or `slice(k)` for a k worked out from the budget
+            negative = first.type == "unary_expression" and self.m.code(first).startswith("-")
+            return "end" if negative or (first.type != "number" and budgeted) else None
+        if not (first.type == "number" and self.m.code(first) == "0"):
+            return None
+        return "start" if self.m.unwrap(args[1]).type == "number" or budgeted else None
+
+    def param_of(self, node: Node, scope: Scope) -> str | None:
+        node = self.m.unwrap(self.local(node, scope))
+        name = self.m.code(node) if node.type == "identifier" else None
+        return name if name in scope.positional else None
+
+    def local(self, node: Node, scope: Scope) -> Node:
+        """A name bound once in the function to a value: that value (``const lines = text.split(...)``)."""
+        node = self.m.unwrap(node)
+        for _ in range(MAX_RESOLVE):
+            if node.type != "identifier" or self.m.code(node) in scope.params:
+                return node
+            records = scope.assigns.get(self.m.code(node)) or []
+            if len(records) != 1 or records[0].kind != "=" or records[0].value is None or records[0].key is not None:
+                return node
+            node = self.m.unwrap(records[0].value)
+        return node
