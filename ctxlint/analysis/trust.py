@@ -385,6 +385,11 @@ _FENCE_STANDIN = "\n```\n"
 # a 20 KB line of spaces took seconds of backtracking at each line start.)
 _MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END)(?:\b|_)[^\n]*$",
                      re.MULTILINE | re.IGNORECASE)
+# A chat template's special tokens around a turn (`<|start_of_role|>document<|end_of_role|>` ...
+# `<|end_of_text|>`, `<|im_start|>` ... `<|im_end|>`, `<|end_header_id|>` ... `<|eot_id|>`): the
+# content between a header's end and the turn's end is a turn of its own, labelled by its role.
+_ROLE_TOKEN = re.compile(r"<\|(?P<name>im_start|end_of_role|end_header_id|im_end|end_of_text|eot_id|eom_id|end)\|>")
+_ROLE_CLOSERS = {"im_end", "end_of_text", "eot_id", "eom_id", "end"}
 
 
 @dataclass(frozen=True)
@@ -392,7 +397,7 @@ class Label:
     """What wraps a slot in its message: a tag (``document``), a fence, marker lines, a code span,
     or the label line that introduces it."""
 
-    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "code-span",
+    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "role-tokens", "code-span",
     # "line" (a label line, heading or field that introduces it as a block: see ``introduced``),
     # or "formatted" (the value's own text wraps each item in a tag pair)
     kind: str
@@ -507,6 +512,8 @@ def _tokens(text: str) -> list[_Token]:
     for match in _MARKER.finditer(text):
         found.append(_Token(match.start(), match.start() + 1, "markers", "BEGIN",
                             match.group("word").upper() == "END"))
+    for match in _ROLE_TOKEN.finditer(text):
+        found.append(_Token(match.start(), match.end(), "role-tokens", "turn", match.group("name") in _ROLE_CLOSERS))
     return found
 
 

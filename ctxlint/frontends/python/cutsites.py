@@ -355,8 +355,9 @@ class CutSites(Component):
                     fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
         if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) \
-                or records_keys(loop, fn):
-            return None  # a marker added after the loop (`f"{rest} more lines..."`), or the kept keys handed back
+                or records_keys(loop, fn) or self.only_tested(loop, fn):
+            return None  # a marker added after the loop (`f"{rest} more lines..."`), the kept keys handed back,
+            # or what it kept read only to decide something
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
@@ -399,6 +400,21 @@ class CutSites(Component):
                 return Observation(kind,
                                    self.m.span(stop), "no marker says what the loop left out", source=source)
         return None
+
+    def only_tested(self, loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+        """What the loop builds is read after it only in a test, a measure or a log (``if
+        looks_missing(content):`` after reading the first kilobytes of a page): none of it goes on."""
+        names = set()
+        for statement in loop_body(loop):
+            if adds(statement):
+                target = added_to(statement) or (statement.target if isinstance(statement, ast.AugAssign) else
+                                                 statement.targets[0] if isinstance(statement, ast.Assign) else None)
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+        end = loop.end_lineno or loop.lineno
+        reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+                 and n.lineno > end] if fn is not None and names else []
+        return bool(reads) and all(self.goes_to(n, fn) is None for n in reads)
 
     def after(self, statement: ast.stmt) -> list[ast.stmt]:
         """The statements that follow ``statement`` in its block (up to three)."""
