@@ -29,6 +29,7 @@ from ctxlint.frontends.python.loopshapes import (
     SIZE_WORDS,
     added_to,
     adds,
+    built_names,
     counts_items,
     drop_of,
     history_name,
@@ -404,13 +405,7 @@ class CutSites(Component):
     def only_tested(self, loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
         """What the loop builds is read after it only in a test, a measure or a log (``if
         looks_missing(content):`` after reading the first kilobytes of a page): none of it goes on."""
-        names = set()
-        for statement in loop_body(loop):
-            if adds(statement):
-                target = added_to(statement) or (statement.target if isinstance(statement, ast.AugAssign) else
-                                                 statement.targets[0] if isinstance(statement, ast.Assign) else None)
-                if isinstance(target, ast.Name):
-                    names.add(target.id)
+        names = built_names(loop)
         end = loop.end_lineno or loop.lineno
         reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
                  and n.lineno > end] if fn is not None and names else []

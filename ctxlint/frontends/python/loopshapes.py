@@ -125,6 +125,18 @@ def added_to(statement: ast.stmt) -> ast.expr | None:
     return None
 
 
+def built_names(loop: ast.For | ast.AsyncFor | ast.While) -> set[str]:
+    """The local names a loop adds to (``kept.append(item)``, ``text += chunk``)."""
+    names = set()
+    for statement in loop_body(loop):
+        if adds(statement):
+            target = added_to(statement) or (statement.target if isinstance(statement, ast.AugAssign) else
+                                             statement.targets[0] if isinstance(statement, ast.Assign) else None)
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+    return names
+
+
 def counts_items(test: ast.expr, collections: set[str]) -> bool:
     """``len(kept) >= max_turns``: the number of items one of ``collections`` holds compared with
     a limit (not with 0 or 1: a search for the first item that matches)."""
