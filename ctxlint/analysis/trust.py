@@ -179,8 +179,9 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     if SourceKind.MODEL_OUTPUT in kinds and SourceKind.UNTRUSTED not in kinds:
         return None  # the model's own answer, whatever its name says (`step.codingIssue` of a structured reply)
     for source in slot.sources:
-        if source.kind is not SourceKind.UNTRUSTED:
-            continue
+        if source.kind is not SourceKind.UNTRUSTED or (source.origin == "stdin" and len(slot.names) <= 1
+                                                         and _whole_message(request, index)):
+            continue  # piped input that is the whole message: the user's own request, however it came
         where = (f", line {source.span.line}"
                  if source.span.line != segment.span.line and source.span.path == segment.span.path else "")
         step = Evidence(EvidenceKind.SOURCE, source.detail, source.span, source.strong)
@@ -225,6 +226,13 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in options.web_words:
         kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
     return Untrusted(reason, kind, (*evidence, sink))
+
+
+def _whole_message(request: Request, index: int) -> bool:
+    """Whether segment ``index`` is all of its message's text."""
+    message = request.segments[index].message_index
+    return all(not s.text.strip() for i, s in enumerate(request.segments)
+               if i != index and s.message_index == message)
 
 
 def _name_kind(named: Named, template: bool, in_loop: bool, described: bool) -> str:

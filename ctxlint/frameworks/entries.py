@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 SOURCE_KINDS = ("http", "web page", "browser", "file", "upload", "email", "retrieval", "search", "database",
-                "tool", "subprocess", "memory", "message")
+                "tool", "subprocess", "memory", "message", "stdin")
 # What a sink's, holder's or template's argument can carry.
 # `named_model`: a model an agent or runtime takes by name (`model="openai:gpt-4o"`) and builds itself,
 # with no settings (LangChain's `init_chat_model(name)`); a model object may be given there instead.

@@ -28,9 +28,10 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
 - ``templates``: calls (globs on the name as written) that build a prompt template from a list of
   messages (``messages``) or from one text (``text``);
 - ``sources``: where third-party content enters, by mechanism: ``http`` (calls, client objects and
-  their verbs, and the methods and attributes that give the body), ``files`` (readers, and the
-  read methods of the file modules), ``requests`` (the request a route handler receives: its type
-  names, handler names, parameter pairs, body methods and attributes), ``retrievers``, and
+  their verbs, and the methods and attributes that give the body), ``files`` (readers, the read
+  methods of the file modules, and the paths that name standard input: ``readFileSync(0)``),
+  ``requests`` (the request a route handler receives: its type names, handler names, parameter
+  pairs, body methods and attributes), ``retrievers``, and
   ``tool_results``;
 - ``tools``: ``constructors`` that make a tool of an object (``tool({...})``), ``servers``' methods
   that register one (with the form of their arguments), and the calls a tool's input schema is
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 # The lists each mechanism of `sources` may hold.
 SOURCE_LISTS = {
     "http": ("calls", "clients", "verbs", "methods", "attributes"),
-    "files": ("calls", "modules", "methods", "handles"),
+    "files": ("calls", "modules", "methods", "handles", "stdin"),
     "requests": ("types", "handlers", "parameters", "methods", "attributes", "names"),
     "retrievers": ("methods", "receivers", "receiver_methods"),
     "tool_results": ("methods",),
