@@ -146,6 +146,8 @@ class Source:
     # prints it (`f"Tool {name} returned: {out}"` in the function that returns it): a label the
     # trust analysis reads as if the value were written out in the message.
     introduced_by: str = ""
+    # The value is the content as it was read, with nothing added (`question = sys.stdin.read()`).
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)

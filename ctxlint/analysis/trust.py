@@ -179,7 +179,7 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     if SourceKind.MODEL_OUTPUT in kinds and SourceKind.UNTRUSTED not in kinds:
         return None  # the model's own answer, whatever its name says (`step.codingIssue` of a structured reply)
     for source in slot.sources:
-        if source.kind is not SourceKind.UNTRUSTED or (source.origin == "stdin" and len(slot.names) <= 1
+        if source.kind is not SourceKind.UNTRUSTED or (source.origin == "stdin" and source.whole
                                                          and _whole_message(request, index)):
             continue  # piped input that is the whole message: the user's own request, however it came
         where = (f", line {source.span.line}"

@@ -89,12 +89,14 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
     project = file = None
     if context is not None:
+        from ctxlint.frontends.python.layercalls import calls_llm_layer
         from ctxlint.frontends.python.project import project_for
 
         project = project_for(context.root, catalogue, _load_module, context.not_shipped)
         file = (context.root / context.relpath).resolve()
         # ... unless it reaches a model through the project's own LLM layer
-        tools_only = tools_only and not project.imports_llm_layer(tree, text, file)
+        tools_only = tools_only and not project.imports_llm_layer(tree, text, file) \
+            and not calls_llm_layer(project, tree, text, file)
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).

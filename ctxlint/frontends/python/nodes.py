@@ -81,3 +81,9 @@ def base_name(base: ast.expr) -> str | None:
     """The name a class's base is written with: ``Base``, or ``Base[T]`` of a generic one."""
     base = base.value if isinstance(base, ast.Subscript) else base
     return base.id if isinstance(base, ast.Name) else None
+
+
+def arguments(call: ast.Call) -> list[ast.expr]:
+    """The values a call passes, positional and by keyword, in neither case starred."""
+    return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
+                                                                       if k.arg is not None]

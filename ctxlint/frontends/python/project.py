@@ -139,12 +139,16 @@ class Project:
                          for holder in set(typed.get(used, ())))]
         if not called:
             return False
+        llm_files = self.llm_files()
+        return any(str(found) in llm_files or any(str(path) in llm_files for path, _ in self.subclasses(name))
+                   for name, found in called)
+
+    def llm_files(self) -> frozenset[str]:
+        """The modules of the tree that import a library of the catalogue (read with the indexes)."""
         if self._llm_files is None:
             self._read_indexes()
         assert self._llm_files is not None
-        llm_files = self._llm_files
-        return any(str(found) in llm_files or any(str(path) in llm_files for path, _ in self.subclasses(name))
-                   for name, found in called)
+        return self._llm_files
 
     def package_homes(self) -> dict[str, list[str]]:
         """The folders that hold each top-level package of the tree (a folder with an

@@ -5,13 +5,11 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import replace
-from fnmatch import fnmatchcase
 
 from ctxlint.frameworks import SourceKindSpec
-from ctxlint.frontends.code.words import CONFIG_NAMES, TOOL_HOLDERS, UPLOAD_WORDS, WEB_FETCHERS
+from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.knowledge import (
@@ -23,12 +21,12 @@ from ctxlint.frontends.python.knowledge import (
     MEASURES,
     MEASURING_METHODS,
     NOT_VARIABLES,
-    PATH_BUILDERS,
-    PATH_METHODS_STATIC,
     TOOL_RUNNERS,
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
+from ctxlint.frontends.python.nodes import arguments
+from ctxlint.frontends.python.ownpaths import own_path
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -36,12 +34,6 @@ from ctxlint.frontends.python.unread_templates import filled_unread_template
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
-
-
-def arguments(call: ast.Call) -> list[ast.expr]:
-    """The values a call passes, positional and by keyword, in neither case starred."""
-    return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
-                                                                       if k.arg is not None]
 
 
 def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> list[ast.expr]:
@@ -125,7 +117,7 @@ class Sources(Component):
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 if isinstance(node, ast.JoinedStr):
                     found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by))
-                return found
+                return replace(found, whole=False)  # a part of the value
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
             # items of untrusted content, read
@@ -303,16 +295,16 @@ class Sources(Component):
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
-                          strong=spec.strong, origin=spec.kind)
+                          strong=spec.strong, origin=spec.kind, whole=True)
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
         """Whether a file source reads a path someone else provides (not the repository's own)."""
         if spec.path_receiver:
-            return not (isinstance(call.func, ast.Attribute) and self.static_path(call.func.value, env))
+            return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
             entry = self.args.find(spec.path, call, env)
-            return entry is not None and not self.static_path(entry[0], entry[1])
+            return entry is not None and not own_path(self.m, self.scopes, entry[0], entry[1])
         return True
 
     def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
@@ -421,52 +413,6 @@ class Sources(Component):
                             return found, node.id
         return None
 
-    def static_path(self, node: ast.expr, env: Env) -> bool:
-        """Whether a path is the repository's own: built only from literals, ``__file__``,
-        configuration (``os.environ``) and names that say they hold a prompt or template. A
-        path from a parameter or a loop over a folder is content someone else provides."""
-        if env.depth > MAX_DEPTH or not self.m.step():
-            return False
-        if isinstance(node, ast.Constant):
-            return isinstance(node.value, (str, int)) and not isinstance(node.value, bool)
-        if isinstance(node, ast.BoolOp):  # `args.prompt_file or os.environ.get("PROMPT")`
-            return all(self.static_path(v, env) for v in node.values)
-        if _in_prompt_folder(node) and not UPLOAD_WORDS.search(self.m.code(node)):
-            return True  # `folder + "/prompts/" + name`: a template the project ships, wherever it is installed
-        if isinstance(node, ast.JoinedStr):
-            return all(self.static_path(p.value, env) for p in node.values if isinstance(p, ast.FormattedValue))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
-            # PROMPTS / f"{name}.md": a file in the repository's own folder, whatever its name.
-            return self.static_path(node.left, env) and (self.static_path(node.right, env)
-                                                         or not UPLOAD_WORDS.search(self.m.code(node)))
-        if isinstance(node, ast.Subscript):
-            return (self.m.qualified(node.value) or "") == "os.environ"
-        if isinstance(node, ast.Call):
-            func = node.func
-            qualified = self.m.qualified(func) or ""
-            args = arguments(node)
-            if qualified in PATH_BUILDERS:
-                if qualified == "os.path.join" and args and self.static_path(args[0], env):
-                    return all(self.static_path(a, env) for a in args) or not UPLOAD_WORDS.search(self.m.code(node))
-                return all(self.static_path(a, env) for a in args)
-            if isinstance(func, ast.Attribute) and func.attr in PATH_METHODS_STATIC:
-                return self.static_path(func.value, env) and (all(self.static_path(a, env) for a in args)
-                                                              or not UPLOAD_WORDS.search(self.m.code(node)))
-            return False
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            dotted = self.m.dotted(node) or ""
-            head = dotted.split(".")[0]
-            if dotted == "__file__" or (head in self.m.imports and head not in self.m.from_imports):
-                return True  # settings.PROMPT_DIR: a module's configuration
-            if isinstance(node, ast.Attribute) and node.attr in ("parent", "parents", "stem", "name"):
-                return self.static_path(node.value, env)
-            if any(fnmatchcase(dotted.rsplit(".", 1)[-1].lower(), p) for p in CONFIG_NAMES):
-                return True
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras:
-                return self.m.follow(binding.value, self.static_path, binding.value, binding.env, otherwise=False)
-        return False
-
 
 def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:
     """What is read of a carrier at ``span``: its ``member`` attribute, or with ``call`` what its
@@ -545,19 +491,6 @@ _MAX_CALLERS = 8
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); others say what it is first.
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
-
-
-# A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
-_PROMPT_FOLDER = re.compile(r"(?:^|[/\\])(?:prompts?|prompt_templates|templates)(?:[/\\]|$)", re.IGNORECASE)
-
-
-def _in_prompt_folder(path: ast.expr) -> bool:
-    """Whether a path is built (by `+`, `/`, an f-string or a join) with a literal folder of
-    prompts or templates: the file is the project's own text, whatever variable names the file."""
-    if not isinstance(path, (ast.BinOp, ast.JoinedStr, ast.Call)):
-        return False
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
-               for n in ast.walk(path))
 
 
 def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -446,11 +447,14 @@ def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None
 
 
 def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
-    """The parameter a slot of a summary is, when it is exactly one."""
-    slot = segment.slot
-    if slot is None or segment.text not in params:
-        return None
-    return segment.text
+    """The parameter a slot of a summary is, when it is exactly one, or one with its ends
+    trimmed (``prompt.strip()``: the caller's text, as the caller wrote it but for blanks)."""
+    tidied = _TIDIED.match(segment.text)
+    name = tidied.group(1) if tidied is not None else segment.text
+    return name if segment.slot is not None and name in params else None
+
+
+_TIDIED = re.compile(r"([A-Za-z_]\w*)\.(?:strip|lstrip|rstrip)\(\)\Z")
 
 
 def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:

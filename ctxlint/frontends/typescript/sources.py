@@ -137,7 +137,7 @@ class Sources:
             path = args[0] if args else None
             if path is not None and (self.m.string_value(path) or self.m.code(path)) in files.get("stdin", ()):
                 return Source(SourceKind.UNTRUSTED, f"piped standard input ({short_call(qualified)}(...))",
-                              self.m.span(call), origin="stdin")
+                              self.m.span(call), origin="stdin", whole=True)
             if path is not None and not self.static_path(path, env):
                 return Source(SourceKind.UNTRUSTED, f"{short_call(qualified)}(...)", self.m.span(call))
             return None

@@ -1,0 +1,77 @@
+"""Whether a path names a file of the repository's own (a prompt it ships) or content someone
+else provides: built only from literals, ``__file__``, configuration and names that say they hold
+a prompt or template, or from a parameter, a loop over a folder, an upload."""
+
+from __future__ import annotations
+
+import ast
+import re
+from fnmatch import fnmatchcase
+
+from ctxlint.frontends.code.words import CONFIG_NAMES, UPLOAD_WORDS
+from ctxlint.frontends.python.knowledge import MAX_DEPTH, PATH_BUILDERS, PATH_METHODS_STATIC
+from ctxlint.frontends.python.nodes import arguments
+from ctxlint.frontends.python.scopes import Scopes
+from ctxlint.frontends.python.unit import Unit
+from ctxlint.frontends.python.values import Env
+
+
+def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
+    """Whether a path is the repository's own: built only from literals, ``__file__``,
+    configuration (``os.environ``) and names that say they hold a prompt or template. A
+    path from a parameter or a loop over a folder is content someone else provides."""
+    if env.depth > MAX_DEPTH or not m.step():
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, int)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BoolOp):  # `args.prompt_file or os.environ.get("PROMPT")`
+        return all(own_path(m, scopes, v, env) for v in node.values)
+    if _in_prompt_folder(node) and not UPLOAD_WORDS.search(m.code(node)):
+        return True  # `folder + "/prompts/" + name`: a template the project ships, wherever it is installed
+    if isinstance(node, ast.JoinedStr):
+        return all(own_path(m, scopes, p.value, env) for p in node.values if isinstance(p, ast.FormattedValue))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+        # PROMPTS / f"{name}.md": a file in the repository's own folder, whatever its name.
+        return own_path(m, scopes, node.left, env) and (own_path(m, scopes, node.right, env)
+                                                     or not UPLOAD_WORDS.search(m.code(node)))
+    if isinstance(node, ast.Subscript):
+        return (m.qualified(node.value) or "") == "os.environ"
+    if isinstance(node, ast.Call):
+        func = node.func
+        qualified = m.qualified(func) or ""
+        args = arguments(node)
+        if qualified in PATH_BUILDERS:
+            if qualified == "os.path.join" and args and own_path(m, scopes, args[0], env):
+                return all(own_path(m, scopes, a, env) for a in args) or not UPLOAD_WORDS.search(m.code(node))
+            return all(own_path(m, scopes, a, env) for a in args)
+        if isinstance(func, ast.Attribute) and func.attr in PATH_METHODS_STATIC:
+            return own_path(m, scopes, func.value, env) and (all(own_path(m, scopes, a, env) for a in args)
+                                                          or not UPLOAD_WORDS.search(m.code(node)))
+        return False
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        dotted = m.dotted(node) or ""
+        head = dotted.split(".")[0]
+        if dotted == "__file__" or (head in m.imports and head not in m.from_imports):
+            return True  # settings.PROMPT_DIR: a module's configuration
+        if isinstance(node, ast.Attribute) and node.attr in ("parent", "parents", "stem", "name"):
+            return own_path(m, scopes, node.value, env)
+        if any(fnmatchcase(dotted.rsplit(".", 1)[-1].lower(), p) for p in CONFIG_NAMES):
+            return True
+        binding = scopes.resolve(node, env)
+        if binding is not None and not binding.extras:
+            return m.follow(binding.value, lambda value, value_env: own_path(m, scopes, value, value_env),
+                            binding.value, binding.env, otherwise=False)
+    return False
+
+
+# A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
+_PROMPT_FOLDER = re.compile(r"(?:^|[/\\])(?:prompts?|prompt_templates|templates)(?:[/\\]|$)", re.IGNORECASE)
+
+
+def _in_prompt_folder(path: ast.expr) -> bool:
+    """Whether a path is built (by `+`, `/`, an f-string or a join) with a literal folder of
+    prompts or templates: the file is the project's own text, whatever variable names the file."""
+    if not isinstance(path, (ast.BinOp, ast.JoinedStr, ast.Call)):
+        return False
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
+               for n in ast.walk(path))
