@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 200
+# A run over this many files counts tokens in enough text that building the whole tokenizer once,
+# before any worker is forked (the workers share it), costs less than the vocabulary index's
+# per-text subsets (ctxlint.tokenindex), which such a run outgrows part way and then pays both.
+FULL_TOKENIZER_FILES = 100
 
 
 class Linter:
@@ -390,6 +394,10 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
         # Cached results are served here, so a warm run starts no workers and a run after a
         # few edits lints only what changed, in one process when that is little.
         work = [(path, linter) for path, linter in work if not linter.serve_cached(path, result, cache)]
+    if len(work) >= FULL_TOKENIZER_FILES:
+        from ctxlint.tokens.encodings import get_encoding
+
+        get_encoding("o200k_base")  # the default models' encoding
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD and _can_fork():
         result.add(_lint_in_workers(work, jobs, cache))
     else:
