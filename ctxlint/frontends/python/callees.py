@@ -174,6 +174,11 @@ class Callees(Component):
         ``self`` attributes that hold it (``self.llm = llm``)."""
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             return (None, env.scope.cls) if env.scope.cls is not None else None
+        cls = env.scope.cls
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
+                and not node.args and cls is not None and isinstance(cls.node, ast.ClassDef) and cls.node.bases:
+            base = base_name(cls.node.bases[0])  # `super().handle(...)`: the method of the first base class
+            return self.class_named(base, cls.parent, foreign) if base is not None else None
         called = isinstance(node, ast.Call)  # an object a call returns: a method's may be the one it is on
         if isinstance(node, ast.Call):
             node = node.func
