@@ -19,6 +19,9 @@ NOT_PROMPT_NAMES = ("*_path", "*_dir", "*_file", "*_filename", "*_name", "*_id",
 # also name HTML templates, script stubs and command-line prompts, so they count only in a
 # module that shows some other sign of talking to a model.
 STRONG_PROMPT_NAMES = ("*system_prompt*", "*user_prompt*", "*prompt_template*", "*few_shot*")
+# What a prompt's worked examples are called (few-shot demonstrations): the project's own
+# illustrations, of which a model expects no complete set.
+EXAMPLE_NAMES = ("*example*", "*few_shot*", "*fewshot*", "*demonstration*", "*exemplar*", "shots", "*_shots")
 # A prompt name that says its text is sent as the system (or developer) message.
 SYSTEM_NAMES = ("*system*", "*developer*", "*persona*", "*preamble*")
 # Configuration names a path may be built from and stay the repository's own.

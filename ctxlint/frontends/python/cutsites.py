@@ -20,6 +20,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
+from ctxlint.frontends.code.words import EXAMPLE_NAMES
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
@@ -363,6 +364,9 @@ class CutSites(Component):
         # module that calls no model itself (a memory class): its name stands for the context. Not
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
         iterated, keeps = loop_order(loop.iter)
+        if any(fnmatchcase(name.rsplit(".", 1)[-1].lower(), pattern) for pattern in EXAMPLE_NAMES
+               for name in (self.m.dotted(iterated) or "", *built_names(loop))):
+            return None  # few-shot examples kept to a budget: a model expects no complete set of them
         history = history_name(self.m.dotted(iterated) or "")
         conversation = not context and history and not (
             fn is not None and any(w in fn.name.lower() for w in ("split", "chunk", "overlap")))
