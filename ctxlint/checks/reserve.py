@@ -9,17 +9,18 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Request, Role
 
 
-@request_check(options={"media_models": STRINGS})
+@request_check(options={"media_models": STRINGS, "apply_models": STRINGS})
 def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     """Report a request whose source can set an output limit but does not.
 
     A model that generates images, video or speech, or embeds text, answers with media or
-    vectors, not text a token limit would bound: requests to one are left alone.
+    vectors, not text a token limit would bound; a fast-apply model answers with the file it is
+    given, edited, which a limit would cut off: requests to either are left alone.
     """
     if not request.declares_settings or (request.output_limit is not None
                                          and request.reserve_kind not in ("ignored", "field-dropped")):
         return
-    if request.model and names.matches(request.model, ctx.options["media_models"]):
+    if request.model and names.matches(request.model, (*ctx.options["media_models"], *ctx.options["apply_models"])):
         return
     hint = request.settings_hint or "`max_tokens`"
     kind = request.reserve_kind or ("call-in-method" if request.in_method else "call")
