@@ -368,3 +368,28 @@ def test_a_model_sent_through_a_wrapper_names_the_place_it_is_sent_once(tmp_path
     [found] = json.loads(run.stdout)
     sent = [(e["line"], e["column"]) for e in found["evidence"] if e["text"] == "a request is sent with it"]
     assert sent == [(7, 12)]
+
+
+def test_a_files_findings_do_not_depend_on_what_was_linted_before_it(tmp_path):
+    """A summary worked out for one file's calls, fewer wrappers deep than another file asks for,
+    is not the answer that other file gets: linted after it or alone, a file reports the same."""
+    root = _write(tmp_path, {
+        "app/__init__.py": "",
+        "app/s0.py": ("from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef s0(text):\n"
+                      "    reply = client.chat.completions.create(model=\"gpt-4o-mini\", max_tokens=300,\n"
+                      "                                           messages=[{\"role\": \"user\", \"content\": text}])\n"
+                      "    return reply.choices[0].message.content\n"),
+        "app/s1.py": "from app.s0 import s0\n\n\ndef s1(text):\n    return s0(text)\n",
+        "app/s2.py": "from app.s1 import s1\n\n\ndef s2(text):\n    return s1(text)\n",
+        "app/s3.py": "from app.s2 import s2\n\n\ndef s3(text):\n    return s2(text)\n",
+        # linted first: asks for s3, three wrappers deep, too deep to send anything
+        "app/a_deep.py": ("import requests\n\nfrom app.s3 import s3\n\n\ndef brief_prompt(url):\n"
+                          "    page = requests.get(url, timeout=10).text\n    return s3(f\"Summarise:\\n{page}\")\n"),
+        # linted next: asks for s2, which sends its text two wrappers down
+        "app/b_near.py": ("import requests\n\nfrom app.s2 import s2\n\n\ndef brief_prompt(url):\n"
+                          "    page = requests.get(url, timeout=10).text\n    return s2(f\"Summarise:\\n{page}\")\n"),
+    })
+    _, alone = _check(root, "app/b_near.py")
+    _, together = _check(root, "app")
+    assert [(f["code"], f["line"]) for f in alone] == [("CTX401", 8)]
+    assert [(f["code"], f["line"]) for f in together if f["path"] == "app/b_near.py"] == [("CTX401", 8)]

@@ -144,7 +144,7 @@ class Unit(CycleGuard):
         self.exhausted = False
         # What each function's body sends (wrappers.py), by the function's id: it depends on the
         # module's code alone, so it is kept while the module is (the function keeps its id).
-        self.summaries: dict[int, tuple[ast.AST, Summary | None]] = {}
+        self.summaries: dict[int, tuple[ast.AST, Summary | None, int]] = {}  # with the depth it was asked at
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         # Calls made up to read a request without one of its arguments (wrappers.py): kept, so their
         # ids in the analysis's tables stay theirs.

@@ -266,11 +266,15 @@ class Wrappers(Component):
     def summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         """What ``fn`` sends (its first sink call, or the first call of a function that sends
         one), worked out once and kept with the module."""
-        if id(fn) in self.m.summaries:
-            return self.m.summaries[id(fn)][1]
-        self.m.summaries[id(fn)] = (fn, None)  # a recursive function sends nothing more through itself
+        known = self.m.summaries.get(id(fn))
+        # A summary worked out fewer calls deep may have stopped short of the request: asked
+        # deeper, it is worked out again (or a file's findings would depend on what another
+        # file linted before it asked).
+        if known is not None and (known[1] is not None or known[2] >= depth):
+            return known[1]
+        self.m.summaries[id(fn)] = (fn, None, depth)  # a recursive function sends nothing more through itself
         found = self._summary(fn, scope, depth)
-        self.m.summaries[id(fn)] = (fn, found)
+        self.m.summaries[id(fn)] = (fn, found, depth)
         return found
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:

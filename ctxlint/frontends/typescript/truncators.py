@@ -48,7 +48,9 @@ class Truncator:
 class Truncators:
     m: Module
     names: Names
-    summaries: dict[int, Truncator | None] = field(default_factory=dict)  # by the function's node
+    # By the function's node, with how deep the reading was when it was worked out: a function found
+    # to be no truncator only because the reading was already deep is read again from less deep.
+    summaries: dict[int, tuple[Truncator | None, int]] = field(default_factory=dict)
 
     def at_call(self, call: Node, env: Env) -> Source | None:
         """``pruneLinesFromTop(content, budget, model)``: a call of a truncator of the module, or
@@ -117,9 +119,10 @@ class Truncators:
 
     def summary(self, name: str, function: Function, depth: int) -> Truncator | None:
         key = function.node.id
-        if key in self.summaries:
-            return self.summaries[key]
-        self.summaries[key] = None  # a recursive function is no truncator while it is read
+        known = self.summaries.get(key)
+        if known is not None and (known[0] is not None or known[1] <= depth):
+            return known[0]
+        self.summaries[key] = (None, depth)  # a recursive function is no truncator while it is read
         scope = function.scope
         found: Truncator | None = None
         for returned in scope.returns:
@@ -128,11 +131,11 @@ class Truncators:
                 continue  # short enough: given back whole
             cut = self.cut_of(value, scope, depth)
             if cut is None or (found is not None and found.param != cut[0]):
-                return None
+                return None  # (the entry stays: no truncator, from this depth)
             param, unit, keeps, span = cut
             in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional)
             found = found or Truncator(name, scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
-        self.summaries[key] = found
+        self.summaries[key] = (found, depth)
         return found
 
     def cut_of(self, node: Node, scope: Scope, depth: int) -> tuple[str, str, str, Span] | None:
