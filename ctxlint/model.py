@@ -198,6 +198,9 @@ class Slot:
     # Where the prompt templates the value passed is built with are written (a document prompt
     # each retrieved item is rendered through before it fills ``{context}``): steps to show.
     built_with: tuple[tuple[str, Span], ...] = ()
+    # The slot stands for a run of messages of varying number (`*history`, a messages placeholder),
+    # not for text inside one message (a text built in a loop varies in length, not in turns).
+    turns: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,8 +93,11 @@ def _before_history(request: Request, ctx: CheckContext, words: list[str]) -> No
     first = next((s.message_index for s in segments if s.role is Role.USER), None)
     if first is None:
         return
+    # Turns: a message repeated in a loop (every part of it inside the loop), or a slot that stands for
+    # messages (`*history`); a text built in a loop inside one message varies in length, not in turns.
     grows = next((s for s in segments if s.message_index > first and s.role is not Role.SYSTEM and (
-        s.loop is not None or (s.slot is not None and s.slot.variable_length and not s.slot.opaque))), None)
+        (s.loop is not None and all(t.loop == s.loop for t in segments if t.message_index == s.message_index))
+        or (s.slot is not None and s.slot.turns and not s.slot.opaque))), None)
     if grows is None:
         return
     found = [c for c in constraints.find(ctx.analysis.sentences(), words)

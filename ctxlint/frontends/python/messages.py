@@ -61,7 +61,8 @@ class Messages(Component):
         builder.next_message()
         if item.variable:
             piece = self.strings.slot_piece(item.node, item.env, variable=True)
-            builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.USER, item.loop)
+            slot = with_sources(piece.slot, item.sources)
+            builder.add([replace(piece, slot=replace(slot, turns=True) if slot else slot)], Role.USER, item.loop)
             return
         first = len(builder.segments)
         self.message_content(item, builder, variables)
@@ -125,7 +126,7 @@ class Messages(Component):
         value, value_env, _ = entry
         if kind.variable:
             name = self.flow.literal_str(value, value_env) or self.m.code(value)
-            slot = Slot(name, names=(name,) if name.isidentifier() else (), variable_length=True)
+            slot = Slot(name, names=(name,) if name.isidentifier() else (), variable_length=True, turns=True)
             builder.add([Piece(name, self.m.span(value), slot)], Role.USER, loop or name)
             return
         if variables is not None:

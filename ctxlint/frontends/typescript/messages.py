@@ -37,8 +37,7 @@ class Messages:
     def message(self, item: Item, builder: RequestBuilder) -> None:
         builder.next_message()
         if item.variable:
-            piece = self.slots.slot_piece(item.node, item.env, variable=True)
-            builder.add([piece], Role.USER, item.loop)
+            builder.add([turns(self.slots.slot_piece(item.node, item.env, variable=True))], Role.USER, item.loop)
             return
         node, env = self.names.deref(item.node, item.env)
         if node.type == "ternary_expression":  # `cond ? toolMessage : userMessage`: either one
@@ -69,7 +68,7 @@ class Messages:
                         self.content(value, env, builder, ROLE_NAMES[kind.role], item.loop)
                 return
             if any(name in self.m.code(node)[:40] for name in self.m.ts.variable_messages):
-                builder.add([self.slots.slot_piece(node, env, variable=True)], Role.USER, item.loop)
+                builder.add([turns(self.slots.slot_piece(node, env, variable=True))], Role.USER, item.loop)
                 return
         entries = self.names.entries(node, env)
         if entries is None:
@@ -183,3 +182,8 @@ class Messages:
             return False
         role = self.m.string_value(pairs["role"])
         return role is not None and role.lower() in ROLE_NAMES
+
+
+def turns(piece: Piece) -> Piece:
+    """A slot that stands for a run of messages, not for text inside one."""
+    return replace(piece, slot=replace(piece.slot, turns=True)) if piece.slot is not None else piece
