@@ -302,6 +302,14 @@ class Cuts(Component):
         if id(fn) in self.summaries:
             return self.summaries[id(fn)]
         self.summaries[id(fn)] = None  # a recursive function is no truncator while it is read
+        found = self._summary(fn, scope)
+        if found is None and self.m.exhausted:
+            del self.summaries[id(fn)]  # cut short by the step budget: the next file reads it again
+        else:
+            self.summaries[id(fn)] = found
+        return found
+
+    def _summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
         env = Env(scope)
         found: Truncator | None = None
         for returned in scope.returns:
@@ -319,7 +327,6 @@ class Cuts(Component):
                     found is not None and found.param != subject.id):
                 return None
             found = found or Truncator(subject.id, cut.cut, self.m.span(cut.node), cut.kept, cut.budget)
-        self.summaries[id(fn)] = found
         return found
 
     def accumulated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, kept: ast.expr) -> Found | None:

@@ -274,7 +274,10 @@ class Wrappers(Component):
             return known[1]
         self.m.summaries[id(fn)] = (fn, None, depth)  # a recursive function sends nothing more through itself
         found = self._summary(fn, scope, depth)
-        self.m.summaries[id(fn)] = (fn, found, depth)
+        if found is None and self.m.exhausted:
+            del self.m.summaries[id(fn)]  # cut short by the step budget: the next file reads it again
+        else:
+            self.m.summaries[id(fn)] = (fn, found, depth)
         return found
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
