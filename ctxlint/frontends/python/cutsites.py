@@ -356,8 +356,9 @@ class CutSites(Component):
     def budget_loop(self, loop: ast.For | ast.AsyncFor, env: Env, context: bool,
                     fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
+        built = built_names(loop)
         if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) \
-                or records_keys(loop, fn) or self.only_tested(loop, fn):
+                or records_keys(loop, fn) or self.only_tested(loop, built, fn):
             return None  # a marker added after the loop (`f"{rest} more lines..."`), the kept keys handed back,
             # or what it kept read only to decide something
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
@@ -365,7 +366,7 @@ class CutSites(Component):
         # in a function that splits a text into pieces: the turns it keeps overlap the next piece.
         iterated, keeps = loop_order(loop.iter)
         if any(fnmatchcase(name.rsplit(".", 1)[-1].lower(), pattern) for pattern in EXAMPLE_NAMES
-               for name in (self.m.dotted(iterated) or "", *built_names(loop))):
+               for name in (self.m.dotted(iterated) or "", *built)):
             return None  # few-shot examples kept to a budget: a model expects no complete set of them
         history = history_name(self.m.dotted(iterated) or "")
         conversation = not context and history and not (
@@ -406,10 +407,10 @@ class CutSites(Component):
                                    self.m.span(stop), "no marker says what the loop left out", source=source)
         return None
 
-    def only_tested(self, loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
-        """What the loop builds is read after it only in a test, a measure or a log (``if
+    def only_tested(self, loop: ast.For | ast.AsyncFor, names: set[str],
+                    fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+        """What the loop builds (``names``) is read after it only in a test, a measure or a log (``if
         looks_missing(content):`` after reading the first kilobytes of a page): none of it goes on."""
-        names = built_names(loop)
         end = loop.end_lineno or loop.lineno
         reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
                  and n.lineno > end] if fn is not None and names else []

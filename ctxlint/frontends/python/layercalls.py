@@ -64,7 +64,14 @@ def _called(name: str, text: str) -> bool:
 
 
 def _in_layer(project: Project, path: Path) -> bool:
-    """A module that imports a library of the catalogue, or imports one that does."""
+    """A module that imports a library of the catalogue, or imports one that does (asked once per
+    module and run: the modules of a tree import the same few)."""
+    if path not in project.in_layer:
+        project.in_layer[path] = _imports_layer(project, path)
+    return project.in_layer[path]
+
+
+def _imports_layer(project: Project, path: Path) -> bool:
     llm_files = project.llm_files()
     if str(path) in llm_files:
         return True

@@ -69,6 +69,7 @@ class Project:
         self._picked: dict[str, list[Path]] | None = None  # see pickers
         self._homes: dict[str, list[str]] | None = None  # see package_homes
         self._llm_files: frozenset[str] | None = None  # see imports_llm_layer
+        self.in_layer: dict[Path, bool] = {}  # modules of the LLM layer or importing one (layercalls.py)
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""

@@ -172,7 +172,7 @@ class Strings:
         if qualified in ("String", "dedent") and len(args) == 1:
             argument = self.text(args[0], env)
             return dedent(argument) if argument is not None and qualified == "dedent" else argument
-        if callee.type == "identifier" and self.truncators.at_call(call, env) is not None:
+        if callee.type == "identifier" and self.truncators.called(call, env.scope) is not None:
             return None  # a cut of what it is given: a slot, whose facts say so
         target = self.names.function_for(call, env)
         if target is None:

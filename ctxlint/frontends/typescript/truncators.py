@@ -36,7 +36,6 @@ _MAX_DEPTH = 4
 class Truncator:
     """A function that returns a cut of its parameter number ``index`` (``param``)."""
 
-    name: str
     index: int
     param: str
     cut: Cut
@@ -70,7 +69,7 @@ class Truncators:
                 continue  # the program's own text; or a truncator's own cut, reported where it is called
             source = self.source(call, truncator)
             found.append(Observation("token-sized-cut" if context else "far-cut", source.span,
-                                         "no request of this module is seen to send it", source=source))
+                                     "no request of this module is seen to send it", source=source))
         return found
 
     def returned_by_truncator(self, call: Node, scope: Scope) -> bool:
@@ -78,15 +77,15 @@ class Truncators:
         if not any(self.m.unwrap(r).id == call.id for r in scope.returns):
             return False
         function = next((f for f in self.m.functions if f.scope is scope), None)
-        name = self.m.field(function.node, "name") if function is not None else None
-        return function is not None and self.summary(self.m.code(name) if name else "", function, 0) is not None
+        return function is not None and self.summary(function, 0) is not None
 
     def called(self, call: Node, scope: Scope) -> Truncator | None:
+        """The truncator ``call`` calls, given the value it cuts."""
         found = self.callee(call, scope)
         if found is None:
             return None
-        owner, name, function = found
-        truncator = owner.summary(name, function, 0)
+        owner, function = found
+        truncator = owner.summary(function, 0)
         args = self.m.args(call)
         if truncator is None or len(args) <= truncator.index or args[truncator.index].type == "spread_element":
             return None
@@ -94,13 +93,14 @@ class Truncators:
 
     def source(self, call: Node, truncator: Truncator) -> Source:
         where = truncator.span
-        step = Evidence(EvidenceKind.FLOW, f"`{truncator.name}` returns a cut of its `{truncator.param}` "
+        name = self.m.code(self.m.unwrap(self.m.field(call, "function")))
+        step = Evidence(EvidenceKind.FLOW, f"`{name}` returns a cut of its `{truncator.param}` "
                         f"({where.path}:{where.line})", where)
         cut = Cut(truncator.cut.unit, truncator.cut.keeps, "helper-cut", truncator.cut.history)
         return Source(SourceKind.TRUNCATION, " ".join(self.m.code(call).split()), self.m.span(call), cut=cut,
                       flow=(step,))
 
-    def callee(self, call: Node, scope: Scope | None) -> tuple[Truncators, str, Function] | None:
+    def callee(self, call: Node, scope: Scope | None) -> tuple[Truncators, Function] | None:
         """The function a call by plain name runs: the module's own, or one a relative import names."""
         callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
         if callee is None or callee.type != "identifier":
@@ -108,16 +108,16 @@ class Truncators:
         name = self.m.code(callee)
         while scope is not None:
             if name in scope.functions:
-                return self, name, scope.functions[name]
+                return self, scope.functions[name]
             scope = scope.parent
         imported = self.names.imported_name(name)
         if imported is None:
             return None
         sibling, exported = imported
         function = sibling.m.module_scope.functions.get(exported)
-        return None if function is None else (sibling.truncators, exported, function)
+        return None if function is None else (sibling.truncators, function)
 
-    def summary(self, name: str, function: Function, depth: int) -> Truncator | None:
+    def summary(self, function: Function, depth: int) -> Truncator | None:
         key = function.node.id
         known = self.summaries.get(key)
         if known is not None and (known[0] is not None or known[1] <= depth):
@@ -134,7 +134,7 @@ class Truncators:
                 return None  # (the entry stays: no truncator, from this depth)
             param, unit, keeps, span = cut
             in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional)
-            found = found or Truncator(name, scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
+            found = found or Truncator(scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
         self.summaries[key] = (found, depth)
         return found
 
@@ -149,8 +149,8 @@ class Truncators:
             found = self.callee(node, scope)
             if found is None:
                 return None
-            owner, name, function = found
-            inner = owner.summary(name, function, depth + 1)
+            owner, function = found
+            inner = owner.summary(function, depth + 1)
             if inner is None or len(args) <= inner.index:
                 return None
             given = self.param_of(args[inner.index], scope)
