@@ -64,13 +64,22 @@ class Truncators:
         found = []
         for call, scope in self.m.calls:
             truncator = self.called(call, scope) if call.id not in self.m.marked else None
-            if truncator is None or not truncator.in_tokens or self.m.unwrap(self.m.args(call)[truncator.index]).type \
-                    in ("string", "template_string") or self.returned_by_truncator(call, scope):
+            if truncator is None or not truncator.in_tokens or self.returned_by_truncator(call, scope) \
+                    or self.own_text(self.m.args(call)[truncator.index], scope):
                 continue  # the program's own text; or a truncator's own cut, reported where it is called
             source = self.source(call, truncator)
             found.append(Observation("token-sized-cut" if context else "far-cut", source.span,
                                      "no request of this module is seen to send it", source=source))
         return found
+
+    def own_text(self, node: Node, scope: Scope) -> bool:
+        """A string the program writes, or a name bound to one (`const prompt = "Line 1\\nLine 2"`)."""
+        node = self.m.unwrap(node)
+        if node.type == "identifier":
+            binding = self.names.resolve(node, Env(scope))
+            node = self.m.unwrap(binding.value) if binding is not None and not binding.extras else node
+        return node.type == "string" or (node.type == "template_string" and not any(
+            c.type == "template_substitution" for c in node.named_children))
 
     def returned_by_truncator(self, call: Node, scope: Scope) -> bool:
         """``return pruneStringFromTop(model, max, prompt)`` in a function that is a truncator itself."""
