@@ -44,6 +44,21 @@ def roles(*names: str) -> dict[str, Role]:
 
 # The types of a content part that holds text (Chat Completions, Responses input and output).
 TEXT_PARTS = ("text", "input_text", "output_text")
+# The types of a content part that carries a tool's result (Anthropic's, the AI SDK's), and the
+# keys its result may be under, the first present read.
+TOOL_RESULT_PARTS = ("tool_result", "tool-result")
+TOOL_RESULT_KEYS = ("content", "output")
+
+
+def part_text(kind: str | None, keys: Collection[str]) -> tuple[str, bool] | None:
+    """The key under which a content part of type ``kind`` holding ``keys`` keeps its text, and
+    whether that text is a tool's result; None for a part that holds no text (an image)."""
+    if kind in TEXT_PARTS and "text" in keys:
+        return "text", False
+    if kind in TOOL_RESULT_PARTS:
+        key = next((k for k in TOOL_RESULT_KEYS if k in keys), None)
+        return (key, True) if key is not None else None
+    return None
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,25 @@ def _misplaced_message(source: Source) -> str:
             "it followed. Put the kept end before the passage, as the whole text is, and mark where it was cut.")
 
 
+# What a cut that drops whole parts does, said after the code that cuts (the same words for every
+# such cut of a kind: nothing in them depends on the site).
+_WHOLE_PART_CUTS = {
+    "first-chunk": "keeps only the first piece of a text split to a size and drops the others with nothing in "
+                   "their place, so the model cannot tell that the text goes on and answers as if it had it all. "
+                   "Send every piece (one call each, then combine), or say that the text was cut.",
+    "dropped-system": "empties the messages that held the system prompt when the model is taken to have no system "
+                      "role, and the rest is sent without it, with nothing in its place: the model never reads its "
+                      "instructions. Put the system text at the start of the first user message instead.",
+    "stripped-blocks": "deletes the code blocks of the conversation's messages and leaves nothing in their place "
+                       "(a note only where nothing else is left), so the model reads turns that speak of code it "
+                       "no longer sees as if they were whole. Put a note where each block was (\"[code block "
+                       "omitted]\"), or summarise it.",
+    "first-message": "keeps only the first message of the conversation and drops every later one (the history and "
+                     "the latest request) with nothing in their place, so the model answers without them. Send all "
+                     "the messages, or join their contents into the prompt.",
+}
+
+
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
     if cut.how == "line-cut":
@@ -130,30 +149,14 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` cuts every line of the text to {width} and leaves nothing where a line lost "
                 "its end, so the model reads each cut signature, statement or row as if it were whole. Mark the "
                 "lines that were cut (\"…\"), or leave long lines out with a note.")
-    advice = "Add a marker with a reference (\"[truncated; full text: doc-12]\"), or summarise instead."
-    if cut.how == "first-chunk":
-        return (f"`{source.detail}` keeps only the first piece of a text split to a size and drops the others "
-                "with nothing in their place, so the model cannot tell that the text goes on and answers as if it "
-                "had it all. Send every piece (one call each, then combine), or say that the text was cut.")
-    if cut.how == "dropped-system":
-        return (f"`{source.detail}` empties the messages that held the system prompt when the model is taken to have "
-                "no system role, and the rest is sent without it, with nothing in its place: the model never reads "
-                "its instructions. Put the system text at the start of the first user message instead.")
+    if cut.how in _WHOLE_PART_CUTS:
+        return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
     if cut.how == "middle-drop":
         head, _, tail = cut.keeps.partition("+")
         return (f"`{source.detail}` keeps the first {head} and the last {tail} messages of the conversation and drops "
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
-    if cut.how == "stripped-blocks":
-        return (f"`{source.detail}` deletes the code blocks of the conversation's messages and leaves "
-                "nothing in their place (a note only where nothing else is left), so the model reads turns that "
-                "speak of code it no longer sees as if they were whole. Put a note where each block was "
-                "(\"[code block omitted]\"), or summarise it.")
-    if cut.how == "first-message":
-        return (f"`{source.detail}` keeps only the first message of the conversation and drops every later one "
-                "(the history and the latest request) with nothing in their place, so the model answers "
-                "without them. Send all the messages, or join their contents into the prompt.")
     if cut.how == "description-cut":
         return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
@@ -186,4 +189,5 @@ def _message(source: Source) -> str:
         amount = f"a fixed number of {cut.unit} from its {'start' if start else 'end'}"
     dropped = "" if start else " (the start is dropped)"
     return (f"`{source.detail}` cuts the text to {amount}{dropped} and leaves nothing in its place, so the model "
-            f"cannot tell that content is missing and answers as if it had it all. {advice}")
+            "cannot tell that content is missing and answers as if it had it all. Add a marker with a reference "
+            "(\"[truncated; full text: doc-12]\"), or summarise instead.")

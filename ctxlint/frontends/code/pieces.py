@@ -6,13 +6,32 @@ None of these leave the front-ends; what leaves is the shared model (requests, s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
+from ctxlint.providers import part_text
 
 T = TypeVar("T")
+N = TypeVar("N")  # a front-end's syntax node
+E = TypeVar("E")  # a front-end's environment
+
+
+def read_part(node: N, env: E, entries: Mapping[str, tuple[N, E, object]] | None,
+              literal: Callable[[N, E], str | None], text: Callable[[N, E], None],
+              tool_result: Callable[[N, E], None]) -> None:
+    """Reads one part of a message's content list: a value that is not a dict is text, handed to
+    ``text`` whole; a text part (``{"type": "text", "text": ...}``) hands its text there, a tool
+    result its content to ``tool_result``; a part that holds no text (an image) goes to neither."""
+    if entries is None:
+        text(node, env)
+        return
+    kind = literal(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
+    part = part_text(kind, entries)
+    if part is not None:
+        found = entries[part[0]]
+        (tool_result if part[1] else text)(found[0], found[1])
 
 
 @dataclass

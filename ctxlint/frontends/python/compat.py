@@ -80,17 +80,10 @@ def _blank_type_parameters(text: str, chars: list[str]) -> bool:
 
 
 def _matching_bracket(text: str, start: int) -> int | None:
-    """The offset of the ``]`` closing the ``[`` at ``start`` (brackets may span lines)."""
-    depth = 0
-    for index in range(start, min(len(text), start + 2000)):
-        char = text[index]
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-            if depth == 0:
-                return index
-    return None
+    """The offset of the ``]`` closing the ``[`` at ``start`` (brackets may span lines; strings
+    inside are skipped whole), looked for over the next 2,000 characters."""
+    after = field_end(text, start, min(len(text), start + 2000))
+    return after - 1 if after is not None else None
 
 
 def _blank(span: str) -> list[str]:

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from ctxlint.frameworks import Arg, MessageKind, TemplateKind
-from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, unique
+from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
@@ -19,7 +19,7 @@ from ctxlint.frontends.python.strings import filled_fields
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Breakpoint, Role, Slot, Span
-from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
+from ctxlint.providers import ROLE_NAMES
 
 # Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
 # Cohere's v1 chat history `message`.
@@ -148,17 +148,10 @@ class Messages(Component):
     def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
         entries = self.containers.dict_entries(item.node, item.env)
         loop = item.loop or loop
-        if entries is None:
-            builder.add(self.strings.pieces(item.node, item.env), role, loop)
-            return
-        kind = self.flow.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
-        if kind in TEXT_PARTS and "text" in entries:
-            node, env, _ = entries["text"]
-            builder.add(self.strings.pieces(node, env), role, loop)
-        elif kind == "tool_result" and "content" in entries:
-            node, env, _ = entries["content"]
-            self.content(node, env, builder, Role.TOOL, loop)
-        if "cache_control" in entries:
+        read_part(item.node, item.env, entries, self.flow.literal_str,
+                  lambda node, env: builder.add(self.strings.pieces(node, env), role, loop),
+                  lambda node, env: self.content(node, env, builder, Role.TOOL, loop))
+        if entries is not None and "cache_control" in entries:
             node, env, element = entries["cache_control"]
             builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))
 

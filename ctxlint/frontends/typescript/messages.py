@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from ctxlint.frameworks.typescript import TsMessage
 from ctxlint.frontends import placeholders
-from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.code.pieces import Piece, read_part
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.slots import Slots
@@ -15,7 +15,7 @@ from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Item, RequestBuilder
 from ctxlint.model import Breakpoint, Request, Role, Slot
-from ctxlint.providers import ROLE_NAMES, TEXT_PARTS
+from ctxlint.providers import ROLE_NAMES
 
 
 @dataclass(eq=False)
@@ -109,16 +109,11 @@ class Messages:
     def block(self, item: Item, builder: RequestBuilder, role: Role, loop: str | None) -> None:
         entries = self.names.entries(item.node, item.env)
         loop = item.loop or loop
+        read_part(item.node, item.env, entries, self.strings.literal_str,
+                  lambda node, env: builder.add(self.strings.pieces(node, env), role, loop),
+                  lambda node, env: self.content(node, env, builder, Role.TOOL, loop))
         if entries is None:
-            builder.add(self.strings.pieces(item.node, item.env), role, loop)
             return
-        kind = self.strings.literal_str(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
-        if kind in TEXT_PARTS and "text" in entries:
-            node, env, _ = entries["text"]
-            builder.add(self.strings.pieces(node, env), role, loop)
-        elif kind in ("tool_result", "tool-result") and ("content" in entries or "output" in entries):
-            node, env, _ = entries["content"] if "content" in entries else entries["output"]
-            self.content(node, env, builder, Role.TOOL, loop)
         for key in ("cache_control", "providerOptions"):
             if key in entries:
                 _, _, pair = entries[key]
