@@ -19,7 +19,10 @@ class Estimates:
 
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():
-            self.estimates_in(value)
+            body = self.m.field(value, "body") if value.type == "arrow_function" else None
+            # `const estimateTokens = (t: string) => Math.ceil(t.length / 4)`: what the function
+            # returns is the count (a body in braces is read at its `return`s)
+            self.estimates_in(body if body is not None and body.type != "statement_block" else value)
 
     def estimates_in(self, node: Node) -> None:
         """Observe ``text.length / 4``-style estimates inside an expression used as a token count."""
