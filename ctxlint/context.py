@@ -12,7 +12,7 @@ from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
 from ctxlint.directives import Directives
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, Request, Segment, Span
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, ParsedFile, Request, Segment, Span
 
 if TYPE_CHECKING:
     from ctxlint.tokens import ModelInfo
@@ -149,3 +149,17 @@ def in_scope(finding: Finding, scope: str) -> Finding:
         return finding
     step = Evidence(EvidenceKind.SINK, _SCOPES[scope], None, strong=False)
     return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope=scope)
+
+
+def in_function(finding: Finding, parsed: ParsedFile) -> Finding:
+    """The finding with the function it is in, when that function (of ``parsed.named_functions``)
+    is reached only by a call of its name: the run then asks whether any file calls it
+    (``filters.uncalled``). Only a finding that is reported by default is asked about."""
+    if finding.span.path != parsed.path or finding.confidence.rank < Confidence.MEDIUM.rank:
+        return finding
+    inner = None
+    for function in parsed.named_functions:
+        if function.line <= finding.span.line <= function.end_line and (inner is None or function.line > inner.line):
+            inner = function
+    return replace(finding, function=inner) if inner is not None else finding
+

@@ -23,10 +23,10 @@ from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule, with_checks
 from ctxlint.checks import option_types, registry
 from ctxlint.config import Settings, configured_rules, project_root
-from ctxlint.context import CheckContext, RequestAnalysis, in_scope
+from ctxlint.context import CheckContext, RequestAnalysis, in_function, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
-from ctxlint.filters import Selection
+from ctxlint.filters import Selection, uncalled
 from ctxlint.model import Finding, ParsedFile, Span, map_spans
 from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
@@ -299,6 +299,8 @@ class Linter:
         scope = selection.scope(relpath)
         if scope != "code":
             findings = [in_scope(f, scope) for f in findings]
+        elif parsed.named_functions and embedded is None:
+            findings = [in_function(f, parsed) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused
@@ -390,6 +392,7 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     result, not a finding; the other files are linted as usual."""
     jobs = jobs or os.cpu_count() or 1
     result = LintResult()
+    everything = work
     if cache is not None:
         # Cached results are served here, so a warm run starts no workers and a run after a
         # few edits lints only what changed, in one process when that is little.
@@ -406,6 +409,10 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     if cache is not None:
         for key, display, entry in result.fresh:
             cache.store(key, display, entry)
+    # Whether a function is called depends on every file of the project, so it is decided here,
+    # for cached results too, not with each file's own findings.
+    result.findings = uncalled(result.findings, {display_path(path): (path, linter.settings.root, linter.selection)
+                                                 for path, linter in everything})
     # A file read as part of another (a flow's template) can give the same finding twice.
     result.findings = list(dict.fromkeys(result.findings))
     result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.catalogue import Rule, resolve
 from ctxlint.config import Settings
 from ctxlint.discover import glob_any, glob_match
-from ctxlint.model import Confidence, Finding, Severity
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Severity, Span
+from ctxlint.packaging import shipped
+from ctxlint.references import names_at, project_top, unwritten
 
 if TYPE_CHECKING:
     from ctxlint.changes import Changes
@@ -72,8 +74,22 @@ class Selection:
         settings = self.settings
         for scope, globs in (("test", settings.test_paths), ("example", settings.example_paths)):
             if glob_any(globs, relpath):
-                return "code" if any(glob_any(g, relpath) for g in settings.formats.values()) else scope
+                if any(glob_any(g, relpath) for g in settings.formats.values()):
+                    return "code"
+                return "code" if scope == "example" and self.shipped(relpath) else scope
         return "code"
+
+    def shipped(self, relpath: str) -> bool:
+        """Whether packaging that is not itself an example's (a ``pyproject.toml``, ``setup.cfg``
+        or ``package.json`` of the file's folder or one above it) installs the file for users."""
+        parts = relpath.split("/")[:-1]
+        for depth in range(len(parts), -1, -1):
+            folder = "/".join(parts[:depth])
+            if folder and glob_any(self.settings.example_paths, folder):
+                continue  # `examples/bot/pyproject.toml` packages an example
+            if glob_any(shipped(self.settings.root / folder), "/".join(relpath.split("/")[depth:])):
+                return True
+        return False
 
     def reported(self, finding: Finding) -> bool:
         """Whether the finding is sure enough to report (``confidence``)."""
@@ -121,3 +137,34 @@ class RunFilters:
         if self.exit_zero:
             return False
         return any(f.severity.rank >= Severity(self.fail_level or level_of(f)).rank for f in findings)
+
+
+def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Selection]]) -> list[Finding]:
+    """The findings with those in a function nothing calls made low confidence, with that said,
+    and the confidence floor of their file's configuration applied again. ``files`` gives, for a
+    finding's path, the file, its configuration's root and selection. A function reached only by
+    a call of its name (``Finding.function``) whose name no other line of the repository writes,
+    comments aside, never runs: a request or a cut in it reaches no model."""
+    asked: dict[Path, list[tuple[str, str, int]]] = {}
+    for finding in findings:
+        if finding.function is not None and finding.span.path in files:
+            path, root, _ = files[finding.span.path]
+            asked.setdefault(project_top(root.resolve()), []).append(
+                (finding.function.name, str(path.resolve()), finding.function.line))
+    if not asked:
+        return findings
+    never = {top: unwritten(top, names_at(places)) for top, places in asked.items()}
+    kept = []
+    for finding in findings:
+        function = finding.function
+        if function is not None and finding.span.path in files:
+            _, root, selection = files[finding.span.path]
+            if function.name in never[project_top(root.resolve())]:
+                said = Evidence(EvidenceKind.FLOW, f"nothing in the project calls `{function.name}`",
+                                Span.point(finding.span.path, function.line), strong=False)
+                finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, said))
+                if not selection.reported(finding):
+                    continue
+        kept.append(finding)
+    return kept
+

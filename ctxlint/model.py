@@ -417,6 +417,21 @@ class Finding:
     # and "example" code, whose findings are fixtures and one-off scripts (low confidence).
     kind: str = ""
     scope: str = "code"
+    # The function the finding is in, when only a call by its name reaches it: a run that finds
+    # the name written nowhere else in the project says so, and lowers the finding.
+    function: NamedFunction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedFunction:
+    """A function of a module that only a call by its name reaches: defined at the top of the
+    module or as a method of a class with no base (not decorated, so nothing registers it; not
+    an override, so no base class or framework calls it by a name of its own), with the lines
+    it spans."""
+
+    name: str
+    line: int
+    end_line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +486,8 @@ class ParsedFile:
     # What the user should know about how the file was read that is not a finding (a generated
     # module skipped, an analysis that stopped at its bound); printed on stderr.
     notices: list[str] = field(default_factory=list)
+    # The module's functions that only a call by their name reaches (code front-ends).
+    named_functions: list[NamedFunction] = field(default_factory=list)
 
 
 def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:

@@ -95,6 +95,9 @@ def test_fingerprints_survive_moves_and_tell_identical_lines_apart(project):
         "b.prompty": NO_RESERVE_PROMPTY,
         # The same estimate twice in one file: two findings on identical lines (CTX204).
         "budget.py": ESTIMATE.format(name="prompt") + ESTIMATE.format(name="reply"),
+        # ... in functions the project calls (a function nothing calls is low confidence)
+        "app.py": "import budget\n\nESTIMATES = [budget.estimate_prompt_tokens, budget.estimate_reply_tokens,\n"
+                  "             budget.estimate_a_tokens, budget.estimate_b_tokens, budget.estimate_c_tokens]\n",
     })
     base = project.run("check", "--write-baseline", "base.json")
     assert base.code == 0

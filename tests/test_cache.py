@@ -127,7 +127,7 @@ def test_imported_modules_and_prompty_file_references_are_part_of_the_key(projec
             "        model=\"gpt-4o\", max_completion_tokens=ANSWER_TOKENS,\n"
             "        messages=[{\"role\": \"system\", \"content\": SYSTEM},\n"
             "                  {\"role\": \"user\", \"content\": question}],\n"
-            "    )\n"
+            "    )\n\n\nif __name__ == \"__main__\":\n    print(answer(input()))\n"
         ),
         "chat.prompty": ("---\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 400\n"
                          "    tools: ${file:tools/search.json}\n---\nuser:\n{{question}}\n"),

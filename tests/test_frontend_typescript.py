@@ -593,6 +593,12 @@ MODEL_TREE = {
           return replier.reply({ prompt: `Answer the customer: ${question}` });
         }
         """,
+    "src/cli.ts": """\
+        import { OpenAIReplier } from "./llm/openai";
+        import { answer } from "./support";
+
+        console.log(await answer(new OpenAIReplier(), process.argv[2]));
+        """,
 }
 
 

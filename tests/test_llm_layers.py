@@ -100,6 +100,18 @@ async def language(model: "Completion", text: str) -> str:
 '''
 
 
+MAIN = '''\
+import asyncio
+import sys
+
+from app.extract import Extractor
+from llmcore.lite import LiteCompletion
+from llmcore.settings import ModelSettings
+
+print(asyncio.run(Extractor(LiteCompletion(ModelSettings())).run(sys.stdin.read())))
+'''
+
+
 def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Path:
     files = {
         "packages/llm-core/llmcore/__init__.py": "",
@@ -108,6 +120,7 @@ def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Pat
         "packages/llm-core/llmcore/lite.py": client,
         "packages/app/app/__init__.py": "",
         "packages/app/app/extract.py": EXTRACTOR,
+        "packages/app/app/__main__.py": MAIN,
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

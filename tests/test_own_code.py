@@ -110,10 +110,11 @@ def test_no_import_cycle_in_ctxlint():
 # The layers of ctxlint, lowest first; a module belongs to the layer of the longest name that
 # contains it. Each layer may import its own and those below it, and nothing above.
 LAYERS = (
-    # data and helpers every part uses: the model, numbers, YAML and TOML reading, discovery and
-    # globs, results, git, token counting and the model table, the providers' API shapes
-    ("", "numbers", "model", "markers", "yamlsafe", "tomlpos", "discover", "results", "git", "changes", "fix",
-     "tokens", "tokenindex", "providers"),
+    # data and helpers every part uses: the model, numbers, YAML and TOML reading, what packaging
+    # ships and which names the project writes, discovery and globs, results, git, token counting
+    # and the model table, the providers' API shapes
+    ("", "numbers", "model", "markers", "yamlsafe", "tomlpos", "packaging", "references", "discover", "results",
+     "git", "changes", "fix", "tokens", "tokenindex", "providers"),
     # what is declared in files: the rule catalogue, the framework catalogue, budget declarations
     ("catalogue", "frameworks", "budget.policy", "budget.fixtures", "budget.operators"),
     # the front-ends and their registry of formats

@@ -1,45 +1,68 @@
-"""The distributions carry the licence pyproject.toml declares: the sdist and the wheel are
-built with the project's own build backend and opened like an installer would."""
+"""Scripts a project ships: a console command under `scripts/` is code that runs for users, not a
+one-off script, so its findings are reported like any other code's."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tarfile
-import zipfile
-from email.parser import Parser
 from pathlib import Path
 
-import tomllib
+from ctxlint.packaging import shipped
 
-CHECKOUT = Path(__file__).resolve().parent.parent
-# The first line of the licence text for each SPDX identifier this project could declare.
-LICENCE_TITLES = {"MIT": "MIT License"}
+UNCAPPED = '''\
+import litellm
 
 
-def test_license_file_matches_pyproject_and_ships_in_sdist_and_wheel(tmp_path):
-    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    licence = (CHECKOUT / "LICENSE").read_text(encoding="utf-8")
-    assert project["license-files"] == ["LICENSE"]
-    assert licence.splitlines()[0] == LICENCE_TITLES[project["license"]]
+def main() -> None:
+    history = open("/tmp/history.txt").read()[-2000:]
+    answer = litellm.completion(model="gpt-4o-mini", messages=[{"role": "user", "content": "Fix: " + history}])
+    print(answer.choices[0].message.content)
+'''
 
-    built = subprocess.run([sys.executable, "-m", "hatchling", "build", "-d", str(tmp_path)], cwd=CHECKOUT,
-                           capture_output=True, text=True, check=False)
-    assert built.returncode == 0, built.stderr
-    version = project["version"]
-    wheel = tmp_path / f"ctxlint-{version}-py3-none-any.whl"
-    sdist = tmp_path / f"ctxlint-{version}.tar.gz"
 
-    with zipfile.ZipFile(wheel) as archive:
-        info = f"ctxlint-{version}.dist-info"
-        assert archive.read(f"{info}/licenses/LICENSE").decode("utf-8") == licence
-        metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode("utf-8"))
-    assert metadata["License-Expression"] == project["license"]
-    assert metadata["License-File"] == "LICENSE"
+def _shipped(tmp_path: Path, files: dict[str, str]) -> tuple[str, ...]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    shipped.cache_clear()
+    return shipped(tmp_path)
 
-    with tarfile.open(sdist) as archive:
-        member = archive.extractfile(f"ctxlint-{version}/LICENSE")
-        assert member is not None and member.read().decode("utf-8") == licence
-        pkg_info = archive.extractfile(f"ctxlint-{version}/PKG-INFO")
-        assert pkg_info is not None
-        assert Parser().parsestr(pkg_info.read().decode("utf-8"))["License-Expression"] == project["license"]
+
+def test_console_scripts_and_included_packages_of_each_packaging_file(tmp_path):
+    found = _shipped(tmp_path, {
+        "pyproject.toml": '[project.scripts]\nfix = "scripts.fix:main"\n[project.gui-scripts]\nview = "tools.view"\n'
+                          '[tool.poetry.scripts]\nold = {callable = "scripts.old:run"}\n'
+                          '[tool.poetry]\npackages = [{include = "helpers", from = "scripts"}, {include = "app"}]\n',
+        "setup.cfg": "[options.entry_points]\nconsole_scripts =\n    tidy = demos.tidy:main\n",
+        "package.json": '{"name": "x", "bin": {"ask": "./scripts/ask.js"}}',
+    })
+    assert found == (
+        "/scripts/fix.py", "/scripts/fix", "/src/scripts/fix.py", "/src/scripts/fix",
+        "/tools/view.py", "/tools/view", "/src/tools/view.py", "/src/tools/view",
+        "/scripts/old.py", "/scripts/old", "/src/scripts/old.py", "/src/scripts/old",
+        "/scripts/helpers", "/app",
+        "/demos/tidy.py", "/demos/tidy", "/src/demos/tidy.py", "/src/demos/tidy",
+        "/scripts/ask.js",
+    )
+
+
+def test_broken_or_absent_packaging_ships_nothing(tmp_path):
+    assert _shipped(tmp_path, {}) == ()
+    assert _shipped(tmp_path, {"pyproject.toml": "[project.scripts\nfix = ", "package.json": "{not json"}) == ()
+    # a target that is not a module path, and a path out of the project, are not followed
+    assert _shipped(tmp_path, {"pyproject.toml": '[project.scripts]\nx = "fix me:main"\n', "package.json": "{}",
+                               "setup.cfg": "[metadata]\nname = x\n"}) == ()
+    assert _shipped(tmp_path, {"package.json": '{"bin": "../outside.js"}', "pyproject.toml": ""}) == ()
+
+
+def test_a_shipped_script_is_reported_and_a_one_off_script_beside_it_is_not(project):
+    project.preview = False
+    project.write({
+        "pyproject.toml": '[project]\nname = "fixer"\n[project.scripts]\nfix = "scripts.fix:main"\n',
+        "scripts/fix.py": UNCAPPED,
+        "scripts/oneoff.py": UNCAPPED,
+        # an example's own packaging makes it an installable example, still run by hand
+        "examples/bot/pyproject.toml": '[project]\nname = "bot"\n[project.scripts]\nbot = "bot:main"\n',
+        "examples/bot/bot.py": UNCAPPED,
+    })
+    run = project.run("check", "--select", "CTX201")
+    assert (run.code, run.located) == (1, ["scripts/fix.py:6:14: CTX201"])
+    low = project.run("check", "--select", "CTX201", "--confidence", "low", "--output-format", "json")
+    assert '"scope": "example"' in low.stdout and low.stdout.count('"code": "CTX201"') == 3

@@ -111,7 +111,8 @@ def test_a_module_whose_docstring_says_do_not_edit_is_linted(tmp_path):
         '        system=f"Run {uuid.uuid4()}. You are a careful coding agent. Never push to main and never '
         'delete a branch; explain every change you make before you make it. Run the tests after every '
         'change, and stop and ask the user when a test fails for a reason you do not understand.",\n'
-        '        messages=[{"role": "user", "content": task}],\n    )\n', encoding="utf-8")
+        '        messages=[{"role": "user", "content": task}],\n    )\n\n\n'
+        'if __name__ == "__main__":\n    print(run(input()))\n', encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
                           str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1, run.stderr

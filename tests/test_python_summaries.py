@@ -64,9 +64,20 @@ def _write(tmp_path: Path, files: dict[str, str]) -> Path:
     return tmp_path
 
 
+# The command lines that run the projects below (a function nothing calls is low confidence).
+MAIN = '''\
+import sys
+
+from app.llm.openai_chat import OpenAIChat
+from app.research import Researcher
+
+print(Researcher(OpenAIChat()).answer(sys.argv[1], sys.argv[2]))
+'''
+
+
 def _project(tmp_path: Path) -> Path:
     return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
-                             "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT})
+                             "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT, "app/__main__.py": MAIN})
 
 
 def _check(root: Path, *paths: str) -> tuple[int, list[dict]]:
@@ -332,9 +343,21 @@ def label(model: ChatModel, ticket: str) -> str:
 '''
 
 
+NAMED_MAIN = '''\
+import sys
+
+from app import tickets
+from app.llm.openai_model import OpenAIModel
+
+for name in ("summarise", "label"):
+    print(getattr(tickets, name, print)(OpenAIModel(), sys.stdin.read()))
+'''
+
+
 def _named_project(tmp_path: Path, callers: str) -> Path:
     return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
-                             "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers})
+                             "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers,
+                             "app/__main__.py": NAMED_MAIN})
 
 
 def test_a_method_named_by_a_string_is_followed_to_the_override_that_sends(tmp_path):

@@ -47,6 +47,9 @@ def brief(llm, index, question: str, token_budget: int) -> str:
             break
         text += hit.text
     return llm.generate(text)
+
+
+__all__ = ["brief"]
 '''
 
 

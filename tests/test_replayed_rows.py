@@ -63,7 +63,9 @@ def reply(feeds) -> str:
 
 def test_tool_output_stored_as_a_system_row_that_another_module_replays(tmp_path: Path) -> None:
     files = {"app/__init__.py": "", "app/executor.py": EXECUTOR, "app/handler.py": HANDLER,
-             "app/builder.py": BUILDER}
+             "app/builder.py": BUILDER,
+             "app/agent.py": "from app.handler import Handler\n\n\ndef step(session, tools, action):\n"
+                             "    Handler(tools).handle(session, action)\n"}
     for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)

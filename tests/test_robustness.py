@@ -322,7 +322,8 @@ def test_a_lone_surrogate_in_a_typescript_literal_is_counted_and_printed(project
         "  return anthropic.messages.create({\n"
         '    model: "claude-sonnet-4-5",\n    max_tokens: 1024,\n'
         "    system: `You are the billing assistant.\\ud800 Web page: ${page}\\ud800`,\n"
-        '    messages: [{ role: "user", content: question }],\n  });\n}\n')})
+        '    messages: [{ role: "user", content: question }],\n  });\n}\n'
+        "export const handlers = { reply };\n")})
     for output in ("text", "json", "sarif", "github"):
         run = project.run("check", "--no-cache", "--output-format", output)
         assert run.code == 1, (output, run.stderr)
@@ -380,7 +381,7 @@ def test_a_long_implicit_concatenation_lints_without_recursion(tmp_path, parts, 
 def test_a_lone_surrogate_in_a_python_literal_is_counted_and_printed(project):
     project.write({"reply.py": PY_HEAD + "def reply(page):\n"
                    '    PROMPT = "You are the billing assistant.\\ud800 Web page: " + requests.get(page).text\n'
-                   "    return " + PY_SEND + "import requests\n"})
+                   "    return " + PY_SEND + "import requests\n\nHANDLERS = {\"reply\": reply}\n"})
     for output in ("text", "json", "sarif", "github"):
         run = project.run("check", "--no-cache", "--output-format", output)
         assert run.code == 1, (output, run.stderr)

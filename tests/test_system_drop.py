@@ -21,6 +21,9 @@ def ask(prompt: str, system_text: str, system_role: bool) -> str:
     turns.append({"role": "user", "content": prompt})
     reply = client.chat.completions.create(model="gpt-4o", max_tokens=500, messages=turns)
     return reply.choices[0].message.content
+
+
+__all__ = ["ask"]
 '''
 
 

@@ -50,6 +50,9 @@ def plan(topic: str) -> str:
         messages=[{"role": "user", "content": f"Plan a report on {topic} from: {notes} Keep it short."}],
     )
     return reply.choices[0].message.content
+
+
+__all__ = ["explain", "plan"]
 '''
 
 

@@ -34,6 +34,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
+from ctxlint.frontends.python.nodes import named_functions
 from ctxlint.frontends.python.prefilter import (
     generated,
     interesting,
@@ -127,6 +128,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
         return parsed
+    if parsed.requests or parsed.observations:  # what a finding can be drawn from
+        parsed.named_functions.extend(named_functions(tree))
     if analyzer.unit.exhausted:
         parsed.notices.append(f"stopped following values after {analyzer.unit.max_steps:,} steps; "
                               "findings that need more of this module's data flow may be missing")

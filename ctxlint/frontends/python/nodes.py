@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from ctxlint.model import NamedFunction
+
 # Nodes with no child but their marker: the most common nodes of any module.
 LEAVES = frozenset({ast.Name, ast.Constant})
 
@@ -87,3 +89,29 @@ def arguments(call: ast.Call) -> list[ast.expr]:
     """The values a call passes, positional and by keyword, in neither case starred."""
     return [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in call.keywords
                                                                        if k.arg is not None]
+
+
+def named_functions(tree: ast.Module) -> list[NamedFunction]:
+    """The functions of a module that only a call by their name reaches: those at its top and
+    the methods of its classes with no base (``object`` aside), when nothing decorates them (a
+    decorator registers a route, a tool, a task) and their name is not a dunder (Python calls
+    those itself). A method of a subclass may be what its base class or a framework calls."""
+    found: list[NamedFunction] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            if node.decorator_list or node.keywords or any(base_name(b) != "object" for b in node.bases):
+                continue
+            found.extend(_named(item) for item in node.body if _callable_by_name(item))
+        elif _callable_by_name(node):
+            found.append(_named(node))
+    return found
+
+
+def _callable_by_name(node: ast.stmt) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list \
+        and not (node.name.startswith("__") and node.name.endswith("__"))
+
+
+def _named(node: ast.stmt) -> NamedFunction:
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno)

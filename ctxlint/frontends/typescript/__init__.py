@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks import Catalogue, cached_frameworks
 from ctxlint.frontends.typescript import syntax
 from ctxlint.frontends.typescript.knowledge import MAX_DEPTH
+from ctxlint.frontends.typescript.named import named_functions
 from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Span
 
@@ -120,6 +121,8 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
     finally:
         analyzer.release()
+    if parsed.requests or parsed.observations:  # what a finding can be drawn from
+        parsed.named_functions.extend(named_functions(root, source))
     return parsed
 
 

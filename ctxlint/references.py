@@ -1,0 +1,93 @@
+"""Which names a project's files write besides where they are defined.
+
+A function that only a call by its name reaches (not decorated, not a method a base class or a
+framework calls) and whose name no other line of the project holds is never called: a request or
+a cut inside it never reaches a model. ``unwritten`` answers that for a batch of names in one walk
+over the project's text files (code in every language, configuration, templates and docs, so a
+name a YAML file or a README gives counts as a use); a name found only on comment lines
+(``# text = extract_with_3k(url)``, a call commented out) is not called from there.
+
+Stdlib only; the walk is bounded, and a tree past its bounds answers that every name is written
+(nothing is claimed uncalled on a partial reading).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+_SUFFIXES = frozenset({
+    ".py", ".pyi", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte",
+    ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".md", ".mdx", ".rst", ".txt", ".j2", ".jinja", ".jinja2",
+    ".html", ".prompt", ".prompty", ".sh",
+})
+# Folders of installed packages, caches and build output: a name there is not the project's use.
+_SKIPPED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "dist", "build"})
+MAX_FILES = 50_000
+MAX_FILE_BYTES = 2_000_000
+MAX_TOTAL_BYTES = 400_000_000
+_COMMENT = (b"#", b"//", b"/*", b"*")
+
+
+def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:
+    """The names that no line of the files under ``root`` writes, besides the places given for
+    each (``(absolute path, line)`` of its definitions) and comment lines."""
+    left = {name: places for name, places in names.items() if name}
+    total = 0
+    for count, path in enumerate(_text_files(root)):
+        if not left:
+            break
+        try:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                continue
+            total += size
+            if count >= MAX_FILES or total > MAX_TOTAL_BYTES:
+                return set()  # too large to read whole: nothing is claimed unwritten
+            data = path.read_bytes()
+        except OSError:
+            continue
+        for name in [n for n in left if n.encode() in data]:
+            if _written(data, name, {line for file, line in left[name] if file == str(path)}):
+                del left[name]
+    return set(left)
+
+
+def _written(data: bytes, name: str, own_lines: set[int]) -> bool:
+    """Whether ``data`` writes ``name`` as a whole word on a line that is not a comment and not
+    one of ``own_lines`` (its definition)."""
+    for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        if data[start : match.start()].strip().startswith(_COMMENT):
+            continue
+        if own_lines and data.count(b"\n", 0, match.start()) + 1 in own_lines:
+            continue
+        return True
+    return False
+
+
+def _text_files(root: Path) -> Iterator[Path]:
+    for directory, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED)
+        for name in sorted(files):
+            if os.path.splitext(name)[1].lower() in _SUFFIXES:
+                yield Path(directory, name)
+
+
+def project_top(start: Path) -> Path:
+    """The top of the repository ``start`` is in (the nearest folder with a ``.git``), else
+    ``start``: a name may be used anywhere in the repository, not only below a configuration."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return start
+
+
+def names_at(places: Iterable[tuple[str, str, int]]) -> dict[str, set[tuple[str, int]]]:
+    """``(name, absolute path, line)`` triples grouped by name."""
+    grouped: dict[str, set[tuple[str, int]]] = {}
+    for name, path, line in places:
+        grouped.setdefault(name, set()).add((path, line))
+    return grouped

@@ -1,0 +1,108 @@
+"""Findings in a function nothing calls: a request or a cut there never reaches a model, so the
+finding is low confidence (shown with `--confidence low`, with the reason), decided over the whole
+project on every run, cached results included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ctxlint.references import unwritten
+
+HELPERS = '''\
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def summarise_page(url: str) -> str:
+    page = requests.get(url, timeout=10).text
+    reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": page}])
+    return reply.choices[0].message.content
+
+
+def ask(question: str) -> str:
+    reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+class Notes:
+    def digest(self, text: str) -> str:
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
+        return reply.choices[0].message.content
+
+
+class Summary(Notes):
+    def run(self, text: str) -> str:  # a base class or a framework may call it by this name
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
+        return reply.choices[0].message.content
+'''
+
+APP = '''\
+from helpers import ask
+
+# summary = summarise_page(url)   (a call commented out calls nothing)
+print(ask("hello"))
+'''
+
+
+def _located(run) -> list[tuple[int, str, str]]:
+    return [(f["line"], f["code"], f["confidence"]) for f in json.loads(run.stdout)]
+
+
+def test_a_function_nothing_calls_is_low_confidence_with_the_reason(project):
+    project.preview = False
+    project.write({"helpers.py": HELPERS, "app.py": APP, ".git/HEAD": "ref: refs/heads/main\n"})
+    default, low = project.run_many([("check", "--output-format", "json"),
+                                     ("check", "--output-format", "json", "--confidence", "low")])
+    assert _located(default) == [(14, "CTX201", "high"), (26, "CTX201", "high")]
+    found = json.loads(low.stdout)
+    assert [(f["line"], f["code"], f["confidence"]) for f in found] == [
+        (9, "CTX201", "low"), (9, "CTX401", "low"), (14, "CTX201", "high"), (20, "CTX201", "low"),
+        (26, "CTX201", "high")]
+    assert found[0]["evidence"][-1] == {"kind": "flow", "text": "nothing in the project calls `summarise_page`",
+                                        "strong": False, "path": "helpers.py", "line": 7, "column": 1, "cell": None}
+    assert found[3]["evidence"][-1]["text"] == "nothing in the project calls `digest`"
+
+
+def test_a_call_anywhere_in_the_project_counts_and_the_cache_does_not_hide_it(project):
+    project.preview = False
+    project.write({"helpers.py": HELPERS, "app.py": APP})
+    first, again = project.run("check", "--output-format", "json"), project.run("check", "--output-format", "json")
+    assert _located(first) == _located(again) == [(14, "CTX201", "high"), (26, "CTX201", "high")]
+    # helpers.py is served from the cache; the new caller in a config file still counts
+    project.write({"config/tools.yaml": "tools:\n  - summarise_page\n"})
+    assert _located(project.run("check", "--output-format", "json")) == [
+        (9, "CTX201", "high"), (9, "CTX401", "high"), (14, "CTX201", "high"), (26, "CTX201", "high")]
+
+
+def test_decorated_functions_and_framework_handlers_are_not_asked(project):
+    project.preview = False
+    project.write({
+        "server.py": "from fastapi import FastAPI\nfrom openai import OpenAI\n\napp = FastAPI()\nclient = OpenAI()\n\n\n"
+                     "@app.get('/ask')\ndef ask(q: str) -> str:\n"
+                     "    r = client.chat.completions.create(model='gpt-4o', messages=[{'role': 'user', 'content': q}])\n"
+                     "    return r.choices[0].message.content\n",
+        "app/api/chat/route.ts": 'import OpenAI from "openai";\nconst client = new OpenAI();\n\n'
+                                 "export async function POST(req: Request) {\n  const { q } = await req.json();\n"
+                                 '  const r = await client.chat.completions.create({ model: "gpt-4o", messages: '
+                                 '[{ role: "user", content: q }] });\n  return Response.json(r);\n}\n',
+        "lib/fix.ts": 'import OpenAI from "openai";\nconst client = new OpenAI();\n\n'
+                      "export async function repair(text: string) {\n"
+                      '  return client.chat.completions.create({ model: "gpt-4o", messages: '
+                      '[{ role: "user", content: text }] });\n}\n',
+    })
+    run = project.run("check", "--select", "CTX201", "--output-format", "json")
+    assert sorted((f["path"], f["line"]) for f in json.loads(run.stdout)) == [
+        ("app/api/chat/route.ts", 6), ("server.py", 10)]  # lib/fix.ts's `repair`: nothing imports it
+
+
+def test_unwritten_names_skip_their_definition_and_comment_lines(tmp_path: Path):
+    (tmp_path / "a.py").write_text("def alpha():\n    pass\n\n\ndef beta():\n    alpha()\n", encoding="utf-8")
+    (tmp_path / "b.ts").write_text("// gamma(1)\n/* delta */\nconst x = betas + alphabet;\n", encoding="utf-8")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "c.js").write_text("beta(); gamma();\n", encoding="utf-8")
+    a = str(tmp_path / "a.py")
+    names = {"alpha": {(a, 1)}, "beta": {(a, 5)}, "gamma": {(a, 9)}}
+    assert unwritten(tmp_path, names) == {"beta", "gamma"}
