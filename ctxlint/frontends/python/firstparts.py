@@ -17,6 +17,7 @@ import ast
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.cutsites import CutSites
+from ctxlint.frontends.python.loopshapes import only_logs
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -27,6 +28,9 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 # What a call that splits text to a size says in its name or its arguments.
 _SIZE_WORDS = ("token", "limit", "size", "length", "max", "budget")
+# What the class of an object that splits text to a size is called (LangChain's and LlamaIndex's
+# `*TextSplitter`, `SentenceSplitter`, a project's `TokenSplitter` or `Chunker`).
+_SPLITTERS = ("splitter", "chunker")
 # String methods that split at a separator, not to a size.
 _SEPARATOR_SPLITS = {"split", "rsplit", "splitlines", "partition", "rpartition"}
 # What a parameter holding a conversation is called.
@@ -62,13 +66,13 @@ class FirstParts(Component):
         of ``pieces``."""
         found = []
         for name, records in scope.assigns.items():
-            if len(records) != 1 or records[0].kind != "=" or records[0].value is None:
+            # one assignment, or one per branch (`if isinstance(text, str): pieces = trim([...])`)
+            splits = [r.value.value if isinstance(r.value, ast.Await) else r.value for r in records]
+            if not records or any(r.kind != "=" for r in records) or not all(
+                    isinstance(split, ast.Call) and self.splits_to_size(split, scope) for split in splits):
                 continue
-            split = records[0].value
-            if isinstance(split, ast.Await):
-                split = split.value
-            if not (isinstance(split, ast.Call) and self.splits_to_size(split)):
-                continue
+            split = splits[0]
+            assert isinstance(split, ast.Call)
             uses = _loads(fn, name)
             firsts = [u for u in uses if _first(u, self.m.parents)]
             if not firsts or any(not _first(u, self.m.parents) and not _tested(u, self.m.parents) for u in uses):
@@ -101,16 +105,31 @@ class FirstParts(Component):
             current = parent
         return False
 
-    def splits_to_size(self, call: ast.Call) -> bool:
+    def splits_to_size(self, call: ast.Call, scope: Scope) -> bool:
         """A call named for splitting or chunking, whose name or arguments say a size
-        (``split_text_by_token_limit(text, limit)``, ``chunk_text(text, max_tokens=n)``)."""
+        (``split_text_by_token_limit(text, limit)``, ``chunk_text(text, max_tokens=n)``), or a
+        call of a splitter the function built with a size (``splitter.split_text(text)`` after
+        ``splitter = CharacterTextSplitter.from_tiktoken_encoder(chunk_size=n)``; ``trim([doc])``
+        after ``trim = TokenSplitter(chunk_size=n)``)."""
         func = call.func
+        receiver = func.value if isinstance(func, ast.Attribute) else func
+        if isinstance(receiver, ast.Name) and receiver.id in scope.assigns:
+            records = scope.assigns[receiver.id]
+            if all(r.value is not None and self.sized_splitter(r.value) for r in records):
+                return True
         name = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")).lower()
         if name in _SEPARATOR_SPLITS or not ("split" in name or "chunk" in name):
             return False
         words = [name] + [self.m.code(a).lower() for a in call.args] + \
                 [f"{k.arg}={self.m.code(k.value)}".lower() for k in call.keywords]
         return any(w in word for word in words for w in _SIZE_WORDS)
+
+    def sized_splitter(self, value: ast.expr) -> bool:
+        """A splitter or chunker built with a size (``TokenSplitter(chunk_size=n)``), in either
+        branch of a conditional (``self.trim or TokenSplitter(...)``)."""
+        return any(isinstance(node, ast.Call) and any(w in self.m.code(node.func).lower() for w in _SPLITTERS)
+                   and any(w in (k.arg or "").lower() for k in node.keywords for w in _SIZE_WORDS)
+                   for node in walk(value))
 
     # ---- the first message of a conversation ----------------------------------------------------------
 
@@ -148,8 +167,13 @@ class FirstParts(Component):
 
 def _notes_rest(fn: Function) -> bool:
     """A function that keeps track of what it left out (``truncated = chunk.has_more``,
-    ``next_start_char``, a string that says so): a page of the text, with a way to the next."""
+    ``next_start_char``, a string that says so): a page of the text, with a way to the next. A
+    log line (``logging.info(f"len (trimmed): ...")``) tells whoever reads the log, not the model."""
+    logged = {id(n) for statement in walk(fn) if isinstance(statement, ast.stmt) and only_logs(statement)
+              for n in walk(statement)}
     for node in walk(fn):
+        if id(node) in logged:
+            continue
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
             node.arg if isinstance(node, (ast.keyword, ast.arg)) else \
             node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 40 \
