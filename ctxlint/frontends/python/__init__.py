@@ -89,7 +89,6 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
     project = file = None
-    through_layer = False  # it talks to a model through the project's own LLM layer
     if context is not None:
         from ctxlint.frontends.python.layercalls import calls_llm_layer
         from ctxlint.frontends.python.project import project_for
@@ -97,9 +96,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         project = project_for(context.root, catalogue, _load_module, context.not_shipped)
         file = (context.root / context.relpath).resolve()
         # ... unless it reaches a model through the project's own LLM layer
-        through_layer = tools_only and (project.imports_llm_layer(tree, text, file)
-                                        or calls_llm_layer(project, tree, text, file))
-        tools_only = tools_only and not through_layer
+        tools_only = tools_only and not project.imports_llm_layer(tree, text, file) \
+            and not calls_llm_layer(project, tree, text, file)
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).
@@ -121,7 +119,6 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         project.begin()
     try:
         analyzer = Analyzer(tree, text, path, catalogue, project, file)
-        analyzer.unit.llm_layer = through_layer
         if tools_only:
             analyzer.run_registered(parsed, orders=asks_named_model)
         else:

@@ -126,7 +126,7 @@ class Analyzer:
         calls += unread_limit_fields(unit)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
-        context = bool(unit.llm or unit.llm_layer or calls or tools or prompt_path(unit.path))
+        context = bool(unit.llm or calls or tools or prompt_path(unit.path))
         parsed.requests.extend(calls)
         parsed.requests.extend(self.standalone.requests(used, context))
         parsed.requests.extend(tools)

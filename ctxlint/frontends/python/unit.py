@@ -119,7 +119,6 @@ class Unit(CycleGuard):
         self.tokens: dict[int, list[StrToken] | None] = {}
         self.mcp = False  # the module imports an MCP library
         self.llm = False  # the module imports an LLM library
-        self.llm_layer = False  # ... or talks to a model through the project's own LLM layer
         self.marked: set[int] = set()  # cuts followed by a marker in the same expression
         self._parents: dict[int, ast.AST] | None = None
         self._strings: list[tuple[ast.Constant, str]] | None = None
