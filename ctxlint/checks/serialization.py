@@ -104,7 +104,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         if observation.kind not in _PROVEN_KINDS or any(_within(s, observation.span) for s in reported):
             if source.span in seen or any(_within(s, observation.span) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
-        why, advice = _why(source.detail)
+        why, advice = _why(source.detail) if observation.kind != "late-binding" else _LATE
         step = source.flow[0] if source.flow else None
         how = step.text if step is not None else f"`{source.detail}`"
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
@@ -128,12 +128,16 @@ def _within(inner: Span, outer: Span) -> bool:
 # message (orderprompts.py).
 _ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
                 "order-in-message", "after-per-call", "listing-reaches-prompt", "order-in-settings-template",
-                "completion-order")
+                "completion-order", "late-binding")
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
-                 "completion-order")
+                 "completion-order", "late-binding")
 # said whole by the front-end
 _OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call",
-                    "listing-reaches-prompt", "order-in-settings-template", "completion-order")
+                    "listing-reaches-prompt", "order-in-settings-template", "completion-order", "late-binding")
+# A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).
+_LATE = ("is read when a thread runs the task, not when the loop hands it over",
+         "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "
+         "(`pool.submit(ask, prompt)`).")
 
 
 def _why(detail: str) -> tuple[str, str]:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import MODEL_ASKS
+from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -44,6 +45,7 @@ ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
 LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
 ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
+LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
@@ -60,7 +62,7 @@ class OrderPrompts(StringSets):
     cut_sites: CutSites
 
     def observe(self) -> list[Observation]:
-        found: list[Observation] = []
+        found = [self.late_read(late) for late in late_reads(self.m, lambda call: _asks_model(call, self))]
         # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
         if "role" not in self.m.text and "from_string" not in self.m.text \
                 and not any(_asks_model(call, self) for call, _ in self.m.calls):
@@ -86,6 +88,18 @@ class OrderPrompts(StringSets):
             if observed is not None and all(o.span != observed.span for o in found):
                 found.append(observed)
         return found
+
+    def late_read(self, late: LateRead) -> Observation:
+        """A name a loop sets, read by a lambda the loop hands to a thread that asks a model."""
+        steps = (Evidence(EvidenceKind.FLOW, f"`{late.name}` is set anew on each pass of the loop",
+                          self.m.span(late.set_at)),
+                 Evidence(EvidenceKind.FLOW, f"the task handed to `{self.m.code(late.handed.func)}(...)` reads it "
+                          "when a thread runs it", self.m.span(late.read)),
+                 Evidence(EvidenceKind.SINK, f"`{self.m.code(late.asks.func)}(...)` asks the model with it",
+                          self.m.span(late.asks)))
+        source = Source(SourceKind.UNORDERED_ITERATION, late.name, self.m.span(late.read), flow=steps)
+        return Observation(LATE_BINDING, self.m.span(late.read), "each task may send the prompt of a later pass "
+                           "instead of its own, so some items are asked about twice and others never", source=source)
 
     def thread_filled(self, addition: ThreadAddition) -> Observation | None:
         """A list the pool's threads add to, when it reaches a call that asks a model: in the
