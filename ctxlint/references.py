@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -27,16 +28,19 @@ _SUFFIXES = frozenset({
 _SKIPPED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "dist", "build"})
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
-MAX_TOTAL_BYTES = 400_000_000
+MAX_TOTAL_BYTES = 200_000_000
 _COMMENT = (b"#", b"//", b"/*", b"*")
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:
     """The names that no line of the files under ``root`` writes, besides the places given for
-    each (``(absolute path, line)`` of its definitions) and comment lines."""
+    each (``(absolute path, line)`` of its definitions) and comment lines. In a git work tree,
+    ``git grep`` names the files that hold any of them (tracked or untracked, not ignored), and
+    only those are read; elsewhere every text file is."""
     left = {name: places for name, places in names.items() if name}
+    files = _grepped(root, left) if (root / ".git").exists() else None
     total = 0
-    for count, path in enumerate(_text_files(root)):
+    for count, path in enumerate(_text_files(root) if files is None else files):
         if not left:
             break
         try:
@@ -66,6 +70,26 @@ def _written(data: bytes, name: str, own_lines: set[int]) -> bool:
             continue
         return True
     return False
+
+
+def _grepped(root: Path, names: Iterable[str]) -> list[Path] | None:
+    """The text files of the work tree at ``root`` in which ``git grep`` finds one of ``names`` as a
+    word; None when git cannot tell (not installed, not a work tree, an error)."""
+    try:
+        done = subprocess.run(["git", "grep", "-l", "-z", "-I", "-F", "-w", "--untracked", "-f", "-", "--", "."],
+                              cwd=root, input="\n".join(names).encode(), capture_output=True, check=False,
+                              timeout=60, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode not in (0, 1):  # 1: no file holds any of them
+        return None
+    found = []
+    for relative in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        parts = relative.split("/")
+        if relative and os.path.splitext(relative)[1].lower() in _SUFFIXES and not any(
+                p.startswith(".") or p in _SKIPPED for p in parts[:-1]):
+            found.append(root / relative)
+    return found
 
 
 def _text_files(root: Path) -> Iterator[Path]:

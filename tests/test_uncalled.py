@@ -106,3 +106,13 @@ def test_unwritten_names_skip_their_definition_and_comment_lines(tmp_path: Path)
     a = str(tmp_path / "a.py")
     names = {"alpha": {(a, 1)}, "beta": {(a, 5)}, "gamma": {(a, 9)}}
     assert unwritten(tmp_path, names) == {"beta", "gamma"}
+
+
+def test_in_a_git_work_tree_untracked_files_count_and_comments_do_not(tmp_path: Path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.py").write_text("def alpha():\n    pass\n\n\ndef beta():\n    pass\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("# alpha()\nfrom a import beta\n", encoding="utf-8")  # untracked, not ignored
+    a = str((tmp_path / "a.py").resolve())
+    assert unwritten(tmp_path.resolve(), {"alpha": {(a, 1)}, "beta": {(a, 5)}}) == {"alpha"}
