@@ -19,7 +19,8 @@ _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
-             "budget-loop": "budget-loop", "history-size-loop": "history-size-loop", "drop-loop": "drop-loop",
+             "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
+             "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
@@ -162,10 +163,13 @@ def _message(source: Source) -> str:
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
                 "stops mid-sentence as if it were whole, and chooses the tool or fills the field from it. Mark the "
                 "cut (\"…\"), or shorten the description where it is written.")
-    if cut.how in ("drop-loop", "budget-loop", "ranked-loop"):
+    if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "
                     "the text fits its budget, with nothing in their place")
+        elif cut.how == "fit-loop":
+            what = (f"`{source.detail}` leaves out each item that no longer fits its budget and goes on, with "
+                    "nothing in their place")
         elif cut.how == "ranked-loop":
             what = (f"`{source.detail}` keeps the ranked items that fit its budget and drops the rest with nothing "
                     "in their place")

@@ -33,6 +33,7 @@ from ctxlint.frontends.python.loopshapes import (
     built_names,
     counts_items,
     drop_of,
+    fitted_only,
     history_name,
     is_ranked,
     logs_only,
@@ -386,15 +387,17 @@ class CutSites(Component):
                     continue
                 counted = True
             over = over_in_body(statement.test)
+            fits_only = fitted_only(statement, built)
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
-                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch)
+                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits_only
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut
                 best_first = self.ranks.best_first(loop, fn)
-                how = "ranked-loop" if best_first is not None or is_ranked(self.m.code(loop.iter)) else "budget-loop"
+                how = "ranked-loop" if best_first is not None or is_ranked(self.m.code(loop.iter)) else \
+                    "fit-loop" if stop is fits_only else "budget-loop"
                 cut = Cut("items", keeps, how, history)
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
@@ -402,7 +405,7 @@ class CutSites(Component):
                          *((best_first,) if best_first is not None else ()))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
                 kind = "oldest-turns-count" if counted else \
-                    "history-size-loop" if sized_by_name and how == "budget-loop" else how
+                    "history-size-loop" if sized_by_name and how in ("budget-loop", "fit-loop") else how
                 return Observation(kind,
                                    self.m.span(stop), "no marker says what the loop left out", source=source)
         return None

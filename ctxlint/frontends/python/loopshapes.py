@@ -101,6 +101,16 @@ def skips_rest(branch: list[ast.stmt], test: ast.expr, loop: ast.For | ast.Async
     return stop if tested & running else None
 
 
+def fitted_only(statement: ast.If, built: set[str]) -> ast.expr | None:
+    """``if count(prompt) + count(item) < budget: prompt += item`` with no ``else``: each item that no
+    longer fits the text being built (the test reads it) is left out, and the loop goes on; the
+    test when it is that, None otherwise."""
+    if statement.orelse or over_in_body(statement.test) is not False or not any(adds(s) for s in statement.body):
+        return None
+    tested = {n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name)}
+    return statement.test if tested & built else None
+
+
 def records_keys(loop: ast.For | ast.AsyncFor, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     """``for name, entry in items.items(): ... kept_names.append(name)`` where the function returns
     ``kept_names`` beside the text: it hands its callers the keys of the items it kept (or left out),
