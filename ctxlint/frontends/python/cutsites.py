@@ -316,7 +316,7 @@ class CutSites(Component):
         target = self.m.dotted(statement.targets[0])
         return target is not None and (joined_with_marker(node, self.m.parents) or any(
             (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or _beside_named_marker(s, target)
-            for s in self.after(statement)))
+            for s in _after(self.m.parents, statement)))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model
@@ -358,8 +358,9 @@ class CutSites(Component):
                     fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> Observation | None:
         """``for item in items: ... if <over budget>: break`` with the items added on the way."""
         built = built_names(loop)
-        if not any(adds(n) for n in loop_body(loop)) or says_cut([s for s in self.after(loop) if not logs_only(s)]) \
-                or records_keys(loop, fn) or self.only_tested(loop, built, fn):
+        after = [s for s in _after(self.m.parents, loop) if not logs_only(s)]
+        if not any(adds(n) for n in loop_body(loop)) or says_cut(after) or records_keys(loop, fn) \
+                or self.only_tested(loop, built, fn):
             return None  # a marker added after the loop (`f"{rest} more lines..."`), the kept keys handed back,
             # or what it kept read only to decide something
         # Turns of a conversation kept to a size in characters are a prompt's history, even in a
@@ -387,17 +388,17 @@ class CutSites(Component):
                     continue
                 counted = True
             over = over_in_body(statement.test)
-            fits_only = fitted_only(statement, built)
+            fits = fitted_only(statement, built)  # `if fits: add`, no else: each item that does not fit is left out
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
-                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits_only
+                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]):
                     continue  # a marker added before it stops
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut
                 best_first = self.ranks.best_first(loop, fn)
-                how = "ranked-loop" if best_first is not None or is_ranked(self.m.code(loop.iter)) else \
-                    "fit-loop" if stop is fits_only else "budget-loop"
+                ranked = best_first is not None or is_ranked(self.m.code(loop.iter))
+                how = "ranked-loop" if ranked else "fit-loop" if stop is fits else "budget-loop"
                 cut = Cut("items", keeps, how, history)
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
@@ -418,15 +419,6 @@ class CutSites(Component):
         reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
                  and n.lineno > end] if fn is not None and names else []
         return bool(reads) and all(self.goes_to(n, fn) is None for n in reads)
-
-    def after(self, statement: ast.stmt) -> list[ast.stmt]:
-        """The statements that follow ``statement`` in its block (up to three)."""
-        parent = self.m.parents.get(id(statement))
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and statement in block:
-                return block[block.index(statement) + 1:][:3]
-        return []
 
     def drop_loop(self, loop: ast.While, env: Env, context: bool) -> list[Observation]:
         """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits."""
@@ -553,3 +545,14 @@ def _beside_named_marker(statement: ast.stmt, target: str) -> bool:
                     if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
                         return True
     return False
+
+
+def _after(parents: dict[int, ast.AST], statement: ast.stmt) -> list[ast.stmt]:
+    """The statements that follow ``statement`` in its block (up to three)."""
+    parent = parents.get(id(statement))
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and statement in block:
+            return block[block.index(statement) + 1:][:3]
+    return []
+
