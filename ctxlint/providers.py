@@ -131,6 +131,8 @@ def chat_payload(keys: Collection[str]) -> bool:
         return False
     if any(key in keys for shape in API_SHAPES.values() for key in shape.messages):
         return True
+    if "message" in keys and "chat_history" in keys:
+        return True  # Cohere's v1 chat: the latest `message`, the turns before it in `chat_history`
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
 
 
