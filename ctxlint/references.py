@@ -30,6 +30,7 @@ MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
 _COMMENT = (b"#", b"//", b"/*", b"*")
+_HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.[\w.]*)?$", re.IGNORECASE)
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:
@@ -86,7 +87,7 @@ def _grepped(root: Path, names: Iterable[str]) -> list[Path] | None:
     found = []
     for relative in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
         parts = relative.split("/")
-        if relative and os.path.splitext(relative)[1].lower() in _SUFFIXES and not any(
+        if relative and _readable(parts[-1]) and not any(
                 p.startswith(".") or p in _SKIPPED for p in parts[:-1]):
             found.append(root / relative)
     return found
@@ -96,8 +97,14 @@ def _text_files(root: Path) -> Iterator[Path]:
     for directory, folders, files in os.walk(root):
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED)
         for name in sorted(files):
-            if os.path.splitext(name)[1].lower() in _SUFFIXES:
+            if _readable(name):
                 yield Path(directory, name)
+
+
+def _readable(name: str) -> bool:
+    """A text file that may use a name: code, configuration or docs; not a changelog, which
+    records that a name once changed, not a use of it."""
+    return os.path.splitext(name)[1].lower() in _SUFFIXES and not _HISTORY.match(name)
 
 
 def project_top(start: Path) -> Path:

@@ -95,11 +95,17 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
     """The functions of a module that only a call by their name reaches: those at its top and
     the methods of its classes with no base (``object`` aside), when nothing decorates them (a
     decorator registers a route, a tool, a task) and their name is not a dunder (Python calls
-    those itself). A method of a subclass may be what its base class or a framework calls."""
+    those itself). A method of a subclass may be what its base class or a framework calls: the
+    subclass itself stands for its methods, since only code that names it makes one."""
     found: list[NamedFunction] = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            if node.decorator_list or node.keywords or any(base_name(b) != "object" for b in node.bases):
+            if node.decorator_list or node.keywords:
+                continue
+            if any(base_name(b) != "object" for b in node.bases):
+                # a subclass's methods may be what its base calls, but only once something makes
+                # one: a class whose name nothing writes is never made
+                found.append(NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno))
                 continue
             found.extend(_named(item) for item in node.body if _callable_by_name(item))
         elif _callable_by_name(node):

@@ -17,8 +17,9 @@ _FUNCTION_VALUES = ("arrow_function", "function_expression", "function", "genera
 
 def named_functions(root: Node, source: Text) -> list[NamedFunction]:
     """Functions declared at the top of the module (``function f``, ``const f = () => ...``,
-    exported or not, a default export aside) and the methods of its classes that extend and
-    implement nothing, none decorated."""
+    exported or not, a default export aside), the methods of its classes that extend and
+    implement nothing, none decorated, and the classes that do (made only where their name is
+    written)."""
     found: list[NamedFunction] = []
 
     def add(name: Node | None, node: Node) -> None:
@@ -43,8 +44,11 @@ def named_functions(root: Node, source: Text) -> list[NamedFunction]:
                 value = declarator.child_by_field_name("value") if declarator.type == "variable_declarator" else None
                 if value is not None and value.type in _FUNCTION_VALUES:
                     add(declarator.child_by_field_name("name"), declarator)
+        elif node.type in ("class_declaration", "abstract_class_declaration") and any(
+                child.type == "class_heritage" for child in node.named_children):
+            add(node.child_by_field_name("name"), node)  # made only where its name is written
         elif node.type in ("class_declaration", "abstract_class_declaration") and not any(
-                child.type in ("class_heritage", "decorator") for child in node.named_children):
+                child.type == "decorator" for child in node.named_children):
             body = node.child_by_field_name("body")
             decorated = False  # a member's decorators come before it in the class body
             for member in body.named_children if body is not None else ():
