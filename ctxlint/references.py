@@ -30,7 +30,9 @@ MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
 _COMMENT = (b"#", b"//", b"/*", b"*")
-_HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.[\w.]*)?$", re.IGNORECASE)
+# A changelog's file name (`CHANGELOG.md`, `HISTORY.rst`, `NEWS`): prose, not code (`history.py` is code).
+_HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.(?:md|rst|txt|markdown))?$",
+                      re.IGNORECASE)
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:

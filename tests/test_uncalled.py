@@ -123,3 +123,12 @@ def test_in_a_git_work_tree_untracked_files_count_and_comments_do_not(tmp_path: 
     (tmp_path / "b.py").write_text("# alpha()\nfrom a import beta\n", encoding="utf-8")  # untracked, not ignored
     a = str((tmp_path / "a.py").resolve())
     assert unwritten(tmp_path.resolve(), {"alpha": {(a, 1)}, "beta": {(a, 5)}}) == {"alpha"}
+
+
+def test_a_changelog_mention_is_no_use_and_a_module_named_history_is_code(tmp_path: Path):
+    (tmp_path / "history.py").write_text("def trim(turns):\n    return turns\n\n\ndef keep():\n    return trim([])\n",
+                                         encoding="utf-8")
+    (tmp_path / "CHANGELOG.md").write_text("- `old_helper` was removed.\n", encoding="utf-8")
+    (tmp_path / "helpers.py").write_text("def old_helper():\n    pass\n", encoding="utf-8")
+    history, helpers = str((tmp_path / "history.py").resolve()), str((tmp_path / "helpers.py").resolve())
+    assert unwritten(tmp_path.resolve(), {"trim": {(history, 1)}, "old_helper": {(helpers, 1)}}) == {"old_helper"}
