@@ -24,8 +24,6 @@ from ctxlint.catalogue import Rule, resolve
 from ctxlint.config import Settings
 from ctxlint.discover import glob_any, glob_match
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Severity, Span
-from ctxlint.packaging import shipped
-from ctxlint.references import names_at, project_top, unwritten
 
 if TYPE_CHECKING:
     from ctxlint.changes import Changes
@@ -82,6 +80,8 @@ class Selection:
     def shipped(self, relpath: str) -> bool:
         """Whether packaging that is not itself an example's (a ``pyproject.toml``, ``setup.cfg``
         or ``package.json`` of the file's folder or one above it) installs the file for users."""
+        from ctxlint.packaging import shipped  # here: only a file in an example folder asks
+
         parts = relpath.split("/")[:-1]
         for depth in range(len(parts), -1, -1):
             folder = "/".join(parts[:depth])
@@ -145,21 +145,25 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     finding's path, the file, its configuration's root and selection. A function reached only by
     a call of its name (``Finding.function``) whose name no other line of the repository writes,
     comments aside, never runs: a request or a cut in it reaches no model."""
-    asked: dict[Path, list[tuple[str, str, int]]] = {}
-    for finding in findings:
-        if finding.function is not None and finding.span.path in files:
-            path, root, _ = files[finding.span.path]
-            asked.setdefault(project_top(root.resolve()), []).append(
-                (finding.function.name, str(path.resolve()), finding.function.line))
-    if not asked:
+    asking = [f for f in findings if f.function is not None and f.span.path in files]
+    if not asking:
         return findings
+    from ctxlint.references import names_at, project_top, unwritten  # here: a clean run asks nothing
+
+    tops: dict[str, Path] = {}  # a finding's path -> the top of its repository
+    asked: dict[Path, list[tuple[str, str, int]]] = {}
+    for finding in asking:
+        assert finding.function is not None
+        path, root, _ = files[finding.span.path]
+        top = tops.setdefault(finding.span.path, project_top(root.resolve()))
+        asked.setdefault(top, []).append((finding.function.name, str(path.resolve()), finding.function.line))
     never = {top: unwritten(top, names_at(places)) for top, places in asked.items()}
     kept = []
     for finding in findings:
         function = finding.function
-        if function is not None and finding.span.path in files:
-            _, root, selection = files[finding.span.path]
-            if function.name in never[project_top(root.resolve())]:
+        if function is not None and finding.span.path in tops:
+            selection = files[finding.span.path][2]
+            if function.name in never[tops[finding.span.path]]:
                 said = Evidence(EvidenceKind.FLOW, f"nothing in the project calls `{function.name}`",
                                 Span.point(finding.span.path, function.line), strong=False)
                 finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, said))

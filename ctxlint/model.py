@@ -424,10 +424,10 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class NamedFunction:
-    """A function of a module that only a call by its name reaches: defined at the top of the
-    module or as a method of a class with no base (not decorated, so nothing registers it; not
-    an override, so no base class or framework calls it by a name of its own), with the lines
-    it spans."""
+    """A function of a module that only a call by its name reaches, with the lines it spans:
+    defined at the top of the module or as a method of a class with no base (not decorated, so
+    nothing registers it; not an override, so no base class or framework calls it by a name of
+    its own); or a subclass, which stands for its methods, since only code that names it makes one."""
 
     name: str
     line: int

@@ -110,11 +110,15 @@ GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputT
 # in `options`, and Ollama sets none by default.
 OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
                      input=("prompt",), settings="options.")
+# Cohere's v1 chat (`{model, message, chat_history, preamble}` posted to `/v1/chat`): the latest
+# message alone, the turns before it in `chat_history`.
+COHERE_V1 = ApiShape("cohere-v1", frozenset({"model", "message", "chat_history"}), ("max_tokens",),
+                     system=("preamble",), messages=("chat_history",), input=("message",))
 # Amazon Bedrock's Converse API (`new ConverseCommand({modelId, messages, system, inferenceConfig})`).
 BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTokens",), system=("system",),
                             settings="inferenceConfig.")
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS, OLLAMA_JS, BEDROCK_CONVERSE)}
+                                               GOOGLE_GENAI_JS, OLLAMA_JS, BEDROCK_CONVERSE, COHERE_V1)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).
@@ -124,15 +128,14 @@ NOT_TEXT_KEYS = frozenset({"voice", "dimensions", "encoding_format", "size", "wi
 
 def chat_payload(keys: Collection[str]) -> bool:
     """Whether a dict with these keys, sent as a body, is a chat request: a model, and messages
-    (``messages``, Gemini's ``contents``), or a prompt or Responses ``input`` with nothing that
+    of one of the API shapes (``messages``, Gemini's ``contents``, Cohere's ``chat_history``), or
+    a prompt or Responses ``input`` with nothing that
     makes it a request for media or vectors. An ``input`` alone is an embedding's too: it counts
     with instructions or tools."""
     if "model" not in keys or NOT_TEXT_KEYS & set(keys):
         return False
     if any(key in keys for shape in API_SHAPES.values() for key in shape.messages):
         return True
-    if "message" in keys and "chat_history" in keys:
-        return True  # Cohere's v1 chat: the latest `message`, the turns before it in `chat_history`
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
 
 

@@ -40,6 +40,7 @@ def late_reads(m: Unit, asks_model: Callable[[ast.Call], bool]) -> list[LateRead
     if not any(word in m.text for word in _LATER):
         return []
     found: list[LateRead] = []
+    seen: set[int] = set()  # a closure in a loop nested in another is read for both loops
     for fn, _ in m.functions:
         for loop in own_nodes(fn):
             if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
@@ -63,7 +64,9 @@ def late_reads(m: Unit, asks_model: Callable[[ast.Call], bool]) -> list[LateRead
                 for read in walk(body):
                     if isinstance(read, ast.Name) and isinstance(read.ctx, ast.Load) and read.id in set_here \
                             and read.id not in params:
-                        found.append(LateRead(read.id, read, set_here[read.id], call, asks))
+                        if id(read) not in seen:
+                            seen.add(id(read))
+                            found.append(LateRead(read.id, read, set_here[read.id], call, asks))
                         break
     return found
 
