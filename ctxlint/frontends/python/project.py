@@ -59,7 +59,7 @@ class Project:
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.kept_chars = 0  # the text of the modules kept
         self.lookups = 0  # names the file being linted looked up in other modules
-        self.loads = 0  # other modules read for it
+        self.used: set[Path] = set()  # the other modules it has used, read for it or kept from an earlier file
         self.refused = False  # whether one more was needed past MAX_MODULES
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
@@ -310,15 +310,19 @@ class Project:
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
+        if path not in self.used:
+            if len(self.used) >= MAX_MODULES:
+                # One file reads at most as many other modules as are kept: past that, each new one
+                # would push out one it still needs and be read again, over and over. A module kept
+                # from an earlier file counts too, so what a file is told does not depend on which
+                # files were linted before it in the same process (a pre-commit run on one file and
+                # a run on the whole tree give it the same findings).
+                self.refused = True
+                return None
+            self.used.add(path)
         if path in self.modules:
             self.modules.move_to_end(path)
             return self.modules[path]
-        if self.loads >= MAX_MODULES:
-            # One file reads at most as many other modules as are kept: past that, each new one
-            # would push out one it still needs and be read again, over and over.
-            self.refused = True
-            return None
-        self.loads += 1
         found = self.load(self, path)
         self.modules[path] = found
         self.kept_chars += _text_size(found)
@@ -333,7 +337,7 @@ class Project:
             if analyzer is not None:
                 analyzer.unit.forget()
         self.lookups = 0
-        self.loads = 0
+        self.used = set()
         self.refused = False
 
 

@@ -65,8 +65,8 @@ class CallersGiveNone:
         if project is None or file is None:
             return units
         paths = [p for p in project.callers(name) if p != file]
-        unread = sum(p not in project.modules for p in paths)
-        if len(paths) >= MAX_CALLERS - 1 or project.loads + unread > MAX_MODULES // 2:
+        unread = sum(p not in project.used for p in paths)
+        if len(paths) >= MAX_CALLERS - 1 or len(project.used) + unread > MAX_MODULES // 2:
             return []  # more than the scan keeps, or than this file may read besides what it needs
         for path in paths:
             analyzer = project.analyzer(Path(path))
