@@ -432,6 +432,10 @@ class NamedFunction:
     name: str
     line: int
     end_line: int
+    # Defined at the top of its module (a function or a subclass, not a method): another module
+    # reaches it only through an import of this one, so a file that never names the module does
+    # not call it, whatever it writes (`tools.run_shell_command(...)` is another object's method).
+    top_level: bool = False
 
 
 @dataclass(frozen=True, slots=True)

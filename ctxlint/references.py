@@ -5,7 +5,10 @@ framework calls) and whose name no other line of the project holds is never call
 a cut inside it never reaches a model. ``unwritten`` answers that for a batch of names in one walk
 over the project's text files (code in every language, configuration, templates and docs, so a
 name a YAML file or a README gives counts as a use); a name found only on comment lines
-(``# text = extract_with_3k(url)``, a call commented out) is not called from there.
+(``# text = extract_with_3k(url)``, a call commented out) is not called from there. A function at
+the top of its module is reached from another module only through an import of that module: a
+code file that never writes the module's name (``shell`` for ``utils/shell.py``) holds some other
+object's function of the same name, not a call of it.
 
 Stdlib only; the walk is bounded, and a tree past its bounds answers that every name is written
 (nothing is claimed uncalled on a partial reading).
@@ -16,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 _SUFFIXES = frozenset({
@@ -26,6 +29,9 @@ _SUFFIXES = frozenset({
 })
 # Folders of installed packages, caches and build output: a name there is not the project's use.
 _SKIPPED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "dist", "build"})
+# Files in which a module's own functions are called through an import of it.
+_CODE = frozenset({".py", ".pyi", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue",
+                   ".svelte"})
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
@@ -35,11 +41,15 @@ _HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.
                       re.IGNORECASE)
 
 
-def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:
+def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
+              modules: Mapping[str, frozenset[str]] | None = None) -> set[str]:
     """The names that no line of the files under ``root`` writes, besides the places given for
-    each (``(absolute path, line)`` of its definitions) and comment lines. In a git work tree,
-    ``git grep`` names the files that hold any of them (tracked or untracked, not ignored), and
-    only those are read; elsewhere every text file is."""
+    each (``(absolute path, line)`` of its definitions) and comment lines. A name given
+    ``modules`` (the names of the modules that define it at their top) counts as written in another
+    code file only when that file also writes one of them. In a git work tree, ``git grep`` names
+    the files that hold any of them (tracked or untracked, not ignored), and only those are read;
+    elsewhere every text file is."""
+    modules = modules or {}
     left = {name: places for name, places in names.items() if name}
     files = _grepped(root, left) if (root / ".git").exists() else None
     total = 0
@@ -57,9 +67,26 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]]) -> set[str]:
         except OSError:
             continue
         for name in [n for n in left if n.encode() in data]:
-            if _written(data, name, {line for file, line in left[name] if file == str(path)}):
+            own = {line for file, line in left[name] if file == str(path)}
+            if _written(data, name, own) and (own or _imports(path, data, modules.get(name))):
                 del left[name]
     return set(left)
+
+
+def _imports(path: Path, data: bytes, modules: frozenset[str] | None) -> bool:
+    """Whether a file that writes a name may reach the definition of it in one of ``modules``:
+    always, for a name not tied to modules and for a file that is not code (a name in a YAML file
+    or a README may be looked up by any means); else when it names one of them."""
+    if not modules or os.path.splitext(path.name)[1].lower() not in _CODE:
+        return True
+    return any(re.search(rb"(?<![\w$])" + re.escape(m.encode()) + rb"(?![\w$])", data) for m in modules)
+
+
+def module_name(path: Path) -> str:
+    """The name an import of the module at ``path`` writes last: its file name without the
+    extension, or its folder's for a package's ``__init__.py`` or a folder's ``index.ts``."""
+    stem = path.name.split(".", 1)[0]
+    return path.parent.name if stem in ("__init__", "index") else stem
 
 
 def _written(data: bytes, name: str, own_lines: set[int]) -> bool:

@@ -132,3 +132,44 @@ def test_a_changelog_mention_is_no_use_and_a_module_named_history_is_code(tmp_pa
     (tmp_path / "helpers.py").write_text("def old_helper():\n    pass\n", encoding="utf-8")
     history, helpers = str((tmp_path / "history.py").resolve()), str((tmp_path / "helpers.py").resolve())
     assert unwritten(tmp_path.resolve(), {"trim": {(history, 1)}, "old_helper": {(helpers, 1)}}) == {"old_helper"}
+
+
+def test_a_top_level_function_is_called_only_where_its_module_is_named(tmp_path: Path):
+    utils = tmp_path / "pkg" / "utils"
+    utils.mkdir(parents=True)
+    (utils / "shell.py").write_text("def run_command(args):\n    return args\n", encoding="utf-8")
+    (utils / "text.py").write_text("def clip(text):\n    return text\n", encoding="utf-8")
+    (utils / "__init__.py").write_text("from .text import clip\n", encoding="utf-8")  # re-exported: a use
+    # another object's method of the same name, in a module that never names `shell`
+    (tmp_path / "pkg" / "tools.py").write_text("class Sandbox:\n    def run_command(self, args):\n        return args\n\n\n"
+                                               "print(Sandbox().run_command(['ls']))\n", encoding="utf-8")
+    (tmp_path / "pkg" / "app.ts").write_text('import { clip } from "./utils";\nclip("x");\n', encoding="utf-8")
+    shell, text = str((utils / "shell.py").resolve()), str((utils / "text.py").resolve())
+    names = {"run_command": {(shell, 1)}, "clip": {(text, 1)}}
+    tied = {"run_command": frozenset({"shell"}), "clip": frozenset({"text"})}
+    assert unwritten(tmp_path.resolve(), names, tied) == {"run_command"}
+    assert unwritten(tmp_path.resolve(), names) == set()  # by the name alone, both are written
+    (tmp_path / "docs.md").write_text("Call `run_command` to run a command.\n", encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names, tied) == set()  # a doc or configuration file may name it any way
+
+
+def test_a_method_of_another_object_does_not_call_a_module_function(project):
+    project.preview = False
+    project.write({
+        "app/__init__.py": "",
+        "app/shell.py": "import subprocess\n\n\ndef run_command(args):\n"
+                        "    out = subprocess.run(args, capture_output=True, text=True).stdout\n"
+                        "    return out[-2000:]\n",
+        "app/agent.py": "from openai import OpenAI\n\nclient = OpenAI()\n\n\nclass Sandbox:\n"
+                        "    def run_command(self, args):\n        return ' '.join(args)\n\n\n"
+                        "def step(sandbox: Sandbox, args):\n"
+                        "    result = sandbox.run_command(args)\n"
+                        "    return client.chat.completions.create(model='gpt-4o', max_completion_tokens=300,\n"
+                        "        messages=[{'role': 'user', 'content': result}])\n\n\n"
+                        "print(step(Sandbox(), ['ls']))\n",
+        ".git/HEAD": "ref: refs/heads/main\n",
+    })
+    run = project.run("check", "--select", "CTX205", "--confidence", "low", "--output-format", "json")
+    [found] = json.loads(run.stdout)
+    assert (found["path"], found["line"], found["confidence"]) == ("app/shell.py", 6, "low")
+    assert found["evidence"][-1]["text"] == "nothing in the project calls `run_command`"

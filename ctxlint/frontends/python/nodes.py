@@ -105,11 +105,11 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
             if any(base_name(b) != "object" for b in node.bases):
                 # a subclass's methods may be what its base calls, but only once something makes
                 # one: a class whose name nothing writes is never made
-                found.append(NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno))
+                found.append(NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True))
                 continue
             found.extend(_named(item) for item in node.body if _callable_by_name(item))
         elif _callable_by_name(node):
-            found.append(_named(node))
+            found.append(_named(node, top_level=True))
     return found
 
 
@@ -118,6 +118,6 @@ def _callable_by_name(node: ast.stmt) -> bool:
         and not (node.name.startswith("__") and node.name.endswith("__"))
 
 
-def _named(node: ast.stmt) -> NamedFunction:
+def _named(node: ast.stmt, top_level: bool = False) -> NamedFunction:
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno)
+    return NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level)

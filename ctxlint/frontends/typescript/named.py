@@ -22,12 +22,12 @@ def named_functions(root: Node, source: Text) -> list[NamedFunction]:
     written)."""
     found: list[NamedFunction] = []
 
-    def add(name: Node | None, node: Node) -> None:
+    def add(name: Node | None, node: Node, top_level: bool = True) -> None:
         if name is not None and name.type in ("identifier", "property_identifier"):
             text = source.code(name)
             if text not in _FRAMEWORK_NAMES and text != "constructor":
                 found.append(NamedFunction(text, source.position(node.start_byte)[0],
-                                           source.position(node.end_byte)[0]))
+                                           source.position(node.end_byte)[0], top_level))
 
     for node in root.named_children:
         if node.type == "export_statement":
@@ -53,6 +53,6 @@ def named_functions(root: Node, source: Text) -> list[NamedFunction]:
             decorated = False  # a member's decorators come before it in the class body
             for member in body.named_children if body is not None else ():
                 if member.type == "method_definition" and not decorated:
-                    add(member.child_by_field_name("name"), member)
+                    add(member.child_by_field_name("name"), member, top_level=False)
                 decorated = member.type == "decorator"
     return found
