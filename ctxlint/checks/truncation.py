@@ -27,6 +27,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut"}
+# A document cut to fewer characters than this is shown as a preview, not given to be read.
+_WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -47,6 +49,8 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
+        if kind == "cut-reaches-prompt" and _cuts_a_document(source):
+            kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
@@ -80,6 +84,8 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
+            elif kind == "cut" and _cuts_a_document(source):
+                kind = "document-cut"
             ctx.report(
                 source.span, _message(source),
                 kind=kind if source.strong else "cut-pattern",
@@ -88,6 +94,14 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                           Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
                                    "beside it", segment.span)),
             )
+
+
+def _cuts_a_document(source: Source) -> bool:
+    """A cut that keeps the start of a value named as a document or as the context gathered for a
+    question (``context[:6000]``), to a length a model is given to read, not a preview."""
+    cut = source.cut or Cut()
+    return cut.document and cut.keeps == "start" and cut.unit == "characters" and (
+        source.kept is None or source.kept >= _WHOLE_READ)
 
 
 def _noted_near(segments: tuple[Segment, ...], span: Span) -> bool:

@@ -40,6 +40,10 @@ _KEEPING = {"strip", "lstrip", "rstrip"}
 # What a conversation's history is called: keeping the start of one drops the newest turns.
 HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", "*dialog*", "*dialogue*",
                  "*transcript*", "*memories", "*memory", "*events", "*chat_log*")
+# What a whole document, or the context gathered to answer from, is called: what a model is asked
+# to read and answer from, not a window around a hit (`context_above`) nor one chunk of it.
+DOCUMENT_NAMES = ("context", "*_context", "document", "*_document", "documents", "*_documents", "docs", "*_docs",
+                  "*search_results")
 
 # How a function that keeps the words of a text until a count reaches a budget cuts, and how a
 # call of one does.
@@ -244,7 +248,8 @@ class Cuts(Component):
 
     def cut_of(self, subject: ast.expr, unit: str, keeps: str, how: str) -> Cut:
         name = (self.m.dotted(subject) or "").rsplit(".", 1)[-1].lower()
-        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES))
+        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES),
+                   document=bool(name) and any(fnmatchcase(name, p) for p in DOCUMENT_NAMES))
 
     def placed_in_text(self, node: ast.expr) -> bool:
         """A value written straight into text (an f-string field, a ``.format`` argument, one
