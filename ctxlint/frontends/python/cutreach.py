@@ -146,9 +146,12 @@ class CutReach(Component):
         parent = self.m.parents.get(id(node))
         if isinstance(parent, ast.FormattedValue):
             return self.into_text(parent, fn, hops, seen)
-        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, (ast.ListComp, ast.BoolOp)):
-            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
+        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(
+                parent, (ast.ListComp, ast.GeneratorExp, ast.BoolOp)):
+            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `"\n".join(f"{d}" for d in docs)`, `x or ""`
             return self.into_prompt(parent, fn, hops, seen)
+        if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
+            return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
