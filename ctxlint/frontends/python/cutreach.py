@@ -40,6 +40,8 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 # A function named for what it makes a model's input (`format_search_results_for_llm`): what it
 # returns is given to one, wherever its callers are.
 _FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
+# Methods that give back the text they are called on, trimmed.
+_KEEPING = ("strip", "lstrip", "rstrip")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
@@ -155,6 +157,14 @@ class CutReach(Component):
             return self.into_prompt(parent, fn, hops, seen)
         if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
             return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
+        if isinstance(parent, ast.Attribute) and parent.attr in _KEEPING:
+            call = self.m.parents.get(id(parent))  # `content.strip()`: still its text
+            return self.into_prompt(call, fn, hops, seen) if isinstance(call, ast.Call) else None
+        container = _container(parent, node)
+        if container is not None and fn is not None:  # `docs[path] = content`, `parts.append(content)`
+            statement = self.m.parents.get(id(parent)) if isinstance(parent, ast.Call) else parent
+            return self.through_name(container, statement, fn, hops, seen) \
+                if isinstance(statement, ast.stmt) else None
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
@@ -324,6 +334,19 @@ class CutReach(Component):
             return None
         item = parent.targets[0].elts[position]
         return self.through_name(item.id, parent, caller, hops, seen) if isinstance(item, ast.Name) else None
+
+
+def _container(parent: ast.AST | None, node: ast.expr) -> str | None:
+    """The local name of the dict or list ``node`` is kept in as an item (``docs[path] = node``,
+    ``parts.append(node)``)."""
+    if isinstance(parent, ast.Assign) and node is parent.value and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            return target.value.id
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and node in parent.args \
+            and parent.func.attr in ("append", "insert") and isinstance(parent.func.value, ast.Name):
+        return parent.func.value.id
+    return None
 
 
 def _max_hops() -> int:

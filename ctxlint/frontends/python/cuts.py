@@ -15,7 +15,7 @@ A marker written in the same value (``text[:500] + "… [truncated]"``) makes a 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
@@ -135,7 +135,10 @@ class Cuts(Component):
             return None
         # A process's streams or a fetched page's raw text, by name: what an agent reads back.
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else "slice"
-        return Found(node, node.value, self.cut_of(node.value, "characters", keeps, how), kept)
+        cut = self.cut_of(node.value, "characters", keeps, how)
+        if not cut.document and _read_whole(subject, env):
+            cut = replace(cut, document=True)
+        return Found(node, node.value, cut, kept)
 
     def bounds(self, node: ast.Subscript, env: Env, least: int = MIN_CUT) -> tuple[str, ast.expr, int | None] | None:
         """Which end a slice keeps, the length it keeps and its value when known; None for a
@@ -422,6 +425,15 @@ class Cuts(Component):
         reads = sum(1 for n in ast.walk(env.scope.node) if isinstance(n, ast.Name) and n.id == node.id
                     and isinstance(n.ctx, ast.Load))
         return binding.value if reads == 1 else None
+
+
+def _read_whole(subject: ast.expr, env: Env) -> bool:
+    """A local name its function gives a file's whole text (``content = f.read()``,
+    ``text = path.read_text()``): a document, whatever it is called."""
+    if not isinstance(subject, ast.Name) or env.scope.kind != "function":
+        return False
+    return any(isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute) and not r.value.args
+               and r.value.func.attr in ("read", "read_text") for r in env.scope.assigns.get(subject.id, ()))
 
 
 def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:
