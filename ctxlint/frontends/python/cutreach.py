@@ -47,6 +47,10 @@ _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[
 Steps = tuple[Evidence, ...]
 # How the step of a cut kept on an object for the function's next call begins.
 KEPT = "kept in"
+# ... and of a cut written back into a turn of a conversation.
+REWRITTEN = "written back as the content of"
+# What a conversation a function walks is called.
+_CONVERSATIONS = ("messages", "*_messages", "history", "chat_history", "conversation", "turns")
 
 
 class CutReach(Component):
@@ -160,6 +164,9 @@ class CutReach(Component):
         if isinstance(parent, ast.Attribute) and parent.attr in _KEEPING:
             call = self.m.parents.get(id(parent))  # `content.strip()`: still its text
             return self.into_prompt(call, fn, hops, seen) if isinstance(call, ast.Call) else None
+        rewritten = self.rewrites_message(parent, node, fn)
+        if rewritten is not None:
+            return rewritten
         container = _container(parent, node)
         if container is not None and fn is not None:  # `docs[path] = content`, `parts.append(content)`
             statement = self.m.parents.get(id(parent)) if isinstance(parent, ast.Call) else parent
@@ -200,6 +207,31 @@ class CutReach(Component):
             if prompt_name(name):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops, seen)
+        return None
+
+    def rewrites_message(self, statement: ast.AST | None, node: ast.expr, fn: FunctionNode | None) -> Steps | None:
+        """``message.content = cut`` (or ``message["content"] = cut``) where ``message`` is a turn of
+        a conversation the function walks (``for message in reversed(messages)``): the turn the
+        model reads is rewritten with the cut text."""
+        if fn is None or not isinstance(statement, ast.Assign) or node is not statement.value \
+                or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == "content":
+            holder = target.value
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and target.slice.value == "content":
+            holder = target.value
+        else:
+            return None
+        if not isinstance(holder, ast.Name):
+            return None
+        for loop in ast.walk(fn):
+            if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) \
+                    and loop.target.id == holder.id and any(
+                        isinstance(n, ast.Name) and matches(n.id.lower(), _CONVERSATIONS) for n in ast.walk(loop.iter)):
+                return (Evidence(EvidenceKind.SINK, f"{REWRITTEN} `{holder.id}`, a turn of "
+                                 f"`{self.m.code(loop.iter)}`", self.m.span(statement)),)
         return None
 
     def into_text(self, field: ast.FormattedValue, fn: FunctionNode | None, hops: int, seen: set[int]) -> Steps | None:
