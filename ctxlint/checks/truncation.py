@@ -26,7 +26,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
-             "description-cut": "description-cut", "message-cut": "message-cut"}
+             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -172,6 +172,11 @@ def _message(source: Source) -> str:
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
+    if cut.how == "listing-cut":
+        return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
+                "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
+                "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
+                "(\"… and 212 more\"), or list them all.")
     if cut.how == "description-cut":
         return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "

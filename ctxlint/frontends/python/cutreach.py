@@ -178,6 +178,10 @@ class CutReach(Component):
             if isinstance(other, ast.Constant) and isinstance(other.value, str) and marks(other.value):
                 return None
             return self.into_prompt(parent, fn, hops, seen)  # `"Context:\n" + above`
+        if isinstance(parent, (ast.AugAssign, ast.Assign)) and node is parent.value and fn is not None:
+            written = _prompt_attribute(parent)
+            if written is not None:  # `agent.custom_instructions += listing`, `self.system_prompt = text`
+                return (Evidence(EvidenceKind.SINK, f"written into `{self.m.code(written)}`", self.m.span(parent)),)
         if _FAR.get() and isinstance(parent, ast.AugAssign) and isinstance(parent.op, ast.Add) \
                 and node is parent.value and isinstance(parent.target, ast.Name) and fn is not None:
             return self.through_name(parent.target.id, parent, fn, hops, seen)  # `repo_content += listing`
@@ -366,6 +370,17 @@ class CutReach(Component):
             return None
         item = parent.targets[0].elts[position]
         return self.through_name(item.id, parent, caller, hops, seen) if isinstance(item, ast.Name) else None
+
+
+def _prompt_attribute(statement: ast.AugAssign | ast.Assign) -> ast.Attribute | None:
+    """The attribute named for a prompt that ``statement`` sets or adds to (``self.system_prompt =``,
+    ``agent.custom_instructions +=``)."""
+    target: ast.expr | None = None
+    if isinstance(statement, ast.AugAssign):
+        target = statement.target if isinstance(statement.op, ast.Add) else None
+    elif len(statement.targets) == 1:
+        target = statement.targets[0]
+    return target if isinstance(target, ast.Attribute) and prompt_name(target.attr) else None
 
 
 def _container(parent: ast.AST | None, node: ast.expr) -> str | None:
