@@ -14,7 +14,7 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut"}
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
@@ -79,7 +79,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                     cut_marker(beside.text, markers) if cut.keeps == "start" else cut_marker_before(beside.text,
                                                                                                   markers))):
                 continue
-            if _noted_near(segments, source.span):
+            if _noted_near(segments, source.span) or (cut.how == "row-cut" and _says_a_part(preceding, following)):
                 continue
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
@@ -94,6 +94,19 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                           Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
                                    "beside it", segment.span)),
             )
+
+
+# What the words beside a table's first rows say when they call them a part of it.
+_PART_WORDS = ("first", "sample", "head", "top ", "preview", "example", "excerpt", "some of", "partial", "truncat",
+               "up to", "at most", "subset", "more rows", "omitted")
+
+
+def _says_a_part(preceding: Segment | None, following: Segment | None) -> bool:
+    """Whether the static text just before or after a table's first rows calls them a part of it
+    ("The first rows of the result:", "(showing 25 rows of 1,204)")."""
+    near = (preceding.text[-200:] if preceding is not None and preceding.slot is None else "") + " " + (
+        following.text[:200] if following is not None and following.slot is None else "")
+    return any(word in near.lower() for word in _PART_WORDS)
 
 
 def _cuts_a_document(source: Source) -> bool:
@@ -211,6 +224,7 @@ def _message(source: Source) -> str:
     else:
         amount = f"a fixed number of {cut.unit} from its {'start' if start else 'end'}"
     dropped = "" if start else " (the start is dropped)"
-    return (f"`{source.detail}` cuts the text to {amount}{dropped} and leaves nothing in its place, so the model "
+    what = "table" if cut.unit == "rows" else "text"
+    return (f"`{source.detail}` cuts the {what} to {amount}{dropped} and leaves nothing in its place, so the model "
             "cannot tell that content is missing and answers as if it had it all. Add a marker with a reference "
             "(\"[truncated; full text: doc-12]\"), or summarise instead.")

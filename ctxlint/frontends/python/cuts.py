@@ -45,6 +45,10 @@ HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", 
 DOCUMENT_NAMES = ("context", "*_context", "document", "*_document", "documents", "*_documents", "docs", "*_docs",
                   "*search_results")
 
+# What a table (a pandas DataFrame) is called, and the fewest rows whose head is more than a glance.
+_FRAMES = ("df", "*_df", "df_*", "dataframe", "*_dataframe", "frame", "*_frame")
+_LEAST_ROWS = 10
+ROW_CUT = "row-cut"
 # How a function that keeps the words of a text until a count reaches a budget cuts, and how a
 # call of one does.
 BUDGET_LOOP = "word-budget"
@@ -117,7 +121,17 @@ class Cuts(Component):
                 return self.word_cut(node, env)
             if func.attr in _DECODERS:
                 return self.token_cut(node, env)
+            if func.attr == "head" and _frame(func.value):
+                return self.row_cut(node, env)
         return None
+
+    def row_cut(self, call: ast.Call, env: Env) -> Found | None:
+        """``df.head(25)``: the first rows of a table, a number of them the code fixes."""
+        ok, rows = self.flow.literal(call.args[0], env)
+        if not ok or not isinstance(rows, int) or isinstance(rows, bool) or rows < _LEAST_ROWS:
+            return None
+        assert isinstance(call.func, ast.Attribute)
+        return Found(call, call.func.value, Cut("rows", "start", ROW_CUT), rows)
 
     def text_slice(self, node: ast.Subscript, env: Env) -> Found | None:
         """``text[:n]``, ``text[-n:]``: a string (not a list) cut to at least ``MIN_CUT`` characters."""
@@ -425,6 +439,11 @@ class Cuts(Component):
         reads = sum(1 for n in ast.walk(env.scope.node) if isinstance(n, ast.Name) and n.id == node.id
                     and isinstance(n.ctx, ast.Load))
         return binding.value if reads == 1 else None
+
+
+def _frame(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return any(fnmatchcase(name.lower(), p) for p in _FRAMES)
 
 
 def _read_whole(subject: ast.expr, env: Env) -> bool:
