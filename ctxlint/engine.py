@@ -364,6 +364,13 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
+def once_each(findings: list[Finding]) -> list[Finding]:
+    """Each finding once. A file read as part of another (a flow's template) can give the same
+    finding twice, and so can a module whose cut a request of another module includes: only the
+    module's own run names the function the finding is in, so the two differ in that alone."""
+    return list({replace(f, function=None): f for f in findings}.values())
+
+
 def _printable(finding: Finding) -> Finding:
     """A finding whose texts can be written as UTF-8: a string literal can hold a lone surrogate
     (``"\\ud800"``), which a message quoting it would carry to a report that cannot print it."""
@@ -413,8 +420,7 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     # for cached results too, not with each file's own findings.
     result.findings = uncalled(result.findings, {display_path(path): (path, linter.settings.root, linter.selection)
                                                  for path, linter in everything})
-    # A file read as part of another (a flow's template) can give the same finding twice.
-    result.findings = list(dict.fromkeys(result.findings))
+    result.findings = once_each(result.findings)
     result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
     result.notices.sort(key=lambda n: n.path)
     result.errors.sort(key=lambda e: e.path)

@@ -154,13 +154,15 @@ class Source:
 class Cut:
     """How a truncation cuts: the unit it counts (characters, words, tokens, items of a list),
     which end it keeps ("start" or "end"), the mechanism that found it (its evidence kind:
-    ``slice``, ``word-cut``, ``helper-cut`` ...), and whether what it cuts is a conversation's
-    history (keeping its start drops the newest turns)."""
+    ``slice``, ``word-cut``, ``helper-cut`` ...), whether what it cuts is a conversation's
+    history (keeping its start drops the newest turns), and whether its name says it is a whole
+    document or the context gathered for a question (``document``, ``search_context``)."""
 
     unit: str = "characters"
     keeps: str = "start"
     how: str = "slice"
     history: bool = False
+    document: bool = False
 
 
 @dataclass(frozen=True, slots=True)

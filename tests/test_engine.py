@@ -35,3 +35,18 @@ def test_one_claim_at_one_place_is_reported_once_with_its_surest_evidence():
 
     weak, sure, elsewhere = finding(Confidence.LOW), finding(Confidence.MEDIUM), finding(Confidence.LOW, line=9)
     assert engine._unique([weak, elsewhere, sure, weak]) == [sure, elsewhere]
+
+
+def test_a_finding_also_reported_from_a_module_that_includes_it_is_kept_once():
+    """A cut in a helper's request is reported by its module's run, which names the function it is
+    in, and by the run of a module whose request includes the helper's text, which does not."""
+    from ctxlint.model import Confidence, Finding, NamedFunction, Severity, Span
+
+    def finding(function: NamedFunction | None, line: int = 10) -> Finding:
+        return Finding("CTX205", "silent-truncation", Severity.WARNING, Span("related.py", line, 15, line, 29),
+                       "`context[:4000]` cuts the text", confidence=Confidence.MEDIUM, kind="document-cut",
+                       function=function)
+
+    named = finding(NamedFunction("related_questions", 6, 15))
+    other = finding(None, line=12)
+    assert engine.once_each([finding(None), other, named]) == [named, other]

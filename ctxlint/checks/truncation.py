@@ -14,7 +14,7 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut"}
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
@@ -26,7 +26,9 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
-             "description-cut": "description-cut"}
+             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut"}
+# A document cut to fewer characters than this is shown as a preview, not given to be read.
+_WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -47,6 +49,8 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
+        if kind == "cut-reaches-prompt" and _cuts_a_document(source):
+            kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
@@ -75,11 +79,13 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                     cut_marker(beside.text, markers) if cut.keeps == "start" else cut_marker_before(beside.text,
                                                                                                   markers))):
                 continue
-            if _noted_near(segments, source.span):
+            if _noted_near(segments, source.span) or (cut.how == "row-cut" and _says_a_part(preceding, following)):
                 continue
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
+            elif kind == "cut" and _cuts_a_document(source):
+                kind = "document-cut"
             ctx.report(
                 source.span, _message(source),
                 kind=kind if source.strong else "cut-pattern",
@@ -88,6 +94,27 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                           Evidence(EvidenceKind.SINK, f"sent in the {segment.role.value} message with no marker "
                                    "beside it", segment.span)),
             )
+
+
+# What the words beside a table's first rows say when they call them a part of it.
+_PART_WORDS = ("first", "sample", "head", "top ", "preview", "example", "excerpt", "some of", "partial", "truncat",
+               "up to", "at most", "subset", "more rows", "omitted")
+
+
+def _says_a_part(preceding: Segment | None, following: Segment | None) -> bool:
+    """Whether the static text just before or after a table's first rows calls them a part of it
+    ("The first rows of the result:", "(showing 25 rows of 1,204)")."""
+    near = (preceding.text[-200:] if preceding is not None and preceding.slot is None else "") + " " + (
+        following.text[:200] if following is not None and following.slot is None else "")
+    return any(word in near.lower() for word in _PART_WORDS)
+
+
+def _cuts_a_document(source: Source) -> bool:
+    """A cut that keeps the start of a value named as a document or as the context gathered for a
+    question (``context[:6000]``), to a length a model is given to read, not a preview."""
+    cut = source.cut or Cut()
+    return cut.document and cut.keeps == "start" and cut.unit == "characters" and (
+        source.kept is None or source.kept >= _WHOLE_READ)
 
 
 def _noted_near(segments: tuple[Segment, ...], span: Span) -> bool:
@@ -158,6 +185,11 @@ def _message(source: Source) -> str:
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
+    if cut.how == "listing-cut":
+        return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
+                "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
+                "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
+                "(\"… and 212 more\"), or list them all.")
     if cut.how == "description-cut":
         return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
@@ -192,6 +224,7 @@ def _message(source: Source) -> str:
     else:
         amount = f"a fixed number of {cut.unit} from its {'start' if start else 'end'}"
     dropped = "" if start else " (the start is dropped)"
-    return (f"`{source.detail}` cuts the text to {amount}{dropped} and leaves nothing in its place, so the model "
+    what = "table" if cut.unit == "rows" else "text"
+    return (f"`{source.detail}` cuts the {what} to {amount}{dropped} and leaves nothing in its place, so the model "
             "cannot tell that content is missing and answers as if it had it all. Add a marker with a reference "
             "(\"[truncated; full text: doc-12]\"), or summarise instead.")

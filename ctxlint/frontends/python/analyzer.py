@@ -20,6 +20,7 @@ from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.linecuts import LineCuts
+from ctxlint.frontends.python.listingcuts import ListingCuts
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.orderprompts import OrderPrompts
@@ -73,6 +74,8 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.line_cuts.reach = self.cut_reach
+        self.listing_cuts = ListingCuts(self.unit)
+        self.listing_cuts.reach = self.cut_reach
         self.order_sites.cut_sites = self.cut_sites
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
@@ -100,7 +103,8 @@ class Analyzer:
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.descriptions, self.ranked_fills,
-                                  self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
+                                  self.line_cuts, self.listing_cuts, self.order_sites, self.schema_choices,
+                                  self.order_prompts,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops,
                                   self.messages, self.args,
@@ -138,6 +142,7 @@ class Analyzer:
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
+        parsed.observations.extend(self.listing_cuts.observe())
         reaching = self.order_prompts.observe()  # stronger evidence for a site order_sites also sees
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}

@@ -37,11 +37,20 @@ _FAR: ContextVar[bool] = ContextVar("far", default=False)
 # A call named for a prompt that measures, logs or stores it does not put the cut in one.
 _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", "*cache*", "*len*", "*debug*",
                  "*display*", "*show*")
+# A function named for what it makes a model's input (`format_search_results_for_llm`): what it
+# returns is given to one, wherever its callers are.
+_FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
+# Methods that give back the text they are called on, trimmed.
+_KEEPING = ("strip", "lstrip", "rstrip")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
 # How the step of a cut kept on an object for the function's next call begins.
 KEPT = "kept in"
+# ... and of a cut written back into a turn of a conversation.
+REWRITTEN = "written back as the content of"
+# What a conversation a function walks is called.
+_CONVERSATIONS = ("messages", "*_messages", "history", "chat_history", "conversation", "turns")
 
 
 class CutReach(Component):
@@ -146,15 +155,33 @@ class CutReach(Component):
         parent = self.m.parents.get(id(node))
         if isinstance(parent, ast.FormattedValue):
             return self.into_text(parent, fn, hops, seen)
-        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(parent, (ast.ListComp, ast.BoolOp)):
-            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `x or ""`
+        if isinstance(parent, ast.IfExp) and node is not parent.test or isinstance(
+                parent, (ast.ListComp, ast.GeneratorExp, ast.BoolOp)):
+            # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `"\n".join(f"{d}" for d in docs)`, `x or ""`
             return self.into_prompt(parent, fn, hops, seen)
+        if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
+            return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
+        if isinstance(parent, ast.Attribute) and parent.attr in _KEEPING:
+            call = self.m.parents.get(id(parent))  # `content.strip()`: still its text
+            return self.into_prompt(call, fn, hops, seen) if isinstance(call, ast.Call) else None
+        rewritten = self.rewrites_message(parent, node, fn)
+        if rewritten is not None:
+            return rewritten
+        container = _container(parent, node)
+        if container is not None and fn is not None:  # `docs[path] = content`, `parts.append(content)`
+            statement = self.m.parents.get(id(parent)) if isinstance(parent, ast.Call) else parent
+            return self.through_name(container, statement, fn, hops, seen) \
+                if isinstance(statement, ast.stmt) else None
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
             if isinstance(other, ast.Constant) and isinstance(other.value, str) and marks(other.value):
                 return None
             return self.into_prompt(parent, fn, hops, seen)  # `"Context:\n" + above`
+        if isinstance(parent, (ast.AugAssign, ast.Assign)) and node is parent.value and fn is not None:
+            written = _prompt_attribute(parent)
+            if written is not None:  # `agent.custom_instructions += listing`, `self.system_prompt = text`
+                return (Evidence(EvidenceKind.SINK, f"written into `{self.m.code(written)}`", self.m.span(parent)),)
         if _FAR.get() and isinstance(parent, ast.AugAssign) and isinstance(parent.op, ast.Add) \
                 and node is parent.value and isinstance(parent.target, ast.Name) and fn is not None:
             return self.through_name(parent.target.id, parent, fn, hops, seen)  # `repo_content += listing`
@@ -170,6 +197,9 @@ class CutReach(Component):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
         if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
                                               and isinstance(self.m.parents.get(id(parent)), ast.Return)):
+            if fn is not None and matches(fn.name.lower(), _FOR_MODEL):
+                return (Evidence(EvidenceKind.SINK, f"returned by `{fn.name}`, named for what a model is given",
+                                 self.m.span(parent)),)
             if fn is None or hops >= _max_hops():
                 return None
             position = parent.elts.index(node) if isinstance(parent, ast.Tuple) else None
@@ -181,6 +211,31 @@ class CutReach(Component):
             if prompt_name(name):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops, seen)
+        return None
+
+    def rewrites_message(self, statement: ast.AST | None, node: ast.expr, fn: FunctionNode | None) -> Steps | None:
+        """``message.content = cut`` (or ``message["content"] = cut``) where ``message`` is a turn of
+        a conversation the function walks (``for message in reversed(messages)``): the turn the
+        model reads is rewritten with the cut text."""
+        if fn is None or not isinstance(statement, ast.Assign) or node is not statement.value \
+                or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == "content":
+            holder = target.value
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and target.slice.value == "content":
+            holder = target.value
+        else:
+            return None
+        if not isinstance(holder, ast.Name):
+            return None
+        for loop in ast.walk(fn):
+            if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) \
+                    and loop.target.id == holder.id and any(
+                        isinstance(n, ast.Name) and matches(n.id.lower(), _CONVERSATIONS) for n in ast.walk(loop.iter)):
+                return (Evidence(EvidenceKind.SINK, f"{REWRITTEN} `{holder.id}`, a turn of "
+                                 f"`{self.m.code(loop.iter)}`", self.m.span(statement)),)
         return None
 
     def into_text(self, field: ast.FormattedValue, fn: FunctionNode | None, hops: int, seen: set[int]) -> Steps | None:
@@ -315,6 +370,30 @@ class CutReach(Component):
             return None
         item = parent.targets[0].elts[position]
         return self.through_name(item.id, parent, caller, hops, seen) if isinstance(item, ast.Name) else None
+
+
+def _prompt_attribute(statement: ast.AugAssign | ast.Assign) -> ast.Attribute | None:
+    """The attribute named for a prompt that ``statement`` sets or adds to (``self.system_prompt =``,
+    ``agent.custom_instructions +=``)."""
+    target: ast.expr | None = None
+    if isinstance(statement, ast.AugAssign):
+        target = statement.target if isinstance(statement.op, ast.Add) else None
+    elif len(statement.targets) == 1:
+        target = statement.targets[0]
+    return target if isinstance(target, ast.Attribute) and prompt_name(target.attr) else None
+
+
+def _container(parent: ast.AST | None, node: ast.expr) -> str | None:
+    """The local name of the dict or list ``node`` is kept in as an item (``docs[path] = node``,
+    ``parts.append(node)``)."""
+    if isinstance(parent, ast.Assign) and node is parent.value and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            return target.value.id
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and node in parent.args \
+            and parent.func.attr in ("append", "insert") and isinstance(parent.func.value, ast.Name):
+        return parent.func.value.id
+    return None
 
 
 def _max_hops() -> int:

@@ -15,7 +15,7 @@ A marker written in the same value (``text[:500] + "… [truncated]"``) makes a 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
@@ -40,7 +40,15 @@ _KEEPING = {"strip", "lstrip", "rstrip"}
 # What a conversation's history is called: keeping the start of one drops the newest turns.
 HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", "*dialog*", "*dialogue*",
                  "*transcript*", "*memories", "*memory", "*events", "*chat_log*")
+# What a whole document, or the context gathered to answer from, is called: what a model is asked
+# to read and answer from, not a window around a hit (`context_above`) nor one chunk of it.
+DOCUMENT_NAMES = ("context", "*_context", "document", "*_document", "documents", "*_documents", "docs", "*_docs",
+                  "*search_results")
 
+# What a table (a pandas DataFrame) is called, and the fewest rows whose head is more than a glance.
+_FRAMES = ("df", "*_df", "df_*", "dataframe", "*_dataframe", "frame", "*_frame")
+_LEAST_ROWS = 10
+ROW_CUT = "row-cut"
 # How a function that keeps the words of a text until a count reaches a budget cuts, and how a
 # call of one does.
 BUDGET_LOOP = "word-budget"
@@ -113,7 +121,17 @@ class Cuts(Component):
                 return self.word_cut(node, env)
             if func.attr in _DECODERS:
                 return self.token_cut(node, env)
+            if func.attr == "head" and _frame(func.value):
+                return self.row_cut(node, env)
         return None
+
+    def row_cut(self, call: ast.Call, env: Env) -> Found | None:
+        """``df.head(25)``: the first rows of a table, a number of them the code fixes."""
+        ok, rows = self.flow.literal(call.args[0], env)
+        if not ok or not isinstance(rows, int) or isinstance(rows, bool) or rows < _LEAST_ROWS:
+            return None
+        assert isinstance(call.func, ast.Attribute)
+        return Found(call, call.func.value, Cut("rows", "start", ROW_CUT), rows)
 
     def text_slice(self, node: ast.Subscript, env: Env) -> Found | None:
         """``text[:n]``, ``text[-n:]``: a string (not a list) cut to at least ``MIN_CUT`` characters."""
@@ -131,7 +149,10 @@ class Cuts(Component):
             return None
         # A process's streams or a fetched page's raw text, by name: what an agent reads back.
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else "slice"
-        return Found(node, node.value, self.cut_of(node.value, "characters", keeps, how), kept)
+        cut = self.cut_of(node.value, "characters", keeps, how)
+        if not cut.document and _read_whole(subject, env):
+            cut = replace(cut, document=True)
+        return Found(node, node.value, cut, kept)
 
     def bounds(self, node: ast.Subscript, env: Env, least: int = MIN_CUT) -> tuple[str, ast.expr, int | None] | None:
         """Which end a slice keeps, the length it keeps and its value when known; None for a
@@ -244,7 +265,8 @@ class Cuts(Component):
 
     def cut_of(self, subject: ast.expr, unit: str, keeps: str, how: str) -> Cut:
         name = (self.m.dotted(subject) or "").rsplit(".", 1)[-1].lower()
-        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES))
+        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES),
+                   document=bool(name) and any(fnmatchcase(name, p) for p in DOCUMENT_NAMES))
 
     def placed_in_text(self, node: ast.expr) -> bool:
         """A value written straight into text (an f-string field, a ``.format`` argument, one
@@ -417,6 +439,20 @@ class Cuts(Component):
         reads = sum(1 for n in ast.walk(env.scope.node) if isinstance(n, ast.Name) and n.id == node.id
                     and isinstance(n.ctx, ast.Load))
         return binding.value if reads == 1 else None
+
+
+def _frame(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return any(fnmatchcase(name.lower(), p) for p in _FRAMES)
+
+
+def _read_whole(subject: ast.expr, env: Env) -> bool:
+    """A local name its function gives a file's whole text (``content = f.read()``,
+    ``text = path.read_text()``): a document, whatever it is called."""
+    if not isinstance(subject, ast.Name) or env.scope.kind != "function":
+        return False
+    return any(isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute) and not r.value.args
+               and r.value.func.attr in ("read", "read_text") for r in env.scope.assigns.get(subject.id, ()))
 
 
 def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:

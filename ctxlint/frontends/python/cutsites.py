@@ -21,7 +21,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES
-from ctxlint.frontends.python.cutreach import CutReach
+from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
@@ -194,6 +194,9 @@ class CutSites(Component):
             if reply is not None:
                 return Observation("fed-back-cut", source.span, "the model reads it back in the same prompt",
                                    source=replace(source, strong=True, flow=(*source.flow, reply, *reaches)))
+            if reaches[-1].text.startswith(REWRITTEN):  # the turn a model reads, rewritten cut
+                return Observation("message-cut", source.span, "a turn of the conversation is rewritten with it",
+                                   source=replace(source, strong=True, flow=(*source.flow, *reaches)))
             return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
                 source, strong=True, flow=(*source.flow, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
