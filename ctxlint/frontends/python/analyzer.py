@@ -42,6 +42,7 @@ from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
+from ctxlint.frontends.python.toolorder import ToolOrder
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
@@ -77,6 +78,7 @@ class Analyzer:
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_prompts.cut_sites = self.cut_sites
+        self.tool_order = ToolOrder(self.unit)
         self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
         self.first_parts.cut_sites = self.cut_sites
@@ -101,6 +103,7 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.descriptions, self.ranked_fills,
                                   self.line_cuts, self.order_sites, self.schema_choices, self.order_prompts,
+                                  self.tool_order,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops,
                                   self.messages, self.args,
@@ -138,7 +141,8 @@ class Analyzer:
         context = context or bool(parsed.requests)
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
-        reaching = self.order_prompts.observe()  # stronger evidence for a site order_sites also sees
+        # stronger evidence for a site order_sites also sees
+        reaching = self.order_prompts.observe() + self.tool_order.observe()
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}
         parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)
