@@ -87,7 +87,7 @@ class ToolOrder(Component):
         return self.observation(assign.value, env, detail, f"is copied into the tool list `{target}`", target or "")
 
     def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:
-        step = Evidence(EvidenceKind.FLOW, f"`{self.m.code(shown)}` {how}", self.m.span(shown))
+        step = Evidence(EvidenceKind.FLOW, f"`{' '.join(self.m.code(shown).split())}` {how}", self.m.span(shown))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(shown, env), flow=(step,))
         return Observation(TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
                            "order, ahead of every message", source=source)
