@@ -147,6 +147,9 @@ def _why(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
         return ("is in a random order by design",
                 "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+    if detail == "asyncio.gather":
+        return ("runs its tasks concurrently",
+                "Add the messages after `gather` returns, in the order of its results.")
     if detail == "ThreadPoolExecutor":
         return ("finishes its tasks in an order that changes from run to run",
                 "Keep the results in the order the work was handed out (`pool.map(...)`, or each with its index "
