@@ -75,3 +75,80 @@ def ask(items):
 ''')
     [found] = [f for f in check_json(tmp_path, "agent.py", "CTX104") if f["confidence"] != "low"]
     assert (found["line"], found["kind"]) == (7, "order-in-message")
+
+
+WORKSPACE = '''\
+import os
+
+
+class Workspace:
+    def __init__(self, root):
+        self.root = root
+
+    def read_all(self):
+        found = []
+        for folder, _dirs, names in os.walk(self.root):
+            for name in names:
+                with open(os.path.join(folder, name)) as handle:
+                    found.append({"name": name, "text": handle.read()})
+        SORTED
+        return found
+
+    def as_markdown(self):
+        text = ""
+        for item in self.read_all():
+            text += f"### {item['name']}\\n{item['text']}\\n"
+        return text
+'''
+
+REVIEWER = '''\
+from openai import OpenAI
+
+from workspace.files import Workspace
+
+client = OpenAI()
+
+
+def review(root, question):
+    code = Workspace(root).as_markdown()
+    USE
+    return client.chat.completions.create(model="gpt-4o", max_tokens=300,
+                                          messages=[{"role": "user", "content": prompt}])
+'''
+
+
+def _workspace_project(tmp_path, sort: str, use: str):
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "workspace" / "__init__.py").write_text("")
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    (tmp_path / "workspace" / "files.py").write_text(WORKSPACE.replace("SORTED", sort))
+    (tmp_path / "agents" / "reviewer.py").write_text(REVIEWER.replace("USE", use))
+
+
+def test_a_listing_read_into_text_that_another_module_puts_in_a_prompt(tmp_path):
+    # The module that walks the directory asks no model and imports no library: it is read because
+    # it lists a directory and reads files (prefilter.py), and its text followed into the callers
+    # of the other modules (cutreach.py).
+    from projects import check_json
+
+    _workspace_project(tmp_path, "pass", 'prompt = f"Review this code.\\n{code}\\nQuestion: {question}"')
+    found = [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"]
+    assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in found] == [
+        ("workspace/files.py", 10, "listing-reaches-prompt", "medium")]
+    assert "(agents/reviewer.py:10)" in found[0]["message"]
+
+
+def test_a_listing_sorted_before_it_is_returned_is_clean(tmp_path):
+    from projects import check_json
+
+    _workspace_project(tmp_path, 'found.sort(key=lambda item: item["name"])',
+                       'prompt = f"Review this code.\\n{code}\\nQuestion: {question}"')
+    assert check_json(tmp_path, ".", "CTX104") == []
+
+
+def test_a_listing_whose_text_is_only_logged_is_clean(tmp_path):
+    from projects import check_json
+
+    _workspace_project(tmp_path, "pass", 'print(f"Reviewing:\\n{code}")\n    prompt = question')
+    assert check_json(tmp_path, ".", "CTX104") == []

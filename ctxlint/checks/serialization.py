@@ -109,7 +109,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         how = step.text if step is not None else f"`{source.detail}`"
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
                        f"the text built from it changes from run to run ({observation.detail})")
-        built = "requests that send it" if observation.kind == "schema-choices" else "prompts built from it"
+        built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
         ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
                    f"{built} differ and cannot be cached or reproduced. {advice}",
                    kind=observation.kind,
@@ -128,12 +128,15 @@ def _within(inner: Span, outer: Span) -> bool:
 # message (orderprompts.py).
 _ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
                 "order-in-message", "after-per-call", "listing-reaches-prompt", "order-in-settings-template",
-                "completion-order", "late-binding")
+                "completion-order", "late-binding", "tool-order")
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
-                 "completion-order", "late-binding")
+                 "completion-order", "late-binding", "tool-order")
 # said whole by the front-end
 _OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call",
-                    "listing-reaches-prompt", "order-in-settings-template", "completion-order", "late-binding")
+                    "listing-reaches-prompt", "order-in-settings-template", "completion-order", "late-binding",
+                    "tool-order")
+# An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
+_SENT_KINDS = ("schema-choices", "tool-order")
 # A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).
 _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "
@@ -144,6 +147,9 @@ def _why(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
         return ("is in a random order by design",
                 "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+    if detail == "asyncio.gather":
+        return ("runs its tasks concurrently",
+                "Add the messages after `gather` returns, in the order of its results.")
     if detail == "ThreadPoolExecutor":
         return ("finishes its tasks in an order that changes from run to run",
                 "Keep the results in the order the work was handed out (`pool.map(...)`, or each with its index "

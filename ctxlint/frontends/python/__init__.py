@@ -40,6 +40,7 @@ from ctxlint.frontends.python.prefilter import (
     interesting,
     might_hold_prompts,
     precheck,
+    reads_listed_files,
     registers_tools,
     template_tag,
     too_deep,
@@ -101,7 +102,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).
-    asks_named_model = tools_only and ASKS_NAMED_MODEL.search(text) is not None
+    # ... or for files a listing gives, read into text its callers in other modules may send.
+    asks_named_model = tools_only and (ASKS_NAMED_MODEL.search(text) is not None or reads_listed_files(text))
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
     if tools_only and not asks_named_model and not ((registries.globs or any(n in text for n in registries))
                                                     and registers_tools(tree, registries)):

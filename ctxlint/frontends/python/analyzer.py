@@ -19,6 +19,7 @@ from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
+from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
 from ctxlint.frontends.python.messages import Messages
@@ -43,6 +44,7 @@ from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
+from ctxlint.frontends.python.toolorder import ToolOrder
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
@@ -80,6 +82,8 @@ class Analyzer:
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_prompts.cut_sites = self.cut_sites
+        self.tool_order = ToolOrder(self.unit)
+        self.gather_order = GatherOrder(self.unit)
         self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
         self.first_parts.cut_sites = self.cut_sites
@@ -104,7 +108,7 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.descriptions, self.ranked_fills,
                                   self.line_cuts, self.listing_cuts, self.order_sites, self.schema_choices,
-                                  self.order_prompts,
+                                  self.order_prompts, self.tool_order, self.gather_order,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops,
                                   self.messages, self.args,
@@ -143,7 +147,8 @@ class Analyzer:
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
-        reaching = self.order_prompts.observe()  # stronger evidence for a site order_sites also sees
+        # stronger evidence for a site order_sites also sees
+        reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe()
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}
         parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)

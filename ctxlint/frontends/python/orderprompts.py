@@ -54,19 +54,24 @@ _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of wh
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 # What the file system lists in no fixed order (`Ordering.unordered`'s details).
+_LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")  # how a module writes one
 _LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", "Path.iterdir", "Path.glob",
                        "Path.rglob"})
 
 
 class OrderPrompts(StringSets):
     cut_sites: CutSites
+    far_only = False  # the module asks no model: a listing's text is followed into other modules only
 
     def observe(self) -> list[Observation]:
         found = [self.late_read(late) for late in late_reads(self.m, lambda call: _asks_model(call, self))]
         # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
-        if "role" not in self.m.text and "from_string" not in self.m.text \
-                and not any(_asks_model(call, self) for call, _ in self.m.calls):
-            return found  # no call of the module asks a model or builds a message: no set's order can reach one
+        asks = "role" in self.m.text or "from_string" in self.m.text \
+            or any(_asks_model(call, self) for call, _ in self.m.calls)
+        # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
+        if not asks and (self.m.project is None or not any(w in self.m.text for w in _LISTING_WORDS)):
+            return found
+        self.far_only = not asks
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
@@ -77,11 +82,14 @@ class OrderPrompts(StringSets):
                     continue
                 collection, shown = site
                 detail = self.flow.unordered(collection, env)
+                if not asks and detail not in _LISTINGS:
+                    continue
                 if detail not in _LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
                                                 or not self.string_items(collection, env)):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
-                if observed is not None and all(o.span != observed.span for o in found):
+                if observed is not None and all(o.span != observed.span and not _same_far_sink(o, observed)
+                                                for o in found):
                     found.append(observed)
         for addition in thread_additions(self.m):
             observed = self.thread_filled(addition)
@@ -163,7 +171,13 @@ class OrderPrompts(StringSets):
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in _LISTINGS) if asked is not None else None
-        if asked is None or said is None:
+        far = None
+        if self.far_only and detail in _LISTINGS and (returned or self.returns_any(fn, spread)):
+            far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
+            if far is not None and far.span is not None:
+                said = (LISTING_REACHES_PROMPT, far.text,
+                        f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
+        if said is None:
             return None
         kind, sink, goes = said
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
@@ -173,7 +187,11 @@ class OrderPrompts(StringSets):
             # from call to call, so the prefix the order could break already ends before it.
             kind = AFTER_PER_CALL
             goes += f", after the text `{fn.name}` is given in `{given_text[0]}`, which differs from call to call"
-        steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
+        if far is not None:
+            steps.append(far)
+        else:
+            assert asked is not None
+            steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         listed = self.listed_by(collection, env)
         source = Source(SourceKind.UNORDERED_ITERATION, detail, listed or self.flow.origin(collection, env),
                         flow=tuple(steps))
@@ -219,6 +237,25 @@ class OrderPrompts(StringSets):
             if asked is not None:
                 steps.extend(found)
                 return asked
+        return None
+
+    def reached_far(self, fn: Function, tainted: set[str], steps: list[Evidence], depth: int) -> Evidence | None:
+        """Where the module asks no model with it: the text built from the order that ``fn`` (or a
+        caller of the module that keeps it, up to two calls up) returns, followed through the
+        callers of the project's other modules into a prompt (cutreach.py). The steps on the way
+        are added to ``steps``; the sink's step is returned."""
+        for node in own_nodes(fn):
+            if isinstance(node, ast.Return) and node.value is not None and self.mentions(node.value, tainted) \
+                    and (far := self.cut_sites.reach.reach_far(node.value, fn)):
+                steps.extend(far[:-1])
+                return far[-1]
+        for caller, call in self.callers(fn) if depth < _MAX_CALLERS else ():
+            kept = _kept_by(call, self.m.parents)
+            found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
+            sink = self.reached_far(caller, self.spread(caller, kept), found, depth + 1) if kept else None
+            if sink is not None:
+                steps.extend(found)
+                return sink
         return None
 
     def flag_over(self, fn: Function, node: ast.AST) -> tuple[str, int] | None:
@@ -405,6 +442,13 @@ class OrderPrompts(StringSets):
                 and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
                 and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
                 and target.fn is fn]
+
+
+def _same_far_sink(one: Observation, other: Observation) -> bool:
+    """Two listings' texts that reach the same prompt of another module: one function's list,
+    looped over by the one that returns its text, reported once (at the first)."""
+    sinks = [o.source.flow[-1].span for o in (one, other) if o.source and o.source.flow]
+    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path
 
 
 def _called(call: ast.Call) -> str:

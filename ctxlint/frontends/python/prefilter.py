@@ -46,6 +46,10 @@ _TOKEN = re.compile(r"token", re.IGNORECASE)
 # agent reads back, cut (cutsites.py).
 _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
                          r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
+# A directory listing whose files the module reads: text it returns in the file system's order,
+# which its callers in other modules may put in a prompt (orderprompts.py).
+_LISTING = re.compile(r"\bos\.(?:walk|listdir|scandir)\(|\bglob\.i?glob\(|\.(?:r?glob|iterdir)\(")
+_READ = re.compile(r"\.read(?:_text)?\(")
 # Every line of a text cut to a width (`line[:100] for line in text.splitlines()`): linecuts.py.
 _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:lines)?\(")
 # A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
@@ -71,7 +75,13 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
             or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
-    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text))
+    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text)) \
+        or reads_listed_files(text)
+
+
+def reads_listed_files(text: str) -> bool:
+    """Whether a module lists a directory and reads files: text in the file system's order."""
+    return bool(_LISTING.search(text) and _READ.search(text))
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):

@@ -1,0 +1,138 @@
+"""A list of tools built in the order of a set or a directory listing.
+
+``for name in set(self.config.tools): self._tools.append(registry.create(name))``, or
+``agent.tools = list(set(default_tools + configured))``: the tools come in the set's order, which
+changes with each process's hash seed (a listing's, with the file system). A model is sent its
+tools before any message, so a tool list in another order changes the whole cacheable prefix.
+
+The list is known for one by its name (``tools``, ``self._tools``, ``research_tools``) and by
+being kept: an attribute (``self._tools``, ``config.rag_tools``), returned, or passed as
+``tools=``. What a loop adds must be built from something (a call, a name it binds): a loop that
+adds the set's items themselves is only copying names, left to the other observations. Sorting
+the list anywhere in the module (``self._tools.sort(...)``, ``sorted(tools, ...)``) clears it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.stringsets import copy_of
+from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+Dotted = Callable[[ast.AST | None], str | None]
+
+# The kind of evidence (rules/cache/CTX104).
+TOOL_ORDER = "tool-order"
+_ADDS = ("append", "extend", "insert")
+
+
+def tool_list_name(name: str | None) -> bool:
+    """``tools``, ``self._tools``, ``config.rag_tools``: a name for a list of tools."""
+    last = (name or "").rsplit(".", 1)[-1].lstrip("_").lower()
+    return last == "tools" or last.endswith("_tools")
+
+
+class ToolOrder(Component):
+
+    def observe(self) -> list[Observation]:
+        if "tools" not in self.m.text:
+            return []  # every shape this looks for names a list of tools
+        sorted_names = self.sorted_names()
+        found: list[Observation] = []
+        for fn, scope in self.m.functions:
+            if fn.name.startswith("test"):
+                continue
+            env = Env(scope)
+            nodes = own_nodes(fn)
+            for node in nodes:
+                observed = None
+                if isinstance(node, (ast.For, ast.AsyncFor)):
+                    observed = self.loop_fills(node, nodes, env, sorted_names)
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    observed = self.copied(node, nodes, env, sorted_names)
+                if observed is not None and all(o.span != observed.span for o in found):
+                    found.append(observed)
+        return found
+
+    def loop_fills(self, loop: ast.For | ast.AsyncFor, nodes: list[ast.AST], env: Env,
+                   sorted_names: set[str]) -> Observation | None:
+        """A loop over a collection in no fixed order that adds a tool built for each item to a
+        tool list the function keeps."""
+        filled = next((name for name in _filled(loop, self.m.dotted) if name not in sorted_names
+                       and tool_list_name(name) and _kept(name, nodes, self.m.dotted)), None)
+        if filled is None:
+            return None
+        detail = self.flow.unordered(loop.iter, env)
+        if detail is None:
+            return None
+        return self.observation(loop.iter, env, detail, f"gives the order in which the loop adds tools to `{filled}`",
+                                filled)
+
+    def copied(self, assign: ast.Assign, nodes: list[ast.AST], env: Env,
+               sorted_names: set[str]) -> Observation | None:
+        """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order."""
+        target = self.m.dotted(assign.targets[0])
+        inner = copy_of(assign.value)
+        if inner is None or not tool_list_name(target) or target in sorted_names \
+                or not (isinstance(assign.targets[0], ast.Attribute) or _kept(target or "", nodes, self.m.dotted)):
+            return None
+        detail = self.flow.unordered(inner, env)
+        if detail is None:
+            return None
+        return self.observation(assign.value, env, detail, f"is copied into the tool list `{target}`", target or "")
+
+    def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:
+        step = Evidence(EvidenceKind.FLOW, f"`{' '.join(self.m.code(shown).split())}` {how}", self.m.span(shown))
+        source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(shown, env), flow=(step,))
+        return Observation(TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
+                           "order, ahead of every message", source=source)
+
+    def sorted_names(self) -> set[str]:
+        """The names the module sorts in place (``tools.sort(...)``) or gives a sorted copy of."""
+        names: set[str] = set()
+        for node in ast.walk(self.m.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "sort":
+                names.add(self.m.dotted(node.func.value) or "")
+            elif isinstance(node.func, ast.Name) and node.func.id == "sorted" and node.args:
+                names.add(self.m.dotted(node.args[0]) or "")
+        return names - {""}
+
+
+def _filled(loop: ast.For | ast.AsyncFor, dotted: Dotted) -> list[str]:
+    """The lists a loop's body adds a built value to (``tools.append(make(name))``, also under an
+    ``if``): not the loop's own item, which would only copy the collection's names."""
+    item = loop.target.id if isinstance(loop.target, ast.Name) else None
+    names: list[str] = []
+    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS \
+                and node.args and not (isinstance(node.args[-1], ast.Name) and node.args[-1].id == item) \
+                and not isinstance(node.args[-1], (ast.Constant, ast.JoinedStr)):
+            receiver = dotted(node.func.value)
+            if receiver:
+                names.append(receiver)
+    return names
+
+
+def _kept(name: str, nodes: list[ast.AST], dotted: Dotted) -> bool:
+    """Whether the function keeps the list: an attribute, returned, given as ``tools=`` or kept in
+    an attribute named for tools (``self.tools = research_tools``)."""
+    if "." in name:
+        return True
+    for node in nodes:
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+        if isinstance(node, ast.keyword) and node.arg == "tools" and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            return True
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and any(isinstance(t, ast.Attribute) and tool_list_name(dotted(t)) for t in node.targets):
+            return True
+    return False
+
