@@ -407,10 +407,12 @@ def test_a_files_findings_do_not_depend_on_what_was_linted_before_it(tmp_path):
         "app/s3.py": "from app.s2 import s2\n\n\ndef s3(text):\n    return s2(text)\n",
         # linted first: asks for s3, three wrappers deep, too deep to send anything
         "app/a_deep.py": ("import requests\n\nfrom app.s3 import s3\n\n\ndef brief_prompt(url):\n"
-                          "    page = requests.get(url, timeout=10).text\n    return s3(f\"Summarise:\\n{page}\")\n"),
+                          "    page = requests.get(url, timeout=10).text\n    return s3(f\"Summarise:\\n{page}\")\n"
+                          "\n\nbrief_prompt(\"https://example.com\")\n"),
         # linted next: asks for s2, which sends its text two wrappers down
         "app/b_near.py": ("import requests\n\nfrom app.s2 import s2\n\n\ndef brief_prompt(url):\n"
-                          "    page = requests.get(url, timeout=10).text\n    return s2(f\"Summarise:\\n{page}\")\n"),
+                          "    page = requests.get(url, timeout=10).text\n    return s2(f\"Summarise:\\n{page}\")\n"
+                          "\n\nbrief_prompt(\"https://example.com\")\n"),
     })
     _, alone = _check(root, "app/b_near.py")
     _, together = _check(root, "app")

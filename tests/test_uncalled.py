@@ -141,8 +141,9 @@ def test_a_top_level_function_is_called_only_where_its_module_is_named(tmp_path:
     (utils / "text.py").write_text("def clip(text):\n    return text\n", encoding="utf-8")
     (utils / "__init__.py").write_text("from .text import clip\n", encoding="utf-8")  # re-exported: a use
     # another object's method of the same name, in a module that never names `shell`
-    (tmp_path / "pkg" / "tools.py").write_text("class Sandbox:\n    def run_command(self, args):\n        return args\n\n\n"
-                                               "print(Sandbox().run_command(['ls']))\n", encoding="utf-8")
+    (tmp_path / "pkg" / "tools.py").write_text("class Sandbox:\n    def run_command(self, args):\n"
+                                               "        return args\n\n\nprint(Sandbox().run_command(['ls']))\n",
+                                               encoding="utf-8")
     (tmp_path / "pkg" / "app.ts").write_text('import { clip } from "./utils";\nclip("x");\n', encoding="utf-8")
     shell, text = str((utils / "shell.py").resolve()), str((utils / "text.py").resolve())
     names = {"run_command": {(shell, 1)}, "clip": {(text, 1)}}
