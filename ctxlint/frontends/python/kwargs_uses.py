@@ -69,8 +69,9 @@ def callers_or_built(m: Unit, value: ast.expr, fn: ast.FunctionDef | ast.AsyncFu
 
 def kept_to_spread(m: Unit, assign: ast.Assign, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether a constructor keeps its ``**kwargs`` whole in an attribute (``self.model_args =
-    kwargs``) that its class sets nowhere else and reads only as ``**self.model_args``: the
-    keywords are passed on to each call as they were given."""
+    kwargs``) that its class sets nowhere else and reads only as ``**self.model_args``, in a call
+    or a dict it builds (``options = {"temperature": t, **self.extra_options}``): the keywords are
+    passed on to each request as they were given."""
     target = assign.targets[0] if len(assign.targets) == 1 else None
     cls = m.parents.get(id(fn))
     if fn.name != "__init__" or not isinstance(cls, ast.ClassDef) or not (
@@ -80,7 +81,10 @@ def kept_to_spread(m: Unit, assign: ast.Assign, fn: ast.FunctionDef | ast.AsyncF
         if isinstance(node, ast.Attribute) and node.attr == target.attr and node is not target \
                 and isinstance(node.value, ast.Name) and node.value.id == "self":
             parent = m.parents.get(id(node))
-            if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.keyword) and parent.arg is None):
+            spread = (isinstance(parent, ast.keyword) and parent.arg is None) or (
+                isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values,
+                                                                                             strict=True)))
+            if not (isinstance(node.ctx, ast.Load) and spread):
                 return False
     return True
 

@@ -418,16 +418,15 @@ def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,
                 found.append(entry)
 
 
-# The limit keywords that start with `max_`, which limit_callees looks for first (a cheap test
-# that passes over most modules).
-_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + "|".join(k for k in LIMIT_KEYWORDS if k.startswith("max_")).encode()
-                            + rb")[ \t]*=(?!=)")
+# The limit keywords (`max_tokens`, Ollama's `num_predict`), which limit_callees looks for after a
+# cheap test that passes over most modules.
+_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + "|".join(LIMIT_KEYWORDS).encode() + rb")[ \t]*=(?!=)")
 _NAME_BEFORE = re.compile(rb"(\w+)[ \t]*$")
 
 
 def limit_callees(data: bytes) -> frozenset[str]:
     """The names of the functions a module's text calls with an output-limit keyword."""
-    if b"max_" not in data:
+    if b"max_" not in data and b"num_predict" not in data:
         return frozenset()
     return frozenset(name for match in _LIMIT_KEYWORD.finditer(data) if (name := _called_name(data, match.start())))
 

@@ -115,6 +115,10 @@ class Spreads(Component):
         if isinstance(node, ast.Dict):
             spread, steps = self.entries(node, env)
             return spread, tuple(steps)
+        if isinstance(node, ast.Name):  # `options=options` of `options = {"temperature": t, **self.extra}`
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
+                return _spreads(self, binding.owner).members(binding.value, binding.env)
         if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
             key = self.flow.literal_str(node.slice, env)
             outer = self.entries(node.value, env)[0] if key is not None else None
