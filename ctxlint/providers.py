@@ -79,6 +79,7 @@ class ApiShape:
     settings: str = ""  # the object the limit is set in (`generationConfig.`)
     bare_prompt: bool = False  # the call may be given the prompt text alone, with no options (`ai.generate("Hi")`)
     older: tuple[str, str] | None = None
+    posted: bool = True  # an HTTP API's body may have this shape (not a session's options)
 
     def hint(self, written: str = "") -> str:
         """How to set the limit, as the host writes a key: ``=`` for a Python keyword, ``:`` for
@@ -106,6 +107,11 @@ GENKIT = ApiShape("genkit", frozenset({"prompt", "messages", "system"}), ("maxOu
 # limit and the system text are in `config`.
 GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputTokens",), messages=("contents",),
                            settings="config.")
+# A chat session of Google's older JavaScript SDK (`model.startChat({history, generationConfig})`,
+# @google/generative-ai): the turns so far in `history`, the limit in `generationConfig`.
+GEMINI_CHAT_JS = ApiShape("gemini-chat", frozenset({"history", "generationConfig"}), ("maxOutputTokens",),
+                          system=("systemInstruction",), messages=("history",), settings="generationConfig.",
+                          posted=False)
 # Ollama's JavaScript client (`ollama.chat({model, messages, options})`): the limit is `num_predict`
 # in `options`, and Ollama sets none by default.
 OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
@@ -118,7 +124,8 @@ COHERE_V1 = ApiShape("cohere-v1", frozenset({"model", "message", "chat_history"}
 BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTokens",), system=("system",),
                             settings="inferenceConfig.")
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS, OLLAMA_JS, BEDROCK_CONVERSE, COHERE_V1)}
+                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, OLLAMA_JS, BEDROCK_CONVERSE,
+                                               COHERE_V1)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).
@@ -134,7 +141,7 @@ def chat_payload(keys: Collection[str]) -> bool:
     with instructions or tools."""
     if "model" not in keys or NOT_TEXT_KEYS & set(keys):
         return False
-    if any(key in keys for shape in API_SHAPES.values() for key in shape.messages):
+    if any(key in keys for shape in API_SHAPES.values() if shape.posted for key in shape.messages):
         return True
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
 

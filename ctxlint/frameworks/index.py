@@ -102,6 +102,10 @@ class LastNames(frozenset[str]):
             known = self._globbed[name] = any(fnmatchcase(name, glob) for glob in self.globs)
         return known
 
+    def named(self, name: str) -> bool:
+        """Whether ``name`` is one of the fixed names (not one that only a glob matches)."""
+        return frozenset.__contains__(self, name)
+
     def __or__(self, other: frozenset[str]) -> LastNames:  # type: ignore[override]
         return LastNames(frozenset.__or__(self, other), self.globs + getattr(other, "globs", ()))
 

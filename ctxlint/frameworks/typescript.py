@@ -77,6 +77,9 @@ class TsSink:
     types: tuple[str, ...] = ()  # the class the factories build, for a parameter typed with it
     classes: tuple[str, ...] = ()  # `new ConverseCommand({...})`: the command is the request
     loaded: bool = False  # the methods count where the module imports or loads one of `modules`
+    # The methods that build the object the sink is called on, whose options set the limit for
+    # every call on it (`genAI.getGenerativeModel({model, generationConfig})`).
+    built_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
                                          "limited_providers", "mock_models", "factories", "types", "classes",
-                                         "loaded"))
+                                         "loaded", "built_by"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -161,7 +164,8 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("not_through", []), f"{where}.not_through"),
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
-                  factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded)
+                  factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
+                  reader.texts(data.get("built_by", []), f"{where}.built_by"))
 
 
 def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:

@@ -8,6 +8,7 @@ from pathlib import Path
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.arguments import Arguments
+from ctxlint.frontends.python.basemethods import BaseMethods
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.containers import Containers
@@ -100,6 +101,7 @@ class Analyzer:
         self.tools = Tools(self.unit)
         self.estimates = Estimates(self.unit)
         self.wrappers = Wrappers(self.unit)
+        self.base_methods = BaseMethods(self.unit)
         self.spreads = Spreads(self.unit)
         self.reserves = Reserves(self.unit)
         self.model_flow = ModelFlow(self.unit)
@@ -113,7 +115,7 @@ class Analyzer:
                                   self.trim_drops,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
-                                  self.spreads, self.reserves, self.model_flow, self.factory_drops]
+                                  self.spreads, self.reserves, self.model_flow, self.factory_drops, self.base_methods]
         for part in parts:
             part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
             part.callees, part.containers = self.callees, self.containers

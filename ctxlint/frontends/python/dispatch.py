@@ -1,4 +1,5 @@
-"""A method named by a string and called through ``getattr`` on ``self``.
+"""A method named by a string and called through ``getattr`` on ``self``; a function handed to a
+helper that calls it.
 
 A base class may run the method a subclass overrides through a helper that takes its name
 (``self._execute("_raw_gen", decorators, model=model, **kwargs)``, where ``_execute`` does
@@ -6,6 +7,11 @@ A base class may run the method a subclass overrides through a helper that takes
 read as the call of the named method it makes: ``self._raw_gen(model=model, **kwargs)``, with
 what the helper passes on, so a function summary follows it to the method (or the override of a
 subclass) that sends the request.
+
+A helper may be given the SDK's function itself, and call it (``self._with_retry(
+self.client.chat.completions.create, params)``, where ``_with_retry`` does ``return
+create(**params)``): such a call is read as the call the helper makes, with the caller's
+arguments in place of the helper's parameters (``self.client.chat.completions.create(**params)``).
 """
 
 from __future__ import annotations
@@ -77,3 +83,38 @@ def limit_spread_in_bases(callees: Callees, cls: Scope, called: str) -> bool:
         if located is not None and located[0] is not None and located[0].spreads.limit_spread_in(called):
             return True
     return False
+
+
+def called_parameter(unit: Unit, callees: Callees, call: ast.Call, env: Env) -> ast.Call | None:
+    """The call ``call``'s callee makes of the function it is given as an argument, with the
+    caller's arguments in place of the callee's parameters; None unless the callee is a function of
+    the project that calls that parameter with nothing but its parameters (``create(**params)``)."""
+    passed = [a for a in call.args if isinstance(a, ast.Attribute) and unit.sink_names.named(a.attr)]
+    if len(passed) != 1 or any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+        return None
+    found = callees.callee(call.func, env, foreign=True)
+    if found is None:
+        return None
+    _, helper, _, method = found
+    params = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)][1 if method else 0:]
+    given = dict(zip(params, call.args, strict=False))
+    param = next((name for name, value in given.items() if value is passed[0]), None)
+    inner = next((node for node in walk(helper) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id == param), None)
+    if inner is None:
+        return None
+    args: list[ast.expr] = []
+    for arg in inner.args:
+        value = arg.value if isinstance(arg, ast.Starred) else arg
+        if not (isinstance(value, ast.Name) and value.id in given):
+            return None
+        args.append(ast.copy_location(ast.Starred(given[value.id], ast.Load()), arg)
+                    if isinstance(arg, ast.Starred) else given[value.id])
+    keywords = []
+    for keyword in inner.keywords:
+        if not (isinstance(keyword.value, ast.Name) and keyword.value.id in given):
+            return None
+        keywords.append(ast.copy_location(ast.keyword(keyword.arg, given[keyword.value.id]), keyword))
+    made = ast.copy_location(ast.Call(passed[0], args, keywords), call)
+    unit.probes.append(made)
+    return made

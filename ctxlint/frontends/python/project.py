@@ -225,6 +225,13 @@ class Project:
         given its arguments."""
         return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
 
+    def method_definers(self, name: str) -> list[Path]:
+        """The modules of the project whose text defines a method or nested function ``name`` (an
+        indented ``def name(``), at most MAX_DEFINERS + 1: more than MAX_DEFINERS is too common a
+        name to say which class an object of unknown type is."""
+        pattern = rb"\n[ \t]+(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) + rb"[ \t]*\("
+        return self._modules_matching("method", name, pattern, MAX_DEFINERS + 1)
+
     def pickers(self, name: str) -> list[Path]:
         """The modules of the project that name ``name`` in a string of its own, or followed by
         a colon (``"Editor"``, ``"Editor:read,write"``): how a tool registry's entries are picked.
@@ -345,6 +352,7 @@ class Project:
 MAX_INDEXED = 20_000
 MAX_SUBCLASSES = 200
 MAX_CALLERS = 20
+MAX_DEFINERS = 12
 _CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
 _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
             ".tox", ".mypy_cache", ".ruff_cache"}
@@ -414,16 +422,15 @@ def _add(index: dict[str, list[T]], matches: Iterator[re.Match], path: Path,
                 found.append(entry)
 
 
-# The limit keywords that start with `max_`, which limit_callees looks for first (a cheap test
-# that passes over most modules).
-_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + "|".join(k for k in LIMIT_KEYWORDS if k.startswith("max_")).encode()
-                            + rb")[ \t]*=(?!=)")
+# The limit keywords (`max_tokens`, Ollama's `num_predict`), which limit_callees looks for after a
+# cheap test that passes over most modules.
+_LIMIT_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + "|".join(LIMIT_KEYWORDS).encode() + rb")[ \t]*=(?!=)")
 _NAME_BEFORE = re.compile(rb"(\w+)[ \t]*$")
 
 
 def limit_callees(data: bytes) -> frozenset[str]:
     """The names of the functions a module's text calls with an output-limit keyword."""
-    if b"max_" not in data:
+    if b"max_" not in data and b"num_predict" not in data:
         return frozenset()
     return frozenset(name for match in _LIMIT_KEYWORD.finditer(data) if (name := _called_name(data, match.start())))
 

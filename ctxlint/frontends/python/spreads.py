@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, scalar_set
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
@@ -115,6 +115,10 @@ class Spreads(Component):
         if isinstance(node, ast.Dict):
             spread, steps = self.entries(node, env)
             return spread, tuple(steps)
+        if isinstance(node, ast.Name):  # `options=options` of `options = {"temperature": t, **self.extra}`
+            binding = self.scopes.resolve(node, env)
+            if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
+                return _spreads(self, binding.owner).members(binding.value, binding.env)
         if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
             key = self.flow.literal_str(node.slice, env)
             outer = self.entries(node.value, env)[0] if key is not None else None
@@ -336,8 +340,9 @@ class Spreads(Component):
 
     def copies_argument(self, call: ast.Call, position: int, env: Env) -> bool:
         """Whether the project function ``call`` calls reads its ``position``-th parameter only
-        as the source of a copy (``kept = dict(kwargs)``) or by lookups: a summary that lets a
-        dict handed to it count as passed on, not given a limit there."""
+        as the source of a copy (``kept = dict(kwargs)``) or by lookups, or sets a key of it that
+        holds no limit to a plain value (kwargs_uses.scalar_set): a summary that lets a dict handed
+        to it count as passed on, not given a limit there."""
         target = self.callees.function_for(call, env, foreign=True, returns=False)
         if target is None:
             return False
@@ -358,7 +363,7 @@ class Spreads(Component):
                     and isinstance(parent.func, ast.Name) and parent.func.id == "dict"
                 looked_up = isinstance(parent, ast.Attribute) and parent.attr in _LOOKUPS
                 tested = isinstance(parent, ast.Compare) and node in parent.comparators
-                if not (copied or looked_up or tested):
+                if not (copied or looked_up or tested or scalar_set(parents, parent, fn)):
                     return False
         return True
 

@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.dispatch import named_call
+from ctxlint.frontends.python.dispatch import called_parameter, named_call
+from ctxlint.frontends.python.kwargs_uses import limit_only_renamed
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
 from ctxlint.providers import LIMIT_KEYWORDS
@@ -86,13 +87,28 @@ class Summary:
     # The function that makes the sink call, when it is not ``function`` (the wrapper's own
     # sender, further in).
     sender_name: str | None = None
+    # Where the sink call's keywords are built, when they are a dict the sender builds first
+    # (`**request_params`): the place a limit would be added.
+    body: Evidence | None = None
 
 
 class Wrappers(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        # The evidence of each call taken for a method of a base class by the method's name alone
+        # (basemethods.py), by id of the call.
+        self.taken_by_name: dict[int, Evidence] = {}
+
     def requests(self) -> list[Request]:
         """One request for each call of a project function that sends one."""
-        found = [self.apply(summary, reader, call, env, target)
-                 for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING)]
+        self.taken_by_name.clear()
+        found = []
+        for call, env, target, reader, summary in self.wrapped_calls(self.m.calls, MAX_WRAPPING):
+            request = self.apply(summary, reader, call, env, target)
+            named = self.taken_by_name.get(id(call))
+            if request is not None and named is not None:
+                request = replace(request, reserve_evidence=(*request.reserve_evidence, named))
+            found.append(request)
         return [request for request in found if request is not None]
 
     def wrapped_calls(self, calls: Iterable[tuple[ast.Call, Scope]], depth: int) -> Iterator[
@@ -163,7 +179,8 @@ class Wrappers(Component):
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
                            if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
-            reserve_evidence=(*evidence, sent_by), messages=(), api=None)
+            reserve_evidence=(*evidence, sent_by, *((summary.body,) if summary.body is not None else ())),
+            messages=(), api=None)
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
         """The request a caller's dict makes, posted by the helper as its body."""
@@ -224,7 +241,10 @@ class Wrappers(Component):
         subclass of the project that sends a request."""
         found = self.callees.callee(call.func, env, foreign=True)
         if found is None:
-            return None
+            by_name = self.m.analyzer.base_methods.callee(call, env)
+            if by_name is None:
+                return None
+            found, self.taken_by_name[id(call)] = by_name
         owner, fn, scope, method = found
         if method and _abstract(fn):
             override = self.override(owner, scope, fn.name)
@@ -235,13 +255,15 @@ class Wrappers(Component):
     def override(self, owner: Analyzer | None, scope: Scope, name: str
                  ) -> tuple[Analyzer | None, FunctionNode, Scope] | None:
         """The override of ``name`` a subclass of the project gives that sends a request: the first
-        one that sets a limit of its own when some do (the subclass the object is may be that
-        one), else the first one."""
+        one that sets a limit of its own when as many do as do not (the subclass the object is may
+        well be that one), else the first one that sets none (most subclasses the object may be
+        send no limit)."""
         project = self.m.project
         cls = scope.parent
         if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
             return None
-        first = None
+        limited: list[tuple[Analyzer | None, FunctionNode, Scope]] = []
+        unlimited: list[tuple[Analyzer | None, FunctionNode, Scope]] = []
         for path, class_name in project.subclasses(cls.node.name):
             analyzer = project.analyzer(path)
             if analyzer is None:
@@ -256,10 +278,10 @@ class Wrappers(Component):
             if summary is None:
                 continue
             found = (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
-            if summary.request.output_limit is not None:
-                return found
-            first = first or found
-        return first
+            (limited if summary.request.output_limit is not None else unlimited).append(found)
+        if limited and len(limited) >= len(unlimited):
+            return limited[0]
+        return unlimited[0] if unlimited else None
 
     # ---- in the function's own module ------------------------------------------------------------------
 
@@ -282,7 +304,10 @@ class Wrappers(Component):
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         calls = self.m.calls_in(scope)
-        for call, call_scope in calls:
+        # the SDK's function handed to a helper that calls it, read as the call it makes
+        handed = ((made, call_scope) for call, call_scope in calls
+                  if call.args and (made := called_parameter(self.m, self.callees, call, Env(call_scope))) is not None)
+        for call, call_scope in itertools.chain(calls, handed):
             if not self.sinks.may_be_sink(call):
                 continue
             env = Env(call_scope)
@@ -333,9 +358,23 @@ class Wrappers(Component):
         bare = self.without_kwargs(fn, call, keywords, env, sink, typed, request, kwargs) \
             if limit_param is None else None
         return Summary(fn, request, _params(fn), key, limit_param, default, kwargs, call,
+                       body=self.body(call, env) if bare is not None else None,
                        limit_from_kwargs=bare is not None,
                        settings=bare.reserve_evidence[0] if bare is not None and bare.reserve_kind == FIELD
                        and bare.reserve_evidence else None)
+
+    def body(self, call: ast.Call, env: Env) -> Evidence | None:
+        """Where the dict spread into the sink call as its keywords is built (``request_params =
+        {"model": model, "messages": messages, **kwargs}``), when the function builds it."""
+        spread = next((k.value for k in call.keywords if k.arg is None), None)
+        if not isinstance(spread, ast.Name):
+            return None
+        binding = self.scopes.resolve(spread, env)
+        if binding is None or binding.owner is not None or not isinstance(binding.value, ast.Dict):
+            return None
+        return Evidence(EvidenceKind.FLOW, f"the request's keywords are built as `{spread.id}` (line "
+                                           f"{binding.value.lineno}), with no limit of their own",
+                        self.m.span(binding.value))
 
     def without_kwargs(self, fn: FunctionNode, call: ast.Call, keywords: list[ast.keyword], env: Env,
                        sink: Sink, typed: bool, request: Request, kwargs: str | None) -> Request | None:
@@ -357,7 +396,8 @@ class Wrappers(Component):
         """Whether a call given ``keywords`` spreads ``fn``'s ``**kwargs`` and otherwise only dicts
         the code shows, with no limit keyword, from a function that names no limit and only
         passes its ``**kwargs`` on."""
-        if kwargs is None or self.m.names_a_limit(fn) or any(k.arg in LIMIT_KEYWORDS for k in keywords):
+        if kwargs is None or (self.m.names_a_limit(fn) and not limit_only_renamed(self.m, fn, kwargs)) \
+                or any(k.arg in LIMIT_KEYWORDS for k in keywords):
             return False
         others = [k.value for k in keywords if k.arg is None and not _names(k.value, kwargs)]
         return all(self.holds_no_limit(value, env) for value in others) and self.spreads.kwargs_only_passed(fn, kwargs)

@@ -185,6 +185,12 @@ class Sinks:
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.m.span(pair))
                 break
+        if limit is None and sink.built_by and not opaque[0]:
+            built = self.settings_of_builder(call, env, sink)
+            if built is None:
+                opaque[0] = True  # a model built out of sight (or with settings it cannot read) may set one
+            elif isinstance(built, OutputLimit):
+                limit = built
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
@@ -217,10 +223,41 @@ class Sinks:
         ]
         kind, evidence = next(((k, (Evidence(ek, says, self.m.span(at)),)) for k, ek, at, says in why
                                if at is not None), ("", ()))
+        if not kind and limit is None and held is not None and not opaque[0]:  # `generationConfig: {temperature}`
+            evidence = (Evidence(EvidenceKind.SOURCE, f"`{shape.settings.rstrip('.')}` is given with no "
+                                                      f"`{shape.limit_keys[0]}`", self.m.span(held[2])),)
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None or
                        bool(kind), settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
                        reserve_kind=kind, reserve_evidence=evidence)
+
+    def settings_of_builder(self, call: Node, env: Env, sink: TsSink) -> OutputLimit | bool | None:
+        """The limit the object ``call`` is made on was built with (``getGenerativeModel({model,
+        generationConfig: {maxOutputTokens: 800}})``), False when it was built here with none, None
+        when its building cannot be read."""
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        receiver = self.m.unwrap(self.m.field(callee, "object")) if callee is not None \
+            and callee.type == "member_expression" else None
+        if receiver is None:
+            return None
+        built, built_env = self.names.deref(receiver, env)
+        function = self.m.unwrap(self.m.field(built, "function")) if built.type == "call_expression" else None
+        chain = self.m.chain(function) if function is not None and function.type == "member_expression" else []
+        if not chain or chain[-1] not in sink.built_by:
+            return None
+        args = self.m.args(built)
+        opaque = [False]
+        options = self.names.entries(args[0], built_env, opaque) if args else {}
+        holder = options.get(sink.shape.settings.rstrip(".")) if options is not None else None
+        settings = self.names.entries(holder[0], holder[1], opaque) if holder is not None else {}
+        if options is None or settings is None or opaque[0]:
+            return None
+        key = next((k for k in sink.shape.limit_keys if k in settings), None)
+        if key is None:
+            return False
+        ok, value = self.strings.literal(settings[key][0], settings[key][1])
+        number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+        return OutputLimit(key, number, self.m.span(settings[key][2]))
 
     def model_provider(self, node: Node, env: Env, sink: TsSink) -> str | None:
         """The word of the sink's ``limited_providers`` that names the provider a model is made by
