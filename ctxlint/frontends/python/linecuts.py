@@ -26,10 +26,8 @@ class LineCuts(Component):
 
     def observe(self) -> list[Observation]:
         found = []
-        for call, scope in self.m.calls:  # indexed once: no walk of the module of its own
-            fn = scope.node
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("test") \
-                    or not isinstance(call.func, ast.Attribute) or call.func.attr != "join":
+        for call, fn, _ in self.m.function_calls():  # indexed once: no walk of the module of its own
+            if not isinstance(call.func, ast.Attribute) or call.func.attr != "join":
                 continue
             width = line_cut(call)
             steps = self.reach.reach_far(call, fn) if width is not None else None

@@ -37,10 +37,8 @@ class ListingCuts(Component):
 
     def observe(self) -> list[Observation]:
         found = []
-        for call, scope in self.m.calls:  # indexed once: no walk of the module of its own
-            fn = scope.node
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("test") \
-                    or not self.lists_a_folder(call):
+        for call, fn, scope in self.m.function_calls():  # indexed once: no walk of the module of its own
+            if not self.lists_a_folder(call):
                 continue
             for cut in self.cuts_of(call, fn):
                 bounds = self.cuts.bounds(cut, Env(scope), least=_LEAST)

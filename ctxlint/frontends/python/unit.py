@@ -410,6 +410,13 @@ class Unit(CycleGuard):
             self._call_scopes = {id(c): where for c, where in self.calls}
         return self._call_scopes.get(id(call))
 
+    def function_calls(self) -> Iterator[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef, Scope]]:
+        """The calls made directly in a function that is not a test (``test_*``), with it and its scope."""
+        for call, scope in self.calls:
+            fn = scope.node
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.name.startswith("test"):
+                yield call, fn, scope
+
     def calls_in(self, scope: Scope) -> list[tuple[ast.Call, Scope]]:
         """The calls made in ``scope`` and the scopes nested in it, in source order."""
         if self._calls_by_scope is None:
