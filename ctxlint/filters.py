@@ -148,21 +148,21 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     asking = [f for f in findings if f.function is not None and f.span.path in files]
     if not asking:
         return findings
-    from ctxlint.references import module_name, names_at, project_top, unwritten  # here: a clean run asks nothing
+    from ctxlint.references import names_at, project_top, unwritten  # here: a clean run asks nothing
 
     tops: dict[str, Path] = {}  # a finding's path -> the top of its repository
     asked: dict[Path, list[tuple[str, str, int]]] = {}
     # A name's modules, when every function asked about by that name is at the top of one.
-    modules: dict[str, frozenset[str] | None] = {}
+    homes: dict[str, frozenset[Path] | None] = {}
     for finding in asking:
         function = finding.function
         assert function is not None
         path, root, _ = files[finding.span.path]
         top = tops.setdefault(finding.span.path, project_top(root.resolve()))
         asked.setdefault(top, []).append((function.name, str(path.resolve()), function.line))
-        known = modules.get(function.name, frozenset())
-        modules[function.name] = known | {module_name(path)} if function.top_level and known is not None else None
-    tied = {name: found for name, found in modules.items() if found}
+        known = homes.get(function.name, frozenset())
+        homes[function.name] = known | {path.resolve()} if function.top_level and known is not None else None
+    tied = {name: found for name, found in homes.items() if found}
     never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
     kept = []
     for finding in findings:

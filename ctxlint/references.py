@@ -7,8 +7,8 @@ over the project's text files (code in every language, configuration, templates 
 name a YAML file or a README gives counts as a use); a name found only on comment lines
 (``# text = extract_with_3k(url)``, a call commented out) is not called from there. A function at
 the top of its module is reached from another module only through an import of that module: a
-code file that never writes the module's name (``shell`` for ``utils/shell.py``) holds some other
-object's function of the same name, not a call of it.
+code file that never imports it (``utils.shell`` for ``utils/shell.py``) holds some other object's
+function of the same name, not a call of it.
 
 Stdlib only; the walk is bounded, and a tree past its bounds answers that every name is written
 (nothing is claimed uncalled on a partial reading).
@@ -32,6 +32,16 @@ _SKIPPED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "e
 # Files in which a module's own functions are called through an import of it.
 _CODE = frozenset({".py", ".pyi", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue",
                    ".svelte"})
+# An import of the module MODULE of the folder FOLDER: a Python import line that names it under
+# its folder (`from pkg.utils.shell import f`, `from ..utils import shell`), or a string that ends
+# with both as a path or a dotted name (`require("../utils/shell.js")`, `import_module("pkg.utils.shell")`).
+_IMPORT = (rb"^[ \t]*(?:from|import)[ \t][^\n]*(?<![\w$])FOLDER(?:\.|[ \t]+import[ \t][^\n]*(?<![\w$]))"
+           rb"MODULE(?![\w$])|[\"'`][\w./@-]*(?<![\w$-])FOLDER[./]MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
+# ... relative to its own folder (`from .shell import f`, `from . import shell`, `from "./shell"`).
+_SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.(?:MODULE(?![\w$])|[ \t]+import[ \t][^\n]*(?<![\w$])MODULE(?![\w$]))"
+                   rb"|[\"'`]\./MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
+# ... as a module of its own (`import helpers`, `from helpers import f`): its folder is on the path.
+_TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]"
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
@@ -42,14 +52,14 @@ _HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
-              modules: Mapping[str, frozenset[str]] | None = None) -> set[str]:
+              homes: Mapping[str, frozenset[Path]] | None = None) -> set[str]:
     """The names that no line of the files under ``root`` writes, besides the places given for
     each (``(absolute path, line)`` of its definitions) and comment lines. A name given
-    ``modules`` (the names of the modules that define it at their top) counts as written in another
-    code file only when that file also writes one of them. In a git work tree, ``git grep`` names
+    ``homes`` (the files that define it at their top) counts as written in another code file only
+    when that file imports one of them. In a git work tree, ``git grep`` names
     the files that hold any of them (tracked or untracked, not ignored), and only those are read;
     elsewhere every text file is."""
-    modules = modules or {}
+    homes = homes or {}
     left = {name: places for name, places in names.items() if name}
     files = _grepped(root, left) if (root / ".git").exists() else None
     total = 0
@@ -68,25 +78,30 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             continue
         for name in [n for n in left if n.encode() in data]:
             own = {line for file, line in left[name] if file == str(path)}
-            if _written(data, name, own) and (own or _imports(path, data, modules.get(name))):
+            if _written(data, name, own) and (own or _imports(path, data, homes.get(name))):
                 del left[name]
     return set(left)
 
 
-def _imports(path: Path, data: bytes, modules: frozenset[str] | None) -> bool:
-    """Whether a file that writes a name may reach the definition of it in one of ``modules``:
-    always, for a name not tied to modules and for a file that is not code (a name in a YAML file
-    or a README may be looked up by any means); else when it names one of them."""
-    if not modules or os.path.splitext(path.name)[1].lower() not in _CODE:
+def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
+    """Whether a file that writes a name may reach its definition at the top of one of the modules
+    ``homes``: always, for a name not tied to modules and for a file that is not code (a name in a
+    YAML file or a README may be looked up by any means); else when it imports one of them."""
+    suffix = os.path.splitext(path.name)[1].lower()
+    if not homes or suffix not in _CODE:
         return True
-    return any(re.search(rb"(?<![\w$])" + re.escape(m.encode()) + rb"(?![\w$])", data) for m in modules)
-
-
-def module_name(path: Path) -> str:
-    """The name an import of the module at ``path`` writes last: its file name without the
-    extension, or its folder's for a package's ``__init__.py`` or a folder's ``index.ts``."""
-    stem = path.name.split(".", 1)[0]
-    return path.parent.name if stem in ("__init__", "index") else stem
+    for home in homes:
+        module, folder = home.name.split(".", 1)[0], home.parent.name
+        if module in ("__init__", "index"):
+            return True  # a package's own module: imported by its folder's name, in too many ways to tell
+        if suffix == ".ipynb":  # its code lines are JSON strings: any mention of the module counts
+            pattern = rb"(?<![\w$])MODULE(?![\w$])"
+        else:  # by its folder, as a module of its own (run from its folder, a `src/` layout), or from beside it
+            pattern = b"|".join((_IMPORT, _TOP_IMPORT, _SIBLING_IMPORT))
+        if re.search(pattern.replace(b"MODULE", re.escape(module.encode())).replace(b"FOLDER", re.escape(
+                folder.encode())), data, re.MULTILINE):
+            return True
+    return False
 
 
 def _written(data: bytes, name: str, own_lines: set[int]) -> bool:

@@ -140,18 +140,22 @@ def test_a_top_level_function_is_called_only_where_its_module_is_named(tmp_path:
     (utils / "shell.py").write_text("def run_command(args):\n    return args\n", encoding="utf-8")
     (utils / "text.py").write_text("def clip(text):\n    return text\n", encoding="utf-8")
     (utils / "__init__.py").write_text("from .text import clip\n", encoding="utf-8")  # re-exported: a use
-    # another object's method of the same name, in a module that never names `shell`
-    (tmp_path / "pkg" / "tools.py").write_text("class Sandbox:\n    def run_command(self, args):\n"
-                                               "        return args\n\n\nprint(Sandbox().run_command(['ls']))\n",
-                                               encoding="utf-8")
+    # another object's method of the same name, in a module that imports another module named `shell`
+    (tmp_path / "pkg" / "tools.py").write_text("from pkg.sandbox.shell import quote\n\n\nclass Sandbox:\n"
+                                               "    def run_command(self, args):\n        return quote(args)\n\n\n"
+                                               "print(Sandbox().run_command(['ls']))\n", encoding="utf-8")
     (tmp_path / "pkg" / "app.ts").write_text('import { clip } from "./utils";\nclip("x");\n', encoding="utf-8")
     shell, text = str((utils / "shell.py").resolve()), str((utils / "text.py").resolve())
     names = {"run_command": {(shell, 1)}, "clip": {(text, 1)}}
-    tied = {"run_command": frozenset({"shell"}), "clip": frozenset({"text"})}
+    tied = {"run_command": frozenset({utils / "shell.py"}), "clip": frozenset({utils / "text.py"})}
     assert unwritten(tmp_path.resolve(), names, tied) == {"run_command"}
     assert unwritten(tmp_path.resolve(), names) == set()  # by the name alone, both are written
     (tmp_path / "docs.md").write_text("Call `run_command` to run a command.\n", encoding="utf-8")
     assert unwritten(tmp_path.resolve(), names, tied) == set()  # a doc or configuration file may name it any way
+    (tmp_path / "docs.md").unlink()
+    (tmp_path / "pkg" / "cli.py").write_text("from pkg.utils import shell\n\nshell.run_command(['ls'])\n",
+                                             encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names, tied) == set()  # imported by its folder and name
 
 
 def test_a_method_of_another_object_does_not_call_a_module_function(project):
