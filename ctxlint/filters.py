@@ -170,7 +170,8 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         if function is not None and finding.span.path in tops:
             selection = files[finding.span.path][2]
             if function.name in never[tops[finding.span.path]]:
-                said = Evidence(EvidenceKind.FLOW, f"nothing in the project calls `{function.name}`",
+                verb = "reads" if function.constant else "calls"
+                said = Evidence(EvidenceKind.FLOW, f"nothing in the project {verb} `{function.name}`",
                                 Span.point(finding.span.path, function.line), strong=False)
                 finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, said))
                 if not selection.reported(finding):

@@ -429,7 +429,8 @@ class NamedFunction:
     """A function of a module that only a call by its name reaches, with the lines it spans:
     defined at the top of the module or as a method of a class with no base (not decorated, so
     nothing registers it; not an override, so no base class or framework calls it by a name of
-    its own); or a subclass, which stands for its methods, since only code that names it makes one."""
+    its own); or a subclass, which stands for its methods, since only code that names it makes one;
+    or a module's string constant, which only code that names it reads."""
 
     name: str
     line: int
@@ -438,6 +439,9 @@ class NamedFunction:
     # reaches it only through an import of this one, so a file that never names the module does
     # not call it, whatever it writes (`tools.run_shell_command(...)` is another object's method).
     top_level: bool = False
+    # A prompt constant at the top of its module (`PROMPT_TEMPLATE = """..."""`), not a function:
+    # a template nothing reads is never rendered, so it sends nothing either.
+    constant: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,3 +178,38 @@ def test_a_method_of_another_object_does_not_call_a_module_function(project):
     [found] = json.loads(run.stdout)
     assert (found["path"], found["line"], found["confidence"]) == ("app/shell.py", 6, "low")
     assert found["evidence"][-1]["text"] == "nothing in the project calls `run_command`"
+
+
+TEMPLATES = '''\
+SUMMARY_TEMPLATE = """Summarise the web page below in three sentences.
+{page}
+Question: {question}"""
+
+OLD_SUMMARY_TEMPLATE = """Summarise the web page below in five bullet points.
+{page}
+Question: {question}"""
+
+LOCAL_TEMPLATE = """Summarise the web page below in one line.
+{page}
+Question: {question}"""
+
+
+def short_summary(page: str, question: str) -> str:
+    return LOCAL_TEMPLATE.format(page=page, question=question)
+'''
+
+
+def test_a_prompt_constant_nothing_reads_is_low_confidence_with_the_reason(project):
+    # A template no line names is never rendered: its finding is low; one read in another module
+    # or in its own is not.
+    project.preview = False
+    project.write({"prompts.py": TEMPLATES, ".git/HEAD": "ref: refs/heads/main\n",
+                   "app.py": "from prompts import SUMMARY_TEMPLATE, short_summary\n\n"
+                             "print(SUMMARY_TEMPLATE, short_summary('text', 'why?'))\n"})
+    default, low = project.run_many([("check", "--output-format", "json", "--select", "CTX401"),
+                                     ("check", "--output-format", "json", "--select", "CTX401",
+                                      "--confidence", "low")])
+    assert [line for line, _, _ in _located(default)] == [2, 10]
+    unread = [f for f in json.loads(low.stdout) if f["line"] == 6]
+    assert [f["confidence"] for f in unread] == ["low"]
+    assert unread[0]["evidence"][-1]["text"] == "nothing in the project reads `OLD_SUMMARY_TEMPLATE`"

@@ -380,8 +380,8 @@ def _is_question(name: str, options: TrustOptions) -> bool:
 # A tag whose name has a slot in it (`<transcript-{nonce}>`, a nonce the content cannot guess)
 # is a tag too: the slot stands in the text as _PLACEHOLDER.
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:\x00]*)((?:\s[^<>]*?)?)(/?)>")
-# A fence opens a line; triple quotes label wherever they stand (`Text: """{{ text }}"""`).
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')", re.MULTILINE)
+# A fence (or a line of dashes alone) opens a line; triple quotes label wherever they stand (`"""{{ text }}"""`).
+_FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')|^[ \t]*(-{3,})[ \t]*$", re.MULTILINE)
 # A slot whose value is a fence the code picks (`self.fence[0]`, `FENCE`, `code_fence`): it
 # stands in the text as a fence on a line of its own.
 _FENCE_VALUE = re.compile(r"(?:^|[._\[])fences?\b", re.IGNORECASE)
@@ -510,12 +510,20 @@ class _Token:
 
 def _tokens(text: str) -> list[_Token]:
     found = []
-    for match in _TAG.finditer(text):
-        if not match.group(4):  # a self-closing tag wraps nothing
-            name = match.group(2).lower().replace(_PLACEHOLDER, "…")
-            found.append(_Token(match.start(), match.end(), "tag", name, bool(match.group(1))))
+    tags = [(m, m.group(2).lower().replace(_PLACEHOLDER, "…")) for m in _TAG.finditer(text) if not m.group(4)]
+    closed = {name for m, name in tags if m.group(1)}  # (a self-closing tag wraps nothing: left out)
+    opened: dict[str, int] = {}  # where the last opening tag of each name ends
+    for match, name in tags:
+        # `<Context> {{ page }} <Context>`: a tag never closed in the message, written again right
+        # after the values it wraps (values and blanks only between), closes the first.
+        between = text[opened.get(name, match.start()):match.start()]
+        reopened = not match.group(1) and name not in closed and _PLACEHOLDER in between \
+            and not between.replace(_PLACEHOLDER, "").strip()
+        if not match.group(1):
+            opened[name] = len(text) if reopened else match.end()  # once closed, nothing of it is open
+        found.append(_Token(match.start(), match.end(), "tag", name, bool(match.group(1)) or reopened))
     for match in _FENCE.finditer(text):
-        fence = match.group(1) or match.group(2)
+        fence = match.group(1) or match.group(2) or match.group(3)
         found.append(_Token(match.start(), match.end(), "fence", fence[:3], False))
     for match in _MARKER.finditer(text):
         found.append(_Token(match.start(), match.start() + 1, "markers", "BEGIN",

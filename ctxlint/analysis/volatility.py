@@ -134,7 +134,11 @@ def static_until_per_call(request: Request, index: int, per_call: list[str],
     (content named in ``per_call``, or another volatile value once some static text came
     between): only they lose caching because of the value at ``index``; what follows the next
     per-call value is lost to that one in any case. Volatile values written side by side
-    (`{{time.Date}} ({{time.DayOfWeek}})`) count as one."""
+    (`{{time.Date}} ({{time.DayOfWeek}})`) count as one. A value that is itself built from content
+    that differs per call as well as the volatile one (`formatted_prompt`, a template filled with the
+    date and the user's topic) leaves nothing after it to lose: that content ends the prefix first."""
+    if _carries_per_call(request.segments[index], per_call):
+        return []
     found: list[Segment] = []
     for segment in request.segments[index + 1 :]:
         if segment.slot is None:
@@ -143,6 +147,16 @@ def static_until_per_call(request: Request, index: int, per_call: list[str],
                 volatile(segment.slot) and any(s.has_words for s in found)):
             break
     return found
+
+
+def _carries_per_call(segment: Segment, per_call: list[str]) -> bool:
+    """Whether a volatile slot also reads, besides the value it prints first, content named like
+    what differs per call (its own expression is not such a name: a clock read off the input is one value)."""
+    slot = segment.slot
+    if slot is None or naming.measured(slot):
+        return False
+    return any(naming.matches(n, per_call) or naming.matches(naming.last(n), per_call)
+               for n in slot.names if n != slot.expression)
 
 
 # A clock read to the day (`date.today()`, `strftime("%B %d, %Y")`, `current_date`,

@@ -96,7 +96,9 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
     the methods of its classes with no base (``object`` aside), when nothing decorates them (a
     decorator registers a route, a tool, a task) and their name is not a dunder (Python calls
     those itself). A method of a subclass may be what its base class or a framework calls: the
-    subclass itself stands for its methods, since only code that names it makes one."""
+    subclass itself stands for its methods, since only code that names it makes one. A string
+    constant at its top is read only by code that names it: a prompt template no line names is
+    never rendered."""
     found: list[NamedFunction] = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
@@ -110,7 +112,25 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
             found.extend(_named(item) for item in node.body if _callable_by_name(item))
         elif _callable_by_name(node):
             found.append(_named(node, top_level=True))
+        elif (name := _string_constant(node)) is not None:
+            found.append(NamedFunction(name, node.lineno, node.end_lineno or node.lineno, top_level=True,
+                                       constant=True))
     return found
+
+
+def _string_constant(node: ast.stmt) -> str | None:
+    """The name a module-level statement binds to a string written in place (`PROMPT = \"\"\"...\"\"\"`,
+    an f-string), not a dunder (`__doc__`): a prompt template only code that names it reads."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    written = isinstance(value, ast.JoinedStr) or isinstance(value, ast.Constant) and isinstance(value.value, str)
+    if not written or not isinstance(target, ast.Name) or target.id.startswith("__"):
+        return None
+    return target.id
 
 
 def _callable_by_name(node: ast.stmt) -> bool:

@@ -41,7 +41,8 @@ class OrderSites(Component):
                 observed = self.survivors(node, node.value, env, "cut to some of its items")
             elif isinstance(node, ast.Call):
                 observed = self.call_site(node, env, fn)
-            elif isinstance(node, (ast.For, ast.AsyncFor)) and any(adds(s) for s in loop_body(node)):
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and any(
+                    adds(s) and not _fills_argument(s, fn) for s in loop_body(node)):
                 observed = self.ordered(node.iter, node.iter, env, "looped over, each item added to a value",
                                         "its items are added in the loop", "order-in-text")
             if observed is not None and observed.span not in found:
@@ -92,3 +93,14 @@ class OrderSites(Component):
         step = Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` is {how}", self.m.span(node))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(collection, env), flow=(step,))
         return Observation(kind, self.m.span(node), goes, source=source)
+
+
+def _fills_argument(statement: ast.stmt, fn: Function | None) -> bool:
+    """``chatbot.append(...)`` with ``chatbot`` a parameter of the function: it fills a list its
+    caller owns (a UI's chat log, a store's batch), builds no text of its own here; a caller's
+    list that reaches a prompt is followed where it does (orderprompts.py)."""
+    if fn is None or not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    func = statement.value.func
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in params
