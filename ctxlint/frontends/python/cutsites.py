@@ -93,9 +93,10 @@ class CutSites(Component):
                 continue
             if isinstance(node, (ast.Subscript, ast.Call)):
                 # a tool's or a schema's description: the shape says a model reads it
-                observation = (self.descriptions.description_cut(node, Env(scope)) if isinstance(node, ast.Subscript)
-                               else None) or (None if self.retried(node) else self.cut_site(node, Env(scope), fn,
-                                                                                              context))
+                described = self.descriptions.description_cut(node, Env(scope)) \
+                    if isinstance(node, ast.Subscript) else None
+                observation = described or (None if _retried(self.m.parents, node)
+                                            else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
@@ -105,18 +106,6 @@ class CutSites(Component):
             if observation is not None:
                 found.append(observation)
         return found
-
-    def retried(self, node: ast.expr) -> bool:
-        """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
-        made before the loop, reported there."""
-        statement = self.m.parents.get(id(node))
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)):
-            return False
-        name = statement.targets[0].id
-        loop = self.m.parents.get(id(statement))
-        return isinstance(loop, ast.While) and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
     def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
         """Each node of the module with the scope it is evaluated in and its function."""
@@ -481,6 +470,19 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
+
+
+def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:
+    """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
+    made before the loop, reported there."""
+    statement = parents.get(id(node))
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    loop = parents.get(id(statement))
+    return isinstance(loop, ast.While) and any(
+        isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
 
 def _breaks_both_ways(branch: list[ast.stmt]) -> ast.Break | None:
