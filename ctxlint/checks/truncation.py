@@ -196,7 +196,10 @@ def _message(source: Source) -> str:
                 "stops mid-sentence as if it were whole, and chooses the tool or fills the field from it. Mark the "
                 "cut (\"…\"), or shorten the description where it is written.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
-        if cut.how == "drop-loop":
+        if cut.how == "drop-loop" and cut.unit != "items":
+            what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "
+                    "item, again and again until the text fits its budget, with nothing in their place")
+        elif cut.how == "drop-loop":
             what = (f"`{source.detail}` drops {'the oldest' if cut.keeps == 'end' else 'the latest'} items until "
                     "the text fits its budget, with nothing in their place")
         elif cut.how == "fit-loop":
@@ -208,6 +211,9 @@ def _message(source: Source) -> str:
         else:
             what = (f"`{source.detail}` stops adding {cut.unit} once its budget is spent and drops the rest with "
                     "nothing in their place")
+        if cut.how == "drop-loop" and cut.unit != "items":
+            return (f"{what}, so the model reads each cut text as if it were whole. Mark the end of a text that was "
+                    "cut (\"… [truncated]\"), or summarise it instead.")
         if cut.history and cut.keeps == "start":
             what += "; it keeps the oldest turns and drops the newest, the worst end of a history to cut"
         return (f"{what}, so the model cannot tell that content is missing. Say what was left out "

@@ -12,6 +12,7 @@ from ctxlint.frontends.python.basemethods import BaseMethods
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.containers import Containers
+from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutreach import CutReach
 from ctxlint.frontends.python.cuts import Cuts
 from ctxlint.frontends.python.cutsites import CutSites
@@ -71,6 +72,8 @@ class Analyzer:
         self.cuts = Cuts(self.unit)
         self.cut_sites = CutSites(self.unit)
         self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
+        self.cut_sites.callers = CutCallers(self.unit)
+        self.cut_sites.callers.reach = self.cut_reach
         self.cut_sites.settings = SettingsCuts(self.unit)
         self.cut_sites.descriptions = DescriptionCuts(self.unit)
         self.ranked_fills = self.cut_sites.ranks = RankedFills(self.unit)
@@ -108,6 +111,7 @@ class Analyzer:
         self.factory_drops = FactoryDrops(self.unit)
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
+                                  self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.ranked_fills,
                                   self.line_cuts, self.listing_cuts, self.order_sites, self.schema_choices,
                                   self.order_prompts, self.tool_order, self.gather_order,

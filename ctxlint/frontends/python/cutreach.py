@@ -328,19 +328,20 @@ class CutReach(Component):
                 return (Evidence(EvidenceKind.FLOW, f"{what} is used by `{caller.name}`", unit.span(call)), *found)
         return None
 
-    def calls_of(self, fn: FunctionNode) -> Iterator[tuple[Unit, ast.Call, Scope]]:
+    def calls_of(self, fn: FunctionNode, most_modules: int | None = None) -> Iterator[tuple[Unit, ast.Call, Scope]]:
         """The calls of ``fn``: in this module, then in the project's other modules whose text calls
-        its name (a method reached through an attribute, ``self.repo_map.get_repo_map(...)``)."""
+        its name (a method reached through an attribute, ``self.repo_map.get_repo_map(...)``), while a
+        cut is followed far or when ``most_modules`` (how many other modules may call it) is given."""
         for call, home in self.m.calls:
             if last_name(call.func) == fn.name:
                 target = self.callees.function_for(call, Env(home), returns=False)
                 if target is not None and target.fn is fn:
                     yield self.m, call, home
         project, file = self.m.project, self.m.file
-        if not _FAR.get() or project is None or file is None or fn.name.startswith("_"):
+        if not (_FAR.get() or most_modules) or project is None or file is None or fn.name.startswith("_"):
             return
         paths = [p for p in project.callers(fn.name) if p != file and not in_tests(p, project.root)]
-        if len(paths) >= MAX_CALLER_MODULES:
+        if len(paths) >= (most_modules or MAX_CALLER_MODULES):
             return  # a common name: its calls are not this function's
         for path in paths:
             owner = project.analyzer(Path(path))

@@ -21,6 +21,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES
+from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
@@ -75,6 +76,7 @@ _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 
 class CutSites(Component):
     reach: CutReach
+    callers: CutCallers
     settings: SettingsCuts
     descriptions: DescriptionCuts
     ranks: RankedFills
@@ -84,34 +86,26 @@ class CutSites(Component):
         builds prompts or calls a model (``context``); without it, the loops whose budget is in
         tokens (a model's unit) only."""
         found: list[Observation] = []
+        self.in_loops: set[int] = set()
         for node, scope, fn in self.scoped_nodes():
             observation: Observation | None
+            if id(node) in self.in_loops:
+                continue
             if isinstance(node, (ast.Subscript, ast.Call)):
                 # a tool's or a schema's description: the shape says a model reads it
-                observation = (self.descriptions.description_cut(node, Env(scope)) if isinstance(node, ast.Subscript)
-                               else None) or (None if self.retried(node) else self.cut_site(node, Env(scope), fn,
-                                                                                              context))
+                described = self.descriptions.description_cut(node, Env(scope)) \
+                    if isinstance(node, ast.Subscript) else None
+                observation = described or (None if _retried(self.m.parents, node)
+                                            else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
                 if isinstance(node, ast.While):
-                    found.extend(self.drop_loop(node, Env(scope), context))
+                    found.extend(self.drop_loop(node, Env(scope), context, fn))
                 continue
             if observation is not None:
                 found.append(observation)
         return found
-
-    def retried(self, node: ast.expr) -> bool:
-        """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
-        made before the loop, reported there."""
-        statement = self.m.parents.get(id(node))
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)):
-            return False
-        name = statement.targets[0].id
-        loop = self.m.parents.get(id(statement))
-        return isinstance(loop, ast.While) and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
     def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
         """Each node of the module with the scope it is evaluated in and its function."""
@@ -423,24 +417,31 @@ class CutSites(Component):
                  and n.lineno > end] if fn is not None and names else []
         return bool(reads) and all(self.goes_to(n, fn) is None for n in reads)
 
-    def drop_loop(self, loop: ast.While, env: Env, context: bool) -> list[Observation]:
-        """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits."""
+    def drop_loop(self, loop: ast.While, env: Env, context: bool,
+                  fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> list[Observation]:
+        """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits;
+        in a helper, each call whose caller goes on with what it returns is a place of the finding."""
         if not self.budget_test(loop.test, env, context):
             return []
         found = []
         subjects: set[str] = set()
         for statement in loop_body(loop):
-            dropped = drop_of(statement)
+            shortened = self.callers.shortened_item(statement, env)
+            dropped = drop_of(statement) if shortened is None else (shortened[0], shortened[1].keeps)
+            if shortened is not None:
+                self.in_loops.add(id(shortened[2]))  # the loop's cut, not one of its own
             if dropped is None or ast.unparse(dropped[0]) in subjects:
                 continue  # a second drop from the same collection is part of the first (a call's paired result)
             subject, keeps = dropped
             subjects.add(ast.unparse(subject))
             how = "ranked-loop" if is_ranked(self.m.code(statement)) else "drop-loop"
-            cut = Cut("items", keeps, how, history_name(self.m.dotted(subject) or ""))
+            unit = shortened[1].unit if shortened is not None else "items"
+            cut = Cut(unit, keeps, how, history_name(self.m.dotted(subject) or ""))
             step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
                             self.m.span(loop.test))
+            callers = self.callers.going_on(fn, subject.id) if isinstance(subject, ast.Name) else ()
             source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
-                            flow=(step,))
+                            flow=(step, *callers))
             found.append(Observation(how, self.m.span(statement), "no marker says what was dropped",
                                      source=source))
         return found
@@ -469,6 +470,19 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
+
+
+def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:
+    """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
+    made before the loop, reported there."""
+    statement = parents.get(id(node))
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    loop = parents.get(id(statement))
+    return isinstance(loop, ast.While) and any(
+        isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
 
 def _breaks_both_ways(branch: list[ast.stmt]) -> ast.Break | None:

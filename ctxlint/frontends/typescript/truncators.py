@@ -16,6 +16,7 @@ parameter, a number, or a value the function works out; a cut at a place found i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
@@ -30,6 +31,8 @@ _KEEPING = ("trim", "trimEnd", "trimStart", "trimRight", "trimLeft")
 _FOUND = ("indexOf", "lastIndexOf", "search(", "findIndex", "findLastIndex")
 # How many truncators deep a call is followed (``pruneRawPromptFromTop`` -> ``pruneStringFromTop``).
 _MAX_DEPTH = 4
+# The longest call a message quotes whole.
+_LONGEST_DETAIL = 120
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,8 @@ class Truncator:
     param: str
     cut: Cut
     span: Span  # where the function (or the truncator it calls) cuts
-    in_tokens: bool  # sized in tokens, the model's unit: it cuts tokens, or a parameter names them
+    in_tokens: bool  # sized in tokens, the model's unit: it cuts tokens, a parameter names them, or it encodes
+    # the text it cuts (`encoder.encode(prompt).length <= contextSize`)
 
 
 @dataclass(eq=False)
@@ -86,7 +90,9 @@ class Truncators:
         if not any(self.m.unwrap(r).id == call.id for r in scope.returns):
             return False
         function = next((f for f in self.m.functions if f.scope is scope), None)
-        return function is not None and self.summary(function, 0) is not None
+        if function is None or (function.node.parent is not None and function.node.parent.type == "arguments"):
+            return False  # a callback (`.map(c => trimPrompt(c, n))`): no call of it is read as a cut
+        return self.summary(function, 0) is not None
 
     def called(self, call: Node, scope: Scope) -> Truncator | None:
         """The truncator ``call`` calls, given the value it cuts."""
@@ -106,8 +112,10 @@ class Truncators:
         step = Evidence(EvidenceKind.FLOW, f"`{name}` returns a cut of its `{truncator.param}` "
                         f"({where.path}:{where.line})", where)
         cut = Cut(truncator.cut.unit, truncator.cut.keeps, "helper-cut", truncator.cut.history)
-        return Source(SourceKind.TRUNCATION, " ".join(self.m.code(call).split()), self.m.span(call), cut=cut,
-                      flow=(step,))
+        detail = " ".join(self.m.code(call).split())
+        if len(detail) > _LONGEST_DETAIL:  # a whole prompt written in the call: the message names the call
+            detail = f"{name}(…)"
+        return Source(SourceKind.TRUNCATION, detail, self.m.span(call), cut=cut, flow=(step,))
 
     def callee(self, call: Node, scope: Scope | None) -> tuple[Truncators, Function] | None:
         """The function a call by plain name runs: the module's own, or one a relative import names."""
@@ -138,14 +146,51 @@ class Truncators:
             value = self.m.unwrap(returned)
             if value.type == "identifier" and self.m.code(value) in scope.params:
                 continue  # short enough: given back whole
-            cut = self.cut_of(value, scope, depth)
+            if value.type == "string" and self.m.code(value) in ('""', "''", "``"):
+                continue  # nothing given, nothing back (`if (!prompt) return "";`)
+            again = self.recursive(value, function)
+            if again == []:
+                continue  # itself given its parameters whole: returns what its other returns do
+            # `return trimPrompt(prompt.slice(0, n), size)`: a cut, which the next call may cut again
+            cut = self.cut_of(value, scope, depth) if again is None else \
+                self.cut_of(again[0], scope, depth) or self.first_piece(again[0], scope)
             if cut is None or (found is not None and found.param != cut[0]):
                 return None  # (the entry stays: no truncator, from this depth)
             param, unit, keeps, span = cut
-            in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional)
+            in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional) \
+                or re.search(rf"\.encode\(\s*{re.escape(param)}\s*\)", self.m.code(function.node)) is not None
             found = found or Truncator(scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
         self.summaries[key] = (found, depth)
         return found
+
+    def recursive(self, value: Node, function: Function) -> list[Node] | None:
+        """A call of ``function`` by itself: its arguments that are no parameter given on whole (a
+        cut of one, as the next call sees it); None for any other value."""
+        if value.type != "call_expression":
+            return None
+        found = self.callee(value, function.scope)
+        if found is None or found[1] is not function:
+            return None
+        given = [self.m.unwrap(a) for a in self.m.args(value)]
+        return [a for a in given if a.type not in ("number", "binary_expression")  # a budget, worked out
+                and (a.type != "identifier" or self.param_of(a, function.scope) is None)][:1]
+
+    def first_piece(self, node: Node, scope: Scope) -> tuple[str, str, str, Span] | None:
+        """``splitter.splitText(prompt)[0] ?? ""``: the first piece of a parameter split to a size."""
+        node = self.m.unwrap(self.local(node, scope))
+        if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator")) in ("??", "||"):
+            node = self.m.unwrap(self.m.field(node, "left"))
+        index = self.m.field(node, "index") if node.type == "subscript_expression" else None
+        split = self.m.unwrap(self.m.field(node, "object")) if index is not None else None
+        callee = self.m.unwrap(self.m.field(split, "function")) if split is not None \
+            and split.type == "call_expression" else None
+        if index is None or self.m.code(index) != "0" or callee is None or callee.type != "member_expression" \
+                or not self.m.code(self.m.field(callee, "property")).lower().startswith("split") \
+                or self.m.code(self.m.field(callee, "property")) == "split":
+            return None  # `text.split("\n")[0]`: a first line, found in the text
+        args = self.m.args(split)
+        param = self.param_of(args[0], scope) if args else None
+        return None if param is None else (param, "characters", "start", self.m.span(node))
 
     def cut_of(self, node: Node, scope: Scope, depth: int) -> tuple[str, str, str, Span] | None:
         """The parameter ``node`` is a cut of, the unit and the end kept, and where it is cut."""
