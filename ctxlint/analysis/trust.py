@@ -25,7 +25,7 @@ from typing import NamedTuple
 from ctxlint.analysis import introduced, names, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
-from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, Source, SourceKind
 
 
 @dataclass(frozen=True)
@@ -223,9 +223,31 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
     kind = _name_kind(named, template, collection is not None, bool(described))
+    headed = _headed_block(slot, name, options) if kind == "name" and named.family == "content" else None
+    if headed is not None:
+        # `SYSTEM.format(context_data=result.chunks)`, SYSTEM another module's text that sets the
+        # field apart under "---Data tables---": the template names the block, the code its value.
+        evidence.append(Evidence(EvidenceKind.SOURCE, f"filled into a template of another module under its heading "
+                                 f"\"{headed.detail}\"", headed.span, strong=False))
+        kind = "name-and-heading"
     if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in options.web_words:
         kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
     return Untrusted(reason, kind, (*evidence, sink))
+
+
+def _headed_block(slot: Slot, name: str, options: TrustOptions) -> Source | None:
+    """The field a template of another module sets apart under a heading of content or data
+    (`---Data tables---`, `Retrieved documents:`) that the value called ``name`` fills, if any."""
+    for source in slot.sources:
+        if source.kind is not SourceKind.HEADED_FIELD:
+            continue
+        if name not in source.why.split():
+            continue  # the name is another field's value
+        words = source.detail.lower().split()
+        if _content_word(source.detail.lower(), options.content_words) or any(
+                vocabulary.family(word, options.vocabulary) for word in words):
+            return source
+    return None
 
 
 def _whole_message(request: Request, index: int) -> bool:

@@ -33,6 +33,7 @@ from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Positioned
+from ctxlint.frontends.python.unread_templates import headed_fields
 from ctxlint.frontends.python.values import Env, unpacked_position
 from ctxlint.model import Source, SourceKind
 
@@ -79,6 +80,9 @@ class Flow(Ordering):
             for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
+            if isinstance(node, ast.Call):
+                for value, headed in headed_fields(self.m, self.scopes, node, env):
+                    acc.sources.append(replace(headed, why=" ".join(self.facts(value, env).names)))
         elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
             self.cuts.mark(node, env)
         if isinstance(node, _NAMED):
