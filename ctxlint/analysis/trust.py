@@ -17,12 +17,11 @@ pass per message, so a prompt with thousands of slots costs no more than its len
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ctxlint.analysis import introduced, names, vocabulary
+from ctxlint.analysis import headed, introduced, names, vocabulary
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
@@ -196,6 +195,17 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         return Untrusted(f"{source.detail}{where}",
                          f"{prefix}weak-source-and-name" if named else f"{prefix}weak-source",
                          (step, *name_step, *source.flow, sink))
+    if named is None and not template:
+        # A name that says nothing (`context_data`), filled into a headed field with a value the
+        # module's callers name for content (`data` of a loop over `result.context_chunks`). The
+        # value passed is weighed on its own (the slot's other names, `max_length`, say nothing of it).
+        found = headed.field(slot, options.content_words, options.vocabulary,
+                             lambda passed: _content_passed(passed, options, directives))
+        if found is not None:
+            field, passed = found
+            step = Evidence(EvidenceKind.NAME, f"the name `{passed}` of the value passed suggests third-party content",
+                            field.span, strong=False)
+            return Untrusted(passed, "name-and-heading", (step, headed.step(field), sink))
     if named is None:
         # A name we do not know, but the prompt itself says what it is: worth a look, no more.
         described = None if facts.excluded else _described(request, index, options.content_words)
@@ -223,9 +233,23 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         evidence.append(Evidence(EvidenceKind.SOURCE, f"the prompt introduces it as \"{described}\"",
                                  segment.span, strong=False))
     kind = _name_kind(named, template, collection is not None, bool(described))
+    found = headed.field(slot, options.content_words, options.vocabulary, name.__eq__) \
+        if kind == "name" and named.family == "content" else None
+    if found is not None:
+        # `SYSTEM.format(context_data=result.chunks)`, SYSTEM another module's text that sets the
+        # field apart under "---Data tables---": the template names the block, the code its value.
+        evidence.append(headed.step(found[0]))
+        kind = "name-and-heading"
     if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in options.web_words:
         kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
     return Untrusted(reason, kind, (*evidence, sink))
+
+
+def _content_passed(name: str, options: TrustOptions, directives: Directives) -> bool:
+    """Whether a value passed under ``name`` is named for content, and not the user's question,
+    the operator's own text or a fact about content."""
+    return _says_content(name, options, False) == "content" and not (
+        _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options))
 
 
 def _whole_message(request: Request, index: int) -> bool:
@@ -339,22 +363,7 @@ def _lead(request: Request, index: int) -> str:
     return "".join(reversed(lead))[-_LEAD_CHARS:]
 
 
-@functools.lru_cache(maxsize=4096)  # a long prompt repeats the same few lead-ins before its slots
-def _content_word(text: str, words: tuple[str, ...]) -> str | None:
-    match = _word_pattern(words).search(text.lower())
-    return match.group(0) if match else None
-
-
-_WORD_PATTERNS: dict[tuple[str, ...], re.Pattern] = {}
-
-
-def _word_pattern(words: tuple[str, ...]) -> re.Pattern:
-    """The content words as one pattern over lower-cased text (three times faster than matching
-    with IGNORECASE, and every slot's lead-in is searched)."""
-    if words not in _WORD_PATTERNS:
-        alternatives = "|".join(re.escape(w.lower()).replace(r"\ ", r"[\s_-]+") for w in words) or "(?!)"
-        _WORD_PATTERNS[words] = re.compile(rf"\b(?:{alternatives})s?\b")  # plurals too
-    return _WORD_PATTERNS[words]
+_content_word = vocabulary.content_word  # (kept under its old name: the volume test counts its cache)
 
 
 def _is_trusted(name: str, options: TrustOptions, directives: Directives) -> bool:

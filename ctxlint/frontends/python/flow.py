@@ -33,6 +33,7 @@ from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Positioned
+from ctxlint.frontends.python.unread_templates import headed_fields
 from ctxlint.frontends.python.values import Env, unpacked_position
 from ctxlint.model import Source, SourceKind
 
@@ -79,6 +80,9 @@ class Flow(Ordering):
             for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
+            if isinstance(node, ast.Call):
+                for value, headed in headed_fields(self.m, self.scopes, node, env):
+                    acc.sources.append(replace(headed, why=" ".join(self.passed_names(value, env))))
         elif isinstance(node, (ast.BinOp, ast.JoinedStr)):
             self.cuts.mark(node, env)
         if isinstance(node, _NAMED):
@@ -163,6 +167,41 @@ class Flow(Ordering):
             # `url = line.partition("=")[2]`: a location parsed out of content is not the content
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
+
+    def passed_names(self, value: ast.expr, env: Env) -> list[str]:
+        """The names ``value`` reads; for a parameter no call binds here, also those of what the
+        module's own callers pass for it (``batch(context_data=data)``, over retrieved chunks)."""
+        found = list(self.facts(value, env).names)
+        fn = self.sources.unbound_parameter(value, env) if isinstance(value, ast.Name) else None
+        if fn is not None and isinstance(value, ast.Name) and self.m.enter(fn):
+            try:
+                for call, bound in self.sources.callers(fn, value.id, env):
+                    found.extend(self.facts(bound.node, bound.env).names)
+                    iterated = self.iterated(call, bound.node)
+                    if iterated is not None:  # `f(context_data=data) for data in result.context_chunks`
+                        found.extend(self.facts(iterated, bound.env).names)
+            finally:
+                self.m.leave(fn)
+        return found
+
+    def iterated(self, call: ast.Call, node: ast.expr) -> ast.expr | None:
+        """The collection that the loop or comprehension around ``call`` takes the name ``node``
+        from, item by item, if it does."""
+        if not isinstance(node, ast.Name):
+            return None
+        parents = self.m.parents
+        at: ast.AST | None = call
+        for _ in range(8):  # the loop a few statements or expressions up, in the same function
+            at = parents.get(id(at))
+            if at is None or isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return None
+            loops: list[ast.comprehension | ast.For | ast.AsyncFor] = (
+                list(at.generators) if isinstance(at, COMPREHENSIONS)
+                else [at] if isinstance(at, (ast.For, ast.AsyncFor)) else [])
+            for loop in loops:
+                if isinstance(loop.target, ast.Name) and loop.target.id == node.id:
+                    return loop.iter
+        return None
 
     def caller_calls(self, node: ast.Name, env: Env, acc: Facts) -> None:
         """A parameter no call binds here: the calls the module's own callers make for it
