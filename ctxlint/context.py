@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ctxlint.analysis import constraints, regions, trust
+from ctxlint.analysis.delimiters import Label
 from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule
 from ctxlint.config import Settings
@@ -44,7 +45,7 @@ class RequestAnalysis:
         return self._once(("layout", *collections),
                           lambda: regions.analyse(self.request, self.directives, collections))
 
-    def labels(self) -> dict[int, trust.Label]:
+    def labels(self) -> dict[int, Label]:
         """The innermost trust label around each slot that has one, by segment index."""
         return self._once(("labels",), lambda: trust.labels(self.request))
 

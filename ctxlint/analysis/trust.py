@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ctxlint.analysis import headed, introduced, names, vocabulary
+from ctxlint.analysis.delimiters import Label, OpenLabels, Token, tokens
 from ctxlint.analysis.vocabulary import Vocabulary
 from ctxlint.directives import Directives
 from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
@@ -386,39 +387,10 @@ def _is_question(name: str, options: TrustOptions) -> bool:
 
 # --- labels ------------------------------------------------------------------------------------
 
-# A tag whose name has a slot in it (`<transcript-{nonce}>`, a nonce the content cannot guess)
-# is a tag too: the slot stands in the text as _PLACEHOLDER.
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:\x00]*)((?:\s[^<>]*?)?)(/?)>")
-# A fence (or a line of dashes alone) opens a line; triple quotes label wherever they stand (`"""{{ text }}"""`).
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)|(\"\"\"|''')|^[ \t]*(-{3,})[ \t]*$", re.MULTILINE)
 # A slot whose value is a fence the code picks (`self.fence[0]`, `FENCE`, `code_fence`): it
 # stands in the text as a fence on a line of its own.
 _FENCE_VALUE = re.compile(r"(?:^|[._\[])fences?\b", re.IGNORECASE)
 _FENCE_STANDIN = "\n```\n"
-# A marker line: BEGIN/START ... or END ... in any wording, set off by dashes, equals signs,
-# hashes, brackets or capitals (`-----BEGIN PAGE-----`, `=== START OF DOCUMENT ===`, `[END]`,
-# `---START_OF_FILE---`).
-# (Possessive blanks: with two runs of blanks that can split a line of spaces between them,
-# a 20 KB line of spaces took seconds of backtracking at each line start.)
-_MARKER = re.compile(r"^[ \t]*+(?:[-=#*\[<>|~]+[ \t]*+)?(?P<word>BEGIN|START|END)(?:\b|_)[^\n]*$",
-                     re.MULTILINE | re.IGNORECASE)
-# A chat template's special tokens around a turn (`<|start_of_role|>document<|end_of_role|>` ...
-# `<|end_of_text|>`, `<|im_start|>` ... `<|im_end|>`, `<|end_header_id|>` ... `<|eot_id|>`): the
-# content between a header's end and the turn's end is a turn of its own, labelled by its role.
-_ROLE_TOKEN = re.compile(r"<\|(?P<name>im_start|end_of_role|end_header_id|im_end|end_of_text|eot_id|eom_id|end)\|>")
-_ROLE_CLOSERS = {"im_end", "end_of_text", "eot_id", "eom_id", "end"}
-
-
-@dataclass(frozen=True)
-class Label:
-    """What wraps a slot in its message: a tag (``document``), a fence, marker lines, a code span,
-    or the label line that introduces it."""
-
-    # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "role-tokens", "code-span",
-    # "line" (a label line, heading or field that introduces it as a block: see ``introduced``),
-    # or "formatted" (the value's own text wraps each item in a tag pair)
-    kind: str
-    name: str  # the tag name, the fence (```), the opening marker's word, or the label's words
 
 
 def labels(request: Request) -> dict[int, Label]:
@@ -465,11 +437,11 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
         return
     # Markers and slots in text order; at one position a marker comes first (a slot cannot
     # start a marker, but it can follow one directly).
-    events: list[tuple[int, int, _Token | int]] = [(position, 1, index) for position, index in slots]
+    events: list[tuple[int, int, Token | int]] = [(position, 1, index) for position, index in slots]
     text = "".join(parts)
-    events += [(token.start, 0, token) for token in _tokens(text)]
+    events += [(token.start, 0, token) for token in tokens(text)]
     events.sort(key=lambda event: (event[0], event[1]))
-    stack = _Open()
+    stack = OpenLabels()
     marker_end, marker = -1, ""  # the tag whose attributes end at marker_end
     for position, _, payload in events:
         if isinstance(payload, int):
@@ -504,73 +476,6 @@ def _printed_before(slot: Slot | None) -> str:
     """The words every third-party source of a slot's value is printed after on its way, if any."""
     printed = [s.introduced_by for s in slot.sources if s.kind is SourceKind.UNTRUSTED] if slot else []
     return printed[0] if printed and all(p == printed[0] for p in printed) else ""
-
-
-@dataclass(frozen=True)
-class _Token:
-    """An opening or closing marker: a tag, a fence (which toggles) or a BEGIN/END line."""
-
-    start: int
-    end: int
-    kind: str
-    name: str
-    closing: bool
-
-
-def _tokens(text: str) -> list[_Token]:
-    found = []
-    tags = [(m, m.group(2).lower().replace(_PLACEHOLDER, "…")) for m in _TAG.finditer(text) if not m.group(4)]
-    closed = {name for m, name in tags if m.group(1)}  # (a self-closing tag wraps nothing: left out)
-    opened: dict[str, int] = {}  # where the last opening tag of each name ends
-    for match, name in tags:
-        # `<Context> {{ page }} <Context>`: a tag never closed in the message, written again right
-        # after the values it wraps (values and blanks only between), closes the first.
-        between = text[opened.get(name, match.start()):match.start()]
-        reopened = not match.group(1) and name not in closed and _PLACEHOLDER in between \
-            and not between.replace(_PLACEHOLDER, "").strip()
-        if not match.group(1):
-            opened[name] = len(text) if reopened else match.end()  # once closed, nothing of it is open
-        found.append(_Token(match.start(), match.end(), "tag", name, bool(match.group(1)) or reopened))
-    for match in _FENCE.finditer(text):
-        fence = match.group(1) or match.group(2) or match.group(3)
-        found.append(_Token(match.start(), match.end(), "fence", fence[:3], False))
-    for match in _MARKER.finditer(text):
-        found.append(_Token(match.start(), match.start() + 1, "markers", "BEGIN",
-                            match.group("word").upper() == "END"))
-    for match in _ROLE_TOKEN.finditer(text):
-        found.append(_Token(match.start(), match.end(), "role-tokens", "turn", match.group("name") in _ROLE_CLOSERS))
-    return found
-
-
-class _Open:
-    """The containers open at a point of a message, innermost last, each with the slots it holds,
-    and where each kind of label is open: a closing marker finds its opener without searching
-    the stack (10,000 unclosed tags and as many stray closing ones would be quadratic)."""
-
-    def __init__(self) -> None:
-        self.containers: list[tuple[Label, list[int]]] = []
-        self.depths: dict[Label, list[int]] = {}  # each label's open containers, by depth
-
-    def apply(self, token: _Token, found: dict[int, Label]) -> None:
-        label = Label(token.kind, token.name)
-        closing = token.closing
-        if token.kind == "fence":  # a fence closes the open fence of its kind, or opens one
-            closing = bool(self.depths.get(label))
-        if not closing:
-            self.depths.setdefault(label, []).append(len(self.containers))
-            self.containers.append((label, []))
-            return
-        depths = self.depths.get(label)
-        if not depths:
-            return  # closes nothing that is open
-        depth = depths[-1]
-        # Containers opened inside it and never closed end with it: their slots are inside this
-        # label too. Slots already labelled by an inner label keep the inner one.
-        for inner, slots in self.containers[depth:]:
-            for slot in slots:
-                found.setdefault(slot, label)
-            self.depths[inner].pop()  # the innermost of its label: containers close innermost first
-        del self.containers[depth:]
 
 
 def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
