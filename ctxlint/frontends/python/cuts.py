@@ -513,14 +513,21 @@ def names_a_marker(node: ast.expr) -> bool:
     return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))
 
 
+def assigned_to_name(node: ast.expr, parents: dict[int, ast.AST]) -> tuple[ast.Assign, str] | None:
+    """The statement ``name = node`` that gives ``node`` to one plain name, and the name."""
+    statement = parents.get(id(node))
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement, statement.targets[0].id
+    return None
+
+
 def joined_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
     """Whether the name a cut is assigned to is joined, further on in its function, with a value
     named as a marker (``truncated = text[:n]``, then ``return notice + truncated``)."""
-    statement = parents.get(id(node))
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)):
+    assigned = assigned_to_name(node, parents)
+    if assigned is None:
         return False
-    target = statement.targets[0].id
+    statement, target = assigned
     fn = parents.get(id(statement))
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))

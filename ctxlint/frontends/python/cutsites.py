@@ -23,7 +23,7 @@ from itertools import pairwise
 from ctxlint.frontends.code.words import EXAMPLE_NAMES
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
-from ctxlint.frontends.python.cuts import HELPER_CUTS, joined_with_marker, names_a_marker
+from ctxlint.frontends.python.cuts import HELPER_CUTS, assigned_to_name, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
@@ -475,11 +475,10 @@ class CutSites(Component):
 def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:
     """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
     made before the loop, reported there."""
-    statement = parents.get(id(node))
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)):
+    assigned = assigned_to_name(node, parents)
+    if assigned is None:
         return False
-    name = statement.targets[0].id
+    statement, name = assigned
     loop = parents.get(id(statement))
     return isinstance(loop, ast.While) and any(
         isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
