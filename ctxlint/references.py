@@ -37,9 +37,11 @@ _CODE = frozenset({".py", ".pyi", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js"
 # with both as a path or a dotted name (`require("../utils/shell.js")`, `import_module("pkg.utils.shell")`).
 _IMPORT = (rb"^[ \t]*(?:from|import)[ \t][^\n]*(?<![\w$])FOLDER(?:\.|[ \t]+import[ \t][^\n]*(?<![\w$]))"
            rb"MODULE(?![\w$])|[\"'`][\w./@-]*(?<![\w$-])FOLDER[./]MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
-# ... relative to its own folder (`from .shell import f`, `from . import shell`, `from "./shell"`).
-_SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.(?:MODULE(?![\w$])|[ \t]+import[ \t][^\n]*(?<![\w$])MODULE(?![\w$]))"
-                   rb"|[\"'`]\./MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
+# ... by a relative import (`from .shell import f`, `from . import shell`, `from "./shell"`,
+# `from "../../actions"`: a path that goes up is taken at its word).
+_SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.+[\w.]*?(?:(?<=\.)MODULE(?![\w$])"
+                   rb"|[ \t]+import[ \t][^\n]*(?<![\w$])MODULE(?![\w$]))"
+                   rb"|[\"'`]\.\.?/(?:[^\"'`\n]*/)?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
 # ... as a module of its own (`import helpers`, `from helpers import f`): its folder is on the path.
 _TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]"
 MAX_FILES = 50_000

@@ -213,3 +213,19 @@ def test_a_prompt_constant_nothing_reads_is_low_confidence_with_the_reason(proje
     unread = [f for f in json.loads(low.stdout) if f["line"] == 6]
     assert [f["confidence"] for f in unread] == ["low"]
     assert unread[0]["evidence"][-1]["text"] == "nothing in the project reads `OLD_SUMMARY_TEMPLATE`"
+
+
+def test_relative_imports_that_go_up_count(tmp_path: Path):
+    (tmp_path / "app" / "api" / "chat").mkdir(parents=True)
+    (tmp_path / "app" / "actions.ts").write_text("export async function makeTitle(text: string) {\n  return text;\n}\n",
+                                                  encoding="utf-8")
+    (tmp_path / "app" / "api" / "chat" / "route.ts").write_text(
+        'import { makeTitle } from "../../actions";\nmakeTitle("x");\n', encoding="utf-8")
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "shell.py").write_text("def run_command(args):\n    return args\n", encoding="utf-8")
+    (tmp_path / "pkg" / "sub" / "cli.py").write_text("from .. import shell\n\nshell.run_command([])\n",
+                                                     encoding="utf-8")
+    actions, shell = (tmp_path / "app" / "actions.ts").resolve(), (tmp_path / "pkg" / "shell.py").resolve()
+    names = {"makeTitle": {(str(actions), 1)}, "run_command": {(str(shell), 1)}}
+    assert unwritten(tmp_path.resolve(), names, {"makeTitle": frozenset({actions}),
+                                                 "run_command": frozenset({shell})}) == set()
