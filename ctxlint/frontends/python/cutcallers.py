@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MEASURES
 from ctxlint.frontends.python.loopshapes import LOGGING
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
@@ -79,10 +80,10 @@ class CutCallers(Component):
 def _returned_positions(fn: FunctionNode, cut: str) -> set[int | None]:
     """Which items of what ``fn`` returns hold the collection ``cut`` or a value taken from it
     (``history = everything[1:]``): a position in a returned tuple, None for the whole value."""
-    taken = {cut} | {name.id for node in _own_nodes(fn) if isinstance(node, ast.Assign) and _mentions(node.value, {cut})
+    taken = {cut} | {name.id for node in own_nodes(fn) if isinstance(node, ast.Assign) and _mentions(node.value, {cut})
                      for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)}
     positions: set[int | None] = set()
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
         if isinstance(node.value, ast.Tuple):
@@ -106,7 +107,7 @@ def _goes_on(unit: Unit, call: ast.Call, caller: FunctionNode, positions: set[in
     else:
         names = {target.id} if isinstance(target, ast.Name) and None in positions else set()
     names.discard("_")
-    return any(_read_on(unit, read) for read in _own_nodes(caller) if isinstance(read, ast.Name)
+    return any(_read_on(unit, read) for read in own_nodes(caller) if isinstance(read, ast.Name)
                and read.id in names and isinstance(read.ctx, ast.Load) and read.lineno >= parent.lineno)
 
 
@@ -122,15 +123,3 @@ def _read_on(unit: Unit, read: ast.Name) -> bool:
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
-
-
-def _own_nodes(fn: FunctionNode) -> list[ast.AST]:
-    """The nodes of ``fn``'s body, without those of the functions and classes defined in it."""
-    found: list[ast.AST] = []
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(child for child in ast.iter_child_nodes(node)
-                     if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)))
-    return found

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 
 from ctxlint.frontends.python.knowledge import GATHERS
 from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.orderprompts import COMPLETION_ORDER
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-COMPLETION_ORDER = "completion-order"  # the kind of evidence (rules/cache/CTX104)
 _ADDS = ("append", "add_message", "add_messages", "extend")
 
 
@@ -49,9 +49,10 @@ class GatherOrder(Component):
                 if added is None:
                     continue
                 unit = target.owner.unit if target.owner is not None else self.m
-                receiver, statement = added
+                receiver, adding = added
+                where = unit.span(_statement_of(adding, unit.parents))
                 step = Evidence(EvidenceKind.FLOW, f"`{target.fn.name}`, run for each task, adds a chat message "
-                                f"to `{receiver}` after it awaits its work", unit.span(statement))
+                                f"to `{receiver}` after it awaits its work", where)
                 source = Source(SourceKind.UNORDERED_ITERATION, "asyncio.gather", self.m.span(call), flow=(step,))
                 found.append(Observation(COMPLETION_ORDER, self.m.span(call),
                                          f"the messages in `{receiver}` come in the order the tasks finish, and the "
@@ -70,9 +71,9 @@ def _tasks(call: ast.Call) -> Iterator[ast.Call]:
             yield value
 
 
-def _message_added_late(fn: ast.AsyncFunctionDef) -> tuple[str, ast.stmt] | None:
-    """Where ``fn`` adds a chat message (a call or dict with a ``role``) to an attribute of
-    ``self`` after an ``await`` of something else, and the attribute's name."""
+def _message_added_late(fn: ast.AsyncFunctionDef) -> tuple[str, ast.Call] | None:
+    """The call by which ``fn`` adds a chat message (a call or dict with a ``role``) to an
+    attribute of ``self`` after an ``await`` of something else, and the attribute's name."""
     nodes = own_nodes(fn)
     awaited = [n.lineno for n in nodes if isinstance(n, ast.Await) and not _adds(n.value)]
     for node in sorted((n for n in nodes if isinstance(n, ast.Call) and _adds(n)), key=lambda n: n.lineno):
@@ -80,7 +81,7 @@ def _message_added_late(fn: ast.AsyncFunctionDef) -> tuple[str, ast.stmt] | None
         receiver = ast.unparse(node.func.value)
         if receiver.startswith("self.") and any(_has_role(a) for a in node.args) \
                 and any(line < node.lineno for line in awaited):
-            return receiver, _statement_of(node, nodes)
+            return receiver, node
     return None
 
 
@@ -96,10 +97,9 @@ def _has_role(node: ast.expr) -> bool:
     return False
 
 
-def _statement_of(node: ast.Call, nodes: list[ast.AST]) -> ast.stmt:
-    """The statement that holds ``node`` (for the step's place)."""
-    for statement in nodes:
-        if isinstance(statement, ast.Expr) and any(n is node for n in ast.walk(statement)):
-            return statement
-    return ast.Expr(value=node, lineno=node.lineno, col_offset=node.col_offset,
-                    end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
+def _statement_of(node: ast.Call, parents: dict[int, ast.AST]) -> ast.expr | ast.stmt:
+    """The statement that is the call alone (``await self.add(...)``), for the step's place; else the call."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Await):
+        parent = parents.get(id(parent))
+    return parent if isinstance(parent, ast.Expr) else node

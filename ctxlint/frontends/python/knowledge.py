@@ -38,6 +38,9 @@ UNORDERED_CALLS = {
     "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample", "os.walk": "os.walk",
 }
 PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.rglob"}
+# The details of UNORDERED_CALLS and PATH_METHODS that list a folder: the file system gives its
+# entries in no fixed order.
+LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", *PATH_METHODS.values()})
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
 # Calls whose result does not depend on the order of their argument's items.
 ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozenset", "bool",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.knowledge import LISTINGS, PATH_METHODS, UNORDERED_CALLS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -22,9 +23,8 @@ from ctxlint.model import Cut, Observation, Source, SourceKind
 if TYPE_CHECKING:
     from ctxlint.frontends.python.cutreach import CutReach
 
-# The calls that list a folder, by qualified name, and the methods of a path that do.
-_LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
-_PATH_LISTINGS = frozenset({"iterdir", "glob", "rglob"})
+# The listings whose items are a folder's entries (`os.walk` gives a tuple per folder).
+_ENTRIES = LISTINGS - {"os.walk"}
 # Calls that keep every entry of what they are given (in another order, or as a list).
 _WHOLE = frozenset({"list", "sorted"})
 # A cut to fewer entries than this shows an example or two, not the folder.
@@ -54,10 +54,11 @@ class ListingCuts(Component):
         return found
 
     def lists_a_folder(self, call: ast.Call) -> bool:
-        if (self.m.qualified(call.func) or "") in _LISTINGS:
+        qualified = self.m.qualified(call.func) or ""
+        if UNORDERED_CALLS.get(qualified) in _ENTRIES:
             return True
-        return isinstance(call.func, ast.Attribute) and call.func.attr in _PATH_LISTINGS \
-            and not (self.m.qualified(call.func) or "").startswith("glob.")
+        return isinstance(call.func, ast.Attribute) and PATH_METHODS.get(call.func.attr) in _ENTRIES \
+            and not qualified.startswith("glob.")
 
     def cuts_of(self, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Subscript]:
         """The slices of the listing: of the call itself (through ``list``/``sorted``), or of the

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.knowledge import MODEL_ASKS
+from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
@@ -53,10 +53,8 @@ _ADDS = ("append", "extend", "insert", "update")
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
-# What the file system lists in no fixed order (`Ordering.unordered`'s details).
-_LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")  # how a module writes one
-_LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", "Path.iterdir", "Path.glob",
-                       "Path.rglob"})
+# How a module writes a listing (knowledge.LISTINGS: `Ordering.unordered`'s details of one).
+_LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
 
 
 class OrderPrompts(StringSets):
@@ -82,9 +80,9 @@ class OrderPrompts(StringSets):
                     continue
                 collection, shown = site
                 detail = self.flow.unordered(collection, env)
-                if not asks and detail not in _LISTINGS:
+                if not asks and detail not in LISTINGS:
                     continue
-                if detail not in _LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
+                if detail not in LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
                                                 or not self.string_items(collection, env)):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
@@ -170,9 +168,9 @@ class OrderPrompts(StringSets):
         asked = direct or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
-        said = self.said(asked, detail in _LISTINGS) if asked is not None else None
+        said = self.said(asked, detail in LISTINGS) if asked is not None else None
         far = None
-        if self.far_only and detail in _LISTINGS and (returned or self.returns_any(fn, spread)):
+        if self.far_only and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None:
                 said = (LISTING_REACHES_PROMPT, far.text,
@@ -282,7 +280,7 @@ class OrderPrompts(StringSets):
         for extra in binding.extras:
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.flow.unordered(loop.node.iter, binding.env) in _LISTINGS:
+                        and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:
                     return self.m.span(loop.node.iter)
         return None
 
