@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,20 +81,6 @@ def evaluate(expression: str, context: dict) -> object:
         except (TypeError, ValueError):
             return False
 
-    def parse_or(i: int) -> tuple[object, int]:
-        left, i = parse_and(i)
-        while i < len(items) and items[i][1] == "||":
-            right, i = parse_and(i + 1)
-            left = left if left not in (None, "", False, 0) else right
-        return left, i
-
-    def parse_and(i: int) -> tuple[object, int]:
-        left, i = parse_compare(i)
-        while i < len(items) and items[i][1] == "&&":
-            right, i = parse_compare(i + 1)
-            left = right if left not in (None, "", False, 0) else left
-        return left, i
-
     def parse_compare(i: int) -> tuple[object, int]:
         left, i = parse_unary(i)
         if i < len(items) and items[i][1] in ("==", "!="):
@@ -106,13 +93,29 @@ def evaluate(expression: str, context: dict) -> object:
         kind, text = items[i]
         if text == "!":
             operand, i = parse_unary(i + 1)
-            return operand in (None, "", False, 0), i
+            return falsy(operand), i
         if text == "(":
             inner, i = parse_or(i + 1)
             assert items[i][1] == ")"
             return inner, i + 1
         return value(kind, text), i + 1
 
+    def falsy(v: object) -> bool:
+        return v in (None, "", False, 0)
+
+    def logical(operator: str, operand: Callable[[int], tuple[object, int]]) -> Callable[[int], tuple[object, int]]:
+        """`a || b` gives the first truthy operand, `a && b` the first falsy one, as GitHub does."""
+        def parse(i: int) -> tuple[object, int]:
+            left, i = operand(i)
+            while i < len(items) and items[i][1] == operator:
+                right, i = operand(i + 1)
+                if falsy(left) == (operator == "||"):
+                    left = right
+            return left, i
+        return parse
+
+    parse_and = logical("&&", parse_compare)
+    parse_or = logical("||", parse_and)
     result, end = parse_or(0)
     assert end == len(items), expression
     return result
@@ -251,7 +254,8 @@ def test_action_fails_a_pull_request_with_a_finding_and_a_cost_jump(tmp_path):
     assert run.outputs["check-exit-code"] == "1" and run.outputs["cost-exit-code"] == "1"
     # SARIF for code scanning: written, valid, with the finding; and handed to upload-sarif.
     assert run.used[0] == ("actions/setup-python@v5", {"python-version": "3.12"})
-    assert run.used[1] == ("github/codeql-action/upload-sarif@v3", {"sarif_file": "ctxlint.sarif", "category": "ctxlint"})
+    assert run.used[1] == ("github/codeql-action/upload-sarif@v3",
+                           {"sarif_file": "ctxlint.sarif", "category": "ctxlint"})
     log = json.loads((repo / "ctxlint.sarif").read_text(encoding="utf-8"))
     assert "CTX101" in [r["ruleId"] for r in log["runs"][0]["results"]]  # the clock
     assert "::error file=prompts/support.j2,line=1,col=15" in run.log  # annotations
@@ -289,7 +293,8 @@ def test_readme_workflow_uses_the_action_as_declared_and_runs(tmp_path):
     # Run it: the action with the workflow's inputs, then the comment step with a stand-in `gh`.
     repo, env, base = _pull_request(tmp_path, PERSONA + "Question: {{ question }}\n", "Find an order by number.")
     (repo / "ctxlint-baseline.json").write_text('{"ctxlint-baseline": 1, "findings": []}\n', encoding="utf-8")
-    github = {"event_name": "pull_request", "token": "t", "event": {"pull_request": {"base": {"sha": base}, "number": 7}}}
+    pull_request = {"base": {"sha": base}, "number": 7}
+    github = {"event_name": "pull_request", "token": "t", "event": {"pull_request": pull_request}}
     run = run_action(action_step["with"], github, repo, env)
     assert not run.failed, run.log
     # The comment step, twice, with a stand-in `gh` that records its calls: the first push adds
