@@ -37,15 +37,19 @@ def _check(root: Path, path: str) -> list[dict]:
     return check_json(root, path, "CTX205")
 
 
+def _steps(found: dict) -> list[tuple]:
+    """The evidence between a finding's own place and its fix: how the cut travels to the prompt."""
+    return [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
+
+
 def test_a_cut_passed_to_a_function_of_another_module_that_builds_a_prompt(tmp_path):
     write_package(tmp_path, {"judging.py": JUDGING, "review.py": REVIEW})
     [found] = _check(tmp_path, "app/review.py")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 5, 13, "cut-reaches-prompt")
     assert found["message"].startswith("`page_text[:3000]` cuts the text to its first 3,000 characters and leaves "
                                        "nothing in its place")
-    steps = [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
-    assert steps == [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
-                     ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)]
+    assert _steps(found) == [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
+                             ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)]
 
 
 def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
@@ -82,9 +86,8 @@ def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_p
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 3, 16, "line-cut")
     assert found["message"].startswith('`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line '
                                        "of the text to 100 characters and leaves nothing where a line lost its end")
-    steps = [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
-    assert steps == [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
-                     ("sink", "sent as the content of a message", "app/chat.py", 11)]
+    assert _steps(found) == [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
+                             ("sink", "sent as the content of a message", "app/chat.py", 11)]
 
 
 def test_folders_above_the_project_root_do_not_make_its_modules_tests(tmp_path):
