@@ -79,11 +79,11 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             data = path.read_bytes()
         except OSError:
             continue
-        names = [n for n in left if n.encode() in data]
-        if not names:
+        present = [n for n in left if n.encode() in data]
+        if not present:
             continue
         language = _Language(path, data)
-        for name in names:
+        for name in present:
             own = {line for file, line in left[name] if file == str(path)}
             if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))):
                 del left[name]

@@ -165,7 +165,7 @@ class Estimates(Component):
             arms = [branch.body] + ([] if _elif(branch) else [branch.orelse])
             ratios += [_ratios(s.value) for arm in arms for s in arm if isinstance(s, (ast.Assign, ast.AnnAssign))
                        and s.value is not None and _targets(s, self.m.dotted) == targets]
-            branch = branch.orelse[0] if _elif(branch) else None
+            branch = branch.orelse[0] if _elif(branch) and isinstance(branch.orelse[0], ast.If) else None
         return any(_script_test(t) for t in tests) and len({frozenset(r) for r in ratios if r}) > 1
 
     def estimate_comparison(self, node: ast.Compare) -> None:
