@@ -153,13 +153,14 @@ def _filled(loop: ast.For | ast.AsyncFor, dotted: Dotted) -> list[str]:
 
 def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> bool:
     """Whether the value ``read`` gives is put in a new order or only tested: the argument of
-    ``set``, ``frozenset`` or ``sorted`` (also through ``or`` and ``+``), a truth or membership
+    ``set``, ``frozenset`` or ``sorted`` (also through ``or``, ``+`` and ``list(...)``), a truth or membership
     test, or its length; or it is logged, or copied into the field ``field`` of another object
     (whose reads are the ones asked about)."""
     node: ast.AST = read
     parent = parents.get(id(node))
-    while isinstance(parent, ast.BoolOp) or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
-        node, parent = parent, parents.get(id(parent))
+    while parent is not None and (isinstance(parent, ast.BoolOp) or _copied_whole(parent, node)
+                                  or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add)):
+        node, parent = parent, parents.get(id(parent))  # `set(defaults + list(config.tools))`
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args:
         return parent.func.id in ("set", "frozenset", "sorted", "len", "bool")
     if isinstance(parent, ast.Assign):
@@ -172,6 +173,12 @@ def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> b
         return node in parent.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
     return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not) \
         or isinstance(parent, (ast.If, ast.While, ast.IfExp)) and getattr(parent, "test", None) is node
+
+
+def _copied_whole(call: ast.AST, value: ast.AST) -> bool:
+    """``list(value)`` or ``tuple(value)``: a copy in the same order."""
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("list", "tuple") \
+        and call.args == [value]
 
 
 def _read_by_string(name: ast.Constant, parents: dict[int, ast.AST]) -> bool:
