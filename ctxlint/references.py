@@ -5,7 +5,8 @@ framework calls) and whose name no other line of the project holds is never call
 a cut inside it never reaches a model. ``unwritten`` answers that for a batch of names in one walk
 over the project's text files (code in every language, configuration, templates and docs, so a
 name a YAML file or a README gives counts as a use); a name found only on comment lines
-(``# text = extract_with_3k(url)``, a call commented out) is not called from there. A function at
+(``# text = extract_with_3k(url)``, a call commented out, also after code on its line) is not
+called from there, nor is a name only imported by a module that never writes it again. A function at
 the top of its module is reached from another module only through an import of that module: a
 code file that never imports it (``utils.shell`` for ``utils/shell.py``) holds some other object's
 function of the same name, not a call of it.
@@ -78,11 +79,58 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             data = path.read_bytes()
         except OSError:
             continue
-        for name in [n for n in left if n.encode() in data]:
+        present = [n for n in left if n.encode() in data]
+        if not present:
+            continue
+        language = _Language(path, data)
+        for name in present:
             own = {line for file, line in left[name] if file == str(path)}
-            if _written(data, name, own) and (own or _imports(path, data, homes.get(name))):
+            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))):
                 del left[name]
     return set(left)
+
+
+class _Language:
+    """What a file's language makes of a line: where a comment starts after code (``#`` in
+    Python, ``//`` in JavaScript and TypeScript), and which of its statements only import a
+    name (``from .reducer import reduce_answers``, ``import { reduceAnswers } from "./reducer"``).
+    An import is not a call: a name a module imports and never writes again is not used there,
+    unless the module is its package's entry (``__init__.py``, ``index.ts``), which imports to
+    re-export."""
+
+    def __init__(self, path: Path, data: bytes) -> None:
+        suffix = os.path.splitext(path.name)[1].lower()
+        self.comment = b"#" if suffix in (".py", ".pyi") else b"//" if suffix in _CODE and suffix != ".ipynb" else None
+        entry = path.name.split(".", 1)[0] in ("__init__", "index")
+        pattern = _PY_IMPORTS if suffix in (".py", ".pyi") else _JS_IMPORTS if self.comment == b"//" else None
+        self.imports = [m.span() for m in pattern.finditer(data)] if pattern is not None and not entry else []
+
+    def trailing_comment(self, before: bytes) -> bool:
+        """Whether the text ``before`` a name on its line holds the start of a comment outside any
+        string (``answer = join(parts)  # answer = reduce(parts)``)."""
+        if self.comment is None or self.comment not in before:
+            return False
+        at = before.find(self.comment)
+        while at >= 0:
+            head = before[:at]
+            if all(head.count(quote) % 2 == 0 for quote in (b"'", b'"', b"`")):
+                return True
+            at = before.find(self.comment, at + 1)
+        return False
+
+    def imported_only(self, start: int, data: bytes) -> bool:
+        """Whether the name at ``start`` is in an import statement, not renamed there (``f as g``
+        is used by its new name)."""
+        return any(a <= start < b for a, b in self.imports) and re.match(
+            rb"[\w$]*[ \t]+as[ \t]", data[start:start + 200]) is None
+
+
+# Import statements: Python's (a parenthesised list may span lines), and JavaScript's and
+# TypeScript's `import ... from "..."` (a braced list may span lines); not `export ... from`, a re-export.
+_PY_IMPORTS = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
+                         re.MULTILINE)
+_JS_IMPORTS = re.compile(rb"^[ \t]*import[ \t\n]+(?:type[ \t]+)?[^;'\"`()]*?\bfrom[ \t]*['\"][^'\"\n]*['\"]",
+                         re.MULTILINE)
 
 
 def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
@@ -106,12 +154,16 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
     return False
 
 
-def _written(data: bytes, name: str, own_lines: set[int]) -> bool:
+def _written(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> bool:
     """Whether ``data`` writes ``name`` as a whole word on a line that is not a comment and not
-    one of ``own_lines`` (its definition)."""
+    one of ``own_lines`` (its definition), nor after a comment or in an import (``language``)."""
     for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
         start = data.rfind(b"\n", 0, match.start()) + 1
-        if data[start : match.start()].strip().startswith(_COMMENT):
+        before = data[start : match.start()]
+        if before.strip().startswith(_COMMENT):
+            continue
+        if language is not None and (language.trailing_comment(before)
+                                     or language.imported_only(match.start(), data)):
             continue
         if own_lines and data.count(b"\n", 0, match.start()) + 1 in own_lines:
             continue

@@ -120,7 +120,7 @@ def test_in_a_git_work_tree_untracked_files_count_and_comments_do_not(tmp_path: 
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "a.py").write_text("def alpha():\n    pass\n\n\ndef beta():\n    pass\n", encoding="utf-8")
-    (tmp_path / "b.py").write_text("# alpha()\nfrom a import beta\n", encoding="utf-8")  # untracked, not ignored
+    (tmp_path / "b.py").write_text("# alpha()\nfrom a import beta\n\nbeta()\n", encoding="utf-8")  # untracked
     a = str((tmp_path / "a.py").resolve())
     assert unwritten(tmp_path.resolve(), {"alpha": {(a, 1)}, "beta": {(a, 5)}}) == {"alpha"}
 
@@ -229,3 +229,25 @@ def test_relative_imports_that_go_up_count(tmp_path: Path):
     names = {"makeTitle": {(str(actions), 1)}, "run_command": {(str(shell), 1)}}
     assert unwritten(tmp_path.resolve(), names, {"makeTitle": frozenset({actions}),
                                                  "run_command": frozenset({shell})}) == set()
+
+
+def test_a_call_commented_out_after_code_or_a_name_only_imported_calls_nothing(tmp_path: Path):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "merge.ts").write_text("export async function mergeAnswers(a: string[]) {\n  return a;\n}\n"
+                                                 "export function pickBest(a: string[]) {\n  return a[0];\n}\n",
+                                                 encoding="utf-8")
+    (tmp_path / "tools" / "notes.py").write_text("def condense(text):\n    return text\n\n\n"
+                                                 "def outline(text):\n    return text\n", encoding="utf-8")
+    (tmp_path / "agent.ts").write_text(
+        'import {\n  mergeAnswers,\n  pickBest,\n} from "./tools/merge";\n\n'
+        'const url = "https://example.com/pickBest";\n'
+        "const answer = parts.join(\"\\n\"); // await mergeAnswers(parts)\n", encoding="utf-8")
+    (tmp_path / "run.py").write_text("from tools.notes import condense, outline as shorten\n\n"
+                                     "summary = shorten(text)  # summary = condense(text)\n", encoding="utf-8")
+    merge, notes = (tmp_path / "tools" / "merge.ts").resolve(), (tmp_path / "tools" / "notes.py").resolve()
+    names = {"mergeAnswers": {(str(merge), 1)}, "pickBest": {(str(merge), 4)}, "condense": {(str(notes), 1)},
+             "outline": {(str(notes), 5)}}
+    # pickBest is written in a string, outline is imported under another name that is called
+    assert unwritten(tmp_path.resolve(), names) == {"mergeAnswers", "condense"}
+    (tmp_path / "tools" / "index.ts").write_text('import { mergeAnswers } from "./merge";\n', encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names) == {"condense"}  # a package's entry imports to re-export

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
@@ -133,7 +135,7 @@ class Estimates(Component):
         return last == "encode" and ("token" in receiver or "enc" in receiver.rsplit(".", 1)[-1])
 
     def estimate_context(self, targets: list[str | None], value: ast.expr) -> None:
-        if any(token_name(t) for t in targets):
+        if any(token_name(t) for t in targets) and not self.ratio_by_script(value, targets):
             before = len(self.m.observations)
             self.estimates_in(value)
             name = targets[0] if len(targets) == 1 and targets[0] and "." not in targets[0] else None
@@ -141,6 +143,30 @@ class Estimates(Component):
                 self.held.update((id(o), (name, value)) for o in self.m.observations[before:])
         elif any(char_name(t) for t in targets):
             self.scaled_tokens_in(value)  # char_limit = max_tokens * 4
+
+    def ratio_by_script(self, value: ast.expr, targets: list[str | None]) -> bool:
+        """Whether the count ``value`` gives ``targets`` is one arm of a choice by the text's
+        language or script (``if is_chinese: tokens = len(text) / 1.5 else: tokens = len(text) / 4``,
+        also as ``a if ... else b``): the code already knows the ratio depends on the content."""
+        if isinstance(value, ast.IfExp):
+            return _script_test(value.test) and _ratios(value.body) != _ratios(value.orelse) != set()
+        parents = self.m.parents
+        statement = parents.get(id(value))
+        chain = parents.get(id(statement)) if statement is not None else None
+        while isinstance(chain, ast.If) and isinstance(parents.get(id(chain)), ast.If) \
+                and chain in getattr(parents.get(id(chain)), "orelse", ()):
+            chain = parents.get(id(chain))  # up an `elif` chain to its first `if`
+        if not isinstance(chain, ast.If):
+            return False
+        tests, ratios = [], []
+        branch: ast.If | None = chain
+        while branch is not None:
+            tests.append(branch.test)
+            arms = [branch.body] + ([] if _elif(branch) else [branch.orelse])
+            ratios += [_ratios(s.value) for arm in arms for s in arm if isinstance(s, (ast.Assign, ast.AnnAssign))
+                       and s.value is not None and _targets(s, self.m.dotted) == targets]
+            branch = branch.orelse[0] if _elif(branch) and isinstance(branch.orelse[0], ast.If) else None
+        return any(_script_test(t) for t in tests) and len({frozenset(r) for r in ratios if r}) > 1
 
     def estimate_comparison(self, node: ast.Compare) -> None:
         operands = [node.left, *node.comparators]
@@ -298,3 +324,32 @@ class Estimates(Component):
         if span not in self.m.observed:
             self.m.observed.add(span)
             self.m.observations.append(Observation("char-token-estimate", span, self.m.code(node)))
+
+
+# A test that tells the text's language or script apart (`is_chinese_text`, `lang == "zh"`,
+# `text.isascii()`, a CJK range in a pattern).
+_SCRIPT_TEST = re.compile(r"chinese|cjk|japanese|korean|english|lang|isascii|ascii|unicode|\\u4e00|\u4e00"
+                          r"|(?<![a-z])(?:zh|ja|ko)(?![a-z])")
+
+
+def _script_test(test: ast.expr) -> bool:
+    return _SCRIPT_TEST.search(ast.unparse(test).lower()) is not None
+
+
+def _ratios(value: ast.expr) -> set[float]:
+    """The numbers a length is divided or multiplied by in ``value``."""
+    found = set()
+    for node in walk(value):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mult)):
+            number = number_value(node.right) if number_value(node.right) is not None else number_value(node.left)
+            if number is not None:
+                found.add(number)
+    return found
+
+
+def _elif(branch: ast.If) -> bool:
+    return len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If)
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign, dotted: Callable[[ast.AST | None], str | None]) -> list[str | None]:
+    return [dotted(t) for t in statement.targets] if isinstance(statement, ast.Assign) else [dotted(statement.target)]

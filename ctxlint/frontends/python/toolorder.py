@@ -9,7 +9,10 @@ The list is known for one by its name (``tools``, ``self._tools``, ``research_to
 being kept: an attribute (``self._tools``, ``config.rag_tools``), returned, or passed as
 ``tools=``. What a loop adds must be built from something (a call, a name it binds): a loop that
 adds the set's items themselves is only copying names, left to the other observations. Sorting
-the list anywhere in the module (``self._tools.sort(...)``, ``sorted(tools, ...)``) clears it.
+the list anywhere in the module (``self._tools.sort(...)``, ``sorted(tools, ...)``) clears it, and
+so does a copy into an attribute that every reader in the project puts through ``set(...)`` or
+``sorted(...)`` again (``for name in set(self.config.rag_tools)``): its order never reaches the
+model, and the reader that iterates the set is what to report.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import copy_of
 from ctxlint.frontends.python.unit import Component
@@ -29,6 +33,7 @@ Dotted = Callable[[ast.AST | None], str | None]
 # The kind of evidence (rules/cache/CTX104).
 TOOL_ORDER = "tool-order"
 _ADDS = ("append", "extend", "insert")
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 def tool_list_name(name: str | None) -> bool:
@@ -81,6 +86,8 @@ class ToolOrder(Component):
         if inner is None or not tool_list_name(target) or target in sorted_names \
                 or not (isinstance(assign.targets[0], ast.Attribute) or _kept(target or "", nodes, self.m.dotted)):
             return None
+        if isinstance(assign.targets[0], ast.Attribute) and self.read_in_no_order(assign.targets[0].attr):
+            return None
         detail = self.flow.unordered(inner, env)
         if detail is None:
             return None
@@ -91,6 +98,30 @@ class ToolOrder(Component):
         source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(shown, env), flow=(step,))
         return Observation(TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
                            "order, ahead of every message", source=source)
+
+    def read_in_no_order(self, field: str) -> bool:
+        """Whether the project reads the attribute ``field`` and every read puts it through
+        ``set(...)``, ``frozenset(...)`` or ``sorted(...)`` (``set(self.config.rag_tools or
+        defaults)``), only tests it (``if not config.rag_tools``, ``name in config.rag_tools``),
+        logs it or copies it into the same field of another object: then the order a copy gives
+        it never reaches a model. A read of it by a string (``getattr(config, "rag_tools")``,
+        ``config["rag_tools"]``) may go anywhere, so it keeps the order."""
+        units = [self.m]
+        project, file = self.m.project, self.m.file
+        if project is not None and file is not None:
+            units += [owner.unit for path in project.field_readers(field)
+                      if path != file and (owner := project.analyzer(path)) is not None]
+        reads = 0
+        for unit in units:
+            parents = unit.parents
+            for node in walk(unit.tree):
+                if isinstance(node, ast.Constant) and node.value == field and _read_by_string(node, parents):
+                    return False
+                if isinstance(node, ast.Attribute) and node.attr == field and isinstance(node.ctx, ast.Load):
+                    if not _order_dropped(node, parents, field):
+                        return False
+                    reads += 1
+        return reads > 0
 
     def sorted_names(self) -> set[str]:
         """The names the module sorts in place (``tools.sort(...)``) or gives a sorted copy of."""
@@ -118,6 +149,45 @@ def _filled(loop: ast.For | ast.AsyncFor, dotted: Dotted) -> list[str]:
             if receiver:
                 names.append(receiver)
     return names
+
+
+def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> bool:
+    """Whether the value ``read`` gives is put in a new order or only tested: the argument of
+    ``set``, ``frozenset`` or ``sorted`` (also through ``or``, ``+`` and ``list(...)``), a truth or membership
+    test, or its length; or it is logged, or copied into the field ``field`` of another object
+    (whose reads are the ones asked about)."""
+    node: ast.AST = read
+    parent = parents.get(id(node))
+    while parent is not None and (isinstance(parent, ast.BoolOp) or _copied_whole(parent, node)
+                                  or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add)):
+        node, parent = parent, parents.get(id(parent))  # `set(defaults + list(config.tools))`
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args:
+        return parent.func.id in ("set", "frozenset", "sorted", "len", "bool")
+    if isinstance(parent, ast.Assign):
+        return all(isinstance(t, ast.Attribute) and t.attr == field for t in parent.targets)
+    if isinstance(parent, ast.FormattedValue):
+        logged = parents.get(id(parents.get(id(parent))))
+        return isinstance(logged, ast.Call) and isinstance(logged.func, ast.Attribute) \
+            and logged.func.attr in _LOG_LEVELS and "log" in ast.unparse(logged.func.value).lower()
+    if isinstance(parent, ast.Compare):
+        return node in parent.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+    return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not) \
+        or isinstance(parent, (ast.If, ast.While, ast.IfExp)) and getattr(parent, "test", None) is node
+
+
+def _copied_whole(call: ast.AST, value: ast.AST) -> bool:
+    """``list(value)`` or ``tuple(value)``: a copy in the same order."""
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("list", "tuple") \
+        and call.args == [value]
+
+
+def _read_by_string(name: ast.Constant, parents: dict[int, ast.AST]) -> bool:
+    """Whether the string ``name`` reads a field by its name: ``getattr(config, "rag_tools")``,
+    ``config["rag_tools"]`` (not a key a dict or a request body is written with)."""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "getattr":
+        return True
+    return isinstance(parent, ast.Subscript) and parent.slice is name and isinstance(parent.ctx, ast.Load)
 
 
 def _kept(name: str, nodes: list[ast.AST], dotted: Dotted) -> bool:

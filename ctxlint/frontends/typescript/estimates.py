@@ -20,9 +20,54 @@ class Estimates:
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():
             body = self.m.field(value, "body") if value.type == "arrow_function" else None
+            if body is not None and self.only_places_cache_breakpoints(target, value):
+                return
             # `const estimateTokens = (t: string) => Math.ceil(t.length / 4)`: what the function
             # returns is the count (a body in braces is read at its `return`s)
             self.estimates_in(body if body is not None and body.type != "statement_block" else value)
+
+    def only_places_cache_breakpoints(self, name: str, function: Node) -> bool:
+        """Whether every use of the module's estimating function ``name`` only decides where a
+        cache breakpoint goes: its count, held by a name or not, is read only in the conditions of
+        ``if`` statements that add ``cache_control`` (``if (tokens > 500) { ... cache_control ... }``).
+        A wrong guess then moves a breakpoint; no budget or cut rests on it. A function the module
+        exports may be used anywhere, so it is not asked about."""
+        declaration = function.parent.parent if function.parent is not None else None
+        if declaration is None or declaration.parent is None or declaration.parent.type == "export_statement":
+            return False
+        uses = [n for n in _descendants(self.m.root) if n.type == "identifier" and self.m.code(n) == name
+                and not function.start_byte <= n.start_byte < function.end_byte]
+        calls = [u for u in uses if u.parent is not None and u.parent.type == "call_expression"
+                 and self.m.field(u.parent, "function") == u]
+        if not calls or len(calls) != len(uses) - 1:  # the declarator's own name is the one other use
+            return False
+        for call in calls:
+            made = call.parent
+            holder = made.parent if made is not None else None
+            if holder is not None and holder.type == "variable_declarator" and self.m.field(holder, "value") == made:
+                held = self.m.field(holder, "name")
+                block = holder.parent.parent if holder.parent is not None else None
+                if held is None or held.type != "identifier" or block is None:
+                    return False
+                reads = [n for n in _descendants(block) if n.type == "identifier"
+                         and self.m.code(n) == self.m.code(held) and n != held]
+                if not reads or not all(self.gates_cache(read) for read in reads):
+                    return False
+            elif not self.gates_cache(call.parent):
+                return False
+        return True
+
+    def gates_cache(self, node: Node) -> bool:
+        """Whether ``node`` is in the condition of an ``if`` whose branch adds a cache breakpoint."""
+        current = node
+        while current.parent is not None and current.parent.type not in ("statement_block", "program"):
+            parent = current.parent
+            if parent.type == "if_statement" and self.m.field(parent, "condition") == current:
+                consequence = self.m.field(parent, "consequence")
+                return consequence is not None and _CACHE_BREAKPOINT in self.m.code(consequence).replace(
+                    "cacheControl", _CACHE_BREAKPOINT)
+            current = parent
+        return False
 
     def estimates_in(self, node: Node) -> None:
         """Observe ``text.length / 4``-style estimates inside an expression used as a token count."""
@@ -128,3 +173,15 @@ class Estimates:
         if span not in self.m.observed:
             self.m.observed.add(span)
             self.m.observations.append(Observation("char-token-estimate", span, " ".join(self.m.code(node).split())))
+
+
+_CACHE_BREAKPOINT = "cache_control"
+
+
+def _descendants(node: Node) -> list[Node]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.named_children)
+    return found
