@@ -5,6 +5,7 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -151,7 +152,9 @@ class Sources(Component):
                     found = self.m.adopt_source(found, self.m.span(node))
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
                 return replace(found, flow=(*found.flow, step))
-        return None
+        call = node.value
+        # the first item, the text, of what a helper named for reading gives (`text, pages = read_pdf_text(fp)`)
+        return self.text_of_carrier(call, env) if position == 0 and isinstance(call, ast.Call) else None
 
     def loop_item(self, node: ast.Name, env: Env) -> Source | None:
         """An item of a loop over third-party content (``for hit in results:``, the value of
@@ -346,7 +349,7 @@ class Sources(Component):
             finally:
                 self.m.leave(target.fn)
             if found is None:  # named for fetching pages, unless it returns text the project wrote
-                return _fetched_page(self.m, call) if fetch_named and not own_text else None
+                return _fetched_page(self.m, call) if fetch_named and not own_text else self.text_of_carrier(call, env)
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
@@ -385,6 +388,22 @@ class Sources(Component):
             return filled_unread_template(self.m, call, arg, found)
         # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
         return _fetched_page(self.m, call) if _fetch_named(func, last) else None
+
+    def text_of_carrier(self, call: ast.Call, env: Env) -> Source | None:
+        """What a helper of the project named for reading text returns when it is handed an
+        object that holds third-party content (``read_and_clean_pdf_text(fp)``, ``fp`` a file
+        opened from a path someone else provides): the text it reads out of it, by a library
+        the catalogue does not know. The name is the evidence of the reading, so the source is weak."""
+        name = self.m.short(call.func)
+        if not _READS_TEXT.search(name.rsplit(".", 1)[-1]):
+            return None
+        for arg in call.args:
+            held = self.carrier(arg, env)
+            if held is not None:
+                spec, described = held
+                return Source(SourceKind.UNTRUSTED, f"{spec.what} read by `{name}()` ({described})",
+                              self.m.span(call), strong=False, origin=spec.kind)
+        return None
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
@@ -459,6 +478,12 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
         return ""
     words = "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in parts[:at])
     return words + inner
+
+
+# A helper named for reading the text out of what it is given: a verb of reading and a noun of text
+# (`read_and_clean_pdf_text`, `extract_docx_content`, `parse_page`).
+_READS_TEXT = re.compile(r"(?:^|_)(?:read|parse|extract|load|convert)_(?:\w+_)?"
+                         r"(?:text|content|pdf|docx?|page|markdown|html)s?$", re.IGNORECASE)
 
 
 def _fetch_named(func: ast.expr, last: str) -> bool:
