@@ -27,7 +27,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments
-from ctxlint.frontends.python.ownpaths import own_path
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -307,7 +307,8 @@ class Sources(Component):
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
             entry = self.args.find(spec.path, call, env)
-            return entry is not None and not own_path(self.m, self.scopes, entry[0], entry[1])
+            return entry is not None and not own_path(self.m, self.scopes, entry[0], entry[1]) \
+                and not edited_by_user(self.m, entry[0], entry[1])
         return True
 
     def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
