@@ -125,7 +125,8 @@ class Callees(Component):
                 if inherited is not None:
                     owner, found = inherited
                 elif isinstance(func.value, ast.Name) and func.value.id == "self":
-                    return self.held_function(func, env, foreign)
+                    held = self.held_function(func, env, foreign)
+                    return held if held is not None else self.subclass_hook(cls_scope, func.attr, foreign)
             elif foreign and isinstance(func.value, ast.Name) and func.value.id in self.m.imports:
                 head = func.value.id  # helpers.fetch(...), where `import helpers`
                 located = self.m.foreign(f"{self.m.imports[head]}.{func.attr}", self.m.import_levels.get(head, 0))
@@ -136,6 +137,33 @@ class Callees(Component):
         if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         return owner, found[0], found[1], method
+
+    def subclass_hook(self, cls: Scope, name: str, foreign: bool
+                      ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+        """The method ``name`` a subclass of the project defines when its base calls
+        ``self.name(...)`` but neither defines nor inherits it (a template method's hook,
+        ``messages = self.make_messages(prompt)``): the object must be one of those subclasses,
+        and the first of them, in path order, stands for all. Without ``foreign``, one of this
+        module only."""
+        for found in self.subclass_hooks(cls, name):
+            if found[0] is None or foreign:
+                return found
+        return None
+
+    def subclass_hooks(self, cls: Scope, name: str) -> list[tuple[Analyzer | None, FunctionNode, Scope, bool]]:
+        """Each subclass's method ``name`` (``subclass_hook``), in path order."""
+        project = self.m.project
+        if project is None or not isinstance(cls.node, ast.ClassDef):
+            return []
+        found: list[tuple[Analyzer | None, FunctionNode, Scope, bool]] = []
+        for path, class_name in project.subclasses(cls.node.name):
+            analyzer = project.analyzer(path)
+            entry = analyzer.unit.module_scope.functions.get(class_name) if analyzer is not None else None
+            method = entry[1].functions.get(name) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
+            if analyzer is not None and method is not None \
+                    and isinstance(method[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(((analyzer if analyzer.unit is not self.m else None), method[0], method[1], True))
+        return found
 
     def held_function(self, func: ast.Attribute, env: Env, foreign: bool
                       ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:

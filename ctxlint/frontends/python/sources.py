@@ -13,6 +13,7 @@ from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     GATHERS,
@@ -267,13 +268,17 @@ class Sources(Component):
             return None
         try:
             found = self.untrusted(binding.value, binding.env)
+            if found is not None and isinstance(node, ast.Name):
+                found = joined(self.m, found, node, binding.value)
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
-                    found = found or self.untrusted(other, binding.env)
+                    if found is None:
+                        found = self.untrusted(other, binding.env)
+                        found = joined(self.m, found, node, other) if found is not None else None
             if found is None and isinstance(node, ast.Name) and isinstance(binding.value, ast.Dict):
                 for stored in stored_by_key(binding.env.scope.node, node.id):  # `pages[url] = text`
                     found = found or self.untrusted(stored, binding.env)
