@@ -204,9 +204,9 @@ class Containers(Component):
         """The messages a template method's hook returns when a subclass in another module
         defines it (``messages = self.make_messages(prompt)``, callees.subclass_hook): the first
         such hook that returns a list of message dicts written out (or a name holding one that
-        nothing adds to), read here as that list
-        with each of the hook's parameters replaced by the argument this call gives it. A value
-        that is neither a literal, a parameter nor an attribute of the object leaves it unread."""
+        nothing adds to), read here as that list with each of the hook's parameters replaced by
+        the argument this call gives it. A value that is neither a literal, a parameter nor an
+        attribute of the object leaves it unread."""
         func = call.func
         cls = env.scope.cls
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
