@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
 
+# How many subclasses of a class are read for the hook its base calls (subclass_hook): a base
+# with more is a framework's, whose hooks say little of any one object.
+MAX_HOOK_CLASSES = 12
+
+
 class Callees(Component):
     def function_for(self, call: ast.Call, env: Env, foreign: bool = False, returns: bool = True) -> Called | None:
         """The function (or method) ``call`` calls, with its return values and the parameters
@@ -151,12 +156,17 @@ class Callees(Component):
         return None
 
     def subclass_hooks(self, cls: Scope, name: str) -> list[tuple[Analyzer | None, FunctionNode, Scope, bool]]:
-        """Each subclass's method ``name`` (``subclass_hook``), in path order."""
+        """Each subclass's method ``name`` (``subclass_hook``), in path order, among the first
+        ``MAX_HOOK_CLASSES`` subclasses; looked up once per class and name."""
         project = self.m.project
         if project is None or not isinstance(cls.node, ast.ClassDef):
             return []
+        known = self.m.hook_memo.get((id(cls.node), name))
+        if known is not None:
+            return known[1]
         found: list[tuple[Analyzer | None, FunctionNode, Scope, bool]] = []
-        for path, class_name in project.subclasses(cls.node.name):
+        self.m.hook_memo[(id(cls.node), name)] = (cls.node, found)  # the entry keeps the class alive for its id
+        for path, class_name in project.subclasses(cls.node.name)[:MAX_HOOK_CLASSES]:
             analyzer = project.analyzer(path)
             entry = analyzer.unit.module_scope.functions.get(class_name) if analyzer is not None else None
             method = entry[1].functions.get(name) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
