@@ -8,9 +8,12 @@ weakest link: a name alone is low, so a plain run does not report it.
 from __future__ import annotations
 
 from ctxlint.analysis import trust
-from ctxlint.checks import STRINGS, request_check
+from ctxlint.checks import STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Request, Role, Segment
+from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Role, Segment
+
+# What the front-end observed of a role map that sends tool results as system messages (rolemaps.py).
+TOOL_ROLE_AS_SYSTEM = "tool-role-as-system"
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
                   "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
@@ -42,8 +45,31 @@ def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
             )
 
 
-@request_check(options=_TRUST_OPTIONS)
-def untrusted_in_system(request: Request, ctx: CheckContext) -> None:
+@file_check(options=_TRUST_OPTIONS)
+def untrusted_in_system(parsed: ParsedFile, ctx: CheckContext) -> None:
+    """Third-party content in the system or developer role, or in a tool description, in each
+    request of the file; and a role map of the module that sends tool results as system
+    messages (an observation of the front-end: rolemaps.py)."""
+    for request in parsed.requests:
+        ctx.request = request
+        _in_system(request, ctx)
+    ctx.request = None
+    for observation in parsed.observations:
+        if observation.kind != TOOL_ROLE_AS_SYSTEM or observation.source is None:
+            continue
+        ctx.report(
+            observation.span,
+            f"This role map sends the `{observation.detail}` role as `system`, so every tool result, search "
+            "result and fetched page the agent reads reaches the model with the authority of your own "
+            f"instructions. Map `{observation.detail}` to the API's tool role (or `user`), and delimit what it "
+            "carries.",
+            kind="role-map",
+            evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
+                      Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)),
+        )
+
+
+def _in_system(request: Request, ctx: CheckContext) -> None:
     if not request.roles_marked:
         return  # a bare template: which role it is sent in is decided elsewhere
     for _, segment, found in ctx.analysis.untrusted(trust.TrustOptions.of(ctx.options)):

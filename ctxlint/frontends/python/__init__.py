@@ -45,6 +45,7 @@ from ctxlint.frontends.python.prefilter import (
     template_tag,
     too_deep,
 )
+from ctxlint.frontends.python.rolemaps import tool_roles_as_system
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         return parsed
     if tree is None:
         return parsed
+    # A role map is evidence of its own, whatever else the module holds (rolemaps.py).
+    role_maps = tool_roles_as_system(tree, text, path)
     # A module of none of the libraries the analysis models, that registers tools with a
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
@@ -107,6 +110,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
     if tools_only and not asks_named_model and not ((registries.globs or any(n in text for n in registries))
                                                     and registers_tools(tree, registries)):
+        parsed.observations.extend(role_maps)
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound
     if problem is not None:
@@ -130,6 +134,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
         return parsed
+    parsed.observations.extend(role_maps)
     if parsed.requests or parsed.observations:  # what a finding can be drawn from
         parsed.named_functions.extend(named_functions(tree))
     if analyzer.unit.exhausted:

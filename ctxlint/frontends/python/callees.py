@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
 
 
+# How many subclasses of a class are read for the hook its base calls (subclass_hook): a base
+# with more is a framework's, whose hooks say little of any one object.
+MAX_HOOK_CLASSES = 12
+
+
 class Callees(Component):
     def function_for(self, call: ast.Call, env: Env, foreign: bool = False, returns: bool = True) -> Called | None:
         """The function (or method) ``call`` calls, with its return values and the parameters
@@ -125,7 +130,8 @@ class Callees(Component):
                 if inherited is not None:
                     owner, found = inherited
                 elif isinstance(func.value, ast.Name) and func.value.id == "self":
-                    return self.held_function(func, env, foreign)
+                    held = self.held_function(func, env, foreign)
+                    return held if held is not None else self.subclass_hook(cls_scope, func.attr, foreign)
             elif foreign and isinstance(func.value, ast.Name) and func.value.id in self.m.imports:
                 head = func.value.id  # helpers.fetch(...), where `import helpers`
                 located = self.m.foreign(f"{self.m.imports[head]}.{func.attr}", self.m.import_levels.get(head, 0))
@@ -136,6 +142,38 @@ class Callees(Component):
         if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         return owner, found[0], found[1], method
+
+    def subclass_hook(self, cls: Scope, name: str, foreign: bool
+                      ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+        """The method ``name`` a subclass of the project defines when its base calls
+        ``self.name(...)`` but neither defines nor inherits it (a template method's hook,
+        ``messages = self.make_messages(prompt)``): the object must be one of those subclasses,
+        and the first of them, in path order, stands for all. Without ``foreign``, one of this
+        module only."""
+        for found in self.subclass_hooks(cls, name):
+            if found[0] is None or foreign:
+                return found
+        return None
+
+    def subclass_hooks(self, cls: Scope, name: str) -> list[tuple[Analyzer | None, FunctionNode, Scope, bool]]:
+        """Each subclass's method ``name`` (``subclass_hook``), in path order, among the first
+        ``MAX_HOOK_CLASSES`` subclasses; looked up once per class and name."""
+        project = self.m.project
+        if project is None or not isinstance(cls.node, ast.ClassDef):
+            return []
+        known = self.m.hook_memo.get((id(cls.node), name))
+        if known is not None:
+            return known[1]
+        found: list[tuple[Analyzer | None, FunctionNode, Scope, bool]] = []
+        self.m.hook_memo[(id(cls.node), name)] = (cls.node, found)  # the entry keeps the class alive for its id
+        for path, class_name in project.subclasses(cls.node.name)[:MAX_HOOK_CLASSES]:
+            analyzer = project.analyzer(path)
+            entry = analyzer.unit.module_scope.functions.get(class_name) if analyzer is not None else None
+            method = entry[1].functions.get(name) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
+            if analyzer is not None and method is not None \
+                    and isinstance(method[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(((analyzer if analyzer.unit is not self.m else None), method[0], method[1], True))
+        return found
 
     def held_function(self, func: ast.Attribute, env: Env, foreign: bool
                       ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:

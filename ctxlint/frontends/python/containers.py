@@ -187,7 +187,9 @@ class Containers(Component):
                 if built is not None:
                     return built
             target = self.callees.function_for(node, env)
-            if target is not None and self.m.enter(target.fn):
+            if target is None:
+                return self.hook_items(node, env, loop)
+            if self.m.enter(target.fn):
                 value = target.returns[-1]
                 try:
                     found = self.items(value, target.env, loop)
@@ -196,6 +198,32 @@ class Containers(Component):
                 if found is not None:
                     self.m.consumed.add(id(value))
                 return found
+        return None
+
+    def hook_items(self, call: ast.Call, env: Env, loop: str | None) -> list[Item] | None:
+        """The messages a template method's hook returns when a subclass in another module
+        defines it (``messages = self.make_messages(prompt)``, callees.subclass_hook): the first
+        such hook that returns a list of message dicts written out (or a name holding one that
+        nothing adds to), read here as that list with each of the hook's parameters replaced by
+        the argument this call gives it. A value that is neither a literal, a parameter nor an
+        attribute of the object leaves it unread."""
+        func = call.func
+        cls = env.scope.cls
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and cls is not None):
+            return None
+        for found in self.callees.subclass_hooks(cls, func.attr):
+            owner, _, scope, _ = found
+            returned = scope.returns[0] if owner is not None and len(scope.returns) == 1 else None
+            if isinstance(returned, ast.Name):  # `messages = [...]` then `return messages`, nothing added
+                binding = owner.scopes.resolve(returned, Env(scope)) if owner is not None else None
+                returned = binding.value if binding is not None and not binding.extras else None
+            if not isinstance(returned, ast.List):
+                continue
+            given = {b.param: b.node for b in self.callees.bind(call, env, found) if b.env is env}
+            items = [_restated(element, given, call) for element in returned.elts]
+            if all(item is not None for item in items):
+                return [Item(item, env, loop) for item in items if item is not None]
         return None
 
     def built_messages(self, call: ast.Call, env: Env, loop: str | None) -> list[Item] | None:
@@ -300,4 +328,37 @@ def _added_message(method: ast.FunctionDef | ast.AsyncFunctionDef, kept: ast.Att
             value = ast.copy_location(ast.Constant(role.value), at)
             return ast.copy_location(ast.Dict(parts, [value, given[content.id].node]), at)
         return None
+    return None
+
+
+def _restated(element: ast.expr, given: dict[str, ast.expr], call: ast.Call) -> ast.expr | None:
+    """A message dict of another module's hook written at ``call``: its string keys and literal
+    values, each parameter the hook reads as the argument ``given`` for it, and an attribute of
+    the object (``self.role.text``) as the same attribute of the object the call is made on."""
+    if not isinstance(element, ast.Dict):
+        return None
+    keys: list[ast.expr | None] = []
+    values: list[ast.expr] = []
+    for key, value in zip(element.keys, element.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None
+        keys.append(ast.copy_location(ast.Constant(key.value), call))
+        if isinstance(value, ast.Constant):
+            values.append(ast.copy_location(ast.Constant(value.value), call))
+        elif isinstance(value, ast.Name) and value.id in given:
+            values.append(given[value.id])
+        elif (held := _of_self(value, call)) is not None:
+            values.append(held)
+        else:
+            return None
+    return ast.copy_location(ast.Dict(keys, values), call)
+
+
+def _of_self(value: ast.expr, call: ast.Call) -> ast.expr | None:
+    """``self.role.text`` written again at ``call``; None for anything but attributes of ``self``."""
+    if isinstance(value, ast.Attribute):
+        inner = _of_self(value.value, call)
+        return ast.copy_location(ast.Attribute(inner, value.attr, ast.Load()), call) if inner is not None else None
+    if isinstance(value, ast.Name) and value.id == "self":
+        return ast.copy_location(ast.Name("self", ast.Load()), call)
     return None

@@ -32,10 +32,10 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.unit import Positioned
+from ctxlint.frontends.python.unit import Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
 from ctxlint.frontends.python.values import Env, unpacked_position
-from ctxlint.model import Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
@@ -166,6 +166,8 @@ class Flow(Ordering):
         if isinstance(node, ast.Name) and LOCATOR.match(node.id.lower()):
             # `url = line.partition("=")[2]`: a location parsed out of content is not the content
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
+        elif isinstance(node, ast.Name) and _joins_text(binding.value):
+            inner = replace(inner, sources=[joined(self.m, s, node, binding.value) for s in inner.sources])
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
 
     def passed_names(self, value: ast.expr, env: Env) -> list[str]:
@@ -475,3 +477,19 @@ def _names_file(node: ast.expr) -> bool:
         return name in _OPENS or (isinstance(func, ast.Attribute) and ast.unparse(func) in _OPENS)
     last = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     return _FILE_NAME.search(last.lower()) is not None
+
+
+def joined(m: Unit, source: Source, name: ast.Name, value: ast.expr) -> Source:
+    """Third-party content with the place it is pasted among other text as a step of its flow,
+    when ``name`` is given it so (``prompt = f"{piped}\\n\\n{prompt}"``)."""
+    if source.kind is not SourceKind.UNTRUSTED or not _joins_text(value):
+        return source
+    step = Evidence(EvidenceKind.FLOW, f"joined with other text into `{name.id}`", m.span(value))
+    return replace(source, flow=(*source.flow, step))
+
+
+def _joins_text(value: ast.expr) -> bool:
+    """Whether a value puts text together: an f-string or a sum, or a choice of them."""
+    if isinstance(value, ast.IfExp):
+        return _joins_text(value.body) or _joins_text(value.orelse)
+    return isinstance(value, ast.JoinedStr) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add))

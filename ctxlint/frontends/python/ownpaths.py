@@ -40,6 +40,8 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
         func = node.func
         qualified = m.qualified(func) or ""
         args = arguments(node)
+        if _configured(func, args):
+            return True  # `cfg.get("ROLE_STORAGE_PATH")`: a folder the operator configures
         if qualified in PATH_BUILDERS:
             if qualified == "os.path.join" and args and own_path(m, scopes, args[0], env):
                 return all(own_path(m, scopes, a, env) for a in args) or not UPLOAD_WORDS.search(m.code(node))
@@ -75,3 +77,47 @@ def _in_prompt_folder(path: ast.expr) -> bool:
         return False
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PROMPT_FOLDER.search(n.value)
                for n in ast.walk(path))
+
+
+# The names of the object a program's settings are read from (`cfg.get("CACHE_PATH")`).
+_SETTINGS_HOLDER = re.compile(r"^(?:cfg|conf|config|configuration|settings|\w+_config|\w+_settings)$", re.IGNORECASE)
+
+
+def _configured(func: ast.expr, args: list[ast.expr]) -> bool:
+    """Whether a call reads one setting by its literal key from an object named for the
+    program's configuration (``cfg.get("ROLE_STORAGE_PATH")``, ``settings.get("DATA_DIR")``)."""
+    if not (isinstance(func, ast.Attribute) and func.attr == "get" and args):
+        return False
+    holder = func.value.attr if isinstance(func.value, ast.Attribute) else \
+        func.value.id if isinstance(func.value, ast.Name) else ""
+    key = args[0]
+    return bool(_SETTINGS_HOLDER.match(holder)) and isinstance(key, ast.Constant) and isinstance(key.value, str)
+
+
+# Calls that run another program on a file (an editor opened on it).
+_RUNS_PROGRAM = frozenset({"os.system", "subprocess.call", "subprocess.run", "subprocess.Popen",
+                           "subprocess.check_call"})
+
+
+def edited_by_user(m: Unit, node: ast.expr, env: Env) -> bool:
+    """Whether the file at path ``node`` is one the function opens in the user's editor first
+    (``os.system(f"{editor} {file_path}")``, the editor from ``$EDITOR``): what is read back is
+    what the user typed, their own text, wherever the file is."""
+    scope = env.scope
+    if not isinstance(node, ast.Name) or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for call in ast.walk(scope.node):
+        if not (isinstance(call, ast.Call) and (m.qualified(call.func) or "") in _RUNS_PROGRAM):
+            continue
+        given = [n for a in arguments(call) for n in ast.walk(a)]
+        if any(isinstance(n, ast.Name) and n.id == node.id for n in given) and any(map(_names_editor, given)):
+            return True
+    return False
+
+
+def _names_editor(node: ast.AST) -> bool:
+    """``editor``, ``EDITOR``, ``$VISUAL``: a name or text that says the program is the user's editor."""
+    if isinstance(node, ast.Name):
+        return "editor" in node.id.lower()
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+        "editor" in node.value.lower() or node.value == "VISUAL")

@@ -5,6 +5,7 @@ serialisation without sorted keys (with the fix that sorts it)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -12,6 +13,7 @@ from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     GATHERS,
@@ -26,7 +28,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments
-from ctxlint.frontends.python.ownpaths import own_path
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -151,7 +153,9 @@ class Sources(Component):
                     found = self.m.adopt_source(found, self.m.span(node))
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
                 return replace(found, flow=(*found.flow, step))
-        return None
+        call = node.value
+        # the first item, the text, of what a helper named for reading gives (`text, pages = read_pdf_text(fp)`)
+        return self.text_of_carrier(call, env) if position == 0 and isinstance(call, ast.Call) else None
 
     def loop_item(self, node: ast.Name, env: Env) -> Source | None:
         """An item of a loop over third-party content (``for hit in results:``, the value of
@@ -264,13 +268,17 @@ class Sources(Component):
             return None
         try:
             found = self.untrusted(binding.value, binding.env)
+            if found is not None and isinstance(node, ast.Name):
+                found = joined(self.m, found, node, binding.value)
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
                                              self.m.parents):
-                    found = found or self.untrusted(other, binding.env)
+                    if found is None:
+                        found = self.untrusted(other, binding.env)
+                        found = joined(self.m, found, node, other) if found is not None else None
             if found is None and isinstance(node, ast.Name) and isinstance(binding.value, ast.Dict):
                 for stored in stored_by_key(binding.env.scope.node, node.id):  # `pages[url] = text`
                     found = found or self.untrusted(stored, binding.env)
@@ -304,7 +312,8 @@ class Sources(Component):
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
             entry = self.args.find(spec.path, call, env)
-            return entry is not None and not own_path(self.m, self.scopes, entry[0], entry[1])
+            return entry is not None and not own_path(self.m, self.scopes, entry[0], entry[1]) \
+                and not edited_by_user(self.m, entry[0], entry[1])
         return True
 
     def describe(self, node: ast.expr, path: str, spec: SourceKindSpec) -> str:
@@ -346,7 +355,7 @@ class Sources(Component):
             finally:
                 self.m.leave(target.fn)
             if found is None:  # named for fetching pages, unless it returns text the project wrote
-                return _fetched_page(self.m, call) if fetch_named and not own_text else None
+                return _fetched_page(self.m, call) if fetch_named and not own_text else self.text_of_carrier(call, env)
             if target.owner is not None:
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
@@ -385,6 +394,22 @@ class Sources(Component):
             return filled_unread_template(self.m, call, arg, found)
         # the name last: `pd.read_html(urlopen(url).read())` shows where its page comes from
         return _fetched_page(self.m, call) if _fetch_named(func, last) else None
+
+    def text_of_carrier(self, call: ast.Call, env: Env) -> Source | None:
+        """What a helper of the project named for reading text returns when it is handed an
+        object that holds third-party content (``read_and_clean_pdf_text(fp)``, ``fp`` a file
+        opened from a path someone else provides): the text it reads out of it, by a library
+        the catalogue does not know. The name is the evidence of the reading, so the source is weak."""
+        name = self.m.short(call.func)
+        if not _READS_TEXT.search(name.rsplit(".", 1)[-1]):
+            return None
+        for arg in call.args:
+            held = self.carrier(arg, env)
+            if held is not None:
+                spec, described = held
+                return Source(SourceKind.UNTRUSTED, f"{spec.what} read by `{name}()` ({described})",
+                              self.m.span(call), strong=False, origin=spec.kind)
+        return None
 
     def carrier(self, node: ast.expr, env: Env) -> tuple[SourceKindSpec, str] | None:
         """The catalogue source and its description when ``node`` is an object holding
@@ -459,6 +484,12 @@ def _printed_before(text: ast.JoinedStr, value: ast.expr, inner: str) -> str:
         return ""
     words = "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in parts[:at])
     return words + inner
+
+
+# A helper named for reading the text out of what it is given: a verb of reading and a noun of text
+# (`read_and_clean_pdf_text`, `extract_docx_content`, `parse_page`).
+_READS_TEXT = re.compile(r"(?:^|_)(?:read|parse|extract|load|convert)_(?:\w+_)?"
+                         r"(?:text|content|pdf|docx?|page|markdown|html)s?$", re.IGNORECASE)
 
 
 def _fetch_named(func: ast.expr, last: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.code.guard import CycleGuard
@@ -135,6 +135,8 @@ class Unit(CycleGuard):
         self.sorted_memo: dict[int, set[str]] = {}  # names a scope sorts in place, `found.sort()` (ordering.py)
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
+        # the subclasses' methods a base's `self.hook(...)` may be, by class and name (callees.subclass_hooks)
+        self.hook_memo: dict[tuple[int, str], tuple[ast.AST, list[Any]]] = {}
         self.callers_memo: dict[tuple[int, str, int], list] = {}  # the calls of a function, by parameter (sources.py)
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         # Names looked up, by node and env: (the node, the env, what it holds there).
@@ -345,6 +347,7 @@ class Unit(CycleGuard):
         self.sorted_memo.clear()
         self.path_memo.clear()
         self.callee_memo.clear()
+        self.hook_memo.clear()
         self.callers_memo.clear()
         self.unreadable_lists.clear()
         self.resolved.clear()
