@@ -6,7 +6,8 @@ Python modules that name it are read with the Python front-end, and each render 
 (``get_template("x.j2").render(page=body)``, ``prompty.execute("x.prompty", inputs={...})``,
 ``render_template("x.j2", **values)``: see ``python/renders.py``) gives, for each variable, the
 facts of the value: third-party content from a source of the framework catalogue, the calls it
-makes (a clock), whether it is a collection. A variable every site fills with text the project
+makes (a clock), whether it is a collection, and whether it is one in no fixed order (a listing,
+a set of strings) that the template prints whole. A variable every site fills with text the project
 wrote itself is the project's own text, whatever its name.
 
 Findings stay in the template, where the fix is made, with the render site as a located step of
@@ -44,11 +45,13 @@ MAX_FILE_BYTES = 400_000
 MAX_MODULES = 8
 _SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
 # Byte strings a module that names a template holds (searched for one by one: faster than a regex).
-_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b".yaml", b".yml", b"prompt(")
+_MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b".yaml", b".yml", b"prompt(", b"template(", b"render(")
 # A string literal naming a template file, and a Dotprompt or Prompty loaded by name
-# (`ai.prompt("summarise")`, `load_prompt("summarise")`).
+# (`ai.prompt("summarise")`, `load_prompt("summarise")`), or a `.prompt` file a helper renders from
+# its name (`convo.template("filter_files", files=...)`, `self.render("review", ...)`): keyed by the
+# name's `.prompt` and `.prompty` files only, so a page rendered by name links no prompt.
 _FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md|ya?ml))["']""", re.IGNORECASE)
-_PROMPT_NAME = re.compile(r"""prompt\(\s*["']([\w.\-/]{1,200})["']""")
+_PROMPT_NAME = re.compile(r"""(?:prompt|\btemplate|\brender)\(\s*["']([\w.\-/]{1,200})["']""")
 
 
 def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> ParsedFile:

@@ -51,6 +51,8 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
                 at = source.span
                 sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
                                        flow=(*source.flow, step)))
+            elif source.kind is SourceKind.UNORDERED_ITERATION:
+                sources.append(replace(source, flow=(*source.flow, step)))  # a collection the template prints
         calls += [c for c in value.facts.calls if c not in calls]
         called_at += [(c, at) for c, at in value.facts.called_at.items()]
         once += [c for c in value.facts.once if c not in once]

@@ -86,6 +86,7 @@ class Analyzer:
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_prompts.cut_sites = self.cut_sites
+        self.order_sites.string_sets = self.order_prompts
         self.tool_order = ToolOrder(self.unit)
         self.gather_order = GatherOrder(self.unit)
         self.schema_choices.cut_sites = self.cut_sites

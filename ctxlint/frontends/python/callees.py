@@ -222,6 +222,10 @@ class Callees(Component):
             node = node.func
         else:
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            default = binding.value.values[-1] if binding is not None and isinstance(binding.value, ast.BoolOp) \
+                and isinstance(binding.value.op, ast.Or) else None
+            if binding is not None and isinstance(default, ast.Call):
+                binding = replace(binding, value=default)  # `store or LocalStore(root)`: the object built by default
             called = binding is not None and isinstance(binding.value, ast.Call)
             factory = _default_factory(binding.value) if binding is not None else None
             if factory is not None:  # `runner: Runner = Field(default_factory=Runner)`: the object it builds

@@ -38,8 +38,8 @@ _FAR: ContextVar[bool] = ContextVar("far", default=False)
 _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", "*cache*", "*len*", "*debug*",
                  "*display*", "*show*")
 # A function named for what it makes a model's input (`format_search_results_for_llm`): what it
-# returns is given to one, wherever its callers are.
-_FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
+# returns is given to one, wherever its callers are. (Also a keyword: `ToolResult(result_for_llm=...)`.)
+FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
 # Methods that give back the text they are called on, trimmed.
 _KEEPING = ("strip", "lstrip", "rstrip")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
@@ -197,7 +197,7 @@ class CutReach(Component):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
         if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
                                               and isinstance(self.m.parents.get(id(parent)), ast.Return)):
-            if fn is not None and matches(fn.name.lower(), _FOR_MODEL):
+            if fn is not None and matches(fn.name.lower(), FOR_MODEL):
                 return (Evidence(EvidenceKind.SINK, f"returned by `{fn.name}`, named for what a model is given",
                                  self.m.span(parent)),)
             if fn is None or hops >= _max_hops():

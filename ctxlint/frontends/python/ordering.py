@@ -25,6 +25,8 @@ from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# Calls that walk the items of their first argument in its order.
+_KEEP_ORDER = ("enumerate", "reversed")
 _SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
@@ -41,8 +43,8 @@ class Ordering(Component):
             qualified = self.m.qualified(node.func) or ""
             if qualified in UNORDERED_CALLS:
                 return UNORDERED_CALLS[qualified]
-            if qualified in ("list", "tuple") and len(node.args) == 1:
-                return self.unordered(node.args[0], env)
+            if qualified in ("list", "tuple") and len(node.args) == 1 or qualified in _KEEP_ORDER and node.args:
+                return self.unordered(node.args[0], env)  # `enumerate(files)` walks them in their order
             if isinstance(node.func, ast.Attribute):
                 method = node.func.attr
                 if method in PATH_METHODS and not qualified.startswith(("glob.", "fnmatch.")):
@@ -78,6 +80,13 @@ class Ordering(Component):
             for extra in binding.extras:
                 if extra.kind not in ("append", "extend", "+=", "insert"):
                     continue
+                if extra.kind in ("extend", "+=") and extra.value is not None \
+                        and not self.helper_call(extra.value):
+                    # `files.extend([join(d, f) for f in os.listdir(d)])`: the added items come in its order
+                    # (a helper's list is reported where the helper fills it)
+                    detail = self.unordered(extra.value, binding.env)
+                    if detail is not None:
+                        return None if name in self.sorted_in_place(binding.env.scope.node) else detail
                 for loop in extra.loops[binding.loops:]:
                     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
                         detail = self.unordered(loop.node.iter, binding.env)
@@ -86,6 +95,14 @@ class Ordering(Component):
             return None
         finally:
             self.m.leave(binding.value)
+
+    def helper_call(self, node: ast.expr) -> bool:
+        """A call of a function (the project's own, or one unknown) rather than a listing, a set or a copy."""
+        if not isinstance(node, ast.Call):
+            return False
+        qualified = self.m.qualified(node.func) or ""
+        return qualified not in UNORDERED_CALLS and qualified not in ("list", "tuple") and not (
+            isinstance(node.func, ast.Attribute) and node.func.attr in (*PATH_METHODS, *SET_METHODS))
 
     def passed_unordered(self, node: ast.Name, env: Env) -> str | None:
         """For a parameter no call binds here: what every call of its function the module shows

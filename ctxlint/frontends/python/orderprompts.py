@@ -32,6 +32,7 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.ordersinks import for_model, message_text, same_far_sink, same_listing_sink
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
@@ -65,7 +66,7 @@ class OrderPrompts(StringSets):
         found = [self.late_read(late) for late in late_reads(self.m, lambda call: _asks_model(call, self))]
         # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
         asks = "role" in self.m.text or "from_string" in self.m.text \
-            or any(_asks_model(call, self) for call, _ in self.m.calls)
+            or any(_asks_model(call, self) or for_model(call) is not None for call, _ in self.m.calls)
         # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
         if not asks and (self.m.project is None or not any(w in self.m.text for w in _LISTING_WORDS)):
             return found
@@ -86,9 +87,13 @@ class OrderPrompts(StringSets):
                                                 or not self.string_items(collection, env)):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
-                if observed is not None and all(o.span != observed.span and not _same_far_sink(o, observed)
-                                                for o in found):
+                if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
+                    continue
+                same = next((o for o in found if same_listing_sink(o, observed)), None)
+                if same is None:
                     found.append(observed)
+                elif same.source and observed.source and len(observed.source.flow) > len(same.source.flow):
+                    found[found.index(same)] = observed  # the one traced back furthest, to the listing itself
         for addition in thread_additions(self.m):
             observed = self.thread_filled(addition)
             if observed is not None and all(o.span != observed.span for o in found):
@@ -214,6 +219,13 @@ class OrderPrompts(StringSets):
         if isinstance(asked, ast.Call) and _asks_model(asked, self):
             return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT, f"sent to the model by `{called}`",
                     f"its order becomes the order of the text that `{called}` (line {line}) sends to the model")
+        keyword = next((k.arg for k in asked.keywords if k.value is for_model(asked)), None) \
+            if isinstance(asked, ast.Call) else None
+        if keyword is not None:  # `ToolResult(result_for_llm=text)`: the code says the model reads it
+            return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT,
+                    f"given to the model as `{keyword}` of `{called}`",
+                    f"its order becomes the order of the text given to the model as `{keyword}` of `{called}` "
+                    f"(line {line})")
         return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
                 f"its order becomes the order of the text of the chat message `{called}` (line {line})")
 
@@ -357,9 +369,12 @@ class OrderPrompts(StringSets):
         nodes = own_nodes(fn)
         tainted = self.spread(fn, carried)
         sinks = [node for node in nodes if isinstance(node, (ast.Call, ast.Dict))
-                 and ((isinstance(node, ast.Call) and _asks_model(node, self)) or _message_text(node) is not None)]
+                 and ((isinstance(node, ast.Call) and (_asks_model(node, self) or for_model(node) is not None))
+                      or message_text(node) is not None)]
         for sink in sorted(sinks, key=lambda c: (c.lineno, c.col_offset)):
-            text = _message_text(sink)
+            text = message_text(sink)
+            if text is None and isinstance(sink, ast.Call) and not _asks_model(sink, self):
+                text = for_model(sink)  # only what the keyword named for the model is given to it
             given = [text] if text is not None else [
                 *sink.args, *(k.value for k in sink.keywords if k.arg != "llm")] if isinstance(sink, ast.Call) else []
             if any(self.mentions(arg, tainted) for arg in given):
@@ -442,11 +457,8 @@ class OrderPrompts(StringSets):
                 and target.fn is fn]
 
 
-def _same_far_sink(one: Observation, other: Observation) -> bool:
-    """Two listings' texts that reach the same prompt of another module: one function's list,
-    looped over by the one that returns its text, reported once (at the first)."""
-    sinks = [o.source.flow[-1].span for o in (one, other) if o.source and o.source.flow]
-    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path
+
+
 
 
 def _called(call: ast.Call) -> str:
@@ -552,6 +564,8 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     return False
 
 
+
+
 def _called_directly(func: ast.expr, part: StringSets) -> bool:
     """An object called itself (``qa(...)``, ``self.expand(...)``: a DSPy module), whose prompt's
     layout the analysis does not see; a client's request (``client.messages.create``) is left to
@@ -561,18 +575,6 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
     return isinstance(func, ast.Name) and func.id not in part.m.imports  # `completion(...)` is a request
 
 
-def _message_text(node: ast.AST) -> ast.expr | None:
-    """The text of a chat message built with its role: ``ChatMessage(content=text, role="user")``
-    (a class of the project's own), ``dict(role="user", content=text)``, ``{"role": ..., "content": text}``."""
-    if isinstance(node, ast.Call):
-        called, given = _called(node), {k.arg: k.value for k in node.keywords}
-        if (called == "dict" or (called.endswith("Message") and called[:1].isupper())) and "role" in given:
-            return given.get("content")
-    if isinstance(node, ast.Dict):
-        keyed = {k.value: v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
-        if "role" in keyed:
-            return keyed.get("content")
-    return None
 
 
 def _listed(names: set[str]) -> str:

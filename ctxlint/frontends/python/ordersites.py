@@ -3,7 +3,10 @@ include it (in a module that builds prompts or calls a model):
 
 * a collection in no fixed order (a set, a directory listing, a shuffle) cut to its first items
   (``list(urls)[:5]``, ``os.listdir(d)[:100]``) or popped from (``pending.pop()``): which items
-  survive changes from run to run;
+  survive changes from run to run; where the survivors are followed into a prompt through the
+  project's functions (cutreach.py: ``instructions += ", ".join(os.listdir()[:100])``) and the
+  collection is a listing or a set shown to hold strings, the prompt itself changes (a kind of
+  its own, ``survivors-reach-prompt``);
 * one joined, serialised or looped into text (``", ".join(tags)``, ``json.dumps(list(s))``, a
   loop that appends each item), or handed to a template (``template.render(tags=tags)``): the
   text it gives changes order from run to run;
@@ -14,21 +17,25 @@ include it (in a module that builds prompts or calls a model):
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.knowledge import SERIALIZERS
+from ctxlint.frontends.python.knowledge import LISTINGS, SERIALIZERS
 from ctxlint.frontends.python.loopshapes import adds, loop_body
+from ctxlint.frontends.python.stringsets import StringSets
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
+SURVIVORS_REACH_PROMPT = "survivors-reach-prompt"
 _RENDERS = {"render", "render_async", "format", "format_messages", "invoke", "ainvoke", "format_prompt"}
 
 
 class OrderSites(Component):
     cut_sites: CutSites
+    string_sets: StringSets  # whether a set holds strings, whose order changes with the hash seed
 
     def observe(self, context: bool) -> list[Observation]:
         if not context:
@@ -38,7 +45,7 @@ class OrderSites(Component):
             env = Env(scope)
             observed = None
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-                observed = self.survivors(node, node.value, env, "cut to some of its items")
+                observed = self.survivors(node, node.value, env, "cut to some of its items", fn)
             elif isinstance(node, ast.Call):
                 observed = self.call_site(node, env, fn)
             elif isinstance(node, (ast.For, ast.AsyncFor)) and any(
@@ -54,10 +61,11 @@ class OrderSites(Component):
         method = func.attr if isinstance(func, ast.Attribute) else None
         qualified = self.m.qualified(func) or ""
         if method in ("pop", "popitem") and not call.args and isinstance(func, ast.Attribute):
-            return self.survivors(call, func.value, env, "popped from, which takes an arbitrary item", sets_only=True)
+            return self.survivors(call, func.value, env, "popped from, which takes an arbitrary item", fn,
+                                  sets_only=True)
         if qualified == "next" and call.args and isinstance(call.args[0], ast.Call) and \
                 self.m.qualified(call.args[0].func) == "iter" and call.args[0].args:
-            return self.survivors(call, call.args[0].args[0], env, "asked for its first item", sets_only=True)
+            return self.survivors(call, call.args[0].args[0], env, "asked for its first item", fn, sets_only=True)
         if (method == "join" or qualified in SERIALIZERS) and call.args:
             goes = self.cut_sites.goes_to(call, fn)
             how = "joined into text" if method == "join" else "serialised"
@@ -77,13 +85,23 @@ class OrderSites(Component):
                                     "order-kept")
         return None
 
-    def survivors(self, node: ast.expr, collection: ast.expr, env: Env, how: str,
+    def survivors(self, node: ast.expr, collection: ast.expr, env: Env, how: str, fn: Function | None,
                   sets_only: bool = False) -> Observation | None:
         detail = self.flow.unordered(collection, env)
         if detail is None or (sets_only and detail not in ("set", "frozenset")):
             return None
-        return self.ordered(node, collection, env, how, "which items survive changes from run to run",
-                            "order-decides", detail)
+        observed = self.ordered(node, collection, env, how, "which items survive changes from run to run",
+                                "order-decides", detail)
+        # a set of ints keeps one order from run to run: only text's hash changes with the seed
+        proven = detail in LISTINGS or detail.startswith("random.") or self.string_sets.string_items(collection, env)
+        reaches = self.cut_sites.reach.into_prompt(node, fn) if observed and proven and fn is not None else None
+        if observed is None or reaches is None or observed.source is None:
+            return observed
+        sink = reaches[-1]
+        where = f" (line {sink.span.line})" if sink.span is not None else ""
+        return Observation(SURVIVORS_REACH_PROMPT, observed.span, f"which items survive, and so the text "
+                           f"{sink.text[0].lower()}{sink.text[1:]}{where}, changes from run to run",
+                           source=replace(observed.source, flow=(*observed.source.flow, *reaches)))
 
     def ordered(self, node: ast.expr, collection: ast.expr, env: Env, how: str, goes: str, kind: str,
                 detail: str | None = None) -> Observation | None:

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Facts
-from ctxlint.frontends.python.knowledge import prompt_name
+from ctxlint.frontends.python.knowledge import LISTINGS, prompt_name
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Span
+from ctxlint.model import Source, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -82,7 +82,9 @@ class Site:
 def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool]) -> list[Site]:
     """The render sites in ``analyzer``'s module of a template that a string literal names when
     ``names_template(literal)`` says so."""
-    return _Finder(analyzer.unit, analyzer.flow, analyzer.containers).sites(names_template)
+    finder = _Finder(analyzer.unit, analyzer.flow, analyzer.containers)
+    finder.string_items = analyzer.order_prompts.string_items
+    return finder.sites(names_template)
 
 
 def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
@@ -307,6 +309,10 @@ def _reads_key(analyzer: Analyzer, node: ast.expr, env: Env, key: str = "", dept
 
 
 class _Finder:
+    # Whether a set holds strings (stringsets.py), when a template file's render sites are read:
+    # its order, printed by the template, is then the hash seed's.
+    string_items: Callable[[ast.expr, Env], bool] | None = None
+
     def __init__(self, unit: Unit, flow: Flow, containers: Containers) -> None:
         self.m = unit
         self.flow, self.containers = flow, containers
@@ -424,7 +430,18 @@ class _Finder:
         for key, value, value_env in entries:
             text = flow.literal_str(value, value_env)
             facts = Facts() if text is not None else flow.facts(value, value_env)
+            if text is None:
+                facts.sources += self.unordered(value, value_env)
             yield Value(key, self.m.span(value), facts, text)
+
+    def unordered(self, value: ast.expr, env: Env) -> list[Source]:
+        """A collection in no fixed order passed whole (``relevant_files=names``, a set of paths):
+        a directory listing, a shuffle, or a set shown to hold strings."""
+        if self.string_items is None:
+            return []
+        found = self.flow.unordered_source(value, env)
+        return [s for s in found if s.detail in LISTINGS or s.detail.startswith("random.")
+                or (s.detail in ("set", "frozenset") and self.string_items(value, env))]
 
 
 # A placeholder written as a string, as code replaces it: `{name}`, `{{name}}`, `{{ name }}`.

@@ -101,7 +101,13 @@ class StringSets(DeclaredText):
                  and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
         return bool(added) and all(
             self.text_item(call.args[0], env, ()) if call.func.attr == "add"  # type: ignore[attr-defined]
-            else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env) for call in added)
+            else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env)
+            or self.comprehended_text(call.args[0], env) for call in added)
+
+    def comprehended_text(self, node: ast.expr, env: Env) -> bool:
+        """``(p.strip() for p in paths)``, ``[str(n) for n in ids]``: items shown to be strings."""
+        return isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) \
+            and self.text_item(node.elt, env, node.generators)
 
     def attribute_strings(self, node: ast.Attribute, env: Env) -> bool:
         """Whether a method of the class adds a string to the set ``self.<name>`` holds: one
