@@ -22,7 +22,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
-             "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
+             "first-chunk": "first-chunk", "leading-chunks": "leading-chunks",
+             "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
@@ -157,6 +158,10 @@ _WHOLE_PART_CUTS = {
     "first-chunk": "keeps only the first piece of a text split to a size and drops the others with nothing in "
                    "their place, so the model cannot tell that the text goes on and answers as if it had it all. "
                    "Send every piece (one call each, then combine), or say that the text was cut.",
+    "leading-chunks": "adds only the first pieces of a text to the value named as the whole of it and drops the "
+                      "rest with nothing in their place, so the model reads the start of the text as if it were "
+                      "all of it. Say how many pieces were left out (\"[first 5 of 31 chunks]\"), or summarise "
+                      "every piece.",
     "dropped-system": "empties the messages that held the system prompt when the model is taken to have no system "
                       "role, and the rest is sent without it, with nothing in its place: the model never reads its "
                       "instructions. Put the system text at the start of the first user message instead.",

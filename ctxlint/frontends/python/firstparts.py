@@ -38,6 +38,12 @@ _SEPARATOR_SPLITS = {"split", "rsplit", "splitlines", "partition", "rpartition"}
 _CONVERSATIONS = ("messages", "*_messages", "msgs", "history", "chat_history", "conversation")
 # What a function that pages through a text, or says it was cut, keeps track of.
 _REST_WORDS = ("truncat", "has_more", "next_start", "start_from", "total_chunks", "remaining", "offset")
+# What the pieces of one text are called (`chunked_documents`, `pages`), and what says they were
+# chosen rather than split (`top_chunks`, `retrieved_chunks`): a selection, whose first n are the best.
+_PIECES = ("chunk", "piece", "page", "segment", "split")
+_SELECTED = ("top", "best", "rank", "relevan", "retriev", "search", "result", "hit", "match", "sorted", "score")
+# What a value built as one whole text is called.
+_WHOLE_TEXTS = ("document", "doc", "doc_text", "full_text", "text", "content", "body", "transcript", "paper")
 # What a model a call is given is called.
 _MODELS = ("llm", "*_llm", "llm_*", "chat_model", "language_model")
 # Keys of a request body that carry what the model reads.
@@ -84,6 +90,7 @@ class FirstParts(Component):
                                         f"`{self.m.code(split)}`, split to a size", context)
             if observed is not None:
                 found.append(observed)
+        found.extend(self.leading_chunks(fn, context))
         # `trim([doc])[0].text`: the first piece taken straight from the call that splits
         for node in own_nodes(fn):
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and _zero(node.slice) \
@@ -92,6 +99,40 @@ class FirstParts(Component):
                                             "the text to a size", context)
                 if observed is not None:
                     found.append(observed)
+        return found
+
+    def leading_chunks(self, fn: Function, context: bool) -> list[Observation]:
+        """``for chunk in chunks[:n]: document += chunk["data"]``: the first pieces of a text added up
+        into one value named as the whole text, in a module that builds prompts: the text is cut
+        after its n-th piece and reads as the whole of it. Pieces named as ranked or retrieved
+        (``top_chunks``, ``search_chunks``) are a selection, and not reported."""
+        if not context or _notes_rest(fn):
+            return []
+        found = []
+        for loop in own_nodes(fn):
+            if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.target, ast.Name):
+                continue
+            cut = loop.iter
+            if not (isinstance(cut, ast.Subscript) and isinstance(cut.slice, ast.Slice) and cut.slice.upper is not None
+                    and cut.slice.step is None and (cut.slice.lower is None or _zero(cut.slice.lower))):
+                continue
+            pieces = _last(cut.value)
+            if not any(w in pieces for w in _PIECES) or any(w in pieces for w in _SELECTED):
+                continue
+            whole = next((statement.target.id for statement in loop.body if isinstance(statement, ast.AugAssign)
+                          and isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name)
+                          and _whole_text(statement.target.id) and any(
+                              isinstance(n, ast.Name) and n.id == loop.target.id for n in walk(statement.value))),
+                         None)
+            if whole is None or loop.orelse:
+                continue
+            span = self.m.span(cut)
+            step = Evidence(EvidenceKind.FLOW, f"each of them is added to `{whole}`, named as the whole text",
+                            self.m.span(loop.body[0]))
+            source = Source(SourceKind.TRUNCATION, self.m.code(cut), span,
+                            cut=Cut("pieces", "start", "leading-chunks"), flow=(step,), strong=True)
+            found.append(Observation("leading-chunks", span, f"only the first pieces are added to `{whole}`; the "
+                                     "rest of the text is dropped", source=source))
         return found
 
     def first_chunk(self, fn: Function, scope: Scope, first: ast.Subscript, split: ast.Call, how: str,
@@ -226,6 +267,14 @@ def _notes_rest(fn: Function) -> bool:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
             return True
     return False
+
+
+def _whole_text(name: str) -> bool:
+    """A name of one whole text (``document``, ``document_text``), not of a context gathered to answer
+    from nor of a part (``context``, ``excerpt``, ``preview``)."""
+    lowered = name.lower()
+    return lowered in _WHOLE_TEXTS or lowered.startswith(("document_", "doc_", "full_")) \
+        or lowered.endswith(("_document", "_text")) and not lowered.startswith(("context", "preview", "excerpt"))
 
 
 def _names_window(code: str) -> bool:
