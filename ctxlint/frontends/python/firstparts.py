@@ -146,10 +146,13 @@ class FirstParts(Component):
             return None
         span = self.m.span(first)
         step = Evidence(EvidenceKind.FLOW, how, self.m.span(split))
-        source = Source(SourceKind.TRUNCATION, self.m.code(first), span, cut=Cut("pieces", "start", "first-chunk"),
+        written = self.m.code(first)
+        if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
+            written = f"{self.m.code(split.func)}(...)[0]"
+        source = Source(SourceKind.TRUNCATION, written, span, cut=Cut("pieces", "start", "first-chunk"),
                         flow=(step,), strong=True)
-        return Observation("first-chunk", span, f"only `{self.m.code(first)}` is used; the other pieces "
-                           "are dropped", source=source)
+        return Observation("first-chunk", span, f"only `{written}` is used; the other pieces are dropped",
+                           source=source)
 
     def to_model(self, node: ast.expr) -> bool:
         """Whether ``node`` is an argument (at any depth) of a call that is also given the model
