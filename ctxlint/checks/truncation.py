@@ -22,7 +22,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
-             "first-chunk": "first-chunk", "leading-chunks": "leading-chunks",
+             "first-chunk": "first-chunk", "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
              "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
@@ -162,6 +162,10 @@ _WHOLE_PART_CUTS = {
                       "rest with nothing in their place, so the model reads the start of the text as if it were "
                       "all of it. Say how many pieces were left out (\"[first 5 of 31 chunks]\"), or summarise "
                       "every piece.",
+    "template-tail-cut": "keeps only the last tokens of the conversation its chat template rendered and drops its "
+                         "start, the system prompt and the earliest turns first, cut mid-message with nothing in "
+                         "their place, so the model answers without its instructions. Drop whole turns after the "
+                         "system message instead, and say how many were left out.",
     "dropped-system": "empties the messages that held the system prompt when the model is taken to have no system "
                       "role, and the rest is sent without it, with nothing in its place: the model never reads its "
                       "instructions. Put the system text at the start of the first user message instead.",

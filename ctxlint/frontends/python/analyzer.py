@@ -46,6 +46,7 @@ from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
+from ctxlint.frontends.python.templatecuts import template_tail_cuts
 from ctxlint.frontends.python.toolorder import ToolOrder
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.trimdrops import TrimDrops
@@ -160,6 +161,7 @@ class Analyzer:
         parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)
         parsed.observations.extend(self.schema_choices.observe())  # its own evidence of a model: the schema sent
         parsed.observations.extend(self.first_parts.observe(context))
+        parsed.observations.extend(template_tail_cuts(unit))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
         parsed.observations.extend(self.task_drops.observe())
