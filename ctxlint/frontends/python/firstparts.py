@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.code.words import names_context_window
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import only_logs
 from ctxlint.frontends.python.nodes import walk
@@ -208,7 +209,7 @@ class FirstParts(Component):
         (``chunk_size=self.max_context_length``, ``chunk_size=MAX_CONTEXT_LEN``): the text is cut to
         fit what a model reads, wherever the module sends it."""
         return any(isinstance(node, ast.Call) and any(
-            any(w in (k.arg or "").lower() for w in _SIZE_WORDS) and _names_window(self.m.code(k.value))
+            any(w in (k.arg or "").lower() for w in _SIZE_WORDS) and names_context_window(self.m.code(k.value))
             for k in node.keywords) for value in self.splitter_values(split, scope) for node in walk(value))
 
     def sized_splitter(self, value: ast.expr) -> bool:
@@ -278,13 +279,6 @@ def _whole_text(name: str) -> bool:
     lowered = name.lower()
     return lowered in _WHOLE_TEXTS or lowered.startswith(("document_", "doc_", "full_")) \
         or lowered.endswith(("_document", "_text")) and not lowered.startswith(("context", "preview", "excerpt"))
-
-
-def _names_window(code: str) -> bool:
-    """A size named for a model's context window (``max_context_length``, ``CONTEXT_LEN``,
-    ``context_window``), not for a chunk or a page."""
-    words = code.lower().replace(".", "_")
-    return "context" in words and any(w in words for w in ("len", "window", "size", "tokens"))
 
 
 def _self_attribute(node: ast.expr) -> bool:
