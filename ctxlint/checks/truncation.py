@@ -23,6 +23,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
+             "middle-removed": "middle-removed",
              "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
@@ -194,6 +195,12 @@ def _message(source: Source) -> str:
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
+    if cut.how == "middle-removed":
+        head, _, tail = cut.keeps.partition("+")
+        return (f"`{source.detail}` keeps the first {head} and the last {tail} of these items and removes every one "
+                "between them from the conversation the model is sent, with nothing in their place, so the turns "
+                "that spoke of them read as if nothing had been there. Put a note where each was (\"[image "
+                "omitted]\"), or a short description of it.")
     if cut.how == "listing-cut":
         return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
