@@ -130,7 +130,8 @@ class FirstParts(Component):
             span = self.m.span(cut)
             step = Evidence(EvidenceKind.FLOW, f"each of them is added to `{whole}`, named as the whole text",
                             self.m.span(loop.body[0]))
-            source = Source(SourceKind.TRUNCATION, self.m.code(cut), span,
+            written = " ".join(self.m.code(cut).split()).replace("[ ", "[").replace(" ]", "]")
+            source = Source(SourceKind.TRUNCATION, written, span,
                             cut=Cut("pieces", "start", "leading-chunks"), flow=(step,), strong=True)
             found.append(Observation("leading-chunks", span, f"only the first pieces are added to `{whole}`; the "
                                      "rest of the text is dropped", source=source))
