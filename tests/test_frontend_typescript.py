@@ -625,3 +625,45 @@ def test_a_project_model_class_is_followed_to_its_implementations_in_the_tree(tm
         }
         """), encoding="utf-8")
     assert _model_class_findings(tmp_path) == [("src/support.ts", 4, "model-class-unset")]
+
+
+def _linked_packages(tmp_path, spec: str):
+    """An extension that imports a helper of the monorepo's shared package by the package's name,
+    declared in its package.json as a path (``"shared": "file:../shared"``)."""
+    (tmp_path / "shared" / "text").mkdir(parents=True)
+    (tmp_path / "shared" / "text" / "trim.ts").write_text(textwrap.dedent("""\
+        export function keepLastLines(text: string, maxLines: number): string {
+          const lines = text.split("\\n");
+          if (lines.length <= maxLines) return text;
+          return lines.slice(-maxLines).join("\\n");
+        }
+        """), encoding="utf-8")
+    (tmp_path / "ext" / "src").mkdir(parents=True)
+    (tmp_path / "ext" / "package.json").write_text(
+        '{"name": "ext", "dependencies": {"shared": "%s", "openai": "^4.0.0"}}' % spec, encoding="utf-8")
+    return lint("""\
+        import OpenAI from "openai";
+        import { keepLastLines } from "shared/text/trim";
+
+        const client = new OpenAI();
+
+        export async function edit(fileText: string, instruction: string) {
+          const before = keepLastLines(fileText, 400);
+          return client.chat.completions.create({
+            model: "gpt-4o",
+            max_tokens: 800,
+            messages: [{ role: "user", content: `The file so far:\\n${before}\\n\\n${instruction}` }],
+          });
+        }
+        """, str(tmp_path / "ext" / "src" / "edit.ts"), select=("CTX205",))
+
+
+def test_a_helper_of_a_package_linked_by_path_is_read_as_a_module_of_the_tree(tmp_path):
+    findings = _linked_packages(tmp_path, "file:../shared")
+    assert [(f.code, f.span.line, f.message.split(" and ")[0]) for f in findings] == [
+        ("CTX205", 7, "`keepLastLines(fileText, 400)` cuts the text to a fixed number of lines from its end "
+                      "(the start is dropped)")]
+
+
+def test_a_package_of_the_registry_is_not_read_as_one_of_the_tree(tmp_path):
+    assert _linked_packages(tmp_path, "^1.2.0") == []

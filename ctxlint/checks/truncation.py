@@ -22,7 +22,9 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
-             "first-chunk": "first-chunk", "first-message": "first-message", "dropped-system": "dropped-system",
+             "first-chunk": "first-chunk", "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
+             "middle-removed": "middle-removed",
+             "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
@@ -157,6 +159,14 @@ _WHOLE_PART_CUTS = {
     "first-chunk": "keeps only the first piece of a text split to a size and drops the others with nothing in "
                    "their place, so the model cannot tell that the text goes on and answers as if it had it all. "
                    "Send every piece (one call each, then combine), or say that the text was cut.",
+    "leading-chunks": "adds only the first pieces of a text to the value named as the whole of it and drops the "
+                      "rest with nothing in their place, so the model reads the start of the text as if it were "
+                      "all of it. Say how many pieces were left out (\"[first 5 of 31 chunks]\"), or summarise "
+                      "every piece.",
+    "template-tail-cut": "keeps only the last tokens of the conversation its chat template rendered and drops its "
+                         "start, the system prompt and the earliest turns first, cut mid-message with nothing in "
+                         "their place, so the model answers without its instructions. Drop whole turns after the "
+                         "system message instead, and say how many were left out.",
     "dropped-system": "empties the messages that held the system prompt when the model is taken to have no system "
                       "role, and the rest is sent without it, with nothing in its place: the model never reads its "
                       "instructions. Put the system text at the start of the first user message instead.",
@@ -185,6 +195,12 @@ def _message(source: Source) -> str:
                 "every turn between them with nothing in their place, so the model reads the two ends as one "
                 "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
                 "omitted]\"), or summarise them.")
+    if cut.how == "middle-removed":
+        head, _, tail = cut.keeps.partition("+")
+        return (f"`{source.detail}` keeps the first {head} and the last {tail} of these items and removes every one "
+                "between them from the conversation the model is sent, with nothing in their place, so the turns "
+                "that spoke of them read as if nothing had been there. Put a note where each was (\"[image "
+                "omitted]\"), or a short description of it.")
     if cut.how == "listing-cut":
         return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "

@@ -51,6 +51,16 @@ WEB_FETCHERS = re.compile(r"^_*(?:scrape|crawl)(?:_|$)"
 # `this.contextLength / 4`) is a part of the window, not characters turned into tokens.
 WINDOW_WORDS = ("context", "window", "ctx", "token")
 
+
+
+def names_context_window(code: str) -> bool:
+    """Code that names a model's context window as a size (``self.max_context_length``,
+    ``llm.contextLength / 4``, ``MAX_CONTEXT_LEN``, ``context_window``): a text cut to it, or to a
+    share of it, is fitted to what a model reads. A chunk's or a page's size is not one."""
+    words = re.sub(r"[^a-z0-9]", "", code.lower())
+    return "context" in words and any(w in words for w in ("length", "len", "window", "size"))
+
+
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 # Text right after a cut that says something is missing (as CTX205's default markers), for cuts
 # whose marker is part of the same value and so never becomes a segment of its own.

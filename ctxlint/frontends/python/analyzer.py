@@ -25,6 +25,7 @@ from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
 from ctxlint.frontends.python.messages import Messages
+from ctxlint.frontends.python.middledrops import middle_removals
 from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.orderprompts import OrderPrompts
 from ctxlint.frontends.python.ordersites import OrderSites
@@ -46,6 +47,7 @@ from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
+from ctxlint.frontends.python.templatecuts import template_tail_cuts
 from ctxlint.frontends.python.toolorder import ToolOrder
 from ctxlint.frontends.python.tools import Tools
 from ctxlint.frontends.python.trimdrops import TrimDrops
@@ -161,6 +163,8 @@ class Analyzer:
         parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)
         parsed.observations.extend(self.schema_choices.observe())  # its own evidence of a model: the schema sent
         parsed.observations.extend(self.first_parts.observe(context))
+        parsed.observations.extend(template_tail_cuts(unit))
+        parsed.observations.extend(middle_removals(unit))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
         parsed.observations.extend(self.task_drops.observe())

@@ -16,9 +16,11 @@ from __future__ import annotations
 import ast
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.code.words import names_context_window
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import only_logs
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import mentions_cut
@@ -37,6 +39,12 @@ _SEPARATOR_SPLITS = {"split", "rsplit", "splitlines", "partition", "rpartition"}
 _CONVERSATIONS = ("messages", "*_messages", "msgs", "history", "chat_history", "conversation")
 # What a function that pages through a text, or says it was cut, keeps track of.
 _REST_WORDS = ("truncat", "has_more", "next_start", "start_from", "total_chunks", "remaining", "offset")
+# What the pieces of one text are called (`chunked_documents`, `pages`), and what says they were
+# chosen rather than split (`top_chunks`, `retrieved_chunks`): a selection, whose first n are the best.
+_PIECES = ("chunk", "piece", "page", "segment", "split")
+_SELECTED = ("top", "best", "rank", "relevan", "retriev", "search", "result", "hit", "match", "sorted", "score")
+# What a value built as one whole text is called.
+_WHOLE_TEXTS = ("document", "doc", "doc_text", "full_text", "text", "content", "body", "transcript", "paper")
 # What a model a call is given is called.
 _MODELS = ("llm", "*_llm", "llm_*", "chat_model", "language_model")
 # Keys of a request body that carry what the model reads.
@@ -79,16 +87,74 @@ class FirstParts(Component):
                 continue
             first = self.m.parents[id(firsts[0])]
             assert isinstance(first, ast.Subscript)
-            if self.cut_sites.goes_to(first, fn) is None or not (context or self.to_model(first)) or _notes_rest(fn):
-                continue
-            span = self.m.span(first)
-            step = Evidence(EvidenceKind.FLOW, f"`{name}` holds the pieces of `{self.m.code(split)}`, split to a size",
-                            self.m.span(split))
-            source = Source(SourceKind.TRUNCATION, self.m.code(first), span, cut=Cut("pieces", "start", "first-chunk"),
-                            flow=(step,), strong=True)
-            found.append(Observation("first-chunk", span, f"only `{self.m.code(first)}` is used; the other pieces "
-                                     "are dropped", source=source))
+            observed = self.first_chunk(fn, scope, first, split, f"`{name}` holds the pieces of "
+                                        f"`{self.m.code(split)}`, split to a size", context)
+            if observed is not None:
+                found.append(observed)
+        found.extend(self.leading_chunks(fn, context))
+        # `trim([doc])[0].text`: the first piece taken straight from the call that splits
+        for node in own_nodes(fn):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and _zero(node.slice) \
+                    and self.splits_to_size(node.value, scope):
+                observed = self.first_chunk(fn, scope, node, node.value, f"`{self.m.code(node.value.func)}` splits "
+                                            "the text to a size", context)
+                if observed is not None:
+                    found.append(observed)
         return found
+
+    def leading_chunks(self, fn: Function, context: bool) -> list[Observation]:
+        """``for chunk in chunks[:n]: document += chunk["data"]``: the first pieces of a text added up
+        into one value named as the whole text, in a module that builds prompts: the text is cut
+        after its n-th piece and reads as the whole of it. Pieces named as ranked or retrieved
+        (``top_chunks``, ``search_chunks``) are a selection, and not reported."""
+        if not context or _notes_rest(fn):
+            return []
+        found = []
+        for loop in own_nodes(fn):
+            if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.target, ast.Name):
+                continue
+            cut = loop.iter
+            if not (isinstance(cut, ast.Subscript) and isinstance(cut.slice, ast.Slice) and cut.slice.upper is not None
+                    and cut.slice.step is None and (cut.slice.lower is None or _zero(cut.slice.lower))):
+                continue
+            pieces = _last(cut.value)
+            if not any(w in pieces for w in _PIECES) or any(w in pieces for w in _SELECTED):
+                continue
+            whole = next((statement.target.id for statement in loop.body if isinstance(statement, ast.AugAssign)
+                          and isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name)
+                          and _whole_text(statement.target.id) and any(
+                              isinstance(n, ast.Name) and n.id == loop.target.id for n in walk(statement.value))),
+                         None)
+            if whole is None or loop.orelse:
+                continue
+            span = self.m.span(cut)
+            step = Evidence(EvidenceKind.FLOW, f"each of them is added to `{whole}`, named as the whole text",
+                            self.m.span(loop.body[0]))
+            written = " ".join(self.m.code(cut).split()).replace("[ ", "[").replace(" ]", "]")
+            source = Source(SourceKind.TRUNCATION, written, span,
+                            cut=Cut("pieces", "start", "leading-chunks"), flow=(step,), strong=True)
+            found.append(Observation("leading-chunks", span, f"only the first pieces are added to `{whole}`; the "
+                                     "rest of the text is dropped", source=source))
+        return found
+
+    def first_chunk(self, fn: Function, scope: Scope, first: ast.Subscript, split: ast.Call, how: str,
+                    context: bool) -> Observation | None:
+        """The finding for ``first``, the first piece of ``split``, when it goes where a model reads
+        it: in a module that builds prompts, into a call given the model, or cut to a size named for
+        a model's context window (``TokenSplitter(chunk_size=self.max_context_length)``)."""
+        if self.cut_sites.goes_to(first, fn) is None or _notes_rest(fn):
+            return None
+        if not (context or self.to_model(first) or self.fits_window(split, scope)):
+            return None
+        span = self.m.span(first)
+        step = Evidence(EvidenceKind.FLOW, how, self.m.span(split))
+        written = self.m.code(first)
+        if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
+            written = f"{self.m.code(split.func)}(...)[0]"
+        source = Source(SourceKind.TRUNCATION, written, span, cut=Cut("pieces", "start", "first-chunk"),
+                        flow=(step,), strong=True)
+        return Observation("first-chunk", span, f"only `{written}` is used; the other pieces are dropped",
+                           source=source)
 
     def to_model(self, node: ast.expr) -> bool:
         """Whether ``node`` is an argument (at any depth) of a call that is also given the model
@@ -112,17 +178,40 @@ class FirstParts(Component):
         ``splitter = CharacterTextSplitter.from_tiktoken_encoder(chunk_size=n)``; ``trim([doc])``
         after ``trim = TokenSplitter(chunk_size=n)``)."""
         func = call.func
-        receiver = func.value if isinstance(func, ast.Attribute) else func
-        if isinstance(receiver, ast.Name) and receiver.id in scope.assigns:
-            records = scope.assigns[receiver.id]
-            if all(r.value is not None and self.sized_splitter(r.value) for r in records):
-                return True
+        built = self.splitter_values(call, scope)
+        if built and all(self.sized_splitter(value) for value in built):
+            return True
         name = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")).lower()
         if name in _SEPARATOR_SPLITS or not ("split" in name or "chunk" in name):
             return False
         words = [name] + [self.m.code(a).lower() for a in call.args] + \
                 [f"{k.arg}={self.m.code(k.value)}".lower() for k in call.keywords]
         return any(w in word for word in words for w in _SIZE_WORDS)
+
+    def splitter_values(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
+        """What the object ``call`` runs (or whose method it calls) is given: the values of a local
+        name (``trim = TokenSplitter(...)``), or of a class attribute the method reads through
+        ``self`` (``trim_func: TokenSplitter = TokenSplitter.withx(chunk_size=n)``); [] when any
+        assignment of it has no value seen."""
+        func = call.func
+        receiver = func.value if isinstance(func, ast.Attribute) and not _self_attribute(func) else func
+        if isinstance(receiver, ast.Name) and receiver.id in scope.assigns:
+            records = scope.assigns[receiver.id]
+        elif _self_attribute(receiver) and scope.cls is not None:
+            assert isinstance(receiver, ast.Attribute)
+            records = scope.cls.assigns.get(receiver.attr) or []
+        else:
+            return []
+        values = [r.value for r in records]
+        return [v for v in values if v is not None] if all(v is not None for v in values) else []
+
+    def fits_window(self, split: ast.Call, scope: Scope) -> bool:
+        """A split whose splitter is built with a size named for a model's context window
+        (``chunk_size=self.max_context_length``, ``chunk_size=MAX_CONTEXT_LEN``): the text is cut to
+        fit what a model reads, wherever the module sends it."""
+        return any(isinstance(node, ast.Call) and any(
+            any(w in (k.arg or "").lower() for w in _SIZE_WORDS) and names_context_window(self.m.code(k.value))
+            for k in node.keywords) for value in self.splitter_values(split, scope) for node in walk(value))
 
     def sized_splitter(self, value: ast.expr) -> bool:
         """A splitter or chunker built with a size (``TokenSplitter(chunk_size=n)``), in either
@@ -183,6 +272,23 @@ def _notes_rest(fn: Function) -> bool:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
             return True
     return False
+
+
+def _whole_text(name: str) -> bool:
+    """A name of one whole text (``document``, ``document_text``), not of a context gathered to answer
+    from nor of a part (``context``, ``excerpt``, ``preview``)."""
+    lowered = name.lower()
+    return lowered in _WHOLE_TEXTS or lowered.startswith(("document_", "doc_", "full_")) \
+        or lowered.endswith(("_document", "_text")) and not lowered.startswith(("context", "preview", "excerpt"))
+
+
+def _self_attribute(node: ast.expr) -> bool:
+    """``self.trim_func``: an attribute of the method's own object."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
 
 
 def _last(node: ast.expr) -> str:

@@ -42,6 +42,9 @@ _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\
                          r"|[\"']description[\"']\s*:[^\n]*\[\s*:")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
+# A text split to a number of tokens (`split_by_tokens(text, n)`, `TokenSplitter(chunk_size=n)`), whose
+# first piece may be all that is kept (firstparts.py).
+_TOKEN_SPLIT = re.compile(r"(?:split|chunk)\w*token|token\w*(?:split|chunk)", re.IGNORECASE)
 # A slice of a program's or a page's output (`result.stdout)[:LIMIT]`, `inner_text[:4000]`): what an
 # agent reads back, cut (cutsites.py).
 _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
@@ -60,7 +63,7 @@ _SETTINGS_CLASS = re.compile(r"^class \w+\([^)]*\b(?:BaseModel|BaseSettings)\b|^
 # The same patterns without IGNORECASE, for an ASCII text lower-cased once: there lower-casing is
 # exact (the patterns' letters are all lower case), and the regex engine searches several times
 # faster than case-insensitively.
-_FOLDED = {pattern: re.compile(pattern.pattern) for pattern in (_MARKERS_CI, _LEN, _TOKEN, _OUTPUT_CUT)}
+_FOLDED = {pattern: re.compile(pattern.pattern) for pattern in (_MARKERS_CI, _LEN, _TOKEN, _OUTPUT_CUT, _TOKEN_SPLIT)}
 
 
 def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -> bool:
@@ -75,8 +78,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
             or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
-    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or bool(_LINE_CUT.search(text)) \
-        or reads_listed_files(text)
+    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or found(_TOKEN_SPLIT) \
+        or bool(_LINE_CUT.search(text)) or reads_listed_files(text)
 
 
 def reads_listed_files(text: str) -> bool:
@@ -381,9 +384,10 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             settings_render = settings_render or bool(chain and chain[-1] == "from_string")
             listing = listing or (isinstance(node.func, ast.Attribute) and node.func.attr in _LISTING_CALLS) \
                 or (isinstance(node.func, ast.Name) and node.func.id == "set")
-            # a text split to a token limit, whose first piece may be all that is sent (firstparts.py)
-            estimate = estimate or bool(chain and ("split" in chain[-1] or "chunk" in chain[-1])
-                                        and "token" in chain[-1].lower())
+            # a text split to a token limit, whose first piece may be all that is sent (firstparts.py):
+            # `split_by_tokens(text, n)`, or a splitter class built for tokens (`TokenSplitter(chunk_size=n)`)
+            last = chain[-1].lower() if chain else ""
+            estimate = estimate or (("split" in last or "chunk" in last) and "token" in last)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)

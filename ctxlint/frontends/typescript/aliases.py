@@ -1,7 +1,9 @@
 """Import aliases a project declares in its ``tsconfig.json`` (or ``jsconfig.json``):
 ``"paths": {"@/*": ["./src/*"]}`` makes ``import { p } from "@/lib/prompts"`` a module of the tree,
 as a relative import is. Next.js and Vite projects import almost everything this way, so without
-the aliases a prompt module imported from elsewhere in the project was never read."""
+the aliases a prompt module imported from elsewhere in the project was never read. A package of the
+same repository a ``package.json`` depends on by a path (``"core": "file:../../core"``) is one too:
+a monorepo's extension imports its shared code as ``core/llm/countTokens``."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ Aliases = list[tuple[str, str | None, list[str]]]
 class AliasTable:
     def __init__(self, root: str = "") -> None:
         self.by_folder: dict[str, Aliases] = {}
+        self.links_by_folder: dict[str, Aliases] = {}
         # The linted tree: for a module inside it, no config above it is read, as no module
         # outside it is (a file linted from elsewhere, or with no tree given, climbs to the top).
         self.root = os.path.abspath(root) if root else ""
@@ -33,7 +36,8 @@ class AliasTable:
         closest config above ``importer``; empty when no alias matches. The longest prefix wins,
         as TypeScript chooses."""
         best: tuple[int, list[str]] = (-1, [])
-        for prefix, suffix, targets in self._aliases(os.path.dirname(os.path.abspath(importer))):
+        folder = os.path.dirname(os.path.abspath(importer))
+        for prefix, suffix, targets in self._aliases(folder) + self._links(folder):
             if suffix is None:
                 if module == prefix:
                     return targets
@@ -58,6 +62,47 @@ class AliasTable:
             found = self._aliases(parent) if parent != folder and folder != self.root else []
         self.by_folder[folder] = found
         return found
+
+
+    def _links(self, folder: str) -> Aliases:
+        """The packages of the repository the closest ``package.json`` above ``folder`` depends on by
+        a path (``"core": "file:../../core"``): ``core/llm/countTokens`` is a module of the tree, as
+        a monorepo's extension imports its shared package."""
+        if folder in self.links_by_folder:
+            return self.links_by_folder[folder]
+        path = os.path.join(folder, "package.json")
+        parent = os.path.dirname(folder)
+        if os.path.isfile(path):
+            found = _read_links(path)
+        else:
+            found = self._links(parent) if parent != folder and folder != self.root else []
+        self.links_by_folder[folder] = found
+        return found
+
+
+def _read_links(path: str) -> Aliases:
+    """The dependencies of one ``package.json`` written as a path inside the tree (``file:../core``,
+    ``link:../core``): each one's name, and the files under it, as aliases."""
+    try:
+        if os.path.getsize(path) > MAX_CONFIG_BYTES:
+            return []
+        with open(path, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    aliases: Aliases = []
+    for key in ("dependencies", "devDependencies", "peerDependencies"):
+        declared = manifest.get(key) if isinstance(manifest, dict) else None
+        if not isinstance(declared, dict):
+            continue
+        for name, spec in declared.items():
+            if not isinstance(name, str) or not isinstance(spec, str) or not spec.startswith(("file:", "link:")):
+                continue
+            target = os.path.normpath(os.path.join(os.path.dirname(path), spec.partition(":")[2]))
+            if os.path.isdir(target):
+                aliases.append((f"{name}/", "", [os.path.join(target, "*")]))
+                aliases.append((name, None, [os.path.join(target, "index")]))
+    return aliases
 
 
 def _read_config(path: str) -> Aliases:

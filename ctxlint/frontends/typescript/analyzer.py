@@ -37,6 +37,7 @@ from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, MAX_SOURCE_STEPS, 
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.newest_drops import newest_drops
 from ctxlint.frontends.typescript.project import Project
 from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.scopes import Scopes
@@ -102,6 +103,7 @@ class Analyzer:
         context = context or bool(parsed.requests) or prompt_path(m.path)
         parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
+        parsed.observations.extend(newest_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
