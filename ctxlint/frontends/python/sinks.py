@@ -110,6 +110,15 @@ class Sinks(Component):
         self.twins[id(call)] = twin[1]
         return twin[0], True
 
+    def returned_beside(self, call: ast.Call, built: Scope) -> list[ast.Call]:
+        """The other chat models a factory of the module returns in its other branches, when it
+        returns ``call`` (``if lmstudio: return ChatOpenAI(...)`` ... ``return ChatOllama(...)``):
+        its callers send a request with whichever it builds (the receiver is followed to one)."""
+        if not built_to_return(call, built):
+            return []
+        return [other for other, scope, _ in self.m.holder_calls if scope is built and other is not call
+                and built_to_return(other, scope)]
+
     def may_be_sink(self, call: ast.Call) -> bool:
         """The cheap test: a sink's name, or an object called directly (``qa(question=...)``
         where ``qa = dspy.Predict(...)``) when the catalogue has such sinks."""
@@ -163,9 +172,10 @@ class Sinks(Component):
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
-                spans = self.m.sent_holders.setdefault(id(holder_call), [])
-                if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
-                    spans.append(self.m.span(call))
+                for sent in (holder_call, *self.returned_beside(holder_call, holder_env.scope)):
+                    spans = self.m.sent_holders.setdefault(id(sent), [])
+                    if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
+                        spans.append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
