@@ -23,7 +23,7 @@ from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text
+from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text, gemini_body
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
@@ -168,7 +168,10 @@ class Sinks(Component):
                 agent = self.calls.holder(node, node_env)
                 if agent is not None:
                     holders.append(agent)
-        parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
+        hint = sink.limit_hint
+        if sink.payload and gemini_body(given.keywords):
+            hint = "`maxOutputTokens` in the posted body's `generationConfig`"
+        parts = Parts(hint=hint, default=sink.default_limit)
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
