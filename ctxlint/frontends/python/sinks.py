@@ -110,15 +110,6 @@ class Sinks(Component):
         self.twins[id(call)] = twin[1]
         return twin[0], True
 
-    def returned_beside(self, call: ast.Call, built: Scope) -> list[ast.Call]:
-        """The other chat models a factory of the module returns in its other branches, when it
-        returns ``call`` (``if lmstudio: return ChatOpenAI(...)`` ... ``return ChatOllama(...)``):
-        its callers send a request with whichever it builds (the receiver is followed to one)."""
-        if not built_to_return(call, built):
-            return []
-        return [other for other, scope, _ in self.m.holder_calls if scope is built and other is not call
-                and built_to_return(other, scope)]
-
     def may_be_sink(self, call: ast.Call) -> bool:
         """The cheap test: a sink's name, or an object called directly (``qa(question=...)``
         where ``qa = dspy.Predict(...)``) when the catalogue has such sinks."""
@@ -168,14 +159,11 @@ class Sinks(Component):
                 agent = self.calls.holder(node, node_env)
                 if agent is not None:
                     holders.append(agent)
-        hint = sink.limit_hint
-        if sink.payload and gemini_body(given.keywords):
-            hint = "`maxOutputTokens` in the posted body's `generationConfig`"
-        parts = Parts(hint=hint, default=sink.default_limit)
+        parts = Parts(hint=posted_hint(sink, given), default=sink.default_limit)
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
-                for sent in (holder_call, *self.returned_beside(holder_call, holder_env.scope)):
+                for sent in (holder_call, *returned_beside(self.m, holder_call, holder_env.scope)):
                     spans = self.m.sent_holders.setdefault(id(sent), [])
                     if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
                         spans.append(self.m.span(call))
@@ -474,6 +462,23 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def returned_beside(unit: Unit, call: ast.Call, built: Scope) -> list[ast.Call]:
+    """The other chat models a factory of the module returns in its other branches, when it
+    returns ``call`` (``if lmstudio: return ChatOpenAI(...)`` ... ``return ChatOllama(...)``): its
+    callers send a request with whichever it builds (the receiver is followed to one)."""
+    if not built_to_return(call, built):
+        return []
+    return [other for other, scope, _ in unit.holder_calls if scope is built and other is not call
+            and built_to_return(other, scope)]
+
+
+def posted_hint(sink: Sink, given: CallArgs) -> str:
+    """Where a request's limit goes: Gemini's posted body keeps it in its ``generationConfig``."""
+    if sink.payload and gemini_body(given.keywords):
+        return "`maxOutputTokens` in the posted body's `generationConfig`"
+    return sink.limit_hint
 
 
 def built_to_return(call: ast.Call, built: Scope) -> bool:
