@@ -133,14 +133,23 @@ NOT_TEXT_KEYS = frozenset({"voice", "dimensions", "encoding_format", "size", "wi
                            "aspect_ratio", "negative_prompt"})
 
 
+def gemini_body(keys: Collection[str]) -> bool:
+    """Whether a posted body is Gemini's REST request, which names the model in the URL
+    (`models/gemini-2.0-flash:generateContent`): its turns with its generation settings."""
+    return "contents" in keys and bool({"generationConfig", "generation_config"} & set(keys))
+
+
 def chat_payload(keys: Collection[str]) -> bool:
     """Whether a dict with these keys, sent as a body, is a chat request: a model, and messages
     of one of the API shapes (``messages``, Gemini's ``contents``, Cohere's ``chat_history``), or
     a prompt or Responses ``input`` with nothing that
-    makes it a request for media or vectors. An ``input`` alone is an embedding's too: it counts
+    makes it a request for media or vectors; or Gemini's turns with its ``generationConfig``,
+    the model being in the URL. An ``input`` alone is an embedding's too: it counts
     with instructions or tools."""
-    if "model" not in keys or NOT_TEXT_KEYS & set(keys):
+    if NOT_TEXT_KEYS & set(keys):
         return False
+    if "model" not in keys:
+        return gemini_body(keys)
     if any(key in keys for shape in API_SHAPES.values() if shape.posted for key in shape.messages):
         return True
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))

@@ -14,7 +14,7 @@ import builtins
 
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
-from ctxlint.frontends.python.nodes import forward_reference
+from ctxlint.frontends.python.nodes import forward_reference, walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope, own_class
 from ctxlint.model import Evidence, EvidenceKind
@@ -179,16 +179,21 @@ class Calls(Component):
 
     def inherited_path(self, name: str, env: Env, depth: int) -> str | None:
         """A project class that subclasses a library's class and keeps its constructor
-        (``class GeminiModel(GenerativeModel)`` adding a method): built, it is the library's
-        object, with the same settings. None for any other name."""
+        (``class GeminiModel(GenerativeModel)`` adding a method), or one whose ``__init__`` only
+        hands what it is given to the base's (``super().__init__(base_url=base_url, **kwargs)``)
+        in a class that names no output limit: built, it is the library's object, with the
+        settings its callers give. None for any other name."""
         located = self.callees.class_named(name, env.scope, foreign=True)
         if located is None:
             return None
         owner, cls = located
         node = cls.node
-        if not isinstance(node, ast.ClassDef) or "__init__" in cls.functions or cls.parent is None:
+        if not isinstance(node, ast.ClassDef) or cls.parent is None:
             return None
         reader = owner.calls if owner is not None else self
+        init = cls.functions.get("__init__")
+        if init is not None and not (passes_to_base(init[0]) and not reader.m.names_a_limit(node)):
+            return None
         for base in node.bases:  # the first base a library defines (a mixin may come after it)
             found = reader.path(base, Env(cls.parent), depth + 1)
             if self.m.catalogue.from_library(found):
@@ -366,3 +371,17 @@ class Calls(Component):
                         and len(call.args) == 1 and self.m.code(call.func.value) == f"self.{iterable.attr}":
                     found.append((call.args[0], Env(method_scope)))
         return found
+
+
+def passes_to_base(init: ast.AST) -> bool:
+    """Whether a constructor builds its object with the base class's constructor, handing it
+    nothing it cannot see but its own ``**kwargs`` (``super().__init__(model=model, **kwargs)``;
+    ``super().__init__(**config.options)`` may bring any setting)."""
+    if not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    own = init.args.kwarg.arg if init.args.kwarg is not None else None
+    calls = [node for node in walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and node.func.attr == "__init__"]
+    return bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
+                               for call in calls for k in call.keywords if k.arg is None)
+

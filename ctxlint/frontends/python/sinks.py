@@ -23,7 +23,7 @@ from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text
+from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text, gemini_body
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
@@ -159,13 +159,14 @@ class Sinks(Component):
                 agent = self.calls.holder(node, node_env)
                 if agent is not None:
                     holders.append(agent)
-        parts = Parts(hint=sink.limit_hint, default=sink.default_limit)
+        parts = Parts(hint=posted_hint(sink, given), default=sink.default_limit)
         for _, holder_call, holder_env in holders:
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
-                spans = self.m.sent_holders.setdefault(id(holder_call), [])
-                if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
-                    spans.append(self.m.span(call))
+                for sent in (holder_call, *returned_beside(self.m, holder_call, holder_env.scope)):
+                    spans = self.m.sent_holders.setdefault(id(sent), [])
+                    if self.m.span(call) not in spans:  # a call read again (a wrapper's summary) is one place
+                        spans.append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
             self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
@@ -461,6 +462,23 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def returned_beside(unit: Unit, call: ast.Call, built: Scope) -> list[ast.Call]:
+    """The other chat models a factory of the module returns in its other branches, when it
+    returns ``call`` (``if lmstudio: return ChatOpenAI(...)`` ... ``return ChatOllama(...)``): its
+    callers send a request with whichever it builds (the receiver is followed to one)."""
+    if not built_to_return(call, built):
+        return []
+    return [other for other, scope, _ in unit.holder_calls if scope is built and other is not call
+            and built_to_return(other, scope)]
+
+
+def posted_hint(sink: Sink, given: CallArgs) -> str:
+    """Where a request's limit goes: Gemini's posted body keeps it in its ``generationConfig``."""
+    if sink.payload and gemini_body(given.keywords):
+        return "`maxOutputTokens` in the posted body's `generationConfig`"
+    return sink.limit_hint
 
 
 def built_to_return(call: ast.Call, built: Scope) -> bool:

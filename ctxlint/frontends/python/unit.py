@@ -169,9 +169,9 @@ class Unit(CycleGuard):
                 names.update(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
         return frozenset(names)
 
-    def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        """Whether a function's text names an output limit (it may set one, or put one in what it
-        passes on)."""
+    def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+        """Whether a function's or a class's text names an output limit (it may set one, or put
+        one in what it passes on)."""
         text = self.code(fn)
         return any(limit in text for limit in LIMIT_NAMES)
 

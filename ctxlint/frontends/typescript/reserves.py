@@ -191,7 +191,29 @@ class Reserves:
             value = self.m.unwrap(self.m.field(value, "left"))
         while value is not None and value.type == "member_expression":  # `request.config`
             value = self.m.unwrap(self.m.field(value, "object"))
-        return value is not None and value.type == "identifier" and self.m.code(value) in names
+        return value is not None and value.type == "identifier" and (
+            self.m.code(value) in names or self._from_request_body(self.m.code(value), function, names))
+
+    def _from_request_body(self, name: str, function: Node, params: Collection[str]) -> bool:
+        """Whether ``name`` is taken from the JSON body of the request a handler is given
+        (``const { messages, config } = await req.json()``): what its caller, the browser, sends."""
+        for declarator in _walk(function, function.end_byte):
+            if declarator.type != "variable_declarator":
+                continue
+            pattern, value = self.m.field(declarator, "name"), self.m.unwrap(self.m.field(declarator, "value"))
+            if pattern is None or pattern.type != "object_pattern" or not any(
+                    c.type == "shorthand_property_identifier_pattern" and self.m.code(c) == name
+                    for c in pattern.named_children):
+                continue
+            if value is not None and value.type == "await_expression" and value.named_children:
+                value = self.m.unwrap(value.named_children[0])
+            called = self.m.field(value, "function") if value is not None and value.type == "call_expression" \
+                else None
+            if called is not None and called.type == "member_expression" and not self.m.args(value) \
+                    and self.m.code(self.m.field(called, "property") or called) == "json" \
+                    and self.m.code(self.m.field(called, "object") or called) in params:
+                return True
+        return False
 
     def limit_withheld(self, key: str, value: Node) -> tuple[str, str] | None:
         """The limit's key ``key`` given no limit where it is written: ``null`` or ``undefined``, or
