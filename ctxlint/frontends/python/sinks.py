@@ -18,6 +18,7 @@ from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
+from ctxlint.frontends.python.nonefields import FIELD_NONE, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
@@ -224,7 +225,7 @@ class Sinks(Component):
                              parts.limit.span))
         if declares and parts.limit is None:
             # passed on, None by default
-            passed_unset = any(kind in (NONE, NONE_BY_CALLERS) for kind, _ in parts.by_default)
+            passed_unset = any(kind in (NONE, NONE_BY_CALLERS, FIELD_NONE) for kind, _ in parts.by_default)
             dropped = None if passed_unset or parts.removed else self.reserves.accepted_limit(env.scope) \
                 or parts.dropped
             if parts.removed is not None:
@@ -238,7 +239,7 @@ class Sinks(Component):
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
                 reserve_kind = reserve_kind or next(
-                    k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS) if k in kinds)
+                    k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS, FIELD_NONE) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
@@ -363,6 +364,11 @@ class Sinks(Component):
                             EvidenceKind.FLOW, f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes "
                             f"it, and none of the {by_callers[2]} calls in the project that lead to it does",
                             self.m.span(entry[2]))),)
+                        break
+                    defaults = none_field(self.m, entry[0], entry[1])
+                    if defaults is not None:  # `request.max_tokens` of a field None by default, never set
+                        parts.limit_visible = True
+                        parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = self.given_key(spec, call, env, given) if spec.key \
