@@ -109,7 +109,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
 def _none_fields(steps: tuple[Evidence, ...]) -> str:
     """The fields a limit is read from, None by default, and the constructions that pass them on."""
     return "; ".join(step.text for step in steps if step.kind in (EvidenceKind.SOURCE, EvidenceKind.FLOW)) \
-        + ", and no code of the project sets a value"
+        + ", and nothing else in the project gives it a value"
 
 
 @request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER, "short_answers": STRINGS,

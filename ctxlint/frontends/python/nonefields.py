@@ -22,7 +22,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import base_name
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.unsetcallers import in_tests
+from ctxlint.frontends.python.unsetcallers import in_tests, module_in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYWORDS
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 FIELD_NONE = "field-none-by-default"
 # How many classes the value may be followed through (the request, then the agent's settings).
 _MAX_HOPS = 2
+# How many of the constructions that leave the field unset are named.
+_MAX_SHOWN = 2
 # The calls a field default is declared with that take the default first or as `default=`.
 _FIELD_CALLS = frozenset({"Field", "field", "Param"})
 # Bases whose fields the environment fills.
@@ -65,6 +67,7 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
         return found  # no call of the class, of all the project's modules, gives it a limit keyword
     if len(project.callers(name)) >= MAX_CALLERS - 1:
         return None  # built too often to read every construction
+    without: list[Evidence] = []  # the constructions outside tests that give it nothing
     for path in project.callers(name):
         analyzer = project.analyzer(Path(path))
         if analyzer is None:
@@ -76,7 +79,19 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
             if given is None:
                 return None
             found += tuple(step for step in given if step not in found)
-    return found
+            if not given and not module_in_tests(analyzer.unit):
+                without.append(Evidence(EvidenceKind.FLOW, f"the project builds `{name}` without it at "
+                                        f"{_relative(analyzer.unit, project.root)} line {call.lineno}",
+                                        analyzer.unit.span(call)))
+    return found + tuple(without[:_MAX_SHOWN])
+
+
+def defaulted_field(steps: tuple[Evidence, ...]) -> str:
+    """The last field of the chain, as its evidence names it (`` `AgentConfig.max_tokens` ``): where
+    a default would bound every request."""
+    fields = [step.text.split(" is ", 1)[1].split(",", 1)[0] for step in steps
+              if step.kind is EvidenceKind.SOURCE and ", None by default at " in step.text]
+    return fields[-1] if fields else "the field"
 
 
 def _given(unit: Unit, call: ast.Call, attr: str, env: Env, hops: int) -> tuple[Evidence, ...] | None:

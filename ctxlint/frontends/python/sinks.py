@@ -18,7 +18,7 @@ from ctxlint.frontends.python.arguments import CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
-from ctxlint.frontends.python.nonefields import FIELD_NONE, none_field
+from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
@@ -369,6 +369,7 @@ class Sinks(Component):
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
                         parts.limit_visible = True
                         parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
+                        parts.hint = f"a default for {defaulted_field(defaults)}"
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = self.given_key(spec, call, env, given) if spec.key \
