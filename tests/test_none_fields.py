@@ -75,3 +75,16 @@ def test_built_without_the_field_is_reported_with_its_default(tmp_path: Path) ->
 def test_a_field_the_project_may_fill_is_not_reported(tmp_path: Path, modules: dict[str, str],
                                                       extra: dict[str, str] | None) -> None:
     assert [f for f in _findings(tmp_path, modules, extra) if f["kind"] == "field-none-by-default"] == []
+
+
+def test_a_field_a_validator_fills_is_not_reported(tmp_path: Path) -> None:
+    validated = SCHEMA.replace("from pydantic import BaseModel, Field", "from pydantic import BaseModel, Field, "
+                               "model_validator") + '''
+    @model_validator(mode="before")
+    @classmethod
+    def bounded(cls, values: dict) -> dict:
+        values.setdefault("max_tokens", 1024)
+        return values
+'''
+    write_package(tmp_path, {"schema.py": validated, "provider.py": PROVIDER, "ask.py": ASK})
+    assert [f for f in check_json(tmp_path, ".", "CTX201") if f["kind"] == "field-none-by-default"] == []

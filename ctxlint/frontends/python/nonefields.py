@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import base_name
+from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.unsetcallers import in_tests, module_in_tests
@@ -122,8 +122,8 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str
         owner = found[0].unit if found[0] is not None else owner
         cls = found[1].node
         first = first or cls
-        if any(base_name(b) in _ENVIRONMENT_BASES for b in cls.bases):
-            return None
+        if any(base_name(b) in _ENVIRONMENT_BASES for b in cls.bases) or _names_key(cls, attr):
+            return None  # the environment fills it, or a validator may (`values["max_tokens"] = 1024`)
         statement = next((s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                           and s.target.id == attr), None)
         if statement is not None:
@@ -135,6 +135,12 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str
         if found is not None and found[0] is None:
             found = (owner.analyzer, found[1])
     return None
+
+
+def _names_key(cls: ast.ClassDef, attr: str) -> bool:
+    """Whether the class's code writes the field's name as a string (a validator's
+    ``values["max_tokens"]``, ``data.setdefault("max_tokens", 1024)``)."""
+    return any(isinstance(n, ast.Constant) and n.value == attr for n in walk(cls))
 
 
 def _none(value: ast.expr) -> bool:
