@@ -367,9 +367,8 @@ class Sinks(Component):
                         break
                     defaults = none_field(self.m, entry[0], entry[1])
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
-                        parts.limit_visible = True
+                        parts.limit_visible, parts.hint = True, f"a default for {defaulted_field(defaults)}"
                         parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
-                        parts.hint = f"a default for {defaulted_field(defaults)}"
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = self.given_key(spec, call, env, given) if spec.key \
