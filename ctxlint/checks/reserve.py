@@ -71,6 +71,8 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
                   "none-by-default", "none-by-callers"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
+    elif kind == "field-none-by-default":
+        why = f"No output limit is set by default ({_none_fields(request.reserve_evidence)}), so"
     elif kind == "runs-without":
         where = ", ".join(f"{step.span.path.rsplit('/', 1)[-1]} line {step.span.line}"
                           for step in request.reserve_evidence[:3] if step.span is not None)
@@ -102,6 +104,12 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         f"leaves nothing. Set {hint} to the longest answer you expect.",
         kind=kind, evidence=evidence,
     )
+
+
+def _none_fields(steps: tuple[Evidence, ...]) -> str:
+    """The fields a limit is read from, None by default, and the constructions that pass them on."""
+    return "; ".join(step.text for step in steps if step.kind in (EvidenceKind.SOURCE, EvidenceKind.FLOW)) \
+        + ", and nothing else in the project gives it a value"
 
 
 @request_check(options={"minimum": INTEGER, "minimum_with_tools": INTEGER, "short_answers": STRINGS,

@@ -222,10 +222,10 @@ class Callees(Component):
             node = node.func
         else:
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
-            default = binding.value.values[-1] if binding is not None and isinstance(binding.value, ast.BoolOp) \
-                and isinstance(binding.value.op, ast.Or) else None
-            if binding is not None and isinstance(default, ast.Call):
-                binding = replace(binding, value=default)  # `store or LocalStore(root)`: the object built by default
+            fallback = _fallback_built(binding.value) if binding is not None else None
+            if fallback is not None:  # `self.settings = settings or Settings()`: the class it falls back on
+                assert binding is not None
+                binding = replace(binding, value=fallback)
             called = binding is not None and isinstance(binding.value, ast.Call)
             factory = _default_factory(binding.value) if binding is not None else None
             if factory is not None:  # `runner: Runner = Field(default_factory=Runner)`: the object it builds
@@ -392,6 +392,15 @@ def _reassigns(cls: Scope, names: set[str]) -> bool:
         isinstance(target, ast.Name) and target.id in names
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
         for node in ast.walk(init[0]))
+
+
+def _fallback_built(value: ast.expr) -> ast.Call | None:
+    """The object ``given or Settings()`` falls back on building (a class's name, capitalised):
+    what is given in its place is taken for one of the same class."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and isinstance(value.values[-1], ast.Call):
+        built = value.values[-1]
+        return built if isinstance(built.func, ast.Name) and built.func.id[:1].isupper() else None
+    return None
 
 
 def _default_factory(value: ast.expr) -> ast.Name | None:

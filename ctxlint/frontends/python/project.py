@@ -225,6 +225,18 @@ class Project:
         given its arguments."""
         return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
 
+    def attribute_writers(self, attr: str) -> list[Path]:
+        """The modules of the project whose text writes an attribute ``attr`` (``x.attr = ...``,
+        ``self.attr += 1``): where a field may be given a value after its object is built."""
+        return self._modules_matching("write", attr, attribute_write(attr), MAX_CALLERS)
+
+    def loaders(self, name: str) -> list[Path]:
+        """The modules of the project that build the class ``name`` from a spread or load it from
+        data (``Config(**values)``, ``Config.model_validate(...)``): its fields may be given anything."""
+        escaped = re.escape(name.encode())
+        return self._modules_matching("load", name, rb"\b" + escaped + rb"\s*\(\s*\*\*|\b" + escaped + rb"\s*\.\s*"
+                                      + _LOADERS + rb"\s*\(", 1)
+
     def method_definers(self, name: str) -> list[Path]:
         """The modules of the project whose text defines a method or nested function ``name`` (an
         indented ``def name(``), at most MAX_DEFINERS + 1: more than MAX_DEFINERS is too common a
@@ -353,6 +365,16 @@ MAX_INDEXED = 20_000
 MAX_SUBCLASSES = 200
 MAX_CALLERS = 20
 MAX_DEFINERS = 12
+# How a class may be built from data rather than by a call that names its fields.
+_LOADERS = rb"(?:model_validate|model_validate_json|parse_obj|parse_raw|parse_file|model_construct|construct" \
+           rb"|from_dict|from_json)"
+
+
+def attribute_write(attr: str) -> bytes:
+    """``receiver.attr = ...`` (or ``: T =``, ``+=``), the receiver's name as group 1."""
+    return rb"(\w+)\s*\.\s*" + re.escape(attr.encode()) + rb"\s*(?::[^=\n]*)?[-+*/|]?=(?!=)"
+
+
 _CLASS_LINE = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.MULTILINE)
 _SKIPPED = {".git", ".hg", ".venv", "venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist",
             ".tox", ".mypy_cache", ".ruff_cache"}

@@ -14,10 +14,11 @@ from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder
-from ctxlint.frontends.python.arguments import CallArgs
+from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
+from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
@@ -225,7 +226,7 @@ class Sinks(Component):
                              parts.limit.span))
         if declares and parts.limit is None:
             # passed on, None by default
-            passed_unset = any(kind in (NONE, NONE_BY_CALLERS) for kind, _ in parts.by_default)
+            passed_unset = any(kind in (NONE, NONE_BY_CALLERS, FIELD_NONE) for kind, _ in parts.by_default)
             dropped = None if passed_unset or parts.removed else self.reserves.accepted_limit(env.scope) \
                 or parts.dropped
             if parts.removed is not None:
@@ -239,7 +240,7 @@ class Sinks(Component):
             if parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
                 reserve_kind = reserve_kind or next(
-                    k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS) if k in kinds)
+                    k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS, FIELD_NONE) if k in kinds)
                 reserve_evidence += tuple(step for _, step in parts.by_default)
             reserve_kind = reserve_kind or (HTTP_PAYLOAD if sink.payload else "")
             if not reserve_kind and not typed and not self.calls.path(call.func, env).startswith(UNKNOWN):
@@ -365,8 +366,13 @@ class Sinks(Component):
                             f"it, and none of the {by_callers[2]} calls in the project that lead to it does",
                             self.m.span(entry[2]))),)
                         break
+                    defaults = none_field(self.m, entry[0], entry[1])
+                    if defaults is not None:  # `request.max_tokens` of a field None by default, never set
+                        parts.limit_visible, parts.hint = True, f"a default for {defaulted_field(defaults)}"
+                        parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
+                        break
                     ok, value = self.flow.literal(entry[0], entry[1])
-                    key = self.given_key(spec, call, env, given) if spec.key \
+                    key = given_key(self.args, spec, call, env, given) if spec.key \
                         else spec.keywords[0] if spec.keywords else "max_tokens"
                     withheld = self.reserves.limit_withheld(key, entry) if not ok or value is None else None
                     if withheld is not None:  # `max_tokens=None`, or `4096 if model == "gpt-4o" else None`
@@ -399,13 +405,6 @@ class Sinks(Component):
                 return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
                                    self.m.span(call))
         return None
-
-    def given_key(self, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
-        """Which of a spec's keys the call gives (`max_length` of `input={...}`), for the message:
-        the first present, in the order ``find`` reads them."""
-        holder = self.args.find(replace(spec, key=()), call, env, given)
-        members = self.args.members(holder[0], holder[1]) if holder is not None else None
-        return next((key for key in spec.key if members and key in members), spec.key[-1])
 
     def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts) -> None:
         """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""
@@ -462,6 +461,14 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def given_key(args: Arguments, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:
+    """Which of a spec's keys the call gives (`max_length` of `input={...}`), for the message:
+    the first present, in the order ``find`` reads them."""
+    holder = args.find(replace(spec, key=()), call, env, given)
+    members = args.members(holder[0], holder[1]) if holder is not None else None
+    return next((key for key in spec.key if members and key in members), spec.key[-1])
 
 
 def returned_beside(unit: Unit, call: ast.Call, built: Scope) -> list[ast.Call]:

@@ -1,0 +1,203 @@
+"""A limit read from a field of the project's own data class that is None by default, where the
+project never gives the field a value: ``payload["max_tokens"] = request.max_tokens`` (under
+``if request.max_tokens is not None``) of ``class ChatRequest(BaseModel): max_tokens: int | None =
+Field(default=None)``, built by the project only without it, or from a field of its settings that
+is None by default in turn (``ChatRequest(..., max_tokens=self.config.max_tokens)`` of
+``AgentConfig.max_tokens = None``). The request sends a limit only when someone sets one, and the
+project's own default sets none: the defaults are the finding's evidence places.
+
+Kept out: a settings class read from the environment (``BaseSettings``), a class the project never
+builds itself outside tests (a web framework's request body, filled from what a client sends), a
+class built from a spread or loaded from data (``Config(**values)``, ``Config.model_validate(...)``),
+and a field something writes (``request.max_tokens = 500``, ``self.max_tokens = ...`` in the class)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
+from ctxlint.frontends.python.unit import Unit
+from ctxlint.frontends.python.unsetcallers import in_tests, module_in_tests
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.providers import LIMIT_KEYWORDS
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.project import Project
+    from ctxlint.frontends.python.scopes import Scope
+
+# The kind of evidence of a limit taken from such a field (rules/**/CTX201).
+FIELD_NONE = "field-none-by-default"
+# How many classes the value may be followed through (the request, then the agent's settings).
+_MAX_HOPS = 2
+# How many of the constructions that leave the field unset are named.
+_MAX_SHOWN = 2
+# The calls a field default is declared with that take the default first or as `default=`.
+_FIELD_CALLS = frozenset({"Field", "field", "Param"})
+# Bases whose fields the environment fills.
+_ENVIRONMENT_BASES = frozenset({"BaseSettings"})
+
+
+def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Evidence, ...] | None:
+    """The evidence that ``node`` (``request.max_tokens``) is None unless the project sets it and
+    the project never does: the field's default, and each field it is built from; None when any
+    step may hold a value."""
+    project = m.project
+    if not isinstance(node, ast.Attribute) or hops > _MAX_HOPS or project is None or m.file is None:
+        return None
+    declared = _declared(m, m.analyzer.callees.class_of(node.value, env, True), node.attr)
+    if declared is None:
+        return None
+    owner, cls, statement = declared
+    name, attr = cls.name, node.attr
+    where = f"{_relative(owner, project.root)} line {statement.lineno}"
+    default = f"`{m.code(node)}` is `{name}.{attr}`, None by default at {where}"
+    found: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, default, owner.span(statement)),)
+    if _written(project, name, attr) or project.loaders(name):
+        return None
+    if not _built(project, name):
+        return None  # built by no code of the project's own: a framework fills it (a request's body)
+    if attr in LIMIT_KEYWORDS and name not in project.limit_callees():
+        return found  # no call of the class, of all the project's modules, gives it a limit keyword
+    if len(project.callers(name)) >= MAX_CALLERS - 1:
+        return None  # built too often to read every construction
+    without: list[Evidence] = []  # the constructions outside tests that give it nothing
+    for path in project.callers(name):
+        analyzer = project.analyzer(Path(path))
+        if analyzer is None:
+            return None
+        for call, scope in analyzer.unit.calls:
+            if last_name(call.func) != name:
+                continue
+            given = _given(analyzer.unit, call, attr, Env(scope), hops)
+            if given is None:
+                return None
+            found += tuple(step for step in given if step not in found)
+            if not given and not module_in_tests(analyzer.unit):
+                without.append(Evidence(EvidenceKind.FLOW, f"the project builds `{name}` without it at "
+                                        f"{_relative(analyzer.unit, project.root)} line {call.lineno}",
+                                        analyzer.unit.span(call)))
+    return found + tuple(without[:_MAX_SHOWN])
+
+
+def defaulted_field(steps: tuple[Evidence, ...]) -> str:
+    """The last field of the chain, as its evidence names it (`` `AgentConfig.max_tokens` ``): where
+    a default would bound every request."""
+    fields = [step.text.split(" is ", 1)[1].split(",", 1)[0] for step in steps
+              if step.kind is EvidenceKind.SOURCE and ", None by default at " in step.text]
+    return fields[-1] if fields else "the field"
+
+
+def _given(unit: Unit, call: ast.Call, attr: str, env: Env, hops: int) -> tuple[Evidence, ...] | None:
+    """What one construction gives the field: nothing (no evidence), a field None by default
+    (its evidence), or None when it may give a value."""
+    if call.args or any(k.arg is None for k in call.keywords):
+        return None  # a positional value or a spread may fill it
+    value = next((k.value for k in call.keywords if k.arg == attr), None)
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return ()
+    further = none_field(unit, value, env, hops + 1)
+    if further is None:
+        return None
+    built = Evidence(EvidenceKind.FLOW, f"the project builds `{last_name(call.func)}` with `{attr}={unit.code(value)}`",
+                     unit.span(value))
+    return (built, *further)
+
+
+def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str
+              ) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
+    """The module, class and statement that declare ``attr`` of the class ``found`` (or of a base
+    class) with None as its default, when no class on the way is filled from the environment."""
+    owner: Unit = m
+    first: ast.ClassDef | None = None
+    for _ in range(4):
+        if found is None or not isinstance(found[1].node, ast.ClassDef):
+            return None
+        owner = found[0].unit if found[0] is not None else owner
+        cls = found[1].node
+        first = first or cls
+        if any(base_name(b) in _ENVIRONMENT_BASES for b in cls.bases) or _names_key(cls, attr):
+            return None  # the environment fills it, or a validator may (`values["max_tokens"] = 1024`)
+        statement = next((s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                          and s.target.id == attr), None)
+        if statement is not None:
+            return (owner, first, statement) if statement.value is not None and _none(statement.value) else None
+        base = next((b for b in map(base_name, cls.bases) if b is not None), None)
+        if base is None:
+            return None
+        found = owner.analyzer.callees.class_named(base, found[1].parent, True)
+        if found is not None and found[0] is None:
+            found = (owner.analyzer, found[1])
+    return None
+
+
+def _names_key(cls: ast.ClassDef, attr: str) -> bool:
+    """Whether the class's code writes the field's name as a string (a validator's
+    ``values["max_tokens"]``, ``data.setdefault("max_tokens", 1024)``)."""
+    return any(isinstance(n, ast.Constant) and n.value == attr for n in walk(cls))
+
+
+def _none(value: ast.expr) -> bool:
+    """``None``, ``Field(default=None)``, ``Field(None, ...)`` (a dataclass's ``field``, theflow's ``Param``)."""
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    if not isinstance(value, ast.Call) or last_name(value.func) not in _FIELD_CALLS:
+        return False
+    if any(k.arg in ("default_factory", "env", "validation_alias", "alias") for k in value.keywords):
+        return False
+    default = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+    return isinstance(default, ast.Constant) and default.value is None
+
+
+def _built(project: Project, name: str) -> bool:
+    """Whether a module of the project, outside tests, calls the class ``name`` (not only
+    defines it: ``class Name(Base)`` is no call)."""
+    call = re.compile(rb"(?<!class )(?<!def )\b" + re.escape(name.encode()) + rb"\(")
+    for path in project.callers(name):
+        if in_tests(path, project.root):
+            continue
+        try:
+            if call.search(Path(path).read_bytes()):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _written(project: Project, name: str, attr: str) -> bool:
+    """Whether some module writes the field: ``x.attr = ...`` on anything but ``self``, or on
+    ``self`` in the class itself or a class written as its subclass (or more modules than are read)."""
+    paths = project.attribute_writers(attr)
+    if len(paths) >= MAX_CALLERS:
+        return True
+    needle = re.compile(attribute_write(attr))
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return True
+        for match in needle.finditer(data):
+            if match.group(1) != b"self" or _enclosing_class_is(data, match.start(), name):
+                return True
+    return False
+
+
+def _enclosing_class_is(data: bytes, at: int, name: str) -> bool:
+    """Whether the nearest ``class`` line above ``at`` defines ``name`` or names it as a base."""
+    classes = list(re.finditer(rb"^[ \t]*class[ \t]+(\w+)[ \t]*(\([^)]*\))?", data[:at], re.MULTILINE))
+    if not classes:
+        return True  # `self` outside a class: not known, taken as a write
+    last = classes[-1]
+    return last.group(1).decode("ascii", "replace") == name \
+        or re.search(rb"\b" + re.escape(name.encode()) + rb"\b", last.group(2) or b"") is not None
+
+
+def _relative(unit: Unit, root: Path) -> str:
+    path = unit.file
+    return path.relative_to(root).as_posix() if path is not None and path.is_relative_to(root) else str(unit.path)
