@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
@@ -80,6 +79,7 @@ class CutSites(Component):
     settings: SettingsCuts
     descriptions: DescriptionCuts
     ranks: RankedFills
+    _scoped: list[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] | None = None
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -107,8 +107,14 @@ class CutSites(Component):
                 found.append(observation)
         return found
 
-    def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
-        """Each node of the module with the scope it is evaluated in and its function."""
+    def scoped_nodes(self) -> list[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
+        """Each node of the module with the scope it is evaluated in and its function, in the
+        order of a depth-first walk. Made once, after the scope index, for the four passes that
+        read it (cut sites, order sites, overflows, schema choices), which each walked the
+        module again."""
+        if self._scoped is not None:
+            return self._scoped
+        found: list[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = []
         bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
             (self.m.tree.body, self.m.module_scope, None)]
         bodies += [(fn.body, scope, fn) for fn, scope in self.m.functions if not fn.name.startswith("test")]
@@ -118,8 +124,10 @@ class CutSites(Component):
                 node = stack.pop()
                 if isinstance(node, _DEFINITIONS):
                     continue  # its own scope, or a class body: read on its own
-                yield node, scope, fn
+                found.append((node, scope, fn))
                 stack.extend(reversed(children(node)))
+        self._scoped = found
+        return found
 
     # ---- a cut whose text goes on ----------------------------------------------------------------
 
