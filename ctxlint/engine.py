@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -264,6 +265,11 @@ class Linter:
     def lint_text(self, text: str, display: str, relpath: str, fmt: str, path: Path | None = None) -> list[Finding]:
         """The findings in one file's text; a failure of ctxlint itself propagates."""
         text = _normalise(text)
+        # The texts a file's checks count again are its own (tokens/counting.py); the counter is
+        # not imported here: a run that counts nothing never loads it.
+        counting = sys.modules.get("ctxlint.tokens.counting")
+        if counting is not None:
+            counting.forget_long_counts()
         with frontends.collected_once():
             parsed = frontends.parse(fmt, text, display, self.parse_context(relpath, path))
             return self._run(parsed, text, relpath, fmt)

@@ -26,15 +26,42 @@ def count_tokens(text: str, encoding: str = "o200k_base") -> int:
     """
     if len(text) <= SHORT_TEXT:
         return _count_short(text, encoding)
+    key = (text, encoding)
+    known = _LONG_COUNTS.get(key)
+    if known is not None:
+        return known
     if len(text) > BLANK_BLOCK and _LONG_BLANK.search(text):
-        return _count_in_blocks(text, encoding)
-    return _count(text, encoding)
+        found = _count_in_blocks(text, encoding)
+    else:
+        found = _count(text, encoding)
+    global _long_chars
+    if _long_chars + len(text) <= LONG_TEXTS_CHARS:
+        _LONG_COUNTS[key] = found
+        _long_chars += len(text)
+    return found
 
 
 # Short texts recur: roles, names, a tool's fields measured by several checks, an instruction
 # repeated in every message. Their counts are kept (at most SHORT_TEXTS of them, a few MB).
 SHORT_TEXT = 256
 SHORT_TEXTS = 1 << 16
+
+
+# Longer texts recur within a file: a tool's rendering is measured by each tool rule (CTX501,
+# CTX502, CTX504) and the request's pricing, a prompt's static text by CTX101 and CTX203; on the
+# bench corpus 81 counts of long texts were of 42 distinct ones. Their counts are kept until
+# forget_long_counts (the engine calls it before each file: a file's texts rarely recur in the
+# next), while the texts kept add up to at most LONG_TEXTS_CHARS characters.
+LONG_TEXTS_CHARS = 8_000_000
+_LONG_COUNTS: dict[tuple[str, str], int] = {}
+_long_chars = 0
+
+
+def forget_long_counts() -> None:
+    """Drop the counts of long texts kept so far."""
+    global _long_chars
+    _LONG_COUNTS.clear()
+    _long_chars = 0
 
 
 @functools.lru_cache(maxsize=SHORT_TEXTS)

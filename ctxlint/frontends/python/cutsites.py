@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
@@ -50,7 +49,7 @@ from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -74,12 +73,35 @@ _WORD_SIZE = re.compile(r"(?:^|_)words(?:_|$)")
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 
 
+# A node, the scope it is evaluated in and its function (None at the module's top).
+ScopedNode = tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]
+
+
+def scoped_nodes(m: Unit) -> list[ScopedNode]:
+    """Each node of the module with the scope it is evaluated in and its function, in the order
+    of a depth-first walk; read after the scope index, which is all it depends on."""
+    found: list[ScopedNode] = []
+    bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
+        (m.tree.body, m.module_scope, None)]
+    bodies += [(fn.body, scope, fn) for fn, scope in m.functions if not fn.name.startswith("test")]
+    for body, scope, fn in bodies:
+        stack: list[ast.AST] = list(reversed(body))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _DEFINITIONS):
+                continue  # its own scope, or a class body: read on its own
+            found.append((node, scope, fn))
+            stack.extend(reversed(children(node)))
+    return found
+
+
 class CutSites(Component):
     reach: CutReach
     callers: CutCallers
     settings: SettingsCuts
     descriptions: DescriptionCuts
     ranks: RankedFills
+    _scoped: list[ScopedNode] | None = None
 
     def observe(self, context: bool) -> list[Observation]:
         """Every silent cut of the module and every loop that cuts to a budget, where the module
@@ -107,19 +129,12 @@ class CutSites(Component):
                 found.append(observation)
         return found
 
-    def scoped_nodes(self) -> Iterator[tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
-        """Each node of the module with the scope it is evaluated in and its function."""
-        bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
-            (self.m.tree.body, self.m.module_scope, None)]
-        bodies += [(fn.body, scope, fn) for fn, scope in self.m.functions if not fn.name.startswith("test")]
-        for body, scope, fn in bodies:
-            stack: list[ast.AST] = list(reversed(body))
-            while stack:
-                node = stack.pop()
-                if isinstance(node, _DEFINITIONS):
-                    continue  # its own scope, or a class body: read on its own
-                yield node, scope, fn
-                stack.extend(reversed(children(node)))
+    def scoped_nodes(self) -> list[ScopedNode]:
+        """The module's nodes with their scopes and functions (``scoped_nodes``), listed once for
+        the four passes that read them (cut sites, order sites, overflows, schema choices)."""
+        if self._scoped is None:
+            self._scoped = scoped_nodes(self.m)
+        return self._scoped
 
     # ---- a cut whose text goes on ----------------------------------------------------------------
 

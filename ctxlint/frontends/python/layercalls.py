@@ -54,6 +54,8 @@ def calls_llm_layer(project: Project, tree: ast.Module, text: str, importer: Pat
 
 def _called(name: str, text: str) -> bool:
     """``name(...)`` called as a function; for a class, a method of an instance of it called."""
+    if f"{name}(" not in text:  # every pattern below needs it: most imported names are not called
+        return False
     escaped = re.escape(name)
     if not name[:1].isupper():
         return re.search(rf"(?<![\w.]){escaped}\(", text) is not None

@@ -21,10 +21,13 @@ def children(node: ast.AST) -> list[ast.AST]:
     if fields is None:
         fields = _CHILD_FIELDS[kind] = _child_fields(kind)
     found: list[ast.AST] = []
-    for name in fields:
+    for name, holes in fields:
         value = getattr(node, name, None)
         if type(value) is list:
-            found.extend([v for v in value if v is not None])  # None: a dict's `**` key, a missing default
+            if holes:  # None: a dict's `**` key, a missing keyword-only default
+                found.extend([v for v in value if v is not None])
+            else:
+                found.extend(value)
         elif value is not None:
             found.append(value)
     return found
@@ -35,15 +38,21 @@ def children(node: ast.AST) -> list[ast.AST]:
 # field lists spares a lookup and a type test per field on every node walked.
 _NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "asname", "module", "level", "kind",
                         "conversion", "is_async", "simple", "type_comment", "kwd_attrs", "rest"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# The list fields whose entries may be None (the grammar's `expr?*`); every other list holds nodes
+# only and is taken whole, without a test per entry.
+_HOLED = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults")})
+# Per node type: its child fields, each with whether it is a holed list.
+_CHILD_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
-def _child_fields(kind: type) -> tuple[str, ...]:
+def _child_fields(kind: type) -> tuple[tuple[str, bool], ...]:
     if kind in (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal, ast.TypeIgnore):
         return ()  # their only fields are values or identifiers
     if kind.__name__ == "TypeAlias":  # Python 3.12: `type X = ...` names its alias with a Name node
-        return tuple(f for f in kind._fields if f == "name" or f not in _NOT_NODES)  # type: ignore[attr-defined]
-    return tuple(f for f in kind._fields if f not in _NOT_NODES)  # type: ignore[attr-defined]
+        names = tuple(f for f in kind._fields if f == "name" or f not in _NOT_NODES)  # type: ignore[attr-defined]
+    else:
+        names = tuple(f for f in kind._fields if f not in _NOT_NODES)  # type: ignore[attr-defined]
+    return tuple((f, (kind, f) in _HOLED) for f in names)
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

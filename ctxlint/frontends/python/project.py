@@ -70,6 +70,10 @@ class Project:
         self._homes: dict[str, list[str]] | None = None  # see package_homes
         self._llm_files: frozenset[str] | None = None  # see imports_llm_layer
         self.in_layer: dict[Path, bool] = {}  # modules of the LLM layer or importing one (layercalls.py)
+        # The tree's modules as the first scan walked them, in walk order (see _module_files).
+        self._walked: list[tuple[Path, bytes | None]] = []
+        self._walker: Iterator[tuple[Path, bytes]] | None = _walk_modules(self.root)
+        self._kept_bytes = 0
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
@@ -250,7 +254,7 @@ class Project:
         Every such name is indexed in one walk, when the first registered tool asks."""
         if self._picked is None:
             picked: dict[str, list[Path]] = {}
-            for path, data in _module_files(self.root, b""):
+            for path, data in self._module_files(b""):
                 for found in set(_PICKED.findall(data)):
                     picked.setdefault(found.decode("ascii", "replace"), []).append(path)
             self._picked = picked
@@ -297,7 +301,7 @@ class Project:
         if (what, name) not in self._scans:
             needle = re.compile(pattern)
             self._scans[what, name] = list(itertools.islice(
-                (path for path, data in _module_files(self.root, name.encode()) if needle.search(data)), most))
+                (path for path, data in self._module_files(name.encode()) if needle.search(data)), most))
         return self._scans[what, name]
 
     def _read_indexes(self) -> None:
@@ -311,7 +315,7 @@ class Project:
         roots = sorted(self.catalogue.analysed_roots, key=len, reverse=True)
         library_import = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + b"|".join(
             re.escape(r.encode()) for r in roots) + rb")\b", re.MULTILINE) if roots else None
-        for path, data in _module_files(self.root, b""):
+        for path, data in self._module_files(b""):
             if library_import is not None and library_import.search(data):
                 llm_files.add(str(path))
             if b".role" in data:
@@ -326,6 +330,36 @@ class Project:
         self._classes, self._formatters, self._limit_callees = classes, formatters, frozenset(callees)
         self._replayed = replayed
         self._llm_files = frozenset(llm_files)
+
+    def _module_files(self, needle: bytes) -> Iterator[tuple[Path, bytes]]:
+        """The text of every module of the tree (at most MAX_INDEXED read) that holds ``needle``.
+        The tree is walked once per run, as far as a scan goes, and what it read is kept (up to
+        MAX_WALKED_BYTES) for the next scan: a run asks for dozens (callers, definers, fields),
+        and each walked and read the whole tree again."""
+        index = 0
+        while True:
+            if index == len(self._walked):
+                found = next(self._walker, None) if self._walker is not None else None
+                if found is None:
+                    self._walker = None
+                    return
+                path, data = found
+                keep = self._kept_bytes + len(data) <= MAX_WALKED_BYTES
+                self._kept_bytes += len(data) if keep else 0
+                self._walked.append((path, data if keep else None))
+            else:
+                path, kept = self._walked[index]
+                if kept is None:  # past the budget: read again, as the walk did
+                    try:
+                        data = path.read_bytes()
+                    except OSError:
+                        index += 1
+                        continue
+                else:
+                    data = kept
+            index += 1
+            if needle in data:
+                yield path, data
 
     def analyzer(self, path: Path) -> Analyzer | None:
         """The module at ``path``, parsed and indexed (kept for the next file that imports it)."""
@@ -389,8 +423,12 @@ def picked_by_name(name: str) -> bytes:
     return rb"[\"']" + re.escape(name.encode()) + rb"(?::[\w ,]*)?[\"']"
 
 
-def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:
-    """The text of every module under ``root`` (at most MAX_INDEXED read) that holds ``needle``."""
+# The module text the walk keeps for later scans (per process), at most.
+MAX_WALKED_BYTES = 32_000_000
+
+
+def _walk_modules(root: Path) -> Iterator[tuple[Path, bytes]]:
+    """The text of every module under ``root`` (at most MAX_INDEXED read), in walk order."""
     read = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
@@ -405,8 +443,7 @@ def _module_files(root: Path, needle: bytes) -> Iterator[tuple[Path, bytes]]:
             except OSError:
                 continue
             read += 1
-            if needle in data:
-                yield path, data
+            yield path, data
 
 
 def _bases(match: re.Match, path: Path) -> list[tuple[str, tuple[Path, str]]]:

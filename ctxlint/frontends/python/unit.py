@@ -19,7 +19,7 @@ from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
-from ctxlint.frontends.python.nodes import chain, children, walk
+from ctxlint.frontends.python.nodes import chain, children
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
@@ -249,7 +249,18 @@ class Unit(CycleGuard):
     def parents(self) -> dict[int, ast.AST]:
         """Each node's parent, by the node's id (built the first time a part asks)."""
         if self._parents is None:
-            self._parents = {id(child): node for node in walk(self.tree) for child in children(node)}
+            # One walk that keeps each node's children for the stack: a walk and a comprehension
+            # over it made every node's children list twice. Same entries in the same order.
+            parents: dict[int, ast.AST] = {}
+            stack: list[ast.AST] = [self.tree]
+            while stack:
+                node = stack.pop()
+                below = children(node)
+                for child in below:
+                    parents[id(child)] = node
+                below.reverse()
+                stack.extend(below)
+            self._parents = parents
         return self._parents
 
     @property

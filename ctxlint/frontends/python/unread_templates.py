@@ -69,7 +69,7 @@ def headed_fields(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> list[tup
         return []
     found = []
     for keyword in call.keywords:
-        if keyword.arg is None:
+        if keyword.arg is None or f"{{{keyword.arg}}}" not in text:  # the pattern needs the field itself
             continue
         match = re.search(_HEADED.format(field=re.escape(keyword.arg)), text)
         if match is None:
