@@ -52,7 +52,6 @@ WEB_FETCHERS = re.compile(r"^_*(?:scrape|crawl)(?:_|$)"
 WINDOW_WORDS = ("context", "window", "ctx", "token")
 
 
-
 def names_context_window(code: str) -> bool:
     """Code that names a model's context window as a size (``self.max_context_length``,
     ``llm.contextLength / 4``, ``MAX_CONTEXT_LEN``, ``context_window``): a text cut to it, or to a

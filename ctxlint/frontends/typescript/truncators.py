@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ctxlint.frontends.code.words import names_context_window
 from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
@@ -55,7 +54,6 @@ class Truncators:
     # By the function's node, with how deep the reading was when it was worked out: a function found
     # to be no truncator only because the reading was already deep is read again from less deep.
     summaries: dict[int, tuple[Truncator | None, int]] = field(default_factory=dict)
-    field_values: dict[str, list[Node]] = field(default_factory=dict)  # by `this.name`
 
     def at_call(self, call: Node, env: Env) -> Source | None:
         """``pruneLinesFromTop(content, budget, model)``: a call of a truncator of the module, or
@@ -74,34 +72,9 @@ class Truncators:
                     or self.own_text(self.m.args(call)[truncator.index], scope):
                 continue  # the program's own text; or a truncator's own cut, reported where it is called
             source = self.source(call, truncator)
-            sized = context or self.window_sized(call, truncator, scope)
-            found.append(Observation("token-sized-cut" if sized else "far-cut", source.span,
+            found.append(Observation("token-sized-cut" if context else "far-cut", source.span,
                                      "no request of this module is seen to send it", source=source))
         return found
-
-    def window_sized(self, call: Node, truncator: Truncator, scope: Scope) -> bool:
-        """A cut to a share of the model's context window (``pruneLinesFromTop(prefix,
-        llm.contextLength / 4, llm.model)``; a local name or a field of the object given one,
-        ``this.maxRepoMapTokens = llm.contextLength * ratio``): text fitted to what a model reads,
-        wherever the module sends it."""
-        for index, arg in enumerate(self.m.args(call)):
-            if index == truncator.index:
-                continue
-            values = [arg, self.local(arg, scope)]
-            values += [assigned for node in _nodes(arg) if node.type == "member_expression"
-                       and self.m.code(node).startswith("this.") for assigned in self.fields(self.m.code(node))]
-            if any(names_context_window(self.m.code(v)) for v in values):
-                return True
-        return False
-
-    def fields(self, written: str) -> list[Node]:
-        """The values the module gives ``this.name`` (``this.maxTokens = llm.contextLength / 2``)."""
-        if written not in self.field_values:
-            self.field_values[written] = [
-                right for node in _nodes(self.m.root) if node.type == "assignment_expression"
-                and self.m.code(self.m.field(node, "left") or node) == written
-                and (right := self.m.field(node, "right")) is not None]
-        return self.field_values[written]
 
     def own_text(self, node: Node, scope: Scope) -> bool:
         """A string the program writes, or a name bound to one (`const prompt = "Line 1\\nLine 2"`)."""
@@ -312,13 +285,3 @@ class Truncators:
                 return node
             node = self.m.unwrap(records[0].value)
         return node
-
-
-def _nodes(node: Node) -> list[Node]:
-    """Every node under ``node``."""
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.children)
-    return found
