@@ -141,3 +141,63 @@ def ask(question: str) -> str:
     found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
              if f["path"] == "app/models.py"]
     assert found == [(9, "built-without", "low")]
+
+
+def test_quiet_when_a_caller_or_the_factory_gives_the_model_a_limit_before_it_is_sent(tmp_path: Path) -> None:
+    models = '''\
+from langchain_openai import ChatOpenAI
+
+
+def make_model(name: str = "gpt-4o-mini"):
+    model = ChatOpenAI(model=name, temperature=0)
+    model = model.bind(max_tokens=400)
+    return model
+
+
+def make_writer():
+    return ChatOpenAI(model="gpt-4o")
+'''
+    service = '''\
+from app.models import make_model, make_writer
+from app.runner import answer
+
+
+def ask(question: str) -> str:
+    writer = make_writer()
+    writer.max_tokens = 600
+    return answer(make_model(), question) + answer(writer, question)
+'''
+    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
+    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
+             if f["path"] == "app/models.py"]
+    assert found == [(5, "built-without", "low"), (11, "built-without", "low")]
+
+
+def test_a_factory_that_builds_one_model_per_branch_in_one_name(tmp_path: Path) -> None:
+    models = '''\
+from langchain_openai import AzureChatOpenAI, ChatOpenAI
+
+
+def make_model(azure: bool = False):
+    if azure:
+        model = AzureChatOpenAI(azure_deployment="chat", api_version="2024-06-01")
+    else:
+        model = ChatOpenAI(model="gpt-4o-mini")
+    return model
+'''
+    service = '''\
+from app.models import make_model
+from app.runner import answer
+
+
+def ask(question: str, azure: bool) -> str:
+    if azure:
+        model = make_model(azure=True)
+    else:
+        model = make_model()
+    return answer(model, question)
+'''
+    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
+    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
+             if f["path"] == "app/models.py"]
+    assert found == [(6, "built-and-sent", "medium"), (8, "built-and-sent", "medium")]

@@ -32,7 +32,7 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope) -> Evidence | None:
     that model to a function that sends requests with it, if one does (outside tests)."""
     fn = scope.node
     if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or scope.parent is None or scope.parent.kind != "module" or not _returned(m, call, fn):
+            or scope.parent is None or scope.parent.kind != "module" or not _returned(m, call, scope, fn):
         return None
     project, file = m.project, m.file
     if project is None or file is None:
@@ -49,15 +49,17 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope) -> Evidence | None:
     return None
 
 
-def _returned(m: Unit, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _returned(m: Unit, call: ast.Call, scope: Scope, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``fn`` returns the model ``call`` builds: ``return Chat(...)``, or ``llm = Chat(...)``
-    and ``return llm``."""
+    and ``return llm`` (a name not given a value made from itself: ``llm = llm.bind(max_tokens=...)``)."""
     parent = m.parents.get(id(call))
     if isinstance(parent, ast.Return):
         return True
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return False
     kept = parent.targets[0].id
+    if _rebound(scope, kept):
+        return False
     return any(isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == kept
                for node in walk(fn))
 
@@ -86,6 +88,8 @@ def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
         held: list[ast.expr] = [node]
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
             kept = parent.targets[0].id
+            if _rebound(scope, kept) or _limit_written(scope.node, kept):
+                continue  # `model = model.bind(max_tokens=...)`, `model.max_tokens = 500`
             held = [n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept
                     and isinstance(n.ctx, ast.Load)]
         for value in held:
@@ -98,6 +102,19 @@ def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
             if found is not None:
                 return found
     return None
+
+
+def _rebound(scope: Scope, name: str) -> bool:
+    """Whether ``scope`` gives ``name`` a value made from its own (``llm = llm.bind(...)``), or one
+    the code does not show (``for llm in ...``, ``llm += ...``)."""
+    return any(r.kind != "=" or r.value is None or any(isinstance(n, ast.Name) and n.id == name for n in walk(r.value))
+               for r in scope.assigns.get(name, ()))
+
+
+def _limit_written(body: ast.AST, name: str) -> bool:
+    """Whether ``body`` writes a limit on the object ``name`` holds (``name.max_tokens = 500``)."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in LIMIT_NAMES
+               and isinstance(n.value, ast.Name) and n.value.id == name for n in walk(body))
 
 
 def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) -> Evidence | None:
@@ -154,7 +171,10 @@ def _sender(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> ast.expr 
 
 
 def _model_of(node: ast.expr, names: set[str]) -> bool:
-    """Whether ``node`` is one of ``names`` or a model derived from one (``llm.bind_tools(t)``)."""
+    """Whether ``node`` is one of ``names`` or a model derived from one (``llm.bind_tools(t)``, or
+    either arm of ``llm.bind_tools(t) if t else llm``)."""
+    if isinstance(node, ast.IfExp):
+        return _model_of(node.body, names) or _model_of(node.orelse, names)
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DERIVES:
         node = node.func.value
     return isinstance(node, ast.Name) and node.id in names
