@@ -201,3 +201,23 @@ def ask(question: str, azure: bool) -> str:
     found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
              if f["path"] == "app/models.py"]
     assert found == [(6, "built-and-sent", "medium"), (8, "built-and-sent", "medium")]
+
+
+def test_a_caller_in_another_module_that_runs_the_factory_model_itself(tmp_path: Path) -> None:
+    service = '''\
+from app.models import make_model, make_writer
+
+
+async def ask(question: str) -> str:
+    model = await make_model()
+    return (await model.with_structured_output(dict).ainvoke(question))["answer"]
+
+
+def capped(question: str) -> str:
+    return make_writer().bind(max_tokens=200).invoke(question).content
+'''
+    models = MODELS.replace("def make_model", "async def make_model")
+    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
+    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
+             if f["path"] == "app/models.py"]
+    assert found == [(5, "built-and-sent", "medium"), (10, "built-without", "low")]

@@ -84,14 +84,23 @@ def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
     for node, scope in owner.calls:
         if not (isinstance(node.func, ast.Name) and node.func.id == factory):
             continue
+        value_node: ast.expr = node
         parent = owner.parents.get(id(node))
-        held: list[ast.expr] = [node]
+        if isinstance(parent, ast.Await):  # `model = await get_model()`
+            value_node, parent = parent, owner.parents.get(id(parent))
+        held: list[ast.expr] = [value_node]
+        sent_here = _sender(owner, value_node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
             kept = parent.targets[0].id
             if _rebound(scope, kept) or _limit_written(scope.node, kept):
                 continue  # `model = model.bind(max_tokens=...)`, `model.max_tokens = 500`
             held = [n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept
                     and isinstance(n.ctx, ast.Load)]
+            sent_here = _param_sender(scope.node, kept)
+        if sent_here is not None:  # `get_model().invoke(...)`, or `model = get_model()` then `model.invoke(...)`
+            where = owner.span(value_node)
+            return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, "
+                            "where a request is sent with it", owner.span(sent_here))
         for value in held:
             use = owner.parents.get(id(value))
             if isinstance(use, ast.keyword):
@@ -137,7 +146,7 @@ def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) 
         param = next(k.arg for k in use.keywords if k.value is value and k.arg is not None) \
             if any(k.value is value and k.arg is not None for k in use.keywords) else ""
     unit = called.owner.unit if called.owner is not None else owner
-    sent = _sender(called.fn, param) if param else None
+    sent = _param_sender(called.fn, param) if param else None
     if sent is None:
         return None
     where = owner.span(use)
@@ -145,7 +154,26 @@ def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) 
                     f"to `{called.fn.name}()`, where a request is sent with it", unit.span(sent))
 
 
-def _sender(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> ast.expr | None:
+def _sender(owner: Unit, value: ast.expr) -> ast.expr | None:
+    """The call that sends a request with the model ``value`` holds, where it is written:
+    ``value.invoke(...)``, ``value.bind_tools(t).ainvoke(...)`` or ``prompt | value``; None
+    when a limit is bound on the way."""
+    parent = owner.parents.get(id(value))
+    while isinstance(parent, ast.Attribute):
+        call = owner.parents.get(id(parent))
+        if not (isinstance(call, ast.Call) and call.func is parent):
+            return None
+        if parent.attr in _SENDS:
+            return call
+        if parent.attr not in _DERIVES or any(k.arg is None or k.arg in LIMIT_NAMES for k in call.keywords):
+            return None
+        parent = owner.parents.get(id(call))
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr):
+        return parent
+    return None
+
+
+def _param_sender(fn: ast.AST, param: str) -> ast.expr | None:
     """The node where ``fn`` sends a request with its parameter ``param`` (or a model derived
     from it by ``bind_tools``, ``with_structured_output``, ...): a call of ``invoke`` and its
     kin, or a pipe into a chain. None when it gives the model a limit on the way, or sends
