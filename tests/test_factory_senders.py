@@ -114,7 +114,15 @@ check_answer()
 '''
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_answer.py").write_text(tests)
-    assert _findings(tmp_path, "VALUE = 1\n") == [(5, "built-without", "low"), (10, "built-without", "low")]
+    in_package = '''\
+from app.models import make_writer
+from app.runner import answer
+
+
+def test_writer():
+    assert answer(make_writer(), "hi")
+'''
+    assert _findings(tmp_path, in_package) == [(5, "built-without", "low"), (10, "built-without", "low")]
 
 
 def test_library_defaults_keep_community_fireworks_and_bedrock_claude_low(tmp_path: Path) -> None:

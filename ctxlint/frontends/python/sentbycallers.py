@@ -10,6 +10,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.sinks import in_test
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_NAMES
@@ -82,7 +83,7 @@ def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
     """Where ``owner`` passes what ``factory()`` returns (directly, or by the name it keeps it
     in) to a function that sends requests with that parameter."""
     for node, scope in owner.calls:
-        if not (isinstance(node.func, ast.Name) and node.func.id == factory):
+        if not (isinstance(node.func, ast.Name) and node.func.id == factory) or in_test(scope):
             continue
         value_node: ast.expr = node
         parent = owner.parents.get(id(node))
