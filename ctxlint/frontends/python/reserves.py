@@ -240,7 +240,7 @@ class Reserves(Component):
                                     for at in self.m.sent_holders.get(id(call), ())[:3])
                 elif (handed := self.handed_to_framework(call, scope)) is not None:
                     kind, sent_at = HANDED_TO_FRAMEWORK, (handed,)
-                elif (elsewhere := sent_by_callers(self.m, call, scope)) is not None:
+                elif (elsewhere := sent_by_callers(self.m, call, scope, holder)) is not None:
                     kind, sent_at = BUILT_AND_SENT, (elsewhere,)
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,

@@ -7,6 +7,7 @@ one that is given a limit on its way (``llm.bind(max_tokens=...)``) is not."""
 from __future__ import annotations
 
 import ast
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.nodes import walk
@@ -16,6 +17,7 @@ from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
+    from ctxlint.frameworks import Holder
     from ctxlint.frontends.python.unit import Unit
     from ctxlint.frontends.python.values import Scope
 
@@ -28,9 +30,14 @@ _DERIVES = frozenset({"bind_tools", "with_structured_output", "bind", "with_conf
 _MOST_CALLERS = 8
 
 
-def sent_by_callers(m: Unit, call: ast.Call, scope: Scope) -> Evidence | None:
+def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Evidence | None:
     """Where a caller of the module-level function that returns the model ``call`` builds hands
-    that model to a function that sends requests with it, if one does (outside tests)."""
+    that model to a function that sends requests with it, if one does (outside tests). Only for
+    a class the catalogue names: one a package-wide glob matches (``langchain_community.chat_models.*``)
+    may send a limit of its own (ChatFireworks' default ``model_kwargs``, BedrockChat's for Claude)."""
+    built = m.analyzer.calls.path(call.func, Env(scope)) if m.analyzer is not None else None
+    if built is None or not _named(holder, built):
+        return None
     fn = scope.node
     if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             or scope.parent is None or scope.parent.kind != "module" or not _returned(m, call, scope, fn):
@@ -48,6 +55,11 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope) -> Evidence | None:
         if found is not None:
             return found
     return None
+
+
+def _named(holder: Holder, path: str) -> bool:
+    """Whether one of ``holder``'s patterns names the class ``path`` is (not ``module.*``)."""
+    return any(fnmatchcase(path, pattern) for pattern in holder.calls if pattern.rsplit(".", 1)[-1] != "*")
 
 
 def _returned(m: Unit, call: ast.Call, scope: Scope, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
