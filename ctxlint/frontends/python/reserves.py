@@ -14,6 +14,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.sentbycallers import sent_by_callers
 from ctxlint.frontends.python.sinks import (
     GIVEN_NONE,
     REMOVED,
@@ -239,6 +240,8 @@ class Reserves(Component):
                                     for at in self.m.sent_holders.get(id(call), ())[:3])
                 elif (handed := self.handed_to_framework(call, scope)) is not None:
                     kind, sent_at = HANDED_TO_FRAMEWORK, (handed,)
+                elif (elsewhere := sent_by_callers(self.m, call, scope, holder)) is not None:
+                    kind, sent_at = BUILT_AND_SENT, (elsewhere,)
             found.append(Request(
                 path=self.m.path, anchor=self.m.span(call), model=parts.model, declares_settings=True,
                 settings_hint=f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)`",

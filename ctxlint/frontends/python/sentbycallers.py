@@ -1,0 +1,221 @@
+"""Whether the chat model a factory function returns is sent by the code that calls it, in any
+module of the project: ``llm = get_llm()`` then ``build_agent(tools, llm)``, where
+``build_agent`` runs its parameter (``llm.bind_tools(tools).ainvoke(...)``, or pipes it into a
+chain: ``prompt | llm``). A function summary of each such parameter says whether it is sent;
+one that is given a limit on its way (``llm.bind(max_tokens=...)``) is not."""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.sinks import in_test
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.providers import LIMIT_NAMES
+
+if TYPE_CHECKING:
+    from ctxlint.frameworks import Holder
+    from ctxlint.frontends.python.unit import Unit
+    from ctxlint.frontends.python.values import Scope
+
+# The calls that run a model (or a runnable built around it) with a request.
+_SENDS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "predict", "apredict"})
+# The calls that return the same model with more settings: its requests are still sent by it.
+_DERIVES = frozenset({"bind_tools", "with_structured_output", "bind", "with_config", "with_retry",
+                      "with_fallbacks"})
+# The factory's callers read in other modules, at most.
+_MOST_CALLERS = 8
+
+
+def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Evidence | None:
+    """Where a caller of the module-level function that returns the model ``call`` builds hands
+    that model to a function that sends requests with it, if one does (outside tests). Only for
+    a class the catalogue names: one a package-wide glob matches (``langchain_community.chat_models.*``)
+    may send a limit of its own (ChatFireworks' default ``model_kwargs``, BedrockChat's for Claude)."""
+    built = m.analyzer.calls.path(call.func, Env(scope)) if m.analyzer is not None else None
+    if built is None or not _named(holder, built):
+        return None
+    fn = scope.node
+    if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or scope.parent is None or scope.parent.kind != "module" or not _returned(m, call, scope, fn):
+        return None
+    project, file = m.project, m.file
+    if project is None or file is None:
+        return None
+    for path in project.callers(fn.name)[:_MOST_CALLERS]:
+        if _in_tests(path.relative_to(project.root).parts):
+            continue
+        owner = m if path == file else getattr(project.analyzer(path), "unit", None)
+        if owner is None or (owner is not m and not _imports_from(owner, fn.name, file)):
+            continue
+        found = _handed_to_sender(owner, fn.name)
+        if found is not None:
+            return found
+    return None
+
+
+def _named(holder: Holder, path: str) -> bool:
+    """Whether one of ``holder``'s patterns names the class ``path`` is (not ``module.*``)."""
+    return any(fnmatchcase(path, pattern) for pattern in holder.calls if pattern.rsplit(".", 1)[-1] != "*")
+
+
+def _returned(m: Unit, call: ast.Call, scope: Scope, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` returns the model ``call`` builds: ``return Chat(...)``, or ``llm = Chat(...)``
+    and ``return llm`` (a name not given a value made from itself: ``llm = llm.bind(max_tokens=...)``)."""
+    parent = m.parents.get(id(call))
+    if isinstance(parent, ast.Return):
+        return True
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    kept = parent.targets[0].id
+    if _rebound(scope, kept):
+        return False
+    return any(isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == kept
+               for node in walk(fn))
+
+
+def _in_tests(parts: tuple[str, ...]) -> bool:
+    return any(p in ("test", "tests") or p.startswith("test_") or p.endswith("_test.py") for p in parts)
+
+
+def _imports_from(owner: Unit, name: str, file: object) -> bool:
+    """Whether ``owner`` imports ``name`` from the module at ``file`` (``from app.llms import name``)."""
+    qualified = owner.imports.get(name)
+    project = owner.project
+    if qualified is None or name not in owner.from_imports or project is None or owner.file is None:
+        return False
+    module = qualified.rpartition(".")[0]
+    return project.module_file(module, owner.file, owner.import_levels.get(name, 0)) == file
+
+
+def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
+    """Where ``owner`` passes what ``factory()`` returns (directly, or by the name it keeps it
+    in) to a function that sends requests with that parameter."""
+    for node, scope in owner.calls:
+        if not (isinstance(node.func, ast.Name) and node.func.id == factory) or in_test(scope):
+            continue
+        value_node: ast.expr = node
+        parent = owner.parents.get(id(node))
+        if isinstance(parent, ast.Await):  # `model = await get_model()`
+            value_node, parent = parent, owner.parents.get(id(parent))
+        held: list[ast.expr] = [value_node]
+        sent_here = _sender(owner, value_node)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            kept = parent.targets[0].id
+            if _rebound(scope, kept) or _limit_written(scope.node, kept):
+                continue  # `model = model.bind(max_tokens=...)`, `model.max_tokens = 500`
+            held = [n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept
+                    and isinstance(n.ctx, ast.Load)]
+            sent_here = _param_sender(scope.node, kept)
+        if sent_here is not None:  # `get_model().invoke(...)`, or `model = get_model()` then `model.invoke(...)`
+            where = owner.span(value_node)
+            return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, "
+                            "where a request is sent with it", owner.span(sent_here))
+        for value in held:
+            use = owner.parents.get(id(value))
+            if isinstance(use, ast.keyword):
+                use = owner.parents.get(id(use))
+            if not isinstance(use, ast.Call) or value is use.func:
+                continue
+            found = _sends_parameter(owner, use, value, scope)
+            if found is not None:
+                return found
+    return None
+
+
+def _rebound(scope: Scope, name: str) -> bool:
+    """Whether ``scope`` gives ``name`` a value made from its own (``llm = llm.bind(...)``), or one
+    the code does not show (``for llm in ...``, ``llm += ...``)."""
+    return any(r.kind != "=" or r.value is None or any(isinstance(n, ast.Name) and n.id == name for n in walk(r.value))
+               for r in scope.assigns.get(name, ()))
+
+
+def _limit_written(body: ast.AST, name: str) -> bool:
+    """Whether ``body`` writes a limit on the object ``name`` holds (``name.max_tokens = 500``)."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in LIMIT_NAMES
+               and isinstance(n.value, ast.Name) and n.value.id == name for n in walk(body))
+
+
+def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) -> Evidence | None:
+    """Where the function ``use`` calls sends requests with the parameter ``value`` is bound to."""
+    analyzer = owner.analyzer
+    if analyzer is None:
+        return None
+    called = analyzer.callees.function_for(use, Env(scope), foreign=True, returns=False)
+    if called is None:
+        return None
+    params = [a.arg for a in (*called.fn.args.posonlyargs, *called.fn.args.args)]
+    if params[:1] in (["self"], ["cls"]):
+        params = params[1:]
+    if value in use.args:
+        index = use.args.index(value)
+        if any(isinstance(a, ast.Starred) for a in use.args[:index + 1]) or index >= len(params):
+            return None
+        param = params[index]
+    else:
+        param = next(k.arg for k in use.keywords if k.value is value and k.arg is not None) \
+            if any(k.value is value and k.arg is not None for k in use.keywords) else ""
+    unit = called.owner.unit if called.owner is not None else owner
+    sent = _param_sender(called.fn, param) if param else None
+    if sent is None:
+        return None
+    where = owner.span(use)
+    return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, which hands it "
+                    f"to `{called.fn.name}()`, where a request is sent with it", unit.span(sent))
+
+
+def _sender(owner: Unit, value: ast.expr) -> ast.expr | None:
+    """The call that sends a request with the model ``value`` holds, where it is written:
+    ``value.invoke(...)``, ``value.bind_tools(t).ainvoke(...)`` or ``prompt | value``; None
+    when a limit is bound on the way."""
+    parent = owner.parents.get(id(value))
+    while isinstance(parent, ast.Attribute):
+        call = owner.parents.get(id(parent))
+        if not (isinstance(call, ast.Call) and call.func is parent):
+            return None
+        if parent.attr in _SENDS:
+            return call
+        if parent.attr not in _DERIVES or any(k.arg is None or k.arg in LIMIT_NAMES for k in call.keywords):
+            return None
+        parent = owner.parents.get(id(call))
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr):
+        return parent
+    return None
+
+
+def _param_sender(fn: ast.AST, param: str) -> ast.expr | None:
+    """The node where ``fn`` sends a request with its parameter ``param`` (or a model derived
+    from it by ``bind_tools``, ``with_structured_output``, ...): a call of ``invoke`` and its
+    kin, or a pipe into a chain. None when it gives the model a limit on the way, or sends
+    none."""
+    names = {param}
+    kept = [(n.targets[0].id, n.value) for n in walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)]
+    for _ in range(3):  # `a = llm.bind_tools(t)`, `b = a.with_retry()`
+        names |= {name for name, value in kept if _model_of(value, names)}
+    for node in walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _model_of(node.func.value, names) \
+                and (node.func.attr == "configurable_fields"
+                     or any(k.arg is None or k.arg in LIMIT_NAMES for k in node.keywords)):
+            return None  # the limit is given on the way, or may be
+    for node in walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SENDS \
+                and _model_of(node.func.value, names):
+            return node
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) \
+                and (_model_of(node.left, names) or _model_of(node.right, names)):
+            return node
+    return None
+
+
+def _model_of(node: ast.expr, names: set[str]) -> bool:
+    """Whether ``node`` is one of ``names`` or a model derived from one (``llm.bind_tools(t)``, or
+    either arm of ``llm.bind_tools(t) if t else llm``)."""
+    if isinstance(node, ast.IfExp):
+        return _model_of(node.body, names) or _model_of(node.orelse, names)
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DERIVES:
+        node = node.func.value
+    return isinstance(node, ast.Name) and node.id in names
