@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.callees import Called
+from ctxlint.frontends.python.knowledge import RUNNABLE_CALLS
 from ctxlint.frontends.python.sinks import in_method, in_test
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 # The kind of evidence of such a request (rules/**/CTX201).
 FACTORY_DROPPED = "factory-dropped"
 # The methods by which a LangChain chat model (a Runnable) is asked for an answer.
-_RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 
 
 class FactoryDrops(Component):
@@ -34,7 +34,7 @@ class FactoryDrops(Component):
         found = []
         for call, scope in self.m.calls:
             func = call.func
-            if not (isinstance(func, ast.Attribute) and func.attr in _RUNNABLE_CALLS) or id(call) in self.m.sink_calls \
+            if not (isinstance(func, ast.Attribute) and func.attr in RUNNABLE_CALLS) or id(call) in self.m.sink_calls \
                     or scope.kind != "function":
                 continue
             env = Env(scope)

@@ -51,6 +51,8 @@ NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 # Calls that return the results of the awaitables they are given, one per argument: a starred
 # list of tasks (`asyncio.gather(*[client.search(q) for q in queries])`) is read too.
 GATHERS = {"asyncio.gather"}
+# The calls that run a LangChain runnable (a chat model, a chain built on one) with a request.
+RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 # Variables named for a fact about content, not the content (globs): what a program parses out
 # of a page or a file into one of these (`url = line.partition("=")[2]`) is a location or a key.
 LOCATOR_NAMES = ("url", "*_url", "uri", "*_uri", "href", "link", "*_link", "path", "*_path", "filename",

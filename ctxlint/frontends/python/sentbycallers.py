@@ -10,8 +10,10 @@ import ast
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.knowledge import RUNNABLE_CALLS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import in_test
+from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_NAMES
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.values import Scope
 
 # The calls that run a model (or a runnable built around it) with a request.
-_SENDS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch", "predict", "apredict"})
+_SENDS = RUNNABLE_CALLS | {"predict", "apredict"}
 # The calls that return the same model with more settings: its requests are still sent by it.
 _DERIVES = frozenset({"bind_tools", "with_structured_output", "bind", "with_config", "with_retry",
                       "with_fallbacks"})
@@ -46,7 +48,7 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
     if project is None or file is None:
         return None
     for path in project.callers(fn.name)[:_MOST_CALLERS]:
-        if _in_tests(path.relative_to(project.root).parts):
+        if in_tests(path, project.root):
             continue
         owner = m if path == file else getattr(project.analyzer(path), "unit", None)
         if owner is None or (owner is not m and not _imports_from(owner, fn.name, file)):
@@ -75,10 +77,6 @@ def _returned(m: Unit, call: ast.Call, scope: Scope, fn: ast.FunctionDef | ast.A
         return False
     return any(isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == kept
                for node in walk(fn))
-
-
-def _in_tests(parts: tuple[str, ...]) -> bool:
-    return any(p in ("test", "tests") or p.startswith("test_") or p.endswith("_test.py") for p in parts)
 
 
 def _imports_from(owner: Unit, name: str, file: object) -> bool:
