@@ -33,6 +33,12 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   ``requests`` (the request a route handler receives: its type names, handler names, parameter
   pairs, body methods and attributes), ``retrievers``, and
   ``tool_results``;
+- ``models``: chat models built with their settings, which hold the output limit of every request
+  sent with them (LangChain's ``new ChatOpenAI({model, maxTokens})``, ``initChatModel(name, {...})``):
+  the ``classes`` or ``functions`` that build one, imported from ``modules``, the argument that
+  holds the settings (``options``), the ``limits`` keys, the ``limited_models`` whose class sets a
+  limit of its own, and the methods that send a request with the model or a runnable made of it
+  (``sent_by``: ``invoke``, ``withStructuredOutput``);
 - ``tools``: ``constructors`` that make a tool of an object (``tool({...})``), ``servers``' methods
   that register one (with the form of their arguments), and the calls a tool's input schema is
   written with (``json`` for a JSON Schema, ``zod`` for a zod schema to convert).
@@ -99,12 +105,25 @@ class TsTemplate:
 
 
 @dataclass(frozen=True)
+class TsModel:
+    framework: str
+    classes: tuple[str, ...]  # `new ChatOpenAI({...})`
+    functions: tuple[str, ...]  # `initChatModel("gpt-4o", {...})`
+    modules: tuple[str, ...]
+    options: int  # the argument that holds the settings
+    limits: tuple[str, ...]
+    sent_by: frozenset[str]
+    limited_models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TsSection:
     imports: tuple[str, ...] = ()
     passthrough: tuple[str, ...] = ()
     sinks: tuple[TsSink, ...] = ()
     messages: tuple[TsMessage, ...] = ()
     templates: tuple[TsTemplate, ...] = ()
+    models: tuple[TsModel, ...] = ()
     sources: dict[str, dict[str, tuple]] = field(default_factory=dict)
     tool_constructors: tuple[str, ...] = ()
     tool_servers: dict[str, str] = field(default_factory=dict)  # method -> form of its arguments
@@ -114,13 +133,15 @@ class TsSection:
 def read_section(reader: Reader, framework: str, value: object) -> TsSection:
     """The ``typescript:`` section of a framework file, validated."""
     data = reader.mapping(value, "typescript", ("imports", "passthrough", "sinks", "messages", "templates",
-                                                "sources", "tools"))
+                                                "models", "sources", "tools"))
     sinks = tuple(_sink(reader, framework, s, f"typescript.sinks[{i}]")
                   for i, s in enumerate(reader.items(data.get("sinks"), "typescript.sinks")))
     messages = tuple(_message(reader, framework, m, f"typescript.messages[{i}]")
                      for i, m in enumerate(reader.items(data.get("messages"), "typescript.messages")))
     templates = tuple(_template(reader, framework, t, f"typescript.templates[{i}]")
                       for i, t in enumerate(reader.items(data.get("templates"), "typescript.templates")))
+    models = tuple(_model(reader, framework, m, f"typescript.models[{i}]")
+                   for i, m in enumerate(reader.items(data.get("models"), "typescript.models")))
     sources = reader.mapping(data.get("sources") or {}, "typescript.sources", SOURCE_LISTS)
     read_sources = {kind: _lists(reader, lists, f"typescript.sources.{kind}", SOURCE_LISTS[kind])
                     for kind, lists in sources.items()}
@@ -134,7 +155,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
     return TsSection(
         imports=reader.texts(data.get("imports", []), "typescript.imports"),
         passthrough=reader.texts(data.get("passthrough", []), "typescript.passthrough"),
-        sinks=sinks, messages=messages, templates=templates, sources=read_sources,
+        sinks=sinks, messages=messages, templates=templates, models=models, sources=read_sources,
         tool_constructors=reader.texts(tools.get("constructors", []), "typescript.tools.constructors"),
         tool_servers={str(k): str(v) for k, v in servers.items()},
         schemas={kind: reader.texts(calls, f"typescript.tools.schemas.{kind}") for kind, calls in schemas.items()})
@@ -166,6 +187,22 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
                   factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
                   reader.texts(data.get("built_by", []), f"{where}.built_by"))
+
+
+def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel:
+    data = reader.mapping(value, where, ("classes", "functions", "modules", "options", "limits", "sent_by",
+                                         "limited_models"))
+    classes = reader.texts(data.get("classes", []), f"{where}.classes")
+    functions = reader.texts(data.get("functions", []), f"{where}.functions")
+    if not classes and not functions:
+        raise reader.fail(where, "must list `classes` or `functions`")
+    options = data.get("options", 0)
+    if not isinstance(options, int) or isinstance(options, bool) or options < 0:
+        raise reader.fail(f"{where}.options", "must be the position of an argument (0, 1, ...)")
+    return TsModel(framework, classes, functions, reader.texts(data.get("modules"), f"{where}.modules"), options,
+                   reader.texts(data.get("limits"), f"{where}.limits"),
+                   frozenset(reader.texts(data.get("sent_by"), f"{where}.sent_by")),
+                   reader.texts(data.get("limited_models", []), f"{where}.limited_models"))
 
 
 def _message(reader: Reader, framework: str, value: object, where: str) -> TsMessage:
@@ -244,6 +281,8 @@ class TypeScriptCatalogue:
         self.variable_messages = _merged([m.classes for _, s in sections for m in s.messages if m.variable])
         self.template_methods = frozenset(m.template for _, s in sections for m in s.messages if m.template)
         self.templates = tuple(t for _, s in sections for t in s.templates)
+        self.models = tuple(model for _, s in sections for model in s.models)
+        self.model_builders = frozenset(_merged([m.classes + m.functions for m in self.models]))
         self.tool_constructors = frozenset(_merged([s.tool_constructors for _, s in sections]))
         self.tool_servers = {method: form for _, s in sections for method, form in s.tool_servers.items()}
         self.json_schemas = frozenset(_merged([s.schemas.get("json", ()) for _, s in sections]))
@@ -260,7 +299,7 @@ class TypeScriptCatalogue:
         self.request_types = re.compile(r"\b(?:" + "|".join(map(re.escape, types)) + r")\b") if types else None
         # A method called on what a factory built (`ai.generate(`) is a method call, as a tool
         # server's are: the word alone (`generate`) is in too many modules.
-        self.mentions = _mentions(self.llm_imports, self.sink_functions | self.sink_classes,
+        self.mentions = _mentions(self.llm_imports, self.sink_functions | self.sink_classes | self.model_builders,
                                   {m for sink in self.sinks if not (sink.factories or sink.loaded)
                                    for m in sink.methods},
                                   set(self.tool_servers) | set(self.factory_methods), self.tool_constructors,

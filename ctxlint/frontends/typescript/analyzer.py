@@ -21,6 +21,7 @@ Each component calls only those below it, which it is given when it is built:
     classes              declared types, the project's classes and subclasses    (names)
     layers               calls of a method of the project's model classes        (names, messages, classes)
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
+    chat_models          models built with no output limit and sent with         (names)
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
 ``slice``): ``Strings.slot_piece`` is the one call that runs up a layer, set here.
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
 from ctxlint.frontends.code.words import prompt_path
+from ctxlint.frontends.typescript.chat_models import ChatModels
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
@@ -83,6 +85,7 @@ class Analyzer:
         self.index()
         requests = self.sinks.call_site_requests()
         requests.extend(self.messages.langchain_requests())
+        requests.extend(ChatModels(m, self.names).requests())
         used = set(m.consumed)
         groups = list(self.tools.mcp_tools().values())
         used |= m.consumed
