@@ -12,6 +12,9 @@ Python front-end reports such a model (``built-and-sent``), the request is repor
   (``const model = await loadChatModel(name)``): each of the function's builds is an evidence
   place, and every return of the function must be such a model.
 
+A model the code only hands to a function of the framework (``createReactAgent({ llm: model })``)
+is reported as handed to it (``handed-to-framework``): the framework runs requests with it.
+
 Settings the code cannot read whole (a spread, options from a parameter) may hold a limit: no report.
 """
 
@@ -27,11 +30,16 @@ from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request
 
-BUILT_AND_SENT = "built-and-sent"  # the evidence kind the Python front-end gives the same finding
+# The evidence kinds the Python front-end gives the same findings.
+BUILT_AND_SENT = "built-and-sent"
+HANDED_TO_FRAMEWORK = "handed-to-framework"
 # Calls that put a model into a runnable sequence, which is then run: `prompt.pipe(model)`,
 # `RunnableSequence.from([prompt, model])`.
 SEQUENCES = {"pipe", "from"}
 MAX_SENDS_SHOWN = 3
+# The properties an options object gives a framework its model under (`createReactAgent({ llm })`);
+# a model given otherwise may only count tokens (`trimMessages(messages, { tokenCounter: model })`).
+MODEL_KEYS = {"llm", "model", "chatModel", "llmModel"}
 
 
 @dataclass(frozen=True)
@@ -52,22 +60,50 @@ class ChatModels:
     def requests(self) -> list[Request]:
         if not self.m.ts.models:
             return []
-        here: dict[int, tuple[Build, list[Node]]] = {}  # builds of this module -> the sends made with them
+        # builds of this module -> the calls that send with them, and those that hand them to the framework
+        here: dict[int, tuple[Build, list[Node], list[Evidence]]] = {}
         found: list[Request] = []
         for call, scope in self.m.calls:
             if call.type != "call_expression":
                 continue
-            for value in self.sent_values(call):
+            uses = [(value, None) for value in self.sent_values(call)] or self.handed_values(call)
+            for value, handed in uses:
                 builds, via = self.builds(value, Env(scope))
                 if not builds:
                     continue
                 if via is None and builds[0].module is self.m:
-                    here.setdefault(builds[0].call.id, (builds[0], []))[1].append(call)
+                    _, sends, hands = here.setdefault(builds[0].call.id, (builds[0], [], []))
+                    if handed is None:
+                        sends.append(call)
+                    else:
+                        hands.append(handed)
                 else:
-                    found.append(self.request(call, builds, sends=(), via=via))
+                    found.append(self.request(call, builds, (), (handed,) if handed else (), via))
                 break
-        for build, sends in here.values():
-            found.append(self.request(build.call, [build], sends=tuple(sends), via=None))
+        for build, sends, hands in here.values():
+            found.append(self.request(build.call, [build], tuple(sends), tuple(hands), None))
+        return found
+
+    def handed_values(self, call: Node) -> list[tuple[Node, Evidence]]:
+        """The names a call of a framework's function is given as a model, with what says so: an
+        argument, or a property of an object argument (``createReactAgent({ llm: model, tools })``).
+        The framework runs requests with the model's own settings."""
+        callee = self.m.unwrap(self.m.field(call, "function"))
+        name = self.m.code(callee) if callee is not None and callee.type == "identifier" else ""
+        imported = self.m.imports.get(name, "").rsplit(".", 1)[0]
+        if not imported or not self.m.ts.imports(imported, self.m.ts.llm_imports):
+            return []
+        found = []
+        for arg in self.m.args(call):
+            arg = self.m.unwrap(arg)
+            if arg.type == "identifier":
+                found.append((arg, Evidence(EvidenceKind.FLOW, f"given to `{name}(...)`", self.m.span(call))))
+            elif arg.type == "object":
+                for key, value in self.m.raw_pairs(arg).items():
+                    value = self.m.unwrap(value)
+                    if key in MODEL_KEYS and value.type in ("identifier", "shorthand_property_identifier"):
+                        found.append((value, Evidence(EvidenceKind.FLOW, f"given to `{name}(...)` as `{key}`",
+                                                      self.m.span(value))))
         return found
 
     def sent_values(self, call: Node) -> list[Node]:
@@ -139,7 +175,8 @@ class ChatModels:
             return []
         return [(sibling.names, r, Env(function.scope, (), env.depth + 1)) for r in function.scope.returns]
 
-    def request(self, at: Node, builds: list[Build], sends: tuple[Node, ...], via: str | None) -> Request:
+    def request(self, at: Node, builds: list[Build], sends: tuple[Node, ...], hands: tuple[Evidence, ...],
+                via: str | None) -> Request:
         first = builds[0]
         shown = first.module.code(first.module.field(first.call, "constructor") or
                                   first.module.field(first.call, "function") or first.call)
@@ -148,11 +185,14 @@ class ChatModels:
         evidence = tuple(Evidence(EvidenceKind.SOURCE, says, b.module.span(b.call)) for b in builds)
         evidence += tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", self.m.span(s))
                           for s in sends[:MAX_SENDS_SHOWN])
-        if not sends:
+        kind = BUILT_AND_SENT
+        if not sends and hands:  # handed to the framework, never sent here: it runs the requests
+            kind, evidence = HANDED_TO_FRAMEWORK, evidence[:1] + hands[:MAX_SENDS_SHOWN]
+        elif not sends:
             evidence += (Evidence(EvidenceKind.FLOW, "a request is sent with it", self.m.span(at)),)
         return Request(path=self.m.path, anchor=self.m.span(at), model=first.name, declares_settings=True,
                        settings_hint=f"`{first.model.limits[0]}` in the settings of `{shown}(...)`",
-                       framework=first.model.framework, reserve_kind=BUILT_AND_SENT, reserve_evidence=evidence)
+                       framework=first.model.framework, reserve_kind=kind, reserve_evidence=evidence)
 
 
 def awaited(m: Module, node: Node) -> Node:
