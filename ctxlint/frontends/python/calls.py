@@ -203,7 +203,7 @@ class Calls(Component):
         catalogue = self.m.catalogue
         named = [found for found in library if len(library) > 1 and any(
             entries.match(found) for entries in (catalogue.messages, catalogue.holders, catalogue.templates))]
-        return (named or library or [None])[0]
+        return next(iter(named or library), None)
 
     def annotation(self, name: str, env: Env) -> ast.expr | None:
         scope = env.scope
