@@ -194,11 +194,16 @@ class Calls(Component):
         init = cls.functions.get("__init__")
         if init is not None and not (passes_to_base(init[0]) and not reader.m.names_a_limit(node)):
             return None
-        for base in node.bases:  # the first base a library defines (a mixin may come after it)
-            found = reader.path(base, Env(cls.parent), depth + 1)
-            if self.m.catalogue.from_library(found):
-                return found
-        return None
+        # The first base a library defines (a mixin may come after it); but one the catalogue names
+        # (a message class, a chat model) before one reached through a project base that only passes
+        # its arguments on (`class HumanMessage(OwnDocument, LCHumanMessage)`, OwnDocument a
+        # llama_index Document).
+        found_bases = [reader.path(base, Env(cls.parent), depth + 1) for base in node.bases]
+        library = [found for found in found_bases if self.m.catalogue.from_library(found)]
+        catalogue = self.m.catalogue
+        named = [found for found in library if len(library) > 1 and any(
+            entries.match(found) for entries in (catalogue.messages, catalogue.holders, catalogue.templates))]
+        return next(iter(named or library), None)
 
     def annotation(self, name: str, env: Env) -> ast.expr | None:
         scope = env.scope

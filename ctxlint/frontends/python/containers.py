@@ -288,7 +288,9 @@ class Containers(Component):
                 where = inner.text if inner is not None else loop
                 sources = self.strings.added_sources(binding, extra)
                 if extra.kind in ("append", "insert"):
-                    item = Item(extra.value, binding.env, where, bool(sources), sources)
+                    # a message dict added in a loop stays a message (its role kept), its slots given the order
+                    variable = bool(sources) and not _message_dict(extra.value)
+                    item = Item(extra.value, binding.env, where, variable, sources)
                     if extra.kind == "insert":
                         items.insert(0, item)
                     else:
@@ -305,6 +307,12 @@ class Containers(Component):
             return items
         finally:
             self.m.leave(binding.value)
+
+
+def _message_dict(node: ast.expr) -> bool:
+    """A dict written out with a `role` key: one chat message."""
+    return isinstance(node, ast.Dict) and any(
+        isinstance(k, ast.Constant) and k.value == "role" for k in node.keys)
 
 
 def _added_message(method: ast.FunctionDef | ast.AsyncFunctionDef, kept: ast.Attribute,

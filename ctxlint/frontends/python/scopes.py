@@ -288,7 +288,7 @@ class Scopes(Component):
         if bound is not None:
             if bound.owner is not None and not foreign:
                 return None
-            return Binding(bound.node, bound.env, [], owner=bound.owner)
+            return Binding(bound.node, bound.env, self.parameter_additions(name, env, at), owner=bound.owner)
         scope: Scope | None = env.scope
         first = True
         while scope is not None:
@@ -318,6 +318,16 @@ class Scopes(Component):
         if foreign and name in self.m.from_imports:
             return self.import_binding(self.m.imports[name], self.m.import_levels.get(name, 0))
         return None
+
+    def parameter_additions(self, name: str, env: Env, at: tuple[int, int] | None) -> list[Assign]:
+        """What the function adds to a parameter before ``at`` (``prompt += f"{doc}\n"`` in a
+        helper that returns the prompt it was given): the caller's argument, then these. Nothing
+        when the function binds the name again."""
+        records = env.scope.assigns.get(name) if env.scope.kind == "function" and name in env.scope.params else None
+        if not records or not self.m.step(len(records)):
+            return []
+        visible, index = seen_at(records, at, True, self.carried)
+        return visible if index is None and all(r.kind == "+=" for r in visible) else []
 
     def unknowable_target(self, node: ast.Name, env: Env) -> ast.expr | None:
         """The target a local name was last bound at when that binding is one ``binding`` cannot
