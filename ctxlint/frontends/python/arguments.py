@@ -13,11 +13,12 @@ from dataclasses import dataclass, replace
 
 from ctxlint.frameworks import Arg, Sink
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.spreads import Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit
-from ctxlint.providers import chat_payload
+from ctxlint.providers import NOT_TEXT_KEYS, chat_payload
 
 
 @dataclass
@@ -127,10 +128,37 @@ class Arguments(Component):
             if entry is None:
                 continue
             keys, steps = self.spreads.entries(entry[0], entry[1])
-            if keys is None or not chat_payload(keys):
+            if keys is None or not (chat_payload(keys) or self.completion_endpoint(call, env, keys)):
                 return None
             return CallArgs([], keys, False, tuple(steps))
         return None
+
+    def completion_endpoint(self, call: ast.Call, env: Env, keys: dict[str, Entry]) -> bool:
+        """Whether a body of messages alone, with no model (an endpoint that serves one), is
+        posted to a chat completion API: the answer is read as one (``response["choices"]``).
+        A body of messages posted to a service of the project's own is not a request of a model."""
+        if "messages" not in keys or "model" in keys or NOT_TEXT_KEYS & set(keys) \
+                or env.scope.kind != "function":
+            return False
+        parents = self.m.parents
+        node: ast.AST = call
+        parent = parents.get(id(node))
+        while True:  # `requests.post(...).json()`, awaited or not
+            if isinstance(parent, ast.Await):
+                node, parent = parent, parents.get(id(parent))
+            elif isinstance(parent, ast.Attribute) and parent.attr == "json" \
+                    and isinstance(caller := parents.get(id(parent)), ast.Call) and caller.func is parent:
+                node, parent = caller, parents.get(id(caller))
+            else:
+                break
+        if _choices(parents, parent, node):
+            return True
+        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            return False
+        answer = target.id
+        return any(isinstance(read, ast.Name) and read.id == answer and _choices(parents, parents.get(id(read)), read)
+                   for read in walk(env.scope.node))
 
     def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
         """Whether the object that would hold the limit is given but cannot be read here
@@ -180,3 +208,16 @@ class Arguments(Component):
             return [] if entry is None else [entry]
         given = given if given is not None else self.of(call, env)
         return list(given.keywords.values())
+
+
+
+def _choices(parents: dict[int, ast.AST], read: ast.AST | None, value: ast.AST) -> bool:
+    """Whether ``read`` takes the ``choices`` of ``value``, a chat completion's answers
+    (``response["choices"]``, ``response.get("choices")``)."""
+    if isinstance(read, ast.Subscript) and read.value is value:
+        return isinstance(read.slice, ast.Constant) and read.slice.value == "choices"
+    if isinstance(read, ast.Attribute) and read.value is value and read.attr == "get":
+        call = parents.get(id(read))
+        return isinstance(call, ast.Call) and call.func is read and bool(call.args) \
+            and isinstance(call.args[0], ast.Constant) and call.args[0].value == "choices"
+    return False

@@ -16,13 +16,16 @@ from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, walk
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope, own_class
+from ctxlint.frontends.python.values import Env, Scope, own_class, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
 # How many names, attributes and calls one path may follow.
 _MAX_PATH = 24
+# The attributes a settings object holds its output limit in, as code sets them after building it.
+LIMIT_ATTRIBUTES = frozenset((*LIMIT_NAMES, *LIMIT_KEYS))
 
 
 def last_name(func: ast.expr) -> str | None:
@@ -239,12 +242,15 @@ class Calls(Component):
 
     # ---- objects built by framework constructors -------------------------------------------------
 
-    def constructor(self, node: ast.expr, env: Env, branches: bool = True) -> tuple[ast.Call, Env] | None:
+    def constructor(self, node: ast.expr, env: Env, branches: bool = True,
+                    settled: bool = False) -> tuple[ast.Call, Env] | None:
         """The call that built the object ``node`` names (through names, ``self`` attributes,
         the module's own functions and methods called on it, such as ``.bind_tools(...)``).
         A ``self`` attribute whose last assignment shows no such call is the object an earlier
         one builds, when one does: the default of ``if llm is None: self.llm = Model(...)
-        else: self.llm = llm`` (with ``branches``, once along the path)."""
+        else: self.llm = llm`` (with ``branches``, once along the path). With ``settled``, None
+        when a function on the way sets a limit on a name the object is held in
+        (``config.max_output_tokens = limit`` after it is built): its constructor is not all it holds."""
         for _ in range(_MAX_PATH):
             if isinstance(node, ast.Await):
                 node = node.value
@@ -255,13 +261,23 @@ class Calls(Component):
                     node, env = target.returns[-1], target.env
                     continue
                 return node, env
+            if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
+                # `contents, config = self._build(request)`: the item the module's function returns
+                items = self.callees.returned_items(node, position, env)
+                if not items or any(called.owner is not None for _, _, called in items):
+                    return None
+                node, env = items[-1][0], items[-1][1]
+                continue
             binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
             if binding is None:
+                return None
+            if settled and isinstance(node, ast.Name) and binding.env.scope.kind == "function" \
+                    and limit_attribute_set(binding.env.scope.node, node.id):
                 return None
             earlier = self.scopes.earlier_values(node, env) if branches else []
             if earlier:
                 for candidate in (binding, *earlier):
-                    found = self.constructor(candidate.value, candidate.env, branches=False)
+                    found = self.constructor(candidate.value, candidate.env, branches=False, settled=settled)
                     if found is not None:
                         return found
                 return None
@@ -390,3 +406,15 @@ def passes_to_base(init: ast.AST) -> bool:
     return bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
                                for call in calls for k in call.keywords if k.arg is None)
 
+
+def limit_attribute_set(function: ast.AST, name: str) -> bool:
+    """Whether ``function`` sets an output limit as an attribute of ``name``
+    (``config.max_output_tokens = limit``)."""
+    for node in walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name \
+                    and target.attr in LIMIT_ATTRIBUTES:
+                return True
+    return False

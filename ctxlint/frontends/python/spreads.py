@@ -125,7 +125,7 @@ class Spreads(Component):
             if outer is None or key not in outer:
                 return None, ()
             return self.members(outer[key][0], outer[key][1])
-        found = self.calls.constructor(node, env)
+        found = self.calls.constructor(node, env, settled=True)
         if found is None:
             return None, ()
         call, call_env = found
