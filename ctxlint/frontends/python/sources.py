@@ -28,7 +28,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -307,7 +307,10 @@ class Sources(Component):
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
-        """Whether a file source reads a path someone else provides (not the repository's own)."""
+        """Whether a file source reads a path someone else provides (not the repository's own), or
+        a process prints what someone else wrote (not the user's own shell history)."""
+        if spec.kind == "subprocess":
+            return not prints_users_history(self.m, self.scopes, call, env)
         if spec.path_receiver:
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
