@@ -79,6 +79,8 @@ class Sources(Component):
             return None
         if isinstance(node, ast.Await):
             return self.untrusted(node.value, env)
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and LOCATOR.match(_field_name(node)):
+            return None  # `entry["filename"]`, `hit.url`: where content is, not the content
         if isinstance(node, ast.Subscript):
             position = unpacked_position(node)
             if position is not None:
@@ -520,6 +522,14 @@ def _strongest(found: Iterable[Source | None]) -> Source | None:
 
 
 # The calls of a function read for what they pass one of its parameters, at most.
+def _field_name(node: ast.Subscript | ast.Attribute) -> str:
+    """The lower-cased name of the field an attribute or a subscript by a written key reads."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower()
+    key = node.slice
+    return key.value.lower() if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+
+
 _MAX_CALLERS = 8
 
 
