@@ -14,6 +14,7 @@ reads the first message beside the others (``messages[1:]``).
 from __future__ import annotations
 
 import ast
+import re
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import names_context_window
@@ -153,10 +154,15 @@ class FirstParts(Component):
             written = f"{self.m.code(split.func)}(...)[0]"
         how_cut = "first-chunk"
         ranked = self.joined_in_rank(split, fn)
+        task = _start_task(fn, scope)
         if ranked is not None:  # the first piece keeps the best items: a budget on what was retrieved
             how_cut = "ranked-first-chunk"
             steps += (Evidence(EvidenceKind.FLOW, f"the text adds up the items of `{self.m.code(ranked)}` in their "
                                "order, ranked items: the first piece keeps the best of them", self.m.span(ranked)),)
+        elif task is not None:  # what the model is asked for is at the start of the text
+            how_cut = "start-task-first-chunk"
+            steps += (Evidence(EvidenceKind.FLOW, f"`{task[0]}` asks for the {task[1]}, which the start of a text "
+                               "holds", self.m.span(fn), strong=False),)
         source = Source(SourceKind.TRUNCATION, written, span, cut=Cut("pieces", "start", how_cut),
                         flow=steps, strong=True)
         return Observation(how_cut, span, f"only `{written}` is used; the other pieces are dropped",
@@ -278,6 +284,26 @@ class FirstParts(Component):
             return Observation("first-message", span, f"`{fn.name}` builds a request body from it and reads no "
                                f"other message of `{param}`", source=source)
         return None
+
+
+# What a task that reads only the start of a text asks for, by the word its function or class is
+# named with: a title sits at the top of a document, and its first lines show its language.
+_START_TASKS = {"title": "title", "titles": "title", "language": "language", "lang": "language"}
+
+
+def _words(name: str) -> set[str]:
+    return set(re.split(r"[^a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())) - {""}
+
+
+def _start_task(fn: Function, scope: Scope) -> tuple[str, str] | None:
+    """The name of the function or of its class, and what it asks for, when that name says the task
+    is to find what the start of a text holds (``TitleExtractor.extract``, ``detect_language``)."""
+    cls = scope.cls.node if scope.cls is not None and isinstance(scope.cls.node, ast.ClassDef) else None
+    for name in (fn.name, cls.name if cls is not None else ""):
+        asked = sorted(_words(name) & set(_START_TASKS))
+        if asked:
+            return name, _START_TASKS[asked[0]]
+    return None
 
 
 def _split_text(split: ast.Call) -> ast.expr | None:
