@@ -148,7 +148,7 @@ class FirstParts(Component):
         if not (context or self.to_model(first) or self.fits_window(split, scope)):
             return None
         span = self.m.span(first)
-        steps = (Evidence(EvidenceKind.FLOW, how, self.m.span(split)),)
+        steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.FLOW, how, self.m.span(split)),)
         written = self.m.code(first)
         if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
             written = f"{self.m.code(split.func)}(...)[0]"
