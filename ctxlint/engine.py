@@ -28,7 +28,7 @@ from ctxlint.context import CheckContext, RequestAnalysis, in_function, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
 from ctxlint.filters import Selection, uncalled
-from ctxlint.model import Finding, ParsedFile, Span, map_spans
+from ctxlint.model import EvidenceKind, Finding, ParsedFile, Span, map_spans
 from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
 if TYPE_CHECKING:
@@ -314,7 +314,7 @@ class Linter:
         kept: list[Finding] = []
         used: set[tuple[int, str | None]] = set()
         index = {id(s): i for i, s in enumerate(found.suppressions)}
-        unique = _unique(findings)
+        unique = _said_upstream(_unique(findings))
         if not found.suppressions:  # the usual case: no finding needs looking up, however many there are
             kept = [finding for finding in unique if selection.reported(finding)]
         else:
@@ -368,6 +368,39 @@ def _unique(findings: list[Finding]) -> list[Finding]:
         elif finding.confidence.rank > unique[index].confidence.rank:
             unique[index] = finding
     return unique
+
+
+def _said_upstream(findings: list[Finding]) -> list[Finding]:
+    """The findings without those that say again what a finding of the same rule says earlier on
+    the same flow: the same source, where one of the flow's steps (``joined with other text into
+    `prompt` ``) covers the place the other is reported, at least as sure. The content was already
+    reported where it entered the text (``prompt = f"...{page}..."``); a piece of that text sent
+    later (``for chunk in split(prompt)``) is the same content, fixed by the same change."""
+    by_source: dict[tuple[str, Span], list[Finding]] = {}
+    for finding in findings:
+        source = next((e.span for e in finding.evidence if e.kind is EvidenceKind.SOURCE and e.span), None)
+        if source is not None:
+            by_source.setdefault((finding.code, source), []).append(finding)
+    repeated: set[int] = set()
+    for group in by_source.values():
+        for later in group:
+            if any(earlier is not later and earlier.confidence.rank >= later.confidence.rank
+                   and _passes(later, earlier) and not _passes(earlier, later) for earlier in group):
+                repeated.add(id(later))
+    return [f for f in findings if id(f) not in repeated] if repeated else findings
+
+
+def _passes(finding: Finding, other: Finding) -> bool:
+    """Whether a step of the flow of ``finding`` covers the place ``other`` is reported."""
+    return any(e.kind is EvidenceKind.FLOW and e.span is not None and _covers(e.span, other.span)
+               for e in finding.evidence)
+
+
+def _covers(outer: Span, inner: Span) -> bool:
+    """Whether ``inner`` lies within ``outer`` (same file and cell)."""
+    return outer.path == inner.path and outer.cell == inner.cell and \
+        (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
 def once_each(findings: list[Finding]) -> list[Finding]:

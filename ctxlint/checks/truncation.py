@@ -22,7 +22,9 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
-             "first-chunk": "first-chunk", "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
+             "first-chunk": "first-chunk", "ranked-first-chunk": "ranked-first-chunk",
+             "start-task-first-chunk": "start-task-first-chunk",
+             "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
              "middle-removed": "middle-removed",
              "first-message": "first-message", "dropped-system": "dropped-system",
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
@@ -159,6 +161,13 @@ _WHOLE_PART_CUTS = {
     "first-chunk": "keeps only the first piece of a text split to a size and drops the others with nothing in "
                    "their place, so the model cannot tell that the text goes on and answers as if it had it all. "
                    "Send every piece (one call each, then combine), or say that the text was cut.",
+    "ranked-first-chunk": "keeps only the first piece of a text that adds up ranked items in their order, so it keeps "
+                          "the best that fit and drops the rest, the last one cut mid-text, with nothing in their "
+                          "place. Say how many items were left out (\"[4 more passages omitted]\"), and cut "
+                          "between items rather than inside one.",
+    "start-task-first-chunk": "keeps only the first piece of a text split to a size and drops the others with "
+                              "nothing in their place; the task asks for what the start of a text holds, so the "
+                              "loss is small, but say that the text was cut if the answer may depend on the rest.",
     "leading-chunks": "adds only the first pieces of a text to the value named as the whole of it and drops the "
                       "rest with nothing in their place, so the model reads the start of the text as if it were "
                       "all of it. Say how many pieces were left out (\"[first 5 of 31 chunks]\"), or summarise "

@@ -14,11 +14,12 @@ reads the first message beside the others (``messages[1:]``).
 from __future__ import annotations
 
 import ast
+import re
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import names_context_window
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.loopshapes import only_logs
+from ctxlint.frontends.python.loopshapes import is_ranked, loop_order, only_logs
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
@@ -147,14 +148,45 @@ class FirstParts(Component):
         if not (context or self.to_model(first) or self.fits_window(split, scope)):
             return None
         span = self.m.span(first)
-        step = Evidence(EvidenceKind.FLOW, how, self.m.span(split))
+        steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.FLOW, how, self.m.span(split)),)
         written = self.m.code(first)
         if "\n" in written or len(written) > 80:  # a call spread over lines: its name says enough
             written = f"{self.m.code(split.func)}(...)[0]"
-        source = Source(SourceKind.TRUNCATION, written, span, cut=Cut("pieces", "start", "first-chunk"),
-                        flow=(step,), strong=True)
-        return Observation("first-chunk", span, f"only `{written}` is used; the other pieces are dropped",
+        how_cut = "first-chunk"
+        ranked = self.joined_in_rank(split, fn)
+        task = _start_task(fn, scope)
+        if ranked is not None:  # the first piece keeps the best items: a budget on what was retrieved
+            how_cut = "ranked-first-chunk"
+            steps += (Evidence(EvidenceKind.FLOW, f"the text adds up the items of `{self.m.code(ranked)}` in their "
+                               "order, ranked items: the first piece keeps the best of them", self.m.span(ranked)),)
+        elif task is not None:  # what the model is asked for is at the start of the text
+            how_cut = "start-task-first-chunk"
+            steps += (Evidence(EvidenceKind.FLOW, f"`{task[0]}` asks for the {task[1]}, which the start of a text "
+                               "holds", self.m.span(fn), strong=False),)
+        source = Source(SourceKind.TRUNCATION, written, span, cut=Cut("pieces", "start", how_cut),
+                        flow=steps, strong=True)
+        return Observation(how_cut, span, f"only `{written}` is used; the other pieces are dropped",
                            source=source)
+
+    def joined_in_rank(self, split: ast.Call, fn: Function) -> ast.expr | None:
+        """The collection of ranked items (retrieved documents, search results; by name or by a sort
+        the code shows) whose items, in order, the function adds up into the text it splits
+        (``for item in docs: evidence += item.text`` ... ``split([Document(text=evidence)])[0]``):
+        the first piece keeps the items ranked first, the lowest-ranked go, as a budget on retrieved
+        context does on purpose. None for a text built otherwise."""
+        text = _split_text(split)
+        if not isinstance(text, ast.Name):
+            return None
+        for loop in own_nodes(fn):
+            if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop.lineno > split.lineno or not any(
+                    isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and isinstance(s.target, ast.Name)
+                    and s.target.id == text.id for s in walk(loop)):
+                continue
+            iterated, keeps = loop_order(loop.iter)
+            if keeps == "start" and (is_ranked(self.m.code(iterated))
+                                     or self.cut_sites.ranks.best_first(loop, fn) is not None):
+                return iterated
+        return None
 
     def to_model(self, node: ast.expr) -> bool:
         """Whether ``node`` is an argument (at any depth) of a call that is also given the model
@@ -252,6 +284,39 @@ class FirstParts(Component):
             return Observation("first-message", span, f"`{fn.name}` builds a request body from it and reads no "
                                f"other message of `{param}`", source=source)
         return None
+
+
+# What a task that reads only the start of a text asks for, by the word its function or class is
+# named with: a title sits at the top of a document, and its first lines show its language.
+_START_TASKS = {"title": "title", "titles": "title", "language": "language", "lang": "language"}
+
+
+def _words(name: str) -> set[str]:
+    return set(re.split(r"[^a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())) - {""}
+
+
+def _start_task(fn: Function, scope: Scope) -> tuple[str, str] | None:
+    """The name of the function or of its class, and what it asks for, when that name says the task
+    is to find what the start of a text holds (``TitleExtractor.extract``, ``detect_language``)."""
+    cls = scope.cls.node if scope.cls is not None and isinstance(scope.cls.node, ast.ClassDef) else None
+    for name in (fn.name, cls.name if cls is not None else ""):
+        asked = sorted(_words(name) & set(_START_TASKS))
+        if asked:
+            return name, _START_TASKS[asked[0]]
+    return None
+
+
+def _split_text(split: ast.Call) -> ast.expr | None:
+    """The text a call that splits is given: its first argument, taken out of a one-item list and
+    out of the document it is wrapped in (``trim([Document(text=evidence)])``)."""
+    text: ast.expr | None = split.args[0] if split.args else None
+    if isinstance(text, (ast.List, ast.Tuple)) and len(text.elts) == 1:
+        text = text.elts[0]
+    if isinstance(text, ast.Call):
+        wrapped = {k.arg: k.value for k in text.keywords if k.arg}
+        text = next((wrapped[k] for k in ("text", "content", "page_content") if k in wrapped),
+                    text.args[0] if text.args else None)
+    return text
 
 
 def _notes_rest(fn: Function) -> bool:

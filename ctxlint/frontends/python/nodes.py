@@ -64,6 +64,28 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(reversed(children(current)))
 
 
+# Statements after which nothing else of their block runs.
+_ENDS_BLOCK = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# The statement lists of a node that run one after another.
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def drop_unreachable(tree: ast.AST) -> None:
+    """Take out the statements that follow a ``return``, ``raise``, ``continue`` or ``break`` of
+    their own block (``return done(); selected = await self._select(...)``): they never run, as
+    CPython's compiler knows when it leaves them out, so no call, request or cut in them is the
+    program's. A dropped tail that yields is kept: its ``yield`` still makes the function a generator."""
+    for node in walk(tree):
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is not list or len(block) < 2 or not isinstance(block[0], ast.stmt):
+                continue
+            end = next((at for at, statement in enumerate(block[:-1]) if isinstance(statement, _ENDS_BLOCK)), None)
+            if end is not None and not any(isinstance(n, (ast.Yield, ast.YieldFrom))
+                                           for statement in block[end + 1:] for n in walk(statement)):
+                del block[end + 1:]
+
+
 def chain(node: ast.AST) -> list[str]:
     """Attribute names from the root down, whatever the root is
     (``OpenAI().chat.completions.create`` -> ``[chat, completions, create]``)."""

@@ -1,6 +1,7 @@
 """Whether a path names a file of the repository's own (a prompt it ships) or content someone
 else provides: built only from literals, ``__file__``, configuration and names that say they hold
-a prompt or template, or from a parameter, a loop over a folder, an upload."""
+a prompt or template, or from a parameter, a loop over a folder, an upload. Also what else is the
+user's own text, wherever it is read from: a file they edit first, the shell history they typed."""
 
 from __future__ import annotations
 
@@ -121,3 +122,53 @@ def _names_editor(node: ast.AST) -> bool:
         return "editor" in node.id.lower()
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and (
         "editor" in node.value.lower() or node.value == "VISUAL")
+
+
+# A shell command that prints the history of what the user typed: the `fc -l` and `history`
+# builtins, or a read of the shell's history file.
+_HISTORY_COMMAND = re.compile(r"^\s*(?:fc\s+-\w*l\w*|history)\b|[.](?:bash|zsh|sh)_history\b")
+
+
+def prints_users_history(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> bool:
+    """Whether the process ``call`` starts prints what the user typed: their shell history
+    (``subprocess.check_output([shell, "-ic", "fc -ln -10"])``, the command a literal or a local name
+    given one), or what a command taken from that history prints when run again
+    (``check_output(history[-1], shell=True)``): the user's own text and their own command's
+    output, as they saw it in their terminal, not a third party's."""
+    command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("args", "cmd")), None)
+    if isinstance(command, ast.Name):
+        binding = scopes.resolve(command, env)
+        if binding is not None and binding.owner is None and not binding.extras:
+            if _typed_by_user(m, scopes, binding.value, binding.env, 0):
+                return True
+            command = binding.value
+    if command is None:
+        return False
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _HISTORY_COMMAND.search(n.value)
+               for n in ast.walk(command))
+
+
+# How many local names a command is followed back through to the history it was taken from.
+_MAX_HISTORY_STEPS = 6
+
+
+def _typed_by_user(m: Unit, scopes: Scopes, node: ast.expr, env: Env, steps: int) -> bool:
+    """Whether ``node`` is taken from the output of a process that prints the user's shell
+    history (``last = history[-1]`` after ``history = [l for l in out.split("\\n")]`` after
+    ``out = check_output([shell, "-ic", "fc -ln"])``), through local names."""
+    if steps > _MAX_HISTORY_STEPS or not m.step():
+        return False
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call) and (m.qualified(part.func) or "").startswith("subprocess.") \
+                and prints_users_history(m, scopes, part, env):
+            return True
+        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load) and part is not node:
+            binding = scopes.resolve(part, env)
+            if binding is not None and binding.owner is None and binding.value is not node \
+                    and _typed_by_user(m, scopes, binding.value, binding.env, steps + 1):
+                return True
+    if isinstance(node, ast.Name):
+        binding = scopes.resolve(node, env)
+        return binding is not None and binding.owner is None and _typed_by_user(m, scopes, binding.value,
+                                                                                  binding.env, steps + 1)
+    return False

@@ -19,7 +19,7 @@ from ctxlint.frontends.python.knowledge import (
     tool_shaped,
 )
 from ctxlint.frontends.python.linecuts import line_cut
-from ctxlint.frontends.python.nodes import LEAVES, children, walk
+from ctxlint.frontends.python.nodes import LEAVES, children, drop_unreachable, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.frontends.python.unreadlimits import settings_limit_fields
 from ctxlint.model import Span
@@ -213,7 +213,10 @@ def precheck(text: str, path: str, check_depth: bool = True) -> Checked:
     except ValueError as error:  # null bytes
         return Checked((Span.point(path, 1), f"cannot parse: {error}"), None, text)
     problem = too_deep(tree, path) if check_depth else None
-    return Checked(problem, None, text) if problem is not None else Checked(None, tree, text)
+    if problem is not None:
+        return Checked(problem, None, text)
+    drop_unreachable(tree)
+    return Checked(None, tree, text)
 
 
 # A module longer than this is parsed in pieces of about this many characters.

@@ -28,7 +28,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -79,6 +79,8 @@ class Sources(Component):
             return None
         if isinstance(node, ast.Await):
             return self.untrusted(node.value, env)
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and LOCATOR.match(_field_name(node)):
+            return None  # `entry["filename"]`, `hit.url`: where content is, not the content
         if isinstance(node, ast.Subscript):
             position = unpacked_position(node)
             if position is not None:
@@ -307,7 +309,10 @@ class Sources(Component):
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
-        """Whether a file source reads a path someone else provides (not the repository's own)."""
+        """Whether a file source reads a path someone else provides (not the repository's own), or
+        a process prints what someone else wrote (not the user's own shell history)."""
+        if spec.kind == "subprocess":
+            return not prints_users_history(self.m, self.scopes, call, env)
         if spec.path_receiver:
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
@@ -517,6 +522,14 @@ def _strongest(found: Iterable[Source | None]) -> Source | None:
 
 
 # The calls of a function read for what they pass one of its parameters, at most.
+def _field_name(node: ast.Subscript | ast.Attribute) -> str:
+    """The lower-cased name of the field an attribute or a subscript by a written key reads."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower()
+    key = node.slice
+    return key.value.lower() if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+
+
 _MAX_CALLERS = 8
 
 

@@ -50,6 +50,8 @@ class StringSets(DeclaredText):
         if isinstance(node, ast.Set):
             return all(self.text_item(e, env, ()) for e in node.elts)
         if isinstance(node, ast.SetComp):
+            if never_kept(node):
+                return False  # every item its filter keeps would raise: the set is always empty
             # `{r for r in roots if ...}` holds what `roots` holds (a set filtered in a loop,
             # perhaps itself as it was: each copy is one hop fewer)
             return self.text_item(node.elt, env, node.generators) or (
@@ -57,7 +59,7 @@ class StringSets(DeclaredText):
         if _is_set_call(node, self) and isinstance(node, ast.Call) and len(node.args) == 1:
             arg = node.args[0]
             if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-                return self.text_item(arg.elt, env, arg.generators)
+                return not never_kept(arg) and self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
             return self.declared_text(arg, env) or self.listed_strings(arg, env)
@@ -217,6 +219,40 @@ def copy_of(node: ast.expr) -> ast.expr | None:
             and len(node.args) == 1 and not node.keywords:
         return node.args[0]
     return None
+
+
+# Built-in types a comprehension's filter may test for, by the name `isinstance` is given.
+_BUILTIN_TYPES: dict[str, type] = {"dict": dict, "list": list, "str": str, "tuple": tuple, "set": set,
+                                   "int": int, "float": float, "bytes": bytes}
+
+
+def never_kept(comp: ast.SetComp | ast.ListComp | ast.GeneratorExp) -> bool:
+    """Whether every item a comprehension's filter keeps would raise where its element reads it:
+    the filter keeps only built-in values (``if isinstance(item, dict)``) and the element reads
+    an attribute none of them has (``item.uri``), so the comprehension only ever gives nothing."""
+    for generator in comp.generators:
+        target = generator.target
+        if not isinstance(target, ast.Name):
+            continue
+        kinds = [kind for test in generator.ifs for kind in _tested_types(test, target.id)]
+        if not kinds:
+            continue
+        read = {n.attr for n in ast.walk(comp.elt) if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name) and n.value.id == target.id}
+        if any(all(not hasattr(kind, attr) for kind in kinds) for attr in read):
+            return True
+    return False
+
+
+def _tested_types(test: ast.expr, name: str) -> list[type]:
+    """The built-in types ``isinstance(name, ...)`` keeps, when the whole test is that call."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name):
+        return []
+    given = test.args[1]
+    names = given.elts if isinstance(given, ast.Tuple) else [given]
+    kinds = [_BUILTIN_TYPES.get(n.id) if isinstance(n, ast.Name) else None for n in names]
+    return [] if None in kinds else [k for k in kinds if k is not None]
 
 
 def _filtered_copy(comp: ast.SetComp) -> bool:
