@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -285,9 +286,11 @@ def include_index(root: Path) -> dict[str, list[PurePosixPath]]:
 
 
 def _read_small(path: str) -> bytes | None:
-    """The bytes of a file of at most ``MAX_FILE_BYTES``; None for a larger or unreadable one."""
+    """The bytes of a regular file of at most ``MAX_FILE_BYTES``; None for a larger or unreadable
+    one, or one that is no regular file (reading a FIFO would wait for a writer)."""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
             return handle.read()
