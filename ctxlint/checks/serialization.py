@@ -147,6 +147,10 @@ def _why(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
         return ("is in a random order by design",
                 "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+    if detail in ("Promise.all", "Promise.allSettled"):
+        return ("runs its tasks concurrently",
+                "Take the results from the array `Promise.all` returns, which keeps the order of its input "
+                "(`const results = (await Promise.all(items.map(run))).flat()`).")
     if detail == "asyncio.gather":
         return ("runs its tasks concurrently",
                 "Add the messages after `gather` returns, in the order of its results.")

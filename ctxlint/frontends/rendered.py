@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -64,12 +65,21 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         return parsed
     modules = module_index(context.root).get(template.name.lower(), [])
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
+    names = _names_of(template)
+    if not modules and not beside and not by_key:
+        # A partial no code names: filled by the render sites of the templates that include it
+        # (a Jinja include sees the variables of the template it is included in).
+        includers = _includers(context.root, template)
+        modules = sorted({m for i in includers for m in module_index(context.root).get(i.name.lower(), [])})
+        named_by = [_names_of(i) for i in includers]
+
+        def names(literal: str) -> bool:
+            return any(named(literal) for named in named_by)
     if not modules and not beside:
         return parsed
     from ctxlint.frontends.python.renders import keyed_sites, render_sites, values_by_key
 
     project = linking_project(context)
-    names = _names_of(template)
 
     def named_here(literal: str) -> bool:  # beside its folder, by its name alone as well
         return literal.strip() == template.stem or names(literal)
@@ -178,6 +188,9 @@ def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
 
 
 _INDEXES: dict[tuple[Path, bool], dict[str, list[Path]]] = {}
+_INCLUDES: dict[Path, dict[str, list[PurePosixPath]]] = {}
+_TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt", ".txt", ".md")
+_INCLUDE = re.compile(r"""\{%-?\s*include\s+["']([^"'\n]{1,200})["']""")
 # TypeScript and JavaScript modules, indexed for the prompts they load by name (`ai.prompt("x")`).
 _SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
@@ -238,10 +251,46 @@ def _build(root: Path, suffixes: tuple[str, ...]) -> dict[str, list[Path]]:
     return index
 
 
+def _includers(root: Path, template: PurePosixPath) -> list[PurePosixPath]:
+    """The template files of the project (relative to ``root``) that include ``template``
+    (``{% include "partials/actions.prompt" %}``)."""
+    names = _names_of(template)
+    return sorted({includer for literal, found in include_index(root).items() if names(literal)
+                   for includer in found})
+
+
+def include_index(root: Path) -> dict[str, list[PurePosixPath]]:
+    """The project's template files by the paths their ``{% include %}`` tags give."""
+    key = root.resolve()
+    if key not in _INCLUDES:
+        _INCLUDES.clear()  # one project per run
+        index: dict[str, list[PurePosixPath]] = {}
+        seen = 0
+        for folder, dirs, files in os.walk(key):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+            for name in sorted(files):
+                if not name.lower().endswith(_TEMPLATE_SUFFIXES):
+                    continue
+                seen += 1
+                if seen > MAX_FILES:
+                    break
+                path = os.path.join(folder, name)
+                data = _read_small(path)
+                if data is None or b"include" not in data:
+                    continue
+                relative = PurePosixPath(Path(path).relative_to(key).as_posix())
+                for match in _INCLUDE.finditer(data.decode("utf-8", errors="replace")):
+                    index.setdefault(match.group(1), []).append(relative)
+        _INCLUDES[key] = index
+    return _INCLUDES[key]
+
+
 def _read_small(path: str) -> bytes | None:
-    """The bytes of a file of at most ``MAX_FILE_BYTES``; None for a larger or unreadable one."""
+    """The bytes of a regular file of at most ``MAX_FILE_BYTES``; None for a larger or unreadable
+    one, or one that is no regular file (reading a FIFO would wait for a writer)."""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
             return handle.read()

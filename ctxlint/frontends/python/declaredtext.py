@@ -1,7 +1,10 @@
 """Whether a collection's declared type says it holds strings or paths: a parameter annotated
 ``list[str]``, a call of a project function whose return is annotated ``List[str]``, or a field
 ``obj.names`` of a class whose body declares ``names: List[str]`` (``obj`` built by the class, by
-``Cls.model_validate_json(...)``, or returned by a function annotated ``-> Cls | None``).
+``Cls.model_validate_json(...)``, returned by a function annotated ``-> Cls | None``, or a name
+annotated where its function assigns it: ``reply: Answer = await llm(...)``); through a field
+declared as one of several classes (``action: Union[ReadFiles, AddFiles]``, then
+``action.add_files``), where every one of them that declares the field declares it so.
 
 A path hashes as its text does, so a set of paths iterates in an order that changes with each
 process's hash seed just as a set of strings does.
@@ -13,6 +16,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 
@@ -50,11 +54,36 @@ class DeclaredText(Component):
             return binding is not None and binding.owner is None and isinstance(binding.value, (ast.Call, ast.Await)) \
                 and self.declared_text(binding.value, binding.env)
         if isinstance(node, ast.Attribute):
-            cls = self.instance_class(node.value, env)
-            return cls is not None and isinstance(cls.node, ast.ClassDef) and any(
-                isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.attr
-                and text_collection(s.annotation) for s in cls.node.body)
+            classes = self.instance_classes(node.value, env)
+            declared = [a for cls in classes if (a := _field(cls, node.attr)) is not None]
+            return bool(declared) and all(text_collection(a) for a in declared)
         return False
+
+    def instance_classes(self, node: ast.expr, env: Env, hops: int = 3) -> list[Scope]:
+        """The classes the object ``node`` gives may be of: ``instance_class``'s one, the class a
+        name is annotated with where its function assigns it, or the classes a field of such an
+        object is declared as (``Union[A, B]``, ``A | None``)."""
+        cls = self.instance_class(node, env)
+        if cls is not None or hops <= 0:
+            return [cls] if cls is not None else []
+        if isinstance(node, ast.Name):
+            annotation = _annotated(node.id, env)
+            if annotation is not None:
+                return self.classes_named(annotation, env.scope)
+            binding = self.scopes.resolve(node, env)
+            if binding is None or binding.owner is not None or not isinstance(binding.value, ast.Attribute):
+                return []
+            node, env = binding.value, binding.env
+        if isinstance(node, ast.Attribute):
+            fields = [(a, c) for c in self.instance_classes(node.value, env, hops - 1)
+                      if (a := _field(c, node.attr)) is not None]
+            return [found for a, c in fields for found in self.classes_named(a, c)]
+        return []
+
+    def classes_named(self, annotation: ast.expr, scope: Scope) -> list[Scope]:
+        """The project's classes an annotation names, each member of a union among them."""
+        found = [self.callees.class_named(name, scope, True) for name in _class_names(annotation)]
+        return [f[1] for f in found if f is not None and isinstance(f[1].node, ast.ClassDef)]
 
     def instance_class(self, node: ast.expr, env: Env) -> Scope | None:
         """The class of the object a call (or the name holding its value) gives: built by it, by
@@ -84,3 +113,35 @@ class DeclaredText(Component):
         home = target.owner.callees if target.owner is not None else self.callees
         found = home.class_named(named.id, target.env.scope, True)
         return found[1] if found is not None else None
+
+
+def _field(cls: Scope, name: str) -> ast.expr | None:
+    """The annotation the class body declares field ``name`` with."""
+    if not isinstance(cls.node, ast.ClassDef):
+        return None
+    return next((s.annotation for s in cls.node.body if isinstance(s, ast.AnnAssign)
+                 and isinstance(s.target, ast.Name) and s.target.id == name), None)
+
+
+def _annotated(name: str, env: Env) -> ast.expr | None:
+    """The annotation of the one annotated assignment of ``name`` in its function."""
+    fn = env.scope.node
+    if env.scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    found = [n.annotation for n in own_nodes(fn) if isinstance(n, ast.AnnAssign)
+             and isinstance(n.target, ast.Name) and n.target.id == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _class_names(annotation: ast.expr) -> list[str]:
+    """``A``, ``Optional[A]``, ``Union[A, B]``, ``A | B | None``: the capitalised names."""
+    if isinstance(annotation, ast.Name):
+        return [annotation.id] if annotation.id[:1].isupper() else []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _class_names(annotation.left) + _class_names(annotation.right)
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)) \
+            and (annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr) \
+            in ("Optional", "Union"):
+        members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return [name for m in members for name in _class_names(m)]
+    return []

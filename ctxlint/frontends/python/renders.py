@@ -437,11 +437,49 @@ class _Finder:
     def unordered(self, value: ast.expr, env: Env) -> list[Source]:
         """A collection in no fixed order passed whole (``relevant_files=names``, a set of paths):
         a directory listing, a shuffle, or a set shown to hold strings."""
-        if self.string_items is None:
+        if self.string_items is None or _still_empty(value, self.m.parents):
             return []
         found = self.flow.unordered_source(value, env)
         return [s for s in found if s.detail in LISTINGS or s.detail.startswith("random.")
                 or (s.detail in ("set", "frozenset") and self.string_items(value, env))]
+
+
+def _still_empty(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """``chosen = set()`` and nothing written to ``chosen`` before ``value`` reads it, nor after it
+    in a loop around it: the set is empty where it is passed, with no order to give."""
+    if not isinstance(value, ast.Name):
+        return False
+    fn, loops, node = None, [], parents.get(id(value))
+    while node is not None and fn is None:
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            loops.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = node
+        node = parents.get(id(node))
+    if fn is None:
+        return False
+    name, at = value.id, (value.lineno, value.col_offset)
+    writes = sorted(((n.lineno, n.col_offset, n) for n in ast.walk(fn)
+                     if isinstance(n, (ast.stmt, ast.expr)) and _writes(n, name)), key=lambda w: w[:2])
+    before = [n for line, col, n in writes if (line, col) < at]
+    if not before or not (isinstance(before[-1], ast.Assign) and isinstance(before[-1].value, ast.Call)
+                          and isinstance(before[-1].value.func, ast.Name)
+                          and before[-1].value.func.id in ("set", "frozenset") and not before[-1].value.args):
+        return False
+    return not any(loop.lineno <= line <= (loop.end_lineno or line) and (line, col) > at
+                   for loop in loops for line, col, _ in writes)
+
+
+def _writes(node: ast.AST, name: str) -> bool:
+    """An assignment to ``name`` or a call that changes the set it holds (``name.add(...)``)."""
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return isinstance(node.target, ast.Name) and node.target.id == name
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == name \
+        and node.func.attr in ("add", "update", "discard", "remove", "pop", "clear", "difference_update",
+                               "intersection_update", "symmetric_difference_update")
 
 
 # A placeholder written as a string, as code replaces it: `{name}`, `{{name}}`, `{{ name }}`.

@@ -144,6 +144,9 @@ class StringSets(DeclaredText):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
                     return True
+                if isinstance(comp.target, ast.Name) and comp.target.id == item.id \
+                        and self.declared_text(comp.iter, env):
+                    return True  # `(f for f in action.add_files)`, `add_files: List[str]`
             if not generators and (listed := self.looped_item(item, env)) is not None:
                 return self.text_item(*listed)  # `for folder in folders: roots.add(folder)`
             binding = None if generators else self.scopes.resolve(item, env)
