@@ -12,8 +12,14 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Region, Request, Role
 
 # What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
-# trimdrops.py).
-_TASK_DROPS = ("task-front-dropped", "task-part-dropped", "first-turn-trimmed")
+# trimdrops.py), and of instructions left in one piece of a prompt split to a size (splitprompts.py):
+# what the cut does, and what it loses.
+_OBSERVED_DROPS = {
+    "task-front-dropped": ("drops the oldest items", "the user's request"),
+    "task-part-dropped": ("drops the oldest items", "the user's request"),
+    "first-turn-trimmed": ("drops the oldest items", "the user's request"),
+    "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
+}
 
 
 @file_check(options={"collections": STRINGS, "constraints": STRINGS})
@@ -27,12 +33,12 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
         _request_constraints(request, ctx)
     ctx.request = None
     for observation in parsed.observations:
-        if observation.kind in _TASK_DROPS and observation.source is not None:
-            source = observation.source
+        drop = _OBSERVED_DROPS.get(observation.kind)
+        if drop is not None and observation.source is not None:
+            source, (does, loses) = observation.source, drop
             ctx.report(source.span, f"{observation.detail}.", kind=observation.kind,
-                       evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the oldest items",
-                                          source.span), *source.flow,
-                                 Evidence(EvidenceKind.SINK, "the user's request", observation.span)))
+                       evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` {does}", source.span),
+                                 *source.flow, Evidence(EvidenceKind.SINK, loses, observation.span)))
 
 
 def _request_constraints(request: Request, ctx: CheckContext) -> None:
