@@ -45,21 +45,22 @@ class SplitPrompts(Component):
         found = []
         for fn, scope in self.m.functions:
             for loop in own_nodes(fn):
-                if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) \
-                        and isinstance(loop.iter, ast.Name):
-                    observation = self.split_away(loop, loop.target.id, loop.iter.id, scope, requests)
+                if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name):
+                    observation = self.split_away(loop, loop.target.id, scope, requests)
                     if observation is not None:
                         found.append(observation)
         return found
 
-    def split_away(self, loop: ast.For | ast.AsyncFor, piece: str, pieces: str, scope: Scope,
+    def split_away(self, loop: ast.For | ast.AsyncFor, piece: str, scope: Scope,
                    requests: list[Request]) -> Observation | None:
-        """``for piece in pieces`` where ``pieces`` is a prompt split to a size, a request in the
-        loop sends ``piece``, and the prompt has instructions at one end."""
-        records = scope.assigns.get(pieces) or []
-        if len(records) != 1 or records[0].kind != "=":
-            return None
-        split = records[0].value
+        """``for piece in pieces`` (or ``in split(prompt)``) where ``pieces`` is a prompt split to a
+        size, a request in the loop sends ``piece``, and the prompt has instructions at one end."""
+        split: ast.expr | None = loop.iter
+        if isinstance(loop.iter, ast.Name):
+            records = scope.assigns.get(loop.iter.id) or []
+            if len(records) != 1 or records[0].kind != "=":
+                return None
+            split = records[0].value
         split = split.value if isinstance(split, ast.Await) else split
         if not (isinstance(split, ast.Call) and split.args and self.splits_to_size(split, scope)):
             return None
