@@ -80,6 +80,8 @@ class SplitPrompts(Component):
         else:
             return None
         assert after.slot is not None
+        if _restated(where, sent):
+            return None  # the request sends the instructions again beside each piece
         code = self.m.code(split)
         span = self.m.span(split)
         instructions = _excerpt(" ".join(p.text for p in where))
@@ -129,6 +131,13 @@ def _sends(request: Request, piece: str, loop: ast.For | ast.AsyncFor) -> bool:
     """A request made in ``loop`` whose messages hold ``piece`` itself."""
     inside = loop.lineno <= request.anchor.line <= (loop.end_lineno or loop.lineno)
     return inside and any(s.slot is not None and s.slot.expression == piece for s in request.segments)
+
+
+def _restated(instructions: list[Piece], request: Request) -> bool:
+    """Whether the static text of ``request`` holds the first words of ``instructions``."""
+    first = " ".join(" ".join(p.text for p in instructions).split())[:_INSTRUCTIONS]
+    sent = " ".join(" ".join(s.text for s in request.segments if s.slot is None).split())
+    return bool(first) and first in sent
 
 
 def _static(pieces: list[Piece]) -> list[Piece]:
