@@ -76,6 +76,12 @@ def sentences(request: Request, directives: Directives) -> list[Constraint]:
     return _sentences_of(request.segments, directives)
 
 
+def in_segments(segments: tuple[Segment, ...], directives: Directives, words: list[str]) -> list[Constraint]:
+    """The constraints in the static text of ``segments`` (a message the front-end read out of
+    code, outside any request)."""
+    return find(_sentences_of(segments, directives), words)
+
+
 def cut_by(segment: Segment, directives: Directives, words: list[str]) -> list[tuple[Constraint, str]]:
     """Constraints inside text that ``segment``'s slot truncates, beyond the characters kept,
     each with the truncation's description (``RULES[:2000]``)."""

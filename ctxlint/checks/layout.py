@@ -9,11 +9,17 @@ from collections import Counter
 from ctxlint.analysis import constraints, names, regions
 from ctxlint.checks import NUMBER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Region, Request, Role
+from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Region, Request, Role, Source
 
 # What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
-# trimdrops.py).
-_TASK_DROPS = ("task-front-dropped", "task-part-dropped", "first-turn-trimmed")
+# trimdrops.py), and of instructions left in one piece of a prompt split to a size (splitprompts.py):
+# what the cut does, and what it loses.
+_OBSERVED_DROPS = {
+    "task-front-dropped": ("drops the oldest items", "the user's request"),
+    "task-part-dropped": ("drops the oldest items", "the user's request"),
+    "first-turn-trimmed": ("drops the oldest items", "the user's request"),
+    "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
+}
 
 
 @file_check(options={"collections": STRINGS, "constraints": STRINGS})
@@ -27,12 +33,30 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
         _request_constraints(request, ctx)
     ctx.request = None
     for observation in parsed.observations:
-        if observation.kind in _TASK_DROPS and observation.source is not None:
-            source = observation.source
+        if observation.kind == "appended-last-dropped" and observation.source is not None:
+            _appended_last(observation, observation.source, ctx)
+            continue
+        drop = _OBSERVED_DROPS.get(observation.kind)
+        if drop is not None and observation.source is not None:
+            source, (does, loses) = observation.source, drop
             ctx.report(source.span, f"{observation.detail}.", kind=observation.kind,
-                       evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the oldest items",
-                                          source.span), *source.flow,
-                                 Evidence(EvidenceKind.SINK, "the user's request", observation.span)))
+                       evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` {does}", source.span),
+                                 *source.flow, Evidence(EvidenceKind.SINK, loses, observation.span)))
+
+
+def _appended_last(observation: Observation, source: Source, ctx: CheckContext) -> None:
+    """A constraint in the message the front-end saw appended last to a list that an overflow
+    handler cuts from its end (lastdrops.py): reported at the cut, the constraint among its places."""
+    found = constraints.in_segments(source.content, ctx.directives, ctx.options["constraints"])
+    if not found:
+        return
+    constraint = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    ctx.report(source.span, f"The constraint \"{_excerpt(constraint.text)}\"{more} {observation.detail}.",
+               kind=observation.kind,
+               evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the newest messages", source.span),
+                         *source.flow, Evidence(EvidenceKind.SINK, "a constraint in the message appended last",
+                                                constraint.span)))
 
 
 def _request_constraints(request: Request, ctx: CheckContext) -> None:

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.gatherorder import GatherOrder
+from ctxlint.frontends.python.lastdrops import LastDrops
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
 from ctxlint.frontends.python.messages import Messages
@@ -42,6 +43,7 @@ from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
+from ctxlint.frontends.python.splitprompts import SplitPrompts
 from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
@@ -100,6 +102,10 @@ class Analyzer:
         self.task_drops = TaskDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
         self.trim_drops = TrimDrops(self.unit)
+        self.split_prompts = SplitPrompts(self.unit)
+        self.split_prompts.first_parts = self.first_parts
+        self.last_drops = LastDrops(self.unit)
+        self.last_drops.overflows = self.overflows
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -119,7 +125,7 @@ class Analyzer:
                                   self.line_cuts, self.listing_cuts, self.order_sites, self.schema_choices,
                                   self.order_prompts, self.tool_order, self.gather_order,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
-                                  self.trim_drops,
+                                  self.trim_drops, self.split_prompts, self.last_drops,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
                                   self.spreads, self.reserves, self.model_flow, self.factory_drops, self.base_methods]
@@ -170,6 +176,8 @@ class Analyzer:
         parsed.observations.extend(self.task_drops.observe())
         parsed.observations.extend(self.part_drops.observe())
         parsed.observations.extend(self.trim_drops.observe())
+        parsed.observations.extend(self.split_prompts.observe(parsed.requests))
+        parsed.observations.extend(self.last_drops.observe(context))
         # Last: a tool a registry lists does not make the module code that talks to a model.
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools

@@ -23,6 +23,11 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, Sour
 _OVERFLOW = re.compile(r"(context|token|prompt).*(exceed|overflow|too_?long|limit)", re.IGNORECASE)
 
 
+# A drop an overflow handler makes: the statement, the collection, the end it keeps, where a helper
+# slices it, and the test that says the window overflowed.
+Drop = tuple[ast.stmt, ast.expr, str, Span | None, ast.expr]
+
+
 class Overflows(Component):
     cut_sites: CutSites
 
@@ -36,7 +41,24 @@ class Overflows(Component):
         return found
 
     def handler(self, handler: ast.ExceptHandler, env: Env) -> list[Observation]:
-        """The drops an ``except`` for an overflow makes, directly or under an ``if`` that tests for one."""
+        """The drops an ``except`` for an overflow makes, as observations."""
+        found = []
+        for statement, subject, keeps, where, test in self.drops(handler, env):
+            cut = Cut("items", keeps, "drop-loop", history_name(self.m.dotted(subject) or ""))
+            steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(test)}`: the call overflowed the model's "
+                              "window, and is retried with less", self.m.span(test))]
+            if where is not None:
+                steps.append(Evidence(EvidenceKind.FLOW, f"it returns a slice of what it is given "
+                                      f"({where.path}:{where.line})", where))
+            source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
+                            flow=tuple(steps))
+            found.append(Observation("drop-loop", self.m.span(statement), "no marker says what was dropped",
+                                     source=source))
+        return found
+
+    def drops(self, handler: ast.ExceptHandler, env: Env) -> list[Drop]:
+        """The drops an ``except`` for an overflow makes, directly or under an ``if`` that tests for
+        one: (the statement, the collection, the end it keeps, where a helper slices it, the test)."""
         blocks: list[tuple[list[ast.stmt], ast.expr]] = []
         if handler.type is not None and _overflow(handler.type):
             blocks.append((handler.body, handler.type))
@@ -49,19 +71,8 @@ class Overflows(Component):
                 continue
             for statement in body:
                 dropped = self.dropped(statement, env)
-                if dropped is None:
-                    continue
-                subject, keeps, where = dropped
-                cut = Cut("items", keeps, "drop-loop", history_name(self.m.dotted(subject) or ""))
-                steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(test)}`: the call overflowed the model's "
-                                  "window, and is retried with less", self.m.span(test))]
-                if where is not None:
-                    steps.append(Evidence(EvidenceKind.FLOW, f"it returns a slice of what it is given "
-                                          f"({where.path}:{where.line})", where))
-                source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
-                                flow=tuple(steps))
-                found.append(Observation("drop-loop", self.m.span(statement), "no marker says what was dropped",
-                                         source=source))
+                if dropped is not None:
+                    found.append((statement, *dropped, test))
         return found
 
     def dropped(self, statement: ast.stmt, env: Env) -> tuple[ast.expr, str, Span | None] | None:
