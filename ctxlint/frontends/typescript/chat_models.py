@@ -112,6 +112,8 @@ class ChatModels:
         ``model.withStructuredOutput(s).invoke(...)``), the arguments of ``pipe`` and
         ``RunnableSequence.from([...])``."""
         callee = self.m.unwrap(self.m.field(call, "function"))
+        if callee is None or self.m.too_long(callee):  # each level of a long chain would walk it again
+            return []
         methods: list[str] = []
         node = callee
         while node is not None and node.type in ("member_expression", "call_expression", "await_expression"):
