@@ -98,6 +98,8 @@ def _goes_on(unit: Unit, call: ast.Call, caller: FunctionNode, positions: set[in
     parent = unit.parents.get(id(call))
     if isinstance(parent, ast.Await):
         parent = unit.parents.get(id(parent))
+    if isinstance(parent, ast.Return):
+        return None in positions  # handed on whole to the caller's own callers
     if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
         return False
     target = parent.targets[0]

@@ -415,7 +415,8 @@ class CutSites(Component):
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)),
-                         *((best_first,) if best_first is not None else ()))
+                         *((best_first,) if best_first is not None else ()),
+                         *(place for name in sorted(built) for place in self.callers.going_on(fn, name)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
                 kind = "oldest-turns-count" if counted else \
                     "history-size-loop" if sized_by_name and how in ("budget-loop", "fit-loop") else how
