@@ -14,7 +14,8 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut",
+          "last-item-cut": "last-item-cut"}
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
@@ -187,6 +188,11 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` cuts every line of the text to {width} and leaves nothing where a line lost "
                 "its end, so the model reads each cut signature, statement or row as if it were whole. Mark the "
                 "lines that were cut (\"…\"), or leave long lines out with a note.")
+    if cut.how == "last-item-cut":
+        return (f"`{source.detail}` adds the item that no longer fits the budget cut to what is left of it, "
+                "mid-text, and stops there with nothing in place of the rest, so the model reads the cut entry "
+                "as if it were whole and the list as if it were complete. Leave out the item that does not fit, "
+                "and say how many were left out (\"[14 more entities omitted]\").")
     if cut.how in _WHOLE_PART_CUTS:
         return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
     if cut.how == "middle-drop":

@@ -32,6 +32,7 @@ from ctxlint.frontends.python.loopshapes import (
     adds,
     built_names,
     counts_items,
+    cuts_last_item,
     drop_of,
     fitted_only,
     history_name,
@@ -404,8 +405,9 @@ class CutSites(Component):
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
                     skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits
-                if stop is None or says_cut([s for s in branch if not only_logs(s)]):
-                    continue  # a marker added before it stops
+                if stop is None or says_cut([s for s in branch if not only_logs(s)]) \
+                        or cuts_last_item(branch, self.m.parents):
+                    continue  # a marker added before it stops; or the last item cut, the finding that says both
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut
                 best_first = self.ranks.best_first(loop, fn)
