@@ -29,7 +29,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
-             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut"}
+             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
+             "unflagged-cut": "unflagged-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -212,6 +213,11 @@ def _message(source: Source) -> str:
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
                 "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
                 "(\"… and 212 more\"), or list them all.")
+    if cut.how == "unflagged-cut":
+        return (f"`{source.detail}` stops once its list holds a number of items and returns it with no flag of the "
+                "cut, where the module's other results say when they were cut, so the model takes the list for "
+                "complete and says that what the cut dropped is not there. Return the same flag (\"truncated\": "
+                "true) and how many were left out.")
     if cut.how == "description-cut":
         return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
