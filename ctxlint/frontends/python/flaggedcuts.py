@@ -39,7 +39,7 @@ def unflagged_cuts(unit: Unit) -> list[Observation]:
             returned = _returned_in_dict(fn, built)
             if returned is None:
                 continue
-            header = f"for {unit.code(loop.target)} in {unit.code(loop.iter)}"
+            header = " ".join(f"for {unit.code(loop.target)} in {unit.code(loop.iter)}".split())
             steps = (Evidence(EvidenceKind.FLOW, f"`{unit.code(test)}` ends the loop", unit.span(test)),
                      Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns `{built}` with no flag of the cut",
                               unit.span(returned)),
