@@ -92,3 +92,68 @@ def test_a_helper_nothing_goes_on_with_names_no_caller(tmp_path: Path):
                                "    _, _ = clip_texts(paper, notes, max_tokens=2000)\n"})
     [found] = check_json(tmp_path, ".", "CTX205")
     assert found["kind"] == "drop-loop" and all("goes on" not in e["text"] for e in found["evidence"])
+
+
+TIMEOUT = '''\
+def with_timeout(func, seconds=30):
+    def guarded(*args, **kwargs):
+        return func(*args, **kwargs)
+    return guarded
+'''
+
+KEEP_FIRST = '''\
+import tiktoken
+
+from app.timeout import with_timeout
+
+enc = tiktoken.get_encoding("cl100k_base")
+
+
+def keep_first_entries_(listing: str, limit: int) -> str:
+    """Keep the entries, in their order, while they fit the budget."""
+    entries = listing.split("\\n\\n")
+    kept = entries[0]
+    used_tokens = len(enc.encode(kept))
+    for entry in entries[1:]:
+        entry_tokens = len(enc.encode(entry))
+        if used_tokens + entry_tokens > limit:
+            break
+        kept += "\\n\\n" + entry
+        used_tokens += entry_tokens
+    return kept
+
+
+keep_first_entries = with_timeout(keep_first_entries_, seconds=10)
+'''
+
+REVIEW = '''\
+from app.entries import keep_first_entries
+from app.llm import ask_model
+
+
+class Reviewer:
+    def entries_text(self, entries: list[str]) -> str:
+        return keep_first_entries("\\n\\n".join(entries), limit=6000)
+
+    def review(self, entries: list[str]) -> str:
+        return ask_model(f"Review every entry below:\\n{self.entries_text(entries)}", history=[])
+'''
+
+
+def test_a_budget_loop_names_the_calls_through_a_decorator_applied_by_hand(tmp_path: Path):
+    # `keep = with_timeout(keep_)`: other modules call the wrapped name; a caller that returns
+    # what it gives back hands it on, and is named too.
+    write_package(tmp_path, {"timeout.py": TIMEOUT, "entries.py": KEEP_FIRST, "review.py": REVIEW, "llm.py": LLM})
+    [found] = check_json(tmp_path, ".", "CTX205")
+    assert (found["path"], found["line"], found["kind"]) == ("app/entries.py", 16, "budget-loop")
+    places = [(e["path"], e["line"], e["text"]) for e in found["evidence"] if "goes on" in e["text"]]
+    assert places == [("app/review.py", 7,
+                       "`entries_text` goes on with the cut texts `keep_first_entries_` gives back")]
+
+
+def test_a_class_that_keeps_the_function_is_no_decorator(tmp_path: Path):
+    # `Tool(fn)` keeps the function: a call of `keep_first_entries(...)` builds no text of it.
+    keeping = TIMEOUT.replace("    return guarded\n", "    return seconds\n")
+    write_package(tmp_path, {"timeout.py": keeping, "entries.py": KEEP_FIRST, "review.py": REVIEW, "llm.py": LLM})
+    [found] = check_json(tmp_path, ".", "CTX205")
+    assert found["kind"] == "budget-loop" and all("goes on" not in e["text"] for e in found["evidence"])

@@ -14,7 +14,8 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
-          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut"}
+          "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut",
+          "last-item-cut": "last-item-cut"}
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
@@ -30,7 +31,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
-             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut"}
+             "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
+             "unflagged-cut": "unflagged-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -196,6 +198,11 @@ def _message(source: Source) -> str:
         return (f"`{source.detail}` cuts every line of the text to {width} and leaves nothing where a line lost "
                 "its end, so the model reads each cut signature, statement or row as if it were whole. Mark the "
                 "lines that were cut (\"…\"), or leave long lines out with a note.")
+    if cut.how == "last-item-cut":
+        return (f"`{source.detail}` adds the item that no longer fits the budget cut to what is left of it, "
+                "mid-text, and stops there with nothing in place of the rest, so the model reads the cut entry "
+                "as if it were whole and the list as if it were complete. Leave out the item that does not fit, "
+                "and say how many were left out (\"[14 more entities omitted]\").")
     if cut.how in _WHOLE_PART_CUTS:
         return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
     if cut.how == "middle-drop":
@@ -215,6 +222,11 @@ def _message(source: Source) -> str:
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
                 "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
                 "(\"… and 212 more\"), or list them all.")
+    if cut.how == "unflagged-cut":
+        return (f"`{source.detail}` stops once its list holds a number of items and returns it with no flag of the "
+                "cut, where the module's other results say when they were cut, so the model takes the list for "
+                "complete and says that what the cut dropped is not there. Return the same flag (\"truncated\": "
+                "true) and how many were left out.")
     if cut.how == "description-cut":
         return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
                 f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "

@@ -20,6 +20,7 @@ from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
+from ctxlint.frontends.python.flaggedcuts import unflagged_cuts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.lastdrops import LastDrops
@@ -162,6 +163,7 @@ class Analyzer:
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
+        parsed.observations.extend(unflagged_cuts(unit))
         # stronger evidence for a site order_sites also sees
         reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe()
         parsed.observations.extend(reaching)

@@ -27,6 +27,8 @@ MAX_HOOK_CLASSES = 12
 
 
 class Callees(Component):
+    unwrapping = False  # reading the wrapper of a decorator applied by hand
+
     def function_for(self, call: ast.Call, env: Env, foreign: bool = False, returns: bool = True) -> Called | None:
         """The function (or method) ``call`` calls, with its return values and the parameters
         bound to the call's arguments; None if the code does not show it (or, with ``returns``,
@@ -116,11 +118,14 @@ class Callees(Component):
                 if scope.kind != "class" or scope is env.scope:
                     found = scope.functions.get(func.id)
                 scope = scope.parent
+            if found is None:
+                found = self.decorated_by_hand(self.module_value(func.id), foreign)
             if found is None and foreign and func.id in self.m.from_imports:
                 located = self.m.foreign(self.m.imports[func.id], self.m.import_levels.get(func.id, 0))
                 if located is not None:
                     owner, node = located
-                    found = owner.unit.module_scope.functions.get(getattr(node, "name", ""))
+                    found = owner.unit.module_scope.functions.get(getattr(node, "name", "")) \
+                        or owner.callees.decorated_by_hand(node, foreign)
         elif isinstance(func, ast.Attribute):
             method = True
             cls = self.class_of(func.value, env, foreign)
@@ -142,6 +147,41 @@ class Callees(Component):
         if found is None or not isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         return owner, found[0], found[1], method
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The one value the module binds ``name`` to, if it binds it once."""
+        records = self.m.module_scope.assigns.get(name) or []
+        return records[0].value if len(records) == 1 and records[0].kind == "=" else None
+
+    def decorated_by_hand(self, value: ast.AST | None, foreign: bool
+                          ) -> tuple[ast.AST, Scope] | None:
+        """``cut = run_with_timeout(cut_, timeout=20)``: a decorator applied by hand to a function
+        of the module, given as the only positional argument of a project function that returns it
+        or a function it defines. A call of ``cut`` runs ``cut_`` with the same parameters (a
+        ``partial`` that binds a positional argument, or a class that keeps the function, is none)."""
+        if self.unwrapping or not (isinstance(value, ast.Call) and len(value.args) == 1
+                                   and isinstance(value.args[0], ast.Name)):
+            return None
+        module = self.m.module_scope
+        wrapped = module.functions.get(value.args[0].id)
+        self.unwrapping = True  # the wrapper is a function the code defines, not another wrapped one
+        try:
+            wrapper = self.callee(value.func, Env(module), foreign) if wrapped is not None else None
+        finally:
+            self.unwrapping = False
+        if wrapper is None or not wrapper[2].positional:
+            return None
+        given, nested = wrapper[2].positional[0], set(wrapper[2].functions)
+        if any(isinstance(r, ast.Name) and (r.id == given or r.id in nested) for r in wrapper[2].returns):
+            return wrapped
+        return None
+
+    def aliases(self, fn: FunctionNode) -> list[str]:
+        """The module's names for ``fn`` with a decorator applied by hand (``decorated_by_hand``)."""
+        return [name for name, records in self.m.module_scope.assigns.items() if len(records) == 1
+                and isinstance(records[0].value, ast.Call) and records[0].value.args
+                and isinstance(records[0].value.args[0], ast.Name) and records[0].value.args[0].id == fn.name
+                and (found := self.decorated_by_hand(records[0].value, True)) is not None and found[0] is fn]
 
     def subclass_hook(self, cls: Scope, name: str, foreign: bool
                       ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:

@@ -67,9 +67,9 @@ class CutCallers(Component):
         places: list[Evidence] = []
         for unit, call, home in self.reach.calls_of(fn, _MOST_MODULES):
             caller = home.node
-            if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _goes_on(
+            if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) or caller is fn or not _goes_on(
                     unit, call, caller, positions):
-                continue
+                continue  # a recursive call hands on to the same callers
             places.append(Evidence(EvidenceKind.FLOW, f"`{caller.name}` goes on with the cut texts `{fn.name}` "
                                    "gives back", unit.span(call)))
             if len(places) >= _MOST_PLACES:
@@ -98,6 +98,8 @@ def _goes_on(unit: Unit, call: ast.Call, caller: FunctionNode, positions: set[in
     parent = unit.parents.get(id(call))
     if isinstance(parent, ast.Await):
         parent = unit.parents.get(id(parent))
+    if isinstance(parent, ast.Return):
+        return None in positions  # handed on whole to the caller's own callers
     if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
         return False
     target = parent.targets[0]

@@ -338,10 +338,13 @@ class CutReach(Component):
                 if target is not None and target.fn is fn:
                     yield self.m, call, home
         project, file = self.m.project, self.m.file
-        if not (_FAR.get() or most_modules) or project is None or file is None or fn.name.startswith("_"):
+        if not (_FAR.get() or most_modules) or project is None or file is None:
             return
-        paths = [p for p in project.callers(fn.name) if p != file and not in_tests(p, project.root)]
-        if len(paths) >= (most_modules or MAX_CALLER_MODULES):
+        # `cut = run_with_timeout(cut_)`: the other modules call the name the decorator gives it
+        names = {name for name in {fn.name, *self.callees.aliases(fn)} if not name.startswith("_")}
+        paths = sorted({p for name in names for p in project.callers(name) if p != file
+                        and not in_tests(p, project.root)})
+        if not names or len(paths) >= (most_modules or MAX_CALLER_MODULES):
             return  # a common name: its calls are not this function's
         for path in paths:
             owner = project.analyzer(Path(path))
@@ -349,7 +352,7 @@ class CutReach(Component):
                 continue
             self.m.dependencies.add(owner.unit.path)  # a change there changes where this cut goes
             for call, home in owner.unit.calls:
-                if last_name(call.func) != fn.name:
+                if last_name(call.func) not in names:
                     continue
                 target = owner.callees.function_for(call, Env(home), foreign=True, returns=False)
                 if target is not None and target.owner is not None and target.owner.unit.file == file \

@@ -49,6 +49,8 @@ DOCUMENT_NAMES = ("context", "*_context", "document", "*_document", "documents",
 _FRAMES = ("df", "*_df", "df_*", "dataframe", "*_dataframe", "frame", "*_frame")
 _LEAST_ROWS = 10
 ROW_CUT = "row-cut"
+# The item that no longer fits a loop's budget, added cut to what is left of it before the loop stops.
+LAST_ITEM_CUT = "last-item-cut"
 # How a function that keeps the words of a text until a count reaches a budget cuts, and how a
 # call of one does.
 BUDGET_LOOP = "word-budget"
@@ -148,7 +150,8 @@ class Cuts(Component):
                 self.flow.is_list(subject, env) is not False and not self.placed_in_text(node)):
             return None
         # A process's streams or a fetched page's raw text, by name: what an agent reads back.
-        how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else "slice"
+        how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
+            LAST_ITEM_CUT if keeps == "start" and fills_what_is_left(node, self.m.parents) else "slice"
         cut = self.cut_of(node.value, "characters", keeps, how)
         if not cut.document and _read_whole(subject, env):
             cut = replace(cut, document=True)
@@ -547,3 +550,30 @@ def _added(node: ast.expr) -> list[ast.expr]:
         return [*_added(node.left), *_added(node.right)]
     return [node]
 
+
+def fills_what_is_left(node: ast.Subscript, parents: dict[int, ast.AST]) -> bool:
+    """``parts.append(block[:limit - used]); break``: in a loop that adds its items while a running
+    total (``used += len(block)``) stays within a budget, the item that does not fit is added cut to
+    what is left of the budget, mid-text, and the loop stops."""
+    bound = node.slice.upper if isinstance(node.slice, ast.Slice) else None
+    if not (isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Sub)):
+        return False
+    statement: ast.AST | None = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parents.get(id(statement))
+    owner = parents.get(id(statement)) if statement is not None else None
+    if not isinstance(owner, ast.If) or not (isinstance(statement, ast.AugAssign) or (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in ("append", "extend"))):
+        return False
+    branch = owner.body if statement in owner.body else owner.orelse
+    if not isinstance(branch[-1], ast.Break):
+        return False
+    loop = parents.get(id(owner))
+    while loop is not None and not isinstance(loop, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                                                     ast.AsyncFunctionDef)):
+        loop = parents.get(id(loop))
+    total = ast.unparse(bound.right)
+    return isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and any(
+        isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and ast.unparse(n.target) == total
+        for n in ast.walk(loop))

@@ -32,6 +32,7 @@ from ctxlint.frontends.python.loopshapes import (
     adds,
     built_names,
     counts_items,
+    cuts_last_item,
     drop_of,
     fitted_only,
     history_name,
@@ -404,8 +405,9 @@ class CutSites(Component):
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
                     skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits
-                if stop is None or says_cut([s for s in branch if not only_logs(s)]):
-                    continue  # a marker added before it stops
+                if stop is None or says_cut([s for s in branch if not only_logs(s)]) \
+                        or cuts_last_item(branch, self.m.parents):
+                    continue  # a marker added before it stops; or the last item cut, the finding that says both
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut
                 best_first = self.ranks.best_first(loop, fn)
@@ -415,7 +417,8 @@ class CutSites(Component):
                 steps = (Evidence(EvidenceKind.FLOW, f"`{header}` adds items one by one", self.m.span(loop.iter)),
                          Evidence(EvidenceKind.FLOW, f"`{self.m.code(statement.test)}` ends the loop",
                                   self.m.span(statement.test)),
-                         *((best_first,) if best_first is not None else ()))
+                         *((best_first,) if best_first is not None else ()),
+                         *(place for name in sorted(built) for place in self.callers.going_on(fn, name)))
                 source = Source(SourceKind.TRUNCATION, header, self.m.span(stop), cut=cut, flow=steps)
                 kind = "oldest-turns-count" if counted else \
                     "history-size-loop" if sized_by_name and how in ("budget-loop", "fit-loop") else how

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.python.cuts import HISTORY_NAMES
+from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
 from ctxlint.markers import mentions_cut
 
 # Methods that write a value to a log, a console or a warning.
@@ -232,3 +232,10 @@ def logs_only(statement: ast.stmt) -> bool:
 def history_name(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
     return bool(last) and any(fnmatchcase(last, p) for p in HISTORY_NAMES)
+
+
+def cuts_last_item(branch: list[ast.stmt], parents: dict[int, ast.AST]) -> bool:
+    """``parts.append(block[:limit - used]); break``: the branch adds the item that does not fit
+    cut to what is left of the budget, reported as that cut (``last-item-cut``)."""
+    return any(isinstance(n, ast.Subscript) and fills_what_is_left(n, parents)
+               for statement in branch for n in ast.walk(statement))

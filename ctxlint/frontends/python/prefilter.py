@@ -53,6 +53,9 @@ _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner
 # which its callers in other modules may put in a prompt (orderprompts.py).
 _LISTING = re.compile(r"\bos\.(?:walk|listdir|scandir)\(|\bglob\.i?glob\(|\.(?:r?glob|iterdir)\(")
 _READ = re.compile(r"\.read(?:_text)?\(")
+# A result that says it was cut (`"truncated": ...`), beside which an unflagged cut is told apart
+# (flaggedcuts.py).
+_FLAG = re.compile(r"[\"']truncated[\"']\s*:")
 # Every line of a text cut to a width (`line[:100] for line in text.splitlines()`): linecuts.py.
 _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:lines)?\(")
 # A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
@@ -79,7 +82,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
             or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
     return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or found(_TOKEN_SPLIT) \
-        or bool(_LINE_CUT.search(text)) or reads_listed_files(text)
+        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN))
 
 
 def reads_listed_files(text: str) -> bool:
@@ -418,8 +421,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # a tool class (LangChain's shape): what it returns is read back by an agent
         elif isinstance(node, ast.Dict):
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-            if "role" in keys or tool_shaped(keys):
-                return True
+            if "role" in keys or tool_shaped(keys) or "truncated" in keys:
+                return True  # a result that says it was cut: its module's other results are read (flaggedcuts.py)
             if "description" in keys and ("type" in keys or "name" in keys) and any(
                     isinstance(k, ast.Constant) and k.value == "description" and isinstance(v, ast.Subscript)
                     and isinstance(v.slice, ast.Slice) for k, v in zip(node.keys, node.values, strict=True)):
