@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from projects import check_json, write_package
 
 JUDGING = '''\
@@ -42,23 +43,6 @@ def _steps(found: dict) -> list[tuple]:
     return [(e["kind"], e["text"], e["path"], e["line"]) for e in found["evidence"][1:-1]]
 
 
-def test_a_cut_passed_to_a_function_of_another_module_that_builds_a_prompt(tmp_path):
-    write_package(tmp_path, {"judging.py": JUDGING, "review.py": REVIEW})
-    [found] = _check(tmp_path, "app/review.py")
-    assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 5, 13, "cut-reaches-prompt")
-    assert found["message"].startswith("`page_text[:3000]` cuts the text to its first 3,000 characters and leaves "
-                                       "nothing in its place")
-    assert _steps(found) == [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
-                             ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)]
-
-
-def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
-    (tmp_path / "swapped.py").write_text(SWAPPED)
-    [found] = _check(tmp_path, "swapped.py")
-    assert (found["code"], found["line"], found["kind"]) == ("CTX205", 2, "cut-reaches-prompt")
-    assert found["evidence"][-2]["text"] == "passed to `render_prompt`, which builds a prompt with it"
-
-
 OUTLINE = '''\
 class ProjectOutline:
     def render(self, listing: str) -> str:
@@ -80,14 +64,34 @@ class Assistant:
 '''
 
 
-def test_every_line_cut_followed_to_a_chat_message_built_in_another_module(tmp_path):
-    write_package(tmp_path, {"outline.py": OUTLINE, "chat.py": CHAT})
-    [found] = _check(tmp_path, "app/outline.py")
-    assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 3, 16, "line-cut")
-    assert found["message"].startswith('`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line '
-                                       "of the text to 100 characters and leaves nothing where a line lost its end")
-    assert _steps(found) == [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
-                             ("sink", "sent as the content of a message", "app/chat.py", 11)]
+@pytest.mark.parametrize(("modules", "path", "place", "message", "steps"), [
+    pytest.param(
+        {"judging.py": JUDGING, "review.py": REVIEW}, "app/review.py", ("CTX205", 5, 13, "cut-reaches-prompt"),
+        "`page_text[:3000]` cuts the text to its first 3,000 characters and leaves nothing in its place",
+        [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
+         ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)],
+        id="a cut passed to a function of another module that builds a prompt"),
+    pytest.param(
+        {"outline.py": OUTLINE, "chat.py": CHAT}, "app/outline.py", ("CTX205", 3, 16, "line-cut"),
+        '`"\\n".join([line[:100] for line in listing.splitlines()])` cuts every line of the text to 100 characters '
+        "and leaves nothing where a line lost its end",
+        [("flow", "what `render` returns is used by `outline_messages`", "app/chat.py", 10),
+         ("sink", "sent as the content of a message", "app/chat.py", 11)],
+        id="every line cut, followed to a chat message built in another module"),
+])
+def test_a_cut_followed_across_modules_to_the_prompt(tmp_path, modules, path, place, message, steps):
+    write_package(tmp_path, modules)
+    [found] = _check(tmp_path, path)
+    assert (found["code"], found["line"], found["column"], found["kind"]) == place
+    assert found["message"].startswith(message)
+    assert _steps(found) == steps
+
+
+def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
+    (tmp_path / "swapped.py").write_text(SWAPPED)
+    [found] = _check(tmp_path, "swapped.py")
+    assert (found["code"], found["line"], found["kind"]) == ("CTX205", 2, "cut-reaches-prompt")
+    assert found["evidence"][-2]["text"] == "passed to `render_prompt`, which builds a prompt with it"
 
 
 def test_folders_above_the_project_root_do_not_make_its_modules_tests(tmp_path):

@@ -48,8 +48,10 @@ def stored(model):
 '''
 
 
-def _findings(tmp_path: Path, service: str, extra: dict[str, str] | None = None) -> list[tuple[int, str, str]]:
-    write_package(tmp_path, {"models.py": MODELS, "runner.py": RUNNER, "service.py": service, **(extra or {})})
+def _findings(tmp_path: Path, service: str, extra: dict[str, str] | None = None,
+              models: str = MODELS) -> list[tuple[int, str, str]]:
+    """CTX201's findings in the project's `models.py`: (line, kind, confidence)."""
+    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service, **(extra or {})})
     return [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
             if f["path"] == "app/models.py"]
 
@@ -147,10 +149,7 @@ from app.runner import answer
 def ask(question: str) -> str:
     return answer(make_fast(), question) + answer(make_claude(), question)
 '''
-    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
-    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
-             if f["path"] == "app/models.py"]
-    assert found == [(5, "built-without", "low"), (9, "built-without", "low")]
+    assert _findings(tmp_path, service, models=models) == [(5, "built-without", "low"), (9, "built-without", "low")]
 
 
 def test_quiet_when_a_caller_or_the_factory_gives_the_model_a_limit_before_it_is_sent(tmp_path: Path) -> None:
@@ -177,10 +176,7 @@ def ask(question: str) -> str:
     writer.max_tokens = 600
     return answer(make_model(), question) + answer(writer, question)
 '''
-    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
-    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
-             if f["path"] == "app/models.py"]
-    assert found == [(5, "built-without", "low"), (11, "built-without", "low")]
+    assert _findings(tmp_path, service, models=models) == [(5, "built-without", "low"), (11, "built-without", "low")]
 
 
 def test_a_factory_that_builds_one_model_per_branch_in_one_name(tmp_path: Path) -> None:
@@ -207,10 +203,8 @@ def ask(question: str, azure: bool) -> str:
         model = make_model()
     return answer(model, question)
 '''
-    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
-    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
-             if f["path"] == "app/models.py"]
-    assert found == [(6, "built-and-sent", "medium"), (8, "built-and-sent", "medium")]
+    assert _findings(tmp_path, service, models=models) == [(6, "built-and-sent", "medium"),
+                                                           (8, "built-and-sent", "medium")]
 
 
 def test_a_caller_in_another_module_that_runs_the_factory_model_itself(tmp_path: Path) -> None:
@@ -227,7 +221,5 @@ def capped(question: str) -> str:
     return make_writer().bind(max_tokens=200).invoke(question).content
 '''
     models = MODELS.replace("def make_model", "async def make_model")
-    write_package(tmp_path, {"models.py": models, "runner.py": RUNNER, "service.py": service})
-    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
-             if f["path"] == "app/models.py"]
-    assert found == [(5, "built-and-sent", "medium"), (10, "built-without", "low")]
+    assert _findings(tmp_path, service, models=models) == [(5, "built-and-sent", "medium"),
+                                                           (10, "built-without", "low")]

@@ -191,6 +191,19 @@ _WHOLE_PART_CUTS = {
 }
 
 
+# Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
+_MIDDLE_CUTS = {
+    "middle-drop": "keeps the first {head} and the last {tail} messages of the conversation and drops every turn "
+                   "between them with nothing in their place, so the model reads the two ends as one continuous "
+                   "conversation. Put a note where the turns were dropped (\"[12 earlier messages omitted]\"), or "
+                   "summarise them.",
+    "middle-removed": "keeps the first {head} and the last {tail} of these items and removes every one between them "
+                      "from the conversation the model is sent, with nothing in their place, so the turns that spoke "
+                      "of them read as if nothing had been there. Put a note where each was (\"[image omitted]\"), "
+                      "or a short description of it.",
+}
+
+
 def _message(source: Source) -> str:
     cut = source.cut or Cut()
     if cut.how == "line-cut":
@@ -205,18 +218,9 @@ def _message(source: Source) -> str:
                 "and say how many were left out (\"[14 more entities omitted]\").")
     if cut.how in _WHOLE_PART_CUTS:
         return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
-    if cut.how == "middle-drop":
+    if cut.how in _MIDDLE_CUTS:
         head, _, tail = cut.keeps.partition("+")
-        return (f"`{source.detail}` keeps the first {head} and the last {tail} messages of the conversation and drops "
-                "every turn between them with nothing in their place, so the model reads the two ends as one "
-                "continuous conversation. Put a note where the turns were dropped (\"[12 earlier messages "
-                "omitted]\"), or summarise them.")
-    if cut.how == "middle-removed":
-        head, _, tail = cut.keeps.partition("+")
-        return (f"`{source.detail}` keeps the first {head} and the last {tail} of these items and removes every one "
-                "between them from the conversation the model is sent, with nothing in their place, so the turns "
-                "that spoke of them read as if nothing had been there. Put a note where each was (\"[image "
-                "omitted]\"), or a short description of it.")
+        return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail)}"
     if cut.how == "listing-cut":
         return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "

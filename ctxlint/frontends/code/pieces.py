@@ -16,22 +16,28 @@ from ctxlint.providers import part_text
 T = TypeVar("T")
 N = TypeVar("N")  # a front-end's syntax node
 E = TypeVar("E")  # a front-end's environment
+B = TypeVar("B", bound="Builder")
 
 
 def read_part(node: N, env: E, entries: Mapping[str, tuple[N, E, object]] | None,
-              literal: Callable[[N, E], str | None], text: Callable[[N, E], None],
-              tool_result: Callable[[N, E], None]) -> None:
-    """Reads one part of a message's content list: a value that is not a dict is text, handed to
-    ``text`` whole; a text part (``{"type": "text", "text": ...}``) hands its text there, a tool
-    result its content to ``tool_result``; a part that holds no text (an image) goes to neither."""
+              literal: Callable[[N, E], str | None], pieces: Callable[[N, E], list[Piece]],
+              content: Callable[[N, E, B, Role, str | None], None], builder: B, role: Role, loop: str | None) -> None:
+    """Reads one part of a message's content list into ``builder``: a value that is not a dict is
+    text, its ``pieces`` added in ``role``; a text part (``{"type": "text", "text": ...}``) adds its
+    text the same way; a tool result's content is read as ``content`` in the tool role; a part that
+    holds no text (an image) adds nothing."""
     if entries is None:
-        text(node, env)
+        builder.add(pieces(node, env), role, loop)
         return
     kind = literal(entries["type"][0], entries["type"][1]) if "type" in entries else "text"
     part = part_text(kind, entries)
-    if part is not None:
-        found = entries[part[0]]
-        (tool_result if part[1] else text)(found[0], found[1])
+    if part is None:
+        return
+    found = entries[part[0]]
+    if part[1]:
+        content(found[0], found[1], builder, Role.TOOL, loop)
+    else:
+        builder.add(pieces(found[0], found[1]), role, loop)
 
 
 @dataclass

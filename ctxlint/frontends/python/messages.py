@@ -148,9 +148,8 @@ class Messages(Component):
     def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
         entries = self.containers.dict_entries(item.node, item.env)
         loop = item.loop or loop
-        read_part(item.node, item.env, entries, self.flow.literal_str,
-                  lambda node, env: builder.add(self.strings.pieces(node, env), role, loop),
-                  lambda node, env: self.content(node, env, builder, Role.TOOL, loop))
+        read_part(item.node, item.env, entries, self.flow.literal_str, self.strings.pieces, self.content,
+                  builder, role, loop)
         if entries is not None and "cache_control" in entries:
             node, env, element = entries["cache_control"]
             builder.breakpoints.append(Breakpoint(self.m.span(element), len(builder.segments), self.ttl(node, env)))

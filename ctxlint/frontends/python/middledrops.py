@@ -10,6 +10,7 @@ this, nor one over a slice that keeps one end only (the usual window).
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.cuts import HISTORY_NAMES
@@ -78,7 +79,7 @@ def _conversation(name: str) -> bool:
     return any(fnmatchcase(name.lower(), p) for p in HISTORY_NAMES)
 
 
-def _picked_from(nodes: list[ast.AST], picked: str, conversation: str) -> bool:
+def _picked_from(nodes: Sequence[ast.AST], picked: str, conversation: str) -> bool:
     """``picked = [m for m in conversation if ...]``: a selection of the conversation's own items."""
     return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == picked for t in n.targets)
                and isinstance(n.value, ast.ListComp) and any(

@@ -12,14 +12,22 @@ from ctxlint.model import NamedFunction
 LEAVES = frozenset({ast.Name, ast.Constant})
 
 
-def children(node: ast.AST) -> list[ast.AST]:
+def children(node: ast.AST) -> tuple[ast.AST, ...]:
     """The child nodes of ``node`` in field order, as ``ast.iter_child_nodes`` gives them but
-    without context and operator markers; a list, which is faster to build than the generator
-    on the paths every module takes."""
+    without context and operator markers.
+
+    Listed once per node and kept on it: a module is walked by many passes (prefilter, depth
+    bound, scope index, parents, each component's own walk of a function), and the trees of the
+    modules a project follows outlive one file's analysis. A tuple, shared by every caller."""
     kind = type(node)
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         fields = _CHILD_FIELDS[kind] = _child_fields(kind)
+    if not fields:
+        return ()  # names and constants, most of the nodes: nothing is kept on them
+    known: tuple[ast.AST, ...] | None = getattr(node, _KEPT, None)
+    if known is not None:
+        return known
     found: list[ast.AST] = []
     for name, holes in fields:
         value = getattr(node, name, None)
@@ -30,9 +38,13 @@ def children(node: ast.AST) -> list[ast.AST]:
                 found.extend(value)
         elif value is not None:
             found.append(value)
-    return found
+    known = tuple(found)
+    setattr(node, _KEPT, known)
+    return known
 
 
+# The attribute a node's children are kept in (no field of any node type has this name).
+_KEPT = "_ctxlint_children"
 # Fields that never hold a child node: the markers (a name's load/store context, an operator),
 # which nothing reads as nodes, identifiers and plain values. Leaving them out of the per-type
 # field lists spares a lookup and a type test per field on every node walked.

@@ -346,8 +346,12 @@ class Ordering(Component):
         return [replace(source, flow=(*source.flow, step), returned=True) for source in inner]
 
 
-def own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's body, without those of the functions and lambdas nested in it."""
+def own_nodes(fn: ast.AST) -> tuple[ast.AST, ...]:
+    """The nodes of a function's body, without those of the functions and lambdas nested in it.
+    Listed once per function and kept on its node: a dozen passes read each function's own nodes."""
+    known: tuple[ast.AST, ...] | None = getattr(fn, _OWN, None)
+    if known is not None:
+        return known
     found: list[ast.AST] = []
     pending = list(children(fn))
     while pending:
@@ -356,7 +360,12 @@ def own_nodes(fn: ast.AST) -> list[ast.AST]:
             continue
         found.append(node)
         pending.extend(children(node))
-    return found
+    known = tuple(found)
+    setattr(fn, _OWN, known)
+    return known
+
+
+_OWN = "_ctxlint_own_nodes"  # the attribute a function's own nodes are kept in
 
 
 def _empty_list(value: ast.expr) -> bool:

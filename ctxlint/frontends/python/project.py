@@ -54,7 +54,8 @@ class Project:
         self.catalogue = catalogue
         self.load = load
         self.not_shipped = not_shipped  # globs of the test and example paths (ParseContext); none: all shipped
-        self.files: dict[tuple[str, Path, int], Path | None] = {}
+        self.files: dict[tuple[str, Path, int], Path | None] = {}  # by the importer's folder
+        self.importers: dict[tuple[str, Path, int], Path | None] = {}  # the same, by the importer
         self.stats: dict[str, bool] = {}  # whether a path is a file
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
         self.kept_chars = 0  # the text of the modules kept
@@ -77,10 +78,16 @@ class Project:
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
+        # Asked for every name a module looks up elsewhere: by the importer itself first (its
+        # Path keeps its hash), by its folder (a new Path each time) only on the first ask.
+        known = self.importers.get((module, importer, level), _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
         key = (module, importer.parent, level)
         if key not in self.files:
             self.files[key] = self._find(module, importer, level)
-        return self.files[key]
+        self.importers[module, importer, level] = found = self.files[key]
+        return found
 
     def _find(self, module: str, importer: Path, level: int) -> Path | None:
         # On strings, not Paths: this runs for every name a linted module imports, and Path's
@@ -393,6 +400,8 @@ class Project:
         self.used = set()
         self.refused = False
 
+
+_UNKNOWN = Path()  # not yet looked for (None: looked for, not found)
 
 # The class index reads at most this many modules, and reports at most this many subclasses.
 MAX_INDEXED = 20_000

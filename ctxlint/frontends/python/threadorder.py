@@ -10,6 +10,7 @@ the caller (orderprompts.py); this module only finds the additions.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxlint.frontends.python.ordering import own_nodes
@@ -57,7 +58,7 @@ def thread_additions(m: Unit) -> list[ThreadAddition]:
     return found
 
 
-def _pools(nodes: list[ast.AST], m: Unit) -> set[str]:
+def _pools(nodes: Sequence[ast.AST], m: Unit) -> set[str]:
     """The names a function gives a thread pool: ``with ThreadPoolExecutor(...) as pool``, ``pool = ...``."""
     names: set[str] = set()
     for node in nodes:
@@ -73,7 +74,7 @@ def _pools(nodes: list[ast.AST], m: Unit) -> set[str]:
     return names
 
 
-def _empty_lists(nodes: list[ast.AST]) -> set[str]:
+def _empty_lists(nodes: Sequence[ast.AST]) -> set[str]:
     """The names a function starts as an empty list (``asked = []``, ``asked: list[str] = []``)."""
     names: set[str] = set()
     for node in nodes:

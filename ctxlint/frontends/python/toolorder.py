@@ -18,7 +18,7 @@ model, and the reader that iterates the set is what to report.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
@@ -64,7 +64,7 @@ class ToolOrder(Component):
                     found.append(observed)
         return found
 
-    def loop_fills(self, loop: ast.For | ast.AsyncFor, nodes: list[ast.AST], env: Env,
+    def loop_fills(self, loop: ast.For | ast.AsyncFor, nodes: Sequence[ast.AST], env: Env,
                    sorted_names: set[str]) -> Observation | None:
         """A loop over a collection in no fixed order that adds a tool built for each item to a
         tool list the function keeps."""
@@ -78,7 +78,7 @@ class ToolOrder(Component):
         return self.observation(loop.iter, env, detail, f"gives the order in which the loop adds tools to `{filled}`",
                                 filled)
 
-    def copied(self, assign: ast.Assign, nodes: list[ast.AST], env: Env,
+    def copied(self, assign: ast.Assign, nodes: Sequence[ast.AST], env: Env,
                sorted_names: set[str]) -> Observation | None:
         """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order."""
         target = self.m.dotted(assign.targets[0])
@@ -190,7 +190,7 @@ def _read_by_string(name: ast.Constant, parents: dict[int, ast.AST]) -> bool:
     return isinstance(parent, ast.Subscript) and parent.slice is name and isinstance(parent.ctx, ast.Load)
 
 
-def _kept(name: str, nodes: list[ast.AST], dotted: Dotted) -> bool:
+def _kept(name: str, nodes: Sequence[ast.AST], dotted: Dotted) -> bool:
     """Whether the function keeps the list: an attribute, returned, given as ``tools=`` or kept in
     an attribute named for tools (``self.tools = research_tools``)."""
     if "." in name:

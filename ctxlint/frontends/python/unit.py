@@ -249,8 +249,6 @@ class Unit(CycleGuard):
     def parents(self) -> dict[int, ast.AST]:
         """Each node's parent, by the node's id (built the first time a part asks)."""
         if self._parents is None:
-            # One walk that keeps each node's children for the stack: a walk and a comprehension
-            # over it made every node's children list twice. Same entries in the same order.
             parents: dict[int, ast.AST] = {}
             stack: list[ast.AST] = [self.tree]
             while stack:
@@ -258,8 +256,7 @@ class Unit(CycleGuard):
                 below = children(node)
                 for child in below:
                     parents[id(child)] = node
-                below.reverse()
-                stack.extend(below)
+                stack.extend(reversed(below))
             self._parents = parents
         return self._parents
 

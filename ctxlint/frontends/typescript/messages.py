@@ -109,9 +109,8 @@ class Messages:
     def block(self, item: Item, builder: RequestBuilder, role: Role, loop: str | None) -> None:
         entries = self.names.entries(item.node, item.env)
         loop = item.loop or loop
-        read_part(item.node, item.env, entries, self.strings.literal_str,
-                  lambda node, env: builder.add(self.strings.pieces(node, env), role, loop),
-                  lambda node, env: self.content(node, env, builder, Role.TOOL, loop))
+        read_part(item.node, item.env, entries, self.strings.literal_str, self.strings.pieces, self.content,
+                  builder, role, loop)
         if entries is None:
             return
         for key in ("cache_control", "providerOptions"):
