@@ -37,8 +37,9 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   sent with them (LangChain's ``new ChatOpenAI({model, maxTokens})``, ``initChatModel(name, {...})``):
   the ``classes`` or ``functions`` that build one, imported from ``modules``, the argument that
   holds the settings (``options``), the ``limits`` keys, the ``limited_models`` whose class sets a
-  limit of its own, and the methods that send a request with the model or a runnable made of it
-  (``sent_by``: ``invoke``, ``withStructuredOutput``);
+  limit of its own, the methods that send a request with the model or a runnable made of it
+  (``sent_by``: ``invoke``, ``withStructuredOutput``), and those that make a runnable of it that
+  keeps its settings (``derived_by``: ``bindTools``, ``withConfig``);
 - ``tools``: ``constructors`` that make a tool of an object (``tool({...})``), ``servers``' methods
   that register one (with the form of their arguments), and the calls a tool's input schema is
   written with (``json`` for a JSON Schema, ``zod`` for a zod schema to convert).
@@ -113,6 +114,7 @@ class TsModel:
     options: int  # the argument that holds the settings
     limits: tuple[str, ...]
     sent_by: frozenset[str]
+    derived_by: frozenset[str] = frozenset()
     limited_models: tuple[str, ...] = ()
 
 
@@ -191,7 +193,7 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
 
 def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel:
     data = reader.mapping(value, where, ("classes", "functions", "modules", "options", "limits", "sent_by",
-                                         "limited_models"))
+                                         "derived_by", "limited_models"))
     classes = reader.texts(data.get("classes", []), f"{where}.classes")
     functions = reader.texts(data.get("functions", []), f"{where}.functions")
     if not classes and not functions:
@@ -202,6 +204,7 @@ def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel
     return TsModel(framework, classes, functions, reader.texts(data.get("modules"), f"{where}.modules"), options,
                    reader.texts(data.get("limits"), f"{where}.limits"),
                    frozenset(reader.texts(data.get("sent_by"), f"{where}.sent_by")),
+                   frozenset(reader.texts(data.get("derived_by", []), f"{where}.derived_by")),
                    reader.texts(data.get("limited_models", []), f"{where}.limited_models"))
 
 

@@ -37,6 +37,7 @@ HANDED_TO_FRAMEWORK = "handed-to-framework"
 # `RunnableSequence.from([prompt, model])`.
 SEQUENCES = {"pipe", "from"}
 MAX_SENDS_SHOWN = 3
+MAX_WRAPPERS = 5  # `model.bindTools(...).withConfig(...)`: runnables made of runnables, followed this deep
 # The properties an options object gives a framework its model under (`createReactAgent({ llm })`);
 # a model given otherwise may only count tokens (`trimMessages(messages, { tokenCounter: model })`).
 MODEL_KEYS = {"llm", "model", "chatModel", "llmModel"}
@@ -140,7 +141,7 @@ class ChatModels:
         them (None: built where the name is bound); no models when it may be anything else or
         have a limit."""
         node, node_env = self.names.deref(value, env)
-        node = awaited(self.m, node)
+        node = underlying(self.m, awaited(self.m, node))
         build = built(self.names, node, node_env)
         if build is not None:
             return [build], None
@@ -149,7 +150,7 @@ class ChatModels:
         builds = []
         for names, ret, ret_env in self.returns(node, node_env):
             inner, inner_env = names.deref(ret, ret_env)
-            found = built(names, awaited(names.m, inner), inner_env)
+            found = built(names, underlying(names.m, awaited(names.m, inner)), inner_env)
             if found is None:
                 return [], None
             builds.append(found)
@@ -200,6 +201,19 @@ class ChatModels:
 def awaited(m: Module, node: Node) -> Node:
     while node is not None and node.type == "await_expression":
         node = m.unwrap(next((c for c in node.named_children if c.type != "comment"), node))
+    return node
+
+
+def underlying(m: Module, node: Node) -> Node:
+    """The model a runnable made of it stands for: ``new ChatOpenAI({...}).bindTools(tools)`` and
+    ``(await initChatModel(...)).withConfig(...)`` send with the settings of the model they wrap."""
+    derived = {name for model in m.ts.models for name in model.derived_by}
+    for _ in range(MAX_WRAPPERS):
+        callee = m.unwrap(m.field(node, "function")) if node.type == "call_expression" else None
+        prop = m.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
+        if prop is None or m.code(prop) not in derived:
+            break
+        node = awaited(m, m.unwrap(m.field(callee, "object")))
     return node
 
 
