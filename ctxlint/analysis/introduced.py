@@ -34,6 +34,26 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<label>[^\n\x00]+?)[ \t]*$")
 _BOUNDARY = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|</?[A-Za-z_][^<>\n]*>|```|~~~|[^\W\d][\w .'-]{0,40}:[ \t]*\x00)")
 
 
+# A record's own header line: a value that names it (its path, title or number) framed by separator
+# marks and nothing else, `--- {path} ---`, `=== {title} ===`, `[{source}]`.
+_RECORD_HEADER = re.compile(r"^[ \t]*(?:[-=#*~_]{2,}|\[)[ \t]*\x00[ \t]*(?:[-=#*~_]{2,}|\])?[ \t]*:?[ \t]*$")
+
+
+def record_header(text: str, position: int, in_loop: bool) -> str | None:
+    """The header line that names the record whose content is the slot at ``position``, alone on
+    its line, when the block ends at the next record (the header written in a loop, or the next
+    section) or with the message: each record says where it starts, what it is and where it ends."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_start:position].strip() or text[position + 1:line_end].strip():
+        return None
+    header = _previous_line(text, line_start)
+    if not _RECORD_HEADER.match(header) or not (in_loop or _ends(text, line_end)):
+        return None
+    return header.strip()
+
+
 def code_span(text: str, position: int) -> bool:
     """Whether the slot at ``position`` is wrapped in single backticks, a code span."""
     before, after = text[position - 1:position], text[position + 1:position + 2]

@@ -470,6 +470,8 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
                                              in_loop)
             if line is not None:
                 found[index] = Label("line", line)
+            elif (header := introduced.record_header(text, position, in_loop)) is not None:
+                found[index] = Label("header", header)
 
 
 def _printed_before(slot: Slot | None) -> str:
