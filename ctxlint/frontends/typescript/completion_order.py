@@ -34,9 +34,10 @@ def completion_order(m: Module) -> list[Observation]:
         task = _task(m, call, outer)
         if outer is None or task is None:
             continue
-        gives = _gives_model(m, outer, call, task)
-        if gives is None:
+        given = _gives_model(m, outer, call, task)
+        if given is None:
             continue
+        kind, gives = given
         reported: set[str] = set()
         for push, name in _late_pushes(m, task):
             if name in reported or not _started_empty(m, outer, name) or _sorted(m, outer, name) or \
@@ -46,20 +47,23 @@ def completion_order(m: Module) -> list[Observation]:
             step = Evidence(EvidenceKind.FLOW, f"each task adds to `{name}` after it awaits its work", m.span(push))
             source = Source(SourceKind.UNORDERED_ITERATION, m.qualified(callee) or "Promise.all", m.span(call),
                             flow=(step,))
-            found.append(Observation("completion-order", m.span(push), f"`{name}`, {gives}, gives the model its "
+            found.append(Observation(kind, m.span(push), f"`{name}`, {gives}, gives the model its "
                                      "items in the order the tasks finish", source=source))
     return found
 
 
-def _gives_model(m: Module, outer: Node, call: Node, task: Node) -> str | None:
-    """What makes the function's result the model's to read: it is a tool's ``execute``, or it runs
-    the model's tool calls, one task each."""
+def _gives_model(m: Module, outer: Node, call: Node, task: Node) -> tuple[str, str] | None:
+    """The kind of evidence and what makes the function's result the model's to read: it runs the
+    model's tool calls, one task each (``completion-order``: the results go back in the order the
+    calls finish, beside the calls they answer), or it is a tool's ``execute``
+    (``tool-completion-order``: one tool's items, such as live search results, whose order a run
+    does not keep anyway; judged of little value)."""
     line = m.span(outer).line
+    if _runs_tool_calls(m, task):
+        return "completion-order", f"returned by the function that runs the model's tool calls (line {line})"
     tool = _tool_of(m, outer)
     if tool is not None:
-        return f"returned by the `execute` of the tool `{tool}` (line {line})"
-    if _runs_tool_calls(m, task):
-        return f"returned by the function that runs the model's tool calls (line {line})"
+        return "tool-completion-order", f"returned by the `execute` of the tool `{tool}` (line {line})"
     return None
 
 
