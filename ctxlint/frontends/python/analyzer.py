@@ -84,21 +84,18 @@ class Analyzer:
         self.ranked_fills = self.cut_sites.ranks = RankedFills(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
-        self.line_cuts.reach = self.cut_reach
         self.listing_cuts = ListingCuts(self.unit)
-        self.listing_cuts.reach = self.cut_reach
-        self.order_sites.cut_sites = self.cut_sites
+        self.line_cuts.reach = self.listing_cuts.reach = self.cut_reach
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
-        self.order_prompts.cut_sites = self.cut_sites
         self.order_sites.string_sets = self.order_prompts
         self.tool_order = ToolOrder(self.unit)
         self.gather_order = GatherOrder(self.unit)
-        self.schema_choices.cut_sites = self.cut_sites
         self.first_parts = FirstParts(self.unit)
-        self.first_parts.cut_sites = self.cut_sites
         self.overflows = Overflows(self.unit)
-        self.overflows.cut_sites = self.cut_sites
+        # The passes that ask where the module cuts its text.
+        self.order_sites.cut_sites = self.order_prompts.cut_sites = self.schema_choices.cut_sites = self.cut_sites
+        self.first_parts.cut_sites = self.overflows.cut_sites = self.cut_sites
         self.system_drops = SystemDrops(self.unit)
         self.task_drops = TaskDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
