@@ -286,6 +286,9 @@ class TypeScriptCatalogue:
         self.templates = tuple(t for _, s in sections for t in s.templates)
         self.models = tuple(model for _, s in sections for model in s.models)
         self.model_builders = frozenset(_merged([m.classes + m.functions for m in self.models]))
+        # The methods that send with a model, and those that make a runnable of it that keeps its settings.
+        self.model_senders = frozenset(name for m in self.models for name in m.sent_by)
+        self.model_derivers = frozenset(name for m in self.models for name in m.derived_by)
         self.tool_constructors = frozenset(_merged([s.tool_constructors for _, s in sections]))
         self.tool_servers = {method: form for _, s in sections for method, form in s.tool_servers.items()}
         self.json_schemas = frozenset(_merged([s.schemas.get("json", ()) for _, s in sections]))

@@ -27,7 +27,7 @@ from ctxlint.frameworks.typescript import TsModel
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env, Scope
+from ctxlint.frontends.typescript.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Request
 
 # The evidence kinds the Python front-end gives the same findings.
@@ -127,8 +127,7 @@ class ChatModels:
             else:
                 node = self.m.unwrap(next((c for c in node.named_children if c.type != "comment"), None))
         found: list[Node] = []
-        sent_by = {name for model in self.m.ts.models for name in model.sent_by}
-        if node is not None and node.type == "identifier" and len(methods) > 0 and sent_by.intersection(methods):
+        if node is not None and node.type == "identifier" and self.m.ts.model_senders.intersection(methods):
             found.append(node)
         if methods and methods[0] in SEQUENCES:
             for arg in self.m.args(call):
@@ -157,26 +156,13 @@ class ChatModels:
         return builds, self.m.code(self.m.field(node, "function") or node)
 
     def returns(self, call: Node, env: Env) -> list[tuple[Names, Node, Env]]:
-        """Every value the project function ``call`` calls returns, with the names of its module:
-        a function of this module, or of one a relative import names."""
-        callee = self.m.unwrap(self.m.field(call, "function"))
-        if callee is None or callee.type != "identifier":
+        """Every value the project function ``call`` calls returns, with the names of its module."""
+        found = self.names.project_function(call, env.scope)
+        if found is None:
             return []
-        name = self.m.code(callee)
-        scope: Scope | None = env.scope
-        while scope is not None:
-            function = scope.functions.get(name)
-            if function is not None:
-                return [(self.names, r, Env(function.scope, (), env.depth + 1)) for r in function.scope.returns]
-            scope = scope.parent
-        imported = self.names.imported_name(name)
-        if imported is None:
-            return []
-        sibling, exported = imported
-        function = sibling.m.module_scope.functions.get(exported)
-        if function is None:
-            return []
-        return [(sibling.names, r, Env(function.scope, (), env.depth + 1)) for r in function.scope.returns]
+        owner, function = found
+        names = self.names if owner is None else owner.names
+        return [(names, r, Env(function.scope, (), env.depth + 1)) for r in function.scope.returns]
 
     def request(self, at: Node, builds: list[Build], sends: tuple[Node, ...], hands: tuple[Evidence, ...],
                 via: str | None) -> Request:
@@ -207,11 +193,10 @@ def awaited(m: Module, node: Node) -> Node:
 def underlying(m: Module, node: Node) -> Node:
     """The model a runnable made of it stands for: ``new ChatOpenAI({...}).bindTools(tools)`` and
     ``(await initChatModel(...)).withConfig(...)`` send with the settings of the model they wrap."""
-    derived = {name for model in m.ts.models for name in model.derived_by}
     for _ in range(MAX_WRAPPERS):
         callee = m.unwrap(m.field(node, "function")) if node.type == "call_expression" else None
         prop = m.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
-        if prop is None or m.code(prop) not in derived:
+        if prop is None or m.code(prop) not in m.ts.model_derivers:
             break
         node = awaited(m, m.unwrap(m.field(callee, "object")))
     return node

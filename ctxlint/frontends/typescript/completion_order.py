@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
+from ctxlint.frontends.typescript.syntax import own_nodes, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
 _ALL = ("Promise.all", "Promise.allSettled")
-_FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
-              "generator_function_declaration")
 # What a tool object gives the model besides the function it runs.
 _SCHEMA_KEYS = ("schema", "parameters", "inputSchema", "input_schema")
 _DESCRIPTION_KEYS = ("description", "getDescription", "getToolDescription")
@@ -78,7 +77,7 @@ def _runs_tool_calls(m: Module, task: Node) -> bool:
     if first is None or first.type != "identifier":
         return False
     item = m.code(first)
-    for node in _own_nodes(task):
+    for node in own_nodes(task):
         if node.type == "call_expression":
             given = {m.code(a) for a in m.args(node)}
             if f"{item}.name" in given and given & {f"{item}.{k}" for k in ("arguments", "args", "input")}:
@@ -88,7 +87,7 @@ def _runs_tool_calls(m: Module, task: Node) -> bool:
 
 def _function_of(node: Node) -> Node | None:
     current = node.parent
-    while current is not None and current.type not in _FUNCTIONS:
+    while current is not None and current.type not in FUNCTIONS:
         current = current.parent
     return current
 
@@ -111,27 +110,17 @@ def _task(m: Module, call: Node, outer: Node | None) -> Node | None:
 
 
 def _local_function(m: Module, outer: Node, name: str) -> Node | None:
-    for node in _own_nodes(outer):
+    for node in own_nodes(outer):
         if node.type == "variable_declarator" and m.code(m.field(node, "name") or node) == name:
             value = m.field(node, "value")
             return m.unwrap(value) if value is not None else None
     return None
 
 
-def _own_nodes(function: Node) -> Iterator[Node]:
-    """The nodes of ``function``'s body, not those of the functions nested in it."""
-    body = function.child_by_field_name("body")
-    stack = [body] if body is not None else []
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed([c for c in node.children if c.type not in _FUNCTIONS]))
-
-
 def _late_pushes(m: Module, task: Node) -> Iterator[tuple[Node, str]]:
     """``name.push(...)`` calls of the task made once an ``await`` of its own has returned."""
-    awaited = [n.end_byte for n in _own_nodes(task) if n.type == "await_expression"]
-    for node in _own_nodes(task):
+    awaited = [n.end_byte for n in own_nodes(task) if n.type == "await_expression"]
+    for node in own_nodes(task):
         if node.type != "call_expression":
             continue
         callee = m.field(node, "function")
@@ -140,22 +129,14 @@ def _late_pushes(m: Module, task: Node) -> Iterator[tuple[Node, str]]:
         target = m.field(callee, "object")
         if target is None or target.type != "identifier":
             continue
-        inside = any(n.type == "await_expression" for n in _descendants(node))
+        inside = any(n.type == "await_expression" for n in walk(node, into_functions=False))
         if inside or any(end <= node.start_byte for end in awaited):
             yield node, m.code(target)
 
 
-def _descendants(node: Node) -> Iterator[Node]:
-    stack = list(node.children)
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(c for c in current.children if c.type not in _FUNCTIONS)
-
-
 def _started_empty(m: Module, outer: Node, name: str) -> bool:
     """``const name = []`` (or ``let name: T[] = []``) in the function itself: a list it owns."""
-    for node in _own_nodes(outer):
+    for node in own_nodes(outer):
         if node.type == "variable_declarator" and m.code(m.field(node, "name") or node) == name:
             value = m.field(node, "value")
             value = m.unwrap(value) if value is not None else None
@@ -165,7 +146,7 @@ def _started_empty(m: Module, outer: Node, name: str) -> bool:
 
 def _sorted(m: Module, outer: Node, name: str) -> bool:
     """The list is put in an order of its own once filled (``name.sort(...)``, ``sortBy(name)``)."""
-    for node in _own_nodes(outer):
+    for node in own_nodes(outer):
         if node.type != "call_expression":
             continue
         callee = m.field(node, "function")
@@ -181,7 +162,7 @@ def _sorted(m: Module, outer: Node, name: str) -> bool:
 
 def _returned(m: Module, outer: Node, name: str) -> bool:
     """``return name`` or ``return {..., name}`` / ``{key: name}``: the list is the function's result."""
-    for node in _own_nodes(outer):
+    for node in own_nodes(outer):
         if node.type != "return_statement":
             continue
         value = next((c for c in node.named_children if c.type != "comment"), None)

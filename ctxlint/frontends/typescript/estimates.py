@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.typescript.knowledge import Node, snake
+from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import number_value
 from ctxlint.model import Observation
@@ -35,7 +36,7 @@ class Estimates:
         declaration = function.parent.parent if function.parent is not None else None
         if declaration is None or declaration.parent is None or declaration.parent.type == "export_statement":
             return False
-        uses = [n for n in _descendants(self.m.root) if n.type == "identifier" and self.m.code(n) == name
+        uses = [n for n in walk(self.m.root) if n.type == "identifier" and self.m.code(n) == name
                 and not function.start_byte <= n.start_byte < function.end_byte]
         calls = [u for u in uses if u.parent is not None and u.parent.type == "call_expression"
                  and self.m.field(u.parent, "function") == u]
@@ -49,7 +50,7 @@ class Estimates:
                 block = holder.parent.parent if holder.parent is not None else None
                 if held is None or held.type != "identifier" or block is None:
                     return False
-                reads = [n for n in _descendants(block) if n.type == "identifier"
+                reads = [n for n in walk(block) if n.type == "identifier"
                          and self.m.code(n) == self.m.code(held) and n != held]
                 if not reads or not all(self.gates_cache(read) for read in reads):
                     return False
@@ -177,11 +178,3 @@ class Estimates:
 
 _CACHE_BREAKPOINT = "cache_control"
 
-
-def _descendants(node: Node) -> list[Node]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.named_children)
-    return found

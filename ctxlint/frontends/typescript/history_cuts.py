@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Request, Source, SourceKind
 
@@ -118,10 +119,3 @@ def _reads(node: Node | None, names: set[str], m: Module) -> bool:
                                     for n in walk(node))
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """Every node under ``node``, in source order."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))

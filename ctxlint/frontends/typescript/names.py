@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Assign, Binding, Env, Item, Scope, Timeline
+from ctxlint.frontends.typescript.values import Assign, Binding, Env, Function, Item, Scope, Timeline
 
 if TYPE_CHECKING:
     from ctxlint.frontends.typescript.analyzer import Analyzer
@@ -120,6 +120,21 @@ class Names:
         bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.m.args(call), strict=False)
                          if param and arg.type != "spread_element")
         return found.node, inner.returns[-1], Env(inner, bindings, env.depth + 1)
+
+    def project_function(self, call: Node, scope: Scope | None) -> tuple[Analyzer | None, Function] | None:
+        """The function a call by plain name runs, and the analyzer of its module (None: this one):
+        the module's own, in the scopes around the call, or one a relative import names."""
+        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
+        if callee is None or callee.type != "identifier":
+            return None
+        name = self.m.code(callee)
+        while scope is not None:
+            if name in scope.functions:
+                return None, scope.functions[name]
+            scope = scope.parent
+        imported = self.imported_name(name)
+        function = imported[0].m.module_scope.functions.get(imported[1]) if imported is not None else None
+        return None if imported is None or function is None else (imported[0], function)
 
     def imported_constant(self, name: str) -> tuple[Analyzer, Node, Env] | None:
         """``import { SYSTEM_PROMPT } from "./prompts"``: the constant in the sibling module, read

@@ -9,8 +9,9 @@ model was about to read, and leaves nothing in their place. Dropping the oldest 
 
 from __future__ import annotations
 
-from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS, walk
+from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS
 from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Function

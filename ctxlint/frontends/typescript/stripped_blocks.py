@@ -10,8 +10,9 @@ the same function then sends it.
 
 from __future__ import annotations
 
-from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS, assignments, sent_after, walk
+from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS, assignments, sent_after
 from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.markers import mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Request, Source, SourceKind

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
+from ctxlint.frontends.typescript.knowledge import FUNCTIONS
 from ctxlint.model import Span
 
 Node = Any  # tree_sitter.Node; the library is imported lazily, so it is not named in annotations
@@ -178,6 +179,22 @@ def named_children(node: Node) -> Iterator[Node]:
             yield child
         if not cursor.goto_next_sibling():
             return
+
+
+def walk(node: Node, into_functions: bool = True) -> Iterator[Node]:
+    """``node`` and every node under it, in source order; not those of the functions nested in it
+    unless ``into_functions``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in current.children if into_functions or c.type not in FUNCTIONS]))
+
+
+def own_nodes(function: Node) -> Iterator[Node]:
+    """The nodes of a function's body, not those of the functions nested in it."""
+    body = function.child_by_field_name("body")
+    return walk(body, into_functions=False) if body is not None else iter(())
 
 
 def first_error(root: Node, max_depth: int) -> tuple[Node | None, bool]:

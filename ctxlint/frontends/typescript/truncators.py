@@ -119,20 +119,11 @@ class Truncators:
 
     def callee(self, call: Node, scope: Scope | None) -> tuple[Truncators, Function] | None:
         """The function a call by plain name runs: the module's own, or one a relative import names."""
-        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
-        if callee is None or callee.type != "identifier":
+        found = self.names.project_function(call, scope)
+        if found is None:
             return None
-        name = self.m.code(callee)
-        while scope is not None:
-            if name in scope.functions:
-                return self, scope.functions[name]
-            scope = scope.parent
-        imported = self.names.imported_name(name)
-        if imported is None:
-            return None
-        sibling, exported = imported
-        function = sibling.m.module_scope.functions.get(exported)
-        return None if function is None else (sibling.truncators, function)
+        owner, function = found
+        return (self if owner is None else owner.truncators), function
 
     def summary(self, function: Function, depth: int) -> Truncator | None:
         key = function.node.id
