@@ -739,3 +739,18 @@ def classify(text: str, tags: set[str]) -> str:
     found = lint(source, select=["CTX104"], confidence="low")
     assert [(f.span.line, f.kind) for f in found] == [(8, "returned-text")]
     assert ("`tags_message(...)` returns text built from it", 14) in [(s.text, s.span.line) for s in found[0].evidence]
+
+
+def test_statements_after_a_return_are_gone_from_every_walk_even_after_a_depth_check():
+    # The depth check lists each node's children first and keeps them; the statements dropped
+    # after a `return` must be gone from those lists too, not only from the block.
+    import ast
+
+    from ctxlint.frontends.python.nodes import walk
+    from ctxlint.frontends.python.prefilter import precheck
+
+    source = "def f(x):\n    if x:\n        return 1\n        y = cut(x)[:10]\n    return 2\n"
+    checked = precheck(source, "a.py", check_depth=True)
+    assert checked.tree is not None
+    assert not any(isinstance(node, ast.Subscript) for node in walk(checked.tree))
+    assert [type(s).__name__ for s in checked.tree.body[0].body[0].body] == ["Return"]

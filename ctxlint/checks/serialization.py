@@ -126,15 +126,11 @@ def _within(inner: Span, outer: Span) -> bool:
 # allowed values of a response schema taken from a set of strings (schemachoices.py).
 # A set of strings whose order data flow shows reaching a call that asks a model or a chat
 # message (orderprompts.py).
-_ORDER_KINDS = ("order-decides", "order-in-text", "order-kept", "schema-choices", "order-reaches-prompt",
-                "order-in-message", "after-per-call", "listing-reaches-prompt", "order-in-settings-template",
-                "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt")
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt")
 # said whole by the front-end
-_OWN_CONSEQUENCE = ("order-decides", "schema-choices", "order-reaches-prompt", "order-in-message", "after-per-call",
-                    "listing-reaches-prompt", "order-in-settings-template", "completion-order",
-                    "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt")
+_OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call")
+_ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")
 # An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
 _SENT_KINDS = ("schema-choices", "tool-order")
 # A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).

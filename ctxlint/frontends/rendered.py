@@ -281,6 +281,8 @@ def include_index(root: Path) -> dict[str, list[PurePosixPath]]:
                 relative = PurePosixPath(Path(path).relative_to(key).as_posix())
                 for match in _INCLUDE.finditer(data.decode("utf-8", errors="replace")):
                     index.setdefault(match.group(1), []).append(relative)
+            if seen > MAX_FILES:
+                break  # the cap reached: no more folders are listed
         _INCLUDES[key] = index
     return _INCLUDES[key]
 

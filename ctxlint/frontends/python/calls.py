@@ -409,12 +409,20 @@ def passes_to_base(init: ast.AST) -> bool:
 
 def limit_attribute_set(function: ast.AST, name: str) -> bool:
     """Whether ``function`` sets an output limit as an attribute of ``name``
-    (``config.max_output_tokens = limit``)."""
-    for node in walk(function):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-        for target in targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name \
-                    and target.attr in LIMIT_ATTRIBUTES:
-                return True
-    return False
+    (``config.max_output_tokens = limit``). The names are listed once per function (asked at
+    every step a settings object is followed back through)."""
+    named = getattr(function, _LIMIT_SETTERS, None)
+    if named is None:
+        found: set[str] = set()
+        for node in walk(function):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            found.update(target.value.id for target in targets if isinstance(target, ast.Attribute)
+                         and isinstance(target.value, ast.Name) and target.attr in LIMIT_ATTRIBUTES)
+        named = frozenset(found)
+        setattr(function, _LIMIT_SETTERS, named)
+    return name in named
+
+
+# The attribute a function node keeps those names in (no field of any node type has this name).
+_LIMIT_SETTERS = "_ctxlint_limit_setters"

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 # The kind of evidence of such a request (rules/**/CTX201).
 FACTORY_DROPPED = "factory-dropped"
-# The methods by which a LangChain chat model (a Runnable) is asked for an answer.
 
 
 class FactoryDrops(Component):

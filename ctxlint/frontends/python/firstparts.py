@@ -14,7 +14,6 @@ reads the first message beside the others (``messages[1:]``).
 from __future__ import annotations
 
 import ast
-import re
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import names_context_window
@@ -22,6 +21,7 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import is_ranked, loop_order, only_logs
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.rankedfills import name_words
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import mentions_cut
@@ -108,9 +108,9 @@ class FirstParts(Component):
         into one value named as the whole text, in a module that builds prompts: the text is cut
         after its n-th piece and reads as the whole of it. Pieces named as ranked or retrieved
         (``top_chunks``, ``search_chunks``) are a selection, and not reported."""
-        if not context or _notes_rest(fn):
+        if not context:
             return []
-        found = []
+        found: list[Observation] = []
         for loop in own_nodes(fn):
             if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.target, ast.Name):
                 continue
@@ -128,6 +128,8 @@ class FirstParts(Component):
                          None)
             if whole is None or loop.orelse:
                 continue
+            if _notes_rest(fn):  # asked only of a loop of this shape: it walks the whole function twice
+                return []
             span = self.m.span(cut)
             step = Evidence(EvidenceKind.FLOW, f"each of them is added to `{whole}`, named as the whole text",
                             self.m.span(loop.body[0]))
@@ -291,16 +293,12 @@ class FirstParts(Component):
 _START_TASKS = {"title": "title", "titles": "title", "language": "language", "lang": "language"}
 
 
-def _words(name: str) -> set[str]:
-    return set(re.split(r"[^a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())) - {""}
-
-
 def _start_task(fn: Function, scope: Scope) -> tuple[str, str] | None:
     """The name of the function or of its class, and what it asks for, when that name says the task
     is to find what the start of a text holds (``TitleExtractor.extract``, ``detect_language``)."""
     cls = scope.cls.node if scope.cls is not None and isinstance(scope.cls.node, ast.ClassDef) else None
     for name in (fn.name, cls.name if cls is not None else ""):
-        asked = sorted(_words(name) & set(_START_TASKS))
+        asked = sorted(name_words(name) & set(_START_TASKS))
         if asked:
             return name, _START_TASKS[asked[0]]
     return None

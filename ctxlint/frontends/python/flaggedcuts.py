@@ -13,6 +13,7 @@ read as the usual bound of a listing and is not reported.
 from __future__ import annotations
 
 import ast
+import re
 
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -22,9 +23,12 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, Sour
 UNFLAGGED_CUT = "unflagged-cut"
 # A count below this keeps an example or two, not a listing.
 _LEAST = 10
+_FLAG_WORD = re.compile("truncat", re.IGNORECASE)
 
 
 def unflagged_cuts(unit: Unit) -> list[Observation]:
+    if _FLAG_WORD.search(unit.text) is None:  # no result of the module can say it was cut
+        return []
     functions = [fn for fn, _ in unit.functions]
     flags = {id(fn): key for fn in functions if (key := _flag_key(fn)) is not None}
     if not flags:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
-from ctxlint.frontends.python.cuts import HISTORY_NAMES
+from ctxlint.frontends.python.loopshapes import history_name
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Unit
@@ -26,15 +25,19 @@ _PUTS_BACK = ("insert", "append", "extend", "__setitem__")
 
 def middle_removals(m: Unit) -> list[Observation]:
     """Each loop over the middle of a selection of a conversation's items that removes them from it."""
-    found = []
+    found: list[Observation] = []
+    if ".remove(" not in m.text:  # what the loop must call on the conversation
+        return found
     for fn, _scope in m.functions:
         nodes = own_nodes(fn)
         for loop in nodes:
             if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
                 continue
             ends = _middle(loop.iter)
+            if ends is None:
+                continue
             removed_from = _removes(loop, loop.target.id)
-            if ends is None or removed_from is None or not _conversation(removed_from):
+            if removed_from is None or not history_name(removed_from):
                 continue
             assert isinstance(loop.iter, ast.Subscript) and isinstance(loop.iter.value, ast.Name)
             picked = loop.iter.value.id
@@ -73,10 +76,6 @@ def _removes(loop: ast.For, item: str) -> str | None:
     if removed is None or any(owner == removed and method in _PUTS_BACK for owner, method, _ in calls):
         return None
     return removed
-
-
-def _conversation(name: str) -> bool:
-    return any(fnmatchcase(name.lower(), p) for p in HISTORY_NAMES)
 
 
 def _picked_from(nodes: Sequence[ast.AST], picked: str, conversation: str) -> bool:

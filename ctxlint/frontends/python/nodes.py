@@ -87,15 +87,21 @@ def drop_unreachable(tree: ast.AST) -> None:
     their own block (``return done(); selected = await self._select(...)``): they never run, as
     CPython's compiler knows when it leaves them out, so no call, request or cut in them is the
     program's. A dropped tail that yields is kept: its ``yield`` still makes the function a generator."""
-    for node in walk(tree):
+    stack: list[ast.AST] = [tree]  # statements only sit in statement lists: expressions are not visited
+    while stack:
+        node = stack.pop()
         for field in _BLOCKS:
             block = getattr(node, field, None)
-            if type(block) is not list or len(block) < 2 or not isinstance(block[0], ast.stmt):
+            if type(block) is not list or not block or not isinstance(block[0], ast.stmt):
                 continue
             end = next((at for at, statement in enumerate(block[:-1]) if isinstance(statement, _ENDS_BLOCK)), None)
             if end is not None and not any(isinstance(n, (ast.Yield, ast.YieldFrom))
                                            for statement in block[end + 1:] for n in walk(statement)):
                 del block[end + 1:]
+                vars(node).pop(_KEPT, None)  # its children as kept before (a depth check lists them) are stale
+            stack.extend(block)
+        stack.extend(getattr(node, "handlers", None) or ())  # `except` clauses (ExceptHandler.body)
+        stack.extend(getattr(node, "cases", None) or ())  # `case` clauses (match_case.body)
 
 
 def chain(node: ast.AST) -> list[str]:

@@ -25,6 +25,7 @@ call reaches a prompt too, reported as a kind of its own.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
@@ -32,11 +33,19 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
-from ctxlint.frontends.python.ordersinks import for_model, message_text, same_far_sink, same_listing_sink
+from ctxlint.frontends.python.ordersinks import (
+    for_model,
+    for_model_keyword,
+    message_text,
+    same_far_sink,
+    same_listing_sink,
+)
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
+
+_FOR_WORD = re.compile("_for_", re.IGNORECASE)
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -65,8 +74,9 @@ class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found = [self.late_read(late) for late in late_reads(self.m, lambda call: _asks_model(call, self))]
         # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
+        keyworded = _FOR_WORD.search(self.m.text) is not None  # every keyword FOR_MODEL allows has `_for_` in it
         asks = "role" in self.m.text or "from_string" in self.m.text \
-            or any(_asks_model(call, self) or for_model(call) is not None for call, _ in self.m.calls)
+            or any(_asks_model(call, self) or (keyworded and for_model(call) is not None) for call, _ in self.m.calls)
         # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
         if not asks and (self.m.project is None or not any(w in self.m.text for w in _LISTING_WORDS)):
             return found
@@ -219,8 +229,8 @@ class OrderPrompts(StringSets):
         if isinstance(asked, ast.Call) and _asks_model(asked, self):
             return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT, f"sent to the model by `{called}`",
                     f"its order becomes the order of the text that `{called}` (line {line}) sends to the model")
-        keyword = next((k.arg for k in asked.keywords if k.value is for_model(asked)), None) \
-            if isinstance(asked, ast.Call) else None
+        given = for_model_keyword(asked) if isinstance(asked, ast.Call) else None
+        keyword = given.arg if given is not None else None
         if keyword is not None:  # `ToolResult(result_for_llm=text)`: the code says the model reads it
             return (LISTING_REACHES_PROMPT if listing else ORDER_REACHES_PROMPT,
                     f"given to the model as `{keyword}` of `{called}`",

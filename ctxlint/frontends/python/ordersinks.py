@@ -29,9 +29,15 @@ def same_listing_sink(one: Observation, other: Observation) -> bool:
     return one.source.flow[-1].span == other.source.flow[-1].span
 
 
+def for_model_keyword(call: ast.Call) -> ast.keyword | None:
+    """The keyword named for what a model is given (``result_for_llm=``, ``text_for_model=``)."""
+    return next((k for k in call.keywords if k.arg is not None and matches(k.arg.lower(), FOR_MODEL)), None)
+
+
 def for_model(call: ast.Call) -> ast.expr | None:
-    """The value of a keyword named for what a model is given (``result_for_llm=``, ``text_for_model=``)."""
-    return next((k.value for k in call.keywords if k.arg is not None and matches(k.arg.lower(), FOR_MODEL)), None)
+    """The value of that keyword."""
+    keyword = for_model_keyword(call)
+    return keyword.value if keyword is not None else None
 
 
 def message_text(node: ast.AST) -> ast.expr | None:

@@ -162,13 +162,9 @@ def _typed_by_user(m: Unit, scopes: Scopes, node: ast.expr, env: Env, steps: int
         if isinstance(part, ast.Call) and (m.qualified(part.func) or "").startswith("subprocess.") \
                 and prints_users_history(m, scopes, part, env):
             return True
-        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load) and part is not node:
+        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
             binding = scopes.resolve(part, env)
-            if binding is not None and binding.owner is None and binding.value is not node \
+            if binding is not None and binding.owner is None \
                     and _typed_by_user(m, scopes, binding.value, binding.env, steps + 1):
                 return True
-    if isinstance(node, ast.Name):
-        binding = scopes.resolve(node, env)
-        return binding is not None and binding.owner is None and _typed_by_user(m, scopes, binding.value,
-                                                                                  binding.env, steps + 1)
     return False

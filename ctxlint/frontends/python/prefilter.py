@@ -81,7 +81,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     if found(_MARKERS_CI) or any(pattern.search(text) for pattern in libraries) or _MARKERS_CS.search(text) \
             or ASKS_NAMED_MODEL.search(text) or (_LIMIT_FIELD_LINE.search(text) and _SETTINGS_CLASS.search(text)):
         return True
-    return (found(_TOKEN) and found(_LEN)) or found(_OUTPUT_CUT) or found(_TOKEN_SPLIT) \
+    token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
+    return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
         or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN))
 
 

@@ -51,7 +51,8 @@ _SAME_ORDER_METHODS = {"head", "copy", "reset_index", "iterrows", "itertuples", 
                        "to_list", "tolist", "dropna"}
 
 
-def _words(text: str) -> set[str]:
+def name_words(text: str) -> set[str]:
+    """The words of a name, split at underscores, dots and camelCase (`searchResults`: search, results)."""
     return set(re.split(r"[^a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", text).lower())) - {""}
 
 
@@ -112,7 +113,7 @@ class RankedFills(Component):
         if name == "nlargest":
             return "holds the largest items first", call, self.m
         if isinstance(call.func, ast.Attribute) and not (self.m.qualified(call.func) or "").startswith("re.") \
-                and (_words(name) & _RETRIEVAL or (_words(name) & _SEARCH and not _TOP_K.isdisjoint(keywords))):
+                and (name_words(name) & _RETRIEVAL or (name_words(name) & _SEARCH and not _TOP_K.isdisjoint(keywords))):
             return f"is what `{name}` retrieves", call, self.m
         if name in _SAME_ORDER and call.args:
             return self.ranked(call.args[0], fn, before, hops, seen)
@@ -249,7 +250,7 @@ def _order(key: ast.expr | None, descending: bool, collection: str | None, fn: F
         down = descending
         if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub):
             part, down = part.operand, not descending
-        words = _words(_named(part, collection, fn))
+        words = name_words(_named(part, collection, fn))
         if words & _TIME:
             return None
         if best is None and (words & _HIGH_BEST if down else words & _LOW_BEST):

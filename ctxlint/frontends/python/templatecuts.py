@@ -24,7 +24,9 @@ _RENDERS = ("apply_chat_template",)
 def template_tail_cuts(m: Unit) -> list[Observation]:
     """Each slice that keeps the end of the token ids a chat template rendered, in the function
     that rendered them."""
-    found = []
+    found: list[Observation] = []
+    if not any(render in m.text for render in _RENDERS):
+        return found
     for fn, _scope in m.functions:
         nodes = own_nodes(fn)
         rendered = {target.id: node for node in nodes if isinstance(node, ast.Assign) and _renders(node.value)

@@ -86,10 +86,10 @@ class ToolOrder(Component):
         if inner is None or not tool_list_name(target) or target in sorted_names \
                 or not (isinstance(assign.targets[0], ast.Attribute) or _kept(target or "", nodes, self.m.dotted)):
             return None
-        if isinstance(assign.targets[0], ast.Attribute) and self.read_in_no_order(assign.targets[0].attr):
-            return None
         detail = self.flow.unordered(inner, env)
-        if detail is None:
+        if detail is None:  # the cheap question first: the reader scan loads every module that reads the field
+            return None
+        if isinstance(assign.targets[0], ast.Attribute) and self.read_in_no_order(assign.targets[0].attr):
             return None
         return self.observation(assign.value, env, detail, f"is copied into the tool list `{target}`", target or "")
 
@@ -158,7 +158,8 @@ def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> b
     (whose reads are the ones asked about)."""
     node: ast.AST = read
     parent = parents.get(id(node))
-    while parent is not None and (isinstance(parent, ast.BoolOp) or _copied_whole(parent, node)
+    while parent is not None and (isinstance(parent, ast.BoolOp)
+                                  or isinstance(parent, ast.Call) and copy_of(parent) is node  # `list(x)`
                                   or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add)):
         node, parent = parent, parents.get(id(parent))  # `set(defaults + list(config.tools))`
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args:
@@ -173,12 +174,6 @@ def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> b
         return node in parent.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
     return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not) \
         or isinstance(parent, (ast.If, ast.While, ast.IfExp)) and getattr(parent, "test", None) is node
-
-
-def _copied_whole(call: ast.AST, value: ast.AST) -> bool:
-    """``list(value)`` or ``tuple(value)``: a copy in the same order."""
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("list", "tuple") \
-        and call.args == [value]
 
 
 def _read_by_string(name: ast.Constant, parents: dict[int, ast.AST]) -> bool:

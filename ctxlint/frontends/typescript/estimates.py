@@ -33,6 +33,8 @@ class Estimates:
         ``if`` statements that add ``cache_control`` (``if (tokens > 500) { ... cache_control ... }``).
         A wrong guess then moves a breakpoint; no budget or cut rests on it. A function the module
         exports may be used anywhere, so it is not asked about."""
+        if _CACHE_BREAKPOINT not in self.m.src.text and "cacheControl" not in self.m.src.text:
+            return False  # no branch of the module adds a breakpoint
         declaration = function.parent.parent if function.parent is not None else None
         if declaration is None or declaration.parent is None or declaration.parent.type == "export_statement":
             return False

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Request, Source, SourceKind
 
 # What a conversation is called.
 HISTORY_WORDS = ("message", "history", "conversation", "turn", "chat")
-_FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
-              "generator_function_declaration")
 MIDDLE_DROP = "middle-drop"
 
 
@@ -95,7 +93,7 @@ def sent_after(m: Module, statement: Node, names: set[str], anchors: set[tuple[i
     """The call of a request, later in the function of ``statement``, that reads one of ``names`` or
     a name given a value built from them."""
     function = statement.parent
-    while function is not None and function.type not in _FUNCTIONS:
+    while function is not None and function.type not in FUNCTIONS:
         function = function.parent
     if function is None:
         return None

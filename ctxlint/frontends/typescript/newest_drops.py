@@ -10,7 +10,7 @@ model was about to read, and leaves nothing in their place. Dropping the oldest 
 from __future__ import annotations
 
 from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS
-from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
@@ -18,8 +18,6 @@ from ctxlint.frontends.typescript.values import Function
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
 _LOOPS = ("while_statement", "do_statement", "for_statement")
-_FUNCTIONS = ("function_declaration", "function_expression", "arrow_function", "method_definition",
-              "generator_function_declaration")
 # What a loop that goes on until the conversation fits tests.
 _SIZE_WORDS = ("token", "length", "valid", "limit", "fit", "size", "context", "budget", "overflow")
 
@@ -60,7 +58,7 @@ def _conversation(name: str) -> bool:
 def _loop_of(call: Node) -> Node | None:
     """The loop the call runs in, within its own function."""
     node = call.parent
-    while node is not None and node.type not in _FUNCTIONS:
+    while node is not None and node.type not in FUNCTIONS:
         if node.type in _LOOPS:
             return node
         node = node.parent
