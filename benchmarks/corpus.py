@@ -154,7 +154,8 @@ class Found:
 
 
 def run_ctxlint(snapshot: Path, repo: str) -> list[Found]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the ctxlint under test: a worktree's when PYTHONPATH names one, else this checkout's
+    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "ctxlint.cli", "check", ".", "--output-format", "json", "--exit-zero",
          "--confidence", "low", "--preview", "--no-cache"],
