@@ -20,6 +20,7 @@ _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
              "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "logged-cut": "logged-cut",
+             "logged-part": "logged-part",
              "excerpt-cut": "excerpt-cut",
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
@@ -194,6 +195,9 @@ _WHOLE_PART_CUTS = {
                        "(a note only where nothing else is left), so the model reads turns that speak of code it "
                        "no longer sees as if they were whole. Put a note where each block was (\"[code block "
                        "omitted]\"), or summarise it.",
+    "logged-part": "puts only a part of the collection into the prompt; the code counts what it left out and says "
+                   "so only to its log, with nothing in the text, so the model takes the part for the whole. Say in "
+                   "the text how many were left out (\"the first 100 of 1,204 documents\"), or cover them all.",
     "first-message": "keeps only the first message of the conversation and drops every later one (the history and "
                      "the latest request) with nothing in their place, so the model answers without them. Send all "
                      "the messages, or join their contents into the prompt.",
