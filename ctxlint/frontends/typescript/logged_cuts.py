@@ -1,15 +1,17 @@
 """A cut the code says it made, but only to its log.
 
 ``content = pruneLinesFromTop(content, this.maxTokens - this.usedTokens, model)`` in a class that also
-writes ``if (this.usedTokens >= this.maxTokens) console.debug("Full map could not be generated")``:
+writes ``if (this.usedTokens >= this.maxTokens) console.debug("The map was cut to fit the window")``:
 a test of a budget the cut is sized by whose only consequence is a log call. The author knows the text
 comes out cut and tells whoever reads the log, never the model the text is made for. A log call in
 the branch that cuts (``if (n > max) { console.warn("trimming"); text = trim(text, max); }``) says
 the same. A test that does anything but log (returns, throws, sets a flag) may tell the model, and
-is none.
+is none, and so is a log that says nothing of a loss (a progress line, a count).
 """
 
 from __future__ import annotations
+
+import re
 
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.syntax import walk
@@ -21,6 +23,10 @@ _LOGGERS = ("console", "logger", "log", "_logger")
 _LOG_METHODS = ("log", "debug", "info", "warn", "warning", "error", "trace")
 _COMPARISONS = ("<", "<=", ">", ">=")
 _CLASSES = ("class_declaration", "class", "abstract_class_declaration")
+# What a log says of a text that came out cut (`"Full repo map was unable to be generated due to context
+# window limitations"`, `"Truncating the outline"`); a log of progress or of a count says nothing of it.
+_SAYS_LOSS = re.compile(r"truncat|\bcut\b|prun|trimm|omit|dropp|skipp|unable|incomplete|partial|exceed|limit"
+                        r"|too (?:long|large|big)|\bfit\b|context window", re.IGNORECASE)
 
 
 def logged_only(m: Module, call: Node, cut_index: int) -> Evidence | None:
@@ -99,7 +105,7 @@ def _only_log(m: Module, branch: Node, call: Node) -> Node | None:
                 log = log or found
             elif not (statement.start_byte <= call.start_byte and call.end_byte <= statement.end_byte):
                 return None
-    return log
+    return log if log is not None and _SAYS_LOSS.search(m.code(log)) else None
 
 
 def _log_call(m: Module, statement: Node) -> Node | None:
