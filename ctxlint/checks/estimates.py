@@ -7,8 +7,9 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, ParsedFile
 
 # The evidence kind of each estimate a front-end observed: one that decides something (a budget,
-# a cut, a limit), or one only reported as a usage count.
-_KINDS = {"char-token-estimate": "estimate", "char-token-usage": "usage"}
+# a cut, a limit), one only reported as a usage count, or a character budget whose comment works it
+# out from tokens at a fixed ratio.
+_KINDS = {"char-token-estimate": "estimate", "char-token-usage": "usage", "char-token-comment": "commented-ratio"}
 
 
 @file_check

@@ -19,7 +19,9 @@ _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cu
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
-             "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "excerpt-cut": "excerpt-cut",
+             "raw-output-cut": "raw-output-cut", "far-cut": "far-cut", "logged-cut": "logged-cut",
+             "logged-part": "logged-part",
+             "excerpt-cut": "excerpt-cut",
              "budget-loop": "budget-loop", "fit-loop": "fit-loop", "history-size-loop": "history-size-loop",
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
@@ -60,7 +62,7 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
-            if kind == "misplaced-cut" else _message(source)
+            if kind == "misplaced-cut" else _logged_message(source) if kind == "logged-cut" else _message(source)
         ctx.report(source.span, message, kind=kind, evidence=(
             Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span, source.strong),
             *source.flow, Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
@@ -151,6 +153,14 @@ def _fed_back_message(source: Source) -> str:
             "takes to be whole. Cut at a sentence boundary and mark the cut, or ask the model to shorten it.")
 
 
+def _logged_message(source: Source) -> str:
+    unit = (source.cut or Cut()).unit
+    return (f"`{source.detail}` cuts {unit} off the text until it fits a budget and leaves nothing in their "
+            "place; the code tests that budget and says it cut only to its log, so the model cannot tell that "
+            "content is missing and answers as if it had it all. Put the log's note in the text as well "
+            "(\"[truncated: budget reached]\"), or summarise instead.")
+
+
 def _misplaced_message(source: Source) -> str:
     return (f"`{source.detail}` keeps the end of the text that comes before the passage but adds it after the "
             "passage, with nothing between them, so the model reads the earlier text, starting mid-sentence, as if "
@@ -185,6 +195,9 @@ _WHOLE_PART_CUTS = {
                        "(a note only where nothing else is left), so the model reads turns that speak of code it "
                        "no longer sees as if they were whole. Put a note where each block was (\"[code block "
                        "omitted]\"), or summarise it.",
+    "logged-part": "puts only a part of the collection into the prompt; the code counts what it left out and says "
+                   "so only to its log, with nothing in the text, so the model takes the part for the whole. Say in "
+                   "the text how many were left out (\"the first 100 of 1,204 documents\"), or cover them all.",
     "first-message": "keeps only the first message of the conversation and drops every later one (the history and "
                      "the latest request) with nothing in their place, so the model answers without them. Send all "
                      "the messages, or join their contents into the prompt.",

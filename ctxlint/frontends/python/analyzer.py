@@ -26,6 +26,7 @@ from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.lastdrops import LastDrops
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
+from ctxlint.frontends.python.loggedparts import LoggedParts
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.middledrops import middle_removals
 from ctxlint.frontends.python.modelflow import ModelFlow
@@ -85,7 +86,8 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.listing_cuts = ListingCuts(self.unit)
-        self.line_cuts.reach = self.listing_cuts.reach = self.cut_reach
+        self.logged_parts = LoggedParts(self.unit)
+        self.line_cuts.reach = self.listing_cuts.reach = self.logged_parts.reach = self.cut_reach
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_sites.string_sets = self.order_prompts
@@ -120,7 +122,8 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.ranked_fills,
-                                  self.line_cuts, self.listing_cuts, self.order_sites, self.schema_choices,
+                                  self.line_cuts, self.listing_cuts, self.logged_parts, self.order_sites,
+                                  self.schema_choices,
                                   self.order_prompts, self.tool_order, self.gather_order,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops, self.split_prompts, self.last_drops,
@@ -160,6 +163,7 @@ class Analyzer:
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
+        parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
         # stronger evidence for a site order_sites also sees
         reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe()

@@ -101,6 +101,7 @@ class Analyzer:
                 parsed.requests.append(Request(m.path, tools[0][1].span, tuple(group.builder.segments),
                                                tuple(t for _, t in tools),
                                                breakpoints=tuple(group.builder.breakpoints)))
+        self.estimates.commented_ratios()
         parsed.observations.extend(m.observations)
         # As the Python front-end has it: a module that sends requests, defines tools, holds prompts
         # or lives where prompts do builds context for a model.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
@@ -169,14 +170,74 @@ class Estimates:
             return ".split(" in self.m.code(self.m.field(node, "object"))
         return "word" in snake((self.m.dotted(node) or "").rsplit(".", 1)[-1])
 
-    def observe(self, node: Node) -> None:
+    def commented_ratios(self) -> None:
+        """``// ~ 4 chars per token, max tokens of 75000`` over ``const CHARACTER_MAX = 300000``: a
+        character budget its own comment derives from a token budget at a fixed ratio, which the
+        module compares with a character count (``totalChars > CHARACTER_MAX``) or cuts text to
+        (``text.slice(0, CHARACTER_MAX)``): the ``length / 4`` guess, worked out by hand."""
+        if _RATIO_NOTE.search(self.m.src.text) is None:
+            return
+        for comment in walk(self.m.root):
+            if comment.type != "comment" or _RATIO_NOTE.search(self.m.code(comment)) is None:
+                continue
+            declarator = self.declared_beside(comment)
+            name = self.m.field(declarator, "name") if declarator is not None else None
+            if name is None or name.type not in ("identifier", "property_identifier") \
+                    or "char" not in snake(self.m.code(name)) or not self.compared_with_text(self.m.code(name), name):
+                continue
+            self.observe(declarator, kind="char-token-comment")
+
+    def declared_beside(self, comment: Node) -> Node | None:
+        """The constant a comment describes: the declaration on the line after it, or the one it ends."""
+        line = comment.start_point[0]
+        after, before = comment.next_named_sibling, comment.prev_named_sibling
+        for node, ok in ((after, after is not None and after.start_point[0] == comment.end_point[0] + 1),
+                         (before, before is not None and before.end_point[0] == line)):
+            if node is None or not ok:
+                continue
+            if node.type == "export_statement" and node.named_children:
+                node = node.named_children[-1]
+            if node.type == "public_field_definition":
+                value = self.m.field(node, "value")
+                return node if value is not None and value.type == "number" else None
+            declarators = [c for c in node.named_children if c.type == "variable_declarator"] \
+                if node.type in ("lexical_declaration", "variable_declaration") else []
+            value = self.m.field(declarators[0], "value") if len(declarators) == 1 else None
+            if value is not None and self.m.unwrap(value).type in ("number", "binary_expression") \
+                    and all(n.type != "identifier" for n in walk(value)):
+                return declarators[0]
+        return None
+
+    def compared_with_text(self, name: str, declared: Node) -> bool:
+        """Whether the module compares ``name`` with a character count or cuts text to it."""
+        for node in walk(self.m.root):
+            if node.id == declared.id or self.m.code(node) not in (name, f"this.{name}") \
+                    or node.type not in ("identifier", "member_expression") or node.parent is None:
+                continue
+            parent = node.parent
+            if parent.type == "binary_expression" and self.m.code(self.m.field(parent, "operator")) in _COMPARISONS:
+                other = self.m.field(parent, "right" if self.m.field(parent, "left") == node else "left")
+                if other is not None and self.is_len_like(self.m.unwrap(other)):
+                    return True
+            if parent.type == "arguments" and parent.parent is not None and parent.parent.type == "call_expression":
+                callee = self.m.unwrap(self.m.field(parent.parent, "function"))
+                if callee is not None and callee.type == "member_expression" \
+                        and self.m.code(self.m.field(callee, "property")) in ("slice", "substring", "substr"):
+                    return True
+        return False
+
+    def observe(self, node: Node, kind: str = "char-token-estimate") -> None:
         if self.caught_fallback(node):
             return
         span = self.m.span(node)
         if span not in self.m.observed:
             self.m.observed.add(span)
-            self.m.observations.append(Observation("char-token-estimate", span, " ".join(self.m.code(node).split())))
+            self.m.observations.append(Observation(kind, span, " ".join(self.m.code(node).split())))
 
 
 _CACHE_BREAKPOINT = "cache_control"
+# A comment that states a fixed number of characters per token (`~ 4 chars per token`, `4 characters/token`).
+_RATIO_NOTE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:chars?|characters?)\s*(?:per|/|a|an|each|for each)\s*token",
+                         re.IGNORECASE)
+_COMPARISONS = ("<", "<=", ">", ">=")
 

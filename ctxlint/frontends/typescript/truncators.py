@@ -17,9 +17,10 @@ parameter, a number, or a value the function works out; a cut at a place found i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
+from ctxlint.frontends.typescript.logged_cuts import logged_only
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Function, Scope
@@ -64,7 +65,8 @@ class Truncators:
     def unsent_cuts(self, context: bool) -> list[Observation]:
         """Calls of a truncator sized in tokens that no request of the module is seen to include (the
         check leaves out those a request does): in a module that sends requests or defines tools,
-        what the Python front-end calls a ``token-sized-cut``; elsewhere a ``far-cut``."""
+        what the Python front-end calls a ``token-sized-cut``; elsewhere a ``far-cut``, or a
+        ``logged-cut`` where the code tests the budget again and only logs that it cut."""
         found = []
         for call, scope in self.m.calls:
             truncator = self.called(call, scope) if call.id not in self.m.marked else None
@@ -72,6 +74,11 @@ class Truncators:
                     or self.own_text(self.m.args(call)[truncator.index], scope):
                 continue  # the program's own text; or a truncator's own cut, reported where it is called
             source = self.source(call, truncator)
+            logged = None if context else logged_only(self.m, call, truncator.index)
+            if logged is not None:  # the code knows it cut, and says so to its log only
+                found.append(Observation("logged-cut", source.span, "no request of this module is seen to send it",
+                                         source=replace(source, flow=(*source.flow, logged))))
+                continue
             found.append(Observation("token-sized-cut" if context else "far-cut", source.span,
                                      "no request of this module is seen to send it", source=source))
         return found
