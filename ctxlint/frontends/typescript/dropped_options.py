@@ -7,8 +7,8 @@ author forgets is dropped without a sound. The settings are known to carry a lim
 declared type (or a type it extends, in the module or one it imports it from) declares one, or
 when the fields read of them are a chat request's own (``model`` and ``messages``: an OpenAI
 body, whose limit is ``max_tokens``). The body is one the function sends or hands on: an object
-with a model's input (``prompt``, ``messages``, ``message``, ...) that reads the settings or is
-serialised (``JSON.stringify(payload)``).
+with a model's input (``prompt``, ``messages``, ``message``, ...) that reads the settings, or
+that is serialised (``JSON.stringify(payload)``) by a function that reads nothing of them.
 
 Left alone, since the limit may be added out of sight: settings handed on whole (to another
 function, a spread, a destructuring), a body with a spread, and a function or one of its callers
@@ -50,7 +50,7 @@ def dropped_options(m: Module, classes: Classes) -> list[Request]:
             limit = _declared_limit(classes, annotation) or _chat_request_limit(reads)
             if limit is None:
                 continue
-            body = _request_body(m, scope, param)
+            body = _request_body(m, scope, param, not reads)
             if body is None or _limit_named_around(m, scope.node):
                 continue
             declared = _parameter_node(m, scope.node, param)
@@ -121,9 +121,11 @@ def _chat_request_limit(reads: set[str]) -> str | None:
     return "max_tokens" if OPENAI_CHAT.request_keys <= reads else None
 
 
-def _request_body(m: Module, scope: Scope, param: str) -> Node | None:
+def _request_body(m: Module, scope: Scope, param: str, unread: bool) -> Node | None:
     """The first object the function builds with a model's input and no limit, which reads the
-    settings or is serialised to be sent."""
+    settings, or is serialised to be sent by a function that reads nothing of them (one that
+    reads their model for the URL and sends a body with no settings at all may be calling an
+    API that takes none)."""
     for node in own_nodes(scope.node):
         if node.type != "object":
             continue
@@ -137,7 +139,7 @@ def _request_body(m: Module, scope: Scope, param: str) -> Node | None:
                 keys.add(None)  # a spread or a method: the body may hold more than it shows
         if None in keys or not keys & INPUT_KEYS or keys & set(LIMIT_FIELDS):
             continue
-        if _reads_param(m, node, param) or _serialised(m, scope, node):
+        if _reads_param(m, node, param) or unread and _serialised(m, scope, node):
             return node
     return None
 
