@@ -223,3 +223,71 @@ def capped(question: str) -> str:
     models = MODELS.replace("def make_model", "async def make_model")
     assert _findings(tmp_path, service, models=models) == [(5, "built-and-sent", "medium"),
                                                            (10, "built-without", "low")]
+
+
+GEMINI_CONFIG = '''\
+import google.generativeai as genai
+
+
+class Settings:
+    def __init__(self, api_key: str) -> None:
+        self.api_key = api_key
+
+    def vision_model(self):
+        genai.configure(api_key=self.api_key)
+        model = genai.GenerativeModel("gemini-1.5-flash")
+        return model
+'''
+
+
+def _gemini_findings(tmp_path: Path, service: str, extra: dict[str, str] | None = None) -> list[tuple[int, str, str]]:
+    write_package(tmp_path, {"settings.py": GEMINI_CONFIG, "service.py": service, **(extra or {})})
+    return [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, ".", "CTX201")
+            if f["path"] == "app/settings.py"]
+
+
+def test_a_model_a_method_returns_sent_by_a_module_that_imports_its_class_is_built_and_sent(tmp_path: Path) -> None:
+    # the request is one of the catalogue's sinks on the model's class, not a runnable's call
+    service = '''\
+from app.settings import Settings
+
+settings = Settings("key")
+
+
+def describe(image) -> str:
+    model = settings.vision_model()
+    return model.generate_content(["Describe this screenshot.", image]).text
+
+
+print(describe(None))
+'''
+    assert _gemini_findings(tmp_path, service) == [(10, "built-and-sent", "medium")]
+    evidence = [e for f in check_json(tmp_path, ".", "CTX201") for e in f["evidence"] if f["path"] == "app/settings.py"]
+    assert any(e["path"] == "app/service.py" and e["line"] == 8 for e in evidence)
+
+
+def test_a_method_factory_stays_low_when_the_call_gives_a_limit_or_another_module_defines_the_name(
+        tmp_path: Path) -> None:
+    service = '''\
+from app.settings import Settings
+
+settings = Settings("key")
+
+
+def describe(image) -> str:
+    model = settings.vision_model()
+    return model.generate_content(["Describe it.", image], generation_config={"max_output_tokens": 300}).text
+
+
+print(describe(None))
+'''
+    (tmp_path / "given").mkdir()
+    assert _gemini_findings(tmp_path / "given", service) == [(10, "built-without", "low")]
+    other = '''\
+class Camera:
+    def vision_model(self):
+        return "local-vision"
+'''
+    unlimited = service.replace(', generation_config={"max_output_tokens": 300}', "")
+    (tmp_path / "shared").mkdir()
+    assert _gemini_findings(tmp_path / "shared", unlimited, {"camera.py": other}) == [(10, "built-without", "low")]

@@ -39,6 +39,13 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         ctx.report(request.anchor, message, kind=kind,
                    evidence=(Evidence(EvidenceKind.SINK, sink, request.anchor), *request.reserve_evidence))
         return
+    if kind == "options-dropped":  # the limit is held, and left behind by an adapter
+        ctx.report(request.anchor, f"{request.reserve_evidence[0].text}, so the answer may take whatever the window "
+                   f"leaves, or be cut off when a long prompt leaves nothing. Pass {hint} on as the limit, under the "
+                   "key the API this body goes to takes.", kind=kind, evidence=(Evidence(
+                       EvidenceKind.SINK, "a request body built with no output limit", request.anchor),
+                       *request.reserve_evidence))
+        return
     if kind == "limit-field-unread":  # a setting the user may fill, which no request is sent with
         unread, sent = request.reserve_evidence[:2]
         ctx.report(request.anchor, f"{unread.text}, while {sent.text}, so a limit set here reaches no request and "

@@ -2,7 +2,10 @@
 module of the project: ``llm = get_llm()`` then ``build_agent(tools, llm)``, where
 ``build_agent`` runs its parameter (``llm.bind_tools(tools).ainvoke(...)``, or pipes it into a
 chain: ``prompt | llm``). A function summary of each such parameter says whether it is sent;
-one that is given a limit on its way (``llm.bind(max_tokens=...)``) is not."""
+one that is given a limit on its way (``llm.bind(max_tokens=...)``) is not. The factory may be a
+method of a class (``config.initialize_google()``) whose name no other module defines, called
+where the class is imported; a request is a runnable's call or one of the catalogue's sinks on
+the class (``GenerativeModel().generate_content``)."""
 
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ _SENDS = RUNNABLE_CALLS | {"predict", "apredict"}
 # The calls that return the same model with more settings: its requests are still sent by it.
 _DERIVES = frozenset({"bind_tools", "with_structured_output", "bind", "with_config", "with_retry",
                       "with_fallbacks"})
+# The calls that send a request with a model, with the keywords that give one its limit.
+Sends = dict[str, frozenset[str]]
 # The factory's callers read in other modules, at most.
 _MOST_CALLERS = 8
 
@@ -42,21 +47,48 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
         return None
     fn = scope.node
     if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or scope.parent is None or scope.parent.kind != "module" or not _returned(m, call, scope, fn):
+            or scope.parent is None or not _returned(m, call, scope, fn):
         return None
     project, file = m.project, m.file
     if project is None or file is None:
         return None
+    imported = fn.name  # what a calling module imports from this one: the function, or its class
+    if scope.parent.kind != "module":
+        cls = scope.parent.node
+        if not (scope.parent.kind == "class" and isinstance(cls, ast.ClassDef) and cls in m.tree.body) \
+                or project.method_definers(fn.name) != [file]:
+            return None  # a method whose name another module defines may be another class's
+        imported = cls.name
+    sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
     for path in project.callers(fn.name)[:_MOST_CALLERS]:
         if in_tests(path, project.root):
             continue
         owner = m if path == file else getattr(project.analyzer(path), "unit", None)
-        if owner is None or (owner is not m and not _imports_from(owner, fn.name, file)):
+        if owner is None or (owner is not m and not _imports_from(owner, imported, file)):
             continue
-        found = _handed_to_sender(owner, fn.name)
+        found = _handed_to_sender(owner, fn.name, imported != fn.name, sends)
         if found is not None:
             return found
     return None
+
+
+def _request_methods(m: Unit, built: str) -> Sends:
+    """The methods the catalogue's sinks call on an object of the class ``built`` names
+    (``generate_content`` of ``google.generativeai.GenerativeModel().generate_content``), with
+    the keywords that give such a call its limit (``generation_config``)."""
+    prefix = f"{built}()."
+    return {pattern[len(prefix):]: frozenset(k for spec in sink.arguments.get("limit", ()) for k in spec.keywords)
+            for framework in m.catalogue.frameworks.values() for sink in framework.sinks for pattern in sink.calls
+            if pattern.startswith(prefix) and pattern[len(prefix):].isidentifier()}
+
+
+def _sent_without_limit(call: ast.Call, sends: Sends) -> bool:
+    """Whether ``call`` (``x.<method>(...)``) sends a request and gives it no limit of its own
+    (a limit keyword, or a spread that may hold one)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in sends:
+        return False
+    own = sends[call.func.attr]
+    return not any(k.arg is None or k.arg in own or k.arg in LIMIT_NAMES for k in call.keywords)
 
 
 def _named(holder: Holder, path: str) -> bool:
@@ -89,25 +121,28 @@ def _imports_from(owner: Unit, name: str, file: object) -> bool:
     return project.module_file(module, owner.file, owner.import_levels.get(name, 0)) == file
 
 
-def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
-    """Where ``owner`` passes what ``factory()`` returns (directly, or by the name it keeps it
-    in) to a function that sends requests with that parameter."""
+def _handed_to_sender(owner: Unit, factory: str, method: bool, sends: Sends) -> Evidence | None:
+    """Where ``owner`` passes what ``factory()`` (``x.factory()`` for a ``method``) returns
+    (directly, or by the name it keeps it in) to a function that sends requests with that
+    parameter, or sends one with it itself."""
     for node, scope in owner.calls:
-        if not (isinstance(node.func, ast.Name) and node.func.id == factory) or in_test(scope):
+        called = node.func.attr if method and isinstance(node.func, ast.Attribute) \
+            else node.func.id if not method and isinstance(node.func, ast.Name) else None
+        if called != factory or in_test(scope):
             continue
         value_node: ast.expr = node
         parent = owner.parents.get(id(node))
         if isinstance(parent, ast.Await):  # `model = await get_model()`
             value_node, parent = parent, owner.parents.get(id(parent))
         held: list[ast.expr] = [value_node]
-        sent_here = _sender(owner, value_node)
+        sent_here = _sender(owner, value_node, sends)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
             kept = parent.targets[0].id
             if _rebound(scope, kept) or _limit_written(scope.node, kept):
                 continue  # `model = model.bind(max_tokens=...)`, `model.max_tokens = 500`
             held = [n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept
                     and isinstance(n.ctx, ast.Load)]
-            sent_here = _param_sender(scope.node, kept)
+            sent_here = _param_sender(scope.node, kept, sends)
         if sent_here is not None:  # `get_model().invoke(...)`, or `model = get_model()` then `model.invoke(...)`
             where = owner.span(value_node)
             return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, "
@@ -118,7 +153,7 @@ def _handed_to_sender(owner: Unit, factory: str) -> Evidence | None:
                 use = owner.parents.get(id(use))
             if not isinstance(use, ast.Call) or value is use.func:
                 continue
-            found = _sends_parameter(owner, use, value, scope)
+            found = _sends_parameter(owner, use, value, scope, sends)
             if found is not None:
                 return found
     return None
@@ -137,7 +172,8 @@ def _limit_written(body: ast.AST, name: str) -> bool:
                and isinstance(n.value, ast.Name) and n.value.id == name for n in walk(body))
 
 
-def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) -> Evidence | None:
+def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope,
+                     sends: Sends) -> Evidence | None:
     """Where the function ``use`` calls sends requests with the parameter ``value`` is bound to."""
     analyzer = owner.analyzer
     if analyzer is None:
@@ -157,7 +193,7 @@ def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) 
         param = next(k.arg for k in use.keywords if k.value is value and k.arg is not None) \
             if any(k.value is value and k.arg is not None for k in use.keywords) else ""
     unit = called.owner.unit if called.owner is not None else owner
-    sent = _param_sender(called.fn, param) if param else None
+    sent = _param_sender(called.fn, param, sends) if param else None
     if sent is None:
         return None
     where = owner.span(use)
@@ -165,7 +201,7 @@ def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope) 
                     f"to `{called.fn.name}()`, where a request is sent with it", unit.span(sent))
 
 
-def _sender(owner: Unit, value: ast.expr) -> ast.expr | None:
+def _sender(owner: Unit, value: ast.expr, sends: Sends) -> ast.expr | None:
     """The call that sends a request with the model ``value`` holds, where it is written:
     ``value.invoke(...)``, ``value.bind_tools(t).ainvoke(...)`` or ``prompt | value``; None
     when a limit is bound on the way."""
@@ -174,8 +210,8 @@ def _sender(owner: Unit, value: ast.expr) -> ast.expr | None:
         call = owner.parents.get(id(parent))
         if not (isinstance(call, ast.Call) and call.func is parent):
             return None
-        if parent.attr in _SENDS:
-            return call
+        if parent.attr in sends:
+            return call if _sent_without_limit(call, sends) else None
         if parent.attr not in _DERIVES or any(k.arg is None or k.arg in LIMIT_NAMES for k in call.keywords):
             return None
         parent = owner.parents.get(id(call))
@@ -184,7 +220,7 @@ def _sender(owner: Unit, value: ast.expr) -> ast.expr | None:
     return None
 
 
-def _param_sender(fn: ast.AST, param: str) -> ast.expr | None:
+def _param_sender(fn: ast.AST, param: str, sends: Sends) -> ast.expr | None:
     """The node where ``fn`` sends a request with its parameter ``param`` (or a model derived
     from it by ``bind_tools``, ``with_structured_output``, ...): a call of ``invoke`` and its
     kin, or a pipe into a chain. None when it gives the model a limit on the way, or sends
@@ -200,7 +236,7 @@ def _param_sender(fn: ast.AST, param: str) -> ast.expr | None:
                      or any(k.arg is None or k.arg in LIMIT_NAMES for k in node.keywords)):
             return None  # the limit is given on the way, or may be
     for node in walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SENDS \
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _sent_without_limit(node, sends) \
                 and _model_of(node.func.value, names):
             return node
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) \

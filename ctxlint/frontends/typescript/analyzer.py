@@ -22,6 +22,7 @@ Each component calls only those below it, which it is given when it is built:
     layers               calls of a method of the project's model classes        (names, messages, classes)
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
     chat_models          models built with no output limit and sent with         (names)
+    dropped_options      request bodies translated from settings, their limit left behind (classes)
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
 ``slice``): ``Strings.slot_piece`` is the one call that runs up a layer, set here.
@@ -34,6 +35,7 @@ from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.typescript.chat_models import ChatModels
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.completion_order import completion_order
+from ctxlint.frontends.typescript.dropped_options import dropped_options
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
 from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, MAX_SOURCE_STEPS, Node
@@ -87,6 +89,7 @@ class Analyzer:
         requests = self.sinks.call_site_requests()
         requests.extend(self.messages.langchain_requests())
         requests.extend(ChatModels(m, self.names).requests())
+        requests.extend(dropped_options(m, self.classes))
         used = set(m.consumed)
         groups = list(self.tools.mcp_tools().values())
         used |= m.consumed

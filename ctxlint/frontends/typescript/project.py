@@ -57,13 +57,14 @@ class Project:
     def _read(self, folder: str, module: str, generation: int) -> Analyzer | None:
         base = os.path.normpath(os.path.join(folder, module))
         stem, suffix = os.path.splitext(base)
+        # A declaration file (`index.d.ts`) holds only types: it is read when no module is there.
         if suffix in (".js", ".mjs", ".cjs", ".jsx"):
-            candidates = [stem + s for s in (".ts", ".tsx", ".mts", ".cts")] + [base]
+            candidates = [stem + s for s in (".ts", ".tsx", ".mts", ".cts")] + [base, stem + ".d.ts"]
         elif suffix in SUFFIXES:
             candidates = [base]
         else:
-            candidates = [base + s for s in SUFFIXES]
-            candidates += [os.path.join(base, "index" + s) for s in SUFFIXES]
+            candidates = [base + s for s in SUFFIXES] + [base + ".d.ts"]
+            candidates += [os.path.join(base, "index" + s) for s in (*SUFFIXES, ".d.ts")]
         target = next((c for c in candidates if os.path.isfile(c)), None)
         if target is None:
             return None
