@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.ordering import listings_walked, own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -53,7 +53,7 @@ class GlobalFills(Component):
             if rendered is None:
                 continue
             read, reader, steps = rendered
-            listings = self.listings_walked(loop, filler, env)
+            listings = listings_walked(self.flow, loop, filler, env)
             at = self.m.span(listings[0]) if listings else self.m.span(loop.iter)
             flow = (*(Evidence(EvidenceKind.FLOW, f"`{self.m.code(c.func)}(...)` gives `{self.m.code(loop.iter)}` "
                                "its order", self.m.span(c)) for c in listings[1:]),
@@ -93,19 +93,6 @@ class GlobalFills(Component):
                     if detail in LISTINGS:
                         return node, fn, env, detail
         return None
-
-    def listings_walked(self, loop: ast.For | ast.AsyncFor, fn: Function, env: Env) -> list[ast.Call]:
-        """The listing calls the loop walks: its own, or those the function assigns to the name it
-        walks (``paths = glob.glob(...)`` in each arm of an ``if``), where ``sorted(...)`` goes."""
-        if isinstance(loop.iter, ast.Call) and self.flow.unordered(loop.iter, env) in LISTINGS:
-            return [loop.iter]
-        if not isinstance(loop.iter, ast.Name):
-            return []
-        walked = loop.iter.id
-        return [call for node in walk(fn) if isinstance(node, ast.Assign) and node.lineno < loop.lineno
-                and any(isinstance(t, ast.Name) and t.id == walked for t in node.targets)
-                for call in walk(node.value) if isinstance(call, ast.Call)
-                and self.flow.unordered(call, env) in LISTINGS]
 
     def rendered(self, name: str) -> tuple[ast.expr, Function, tuple[Evidence, ...]] | None:
         """A read of ``name`` in its items' order (joined, or looped over adding each item to

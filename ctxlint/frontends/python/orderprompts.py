@@ -32,10 +32,11 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
-from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.ordering import listings_walked, own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
+    message_per_item,
     message_text,
     same_far_sink,
     same_listing_sink,
@@ -180,7 +181,8 @@ class OrderPrompts(StringSets):
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         spread = self.spread(fn, carried)
-        asked = direct or self.asked_with(fn, carried, steps)
+        per_item = None if direct else message_per_item(self, fn, shown, carried)
+        asked = direct or (per_item[0] if per_item else None) or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
@@ -193,6 +195,16 @@ class OrderPrompts(StringSets):
         if said is None:
             return None
         kind, sink, goes = said
+        if per_item is not None:
+            message, added_to = per_item
+            sink = f"a chat message built for each item and added to `{added_to}`"
+            goes = (f"its order becomes the order of the chat messages the loop builds from its items and adds to "
+                    f"`{added_to}` (line {message.lineno})")
+            loop = self.m.parents.get(id(shown))
+            if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
+                steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(call)}` gives `{self.m.code(shown)}` its "
+                                      "order", self.m.span(call)) for call in listings_walked(self.flow, loop, fn, env)
+                             if call is not shown]
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -467,10 +479,6 @@ class OrderPrompts(StringSets):
                 and target.fn is fn]
 
 
-
-
-
-
 def _called(call: ast.Call) -> str:
     return last_name(call.func) or ""
 
@@ -574,8 +582,6 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     return False
 
 
-
-
 def _called_directly(func: ast.expr, part: StringSets) -> bool:
     """An object called itself (``qa(...)``, ``self.expand(...)``: a DSPy module), whose prompt's
     layout the analysis does not see; a client's request (``client.messages.create``) is left to
@@ -583,8 +589,6 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
     if isinstance(func, ast.Attribute):
         return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
     return isinstance(func, ast.Name) and func.id not in part.m.imports  # `completion(...)` is a request
-
-
 
 
 def _listed(names: set[str]) -> str:
