@@ -181,8 +181,8 @@ class OrderPrompts(StringSets):
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         spread = self.spread(fn, carried)
-        per_item = None if direct else message_per_item(self, fn, shown, carried)
-        asked = direct or (per_item[0] if per_item else None) or self.asked_with(fn, carried, steps)
+        per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
+        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
@@ -196,15 +196,7 @@ class OrderPrompts(StringSets):
             return None
         kind, sink, goes = said
         if per_item is not None:
-            message, added_to = per_item
-            sink = f"a chat message built for each item and added to `{added_to}`"
-            goes = (f"its order becomes the order of the chat messages the loop builds from its items and adds to "
-                    f"`{added_to}` (line {message.lineno})")
-            loop = self.m.parents.get(id(shown))
-            if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
-                steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(call)}` gives `{self.m.code(shown)}` its "
-                                      "order", self.m.span(call)) for call in listings_walked(self.flow, loop, fn, env)
-                             if call is not shown]
+            sink, goes = _per_item(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -265,7 +257,7 @@ class OrderPrompts(StringSets):
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
-                asked = self.asked_by_callers(caller, found, depth + 1, self.flag_over(caller, call))
+                asked = self.asked_by_callers(caller, found, depth + 1, _flag_over(self.m.parents, caller, call))
             if asked is not None:
                 steps.extend(found)
                 return asked
@@ -288,21 +280,6 @@ class OrderPrompts(StringSets):
             if sink is not None:
                 steps.extend(found)
                 return sink
-        return None
-
-    def flag_over(self, fn: Function, node: ast.AST) -> tuple[str, int] | None:
-        """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
-        ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
-        runs ``node``."""
-        positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-        defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
-        current, parent = node, self.m.parents.get(id(node))
-        while parent is not None and parent is not fn:
-            if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
-                    and _off(defaults.get(parent.test.id)):
-                index = positional.index(parent.test.id)
-                return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
-            current, parent = parent, self.m.parents.get(id(parent))
         return None
 
     def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
@@ -477,6 +454,37 @@ class OrderPrompts(StringSets):
                 and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
                 and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
                 and target.fn is fn]
+
+
+def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tuple[str, int] | None:
+    """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
+    ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
+    runs ``node``."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+    current, parent = node, parents.get(id(node))
+    while parent is not None and parent is not fn:
+        if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
+                and _off(defaults.get(parent.test.id)):
+            index = positional.index(parent.test.id)
+            return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
+        current, parent = parent, parents.get(id(parent))
+    return None
+
+
+def _per_item(part: OrderPrompts, per_item: tuple[ast.expr, str], fn: Function, shown: ast.expr, env: Env,
+              detail: str, steps: list[Evidence]) -> tuple[str, str]:
+    """The sink and the consequence of a chat message a loop builds from each item, with the
+    listing calls that give the walked name its order put first among ``steps``."""
+    message, added_to = per_item
+    loop = part.m.parents.get(id(shown))
+    if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
+        listings = [call for call in listings_walked(part.flow, loop, fn, env) if call is not shown]
+        steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{part.m.code(call)}` gives `{part.m.code(shown)}` its order",
+                              part.m.span(call)) for call in listings]
+    return (f"a chat message built for each item and added to `{added_to}`",
+            f"its order becomes the order of the chat messages the loop builds from its items and adds to "
+            f"`{added_to}` (line {message.lineno})")
 
 
 def _called(call: ast.Call) -> str:
