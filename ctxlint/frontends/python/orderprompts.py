@@ -32,12 +32,13 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
-from ctxlint.frontends.python.ordering import listings_walked, own_nodes
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
     message_per_item,
     message_text,
+    per_item_evidence,
     same_far_sink,
     same_listing_sink,
 )
@@ -196,7 +197,7 @@ class OrderPrompts(StringSets):
             return None
         kind, sink, goes = said
         if per_item is not None:
-            sink, goes = _per_item(self, per_item, fn, shown, env, detail, steps)
+            sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -470,21 +471,6 @@ def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tupl
             return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
         current, parent = parent, parents.get(id(parent))
     return None
-
-
-def _per_item(part: OrderPrompts, per_item: tuple[ast.expr, str], fn: Function, shown: ast.expr, env: Env,
-              detail: str, steps: list[Evidence]) -> tuple[str, str]:
-    """The sink and the consequence of a chat message a loop builds from each item, with the
-    listing calls that give the walked name its order put first among ``steps``."""
-    message, added_to = per_item
-    loop = part.m.parents.get(id(shown))
-    if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
-        listings = [call for call in listings_walked(part.flow, loop, fn, env) if call is not shown]
-        steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{part.m.code(call)}` gives `{part.m.code(shown)}` its order",
-                              part.m.span(call)) for call in listings]
-    return (f"a chat message built for each item and added to `{added_to}`",
-            f"its order becomes the order of the chat messages the loop builds from its items and adds to "
-            f"`{added_to}` (line {message.lineno})")
 
 
 def _called(call: ast.Call) -> str:

@@ -11,7 +11,9 @@ from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import LISTINGS
-from ctxlint.model import Observation
+from ctxlint.frontends.python.ordering import listings_walked
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind, Observation
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.orderprompts import OrderPrompts
@@ -82,3 +84,18 @@ def message_per_item(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
         if added_to in carried and added_to not in restarted and text is not None and part.mentions(text, items):
             return message, added_to
     return None
+
+
+def per_item_evidence(part: OrderPrompts, per_item: tuple[ast.expr, str], fn: Function, shown: ast.expr,
+                      env: Env, detail: str, steps: list[Evidence]) -> tuple[str, str]:
+    """The sink and the consequence of a chat message a loop builds from each item, with the
+    listing calls that give the walked name its order put first among ``steps``."""
+    message, added_to = per_item
+    loop = part.m.parents.get(id(shown))
+    if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
+        listings = [call for call in listings_walked(part.flow, loop, fn, env) if call is not shown]
+        steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{part.m.code(call)}` gives `{part.m.code(shown)}` its order",
+                              part.m.span(call)) for call in listings]
+    return (f"a chat message built for each item and added to `{added_to}`",
+            f"its order becomes the order of the chat messages the loop builds from its items and adds to "
+            f"`{added_to}` (line {message.lineno})")
