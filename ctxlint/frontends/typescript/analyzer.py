@@ -34,6 +34,7 @@ from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.typescript.chat_models import ChatModels
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.completion_order import completion_order
+from ctxlint.frontends.typescript.container_fills import container_fills
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
 from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, MAX_SOURCE_STEPS, Node
@@ -110,6 +111,7 @@ class Analyzer:
         parsed.observations.extend(newest_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))
         parsed.observations.extend(completion_order(m))
+        parsed.observations.extend(container_fills(m, self.sources))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "
