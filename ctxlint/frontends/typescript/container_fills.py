@@ -130,7 +130,7 @@ def _rendered(m: Module, container: str, filler: Node | None) -> tuple[Node, str
 
 def _ordered_read(m: Module, name: Node) -> Node | None:
     """The expression that reads the container in its order: ``name.entries()``, ``Array.from(name)``,
-    ``[...name]``, a ``for (... of name)`` loop; not one sorted on the way."""
+    ``[...name]``, a ``for (... of name)`` loop."""
     parent = name.parent
     if parent is None:
         return None
@@ -140,37 +140,43 @@ def _ordered_read(m: Module, name: Node) -> Node | None:
         read = parent.parent if parent.type == "arguments" else parent
     else:
         return None
-    return None if read is None or _sorted_on_the_way(m, read) else read
-
-
-def _sorted_on_the_way(m: Module, node: Node) -> bool:
-    current: Node | None = node
-    while current is not None and current.type not in ("variable_declarator", "expression_statement",
-                                                         "return_statement", *FUNCTIONS):
-        if current.type == "call_expression" and "sort" in m.code(m.field(current, "function") or current).lower():
-            return True
-        current = current.parent
-    return False
+    return read
 
 
 def _kept_in_prompt(m: Module, read: Node) -> str | None:
     """The name, named for a prompt, that the text made from ``read`` is kept in: the declaration
-    around it, or one whose value uses that declaration's name, up to a few hops."""
-    current: Node | None = read
+    around it, or one whose value uses that declaration's name, up to a few hops. A use that
+    keeps no order (``.length``, ``.size``, a sort) is not followed."""
+    uses = [read]
     for _ in range(_MAX_HOPS):
-        while current is not None and current.type != "variable_declarator":
-            if current.type in FUNCTIONS and current is not read:
-                return None
-            current = current.parent
-        if current is None:
+        declared = None
+        for use in uses:
+            declared = _declaration_keeping_order(m, use)
+            if declared is not None:
+                break
+        if declared is None:
             return None
-        name = m.code(m.field(current, "name") or current)
+        name = m.code(m.field(declared, "name") or declared)
         if prompt_name(name):
             return name
-        function = _function_of(current)
-        current = next((n for n in walk(function if function is not None else m.root, into_functions=False)
-                        if n.type == "identifier" and m.code(n) == name and n.start_byte > current.end_byte), None)
+        function = _function_of(declared)
+        uses = [n for n in walk(function if function is not None else m.root, into_functions=False)
+                if n.type == "identifier" and m.code(n) == name and n.start_byte > declared.end_byte]
     return None
+
+
+def _declaration_keeping_order(m: Module, use: Node) -> Node | None:
+    """The ``const name = ...`` whose value is built from ``use`` keeping its order."""
+    current: Node | None = use
+    while current is not None and current.type != "variable_declarator":
+        if current.type in FUNCTIONS and current is not use:
+            return None
+        if current.type == "member_expression" and m.code(m.field(current, "property")) in ("length", "size"):
+            return None
+        if current.type == "call_expression" and "sort" in m.code(m.field(current, "function") or current).lower():
+            return None
+        current = current.parent
+    return current
 
 
 def _listing_of(m: Module, walked: Node, env: Env, sources: Sources) -> Node:
