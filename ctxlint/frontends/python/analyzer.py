@@ -23,6 +23,7 @@ from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flaggedcuts import unflagged_cuts
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.gatherorder import GatherOrder
+from ctxlint.frontends.python.globalfills import GlobalFills
 from ctxlint.frontends.python.lastdrops import LastDrops
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
@@ -93,10 +94,12 @@ class Analyzer:
         self.order_sites.string_sets = self.order_prompts
         self.tool_order = ToolOrder(self.unit)
         self.gather_order = GatherOrder(self.unit)
+        self.global_fills = GlobalFills(self.unit)
         self.first_parts = FirstParts(self.unit)
         self.overflows = Overflows(self.unit)
         # The passes that ask where the module cuts its text.
         self.order_sites.cut_sites = self.order_prompts.cut_sites = self.schema_choices.cut_sites = self.cut_sites
+        self.global_fills.cut_sites = self.cut_sites
         self.first_parts.cut_sites = self.overflows.cut_sites = self.cut_sites
         self.system_drops = SystemDrops(self.unit)
         self.task_drops = TaskDrops(self.unit)
@@ -123,8 +126,8 @@ class Analyzer:
                                   self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.ranked_fills,
                                   self.line_cuts, self.listing_cuts, self.logged_parts, self.order_sites,
-                                  self.schema_choices,
-                                  self.order_prompts, self.tool_order, self.gather_order,
+                                  self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
+                                  self.global_fills,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.trim_drops, self.split_prompts, self.last_drops,
                                   self.messages, self.args,
@@ -166,7 +169,8 @@ class Analyzer:
         parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
         # stronger evidence for a site order_sites also sees
-        reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe()
+        reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe() \
+            + self.global_fills.observe()
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}
         parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)

@@ -12,6 +12,7 @@ from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
+    LISTINGS,
     MAX_DEPTH,
     ORDER_FREE,
     PATH_METHODS,
@@ -344,6 +345,33 @@ class Ordering(Component):
             written = f"{self.m.code(call.func)}(...)"
         step = Evidence(EvidenceKind.FLOW, f"`{written}` returns text built from it", self.m.span(call))
         return [replace(source, flow=(*source.flow, step), returned=True) for source in inner]
+
+
+def listings_walked(ordering: Ordering, loop: ast.For | ast.AsyncFor, fn: ast.AST, env: Env) -> list[ast.Call]:
+    """The directory listings a loop walks: its own, or those its function gives the name it
+    walks before it (``paths = glob.glob(...)`` in each arm of an ``if``, ``files.extend([... for
+    name in os.listdir(d)])``), where ``sorted(...)`` goes."""
+    if isinstance(loop.iter, ast.Call) and ordering.unordered(loop.iter, env) in LISTINGS:
+        return [loop.iter]
+    if not isinstance(loop.iter, ast.Name):
+        return []
+    before = [node for node in own_nodes(fn) if getattr(node, "lineno", loop.lineno) < loop.lineno]
+
+    def given(name: str) -> list[ast.expr]:
+        """What the function gives ``name`` before the loop: assigned, or added with ``extend``."""
+        values = [node.value for node in before if isinstance(node, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+        return values + [arg for node in before if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                         and node.func.attr in ("extend", "append") and isinstance(node.func.value, ast.Name)
+                         and node.func.value.id == name for arg in node.args]
+
+    filled = given(loop.iter.id)
+    # one step further back: `names = os.listdir(d)`, then `files.extend([... for n in names])`
+    filled += [value for given_value in list(filled) for name in ast.walk(given_value)
+               if isinstance(name, ast.Name) and name.id != loop.iter.id for value in given(name.id)]
+    found = {id(call): call for value in filled for call in ast.walk(value) if isinstance(call, ast.Call)
+             and isinstance(call.func, (ast.Name, ast.Attribute)) and ordering.unordered(call, env) in LISTINGS}
+    return sorted(found.values(), key=lambda c: (c.lineno, c.col_offset))
 
 
 def own_nodes(fn: ast.AST) -> tuple[ast.AST, ...]:

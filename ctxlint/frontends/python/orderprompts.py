@@ -36,7 +36,9 @@ from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
+    message_per_item,
     message_text,
+    per_item_evidence,
     same_far_sink,
     same_listing_sink,
 )
@@ -180,7 +182,8 @@ class OrderPrompts(StringSets):
         steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
                           self.m.span(shown))]
         spread = self.spread(fn, carried)
-        asked = direct or self.asked_with(fn, carried, steps)
+        per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
+        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
@@ -193,6 +196,8 @@ class OrderPrompts(StringSets):
         if said is None:
             return None
         kind, sink, goes = said
+        if per_item is not None:
+            sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
         given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
@@ -253,7 +258,7 @@ class OrderPrompts(StringSets):
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
-                asked = self.asked_by_callers(caller, found, depth + 1, self.flag_over(caller, call))
+                asked = self.asked_by_callers(caller, found, depth + 1, _flag_over(self.m.parents, caller, call))
             if asked is not None:
                 steps.extend(found)
                 return asked
@@ -276,21 +281,6 @@ class OrderPrompts(StringSets):
             if sink is not None:
                 steps.extend(found)
                 return sink
-        return None
-
-    def flag_over(self, fn: Function, node: ast.AST) -> tuple[str, int] | None:
-        """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
-        ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
-        runs ``node``."""
-        positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-        defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
-        current, parent = node, self.m.parents.get(id(node))
-        while parent is not None and parent is not fn:
-            if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
-                    and _off(defaults.get(parent.test.id)):
-                index = positional.index(parent.test.id)
-                return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
-            current, parent = parent, self.m.parents.get(id(parent))
         return None
 
     def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
@@ -467,8 +457,20 @@ class OrderPrompts(StringSets):
                 and target.fn is fn]
 
 
-
-
+def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tuple[str, int] | None:
+    """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
+    ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
+    runs ``node``."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
+    current, parent = node, parents.get(id(node))
+    while parent is not None and parent is not fn:
+        if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
+                and _off(defaults.get(parent.test.id)):
+            index = positional.index(parent.test.id)
+            return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
+        current, parent = parent, parents.get(id(parent))
+    return None
 
 
 def _called(call: ast.Call) -> str:
@@ -574,8 +576,6 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     return False
 
 
-
-
 def _called_directly(func: ast.expr, part: StringSets) -> bool:
     """An object called itself (``qa(...)``, ``self.expand(...)``: a DSPy module), whose prompt's
     layout the analysis does not see; a client's request (``client.messages.create``) is left to
@@ -583,8 +583,6 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
     if isinstance(func, ast.Attribute):
         return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
     return isinstance(func, ast.Name) and func.id not in part.m.imports  # `completion(...)` is a request
-
-
 
 
 def _listed(names: set[str]) -> str:

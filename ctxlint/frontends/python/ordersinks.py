@@ -5,12 +5,20 @@ observations of one listing reach the same place."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import LISTINGS
-from ctxlint.model import Observation
+from ctxlint.frontends.python.ordering import listings_walked
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind, Observation
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.orderprompts import OrderPrompts
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def same_far_sink(one: Observation, other: Observation) -> bool:
@@ -52,3 +60,42 @@ def message_text(node: ast.AST) -> ast.expr | None:
         if "role" in keyed:
             return keyed.get("content")
     return None
+
+
+def message_per_item(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str]
+                     ) -> tuple[ast.expr, str] | None:
+    """A chat message (``{"role": ..., "content": text}``) that a loop over ``shown`` builds from
+    each item and adds to a list started before the loop (``asked.append(...)``): the list holds
+    the messages in the collection's order. A message that does not use the item (the same text
+    each time), or a list started again for each item, is not."""
+    loop = part.m.parents.get(id(shown))
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop.iter is not shown:
+        return None
+    targets = loop.target.elts if isinstance(loop.target, (ast.Tuple, ast.List)) else [loop.target]
+    items = part.spread(fn, {name for t in targets if (name := part.m.dotted(t))})
+    inner = [node for statement in loop.body for node in ast.walk(statement)]
+    restarted = {n.id for n in inner if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for call in inner:
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.args
+                and call.func.attr in ("append", "insert") and isinstance(call.func.value, ast.Name)):
+            continue
+        added_to, message = call.func.value.id, call.args[-1]
+        text = message_text(message)
+        if added_to in carried and added_to not in restarted and text is not None and part.mentions(text, items):
+            return message, added_to
+    return None
+
+
+def per_item_evidence(part: OrderPrompts, per_item: tuple[ast.expr, str], fn: Function, shown: ast.expr,
+                      env: Env, detail: str, steps: list[Evidence]) -> tuple[str, str]:
+    """The sink and the consequence of a chat message a loop builds from each item, with the
+    listing calls that give the walked name its order put first among ``steps``."""
+    message, added_to = per_item
+    loop = part.m.parents.get(id(shown))
+    if detail in LISTINGS and isinstance(loop, (ast.For, ast.AsyncFor)):
+        listings = [call for call in listings_walked(part.flow, loop, fn, env) if call is not shown]
+        steps[:0] = [Evidence(EvidenceKind.FLOW, f"`{part.m.code(call)}` gives `{part.m.code(shown)}` its order",
+                              part.m.span(call)) for call in listings]
+    return (f"a chat message built for each item and added to `{added_to}`",
+            f"its order becomes the order of the chat messages the loop builds from its items and adds to "
+            f"`{added_to}` (line {message.lineno})")

@@ -23,6 +23,7 @@ Each component calls only those below it, which it is given when it is built:
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
     chat_models          models built with no output limit and sent with         (names)
     dropped_options      request bodies translated from settings, their limit left behind (classes)
+    container_fills      containers one function fills in a listing's order, read into a prompt (sources)
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
 ``slice``): ``Strings.slot_piece`` is the one call that runs up a layer, set here.
@@ -35,6 +36,7 @@ from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.typescript.chat_models import ChatModels
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.completion_order import completion_order
+from ctxlint.frontends.typescript.container_fills import container_fills
 from ctxlint.frontends.typescript.dropped_options import dropped_options
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.history_cuts import history_cuts
@@ -114,6 +116,7 @@ class Analyzer:
         parsed.observations.extend(newest_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))
         parsed.observations.extend(completion_order(m))
+        parsed.observations.extend(container_fills(m, self.sources))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "
