@@ -79,3 +79,54 @@ def test_output_of_a_process_and_items_of_search_results_are_followed(tmp_path):
         "`hit['content']` carries untrusted content (web search results (tavily.TavilyClient().search(...)), line 19)")
     assert [step["text"] for step in hit["evidence"] if step["kind"] == "flow"] == [
         'an item of `enumerate(response["results"])`']
+
+
+ASKER = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Asker:
+    def ask(self, prompt: str, model: str) -> str:
+        messages = [{"role": "system", "content": "Answer in one line."}, {"role": "user", "content": prompt}]
+        return client.chat.completions.create(model=model, max_tokens=200, messages=messages).choices[0].message.content
+
+
+class SessionAsker(Asker):
+    def __init__(self, session: str) -> None:
+        self.session = session
+
+    def ask(self, **kwargs) -> str:
+        return super().ask(**kwargs)
+'''
+
+ASKING_CLI = '''\
+import sys
+
+from app.asker import SessionAsker
+
+
+def main(question: str) -> None:
+    piped = sys.stdin.read()
+    print(SessionAsker("s1").ask(prompt=f"{piped}\\n\\n{question}", model="gpt-4o-mini"))
+    print(SessionAsker("s1").ask(prompt=question, model="gpt-4o-mini"))
+
+
+main(sys.argv[1])
+'''
+
+
+def test_keyword_passed_on_through_a_methods_kwargs_fills_the_hole_further_in(tmp_path):
+    """A method that passes its ``**kwargs`` on (``return super().ask(**kwargs)``): the caller's
+    ``prompt=`` fills the hole of the method that sends, and the finding says where it is put."""
+    for name, text in {"app/__init__.py": "", "app/asker.py": ASKER, "app/cli.py": ASKING_CLI}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX401", "app/cli.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode in (0, 1), run.stderr
+    found = json.loads(run.stdout)
+    assert [(f["line"], f["column"], f["confidence"]) for f in found] == [(8, 43, "high")]
+    assert ("app/asker.py", 8) in {(step["path"], step["line"]) for step in found[0]["evidence"]}

@@ -88,9 +88,14 @@ def _label(line: str, words: int = MAX_LABEL_WORDS) -> str | None:
 
 
 def _previous_line(text: str, line_start: int) -> str:
-    """The nearest line above that is not blank."""
+    """The nearest line above that is not blank, passing over one bracketed aside between a
+    label and its block (``Attached file:`` then ``[NOTE: it was cut to 4,000 tokens.]``)."""
     above = text[:line_start].rstrip()
-    return above[above.rfind("\n") + 1:]
+    line = above[above.rfind("\n") + 1:]
+    if line.startswith("[") and line.endswith("]"):
+        above = above[:above.rfind("\n") + 1].rstrip()
+        return above[above.rfind("\n") + 1:]
+    return line
 
 
 def _ends(text: str, line_end: int) -> bool:

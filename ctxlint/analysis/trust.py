@@ -293,6 +293,10 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives, temp
     """The name that makes the slot untrusted and what says so, or None."""
     slot = segment.slot
     assert slot is not None
+    if not template and slot.names and slot.expression == slot.names[0] and _is_fact(slot.names[0], options):
+        # `name = item.get("filename")`, `counts = f"{stored} of {total}"`: a variable named for a
+        # fact about the content holds that fact, whatever item it was read from
+        return None
     ambiguous = None  # a name that says content only weakly: another that says it plainly wins
     for name in slot.names:
         if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
@@ -375,6 +379,18 @@ def _is_trusted(name: str, options: TrustOptions, directives: Directives) -> boo
 def _is_metadata(name: str, options: TrustOptions) -> bool:
     return (names.matches(names.last(name), options.metadata) or names.matches(name, options.metadata)
             or vocabulary.is_metadata(name, options.vocabulary))
+
+
+# Last words of metadata names that name the operator's text about content, not a fact about it:
+# a `prompt` built around a page still holds the page.
+_OPERATOR_TEXT = frozenset({"prompt", "template", "instruction", "guideline", "rule", "schema", "example",
+                            "criterion", "criteria", "style", "description", "doc"})
+
+
+def _is_fact(name: str, options: TrustOptions) -> bool:
+    """Whether ``name`` names a fact about content (its file name, its count), not text."""
+    words = _words(name)
+    return bool(words) and _is_metadata(name, options) and words[-1].removesuffix("s") not in _OPERATOR_TEXT
 
 
 def _is_question_slot(segment: Segment, options: TrustOptions) -> bool:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from ctxlint.analysis import trust
 from ctxlint.checks import STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Role, Segment
+from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Request, Role, Segment
 
-# What the front-end observed of a role map that sends tool results as system messages (rolemaps.py).
+# What the front-end observed of a role map that sends tool results as system messages (rolemaps.py),
+# written in the code or kept from a client class's default.
 TOOL_ROLE_AS_SYSTEM = "tool-role-as-system"
+DEFAULT_TOOL_ROLE_AS_SYSTEM = "default-tool-role-as-system"
 
 _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS, "questions": STRINGS,
                   "content_words": STRINGS, "content_names": STRINGS, "ambiguous_names": STRINGS,
@@ -55,6 +57,8 @@ def untrusted_in_system(parsed: ParsedFile, ctx: CheckContext) -> None:
         _in_system(request, ctx)
     ctx.request = None
     for observation in parsed.observations:
+        if observation.kind == DEFAULT_TOOL_ROLE_AS_SYSTEM and observation.source is not None:
+            _default_role_map(observation, ctx)
         if observation.kind != TOOL_ROLE_AS_SYSTEM or observation.source is None:
             continue
         ctx.report(
@@ -67,6 +71,23 @@ def untrusted_in_system(parsed: ParsedFile, ctx: CheckContext) -> None:
             evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
                       Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)),
         )
+
+
+def _default_role_map(observation: Observation, ctx: CheckContext) -> None:
+    """A model client built with no role template of its own, whose class's default sends a
+    tool's role as ``system`` (rolemaps.DEFAULT_MAPS)."""
+    assert observation.source is not None
+    client, role = observation.detail.split(":", 1)
+    ctx.report(
+        observation.span,
+        f"`{client}` is built with no `meta_template`, and its default sends the `{role}` role as `system`, so "
+        "every tool result, search result and fetched page the agent reads reaches the model with the authority "
+        f"of your own instructions. Pass a `meta_template` that maps `{role}` to `user` (or the API's tool role), "
+        "and delimit what it carries.",
+        kind="default-role-map",
+        evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
+                  Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)),
+    )
 
 
 def _in_system(request: Request, ctx: CheckContext) -> None:

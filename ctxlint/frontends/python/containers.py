@@ -58,6 +58,8 @@ class Containers(Component):
                         return None
                     entries.update(inner)
             return entries
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "next":
+            return self.selected_message(node, env)
         if returned and isinstance(node, ast.Call):
             # `PROMPT.format(**self._build_inputs(state))`: the entries of the one dict a function
             # of the module returns, in the env it runs in (its parameters bound to this call).
@@ -70,6 +72,37 @@ class Containers(Component):
             finally:
                 self.m.leave(target.fn)
         return None
+
+    def selected_message(self, call: ast.Call, env: Env) -> dict[str, Entry] | None:
+        """The message ``next(m for m in messages if m["role"] == "system")`` picks by its role (or
+        the default given, a message dict of that role): its role is the one the test names, its
+        content what the list holds (the element, a value we cannot read)."""
+        generator = call.args[0] if call.args and not call.keywords and len(call.args) <= 2 else None
+        if not (isinstance(generator, ast.GeneratorExp) and len(generator.generators) == 1
+                and isinstance(generator.elt, ast.Name) and len(generator.generators[0].ifs) == 1):
+            return None
+        role = _role_tested(generator.generators[0].ifs[0], generator.elt.id)
+        if role is None:
+            return None
+        if len(call.args) == 2:
+            default = self.dict_entries(call.args[1], env)
+            given = default.get("role") if default is not None else None
+            if given is None or self.flow.literal_str(given[0], given[1]) != role.value:
+                return None  # a default of another role (or none we can read): which one is sent is unknown
+        return {"role": (role, env, role), "content": (generator.elt, env, generator.elt)}
+
+    def entries_at(self, name: str, env: Env, at: tuple[int, int]) -> dict[str, Entry] | None:
+        """The entries of the dict ``name`` holds at ``at``, with the keys set on it before."""
+        binding = self.scopes.binding(name, env, at)
+        if binding is None or not self.m.enter(binding.value):
+            return None
+        try:
+            found = self.dict_entries(binding.value, binding.env)
+            for extra in binding.extras:
+                found = self.changed_entries(found, extra, binding.env)
+            return found
+        finally:
+            self.m.leave(binding.value)
 
     def dict_literal(self, node: ast.Dict, env: Env) -> dict[str, Entry] | None:
         entries: dict[str, Entry] = {}
@@ -116,6 +149,15 @@ class Containers(Component):
             if key is None:
                 return None
             entries[key] = (extra.value, env, extra.target)
+            return entries
+        if extra.kind == "setitem+=" and isinstance(extra.target, ast.Subscript):
+            # system["content"] += context: the text before, then what is added, read as one sum
+            key = self.flow.literal_str(extra.target.slice, env)
+            before = entries.get(key) if key is not None else None
+            if key is None or before is None or before[1].key != env.key:
+                return None
+            added = ast.copy_location(ast.BinOp(before[0], ast.Add(), extra.value), extra.value)
+            entries[key] = (added, env, before[2])
             return entries
         if extra.kind == "pop" and isinstance(extra.value, ast.Call):
             # the limit taken out (when its branch runs): the entry is the removal (reserves.removal)
@@ -307,6 +349,27 @@ class Containers(Component):
             return items
         finally:
             self.m.leave(binding.value)
+
+
+def _role_tested(test: ast.expr, name: str) -> ast.Constant | None:
+    """The role literal a test compares the ``role`` of message ``name`` with (``m["role"] ==
+    "system"``, ``m.get("role") == "system"``), located at the literal; None for any other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    sides = (test.left, test.comparators[0])
+    literal = next((side for side in sides if isinstance(side, ast.Constant) and isinstance(side.value, str)), None)
+    read = next((side for side in sides if side is not literal), None)
+    if literal is None or read is None:
+        return None
+    if isinstance(read, ast.Subscript):
+        target, key = read.value, read.slice
+    elif isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "get" and read.args:
+        target, key = read.func.value, read.args[0]
+    else:
+        return None
+    if isinstance(target, ast.Name) and target.id == name and isinstance(key, ast.Constant) and key.value == "role":
+        return literal
+    return None
 
 
 def _message_dict(node: ast.expr) -> bool:

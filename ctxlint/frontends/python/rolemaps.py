@@ -31,10 +31,23 @@ _MAY_MAP = re.compile(r"[\"'](?:" + "|".join(sorted(_TOOL_ROLES)) + r")[\"']\s*(
                       r"\s*[\"']system[\"']", re.IGNORECASE)
 
 
+# Model clients whose default role template sends a tool's role as ``system``, and that role: one
+# built with no template of its own keeps it (a library's default: a list of names, kept short).
+# lagent's GPTAPI maps `environment`, the role its agents give action results, to `system`.
+DEFAULT_MAPS = {"lagent.llms.GPTAPI": "environment", "lagent.llms.AsyncGPTAPI": "environment",
+                "lagent.llms.openai.GPTAPI": "environment", "lagent.llms.openai.AsyncGPTAPI": "environment",
+                "lagent.GPTAPI": "environment"}
+DEFAULT_TOOL_ROLE_AS_SYSTEM = "default-tool-role-as-system"
+# The keyword that gives such a client its own template.
+_TEMPLATE_KEY = "meta_template"
+
+
 def tool_roles_as_system(tree: ast.Module, text: str, path: str) -> list[Observation]:
-    """Each entry of a role map of the module that sends a tool's role as ``system``."""
+    """Each entry of a role map of the module that sends a tool's role as ``system``; and each
+    model client of a class whose default map does so, built with no map of its own."""
+    defaults = _default_maps(tree, text, path)
     if _MAY_MAP.search(text) is None:
-        return []
+        return defaults
     lines = text.splitlines()
     found: list[tuple[str, ast.expr]] = []
     for node in walk(tree):
@@ -42,7 +55,40 @@ def tool_roles_as_system(tree: ast.Module, text: str, path: str) -> list[Observa
             found.extend(_template_rows(node))
         elif (table := _strings(node)) is not None:
             found.extend(_mapping(table))
-    return [_observed(role, _span(value, lines, path)) for role, value in found]
+    return defaults + [_observed(role, _span(value, lines, path)) for role, value in found]
+
+
+def _default_maps(tree: ast.Module, text: str, path: str) -> list[Observation]:
+    """Clients of a class of DEFAULT_MAPS built with no template: ``GPTAPI(model_type=...)``, or
+    the config dict a factory builds one from (``dict(type=GPTAPI, model_type=...)``). A spread
+    (``GPTAPI(**config)``) may hold a template: it is read where the dict is written."""
+    if "lagent" not in text:
+        return []
+    imported = {alias.asname or alias.name: f"{node.module}.{alias.name}" for node in walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level for alias in node.names}
+    classes = {name: DEFAULT_MAPS[qualified] for name, qualified in imported.items() if qualified in DEFAULT_MAPS}
+    if not classes:
+        return []
+    lines = text.splitlines()
+    found = []
+    for node in walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        keys = {keyword.arg for keyword in node.keywords}
+        if None in keys or _TEMPLATE_KEY in keys:
+            continue
+        built = node.func if isinstance(node.func, ast.Name) and node.func.id != "dict" else \
+            next((k.value for k in node.keywords if k.arg == "type"), None) \
+            if isinstance(node.func, ast.Name) and not node.args else None
+        if not (isinstance(built, ast.Name) and built.id in classes):
+            continue
+        named = built
+        role = classes[named.id]
+        found.append(Observation(DEFAULT_TOOL_ROLE_AS_SYSTEM, _span(named, lines, path), f"{named.id}:{role}",
+                                 source=Source(SourceKind.UNTRUSTED, f"what the `{role}` role carries (tool and "
+                                               f"search results), sent as `system` by {named.id}'s default "
+                                               f"`{_TEMPLATE_KEY}`", _span(named, lines, path), strong=False)))
+    return found
 
 
 def _template_rows(rows: ast.List | ast.Tuple) -> list[tuple[str, ast.expr]]:

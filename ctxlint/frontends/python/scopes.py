@@ -116,8 +116,16 @@ class Scopes(Component):
         return False
 
     def _aug_assign(self, node: ast.AugAssign, scope: Scope, loops: Loops, function: str | None) -> bool:
-        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            self.record(node.target.id, Assign("+=", node.value, self.m.end(node), loops, scope, node.target))
+        target = node.target
+        if isinstance(target, ast.Name) and isinstance(node.op, ast.Add):
+            self.record(target.id, Assign("+=", node.value, self.m.end(node), loops, scope, target))
+        elif isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(string_value(target.slice), str):
+            # system["content"] += context: text added to a key of a dict built before (containers.changed_entries)
+            name = target.value.id
+            home = owner(name, scope)
+            self.record(name, Assign("setitem+=", node.value, self.m.end(node), loops, home, target,
+                                     where=scope if home is not scope else None))
         self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
         return False
 

@@ -16,9 +16,10 @@ from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Item
+from ctxlint.frontends.python.values import Assign, Env, Item, Scope
 from ctxlint.model import Request, Role, Span
 from ctxlint.providers import ROLE_NAMES
 
@@ -40,7 +41,9 @@ class Standalone(Component):
         # it has no words of its own. (A bare dict is not: a converter of message formats builds
         # many, and a name read in several branches would give it another branch's source.)
         kept: set[int] = set()
-        replayed: dict[int, Span] = {}  # a stored row -> where the project replays such rows as messages
+        # a stored row -> where the project replays such rows as messages; text added to a system
+        # message -> the statement that adds it
+        replayed: dict[int, Span] = {}
 
         # What a call site sends is skipped before its text is read: `add` would drop it.
         def add(key: int, anchor: Span, build: Callable[[Builder], None], strong: bool, says_role: bool = True) -> None:
@@ -101,6 +104,10 @@ class Standalone(Component):
             roles = ROLE_NAMES if self.added_to_a_list(mapping) else ("system", "developer")
             if id(mapping) not in used and self.messages.is_message_dict(mapping, env, roles=tuple(roles)):
                 add(id(mapping), self.m.span(mapping), partial(self.messages.message, Item(mapping, env)), True)
+        for scope, record in self.extended_system_messages():
+            assert record.target is not None and record.value is not None
+            replayed[id(record.value)] = self.m.span(record.target)  # the statement that puts the text there
+            add(id(record.value), self.m.span(record.target), partial(self.extended, scope, record), True)
         for call, scope in self.m.calls:
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
                 continue
@@ -144,6 +151,29 @@ class Standalone(Component):
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
                                     sent_at=replayed.get(key)))
         return requests
+
+    def extended_system_messages(self) -> list[tuple[Scope, Assign]]:
+        """Where a function adds text to the content of a system message it holds
+        (``system["content"] += f"\n\n{context}"``, the message picked from a list by its role or
+        built there): the message then goes on, longer, in the list it came from."""
+        found = []
+        for _, scope in self.m.functions:
+            for records in scope.assigns.values():
+                found += [(scope, r) for r in records if r.kind == "setitem+=" and isinstance(r.target, ast.Subscript)
+                          and string_value(r.target.slice) == "content"]
+        return found
+
+    def extended(self, scope: Scope, record: Assign, builder: Builder) -> None:
+        """The system message ``record`` adds text to, as it is once added, when its role is
+        one the code states."""
+        assert isinstance(record.target, ast.Subscript) and isinstance(record.target.value, ast.Name)
+        entries = self.containers.entries_at(record.target.value.id, Env(scope), record.end)
+        role = self.flow.literal_str(entries["role"][0], entries["role"][1]) if entries and "role" in entries else None
+        if entries is None or role not in ("system", "developer") or "content" not in entries:
+            return
+        value, env, _ = entries["content"]
+        builder.next_message()
+        self.messages.content(value, env, builder, role_of(role), None)
 
     def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
         parts = self.sinks.holder_parts(holder, call, env)

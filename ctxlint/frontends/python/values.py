@@ -85,7 +85,7 @@ def own_class(name: str, scope: Scope) -> Scope | None:
 
 @dataclass(eq=False)
 class Assign:
-    kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"
+    kind: str  # "=", "+=", "append", "extend", "insert", "shuffle"; on a dict's key "setitem", "setitem+="
     value: ast.expr | None  # the expression; None when unknowable (a loop target, an unpacking)
     end: tuple[int, int]  # where the binding takes effect
     loops: tuple[Loop, ...]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Sink
-from ctxlint.frontends.code.pieces import Builder
+from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_renamed
@@ -38,7 +38,7 @@ from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, in_method
-from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment, SourceKind
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
@@ -90,6 +90,9 @@ class Summary:
     # Where the sink call's keywords are built, when they are a dict the sender builds first
     # (`**request_params`): the place a limit would be added.
     body: Evidence | None = None
+    # Holes of the function it calls that it fills from its ``**kwargs`` (`return super().handle(
+    # **kwargs, chat_id=...)`): the caller's keyword of the same name fills each.
+    passed_on: tuple[str, ...] = ()
 
 
 class Wrappers(Component):
@@ -148,6 +151,9 @@ class Wrappers(Component):
                 if key in keywords and local not in given:
                     given[local] = Bound(local, keywords[key], env)
                     params += (local,)
+            for passed in summary.passed_on:
+                if passed in keywords and passed not in given:
+                    given[passed] = Bound(passed, keywords[passed], env)
         for index in sorted({s.message_index for s in inner.segments}):
             segments = [s for s in inner.segments if s.message_index == index]
             hole = _hole(segments[0], params) if len(segments) == 1 else None
@@ -161,7 +167,14 @@ class Wrappers(Component):
             for segment in segments:
                 name = _hole(segment, params)
                 if name is not None and name in given:
-                    builder.add(self.strings.pieces(given[name].node, env), segment.role, segment.loop)
+                    pieces = self.strings.pieces(given[name].node, env)
+                    if segment.span.path != self.m.path:
+                        # the caller's text goes through the wrapper's own: where the wrapper puts it
+                        placed = Evidence(EvidenceKind.FLOW, f"put into the message by `{summary.function.name}` "
+                                                             f"({segment.span.path}, line {segment.span.line})",
+                                          segment.span)
+                        pieces = [_placed(piece, placed) for piece in pieces]
+                    builder.add(pieces, segment.role, segment.loop)
                 else:
                     builder.segments.append(replace(segment, message_index=max(builder.message_index, 0)))
         limit, reserve_kind, evidence = self.limit(summary, reader, call, env, given)
@@ -333,7 +346,8 @@ class Wrappers(Component):
                 continue
             keywords = self.opened_keywords(call, env)
             kwargs = _kwargs(fn, keywords)
-            return replace(inner, function=fn, request=request, params=_params(fn),
+            passed_on = _passed_on(call, inner.params) if kwargs is not None else ()
+            return replace(inner, function=fn, request=request, params=_params(fn) + passed_on, passed_on=passed_on,
                            sender_name=inner.sender_name or inner.function.name,
                            limit_param=_param_named(fn, inner, call), kwargs=kwargs,
                            sender=inner.sender or (reader if reader is not self.m.analyzer else None),
@@ -453,6 +467,25 @@ def _kwargs(fn: FunctionNode, keywords: list[ast.keyword]) -> str | None:
     if kwarg is None:
         return None
     return kwarg.arg if any(k.arg is None and _names(k.value, kwarg.arg) for k in keywords) else None
+
+
+def _placed(piece: Piece, step: Evidence) -> Piece:
+    """``piece`` with ``step`` on the way of each third-party source of its value."""
+    slot = piece.slot
+    if slot is None or not any(s.kind is SourceKind.UNTRUSTED for s in slot.sources):
+        return piece
+    sources = tuple(replace(s, flow=(*s.flow, step)) if s.kind is SourceKind.UNTRUSTED else s for s in slot.sources)
+    return replace(piece, slot=replace(slot, sources=sources))
+
+
+def _passed_on(call: ast.Call, params: tuple[str, ...]) -> tuple[str, ...]:
+    """The holes ``params`` of the function ``call`` calls that its arguments do not name: a call
+    that spreads the caller's ``**kwargs`` fills them from it."""
+    positional = sum(1 for a in call.args if not isinstance(a, ast.Starred))
+    if positional < len(call.args):
+        return ()  # a `*args` spread: which parameter each position fills is unknown
+    named = {k.arg for k in call.keywords}
+    return tuple(p for p in params[positional:] if p not in named)
 
 
 def _taken_from(fn: FunctionNode, kwargs: str) -> dict[str, str]:
