@@ -18,7 +18,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Item
+from ctxlint.frontends.python.values import Env, Item, Scope
 from ctxlint.model import Request, Role, Span
 from ctxlint.providers import ROLE_NAMES
 
@@ -54,14 +54,18 @@ class Standalone(Component):
                 marked[key] = says_role
 
         human = self.human_prompts()
-        for name, base, after in prompt_assignments(self.m.all_scopes(), prompt_name):
-            if id(base.value) in human or id(base.value) in used:
-                continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
-            pieces = self.strings.assigned_text(name, base, after)
-            if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
-                assert base.target is not None and base.value is not None
-                add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
-                    strong_prompt_name(name), system_name(name))
+        for scope in self.m.all_scopes():
+            for name, base, after in prompt_assignments((scope,), prompt_name):
+                if id(base.value) in human or id(base.value) in used:
+                    continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
+                if self.only_handed_to_failing_calls(name, scope):
+                    continue  # nothing sends it: each call it is given fails before a request is made
+                pieces = self.strings.assigned_text(name, base, after)
+                if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
+                    assert base.target is not None and base.value is not None
+                    add(id(base.value), self.m.span(base.target),
+                        partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
+                        strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
             declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))
@@ -144,6 +148,22 @@ class Standalone(Component):
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
                                     sent_at=replayed.get(key)))
         return requests
+
+    def only_handed_to_failing_calls(self, name: str, scope: Scope) -> bool:
+        """Whether every read of the prompt ``name`` in its function hands it to a call that fails
+        before it sends anything: a request's shape on a client of a library that has no such
+        method (``ollama.AsyncClient().messages.create(system=prompt)``)."""
+        if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        reads = [n for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load)]
+        for read in reads:
+            parent = self.m.parents.get(id(read))
+            call = self.m.parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
+            if not (isinstance(call, ast.Call) and call.func is not read
+                    and self.sinks.on_a_client_without_it(call, Env(scope))):
+                return False
+        return bool(reads)
 
     def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
         parts = self.sinks.holder_parts(holder, call, env)
