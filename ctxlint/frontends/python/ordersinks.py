@@ -10,6 +10,7 @@ from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import LISTINGS
+from ctxlint.frontends.python.literals import string_value
 from ctxlint.model import Observation
 
 
@@ -52,3 +53,9 @@ def message_text(node: ast.AST) -> ast.expr | None:
         if "role" in keyed:
             return keyed.get("content")
     return None
+
+
+def tool_result(message: ast.Dict) -> bool:
+    """Whether a chat message is a tool's result: written in the tool's role (``{"role": "tool"}``)."""
+    return any(key is not None and string_value(key) == "role" and string_value(value) in ("tool", "function")
+               for key, value in zip(message.keys, message.values, strict=True))
