@@ -108,6 +108,7 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         after = _loop_before_include(context.root, template, includers) if includers else None
         if after is not None:
             parsed.requests = [replace(r, included_after=after) for r in parsed.requests]
+            parsed.dependencies.extend(str(Path(context.root).resolve() / i) for i in includers)
     return parsed
 
 
