@@ -160,9 +160,8 @@ class Sources(Component):
         return self.text_of_carrier(call, env) if position == 0 and isinstance(call, ast.Call) else None
 
     def model_answer(self, node: ast.expr, env: Env, steps: int = 0) -> Source | None:
-        """The request whose answer ``node`` reads (``block.text`` of ``for block in
-        reply.content:`` where ``reply = client.messages.create(...)``, ``reply.choices[0]``):
-        the model's own text, whatever its name says."""
+        """The request whose answer ``node`` reads (``block.text`` of ``for block in reply.content:``
+        after ``reply = client.messages.create(...)``): the model's own text, whatever its name says."""
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
             node = node.value
         if steps > _MAX_ANSWER_STEPS or not self.m.step():
@@ -554,9 +553,7 @@ def _field_name(node: ast.Subscript | ast.Attribute) -> str:
 
 
 _MAX_CALLERS = 8
-
-# How many names and loops an answer's part is followed back through to the request.
-_MAX_ANSWER_STEPS = 4
+_MAX_ANSWER_STEPS = 4  # names and loops an answer's part is followed back through to the request
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); others say what it is first.
