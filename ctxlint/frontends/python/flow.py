@@ -77,9 +77,8 @@ class Flow(Ordering):
         if position is not None and isinstance(node, ast.Subscript):
             return self.unpacked_facts(node, position, env, acc)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
-            untrusted = self.sources.untrusted(node, env)
-            answer = self.sources.model_answer(node, env) if untrusted is None and isinstance(node, _NAMED) else None
-            for source in (untrusted, answer, self.cuts.source(node, env), self.delimited(node, env)):
+            found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
+            for source in (found, self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
             if isinstance(node, ast.Call):

@@ -39,7 +39,7 @@ from ctxlint.frontends.python.ordersinks import (
     message_text,
     same_far_sink,
     same_listing_sink,
-    tool_result,
+    tool_result_said,
 )
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -58,8 +58,6 @@ ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
-# ... to a tool's result message, added once at the end of the conversation and re-sent as written
-ORDER_IN_TOOL_RESULT = "order-in-tool-result"
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
@@ -239,13 +237,9 @@ class OrderPrompts(StringSets):
                     f"given to the model as `{keyword}` of `{called}`",
                     f"its order becomes the order of the text given to the model as `{keyword}` of `{called}` "
                     f"(line {line})")
-        if isinstance(asked, ast.Dict) and tool_result(asked):  # newest when added, then kept as written:
-            # its order changes no prefix a later call could have read from the cache
-            return (ORDER_IN_TOOL_RESULT, f"put into the tool's result message `{called}`",
-                    f"its order becomes the order of the text of the tool's result message `{called}` (line {line}), "
-                    "added once to the end of the conversation")
-        return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
-                f"its order becomes the order of the text of the chat message `{called}` (line {line})")
+        return tool_result_said(asked, called, line) or (
+            LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
+            f"its order becomes the order of the text of the chat message `{called}` (line {line})")
 
     def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int,
                          flag: tuple[str, int] | None = None) -> ast.expr | ast.stmt | None:

@@ -59,3 +59,13 @@ def tool_result(message: ast.Dict) -> bool:
     """Whether a chat message is a tool's result: written in the tool's role (``{"role": "tool"}``)."""
     return any(key is not None and string_value(key) == "role" and string_value(value) in ("tool", "function")
                for key, value in zip(message.keys, message.values, strict=True))
+
+
+def tool_result_said(asked: ast.expr | ast.stmt, called: str, line: int) -> tuple[str, str, str] | None:
+    """What ordered text arriving in a tool's result message (newest when added, then kept as
+    written) is said to do: its order changes no prefix a later call could read from the cache."""
+    if not (isinstance(asked, ast.Dict) and tool_result(asked)):
+        return None
+    return ("order-in-tool-result", f"put into the tool's result message `{called}`",
+            f"its order becomes the order of the text of the tool's result message `{called}` (line {line}), "
+            "added once to the end of the conversation")

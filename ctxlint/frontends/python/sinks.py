@@ -111,20 +111,6 @@ class Sinks(Component):
         self.twins[id(call)] = twin[1]
         return twin[0], True
 
-    def on_a_client_without_it(self, call: ast.Call, env: Env) -> bool:
-        """Whether ``call`` has a request's shape (``*.messages.create``) but is made on a client of
-        a library the catalogue knows that has no such request (``ollama.AsyncClient()``): it
-        raises before anything is sent."""
-        if not self.may_be_sink(call):
-            return False
-        path = self.calls.path(call.func, env)
-        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
-            return False
-        if any(True for _ in self.m.catalogue.sink_calls.match(path)) or \
-                not any(True for _ in self.m.catalogue.sink_shapes.match(path)):
-            return False
-        return self.calls.twin(call, env, path) is None
-
     def may_be_sink(self, call: ast.Call) -> bool:
         """The cheap test: a sink's name, or an object called directly (``qa(question=...)``
         where ``qa = dspy.Predict(...)``) when the catalogue has such sinks."""

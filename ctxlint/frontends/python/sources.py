@@ -159,34 +159,12 @@ class Sources(Component):
         # the first item, the text, of what a helper named for reading gives (`text, pages = read_pdf_text(fp)`)
         return self.text_of_carrier(call, env) if position == 0 and isinstance(call, ast.Call) else None
 
-    def model_answer(self, node: ast.expr, env: Env, steps: int = 0) -> Source | None:
-        """The request whose answer ``node`` reads (``block.text`` of ``for block in reply.content:``
-        after ``reply = client.messages.create(...)``): the model's own text, whatever its name says."""
-        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
-            node = node.value
-        if steps > _MAX_ANSWER_STEPS or not self.m.step():
-            return None
-        if isinstance(node, ast.Call):
-            if not self.sinks.is_sink(node, env):
-                return None
-            return Source(SourceKind.MODEL_OUTPUT, f"the answer of `{self.m.short(node.func)}(...)`", self.m.span(node))
-        if not isinstance(node, ast.Name):
-            return None
-        target = self.scopes.unknowable_target(node, env)
-        if target is not None:  # an item of a loop over the answer's parts
-            loop = _loop_giving(target, self.m.parents)
-            return None if loop is None else self.model_answer(loop.iter, env, steps + 1)
-        binding = self.scopes.resolve(node, env)
-        if binding is None or binding.extras or binding.owner is not None:
-            return None
-        return self.model_answer(binding.value, binding.env, steps + 1)
-
     def loop_item(self, node: ast.Name, env: Env) -> Source | None:
         """An item of a loop over third-party content (``for hit in results:``, the value of
         ``enumerate(results)`` or ``pages.items()``) is third-party content too; an index or a
         key is not."""
         target = self.scopes.unknowable_target(node, env)
-        loop = _loop_giving(target, self.m.parents) if target is not None else _comprehension_giving(node,
+        loop = loop_giving(target, self.m.parents) if target is not None else _comprehension_giving(node,
                                                                                                    self.m.parents)
         if loop is None or not self.m.enter(loop):
             return None
@@ -553,14 +531,13 @@ def _field_name(node: ast.Subscript | ast.Attribute) -> str:
 
 
 _MAX_CALLERS = 8
-_MAX_ANSWER_STEPS = 4  # names and loops an answer's part is followed back through to the request
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); others say what it is first.
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
 
 
-def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
+def loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
     """The loop whose target ``target`` is when it is bound to an item of what the loop goes over."""
     loop = parents.get(id(target))
     if isinstance(loop, (ast.Tuple, ast.List)):

@@ -14,7 +14,7 @@ from functools import partial
 from ctxlint.frameworks import Holder, Signature, TemplateKind
 from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Builder, Piece
-from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.unit import Component
@@ -161,9 +161,23 @@ class Standalone(Component):
             parent = self.m.parents.get(id(read))
             call = self.m.parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
             if not (isinstance(call, ast.Call) and call.func is not read
-                    and self.sinks.on_a_client_without_it(call, Env(scope))):
+                    and self.on_a_client_without_it(call, Env(scope))):
                 return False
         return bool(reads)
+
+    def on_a_client_without_it(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` has a request's shape (``*.messages.create``) but is made on a client of
+        a library the catalogue knows that has no such request (``ollama.AsyncClient()``): it
+        raises before anything is sent."""
+        if not self.sinks.may_be_sink(call):
+            return False
+        path = self.calls.path(call.func, env)
+        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
+            return False
+        if any(True for _ in self.m.catalogue.sink_calls.match(path)) or \
+                not any(True for _ in self.m.catalogue.sink_shapes.match(path)):
+            return False
+        return self.calls.twin(call, env, path) is None
 
     def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
         parts = self.sinks.holder_parts(holder, call, env)
