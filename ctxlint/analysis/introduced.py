@@ -35,11 +35,8 @@ _BOUNDARY = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|</?[A-Za-z_][^<>\n]*>|```|~~~|[^
 
 
 # A record's own header line: a value that names it (its path, title or number) framed by separator
-# marks and nothing else, `--- {path} ---`, `=== {title} ===`, `[{source}]`, or after a label that
-# says where the record comes from, `File: {path}`, `Source 2: {url}`.
-_RECORD_HEADER = re.compile(r"^[ \t]*(?:(?:[-=#*~_]{2,}|\[)[ \t]*\x00[ \t]*(?:[-=#*~_]{2,}|\])?[ \t]*:?"
-                            r"|(?i:file|file ?name|path|url|link|source|document|page)(?:[ \t]+\d+)?[ \t]*:[ \t]*\x00)"
-                            r"[ \t]*$")
+# marks and nothing else, `--- {path} ---`, `=== {title} ===`, `[{source}]`.
+_RECORD_HEADER = re.compile(r"^[ \t]*(?:[-=#*~_]{2,}|\[)[ \t]*\x00[ \t]*(?:[-=#*~_]{2,}|\])?[ \t]*:?[ \t]*$")
 
 
 def record_header(text: str, position: int, in_loop: bool) -> str | None:
