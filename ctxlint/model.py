@@ -389,6 +389,9 @@ class Request:
     unseen: tuple[str, ...] = ()
     # For a bare template whose role the code that renders it shows: the message that sends it.
     sent_at: Span | None = None
+    # For a partial (a template others include), where an including template prints a loop before
+    # it: what comes first differs per call, so its own prefix is not the request's start.
+    included_after: Span | None = None
     # For a prompt a YAML or JSON file holds under a key (`instruction_template: |-`): the key.
     # Code that reads that key of the loaded file and fills it is the prompt's render site.
     key: str | None = None

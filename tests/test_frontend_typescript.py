@@ -667,3 +667,24 @@ def test_a_helper_of_a_package_linked_by_path_is_read_as_a_module_of_the_tree(tm
 
 def test_a_package_of_the_registry_is_not_read_as_one_of_the_tree(tmp_path):
     assert _linked_packages(tmp_path, "^1.2.0") == []
+
+
+def test_tool_named_by_an_enum_member_is_named_as_written():
+    # A name the front-end cannot read (an enum of another module) is shown as the source writes
+    # it, so messages never call a named tool "unnamed".
+    request = parse("""
+        import OpenAI from "openai";
+        import { ToolNames } from "./names";
+        const client = new OpenAI();
+        const editTool = {
+          type: "function",
+          function: { name: ToolNames.Edit, description: "Edit a file.",
+                      parameters: { type: "object", properties: { path: { type: "string" } } } },
+        };
+        export async function run(q: string) {
+          return client.chat.completions.create({ model: "gpt-4o", max_tokens: 100,
+            messages: [{ role: "user", content: q }], tools: [editTool] });
+        }
+        """).requests[0]
+    [tool] = request.tools
+    assert tool.name is None and tool.written == "ToolNames.Edit"

@@ -91,8 +91,14 @@ def once_per_process(slot: Slot, reason: str) -> bool:
 
 def per_call_before(request: Request, index: int, per_call: list[str]) -> Segment | None:
     """A slot before ``index`` that differs from one call to the next anyway (the question, a
-    loop over retrieved documents): the cacheable prefix already ends there."""
-    return next((s for s in request.segments[:index] if differs_per_call(s, per_call)), None)
+    loop over retrieved documents): the cacheable prefix already ends there. For a partial, the
+    loop an including template prints before it stands for one."""
+    found = next((s for s in request.segments[:index] if differs_per_call(s, per_call)), None)
+    after = request.included_after
+    if found is None and after is not None and request.segments:
+        loop = f"{{% for %}} in {after.path}"
+        found = Segment(request.segments[0].role, after, loop, Slot(loop, variable_length=True))
+    return found
 
 
 def replayed_after(request: Request, index: int, per_call: list[str], replayed: list[str]) -> Segment | None:

@@ -47,9 +47,12 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
 def _appended_last(observation: Observation, source: Source, ctx: CheckContext) -> None:
     """A constraint in the message the front-end saw appended last to a list that an overflow
     handler cuts from its end (lastdrops.py): reported at the cut, the constraint among its places."""
-    found = constraints.in_segments(source.content, ctx.directives, ctx.options["constraints"])
+    dropped = tuple(s for s in source.content if s.role is not Role.SYSTEM)
+    kept = [line for s in source.content if s.role is Role.SYSTEM for line in s.text.splitlines()]
+    found = [c for c in constraints.in_segments(dropped, ctx.directives, ctx.options["constraints"])
+             if not any(_restates(c.text, line) for line in kept)]
     if not found:
-        return
+        return  # each is stated again by the system prompt every attempt sends
     constraint = found[0]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     ctx.report(source.span, f"The constraint \"{_excerpt(constraint.text)}\"{more} {observation.detail}.",
@@ -57,6 +60,15 @@ def _appended_last(observation: Observation, source: Source, ctx: CheckContext) 
                evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the newest messages", source.span),
                          *source.flow, Evidence(EvidenceKind.SINK, "a constraint in the message appended last",
                                                 constraint.span)))
+
+
+def _restates(constraint: str, line: str) -> bool:
+    """Whether ``line`` states the rule of ``constraint`` too: with the same negation, it holds every
+    word of the rule that is not a function word ("DO NOT summarize the information." in "... is
+    preserved verbatim (don't rewrite it, don't summarize it)" about that information)."""
+    rule, other = _rule_words(constraint), _rule_words(line)
+    words = set(rule) - _FUNCTION_WORDS - {"NOT", "MUST"}
+    return bool(words) and ("NOT" in rule) == ("NOT" in other) and words <= set(other)
 
 
 def _request_constraints(request: Request, ctx: CheckContext) -> None:

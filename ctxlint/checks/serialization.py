@@ -110,8 +110,11 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
                        f"the text built from it changes from run to run ({observation.detail})")
         built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
+        # a tool's result is sent once as the newest message and kept as written: no cache is lost
+        effect = "runs differ and cannot be reproduced" if observation.kind == "order-in-tool-result" else \
+            f"{built} differ and cannot be cached or reproduced"
         ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
-                   f"{built} differ and cannot be cached or reproduced. {advice}",
+                   f"{effect}. {advice}",
                    kind=observation.kind,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
                              Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
@@ -127,7 +130,8 @@ def _within(inner: Span, outer: Span) -> bool:
 # A set of strings whose order data flow shows reaching a call that asks a model or a chat
 # message (orderprompts.py).
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
-                 "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt")
+                 "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
+                 "order-in-tool-result")
 # said whole by the front-end
 _OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call")
 _ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")

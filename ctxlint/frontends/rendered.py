@@ -66,6 +66,7 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     modules = module_index(context.root).get(template.name.lower(), [])
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
     names = _names_of(template)
+    includers: list[PurePosixPath] = []
     if not modules and not beside and not by_key:
         # A partial no code names: filled by the render sites of the templates that include it
         # (a Jinja include sees the variables of the template it is included in).
@@ -104,7 +105,27 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
         parsed.requests = [_linked(request, values[key], roles[key])
                            if (key := request.key if by_key else None) in values
                            else request for request in parsed.requests]
+        after = _loop_before_include(context.root, template, includers) if includers else None
+        if after is not None:
+            parsed.requests = [replace(r, included_after=after) for r in parsed.requests]
+            parsed.dependencies.extend(str(Path(context.root).resolve() / i) for i in includers)
     return parsed
+
+
+def _loop_before_include(root: Path, template: PurePosixPath, includers: list[PurePosixPath]) -> Span | None:
+    """Where the first of ``includers`` includes ``template`` after a ``{% for %}`` loop, when
+    each of them does: text whose size differs per call comes before the partial wherever it is sent."""
+    names = _names_of(template)
+    first: Span | None = None
+    for includer in includers:
+        data = _read_small(str(root / includer))
+        text = data.decode("utf-8", errors="replace") if data is not None else ""
+        at = next((m.start() for m in _INCLUDE.finditer(text) if names(m.group(1))), None)
+        if at is None or _FOR_TAG.search(text, 0, at) is None:
+            return None
+        if first is None:
+            first = Span.point(includer.as_posix(), text.count("\n", 0, at) + 1)
+    return first
 
 
 def _one_role(sites: list[Site]) -> tuple[Role, Span] | None:
@@ -190,6 +211,7 @@ def _names_of(template: PurePosixPath) -> Callable[[str], bool]:
 _INDEXES: dict[tuple[Path, bool], dict[str, list[Path]]] = {}
 _INCLUDES: dict[Path, dict[str, list[PurePosixPath]]] = {}
 _TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompt", ".txt", ".md")
+_FOR_TAG = re.compile(r"\{%-?\s*for\s")
 _INCLUDE = re.compile(r"""\{%-?\s*include\s+["']([^"'\n]{1,200})["']""")
 # TypeScript and JavaScript modules, indexed for the prompts they load by name (`ai.prompt("x")`).
 _SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")

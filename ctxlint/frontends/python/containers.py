@@ -12,7 +12,7 @@ from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Assign, Bound, Env, Item
+from ctxlint.frontends.python.values import Assign, Bound, Env, Item, looped_keys
 
 
 class Containers(Component):
@@ -146,9 +146,10 @@ class Containers(Component):
         entries = dict(entries)
         if extra.kind == "setitem" and isinstance(extra.target, ast.Subscript):
             key = self.flow.literal_str(extra.target.slice, env)
-            if key is None:
+            keys = [key] if key is not None else looped_keys(extra.target.slice, extra.loops)
+            if not keys:
                 return None
-            entries[key] = (extra.value, env, extra.target)
+            entries.update(dict.fromkeys(keys, (extra.value, env, extra.target)))
             return entries
         if extra.kind == "setitem+=" and isinstance(extra.target, ast.Subscript):
             # system["content"] += context: the text before, then what is added, read as one sum

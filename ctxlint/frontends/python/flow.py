@@ -39,7 +39,9 @@ from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
-_CONTENT = (SourceKind.UNTRUSTED, SourceKind.TRUNCATION)
+# What an argument brings no call's result: its content, a cut of it, or its being a model's answer
+# (what a search returns for a query the model wrote is no answer of the model).
+_CONTENT = (SourceKind.UNTRUSTED, SourceKind.TRUNCATION, SourceKind.MODEL_OUTPUT)
 _NAMED = (ast.Name, ast.Attribute, ast.Subscript)
 
 # Names of values that locate a file, and the calls that give a location back as text.
@@ -77,7 +79,8 @@ class Flow(Ordering):
         if position is not None and isinstance(node, ast.Subscript):
             return self.unpacked_facts(node, position, env, acc)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
-            for source in (self.sources.untrusted(node, env), self.cuts.source(node, env), self.delimited(node, env)):
+            found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
+            for source in (found, self.cuts.source(node, env), self.delimited(node, env)):
                 if source is not None:
                     acc.sources.append(source)
             if isinstance(node, ast.Call):
@@ -266,9 +269,8 @@ class Flow(Ordering):
         method = func.attr if isinstance(func, ast.Attribute) else None
         arguments = [*call.args, *(k.value for k in call.keywords)]
         if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
-            # `len(documents)`, `page.count("x")`: a number about the value, not its text (and
-            # `Path(name)` a location). What it reads is neither content nor a collection of the
-            # prompt; its clock calls are.
+            # `len(documents)`, `page.count("x")`: a number about the value, not its text (and `Path(name)`
+            # a location). What it reads is neither content nor a collection of the prompt; its clock calls are.
             inner = Facts()
             if isinstance(func, ast.Attribute):
                 self.facts(func.value, env, inner)
@@ -307,10 +309,9 @@ class Flow(Ordering):
             finally:
                 self.m.leave(target.fn)
             self.merge(acc, self.m.adopt_facts(returned, self.m.span(call)) if target.owner is not None else returned)
-            # The return value's facts say which arguments reach the result (its parameters are
-            # bound to them): an argument the function only measures (`word_count(page)`) or uses
-            # otherwise (a file name made with `uuid4()` that it reads) brings it no name, call,
-            # content or cut.
+            # The return value's facts say which arguments reach the result (its parameters are bound to
+            # them): an argument it only measures (`word_count(page)`) or uses otherwise (a file name made
+            # with `uuid4()` that it reads) brings it no name, call, content, cut or answer.
             inner = Facts()
             for arg in arguments:
                 self.facts(arg, env, inner)
@@ -338,14 +339,16 @@ class Flow(Ordering):
             return
         for arg in arguments:
             if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):
-                # The call opens or reads the file the argument names: what it returns is not the
-                # name, so a random file name (`f"{uuid4().hex}.wav"`) does not reach the text.
+                # The call opens or reads the file the argument names: what it returns is not the name,
+                # so a random file name (`f"{uuid4().hex}.wav"`) does not reach the text.
                 inner = Facts()
                 self.facts(arg, env, inner)
                 inner.calls.clear()
                 self.merge(acc, inner)
-            else:
+            else:  # what an unknown call gives is not the answer a model gave to its arguments
+                before = len(acc.sources)
                 self.facts(arg, env, acc)
+                acc.sources[before:] = [s for s in acc.sources[before:] if s.kind is not SourceKind.MODEL_OUTPUT]
 
     # ---- shapes: text or list ----------------------------------------------------------------------
 

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -51,6 +54,9 @@ class LastDrops(Component):
                     continue
                 append, content = appended
                 segments = tuple(Segment(Role.USER, p.span, p.text, p.slot) for p in self.strings.pieces(content, env))
+                # The system prompt each attempt sends, built inside the loop: kept whatever the cut drops.
+                segments += tuple(Segment(Role.SYSTEM, p.span, p.text, p.slot) for kept in self.sent_each_try(loop)
+                                  for p in self.kept_pieces(kept, env))
                 drop = self.m.code(statement)
                 steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(append)}` adds the instruction last, before the "
                                   "retry loop", self.m.span(append)),
@@ -81,6 +87,31 @@ class LastDrops(Component):
         if binding is None or binding.owner is None:
             return None
         return binding.owner.unit.span(binding.value)
+
+    def sent_each_try(self, loop: ast.While | ast.For | None) -> list[ast.expr]:
+        """The content of each system message the retry loop builds (``SystemMessage(content=prompt)``,
+        ``{"role": "system", "content": prompt}``): sent again on every attempt, after any cut."""
+        if loop is None:
+            return []
+        found = []
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Call) and (last_name(node.func) or "") == "SystemMessage":
+                first = node.args[0] if node.args else None
+                content = next((k.value for k in node.keywords if k.arg == "content"), first)
+                if content is not None:
+                    found.append(content)
+            elif isinstance(node, ast.Dict) and (content := system_content(node)) is not None:
+                found.append(content)
+        return found
+
+    def kept_pieces(self, node: ast.expr, env: Env) -> list[Piece]:
+        """The text of ``node``, through the name it is kept in (``prompt = TEMPLATE.format(...)``)."""
+        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+        if binding is not None and binding.owner is None and not binding.extras:
+            node, env = binding.value, binding.env
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+            node = node.func.value  # the template's own words are what each attempt states
+        return self.strings.pieces(node, env)
 
     def retry_loop(self, handler: ast.ExceptHandler, fn: FunctionNode) -> ast.While | ast.For | None:
         """The loop of ``fn`` the handler's ``try`` is in: the call is retried."""
@@ -135,3 +166,9 @@ def _user_text(message: ast.expr) -> ast.expr | None:
             keyword = next((k.value for k in message.keywords if k.arg == "content"), None)
             return keyword if keyword is not None else message.args[0] if message.args else None
     return user_content(message)
+
+
+def system_content(message: ast.Dict) -> ast.expr | None:
+    """The content of ``{"role": "system", "content": ...}``."""
+    keyed = {string_value(k): v for k, v in zip(message.keys, message.values, strict=True) if k is not None}
+    return keyed.get("content") if string_value(keyed.get("role")) in ("system", "developer") else None

@@ -15,10 +15,11 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.project import display_path
+from ctxlint.frontends.python.sources import loop_giving
 from ctxlint.frontends.python.strings import filled_fields
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
-from ctxlint.model import Breakpoint, Role, Slot, Span
+from ctxlint.model import Breakpoint, Role, Slot, Source, SourceKind, Span
 from ctxlint.providers import ROLE_NAMES
 
 # Keys that hold a message's text, by API: OpenAI and Anthropic `content`, Gemini `parts`,
@@ -47,7 +48,37 @@ def role_of(name: str | None) -> Role:
     return ROLE_NAMES.get(name.rsplit(".", 1)[-1].lower(), Role.USER)
 
 
+# How many names and loops an answer's part is followed back through to the request.
+_MAX_ANSWER_STEPS = 4
+
+
 class Messages(Component):
+    # ---- what a request answers ------------------------------------------------------------------
+
+    def model_answer(self, node: ast.expr, env: Env, steps: int = 0) -> Source | None:
+        """The request whose answer ``node`` reads (``block.text`` of ``for block in reply.content:``
+        after ``reply = client.messages.create(...)``): the model's own text, whatever its name says."""
+        if steps == 0 and not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+            return None  # a call's own result is read where it is made
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
+            node = node.value
+        if steps > _MAX_ANSWER_STEPS or not self.m.step():
+            return None
+        if isinstance(node, ast.Call):
+            if not self.sinks.is_sink(node, env):
+                return None
+            return Source(SourceKind.MODEL_OUTPUT, f"the answer of `{self.m.short(node.func)}(...)`", self.m.span(node))
+        if not isinstance(node, ast.Name):
+            return None
+        target = self.scopes.unknowable_target(node, env)
+        if target is not None:  # an item of a loop over the answer's parts
+            loop = loop_giving(target, self.m.parents)
+            return None if loop is None else self.model_answer(loop.iter, env, steps + 1)
+        binding = self.scopes.resolve(node, env)
+        if binding is None or binding.extras or binding.owner is not None:
+            return None
+        return self.model_answer(binding.value, binding.env, steps + 1)
+
     # ---- message lists ---------------------------------------------------------------------------
 
     def message_list(self, node: ast.expr, env: Env, builder: Builder, variables: Variables | None = None) -> None:

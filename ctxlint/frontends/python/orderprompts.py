@@ -41,6 +41,7 @@ from ctxlint.frontends.python.ordersinks import (
     per_item_evidence,
     same_far_sink,
     same_listing_sink,
+    tool_result_said,
 )
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -241,8 +242,9 @@ class OrderPrompts(StringSets):
                     f"given to the model as `{keyword}` of `{called}`",
                     f"its order becomes the order of the text given to the model as `{keyword}` of `{called}` "
                     f"(line {line})")
-        return (LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
-                f"its order becomes the order of the text of the chat message `{called}` (line {line})")
+        return tool_result_said(asked, called, line) or (
+            LISTING_REACHES_PROMPT if listing else ORDER_IN_MESSAGE, f"put into the chat message `{called}`",
+            f"its order becomes the order of the text of the chat message `{called}` (line {line})")
 
     def asked_by_callers(self, fn: Function, steps: list[Evidence], depth: int,
                          flag: tuple[str, int] | None = None) -> ast.expr | ast.stmt | None:
@@ -587,3 +589,4 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
 
 def _listed(names: set[str]) -> str:
     return ", ".join(f"`{n}`" for n in sorted(names))
+

@@ -11,6 +11,7 @@ from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import LISTINGS
+from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.ordering import listings_walked
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation
@@ -99,3 +100,19 @@ def per_item_evidence(part: OrderPrompts, per_item: tuple[ast.expr, str], fn: Fu
     return (f"a chat message built for each item and added to `{added_to}`",
             f"its order becomes the order of the chat messages the loop builds from its items and adds to "
             f"`{added_to}` (line {message.lineno})")
+
+
+def tool_result(message: ast.Dict) -> bool:
+    """Whether a chat message is a tool's result: written in the tool's role (``{"role": "tool"}``)."""
+    return any(key is not None and string_value(key) == "role" and string_value(value) in ("tool", "function")
+               for key, value in zip(message.keys, message.values, strict=True))
+
+
+def tool_result_said(asked: ast.expr | ast.stmt, called: str, line: int) -> tuple[str, str, str] | None:
+    """What ordered text arriving in a tool's result message (newest when added, then kept as
+    written) is said to do: its order changes no prefix a later call could read from the cache."""
+    if not (isinstance(asked, ast.Dict) and tool_result(asked)):
+        return None
+    return ("order-in-tool-result", f"put into the tool's result message `{called}`",
+            f"its order becomes the order of the text of the tool's result message `{called}` (line {line}), "
+            "added once to the end of the conversation")

@@ -18,7 +18,17 @@ from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import UNPACKED, Assign, Binding, Env, Loop, Param, Scope, own_class
+from ctxlint.frontends.python.values import (
+    UNPACKED,
+    Assign,
+    Binding,
+    Env,
+    Loop,
+    Param,
+    Scope,
+    looped_keys,
+    own_class,
+)
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -216,8 +226,10 @@ class Scopes(Component):
                 cls := own_class(target.value.id, scope)) is not None:
             self.record(target.attr, Assign("=", value, end, (), cls, target, where=scope))
         elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-              and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
-            # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries)
+              and (isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
+                   or looped_keys(target.slice, loops))):
+            # params["max_tokens"] = 500: a key set on a dict built before (read by dict_entries),
+            # or each key of a loop over keys written out (`for key in ("top_p", ...): params[key] = ...`)
             name = target.value.id
             home = owner(name, scope)
             where = scope if home is not scope else None

@@ -164,7 +164,7 @@ class Sources(Component):
         ``enumerate(results)`` or ``pages.items()``) is third-party content too; an index or a
         key is not."""
         target = self.scopes.unknowable_target(node, env)
-        loop = _loop_giving(target, self.m.parents) if target is not None else _comprehension_giving(node,
+        loop = loop_giving(target, self.m.parents) if target is not None else _comprehension_giving(node,
                                                                                                    self.m.parents)
         if loop is None or not self.m.enter(loop):
             return None
@@ -537,7 +537,7 @@ _MAX_CALLERS = 8
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
 
 
-def _loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
+def loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
     """The loop whose target ``target`` is when it is bound to an item of what the loop goes over."""
     loop = parents.get(id(target))
     if isinstance(loop, (ast.Tuple, ast.List)):

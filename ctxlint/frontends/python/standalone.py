@@ -14,7 +14,7 @@ from functools import partial
 from ctxlint.frameworks import Holder, Signature, TemplateKind
 from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Builder, Piece
-from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
@@ -57,14 +57,18 @@ class Standalone(Component):
                 marked[key] = says_role
 
         human = self.human_prompts()
-        for name, base, after in prompt_assignments(self.m.all_scopes(), prompt_name):
-            if id(base.value) in human or id(base.value) in used:
-                continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
-            pieces = self.strings.assigned_text(name, base, after)
-            if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
-                assert base.target is not None and base.value is not None
-                add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
-                    strong_prompt_name(name), system_name(name))
+        for scope in self.m.all_scopes():
+            for name, base, after in prompt_assignments((scope,), prompt_name):
+                if id(base.value) in human or id(base.value) in used:
+                    continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
+                if self.only_handed_to_failing_calls(name, scope):
+                    continue  # nothing sends it: each call it is given fails before a request is made
+                pieces = self.strings.assigned_text(name, base, after)
+                if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
+                    assert base.target is not None and base.value is not None
+                    add(id(base.value), self.m.span(base.target),
+                        partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
+                        strong_prompt_name(name), system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
             declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))
@@ -174,6 +178,36 @@ class Standalone(Component):
         value, env, _ = entries["content"]
         builder.next_message()
         self.messages.content(value, env, builder, role_of(role), None)
+
+    def only_handed_to_failing_calls(self, name: str, scope: Scope) -> bool:
+        """Whether every read of the prompt ``name`` in its function hands it to a call that fails
+        before it sends anything: a request's shape on a client of a library that has no such
+        method (``ollama.AsyncClient().messages.create(system=prompt)``)."""
+        if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        reads = [n for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load)]
+        for read in reads:
+            parent = self.m.parents.get(id(read))
+            call = self.m.parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
+            if not (isinstance(call, ast.Call) and call.func is not read
+                    and self.on_a_client_without_it(call, Env(scope))):
+                return False
+        return bool(reads)
+
+    def on_a_client_without_it(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` has a request's shape (``*.messages.create``) but is made on a client of
+        a library the catalogue knows that has no such request (``ollama.AsyncClient()``): it
+        raises before anything is sent."""
+        if not self.sinks.may_be_sink(call):
+            return False
+        path = self.calls.path(call.func, env)
+        if path.startswith(UNKNOWN) or not self.m.catalogue.from_library(path):
+            return False
+        if any(True for _ in self.m.catalogue.sink_calls.match(path)) or \
+                not any(True for _ in self.m.catalogue.sink_shapes.match(path)):
+            return False
+        return self.calls.twin(call, env, path) is None
 
     def holder(self, call: ast.Call, env: Env, holder: Holder, builder: Builder) -> None:
         parts = self.sinks.holder_parts(holder, call, env)

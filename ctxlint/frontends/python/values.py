@@ -98,6 +98,19 @@ class Assign:
         return self.where or self.scope
 
 
+def looped_keys(key: ast.expr, loops: tuple[Loop, ...]) -> list[str]:
+    """The keys a name stands for in ``params[key] = ...`` inside a loop over keys written out
+    (``for key in ("temperature", "max_output_tokens"):``); empty for any other key."""
+    for loop in reversed(loops):
+        node = loop.node
+        if isinstance(key, ast.Name) and isinstance(node, (ast.For, ast.AsyncFor)) \
+                and isinstance(node.target, ast.Name) and node.target.id == key.id:
+            items = node.iter.elts if isinstance(node.iter, (ast.Tuple, ast.List)) else []
+            keys = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            return keys if items and len(keys) == len(items) else []
+    return []
+
+
 @dataclass(frozen=True)
 class Bound:
     """A parameter bound to the argument a call gives it: the argument is evaluated in the

@@ -157,6 +157,8 @@ class Tools:
         name = self.strings.literal_str(inner["name"][0], inner["name"][1]) if "name" in inner else None
         key = next((k for k in ("parameters", "input_schema", "inputSchema") if k in inner), "parameters")
         tool = self.make_tool(name, inner, key, env, builder, node)
+        if name is None and "name" in inner:  # `name: ToolNames.Edit`: messages name the tool as written
+            tool = replace(tool, written=self.m.code(inner["name"][0]))
         ok, raw = self.strings.literal(node, env)
         if ok and isinstance(raw, dict):
             tool = replace(tool, raw=raw)
