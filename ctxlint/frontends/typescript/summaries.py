@@ -84,7 +84,10 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
                            ("input", sink.shape.input)):
             for key in keys:
                 if keywords is not None and key in keywords:
-                    content.extend((kind, path) for path in _parameters_read(m, keywords[key][0], params))
+                    value, venv, _ = keywords[key]
+                    tagged = _role_tagged(owner, value, venv, params) if kind == "messages" else None
+                    content.extend(tagged if tagged is not None
+                                   else ((kind, path) for path in _parameters_read(m, value, params)))
     # The limit is followed only for a function that sends one request: with several (a retry, a
     # fallback model), which one a call ends in is not the code's to show.
     limit = _limit(owner, *sent[0], params, declaration) if len(sent) == 1 else None
@@ -191,6 +194,35 @@ def _destructured_locals(m: Module, function: Node, params: dict[str, Path | Non
                         for c in record.target.named_children)
         found[name] = None if defaulted else (position, (*path, record.key))
     return found
+
+
+_KIND_OF_ROLE = {"system": "system", "developer": "system", "user": "input"}
+_KIND_ORDER = ("system", "messages", "input")  # the order the request is rebuilt in at the call
+
+
+def _role_tagged(owner: Classes, value: Node, env: Env, params: dict[str, Path | None]) -> list[tuple[str, Path]] | None:
+    """The caller's values a message list written out in the function holds, each kept with its
+    role: ``[{ role: "system", content: prompt.system }, ...history, { role: "user", content:
+    prompt.user }]`` takes the caller's system text, messages and input. None when the list is
+    not written so (a role that is not a literal system or user one, an element of another
+    shape), or not in the order the request is rebuilt in: then the list is read whole."""
+    m = owner.m
+    node, nenv = owner.names.deref(value, env)
+    if node.type != "array":
+        return None
+    found: list[tuple[str, Path]] = []
+    for element in (e for e in node.named_children if e.type != "comment"):
+        if element.type == "spread_element":
+            found.extend(("messages", path) for path in _parameters_read(m, element, params))
+            continue
+        entries = owner.names.entries(element, nenv) if element.type == "object" else None
+        role = m.string_value(m.unwrap(entries["role"][0])) if entries is not None and "role" in entries else None
+        kind = _KIND_OF_ROLE.get(role or "")
+        if entries is None or kind is None or "content" not in entries:
+            return None
+        found.extend((kind, path) for path in _parameters_read(m, entries["content"][0], params))
+    kinds = [_KIND_ORDER.index(kind) for kind, _ in found]
+    return found if kinds == sorted(kinds) else None
 
 
 def _alternatives(m: Module, node: Node) -> list[Node]:
