@@ -18,7 +18,15 @@ from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
-from ctxlint.frontends.typescript.summaries import Path, Summary, class_summaries, constructed_without, summarise
+from ctxlint.frontends.typescript.summaries import (
+    MAX_RELAYS,
+    Path,
+    Summary,
+    class_summaries,
+    constructed_without,
+    relayed,
+    summarise,
+)
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Role
@@ -36,6 +44,7 @@ class Layers:
     _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
     _of_call: dict[int, tuple[Node | None, list[Summary], str]] = field(default_factory=dict)  # by the call's node
     _of_method: dict[tuple[int, str], list[Summary]] = field(default_factory=dict)  # by class node and method
+    _of_module: dict[int, Layers] = field(default_factory=dict)  # another module's calls, by its Classes
 
     def request(self, call: Node, env: Env) -> Request | None:
         """The request a call of the project's function or method sends, with the caller's system
@@ -67,9 +76,10 @@ class Layers:
                        breakpoints=tuple(builder.breakpoints), reserve_kind=kind if unset is not None else "",
                        reserve_evidence=(self._evidence(callee, summaries, unset),) if unset is not None else ())
 
-    def summaries(self, call: Node, env: Env) -> tuple[Node | None, list[Summary], str]:
+    def summaries(self, call: Node, env: Env, relays: int = 0) -> tuple[Node | None, list[Summary], str]:
         """The callee, the summaries of what it sends for the call (none: it is not the project's
-        function or method that sends one), and the kind of evidence a missing limit would be."""
+        function or method that sends one, itself or through ``relays`` more of them), and the kind
+        of evidence a missing limit would be."""
         known = self._of_call.get(call.id)
         if known is not None:
             return known
@@ -80,9 +90,7 @@ class Layers:
         kind = WRAPPER_CALL
         if callee is not None and callee.type == "identifier":
             found = self._function(self.m.code(callee), env)
-            if found is not None and found[1].id not in self._summarised:
-                self._summarised[found[1].id] = summarise(*found)
-            summary = self._summarised[found[1].id] if found is not None else None
+            summary = self._summary(found[0], found[1], relays) if found is not None else None
             summaries = [summary] if summary is not None else []
         elif callee is not None and callee.type == "member_expression" \
                 and (prop := self.m.field(callee, "property")) is not None:
@@ -96,6 +104,20 @@ class Layers:
         found_now = (callee, summaries, kind)
         self._of_call[call.id] = found_now
         return found_now
+
+    def _summary(self, owner: Classes, function: Node, relays: int) -> Summary | None:
+        """What a function sends: its own request, or the one a call of the project's it hands its
+        parameters to sends (followed through at most MAX_RELAYS functions, once each)."""
+        if function.id in self._summarised:
+            return self._summarised[function.id]
+        self._summarised[function.id] = None  # a function that calls itself relays nothing
+        found = summarise(owner, function)
+        if found is None and relays < MAX_RELAYS:
+            layers = self if owner is self.classes else self._of_module.setdefault(
+                id(owner), Layers(owner.m, owner.names, self.messages, owner))  # its messages are never read
+            found = relayed(owner, function, lambda call, scope: layers.summaries(call, Env(scope), relays + 1)[1])
+        self._summarised[function.id] = found
+        return found
 
     def _limit_unset(self, summaries: list[Summary], args: list[Node], env: Env) -> str | None:
         """When every summary takes its limit from the call and the call gives none: what the
