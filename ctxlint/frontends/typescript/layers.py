@@ -46,20 +46,35 @@ class Layers:
     _of_method: dict[tuple[int, str], list[Summary]] = field(default_factory=dict)  # by class node and method
     _of_module: dict[int, Layers] = field(default_factory=dict)  # another module's calls, by its Classes
 
-    def request(self, call: Node, env: Env) -> Request | None:
-        """The request a call of the project's function or method sends, with the caller's system
+    def requests(self, call: Node, env: Env) -> list[Request]:
+        """The requests a call of the project's function or method sends, with the caller's system
         text, messages and input; with no limit when the callee takes it from the call, which gives
-        none."""
+        none. One per value an argument may hold when a ``switch`` before the call picks it."""
         callee, summaries, kind = self.summaries(call, env)
         if callee is None or not summaries:
-            return None
+            return []
         args = self.m.args(call)
         unset = self._limit_unset(summaries, args, env)
+        variants: list[dict[int, tuple[Node, Env]]] = [{}]
+        for position, arg in enumerate(args):
+            if (values := self._switched(arg, env)) is not None:
+                variants = [{position: value} for value in values]
+                break
+        found = []
+        for variant in variants:  # the limit is the call's own: said once, with the first
+            request = self._request(call, callee, summaries, kind, args, env, variant, unset)
+            unset = None
+            if request is not None:
+                found.append(request)
+        return found
+
+    def _request(self, call: Node, callee: Node, summaries: list[Summary], kind: str, args: list[Node], env: Env,
+                 given_instead: dict[int, tuple[Node, Env]], unset: str | None) -> Request | None:
         builder = RequestBuilder()
         content = list(dict.fromkeys(c for s in summaries for c in s.content))
         for role in ("system", "messages", "input"):  # where the provider's API shape puts them
             for position, path in (p for r, p in content if r == role):
-                given = self._argument(args, (position, path), env)
+                given = self._argument(args, (position, path), env, given_instead)
                 if given is None:
                     continue
                 if role == "messages":
@@ -163,16 +178,57 @@ class Layers:
         function = found[0].m.module_scope.functions.get(found[1]) if found is not None else None
         return (found[0], function.node) if found is not None and function is not None else None
 
-    def _argument(self, args: list[Node], path: Path, env: Env) -> tuple[Node, Env] | None:
-        """The caller's value at ``path``: an argument, or one property of it."""
+    def _argument(self, args: list[Node], path: Path, env: Env,
+                  given_instead: dict[int, tuple[Node, Env]]) -> tuple[Node, Env] | None:
+        """The caller's value at ``path``: an argument (or the value ``given_instead`` of it), or
+        one property of it."""
         position, properties = path
         if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]):
             return None
+        given, genv = given_instead.get(position, (args[position], env))
         if not properties:
-            return args[position], env
-        entries = self.names.entries(args[position], env)
+            return given, genv
+        entries = self.names.entries(given, genv)
         found = entries.get(properties[0]) if entries is not None and len(properties) == 1 else None
         return (found[0], found[1]) if found is not None else None
+
+    def _switched(self, node: Node, env: Env) -> list[tuple[Node, Env]] | None:
+        """The values a name may hold at a call after a ``switch`` that assigns it in several of
+        its cases (``let prompt; switch (kind) { case "a": prompt = a(); break; ... }``): each is
+        sent on some path. None for any other name (one assigned anywhere else, or in a case of
+        a switch the call is in)."""
+        node = self.m.unwrap(node)
+        name = self.m.code(node)
+        if node.type != "identifier" or env.bound(name) is not None:
+            return None
+        scope: Scope | None = env.scope
+        while scope is not None and name not in scope.assigns:
+            if name in scope.params:
+                return None
+            scope = scope.parent
+        records = scope.assigns[name] if scope is not None else []
+        valued = [r for r in records if r.value is not None]
+        if len(valued) < 2 or any(r.kind != "=" for r in records) or any(r.end > node.start_byte for r in records):
+            return None
+        cases = [self._case_of(r.target) for r in valued]
+        switches = {case.parent.parent.id for case in cases if case is not None and case.parent is not None
+                    and case.parent.parent is not None}
+        if None in cases or len(switches) != 1 or len({c.id for c in cases if c is not None}) != len(cases):
+            return None
+        switch = cases[0].parent.parent  # type: ignore[union-attr]
+        if switch.start_byte <= node.start_byte < switch.end_byte:
+            return None
+        return [(r.value, Env(r.scope, env.bindings if r.scope is env.scope else (), env.depth + 1))
+                for r in valued]
+
+    @staticmethod
+    def _case_of(node: Node) -> Node | None:
+        current: Node | None = node
+        while current is not None and current.type not in ("switch_case", "switch_default"):
+            if current.type in ("function_declaration", "arrow_function", "function_expression", "method_definition"):
+                return None
+            current = current.parent
+        return current
 
     def _unset(self, args: list[Node], path: Path, env: Env) -> bool:
         """Whether the call leaves the limit out: no argument there, or an object written out
