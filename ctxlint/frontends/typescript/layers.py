@@ -55,9 +55,10 @@ class Layers:
             return []
         args = self.m.args(call)
         unset = self._limit_unset(summaries, args, env)
+        read = {position for s in summaries for _, (position, _) in s.content}
         variants: list[dict[int, tuple[Node, Env]]] = [{}]
         for position, arg in enumerate(args):
-            if (values := self._switched(arg, env)) is not None:
+            if position in read and (values := self._switched(arg, env)) is not None:
                 variants = [{position: value} for value in values]
                 break
         found = []
