@@ -18,7 +18,15 @@ from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
-from ctxlint.frontends.typescript.summaries import Path, Summary, class_summaries, constructed_without, summarise
+from ctxlint.frontends.typescript.summaries import (
+    MAX_RELAYS,
+    Path,
+    Summary,
+    class_summaries,
+    constructed_without,
+    relayed,
+    summarise,
+)
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Role
@@ -36,21 +44,38 @@ class Layers:
     _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
     _of_call: dict[int, tuple[Node | None, list[Summary], str]] = field(default_factory=dict)  # by the call's node
     _of_method: dict[tuple[int, str], list[Summary]] = field(default_factory=dict)  # by class node and method
+    _of_module: dict[int, Layers] = field(default_factory=dict)  # another module's calls, by its Classes
 
-    def request(self, call: Node, env: Env) -> Request | None:
-        """The request a call of the project's function or method sends, with the caller's system
+    def requests(self, call: Node, env: Env) -> list[Request]:
+        """The requests a call of the project's function or method sends, with the caller's system
         text, messages and input; with no limit when the callee takes it from the call, which gives
-        none."""
+        none. One per value an argument may hold when a ``switch`` before the call picks it."""
         callee, summaries, kind = self.summaries(call, env)
         if callee is None or not summaries:
-            return None
+            return []
         args = self.m.args(call)
         unset = self._limit_unset(summaries, args, env)
+        read = {position for s in summaries for _, (position, _) in s.content}
+        variants: list[dict[int, tuple[Node, Env]]] = [{}]
+        for position, arg in enumerate(args):
+            if position in read and (values := self._switched(arg, env)) is not None:
+                variants = [{position: value} for value in values]
+                break
+        found = []
+        for variant in variants:  # the limit is the call's own: said once, with the first
+            request = self._request(call, callee, summaries, kind, args, env, variant, unset)
+            unset = None
+            if request is not None:
+                found.append(request)
+        return found
+
+    def _request(self, call: Node, callee: Node, summaries: list[Summary], kind: str, args: list[Node], env: Env,
+                 given_instead: dict[int, tuple[Node, Env]], unset: str | None) -> Request | None:
         builder = RequestBuilder()
         content = list(dict.fromkeys(c for s in summaries for c in s.content))
         for role in ("system", "messages", "input"):  # where the provider's API shape puts them
             for position, path in (p for r, p in content if r == role):
-                given = self._argument(args, (position, path), env)
+                given = self._argument(args, (position, path), env, given_instead)
                 if given is None:
                     continue
                 if role == "messages":
@@ -67,9 +92,10 @@ class Layers:
                        breakpoints=tuple(builder.breakpoints), reserve_kind=kind if unset is not None else "",
                        reserve_evidence=(self._evidence(callee, summaries, unset),) if unset is not None else ())
 
-    def summaries(self, call: Node, env: Env) -> tuple[Node | None, list[Summary], str]:
+    def summaries(self, call: Node, env: Env, relays: int = 0) -> tuple[Node | None, list[Summary], str]:
         """The callee, the summaries of what it sends for the call (none: it is not the project's
-        function or method that sends one), and the kind of evidence a missing limit would be."""
+        function or method that sends one, itself or through ``relays`` more of them), and the kind
+        of evidence a missing limit would be."""
         known = self._of_call.get(call.id)
         if known is not None:
             return known
@@ -80,9 +106,7 @@ class Layers:
         kind = WRAPPER_CALL
         if callee is not None and callee.type == "identifier":
             found = self._function(self.m.code(callee), env)
-            if found is not None and found[1].id not in self._summarised:
-                self._summarised[found[1].id] = summarise(*found)
-            summary = self._summarised[found[1].id] if found is not None else None
+            summary = self._summary(found[0], found[1], relays) if found is not None else None
             summaries = [summary] if summary is not None else []
         elif callee is not None and callee.type == "member_expression" \
                 and (prop := self.m.field(callee, "property")) is not None:
@@ -96,6 +120,20 @@ class Layers:
         found_now = (callee, summaries, kind)
         self._of_call[call.id] = found_now
         return found_now
+
+    def _summary(self, owner: Classes, function: Node, relays: int) -> Summary | None:
+        """What a function sends: its own request, or the one a call of the project's it hands its
+        parameters to sends (followed through at most MAX_RELAYS functions, once each)."""
+        if function.id in self._summarised:
+            return self._summarised[function.id]
+        self._summarised[function.id] = None  # a function that calls itself relays nothing
+        found = summarise(owner, function)
+        if found is None and relays < MAX_RELAYS:
+            layers = self if owner is self.classes else self._of_module.setdefault(
+                id(owner), Layers(owner.m, owner.names, self.messages, owner))  # its messages are never read
+            found = relayed(owner, function, lambda call, scope: layers.summaries(call, Env(scope), relays + 1)[1])
+        self._summarised[function.id] = found
+        return found
 
     def _limit_unset(self, summaries: list[Summary], args: list[Node], env: Env) -> str | None:
         """When every summary takes its limit from the call and the call gives none: what the
@@ -141,16 +179,57 @@ class Layers:
         function = found[0].m.module_scope.functions.get(found[1]) if found is not None else None
         return (found[0], function.node) if found is not None and function is not None else None
 
-    def _argument(self, args: list[Node], path: Path, env: Env) -> tuple[Node, Env] | None:
-        """The caller's value at ``path``: an argument, or one property of it."""
+    def _argument(self, args: list[Node], path: Path, env: Env,
+                  given_instead: dict[int, tuple[Node, Env]]) -> tuple[Node, Env] | None:
+        """The caller's value at ``path``: an argument (or the value ``given_instead`` of it), or
+        one property of it."""
         position, properties = path
         if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]):
             return None
+        given, genv = given_instead.get(position, (args[position], env))
         if not properties:
-            return args[position], env
-        entries = self.names.entries(args[position], env)
+            return given, genv
+        entries = self.names.entries(given, genv)
         found = entries.get(properties[0]) if entries is not None and len(properties) == 1 else None
         return (found[0], found[1]) if found is not None else None
+
+    def _switched(self, node: Node, env: Env) -> list[tuple[Node, Env]] | None:
+        """The values a name may hold at a call after a ``switch`` that assigns it in several of
+        its cases (``let prompt; switch (kind) { case "a": prompt = a(); break; ... }``): each is
+        sent on some path. None for any other name (one assigned anywhere else, or in a case of
+        a switch the call is in)."""
+        node = self.m.unwrap(node)
+        name = self.m.code(node)
+        if node.type != "identifier" or env.bound(name) is not None:
+            return None
+        scope: Scope | None = env.scope
+        while scope is not None and name not in scope.assigns:
+            if name in scope.params:
+                return None
+            scope = scope.parent
+        records = scope.assigns[name] if scope is not None else []
+        valued = [r for r in records if r.value is not None]
+        if len(valued) < 2 or any(r.kind != "=" for r in records) or any(r.end > node.start_byte for r in records):
+            return None
+        cases = [self._case_of(r.target) for r in valued]
+        switches = {case.parent.parent.id for case in cases if case is not None and case.parent is not None
+                    and case.parent.parent is not None}
+        if None in cases or len(switches) != 1 or len({c.id for c in cases if c is not None}) != len(cases):
+            return None
+        switch = cases[0].parent.parent  # type: ignore[union-attr]
+        if switch.start_byte <= node.start_byte < switch.end_byte:
+            return None
+        return [(r.value, Env(r.scope, env.bindings if r.scope is env.scope else (), env.depth + 1))
+                for r in valued]
+
+    @staticmethod
+    def _case_of(node: Node) -> Node | None:
+        current: Node | None = node
+        while current is not None and current.type not in ("switch_case", "switch_default"):
+            if current.type in ("function_declaration", "arrow_function", "function_expression", "method_definition"):
+                return None
+            current = current.parent
+        return current
 
     def _unset(self, args: list[Node], path: Path, env: Env) -> bool:
         """Whether the call leaves the limit out: no argument there, or an object written out

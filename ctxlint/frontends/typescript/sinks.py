@@ -42,9 +42,9 @@ class Sinks:
         requests = []
         for call, scope in self.m.calls:
             sink = self.m.sink_of(call) or self.factory_sink(call, Env(scope))
-            request = self.call_request(call, sink, Env(scope)) if sink is not None \
-                else self.layers.request(call, Env(scope))
-            if request is not None:
+            if sink is None:
+                requests.extend(self.layers.requests(call, Env(scope)))
+            elif (request := self.call_request(call, sink, Env(scope))) is not None:
                 requests.append(request)
         return requests
 

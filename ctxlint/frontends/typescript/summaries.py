@@ -9,10 +9,16 @@ for a function that sends one request, and only when that value is made of the c
 parameters alone, written ``input.options?.maxTokens``, ``maxTokens`` or
 ``opts.maxTokens ?? this.config.maxTokens`` (a method may fall back on settings the instance was
 constructed with); a number, a parameter with a default, or anything else is a limit set.
+
+A message list the function writes out keeps the role of each part it reads from the caller
+(``{ role: "system", content: prompt.system }``). A function that sends nothing itself but hands
+its parameters to one of the project's calls that does is summarised through that call
+(``relayed``), for its content only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxlint.frameworks.typescript import TsSink
@@ -22,6 +28,7 @@ from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Scope
 
 MAX_IMPLEMENTATIONS = 40
+MAX_RELAYS = 3  # functions a request's content is followed back through, past the one that sends it
 _PARAMETERS = ("required_parameter", "optional_parameter", "identifier", "assignment_pattern", "object_pattern")
 
 Path = tuple[int, tuple[str, ...]]  # a parameter's position, and the properties read in it
@@ -84,7 +91,10 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
                            ("input", sink.shape.input)):
             for key in keys:
                 if keywords is not None and key in keywords:
-                    content.extend((kind, path) for path in _parameters_read(m, keywords[key][0], params))
+                    value, venv, _ = keywords[key]
+                    tagged = _role_tagged(owner, value, venv, params) if kind == "messages" else None
+                    content.extend(tagged if tagged is not None
+                                   else ((kind, path) for path in _parameters_read(m, value, params)))
     # The limit is followed only for a function that sends one request: with several (a retry, a
     # fallback model), which one a call ends in is not the code's to show.
     limit = _limit(owner, *sent[0], params, declaration) if len(sent) == 1 else None
@@ -92,6 +102,36 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
         return None
     name = m.field(declaration if declaration is not None else function, "name")
     return Summary(owner, m.code(name) if name is not None else "", tuple(dict.fromkeys(content)), limit)
+
+
+def relayed(owner: Classes, function: Node, inner: Callable[[Node, Scope], list[Summary]]) -> Summary | None:
+    """The summary of a function that sends no request itself but hands its parameters on to a
+    call that does, one of the project's functions or methods with a summary (``inner``):
+    ``run(prompt)`` calling ``gen.make({ system: prompt.system, prompt: prompt.user })``. Only
+    the content is followed; a limit two calls away is not read."""
+    m = owner.m
+    params = parameters(m, function)
+    params.update(_destructured_locals(m, function, params))
+    if not params:
+        return None
+    content: list[tuple[str, Path]] = []
+    for call, scope in m.calls:
+        summaries = inner(call, scope) if function.start_byte <= call.start_byte < function.end_byte else []
+        args = m.args(call)
+        for kind, (position, properties) in dict.fromkeys(c for s in summaries for c in s.content):
+            if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]) \
+                    or len(properties) > 1:
+                continue
+            given: Node | None = args[position]
+            if properties:
+                entries = owner.names.entries(args[position], Env(scope))
+                given = entries[properties[0]][0] if entries is not None and properties[0] in entries else None
+            if given is not None:
+                content.extend((kind, path) for path in _parameters_read(m, given, params))
+    if not content:
+        return None
+    name = m.field(function, "name")
+    return Summary(owner, m.code(name) if name is not None else "", tuple(dict.fromkeys(content)), None)
 
 
 def _limit(owner: Classes, call: Node, scope: Scope, sink: TsSink, params: dict[str, Path | None],
@@ -191,6 +231,36 @@ def _destructured_locals(m: Module, function: Node, params: dict[str, Path | Non
                         for c in record.target.named_children)
         found[name] = None if defaulted else (position, (*path, record.key))
     return found
+
+
+_KIND_OF_ROLE = {"system": "system", "developer": "system", "user": "input"}
+_KIND_ORDER = ("system", "messages", "input")  # the order the request is rebuilt in at the call
+
+
+def _role_tagged(owner: Classes, value: Node, env: Env,
+                 params: dict[str, Path | None]) -> list[tuple[str, Path]] | None:
+    """The caller's values a message list written out in the function holds, each kept with its
+    role: ``[{ role: "system", content: prompt.system }, ...history, { role: "user", content:
+    prompt.user }]`` takes the caller's system text, messages and input. None when the list is
+    not written so (a role that is not a literal system or user one, an element of another
+    shape), or not in the order the request is rebuilt in: then the list is read whole."""
+    m = owner.m
+    node, nenv = owner.names.deref(value, env)
+    if node.type != "array":
+        return None
+    found: list[tuple[str, Path]] = []
+    for element in (e for e in node.named_children if e.type != "comment"):
+        if element.type == "spread_element":
+            found.extend(("messages", path) for path in _parameters_read(m, element, params))
+            continue
+        entries = owner.names.entries(element, nenv) if element.type == "object" else None
+        role = m.string_value(m.unwrap(entries["role"][0])) if entries is not None and "role" in entries else None
+        kind = _KIND_OF_ROLE.get(role or "")
+        if entries is None or kind is None or "content" not in entries:
+            return None
+        found.extend((kind, path) for path in _parameters_read(m, entries["content"][0], params))
+    kinds = [_KIND_ORDER.index(kind) for kind, _ in found]
+    return found if kinds == sorted(kinds) else None
 
 
 def _alternatives(m: Module, node: Node) -> list[Node]:
