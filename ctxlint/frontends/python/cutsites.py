@@ -24,6 +24,7 @@ from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, assigned_to_name, joined_with_marker, names_a_marker
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
+from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -360,6 +361,9 @@ class CutSites(Component):
                 names = [self.m.dotted(t) or self.m.code(t) for t in targets]
                 if any(_label(n) for n in names):
                     return None
+                if fn is not None and isinstance(parent, ast.Assign) and len(targets) == 1 and \
+                        isinstance(targets[0], ast.Name) and only_inspected(parents, fn, targets[0].id, parent):
+                    return None  # `content = page[:1000].lower()` read only by `word in content`
                 return f"kept in `{names[0]}`; no request of this module is seen to send it"
             if isinstance(parent, ast.stmt):
                 return "passed on; no request of this module is seen to send it"

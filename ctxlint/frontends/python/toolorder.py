@@ -12,7 +12,8 @@ adds the set's items themselves is only copying names, left to the other observa
 the list anywhere in the module (``self._tools.sort(...)``, ``sorted(tools, ...)``) clears it, and
 so does a copy into an attribute that every reader in the project puts through ``set(...)`` or
 ``sorted(...)`` again (``for name in set(self.config.rag_tools)``): its order never reaches the
-model, and the reader that iterates the set is what to report.
+model, and the reader that iterates the set is what to report. A function whose every call sorts
+what it returns (``sorted(_discover_tools(modules))``) gives no order either.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import copy_of
 from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -50,7 +52,7 @@ class ToolOrder(Component):
         sorted_names = self.sorted_names()
         found: list[Observation] = []
         for fn, scope in self.m.functions:
-            if fn.name.startswith("test"):
+            if fn.name.startswith("test") or self.sorted_by_callers(fn):
                 continue
             env = Env(scope)
             nodes = own_nodes(fn)
@@ -122,6 +124,22 @@ class ToolOrder(Component):
                         return False
                     reads += 1
         return reads > 0
+
+    def sorted_by_callers(self, fn: Function) -> bool:
+        """Whether every call of ``fn`` puts what it returns in order (``sorted(_discover(names))``):
+        called in this module only (tests aside), at least once, and always as the argument of
+        ``sorted``."""
+        calls = [call for call, _ in self.m.calls if isinstance(call.func, ast.Name) and call.func.id == fn.name]
+        project, file = self.m.project, self.m.file
+        if not calls or project is not None and any(path != file and not in_tests(path, project.root)
+                                                    for path in project.callers(fn.name)):
+            return False
+        for call in calls:
+            parent = self.m.parents.get(id(call))
+            if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+                    and parent.func.id == "sorted" and call in parent.args):
+                return False
+        return True
 
     def sorted_names(self) -> set[str]:
         """The names the module sorts in place (``tools.sort(...)``) or gives a sorted copy of."""

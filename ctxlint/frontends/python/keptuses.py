@@ -1,0 +1,45 @@
+"""Whether a value kept in a local name is only inspected, never passed on as text a model reads.
+
+A cut kept in a name (``content = page.text[:1000].lower()``) goes somewhere only through the
+name's later uses. When every one of them tests the text (``word in content``, ``if content``,
+``content == ...``), logs it, or hands it to a function named for embeddings (vectors, not text a
+model answers from), the cut loses nothing a model would have read.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.loopshapes import LOGGING
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def only_inspected(parents: dict[int, ast.AST], fn: FunctionNode, name: str, assign: ast.stmt) -> bool:
+    """True when ``name``, given its value by ``assign`` in ``fn``, is read later in ``fn`` and
+    every reading only inspects it. A name read nowhere after is not known to be unused (it may
+    be returned by a later branch written in another way), so that answer is False."""
+    after = (assign.end_lineno or assign.lineno, assign.end_col_offset or 0)
+    uses = [node for node in ast.walk(fn) if isinstance(node, ast.Name) and node.id == name
+            and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > after]
+    return bool(uses) and all(_inspected(parents, use) for use in uses)
+
+
+def _inspected(parents: dict[int, ast.AST], use: ast.Name) -> bool:
+    current: ast.AST = use
+    while True:
+        parent = parents.get(id(current))
+        if parent is None or isinstance(parent, ast.stmt) and not isinstance(
+                parent, (ast.If, ast.While, ast.Assert, ast.Expr)):
+            return False  # kept again, returned, yielded...: it goes on
+        if isinstance(parent, (ast.Compare, ast.Assert)):
+            return True
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
+            return True
+        if isinstance(parent, ast.Call) and current is not parent.func:
+            func = parent.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            return called in LOGGING or "embed" in called.lower()
+        if isinstance(parent, ast.stmt):
+            return False
+        current = parent
