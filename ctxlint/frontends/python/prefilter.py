@@ -376,7 +376,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # every line of a text cut to a width (linecuts.py)
             if chain and chain[-1].endswith("Message") and (any(k.arg == "content" for k in node.keywords) or (
                     len(node.args) == 2 and isinstance(node.args[0], ast.Constant))):
-                return True  # a message of the project's own class: `Message(content=...)`, `Message("system", out)`
+                return True  # a chat message of the project's own class: `UserMessage(content=...)`, `Message("system", out)`
             if chain and chain[-1][:1].isupper() and any(
                     k.arg == "role" and isinstance(k.value, ast.Constant) for k in node.keywords):
                 return True  # a stored row with a stated role: `Feed(feed=out, role="system")` (messages.replayed_row)
