@@ -206,25 +206,20 @@ class Messages(Component):
         role="user"))``, ``history.append(UserMessage(content=out))``); None otherwise. The role
         must be one the code states: in the class name or a ``role=`` literal."""
         named = _MESSAGE_CLASS.fullmatch(last_name(call.func) or "")
-        if named is None:
-            return None
-        # `Message("system", output)`: the role stated first and the content after it
-        positional = self.flow.literal_str(call.args[0], env) if len(call.args) == 2 else None
-        if positional is None and not any(k.arg == "content" for k in call.keywords):
+        if named is None or not any(k.arg == "content" for k in call.keywords):
             return None
         if not self.kept(call):
             return None
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
             return None  # a framework's own message, read as the catalogue says
-        role = positional or named.group(1)
+        role = named.group(1)
         given = next((k.value for k in call.keywords if k.arg == "role"), None)
         if given is not None:
             role = self.flow.literal_str(given, env) or self.m.dotted(given)
         if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
             return None
-        content = Arg(position=1) if positional else Arg(keywords=("content",))
-        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=content)
+        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
 
     def replayed_row(self, call: ast.Call, env: Env) -> tuple[MessageKind, Span] | None:
         """How to read ``call`` as a chat message when it builds a stored row of the project's own
@@ -254,12 +249,8 @@ class Messages(Component):
 
     def kept(self, call: ast.Call) -> bool:
         """Whether ``call``'s value is added to a store: directly (``memory.add(Message(...))``) or
-        through the name it is first given (``reply = Message(...)``, then ``history.append(reply)``);
-        or handed to the caller (``yield Message("system", output)``, ``return Message(...)``), whose
-        turns a conversation is built from."""
+        through the name it is first given (``reply = Message(...)``, then ``history.append(reply)``)."""
         parent = self.m.parents.get(id(call))
-        if isinstance(parent, (ast.Yield, ast.Return)):
-            return True
         if isinstance(parent, ast.Call):
             return isinstance(parent.func, ast.Attribute) and parent.func.attr in _STORES and call in parent.args
         target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
