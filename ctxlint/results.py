@@ -103,6 +103,12 @@ def _resolved(path: str) -> str:
     return os.path.join(_real_directory(head), name) if name else _real_directory(head)
 
 
+def real_directory(directory: Path) -> Path:
+    """``directory.resolve()``, each directory resolved once per run: the project root every
+    file of a run is read against (resolving costs a system call per part of the path)."""
+    return Path(_real_directory(os.path.abspath(directory)))
+
+
 @functools.lru_cache(maxsize=4096)
 def _real_directory(directory: str) -> str:
     return os.path.realpath(directory)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends import TEMPLATE_FOLDERS
 from ctxlint.frontends.code.filled import linked_slot
 from ctxlint.model import ParsedFile, Request, Role, Segment, Span
+from ctxlint.results import real_directory
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -241,7 +242,7 @@ def script_index(root: Path) -> dict[str, list[Path]]:
 
 
 def _index(root: Path, scripts: bool) -> dict[str, list[Path]]:
-    key = (root.resolve(), scripts)
+    key = (real_directory(root), scripts)
     if key not in _INDEXES:
         if not any(k[0] == key[0] for k in _INDEXES):
             _INDEXES.clear()  # one project per run
@@ -283,7 +284,7 @@ def _includers(root: Path, template: PurePosixPath) -> list[PurePosixPath]:
 
 def include_index(root: Path) -> dict[str, list[PurePosixPath]]:
     """The project's template files by the paths their ``{% include %}`` tags give."""
-    key = root.resolve()
+    key = real_directory(root)
     if key not in _INCLUDES:
         _INCLUDES.clear()  # one project per run
         index: dict[str, list[PurePosixPath]] = {}

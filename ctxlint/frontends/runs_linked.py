@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.runs import LIMIT, NO_LIMIT, Run
 from ctxlint.frontends.rendered import MAX_MODULES, linking_project, module_index, script_index
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, ParsedFile
+from ctxlint.results import real_directory
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -24,7 +25,7 @@ def runs_linked(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
     if not unset:
         return parsed
     template = PurePosixPath(context.relpath)
-    root = context.root.resolve()
+    root = real_directory(context.root)
     name, _, variant = template.stem.partition(".")  # `recipe.robot.prompt`: the variant `robot` of `recipe`
     key, home = f"{name}.prompt".lower(), root / template.parent.parent
     modules = [m for m in module_index(context.root).get(key, []) if m.resolve().is_relative_to(home)]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.providers import LIMIT_KEYWORDS
+from ctxlint.results import real_directory
 
 if TYPE_CHECKING:
     from ctxlint.frameworks import Catalogue
@@ -536,7 +537,7 @@ _PROJECTS: dict[tuple[Path, int, tuple[str, ...]], Project] = {}
 
 def project_for(root: Path, catalogue: Catalogue, load: Callable[[Project, Path], Analyzer | None],
                 not_shipped: tuple[str, ...]) -> Project:
-    key = (root.resolve(), id(catalogue), not_shipped)
+    key = (real_directory(root), id(catalogue), not_shipped)
     if key not in _PROJECTS:
         _PROJECTS.clear()  # one project per run: a new root, catalogue or configuration starts afresh
         _PROJECTS[key] = Project(root, catalogue, load, not_shipped)
