@@ -1,7 +1,7 @@
 """A Map, Set or array of an enclosing scope that one function fills in a directory listing's order
 and another writes into a prompt's text.
 
-``const skills = new Map()`` in a factory; a scan walks ``await fs.promises.readdir(dir)`` and
+``const skills = new Map()`` in a factory; a scan walks ``await glob("*.md", {cwd: dir})`` and
 keeps each entry (``skills.set(file.name, info)``); a handler later writes
 ``Array.from(skills.entries()).map(...).join("\\n")`` into ``systemPrompt``. A Map keeps the
 order its keys were added in, which is the order the file system listed them: the prompt lists
@@ -26,7 +26,7 @@ LISTING_REACHES_PROMPT = "listing-reaches-prompt"
 _ADDS = ("set", "push", "add", "unshift")
 _IN_ORDER = ("entries", "values", "keys", "forEach")
 _MAX_HOPS = 3
-_LISTING_WORDS = ("readdir", "glob")
+_LISTING_WORDS = ("opendir", "glob")
 
 
 def container_fills(m: Module, sources: Sources) -> list[Observation]:

@@ -56,9 +56,12 @@ STATIC_PATH_CALLS = {"path.join", "path.resolve", "path.dirname", "path.basename
                      "node:path.resolve", "node:path.dirname", "fileURLToPath", "url.fileURLToPath",
                      "node:url.fileURLToPath", "process.cwd", "URL", "String"}
 STATIC_PATH_NAMES = {"__dirname", "__filename", "import.meta.dirname", "import.meta.filename", "import.meta.url"}
-UNORDERED_CALLS = {"fs.readdirSync": "fs.readdirSync", "fs.readdir": "fs.readdir",
-                   "fs.promises.readdir": "fs.promises.readdir", "fs/promises.readdir": "fs.readdir",
-                   "node:fs.readdirSync": "fs.readdirSync", "node:fs/promises.readdir": "fs.readdir",
+# Listings in whatever order the file system gives. Not Node's `fs.readdir`/`readdirSync`: libuv's
+# scandir sorts the names (strcmp), so they come back in one order everywhere (nodejs/node#3232); a
+# `Dir` from `fs.opendir` streams them unsorted.
+UNORDERED_CALLS = {"fs.opendirSync": "fs.opendirSync", "fs.opendir": "fs.opendir",
+                   "fs.promises.opendir": "fs.promises.opendir", "fs/promises.opendir": "fs.opendir",
+                   "node:fs.opendirSync": "fs.opendirSync", "node:fs/promises.opendir": "fs.opendir",
                    "glob.sync": "glob.sync", "glob.globSync": "globSync", "glob.glob": "glob",
                    "fast-glob": "fast-glob", "fast-glob.sync": "fast-glob", "globby.globby": "globby",
                    "globby.globbySync": "globby"}
