@@ -13,7 +13,8 @@ that is serialised (``JSON.stringify(payload)``) by a function that reads nothin
 Left alone, since the limit may be added out of sight: settings handed on whole (to another
 function, a spread, a destructuring), a body with a spread, and a function or one of its callers
 in the module that names any limit at all (``args.max_tokens = options.maxTokens`` after the
-call)."""
+call). Left alone too, a body declared with a type of the project that has no limit field
+(``const args: AskSageRequestArgs = {...}``): the API it is written for takes none."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def dropped_options(m: Module, classes: Classes) -> list[Request]:
             if limit is None:
                 continue
             body = _request_body(m, scope, param, not reads)
-            if body is None or _limit_named_around(m, scope.node):
+            if body is None or _limit_named_around(m, scope.node) or _typed_without_limit(m, classes, body):
                 continue
             declared = _parameter_node(m, scope.node, param)
             anchor = m.span(body)
@@ -142,6 +143,18 @@ def _request_body(m: Module, scope: Scope, param: str, unread: bool) -> Node | N
         if _reads_param(m, node, param) or unread and _serialised(m, scope, node):
             return node
     return None
+
+
+def _typed_without_limit(m: Module, classes: Classes, body: Node) -> bool:
+    """Whether the body is declared with a type the project writes (``const args: AskSageRequestArgs
+    = {...}``) that declares no limit field, itself or through what it extends: the API the body is
+    written for takes none, so there is nowhere to put the caller's."""
+    written = body.parent
+    typed = m.field(written, "type") if written is not None and written.type == "variable_declarator" else None
+    if typed is None:
+        return False
+    annotation = m.code(typed).lstrip(":").strip()
+    return classes.named_type(annotation) is not None and _declared_limit(classes, annotation) is None
 
 
 def _reads_param(m: Module, body: Node, param: str) -> bool:
