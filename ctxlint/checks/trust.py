@@ -61,33 +61,30 @@ def untrusted_in_system(parsed: ParsedFile, ctx: CheckContext) -> None:
             _default_role_map(observation, ctx)
         if observation.kind != TOOL_ROLE_AS_SYSTEM or observation.source is None:
             continue
-        ctx.report(
-            observation.span,
-            f"This role map sends the `{observation.detail}` role as `system`, so every tool result, search "
-            "result and fetched page the agent reads reaches the model with the authority of your own "
-            f"instructions. Map `{observation.detail}` to the API's tool role (or `user`), and delimit what it "
-            "carries.",
-            kind="role-map",
-            evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
-                      Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)),
-        )
+        _role_map(observation, ctx, "role-map",
+                  f"This role map sends the `{observation.detail}` role as `system`, so every tool result, search "
+                  "result and fetched page the agent reads reaches the model with the authority of your own "
+                  f"instructions. Map `{observation.detail}` to the API's tool role (or `user`), and delimit what "
+                  "it carries.")
 
 
 def _default_role_map(observation: Observation, ctx: CheckContext) -> None:
     """A model client built with no role template of its own, whose class's default sends a
     tool's role as ``system`` (rolemaps.DEFAULT_MAPS)."""
-    assert observation.source is not None
     client, role = observation.detail.split(":", 1)
-    ctx.report(
-        observation.span,
-        f"`{client}` is built with no `meta_template`, and its default sends the `{role}` role as `system`, so "
-        "every tool result, search result and fetched page the agent reads reaches the model with the authority "
-        f"of your own instructions. Pass a `meta_template` that maps `{role}` to `user` (or the API's tool role), "
-        "and delimit what it carries.",
-        kind="default-role-map",
-        evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
-                  Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)),
-    )
+    _role_map(observation, ctx, "default-role-map",
+              f"`{client}` is built with no `meta_template`, and its default sends the `{role}` role as `system`, "
+              "so every tool result, search result and fetched page the agent reads reaches the model with the "
+              f"authority of your own instructions. Pass a `meta_template` that maps `{role}` to `user` (or the "
+              "API's tool role), and delimit what it carries.")
+
+
+def _role_map(observation: Observation, ctx: CheckContext, kind: str, message: str) -> None:
+    """A role map (written, or a client's default) that sends a tool's role as ``system``."""
+    assert observation.source is not None
+    ctx.report(observation.span, message, kind=kind,
+               evidence=(Evidence(EvidenceKind.SOURCE, observation.source.detail, observation.span, False),
+                         Evidence(EvidenceKind.SINK, "sent in the system role", observation.span)))
 
 
 def _in_system(request: Request, ctx: CheckContext) -> None:
