@@ -52,7 +52,7 @@ class ToolOrder(Component):
         sorted_names = self.sorted_names()
         found: list[Observation] = []
         for fn, scope in self.m.functions:
-            if fn.name.startswith("test") or self.sorted_by_callers(fn):
+            if fn.name.startswith("test"):
                 continue
             env = Env(scope)
             nodes = own_nodes(fn)
@@ -62,7 +62,8 @@ class ToolOrder(Component):
                     observed = self.loop_fills(node, nodes, env, sorted_names)
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                     observed = self.copied(node, nodes, env, sorted_names)
-                if observed is not None and all(o.span != observed.span for o in found):
+                if observed is not None and all(o.span != observed.span for o in found) \
+                        and not self.sorted_by_callers(fn):  # asked last: it scans the module's calls
                     found.append(observed)
         return found
 
