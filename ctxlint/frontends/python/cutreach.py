@@ -40,6 +40,7 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 # A function named for what it makes a model's input (`format_search_results_for_llm`): what it
 # returns is given to one, wherever its callers are. (Also a keyword: `ToolResult(result_for_llm=...)`.)
 FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
+FOR_MODEL_WORDS = tuple(pattern.strip("*") for pattern in FOR_MODEL)  # what a module's text must hold
 # Methods that give back the text they are called on, trimmed.
 _KEEPING = ("strip", "lstrip", "rstrip")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")

@@ -20,7 +20,7 @@ import ast
 from collections.abc import Iterator
 
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.knowledge import LISTINGS
+from ctxlint.frontends.python.knowledge import LISTING_WORDS, LISTINGS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import listings_walked, own_nodes
 from ctxlint.frontends.python.unit import Component
@@ -41,7 +41,7 @@ class GlobalFills(Component):
 
     def observe(self) -> list[Observation]:
         containers = self.module_containers()
-        if not containers or not any(w in self.m.text for w in ("listdir", "scandir", "walk(", "glob(", "iterdir(")):
+        if not containers or not any(w in self.m.text for w in LISTING_WORDS):
             return []
         found: list[Observation] = []
         for name in sorted(containers):

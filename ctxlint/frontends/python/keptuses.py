@@ -29,9 +29,8 @@ def _inspected(parents: dict[int, ast.AST], use: ast.Name) -> bool:
     current: ast.AST = use
     while True:
         parent = parents.get(id(current))
-        if parent is None or isinstance(parent, ast.stmt) and not isinstance(
-                parent, (ast.If, ast.While, ast.Assert, ast.Expr)):
-            return False  # kept again, returned, yielded...: it goes on
+        if parent is None:
+            return False
         if isinstance(parent, (ast.Compare, ast.Assert)):
             return True
         if isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
@@ -41,5 +40,5 @@ def _inspected(parents: dict[int, ast.AST], use: ast.Name) -> bool:
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             return called in LOGGING or "embed" in called.lower()
         if isinstance(parent, ast.stmt):
-            return False
+            return False  # kept again, returned, yielded, a bare statement: it goes on
         current = parent

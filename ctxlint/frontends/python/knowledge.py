@@ -41,6 +41,8 @@ PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.r
 # The details of UNORDERED_CALLS and PATH_METHODS that list a folder: the file system gives its
 # entries in no fixed order.
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", *PATH_METHODS.values()})
+# How a module writes one of LISTINGS: a cheap test of its text before a pass looks for one.
+LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
 # Calls whose result does not depend on the order of their argument's items.
 ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozenset", "bool",

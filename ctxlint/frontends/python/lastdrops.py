@@ -160,9 +160,7 @@ def _user_text(message: ast.expr) -> ast.expr | None:
     """The content of a user message: ``HumanMessage(content=...)``, ``HumanMessage("...")``, or
     what ``taskdrops.user_content`` reads (``{"role": "user", "content": ...}``)."""
     if isinstance(message, ast.Call):
-        func = message.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name in _USER_MESSAGES:
+        if (last_name(message.func) or "") in _USER_MESSAGES:
             keyword = next((k.value for k in message.keywords if k.arg == "content"), None)
             return keyword if keyword is not None else message.args[0] if message.args else None
     return user_content(message)

@@ -25,12 +25,12 @@ call reaches a prompt too, reported as a kind of its own.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.knowledge import LISTINGS, MODEL_ASKS
+from ctxlint.frontends.python.knowledge import LISTING_WORDS, LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
@@ -48,8 +48,6 @@ from ctxlint.frontends.python.threadorder import ThreadAddition, thread_addition
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
-_FOR_WORD = re.compile("_for_", re.IGNORECASE)
-
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 # The kind of evidence (rules/cache/CTX104).
@@ -66,8 +64,6 @@ _ADDS = ("append", "extend", "insert", "update")
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
-# How a module writes a listing (knowledge.LISTINGS: `Ordering.unordered`'s details of one).
-_LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
 
 
 class OrderPrompts(StringSets):
@@ -77,11 +73,12 @@ class OrderPrompts(StringSets):
     def observe(self) -> list[Observation]:
         found = [self.late_read(late) for late in late_reads(self.m, lambda call: _asks_model(call, self))]
         # a message's text is written beside a `role`, a settings template read `from_string`: the cheap tests first
-        keyworded = _FOR_WORD.search(self.m.text) is not None  # every keyword FOR_MODEL allows has `_for_` in it
+        lowered = self.m.text.lower()
+        keyworded = any(word in lowered for word in FOR_MODEL_WORDS)
         asks = "role" in self.m.text or "from_string" in self.m.text \
             or any(_asks_model(call, self) or (keyworded and for_model(call) is not None) for call, _ in self.m.calls)
         # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
-        if not asks and (self.m.project is None or not any(w in self.m.text for w in _LISTING_WORDS)):
+        if not asks and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
         for fn, scope in self.m.functions:

@@ -437,9 +437,11 @@ class _Finder:
     def unordered(self, value: ast.expr, env: Env) -> list[Source]:
         """A collection in no fixed order passed whole (``relevant_files=names``, a set of paths):
         a directory listing, a shuffle, or a set shown to hold strings."""
-        if self.string_items is None or _still_empty(value, self.m.parents):
+        if self.string_items is None:
             return []
-        found = self.flow.unordered_source(value, env)
+        found = self.flow.unordered_source(value, env)  # the cheap question before the walk below
+        if not found or _still_empty(value, self.m.parents):
+            return []
         return [s for s in found if s.detail in LISTINGS or s.detail.startswith("random.")
                 or (s.detail in ("set", "frozenset") and self.string_items(value, env))]
 

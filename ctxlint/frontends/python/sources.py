@@ -521,15 +521,14 @@ def _strongest(found: Iterable[Source | None]) -> Source | None:
     return weak
 
 
-# The calls of a function read for what they pass one of its parameters, at most.
 def _field_name(node: ast.Subscript | ast.Attribute) -> str:
     """The lower-cased name of the field an attribute or a subscript by a written key reads."""
     if isinstance(node, ast.Attribute):
         return node.attr.lower()
-    key = node.slice
-    return key.value.lower() if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+    return (string_value(node.slice) or "").lower()
 
 
+# The calls of a function read for what they pass one of its parameters, at most.
 _MAX_CALLERS = 8
 
 

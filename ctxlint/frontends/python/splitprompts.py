@@ -40,8 +40,8 @@ class SplitPrompts(Component):
     first_parts: FirstParts
 
     def observe(self, requests: list[Request]) -> list[Observation]:
-        if "chunk" not in self.m.text and "split" not in self.m.text:
-            return []
+        if not requests or "chunk" not in self.m.text and "split" not in self.m.text:
+            return []  # a finding needs a request that sends a piece
         found = []
         for fn, scope in self.m.functions:
             for loop in own_nodes(fn):

@@ -56,14 +56,18 @@ class ToolOrder(Component):
                 continue
             env = Env(scope)
             nodes = own_nodes(fn)
+            callers_sort: bool | None = None  # asked once, and only of a function that fills a list
             for node in nodes:
                 observed = None
                 if isinstance(node, (ast.For, ast.AsyncFor)):
                     observed = self.loop_fills(node, nodes, env, sorted_names)
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                     observed = self.copied(node, nodes, env, sorted_names)
-                if observed is not None and all(o.span != observed.span for o in found) \
-                        and not self.sorted_by_callers(fn):  # asked last: it scans the module's calls
+                if observed is None or any(o.span == observed.span for o in found):
+                    continue
+                if callers_sort is None:
+                    callers_sort = self.sorted_by_callers(fn)
+                if not callers_sort:
                     found.append(observed)
         return found
 

@@ -42,6 +42,9 @@ def dropped_options(m: Module, classes: Classes) -> list[Request]:
     for scope in m.all_scopes():
         if scope.kind != "function" or scope.node.type not in FUNCTIONS:
             continue
+        bodies = _bodies(m, scope)  # the cheap, local question first: most functions build none
+        if not bodies:
+            continue
         for param, annotation in scope.params.items():
             if not annotation:
                 continue
@@ -51,7 +54,7 @@ def dropped_options(m: Module, classes: Classes) -> list[Request]:
             limit = _declared_limit(classes, annotation) or _chat_request_limit(reads)
             if limit is None:
                 continue
-            body = _request_body(m, scope, param, not reads)
+            body = _request_body(m, scope, bodies, param, not reads)
             if body is None or _limit_named_around(m, scope.node) or _typed_without_limit(m, classes, body):
                 continue
             declared = _parameter_node(m, scope.node, param)
@@ -122,11 +125,10 @@ def _chat_request_limit(reads: set[str]) -> str | None:
     return "max_tokens" if OPENAI_CHAT.request_keys <= reads else None
 
 
-def _request_body(m: Module, scope: Scope, param: str, unread: bool) -> Node | None:
-    """The first object the function builds with a model's input and no limit, which reads the
-    settings, or is serialised to be sent by a function that reads nothing of them (one that
-    reads their model for the URL and sends a body with no settings at all may be calling an
-    API that takes none)."""
+def _bodies(m: Module, scope: Scope) -> list[Node]:
+    """The objects the function builds with a model's input and no limit, nor any spread or method
+    (the body may hold more than it shows), in order."""
+    found = []
     for node in own_nodes(scope.node):
         if node.type != "object":
             continue
@@ -137,12 +139,18 @@ def _request_body(m: Module, scope: Scope, param: str, unread: bool) -> Node | N
             elif child.type == "shorthand_property_identifier":
                 keys.add(m.code(child))
             elif child.type != "comment":
-                keys.add(None)  # a spread or a method: the body may hold more than it shows
-        if None in keys or not keys & INPUT_KEYS or keys & set(LIMIT_FIELDS):
-            continue
-        if _reads_param(m, node, param) or unread and _serialised(m, scope, node):
-            return node
-    return None
+                keys.add(None)
+        if None not in keys and keys & INPUT_KEYS and not keys & set(LIMIT_FIELDS):
+            found.append(node)
+    return found
+
+
+def _request_body(m: Module, scope: Scope, bodies: list[Node], param: str, unread: bool) -> Node | None:
+    """The first of ``bodies`` that reads the settings, or is serialised to be sent by a function
+    that reads nothing of them (one that reads their model for the URL and sends a body with no
+    settings at all may be calling an API that takes none)."""
+    return next((body for body in bodies
+                 if _reads_param(m, body, param) or unread and _serialised(m, scope, body)), None)
 
 
 def _typed_without_limit(m: Module, classes: Classes, body: Node) -> bool:

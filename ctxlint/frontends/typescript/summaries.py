@@ -116,7 +116,9 @@ def relayed(owner: Classes, function: Node, inner: Callable[[Node, Scope], list[
         return None
     content: list[tuple[str, Path]] = []
     for call, scope in m.calls:
-        summaries = inner(call, scope) if function.start_byte <= call.start_byte < function.end_byte else []
+        if not function.start_byte <= call.start_byte < function.end_byte:
+            continue
+        summaries = inner(call, scope)
         args = m.args(call)
         for kind, (position, properties) in dict.fromkeys(c for s in summaries for c in s.content):
             if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]) \
