@@ -392,15 +392,8 @@ def _said_upstream(findings: list[Finding]) -> list[Finding]:
 
 def _passes(finding: Finding, other: Finding) -> bool:
     """Whether a step of the flow of ``finding`` covers the place ``other`` is reported."""
-    return any(e.kind is EvidenceKind.FLOW and e.span is not None and _covers(e.span, other.span)
+    return any(e.kind is EvidenceKind.FLOW and e.span is not None and e.span.covers(other.span)
                for e in finding.evidence)
-
-
-def _covers(outer: Span, inner: Span) -> bool:
-    """Whether ``inner`` lies within ``outer`` (same file and cell)."""
-    return outer.path == inner.path and outer.cell == inner.cell and \
-        (outer.line, outer.column) <= (inner.line, inner.column) and \
-        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
 def once_each(findings: list[Finding]) -> list[Finding]:

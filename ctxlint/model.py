@@ -98,6 +98,12 @@ class Span:
     def point(cls, path: str, line: int, column: int = 1) -> Span:
         return cls(path, line, column, line, column)
 
+    def covers(self, inner: Span) -> bool:
+        """Whether ``inner`` lies within this span (same file and cell)."""
+        return self.path == inner.path and self.cell == inner.cell and \
+            (self.line, self.column) <= (inner.line, inner.column) and \
+            (inner.end_line, inner.end_column) <= (self.end_line, self.end_column)
+
 
 class SourceKind(str, Enum):
     """What a front-end learned about where a slot's value comes from."""

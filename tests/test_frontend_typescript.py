@@ -282,6 +282,34 @@ def test_type_syntax_the_grammar_lags_behind_is_a_notice_and_the_module_is_read(
     assert request.anchor.line == 5 and request.output_limit is None
 
 
+def test_jsx_the_javascript_grammar_refuses_is_read_with_the_tsx_grammar():
+    """tree-sitter-javascript refuses a JSX member tag named with a keyword (`<Skeleton.default />`),
+    which Babel and tsc accept; the module is read, its request found, and no syntax error said."""
+    parsed = parse("""\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        export function PromptEditor({ systemPrompt, loading }) {
+          return loading ? <Skeleton.default height={20} /> : <textarea defaultValue={systemPrompt} />;
+        }
+        export async function ask(question) {
+          return client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: question }] });
+        }
+        """, "Loading.jsx")
+    assert not parsed.errors and not parsed.notices
+    [request] = parsed.requests
+    assert request.anchor.line == 7 and request.output_limit is None
+
+
+def test_javascript_neither_grammar_reads_is_still_a_located_error():
+    parsed = parse("""\
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        const prompt = `You are ${role;
+        """, "ask.js")
+    [(span, message)] = parsed.errors
+    assert span.line == 3 and message.startswith("invalid syntax")
+
+
 def test_deep_nesting_is_refused_with_a_location():
     source = "const prompt = " + "(" * 1500 + '"x"' + ")" * 1500 + ";\n"
     parsed = parse_file(source, "deep.ts")

@@ -101,8 +101,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         source = observation.source
         if source is None or observation.kind not in _ORDER_KINDS:
             continue
-        if observation.kind not in _PROVEN_KINDS or any(_within(s, observation.span) for s in reported):
-            if source.span in seen or any(_within(s, observation.span) for s in seen):
+        if observation.kind not in _PROVEN_KINDS or any(observation.span.covers(s) for s in reported):
+            if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
         why, advice = _why(source.detail) if observation.kind != "late-binding" else _LATE
         step = source.flow[0] if source.flow else None
@@ -118,11 +118,6 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
                    kind=observation.kind,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
                              Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
-
-
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and \
-        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
 # What the front-end observes about order where no request includes it (ordersites.py), and the
@@ -174,7 +169,7 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if source.span in reported:
             continue
         kind, evidence = _weighed(request, index, segment, source, ctx)
-        if kind == "returned-text" and any(_within(source.span, p) for p in proven):
+        if kind == "returned-text" and any(p.covers(source.span) for p in proven):
             continue
         reported.add(source.span)
         why, advice = _why(source.detail)

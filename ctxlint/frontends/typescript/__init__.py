@@ -88,6 +88,12 @@ def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalog
 
     source = syntax.Text(text, path)
     root = syntax.parse(grammar, source.data)
+    if root is not None and root.has_error and grammar == "javascript":
+        # The JavaScript grammar lags the TSX one on JSX that Babel and tsc accept
+        # (`<Skeleton.default />`); TSX reads JavaScript too, so a module it reads whole is read so.
+        retried = syntax.parse("tsx", source.data)
+        if retried is not None and not retried.has_error:
+            root, grammar = retried, "tsx"
     if root is None:
         parsed.notices.append(syntax.unparsable(len(source.data)))
         return parsed

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
-from ctxlint.frontends.typescript.syntax import own_nodes, walk
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.syntax import enclosing, own_nodes, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -29,7 +29,7 @@ def completion_order(m: Module) -> list[Observation]:
         callee = m.field(call, "function")
         if callee is None or m.qualified(callee) not in _ALL:
             continue
-        outer = _function_of(call)
+        outer = enclosing(call)
         task = _task(m, call, outer)
         if outer is None or task is None:
             continue
@@ -84,12 +84,6 @@ def _runs_tool_calls(m: Module, task: Node) -> bool:
                 return True
     return False
 
-
-def _function_of(node: Node) -> Node | None:
-    current = node.parent
-    while current is not None and current.type not in FUNCTIONS:
-        current = current.parent
-    return current
 
 
 def _task(m: Module, call: Node, outer: Node | None) -> Node | None:

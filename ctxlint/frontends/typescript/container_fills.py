@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node, prompt_name
 from ctxlint.frontends.typescript.sources import Sources
-from ctxlint.frontends.typescript.syntax import walk
+from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -44,7 +44,7 @@ def container_fills(m: Module, sources: Sources) -> list[Observation]:
         detail = sources.unordered(walked, env)
         if detail is None or "random" in detail:
             continue
-        filler = _function_of(loop)
+        filler = enclosing(loop)
         for container, added in _additions(m, body):
             if _declared_in(m, filler, container):
                 continue  # the function's own list: what it does with it is the other passes' to follow
@@ -76,12 +76,6 @@ def _scope_of(m: Module, node: Node) -> Scope:
             inner = function
     return inner.scope if inner is not None else m.module_scope
 
-
-def _function_of(node: Node) -> Node | None:
-    current = node.parent
-    while current is not None and current.type not in FUNCTIONS:
-        current = current.parent
-    return current
 
 
 def _additions(m: Module, body: Node) -> list[tuple[str, Node]]:
@@ -159,7 +153,7 @@ def _kept_in_prompt(m: Module, read: Node) -> str | None:
         name = m.code(m.field(declared, "name") or declared)
         if prompt_name(name):
             return name
-        function = _function_of(declared)
+        function = enclosing(declared)
         uses = [n for n in walk(function if function is not None else m.root, into_functions=False)
                 if n.type == "identifier" and m.code(n) == name and n.start_byte > declared.end_byte]
     return None

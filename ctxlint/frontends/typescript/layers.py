@@ -41,8 +41,10 @@ class Layers:
     names: Names
     messages: Messages
     classes: Classes
-    _summarised: dict[int, Summary | None] = field(default_factory=dict)  # by the function's node
-    _of_call: dict[int, tuple[Node | None, list[Summary], str]] = field(default_factory=dict)  # by the call's node
+    # By the function's or call's node and the relays left: a summary cut short by the relay limit
+    # deep in one chain must not stand for the same function called directly.
+    _summarised: dict[tuple[int, int], Summary | None] = field(default_factory=dict)
+    _of_call: dict[tuple[int, int], tuple[Node | None, list[Summary], str]] = field(default_factory=dict)
     _of_method: dict[tuple[int, str], list[Summary]] = field(default_factory=dict)  # by class node and method
     _of_module: dict[int, Layers] = field(default_factory=dict)  # another module's calls, by its Classes
 
@@ -96,7 +98,7 @@ class Layers:
         """The callee, the summaries of what it sends for the call (none: it is not the project's
         function or method that sends one, itself or through ``relays`` more of them), and the kind
         of evidence a missing limit would be."""
-        known = self._of_call.get(call.id)
+        known = self._of_call.get((call.id, relays))
         if known is not None:
             return known
         callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
@@ -118,21 +120,22 @@ class Layers:
                 summaries = self._of_method[key]
             kind = MODEL_CLASS_UNSET
         found_now = (callee, summaries, kind)
-        self._of_call[call.id] = found_now
+        self._of_call[(call.id, relays)] = found_now
         return found_now
 
     def _summary(self, owner: Classes, function: Node, relays: int) -> Summary | None:
         """What a function sends: its own request, or the one a call of the project's it hands its
         parameters to sends (followed through at most MAX_RELAYS functions, once each)."""
-        if function.id in self._summarised:
-            return self._summarised[function.id]
-        self._summarised[function.id] = None  # a function that calls itself relays nothing
+        key = (function.id, relays)
+        if key in self._summarised:
+            return self._summarised[key]
+        self._summarised[key] = None  # a function that calls itself relays nothing
         found = summarise(owner, function)
         if found is None and relays < MAX_RELAYS:
             layers = self if owner is self.classes else self._of_module.setdefault(
                 id(owner), Layers(owner.m, owner.names, self.messages, owner))  # its messages are never read
             found = relayed(owner, function, lambda call, scope: layers.summaries(call, Env(scope), relays + 1)[1])
-        self._summarised[function.id] = found
+        self._summarised[key] = found
         return found
 
     def _limit_unset(self, summaries: list[Summary], args: list[Node], env: Env) -> str | None:

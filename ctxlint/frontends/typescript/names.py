@@ -5,11 +5,12 @@ from other modules of the tree."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
+from ctxlint.frontends.typescript.syntax import enclosing
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Assign, Binding, Env, Function, Item, Scope, Timeline
 
@@ -22,6 +23,7 @@ class Names:
     """Resolves names; below the reading of text, sources and slots."""
 
     m: Module
+    _functions_by_node: dict[int, Function] | None = field(default=None, init=False)
 
     def binding(self, name: str, env: Env, at: int | None) -> Binding | None:
         bound = env.bound(name)
@@ -106,20 +108,39 @@ class Names:
         if env.depth > MAX_RESOLVE or call.type != "call_expression":
             return None
         callee = self.m.unwrap(self.m.field(call, "function"))
-        if callee is None or callee.type != "identifier":
+        if callee is not None and callee.type == "member_expression":
+            found = self.own_method(callee)
+        elif callee is not None and callee.type == "identifier":
+            name = self.m.code(callee)
+            scope: Scope | None = env.scope
+            found = None
+            while scope is not None and found is None:
+                found = scope.functions.get(name)
+                scope = scope.parent
+        else:
             return None
-        name = self.m.code(callee)
-        scope: Scope | None = env.scope
-        found = None
-        while scope is not None and found is None:
-            found = scope.functions.get(name)
-            scope = scope.parent
         if found is None or not found.scope.returns:
             return None
         inner = found.scope
         bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.m.args(call), strict=False)
                          if param and arg.type != "spread_element")
         return found.node, inner.returns[-1], Env(inner, bindings, env.depth + 1)
+
+    def own_method(self, callee: Node) -> Function | None:
+        """The method of the class around a call that ``this.name(...)`` or ``this.#name(...)`` runs
+        (a helper the class keeps to itself, such as one that formats the documents of a prompt)."""
+        receiver, prop = self.m.unwrap(self.m.field(callee, "object")), self.m.field(callee, "property")
+        body = enclosing(callee, ("class_body",)) if receiver is not None and receiver.type == "this" else None
+        if body is None or prop is None:
+            return None
+        name = self.m.code(prop)
+        method = next((c for c in body.named_children if c.type == "method_definition"
+                       and (own := self.m.field(c, "name")) is not None and self.m.code(own) == name), None)
+        if method is None:
+            return None
+        if self._functions_by_node is None:
+            self._functions_by_node = {f.node.id: f for f in self.m.functions}
+        return self._functions_by_node.get(method.id)
 
     def project_function(self, call: Node, scope: Scope | None) -> tuple[Analyzer | None, Function] | None:
         """The function a call by plain name runs, and the analyzer of its module (None: this one):

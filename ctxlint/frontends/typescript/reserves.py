@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.syntax import enclosing
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env
 from ctxlint.providers import LIMIT_KEYS
@@ -126,7 +127,7 @@ class Reserves:
         to such a rest."""
         node = self.m.unwrap(node)
         if node.type == "identifier":
-            function = _enclosing(node, FUNCTIONS)
+            function = enclosing(node)
             return function is not None and self._rest_in(function, self.m.code(node))
         if node.type == "member_expression":
             obj, prop = self.m.field(node, "object"), self.m.field(node, "property")
@@ -287,7 +288,7 @@ class Reserves:
         return None
 
     def _constructor(self, node: Node) -> Node | None:
-        body = _enclosing(node, ("class_body",))
+        body = enclosing(node, ("class_body",))
         if body is None:
             return None
         return next((c for c in body.named_children if c.type == "method_definition"
@@ -333,12 +334,6 @@ def _identifiers(params: Node) -> list[Node]:
             found.append(pattern)
     return found
 
-
-def _enclosing(node: Node, types: Collection[str]) -> Node | None:
-    current = node.parent
-    while current is not None and current.type not in types:
-        current = current.parent
-    return current
 
 
 

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import cache
 from typing import Any
 
@@ -195,6 +195,14 @@ def own_nodes(function: Node) -> Iterator[Node]:
     """The nodes of a function's body, not those of the functions nested in it."""
     body = function.child_by_field_name("body")
     return walk(body, into_functions=False) if body is not None else iter(())
+
+
+def enclosing(node: Node, types: Collection[str] = FUNCTIONS) -> Node | None:
+    """The nearest node above ``node`` of one of ``types`` (by default the function it is in)."""
+    current = node.parent
+    while current is not None and current.type not in types:
+        current = current.parent
+    return current
 
 
 def first_error(root: Node, max_depth: int) -> tuple[Node | None, bool]:
