@@ -99,3 +99,17 @@ def test_a_package_modules_main_block_is_run_by_hand_and_a_scripts_is_not(projec
     assert (run.code, run.located) == (1, ["run.py:13:13: CTX201"])
     low = project.run("check", "--select", "CTX201", "--confidence", "low", "--output-format", "json")
     assert low.stdout.count('"code": "CTX201"') == 2 and 'block (line 12) of a module of a package' in low.stdout
+
+
+def test_files_named_as_a_demo_a_benchmark_or_the_root_evaluation_script_are_run_by_hand(project):
+    project.preview = False
+    script = UNCAPPED + '\n\nif __name__ == "__main__":\n    main()\n'
+    project.write({
+        "backend/ingest-demo.py": script,
+        "backend/evals/extraction_benchmark.py": script,
+        "evaluate.py": script,
+        "app/evaluate.py": script,  # an evaluation module of the application is its code
+        "app/demonstrate.py": script,
+    })
+    run = project.run("check", "--select", "CTX201")
+    assert sorted(run.located) == ["app/demonstrate.py:6:14: CTX201", "app/evaluate.py:6:14: CTX201"]
