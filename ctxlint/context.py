@@ -152,6 +152,19 @@ def in_scope(finding: Finding, scope: str) -> Finding:
     return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope=scope)
 
 
+def in_main_block(finding: Finding, parsed: ParsedFile) -> Finding:
+    """A finding in a package module's ``if __name__ == "__main__":`` block is example code: the
+    block is a self-test someone runs by hand (``python -m pkg.module``), never what runs when the
+    application imports the module."""
+    block = parsed.run_by_hand
+    if block is None or finding.span.path != parsed.path or not block[0] <= finding.span.line <= block[1]:
+        return finding
+    step = Evidence(EvidenceKind.SINK, f"in the `if __name__ == \"__main__\":` block (line {block[0]}) of a module "
+                    "of a package: it runs only when the module is run by hand, not when the application imports "
+                    "it", Span.point(parsed.path, block[0]), strong=False)
+    return replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, step), scope="example")
+
+
 def in_function(finding: Finding, parsed: ParsedFile) -> Finding:
     """The finding with the function it is in, when that function (of ``parsed.named_functions``)
     is reached only by a call of its name: the run then asks whether any file calls it

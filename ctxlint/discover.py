@@ -166,6 +166,9 @@ DEFAULT_EXAMPLE_PATHS = (
     "example", "examples", "demo", "demos", "cookbook", "cookbooks", "tutorial", "tutorials", "docs", "doc",
     "docs_src", "notebooks", "recipes", "sample", "samples", "testapp", "testapps", "snippets", "*-snippets",
     "playground", "playgrounds", "scripts",
+    # ... and files whose name says they are one: a demo (`ingest-demo.ipynb`), a benchmark
+    # (`extraction_benchmark.py`), the evaluation script at a project's root (`evaluate.py`).
+    "*-demo.*", "*_demo.*", "demo-*", "demo_*", "*-benchmark.*", "*_benchmark.*", "benchmark_*", "/evaluate.py",
 )
 
 

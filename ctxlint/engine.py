@@ -24,7 +24,7 @@ from ctxlint.analysis.volatility import Volatility
 from ctxlint.catalogue import Rule, with_checks
 from ctxlint.checks import option_types, registry
 from ctxlint.config import Settings, configured_rules, project_root
-from ctxlint.context import CheckContext, RequestAnalysis, in_function, in_scope
+from ctxlint.context import CheckContext, RequestAnalysis, in_function, in_main_block, in_scope
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
 from ctxlint.filters import Selection, uncalled
@@ -305,8 +305,11 @@ class Linter:
         scope = selection.scope(relpath)
         if scope != "code":
             findings = [in_scope(f, scope) for f in findings]
-        elif parsed.named_functions and embedded is None:
-            findings = [in_function(f, parsed) for f in findings]
+        elif embedded is None:
+            if parsed.run_by_hand is not None:
+                findings = [in_main_block(f, parsed) for f in findings]
+            if parsed.named_functions:
+                findings = [in_function(f, parsed) for f in findings]
         # One text can belong to several requests (a prompt constant sent from two call sites);
         # the same finding at the same place is reported once. A suppressed finding counts as a
         # use of its suppression whatever its confidence, so suppressions do not look unused

@@ -511,6 +511,9 @@ class ParsedFile:
     notices: list[str] = field(default_factory=list)
     # The module's functions that only a call by their name reaches (code front-ends).
     named_functions: list[NamedFunction] = field(default_factory=list)
+    # The lines (first, last) of a package module's `if __name__ == "__main__":` block: a self-test
+    # run by hand, never when the application imports the module (Python front-end).
+    run_by_hand: tuple[int, int] | None = None
 
 
 def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:

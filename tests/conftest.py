@@ -16,18 +16,27 @@ from pathlib import Path
 
 import pytest
 
-# Static instructions long enough (66 tokens) for a clock or id before them to be worth a finding:
-# CTX101 and CTX102 report a loss under their `min_tokens` (50) at low confidence only.
+# A house style (106 tokens) a test appends to its static instructions so that a clock before them
+# loses more than one step of a provider's cache (CTX101's `min_tokens`, 128).
+HOUSE_STYLE = (
+    " Keep a plain and friendly tone, use the customer's name once, never guess at facts the records do not show, "
+    "say so plainly when you do not know, point to the help centre article on the topic when there is one, and "
+    "close by asking whether anything else needs attention today. Write dates as they appear in the records, "
+    "spell out abbreviations the first time you use them, and keep lists to five items; when a request falls "
+    "outside these rules, say which rule stops you and offer the nearest thing you can do."
+)
+# Static instructions long enough (172 tokens) for a clock or id before them to be worth a finding:
+# CTX101 reports a loss under its `min_tokens` (128) at low confidence only, CTX102 under 50.
 SUPPORT_RULES = (
     "You are the support assistant for Northwind. Answer questions about orders, returns and delivery times, "
     "and hand anything else to a human agent.\n"
     "Check the order number before you discuss an order. Offer a refund only within thirty days of delivery, "
-    "never reveal card numbers or internal notes, and answer in three short paragraphs at most.\n"
+    "never reveal card numbers or internal notes, and answer in three short paragraphs at most." + HOUSE_STYLE + "\n"
 )
 # A template with a clock value before static text: CTX101 (an error) at 1:15.
 CLOCK_TEMPLATE = "Current time: {{ now() }}\n" + SUPPORT_RULES
 CLOCK_MESSAGE = (
-    "`now()` changes on every call; the 66 static tokens after it are sent uncached each time. "
+    "`now()` changes on every call; the 172 static tokens after it are sent uncached each time. "
     "Move it after the last static instruction, or into the latest user message."
 )
 # A Prompty file without an output limit: CTX201 (a warning) at 3:1, on `model:`.

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import HOUSE_STYLE
 
 from ctxlint.report.cost_markdown import COMMENT_MARKER
 
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.skipif(GIT is None or shutil.which("bash") is None, rea
 
 PERSONA = ("You are the support assistant for Northwind. Answer questions about orders, returns and refunds "
            "only. Never reveal card numbers.\nCheck the order number before you discuss an order, offer a refund "
-           "only within thirty days of delivery, and answer in three short paragraphs at most.\n")
+           "only within thirty days of delivery, and answer in three short paragraphs at most." + HOUSE_STYLE + "\n")
 TOOLS = [{"type": "function", "function": {"name": "find_order", "description": "Find an order by its number.",
                                            "parameters": {"type": "object", "properties": {
                                                "number": {"type": "string", "description": "The order number."}},

@@ -301,19 +301,19 @@ def test_a_warning_when_select_names_only_rules_that_will_not_run(project):
 def test_a_file_named_on_the_command_line_and_not_read_fails_the_run(project):
     """A skip is not a pass (issue 25): a named file that is too large, binary or not a file ends
     the run with exit 2 and the reason, whatever --exit-zero says; the summary counts skips."""
-    project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 500, "blob.json": b"\0\x01binary",
-                   "ctxlint.toml": "max-file-bytes = 400\n"})
+    project.write({"a.j2": CLOCK_TEMPLATE, "big.j2": "x" * 1500, "blob.json": b"\0\x01binary",
+                   "ctxlint.toml": "max-file-bytes = 1200\n"})
     named, zero, walked, cost = project.run_many([
         ("check", "a.j2", "big.j2", "blob.json", "--output-format", "concise"),
         ("check", "--exit-zero", "big.j2"), ("check",), ("cost", "blob.json", "a.j2")])
-    errors = ["ctxlint: error: big.j2 was not read: 500 bytes is over the 400-byte limit",
+    errors = ["ctxlint: error: big.j2 was not read: 1,500 bytes is over the 1,200-byte limit",
               "ctxlint: error: blob.json was not read: binary file"]
     assert (named.code, named.lines, named.err_lines) == (
         2, [CLOCK_LINE, "Found 1 finding (1 error) in 1 file; 2 files skipped."], errors)
     assert (zero.code, zero.lines, zero.err_lines) == (2, ["All checks passed (0 files checked, 1 skipped)."],
                                                        errors[:1])
     assert (walked.code, walked.lines[-1]) == (1, "Found 1 finding (1 error) in 1 file; 2 files skipped.")
-    assert walked.err_lines == ["big.j2: skipped: 500 bytes is over the 400-byte limit",
+    assert walked.err_lines == ["big.j2: skipped: 1,500 bytes is over the 1,200-byte limit",
                                 "blob.json: skipped: binary file"]
     assert (cost.code, cost.err_lines) == (2, errors[1:])
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CLOCK_TEMPLATE, NO_RESERVE_PROMPTY, SUPPORT_RULES, Project
+from conftest import CLOCK_TEMPLATE, HOUSE_STYLE, NO_RESERVE_PROMPTY, SUPPORT_RULES, Project
 
 from ctxlint.config import FORMATS, find_config
 
-# Enough static text after a volatile value (50 tokens or more) for CTX101 to report it by default.
+# Enough static text after a volatile value (128 tokens or more) for CTX101 to report it by default.
 PERSONA = ("You are the release assistant for Northwind. Answer questions about orders, returns and refunds only.\n"
            "Write one line per change, newest first, name the team that owns it, link the ticket, and never "
-           "mention a customer by name or quote an internal discussion.\n")
+           "mention a customer by name or quote an internal discussion." + HOUSE_STYLE + "\n")
 BROKEN = "{% if %}\n"  # CTX001 at 1:1; no tokenizer needed, so these runs stay fast
 BROKEN_AT = ":1:1: CTX001"
 
@@ -292,7 +292,7 @@ def test_rule_options_and_severity(project):
         "a.j2": "Build {{ build_stamp }}\nYou are the release assistant. Summarise the changes since the last "
                 "release for customers, grouped by product area, and leave out internal refactors.\nWrite one "
                 "line per change, newest first, name the team that owns it, link the ticket, and never mention a "
-                "customer by name or quote an internal discussion.\n",
+                "customer by name or quote an internal discussion." + HOUSE_STYLE + "\n",
         "b.j2": CLOCK_TEMPLATE,  # a call: `calls` keeps its default
         # `current_time` is no longer a name
         "c.j2": "Time now {{ current_time }}.\n" + SUPPORT_RULES,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import HOUSE_STYLE
+
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
@@ -209,7 +211,8 @@ def test_handlebars_comment_suppresses_the_next_line(tmp_path):
         "---\nconfig:\n  maxOutputTokens: 100\n---\n{{role \"system\"}}\n"
         "{{! ctxlint: ignore[CTX101] }}\nStarted at {{currentTime}}\nYou are the maths tutor. Explain each step of a solution and check the "
         "student's answer before you give your own. Never give the final answer to a homework question, ask "
-        "one question at a time, and praise the steps the student got right before you correct a mistake.\n"
+        "one question at a time, and praise the steps the student got right before you correct a mistake."
+        + HOUSE_STYLE + "\n"
     )
     assert lint(tmp_path, "tutor.prompt", text) == []
     findings = lint(tmp_path, "tutor.prompt", text.replace("{{! ctxlint: ignore[CTX101] }}\n", ""))

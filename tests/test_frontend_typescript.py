@@ -454,6 +454,10 @@ def test_a_prompt_module_imported_through_a_tsconfig_alias_gets_the_callers_loop
         Call one tool per pass and say in one sentence why it is the right one before calling it.
         Prefer primary sources, note the date of every figure, and stop once two sources agree.
         Never repeat a search you already made, and give up on a page that does not load at once.
+        Keep every note to one line, quote the figure with its unit, name the page it comes from,
+        and mark a figure you could not check against a second source as unconfirmed.
+        Write dates as they appear in the source, spell out abbreviations the first time you use them,
+        and when a page contradicts another, record both and say which one is more recent.
         Notes so far: ${notes}`;
         """), encoding="utf-8")
     agent = tmp_path / "src" / "agent.ts"
@@ -481,7 +485,7 @@ def test_a_prompt_module_imported_through_a_tsconfig_alias_gets_the_callers_loop
     assert [(f.code, f.span.path, f.span.line, f.confidence.value, f.message.split(";")[0])
             for f in findings] == [
         ("CTX101", prompts, 2, "medium", "`pass + 1` changes on every pass of the loop that builds the prompt"),
-        ("CTX402", prompts, 6, "high", "`notes` carries untrusted content (fetch(...).text()) in the system role, "
+        ("CTX402", prompts, 10, "high", "`notes` carries untrusted content (fetch(...).text()) in the system role, "
                                        "where text has the most authority. Move it to a user message, wrapped in a delimiter and "
                                        "escaped."),
     ]
@@ -562,7 +566,7 @@ def test_no_tsconfig_above_the_linted_tree_is_read(tmp_path):
     outer = tmp_path / "outer"
     (outer / "shared").mkdir(parents=True)
     (outer / "shared" / "prompts.ts").write_text(
-        f"export const system = `Today is ${{new Date().toISOString()}}. {'Answer billing questions. ' * 30}`;\n",
+        f"export const system = `Today is ${{new Date().toISOString()}}. {'Answer billing questions. ' * 60}`;\n",
         encoding="utf-8")
     app = outer / "app"
     app.mkdir()

@@ -22,7 +22,10 @@ TRACE_TEMPLATE = ("Trace: {{ trace_id }}\nYou are the research assistant. Cite e
 FRENCH_TEMPLATE = ("Heure d’été : {{ now() }}\nVous êtes l’assistant du service client. Répondez aux questions sur "
                    "les commandes et les retours.\nVérifiez le numéro de commande avant d’en parler, ne promettez "
                    "jamais de remboursement, ne donnez jamais un numéro de carte et répondez en trois phrases au "
-                   "plus.\n")
+                   "plus. Restez poli et clair, utilisez le nom du client une seule fois, n’inventez jamais un fait "
+                   "que le dossier ne montre pas, dites-le simplement quand vous ne savez pas, indiquez l’article "
+                   "d’aide sur le sujet quand il en existe un, et terminez en demandant si autre chose mérite "
+                   "votre attention aujourd’hui.\n")
 FIELDS = ["code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "fix",
           "confidence", "kind", "scope", "evidence", "cell"]
 

@@ -66,3 +66,50 @@ def test_a_shipped_script_is_reported_and_a_one_off_script_beside_it_is_not(proj
     assert (run.code, run.located) == (1, ["scripts/fix.py:6:14: CTX201"])
     low = project.run("check", "--select", "CTX201", "--confidence", "low", "--output-format", "json")
     assert '"scope": "example"' in low.stdout and low.stdout.count('"code": "CTX201"') == 3
+
+
+SELF_TESTED = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def ask(question: str) -> str:
+    reply = client.chat.completions.create(model="gpt-4o-mini", max_tokens=300,
+                                           messages=[{"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+if __name__ == "__main__":
+    reply = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Say hi"}])
+    print(reply.choices[0].message.content, ask("Say hi again"))
+'''
+
+
+def test_a_package_modules_main_block_is_run_by_hand_and_a_scripts_is_not(project):
+    # The module of a package (an `__init__.py` beside it) is what the application imports: its
+    # `if __name__ == "__main__":` block is a self-test run by hand. A script's main block is the script.
+    project.preview = False
+    project.write({
+        "app/__init__.py": "",
+        "app/llm.py": SELF_TESTED,
+        "run.py": SELF_TESTED,
+    })
+    run = project.run("check", "--select", "CTX201")
+    assert (run.code, run.located) == (1, ["run.py:13:13: CTX201"])
+    low = project.run("check", "--select", "CTX201", "--confidence", "low", "--output-format", "json")
+    assert low.stdout.count('"code": "CTX201"') == 2 and 'block (line 12) of a module of a package' in low.stdout
+
+
+def test_files_named_as_a_demo_a_benchmark_or_the_root_evaluation_script_are_run_by_hand(project):
+    project.preview = False
+    script = UNCAPPED + '\n\nif __name__ == "__main__":\n    main()\n'
+    project.write({
+        "backend/ingest-demo.py": script,
+        "backend/evals/extraction_benchmark.py": script,
+        "evaluate.py": script,
+        "app/evaluate.py": script,  # an evaluation module of the application is its code
+        "app/demonstrate.py": script,
+    })
+    run = project.run("check", "--select", "CTX201")
+    assert sorted(run.located) == ["app/demonstrate.py:6:14: CTX201", "app/evaluate.py:6:14: CTX201"]

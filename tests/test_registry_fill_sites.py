@@ -25,7 +25,7 @@ def _lint_example(tmp_path, code: str, example_id: str):
 def test_the_fill_site_read_through_the_registry_key_is_an_evidence_step(tmp_path):
     example, finding = _lint_example(tmp_path, "CTX101", "prompt-object-kept-in-a-registry-filled-with-a-clock")
     assert (finding.code, finding.span.line, finding.kind) == ("CTX101", 13, "format-site-call")
-    assert finding.message.startswith("`stamp` changes on every call; the 82 static tokens after it are sent uncached")
+    assert finding.message.startswith("`stamp` changes on every call; the 188 static tokens after it are sent uncached")
     steps = [(e.text.split(",")[0], e.span.path.endswith("desk/triage.py"), e.span.line) for e in finding.evidence
              if e.span.path != example.file]
     assert steps == [("`datetime.datetime.now()` is called here", True, 8),

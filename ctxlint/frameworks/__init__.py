@@ -8,7 +8,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   ``payload`` for a call that posts any body (``requests.post(url, json=body)``): the call is a
   request only when that body has a chat request's keys, whose keys the arguments then name;
   ``media_too`` for a call that runs any model by name (images and audio as well as text), which
-  is a text request only where it gives a limit;
+  is a text request only where it gives a limit; ``limit_required`` for an API that rejects a
+  call without its limit, so a limit left to the keywords a caller passes is given by every caller;
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own

@@ -72,6 +72,10 @@ class Sink:
     # A call that runs any kind of model by name (Replicate's `run`: images, audio or text): only a
     # limit given at the call shows a text model, so one given none is not a request to report.
     media_too: bool = False
+    # The API rejects a call without its output limit (Anthropic's Messages: `max_tokens` is
+    # required): a call that leaves the limit to the keywords its callers pass gets one from
+    # every caller whose call succeeds, so it is not a request without a limit.
+    limit_required: bool = False
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ class Reader:
     def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
                                            "default_limit", "no_limit", "roles_marked", "api", "payload",
-                                           "media_too"))
+                                           "media_too", "limit_required"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
@@ -186,7 +186,8 @@ class Reader:
                     self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider,
                     self.api(data.get("api"), f"{where}.api"),
                     self.payload(data.get("payload"), f"{where}.payload"),
-                    self.flag(data.get("media_too", False), f"{where}.media_too"))
+                    self.flag(data.get("media_too", False), f"{where}.media_too"),
+                    self.flag(data.get("limit_required", False), f"{where}.limit_required"))
 
     def payload(self, value: object, where: str) -> tuple[Arg, ...]:
         listed = [] if value is None else value if isinstance(value, list) else [value]

@@ -34,7 +34,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
-from ctxlint.frontends.python.nodes import named_functions
+from ctxlint.frontends.python.nodes import main_block, named_functions
 from ctxlint.frontends.python.prefilter import (
     generated,
     interesting,
@@ -137,6 +137,9 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     parsed.observations.extend(role_maps)
     if parsed.requests or parsed.observations:  # what a finding can be drawn from
         parsed.named_functions.extend(named_functions(tree))
+        # A module of a package is imported by the application; its main block runs only by hand.
+        if file is not None and (file.parent / "__init__.py").is_file():
+            parsed.run_by_hand = main_block(tree)
     if analyzer.unit.exhausted:
         parsed.notices.append(f"stopped following values after {analyzer.unit.max_steps:,} steps; "
                               "findings that need more of this module's data flow may be missing")

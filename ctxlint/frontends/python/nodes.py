@@ -190,3 +190,19 @@ def _callable_by_name(node: ast.stmt) -> bool:
 def _named(node: ast.stmt, top_level: bool = False) -> NamedFunction:
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     return NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level)
+
+
+def main_block(tree: ast.Module) -> tuple[int, int] | None:
+    """The lines of the module's top-level ``if __name__ == "__main__":`` block, if it has one."""
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+                and {_main_side(test.left), _main_side(test.comparators[0])} == {"name", "main"}:
+            return node.lineno, node.end_lineno or node.lineno
+    return None
+
+
+def _main_side(node: ast.expr) -> str:
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return "name"
+    return "main" if isinstance(node, ast.Constant) and node.value == "__main__" else ""

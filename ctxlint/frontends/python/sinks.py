@@ -237,7 +237,9 @@ class Sinks(Component):
                                              "passed on to the call", dropped[1]),)
             if parts.built_without is not None:
                 reserve_evidence += (parts.built_without,)
-            if parts.by_default:
+            if sink.limit_required and any(kind == KWARGS for kind, _ in parts.by_default):
+                declares = False  # the API rejects a call without one: every caller that succeeds passes it
+            elif parts.by_default:
                 kinds = {kind for kind, _ in parts.by_default}
                 reserve_kind = reserve_kind or next(
                     k for k in (KWARGS, FIELD, SUBCLASS, PARAMETER, NONE, NONE_BY_CALLERS, FIELD_NONE) if k in kinds)
