@@ -16,6 +16,8 @@ from ctxlint.directives import Directives
 from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Fix, ParsedFile, Request, Segment, Span
 
 if TYPE_CHECKING:
+    from ctxlint.analysis.accounting import ToolCost
+    from ctxlint.model import ToolDef
     from ctxlint.tokens import ModelInfo
 
 
@@ -54,6 +56,15 @@ class RequestAnalysis:
         rules ask in turn, usually with equal options)."""
         return self._once(("untrusted", options),
                           lambda: trust.untrusted_slots(self.request, options, self.directives))
+
+    def tool_cost(self, tool: ToolDef, model: ModelInfo | None, bound: bool = False) -> ToolCost:
+        """One of the request's tools measured under ``model`` (``tool_cost_breakdown``), or with
+        UTF-8 bytes for tokens when ``bound``: the tool checks ask both of every tool."""
+        from ctxlint.analysis.accounting import tool_cost_breakdown
+        from ctxlint.analysis.budget import utf8_bytes
+
+        return self._once(("tool cost", id(tool), model, bound),
+                          lambda: tool_cost_breakdown(tool, model, count=utf8_bytes if bound else None))
 
 
 class CheckContext:

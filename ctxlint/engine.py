@@ -289,6 +289,8 @@ class Linter:
         shared_analyses = {id(request): RequestAnalysis(request, found) for request in parsed.requests}
         for rule in ran:
             check = self._checks[rule.check]
+            if check.scope != "file" and (check.scope != "request" or not parsed.requests):
+                continue  # nothing to check: no context is made (most files have no request)
             ctx = CheckContext(rule, self.settings, self.volatility, found, findings.append,
                                lambda message: self.notices.append(Notice(parsed.path, message)))
             ctx.shared = shared_analyses

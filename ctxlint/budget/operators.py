@@ -59,13 +59,16 @@ class Outcome:
 # --- de-duplication ------------------------------------------------------------------------------
 
 
+_BLANKS = re.compile(r"\s+")
+
+
 def normalise(line: str) -> str:
     """Compatibility forms folded (full-width to ASCII), lower case, runs of blanks as one space."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", line).lower()).strip()
+    return _BLANKS.sub(" ", unicodedata.normalize("NFKC", line).lower()).strip()
 
 
 def shingles(text: str, size: int = SHINGLE) -> frozenset[str]:
-    return frozenset(text[i:i + size] for i in range(max(len(text) - size + 1, 0)))
+    return frozenset([text[i:i + size] for i in range(max(len(text) - size + 1, 0))])  # a list: faster than a generator
 
 
 def jaccard(a: str, b: str) -> float:
@@ -95,10 +98,10 @@ def deduplicate(contents: Sequence[tuple[str, Content]], fields: Sequence[KeyFie
     kept = _KeptLines(contents)
 
     def duplicate(line: str) -> bool:
-        norm = normalise(line)
+        norm = kept.normalised(line)
         if len(norm) < _MIN_DEDUPE_CHARS:
             return False
-        grams = frozenset() if kept.partial else shingles(norm)
+        grams = frozenset() if kept.partial else kept.shingles(norm)
         twin = kept.twin(norm, grams)
         if twin is not None and not _carries_more(line, kept.lines[twin], fields):
             return True
@@ -142,17 +145,39 @@ class _KeptLines:
         self._exact: dict[str, int] = {}
         self._index: dict[str, list[int]] = {}
         self._searched = 0  # lines looked up for near twins
+        # Each line's normal form and 5-grams, made once: the ranking reads them, then the search.
+        self._normal: dict[str, str] = {}
+        self._shingles: dict[str, frozenset[str]] = {}
         frequency: Counter[str] = Counter()
-        eligible = (n for _, c in contents for n in map(normalise, c.text.split("\n")) if len(n) >= _MIN_DEDUPE_CHARS)
+        eligible = (n for _, c in contents for n in map(self.normalised, c.text.split("\n"))
+                    if len(n) >= _MIN_DEDUPE_CHARS)
         for norm in itertools.islice(eligible, _NEAR_LINES):
-            frequency.update(shingles(norm))
-        # Each gram's place in the global order, rarest first (ties by the gram itself).
-        self._rank = {gram: i for i, gram in enumerate(sorted(frequency, key=lambda g: (frequency[g], g)))}
+            frequency.update(self.shingles(norm))
+        # Each gram's place in the global order, rarest first (ties by the gram itself): sorted by
+        # gram, then by count (a stable sort keeps the grams' order among equal counts).
+        ranked = sorted(frequency)
+        ranked.sort(key=frequency.__getitem__)
+        self._rank = {gram: i for i, gram in enumerate(ranked)}
+
+    def normalised(self, line: str) -> str:
+        norm = self._normal.get(line)
+        if norm is None:
+            norm = self._normal[line] = normalise(line)
+        return norm
+
+    def shingles(self, norm: str) -> frozenset[str]:
+        grams = self._shingles.get(norm)
+        if grams is None:
+            grams = self._shingles[norm] = shingles(norm)
+        return grams
 
     def _prefix(self, grams: frozenset[str]) -> list[str]:
         # A gram the ranked lines never had (a line past the first _NEAR_LINES) is rarer than any
-        # of theirs: first, by itself, so that every line is ordered the same way.
-        ordered = sorted(grams, key=lambda gram: (self._rank.get(gram, -1), gram))
+        # of theirs: first, by itself, so that every line is ordered the same way. (The same
+        # order as the key (rank or -1, gram), without a Python key function per gram.)
+        rank = self._rank
+        unranked = sorted([gram for gram in grams if gram not in rank])
+        ordered = unranked + sorted([gram for gram in grams if gram in rank], key=rank.__getitem__)
         return ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE * len(ordered)) + 1]
 
     def twin(self, norm: str, grams: frozenset[str]) -> int | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tool_cost_breakdown, tools_tokens
+from ctxlint.analysis.accounting import ToolCost, hosted, schema_prefix, tools_tokens
 from ctxlint.analysis.budget import tool_chars, utf8_bytes
 from ctxlint.analysis.json_schema import schema_problems
 from ctxlint.checks import INTEGER, NUMBER, STRINGS, request_check
@@ -52,9 +52,9 @@ def oversized_tool(request: Request, ctx: CheckContext) -> None:
     limit = ctx.options["max_tokens"]
     info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
-        if tool_cost_breakdown(tool, info, count=utf8_bytes).tokens <= limit:
+        if ctx.analysis.tool_cost(tool, info, bound=True).tokens <= limit:
             continue  # UTF-8 bytes bound the tokens: no tokenizer needed
-        cost = tool_cost_breakdown(tool, info)
+        cost = ctx.analysis.tool_cost(tool, info)
         if cost.tokens <= limit:
             continue
         kind = _evidence("counted", tool)
@@ -140,9 +140,9 @@ def verbose_tool_field(request: Request, ctx: CheckContext) -> None:
     kinds = set(ctx.options["kinds"])
     info = ctx.known_model(request) if request.tools else None
     for tool in request.tools:
-        if tool_cost_breakdown(tool, info, count=utf8_bytes).biggest_field_tokens < min_tokens:
+        if ctx.analysis.tool_cost(tool, info, bound=True).biggest_field_tokens < min_tokens:
             continue  # bytes bound every field's tokens: none can reach min_tokens
-        cost = tool_cost_breakdown(tool, info)
+        cost = ctx.analysis.tool_cost(tool, info)
         if _field_kind(cost) not in kinds or cost.biggest_field_tokens < min_tokens or cost.tokens <= 0:
             continue
         share = cost.biggest_field_tokens / cost.tokens

@@ -47,10 +47,31 @@ class TemplateError(OffsetError):
     """A template that does not parse; ``offset`` locates the error in the template text."""
 
 
+class _Lexer(jinja2.lexer.Lexer):
+    """Jinja's lexer, which gives the parse the tokens the front-end has already listed for the
+    same text (``replay``) instead of lexing it a second time."""
+
+    replay: tuple[str, list[tuple[int, str, str]]] | None = None
+
+    def tokeniter(self, source, name, filename=None, state=None):
+        replay, self.replay = self.replay, None
+        if replay is not None and replay[0] is source and name is None and filename is None and state is None:
+            return iter(replay[1])
+        return super().tokeniter(source, name, filename, state)
+
+
+class _Environment(jinja2.Environment):
+    @property
+    def lexer(self) -> _Lexer:
+        if "_ctxlint_lexer" not in self.__dict__:
+            self.__dict__["_ctxlint_lexer"] = _Lexer(self)
+        return self.__dict__["_ctxlint_lexer"]
+
+
 def make_environment() -> jinja2.Environment:
     # The two extensions add tags (`do`, `break`, `continue`) that real prompt repositories use;
     # without them such templates would be reported as syntax errors.
-    return jinja2.Environment(
+    return _Environment(
         keep_trailing_newline=True,
         extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"],
     )
@@ -98,7 +119,14 @@ def parse_template(
     if simple is not None:
         return _simple_segments(source, simple, default_role, span)
     _check_size(source)
+    lexer = env.lexer
+    try:  # listed once, for the parse and for the offsets below
+        raw: list[tuple[int, str, str]] | None = list(lexer.tokeniter(source, None))
+    except jinja2.TemplateSyntaxError:
+        raw = None  # the parse says it (the parser may stop at an earlier error of its own)
     try:
+        if isinstance(lexer, _Lexer) and raw is not None:
+            lexer.replay = (source, raw)
         tree = _Tree(env.parse(source))
     except jinja2.TemplateSyntaxError as error:
         raise TemplateError(error.message or str(error), _line_offset(source, error.lineno)) from None
@@ -110,8 +138,11 @@ def parse_template(
             raise
         raise TemplateError(f"a number of {len(long_number.group()):,} digits: Jinja cannot read integers "
                             f"of more than {sys.get_int_max_str_digits():,} digits", long_number.start()) from None
+    finally:
+        if isinstance(lexer, _Lexer):
+            lexer.replay = None
 
-    tokens = _located_tokens(env, source)
+    tokens = _located_tokens(env, source, raw)
     tree.check(tokens)
     role_lines = list(ROLE_LINE.finditer(source))
     state = _State(default_role)
@@ -230,15 +261,16 @@ def _line_offset(source: str, lineno: int | None) -> int:
     return offset
 
 
-def _located_tokens(env: jinja2.Environment, source: str) -> list[tuple[str, str, int]]:
-    """The lexer's tokens with their offsets in ``source``.
+def _located_tokens(env: jinja2.Environment, source: str,
+                    raw: list[tuple[int, str, str]] | None = None) -> list[tuple[str, str, int]]:
+    """The lexer's tokens (``raw``, when already listed) with their offsets in ``source``.
 
     Whitespace control (``{%-``) removes characters from data tokens, so each token is found
     by searching forward from the end of the previous one; only whitespace can lie between.
     """
     located = []
     offset = 0
-    for _, kind, value in env.lexer.tokeniter(source, None):
+    for _, kind, value in raw if raw is not None else env.lexer.tokeniter(source, None):
         found = source.find(value, offset) if value else offset
         if found < 0:  # cannot happen for a template that parsed; keep positions monotonic
             found = offset

@@ -19,7 +19,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
 from ctxlint.frontends.python.cuts import HELPER_CUTS, assigned_to_name, joined_with_marker, names_a_marker
@@ -551,8 +551,7 @@ def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
 
 def _label(name: str) -> bool:
     last = name.rsplit(".", 1)[-1].lower()
-    return bool(last) and any(fnmatchcase(last, p) for p in _LABELS) and not any(
-        fnmatchcase(last, p) for p in STRING_NAMES)
+    return bool(last) and matches(last, _LABELS) and not matches(last, STRING_NAMES)
 
 
 def _excerpt(node: ast.expr) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.code.words import names_context_window
+from ctxlint.frontends.code.words import matches, names_context_window
 from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import is_ranked, loop_order, only_logs
 from ctxlint.frontends.python.nodes import walk
@@ -260,7 +260,7 @@ class FirstParts(Component):
         """A function given a conversation that reads only its first message's content and builds a
         request body (``{"messages": ...}``, ``{"inputs": ...}``) from it."""
         # The parameters first: most functions are given no conversation, and the walk is the cost.
-        conversations = [p for p in scope.params if any(fnmatchcase(p.lower(), c) for c in _CONVERSATIONS)]
+        conversations = [p for p in scope.params if matches(p.lower(), _CONVERSATIONS)]
         if not conversations or not any(isinstance(n, ast.Dict) and any(
                 isinstance(k, ast.Constant) and k.value in _REQUEST_KEYS for k in n.keys) for n in walk(fn)):
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.loopshapes import LOGGING
+from ctxlint.frontends.python.nodes import walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -20,7 +21,7 @@ def only_inspected(parents: dict[int, ast.AST], fn: FunctionNode, name: str, ass
     every reading only inspects it. A name read nowhere after is not known to be unused (it may
     be returned by a later branch written in another way), so that answer is False."""
     after = (assign.end_lineno or assign.lineno, assign.end_col_offset or 0)
-    uses = [node for node in ast.walk(fn) if isinstance(node, ast.Name) and node.id == name
+    uses = [node for node in walk(fn) if isinstance(node, ast.Name) and node.id == name
             and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > after]
     return bool(uses) and all(_inspected(parents, use) for use in uses)
 

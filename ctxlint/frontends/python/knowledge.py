@@ -12,6 +12,7 @@ import re
 from fnmatch import fnmatchcase, translate
 
 from ctxlint.frontends.code import words
+from ctxlint.frontends.python.nodes import walk
 
 # Names of Python objects that hold something about a prompt, not its text.
 NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_cls", "*_class", "*_env", "*_environment", "*_engine", "*_cache",
@@ -105,7 +106,7 @@ def reads_output(node: ast.AST, names: tuple[str, ...] = OUTPUT_NAMES) -> bool:
     """Whether an expression reads a program's or a page's output (``result.stdout``,
     ``"\\n".join(outputs)``, ``page.inner_text``, ``result["raw_content"]``): a name, an
     attribute or a key in it is called so (one of ``names``)."""
-    return any(fnmatchcase(name.lower(), p) for n in ast.walk(node) for p in names for name in _names(n))
+    return any(fnmatchcase(name.lower(), p) for n in walk(node) for p in names for name in _names(n))
 
 
 def _names(node: ast.AST) -> tuple[str, ...]:

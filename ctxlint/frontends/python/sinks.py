@@ -18,6 +18,7 @@ from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
+from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
@@ -524,7 +525,7 @@ def asks_for_no_text(scope: Scope | None) -> bool:
         isinstance(node, ast.keyword) and node.arg == "response_modalities" and isinstance(node.value, ast.List)
         and node.value.elts and not any(isinstance(e, ast.Constant) and str(e.value).upper() == "TEXT"
                                         for e in node.value.elts)
-        for node in ast.walk(function))
+        for node in walk(function))  # any one: the fast walk's order does not matter
 
 
 def in_test(scope: Scope | None) -> bool:

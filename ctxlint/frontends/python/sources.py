@@ -27,7 +27,7 @@ from ctxlint.frontends.python.knowledge import (
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
-from ctxlint.frontends.python.nodes import arguments
+from ctxlint.frontends.python.nodes import arguments, walk
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
@@ -568,7 +568,7 @@ def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
         if (isinstance(func, ast.Name) and func.id == "enumerate") or (isinstance(func, ast.Attribute)
                                                                       and func.attr == "items"):
             target = target.elts[1]
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(target) if isinstance(n, ast.Name)}
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:

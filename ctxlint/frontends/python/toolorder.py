@@ -149,7 +149,7 @@ class ToolOrder(Component):
     def sorted_names(self) -> set[str]:
         """The names the module sorts in place (``tools.sort(...)``) or gives a sorted copy of."""
         names: set[str] = set()
-        for node in ast.walk(self.m.tree):
+        for node in walk(self.m.tree):  # the fast walk: a set, so its order does not matter
             if not isinstance(node, ast.Call):
                 continue
             if isinstance(node.func, ast.Attribute) and node.func.attr == "sort":
