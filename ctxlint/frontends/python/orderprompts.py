@@ -284,11 +284,15 @@ class OrderPrompts(StringSets):
 
     def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
         """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
-        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes."""
+        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes; for one
+        extended with a listing (``if found := root.glob(p): files.extend(found)``), that listing."""
         binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
         if binding is None or binding.owner is not None:
             return None
         for extra in binding.extras:
+            if extra.kind == "extend" and extra.value is not None and (added := self.flow.listing_call(
+                    extra.value, binding.env)) is not None:
+                return self.m.span(added)
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
                         and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:
