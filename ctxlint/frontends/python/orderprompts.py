@@ -186,7 +186,9 @@ class OrderPrompts(StringSets):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
         far = None
-        if self.far_only and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
+        # a listing's text returned: followed into the project's other modules when this one asks no model with
+        # it (a docstring that says `role` makes a module look like one that asks)
+        if (self.far_only or said is None) and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None:
                 said = (LISTING_REACHES_PROMPT, far.text,
