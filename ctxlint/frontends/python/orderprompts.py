@@ -187,10 +187,11 @@ class OrderPrompts(StringSets):
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
         far = None
         # a listing's text returned: followed into the project's other modules when this one asks no model with
-        # it (a docstring that says `role` makes a module look like one that asks)
+        # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
+        # holds it is the request's own finding
         if (self.far_only or said is None) and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
-            if far is not None and far.span is not None:
+            if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
         if said is None:
