@@ -152,3 +152,60 @@ def test_a_listing_whose_text_is_only_logged_is_clean(tmp_path):
 
     _workspace_project(tmp_path, "pass", 'print(f"Reviewing:\\n{code}")\n    prompt = question')
     assert check_json(tmp_path, ".", "CTX104") == []
+
+
+CONTEXT = '''\
+"""The workspace context: tells the model its role and the files it works on."""
+from pathlib import Path
+
+
+def build_workspace_prompt(root: Path, patterns: list[str]) -> str:
+    files: list[Path] = []
+    for pattern in patterns:
+        if found := LISTED:
+            files.extend(found)
+    parts = []
+    for path in files:
+        parts.append(f"## {path}\\n{path.read_text()}")
+    return "# Workspace\\n\\n" + "\\n\\n".join(parts)
+'''
+
+SESSION = '''\
+from pathlib import Path
+
+from openai import OpenAI
+
+from helper.context import build_workspace_prompt
+
+
+def start(root: Path, question: str) -> str:
+    workspace_prompt = build_workspace_prompt(root, ["*.md", "*.toml"])
+    messages = [{"role": "system", "content": workspace_prompt}, {"role": "user", "content": question}]
+    reply = OpenAI().chat.completions.create(model="gpt-4o", max_tokens=300, messages=messages)
+    return reply.choices[0].message.content
+'''
+
+
+def _context_project(tmp_path, listed: str):
+    (tmp_path / "helper").mkdir()
+    (tmp_path / "helper" / "__init__.py").write_text("")
+    (tmp_path / "helper" / "context.py").write_text(CONTEXT.replace("LISTED", listed))
+    (tmp_path / "helper" / "session.py").write_text(SESSION)
+
+
+def test_listing_text_returned_by_a_module_whose_docstring_says_role_is_followed_to_the_prompt(tmp_path):
+    # The word `role` in the docstring makes the module look like one that builds chat messages;
+    # the listing's text it returns is still followed into the module that sends it.
+    from projects import check_json
+
+    _context_project(tmp_path, "root.glob(pattern)")
+    [found] = [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"]
+    assert (found["path"], found["line"], found["kind"]) == ("helper/context.py", 11, "listing-reaches-prompt")
+    assert ("helper/context.py", 8) in {(e["path"], e["line"]) for e in found["evidence"]}  # the listing itself
+
+
+def test_sorted_listing_text_returned_by_such_a_module_is_clean(tmp_path):
+    from projects import check_json
+
+    _context_project(tmp_path, "sorted(root.glob(pattern))")
+    assert [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"] == []

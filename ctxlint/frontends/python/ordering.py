@@ -97,6 +97,13 @@ class Ordering(Component):
         finally:
             self.m.leave(binding.value)
 
+    def listing_call(self, node: ast.expr, env: Env) -> ast.Call | None:
+        """The directory listing a value is (``root.glob(p)``), or a name assigned one holds."""
+        if isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
+                and binding.owner is None and not binding.extras:
+            node, env = binding.value, binding.env
+        return node if isinstance(node, ast.Call) and self.unordered(node, env) in LISTINGS else None
+
     def helper_call(self, node: ast.expr) -> bool:
         """A call of a function (the project's own, or one unknown) rather than a listing, a set or a copy."""
         if not isinstance(node, ast.Call):

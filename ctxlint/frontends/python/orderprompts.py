@@ -186,9 +186,12 @@ class OrderPrompts(StringSets):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
         far = None
-        if self.far_only and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
+        # a listing's text returned: followed into the project's other modules when this one asks no model with
+        # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
+        # holds it is the request's own finding
+        if (self.far_only or said is None) and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
-            if far is not None and far.span is not None:
+            if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
         if said is None:
@@ -284,11 +287,15 @@ class OrderPrompts(StringSets):
 
     def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
         """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
-        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes."""
+        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes; for one
+        extended with a listing (``if found := root.glob(p): files.extend(found)``), that listing."""
         binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
         if binding is None or binding.owner is not None:
             return None
         for extra in binding.extras:
+            if extra.kind == "extend" and extra.value is not None and (added := self.flow.listing_call(
+                    extra.value, binding.env)) is not None:
+                return self.m.span(added)
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
                         and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:

@@ -139,6 +139,12 @@ class Scopes(Component):
         self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
         return False
 
+    def _named_expr(self, node: ast.NamedExpr, scope: Scope, loops: Loops, function: str | None) -> bool:
+        # `if found := path.glob(pattern): files.extend(found)`: the name holds the value from here on
+        self.index(node.value, scope, loops, function)
+        self.assign(node.target, node.value, scope, node, loops)
+        return True
+
     def _return(self, node: ast.Return, scope: Scope, loops: Loops, function: str | None) -> bool:
         if scope.kind == "function" and node.value is not None:
             scope.returns.append(node.value)
@@ -446,6 +452,7 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.Assign: Scopes._assign,
     ast.AnnAssign: Scopes._ann_assign,
     ast.AugAssign: Scopes._aug_assign,
+    ast.NamedExpr: Scopes._named_expr,
     ast.Return: Scopes._return,
     ast.Import: Scopes._import,
     ast.ImportFrom: Scopes._import_from,
