@@ -34,6 +34,7 @@ MIN_KEYS = 2  # a call that writes one key says too little of the parameter it f
 _CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")
 _INDEXES: dict[str, dict[str, list[str]]] = {}  # the tree's root -> method name -> modules that call it
 _FOUND: dict[tuple[str, int, str], Source | None] = {}  # (module, method, key) -> what its callers pass
+_VALUES: dict[tuple[str, int], Source | None] = {}  # (module, value) -> the source of a value a call passes
 
 
 def field_source(sources: Sources, scope: Scope, name: str) -> Source | None:
@@ -139,24 +140,35 @@ def _in_module(m: Module, sources: Sources, called: str, position: int, keys: se
                name: str) -> Source | None:
     """What a call of ``.called(...)`` in module ``m`` passes under ``name``, when third-party content:
     only a call whose object writes keys the method declares, at least MIN_KEYS of them."""
-    for call in walk(m.root):
-        if call.type != "call_expression":
-            continue
-        callee = m.unwrap(m.field(call, "function"))
-        prop = m.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
+    for call in _method_calls(m).get(called, ()):
         args = m.args(call)
-        if prop is None or m.code(prop) != called or position >= len(args) or args[position].type != "object":
+        if position >= len(args) or args[position].type != "object":
             continue
         written = _written(m, args[position])
         if written is None or name not in written or len(written) < MIN_KEYS or not set(written) <= keys:
             continue
         value = written[name]
-        found = sources.untrusted(value, Env(m.innermost_scope(call)))
+        at = (os.path.abspath(m.path), value.start_byte)
+        if at not in _VALUES:  # the same call fills the field of every class with the method
+            _VALUES[at] = sources.untrusted(value, Env(m.innermost_scope(call)))
+        found = _VALUES[at]
         if found is not None:
             step = Evidence(EvidenceKind.FLOW, f"passed as `{name}` to `.{called}()` at "
                             f"{os.path.basename(m.path)}:{value.start_point[0] + 1}", m.span(value))
             return replace(found, flow=(*found.flow, step), from_caller=True)
     return None
+
+
+def _method_calls(m: Module) -> dict[str, list[Node]]:
+    """The module's calls of a method (``x.name(...)``, ``this.#name(...)``) by its name, found in one walk."""
+    if m.method_calls is None:
+        m.method_calls = {}
+        for call in walk(m.root):
+            callee = m.unwrap(m.field(call, "function")) if call.type == "call_expression" else None
+            prop = m.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
+            if prop is not None:
+                m.method_calls.setdefault(m.code(prop), []).append(call)
+    return m.method_calls
 
 
 def _written(m: Module, obj: Node) -> dict[str, Node] | None:
@@ -181,6 +193,7 @@ def _index(root: str) -> dict[str, list[str]]:
     if root not in _INDEXES:
         _INDEXES.clear()  # one tree per run
         _FOUND.clear()
+        _VALUES.clear()
         index: dict[str, list[str]] = {}
         for path, data in tree_files(root):
             for called in {match.group(1) for match in _CALLED.finditer(data)}:

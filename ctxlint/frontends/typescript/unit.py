@@ -62,6 +62,7 @@ class Module(CycleGuard):
         self.answered: dict[int, Node | None] = {}  # a name's value -> the request call it is built from
         self.llm = False  # the module imports an LLM library
         self.mcp = False  # the module imports a library whose servers register tools
+        self.method_calls: dict[str, list[Node]] | None = None  # `x.name(...)` calls by name (fills)
 
     def all_scopes(self) -> Iterator[Scope]:
         seen = {id(self.module_scope)}
