@@ -191,11 +191,15 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
             return Untrusted(f"{source.detail}{where}", f"{prefix}source", (step, *source.flow, sink))
         # A weak source (a request body, a loose pattern) is worth a look on its own; with a
         # name that says content (`page`, `documents`) as well, two weak links agree.
+        kind = f"{prefix}weak-source-and-name" if named else f"{prefix}weak-source"
+        if named is None and source.from_caller and source.origin == "retrieval" and not template:
+            # A parameter the callers fill from a call named for a search of documents, itself named
+            # the way retrieved text is most often named (`contextTexts`): two weak links agree.
+            named = _ambiguous(segment, options, directives)
+            kind = "caller-weak-retrieval-and-ambiguous-name" if named else kind
         name_step = () if named is None else (
             Evidence(EvidenceKind.NAME, f"the name `{named.name}` suggests third-party content", segment.span, False),)
-        return Untrusted(f"{source.detail}{where}",
-                         f"{prefix}weak-source-and-name" if named else f"{prefix}weak-source",
-                         (step, *name_step, *source.flow, sink))
+        return Untrusted(f"{source.detail}{where}", kind, (step, *name_step, *source.flow, sink))
     if named is None and not template:
         # A name that says nothing (`context_data`), filled into a headed field with a value the
         # module's callers name for content (`data` of a loop over `result.context_chunks`). The
@@ -251,6 +255,18 @@ def _content_passed(name: str, options: TrustOptions, directives: Directives) ->
     the operator's own text or a fact about content."""
     return _says_content(name, options, False) == "content" and not (
         _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options))
+
+
+def _ambiguous(segment: Segment, options: TrustOptions, directives: Directives) -> Named | None:
+    """A name of the slot, or the collection it is printed from, that says content ambiguously
+    (``contextTexts``, ``context``), or None."""
+    assert segment.slot is not None
+    loop = names.leading_name(segment.loop) if segment.loop is not None else None
+    for name in (*segment.slot.names, *((loop,) if loop else ())):
+        excluded = _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options)
+        if not excluded and (vocabulary.family(name, options.vocabulary) or ("", ""))[1] == "ambiguous":
+            return Named(name, "ambiguous")
+    return None
 
 
 def _whole_message(request: Request, index: int) -> bool:

@@ -48,6 +48,10 @@ WEB_FETCHERS = re.compile(r"^_*(?:scrape|crawl)(?:_|$)"
                           r"|websites?|html|page_(?:contents?|texts?|html))(?:_(?:contents?|texts?))?$"
                           r"|(?:^|_)(?:fetch|download|browse|scrape|crawl)_urls?(?:_(?:contents?|texts?))?$")
 
+# Searching a vector store in a call the code does not show: `performSimilaritySearch(...)`,
+# `vector_search(query)`, `semanticSearch(q)`. What it returns is retrieved text, not the operator's.
+SIMILARITY_SEARCHERS = re.compile(r"(?:^|_)(?:similarity|semantic|vector|embedding)_search(?:_|$)")
+
 # Names of a model's window or a token budget: a share of one (`context_length / 4`,
 # `this.contextLength / 4`) is a part of the window, not characters turned into tokens.
 WINDOW_WORDS = ("context", "window", "ctx", "token")

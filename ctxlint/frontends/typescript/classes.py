@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ctxlint.discover import DEFAULT_TEST_PATHS, SKIP_DIRS, glob_any
@@ -378,12 +379,12 @@ def tree_index(root: str) -> TreeIndex | None:
     return _INDEXES[root]
 
 
-def _scan(root: str) -> TreeIndex:
-    index = TreeIndex()
+def tree_files(root: str) -> Iterator[tuple[str, bytes]]:
+    """The modules of the tree under ``root`` and their bytes, in a stable order. Tests are left out
+    with what discovery never enters: a test's mock subclass sends no request, and would hide what
+    the real ones send; a test's call passes made-up values."""
     read = 0
     for folder, dirs, files in os.walk(root):
-        # Tests are left out with what discovery never enters: a test's mock subclass sends no
-        # request, and would hide what the real ones send.
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                          and not glob_any(DEFAULT_TEST_PATHS, d))
         for file in sorted(files):
@@ -399,13 +400,18 @@ def _scan(root: str) -> TreeIndex:
             except OSError:
                 continue
             read += 1
-            for match in _HERITAGE.finditer(data):
-                heritage = match.group(2)
-                for _ in range(3):  # type arguments, nested up to three deep
-                    heritage = re.sub(rb"<[^<>]*>", b"", heritage)
-                for base in {b.group(1) for b in _HERITAGE_NAME.finditer(heritage)}:
-                    index.subclasses.setdefault(base.decode(), []).append((path, match.group(1).decode()))
-            for name in {m.group(1) for m in _NEW.finditer(data)}:
-                index.constructed.setdefault(name.decode(), []).append(path)
-    return index
+            yield path, data
 
+
+def _scan(root: str) -> TreeIndex:
+    index = TreeIndex()
+    for path, data in tree_files(root):
+        for match in _HERITAGE.finditer(data):
+            heritage = match.group(2)
+            for _ in range(3):  # type arguments, nested up to three deep
+                heritage = re.sub(rb"<[^<>]*>", b"", heritage)
+            for base in {b.group(1) for b in _HERITAGE_NAME.finditer(heritage)}:
+                index.subclasses.setdefault(base.decode(), []).append((path, match.group(1).decode()))
+        for name in {m.group(1) for m in _NEW.finditer(data)}:
+            index.constructed.setdefault(name.decode(), []).append(path)
+    return index

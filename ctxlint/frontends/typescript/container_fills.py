@@ -19,7 +19,7 @@ from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node, prompt_name
 from ctxlint.frontends.typescript.sources import Sources
 from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env, Scope
+from ctxlint.frontends.typescript.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
 
 LISTING_REACHES_PROMPT = "listing-reaches-prompt"
@@ -40,7 +40,7 @@ def container_fills(m: Module, sources: Sources) -> list[Observation]:
         body = m.field(loop, "body")
         if walked is None or body is None:
             continue
-        env = Env(_scope_of(m, loop))
+        env = Env(m.innermost_scope(loop))
         detail = sources.unordered(walked, env)
         if detail is None or "random" in detail:
             continue
@@ -64,17 +64,6 @@ def container_fills(m: Module, sources: Sources) -> list[Observation]:
                                      f"into `{kept}` (line {m.span(read).line})", source=source))
             break
     return found
-
-
-def _scope_of(m: Module, node: Node) -> Scope:
-    """The scope of the innermost function of the module around ``node``."""
-    inner = None
-    for function in m.functions:
-        fn = function.node
-        if fn.start_byte <= node.start_byte and node.end_byte <= fn.end_byte and (
-                inner is None or inner.node.start_byte <= fn.start_byte):
-            inner = function
-    return inner.scope if inner is not None else m.module_scope
 
 
 

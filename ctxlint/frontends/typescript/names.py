@@ -86,6 +86,10 @@ class Names:
             if found is not None and key in found:
                 value, venv, pair = found[key]
                 return Binding(value, venv, [], pair)
+            getter = self.own_getter(node) if self.m.unwrap(obj).type == "this" else None
+            if getter is not None and getter.scope.returns:
+                # `this.options` read through the class's `get options() { return {...}; }`
+                return Binding(getter.scope.returns[-1], Env(getter.scope, (), env.depth + 1), [], node)
         return None
 
     def property_key(self, node: Node) -> str | None:
@@ -126,21 +130,27 @@ class Names:
                          if param and arg.type != "spread_element")
         return found.node, inner.returns[-1], Env(inner, bindings, env.depth + 1)
 
-    def own_method(self, callee: Node) -> Function | None:
+    def own_method(self, callee: Node, getter: bool = False) -> Function | None:
         """The method of the class around a call that ``this.name(...)`` or ``this.#name(...)`` runs
-        (a helper the class keeps to itself, such as one that formats the documents of a prompt)."""
+        (a helper the class keeps to itself, such as one that formats the documents of a prompt); with
+        ``getter``, the getter ``this.name`` reads (``get options() { ... }``)."""
         receiver, prop = self.m.unwrap(self.m.field(callee, "object")), self.m.field(callee, "property")
         body = enclosing(callee, ("class_body",)) if receiver is not None and receiver.type == "this" else None
         if body is None or prop is None:
             return None
         name = self.m.code(prop)
         method = next((c for c in body.named_children if c.type == "method_definition"
-                       and (own := self.m.field(c, "name")) is not None and self.m.code(own) == name), None)
+                       and (own := self.m.field(c, "name")) is not None and self.m.code(own) == name
+                       and any(k.type == "get" for k in c.children) == getter), None)
         if method is None:
             return None
         if self._functions_by_node is None:
             self._functions_by_node = {f.node.id: f for f in self.m.functions}
         return self._functions_by_node.get(method.id)
+
+    def own_getter(self, read: Node) -> Function | None:
+        """The getter of the class around ``this.name`` that the read runs, when the class defines one."""
+        return self.own_method(read, getter=True)
 
     def project_function(self, call: Node, scope: Scope | None) -> tuple[Analyzer | None, Function] | None:
         """The function a call by plain name runs, and the analyzer of its module (None: this one):

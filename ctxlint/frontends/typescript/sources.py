@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code import words
+from ctxlint.frontends.typescript import fills
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
     MAX_RESOLVE,
@@ -87,6 +88,9 @@ class Sources:
             while scope is not None:
                 if name in scope.tool_results:
                     return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[name])
+                if name in scope.params and binding is None:
+                    # A field of a method's object parameter: what the tree's calls of it pass for it.
+                    return fills.field_source(self, scope, name)
                 if name in scope.assigns or name in scope.params:
                     break
                 scope = scope.parent
@@ -161,10 +165,11 @@ class Sources:
             receiver_name = snake((self.m.dotted(receiver) or "").rsplit(".", 1)[-1])
             retrievers = self.m.ts.sources["retrievers"]
             if method in retrievers["methods"]:
-                return Source(SourceKind.UNTRUSTED, f"retrieved documents ({method}(...))", self.m.span(call))
+                return Source(SourceKind.UNTRUSTED, f"retrieved documents ({method}(...))", self.m.span(call),
+                              origin="retrieval")
             if method in retrievers["receiver_methods"] and any(r in receiver_name for r in retrievers["receivers"]):
                 return Source(SourceKind.UNTRUSTED, f"retrieved documents ({receiver_name}.{method}(...))",
-                              self.m.span(call), strong=False)
+                              self.m.span(call), strong=False, origin="retrieval")
             if method in self.m.ts.source("tool_results", "methods"):
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({self.m.short(callee)}(...))", self.m.span(call))
             if words.TOOL_RUNNERS.search(snake(method)) or (method == "execute" and "tool" in receiver_name):
@@ -205,6 +210,9 @@ class Sources:
         if named is not None and words.WEB_FETCHERS.search(snake(self.m.code(named))):
             return Source(SourceKind.UNTRUSTED, f"a web page ({self.m.short(callee)}(...))", self.m.span(call),
                           strong=False)
+        if named is not None and words.SIMILARITY_SEARCHERS.search(snake(self.m.code(named))):
+            return Source(SourceKind.UNTRUSTED, f"retrieved documents ({self.m.short(callee)}(...))",
+                          self.m.span(call), strong=False, origin="retrieval")
         return None
 
     def carried_across(self, found: Source) -> bool:

@@ -62,6 +62,7 @@ class Module(CycleGuard):
         self.answered: dict[int, Node | None] = {}  # a name's value -> the request call it is built from
         self.llm = False  # the module imports an LLM library
         self.mcp = False  # the module imports a library whose servers register tools
+        self.method_calls: dict[str, list[Node]] | None = None  # `x.name(...)` calls by name (fills)
 
     def all_scopes(self) -> Iterator[Scope]:
         seen = {id(self.module_scope)}
@@ -70,6 +71,16 @@ class Module(CycleGuard):
             if id(function.scope) not in seen:
                 seen.add(id(function.scope))
                 yield function.scope
+
+    def innermost_scope(self, node: Node) -> Scope:
+        """The scope of the innermost function of the module around ``node``."""
+        inner = None
+        for function in self.functions:
+            fn = function.node
+            if fn.start_byte <= node.start_byte and node.end_byte <= fn.end_byte and (
+                    inner is None or inner.node.start_byte <= fn.start_byte):
+                inner = function
+        return inner.scope if inner is not None else self.module_scope
 
     def code(self, node: Node) -> str:
         return self.src.code(node)
