@@ -236,10 +236,11 @@ class Estimates(Component):
 
     def written_budgets(self, node: ast.Compare, scope: Scope) -> None:
         """A token count written out and turned into characters by a fixed ratio (``120_000 * 3.5``,
-        ``3.5 * 4096 * 0.8``), set against a count of characters: in place, through a module
-        constant (``MAX_CHAR_BUDGET = 120000 * 3.5``, then ``len(diff) >= MAX_CHAR_BUDGET``), or
-        through a parameter whose default is one (``budget: int = SNIPPET_TOKEN_BUDGET``, then
-        ``cost <= budget`` where ``cost = sum(len(s) for s in snippets)``)."""
+        ``3.5 * 4096 * 0.8``), set against a count of characters: in place, through a name given it
+        once, in the function or the module (``MAX_CHAR_BUDGET = 120000 * 3.5``, then
+        ``len(diff) >= MAX_CHAR_BUDGET``), or through a parameter whose default is one
+        (``budget: int = SNIPPET_TOKEN_BUDGET``, then ``cost <= budget`` where
+        ``cost = sum(len(s) for s in snippets)``)."""
         operands = [node.left, *node.comparators]
         if not any(self.is_len_like(o) or self.held_length(o, scope) for o in operands):
             return
@@ -250,10 +251,11 @@ class Estimates(Component):
                 param = scope.params.get(operand.id)
                 if param is not None:
                     value = param.default
+                elif operand.id in scope.assigns:  # `max_tokens = 4096 * 3.5 * 0.9`, then `len(reply) > max_tokens`
+                    value, holder = _single_value(scope, operand.id), operand.id
                 if isinstance(value, ast.Name):
-                    records = [r for r in self.m.module_scope.assigns.get(value.id, ()) if r.kind == "="]
                     holder = value.id
-                    value = records[0].value if len(records) == 1 else None
+                    value = _single_value(self.m.module_scope, holder)
             if value is not None and self.scaled_count(value, holder):
                 self.observe(value)
 
@@ -404,3 +406,8 @@ def _elif(branch: ast.If) -> bool:
 def _targets(statement: ast.Assign | ast.AnnAssign, dotted: Callable[[ast.AST | None], str | None]) -> list[str | None]:
     return [dotted(t) for t in statement.targets] if isinstance(statement, ast.Assign) else [dotted(statement.target)]
 
+
+def _single_value(scope: Scope, name: str) -> ast.expr | None:
+    """The value a name is given, when its scope gives it one and only once."""
+    records = scope.assigns.get(name, ())
+    return records[0].value if len(records) == 1 and records[0].kind == "=" else None
