@@ -229,22 +229,33 @@ class Sources(Component):
             return None
         return fn
 
-    def callers(self, fn: FunctionNode, param: str, env: Env) -> list[tuple[ast.Call, Bound]]:
+    def callers(self, fn: FunctionNode, param: str, env: Env,
+                constructors: bool = False) -> list[tuple[ast.Call, Bound]]:
         """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
-        to ``param`` (worked out once: a parameter's sources and its name are both asked about)."""
-        key = (id(fn), param, env.depth)
+        to ``param`` (worked out once: a parameter's sources and its name are both asked about);
+        with ``constructors``, for an ``__init__``, the calls of its class too."""
+        key = (id(fn), param, env.depth, constructors)
         known = self.m.callers_memo.get(key)
         if known is not None:
             return known
         found: list[tuple[ast.Call, Bound]] = []
         self.m.callers_memo[key] = found
         checked = 0
+        names = {fn.name}
+        owner = self.m.parents.get(id(fn))
+        if constructors and fn.name == "__init__" and isinstance(owner, ast.ClassDef):
+            names.add(owner.name)  # `Browser(driver)` binds the parameters of `Browser.__init__`
         for call, home in self.m.calls:
             func = call.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name != fn.name or checked >= _MAX_CALLERS:
+            if name not in names or checked >= _MAX_CALLERS:
                 continue
             checked += 1
+            if name != fn.name:  # the class called: its arguments are `__init__`'s after `self`
+                bound = _constructor_argument(call, fn, param, Env(home, (), env.depth + 1))
+                if bound is not None:
+                    found.append((call, bound))
+                continue
             target = self.callees.function_for(call, Env(home, (), env.depth + 1), returns=False)
             bound = target.env.bound(param) if target is not None and target.fn is fn else None
             if bound is not None and bound.owner is None:
@@ -426,10 +437,12 @@ class Sources(Component):
             return self.carrier(node.value, env)
         if isinstance(node, (ast.Call, ast.Subscript)):  # or an item that holds content (a notebook's `nb.cells[-1]`)
             path, specs = self.specs(node.func if isinstance(node, ast.Call) else node, env)
+            if isinstance(node, ast.Call):  # what the call builds, as the catalogue writes it: `selenium.webdriver.*()`
+                specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            return None
+            return self.built_carrier(node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
@@ -437,11 +450,40 @@ class Sources(Component):
             if isinstance(node, ast.Name):
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
-                    path = self.calls.annotation_path(annotation)
-                    for found in self.m.catalogue.sources.match(path):
-                        if isinstance(found, SourceKindSpec) and found.carrier:
-                            return found, node.id
+                    carried = self.annotated_carrier(annotation, node.id)
+                    if carried is not None:
+                        return carried
+                return self.carrier_from_callers(node, env)
         return None
+
+    def annotated_carrier(self, annotation: ast.expr, what: str) -> tuple[SourceKindSpec, str] | None:
+        path = self.calls.annotation_path(annotation)
+        for found in self.m.catalogue.sources.match(path):
+            if isinstance(found, SourceKindSpec) and found.carrier:
+                return found, what
+        return None
+
+    def built_carrier(self, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
+        """What a project function the module shows builds, by its return annotation
+        (``def create_driver(...) -> webdriver.Chrome``)."""
+        target = self.callees.function_for(call, env, foreign=False)
+        returns = target.fn.returns if target is not None else None
+        return self.annotated_carrier(returns, f"{self.m.short(call.func)}(...)") if returns is not None else None
+
+    def carrier_from_callers(self, node: ast.Name, env: Env) -> tuple[SourceKindSpec, str] | None:
+        """A parameter no call binds here, given a carrier by the module's own calls of its
+        function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``)."""
+        fn = self.unbound_parameter(node, env)
+        if fn is None or not self.m.enter(fn):
+            return None
+        try:
+            for _, bound in self.callers(fn, node.id, env, constructors=True):
+                found = self.carrier(bound.node, bound.env)
+                if found is not None:
+                    return found
+            return None
+        finally:
+            self.m.leave(fn)
 
 
 def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:
@@ -574,3 +616,16 @@ def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
 def _reads(name: str, names: tuple[str, ...]) -> bool:
     """Whether an attribute or method of a carrier is its content (``*``: all are)."""
     return name in names or ("*" in names and name not in MEASURING_METHODS)
+
+
+def _constructor_argument(call: ast.Call, init: FunctionNode, param: str, env: Env) -> Bound | None:
+    """The argument a call of a class gives its ``__init__``'s parameter ``param``, by keyword or
+    by position after ``self``; None when a spread may give it."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    keyword = next((k.value for k in call.keywords if k.arg == param), None)
+    if keyword is not None:
+        return Bound(param, keyword, env)
+    names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    index = names.index(param) if param in names else -1
+    return Bound(param, call.args[index], env) if 0 <= index < len(call.args) else None
