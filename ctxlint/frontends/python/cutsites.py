@@ -33,6 +33,7 @@ from ctxlint.frontends.python.loopshapes import (
     adds,
     built_names,
     counts_items,
+    counts_tokens,
     cuts_last_item,
     drop_of,
     fitted_only,
@@ -485,7 +486,7 @@ class CutSites(Component):
                     if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
                         if context and self.known_text(part.args[0], env):
                             return True
-                    elif isinstance(part, ast.Call) and _counts_tokens(part.func):
+                    elif isinstance(part, ast.Call) and counts_tokens(part.func):
                         return True  # `len_tokens(msgs, model) > model.context`: in tokens, whatever the limit's name
                     elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:
                         last = (part.id if isinstance(part, ast.Name) else part.attr).lower()
@@ -494,13 +495,6 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
-
-
-def _counts_tokens(func: ast.expr) -> bool:
-    """A call named for counting tokens (``len_tokens``, ``count_tokens``, ``num_tokens_from_messages``,
-    ``tokenizer.num_tokens``): what it returns is a size in tokens."""
-    last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
-    return "token" in last and any(w in last for w in ("len", "count", "num"))
 
 
 def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:

@@ -12,6 +12,13 @@ from dataclasses import replace
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
+from ctxlint.frontends.python.carriers import (
+    annotated_carrier,
+    built_carrier,
+    called_names,
+    carrier_from_callers,
+    constructor_argument,
+)
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
@@ -241,10 +248,7 @@ class Sources(Component):
         found: list[tuple[ast.Call, Bound]] = []
         self.m.callers_memo[key] = found
         checked = 0
-        names = {fn.name}
-        owner = self.m.parents.get(id(fn))
-        if constructors and fn.name == "__init__" and isinstance(owner, ast.ClassDef):
-            names.add(owner.name)  # `Browser(driver)` binds the parameters of `Browser.__init__`
+        names = called_names(self.m.parents, fn, constructors)
         for call, home in self.m.calls:
             func = call.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -252,9 +256,7 @@ class Sources(Component):
                 continue
             checked += 1
             if name != fn.name:  # the class called: its arguments are `__init__`'s after `self`
-                bound = _constructor_argument(call, fn, param, Env(home, (), env.depth + 1))
-                if bound is not None:
-                    found.append((call, bound))
+                found.extend((call, b) for b in constructor_argument(call, fn, param, Env(home, (), env.depth + 1)))
                 continue
             target = self.callees.function_for(call, Env(home, (), env.depth + 1), returns=False)
             bound = target.env.bound(param) if target is not None and target.fn is fn else None
@@ -442,7 +444,7 @@ class Sources(Component):
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            return self.built_carrier(node, env) if isinstance(node, ast.Call) else None
+            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
@@ -450,40 +452,11 @@ class Sources(Component):
             if isinstance(node, ast.Name):
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
-                    carried = self.annotated_carrier(annotation, node.id)
+                    carried = annotated_carrier(self, annotation, node.id)
                     if carried is not None:
                         return carried
-                return self.carrier_from_callers(node, env)
+                return carrier_from_callers(self, node, env)
         return None
-
-    def annotated_carrier(self, annotation: ast.expr, what: str) -> tuple[SourceKindSpec, str] | None:
-        path = self.calls.annotation_path(annotation)
-        for found in self.m.catalogue.sources.match(path):
-            if isinstance(found, SourceKindSpec) and found.carrier:
-                return found, what
-        return None
-
-    def built_carrier(self, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
-        """What a project function the module shows builds, by its return annotation
-        (``def create_driver(...) -> webdriver.Chrome``)."""
-        target = self.callees.function_for(call, env, foreign=False)
-        returns = target.fn.returns if target is not None else None
-        return self.annotated_carrier(returns, f"{self.m.short(call.func)}(...)") if returns is not None else None
-
-    def carrier_from_callers(self, node: ast.Name, env: Env) -> tuple[SourceKindSpec, str] | None:
-        """A parameter no call binds here, given a carrier by the module's own calls of its
-        function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``)."""
-        fn = self.unbound_parameter(node, env)
-        if fn is None or not self.m.enter(fn):
-            return None
-        try:
-            for _, bound in self.callers(fn, node.id, env, constructors=True):
-                found = self.carrier(bound.node, bound.env)
-                if found is not None:
-                    return found
-            return None
-        finally:
-            self.m.leave(fn)
 
 
 def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:
@@ -616,16 +589,3 @@ def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
 def _reads(name: str, names: tuple[str, ...]) -> bool:
     """Whether an attribute or method of a carrier is its content (``*``: all are)."""
     return name in names or ("*" in names and name not in MEASURING_METHODS)
-
-
-def _constructor_argument(call: ast.Call, init: FunctionNode, param: str, env: Env) -> Bound | None:
-    """The argument a call of a class gives its ``__init__``'s parameter ``param``, by keyword or
-    by position after ``self``; None when a spread may give it."""
-    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    keyword = next((k.value for k in call.keywords if k.arg == param), None)
-    if keyword is not None:
-        return Bound(param, keyword, env)
-    names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
-    index = names.index(param) if param in names else -1
-    return Bound(param, call.args[index], env) if 0 <= index < len(call.args) else None
