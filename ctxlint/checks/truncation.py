@@ -34,7 +34,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
-             "unflagged-cut": "unflagged-cut"}
+             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -239,6 +239,12 @@ def _message(source: Source) -> str:
                 "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
                 "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
                 "(\"… and 212 more\"), or list them all.")
+    if cut.how == "gated-drop":
+        size = f"{source.kept:,} characters" if source.kept is not None else "its limit"
+        return (f"`{source.detail}` lets the text into the prompt only while it is shorter than {size}; a longer "
+                "one is left out whole with nothing in its place, so the model reads the prompt as if there were "
+                "none and answers without the very text that was too long to miss. Cut it and say so "
+                "(\"[log truncated: first 20,000 of 250,000 characters]\"), or say that it was left out.")
     if cut.how == "unflagged-cut":
         return (f"`{source.detail}` stops once its list holds a number of items and returns it with no flag of the "
                 "cut, where the module's other results say when they were cut, so the model takes the list for "

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flaggedcuts import unflagged_cuts
 from ctxlint.frontends.python.flow import Flow
+from ctxlint.frontends.python.gateddrops import GatedDrops
 from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.globalfills import GlobalFills
 from ctxlint.frontends.python.lastdrops import LastDrops
@@ -87,8 +88,10 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.listing_cuts = ListingCuts(self.unit)
+        self.gated_drops = GatedDrops(self.unit)
         self.logged_parts = LoggedParts(self.unit)
         self.line_cuts.reach = self.listing_cuts.reach = self.logged_parts.reach = self.cut_reach
+        self.gated_drops.reach = self.cut_reach
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_sites.string_sets = self.order_prompts
@@ -125,7 +128,8 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.ranked_fills,
-                                  self.line_cuts, self.listing_cuts, self.logged_parts, self.order_sites,
+                                  self.line_cuts, self.listing_cuts, self.gated_drops, self.logged_parts,
+                                  self.order_sites,
                                   self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
                                   self.global_fills,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
@@ -166,6 +170,7 @@ class Analyzer:
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
+        parsed.observations.extend(self.gated_drops.observe())
         parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
         # stronger evidence for a site order_sites also sees

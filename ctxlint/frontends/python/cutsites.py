@@ -33,6 +33,7 @@ from ctxlint.frontends.python.loopshapes import (
     adds,
     built_names,
     counts_items,
+    counts_tokens,
     cuts_last_item,
     drop_of,
     fitted_only,
@@ -485,6 +486,8 @@ class CutSites(Component):
                     if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
                         if context and self.known_text(part.args[0], env):
                             return True
+                    elif isinstance(part, ast.Call) and counts_tokens(part.func):
+                        return True  # `len_tokens(msgs, model) > model.context`: in tokens, whatever the limit's name
                     elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:
                         last = (part.id if isinstance(part, ast.Name) else part.attr).lower()
                         if "token" in last or (context and (any(w in last for w in SIZE_WORDS)

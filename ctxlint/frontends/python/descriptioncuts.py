@@ -24,11 +24,14 @@ _LEAST = 100
 class DescriptionCuts(Component):
     def description_cut(self, node: ast.Subscript, env: Env) -> Observation | None:
         """``text[:n]`` (n of at least 100, no marker after it) as the ``"description"`` of a dict
-        literal shaped as a tool or a JSON Schema."""
+        literal shaped as a tool or a JSON Schema, in place or through the local name it is given."""
         parent = self.m.parents.get(id(node))
-        if not isinstance(parent, ast.Dict) or node not in parent.values:
+        value: ast.expr = node
+        if isinstance(parent, ast.Assign):  # `description = description[:1024]`, read later
+            parent, value = self.described_later(parent, env) or (None, node)
+        if not isinstance(parent, ast.Dict) or value not in parent.values:
             return None
-        key = parent.keys[parent.values.index(node)]
+        key = parent.keys[parent.values.index(value)]
         if not (isinstance(key, ast.Constant) and key.value == "description"):
             return None
         bounds = self.cuts.bounds(node, env)
@@ -44,6 +47,25 @@ class DescriptionCuts(Component):
                         cut=Cut("characters", "start", "description-cut"), strong=True)
         return Observation("description-cut", source.span, f"the description of {what} the model reads",
                            source=source)
+
+    def described_later(self, statement: ast.Assign, env: Env) -> tuple[ast.Dict, ast.Name] | None:
+        """The dict literal that later reads, as its ``"description"``, the local name a cut is
+        given back to (``description = description[:1024]``, then ``{"description": description}``),
+        when no statement of the function changes the name in between (a marker added, a fallback)."""
+        if env.scope.kind != "function" or len(statement.targets) != 1 or \
+                not isinstance(statement.targets[0], ast.Name):
+            return None
+        name = statement.targets[0].id
+        cut_at = self.m.end(statement)
+        if any(record.end > cut_at for record in env.scope.assigns.get(name, ())):
+            return None  # given again after the cut: what the dict reads may not be the cut text
+        for node in ast.walk(env.scope.node):
+            if isinstance(node, ast.Dict) and self.m.start(node) > cut_at:
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if isinstance(key, ast.Constant) and key.value == "description" and \
+                            isinstance(value, ast.Name) and value.id == name:
+                        return node, value
+        return None
 
     def described(self, entries: ast.Dict, env: Env) -> str | None:
         """What a dict literal with a description is: a tool (a name beside a schema of its

@@ -10,10 +10,10 @@ from dataclasses import replace
 from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
-from ctxlint.frontends.python.literals import number_value
+from ctxlint.frontends.python.literals import number_value, written_scale
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Observation
 
 
@@ -211,7 +211,9 @@ class Estimates(Component):
                 for value in scope.returns:
                     self.scaled_tokens_in(value)
             for node in walk(fn) if fn is not None else ():
-                if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                if isinstance(node, ast.Compare) and fn is not None:
+                    self.written_budgets(node, scope)
+                elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
                     for bound in (node.slice.lower, node.slice.upper):
                         held = bound.operand if isinstance(bound, ast.UnaryOp) else bound
                         if isinstance(held, ast.Name):
@@ -231,6 +233,56 @@ class Estimates(Component):
                     self.scaled_tokens_in(node.args[1])
                 elif isinstance(node, ast.keyword) and node.arg and char_name(node.arg):
                     self.scaled_tokens_in(node.value)
+
+    def written_budgets(self, node: ast.Compare, scope: Scope) -> None:
+        """A token count written out and turned into characters by a fixed ratio (``120_000 * 3.5``,
+        ``3.5 * 4096 * 0.8``), set against a count of characters: in place, through a name given it
+        once, in the function or the module (``MAX_CHAR_BUDGET = 120000 * 3.5``, then
+        ``len(diff) >= MAX_CHAR_BUDGET``), or through a parameter whose default is one
+        (``budget: int = SNIPPET_TOKEN_BUDGET``, then ``cost <= budget`` where
+        ``cost = sum(len(s) for s in snippets)``)."""
+        operands = [node.left, *node.comparators]
+        if not any(self.is_len_like(o) or self.held_length(o, scope) for o in operands):
+            return
+        for operand in operands:
+            value: ast.expr | None = operand
+            holder = None
+            if isinstance(operand, ast.Name):
+                param = scope.params.get(operand.id)
+                if param is not None:
+                    value = param.default
+                elif operand.id in scope.assigns:  # `max_tokens = 4096 * 3.5 * 0.9`, then `len(reply) > max_tokens`
+                    value, holder = _single_value(scope, operand.id), operand.id
+                if isinstance(value, ast.Name):
+                    holder = value.id
+                    value = _single_value(self.m.module_scope, holder)
+            if value is not None and self.scaled_count(value, holder):
+                self.observe(value)
+
+    def held_length(self, node: ast.expr, scope: Scope) -> bool:
+        """A local name every value of which in its function is a count of characters
+        (``cost = sum(len(s) for s in snippets)``)."""
+        if not isinstance(node, ast.Name) or node.id in scope.params:
+            return False
+        records = scope.assigns.get(node.id, ())
+        return bool(records) and all(r.kind == "=" and r.value is not None and self.is_len_like(r.value)
+                                     for r in records)
+
+    def scaled_count(self, value: ast.expr, holder: str | None) -> bool:
+        """``count * ratio`` (possibly times a share, ``* 0.8``, inside ``int(...)``): a count of
+        1,000 or more written out, scaled by a ratio of characters per token (above 2, at most 6);
+        said to be tokens by the ratio itself (not a whole number, ``3.5``), by the name that holds
+        it (``SNIPPET_TOKEN_BUDGET``) or by a comment on its lines (``# 80% of max tokens``). Not
+        ``1024 * 1024 * 5``: two large factors are a size in bytes."""
+        while isinstance(value, ast.Call) and len(value.args) == 1 and \
+                (self.m.qualified(value.func) or "").rsplit(".", 1)[-1] in WRAPPERS:
+            value = value.args[0]
+        ratio = written_scale(value)
+        if ratio is None:
+            return False
+        lines = self.m.lines[max(value.lineno - 2, 0):(value.end_lineno or value.lineno) + 1]
+        return not ratio.is_integer() or "token" in (holder or "").lower() or any(
+            "#" in line and "token" in line.split("#", 1)[1].lower() for line in lines)
 
     def number(self, node: ast.expr) -> float | None:
         """A number written in place or held by a module constant (``CHARS_PER_TOKEN = 4``)."""
@@ -353,3 +405,9 @@ def _elif(branch: ast.If) -> bool:
 
 def _targets(statement: ast.Assign | ast.AnnAssign, dotted: Callable[[ast.AST | None], str | None]) -> list[str | None]:
     return [dotted(t) for t in statement.targets] if isinstance(statement, ast.Assign) else [dotted(statement.target)]
+
+
+def _single_value(scope: Scope, name: str) -> ast.expr | None:
+    """The value a name is given, when its scope gives it one and only once."""
+    records = scope.assigns.get(name, ())
+    return records[0].value if len(records) == 1 and records[0].kind == "=" else None

@@ -291,6 +291,29 @@ def number_value(node: ast.AST) -> float | None:
     return None
 
 
+def written_scale(node: ast.AST) -> float | None:
+    """The ratio of a product of numbers written in place that scales one count of 1,000 or more
+    by a ratio above 2 and at most 6, any other factor a share of at most 1 (``120_000 * 3.5``,
+    ``3.5 * 4096 * 0.8``): a token count turned into characters. None for any other product (two
+    large factors, ``1024 * 1024 * 5``, are a size in bytes)."""
+    factors = _factors(node) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) else None
+    if factors is None:
+        return None
+    large = [f for f in factors if f >= 1000]
+    ratios = [f for f in factors if 2 < f <= 6]
+    if len(large) != 1 or len(ratios) != 1 or any(1 < f <= 2 or 6 < f < 1000 for f in factors):
+        return None
+    return ratios[0]
+
+
+def _factors(node: ast.AST) -> list[float] | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        left, right = _factors(node.left), _factors(node.right)
+        return left + right if left is not None and right is not None else None
+    number = number_value(node)
+    return [number] if number is not None and number > 0 else None
+
+
 def flatten_union(node: ast.expr) -> list[ast.expr]:
     """The parts of ``a | b | c`` in order (a union type, or a LangChain pipe)."""
     parts: list[ast.expr] = []

@@ -239,3 +239,10 @@ def cuts_last_item(branch: list[ast.stmt], parents: dict[int, ast.AST]) -> bool:
     cut to what is left of the budget, reported as that cut (``last-item-cut``)."""
     return any(isinstance(n, ast.Subscript) and fills_what_is_left(n, parents)
                for statement in branch for n in ast.walk(statement))
+
+
+def counts_tokens(func: ast.expr) -> bool:
+    """A call named for counting tokens (``len_tokens``, ``count_tokens``, ``num_tokens_from_messages``,
+    ``tokenizer.num_tokens``): what it returns is a size in tokens."""
+    last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
+    return "token" in last and any(w in last for w in ("len", "count", "num"))

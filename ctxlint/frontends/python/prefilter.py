@@ -19,6 +19,7 @@ from ctxlint.frontends.python.knowledge import (
     tool_shaped,
 )
 from ctxlint.frontends.python.linecuts import line_cut
+from ctxlint.frontends.python.literals import written_scale
 from ctxlint.frontends.python.nodes import LEAVES, children, drop_unreachable, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.frontends.python.unreadlimits import settings_limit_fields
@@ -468,10 +469,12 @@ _LISTING_CALLS = frozenset({"listdir", "scandir", "walk", "glob", "iglob", "rglo
 
 def _ast_estimate_shape(node) -> bool:
     """``len(x) / 4``, ``n_chars // 4``, ``len(x.split()) * 1.3``, ``max_tokens * 4``,
-    ``len(text) // CHARS_PER_TOKEN``: a count scaled by a small constant."""
+    ``len(text) // CHARS_PER_TOKEN``, ``120_000 * 3.5``: a count scaled by a small constant."""
 
     if not isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mult)):
         return False
+    if written_scale(node) is not None:
+        return True  # `120_000 * 3.5`: a token count written out in characters
     for number, other in ((node.right, node.left), (node.left, node.right)):
         if not (isinstance(number, ast.Constant) and isinstance(number.value, (int, float))
                 and not isinstance(number.value, bool) and 0 < number.value <= 6) and not (

@@ -12,6 +12,13 @@ from dataclasses import replace
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.calls import UNKNOWN
+from ctxlint.frontends.python.carriers import (
+    annotated_carrier,
+    built_carrier,
+    called_names,
+    carrier_from_callers,
+    constructor_argument,
+)
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
@@ -229,22 +236,28 @@ class Sources(Component):
             return None
         return fn
 
-    def callers(self, fn: FunctionNode, param: str, env: Env) -> list[tuple[ast.Call, Bound]]:
+    def callers(self, fn: FunctionNode, param: str, env: Env,
+                constructors: bool = False) -> list[tuple[ast.Call, Bound]]:
         """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
-        to ``param`` (worked out once: a parameter's sources and its name are both asked about)."""
-        key = (id(fn), param, env.depth)
+        to ``param`` (worked out once: a parameter's sources and its name are both asked about);
+        with ``constructors``, for an ``__init__``, the calls of its class too."""
+        key = (id(fn), param, env.depth, constructors)
         known = self.m.callers_memo.get(key)
         if known is not None:
             return known
         found: list[tuple[ast.Call, Bound]] = []
         self.m.callers_memo[key] = found
         checked = 0
+        names = called_names(self.m.parents, fn, constructors)
         for call, home in self.m.calls:
             func = call.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name != fn.name or checked >= _MAX_CALLERS:
+            if name not in names or checked >= _MAX_CALLERS:
                 continue
             checked += 1
+            if name != fn.name:  # the class called: its arguments are `__init__`'s after `self`
+                found.extend((call, b) for b in constructor_argument(call, fn, param, Env(home, (), env.depth + 1)))
+                continue
             target = self.callees.function_for(call, Env(home, (), env.depth + 1), returns=False)
             bound = target.env.bound(param) if target is not None and target.fn is fn else None
             if bound is not None and bound.owner is None:
@@ -426,10 +439,12 @@ class Sources(Component):
             return self.carrier(node.value, env)
         if isinstance(node, (ast.Call, ast.Subscript)):  # or an item that holds content (a notebook's `nb.cells[-1]`)
             path, specs = self.specs(node.func if isinstance(node, ast.Call) else node, env)
+            if isinstance(node, ast.Call):  # what the call builds, as the catalogue writes it: `selenium.webdriver.*()`
+                specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            return None
+            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
@@ -437,10 +452,10 @@ class Sources(Component):
             if isinstance(node, ast.Name):
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
-                    path = self.calls.annotation_path(annotation)
-                    for found in self.m.catalogue.sources.match(path):
-                        if isinstance(found, SourceKindSpec) and found.carrier:
-                            return found, node.id
+                    carried = annotated_carrier(self, annotation, node.id)
+                    if carried is not None:
+                        return carried
+                return carrier_from_callers(self, node, env)
         return None
 
 

@@ -137,7 +137,8 @@ class Unit(CycleGuard):
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
         # the subclasses' methods a base's `self.hook(...)` may be, by class and name (callees.subclass_hooks)
         self.hook_memo: dict[tuple[int, str], tuple[ast.AST, list[Any]]] = {}
-        self.callers_memo: dict[tuple[int, str, int], list] = {}  # the calls of a function, by parameter (sources.py)
+        # the calls of a function, by parameter (sources.py)
+        self.callers_memo: dict[tuple[int, str, int, bool], list] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         # Names looked up, by node and env: (the node, the env, what it holds there).
         self.resolved: dict[tuple[object, ...], tuple[ast.AST, Env, Binding | None]] = {}

@@ -1,0 +1,71 @@
+"""Objects that carry third-party content (a browser driver, an HTTP response), known where
+the module builds them out of the call that makes them: a project function whose return
+annotation names one (``def create_driver() -> webdriver.Chrome``), or the module's own call of
+a class that gives one to its ``__init__`` (``Browser(driver)``)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from ctxlint.frameworks import SourceKindSpec
+from ctxlint.frontends.python.values import Bound, Env
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.scopes import FunctionNode
+    from ctxlint.frontends.python.sources import Sources
+
+
+def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tuple[SourceKindSpec, str] | None:
+    """The catalogue's carrier an annotation names (``webdriver.Chrome``), said as ``what``."""
+    path = sources.calls.annotation_path(annotation)
+    for found in sources.m.catalogue.sources.match(path):
+        if isinstance(found, SourceKindSpec) and found.carrier:
+            return found, what
+    return None
+
+
+def built_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
+    """What a project function the module shows builds, by its return annotation
+    (``def create_driver(...) -> webdriver.Chrome``)."""
+    target = sources.callees.function_for(call, env, foreign=False)
+    returns = target.fn.returns if target is not None else None
+    return annotated_carrier(sources, returns, f"{sources.m.short(call.func)}(...)") if returns is not None else None
+
+
+def carrier_from_callers(sources: Sources, node: ast.Name, env: Env) -> tuple[SourceKindSpec, str] | None:
+    """A parameter no call binds here, given a carrier by the module's own calls of its
+    function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``)."""
+    fn = sources.unbound_parameter(node, env)
+    if fn is None or not sources.m.enter(fn):
+        return None
+    try:
+        for _, bound in sources.callers(fn, node.id, env, constructors=True):
+            found = sources.carrier(bound.node, bound.env)
+            if found is not None:
+                return found
+        return None
+    finally:
+        sources.m.leave(fn)
+
+
+def called_names(parents: dict[int, ast.AST], fn: FunctionNode, constructors: bool) -> set[str]:
+    """The names a call of ``fn`` is written with: its own, and with ``constructors`` for an
+    ``__init__``, its class's (``Browser(driver)`` binds the parameters of ``Browser.__init__``)."""
+    owner = parents.get(id(fn))
+    if constructors and fn.name == "__init__" and isinstance(owner, ast.ClassDef):
+        return {fn.name, owner.name}
+    return {fn.name}
+
+
+def constructor_argument(call: ast.Call, init: FunctionNode, param: str, env: Env) -> list[Bound]:
+    """The argument a call of a class gives its ``__init__``'s parameter ``param``, by keyword or
+    by position after ``self``; none when a spread may give it."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return []
+    keyword = next((k.value for k in call.keywords if k.arg == param), None)
+    if keyword is not None:
+        return [Bound(param, keyword, env)]
+    names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    index = names.index(param) if param in names else -1
+    return [Bound(param, call.args[index], env)] if 0 <= index < len(call.args) else []
