@@ -553,12 +553,14 @@ def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
 def may_hold_untrusted_instead(strings: Strings, node: ast.Name, binding: Binding) -> bool:
     """Whether the name may hold, at ``node``, a value given on another side of an ``if`` than the
     assignment it resolves to (`out = run(cmd).stdout`, then `if tidy: out = summarise(out)`), and
-    that value carries third-party content: the text of the one assignment is then not what is
-    sent, and inlining it would hide the other's source."""
+    that value carries third-party content where the assignment's own does not: inlining the
+    one assignment's text would hide the other's source. (When both carry some, the text is
+    inlined, and its own slots are reported where the content is put in.)"""
     parents = strings.m.parents
     around = branches(binding.value, parents)
     if not around:
         return False  # given outside any `if` or `try`: the one value the read sees
     shared = frozenset(t for t, _ in branches(node, parents)) & frozenset(t for t, _ in around)
     others = other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared, parents)
-    return any(strings.sources.untrusted(value, binding.env) is not None for value in others)
+    return any(strings.sources.untrusted(value, binding.env) is not None for value in others) \
+        and strings.sources.untrusted(binding.value, binding.env) is None
