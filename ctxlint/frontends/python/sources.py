@@ -444,7 +444,10 @@ class Sources(Component):
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
+            if not isinstance(node, ast.Call):
+                return None
+            # a project function's driver, by its annotation; or a helper that returns a carrier
+            return built_carrier(self, node, env) or (returned_carrier(self, node, env) if not specs else None)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
@@ -457,6 +460,24 @@ class Sources(Component):
                         return carried
                 return carrier_from_callers(self, node, env)
         return None
+
+
+def returned_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
+    """What a helper of the project returns when every way out of it gives an object that holds
+    third-party content (``def run(cmd): return subprocess.run(cmd, ...)``, then ``run(cmd).stdout``):
+    the caller reads the content out of it as from the call itself."""
+    target = sources.callees.function_for(call, env, foreign=True)
+    if target is None or not target.returns or not sources.m.enter(target.fn):
+        return None
+    reader = target.owner.sources if target.owner is not None else sources
+    try:
+        held = [reader.carrier(value, target.env) for value in target.returns]
+    finally:
+        sources.m.leave(target.fn)
+    first = held[0]
+    if first is None or any(h is None or h[0].kind != first[0].kind for h in held):
+        return None
+    return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"
 
 
 def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:

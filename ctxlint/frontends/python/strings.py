@@ -31,6 +31,7 @@ from ctxlint.frontends.python.literals import (
     with_sources,
 )
 from ctxlint.frontends.python.renders import format_values
+from ctxlint.frontends.python.scopes import branches, other_branches
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, SourceKind, Span
@@ -102,6 +103,8 @@ class Strings(Component):
         if binding.owner is not None:  # a constant of another module: its text, where it is used here
             found = self.m.follow_binding(binding, binding.owner.strings.text)
             return None if found is None else self.m.adopt_pieces(found, self.m.span(node))
+        if isinstance(node, ast.Name) and may_hold_untrusted_instead(self, node, binding):
+            return None  # one of the values it may hold: a slot, read for the sources of each
         key = self.m.binding_key(binding)
         if key in self.m.text_memo:
             found, consumed = self.m.text_memo[key]
@@ -545,3 +548,19 @@ def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
     once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
     return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
                 once=unique(once), called_at=tuple(facts.called_at.items()))
+
+
+def may_hold_untrusted_instead(strings: Strings, node: ast.Name, binding: Binding) -> bool:
+    """Whether the name may hold, at ``node``, a value given on another side of an ``if`` than the
+    assignment it resolves to (`out = run(cmd).stdout`, then `if tidy: out = summarise(out)`), and
+    that value carries third-party content where the assignment's own does not: inlining the
+    one assignment's text would hide the other's source. (When both carry some, the text is
+    inlined, and its own slots are reported where the content is put in.)"""
+    parents = strings.m.parents
+    around = branches(binding.value, parents)
+    if not around:
+        return False  # given outside any `if` or `try`: the one value the read sees
+    shared = frozenset(t for t, _ in branches(node, parents)) & frozenset(t for t, _ in around)
+    others = other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared, parents)
+    return any(strings.sources.untrusted(value, binding.env) is not None for value in others) \
+        and strings.sources.untrusted(binding.value, binding.env) is None
