@@ -18,6 +18,7 @@ from ctxlint.frontends.python.carriers import (
     called_names,
     carrier_from_callers,
     constructor_argument,
+    returned_carrier,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
@@ -460,24 +461,6 @@ class Sources(Component):
                         return carried
                 return carrier_from_callers(self, node, env)
         return None
-
-
-def returned_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
-    """What a helper of the project returns when every way out of it gives an object that holds
-    third-party content (``def run(cmd): return subprocess.run(cmd, ...)``, then ``run(cmd).stdout``):
-    the caller reads the content out of it as from the call itself."""
-    target = sources.callees.function_for(call, env, foreign=True)
-    if target is None or not target.returns or not sources.m.enter(target.fn):
-        return None
-    reader = target.owner.sources if target.owner is not None else sources
-    try:
-        held = [reader.carrier(value, target.env) for value in target.returns]
-    finally:
-        sources.m.leave(target.fn)
-    first = held[0]
-    if first is None or any(h is None or h[0].kind != first[0].kind for h in held):
-        return None
-    return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"
 
 
 def _carried(carrier: tuple[SourceKindSpec, str], member: str, span: Span, call: bool) -> Source | None:
