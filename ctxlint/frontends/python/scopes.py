@@ -125,11 +125,6 @@ class Scopes(Component):
             self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
         return False
 
-    def _named_expr(self, node: ast.NamedExpr, scope: Scope, loops: Loops, function: str | None) -> bool:
-        # `if (status := git_status()):` binds the name as an assignment does, for what follows
-        self.assign(node.target, node.value, scope, node, loops)
-        return False
-
     def _aug_assign(self, node: ast.AugAssign, scope: Scope, loops: Loops, function: str | None) -> bool:
         target = node.target
         if isinstance(target, ast.Name) and isinstance(node.op, ast.Add):
