@@ -13,7 +13,7 @@ from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, string_value, with_sources
+from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.sources import loop_giving
 from ctxlint.frontends.python.strings import filled_fields
@@ -200,53 +200,26 @@ class Messages(Component):
         role = self.flow.literal_str(entries["role"][0], entries["role"][1])
         return role is not None and role.lower() in roles
 
-    def stored_message(self, call: ast.Call, env: Env) -> tuple[MessageKind, Span | None] | None:
+    def stored_message(self, call: ast.Call, env: Env) -> MessageKind | None:
         """How to read ``call`` as a chat message when it builds one of a class the catalogue does
         not know and keeps it where later turns are built from (``memory.add(Message(content=out,
-        role="user"))``, ``history.append(UserMessage(content=out))``), or hands it back
-        (``return Message("system", out)``) in a project that replays such messages to the model,
-        role and all (``{"role": m.role, "content": m.content}``, whose place is given with it);
-        None otherwise. The role must be one the code states: in the class name, a ``role=``
-        literal or a role literal as the first argument (``Message("system", out)``)."""
+        role="user"))``, ``history.append(UserMessage(content=out))``); None otherwise. The role
+        must be one the code states: in the class name or a ``role=`` literal."""
         named = _MESSAGE_CLASS.fullmatch(last_name(call.func) or "")
-        if named is None:
+        if named is None or not any(k.arg == "content" for k in call.keywords):
             return None
-        given = next((k.value for k in call.keywords if k.arg == "role"), None)
-        content = Arg(keywords=("content",))
-        if not any(k.arg == "content" for k in call.keywords):
-            # positional (role, content): only when the first argument is a role's literal
-            if len(call.args) < 2 or string_value(call.args[0]) not in ROLE_NAMES:
-                return None
-            given, content = call.args[0], Arg(position=1)
-        replay = None
         if not self.kept(call):
-            replay = self.replayed_content(call) if self.handed_back(call) else None
-            if replay is None:
-                return None
+            return None
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
             return None  # a framework's own message, read as the catalogue says
         role = named.group(1)
+        given = next((k.value for k in call.keywords if k.arg == "role"), None)
         if given is not None:
             role = self.flow.literal_str(given, env) or self.m.dotted(given)
         if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
             return None
-        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=content), replay
-
-    def replayed_content(self, call: ast.Call) -> Span | None:
-        """The first place a module of the project replays messages' ``content`` with their role
-        (``{"role": m.role, "content": m.content}``), if one does: a message of the project's own
-        class handed back from a function then reaches the model as it was built."""
-        project, file = self.m.project, self.m.file
-        if project is None or file is None:
-            return None
-        places = project.replayed_fields().get("content")  # a scan of the project: asked last
-        if not places:
-            return None
-        where, line = places[0]
-        if where != file:
-            self.m.dependencies.add(display_path(where))
-        return Span(self.m.path if where == file else display_path(where), line, 1, line, 1)
+        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
 
     def replayed_row(self, call: ast.Call, env: Env) -> tuple[MessageKind, Span] | None:
         """How to read ``call`` as a chat message when it builds a stored row of the project's own
@@ -290,23 +263,6 @@ class Messages(Component):
         return body is not None and any(
             isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
             and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(body))
-
-    def handed_back(self, call: ast.Call) -> bool:
-        """Whether ``call``'s value is what its function returns or yields: directly (``return
-        Message(...)``, ``yield Message(...)``) or through the name it is given (``msg = Message(
-        ...)``, then ``return msg``)."""
-        parent = self.m.parents.get(id(call))
-        if isinstance(parent, (ast.Return, ast.Yield)):
-            return True
-        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if not isinstance(target, ast.Name):
-            return False
-        body = self.m.parents.get(id(parent))
-        while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            body = self.m.parents.get(id(body))
-        return isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Name)
-            and node.value.id == target.id for node in ast.walk(body))
 
     def is_message_object(self, node: ast.expr, env: Env) -> bool:
         return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))

@@ -24,7 +24,6 @@ from ctxlint.frontends.python.nodes import LEAVES, children, drop_unreachable, w
 from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.frontends.python.unreadlimits import settings_limit_fields
 from ctxlint.model import Span
-from ctxlint.providers import ROLE_NAMES
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
 
@@ -376,10 +375,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if chain and chain[-1] == "join" and line_cut(node) is not None:
                 return True  # every line of a text cut to a width (linecuts.py)
-            if chain and chain[-1].endswith("Message") and (any(k.arg == "content" for k in node.keywords) or (
-                    len(node.args) > 1 and isinstance(node.args[0], ast.Constant)
-                    and node.args[0].value in ROLE_NAMES)):
-                return True  # a message of the project's own class: `UserMessage(content=...)`, `Message("user", q)`
+            if chain and chain[-1].endswith("Message") and any(k.arg == "content" for k in node.keywords):
+                return True  # a chat message of the project's own class: `UserMessage(content=...)`
             if chain and chain[-1][:1].isupper() and any(
                     k.arg == "role" and isinstance(k.value, ast.Constant) for k in node.keywords):
                 return True  # a stored row with a stated role: `Feed(feed=out, role="system")` (messages.replayed_row)

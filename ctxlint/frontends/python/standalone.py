@@ -118,11 +118,7 @@ class Standalone(Component):
             env = Env(scope)  # a project's own message, or a stored row replayed as one
             kind = None
             if (last_name(call.func) or "").endswith("Message"):
-                stored = self.messages.stored_message(call, env)
-                if stored is not None:
-                    kind, sent_at = stored
-                    if sent_at is not None:  # handed back, and replayed to the model there
-                        replayed[id(call)] = sent_at
+                kind = self.messages.stored_message(call, env)
             elif any(k.arg == "role" for k in call.keywords):
                 row = self.messages.replayed_row(call, env)
                 if row is not None:
