@@ -145,14 +145,8 @@ def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Un
     if found is None or at is None:
         return found
     role = request.segments[index].role.value
-    sent = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
-    steps: tuple[Evidence, ...] = (sent,)
-    built, span = request.anchor, request.segments[index].span
-    if span.path == built.path and not built.line <= span.line <= built.end_line:
-        # added to the message's text earlier (`sections.append(out)`): where the message is built
-        steps = (Evidence(EvidenceKind.FLOW, f"in the {role} message built at {built.path}:{built.line}", built),
-                 *steps)
-    return replace(found, evidence=(*found.evidence[:-1], *steps, found.evidence[-1]))
+    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 
 
 def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,
