@@ -90,6 +90,9 @@ class Holder:
     # Limit keywords other chat models take that this one silently ignores (ChatOllama has no
     # `max_tokens` field: its limit is `num_predict`).
     ignored_limits: tuple[str, ...] = ()
+    # Each call of the object can give the limit (LMI's `model.call_single(..., max_tokens=...)`):
+    # a model built without one is reported at the calls that send none, not where it is built.
+    limit_per_call: bool = False
 
 
 @dataclass(frozen=True)
