@@ -30,7 +30,8 @@ class FrameworkError(CatalogueError):
 class Arg:
     """Where a value is found in a call: a keyword, a position, or either; ``key`` names the
     member of a dict or settings object given there (``config=GenerateContentConfig(
-    max_output_tokens=...)``); ``json`` says the argument is ``json.dumps`` of that dict;
+    max_output_tokens=...)``), or a path into it (``model_list[].litellm_params.max_tokens``: ``[]``
+    in every item of a list); ``json`` says the argument is ``json.dumps`` of that dict;
     ``method`` takes it from a call on the receiver instead (``llm.bind_tools(tools)``)."""
 
     keywords: tuple[str, ...] = ()
