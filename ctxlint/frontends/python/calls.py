@@ -93,9 +93,10 @@ class Calls(Component):
             return self.path(node.value, env, depth + 1) + "." + node.attr
         if isinstance(node, ast.Name):
             return self.name_path(node, env, depth)
-        if isinstance(node, ast.IfExp):  # `Model(name=llm) if isinstance(llm, str) else llm`: the side shown
-            return next((found for side in (node.body, node.orelse)
-                         if not (found := self.path(side, env, depth + 1)).startswith(UNKNOWN)), UNKNOWN)
+        if isinstance(node, ast.IfExp):  # `Model(name=llm) if isinstance(llm, str) else llm`: the side built here
+            # (not a name's: `lm if lm is not None else settings.lm` is an object given from outside)
+            return next((found for side in (node.body, node.orelse) if isinstance(side, ast.Call)
+                         and not (found := self.path(side, env, depth + 1)).startswith(UNKNOWN)), UNKNOWN)
         if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
             return self.path(node.value, env, depth + 1) + ".__getitem__()"
         return UNKNOWN
