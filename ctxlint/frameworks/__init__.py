@@ -17,6 +17,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   provider names (globs) for which the object built sends a limit of its own (``init_chat_model``
   of a Claude model builds a ChatAnthropic), ``ignored_limits`` the limit keywords other models
   take that this one silently drops (ChatOllama's limit is ``num_predict``, not ``max_tokens``);
+  ``limit_per_call`` that each call of the object may give the limit as well (LMI's
+  ``call_single(max_tokens=...)``), so one built without is reported at the calls that give none;
   a ``named_model`` argument is a model an agent takes by its ``"provider:model"`` name and builds
   with no settings (``create_agent(model="openai:gpt-4o")``);
 - ``messages`` and ``templates``: constructors of one message with a role, and of prompt

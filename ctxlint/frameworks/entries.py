@@ -30,7 +30,8 @@ class FrameworkError(CatalogueError):
 class Arg:
     """Where a value is found in a call: a keyword, a position, or either; ``key`` names the
     member of a dict or settings object given there (``config=GenerateContentConfig(
-    max_output_tokens=...)``); ``json`` says the argument is ``json.dumps`` of that dict;
+    max_output_tokens=...)``), or a path into it (``model_list[].litellm_params.max_tokens``: ``[]``
+    in every item of a list); ``json`` says the argument is ``json.dumps`` of that dict;
     ``method`` takes it from a call on the receiver instead (``llm.bind_tools(tools)``)."""
 
     keywords: tuple[str, ...] = ()
@@ -94,6 +95,9 @@ class Holder:
     # Limit keywords other chat models take that this one silently ignores (ChatOllama has no
     # `max_tokens` field: its limit is `num_predict`).
     ignored_limits: tuple[str, ...] = ()
+    # Each call of the object can give the limit (LMI's `model.call_single(..., max_tokens=...)`):
+    # a model built without one is reported at the calls that send none, not where it is built.
+    limit_per_call: bool = False
 
 
 @dataclass(frozen=True)

@@ -74,10 +74,47 @@ class Arguments(Component):
             entry = (node, env, node)
         if entry is not None and arg.json:
             entry = self.json_value(entry)
+        if entry is not None and any("." in k for k in arg.key):
+            return self.along_paths(entry, arg.key)
         if entry is not None and arg.key:
             members = self.members(entry[0], entry[1])
             entry = next((members[k] for k in arg.key if members and k in members), None)
         return entry
+
+    def along_paths(self, entry: Entry, paths: tuple[str, ...]) -> Entry | None:
+        """The member the first of ``paths`` that the value holds names (``model_list[].
+        litellm_params.max_tokens``: in every item of the list); the value itself when the code
+        does not show some container on the way, which may hold it; None when none does."""
+        unseen = False
+        for path in paths:
+            found, hidden = self.along(entry, path.split("."))
+            if found is not None:
+                return found
+            unseen = unseen or hidden
+        return entry if unseen else None
+
+    def along(self, entry: Entry, steps: list[str]) -> tuple[Entry | None, bool]:
+        """The member at the end of ``steps``, or None and whether a container on the way is one
+        the code does not show."""
+        members = self.containers.dict_entries(entry[0], entry[1], returned=True) \
+            or self.members(entry[0], entry[1])
+        name = steps[0].removesuffix("[]")
+        if members is None or name not in members:
+            return None, members is None
+        member = members[name]
+        if len(steps) == 1:
+            return member, False
+        if not steps[0].endswith("[]"):
+            return self.along(member, steps[1:])
+        items = self.containers.items(member[0], member[1])
+        if not items or any(item.variable for item in items):
+            return None, True
+        found = [self.along((item.node, item.env, item.node), steps[1:]) for item in items]
+        if any(f is None and not hidden for f, hidden in found):  # a deployment without it: requests routed there
+            return None, False
+        if any(f is None for f, _ in found):
+            return None, True
+        return found[0]
 
     def settings_built(self, specs: tuple[Arg, ...], call: ast.Call, env: Env,
                        given: CallArgs | None) -> OutputLimit | Evidence | None:

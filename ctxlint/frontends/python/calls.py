@@ -15,8 +15,10 @@ import builtins
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, walk
+from ctxlint.frontends.python.scopes import branches as scope_branches
+from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env, Scope, own_class, unpacked_position
+from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
 
@@ -91,6 +93,10 @@ class Calls(Component):
             return self.path(node.value, env, depth + 1) + "." + node.attr
         if isinstance(node, ast.Name):
             return self.name_path(node, env, depth)
+        if isinstance(node, ast.IfExp):  # `Model(name=llm) if isinstance(llm, str) else llm`: the side built here
+            # (not a name's: `lm if lm is not None else settings.lm` is an object given from outside)
+            return next((found for side in (node.body, node.orelse) if isinstance(side, ast.Call)
+                         and not (found := self.path(side, env, depth + 1)).startswith(UNKNOWN)), UNKNOWN)
         if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
             return self.path(node.value, env, depth + 1) + ".__getitem__()"
         return UNKNOWN
@@ -255,6 +261,9 @@ class Calls(Component):
             if isinstance(node, ast.Await):
                 node = node.value
                 continue
+            if isinstance(node, ast.IfExp) and branches:  # `Model(name=llm) if isinstance(llm, str) else llm`
+                return next((found for side in (node.body, node.orelse)
+                             if (found := self.constructor(side, env, False, settled)) is not None), None)
             if isinstance(node, ast.Call):
                 target = self.callees.function_for(node, env)
                 if target is not None:
@@ -275,6 +284,13 @@ class Calls(Component):
                     and limit_attribute_set(binding.env.scope.node, node.id):
                 return None
             earlier = self.scopes.earlier_values(node, env) if branches else []
+            if branches and not earlier and isinstance(node, ast.Name) and binding.owner is None:
+                # `if isinstance(llm, str): model = Model(name=llm) else: model = llm`: the
+                # object the other branch builds, as for a `self.` attribute above
+                shared = frozenset(t for t, _ in scope_branches(node, self.m.parents)) \
+                    & frozenset(t for t, _ in scope_branches(binding.value, self.m.parents))
+                earlier = [Binding(value, binding.env, []) for value in other_branches(
+                    binding.env.scope.assigns.get(node.id, []), binding.value, shared, self.m.parents)]
             if earlier:
                 for candidate in (binding, *earlier):
                     found = self.constructor(candidate.value, candidate.env, branches=False, settled=settled)

@@ -381,7 +381,7 @@ class Reserves(Component):
         """Whether ``call`` builds a chat model that sends no output limit: one whose framework
         sets none by default, built with every argument visible and no limit among them."""
         if holder.standalone or holder.default_limit is not None or holder.model_carries_limit \
-                or not holder.arguments.get("limit"):
+                or holder.limit_per_call or not holder.arguments.get("limit"):
             return False
         given = self.args.of(call, env)
         if given.opaque or limit_configurable(call, holder):
