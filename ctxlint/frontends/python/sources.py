@@ -230,8 +230,7 @@ class Sources(Component):
 
     def unbound_parameter(self, node: ast.Name, env: Env) -> FunctionNode | None:
         """The function whose parameter ``node`` is, when no call binds it in ``env``."""
-        scope = env.scope
-        fn = scope.node
+        scope, fn = env.scope, env.scope.node
         if (scope.kind != "function" or node.id not in scope.params or env.bound(node.id) is not None
                 or env.depth > MAX_DEPTH or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))):
             return None
@@ -445,9 +444,8 @@ class Sources(Component):
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            if not isinstance(node, ast.Call):
+            if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
                 return None
-            # a project function's driver, by its annotation; or a helper that returns a carrier
             return built_carrier(self, node, env) or (returned_carrier(self, node, env) if not specs else None)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
