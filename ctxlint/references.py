@@ -182,10 +182,21 @@ def _blocks(path: Path, data: bytes, cache: dict[Path, list[_Block] | None]) -> 
         elif isinstance(node, ast.ClassDef) and not node.decorator_list and not node.keywords:
             found.append(_Block(node.name, node.lineno, end))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and not any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node.value)):
-            found.append(_Block(node.targets[0].id, node.lineno, end))  # `PROMPTS = {"diff": DIFF_PROMPT}`
+                and _text(node.value) and not isinstance(node.value, ast.Name):
+            found.append(_Block(node.targets[0].id, node.lineno, end))  # `PROMPT = HEADER + "..."`
     cache[path] = found
     return found
+
+
+def _text(node: ast.expr) -> bool:
+    """Whether a value is text written in place: a string, an f-string, or strings and names added
+    up (`HEADER + "..."`). A list or dict of functions is a registry something may read by its
+    name or walk, and a name alone an alias: what they hold counts as reached."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left) and _text(node.right)
+    if isinstance(node, ast.JoinedStr):
+        return not any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node))
+    return isinstance(node, ast.Name) or isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _notebook_source(data: bytes) -> bytes:
