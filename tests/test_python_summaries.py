@@ -204,6 +204,9 @@ class ReleaseRole:
                       {"role": "user", "content": question}],
         )
         return reply.choices[0].message.content
+
+
+print(ReleaseRole("the release assistant").ask("When is the next freeze?"))
 '''
 
 
