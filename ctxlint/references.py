@@ -145,14 +145,13 @@ def _scan(root: Path, names: dict[str, set[tuple[str, int]]], homes: Mapping[str
 def _held(name: str, lines: Iterator[int], blocks: list[_Block] | None, own: set[int], path: str,
           readers: dict[str, set[tuple[str, str, int]]]) -> bool:
     """Whether one of the lines that write ``name`` in a Python file runs on its own (top-level
-    code, a decorated function, a module that does not parse); else each block that holds one
-    (not the name's own, which calls itself) is added to its ``readers``."""
+    code, a decorated function, a module that does not parse, the name's own body, as any line
+    counts for ``unwritten``); else each block that holds one is added to its ``readers``."""
     for line in lines:
         block = None if blocks is None else next((b for b in blocks if b.line <= line <= b.end_line), None)
-        if block is None:
+        if block is None or block.line in own:
             return True
-        if block.line not in own:
-            readers.setdefault(name, set()).add((block.name, path, block.line))
+        readers.setdefault(name, set()).add((block.name, path, block.line))
     return False
 
 
