@@ -144,12 +144,11 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     and the confidence floor of their file's configuration applied again. ``files`` gives, for a
     finding's path, the file, its configuration's root and selection. A function reached only by
     a call of its name (``Finding.function``) whose name no other line of the repository writes,
-    comments aside, never runs: a request or a cut in it reaches no model. Nor does one whose name
-    only functions, classes or constants of Python modules write that nothing reaches in turn."""
+    comments aside, never runs: a request or a cut in it reaches no model."""
     asking = [f for f in findings if f.function is not None and f.span.path in files]
     if not asking:
         return findings
-    from ctxlint.references import names_at, project_top, unreached  # here: a clean run asks nothing
+    from ctxlint.references import names_at, project_top, unwritten  # here: a clean run asks nothing
 
     tops: dict[str, Path] = {}  # a finding's path -> the top of its repository
     asked: dict[Path, list[tuple[str, str, int]]] = {}
@@ -164,26 +163,19 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         known = homes.get(function.name, frozenset())
         homes[function.name] = known | {path.resolve()} if function.top_level and known is not None else None
     tied = {name: found for name, found in homes.items() if found}
-    never = {top: unreached(top, names_at(places), tied) for top, places in asked.items()}
+    never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
     kept = []
     for finding in findings:
         function = finding.function
         if function is not None and finding.span.path in tops:
             selection = files[finding.span.path][2]
-            readers = never[tops[finding.span.path]].get(function.name)
-            if readers is not None:
+            if function.name in never[tops[finding.span.path]]:
                 verb = "reads" if function.constant else "calls"
-                said = Evidence(EvidenceKind.FLOW, f"nothing in the project {verb} `{function.name}`" + (
-                    "" if not readers else f" but {_listed(readers)}, which nothing in the project reaches"),
-                    Span.point(finding.span.path, function.line), strong=False)
+                said = Evidence(EvidenceKind.FLOW, f"nothing in the project {verb} `{function.name}`",
+                                Span.point(finding.span.path, function.line), strong=False)
                 finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, said))
                 if not selection.reported(finding):
                     continue
         kept.append(finding)
     return kept
 
-
-def _listed(names: tuple[str, ...]) -> str:
-    """`a`, `a` and `b`, `a`, `b` and `c`."""
-    quoted = [f"`{name}`" for name in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]

@@ -17,14 +17,11 @@ Stdlib only; the walk is bounded, and a tree past its bounds answers that every 
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 import re
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 _SUFFIXES = frozenset({
     ".py", ".pyi", ".ipynb", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte",
@@ -65,47 +62,8 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
     when that file imports one of them. In a git work tree, ``git grep`` names
     the files that hold any of them (tracked or untracked, not ignored), and only those are read;
     elsewhere every text file is."""
-    return _scan(root, names, homes or {}, None)[0]
-
-
-def unreached(root: Path, names: dict[str, set[tuple[str, int]]],
-              homes: Mapping[str, frozenset[Path]] | None = None,
-              blocks: dict[Path, list[_Block] | None] | None = None, steps: int = 0) -> dict[str, tuple[str, ...]]:
-    """The names no running code reaches, each with the names of the only code that writes it:
-    ``()`` for a name no line writes (``unwritten``), or the functions, classes and constants at
-    the top of Python modules that hold every line writing it, when nothing reaches those either
-    (a prompt constant only a class nobody makes formats: `diff_prompt` read only in
-    `CommentPrompt.format_diffs`). Followed _MAX_READER_STEPS readers deep; a name written by
-    more readers than _MAX_READERS, or by a chain that goes deeper, counts as reached."""
-    blocks = {} if blocks is None else blocks
-    never, readers = _scan(root, names, homes or {}, blocks)
-    found: dict[str, tuple[str, ...]] = {name: () for name in never}
-    readers = {name: held for name, held in readers.items() if len(held) <= _MAX_READERS}
-    places = [reader for held in readers.values() for reader in held]
-    if not places or steps >= _MAX_READER_STEPS:
-        return found
-    tied: dict[str, frozenset[Path]] = {}
-    for name, path, _ in places:
-        tied[name] = tied.get(name, frozenset()) | {Path(path)}
-    dead = unreached(root, names_at(places), tied, blocks, steps + 1)
-    for name, held in readers.items():
-        if all(reader in dead for reader, _, _ in held):
-            found[name] = tuple(sorted({reader for reader, _, _ in held}))
-    return found
-
-
-# How many steps of readers (a constant read by a method of a class read by a function ...) are
-# followed, and how many readers at most: past either, the name counts as reached.
-_MAX_READER_STEPS = 3
-_MAX_READERS = 12
-
-
-def _scan(root: Path, names: dict[str, set[tuple[str, int]]], homes: Mapping[str, frozenset[Path]],
-          blocks: dict[Path, list[_Block] | None] | None) -> tuple[set[str], dict[str, set[tuple[str, str, int]]]]:
-    """The names no line writes; and, when ``blocks`` is given (a cache of each Python file's top
-    blocks), the names written only inside such blocks, with each block's ``(name, path, line)``."""
+    homes = homes or {}
     left = {name: places for name, places in names.items() if name}
-    readers: dict[str, set[tuple[str, str, int]]] = {}
     files = _grepped(root, left) if (root / ".git").exists() else None
     total = 0
     for count, path in enumerate(_text_files(root) if files is None else files):
@@ -117,99 +75,19 @@ def _scan(root: Path, names: dict[str, set[tuple[str, int]]], homes: Mapping[str
                 continue
             total += size
             if count >= MAX_FILES or total > MAX_TOTAL_BYTES:
-                return set(), {}  # too large to read whole: nothing is claimed unwritten
+                return set()  # too large to read whole: nothing is claimed unwritten
             data = path.read_bytes()
         except OSError:
             continue
         present = [n for n in left if n.encode() in data]
         if not present:
             continue
-        if path.suffix.lower() == ".ipynb":
-            data = _notebook_source(data)
         language = _Language(path, data)
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
-            if not (own or _imports(path, data, homes.get(name))):
-                continue
-            lines = _writes(data, name, own, language)
-            if blocks is None or path.suffix.lower() != ".py":
-                written = next(lines, None) is not None
-            else:
-                written = _held(name, lines, _blocks(path, data, blocks), own, str(path), readers)
-            if written:
+            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))):
                 del left[name]
-                readers.pop(name, None)
-    return {name for name in left if name not in readers}, {n: r for n, r in readers.items() if n in left}
-
-
-def _held(name: str, lines: Iterator[int], blocks: list[_Block] | None, own: set[int], path: str,
-          readers: dict[str, set[tuple[str, str, int]]]) -> bool:
-    """Whether one of the lines that write ``name`` in a Python file runs on its own (top-level
-    code, a decorated function, a module that does not parse, the name's own body, as any line
-    counts for ``unwritten``); else each block that holds one is added to its ``readers``."""
-    for line in lines:
-        block = None if blocks is None else next((b for b in blocks if b.line <= line <= b.end_line), None)
-        if block is None or block.line in own:
-            return True
-        readers.setdefault(name, set()).add((block.name, path, block.line))
-    return False
-
-
-class _Block(NamedTuple):
-    """A statement at the top of a Python module that runs nothing of its own until code that
-    names it does: a function or a class of no base that nothing decorates, text written in place."""
-
-    name: str
-    line: int
-    end_line: int
-
-
-def _blocks(path: Path, data: bytes, cache: dict[Path, list[_Block] | None]) -> list[_Block] | None:
-    """The top blocks of the Python module at ``path`` (None when it does not parse)."""
-    if path in cache:
-        return cache[path]
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        cache[path] = None
-        return None
-    found = []
-    for node in tree.body:
-        end = node.end_lineno or node.lineno
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
-            found.append(_Block(node.name, node.lineno, end))
-        elif isinstance(node, ast.ClassDef) and not node.decorator_list and not node.keywords \
-                and all(base_name == "object" for base_name in map(ast.unparse, node.bases)):
-            # (a subclass may be made by its base's own machinery, a plugin loader that walks the
-            # base's subclasses, without any code naming it: what it holds counts as reached)
-            found.append(_Block(node.name, node.lineno, end))
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and _text(node.value) and not isinstance(node.value, ast.Name):
-            found.append(_Block(node.targets[0].id, node.lineno, end))  # `PROMPT = HEADER + "..."`
-    cache[path] = found
-    return found
-
-
-def _text(node: ast.expr) -> bool:
-    """Whether a value is text written in place: a string, an f-string, or strings and names added
-    up (`HEADER + "..."`). A list or dict of functions is a registry something may read by its
-    name or walk, and a name alone an alias: what they hold counts as reached."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _text(node.left) and _text(node.right)
-    if isinstance(node, ast.JoinedStr):
-        return not any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node))
-    return isinstance(node, ast.Name) or isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _notebook_source(data: bytes) -> bytes:
-    """A notebook's cells as written, without their outputs (what a run printed, such as a
-    listing of the project's modules, writes no name)."""
-    try:
-        cells = json.loads(data).get("cells", [])
-        return "\n".join("".join(c.get("source", [])) if isinstance(c.get("source"), list) else str(c.get("source", ""))
-                         for c in cells if isinstance(c, dict)).encode()
-    except (ValueError, AttributeError, TypeError):
-        return data
+    return set(left)
 
 
 class _Language:
@@ -276,10 +154,9 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
     return False
 
 
-def _writes(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> Iterator[int]:
-    """The lines on which ``data`` writes ``name`` as a whole word, not a comment and not one of
-    ``own_lines`` (its definition), nor after a comment or in an import (``language``)."""
-    line, counted = 1, 0
+def _written(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> bool:
+    """Whether ``data`` writes ``name`` as a whole word on a line that is not a comment and not
+    one of ``own_lines`` (its definition), nor after a comment or in an import (``language``)."""
     for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
         start = data.rfind(b"\n", 0, match.start()) + 1
         before = data[start : match.start()]
@@ -288,10 +165,10 @@ def _writes(data: bytes, name: str, own_lines: set[int], language: _Language | N
         if language is not None and (language.trailing_comment(before)
                                      or language.imported_only(match.start(), data)):
             continue
-        line, counted = line + data.count(b"\n", counted, match.start()), match.start()
-        if own_lines and line in own_lines:
+        if own_lines and data.count(b"\n", 0, match.start()) + 1 in own_lines:
             continue
-        yield line
+        return True
+    return False
 
 
 def _grepped(root: Path, names: Iterable[str]) -> list[Path] | None:

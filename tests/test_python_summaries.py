@@ -204,9 +204,6 @@ class ReleaseRole:
                       {"role": "user", "content": question}],
         )
         return reply.choices[0].message.content
-
-
-print(ReleaseRole("the release assistant").ask("When is the next freeze?"))
 '''
 
 

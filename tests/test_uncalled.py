@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxlint.references import unreached, unwritten
+from ctxlint.references import unwritten
 
 HELPERS = '''\
 import requests
@@ -251,27 +251,3 @@ def test_a_call_commented_out_after_code_or_a_name_only_imported_calls_nothing(t
     assert unwritten(tmp_path.resolve(), names) == {"mergeAnswers", "condense"}
     (tmp_path / "tools" / "index.ts").write_text('import { mergeAnswers } from "./merge";\n', encoding="utf-8")
     assert unwritten(tmp_path.resolve(), names) == {"condense"}  # a package's entry imports to re-export
-
-
-def test_a_name_written_only_by_code_nothing_reaches_is_unreached_with_its_readers(tmp_path: Path):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "texts.py").write_text('FILE_PROMPT = """<file>\n{body}\n</file>"""\nNOTE = "note"\nTOOL_PROMPT = "{q}"\n',
-                                  encoding="utf-8")
-    (pkg / "builders.py").write_text(
-        "from pkg.texts import FILE_PROMPT, NOTE, TOOL_PROMPT\n\n\nclass CommentBuilder:\n    def files(self, body):\n"
-        "        return FILE_PROMPT.format(body=body)\n\n\ndef noted():\n    return NOTE\n\n\nprint(noted())\n\n\n"
-        "class SearchTool(BaseTool):  # a plugin loader may make it, walking BaseTool's subclasses\n"
-        "    def run(self, q):\n        return TOOL_PROMPT.format(q=q)\n", encoding="utf-8")
-    # a notebook's output lists the class: what a run printed, not a use
-    (tmp_path / "graph.ipynb").write_text(json.dumps({"cells": [
-        {"cell_type": "code", "source": ["import pkg.builders\n"],
-         "outputs": [{"text": ["pkg/builders.py CommentBuilder\n"]}]}]}), encoding="utf-8")
-    texts = str((pkg / "texts.py").resolve())
-    names = {"FILE_PROMPT": {(texts, 1)}, "NOTE": {(texts, 4)}, "TOOL_PROMPT": {(texts, 5)}}
-    tied = {name: frozenset({pkg / "texts.py"}) for name in names}
-    assert unwritten(tmp_path.resolve(), names, tied) == set()
-    assert unreached(tmp_path.resolve(), names, tied) == {"FILE_PROMPT": ("CommentBuilder",)}
-    (tmp_path / "app.py").write_text("from pkg.builders import CommentBuilder\n\nCommentBuilder().files('x')\n",
-                                     encoding="utf-8")
-    assert unreached(tmp_path.resolve(), names, tied) == {}
