@@ -515,13 +515,17 @@ def _printed_before(slot: Slot | None) -> str:
 def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
     """Whether ``label`` marks the slot's content as data. A label line must name what it
     introduces, with a word for third-party content (`OBSERVATION:`, `## Search results`) or a
-    word of the slot's own name (`content: {{ item.content }}`); `Answer:` names nothing."""
+    word of the slot's own name (`content: {{ item.content }}`), or its initials (`Table of Contents:
+    {toc}`); `Answer:` names nothing."""
     if label.kind != "line":
         return True
     if _content_word(label.name.lower(), options.content_words):
         return True
     slot_words = {w for name in (segment.slot.names if segment.slot else ()) for w in _words(name) if len(w) > 2}
-    return bool(slot_words & set(_words(label.name)))
+    label_words = _words(label.name)
+    # `Table of Contents: {toc}`: the slot's name is the initials of the label's words
+    initials = "".join(w[0] for w in label_words)
+    return bool(slot_words & set(label_words)) or (len(initials) > 1 and initials in slot_words)
 
 
 def _words(text: str) -> list[str]:

@@ -53,6 +53,9 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
                                        flow=(*source.flow, step)))
             elif source.kind is SourceKind.UNORDERED_ITERATION:
                 sources.append(replace(source, flow=(*source.flow, step)))  # a collection the template prints
+            elif source.kind is SourceKind.DELIMITED and all(_delimited(v) for v in passed):
+                # every site wraps each item of it in a tag pair (`<snippet>…</snippet>` joined): labelled
+                sources.append(replace(source, flow=(*source.flow, step)))
         calls += [c for c in value.facts.calls if c not in calls]
         called_at += [(c, at) for c, at in value.facts.called_at.items()]
         once += [c for c in value.facts.once if c not in once]
@@ -60,3 +63,9 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
     inner = tuple(dict.fromkeys(at for value in passed for at in built_with(value))) if built_with else ()
     return replace(slot, names=tuple(slot_names), sources=tuple(sources), calls=tuple(calls), once=tuple(once),
                    variable_length=variable, filled_at=filled, called_at=tuple(called_at), built_with=inner)
+
+
+def _delimited(value: Value) -> bool:
+    """Whether a value passed is text the project wrote, or text built to wrap each value it
+    prints in a tag pair."""
+    return value.text is not None or any(s.kind is SourceKind.DELIMITED for s in value.facts.sources)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
-from ctxlint.frontends.code.pieces import Builder
+from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
@@ -294,6 +294,10 @@ class Sinks(Component):
                 if first:
                     parts.builder.next_message()
                     first = False
+                elif spec.keywords == ("*",):
+                    # a DSPy module's input fields: each is rendered as a section of its own, never
+                    # run into the value before it on one line
+                    parts.builder.add([Piece("\n\n", self.m.span(entry[0]))], role)
                 self.messages.content(entry[0], entry[1], parts.builder, role, None)
 
     def add_messages(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs,

@@ -63,6 +63,8 @@ class Standalone(Component):
                     continue  # `prompt = f"Delete {n} files? "; input(prompt)`: a question for a person
                 if self.only_handed_to_failing_calls(name, scope):
                     continue  # nothing sends it: each call it is given fails before a request is made
+                if self.returned_into_other_prompts(name, scope):
+                    continue  # a part of the prompts its callers fill with it, sent in their role
                 pieces = self.strings.assigned_text(name, base, after)
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
                     assert base.target is not None and base.value is not None
@@ -195,6 +197,38 @@ class Standalone(Component):
                 return False
         return bool(reads)
 
+    def returned_into_other_prompts(self, name: str, scope: Scope) -> bool:
+        """Whether the text a function holds in ``name`` and returns is, at every call of the
+        function in the module, a part of another prompt: a value of an f-string or a field that
+        ``.format(...)`` fills, directly or through the name the caller holds it in
+        (``description = describe(repo)``, then ``FILES_PROMPT.format(description=description)``).
+        Its name (``system_prompt_...``) does not say the role it is sent in: the other prompt's does."""
+        fn = scope.node
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                isinstance(v, ast.Name) and v.id == name for v in scope.returns):
+            return False
+        calls = [call for call, _ in self.m.calls if last_name(call.func) == fn.name]
+        return bool(calls) and len(calls) <= _MAX_FRAGMENT_CALLS and all(map(self._into_other_prompt, calls))
+
+    def _into_other_prompt(self, call: ast.Call) -> bool:
+        parents = self.m.parents
+        parent = parents.get(id(call))
+        if isinstance(parent, ast.Await):
+            call, parent = parent, parents.get(id(parent))  # type: ignore[assignment]
+        if _fills_text(call, parent, parents):
+            return True
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)):
+            return False
+        held = parent.targets[0].id
+        home = parents.get(id(parent))
+        while home is not None and not isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            home = parents.get(id(home))
+        if home is None:
+            return False
+        reads = [n for n in ast.walk(home) if isinstance(n, ast.Name) and n.id == held and isinstance(n.ctx, ast.Load)]
+        return bool(reads) and all(_fills_text(read, parents.get(id(read)), parents) for read in reads)
+
     def on_a_client_without_it(self, call: ast.Call, env: Env) -> bool:
         """Whether ``call`` has a request's shape (``*.messages.create``) but is made on a client of
         a library the catalogue knows that has no such request (``ollama.AsyncClient()``): it
@@ -309,3 +343,16 @@ _COUNTS_TOKENS = re.compile(r"(?:count|num|number|get_num)_?\w*_?tokens?|tokens?
 
 
 _HUMAN_PROMPT_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in HUMAN_PROMPTS)
+
+
+# How many calls of a prompt function are read to see that each puts its text into another prompt.
+_MAX_FRAGMENT_CALLS = 8
+
+
+def _fills_text(node: ast.expr, parent: ast.AST | None, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is a value of an f-string or a keyword of ``.format(...)``: a part of
+    another text."""
+    if isinstance(parent, ast.FormattedValue):
+        return True
+    call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "format"
