@@ -205,6 +205,26 @@ _WHOLE_PART_CUTS = {
 
 
 # Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
+# Cuts whose message names how much the cut keeps: `{kept}` (a number), `{entries}` (a number, or
+# "few" when the code does not say), `{size}` (characters, or "its limit").
+_COUNTED_CUTS = {
+    "listing-cut": "keeps the first {entries} entries of a folder's listing, an order that ranks nothing, and leaves "
+                   "nothing in place of the rest, so the model takes them for the whole folder and says a file the "
+                   "cut dropped is not there. Say how many entries were left out (\"… and 212 more\"), or list "
+                   "them all.",
+    "gated-drop": "lets the text into the prompt only while it is shorter than {size}; a longer one is left out "
+                  "whole with nothing in its place, so the model reads the prompt as if there were none and answers "
+                  "without the very text that was too long to miss. Cut it and say so (\"[log truncated: first "
+                  "20,000 of 250,000 characters]\"), or say that it was left out.",
+    "unflagged-cut": "stops once its list holds a number of items and returns it with no flag of the cut, where the "
+                     "module's other results say when they were cut, so the model takes the list for complete and "
+                     "says that what the cut dropped is not there. Return the same flag (\"truncated\": true) and "
+                     "how many were left out.",
+    "description-cut": "cuts the description of a tool or of a field of its schema to its first {kept} characters "
+                       "and leaves nothing in its place, so the model reads a description that stops mid-sentence "
+                       "as if it were whole, and chooses the tool or fills the field from it. Mark the cut (\"…\"), "
+                       "or shorten the description where it is written.",
+}
 _MIDDLE_CUTS = {
     "middle-drop": "keeps the first {head} and the last {tail} messages of the conversation and drops every turn "
                    "between them with nothing in their place, so the model reads the two ends as one continuous "
@@ -231,30 +251,14 @@ def _message(source: Source) -> str:
                 "and say how many were left out (\"[14 more entities omitted]\").")
     if cut.how in _WHOLE_PART_CUTS:
         return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
+    if cut.how in _COUNTED_CUTS:
+        kept = source.kept
+        return f"`{source.detail}` " + _COUNTED_CUTS[cut.how].format(
+            kept=f"{kept:,}" if kept is not None else "", entries=kept or "few",
+            size=f"{kept:,} characters" if kept is not None else "its limit")
     if cut.how in _MIDDLE_CUTS:
         head, _, tail = cut.keeps.partition("+")
         return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail)}"
-    if cut.how == "listing-cut":
-        return (f"`{source.detail}` keeps the first {source.kept or 'few'} entries of a folder's listing, an "
-                "order that ranks nothing, and leaves nothing in place of the rest, so the model takes them for the "
-                "whole folder and says a file the cut dropped is not there. Say how many entries were left out "
-                "(\"… and 212 more\"), or list them all.")
-    if cut.how == "gated-drop":
-        size = f"{source.kept:,} characters" if source.kept is not None else "its limit"
-        return (f"`{source.detail}` lets the text into the prompt only while it is shorter than {size}; a longer "
-                "one is left out whole with nothing in its place, so the model reads the prompt as if there were "
-                "none and answers without the very text that was too long to miss. Cut it and say so "
-                "(\"[log truncated: first 20,000 of 250,000 characters]\"), or say that it was left out.")
-    if cut.how == "unflagged-cut":
-        return (f"`{source.detail}` stops once its list holds a number of items and returns it with no flag of the "
-                "cut, where the module's other results say when they were cut, so the model takes the list for "
-                "complete and says that what the cut dropped is not there. Return the same flag (\"truncated\": "
-                "true) and how many were left out.")
-    if cut.how == "description-cut":
-        return (f"`{source.detail}` cuts the description of a tool or of a field of its schema to its first "
-                f"{source.kept:,} characters and leaves nothing in its place, so the model reads a description that "
-                "stops mid-sentence as if it were whole, and chooses the tool or fills the field from it. Mark the "
-                "cut (\"…\"), or shorten the description where it is written.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop" and cut.unit != "items":
             what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "
