@@ -1,8 +1,7 @@
 """Objects that carry third-party content (a browser driver, an HTTP response), known where
 the module builds them out of the call that makes them: a project function whose return
-annotation names one (``def create_driver() -> webdriver.Chrome``), the module's own call of
-a class that gives one to its ``__init__`` (``Browser(driver)``), or a helper of the project that
-returns one (``def run(cmd): return subprocess.run(cmd, ...)``)."""
+annotation names one (``def create_driver() -> webdriver.Chrome``), or the module's own call of
+a class that gives one to its ``__init__`` (``Browser(driver)``)."""
 
 from __future__ import annotations
 
@@ -35,15 +34,17 @@ def built_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKin
 
 
 def carrier_from_callers(sources: Sources, node: ast.Name, env: Env) -> tuple[SourceKindSpec, str] | None:
-    """A parameter no call binds here, given a carrier by the module's own calls of its
-    function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``)."""
+    """A parameter no call binds here, given a browser driver by the module's own calls of its
+    function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``).
+    Only drivers: a driver's pages are read later, where a response handed to a helper is as often
+    an error path's (its text cut into an exception's detail; haystack's and deepagents' were so)."""
     fn = sources.unbound_parameter(node, env)
     if fn is None or not sources.m.enter(fn):
         return None
     try:
         for _, bound in sources.callers(fn, node.id, env, constructors=True):
             found = sources.carrier(bound.node, bound.env)
-            if found is not None:
+            if found is not None and found[0].kind == "browser":
                 return found
         return None
     finally:
@@ -70,21 +71,3 @@ def constructor_argument(call: ast.Call, init: FunctionNode, param: str, env: En
     names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
     index = names.index(param) if param in names else -1
     return [Bound(param, call.args[index], env)] if 0 <= index < len(call.args) else []
-
-
-def returned_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
-    """What a helper of the project returns when every way out of it gives an object that holds
-    third-party content (``def run(cmd): return subprocess.run(cmd, ...)``, then ``run(cmd).stdout``):
-    the caller reads the content out of it as from the call itself."""
-    target = sources.callees.function_for(call, env, foreign=True)
-    if target is None or not target.returns or not sources.m.enter(target.fn):
-        return None
-    reader = target.owner.sources if target.owner is not None else sources
-    try:
-        held = [reader.carrier(value, target.env) for value in target.returns]
-    finally:
-        sources.m.leave(target.fn)
-    first = held[0]
-    if first is None or any(h is None or h[0].kind != first[0].kind for h in held):
-        return None
-    return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"

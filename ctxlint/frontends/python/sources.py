@@ -18,7 +18,6 @@ from ctxlint.frontends.python.carriers import (
     called_names,
     carrier_from_callers,
     constructor_argument,
-    returned_carrier,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
@@ -444,9 +443,7 @@ class Sources(Component):
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return spec, self.describe(node, path, spec)
-            if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
-                return None
-            return built_carrier(self, node, env) or (returned_carrier(self, node, env) if not specs else None)
+            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
