@@ -148,6 +148,7 @@ class _KeptLines:
         # Each line's normal form and 5-grams, made once: the ranking reads them, then the search.
         self._normal: dict[str, str] = {}
         self._shingles: dict[str, frozenset[str]] = {}
+        self._last_prefix: tuple[frozenset[str], list[str]] | None = None  # twin() then add() of one line
         frequency: Counter[str] = Counter()
         eligible = (n for _, c in contents for n in map(self.normalised, c.text.split("\n"))
                     if len(n) >= _MIN_DEDUPE_CHARS)
@@ -175,10 +176,14 @@ class _KeptLines:
         # A gram the ranked lines never had (a line past the first _NEAR_LINES) is rarer than any
         # of theirs: first, by itself, so that every line is ordered the same way. (The same
         # order as the key (rank or -1, gram), without a Python key function per gram.)
+        if self._last_prefix is not None and self._last_prefix[0] is grams:
+            return self._last_prefix[1]
         rank = self._rank
         unranked = sorted([gram for gram in grams if gram not in rank])
         ordered = unranked + sorted([gram for gram in grams if gram in rank], key=rank.__getitem__)
-        return ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE * len(ordered)) + 1]
+        prefix = ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE * len(ordered)) + 1]
+        self._last_prefix = (grams, prefix)
+        return prefix
 
     def twin(self, norm: str, grams: frozenset[str]) -> int | None:
         """The first kept line that ``norm`` (with 5-grams ``grams``) repeats exactly or nearly."""

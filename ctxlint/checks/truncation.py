@@ -204,7 +204,6 @@ _WHOLE_PART_CUTS = {
 }
 
 
-# Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
 # Cuts whose message names how much the cut keeps: `{kept}` (a number), `{entries}` (a number, or
 # "few" when the code does not say), `{size}` (characters, or "its limit").
 _COUNTED_CUTS = {
@@ -225,6 +224,7 @@ _COUNTED_CUTS = {
                        "as if it were whole, and chooses the tool or fills the field from it. Mark the cut (\"…\"), "
                        "or shorten the description where it is written.",
 }
+# Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
 _MIDDLE_CUTS = {
     "middle-drop": "keeps the first {head} and the last {tail} messages of the conversation and drops every turn "
                    "between them with nothing in their place, so the model reads the two ends as one continuous "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from fnmatch import fnmatchcase, translate
+from fnmatch import translate
 
 from ctxlint.frontends.code import words
 from ctxlint.frontends.python.nodes import walk
@@ -106,7 +106,7 @@ def reads_output(node: ast.AST, names: tuple[str, ...] = OUTPUT_NAMES) -> bool:
     """Whether an expression reads a program's or a page's output (``result.stdout``,
     ``"\\n".join(outputs)``, ``page.inner_text``, ``result["raw_content"]``): a name, an
     attribute or a key in it is called so (one of ``names``)."""
-    return any(fnmatchcase(name.lower(), p) for n in walk(node) for p in names for name in _names(n))
+    return any(words.matches(name.lower(), names) for n in walk(node) for name in _names(n))
 
 
 def _names(node: ast.AST) -> tuple[str, ...]:

@@ -240,7 +240,7 @@ class Sources(Component):
         """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
         to ``param`` (worked out once: a parameter's sources and its name are both asked about);
         with ``constructors``, for an ``__init__``, the calls of its class too."""
-        key = (id(fn), param, env.depth, constructors)
+        key = (id(fn), param, env.depth, constructors and fn.name == "__init__")  # the same list for any other
         known = self.m.callers_memo.get(key)
         if known is not None:
             return known

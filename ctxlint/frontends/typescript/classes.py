@@ -357,6 +357,7 @@ class TreeIndex:
 
     subclasses: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     constructed: dict[str, list[str]] = field(default_factory=dict)
+    called: dict[str, list[str]] = field(default_factory=dict)  # a method's name -> the files that call it
 
 
 MAX_INDEXED = 20_000
@@ -365,6 +366,7 @@ MAX_INDEXED = 20_000
 _HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]{0,300}?>)?\s+((?:extends|implements)\b[^{]{0,600})\{")
 _HERITAGE_NAME = re.compile(rb"(?:extends|implements|,)\s*([A-Za-z_$][\w$]*)")
 _NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
+_CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")  # `x.name(`, `this.#name(`: a method called by name
 _INDEXES: dict[str, TreeIndex | None] = {}
 
 
@@ -373,13 +375,14 @@ def tree_index(root: str) -> TreeIndex | None:
     when no tree was given (a file linted alone has no subclasses to find)."""
     if not root:
         return None
-    if root not in _INDEXES:
+    key = os.path.abspath(root)  # a relative root names another tree from another folder
+    if key not in _INDEXES:
         _INDEXES.clear()  # one tree per run
-        _INDEXES[root] = _scan(root)
-    return _INDEXES[root]
+        _INDEXES[key] = _scan(root)
+    return _INDEXES[key]
 
 
-def tree_files(root: str) -> Iterator[tuple[str, bytes]]:
+def _tree_files(root: str) -> Iterator[tuple[str, bytes]]:
     """The modules of the tree under ``root`` and their bytes, in a stable order. Tests are left out
     with what discovery never enters: a test's mock subclass sends no request, and would hide what
     the real ones send; a test's call passes made-up values."""
@@ -388,8 +391,9 @@ def tree_files(root: str) -> Iterator[tuple[str, bytes]]:
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                          and not glob_any(DEFAULT_TEST_PATHS, d))
         for file in sorted(files):
-            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or glob_any(DEFAULT_TEST_PATHS, file) \
-                    or read >= MAX_INDEXED:
+            if read >= MAX_INDEXED:
+                return
+            if not file.endswith(SUFFIXES) or file.endswith(".d.ts") or glob_any(DEFAULT_TEST_PATHS, file):
                 continue
             path = os.path.join(folder, file)
             try:
@@ -405,7 +409,9 @@ def tree_files(root: str) -> Iterator[tuple[str, bytes]]:
 
 def _scan(root: str) -> TreeIndex:
     index = TreeIndex()
-    for path, data in tree_files(root):
+    for path, data in _tree_files(root):
+        for called in {match.group(1) for match in _CALLED.finditer(data)}:
+            index.called.setdefault(called.decode(), []).append(path)
         for match in _HERITAGE.finditer(data):
             heritage = match.group(2)
             for _ in range(3):  # type arguments, nested up to three deep

@@ -22,7 +22,7 @@ import re
 
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
-from ctxlint.frontends.typescript.syntax import own_nodes, walk
+from ctxlint.frontends.typescript.syntax import enclosing, own_nodes, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Scope
 from ctxlint.model import Evidence, EvidenceKind, Request
@@ -51,7 +51,7 @@ def dropped_options(m: Module, classes: Classes) -> list[Request]:
             reads = _member_reads(m, scope.node, param)
             if reads is None or reads & set(LIMIT_FIELDS):
                 continue
-            limit = _declared_limit(classes, annotation) or _chat_request_limit(reads)
+            limit = _declared_limit(classes.named_type(annotation)) or _chat_request_limit(reads)
             if limit is None:
                 continue
             body = _request_body(m, scope, bodies, param, not reads)
@@ -103,9 +103,8 @@ def _member_reads(m: Module, function: Node, name: str) -> set[str] | None:
     return reads
 
 
-def _declared_limit(classes: Classes, annotation: str) -> str | None:
-    """The limit field the settings' declared type, or a type it extends, declares."""
-    found = classes.named_type(annotation)
+def _declared_limit(found: tuple[Classes, Node] | None) -> str | None:
+    """The limit field the settings' declared type (``found``), or a type it extends, declares."""
     for _ in range(_EXTENDS_HOPS):
         if found is None:
             return None
@@ -162,7 +161,8 @@ def _typed_without_limit(m: Module, classes: Classes, body: Node) -> bool:
     if typed is None:
         return False
     annotation = m.code(typed).lstrip(":").strip()
-    return classes.named_type(annotation) is not None and _declared_limit(classes, annotation) is None
+    found = classes.named_type(annotation)
+    return found is not None and _declared_limit(found) is None
 
 
 def _reads_param(m: Module, body: Node, param: str) -> bool:
@@ -199,9 +199,7 @@ def _limit_named_around(m: Module, function: Node) -> bool:
             else m.code(callee) if callee is not None else ""
         if called != name:
             continue
-        caller = call.parent
-        while caller is not None and caller.type not in FUNCTIONS:
-            caller = caller.parent
+        caller = enclosing(call)
         if caller is not None and _ANY_LIMIT.search(m.code(caller)):
             return True
     return False

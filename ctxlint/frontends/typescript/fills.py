@@ -15,11 +15,10 @@ module cannot see filled is given what the tree fills it with.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.typescript.classes import tree_files
+from ctxlint.frontends.typescript.classes import TreeIndex, tree_index
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
@@ -31,8 +30,7 @@ if TYPE_CHECKING:
 
 MAX_CALLERS = 8  # modules read for the calls of one method
 MIN_KEYS = 2  # a call that writes one key says too little of the parameter it fills
-_CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")
-_INDEXES: dict[str, dict[str, list[str]]] = {}  # the tree's root -> method name -> modules that call it
+_INDEXED: list[TreeIndex] = []  # the tree index what is found below was found with (one tree per run)
 _FOUND: dict[tuple[str, int, str], Source | None] = {}  # (module, method, key) -> what its callers pass
 _VALUES: dict[tuple[str, int], Source | None] = {}  # (module, value) -> the source of a value a call passes
 
@@ -188,15 +186,12 @@ def _written(m: Module, obj: Node) -> dict[str, Node] | None:
 
 
 def _index(root: str) -> dict[str, list[str]]:
-    """The modules of the tree that call a method by each name, made once per run by a text scan."""
-    root = os.path.abspath(root)  # a relative root names another tree from another folder
-    if root not in _INDEXES:
-        _INDEXES.clear()  # one tree per run
+    """The modules of the tree that call a method by each name (the tree index's text scan); what
+    was found with another tree's index is forgotten."""
+    index = tree_index(root)
+    assert index is not None  # a root is given
+    if not _INDEXED or _INDEXED[0] is not index:
+        _INDEXED[:] = [index]
         _FOUND.clear()
         _VALUES.clear()
-        index: dict[str, list[str]] = {}
-        for path, data in tree_files(root):
-            for called in {match.group(1) for match in _CALLED.finditer(data)}:
-                index.setdefault(called.decode(), []).append(path)
-        _INDEXES[root] = index
-    return _INDEXES[root]
+    return index.called

@@ -22,6 +22,7 @@ from ctxlint.frontends.typescript.summaries import (
     MAX_RELAYS,
     Path,
     Summary,
+    argument,
     class_summaries,
     constructed_without,
     relayed,
@@ -77,7 +78,7 @@ class Layers:
         content = list(dict.fromkeys(c for s in summaries for c in s.content))
         for role in ("system", "messages", "input"):  # where the provider's API shape puts them
             for position, path in (p for r, p in content if r == role):
-                given = self._argument(args, (position, path), env, given_instead)
+                given = argument(self.names, args, (position, path), env, given_instead)
                 if given is None:
                     continue
                 if role == "messages":
@@ -181,20 +182,6 @@ class Layers:
         found = self.classes.imported(name)
         function = found[0].m.module_scope.functions.get(found[1]) if found is not None else None
         return (found[0], function.node) if found is not None and function is not None else None
-
-    def _argument(self, args: list[Node], path: Path, env: Env,
-                  given_instead: dict[int, tuple[Node, Env]]) -> tuple[Node, Env] | None:
-        """The caller's value at ``path``: an argument (or the value ``given_instead`` of it), or
-        one property of it."""
-        position, properties = path
-        if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]):
-            return None
-        given, genv = given_instead.get(position, (args[position], env))
-        if not properties:
-            return given, genv
-        entries = self.names.entries(given, genv)
-        found = entries.get(properties[0]) if entries is not None and len(properties) == 1 else None
-        return (found[0], found[1]) if found is not None else None
 
     def _switched(self, node: Node, env: Env) -> list[tuple[Node, Env]] | None:
         """The values a name may hold at a call after a ``switch`` that assigns it in several of

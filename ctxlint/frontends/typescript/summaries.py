@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ctxlint.frameworks.typescript import TsSink
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Scope
 
@@ -120,20 +121,29 @@ def relayed(owner: Classes, function: Node, inner: Callable[[Node, Scope], list[
             continue
         summaries = inner(call, scope)
         args = m.args(call)
-        for kind, (position, properties) in dict.fromkeys(c for s in summaries for c in s.content):
-            if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]) \
-                    or len(properties) > 1:
-                continue
-            given: Node | None = args[position]
-            if properties:
-                entries = owner.names.entries(args[position], Env(scope))
-                given = entries[properties[0]][0] if entries is not None and properties[0] in entries else None
+        for kind, path in dict.fromkeys(c for s in summaries for c in s.content):
+            given = argument(owner.names, args, path, Env(scope))
             if given is not None:
-                content.extend((kind, path) for path in _parameters_read(m, given, params))
+                content.extend((kind, read) for read in _parameters_read(m, given[0], params))
     if not content:
         return None
     name = m.field(function, "name")
     return Summary(owner, m.code(name) if name is not None else "", tuple(dict.fromkeys(content)), None)
+
+
+def argument(names: Names, args: list[Node], path: Path, env: Env,
+             given_instead: dict[int, tuple[Node, Env]] | None = None) -> tuple[Node, Env] | None:
+    """A caller's value at ``path``: an argument (or the value ``given_instead`` of it), or one
+    property of it; None past a spread, or for a deeper path."""
+    position, properties = path
+    if position >= len(args) or any(a.type == "spread_element" for a in args[:position + 1]) or len(properties) > 1:
+        return None
+    given, genv = (given_instead or {}).get(position, (args[position], env))
+    if not properties:
+        return given, genv
+    entries = names.entries(given, genv)
+    found = entries.get(properties[0]) if entries is not None else None
+    return (found[0], found[1]) if found is not None else None
 
 
 def _limit(owner: Classes, call: Node, scope: Scope, sink: TsSink, params: dict[str, Path | None],
