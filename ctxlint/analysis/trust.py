@@ -245,7 +245,7 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
         # field apart under "---Data tables---": the template names the block, the code its value.
         evidence.append(headed.step(found[0]))
         kind = "name-and-heading"
-    if kind == "name" and (vocabulary.family(name, options.vocabulary) or ("", ""))[0] in options.web_words:
+    if kind == "name" and _family(name, options)[0] in options.web_words:
         kind = "web-name"  # `snippets`, `webpage_content`: what code names so is fetched from the web
     return Untrusted(reason, kind, (*evidence, sink))
 
@@ -253,8 +253,7 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
 def _content_passed(name: str, options: TrustOptions, directives: Directives) -> bool:
     """Whether a value passed under ``name`` is named for content, and not the user's question,
     the operator's own text or a fact about content."""
-    return _says_content(name, options, False) == "content" and not (
-        _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options))
+    return _says_content(name, options, False) == "content" and not _excluded(name, options, directives)
 
 
 def _ambiguous(segment: Segment, options: TrustOptions, directives: Directives) -> Named | None:
@@ -263,8 +262,7 @@ def _ambiguous(segment: Segment, options: TrustOptions, directives: Directives) 
     assert segment.slot is not None
     loop = names.leading_name(segment.loop) if segment.loop is not None else None
     for name in (*segment.slot.names, *((loop,) if loop else ())):
-        excluded = _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options)
-        if not excluded and (vocabulary.family(name, options.vocabulary) or ("", ""))[1] == "ambiguous":
+        if not _excluded(name, options, directives) and _family(name, options)[1] == "ambiguous":
             return Named(name, "ambiguous")
     return None
 
@@ -315,7 +313,7 @@ def _named(segment: Segment, options: TrustOptions, directives: Directives, temp
         return None
     ambiguous = None  # a name that says content only weakly: another that says it plainly wins
     for name in slot.names:
-        if _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options):
+        if _excluded(name, options, directives):
             continue
         if names.root(name) in directives.untrusted or name in directives.untrusted:
             return Named(name, "declared")
@@ -385,6 +383,17 @@ def _lead(request: Request, index: int) -> str:
 
 
 _content_word = vocabulary.content_word  # (kept under its old name: the volume test counts its cache)
+
+
+def _excluded(name: str, options: TrustOptions, directives: Directives) -> bool:
+    """Whether ``name`` says the operator's own text, a fact about content or the user's question:
+    whatever else it says, not third-party content."""
+    return _is_trusted(name, options, directives) or _is_metadata(name, options) or _is_question(name, options)
+
+
+def _family(name: str, options: TrustOptions) -> tuple[str, str]:
+    """The content word of ``name`` and its family, ("", "") for none."""
+    return vocabulary.family(name, options.vocabulary) or ("", "")
 
 
 def _is_trusted(name: str, options: TrustOptions, directives: Directives) -> bool:
