@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.literals import number_value
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Observation, Source, SourceKind
 
@@ -30,7 +31,7 @@ GATED_DROP = "gated-drop"
 # A size below this keeps out a label or a line, not content a model reads.
 _LEAST = 500
 _BUDGET_WORDS = ("max", "limit", "budget", "size", "char", "length", "len")
-_GATE = re.compile(r"\bif\s+(?:len\(|[\w.]+\s*>=?\s*len\()")
+_GATE = re.compile(r"\b(?:el)?if\s+(?:len\(|[\w.]+\s*>=?\s*len\()")
 
 
 class GatedDrops(Component):
@@ -43,7 +44,7 @@ class GatedDrops(Component):
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
-            for node in walk(fn):
+            for node in own_nodes(fn):
                 if not isinstance(node, ast.If) or node.orelse:
                     continue
                 gate = self.gate(node.test)
@@ -85,7 +86,7 @@ class GatedDrops(Component):
         found = number_value(node)
         if found is None and isinstance(node, ast.Name):
             records = self.m.module_scope.assigns.get(node.id, ())
-            if len(records) == 1 and records[0].value is not None:
+            if len(records) == 1 and records[0].kind == "=" and records[0].value is not None:
                 found = number_value(records[0].value)
         return found
 
