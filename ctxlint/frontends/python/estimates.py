@@ -12,6 +12,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value, written_scale
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Observation
@@ -210,8 +211,8 @@ class Estimates(Component):
             if fn is not None and char_name(fn.name):
                 for value in scope.returns:
                     self.scaled_tokens_in(value)
-            for node in walk(fn) if fn is not None else ():
-                if isinstance(node, ast.Compare) and fn is not None:
+            for node in own_nodes(fn) if fn is not None else ():
+                if isinstance(node, ast.Compare):
                     self.written_budgets(node, scope)
                 elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
                     for bound in (node.slice.lower, node.slice.upper):
