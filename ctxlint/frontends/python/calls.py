@@ -15,7 +15,6 @@ import builtins
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, walk
-from ctxlint.frontends.python.scopes import branches as scope_branches
 from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
@@ -287,10 +286,8 @@ class Calls(Component):
             if branches and not earlier and isinstance(node, ast.Name) and binding.owner is None:
                 # `if isinstance(llm, str): model = Model(name=llm) else: model = llm`: the
                 # object the other branch builds, as for a `self.` attribute above
-                shared = frozenset(t for t, _ in scope_branches(node, self.m.parents)) \
-                    & frozenset(t for t, _ in scope_branches(binding.value, self.m.parents))
-                earlier = [Binding(value, binding.env, []) for value in other_branches(
-                    binding.env.scope.assigns.get(node.id, []), binding.value, shared, self.m.parents)]
+                earlier = [Binding(value, binding.env, [])
+                           for value in other_branches(node, binding, self.m.parents)]
             if earlier:
                 for candidate in (binding, *earlier):
                     found = self.constructor(candidate.value, candidate.env, branches=False, settled=settled)

@@ -475,13 +475,23 @@ def stored_by_key(function: ast.AST, name: str) -> list[ast.expr]:
             and not isinstance(target.slice, ast.Constant)]
 
 
-def other_branches(records: list, value: ast.expr, shared: frozenset[int], parents: dict[int, ast.AST]
-                    ) -> list[ast.expr]:
-    """The values a name is given on the other side of an ``if`` than ``value`` (its last
-    assignment, which is all a later read sees of it): what the name holds when that branch ran."""
+def shared_branches(read: ast.AST, value: ast.AST, parents: dict[int, ast.AST]) -> frozenset[int]:
+    """The ``if`` and ``try`` statements around both a read and the value it resolves to: their
+    other branches cannot reach the read."""
+    return frozenset(t for t, _ in branches(read, parents)) & frozenset(t for t, _ in branches(value, parents))
+
+
+def other_branches(read: ast.Name, binding: Binding, parents: dict[int, ast.AST],
+                   shared: frozenset[int] | None = None) -> list[ast.expr]:
+    """The values the name read is given on the other side of an ``if`` than ``binding.value`` (its
+    last assignment, which is all a later read sees of it): what the name holds when that branch
+    ran. ``shared``: the statements around both (shared_branches), where the caller has them."""
+    value = binding.value
+    shared = shared_branches(read, value, parents) if shared is None else shared
     sides = {test: side for test, side in branches(value, parents) if test not in shared}
     if not sides:
         return []
+    records = binding.env.scope.assigns.get(read.id, [])
     given = [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value]
     found = [v for v in given if any(sides.get(test, side) != side for test, side in branches(v, parents))]
     # An `if` with no `else` gives the name its value only when its test holds; otherwise the read

@@ -37,7 +37,7 @@ from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
+from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unread_templates import filled_unread_template
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -271,10 +271,7 @@ class Sources(Component):
         if binding.owner is not None:
             found = self.m.follow_binding(binding, binding.owner.sources.untrusted)
             return None if found is None else self.m.adopt_source(found, self.m.span(node))
-        # the ifs and trys around both the read and the value: their other branches cannot reach the read
-        shared = frozenset(t for t, _ in branches(node, self.m.parents)) \
-            & frozenset(t for t, _ in branches(binding.value, self.m.parents)) \
-            if isinstance(node, ast.Name) else frozenset()
+        shared = shared_branches(node, binding.value, self.m.parents) if isinstance(node, ast.Name) else frozenset()
         key = ("untrusted", *self.m.binding_key(binding), shared)
         if key in self.m.source_memo:
             return self.m.source_memo[key]
@@ -288,8 +285,7 @@ class Sources(Component):
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
-                for other in other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared,
-                                             self.m.parents):
+                for other in other_branches(node, binding, self.m.parents, shared):
                     if found is None:
                         found = self.untrusted(other, binding.env)
                         found = joined(self.m, found, node, other) if found is not None else None

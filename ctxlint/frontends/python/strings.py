@@ -31,7 +31,7 @@ from ctxlint.frontends.python.literals import (
     with_sources,
 )
 from ctxlint.frontends.python.renders import format_values
-from ctxlint.frontends.python.scopes import branches, other_branches
+from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, SourceKind, Span
@@ -556,11 +556,6 @@ def may_hold_untrusted_instead(strings: Strings, node: ast.Name, binding: Bindin
     that value carries third-party content where the assignment's own does not: inlining the
     one assignment's text would hide the other's source. (When both carry some, the text is
     inlined, and its own slots are reported where the content is put in.)"""
-    parents = strings.m.parents
-    around = branches(binding.value, parents)
-    if not around:
-        return False  # given outside any `if` or `try`: the one value the read sees
-    shared = frozenset(t for t, _ in branches(node, parents)) & frozenset(t for t, _ in around)
-    others = other_branches(binding.env.scope.assigns.get(node.id, []), binding.value, shared, parents)
+    others = other_branches(node, binding, strings.m.parents)
     return any(strings.sources.untrusted(value, binding.env) is not None for value in others) \
         and strings.sources.untrusted(binding.value, binding.env) is None
