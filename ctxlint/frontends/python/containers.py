@@ -10,6 +10,7 @@ import ast
 
 from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Bound, Env, Item, looped_keys
@@ -390,9 +391,7 @@ def _added_message(method: ast.FunctionDef | ast.AsyncFunctionDef, kept: ast.Att
                 and node.func.attr == "append" and ast.dump(node.func.value) == ast.dump(kept)):
             continue
         added = node.args[0]
-        pairs = list(zip(added.keys, added.values, strict=True)) if isinstance(added, ast.Dict) else \
-            [(ast.Constant(k.arg), k.value) for k in added.keywords if k.arg] if isinstance(added, ast.Call) else []
-        fields = {k.value: v for k, v in pairs if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        fields = keyed_fields(added)
         role, content = fields.get("role"), fields.get("content")
         if isinstance(role, ast.Constant) and isinstance(role.value, str) and isinstance(content, ast.Name) \
                 and content.id in given:

@@ -21,7 +21,7 @@ import ast
 
 from ctxlint.frontends.code.pieces import Piece
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.literals import string_value
+from ctxlint.frontends.python.literals import keyed_fields, string_value
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -168,5 +168,5 @@ def _user_text(message: ast.expr) -> ast.expr | None:
 
 def system_content(message: ast.Dict) -> ast.expr | None:
     """The content of ``{"role": "system", "content": ...}``."""
-    keyed = {string_value(k): v for k, v in zip(message.keys, message.values, strict=True) if k is not None}
+    keyed = keyed_fields(message)
     return keyed.get("content") if string_value(keyed.get("role")) in ("system", "developer") else None

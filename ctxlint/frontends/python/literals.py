@@ -275,6 +275,18 @@ def string_value(node: ast.AST | None) -> str | None:
     return None
 
 
+def keyed_fields(node: ast.AST) -> dict[str, ast.expr]:
+    """The fields of a dict literal under its text keys (``{"role": "user", "content": ...}``), or
+    of a call under its keyword arguments (``Message(role="user", content=...)``); the last of
+    a repeated key wins, as at run time."""
+    if isinstance(node, ast.Dict):
+        return {k.value: v for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    if isinstance(node, ast.Call):
+        return {k.arg: k.value for k in node.keywords if k.arg}
+    return {}
+
+
 def is_text(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Facts
 from ctxlint.frontends.python.knowledge import LISTINGS, prompt_name
+from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Source, Span
 
@@ -526,8 +527,7 @@ def _roles_sending(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) 
     for node in ast.walk(function):
         if not isinstance(node, ast.Dict):
             continue
-        entries = {k.value: v for k, v in zip(node.keys, node.values, strict=True)
-                   if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        entries = keyed_fields(node)
         role, content = entries.get("role"), entries.get("content")
         if isinstance(role, ast.Constant) and isinstance(role.value, str) and content is not None and any(
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(content)):

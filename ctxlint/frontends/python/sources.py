@@ -33,7 +33,7 @@ from ctxlint.frontends.python.knowledge import (
     TOOL_RUNNERS,
     hands_a_system_prompt,
 )
-from ctxlint.frontends.python.literals import string_value, value_parts
+from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
@@ -65,11 +65,7 @@ class Sources(Component):
         """Record the name a ``{"role": "tool", "content": result}`` message (or an Anthropic
         ``tool_result`` block, a Responses ``function_call_output`` item) sends: it holds what a
         tool returned, wherever else the function uses it."""
-        entries: dict[str, ast.expr] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
-            name = string_value(key)
-            if name is not None:
-                entries[name] = value
+        entries = keyed_fields(node)
         kind = string_value(entries.get("role")) or string_value(entries.get("type"))
         field = {"tool": "content", "function": "content", "tool_result": "content",
                  "function_call_output": "output"}.get(kind or "")

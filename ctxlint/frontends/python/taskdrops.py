@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
@@ -151,12 +152,7 @@ def _grows(node: ast.AST, attribute: str) -> bool:
 def user_content(message: ast.expr) -> ast.expr | None:
     """The content of a user message written as ``Message(role="user", content=...)`` or
     ``{"role": "user", "content": ...}``."""
-    fields: dict[str, ast.expr] = {}
-    if isinstance(message, ast.Call):
-        fields = {k.arg: k.value for k in message.keywords if k.arg}
-    elif isinstance(message, ast.Dict):
-        fields = {k.value: v for k, v in zip(message.keys, message.values, strict=True)
-                  if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    fields = keyed_fields(message)
     role = fields.get("role")
     return fields.get("content") if isinstance(role, ast.Constant) and role.value == "user" else None
 
