@@ -19,6 +19,7 @@ from pathlib import Path
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
+from ctxlint.frontends.python.nodes import reads_of
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import in_tests
@@ -273,7 +274,7 @@ class CutReach(Component):
     def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int, seen: set[int]
                      ) -> Steps | None:
         """Each later read of the local ``name`` the value was given, in order."""
-        for use in _reads(fn, name, statement):
+        for use in reads_of(fn, name, statement):
             found = self.into_prompt(use, fn, hops, seen)
             if found is not None:
                 return found
@@ -309,7 +310,7 @@ class CutReach(Component):
         return (Evidence(EvidenceKind.FLOW, f"passed to `{target.fn.name}` as `{param}`", self.m.span(call)), *inner)
 
     def through_parameter(self, fn: FunctionNode, param: str, hops: int, seen: set[int]) -> Steps | None:
-        for use in _reads(fn, param, None):
+        for use in reads_of(fn, param):
             found = self.into_prompt(use, fn, hops, seen)
             if found is not None:
                 return found
@@ -427,15 +428,6 @@ def _message_content(parent: ast.AST, node: ast.expr, holder: ast.AST | None) ->
         return "role" in keys and node in parent.values and keys[parent.values.index(node)] == "content"
     return isinstance(parent, ast.keyword) and parent.arg == "content" and isinstance(holder, ast.Call) \
         and last_name(holder.func) == "dict" and any(k.arg == "role" for k in holder.keywords)
-
-
-def _reads(fn: FunctionNode, name: str, after: ast.stmt | None) -> Iterator[ast.Name]:
-    """The reads of ``name`` in ``fn`` (after the statement ``after``, outside it), in order."""
-    inside = {id(n) for n in ast.walk(after)} if after is not None else set()
-    start = after.lineno if after is not None else 0
-    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-             and id(n) not in inside and n.lineno >= start]
-    yield from sorted(reads, key=lambda n: (n.lineno, n.col_offset))
 
 
 def _text_annotation(returns: ast.expr | None, position: int | None) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.loopshapes import LOGGING
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import reads_of
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -20,9 +21,7 @@ def only_inspected(parents: dict[int, ast.AST], fn: FunctionNode, name: str, ass
     """True when ``name``, given its value by ``assign`` in ``fn``, is read later in ``fn`` and
     every reading only inspects it. A name read nowhere after is not known to be unused (it may
     be returned by a later branch written in another way), so that answer is False."""
-    after = (assign.end_lineno or assign.lineno, assign.end_col_offset or 0)
-    uses = [node for node in walk(fn) if isinstance(node, ast.Name) and node.id == name
-            and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > after]
+    uses = reads_of(fn, name, assign)
     return bool(uses) and all(_inspected(parents, use) for use in uses)
 
 
@@ -37,8 +36,7 @@ def _inspected(parents: dict[int, ast.AST], use: ast.Name) -> bool:
         if isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
             return True
         if isinstance(parent, ast.Call) and current is not parent.func:
-            func = parent.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            called = last_name(parent.func) or ""
             return called in LOGGING or "embed" in called.lower()
         if isinstance(parent, ast.stmt):
             return False  # kept again, returned, yielded, a bare statement: it goes on

@@ -76,6 +76,16 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(reversed(children(current)))
 
 
+def reads_of(fn: ast.AST, name: str, after: ast.stmt | None = None) -> list[ast.Name]:
+    """The reads of the local ``name`` in ``fn``, in order; with ``after``, those on its lines or
+    later, outside it."""
+    inside = {id(n) for n in ast.walk(after)} if after is not None else set()
+    start = after.lineno if after is not None else 0
+    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+             and id(n) not in inside and n.lineno >= start]
+    return sorted(reads, key=lambda n: (n.lineno, n.col_offset))
+
+
 # Statements after which nothing else of their block runs.
 _ENDS_BLOCK = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # The statement lists of a node that run one after another.
