@@ -5,7 +5,7 @@ from other modules of the tree."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.assigns import seen_at
@@ -23,7 +23,6 @@ class Names:
     """Resolves names; below the reading of text, sources and slots."""
 
     m: Module
-    _functions_by_node: dict[int, Function] | None = field(default=None, init=False)
 
     def binding(self, name: str, env: Env, at: int | None) -> Binding | None:
         bound = env.bound(name)
@@ -144,9 +143,7 @@ class Names:
                        and any(k.type == "get" for k in c.children) == getter), None)
         if method is None:
             return None
-        if self._functions_by_node is None:
-            self._functions_by_node = {f.node.id: f for f in self.m.functions}
-        return self._functions_by_node.get(method.id)
+        return self.m.function_of(method)
 
     def own_getter(self, read: Node) -> Function | None:
         """The getter of the class around ``this.name`` that the read runs, when the class defines one."""

@@ -230,7 +230,8 @@ def parameters(m: Module, function: Node) -> dict[str, Path | None]:
 def _destructured_locals(m: Module, function: Node, params: dict[str, Path | None]) -> dict[str, Path | None]:
     """Names the function's body takes out of a parameter (``const { system, messages } = options``),
     each as the property it reads; None for one with a default (``numRetries = 0``)."""
-    scope = next((f.scope for f in m.functions if f.node.id == function.id), None)
+    own = m.function_of(function)
+    scope = own.scope if own is not None else None
     found: dict[str, Path | None] = {}
     for name, records in (scope.assigns.items() if scope is not None else ()):
         record = records[0] if len(records) == 1 else None

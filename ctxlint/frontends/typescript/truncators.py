@@ -96,7 +96,7 @@ class Truncators:
         """``return pruneStringFromTop(model, max, prompt)`` in a function that is a truncator itself."""
         if not any(self.m.unwrap(r).id == call.id for r in scope.returns):
             return False
-        function = next((f for f in self.m.functions if f.scope is scope), None)
+        function = self.m.function_of(scope.node)
         if function is None or (function.node.parent is not None and function.node.parent.type == "arguments"):
             return False  # a callback (`.map(c => trimPrompt(c, n))`): no call of it is read as a cut
         return self.summary(function, 0) is not None

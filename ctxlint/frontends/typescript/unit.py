@@ -40,6 +40,8 @@ class Module(CycleGuard):
         self.module_scope = Scope("module", root)
         self.calls: list[tuple[Node, Scope]] = []
         self.functions: list[Function] = []
+        self._functions_by_node: dict[int, Function] = {}  # (see function_of)
+        self._functions_indexed = 0
         self.callback_scopes: dict[int, Scope] = {}  # `.map(item => ...)` callbacks by node id
         self.arrays: list[tuple[Node, Scope]] = []
         self.objects: list[tuple[Node, Scope]] = []
@@ -71,6 +73,14 @@ class Module(CycleGuard):
             if id(function.scope) not in seen:
                 seen.add(id(function.scope))
                 yield function.scope
+
+    def function_of(self, node: Node) -> Function | None:
+        """The function of the module whose node is ``node`` (the first, should it be listed twice)."""
+        # Functions are listed as their scopes are indexed: the table takes in those listed since.
+        for function in self.functions[self._functions_indexed:]:
+            self._functions_by_node.setdefault(function.node.id, function)
+        self._functions_indexed = len(self.functions)
+        return self._functions_by_node.get(node.id)
 
     def innermost_scope(self, node: Node) -> Scope:
         """The scope of the innermost function of the module around ``node``."""
