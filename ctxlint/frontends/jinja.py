@@ -49,15 +49,14 @@ class TemplateError(OffsetError):
 
 class _Lexer(jinja2.lexer.Lexer):
     """Jinja's lexer, which gives the parse the tokens the front-end has already listed for the
-    same text (``replay``) instead of lexing it a second time."""
+    same text (``replay``) instead of lexing it a second time. The tokens are set just before the
+    parse and taken by its first call, the only one: every other call lexes."""
 
-    replay: tuple[str, list[tuple[int, str, str]]] | None = None
+    replay: list[tuple[int, str, str]] | None = None
 
     def tokeniter(self, source, name, filename=None, state=None):
         replay, self.replay = self.replay, None
-        if replay is not None and replay[0] is source and name is None and filename is None and state is None:
-            return iter(replay[1])
-        return super().tokeniter(source, name, filename, state)
+        return iter(replay) if replay is not None else super().tokeniter(source, name, filename, state)
 
 
 class _Environment(jinja2.Environment):
@@ -68,7 +67,7 @@ class _Environment(jinja2.Environment):
         return self.__dict__["_ctxlint_lexer"]
 
 
-def make_environment() -> jinja2.Environment:
+def make_environment() -> _Environment:
     # The two extensions add tags (`do`, `break`, `continue`) that real prompt repositories use;
     # without them such templates would be reported as syntax errors.
     return _Environment(
@@ -77,10 +76,10 @@ def make_environment() -> jinja2.Environment:
     )
 
 
-_ENV: jinja2.Environment | None = None
+_ENV: _Environment | None = None
 
 
-def environment() -> jinja2.Environment:
+def environment() -> _Environment:
     global _ENV
     if _ENV is None:
         _ENV = make_environment()
@@ -125,8 +124,7 @@ def parse_template(
     except jinja2.TemplateSyntaxError:
         raw = None  # the parse says it (the parser may stop at an earlier error of its own)
     try:
-        if isinstance(lexer, _Lexer) and raw is not None:
-            lexer.replay = (source, raw)
+        lexer.replay = raw
         tree = _Tree(env.parse(source))
     except jinja2.TemplateSyntaxError as error:
         raise TemplateError(error.message or str(error), _line_offset(source, error.lineno)) from None
@@ -139,8 +137,7 @@ def parse_template(
         raise TemplateError(f"a number of {len(long_number.group()):,} digits: Jinja cannot read integers "
                             f"of more than {sys.get_int_max_str_digits():,} digits", long_number.start()) from None
     finally:
-        if isinstance(lexer, _Lexer):
-            lexer.replay = None
+        lexer.replay = None  # a guard: tokens left untaken would be replayed for the next text
 
     tokens = _located_tokens(env, source, raw)
     tree.check(tokens)
