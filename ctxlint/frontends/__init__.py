@@ -117,23 +117,11 @@ def _configured_format(relpath: str, settings: Settings) -> str | None:
             return fmt
     if "text" in settings.formats and any(glob_match(g, relpath) for g in settings.formats["text"]):
         return "text"
-    name, suffix = _name_and_suffix(relpath)
-    known = _BY_NAME.get(name.lower()) or _BY_SUFFIX.get(suffix.lower())
+    path = PurePosixPath(relpath)
+    known = _BY_NAME.get(path.name.lower()) or _BY_SUFFIX.get(path.suffix.lower())
     if known:
         return known
     return "text" if any(glob_match(g, relpath) for g in settings.text_globs()) else None
-
-
-def _name_and_suffix(relpath: str) -> tuple[str, str]:
-    """``PurePosixPath(relpath)``'s name and suffix, without building the path for the usual
-    relative path (asked of every file a run reads)."""
-    if not relpath or relpath.endswith(("/", "/.")) or "//" in relpath or "/./" in relpath \
-            or relpath.startswith("./") or relpath == ".":
-        path = PurePosixPath(relpath)
-        return path.name, path.suffix
-    name = relpath.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    return name, name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 @dataclass(frozen=True)
