@@ -48,9 +48,11 @@ def _appended_last(observation: Observation, source: Source, ctx: CheckContext) 
     """A constraint in the message the front-end saw appended last to a list that an overflow
     handler cuts from its end (lastdrops.py): reported at the cut, the constraint among its places."""
     dropped = tuple(s for s in source.content if s.role is not Role.SYSTEM)
-    kept = [line for s in source.content if s.role is Role.SYSTEM for line in s.text.splitlines()]
-    found = [c for c in constraints.in_segments(dropped, ctx.directives, ctx.options["constraints"])
-             if not any(_restates(c.text, line) for line in kept)]
+    found = constraints.in_segments(dropped, ctx.directives, ctx.options["constraints"])
+    if found:  # each line of the system prompt by its rule words, read once for every constraint
+        kept = [set(_rule_words(line)) for s in source.content if s.role is Role.SYSTEM
+                for line in s.text.splitlines()]
+        found = [c for c in found if not _restated(c.text, kept)]
     if not found:
         return  # each is stated again by the system prompt every attempt sends
     constraint = found[0]
@@ -62,13 +64,15 @@ def _appended_last(observation: Observation, source: Source, ctx: CheckContext) 
                                                 constraint.span)))
 
 
-def _restates(constraint: str, line: str) -> bool:
-    """Whether ``line`` states the rule of ``constraint`` too: with the same negation, it holds every
-    word of the rule that is not a function word ("DO NOT summarize the information." in "... is
-    preserved verbatim (don't rewrite it, don't summarize it)" about that information)."""
-    rule, other = _rule_words(constraint), _rule_words(line)
-    words = set(rule) - _FUNCTION_WORDS - {"NOT", "MUST"}
-    return bool(words) and ("NOT" in rule) == ("NOT" in other) and words <= set(other)
+def _restated(constraint: str, lines: list[set[str]]) -> bool:
+    """Whether one of ``lines`` (each by its rule words) states the rule of ``constraint`` too:
+    with the same negation, it holds every word of the rule that is not a function word ("DO NOT
+    summarize the information." in "... is preserved verbatim (don't rewrite it, don't summarize
+    it)" about that information)."""
+    rule = set(_rule_words(constraint))
+    words = rule - _FUNCTION_WORDS - {"NOT", "MUST"}
+    negated = "NOT" in rule
+    return bool(words) and any(("NOT" in line) == negated and words <= line for line in lines)
 
 
 def _request_constraints(request: Request, ctx: CheckContext) -> None:
