@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from ctxlint.analysis.accounting import RequestCost
@@ -30,11 +30,13 @@ class _Delta:
         return "changed" if self.before != self.after else "unchanged"
 
 
+@dataclass(frozen=True)
 class _PriceDelta(_Delta):
-    """Tokens and the input price of 1,000 calls, before and after (None: no price known)."""
+    """Tokens and the input price of 1,000 calls, before and after (None: no price known; for a
+    comparison, of every request at the ref and now). Given by keyword, after the other fields."""
 
-    price_before: float | None
-    price_after: float | None
+    price_before: float | None = field(default=None, kw_only=True)
+    price_after: float | None = field(default=None, kw_only=True)
 
     @property
     def parts(self) -> Sequence[_Delta]:
@@ -70,8 +72,6 @@ class RequestChange(_PriceDelta):
     before: int | None
     after: int | None
     tools: tuple[ToolChange, ...] = ()
-    price_before: float | None = None
-    price_after: float | None = None
 
     @property
     def changed_tools(self) -> tuple[ToolChange, ...]:
@@ -88,8 +88,6 @@ class FileChange(_PriceDelta):
     before: int | None
     after: int | None
     requests: tuple[RequestChange, ...] = ()
-    price_before: float | None = None
-    price_after: float | None = None
 
     @property
     def parts(self) -> tuple[RequestChange, ...]:
@@ -103,8 +101,6 @@ class Comparison(_PriceDelta):
     files: tuple[FileChange, ...]  # every file on either side, changed or not
     before: int  # input tokens of all requests at the ref
     after: int
-    price_before: float | None = None  # the input price of 1,000 calls of every request at the ref
-    price_after: float | None = None
 
     @property
     def delta(self) -> int:
@@ -168,13 +164,13 @@ def compare(baseline: Baseline, files: Sequence[FileCost]) -> Comparison:
             line = a.line if a is not None else b_requests[i].line  # past the end of one, inside the other
             requests.append(RequestChange(
                 i, line, b.total_input if b else None, a.total_input if a else None, _tools_change(b, a),
-                b.input_price if b else None, a.input_price if a else None))
+                price_before=b.input_price if b else None, price_after=a.input_price if a else None))
         changes.append(FileChange(path, before.tokens if before else None, after.tokens if after else None,
-                                  tuple(requests), _price(b_requests), _price(a_requests)))
+                                  tuple(requests), price_before=_price(b_requests), price_after=_price(a_requests)))
     return Comparison(baseline.ref, baseline.commit, tuple(changes),
                       sum(f.tokens for f in baseline.files), sum(f.tokens for f in files),
-                      _price([r for f in baseline.files for r in f.requests]),
-                      _price([r for f in files for r in f.requests]))
+                      price_before=_price([r for f in baseline.files for r in f.requests]),
+                      price_after=_price([r for f in files for r in f.requests]))
 
 
 def _price(requests: Sequence[RequestCost]) -> float | None:
