@@ -54,6 +54,7 @@ from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
+from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 # What a short label is called: cutting one to fit a field is not cutting what a model reads.
@@ -74,10 +75,6 @@ _CHARS_PER = {"words": 5, "tokens": 5, "lines": 50}
 # A size in words (`total_words`, `max_words`), not a keyword or a password.
 _WORD_SIZE = re.compile(r"(?:^|_)words(?:_|$)")
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
-# A name of the model's context window (`context_window`, `n_ctx`, `max_ctx`, `model_max_length`),
-# not of a window of text around a hit (`max_context_size`, `context_above`).
-_WINDOW = re.compile(r"(?:^|_)(?:ctx|context_window|context_length|max_model_len|model_max_length)(?:_|$)",
-                     re.IGNORECASE)
 
 
 # A node, the scope it is evaluated in and its function (None at the module's top).
@@ -85,8 +82,7 @@ ScopedNode = tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None
 
 
 def scoped_nodes(m: Unit) -> list[ScopedNode]:
-    """Each node of the module with the scope it is evaluated in and its function, in the order
-    of a depth-first walk; read after the scope index, which is all it depends on."""
+    """Each node of the module with its scope and its function, depth first (after the scope index)."""
     found: list[ScopedNode] = []
     bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
         (m.tree.body, m.module_scope, None)]
@@ -195,8 +191,7 @@ class CutSites(Component):
                 *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
-        # what a project helper cuts is the argument it is given (`trim(page_text)`)
-        helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None
+        helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
         third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
         if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
             # the same, known by where the text comes from: a response body, a page, a process
@@ -215,12 +210,9 @@ class CutSites(Component):
             if reaches[-1].text.startswith(REWRITTEN):  # the turn a model reads, rewritten cut
                 return Observation("message-cut", source.span, "a turn of the conversation is rewritten with it",
                                    source=replace(source, strong=True, flow=(*source.flow, *reaches)))
-            window = self.window_sized(node, helped[0] if helped else None)
-            if window is not None:  # cut to fit the model's window: whatever the text, the model was to read it
-                return Observation("window-cut", source.span, "its text reaches a prompt", source=replace(
-                    source, strong=True, flow=(*source.flow, window, *reaches)))
-            return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
-                source, strong=True, flow=(*source.flow, *reaches)))
+            window = window_sized(self.m, node, helped[0] if helped else None)  # made to fit the model's window
+            return Observation("window-cut" if window else "prompt-cut", source.span, "its text reaches a prompt",
+                               source=replace(source, strong=True, flow=(*source.flow, *window, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
         if settled is not None:  # filled into a template of the project's settings files, rendered and sent
             return Observation("settings-template-cut", source.span, "its text reaches a prompt", source=replace(
@@ -234,28 +226,6 @@ class CutSites(Component):
                 source, strong=True, flow=(*source.flow, placed) if placed else source.flow))
         return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
                            source=replace(source, strong=for_model))
-
-    def window_sized(self, node: ast.Subscript | ast.Call,
-                     helper: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Evidence | None:
-        """A cut sized by the model's context window: its bound names the window (``prompt[:int(
-        config.context_window * 0.9)]``), or the project helper that makes it does, by its name
-        or in the bound it cuts to (``def trim_text_to_max_ctx(self, text): return text[:ideal_ctx]``)."""
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
-            named = [n for n in ast.walk(bound or ast.Pass()) if isinstance(n, (ast.Name, ast.Attribute))]
-            said = next((n for n in named if _WINDOW.search(n.id if isinstance(n, ast.Name) else n.attr)), None)
-            return None if said is None else Evidence(
-                EvidenceKind.SOURCE, f"its length is the model's context window (`{self.m.code(said)}`)",
-                self.m.span(said), strong=False)
-        if helper is None:
-            return None
-        bounds = [n.slice for n in ast.walk(helper) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)]
-        named = [n.id if isinstance(n, ast.Name) else n.attr for b in bounds for n in ast.walk(b)
-                 if isinstance(n, (ast.Name, ast.Attribute))]
-        said_name = next((n for n in (helper.name, *named) if _WINDOW.search(n)), None)
-        return None if said_name is None else Evidence(
-            EvidenceKind.SOURCE, f"`{helper.name}` cuts to the model's context window (`{said_name}`)",
-            self.m.span(node), strong=False)
 
     def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
         """A value an output's local name is given in its function that reads a process's
@@ -325,11 +295,9 @@ class CutSites(Component):
                  if isinstance(n, (ast.Name, ast.Attribute))]
         if any(w in n for n in names for w in _DISPLAY_WORDS):
             return False
-        if any(_WINDOW.search(n) for n in names):
-            return True  # the model's context window
         if kept is not None:
             return kept >= MIN_CONTENT
-        return any(w in n for n in names for w in _BUDGET_WORDS)
+        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS)  # or the model's window
 
     def marked_beside(self, node: ast.expr, env: Env) -> bool:
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
