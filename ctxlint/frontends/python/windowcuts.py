@@ -14,10 +14,10 @@ import re
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.model import Evidence, EvidenceKind
 
-# A name of the model's context window (`context_window`, `n_ctx`, `max_ctx`, `model_max_length`),
-# not of a window of text around a hit (`max_context_size`, `context_above`).
-_WINDOW = re.compile(r"(?:^|_)(?:ctx|context_window|context_length|max_model_len|model_max_length)(?:_|$)",
-                     re.IGNORECASE)
+# A name of the model's context window (`context_window`, `n_ctx`, `max_ctx`, `model_max_length`);
+# not a run's context object (`ctx`), nor the length of a text called context (`max_context_length`,
+# `max_context_size`, `context_above`).
+_WINDOW = re.compile(r"(?:^|_)(?:\w+_ctx|context_window|max_model_len|model_max_length)(?:_|$)", re.IGNORECASE)
 
 
 def names_window(name: str) -> bool:
@@ -30,7 +30,7 @@ def window_sized(m: Unit, node: ast.Subscript | ast.Call,
     argument) is sized by the model's context window; empty when nothing says so."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
-        named = [n for n in ast.walk(bound or ast.Pass()) if isinstance(n, (ast.Name, ast.Attribute))]
+        named = _leaves(bound)
         said = next((n for n in named if names_window(n.id if isinstance(n, ast.Name) else n.attr)), None)
         return () if said is None else (Evidence(
             EvidenceKind.SOURCE, f"its length is the model's context window (`{m.code(said)}`)", m.span(said),
@@ -38,9 +38,15 @@ def window_sized(m: Unit, node: ast.Subscript | ast.Call,
     if helper is None:
         return ()
     bounds = [n.slice for n in ast.walk(helper) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)]
-    named_in_bounds = [n.id if isinstance(n, ast.Name) else n.attr for b in bounds for n in ast.walk(b)
-                       if isinstance(n, (ast.Name, ast.Attribute))]
+    named_in_bounds = [n.id if isinstance(n, ast.Name) else n.attr for b in bounds for n in _leaves(b)]
     said_name = next((n for n in (helper.name, *named_in_bounds) if names_window(n)), None)
     return () if said_name is None else (Evidence(
         EvidenceKind.SOURCE, f"`{helper.name}` cuts to the model's context window (`{said_name}`)", m.span(node),
         strong=False),)
+
+
+def _leaves(bound: ast.AST | None) -> list[ast.Name | ast.Attribute]:
+    """The names a bound reads, each by its last part (``config.context_window``, not ``config``)."""
+    nodes = list(ast.walk(bound or ast.Pass()))
+    inner = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+    return [n for n in nodes if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner]
