@@ -15,7 +15,7 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segm
 # The evidence kind of a cut that reaches a request, by how it was found.
 _KINDS = {"slice": "cut", "output-slice": "raw-output-cut", "word-cut": "word-cut", "token-cut": "token-cut",
           "helper-cut": "helper-cut", "helper-budget-cut": "helper-budget-cut", "row-cut": "row-cut",
-          "last-item-cut": "last-item-cut"}
+          "last-item-cut": "last-item-cut", "listing-cut": "listing-cut"}
 _HELPERS = ("helper-cut", "helper-budget-cut")
 # ... and of one the front-end observed with no request of the file seen to include it.
 _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", "output-cut": "output-cut",
@@ -30,7 +30,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
              "middle-removed": "middle-removed",
              "first-message": "first-message", "dropped-system": "dropped-system",
-             "prompt-cut": "cut-reaches-prompt", "fed-back-cut": "fed-back-cut",
+             "prompt-cut": "cut-reaches-prompt", "window-cut": "window-cut", "fed-back-cut": "fed-back-cut",
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",

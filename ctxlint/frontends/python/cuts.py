@@ -291,6 +291,27 @@ class Cuts(Component):
 
     def helper(self, call: ast.Call, env: Env) -> Source | None:
         """A call of a project function that returns a cut of the argument it is given."""
+        found = self.helper_cut(call, env)
+        if found is None:
+            return None
+        fn, truncator, argument, params = found
+        how = HELPER_BUDGET_CUT if truncator.cut.how == BUDGET_LOOP else "helper-cut"
+        cut = self.cut_of(argument, truncator.cut.unit, truncator.cut.keeps, how)
+        kept = truncator.kept
+        budget = _argument(call, truncator.budget, params) if truncator.budget else None
+        if budget is not None:
+            ok, value = self.flow.literal(budget, env)
+            kept = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
+        where = truncator.span
+        step = Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns a cut of its `{truncator.param}` "
+                        f"({where.path}:{where.line})", where)
+        return Source(SourceKind.TRUNCATION, self.m.code(call), self.m.span(call), kept=kept, cut=cut,
+                      flow=(step,))
+
+    def helper_cut(self, call: ast.Call, env: Env
+                   ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Truncator, ast.expr, list[str]] | None:
+        """The truncator ``call`` runs, the summary of it, the argument it cuts and the parameters the
+        call's arguments fill."""
         key = (id(call), env.key)
         if key not in self.m.callee_memo:
             self.m.callee_memo[key] = self.callees.callee(call.func, env, foreign=True)
@@ -305,20 +326,7 @@ class Cuts(Component):
             return None
         params = scope.positional[1:] if method and scope.positional[:1] in (["self"], ["cls"]) else scope.positional
         argument = _argument(call, truncator.param, params)
-        if argument is None:
-            return None
-        how = HELPER_BUDGET_CUT if truncator.cut.how == BUDGET_LOOP else "helper-cut"
-        cut = self.cut_of(argument, truncator.cut.unit, truncator.cut.keeps, how)
-        kept = truncator.kept
-        budget = _argument(call, truncator.budget, params) if truncator.budget else None
-        if budget is not None:
-            ok, value = self.flow.literal(budget, env)
-            kept = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
-        where = truncator.span
-        step = Evidence(EvidenceKind.FLOW, f"`{fn.name}` returns a cut of its `{truncator.param}` "
-                        f"({where.path}:{where.line})", where)
-        return Source(SourceKind.TRUNCATION, self.m.code(call), self.m.span(call), kept=kept, cut=cut,
-                      flow=(step,))
+        return None if argument is None else (fn, truncator, argument, params)
 
     def summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
         """Whether ``fn`` returns a cut of one of its parameters: every return is the parameter
@@ -337,7 +345,7 @@ class Cuts(Component):
     def _summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
         env = Env(scope)
         found: Truncator | None = None
-        for returned in scope.returns:
+        for returned in _branches(scope.returns):
             value, value_env = self.unwrap(returned, env)
             if isinstance(value, ast.Name) and value.id in scope.params:
                 continue  # short enough: given back whole
@@ -466,6 +474,19 @@ def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         argument = positional[index] if index < len(positional) else None
     return argument
+
+
+def _branches(returns: list[ast.expr]) -> list[ast.expr]:
+    """Each value a return can give: both sides of ``text[:n] if n is not None else text``."""
+    found: list[ast.expr] = []
+    stack = list(reversed(returns))
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ast.IfExp):
+            stack += [value.orelse, value.body]
+        else:
+            found.append(value)
+    return found
 
 
 def _stripped(value: ast.expr) -> ast.expr:

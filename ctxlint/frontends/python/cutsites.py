@@ -54,6 +54,7 @@ from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
+from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 # What a short label is called: cutting one to fit a field is not cutting what a model reads.
@@ -81,8 +82,7 @@ ScopedNode = tuple[ast.AST, Scope, ast.FunctionDef | ast.AsyncFunctionDef | None
 
 
 def scoped_nodes(m: Unit) -> list[ScopedNode]:
-    """Each node of the module with the scope it is evaluated in and its function, in the order
-    of a depth-first walk; read after the scope index, which is all it depends on."""
+    """Each node of the module with its scope and its function, depth first (after the scope index)."""
     found: list[ScopedNode] = []
     bodies: list[tuple[list[ast.stmt], Scope, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [
         (m.tree.body, m.module_scope, None)]
@@ -191,7 +191,8 @@ class CutSites(Component):
                 *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
-        third_party = self.sources.untrusted(_subject(node), env)
+        helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
+        third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
         if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
             # the same, known by where the text comes from: a response body, a page, a process
             return Observation("raw-output-cut", source.span, goes, source=replace(
@@ -209,8 +210,9 @@ class CutSites(Component):
             if reaches[-1].text.startswith(REWRITTEN):  # the turn a model reads, rewritten cut
                 return Observation("message-cut", source.span, "a turn of the conversation is rewritten with it",
                                    source=replace(source, strong=True, flow=(*source.flow, *reaches)))
-            return Observation("prompt-cut", source.span, "its text reaches a prompt", source=replace(
-                source, strong=True, flow=(*source.flow, *reaches)))
+            window = window_sized(self.m, node, helped[0] if helped else None)  # made to fit the model's window
+            return Observation("window-cut" if window else "prompt-cut", source.span, "its text reaches a prompt",
+                               source=replace(source, strong=True, flow=(*source.flow, *window, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
         if settled is not None:  # filled into a template of the project's settings files, rendered and sent
             return Observation("settings-template-cut", source.span, "its text reaches a prompt", source=replace(
@@ -295,7 +297,7 @@ class CutSites(Component):
             return False
         if kept is not None:
             return kept >= MIN_CONTENT
-        return any(w in n for n in names for w in _BUDGET_WORDS)
+        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS)  # or the model's window
 
     def marked_beside(self, node: ast.expr, env: Env) -> bool:
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room

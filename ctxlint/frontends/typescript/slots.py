@@ -29,10 +29,13 @@ from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Binding, Env, Scope, named
-from ctxlint.model import Role, Segment, Slot, Source, SourceKind
+from ctxlint.model import Cut, Role, Segment, Slot, Source, SourceKind
 
 if TYPE_CHECKING:
     from ctxlint.frontends.typescript.analyzer import Analyzer
+
+# The fewest entries of a listing whose cut reads as the whole folder (as listingcuts.py counts).
+_LEAST_ENTRIES = 10
 
 
 @dataclass(eq=False)
@@ -292,12 +295,26 @@ class Slots:
         if ok and (not isinstance(value, int) or isinstance(value, bool) or value < words.MIN_CUT):
             return None
         receiver = self.m.field(callee, "object")
+        listing = self.sources.unordered(receiver, env)
+        if listing is not None and "shuffle" not in listing and ok and isinstance(value, int) \
+                and value >= _LEAST_ENTRIES and not self.counted(receiver, node):
+            # `(await glob("**/*")).slice(0, 200)`: a folder's first entries, an order that ranks nothing
+            return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), kept=value,
+                          cut=Cut("entries", "start", "listing-cut"))
         if self.is_list(receiver, env) is not False or self.strings.literal_str(receiver, env) is not None:
             return None  # a list's items, or the program's own constant text
         content = tuple(Segment(Role.SYSTEM, p.span, p.text)
                         for p in self.strings.text(receiver, env) or () if p.slot is None)
         return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), content=content,
                       kept=value if ok and isinstance(value, int) else None)
+
+    def counted(self, listing: Node, cut: Node) -> bool:
+        """Whether the function that cuts a listing counts all of it (``files.length - 150``): to
+        say how many entries were left out, as a note beside the cut usually does."""
+        function = cut.parent
+        while function is not None and function.type not in FUNCTIONS:
+            function = function.parent
+        return function is not None and f"{self.m.code(self.m.unwrap(listing))}.length" in self.m.code(function)
 
     def is_list(self, node: Node, env: Env) -> bool | None:
         node = self.m.unwrap(node)
