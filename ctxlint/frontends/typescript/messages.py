@@ -77,13 +77,26 @@ class Messages:
         self.m.consumed.update((item.node.id, node.id))
         role = Role.USER
         if "role" in entries:
-            name = self.strings.literal_str(entries["role"][0], entries["role"][1])
+            name = self.role_name(entries["role"][0], entries["role"][1])
             role = ROLE_NAMES.get(name.lower(), Role.USER) if name else Role.USER
             if not name and "tool_call_id" in entries:  # a tool's result answering a call, whatever holds its role
                 role = Role.TOOL
         if "content" in entries:
             value, venv, _ = entries["content"]
             self.content(value, venv, builder, role, item.loop)
+
+    def role_name(self, node: Node, env: Env) -> str | None:
+        """The role a message's ``role`` value names; of a choice between two (``o1 ? "user" :
+        "system"``), the one with more authority, which the message has on one path."""
+        name = self.strings.literal_str(node, env)
+        node, env = self.names.deref(node, env)
+        if name is not None or node.type != "ternary_expression":
+            return name
+        branches = [self.strings.literal_str(b, env) for key in ("consequence", "alternative")
+                    if (b := self.m.field(node, key)) is not None]
+        roles = [ROLE_NAMES.get(b.lower()) for b in branches if b is not None]
+        return next((b for b, r in zip(branches, roles) if r in (Role.SYSTEM, Role.DEVELOPER)), None) \
+            if len(roles) == 2 and all(roles) else None
 
     def message_class(self, node: Node) -> TsMessage | None:
         """The message class ``node`` makes (``new SystemMessage(...)``, ``SystemMessagePromptTemplate
@@ -169,6 +182,10 @@ class Messages:
         return requests
 
     def is_message_object(self, node: Node, env: Env) -> bool:
+        """Whether ``node`` is a role/content object, written in place or held by a name
+        (``const prompt = { role: "system", content }; return [prompt, ...history]``)."""
+        if node.type == "identifier":
+            node, env = self.names.deref(node, env)
         if node.type != "object":
             return False
         pairs = self.m.raw_pairs(node)
