@@ -92,11 +92,15 @@ class Messages:
         node, env = self.names.deref(node, env)
         if name is not None or node.type != "ternary_expression":
             return name
-        branches = [self.strings.literal_str(b, env) for key in ("consequence", "alternative")
-                    if (b := self.m.field(node, key)) is not None]
-        roles = [ROLE_NAMES.get(b.lower()) for b in branches if b is not None]
-        return next((b for b, r in zip(branches, roles) if r in (Role.SYSTEM, Role.DEVELOPER)), None) \
-            if len(roles) == 2 and all(roles) else None
+        named = {}
+        for key in ("consequence", "alternative"):
+            branch = self.m.field(node, key)
+            text = self.strings.literal_str(branch, env) if branch is not None else None
+            role = ROLE_NAMES.get(text.lower()) if text is not None else None
+            if text is None or role is None:
+                return None  # a branch that names no role: the message's role is not known
+            named[role] = text
+        return next((named[r] for r in (Role.SYSTEM, Role.DEVELOPER) if r in named), None)
 
     def message_class(self, node: Node) -> TsMessage | None:
         """The message class ``node`` makes (``new SystemMessage(...)``, ``SystemMessagePromptTemplate
