@@ -94,7 +94,9 @@ def _passed(sources: Sources, method: Node, position: int, keys: set[str], name:
 
 def _entries(m: Module, method: Node, position: int) -> list[tuple[str, int]]:
     """The names the class's code outside calls the method by, with the position of the object
-    there: its own, and those of the class's methods that pass their parameter on to it whole."""
+    there: its own, and those of the class's methods that pass their parameter on to it whole,
+    themselves or through a helper they give the instance to (which calls the method on it: the
+    keys a caller writes must all be the method's, as for any call)."""
     own = m.field(method, "name")
     if own is None:
         return []
@@ -108,10 +110,14 @@ def _entries(m: Module, method: Node, position: int) -> list[tuple[str, int]]:
         params = m.field(other, "parameters")
         names = [_param_name(m, p) for p in (params.named_children if params is not None else ())]
         for call in walk(m.field(other, "body") or other, into_functions=False):
-            if call.type != "call_expression" or not _calls_own(m, call, name):
+            if call.type != "call_expression":
                 continue
             args = m.args(call)
-            passed = m.code(args[position]) if position < len(args) else None
+            if _calls_own(m, call, name):
+                passed = m.code(args[position]) if position < len(args) else None
+            else:  # `messageStringCompressor(this, promptArgs)`: a helper given the instance and the object
+                given = [m.code(a) for a in args]
+                passed = next((g for g in given if g in names), None) if "this" in given else None
             if passed is not None and passed in names:
                 found.append((m.code(other_name), names.index(passed)))
                 break

@@ -77,13 +77,30 @@ class Messages:
         self.m.consumed.update((item.node.id, node.id))
         role = Role.USER
         if "role" in entries:
-            name = self.strings.literal_str(entries["role"][0], entries["role"][1])
+            name = self.role_name(entries["role"][0], entries["role"][1])
             role = ROLE_NAMES.get(name.lower(), Role.USER) if name else Role.USER
             if not name and "tool_call_id" in entries:  # a tool's result answering a call, whatever holds its role
                 role = Role.TOOL
         if "content" in entries:
             value, venv, _ = entries["content"]
             self.content(value, venv, builder, role, item.loop)
+
+    def role_name(self, node: Node, env: Env) -> str | None:
+        """The role a message's ``role`` value names; of a choice between two (``o1 ? "user" :
+        "system"``), the one with more authority, which the message has on one path."""
+        name = self.strings.literal_str(node, env)
+        node, env = self.names.deref(node, env)
+        if name is not None or node.type != "ternary_expression":
+            return name
+        named = {}
+        for key in ("consequence", "alternative"):
+            branch = self.m.field(node, key)
+            text = self.strings.literal_str(branch, env) if branch is not None else None
+            role = ROLE_NAMES.get(text.lower()) if text is not None else None
+            if text is None or role is None:
+                return None  # a branch that names no role: the message's role is not known
+            named[role] = text
+        return next((named[r] for r in (Role.SYSTEM, Role.DEVELOPER) if r in named), None)
 
     def message_class(self, node: Node) -> TsMessage | None:
         """The message class ``node`` makes (``new SystemMessage(...)``, ``SystemMessagePromptTemplate
@@ -169,6 +186,10 @@ class Messages:
         return requests
 
     def is_message_object(self, node: Node, env: Env) -> bool:
+        """Whether ``node`` is a role/content object, written in place or held by a name
+        (``const prompt = { role: "system", content }; return [prompt, ...history]``)."""
+        if node.type == "identifier":
+            node, env = self.names.deref(node, env)
         if node.type != "object":
             return False
         pairs = self.m.raw_pairs(node)
