@@ -254,21 +254,24 @@ class Tools(Component):
     def constructed_tools(self, call: ast.Call, env: Env, builder: Builder) -> list[ToolDef]:
         """The tools a framework's constructor makes of a function (``Tool.from_function(fn)``,
         ``FunctionTool.from_defaults(fn=search)``): its name, docstring and signature, as the
-        framework derives them, unless the call gives its own description. No call is seen offering
+        framework derives them, unless the call gives its own name or description. No call is seen offering
         them to a model, so they count as tools found by their shape (``offered=False``)."""
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         given = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) \
-            else next((keywords[k] for k in ("fn", "func", "function") if k in keywords), None)
+            else next((keywords[k] for k in ("fn", "func", "function", "async_fn") if k in keywords), None)
         if given is None:
             return []
         description = self.tool_description(keywords["description"], env, builder) \
             if "description" in keywords else None
+        name = self.flow.literal_str(keywords["name"], env) if "name" in keywords else None
         made = []
         for fn, scope, owner in self.passed_functions(given, env, 0):
             tool = replace((owner.tools if owner is not None else self).decorated_tool(fn, scope, None, builder),
                            offered=False)
             if description is not None and isinstance(tool.raw, dict):
                 tool = replace(tool, description=description, raw={**tool.raw, "description": description})
+            if name is not None and isinstance(tool.raw, dict):
+                tool = replace(tool, name=name, raw={**tool.raw, "name": name})
             made.append(tool)
         return made
 
