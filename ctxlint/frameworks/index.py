@@ -211,7 +211,7 @@ class Catalogue:
         """Names whose absence from a module's text means no entry can match in it."""
         names = set(self.imports)
         for patterns in (self.sink_calls, self.sink_shapes, self.holders, self.messages, self.templates,
-                         self.tool_decorators, self.tool_registries, self.prompt_decorators):
+                         self.tool_decorators, self.tool_registries, self.tool_constructors, self.prompt_decorators):
             names |= patterns.last_names()
         return names
 

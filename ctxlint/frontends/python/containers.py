@@ -211,8 +211,10 @@ class Containers(Component):
                     items.append(Item(element, env, loop))
             return items
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
-            # One element per item of the iterable: a message or tool repeated in a loop.
             iterable = node.generators[0].iter
+            if _filters(node):  # `[p for p in parts if p]`: the items of `parts` that pass, in their order
+                return self.items(iterable, env, loop)
+            # One element per item of the iterable: a message or tool repeated in a loop.
             return [Item(node.elt, env, self.m.code(iterable), False, self.flow.unordered_source(iterable, env))]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.items(node.left, env, loop), self.items(node.right, env, loop)
@@ -433,3 +435,11 @@ def _of_self(value: ast.expr, call: ast.Call) -> ast.expr | None:
     if isinstance(value, ast.Name) and value.id == "self":
         return ast.copy_location(ast.Name("self", ast.Load()), call)
     return None
+
+
+def _filters(node: ast.ListComp | ast.GeneratorExp) -> bool:
+    """A comprehension that only filters: each element is the item itself, kept when it passes
+    its conditions (an empty string left out of a prompt's parts before they are joined)."""
+    generator = node.generators[0]
+    return bool(generator.ifs) and not generator.is_async and isinstance(node.elt, ast.Name) \
+        and isinstance(generator.target, ast.Name) and node.elt.id == generator.target.id

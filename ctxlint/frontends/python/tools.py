@@ -224,6 +224,15 @@ class Tools(Component):
             if self.is_mcp_tool_call(call) and id(call) not in self.m.consumed:
                 builder, tools = group(scope, "")
                 tools.append(self.mcp_tool_call(call, Env(scope), builder))
+        constructors = self.m.catalogue.tool_constructors
+        anchors: dict[tuple[int, str], Span] = {}
+        for call, scope in self.m.calls:
+            if constructors.match(self.calls.path(call.func, Env(scope))):
+                builder, tools = group(scope, "constructed")
+                made = self.constructed_tools(call, Env(scope), builder)
+                if made:
+                    anchors.setdefault((id(scope.node), "constructed"), self.m.span(call))
+                tools.extend(made)
         names = self.m.catalogue.tool_decorators.last_names()
         for fn, scope in self.m.functions:
             where = scope.parent or self.m.module_scope
@@ -234,10 +243,53 @@ class Tools(Component):
                 builder, tools = group(where, _registry(decorator))
                 tools.append(self.decorated_tool(fn, scope, decorator, builder))
         requests = []
-        for builder, tools in groups.values():
-            tools.sort(key=lambda t: (t.span.line, t.span.column))
-            requests.append(Request(self.m.path, tools[0].span, tuple(builder.segments), tuple(tools)))
+        for key, (builder, tools) in groups.items():
+            if not tools:
+                continue
+            tools.sort(key=lambda t: (t.span.path != self.m.path, t.span.line, t.span.column))
+            anchor = anchors.get(key, tools[0].span)
+            requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(tools)))
         return sorted(requests, key=lambda r: (r.anchor.line, r.anchor.column))
+
+    def constructed_tools(self, call: ast.Call, env: Env, builder: Builder) -> list[ToolDef]:
+        """The tools a framework's constructor makes of a function (``Tool.from_function(fn)``,
+        ``FunctionTool.from_defaults(fn=search)``): its name, docstring and signature, as the
+        framework derives them, unless the call gives its own name or description. No call is seen offering
+        them to a model, so they count as tools found by their shape (``offered=False``)."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        given = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) \
+            else next((keywords[k] for k in ("fn", "func", "function", "async_fn") if k in keywords), None)
+        if given is None:
+            return []
+        description = self.tool_description(keywords["description"], env, builder) \
+            if "description" in keywords else None
+        name = self.flow.literal_str(keywords["name"], env) if "name" in keywords else None
+        made = []
+        for fn, scope, owner in self.passed_functions(given, env, 0):
+            tool = replace((owner.tools if owner is not None else self).decorated_tool(fn, scope, None, builder),
+                           offered=False)
+            if description is not None and isinstance(tool.raw, dict):
+                tool = replace(tool, description=description, raw={**tool.raw, "description": description})
+            if name is not None and isinstance(tool.raw, dict):
+                tool = replace(tool, name=name, raw={**tool.raw, "name": name})
+            made.append(tool)
+        return made
+
+    def passed_functions(self, node: ast.expr, env: Env, hops: int
+                         ) -> list[tuple[FunctionNode, Scope, Analyzer | None]]:
+        """The function an argument names (``search``, ``Searcher(...).search``, in this module or
+        another) or, for a parameter of a helper that wraps the constructor (``def make_tool(fn)``),
+        each function the helper's callers in this module pass it."""
+        found = self.callees.callee(node, env, foreign=True) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if found is not None:
+            owner, fn, scope, _ = found
+            return [(fn, scope, owner)]
+        helper = self.sources.unbound_parameter(node, env) if isinstance(node, ast.Name) and hops < 2 else None
+        if helper is None:
+            return []
+        assert isinstance(node, ast.Name)
+        return [f for _, bound in self.sources.callers(helper, node.id, env)
+                for f in self.passed_functions(bound.node, bound.env, hops + 1)]
 
     def is_tool_decorator(self, node: ast.expr) -> bool:
         return self.is_decorator(node, "tool")
