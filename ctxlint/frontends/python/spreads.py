@@ -77,14 +77,9 @@ class Spreads(Component):
                 entries.update(inner)
                 steps += inner_steps
             return entries, steps
-        empty = self.empty_by_default(node, env)
+        empty = self.empty_step(node, env)
         if empty is not None:
-            name, kind = empty
-            what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
-                    else f"only what each subclass that sets it is passed as `{name}`, empty by default"
-                    if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
-            return {}, [(kind, Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds {what}",
-                                        self.m.span(node)))]
+            return {}, [empty]
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
@@ -105,6 +100,17 @@ class Spreads(Component):
                     return built
         return None, []
 
+    def empty_step(self, node: ast.expr, env: Env, spread: str = "**") -> Step | None:
+        """The step that shows a dict holds only what a caller passes, empty by default."""
+        empty = self.empty_by_default(node, env)
+        if empty is None:
+            return None
+        name, kind = empty
+        what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
+                else f"only what each subclass that sets it is passed as `{name}`, empty by default"
+                if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
+        return kind, Evidence(EvidenceKind.FLOW, f"`{spread}{self.m.code(node)}` holds {what}", self.m.span(node))
+
     def members(self, node: ast.expr, env: Env) -> tuple[dict[str, Entry] | None, tuple[Step, ...]]:
         """The named members of a dict or of a settings object's constructor
         (``ModelSettings(max_tokens=...)``), and the spreads among them that hold only what a
@@ -119,6 +125,10 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
                 return _spreads(self, binding.owner).members(binding.value, binding.env)
+        if isinstance(node, (ast.Name, ast.Attribute)):  # `options=self.options` of `config.get("options", {})`
+            empty = self.empty_step(node, env, spread="")
+            if empty is not None:
+                return {}, (empty,)
         if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
             key = self.flow.literal_str(node.slice, env)
             outer = self.entries(node.value, env)[0] if key is not None else None
@@ -172,6 +182,11 @@ class Spreads(Component):
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
                 and _empty(node.values[1]):
             return self.empty_by_default(node.values[0], env, depth + 1)
+        key = _got_key(node)
+        if key is not None:  # `config.get("options", {})` of `config` empty by default: empty as well
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            held = self.empty_by_default(node.func.value, env, depth + 1)
+            return (f'{held[0]}["{key}"]', held[1]) if held is not None and held[1] == PARAMETER else None
         if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
                 and env.bound(node.id) is None:
             fn = env.scope.node
@@ -480,6 +495,16 @@ def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> boo
             if node.func.attr == "update" and any(k.arg in LIMIT_KEYWORDS for k in node.keywords):
                 return True
     return False
+
+
+def _got_key(node: ast.expr) -> str | None:
+    """The key of ``settings.get("options", {})`` (or ``.get("options")``): a member read with an
+    empty default."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and not node.keywords and 1 <= len(node.args) <= 2 and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return None
+    return node.args[0].value if len(node.args) == 1 or _empty(node.args[1]) else None
 
 
 def _empty(node: ast.expr) -> bool:
