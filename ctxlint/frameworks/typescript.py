@@ -87,6 +87,9 @@ class TsSink:
     # The methods that build the object the sink is called on, whose options set the limit for
     # every call on it (`genAI.getGenerativeModel({model, generationConfig})`).
     built_by: tuple[str, ...] = ()
+    # The request's options are the call's second argument, after the id of what it acts on
+    # (`client.beta.threads.runs.stream(threadId, {...})`).
+    after_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
                                          "limited_providers", "mock_models", "factories", "types", "classes",
-                                         "loaded", "built_by"))
+                                         "loaded", "built_by", "after_id"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -188,7 +191,8 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
                   factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
-                  reader.texts(data.get("built_by", []), f"{where}.built_by"))
+                  reader.texts(data.get("built_by", []), f"{where}.built_by"),
+                  reader.flag(data.get("after_id", False), f"{where}.after_id"))
 
 
 def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel:
