@@ -21,7 +21,9 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   ``classes`` are commands whose constructor takes the request (``new ConverseCommand({...})``,
   sent by a client's ``send``); with ``loaded``, the ``methods`` (words too common to match on
   any receiver: ``chat``) count only in a module that imports one of ``modules`` or loads it by
-  name (``await import("ollama")``, a helper given the package's name);
+  name (``await import("ollama")``, a helper given the package's name); with ``after_id``, the
+  request's options are the second argument, after the id of what the call acts on
+  (``runs.stream(threadId, {...})``);
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
   whose ``{name}`` fields are slots;
