@@ -295,22 +295,7 @@ class Callees(Component):
         if not isinstance(node, ast.Name):
             return None
         found = self.class_named(node.id, env.scope, foreign)
-        return found if found is not None or made is None else self.returned_class(made, env, foreign)
-
-    def returned_class(self, call: ast.Call, env: Env, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
-        """The class a function of the project declares it returns (``def get_settings(...) ->
-        Settings``), for the object a call of it gives."""
-        found = self.callee(call.func, env, foreign)
-        if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return None
-        owner, fn, inner, _ = found
-        annotation = self.class_annotation(fn.returns)
-        reader = owner.callees if owner is not None else self
-        home = inner.parent
-        cls = reader.class_named(annotation.id, home, foreign) if annotation is not None and home is not None else None
-        if cls is None or cls[0] is not None or owner is None:
-            return cls
-        return owner, cls[1]
+        return found if found is not None or made is None else returned_class(self, made, env, foreign)
 
     def fluent_class(self, method: ast.Attribute, env: Env, foreign: bool, hops: int
                      ) -> tuple[Analyzer | None, Scope] | None:
@@ -478,3 +463,19 @@ class Called:
     returns: list[ast.expr]
     env: Env
     owner: Analyzer | None = None
+
+
+def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
+    """The class a function of the project declares it returns (``def get_settings(...) ->
+    Settings``), for the object a call of it gives."""
+    found = callees.callee(call.func, env, foreign)
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    owner, fn, inner, _ = found
+    annotation = callees.class_annotation(fn.returns)
+    reader = owner.callees if owner is not None else callees
+    home = inner.parent
+    cls = reader.class_named(annotation.id, home, foreign) if annotation is not None and home is not None else None
+    if cls is None or cls[0] is not None or owner is None:
+        return cls
+    return owner, cls[1]

@@ -25,6 +25,7 @@ from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.sinks import Sinks
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
@@ -351,6 +352,11 @@ class Calls(Component):
         """The analyzer of the other module a framework object's constructor call is in, if it is
         in one (``built_elsewhere``)."""
         return self.m.holder_readers.get(id(built))
+
+    def sinks_of(self, built: ast.Call) -> Sinks:
+        """The sinks that read a framework object's constructor call: those of the module it is in."""
+        reader = self.reader(built)
+        return reader.sinks if reader is not None else self.sinks
 
     def receiver_calls(self, func: ast.expr, env: Env) -> list[tuple[ast.Call, Env]]:
         """The calls along a method's receiver (``llm.bind_tools(t).invoke`` ->

@@ -173,9 +173,9 @@ class Sinks(Component):
                         spans.append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
-            self.of_holder(holder_call).add_tools(holder.arguments, holder_call, holder_env, None, parts)
+            self.calls.sinks_of(holder_call).add_tools(holder.arguments, holder_call, holder_env, None, parts)
         for holder, holder_call, holder_env in holders:
-            self.of_holder(holder_call).add_system(holder.arguments, holder_call, holder_env, None, parts)
+            self.calls.sinks_of(holder_call).add_system(holder.arguments, holder_call, holder_env, None, parts)
         self.add_system(sink.arguments, call, env, given, parts)
         own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env))
                if isinstance(t, TemplateKind)]
@@ -201,16 +201,16 @@ class Sinks(Component):
             if only_some is not None:
                 parts.removed, parts.limit_visible = (SET_FOR_SOME, only_some), True
         for holder, holder_call, holder_env in holders:
-            reader = self.of_holder(holder_call)
+            reader = self.calls.sinks_of(holder_call)
             reader.holder_settings(holder, holder_call, holder_env, parts, named=reader is not self)
         parts.limit_elsewhere = parts.limit_elsewhere or unseen_holder
         if (hidden or parts.limit_elsewhere) and parts.limit is None:
             parts.limit_visible = False  # settings given at the call override the object's
-        if parts.limit is None and any(self.of_holder(c).reserves.built_without_limit(c, Env(e.scope), h)
+        if parts.limit is None and any(self.calls.sinks_of(c).reserves.built_without_limit(c, Env(e.scope), h)
                                        for h, c, e in holders):
             parts.limit_visible = False  # reported where the model is built (holder_requests)
         if parts.limit is None and not typed:
-            parts.limit = self.own_default_limit(call, env)
+            parts.limit = own_default_limit(self, call, env)
         defaulted = parts.limit is None and parts.default is not None
         if defaulted:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
@@ -403,25 +403,6 @@ class Sinks(Component):
             else:
                 parts.settings_built = found
 
-    def own_default_limit(self, call: ast.Call, env: Env) -> OutputLimit | None:
-        """The limit a call known by its shape alone sends when it is a function the project
-        defines whose signature gives one by default (its own `create_chat_completion(...,
-        max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
-        target = self.callees.function_for(call, env, foreign=True, returns=False)
-        if target is None:
-            return None
-        for name, param in target.env.scope.params.items():
-            if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
-                    and type(param.default.value) is int:
-                return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
-                                   self.m.span(call))
-        return None
-
-    def of_holder(self, built: ast.Call) -> Sinks:
-        """The sinks that read a framework object's constructor call: those of the module it is in."""
-        reader = self.calls.reader(built)
-        return reader.sinks if reader is not None else self
-
     def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts, named: bool = False) -> None:
         """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``); with
         ``named``, the hint names the module it is built in (another than the request's)."""
@@ -570,3 +551,17 @@ def limit_configurable(call: ast.Call, holder: Holder) -> bool:
         return True  # a configurable set the code does not show may name the limit
     return False
 
+
+def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | None:
+    """The limit a call known by its shape alone sends when it is a function the project
+    defines whose signature gives one by default (its own `create_chat_completion(...,
+    max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
+    target = sinks.callees.function_for(call, env, foreign=True, returns=False)
+    if target is None:
+        return None
+    for name, param in target.env.scope.params.items():
+        if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
+                and type(param.default.value) is int:
+            return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
+                               sinks.m.span(call))
+    return None
