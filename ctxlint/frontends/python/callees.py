@@ -251,7 +251,8 @@ class Callees(Component):
         or the class a parameter is annotated with (``llm: BaseLLM``), through names and
         ``self`` attributes that hold it (``self.llm = llm``)."""
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
-            return (None, env.scope.cls) if env.scope.cls is not None else None
+            method = _method_around(env.scope, node.id)
+            return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
                 and not node.args and cls is not None and isinstance(cls.node, ast.ClassDef) and cls.node.bases:
@@ -479,3 +480,13 @@ def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) ->
     if cls is None or cls[0] is not None or owner is None:
         return cls
     return owner, cls[1]
+
+
+def _method_around(scope: Scope | None, name: str) -> Scope | None:
+    """The method whose ``self`` (or ``cls``) a function reads: its own, or, for a function nested
+    in a method that takes no such parameter (a closure), the enclosing method's."""
+    while scope is not None and scope.kind == "function":
+        if scope.cls is not None or name in scope.params:
+            return scope
+        scope = scope.parent
+    return None
