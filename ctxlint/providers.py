@@ -123,9 +123,14 @@ COHERE_V1 = ApiShape("cohere-v1", frozenset({"model", "message", "chat_history"}
 # Amazon Bedrock's Converse API (`new ConverseCommand({modelId, messages, system, inferenceConfig})`).
 BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTokens",), system=("system",),
                             settings="inferenceConfig.")
+# A run of OpenAI's Assistants API (`client.beta.threads.runs.stream(threadId, {assistant_id, ...})`):
+# the assistant's instructions may be replaced or added to, turns added before it runs.
+OPENAI_ASSISTANTS_RUN = ApiShape("openai-assistants-run", frozenset({"assistant_id"}), ("max_completion_tokens",),
+                                 system=("instructions", "additional_instructions"),
+                                 messages=("additional_messages",), posted=False)
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
                                                GOOGLE_GENAI_JS, GEMINI_CHAT_JS, OLLAMA_JS, BEDROCK_CONVERSE,
-                                               COHERE_V1)}
+                                               COHERE_V1, OPENAI_ASSISTANTS_RUN)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).

@@ -21,7 +21,9 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   ``classes`` are commands whose constructor takes the request (``new ConverseCommand({...})``,
   sent by a client's ``send``); with ``loaded``, the ``methods`` (words too common to match on
   any receiver: ``chat``) count only in a module that imports one of ``modules`` or loads it by
-  name (``await import("ollama")``, a helper given the package's name);
+  name (``await import("ollama")``, a helper given the package's name); with ``after_id``, the
+  request's options are the second argument, after the id of what the call acts on
+  (``runs.stream(threadId, {...})``);
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
   whose ``{name}`` fields are slots;
@@ -87,6 +89,9 @@ class TsSink:
     # The methods that build the object the sink is called on, whose options set the limit for
     # every call on it (`genAI.getGenerativeModel({model, generationConfig})`).
     built_by: tuple[str, ...] = ()
+    # The request's options are the call's second argument, after the id of what it acts on
+    # (`client.beta.threads.runs.stream(threadId, {...})`).
+    after_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +171,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
                                          "limited_providers", "mock_models", "factories", "types", "classes",
-                                         "loaded", "built_by"))
+                                         "loaded", "built_by", "after_id"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -188,7 +193,8 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("limited_providers", []), f"{where}.limited_providers"),
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
                   factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
-                  reader.texts(data.get("built_by", []), f"{where}.built_by"))
+                  reader.texts(data.get("built_by", []), f"{where}.built_by"),
+                  reader.flag(data.get("after_id", False), f"{where}.after_id"))
 
 
 def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from ctxlint.frameworks import Arg, Sink
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nonefields import none_by_default
 from ctxlint.frontends.python.spreads import Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -86,12 +87,23 @@ class Arguments(Component):
         litellm_params.max_tokens``: in every item of the list); the value itself when the code
         does not show some container on the way, which may hold it; None when none does."""
         unseen = False
+        entry = self.default_settings(entry)
         for path in paths:
             found, hidden = self.along(entry, path.split("."))
             if found is not None:
                 return found
             unseen = unseen or hidden
         return entry if unseen else None
+
+    def default_settings(self, entry: Entry) -> Entry:
+        """The settings the code falls back on when the user's own are unset (``config=self.
+        llm_config or default_config(name)`` of a field None by default): what a request is sent
+        with unless someone configures otherwise, so a limit it lacks is lacking by default."""
+        node, env = self.scopes.deref(entry[0], entry[1])
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) \
+                and all(none_by_default(self.m, value, env) for value in node.values[:-1]):
+            return node.values[-1], env, entry[2]
+        return entry
 
     def along(self, entry: Entry, steps: list[str]) -> tuple[Entry | None, bool]:
         """The member at the end of ``steps``, or None and whether a container on the way is one

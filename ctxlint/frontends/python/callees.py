@@ -251,13 +251,15 @@ class Callees(Component):
         or the class a parameter is annotated with (``llm: BaseLLM``), through names and
         ``self`` attributes that hold it (``self.llm = llm``)."""
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
-            return (None, env.scope.cls) if env.scope.cls is not None else None
+            method = _method_around(env.scope, node.id)
+            return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
                 and not node.args and cls is not None and isinstance(cls.node, ast.ClassDef) and cls.node.bases:
             base = base_name(cls.node.bases[0])  # `super().handle(...)`: the method of the first base class
             return self.class_named(base, cls.parent, foreign) if base is not None else None
         called = isinstance(node, ast.Call)  # an object a call returns: a method's may be the one it is on
+        made: ast.Call | None = node if isinstance(node, ast.Call) else None
         if isinstance(node, ast.Call):
             node = node.func
         else:
@@ -272,7 +274,7 @@ class Callees(Component):
                 assert binding is not None
                 node, env = factory, binding.env
             elif binding is not None and isinstance(binding.value, ast.Call):
-                node, env = binding.value.func, binding.env
+                made, node, env = binding.value, binding.value.func, binding.env
             elif binding is not None and isinstance(binding.value, ast.Name) and binding.owner is None and hops < 4:
                 return self.class_of(binding.value, binding.env, foreign, hops + 1)
             elif isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
@@ -293,7 +295,8 @@ class Callees(Component):
             return self.fluent_class(node, env, foreign, hops)
         if not isinstance(node, ast.Name):
             return None
-        return self.class_named(node.id, env.scope, foreign)
+        found = self.class_named(node.id, env.scope, foreign)
+        return found if found is not None or made is None else returned_class(self, made, env, foreign)
 
     def fluent_class(self, method: ast.Attribute, env: Env, foreign: bool, hops: int
                      ) -> tuple[Analyzer | None, Scope] | None:
@@ -461,3 +464,29 @@ class Called:
     returns: list[ast.expr]
     env: Env
     owner: Analyzer | None = None
+
+
+def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
+    """The class a function of the project declares it returns (``def get_settings(...) ->
+    Settings``), for the object a call of it gives."""
+    found = callees.callee(call.func, env, foreign)
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    owner, fn, inner, _ = found
+    annotation = callees.class_annotation(fn.returns)
+    reader = owner.callees if owner is not None else callees
+    home = inner.parent
+    cls = reader.class_named(annotation.id, home, foreign) if annotation is not None and home is not None else None
+    if cls is None or cls[0] is not None or owner is None:
+        return cls
+    return owner, cls[1]
+
+
+def _method_around(scope: Scope | None, name: str) -> Scope | None:
+    """The method whose ``self`` (or ``cls``) a function reads: its own, or, for a function nested
+    in a method that takes no such parameter (a closure), the enclosing method's."""
+    while scope is not None and scope.kind == "function":
+        if scope.cls is not None or name in scope.params:
+            return scope
+        scope = scope.parent
+    return None

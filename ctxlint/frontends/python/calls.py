@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
@@ -20,6 +21,10 @@ from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.sinks import Sinks
 
 UNKNOWN = "?"
 _BUILTINS = frozenset(dir(builtins))
@@ -247,27 +252,34 @@ class Calls(Component):
 
     # ---- objects built by framework constructors -------------------------------------------------
 
-    def constructor(self, node: ast.expr, env: Env, branches: bool = True,
-                    settled: bool = False) -> tuple[ast.Call, Env] | None:
+    def constructor(self, node: ast.expr, env: Env, branches: bool = True, settled: bool = False,
+                    elsewhere: list[tuple[Analyzer, ast.expr, Env]] | None = None) -> tuple[ast.Call, Env] | None:
         """The call that built the object ``node`` names (through names, ``self`` attributes,
         the module's own functions and methods called on it, such as ``.bind_tools(...)``).
         A ``self`` attribute whose last assignment shows no such call is the object an earlier
         one builds, when one does: the default of ``if llm is None: self.llm = Model(...)
         else: self.llm = llm`` (with ``branches``, once along the path). With ``settled``, None
         when a function on the way sets a limit on a name the object is held in
-        (``config.max_output_tokens = limit`` after it is built): its constructor is not all it holds."""
+        (``config.max_output_tokens = limit`` after it is built): its constructor is not all it holds.
+        With ``elsewhere``, a function of another module of the project the path reaches
+        (``settings.get_llm()``) ends it there, its module and the value it returns added to the list."""
         for _ in range(_MAX_PATH):
             if isinstance(node, ast.Await):
                 node = node.value
                 continue
             if isinstance(node, ast.IfExp) and branches:  # `Model(name=llm) if isinstance(llm, str) else llm`
                 return next((found for side in (node.body, node.orelse)
-                             if (found := self.constructor(side, env, False, settled)) is not None), None)
+                             if (found := self.constructor(side, env, False, settled, elsewhere)) is not None), None)
             if isinstance(node, ast.Call):
                 target = self.callees.function_for(node, env)
                 if target is not None:
                     node, env = target.returns[-1], target.env
                     continue
+                if elsewhere is not None:
+                    target = self.callees.function_for(node, env, foreign=True)
+                    if target is not None and target.owner is not None:
+                        elsewhere.append((target.owner, target.returns[-1], target.env))
+                        return None
                 return node, env
             if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
                 # `contents, config = self._build(request)`: the item the module's function returns
@@ -290,7 +302,7 @@ class Calls(Component):
                            for value in other_branches(node, binding, self.m.parents)]
             if earlier:
                 for candidate in (binding, *earlier):
-                    found = self.constructor(candidate.value, candidate.env, branches=False, settled=settled)
+                    found = self.constructor(candidate.value, candidate.env, False, settled, elsewhere)
                     if found is not None:
                         return found
                 return None
@@ -308,7 +320,10 @@ class Calls(Component):
                     return found_part
             return None
         seen = 0
-        found = self.constructor(node, env)
+        elsewhere: list[tuple[Analyzer, ast.expr, Env]] = []
+        found = self.constructor(node, env, elsewhere=elsewhere)
+        if found is None and elsewhere:
+            return self.built_elsewhere(*elsewhere[0])
         while found is not None and seen < _MAX_PATH:
             call, call_env = found
             seen += 1
@@ -320,6 +335,25 @@ class Calls(Component):
                 return None
             found = self.constructor(call.func.value, call_env)
         return None
+
+    def built_elsewhere(self, owner: Analyzer, value: ast.expr, env: Env) -> tuple[Holder, ast.Call, Env] | None:
+        """The framework object a function of another module returns (``def get_llm(self): return
+        LiteLLMModel(...)``), read by that module's analyzer, which is kept as the reader of the
+        call that builds it (``reader``)."""
+        held = owner.calls.holder(value, env)
+        if held is not None:
+            self.m.holder_readers[id(held[1])] = owner
+        return held
+
+    def reader(self, built: ast.Call) -> Analyzer | None:
+        """The analyzer of the other module a framework object's constructor call is in, if it is
+        in one (``built_elsewhere``)."""
+        return self.m.holder_readers.get(id(built))
+
+    def sinks_of(self, built: ast.Call) -> Sinks:
+        """The sinks that read a framework object's constructor call: those of the module it is in."""
+        reader = self.reader(built)
+        return reader.sinks if reader is not None else self.sinks
 
     def receiver_calls(self, func: ast.expr, env: Env) -> list[tuple[ast.Call, Env]]:
         """The calls along a method's receiver (``llm.bind_tools(t).invoke`` ->

@@ -110,10 +110,19 @@ def _given(unit: Unit, call: ast.Call, attr: str, env: Env, hops: int) -> tuple[
     return (built, *further)
 
 
-def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str
+def none_by_default(m: Unit, node: ast.expr, env: Env) -> bool:
+    """Whether ``node`` is a field of a class of the project declared None by default
+    (``self.llm_config`` of ``llm_config: dict | None = None``), settings from the environment
+    included: a value the user may set, unset unless they do."""
+    return isinstance(node, ast.Attribute) and _declared(
+        m, m.analyzer.callees.class_of(node.value, env, True), node.attr, environment=True) is not None
+
+
+def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, environment: bool = False
               ) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
     """The module, class and statement that declare ``attr`` of the class ``found`` (or of a base
-    class) with None as its default, when no class on the way is filled from the environment."""
+    class) with None as its default, when no class on the way is filled from the environment
+    (unless ``environment``: a value the environment fills is still unset by default)."""
     owner: Unit = m
     first: ast.ClassDef | None = None
     for _ in range(4):
@@ -122,7 +131,8 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str
         owner = found[0].unit if found[0] is not None else owner
         cls = found[1].node
         first = first or cls
-        if any(base_name(b) in _ENVIRONMENT_BASES for b in cls.bases) or _names_key(cls, attr):
+        if (not environment and any(base_name(b) in _ENVIRONMENT_BASES for b in cls.bases)) \
+                or _names_key(cls, attr):
             return None  # the environment fills it, or a validator may (`values["max_tokens"] = 1024`)
         statement = next((s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                           and s.target.id == attr), None)

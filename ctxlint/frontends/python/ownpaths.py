@@ -43,6 +43,8 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
         args = arguments(node)
         if _configured(func, args):
             return True  # `cfg.get("ROLE_STORAGE_PATH")`: a folder the operator configures
+        if qualified in ("cast", "typing.cast") and len(args) == 2:
+            return own_path(m, scopes, args[1], env)  # `cast("Path", packaged)`: the value, retyped
         if qualified in PATH_BUILDERS:
             if qualified == "os.path.join" and args and own_path(m, scopes, args[0], env):
                 return all(own_path(m, scopes, a, env) for a in args) or not UPLOAD_WORDS.search(m.code(node))

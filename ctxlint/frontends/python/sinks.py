@@ -163,6 +163,8 @@ class Sinks(Component):
                     holders.append(agent)
         parts = Parts(hint=posted_hint(sink, given), default=sink.default_limit)
         for _, holder_call, holder_env in holders:
+            if self.calls.reader(holder_call) is not None:
+                continue  # built in another module: its own reading reports it
             self.m.consumed.add(id(holder_call))
             if sent_from(env.scope, holder_env.scope) or built_to_return(holder_call, holder_env.scope):
                 for sent in (holder_call, *returned_beside(self.m, holder_call, holder_env.scope)):
@@ -171,9 +173,9 @@ class Sinks(Component):
                         spans.append(self.m.span(call))
         self.add_tools(sink.arguments, call, env, given, parts)
         for holder, holder_call, holder_env in holders:
-            self.add_tools(holder.arguments, holder_call, holder_env, None, parts)
+            self.calls.sinks_of(holder_call).add_tools(holder.arguments, holder_call, holder_env, None, parts)
         for holder, holder_call, holder_env in holders:
-            self.add_system(holder.arguments, holder_call, holder_env, None, parts)
+            self.calls.sinks_of(holder_call).add_system(holder.arguments, holder_call, holder_env, None, parts)
         self.add_system(sink.arguments, call, env, given, parts)
         own = [t for t in self.m.catalogue.templates.match(self.calls.path(call.func, env))
                if isinstance(t, TemplateKind)]
@@ -199,14 +201,16 @@ class Sinks(Component):
             if only_some is not None:
                 parts.removed, parts.limit_visible = (SET_FOR_SOME, only_some), True
         for holder, holder_call, holder_env in holders:
-            self.holder_settings(holder, holder_call, holder_env, parts)
+            reader = self.calls.sinks_of(holder_call)
+            reader.holder_settings(holder, holder_call, holder_env, parts, named=reader is not self)
         parts.limit_elsewhere = parts.limit_elsewhere or unseen_holder
         if (hidden or parts.limit_elsewhere) and parts.limit is None:
             parts.limit_visible = False  # settings given at the call override the object's
-        if parts.limit is None and any(self.reserves.built_without_limit(c, Env(e.scope), h) for h, c, e in holders):
+        if parts.limit is None and any(self.calls.sinks_of(c).reserves.built_without_limit(c, Env(e.scope), h)
+                                       for h, c, e in holders):
             parts.limit_visible = False  # reported where the model is built (holder_requests)
         if parts.limit is None and not typed:
-            parts.limit = self.own_default_limit(call, env)
+            parts.limit = own_default_limit(self, call, env)
         defaulted = parts.limit is None and parts.default is not None
         if defaulted:
             key = next((a.keywords[0] for a in sink.arguments.get("limit", ()) if a.keywords), "max_tokens")
@@ -399,22 +403,9 @@ class Sinks(Component):
             else:
                 parts.settings_built = found
 
-    def own_default_limit(self, call: ast.Call, env: Env) -> OutputLimit | None:
-        """The limit a call known by its shape alone sends when it is a function the project
-        defines whose signature gives one by default (its own `create_chat_completion(...,
-        max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
-        target = self.callees.function_for(call, env, foreign=True, returns=False)
-        if target is None:
-            return None
-        for name, param in target.env.scope.params.items():
-            if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
-                    and type(param.default.value) is int:
-                return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
-                                   self.m.span(call))
-        return None
-
-    def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts) -> None:
-        """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``)."""
+    def holder_settings(self, holder: Holder, call: ast.Call, env: Env, parts: Parts, named: bool = False) -> None:
+        """The limit and model an object was built with (``ChatAnthropic(max_tokens=...)``); with
+        ``named``, the hint names the module it is built in (another than the request's)."""
         had = parts.limit
         self.settings(holder.arguments, call, env, None, parts)
         if holder.arguments.get("limit") and limit_configurable(call, holder):
@@ -425,7 +416,7 @@ class Sinks(Component):
             if had is None and parts.limit is None:
                 where = self.m.span(call)
                 parts.hint = (f"{holder.limit_hint or 'an output limit'} on `{self.m.short(call.func)}(...)` "
-                              f"(line {where.line})")
+                              f"({f'{self.m.display_path()} ' if named else ''}line {where.line})")
                 parts.built_without = Evidence(EvidenceKind.SOURCE, f"`{self.m.short(call.func)}(...)` is built "
                                                "without an output limit", where)
                 parts.dropped = self.reserves.accepted_limit(env.scope)  # a factory that takes a limit and drops it
@@ -560,3 +551,17 @@ def limit_configurable(call: ast.Call, holder: Holder) -> bool:
         return True  # a configurable set the code does not show may name the limit
     return False
 
+
+def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | None:
+    """The limit a call known by its shape alone sends when it is a function the project
+    defines whose signature gives one by default (its own `create_chat_completion(...,
+    max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
+    target = sinks.callees.function_for(call, env, foreign=True, returns=False)
+    if target is None:
+        return None
+    for name, param in target.env.scope.params.items():
+        if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
+                and type(param.default.value) is int:
+            return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
+                               sinks.m.span(call))
+    return None

@@ -77,14 +77,9 @@ class Spreads(Component):
                 entries.update(inner)
                 steps += inner_steps
             return entries, steps
-        empty = self.empty_by_default(node, env)
+        empty = empty_step(self, node, env)
         if empty is not None:
-            name, kind = empty
-            what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
-                    else f"only what each subclass that sets it is passed as `{name}`, empty by default"
-                    if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
-            return {}, [(kind, Evidence(EvidenceKind.FLOW, f"`**{self.m.code(node)}` holds {what}",
-                                        self.m.span(node)))]
+            return {}, [empty]
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
@@ -119,6 +114,10 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
                 return _spreads(self, binding.owner).members(binding.value, binding.env)
+        if isinstance(node, (ast.Name, ast.Attribute)):  # `options=self.options` of `config.get("options", {})`
+            empty = empty_step(self, node, env, spread="")
+            if empty is not None:
+                return {}, (empty,)
         if isinstance(node, ast.Subscript):  # payload["inferenceConfig"] of a body a function builds
             key = self.flow.literal_str(node.slice, env)
             outer = self.entries(node.value, env)[0] if key is not None else None
@@ -172,6 +171,9 @@ class Spreads(Component):
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
                 and _empty(node.values[1]):
             return self.empty_by_default(node.values[0], env, depth + 1)
+        if (got := _got_key(node)) is not None:  # `config.get("options", {})` of `config` empty by default
+            held = self.empty_by_default(got[1], env, depth + 1)
+            return (f'{held[0]}["{got[0]}"]', held[1]) if held is not None and held[1] == PARAMETER else None
         if isinstance(node, ast.Name) and env.scope.kind == "function" and node.id in env.scope.params \
                 and env.bound(node.id) is None:
             fn = env.scope.node
@@ -180,7 +182,7 @@ class Spreads(Component):
                 # A method reached through an object's interface: its callers are generic code
                 # that passes no settings. A plain helper's callers may well pass the limit.
                 called = called_as(fn, env.scope)
-                return (called, KWARGS) if env.scope.cls is not None and self.kwargs_unset(fn, node.id, called) \
+                return (called, KWARGS) if env.scope.cls is not None and kwargs_unset(self, fn, node.id, called) \
                     and not limit_spread_in_bases(self.callees, env.scope.cls, called) else None
             param = env.scope.params[node.id]
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
@@ -243,13 +245,6 @@ class Spreads(Component):
                     return None
                 found = found or empty[0]
         return found
-
-    def kwargs_unset(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, called: str) -> bool:
-        """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
-        that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
-        name ``called`` with a limit keyword (a caller that gives it the limit)."""
-        return self.kwargs_only_passed(fn, name) and not self.limit_called(called) \
-            and not self.limit_spread_in(called)
 
     def kwargs_only_passed(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
         """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
@@ -482,6 +477,29 @@ def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> boo
     return False
 
 
+def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """The key and the dict of ``settings.get("options", {})`` (or ``.get("options")``): a member
+    read with an empty default."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and not node.keywords and 1 <= len(node.args) <= 2 and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return None
+    return (node.args[0].value, node.func.value) if len(node.args) == 1 or _empty(node.args[1]) else None
+
+
+def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -> Step | None:
+    """The step that shows a dict holds only what a caller passes, empty by default."""
+    empty = spreads.empty_by_default(node, env)
+    if empty is None:
+        return None
+    name, kind = empty
+    what = (f"only the keywords a caller of `{name}` passes, none by default" if kind == KWARGS
+            else f"only what each subclass that sets it is passed as `{name}`, empty by default"
+            if kind == SUBCLASS else f"only what is passed as `{name}`, empty by default")
+    m = spreads.m
+    return kind, Evidence(EvidenceKind.FLOW, f"`{spread}{m.code(node)}` holds {what}", m.span(node))
+
+
 def _empty(node: ast.expr) -> bool:
     """``None``, ``{}`` or ``dict()``."""
     return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
@@ -565,3 +583,11 @@ def handed_empty_field(callees: Callees, node: ast.Attribute, env: Env) -> str |
         return None
     value = field_default(callees, callees.class_of(held, env, True), node.attr)
     return node.attr if value is not None and _empty_field(value) else None
+
+
+def kwargs_unset(spreads: Spreads, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, called: str) -> bool:
+    """Whether ``**name`` of ``fn`` is only passed on (spread, merged, or handed to a function
+    that returns a copy of it), and nothing in the module or the project calls ``fn`` by the
+    name ``called`` with a limit keyword (a caller that gives it the limit)."""
+    return spreads.kwargs_only_passed(fn, name) and not spreads.limit_called(called) \
+        and not spreads.limit_spread_in(called)

@@ -114,6 +114,9 @@ class Unit(CycleGuard):
         # Chat models built here that a request of the same function or class is sent with, and
         # where those requests are sent (sinks.py)
         self.sent_holders: dict[int, list[Span]] = {}
+        # The analyzers of the other modules that build chat models a request here is sent with
+        # (a settings class's `get_llm()`), by the id of the constructor call (calls.py)
+        self.holder_readers: dict[int, Analyzer] = {}
         self.fixes: dict[int, Fix] = {}
         self.codes: dict[int, str] = {}
         self.tokens: dict[int, list[StrToken] | None] = {}
@@ -310,6 +313,13 @@ class Unit(CycleGuard):
         return head not in NOT_VARIABLES or ("." in dotted and head in ("self", "cls"))
 
     # ---- other modules of the project ------------------------------------------------------------
+
+    def display_path(self) -> str:
+        """The module's path as a message names it: from the project's root when it is known."""
+        project, file = self.project, self.file
+        if project is not None and file is not None and file.is_relative_to(project.root):
+            return file.relative_to(project.root).as_posix()
+        return self.path
 
     def foreign(self, qualified: str, level: int = 0) -> tuple[Analyzer, ast.AST] | None:
         """The module of the project that defines ``qualified`` (``app.prompts.SYSTEM``), and

@@ -114,7 +114,8 @@ class Sinks:
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
         args = self.m.args(call)
-        options = args[0] if args else None
+        at = 1 if sink.after_id else 0
+        options = args[at] if len(args) > at else None
         opaque = [False]
         shape = sink.shape
         if options is not None and shape.bare_prompt and len(args) == 1 and shape.input \
