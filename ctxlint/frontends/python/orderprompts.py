@@ -43,7 +43,7 @@ from ctxlint.frontends.python.ordersinks import (
     same_listing_sink,
     tool_result_said,
 )
-from ctxlint.frontends.python.stringsets import StringSets, copy_of
+from ctxlint.frontends.python.stringsets import StringSets, copy_of, never_kept
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
@@ -58,6 +58,7 @@ ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
+ORDER_IN_PROMPT_TEXT = "order-in-prompt-text"  # a set's text written into a value or call named for a prompt
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
@@ -77,8 +78,10 @@ class OrderPrompts(StringSets):
         keyworded = any(word in lowered for word in FOR_MODEL_WORDS)
         asks = "role" in self.m.text or "from_string" in self.m.text \
             or any(_asks_model(call, self) or (keyworded and for_model(call) is not None) for call, _ in self.m.calls)
-        # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
-        if not asks and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
+        # A module that asks no model: only a listing's text its callers in other modules put in a prompt,
+        # and a set's text it writes into a prompt (`order-in-prompt-text`) where its text says `prompt`.
+        prompted = self.m.project is not None and "prompt" in lowered
+        if not asks and not prompted and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
         for fn, scope in self.m.functions:
@@ -91,10 +94,11 @@ class OrderPrompts(StringSets):
                     continue
                 collection, shown = site
                 detail = self.flow.unordered(collection, env)
-                if not asks and detail not in LISTINGS:
+                if not asks and detail not in LISTINGS and not prompted:
                     continue
                 if detail not in LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
-                                                or not self.string_items(collection, env)):
+                                                or not (_joined_whole(shown, collection)
+                                                        or self.string_items(collection, env))):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
@@ -171,6 +175,8 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
+        if self.given_again(fn, shown, carried):
+            return None
         kept = self.kept_for_settings(shown)  # `self.vars["pages"] = ", ".join(listing)`
         direct = self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
@@ -194,6 +200,11 @@ class OrderPrompts(StringSets):
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
+        if said is None and detail in ("set", "frozenset"):
+            far = self.into_prompt_text(fn, shown, carried, steps)
+            if far is not None and far.span is not None:
+                said = (ORDER_IN_PROMPT_TEXT, far.text, f"its order becomes the order of the text {far.text} "
+                        f"(line {far.span.line})")
         if said is None:
             return None
         kind, sink, goes = said
@@ -217,6 +228,35 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
+
+    def given_again(self, fn: Function, shown: ast.expr, carried: set[str]) -> bool:
+        """Whether a name that holds the ordered text is given other text later in ``fn``
+        (``header = fallback`` in each arm of an ``if``): the reads after it are not told apart
+        by which assignment they see, so the text is not followed."""
+        statement = self.statement_of(shown)
+        after = getattr(statement, "end_lineno", None) or 0
+        return any(isinstance(node, ast.Assign) and node.lineno > after and not self.mentions(node.value, carried)
+                   and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)
+                   for node in own_nodes(fn))
+
+    def into_prompt_text(self, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
+                         ) -> Evidence | None:
+        """Where no call that asks a model is seen: the set's text written into a value named for a
+        prompt, or passed to a call named for one (``user_prompt.format(rules="\\n".join(rules))``,
+        then ``self.chat(content=user_prompt)`` of a base class), as a cut is followed (cutreach.py).
+        The steps on the way are added to ``steps``; the sink's step is returned."""
+        reach = self.cut_sites.reach
+        statement = self.statement_of(shown)
+        if statement is None:
+            return None
+        if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
+            found = next((f for name in sorted(carried) if (f := reach.name_far(name, statement, fn))), None)
+        else:
+            found = reach.reach_far(shown, fn)
+        if not found:
+            return None
+        steps.extend(found[:-1])
+        return found[-1]
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -477,6 +517,15 @@ def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tupl
             return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
         current, parent = parent, parents.get(id(parent))
     return None
+
+
+def _joined_whole(shown: ast.expr, collection: ast.expr) -> bool:
+    """``"\\n".join(rules)``: ``str.join`` takes only strings (any other item raises), so a set it
+    joins as it is holds strings."""
+    if isinstance(collection, ast.SetComp) and never_kept(collection):
+        return False  # always empty: nothing is joined
+    return isinstance(shown, ast.Call) and isinstance(shown.func, ast.Attribute) and shown.func.attr == "join" \
+        and bool(shown.args) and (shown.args[0] is collection or copy_of(shown.args[0]) is collection)
 
 
 def _called(call: ast.Call) -> str:
