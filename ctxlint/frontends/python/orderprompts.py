@@ -235,7 +235,8 @@ class OrderPrompts(StringSets):
         by which assignment they see, so the text is not followed."""
         statement = self.statement_of(shown)
         after = getattr(statement, "end_lineno", None) or 0
-        return any(isinstance(node, ast.Assign) and node.lineno > after and not self.mentions(node.value, carried)
+        built = self.spread(fn, carried)  # `md_files = first + rest`, both built from `md_files`, still holds it
+        return any(isinstance(node, ast.Assign) and node.lineno > after and not self.mentions(node.value, built)
                    and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)
                    for node in own_nodes(fn))
 
