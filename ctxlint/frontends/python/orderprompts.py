@@ -5,15 +5,16 @@ or ``return list(names)``, with ``names`` a set shown to hold strings (stringset
 lists the items in the set's order, which changes with each process's hash seed. Reported only
 when data flow shows that text reaching a call that asks a model, in the same function or in a
 function of the module that calls this one for it (``themes = self.extract(items)``, up to two
-calls up; a generator that yields the set's items is such a function): a call
-handed a model (``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy
-module, ``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
-or the text of a chat message of the project's own class that the
-function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
-its own. A list of strings deduplicated through a set and given to a call whose result is kept
+calls up; a generator that yields the set's items is such a function): a call handed a model
+(``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy module,
+``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
+or the text of a chat message of the project's own class that the function builds with a role
+(``ChatMessage(content=parts, role="user")``), reported as a kind of its own. A list of strings
+deduplicated through a set and given to a call whose result is kept
 (``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
-in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
-calls to a model.
+in the set's order. Where no such call is seen, text followed as a cut's is (cutreach.py) into a
+value or a call named for a prompt is a kind of its own. Sorting anywhere on the way clears it;
+so does a log line or an error, which are not calls to a model.
 
 A directory listing (``os.listdir``, ``os.walk``, ``glob.glob``, ``Path.glob``/``rglob``/``iterdir``)
 is followed the same way, whatever its items: the file system gives its entries in no fixed order.
@@ -36,6 +37,10 @@ from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
+    given_again,
+    into_prompt_text,
+    joined_whole,
+    kept_for_settings,
     message_per_item,
     message_text,
     per_item_evidence,
@@ -43,7 +48,7 @@ from ctxlint.frontends.python.ordersinks import (
     same_listing_sink,
     tool_result_said,
 )
-from ctxlint.frontends.python.stringsets import StringSets, copy_of, never_kept
+from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
@@ -58,7 +63,6 @@ ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
-ORDER_IN_PROMPT_TEXT = "order-in-prompt-text"  # a set's text written into a value or call named for a prompt
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _ADDS = ("append", "extend", "insert", "update")
@@ -97,7 +101,7 @@ class OrderPrompts(StringSets):
                 if not asks and detail not in LISTINGS and not prompted:
                     continue
                 if detail not in LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
-                                                or not (_joined_whole(shown, collection)
+                                                or not (joined_whole(shown, collection)
                                                         or self.string_items(collection, env))):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
@@ -175,9 +179,9 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
-        if self.given_again(fn, shown, carried):
+        if given_again(self, fn, shown, carried):
             return None
-        kept = self.kept_for_settings(shown)  # `self.vars["pages"] = ", ".join(listing)`
+        kept = kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
         direct = self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
@@ -201,10 +205,7 @@ class OrderPrompts(StringSets):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
         if said is None and detail in ("set", "frozenset"):
-            far = self.into_prompt_text(fn, shown, carried, steps)
-            if far is not None and far.span is not None:
-                said = (ORDER_IN_PROMPT_TEXT, far.text, f"its order becomes the order of the text {far.text} "
-                        f"(line {far.span.line})")
+            far, said = into_prompt_text(self, fn, shown, carried, steps)
         if said is None:
             return None
         kind, sink, goes = said
@@ -228,36 +229,6 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
-
-    def given_again(self, fn: Function, shown: ast.expr, carried: set[str]) -> bool:
-        """Whether a name that holds the ordered text is given other text later in ``fn``
-        (``header = fallback`` in each arm of an ``if``): the reads after it are not told apart
-        by which assignment they see, so the text is not followed."""
-        statement = self.statement_of(shown)
-        after = getattr(statement, "end_lineno", None) or 0
-        built = self.spread(fn, carried)  # `md_files = first + rest`, both built from `md_files`, still holds it
-        return any(isinstance(node, ast.Assign) and node.lineno > after and not self.mentions(node.value, built)
-                   and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)
-                   for node in own_nodes(fn))
-
-    def into_prompt_text(self, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
-                         ) -> Evidence | None:
-        """Where no call that asks a model is seen: the set's text written into a value named for a
-        prompt, or passed to a call named for one (``user_prompt.format(rules="\\n".join(rules))``,
-        then ``self.chat(content=user_prompt)`` of a base class), as a cut is followed (cutreach.py).
-        The steps on the way are added to ``steps``; the sink's step is returned."""
-        reach = self.cut_sites.reach
-        statement = self.statement_of(shown)
-        if statement is None:
-            return None
-        if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
-            found = next((f for name in sorted(carried) if (f := reach.name_far(name, statement, fn))), None)
-        else:
-            found = reach.reach_far(shown, fn)
-        if not found:
-            return None
-        steps.extend(found[:-1])
-        return found[-1]
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -341,16 +312,6 @@ class OrderPrompts(StringSets):
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
                         and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:
                     return self.m.span(loop.node.iter)
-        return None
-
-    def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
-        """The assignment of the ordered text itself to an entry of a dict a settings template prints."""
-        statement = self.m.parents.get(id(shown))
-        if isinstance(statement, ast.Attribute):  # `", ".join(names).strip()`
-            statement = self.m.parents.get(id(self.m.parents.get(id(statement))))
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and self.cut_sites.settings.rendered_slot(statement.targets[0]) is not None:
-            return statement
         return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:
@@ -518,15 +479,6 @@ def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tupl
             return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
         current, parent = parent, parents.get(id(parent))
     return None
-
-
-def _joined_whole(shown: ast.expr, collection: ast.expr) -> bool:
-    """``"\\n".join(rules)``: ``str.join`` takes only strings (any other item raises), so a set it
-    joins as it is holds strings."""
-    if isinstance(collection, ast.SetComp) and never_kept(collection):
-        return False  # always empty: nothing is joined
-    return isinstance(shown, ast.Call) and isinstance(shown.func, ast.Attribute) and shown.func.attr == "join" \
-        and bool(shown.args) and (shown.args[0] is collection or copy_of(shown.args[0]) is collection)
 
 
 def _called(call: ast.Call) -> str:
