@@ -87,3 +87,21 @@ def label(self, ticket: str, labels: set, strict: bool, fallback: str) -> str:
     linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX104"])
     assert [f.kind for f in linter.lint_text(source, "labels.py", "labels.py", "python")
             if f.kind == "order-in-prompt-text"] == []
+
+
+def test_a_name_whose_text_went_on_in_a_list_before_it_is_given_other_text_is_followed() -> None:
+    source = '''\
+class Views:
+    async def describe(self, names: list) -> str:
+        participants = {str(n) for n in names}
+        blocks = []
+        block = "## Participants\\n"
+        for p in participants:
+            block += f"- {p}\\n"
+        blocks.append(block)
+        block = "## Notes\\nDescribe how the participants call each other."
+        blocks.append(block)
+        return await self.llm.aask("\\n---\\n".join(blocks))
+'''
+    linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX104"])
+    assert [f.kind for f in linter.lint_text(source, "views.py", "views.py", "python")] == ["order-reaches-prompt"]

@@ -141,10 +141,14 @@ def given_again(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[
     by which assignment they see, so the text is not followed."""
     statement = part.statement_of(shown)
     after = getattr(statement, "end_lineno", None) or 0
+    nodes = own_nodes(fn)
     built = part.spread(fn, carried)  # `md_files = first + rest`, both built from `md_files`, still holds it
-    return any(isinstance(node, ast.Assign) and node.lineno > after and not part.mentions(node.value, built)
-               and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)
-               for node in own_nodes(fn))
+    again = [node.lineno for node in nodes if isinstance(node, ast.Assign) and node.lineno > after
+             and not part.mentions(node.value, built)
+             and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)]
+    # `blocks.append(block)` before `block = ...` again: the text went on in `blocks` first
+    return bool(again) and not any(after < getattr(node, "lineno", 0) < min(again) and part.built_from(node, carried)
+                                   - carried for node in nodes)
 
 
 def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
