@@ -128,7 +128,9 @@ _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-pr
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
                  "order-in-tool-result")
 # said whole by the front-end
-_OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call")
+# `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
+# another: where a request of the file includes the collection, the request's view decides.
+_OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call", "order-in-prompt-text")
 _ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")
 # An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
 _SENT_KINDS = ("schema-choices", "tool-order")

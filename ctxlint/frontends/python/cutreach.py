@@ -143,6 +143,14 @@ class CutReach(Component):
         finally:
             _FAR.reset(token)
 
+    def name_far(self, name: str, statement: ast.stmt, fn: FunctionNode) -> Steps | None:
+        """``reach_far`` for the value a local ``name`` holds after ``statement`` (a loop that adds to it)."""
+        token = _FAR.set(True)
+        try:
+            return self.through_name(name, statement, fn, 0, set())
+        finally:
+            _FAR.reset(token)
+
     # ---- following the value ---------------------------------------------------------------------
 
     def into_prompt(self, node: ast.expr, fn: FunctionNode | None, hops: int = 0,

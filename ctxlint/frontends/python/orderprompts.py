@@ -5,15 +5,16 @@ or ``return list(names)``, with ``names`` a set shown to hold strings (stringset
 lists the items in the set's order, which changes with each process's hash seed. Reported only
 when data flow shows that text reaching a call that asks a model, in the same function or in a
 function of the module that calls this one for it (``themes = self.extract(items)``, up to two
-calls up; a generator that yields the set's items is such a function): a call
-handed a model (``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy
-module, ``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
-or the text of a chat message of the project's own class that the
-function builds with a role (``ChatMessage(content=parts, role="user")``), reported as a kind of
-its own. A list of strings deduplicated through a set and given to a call whose result is kept
+calls up; a generator that yields the set's items is such a function): a call handed a model
+(``prompt.generate(data=..., llm=self.llm)``), a model object called itself (a DSPy module,
+``self.expand(notes=text)``) or a call of an object named for one (``self.llm.aask(prompt)``);
+or the text of a chat message of the project's own class that the function builds with a role
+(``ChatMessage(content=parts, role="user")``), reported as a kind of its own. A list of strings
+deduplicated through a set and given to a call whose result is kept
 (``hits = search(list(set(queries)))``) is followed into what the call gives back, which comes
-in the set's order. Sorting anywhere on the way clears it; so does a log line or an error, which are not
-calls to a model.
+in the set's order. Where no such call is seen, text followed as a cut's is (cutreach.py) into a
+value or a call named for a prompt is a kind of its own. Sorting anywhere on the way clears it;
+so does a log line or an error, which are not calls to a model.
 
 A directory listing (``os.listdir``, ``os.walk``, ``glob.glob``, ``Path.glob``/``rglob``/``iterdir``)
 is followed the same way, whatever its items: the file system gives its entries in no fixed order.
@@ -36,6 +37,10 @@ from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
+    given_again,
+    into_prompt_text,
+    joined_whole,
+    kept_for_settings,
     message_per_item,
     message_text,
     per_item_evidence,
@@ -77,8 +82,10 @@ class OrderPrompts(StringSets):
         keyworded = any(word in lowered for word in FOR_MODEL_WORDS)
         asks = "role" in self.m.text or "from_string" in self.m.text \
             or any(_asks_model(call, self) or (keyworded and for_model(call) is not None) for call, _ in self.m.calls)
-        # A module that asks no model: only a listing's text its callers in other modules put in a prompt.
-        if not asks and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
+        # A module that asks no model: only a listing's text its callers in other modules put in a prompt,
+        # and a set's text it writes into a prompt (`order-in-prompt-text`) where its text says `prompt`.
+        prompted = self.m.project is not None and "prompt" in lowered
+        if not asks and not prompted and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
         for fn, scope in self.m.functions:
@@ -91,10 +98,11 @@ class OrderPrompts(StringSets):
                     continue
                 collection, shown = site
                 detail = self.flow.unordered(collection, env)
-                if not asks and detail not in LISTINGS:
+                if not asks and detail not in LISTINGS and not prompted:
                     continue
                 if detail not in LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
-                                                or not self.string_items(collection, env)):
+                                                or not (joined_whole(shown, collection)
+                                                        or self.string_items(collection, env))):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
@@ -171,7 +179,9 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
-        kept = self.kept_for_settings(shown)  # `self.vars["pages"] = ", ".join(listing)`
+        if given_again(self, fn, shown, carried):
+            return None
+        kept = kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
         direct = self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
@@ -194,6 +204,8 @@ class OrderPrompts(StringSets):
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
+        if said is None and detail in ("set", "frozenset"):
+            far, said = into_prompt_text(self, fn, shown, carried, steps)
         if said is None:
             return None
         kind, sink, goes = said
@@ -300,16 +312,6 @@ class OrderPrompts(StringSets):
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
                         and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:
                     return self.m.span(loop.node.iter)
-        return None
-
-    def kept_for_settings(self, shown: ast.expr) -> ast.Assign | None:
-        """The assignment of the ordered text itself to an entry of a dict a settings template prints."""
-        statement = self.m.parents.get(id(shown))
-        if isinstance(statement, ast.Attribute):  # `", ".join(names).strip()`
-            statement = self.m.parents.get(id(self.m.parents.get(id(statement))))
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and self.cut_sites.settings.rendered_slot(statement.targets[0]) is not None:
-            return statement
         return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:

@@ -1,6 +1,8 @@
 """What the order passes take for where ordered text arrives (orderprompts.py): the text of a chat
-message built with its role, a keyword the code names for what a model is given, and when two
-observations of one listing reach the same place."""
+message built with its role, a keyword the code names for what a model is given, a value or call
+named for a prompt where no call that asks a model is seen, and when two observations of one
+listing reach the same place; what shows a set holds strings (``str.join``), and a name that is
+given other text again, after which its reads are not followed."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import LISTINGS
 from ctxlint.frontends.python.literals import string_value
-from ctxlint.frontends.python.ordering import listings_walked
+from ctxlint.frontends.python.ordering import listings_walked, own_nodes
+from ctxlint.frontends.python.stringsets import copy_of, never_kept
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation
 
@@ -116,3 +119,62 @@ def tool_result_said(asked: ast.expr | ast.stmt, called: str, line: int) -> tupl
     return ("order-in-tool-result", f"put into the tool's result message `{called}`",
             f"its order becomes the order of the text of the tool's result message `{called}` (line {line}), "
             "added once to the end of the conversation")
+
+
+ORDER_IN_PROMPT_TEXT = "order-in-prompt-text"  # the kind of evidence (rules/cache/CTX104)
+
+
+def kept_for_settings(part: OrderPrompts, shown: ast.expr) -> ast.Assign | None:
+    """The assignment of the ordered text itself to an entry of a dict a settings template prints."""
+    statement = part.m.parents.get(id(shown))
+    if isinstance(statement, ast.Attribute):  # `", ".join(names).strip()`
+        statement = part.m.parents.get(id(part.m.parents.get(id(statement))))
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            and part.cut_sites.settings.rendered_slot(statement.targets[0]) is not None:
+        return statement
+    return None
+
+
+def given_again(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str]) -> bool:
+    """Whether a name that holds the ordered text is given other text later in ``fn``
+    (``header = fallback`` in each arm of an ``if``): the reads after it are not told apart
+    by which assignment they see, so the text is not followed."""
+    statement = part.statement_of(shown)
+    after = getattr(statement, "end_lineno", None) or 0
+    nodes = own_nodes(fn)
+    built = part.spread(fn, carried)  # `md_files = first + rest`, both built from `md_files`, still holds it
+    again = [node.lineno for node in nodes if isinstance(node, ast.Assign) and node.lineno > after
+             and not part.mentions(node.value, built)
+             and any(isinstance(t, ast.Name) and t.id in carried for t in node.targets)]
+    # `blocks.append(block)` before `block = ...` again: the text went on in `blocks` first
+    return bool(again) and not any(after < getattr(node, "lineno", 0) < min(again) and part.built_from(node, carried)
+                                   - carried for node in nodes)
+
+
+def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
+                     ) -> tuple[Evidence | None, tuple[str, str, str] | None]:
+    """Where no call that asks a model is seen: the set's text written into a value named for a
+    prompt, or passed to a call named for one (``user_prompt.format(rules="\\n".join(rules))``,
+    then ``self.chat(content=user_prompt)`` of a base class), as a cut is followed (cutreach.py).
+    The steps on the way are added to ``steps``; the sink's step is returned, with what it is said to do."""
+    reach = part.cut_sites.reach
+    statement = part.statement_of(shown)
+    if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
+        found = next((f for name in sorted(carried) if (f := reach.name_far(name, statement, fn))), None)
+    else:
+        found = reach.reach_far(shown, fn)
+    if not found:
+        return None, None
+    steps.extend(found[:-1])
+    sink = found[-1]
+    line = f" (line {sink.span.line})" if sink.span is not None else ""
+    return sink, (ORDER_IN_PROMPT_TEXT, sink.text, f"its order becomes the order of the text {sink.text}{line}")
+
+
+def joined_whole(shown: ast.expr, collection: ast.expr) -> bool:
+    """``"\\n".join(rules)``: ``str.join`` takes only strings (any other item raises), so a set it
+    joins as it is holds strings."""
+    if isinstance(collection, ast.SetComp) and never_kept(collection):
+        return False  # always empty: nothing is joined
+    return isinstance(shown, ast.Call) and isinstance(shown.func, ast.Attribute) and shown.func.attr == "join" \
+        and bool(shown.args) and (shown.args[0] is collection or copy_of(shown.args[0]) is collection)

@@ -61,12 +61,6 @@ class SchemaChoices(StringSets):
                 return collection, root
         return None
 
-    def statement_of(self, node: ast.AST) -> ast.AST | None:
-        parent = self.m.parents.get(id(node))
-        while parent is not None and not isinstance(parent, ast.stmt):
-            parent = self.m.parents.get(id(parent))
-        return parent
-
     def observed(self, collection: ast.expr, holder: ast.expr, env: Env) -> Observation | None:
         detail = self.flow.unordered(collection, env)
         if detail not in ("set", "frozenset") or not self.string_items(collection, env):

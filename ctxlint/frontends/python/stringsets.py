@@ -41,7 +41,7 @@ class StringSets(DeclaredText):
                 if binding is None or binding.owner is not None:
                     return False
                 value = binding.value
-                if isinstance(value, ast.Call) and _is_set_call(value, self) and not value.args:
+                if isinstance(value, ast.Call) and _is_set_call(value, self) and _empty(value):
                     return self.added_strings(node.id, binding.env) if isinstance(node, ast.Name) \
                         else self.attribute_strings(node, env)
                 node, env = binding.value, binding.env
@@ -66,6 +66,13 @@ class StringSets(DeclaredText):
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False
+
+    def statement_of(self, node: ast.AST) -> ast.AST | None:
+        """The statement ``node`` is part of (a loop for its ``iter``)."""
+        parent = self.m.parents.get(id(node))
+        while parent is not None and not isinstance(parent, ast.stmt):
+            parent = self.m.parents.get(id(parent))
+        return parent
 
     def returned_strings(self, call: ast.Call, env: Env) -> bool:
         """Whether a function of the module the call reaches returns a set of strings: its
@@ -95,13 +102,14 @@ class StringSets(DeclaredText):
         return False
 
     def added_strings(self, name: str, env: Env) -> bool:
-        """Whether every ``name.add(item)`` of the function adds a string, and every
-        ``name.update(items)`` a collection of them."""
+        """Whether a ``name.add(item)`` of the function adds a string, or a ``name.update(items)``
+        a collection of them: one string among its items is enough for the set's order to change
+        with the hash seed (as for ``attribute_strings``)."""
         fn = env.scope.node
         added = [node for node in own_nodes(fn) if isinstance(node, ast.Call)
                  and isinstance(node.func, ast.Attribute) and node.func.attr in ("add", "update")
                  and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
-        return bool(added) and all(
+        return any(
             self.text_item(call.args[0], env, ()) if call.func.attr == "add"  # type: ignore[attr-defined]
             else self.string_items(call.args[0], env) or self.declared_text(call.args[0], env)
             or self.comprehended_text(call.args[0], env) for call in added)
@@ -262,6 +270,12 @@ def _filtered_copy(comp: ast.SetComp) -> bool:
     """``{r for r in roots if ...}``: a set of the items of one collection, kept as they are."""
     return len(comp.generators) == 1 and isinstance(comp.elt, ast.Name) \
         and isinstance(comp.generators[0].target, ast.Name) and comp.generators[0].target.id == comp.elt.id
+
+
+def _empty(call: ast.Call) -> bool:
+    """``set()``, ``set([])``, ``set(())``: a set started empty, filled by what is added to it."""
+    return not call.args or (len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple))
+                             and not call.args[0].elts)
 
 
 def _is_set_call(node: ast.expr, part: Component) -> bool:
