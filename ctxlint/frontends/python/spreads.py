@@ -114,7 +114,9 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
                 return _spreads(self, binding.owner).members(binding.value, binding.env)
-        if isinstance(node, (ast.Name, ast.Attribute)):  # `options=self.options` of `config.get("options", {})`
+        # `options=self.options` of `config.get("options", {})`; a parameter handed on whole is
+        # the caller's settings to give, not a dict left empty here
+        if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and node.id not in env.scope.params):
             empty = empty_step(self, node, env, spread="")
             if empty is not None:
                 return {}, (empty,)
