@@ -17,6 +17,7 @@ Stdlib only; the walk is bounded, and a tree past its bounds answers that every 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -45,6 +46,8 @@ _SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.+[\w.]*?(?:(?<=\.)MODULE(?![\w$])"
                    rb"|[\"'`]\.\.?/(?:[^\"'`\n]*/)?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
 # ... as a module of its own (`import helpers`, `from helpers import f`): its folder is on the path.
 _TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]"
+# Prose: docs and posts, whose code samples may bind a name of their own.
+_PROSE = frozenset({".md", ".mdx", ".rst", ".txt", ".html"})
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
@@ -79,13 +82,16 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             data = path.read_bytes()
         except OSError:
             continue
+        if path.suffix.lower() == ".ipynb":
+            data = _notebook_sources(data)
         present = [n for n in left if n.encode() in data]
         if not present:
             continue
         language = _Language(path, data)
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
-            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))):
+            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))) \
+                    and not (name in homes and _sample_binds(path, data, name)):
                 del left[name]
     return set(left)
 
@@ -144,7 +150,7 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
         module, folder = home.name.split(".", 1)[0], home.parent.name
         if module in ("__init__", "index"):
             return True  # a package's own module: imported by its folder's name, in too many ways to tell
-        if suffix == ".ipynb":  # its code lines are JSON strings: any mention of the module counts
+        if suffix == ".ipynb":  # a notebook's cells: any mention of the module counts
             pattern = rb"(?<![\w$])MODULE(?![\w$])"
         else:  # by its folder, as a module of its own (run from its folder, a `src/` layout), or from beside it
             pattern = b"|".join((_IMPORT, _TOP_IMPORT, _SIBLING_IMPORT))
@@ -152,6 +158,26 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
                 folder.encode())), data, re.MULTILINE):
             return True
     return False
+
+
+def _sample_binds(path: Path, data: bytes, name: str) -> bool:
+    """Whether prose (a README, a blog post) binds ``name`` in a code sample of its own
+    (``user_prompt = "Tell me…"``): its mentions are then the sample's variable, not a use of the
+    project's function or constant of that name."""
+    return os.path.splitext(path.name)[1].lower() in _PROSE and re.search(
+        rb"(?<![\w$.])" + re.escape(name.encode()) + rb"[ \t]*=(?!=)", data) is not None
+
+
+def _notebook_sources(data: bytes) -> bytes:
+    """A notebook's cells as written, without their stored outputs: what a cell once printed (a
+    listing of names, a log) is a record of a past run, not a use of a name. The file as it is
+    when it cannot be read as a notebook."""
+    try:
+        cells = json.loads(data).get("cells")
+        sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells]
+    except (ValueError, AttributeError, TypeError, KeyError):
+        return data
+    return "\n".join(s for s in sources if isinstance(s, str)).encode()
 
 
 def _written(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> bool:
