@@ -152,9 +152,10 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     from ctxlint.references import names_at, project_top, unwritten  # here: a clean run asks nothing
 
     tops: dict[str, Path] = {}  # a finding's path -> the top of its repository
-    # One question per repository for the functions with no readers, one per group of a function
-    # and its readers (whose bodies are left out only for the names of that group).
-    asked: dict[tuple[Path, tuple[NamedFunction, ...]], list[tuple[str, str, int]]] = {}
+    # The names asked in each repository: a function with no readers by its name; a function and its
+    # readers as a group, each name tagged with the group (``_asked``), since the readers' bodies are
+    # left out only for that group's names.
+    asked: dict[Path, list[tuple[str, str, int]]] = {}
     # A name's modules, when every function asked about by that name is at the top of one.
     homes: dict[str, frozenset[Path] | None] = {}
     for finding in asking:
@@ -167,25 +168,33 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         lines = [line for f in group for line in range(f.line, f.end_line + 1)] if function.readers else [function.line]
         if function.by_hand is not None:
             lines.extend(range(function.by_hand[0], function.by_hand[1] + 1))
-        question = asked.setdefault((top, group if function.readers else ()), [])
         for named in group:
-            question.extend((named.name, str(path.resolve()), line) for line in lines)
+            asked.setdefault(top, []).extend((_asked(named, finding), str(path.resolve()), line) for line in lines)
             known = homes.get(named.name, frozenset())
             homes[named.name] = known | {path.resolve()} if named.top_level and known is not None else None
     tied = {name: found for name, found in homes.items() if found}
-    never = {key: unwritten(key[0], names_at(places), tied) for key, places in asked.items()}
+    never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
     kept = []
     for finding in findings:
         function = finding.function
         if function is not None and finding.span.path in tops:
             selection = files[finding.span.path][2]
-            group = (function, *function.readers)
-            if {f.name for f in group} <= never[tops[finding.span.path], group if function.readers else ()]:
+            if {_asked(f, finding) for f in (function, *function.readers)} <= never[tops[finding.span.path]]:
                 finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, _unread(finding)))
                 if not selection.reported(finding):
                     continue
         kept.append(finding)
     return kept
+
+
+def _asked(named: NamedFunction, finding: Finding) -> str:
+    """The question about ``named`` that ``finding`` asks: its name, tagged with the function the
+    finding is in and where, when that function has readers (see ``references.word``)."""
+    function = finding.function
+    assert function is not None
+    if not function.readers:
+        return named.name
+    return f"{named.name}\0{finding.span.path}:{function.name}:{function.line}"
 
 
 def _unread(finding: Finding) -> Evidence:

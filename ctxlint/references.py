@@ -57,6 +57,12 @@ _HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.
                       re.IGNORECASE)
 
 
+def word(name: str) -> str:
+    """The name a question asks about: ``name``, or what comes before a NUL in it. Two questions
+    about one name with different places to leave out (``build\0ask``) ask it apart in one walk."""
+    return name.split("\0", 1)[0]
+
+
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
               homes: Mapping[str, frozenset[Path]] | None = None) -> set[str]:
     """The names that no line of the files under ``root`` writes, besides the places given for
@@ -67,7 +73,7 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
     elsewhere every text file is."""
     homes = homes or {}
     left = {name: places for name, places in names.items() if name}
-    files = _grepped(root, left) if (root / ".git").exists() else None
+    files = _grepped(root, {word(name) for name in left}) if (root / ".git").exists() else None
     total = 0
     for count, path in enumerate(_text_files(root) if files is None else files):
         if not left:
@@ -84,14 +90,15 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             continue
         if path.suffix.lower() == ".ipynb":
             data = _notebook_sources(data)
-        present = [n for n in left if n.encode() in data]
+        present = [n for n in left if word(n).encode() in data]
         if not present:
             continue
         language = _Language(path, data)
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
-            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))) \
-                    and not (name in homes and _sample_binds(path, data, name)):
+            bare = word(name)
+            if _written(data, bare, own, language) and (own or _imports(path, data, homes.get(bare))) \
+                    and not (bare in homes and _sample_binds(path, data, bare)):
                 del left[name]
     return set(left)
 
