@@ -171,19 +171,29 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
 
 
 def _with_readers(found: list[tuple[NamedFunction, ast.stmt]]) -> list[NamedFunction]:
-    """Each function with the transitive closure of the others whose bodies (or values) name it."""
-    named = [_names_in(node) for _, node in found]
-    direct = [[j for j in range(len(found)) if j != i and found[i][0].name in named[j]] for i in range(len(found))]
+    """Each function with the transitive closure of the others whose bodies (or values) name it,
+    worked out over their names (a name bound twice reads the same). A closure past
+    ``MAX_READERS`` is left out: the function is then asked about alone, and the readers' uses of
+    its name count as calls."""
+    read_by: dict[str, set[str]] = {}
+    for function, node in found:
+        for name in _names_in(node):
+            read_by.setdefault(name, set()).add(function.name)
     result = []
-    for i, (function, _) in enumerate(found):
-        closure: list[int] = []
-        stack = list(direct[i])
-        while stack:
-            j = stack.pop()
-            if j != i and j not in closure:
-                closure.append(j)
-                stack.extend(direct[j])
-        result.append(replace(function, readers=tuple(found[j][0] for j in sorted(closure))) if closure else function)
+    closures: dict[str, set[str]] = {}
+    for function, _ in found:
+        if function.name not in closures:
+            closure: set[str] = set()
+            stack = list(read_by.get(function.name, ()))
+            while stack and len(closure) <= MAX_READERS:
+                name = stack.pop()
+                if name not in closure:
+                    closure.add(name)
+                    stack.extend(read_by.get(name, ()))
+            closures[function.name] = closure if len(closure) <= MAX_READERS else set()
+        names = closures[function.name]
+        readers = tuple(other for other, _ in found if other is not function and other.name in names)
+        result.append(replace(function, readers=readers) if 0 < len(readers) <= MAX_READERS else function)
     return result
 
 
@@ -224,6 +234,8 @@ def _numeric(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and type(value.value) in (int, float)
 
 
+# The most functions whose bodies alone may reach one: past it, the function is asked about alone.
+MAX_READERS = 32
 # Decorators that only wrap the function they decorate: what they return is still reached by its name.
 _WRAPPING = frozenset({"staticmethod", "classmethod", "property", "cache", "lru_cache", "cached_property"})
 
