@@ -156,7 +156,8 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     # readers as a group, each name tagged with the group (``_asked``), since the readers' bodies are
     # left out only for that group's names.
     asked: dict[Path, list[tuple[str, str, int]]] = {}
-    # A name's modules, when every function asked about by that name is at the top of one.
+    # A question's modules, when every function asked about by that name is at the top of one (a
+    # group's names are asked apart: their homes are that group's module only).
     homes: dict[str, frozenset[Path] | None] = {}
     for finding in asking:
         function = finding.function
@@ -169,9 +170,10 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         if function.by_hand is not None:
             lines.extend(range(function.by_hand[0], function.by_hand[1] + 1))
         for named in group:
-            asked.setdefault(top, []).extend((_asked(named, finding), str(path.resolve()), line) for line in lines)
-            known = homes.get(named.name, frozenset())
-            homes[named.name] = known | {path.resolve()} if named.top_level and known is not None else None
+            question = _asked(named, finding)
+            asked.setdefault(top, []).extend((question, str(path.resolve()), line) for line in lines)
+            known = homes.get(question, frozenset())
+            homes[question] = known | {path.resolve()} if named.top_level and known is not None else None
     tied = {name: found for name, found in homes.items() if found}
     never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
     kept = []

@@ -97,8 +97,8 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
             bare = word(name)
-            if _written(data, bare, own, language) and (own or _imports(path, data, homes.get(bare))) \
-                    and not (bare in homes and _sample_binds(path, data, bare)):
+            if _written(data, bare, own, language) and (own or _imports(path, data, homes.get(name))) \
+                    and not (name in homes and _sample_binds(path, data, bare)):
                 del left[name]
     return set(left)
 
