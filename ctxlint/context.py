@@ -186,5 +186,7 @@ def in_function(finding: Finding, parsed: ParsedFile) -> Finding:
     for function in parsed.named_functions:
         if function.line <= finding.span.line <= function.end_line and (inner is None or function.line > inner.line):
             inner = function
+    if inner is not None and parsed.run_by_hand is not None:
+        inner = replace(inner, by_hand=parsed.run_by_hand)
     return replace(finding, function=inner) if inner is not None else finding
 

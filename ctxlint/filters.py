@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ctxlint.catalogue import Rule, resolve
 from ctxlint.config import Settings
 from ctxlint.discover import glob_any, glob_match
-from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Severity, Span
+from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, NamedFunction, Severity, Span
 
 if TYPE_CHECKING:
     from ctxlint.changes import Changes
@@ -144,24 +144,36 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     and the confidence floor of their file's configuration applied again. ``files`` gives, for a
     finding's path, the file, its configuration's root and selection. A function reached only by
     a call of its name (``Finding.function``) whose name no other line of the repository writes,
-    comments aside, never runs: a request or a cut in it reaches no model."""
+    comments aside, never runs: a request or a cut in it reaches no model. Nor does one named only
+    in the bodies of its module's functions that nothing else names either (its readers)."""
     asking = [f for f in findings if f.function is not None and f.span.path in files]
     if not asking:
         return findings
     from ctxlint.references import names_at, project_top, unwritten  # here: a clean run asks nothing
 
     tops: dict[str, Path] = {}  # a finding's path -> the top of its repository
+    # The names asked in each repository: a function with no readers by its name; a function and its
+    # readers as a group, each name tagged with the group (``_asked``), since the readers' bodies are
+    # left out only for that group's names.
     asked: dict[Path, list[tuple[str, str, int]]] = {}
-    # A name's modules, when every function asked about by that name is at the top of one.
+    # A question's modules, when every function asked about by that name is at the top of one (a
+    # group's names are asked apart: their homes are that group's module only).
     homes: dict[str, frozenset[Path] | None] = {}
     for finding in asking:
         function = finding.function
         assert function is not None
         path, root, _ = files[finding.span.path]
         top = tops.setdefault(finding.span.path, project_top(root.resolve()))
-        asked.setdefault(top, []).append((function.name, str(path.resolve()), function.line))
-        known = homes.get(function.name, frozenset())
-        homes[function.name] = known | {path.resolve()} if function.top_level and known is not None else None
+        group = (function, *function.readers)
+        # the lines of the function and of its readers: a name written there is reached only through them
+        lines = [line for f in group for line in range(f.line, f.end_line + 1)] if function.readers else [function.line]
+        if function.by_hand is not None:
+            lines.extend(range(function.by_hand[0], function.by_hand[1] + 1))
+        for named in group:
+            question = _asked(named, finding)
+            asked.setdefault(top, []).extend((question, str(path.resolve()), line) for line in lines)
+            known = homes.get(question, frozenset())
+            homes[question] = known | {path.resolve()} if named.top_level and known is not None else None
     tied = {name: found for name, found in homes.items() if found}
     never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
     kept = []
@@ -169,13 +181,33 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         function = finding.function
         if function is not None and finding.span.path in tops:
             selection = files[finding.span.path][2]
-            if function.name in never[tops[finding.span.path]]:
-                verb = "reads" if function.constant else "calls"
-                said = Evidence(EvidenceKind.FLOW, f"nothing in the project {verb} `{function.name}`",
-                                Span.point(finding.span.path, function.line), strong=False)
-                finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, said))
+            if {_asked(f, finding) for f in (function, *function.readers)} <= never[tops[finding.span.path]]:
+                finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, _unread(finding)))
                 if not selection.reported(finding):
                     continue
         kept.append(finding)
     return kept
 
+
+def _asked(named: NamedFunction, finding: Finding) -> str:
+    """The question about ``named`` that ``finding`` asks: its name, tagged with the function the
+    finding is in and where, when that function has readers (see ``references.word``)."""
+    function = finding.function
+    assert function is not None
+    if not function.readers:
+        return named.name
+    return f"{named.name}\0{finding.span.path}:{function.name}:{function.line}"
+
+
+def _unread(finding: Finding) -> Evidence:
+    """What the run found of the function a finding is in: nothing calls it, or nothing but its readers."""
+    function = finding.function
+    assert function is not None
+    verb = "reads" if function.constant else "calls"
+    said = f"nothing in the project {verb} `{function.name}`"
+    if function.readers:
+        names = ", ".join(f"`{r.name}`" for r in function.readers)
+        said += f" but {names}, which nothing else calls"
+    if function.by_hand is not None:
+        said += f" outside its module's `__main__` block (line {function.by_hand[0]}), which runs only by hand"
+    return Evidence(EvidenceKind.FLOW, said, Span.point(finding.span.path, function.line), strong=False)

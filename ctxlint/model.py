@@ -443,7 +443,7 @@ class NamedFunction:
     defined at the top of the module or as a method of a class with no base (not decorated, so
     nothing registers it; not an override, so no base class or framework calls it by a name of
     its own); or a subclass, which stands for its methods, since only code that names it makes one;
-    or a module's string constant, which only code that names it reads."""
+    or a module's constant, which only code that names it reads."""
 
     name: str
     line: int
@@ -452,9 +452,16 @@ class NamedFunction:
     # reaches it only through an import of this one, so a file that never names the module does
     # not call it, whatever it writes (`tools.run_shell_command(...)` is another object's method).
     top_level: bool = False
-    # A prompt constant at the top of its module (`PROMPT_TEMPLATE = """..."""`), not a function:
-    # a template nothing reads is never rendered, so it sends nothing either.
+    # A constant at the top of its module (`PROMPT_TEMPLATE = """..."""`, `MAX_CHARS = 4096 * 4`),
+    # not a function: a template nothing reads is never rendered, a limit nothing reads cuts nothing.
     constant: bool = False
+    # The module's other such functions through whose bodies alone it may be reached: those that
+    # name it, those that name them, and so on (a template read only by `build_prompt`, which only
+    # `ask` calls). When no line outside all their bodies names any of them, none of them runs.
+    readers: tuple[NamedFunction, ...] = ()
+    # The lines of its module's `if __name__ == "__main__":` block, when the module is a package's:
+    # a call there runs only when someone runs the module by hand, never when the application imports it.
+    by_hand: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

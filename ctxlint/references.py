@@ -17,6 +17,7 @@ Stdlib only; the walk is bounded, and a tree past its bounds answers that every 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -45,6 +46,8 @@ _SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.+[\w.]*?(?:(?<=\.)MODULE(?![\w$])"
                    rb"|[\"'`]\.\.?/(?:[^\"'`\n]*/)?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
 # ... as a module of its own (`import helpers`, `from helpers import f`): its folder is on the path.
 _TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]"
+# Prose: docs and posts, whose code samples may bind a name of their own.
+_PROSE = frozenset({".md", ".mdx", ".rst", ".txt", ".html"})
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
@@ -52,6 +55,12 @@ _COMMENT = (b"#", b"//", b"/*", b"*")
 # A changelog's file name (`CHANGELOG.md`, `HISTORY.rst`, `NEWS`): prose, not code (`history.py` is code).
 _HISTORY = re.compile(r"(?:change_?log|changes|history|news|release_?notes)(?:\.(?:md|rst|txt|markdown))?$",
                       re.IGNORECASE)
+
+
+def word(name: str) -> str:
+    """The name a question asks about: ``name``, or what comes before a NUL in it. Two questions
+    about one name with different places to leave out (``build\0ask``) ask it apart in one walk."""
+    return name.split("\0", 1)[0]
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
@@ -64,7 +73,7 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
     elsewhere every text file is."""
     homes = homes or {}
     left = {name: places for name, places in names.items() if name}
-    files = _grepped(root, left) if (root / ".git").exists() else None
+    files = _grepped(root, {word(name) for name in left}) if (root / ".git").exists() else None
     total = 0
     for count, path in enumerate(_text_files(root) if files is None else files):
         if not left:
@@ -79,13 +88,17 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             data = path.read_bytes()
         except OSError:
             continue
-        present = [n for n in left if n.encode() in data]
+        if path.suffix.lower() == ".ipynb":
+            data = _notebook_sources(data)
+        present = [n for n in left if word(n).encode() in data]
         if not present:
             continue
         language = _Language(path, data)
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
-            if _written(data, name, own, language) and (own or _imports(path, data, homes.get(name))):
+            bare = word(name)
+            if _written(data, bare, own, language) and (own or _imports(path, data, homes.get(name))) \
+                    and not (name in homes and _sample_binds(path, data, bare)):
                 del left[name]
     return set(left)
 
@@ -144,7 +157,7 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
         module, folder = home.name.split(".", 1)[0], home.parent.name
         if module in ("__init__", "index"):
             return True  # a package's own module: imported by its folder's name, in too many ways to tell
-        if suffix == ".ipynb":  # its code lines are JSON strings: any mention of the module counts
+        if suffix == ".ipynb":  # a notebook's cells: any mention of the module counts
             pattern = rb"(?<![\w$])MODULE(?![\w$])"
         else:  # by its folder, as a module of its own (run from its folder, a `src/` layout), or from beside it
             pattern = b"|".join((_IMPORT, _TOP_IMPORT, _SIBLING_IMPORT))
@@ -152,6 +165,26 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
                 folder.encode())), data, re.MULTILINE):
             return True
     return False
+
+
+def _sample_binds(path: Path, data: bytes, name: str) -> bool:
+    """Whether prose (a README, a blog post) binds ``name`` in a code sample of its own
+    (``user_prompt = "Tell me…"``): its mentions are then the sample's variable, not a use of the
+    project's function or constant of that name."""
+    return os.path.splitext(path.name)[1].lower() in _PROSE and re.search(
+        rb"(?<![\w$.])" + re.escape(name.encode()) + rb"[ \t]*=(?!=)", data) is not None
+
+
+def _notebook_sources(data: bytes) -> bytes:
+    """A notebook's cells as written, without their stored outputs: what a cell once printed (a
+    listing of names, a log) is a record of a past run, not a use of a name. The file as it is
+    when it cannot be read as a notebook."""
+    try:
+        cells = json.loads(data).get("cells")
+        sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells]
+    except (ValueError, AttributeError, TypeError, KeyError):
+        return data
+    return "\n".join(s for s in sources if isinstance(s, str)).encode()
 
 
 def _written(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> bool:

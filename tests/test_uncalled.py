@@ -251,3 +251,86 @@ def test_a_call_commented_out_after_code_or_a_name_only_imported_calls_nothing(t
     assert unwritten(tmp_path.resolve(), names) == {"mergeAnswers", "condense"}
     (tmp_path / "tools" / "index.ts").write_text('import { mergeAnswers } from "./merge";\n', encoding="utf-8")
     assert unwritten(tmp_path.resolve(), names) == {"condense"}  # a package's entry imports to re-export
+
+
+HISTORY_HELPERS = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+MAX_NOTE_CHARS = 3000 * 4
+
+HINT_TEMPLATE = """Past tickets that look like this one:
+<tickets>
+{tickets}
+</tickets>
+""" + "Answer in one line."
+
+
+def shorten(note):
+    return note[:MAX_NOTE_CHARS]
+
+
+def hint_prompt(tickets):
+    return HINT_TEMPLATE.format(tickets="\\n".join(shorten(t) for t in tickets))
+
+
+def ask_for_hint(tickets):
+    return client.chat.completions.create(model="gpt-4o", max_completion_tokens=200,
+                                          messages=[{"role": "user", "content": hint_prompt(tickets)}])
+
+
+if __name__ == "__main__":
+    print(ask_for_hint(["The export button does nothing."]))
+'''
+
+
+def test_a_constant_named_only_in_functions_nothing_else_calls_is_low_confidence(project):
+    # HINT_TEMPLATE and MAX_NOTE_CHARS are read by hint_prompt and shorten, which only
+    # ask_for_hint reaches, which only the package module's own __main__ block calls: none of it
+    # runs when the application imports the module. Once another module calls hint_prompt, all of
+    # it does.
+    project.preview = False
+    project.write({"desk/__init__.py": "", "desk/hints.py": HISTORY_HELPERS, ".git/HEAD": "ref: refs/heads/main\n",
+                   "desk/app.py": "# from desk.hints import ask_for_hint\nprint('ready')\n",
+                   "docs/post.md": "```python\nhint_prompt = 'Give me a hint'\nprint(hint_prompt)\n```\n"})
+    default, low = project.run_many([("check", "--output-format", "json", "--select", "CTX403,CTX205"),
+                                     ("check", "--output-format", "json", "--select", "CTX403,CTX205",
+                                      "--confidence", "low")])
+    assert json.loads(default.stdout) == []
+    lowered = {(f["line"], f["code"]): f["evidence"][-1]["text"] for f in json.loads(low.stdout)}
+    assert lowered[9, "CTX403"] == ("nothing in the project reads `HINT_TEMPLATE` but `hint_prompt`, `ask_for_hint`, "
+                                    "which nothing else calls outside its module's `__main__` block (line 27), "
+                                    "which runs only by hand")
+    assert lowered[19, "CTX205"].startswith("nothing in the project calls `hint_prompt` but `ask_for_hint`")
+    project.write({"desk/app.py": "from desk.hints import hint_prompt\nprint(hint_prompt(['x']))\n"})
+    again = project.run("check", "--output-format", "json", "--select", "CTX403,CTX205")
+    assert sorted((f["line"], f["code"]) for f in json.loads(again.stdout)) == [(9, "CTX403"), (19, "CTX205")]
+
+
+def test_a_notebooks_stored_output_is_no_use_of_a_name(tmp_path: Path):
+    (tmp_path / "jobs.py").write_text("def nightly_digest(rows):\n    return rows\n", encoding="utf-8")
+    cells = {"cells": [{"cell_type": "code", "source": ["import jobs\n", "print(jobs.__file__)\n"],
+                        "outputs": [{"output_type": "stream", "text": ["jobs.py nightly_digest\n"]}]}]}
+    (tmp_path / "explore.ipynb").write_text(json.dumps(cells), encoding="utf-8")
+    names = {"nightly_digest": {(str((tmp_path / "jobs.py").resolve()), 1)}}
+    tied = {"nightly_digest": frozenset({(tmp_path / "jobs.py").resolve()})}
+    assert unwritten(tmp_path.resolve(), names, tied) == {"nightly_digest"}
+    cells["cells"][0]["source"].append("jobs.nightly_digest([])\n")
+    (tmp_path / "explore.ipynb").write_text(json.dumps(cells), encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names, tied) == set()
+
+
+def test_module_functions_come_with_the_functions_that_alone_reach_them():
+    import ast
+
+    from ctxlint.frontends.python.nodes import named_functions
+
+    source = ("LIMIT = 1024 * 4\nTITLE = 'Notes'\nPROMPT = '''Notes:\n{notes}''' + TITLE\n\n\n"
+              "@staticmethod\ndef clip(text):\n    return text[:LIMIT]\n\n\n"
+              "def build(notes):\n    return PROMPT.format(notes=clip(notes))\n\n\n"
+              "def main():\n    return build('x')\n\n\n@app.route('/')\ndef index():\n    return main()\n")
+    found = {f.name: [r.name for r in f.readers] for f in named_functions(ast.parse(source))}
+    # a registered route is not reached by its name, so it is neither asked about nor a reader
+    assert found == {"LIMIT": ["clip", "build", "main"], "TITLE": ["PROMPT", "build", "main"],
+                     "PROMPT": ["build", "main"], "clip": ["build", "main"], "build": ["main"], "main": []}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.typescript.knowledge import Node, snake
@@ -18,11 +18,15 @@ class Estimates:
     """Finds characters-per-token guesses; reads syntax only."""
 
     m: Module
+    # Whether each estimating function the module declares only feeds tallies (`only_tallied`).
+    tallies: dict[str, bool] = field(default_factory=dict)
 
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():
+            if "." in target and self.tallied(target.rsplit(".", 1)[-1]):
+                return
             body = self.m.field(value, "body") if value.type == "arrow_function" else None
-            if body is not None and self.only_places_cache_breakpoints(target, value):
+            if body is not None and (self.only_places_cache_breakpoints(target, value) or self.only_tallied(target)):
                 return
             # `const estimateTokens = (t: string) => Math.ceil(t.length / 4)`: what the function
             # returns is the count (a body in braces is read at its `return`s)
@@ -60,6 +64,67 @@ class Estimates:
             elif not self.gates_cache(call.parent):
                 return False
         return True
+
+    def tallied(self, name: str) -> bool:
+        """Whether the module's field ``name`` only keeps a tally (``usage.inputTokensEstimated +=
+        …``): every mention of it is a write, an object literal's key (its first value), or a field
+        of a template string, which only shows it (a log line). No budget or cut reads it: a count
+        guessed for it ends in what a usage report or a log displays. An object handed on whole
+        (`res.json(usage)`) shows its fields the same way."""
+        for node in walk(self.m.root):
+            if node.type not in ("property_identifier", "identifier", "shorthand_property_identifier",
+                                 "shorthand_property_identifier_pattern") or self.m.code(node) != name:
+                continue
+            parent = node.parent
+            if parent is None:
+                return False
+            if parent.type == "pair" and self.m.field(parent, "key") == node:
+                continue
+            if parent.type == "member_expression" and self.m.field(parent, "property") == node:
+                holder = parent.parent
+                if holder is not None and holder.type in ("assignment_expression", "augmented_assignment_expression") \
+                        and self.m.field(holder, "left") == parent:
+                    continue
+                if self.displayed(parent):
+                    continue
+            return False
+        return True
+
+    def only_tallied(self, function: str) -> bool:
+        """Whether every use of the module's function ``function`` is a call whose count is added to
+        or written into a field that only keeps a tally (``tallied``). A function handed on or
+        exported (`module.exports = { estimateTokens }`) may be used anywhere: not asked about."""
+        if function not in self.tallies:
+            uses = [n for n in walk(self.m.root) if n.type in ("identifier", "shorthand_property_identifier")
+                    and self.m.code(n) == function]
+            fields = [self.tally_field(use) for use in uses]
+            written = [f for f in fields if f is not None]
+            # the declaration's own name is the one use that is not a call
+            self.tallies[function] = bool(written) and len(written) == len(uses) - 1 \
+                and all(self.tallied(f) for f in set(written))
+        return self.tallies[function]
+
+    def tally_field(self, use: Node) -> str | None:
+        """The field a call of ``use`` is written into (``usage.outputTokensEstimated += estimate(t)``)."""
+        call = use.parent
+        if call is None or call.type != "call_expression" or self.m.field(call, "function") != use:
+            return None
+        holder = call.parent
+        while holder is not None and holder.type in ("await_expression", "parenthesized_expression"):
+            holder = holder.parent
+        left = self.m.field(holder, "left") if holder is not None and holder.type in (
+            "assignment_expression", "augmented_assignment_expression") else None
+        if left is None or left.type != "member_expression":
+            return None
+        name = self.m.field(left, "property")
+        return self.m.code(name) if name is not None else None
+
+    def displayed(self, node: Node) -> bool:
+        """Whether ``node`` is a field of a template string (`` `est=${usage.tokensEstimated}` ``)."""
+        current = node.parent
+        while current is not None and current.type in ("member_expression", "parenthesized_expression"):
+            current = current.parent
+        return current is not None and current.type == "template_substitution"
 
     def gates_cache(self, node: Node) -> bool:
         """Whether ``node`` is in the condition of an ``if`` whose branch adds a cache breakpoint."""

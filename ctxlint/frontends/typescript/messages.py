@@ -15,7 +15,7 @@ from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Item, RequestBuilder
 from ctxlint.model import Breakpoint, Request, Role, Slot
-from ctxlint.providers import ROLE_NAMES
+from ctxlint.providers import ROLE_NAMES, part_text
 
 
 @dataclass(eq=False)
@@ -124,6 +124,8 @@ class Messages:
         builder.add(self.strings.or_slot(found, node, env), role, loop)
 
     def block(self, item: Item, builder: RequestBuilder, role: Role, loop: str | None) -> None:
+        if self.makes_bare_parts(item.node, item.env):
+            return
         entries = self.names.entries(item.node, item.env)
         loop = item.loop or loop
         read_part(item.node, item.env, entries, self.strings.literal_str, self.strings.pieces, self.content,
@@ -135,6 +137,29 @@ class Messages:
                 _, _, pair = entries[key]
                 if key == "cache_control" or "cacheControl" in self.m.code(pair):
                     builder.breakpoints.append(Breakpoint(self.m.span(pair), len(builder.segments), None))
+
+    def makes_bare_parts(self, node: Node, env: Env) -> bool:
+        """Whether ``node`` calls a function of the project (this module's, or one a relative import
+        names) whose every return is a content part that holds no text, its type written in place
+        (`return { type: "image_url", image_url: { url } }`): an upload turned into an image or a
+        sound adds no text to the prompt, so nothing in it reads as instructions."""
+        if node.type != "call_expression":
+            return False
+        found = self.names.project_function(node, env.scope)
+        if found is None or not found[1].scope.returns:
+            return False
+        module = found[0].m if found[0] is not None else self.m
+        for value in found[1].scope.returns:
+            value = module.unwrap(value)
+            if value.type != "object":
+                return False
+            keys = {module.key_text(module.field(pair, "key")): module.field(pair, "value")
+                    for pair in value.named_children if pair.type == "pair"}
+            kind = keys.get("type")
+            written = module.string_value(kind) if kind is not None else None
+            if written is None or part_text(written, [k for k in keys if k is not None]) is not None:
+                return False
+        return True
 
     def langchain_text(self, node: Node, env: Env, builder: RequestBuilder, role: Role, loop: str | None) -> None:
         """A LangChain template string: ``{name}`` fields are slots filled when the template runs."""

@@ -100,7 +100,7 @@ class Scopes:
         value = next((c for c in node.named_children if c.type != "comment"), None)
         if value is not None and scope.kind == "function":
             scope.returns.append(value)
-            if function and "token" in function.lower():
+            if function and "token" in function.lower() and not self.estimates.only_tallied(function):
                 self.estimates.estimates_in(value)
         return False
 
