@@ -228,10 +228,13 @@ class Tools(Component):
         anchors: dict[tuple[int, str], Span] = {}
         for call, scope in self.m.calls:
             if constructors.match(self.calls.path(call.func, Env(scope))):
-                builder, tools = group(scope, "constructed")
+                # one request per constructor call: nothing shows two constructed tools offered
+                # together (a function that returns one of two variants makes both)
+                registry = f"constructed@{call.lineno}:{call.col_offset}"
+                builder, tools = group(scope, registry)
                 made = self.constructed_tools(call, Env(scope), builder)
                 if made:
-                    anchors.setdefault((id(scope.node), "constructed"), self.m.span(call))
+                    anchors.setdefault((id(scope.node), registry), self.m.span(call))
                 tools.extend(made)
         names = self.m.catalogue.tool_decorators.last_names()
         for fn, scope in self.m.functions:
