@@ -35,7 +35,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, branches, other_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -316,6 +316,7 @@ class Sources(Component):
                 continue
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
+            spec = run_by(self.scopes, spec, node, env) if isinstance(node, ast.Call) else spec
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
                           strong=spec.strong, origin=spec.kind, whole=True)
         return None
@@ -442,7 +443,8 @@ class Sources(Component):
                 specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
-                    return spec, self.describe(node, path, spec)
+                    held = run_by(self.scopes, spec, node, env) if isinstance(node, ast.Call) else spec
+                    return held, self.describe(node, path, spec)
             return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
