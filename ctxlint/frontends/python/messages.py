@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ctxlint.frameworks import Arg, MessageKind, TemplateKind
@@ -216,7 +217,7 @@ class Messages(Component):
         if content is None:
             return None
         stored = self.kept(call)
-        if not stored and not isinstance(self.m.parents.get(id(call)), (ast.Yield, ast.Return)):
+        if not stored and not self.handed_back(call):
             return None
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
@@ -276,16 +277,31 @@ class Messages(Component):
         parent = self.m.parents.get(id(call))
         if isinstance(parent, ast.Call):
             return isinstance(parent.func, ast.Attribute) and parent.func.attr in _STORES and call in parent.args
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
+                   and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+                   for name, node in self.uses_of_name(call))
+
+    def handed_back(self, call: ast.Call) -> bool:
+        """Whether ``call``'s value is what its function gives its caller (``yield Message(...)``,
+        ``msg = Message(...)`` then ``return msg``): a tool's result, which the caller adds to the
+        conversation."""
+        if isinstance(self.m.parents.get(id(call)), (ast.Yield, ast.Return)):
+            return True
+        return any(isinstance(node, (ast.Yield, ast.Return)) and isinstance(node.value, ast.Name)
+                   and node.value.id == name for name, node in self.uses_of_name(call))
+
+    def uses_of_name(self, call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
+        """The name ``call``'s value is first given (``reply = Message(...)``) with each node of the
+        function (or module) that assigns it; nothing when the value is not given a name."""
+        parent = self.m.parents.get(id(call))
         target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
         if not isinstance(target, ast.Name):
-            return False
-        name = target.id
+            return
         body = self.m.parents.get(id(parent))
         while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             body = self.m.parents.get(id(body))
-        return body is not None and any(
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
-            and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(body))
+        if body is not None:
+            yield from ((target.id, node) for node in ast.walk(body))
 
     def is_message_object(self, node: ast.expr, env: Env) -> bool:
         return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))

@@ -18,6 +18,7 @@ from ctxlint.frontends.python.carriers import (
     called_names,
     carrier_from_callers,
     constructor_argument,
+    returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
@@ -445,7 +446,9 @@ class Sources(Component):
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     held = run_by(self.scopes, spec, node, env) if isinstance(node, ast.Call) else spec
                     return held, self.describe(node, path, spec)
-            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
+            if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
+                return None
+            return built_carrier(self, node, env) or (returned_process(self, node, env) if not specs else None)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
