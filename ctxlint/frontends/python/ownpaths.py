@@ -159,11 +159,11 @@ _FEEDS_INPUT = frozenset({"stdin", "input"})
 FIXED_COMMAND = "fixed-command"
 
 
-def run_by(scopes: Scopes, spec: SourceKindSpec, call: ast.Call, env: Env) -> SourceKindSpec:
-    """``spec`` as what ``call`` gives: a process that runs a command the code writes out whole
-    is of its own kind (FIXED_COMMAND), the program's own state rather than what a command someone
-    chose prints; where the evidence must be tool output (messages.tool_output), it does not count."""
-    if spec.kind == "subprocess" and command_written_whole(scopes, call, env):
+def run_by(scopes: Scopes, spec: SourceKindSpec, node: ast.expr, env: Env) -> SourceKindSpec:
+    """``spec`` as what ``node`` (a call) gives: a process that runs a command the code writes out
+    whole is of its own kind (FIXED_COMMAND), the program's own state rather than what a command
+    someone chose prints; where the evidence must be tool output (messages.tool_output), it does not count."""
+    if spec.kind == "subprocess" and isinstance(node, ast.Call) and command_written_whole(scopes, node, env):
         return replace(spec, kind=FIXED_COMMAND)
     return spec
 

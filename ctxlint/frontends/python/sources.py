@@ -317,9 +317,8 @@ class Sources(Component):
                 continue
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
-            spec = run_by(self.scopes, spec, node, env) if isinstance(node, ast.Call) else spec
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
-                          strong=spec.strong, origin=spec.kind, whole=True)
+                          strong=spec.strong, origin=run_by(self.scopes, spec, node, env).kind, whole=True)
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
@@ -444,8 +443,7 @@ class Sources(Component):
                 specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
-                    held = run_by(self.scopes, spec, node, env) if isinstance(node, ast.Call) else spec
-                    return held, self.describe(node, path, spec)
+                    return run_by(self.scopes, spec, node, env), self.describe(node, path, spec)
             if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
                 return None
             return built_carrier(self, node, env) or (returned_process(self, node, env) if not specs else None)
