@@ -62,8 +62,7 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, Sour
 _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
            "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-# The catalogue's kinds of third-party content an agent reads back: a response body, a page, a
-# process's streams.
+# Third-party content an agent reads back: a response body, a page, a process's streams.
 _READ_BACK = ("http", "web page", "browser", "subprocess", FIXED_COMMAND)
 # A cut to fewer characters than this is a label, a preview or a log line, not content a model reads.
 MIN_CONTENT = 500
