@@ -18,11 +18,13 @@ def answer(question):
         messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}],
     )
 '''
+# The service is called from the app: a prompt only uncalled code reads is low confidence.
+APP = "from service import answer\n\nprint(answer(input()))\n"
 FIXED = SERVICE.replace("json.dumps(POLICY)", "json.dumps(POLICY, sort_keys=True)")
 
 
 def test_diff_shows_the_fix_and_writes_nothing(project):
-    project.write({"service.py": SERVICE})
+    project.write({"service.py": SERVICE, "app.py": APP})
     run = project.run("check", "--diff", "service.py")
     assert run.code == 1
     assert run.lines == [
@@ -43,7 +45,7 @@ def test_diff_shows_the_fix_and_writes_nothing(project):
 
 
 def test_fix_rewrites_only_the_call_and_a_second_run_changes_nothing(project):
-    project.write({"service.py": SERVICE})
+    project.write({"service.py": SERVICE, "app.py": APP})
     first = project.run("check", "--fix", "service.py")
     assert first.code == 0
     assert first.err_lines == ["Fixed 1 finding in 1 file."]
@@ -54,10 +56,10 @@ def test_fix_rewrites_only_the_call_and_a_second_run_changes_nothing(project):
     assert (diff.code, diff.stdout) == (0, "")
     assert (project.root / "service.py").read_text() == FIXED
     # No temporary left (the result cache is the only other entry).
-    assert sorted(p.name for p in project.root.iterdir()) == [".ctxlint_cache", "service.py"]
+    assert sorted(p.name for p in project.root.iterdir()) == [".ctxlint_cache", "app.py", "service.py"]
 
 
 def test_fix_keeps_crlf_newlines(project):
-    project.write({"service.py": SERVICE.replace("\n", "\r\n").encode()})
+    project.write({"service.py": SERVICE.replace("\n", "\r\n").encode(), "app.py": APP})
     assert project.run("check", "--fix", "service.py").code == 0
     assert (project.root / "service.py").read_bytes() == FIXED.replace("\n", "\r\n").encode()
