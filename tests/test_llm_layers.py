@@ -226,6 +226,17 @@ class LocalSearch(BaseSearch[str]):
 '''
 
 
+# The app's entry point: a class nothing names is never made, and findings in it are low.
+MAIN = """\
+import asyncio
+
+from app.search import LocalSearch
+from llmcore.base import Completion
+
+print(asyncio.run(LocalSearch(Completion()).search(input(), open("chunks.txt").read())))
+"""
+
+
 def test_a_message_builder_and_a_shipped_prompt_are_read_as_what_is_sent(tmp_path):
     """The messages come from the project's builder (each chained call adds one of a fixed role),
     the system text is the prompt shipped as the default of `system_prompt`, and the model and its
@@ -234,6 +245,7 @@ def test_a_message_builder_and_a_shipped_prompt_are_read_as_what_is_sent(tmp_pat
     root = _monorepo(tmp_path)
     (root / "packages/llm-core/llmcore/messages.py").write_text(BUILDER, encoding="utf-8")
     (root / "packages/app/app/search.py").write_text(SEARCH, encoding="utf-8")
+    (root / "packages/app/app/main.py").write_text(MAIN, encoding="utf-8")
     found = check_json(root, "packages/app/app/search.py", "CTX201,CTX402")
     assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [
         ("CTX402", 13, 1, "name-and-words"), ("CTX201", 32, 26, "settings-unset")]

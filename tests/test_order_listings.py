@@ -72,6 +72,9 @@ def ask(items):
     prompt = section(items)
     return client.chat.completions.create(model="gpt-4o", max_tokens=100,
                                           messages=[{"role": "user", "content": prompt}])
+
+
+print(ask(input().split()))
 ''')
     [found] = [f for f in check_json(tmp_path, "agent.py", "CTX104") if f["confidence"] != "low"]
     assert (found["line"], found["kind"]) == (7, "order-in-message")

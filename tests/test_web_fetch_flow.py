@@ -57,7 +57,9 @@ class Answer:
 
 
 def test_pages_of_a_fetch_with_a_plug_in_engine_reach_the_system_prompt(tmp_path: Path) -> None:
-    for name, text in {"app/__init__.py": "", "app/browse.py": BROWSE, "app/answer.py": ANSWER}.items():
+    main = "import asyncio\n\nfrom app.answer import Answer\n\nprint(asyncio.run(Answer('web').run(input(), [])))\n"
+    for name, text in {"app/__init__.py": "", "app/browse.py": BROWSE, "app/answer.py": ANSWER,
+                       "app/main.py": main}.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
