@@ -50,7 +50,6 @@ from ctxlint.frontends.python.loopshapes import (
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.ownpaths import FIXED_COMMAND
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
@@ -63,7 +62,7 @@ _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*
            "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Third-party content an agent reads back: a response body, a page, a process's streams.
-_READ_BACK = ("http", "web page", "browser", "subprocess", FIXED_COMMAND)
+_READ_BACK = ("http", "web page", "browser", "subprocess")
 # A cut to fewer characters than this is a label, a preview or a log line, not content a model reads.
 MIN_CONTENT = 500
 _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "size", "keep")

@@ -18,7 +18,6 @@ from ctxlint.frontends.python.carriers import (
     called_names,
     carrier_from_callers,
     constructor_argument,
-    returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
@@ -36,7 +35,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -310,7 +309,7 @@ class Sources(Component):
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
-                          strong=spec.strong, origin=run_by(self.scopes, spec, node, env).kind, whole=True)
+                          strong=spec.strong, origin=spec.kind, whole=True)
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
@@ -435,10 +434,8 @@ class Sources(Component):
                 specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
-                    return run_by(self.scopes, spec, node, env), self.describe(node, path, spec)
-            if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
-                return None
-            return built_carrier(self, node, env) or (returned_process(self, node, env) if not specs else None)
+                    return spec, self.describe(node, path, spec)
+            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:
