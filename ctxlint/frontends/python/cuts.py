@@ -20,6 +20,7 @@ from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from ctxlint.frontends.code.words import MIN_CUT
+from ctxlint.frontends.python.cutmarkers import names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
@@ -529,47 +530,6 @@ def _no_len(value: ast.expr) -> ast.expr:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len":
         return ast.Constant(0)
     return value
-
-
-def names_a_marker(node: ast.expr) -> bool:
-    """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
-    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))
-
-
-def assigned_to_name(node: ast.expr, parents: dict[int, ast.AST]) -> tuple[ast.Assign, str] | None:
-    """The statement ``name = node`` that gives ``node`` to one plain name, and the name."""
-    statement = parents.get(id(node))
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement, statement.targets[0].id
-    return None
-
-
-def joined_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
-    """Whether the name a cut is assigned to is joined, further on in its function, with a value
-    named as a marker (``truncated = text[:n]``, then ``return notice + truncated``)."""
-    assigned = assigned_to_name(node, parents)
-    if assigned is None:
-        return False
-    statement, target = assigned
-    fn = parents.get(id(statement))
-    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        fn = parents.get(id(fn))
-    if fn is None:
-        return False
-    for joined in ast.walk(fn):
-        if isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add) and joined.lineno > statement.lineno:
-            parts = _added(joined)
-            if any(isinstance(p, ast.Name) and p.id == target for p in parts) and any(map(names_a_marker, parts)):
-                return True
-    return False
-
-
-def _added(node: ast.expr) -> list[ast.expr]:
-    """The operands of a chain of ``+`` (``notice + "\\n" + text``)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return [*_added(node.left), *_added(node.right)]
-    return [node]
 
 
 def fills_what_is_left(node: ast.Subscript, parents: dict[int, ast.AST]) -> bool:

@@ -21,8 +21,9 @@ from itertools import pairwise
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
+from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
 from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
-from ctxlint.frontends.python.cuts import HELPER_CUTS, assigned_to_name, joined_with_marker, names_a_marker
+from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
@@ -306,7 +307,7 @@ class CutSites(Component):
             parent = self.m.parents.get(id(parent))
         if isinstance(parent, (ast.BinOp, ast.JoinedStr)):
             self.cuts.mark(parent, env)
-        if id(node) in self.m.marked:
+        if id(node) in self.m.marked or listed_with_marker(node, self.m.parents):
             return True
         if isinstance(parent, ast.Dict) and any(  # {"content": text[:n], "truncated": len(text) > n}
                 isinstance(k, ast.Constant) and isinstance(k.value, str) and "truncat" in k.value.lower()

@@ -1,0 +1,63 @@
+"""Markers written beside a cut, in the shapes code gives them: a name that says it marks a cut,
+a marker joined to the cut text later in its function, a marker item between listed parts."""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.markers import cut_marker, cut_marker_before
+
+
+def names_a_marker(node: ast.expr) -> bool:
+    """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))
+
+
+def assigned_to_name(node: ast.expr, parents: dict[int, ast.AST]) -> tuple[ast.Assign, str] | None:
+    """The statement ``name = node`` that gives ``node`` to one plain name, and the name."""
+    statement = parents.get(id(node))
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement, statement.targets[0].id
+    return None
+
+
+def joined_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the name a cut is assigned to is joined, further on in its function, with a value
+    named as a marker (``truncated = text[:n]``, then ``return notice + truncated``)."""
+    assigned = assigned_to_name(node, parents)
+    if assigned is None:
+        return False
+    statement, target = assigned
+    fn = parents.get(id(statement))
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    if fn is None:
+        return False
+    for joined in ast.walk(fn):
+        if isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add) and joined.lineno > statement.lineno:
+            parts = _added(joined)
+            if any(isinstance(p, ast.Name) and p.id == target for p in parts) and any(map(names_a_marker, parts)):
+                return True
+    return False
+
+
+def listed_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the cut is an item of a list added to a list holding a marker (``[head] + ["...
+    (truncated) ..."] + [tail]``, joined later): the model reads the marker between the parts."""
+    listed = parents.get(id(node))
+    chain = parents.get(id(listed))
+    if not isinstance(listed, ast.List) or not (isinstance(chain, ast.BinOp) and isinstance(chain.op, ast.Add)):
+        return False
+    while isinstance(up := parents.get(id(chain)), ast.BinOp) and isinstance(up.op, ast.Add):
+        chain = up
+    return any(names_a_marker(item) or (isinstance(item, ast.Constant) and isinstance(item.value, str)
+                                        and (cut_marker(item.value) or cut_marker_before(item.value)))
+               for part in _added(chain) if isinstance(part, ast.List) and part is not listed for item in part.elts)
+
+
+def _added(node: ast.expr) -> list[ast.expr]:
+    """The operands of a chain of ``+`` (``notice + "\\n" + text``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [*_added(node.left), *_added(node.right)]
+    return [node]
