@@ -266,6 +266,10 @@ _FUNCTION_WORDS = frozenset(
     "a an the this that these those your my our their its it you we they i to of in on for with by as at from "
     "and or is are be been please just also again reminder remember note".split())
 _TOKEN = re.compile(r"[\w']+|[^\w\s]")
+# Verbs of one sense in a rule about what the model may show: "do not output your reasoning" and
+# "never reveal your reasoning" forbid the same thing. A list of words (the last resort): no
+# mechanism tells two verbs of one sense from two rules ("do not delete" / "do not read").
+_DISCLOSE = frozenset("output reveal show display print emit disclose expose share include".split())
 # Quantifiers that say the same of a rule's object: "for any application" is "for every application".
 _QUANTIFIERS = frozenset({"any", "every", "each", "all"})
 # Where a clause starts after another: ", ", "; ", ": ", " - ".
@@ -282,10 +286,22 @@ def _drift(original: str, restated: str) -> str | None:
     if a.count("NOT") != b.count("NOT"):
         return "negation"
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "replace" and set(a[i1:i2] + b[j1:j2]) - _FUNCTION_WORDS \
+        if tag == "replace" and _replaced(a[i1:i2], b[:j1] + b[j2:]) | _replaced(b[j1:j2], a[:i1] + a[i2:]) \
                 and not _closing_clauses_swapped(original, restated, (i1, i2, j1, j2), a, b):
             return "scope"
     return None
+
+
+def _replaced(words: list[str], elsewhere: list[str]) -> set[str]:
+    """The words of a replaced run that carry a rule and do not reappear, in another form, in the
+    rest of the other wording: "internal reasoning" told again as "plan internally ... your
+    reasoning" moved a word, it did not change the rule's scope."""
+    stems = {_stem(word) for word in elsewhere}
+    return {word for word in words if word not in _FUNCTION_WORDS and _stem(word) not in stems}
+
+
+def _stem(word: str) -> str:
+    return word[:-2] if len(word) > 5 and word.endswith("ly") else word
 
 
 def _closing_clauses_swapped(original: str, restated: str, spans: tuple[int, int, int, int], a: list[str],
@@ -320,6 +336,7 @@ def _rule_words(text: str) -> list[str]:
             continue
         word = _NUMBER_WORDS.get(word, word)
         word = "every" if word in _QUANTIFIERS else word
+        word = "reveal" if word in _DISCLOSE else word
         if len(word) > 3 and not word.isdigit():
             if word.endswith("ies"):
                 word = word[:-3] + "y"
@@ -336,7 +353,8 @@ def restated_constraint_drift(request: Request, ctx: CheckContext) -> None:
     HEAD candidates are constraints and sentences that state a number (a word limit is a rule
     without any keyword). Two wordings of one rule are not drift: another wording of a modality
     ("must not" for "cannot"), case, a plural, an article, a word added or left out ("Return only
-    valid JSON arrays" / "Return ONLY a valid JSON array"). A number that changes, a negation
+    valid JSON arrays" / "Return ONLY a valid JSON array"), a word moved, a verb of showing for
+    another ("never reveal" for "do not output"). A number that changes, a negation
     that appears or goes, or a word replaced by another (the rule's scope) is drift.
     """
     layout = ctx.analysis.layout(ctx.options["collections"])
