@@ -21,6 +21,7 @@ _OBSERVED_DROPS = {
     "first-turn-trimmed": ("drops the oldest items", "the user's request"),
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
     "system-dropped": ("rebuilds the request on one branch", "the system prompt's instructions"),
+    "system-cut": ("cuts the system prompt to a size", "the system prompt's instructions"),
 }
 
 

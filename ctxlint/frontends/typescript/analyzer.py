@@ -115,7 +115,7 @@ class Analyzer:
         parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
         parsed.observations.extend(newest_drops(m, self.truncators))
-        parsed.observations.extend(system_drops(m))
+        parsed.observations.extend(system_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))
         parsed.observations.extend(completion_order(m))
         parsed.observations.extend(container_fills(m, self.sources))
