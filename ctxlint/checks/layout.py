@@ -12,13 +12,16 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Region, Request, Role, Source
 
 # What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
-# trimdrops.py), and of instructions left in one piece of a prompt split to a size (splitprompts.py):
+# trimdrops.py), of instructions left in one piece of a prompt split to a size (splitprompts.py), and
+# of a system prompt a branch rebuilds the request without (typescript/system_drops.py):
 # what the cut does, and what it loses.
 _OBSERVED_DROPS = {
     "task-front-dropped": ("drops the oldest items", "the user's request"),
     "task-part-dropped": ("drops the oldest items", "the user's request"),
     "first-turn-trimmed": ("drops the oldest items", "the user's request"),
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
+    "system-dropped": ("rebuilds the request on one branch", "the system prompt's instructions"),
+    "system-cut": ("cuts the system prompt to a size", "the system prompt's instructions"),
 }
 
 

@@ -55,6 +55,7 @@ from ctxlint.frontends.typescript.standalone import Standalone
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.stripped_blocks import stripped_blocks
 from ctxlint.frontends.typescript.syntax import Text
+from ctxlint.frontends.typescript.system_drops import system_drops
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
@@ -114,6 +115,7 @@ class Analyzer:
         parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
         parsed.observations.extend(newest_drops(m, self.truncators))
+        parsed.observations.extend(system_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))
         parsed.observations.extend(completion_order(m))
         parsed.observations.extend(container_fills(m, self.sources))
