@@ -38,7 +38,8 @@ class Label:
 
     # "tag", "attribute" (inside the tag's own attributes), "fence", "markers", "role-tokens", "code-span",
     # "line" (a label line, heading or field that introduces it as a block: see ``introduced``),
-    # "header" (a record's header line that names it, `--- {path} ---`, above it), or "formatted" (the
+    # "header" (a record's header line that names it, `--- {path} ---`, above it), "field-header" (a
+    # header field, `File: {path}`, named by what its slot holds: `entry["path"]`), or "formatted" (the
     # value's own text wraps each item in a tag pair)
     kind: str
     name: str  # the tag name, the fence (```), the opening marker's word, or the label's words

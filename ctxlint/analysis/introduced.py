@@ -37,21 +37,32 @@ _BOUNDARY = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|</?[A-Za-z_][^<>\n]*>|```|~~~|[^
 # A record's own header line: a value that names it (its path, title or number) framed by separator
 # marks and nothing else, `--- {path} ---`, `=== {title} ===`, `[{source}]`.
 _RECORD_HEADER = re.compile(r"^[ \t]*(?:[-=#*~_]{2,}|\[)[ \t]*\x00[ \t]*(?:[-=#*~_]{2,}|\])?[ \t]*:?[ \t]*$")
+# ... or a field that names it, alone on its line above the content (`File: {path}`, `Source: {url}`).
+_FIELD_HEADER = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<label>[^\W\d][\w .'-]{0,40}):[ \t]*\x00[ \t]*$")
 
 
 def record_header(text: str, position: int, in_loop: bool) -> str | None:
-    """The header line that names the record whose content is the slot at ``position``, alone on
-    its line, when the block ends at the next record (the header written in a loop, or the next
-    section) or with the message: each record says where it starts, what it is and where it ends."""
+    """The header line that names the record whose content is the slot at ``position`` (framed by
+    separator marks, or a short field with the record's name), the slot alone on its line, when
+    the block ends at the next record (the header written in a loop, or the next section) or with
+    the message: each record says where it starts, what it is and where it ends."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line_end = len(text) if line_end < 0 else line_end
     if text[line_start:position].strip() or text[position + 1:line_end].strip():
         return None
     header = _previous_line(text, line_start)
-    if not _RECORD_HEADER.match(header) or not (in_loop or _ends(text, line_end)):
+    field = _FIELD_HEADER.match(header)
+    if field is not None and _label(field.group("label") + ":", MAX_FIELD_WORDS) is None:
+        return None  # "Fix the bug in: {path}" is an instruction, not a record's name
+    if not (field or _RECORD_HEADER.match(header)) or not (in_loop or _ends(text, line_end)):
         return None
     return header.strip()
+
+
+def field_header(header: str) -> bool:
+    """Whether a record's header is a field that names it (`File: {path}`), not a framed value."""
+    return _FIELD_HEADER.match(header) is not None
 
 
 def code_span(text: str, position: int) -> bool:

@@ -512,7 +512,14 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
             if line is not None:
                 found[index] = Label("line", line)
             elif (header := introduced.record_header(text, position, in_loop)) is not None:
-                found[index] = Label("header", header)
+                found[index] = Label("field-header", _header_value(request, text, slots, position)) \
+                    if introduced.field_header(header) else Label("header", header)
+
+
+def _header_value(request: Request, text: str, slots: list[tuple[int, int]], position: int) -> str:
+    """What the slot of the header line above the slot at ``position`` holds (`entry["filename"]`)."""
+    at = text.rfind(_PLACEHOLDER, 0, text.rfind("\n", 0, position))
+    return next((request.segments[index].text for offset, index in slots if offset == at), "")
 
 
 def _printed_before(slot: Slot | None) -> str:
@@ -526,6 +533,9 @@ def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
     introduces, with a word for third-party content (`OBSERVATION:`, `## Search results`) or a
     word of the slot's own name (`content: {{ item.content }}`), or its initials (`Table of Contents:
     {toc}`); `Answer:` names nothing."""
+    if label.kind == "field-header":
+        # `File: {path}` above the content names the record; `id: {item.id}` only numbers it
+        return bool(_words(label.name)) and _words(label.name)[-1] in _RECORD_NAMES
     if label.kind != "line":
         return True
     if _content_word(label.name.lower(), options.content_words):
@@ -535,6 +545,10 @@ def marks(label: Label, segment: Segment, options: TrustOptions) -> bool:
     # `Table of Contents: {toc}`: the slot's name is the initials of the label's words
     initials = "".join(w[0] for w in label_words)
     return bool(slot_words & set(label_words)) or (len(initials) > 1 and initials in slot_words)
+
+
+# Last words of a header field's value that name a record for a reader: where it is from, what it is called.
+_RECORD_NAMES = frozenset(("path", "filename", "file", "url", "uri", "link", "href", "title", "name", "source"))
 
 
 def _words(text: str) -> list[str]:
