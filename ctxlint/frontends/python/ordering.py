@@ -54,7 +54,10 @@ class Ordering(Component):
                     return "set" if self.unordered(node.func.value, env) else None
             return self.returned_unordered(node, env) or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            return self.unordered(node.generators[0].iter, env)
+            # `[f for p in patterns for f in glob.glob(p)]`: any loop of it may give the items their order
+            return next((d for g in node.generators if (d := self.unordered(g.iter, env)) is not None), None)
+        if isinstance(node, ast.IfExp):  # `[...] if defaults else [... for n in set(names)]`: either arm may run
+            return self.unordered(node.body, env) or self.unordered(node.orelse, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             return self.unordered(node.left, env) or self.unordered(node.right, env)
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -225,7 +228,10 @@ class Ordering(Component):
         if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
             inner = node.args[0]
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            inner = node.generators[0].iter
+            inner = next((g.iter for g in node.generators if self.unordered(g.iter, env) is not None),
+                         node.generators[0].iter)
+        elif isinstance(node, ast.IfExp):
+            inner = node.body if self.unordered(node.body, env) is not None else node.orelse
         elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
