@@ -151,6 +151,10 @@ def _why(detail: str) -> tuple[str, str]:
     if detail == "asyncio.gather":
         return ("runs its tasks concurrently",
                 "Add the messages after `gather` returns, in the order of its results.")
+    if detail == "as_completed":
+        return ("gives the tasks in the order they finish, which changes from run to run",
+                "Take the results in the order the work was handed out (`[f.result() for f in futures]`, "
+                "`pool.map(...)`, `asyncio.gather(...)`), or sort them.")
     if detail == "ThreadPoolExecutor":
         return ("finishes its tasks in an order that changes from run to run",
                 "Keep the results in the order the work was handed out (`pool.map(...)`, or each with its index "

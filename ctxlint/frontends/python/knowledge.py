@@ -37,11 +37,17 @@ YAML_DUMPERS = {"yaml.dump", "yaml.safe_dump"}
 UNORDERED_CALLS = {
     "set": "set", "frozenset": "set", "os.listdir": "os.listdir", "os.scandir": "os.scandir",
     "glob.glob": "glob.glob", "glob.iglob": "glob.iglob", "random.sample": "random.sample", "os.walk": "os.walk",
+    # the tasks in the order they finish, which changes from run to run, whatever they hold
+    "concurrent.futures.as_completed": "as_completed", "asyncio.as_completed": "as_completed",
 }
 PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.rglob"}
 # The details of UNORDERED_CALLS and PATH_METHODS that list a folder: the file system gives its
 # entries in no fixed order.
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", *PATH_METHODS.values()})
+# The details of UNORDERED_CALLS whose order is that of tasks finishing, and those in no fixed order
+# whatever their items (a folder's entries, finished tasks; a set's order changes only for text).
+COMPLETIONS = frozenset({"as_completed"})
+ANY_ITEMS = LISTINGS | COMPLETIONS
 # How a module writes one of LISTINGS: a cheap test of its text before a pass looks for one.
 LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}

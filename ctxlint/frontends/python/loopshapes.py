@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
 from ctxlint.markers import mentions_cut
 
@@ -246,3 +247,51 @@ def counts_tokens(func: ast.expr) -> bool:
     ``tokenizer.num_tokens``): what it returns is a size in tokens."""
     last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
     return "token" in last and any(w in last for w in ("len", "count", "num"))
+
+
+# The calls that add an item to a list or a set.
+ITEM_ADDS = ("append", "extend", "insert", "update")
+
+
+def called_name(call: ast.Call) -> str:
+    return last_name(call.func) or ""
+
+
+def added_name(call: ast.Call) -> str | None:
+    """``lines.append(x)``: the name of the list added to."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in ITEM_ADDS and isinstance(func.value, ast.Name):
+        return func.value.id
+    return None
+
+
+def added_names(body: list[ast.stmt]) -> set[str]:
+    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``, also
+    under an ``if`` or a ``with`` in it."""
+    names: set[str] = set()
+    for statement in block_statements(body):
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
+                and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            receiver = added_name(statement.value)
+            if receiver is not None and called_name(statement.value) != "update":
+                names.add(receiver)
+    return names
+
+
+def block_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a block and of the ``if``, ``with`` and ``try`` blocks in it."""
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            inner = [*statement.body, *getattr(statement, "orelse", []), *getattr(statement, "finalbody", [])]
+            found.extend(block_statements(inner))
+    return found
+
+
+def yields_in(body: list[ast.stmt]) -> bool:
+    """Whether a loop's body yields (a generator that gives its items in the loop's order)."""
+    return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom))
+               for s in block_statements(body))

@@ -54,7 +54,10 @@ class Ordering(Component):
                     return "set" if self.unordered(node.func.value, env) else None
             return self.returned_unordered(node, env) or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            return self.unordered(node.generators[0].iter, env)
+            # `[f for p in patterns for f in glob.glob(p)]`: any loop of it may give the items their order
+            return next((d for g in node.generators if (d := self.unordered(g.iter, env)) is not None), None)
+        if isinstance(node, ast.IfExp):  # `[...] if defaults else [... for n in set(names)]`: either arm may run
+            return self.unordered(node.body, env) or self.unordered(node.orelse, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             return self.unordered(node.left, env) or self.unordered(node.right, env)
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -125,17 +128,22 @@ class Ordering(Component):
             self.m.leave(fn)
 
     def returned_unordered(self, call: ast.Call, env: Env) -> str | None:
-        """A summary of the module's own function ``call`` calls: what every value it returns is
-        in no fixed order by (``return set(names)``), or None when one return is ordered or the
-        function is not shown. Only the module's own: every call of an iteration walk asks, and
-        reading other modules for each would be paid on every run."""
-        target = self.callees.function_for(call, env)
-        if target is None or target.owner is not None or not self.m.enter(target.fn):
+        """A summary of the function ``call`` calls: what every value it returns is in no fixed
+        order by (``return set(names)``, ``return list(found)[:5]``), or None when one return is
+        ordered or the function is not shown. A function of another module of the project is read
+        there (``urls = pick_urls(text)``, ``pick_urls`` returning a list of a set)."""
+        target = self.callees.function_for(call, env, foreign=self.m.project is not None)
+        if target is None:
+            return None
+        reader = target.owner.flow if target.owner is not None else self
+        if not reader.m.enter(target.fn):
             return None
         try:
-            return agreed([self.unordered(value, target.env) for value in target.returns])
+            # `return list(found)[:most]`: the first items, in the same order (a cut seen where it is
+            # made is reported as one: ordersites.py)
+            return agreed([reader.unordered(_uncut(value), target.env) for value in target.returns])
         finally:
-            self.m.leave(target.fn)
+            reader.m.leave(target.fn)
 
     def sorted_in_place(self, scope_node: ast.AST) -> set[str]:
         """The names whose lists the code of a scope sorts in place (``found.sort()``)."""
@@ -225,19 +233,42 @@ class Ordering(Component):
         if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
             inner = node.args[0]
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            inner = node.generators[0].iter
+            inner = next((g.iter for g in node.generators if self.unordered(g.iter, env) is not None),
+                         node.generators[0].iter)
+        elif isinstance(node, ast.IfExp):
+            inner = node.body if self.unordered(node.body, env) is not None else node.orelse
         elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
                 inner, env = binding.value, binding.env
+            elif binding is not None and binding.owner is None and not binding.extras \
+                    and isinstance(binding.value, ast.Call) and depth <= 4:
+                returned = self.foreign_origin(binding.value, binding.env, depth)
+                if returned is not None:
+                    return returned
         elif isinstance(node, ast.Call) and depth <= 4:
             # a generator's items: where its loop takes them (where `sorted(...)` goes)
             loops = self.yield_loops(node, env)
             if loops is not None and len(loops[1]) == 1 and self.unordered(loops[1][0], loops[0].env) is not None:
                 return self.origin(loops[1][0], loops[0].env, depth + 1)
+            returned = self.foreign_origin(node, env, depth)
+            if returned is not None:
+                return returned
         if inner is None or depth > 4 or self.unordered(inner, env) is None:
             return self.m.span(node)
         return self.origin(inner, env, depth + 1)
+
+    def foreign_origin(self, call: ast.Call, env: Env, depth: int) -> Span | None:
+        """Where a function of another module of the project that ``call`` calls loses the order
+        of the one collection it returns (``return list(found)[:most]``): the finding's evidence
+        points there, where ``sorted(...)`` goes."""
+        target = self.callees.function_for(call, env, foreign=True) if self.m.project is not None else None
+        if target is None or target.owner is None or len(target.returns) != 1:
+            return None
+        reader, value = target.owner.flow, _uncut(target.returns[0])
+        if reader.unordered(value, target.env) is None:
+            return None
+        return reader.origin(value, target.env, depth + 1)
 
     def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
@@ -413,3 +444,8 @@ def _copied(value: ast.expr, ordering: Ordering) -> bool:
     """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension)."""
     return isinstance(value, (ast.ListComp, ast.GeneratorExp)) or (
         isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
+
+
+def _uncut(value: ast.expr) -> ast.expr:
+    """The collection a slice of it (``list(found)[:most]``) keeps the first items of, in its order."""
+    return value.value if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) else value

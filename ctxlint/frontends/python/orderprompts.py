@@ -28,11 +28,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
 from ctxlint.frontends.python.cutsites import CutSites
-from ctxlint.frontends.python.knowledge import LISTING_WORDS, LISTINGS, MODEL_ASKS
+from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
+from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     for_model,
@@ -65,7 +65,6 @@ LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread r
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
-_ADDS = ("append", "extend", "insert", "update")
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
@@ -97,12 +96,15 @@ class OrderPrompts(StringSets):
                 if site is None:
                     continue
                 collection, shown = site
+                if isinstance(node, (ast.For, ast.AsyncFor)) and added_names(node.body) \
+                        and added_names(node.body) <= self.flow.sorted_in_place(fn):
+                    continue  # `notes.sort()` after the loop that fills it: the order is fixed again
                 detail = self.flow.unordered(collection, env)
                 if not asks and detail not in LISTINGS and not prompted:
                     continue
-                if detail not in LISTINGS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
-                                                or not (joined_whole(shown, collection)
-                                                        or self.string_items(collection, env))):
+                if detail not in ANY_ITEMS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
+                                                 or not (joined_whole(shown, collection)
+                                                         or self.string_items(collection, env))):
                     continue  # a set returned as it is: its order is not fixed yet
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
@@ -149,7 +151,7 @@ class OrderPrompts(StringSets):
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
         the finding points at: a loop that adds each item, a join, a copy into a list."""
-        if isinstance(node, (ast.For, ast.AsyncFor)) and (_added_names(node.body) or _yields(node.body)):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and (added_names(node.body) or yields_in(node.body)):
             return node.iter, node.iter
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
             return node.value, node.value  # a list filled in a loop over a listing (`observe` checks which)
@@ -169,7 +171,7 @@ class OrderPrompts(StringSets):
     def given_to(self, node: ast.expr) -> ast.Call | None:
         """The call ``node`` is a positional argument of, when the call can keep its order."""
         call = self.m.parents.get(id(node))
-        if isinstance(call, ast.Call) and node in call.args and _called(call) not in _ORDER_FREE \
+        if isinstance(call, ast.Call) and node in call.args and called_name(call) not in _ORDER_FREE \
                 and not _asks_model(call, self):
             return call
         return None
@@ -199,7 +201,7 @@ class OrderPrompts(StringSets):
         # a listing's text returned: followed into the project's other modules when this one asks no model with
         # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
         # holds it is the request's own finding
-        if (self.far_only or said is None) and detail in LISTINGS and (returned or self.returns_any(fn, spread)):
+        if (self.far_only or said is None) and detail in ANY_ITEMS and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
@@ -209,6 +211,8 @@ class OrderPrompts(StringSets):
         if said is None:
             return None
         kind, sink, goes = said
+        if detail in COMPLETIONS and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
+            kind = COMPLETION_ORDER  # `for f in as_completed(futures)`: the order the tasks finish in
         if per_item is not None:
             sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
@@ -322,7 +326,7 @@ class OrderPrompts(StringSets):
             if isinstance(parent, (ast.Compare, ast.BoolOp)):
                 return None
             if isinstance(parent, ast.Call) and current is not parent.func:
-                if _called(parent) in _ORDER_FREE:
+                if called_name(parent) in _ORDER_FREE:
                     return None
                 if _asks_model(parent, self):
                     return parent
@@ -334,13 +338,13 @@ class OrderPrompts(StringSets):
         list appended to) and whether it is returned as it is."""
         loop = self.m.parents.get(id(shown))
         if isinstance(loop, (ast.For, ast.AsyncFor)):
-            return _added_names(loop.body), _yields(loop.body)
+            return added_names(loop.body), yields_in(loop.body)
         current: ast.AST = shown
         while True:
             parent = self.m.parents.get(id(current))
             if parent is None or isinstance(parent, ast.Compare) or (
                     isinstance(parent, ast.Call) and current is not parent.func
-                    and _called(parent) in _ORDER_FREE):
+                    and called_name(parent) in _ORDER_FREE):
                 return set(), False
             if isinstance(parent, ast.Return):
                 return set(), True
@@ -348,7 +352,7 @@ class OrderPrompts(StringSets):
                 targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
                 return {name for t in targets if (name := self.m.dotted(t))}, False
             if isinstance(parent, ast.Expr) and isinstance(parent.value, ast.Call):
-                receiver = _added_to(parent.value)
+                receiver = added_name(parent.value)
                 return ({receiver} if receiver else set()), False
             if isinstance(parent, ast.stmt):
                 return set(), False
@@ -434,7 +438,7 @@ class OrderPrompts(StringSets):
         if isinstance(node, (ast.With, ast.AsyncWith)):  # `with open(path) as handle`: what it opens
             return {name for item in node.items if item.optional_vars is not None
                     and self.mentions(item.context_expr, tainted) and (name := self.m.dotted(item.optional_vars))}
-        if isinstance(node, ast.Call) and (receiver := _added_to(node)) and \
+        if isinstance(node, ast.Call) and (receiver := added_name(node)) and \
                 any(self.mentions(arg, tainted) for arg in node.args):
             return {receiver}
         return set()
@@ -444,7 +448,7 @@ class OrderPrompts(StringSets):
         name = self.m.dotted(node)
         if name is not None and name in tainted:
             return True
-        if isinstance(node, ast.Call) and _called(node) in _ORDER_FREE:
+        if isinstance(node, ast.Call) and called_name(node) in _ORDER_FREE:
             return False
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             return False
@@ -459,7 +463,7 @@ class OrderPrompts(StringSets):
     def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
         """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``), resolved to it: a method of
         the same name on another class is not one."""
-        return [(home.node, call) for call, home in self.m.calls if _called(call) == fn.name
+        return [(home.node, call) for call, home in self.m.calls if called_name(call) == fn.name
                 and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
                 and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
                 and target.fn is fn]
@@ -479,49 +483,6 @@ def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tupl
             return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
         current, parent = parent, parents.get(id(parent))
     return None
-
-
-def _called(call: ast.Call) -> str:
-    return last_name(call.func) or ""
-
-
-def _added_to(call: ast.Call) -> str | None:
-    """``lines.append(x)``: the name of the list added to."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in _ADDS and isinstance(func.value, ast.Name):
-        return func.value.id
-    return None
-
-
-def _added_names(body: list[ast.stmt]) -> set[str]:
-    """The names a loop's body adds each item to: ``text += ...``, ``lines.append(...)``, also
-    under an ``if`` or a ``with`` in it."""
-    names: set[str] = set()
-    for statement in _statements(body):
-        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
-                and isinstance(statement.target, ast.Name):
-            names.add(statement.target.id)
-        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            receiver = _added_to(statement.value)
-            if receiver is not None and _called(statement.value) != "update":
-                names.add(receiver)
-    return names
-
-
-def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a block and of the ``if``, ``with`` and ``try`` blocks in it."""
-    found: list[ast.stmt] = []
-    for statement in body:
-        found.append(statement)
-        if isinstance(statement, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
-            inner = [*statement.body, *getattr(statement, "orelse", []), *getattr(statement, "finalbody", [])]
-            found.extend(_statements(inner))
-    return found
-
-
-def _yields(body: list[ast.stmt]) -> bool:
-    """Whether a loop's body yields (a generator that gives its items in the loop's order)."""
-    return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom)) for s in _statements(body))
 
 
 def _off(default: ast.expr | None) -> bool:
@@ -549,9 +510,9 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
             called := parents.get(id(parent)), ast.Call) and called.func is parent:
         current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
     if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
-        return _added_names(parent.body)
+        return added_names(parent.body)
     if isinstance(parent, ast.Call) and current in parent.args and isinstance(parents.get(id(parent)), ast.Expr) \
-            and (receiver := _added_to(parent)) is not None:
+            and (receiver := added_name(parent)) is not None:
         return {receiver}  # `found.extend(self.listed(d))`
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
         return {parent.target.id}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
-from ctxlint.frontends.python.knowledge import LISTINGS
+from ctxlint.frontends.python.knowledge import ANY_ITEMS, LISTINGS
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.ordering import listings_walked, own_nodes
 from ctxlint.frontends.python.stringsets import copy_of, never_kept
@@ -36,7 +36,7 @@ def same_listing_sink(one: Observation, other: Observation) -> bool:
     """A listing's text, and the same text again where the function it is returned to loops over
     it or joins it, reaching one sink: one problem, reported once."""
     if one.source is None or other.source is None or one.source.detail != other.source.detail \
-            or one.source.detail not in LISTINGS or not one.source.flow or not other.source.flow:
+            or one.source.detail not in ANY_ITEMS or not one.source.flow or not other.source.flow:
         return False
     return one.source.flow[-1].span == other.source.flow[-1].span
 
