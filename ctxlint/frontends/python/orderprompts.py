@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTING_WORDS, LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.ordering import own_nodes
@@ -72,7 +71,6 @@ _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 
 
 class OrderPrompts(StringSets):
-    cut_sites: CutSites
     far_only = False  # the module asks no model: a listing's text is followed into other modules only
 
     def observe(self) -> list[Observation]:
