@@ -193,9 +193,10 @@ class Framework:
     examples: tuple[dict, ...] = ()
 
     @property
-    def registry_only(self) -> bool:
-        """Whether the framework names tool registries and nothing else: importing it says only
-        that a module may register tools, and the module is read for those alone."""
+    def tools_only(self) -> bool:
+        """Whether the framework names how it makes tools (registries, constructors) and nothing
+        else: importing it says only that a module may make tools. A module is read for its
+        registered tools alone, and whole only where it names one of the constructors."""
         others = (self.sinks, self.holders, self.messages, self.templates, self.sources, self.labels, self.escapes,
-                  self.tools.decorators, self.tools.constructors, self.signatures, self.prompt_functions)
-        return bool(self.tools.registries) and not any(others) and self.typescript is None
+                  self.tools.decorators, self.signatures, self.prompt_functions)
+        return bool(self.tools.registries or self.tools.constructors) and not any(others) and self.typescript is None

@@ -174,8 +174,21 @@ class Catalogue:
     @cached_property
     def analysed_roots(self) -> frozenset[str]:
         """The libraries whose import makes a module worth the whole analysis: all but those of
-        frameworks that only register tools (a module importing them is read for its tools)."""
-        return frozenset(i for f in self.frameworks.values() if not f.registry_only for i in f.imports)
+        frameworks that only make tools (a module importing them is read for its tools)."""
+        return frozenset(i for f in self.frameworks.values() if not f.tools_only for i in f.imports)
+
+    def roots_for(self, text: str) -> frozenset[str]:
+        """``analysed_roots`` for a module of this text, with the libraries of a framework that
+        only makes tools when the text names one of its constructors (``Function.from_callable``):
+        importing Agno alone does not make each of its thousands of modules worth reading whole."""
+        named = [roots for names, roots in self._constructor_roots if any(n in text for n in names)]
+        return self.analysed_roots.union(*named) if named else self.analysed_roots
+
+    @cached_property
+    def _constructor_roots(self) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+        """(the last names of its constructors, its libraries) of each framework that only makes tools."""
+        return tuple((frozenset(p.rsplit(".", 1)[-1] for p in f.tools.constructors), frozenset(f.imports))
+                     for f in self.frameworks.values() if f.tools_only and f.tools.constructors)
 
     def from_library(self, path: str) -> bool:
         """Whether a call path starts at a library the catalogue knows (``openai.OpenAI()...``),

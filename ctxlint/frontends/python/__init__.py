@@ -91,7 +91,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     role_maps = tool_roles_as_system(tree, text, path)
     # A module of none of the libraries the analysis models, that registers tools with a
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
-    tools_only = not interesting(tree, path, catalogue.analysed_roots, catalogue.request_chains)
+    tools_only = not interesting(tree, path, catalogue.roots_for(text), catalogue.request_chains)
     project = file = None
     if context is not None:
         from ctxlint.frontends.python.layercalls import calls_llm_layer

@@ -79,9 +79,8 @@ class Analyzer:
         self.calls = Calls(self.unit)
         self.cuts = Cuts(self.unit)
         self.cut_sites = CutSites(self.unit)
-        self.cut_reach = self.cut_sites.reach = CutReach(self.unit)
+        self.cut_reach = CutReach(self.unit)
         self.cut_sites.callers = CutCallers(self.unit)
-        self.cut_sites.callers.reach = self.cut_reach
         self.cut_sites.settings = SettingsCuts(self.unit)
         self.cut_sites.descriptions = DescriptionCuts(self.unit)
         self.ranked_fills = self.cut_sites.ranks = RankedFills(self.unit)
@@ -90,8 +89,6 @@ class Analyzer:
         self.listing_cuts = ListingCuts(self.unit)
         self.gated_drops = GatedDrops(self.unit)
         self.logged_parts = LoggedParts(self.unit)
-        self.line_cuts.reach = self.listing_cuts.reach = self.logged_parts.reach = self.cut_reach
-        self.gated_drops.reach = self.cut_reach
         self.schema_choices = SchemaChoices(self.unit)
         self.order_prompts = OrderPrompts(self.unit)
         self.order_sites.string_sets = self.order_prompts
@@ -100,10 +97,6 @@ class Analyzer:
         self.global_fills = GlobalFills(self.unit)
         self.first_parts = FirstParts(self.unit)
         self.overflows = Overflows(self.unit)
-        # The passes that ask where the module cuts its text.
-        self.order_sites.cut_sites = self.order_prompts.cut_sites = self.schema_choices.cut_sites = self.cut_sites
-        self.global_fills.cut_sites = self.cut_sites
-        self.first_parts.cut_sites = self.overflows.cut_sites = self.cut_sites
         self.system_drops = SystemDrops(self.unit)
         self.task_drops = TaskDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
@@ -144,6 +137,7 @@ class Analyzer:
             part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
             part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
             part.wrappers, part.spreads, part.reserves = self.wrappers, self.spreads, self.reserves
+            part.cut_sites, part.reach = self.cut_sites, self.cut_reach
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit

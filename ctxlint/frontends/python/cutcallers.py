@@ -13,7 +13,6 @@ is not named; nor are calls in tests.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MEASURES
 from ctxlint.frontends.python.loopshapes import LOGGING
@@ -23,9 +22,6 @@ from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Cut, Evidence, EvidenceKind
 
-if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutreach import CutReach
-
 # How many modules besides its own may call a helper for its calls to be looked for (a helper
 # shared by a project's plugins is called from many; more is a name too common to resolve).
 _MOST_MODULES = 20
@@ -34,8 +30,6 @@ _MOST_PLACES = 24
 
 
 class CutCallers(Component):
-    reach: CutReach
-
     def shortened_item(self, statement: ast.stmt, env: Env) -> tuple[ast.Name, Cut, ast.expr] | None:
         """``parts[i] = enc.decode(enc.encode(parts[i])[:n])`` in a loop run until the text fits: an
         item of the collection rewritten with a cut of itself (the longest entry loses its end). A

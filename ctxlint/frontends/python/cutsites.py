@@ -22,7 +22,7 @@ from itertools import pairwise
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
-from ctxlint.frontends.python.cutreach import REWRITTEN, CutReach
+from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.keptuses import only_inspected
@@ -99,7 +99,6 @@ def scoped_nodes(m: Unit) -> list[ScopedNode]:
 
 
 class CutSites(Component):
-    reach: CutReach
     callers: CutCallers
     settings: SettingsCuts
     descriptions: DescriptionCuts

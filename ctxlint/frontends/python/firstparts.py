@@ -17,7 +17,6 @@ import ast
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import matches, names_context_window
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import is_ranked, loop_order, only_logs
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
@@ -53,8 +52,6 @@ _REQUEST_KEYS = {"messages", "inputs", "prompt", "input", "contents"}
 
 
 class FirstParts(Component):
-    cut_sites: CutSites
-
     def observe(self, context: bool) -> list[Observation]:
         """The first pieces and first messages the module's functions keep (a first piece where
         the module builds prompts, or where the piece is handed to a call given the model)."""

@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.literals import number_value
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Observation, Source, SourceKind
-
-if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutreach import CutReach
 
 GATED_DROP = "gated-drop"
 # A size below this keeps out a label or a line, not content a model reads.
@@ -35,8 +31,6 @@ _GATE = re.compile(r"\b(?:el)?if\s+(?:len\(|[\w.]+\s*>=?\s*len\()")
 
 
 class GatedDrops(Component):
-    reach: CutReach
-
     def observe(self) -> list[Observation]:
         found: list[Observation] = []
         if _GATE.search(self.m.text) is None:

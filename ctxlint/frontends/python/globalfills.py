@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTING_WORDS, LISTINGS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import listings_walked, own_nodes
@@ -37,8 +36,6 @@ _IN_ORDER = ("keys", "values", "items")
 
 
 class GlobalFills(Component):
-    cut_sites: CutSites
-
     def observe(self) -> list[Observation]:
         containers = self.module_containers()
         if not containers or not any(w in self.m.text for w in LISTING_WORDS):

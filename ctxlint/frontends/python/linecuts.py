@@ -10,20 +10,14 @@ Such a cut is reported where its text is followed into a prompt through the proj
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Observation, Source, SourceKind
-
-if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutreach import CutReach
 
 _SPLITS = ("splitlines", "split")
 
 
 class LineCuts(Component):
-    reach: CutReach
-
     def observe(self) -> list[Observation]:
         found = []
         for call, fn, _ in self.m.function_calls():  # indexed once: no walk of the module of its own

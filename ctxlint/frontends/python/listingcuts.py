@@ -12,16 +12,12 @@ Such a cut is reported where its entries are followed into a prompt through the 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import LISTINGS, PATH_METHODS, UNORDERED_CALLS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Cut, Observation, Source, SourceKind
-
-if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutreach import CutReach
 
 # The listings whose items are a folder's entries (`os.walk` gives a tuple per folder).
 _ENTRIES = LISTINGS - {"os.walk"}
@@ -33,8 +29,6 @@ LISTING_CUT = "listing-cut"
 
 
 class ListingCuts(Component):
-    reach: CutReach
-
     def observe(self) -> list[Observation]:
         found = []
         for call, fn, scope in self.m.function_calls():  # indexed once: no walk of the module of its own

@@ -16,15 +16,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.loopshapes import LOGGING
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
-
-if TYPE_CHECKING:
-    from ctxlint.frontends.python.cutreach import CutReach
 
 LOGGED_PART = "logged-part"
 # What a log says between the count of the part and the whole: `12 of 40`, `12 out of 40`, `12/40`.
@@ -37,8 +33,6 @@ _SPELLED = re.compile(r"\{len\(\w+\)\}(?: (?:of|out of) |\s*/\s*)\{")
 
 
 class LoggedParts(Component):
-    reach: CutReach
-
     def observe(self) -> list[Observation]:
         if _SPELLED.search(self.m.text) is None:
             return []

@@ -29,7 +29,6 @@ import ast
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, LISTINGS, MODEL_ASKS
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
@@ -71,7 +70,6 @@ _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 
 
 class OrderPrompts(StringSets):
-    cut_sites: CutSites
     far_only = False  # the module asks no model: a listing's text is followed into other modules only
 
     def observe(self) -> list[Observation]:

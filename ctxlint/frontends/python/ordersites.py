@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.knowledge import LISTINGS, SERIALIZERS
 from ctxlint.frontends.python.loopshapes import adds, loop_body
 from ctxlint.frontends.python.stringsets import StringSets
@@ -34,7 +33,6 @@ _RENDERS = {"render", "render_async", "format", "format_messages", "invoke", "ai
 
 
 class OrderSites(Component):
-    cut_sites: CutSites
     string_sets: StringSets  # whether a set holds strings, whose order changes with the hash seed
 
     def observe(self, context: bool) -> list[Observation]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import re
 
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.loopshapes import drop_of, history_name, says_cut
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -29,8 +28,6 @@ Drop = tuple[ast.stmt, ast.expr, str, Span | None, ast.expr]
 
 
 class Overflows(Component):
-    cut_sites: CutSites
-
     def observe(self, context: bool) -> list[Observation]:
         if not context or "except" not in self.m.text:  # a module with no handler: no walk
             return []

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import re
 
-from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.stringsets import MAX_HOPS, StringSets, copy_of
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -23,7 +22,6 @@ _SCHEMA_KEYWORDS = re.compile(r"(.*_)?schema(_.*)?|response_format|response_mode
 
 
 class SchemaChoices(StringSets):
-    cut_sites: CutSites
 
     def observe(self) -> list[Observation]:
         found: list[Observation] = []

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.callees import Callees
     from ctxlint.frontends.python.calls import Calls
     from ctxlint.frontends.python.containers import Containers
+    from ctxlint.frontends.python.cutreach import CutReach
     from ctxlint.frontends.python.cuts import Cuts
+    from ctxlint.frontends.python.cutsites import CutSites
     from ctxlint.frontends.python.estimates import Estimates
     from ctxlint.frontends.python.flow import Entry, Flow
     from ctxlint.frontends.python.messages import Messages
@@ -488,6 +490,8 @@ class Component:
     wrappers: Wrappers
     spreads: Spreads
     reserves: Reserves
+    cut_sites: CutSites  # where the module cuts its text
+    reach: CutReach  # whether a cut reaches a prompt
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit
