@@ -51,15 +51,19 @@ class Callees(Component):
         not show the function or a return is not a tuple that long."""
         return self.items_returned_by(node.value, position, env)
 
-    def items_returned_by(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+    def items_returned_by(self, call: ast.expr, position: int, env: Env,
+                          outer: frozenset[int] = frozenset()) -> list[tuple[ast.expr, Env, Called]]:
         """``returned_items`` of a call; a return that hands over to another function the code
-        shows (``return run_subprocess(command)``) gives that function's items."""
+        shows (``return run_subprocess(command)``) gives that function's items, and one that calls
+        a function it is already in (a retry: ``return self._run(command, tries + 1)``) adds none."""
         call = call.value if isinstance(call, ast.Await) else call
         if not isinstance(call, ast.Call):
             return []
         target = self.function_for(call, env, foreign=True)
         if target is None:
             return []
+        if id(target.fn) in outer:
+            return [(call, env, target)]  # a retry of a function already read: its items are those read
         items: list[tuple[ast.expr, Env, Called]] = []
         for value in target.returns:
             if isinstance(value, ast.Tuple):
@@ -68,12 +72,26 @@ class Callees(Component):
                 items.append((value.elts[position], target.env, target))
                 continue
             reader = target.owner.callees if target.owner is not None else self
-            handed = reader.items_returned_by(value, position, target.env)
+            handed = reader.items_returned_by(value, position, target.env, outer | {id(target.fn)})
             if not handed:
                 return []
             items += [(item, item_env, called if called.owner is not None else replace(called, owner=target.owner))
-                      for item, item_env, called in handed]
+                      for item, item_env, called in handed if item is not value]
         return items
+
+    def indexed_result(self, node: ast.Subscript, env: Env) -> tuple[ast.Call, int, Env] | None:
+        """``got[0]`` where ``got = self._run(cmd)`` and every return of ``_run`` is a tuple: the
+        item at that position, read as ``status, out = self._run(cmd)`` reads it (a status parsed
+        with int() is no text, whatever else the tuple holds); None for any other subscript."""
+        index = node.slice
+        if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0
+                and isinstance(node.value, ast.Name)):
+            return None
+        binding = self.scopes.resolve(node.value, env)
+        if binding is None or binding.extras or binding.owner is not None or not isinstance(binding.value, ast.Call) \
+                or not self.items_returned_by(binding.value, index.value, binding.env):
+            return None
+        return binding.value, index.value, binding.env
 
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
              ) -> tuple[Bound, ...]:

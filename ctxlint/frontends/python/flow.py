@@ -75,9 +75,13 @@ class Flow(Ordering):
         acc = acc if acc is not None else Facts()
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
-        position = unpacked_position(node)
-        if position is not None and isinstance(node, ast.Subscript):
-            return self.unpacked_facts(node, position, env, acc)
+        if isinstance(node, ast.Subscript):
+            position = unpacked_position(node)
+            if position is not None:
+                return self.unpacked_facts(node.value, position, env, acc, node)
+            held = self.callees.indexed_result(node, env)
+            if held is not None:  # `got[0]` of `got = run(cmd)`: the item, as unpacking reads it
+                return self.unpacked_facts(*held, acc, node)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
             for source in (found, self.cuts.source(node, env), self.delimited(node, env)):
@@ -235,11 +239,11 @@ class Flow(Ordering):
         for call, span in passed.called_at.items():
             acc.called_at.setdefault(call, span)
 
-    def unpacked_facts(self, node: ast.Subscript, position: int, env: Env, acc: Facts) -> Facts:
-        """``content`` of ``content, mime = fetch(url)``: the facts of the item the function
-        returns there, not of all it returns. A list item (messages built for an API) is not
-        read: its parts are sent each in its own place."""
-        for item, item_env, target in self.callees.returned_items(node, position, env):
+    def unpacked_facts(self, call: ast.expr, position: int, env: Env, acc: Facts, node: ast.expr) -> Facts:
+        """``content`` of ``content, mime = fetch(url)`` (``node``): the facts of the item the
+        function ``call`` calls returns there, not of all it returns. A list item (messages built
+        for an API) is not read: its parts are sent each in its own place."""
+        for item, item_env, target in self.callees.items_returned_by(call, position, env):
             reader = target.owner.flow if target.owner is not None else self
             if reader.is_list(item, item_env) is True or not self.m.enter(target.fn):
                 continue
