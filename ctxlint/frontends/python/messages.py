@@ -217,8 +217,8 @@ class Messages(Component):
         if content is None:
             return None
         stored = self.kept(call)
-        if not stored and not self.handed_back(call):
-            return None
+        if not stored and not self.handed_back(call) and not isinstance(self.m.parents.get(id(call)), ast.List):
+            return None  # kept, handed back, or listed with others (`msgs = [Message(...), Message(...)]`)
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
             return None  # a framework's own message, read as the catalogue says
@@ -230,8 +230,8 @@ class Messages(Component):
             return None
         if (first is not None or not stored) and not self.tool_output(content, env):
             # A role written first, or a message handed back (`yield Message("system", out)`, a
-            # tool's result): many such classes are not chat messages, so only text a process or
-            # a retrieval gave makes it one here.
+            # tool's result) or listed: many such classes are not chat messages, so only text a
+            # process or a retrieval gave makes it one here.
             return None
         return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(),
                            content=Arg(keywords=("content",)) if keyword is not None else Arg(position=1))
