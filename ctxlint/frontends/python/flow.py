@@ -12,6 +12,7 @@ from fnmatch import fnmatchcase
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
+from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
@@ -75,13 +76,9 @@ class Flow(Ordering):
         acc = acc if acc is not None else Facts()
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
-        if isinstance(node, ast.Subscript):
-            position = unpacked_position(node)
-            if position is not None:
-                return self.unpacked_facts(node.value, position, env, acc, node)
-            held = self.callees.indexed_result(node, env)
-            if held is not None:  # `got[0]` of `got = run(cmd)`: the item, as unpacking reads it
-                return self.unpacked_facts(*held, acc, node)
+        # `content` of `content, mime = fetch(url)`; `got[0]` of `got = run(cmd)`
+        if isinstance(node, ast.Subscript) and (held := item_call(self.callees, node, env)) is not None:
+            return self.unpacked_facts(*held, acc, node)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
             for source in (found, self.cuts.source(node, env), self.delimited(node, env)):

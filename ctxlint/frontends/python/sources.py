@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
+from ctxlint.frontends.python.callees import indexed_result
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.carriers import (
     annotated_carrier,
@@ -92,7 +93,7 @@ class Sources(Component):
             found = self.read_source(node, env)  # request.files["doc"]
             if found is not None:
                 return found
-            held = self.callees.indexed_result(node, env)
+            held = indexed_result(self.callees, node, env)
             if held is not None:
                 return self.item_of(*held, node)
             return self.untrusted(node.value, env)
