@@ -14,6 +14,10 @@ import re
 
 # The slot's stand-in in a message's text (one character per slot; see ``trust.labels``).
 PLACEHOLDER = "\x00"
+# A code span ends with its paragraph: at a blank line or a fence line. How far a span is looked for.
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n|^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+_SINGLE_TICK = re.compile(r"(?<!`)`(?!`)")
+_SPAN_REACH = 2_000
 # A label ends in a colon and is a few words (`OBSERVATION:`, `The paper content:`), not a sentence.
 MAX_LABEL_WORDS = 8
 # On the slot's own line a field's name is shorter (`Document: {doc}`, `Retrieved chunk: {c}`);
@@ -66,9 +70,19 @@ def field_header(header: str) -> bool:
 
 
 def code_span(text: str, position: int) -> bool:
-    """Whether the slot at ``position`` is wrapped in single backticks, a code span."""
+    """Whether the slot at ``position`` is wrapped in single backticks, a code span: right around
+    it, or around a value that a helper built of several parts (a shortened output's head, a cut
+    marker and its tail, in the backticks its caller writes), a span that runs over lines of one
+    paragraph as Markdown reads it."""
     before, after = text[position - 1:position], text[position + 1:position + 2]
-    return before == after == "`" and text[position - 2:position - 1] != "`"
+    if before == after == "`":
+        return text[position - 2:position - 1] != "`"
+    start = max(position - _SPAN_REACH, 0)
+    start = max([start, *(m.end() for m in _PARAGRAPH_END.finditer(text, start, position))])
+    end = _PARAGRAPH_END.search(text, position, position + _SPAN_REACH)
+    stop = end.start() if end else position + _SPAN_REACH
+    opened = len(_SINGLE_TICK.findall(text, start, position))
+    return opened % 2 == 1 and _SINGLE_TICK.search(text, position, stop) is not None
 
 
 def introduced(text: str, position: int, in_loop: bool) -> str | None:

@@ -51,15 +51,15 @@ class Callees(Component):
         not show the function or a return is not a tuple that long."""
         return self.items_returned_by(node.value, position, env)
 
-    def items_returned_by(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+    def items_returned_by(self, call: ast.expr, position: int, env: Env,
+                          outer: frozenset[int] = frozenset()) -> list[tuple[ast.expr, Env, Called]]:
         """``returned_items`` of a call; a return that hands over to another function the code
-        shows (``return run_subprocess(command)``) gives that function's items."""
+        shows (``return run_subprocess(command)``) gives that function's items, and one that calls
+        a function it is already in (a retry: ``return self._run(command, tries + 1)``) adds none."""
         call = call.value if isinstance(call, ast.Await) else call
-        if not isinstance(call, ast.Call):
-            return []
-        target = self.function_for(call, env, foreign=True)
-        if target is None:
-            return []
+        target = self.function_for(call, env, foreign=True) if isinstance(call, ast.Call) else None
+        if target is None or id(target.fn) in outer:  # a retry of a function being read: no items of its own
+            return [] if target is None else [(call, env, target)]
         items: list[tuple[ast.expr, Env, Called]] = []
         for value in target.returns:
             if isinstance(value, ast.Tuple):
@@ -68,11 +68,11 @@ class Callees(Component):
                 items.append((value.elts[position], target.env, target))
                 continue
             reader = target.owner.callees if target.owner is not None else self
-            handed = reader.items_returned_by(value, position, target.env)
+            handed = reader.items_returned_by(value, position, target.env, outer | {id(target.fn)})
             if not handed:
                 return []
             items += [(item, item_env, called if called.owner is not None else replace(called, owner=target.owner))
-                      for item, item_env, called in handed]
+                      for item, item_env, called in handed if item is not value]
         return items
 
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
@@ -490,3 +490,26 @@ def _method_around(scope: Scope | None, name: str) -> Scope | None:
             return scope
         scope = scope.parent
     return None
+
+
+def item_call(callees: Callees, node: ast.Subscript, env: Env) -> tuple[ast.expr, int, Env] | None:
+    """The call whose returned tuples ``node`` takes an item of, the item's position and the
+    call's env: an unpacked name's (``content`` of ``content, mime = fetch(url)``) or an
+    indexed result's (``indexed_result``); None for any other subscript."""
+    position = unpacked_position(node)
+    return (node.value, position, env) if position is not None else indexed_result(callees, node, env)
+
+
+def indexed_result(callees: Callees, node: ast.Subscript, env: Env) -> tuple[ast.Call, int, Env] | None:
+    """``got[0]`` where ``got = self._run(cmd)`` and every return of ``_run`` is a tuple: the
+    item at that position, read as ``status, out = self._run(cmd)`` reads it (a status parsed
+    with int() is no text, whatever else the tuple holds); None for any other subscript."""
+    index = node.slice
+    if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0
+            and isinstance(node.value, ast.Name)):
+        return None
+    binding = callees.scopes.resolve(node.value, env)
+    if binding is None or binding.extras or binding.owner is not None or not isinstance(binding.value, ast.Call) \
+            or not callees.items_returned_by(binding.value, index.value, binding.env):
+        return None
+    return binding.value, index.value, binding.env

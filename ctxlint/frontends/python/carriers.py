@@ -1,7 +1,8 @@
 """Objects that carry third-party content (a browser driver, an HTTP response), known where
 the module builds them out of the call that makes them: a project function whose return
-annotation names one (``def create_driver() -> webdriver.Chrome``), or the module's own call of
-a class that gives one to its ``__init__`` (``Browser(driver)``)."""
+annotation names one (``def create_driver() -> webdriver.Chrome``), the module's own call of
+a class that gives one to its ``__init__`` (``Browser(driver)``), or a helper of the project that
+returns a process's result (``def run(cmd): return subprocess.run(cmd, ...)``)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,24 @@ def constructor_argument(call: ast.Call, init: FunctionNode, param: str, env: En
     names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
     index = names.index(param) if param in names else -1
     return [Bound(param, call.args[index], env)] if 0 <= index < len(call.args) else []
+
+
+def returned_process(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:
+    """What a helper of the project returns when every way out of it gives the result of a process
+    it starts with a command the caller hands it (``def run(cmd): return subprocess.run(cmd, ...)``,
+    then ``run(cmd).stdout``): the caller reads the output out of it as from the call itself. Only
+    processes: a helper that returns an HTTP response is as often the project's own API client
+    (deepeval's metric definitions pulled from its server were read so as web pages)."""
+    target = sources.callees.function_for(call, env, foreign=True)
+    if target is None or not target.returns or not sources.m.enter(target.fn):
+        return None
+    reader = target.owner.sources if target.owner is not None else sources
+    try:
+        held = [reader.carrier(value, target.env) for value in target.returns]
+    finally:
+        sources.m.leave(target.fn)
+    if not held or any(h is None or h[0].kind != "subprocess" for h in held):
+        return None
+    first = held[0]
+    assert first is not None
+    return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"

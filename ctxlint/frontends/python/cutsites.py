@@ -26,7 +26,7 @@ from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.keptuses import only_inspected
-from ctxlint.frontends.python.knowledge import MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
     SIZE_WORDS,
@@ -63,7 +63,7 @@ _LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*
            "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Third-party content an agent reads back: a response body, a page, a process's streams.
-_READ_BACK = ("http", "web page", "browser", "subprocess")
+_READ_BACK = ("http", "web page", "browser", "subprocess", FIXED_COMMAND)
 # A cut to fewer characters than this is a label, a preview or a log line, not content a model reads.
 MIN_CONTENT = 500
 _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "size", "keep")

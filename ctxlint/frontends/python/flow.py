@@ -12,6 +12,7 @@ from fnmatch import fnmatchcase
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
+from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
@@ -75,9 +76,9 @@ class Flow(Ordering):
         acc = acc if acc is not None else Facts()
         if env.depth > MAX_DEPTH or not self.m.step():
             return acc
-        position = unpacked_position(node)
-        if position is not None and isinstance(node, ast.Subscript):
-            return self.unpacked_facts(node, position, env, acc)
+        # `content` of `content, mime = fetch(url)`; `got[0]` of `got = run(cmd)`
+        if isinstance(node, ast.Subscript) and (held := item_call(self.callees, node, env)) is not None:
+            return self.unpacked_facts(*held, acc, node)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
             for source in (found, self.cuts.source(node, env), self.delimited(node, env)):
@@ -235,11 +236,11 @@ class Flow(Ordering):
         for call, span in passed.called_at.items():
             acc.called_at.setdefault(call, span)
 
-    def unpacked_facts(self, node: ast.Subscript, position: int, env: Env, acc: Facts) -> Facts:
-        """``content`` of ``content, mime = fetch(url)``: the facts of the item the function
-        returns there, not of all it returns. A list item (messages built for an API) is not
-        read: its parts are sent each in its own place."""
-        for item, item_env, target in self.callees.returned_items(node, position, env):
+    def unpacked_facts(self, call: ast.expr, position: int, env: Env, acc: Facts, node: ast.expr) -> Facts:
+        """``content`` of ``content, mime = fetch(url)`` (``node``): the facts of the item the
+        function ``call`` calls returns there, not of all it returns. A list item (messages built
+        for an API) is not read: its parts are sent each in its own place."""
+        for item, item_env, target in self.callees.items_returned_by(call, position, env):
             reader = target.owner.flow if target.owner is not None else self
             if reader.is_list(item, item_env) is True or not self.m.enter(target.fn):
                 continue

@@ -81,6 +81,8 @@ MAX_DEPTH = 40  # how deep name and function resolution may go
 TEXT_ATTRIBUTES = {"text", "content", "body", "data", "page_content"}
 # Calls and methods that measure a value rather than pass its text on.
 ADDS = ("+=", "append", "extend", "insert")
+# The origin of a process's output whose command the code writes out whole (ownpaths.run_by).
+FIXED_COMMAND = "fixed-command"
 MEASURES = {"len", "bool", "int", "float", "hash", "id", "isinstance", "type", "round", "callable", "hasattr"}
 DROPS_NAMES = {"len", "bool", "hash", "id", "isinstance", "type", "callable", "hasattr"}  # int(ts) is still a clock
 MEASURING_METHODS = {"count", "startswith", "endswith", "isdigit", "isalpha",

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.sources import loop_giving
@@ -206,20 +208,44 @@ class Messages(Component):
         role="user"))``, ``history.append(UserMessage(content=out))``); None otherwise. The role
         must be one the code states: in the class name or a ``role=`` literal."""
         named = _MESSAGE_CLASS.fullmatch(last_name(call.func) or "")
-        if named is None or not any(k.arg == "content" for k in call.keywords):
+        if named is None:
             return None
-        if not self.kept(call):
+        keyword = next((k.value for k in call.keywords if k.arg == "content"), None)
+        # `Message("system", output)`: the role stated first, the content after it
+        first = self.flow.literal_str(call.args[0], env) if keyword is None and len(call.args) == 2 else None
+        content = keyword if keyword is not None else call.args[1] if first is not None else None
+        if content is None:
             return None
+        stored = self.kept(call)
+        if not stored and not self.handed_back(call) and not isinstance(self.m.parents.get(id(call)), ast.List):
+            return None  # kept, handed back, or listed with others (`msgs = [Message(...), Message(...)]`)
         path = self.calls.path(call.func, env)
         if self.m.catalogue.messages.match(path) or self.m.catalogue.templates.match(path):
             return None  # a framework's own message, read as the catalogue says
-        role = named.group(1)
+        role = first or named.group(1)
         given = next((k.value for k in call.keywords if k.arg == "role"), None)
         if given is not None:
             role = self.flow.literal_str(given, env) or self.m.dotted(given)
         if not role or role.rsplit(".", 1)[-1].lower() not in ROLE_NAMES:
             return None
-        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(), content=Arg(keywords=("content",)))
+        if (first is not None or not stored) and not self.tool_output(content, env):
+            # A role written first, or a message handed back (`yield Message("system", out)`, a
+            # tool's result) or listed: many such classes are not chat messages, so only text a
+            # process or a retrieval gave makes it one here.
+            return None
+        return MessageKind("project", (path,), role=role.rsplit(".", 1)[-1].lower(),
+                           content=Arg(keywords=("content",)) if keyword is not None else Arg(position=1))
+
+    def tool_output(self, node: ast.expr, env: Env) -> bool:
+        """Whether a part of ``node`` is third-party content known by its call: what a process
+        run with a command someone chose printed, a page, a retrieval's documents. Not a process's
+        error stream (its own diagnostics: `Failed: {r.stderr}`), nor what a command the code
+        writes out whole prints (its sessions, its file tree), nor a file: one a tool reads by a
+        path the code does not show is as often the project's own (a skill's instructions in its
+        own folder, a setting) as someone else's."""
+        found = self.sources.untrusted(node, env)
+        return found is not None and found.strong and found.origin not in (FIXED_COMMAND, "file") \
+            and not found.detail.endswith(".stderr")
 
     def replayed_row(self, call: ast.Call, env: Env) -> tuple[MessageKind, Span] | None:
         """How to read ``call`` as a chat message when it builds a stored row of the project's own
@@ -253,16 +279,31 @@ class Messages(Component):
         parent = self.m.parents.get(id(call))
         if isinstance(parent, ast.Call):
             return isinstance(parent.func, ast.Attribute) and parent.func.attr in _STORES and call in parent.args
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
+                   and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+                   for name, node in self.uses_of_name(call))
+
+    def handed_back(self, call: ast.Call) -> bool:
+        """Whether ``call``'s value is what its function gives its caller (``yield Message(...)``,
+        ``msg = Message(...)`` then ``return msg``): a tool's result, which the caller adds to the
+        conversation."""
+        if isinstance(self.m.parents.get(id(call)), (ast.Yield, ast.Return)):
+            return True
+        return any(isinstance(node, (ast.Yield, ast.Return)) and isinstance(node.value, ast.Name)
+                   and node.value.id == name for name, node in self.uses_of_name(call))
+
+    def uses_of_name(self, call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
+        """The name ``call``'s value is first given (``reply = Message(...)``) with each node of the
+        function (or module) that assigns it; nothing when the value is not given a name."""
+        parent = self.m.parents.get(id(call))
         target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
         if not isinstance(target, ast.Name):
-            return False
-        name = target.id
+            return
         body = self.m.parents.get(id(parent))
         while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             body = self.m.parents.get(id(body))
-        return body is not None and any(
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES
-            and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(body))
+        if body is not None:
+            yield from ((target.id, node) for node in ast.walk(body))
 
     def is_message_object(self, node: ast.expr, env: Env) -> bool:
         return isinstance(node, ast.Call) and bool(self.m.catalogue.messages.match(self.calls.path(node.func, env)))

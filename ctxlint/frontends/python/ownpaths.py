@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from fnmatch import fnmatchcase
 
+from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, UPLOAD_WORDS
-from ctxlint.frontends.python.knowledge import MAX_DEPTH, PATH_BUILDERS, PATH_METHODS_STATIC
+from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MAX_DEPTH, PATH_BUILDERS, PATH_METHODS_STATIC
 from ctxlint.frontends.python.nodes import arguments
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.unit import Unit
@@ -148,6 +150,37 @@ def prints_users_history(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> b
         return False
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _HISTORY_COMMAND.search(n.value)
                for n in ast.walk(command))
+
+
+# Keywords that feed a process input: a process given one runs what it is sent (a shell driven
+# through its standard input), whatever its own command line says.
+_FEEDS_INPUT = frozenset({"stdin", "input"})
+
+
+def run_by(scopes: Scopes, spec: SourceKindSpec, node: ast.expr, env: Env) -> SourceKindSpec:
+    """``spec`` as what ``node`` (a call) gives: a process that runs a command the code writes out
+    whole is of its own kind (FIXED_COMMAND), the program's own state rather than what a command
+    someone chose prints; where the evidence must be tool output (messages.tool_output), it does not count."""
+    if spec.kind == "subprocess" and isinstance(node, ast.Call) and command_written_whole(scopes, node, env):
+        return replace(spec, kind=FIXED_COMMAND)
+    return spec
+
+
+def command_written_whole(scopes: Scopes, call: ast.Call, env: Env) -> bool:
+    """Whether the process ``call`` starts runs a command the code writes out whole and feeds no
+    input (``subprocess.run(["tmux", "list-sessions"])``, ``check_output("git status", shell=True)``,
+    the command a literal or a local name given one): it prints the program's own state, its
+    sessions, files or status, not what a command a model or a user chose prints."""
+    if any(k.arg in _FEEDS_INPUT for k in call.keywords):
+        return False
+    command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("args", "cmd")), None)
+    if isinstance(command, ast.Name):
+        binding = scopes.resolve(command, env)
+        if binding is None or binding.owner is not None or binding.extras:
+            return False
+        command = binding.value
+    parts = command.elts if isinstance(command, (ast.List, ast.Tuple)) else [command]
+    return bool(parts) and all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts)
 
 
 # How many local names a command is followed back through to the history it was taken from.

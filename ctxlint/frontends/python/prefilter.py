@@ -375,8 +375,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
                 return True  # `importlib.import_module("ollama")`: a library imported by name
             if chain and chain[-1] == "join" and line_cut(node) is not None:
                 return True  # every line of a text cut to a width (linecuts.py)
-            if chain and chain[-1].endswith("Message") and any(k.arg == "content" for k in node.keywords):
-                return True  # a chat message of the project's own class: `UserMessage(content=...)`
+            if chain and chain[-1].endswith("Message") and (any(k.arg == "content" for k in node.keywords) or (
+                    len(node.args) == 2 and isinstance(node.args[0], ast.Constant))):
+                return True  # a project's own message: `UserMessage(content=...)`, `Message("system", out)`
             if chain and chain[-1][:1].isupper() and any(
                     k.arg == "role" and isinstance(k.value, ast.Constant) for k in node.keywords):
                 return True  # a stored row with a stated role: `Feed(feed=out, role="system")` (messages.replayed_row)

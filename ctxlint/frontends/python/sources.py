@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
+from ctxlint.frontends.python.callees import indexed_result
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.carriers import (
     annotated_carrier,
@@ -18,6 +19,7 @@ from ctxlint.frontends.python.carriers import (
     called_names,
     carrier_from_callers,
     constructor_argument,
+    returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.flow import joined
@@ -35,7 +37,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -91,6 +93,9 @@ class Sources(Component):
             found = self.read_source(node, env)  # request.files["doc"]
             if found is not None:
                 return found
+            held = indexed_result(self.callees, node, env)
+            if held is not None:
+                return self.item_of(*held, node)
             return self.untrusted(node.value, env)
         if isinstance(node, ast.Attribute):
             carrier = self.carrier(node.value, env)
@@ -142,9 +147,13 @@ class Sources(Component):
         ``fetch`` returns carries (a list item, such as messages whose tool results are sent in
         their own role, is not read). A call the code does not show is read whole
         (``stdout, stderr = proc.communicate()``)."""
-        items = self.callees.returned_items(node, position, env)
+        return self.item_of(node.value, position, env, node)
+
+    def item_of(self, call: ast.expr, position: int, env: Env, at: ast.expr) -> Source | None:
+        """What the ``position``-th item of the tuples ``call`` returns carries, the flow shown at ``at``."""
+        items = self.callees.items_returned_by(call, position, env)
         if not items:
-            return self.untrusted(node.value, env)
+            return self.untrusted(call, env)
         for item, item_env, target in items:
             reader = target.owner if target.owner is not None else self.m.analyzer
             if reader.flow.is_list(item, item_env) is True or not self.m.enter(target.fn):
@@ -155,10 +164,9 @@ class Sources(Component):
                 self.m.leave(target.fn)
             if found is not None:
                 if target.owner is not None:
-                    found = self.m.adopt_source(found, self.m.span(node))
-                step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(node.value)}`", self.m.span(node))
+                    found = self.m.adopt_source(found, self.m.span(at))
+                step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(call)}`", self.m.span(at))
                 return replace(found, flow=(*found.flow, step))
-        call = node.value
         # the first item, the text, of what a helper named for reading gives (`text, pages = read_pdf_text(fp)`)
         return self.text_of_carrier(call, env) if position == 0 and isinstance(call, ast.Call) else None
 
@@ -309,7 +317,7 @@ class Sources(Component):
             if isinstance(node, ast.Call) and not self.outside(spec, node, env):
                 return None  # a file of the repository: the developer's own text
             return Source(SourceKind.UNTRUSTED, self.describe(node, path, spec), self.m.span(node),
-                          strong=spec.strong, origin=spec.kind, whole=True)
+                          strong=spec.strong, origin=run_by(self.scopes, spec, node, env).kind, whole=True)
         return None
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
@@ -434,8 +442,10 @@ class Sources(Component):
                 specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
-                    return spec, self.describe(node, path, spec)
-            return built_carrier(self, node, env) if isinstance(node, ast.Call) else None
+                    return run_by(self.scopes, spec, node, env), self.describe(node, path, spec)
+            if not isinstance(node, ast.Call):  # else what a project function builds (its annotation says) or returns
+                return None
+            return built_carrier(self, node, env) or (returned_process(self, node, env) if not specs else None)
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
             if binding is not None:

@@ -45,6 +45,9 @@ MIN_CHARS = 100_000
 FieldMaker = Callable[[str, Span], Piece]
 # The most parts of a prompt constant joined with `+` read as one template.
 _MAX_JOINED = 8
+# The escape character that starts a terminal's colour code, as a pattern that removes them
+# writes it: itself, or escaped (`r"\x1b[^m]*m"`, `"\\033\\[[0-9;]*m"`).
+_ESCAPE_CODE = re.compile(r"\x1b|\\x1b|\\033|\\u001b", re.IGNORECASE)
 K = TypeVar("K")  # what names a template field: a `{}` field's name, a `%` conversion's key or None
 
 
@@ -212,6 +215,10 @@ class Strings(Component):
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
         if qualified == "str" and len(call.args) == 1:
             return self.text(call.args[0], env)
+        if qualified == "re.sub" and len(call.args) == 3 and self.flow.literal_str(call.args[1], env) == "" \
+                and _ESCAPE_CODE.search(self.flow.literal_str(call.args[0], env) or ""):
+            # `re.sub(r"\x1b[^m]*m", "", output)`: terminal colour codes taken out, the text as it was built
+            return self.text(call.args[2], env)
         target = self.callees.function_for(call, env, foreign=True)
         if target is None or self.cuts.helper(call, env) is not None or not self.m.enter(target.fn):
             return None  # a truncator's result is a slot that carries its cut, not the text it returns
