@@ -397,8 +397,9 @@ class Wrappers(Component):
                        sink: Sink, typed: bool, request: Request, kwargs: str | None) -> Request | None:
         """The request the sink call ``call`` makes without ``fn``'s own ``**kwargs``, when that
         is its only way to a limit: a request that declares none (None otherwise)."""
-        if request.output_limit is not None or (request.declares_settings and request.reserve_kind != KWARGS) \
-                or not self.passes_kwargs_only(fn, keywords, kwargs, env):
+        # None by default and sent by a call of the module's own: reported there, not at its callers
+        reported = request.declares_settings and (request.reserve_kind != KWARGS or id(call) in self.m.parents)
+        if request.output_limit is not None or reported or not self.passes_kwargs_only(fn, keywords, kwargs, env):
             return None
         rest = [k for k in keywords if not (k.arg is None and _names(k.value, kwargs))]
         probe = ast.copy_location(ast.Call(call.func, call.args, rest), call)
