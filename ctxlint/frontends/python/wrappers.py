@@ -227,8 +227,11 @@ class Wrappers(Component):
                 EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
                                    "which this call leaves unset", self.m.span(call)),)
         if summary.kwargs is not None and inner is None:
-            if summary.request.reserve_kind == KWARGS:
+            home = (summary.sender or reader).unit
+            if summary.request.reserve_kind == KWARGS and id(summary.sink_call) in home.parents:
                 return None, "", ()  # reported once, where the wrapper sends it
+            # sent through a helper handed the SDK's function (`create(**params)`, a call made up for
+            # the summary): the wrapper's module reports no request there, the calls that reach it do
             keywords = [k for k in call.keywords if k.arg is not None and k.arg not in summary.params]
             spreads = [k.value for k in call.keywords if k.arg is None]
             own = env.scope.node.args.kwarg if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
@@ -394,8 +397,9 @@ class Wrappers(Component):
                        sink: Sink, typed: bool, request: Request, kwargs: str | None) -> Request | None:
         """The request the sink call ``call`` makes without ``fn``'s own ``**kwargs``, when that
         is its only way to a limit: a request that declares none (None otherwise)."""
-        if request.output_limit is not None or request.declares_settings \
-                or not self.passes_kwargs_only(fn, keywords, kwargs, env):
+        # None by default and sent by a call of the module's own: reported there, not at its callers
+        reported = request.declares_settings and (request.reserve_kind != KWARGS or id(call) in self.m.parents)
+        if request.output_limit is not None or reported or not self.passes_kwargs_only(fn, keywords, kwargs, env):
             return None
         rest = [k for k in keywords if not (k.arg is None and _names(k.value, kwargs))]
         probe = ast.copy_location(ast.Call(call.func, call.args, rest), call)
