@@ -37,8 +37,8 @@ def last_resort(m: Unit, cut: ast.expr) -> tuple[Evidence, ...]:
         for test in _otherwise(parent, child):
             if bound not in _names(test.test):
                 return ()
-            routine = next((n for s in test.body for n in walk(s)
-                            if (e := _edge(n)) is not None and bound in _names(e)), None)
+            routine = next((n for s in test.body for n in walk(s) if isinstance(n, ast.expr)
+                            and (e := _edge(n)) is not None and bound in _names(e)), None)
             if routine is None:
                 return ()
             return (Evidence(EvidenceKind.FLOW, f"cut only when `{m.code(test.test)}` fails: the other branch cuts "
