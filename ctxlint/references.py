@@ -101,7 +101,8 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
             bare = word(name)
-            inside = _bodies(data, groups[name]) if name in groups and language.comment == b"#" else set()
+            # in another file only: there a function of the group's names is another class's override
+            inside = _bodies(data, groups[name]) if name in groups and not own and language.comment == b"#" else set()
             if _written(data, bare, own | inside, language) and (own or _imports(path, data, homes.get(name))) \
                     and not (name in homes and _sample_binds(path, data, bare)):
                 del left[name]
