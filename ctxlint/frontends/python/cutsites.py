@@ -227,9 +227,8 @@ class CutSites(Component):
             return Observation("misplaced-cut" if placed else "excerpt-cut", source.span, goes, source=replace(
                 source, strong=True, flow=(*source.flow, placed) if placed else source.flow))
         fallback = last_resort(self.m, node)  # cut only when this text alone overflows the whole budget
-        kind = "last-resort-cut" if fallback else "token-sized-cut" if in_tokens else "silent-cut"
-        return Observation(kind, source.span, goes, source=replace(source, strong=for_model,
-                                                                   flow=source.flow + fallback))
+        return Observation("last-resort-cut" if fallback else "token-sized-cut" if in_tokens else "silent-cut",
+                           source.span, goes, source=replace(source, strong=for_model, flow=source.flow + fallback))
 
     def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
         """A value an output's local name is given in its function that reads a process's
