@@ -408,6 +408,31 @@ def once_each(findings: list[Finding]) -> list[Finding]:
     return list({replace(f, function=None): f for f in findings}.values())
 
 
+def said_at_origin(findings: list[Finding]) -> list[Finding]:
+    """The findings without those that repeat, at a request of another module, a finding of the
+    same rule reported where its source is: a cut a module makes in its own function reaches each
+    module whose request includes that function's text, adopted there with a step back to it
+    (``in provider/base.py, line 384``), and is fixed at that line alone. The finding at the origin
+    stays, as sure as the surest of them, with where the other sends it added to its evidence."""
+    at = {(f.code, f.span.path, f.span.line): i for i, f in enumerate(findings)}
+    kept = list(findings)
+    repeated: set[int] = set()
+    for index, finding in enumerate(findings):
+        step = next((e for e in finding.evidence if e.kind is EvidenceKind.FLOW), None)
+        if step is None or step.span is None or step.span.path == finding.span.path \
+                or step.text != f"in {step.span.path}, line {step.span.line}":
+            continue
+        origin = at.get((finding.code, step.span.path, step.span.line))
+        if origin is None or origin in repeated:
+            continue
+        repeated.add(index)
+        said = kept[origin]
+        sinks = tuple(e for e in finding.evidence if e.kind is EvidenceKind.SINK and e not in said.evidence)
+        kept[origin] = replace(said, confidence=max(said.confidence, finding.confidence, key=lambda c: c.rank),
+                               evidence=(*said.evidence, *sinks))
+    return [f for i, f in enumerate(kept) if i not in repeated] if repeated else findings
+
+
 def _printable(finding: Finding) -> Finding:
     """A finding whose texts can be written as UTF-8: a string literal can hold a lone surrogate
     (``"\\ud800"``), which a message quoting it would carry to a report that cannot print it."""
@@ -457,7 +482,7 @@ def lint_all(work: list[tuple[Path, Linter]], jobs: int | None = None, cache: Re
     # for cached results too, not with each file's own findings.
     result.findings = uncalled(result.findings, {display_path(path): (path, linter.settings.root, linter.selection)
                                                  for path, linter in everything})
-    result.findings = once_each(result.findings)
+    result.findings = said_at_origin(once_each(result.findings))
     result.findings.sort(key=lambda f: (f.span.path, f.span.cell or 0, f.span.line, f.span.column, f.code))
     result.notices.sort(key=lambda n: n.path)
     result.errors.sort(key=lambda e: e.path)

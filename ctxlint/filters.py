@@ -159,6 +159,7 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
     # A question's modules, when every function asked about by that name is at the top of one (a
     # group's names are asked apart: their homes are that group's module only).
     homes: dict[str, frozenset[Path] | None] = {}
+    groups: dict[str, frozenset[str]] = {}  # a question's group: the function asked about and its readers
     for finding in asking:
         function = finding.function
         assert function is not None
@@ -174,8 +175,9 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
             asked.setdefault(top, []).extend((question, str(path.resolve()), line) for line in lines)
             known = homes.get(question, frozenset())
             homes[question] = known | {path.resolve()} if named.top_level and known is not None else None
+            groups[question] = frozenset(f.name for f in group)
     tied = {name: found for name, found in homes.items() if found}
-    never = {top: unwritten(top, names_at(places), tied) for top, places in asked.items()}
+    never = {top: unwritten(top, names_at(places), tied, groups) for top, places in asked.items()}
     kept = []
     for finding in findings:
         function = finding.function

@@ -64,14 +64,18 @@ def word(name: str) -> str:
 
 
 def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
-              homes: Mapping[str, frozenset[Path]] | None = None) -> set[str]:
+              homes: Mapping[str, frozenset[Path]] | None = None,
+              groups: Mapping[str, frozenset[str]] | None = None) -> set[str]:
     """The names that no line of the files under ``root`` writes, besides the places given for
     each (``(absolute path, line)`` of its definitions) and comment lines. A name given
     ``homes`` (the files that define it at their top) counts as written in another code file only
-    when that file imports one of them. In a git work tree, ``git grep`` names
-    the files that hold any of them (tracked or untracked, not ignored), and only those are read;
-    elsewhere every text file is."""
+    when that file imports one of them. A name given ``groups`` (the names of the functions it is
+    asked with) is not written inside a Python function of another file that bears one of those
+    names undecorated (an override of a reader): only a call by that name, asked too, reaches it.
+    In a git work tree, ``git grep`` names the files that hold any of them (tracked or untracked,
+    not ignored), and only those are read; elsewhere every text file is."""
     homes = homes or {}
+    groups = groups or {}
     left = {name: places for name, places in names.items() if name}
     files = _grepped(root, {word(name) for name in left}) if (root / ".git").exists() else None
     total = 0
@@ -97,7 +101,9 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
         for name in present:
             own = {line for file, line in left[name] if file == str(path)}
             bare = word(name)
-            if _written(data, bare, own, language) and (own or _imports(path, data, homes.get(name))) \
+            # in another file only: there a function of the group's names is another class's override
+            inside = _bodies(data, groups[name]) if name in groups and not own and language.comment == b"#" else set()
+            if _written(data, bare, own | inside, language) and (own or _imports(path, data, homes.get(name))) \
                     and not (name in homes and _sample_binds(path, data, bare)):
                 del left[name]
     return set(left)
@@ -189,11 +195,13 @@ def _notebook_sources(data: bytes) -> bytes:
 
 def _written(data: bytes, name: str, own_lines: set[int], language: _Language | None = None) -> bool:
     """Whether ``data`` writes ``name`` as a whole word on a line that is not a comment and not
-    one of ``own_lines`` (its definition), nor after a comment or in an import (``language``)."""
+    one of ``own_lines`` (its definition), nor after a comment or in an import (``language``),
+    nor as the name a Python ``def`` gives another function (an override defines, it calls nothing)."""
     for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
         start = data.rfind(b"\n", 0, match.start()) + 1
         before = data[start : match.start()]
-        if before.strip().startswith(_COMMENT):
+        if before.strip().startswith(_COMMENT) or (language is not None and language.comment == b"#"
+                                                   and _DEF.fullmatch(before) is not None):
             continue
         if language is not None and (language.trailing_comment(before)
                                      or language.imported_only(match.start(), data)):
@@ -202,6 +210,31 @@ def _written(data: bytes, name: str, own_lines: set[int], language: _Language | 
             continue
         return True
     return False
+
+
+_DEF = re.compile(rb"[ \t]*(?:async[ \t]+)?def[ \t]+")
+
+
+def _bodies(data: bytes, names: frozenset[str]) -> set[int]:
+    """The lines (1-based) of the Python functions of ``data`` named one of ``names`` and not
+    decorated: each ``def`` line and the lines indented under it."""
+    lines = data.split(b"\n")
+    found: set[int] = set()
+    for number, line in enumerate(lines):
+        head = _DEF.match(line)
+        if head is None or line[head.end():].split(b"(", 1)[0].strip().decode(errors="replace") not in names:
+            continue
+        above = next((lines[i].strip() for i in range(number - 1, -1, -1) if lines[i].strip()), b"")
+        if above.startswith(b"@"):
+            continue  # a decorator registers it: a framework may call it by a name of its own
+        indent = len(line) - len(line.lstrip())
+        end = number + 1
+        # the body: blank lines and those indented deeper, and the `) -> str:` closing a long signature
+        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith(b")")
+                                    or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        found.update(range(number + 1, end + 1))
+    return found
 
 
 def _grepped(root: Path, names: Iterable[str]) -> list[Path] | None:

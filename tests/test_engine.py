@@ -50,3 +50,30 @@ def test_a_finding_also_reported_from_a_module_that_includes_it_is_kept_once():
     named = finding(NamedFunction("related_questions", 6, 15))
     other = finding(None, line=12)
     assert engine.once_each([finding(None), other, named]) == [named, other]
+
+
+def test_a_cut_adopted_by_a_request_of_another_module_is_said_once_at_its_origin():
+    """A wrapper cuts the turns it is given (base/client.py:40) and each module that sends a prompt
+    through it adopts that cut; the cut is fixed at its line, so it is reported there once, as sure
+    as the surest report, with the request that sends it added to its evidence."""
+    from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Severity, Span
+
+    origin_span = Span("base/client.py", 40, 25, 40, 60)
+    origin = Finding("CTX205", "silent-truncation", Severity.WARNING, origin_span, "`turn[-n:]` cuts the text",
+                     confidence=Confidence.MEDIUM, kind="unsent-token-cut",
+                     evidence=(Evidence(EvidenceKind.SOURCE, "`turn[-n:]` cuts the text", origin_span),))
+    sent = Evidence(EvidenceKind.SINK, "sent in the user message with no marker beside it",
+                    Span("tools/caption.py", 14, 9, 14, 30))
+    copy = Finding("CTX205", "silent-truncation", Severity.WARNING, Span("tools/caption.py", 12, 16, 12, 70),
+                   "`turn[-n:] in base/client.py:40` cuts the text", confidence=Confidence.HIGH, kind="tail-cut",
+                   evidence=(Evidence(EvidenceKind.SOURCE, "`turn[-n:] in base/client.py:40` cuts the text",
+                                      Span("tools/caption.py", 12, 16, 12, 70)),
+                             Evidence(EvidenceKind.FLOW, "in base/client.py, line 40", origin_span), sent))
+    unrelated = Finding("CTX205", "silent-truncation", Severity.WARNING, Span("tools/other.py", 3, 1, 3, 9),
+                        "`page[:4000]` cuts the text", confidence=Confidence.MEDIUM, kind="document-cut")
+    said = engine.said_at_origin([origin, copy, unrelated])
+    assert [(f.span.path, f.span.line, f.confidence) for f in said] == [
+        ("base/client.py", 40, Confidence.HIGH), ("tools/other.py", 3, Confidence.MEDIUM)]
+    assert said[0].evidence[-1] == sent
+    # with no finding at the origin in the run (a run over one file), the adopted report stays
+    assert engine.said_at_origin([copy, unrelated]) == [copy, unrelated]

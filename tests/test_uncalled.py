@@ -334,3 +334,36 @@ def test_module_functions_come_with_the_functions_that_alone_reach_them():
     # a registered route is not reached by its name, so it is neither asked about nor a reader
     assert found == {"LIMIT": ["clip", "build", "main"], "TITLE": ["PROMPT", "build", "main"],
                      "PROMPT": ["build", "main"], "clip": ["build", "main"], "build": ["main"], "main": []}
+
+
+def test_another_functions_def_line_is_no_use_and_an_override_reached_only_by_the_group_calls_nothing(tmp_path):
+    """`def add_examples` in a subclass defines another function of that name; a call inside the
+    subclass's `build_prompt` (an override of the reader asked with it) runs only if something calls
+    `build_prompt`, and nothing does; a decorated function of that name is registered, and counts."""
+    base = tmp_path / "base.py"
+    base.write_text("from abc import ABC\n\n\nclass Base(ABC):\n    def add_examples(self, text):\n"
+                    "        return text[:4000]\n\n    def build_prompt(self, text):\n"
+                    "        return self.add_examples(text)\n", encoding="utf-8")
+    (tmp_path / "local.py").write_text(
+        "from base import Base\n\n\nclass Local(Base):\n    @staticmethod\n    def add_examples(text):\n"
+        "        return text\n\n    def build_prompt(\n        self, text\n    ) -> str:\n"
+        "        return Local.add_examples(text)\n", encoding="utf-8")
+    at = str(base.resolve())
+    group = frozenset({"add_examples", "build_prompt"})
+    names = {f"{n}\0base.py": {(at, line) for line in range(5, 10)} for n in group}
+    asked = {name: group for name in names}
+    assert unwritten(tmp_path.resolve(), names, None, asked) == set(names)
+    (tmp_path / "routes.py").write_text(
+        "@app.post('/prompt')\ndef build_prompt(text):\n    return Local.add_examples(text)\n", encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names, None, asked) == {"build_prompt\0base.py"}
+
+
+def test_the_methods_of_an_abstract_base_are_reached_by_their_names():
+    import ast
+
+    from ctxlint.frontends.python.nodes import named_functions
+
+    source = ("import abc\nfrom abc import ABC\n\n\nclass Store(ABC):\n    def add(self, text):\n"
+              "        return text\n\n\nclass Other(abc.ABC):\n    def put(self, text):\n        return text\n\n\n"
+              "class Tool(BaseTool):\n    def run(self, text):\n        return text\n")
+    assert [f.name for f in named_functions(ast.parse(source))] == ["add", "put", "Tool"]

@@ -26,7 +26,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "drop-loop": "drop-loop",
              "ranked-loop": "ranked-items", "oldest-turns-count": "oldest-turns-count",
              "first-chunk": "first-chunk", "ranked-first-chunk": "ranked-first-chunk",
-             "start-task-first-chunk": "start-task-first-chunk",
+             "start-task-first-chunk": "start-task-first-chunk", "item-first-chunk": "item-first-chunk",
              "leading-chunks": "leading-chunks", "template-tail-cut": "template-tail-cut",
              "middle-removed": "middle-removed",
              "first-message": "first-message", "dropped-system": "dropped-system",
@@ -34,7 +34,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
-             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop"}
+             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -177,6 +177,9 @@ _WHOLE_PART_CUTS = {
                           "the best that fit and drops the rest, the last one cut mid-text, with nothing in their "
                           "place. Say how many items were left out (\"[4 more passages omitted]\"), and cut "
                           "between items rather than inside one.",
+    "item-first-chunk": "keeps only the first piece of each retrieved item split to a size and drops the rest of "
+                        "that item with nothing in its place; an item longer than the piece is rare, but say that it "
+                        "was cut (\"[passage truncated]\") if it can be.",
     "start-task-first-chunk": "keeps only the first piece of a text split to a size and drops the others with "
                               "nothing in their place; the task asks for what the start of a text holds, so the "
                               "loss is small, but say that the text was cut if the answer may depend on the rest.",

@@ -27,11 +27,13 @@ from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
     SIZE_WORDS,
     added_to,
     adds,
+    breaks_both_ways,
     built_names,
     counts_items,
     counts_tokens,
@@ -223,8 +225,9 @@ class CutSites(Component):
             placed = misplaced_tail(self.m, node, fn) if cut is not None and cut.keeps == "end" else None
             return Observation("misplaced-cut" if placed else "excerpt-cut", source.span, goes, source=replace(
                 source, strong=True, flow=(*source.flow, placed) if placed else source.flow))
-        return Observation("token-sized-cut" if in_tokens else "silent-cut", source.span, goes,
-                           source=replace(source, strong=for_model))
+        fallback = last_resort(self.m, node)  # cut only when this text alone overflows the whole budget
+        return Observation("last-resort-cut" if fallback else "token-sized-cut" if in_tokens else "silent-cut",
+                           source.span, goes, source=replace(source, strong=for_model, flow=source.flow + fallback))
 
     def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
         """A value an output's local name is given in its function that reads a process's
@@ -410,7 +413,7 @@ class CutSites(Component):
             fits = fitted_only(statement, built)  # `if fits: add`, no else: each item that does not fit is left out
             for branch in ((statement.body,) if over else ()) + ((statement.orelse,) if over is not True else ()):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
-                    skips_rest(branch, statement.test, loop) or _breaks_both_ways(branch) or fits
+                    skips_rest(branch, statement.test, loop) or breaks_both_ways(branch) or fits
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]) \
                         or cuts_last_item(branch, self.m.parents):
                     continue  # a marker added before it stops; or the last item cut, the finding that says both
@@ -508,16 +511,6 @@ def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:
     loop = parents.get(id(statement))
     return isinstance(loop, ast.While) and any(
         isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
-
-
-def _breaks_both_ways(branch: list[ast.stmt]) -> ast.Break | None:
-    """``elif not kept: kept.append(first[:n]); break`` then ``else: break``: a branch that is one
-    ``if`` whose every way ends the loop ends it as a ``break`` would (the last one is returned)."""
-    if len(branch) != 1 or not isinstance(branch[0], ast.If) or not branch[0].orelse:
-        return None
-    ends = [ways[-1] for ways in (branch[0].body, branch[0].orelse)]
-    nested = _breaks_both_ways(branch[0].orelse) if not isinstance(ends[1], ast.Break) else ends[1]
-    return nested if isinstance(ends[0], ast.Break) and isinstance(nested, ast.Break) else None
 
 
 def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:

@@ -154,7 +154,12 @@ class FirstParts(Component):
         how_cut = "first-chunk"
         ranked = self.joined_in_rank(split, fn)
         task = _start_task(fn, scope)
-        if ranked is not None:  # the first piece keeps the best items: a budget on what was retrieved
+        item = None if ranked is not None else self.ranked_item(split)
+        if item is not None:  # one retrieved item capped on its own: an excerpt already, not a text cut short
+            how_cut = "item-first-chunk"
+            steps += (Evidence(EvidenceKind.FLOW, f"the text is an item of `{self.m.code(item)}`, ranked items, "
+                               "each split on its own", self.m.span(item)),)
+        elif ranked is not None:  # the first piece keeps the best items: a budget on what was retrieved
             how_cut = "ranked-first-chunk"
             steps += (Evidence(EvidenceKind.FLOW, f"the text adds up the items of `{self.m.code(ranked)}` in their "
                                "order, ranked items: the first piece keeps the best of them", self.m.span(ranked)),)
@@ -185,6 +190,24 @@ class FirstParts(Component):
             if keeps == "start" and (is_ranked(self.m.code(iterated))
                                      or self.cut_sites.ranks.best_first(loop, fn) is not None):
                 return iterated
+        return None
+
+    def ranked_item(self, split: ast.Call) -> ast.expr | None:
+        """The collection of ranked items (retrieved documents, search results, by name) over which
+        a loop around ``split`` runs, when the text split is that loop's item
+        (``for doc in documents: trim([Document(content=doc.get_content())])[0]``); None otherwise."""
+        root = _split_text(split)
+        while isinstance(root, (ast.Call, ast.Attribute, ast.Subscript)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if not isinstance(root, ast.Name):
+            return None
+        node = self.m.parents.get(id(split))
+        while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) \
+                    and node.target.id == root.id:
+                iterated = loop_order(node.iter)[0]
+                return iterated if is_ranked(self.m.code(iterated)) else None
+            node = self.m.parents.get(id(node))
         return None
 
     def to_model(self, node: ast.expr) -> bool:

@@ -295,3 +295,13 @@ def yields_in(body: list[ast.stmt]) -> bool:
     """Whether a loop's body yields (a generator that gives its items in the loop's order)."""
     return any(isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom))
                for s in block_statements(body))
+
+
+def breaks_both_ways(branch: list[ast.stmt]) -> ast.Break | None:
+    """``elif not kept: kept.append(first[:n]); break`` then ``else: break``: a branch that is one
+    ``if`` whose every way ends the loop ends it as a ``break`` would (the last one is returned)."""
+    if len(branch) != 1 or not isinstance(branch[0], ast.If) or not branch[0].orelse:
+        return None
+    ends = [ways[-1] for ways in (branch[0].body, branch[0].orelse)]
+    nested = breaks_both_ways(branch[0].orelse) if not isinstance(ends[1], ast.Break) else ends[1]
+    return nested if isinstance(ends[0], ast.Break) and isinstance(nested, ast.Break) else None

@@ -153,7 +153,7 @@ def arguments(call: ast.Call) -> list[ast.expr]:
 
 def named_functions(tree: ast.Module) -> list[NamedFunction]:
     """The functions of a module that only a call by their name reaches: those at its top and
-    the methods of its classes with no base (``object`` aside), when nothing decorates them (a
+    the methods of its classes with no base (``object`` and ``ABC`` aside), when nothing decorates them (a
     decorator registers a route, a tool, a task; ``staticmethod`` and the like only wrap) and
     their name is not a dunder (Python calls those itself). A method of a subclass may be what its
     base class or a framework calls: the subclass itself stands for its methods, since only code
@@ -165,7 +165,7 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
         if isinstance(node, ast.ClassDef):
             if node.decorator_list or node.keywords:
                 continue
-            if any(base_name(b) != "object" for b in node.bases):
+            if any(not _calls_nothing(b) for b in node.bases):
                 # a subclass's methods may be what its base calls, but only once something makes
                 # one: a class whose name nothing writes is never made
                 found.append((NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True),
@@ -178,6 +178,13 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
             found.append((NamedFunction(name, node.lineno, node.end_lineno or node.lineno, top_level=True,
                                         constant=True), node))
     return _with_readers(found)
+
+
+def _calls_nothing(base: ast.expr) -> bool:
+    """A base that calls none of its subclasses' methods: ``object``, or ``ABC`` (``abc.ABC``),
+    which only marks the class abstract; its own methods are still reached by name alone."""
+    name = base.attr if isinstance(base, ast.Attribute) else base_name(base)
+    return name in ("object", "ABC")
 
 
 def _with_readers(found: list[tuple[NamedFunction, ast.stmt]]) -> list[NamedFunction]:
