@@ -61,10 +61,9 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             else replayed_after(request, index, options["per_call"], options["replayed"])
         if not any(s.has_words for s in after) and history is None:
             return
-        assert history is None or history.slot is not None
         # A log the loop appends to and sends on every pass, rather than a replayed conversation.
         log = next((s for s in history.slot.sources if s.kind is SourceKind.LOG_ENTRY), None) \
-            if history is not None else None
+            if history is not None and history.slot is not None else None
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
         read = _read_at(segment, reason)
         if fixed:
