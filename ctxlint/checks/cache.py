@@ -7,6 +7,7 @@ import re
 from ctxlint.analysis.volatility import (
     PER_PASS,
     daily,
+    logged,
     once_per_process,
     per_call_before,
     replayed_after,
@@ -40,7 +41,9 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         assert segment.slot is not None
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"],
                                  loop_counters)
-        if reason is None or after_daily and daily(segment.slot):
+        # A clock read into an entry of a log is fixed when the entry is appended, and sent
+        # unchanged on every later pass.
+        if reason is None or after_daily and daily(segment.slot) or logged(segment.slot):
             continue
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
 
@@ -48,7 +51,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             """Another volatile value (the same one again ends nothing: it changes with the first; nor
             does one that changes at most daily after one that changes more often: the text after it
             is lost to the first)."""
-            return slot.expression != first.expression and volatile_reason(
+            return slot.expression != first.expression and not logged(slot) and volatile_reason(
                 slot, options["calls"], options["names"], options["filters"], loop_counters) is not None \
                 and (per_day or not daily(slot))
 
