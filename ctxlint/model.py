@@ -115,6 +115,10 @@ class SourceKind(str, Enum):
     DELIMITED = "delimited"  # text that wraps every value it prints in a tag pair (detail: the tag)
     PER_ITERATION = "per-iteration"  # a loop's counter, where the loop builds one prompt per pass
     MODEL_OUTPUT = "model-output"  # the answer of a request the module sends: the model's own text
+    # An entry of a list that a loop appends to on every pass and reads in the same pass (an agent's
+    # log of its steps, sent with each request): the earlier entries are re-sent unchanged, one more
+    # each pass (detail: the loop, `the loop `while (...)` (line 20)`).
+    LOG_ENTRY = "log-entry"
     # The value fills a field that a prompt template of another module sets apart as a block under
     # a heading of its own (detail: the heading's words;
     # why: the names the value passed reads, space-separated).

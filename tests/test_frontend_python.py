@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -754,3 +755,32 @@ def test_statements_after_a_return_are_gone_from_every_walk_even_after_a_depth_c
     assert checked.tree is not None
     assert not any(isinstance(node, ast.Subscript) for node in walk(checked.tree))
     assert [type(s).__name__ for s in checked.tree.body[0].body[0].body] == ["Return"]
+
+
+def test_an_entry_of_a_log_the_loop_reads_and_appends_to_says_so():
+    # The notes an agent's loop appends to on each pass and joins into the prompt of the same
+    # pass are a log; notes gathered in one loop and sent after it are not.
+    source = textwrap.dedent("""
+        from openai import OpenAI
+
+        client = OpenAI()
+
+
+        def run(task, files):
+            notes = []
+            for attempt in range(3):
+                reply = client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=[
+                    {"role": "system", "content": "Notes:\\n" + "\\n".join(notes)}, {"role": "user", "content": task}])
+                notes.append(f"Attempt {attempt}: {reply.choices[0].message.content}")
+            listed = []
+            for name in files:
+                listed.append(f"File {name}")
+            return client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=[
+                {"role": "system", "content": "Files:\\n" + "\\n".join(listed)}, {"role": "user", "content": task}])
+        """)
+    looped, once = parse_text(source).requests
+    logged = {s.text: (src.detail, src.span.line) for s in looped.segments if s.slot
+              for src in s.slot.sources if src.kind is SourceKind.LOG_ENTRY}
+    assert logged == {"attempt": ("the loop `range(3)` (line 9)", 12),
+                      "reply.choices[0].message.content": ("the loop `range(3)` (line 9)", 12)}
+    assert not [s for s in once.segments if s.slot and any(x.kind is SourceKind.LOG_ENTRY for x in s.slot.sources)]

@@ -720,3 +720,36 @@ def test_tool_named_by_an_enum_member_is_named_as_written():
         """).requests[0]
     [tool] = request.tools
     assert tool.name is None and tool.written == "ToolNames.Edit"
+
+
+def test_an_entry_of_a_log_the_loop_reads_and_appends_to_says_so():
+    # A list declared before a loop, appended to on each pass and read in the same pass (an
+    # agent's record of its steps), is a log: each request re-sends it with one entry more.
+    # Filled in one loop and read after it, the same list is a single request's content.
+    source = """
+        import OpenAI from "openai";
+        const client = new OpenAI();
+        export async function run(task: string, files: string[]) {
+          const tried: string[] = [];
+          let pass = 0;
+          while (pass < 4) {
+            pass++;
+            const reply = await client.chat.completions.create({ model: "gpt-4o", max_tokens: 200,
+              messages: [{ role: "system", content: `Tried:\\n${tried.join("\\n")}` }, { role: "user", content: task }] });
+            tried.push(`Pass ${pass}: ${reply.choices[0].message.content}`);
+          }
+          const listed: string[] = [];
+          for (const file of files) {
+            listed.push(`File ${file}`);
+          }
+          return client.chat.completions.create({ model: "gpt-4o", max_tokens: 200,
+            messages: [{ role: "system", content: `Files:\\n${listed.join("\\n")}` }, { role: "user", content: task }] });
+        }
+        """
+    looped, once = parse(source).requests
+    logged = {s.text: src for s in looped.segments if s.slot
+              for src in s.slot.sources if src.kind is SourceKind.LOG_ENTRY}
+    assert {t: (s.detail, s.span.line) for t, s in logged.items()} == {
+        "pass": ("the loop `while (pass < 4)` (line 7)", 11),
+        "reply.choices[0].message.content": ("the loop `while (pass < 4)` (line 7)", 11)}
+    assert not [s for s in once.segments if s.slot and any(x.kind is SourceKind.LOG_ENTRY for x in s.slot.sources)]

@@ -106,11 +106,15 @@ def replayed_after(request: Request, index: int, per_call: list[str], replayed: 
     differs per call is earlier turns re-sent as messages of their own (a loop over the history
     that appends one message per turn). A conversation grows by a turn or two per call and is
     otherwise sent again unchanged: it is what a prompt cache saves most of in a multi-turn
-    request, and a value before it that changes on every call leaves all of it uncached."""
+    request, and a value before it that changes on every call leaves all of it uncached. So does
+    a log a loop appends to on every pass and sends in the same pass (an agent's record of its
+    steps), in whichever message it is written."""
     first = request.segments[index]
     for segment in request.segments[index + 1 :]:
         if segment.slot is None:
             continue
+        if logged(segment.slot):
+            return segment
         loop = naming.leading_name(segment.loop) if segment.loop else None
         if segment.message_index > first.message_index and loop and naming.matches(loop, replayed):
             return segment
@@ -119,6 +123,11 @@ def replayed_after(request: Request, index: int, per_call: list[str], replayed: 
         if differs_per_call(segment, per_call) and segment.role is not Role.ASSISTANT:
             return None
     return None
+
+
+def logged(slot: Slot) -> bool:
+    """Whether the slot is part of an entry of a log its loop appends to and sends on every pass."""
+    return any(s.kind is SourceKind.LOG_ENTRY for s in slot.sources)
 
 
 def differs_per_call(segment: Segment, per_call: list[str]) -> bool:

@@ -7,6 +7,7 @@ import re
 from ctxlint.analysis.volatility import (
     PER_PASS,
     daily,
+    logged,
     once_per_process,
     per_call_before,
     replayed_after,
@@ -40,7 +41,9 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         assert segment.slot is not None
         reason = volatile_reason(segment.slot, options["calls"], options["names"], options["filters"],
                                  loop_counters)
-        if reason is None or after_daily and daily(segment.slot):
+        # A clock read into an entry of a log is fixed when the entry is appended, and sent
+        # unchanged on every later pass.
+        if reason is None or after_daily and daily(segment.slot) or logged(segment.slot):
             continue
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
 
@@ -48,7 +51,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             """Another volatile value (the same one again ends nothing: it changes with the first; nor
             does one that changes at most daily after one that changes more often: the text after it
             is lost to the first)."""
-            return slot.expression != first.expression and volatile_reason(
+            return slot.expression != first.expression and not logged(slot) and volatile_reason(
                 slot, options["calls"], options["names"], options["filters"], loop_counters) is not None \
                 and (per_day or not daily(slot))
 
@@ -61,6 +64,9 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             else replayed_after(request, index, options["per_call"], options["replayed"])
         if not any(s.has_words for s in after) and history is None:
             return
+        # A log the loop appends to and sends on every pass, rather than a replayed conversation.
+        log = next((s for s in history.slot.sources if s.kind is SourceKind.LOG_ENTRY), None) \
+            if history is not None and history.slot is not None else None
         lost = sum(ctx.count_tokens(s.text, request) for s in after)
         read = _read_at(segment, reason)
         if fixed:
@@ -104,16 +110,23 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
             evidence += (Evidence(EvidenceKind.SOURCE, f"`{earlier.text}` (line {earlier.span.line}) already differs "
                                   "per call before it", earlier.span, strong=False),)
             kind = "after-per-call"
+        elif log is not None:
+            evidence += (Evidence(EvidenceKind.SINK, f"a log after it that {log.detail} appends to here and sends on "
+                                  "every pass", log.span),)
+            kind = "before-log"
         elif history is not None:
             evidence += (Evidence(EvidenceKind.SINK, f"the conversation replayed after it, one message per turn "
                                   f"(`{history.loop}`)", history.span),)
             kind = "before-history"
         elif lost < options["min_tokens"]:
             kind = "short-prefix"
-        if history is not None:  # nothing else comes before it: the kind is before-history
+        between = f", nor are the {lost:,} static tokens between them" if lost else ""
+        if log is not None:  # nothing else comes before it: the kind is before-log
+            cost = (f"the log after it, which {log.detail} appends to on every pass (line {log.span.line}) and "
+                    f"re-sends with each request, is never read from the cache{between}")
+        elif history is not None:  # nothing else comes before it: the kind is before-history
             cost = (f"the conversation replayed after it (`{history.loop}`, line {history.span.line}), re-sent on "
-                    "every turn, is never read from the cache"
-                    + (f", nor are the {lost:,} static tokens between them" if lost else ""))
+                    f"every turn, is never read from the cache{between}")
         elif per_day:
             cost = f"the {lost:,} static tokens after it are written to the cache afresh each day, a small loss"
         else:

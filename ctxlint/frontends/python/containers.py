@@ -14,6 +14,7 @@ from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Bound, Env, Item, looped_keys
+from ctxlint.model import Source, SourceKind
 
 
 class Containers(Component):
@@ -336,7 +337,11 @@ class Containers(Component):
                 if extra.kind in ("append", "insert"):
                     # a message dict added in a loop stays a message (its role kept), its slots given the order
                     variable = bool(sources) and not _message_dict(extra.value)
-                    item = Item(extra.value, binding.env, where, variable, sources)
+                    log = Source(SourceKind.LOG_ENTRY, f"the loop `{inner.text}` (line {inner.node.lineno})",
+                                 self.m.span(extra.value)) \
+                        if extra.kind == "append" and inner is not None and binding.owner is None \
+                        and _within(node, inner.node) else None
+                    item = Item(extra.value, binding.env, where, variable, sources, log)
                     if extra.kind == "insert":
                         items.insert(0, item)
                     else:
@@ -353,6 +358,13 @@ class Containers(Component):
             return items
         finally:
             self.m.leave(binding.value)
+
+
+def _within(node: ast.expr, outer: ast.stmt) -> bool:
+    """Whether ``node`` lies inside ``outer`` (both of one module)."""
+    end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno or node.lineno, node.end_col_offset or 0) <= end
 
 
 def _role_tested(test: ast.expr, name: str) -> ast.Constant | None:

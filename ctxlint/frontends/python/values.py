@@ -166,3 +166,6 @@ class Item:
     loop: str | None = None
     variable: bool = False
     sources: tuple[Source, ...] = ()
+    # An entry a loop appends to the list on every pass, where the list is read inside that same
+    # loop (an agent's log of its steps, sent with each of its requests): what its slots say of it.
+    log: Source | None = None

@@ -324,7 +324,9 @@ class Names:
                     inner_loop = binding.loop_of(extra)
                     where = inner_loop.text if inner_loop is not None else loop
                     if extra.kind in ("append", "insert") and extra.value is not None:
-                        item = Item(extra.value, binding.env, where)
+                        grows = (inner_loop, extra.value) if extra.kind == "append" and inner_loop is not None \
+                            and _within(node, inner_loop.node) else None
+                        item = Item(extra.value, binding.env, where, grows=grows)
                         items.insert(0, item) if extra.kind == "insert" else items.append(item)
                     elif extra.kind == "extend" and extra.value is not None:
                         more = self.items(extra.value, binding.env, where)
@@ -360,3 +362,8 @@ class Names:
                 self.m.consumed.add(target[1].id)
             return found
         return None
+
+
+def _within(node: Node, outer: Node) -> bool:
+    """Whether ``node`` lies inside ``outer`` (both of one module)."""
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte

@@ -16,8 +16,8 @@ from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Binding, Env, dedent, evaluated_once, number_value, replaced
-from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.frontends.typescript.values import Binding, Env, Item, dedent, evaluated_once, number_value, replaced
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 if TYPE_CHECKING:
     pass
@@ -278,8 +278,19 @@ class Strings:
         for i, item in enumerate(items):
             if i and separator:
                 pieces.append(Piece(separator, sep_span, loop=item.loop))
-            pieces.extend(in_loop(self.pieces(item.node, item.env), item.loop))
+            pieces.extend(in_loop(self._logged(self.pieces(item.node, item.env), item), item.loop))
         return pieces
+
+    def _logged(self, pieces: list[Piece], item: Item) -> list[Piece]:
+        """The pieces of an entry a loop appends on every pass to the log it reads, their slots
+        saying so (a value before the log leaves every earlier entry uncached)."""
+        if item.grows is None:
+            return pieces
+        loop, pushed = item.grows
+        source = Source(SourceKind.LOG_ENTRY, f"the loop `{loop.text}` (line {loop.node.start_point[0] + 1})",
+                        self.m.span(pushed))
+        return [replace(p, slot=replace(p.slot, sources=(*p.slot.sources, source))) if p.slot is not None else p
+                for p in pieces]
 
     def literal(self, node: Node, env: Env) -> tuple[bool, object]:
         if env.depth > MAX_RESOLVE:

@@ -128,6 +128,9 @@ class Item:
     env: Env
     loop: str | None = None
     variable: bool = False
+    # An entry a loop appends to the list on every pass, where the list is read inside that same
+    # loop (an agent's log of its steps, sent with each of its requests): the loop, with the push.
+    grows: tuple[Loop, Node] | None = None
 
 
 class RequestBuilder(Builder):
