@@ -22,3 +22,13 @@ def check_json(root: Path, path: str, rule: str) -> list[dict]:
                           "--select", rule, "--confidence", "low", path], capture_output=True, text=True, cwd=root)
     assert run.returncode in (0, 1), run.stderr
     return json.loads(run.stdout)
+
+
+def reported_json(root: Path, name: str, text: str, rule: str) -> list[dict]:
+    """Write ``text`` to ``root/name`` and run a plain `ctxlint check` of one rule on it, which must
+    report something (exit 1): its JSON findings."""
+    (root / name).write_text(text)
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", rule, name], capture_output=True, text=True, cwd=root)
+    assert run.returncode == 1, run.stderr
+    return json.loads(run.stdout)

@@ -3,10 +3,9 @@ finding names the value that held it and the test that empties it."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from projects import reported_json
 
 CLIENT = '''\
 from openai import OpenAI
@@ -28,11 +27,7 @@ __all__ = ["ask"]
 
 
 def test_the_emptied_system_prompt_is_reported_with_its_value_and_test(tmp_path: Path) -> None:
-    (tmp_path / "client.py").write_text(CLIENT)
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX205", "client.py"], capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 1, run.stderr
-    [found] = json.loads(run.stdout)
+    [found] = reported_json(tmp_path, "client.py", CLIENT, "CTX205")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX205", 9, 9, "dropped-system")
     assert found["message"].startswith("`turns = []` empties the messages that held the system prompt when the "
                                        "model is taken to have no system role")

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from projects import reported_json
 
 COMPRESSOR = '''\
 function compress(messages, limits) {
@@ -31,11 +30,7 @@ module.exports = { compress, compressString };
 
 
 def test_each_branch_without_the_system_prompt_is_reported_at_its_return(tmp_path: Path) -> None:
-    (tmp_path / "compress.js").write_text(COMPRESSOR)
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX301", "compress.js"], capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 1, run.stderr
-    found = json.loads(run.stdout)
+    found = reported_json(tmp_path, "compress.js", COMPRESSOR, "CTX301")
     assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [
         ("CTX301", 5, 12, "system-dropped"), ("CTX301", 13, 12, "system-dropped")]
     assert found[0]["message"] == (
@@ -75,11 +70,7 @@ module.exports = { fit, fitUser };
 
 
 def test_the_system_prompt_given_to_a_helper_that_cuts_it_is_reported_at_the_call(tmp_path: Path) -> None:
-    (tmp_path / "fit.js").write_text(CUTTER)
-    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
-                          "--select", "CTX301", "fit.js"], capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 1, run.stderr
-    [found] = json.loads(run.stdout)
+    [found] = reported_json(tmp_path, "fit.js", CUTTER, "CTX301")
     assert (found["code"], found["line"], found["column"], found["kind"]) == ("CTX301", 12, 21, "system-cut")
     assert found["message"] == (
         "`middleOut({ input: system, size: llm.systemLimit, enc })` cuts the system prompt `system` to a size: "
