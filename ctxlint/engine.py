@@ -419,8 +419,7 @@ def said_at_origin(findings: list[Finding]) -> list[Finding]:
     repeated: set[int] = set()
     for index, finding in enumerate(findings):
         step = next((e for e in finding.evidence if e.kind is EvidenceKind.FLOW), None)
-        if step is None or step.span is None or step.span.path == finding.span.path \
-                or step.text != f"in {step.span.path}, line {step.span.line}":
+        if step is None or step.span is None or step.span.path == finding.span.path or not step.is_adopted_from:
             continue
         origin = at.get((finding.code, step.span.path, step.span.line))
         if origin is None or origin in repeated:

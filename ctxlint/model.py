@@ -78,6 +78,16 @@ class Evidence:
     span: Span | None = None
     strong: bool = True
 
+    @classmethod
+    def adopted_from(cls, where: Span, strong: bool = True) -> Evidence:
+        """The step back to another module where a request's text was made (``in x.py, line 9``)."""
+        return cls(EvidenceKind.FLOW, f"in {where.path}, line {where.line}", where, strong)
+
+    @property
+    def is_adopted_from(self) -> bool:
+        """Whether this is such a step: the engine says a finding once, where that text is made."""
+        return self.span is not None and self == Evidence.adopted_from(self.span, self.strong)
+
 
 @dataclass(frozen=True, slots=True)
 class Span:

@@ -21,7 +21,7 @@ from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
 from ctxlint.frontends.python.values import Binding, Env, Scope
-from ctxlint.model import Evidence, EvidenceKind, Fix, Observation, Slot, Source, SourceKind, Span
+from ctxlint.model import Evidence, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -391,7 +391,7 @@ class Unit(CycleGuard):
         if source.span.path == self.path:
             return source
         where = source.span
-        step = Evidence(EvidenceKind.FLOW, f"in {where.path}, line {where.line}", where, source.strong)
+        step = Evidence.adopted_from(where, source.strong)
         content = tuple(replace(s, span=use) for s in source.content)
         # What makes an order unstable is named by its detail (`set`, `os.listdir`): the step says where.
         detail = source.detail if source.kind is SourceKind.UNORDERED_ITERATION else \
