@@ -25,8 +25,12 @@ def _asking(parts: range) -> str:
 
 
 def _json(root, *paths: str) -> list[dict]:
+    return _json_of(root, "CTX101", *paths)
+
+
+def _json_of(root, rule: str, *paths: str) -> list[dict]:
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache",
-                          "--output-format", "json", "--select", "CTX101", "--confidence", "low", *paths],
+                          "--output-format", "json", "--select", rule, "--confidence", "low", *paths],
                          capture_output=True, text=True, cwd=root)
     assert run.returncode in (0, 1), run.stderr
     return json.loads(run.stdout)
@@ -44,3 +48,46 @@ def test_a_file_linted_after_others_is_told_what_it_is_told_alone(tmp_path):
     alone = [f for f in _json(tmp_path, "app/app.py") if f["path"] == "app/app.py"]
     together = [f for f in _json(tmp_path, "app") if f["path"] == "app/app.py"]
     assert together == alone
+
+
+# A chain of four project functions from the call to the model: `batch` -> `timed` -> `generate`
+# -> `send`. Asked from `serve.py`, `generate` is three calls below it, one more than a summary
+# looks (MAX_WRAPPING): no request is seen there.
+CHAIN = {
+    "sender.py": ("import openai\n\nclient = openai.OpenAI()\n\n\n"
+                  "def send(prompt):\n"
+                  "    return client.chat.completions.create(\n"
+                  "        model=\"gpt-4o\", max_tokens=400, messages=[{\"role\": \"user\", \"content\": prompt}])\n"),
+    "core.py": ("from app.sender import send\n\n\n"
+                "def generate(topic):\n"
+                "    return send(f\"Write three sentences about {topic}.\")\n"),
+    # It imports the SDK, so it is read whole, and asks what `generate` sends from one call away.
+    "runner.py": ("import time\n\nimport openai  # noqa: F401\n\nfrom app.core import generate\n\n\n"
+                  "def timed(topic):\n"
+                  "    started = time.monotonic()\n"
+                  "    text = generate(topic)\n"
+                  "    return text, time.monotonic() - started\n"),
+    "jobs.py": "from app.runner import timed\n\n\ndef batch(topic):\n    return timed(topic)\n",
+    "serve.py": ("import requests\n\nfrom app.jobs import batch\n\n"
+                "page = requests.get(\"https://example.com/news\").text\n"
+                "print(batch(page))\n"),
+}
+
+
+def test_a_summary_worked_out_deeper_for_an_earlier_file_is_not_reused(tmp_path):
+    # `runner.py`, linted before `serve.py`, asks what `generate` sends from one call away and
+    # finds `send`; `serve.py` asks it from three calls away, where it finds nothing. Reusing the
+    # first answer reported the web page in `serve.py` only when `runner.py` came first.
+    write_package(tmp_path, CHAIN)
+    alone = _json_of(tmp_path, "CTX401", "app/serve.py")
+    after_runner = [f for f in _json_of(tmp_path, "CTX401", "app/runner.py", "app/serve.py")
+                    if f["path"] == "app/serve.py"]
+    assert alone == after_runner == []
+    # one function less in the chain: the page is reported, alone or after the runner
+    shorter = CHAIN["serve.py"].replace("app.jobs import batch", "app.runner import timed")
+    (tmp_path / "app" / "serve.py").write_text(shorter.replace("batch(page)", "timed(page)"))
+    alone = _json_of(tmp_path, "CTX401", "app/serve.py")
+    after_runner = [f for f in _json_of(tmp_path, "CTX401", "app/runner.py", "app/serve.py")
+                    if f["path"] == "app/serve.py"]
+    assert [(f["line"], f["code"]) for f in alone] == [(6, "CTX401")]
+    assert after_runner == alone

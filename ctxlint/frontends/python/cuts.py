@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
+from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
@@ -85,7 +86,7 @@ class Truncator:
 class Cuts(Component):
     def __init__(self, unit: Unit) -> None:
         super().__init__(unit)
-        self.summaries: dict[int, Truncator | None] = {}  # by the function's node
+        self.summaries: SummaryMemo[Truncator] = SummaryMemo()  # by the function's node
 
     # ---- the cut a value is ----------------------------------------------------------------------
 
@@ -333,15 +334,7 @@ class Cuts(Component):
         """Whether ``fn`` returns a cut of one of its parameters: every return is the parameter
         itself, a cut of it to a length, or a slice of it at a place found in it, and at least one
         is a cut to a length."""
-        if id(fn) in self.summaries:
-            return self.summaries[id(fn)]
-        self.summaries[id(fn)] = None  # a recursive function is no truncator while it is read
-        found = self._summary(fn, scope)
-        if found is None and self.m.exhausted:
-            del self.summaries[id(fn)]  # cut short by the step budget: the next file reads it again
-        else:
-            self.summaries[id(fn)] = found
-        return found
+        return self.summaries.get(id(fn), lambda: self._summary(fn, scope), lambda: self.m.exhausted)
 
     def _summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
         env = Env(scope)

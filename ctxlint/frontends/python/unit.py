@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.pieces import Facts, Piece
+from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
@@ -150,9 +151,10 @@ class Unit(CycleGuard):
         self.steps = 0
         self.max_steps = MIN_STEPS + STEPS_PER_CHARACTER * len(text)
         self.exhausted = False
-        # What each function's body sends (wrappers.py), by the function's id: it depends on the
-        # module's code alone, so it is kept while the module is (the function keeps its id).
-        self.summaries: dict[int, tuple[ast.AST, Summary | None, int]] = {}  # with the depth it was asked at
+        # What each function's body sends (wrappers.py), by the function's id and the depth asked:
+        # it depends on the project's code alone, so it is kept while the module is (the function
+        # keeps its id).
+        self.summaries: SummaryMemo[Summary] = SummaryMemo()
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         # Calls made up to read a request without one of its arguments (wrappers.py): kept, so their
         # ids in the analysis's tables stay theirs.

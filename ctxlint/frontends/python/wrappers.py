@@ -303,20 +303,11 @@ class Wrappers(Component):
 
     def summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         """What ``fn`` sends (its first sink call, or the first call of a function that sends
-        one), worked out once and kept with the module."""
-        known = self.m.summaries.get(id(fn))
-        # A summary worked out fewer calls deep may have stopped short of the request: asked
-        # deeper, it is worked out again (or a file's findings would depend on what another
-        # file linted before it asked).
-        if known is not None and (known[1] is not None or known[2] >= depth):
-            return known[1]
-        self.m.summaries[id(fn)] = (fn, None, depth)  # a recursive function sends nothing more through itself
-        found = self._summary(fn, scope, depth)
-        if found is None and self.m.exhausted:
-            del self.m.summaries[id(fn)]  # cut short by the step budget: the next file reads it again
-        else:
-            self.m.summaries[id(fn)] = (fn, found, depth)
-        return found
+        one, looked for ``depth`` calls deep), worked out once per depth and kept with the module:
+        an answer worked out deeper is not reused for a shallower question, or what a file is told
+        would depend on what another file linted before it asked (code/summaries.py)."""
+        return self.m.summaries.get((id(fn), depth), lambda: self._summary(fn, scope, depth),
+                                    lambda: self.m.exhausted)
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         calls = self.m.calls_in(scope)

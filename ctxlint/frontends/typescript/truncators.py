@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
 from ctxlint.frontends.typescript.logged_cuts import logged_only
 from ctxlint.frontends.typescript.names import Names
@@ -54,7 +55,7 @@ class Truncators:
     names: Names
     # By the function's node, with how deep the reading was when it was worked out: a function found
     # to be no truncator only because the reading was already deep is read again from less deep.
-    summaries: dict[int, tuple[Truncator | None, int]] = field(default_factory=dict)
+    summaries: SummaryMemo[Truncator] = field(default_factory=SummaryMemo)
 
     def at_call(self, call: Node, env: Env) -> Source | None:
         """``pruneLinesFromTop(content, budget, model)``: a call of a truncator of the module, or
@@ -133,11 +134,11 @@ class Truncators:
         return (self if owner is None else owner.truncators), function
 
     def summary(self, function: Function, depth: int) -> Truncator | None:
-        key = function.node.id
-        known = self.summaries.get(key)
-        if known is not None and (known[0] is not None or known[1] <= depth):
-            return known[0]
-        self.summaries[key] = (None, depth)  # a recursive function is no truncator while it is read
+        """Whether ``function`` returns a cut of one of its parameters, asked ``depth`` calls in;
+        kept per depth, so an answer does not depend on what was asked before (code/summaries.py)."""
+        return self.summaries.get((function.node.id, depth), lambda: self._summary(function, depth), lambda: False)
+
+    def _summary(self, function: Function, depth: int) -> Truncator | None:
         scope = function.scope
         found: Truncator | None = None
         for returned in scope.returns:
@@ -153,12 +154,11 @@ class Truncators:
             cut = self.cut_of(value, scope, depth) if again is None else \
                 self.cut_of(again[0], scope, depth) or self.first_piece(again[0], scope)
             if cut is None or (found is not None and found.param != cut[0]):
-                return None  # (the entry stays: no truncator, from this depth)
+                return None
             param, unit, keeps, span = cut
             in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional) \
                 or re.search(rf"\.encode\(\s*{re.escape(param)}\s*\)", self.m.code(function.node)) is not None
             found = found or Truncator(scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
-        self.summaries[key] = (found, depth)
         return found
 
     def recursive(self, value: Node, function: Function) -> list[Node] | None:
