@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from ctxlint.frontends.python.project import MAX_MODULES
+from ctxlint.frontends.python.wrappers import MAX_WRAPPING
 from tests.projects import write_package
 
 PARTS = MAX_MODULES + 4  # more modules than one file may read
@@ -50,44 +51,45 @@ def test_a_file_linted_after_others_is_told_what_it_is_told_alone(tmp_path):
     assert together == alone
 
 
-# A chain of four project functions from the call to the model: `batch` -> `timed` -> `generate`
-# -> `send`. Asked from `serve.py`, `generate` is three calls below it, one more than a summary
-# looks (MAX_WRAPPING): no request is seen there.
-CHAIN = {
-    "sender.py": ("import openai\n\nclient = openai.OpenAI()\n\n\n"
-                  "def send(prompt):\n"
-                  "    return client.chat.completions.create(\n"
-                  "        model=\"gpt-4o\", max_tokens=400, messages=[{\"role\": \"user\", \"content\": prompt}])\n"),
-    "core.py": ("from app.sender import send\n\n\n"
-                "def generate(topic):\n"
-                "    return send(f\"Write three sentences about {topic}.\")\n"),
-    # It imports the SDK, so it is read whole, and asks what `generate` sends from one call away.
-    "runner.py": ("import time\n\nimport openai  # noqa: F401\n\nfrom app.core import generate\n\n\n"
-                  "def timed(topic):\n"
-                  "    started = time.monotonic()\n"
-                  "    text = generate(topic)\n"
-                  "    return text, time.monotonic() - started\n"),
-    "jobs.py": "from app.runner import timed\n\n\ndef batch(topic):\n    return timed(topic)\n",
-    "serve.py": ("import requests\n\nfrom app.jobs import batch\n\n"
-                "page = requests.get(\"https://example.com/news\").text\n"
-                "print(batch(page))\n"),
-}
+def _chain(outermost: int) -> dict[str, str]:
+    """A package where `serve.py` sends a fetched web page through ``outermost`` project functions
+    that each call the next (`hop<N>` ... `hop1`), then `send`, which calls the model. `runner.py`
+    imports the SDK, so it is read whole, and asks what `hop1` sends from one call away."""
+    modules = {
+        "sender.py": ("import openai\n\nclient = openai.OpenAI()\n\n\n"
+                      "def send(prompt):\n"
+                      "    return client.chat.completions.create(model=\"gpt-4o\", max_tokens=400,\n"
+                      "        messages=[{\"role\": \"user\", \"content\": prompt}])\n"),
+        "hop1.py": ("from app.sender import send\n\n\n"
+                    "def hop1(topic):\n"
+                    "    return send(f\"Write three sentences about {topic}.\")\n"),
+        "runner.py": ("import openai  # noqa: F401\n\nfrom app.hop1 import hop1\n\n\n"
+                      "def once(topic):\n    return hop1(topic)\n"),
+        "serve.py": (f"import requests\n\nfrom app.hop{outermost} import hop{outermost}\n\n"
+                     "page = requests.get(\"https://example.com/news\").text\n"
+                     f"print(hop{outermost}(page))\n"),
+    }
+    for i in range(2, outermost + 1):
+        modules[f"hop{i}.py"] = (f"from app.hop{i - 1} import hop{i - 1}\n\n\n"
+                                 f"def hop{i}(topic):\n    return hop{i - 1}(topic)\n")
+    return modules
+
+
+def _page_findings(root, *paths: str) -> list[dict]:
+    return [f for f in _json_of(root, "CTX401", *paths) if f["path"] == "app/serve.py"]
 
 
 def test_a_summary_worked_out_deeper_for_an_earlier_file_is_not_reused(tmp_path):
-    # `runner.py`, linted before `serve.py`, asks what `generate` sends from one call away and
-    # finds `send`; `serve.py` asks it from three calls away, where it finds nothing. Reusing the
-    # first answer reported the web page in `serve.py` only when `runner.py` came first.
-    write_package(tmp_path, CHAIN)
-    alone = _json_of(tmp_path, "CTX401", "app/serve.py")
-    after_runner = [f for f in _json_of(tmp_path, "CTX401", "app/runner.py", "app/serve.py")
-                    if f["path"] == "app/serve.py"]
-    assert alone == after_runner == []
-    # one function less in the chain: the page is reported, alone or after the runner
-    shorter = CHAIN["serve.py"].replace("app.jobs import batch", "app.runner import timed")
-    (tmp_path / "app" / "serve.py").write_text(shorter.replace("batch(page)", "timed(page)"))
-    alone = _json_of(tmp_path, "CTX401", "app/serve.py")
-    after_runner = [f for f in _json_of(tmp_path, "CTX401", "app/runner.py", "app/serve.py")
-                    if f["path"] == "app/serve.py"]
+    # `send` is one call more than a summary looks (MAX_WRAPPING) below `serve.py`'s call: no
+    # request is seen there. `runner.py`, linted first, asks what `hop1` sends from one call
+    # away and finds `send`; reusing that answer for `serve.py`, which asks it from
+    # MAX_WRAPPING - 1 calls away, reported the page only when `runner.py` came first.
+    write_package(tmp_path, _chain(MAX_WRAPPING))
+    assert _page_findings(tmp_path, "app/serve.py") == _page_findings(tmp_path, "app/runner.py", "app/serve.py") == []
+
+
+def test_a_chain_within_the_depth_is_followed_whichever_file_comes_first(tmp_path):
+    write_package(tmp_path, _chain(MAX_WRAPPING - 1))
+    alone = _page_findings(tmp_path, "app/serve.py")
     assert [(f["line"], f["code"]) for f in alone] == [(6, "CTX401")]
-    assert after_runner == alone
+    assert _page_findings(tmp_path, "app/runner.py", "app/serve.py") == alone

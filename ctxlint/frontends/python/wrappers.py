@@ -51,7 +51,7 @@ WRAPPER_CALL, KWARGS_UNSET = "wrapper-call", "kwargs-unset"
 SETTINGS_UNSET = "settings-unset"
 # How many wrappers deep a summary is built (a service calling a client class calling the SDK
 # is two); a function beyond that sends nothing as far as its callers are concerned.
-MAX_WRAPPING = 3
+MAX_WRAPPING = 4
 
 
 @dataclass(frozen=True)
