@@ -32,9 +32,10 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
 - ``sources``: where third-party content enters, by mechanism: ``http`` (calls, client objects and
   their verbs, and the methods and attributes that give the body), ``files`` (readers, the read
   methods of the file modules, and the paths that name standard input: ``readFileSync(0)``),
-  ``requests`` (the request a route handler receives: its type names, handler names, parameter
-  pairs, body methods and attributes), ``retrievers``, and
-  ``tool_results``;
+  ``processes`` (commands run: the calls that return their output, those whose result holds it in
+  an attribute, and those whose promisified form does), ``requests`` (the request a route handler
+  receives: its type names, handler names, parameter pairs, body methods and attributes),
+  ``retrievers``, and ``tool_results``;
 - ``models``: chat models built with their settings, which hold the output limit of every request
   sent with them (LangChain's ``new ChatOpenAI({model, maxTokens})``, ``initChatModel(name, {...})``):
   the ``classes`` or ``functions`` that build one, imported from ``modules``, the argument that
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 SOURCE_LISTS = {
     "http": ("calls", "clients", "verbs", "methods", "attributes"),
     "files": ("calls", "modules", "methods", "handles", "stdin"),
+    "processes": ("calls", "results", "promisified", "attributes"),
     "requests": ("types", "handlers", "parameters", "methods", "attributes", "names"),
     "retrievers": ("methods", "receivers", "receiver_methods"),
     "tool_results": ("methods",),

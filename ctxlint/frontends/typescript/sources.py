@@ -145,6 +145,9 @@ class Sources:
             if path is not None and not self.static_path(path, env):
                 return Source(SourceKind.UNTRUSTED, f"{short_call(qualified)}(...)", self.m.span(call))
             return None
+        if qualified in self.m.ts.source("processes", "calls"):
+            return Source(SourceKind.UNTRUSTED, described("process", f"{short_call(qualified)}(...)"),
+                          self.m.span(call), origin="subprocess")
         if callee.type == "subscript_expression":
             holder = self.m.dotted(self.m.field(callee, "object")) or ""
             if words.TOOL_HOLDERS.search(snake(holder.rsplit(".", 1)[-1])):
@@ -186,14 +189,14 @@ class Sources:
                 return Source(SourceKind.UNTRUSTED, f"a tool result ({name}(...))", self.m.span(call))
         target = self.names.function_for(call, env)
         if target is not None:
-            found = self.m.follow(target[0], self.untrusted, target[1], target[2])
+            found = self.m.follow(target[0], self.returned_untrusted, target[2])
             if found is not None:
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()`", self.m.span(call))
                 return replace(found, flow=found.flow + (step,))
             return None
         imported = self.names.imported_function(self.m.code(callee)) if callee.type == "identifier" else None
         if imported is not None:  # a function of another module of the tree that returns what it fetched
-            found = imported[0].sources.untrusted(imported[1], imported[2])
+            found = imported[0].sources.returned_untrusted(imported[2])
             if found is not None and self.carried_across(found):
                 step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.code(callee)}()` "
                                 f"({os.path.basename(imported[0].m.path)})", self.m.span(call))
@@ -215,11 +218,22 @@ class Sources:
                           self.m.span(call), strong=False, origin="retrieval")
         return None
 
+    def returned_untrusted(self, env: Env) -> Source | None:
+        """What any return of the function whose scope ``env`` reads carries, the last first: a
+        helper that returns null when nothing was piped and the text it read otherwise is a source."""
+        for returned in reversed(env.scope.returns):
+            found = self.untrusted(returned, env)
+            if found is not None:
+                return found
+        return None
+
     def carried_across(self, found: Source) -> bool:
         """Whether what another module's function returns is third-party text at its caller: not a
         file it reads (the path is the caller's to tell, and that module cannot read it: the
-        function's parameters stay unbound), nor bytes it downloads (an image, not text a label
-        could mark)."""
+        function's parameters stay unbound; standard input is no path and is carried), nor bytes
+        it downloads (an image, not text a label could mark)."""
+        if found.origin == "stdin":
+            return True
         files = self.m.ts.sources["files"]
         called = found.detail.split("(", 1)[0]
         if called in files["calls"] or called.rsplit(".", 1)[-1] in files["methods"]:
@@ -228,7 +242,8 @@ class Sources:
 
     def carrier(self, node: Node | None, env: Env) -> tuple[str, str, bool] | None:
         """``(what, kind, strong)`` when ``node`` holds third-party content: an HTTP response
-        (``http``), a request to the server (``request``), or a file handle (``file``)."""
+        (``http``), a request to the server (``request``), a file handle (``file``), or a command's
+        result (``process``)."""
         if node is None or env.depth > MAX_RESOLVE:
             return None
         node = self.m.unwrap(node)
@@ -243,6 +258,8 @@ class Sources:
             http = self.m.ts.sources["http"]
             if qualified in http["calls"]:
                 return f"{short_call(qualified)}(...)", "http", True
+            if qualified in self.m.ts.source("processes", "results") or self.promisified_command(callee, env):
+                return f"{short_call(qualified)}(...)", "process", True
             if callee.type == "member_expression":
                 method = self.m.code(self.m.field(callee, "property"))
                 root = qualified.split(".")[0]
@@ -275,6 +292,19 @@ class Sources:
                 return self.m.follow_binding(binding, self.carrier)
         return None
 
+    def promisified_command(self, callee: Node, env: Env) -> bool:
+        """``run`` bound to ``promisify(exec)``: a call of it resolves to the command's output."""
+        if callee.type != "identifier":
+            return False
+        binding = self.names.resolve(callee, env)
+        value = self.m.unwrap(binding.value) if binding is not None and binding.value is not None else None
+        if value is None or value.type != "call_expression":
+            return False
+        made_by = self.m.qualified(self.m.unwrap(self.m.field(value, "function"))) or ""
+        args = self.m.args(value)
+        return made_by.rsplit(".", 1)[-1] == "promisify" and len(args) == 1 and (
+            self.m.qualified(self.m.unwrap(args[0])) or "") in self.m.ts.source("processes", "promisified")
+
     def is_request_name(self, node: Node | None, env: Env) -> bool:
         return node is not None and self.m.unwrap(node).type == "identifier" and (
             self.m.code(node) in self.m.ts.source("requests", "names"))
@@ -282,7 +312,8 @@ class Sources:
     def content_attribute(self, kind: str, key: str | None) -> bool:
         """Whether attribute ``key`` of a carrier of ``kind`` holds its content (``response.data``)."""
         return (kind == "http" and key in self.m.ts.source("http", "attributes")
-                or kind == "request" and key in self.m.ts.source("requests", "attributes"))
+                or kind == "request" and key in self.m.ts.source("requests", "attributes")
+                or kind == "process" and key in self.m.ts.source("processes", "attributes"))
 
     def static_path(self, node: Node, env: Env) -> bool:
         """A path built only from literals, the module's own location and configuration names."""

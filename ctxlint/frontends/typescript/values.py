@@ -147,6 +147,8 @@ class RequestBuilder(Builder):
 
 
 def described(kind: str, what: str) -> str:
+    if kind == "process":
+        return f"a command's output ({what})"
     return f"{REQUEST_BODY} ({what})" if kind == "request" else what
 
 
