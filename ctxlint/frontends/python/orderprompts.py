@@ -196,9 +196,8 @@ class OrderPrompts(StringSets):
             else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
-        steps = [*passed_in(self, fn, collection, env),
-                 Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
-                          self.m.span(shown))]
+        steps = [*passed_in(self, fn, collection, env), Evidence(
+            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
         spread = self.spread(fn, carried)
         per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
         asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
@@ -383,9 +382,8 @@ class OrderPrompts(StringSets):
                    after: int = 0) -> ast.expr | ast.stmt | None:
         """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
         ``carried``; or one in a function of the module that ``fn`` passes such text to (the
-        parameter it fills is then its carrier), a call or two down, with that step added to ``via``.
-        Those from line ``after`` on first: the names are followed whatever the order of the
-        statements, and a call of a loop before the text is built sends another text of that name."""
+        parameter it fills is then its carrier), a call or two down, with that step added to ``via``;
+        those from line ``after`` on first (an earlier call in a loop sends another text of that name)."""
         if not carried:
             return None
         nodes = own_nodes(fn)
