@@ -212,3 +212,60 @@ def test_sorted_listing_text_returned_by_such_a_module_is_clean(tmp_path):
 
     _context_project(tmp_path, "sorted(root.glob(pattern))")
     assert [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"] == []
+
+
+def test_a_listing_walked_in_step_with_another_list_keeps_its_order(tmp_path):
+    # `zip(notes, listed)` walks the listing in its order, as `map(str.upper, listed)` does: the text
+    # built from either lists the files in the file system's order (ordering.py, `_IN_STEP`, `_APPLIED`).
+    from projects import check_json
+
+    (tmp_path / "agent.py").write_text('''\
+import os
+
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def review(folder, notes):
+    listed = os.listdir(folder)
+    pairs = "\\n".join(f"{name}: {note}" for name, note in zip(notes, listed))
+    names = ", ".join(map(str.upper, listed))
+    reply = client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=[
+        {"role": "system", "content": f"Notes:\\n{pairs}\\nFiles: {names}\\nReview each file."}])
+    return reply.choices[0].message.content
+
+
+print(review(".", ["a", "b"]))
+''')
+    found = [(f["line"], f["column"], f["kind"], f["confidence"]) for f in check_json(tmp_path, "agent.py", "CTX104")]
+    assert found == [(10, 59, "call", "high"), (11, 23, "after-per-call", "low")]
+    first = check_json(tmp_path, "agent.py", "CTX104")[0]["message"]
+    assert first.startswith("`os.listdir` lists entries in whatever order the file system returns, so the text "
+                            "built from it can differ between calls")
+
+
+def test_a_listing_sorted_in_place_before_it_is_joined_is_fine(tmp_path):
+    # `files.sort()` in the function that joins the listing puts it in order (ordering.py).
+    from projects import check_json
+
+    (tmp_path / "agent.py").write_text('''\
+import os
+
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def listed(folder):
+    files = os.listdir(folder)
+    files.sort()
+    focus = ", ".join(files)
+    reply = client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=[
+        {"role": "user", "content": f"Describe the files {focus} in a table. Keep it short."}])
+    return reply.choices[0].message.content
+
+
+print(listed(input()))
+''')
+    assert check_json(tmp_path, "agent.py", "CTX104") == []

@@ -101,6 +101,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         source = observation.source
         if source is None or observation.kind not in _ORDER_KINDS:
             continue
+        if source.span in reported:
+            continue  # a request reports the same collection where its order is taken (a batch of a listing)
         if observation.kind not in _PROVEN_KINDS or any(observation.span.covers(s) for s in reported):
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it

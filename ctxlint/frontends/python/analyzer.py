@@ -33,7 +33,7 @@ from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.middledrops import middle_removals
 from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.orderprompts import OrderPrompts
-from ctxlint.frontends.python.ordersites import OrderSites
+from ctxlint.frontends.python.ordersites import SURVIVORS_REACH_PROMPT, OrderSites
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.partdrops import PartDrops
 from ctxlint.frontends.python.prefilter import precheck
@@ -170,9 +170,14 @@ class Analyzer:
         # stronger evidence for a site order_sites also sees
         reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe() \
             + self.global_fills.observe()
+        sites = self.order_sites.observe(context)
+        # a batch of a listing followed into a prompt (`files = os.listdir()[:50]`, then joined into it):
+        # the cut says which items survive and so the prompt's text, once, where the listing is cut
+        cuts = [o.span for o in sites if o.kind == SURVIVORS_REACH_PROMPT]
+        reaching = [r for r in reaching if r.source is None or not any(c.covers(r.source.span) for c in cuts)]
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}
-        parsed.observations.extend(o for o in self.order_sites.observe(context) if o.span not in spans)
+        parsed.observations.extend(o for o in sites if o.span not in spans)
         parsed.observations.extend(self.schema_choices.observe())  # its own evidence of a model: the schema sent
         parsed.observations.extend(self.first_parts.observe(context))
         parsed.observations.extend(template_tail_cuts(unit))

@@ -26,8 +26,13 @@ from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+PASSED_BY = "by the call at line"  # how the step of a caller that passes a collection in no fixed order ends
 # Calls that walk the items of their first argument in its order.
 _KEEP_ORDER = ("enumerate", "reversed")
+# ... of each of their arguments, in step (`zip(files, notes)`), and of the one after the function
+# they apply (`map(read, files)`, `filter(wanted, files)`).
+_IN_STEP = ("zip", "itertools.zip_longest")
+_APPLIED = ("map", "filter", "itertools.filterfalse")
 _SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
@@ -46,6 +51,10 @@ class Ordering(Component):
                 return UNORDERED_CALLS[qualified]
             if qualified in ("list", "tuple") and len(node.args) == 1 or qualified in _KEEP_ORDER and node.args:
                 return self.unordered(node.args[0], env)  # `enumerate(files)` walks them in their order
+            if qualified in _IN_STEP or qualified in _APPLIED and len(node.args) == 2:
+                given = node.args if qualified in _IN_STEP else node.args[1:]
+                return next((d for a in given if not isinstance(a, ast.Starred)
+                             and (d := self.unordered(a, env)) is not None), None)
             if isinstance(node.func, ast.Attribute):
                 method = node.func.attr
                 if method in PATH_METHODS and not qualified.startswith(("glob.", "fnmatch.")):
@@ -58,9 +67,16 @@ class Ordering(Component):
             return next((d for g in node.generators if (d := self.unordered(g.iter, env)) is not None), None)
         if isinstance(node, ast.IfExp):  # `[...] if defaults else [... for n in set(names)]`: either arm may run
             return self.unordered(node.body, env) or self.unordered(node.orelse, env)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            # `files[:16]`, `files[16:]`: a batch keeps the order of what it is cut from, which also
+            # decides the items it holds
+            return self.unordered(node.value, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor, ast.Add)):
+            # (`+`: lists joined end to end, `glob(a) + glob(b)`, keep each one's order)
             return self.unordered(node.left, env) or self.unordered(node.right, env)
         if isinstance(node, (ast.Name, ast.Attribute)):
+            if isinstance(node, ast.Name) and node.id in self.sorted_in_place(env.scope.node):
+                return None  # `files.sort()`: the function puts it in order before it is read
             binding = self.scopes.resolve(node, env)
             if binding is None:
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
@@ -211,18 +227,28 @@ class Ordering(Component):
         return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env), flow=passed,
                        from_caller=bool(passed)),)
 
-    def passed_by(self, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
+    def passed_by(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evidence, ...]:
         """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
-        the calls that pass it, as steps of the evidence."""
-        if not isinstance(node, ast.Name) or self.scopes.resolve(node, env) is not None \
+        the calls that pass it, as steps of the evidence; also for a batch, a copy or a walk of
+        one, directly or through a local name (``batch = files[:16]``, ``[rel(f) for f in batch]``)."""
+        node = _walked(node, self)
+        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+        if binding is not None and binding.owner is None and not binding.extras and depth < 4:
+            return self.passed_by(binding.value, binding.env, depth + 1)
+        if not isinstance(node, ast.Name) or binding is not None \
                 or _SET_ANNOTATION.match(self.callees.param_annotation(node.id, env) or ""):
             return ()
         fn = self.sources.unbound_parameter(node, env)
-        if fn is None:
-            return ()
-        return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{node.id}` by the call "
-                              f"at line {call.lineno}", self.m.span(call))
-                     for call, bound in self.sources.callers(fn, node.id, env)[:3])
+        return () if fn is None else self.callers_passing(fn, node.id, env)
+
+    def callers_passing(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str, env: Env
+                        ) -> tuple[Evidence, ...]:
+        """The calls of ``fn`` that fill ``param`` with a collection in no fixed order, each step
+        placed where the caller's collection takes its order (where ``sorted(...)`` goes there)."""
+        return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{param}` {PASSED_BY} "
+                              f"{call.lineno}", self.origin(bound.node, bound.env))
+                     for call, bound in self.sources.callers(fn, param, env)
+                     if self.unordered(bound.node, bound.env) is not None)
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =
@@ -230,13 +256,18 @@ class Ordering(Component):
         request and the place it is joined report it once, where ``sorted(...)`` goes. A name
         that holds the set itself is reported where it is used."""
         inner: ast.expr | None = None
-        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple") and len(node.args) == 1:
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple", *_KEEP_ORDER) \
+                and len(node.args) == 1:
             inner = node.args[0]
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            inner = node.value  # a batch (`files[:16]`): where the collection it is cut from is used
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             inner = next((g.iter for g in node.generators if self.unordered(g.iter, env) is not None),
                          node.generators[0].iter)
         elif isinstance(node, ast.IfExp):
             inner = node.body if self.unordered(node.body, env) is not None else node.orelse
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `first + rest`: the part in no order
+            inner = node.left if self.unordered(node.left, env) is not None else node.right
         elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
@@ -441,9 +472,28 @@ def _empty_list(value: ast.expr) -> bool:
 
 
 def _copied(value: ast.expr, ordering: Ordering) -> bool:
-    """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension)."""
-    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) or (
+    """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension, a slice,
+    lists put end to end)."""
+    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) \
+        or isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) \
+        or isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) or (
         isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
+
+
+def _walked(node: ast.expr, ordering: Ordering) -> ast.expr:
+    """The collection whose order ``node`` takes as it is: a batch of it (``files[:16]``), a copy
+    or a walk of it (``list(files)``, ``enumerate(files)``, ``[rel(f) for f in files]``)."""
+    for _ in range(MAX_DEPTH):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            node = node.value
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            node = node.generators[0].iter
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) \
+                and ordering.m.qualified(node.func) in ("list", "tuple", *_KEEP_ORDER):
+            node = node.args[0]
+        else:
+            break
+    return node
 
 
 def _uncut(value: ast.expr) -> ast.expr:

@@ -26,6 +26,7 @@ call reaches a prompt too, reported as a kind of its own.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
@@ -42,9 +43,13 @@ from ctxlint.frontends.python.ordersinks import (
     kept_for_settings,
     message_per_item,
     message_text,
+    orderless_additions,
+    passed_in,
     per_item_evidence,
+    same_callers,
     same_far_sink,
     same_listing_sink,
+    text_given,
     tool_result_said,
 )
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
@@ -66,6 +71,8 @@ AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
+# A keyword that gives a call the system prompt of the request it sends.
+_SYSTEM_PROMPT = re.compile(r"(sys|system)_?(prompt|message|msg)$")
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
 
 
@@ -107,11 +114,11 @@ class OrderPrompts(StringSets):
                 observed = self.reaching(fn, shown, collection, env, detail)
                 if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
                     continue
-                same = next((o for o in found if same_listing_sink(o, observed)), None)
+                same = next((o for o in found if same_listing_sink(o, observed) or same_callers(o, observed)), None)
                 if same is None:
                     found.append(observed)
-                elif same.source and observed.source and len(observed.source.flow) > len(same.source.flow):
-                    found[found.index(same)] = observed  # the one traced back furthest, to the listing itself
+                elif _before(observed, same):
+                    found[found.index(same)] = observed
         for addition in thread_additions(self.m):
             observed = self.thread_filled(addition)
             if observed is not None and all(o.span != observed.span for o in found):
@@ -179,6 +186,8 @@ class OrderPrompts(StringSets):
         """The observation when the ordered text reaches a call that asks a model: in ``fn``, or
         in a function of the module that calls ``fn`` and keeps its result."""
         carried, returned = self.carriers(shown)
+        if isinstance(loop := self.m.parents.get(id(shown)), (ast.For, ast.AsyncFor)) and loop.iter is shown:
+            carried -= orderless_additions(fn, loop)
         if given_again(self, fn, shown, carried):
             return None
         kept = kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
@@ -187,11 +196,11 @@ class OrderPrompts(StringSets):
             else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
-        steps = [Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}",
-                          self.m.span(shown))]
+        steps = [*passed_in(self, fn, collection, env), Evidence(
+            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
         spread = self.spread(fn, carried)
         per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
-        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps)
+        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in LISTINGS) if asked is not None else None
@@ -214,7 +223,7 @@ class OrderPrompts(StringSets):
         if per_item is not None:
             sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        given_text = sorted(spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
+        given_text = text_given(fn, spread & params)  # `for u in urls: inp += fetch(u)`, `inp` given
         if given_text:
             # `inp += page` for each item: added after the text the caller gives, which differs
             # from call to call, so the prefix the order could break already ends before it.
@@ -369,11 +378,12 @@ class OrderPrompts(StringSets):
             tainted = grown
         return tainted
 
-    def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0
-                   ) -> ast.expr | ast.stmt | None:
+    def asked_with(self, fn: Function, carried: set[str], via: list[Evidence] | None = None, depth: int = 0,
+                   after: int = 0) -> ast.expr | ast.stmt | None:
         """A call of ``fn`` that asks a model, or a chat message it builds, given text built from
         ``carried``; or one in a function of the module that ``fn`` passes such text to (the
-        parameter it fills is then its carrier), a call or two down, with that step added to ``via``."""
+        parameter it fills is then its carrier), a call or two down, with that step added to ``via``;
+        those from line ``after`` on first (an earlier call in a loop sends another text of that name)."""
         if not carried:
             return None
         nodes = own_nodes(fn)
@@ -381,7 +391,7 @@ class OrderPrompts(StringSets):
         sinks = [node for node in nodes if isinstance(node, (ast.Call, ast.Dict))
                  and ((isinstance(node, ast.Call) and (_asks_model(node, self) or for_model(node) is not None))
                       or message_text(node) is not None)]
-        for sink in sorted(sinks, key=lambda c: (c.lineno, c.col_offset)):
+        for sink in sorted(sinks, key=lambda c: (c.lineno < after, c.lineno, c.col_offset)):
             text = message_text(sink)
             if text is None and isinstance(sink, ast.Call) and not _asks_model(sink, self):
                 text = for_model(sink)  # only what the keyword named for the model is given to it
@@ -467,6 +477,16 @@ class OrderPrompts(StringSets):
                 and target.fn is fn]
 
 
+def _before(one: Observation, other: Observation) -> bool:
+    """Of two observations of one listing reaching one sink, whether ``one`` is the one to keep: the
+    one reported at the listing itself (where ``sorted(...)`` goes), else the one traced back furthest."""
+    if one.source is None or other.source is None:
+        return False
+    at_listing = (one.span.covers(one.source.span), other.span.covers(other.source.span))
+    return at_listing[0] > at_listing[1] or (at_listing[0] == at_listing[1]
+                                             and len(one.source.flow) > len(other.source.flow))
+
+
 def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tuple[str, int] | None:
     """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
     ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
@@ -528,8 +548,8 @@ def _asks_model(call: ast.Call, part: StringSets) -> bool:
     """A call handed a model (``llm=``), an object that sends a prompt when called (a DSPy module),
     or a method that sends a prompt called on an object named for a model (``self.llm.aask(...)``,
     ``judge_llm.generate(...)``)."""
-    if any(k.arg == "llm" for k in call.keywords):
-        return True
+    if any(k.arg == "llm" or (k.arg is not None and _SYSTEM_PROMPT.match(k.arg.lower())) for k in call.keywords):
+        return True  # handed a model, or a system prompt beside the text (`ask(inputs=text, sys_prompt=...)`)
     func = call.func
     home = part.m.scope_of(call) if _called_directly(func, part) else None
     while home is not None and home.cls is None and home.parent is not None and home.parent.kind == "function" \

@@ -14,7 +14,8 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
 from ctxlint.frontends.python.knowledge import ANY_ITEMS, LISTINGS
 from ctxlint.frontends.python.literals import string_value
-from ctxlint.frontends.python.ordering import listings_walked, own_nodes
+from ctxlint.frontends.python.loopshapes import added_name, block_statements
+from ctxlint.frontends.python.ordering import PASSED_BY, listings_walked, own_nodes
 from ctxlint.frontends.python.stringsets import copy_of, never_kept
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, Observation
@@ -39,6 +40,13 @@ def same_listing_sink(one: Observation, other: Observation) -> bool:
             or one.source.detail not in ANY_ITEMS or not one.source.flow or not other.source.flow:
         return False
     return one.source.flow[-1].span == other.source.flow[-1].span
+
+
+def same_callers(one: Observation, other: Observation) -> bool:
+    """Two texts one function builds from the collection its callers pass it (``passed_in``), each
+    reaching a prompt: one problem, fixed where the callers take the order, reported once."""
+    steps = [[e.span for e in o.source.flow if PASSED_BY in e.text] if o.source else [] for o in (one, other)]
+    return bool(steps[0]) and steps[0] == steps[1]
 
 
 def for_model_keyword(call: ast.Call) -> ast.keyword | None:
@@ -178,3 +186,41 @@ def joined_whole(shown: ast.expr, collection: ast.expr) -> bool:
         return False  # always empty: nothing is joined
     return isinstance(shown, ast.Call) and isinstance(shown.func, ast.Attribute) and shown.func.attr == "join" \
         and bool(shown.args) and (shown.args[0] is collection or copy_of(shown.args[0]) is collection)
+
+
+def text_given(fn: Function, given: set[str]) -> list[str]:
+    """The names among ``given`` (parameters the ordered text spreads to) that ``fn`` writes text
+    onto (``inp += page``, ``inp = inp + page``), not only adds items to as a list the caller passes
+    (``history.append(text)``, a chat log): a conversation grows at its end, so its earlier turns
+    stay a cacheable prefix."""
+    return sorted({node.target.id for node in own_nodes(fn) if isinstance(node, ast.AugAssign)
+                   and isinstance(node.target, ast.Name) and node.target.id in given} | {
+        target.id for node in own_nodes(fn) if isinstance(node, ast.Assign) for target in node.targets
+        if isinstance(target, ast.Name) and target.id in given
+        and any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(node.value))})
+
+
+def passed_in(part: OrderPrompts, fn: Function, collection: ast.expr, env: Env) -> tuple[Evidence, ...]:
+    """Where the order comes from the callers of ``fn``: a collection built from a parameter that
+    every call fills with one in no fixed order (``batch = manifest[:16]``, ``seen.extend(batch)``),
+    the calls that pass it, each placed where the caller's collection takes its order."""
+    used = {node.id for node in ast.walk(collection) if isinstance(node, ast.Name)}
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    for param in params:
+        if param not in ("self", "cls") and used & part.spread(fn, {param}) \
+                and part.flow.passed_unordered(ast.Name(id=param, ctx=ast.Load()), env) is not None:
+            return part.flow.callers_passing(fn, param, env)
+    return ()
+
+
+def orderless_additions(fn: Function, loop: ast.For | ast.AsyncFor) -> set[str]:
+    """The names a loop adds to that hold no order of its items: a list ``fn``'s caller passes it
+    (``chatbot.append(...)``, ``chatbot`` a parameter: a UI's chat log), which builds no text of
+    ``fn``'s own and is handed on as it is (ordersites.py reads it alike); one started again for
+    each item (``notes = []`` in the loop), which holds one item's text at a time."""
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    restarted = {t.id for statement in block_statements(loop.body) if isinstance(statement, ast.Assign)
+                 for t in statement.targets if isinstance(t, ast.Name) and not any(
+                     isinstance(n, ast.Name) and n.id == t.id for n in ast.walk(statement.value))}
+    return restarted | {name for statement in block_statements(loop.body) if isinstance(statement, ast.Expr)
+                        and isinstance(statement.value, ast.Call) and (name := added_name(statement.value)) in params}

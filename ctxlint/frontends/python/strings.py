@@ -370,8 +370,8 @@ class Strings(Component):
             if i and separator:
                 pieces.append(Piece(separator, sep_span, loop=item.loop))
             found = self.pieces(item.node, item.env)
-            if item.log is not None:  # an entry of a log its loop sends on every pass: its slots say so
-                found = [replace(p, slot=with_sources(p.slot, (item.log,))) if p.slot else p for p in found]
+            if item.said:  # a log's entry, an item of a collection in no fixed order: its slots say so
+                found = [replace(p, slot=with_sources(p.slot, item.said)) if p.slot else p for p in found]
             pieces.extend(in_loop(found, item.loop))
             if len(pieces) > MAX_PIECES:
                 return [self.slot_piece(call, env, variable=True)]

@@ -169,3 +169,9 @@ class Item:
     # An entry a loop appends to the list on every pass, where the list is read inside that same
     # loop (an agent's log of its steps, sent with each of its requests): what its slots say of it.
     log: Source | None = None
+
+    @property
+    def said(self) -> tuple[Source, ...]:
+        """What the slots of its text say of it: its sources (an item of a collection in no fixed
+        order, `names = [rel(f) for f in files]` joined later), and the log it is an entry of."""
+        return (*self.sources, *((self.log,) if self.log is not None else ()))
