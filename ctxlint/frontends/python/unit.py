@@ -377,6 +377,24 @@ class Unit(CycleGuard):
         self.steps = 0
         self.exhausted = False
 
+    def modules_held(self) -> list[Analyzer]:
+        """The other modules this one's lasting results refer to (kept from one file to the next)."""
+        held = list(self.holder_readers.values())
+        return held + [summary.sender for _, summary, _ in self.summaries.values()
+                       if summary is not None and summary.sender is not None]
+
+    def close(self) -> None:
+        """Break the module's cycles (scopes and their parents, assignments and their scopes, this
+        unit and its analyser) so that reference counting frees it (see ``Analyzer.close``)."""
+        scopes = [self.module_scope, *self.class_scopes.values()]
+        while scopes:
+            scope = scopes.pop()
+            scopes.extend(inner for _, inner in scope.functions.values())
+            scope.parent = scope.cls = None
+            scope.functions.clear()
+            scope.assigns.clear()
+        vars(self).clear()
+
     def adopt_pieces(self, pieces: list[Piece], use: Span) -> list[Piece]:
         """Text another module gives, placed where this module uses it: every piece spans the
         use, and what data flow found there keeps its origin as a located step."""
