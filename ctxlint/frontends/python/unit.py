@@ -163,6 +163,7 @@ class Unit(CycleGuard):
         self.limit_fields_sent: list[tuple[ast.Attribute, ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
         self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
         self._call_scopes: dict[int, Scope] | None = None
+        self._calls_by_name: dict[str, list[int]] | None = None
 
     @cached_property
     def twin_methods(self) -> frozenset[str]:
@@ -451,6 +452,20 @@ class Unit(CycleGuard):
         if self._call_scopes is None:
             self._call_scopes = {id(c): where for c, where in self.calls}
         return self._call_scopes.get(id(call))
+
+    def calls_named(self, names: set[str]) -> list[tuple[ast.Call, Scope]]:
+        """The calls of the module written with one of ``names`` (``name(...)``, ``x.name(...)``),
+        with their scopes, in source order: indexed once, not a walk over every call for each
+        function whose callers are asked for (a 1 MB test module asked for 229 took 2 s)."""
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for index, (call, _) in enumerate(self.calls):
+                func = call.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+                if name is not None:
+                    self._calls_by_name.setdefault(name, []).append(index)
+        found = [i for name in names for i in self._calls_by_name.get(name, ())]
+        return [self.calls[i] for i in (sorted(found) if len(names) > 1 else found)]
 
     def function_calls(self) -> Iterator[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef, Scope]]:
         """The calls made directly in a function that is not a test (``test_*``), with it and its scope."""
