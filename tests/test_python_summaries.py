@@ -148,11 +148,13 @@ def test_modules_are_kept_past_one_files_reads_while_their_text_is_small(tmp_pat
 
     monkeypatch.setattr(projects, "MAX_KEPT_CHARS", 1000)
     loads: list[str] = []
+    closed: list[str] = []
 
     def load(project, path):
         loads.append(path.stem)
         text = "x" * (100 if path.stem.startswith("big") else 10)
-        return SimpleNamespace(unit=SimpleNamespace(text=text, forget=lambda: None))
+        return SimpleNamespace(unit=SimpleNamespace(text=text, forget=lambda: None, modules_held=lambda: []),
+                               close=lambda: closed.append(path.stem))
 
     project = projects.Project(tmp_path, None, load)
     for i in range(100):
@@ -170,6 +172,10 @@ def test_modules_are_kept_past_one_files_reads_while_their_text_is_small(tmp_pat
         project.analyzer(tmp_path / f"big_{i}.py")
     # Over the size bound, the last MAX_MODULES used stay: one file never loses what it read.
     assert list(project.modules) == [tmp_path / f"big_{i}.py" for i in range(projects.MAX_MODULES)]
+    # The modules pushed out are closed when the next file begins, not while one is being linted.
+    assert closed == ["small_1"]
+    project.begin()
+    assert sorted(closed) == sorted(["small_1", "small_0", *(f"small_{i}" for i in range(2, 101))])
 
 ROLE_PROMPTS = '''\
 SYSTEM_PROMPT = """{role_info}

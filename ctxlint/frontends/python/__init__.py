@@ -123,8 +123,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
 
     if project is not None:
         project.begin()
+    analyzer = Analyzer(tree, text, path, catalogue, project, file)
     try:
-        analyzer = Analyzer(tree, text, path, catalogue, project, file)
         if tools_only:
             analyzer.run_registered(parsed, orders=asks_named_model)
         else:
@@ -134,14 +134,17 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         parsed.observations.clear()
         parsed.errors.append((Span.point(path, 1), "the module nests too deeply to analyse"))
         return parsed
+    finally:
+        exhausted, max_steps = analyzer.unit.exhausted, analyzer.unit.max_steps
+        analyzer.close()  # freed now, not by a full collection of the cyclic collector
     parsed.observations.extend(role_maps)
     if parsed.requests or parsed.observations:  # what a finding can be drawn from
         parsed.named_functions.extend(named_functions(tree))
         # A module of a package is imported by the application; its main block runs only by hand.
         if file is not None and (file.parent / "__init__.py").is_file():
             parsed.run_by_hand = main_block(tree)
-    if analyzer.unit.exhausted:
-        parsed.notices.append(f"stopped following values after {analyzer.unit.max_steps:,} steps; "
+    if exhausted:
+        parsed.notices.append(f"stopped following values after {max_steps:,} steps; "
                               "findings that need more of this module's data flow may be missing")
     if project is not None and project.lookups > MAX_LOOKUPS:
         parsed.notices.append(f"stopped looking up names in other modules after {MAX_LOOKUPS:,} lookups; "

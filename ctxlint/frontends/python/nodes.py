@@ -209,7 +209,8 @@ def _with_readers(found: list[tuple[NamedFunction, ast.stmt]]) -> list[NamedFunc
                     stack.extend(read_by.get(name, ()))
             closures[function.name] = closure if len(closure) <= MAX_READERS else set()
         names = closures[function.name]
-        readers = tuple(other for other, _ in found if other is not function and other.name in names)
+        # (most have no reader: not a pass over every other function for each)
+        readers = tuple(other for other, _ in found if other is not function and other.name in names) if names else ()
         result.append(replace(function, readers=readers) if 0 < len(readers) <= MAX_READERS else function)
     return result
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import TOOL_HOLDERS, WEB_FETCHERS
 from ctxlint.frontends.python.callees import indexed_result
-from ctxlint.frontends.python.calls import UNKNOWN
+from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.carriers import (
     annotated_carrier,
     built_carrier,
@@ -250,15 +250,9 @@ class Sources(Component):
             return known
         found: list[tuple[ast.Call, Bound]] = []
         self.m.callers_memo[key] = found
-        checked = 0
         names = called_names(self.m.parents, fn, constructors)
-        for call, home in self.m.calls:
-            func = call.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name not in names or checked >= _MAX_CALLERS:
-                continue
-            checked += 1
-            if name != fn.name:  # the class called: its arguments are `__init__`'s after `self`
+        for call, home in self.m.calls_named(names)[:_MAX_CALLERS]:
+            if last_name(call.func) != fn.name:  # the class called: its arguments are `__init__`'s after `self`
                 found.extend((call, b) for b in constructor_argument(call, fn, param, Env(home, (), env.depth + 1)))
                 continue
             target = self.callees.function_for(call, Env(home, (), env.depth + 1), returns=False)

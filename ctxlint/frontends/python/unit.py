@@ -18,6 +18,7 @@ from ctxlint.frontends.code.guard import CycleGuard
 from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import qualify
+from ctxlint.frontends.python.callindex import CallIndex
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
@@ -72,7 +73,7 @@ class Positioned(Protocol):
     def end_col_offset(self) -> int | None: ...
 
 
-class Unit(CycleGuard):
+class Unit(CallIndex, CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
@@ -163,8 +164,6 @@ class Unit(CycleGuard):
         self.inner_prompts: dict[str, tuple[str, Span]] | None = None  # see inner_prompts.py
         # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).
         self.limit_fields_sent: list[tuple[ast.Attribute, ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
-        self._calls_by_scope: dict[int, list[tuple[ast.Call, Scope]]] | None = None
-        self._call_scopes: dict[int, Scope] | None = None
 
     @cached_property
     def twin_methods(self) -> frozenset[str]:
@@ -379,6 +378,24 @@ class Unit(CycleGuard):
         self.steps = 0
         self.exhausted = False
 
+    def modules_held(self) -> list[Analyzer]:
+        """The other modules this one's lasting results refer to (kept from one file to the next)."""
+        held = list(self.holder_readers.values())
+        return held + [summary.sender for _, summary, _ in self.summaries.values()
+                       if summary is not None and summary.sender is not None]
+
+    def close(self) -> None:
+        """Break the module's cycles (scopes and their parents, assignments and their scopes, this
+        unit and its analyser) so that reference counting frees it (see ``Analyzer.close``)."""
+        scopes = [self.module_scope, *self.class_scopes.values()]
+        while scopes:
+            scope = scopes.pop()
+            scopes.extend(inner for _, inner in scope.functions.values())
+            scope.parent = scope.cls = None
+            scope.functions.clear()
+            scope.assigns.clear()
+        vars(self).clear()
+
     def adopt_pieces(self, pieces: list[Piece], use: Span) -> list[Piece]:
         """Text another module gives, placed where this module uses it: every piece spans the
         use, and what data flow found there keeps its origin as a located step."""
@@ -429,31 +446,6 @@ class Unit(CycleGuard):
     def following(self) -> frozenset[int]:
         """The values being followed now: what a result found under the cycle guard depends on."""
         return frozenset(self.active)
-
-    def scope_of(self, call: ast.Call) -> Scope | None:
-        """The scope a call of the module is made in (indexed once)."""
-        if self._call_scopes is None:
-            self._call_scopes = {id(c): where for c, where in self.calls}
-        return self._call_scopes.get(id(call))
-
-    def function_calls(self) -> Iterator[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef, Scope]]:
-        """The calls made directly in a function that is not a test (``test_*``), with it and its scope."""
-        for call, scope in self.calls:
-            fn = scope.node
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.name.startswith("test"):
-                yield call, fn, scope
-
-    def calls_in(self, scope: Scope) -> list[tuple[ast.Call, Scope]]:
-        """The calls made in ``scope`` and the scopes nested in it, in source order."""
-        if self._calls_by_scope is None:
-            index: dict[int, list[tuple[ast.Call, Scope]]] = {}
-            for call, where in self.calls:
-                current: Scope | None = where
-                while current is not None:
-                    index.setdefault(id(current), []).append((call, where))
-                    current = current.parent
-            self._calls_by_scope = index
-        return self._calls_by_scope.get(id(scope), [])
 
     def class_scope(self, cls: ast.ClassDef) -> Scope | None:
         return self.class_scopes.get(id(cls))
