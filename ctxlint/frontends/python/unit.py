@@ -381,7 +381,7 @@ class Unit(CallIndex, CycleGuard):
     def modules_held(self) -> list[Analyzer]:
         """The other modules this one's lasting results refer to (kept from one file to the next)."""
         held = list(self.holder_readers.values())
-        return held + [summary.sender for _, summary, _ in self.summaries.values()
+        return held + [summary.sender for summary in self.summaries.kept.values()
                        if summary is not None and summary.sender is not None]
 
     def close(self) -> None:
