@@ -115,9 +115,10 @@ def prompt_path(path: str) -> bool:
 RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
                     re.IGNORECASE)
 # The same read word by word, so a qualified name (``docs_temp``, ``group_docs``, ``chunk_ids``,
-# ``retrieved_docs``) is ranked like the bare one.
+# ``retrieved_docs``) is ranked like the bare one; a collection named as ranked (``rankedMemories``,
+# ``reranked``) says so itself.
 RANKED_WORDS = {"doc", "docs", "document", "documents", "chunk", "chunks", "passage", "passages", "snippet",
-                "snippets", "hits", "candidates", "matches", "retrieved"}
+                "snippets", "hits", "candidates", "matches", "retrieved", "ranked", "reranked"}
 
 
 def is_ranked(code: str) -> bool:
