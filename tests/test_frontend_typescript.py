@@ -263,6 +263,7 @@ def test_a_loop_kept_to_a_token_budget_makes_a_module_worth_reading():
     assert might_hold_prompts("for (const d of docs) {\n  if (usedTokens >= this.maxTokens) break;\n}\n")
     assert might_hold_prompts("for (const d of docs) {\n  if (total > maxTokens) continue;\n}\n")
     assert not might_hold_prompts("for (const d of docs) {\n  if (d.size > limit) break;\n}\n")
+    assert might_hold_prompts("while (usedTokens > maxTokens) {\n  history.shift();\n}\n")
     assert not might_hold_prompts("const over = usedTokens > maxTokens;\n")
 
 

@@ -55,10 +55,11 @@ _MARKERS_CS = re.compile(r"inputSchema|input_schema|SYSTEM|\.messages\."
 # tasks run with `Promise.all` (completion_order.py): what it returns is the model's to read.
 _CONCURRENT_TOOL = re.compile(r"\bexecute\s*:|\.name\s*,\s*\w+\.(?:arguments|args|input)\b")
 
-# A loop that stops adding items once a budget in tokens is spent (budget_loops.py): a test of a
-# count of tokens beside a `break` or `continue`; a module that calls no model keeps them for one.
+# A loop that stops adding items once a budget in tokens is spent, or drops them until the text fits
+# (budget_loops.py): a test of a count of tokens beside a `break`, a `continue` or a `while`; a module
+# that calls no model keeps them for one.
 _TOKEN_TEST = re.compile(r"[tT]okens\w*\s*[<>]=?|[<>]=?\s*(?:this\.)?\w*[tT]okens\b")
-_LOOP_EXITS = re.compile(r"\b(?:break|continue)\b")
+_LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
 
 
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input

@@ -11,6 +11,10 @@ counting them (``countTokens(text)``), anywhere; in characters (``chars``, ``siz
 only in a module that builds prompts. A count of items (``results.length >= 5``) is a choice of
 how many, not a cut. Items that come ranked (search results, retrieved documents, a collection
 sorted before the loop) are the best that fit: kept apart as a ``ranked-loop``.
+
+The other way round, ``while (usedTokens > budget) { messages.splice(1, 1); ... }`` drops items
+(``shift``, ``pop``, ``splice``, ``x = x.slice(1)``) until the text fits: a ``drop-loop``, unless
+a note of what was dropped is written in the loop or after it.
 """
 
 from __future__ import annotations
@@ -39,15 +43,14 @@ _LEAST_BUDGET = 50
 
 
 def budget_loops(m: Module, context: bool) -> list[Observation]:
-    """Each loop of the module that adds items and stops once a size budget is spent."""
-    if "break" not in m.src.text and "continue" not in m.src.text:
-        return []
+    """Each loop of the module that adds items and stops once a size budget is spent, or drops
+    them until the text fits."""
     found = []
     for loop in walk(m.root):
-        if loop.type in _LOOPS:
-            observation = _budget_loop(m, loop, context)
-            if observation is not None:
-                found.append(observation)
+        observation = _budget_loop(m, loop, context) if loop.type in _LOOPS else \
+            _drop_loop(m, loop, context) if loop.type == "while_statement" else None
+        if observation is not None:
+            found.append(observation)
     return found
 
 
@@ -176,8 +179,7 @@ def _stop(m: Module, branch: Node, test: Node, running: set[str]) -> Node | None
     only logs and the test reads a running total the loop adds to; None when the branch writes a
     note of the cut."""
     statements = list(_statements(branch))
-    if any(mentions_cut(m.code(n)) for s in statements if not _logs(m, s)
-           for n in walk(s, into_functions=False) if n.type in ("string", "template_string")):
+    if _notes_cut(m, statements):
         return None
     stop = next((s for s in statements if s.type == "break_statement"), None)
     if stop is not None:
@@ -231,3 +233,68 @@ def _sorted_before(m: Module, loop: Node, iterated: Node) -> bool:
                and m.code(m.field(n, "function")).endswith((".sort", ".toSorted", "sortBy"))
                and names & {m.code(a) for a in walk(n, into_functions=False) if a.type == "identifier"}
                for n in walk(function, into_functions=False))
+
+
+def _drop_loop(m: Module, loop: Node, context: bool) -> Observation | None:
+    """``while (usedTokens > budget) { messages.splice(1, 1); ... }``: items dropped from a collection
+    until the text fits, with nothing put in their place."""
+    test, body = m.field(loop, "condition"), m.field(loop, "body")
+    if test is None or body is None or not _budget_test(m, test, context) or _after_says_cut(m, loop):
+        return None
+    statements = list(_statements(body))
+    if _notes_cut(m, statements):
+        return None  # a note of what was dropped written in the loop
+    for statement in statements:
+        dropped = _drop_of(m, statement)
+        if dropped is None:
+            continue
+        subject, keeps = dropped
+        cut = Cut("items", keeps, "drop-loop", any(w in subject.lower() for w in HISTORY_WORDS))
+        step = Evidence(EvidenceKind.FLOW, f"`while {' '.join(m.code(m.unwrap(test)).split())}` repeats it until the "
+                        "text fits", m.span(test))
+        detail = " ".join(m.code(statement).split())
+        source = Source(SourceKind.TRUNCATION, detail, m.span(statement), cut=cut, flow=(step,))
+        return Observation("drop-loop", m.span(statement), "no marker says what the loop dropped", source=source)
+    return None
+
+
+def _drop_of(m: Module, statement: Node) -> tuple[str, str] | None:
+    """The collection a statement drops an item from, and the end of it that stays: ``x.shift()`` and
+    ``x.splice(1, 1)`` keep its end, ``x.pop()`` its start; so do ``x = x.slice(2)`` and
+    ``x = x.slice(0, -2)``, and the same calls whose item is kept in a name (``const old = x.shift()``)."""
+    if statement.type in ("lexical_declaration", "variable_declaration"):
+        declarators = [c for c in statement.named_children if c.type == "variable_declarator"]
+        value = m.field(declarators[0], "value") if len(declarators) == 1 else None
+        target = None
+    elif statement.type == "expression_statement" and statement.named_children:
+        value = m.unwrap(statement.named_children[0])
+        target = None
+        if value.type == "assignment_expression":
+            target, value = m.field(value, "left"), m.field(value, "right")
+    else:
+        return None
+    value = m.unwrap(value) if value is not None else None
+    callee = m.unwrap(m.field(value, "function")) if value is not None and value.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return None
+    subject, method = m.code(m.field(callee, "object")), m.code(m.field(callee, "property"))
+    args = [m.unwrap(a) for a in m.args(value)]
+    if target is not None:  # `x = x.slice(2)`, `x = x.slice(0, -2)`
+        if method != "slice" or m.code(target) != subject:
+            return None
+        if len(args) == 1 and args[0].type != "unary_expression":
+            return subject, "end"
+        if len(args) == 2 and m.code(args[0]) == "0" and m.code(args[1]).startswith("-"):
+            return subject, "start"
+        return None
+    if method in ("shift", "pop") and not args:
+        return subject, "end" if method == "shift" else "start"
+    if method == "splice" and len(args) == 2 and args[1].type == "number" and m.code(args[1]) != "0":
+        return subject, "start" if "length" in m.code(args[0]) else "end"
+    return None
+
+
+def _notes_cut(m: Module, statements: list[Node]) -> bool:
+    """Whether a statement that is no log writes text that says something was cut or left out."""
+    return any(mentions_cut(m.code(n)) for s in statements if not _logs(m, s)
+               for n in walk(s, into_functions=False) if n.type in ("string", "template_string"))
