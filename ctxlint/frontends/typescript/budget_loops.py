@@ -19,10 +19,11 @@ a note of what was dropped is written in the loop or after it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, RANKED_WORDS, is_ranked
 from ctxlint.frontends.typescript.history_cuts import HISTORY_WORDS
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node, snake
 from ctxlint.frontends.typescript.logged_cuts import log_call
@@ -38,6 +39,10 @@ _COMPARISONS = ("<", "<=", ">", ">=")
 _SIZE_WORDS = ("char", "size", "budget", "_len", "length")
 # What a running count is called: adding to it counts, it keeps no item.
 _COUNTS = ("token", "char", "length", "_len", "size", "budget", "total", "count", "num", "sum", "used", "spent")
+# What the room left is called: `remaining < needed` holds while the text is over its budget.
+_ROOM_WORDS = ("remaining", "available", "left", "budget", "limit", "max")
+# What a flag that records a cut is called (`didPrune`, `wasTruncated`).
+_CUT_FLAG = re.compile(r"truncat|prun|trimm|omit|dropp")
 # A bound this small counts items (`i > 3`), not a size.
 _LEAST_BUDGET = 50
 
@@ -239,23 +244,54 @@ def _drop_loop(m: Module, loop: Node, context: bool) -> Observation | None:
     """``while (usedTokens > budget) { messages.splice(1, 1); ... }``: items dropped from a collection
     until the text fits, with nothing put in their place."""
     test, body = m.field(loop, "condition"), m.field(loop, "body")
-    if test is None or body is None or not _budget_test(m, test, context) or _after_says_cut(m, loop):
-        return None
+    if test is None or body is None or not _budget_test(m, test, context) or not _while_over(m, test) \
+            or _after_says_cut(m, loop):
+        return None  # (`while (usedTokens < budget)`: a loop that runs while there is room)
     statements = list(_statements(body))
-    if _notes_cut(m, statements):
-        return None  # a note of what was dropped written in the loop
+    if _notes_cut(m, statements) or any(_flags_cut(m, s) for s in statements):
+        return None  # a note of what was dropped written in the loop, or a flag its callers can say it with
     for statement in statements:
         dropped = _drop_of(m, statement)
         if dropped is None:
             continue
         subject, keeps = dropped
-        cut = Cut("items", keeps, "drop-loop", any(w in subject.lower() for w in HISTORY_WORDS))
+        # the lowest-ranked dropped first (`topScoredSnippets.pop()`): a selection, as in the fill loops;
+        # by the words of the collection's name (a generic `result` is no search result)
+        ranked = not RANKED_WORDS.isdisjoint(re.split(r"[^a-z]+", snake(subject)))
+        how = "ranked-loop" if ranked else "drop-loop"
+        cut = Cut("items", keeps, how, any(w in subject.lower() for w in HISTORY_WORDS))
         step = Evidence(EvidenceKind.FLOW, f"`while {' '.join(m.code(m.unwrap(test)).split())}` repeats it until the "
                         "text fits", m.span(test))
         detail = " ".join(m.code(statement).split())
         source = Source(SourceKind.TRUNCATION, detail, m.span(statement), cut=cut, flow=(step,))
-        return Observation("drop-loop", m.span(statement), "no marker says what the loop dropped", source=source)
+        return Observation(how, m.span(statement), "no marker says what the loop dropped", source=source)
     return None
+
+
+def _while_over(m: Module, test: Node) -> bool:
+    """Whether a loop's test holds while the text is over its budget (``used > max``, ``remaining <
+    needed``), not while there is room (``used < budget``)."""
+    for node in walk(test, into_functions=False):
+        operator = m.field(node, "operator") if node.type == "binary_expression" else None
+        if operator is None or m.code(operator) not in _COMPARISONS:
+            continue
+        if m.code(operator).startswith(">"):
+            return True
+        left = snake(m.code(m.field(node, "left")))
+        return any(w in left for w in _ROOM_WORDS)
+    return False
+
+
+def _flags_cut(m: Module, statement: Node) -> bool:
+    """``didPrune = true``: the function records that it dropped items and hands the flag back, so its
+    callers can say so (the Python front-end's ``was_truncated = True``)."""
+    expression = m.unwrap(statement.named_children[0]) if statement.type == "expression_statement" \
+        and statement.named_children else None
+    if expression is None or expression.type != "assignment_expression":
+        return False
+    target, value = m.field(expression, "left"), m.field(expression, "right")
+    return value is not None and m.code(value) == "true" and target is not None \
+        and _CUT_FLAG.search(snake(m.code(target))) is not None
 
 
 def _drop_of(m: Module, statement: Node) -> tuple[str, str] | None:
@@ -289,7 +325,8 @@ def _drop_of(m: Module, statement: Node) -> tuple[str, str] | None:
         return None
     if method in ("shift", "pop") and not args:
         return subject, "end" if method == "shift" else "start"
-    if method == "splice" and len(args) == 2 and args[1].type == "number" and m.code(args[1]) != "0":
+    if method == "splice" and len(args) == 2 and args[1].type == "number" and m.code(args[1]) != "0" \
+            and not any(w in m.code(args[0]) for w in ("indexOf", "findIndex")):  # not an item found and removed
         return subject, "start" if "length" in m.code(args[0]) else "end"
     return None
 
