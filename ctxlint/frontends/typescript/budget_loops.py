@@ -39,6 +39,7 @@ _COMPARISONS = ("<", "<=", ">", ">=")
 _SIZE_WORDS = ("char", "size", "budget", "_len", "length")
 # What a running count is called: adding to it counts, it keeps no item.
 _COUNTS = ("token", "char", "length", "_len", "size", "budget", "total", "count", "num", "sum", "used", "spent")
+_LOOP = re.compile(r"\b(?:for|while)\s*(?:await\s*)?\(")
 # What the room left is called: `remaining < needed` holds while the text is over its budget.
 _ROOM_WORDS = ("remaining", "available", "left", "budget", "limit", "max")
 # What a flag that records a cut is called (`didPrune`, `wasTruncated`).
@@ -50,6 +51,8 @@ _LEAST_BUDGET = 50
 def budget_loops(m: Module, context: bool) -> list[Observation]:
     """Each loop of the module that adds items and stops once a size budget is spent, or drops
     them until the text fits."""
+    if _LOOP.search(m.src.text) is None:
+        return []  # no loop to read: the tree is not walked
     found = []
     for loop in walk(m.root):
         observation = _budget_loop(m, loop, context) if loop.type in _LOOPS else \
