@@ -255,6 +255,18 @@ def test_what_makes_a_module_worth_reading_comes_from_the_catalogue():
     assert not might_hold_prompts("const kind = 'ai';\n")
 
 
+def test_a_loop_kept_to_a_token_budget_makes_a_module_worth_reading():
+    """A module that calls no model but keeps items to a budget in tokens (budget_loops.py) is read;
+    a loop with no token test, or a token test with no loop exit, is not reason enough."""
+    from ctxlint.frontends.typescript import might_hold_prompts
+
+    assert might_hold_prompts("for (const d of docs) {\n  if (usedTokens >= this.maxTokens) break;\n}\n")
+    assert might_hold_prompts("for (const d of docs) {\n  if (total > maxTokens) continue;\n}\n")
+    assert not might_hold_prompts("for (const d of docs) {\n  if (d.size > limit) break;\n}\n")
+    assert might_hold_prompts("while (usedTokens > maxTokens) {\n  history.shift();\n}\n")
+    assert not might_hold_prompts("const over = usedTokens > maxTokens;\n")
+
+
 def test_malformed_typescript_is_a_located_error():
     parsed = parse("""\
         import OpenAI from "openai";

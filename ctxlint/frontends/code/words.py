@@ -108,3 +108,20 @@ def prompt_path(path: str) -> bool:
     parts = re.split(r"[\\/]", path.lower())
     stems = [p.rsplit(".", 1)[0] for p in parts[-3:]]
     return any("prompt" in p or p in ("llm", "llms") for p in stems)
+
+
+# Collections whose items come ranked (search results, retrieved documents and chunks): keeping
+# the best that fit a budget is selection, and a model does not expect the complete set.
+RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
+                    re.IGNORECASE)
+# The same read word by word, so a qualified name (``docs_temp``, ``group_docs``, ``chunk_ids``,
+# ``retrieved_docs``) is ranked like the bare one; a collection named as ranked (``rankedMemories``,
+# ``reranked``) says so itself.
+RANKED_WORDS = {"doc", "docs", "document", "documents", "chunk", "chunks", "passage", "passages", "snippet",
+                "snippets", "hits", "candidates", "matches", "retrieved", "ranked", "reranked"}
+
+
+def is_ranked(code: str) -> bool:
+    """Whether the code names a collection of ranked items (search results, retrieved documents)."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1_\2", code).lower()
+    return bool(RANKED.search(code)) or not RANKED_WORDS.isdisjoint(re.split(r"[^a-z]+", words))

@@ -19,7 +19,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, matches
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
 from ctxlint.frontends.python.cutreach import REWRITTEN
@@ -41,7 +41,6 @@ from ctxlint.frontends.python.loopshapes import (
     drop_of,
     fitted_only,
     history_name,
-    is_ranked,
     logs_only,
     loop_body,
     loop_order,

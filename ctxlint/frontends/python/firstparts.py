@@ -16,8 +16,8 @@ from __future__ import annotations
 import ast
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.code.words import matches, names_context_window
-from ctxlint.frontends.python.loopshapes import is_ranked, loop_order, only_logs
+from ctxlint.frontends.code.words import is_ranked, matches, names_context_window
+from ctxlint.frontends.python.loopshapes import loop_order, only_logs
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.rankedfills import name_words

@@ -6,7 +6,6 @@ Shared by the cut sites, the overflow handlers and the order sites of the Python
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
@@ -20,22 +19,6 @@ LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical",
 SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
 # What a running count is called (``total_tokens += n`` counts, it does not add an item).
 COUNTS = (*SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
-
-# Collections whose items come ranked (search results, retrieved documents and chunks): keeping
-# the best that fit a budget is selection, and a model does not expect the complete set.
-RANKED = re.compile(r"result|hits\b|webpage|snippet|\bdocs\b|documents|chunks|passages|candidates|matches",
-                    re.IGNORECASE)
-# The same read word by word, so a qualified name (``docs_temp``, ``group_docs``, ``chunk_ids``,
-# ``retrieved_docs``) is ranked like the bare one.
-RANKED_WORDS = {"doc", "docs", "document", "documents", "chunk", "chunks", "passage", "passages", "snippet",
-                "snippets", "hits", "candidates", "matches", "retrieved"}
-
-
-def is_ranked(code: str) -> bool:
-    """Whether the code names a collection of ranked items (search results, retrieved documents)."""
-    words = re.sub(r"([a-z])([A-Z])", r"\1_\2", code).lower()
-    return bool(RANKED.search(code)) or not RANKED_WORDS.isdisjoint(re.split(r"[^a-z]+", words))
-
 
 def over_in_body(test: ast.expr) -> bool | None:
     """Whether a budget test is true when the budget is exceeded (``used > limit``: the loop stops

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 
 # What makes a module worth parsing besides the framework catalogue's packages and calls
 # (TypeScriptCatalogue.mentions): prompt words and names, a system message, messages and roles, a
-# tool's input schema, a `length / 4` estimate; a tool's `execute` that runs tasks with `Promise.all`.
+# tool's input schema, a `length / 4` estimate; a tool's `execute` that runs tasks with `Promise.all`;
+# a loop kept to a budget in tokens.
 _MARKERS_CI = re.compile(r"prompt|instruction", re.IGNORECASE)
 _MARKERS_CS = re.compile(r"inputSchema|input_schema|SYSTEM|\.messages\."
                          r"|\brole\b['\"]?\s*:\s*['\"](?:system|user|developer)|\.length\s*/\s*[3-5]\b")
@@ -53,6 +54,12 @@ _MARKERS_CS = re.compile(r"inputSchema|input_schema|SYSTEM|\.messages\."
 # A tool, or a function that runs the model's tool calls (`run(call.name, call.arguments)`), whose
 # tasks run with `Promise.all` (completion_order.py): what it returns is the model's to read.
 _CONCURRENT_TOOL = re.compile(r"\bexecute\s*:|\.name\s*,\s*\w+\.(?:arguments|args|input)\b")
+
+# A loop that stops adding items once a budget in tokens is spent, or drops them until the text fits
+# (budget_loops.py): a test of a count of tokens beside a `break`, a `continue` or a `while`; a module
+# that calls no model keeps them for one.
+_TOKEN_TEST = re.compile(r"[tT]okens\w*\s*[<>]=?|[<>]=?\s*(?:this\.)?\w*[tT]okens\b")
+_LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
 
 
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
@@ -66,6 +73,8 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
     if _MARKERS_CS.search(text) or _MARKERS_CI.search(text):
         return True
     if "Promise.all" in text and _CONCURRENT_TOOL.search(text):
+        return True
+    if _TOKEN_TEST.search(text) and _LOOP_EXITS.search(text):
         return True
     return bool((catalogue if catalogue is not None else cached_frameworks()).typescript.mentions.search(text))
 

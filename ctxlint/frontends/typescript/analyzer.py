@@ -24,6 +24,7 @@ Each component calls only those below it, which it is given when it is built:
     chat_models          models built with no output limit and sent with         (names)
     dropped_options      request bodies translated from settings, their limit left behind (classes)
     container_fills      containers one function fills in a listing's order, read into a prompt (sources)
+    budget_loops         loops that stop adding items once a budget in tokens or characters is spent
 
 A text's unknown part is a slot, and a slot's facts read text in turn (the cut text of a
 ``slice``): ``Strings.slot_piece`` is the one call that runs up a layer, set here.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
 from ctxlint.frontends.code.words import prompt_path
+from ctxlint.frontends.typescript.budget_loops import budget_loops
 from ctxlint.frontends.typescript.chat_models import ChatModels
 from ctxlint.frontends.typescript.classes import Classes
 from ctxlint.frontends.typescript.completion_order import completion_order
@@ -114,6 +116,7 @@ class Analyzer:
         context = context or bool(parsed.requests) or prompt_path(m.path)
         parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
+        parsed.observations.extend(budget_loops(m, context))
         parsed.observations.extend(newest_drops(m, self.truncators))
         parsed.observations.extend(system_drops(m, self.truncators))
         parsed.observations.extend(stripped_blocks(m, requests))

@@ -100,7 +100,7 @@ def _only_log(m: Module, branch: Node, call: Node) -> Node | None:
         if len(statements) == 1 and statements[0].type == "statement_block":
             statements = [s for s in statements[0].named_children if s.type != "comment"]
         for statement in statements:
-            found = _log_call(m, statement)
+            found = log_call(m, statement)
             if found is not None:
                 log = log or found
             elif not (statement.start_byte <= call.start_byte and call.end_byte <= statement.end_byte):
@@ -108,7 +108,7 @@ def _only_log(m: Module, branch: Node, call: Node) -> Node | None:
     return log if log is not None and _SAYS_LOSS.search(m.code(log)) else None
 
 
-def _log_call(m: Module, statement: Node) -> Node | None:
+def log_call(m: Module, statement: Node) -> Node | None:
     if statement.type != "expression_statement" or not statement.named_children:
         return None
     call = m.unwrap(statement.named_children[0])

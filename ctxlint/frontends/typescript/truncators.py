@@ -4,7 +4,8 @@ A function of the tree is a *truncator* when every return gives back one of its 
 (``if (tokens.length <= max) return prompt;``) or cut to a length, and at least one cuts it:
 
 * to lines or words: ``lines.slice(start).join("\\n")`` where ``lines = prompt.split("\\n")``;
-* to tokens: ``enc.decode(tokens.slice(0, max))`` where ``tokens = enc.encode(prompt)``;
+* to tokens: ``enc.decode(tokens.slice(0, max))`` where ``tokens = enc.encode(prompt)``, whatever the
+  tokenizer calls its two directions (``tokensFromString`` / ``bytesFromTokens``);
 * to characters: ``text.slice(0, limit)`` of a string parameter;
 * through another truncator given that parameter (``return pruneStringFromTop(model, max, prompt)``).
 
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ctxlint.frontends.code.summaries import SummaryMemo
-from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node
+from ctxlint.frontends.typescript.knowledge import MAX_RESOLVE, Node, snake
 from ctxlint.frontends.typescript.logged_cuts import logged_only
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
@@ -31,6 +32,11 @@ _SLICES = ("slice", "substring", "substr")
 _KEEPING = ("trim", "trimEnd", "trimStart", "trimRight", "trimLeft")
 # A bound computed from a place found in the text: a cut there keeps what a search found.
 _FOUND = ("indexOf", "lastIndexOf", "search(", "findIndex", "findLastIndex")
+# A tokenizer's two directions, by what a method's name says it makes: text to tokens (`encode`,
+# `tokenize`, `tokensFromString`, `textToTokens`) and tokens to text (`decode`, `detokenize`,
+# `bytesFromTokens`, `tokensToText`); a project's own token manager names them its way.
+_TO_TOKENS = re.compile(r"^(?:encode|tokenize)(?:_|$)|^tokens?_from_|_to_tokens?$")
+_FROM_TOKENS = re.compile(r"^(?:decode|detokenize)(?:_|$)|_from_tokens?$|^tokens?_to_")
 # How many truncators deep a call is followed (``pruneRawPromptFromTop`` -> ``pruneStringFromTop``).
 _MAX_DEPTH = 4
 # The longest call a message quotes whole.
@@ -157,7 +163,8 @@ class Truncators:
                 return None
             param, unit, keeps, span = cut
             in_tokens = unit == "tokens" or any("token" in p.lower() for p in scope.positional) \
-                or re.search(rf"\.encode\(\s*{re.escape(param)}\s*\)", self.m.code(function.node)) is not None
+                or any(_TO_TOKENS.search(snake(method)) for method in re.findall(
+                    rf"\.(\w+)\(\s*{re.escape(param)}\s*\)", self.m.code(function.node)))
             found = found or Truncator(scope.positional.index(param), param, Cut(unit, keeps), span, in_tokens)
         return found
 
@@ -215,7 +222,7 @@ class Truncators:
             return self.cut_of(receiver, scope, depth)
         if method == "join":
             return self.pieces_cut(receiver, scope, "split", ("lines", "words"))
-        if method == "decode" and len(args) == 1:
+        if _FROM_TOKENS.search(snake(method)) and len(args) == 1:
             return self.pieces_cut(args[0], scope, "encode", ("tokens",))
         if method in _SLICES:
             param = self.param_of(receiver, scope)
@@ -238,8 +245,9 @@ class Truncators:
         keeps = self.keeps(node, self.m.args(node), scope)
         pieces = self.m.unwrap(self.local(self.m.field(callee, "object"), scope))
         split = self.m.unwrap(self.m.field(pieces, "function")) if pieces.type == "call_expression" else None
-        if keeps is None or split is None or split.type != "member_expression" or \
-                self.m.code(self.m.field(split, "property")) != splitter:
+        made_by = self.m.code(self.m.field(split, "property")) if split is not None \
+            and split.type == "member_expression" else ""
+        if keeps is None or not (made_by == splitter or splitter == "encode" and _TO_TOKENS.search(snake(made_by))):
             return None
         split_args = self.m.args(pieces)
         if splitter == "split":
