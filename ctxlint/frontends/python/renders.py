@@ -92,8 +92,14 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
                   template: ast.expr) -> dict[str, list[Value]]:
     """The values passed to the fields of the prompt constant ``name`` (whose text is
     ``template``, in ``unit``'s module) where code fills it with ``.format(...)`` or
-    ``.format_map(...)``: in its own module, and in the project's modules that import it."""
-    return values_by_key(format_sites(unit, flow, containers, scopes, name, template))
+    ``.format_map(...)``: in its own module, and in the project's modules that import it. Where
+    every site shows the message it sends the text in, the module keeps that role for the
+    constant (``Unit.format_roles``): the code's role, not the name's guess."""
+    sites = format_sites(unit, flow, containers, scopes, name, template)
+    sent = one_role(sites)
+    if sent is not None:
+        unit.format_roles[id(template)] = sent
+    return values_by_key(sites)
 
 
 def format_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,

@@ -30,7 +30,7 @@ from ctxlint.frontends.python.literals import (
     strip,
     with_sources,
 )
-from ctxlint.frontends.python.renders import format_sites, format_values, one_role, values_by_key
+from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
@@ -394,11 +394,7 @@ class Strings(Component):
         if tokens is not None and not extras:
             # Where code fills it (here, or in a module that imports it), each field takes the
             # facts of the values passed: a clock, a web page.
-            sites = format_sites(self.m, self.flow, self.containers, self.scopes, name, base.value)
-            values = values_by_key(sites)
-            sent = one_role(sites)
-            if sent is not None:  # the code shows the message it goes in: its role, not the name's guess
-                self.m.format_roles[id(base.value)] = sent
+            values = format_values(self.m, self.flow, self.containers, self.scopes, name, base.value)
             if values or name in self.m.format_receivers or "template" in name.lower():
                 fields = self.template_fields(tokens)
                 if fields is not None:
