@@ -130,13 +130,14 @@ def _loop_before_include(root: Path, template: PurePosixPath, includers: list[Pu
 
 
 def _one_role(sites: list[Site]) -> tuple[Role, Span] | None:
-    """The role every render site sends the rendered text in, when the code shows one for each,
-    and the first message that sends it."""
-    roles = {site.role for site in sites}
-    if len(roles) != 1 or None in roles or sites[0].sent_at is None:
+    """The role every render site sends the rendered text in (``one_role``), as a role an API has."""
+    from ctxlint.frontends.python.renders import one_role
+
+    found = one_role(sites)
+    if found is None:
         return None
     try:
-        return Role(roles.pop()), sites[0].sent_at
+        return Role(found[0]), found[1]
     except ValueError:  # a role no API has
         return None
 

@@ -92,7 +92,20 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
                   template: ast.expr) -> dict[str, list[Value]]:
     """The values passed to the fields of the prompt constant ``name`` (whose text is
     ``template``, in ``unit``'s module) where code fills it with ``.format(...)`` or
-    ``.format_map(...)``: in its own module, and in the project's modules that import it."""
+    ``.format_map(...)``: in its own module, and in the project's modules that import it. Where
+    every site shows the message it sends the text in, the module keeps that role for the
+    constant (``Unit.format_roles``): the code's role, not the name's guess."""
+    sites = format_sites(unit, flow, containers, scopes, name, template)
+    sent = one_role(sites)
+    if sent is not None:
+        unit.format_roles[id(template)] = sent
+    return values_by_key(sites)
+
+
+def format_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
+                 template: ast.expr) -> list[Site]:
+    """The calls that fill the prompt constant ``name`` (see ``format_values``), each with the
+    values it passes and the role of the message it sends the text in, where the code shows it."""
     here = (unit.file, template.lineno, template.col_offset)
 
     def holds(resolve: Callable[..., Binding | None], own: Path | None, receiver: ast.expr, env: Env) -> bool:
@@ -126,7 +139,7 @@ def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes
                 unit.dependencies.add(other.unit.path)  # a change there changes this module's result
     if not sites:
         sites = _registered_sites(unit, flow, containers, scopes, name, template)
-    return values_by_key(sites)
+    return sites
 
 
 def filled_elsewhere(unit: Unit, scopes: Scopes, func: ast.expr, env: Env) -> bool:
@@ -279,10 +292,22 @@ def _filled(unit: Unit, finder: _Finder, fills: Callable[[ast.expr, Env], bool],
             continue
         values = tuple(finder.values(call, env, None))
         if values:
-            found.append(Site(unit.span(call), values))
+            sent = finder.sent_role(call, unit.parents)
+            found.append(Site(unit.span(call), values, *(sent if sent else (None, None))))
         if len(found) >= MAX_SITES:
             break
     return found
+
+
+def one_role(sites: list[Site]) -> tuple[str, Span] | None:
+    """The role every site sends the text in, when the code shows one for each, and the first
+    message that sends it."""
+    roles = {site.role for site in sites}
+    if len(roles) != 1 or None in roles or sites[0].sent_at is None:
+        return None
+    role = roles.pop()
+    assert role is not None
+    return role, sites[0].sent_at
 
 
 def values_by_key(sites: list[Site]) -> dict[str, list[Value]]:
@@ -333,7 +358,7 @@ class _Finder:
                 seen.add(id(call))
                 values = tuple(self.values(call, Env(scope), literal))
                 if values:
-                    sent = self._sent_role(call, parents)
+                    sent = self.sent_role(call, parents)
                     found.append(Site(unit.span(call), values, *(sent if sent else (None, None))))
                 if len(found) >= MAX_SITES:
                     return found
@@ -383,7 +408,7 @@ class _Finder:
                 uses.append(call)  # `template(...)`, `prompty.execute(template, inputs=...)`
         return uses
 
-    def _sent_role(self, call: ast.Call, parents: dict[int, ast.AST]) -> tuple[str, Span] | None:
+    def sent_role(self, call: ast.Call, parents: dict[int, ast.AST]) -> tuple[str, Span] | None:
         """The role of the message the text ``call`` renders is sent in: the name the result is
         assigned to, as the content of a ``{"role": ..., "content": name}`` dict in the same
         function (alone, or with more text added), or, when the function returns that name, in
@@ -392,7 +417,7 @@ class _Finder:
         home = _function_of(call, parents)
         if name is None or not isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        roles = _roles_sending(home, name)
+        roles = roles_sending(home, name)
         if not roles and any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id == name
                              for n in ast.walk(home)):
             for caller, _ in self.m.calls:
@@ -401,7 +426,7 @@ class _Finder:
                     held = _assigned_name(caller, parents)
                     outer = _function_of(caller, parents)
                     if held is not None and isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        roles = {**_roles_sending(outer, held), **roles}
+                        roles = {**roles_sending(outer, held), **roles}
         if len(roles) != 1:
             return None
         role, message = roles.popitem()
@@ -520,14 +545,18 @@ def _assigned_name(call: ast.Call, parents: dict[int, ast.AST]) -> str | None:
     return None
 
 
-def _roles_sending(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> dict[str, ast.Dict]:
-    """The roles of the ``{"role": ..., "content": ...}`` dicts of ``function`` whose content
-    holds ``name``, each with the first such message."""
-    roles: dict[str, ast.Dict] = {}
+def roles_sending(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> dict[str, ast.expr]:
+    """The roles of the messages of ``function`` whose content holds ``name``, each with the first
+    such message: a ``{"role": ..., "content": ...}`` dict, or a message object built with those
+    keywords (``Message(role="user", content=prompt)``, whatever library's class it is)."""
+    roles: dict[str, ast.expr] = {}
     for node in ast.walk(function):
-        if not isinstance(node, ast.Dict):
+        if isinstance(node, ast.Dict):
+            entries = keyed_fields(node)
+        elif isinstance(node, ast.Call):
+            entries = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        else:
             continue
-        entries = keyed_fields(node)
         role, content = entries.get("role"), entries.get("content")
         if isinstance(role, ast.Constant) and isinstance(role.value, str) and content is not None and any(
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(content)):

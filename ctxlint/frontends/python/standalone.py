@@ -18,6 +18,7 @@ from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
+from ctxlint.frontends.python.renders import roles_sending
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Env, Item, Scope
 from ctxlint.model import Request, Role, Span
@@ -68,9 +69,14 @@ class Standalone(Component):
                 pieces = self.strings.assigned_text(name, base, after)
                 if pieces and any(p.slot is not None or p.text.strip() for p in pieces):
                     assert base.target is not None and base.value is not None
-                    add(id(base.value), self.m.span(base.target),
-                        partial(Builder.system, pieces=pieces, role=Role.SYSTEM),
-                        strong_prompt_name(name), system_name(name))
+                    # The message the code puts it in, where it fills it (`.format`) or right here
+                    # (`Message(role="user", content=prompt)`): that role, not the name's guess.
+                    sent = self.m.format_roles.get(id(base.value)) or self.sent_here(scope, name)
+                    role = role_of(sent[0]) if sent is not None else Role.SYSTEM
+                    if sent is not None:
+                        replayed[id(base.value)] = sent[1]
+                    add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=role),
+                        strong_prompt_name(name), sent is not None or system_name(name))
         for fn, scope in self.m.functions:
             mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
             declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))
@@ -157,6 +163,16 @@ class Standalone(Component):
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
                                     sent_at=replayed.get(key)))
         return requests
+
+    def sent_here(self, scope: Scope, name: str) -> tuple[str, Span] | None:
+        """The role of the one kind of message the function that assigns ``name`` puts it in."""
+        if scope.kind != "function" or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        roles = roles_sending(scope.node, name)
+        if len(roles) != 1:
+            return None
+        role, message = roles.popitem()
+        return role, self.m.span(message)
 
     def extended_system_messages(self) -> list[tuple[Scope, Assign]]:
         """Where a function adds text to the content of a system message it holds

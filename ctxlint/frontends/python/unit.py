@@ -147,6 +147,8 @@ class Unit(CallIndex, CycleGuard):
         # the calls of a function, by parameter (sources.py)
         self.callers_memo: dict[tuple[int, str, int, bool], list] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
+        # a prompt constant's value -> the role of the message the code that fills it sends it in
+        self.format_roles: dict[int, tuple[str, Span]] = {}
         # Names looked up, by node and env: (the node, the env, what it holds there).
         self.resolved: dict[tuple[object, ...], tuple[ast.AST, Env, Binding | None]] = {}
         self.steps = 0
@@ -372,6 +374,7 @@ class Unit(CallIndex, CycleGuard):
         self.hook_memo.clear()
         self.callers_memo.clear()
         self.unreadable_lists.clear()
+        self.format_roles.clear()
         self.resolved.clear()
         self.consumed = set()
         self.active.clear()
