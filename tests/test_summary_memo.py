@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxlint.frontends.code.summaries import SummaryMemo
+from ctxlint.frontends.code.summaries import SummaryMemo, new_file
 
 
 def test_an_answer_that_relied_on_an_unfinished_question_is_not_kept():
@@ -26,14 +26,24 @@ def test_an_answer_that_relied_on_an_unfinished_question_is_not_kept():
     assert memo.kept == {"outer": "outer's own", "inner": "outer's own"}
 
 
-def test_an_answer_cut_short_by_the_budget_is_worked_out_again():
+def test_an_answer_cut_short_by_a_bound_serves_this_file_only():
     memo: SummaryMemo[str] = SummaryMemo()
     spent = [True]
-    assert memo.get("f", lambda: None, lambda: spent[0]) is None
-    assert "f" not in memo.kept
+    read: list[str] = []
+
+    def sends() -> str | None:
+        read.append("f")
+        return None if spent[0] else "sends"
+
+    assert memo.get("f", sends, lambda: spent[0]) is None
+    assert memo.get("f", sends, lambda: spent[0]) is None  # the same file: not read again
+    assert "f" not in memo.kept and read == ["f"]
+    new_file()  # the next file may be given more
     spent[0] = False
-    assert memo.get("f", lambda: "sends", lambda: spent[0]) == "sends"
-    assert memo.kept == {"f": "sends"}
-    # a found answer is kept even when the budget ran out after it was found
-    assert memo.get("g", lambda: "sends too", lambda: True) == "sends too"
-    assert memo.kept["g"] == "sends too"
+    assert memo.get("f", sends, lambda: spent[0]) == "sends"
+    assert memo.kept == {"f": "sends"} and read == ["f", "f"]
+    # a found answer cut short is kept for this file only too (a field it could not read)
+    assert memo.get("g", lambda: "sends, settings unread", lambda: True) == "sends, settings unread"
+    assert "g" not in memo.kept
+    new_file()
+    assert memo.get("g", lambda: "sends, settings read", lambda: False) == "sends, settings read"

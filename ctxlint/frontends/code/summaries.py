@@ -11,7 +11,9 @@ files in another order). Two things make an answer depend on that order:
   function it calls that calls it back) is answered "nothing". An answer that relied on that is
   right for the question being worked out, and is not kept: asked from elsewhere, the same
   function is read again with nothing of its own unfinished;
-* the step budget running out part way: the answer is cut short, and is worked out again.
+* a bound reached part way (the module's step budget, or the project refusing to read one more
+  module or look up one more name for this file): the answer may be cut short. It serves the
+  rest of this file and is worked out again for the next one, which may be given more.
 
 The open questions of every memo form one stack: a cycle may run through several modules.
 """
@@ -26,6 +28,13 @@ V = TypeVar("V")
 # For each question being worked out, outermost first: the lowest stack position of an open
 # question its answer relied on being unfinished (its own position when none).
 _OPEN: list[int] = []
+# Which file is being linted (counted up by new_file): an answer cut short serves that file only.
+_FILE = [0]
+
+
+def new_file() -> None:
+    """Another file is linted: the answers cut short for the last one are worked out again."""
+    _FILE[0] += 1
 
 
 class SummaryMemo(Generic[V]):
@@ -34,12 +43,17 @@ class SummaryMemo(Generic[V]):
     def __init__(self) -> None:
         self.kept: dict[Hashable, V | None] = {}
         self._open: dict[Hashable, int] = {}  # question -> its position in _OPEN
+        self._this_file: dict[Hashable, tuple[int, V | None]] = {}  # answers cut short, with their file
 
     def get(self, key: Hashable, work: Callable[[], V | None], cut_short: Callable[[], bool]) -> V | None:
         """The answer for ``key``, worked out by ``work`` unless kept; ``cut_short`` says,
-        after ``work``, whether the step budget ran out while it ran."""
+        after ``work``, whether a bound was reached for this file (then the answer, found or not,
+        is kept for this file only)."""
         if key in self.kept:
             return self.kept[key]
+        provisional = self._this_file.get(key)
+        if provisional is not None and provisional[0] == _FILE[0]:
+            return provisional[1]
         position = self._open.get(key)
         if position is not None:  # a recursion: nothing more through itself
             if _OPEN:
@@ -55,6 +69,9 @@ class SummaryMemo(Generic[V]):
             relied_on = _OPEN.pop()
             if _OPEN:
                 _OPEN[-1] = min(_OPEN[-1], relied_on)
-        if relied_on >= position and not (found is None and cut_short()):
-            self.kept[key] = found
+        if relied_on >= position:
+            if cut_short():
+                self._this_file[key] = (_FILE[0], found)
+            else:
+                self.kept[key] = found
         return found

@@ -334,7 +334,7 @@ class Cuts(Component):
         """Whether ``fn`` returns a cut of one of its parameters: every return is the parameter
         itself, a cut of it to a length, or a slice of it at a place found in it, and at least one
         is a cut to a length."""
-        return self.summaries.get(id(fn), lambda: self._summary(fn, scope), lambda: self.m.exhausted)
+        return self.summaries.get(id(fn), lambda: self._summary(fn, scope), self.m.cut_short)
 
     def _summary(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> Truncator | None:
         env = Env(scope)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from ctxlint.frontends.code.summaries import new_file
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.providers import LIMIT_KEYWORDS
 from ctxlint.results import real_directory
@@ -397,7 +398,9 @@ class Project:
 
     def begin(self) -> None:
         """A new file is linted: values the kept modules followed for the last one are
-        forgotten (they may name its nodes), their step budgets start again."""
+        forgotten (they may name its nodes), their step budgets start again, and so do the
+        summaries a bound cut short for the last file."""
+        new_file()
         for analyzer in self.modules.values():
             if analyzer is not None:
                 analyzer.unit.forget()

@@ -430,6 +430,14 @@ class Unit(CallIndex, CycleGuard):
 
     # ---- bounds, cycles and scopes ---------------------------------------------------------------------
 
+    def cut_short(self) -> bool:
+        """Whether what was followed for this file may have stopped short: the module's step budget
+        is spent, or the project refused to read one more module or look up one more name for it.
+        An answer worked out since is not kept for the next file (code/summaries.py), which may be
+        given what this one was refused."""
+        project = self.project
+        return self.exhausted or (project is not None and (project.refused or project.lookups > MAX_LOOKUPS))
+
     def step(self, cost: int = 1) -> bool:
         """Count ``cost`` steps of following values; False once the module's budget is spent."""
         self.steps += cost

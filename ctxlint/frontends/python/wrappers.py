@@ -307,7 +307,7 @@ class Wrappers(Component):
         an answer worked out deeper is not reused for a shallower question, or what a file is told
         would depend on what another file linted before it asked (code/summaries.py)."""
         return self.m.summaries.get((id(fn), depth), lambda: self._summary(fn, scope, depth),
-                                    lambda: self.m.exhausted)
+                                    self.m.cut_short)
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         calls = self.m.calls_in(scope)
