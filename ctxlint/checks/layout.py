@@ -19,6 +19,7 @@ _OBSERVED_DROPS = {
     "task-front-dropped": ("drops the oldest items", "the user's request"),
     "task-part-dropped": ("drops the oldest items", "the user's request"),
     "first-turn-trimmed": ("drops the oldest items", "the user's request"),
+    "revisions-trimmed": ("drops the oldest items", "the user's earliest change requests"),
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
     "system-dropped": ("rebuilds the request on one branch", "the system prompt's instructions"),
     "system-cut": ("cuts the system prompt to a size", "the system prompt's instructions"),
