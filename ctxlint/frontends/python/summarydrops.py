@@ -57,9 +57,10 @@ class SummaryDrops(Component):
         unit = reader.unit if reader is not None else self.m
         where = f"{unit.path} line {built.lineno}"
         run = self.m.code(call.func)
-        steps = (Evidence(EvidenceKind.FLOW, f"`{unit.code(built.func)}(...)` ({where}) builds the {holder.name}, which "
-                          f"{holder.summarises}", self.m.span(call)),
-                 Evidence(EvidenceKind.FLOW, f"`{run}(...)` starts the run with this user message", self.m.span(message)))
+        builds = f"`{unit.code(built.func)}(...)` ({where}) builds the {holder.name}, which {holder.summarises}"
+        steps = (Evidence(EvidenceKind.FLOW, builds, self.m.span(call)),
+                 Evidence(EvidenceKind.FLOW, f"`{run}(...)` starts the run with this user message",
+                          self.m.span(message)))
         source = Source(SourceKind.TRUNCATION, run, self.m.span(message), content=segments,
                         cut=Cut("items", "end", "opening-summarised"), flow=steps)
         detail = (f"is in the user message `{run}(...)` starts the run with, and the {holder.name} built at {where} "

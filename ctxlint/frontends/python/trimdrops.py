@@ -54,7 +54,7 @@ class TrimDrops(Component):
         for call, _ in self.m.calls:
             if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
                     and len(call.args) == 2 and _is_int(call.args[0]) and _is_int(call.args[1])
-                    and isinstance(call.args[0], ast.Constant) and call.args[0].value >= 1):
+                    and not _is_int(call.args[0], 0)):  # an index past the first message
                 continue
             guarded = self.length_guard(call)
             if guarded is None:
