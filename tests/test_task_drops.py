@@ -98,3 +98,50 @@ def test_the_first_list_the_task_is_placed_in_decides_wherever_a_reset_sits(tmp_
     (tmp_path / "operator_agent.py").write_text(moved)
     [found] = _check(tmp_path, "operator_agent.py")
     assert (found["line"], found["kind"]) == (12, "task-front-dropped")
+
+
+REFINE = '''\
+import asyncio
+
+from app.conversation import Conversation
+
+
+class Planner:
+    async def refine(self, convo: Conversation, plan: str) -> str:
+        llm = self.get_llm()
+        while True:
+            answer = await self.ask("Happy with the plan?")
+            if answer.approved:
+                break
+            if len(convo.messages) > 11:
+                convo.drop(3, 2)
+            convo.user(answer.text)
+            plan: str = await llm(convo)
+            convo.assistant(plan)
+        return plan
+
+
+asyncio.run(Planner().refine(Conversation("You plan trips."), ""))
+'''
+
+
+def test_a_revision_loop_that_imports_no_llm_library_is_read_for_its_trim(tmp_path: Path) -> None:
+    """The module talks to the model through objects it does not type; the trim of a conversation
+    of the project's class, under a length test, is what makes it worth reading."""
+    write_package(tmp_path, {"conversation.py": CONVERSATION, "planner.py": REFINE})
+    [found] = _check(tmp_path, "app/planner.py")
+    assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == \
+        ("CTX301", 14, 17, "revisions-trimmed", "medium")
+    assert found["message"] == (
+        "`convo.drop(3, 2)` (`Conversation.drop`, app/conversation.py line 15) removes 2 messages at index 3 "
+        "whenever `len(convo.messages) > 11` in this loop, which adds what the user asks for "
+        "(`convo.user(answer.text)`, line 15) and regenerates `plan` from the conversation (line 16), returned "
+        "after the loop: once the loop has run a few times the user's earliest requests are among the messages "
+        "removed, and the next `plan` can undo what they asked for. Trim the superseded answers instead, or "
+        "restate every request in the last message.")
+
+
+def test_a_revision_loop_that_returns_something_else_is_not_reported(tmp_path: Path) -> None:
+    write_package(tmp_path, {"conversation.py": CONVERSATION,
+                             "planner.py": REFINE.replace("        return plan\n", "        return convo\n")})
+    assert _check(tmp_path, "app/planner.py") == []

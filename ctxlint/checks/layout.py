@@ -19,9 +19,17 @@ _OBSERVED_DROPS = {
     "task-front-dropped": ("drops the oldest items", "the user's request"),
     "task-part-dropped": ("drops the oldest items", "the user's request"),
     "first-turn-trimmed": ("drops the oldest items", "the user's request"),
+    "revisions-trimmed": ("drops the oldest items", "the user's earliest change requests"),
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
     "system-dropped": ("rebuilds the request on one branch", "the system prompt's instructions"),
     "system-cut": ("cuts the system prompt to a size", "the system prompt's instructions"),
+}
+# Of a message the front-end saw go first, with the constraints in it the check finds: what
+# goes, and where the constraint is.
+_DROPPED_MESSAGES = {
+    "appended-last-dropped": ("drops the newest messages", "a constraint in the message appended last"),
+    "opening-summarised": ("starts a run whose oldest messages are summarised",
+                           "a constraint in the message the run starts with"),
 }
 
 
@@ -36,8 +44,8 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
         _request_constraints(request, ctx)
     ctx.request = None
     for observation in parsed.observations:
-        if observation.kind == "appended-last-dropped" and observation.source is not None:
-            _appended_last(observation, observation.source, ctx)
+        if observation.kind in _DROPPED_MESSAGES and observation.source is not None:
+            _dropped_message(observation, observation.source, ctx)
             continue
         drop = _OBSERVED_DROPS.get(observation.kind)
         if drop is not None and observation.source is not None:
@@ -47,9 +55,11 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
                                  *source.flow, Evidence(EvidenceKind.SINK, loses, observation.span)))
 
 
-def _appended_last(observation: Observation, source: Source, ctx: CheckContext) -> None:
-    """A constraint in the message the front-end saw appended last to a list that an overflow
-    handler cuts from its end (lastdrops.py): reported at the cut, the constraint among its places."""
+def _dropped_message(observation: Observation, source: Source, ctx: CheckContext) -> None:
+    """A constraint in a message the front-end saw go first: appended last to a list that an
+    overflow handler cuts from its end (lastdrops.py), or the opening message of a run of an agent
+    that summarises its oldest messages (summarydrops.py). Reported at the drop, the constraint
+    among its places; one the system prompt sent with it states as well is kept."""
     dropped = tuple(s for s in source.content if s.role is not Role.SYSTEM)
     found = constraints.in_segments(dropped, ctx.directives, ctx.options["constraints"])
     if found:  # each line of the system prompt by its rule words, read once for every constraint
@@ -59,12 +69,12 @@ def _appended_last(observation: Observation, source: Source, ctx: CheckContext) 
     if not found:
         return  # each is stated again by the system prompt every attempt sends
     constraint = found[0]
+    does, where = _DROPPED_MESSAGES[observation.kind]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     ctx.report(source.span, f"The constraint \"{_excerpt(constraint.text)}\"{more} {observation.detail}.",
                kind=observation.kind,
-               evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` drops the newest messages", source.span),
-                         *source.flow, Evidence(EvidenceKind.SINK, "a constraint in the message appended last",
-                                                constraint.span)))
+               evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` {does}", source.span),
+                         *source.flow, Evidence(EvidenceKind.SINK, where, constraint.span)))
 
 
 def _restated(constraint: str, lines: list[set[str]]) -> bool:

@@ -19,6 +19,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   take that this one silently drops (ChatOllama's limit is ``num_predict``, not ``max_tokens``);
   ``limit_per_call`` that each call of the object may give the limit as well (LMI's
   ``call_single(max_tokens=...)``), so one built without is reported at the calls that give none;
+  ``summarises`` says what an agent does with a long run's history (deepagents summarises the
+  oldest messages, keeping the system prompt), so a rule in the messages a run starts with is lost;
   a ``named_model`` argument is a model an agent takes by its ``"provider:model"`` name and builds
   with no settings (``create_agent(model="openai:gpt-4o")``);
 - ``messages`` and ``templates``: constructors of one message with a role, and of prompt

@@ -98,6 +98,10 @@ class Holder:
     # Each call of the object can give the limit (LMI's `model.call_single(..., max_tokens=...)`):
     # a model built without one is reported at the calls that send none, not where it is built.
     limit_per_call: bool = False
+    # What the object does with a long run's history (deepagents' agent summarises the oldest
+    # messages once the conversation nears the window, keeping the system prompt): the opening
+    # messages a run is started with are what it rewrites first.
+    summarises: str = ""
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from ctxlint.frontends.python.splitprompts import SplitPrompts
 from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
+from ctxlint.frontends.python.summarydrops import SummaryDrops
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.templatecuts import template_tail_cuts
@@ -101,6 +102,7 @@ class Analyzer:
         self.task_drops = TaskDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
         self.trim_drops = TrimDrops(self.unit)
+        self.summary_drops = SummaryDrops(self.unit)
         self.split_prompts = SplitPrompts(self.unit)
         self.split_prompts.first_parts = self.first_parts
         self.last_drops = LastDrops(self.unit)
@@ -126,7 +128,7 @@ class Analyzer:
                                   self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
                                   self.global_fills,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
-                                  self.trim_drops, self.split_prompts, self.last_drops,
+                                  self.trim_drops, self.summary_drops, self.split_prompts, self.last_drops,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
                                   self.spreads, self.reserves, self.model_flow, self.factory_drops, self.base_methods]
@@ -187,6 +189,7 @@ class Analyzer:
         parsed.observations.extend(self.task_drops.observe())
         parsed.observations.extend(self.part_drops.observe())
         parsed.observations.extend(self.trim_drops.observe())
+        parsed.observations.extend(self.summary_drops.observe())
         parsed.observations.extend(self.split_prompts.observe(parsed.requests))
         parsed.observations.extend(self.last_drops.observe(context))
         # Last: a tool a registry lists does not make the module code that talks to a model.

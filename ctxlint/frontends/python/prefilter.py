@@ -40,7 +40,9 @@ _MARKERS_CS = re.compile(r"SYSTEM|mcp|\bTool\(|\.tool\b|messages\s*=|\.messages\
                          # tool definitions: a schema key, OpenAI's wrapper, Gemini's declarations
                          r"|input_?[sS]chema|parameters_json_schema|args_schema|[\"']function[\"']\s*:|FunctionDeclaration"
                          # a description cut where a tool or its schema is built (descriptioncuts.py)
-                         r"|[\"']description[\"']\s*:[^\n]*\[\s*:")
+                         r"|[\"']description[\"']\s*:[^\n]*\[\s*:"
+                         # a conversation's length tested, to trim it (trimdrops.py)
+                         r"|\blen\(\w+\.messages\)")
 _LEN = re.compile(r"\blen\(|token\w*\s*\*\s*\w|\b\d\s*\*\s*\w*token", re.IGNORECASE)
 _TOKEN = re.compile(r"token", re.IGNORECASE)
 # A text split to a number of tokens (`split_by_tokens(text, n)`, `TokenSplitter(chunk_size=n)`), whose
@@ -340,6 +342,20 @@ def registers_tools(tree: ast.Module, names: Collection[str]) -> bool:
     return False
 
 
+def _trims_messages(node: ast.If) -> bool:
+    """``if len(x.messages) > n: x.trim(3, 2)``: a conversation trimmed at an index by a method."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name)
+            and test.left.func.id == "len" and len(test.left.args) == 1 and isinstance(test.left.args[0], ast.Attribute)
+            and test.left.args[0].attr == "messages" and isinstance(test.left.args[0].value, ast.Name)):
+        return False
+    holder = test.left.args[0].value.id
+    return any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+               and isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == holder
+               and len(s.value.args) == 2 and all(isinstance(a, ast.Constant) and type(a.value) is int
+                                                  for a in s.value.args) for s in node.body)
+
+
 def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozenset(),
                 shapes: frozenset[tuple[str, ...]] = frozenset()) -> bool:
     """Whether a parsed module has anything the front-end reads: an import of a library of the
@@ -438,6 +454,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
         elif isinstance(node, ast.If):
+            if _trims_messages(node):
+                return True  # a conversation trimmed at an index once it grows (trimdrops.py)
             estimate = estimate or _ast_budget_shape(node)
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             if reads_output(node.value):
