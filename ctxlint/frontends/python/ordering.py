@@ -83,6 +83,8 @@ class Ordering(Component):
                 return None  # `files.sort()`: the function puts it in order before it is read
             binding = self.scopes.resolve(node, env)
             if binding is None:
+                if isinstance(node, ast.Name) and _shuffled_before(node, env):
+                    return "random.shuffle"  # `random.shuffle(info_list)` of a parameter, before it is read
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
@@ -464,6 +466,14 @@ def own_nodes(fn: ast.AST) -> tuple[ast.AST, ...]:
     known = tuple(found)
     setattr(fn, _OWN, known)
     return known
+
+
+def _shuffled_before(node: ast.Name, env: Env) -> bool:
+    """Whether the function shuffles the list a name it is given holds (``random.shuffle(items)``,
+    recorded beside its assignments) before ``node`` reads it: what the caller passes, in whatever
+    order, is read in a random one."""
+    return env.scope.kind == "function" and node.id in env.scope.params and any(
+        a.kind == "shuffle" and a.end <= (node.lineno, node.col_offset) for a in env.scope.assigns.get(node.id, ()))
 
 
 _OWN = "_ctxlint_own_nodes"  # the attribute a function's own nodes are kept in
