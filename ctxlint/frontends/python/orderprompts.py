@@ -68,6 +68,9 @@ ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
+# Sources whose order reaching a prompt is a kind of its own: `for f in as_completed(futures)`, the
+# order the tasks finish in; `random.shuffle(lines)`, a new order on every call.
+_OWN_KINDS = {**dict.fromkeys(COMPLETIONS, COMPLETION_ORDER), **dict.fromkeys(SHUFFLES, SHUFFLE_REACHES_PROMPT)}
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
@@ -220,10 +223,8 @@ class OrderPrompts(StringSets):
         if said is None:
             return None
         kind, sink, goes = said
-        if detail in COMPLETIONS and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
-            kind = COMPLETION_ORDER  # `for f in as_completed(futures)`: the order the tasks finish in
-        elif detail in SHUFFLES and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
-            kind = SHUFFLE_REACHES_PROMPT  # `random.shuffle(lines)`: a new order on every call
+        if detail in _OWN_KINDS and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
+            kind = _OWN_KINDS[detail]
         if per_item is not None:
             sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
