@@ -269,3 +269,36 @@ def listed(folder):
 print(listed(input()))
 ''')
     assert check_json(tmp_path, "agent.py", "CTX104") == []
+
+
+def test_every_caller_of_a_helper_that_lists_a_manifest_is_a_place_of_the_finding(tmp_path):
+    # A plugin module with a dozen entry points, each handing one helper its own listing: the
+    # helper's parameter is in no fixed order only if every call fills it so, and each call is
+    # where `sorted(...)` goes, so all of them are read and named (not the first eight).
+    from projects import check_json
+
+    kinds = ["py", "go", "rs", "lua", "cs", "java", "ts", "js", "rb", "kt", "swift", "php"]
+    entries = "".join(f'''
+
+def summarise_{kind}(folder, ui, settings):
+    manifest = [f for f in glob.glob(f"{{folder}}/**/*.{kind}", recursive=True)]
+    return summarise(manifest, folder, ui, settings)
+''' for kind in kinds) + f"\n\nPLUGINS = [{', '.join(f'summarise_{kind}' for kind in kinds)}]\n"
+    (tmp_path / "plugins.py").write_text('''\
+import glob
+import os
+
+from app.helpers import ask_in_thread
+
+
+def summarise(manifest, folder, ui, settings):
+    names = ", ".join([os.path.relpath(fp, folder) for index, fp in enumerate(manifest)])
+    system_prompt = "You are a code reviewer."
+    prompt = (f"Describe in a table what each of these files does: {names}. "
+              "Then sum up what the whole project does, in two sentences.")
+    return ask_in_thread(prompt, settings, ui, history=[], sys_prompt=system_prompt)
+''' + entries)
+    [found] = check_json(tmp_path, "plugins.py", "CTX104")
+    assert (found["line"], found["kind"], found["confidence"]) == (8, "caller-call", "medium")
+    listed = [e["line"] for e in found["evidence"] if "is passed as `manifest`" in e["text"]]
+    assert listed == [16 + 5 * i for i in range(len(kinds))]

@@ -128,7 +128,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
 # message (orderprompts.py).
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
-                 "order-in-tool-result")
+                 "order-in-tool-result", "shuffle-reaches-prompt")
 # said whole by the front-end
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.

@@ -44,10 +44,13 @@ PATH_METHODS = {"iterdir": "Path.iterdir", "glob": "Path.glob", "rglob": "Path.r
 # The details of UNORDERED_CALLS and PATH_METHODS that list a folder: the file system gives its
 # entries in no fixed order.
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob", *PATH_METHODS.values()})
-# The details of UNORDERED_CALLS whose order is that of tasks finishing, and those in no fixed order
-# whatever their items (a folder's entries, finished tasks; a set's order changes only for text).
+# The details of UNORDERED_CALLS whose order is that of tasks finishing, of a list put in a random
+# order (`random.shuffle(items)`, recorded beside a name's assignments), and those in no fixed
+# order whatever their items (a folder's entries, finished tasks, a shuffle; a set's order
+# changes only for text).
 COMPLETIONS = frozenset({"as_completed"})
-ANY_ITEMS = LISTINGS | COMPLETIONS
+SHUFFLES = frozenset({"random.shuffle", "random.sample"})
+ANY_ITEMS = LISTINGS | COMPLETIONS | SHUFFLES
 # How a module writes one of LISTINGS: a cheap test of its text before a pass looks for one.
 LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}

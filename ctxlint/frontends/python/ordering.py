@@ -29,6 +29,10 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 PASSED_BY = "by the call at line"  # how the step of a caller that passes a collection in no fixed order ends
 # Calls that walk the items of their first argument in its order.
 _KEEP_ORDER = ("enumerate", "reversed")
+# The calls of a function read for the order they pass a parameter in: "every call" fills it so is
+# a claim about all of them, and a plugin module often has a dozen entry points handing one helper
+# their listings (each a place of the finding, where `sorted(...)` goes)
+_ORDER_CALLERS = 16
 # ... of each of their arguments, in step (`zip(files, notes)`), and of the one after the function
 # they apply (`map(read, files)`, `filter(wanted, files)`).
 _IN_STEP = ("zip", "itertools.zip_longest")
@@ -79,6 +83,8 @@ class Ordering(Component):
                 return None  # `files.sort()`: the function puts it in order before it is read
             binding = self.scopes.resolve(node, env)
             if binding is None:
+                if isinstance(node, ast.Name) and _shuffled_before(node, env):
+                    return "random.shuffle"  # `random.shuffle(info_list)` of a parameter, before it is read
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
@@ -138,7 +144,7 @@ class Ordering(Component):
         if fn is None or not self.m.enter(fn):
             return None
         try:
-            passed = self.sources.callers(fn, node.id, env)
+            passed = self.sources.callers(fn, node.id, env, most=_ORDER_CALLERS)
             return agreed([self.unordered(bound.node, bound.env) for _, bound in passed])
         finally:
             self.m.leave(fn)
@@ -247,7 +253,7 @@ class Ordering(Component):
         placed where the caller's collection takes its order (where ``sorted(...)`` goes there)."""
         return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{param}` {PASSED_BY} "
                               f"{call.lineno}", self.origin(bound.node, bound.env))
-                     for call, bound in self.sources.callers(fn, param, env)
+                     for call, bound in self.sources.callers(fn, param, env, most=_ORDER_CALLERS)
                      if self.unordered(bound.node, bound.env) is not None)
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
@@ -460,6 +466,14 @@ def own_nodes(fn: ast.AST) -> tuple[ast.AST, ...]:
     known = tuple(found)
     setattr(fn, _OWN, known)
     return known
+
+
+def _shuffled_before(node: ast.Name, env: Env) -> bool:
+    """Whether the function shuffles the list a name it is given holds (``random.shuffle(items)``,
+    recorded beside its assignments) before ``node`` reads it: what the caller passes, in whatever
+    order, is read in a random one."""
+    return env.scope.kind == "function" and node.id in env.scope.params and any(
+        a.kind == "shuffle" and a.end <= (node.lineno, node.col_offset) for a in env.scope.assigns.get(node.id, ()))
 
 
 _OWN = "_ctxlint_own_nodes"  # the attribute a function's own nodes are kept in

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, LISTINGS, MODEL_ASKS
+from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, LISTINGS, MODEL_ASKS, SHUFFLES
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
@@ -63,10 +63,14 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
 LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
+SHUFFLE_REACHES_PROMPT = "shuffle-reaches-prompt"  # a shuffled or sampled list to any of them
 ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
+# Sources whose order reaching a prompt is a kind of its own: `for f in as_completed(futures)`, the
+# order the tasks finish in; `random.shuffle(lines)`, a new order on every call.
+_OWN_KINDS = {**dict.fromkeys(COMPLETIONS, COMPLETION_ORDER), **dict.fromkeys(SHUFFLES, SHUFFLE_REACHES_PROMPT)}
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
@@ -74,6 +78,7 @@ _MAX_ROUNDS = 8
 # A keyword that gives a call the system prompt of the request it sends.
 _SYSTEM_PROMPT = re.compile(r"(sys|system)_?(prompt|message|msg)$")
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
+_MOST_HOLDERS = 6  # how many values around a call's result (f-strings, dicts, a call given one) are climbed
 
 
 class OrderPrompts(StringSets):
@@ -218,8 +223,8 @@ class OrderPrompts(StringSets):
         if said is None:
             return None
         kind, sink, goes = said
-        if detail in COMPLETIONS and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
-            kind = COMPLETION_ORDER  # `for f in as_completed(futures)`: the order the tasks finish in
+        if detail in _OWN_KINDS and kind in (ORDER_REACHES_PROMPT, ORDER_IN_MESSAGE, LISTING_REACHES_PROMPT):
+            kind = _OWN_KINDS[detail]
         if per_item is not None:
             sink, goes = per_item_evidence(self, per_item, fn, shown, env, detail, steps)
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
@@ -527,6 +532,11 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     while isinstance(parent, ast.Attribute) and parent.attr in _TRIMS and isinstance(
             called := parents.get(id(parent)), ast.Call) and called.func is parent:
         current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
+    for _ in range(_MOST_HOLDERS):
+        holder = _holder(current, parent, parents)
+        if holder is None:
+            break
+        current, parent = holder, parents.get(id(holder))
     if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
         return added_names(parent.body)
     if isinstance(parent, ast.Call) and current in parent.args and isinstance(parents.get(id(parent)), ast.Expr) \
@@ -537,6 +547,19 @@ def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
     if isinstance(parent, ast.Assign) and parent.value is current:
         return {t.id for t in _unpacked(parent.targets) if isinstance(t, ast.Name)}
     return set()
+
+
+def _holder(node: ast.AST, parent: ast.AST | None, parents: dict[int, ast.AST]) -> ast.AST | None:
+    """The value that holds ``node``'s text as a part of it: an f-string, a sum of texts, a list
+    or a dict that has it among its items (``{"facts": pick(lines)}``), or the call given one such
+    as a keyword (``messages = build(inputs={"facts": ...})``: what it builds carries the text)."""
+    if isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.List, ast.Tuple)) \
+            or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) \
+            or isinstance(parent, ast.Dict) and any(v is node for v in parent.values):
+        return parent
+    if isinstance(parent, ast.keyword) and isinstance(call := parents.get(id(parent)), ast.Call):
+        return call
+    return None
 
 
 def _unpacked(targets: Sequence[ast.expr]) -> list[ast.expr]:

@@ -60,6 +60,10 @@ def carried_arguments(unit: Unit, scopes: Scopes, call: ast.Call, env: Env) -> l
     return arguments(call)
 
 
+# The calls of a function read for what they pass one of its parameters, at most.
+_MAX_CALLERS = 8
+
+
 class Sources(Component):
     # ---- untrusted content ---------------------------------------------------------------------------
 
@@ -239,19 +243,19 @@ class Sources(Component):
             return None
         return fn
 
-    def callers(self, fn: FunctionNode, param: str, env: Env,
-                constructors: bool = False) -> list[tuple[ast.Call, Bound]]:
-        """The calls of ``fn`` in this module (at most _MAX_CALLERS), with the argument each binds
+    def callers(self, fn: FunctionNode, param: str, env: Env, constructors: bool = False,
+                most: int = _MAX_CALLERS) -> list[tuple[ast.Call, Bound]]:
+        """The calls of ``fn`` in this module (at most ``most``), with the argument each binds
         to ``param`` (worked out once: a parameter's sources and its name are both asked about);
         with ``constructors``, for an ``__init__``, the calls of its class too."""
-        key = (id(fn), param, env.depth, constructors and fn.name == "__init__")  # the same list for any other
+        key = (id(fn), param, env.depth, constructors and fn.name == "__init__", most)  # the same list for any other
         known = self.m.callers_memo.get(key)
         if known is not None:
             return known
         found: list[tuple[ast.Call, Bound]] = []
         self.m.callers_memo[key] = found
         names = called_names(self.m.parents, fn, constructors)
-        for call, home in self.m.calls_named(names)[:_MAX_CALLERS]:
+        for call, home in self.m.calls_named(names)[:most]:
             if last_name(call.func) != fn.name:  # the class called: its arguments are `__init__`'s after `self`
                 found.extend((call, b) for b in constructor_argument(call, fn, param, Env(home, (), env.depth + 1)))
                 continue
@@ -536,10 +540,6 @@ def _field_name(node: ast.Subscript | ast.Attribute) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr.lower()
     return (string_value(node.slice) or "").lower()
-
-
-# The calls of a function read for what they pass one of its parameters, at most.
-_MAX_CALLERS = 8
 
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); others say what it is first.

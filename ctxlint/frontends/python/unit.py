@@ -145,7 +145,7 @@ class Unit(CallIndex, CycleGuard):
         # the subclasses' methods a base's `self.hook(...)` may be, by class and name (callees.subclass_hooks)
         self.hook_memo: dict[tuple[int, str], tuple[ast.AST, list[Any]]] = {}
         # the calls of a function, by parameter (sources.py)
-        self.callers_memo: dict[tuple[int, str, int, bool], list] = {}
+        self.callers_memo: dict[tuple[int, str, int, bool, int], list] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
         # a prompt constant's value -> the role of the message the code that fills it sends it in
         self.format_roles: dict[int, tuple[str, Span]] = {}
