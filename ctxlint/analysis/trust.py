@@ -140,12 +140,21 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
 
 def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
     """``found`` with the message of the code that sends a bare template, where that gives its
-    role, as a step after the slot's own (the reader sees why the role is known)."""
-    at = request.sent_at
-    if found is None or at is None:
+    role, as a step after the slot's own (the reader sees why the role is known). In code, the
+    message or call that makes the request, when it is written away from the slot (the text is
+    built in a helper or lines before `Message("system", text)`): where the content is sent."""
+    if found is None:
         return found
     role = request.segments[index].role.value
-    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    at = request.sent_at
+    if at is not None:
+        step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    elif not in_template(request) and request.anchor.path == request.path and \
+            all(e.span.line != request.anchor.line or e.span.path != request.anchor.path for e in found.evidence):
+        at = request.anchor
+        step = Evidence(EvidenceKind.SINK, f"the request that sends it as the {role} message", at)
+    else:
+        return found
     return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 
 
