@@ -211,7 +211,7 @@ class Sources(Component):
                 if found is None:
                     continue
                 summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
-                if summary is not None and node.id in summary.params:
+                if summary is not None and summary.fills(node.id):
                     return None  # the function sends it: each call is a request of its caller, reported there
                 step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
                                 self.m.span(call))
