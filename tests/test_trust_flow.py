@@ -185,3 +185,48 @@ def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_me
         ("flow", "returned by `lint_report()`", 9),
         ("sink", "the request that sends it as the system message", 11),
         ("sink", "interpolated into the system message", 10)]
+
+
+SUMMARIZER = '''\
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+SYSTEM = """You answer questions about one web page.
+
+Page:
+{page}
+"""
+
+
+def summarize(text: str, question: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": SYSTEM.format(page=text)},
+                  {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+def answer(url: str, question: str) -> str:
+    return summarize(requests.get(url, timeout=10).text, question)
+
+
+__all__ = ["answer"]
+'''
+
+
+def test_a_parameter_formatted_into_the_prompt_of_a_sending_function_carries_what_its_callers_pass(tmp_path):
+    # `summarize` sends a request: a call of it is a request of its caller, but that request
+    # reads only the parameters the function sends as they are (`question`), not `text`, which it
+    # formats into its own prompt first. What the callers pass for `text` is reported there.
+    for name, text in {"app/__init__.py": "", "app/fixer.py": SUMMARIZER}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = _check(tmp_path)
+    assert [(f["code"], f["line"], f["column"], f["confidence"], f["kind"]) for f in found] == [
+        ("CTX402", 9, 1, "high", "caller-source")]
+    assert found[0]["message"].startswith("`page` carries untrusted content (requests.get(...).text, line 22)")
+    assert [(step["kind"], step["text"], step["line"]) for step in found[0]["evidence"]][1:3] == [
+        ("flow", "passed as `text` by the call at line 22", 22), ("flow", "passed as `page` at app/fixer.py:16", 16)]
