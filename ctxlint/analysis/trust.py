@@ -149,8 +149,8 @@ def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Un
     at = request.sent_at
     if at is not None:
         step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
-    elif not in_template(request) and request.anchor.path == request.path and \
-            all(e.span.line != request.anchor.line or e.span.path != request.anchor.path for e in found.evidence):
+    elif not in_template(request) and request.anchor.path == request.path and request.anchor.line not in {
+            e.span.line for e in found.evidence if e.span is not None and e.span.path == request.path}:
         at = request.anchor
         step = Evidence(EvidenceKind.SINK, f"the request that sends it as the {role} message", at)
     else:

@@ -27,14 +27,21 @@ def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tupl
     return None
 
 
-def caught_carrier(sources: Sources, caught: ast.expr | None, what: str) -> tuple[SourceKindSpec, str] | None:
-    """The catalogue's carrier an ``except`` clause catches (``subprocess.CalledProcessError``,
-    whose ``stdout`` is what the failed process printed): the exception raised is an instance of
-    the class, as a call of it would build."""
+def caught_carrier(sources: Sources, node: ast.Name) -> tuple[SourceKindSpec, str] | None:
+    """The catalogue's carrier the ``except`` clause that binds ``node`` catches (``except
+    subprocess.CalledProcessError as e``, whose ``e.stdout`` is what the failed process printed):
+    the exception raised is an instance of the class, as a call of it would build."""
+    caught = None
+    current = sources.m.parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(current, ast.ExceptHandler) and current.name == node.id:
+            caught = current.type
+            break
+        current = sources.m.parents.get(id(current))
     for kind in (caught.elts if isinstance(caught, ast.Tuple) else (caught,) if caught is not None else ()):
         for found in sources.m.catalogue.sources.match(sources.m.qualified(kind) or ""):
             if isinstance(found, SourceKindSpec) and found.carrier:
-                return found, what
+                return found, node.id
     return None
 
 

@@ -446,7 +446,7 @@ class Sources(Component):
             if binding is not None:
                 return self.m.follow_binding(binding, self.carrier)
             if isinstance(node, ast.Name):
-                caught = caught_carrier(self, _caught_as(node, self.m.parents), node.id)
+                caught = caught_carrier(self, node)
                 if caught is not None:  # except subprocess.CalledProcessError as e
                     return caught
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
@@ -548,17 +548,6 @@ _MAX_CALLERS = 8
 
 # Kinds of source a message names by the call alone (`requests.get(...).text`); others say what it is first.
 _NAMED_BY_CALL = ("http", "file", "upload", "email")
-
-
-def _caught_as(node: ast.Name, parents: dict[int, ast.AST]) -> ast.expr | None:
-    """The type of the ``except`` clause around ``node`` that binds its name (``except
-    subprocess.CalledProcessError as e`` for ``e.stdout``), or None."""
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(current, ast.ExceptHandler) and current.name == node.id:
-            return current.type
-        current = parents.get(id(current))
-    return None
 
 
 def loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.AsyncFor | None:
