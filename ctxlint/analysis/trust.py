@@ -507,6 +507,9 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
             continue
         slot = request.segments[index].slot
         tag = next((s.detail for s in slot.sources if s.kind is SourceKind.DELIMITED), None) if slot else None
+        wrapped = [s.wrapped_in for s in slot.sources if s.kind is SourceKind.UNTRUSTED] if slot else []
+        if tag is None and wrapped and all(wrapped):
+            tag = wrapped[0]  # every source is wrapped on its way by the code that prints it (a helper's fence)
         if tag is not None:
             found[index] = Label("formatted", tag)  # the code that builds the value wraps each item in tags
         elif introduced.code_span(text, position):

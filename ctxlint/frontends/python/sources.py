@@ -23,6 +23,7 @@ from ctxlint.frontends.python.carriers import (
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.delimiters import enclosing
 from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
     ADDS,
@@ -129,7 +130,8 @@ class Sources(Component):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 if isinstance(node, ast.JoinedStr):
-                    found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by))
+                    found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by),
+                                    wrapped_in=found.wrapped_in or enclosing(node, child))
                 return replace(found, whole=False)  # a part of the value
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
