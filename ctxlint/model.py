@@ -170,6 +170,9 @@ class Source:
     # prints it (`f"Tool {name} returned: {out}"` in the function that returns it): a label the
     # trust analysis reads as if the value were written out in the message.
     introduced_by: str = ""
+    # The delimiter an f-string wraps the value in on its way to the slot (`f"```{lang}\n{content}\n```"`
+    # in a helper that returns it): a label wherever the text lands.
+    wrapped_in: str = ""
     # The value is the content as it was read, with nothing added (`question = sys.stdin.read()`).
     whole: bool = False
 

@@ -130,3 +130,103 @@ def test_keyword_passed_on_through_a_methods_kwargs_fills_the_hole_further_in(tm
     found = json.loads(run.stdout)
     assert [(f["line"], f["column"], f["confidence"]) for f in found] == [(8, 43, "high")]
     assert ("app/asker.py", 8) in {(step["path"], step["line"]) for step in found[0]["evidence"]}
+
+
+CHECKS = '''\
+import subprocess
+
+
+def lint_report() -> str | None:
+    try:
+        subprocess.run(["ruff", "check", "."], capture_output=True, text=True, check=True)
+        return None
+    except subprocess.CalledProcessError as failed:
+        return "Lint failed:\\n" + failed.stdout
+    except OSError as missing:
+        return f"Could not run the linter: {missing.filename}"
+'''
+
+REVIEWER = '''\
+from openai import OpenAI
+
+from app.checks import lint_report
+
+client = OpenAI()
+
+
+def review(question: str) -> str:
+    report = lint_report()
+    note = f"Mind the linter. {report}"
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": note},
+                  {"role": "user", "content": f"<question>{question}</question>"}],
+    )
+    return reply.choices[0].message.content
+
+
+__all__ = ["review"]
+'''
+
+
+def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_message_that_sends_it(tmp_path):
+    for name, text in {"app/__init__.py": "", "app/checks.py": CHECKS, "app/fixer.py": REVIEWER}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = _check(tmp_path)
+    # `missing.filename` of an OSError is a path, not content: only the process's output is reported.
+    assert [(f["code"], f["line"], f["column"], f["confidence"]) for f in found] == [
+        ("CTX401", 10, 31, "high"), ("CTX402", 10, 31, "high")]
+    assert found[0]["message"].startswith(
+        "`report` carries untrusted content (failed.stdout in app/checks.py:9, line 9)")
+    # The text is built on line 10 and sent by the call on line 11: both are steps of the evidence.
+    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-3:] == [
+        ("flow", "returned by `lint_report()`", 9),
+        ("sink", "the request that sends it as the system message", 11),
+        ("sink", "interpolated into the system message", 10)]
+
+
+SUMMARIZER = '''\
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+SYSTEM = """You answer questions about one web page.
+
+Page:
+{page}
+"""
+
+
+def summarize(text: str, question: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": SYSTEM.format(page=text)},
+                  {"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+def answer(url: str, question: str) -> str:
+    return summarize(requests.get(url, timeout=10).text, question)
+
+
+__all__ = ["answer"]
+'''
+
+
+def test_a_parameter_formatted_into_the_prompt_of_a_sending_function_carries_what_its_callers_pass(tmp_path):
+    # `summarize` sends a request: a call of it is a request of its caller, but that request
+    # reads only the parameters the function sends as they are (`question`), not `text`, which it
+    # formats into its own prompt first. What the callers pass for `text` is reported there.
+    for name, text in {"app/__init__.py": "", "app/fixer.py": SUMMARIZER}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = _check(tmp_path)
+    assert [(f["code"], f["line"], f["column"], f["confidence"], f["kind"]) for f in found] == [
+        ("CTX402", 9, 1, "high", "caller-source")]
+    assert found[0]["message"].startswith("`page` carries untrusted content (requests.get(...).text, line 22)")
+    assert [(step["kind"], step["text"], step["line"]) for step in found[0]["evidence"]][1:3] == [
+        ("flow", "passed as `text` by the call at line 22", 22), ("flow", "passed as `page` at app/fixer.py:16", 16)]

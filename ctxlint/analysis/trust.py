@@ -140,12 +140,21 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
 
 def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
     """``found`` with the message of the code that sends a bare template, where that gives its
-    role, as a step after the slot's own (the reader sees why the role is known)."""
-    at = request.sent_at
-    if found is None or at is None:
+    role, as a step after the slot's own (the reader sees why the role is known). In code, the
+    message or call that makes the request, when it is written away from the slot (the text is
+    built in a helper or lines before `Message("system", text)`): where the content is sent."""
+    if found is None:
         return found
     role = request.segments[index].role.value
-    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    at = request.sent_at
+    if at is not None:
+        step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
+    elif not in_template(request) and request.anchor.path == request.path and request.anchor.line not in {
+            e.span.line for e in found.evidence if e.span is not None and e.span.path == request.path}:
+        at = request.anchor
+        step = Evidence(EvidenceKind.SINK, f"the request that sends it as the {role} message", at)
+    else:
+        return found
     return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 
 
@@ -498,6 +507,9 @@ def _label_message(request: Request, indices: list[int], found: dict[int, Label]
             continue
         slot = request.segments[index].slot
         tag = next((s.detail for s in slot.sources if s.kind is SourceKind.DELIMITED), None) if slot else None
+        wrapped = [s.wrapped_in for s in slot.sources if s.kind is SourceKind.UNTRUSTED] if slot else []
+        if tag is None and wrapped and all(wrapped):
+            tag = wrapped[0]  # every source is wrapped on its way by the code that prints it (a helper's fence)
         if tag is not None:
             found[index] = Label("formatted", tag)  # the code that builds the value wraps each item in tags
         elif introduced.code_span(text, position):

@@ -1,8 +1,9 @@
 """Objects that carry third-party content (a browser driver, an HTTP response), known where
 the module builds them out of the call that makes them: a project function whose return
 annotation names one (``def create_driver() -> webdriver.Chrome``), the module's own call of
-a class that gives one to its ``__init__`` (``Browser(driver)``), or a helper of the project that
-returns a process's result (``def run(cmd): return subprocess.run(cmd, ...)``)."""
+a class that gives one to its ``__init__`` (``Browser(driver)``), a helper of the project that
+returns a process's result (``def run(cmd): return subprocess.run(cmd, ...)``), or an ``except``
+clause that catches one (``except subprocess.CalledProcessError as e``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,24 @@ def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tupl
     for found in sources.m.catalogue.sources.match(path):
         if isinstance(found, SourceKindSpec) and found.carrier:
             return found, what
+    return None
+
+
+def caught_carrier(sources: Sources, node: ast.Name) -> tuple[SourceKindSpec, str] | None:
+    """The catalogue's carrier the ``except`` clause that binds ``node`` catches (``except
+    subprocess.CalledProcessError as e``, whose ``e.stdout`` is what the failed process printed):
+    the exception raised is an instance of the class, as a call of it would build."""
+    caught = None
+    current = sources.m.parents.get(id(node))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(current, ast.ExceptHandler) and current.name == node.id:
+            caught = current.type
+            break
+        current = sources.m.parents.get(id(current))
+    for kind in (caught.elts if isinstance(caught, ast.Tuple) else (caught,) if caught is not None else ()):
+        for found in sources.m.catalogue.sources.match(sources.m.qualified(kind) or ""):
+            if isinstance(found, SourceKindSpec) and found.carrier:
+                return found, node.id
     return None
 
 

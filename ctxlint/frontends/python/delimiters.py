@@ -39,6 +39,23 @@ def wrapping_tag(pieces: list[ast.expr]) -> str | None:
     return tag
 
 
+def enclosing(text: ast.JoinedStr, value: ast.expr) -> str:
+    """The delimiter pair of ``text`` that encloses its field ``value``: a tag (`<page>{text}</page>`)
+    or a fenced block (`f"```{lang}\n{content}\n```"`); empty when the value stands outside one."""
+    at = next((i for i, p in enumerate(text.values) if isinstance(p, ast.FormattedValue) and p.value is value), None)
+    if at is None:
+        return ""
+    written = ["".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in part)
+               for part in (text.values[:at], text.values[at + 1:])]
+    before, after = written
+    if before.count("```") % 2 == 1 and "```" in after:
+        return "```"
+    for match in _PAIR.finditer(before + _PLACEHOLDER + after):
+        if _PLACEHOLDER in match.group("body"):
+            return match.group("name")
+    return ""
+
+
 def built_from(node: ast.expr, env: Env, resolve: Callable[[ast.AST, Env], Binding | None],
                depth: int = 0) -> list[ast.expr]:
     """The string pieces a returned value is built from: a literal or f-string, a name's value

@@ -18,10 +18,12 @@ from ctxlint.frontends.python.carriers import (
     built_carrier,
     called_names,
     carrier_from_callers,
+    caught_carrier,
     constructor_argument,
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.delimiters import enclosing
 from ctxlint.frontends.python.flow import joined
 from ctxlint.frontends.python.knowledge import (
     ADDS,
@@ -132,7 +134,8 @@ class Sources(Component):
             found = self.untrusted(child, env)
             if found is not None and not (own_role and found.detail == SENT_AS_TOOL_RESULT):
                 if isinstance(node, ast.JoinedStr):
-                    found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by))
+                    found = replace(found, introduced_by=_printed_before(node, child, found.introduced_by),
+                                    wrapped_in=found.wrapped_in or enclosing(node, child))
                 return replace(found, whole=False)  # a part of the value
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             # `[tag.text for tag in soup.find_all("p")]`, `{hit["url"]: hit for hit in hits}`: the
@@ -214,7 +217,7 @@ class Sources(Component):
                 if found is None:
                     continue
                 summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
-                if summary is not None and node.id in summary.params:
+                if summary is not None and summary.fills(node.id):
                     return None  # the function sends it: each call is a request of its caller, reported there
                 step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
                                 self.m.span(call))
@@ -449,6 +452,9 @@ class Sources(Component):
             if binding is not None:
                 return self.m.follow_binding(binding, self.carrier)
             if isinstance(node, ast.Name):
+                caught = caught_carrier(self, node)
+                if caught is not None:  # except subprocess.CalledProcessError as e
+                    return caught
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
                 if annotation is not None:
                     carried = annotated_carrier(self, annotation, node.id)

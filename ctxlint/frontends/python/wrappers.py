@@ -94,6 +94,14 @@ class Summary:
     # **kwargs, chat_id=...)`): the caller's keyword of the same name fills each.
     passed_on: tuple[str, ...] = ()
 
+    def fills(self, param: str) -> bool:
+        """Whether a call's argument for ``param`` is read into the caller's request (a hole, or
+        the body posted): a parameter the function makes other text of first (`page.inner_text`
+        formatted into its prompt) is not, and stays the function's own to report."""
+        if self.posted is not None:
+            return self.posted[0] == param
+        return any(_hole(segment, self.params) == param for segment in self.request.segments)
+
 
 class Wrappers(Component):
     def __init__(self, unit: Unit) -> None:
