@@ -38,6 +38,13 @@ _ADDS = ("append", "extend", "insert")
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
+def _built_from(value: ast.expr) -> ast.expr | None:
+    """What a comprehension builds one item from each of, when it builds each (``Tool(...)``)."""
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and isinstance(value.elt, ast.Call):
+        return value.generators[0].iter
+    return None
+
+
 def tool_list_name(name: str | None) -> bool:
     """``tools``, ``self._tools``, ``config.rag_tools``: a name for a list of tools."""
     last = (name or "").rsplit(".", 1)[-1].lstrip("_").lower()
@@ -87,9 +94,11 @@ class ToolOrder(Component):
 
     def copied(self, assign: ast.Assign, nodes: Sequence[ast.AST], env: Env,
                sorted_names: set[str]) -> Observation | None:
-        """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order."""
+        """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order,
+        or built from one a tool for each item (``tools = [Tool(**row) for row in rows]``)."""
         target = self.m.dotted(assign.targets[0])
-        inner = copy_of(assign.value)
+        built = _built_from(assign.value)
+        inner = copy_of(assign.value) or built
         if inner is None or not tool_list_name(target) or target in sorted_names \
                 or not (isinstance(assign.targets[0], ast.Attribute) or _kept(target or "", nodes, self.m.dotted)):
             return None
@@ -98,6 +107,9 @@ class ToolOrder(Component):
             return None
         if isinstance(assign.targets[0], ast.Attribute) and self.read_in_no_order(assign.targets[0].attr):
             return None
+        if built is not None:
+            return self.observation(built, env, detail, f"gives the order in which the tools of `{target}` are built",
+                                    target or "")
         return self.observation(assign.value, env, detail, f"is copied into the tool list `{target}`", target or "")
 
     def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:

@@ -1,0 +1,71 @@
+"""Rows of a database query that asks for no order (CTX104).
+
+A query with no ORDER BY returns its rows in an order the database picks: it changes with the
+plan, a vacuum or a concurrent write. What is a query and what fixes its order is catalogue data
+(``rows`` in frameworks/python-io.yaml): a Django manager's queryset (``Note.objects.filter(...)``,
+and the querysets built on it), SQLAlchemy's ``session.query(Model)``, SQL text run by a
+connection or a cursor (``db.execute("select ... from notes")``); ``order_by``, ``get`` or
+``first`` on the way gives the rows an order or keeps one row.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from ctxlint.frameworks.entries import RowQueries
+
+# SQL that reads rows: what an execute is given first.
+_SELECT = re.compile(r"^\s*(?:--[^\n]*\n\s*)*(?:select|with)\b", re.IGNORECASE)
+_ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
+_NESTED = re.compile(r"\([^()]*\)")
+
+
+def unordered_sql(text: str) -> bool:
+    """Whether SQL text reads rows with no ORDER BY of its own: one inside a sub-query
+    (``where id = (select id ... order by id limit 1)``) orders only that sub-query's rows."""
+    if not _SELECT.match(text):
+        return False
+    outer = text
+    for _ in range(8):  # parentheses nest a few deep at most in hand-written SQL
+        outer, replaced = _NESTED.subn(" ", outer)
+        if not replaced:
+            break
+    return not _ORDER_BY.search(outer)
+
+
+def query_rows(call: ast.Call, rows: RowQueries, text_of: Callable[[ast.expr], str | None],
+               receiver_rows: Callable[[ast.expr], bool]) -> bool:
+    """Whether ``call`` gives the rows of a query in no fixed order. ``text_of`` gives the
+    string an expression holds, ``receiver_rows`` whether a receiver is such rows already (a
+    name bound to a queryset: ``query.filter(...)``)."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    method, receiver = call.func.attr, call.func.value
+    if method in rows.ordered:
+        return False  # `.order_by(...)`, `.get(pk=key)`: the rows in an order asked for, or one row
+    if method in rows.sql_methods and call.args:
+        sql = text_of(call.args[0])
+        if sql is not None:
+            return unordered_sql(sql)
+    if method in rows.managers and len(call.args) == 1 and _class_named(call.args[0]):
+        return True  # `session.query(Note)`
+    if method not in rows.builders:
+        return False
+    if isinstance(receiver, ast.Attribute) and receiver.attr in rows.managers:
+        return True  # `Note.objects.filter(...)`
+    return receiver_rows(receiver)
+
+
+def wrapped(call: ast.Call, rows: RowQueries, qualified: Callable[[ast.expr], str | None]) -> str | None:
+    """``sync_to_async(list)(query)``: the function (``list``) a wrapper makes awaitable and calls."""
+    if isinstance(call.func, ast.Call) and len(call.func.args) == 1 and qualified(call.func.func) in rows.wrappers:
+        return qualified(call.func.args[0])
+    return None
+
+
+def _class_named(node: ast.expr) -> bool:
+    """``Note``, ``models.Note``: a name written as a class's (a model), not a value's."""
+    last = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return last[:1].isupper() and not last.isupper()
