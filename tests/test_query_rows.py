@@ -23,6 +23,11 @@ from ctxlint.frontends.python.queryrows import query_rows, unordered_sql, wrappe
     ("SELECT * FROM notes ORDER\n BY created DESC", False),
     ("update notes set seen = 1", False),
     ("insert into notes values (?)", False),
+    ("select count(*) from notes where owner = ?", False),
+    ("SELECT COUNT(*) AS n, max(created) FROM notes", False),
+    ("select owner, count(*) from notes group by owner", True),
+    ("select * from notes where id in (\x00)", True),
+    ("select * from notes where owner = ? \x00", False),
 ])
 def test_sql_text_with_no_order_by_of_its_own(sql: str, unordered: bool) -> None:
     assert unordered_sql(sql) is unordered

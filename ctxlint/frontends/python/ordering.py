@@ -21,7 +21,7 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.queryrows import query_rows, wrapped
+from ctxlint.frontends.python.queryrows import SLOT, query_rows, wrapped
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Source, SourceKind, Span
@@ -114,7 +114,7 @@ class Ordering(Component):
         if not isinstance(node, (ast.JoinedStr, ast.BinOp, ast.Name)):
             return None
         parts = self.strings.text(node, env)
-        return None if parts is None else "".join(" _ " if p.slot else p.text for p in parts)
+        return None if parts is None else "".join(SLOT if p.slot else p.text for p in parts)
 
     def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
         """A list built empty and filled in loops: what the items are added in no fixed order by,

@@ -20,19 +20,25 @@ from ctxlint.frameworks.entries import RowQueries
 _SELECT = re.compile(r"^\s*(?:--[^\n]*\n\s*)*(?:select|with)\b", re.IGNORECASE)
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
 _NESTED = re.compile(r"\([^()]*\)")
+_AGGREGATE = re.compile(r"^\s*select\s+(?:(?:count|sum|min|max|avg|total)\s*\([^()]*\)(?:\s+as\s+\w+)?\s*,?\s*)+"
+                        r"from\b(?!.*\bgroup\s+by\b)", re.IGNORECASE | re.DOTALL)
+SLOT = "\x00"  # where the text of SQL has a value filled in
 
 
 def unordered_sql(text: str) -> bool:
     """Whether SQL text reads rows with no ORDER BY of its own: one inside a sub-query
-    (``where id = (select id ... order by id limit 1)``) orders only that sub-query's rows."""
-    if not _SELECT.match(text):
+    (``where id = (select id ... order by id limit 1)``) orders only that sub-query's rows. A
+    value filled in outside every parenthesis (``f"... {order}"``, written ``SLOT``) may be the
+    ORDER BY, and a SELECT of aggregates only with no GROUP BY (``select count(*) ...``) reads one
+    row."""
+    if not _SELECT.match(text) or _AGGREGATE.match(text):
         return False
     outer = text
     for _ in range(8):  # parentheses nest a few deep at most in hand-written SQL
         outer, replaced = _NESTED.subn(" ", outer)
         if not replaced:
             break
-    return not _ORDER_BY.search(outer)
+    return SLOT not in outer and not _ORDER_BY.search(outer)
 
 
 def query_rows(call: ast.Call, rows: RowQueries, text_of: Callable[[ast.expr], str | None],
