@@ -64,9 +64,9 @@ def test_what_is_a_query_and_what_orders_it(code: str, rows: bool) -> None:
     catalogue = cached_frameworks().rows
 
     def receiver_rows(node: ast.expr) -> bool:
-        return isinstance(node, ast.Call) and query_rows(node, catalogue, _text, receiver_rows)
+        return isinstance(node, ast.Call) and query_rows(node, catalogue, _text, receiver_rows, lambda model: False)
 
-    assert query_rows(_call(code), catalogue, _text, receiver_rows) is rows
+    assert query_rows(_call(code), catalogue, _text, receiver_rows, lambda model: False) is rows
 
 
 def test_a_wrapper_that_makes_an_awaitable_of_list() -> None:

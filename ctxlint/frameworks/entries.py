@@ -183,13 +183,15 @@ class RowQueries:
     that run the SQL text they are given first (``execute``, ``query``); ``ordered`` the methods
     of a query that fix the order or keep one row (``order_by``, ``get``, ``first``), and
     ``wrappers`` the calls that make an awaitable of the function they are given
-    (``sync_to_async(list)(rows)`` lists the rows as ``list(rows)`` does)."""
+    (``sync_to_async(list)(rows)`` lists the rows as ``list(rows)`` does); ``declared_order`` the
+    attributes of a model class that order every query of it (``Meta.ordering``)."""
 
     managers: tuple[str, ...] = ()
     builders: tuple[str, ...] = ()
     sql_methods: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
     wrappers: tuple[str, ...] = ()
+    declared_order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import fields
 from fnmatch import fnmatchcase
 from functools import cached_property
 
@@ -146,8 +147,8 @@ class Catalogue:
         self.labels = Patterns((p, s) for f in all_ for s in f.labels for p in s.calls)
         self.escapes = Patterns((p, p) for f in all_ for p in f.escapes)
         queries = [f.rows for f in all_ if f.rows is not None]
-        self.rows = RowQueries(*(tuple(n for q in queries for n in getattr(q, name))
-                                 for name in ("managers", "builders", "sql_methods", "ordered", "wrappers")))
+        self.rows = RowQueries(**{f.name: tuple(n for q in queries for n in getattr(q, f.name))
+                                  for f in fields(RowQueries)})
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
         self.tool_registries = Patterns((p, f.name) for f in all_ for p in f.tools.registries)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 
 from ctxlint.frameworks.entries import (
@@ -161,9 +162,9 @@ class Reader:
         )
 
     def rows(self, value: object) -> RowQueries:
-        fields = ("managers", "builders", "sql_methods", "ordered", "wrappers")
-        rows = self.mapping(value, "rows", fields)
-        return RowQueries(**{f: self.texts(rows.get(f, []), f"rows.{f}") for f in fields})
+        names = [f.name for f in fields(RowQueries)]
+        rows = self.mapping(value, "rows", names)
+        return RowQueries(**{f: self.texts(rows.get(f, []), f"rows.{f}") for f in names})
 
     def provider(self, value: object) -> str | None:
         """``provider``: whose API every sink of an SDK reaches (an agent framework that calls any

@@ -21,7 +21,7 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.queryrows import SLOT, query_rows, wrapped
+from ctxlint.frontends.python.queryrows import SLOT, declares_order, query_rows, wrapped
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Source, SourceKind, Span
@@ -105,7 +105,17 @@ class Ordering(Component):
         if wrapped(call, rows, self.m.qualified) in ("list", "tuple") and len(call.args) == 1:
             return self.unordered(call.args[0], env)
         return QUERY_ROWS if query_rows(call, rows, lambda e: self.sql_text(e, env),
-                                        lambda r: self.unordered(r, env) == QUERY_ROWS) else None
+                                        lambda r: self.unordered(r, env) == QUERY_ROWS,
+                                        lambda model: self.model_ordered(model, env)) else None
+
+    def model_ordered(self, model: ast.expr, env: Env) -> bool:
+        """Whether the model class a query reads (``Note`` of ``Note.objects``), where the project
+        shows it, declares the order of every query of it."""
+        if not isinstance(model, ast.Name):
+            return False
+        found = self.callees.class_named(model.id, env.scope, foreign=self.m.project is not None)
+        return found is not None and isinstance(found[1].node, ast.ClassDef) \
+            and declares_order(found[1].node, self.m.catalogue.rows)
 
     def sql_text(self, node: ast.expr, env: Env) -> str | None:
         """The text an expression holds, a slot standing in for what is filled in (``f"... {table}"``)."""

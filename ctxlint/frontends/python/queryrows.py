@@ -42,10 +42,11 @@ def unordered_sql(text: str) -> bool:
 
 
 def query_rows(call: ast.Call, rows: RowQueries, text_of: Callable[[ast.expr], str | None],
-               receiver_rows: Callable[[ast.expr], bool]) -> bool:
+               receiver_rows: Callable[[ast.expr], bool], model_ordered: Callable[[ast.expr], bool]) -> bool:
     """Whether ``call`` gives the rows of a query in no fixed order. ``text_of`` gives the
     string an expression holds, ``receiver_rows`` whether a receiver is such rows already (a
-    name bound to a queryset: ``query.filter(...)``)."""
+    name bound to a queryset: ``query.filter(...)``), ``model_ordered`` whether a model class
+    declares the order of every query of it (Django's ``class Meta: ordering = [...]``)."""
     if not isinstance(call.func, ast.Attribute):
         return False
     method, receiver = call.func.attr, call.func.value
@@ -56,11 +57,11 @@ def query_rows(call: ast.Call, rows: RowQueries, text_of: Callable[[ast.expr], s
         if sql is not None:
             return unordered_sql(sql)
     if method in rows.managers and len(call.args) == 1 and _class_named(call.args[0]):
-        return True  # `session.query(Note)`
+        return not model_ordered(call.args[0])  # `session.query(Note)`
     if method not in rows.builders:
         return False
     if isinstance(receiver, ast.Attribute) and receiver.attr in rows.managers:
-        return True  # `Note.objects.filter(...)`
+        return not model_ordered(receiver.value)  # `Note.objects.filter(...)`
     return receiver_rows(receiver)
 
 
@@ -69,6 +70,24 @@ def wrapped(call: ast.Call, rows: RowQueries, qualified: Callable[[ast.expr], st
     if isinstance(call.func, ast.Call) and len(call.func.args) == 1 and qualified(call.func.func) in rows.wrappers:
         return qualified(call.func.args[0])
     return None
+
+
+def declares_order(cls: ast.ClassDef, rows: RowQueries) -> bool:
+    """Whether a model class's body declares the order of its rows (``class Meta: ordering = [...]``:
+    ``Meta.ordering`` in ``declared_order``)."""
+    for declared in rows.declared_order:
+        inner, _, name = declared.rpartition(".")
+        holders = [s for s in cls.body if isinstance(s, ast.ClassDef) and s.name == inner] if inner else [cls]
+        if any(name in _assigned(s) for holder in holders for s in holder.body):
+            return True
+    return False
+
+
+def _assigned(statement: ast.stmt) -> set[str]:
+    """The plain names a statement assigns."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else \
+        [statement.target] if isinstance(statement, ast.AnnAssign) else []
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 def _class_named(node: ast.expr) -> bool:
