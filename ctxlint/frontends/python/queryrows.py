@@ -54,7 +54,7 @@ def query_rows(call: ast.Call, rows: RowQueries, text_of: Callable[[ast.expr], s
         return False  # `.order_by(...)`, `.get(pk=key)`: the rows in an order asked for, or one row
     if method in rows.sql_methods and call.args:
         sql = text_of(call.args[0])
-        if sql is not None:
+        if sql is not None and _SELECT.match(sql):
             return unordered_sql(sql)
     if method in rows.managers and len(call.args) == 1 and _class_named(call.args[0]):
         return not model_ordered(call.args[0])  # `session.query(Note)`
