@@ -21,10 +21,10 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.queryrows import SLOT, declares_order, query_rows, wrapped
+from ctxlint.frontends.python.queryrows import rows_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
-from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Source, SourceKind, Span
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 PASSED_BY = "by the call at line"  # how the step of a caller that passes a collection in no fixed order ends
@@ -66,7 +66,7 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return self.query_rows(node, env) or self.returned_unordered(node, env) \
+            return rows_of(self, node, env) or self.returned_unordered(node, env) \
                 or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             # `[f for p in patterns for f in glob.glob(p)]`: any loop of it may give the items their order
@@ -97,34 +97,6 @@ class Ordering(Component):
                 return self.accumulated_unordered(node.id, binding)
             return self.m.follow_binding(binding, self.unordered)
         return None
-
-    def query_rows(self, call: ast.Call, env: Env) -> str | None:
-        """The rows of a database query that asks for no order (``Note.objects.filter(...)``,
-        ``db.execute("select ...")``), or a copy of them made awaitable (``sync_to_async(list)(q)``)."""
-        rows = self.m.catalogue.rows
-        if wrapped(call, rows, self.m.qualified) in ("list", "tuple") and len(call.args) == 1:
-            return self.unordered(call.args[0], env)
-        return QUERY_ROWS if query_rows(call, rows, lambda e: self.sql_text(e, env),
-                                        lambda r: self.unordered(r, env) == QUERY_ROWS,
-                                        lambda model: self.model_ordered(model, env)) else None
-
-    def model_ordered(self, model: ast.expr, env: Env) -> bool:
-        """Whether the model class a query reads (``Note`` of ``Note.objects``), where the project
-        shows it, declares the order of every query of it."""
-        if not isinstance(model, ast.Name):
-            return False
-        found = self.callees.class_named(model.id, env.scope, foreign=self.m.project is not None)
-        return found is not None and isinstance(found[1].node, ast.ClassDef) \
-            and declares_order(found[1].node, self.m.catalogue.rows)
-
-    def sql_text(self, node: ast.expr, env: Env) -> str | None:
-        """The text an expression holds, a slot standing in for what is filled in (``f"... {table}"``)."""
-        if isinstance(node, ast.Constant):
-            return node.value if isinstance(node.value, str) else None
-        if not isinstance(node, (ast.JoinedStr, ast.BinOp, ast.Name)):
-            return None
-        parts = self.strings.text(node, env)
-        return None if parts is None else "".join(SLOT if p.slot else p.text for p in parts)
 
     def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
         """A list built empty and filled in loops: what the items are added in no fixed order by,

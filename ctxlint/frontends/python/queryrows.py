@@ -13,8 +13,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctxlint.frameworks.entries import RowQueries
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import QUERY_ROWS
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.ordering import Ordering
 
 # SQL that reads rows: what an execute is given first.
 _SELECT = re.compile(r"^\s*(?:--[^\n]*\n\s*)*(?:select|with)\b", re.IGNORECASE)
@@ -23,6 +29,38 @@ _NESTED = re.compile(r"\([^()]*\)")
 _AGGREGATE = re.compile(r"^\s*select\s+(?:(?:count|sum|min|max|avg|total)\s*\([^()]*\)(?:\s+as\s+\w+)?\s*,?\s*)+"
                         r"from\b(?!.*\bgroup\s+by\b)", re.IGNORECASE | re.DOTALL)
 SLOT = "\x00"  # where the text of SQL has a value filled in
+
+
+def rows_of(flow: Ordering, call: ast.Call, env: Env) -> str | None:
+    """``QUERY_ROWS`` for the rows of a database query that asks for no order
+    (``Note.objects.filter(...)``, ``db.execute("select ...")``); what a copy of a collection made
+    awaitable is in no fixed order by (``sync_to_async(list)(query)``); or None."""
+    rows = flow.m.catalogue.rows
+    if wrapped(call, rows, flow.m.qualified) in ("list", "tuple") and len(call.args) == 1:
+        return flow.unordered(call.args[0], env)
+    found = query_rows(call, rows, lambda e: _sql_text(flow, e, env), lambda r: flow.unordered(r, env) == QUERY_ROWS,
+                       lambda model: _model_ordered(flow, model, env))
+    return QUERY_ROWS if found else None
+
+
+def _sql_text(flow: Ordering, node: ast.expr, env: Env) -> str | None:
+    """The text an expression holds, ``SLOT`` standing in for what is filled in (``f"... {table}"``)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if not isinstance(node, (ast.JoinedStr, ast.BinOp, ast.Name)):
+        return None
+    parts = flow.strings.text(node, env)
+    return None if parts is None else "".join(SLOT if p.slot else p.text for p in parts)
+
+
+def _model_ordered(flow: Ordering, model: ast.expr, env: Env) -> bool:
+    """Whether the model class a query reads (``Note`` of ``Note.objects``), where the project
+    shows it, declares the order of every query of it."""
+    if not isinstance(model, ast.Name):
+        return False
+    found = flow.callees.class_named(model.id, env.scope, foreign=flow.m.project is not None)
+    return found is not None and isinstance(found[1].node, ast.ClassDef) \
+        and declares_order(found[1].node, flow.m.catalogue.rows)
 
 
 def unordered_sql(text: str) -> bool:
