@@ -135,6 +135,10 @@ class SourceKind(str, Enum):
     HEADED_FIELD = "headed-field"
 
 
+# The detail of an UNORDERED_ITERATION that is the rows of a database query asking for no order.
+QUERY_ROWS = "query rows"
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """A located fact about a slot's value: ``detail`` names it (``json.dumps``, ``os.listdir``).

@@ -8,12 +8,24 @@ instructions. After the last static text it changes nothing that could have been
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ctxlint.analysis.volatility import per_call_before
 from ctxlint.checks import STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, ParsedFile, Request, Role, Segment, Source, SourceKind, Span
+from ctxlint.model import (
+    QUERY_ROWS,
+    Evidence,
+    EvidenceKind,
+    ParsedFile,
+    Request,
+    Role,
+    Segment,
+    Source,
+    SourceKind,
+    Span,
+)
 
 
 def sources_in_prefix(request: Request, kind: SourceKind
@@ -106,16 +118,17 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         if observation.kind not in _PROVEN_KINDS or any(observation.span.covers(s) for s in reported):
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
-        why, advice = _why(source.detail) if observation.kind != "late-binding" else _LATE
+        subject, why, advice = _why(source.detail) if observation.kind != "late-binding" \
+            else (f"`{source.detail}`", *_LATE)
         step = source.flow[0] if source.flow else None
-        how = step.text if step is not None else f"`{source.detail}`"
+        how = _brief(step.text) if step is not None else subject
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
                        f"the text built from it changes from run to run ({observation.detail})")
         built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
         # a tool's result is sent once as the newest message and kept as written: no cache is lost
         effect = "runs differ and cannot be reproduced" if observation.kind == "order-in-tool-result" else \
             f"{built} differ and cannot be cached or reproduced"
-        ctx.report(observation.span, f"`{source.detail}` {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
+        ctx.report(observation.span, f"{subject} {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
                    f"{effect}. {advice}",
                    kind=observation.kind,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
@@ -128,7 +141,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
 # message (orderprompts.py).
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
-                 "order-in-tool-result", "shuffle-reaches-prompt")
+                 "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt")
 # said whole by the front-end
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.
@@ -142,7 +155,28 @@ _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "(`pool.submit(ask, prompt)`).")
 
 
-def _why(detail: str) -> tuple[str, str]:
+def _why(detail: str) -> tuple[str, str, str]:
+    """How the message names the collection, what puts it in no fixed order, and what to do."""
+    if detail == QUERY_ROWS:
+        return ("A query with no ORDER BY", "gives its rows in whatever order the database picks, which changes with "
+                "its plan and its writes", "Order the query (`ORDER BY`, `.order_by(...)`) on a column that fixes "
+                "the order, or sort the rows.")
+    return (f"`{detail}`", *_why_of(detail))
+
+
+# A quoted expression too long to read in a message: a query's SQL text, a call over many lines.
+_LONG_CODE = re.compile(r"`([^`]{80,})`")
+
+
+def _brief(text: str) -> str:
+    """``text`` with each long quoted expression cut to its call (``db.query(...)``)."""
+    def cut(match: re.Match[str]) -> str:
+        code = " ".join(match.group(1).split())
+        return f"`{code.split('(', 1)[0]}(...)`" if "(" in code else f"`{code}`"
+    return _LONG_CODE.sub(cut, text)
+
+
+def _why_of(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
         return ("is in a random order by design",
                 "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
@@ -180,10 +214,10 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if kind == "returned-text" and any(p.covers(source.span) for p in proven):
             continue
         reported.add(source.span)
-        why, advice = _why(source.detail)
+        subject, why, advice = _why(source.detail)
         ctx.report(
             source.span,
-            f"`{source.detail}` {why}, so the text built from it can differ between calls and "
+            f"{subject} {why}, so the text built from it can differ between calls and "
             f"{_cost(ctx, request, after)}. {advice}",
             kind=kind, evidence=evidence,
         )

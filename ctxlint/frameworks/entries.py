@@ -176,6 +176,25 @@ class Signature:
 
 
 @dataclass(frozen=True)
+class RowQueries:
+    """Database queries whose rows come in the order the database picks unless the query asks for
+    one: ``builders`` are methods of a query object of an ORM (``objects.filter``: a queryset
+    reached through an attribute named ``objects``, ``table.select``), ``sql_methods`` the methods
+    that run the SQL text they are given first (``execute``, ``query``); ``ordered`` the methods
+    of a query that fix the order or keep one row (``order_by``, ``get``, ``first``), and
+    ``wrappers`` the calls that make an awaitable of the function they are given
+    (``sync_to_async(list)(rows)`` lists the rows as ``list(rows)`` does); ``declared_order`` the
+    attributes of a model class that order every query of it (``Meta.ordering``)."""
+
+    managers: tuple[str, ...] = ()
+    builders: tuple[str, ...] = ()
+    sql_methods: tuple[str, ...] = ()
+    ordered: tuple[str, ...] = ()
+    wrappers: tuple[str, ...] = ()
+    declared_order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Framework:
     name: str
     title: str
@@ -190,6 +209,7 @@ class Framework:
     sources: tuple[SourceKindSpec, ...] = ()
     labels: tuple[Label, ...] = ()
     escapes: tuple[str, ...] = ()
+    rows: RowQueries | None = None
     tools: ToolKinds = field(default_factory=ToolKinds)
     signatures: tuple[Signature, ...] = ()
     prompt_functions: tuple[PromptFunctions, ...] = ()

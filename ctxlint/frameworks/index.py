@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import fields
 from fnmatch import fnmatchcase
 from functools import cached_property
 
-from ctxlint.frameworks.entries import Framework
+from ctxlint.frameworks.entries import Framework, RowQueries
 from ctxlint.frameworks.typescript import TypeScriptCatalogue
 
 # How many call paths one set of patterns remembers matching before it starts over.
@@ -145,6 +146,9 @@ class Catalogue:
         self.sources = Patterns((p, s) for f in all_ for s in f.sources for p in s.calls)
         self.labels = Patterns((p, s) for f in all_ for s in f.labels for p in s.calls)
         self.escapes = Patterns((p, p) for f in all_ for p in f.escapes)
+        queries = [f.rows for f in all_ if f.rows is not None]
+        self.rows = RowQueries(**{f.name: tuple(n for q in queries for n in getattr(q, f.name))
+                                  for f in fields(RowQueries)})
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
         self.tool_registries = Patterns((p, f.name) for f in all_ for p in f.tools.registries)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 
 from ctxlint.frameworks.entries import (
@@ -19,6 +20,7 @@ from ctxlint.frameworks.entries import (
     Label,
     MessageKind,
     PromptFunctions,
+    RowQueries,
     Signature,
     Sink,
     SourceKindSpec,
@@ -109,7 +111,7 @@ class Reader:
 
     def framework(self, data: object) -> Framework:
         top = self.mapping(data, "", ("framework", "title", "docs", "provider", "imports", "llm", "sinks", "holders",
-                                          "messages", "templates", "sources", "labels", "escapes", "tools",
+                                          "messages", "templates", "sources", "labels", "escapes", "rows", "tools",
                                           "signatures", "prompt_functions", "typescript", "examples"))
         name = self.text(top.get("framework"), "framework")
         if not _NAME.match(name):
@@ -149,6 +151,7 @@ class Reader:
             sources=sources,
             labels=labels,
             escapes=self.texts(top.get("escapes", []), "escapes"),
+            rows=self.rows(top["rows"]) if "rows" in top else None,
             tools=ToolKinds(self.texts(tools.get("decorators", []), "tools.decorators"),
                             self.texts(tools.get("constructors", []), "tools.constructors"),
                             self.texts(tools.get("registries", []), "tools.registries")),
@@ -157,6 +160,11 @@ class Reader:
             typescript=read_section(self, name, top["typescript"]) if "typescript" in top else None,
             examples=examples,
         )
+
+    def rows(self, value: object) -> RowQueries:
+        names = [f.name for f in fields(RowQueries)]
+        rows = self.mapping(value, "rows", names)
+        return RowQueries(**{f: self.texts(rows.get(f, []), f"rows.{f}") for f in names})
 
     def provider(self, value: object) -> str | None:
         """``provider``: whose API every sink of an SDK reaches (an agent framework that calls any

@@ -55,6 +55,10 @@ REWRITTEN = "written back as the content of"
 _CONVERSATIONS = ("messages", "*_messages", "history", "chat_history", "conversation", "turns")
 
 
+# The suffixes of a template file that renders a web page.
+_PAGE_SUFFIXES = (".html", ".htm")
+
+
 class CutReach(Component):
     _scopes: dict[int, Scope] | None = None
 
@@ -297,7 +301,7 @@ class CutReach(Component):
         dotted = self.m.dotted(func) or last
         if not last or last in MEASURES or matches(last.lower(), _NOT_BUILDING):
             return None
-        if any(prompt_name(part) for part in dotted.split(".")):
+        if any(prompt_name(part) for part in dotted.split(".")) and not _renders_page(call):
             return (Evidence(EvidenceKind.SINK, f"passed to `{dotted}`, which builds a prompt with it",
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
@@ -452,3 +456,9 @@ def _text_annotation(returns: ast.expr | None, position: int | None) -> bool:
         returns = items[position]
     return ast.unparse(returns).replace(" ", "") in _TEXT_TYPES
 
+
+def _renders_page(call: ast.Call) -> bool:
+    """A call given a template file of a web page (``templates.TemplateResponse(request,
+    name="settings.html", context=...)``): it renders HTML for a browser, not a prompt."""
+    return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower().endswith(_PAGE_SUFFIXES)
+               for a in (*call.args, *(k.value for k in call.keywords)))

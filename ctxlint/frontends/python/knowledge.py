@@ -13,6 +13,7 @@ from fnmatch import translate
 
 from ctxlint.frontends.code import words
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.model import QUERY_ROWS
 
 # Names of Python objects that hold something about a prompt, not its text.
 NOT_PROMPT_NAMES = (*words.NOT_PROMPT_NAMES, "*_cls", "*_class", "*_env", "*_environment", "*_engine", "*_cache",
@@ -50,9 +51,16 @@ LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.
 # changes only for text).
 COMPLETIONS = frozenset({"as_completed"})
 SHUFFLES = frozenset({"random.shuffle", "random.sample"})
-ANY_ITEMS = LISTINGS | COMPLETIONS | SHUFFLES
+# The rows of a database query that asks for no order (queryrows.py: model.QUERY_ROWS), in the
+# order the database picks.
+ANY_ITEMS = LISTINGS | COMPLETIONS | SHUFFLES | {QUERY_ROWS}
+# Sources whose order is followed to a prompt whatever their items, as a directory listing's is.
+UNSTABLE = LISTINGS | {QUERY_ROWS}
 # How a module writes one of LISTINGS: a cheap test of its text before a pass looks for one.
 LISTING_WORDS = ("listdir", "scandir", "walk(", "glob(", "iterdir(")
+# Calls whose items hash by identity, their address in memory (`re.Match`): a set of them iterates in
+# an order that changes from run to run, as a set of strings does with the hash seed.
+IDENTITY_HASHED = frozenset({"re.finditer", "regex.finditer"})
 SET_METHODS = {"union", "intersection", "difference", "symmetric_difference"}
 # Calls whose result does not depend on the order of their argument's items.
 ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozenset", "bool",

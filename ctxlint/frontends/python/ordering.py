@@ -21,6 +21,7 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.queryrows import rows_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
@@ -65,7 +66,8 @@ class Ordering(Component):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
-            return self.returned_unordered(node, env) or self.yielded_unordered(node, env)
+            return rows_of(self, node, env) or self.returned_unordered(node, env) \
+                or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             # `[f for p in patterns for f in glob.glob(p)]`: any loop of it may give the items their order
             return next((d for g in node.generators if (d := self.unordered(g.iter, env)) is not None), None)

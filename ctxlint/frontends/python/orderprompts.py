@@ -16,11 +16,10 @@ in the set's order. Where no such call is seen, text followed as a cut's is (cut
 value or a call named for a prompt is a kind of its own. Sorting anywhere on the way clears it;
 so does a log line or an error, which are not calls to a model.
 
-A directory listing (``os.listdir``, ``os.walk``, ``glob.glob``, ``Path.glob``/``rglob``/``iterdir``)
-is followed the same way, whatever its items: the file system gives its entries in no fixed order.
-Text kept in an entry of a dict (``self.vars["pages"] = text``) that the module renders into a
-template of the project's settings files printing that entry (``{{ pages }}``) and passes to a
-call reaches a prompt too, reported as a kind of its own.
+A directory listing (``os.listdir``, ``os.walk``, ``glob``) and the rows of a query with no ORDER BY
+are followed the same way, whatever their items: the file system, the database gives them in no fixed
+order. Text kept in an entry of a dict (``self.vars["pages"] = text``) that the module renders into
+a settings template printing that entry (``{{ pages }}``) and passes to a call reaches a prompt too.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, LISTINGS, MODEL_ASKS, SHUFFLES
+from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, MODEL_ASKS, SHUFFLES, UNSTABLE
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
@@ -55,7 +54,7 @@ from ctxlint.frontends.python.ordersinks import (
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind, Span
+from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Observation, Source, SourceKind, Span
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -68,9 +67,10 @@ ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
 LATE_BINDING = "late-binding"  # a name a loop sets, read by a lambda a thread runs later (latebinding.py)
 AFTER_PER_CALL = "after-per-call"  # ... added onto text the function is given
-# Sources whose order reaching a prompt is a kind of its own: `for f in as_completed(futures)`, the
-# order the tasks finish in; `random.shuffle(lines)`, a new order on every call.
-_OWN_KINDS = {**dict.fromkeys(COMPLETIONS, COMPLETION_ORDER), **dict.fromkeys(SHUFFLES, SHUFFLE_REACHES_PROMPT)}
+# Sources whose order reaching a prompt is a kind of its own: `as_completed(futures)`, the order the tasks
+# finish in; `random.shuffle(lines)`, a new order on every call; a query's rows, in the database's (queryrows.py).
+_OWN_KINDS = {**dict.fromkeys(COMPLETIONS, COMPLETION_ORDER), **dict.fromkeys(SHUFFLES, SHUFFLE_REACHES_PROMPT),
+              QUERY_ROWS: "rows-reach-prompt"}
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
 _TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
@@ -110,7 +110,7 @@ class OrderPrompts(StringSets):
                         and added_names(node.body) <= self.flow.sorted_in_place(fn):
                     continue  # `notes.sort()` after the loop that fills it: the order is fixed again
                 detail = self.flow.unordered(collection, env)
-                if not asks and detail not in LISTINGS and not prompted:
+                if not asks and detail not in UNSTABLE and not prompted:
                     continue
                 if detail not in ANY_ITEMS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
                                                  or not (joined_whole(shown, collection)
@@ -208,7 +208,7 @@ class OrderPrompts(StringSets):
         asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
         if asked is None and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
-        said = self.said(asked, detail in LISTINGS) if asked is not None else None
+        said = self.said(asked, detail in UNSTABLE) if asked is not None else None
         far = None
         # a listing's text returned: followed into the project's other modules when this one asks no model with
         # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
@@ -326,7 +326,7 @@ class OrderPrompts(StringSets):
                 return self.m.span(added)
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.flow.unordered(loop.node.iter, binding.env) in LISTINGS:
+                        and self.flow.unordered(loop.node.iter, binding.env) in UNSTABLE:
                     return self.m.span(loop.node.iter)
         return None
 

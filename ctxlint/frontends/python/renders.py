@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Facts
-from ctxlint.frontends.python.knowledge import LISTINGS, prompt_name
+from ctxlint.frontends.python.knowledge import UNSTABLE, prompt_name
 from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Source, Span
@@ -468,7 +468,7 @@ class _Finder:
         found = self.flow.unordered_source(value, env)  # the cheap question before the walk below
         if not found or _still_empty(value, self.m.parents):
             return []
-        return [s for s in found if s.detail in LISTINGS or s.detail.startswith("random.")
+        return [s for s in found if s.detail in UNSTABLE or s.detail.startswith("random.")
                 or (s.detail in ("set", "frozenset") and self.string_items(value, env))]
 
 

@@ -1,6 +1,7 @@
 """Whether a set is shown to hold strings: string literals, f-strings, ``str(...)``, items its
 function checks with ``isinstance(x, str)``, keys of a dict keyed by strings; or paths
-(``Path(...)``, ``p.parent``, ``p.with_suffix(...)``), which hash as their text.
+(``Path(...)``, ``p.parent``, ``p.with_suffix(...)``), which hash as their text; or the matches
+of ``re.finditer``, which hash by their address in memory.
 
 Strings hash differently in each process (the hash seed), so a set of them iterates in an order
 that changes from one process to the next; a set of ints does not (an int hashes to itself), and
@@ -13,6 +14,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
+from ctxlint.frontends.python.knowledge import IDENTITY_HASHED
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -62,7 +64,8 @@ class StringSets(DeclaredText):
                 return not never_kept(arg) and self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
-            return self.declared_text(arg, env) or self.listed_strings(arg, env)
+            return self.declared_text(arg, env) or self.listed_strings(arg, env) \
+                or isinstance(arg, ast.Call) and self.m.qualified(arg.func) in IDENTITY_HASHED
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False

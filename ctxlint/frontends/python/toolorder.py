@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
+from ctxlint.frontends.python.knowledge import LOCATOR
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.stringsets import copy_of
@@ -36,6 +37,13 @@ Dotted = Callable[[ast.AST | None], str | None]
 TOOL_ORDER = "tool-order"
 _ADDS = ("append", "extend", "insert")
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _built_from(value: ast.expr) -> ast.expr | None:
+    """What a comprehension builds one item from each of, when it builds each (``Tool(...)``)."""
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and isinstance(value.elt, ast.Call):
+        return value.generators[0].iter
+    return None
 
 
 def tool_list_name(name: str | None) -> bool:
@@ -56,13 +64,14 @@ class ToolOrder(Component):
                 continue
             env = Env(scope)
             nodes = own_nodes(fn)
+            route = _web_route(fn)
             callers_sort: bool | None = None  # asked once, and only of a function that fills a list
             for node in nodes:
                 observed = None
                 if isinstance(node, (ast.For, ast.AsyncFor)):
-                    observed = self.loop_fills(node, nodes, env, sorted_names)
+                    observed = self.loop_fills(node, nodes, env, sorted_names, route)
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    observed = self.copied(node, nodes, env, sorted_names)
+                    observed = self.copied(node, nodes, env, sorted_names, route)
                 if observed is None or any(o.span == observed.span for o in found):
                     continue
                 if callers_sort is None:
@@ -72,11 +81,11 @@ class ToolOrder(Component):
         return found
 
     def loop_fills(self, loop: ast.For | ast.AsyncFor, nodes: Sequence[ast.AST], env: Env,
-                   sorted_names: set[str]) -> Observation | None:
+                   sorted_names: set[str], route: bool) -> Observation | None:
         """A loop over a collection in no fixed order that adds a tool built for each item to a
         tool list the function keeps."""
         filled = next((name for name in _filled(loop, self.m.dotted) if name not in sorted_names
-                       and tool_list_name(name) and _kept(name, nodes, self.m.dotted)), None)
+                       and tool_list_name(name) and _kept(name, nodes, self.m.dotted, route)), None)
         if filled is None:
             return None
         detail = self.flow.unordered(loop.iter, env)
@@ -86,18 +95,24 @@ class ToolOrder(Component):
                                 filled)
 
     def copied(self, assign: ast.Assign, nodes: Sequence[ast.AST], env: Env,
-               sorted_names: set[str]) -> Observation | None:
-        """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order."""
+               sorted_names: set[str], route: bool) -> Observation | None:
+        """``agent.tools = list(set(...))``: a tool list copied from a collection in no fixed order,
+        or built from one a tool for each item (``tools = [Tool(**row) for row in rows]``)."""
         target = self.m.dotted(assign.targets[0])
-        inner = copy_of(assign.value)
+        built = _built_from(assign.value)
+        inner = copy_of(assign.value) or built
         if inner is None or not tool_list_name(target) or target in sorted_names \
-                or not (isinstance(assign.targets[0], ast.Attribute) or _kept(target or "", nodes, self.m.dotted)):
+                or not (isinstance(assign.targets[0], ast.Attribute) and not route
+                        or _kept(target or "", nodes, self.m.dotted, route)):
             return None
         detail = self.flow.unordered(inner, env)
         if detail is None:  # the cheap question first: the reader scan loads every module that reads the field
             return None
         if isinstance(assign.targets[0], ast.Attribute) and self.read_in_no_order(assign.targets[0].attr):
             return None
+        if built is not None:
+            return self.observation(built, env, detail, f"gives the order in which the tools of `{target}` are built",
+                                    target or "")
         return self.observation(assign.value, env, detail, f"is copied into the tool list `{target}`", target or "")
 
     def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:
@@ -161,17 +176,26 @@ class ToolOrder(Component):
 
 def _filled(loop: ast.For | ast.AsyncFor, dotted: Dotted) -> list[str]:
     """The lists a loop's body adds a built value to (``tools.append(make(name))``, also under an
-    ``if``): not the loop's own item, which would only copy the collection's names."""
+    ``if``): not the loop's own item, which would only copy the collection's names, nor a key of
+    it (``ids.append(tool.id)``), which names a tool without being one."""
     item = loop.target.id if isinstance(loop.target, ast.Name) else None
     names: list[str] = []
     for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS \
                 and node.args and not (isinstance(node.args[-1], ast.Name) and node.args[-1].id == item) \
-                and not isinstance(node.args[-1], (ast.Constant, ast.JoinedStr)):
+                and not isinstance(node.args[-1], (ast.Constant, ast.JoinedStr)) \
+                and not (isinstance(node.args[-1], ast.Attribute) and LOCATOR.fullmatch(node.args[-1].attr.lower())):
             receiver = dotted(node.func.value)
             if receiver:
                 names.append(receiver)
     return names
+
+
+def _web_route(fn: Function) -> bool:
+    """Whether a web framework serves ``fn`` at a path (``@router.get("/tools")``, ``@app.route("/")``)."""
+    return any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.args
+               and isinstance(d.args[0], ast.Constant) and isinstance(d.args[0].value, str)
+               and d.args[0].value.startswith("/") for d in fn.decorator_list)
 
 
 def _order_dropped(read: ast.expr, parents: dict[int, ast.AST], field: str) -> bool:
@@ -208,13 +232,14 @@ def _read_by_string(name: ast.Constant, parents: dict[int, ast.AST]) -> bool:
     return isinstance(parent, ast.Subscript) and parent.slice is name and isinstance(parent.ctx, ast.Load)
 
 
-def _kept(name: str, nodes: Sequence[ast.AST], dotted: Dotted) -> bool:
+def _kept(name: str, nodes: Sequence[ast.AST], dotted: Dotted, route: bool = False) -> bool:
     """Whether the function keeps the list: an attribute, returned, given as ``tools=`` or kept in
-    an attribute named for tools (``self.tools = research_tools``)."""
-    if "." in name:
+    an attribute named for tools (``self.tools = research_tools``). What a web route's handler
+    returns or keeps in an object goes to the HTTP client that asked, not a model: only ``tools=``."""
+    if "." in name and not route:
         return True
     for node in nodes:
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name:
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name and not route:
             return True
         if isinstance(node, ast.keyword) and node.arg == "tools" and isinstance(node.value, ast.Name) \
                 and node.value.id == name:
