@@ -71,7 +71,7 @@ def test_a_returned_catalogue_is_reported_where_its_tools_are_made(project):
     assert (finding["line"], finding["column"], finding["confidence"], finding["kind"]) == (
         8, 22, "medium", "uncapped-unsent")
     assert finding["message"].startswith(
-        "A tool is offered for every item of `fetch_tools(config.url)` (line 7), and nothing caps")
+        "A tool is made for every item of `fetch_tools(config.url)` (line 7), and nothing caps")
     assert finding["evidence"][-1]["text"] == "no call is seen offering the list"
 
 
@@ -117,3 +117,17 @@ def ask(question):
     for bound in ("def ask(question, litellm):\n", "def ask(question):\n    litellm = make()\n"):
         shadowed = source.replace("def ask(question):\n", bound)
         assert [r.framework for r in python.parse_file(shadowed, "ask.py").requests] in ([], [None])
+
+
+def test_a_listing_for_people_is_no_catalogue(project):
+    # An endpoint that lists the tools for a settings page: keys of its own beside the schema.
+    listing = '''from app.registry import catalog
+
+
+def list_tools():
+    tools = []
+    for name, meta in catalog().items():
+        tools.append({"name": name, "description": meta.doc, "parameters": meta.schema, "module": meta.module})
+    return {"count": len(tools), "tools": tools}
+'''
+    assert _findings(project, {"app/routes.py": listing}) == []

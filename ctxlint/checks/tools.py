@@ -139,17 +139,17 @@ def _uncapped_catalogue(request: Request, ctx: CheckContext) -> None:
     nothing caps; said once however many requests (a wrapper's callers) send it."""
     collection, made = request.catalogue[0], request.catalogue[1]
     where = f" (line {collection.span.line})" if collection.span is not None else ""
-    what = collection.text.split(":", 1)[0]
+    what = collection.text.rsplit(": a collection", 1)[0]  # the collection as the source step names it
     steps = request.catalogue
     unsent = not all(step.strong for step in steps)
     if not unsent:
         steps += (Evidence(EvidenceKind.SINK, "offered in one request", request.anchor),)
     ctx.report(
         made.span or request.anchor,
-        f"A tool is offered for every item of {what}{where}, and nothing caps how many there are: a server "
-        "or registry that grows to dozens of tools makes the model pick the wrong one more often and is paid "
-        "on every call. Offer the tools this step needs (select them by the task, or cap the list), or load "
-        "the rest on demand.",
+        f"A tool is {'made' if unsent else 'offered'} for every item of {what}{where}, and nothing caps how many "
+        "there are: a server or registry that grows to dozens of tools makes the model pick the wrong one more "
+        "often and is paid on every call. Offer the tools this step needs (select them by the task, or cap the "
+        "list), or load the rest on demand.",
         # a list no call is seen sending (returned, or handed to a wrapper) is measured apart
         kind="uncapped-unsent" if unsent else "uncapped",
         evidence=steps,

@@ -16,6 +16,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import tool_shaped
+from ctxlint.frontends.python.tool_shapes import PROVIDER_TOOL_KEYS
 from ctxlint.frontends.python.values import Assign, Env, Item, Loop
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
 
@@ -44,9 +45,9 @@ def uncapped(tools: Tools, item: Item) -> tuple[Evidence, ...]:
         found = _origin(tools, repeat.iter, item.env, 0)
         if found is not None:
             m = tools.m
-            return (Evidence(EvidenceKind.SOURCE, f"`{_short(m.code(found))}`: a collection whose size nothing "
+            return (Evidence(EvidenceKind.SOURCE, f"`{_short(found)}`: a collection whose size nothing "
                                                   "here caps", m.span(found)),
-                    Evidence(EvidenceKind.FLOW, f"one tool made per item of `{_short(m.code(repeat.iter))}`",
+                    Evidence(EvidenceKind.FLOW, f"one tool made per item of `{_short(repeat.iter)}`",
                              m.span(item.node)))
     return ()
 
@@ -174,9 +175,10 @@ def _counted(call: ast.Call) -> bool:
                for k in call.keywords)
 
 
-def _short(code: str) -> str:
-    line = " ".join(code.split("\n", 1)[0].split())
-    return line if len(line) <= 60 and "\n" not in code else line[:57].rstrip() + "…"
+def _short(node: ast.expr) -> str:
+    """An expression as a message names it: on one line, at most 60 characters."""
+    code = ast.unparse(node)
+    return code if len(code) <= 60 else code[:57].rstrip() + "…"
 
 
 
@@ -221,10 +223,13 @@ def _added(records: list[Assign], env: Env) -> list[Item]:
 def _tool_made(tools: Tools, item: Item) -> bool:
     """Whether the value added is a tool: a dict or a call with a name and a schema (``schema``
     counts here, where one is made per item of a listing), or OpenAI's or Bedrock's wrapper."""
-    entries = tools.entries(item.node, item.env)
+    node, env = tools.scopes.deref(item.node, item.env)
+    entries = tools.entries(node, env)
     if entries is None:
         return False
     keys = frozenset(entries)
+    if isinstance(node, ast.Dict) and keys - PROVIDER_TOOL_KEYS - {"function", "toolSpec"}:
+        return False  # a dict with keys of the project's own (`module`, `file_path`): a listing for people
     for wrapper in ("function", "toolSpec"):
         if wrapper in entries:  # a tool call (`arguments`) or a tool forced by name is no definition
             inner = tools.entries(entries[wrapper][0], entries[wrapper][1])
