@@ -84,10 +84,13 @@ def test_a_cap_or_a_selection_on_the_way_is_clean(project):
     counted = RETURNED.replace("fetch_tools(config.url)", "fetch_tools(config.url, limit=10)")
     fixed = RETURNED.replace("from app.mcp import fetch_tools\n", "") + (
         "\n\ndef fetch_tools(url):\n    return [Listed('search'), Listed('open')]\n")
+    stored = RETURNED.replace("fetch_tools(config.url)",
+                              "db.query('select * from tools where response_id = ?', [config.id])")
     kept = RETURNED.replace("    for tool in fetch_tools(config.url):\n", "    listed = list(fetch_tools(config.url))\n"
                             "    for tool in keep(listed, config.allowed):\n")
     assert _findings(project, {"a/capped.py": capped, "a/selected.py": selected, "a/counted.py": counted,
-                               "a/fixed.py": fixed, "a/kept.py": kept}) == []
+                               "a/fixed.py": fixed, "a/kept.py": kept,
+                               "a/stored.py": stored}) == []
 
 
 def test_tool_calls_read_from_a_reply_are_no_catalogue(project):

@@ -13,6 +13,7 @@ reported. What the tool rules then say about the request rests on this kind of e
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import tool_shaped
@@ -166,13 +167,19 @@ def _collection(tools: Tools, node: ast.expr, env: Env, depth: int) -> bool:
 
 
 def _counted(call: ast.Call) -> bool:
-    """Whether the call is told how many items to give: a number among its arguments, or a
-    keyword such as ``k``, ``top_k``, ``limit`` or ``max_results``."""
-    if any(isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool)
-           for a in call.args):
-        return True
+    """Whether the call is told how many or which items to give: a number among its arguments, a
+    keyword such as ``k``, ``top_k``, ``limit`` or ``max_results``, or a SQL query with a ``where``
+    (the tools one stored response was sent with, not every tool the table holds)."""
+    for arg in call.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, int) and not isinstance(arg.value, bool):
+            return True
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _SELECTS.search(arg.value):
+            return True
     return any(k.arg is not None and any(word == part for part in k.arg.lower().split("_") for word in _COUNT_WORDS)
                for k in call.keywords)
+
+
+_SELECTS = re.compile(r"\bselect\b[\s\S]*\bwhere\b", re.IGNORECASE)
 
 
 def _short(node: ast.expr) -> str:
