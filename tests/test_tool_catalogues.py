@@ -83,7 +83,7 @@ def test_a_cap_or_a_selection_on_the_way_is_clean(project):
                             "            if tool.name not in ALLOWED:\n                continue\n")
     counted = RETURNED.replace("fetch_tools(config.url)", "fetch_tools(config.url, limit=10)")
     fixed = RETURNED.replace("from app.mcp import fetch_tools\n", "") + (
-        "\n\ndef fetch_tools(url):\n    return [Listed('search'), Listed('open')]\n")
+        "\n\nLISTED = [Listed('search'), Listed('open')]\n\n\ndef fetch_tools(url):\n    return LISTED\n")
     stored = RETURNED.replace("fetch_tools(config.url)",
                               "db.query('select * from tools where response_id = ?', [config.id])")
     kept = RETURNED.replace("    for tool in fetch_tools(config.url):\n", "    listed = list(fetch_tools(config.url))\n"
@@ -134,3 +134,23 @@ def list_tools():
     return {"count": len(tools), "tools": tools}
 '''
     assert _findings(project, {"app/routes.py": listing}) == []
+
+
+def test_a_function_of_the_module_that_returns_a_listing_is_followed():
+    source = '''import openai
+
+
+async def listed(session):
+    return (await session.list_tools()).tools
+
+
+async def plan(session, question):
+    tools = [{"type": "function", "function": {"name": t.name, "parameters": t.inputSchema}}
+             for t in await listed(session)]
+    return await openai.AsyncOpenAI().chat.completions.create(
+        model="gpt-4o", max_tokens=300, tools=tools, messages=[{"role": "user", "content": question}])
+'''
+    [request] = [r for r in python.parse_file(source, "plan.py").requests if r.catalogue]
+    assert [(e.text, e.span.line) for e in request.catalogue] == [
+        ("`listed(session)`: a collection whose size nothing here caps", 10),
+        ("one tool made per item of `await listed(session)`", 9)]

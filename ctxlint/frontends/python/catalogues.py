@@ -149,9 +149,9 @@ def _called(tools: Tools, call: ast.Call, env: Env, depth: int) -> ast.Call | No
     if qualified in _FIXED_CALLS or _counted(call) or any(_collection(tools, a, env, depth) for a in call.args):
         return None
     target = tools.callees.function_for(call, env)
-    if target is not None and target.returns and all(
-            isinstance(r, (ast.List, ast.Tuple, ast.Dict, ast.Set)) for r in target.returns):
-        return None  # a project function that returns a list it writes out: a fixed registry
+    if target is not None and target.owner is None and all(
+            _origin(tools, r, target.env, depth + 1) is None for r in target.returns):
+        return None  # a function of the module that returns a list it writes out or holds: a fixed registry
     return call
 
 
