@@ -43,22 +43,7 @@ class Scopes(Component):
 
     def index_module(self) -> None:
         self.index_body(self.m.tree.body, self.m.module_scope, (), None)
-        self.supplied_imports()
-
-    def supplied_imports(self) -> None:
-        """An LLM library the module calls by its module name (``litellm.completion(...)``) without
-        importing or binding it: a host that runs the module supplies its imports (a function
-        registry that imports what the function declares, a plugin loader), so the name is the library."""
-        libraries = self.m.catalogue.llm_imports
-        for call, scope in self.m.calls:
-            root = call.func
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if root is call.func or not isinstance(root, ast.Name) or root.id in self.m.imports \
-                    or root.id not in libraries or _bound(root.id, scope):
-                continue
-            self.m.imports[root.id] = root.id
-            self.imported(root.id)
+        _supply_imports(self)
 
     def index_body(self, statements: list[ast.stmt], scope: Scope, loops: Loops, function: str | None) -> None:
         for statement in statements:
@@ -548,6 +533,23 @@ def branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]
 
 # The other branches' values of a name read for its sources, at most.
 MAX_BRANCHES = 4
+
+
+def _supply_imports(scopes: Scopes) -> None:
+    """An LLM library the module calls by its module name (``litellm.completion(...)``) without
+    importing or binding it: a host that runs the module supplies its imports (a function
+    registry that imports what the function declares, a plugin loader), so the name is the library."""
+    unit = scopes.m
+    libraries = unit.catalogue.llm_imports
+    for call, scope in unit.calls:
+        root = call.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is call.func or not isinstance(root, ast.Name) or root.id in unit.imports \
+                or root.id not in libraries or _bound(root.id, scope):
+            continue
+        unit.imports[root.id] = root.id
+        scopes.imported(root.id)
 
 
 def _bound(name: str, scope: Scope | None) -> bool:
