@@ -414,6 +414,10 @@ class Request:
     # Parts the request sends from a value the source does not show (``tools=json.load(f)``),
     # each as the report names it: ``tools from `json.load(f)```. Counts are then lower bounds.
     unseen: tuple[str, ...] = ()
+    # Tools the request offers one per item of a collection whose size nothing on the way caps
+    # (every tool an MCP server lists, every function a registry holds): the located steps, the
+    # collection first. Their number is not known statically; CTX503 reports the catalogue.
+    catalogue: tuple[Evidence, ...] = ()
     # For a bare template whose role the code that renders it shows: the message that sends it.
     sent_at: Span | None = None
     # For a partial (a template others include), where an including template prints a loop before

@@ -121,6 +121,8 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
     """Report a request that offers more tools than ``max_tools``."""
     maximum = ctx.options["max_tools"]
     if len(request.tools) <= maximum:
+        if request.catalogue:
+            _uncapped_catalogue(request, ctx)
         return
     ctx.report(
         request.anchor,
@@ -129,6 +131,28 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
         kind=_evidence("counted", *request.tools),
         evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
+    )
+
+
+def _uncapped_catalogue(request: Request, ctx: CheckContext) -> None:
+    """Report, where its tools are made, a catalogue made of a tool per item of a collection
+    nothing caps; said once however many requests (a wrapper's callers) send it."""
+    collection, made = request.catalogue[0], request.catalogue[1]
+    where = f" (line {collection.span.line})" if collection.span is not None else ""
+    what = collection.text.rsplit(": a collection", 1)[0]  # the collection as the source step names it
+    steps = request.catalogue
+    unsent = not all(step.strong for step in steps)
+    if not unsent:
+        steps += (Evidence(EvidenceKind.SINK, "offered in one request", request.anchor),)
+    ctx.report(
+        made.span or request.anchor,
+        f"A tool is {'made' if unsent else 'offered'} for every item of {what}{where}, and nothing caps how many "
+        "there are: a server or registry that grows to dozens of tools makes the model pick the wrong one more "
+        "often and is paid on every call. Offer the tools this step needs (select them by the task, or cap the "
+        "list), or load the rest on demand.",
+        # a list no call is seen sending (returned, or handed to a wrapper) is measured apart
+        kind="uncapped-unsent" if unsent else "uncapped",
+        evidence=steps,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from ctxlint.model import Breakpoint, Role, Segment, Slot, Source, Span, ToolDef
+from ctxlint.model import Breakpoint, Evidence, Role, Segment, Slot, Source, Span, ToolDef
 from ctxlint.providers import part_text
 
 T = TypeVar("T")
@@ -112,6 +112,7 @@ class Builder:
         self.breakpoints: list[Breakpoint] = []
         self.tools: list[ToolDef] = []
         self.unseen: list[str] = []  # parts sent from values the code does not show (see Request.unseen)
+        self.catalogue: list[Evidence] = []  # tools made one per item of an uncapped collection (Request.catalogue)
         self.message_index = -1
 
     def next_message(self) -> None:

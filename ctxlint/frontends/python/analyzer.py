@@ -157,7 +157,9 @@ class Analyzer:
         parsed.requests.extend(calls)
         parsed.requests.extend(self.standalone.requests(used, context))
         parsed.requests.extend(tools)
-        parsed.requests.extend(self.tools.defined_requests({t.span for r in parsed.requests for t in r.tools}))
+        offered = {t.span for r in parsed.requests for t in r.tools}
+        offered |= {e.span for r in parsed.requests for e in r.catalogue[1:2] if e.span is not None}
+        parsed.requests.extend(self.tools.defined_requests(offered))
         self.estimates.char_budgets()
         self.estimates.drop_fallbacks()
         self.estimates.bookkeeping()

@@ -216,7 +216,8 @@ class Containers(Component):
             if _filters(node):  # `[p for p in parts if p]`: the items of `parts` that pass, in their order
                 return self.items(iterable, env, loop)
             # One element per item of the iterable: a message or tool repeated in a loop.
-            return [Item(node.elt, env, self.m.code(iterable), False, self.flow.unordered_source(iterable, env))]
+            return [Item(node.elt, env, self.m.code(iterable), False, self.flow.unordered_source(iterable, env),
+                         repeats=(node.generators[0],))]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.items(node.left, env, loop), self.items(node.right, env, loop)
             if left is None and right is None:
@@ -341,7 +342,9 @@ class Containers(Component):
                                  self.m.span(extra.value)) \
                         if extra.kind == "append" and inner is not None and binding.owner is None \
                         and _within(node, inner.node) else None
-                    item = Item(extra.value, binding.env, where, variable, sources, log)
+                    repeats = tuple(loop.node for loop in extra.loops[binding.loops:]
+                                    if isinstance(loop.node, (ast.For, ast.AsyncFor)))
+                    item = Item(extra.value, binding.env, where, variable, sources, log, repeats)
                     if extra.kind == "insert":
                         items.insert(0, item)
                     else:

@@ -43,6 +43,7 @@ class Scopes(Component):
 
     def index_module(self) -> None:
         self.index_body(self.m.tree.body, self.m.module_scope, (), None)
+        _supply_imports(self)
 
     def index_body(self, statements: list[ast.stmt], scope: Scope, loops: Loops, function: str | None) -> None:
         for statement in statements:
@@ -532,3 +533,29 @@ def branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]
 
 # The other branches' values of a name read for its sources, at most.
 MAX_BRANCHES = 4
+
+
+def _supply_imports(scopes: Scopes) -> None:
+    """An LLM library the module calls by its module name (``litellm.completion(...)``) without
+    importing or binding it: a host that runs the module supplies its imports (a function
+    registry that imports what the function declares, a plugin loader), so the name is the library."""
+    unit = scopes.m
+    libraries = unit.catalogue.llm_imports
+    for call, scope in unit.calls:
+        root = call.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is call.func or not isinstance(root, ast.Name) or root.id in unit.imports \
+                or root.id not in libraries or _bound(root.id, scope):
+            continue
+        unit.imports[root.id] = root.id
+        scopes.imported(root.id)
+
+
+def _bound(name: str, scope: Scope | None) -> bool:
+    """Whether ``name`` is assigned, a parameter or a definition in ``scope`` or a scope around it."""
+    while scope is not None:
+        if name in scope.assigns or name in scope.params or name in scope.functions:
+            return True
+        scope = scope.parent
+    return False

@@ -273,6 +273,7 @@ class Sinks(Component):
             reserve_evidence=reserve_evidence,
             api=sink.api,
             unseen=tuple(dict.fromkeys(parts.builder.unseen)),
+            catalogue=tuple(parts.builder.catalogue),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,

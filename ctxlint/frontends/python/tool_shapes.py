@@ -53,7 +53,7 @@ def _keys(node: ast.AST) -> frozenset[str]:
 
 
 # What a provider's tool holds beside its schema (OpenAI, Anthropic, MCP, Gemini, Pydantic AI).
-_PROVIDER_TOOL_KEYS = frozenset({"type", "name", "description", "strict", "cache_control", "title", "annotations",
+PROVIDER_TOOL_KEYS = frozenset({"type", "name", "description", "strict", "cache_control", "title", "annotations",
                                  "outputSchema", "output_schema", "response", "behavior", "_meta", "meta",
                                  *TOOL_SCHEMA_KEYS})
 
@@ -66,7 +66,7 @@ def _own_format(schema: dict[str, object], keys: frozenset[str]) -> bool:
     properties = schema.get("properties")
     if "type" in schema or not isinstance(properties, dict):
         return False
-    return bool(keys - _PROVIDER_TOOL_KEYS) or any(
+    return bool(keys - PROVIDER_TOOL_KEYS) or any(
         isinstance(p, dict) and isinstance(p.get("required"), bool) for p in properties.values())
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Builder, description_text
+from ctxlint.frontends.python.catalogues import uncapped, unsent_catalogues
 from ctxlint.frontends.python.knowledge import TOOL_SCHEMA_KEYS, tool_shaped
 from ctxlint.frontends.python.literals import clean, flatten_union, with_sources
 from ctxlint.frontends.python.nodes import forward_reference
@@ -43,6 +44,8 @@ class Tools(Component):
                 builder.unseen.append(self.unseen(item.node, item.env))
                 continue
             found = self.item_tools(item, builder, legacy) if item.loop is None else []
+            if not found and not builder.catalogue:
+                builder.catalogue.extend(uncapped(self, item))
             if found:
                 tools.extend(found)
             elif item.sources:  # tools picked in a loop over a collection in no fixed order
@@ -169,7 +172,7 @@ class Tools(Component):
 
     def defined_requests(self, offered: set[Span]) -> list[Request]:
         """Tool definitions found by their shape that no request of the module includes."""
-        return ShapeScan(self).requests(offered)
+        return ShapeScan(self).requests(offered) + unsent_catalogues(self, set(offered))
 
     def is_mcp_tool_call(self, call: ast.Call) -> bool:
         qualified = self.m.qualified(call.func) or ""

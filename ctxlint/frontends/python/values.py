@@ -169,6 +169,9 @@ class Item:
     # An entry a loop appends to the list on every pass, where the list is read inside that same
     # loop (an agent's log of its steps, sent with each of its requests): what its slots say of it.
     log: Source | None = None
+    # What repeats it, outermost first: the `for` loops around the statement that adds it, or the
+    # comprehension that makes one per item (a tool per item of a collection: catalogues.py).
+    repeats: tuple[ast.For | ast.AsyncFor | ast.comprehension, ...] = ()
 
     @property
     def said(self) -> tuple[Source, ...]:
