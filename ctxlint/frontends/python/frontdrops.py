@@ -93,7 +93,7 @@ class FrontDrops(Component):
                 continue
             held = self.held_task_lists(scope.cls) if scope.cls is not None else {}
             for position, argument in _arguments(call):
-                placed = self.task_after_history(argument, fn) or self.held_read(argument, fn, held)
+                placed = self.task_after_history(argument, scope) or self.held_read(argument, fn, held)
                 if placed is None:
                     continue
                 trim = self.trimmed_argument(call, scope, position)
@@ -105,30 +105,22 @@ class FrontDrops(Component):
                 break
         return found
 
-    def task_after_history(self, argument: ast.expr, fn: FunctionNode) -> Placed | None:
+    def task_after_history(self, argument: ast.expr, scope: Scope) -> Placed | None:
         """``history + steps`` (written as the argument, or assigned to the name given), ``steps`` a
         list that starts with the user's task: a list written with a user message holding the task
         first, or what a call given the task builds (``steps = step_messages(task, done)``)."""
-        values = [argument]
-        if isinstance(argument, ast.Name):
-            values = assigned(fn, argument.id)
-            if len(values) != 1:
-                return None
-        joined = values[0]
+        joined = _only_value(argument, scope)
         if not (isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add)) \
                 or isinstance(joined.left, ast.List) and not joined.left.elts:
             return None
         steps = joined.right
-        built = assigned(fn, steps.id) if isinstance(steps, ast.Name) else [steps]
-        if len(built) != 1:
-            return None
-        value, task = built[0], None
+        value, task = _only_value(steps, scope), None
         if isinstance(value, ast.List) and value.elts:
             task = user_content(value.elts[0])
             task = task if task is not None and _names_task(task) else None
         elif isinstance(value, ast.Call):
             task = next((a for a in value.args if _names_task(a)), None)
-        if task is None:
+        if task is None or value is None:
             return None
         code = self.m.code(task)
         says = (f"`{self.m.code(joined)}` puts the messages that start with the user's task `{code}` after "
@@ -275,6 +267,15 @@ class FrontDrops(Component):
                   "Send the task where the trim does not reach it (the system prompt, or again as the last "
                   "message), or trim the history before the task and keep the task")
         return Observation("task-behind-history", span, detail, source=source)
+
+
+def _only_value(node: ast.expr, scope: Scope) -> ast.expr | None:
+    """``node``, or the one value the name ``node`` is given in ``scope`` (None if it is given more,
+    or changed after)."""
+    if not isinstance(node, ast.Name):
+        return node
+    records = scope.assigns.get(node.id) or []
+    return records[0].value if len(records) == 1 and records[0].kind == "=" else None
 
 
 def _added_to_self(node: ast.AST) -> tuple[str, ast.expr, ast.AugAssign | ast.Call] | None:
