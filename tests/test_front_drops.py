@@ -97,6 +97,26 @@ def test_the_task_first_before_the_history_is_not_reported(tmp_path: Path) -> No
     assert _check(tmp_path) == []
 
 
+def test_the_task_appended_as_the_newest_message_is_not_reported(tmp_path: Path) -> None:
+    research = RESEARCH.replace("    history = past_chat + run\n",
+                                "    history = past_chat + [{\"role\": \"user\", \"content\": query}]\n")
+    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
+    assert _check(tmp_path) == []
+
+
+def test_a_builder_that_returns_only_the_task_puts_it_last(tmp_path: Path) -> None:
+    research = RESEARCH.replace("    for step in steps:\n        messages.append({\"role\": \"assistant\", "
+                                "\"content\": step})\n", "")
+    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
+    assert _check(tmp_path) == []
+
+
+def test_a_queue_worked_through_until_empty_is_not_a_trim(tmp_path: Path) -> None:
+    fitting = FITTING.replace("while count(messages) > budget:", "while len(messages) > 0:")
+    write_package(tmp_path, {"fitting.py": fitting, "research.py": RESEARCH})
+    assert _check(tmp_path) == []
+
+
 def test_a_trim_that_keeps_the_first_message_is_not_a_front_trim(tmp_path: Path) -> None:
     write_package(tmp_path, {"fitting.py": FITTING.replace("messages.pop(0)", "messages.pop(1)"),
                              "research.py": RESEARCH})

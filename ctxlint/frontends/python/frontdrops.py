@@ -12,21 +12,29 @@ trims from the front::
             turns.append(as_message(turn))
         return fit(turns, limit)
 
-    steps = step_messages(task, done)            # the task is the first of the run's messages
-    build(past_chat + steps, limit)              # after the earlier conversation
+    def step_messages(task, done):
+        steps = [{"role": "user", "content": task}]
+        for result in done:                      # the run's steps, after the task
+            steps.append({"role": "user", "content": result})
+        return steps
+
+    build(past_chat + step_messages(task, done), limit)   # all after the earlier conversation
 
 ``fit`` drops the front of its list parameter when it is over a budget (a front-trimmed
 parameter), and ``build`` hands what it is given on to it, so ``history`` is front-trimmed too.
 The caller puts the task after the whole earlier conversation and before the run's own steps:
 when the list outgrows the budget, the oldest messages go, and on a long run the task is among
-them. The task also given to the same call (``build(..., query=task)``), or read by what the call
-is given besides the list (a system prompt written from it), is kept, and is not reported; so is
-a list that starts with the task (the trim reaches it only when everything else has gone).
+them. The same holds of ``self.messages`` that a constructor sets to the conversation it is given
+and then adds the task to, when the agent's steps grow it. The task also given to the same call
+(``build(..., query=task)``), or read by what the call is given besides the list (a system prompt
+written from it), is kept, and is not reported; so is a task that is the newest message
+(``past_chat + [task_message]``), or a list that starts with the task.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -114,12 +122,8 @@ class FrontDrops(Component):
                 or isinstance(joined.left, ast.List) and not joined.left.elts:
             return None
         steps = joined.right
-        value, task = _only_value(steps, scope), None
-        if isinstance(value, ast.List) and value.elts:
-            task = user_content(value.elts[0])
-            task = task if task is not None and _names_task(task) else None
-        elif isinstance(value, ast.Call):
-            task = next((a for a in value.args if _names_task(a)), None)
+        value = _only_value(steps, scope)
+        task = self.task_first(value, steps, scope) if value is not None else None
         if task is None or value is None:
             return None
         code = self.m.code(task)
@@ -128,6 +132,35 @@ class FrontDrops(Component):
         added = Evidence(EvidenceKind.FLOW, f"`{self.m.code(steps)}` starts with the user's task `{code}`",
                          self.m.span(value))
         return Placed(joined, says, code, added)
+
+    def task_first(self, value: ast.expr, steps: ast.expr, scope: Scope) -> ast.expr | None:
+        """The task, when ``steps`` is a list that starts with it and grows in a loop after it: a
+        list written with a user message holding the task first, that the function then adds to in
+        a loop; or what a project function given the task builds that way and returns (a list that
+        is only the task is its newest message, and the trim reaches it last)."""
+        fn = scope.node
+        if isinstance(value, ast.List) and value.elts and isinstance(steps, ast.Name) \
+                and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            task = user_content(value.elts[0])
+            if task is not None and _names_task(task) and _first_then_grown(fn, steps.id, lambda e: e is value.elts[0]):
+                return task
+            return None
+        if not isinstance(value, ast.Call):
+            return None
+        task = next((a for a in value.args if _names_task(a)), None)
+        resolved = self.callees.callee(value.func, Env(scope), True) if task is not None else None
+        if resolved is None or task is None:
+            return None
+        builder, method = resolved[1], resolved[3]
+        param = _parameter(builder, value.args.index(task), method)
+        if param is None:
+            return None
+        holding = _flows_into(builder, param)
+        returned = {n.value.id for n in own_nodes(builder)
+                    if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+        if any(_first_then_grown(builder, name, lambda e: _mentions(e, holding)) for name in returned):
+            return task
+        return None
 
     def held_task_lists(self, cls: Scope) -> dict[str, Placed]:
         """The lists of messages the constructor of ``cls`` (or of a base class of the project)
@@ -270,12 +303,54 @@ class FrontDrops(Component):
 
 
 def _only_value(node: ast.expr, scope: Scope) -> ast.expr | None:
-    """``node``, or the one value the name ``node`` is given in ``scope`` (None if it is given more,
-    or changed after)."""
+    """``node``, or the one value the name ``node`` is set to in ``scope`` (None if it is set more
+    than once; what is added to it after does not count)."""
     if not isinstance(node, ast.Name):
         return node
-    records = scope.assigns.get(node.id) or []
-    return records[0].value if len(records) == 1 and records[0].kind == "=" else None
+    records = [r for r in scope.assigns.get(node.id) or [] if r.kind == "="]
+    return records[0].value if len(records) == 1 else None
+
+
+def _first_then_grown(fn: FunctionNode, name: str, first: Callable[[ast.expr], bool]) -> bool:
+    """Whether the first item ``fn`` puts in the list ``name`` is ``first`` (the first element of
+    the list it is set to, or the first item appended to an empty one), and ``fn`` adds to the list
+    in a loop after it (closures included: a helper that flushes a group of items into it)."""
+    added: list[tuple[int, ast.expr]] = []
+    for node in walk(fn):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
+                and isinstance(node.value, ast.List):
+            added.extend((node.lineno, e) for e in node.value.elts[:1])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and node.args:
+            added.append((node.lineno, node.args[0]))
+    if not added:
+        return False
+    line, item = min(added, key=lambda a: a[0])
+    if not first(item):
+        return False
+    return _grown_in_loop(fn, name, line)
+
+
+def _grown_in_loop(fn: FunctionNode, name: str, after: int) -> bool:
+    """Whether ``fn`` adds to ``name`` in a loop that starts after line ``after``: directly, or by
+    calling a function nested in ``fn`` that adds to it."""
+    adders = {nested.name for nested in walk(fn) if isinstance(nested, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and nested is not fn and any(_adds(n, name) for n in walk(nested))}
+    for loop in walk(fn):
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop.lineno > after and any(
+                _adds(n, name) or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in adders
+                for n in walk(loop)):
+            return True
+    return False
+
+
+def _adds(node: ast.AST, name: str) -> bool:
+    """``name.append(...)``, ``name.extend(...)`` or ``name += ...``."""
+    if isinstance(node, ast.AugAssign):
+        return isinstance(node.target, ast.Name) and node.target.id == name
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id == name
 
 
 def _added_to_self(node: ast.AST) -> tuple[str, ast.expr, ast.AugAssign | ast.Call] | None:
@@ -365,11 +440,11 @@ def _flows_into(fn: FunctionNode, param: str) -> set[str]:
 
 
 def _front_pops(fn: FunctionNode) -> list[tuple[str, int]]:
-    """The names whose first item ``fn`` drops in a loop run while a size is over a bound:
+    """The names whose first item ``fn`` drops in a loop run while a size is over a bound (not zero):
     ``while total > budget: messages.pop(0)`` (or ``del messages[0]``, ``messages = messages[1:]``)."""
     found = []
     for loop in own_nodes(fn):
-        if not (isinstance(loop, ast.While) and any(isinstance(n, ast.Compare) for n in walk(loop.test))):
+        if not (isinstance(loop, ast.While) and any(_over_a_bound(n) for n in walk(loop.test))):
             continue
         for node in walk(loop):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
@@ -386,6 +461,20 @@ def _front_pops(fn: FunctionNode) -> list[tuple[str, int]]:
                     and not (isinstance(node.value.slice.lower, ast.UnaryOp)):
                 found.append((node.targets[0].id, node.lineno))
     return found
+
+
+def _over_a_bound(node: ast.AST) -> bool:
+    """``size > budget`` (or ``budget < size``): a size over a bound that is not nothing (a queue
+    emptied while ``len(queue) > 0`` is worked through, not trimmed)."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return False
+    if isinstance(node.ops[0], (ast.Gt, ast.GtE)):
+        bound = node.comparators[0]
+    elif isinstance(node.ops[0], (ast.Lt, ast.LtE)):
+        bound = node.left
+    else:
+        return False
+    return not (isinstance(bound, ast.Constant) and bound.value in (0, None))
 
 
 def _is_zero(node: ast.expr) -> bool:
