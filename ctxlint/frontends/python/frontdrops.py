@@ -115,8 +115,7 @@ class FrontDrops(Component):
 
     def task_after_history(self, argument: ast.expr, scope: Scope) -> Placed | None:
         """``history + steps`` (written as the argument, or assigned to the name given), ``steps`` a
-        list that starts with the user's task: a list written with a user message holding the task
-        first, or what a call given the task builds (``steps = step_messages(task, done)``)."""
+        list that starts with the user's task and grows after it (``task_first``)."""
         joined = _only_value(argument, scope)
         if not (isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add)) \
                 or isinstance(joined.left, ast.List) and not joined.left.elts:
