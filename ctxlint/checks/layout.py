@@ -12,12 +12,13 @@ from ctxlint.context import CheckContext
 from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Region, Request, Role, Source
 
 # What the front-end observed of the user's request dropped by a trim (taskdrops.py, partdrops.py,
-# trimdrops.py), of instructions left in one piece of a prompt split to a size (splitprompts.py), and
-# of a system prompt a branch rebuilds the request without (typescript/system_drops.py):
+# trimdrops.py, frontdrops.py), of instructions left in one piece of a prompt split to a size
+# (splitprompts.py), and of a system prompt a branch rebuilds the request without (typescript/system_drops.py):
 # what the cut does, and what it loses.
 _OBSERVED_DROPS = {
     "task-front-dropped": ("drops the oldest items", "the user's request"),
     "task-part-dropped": ("drops the oldest items", "the user's request"),
+    "task-behind-history": ("drops the oldest items", "the user's request"),
     "first-turn-trimmed": ("drops the oldest items", "the user's request"),
     "revisions-trimmed": ("drops the oldest items", "the user's earliest change requests"),
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),

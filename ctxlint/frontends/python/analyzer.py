@@ -22,6 +22,7 @@ from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flaggedcuts import unflagged_cuts
 from ctxlint.frontends.python.flow import Flow
+from ctxlint.frontends.python.frontdrops import FrontDrops
 from ctxlint.frontends.python.gateddrops import GatedDrops
 from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.globalfills import GlobalFills
@@ -100,6 +101,7 @@ class Analyzer:
         self.overflows = Overflows(self.unit)
         self.system_drops = SystemDrops(self.unit)
         self.task_drops = TaskDrops(self.unit)
+        self.front_drops = FrontDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
         self.trim_drops = TrimDrops(self.unit)
         self.summary_drops = SummaryDrops(self.unit)
@@ -128,6 +130,7 @@ class Analyzer:
                                   self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
                                   self.global_fills,
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
+                                  self.front_drops,
                                   self.trim_drops, self.summary_drops, self.split_prompts, self.last_drops,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
@@ -189,6 +192,7 @@ class Analyzer:
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
         parsed.observations.extend(self.task_drops.observe())
+        parsed.observations.extend(self.front_drops.observe())
         parsed.observations.extend(self.part_drops.observe())
         parsed.observations.extend(self.trim_drops.observe())
         parsed.observations.extend(self.summary_drops.observe())

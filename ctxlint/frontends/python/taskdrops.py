@@ -46,31 +46,13 @@ class TaskDrops(Component):
             if sent is None or method is None:
                 continue
             fn, cls = method
-            read = self.read_by(sent, fn)
+            read = read_by(sent, fn)
             for attribute in sorted({a.attr for a in read if isinstance(a, ast.Attribute) and on_self(a)}):
                 observation = self.dropped_task(call, attribute, cls, read)
                 if observation is not None:
                     found.append(observation)
                     break
         return found
-
-    def read_by(self, value: ast.expr, fn: FunctionNode) -> list[ast.expr]:
-        """The names and attributes ``value`` reads, and those read by the local assignments of the
-        names it reads (a few hops back within ``fn``)."""
-        read: list[ast.expr] = []
-        names: set[str] = set()
-        pending = [value]
-        for _ in range(_MAX_HOPS + 1):
-            next_values = []
-            for node in pending:
-                for part in walk(node):
-                    if isinstance(part, (ast.Name, ast.Attribute)) and isinstance(part.ctx, ast.Load):
-                        read.append(part)
-                        if isinstance(part, ast.Name) and part.id not in names:
-                            names.add(part.id)
-                            next_values.extend(_assigned(fn, part.id))
-            pending = next_values
-        return read
 
     def dropped_task(self, call: ast.Call, attribute: str, cls: ast.ClassDef,
                      read: list[ast.expr]) -> Observation | None:
@@ -124,7 +106,26 @@ def _method(scope: Scope) -> tuple[FunctionNode, ast.ClassDef] | None:
     return scope.node, scope.cls.node
 
 
-def _assigned(fn: FunctionNode, name: str) -> list[ast.expr]:
+def read_by(value: ast.expr, fn: FunctionNode) -> list[ast.expr]:
+    """The names and attributes ``value`` reads, and those read by the local assignments of the
+    names it reads (a few hops back within ``fn``)."""
+    read: list[ast.expr] = []
+    names: set[str] = set()
+    pending = [value]
+    for _ in range(_MAX_HOPS + 1):
+        next_values = []
+        for node in pending:
+            for part in walk(node):
+                if isinstance(part, (ast.Name, ast.Attribute)) and isinstance(part.ctx, ast.Load):
+                    read.append(part)
+                    if isinstance(part, ast.Name) and part.id not in names:
+                        names.add(part.id)
+                        next_values.extend(assigned(fn, part.id))
+        pending = next_values
+    return read
+
+
+def assigned(fn: FunctionNode, name: str) -> list[ast.expr]:
     return [node.value for node in walk(fn) if isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
             and any(isinstance(t, ast.Name) and t.id == name
