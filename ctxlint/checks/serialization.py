@@ -141,14 +141,14 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
 # message (orderprompts.py).
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
-                 "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt")
+                 "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt", "rows-tool-order")
 # said whole by the front-end
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.
 _OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call", "order-in-prompt-text")
 _ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")
 # An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
-_SENT_KINDS = ("schema-choices", "tool-order")
+_SENT_KINDS = ("schema-choices", "tool-order", "rows-tool-order")
 # A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).
 _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "

@@ -28,13 +28,14 @@ from ctxlint.frontends.python.stringsets import copy_of
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 Dotted = Callable[[ast.AST | None], str | None]
 
 # The kind of evidence (rules/cache/CTX104).
 TOOL_ORDER = "tool-order"
+ROWS_TOOL_ORDER = "rows-tool-order"  # ... whose order is a database query's (calibrated apart)
 _ADDS = ("append", "extend", "insert")
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
@@ -118,7 +119,7 @@ class ToolOrder(Component):
     def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:
         step = Evidence(EvidenceKind.FLOW, f"`{' '.join(self.m.code(shown).split())}` {how}", self.m.span(shown))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(shown, env), flow=(step,))
-        return Observation(TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
+        return Observation(ROWS_TOOL_ORDER if detail == QUERY_ROWS else TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
                            "order, ahead of every message", source=source)
 
     def read_in_no_order(self, field: str) -> bool:
