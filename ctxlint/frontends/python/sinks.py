@@ -130,6 +130,13 @@ class Sinks(Component):
         """Whether ``call`` sends a request (its result is the model's own answer)."""
         return self.may_be_sink(call) and self.match(call, env) is not None
 
+    def posts_chat_request(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` posts a body with a chat request's keys to a model over HTTP
+        (``requests.post(url, json={"model": ..., "messages": [...]})``): its response is the answer."""
+        found = self.match(call, env) if self.may_be_sink(call) else None
+        return found is not None and bool(found[0].payload) and \
+            self.args.payload(call, env, found[0].payload) is not None
+
     # ---- a request from a sink ---------------------------------------------------------------------
 
     def request(self, call: ast.Call, env: Env, sink: Sink, typed: bool, body: CallArgs | None = None

@@ -442,7 +442,7 @@ class Sources(Component):
             if isinstance(node, ast.Call):  # what the call builds, as the catalogue writes it: `selenium.webdriver.*()`
                 specs += [s for s in self.m.catalogue.sources.match(f"{path}()") if isinstance(s, SourceKindSpec)]
             for spec in specs:
-                if spec.carrier and isinstance(node, ast.Call) and self.sinks.is_sink(node, env):
+                if spec.carrier and isinstance(node, ast.Call) and self.sinks.posts_chat_request(node, env):
                     return None  # a request to a model posted over HTTP: its response is the model's answer
                 if spec.carrier and (isinstance(node, ast.Subscript) or self.outside(spec, node, env)):
                     return run_by(self.scopes, spec, node, env), self.describe(node, path, spec)

@@ -119,7 +119,8 @@ class ToolOrder(Component):
     def observation(self, shown: ast.expr, env: Env, detail: str, how: str, tools: str) -> Observation:
         step = Evidence(EvidenceKind.FLOW, f"`{' '.join(self.m.code(shown).split())}` {how}", self.m.span(shown))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, self.flow.origin(shown, env), flow=(step,))
-        return Observation(ROWS_TOOL_ORDER if detail == QUERY_ROWS else TOOL_ORDER, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
+        kind = ROWS_TOOL_ORDER if detail == QUERY_ROWS else TOOL_ORDER
+        return Observation(kind, self.m.span(shown), f"the tools in `{tools}` are sent to the model in that "
                            "order, ahead of every message", source=source)
 
     def read_in_no_order(self, field: str) -> bool:
