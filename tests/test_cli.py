@@ -391,14 +391,13 @@ def test_text_shows_the_source_line_a_caret_and_the_evidence_at_its_other_end(pr
     header = full.lines[0]
     assert header.startswith("shop/qa.py:14:104: CTX401 `page` carries untrusted content (requests.get(...).text, "
                              "line 10)")
-    assert full.lines[1:8] == [
+    assert full.lines[1:7] == [
         "   |",
         '14 |         system="You answer questions about the product page below, for the customers of our shop.\\n"'
         " + page,",
         "   |" + " " * 104 + "^^^^ CTX401",
         "   |",
         "   = source: requests.get(...).text (line 10)",
-        "   = sink: the request that sends it as the system message (line 11)",
         ""]
     assert full.lines[-1] == "Found 1 finding (1 warning) in 1 file."
     assert concise.lines == [header, "Found 1 finding (1 warning) in 1 file."]

@@ -180,10 +180,9 @@ def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_me
         ("CTX401", 10, 31, "high"), ("CTX402", 10, 31, "high")]
     assert found[0]["message"].startswith(
         "`report` carries untrusted content (failed.stdout in app/checks.py:9, line 9)")
-    # The text is built on line 10 and sent by the call on line 11: both are steps of the evidence.
-    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-3:] == [
+    # The text is built on line 10 from what the helper returns (line 9).
+    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-2:] == [
         ("flow", "returned by `lint_report()`", 9),
-        ("sink", "the request that sends it as the system message", 11),
         ("sink", "interpolated into the system message", 10)]
 
 

@@ -140,21 +140,16 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
 
 def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
     """``found`` with the message of the code that sends a bare template, where that gives its
-    role, as a step after the slot's own (the reader sees why the role is known). In code, the
-    message or call that makes the request, when it is written away from the slot (the text is
-    built in a helper or lines before `Message("system", text)`): where the content is sent."""
+    role, as a step after the slot's own (the reader sees why the role is known)."""
     if found is None:
         return found
+    # Not the request's own call: one slot is included by each request that sends it (a wrapper's
+    # callers in several files), and a step naming each request would say one finding many times.
     role = request.segments[index].role.value
     at = request.sent_at
-    if at is not None:
-        step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
-    elif not in_template(request) and request.anchor.path == request.path and request.anchor.line not in {
-            e.span.line for e in found.evidence if e.span is not None and e.span.path == request.path}:
-        at = request.anchor
-        step = Evidence(EvidenceKind.SINK, f"the request that sends it as the {role} message", at)
-    else:
+    if at is None:
         return found
+    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
     return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 
 
