@@ -141,14 +141,10 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
 def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
     """``found`` with the message of the code that sends a bare template, where that gives its
     role, as a step after the slot's own (the reader sees why the role is known)."""
-    if found is None:
-        return found
-    # Not the request's own call: one slot is included by each request that sends it (a wrapper's
-    # callers in several files), and a step naming each request would say one finding many times.
-    role = request.segments[index].role.value
     at = request.sent_at
-    if at is None:
+    if found is None or at is None:
         return found
+    role = request.segments[index].role.value
     step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
     return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
 

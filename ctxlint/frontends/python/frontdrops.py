@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -90,7 +91,9 @@ class Placed:
 class FrontDrops(Component):
     def __init__(self, unit: Unit) -> None:
         super().__init__(unit)
-        self.known: dict[int, dict[str, Trim]] = {}
+        # By (function, depth): kept for later files that reach this module, so the same answer
+        # whichever file asks first (code/summaries.py).
+        self.summaries: SummaryMemo[dict[str, Trim]] = SummaryMemo()
         self.held: dict[int, dict[str, Placed]] = {}
 
     def observe(self) -> list[Observation]:
@@ -251,10 +254,10 @@ class FrontDrops(Component):
     def front_trimmed(self, fn: FunctionNode, scope: Scope, depth: int) -> dict[str, Trim]:
         """The list parameters of ``fn`` (a function of this module) whose front ``fn`` drops when
         over a budget, by itself or through a function it hands them on to."""
-        known = self.known.get(id(fn))
-        if known is not None:
-            return known
-        self.known[id(fn)] = {}  # a recursive call finds nothing new
+        return self.summaries.get((id(fn), depth), lambda: self._front_trimmed(fn, scope, depth),
+                                  self.m.cut_short) or {}
+
+    def _front_trimmed(self, fn: FunctionNode, scope: Scope, depth: int) -> dict[str, Trim]:
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
         flows = {param: _flows_into(fn, param) for param in params}
         found: dict[str, Trim] = {}
@@ -270,7 +273,6 @@ class FrontDrops(Component):
                     trim = self.passed_on(call, inner, position, depth) if takers else None
                     for param in takers if trim is not None else ():
                         found[param] = trim.passed(fn.name)  # type: ignore[union-attr]
-        self.known[id(fn)] = found
         return found
 
     def passed_on(self, call: ast.Call, scope: Scope, position: int | str, depth: int) -> Trim | None:
