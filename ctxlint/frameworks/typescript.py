@@ -30,7 +30,8 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
 - ``templates``: calls (globs on the name as written) that build a prompt template from a list of
   messages (``messages``) or from one text (``text``);
 - ``sources``: where third-party content enters, by mechanism: ``http`` (calls, client objects and
-  their verbs, and the methods and attributes that give the body), ``files`` (readers, the read
+  their verbs, the methods and attributes that give the body, and the names the fetch function is
+  handed around by: ``extras.fetch(url)``, ``fetchFn(url)``), ``files`` (readers, the read
   methods of the file modules, and the paths that name standard input: ``readFileSync(0)``),
   ``processes`` (commands run: the calls that return their output, those whose result holds it in
   an attribute, and those whose promisified form does), ``requests`` (the request a route handler
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 
 # The lists each mechanism of `sources` may hold.
 SOURCE_LISTS = {
-    "http": ("calls", "clients", "verbs", "methods", "attributes"),
+    "http": ("calls", "clients", "verbs", "methods", "attributes", "fetchers"),
     "files": ("calls", "modules", "methods", "handles", "stdin"),
     "processes": ("calls", "results", "promisified", "attributes"),
     "requests": ("types", "handlers", "parameters", "methods", "attributes", "names"),

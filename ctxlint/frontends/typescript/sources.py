@@ -68,6 +68,12 @@ class Sources:
             return self.untrusted(obj, env) if obj is not None else None
         if kind == "call_expression":
             return None if self.m.too_long(node) else self.untrusted_call(node, env)
+        if kind == "new_expression":  # an object made around the content (`new JSDOM(html)`) holds it
+            for arg in self.m.args(node):
+                found = None if arg.type in FUNCTIONS else self.untrusted(arg, env)
+                if found is not None:
+                    return found
+            return None
         if kind in ("identifier", "shorthand_property_identifier"):
             name = self.m.code(node)
             binding = self.names.resolve(node, env)
@@ -258,6 +264,8 @@ class Sources:
             http = self.m.ts.sources["http"]
             if qualified in http["calls"]:
                 return f"{short_call(qualified)}(...)", "http", True
+            if qualified.rsplit(".", 1)[-1] in http["fetchers"] and self.names.function_for(node, env) is None:
+                return f"{short_call(qualified)}(...)", "http", True  # the fetch function, handed in
             if qualified in self.m.ts.source("processes", "results") or self.promisified_command(callee, env):
                 return f"{short_call(qualified)}(...)", "process", True
             if callee.type == "member_expression":
