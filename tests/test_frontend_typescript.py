@@ -765,3 +765,33 @@ def test_an_entry_of_a_log_the_loop_reads_and_appends_to_says_so():
         "pass": ("the loop `while (pass < 4)` (line 7)", 11),
         "reply.choices[0].message.content": ("the loop `while (pass < 4)` (line 7)", 11)}
     assert not [s for s in once.segments if s.slot and any(x.kind is SourceKind.LOG_ENTRY for x in s.slot.sources)]
+
+
+def test_items_of_a_type_another_module_renders_are_read_without_prompt_words(tmp_path):
+    # No prompt word in the provider: it is read because the tree renders the `body` of its items.
+    (tmp_path / "render.ts").write_text(textwrap.dedent("""\
+        import type { Note } from "./types";
+
+        export const notesText = (notes: Note[]) => notes.map((n) => n.body).join("\\n");
+        """), encoding="utf-8")
+    provider = textwrap.dedent("""\
+        import type { Note } from "./types";
+        import { Article } from "./article";
+
+        export async function pageNotes(address: string): Promise<Note[]> {
+          const html = await (await fetch(address)).text();
+          const article = new Article(html);
+          return [{ title: address, body: article.text }, { title: "note", body: "See the page." }];
+        }
+        """)
+    path = str(tmp_path / "notes.ts")
+    linter = Linter(Settings(root=tmp_path), load_catalogue(), select=["CTX401"])
+    findings = linter.lint_text(provider, path, path, "typescript")
+    assert [(f.code, f.span.line, f.span.column, f.confidence.value, f.message.split(" with ")[0])
+            for f in findings] == [
+        ("CTX401", 7, 35, "high", "`article.text` carries untrusted content (fetch(...).text(), line 5)")]
+    # In a tree that renders no item's text, the same module is passed over before tree-sitter reads it.
+    (tmp_path / "alone").mkdir()
+    alone = str(tmp_path / "alone" / "notes.ts")
+    linter = Linter(Settings(root=tmp_path / "alone"), load_catalogue(), select=["CTX401"])
+    assert linter.lint_text(provider, alone, alone, "typescript") == []

@@ -83,10 +83,21 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     parsed = ParsedFile(path)
     catalogue = (cached_frameworks(context.framework_files, context.builtin_frameworks) if context is not None
                  else cached_frameworks())
-    if not might_hold_prompts(text, catalogue):
+    root = str(context.root) if context is not None else ""
+    if not might_hold_prompts(text, catalogue) and not _returns_rendered_items(text, root):
         return parsed
     grammar = syntax.GRAMMARS.get(PurePosixPath(path).suffix.lower(), "typescript")
-    return parse_source(text, path, grammar, parsed, catalogue, str(context.root) if context is not None else "")
+    return parse_source(text, path, grammar, parsed, catalogue, root)
+
+
+def _returns_rendered_items(text: str, root: str) -> bool:
+    """Whether the module returns items of a type another module of the tree renders into text
+    (rendered_parts.py): it builds part of a prompt with no prompt word in it."""
+    if not root or "[]" not in text:
+        return False
+    from ctxlint.frontends.typescript.rendered_parts import rendered_types  # reads the tree: only past the text test
+
+    return bool(rendered_types(root, text))
 
 
 def parse_source(text: str, path: str, grammar: str, parsed: ParsedFile, catalogue: Catalogue | None = None,

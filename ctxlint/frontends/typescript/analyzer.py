@@ -23,6 +23,7 @@ Each component calls only those below it, which it is given when it is built:
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
     chat_models          models built with no output limit and sent with         (names)
     dropped_options      request bodies translated from settings, their limit left behind (classes)
+    rendered_parts       items of a declared type whose text field the tree renders into a message (sources, strings)
     container_fills      containers one function fills in a listing's order, read into a prompt (sources)
     budget_loops         loops that stop adding items once a budget in tokens or characters is spent
 
@@ -57,6 +58,7 @@ from ctxlint.frontends.typescript.standalone import Standalone
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.stripped_blocks import stripped_blocks
 from ctxlint.frontends.typescript.syntax import Text
+from ctxlint.frontends.typescript.rendered_parts import rendered_parts
 from ctxlint.frontends.typescript.system_drops import system_drops
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.truncators import Truncators
@@ -101,6 +103,7 @@ class Analyzer:
         groups += list(self.tools.literal_tools().values())
         used |= m.consumed
         parsed.requests.extend(requests)
+        parsed.requests.extend(rendered_parts(m, self.sources, self.strings))
         context = bool(m.llm or requests or any(g.tools for g in groups))
         parsed.requests.extend(self.standalone.standalone_requests(used, context))
         for group in groups:

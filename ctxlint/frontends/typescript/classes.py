@@ -358,6 +358,7 @@ class TreeIndex:
     subclasses: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     constructed: dict[str, list[str]] = field(default_factory=dict)
     called: dict[str, list[str]] = field(default_factory=dict)  # a method's name -> the files that call it
+    rendered: dict[str, set[str]] = field(default_factory=dict)  # a type -> its fields a function joins into text
 
 
 MAX_INDEXED = 20_000
@@ -367,6 +368,10 @@ _HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]{0,300}?>)?\s+(
 _HERITAGE_NAME = re.compile(rb"(?:extends|implements|,)\s*([A-Za-z_$][\w$]*)")
 _NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
 _CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")  # `x.name(`, `this.#name(`: a method called by name
+# `(items: ContextItem[]) => items.map((item) => item.content).join("\n\n")`: a function that gives
+# back the text of a field of every item of a declared type, joined (rendered_parts.py).
+_RENDERS = re.compile(rb"(\w+)\s*:\s*([A-Z][\w$]*)\[\]\s*\)[^{;=]{0,40}(?:\{\s*return\s+|=>\s*)\1\s*"
+                      rb"\.map\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*\3\.(\w+)\s*\)\s*\.join\(")
 _INDEXES: dict[str, TreeIndex | None] = {}
 
 
@@ -420,4 +425,6 @@ def _scan(root: str) -> TreeIndex:
                 index.subclasses.setdefault(base.decode(), []).append((path, match.group(1).decode()))
         for name in {m.group(1) for m in _NEW.finditer(data)}:
             index.constructed.setdefault(name.decode(), []).append(path)
+        for match in _RENDERS.finditer(data) if b".join(" in data else ():
+            index.rendered.setdefault(match.group(2).decode(), set()).add(match.group(4).decode())
     return index

@@ -148,7 +148,7 @@ def _in_module(m: Module, sources: Sources, called: str, position: int, keys: se
         args = m.args(call)
         if position >= len(args) or args[position].type != "object":
             continue
-        written = _written(m, args[position])
+        written = written_keys(m, args[position])
         if written is None or name not in written or len(written) < MIN_KEYS or not set(written) <= keys:
             continue
         value = written[name]
@@ -175,7 +175,7 @@ def _method_calls(m: Module) -> dict[str, list[Node]]:
     return m.method_calls
 
 
-def _written(m: Module, obj: Node) -> dict[str, Node] | None:
+def written_keys(m: Module, obj: Node) -> dict[str, Node] | None:
     """The keys an object literal writes and the value of each; None when it spreads another object
     (its keys are unknown)."""
     written = {}
