@@ -34,7 +34,8 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   handed around by: ``extras.fetch(url)``, ``fetchFn(url)``), ``files`` (readers, the read
   methods of the file modules, and the paths that name standard input: ``readFileSync(0)``),
   ``processes`` (commands run: the calls that return their output, those whose result holds it in
-  an attribute, and those whose promisified form does), ``requests`` (the request a route handler
+  an attribute, those whose promisified form does, and those whose result emits it on a stream:
+  ``spawn(...).stdout.on("data", ...)``), ``requests`` (the request a route handler
   receives: its type names, handler names, parameter pairs, body methods and attributes),
   ``retrievers``, and ``tool_results``;
 - ``models``: chat models built with their settings, which hold the output limit of every request
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
 SOURCE_LISTS = {
     "http": ("calls", "clients", "verbs", "methods", "attributes", "fetchers"),
     "files": ("calls", "modules", "methods", "handles", "stdin"),
-    "processes": ("calls", "results", "promisified", "attributes"),
+    "processes": ("calls", "results", "promisified", "streams", "attributes"),
     "requests": ("types", "handlers", "parameters", "methods", "attributes", "names"),
     "retrievers": ("methods", "receivers", "receiver_methods"),
     "tool_results": ("methods",),

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code import words
-from ctxlint.frontends.typescript import fills
+from ctxlint.frontends.typescript import fills, streams
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
     MAX_RESOLVE,
@@ -68,12 +68,8 @@ class Sources:
             return self.untrusted(obj, env) if obj is not None else None
         if kind == "call_expression":
             return None if self.m.too_long(node) else self.untrusted_call(node, env)
-        if kind == "new_expression":  # an object made around the content (`new JSDOM(html)`) holds it
-            for arg in self.m.args(node):
-                found = None if arg.type in FUNCTIONS else self.untrusted(arg, env)
-                if found is not None:
-                    return found
-            return None
+        if kind == "new_expression":
+            return streams.constructed(self, node, env)
         if kind in ("identifier", "shorthand_property_identifier"):
             name = self.m.code(node)
             binding = self.names.resolve(node, env)
@@ -94,6 +90,8 @@ class Sources:
             while scope is not None:
                 if name in scope.tool_results:
                     return Source(SourceKind.UNTRUSTED, "a tool result", scope.tool_results[name])
+                if name in scope.params and binding is None and (chunk := streams.stream_chunk(self, scope, name)):
+                    return chunk
                 if name in scope.params and binding is None:
                     # A field of a method's object parameter: what the tree's calls of it pass for it.
                     return fills.field_source(self, scope, name)
@@ -126,12 +124,18 @@ class Sources:
             found = self.untrusted(binding.value, binding.env)
             for extra in binding.extras:
                 if found is None and extra.value is not None:
-                    found = self.untrusted(extra.value, binding.env)
+                    found = self.untrusted(extra.value, self.written_in(extra.value, binding.env))
         finally:
             self.m.leave(binding.value)
         if key is not None:
             self.m.untrusted_memo[key] = found
         return found
+
+    def written_in(self, value: Node, env: Env) -> Env:
+        """``env``, or the scope of the callback that adds ``value`` to a name of an outer scope
+        (``child.stdout.on("data", (chunk) => { out += chunk })``): its names are read there."""
+        scope = self.m.innermost_scope(value)
+        return env if scope is env.scope else Env(scope, (), env.depth + 1)
 
     def untrusted_call(self, call: Node, env: Env) -> Source | None:
         callee = self.m.unwrap(self.m.field(call, "function"))
@@ -248,8 +252,8 @@ class Sources:
 
     def carrier(self, node: Node | None, env: Env) -> tuple[str, str, bool] | None:
         """``(what, kind, strong)`` when ``node`` holds third-party content: an HTTP response
-        (``http``), a request to the server (``request``), a file handle (``file``), or a command's
-        result (``process``)."""
+        (``http``), a request to the server (``request``), a file handle (``file``), a command's
+        result (``process``), or a command whose output comes on a stream (``stream``, streams.py)."""
         if node is None or env.depth > MAX_RESOLVE:
             return None
         node = self.m.unwrap(node)
@@ -268,6 +272,8 @@ class Sources:
                 return f"{short_call(qualified)}(...)", "http", True  # the fetch function, handed in
             if qualified in self.m.ts.source("processes", "results") or self.promisified_command(callee, env):
                 return f"{short_call(qualified)}(...)", "process", True
+            if qualified in self.m.ts.source("processes", "streams"):
+                return f"{short_call(qualified)}(...)", "stream", True
             if callee.type == "member_expression":
                 method = self.m.code(self.m.field(callee, "property"))
                 root = qualified.split(".")[0]
