@@ -83,6 +83,7 @@ class Analyzer:
         self.messages = Messages(m, self.names, self.strings, self.slots)
         self.tools = Tools(m, self.names, self.sources, self.strings, self.slots)
         self.classes = Classes(m, self.names)
+        self.sources.classes = self.classes
         layers = Layers(m, self.names, self.messages, self.classes)
         self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names), layers)
         self.standalone = Standalone(m, self.strings, self.messages)

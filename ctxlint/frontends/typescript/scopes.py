@@ -259,6 +259,14 @@ class Scopes:
             for key, local in self.destructured(name):
                 self.record(local, Assign("=", value, node.end_byte, loops, scope, name, key=key))
             return None
+        items = self.awaited_items(bare) if name.type == "array_pattern" else None
+        if items is not None:  # `const [a, b] = await Promise.all([pa, pb])`: each name its own item
+            for element, item in zip(name.named_children, items, strict=False):
+                if element.type == "identifier" and item.type != "spread_element":
+                    self.record(self.m.code(element), Assign("=", item, node.end_byte, loops, scope, element))
+                else:
+                    self.unknowable(element, scope, node, loops)
+            return None
         if name.type != "identifier":
             self.unknowable(name, scope, node, loops)
             return None
@@ -269,6 +277,16 @@ class Scopes:
             self.index_function(bare, scope, loops, depth + 1, title)
             return bare
         return None
+
+    def awaited_items(self, value: Node) -> list[Node] | None:
+        """The items of an array written out, or of the array a ``Promise.all`` awaits (each item
+        is what its promise resolves with); None for any other value."""
+        if value.type == "call_expression" and self.m.code(self.m.field(value, "function") or value) == "Promise.all":
+            args = self.m.args(value)
+            value = self.m.unwrap(args[0]) if len(args) == 1 else value
+        if value.type != "array":
+            return None
+        return [c for c in value.named_children if c.type != "comment"]
 
     def destructured(self, pattern: Node) -> list[tuple[str, str]]:
         """``{ a, b: c, d = 1 }`` -> [(a, a), (b, c), (d, d)]: (property, local name)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code import words
@@ -23,10 +24,14 @@ from ctxlint.frontends.typescript.knowledge import (
     Node,
     snake,
 )
+from ctxlint.frontends.typescript.instances import method_returns
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, Scope, described, short_call
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.typescript.classes import Classes
 
 _BINARY_BODIES = ("arrayBuffer", "blob", "bytes", "formData")  # a response's body read as bytes, not text
 
@@ -37,6 +42,7 @@ class Sources:
 
     m: Module
     names: Names
+    classes: Classes | None = None  # the module's declared types, set once they are built (analyzer.py)
 
     def untrusted(self, node: Node, env: Env) -> Source | None:
         self.m.source_steps += 1
@@ -191,6 +197,8 @@ class Sources:
                 return Source(SourceKind.UNTRUSTED, described("request", f"{self.m.short(callee)}()"),
                               self.m.span(call), strong=False)
             found = self.untrusted(receiver, env) if receiver is not None else None
+            if found is None and receiver is not None and self.classes is not None:
+                found = method_returns(self, self.classes, call, receiver, method, env)
             if found is not None:
                 return found
         elif callee.type == "identifier":
