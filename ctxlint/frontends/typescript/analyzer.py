@@ -49,6 +49,7 @@ from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.newest_drops import newest_drops
 from ctxlint.frontends.typescript.project import Project
+from ctxlint.frontends.typescript.rendered_parts import rendered_parts
 from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.scopes import Scopes
 from ctxlint.frontends.typescript.sinks import Sinks
@@ -58,7 +59,6 @@ from ctxlint.frontends.typescript.standalone import Standalone
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.stripped_blocks import stripped_blocks
 from ctxlint.frontends.typescript.syntax import Text
-from ctxlint.frontends.typescript.rendered_parts import rendered_parts
 from ctxlint.frontends.typescript.system_drops import system_drops
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.truncators import Truncators

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code import words
 from ctxlint.frontends.typescript import fills, streams
+from ctxlint.frontends.typescript.instances import method_returns
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
     MAX_RESOLVE,
@@ -24,7 +25,6 @@ from ctxlint.frontends.typescript.knowledge import (
     Node,
     snake,
 )
-from ctxlint.frontends.typescript.instances import method_returns
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, Scope, described, short_call
