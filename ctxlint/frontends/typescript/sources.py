@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code import words
 from ctxlint.frontends.typescript import fills, streams
-from ctxlint.frontends.typescript.instances import method_returns
+from ctxlint.frontends.typescript.instances import made_client, method_returns
 from ctxlint.frontends.typescript.knowledge import (
     FUNCTIONS,
     MAX_RESOLVE,
@@ -144,7 +144,7 @@ class Sources:
         return env if scope is env.scope else Env(scope, (), env.depth + 1)
 
     def untrusted_call(self, call: Node, env: Env) -> Source | None:
-        callee = self.m.unwrap(self.m.field(call, "function"))
+        callee = self.m.callee(call)
         if callee is None:
             return None
         args = self.m.args(call)
@@ -269,7 +269,7 @@ class Sources:
             inner = next((c for c in node.named_children if c.type != "comment"), None)
             return self.carrier(inner, env)
         if node.type == "call_expression":
-            callee = self.m.unwrap(self.m.field(node, "function"))
+            callee = self.m.callee(node)
             if callee is None:
                 return None
             qualified = self.m.qualified(callee) or ""
@@ -288,6 +288,8 @@ class Sources:
                 if method in http["verbs"] and (root in http["clients"] or self.m.imports.get(root, "").split(".")[0]
                                                 in http["clients"]):
                     return f"{short_call(qualified)}(...)", "http", True
+                if method in http["verbs"] and made_client(self, self.m.field(callee, "object"), env):
+                    return f"{self.m.short(callee)}(...)", "http", True
                 handle = next((h for h in self.m.ts.source("files", "handles") if qualified.startswith(h)), None)
                 if handle is not None:
                     path = self.m.args(node)[0] if self.m.args(node) else None

@@ -115,6 +115,15 @@ class Module(CycleGuard):
             node = inner[0]
         return node
 
+    def callee(self, call: Node) -> Node | None:
+        """What ``call`` calls. ``await api.post<T>(url)`` is read by the grammar as
+        ``(await api.post)<T>(url)``: the function is then the awaited one."""
+        callee = self.unwrap(self.field(call, "function"))
+        if callee is not None and callee.type == "await_expression" and self.field(call, "type_arguments"):
+            inner = [c for c in callee.named_children if c.type != "comment"]
+            callee = self.unwrap(inner[0]) if inner else callee
+        return callee
+
     def dotted(self, node: Node) -> str | None:
         """``a.b.c`` for names and property chains (``a["key"]`` and ``a?.b`` too)."""
         node = self.unwrap(node)
