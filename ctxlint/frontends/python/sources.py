@@ -400,6 +400,8 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
+        if self.flow.overridden_to_send(call, env):
+            return None  # the answer a subclass's request gets, whatever it was shown
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is None:
