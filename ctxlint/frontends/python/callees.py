@@ -287,7 +287,7 @@ class Callees(Component):
                 declared = self.declared_class(node, env)
                 if declared is None and binding is None and isinstance(node.value, ast.Name) \
                         and node.value.id == "self" and env.scope.cls is not None:
-                    based = self.declared_in_bases(node.attr, env.scope.cls, foreign)
+                    based = declared_in_bases(self, node.attr, env.scope.cls, foreign)
                     if based is not None:  # `llm`, a property or field of a mixin the class inherits
                         return based
                 inherited = self.set_by_base(node.attr, env) if declared is None and isinstance(node.value, ast.Name) \
@@ -374,42 +374,7 @@ class Callees(Component):
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
                 and cls is not None):
             return None
-        return self.declared_in(cls, node.attr)
-
-    def declared_in(self, cls: Scope, attr: str) -> ast.Name | None:
-        """The class a class body declares ``attr`` with: an annotated field (a dataclass's, a
-        pydantic model's: ``llm: Optional[BaseLLM] = None``) or a property's return annotation."""
-        if not isinstance(cls.node, ast.ClassDef):
-            return None
-        for statement in cls.node.body:
-            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                    and statement.target.id == attr:
-                return self.class_annotation(statement.annotation)
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr \
-                    and any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
-                            for d in statement.decorator_list):
-                return self.class_annotation(statement.returns)
-        return None
-
-    def declared_in_bases(self, attr: str, cls: Scope, foreign: bool, depth: int = 0
-                          ) -> tuple[Analyzer | None, Scope] | None:
-        """The class a base class or mixin of the project declares ``self.attr`` with, when the
-        class itself neither declares nor sets it (``llm``, a property of a mixin typed
-        ``BaseLLM``): the annotation read in the module that defines the base."""
-        if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
-            return None
-        for base in map(base_name, cls.node.bases):
-            located = self.class_named(base, cls.parent, foreign) if base is not None else None
-            if located is None:
-                continue
-            owner, base_cls = located
-            reader = owner.callees if owner is not None else self
-            declared = reader.declared_in(base_cls, attr)
-            found = reader.class_named(declared.id, base_cls.parent, foreign) if declared is not None \
-                else reader.declared_in_bases(attr, base_cls, foreign, depth + 1)
-            if found is not None:
-                return (found[0] or owner), found[1]
-        return None
+        return declared_in(cls, node.attr)
 
     @staticmethod
     def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
@@ -460,6 +425,43 @@ class Callees(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
+
+
+def declared_in(cls: Scope, attr: str) -> ast.Name | None:
+    """The class a class body declares ``attr`` with: an annotated field (a dataclass's, a
+    pydantic model's: ``llm: Optional[BaseLLM] = None``) or a property's return annotation."""
+    if not isinstance(cls.node, ast.ClassDef):
+        return None
+    for statement in cls.node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.target.id == attr:
+            return Callees.class_annotation(statement.annotation)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr \
+                and any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
+                        for d in statement.decorator_list):
+            return Callees.class_annotation(statement.returns)
+    return None
+
+
+def declared_in_bases(callees: Callees, attr: str, cls: Scope, foreign: bool, depth: int = 0
+                      ) -> tuple[Analyzer | None, Scope] | None:
+    """The class a base class or mixin of the project declares ``self.attr`` with, when the class
+    itself neither declares nor sets it (``llm``, a property of a mixin typed ``BaseLLM``): the
+    annotation read in the module that defines the base."""
+    if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
+        return None
+    for base in map(base_name, cls.node.bases):
+        located = callees.class_named(base, cls.parent, foreign) if base is not None else None
+        if located is None:
+            continue
+        owner, base_cls = located
+        reader = owner.callees if owner is not None else callees
+        declared = declared_in(base_cls, attr)
+        found = reader.class_named(declared.id, base_cls.parent, foreign) if declared is not None \
+            else declared_in_bases(reader, attr, base_cls, foreign, depth + 1)
+        if found is not None:
+            return (found[0] or owner), found[1]
+    return None
 
 
 def _reassigns(cls: Scope, names: set[str]) -> bool:
