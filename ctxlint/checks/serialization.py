@@ -203,7 +203,7 @@ def _why_of(detail: str) -> tuple[str, str]:
 def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span], proven: list[Span]) -> None:
     """Report each collection once in the file: a helper that loops over it can fill several
     requests (``reported`` holds where one already was); one only seen in text a function
-    returns, or after a per-call value, is left to a stronger observation of it (``proven``)."""
+    returns is left to a stronger observation of it (``proven``)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
         assert segment.slot is not None
         if any(s.kind is SourceKind.UNSORTED_SERIALIZATION and s.strong for s in segment.slot.sources):
@@ -211,9 +211,7 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if source.span in reported:
             continue
         kind, evidence = _weighed(request, index, segment, source, ctx)
-        # a request's weak view (text a function returns, or text after a per-call value, whose order
-        # costs no cache) gives way to data flow that shows the order reaching the model's text
-        if kind in ("returned-text", "after-per-call") and any(p.covers(source.span) for p in proven):
+        if kind == "returned-text" and any(p.covers(source.span) for p in proven):
             continue
         reported.add(source.span)
         subject, why, advice = _why(source.detail)
