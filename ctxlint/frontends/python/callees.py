@@ -285,6 +285,11 @@ class Callees(Component):
                 node = annotation
             elif isinstance(node, ast.Attribute):  # `self.llm` of a class that declares `llm: Optional[BaseLlm] = None`
                 declared = self.declared_class(node, env)
+                if declared is None and binding is None and isinstance(node.value, ast.Name) \
+                        and node.value.id == "self" and env.scope.cls is not None:
+                    based = declared_in_bases(self, node.attr, env.scope.cls, foreign)
+                    if based is not None:  # `llm`, a property or field of a mixin the class inherits
+                        return based
                 inherited = self.set_by_base(node.attr, env) if declared is None and isinstance(node.value, ast.Name) \
                     and node.value.id == "self" else None
                 if inherited is not None and hops < 4:  # `self.model = model`, set by a base class
@@ -367,13 +372,9 @@ class Callees(Component):
         code assigns it no object of its own (a field set by whoever builds the object)."""
         cls = env.scope.cls
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-                and cls is not None and isinstance(cls.node, ast.ClassDef)):
+                and cls is not None):
             return None
-        for statement in cls.node.body:
-            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                    and statement.target.id == node.attr:
-                return self.class_annotation(statement.annotation)
-        return None
+        return declared_in(cls, node.attr)
 
     @staticmethod
     def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
@@ -424,6 +425,43 @@ class Callees(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
+
+
+def declared_in(cls: Scope, attr: str) -> ast.Name | None:
+    """The class a class body declares ``attr`` with: an annotated field (a dataclass's, a
+    pydantic model's: ``llm: Optional[BaseLLM] = None``) or a property's return annotation."""
+    if not isinstance(cls.node, ast.ClassDef):
+        return None
+    for statement in cls.node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.target.id == attr:
+            return Callees.class_annotation(statement.annotation)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr \
+                and any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
+                        for d in statement.decorator_list):
+            return Callees.class_annotation(statement.returns)
+    return None
+
+
+def declared_in_bases(callees: Callees, attr: str, cls: Scope, foreign: bool, depth: int = 0
+                      ) -> tuple[Analyzer | None, Scope] | None:
+    """The class a base class or mixin of the project declares ``self.attr`` with, when the class
+    itself neither declares nor sets it (``llm``, a property of a mixin typed ``BaseLLM``): the
+    annotation read in the module that defines the base."""
+    if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
+        return None
+    for base in map(base_name, cls.node.bases):
+        located = callees.class_named(base, cls.parent, foreign) if base is not None else None
+        if located is None:
+            continue
+        owner, base_cls = located
+        reader = owner.callees if owner is not None else callees
+        declared = declared_in(base_cls, attr)
+        found = reader.class_named(declared.id, base_cls.parent, foreign) if declared is not None \
+            else declared_in_bases(reader, attr, base_cls, foreign, depth + 1)
+        if found is not None:
+            return (found[0] or owner), found[1]
+    return None
 
 
 def _reassigns(cls: Scope, names: set[str]) -> bool:

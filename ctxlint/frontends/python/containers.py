@@ -237,6 +237,9 @@ class Containers(Component):
             target = self.callees.function_for(node, env)
             if target is None:
                 return self.hook_items(node, env, loop)
+            given = _given_back(target.returns, target.env)
+            if given is not None:  # `return messages` on one path: the list as the caller gave it
+                return self.items(given.node, given.env, loop)
             if self.m.enter(target.fn):
                 value = target.returns[-1]
                 try:
@@ -269,7 +272,7 @@ class Containers(Component):
             if not isinstance(returned, ast.List):
                 continue
             given = {b.param: b.node for b in self.callees.bind(call, env, found) if b.env is env}
-            items = [_restated(element, given, call) for element in returned.elts]
+            items = [restated(element, given, call) for element in returned.elts]
             if all(item is not None for item in items):
                 return [Item(item, env, loop) for item in items if item is not None]
         return None
@@ -419,7 +422,7 @@ def _added_message(method: ast.FunctionDef | ast.AsyncFunctionDef, kept: ast.Att
     return None
 
 
-def _restated(element: ast.expr, given: dict[str, ast.expr], call: ast.Call) -> ast.expr | None:
+def restated(element: ast.expr, given: dict[str, ast.expr], call: ast.AST) -> ast.Dict | None:
     """A message dict of another module's hook written at ``call``: its string keys and literal
     values, each parameter the hook reads as the argument ``given`` for it, and an attribute of
     the object (``self.role.text``) as the same attribute of the object the call is made on."""
@@ -442,7 +445,7 @@ def _restated(element: ast.expr, given: dict[str, ast.expr], call: ast.Call) -> 
     return ast.copy_location(ast.Dict(keys, values), call)
 
 
-def _of_self(value: ast.expr, call: ast.Call) -> ast.expr | None:
+def _of_self(value: ast.expr, call: ast.AST) -> ast.expr | None:
     """``self.role.text`` written again at ``call``; None for anything but attributes of ``self``."""
     if isinstance(value, ast.Attribute):
         inner = _of_self(value.value, call)
@@ -458,3 +461,15 @@ def _filters(node: ast.ListComp | ast.GeneratorExp) -> bool:
     generator = node.generators[0]
     return bool(generator.ifs) and not generator.is_async and isinstance(node.elt, ast.Name) \
         and isinstance(generator.target, ast.Name) and node.elt.id == generator.target.id
+
+
+def _given_back(returns: list[ast.expr], env: Env) -> Bound | None:
+    """The argument a function returns unchanged on one of its paths (``if compress_type is None:
+    return messages``, a compression step off by default), when it never rebinds that parameter:
+    what its other paths make of the list (a cut of each message) is the function's own to report,
+    where it is written."""
+    for value in returns:
+        bound = env.bound(value.id) if isinstance(value, ast.Name) else None
+        if bound is not None and bound.param in env.scope.params and not env.scope.assigns.get(bound.param):
+            return bound
+    return None

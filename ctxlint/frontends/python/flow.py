@@ -30,10 +30,10 @@ from ctxlint.frontends.python.knowledge import (
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import clean
-from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.nodes import abstract, children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
-from ctxlint.frontends.python.unit import Positioned, Unit
+from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
 from ctxlint.frontends.python.values import Env, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
@@ -327,7 +327,7 @@ class Flow(Ordering):
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
-        if hands_a_system_prompt(call):
+        if hands_a_system_prompt(call) or overridden_to_send(self, call, env):
             return  # it asks a model: its answer is no copy of what it was shown
         if filled_elsewhere(self.m, self.scopes, func, env):
             # Another module's prompt constant, filled here: its fields are reported where it is
@@ -497,3 +497,12 @@ def _joins_text(value: ast.expr) -> bool:
     if isinstance(value, ast.IfExp):
         return _joins_text(value.body) or _joins_text(value.orelse)
     return isinstance(value, ast.JoinedStr) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add))
+
+
+def overridden_to_send(part: Component, call: ast.Call, env: Env) -> bool:
+    """Whether ``call`` calls an abstract method that the project's subclasses override to send a
+    request (``await self._achat_completion(messages)``): what it gives back is an answer."""
+    found = part.callees.callee(call.func, env, foreign=True)
+    if found is None or not found[3] or not abstract(found[1]):
+        return False
+    return part.wrappers.override(found[0], found[2], found[1].name) is not None

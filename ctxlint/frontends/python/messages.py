@@ -17,6 +17,7 @@ from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.project import display_path
+from ctxlint.frontends.python.rolehelpers import helper_message
 from ctxlint.frontends.python.sources import loop_giving
 from ctxlint.frontends.python.strings import filled_fields
 from ctxlint.frontends.python.unit import Component
@@ -115,6 +116,10 @@ class Messages(Component):
         if isinstance(node, ast.Call) and self.constructed(node, env, builder, item.loop, variables):
             self.m.consumed.update((id(item.node), id(node)))
             return
+        helped = helper_message(self.callees, node, env) if isinstance(node, ast.Call) else None
+        if helped is not None:  # `self._user_msg(text)`: the message dict the helper returns
+            self.m.consumed.update((id(item.node), id(node)))
+            item, node = replace(item, node=helped, env=env), helped
         entries = self.containers.dict_entries(item.node, item.env)
         if entries is None and isinstance(node, ast.Call) and not node.args \
                 and {"role", "content"} <= {k.arg for k in node.keywords}:

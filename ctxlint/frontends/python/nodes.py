@@ -290,3 +290,21 @@ def _main_side(node: ast.expr) -> str:
     if isinstance(node, ast.Name) and node.id == "__name__":
         return "name"
     return "main" if isinstance(node, ast.Constant) and node.value == "__main__" else ""
+
+
+def abstract(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method with no body of its own: ``pass``, ``...``, a docstring, ``raise
+    NotImplementedError``, or ``@abstractmethod``."""
+    if any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == "abstractmethod"
+           for d in fn.decorator_list):
+        return True
+    for statement in fn.body:
+        if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
+                                               and isinstance(statement.value, ast.Constant)):
+            continue
+        if isinstance(statement, ast.Raise):
+            exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                continue
+        return False
+    return True

@@ -24,7 +24,7 @@ from ctxlint.frontends.python.carriers import (
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import enclosing
-from ctxlint.frontends.python.flow import joined
+from ctxlint.frontends.python.flow import joined, overridden_to_send
 from ctxlint.frontends.python.knowledge import (
     ADDS,
     GATHERS,
@@ -400,6 +400,8 @@ class Sources(Component):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({last}(...))", self.m.span(call), strong=False)
         if encodes(call, last):
             return None  # base64 text, or an image or audio part: nothing in it reads as instructions
+        if overridden_to_send(self, call, env):
+            return None  # the answer a subclass's request gets, whatever it was shown
         for arg in carried_arguments(self.m, self.scopes, call, env):  # a summary, a translation, a cleaned copy
             found = self.untrusted(arg, env)
             if found is None:

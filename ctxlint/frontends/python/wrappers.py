@@ -33,7 +33,7 @@ from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_renamed
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import abstract, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
@@ -270,7 +270,7 @@ class Wrappers(Component):
                 return None
             found, self.taken_by_name[id(call)] = by_name
         owner, fn, scope, method = found
-        if method and _abstract(fn):
+        if method and abstract(fn):
             override = self.override(owner, scope, fn.name)
             if override is not None:
                 return (*override, method)
@@ -281,13 +281,15 @@ class Wrappers(Component):
         """The override of ``name`` a subclass of the project gives that sends a request: the first
         one that sets a limit of its own when as many do as do not (the subclass the object is may
         well be that one), else the first one that sets none (most subclasses the object may be
-        send no limit)."""
+        send no limit). Of those, one whose request shows its messages comes before one that builds
+        them where the code cannot follow (a spread of a base's helper in another module): both send
+        what they are given, and only the first says what."""
         project = self.m.project
         cls = scope.parent
         if project is None or cls is None or not isinstance(cls.node, ast.ClassDef):
             return None
-        limited: list[tuple[Analyzer | None, FunctionNode, Scope]] = []
-        unlimited: list[tuple[Analyzer | None, FunctionNode, Scope]] = []
+        limited: list[tuple[bool, tuple[Analyzer | None, FunctionNode, Scope]]] = []
+        unlimited: list[tuple[bool, tuple[Analyzer | None, FunctionNode, Scope]]] = []
         for path, class_name in project.subclasses(cls.node.name):
             analyzer = project.analyzer(path)
             if analyzer is None:
@@ -302,10 +304,10 @@ class Wrappers(Component):
             if summary is None:
                 continue
             found = (analyzer if analyzer.unit is not self.m else None), method[0], method[1]
-            (limited if summary.request.output_limit is not None else unlimited).append(found)
-        if limited and len(limited) >= len(unlimited):
-            return limited[0]
-        return unlimited[0] if unlimited else None
+            shown = bool(summary.request.segments)
+            (limited if summary.request.output_limit is not None else unlimited).append((not shown, found))
+        chosen = limited if limited and len(limited) >= len(unlimited) else unlimited
+        return min(chosen, key=lambda entry: entry[0])[1] if chosen else None  # the first that shows them
 
     # ---- in the function's own module ------------------------------------------------------------------
 
@@ -560,22 +562,3 @@ def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
 
 def _is_none(node: ast.expr | None) -> bool:
     return node is None or (isinstance(node, ast.Constant) and node.value is None)
-
-
-def _abstract(fn: FunctionNode) -> bool:
-    """A method with no body of its own: ``pass``, ``...``, a docstring, ``raise
-    NotImplementedError``, or ``@abstractmethod``."""
-    if any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == "abstractmethod"
-           for d in fn.decorator_list):
-        return True
-    for statement in fn.body:
-        if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
-                                               and isinstance(statement.value, ast.Constant)):
-            continue
-        if isinstance(statement, ast.Raise):
-            exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
-            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
-                continue
-        return False
-    return True
-
