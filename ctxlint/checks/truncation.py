@@ -229,7 +229,7 @@ _COUNTED_CUTS = {
 }
 # Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
 _MIDDLE_CUTS = {
-    "middle-drop": "keeps the first {head} and the last {tail} messages of the conversation and drops every turn "
+    "middle-drop": "keeps {ends} of the conversation and drops every turn "
                    "between them with nothing in their place, so the model reads the two ends as one continuous "
                    "conversation. Put a note where the turns were dropped (\"[12 earlier messages omitted]\"), or "
                    "summarise them.",
@@ -261,7 +261,9 @@ def _message(source: Source) -> str:
             size=f"{kept:,} characters" if kept is not None else "its limit")
     if cut.how in _MIDDLE_CUTS:
         head, _, tail = cut.keeps.partition("+")
-        return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail)}"
+        ends = "the first and the last message" if head == tail == "1" else \
+            f"the first {head} and the last {tail} messages"
+        return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail, ends=ends)}"
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop" and cut.unit != "items":
             what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "
