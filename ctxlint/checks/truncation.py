@@ -34,7 +34,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
-             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut"}
+             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
+             "unmarked-branch": "unmarked-branch"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
