@@ -27,6 +27,8 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, Sour
 
 UNFLAGGED_CUT = "unflagged-cut"
 UNMARKED_BRANCH = "unmarked-branch"
+# A head cut with a marker added to it, as written (`text[:limit] + "..."`, `text[:n] + " [truncated]"`).
+MARKED_CUT = re.compile(r"\[\s*:\s*[\w.]+\s*\]\s*\+\s*[fr]?[\"'](?:\.\.\.|\u2026|\s*[\[(])")
 # A count below this keeps an example or two, not a listing.
 _LEAST = 10
 _FLAG_WORD = re.compile("truncat", re.IGNORECASE)
@@ -109,7 +111,7 @@ def _returned_in_dict(fn: FunctionNode, built: str) -> ast.expr | None:
 def unmarked_branches(unit: Unit) -> list[Observation]:
     """``return content[:limit]`` in a function that elsewhere marks a cut to the same bound
     (``extracted[:limit] + "..."``): the one path that returns the text cut with nothing after it."""
-    if "..." not in unit.text and "\u2026" not in unit.text and "[" not in unit.text:
+    if MARKED_CUT.search(unit.text) is None:  # no cut of the module is marked: nothing to tell a bare one by
         return []
     found = []
     for fn, _ in unit.functions:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.flaggedcuts import head_bound, marks_cut
+from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
     prompt_name,
@@ -60,9 +60,6 @@ _READ = re.compile(r"\.read(?:_text)?\(")
 # A result that says it was cut (`"truncated": ...`), beside which an unflagged cut is told apart
 # (flaggedcuts.py).
 _FLAG = re.compile(r"[\"']truncated[\"']\s*:")
-# A cut marked in one place (`text[:limit] + "..."`) and returned bare in another (`return text[:limit]`):
-# flaggedcuts.py.
-_MARKED_CUT = re.compile(r"\[\s*:\s*[\w.]+\s*\]\s*\+\s*[fr]?[\"'](?:\.\.\.|\u2026|\s*[\[(])")
 # Every line of a text cut to a width (`line[:100] for line in text.splitlines()`): linecuts.py.
 _LINE_CUT = re.compile(r"\[\s*:\s*\d+\s*\]\s+for\s+\w+\s+in\s+[^\n]*\.split(?:lines)?\(")
 # A field of a settings class named as an output limit (`reduce_max_tokens: int = 800`): one the
@@ -91,7 +88,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
         or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN)) \
-        or bool(_MARKED_CUT.search(text))
+        or bool(MARKED_CUT.search(text))
 
 
 def reads_listed_files(text: str) -> bool:
