@@ -267,6 +267,16 @@ def test_a_loop_kept_to_a_token_budget_makes_a_module_worth_reading():
     assert not might_hold_prompts("const over = usedTokens > maxTokens;\n")
 
 
+def test_a_length_over_a_constant_in_a_module_of_tokens_makes_it_worth_reading():
+    """``text.length / CHARS_PER_TOKEN`` is the ``length / 4`` estimate through a name (estimates.py):
+    read where the module speaks of tokens; a page count over a constant elsewhere is not reason enough."""
+    from ctxlint.frontends.typescript import might_hold_prompts
+
+    assert might_hold_prompts("const estimateTokens = (t: string) => Math.ceil(t.length / CHARS_PER_TOKEN);\n")
+    assert might_hold_prompts("const tokens = Math.ceil(input.length / Tokenizer.DIVISOR);\n")
+    assert not might_hold_prompts("const pages = Math.ceil(items.length / PAGE_SIZE);\n")
+
+
 def test_malformed_typescript_is_a_located_error():
     parsed = parse("""\
         import OpenAI from "openai";

@@ -34,7 +34,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "line-cut": "line-cut", "misplaced-cut": "misplaced-cut", "middle-drop": "middle-dropped",
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
-             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut"}
+             "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
+             "unmarked-branch": "unmarked-branch"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -229,7 +230,7 @@ _COUNTED_CUTS = {
 }
 # Cuts that keep both ends of a sequence and drop its middle; `keeps` is written "head+tail".
 _MIDDLE_CUTS = {
-    "middle-drop": "keeps the first {head} and the last {tail} messages of the conversation and drops every turn "
+    "middle-drop": "keeps {ends} of the conversation and drops every turn "
                    "between them with nothing in their place, so the model reads the two ends as one continuous "
                    "conversation. Put a note where the turns were dropped (\"[12 earlier messages omitted]\"), or "
                    "summarise them.",
@@ -261,7 +262,9 @@ def _message(source: Source) -> str:
             size=f"{kept:,} characters" if kept is not None else "its limit")
     if cut.how in _MIDDLE_CUTS:
         head, _, tail = cut.keeps.partition("+")
-        return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail)}"
+        ends = "the first and the last message" if head == tail == "1" else \
+            f"the first {head} and the last {tail} messages"
+        return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail, ends=ends)}"
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop" and cut.unit != "items":
             what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "

@@ -20,7 +20,7 @@ from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
 from ctxlint.frontends.python.firstparts import FirstParts
-from ctxlint.frontends.python.flaggedcuts import unflagged_cuts
+from ctxlint.frontends.python.flaggedcuts import unflagged_cuts, unmarked_branches
 from ctxlint.frontends.python.flow import Flow
 from ctxlint.frontends.python.frontdrops import FrontDrops
 from ctxlint.frontends.python.gateddrops import GatedDrops
@@ -174,6 +174,7 @@ class Analyzer:
         parsed.observations.extend(self.gated_drops.observe())
         parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
+        parsed.observations.extend(unmarked_branches(unit))
         # stronger evidence for a site order_sites also sees
         reaching = self.order_prompts.observe() + self.tool_order.observe() + self.gather_order.observe() \
             + self.global_fills.observe()

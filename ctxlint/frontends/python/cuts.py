@@ -155,7 +155,8 @@ class Cuts(Component):
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
             LAST_ITEM_CUT if keeps == "start" and fills_what_is_left(node, self.m.parents) else "slice"
         cut = self.cut_of(node.value, "characters", keeps, how)
-        if not cut.document and _read_whole(subject, env):
+        if not cut.document and (_read_whole(subject, env) or (
+                isinstance(parent, ast.Return) and _names_a_document(env.scope))):
             cut = replace(cut, document=True)
         return Found(node, node.value, cut, kept)
 
@@ -458,6 +459,14 @@ def _read_whole(subject: ast.expr, env: Env) -> bool:
         return False
     return any(isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute) and not r.value.args
                and r.value.func.attr in ("read", "read_text") for r in env.scope.assigns.get(subject.id, ()))
+
+
+def _names_a_document(scope: Scope) -> bool:
+    """A function named for the document or context it gives back (``_clean_text_context``,
+    ``load_documents``): what it returns is that, whatever its local name."""
+    fn = scope.node
+    return scope.kind == "function" and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        fnmatchcase(fn.name.lower().lstrip("_"), p) for p in DOCUMENT_NAMES)
 
 
 def _argument(call: ast.Call, param: str, params: list[str]) -> ast.expr | None:

@@ -1,4 +1,4 @@
-"""A result cut to a count without the flag the module's other results carry when they are cut.
+"""A result cut without the flag or the marker that the module's other cuts carry.
 
 A module of tools whose results say when they were cut (``return {"entries": entries,
 "truncated": len(entries) >= limit}``) has shown how its results tell the model that a list is
@@ -8,6 +8,10 @@ list it has every reason to take for complete: the other results of the module w
 
 The module's own convention is the evidence: without a function that flags its cut, a count is
 read as the usual bound of a listing and is not reported.
+
+The same holds within one function for text: where it marks a cut (``text[:limit] + "..."``) and
+returns another cut to the same bound bare (``return content[:limit]``, a fallback branch), the
+second reads as whole to whoever the first would have told.
 """
 
 from __future__ import annotations
@@ -18,9 +22,13 @@ import re
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Unit
+from ctxlint.markers import cut_marker
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 UNFLAGGED_CUT = "unflagged-cut"
+UNMARKED_BRANCH = "unmarked-branch"
+# A head cut with a marker added to it, as written (`text[:limit] + "..."`, `text[:n] + " [truncated]"`).
+MARKED_CUT = re.compile(r"\[\s*:\s*[\w.]+\s*\]\s*\+\s*[fr]?[\"'](?:\.\.\.|\u2026|\s*[\[(])")
 # A count below this keeps an example or two, not a listing.
 _LEAST = 10
 _FLAG_WORD = re.compile("truncat", re.IGNORECASE)
@@ -98,3 +106,54 @@ def _returned_in_dict(fn: FunctionNode, built: str) -> ast.expr | None:
                 if isinstance(inner, ast.Name) and inner.id == built:
                     return value
     return None
+
+
+def unmarked_branches(unit: Unit) -> list[Observation]:
+    """``return content[:limit]`` in a function that elsewhere marks a cut to the same bound
+    (``extracted[:limit] + "..."``): the one path that returns the text cut with nothing after it."""
+    if MARKED_CUT.search(unit.text) is None:  # no cut of the module is marked: nothing to tell a bare one by
+        return []
+    found = []
+    for fn, _ in unit.functions:
+        if fn.name.startswith("test"):
+            continue
+        marked: dict[str, ast.BinOp] = {}
+        bare: list[tuple[ast.Subscript, str]] = []
+        for node in own_nodes(fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and marks_cut(node.right):
+                bound = head_bound(node.left)
+                if bound is not None:
+                    marked.setdefault(bound, node)
+            elif isinstance(node, ast.Return) and node.value is not None:
+                bound = head_bound(node.value)
+                if bound is not None:
+                    assert isinstance(node.value, ast.Subscript)
+                    bare.append((node.value, bound))
+        for cut, bound in bare:
+            mark = marked.get(bound)
+            if mark is None:
+                continue
+            span = unit.span(cut)
+            step = Evidence(EvidenceKind.FLOW, f"`{' '.join(unit.code(mark).split())}` marks a cut to the same bound "
+                            f"in `{fn.name}`", unit.span(mark))
+            source = Source(SourceKind.TRUNCATION, unit.code(cut), span, cut=Cut("characters", "start", "slice"),
+                            flow=(step,), strong=True)
+            found.append(Observation(UNMARKED_BRANCH, span, "returned with no marker", source=source))
+    return found
+
+
+def head_bound(node: ast.expr) -> str | None:
+    """The bound of ``text[:bound]`` (a name, an attribute or a number of at least 20), as written."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.lower is None
+            and node.slice.step is None and node.slice.upper is not None):
+        return None
+    upper = node.slice.upper
+    if isinstance(upper, ast.Constant):
+        return str(upper.value) if isinstance(upper.value, int) and upper.value >= 20 else None
+    return ast.unparse(upper) if isinstance(upper, (ast.Name, ast.Attribute)) else None
+
+
+def marks_cut(node: ast.expr) -> bool:
+    """A string that marks a cut where it follows one (``"..."``, ``"… [truncated]"``)."""
+    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+    return isinstance(first, ast.Constant) and isinstance(first.value, str) and cut_marker(first.value)

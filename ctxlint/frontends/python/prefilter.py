@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
+from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
     prompt_name,
@@ -86,7 +87,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         return True
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
-        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN))
+        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN)) \
+        or bool(MARKED_CUT.search(text))
 
 
 def reads_listed_files(text: str) -> bool:
@@ -375,7 +377,7 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         return True
     if any(isinstance(n, ast.ClassDef) and settings_limit_fields(n) for n in tree.body):
         return True
-    tokens = estimate = weak = renders = sliced = choices = settings_render = listing = False
+    tokens = estimate = weak = renders = sliced = choices = settings_render = listing = marked = bare = False
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
@@ -453,6 +455,10 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             listing = True  # a collection in no fixed order, as a listing is
         elif isinstance(node, ast.BinOp):
             estimate = estimate or _ast_estimate_shape(node)
+            marked = marked or (isinstance(node.op, ast.Add) and head_bound(node.left) is not None
+                                and marks_cut(node.right))
+        elif isinstance(node, ast.Return):
+            bare = bare or (node.value is not None and head_bound(node.value) is not None)
         elif isinstance(node, ast.If):
             if _trims_messages(node):
                 return True  # a conversation trimmed at an index once it grows (trimdrops.py)
@@ -478,7 +484,9 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             name = None
         if name and "token" in name.lower():
             tokens = True
-        if (tokens and estimate) or (renders and (sliced or choices)) or (settings_render and listing):
+        # a cut marked on one path and returned bare on another (flaggedcuts.py)
+        if (tokens and estimate) or (renders and (sliced or choices)) or (settings_render and listing) \
+                or (marked and bare):
             return True
     return weak and prompt_path(path)
 

@@ -60,6 +60,9 @@ _CONCURRENT_TOOL = re.compile(r"\bexecute\s*:|\.name\s*,\s*\w+\.(?:arguments|arg
 # that calls no model keeps them for one.
 _TOKEN_TEST = re.compile(r"[tT]okens\w*\s*[<>]=?|[<>]=?\s*(?:this\.)?\w*[tT]okens\b")
 _LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
+# A length divided by a constant (`text.length / CHARS_PER_TOKEN`, `Tokenizer.DIVISOR`) in a module
+# that speaks of tokens: the `length / 4` estimate through a name (estimates.py).
+_LENGTH_OVER_NAME = re.compile(r"\.length\s*/\s*[A-Za-z_][\w.]*")
 
 
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
@@ -75,6 +78,8 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
     if "Promise.all" in text and _CONCURRENT_TOOL.search(text):
         return True
     if _TOKEN_TEST.search(text) and _LOOP_EXITS.search(text):
+        return True
+    if "oken" in text and _LENGTH_OVER_NAME.search(text):
         return True
     return bool((catalogue if catalogue is not None else cached_frameworks()).typescript.mentions.search(text))
 

@@ -42,7 +42,7 @@ from ctxlint.frontends.typescript.completion_order import completion_order
 from ctxlint.frontends.typescript.container_fills import container_fills
 from ctxlint.frontends.typescript.dropped_options import dropped_options
 from ctxlint.frontends.typescript.estimates import Estimates
-from ctxlint.frontends.typescript.history_cuts import history_cuts
+from ctxlint.frontends.typescript.history_cuts import history_cuts, two_ends_returned
 from ctxlint.frontends.typescript.knowledge import MAX_CHAIN, MAX_SOURCE_STEPS, Node
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
@@ -120,6 +120,7 @@ class Analyzer:
         context = context or bool(parsed.requests) or prompt_path(m.path)
         parsed.observations.extend(self.truncators.unsent_cuts(context))
         parsed.observations.extend(history_cuts(m, requests))
+        parsed.observations.extend(two_ends_returned(m))
         parsed.observations.extend(budget_loops(m, context))
         parsed.observations.extend(newest_drops(m, self.truncators))
         parsed.observations.extend(system_drops(m, self.truncators))

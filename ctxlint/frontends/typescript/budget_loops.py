@@ -89,7 +89,7 @@ def _budget_loop(m: Module, loop: Node, context: bool) -> Observation | None:
         if stop is None or test is None:
             continue
         header = " ".join(m.code(loop)[:body.start_byte - loop.start_byte].split())
-        ranked = is_ranked(m.code(iterated)) or _sorted_before(m, loop, iterated)
+        ranked = (is_ranked(m.code(iterated)) or _sorted_before(m, loop, iterated)) and not _pinned(m, loop, iterated)
         how = "ranked-loop" if ranked else "budget-loop"
         history = any(w in m.code(iterated).lower() for w in HISTORY_WORDS)
         cut = Cut("items", _keeps(m, loop, iterated), how, history)
@@ -229,6 +229,22 @@ def _keeps(m: Module, loop: Node, iterated: Node) -> str:
         return "end" if any(w in m.code(iterated) for w in (".reverse()", ".toReversed()")) else "start"
     update = m.field(loop, "increment")
     return "end" if update is not None and "--" in m.code(update) else "start"
+
+
+def _pinned(m: Module, loop: Node, iterated: Node) -> bool:
+    """Items the user pinned (``docPaths = (await this.pinnedDocuments()).map(...)``): documents chosen
+    to be read every time, not the best of a search, whatever the collection is called; each one the
+    loop leaves out is one the user expects the model to have. (A word, the last resort: nothing else
+    in the code tells a pinned collection from a retrieved one.)"""
+    if "pinned" in m.code(iterated).lower():
+        return True
+    if iterated.type != "identifier":
+        return False
+    function = enclosing(loop) or m.root
+    return any(n.type == "variable_declarator" and n.end_byte <= loop.start_byte
+               and m.code(m.field(n, "name") or n) == m.code(iterated)
+               and "pinned" in m.code(m.field(n, "value") or n).lower()
+               for n in walk(function, into_functions=False))
 
 
 def _sorted_before(m: Module, loop: Node, iterated: Node) -> bool:

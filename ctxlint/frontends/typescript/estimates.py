@@ -20,6 +20,8 @@ class Estimates:
     m: Module
     # Whether each estimating function the module declares only feeds tallies (`only_tallied`).
     tallies: dict[str, bool] = field(default_factory=dict)
+    # The module's numeric constants, by how code reads them (`CHARS_PER_TOKEN`, `Tokenizer.DIVISOR`).
+    _constants: dict[str, object] | None = None
 
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():
@@ -202,7 +204,7 @@ class Estimates:
         operator = self.m.code(self.m.field(node, "operator"))
         left, right = self.m.unwrap(self.m.field(node, "left")), self.m.unwrap(self.m.field(node, "right"))
         if operator == "/":
-            ok, number = number_value(self.m.code(right)) if right.type == "number" else (False, None)
+            ok, number = self.number(right)
             if not ok or not isinstance(number, (int, float)):
                 return False
             if self.is_word_count(left):
@@ -210,7 +212,7 @@ class Estimates:
             return self.is_len_like(left) and 2 <= number <= 6
         if operator == "*":
             for a, b in ((left, right), (right, left)):
-                ok, number = number_value(self.m.code(b)) if b.type == "number" else (False, None)
+                ok, number = self.number(b)
                 if not ok or not isinstance(number, (int, float)):
                     continue
                 if self.is_word_count(a):
@@ -218,6 +220,41 @@ class Estimates:
                 if self.is_len_like(a):
                     return 0 < number <= 0.5
         return False
+
+    def number(self, node: Node) -> tuple[bool, object]:
+        """The number ``node`` is: written in place, or a constant of the module it names (a
+        top-level ``const CHARS_PER_TOKEN = 4``, a class's ``static DIVISOR = 4`` read as
+        ``Tokenizer.DIVISOR``)."""
+        if node.type == "number":
+            return number_value(self.m.code(node))
+        if node.type not in ("identifier", "member_expression"):
+            return False, None
+        if self._constants is None:
+            self._constants = self.constants()
+        code = self.m.code(node)
+        return (True, self._constants[code]) if code in self._constants else (False, None)
+
+    def constants(self) -> dict[str, object]:
+        """The module's top-level ``const`` numbers and its classes' ``static`` numbers."""
+        found: dict[str, object] = {}
+        for statement in self.m.root.named_children:
+            declaration = statement.named_children[0] if statement.type == "export_statement" \
+                and statement.named_children else statement
+            if declaration.type == "lexical_declaration" and self.m.code(declaration).startswith("const"):
+                for declarator in declaration.named_children:
+                    name, value = self.m.field(declarator, "name"), self.m.field(declarator, "value")
+                    if name is not None and value is not None and value.type == "number":
+                        found[self.m.code(name)] = number_value(self.m.code(value))[1]
+            elif declaration.type == "class_declaration":
+                named, body = self.m.field(declaration, "name"), self.m.field(declaration, "body")
+                for member in body.named_children if named is not None and body is not None else ():
+                    key = self.m.field(member, "name") or self.m.field(member, "property")
+                    value = self.m.field(member, "value")
+                    if member.type in ("public_field_definition", "field_definition") and key is not None \
+                            and value is not None and value.type == "number" \
+                            and any(c.type == "static" for c in member.children):
+                        found[f"{self.m.code(named)}.{self.m.code(key)}"] = number_value(self.m.code(value))[1]
+        return found
 
     def is_len_like(self, node: Node) -> bool:
         """A character count (``text.length``, ``numChars``); not a window (``this.contextLength``)."""

@@ -5,6 +5,10 @@ when every element of the new array is an item or a tail of the same conversatio
 as ``{role: "user", content: "[12 earlier messages omitted]"}`` among them is a marker). The cut
 counts where the function then sends the conversation: a request it makes reads the name, or a
 name given a value built from it (``const input = messages.map(...)``).
+
+The same cut made by a function given a conversation that reads only its first and its last
+message (``messages[0]``, ``messages[messages.length - 1]``) and returns a new list of messages
+built from them: whoever calls it sends the two ends as the whole conversation.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
-from ctxlint.frontends.typescript.syntax import walk
+from ctxlint.frontends.typescript.syntax import own_nodes, walk
 from ctxlint.frontends.typescript.unit import Module
+from ctxlint.markers import mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Request, Source, SourceKind
 
 # What a conversation is called.
@@ -117,3 +122,117 @@ def _reads(node: Node | None, names: set[str], m: Module) -> bool:
                                     for n in walk(node))
 
 
+
+
+def two_ends_returned(m: Module) -> list[Observation]:
+    """Each function given a conversation that returns a list of messages built from its first and
+    its last message alone (``[{role: "user", content: `${messages[0].content}...`}]``): every turn
+    between them is dropped, and the caller sends what it gets as the conversation."""
+    text = m.code(m.root)
+    if "[0]" not in text or ".length" not in text or "role" not in text:
+        return []
+    found = []
+    for function in m.functions:
+        name = _conversation_param(m, function.node)
+        ends = None if name is None else _two_end_reads(m, function.node, name)
+        if ends is None:
+            continue
+        for built in _returned_arrays(m, function.node):
+            if not _has_role(m, built) or mentions_cut(m.code(built)):
+                continue
+            label = _function_name(m, function.node)
+            source = Source(SourceKind.TRUNCATION, " ".join(m.code(built).split())[:120], m.span(built),
+                            cut=Cut("items", "1+1", MIDDLE_DROP, history=True),
+                            flow=(Evidence(EvidenceKind.FLOW, f"`{' '.join(m.code(ends[0]).split())}` is the only "
+                                           "message read from the start of the conversation", m.span(ends[0])),
+                                  Evidence(EvidenceKind.FLOW, f"`{' '.join(m.code(ends[1]).split())}` the only one "
+                                           "from its end", m.span(ends[1])),
+                                  Evidence(EvidenceKind.FLOW, f"the two are returned by `{label}` as the conversation",
+                                           m.span(built))))
+            found.append(Observation(MIDDLE_DROP, m.span(built), "no message says what was dropped", source=source))
+    return found
+
+
+def _conversation_param(m: Module, function: Node) -> str | None:
+    """The name of the function's first parameter when it is named for a conversation."""
+    params = m.field(function, "parameters") or m.field(function, "parameter")
+    first = next(iter(params.named_children if params is not None and params.type == "formal_parameters"
+                      else [params] if params is not None else []), None)
+    if first is not None and first.type in ("required_parameter", "optional_parameter"):
+        first = m.field(first, "pattern")
+    if first is None or first.type != "identifier":
+        return None
+    name = m.code(first)
+    return name if any(w in name.lower() for w in HISTORY_WORDS) else None
+
+
+def _two_end_reads(m: Module, function: Node, name: str) -> tuple[Node, Node] | None:
+    """The first read of the conversation's first item and of its last item (``name[name.length - 1]``,
+    ``name.at(-1)``) when every read of ``name`` in the function is one of them or its length: any
+    other read (a loop, a slice, the whole list passed on or returned) may keep the turns between."""
+    body = m.field(function, "body")
+    if body is None:
+        return None
+    first: Node | None = None
+    last: Node | None = None
+    for node in walk(body):
+        if node.type != "identifier" or m.code(node) != name:
+            continue
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type == "subscript_expression" and m.field(parent, "object") == node:
+            index = m.code(m.field(parent, "index") or parent).replace(" ", "")
+            if index == "0":
+                first = first or parent
+            elif index == f"{name}.length-1":
+                last = last or parent
+            else:
+                return None
+        elif parent.type == "member_expression" and m.field(parent, "object") == node:
+            prop = m.code(m.field(parent, "property") or parent)
+            call = parent.parent
+            if prop == "at" and call is not None and call.type == "call_expression" \
+                    and [m.code(a).replace(" ", "") for a in m.args(call)] == ["-1"]:
+                last = last or call
+            elif prop != "length":
+                return None
+        else:
+            return None
+    return (first, last) if first is not None and last is not None else None
+
+
+def _returned_arrays(m: Module, function: Node) -> list[Node]:
+    """The array literals the function returns: in place, or through a local name given one."""
+    arrays: dict[str, Node] = {}
+    returned = []
+    for node in own_nodes(function):
+        if node.type == "variable_declarator":
+            target, value = m.field(node, "name"), m.field(node, "value")
+            if target is not None and value is not None and value.type == "array":
+                arrays[m.code(target)] = value
+        elif node.type == "return_statement" and node.named_children:
+            value = node.named_children[0]
+            if value.type == "array":
+                returned.append(value)
+            elif value.type == "identifier" and m.code(value) in arrays:
+                returned.append(arrays[m.code(value)])
+    if function.type == "arrow_function":
+        body = m.field(function, "body")
+        if body is not None and body.type == "array":
+            returned.append(body)
+    return returned
+
+
+def _has_role(m: Module, array: Node) -> bool:
+    """The array holds a message: an object with a ``role``."""
+    return any(element.type == "object" and any(
+        pair.type == "pair" and m.code(m.field(pair, "key") or pair).strip("\"'") == "role"
+        for pair in element.named_children) for element in array.named_children)
+
+
+def _function_name(m: Module, function: Node) -> str:
+    named = m.field(function, "name")
+    if named is None and function.parent is not None and function.parent.type == "variable_declarator":
+        named = m.field(function.parent, "name")
+    return m.code(named) if named is not None else "the function"
