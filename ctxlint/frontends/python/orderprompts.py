@@ -167,6 +167,9 @@ class OrderPrompts(StringSets):
                 and len(node.args) == 1:
             arg = node.args[0]
             return (arg.generators[0].iter if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) else arg), node
+        if isinstance(node, ast.FormattedValue) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
+            # `f"Known: {list(names)}"`, `f"{names}"`: the f-string writes the items out in the collection's order
+            return copy_of(node.value) or node.value, node.value
         copied = copy_of(node) if isinstance(node, ast.expr) else None
         if copied is not None and isinstance(node, ast.expr) \
                 and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
