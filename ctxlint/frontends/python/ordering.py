@@ -241,7 +241,7 @@ class Ordering(Component):
         """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
         the calls that pass it, as steps of the evidence; also for a batch, a copy or a walk of
         one, directly or through a local name (``batch = files[:16]``, ``[rel(f) for f in batch]``)."""
-        node = _walked(node, self)
+        node = walked(node, self)
         binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
         if binding is not None and binding.owner is None and not binding.extras and depth < 4:
             return self.passed_by(binding.value, binding.env, depth + 1)
@@ -499,7 +499,7 @@ def _copied(value: ast.expr, ordering: Ordering) -> bool:
         isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
 
 
-def _walked(node: ast.expr, ordering: Ordering) -> ast.expr:
+def walked(node: ast.expr, ordering: Ordering) -> ast.expr:
     """The collection whose order ``node`` takes as it is: a batch of it (``files[:16]``), a copy
     or a walk of it (``list(files)``, ``enumerate(files)``, ``[rel(f) for f in files]``)."""
     for _ in range(MAX_DEPTH):

@@ -50,6 +50,7 @@ from ctxlint.frontends.python.ordersinks import (
     text_given,
     tool_result_said,
 )
+from ctxlint.frontends.python.overrides import called_through_base
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -476,11 +477,12 @@ class OrderPrompts(StringSets):
 
     def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
         """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``), resolved to it: a method of
-        the same name on another class is not one."""
+        the same name on another class is not one; ``self.fn(...)`` in a base class of its class is."""
         return [(home.node, call) for call, home in self.m.calls if called_name(call) == fn.name
                 and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
-                and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
-                and target.fn is fn]
+                and (called_through_base(self.m, fn, call, home)
+                     or (target := self.callees.function_for(call, Env(home), returns=False)) is not None
+                     and target.fn is fn)]
 
 
 def _before(one: Observation, other: Observation) -> bool:
