@@ -50,7 +50,7 @@ from ctxlint.frontends.python.ordersinks import (
     text_given,
     tool_result_said,
 )
-from ctxlint.frontends.python.overrides import called_through_base
+from ctxlint.frontends.python.overrides import module_callers
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -283,7 +283,7 @@ class OrderPrompts(StringSets):
         of a caller that returns text built from it. The steps on the way are added to ``steps``.
         ``flag``: a parameter of ``fn`` (and its position) that must be passed for the text to be
         in what it returns."""
-        for caller, call in self.callers(fn):
+        for caller, call in module_callers(self.m, self.callees, fn):
             kept = kept_by(call, self.m.parents)
             if not kept or (flag is not None and not passes(call, *flag)):
                 continue
@@ -306,7 +306,7 @@ class OrderPrompts(StringSets):
                     and (far := self.cut_sites.reach.reach_far(node.value, fn)):
                 steps.extend(far[:-1])
                 return far[-1]
-        for caller, call in self.callers(fn) if depth < _MAX_CALLERS else ():
+        for caller, call in module_callers(self.m, self.callees, fn) if depth < _MAX_CALLERS else ():
             kept = kept_by(call, self.m.parents)
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             sink = self.reached_far(caller, self.spread(caller, kept), found, depth + 1) if kept else None
@@ -474,16 +474,6 @@ class OrderPrompts(StringSets):
     def returns_any(self, fn: Function, carried: set[str]) -> bool:
         return any(isinstance(n, ast.Return) and n.value is not None and self.mentions(n.value, carried)
                    for n in own_nodes(fn))
-
-    def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
-        """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``), resolved to it: a method of
-        the same name on another class is not one; ``self.fn(...)`` in a base class of its class is."""
-        return [(home.node, call) for call, home in self.m.calls if called_name(call) == fn.name
-                and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
-                and (called_through_base(self.m, fn, call, home)
-                     or (target := self.callees.function_for(call, Env(home), returns=False)) is not None
-                     and target.fn is fn)]
-
 
 def _before(one: Observation, other: Observation) -> bool:
     """Of two observations of one listing reaching one sink, whether ``one`` is the one to keep: the

@@ -8,12 +8,24 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.loopshapes import called_name
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.values import Scope
+from ctxlint.frontends.python.values import Env, Scope
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _MOST_LEVELS = 4  # how many base classes up a subclass is looked through
+
+
+def module_callers(m: Unit, callees: Callees, fn: FunctionNode) -> list[tuple[FunctionNode, ast.Call]]:
+    """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``) with the functions they are made
+    in, resolved to it: a method of the same name on another class is not one; ``self.fn(...)`` in a
+    base class of its class is."""
+    return [(home.node, call) for call, home in m.calls if called_name(call) == fn.name
+            and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
+            and (called_through_base(m, fn, call, home)
+                 or (target := callees.function_for(call, Env(home), returns=False)) is not None and target.fn is fn)]
 
 
 def called_through_base(m: Unit, fn: FunctionNode, call: ast.Call, home: Scope) -> bool:
