@@ -105,3 +105,40 @@ class Views:
 '''
     linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX104"])
     assert [f.kind for f in linter.lint_text(source, "views.py", "views.py", "python")] == ["order-reaches-prompt"]
+
+
+FORMATTED = '''\
+class Planner:
+    async def plan(self, funcs: list, wanted: str) -> str:
+        START
+        prompt = f"""Existing imports: SHOWN
+
+Decide which imports the functions need and answer in JSON."""
+        return await self.llm.aask(prompt)
+'''
+
+
+def formatted(start: str, shown: str) -> list[tuple[int, int, str | None, str]]:
+    source = FORMATTED.replace("START", start).replace("SHOWN", shown)
+    linter = Linter(Settings(root=Path("."), confidence="low"), load_catalogue(), select=["CTX104"])
+    return [(f.span.line, f.span.column, f.kind, f.message)
+            for f in linter.lint_text(source, "plan.py", "plan.py", "python")]
+
+
+@pytest.mark.parametrize(("shown", "column"), [("{list(names)}", 41), ("{names}", 41), ("{tuple(names)!r}", 41)])
+def test_a_set_of_strings_written_into_an_f_string_reaches_the_prompt(shown: str, column: int) -> None:
+    [(line, col, kind, message)] = formatted("names = {str(f) for f in funcs}", shown)
+    assert (line, col, kind) == (4, column, "order-reaches-prompt")
+    assert message.startswith("`set` iterates in an order that changes with each process's hash seed, and `names` "
+                              "gives the order of `prompt`: its order becomes the order of the text that "
+                              "`self.llm.aask(...)` (line 7) sends to the model")
+
+
+@pytest.mark.parametrize(("start", "shown"), [
+    ("names = {f.id for f in funcs}", "{list(names)}"),  # ints: the same order in every process
+    ("names = {str(f) for f in funcs}", "{sorted(names)}"),
+    ("names = {str(f) for f in funcs}", "{wanted in names}"),  # membership only
+    ("names = {str(f) for f in funcs}", "{len(names)}"),
+])
+def test_an_f_string_of_a_set_that_keeps_no_order_is_fine(start: str, shown: str) -> None:
+    assert formatted(start, shown) == []

@@ -20,6 +20,7 @@ from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import reads_of
+from ctxlint.frontends.python.overrides import called_through_base
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetcallers import in_tests
@@ -173,6 +174,10 @@ class CutReach(Component):
                 parent, (ast.ListComp, ast.GeneratorExp, ast.BoolOp)):
             # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `"\n".join(f"{d}" for d in docs)`, `x or ""`
             return self.into_prompt(parent, fn, hops, seen)
+        if isinstance(parent, ast.comprehension) and node is parent.iter and isinstance(
+                comp := self.m.parents.get(id(parent)), (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+            # `{t.name: t.doc for t in tools}`: what it builds holds something of each item, in their order
+            return self.into_prompt(comp, fn, hops, seen)
         if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
             return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
         if isinstance(parent, ast.Attribute) and parent.attr in _KEEPING:
@@ -348,6 +353,9 @@ class CutReach(Component):
         cut is followed far or when ``most_modules`` (how many other modules may call it) is given."""
         for call, home in self.m.calls:
             if last_name(call.func) == fn.name:
+                if called_through_base(self.m, fn, call, home):  # `self.recall(task)` in a base class
+                    yield self.m, call, home
+                    continue
                 target = self.callees.function_for(call, Env(home), returns=False)
                 if target is not None and target.fn is fn:
                     yield self.m, call, home

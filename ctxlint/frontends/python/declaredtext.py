@@ -59,6 +59,26 @@ class DeclaredText(Component):
             return bool(declared) and all(text_collection(a) for a in declared)
         return False
 
+    def self_field(self, node: ast.Attribute, env: Env) -> ast.expr | None:
+        """For ``self.<name>`` in a method: the annotation the body of its class, or of a base class
+        of the module, declares the field with (``tools: dict[str, Tool] = {}``)."""
+        scope: Scope | None = env.scope
+        while scope is not None and scope.cls is None:
+            scope = scope.parent  # a function nested in the method
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self") or scope is None or scope.cls is None:
+            return None
+        classes = {cls.name: cls for cls, _ in self.m.classes}
+        pending = [scope.cls.node]
+        for _ in range(4):  # the class, then its bases, a level at a time
+            found = next((s.annotation for cls in pending if isinstance(cls, ast.ClassDef) for s in cls.body
+                          if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                          and s.target.id == node.attr), None)
+            if found is not None:
+                return found
+            pending = [classes[b.id] for cls in pending if isinstance(cls, ast.ClassDef) for b in cls.bases
+                       if isinstance(b, ast.Name) and b.id in classes]
+        return None
+
     def instance_classes(self, node: ast.expr, env: Env, hops: int = 3) -> list[Scope]:
         """The classes the object ``node`` gives may be of: ``instance_class``'s one, the class a
         name is annotated with where its function assigns it, or the classes a field of such an

@@ -165,7 +165,9 @@ class Ordering(Component):
         try:
             # `return list(found)[:most]`: the first items, in the same order (a cut seen where it is
             # made is reported as one: ordersites.py)
-            return agreed([reader.unordered(_uncut(value), target.env) for value in target.returns])
+            # an early `return []` (`None`, `set()`) gives nothing whose order could change: the other returns decide
+            given = [value for value in target.returns if not _nothing(value)]
+            return agreed([reader.unordered(_uncut(value), target.env) for value in given])
         finally:
             reader.m.leave(target.fn)
 
@@ -239,7 +241,7 @@ class Ordering(Component):
         """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
         the calls that pass it, as steps of the evidence; also for a batch, a copy or a walk of
         one, directly or through a local name (``batch = files[:16]``, ``[rel(f) for f in batch]``)."""
-        node = _walked(node, self)
+        node = walked(node, self)
         binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
         if binding is not None and binding.owner is None and not binding.extras and depth < 4:
             return self.passed_by(binding.value, binding.env, depth + 1)
@@ -302,9 +304,10 @@ class Ordering(Component):
         of the one collection it returns (``return list(found)[:most]``): the finding's evidence
         points there, where ``sorted(...)`` goes."""
         target = self.callees.function_for(call, env, foreign=True) if self.m.project is not None else None
-        if target is None or target.owner is None or len(target.returns) != 1:
+        given = [value for value in target.returns if not _nothing(value)] if target is not None else []
+        if target is None or target.owner is None or len(given) != 1:
             return None
-        reader, value = target.owner.flow, _uncut(target.returns[0])
+        reader, value = target.owner.flow, _uncut(given[0])
         if reader.unordered(value, target.env) is None:
             return None
         return reader.origin(value, target.env, depth + 1)
@@ -496,7 +499,7 @@ def _copied(value: ast.expr, ordering: Ordering) -> bool:
         isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
 
 
-def _walked(node: ast.expr, ordering: Ordering) -> ast.expr:
+def walked(node: ast.expr, ordering: Ordering) -> ast.expr:
     """The collection whose order ``node`` takes as it is: a batch of it (``files[:16]``), a copy
     or a walk of it (``list(files)``, ``enumerate(files)``, ``[rel(f) for f in files]``)."""
     for _ in range(MAX_DEPTH):
@@ -515,3 +518,13 @@ def _walked(node: ast.expr, ordering: Ordering) -> ast.expr:
 def _uncut(value: ast.expr) -> ast.expr:
     """The collection a slice of it (``list(found)[:most]``) keeps the first items of, in its order."""
     return value.value if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) else value
+
+
+def _nothing(value: ast.expr) -> bool:
+    """An empty collection or ``None`` (``return []``, ``return set()``): a return with no items."""
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return not (value.elts if not isinstance(value, ast.Dict) else value.keys)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.args \
+        and not value.keywords and value.func.id in ("list", "tuple", "set", "frozenset", "dict")

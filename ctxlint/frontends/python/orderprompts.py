@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
 from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, MODEL_ASKS, SHUFFLES, UNSTABLE
@@ -51,6 +50,8 @@ from ctxlint.frontends.python.ordersinks import (
     text_given,
     tool_result_said,
 )
+from ctxlint.frontends.python.overrides import module_callers
+from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
@@ -73,12 +74,10 @@ _OWN_KINDS = {**dict.fromkeys(COMPLETIONS, COMPLETION_ORDER), **dict.fromkeys(SH
               QUERY_ROWS: "rows-reach-prompt"}
 # Calls through which a value keeps no order, or gives none to the text.
 _ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "bool", "hash", "set", "frozenset"}
-_TRIMS = ("strip", "lstrip", "rstrip")  # text methods that keep the order of what they are called on
 _MAX_ROUNDS = 8
 # A keyword that gives a call the system prompt of the request it sends.
 _SYSTEM_PROMPT = re.compile(r"(sys|system)_?(prompt|message|msg)$")
 _MAX_CALLERS = 2  # how many calls up the text a function returns is followed
-_MOST_HOLDERS = 6  # how many values around a call's result (f-strings, dicts, a call given one) are climbed
 
 
 class OrderPrompts(StringSets):
@@ -169,6 +168,9 @@ class OrderPrompts(StringSets):
                 and len(node.args) == 1:
             arg = node.args[0]
             return (arg.generators[0].iter if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) else arg), node
+        if isinstance(node, ast.FormattedValue) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
+            # `f"Known: {list(names)}"`, `f"{names}"`: the f-string writes the items out in the collection's order
+            return copy_of(node.value) or node.value, node.value
         copied = copy_of(node) if isinstance(node, ast.expr) else None
         if copied is not None and isinstance(node, ast.expr) \
                 and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
@@ -281,14 +283,14 @@ class OrderPrompts(StringSets):
         of a caller that returns text built from it. The steps on the way are added to ``steps``.
         ``flag``: a parameter of ``fn`` (and its position) that must be passed for the text to be
         in what it returns."""
-        for caller, call in self.callers(fn):
-            kept = _kept_by(call, self.m.parents)
-            if not kept or (flag is not None and not _passes(call, *flag)):
+        for caller, call in module_callers(self.m, self.callees, fn):
+            kept = kept_by(call, self.m.parents)
+            if not kept or (flag is not None and not passes(call, *flag)):
                 continue
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             asked = self.asked_with(caller, kept, found)
             if asked is None and depth < _MAX_CALLERS and self.returns_any(caller, self.spread(caller, kept)):
-                asked = self.asked_by_callers(caller, found, depth + 1, _flag_over(self.m.parents, caller, call))
+                asked = self.asked_by_callers(caller, found, depth + 1, flag_over(self.m.parents, caller, call))
             if asked is not None:
                 steps.extend(found)
                 return asked
@@ -304,8 +306,8 @@ class OrderPrompts(StringSets):
                     and (far := self.cut_sites.reach.reach_far(node.value, fn)):
                 steps.extend(far[:-1])
                 return far[-1]
-        for caller, call in self.callers(fn) if depth < _MAX_CALLERS else ():
-            kept = _kept_by(call, self.m.parents)
+        for caller, call in module_callers(self.m, self.callees, fn) if depth < _MAX_CALLERS else ():
+            kept = kept_by(call, self.m.parents)
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
             sink = self.reached_far(caller, self.spread(caller, kept), found, depth + 1) if kept else None
             if sink is not None:
@@ -445,9 +447,9 @@ class OrderPrompts(StringSets):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None \
                 and self.mentions(node.value, tainted):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            return {name for t in _unpacked(targets) if (name := self.m.dotted(t))}
+            return {name for t in unpacked(targets) if (name := self.m.dotted(t))}
         if isinstance(node, (ast.For, ast.AsyncFor)) and self.mentions(node.iter, tainted):
-            return {name for t in _unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
+            return {name for t in unpacked([node.target]) if (name := self.m.dotted(t))}  # each item, in order
         if isinstance(node, (ast.With, ast.AsyncWith)):  # `with open(path) as handle`: what it opens
             return {name for item in node.items if item.optional_vars is not None
                     and self.mentions(item.context_expr, tainted) and (name := self.m.dotted(item.optional_vars))}
@@ -473,15 +475,6 @@ class OrderPrompts(StringSets):
         return any(isinstance(n, ast.Return) and n.value is not None and self.mentions(n.value, carried)
                    for n in own_nodes(fn))
 
-    def callers(self, fn: Function) -> list[tuple[Function, ast.Call]]:
-        """The module's calls of ``fn`` (``fn(...)``, ``self.fn(...)``), resolved to it: a method of
-        the same name on another class is not one."""
-        return [(home.node, call) for call, home in self.m.calls if called_name(call) == fn.name
-                and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and home.node is not fn
-                and (target := self.callees.function_for(call, Env(home), returns=False)) is not None
-                and target.fn is fn]
-
-
 def _before(one: Observation, other: Observation) -> bool:
     """Of two observations of one listing reaching one sink, whether ``one`` is the one to keep: the
     one reported at the listing itself (where ``sorted(...)`` goes), else the one traced back furthest."""
@@ -490,81 +483,6 @@ def _before(one: Observation, other: Observation) -> bool:
     at_listing = (one.span.covers(one.source.span), other.span.covers(other.source.span))
     return at_listing[0] > at_listing[1] or (at_listing[0] == at_listing[1]
                                              and len(one.source.flow) > len(other.source.flow))
-
-
-def _flag_over(parents: dict[int, ast.AST], fn: Function, node: ast.AST) -> tuple[str, int] | None:
-    """A parameter of ``fn`` off by default (``headings_only=False``) that an ``if`` around
-    ``node`` tests (``if headings_only: ...``), with its position: only a call that passes it
-    runs ``node``."""
-    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True))
-    current, parent = node, parents.get(id(node))
-    while parent is not None and parent is not fn:
-        if isinstance(parent, ast.If) and current in parent.body and isinstance(parent.test, ast.Name) \
-                and _off(defaults.get(parent.test.id)):
-            index = positional.index(parent.test.id)
-            return parent.test.id, index - 1 if positional[:1] in (["self"], ["cls"]) else index
-        current, parent = parent, parents.get(id(parent))
-    return None
-
-
-def _off(default: ast.expr | None) -> bool:
-    return isinstance(default, ast.Constant) and default.value in (False, None)
-
-
-def _passes(call: ast.Call, name: str, index: int) -> bool:
-    """Whether ``call`` may pass the parameter ``name`` (at ``index``) a true value."""
-    given = next((k.value for k in call.keywords if k.arg == name), None)
-    if given is not None:
-        return not _off(given)
-    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) or any(k.arg is None for k in call.keywords):
-        return True  # positions or keywords unknown
-    return index < len(call.args) and not _off(call.args[index])
-
-
-def _kept_by(call: ast.Call, parents: dict[int, ast.AST]) -> set[str]:
-    """The names a call's result is assigned or added to (through ``await``), or that a loop over
-    it adds its items to."""
-    current: ast.AST = call
-    parent = parents.get(id(current))
-    if isinstance(parent, ast.Await):
-        current, parent = parent, parents.get(id(parent))
-    while isinstance(parent, ast.Attribute) and parent.attr in _TRIMS and isinstance(
-            called := parents.get(id(parent)), ast.Call) and called.func is parent:
-        current, parent = called, parents.get(id(called))  # `headings = self.headings(text).strip()`
-    for _ in range(_MOST_HOLDERS):
-        holder = _holder(current, parent, parents)
-        if holder is None:
-            break
-        current, parent = holder, parents.get(id(holder))
-    if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is current:
-        return added_names(parent.body)
-    if isinstance(parent, ast.Call) and current in parent.args and isinstance(parents.get(id(parent)), ast.Expr) \
-            and (receiver := added_name(parent)) is not None:
-        return {receiver}  # `found.extend(self.listed(d))`
-    if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.target, ast.Name):
-        return {parent.target.id}
-    if isinstance(parent, ast.Assign) and parent.value is current:
-        return {t.id for t in _unpacked(parent.targets) if isinstance(t, ast.Name)}
-    return set()
-
-
-def _holder(node: ast.AST, parent: ast.AST | None, parents: dict[int, ast.AST]) -> ast.AST | None:
-    """The value that holds ``node``'s text as a part of it: an f-string, a sum of texts, a list
-    or a dict that has it among its items (``{"facts": pick(lines)}``), or the call given one such
-    as a keyword (``messages = build(inputs={"facts": ...})``: what it builds carries the text)."""
-    if isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.List, ast.Tuple)) \
-            or isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) \
-            or isinstance(parent, ast.Dict) and any(v is node for v in parent.values):
-        return parent
-    if isinstance(parent, ast.keyword) and isinstance(call := parents.get(id(parent)), ast.Call):
-        return call
-    return None
-
-
-def _unpacked(targets: Sequence[ast.expr]) -> list[ast.expr]:
-    """Assignment targets with a tuple's names taken apart (``queries, found = ...``)."""
-    return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
 
 
 def _asks_model(call: ast.Call, part: StringSets) -> bool:

@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from ctxlint.frontends.python.knowledge import SERIALIZERS, UNSTABLE
 from ctxlint.frontends.python.loopshapes import adds, loop_body
+from ctxlint.frontends.python.ordering import walked
 from ctxlint.frontends.python.stringsets import StringSets
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -91,7 +92,9 @@ class OrderSites(Component):
         observed = self.ordered(node, collection, env, how, "which items survive changes from run to run",
                                 "order-decides", detail)
         # a set of ints keeps one order from run to run: only text's hash changes with the seed
-        proven = detail in UNSTABLE or detail.startswith("random.") or self.string_sets.string_items(collection, env)
+        # (the items of a walk of it take their order from it: `[tools[n] for n in names][:k]`, `names` a set of text)
+        proven = detail in UNSTABLE or detail.startswith("random.") or self.string_sets.string_items(collection, env) \
+            or self.string_sets.string_items(walked(collection, self.flow), env)
         reaches = self.cut_sites.reach.into_prompt(node, fn) if observed and proven and fn is not None else None
         if observed is None or reaches is None or observed.source is None:
             return observed

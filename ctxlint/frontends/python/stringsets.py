@@ -49,6 +49,16 @@ class StringSets(DeclaredText):
                 node, env = binding.value, binding.env
                 continue
             break
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub)):
+            # `a & b` holds items of both, `a - b` of `a`: one side shown is enough; `a | b` needs both
+            left = self.string_items(node.left, env, hops - 1) if hops > 1 else False
+            if isinstance(node.op, ast.Sub):
+                return left
+            right = self.string_items(node.right, env, hops - 1) if hops > 1 else False
+            return left or right if isinstance(node.op, ast.BitAnd) else left and right
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" \
+                and not node.args:
+            return self.str_keyed(node.func.value, env)  # `tools.keys()`, as a set already
         if isinstance(node, ast.Set):
             return all(self.text_item(e, env, ()) for e in node.elts)
         if isinstance(node, ast.SetComp):
@@ -64,6 +74,9 @@ class StringSets(DeclaredText):
                 return not never_kept(arg) and self.text_item(arg.elt, env, arg.generators)
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return bool(arg.elts) and all(self.text_item(e, env, ()) for e in arg.elts)
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "keys" \
+                    and not arg.args:
+                return self.str_keyed(arg.func.value, env)  # `set(self.tools.keys())`
             return self.declared_text(arg, env) or self.listed_strings(arg, env) \
                 or isinstance(arg, ast.Call) and self.m.qualified(arg.func) in IDENTITY_HASHED
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
@@ -210,6 +223,8 @@ class StringSets(DeclaredText):
                                                for k in node.keys)
             if not isinstance(node, (ast.Name, ast.Attribute)):
                 return False
+            if isinstance(node, ast.Attribute) and (declared := self.self_field(node, env)) is not None:
+                return bool(_STR_KEYED.match(ast.unparse(declared)))
             binding = self.scopes.resolve(node, env)
             if binding is None:
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
