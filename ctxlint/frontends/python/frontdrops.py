@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.summaries import SummaryMemo
+from ctxlint.frontends.python.deadcode import parked
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -111,10 +112,15 @@ class FrontDrops(Component):
                 if trim is None:
                     continue
                 observation = self.observation(call, fn, argument, placed, trim)
-                if observation is not None:
+                if observation is not None and not self.in_parked_class(scope):
                     found.append(observation)
                 break
         return found
+
+    def in_parked_class(self, scope: Scope) -> bool:
+        """Whether ``scope`` is a method of a class the program only builds in code that never runs."""
+        cls = scope.cls.node if scope.cls is not None else None
+        return isinstance(cls, ast.ClassDef) and parked(self.m, cls.name)
 
     def task_after_history(self, argument: ast.expr, scope: Scope) -> Placed | None:
         """``history + steps`` (written as the argument, or assigned to the name given), ``steps`` a

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.deadcode import parked
 from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -49,7 +50,7 @@ class TaskDrops(Component):
             read = read_by(sent, fn)
             for attribute in sorted({a.attr for a in read if isinstance(a, ast.Attribute) and on_self(a)}):
                 observation = self.dropped_task(call, attribute, cls, read)
-                if observation is not None:
+                if observation is not None and not parked(self.m, cls.name):
                     found.append(observation)
                     break
         return found
