@@ -9,11 +9,18 @@ import sys
 from pathlib import Path
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """The ``files`` (path below ``root``: text) written under ``root``, folders made as needed."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
 def write_package(root: Path, modules: dict[str, str]) -> None:
     """A package `app` of the given modules under ``root``."""
-    (root / "app").mkdir()
-    for name, text in {"__init__.py": "", **modules}.items():
-        (root / "app" / name).write_text(text)
+    write_files(root / "app", {"__init__.py": "", **modules})
 
 
 def check_json(root: Path, path: str, rule: str) -> list[dict]:

@@ -7,25 +7,17 @@ import re
 from pathlib import Path
 
 import pytest
+from projects import write_files
 
 from ctxlint import discover as discover_module
 from ctxlint.discover import SKIP_DIRS, DiscoveryError, GitIgnore, discover, glob_match
-
-
-def make(root: Path, files: dict[str, str]) -> Path:
-    """Create ``files`` (relative path -> content) under ``root``; return ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
-    return root
 
 
 def repo(tmp_path: Path, files: dict[str, str]) -> Path:
     """A git work tree (a ``.git`` directory marks its top) holding ``files``."""
     root = tmp_path / "repo"
     (root / ".git" / "info").mkdir(parents=True)
-    return make(root, files)
+    return write_files(root, files)
 
 
 def found(root: Path, include=("*.j2",), exclude=(), paths=None) -> list[str]:
@@ -170,7 +162,7 @@ def test_gitignore_rules(tmp_path, relpath, is_dir, expected):
 
 def test_gitignore_later_pattern_wins(tmp_path):
     root = repo(tmp_path, {".gitignore": "*.j2\n!keep*.j2\nkeep-no.j2\n"})
-    make(root, {"other.j2": "", "keep-yes.j2": "", "keep-no.j2": ""})
+    write_files(root, {"other.j2": "", "keep-yes.j2": "", "keep-no.j2": ""})
     assert found(root) == ["keep-yes.j2"]
 
 
@@ -183,7 +175,7 @@ def test_nested_gitignore_is_relative_to_its_directory(tmp_path):
             "sub/.gitignore": "/local.j2\ndeep/x.j2\n!again.j2\n",
         },
     )
-    make(
+    write_files(
         root,
         {
             "local.j2": "",
@@ -202,38 +194,38 @@ def test_nested_gitignore_is_relative_to_its_directory(tmp_path):
 
 def test_file_under_excluded_directory_cannot_be_reincluded(tmp_path):
     root = repo(tmp_path, {".gitignore": "gone/\n!gone/keep.j2\nhalf/*\n!half/keep.j2\n"})
-    make(root, {"gone/keep.j2": "", "gone/x.j2": "", "half/keep.j2": "", "half/x.j2": ""})
+    write_files(root, {"gone/keep.j2": "", "gone/x.j2": "", "half/keep.j2": "", "half/x.j2": ""})
     # "half/*" ignores the files, not the directory, so the negation can bring one back.
     assert found(root) == ["half/keep.j2"]
 
 
 def test_directory_only_pattern_spares_files_of_that_name(tmp_path):
     root = repo(tmp_path, {".gitignore": "out.j2/\n"})
-    make(root, {"out.j2/inside.j2": "", "sub/out.j2": ""})
+    write_files(root, {"out.j2/inside.j2": "", "sub/out.j2": ""})
     assert found(root) == ["sub/out.j2"]
 
 
 def test_info_exclude_is_read_and_gitignore_overrides_it(tmp_path):
     root = repo(tmp_path, {".git/info/exclude": "*.j2\n", ".gitignore": "!keep.j2\n"})
-    make(root, {"keep.j2": "", "drop.j2": ""})
+    write_files(root, {"keep.j2": "", "drop.j2": ""})
     assert found(root) == ["keep.j2"]
 
 
 def test_gitignore_of_enclosing_repo_applies_below_a_nested_root(tmp_path):
     top = repo(tmp_path, {".gitignore": "secret.j2\n"})
-    root = make(top / "proj", {"secret.j2": "", "ok.j2": ""})
+    root = write_files(top / "proj", {"secret.j2": "", "ok.j2": ""})
     assert found(root) == ["ok.j2"]
 
 
 def test_gitignore_is_honoured_without_git_but_not_above_root(tmp_path):
-    make(tmp_path, {".gitignore": "*.j2\n"})  # above the root: not ours to read
-    root = make(tmp_path / "proj", {".gitignore": "drop.j2\n", "drop.j2": "", "ok.j2": ""})
+    write_files(tmp_path, {".gitignore": "*.j2\n"})  # above the root: not ours to read
+    root = write_files(tmp_path / "proj", {".gitignore": "drop.j2\n", "drop.j2": "", "ok.j2": ""})
     assert found(root) == ["ok.j2"]
 
 
 def test_gitignore_star_star_prunes(tmp_path):
     root = repo(tmp_path, {".gitignore": "**/gen/**\n"})
-    make(root, {"a/gen/x.j2": "", "gen/y.j2": "", "a/generated/z.j2": ""})
+    write_files(root, {"a/gen/x.j2": "", "gen/y.j2": "", "a/generated/z.j2": ""})
     assert found(root) == ["a/generated/z.j2"]
 
 
@@ -368,7 +360,7 @@ def test_results_are_sorted_and_deduplicated(tmp_path):
 
 def test_paths_outside_root_match_relative_to_their_argument(tmp_path):
     root = repo(tmp_path, {"a.j2": ""})
-    other = make(tmp_path / "other", {"sub/x.j2": "", "sub/y.j2": "", "top.j2": "", "n.md": ""})
+    other = write_files(tmp_path / "other", {"sub/x.j2": "", "sub/y.j2": "", "top.j2": "", "n.md": ""})
     # The directory argument is the base: "/sub/x.j2" is anchored there, not at root.
     walked = discover([other], root, ["*.j2"], ["/sub/x.j2"])
     assert walked == [(other / "sub/y.j2").resolve(), (other / "top.j2").resolve()]

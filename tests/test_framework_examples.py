@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from projects import write_files
 
 from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings, apply_table
@@ -27,12 +28,7 @@ CASES = [(framework, example) for framework in FRAMEWORKS.values() for example i
 
 
 def run_example(example: dict, root: Path):
-    for name, text in (example.get("files") or {}).items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / example["file"]).parent.mkdir(parents=True, exist_ok=True)
-    (root / example["file"]).write_text(example["source"], encoding="utf-8")
+    write_files(root, {**(example.get("files") or {}), example["file"]: example["source"]})
     settings = Settings(root=root)
     apply_table(settings, example.get("config") or {}, root / "example-config")
     linter = Linter(settings, RULES, select=[example["rule"]])

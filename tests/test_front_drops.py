@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from projects import check_json, write_package
 
 FITTING = '''\
@@ -77,37 +79,21 @@ def test_the_task_after_the_history_in_a_list_a_helper_trims_from_the_front(tmp_
         "again as the last message), or trim the history before the task and keep the task.")
 
 
-def test_the_task_given_again_as_the_newest_message_is_kept(tmp_path: Path) -> None:
-    research = RESEARCH.replace("ask(\"You plan the next research step.\", history)",
-                                "ask(\"You plan the next research step.\", history, question=query)")
-    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
-    assert _check(tmp_path) == []
-
-
-def test_the_task_restated_in_the_system_prompt_is_kept(tmp_path: Path) -> None:
-    research = RESEARCH.replace("ask(\"You plan the next research step.\", history)",
-                                "ask(f\"You plan the next step of the research into: {query}\", history)")
-    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
-    assert _check(tmp_path) == []
-
-
-def test_the_task_first_before_the_history_is_not_reported(tmp_path: Path) -> None:
-    write_package(tmp_path, {"fitting.py": FITTING, "research.py": RESEARCH.replace("past_chat + run",
-                                                                                    "run + past_chat")})
-    assert _check(tmp_path) == []
-
-
-def test_the_task_appended_as_the_newest_message_is_not_reported(tmp_path: Path) -> None:
-    research = RESEARCH.replace("    history = past_chat + run\n",
-                                "    history = past_chat + [{\"role\": \"user\", \"content\": query}]\n")
-    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
-    assert _check(tmp_path) == []
-
-
-def test_a_builder_that_returns_only_the_task_puts_it_last(tmp_path: Path) -> None:
-    research = RESEARCH.replace("    for step in steps:\n        messages.append({\"role\": \"assistant\", "
-                                "\"content\": step})\n", "")
-    write_package(tmp_path, {"fitting.py": FITTING, "research.py": research})
+@pytest.mark.parametrize(("old", "new"), [
+    pytest.param("ask(\"You plan the next research step.\", history)",
+                 "ask(\"You plan the next research step.\", history, question=query)", id="task-again-as-newest"),
+    pytest.param("ask(\"You plan the next research step.\", history)",
+                 "ask(f\"You plan the next step of the research into: {query}\", history)",
+                 id="task-restated-in-system-prompt"),
+    pytest.param("past_chat + run", "run + past_chat", id="task-before-history"),
+    pytest.param("    history = past_chat + run\n",
+                 "    history = past_chat + [{\"role\": \"user\", \"content\": query}]\n", id="task-appended-last"),
+    pytest.param("    for step in steps:\n        messages.append({\"role\": \"assistant\", \"content\": step})\n", "",
+                 id="builder-returns-only-the-task"),
+])
+def test_a_task_the_front_trim_does_not_reach_is_not_reported(tmp_path: Path, old: str, new: str) -> None:
+    assert old in RESEARCH
+    write_package(tmp_path, {"fitting.py": FITTING, "research.py": RESEARCH.replace(old, new)})
     assert _check(tmp_path) == []
 
 

@@ -3,6 +3,7 @@ constants and MCP tools become requests with exact spans, slot facts and data-fl
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ from ctxlint.catalogue import load_catalogue
 from ctxlint.config import Settings
 from ctxlint.engine import Linter
 from ctxlint.frontends import python
+from ctxlint.frontends.python.nodes import generic_alias
 from ctxlint.model import Role, SourceKind
 
 DATA = Path(__file__).parent / "data" / "python"
@@ -784,3 +786,18 @@ def test_an_entry_of_a_log_the_loop_reads_and_appends_to_says_so():
     assert logged == {"attempt": ("the loop `range(3)` (line 9)", 12),
                       "reply.choices[0].message.content": ("the loop `range(3)` (line 9)", 12)}
     assert not [s for s in once.segments if s.slot and any(x.kind is SourceKind.LOG_ENTRY for x in s.slot.sources)]
+
+
+@pytest.mark.parametrize(("code", "generic"), [
+    ("Agent[Deps, str]", True),
+    ("Agent[None, Output]", True),
+    ("pydantic_ai.Agent[Deps]", True),
+    ("Agent[list[str]]", True),
+    ("MODELS[name]", False),  # a table of classes, indexed
+    ("handlers[kind]", False),
+    ("Registry[key]", False),  # a lower-case index is a value, not a type
+    ('Agent["support"]', False),
+])
+def test_a_class_given_its_type_parameters_is_told_from_an_item_of_a_table(code: str, generic: bool) -> None:
+    node = ast.parse(code, mode="eval").body
+    assert isinstance(node, ast.Subscript) and generic_alias(node) is generic

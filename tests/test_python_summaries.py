@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from projects import write_files
+
 BASE = '''\
 class BaseLLM:
     """What every provider class offers."""
@@ -55,15 +57,6 @@ class Researcher:
 '''
 
 
-def _write(tmp_path: Path, files: dict[str, str]) -> Path:
-    """A project of ``files`` (path: text) under ``tmp_path``."""
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return tmp_path
-
-
 # The command lines that run the projects below (a function nothing calls is low confidence).
 MAIN = '''\
 import sys
@@ -76,7 +69,7 @@ print(Researcher(OpenAIChat()).answer(sys.argv[1], sys.argv[2]))
 
 
 def _project(tmp_path: Path) -> Path:
-    return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
+    return write_files(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": BASE,
                              "app/llm/openai_chat.py": PROVIDER, "app/research.py": AGENT, "app/__main__.py": MAIN})
 
 
@@ -287,11 +280,8 @@ def test_a_model_request_names_each_place_a_model_it_is_given_is_built_without_s
     """`model.request(..., model_settings=None)` sends only the model's own settings: the model
     is followed from the call of `summarize` back into the factory of another module, where two
     of its three branches build one with none (the Anthropic branch sets a limit)."""
-    for name, text in {"app/__init__.py": "", "app/factory.py": FACTORY, "app/summary.py": SUMMARY,
-                       "app/routes.py": ROUTE}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/factory.py": FACTORY, "app/summary.py": SUMMARY,
+                       "app/routes.py": ROUTE})
     # unset-model is low: the corpus measured it at 0 of 2 right (a project that leaves the limit
     # unset on purpose, for answers that are tool calls).
     code, found = _check(tmp_path, "--confidence", "low", "app/summary.py")
@@ -365,7 +355,7 @@ for name in ("summarise", "label"):
 
 
 def _named_project(tmp_path: Path, callers: str) -> Path:
-    return _write(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
+    return write_files(tmp_path, {"app/__init__.py": "", "app/llm/__init__.py": "", "app/llm/base.py": NAMED_BASE,
                              "app/llm/openai_model.py": NAMED_PROVIDER, "app/tickets.py": callers,
                              "app/__main__.py": NAMED_MAIN})
 
@@ -406,7 +396,7 @@ def test_a_model_sent_through_a_wrapper_names_the_place_it_is_sent_once(tmp_path
 def test_a_files_findings_do_not_depend_on_what_was_linted_before_it(tmp_path):
     """A summary worked out for one file's calls, fewer wrappers deep than another file asks for,
     is not the answer that other file gets: linted after it or alone, a file reports the same."""
-    root = _write(tmp_path, {
+    root = write_files(tmp_path, {
         "app/__init__.py": "",
         "app/s0.py": ("from openai import OpenAI\n\nclient = OpenAI()\n\n\ndef s0(text):\n"
                       "    reply = client.chat.completions.create(model=\"gpt-4o-mini\", max_tokens=300,\n"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from projects import write_files
+
 EXECUTOR = '''\
 class Response:
     def __init__(self, result: str, retry: bool = False):
@@ -66,10 +68,7 @@ def test_tool_output_stored_as_a_system_row_that_another_module_replays(tmp_path
              "app/builder.py": BUILDER,
              "app/agent.py": "from app.handler import Handler\n\n\ndef step(session, tools, action):\n"
                              "    Handler(tools).handle(session, action)\n"}
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, files)
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
                           "app/handler.py"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1, run.stderr

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from projects import write_files
+
 RUNNER = '''\
 import subprocess
 
@@ -64,10 +66,7 @@ def _check(root: Path) -> list[dict]:
 
 
 def test_output_of_a_process_and_items_of_search_results_are_followed(tmp_path):
-    for name, text in {"app/__init__.py": "", "app/runner.py": RUNNER, "app/fixer.py": FIXER}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/runner.py": RUNNER, "app/fixer.py": FIXER})
     found = _check(tmp_path)
     assert [(f["code"], f["line"], f["column"], f["confidence"]) for f in found] == [
         ("CTX401", 13, 92, "high"), ("CTX401", 22, 32, "high")]
@@ -120,10 +119,7 @@ main(sys.argv[1])
 def test_keyword_passed_on_through_a_methods_kwargs_fills_the_hole_further_in(tmp_path):
     """A method that passes its ``**kwargs`` on (``return super().ask(**kwargs)``): the caller's
     ``prompt=`` fills the hole of the method that sends, and the finding says where it is put."""
-    for name, text in {"app/__init__.py": "", "app/asker.py": ASKER, "app/cli.py": ASKING_CLI}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/asker.py": ASKER, "app/cli.py": ASKING_CLI})
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
                           "--select", "CTX401", "app/cli.py"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode in (0, 1), run.stderr
@@ -170,10 +166,7 @@ __all__ = ["review"]
 
 
 def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_message_that_sends_it(tmp_path):
-    for name, text in {"app/__init__.py": "", "app/checks.py": CHECKS, "app/fixer.py": REVIEWER}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/checks.py": CHECKS, "app/fixer.py": REVIEWER})
     found = _check(tmp_path)
     # `missing.filename` of an OSError is a path, not content: only the process's output is reported.
     assert [(f["code"], f["line"], f["column"], f["confidence"]) for f in found] == [
@@ -219,10 +212,7 @@ def test_a_parameter_formatted_into_the_prompt_of_a_sending_function_carries_wha
     # `summarize` sends a request: a call of it is a request of its caller, but that request
     # reads only the parameters the function sends as they are (`question`), not `text`, which it
     # formats into its own prompt first. What the callers pass for `text` is reported there.
-    for name, text in {"app/__init__.py": "", "app/fixer.py": SUMMARIZER}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/fixer.py": SUMMARIZER})
     found = _check(tmp_path)
     assert [(f["code"], f["line"], f["column"], f["confidence"], f["kind"]) for f in found] == [
         ("CTX402", 9, 1, "high", "caller-source")]

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from projects import write_files
 
 from ctxlint.frontends.code.words import WEB_FETCHERS
 
@@ -58,11 +59,8 @@ class Answer:
 
 def test_pages_of_a_fetch_with_a_plug_in_engine_reach_the_system_prompt(tmp_path: Path) -> None:
     main = "import asyncio\n\nfrom app.answer import Answer\n\nprint(asyncio.run(Answer('web').run(input(), [])))\n"
-    for name, text in {"app/__init__.py": "", "app/browse.py": BROWSE, "app/answer.py": ANSWER,
-                       "app/main.py": main}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {"app/__init__.py": "", "app/browse.py": BROWSE, "app/answer.py": ANSWER,
+                       "app/main.py": main})
     run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
                           "app/answer.py"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode in (0, 1), run.stderr

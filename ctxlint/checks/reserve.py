@@ -75,8 +75,12 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         why = (f"{built.text.split(' is built ')[0]} is built without the output limit this function gives the "
                f"other chat models it builds ({limit}{where}), so")
         subject = "every answer it gives"
-    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default",
-                  "none-by-default", "none-by-callers"):
+    elif kind in ("none-by-default", "none-by-callers"):
+        # the step that says which value is None; an object's "built without" comes first and is
+        # not what happened: it is built with the limit's key, given None
+        said = next((e for e in request.reserve_evidence if "is None" in e.text), request.reserve_evidence[0])
+        why = f"No output limit is set by default ({said.text}), so"
+    elif kind in ("empty-by-default", "caller-rest", "kwargs-by-default", "field-by-default", "subclass-by-default"):
         why = f"No output limit is set by default ({request.reserve_evidence[0].text}), so"
     elif kind == "field-none-by-default":
         why = f"No output limit is set by default ({_none_fields(request.reserve_evidence)}), so"

@@ -78,7 +78,8 @@ class Callees(Component):
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
              ) -> tuple[Bound, ...]:
         """The parameters of the function ``found`` bound to ``call``'s arguments, the others to
-        their defaults; a ``**kwargs`` parameter holds the keywords no other parameter takes."""
+        their defaults (unless the call spreads arguments the code does not show); a ``**kwargs``
+        parameter holds the keywords no other parameter takes."""
         owner, fn, inner, method = found
         params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
         caller = self.m.analyzer if owner is not None else None
@@ -98,6 +99,8 @@ class Callees(Component):
             # its keys placed where the caller writes them (it lives as long as the binding).
             rest = ast.Dict([ast.copy_location(ast.Constant(k.arg), k) for k in extra], [k.value for k in extra])
             bindings.append(Bound(kwargs.arg, ast.copy_location(rest, call), env, caller))
+        if len(positional) < len(call.args) or any(k.arg is None for k in call.keywords):
+            return tuple(bindings)  # `make(*args, **settings)`: what the spread gives is not known, nor the defaults
         given = {b.param for b in bindings}
         home = owner.unit if owner is not None else self.m
         defaults = Env(inner.parent or home.module_scope, (), env.depth + 1)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
-from ctxlint.frontends.python.nodes import forward_reference, walk
+from ctxlint.frontends.python.nodes import forward_reference, generic_alias, walk
 from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
@@ -102,7 +102,8 @@ class Calls(Component):
             return next((found for side in (node.body, node.orelse) if isinstance(side, ast.Call)
                          and not (found := self.path(side, env, depth + 1)).startswith(UNKNOWN)), UNKNOWN)
         if isinstance(node, ast.Subscript):  # request.files["doc"]: an item of the object
-            return self.path(node.value, env, depth + 1) + ".__getitem__()"
+            # but `Agent[Deps, str](...)` builds an `Agent`
+            return self.path(node.value, env, depth + 1) + ("" if generic_alias(node) else ".__getitem__()")
         return UNKNOWN
 
     def twin(self, call: ast.Call, env: Env, path: str) -> tuple[Sink, Evidence] | None:

@@ -39,13 +39,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.summaries import SummaryMemo
+from ctxlint.frontends.python.deadcode import parked
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.taskdrops import TASK, assigned, on_self, read_by, user_content
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -111,10 +112,15 @@ class FrontDrops(Component):
                 if trim is None:
                     continue
                 observation = self.observation(call, fn, argument, placed, trim)
-                if observation is not None:
+                if observation is not None and not self.in_parked_class(scope):
                     found.append(observation)
                 break
         return found
+
+    def in_parked_class(self, scope: Scope) -> bool:
+        """Whether ``scope`` is a method of a class the program only builds in code that never runs."""
+        cls = scope.cls.node if scope.cls is not None else None
+        return isinstance(cls, ast.ClassDef) and parked(self.m, cls.name)
 
     def task_after_history(self, argument: ast.expr, scope: Scope) -> Placed | None:
         """``history + steps`` (written as the argument, or assigned to the name given), ``steps`` a
@@ -293,14 +299,12 @@ class FrontDrops(Component):
         callee = self.m.code(call.func)
         steps = (placed.added, Evidence(EvidenceKind.FLOW, f"handed to `{callee}`: {trim.describe()}",
                                         self.m.span(call)))
-        source = Source(SourceKind.TRUNCATION, callee, span,
-                        cut=Cut("messages", "end", "task-behind-history", history=True), flow=steps, strong=True)
         detail = (f"{placed.says}, and the list given to `{callee}` (line {call.lineno}) is trimmed from the front: "
                   f"{trim.describe()}. Once the conversation and the steps outgrow the budget, the oldest messages "
                   "go, and the task is among the first: the model carries on without what it was asked to do. "
                   "Send the task where the trim does not reach it (the system prompt, or again as the last "
                   "message), or trim the history before the task and keep the task")
-        return Observation("task-behind-history", span, detail, source=source)
+        return self.messages_dropped("task-behind-history", span, callee, steps, detail, history=True)
 
 
 def _only_value(node: ast.expr, scope: Scope) -> ast.expr | None:

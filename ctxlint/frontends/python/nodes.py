@@ -308,3 +308,25 @@ def abstract(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
                 continue
         return False
     return True
+
+
+def generic_alias(node: ast.Subscript) -> bool:
+    """Whether ``node`` is a generic class given its type parameters (``Agent[Context]``,
+    ``Agent[None, str]``): a class named in CapWords, subscripted with type names."""
+    name = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+    if not (name[:1].isupper() and any(c.islower() for c in name)):
+        return False  # `MODELS[name]` reads a table
+    types = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return all(_type_name(t) for t in types)
+
+
+def _type_name(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.Subscript):  # `list[str]`
+        return _type_name(node.value)
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return bool(name) and (name[:1].isupper() or name in _BUILTIN_TYPES)
+
+
+_BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set"})

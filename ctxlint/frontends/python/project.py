@@ -304,6 +304,10 @@ class Project:
         """Whether any module of the project has ``word`` (an identifier) in its text."""
         return bool(self._modules_matching("word", word, re.escape(word.encode()), 1))
 
+    def mentioning(self, word: str) -> list[Path]:
+        """The modules whose text names ``word`` (an identifier), at most MAX_CALLERS + 1."""
+        return self._modules_matching("name", word, rb"\b" + re.escape(word.encode()) + rb"\b", MAX_CALLERS + 1)
+
     def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
         """The first ``most`` modules whose text ``pattern`` matches: a text scan per name, once per
         run and only when asked (the few names a prompt registry or a model's callers need), not

@@ -211,6 +211,10 @@ class Scopes(Component):
         return False
 
     def _lambda(self, node: ast.Lambda, scope: Scope, loops: Loops, function: str | None) -> bool:
+        # A request written in a lambda a retry or fallback helper runs
+        # (`self._request(lambda kwargs: client.create(**kwargs))`) is read where the lambda is
+        # written: its parameters are unknown there (callbacks.py reads what the helper passes).
+        self.index(node.body, scope, loops, function)
         return True
 
     # ---- what the index records --------------------------------------------------------------------

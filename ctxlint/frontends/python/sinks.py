@@ -22,7 +22,7 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
-from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, unset_by_callers
+from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text, gemini_body
@@ -376,6 +376,13 @@ class Sinks(Component):
                         parts.by_default += ((NONE, Evidence(
                             EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is None unless a caller of `{unset[1]}` "
                             f"passes `{unset[0]}`, and none does", self.m.span(entry[2]))),)
+                        break
+                    defaulted = left_to_default(entry[0], entry[1])
+                    if defaulted is not None:  # `make_model(name)` of `def make_model(name, max_tokens=None)`
+                        parts.limit_visible = True
+                        parts.by_default += ((NONE, Evidence(
+                            EvidenceKind.FLOW, f"`{defaulted[0]}` of `{defaulted[1]}` is None by default, and the "
+                            "call that builds this object does not pass it", self.m.span(entry[2]))),)
                         break
                     by_callers = unset_by_callers(self.m, entry[0], entry[1])
                     if by_callers is not None:  # a method's `max_tokens=max_tokens`, which no call fills

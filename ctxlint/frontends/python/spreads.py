@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.callbacks import MAX_RETURNS, callback_spread, union
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
@@ -80,12 +81,15 @@ class Spreads(Component):
         empty = empty_step(self, node, env)
         if empty is not None:
             return {}, [empty]
+        if isinstance(node, ast.Name) and (given := callback_spread(self, node, env, depth)) is not None:
+            return given  # `lambda settings: client.create(**settings)` handed to a helper that calls it
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.completed(node, env, depth)
         if isinstance(node, ast.Call):  # `params = self._params(prompt)`: what the function builds
             target = self.callees.function_for(node, env)
-            if target is not None and len(target.returns) == 1:
-                built = self.m.follow(target.fn, self.entries, target.returns[0], target.env, depth + 1)
+            if target is not None and 0 < len(target.returns) <= MAX_RETURNS:  # each return's keys
+                built = union([self.m.follow(target.fn, self.entries, value, target.env, depth + 1)
+                               for value in target.returns])
                 if built is not None:
                     return built
             if target is None and _typed_dict(self.m, node):

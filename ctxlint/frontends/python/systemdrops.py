@@ -20,7 +20,7 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Scope
-from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Calls whose argument is only shown or measured, not sent.
@@ -62,9 +62,8 @@ class SystemDrops(Component):
                               self.m.span(held)),
                      Evidence(EvidenceKind.FLOW, f"`{' '.join(self.m.code(branch.test).split())}`: the model is "
                               "taken to have no system role", self.m.span(branch.test)))
-            source = Source(SourceKind.TRUNCATION, self.m.code(statement), span,
-                            cut=Cut("messages", "end", "dropped-system"), flow=steps, strong=True)
-            found.append(Observation("dropped-system", span, f"`{name}` is sent on without it", source=source))
+            found.append(self.messages_dropped("dropped-system", span, self.m.code(statement), steps,
+                                               f"`{name}` is sent on without it"))
         return found
 
     def sent_after(self, fn: Function, name: str, branch: ast.If) -> bool:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.deadcode import parked
 from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Scope
-from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation
 
 # Names of the value that holds what the user asked for.
 TASK = re.compile(r"(?:^|_)(?:query|task|goal|objective|instructions?|request|question|user_message|user_input)$",
@@ -49,7 +50,7 @@ class TaskDrops(Component):
             read = read_by(sent, fn)
             for attribute in sorted({a.attr for a in read if isinstance(a, ast.Attribute) and on_self(a)}):
                 observation = self.dropped_task(call, attribute, cls, read)
-                if observation is not None:
+                if observation is not None and not parked(self.m, cls.name):
                     found.append(observation)
                     break
         return found
@@ -83,14 +84,12 @@ class TaskDrops(Component):
                           self.m.span(placed)),
                  Evidence(EvidenceKind.FLOW, f"`self.{attribute}` grows: `{self.m.code(grown).splitlines()[0]}`",
                           self.m.span(grown)))
-        source = Source(SourceKind.TRUNCATION, self.m.code(keyword), span,
-                        cut=Cut("messages", "end", "task-front-dropped", history=True), flow=steps, strong=True)
         detail = (f"`truncation=\"auto\"` drops the oldest input items first, and the first item of "
                   f"`self.{attribute}` is the user's task `{task_code}` (line {placed.lineno}), which the list "
                   f"grows after (line {grown.lineno}): on a long run the model loses what it was asked to do. Send the "
                   "task where the trim does not reach it (the instructions, or again as the last input item), or "
                   "trim the middle of the list and keep its first items")
-        return Observation("task-front-dropped", span, detail, source=source)
+        return self.messages_dropped("task-front-dropped", span, self.m.code(keyword), steps, detail, history=True)
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:

@@ -43,7 +43,7 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.taskdrops import on_self
 from ctxlint.frontends.python.unit import Component
-from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Observation
 
 
 class TrimDrops(Component):
@@ -116,8 +116,6 @@ class TrimDrops(Component):
                           self.m.span(asked)),
                  Evidence(EvidenceKind.FLOW, f"`{result}` regenerated from the conversation and returned after "
                           "the loop", self.m.span(answer)))
-        source = Source(SourceKind.TRUNCATION, code, span, cut=Cut("messages", "end", "revisions-trimmed"),
-                        flow=steps, strong=True)
         start, count = (self.m.code(a) for a in call.args)
         detail = (f"`{code}` ({where}) removes {count} messages at index {start} whenever "
                   f"`{self.m.code(guard.test)}` in this loop, which adds what the user asks for "
@@ -125,7 +123,7 @@ class TrimDrops(Component):
                   f"(line {answer.lineno}), returned after the loop: once the loop has run a few times the user's "
                   f"earliest requests are among the messages removed, and the next `{result}` can undo what they "
                   "asked for. Trim the superseded answers instead, or restate every request in the last message")
-        return Observation("revisions-trimmed", span, detail, source=source)
+        return self.messages_dropped("revisions-trimmed", span, code, steps, detail)
 
     def observation(self, call: ast.Call, guard: ast.If, cls: ast.ClassDef, method: FunctionNode, cut: ast.stmt,
                     system: ast.stmt, path: str) -> Observation:
@@ -135,14 +133,12 @@ class TrimDrops(Component):
         steps = (Evidence(EvidenceKind.FLOW, f"{where}, cuts the messages at its first argument", span),
                  Evidence(EvidenceKind.FLOW, f"`{cls.name}.__init__` adds the system message first "
                           f"({path} line {system.lineno})", span))
-        source = Source(SourceKind.TRUNCATION, code, span, cut=Cut("messages", "end", "first-turn-trimmed"),
-                        flow=steps, strong=True)
         detail = (f"`{code}` ({where}) removes messages from index 1 whenever `{self.m.code(guard.test)}` in this "
                   f"loop, and message 0 is the system prompt (`{cls.name}.__init__`, {path} line {system.lineno}): "
                   "message 1 is the opening user message, the one that states the task, so it is the first to go "
                   "and the model carries on without it. Trim after the opening exchange, or restate the task in the "
                   "last message")
-        return Observation("first-turn-trimmed", span, detail, source=source)
+        return self.messages_dropped("first-turn-trimmed", span, code, steps, detail)
 
 
 def _revision(trim: ast.Call, convo: str, loop: ast.While | ast.For | ast.AsyncFor,

@@ -23,7 +23,7 @@ from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
 from ctxlint.frontends.python.values import Binding, Env, Scope
-from ctxlint.model import Evidence, Fix, Observation, Slot, Source, SourceKind, Span
+from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -500,6 +500,15 @@ class Component:
 
     def __init__(self, unit: Unit) -> None:
         self.m = unit
+
+    @staticmethod
+    def messages_dropped(kind: str, span: Span, code: str, steps: tuple[Evidence, ...], detail: str,
+                         history: bool = False) -> Observation:
+        """The observation that what the conversation must keep (its system prompt, the task, the
+        user's requests) is among the messages ``code`` removes from the front: ``steps`` say how."""
+        source = Source(SourceKind.TRUNCATION, code, span, cut=Cut("messages", "end", kind, history=history),
+                        flow=steps, strong=True)
+        return Observation(kind, span, detail, source=source)
 
 
 def _root(node: ast.expr) -> str:

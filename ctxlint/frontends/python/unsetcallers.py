@@ -114,6 +114,22 @@ def unset_by_callers(m: Unit, node: ast.expr, env: Env) -> tuple[str, str, int] 
     return (node.id, fn.name, search.calls) if search.check(fn, m, node.id) else None
 
 
+def left_to_default(node: ast.expr, env: Env) -> tuple[str, str] | None:
+    """The parameter and the function, when ``node`` is a parameter that is None by default, read
+    while following one call of the function that does not pass it (a factory, ``llm =
+    make_model("gpt-4o")`` of ``def make_model(name, max_tokens=None): return ChatOpenAI(model=name,
+    max_tokens=max_tokens)``): that object is built with no limit, whatever other calls pass."""
+    fn = env.scope.node
+    if not isinstance(node, ast.Name) or env.depth == 0 or env.scope.kind != "function" \
+            or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    param, bound = env.scope.params.get(node.id), env.bound(node.id)
+    if param is None or bound is None or bound.node is not param.default:
+        return None  # given by the call, or not bound at all (the call spreads what it passes)
+    default = param.default
+    return (node.id, fn.name) if isinstance(default, ast.Constant) and default.value is None else None
+
+
 def _followed_to(unit: Unit, call: ast.Call, fn: Function, where: Unit) -> bool:
     """Whether the wrapper summaries resolve ``call`` to ``fn`` of the module ``where`` (read
     once as the file linted and once as another module of the project: the same place) and
