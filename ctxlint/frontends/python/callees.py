@@ -78,8 +78,7 @@ class Callees(Component):
     def bind(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]
              ) -> tuple[Bound, ...]:
         """The parameters of the function ``found`` bound to ``call``'s arguments, the others to
-        their defaults (unless the call spreads arguments the code does not show); a ``**kwargs``
-        parameter holds the keywords no other parameter takes."""
+        their defaults unless the call spreads more; ``**kwargs`` holds the keywords left over."""
         owner, fn, inner, method = found
         params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
         caller = self.m.analyzer if owner is not None else None
@@ -100,10 +99,9 @@ class Callees(Component):
             rest = ast.Dict([ast.copy_location(ast.Constant(k.arg), k) for k in extra], [k.value for k in extra])
             bindings.append(Bound(kwargs.arg, ast.copy_location(rest, call), env, caller))
         if len(positional) < len(call.args) or any(k.arg is None for k in call.keywords):
-            return tuple(bindings)  # `make(*args, **settings)`: what the spread gives is not known, nor the defaults
+            return tuple(bindings)  # `make(**settings)`: the spread may give any of the others
         given = {b.param for b in bindings}
-        home = owner.unit if owner is not None else self.m
-        defaults = Env(inner.parent or home.module_scope, (), env.depth + 1)
+        defaults = Env(inner.parent or (owner.unit if owner is not None else self.m).module_scope, (), env.depth + 1)
         for name, param in inner.params.items():
             if name not in given and param.default is not None:
                 bindings.append(Bound(name, param.default, defaults))

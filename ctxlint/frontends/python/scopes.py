@@ -210,13 +210,6 @@ class Scopes(Component):
                 self.estimates.estimates_in(value)
         return False
 
-    def _lambda(self, node: ast.Lambda, scope: Scope, loops: Loops, function: str | None) -> bool:
-        # A request written in a lambda a retry or fallback helper runs
-        # (`self._request(lambda kwargs: client.create(**kwargs))`) is read where the lambda is
-        # written: its parameters are unknown there (callbacks.py reads what the helper passes).
-        self.index(node.body, scope, loops, function)
-        return True
-
     # ---- what the index records --------------------------------------------------------------------
 
     def imported(self, module: str) -> None:
@@ -444,6 +437,8 @@ class Scopes(Component):
         return node, env
 
 
+# No handler for a lambda: its body is indexed where it is written, so a request in a lambda a retry
+# helper runs is read there (callbacks.py reads what the helper passes its parameters).
 _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.FunctionDef: Scopes._function,
     ast.AsyncFunctionDef: Scopes._function,
@@ -453,7 +448,6 @@ _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.While: Scopes._while,
     ast.With: Scopes._with,
     ast.AsyncWith: Scopes._with,
-    ast.Lambda: Scopes._lambda,
     ast.Assign: Scopes._assign,
     ast.AnnAssign: Scopes._ann_assign,
     ast.AugAssign: Scopes._aug_assign,

@@ -16,6 +16,7 @@ from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
+from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
@@ -370,27 +371,10 @@ class Sinks(Component):
                         parts.removed, parts.limit_visible = removed, True
                         continue
                 if entry is not None:
-                    unset = self.spreads.none_by_default(entry[0], entry[1])
-                    if unset is not None:  # `max_tokens=self.max_tokens`, None unless a caller gives it
+                    said = _unset_limit(self, entry)
+                    if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
-                        parts.by_default += ((NONE, Evidence(
-                            EvidenceKind.FLOW, f"`{self.m.code(entry[0])}` is None unless a caller of `{unset[1]}` "
-                            f"passes `{unset[0]}`, and none does", self.m.span(entry[2]))),)
-                        break
-                    defaulted = left_to_default(entry[0], entry[1])
-                    if defaulted is not None:  # `make_model(name)` of `def make_model(name, max_tokens=None)`
-                        parts.limit_visible = True
-                        parts.by_default += ((NONE, Evidence(
-                            EvidenceKind.FLOW, f"`{defaulted[0]}` of `{defaulted[1]}` is None by default, and the "
-                            "call that builds this object does not pass it", self.m.span(entry[2]))),)
-                        break
-                    by_callers = unset_by_callers(self.m, entry[0], entry[1])
-                    if by_callers is not None:  # a method's `max_tokens=max_tokens`, which no call fills
-                        parts.limit_visible = True
-                        parts.by_default += ((NONE_BY_CALLERS, Evidence(
-                            EvidenceKind.FLOW, f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes "
-                            f"it, and none of the {by_callers[2]} calls in the project that lead to it does",
-                            self.m.span(entry[2]))),)
+                        parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(entry[2]))),)
                         break
                     defaults = none_field(self.m, entry[0], entry[1])
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
@@ -579,4 +563,20 @@ def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | N
                 and type(param.default.value) is int:
             return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
                                sinks.m.span(call))
+    return None
+
+
+def _unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str] | None:
+    """The kind and what it says, when a limit's value is a parameter that is None unless a caller
+    gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a factory's
+    parameter one call leaves to its default, a method's that no call fills."""
+    node, env, code = entry[0], entry[1], sinks.m.code(entry[0])
+    if (unset := sinks.spreads.none_by_default(node, env)) is not None:
+        return NONE, f"`{code}` is None unless a caller of `{unset[1]}` passes `{unset[0]}`, and none does"
+    if (defaulted := left_to_default(node, env)) is not None:  # `make_model(name)` of `max_tokens=None`
+        return NONE, (f"`{defaulted[0]}` of `{defaulted[1]}` is None by default, and the call that builds "
+                      "this object does not pass it")
+    if (by_callers := unset_by_callers(sinks.m, node, env)) is not None:
+        return NONE_BY_CALLERS, (f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes it, "
+                                 f"and none of the {by_callers[2]} calls in the project that lead to it does")
     return None
