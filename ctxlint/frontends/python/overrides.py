@@ -10,6 +10,7 @@ import ast
 
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.loopshapes import called_name
+from ctxlint.frontends.python.nodes import base_name
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env, Scope
 
@@ -44,7 +45,7 @@ def called_through_base(m: Unit, fn: FunctionNode, call: ast.Call, home: Scope) 
         return False  # two classes of one name: which one a subclass means is not known
     pending, levels = [own], 0
     while pending and levels < _MOST_LEVELS:
-        names = {_base_name(b) for cls in pending for b in cls.bases}
+        names = {base_name(b) for cls in pending for b in cls.bases}
         if base.name in names:
             return True
         pending = [classes[name] for name in names if name in classes]
@@ -59,9 +60,3 @@ def _class_of(home: Scope) -> ast.ClassDef | None:
         scope = scope.parent
     node = scope.cls.node if scope is not None and scope.cls is not None else None
     return node if isinstance(node, ast.ClassDef) else None
-
-
-def _base_name(base: ast.expr) -> str | None:
-    if isinstance(base, ast.Name):
-        return base.id
-    return base.attr if isinstance(base, ast.Attribute) else None

@@ -23,6 +23,7 @@ from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.containers import restated
 from ctxlint.frontends.python.nodes import abstract
 from ctxlint.frontends.python.values import Env
+from ctxlint.model import Role
 from ctxlint.providers import ROLE_NAMES
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def helper_message(callees: Callees, call: ast.Call, env: Env) -> ast.Dict | Non
     helpers = [found]
     if method and abstract(fn) and scope.parent is not None:
         helpers = callees.subclass_hooks(scope.parent, fn.name)  # the overrides of an abstract method
-    role: str | None = None
+    role: Role | None = None
     message: ast.Dict | None = None
     for helper in helpers:
         reader = helper[0].callees if helper[0] is not None else callees
@@ -64,19 +65,19 @@ def helper_message(callees: Callees, call: ast.Call, env: Env) -> ast.Dict | Non
     return message if role is not None else None
 
 
-def _stated(callees: Callees, found: Found, depth: int) -> tuple[str, ast.Dict | None] | None:
+def _stated(callees: Callees, found: Found, depth: int) -> tuple[Role, ast.Dict | None] | None:
     """The role every return of ``found`` states, with the first returned dict whose values are
     parameters, literals or attributes of the object (the one a call can be written as)."""
     scope = found[2]
     if not scope.returns or not callees.m.step():
         return None
-    role: str | None = None
+    role: Role | None = None
     plain: ast.Dict | None = None
     for value in scope.returns:
         if isinstance(value, ast.Name):  # `message = {...}` then `return message`, nothing added
             binding = callees.scopes.resolve(value, Env(scope))
             value = binding.value if binding is not None and not binding.extras else value
-        stated: tuple[str, ast.Dict | None] | None = None
+        stated: tuple[Role, ast.Dict | None] | None = None
         if isinstance(value, ast.Dict):
             written = _message_role(value)
             stated = (written, value) if written is not None else None
@@ -101,7 +102,7 @@ def _hands_back(found: Found) -> bool:
     return bool(scope.returns) and all(isinstance(r, ast.Name) and r.id in scope.params for r in scope.returns)
 
 
-def _message_role(node: ast.Dict) -> str | None:
+def _message_role(node: ast.Dict) -> Role | None:
     """The role a message dict states as a literal, when it also has a content key."""
     keys = {k.value: v for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant) and isinstance(k.value, str)}
@@ -109,8 +110,5 @@ def _message_role(node: ast.Dict) -> str | None:
     if not (isinstance(role, ast.Constant) and isinstance(role.value, str) and role.value.lower() in ROLE_NAMES
             and any(k in keys for k in _CONTENT_KEYS)):
         return None
-    return _SAME_AS.get(role.value.lower(), role.value.lower())
-
-
-# Roles a provider names its own way for the same place: OpenAI's developer role is the system's.
-_SAME_AS = {"developer": "system", "human": "user", "ai": "assistant", "model": "assistant"}
+    named = ROLE_NAMES[role.value.lower()]  # `human` is the user's, `model` the assistant's
+    return Role.SYSTEM if named is Role.DEVELOPER else named  # the developer role takes the system's place
