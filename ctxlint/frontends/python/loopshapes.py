@@ -182,6 +182,8 @@ def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
         index = value.args[0] if value.args else None
         if index is not None and not (isinstance(index, ast.Constant) and index.value in (0, -1)):
             return None  # cache.pop(key): an entry by its key, not an end of a sequence
+        if _tally(value.func.value):
+            return None
         first = value.func.attr == "popleft" or (isinstance(index, ast.Constant) and index.value == 0)
         return value.func.value, "end" if first else "start"
     if isinstance(value, ast.Call):  # store.set_docs(key, docs[:-1])
@@ -192,9 +194,36 @@ def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
                     return dropped
     if isinstance(statement, ast.Delete) and isinstance(statement.targets[0], ast.Subscript):
         target = statement.targets[0]
-        first = isinstance(target.slice, ast.Constant) and target.slice.value == 0
-        return target.value, "end" if first else "start"
+        kept = _kept_after_delete(target.slice)
+        return (target.value, kept) if kept is not None and not _tally(target.value) else None
     return None
+
+
+def _tally(subject: ast.expr) -> bool:
+    """``del self.token_counts[0]`` beside ``del self.history[:2]``: the sizes kept beside the items."""
+    name = (subject.attr if isinstance(subject, ast.Attribute) else getattr(subject, "id", "")).lower()
+    return "count" in name or name.endswith(("sizes", "lengths"))
+
+
+def _kept_after_delete(index: ast.expr) -> str | None:
+    """Which end of a sequence ``del seq[index]`` keeps: ``del h[0]``, ``del h[1]`` (the oldest turn
+    after a system message) and ``del h[:2]`` keep the end; ``del h[-1]`` and ``del h[-2:]`` the start;
+    an index the code computes says neither."""
+    if isinstance(index, ast.Slice):
+        if index.step is not None:
+            return None
+        if index.lower is None and index.upper is not None and not _negative(index.upper):
+            return "end"
+        if index.upper is None and index.lower is not None and _negative(index.lower):
+            return "start"
+        return None
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and index.value in (0, 1):
+        return "end"
+    return "start" if _negative(index) else None
+
+
+def _negative(node: ast.expr) -> bool:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
 
 
 def only_logs(statement: ast.stmt) -> bool:
