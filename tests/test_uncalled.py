@@ -43,6 +43,12 @@ class Draft(Notes):
     def run(self, text: str) -> str:  # ... but nothing makes one of this class
         reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
         return reply.choices[0].message.content
+
+
+class Translator:
+    def __call__(self, text: str) -> str:  # Python calls it, once code that names the class makes one
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
+        return reply.choices[0].message.content
 '''
 
 APP = '''\
@@ -66,11 +72,12 @@ def test_a_function_nothing_calls_is_low_confidence_with_the_reason(project):
     found = json.loads(low.stdout)
     assert [(f["line"], f["code"], f["confidence"]) for f in found] == [
         (9, "CTX201", "low"), (9, "CTX401", "low"), (14, "CTX201", "high"), (20, "CTX201", "low"),
-        (26, "CTX201", "high"), (32, "CTX201", "low")]
+        (26, "CTX201", "high"), (32, "CTX201", "low"), (38, "CTX201", "low")]
     assert found[0]["evidence"][-1] == {"kind": "flow", "text": "nothing in the project calls `summarise_page`",
                                         "strong": False, "path": "helpers.py", "line": 7, "column": 1, "cell": None}
     assert found[3]["evidence"][-1]["text"] == "nothing in the project calls `digest`"
     assert found[5]["evidence"][-1]["text"] == "nothing in the project calls `Draft`"
+    assert found[6]["evidence"][-1]["text"] == "nothing in the project calls `Translator`"
 
 
 def test_a_call_anywhere_in_the_project_counts_and_the_cache_does_not_hide_it(project):

@@ -157,7 +157,7 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
     decorator registers a route, a tool, a task; ``staticmethod`` and the like only wrap) and
     their name is not a dunder (Python calls those itself). A method of a subclass may be what its
     base class or a framework calls: the subclass itself stands for its methods, since only code
-    that names it makes one. A constant at its top (a string, a number worked out from numbers) is
+    that names it makes one; so does a class with no base for its dunder methods (`__call__`). A constant at its top (a string, a number worked out from numbers) is
     read only by code that names it: a prompt template no line names is never rendered. Each comes
     with its readers: the others whose bodies name it, and theirs in turn."""
     found: list[tuple[NamedFunction, ast.stmt]] = []
@@ -172,6 +172,11 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
                               node))
                 continue
             found.extend((_named(item), item) for item in node.body if _callable_by_name(item))
+            if any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _callable_by_name(item)
+                   and not item.decorator_list for item in node.body):
+                # its dunder methods (`__call__`, `__init__`) run only once code that names the class makes one
+                found.append((NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True),
+                              node))
         elif _callable_by_name(node):
             found.append((_named(node, top_level=True), node))
         elif (name := _constant_name(node)) is not None:
