@@ -157,9 +157,10 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
     decorator registers a route, a tool, a task; ``staticmethod`` and the like only wrap) and
     their name is not a dunder (Python calls those itself). A method of a subclass may be what its
     base class or a framework calls: the subclass itself stands for its methods, since only code
-    that names it makes one; so does a class with no base for its dunder methods (`__call__`). A constant at its top (a string, a number worked out from numbers) is
-    read only by code that names it: a prompt template no line names is never rendered. Each comes
-    with its readers: the others whose bodies name it, and theirs in turn."""
+    that names it makes one; so does a class with no base for its dunder methods (``__call__``).
+    A constant at its top (a string, a number worked out from numbers) is read only by code that
+    names it: a prompt template no line names is never rendered. Each comes with its readers: the
+    others whose bodies name it, and theirs in turn."""
     found: list[tuple[NamedFunction, ast.stmt]] = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
