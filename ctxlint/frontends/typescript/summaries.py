@@ -27,6 +27,8 @@ from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Scope
+from ctxlint.model import Role
+from ctxlint.providers import ROLE_NAMES
 
 MAX_IMPLEMENTATIONS = 40
 MAX_RELAYS = 3  # functions a request's content is followed back through, past the one that sends it
@@ -246,7 +248,8 @@ def _destructured_locals(m: Module, function: Node, params: dict[str, Path | Non
     return found
 
 
-_KIND_OF_ROLE = {"system": "system", "developer": "system", "user": "input"}
+# What part of the request a message of each role is: the system text, or the caller's input.
+_KIND_OF_ROLE = {Role.SYSTEM: "system", Role.DEVELOPER: "system", Role.USER: "input"}
 _KIND_ORDER = ("system", "messages", "input")  # the order the request is rebuilt in at the call
 
 
@@ -268,7 +271,7 @@ def _role_tagged(owner: Classes, value: Node, env: Env,
             continue
         entries = owner.names.entries(element, nenv) if element.type == "object" else None
         role = m.string_value(m.unwrap(entries["role"][0])) if entries is not None and "role" in entries else None
-        kind = _KIND_OF_ROLE.get(role or "")
+        kind = _KIND_OF_ROLE.get(ROLE_NAMES[role]) if role in ROLE_NAMES else None
         if entries is None or kind is None or "content" not in entries:
             return None
         found.extend((kind, path) for path in _parameters_read(m, entries["content"][0], params))
