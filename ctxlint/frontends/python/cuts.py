@@ -155,7 +155,7 @@ class Cuts(Component):
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
             LAST_ITEM_CUT if keeps == "start" and fills_what_is_left(node, self.m.parents) else "slice"
         cut = self.cut_of(node.value, "characters", keeps, how)
-        if not cut.document and (_read_whole(subject, env) or (
+        if not cut.document and (_read_whole(subject, env) or _share_of_its_tokens(bound, subject, env) or (
                 isinstance(parent, ast.Return) and _names_a_document(env.scope))):
             cut = replace(cut, document=True)
         return Found(node, node.value, cut, kept)
@@ -459,6 +459,28 @@ def _read_whole(subject: ast.expr, env: Env) -> bool:
         return False
     return any(isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute) and not r.value.args
                and r.value.func.attr in ("read", "read_text") for r in env.scope.assigns.get(subject.id, ()))
+
+
+def _share_of_its_tokens(bound: ast.expr, subject: ast.expr, env: Env) -> bool:
+    """A bound the function works out from the text's own size in tokens
+    (``index = int(len(text) * (window - reserve) / len(enc.encode(text)))``, through its local
+    names): the code measured the whole text against the model's window and keeps what fits, so
+    the text was meant to be read whole."""
+    if env.scope.kind != "function":
+        return False
+    cut = ast.unparse(subject)
+    values: list[ast.expr] = [bound]
+    seen: set[str] = set()
+    while values:
+        value = values.pop()
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "encode", "tokenize") and node.args and ast.unparse(node.args[0]) == cut:
+                return True
+            if isinstance(node, ast.Name) and node.id not in seen and len(seen) < 8:
+                seen.add(node.id)
+                values.extend(r.value for r in env.scope.assigns.get(node.id, ()) if r.value is not None)
+    return False
 
 
 def _names_a_document(scope: Scope) -> bool:
