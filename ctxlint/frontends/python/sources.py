@@ -39,7 +39,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by, runs_on_named_file
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -325,7 +325,8 @@ class Sources(Component):
         """Whether a file source reads a path someone else provides (not the repository's own), or
         a process prints what someone else wrote (not the user's own shell history)."""
         if spec.kind == "subprocess":
-            return not prints_users_history(self.m, self.scopes, call, env)
+            return not prints_users_history(self.m, self.scopes, call, env) \
+                and not runs_on_named_file(self.m, self.scopes, call, env)
         if spec.path_receiver:
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
@@ -456,7 +457,7 @@ class Sources(Component):
             if binding is not None:
                 return self.m.follow_binding(binding, self.carrier)
             if isinstance(node, ast.Name):
-                caught = caught_carrier(self, node)
+                caught = caught_carrier(self, node, env)
                 if caught is not None:  # except subprocess.CalledProcessError as e
                     return caught
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
