@@ -25,7 +25,7 @@ _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS,
 def _carries(segments: list[Segment], found: trust.Untrusted) -> str:
     """`page` carries untrusted content (requests.get(...).text, line 9)` or, on weaker
     evidence, what the evidence is; several fields of one item each named, the source once."""
-    names = [f"`{segment.text}`" for segment in segments]
+    names = list(dict.fromkeys(f"`{segment.text}`" for segment in segments))
     subject = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     one = len(names) == 1
     if found.proven:

@@ -45,9 +45,34 @@ def enclosing(text: ast.JoinedStr, value: ast.expr) -> str:
     at = next((i for i, p in enumerate(text.values) if isinstance(p, ast.FormattedValue) and p.value is value), None)
     if at is None:
         return ""
-    written = ["".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in part)
-               for part in (text.values[:at], text.values[at + 1:])]
-    before, after = written
+    before, after = ("".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in part)
+                     for part in (text.values[:at], text.values[at + 1:]))
+    return _between(before, after)
+
+
+def enclosing_adds(start: ast.expr, added: list[ast.expr], value: ast.expr) -> str:
+    """The delimiter pair that encloses ``value`` in a text built by adding pieces to ``start``
+    (``block = "## Source\n```python\n"; block += read(path); block += "\n```\n"``): a tag or a
+    fenced block; empty when the value stands outside one. Pieces that are not literal text read as
+    a word."""
+    at = next((i for i, piece in enumerate(added) if piece is value), None)
+    if at is None:
+        return ""
+    written = ["".join(_literal(p) for p in part) for part in ([start, *added[:at]], added[at + 1:])]
+    return _between(*written)
+
+
+def _literal(piece: ast.expr) -> str:
+    if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+        return piece.value
+    if isinstance(piece, ast.JoinedStr):
+        return "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in piece.values)
+    return "x"
+
+
+def _between(before: str, after: str) -> str:
+    """The delimiter a value written between ``before`` and ``after`` sits inside: a fenced block
+    open before it and closed after, or a tag pair around it."""
     if before.count("```") % 2 == 1 and "```" in after:
         return "```"
     for match in _PAIR.finditer(before + _PLACEHOLDER + after):

@@ -14,7 +14,7 @@ from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
-from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
+from ctxlint.frontends.python.delimiters import built_from, enclosing_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
@@ -159,9 +159,16 @@ class Flow(Ordering):
                 return
             try:
                 inner = self.facts(binding.value, binding.env)
+                added = [e.value for e in binding.extras if e.kind == "+=" and e.value is not None]
                 for extra in binding.extras:
                     if extra.kind != "shuffle" and extra.value is not None:
+                        before = len(inner.sources)
                         self.facts(extra.value, binding.env, inner)
+                        if extra.kind == "+=" and (fence := enclosing_adds(binding.value, added, extra.value)):
+                            # added between a fence or tag opened and closed by the text around it
+                            inner.sources[before:] = [replace(s, wrapped_in=s.wrapped_in or fence)
+                                                      if s.kind is SourceKind.UNTRUSTED else s
+                                                      for s in inner.sources[before:]]
                     if binding.loop_of(extra) is not None:
                         inner.variable_length = True
             finally:

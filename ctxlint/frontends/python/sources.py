@@ -23,7 +23,7 @@ from ctxlint.frontends.python.carriers import (
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
-from ctxlint.frontends.python.delimiters import enclosing
+from ctxlint.frontends.python.delimiters import enclosing, enclosing_adds
 from ctxlint.frontends.python.flow import joined, overridden_to_send
 from ctxlint.frontends.python.knowledge import (
     ADDS,
@@ -289,6 +289,10 @@ class Sources(Component):
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
                     found = self.untrusted(extra.value, binding.env)
+                    if found is not None and extra.kind == "+=" and not found.wrapped_in:
+                        # `block += read(path)` between a fence opened and closed by the text around it
+                        added = [e.value for e in binding.extras if e.kind == "+=" and e.value is not None]
+                        found = replace(found, wrapped_in=enclosing_adds(binding.value, added, extra.value))
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(node, binding, self.m.parents, shared):
                     if found is None:
