@@ -173,10 +173,11 @@ def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_me
         ("CTX401", 10, 31, "high"), ("CTX402", 10, 31, "high")]
     assert found[0]["message"].startswith(
         "`report` carries untrusted content (failed.stdout in app/checks.py:9, line 9)")
-    # The text is built on line 10 from what the helper returns (line 9).
-    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-2:] == [
+    # The text is built on line 10 from what the helper returns (line 9), and sent on line 11.
+    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-3:] == [
         ("flow", "returned by `lint_report()`", 9),
-        ("sink", "interpolated into the system message", 10)]
+        ("sink", "interpolated into the system message", 10),
+        ("sink", "sent as the system message at line 11", 11)]
 
 
 SUMMARIZER = '''\
