@@ -142,8 +142,8 @@ def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Un
     """``found`` with the message of the code that sends a bare template, where that gives its
     role, as a step after the slot's own (the reader sees why the role is known); in code, the
     call that makes the message or sends the request, where the content is written elsewhere
-    (`msg += out` lines above `yield Message("system", msg)`), as the last step: where its role
-    is given."""
+    (`msg += out` lines above `yield Message("system", msg)`, a prompt function of another module
+    whose text a call sends), as the last step: where its role is given."""
     segment = request.segments[index]
     if found is None:
         return found
@@ -152,9 +152,10 @@ def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Un
         step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at {at.path}:{at.line}", at)
         return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
     at = request.anchor
-    if in_template(request) or at.path != segment.span.path or at.covers(segment.span) or segment.span.covers(at):
+    if in_template(request) or at.covers(segment.span) or segment.span.covers(at):
         return found
-    step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at line {at.line}", at)
+    where = f"line {at.line}" if at.path == segment.span.path else f"{at.path}:{at.line}"
+    step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at {where}", at)
     return replace(found, evidence=(*found.evidence, step))
 
 
