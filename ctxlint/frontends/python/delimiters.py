@@ -58,8 +58,17 @@ def enclosing_adds(start: ast.expr, added: list[ast.expr], value: ast.expr) -> s
     at = next((i for i, piece in enumerate(added) if piece is value), None)
     if at is None:
         return ""
-    written = ["".join(_literal(p) for p in part) for part in ([start, *added[:at]], added[at + 1:])]
+    # The pieces near it: a fence is opened and closed a few additions away, and a text of
+    # thousands of additions is not read again for each.
+    before = added[max(0, at - _NEAR_ADDS):at]
+    if at <= _NEAR_ADDS:
+        before = [start, *before]
+    written = ["".join(_literal(p) for p in part) for part in (before, added[at + 1:at + 1 + _NEAR_ADDS])]
     return _between(*written)
+
+
+# How many additions either side of a value are read for the delimiter around it.
+_NEAR_ADDS = 8
 
 
 def _literal(piece: ast.expr) -> str:

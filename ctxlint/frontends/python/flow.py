@@ -164,7 +164,8 @@ class Flow(Ordering):
                     if extra.kind != "shuffle" and extra.value is not None:
                         before = len(inner.sources)
                         self.facts(extra.value, binding.env, inner)
-                        if extra.kind == "+=" and (fence := enclosing_adds(binding.value, added, extra.value)):
+                        if extra.kind == "+=" and any(s.kind is SourceKind.UNTRUSTED for s in inner.sources[before:]) \
+                                and (fence := enclosing_adds(binding.value, added, extra.value)):
                             # added between a fence or tag opened and closed by the text around it
                             inner.sources[before:] = [replace(s, wrapped_in=s.wrapped_in or fence)
                                                       if s.kind is SourceKind.UNTRUSTED else s
