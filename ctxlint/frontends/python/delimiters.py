@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ctxlint.frontends.python.knowledge import ADDS
-from ctxlint.frontends.python.values import Binding, Env
+from ctxlint.frontends.python.values import Assign, Binding, Env
+from ctxlint.model import Source, SourceKind
 
 _PLACEHOLDER = "\x00"
 # An opening tag, its content, and the closing tag of the same name (a name may hold a value).
@@ -50,25 +52,35 @@ def enclosing(text: ast.JoinedStr, value: ast.expr) -> str:
     return _between(before, after)
 
 
-def enclosing_adds(start: ast.expr, added: list[ast.expr], value: ast.expr) -> str:
-    """The delimiter pair that encloses ``value`` in a text built by adding pieces to ``start``
-    (``block = "## Source\n```python\n"; block += read(path); block += "\n```\n"``): a tag or a
-    fenced block; empty when the value stands outside one. Pieces that are not literal text read as
-    a word."""
-    at = next((i for i, piece in enumerate(added) if piece is value), None)
+def enclosing_adds(binding: Binding, extra: Assign) -> str:
+    """The delimiter pair that encloses what ``extra`` adds to the text ``binding`` holds
+    (``block = "## Source\\n```python\\n"; block += read(path); block += "\\n```\\n"``): a tag or a
+    fenced block; empty when the value stands outside one, or is not added as text. Pieces that
+    are not literal text read as a word."""
+    added = [e.value for e in binding.extras if e.kind == "+=" and e.value is not None]
+    at = next((i for i, piece in enumerate(added) if piece is extra.value), None) if extra.kind == "+=" else None
     if at is None:
         return ""
     # The pieces near it: a fence is opened and closed a few additions away, and a text of
     # thousands of additions is not read again for each.
     before = added[max(0, at - _NEAR_ADDS):at]
     if at <= _NEAR_ADDS:
-        before = [start, *before]
+        before = [binding.value, *before]
     written = ["".join(_literal(p) for p in part) for part in (before, added[at + 1:at + 1 + _NEAR_ADDS])]
     return _between(*written)
 
 
 # How many additions either side of a value are read for the delimiter around it.
 _NEAR_ADDS = 8
+
+
+def wrapped_by_adds(source: Source | None, binding: Binding, extra: Assign) -> Source | None:
+    """Third-party content that ``extra`` adds, with the fence or tag the additions around it put
+    it in (``enclosing_adds``): a label wherever the text lands."""
+    if source is None or source.kind is not SourceKind.UNTRUSTED or source.wrapped_in:
+        return source
+    fence = enclosing_adds(binding, extra)
+    return replace(source, wrapped_in=fence) if fence else source
 
 
 def _literal(piece: ast.expr) -> str:

@@ -160,6 +160,12 @@ def prints_users_history(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> b
                for n in ast.walk(command))
 
 
+def prints_own_text(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> bool:
+    """Whether the process ``call`` starts prints what the user typed or what this run made: not
+    a third party's text."""
+    return prints_users_history(m, scopes, call, env) or runs_on_named_file(m, scopes, call, env)
+
+
 # A command line's program: its first word, written in the code (`chktex `, `pdflatex -interaction`).
 _PROGRAM_WORD = re.compile(r"^\s*[\w.+-]+(?:\s|$)")
 # The last piece of a path that names one file with its type (`template.tex`, `report.md`).
