@@ -404,8 +404,19 @@ def _passes(finding: Finding, other: Finding) -> bool:
 def once_each(findings: list[Finding]) -> list[Finding]:
     """Each finding once. A file read as part of another (a flow's template) can give the same
     finding twice, and so can a module whose cut a request of another module includes: only the
-    module's own run names the function the finding is in, so the two differ in that alone."""
-    return list({replace(f, function=None): f for f in findings}.values())
+    module's own run names the function the finding is in, so the two differ in that alone. Two
+    modules that each send the same prompt function's text make the same claim about its line,
+    by ways that differ: said once, with where each sends it."""
+    said: dict[Finding, Finding] = {}
+    for finding in findings:
+        key = replace(finding, function=None, evidence=())
+        earlier = said.get(key)
+        if earlier is not None:
+            sinks = tuple(e for e in finding.evidence if e.kind is EvidenceKind.SINK and e not in earlier.evidence)
+            finding = replace(finding, function=finding.function or earlier.function,
+                              evidence=(*earlier.evidence, *sinks))
+        said[key] = finding
+    return list(said.values())
 
 
 def said_at_origin(findings: list[Finding]) -> list[Finding]:

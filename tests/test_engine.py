@@ -52,6 +52,26 @@ def test_a_finding_also_reported_from_a_module_that_includes_it_is_kept_once():
     assert engine.once_each([finding(None), other, named]) == [named, other]
 
 
+def test_one_claim_about_a_prompt_functions_line_sent_by_two_modules_is_said_once_with_both_senders():
+    """A prompt function's text is sent in the system role by two modules; each module's run makes
+    the same claim about the function's line, by a way of its own: one finding, naming both."""
+    from ctxlint.model import Confidence, Evidence, EvidenceKind, Finding, Severity, Span
+
+    at = Span("prompts/writer.ts", 49, 5, 49, 16)
+    landed = Evidence(EvidenceKind.SINK, "interpolated into the system message", at)
+
+    def finding(sender: str, line: int) -> Finding:
+        sent = Evidence(EvidenceKind.SINK, f"sent as the system message at {sender}:{line}",
+                        Span(sender, line, 3, line, 9))
+        source = Evidence(EvidenceKind.SOURCE, "a tool result", Span(sender, 20, 1, 20, 9))
+        return Finding("CTX402", "untrusted-in-system", Severity.WARNING, at, "`context` carries untrusted content",
+                       confidence=Confidence.HIGH, evidence=(source, landed, sent), kind="caller-source")
+
+    first, second = finding("agents/api.ts", 74), finding("agents/index.ts", 122)
+    [said] = engine.once_each([first, second])
+    assert said.evidence == (*first.evidence, second.evidence[-1])
+
+
 def test_a_cut_adopted_by_a_request_of_another_module_is_said_once_at_its_origin():
     """A wrapper cuts the turns it is given (base/client.py:40) and each module that sends a prompt
     through it adopts that cut; the cut is fixed at its line, so it is reported there once, as sure

@@ -173,10 +173,11 @@ def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_me
         ("CTX401", 10, 31, "high"), ("CTX402", 10, 31, "high")]
     assert found[0]["message"].startswith(
         "`report` carries untrusted content (failed.stdout in app/checks.py:9, line 9)")
-    # The text is built on line 10 from what the helper returns (line 9).
-    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-2:] == [
+    # The text is built on line 10 from what the helper returns (line 9), and sent on line 11.
+    assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-3:] == [
         ("flow", "returned by `lint_report()`", 9),
-        ("sink", "interpolated into the system message", 10)]
+        ("sink", "interpolated into the system message", 10),
+        ("sink", "sent as the system message at line 11", 11)]
 
 
 SUMMARIZER = '''\
@@ -219,3 +220,35 @@ def test_a_parameter_formatted_into_the_prompt_of_a_sending_function_carries_wha
     assert found[0]["message"].startswith("`page` carries untrusted content (requests.get(...).text, line 22)")
     assert [(step["kind"], step["text"], step["line"]) for step in found[0]["evidence"]][1:3] == [
         ("flow", "passed as `text` by the call at line 22", 22), ("flow", "passed as `page` at app/fixer.py:16", 16)]
+
+
+POST = '''\
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def brief(url: str) -> str:
+    item = requests.get(url, timeout=10).json()
+    prompt = f"Summarize this in a sentence.\\n{item['title']}: {item['body']}\\nBe brief."
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", max_tokens=200,
+        messages=[{"role": "system", "content": f"You summarize posts like {item['title']} by {item['author']}."},
+                  {"role": "user", "content": prompt}],
+    )
+    return reply.choices[0].message.content
+'''
+
+
+def test_fields_of_one_fetched_item_on_one_line_are_one_finding_naming_the_source_once(tmp_path):
+    write_files(tmp_path, {"app/__init__.py": "", "app/fixer.py": POST})
+    found = _check(tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [
+        ("CTX401", 9, 47), ("CTX401", 12, 76), ("CTX402", 12, 76)]
+    assert found[0]["message"].startswith(
+        "`item['title']` and `item['body']` carry untrusted content (requests.get(...).json(), line 8) with no "
+        "trust label")
+    assert found[2]["message"].startswith(
+        "`item['title']` and `item['author']` carry untrusted content (requests.get(...).json(), line 8) in the "
+        "system role")

@@ -140,13 +140,23 @@ def untrusted(request: Request, index: int, options: TrustOptions, directives: D
 
 def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Untrusted | None:
     """``found`` with the message of the code that sends a bare template, where that gives its
-    role, as a step after the slot's own (the reader sees why the role is known)."""
-    at = request.sent_at
-    if found is None or at is None:
+    role, as a step after the slot's own (the reader sees why the role is known); in code, the
+    call that makes the message or sends the request, where the content is written elsewhere
+    (`msg += out` lines above `yield Message("system", msg)`, a prompt function of another module
+    whose text a call sends), as the last step: where its role is given."""
+    segment = request.segments[index]
+    if found is None:
         return found
-    role = request.segments[index].role.value
-    step = Evidence(EvidenceKind.SINK, f"sent as the {role} message at {at.path}:{at.line}", at)
-    return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
+    at = request.sent_at
+    if at is not None:
+        step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at {at.path}:{at.line}", at)
+        return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
+    at = request.anchor
+    if in_template(request) or at.covers(segment.span) or segment.span.covers(at):
+        return found
+    where = f"line {at.line}" if at.path == segment.span.path else f"{at.path}:{at.line}"
+    step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at {where}", at)
+    return replace(found, evidence=(*found.evidence, step))
 
 
 def _untrusted(request: Request, index: int, options: TrustOptions, directives: Directives,

@@ -22,29 +22,52 @@ _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS,
                   "metadata_words": STRINGS, "carrier_words": STRINGS, "web_words": STRINGS}
 
 
-def _carries(segment: Segment, found: trust.Untrusted) -> str:
+def _carries(segments: list[Segment], found: trust.Untrusted) -> str:
     """`page` carries untrusted content (requests.get(...).text, line 9)` or, on weaker
-    evidence, what the evidence is."""
+    evidence, what the evidence is; several fields of one item each named, the source once."""
+    names = list(dict.fromkeys(f"`{segment.text}`" for segment in segments))
+    subject = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    one = len(names) == 1
     if found.proven:
-        return f"`{segment.text}` carries untrusted content ({found.reason})"
-    return f"`{segment.text}` looks like third-party content ({found.reason})"
+        return f"{subject} {'carries' if one else 'carry'} untrusted content ({found.reason})"
+    return f"{subject} {'looks' if one else 'look'} like third-party content ({found.reason})"
+
+
+def _per_source(found: list[tuple[int, Segment, trust.Untrusted]]) -> list[tuple[list[Segment], trust.Untrusted]]:
+    """The untrusted slots, those on one line that carry the same source taken together: a value
+    built from several fields of one fetched item (`File: ${s.path}\n${s.summary}`) is one piece
+    of third-party content, fixed by one delimiter around it, and reported once."""
+    groups: dict[tuple[str, int, Role, object], tuple[list[Segment], trust.Untrusted]] = {}
+    for _, segment, carried in found:
+        source = next((step.span for step in carried.evidence if step.kind is EvidenceKind.SOURCE and step.span),
+                      None)
+        key = (segment.span.path, segment.span.line, segment.role, source or (carried.kind, carried.reason))
+        if key in groups:
+            groups[key][0].append(segment)
+        else:
+            groups[key] = ([segment], carried)
+    return list(groups.values())
 
 
 @request_check(options=_TRUST_OPTIONS)
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
     options = trust.TrustOptions.of(ctx.options)
+    labels = ctx.analysis.labels()
+    unlabelled = []
     for index, segment, found in ctx.analysis.untrusted(options):
         if segment.role is Role.TOOL:
             continue  # a tool message: the API's tool role already marks its content as data
-        label = ctx.analysis.labels().get(index)
+        label = labels.get(index)
         if label is None or not trust.marks(label, segment, options):
-            ctx.report(
-                segment.span,
-                f"{_carries(segment, found)} with no trust label, so instructions hidden in it read "
-                "like yours. Wrap it in a delimiter such as <untrusted_document source=\"…\">…"
-                "</untrusted_document> and escape it.",
-                kind=found.kind, evidence=found.evidence,
-            )
+            unlabelled.append((index, segment, found))
+    for segments, found in _per_source(unlabelled):
+        ctx.report(
+            segments[0].span,
+            f"{_carries(segments, found)} with no trust label, so instructions hidden in it read "
+            "like yours. Wrap it in a delimiter such as <untrusted_document source=\"…\">…"
+            "</untrusted_document> and escape it.",
+            kind=found.kind, evidence=found.evidence,
+        )
 
 
 @file_check(options=_TRUST_OPTIONS)
@@ -90,21 +113,24 @@ def _role_map(observation: Observation, ctx: CheckContext, kind: str, message: s
 def _in_system(request: Request, ctx: CheckContext) -> None:
     if not request.roles_marked:
         return  # a bare template: which role it is sent in is decided elsewhere
-    for _, segment, found in ctx.analysis.untrusted(trust.TrustOptions.of(ctx.options)):
-        if segment.role is Role.TOOLS:
+    found = [item for item in ctx.analysis.untrusted(trust.TrustOptions.of(ctx.options))
+             if item[1].role in (Role.TOOLS, Role.SYSTEM, Role.DEVELOPER)]
+    for segments, carried in _per_source(found):
+        role = segments[0].role
+        if role is Role.TOOLS:
             ctx.report(
-                segment.span,
-                f"{_carries(segment, found)} in a tool description, which the model reads as the "
+                segments[0].span,
+                f"{_carries(segments, carried)} in a tool description, which the model reads as the "
                 "developer's own instructions for the tool. Keep descriptions static; pass the content "
                 "in a tool result or a user message, wrapped in a delimiter and escaped.",
-                kind=found.kind, evidence=found.evidence,
+                kind=carried.kind, evidence=carried.evidence,
             )
-        elif segment.role in (Role.SYSTEM, Role.DEVELOPER):
+        else:
             ctx.report(
-                segment.span,
-                f"{_carries(segment, found)} in the {segment.role.value} role, where text has the most "
+                segments[0].span,
+                f"{_carries(segments, carried)} in the {role.value} role, where text has the most "
                 "authority. Move it to a user message, wrapped in a delimiter and escaped.",
-                kind=found.kind, evidence=found.evidence,
+                kind=carried.kind, evidence=carried.evidence,
             )
 
 

@@ -11,6 +11,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import SourceKindSpec
+from ctxlint.frontends.python.ownpaths import prints_users_history
 from ctxlint.frontends.python.values import Bound, Env
 
 if TYPE_CHECKING:
@@ -27,22 +28,35 @@ def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tupl
     return None
 
 
-def caught_carrier(sources: Sources, node: ast.Name) -> tuple[SourceKindSpec, str] | None:
+def caught_carrier(sources: Sources, node: ast.Name, env: Env) -> tuple[SourceKindSpec, str] | None:
     """The catalogue's carrier the ``except`` clause that binds ``node`` catches (``except
     subprocess.CalledProcessError as e``, whose ``e.stdout`` is what the failed process printed):
-    the exception raised is an instance of the class, as a call of it would build."""
-    caught = None
-    current = sources.m.parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(current, ast.ExceptHandler) and current.name == node.id:
-            caught = current.type
+    the exception raised is an instance of the class, as a call of it would build. Not when every
+    process the ``try`` starts prints what the user typed (a command of their shell history run
+    again): its failure prints the user's own command's output, as the process's success would."""
+    handler = sources.m.parents.get(id(node))
+    while handler is not None and not isinstance(handler, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(handler, ast.ExceptHandler) and handler.name == node.id:
             break
-        current = sources.m.parents.get(id(current))
-    for kind in (caught.elts if isinstance(caught, ast.Tuple) else (caught,) if caught is not None else ()):
+        handler = sources.m.parents.get(id(handler))
+    if not isinstance(handler, ast.ExceptHandler) or handler.type is None:
+        return None
+    caught = handler.type
+    for kind in (caught.elts if isinstance(caught, ast.Tuple) else (caught,)):
         for found in sources.m.catalogue.sources.match(sources.m.qualified(kind) or ""):
             if isinstance(found, SourceKindSpec) and found.carrier:
-                return found, node.id
+                return None if _runs_users_history(sources, handler, env) else (found, node.id)
     return None
+
+
+def _runs_users_history(sources: Sources, handler: ast.ExceptHandler, env: Env) -> bool:
+    """Whether the processes the ``try`` of ``handler`` starts all print what the user typed."""
+    attempt = sources.m.parents.get(id(handler))
+    if not isinstance(attempt, ast.Try):
+        return False
+    started = [n for statement in attempt.body for n in ast.walk(statement) if isinstance(n, ast.Call)
+               and (sources.m.qualified(n.func) or "").startswith("subprocess.")]
+    return bool(started) and all(prints_users_history(sources.m, sources.scopes, call, env) for call in started)
 
 
 def built_carrier(sources: Sources, call: ast.Call, env: Env) -> tuple[SourceKindSpec, str] | None:

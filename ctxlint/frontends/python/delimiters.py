@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ctxlint.frontends.python.knowledge import ADDS
-from ctxlint.frontends.python.values import Binding, Env
+from ctxlint.frontends.python.values import Assign, Binding, Env
+from ctxlint.model import Source, SourceKind
 
 _PLACEHOLDER = "\x00"
 # An opening tag, its content, and the closing tag of the same name (a name may hold a value).
@@ -45,9 +47,53 @@ def enclosing(text: ast.JoinedStr, value: ast.expr) -> str:
     at = next((i for i, p in enumerate(text.values) if isinstance(p, ast.FormattedValue) and p.value is value), None)
     if at is None:
         return ""
-    written = ["".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in part)
-               for part in (text.values[:at], text.values[at + 1:])]
-    before, after = written
+    before, after = ("".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in part)
+                     for part in (text.values[:at], text.values[at + 1:]))
+    return _between(before, after)
+
+
+def enclosing_adds(binding: Binding, extra: Assign) -> str:
+    """The delimiter pair that encloses what ``extra`` adds to the text ``binding`` holds
+    (``block = "## Source\\n```python\\n"; block += read(path); block += "\\n```\\n"``): a tag or a
+    fenced block; empty when the value stands outside one, or is not added as text. Pieces that
+    are not literal text read as a word."""
+    added = [e.value for e in binding.extras if e.kind == "+=" and e.value is not None]
+    at = next((i for i, piece in enumerate(added) if piece is extra.value), None) if extra.kind == "+=" else None
+    if at is None:
+        return ""
+    # The pieces near it: a fence is opened and closed a few additions away, and a text of
+    # thousands of additions is not read again for each.
+    before = added[max(0, at - _NEAR_ADDS):at]
+    if at <= _NEAR_ADDS:
+        before = [binding.value, *before]
+    written = ["".join(_literal(p) for p in part) for part in (before, added[at + 1:at + 1 + _NEAR_ADDS])]
+    return _between(*written)
+
+
+# How many additions either side of a value are read for the delimiter around it.
+_NEAR_ADDS = 8
+
+
+def wrapped_by_adds(source: Source | None, binding: Binding, extra: Assign) -> Source | None:
+    """Third-party content that ``extra`` adds, with the fence or tag the additions around it put
+    it in (``enclosing_adds``): a label wherever the text lands."""
+    if source is None or source.kind is not SourceKind.UNTRUSTED or source.wrapped_in:
+        return source
+    fence = enclosing_adds(binding, extra)
+    return replace(source, wrapped_in=fence) if fence else source
+
+
+def _literal(piece: ast.expr) -> str:
+    if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+        return piece.value
+    if isinstance(piece, ast.JoinedStr):
+        return "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in piece.values)
+    return "x"
+
+
+def _between(before: str, after: str) -> str:
+    """The delimiter a value written between ``before`` and ``after`` sits inside: a fenced block
+    open before it and closed after, or a tag pair around it."""
     if before.count("```") % 2 == 1 and "```" in after:
         return "```"
     for match in _PAIR.finditer(before + _PLACEHOLDER + after):

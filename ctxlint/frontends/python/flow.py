@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
@@ -14,7 +15,7 @@ from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
-from ctxlint.frontends.python.delimiters import built_from, wrapping_tag
+from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     LIST_NAMES,
@@ -35,7 +36,7 @@ from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
-from ctxlint.frontends.python.values import Env, unpacked_position
+from ctxlint.frontends.python.values import Assign, Binding, Env, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
@@ -161,7 +162,7 @@ class Flow(Ordering):
                 inner = self.facts(binding.value, binding.env)
                 for extra in binding.extras:
                     if extra.kind != "shuffle" and extra.value is not None:
-                        self.facts(extra.value, binding.env, inner)
+                        _facts_added(self.facts, binding, extra, inner)
                     if binding.loop_of(extra) is not None:
                         inner.variable_length = True
             finally:
@@ -481,6 +482,15 @@ def _names_file(node: ast.expr) -> bool:
         return name in _OPENS or (isinstance(func, ast.Attribute) and ast.unparse(func) in _OPENS)
     last = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     return _FILE_NAME.search(last.lower()) is not None
+
+
+def _facts_added(facts: Callable[..., Facts], binding: Binding, extra: Assign, acc: Facts) -> None:
+    """The facts of what ``extra`` adds to ``binding``'s value, into ``acc``; its third-party content
+    with the fence or tag the additions around it put it in (``block += read(path)`` after a piece
+    that opens a fence and before one that closes it)."""
+    before = len(acc.sources)
+    facts(extra.value, binding.env, acc)
+    acc.sources[before:] = [wrapped_by_adds(s, binding, extra) or s for s in acc.sources[before:]]
 
 
 def joined(m: Unit, source: Source, name: ast.Name, value: ast.expr) -> Source:

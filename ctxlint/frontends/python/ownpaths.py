@@ -133,13 +133,21 @@ def _names_editor(node: ast.AST) -> bool:
 _HISTORY_COMMAND = re.compile(r"^\s*(?:fc\s+-\w*l\w*|history)\b|[.](?:bash|zsh|sh)_history\b")
 
 
+def _command(call: ast.Call) -> ast.expr | None:
+    """The command line a process call is given; of ``os.popen(cmd).read()``, the inner call's."""
+    if not call.args and not call.keywords and isinstance(call.func, ast.Attribute) \
+            and isinstance(call.func.value, ast.Call):
+        call = call.func.value
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("args", "cmd")), None)
+
+
 def prints_users_history(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> bool:
     """Whether the process ``call`` starts prints what the user typed: their shell history
     (``subprocess.check_output([shell, "-ic", "fc -ln -10"])``, the command a literal or a local name
     given one), or what a command taken from that history prints when run again
     (``check_output(history[-1], shell=True)``): the user's own text and their own command's
     output, as they saw it in their terminal, not a third party's."""
-    command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("args", "cmd")), None)
+    command = _command(call)
     if isinstance(command, ast.Name):
         binding = scopes.resolve(command, env)
         if binding is not None and binding.owner is None and not binding.extras:
@@ -150,6 +158,66 @@ def prints_users_history(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> b
         return False
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _HISTORY_COMMAND.search(n.value)
                for n in ast.walk(command))
+
+
+def prints_own_text(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> bool:
+    """Whether the process ``call`` starts prints what the user typed or what this run made: not
+    a third party's text."""
+    return prints_users_history(m, scopes, call, env) or runs_on_named_file(m, scopes, call, env)
+
+
+# A command line's program: its first word, written in the code (`chktex `, `pdflatex -interaction`).
+_PROGRAM_WORD = re.compile(r"^\s*[\w.+-]+(?:\s|$)")
+# The last piece of a path that names one file with its type (`template.tex`, `report.md`).
+_FILE_NAME = re.compile(r"(?:^|[/\\])[\w.-]+\.\w{1,8}$")
+# How many local names a path is followed back through to where it is built.
+_MAX_PATH_STEPS = 4
+
+
+def runs_on_named_file(m: Unit, scopes: Scopes, call: ast.Call, env: Env) -> bool:
+    """Whether the process ``call`` starts runs a program the code names on a file whose name the
+    code writes (``os.popen(f"chktex {tex} -q")`` after ``tex = os.path.join(cwd, "template.tex")``):
+    what it prints is that program's report on an artefact of this program's own run, not text
+    someone else wrote."""
+    command = _command(call)
+    if any(k.arg in _FEEDS_INPUT for k in call.keywords):
+        return False
+    if isinstance(command, ast.Name):
+        binding = scopes.resolve(command, env)
+        if binding is None or binding.owner is not None or binding.extras:
+            return False
+        command, env = binding.value, binding.env
+    if isinstance(command, ast.JoinedStr):
+        parts = command.values
+        first = parts[0] if parts else None
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and _PROGRAM_WORD.match(first.value)):
+            return False
+        filled = [p.value for p in parts if isinstance(p, ast.FormattedValue)]
+    elif isinstance(command, (ast.List, ast.Tuple)) and command.elts:
+        first = command.elts[0]
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return False
+        filled = [e for e in command.elts[1:] if not isinstance(e, ast.Constant)]
+    else:
+        return False
+    return bool(filled) and all(_names_a_file(m, scopes, value, env, 0) for value in filled)
+
+
+def _names_a_file(m: Unit, scopes: Scopes, node: ast.expr, env: Env, steps: int) -> bool:
+    """Whether ``node`` is a path the code builds ending in a file name it writes (``os.path.join(cwd,
+    "template.tex")``, ``out_dir / "report.md"``), through local names."""
+    if steps > _MAX_PATH_STEPS or not m.step():
+        return False
+    if isinstance(node, ast.Name):
+        binding = scopes.resolve(node, env)
+        return binding is not None and binding.owner is None and not binding.extras \
+            and _names_a_file(m, scopes, binding.value, binding.env, steps + 1)
+    last: ast.expr | None = None
+    if isinstance(node, ast.Call) and (m.qualified(node.func) or "") in PATH_BUILDERS and node.args:
+        last = node.args[-1]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        last = node.right
+    return isinstance(last, ast.Constant) and isinstance(last.value, str) and bool(_FILE_NAME.search(last.value))
 
 
 # Keywords that feed a process input: a process given one runs what it is sent (a shell driven
@@ -173,7 +241,7 @@ def command_written_whole(scopes: Scopes, call: ast.Call, env: Env) -> bool:
     sessions, files or status, not what a command a model or a user chose prints."""
     if any(k.arg in _FEEDS_INPUT for k in call.keywords):
         return False
-    command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("args", "cmd")), None)
+    command = _command(call)
     if isinstance(command, ast.Name):
         binding = scopes.resolve(command, env)
         if binding is None or binding.owner is not None or binding.extras:

@@ -23,7 +23,7 @@ from ctxlint.frontends.python.carriers import (
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
-from ctxlint.frontends.python.delimiters import enclosing
+from ctxlint.frontends.python.delimiters import enclosing, wrapped_by_adds
 from ctxlint.frontends.python.flow import joined, overridden_to_send
 from ctxlint.frontends.python.knowledge import (
     ADDS,
@@ -39,7 +39,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
-from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_users_history, run_by
+from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_own_text, run_by
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -288,7 +288,7 @@ class Sources(Component):
                 found = joined(self.m, found, node, binding.value)
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
-                    found = self.untrusted(extra.value, binding.env)
+                    found = wrapped_by_adds(self.untrusted(extra.value, binding.env), binding, extra)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(node, binding, self.m.parents, shared):
                     if found is None:
@@ -323,9 +323,9 @@ class Sources(Component):
 
     def outside(self, spec: SourceKindSpec, call: ast.Call, env: Env) -> bool:
         """Whether a file source reads a path someone else provides (not the repository's own), or
-        a process prints what someone else wrote (not the user's own shell history)."""
+        a process prints what someone else wrote (not the user's typed text, nor this run's own)."""
         if spec.kind == "subprocess":
-            return not prints_users_history(self.m, self.scopes, call, env)
+            return not prints_own_text(self.m, self.scopes, call, env)
         if spec.path_receiver:
             return not (isinstance(call.func, ast.Attribute) and own_path(self.m, self.scopes, call.func.value, env))
         if spec.path is not None:
@@ -456,7 +456,7 @@ class Sources(Component):
             if binding is not None:
                 return self.m.follow_binding(binding, self.carrier)
             if isinstance(node, ast.Name):
-                caught = caught_carrier(self, node)
+                caught = caught_carrier(self, node, env)
                 if caught is not None:  # except subprocess.CalledProcessError as e
                     return caught
                 annotation = self.calls.annotation(node.id, env)  # driver: webdriver.Chrome
