@@ -16,6 +16,7 @@ from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.unsent import overridden_everywhere
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
 from ctxlint.providers import LIMIT_KEYS
@@ -114,6 +115,8 @@ class Sinks:
         return None
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
+        if env.scope.kind == "function" and overridden_everywhere(self.layers.classes, env.scope.node):
+            return None  # a base class's method every subclass replaces: never sent
         args = self.m.args(call)
         at = 1 if sink.after_id else 0
         options = args[at] if len(args) > at else None
