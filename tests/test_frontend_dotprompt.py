@@ -244,13 +244,15 @@ def test_a_broken_jinja_body_is_located_in_the_file():
         (6, "Unexpected end of template")]
 
 
-def test_an_image_only_answer_needs_no_text_limit():
+def test_an_image_answer_needs_no_text_limit():
     text = ("---\nmodel: googleai/gemini-2.5-flash-image\nconfig:\n  responseModalities: [IMAGE]\n---\n"
             "A watercolour of {{subject}}.\n")
     (request,) = dotprompt.parse_file(text, "art.prompt").requests
     assert not request.declares_settings
-    text = text.replace("[IMAGE]", "[TEXT, IMAGE]")
-    (request,) = dotprompt.parse_file(text, "art.prompt").requests
+    # An image beside text is still an image answer; speech beside text is a text answer.
+    (request,) = dotprompt.parse_file(text.replace("[IMAGE]", "[TEXT, IMAGE]"), "art.prompt").requests
+    assert not request.declares_settings
+    (request,) = dotprompt.parse_file(text.replace("[IMAGE]", "[TEXT, AUDIO]"), "art.prompt").requests
     assert request.declares_settings
 
 

@@ -43,7 +43,7 @@ from ctxlint import yamlsafe
 from ctxlint.frontends import handlebars, jinja, template_syntax
 from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.locate import line_locator
-from ctxlint.frontends.media import media_only
+from ctxlint.frontends.media import media_answer
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
 from ctxlint.providers import LIMIT_KEYS, roles
@@ -144,7 +144,7 @@ def _configures_model(meta: dict) -> bool:
     ``prompt.render()``), or metadata of another prompt-file dialect (``name``, ``description``,
     ``version``): not a request of its own."""
     config = meta.get("config")
-    if isinstance(config, dict) and media_only(config.get("responseModalities")):
+    if isinstance(config, dict) and media_answer(config.get("responseModalities")):
         return False  # an image or speech answer: no text for a token limit to bound
     # `modelName`, `modelProvider`: the model keys of older prompt-file dialects configure it too.
     models = any(isinstance(k, str) and k.lower().startswith("model") and meta[k] for k in meta)

@@ -91,8 +91,13 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def media_only(modalities: object) -> bool:
-    """Whether a request's output modalities (Gemini's ``responseModalities``) are all media:
-    an image or speech answer has no text for an output token limit to bound."""
-    return isinstance(modalities, list) and bool(modalities) and all(
-        isinstance(m, str) and m.strip().lower() in ("image", "audio", "video") for m in modalities)
+def media_answer(modalities: object) -> bool:
+    """Whether a request's output modalities (Gemini's ``responseModalities``, the ``modalities``
+    of a chat completion) ask for a media answer: all media (an image, speech), or an image or a
+    video beside text (``["image", "text"]``, which image models served through a chat API need).
+    The text then only comments the picture, and an output token limit would cut the picture off;
+    speech beside text (``["text", "audio"]``) is a spoken text answer, which a limit does bound."""
+    if not isinstance(modalities, list) or not modalities or not all(isinstance(m, str) for m in modalities):
+        return False
+    kinds = {m.strip().lower() for m in modalities}
+    return kinds <= {"image", "audio", "video"} or bool(kinds & {"image", "video"})

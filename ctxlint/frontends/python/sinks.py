@@ -14,6 +14,7 @@ from typing import cast
 
 from ctxlint.frameworks import Arg, Holder, Sink, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece
+from ctxlint.frontends.media import media_answer
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
@@ -507,7 +508,8 @@ def asks_for_no_text(scope: Scope | None) -> bool:
     """Whether the code in ``scope`` asks a model for something other than text, which takes no
     output-token limit: it is a function or class named for embeddings (``embed_query``,
     ``BedrockEmbedding``: vectors, even through Bedrock's ``invoke_model``, which also serves text
-    models), or its function sets ``response_modalities`` to a list without text (an image)."""
+    models), or its function asks for a media answer (``response_modalities=["IMAGE"]``, a chat
+    completion's ``modalities=["image", "text"]``: media.media_answer)."""
     function = None
     while scope is not None:
         if scope.kind in ("function", "class") and "embed" in getattr(scope.node, "name", "").lower():
@@ -516,10 +518,16 @@ def asks_for_no_text(scope: Scope | None) -> bool:
             function = scope.node
         scope = scope.parent
     return function is not None and any(
-        isinstance(node, ast.keyword) and node.arg == "response_modalities" and isinstance(node.value, ast.List)
-        and node.value.elts and not any(isinstance(e, ast.Constant) and str(e.value).upper() == "TEXT"
-                                        for e in node.value.elts)
+        isinstance(node, ast.keyword) and node.arg in ("response_modalities", "modalities")
+        and isinstance(node.value, ast.List) and media_answer([_modality(e) for e in node.value.elts])
         for node in walk(function))  # any one: the fast walk's order does not matter
+
+
+def _modality(node: ast.expr) -> str | None:
+    """A modality as written: ``"image"``, or the member ``types.Modality.IMAGE`` names."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
 def in_test(scope: Scope | None) -> bool:

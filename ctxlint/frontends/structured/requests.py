@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from ctxlint.frontends.jsonpos import Node
-from ctxlint.frontends.media import media_only
+from ctxlint.frontends.media import media_answer
 from ctxlint.frontends.structured.context import JINJA_MARKERS, SETTINGS_TABLES, Context, breakpoint_at, is_null
 from ctxlint.frontends.structured.tools import hosted_tool, request_tools, tool_def
 from ctxlint.model import (
@@ -175,6 +175,7 @@ def chat_request(ctx: Context, root: Node) -> Request | None:
     else:
         hint = OPENAI_CHAT.hint()
     anchor = ctx.key_span(fields, "model") if "model" in fields else ctx.point(root.start)
+    modalities = fields["modalities"][1].value if "modalities" in fields else None
     return Request(
         path=ctx.path,
         anchor=anchor,
@@ -184,7 +185,9 @@ def chat_request(ctx: Context, root: Node) -> Request | None:
         output_limit=limit,
         # A file that names no model is a message list (an MCP prompt result, a dataset row, a
         # test oracle), not a request whose settings it could carry.
-        declares_settings="model" in fields or limit is not None,
+        # A chat completion asking for an image (`"modalities": ["image", "text"]`) has no text
+        # answer for a limit to bound.
+        declares_settings=("model" in fields or limit is not None) and not media_answer(modalities),
         settings_hint=hint,
         breakpoints=tuple(tool_breakpoints + breakpoints),
         api="openai-responses" if responses else "anthropic" if anthropic else "openai-chat",
@@ -371,7 +374,7 @@ def gemini_request(ctx: Context, root: Node) -> Request | None:
         tools=tuple(tools),
         model=model_name if model_name and not JINJA_MARKERS.search(model_name) else None,
         output_limit=output_limit(ctx, fields),
-        declares_settings=not media_only(_generation_config(fields).get("responseModalities")),
+        declares_settings=not media_answer(_generation_config(fields).get("responseModalities")),
         settings_hint=GEMINI.hint(),
         api="gemini",
         messages=tuple(sent),

@@ -54,6 +54,8 @@ class Classes:
                     name = self.m.field(inner, "name")
                     if name is not None:
                         self._declared[self.m.code(name)] = inner
+                if node.type == "expression_statement" and (exported := _commonjs_export(self.m, node)):
+                    self._default = exported  # `module.exports = Provider`
                 if node.type == "export_statement" and any(c.type == "default" for c in node.children):
                     value = self.m.field(node, "value")
                     if value is not None and value.type == "identifier":
@@ -281,11 +283,30 @@ class Classes:
 
     def base_of(self, declaration: Node) -> tuple[Classes, Node] | None:
         """The class a class extends, when the tree declares it."""
-        heritage = next((c for c in declaration.named_children if c.type == "class_heritage"), None)
-        clause = next((c for c in heritage.named_children if c.type == "extends_clause"), None) \
-            if heritage is not None else None
-        value = self.m.field(clause, "value") if clause is not None else None
+        value = self._extended(declaration)
         return self.declared(self.m.code(value)) if value is not None and value.type == "identifier" else None
+
+    def mixed_in(self, declaration: Node) -> list[tuple[Classes, Node]]:
+        """The classes of the tree a class extends through a function that mixes them
+        (``extends InheritMultiple([Provider, UnTooled])``, ``extends Mixin(Base, Other)``)."""
+        value = self._extended(declaration)
+        if value is None or value.type != "call_expression":
+            return []
+        arguments = self.m.args(value)
+        names = [e for a in arguments for e in (a.named_children if a.type == "array" else (a,))]
+        found = [self.declared(self.m.code(n)) for n in names if n.type == "identifier"]
+        return [f for f in found if f is not None]
+
+    def _extended(self, declaration: Node) -> Node | None:
+        """What a class extends: TypeScript's grammar puts it in an ``extends_clause``,
+        JavaScript's right under the heritage."""
+        heritage = next((c for c in declaration.named_children if c.type == "class_heritage"), None)
+        if heritage is None:
+            return None
+        clause = next((c for c in heritage.named_children if c.type == "extends_clause"), None)
+        if clause is not None:
+            return self.m.field(clause, "value")
+        return next((c for c in heritage.named_children if c.type != "implements_clause"), None)
 
     def implemented(self, declaration: Node) -> list[tuple[Classes, Node]]:
         """The interfaces of the tree a class declares it implements."""
@@ -315,6 +336,15 @@ class Classes:
         shown to name this very class through its imports."""
         if depth >= MAX_SUBCLASS_DEPTH:
             return []
+        found = []
+        for classes, declared in self.direct_subclasses(declaration):
+            found.append((classes, declared))
+            found.extend(classes.subclasses(declared, depth + 1))
+        return found
+
+    def direct_subclasses(self, declaration: Node) -> list[tuple[Classes, Node]]:
+        """The classes of the linted tree that name ``declaration`` itself as their base (or one
+        of the classes they mix, or an interface they implement), through their imports."""
         name = self.m.field(declaration, "name")
         index = tree_index(self.m.project.root)
         if name is None or index is None:
@@ -324,12 +354,19 @@ class Classes:
             module = self.m.project.read_file(path)
             if module is None or (declared := module.classes.declarations().get(subclass)) is None:
                 continue
-            named = [module.classes.base_of(declared), *module.classes.implemented(declared)]
+            named = [module.classes.base_of(declared), *module.classes.mixed_in(declared),
+                     *module.classes.implemented(declared)]
             if any(base is not None and base[1].start_byte == declaration.start_byte
-                   and os.path.abspath(base[0].m.path) == os.path.abspath(self.m.path) for base in named):
+                   and self._tree_paths(base[0].m.path) & self._tree_paths(self.m.path) for base in named):
                 found.append((module.classes, declared))
-                found.extend(module.classes.subclasses(declared, depth + 1))
         return found
+
+    def _tree_paths(self, path: str) -> set[str]:
+        """Where a module's path may be: a relative one is taken from the working folder or, as
+        the project's reads of imports take it too, from the tree's root."""
+        root = self.m.project.root
+        return {os.path.abspath(path), *((os.path.abspath(os.path.join(root, path)),)
+                                         if root and not os.path.isabs(path) else ())}
 
     def constructions(self, class_name: str) -> list[tuple[Classes, Node]]:
         """The ``new ClassName(...)`` expressions of the linted tree (modules that write it)."""
@@ -350,6 +387,17 @@ class Classes:
         return found
 
 
+def _commonjs_export(m: Module, statement: Node) -> str | None:
+    """The name a CommonJS module exports whole (``module.exports = Provider``)."""
+    assignment = statement.named_children[0] if statement.named_children else None
+    if assignment is None or assignment.type != "assignment_expression":
+        return None
+    left, right = m.field(assignment, "left"), m.field(assignment, "right")
+    if left is None or right is None or m.code(left) != "module.exports" or right.type != "identifier":
+        return None
+    return m.code(right)
+
+
 @dataclass
 class TreeIndex:
     """Which files of the linted tree declare a class extending or implementing a name, and which
@@ -365,7 +413,8 @@ MAX_INDEXED = 20_000
 # `class Name<T> extends Base<T> implements One, Two<U> {`: the names after `extends` and `implements`.
 # Bounded, so that a file of `class A extends` with no brace costs a scan, not its square.
 _HERITAGE = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)(?:\s*<[^{]{0,300}?>)?\s+((?:extends|implements)\b[^{]{0,600})\{")
-_HERITAGE_NAME = re.compile(rb"(?:extends|implements|,)\s*([A-Za-z_$][\w$]*)")
+# The names a mixing function is given count too (`extends InheritMultiple([Provider, UnTooled])`).
+_HERITAGE_NAME = re.compile(rb"(?:extends|implements|,|\(|\[)\s*([A-Za-z_$][\w$]*)")
 _NEW = re.compile(rb"\bnew\s+([A-Za-z_$][\w$]*)\s*[(<]")
 _CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")  # `x.name(`, `this.#name(`: a method called by name
 # `(items: ContextItem[]) => items.map((item) => item.content).join("\n\n")`: a function that gives

@@ -4,12 +4,14 @@ parameters, request handlers, calls, arrays and objects, and tool results sent b
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxlint.frontends.code.assigns import owner
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, LOOP_CALLBACKS, MAX_DEPTH, Node
+from ctxlint.frontends.typescript.project import SUFFIXES
 from ctxlint.frontends.typescript.syntax import named_children
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Assign, Function, Loop, Scope, TooDeep
@@ -147,7 +149,7 @@ class Scopes:
             return
         for part in clause.named_children:
             if part.type == "identifier":
-                self.m.imports[self.m.code(part)] = module
+                self.m.imports[self.m.code(part)] = whole_module(module)
             elif part.type == "namespace_import":
                 name = next((c for c in part.named_children if c.type == "identifier"), None)
                 if name is not None:
@@ -250,7 +252,7 @@ class Scopes:
             if module is not None:
                 self.imported(module)
                 if name.type == "identifier":
-                    self.m.imports[self.m.code(name)] = module
+                    self.m.imports[self.m.code(name)] = whole_module(module)
                 else:
                     for local in self.pattern_names(name):
                         self.m.imports[local] = f"{module}.{local}"
@@ -405,3 +407,11 @@ _INDEX_HANDLERS: dict[str, Callable[[Scopes, Node, Scope, tuple[Loop, ...], int,
     "pair": Scopes._index_pair,
     "binary_expression": Scopes._index_comparison,
 }
+
+
+def whole_module(module: str) -> str:
+    """How a module imported whole is recorded: a sibling's path without its script suffix
+    (``require("./provider.js")`` is ``./provider``), since a dot in the last part of the path
+    names an export (``./provider.Provider``), and the project finds the file with or without it."""
+    stem, suffix = os.path.splitext(module)
+    return stem if module.startswith(".") and suffix in SUFFIXES else module

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from ctxlint.frameworks.typescript import TsSink
+from ctxlint.frontends.media import media_answer
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
@@ -15,6 +16,7 @@ from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
 from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.unsent import overridden_everywhere
 from ctxlint.frontends.typescript.values import Env, RequestBuilder, Scope
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, ToolDef
 from ctxlint.providers import LIMIT_KEYS
@@ -113,6 +115,8 @@ class Sinks:
         return None
 
     def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
+        if env.scope.kind == "function" and overridden_everywhere(self.layers.classes, env.scope.node):
+            return None  # a base class's method every subclass replaces: never sent
         args = self.m.args(call)
         at = 1 if sink.after_id else 0
         options = args[at] if len(args) > at else None
@@ -205,6 +209,8 @@ class Sinks:
         misnamed = next((key for key in keywords if key in LIMIT_KEYS and key not in shape.limit_keys
                          and (shape.older is None or key != shape.older[1])), None) \
             if limit is None and not shape.settings else None
+        # An image asked for: no text answer for a token limit to bound.
+        media = self.asks_for_media(keywords) or self.asks_for_media(settings)
         # Why the request has no limit, the first that applies: (kind, evidence kind, where, what it says).
         def code(at: Node | None) -> str:
             return self.m.code(at) if at is not None else ""
@@ -228,9 +234,19 @@ class Sinks:
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{shape.settings.rstrip('.')}` is given with no "
                                                       f"`{shape.limit_keys[0]}`", self.m.span(held[2])),)
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
-                       model=model, output_limit=limit, declares_settings=not opaque[0] or limit is not None or
-                       bool(kind), settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
+                       model=model, output_limit=limit, declares_settings=(not opaque[0] or limit is not None or
+                       bool(kind)) and not media, settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
                        reserve_kind=kind, reserve_evidence=evidence)
+
+    def asks_for_media(self, entries: dict) -> bool:
+        """Whether a request's options ask for a media answer (``modalities: ["image", "text"]``
+        of a chat completion, Gemini's ``responseModalities: ["IMAGE"]``: media.media_answer)."""
+        for key in ("modalities", "responseModalities"):
+            if key in entries:
+                ok, value = self.strings.literal(entries[key][0], entries[key][1])
+                if ok and media_answer(value):
+                    return True
+        return False
 
     def settings_of_builder(self, call: Node, env: Env, sink: TsSink) -> OutputLimit | bool | None:
         """The limit the object ``call`` is made on was built with (``getGenerativeModel({model,
