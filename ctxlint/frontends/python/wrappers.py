@@ -169,9 +169,14 @@ class Wrappers(Component):
             # the list the wrapper sends, or a list given where it takes a text or a list
             if hole is not None and hole in given and segments[0].slot is not None and segments[0].loop is None \
                     and (segments[0].slot.variable_length
-                         or self.containers.items(given[hole].node, env) is not None):
+                         or self.containers.items(given[hole].node, env) is not None) \
+                    and not self.given_text(given[hole].node, env):
                 self.messages.message_list(given[hole].node, env, builder)
                 continue
+            if hole is not None and hole in given and self.given_text(given[hole].node, env) \
+                    and any(_hole(s, params) == hole and s.slot is not None and not s.slot.variable_length
+                            for s in inner.segments if s.message_index != index):
+                continue  # `else: message.extend(msg)`, given a text: the wrapper's branch for a text sends it
             builder.next_message()
             for segment in segments:
                 name = _hole(segment, params)
@@ -205,6 +210,11 @@ class Wrappers(Component):
                            if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by, *((summary.body,) if summary.body is not None else ())),
             messages=(), api=None)
+
+    def given_text(self, node: ast.expr, env: Env) -> bool:
+        """Whether a call gives text where the wrapper takes a text or a list (``if isinstance(msg,
+        str): ... else: message.extend(msg)``): one message of that text, not a list of turns."""
+        return self.containers.items(node, env) is None and self.strings.text(node, env) is not None
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
         """The request a caller's dict makes, posted by the helper as its body."""
