@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from ctxlint.analysis.volatility import per_call_before
-from ctxlint.checks import STRINGS, file_check, request_check
+from ctxlint.checks import INTEGER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import (
     QUERY_ROWS,
@@ -93,7 +93,7 @@ def unstable_serialization(request: Request, ctx: CheckContext) -> None:
         )
 
 
-@file_check(options={"per_call": STRINGS})
+@file_check(options={"per_call": STRINGS, "min_tokens": INTEGER})
 def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
     """Report collections iterated in no fixed order (sets, directory listings, shuffles) into the
     cacheable part of a request, and, where no request of the file includes it, one whose order
@@ -176,10 +176,22 @@ def _brief(text: str) -> str:
     return _LONG_CODE.sub(cut, text)
 
 
+# A random pick is variety on purpose: sorting it would undo the pick (and a sample's items change
+# anyway), so the advice keeps it and says where it costs nothing, or how to make a run repeat.
+_RANDOM_ADVICE = ("If the variety is the point, keep it and put it after the static instructions; draw from a "
+                  "seeded generator (`random.Random(seed)`) where a run must repeat.")
+
+
+def _random_pick(detail: str) -> str:
+    """What a call of the ``random`` module does to the items it is given."""
+    if detail == "random.shuffle":
+        return "puts the items in a new order on every call, by design"
+    return "draws other items in another order on every call, by design"
+
+
 def _why_of(detail: str) -> tuple[str, str]:
     if detail.startswith("random."):
-        return ("is in a random order by design",
-                "Wrap it in `sorted(...)` if only the order is random, or move it after the static text.")
+        return _random_pick(detail), _RANDOM_ADVICE
     if detail in ("Promise.all", "Promise.allSettled"):
         return ("runs its tasks concurrently",
                 "Take the results from the array `Promise.all` returns, which keeps the order of its input "
@@ -214,6 +226,9 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if kind == "returned-text" and any(p.covers(source.span) for p in proven):
             continue
         reported.add(source.span)
+        if source.detail.startswith("random."):
+            _random_in_prefix(request, ctx, segment, source, after, kind, evidence)
+            continue
         subject, why, advice = _why(source.detail)
         ctx.report(
             source.span,
@@ -221,3 +236,18 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
             f"{_cost(ctx, request, after)}. {advice}",
             kind=kind, evidence=evidence,
         )
+
+
+def _random_in_prefix(request: Request, ctx: CheckContext, segment: Segment, source: Source, after: list[Segment],
+                      kind: str, evidence: tuple[Evidence, ...]) -> None:
+    """A shuffle or a sample before static text: content that differs per call on purpose, as a
+    clock's value does (CTX101). Its order is not the problem, and sorting is no fix; what it costs
+    is the static text after it, which matters from one step of a provider's cache."""
+    lost = sum(ctx.count_tokens(s.text, request) for s in after)
+    tools = segment.role is Role.TOOLS
+    if kind in ("call", "caller-call", "pattern"):
+        kind = "random-pick" if tools or lost >= ctx.options["min_tokens"] else "short-random-pick"
+    cost = "everything after the tool definitions is sent uncached each time" if tools else \
+        f"the {lost:,} static tokens after it are sent uncached each time"
+    ctx.report(source.span, f"`{source.detail}` {_random_pick(source.detail)}, so {cost}. Keep the pick and move "
+               "the static instructions before it: sorting its items would undo it.", kind=kind, evidence=evidence)

@@ -336,3 +336,17 @@ def _type_name(node: ast.expr) -> bool:
 
 
 _BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set"})
+
+
+def kept_default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """The default of ``fn``'s parameter ``name`` when ``fn`` never gives the name another value
+    (``history = history or self.memory`` would): what it holds whenever a call leaves it out."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    with_defaults = positional[len(positional) - len(fn.args.defaults):]
+    defaults = dict(zip((a.arg for a in with_defaults), fn.args.defaults, strict=True))
+    defaults.update((a.arg, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None)
+    default = defaults.get(name)
+    if default is None or any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                              for n in walk(fn)):
+        return None
+    return default

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import kept_default, walk
 from ctxlint.frontends.python.project import MAX_CALLERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -147,13 +147,8 @@ def _followed_to(unit: Unit, call: ast.Call, fn: Function, where: Unit) -> bool:
 
 def _unset_parameter(fn: Function, name: str) -> bool:
     """Whether ``name`` is a parameter of ``fn`` that is None by default and that ``fn`` never sets."""
-    positional = [*fn.args.posonlyargs, *fn.args.args]
-    with_defaults = positional[len(positional) - len(fn.args.defaults):]
-    defaults = dict(zip((a.arg for a in with_defaults), fn.args.defaults, strict=True))
-    defaults.update((a.arg, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None)
-    default = defaults.get(name)
-    return isinstance(default, ast.Constant) and default.value is None \
-        and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(fn))
+    default = kept_default(fn, name)
+    return isinstance(default, ast.Constant) and default.value is None
 
 
 def _position(fn: Function, name: str) -> int | None:

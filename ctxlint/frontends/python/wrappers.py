@@ -10,7 +10,8 @@ method of the class it is called on or of a base class, the override a subclass 
 gives an abstract method, or a function of another module of the project -- becomes a request
 of the caller: the summary with each hole filled by the caller's argument, read where the caller
 writes it. The caller's prompt text, with its facts, is then checked as what is sent; a limit
-the wrapper takes from its caller and is not given is the caller's finding.
+the wrapper takes from its caller and is not given is the caller's finding. A hole the call leaves
+out whose default is None or empty (``format_msgs=None``) sends nothing there.
 
 A wrapper that passes its ``**kwargs`` on takes its holes by keyword: a local it takes out of
 them (``messages = kwargs.pop("messages")``) is filled by the caller's ``messages=``, and a dict it
@@ -33,7 +34,7 @@ from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_renamed
-from ctxlint.frontends.python.nodes import abstract, walk
+from ctxlint.frontends.python.nodes import abstract, kept_default, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
@@ -168,12 +169,19 @@ class Wrappers(Component):
             # the list the wrapper sends, or a list given where it takes a text or a list
             if hole is not None and hole in given and segments[0].slot is not None and segments[0].loop is None \
                     and (segments[0].slot.variable_length
-                         or self.containers.items(given[hole].node, env) is not None):
+                         or self.containers.items(given[hole].node, env) is not None) \
+                    and not self.given_text(given[hole].node, env):
                 self.messages.message_list(given[hole].node, env, builder)
                 continue
+            if hole is not None and hole in given and self.given_text(given[hole].node, env) \
+                    and any(_hole(s, params) == hole and s.slot is not None and not s.slot.variable_length
+                            for s in inner.segments if s.message_index != index):
+                continue  # `else: message.extend(msg)`, given a text: the wrapper's branch for a text sends it
             builder.next_message()
             for segment in segments:
                 name = _hole(segment, params)
+                if name is not None and name not in given and _empty_by_default(summary.function, name):
+                    continue  # `format_msgs=None` left out by this caller: the wrapper sends nothing there
                 if name is not None and name in given:
                     pieces = self.strings.pieces(given[name].node, env)
                     if segment.span.path != self.m.path:
@@ -202,6 +210,11 @@ class Wrappers(Component):
                            if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
             reserve_evidence=(*evidence, sent_by, *((summary.body,) if summary.body is not None else ())),
             messages=(), api=None)
+
+    def given_text(self, node: ast.expr, env: Env) -> bool:
+        """Whether a call gives text where the wrapper takes a text or a list (``if isinstance(msg,
+        str): ... else: message.extend(msg)``): one message of that text, not a list of turns."""
+        return self.containers.items(node, env) is None and self.strings.text(node, env) is not None
 
     def posted(self, summary: Summary, reader: Analyzer, call: ast.Call, env: Env, given: dict) -> Request | None:
         """The request a caller's dict makes, posted by the helper as its body."""
@@ -558,6 +571,18 @@ def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
         if isinstance(value, ast.Constant) and value.value is not None:  # under `if max_tokens is None:`
             return True
     return False
+
+
+def _empty_by_default(fn: FunctionNode, name: str) -> bool:
+    """Whether ``fn``'s parameter ``name`` holds nothing when a call leaves it out: its default is
+    None or an empty literal (``format_msgs: list | None = None``), and ``fn`` never sets it."""
+    default = kept_default(fn, name)
+    return default is not None and (_is_none(default) or _empty_literal(default))
+
+
+def _empty_literal(node: ast.expr) -> bool:
+    return (isinstance(node, (ast.List, ast.Tuple)) and not node.elts) or \
+        (isinstance(node, ast.Dict) and not node.keys) or (isinstance(node, ast.Constant) and node.value == "")
 
 
 def _is_none(node: ast.expr | None) -> bool:
