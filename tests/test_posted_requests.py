@@ -46,6 +46,9 @@ def test_a_module_that_only_posts_a_chat_body_is_read():
     assert might_hold_prompts(posting)
     assert not might_hold_prompts("export const go = (url, rows) => fetch(url, {body: JSON.stringify({rows})});")
     assert not might_hold_prompts("export const show = (history) => history.messages;")
+    # no model, so no chat request (the app's own route takes the settings): not read for this
+    assert not might_hold_prompts("export const go = (history) => fetch('/api/chat', {body: JSON.stringify({messages: "
+                                  "history})});")
 
 
 def test_a_fetched_body_is_a_request_with_its_system_text_messages_and_limit():

@@ -66,10 +66,12 @@ _LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
 _LENGTH_OVER_NAME = re.compile(r"\.length\s*/\s*[A-Za-z_][\w.]*")
 
 
-# The keys of the turns a chat request posted over HTTP carries (every posted API shape's `messages`):
-# with a call that posts (`fetch(`, `.post(`), a module that may post one (posted.py).
+# The keys of the turns a chat request posted over HTTP carries (every posted API shape's `messages`),
+# with its model (or Gemini's settings, the model being in the URL: providers.chat_payload) and a
+# call that posts (`fetch(`, `.post(`): a module that may post one (posted.py).
 _CHAT_TURNS = re.compile(r"\b(?:" + "|".join(sorted({k for s in API_SHAPES.values() if s.posted for k in s.messages}))
                          + r")\b")
+_CHAT_MODEL = re.compile(r"\bmodel\b|\bgenerationConfig\b")
 
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
 # schema, a prompt or a message.
@@ -88,7 +90,8 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
     if "oken" in text and _LENGTH_OVER_NAME.search(text):
         return True
     knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
-    if knowledge.posting is not None and _CHAT_TURNS.search(text) and knowledge.posting.search(text):
+    if knowledge.posting is not None and _CHAT_TURNS.search(text) and _CHAT_MODEL.search(text) \
+            and knowledge.posting.search(text):
         return True
     return bool(knowledge.mentions.search(text))
 
