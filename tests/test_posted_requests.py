@@ -15,7 +15,7 @@ from ctxlint.providers import (
     COHERE_V1,
     GEMINI,
     OLLAMA_JS,
-    OPENAI_CHAT,
+    OPENAI_COMPATIBLE_CHAT,
     OPENAI_COMPLETIONS,
     OPENAI_RESPONSES,
     posted_shape,
@@ -37,7 +37,7 @@ def test_the_keys_of_a_posted_body_say_its_api_shape():
     assert posted_shape({"model", "message", "chat_history"}) is COHERE_V1
     assert posted_shape({"model", "input", "instructions"}) is OPENAI_RESPONSES
     assert posted_shape({"model", "messages", "system"}) is ANTHROPIC
-    assert posted_shape({"model", "messages"}) is OPENAI_CHAT
+    assert posted_shape({"model", "messages"}) is OPENAI_COMPATIBLE_CHAT
     assert posted_shape({"model", "prompt"}) is OPENAI_COMPLETIONS
 
 
@@ -120,9 +120,9 @@ def test_posts_of_axios_got_and_ky_and_their_instances_without_a_limit():
         """)
     assert [(f.code, f.span.line, f.message.split(" Set ")[1].split(" to ")[0]) for f in findings
             if f.code == "CTX201"] == [
-        ("CTX201", 10, "`max_completion_tokens:`"),
-        ("CTX201", 11, "`max_completion_tokens:`"),
-        ("CTX201", 12, "`max_completion_tokens:`"),
+        ("CTX201", 10, "`max_tokens:`"),
+        ("CTX201", 11, "`max_tokens:`"),
+        ("CTX201", 12, "`max_tokens:`"),
         ("CTX201", 13, "`options.num_predict:`"),
     ]
 
@@ -140,5 +140,31 @@ def test_a_relative_path_on_an_instance_is_under_its_base_url_and_a_bare_relativ
         export async function viaOwnRoute(messages: object[]) {
           return fetch(`/api/chat/${"openai"}`, { body: JSON.stringify({ model: "gpt-4o", messages }) });
         }
+
+        export async function viaCompiledRoute(messages: object[]) {
+          return fetch("".concat("/", "v1/chat/completions"), { body: JSON.stringify({ model: "m", messages }) });
+        }
         """)
     assert [r.anchor.line for r in parsed.requests] == [6]
+
+
+def test_a_limit_spread_into_a_posted_body_from_a_method_of_the_class_is_read():
+    parsed = parse("""\
+        export class LocalServer {
+          constructor(private base: string, private model: string) {}
+
+          private settings(options: { maxTokens?: number; temperature?: number }) {
+            const settings = { n_predict: options.maxTokens, temperature: options.temperature };
+            return settings;
+          }
+
+          async complete(prompt: string, options: { maxTokens?: number }) {
+            return fetch(new URL("completion", this.base), {
+              method: "POST",
+              body: JSON.stringify({ model: this.model, prompt, stream: true, ...this.settings(options) }),
+            });
+          }
+        }
+        """)
+    [request] = parsed.requests
+    assert request.output_limit is not None and request.output_limit.key == "n_predict"

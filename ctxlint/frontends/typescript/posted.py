@@ -233,4 +233,11 @@ class Posts:
         if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator") or node) == "+":
             left = self.m.field(node, "left")
             return self._leading(left, env, depth + 1) if left is not None else None
+        callee = self.m.unwrap(self.m.field(node, "function")) if node.type == "call_expression" else None
+        if callee is not None and callee.type == "member_expression" and self.m.code(self.m.field(callee, "property")
+                                                                                     or callee) == "concat":
+            # `"".concat("/", "v1/chat/completions")`, as a compiler writes a template literal
+            head = self._leading(self.m.field(callee, "object"), env, depth + 1)
+            args = self.m.args(node)
+            return self._leading(args[0], env, depth + 1) if head == "" and args else head
         return None
