@@ -44,6 +44,7 @@ class Posts:
     _by_scope: dict[int, list[Post]] = field(default_factory=dict)
 
     def index(self) -> dict[int, Post]:
+        """The module's posts by call (none read in a module whose text makes no posting call)."""
         if self._posts is None:
             self._posts = {}
             posting = self.m.ts.posting
