@@ -128,9 +128,18 @@ BEDROCK_CONVERSE = ApiShape("bedrock-converse", frozenset({"messages"}), ("maxTo
 OPENAI_ASSISTANTS_RUN = ApiShape("openai-assistants-run", frozenset({"assistant_id"}), ("max_completion_tokens",),
                                  system=("instructions", "additional_instructions"),
                                  messages=("additional_messages",), posted=False)
+# A text completion (`{model, prompt}`, OpenAI's legacy Completions and the servers that copy it;
+# llama.cpp's server names its limit `n_predict`).
+OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"}), ("max_tokens", "n_predict"),
+                              messages=(), input=("prompt",))
+# A chat completion posted over HTTP, to OpenAI or to any of the servers that copy its API (vLLM,
+# Groq, OpenRouter, LM Studio...): `max_tokens` is the limit they all take, OpenAI's newer key too.
+OPENAI_COMPATIBLE_CHAT = ApiShape("openai-compatible-chat", frozenset({"model", "messages"}),
+                                  ("max_tokens", "max_completion_tokens"))
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
                                                GOOGLE_GENAI_JS, GEMINI_CHAT_JS, OLLAMA_JS, BEDROCK_CONVERSE,
-                                               COHERE_V1, OPENAI_ASSISTANTS_RUN)}
+                                               COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
+                                               OPENAI_COMPATIBLE_CHAT)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).
@@ -158,6 +167,26 @@ def chat_payload(keys: Collection[str]) -> bool:
     if any(key in keys for shape in API_SHAPES.values() if shape.posted for key in shape.messages):
         return True
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
+
+
+def posted_shape(keys: Collection[str]) -> ApiShape:
+    """The API shape a body that ``chat_payload`` takes for a chat request is written for, as its
+    keys say: Gemini's turns (``contents``); Ollama's ``options`` (which no other API's body has);
+    Cohere's ``chat_history`` or lone ``message``; a Responses ``input``; Anthropic's ``system``
+    beside the messages; the messages of a chat completion (to OpenAI or a server that copies its
+    API); else a text completion's ``prompt``."""
+    keys = set(keys)
+    if "contents" in keys:
+        return GEMINI
+    if "options" in keys:
+        return OLLAMA_JS
+    if "chat_history" in keys or ("message" in keys and "messages" not in keys):
+        return COHERE_V1
+    if "input" in keys:
+        return OPENAI_RESPONSES
+    if "messages" in keys:
+        return ANTHROPIC if "system" in keys else OPENAI_COMPATIBLE_CHAT
+    return OPENAI_COMPLETIONS
 
 
 # Every key a request file or prompt format may set the output limit with, in the order a file

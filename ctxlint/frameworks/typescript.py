@@ -24,6 +24,12 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   name (``await import("ollama")``, a helper given the package's name); with ``after_id``, the
   request's options are the second argument, after the id of what the call acts on
   (``runs.stream(threadId, {...})``);
+- ``posts``: HTTP calls that post a body (``fetch(url, {body})``, ``axios.post(url, body)``):
+  ``functions`` called by name (not imported, or imported from ``modules``), or ``methods`` of
+  ``clients`` (the package's default export, or an instance one of its ``factories`` built:
+  ``axios.create(...)``); ``body`` says where the body is: the ``argument`` and the ``key`` of it
+  (``init.body``), ``JSON.stringify`` seen through. A body with a chat request's keys makes the
+  call a request (see ``ctxlint/frontends/typescript/posted.py``);
 - ``messages``: message classes by name and the role they give (``variable`` ones stand for
   messages given later); ``template`` names the static method that builds one from a template
   whose ``{name}`` fields are slots;
@@ -99,6 +105,18 @@ class TsSink:
 
 
 @dataclass(frozen=True)
+class TsPost:
+    framework: str
+    functions: tuple[str, ...] = ()  # `fetch(url, init)`
+    modules: tuple[str, ...] = ()  # what the functions may be imported from (a global otherwise)
+    clients: tuple[str, ...] = ()  # `axios.post(url, body)`: the packages whose export posts
+    methods: tuple[str, ...] = ()
+    factories: tuple[str, ...] = ()  # `axios.create(...)`: an instance that posts with the same methods
+    argument: int = 1  # the argument that holds the body ...
+    key: str | None = None  # ... under this key (`init.body`), or whole
+
+
+@dataclass(frozen=True)
 class TsMessage:
     framework: str
     classes: tuple[str, ...]
@@ -132,6 +150,7 @@ class TsSection:
     imports: tuple[str, ...] = ()
     passthrough: tuple[str, ...] = ()
     sinks: tuple[TsSink, ...] = ()
+    posts: tuple[TsPost, ...] = ()
     messages: tuple[TsMessage, ...] = ()
     templates: tuple[TsTemplate, ...] = ()
     models: tuple[TsModel, ...] = ()
@@ -143,10 +162,12 @@ class TsSection:
 
 def read_section(reader: Reader, framework: str, value: object) -> TsSection:
     """The ``typescript:`` section of a framework file, validated."""
-    data = reader.mapping(value, "typescript", ("imports", "passthrough", "sinks", "messages", "templates",
+    data = reader.mapping(value, "typescript", ("imports", "passthrough", "sinks", "posts", "messages", "templates",
                                                 "models", "sources", "tools"))
     sinks = tuple(_sink(reader, framework, s, f"typescript.sinks[{i}]")
                   for i, s in enumerate(reader.items(data.get("sinks"), "typescript.sinks")))
+    posts = tuple(_post(reader, framework, p, f"typescript.posts[{i}]")
+                  for i, p in enumerate(reader.items(data.get("posts"), "typescript.posts")))
     messages = tuple(_message(reader, framework, m, f"typescript.messages[{i}]")
                      for i, m in enumerate(reader.items(data.get("messages"), "typescript.messages")))
     templates = tuple(_template(reader, framework, t, f"typescript.templates[{i}]")
@@ -166,7 +187,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
     return TsSection(
         imports=reader.texts(data.get("imports", []), "typescript.imports"),
         passthrough=reader.texts(data.get("passthrough", []), "typescript.passthrough"),
-        sinks=sinks, messages=messages, templates=templates, models=models, sources=read_sources,
+        sinks=sinks, posts=posts, messages=messages, templates=templates, models=models, sources=read_sources,
         tool_constructors=reader.texts(tools.get("constructors", []), "typescript.tools.constructors"),
         tool_servers={str(k): str(v) for k, v in servers.items()},
         schemas={kind: reader.texts(calls, f"typescript.tools.schemas.{kind}") for kind, calls in schemas.items()})
@@ -199,6 +220,22 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
                   reader.texts(data.get("built_by", []), f"{where}.built_by"),
                   reader.flag(data.get("after_id", False), f"{where}.after_id"))
+
+
+def _post(reader: Reader, framework: str, value: object, where: str) -> TsPost:
+    data = reader.mapping(value, where, ("functions", "modules", "clients", "methods", "factories", "body"))
+    functions = reader.texts(data.get("functions", []), f"{where}.functions")
+    clients = reader.texts(data.get("clients", []), f"{where}.clients")
+    methods = reader.texts(data.get("methods", []), f"{where}.methods")
+    if not functions and not (clients and methods):
+        raise reader.fail(where, "must list `functions`, or `clients` and their `methods`")
+    body = reader.mapping(data.get("body"), f"{where}.body", ("argument", "key"))
+    argument = body.get("argument")
+    if not isinstance(argument, int) or isinstance(argument, bool) or argument < 0:
+        raise reader.fail(f"{where}.body.argument", "must be the position of an argument (0, 1, ...)")
+    return TsPost(framework, functions, reader.texts(data.get("modules", []), f"{where}.modules"), clients, methods,
+                  reader.texts(data.get("factories", []), f"{where}.factories"), argument,
+                  reader.text(body["key"], f"{where}.body.key") if "key" in body else None)
 
 
 def _model(reader: Reader, framework: str, value: object, where: str) -> TsModel:
@@ -286,6 +323,7 @@ class TypeScriptCatalogue:
         self.server_imports = _merged([s.imports for _, s in sections if s.tool_servers])
         self.passthrough = frozenset(_merged([s.passthrough for _, s in sections]))
         self.sinks = tuple(sink for _, s in sections for sink in s.sinks)
+        self.posts = tuple(post for _, s in sections for post in s.posts)
         self.sink_functions = frozenset(_merged([sink.functions for sink in self.sinks]))
         self.sink_classes = frozenset(_merged([sink.classes for sink in self.sinks]))
         # The last names of the methods called on an object a factory builds (`generate`).
@@ -310,6 +348,13 @@ class TypeScriptCatalogue:
                 for key, listed in found.items():
                     lists[kind][key].append(listed)
         self.sources = {kind: {key: _merged(values) for key, values in keys.items()} for kind, keys in lists.items()}
+        # The names a call that posts is made with (`fetch(`, `.post(`, the fetch function handed
+        # around as `fetchFn(`): a module that writes none posts no chat request.
+        handed = self.sources["http"]["fetchers"]
+        self.fetchers = frozenset(f for p in self.posts if p.functions for f in (*p.functions, *handed))
+        posting = sorted(self.fetchers | {m for p in self.posts for m in p.methods})
+        self.posting = re.compile(r"\b(?:" + "|".join(map(re.escape, posting)) + r")\s*(?:<[^>()]*>\s*)?\(") \
+            if posting else None
         types = self.sources["requests"]["types"]
         # A parameter annotated with one of these types receives a request.
         self.request_types = re.compile(r"\b(?:" + "|".join(map(re.escape, types)) + r")\b") if types else None

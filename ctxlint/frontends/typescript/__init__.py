@@ -39,6 +39,7 @@ from ctxlint.frontends.typescript.knowledge import MAX_DEPTH
 from ctxlint.frontends.typescript.named import named_functions
 from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Span
+from ctxlint.providers import API_SHAPES
 
 if TYPE_CHECKING:
     from ctxlint.frontends import ParseContext
@@ -65,6 +66,13 @@ _LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
 _LENGTH_OVER_NAME = re.compile(r"\.length\s*/\s*[A-Za-z_][\w.]*")
 
 
+# The keys of the turns a chat request posted over HTTP carries (every posted API shape's `messages`),
+# with its model (or Gemini's settings, the model being in the URL: providers.chat_payload) and a
+# call that posts (`fetch(`, `.post(`): a module that may post one (posted.py).
+_CHAT_TURNS = re.compile(r"\b(?:" + "|".join(sorted({k for s in API_SHAPES.values() if s.posted for k in s.messages}))
+                         + r")\b")
+_CHAT_MODEL = re.compile(r"\bmodel\b|\bgenerationConfig\b")
+
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
 # schema, a prompt or a message.
 _PROMPT_CODE = re.compile(r"inputSchema|input_schema|prompt|instruction|\brole\b['\"]?\s*:", re.IGNORECASE)
@@ -81,7 +89,11 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
         return True
     if "oken" in text and _LENGTH_OVER_NAME.search(text):
         return True
-    return bool((catalogue if catalogue is not None else cached_frameworks()).typescript.mentions.search(text))
+    knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
+    if knowledge.posting is not None and _CHAT_TURNS.search(text) and _CHAT_MODEL.search(text) \
+            and knowledge.posting.search(text):
+        return True
+    return bool(knowledge.mentions.search(text))
 
 
 def parse_file(text: str, path: str, context: ParseContext | None = None) -> ParsedFile:

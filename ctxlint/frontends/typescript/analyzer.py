@@ -20,6 +20,7 @@ Each component calls only those below it, which it is given when it is built:
     reserves             what a call's unread options say of its output limit    (names)
     classes              declared types, the project's classes and subclasses    (names)
     layers               calls of a method of the project's model classes        (names, messages, classes)
+    posted               chat requests posted over HTTP (fetch, axios), their body (names)
     sinks, standalone    the requests of call sites; of prompts no call sends    (the components above)
     chat_models          models built with no output limit and sent with         (names)
     dropped_options      request bodies translated from settings, their limit left behind (classes)
@@ -48,6 +49,7 @@ from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.newest_drops import newest_drops
+from ctxlint.frontends.typescript.posted import Posts
 from ctxlint.frontends.typescript.project import Project
 from ctxlint.frontends.typescript.rendered_parts import rendered_parts
 from ctxlint.frontends.typescript.reserves import Reserves
@@ -85,7 +87,8 @@ class Analyzer:
         self.classes = Classes(m, self.names)
         self.sources.classes = self.classes
         layers = Layers(m, self.names, self.messages, self.classes)
-        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names), layers)
+        self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names), layers,
+                           Posts(m, self.names))
         self.standalone = Standalone(m, self.strings, self.messages)
 
     def index(self) -> None:

@@ -12,6 +12,7 @@ from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.posted import Posts
 from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.tools import Tools
@@ -33,18 +34,27 @@ class Sinks:
     tools: Tools
     reserves: Reserves
     layers: Layers
+    posts: Posts
 
     def call_site_requests(self) -> list[Request]:
         # First the calls that send a request: what one returns is the model's answer wherever
         # the module reads it (a request built from an earlier answer is built in the same loop).
+        posted = {}
         for call, scope in self.m.calls:
             env = Env(scope)
             if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1]:
                 self.m.answers.add(call.id)
+            elif (post := self.posts.request(call, env)) is not None:  # `fetch(url, {body})` of a chat request
+                posted[call.id] = post
+                self.m.answers.add(call.id)
         requests = []
         for call, scope in self.m.calls:
             sink = self.m.sink_of(call) or self.factory_sink(call, Env(scope))
-            if sink is None:
+            if call.id in posted:
+                sink, body, body_env = posted[call.id]
+                request = self.call_request(call, sink, Env(scope), (body, body_env))
+                requests.extend([request] if request is not None else [])
+            elif sink is None:
                 requests.extend(self.layers.requests(call, Env(scope)))
             elif (request := self.call_request(call, sink, Env(scope))) is not None:
                 requests.append(request)
@@ -114,12 +124,13 @@ class Sinks:
             scope = scope.parent
         return None
 
-    def call_request(self, call: Node, sink: TsSink, env: Env) -> Request | None:
+    def call_request(self, call: Node, sink: TsSink, env: Env, body: tuple[Node, Env] | None = None) -> Request | None:
+        """The request a call sends: its options (or ``body``, the chat request it posts) read."""
         if env.scope.kind == "function" and overridden_everywhere(self.layers.classes, env.scope.node):
             return None  # a base class's method every subclass replaces: never sent
         args = self.m.args(call)
         at = 1 if sink.after_id else 0
-        options = args[at] if len(args) > at else None
+        options, oenv = body if body is not None else (args[at] if len(args) > at else None, env)
         opaque = [False]
         shape = sink.shape
         if options is not None and shape.bare_prompt and len(args) == 1 and shape.input \
@@ -128,10 +139,10 @@ class Sinks:
             keywords: dict | None = {shape.input[0]: (options, env, options)}
             options = None
         else:
-            keywords = self.names.entries(options, env, opaque) if options is not None else None
+            keywords = self.names.entries(options, oenv, opaque) if options is not None else None
         if keywords is None:
             keywords, opaque = {}, [True]
-        elif options is not None and not self.reserves.mutations_known(options, env):
+        elif options is not None and not self.reserves.mutations_known(options, oenv):
             opaque = [True]  # `request.max_tokens = n` or `Object.assign(request, more)` after the literal
         if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
@@ -199,10 +210,10 @@ class Sinks:
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
-        rest = self.reserves.caller_rest(options, env) if limit is None and opaque[0] and options is not None else None
+        rest = self.reserves.caller_rest(options, oenv) if limit is None and opaque[0] and options is not None else None
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
-        left_out = self.reserves.limit_left_out(options, env) if limit is None and options is not None else None
+        left_out = self.reserves.limit_left_out(options, oenv) if limit is None and options is not None else None
         given = self.settings_given_elsewhere(call, env, shape.settings.rstrip(".")) \
             if limit is None and shape.settings and held is None and not opaque[0] else None
         # `max_completion_tokens` given to the Responses API, whose limit is `max_output_tokens`

@@ -1,0 +1,244 @@
+"""Chat requests posted over HTTP with no SDK: ``fetch(url, {method: "POST", body:
+JSON.stringify(payload)})``, ``axios.post(url, payload)`` (or on an instance ``axios.create``
+built), ``got.post(url, {json: payload})``; the HTTP calls are the catalogue's ``posts``.
+
+A posted body whose keys make it a chat request (``providers.chat_payload``, the test the Python
+front-end applies to ``requests.post(url, json=body)``) makes the call a request of the API shape
+the keys say (``providers.posted_shape``), read by ``Sinks`` as an SDK call's options are. The
+body is followed through names, spreads and ``JSON.stringify``, and through one of the module's
+functions that posts what it is given (``fetchChatResponse(url, body)`` called with the body):
+the request is then the call that hands the body over.
+
+A body posted to a path of the app's own (``fetch("/api/chat", ...)``: a relative URL) is not a
+request of a model: the app's server route sends that, with its own settings. An absolute URL,
+a configured base (``process.env.OLLAMA_URL + "/api/chat"``) or a URL handed in is a provider's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctxlint.frameworks.typescript import TsPost, TsSink
+from ctxlint.frontends.typescript.knowledge import Node
+from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.syntax import enclosing, walk
+from ctxlint.frontends.typescript.unit import Module
+from ctxlint.frontends.typescript.values import Env, Function, Scope
+from ctxlint.providers import chat_payload, posted_shape
+
+FRAMEWORK = "http-clients"
+# A posted body: the URL (None when the call gives none) and the body, each with its environment.
+Post = tuple[Node | None, Env, Node, Env]
+
+
+@dataclass(eq=False)
+class Posts:
+    """Which calls post a chat request, and its body."""
+
+    m: Module
+    names: Names
+    # A function of the module -> the positions of the parameters it posts as a body, each with
+    # the position of the URL parameter (or the URL it posts to, with its environment).
+    _relays: dict[int, list[tuple[int, int | tuple[Node, Env] | None]]] = field(default_factory=dict)
+    # The module's posts, indexed once: by call, and by the scope they are made in.
+    _posts: dict[int, Post] | None = None
+    _by_scope: dict[int, list[Post]] = field(default_factory=dict)
+
+    def index(self) -> dict[int, Post]:
+        """The module's posts by call (none read in a module whose text makes no posting call)."""
+        if self._posts is None:
+            self._posts = {}
+            posting = self.m.ts.posting
+            if posting is not None and posting.search(self.m.src.text):
+                for call, scope in self.m.calls:
+                    found = self.posted(call, Env(scope)) if call.type == "call_expression" else None
+                    if found is not None:
+                        self._posts[call.id] = found
+                        self._by_scope.setdefault(id(scope), []).append(found)
+        return self._posts
+
+    def request(self, call: Node, env: Env) -> tuple[TsSink, Node, Env] | None:
+        """The sink ``call`` is when it posts a chat request, with the body it posts."""
+        posts = self.index()
+        if not posts or call.type != "call_expression":
+            return None
+        found = posts.get(call.id) or self.relayed(call, env)
+        if found is None:
+            return None
+        url, url_env, body, body_env = found
+        if url is not None and self.own_route(url, url_env):
+            return None
+        body, body_env = self.serialised(body, body_env)
+        keys = self.names.entries(body, body_env)
+        if keys is None or not chat_payload(keys):
+            return None
+        return TsSink(FRAMEWORK, "post of a chat request", posted_shape(keys)), body, body_env
+
+    def posted(self, call: Node, env: Env) -> Post | None:
+        """The URL and body of a call of one of the catalogue's HTTP clients that posts one."""
+        callee = self.m.callee(call)
+        if callee is None:
+            return None
+        found = self.client_post(callee, env)
+        if found is None:
+            return None
+        post, instance = found
+        args = self.m.args(call)
+        if len(args) <= post.argument:
+            return None
+        body, body_env = args[post.argument], env
+        if post.key is not None:
+            entries = self.names.entries(body, env)
+            if entries is None or post.key not in entries:
+                return None
+            body, body_env, _ = entries[post.key]
+        # An instance's path is under the base URL it was built with, not the app's own.
+        return args[0] if post.argument > 0 and not instance else None, env, body, body_env
+
+    def client_post(self, callee: Node, env: Env) -> tuple[TsPost, bool] | None:
+        """The catalogue's post a callee is, and whether it is made on an instance a client built:
+        ``fetch`` (global, imported from a fetch package, or the fetch function handed around by one
+        of its names), or a posting method of a client."""
+        ts = self.m.ts
+        if callee.type == "identifier":
+            name = self.m.code(callee)
+            module = self.m.imports.get(name, "").split(".")[0]
+            return next(((p, False) for p in ts.posts if p.functions and name in ts.fetchers
+                         and (not module or module in p.modules)), None)
+        if callee.type != "member_expression":
+            return None
+        prop = self.m.field(callee, "property")
+        name = self.m.code(prop) if prop is not None else ""
+        if name in ts.fetchers:  # `this.fetch(url, init)`, `window.fetch(url, init)`
+            return next(((p, False) for p in ts.posts if p.functions), None)
+        receiver = self.m.unwrap(self.m.field(callee, "object"))
+        if receiver is None:
+            return None
+        for post in ts.posts:
+            if name in post.methods:
+                if receiver.type == "identifier" and self._client_module(self.m, self.m.code(receiver), post):
+                    return post, False
+                if self.instance_of(receiver, env, post):
+                    return post, True
+        return None
+
+    def instance_of(self, receiver: Node, env: Env, post: TsPost) -> bool:
+        """Whether ``receiver`` is an instance one of the post's factories built (``axios.create(...)``,
+        here, in the class's constructor, or in a module this one imports it from)."""
+        module, built = self.m, self.names.deref(receiver, env)[0]
+        if built.type == "member_expression" and self.m.unwrap(self.m.field(built, "object")).type == "this":
+            built = self._field_value(built)
+        elif built.type == "identifier":
+            found = self.names.imported_constant(self.m.code(built))
+            if found is not None:
+                module, built = found[0].m, found[0].m.unwrap(found[1])
+        if built is None or built.type != "call_expression":
+            return False
+        chain = module.chain(module.unwrap(module.field(built, "function")))
+        return len(chain) == 2 and chain[1] in post.factories and self._client_module(module, chain[0], post)
+
+    @staticmethod
+    def _client_module(m: Module, name: str, post: TsPost) -> bool:
+        imported = m.imports.get(name)
+        return imported is not None and imported.split(".")[0] in post.clients
+
+    def _field_value(self, member: Node) -> Node | None:
+        """What the class around ``this.name`` sets the field to: its initialiser, or the one
+        assignment ``this.name = value`` in the class (a client built in the constructor)."""
+        body = enclosing(member, ("class_body",))
+        prop = self.m.field(member, "property")
+        if body is None or prop is None:
+            return None
+        name = self.m.code(prop)
+        values = [self.m.field(c, "value") for c in body.named_children
+                  if c.type == "public_field_definition" and self.m.code(self.m.field(c, "name") or c) == name]
+        values += [self.m.field(n, "right") for n in walk(body) if n.type == "assignment_expression"
+                   and self.m.code(self.m.field(n, "left") or n) == f"this.{name}"]
+        values = [v for v in values if v is not None]
+        return self.m.unwrap(values[0]) if len(values) == 1 else None
+
+    def relayed(self, call: Node, env: Env) -> Post | None:
+        """The URL and body a call hands to one of the module's functions that posts them."""
+        callee = self.m.callee(call)
+        function = None
+        if callee is not None and callee.type == "identifier":
+            name = self.m.code(callee)
+            scope: Scope | None = env.scope
+            while scope is not None and function is None:
+                function = scope.functions.get(name)
+                scope = scope.parent
+        elif callee is not None and callee.type == "member_expression":
+            function = self.names.own_method(callee)
+        if function is None:
+            return None
+        args = self.m.args(call)
+        for at, url in self.relays(function):
+            if at >= len(args):
+                continue
+            if isinstance(url, int):  # the URL is the caller's too
+                return (args[url] if url < len(args) else None), env, args[at], env
+            url_node, url_env = url if url is not None else (None, env)
+            return url_node, url_env, args[at], env
+        return None
+
+    def relays(self, function: Function) -> list[tuple[int, int | tuple[Node, Env] | None]]:
+        """Where a function of the module posts a parameter as the body, and the URL it posts to."""
+        known = self._relays.get(function.node.id)
+        if known is not None:
+            return known
+        found: list[tuple[int, int | tuple[Node, Env] | None]] = []
+        self._relays[function.node.id] = found
+        scope = function.scope
+        for url, url_env, body, body_env in self._by_scope.get(id(scope), ()):
+            body = self.serialised(body, body_env)[0]
+            at = self._parameter(body, scope)
+            if at is None:
+                continue
+            place = self._parameter(url, scope) if url is not None else None
+            found.append((at, place if place is not None else (url, url_env) if url is not None else None))
+        return found
+
+    def _parameter(self, node: Node, scope: Scope) -> int | None:
+        node = self.m.unwrap(node)
+        if node.type != "identifier":
+            return None
+        name = self.m.code(node)
+        if name not in scope.positional or name in scope.assigns:
+            return None
+        return scope.positional.index(name)
+
+    def serialised(self, node: Node, env: Env) -> tuple[Node, Env]:
+        """The value ``JSON.stringify(value)`` serialises (through a name it is kept in)."""
+        found, found_env = self.names.deref(node, env)
+        function = self.m.field(found, "function") if found.type == "call_expression" else None
+        if function is not None and self.m.code(function) == "JSON.stringify":
+            args = self.m.args(found)
+            if args:
+                return args[0], found_env
+        return node, env
+
+    def own_route(self, url: Node, env: Env) -> bool:
+        """Whether the URL is a path of the app's own (``"/api/chat"``, `` `/api/${route}` ``)."""
+        leading = self._leading(url, env, 0)
+        return leading is not None and leading.startswith("/") and not leading.startswith("//")
+
+    def _leading(self, node: Node, env: Env, depth: int) -> str | None:
+        """The static text a URL starts with, as far as the module shows it."""
+        if depth > 4:
+            return None
+        node, env = self.names.deref(node, env)
+        if node.type == "string":
+            return self.m.string_value(node)
+        if node.type == "template_string":
+            text = self.m.code(node)[1:]
+            return text.split("${", 1)[0]
+        if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator") or node) == "+":
+            left = self.m.field(node, "left")
+            return self._leading(left, env, depth + 1) if left is not None else None
+        callee = self.m.unwrap(self.m.field(node, "function")) if node.type == "call_expression" else None
+        if callee is not None and callee.type == "member_expression" and self.m.code(self.m.field(callee, "property")
+                                                                                     or callee) == "concat":
+            # `"".concat("/", "v1/chat/completions")`, as a compiler writes a template literal
+            head = self._leading(self.m.field(callee, "object"), env, depth + 1)
+            args = self.m.args(node)
+            return self._leading(args[0], env, depth + 1) if head == "" and args else head
+        return None
