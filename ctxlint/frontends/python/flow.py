@@ -8,6 +8,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
@@ -35,8 +36,12 @@ from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
-from ctxlint.frontends.python.values import Env, unpacked_position
+from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.scopes import FunctionNode
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
@@ -327,8 +332,19 @@ class Flow(Ordering):
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
-        if hands_a_system_prompt(call) or overridden_to_send(self, call, env):
+        bodiless = abstract_callee(self, call, env)
+        if hands_a_system_prompt(call) or overridden_to_send(self, call, env, bodiless):
             return  # it asks a model: its answer is no copy of what it was shown
+        if bodiless is not None:
+            # The project's method with no body of its own (`await self._achat_completion(messages)`,
+            # its overrides not read): it gives what a subclass computes, no copy of its arguments'
+            # content, so no cut or untrusted text of theirs passes to its result.
+            inner = Facts()
+            for arg in arguments:
+                self.facts(arg, env, inner)
+            inner.sources[:] = [s for s in inner.sources if s.kind not in _CONTENT]
+            self.merge(acc, inner)
+            return
         if filled_elsewhere(self.m, self.scopes, func, env):
             # Another module's prompt constant, filled here: its fields are reported where it is
             # written, with these arguments' facts and beside its own labels, not again here.
@@ -499,10 +515,16 @@ def _joins_text(value: ast.expr) -> bool:
     return isinstance(value, ast.JoinedStr) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add))
 
 
-def overridden_to_send(part: Component, call: ast.Call, env: Env) -> bool:
+def abstract_callee(part: Component, call: ast.Call, env: Env
+                    ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+    """The method of the project with no body of its own (``abstract``) that ``call`` calls."""
+    found = part.callees.callee(call.func, env, foreign=True)
+    return found if found is not None and found[3] and abstract(found[1]) else None
+
+
+def overridden_to_send(part: Component, call: ast.Call, env: Env,
+                       found: tuple[Analyzer | None, FunctionNode, Scope, bool] | None = None) -> bool:
     """Whether ``call`` calls an abstract method that the project's subclasses override to send a
     request (``await self._achat_completion(messages)``): what it gives back is an answer."""
-    found = part.callees.callee(call.func, env, foreign=True)
-    if found is None or not found[3] or not abstract(found[1]):
-        return False
-    return part.wrappers.override(found[0], found[2], found[1].name) is not None
+    found = found or abstract_callee(part, call, env)
+    return found is not None and part.wrappers.override(found[0], found[2], found[1].name) is not None
