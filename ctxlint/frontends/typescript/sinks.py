@@ -37,7 +37,8 @@ class Sinks:
         # the module reads it (a request built from an earlier answer is built in the same loop).
         for call, scope in self.m.calls:
             env = Env(scope)
-            if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1]:
+            if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1] \
+                    or self.layers.asks_a_model(call, env):
                 self.m.answers.add(call.id)
         requests = []
         for call, scope in self.m.calls:
