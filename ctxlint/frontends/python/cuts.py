@@ -344,6 +344,8 @@ class Cuts(Component):
             value, value_env = self.unwrap(returned, env)
             if isinstance(value, ast.Name) and value.id in scope.params:
                 continue  # short enough: given back whole
+            if isinstance(value, ast.Constant) and not value.value:
+                continue  # nothing given: nothing to give back (`if not stream: return ""`)
             cut = self.find(value, value_env) or self.accumulated(fn, scope, _stripped(returned))
             if cut is None or id(cut.node) in self.m.marked:
                 if (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
