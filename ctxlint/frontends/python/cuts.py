@@ -148,8 +148,10 @@ class Cuts(Component):
             return None  # tokens, cut where they are decoded
         subject = node.value
         last = subject.attr if isinstance(subject, ast.Attribute) else getattr(subject, "id", "")
-        if any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or (
-                self.flow.is_list(subject, env) is not False and not self.placed_in_text(node)):
+        # A name said of a collection (`history`) cuts items, unless the value it holds is shown to be
+        # text (`history = "...\n".join(commands)`); an unknown one counts where it is put in text.
+        if (any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or not self.placed_in_text(node)) \
+                and self.flow.is_list(subject, env) is not False:
             return None
         # A process's streams or a fetched page's raw text, by name: what an agent reads back.
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
