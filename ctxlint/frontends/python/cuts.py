@@ -148,8 +148,10 @@ class Cuts(Component):
             return None  # tokens, cut where they are decoded
         subject = node.value
         last = subject.attr if isinstance(subject, ast.Attribute) else getattr(subject, "id", "")
-        if any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or (
-                self.flow.is_list(subject, env) is not False and not self.placed_in_text(node)):
+        # A name said of a collection (`history`) cuts items, unless the value it holds is shown to be
+        # text (`history = "...\n".join(commands)`); an unknown one counts where it is put in text.
+        if (any(fnmatchcase(last.lower(), p) for p in LIST_NAMES) or not self.placed_in_text(node)) \
+                and self.flow.is_list(subject, env) is not False:
             return None
         # A process's streams or a fetched page's raw text, by name: what an agent reads back.
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
@@ -344,6 +346,8 @@ class Cuts(Component):
             value, value_env = self.unwrap(returned, env)
             if isinstance(value, ast.Name) and value.id in scope.params:
                 continue  # short enough: given back whole
+            if isinstance(value, ast.Constant) and not value.value:
+                continue  # nothing given: nothing to give back (`if not stream: return ""`)
             cut = self.find(value, value_env) or self.accumulated(fn, scope, _stripped(returned))
             if cut is None or id(cut.node) in self.m.marked:
                 if (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
@@ -36,8 +37,12 @@ from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
-from ctxlint.frontends.python.values import Assign, Binding, Env, unpacked_position
+from ctxlint.frontends.python.values import Assign, Binding, Env, Scope, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
+    from ctxlint.frontends.python.scopes import FunctionNode
 
 # Facts of these kinds say what a value's text is; a call that only measures its argument
 # (`len(page)`) does not pass them on.
@@ -265,6 +270,12 @@ class Flow(Ordering):
             acc.called_at.setdefault(call, span)
         acc.variable_length = acc.variable_length or inner.variable_length
 
+    def facts_of(self, nodes: list[ast.expr], env: Env) -> Facts:
+        inner = Facts()
+        for node in nodes:
+            self.facts(node, env, inner)
+        return inner
+
     def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
         func = call.func
         qualified = self.m.qualified(func)
@@ -273,11 +284,7 @@ class Flow(Ordering):
         if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
             # `len(documents)`, `page.count("x")`: a number about the value, not its text (and `Path(name)`
             # a location). What it reads is neither content nor a collection of the prompt; its clock calls are.
-            inner = Facts()
-            if isinstance(func, ast.Attribute):
-                self.facts(func.value, env, inner)
-            for arg in arguments:
-                self.facts(arg, env, inner)
+            inner = self.facts_of([func.value, *arguments] if isinstance(func, ast.Attribute) else arguments, env)
             acc.calls.append(qualified or method or "")
             acc.calls.extend(inner.calls)
             for inner_call, span in inner.called_at.items():  # `int(time.time())`: where the clock is read
@@ -314,37 +321,35 @@ class Flow(Ordering):
             # The return value's facts say which arguments reach the result (its parameters are bound to
             # them): an argument it only measures (`word_count(page)`) or uses otherwise (a file name made
             # with `uuid4()` that it reads) brings it no name, call, content, cut or answer.
-            inner = Facts()
-            for arg in arguments:
-                self.facts(arg, env, inner)
+            inner = self.facts_of(arguments, env)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
             acc.variable_length = acc.variable_length or inner.variable_length
             return
         if encodes(call, (qualified or method or "").rsplit(".", 1)[-1]):
-            inner = Facts()  # base64 text, an image part: what it reads is no longer text to label
-            for arg in arguments:
-                self.facts(arg, env, inner)
+            inner = self.facts_of(arguments, env)  # base64 text, an image part: no longer text to label
             acc.calls.extend(inner.calls)
             acc.names.extend(inner.names)
             acc.sources.extend(s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED)
             return
-        if hands_a_system_prompt(call) or overridden_to_send(self, call, env):
+        bodiless = abstract_callee(self, call, env)
+        if hands_a_system_prompt(call) or overridden_to_send(self, call, env, bodiless):
             return  # it asks a model: its answer is no copy of what it was shown
-        if filled_elsewhere(self.m, self.scopes, func, env):
-            # Another module's prompt constant, filled here: its fields are reported where it is
-            # written, with these arguments' facts and beside its own labels, not again here.
-            inner = Facts()
-            for arg in arguments:
-                self.facts(arg, env, inner)
-            inner.sources[:] = [s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED]
+        # The project's method with no body of its own (`await self._achat_completion(messages)`, its
+        # overrides not read) gives what a subclass computes: no cut or untrusted text of its arguments.
+        # Another module's prompt constant, filled here: its fields are reported where it is written,
+        # with these arguments' facts and beside its own labels, not again here.
+        dropped = _CONTENT if bodiless is not None else (SourceKind.UNTRUSTED,) \
+            if filled_elsewhere(self.m, self.scopes, func, env) else None
+        if dropped is not None:
+            inner = self.facts_of(arguments, env)
+            inner.sources[:] = [s for s in inner.sources if s.kind not in dropped]
             self.merge(acc, inner)
             return
         for arg in arguments:
             if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):
                 # The call opens or reads the file the argument names: what it returns is not the name,
                 # so a random file name (`f"{uuid4().hex}.wav"`) does not reach the text.
-                inner = Facts()
-                self.facts(arg, env, inner)
+                inner = self.facts_of([arg], env)
                 inner.calls.clear()
                 self.merge(acc, inner)
             else:  # what an unknown call gives is not the answer a model gave to its arguments
@@ -509,10 +514,16 @@ def _joins_text(value: ast.expr) -> bool:
     return isinstance(value, ast.JoinedStr) or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add))
 
 
-def overridden_to_send(part: Component, call: ast.Call, env: Env) -> bool:
+def abstract_callee(part: Component, call: ast.Call, env: Env
+                    ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
+    """The method of the project with no body of its own (``abstract``) that ``call`` calls."""
+    found = part.callees.callee(call.func, env, foreign=True)
+    return found if found is not None and found[3] and abstract(found[1]) else None
+
+
+def overridden_to_send(part: Component, call: ast.Call, env: Env,
+                       found: tuple[Analyzer | None, FunctionNode, Scope, bool] | None = None) -> bool:
     """Whether ``call`` calls an abstract method that the project's subclasses override to send a
     request (``await self._achat_completion(messages)``): what it gives back is an answer."""
-    found = part.callees.callee(call.func, env, foreign=True)
-    if found is None or not found[3] or not abstract(found[1]):
-        return False
-    return part.wrappers.override(found[0], found[2], found[1].name) is not None
+    found = found or abstract_callee(part, call, env)
+    return found is not None and part.wrappers.override(found[0], found[2], found[1].name) is not None

@@ -14,6 +14,7 @@ from ctxlint.frontends.python.compat import downlevel
 from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
+    RAW_OUTPUT_NAMES,
     prompt_name,
     reads_output,
     strong_prompt_name,
@@ -53,6 +54,9 @@ _TOKEN_SPLIT = re.compile(r"(?:split|chunk)\w*token|token\w*(?:split|chunk)", re
 # agent reads back, cut (cutsites.py).
 _OUTPUT_CUT = re.compile(r"(?:stdout|stderr|output|observation|raw_content|inner_text|webpage|html)\w*\)?\s*"
                          r"\[\s*-?\s*:?\s*-?\w", re.IGNORECASE)
+# A process's streams handed to a function of one argument (`_tail(result.stdout)`): a helper that
+# may cut what an agent reads back (the parse then asks whether the module defines it and slices).
+_OUTPUT_HELPER = re.compile(r"\b(?!print\b)[A-Za-z_]\w*\(\s*\w+(?:\.\w+)*\.(?:stdout|stderr)\s*\)")
 # A directory listing whose files the module reads: text it returns in the file system's order,
 # which its callers in other modules may put in a prompt (orderprompts.py).
 _LISTING = re.compile(r"\bos\.(?:walk|listdir|scandir)\(|\bglob\.i?glob\(|\.(?:r?glob|iterdir)\(")
@@ -88,7 +92,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
         or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN)) \
-        or bool(MARKED_CUT.search(text))
+        or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text))
 
 
 def reads_listed_files(text: str) -> bool:
@@ -378,6 +382,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     if any(isinstance(n, ast.ClassDef) and settings_limit_fields(n) for n in tree.body):
         return True
     tokens = estimate = weak = renders = sliced = choices = settings_render = listing = marked = bare = False
+    streamed: set[str] = set()  # functions given a process's streams or a page's raw text (`_tail(result.stdout)`)
+    defined: set[str] = set()
     by_last: dict[str, list[tuple[str, ...]]] = {}  # every call is tested: only the shapes ending in its name
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
@@ -415,7 +421,11 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             # `split_by_tokens(text, n)`, or a splitter class built for tokens (`TokenSplitter(chunk_size=n)`)
             last = chain[-1].lower() if chain else ""
             estimate = estimate or (("split" in last or "chunk" in last) and "token" in last)
+            if len(node.args) == 1 and not node.keywords and isinstance(node.func, ast.Name) \
+                    and reads_output(node.args[0], RAW_OUTPUT_NAMES):
+                streamed.add(node.func.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
             for decorator in node.decorator_list:
                 chain = attribute_chain(decorator.func if isinstance(decorator, ast.Call) else decorator)
                 if chain and chain[-1] in ("tool", "prompt"):
@@ -488,7 +498,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
         if (tokens and estimate) or (renders and (sliced or choices)) or (settings_render and listing) \
                 or (marked and bare):
             return True
-    return weak and prompt_path(path)
+    # a function of the module that may cut what it is given, given a process's output (cutsites.py)
+    return (weak and prompt_path(path)) or (sliced and bool(streamed & defined))
 
 
 _LISTING_CALLS = frozenset({"listdir", "scandir", "walk", "glob", "iglob", "rglob", "iterdir"})

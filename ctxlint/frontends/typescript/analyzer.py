@@ -38,7 +38,7 @@ from ctxlint.frameworks.typescript import TypeScriptCatalogue
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.typescript.budget_loops import budget_loops
 from ctxlint.frontends.typescript.chat_models import ChatModels
-from ctxlint.frontends.typescript.classes import Classes
+from ctxlint.frontends.typescript.classes import Classes, tree_index
 from ctxlint.frontends.typescript.completion_order import completion_order
 from ctxlint.frontends.typescript.container_fills import container_fills
 from ctxlint.frontends.typescript.dropped_options import dropped_options
@@ -75,6 +75,9 @@ class Analyzer:
         self.project = project if project is not None else Project(_reader(knowledge), root_dir)
         m = self.m = Module(root, text, knowledge, grammar, self.project, generation)
         self.estimates = Estimates(m)
+        index = tree_index(self.project.root)
+        if index is not None:
+            self.estimates.used_elsewhere = lambda name: index.used_elsewhere(name, m.path)
         self.scopes = Scopes(m, self.estimates)
         self.names = Names(m)
         self.sources = Sources(m, self.names)

@@ -407,6 +407,14 @@ class TreeIndex:
     constructed: dict[str, list[str]] = field(default_factory=dict)
     called: dict[str, list[str]] = field(default_factory=dict)  # a method's name -> the files that call it
     rendered: dict[str, set[str]] = field(default_factory=dict)  # a type -> its fields a function joins into text
+    imported: dict[str, list[str]] = field(default_factory=dict)  # a name -> the files that import it by name
+
+    def used_elsewhere(self, name: str, path: str) -> bool:
+        """Whether a module of the tree other than ``path`` imports ``name`` by name or calls a
+        method of that name (`hv.estimateTokens(...)` after `import * as hv`)."""
+        here = os.path.abspath(path)
+        return any(os.path.abspath(other) != here
+                   for other in (*self.imported.get(name, ()), *self.called.get(name, ())))
 
 
 MAX_INDEXED = 20_000
@@ -421,6 +429,10 @@ _CALLED = re.compile(rb"\.\s*([A-Za-z_$][\w$]*)\s*\(")  # `x.name(`, `this.#name
 # back the text of a field of every item of a declared type, joined (rendered_parts.py).
 _RENDERS = re.compile(rb"(\w+)\s*:\s*([A-Z][\w$]*)\[\]\s*\)[^{;=]{0,40}(?:\{\s*return\s+|=>\s*)\1\s*"
                       rb"\.map\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*\3\.(\w+)\s*\)\s*\.join\(")
+# `import { a, b as c } from "./m"`, `const { a, b: c } = require("./m")`: the names a module imports.
+_IMPORTED = re.compile(rb"\b(?:import(?:\s+type)?(?:\s+[A-Za-z_$][\w$]*\s*,)?|const|let|var)\s*"
+                       rb"\{([^{}]{0,2000})\}\s*(?:from\b|=\s*require\s*\()")
+_IMPORTED_NAME = re.compile(rb"(?:^|,)\s*(?:type\s+)?([A-Za-z_$][\w$]*)")
 _INDEXES: dict[str, TreeIndex | None] = {}
 
 
@@ -474,6 +486,9 @@ def _scan(root: str) -> TreeIndex:
                 index.subclasses.setdefault(base.decode(), []).append((path, match.group(1).decode()))
         for name in {m.group(1) for m in _NEW.finditer(data)}:
             index.constructed.setdefault(name.decode(), []).append(path)
+        for match in _IMPORTED.finditer(data):
+            for name in {n.group(1) for n in _IMPORTED_NAME.finditer(match.group(1))}:
+                index.imported.setdefault(name.decode(), []).append(path)
         for match in _RENDERS.finditer(data) if b".join(" in data else ():
             index.rendered.setdefault(match.group(2).decode(), set()).add(match.group(4).decode())
     return index

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
@@ -22,6 +23,9 @@ class Estimates:
     tallies: dict[str, bool] = field(default_factory=dict)
     # The module's numeric constants, by how code reads them (`CHARS_PER_TOKEN`, `Tokenizer.DIVISOR`).
     _constants: dict[str, object] | None = None
+    # Whether another module of the tree imports or calls a name (the analyzer gives the tree's
+    # index; a module read alone cannot tell, so an exported name may be used anywhere).
+    used_elsewhere: Callable[[str], bool] = lambda name: True
 
     def estimate_context(self, target: str | None, value: Node) -> None:
         if target and "token" in target.rsplit(".", 1)[-1].lower():
@@ -94,17 +98,38 @@ class Estimates:
 
     def only_tallied(self, function: str) -> bool:
         """Whether every use of the module's function ``function`` is a call whose count is added to
-        or written into a field that only keeps a tally (``tallied``). A function handed on or
-        exported (`module.exports = { estimateTokens }`) may be used anywhere: not asked about."""
+        or written into a field that only keeps a tally (``tallied``). A function handed on may be
+        used anywhere: not asked about; nor is one exported (`module.exports = { estimateTokens }`)
+        unless no other module of the tree imports it or calls it by name."""
         if function not in self.tallies:
             uses = [n for n in walk(self.m.root) if n.type in ("identifier", "shorthand_property_identifier")
                     and self.m.code(n) == function]
+            exports = [use for use in uses if self.exported(use)]
+            if exports and self.used_elsewhere(function):
+                exports = []
             fields = [self.tally_field(use) for use in uses]
             written = [f for f in fields if f is not None]
-            # the declaration's own name is the one use that is not a call
-            self.tallies[function] = bool(written) and len(written) == len(uses) - 1 \
+            # the declaration's own name is the one use that is neither a call nor an export
+            self.tallies[function] = bool(written) and len(written) == len(uses) - len(exports) - 1 \
                 and all(self.tallied(f) for f in set(written))
         return self.tallies[function]
+
+    def exported(self, use: Node) -> bool:
+        """Whether ``use`` only exports a name: an entry of `module.exports = { name }` or of
+        `export { name }`, or the value of `exports.name = name`."""
+        parent = use.parent
+        if parent is None:
+            return False
+        if use.type == "shorthand_property_identifier" and parent.type == "object":
+            holder = parent.parent
+            return holder is not None and holder.type == "assignment_expression" \
+                and self.m.code(self.m.field(holder, "left")) in ("module.exports", "exports")
+        if parent.type == "export_specifier":
+            return True
+        if parent.type == "assignment_expression" and self.m.field(parent, "right") == use:
+            left = self.m.code(self.m.field(parent, "left"))
+            return left.startswith(("module.exports.", "exports."))
+        return False
 
     def tally_field(self, use: Node) -> str | None:
         """The field a call of ``use`` is written into (``usage.outputTokensEstimated += estimate(t)``)."""

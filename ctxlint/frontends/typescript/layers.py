@@ -169,6 +169,21 @@ class Layers:
             says += f", nor does any construction of those classes set `{unset_fallback}`"
         return Evidence(EvidenceKind.FLOW, says, owner.m.span(first.sent_at))
 
+    def asks_a_model(self, call: Node, env: Env) -> bool:
+        """Whether ``call`` runs a function of the project, imported from another module of the tree,
+        that sends a request of the catalogue itself (``getFileSuggestion(prompt, files)`` asking the
+        model for a path): what it gives back is made from the model's answer, whatever it was sent.
+        A function of this module is followed to its returns instead."""
+        callee = self.m.unwrap(self.m.field(call, "function")) if call.type == "call_expression" else None
+        if callee is None or callee.type != "identifier" or self.names.function_for(call, env) is not None:
+            return False
+        found = self._function(self.m.code(callee), env)
+        if found is None or found[0] is self.classes:
+            return False
+        owner, function = found
+        return any(function.start_byte <= inner.start_byte < function.end_byte and owner.m.sink_of(inner) is not None
+                   for inner, _ in owner.m.calls)
+
     def _function(self, name: str, env: Env) -> tuple[Classes, Node] | None:
         """The project's function a name calls: the module's own, or one imported from a module of
         the tree (by name, or as its default export)."""

@@ -42,7 +42,8 @@ class Sinks:
         posted = {}
         for call, scope in self.m.calls:
             env = Env(scope)
-            if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1]:
+            if self.m.sink_of(call) or self.factory_sink(call, env) or self.layers.summaries(call, env)[1] \
+                    or self.layers.asks_a_model(call, env):
                 self.m.answers.add(call.id)
             elif (post := self.posts.request(call, env)) is not None:  # `fetch(url, {body})` of a chat request
                 posted[call.id] = post
