@@ -54,29 +54,23 @@ def _all_args(node: ast.AST) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _input_budget(cls: ast.AST, name: str) -> bool:
+def _input_budget(m: Unit, cls: ast.AST, name: str) -> bool:
     """Whether every read of ``self.<name>`` in the class bounds the input, not the answer: compared
     with a size (``len(encode(query)) > self.max_tokens``) or cutting a text (``query[:self.max_tokens]``).
     A limit used only so is the prompt's budget; a request that does not send it drops nothing."""
-    parents: dict[int, ast.AST] = {}
-    reads = []
-    for node in walk(cls):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-        if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Load) \
-                and isinstance(node.value, ast.Name) and node.value.id == "self":
-            reads.append(node)
+    reads = [n for n in walk(cls) if isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+             and isinstance(n.value, ast.Name) and n.value.id == "self"]
+    return bool(reads) and all(_bounds_input(m.parents, read) for read in reads)
 
-    def bounds_input(read: ast.AST) -> bool:
-        node: ast.AST | None = read
-        while node is not None and not isinstance(node, ast.stmt):
-            parent = parents.get(id(node))
-            if isinstance(parent, ast.Compare) or isinstance(parent, ast.Slice):
-                return True
-            node = parent
-        return False
 
-    return bool(reads) and all(bounds_input(r) for r in reads)
+def _bounds_input(parents: dict[int, ast.AST], read: ast.AST) -> bool:
+    """Whether the expression around ``read``, up to its statement, is a comparison or a slice."""
+    node: ast.AST | None = read
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(id(node))
+        if isinstance(node, (ast.Compare, ast.Slice)):
+            return True
+    return False
 
 
 class Reserves(Component):
@@ -94,7 +88,7 @@ class Reserves(Component):
             if cls is not None:
                 for name in LIMIT_NAMES:
                     records = cls.assigns.get(name)
-                    if records and records[0].target is not None and not _input_budget(cls.node, name):
+                    if records and records[0].target is not None and not _input_budget(self.m, cls.node, name):
                         return f"self.{name}", self.m.span(records[0].target)
                 read = self.limit_read(cls.node)
                 if read is not None:
@@ -221,7 +215,7 @@ class Reserves(Component):
                         and isinstance(node.ctx, ast.Load):
                     dotted = self.m.dotted(node)
                     if dotted and dotted.startswith("self.") and not (
-                            dotted == f"self.{node.attr}" and _input_budget(cls, node.attr)):
+                            dotted == f"self.{node.attr}" and _input_budget(self.m, cls, node.attr)):
                         found = (dotted, self.m.span(node))
                         break
             self.m.class_limits[key] = found

@@ -75,9 +75,9 @@ class Analyzer:
         self.project = project if project is not None else Project(_reader(knowledge), root_dir)
         m = self.m = Module(root, text, knowledge, grammar, self.project, generation)
         self.estimates = Estimates(m)
-        index = tree_index(self.project.root)
-        if index is not None:
-            self.estimates.used_elsewhere = lambda name: index.used_elsewhere(name, m.path)
+        if self.project.root:
+            root = self.project.root
+            self.estimates.used_elsewhere = lambda name: _used_elsewhere(root, name, m.path)
         self.scopes = Scopes(m, self.estimates)
         self.names = Names(m)
         self.sources = Sources(m, self.names)
@@ -157,6 +157,13 @@ class Analyzer:
                     vars(part).clear()
             vars(analyzer).clear()
         project.modules.clear()
+
+
+def _used_elsewhere(root: str, name: str, path: str) -> bool:
+    """Whether another module of the tree imports or calls ``name``; the tree is scanned only when
+    an estimate asks, which most runs never do (a single file linted in a large tree)."""
+    index = tree_index(root)
+    return index is None or index.used_elsewhere(name, path)
 
 
 def _reader(knowledge: TypeScriptCatalogue):
