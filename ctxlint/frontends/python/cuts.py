@@ -420,8 +420,10 @@ class Cuts(Component):
                         names_a_marker(node.right):
                     self.m.marked.add(id(left))
             if isinstance(node.right, (ast.Subscript, ast.Call)):
+                before = node.left.right if isinstance(node.left, ast.BinOp) else node.left
                 preceding = self.strings.text(node.left, env)
-                if preceding and preceding[-1].slot is None and cut_marker_before(preceding[-1].text):
+                if (preceding and preceding[-1].slot is None and cut_marker_before(preceding[-1].text)) or \
+                        names_a_marker(before):  # `head + TRUNCATION_MARKER + text[-n:]`
                     self.m.marked.add(id(node.right))
         elif isinstance(node, ast.JoinedStr):
             for before, after in pairwise(node.values):

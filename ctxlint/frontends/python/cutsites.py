@@ -447,7 +447,8 @@ class CutSites(Component):
                   fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> list[Observation]:
         """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits;
         in a helper, each call whose caller goes on with what it returns is a place of the finding."""
-        if not self.budget_test(loop.test, env, context):
+        if not self.budget_test(loop.test, env, context) or \
+                says_cut([s for s in _after(self.m.parents, loop) if not logs_only(s)]):
             return []
         found = []
         subjects: set[str] = set()
@@ -580,12 +581,17 @@ def _beside_named_marker(statement: ast.stmt, target: str) -> bool:
     return False
 
 
-def _after(parents: dict[int, ast.AST], statement: ast.stmt) -> list[ast.stmt]:
-    """The statements that follow ``statement`` in its block (up to three)."""
+def _after(parents: dict[int, ast.AST], statement: ast.stmt, climb: int = 2) -> list[ast.stmt]:
+    """The statements that follow ``statement`` in its block (up to three), and those after the
+    ``if``, ``with`` or ``try`` that holds it (``if too_long: while ...: lines.pop(0); truncated =
+    True`` then, after the ``if``, ``if truncated: text = "(older entries truncated)" + text``)."""
     parent = parents.get(id(statement))
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
         if isinstance(block, list) and statement in block:
-            return block[block.index(statement) + 1:][:3]
+            following = block[block.index(statement) + 1:][:3]
+            if climb and isinstance(parent, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+                following += _after(parents, parent, climb - 1)
+            return following
     return []
 

@@ -6,6 +6,7 @@ Shared by the cut sites, the overflow handlers and the order sites of the Python
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
@@ -32,9 +33,21 @@ def over_in_body(test: ast.expr) -> bool | None:
     return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
 
 
+# A function called to write the note of a cut (`_truncation_marker(size, kept_count=...)`).
+_NOTE_MAKER = re.compile(r"(?:truncat|omit|elid)\w*(?:marker|note|notice|message|msg)|"
+                         r"(?:marker|note|notice|message|msg)\w*(?:truncat|omit|elid)", re.IGNORECASE)
+
+
 def says_cut(statements: list[ast.stmt]) -> bool:
-    return any(mentions_cut(c.value) for s in statements for c in ast.walk(s)
-               if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    """Whether the statements write a note of a cut: text that says so, or a call of a function
+    named for making one."""
+    for node in (n for s in statements for n in ast.walk(s)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
+            return True
+        if isinstance(node, ast.Call) and _NOTE_MAKER.search(
+                node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")):
+            return True
+    return False
 
 
 def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
