@@ -121,6 +121,8 @@ class Messages(Component):
             self.m.consumed.update((id(item.node), id(node)))
             item, node = replace(item, node=helped, env=env), helped
         entries = self.containers.dict_entries(item.node, item.env)
+        if entries is None and isinstance(item.node, ast.Name):
+            entries = self.loop_item_entries(item.node, item.env)
         if entries is None and isinstance(node, ast.Call) and not node.args \
                 and {"role", "content"} <= {k.arg for k in node.keywords}:
             # a typed message dict built by keywords (`ChatCompletionSystemMessageParam(role=..., content=...)`)
@@ -171,6 +173,23 @@ class Messages(Component):
             self.template_text(value, value_env, builder, role, loop, variables)
         else:
             self.content(value, value_env, builder, role, loop)
+
+    def loop_item_entries(self, node: ast.Name, env: Env) -> dict[str, Entry] | None:
+        """``for result in tool_results: messages.append(result)``, where every item the loop's
+        list is given is a message dict of one role (``{"role": "tool", ...}``): the entries of
+        that dict, so the item is read as the message it is, not as text of a user message."""
+        current = self.m.parents.get(id(node))
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(current, (ast.For, ast.AsyncFor)) and isinstance(current.target, ast.Name) \
+                    and current.target.id == node.id:
+                items = self.containers.items(current.iter, env) or []
+                shapes = [self.containers.dict_entries(i.node, i.env) for i in items if not i.variable]
+                if not items or len(shapes) != len(items) or any(s is None or "role" not in s for s in shapes):
+                    return None
+                roles = {self.flow.literal_str(*s["role"][:2]) for s in shapes if s is not None}
+                return shapes[0] if len(roles) == 1 and None not in roles else None
+            current = self.m.parents.get(id(current))
+        return None
 
     def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
         """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""
