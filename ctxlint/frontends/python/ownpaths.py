@@ -1,6 +1,7 @@
 """Whether a path names a file of the repository's own (a prompt it ships) or content someone
 else provides: built only from literals, ``__file__``, configuration and names that say they hold
-a prompt or template, or from a parameter, a loop over a folder, an upload. Also what else is the
+a prompt or template, or ending in a file name the code writes whole (``workspace / "MEMORY.md"``:
+the program's own state, notes or settings); or from a parameter, a loop over a folder, an upload. Also what else is the
 user's own text, wherever it is read from: a file they edit first, the shell history they typed."""
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
     if isinstance(node, ast.JoinedStr):
         return all(own_path(m, scopes, p.value, env) for p in node.values if isinstance(p, ast.FormattedValue))
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+        if _file_name(m, scopes, node.right, env) and not UPLOAD_WORDS.search(m.code(node)):
+            return True  # `workspace / "MEMORY.md"`: a file the program names, wherever its folder is
         # PROMPTS / f"{name}.md": a file in the repository's own folder, whatever its name.
         return own_path(m, scopes, node.left, env) and (own_path(m, scopes, node.right, env)
                                                      or not UPLOAD_WORDS.search(m.code(node)))
@@ -48,6 +51,9 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
         if qualified in ("cast", "typing.cast") and len(args) == 2:
             return own_path(m, scopes, args[1], env)  # `cast("Path", packaged)`: the value, retyped
         if qualified in PATH_BUILDERS:
+            if qualified == "os.path.join" and args and _file_name(m, scopes, args[-1], env) \
+                    and not UPLOAD_WORDS.search(m.code(node)):
+                return True  # `os.path.join(workspace_dir, "knowledge", "index.md")`: a file the program names
             if qualified == "os.path.join" and args and own_path(m, scopes, args[0], env):
                 return all(own_path(m, scopes, a, env) for a in args) or not UPLOAD_WORDS.search(m.code(node))
             return all(own_path(m, scopes, a, env) for a in args)
@@ -69,6 +75,39 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
             return m.follow(binding.value, lambda value, value_env: own_path(m, scopes, value, value_env),
                             binding.value, binding.env, otherwise=False)
     return False
+
+
+# A file's name written whole, with its extension (`"MEMORY.md"`, `"knowledge/index.md"`).
+_FILE_NAME = re.compile(r"^(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0) -> bool:
+    """Whether a path's last piece is a literal file name: the program reads a file it names
+    itself (its own state, notes, settings or code template, in whatever folder it keeps them),
+    not whatever file a user or a listing hands it. Also a name given one, or an item of a loop
+    over a list of them (``for filename in [AGENT_FILE, MEMORY_FILE]``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and _FILE_NAME.match(node.value) is not None
+    if not isinstance(node, ast.Name) or depth > 2:
+        return False
+    loop = _loop_over(m, node)
+    if loop is not None:
+        listed, listed_env = scopes.deref(loop.iter, env)
+        return isinstance(listed, (ast.List, ast.Tuple)) and bool(listed.elts) and all(
+            _file_name(m, scopes, item, listed_env, depth + 1) for item in listed.elts)
+    value, value_env = scopes.deref(node, env)
+    return value is not node and _file_name(m, scopes, value, value_env, depth + 1)
+
+
+def _loop_over(m: Unit, name: ast.Name) -> ast.For | ast.AsyncFor | None:
+    """The ``for`` loop around ``name`` whose target it is."""
+    current = m.parents.get(id(name))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(current, (ast.For, ast.AsyncFor)) and isinstance(current.target, ast.Name) \
+                and current.target.id == name.id:
+            return current
+        current = m.parents.get(id(current))
+    return None
 
 
 # A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
