@@ -147,6 +147,18 @@ NOT_TEXT_KEYS = frozenset({"voice", "dimensions", "encoding_format", "size", "wi
                            "aspect_ratio", "negative_prompt"})
 
 
+# Paths of a provider's API that give no text answer, whatever the body looks like: images,
+# vectors, speech, moderation, and the context caches a request only refers to.
+_NOT_TEXT_ENDPOINT = re.compile(r"/images/|/embeddings?\b|:(?:batchE|e)mbedContents?\b|/audio/|/moderations\b|"
+                                r"/cachedContents\b|/rerank\b", re.IGNORECASE)
+
+
+def not_text_endpoint(url_text: str) -> bool:
+    """Whether the static text of a URL a body is posted to names an endpoint that answers in
+    something other than text (``/v1/images/generations``, ``.../cachedContents``)."""
+    return _NOT_TEXT_ENDPOINT.search(url_text) is not None
+
+
 def gemini_body(keys: Collection[str]) -> bool:
     """Whether a posted body is Gemini's REST request, which names the model in the URL
     (`models/gemini-2.0-flash:generateContent`): its turns with its generation settings."""

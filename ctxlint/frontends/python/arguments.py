@@ -19,7 +19,7 @@ from ctxlint.frontends.python.spreads import Step
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit
-from ctxlint.providers import NOT_TEXT_KEYS, chat_payload
+from ctxlint.providers import NOT_TEXT_KEYS, chat_payload, not_text_endpoint
 
 
 @dataclass
@@ -177,10 +177,27 @@ class Arguments(Component):
             if entry is None:
                 continue
             keys, steps = self.spreads.entries(entry[0], entry[1])
-            if keys is None or not (chat_payload(keys) or self.completion_endpoint(call, env, keys)):
+            if keys is None or not (chat_payload(keys) or self.completion_endpoint(call, env, keys)) \
+                    or not_text_endpoint(self.url_text(call, env)):
                 return None
             return CallArgs([], keys, False, tuple(steps))
         return None
+
+    def url_text(self, call: ast.Call, env: Env) -> str:
+        """The static text of the URL a call posts to (its first argument or ``url=``), through
+        the names it is built from: ``base + "/v1/images/generations"``, ``f"{root}/cachedContents"``."""
+        url = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "url"), None)
+        pieces: list[str] = []
+        pending = [(url, env, 0)] if url is not None else []
+        while pending:
+            node, node_env, depth = pending.pop()
+            node, node_env = self.scopes.deref(node, node_env)
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    pieces.append(part.value)
+                elif isinstance(part, ast.Name) and part is not node and depth < 2:
+                    pending.append((part, node_env, depth + 1))
+        return " ".join(pieces)
 
     def completion_endpoint(self, call: ast.Call, env: Env, keys: dict[str, Entry]) -> bool:
         """Whether a body of messages alone, with no model (an endpoint that serves one), is
