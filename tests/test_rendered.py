@@ -148,3 +148,52 @@ def test_a_text_file_in_a_templates_folder_is_a_prompt_only_when_code_fills_it(t
         "def grade(self, notes):\n    return self._prompt('grade', page=notes)\n", encoding="utf-8")
     (request,) = parse("text", text, "evals/templates/grade.txt", context).requests
     assert [s.slot.passed_at.line for s in request.segments if s.slot] == [2]
+
+
+LOADER = '''\
+from jinja2 import Environment, FileSystemLoader
+
+
+class PromptEngine:
+    def __init__(self, model: str):
+        self.env = Environment(loader=FileSystemLoader("prompts"))
+        self.model = model
+
+    def load_prompt(self, name: str, **values) -> str:
+        return self.env.get_template(f"{self.model}/{name}.j2").render(**values)
+
+
+engine = PromptEngine("default")
+'''
+
+MAIL = '''\
+from app.prompting import engine
+
+BODY_LIMIT = 4000
+
+
+def match_prompt(criteria: str, body: str) -> str:
+    return engine.load_prompt("match-email", criteria=criteria, body=body[:BODY_LIMIT])
+'''
+
+
+def test_a_cut_passed_to_a_loader_that_names_the_template_by_its_stem(tmp_path):
+    # `load_prompt("match-email", ...)` fills prompts/default/match-email.j2: the cut made where
+    # it is called is a fact of the slot, located at the cut, with the call as a step.
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "prompting.py").write_text(LOADER, encoding="utf-8")
+    (tmp_path / "app" / "mail.py").write_text(MAIL, encoding="utf-8")
+    slots = slots_of(tmp_path, "prompts/default/match-email.j2", "Criteria: {{ criteria }}\nBody:\n{{ body }}\n")
+    body, parsed = slots["body"]
+    (cut,) = body.slot.sources
+    assert cut.kind is SourceKind.TRUNCATION
+    assert cut.span.path.endswith("app/mail.py") and (cut.span.line, cut.span.column) == (7, 70)
+    assert cut.flow[-1].text.startswith("passed as `body` where the template is rendered, ")
+    assert parsed.dependencies == [str(tmp_path / "app" / "mail.py")]
+
+    # The same stem in a call not named for a prompt is no render site.
+    other = tmp_path / "other"
+    (other / "app").mkdir(parents=True)
+    (other / "app" / "prompting.py").write_text(LOADER, encoding="utf-8")
+    (other / "app" / "mail.py").write_text(MAIL.replace("engine.load_prompt", "engine.record"), encoding="utf-8")
+    assert not slots_of(other, "prompts/default/match-email.j2", "{{ body }}\n")["body"][0].slot.sources

@@ -54,6 +54,10 @@ _MARKERS = (b".j2", b".jinja", b".prompt", b".txt", b".md", b".yaml", b".yml", b
 # name's `.prompt` and `.prompty` files only, so a page rendered by name links no prompt.
 _FILE_LITERAL = re.compile(r"""["']([^"'\n]{0,200}?\.(?:j2|jinja2?|prompty|prompt|txt|md|ya?ml))["']""", re.IGNORECASE)
 _PROMPT_NAME = re.compile(r"""(?:prompt|\btemplate|\brender)\(\s*["']([\w.\-/]{1,200})["']""")
+# A Jinja template a project's own loader fills from its name alone (`prompt_engine.load_prompt(
+# "match-email", body=...)` for `prompts/<model>/match-email.j2`): a call named for a prompt.
+_PROMPT_CALL = re.compile(r"""prompt\(\s*["']([\w.\-]{1,200})["']""", re.IGNORECASE)
+_JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
 def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> ParsedFile:
@@ -86,6 +90,9 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
     def named_here(literal: str) -> bool:  # beside its folder, by its name alone as well
         return literal.strip() == template.stem or names(literal)
 
+    # A Jinja template found through a call named for a prompt that gives its name alone.
+    stem = template.stem if template.suffix.lower() in _JINJA_SUFFIXES else None
+
     sites: dict[str | None, list[Site]] = {}  # by key (None: the whole file's)
     for module in modules[:MAX_MODULES] + beside:
         analyzer = project.analyzer(module)
@@ -93,7 +100,7 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             continue
         try:
             found = {key: keyed_sites(analyzer, key) for key in sorted(keys)} if by_key \
-                else {None: render_sites(analyzer, named_here if module in beside else names)}
+                else {None: render_sites(analyzer, named_here if module in beside else names, stem)}
         except RecursionError:  # a module too deep to follow: its render sites are not read
             continue
         for key, listed in found.items():
@@ -336,6 +343,8 @@ def _named_templates(text: str) -> set[str]:
         keys.add(match.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower())
     for base in _loaded_names(text):
         keys.update((f"{base}.prompt", f"{base}.prompty"))
+    for match in _PROMPT_CALL.finditer(text):
+        keys.update(f"{match.group(1).lower()}{suffix}" for suffix in _JINJA_SUFFIXES)
     return keys
 
 

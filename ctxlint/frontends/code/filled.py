@@ -51,8 +51,10 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
                 at = source.span
                 sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
                                        flow=(*source.flow, step)))
-            elif source.kind is SourceKind.UNORDERED_ITERATION:
-                sources.append(replace(source, flow=(*source.flow, step)))  # a collection the template prints
+            elif source.kind in (SourceKind.UNORDERED_ITERATION, SourceKind.TRUNCATION):
+                # a collection the template prints, or a text cut before it is passed: the
+                # template is where a note of the cut would stand
+                sources.append(replace(source, flow=(*source.flow, step)))
             elif source.kind is SourceKind.DELIMITED and all(_delimited(v) for v in passed):
                 # every site wraps each item of it in a tag pair (`<snippet>…</snippet>` joined): labelled
                 sources.append(replace(source, flow=(*source.flow, step)))

@@ -80,12 +80,13 @@ class Site:
     sent_at: Span | None = None  # the message that sends it in ``role``
 
 
-def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool]) -> list[Site]:
+def render_sites(analyzer: Analyzer, names_template: Callable[[str], bool], stem: str | None = None) -> list[Site]:
     """The render sites in ``analyzer``'s module of a template that a string literal names when
-    ``names_template(literal)`` says so."""
+    ``names_template(literal)`` says so, or, given the template's ``stem``, that a call named for
+    a prompt takes by that name alone as its first argument (``load_prompt("match-email", ...)``)."""
     finder = _Finder(analyzer.unit, analyzer.flow, analyzer.containers)
     finder.string_items = analyzer.order_prompts.string_items
-    return finder.sites(names_template)
+    return finder.sites(names_template, stem)
 
 
 def format_values(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
@@ -168,6 +169,17 @@ def filled_elsewhere(unit: Unit, scopes: Scopes, func: ast.expr, env: Env) -> bo
 
 # Methods that fill a prompt object built from a template text (LangChain's prompt templates).
 FILL_METHODS = frozenset({"format", "format_map", "format_prompt", "format_messages", "invoke", "ainvoke"})
+
+
+def _named_for_prompt(literal: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether a literal is the first argument of a call named for a prompt (``load_prompt(...)``,
+    ``get_prompt(...)``): a loader of the project's own that finds the file by its name."""
+    call = parents.get(id(literal))
+    if not isinstance(call, ast.Call) or not call.args or call.args[0] is not literal:
+        return False
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return "prompt" in name.lower()
 
 
 def _registered_sites(unit: Unit, flow: Flow, containers: Containers, scopes: Scopes, name: str,
@@ -343,11 +355,12 @@ class _Finder:
         self.m = unit
         self.flow, self.containers = flow, containers
 
-    def sites(self, names_template: Callable[[str], bool]) -> list[Site]:
+    def sites(self, names_template: Callable[[str], bool], stem: str | None = None) -> list[Site]:
         unit = self.m
         scopes = {id(call): scope for call, scope in unit.calls}
         parents = unit.parents  # kept by the module for the next template it renders
-        literals = [node for node, text in unit.strings if names_template(text)]
+        literals = [node for node, text in unit.strings
+                    if names_template(text) or (text == stem and _named_for_prompt(node, parents))]
         found: list[Site] = []
         seen: set[int] = set()
         for literal in literals:
