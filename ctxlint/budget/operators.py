@@ -87,6 +87,8 @@ class Removed:
 
 @dataclass(frozen=True)
 class Deduplicated:
+    """The request's segments after deduplication, with what was taken out of each."""
+
     contents: dict[str, Content]
     removed: list[Removed]
     partial: bool  # the near-duplicate search gave up part way (see _KeptLines)

@@ -49,12 +49,16 @@ class Scope:
 
 @dataclass(eq=False)
 class Function:
+    """A function literal or declaration and the scope its body opens."""
+
     node: Node
     scope: Scope
 
 
 @dataclass(eq=False)
 class Assign:
+    """One write to a name: what was written, where it ends, and inside which loops and scope."""
+
     kind: str  # "=", "+=", "append", "extend", "insert"
     value: Node | None
     end: int
