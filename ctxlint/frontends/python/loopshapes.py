@@ -33,6 +33,22 @@ def over_in_body(test: ast.expr) -> bool | None:
     return False if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else None
 
 
+def _only_logged(statements: list[ast.stmt]) -> set[str]:
+    """The names the statements read only inside calls of a logger."""
+    inside_logs: set[int] = set()
+    for statement in statements:
+        for call in ast.walk(statement):
+            if isinstance(call, ast.Call) and (call.func.attr if isinstance(call.func, ast.Attribute)
+                                               else getattr(call.func, "id", "")) in LOGGING:
+                inside_logs.update(id(n) for n in ast.walk(call))
+    reads: dict[str, bool] = {}
+    for statement in statements:
+        for name in ast.walk(statement):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+                reads[name.id] = reads.get(name.id, True) and id(name) in inside_logs
+    return {name for name, logged in reads.items() if logged}
+
+
 # A function called to write the note of a cut (`_truncation_marker(size, kept_count=...)`).
 _NOTE_MAKER = re.compile(r"(?:truncat|omit|elid)\w*(?:marker|note|notice|message|msg)|"
                          r"(?:marker|note|notice|message|msg)\w*(?:truncat|omit|elid)", re.IGNORECASE)
@@ -40,13 +56,24 @@ _NOTE_MAKER = re.compile(r"(?:truncat|omit|elid)\w*(?:marker|note|notice|message
 
 def says_cut(statements: list[ast.stmt]) -> bool:
     """Whether the statements write a note of a cut: text that says so, or a call of a function
-    named for making one."""
-    for node in (n for s in statements for n in ast.walk(s)):
+    named for making one. The text of an assertion, an error or a log is said to no model, nor is
+    text kept in a name that only a log reads (``snippet = f"{text[:1000]}\n...\n"`` for a debug line)."""
+    logged = _only_logged(statements)
+    pending: list[ast.AST] = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Assert, ast.Raise)) or (isinstance(node, ast.Assign) and all(
+                isinstance(target, ast.Name) and target.id in logged for target in node.targets)):
+            continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and mentions_cut(node.value):
             return True
-        if isinstance(node, ast.Call) and _NOTE_MAKER.search(
-                node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")):
-            return True
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in LOGGING:
+                continue
+            if _NOTE_MAKER.search(called):
+                return True
+        pending.extend(ast.iter_child_nodes(node))
     return False
 
 
