@@ -93,10 +93,33 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
     loop = _loop_over(m, node)
     if loop is not None:
         listed, listed_env = scopes.deref(loop.iter, env)
+        if listed is loop.iter or (isinstance(listed, ast.Constant) and listed.value is None):
+            # `files = files or [AGENT_FILE, ...]` inside the function, read from a caller that
+            # leaves the parameter to its default: the lists the function gives it itself
+            lists = _lists_given(m, loop)
+            return bool(lists) and all(_file_name(m, scopes, item, env, depth + 1)
+                                       for listed in lists for item in listed.elts)
         return isinstance(listed, (ast.List, ast.Tuple)) and bool(listed.elts) and all(
             _file_name(m, scopes, item, listed_env, depth + 1) for item in listed.elts)
     value, value_env = scopes.deref(node, env)
     return value is not node and _file_name(m, scopes, value, value_env, depth + 1)
+
+
+def _lists_given(m: Unit, loop: ast.For | ast.AsyncFor) -> list[ast.List | ast.Tuple]:
+    """The literal lists the loop's function gives the name the loop goes over, when that is all
+    it gives it (``if files is None: files = [AGENT_FILE, MEMORY_FILE]``); empty otherwise."""
+    if not isinstance(loop.iter, ast.Name):
+        return []
+    function = m.parents.get(id(loop))
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        function = m.parents.get(id(function))
+    if function is None:
+        return []
+    given = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == loop.iter.id for t in node.targets)]
+    if not given or not all(isinstance(v, (ast.List, ast.Tuple)) and v.elts for v in given):
+        return []
+    return given  # type: ignore[return-value]
 
 
 def _loop_over(m: Unit, name: ast.Name) -> ast.For | ast.AsyncFor | None:
