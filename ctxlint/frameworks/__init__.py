@@ -11,6 +11,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
   ``media_too`` for a call that runs any model by name (images and audio as well as text), which
   is a text request only where it gives a limit; ``limit_required`` for an API that rejects a
   call without its limit, so a limit left to the keywords a caller passes is given by every caller;
+  ``rejects`` the keywords the SDK's method does not take, with which the call raises before it
+  sends anything (OpenAI's v1 clients and ``engine=``);
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own

@@ -190,7 +190,7 @@ class Reader:
     def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
                                            "default_limit", "no_limit", "roles_marked", "api", "payload",
-                                           "media_too", "limit_required"))
+                                           "media_too", "limit_required", "rejects"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
@@ -208,7 +208,8 @@ class Reader:
                     self.api(data.get("api"), f"{where}.api"),
                     payload,
                     self.flag(data.get("media_too", False), f"{where}.media_too"),
-                    self.flag(data.get("limit_required", False), f"{where}.limit_required"))
+                    self.flag(data.get("limit_required", False), f"{where}.limit_required"),
+                    self.texts(data.get("rejects", []), f"{where}.rejects"))
 
     def payload(self, value: object, where: str) -> tuple[Arg, ...]:
         """``payload``: where a call that posts any body takes it. Unless the sink names its own,
