@@ -112,6 +112,13 @@ GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputT
 GEMINI_CHAT_JS = ApiShape("gemini-chat", frozenset({"history", "generationConfig"}), ("maxOutputTokens",),
                           system=("systemInstruction",), messages=("history",), settings="generationConfig.",
                           posted=False)
+# A model of Google's older JavaScript SDK (`genAI.getGenerativeModel({model, generationConfig})`,
+# @google/generative-ai) asked once: `model.generateContent({contents, generationConfig})`, or
+# the prompt alone (`model.generateContent("...")`, read as `prompt`); the model's own settings
+# may hold the limit.
+GEMINI_MODEL_JS = ApiShape("gemini-model", frozenset({"contents", "prompt"}), ("maxOutputTokens",),
+                           system=("systemInstruction",), messages=("contents",), input=("prompt",),
+                           settings="generationConfig.", bare_prompt=True, posted=False)
 # Ollama's JavaScript client (`ollama.chat({model, messages, options})`): the limit is `num_predict`
 # in `options`, and Ollama sets none by default.
 OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
@@ -138,7 +145,7 @@ OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"
 OPENAI_COMPATIBLE_CHAT = ApiShape("openai-compatible-chat", frozenset({"model", "messages"}),
                                   ("max_tokens", "max_completion_tokens", "tokens_to_generate"))
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, OLLAMA_JS, BEDROCK_CONVERSE,
+                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, GEMINI_MODEL_JS, OLLAMA_JS, BEDROCK_CONVERSE,
                                                COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
                                                OPENAI_COMPATIBLE_CHAT)}
 
