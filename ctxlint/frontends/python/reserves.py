@@ -354,7 +354,10 @@ class Reserves(Component):
         of a framework the catalogue knows, with no limit beside it (``LLMPredictor(llm=model)``,
         ``LLMChain(llm=model, prompt=prompt)``): the framework runs requests with the model's own
         settings. Looked for in the function that builds it, or where the module calls the
-        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``)."""
+        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``). A chat
+        model given by position is the model too (``load_summarize_chain(llm, ...)``,
+        ``create_openai_tools_agent(llm, tools, prompt)``): a framework given a chat model sends
+        requests with it."""
         for value in self._holding(call, scope):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
@@ -362,6 +365,10 @@ class Reserves(Component):
                     and self._framework_call(use):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
                                 self.m.span(use))
+            if isinstance(keyword, ast.Call) and any(arg is value for arg in keyword.args) \
+                    and self._framework_call(keyword):
+                return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(keyword.func)}(...)`",
+                                self.m.span(keyword))
         return None
 
     def _holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
