@@ -373,12 +373,20 @@ class Reserves(Component):
 
     def _holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
         """The expressions that hold the model ``call`` builds: the call, the reads of the one
-        name it is kept in, or the calls of the function that returns it."""
+        name it is kept in (or of the attribute of the class's objects that nothing else in the
+        class sets, ``self.summary_llm``), or the calls of the function that returns it."""
         parent = self.m.parents.get(id(call))
         kept = self.assigned(call, scope)
         if kept is not None and scope.kind == "function" and len(scope.assigns.get(kept[1], ())) == 1:
             return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
                             and isinstance(n.ctx, ast.Load))]
+        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        if scope.cls is not None and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self":
+            uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
+                    and isinstance(n.value, ast.Name) and n.value.id == "self"]
+            if sum(not isinstance(n.ctx, ast.Load) for n in uses) == 1:
+                return [call, *(n for n in uses if isinstance(n.ctx, ast.Load))]
         fn = scope.node
         if not isinstance(parent, ast.Return) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [call]
