@@ -145,8 +145,8 @@ OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"
 OPENAI_COMPATIBLE_CHAT = ApiShape("openai-compatible-chat", frozenset({"model", "messages"}),
                                   ("max_tokens", "max_completion_tokens", "tokens_to_generate"))
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, GEMINI_MODEL_JS, OLLAMA_JS, BEDROCK_CONVERSE,
-                                               COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
+                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, GEMINI_MODEL_JS, OLLAMA_JS,
+                                               BEDROCK_CONVERSE, COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
                                                OPENAI_COMPATIBLE_CHAT)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
