@@ -47,6 +47,20 @@ NOT_ITS_LIMIT = "not-its-limit"
 _MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 
 
+def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
+    """The reads of ``self.name`` in the class when ``assign`` (``self.name = ...`` in one of its
+    methods) is the only statement of the class that sets it; None otherwise."""
+    target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
+    if scope.cls is None or not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name) \
+            or target.value.id != "self":
+        return None
+    uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
+            and isinstance(n.value, ast.Name) and n.value.id == "self"]
+    if sum(not isinstance(n.ctx, ast.Load) for n in uses) != 1:
+        return None
+    return [n for n in uses if isinstance(n.ctx, ast.Load)]
+
+
 def _all_args(node: ast.AST) -> list[ast.arg]:
     args = getattr(node, "args", None)
     if not isinstance(args, ast.arguments):
@@ -354,10 +368,8 @@ class Reserves(Component):
         of a framework the catalogue knows, with no limit beside it (``LLMPredictor(llm=model)``,
         ``LLMChain(llm=model, prompt=prompt)``): the framework runs requests with the model's own
         settings. Looked for in the function that builds it, or where the module calls the
-        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``). A chat
-        model given by position is the model too (``load_summarize_chain(llm, ...)``,
-        ``create_openai_tools_agent(llm, tools, prompt)``): a framework given a chat model sends
-        requests with it."""
+        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``). One given
+        by position is its model too (``load_summarize_chain(llm, ...)``)."""
         for value in self._holding(call, scope):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
@@ -380,13 +392,9 @@ class Reserves(Component):
         if kept is not None and scope.kind == "function" and len(scope.assigns.get(kept[1], ())) == 1:
             return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
                             and isinstance(n.ctx, ast.Load))]
-        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if scope.cls is not None and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                and target.value.id == "self":
-            uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
-                    and isinstance(n.value, ast.Name) and n.value.id == "self"]
-            if sum(not isinstance(n.ctx, ast.Load) for n in uses) == 1:
-                return [call, *(n for n in uses if isinstance(n.ctx, ast.Load))]
+        reads = _attribute_reads(parent, scope)
+        if reads is not None:
+            return [call, *reads]
         fn = scope.node
         if not isinstance(parent, ast.Return) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [call]
