@@ -112,6 +112,13 @@ GOOGLE_GENAI_JS = ApiShape("google-genai", frozenset({"contents"}), ("maxOutputT
 GEMINI_CHAT_JS = ApiShape("gemini-chat", frozenset({"history", "generationConfig"}), ("maxOutputTokens",),
                           system=("systemInstruction",), messages=("history",), settings="generationConfig.",
                           posted=False)
+# A model of Google's older JavaScript SDK (`genAI.getGenerativeModel({model, generationConfig})`,
+# @google/generative-ai) asked once: `model.generateContent({contents, generationConfig})`, or
+# the prompt alone (`model.generateContent("...")`, read as `prompt`); the model's own settings
+# may hold the limit.
+GEMINI_MODEL_JS = ApiShape("gemini-model", frozenset({"contents", "prompt"}), ("maxOutputTokens",),
+                           system=("systemInstruction",), messages=("contents",), input=("prompt",),
+                           settings="generationConfig.", bare_prompt=True, posted=False)
 # Ollama's JavaScript client (`ollama.chat({model, messages, options})`): the limit is `num_predict`
 # in `options`, and Ollama sets none by default.
 OLLAMA_JS = ApiShape("ollama", frozenset({"messages", "prompt"}), ("num_predict",), system=("system",),
@@ -133,12 +140,13 @@ OPENAI_ASSISTANTS_RUN = ApiShape("openai-assistants-run", frozenset({"assistant_
 OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"}), ("max_tokens", "n_predict"),
                               messages=(), input=("prompt",))
 # A chat completion posted over HTTP, to OpenAI or to any of the servers that copy its API (vLLM,
-# Groq, OpenRouter, LM Studio...): `max_tokens` is the limit they all take, OpenAI's newer key too.
+# Groq, OpenRouter, LM Studio...): `max_tokens` is the limit they all take, OpenAI's newer key too
+# (MiniMax's, whose messages are its own, takes `tokens_to_generate`).
 OPENAI_COMPATIBLE_CHAT = ApiShape("openai-compatible-chat", frozenset({"model", "messages"}),
-                                  ("max_tokens", "max_completion_tokens"))
+                                  ("max_tokens", "max_completion_tokens", "tokens_to_generate"))
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
-                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, OLLAMA_JS, BEDROCK_CONVERSE,
-                                               COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
+                                               GOOGLE_GENAI_JS, GEMINI_CHAT_JS, GEMINI_MODEL_JS, OLLAMA_JS,
+                                               BEDROCK_CONVERSE, COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
                                                OPENAI_COMPATIBLE_CHAT)}
 
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
@@ -179,6 +187,21 @@ def chat_payload(keys: Collection[str]) -> bool:
     if any(key in keys for shape in API_SHAPES.values() if shape.posted for key in shape.messages):
         return True
     return "prompt" in keys or ("input" in keys and bool({"instructions", "tools"} & set(keys)))
+
+
+# The shapes a posted body may have (what ``posted_shape`` answers).
+POSTED_SHAPES = (GEMINI, OLLAMA_JS, COHERE_V1, OPENAI_RESPONSES, ANTHROPIC, OPENAI_COMPATIBLE_CHAT, OPENAI_COMPLETIONS)
+
+
+def posted_limits() -> tuple[tuple[str, str], ...]:
+    """Every place a posted body may hold its output limit, whatever its shape: the object that
+    holds it (``""`` for the body itself, ``generationConfig``, ``options``) and the key, each once,
+    in the shapes' order. Both front-ends read a body's limit from this one table."""
+    places: dict[tuple[str, str], None] = {}
+    for shape in POSTED_SHAPES:
+        for key in shape.limit_keys:
+            places[shape.settings.rstrip("."), key] = None
+    return tuple(places)
 
 
 def posted_shape(keys: Collection[str]) -> ApiShape:

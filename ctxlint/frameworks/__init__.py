@@ -6,10 +6,13 @@ as ``ctxlint/framework_files``) names, by qualified name:
 - ``sinks``: calls that send a request, and which argument carries what (system text, messages,
   user input, tools, the output limit, the model); the framework's default output limit; a
   ``payload`` for a call that posts any body (``requests.post(url, json=body)``): the call is a
-  request only when that body has a chat request's keys, whose keys the arguments then name;
+  request only when that body has a chat request's keys, whose keys the arguments then name (its
+  output limit, unless named, where the providers' API shapes keep it: ``providers.posted_limits``);
   ``media_too`` for a call that runs any model by name (images and audio as well as text), which
   is a text request only where it gives a limit; ``limit_required`` for an API that rejects a
   call without its limit, so a limit left to the keywords a caller passes is given by every caller;
+  ``rejects`` the keywords the SDK's method does not take, with which the call raises before it
+  sends anything (OpenAI's v1 clients and ``engine=``);
 - ``holders``: objects built once and used by a sink later (a chat model with its settings, an
   agent with its instructions and tools); ``standalone`` ones are prompts on their own;
   ``model_carries_limit`` says a model given as an object rather than a name may bring its own

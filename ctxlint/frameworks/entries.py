@@ -77,6 +77,9 @@ class Sink:
     # required): a call that leaves the limit to the keywords its callers pass gets one from
     # every caller whose call succeeds, so it is not a request without a limit.
     limit_required: bool = False
+    # Keywords the SDK's method does not take, which make the call raise before it sends anything
+    # (OpenAI's v1 clients take no `engine=`, the v0 module's Azure keyword): no request is sent.
+    rejects: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

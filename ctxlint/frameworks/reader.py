@@ -28,8 +28,18 @@ from ctxlint.frameworks.entries import (
     ToolKinds,
 )
 from ctxlint.frameworks.typescript import read_section
+from ctxlint.providers import posted_limits
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def posted_limit_args() -> tuple[Arg, ...]:
+    """The output limit of a posted body where the API shapes keep it (``providers.posted_limits``,
+    the table the TypeScript front-end reads too): the body's own keys, then a key of the object
+    that holds a shape's settings (``options.num_predict``, ``generationConfig.maxOutputTokens``)."""
+    places = posted_limits()
+    return (Arg(keywords=tuple(key for holder, key in places if not holder)),
+            *(Arg(keywords=(holder,), key=(key,)) for holder, key in places if holder))
 
 
 class Reader:
@@ -180,12 +190,15 @@ class Reader:
     def sink(self, framework: str, value: object, where: str, provider: str | None = None) -> Sink:
         data = self.mapping(value, where, ("name", "calls", "shapes", "requires", "arguments", "limit_hint",
                                            "default_limit", "no_limit", "roles_marked", "api", "payload",
-                                           "media_too", "limit_required"))
+                                           "media_too", "limit_required", "rejects"))
         calls = self.texts(data.get("calls", []), f"{where}.calls")
         shapes = self.texts(data.get("shapes", []), f"{where}.shapes")
         if not calls and not shapes:
             raise self.fail(where, "must list `calls` or `shapes`")
         arguments = self.arguments(data.get("arguments"), f"{where}.arguments")
+        payload = self.payload(data.get("payload"), f"{where}.payload")
+        if payload and "limit" not in arguments:
+            arguments["limit"] = posted_limit_args()
         requires = self.texts(data.get("requires", []), f"{where}.requires")
         return Sink(framework, self.text(data.get("name", calls[0] if calls else shapes[0]), f"{where}.name"),
                     calls, shapes, requires, arguments, str(data.get("limit_hint", "")),
@@ -193,11 +206,14 @@ class Reader:
                     self.flag(data.get("no_limit", False), f"{where}.no_limit"),
                     self.flag(data.get("roles_marked", True), f"{where}.roles_marked"), provider,
                     self.api(data.get("api"), f"{where}.api"),
-                    self.payload(data.get("payload"), f"{where}.payload"),
+                    payload,
                     self.flag(data.get("media_too", False), f"{where}.media_too"),
-                    self.flag(data.get("limit_required", False), f"{where}.limit_required"))
+                    self.flag(data.get("limit_required", False), f"{where}.limit_required"),
+                    self.texts(data.get("rejects", []), f"{where}.rejects"))
 
     def payload(self, value: object, where: str) -> tuple[Arg, ...]:
+        """``payload``: where a call that posts any body takes it. Unless the sink names its own,
+        the keys of the body that hold the output limit are the providers' (``posted_limit_args``)."""
         listed = [] if value is None else value if isinstance(value, list) else [value]
         return tuple(self.arg(spec, where) for spec in listed)
 

@@ -47,6 +47,20 @@ NOT_ITS_LIMIT = "not-its-limit"
 _MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 
 
+def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
+    """The reads of ``self.name`` in the class when ``assign`` (``self.name = ...`` in one of its
+    methods) is the only statement of the class that sets it; None otherwise."""
+    target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
+    if scope.cls is None or not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name) \
+            or target.value.id != "self":
+        return None
+    uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
+            and isinstance(n.value, ast.Name) and n.value.id == "self"]
+    if sum(not isinstance(n.ctx, ast.Load) for n in uses) != 1:
+        return None
+    return [n for n in uses if isinstance(n.ctx, ast.Load)]
+
+
 def _all_args(node: ast.AST) -> list[ast.arg]:
     args = getattr(node, "args", None)
     if not isinstance(args, ast.arguments):
@@ -354,7 +368,8 @@ class Reserves(Component):
         of a framework the catalogue knows, with no limit beside it (``LLMPredictor(llm=model)``,
         ``LLMChain(llm=model, prompt=prompt)``): the framework runs requests with the model's own
         settings. Looked for in the function that builds it, or where the module calls the
-        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``)."""
+        function or method that only returns it (``LLMPredictor(llm=self._build_llm())``). One given
+        by position is its model too (``load_summarize_chain(llm, ...)``)."""
         for value in self._holding(call, scope):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
@@ -362,16 +377,24 @@ class Reserves(Component):
                     and self._framework_call(use):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
                                 self.m.span(use))
+            if isinstance(keyword, ast.Call) and any(arg is value for arg in keyword.args) \
+                    and self._framework_call(keyword):
+                return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(keyword.func)}(...)`",
+                                self.m.span(keyword))
         return None
 
     def _holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
         """The expressions that hold the model ``call`` builds: the call, the reads of the one
-        name it is kept in, or the calls of the function that returns it."""
+        name it is kept in (or of the attribute of the class's objects that nothing else in the
+        class sets, ``self.summary_llm``), or the calls of the function that returns it."""
         parent = self.m.parents.get(id(call))
         kept = self.assigned(call, scope)
         if kept is not None and scope.kind == "function" and len(scope.assigns.get(kept[1], ())) == 1:
             return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
                             and isinstance(n.ctx, ast.Load))]
+        reads = _attribute_reads(parent, scope)
+        if reads is not None:
+            return [call, *reads]
         fn = scope.node
         if not isinstance(parent, ast.Return) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [call]

@@ -147,8 +147,8 @@ class Sinks(Component):
         helper that posts its parameter)."""
         given = body if body is not None else self.args.payload(call, env, sink.payload) if sink.payload \
             else self.args.of(call, env)
-        if given is None:
-            return None
+        if given is None or any(key in given.keywords for key in sink.rejects):
+            return None  # a keyword the SDK does not take: the call raises and sends nothing
         if not typed and sink.requires and not given.opaque and not any(k in given.keywords for k in sink.requires):
             return None  # `x.messages.create(...)` of something that is not an LLM client
         holders = []
