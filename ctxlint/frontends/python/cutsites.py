@@ -19,7 +19,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked, matches
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
 from ctxlint.frontends.python.cutreach import REWRITTEN
@@ -27,6 +27,7 @@ from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -59,9 +60,6 @@ from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
-# What a short label is called: cutting one to fit a field is not cutting what a model reads.
-_LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
-           "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Third-party content an agent reads back: a response body, a page, a process's streams.
 _READ_BACK = ("http", "web page", "browser", "subprocess", FIXED_COMMAND)
@@ -153,8 +151,11 @@ class CutSites(Component):
         # a slice its function's return annotation (`-> tuple[str, str]`) says is of text
         typed = self.reach.annotated_slice(node, fn, env) if isinstance(node, ast.Subscript) else None
         source = source or typed
-        if source is None or _label(self.m.dotted(_subject(node)) or ""):
-            return None
+        subject = _subject(node)
+        binding = self.scopes.resolve(subject, env) if isinstance(subject, ast.Name) else None
+        if source is None or (is_label(self.m.dotted(subject) or "") and
+                              not (binding is not None and reads_content(binding.value))):
+            return None  # a label's width, unless the name holds a message's content
         if fn is not None and any(w in fn.name.lower() for w in ("split", "chunk")):
             return None  # cutting text into pieces, each of which is sent
         cut = source.cut
@@ -269,8 +270,10 @@ class CutSites(Component):
         annotation, a text-valued assignment, or third-party content of the catalogue."""
         last = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else \
             (self.m.dotted(node) or "").rsplit(".", 1)[-1]
-        if last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES):
+        if (last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES)) or message_content(node):
             return True
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "str" and len(node.args) == 1:
+            return self.known_text(node.args[0], env, depth)  # `str(last_dialog["content"])`
         if isinstance(node, ast.Name) and (self.callees.param_annotation(node.id, env) or "").replace(" ", "") in (
                 "str", "str|None", "Optional[str]"):
             return True
@@ -350,11 +353,11 @@ class CutSites(Component):
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 if name in LOGGING or (self.m.qualified(func) or "") in MEASURES:
                     return None
-            elif isinstance(parent, ast.keyword) and parent.arg and _label(parent.arg):
+            elif isinstance(parent, ast.keyword) and parent.arg and is_label(parent.arg):
                 return None
             elif isinstance(parent, ast.Dict) and current in parent.values:
                 key = parent.keys[parent.values.index(current)]
-                if isinstance(key, ast.Constant) and isinstance(key.value, str) and _label(key.value):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and is_label(key.value):
                     return None
             elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
                 return None
@@ -363,8 +366,8 @@ class CutSites(Component):
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
                 names = [self.m.dotted(t) or self.m.code(t) for t in targets]
-                if any(_label(n) for n in names):
-                    return None
+                if any(is_label(n) and n != self.m.dotted(_subject(node)) for n in names):
+                    return None  # `query = query[:n]`: the name cut was judged where it is cut
                 if fn is not None and isinstance(parent, ast.Assign) and len(targets) == 1 and \
                         isinstance(targets[0], ast.Name) and only_inspected(parents, fn, targets[0].id, parent):
                     return None  # `content = page[:1000].lower()` read only by `word in content`
@@ -456,8 +459,8 @@ class CutSites(Component):
             dropped = drop_of(statement) if shortened is None else (shortened[0], shortened[1].keeps)
             if shortened is not None:
                 self.in_loops.add(id(shortened[2]))  # the loop's cut, not one of its own
-            if dropped is None or ast.unparse(dropped[0]) in subjects:
-                continue  # a second drop from the same collection is part of the first (a call's paired result)
+            if dropped is None or ast.unparse(dropped[0]) in subjects or self.flow.record(dropped[0], env):
+                continue  # a second drop from the same collection is part of the first; or a record's fields
             subject, keeps = dropped
             subjects.add(ast.unparse(subject))
             how = "ranked-loop" if is_ranked(self.m.code(statement)) else "drop-loop"
@@ -543,11 +546,6 @@ def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
 
 def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
     return node.value if isinstance(node, ast.Subscript) else node
-
-
-def _label(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1].lower()
-    return bool(last) and matches(last, _LABELS) and not matches(last, STRING_NAMES)
 
 
 def _excerpt(node: ast.expr) -> bool:
