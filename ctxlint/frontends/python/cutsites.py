@@ -158,10 +158,12 @@ class CutSites(Component):
             return None  # a label's width, unless the name holds a message's content
         if fn is not None and any(w in fn.name.lower() for w in ("split", "chunk")):
             return None  # cutting text into pieces, each of which is sent
-        cut = source.cut
+        cut, held = source.cut, None
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
-            if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept)):
+            given = self.scopes.resolve(bound, env) if isinstance(bound, ast.Name) else None
+            held = given.value if given is not None and not given.extras else None  # the bound's one value
+            if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept, held)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
@@ -191,7 +193,8 @@ class CutSites(Component):
             return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
                 *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
-        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
+        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or \
+            (held is not None and "token" in self.m.code(held).lower())
         helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
         third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
         if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
@@ -291,17 +294,19 @@ class CutSites(Component):
         # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
         return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
 
-    def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:
+    def content_budget(self, bound: ast.expr | None, kept: int | None, held: ast.expr | None = None) -> bool:
         """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
-        (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``); not a label's width, a
-        chunk's size or a log line's limit."""
+        (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``), or a name given one (``held``:
+        ``end = int(len(text) * (max_tokens - used) / n)``); not a label's width, a chunk's size or
+        a log line's limit."""
         names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
                  if isinstance(n, (ast.Name, ast.Attribute))]
         if any(w in n for n in names for w in _DISPLAY_WORDS):
             return False
         if kept is not None:
             return kept >= MIN_CONTENT
-        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS)  # or the model's window
+        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS) or (  # or the model's window
+            held is not None and self.content_budget(held, None))
 
     def marked_beside(self, node: ast.expr, env: Env) -> bool:
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
