@@ -17,11 +17,15 @@ import ast
 import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
-from itertools import pairwise
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
+from ctxlint.frontends.python.cutmarkers import (
+    assigned_to_name,
+    beside_named_marker,
+    joined_with_marker,
+    listed_with_marker,
+)
 from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
@@ -193,8 +197,9 @@ class CutSites(Component):
             return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
                 *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
-        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or \
-            (held is not None and "token" in self.m.code(held).lower())
+        # or scaled from the text's own length to a token budget: `int(len(text) * (max_tokens - used) / n)`
+        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
+            held is not None and "token" in self.m.code(held).lower() and _measures(held, _subject(node)))
         helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
         third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
         if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
@@ -341,7 +346,7 @@ class CutSites(Component):
             return False
         target = self.m.dotted(statement.targets[0])
         return target is not None and (joined_with_marker(node, self.m.parents) or any(
-            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or _beside_named_marker(s, target)
+            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
             for s in _after(self.m.parents, statement)))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
@@ -553,6 +558,12 @@ def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
     return node.value if isinstance(node, ast.Subscript) else node
 
 
+def _measures(value: ast.expr, text: ast.expr) -> bool:
+    """Whether ``value`` holds ``len(text)``."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args
+               and ast.dump(n.args[0]) == ast.dump(text) for n in ast.walk(value))
+
+
 def _excerpt(node: ast.expr) -> bool:
     """Whether a name of what is cut says it holds an excerpt already (a chunk, a passage); the
     bounds of the cut (`tokens[:snippet_max_tokens]`) say nothing about it."""
@@ -568,19 +579,6 @@ def _excerpt(node: ast.expr) -> bool:
 
 
 _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
-
-
-def _beside_named_marker(statement: ast.stmt, target: str) -> bool:
-    """Whether a statement writes the cut text next to a value named as a marker
-    (``f"{head}{marker}{tail}"`` after ``head = text[:n]``)."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.JoinedStr):
-            parts = [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
-            for before, after in pairwise(parts):
-                for cut, other in ((before, after), (after, before)):
-                    if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
-                        return True
-    return False
 
 
 def _after(parents: dict[int, ast.AST], statement: ast.stmt) -> list[ast.stmt]:
