@@ -24,19 +24,22 @@ import ast
 
 from ctxlint.frontends.python.labels import message_content
 from ctxlint.frontends.python.scopes import FunctionNode
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Role, Segment, Source, SourceKind, Span
 
 KIND = "last-turn-cut"
 # How many methods a prompt is followed through before it reaches the list (`ask` -> `ask_stream`).
-_MAX_HANDS = 3
+_MAX_HANDS = 4
 # A prompt shorter than this holds no instructions worth a cut.
 _LEAST_PROMPT = 200
 
 
 class LastTurnCuts(Component):
-    _cutters: dict[int, tuple[str, Span, int | None] | None] | None = None
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        self._cutters: dict[int, tuple[str, Span, int | None] | None] = {}
+        self._senders: dict[tuple[int, str], tuple[str, Span, int | None] | None] = {}
 
     def observe(self) -> list[Observation]:
         """Each call of a project method that sends its prompt as the last message of a conversation
@@ -45,18 +48,20 @@ class LastTurnCuts(Component):
             return []
         found = []
         for node, scope, _ in self.cut_sites.scoped_nodes():
-            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or not (
+                    node.args or node.keywords):
                 continue
+            env = Env(scope)
+            target = self.callees.function_for(node, env, foreign=True, returns=False)
+            if target is None:
+                continue
+            reader = target.owner.last_turn_cuts if target.owner is not None else self
             for arg in (*node.args, *(k.value for k in node.keywords)):
-                env = Env(scope)
-                pieces = self.strings.text(arg, env)
-                if not pieces or sum(len(p.text) for p in pieces if p.slot is None) < _LEAST_PROMPT:
-                    continue
-                target = self.callees.function_for(node, env, foreign=True, returns=False)
-                param = next((b.param for b in target.env.bindings if b.node is arg), None) if target else None
-                reader = (target.owner.last_turn_cuts if target and target.owner is not None else self)
-                cut = reader.sent_then_cut(target.fn, param, 0) if target and param else None
-                if cut is None:
+                param = next((b.param for b in target.env.bindings if b.node is arg), None)
+                cut = reader.sent_then_cut(target.fn, param, 0) if param else None
+                # the prompt's text last: reading it is the costly part
+                pieces = self.strings.text(arg, env) if cut is not None else None
+                if cut is None or not pieces or sum(len(p.text) for p in pieces if p.slot is None) < _LEAST_PROMPT:
                     continue
                 name, where, kept = cut
                 source = Source(SourceKind.TRUNCATION, self.m.code(node.func), self.m.span(node), kept=kept,
@@ -77,8 +82,15 @@ class LastTurnCuts(Component):
         """Whether ``fn`` adds its parameter ``param`` as the content of the last message of a list
         of ``self`` and then calls a method of the class that cuts that message keeping its start:
         the list's name, where it is cut, and the characters kept when the code says."""
+        if "[-1]" not in self.m.text or "content" not in self.m.text:
+            return None  # no module of a cutter
+        if hands == 0:  # asked for each call of the method: answered once
+            key = (id(fn), param)
+            if key not in self._senders:
+                self._senders[key] = self.sent_then_cut(fn, param, 1)
+            return self._senders[key]
         methods = self.methods_of(fn)
-        if not methods or hands > _MAX_HANDS:
+        if not methods or hands > _MAX_HANDS or not any(self.cutter(m) for m in methods.values()):
             return None
         added: str | None = None
         calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
@@ -111,13 +123,13 @@ class LastTurnCuts(Component):
     def cutter(self, fn: FunctionNode) -> tuple[str, Span, int | None] | None:
         """``last = self.<list>[...][-1]`` then a cut of ``last["content"]`` (or of a name given it)
         that keeps its start, written back (``last["content"] = query``)."""
-        cache = self._cutters if self._cutters is not None else {}
-        self._cutters = cache
-        if id(fn) not in cache:
-            cache[id(fn)] = self.find_cutter(fn)
-        return cache[id(fn)]
+        if id(fn) not in self._cutters:
+            self._cutters[id(fn)] = self.find_cutter(fn)
+        return self._cutters[id(fn)]
 
     def find_cutter(self, fn: FunctionNode) -> tuple[str, Span, int | None] | None:
+        if not any(isinstance(n, ast.Subscript) and _last_of_self(n) for n in ast.walk(fn)):
+            return None
         last = next(((t.id, name) for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
                      and isinstance(t := n.targets[0], ast.Name) and (name := _last_of_self(n.value)) is not None),
                     None)
