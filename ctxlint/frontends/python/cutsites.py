@@ -376,7 +376,8 @@ class CutSites(Component):
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
                 names = [self.m.dotted(t) or self.m.code(t) for t in targets]
-                if any(is_label(n) and n != self.m.dotted(_subject(node)) for n in names):
+                cut = self.m.dotted(_subject(node)) if isinstance(node, (ast.Subscript, ast.Call)) else None
+                if any(is_label(n) and n != cut for n in names):
                     return None  # `query = query[:n]`: the name cut was judged where it is cut
                 if fn is not None and isinstance(parent, ast.Assign) and len(targets) == 1 and \
                         isinstance(targets[0], ast.Name) and only_inspected(parents, fn, targets[0].id, parent):

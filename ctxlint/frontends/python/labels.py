@@ -17,7 +17,7 @@ def is_label(name: str) -> bool:
     return bool(last) and matches(last, _LABELS) and not matches(last, STRING_NAMES)
 
 
-def message_content(node: ast.expr) -> bool:
+def message_content(node: ast.AST) -> bool:
     """``message["content"]``: the text of a chat message."""
     return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == "content"
 

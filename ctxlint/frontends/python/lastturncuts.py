@@ -201,8 +201,8 @@ def _last_of_self(value: ast.expr) -> str | None:
     return _self_list(value.value)
 
 
-def _named(node: ast.Subscript, name: str) -> bool:
-    return isinstance(node.value, ast.Name) and node.value.id == name
+def _named(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
 
 
 def _reads_content_of(value: ast.expr, holder: str) -> bool:
