@@ -29,6 +29,7 @@ from ctxlint.frontends.python.cutmarkers import (
 from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
+from ctxlint.frontends.python.flow import returns_record
 from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.labels import is_label, message_content, reads_content
@@ -167,7 +168,7 @@ class CutSites(Component):
             bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
             given = self.scopes.resolve(bound, env) if isinstance(bound, ast.Name) else None
             held = given.value if given is not None and not given.extras else None  # the bound's one value
-            if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept, held)):
+            if not ((typed or self.known_text(node.value, env)) and _content_budget(bound, source.kept, held)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
@@ -298,20 +299,6 @@ class CutSites(Component):
             return self.flow.is_list(node, env) is False  # `ok, out = run(cell)`: what `run` returns there
         # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
         return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
-
-    def content_budget(self, bound: ast.expr | None, kept: int | None, held: ast.expr | None = None) -> bool:
-        """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
-        (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``), or a name given one (``held``:
-        ``end = int(len(text) * (max_tokens - used) / n)``); not a label's width, a chunk's size or
-        a log line's limit."""
-        names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
-                 if isinstance(n, (ast.Name, ast.Attribute))]
-        if any(w in n for n in names for w in _DISPLAY_WORDS):
-            return False
-        if kept is not None:
-            return kept >= MIN_CONTENT
-        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS) or (  # or the model's window
-            held is not None and self.content_budget(held, None))
 
     def marked_beside(self, node: ast.expr, env: Env) -> bool:
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
@@ -470,7 +457,7 @@ class CutSites(Component):
             dropped = drop_of(statement) if shortened is None else (shortened[0], shortened[1].keeps)
             if shortened is not None:
                 self.in_loops.add(id(shortened[2]))  # the loop's cut, not one of its own
-            if dropped is None or ast.unparse(dropped[0]) in subjects or self.flow.record(dropped[0], env):
+            if dropped is None or ast.unparse(dropped[0]) in subjects or returns_record(self.flow, dropped[0], env):
                 continue  # a second drop from the same collection is part of the first; or a record's fields
             subject, keeps = dropped
             subjects.add(ast.unparse(subject))
@@ -557,6 +544,21 @@ def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
 
 def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
     return node.value if isinstance(node, ast.Subscript) else node
+
+
+def _content_budget(bound: ast.expr | None, kept: int | None, held: ast.expr | None = None) -> bool:
+    """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
+    (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``), or a name given one (``held``:
+    ``end = int(len(text) * (max_tokens - used) / n)``); not a label's width, a chunk's size or
+    a log line's limit."""
+    names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
+             if isinstance(n, (ast.Name, ast.Attribute))]
+    if any(w in n for n in names for w in _DISPLAY_WORDS):
+        return False
+    if kept is not None:
+        return kept >= MIN_CONTENT
+    return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS) or (  # or the model's window
+        held is not None and _content_budget(held, None))
 
 
 def _measures(value: ast.expr, text: ast.expr) -> bool:
