@@ -31,6 +31,8 @@ _DROPPED_MESSAGES = {
     "appended-last-dropped": ("drops the newest messages", "a constraint in the message appended last"),
     "opening-summarised": ("starts a run whose oldest messages are summarised",
                            "a constraint in the message the run starts with"),
+    "last-turn-cut": ("cuts the last message of the conversation to its first characters",
+                      "a constraint past what the cut keeps of the message"),
 }
 
 
@@ -63,6 +65,9 @@ def _dropped_message(observation: Observation, source: Source, ctx: CheckContext
     among its places; one the system prompt sent with it states as well is kept."""
     dropped = tuple(s for s in source.content if s.role is not Role.SYSTEM)
     found = constraints.in_segments(dropped, ctx.directives, ctx.options["constraints"])
+    if source.kept is not None:  # a cut that keeps the message's first characters: what lies past them
+        starts = [sum(len(s.text) for s in dropped[:i]) for i in range(len(dropped))]
+        found = [c for c in found if starts[c.index] + c.end > source.kept]
     if found:  # each line of the system prompt by its rule words, read once for every constraint
         kept = [set(_rule_words(line)) for s in source.content if s.role is Role.SYSTEM
                 for line in s.text.splitlines()]

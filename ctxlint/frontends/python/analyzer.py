@@ -27,6 +27,7 @@ from ctxlint.frontends.python.gateddrops import GatedDrops
 from ctxlint.frontends.python.gatherorder import GatherOrder
 from ctxlint.frontends.python.globalfills import GlobalFills
 from ctxlint.frontends.python.lastdrops import LastDrops
+from ctxlint.frontends.python.lastturncuts import LastTurnCuts
 from ctxlint.frontends.python.linecuts import LineCuts
 from ctxlint.frontends.python.listingcuts import ListingCuts
 from ctxlint.frontends.python.loggedparts import LoggedParts
@@ -109,6 +110,7 @@ class Analyzer:
         self.split_prompts.first_parts = self.first_parts
         self.last_drops = LastDrops(self.unit)
         self.last_drops.overflows = self.overflows
+        self.last_turn_cuts = LastTurnCuts(self.unit)
         self.messages = Messages(self.unit)
         self.args = Arguments(self.unit)
         self.sinks = Sinks(self.unit)
@@ -132,6 +134,7 @@ class Analyzer:
                                   self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
                                   self.front_drops,
                                   self.trim_drops, self.summary_drops, self.split_prompts, self.last_drops,
+                                  self.last_turn_cuts,
                                   self.messages, self.args,
                                   self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
                                   self.spreads, self.reserves, self.model_flow, self.factory_drops, self.base_methods]
@@ -199,6 +202,7 @@ class Analyzer:
         parsed.observations.extend(self.summary_drops.observe())
         parsed.observations.extend(self.split_prompts.observe(parsed.requests))
         parsed.observations.extend(self.last_drops.observe(context))
+        parsed.observations.extend(self.last_turn_cuts.observe())
         # Last: a tool a registry lists does not make the module code that talks to a model.
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(unit.dependencies))  # with the modules that pick those tools

@@ -4,6 +4,7 @@ a marker joined to the cut text later in its function, a marker item between lis
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 
 from ctxlint.markers import cut_marker, cut_marker_before
 
@@ -61,3 +62,16 @@ def _added(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return [*_added(node.left), *_added(node.right)]
     return [node]
+
+
+def beside_named_marker(statement: ast.stmt, target: str) -> bool:
+    """Whether a statement writes the cut text next to a value named as a marker
+    (``f"{head}{marker}{tail}"`` after ``head = text[:n]``)."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.JoinedStr):
+            parts = [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
+            for before, after in pairwise(parts):
+                for cut, other in ((before, after), (after, before)):
+                    if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
+                        return True
+    return False

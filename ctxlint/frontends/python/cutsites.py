@@ -17,16 +17,22 @@ import ast
 import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
-from itertools import pairwise
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked, matches
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import assigned_to_name, joined_with_marker, listed_with_marker, names_a_marker
+from ctxlint.frontends.python.cutmarkers import (
+    assigned_to_name,
+    beside_named_marker,
+    joined_with_marker,
+    listed_with_marker,
+)
 from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
+from ctxlint.frontends.python.flow import returns_record
 from ctxlint.frontends.python.keptuses import only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
     LOGGING,
@@ -59,9 +65,6 @@ from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
-# What a short label is called: cutting one to fit a field is not cutting what a model reads.
-_LABELS = ("*title*", "*name", "*names", "id", "*_id", "*_ids", "*key", "*label*", "*slug*", "*path", "*url", "*query",
-           "*filename*", "*hash*", "*sha", "*uuid*", "*preview*", "*log*", "*caption*", "*display*", "*header*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Third-party content an agent reads back: a response body, a page, a process's streams.
 _READ_BACK = ("http", "web page", "browser", "subprocess", FIXED_COMMAND)
@@ -153,14 +156,19 @@ class CutSites(Component):
         # a slice its function's return annotation (`-> tuple[str, str]`) says is of text
         typed = self.reach.annotated_slice(node, fn, env) if isinstance(node, ast.Subscript) else None
         source = source or typed
-        if source is None or _label(self.m.dotted(_subject(node)) or ""):
-            return None
+        subject = _subject(node)
+        binding = self.scopes.resolve(subject, env) if isinstance(subject, ast.Name) else None
+        if source is None or (is_label(self.m.dotted(subject) or "") and
+                              not (binding is not None and reads_content(binding.value))):
+            return None  # a label's width, unless the name holds a message's content
         if fn is not None and any(w in fn.name.lower() for w in ("split", "chunk")):
             return None  # cutting text into pieces, each of which is sent
-        cut = source.cut
+        cut, held = source.cut, None
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
-            if not ((typed or self.known_text(node.value, env)) and self.content_budget(bound, source.kept)):
+            given = self.scopes.resolve(bound, env) if isinstance(bound, ast.Name) else None
+            held = given.value if given is not None and not given.extras else None  # the bound's one value
+            if not ((typed or self.known_text(node.value, env)) and _content_budget(bound, source.kept, held)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
@@ -190,7 +198,9 @@ class CutSites(Component):
             return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
                 *source.flow, returned)))
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
-        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower()
+        # or scaled from the text's own length to a token budget: `int(len(text) * (max_tokens - used) / n)`
+        in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
+            held is not None and "token" in self.m.code(held).lower() and _measures(held, _subject(node)))
         helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
         third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
         if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
@@ -269,8 +279,10 @@ class CutSites(Component):
         annotation, a text-valued assignment, or third-party content of the catalogue."""
         last = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else \
             (self.m.dotted(node) or "").rsplit(".", 1)[-1]
-        if last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES):
+        if (last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES)) or message_content(node):
             return True
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "str" and len(node.args) == 1:
+            return self.known_text(node.args[0], env, depth)  # `str(last_dialog["content"])`
         if isinstance(node, ast.Name) and (self.callees.param_annotation(node.id, env) or "").replace(" ", "") in (
                 "str", "str|None", "Optional[str]"):
             return True
@@ -287,18 +299,6 @@ class CutSites(Component):
             return self.flow.is_list(node, env) is False  # `ok, out = run(cell)`: what `run` returns there
         # A list of third-party items is counted, not measured: `len(out) >= LIMIT` is a count.
         return self.flow.is_list(node, env) is not True and self.sources.untrusted(node, env) is not None
-
-    def content_budget(self, bound: ast.expr | None, kept: int | None) -> bool:
-        """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
-        (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``); not a label's width, a
-        chunk's size or a log line's limit."""
-        names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
-                 if isinstance(n, (ast.Name, ast.Attribute))]
-        if any(w in n for n in names for w in _DISPLAY_WORDS):
-            return False
-        if kept is not None:
-            return kept >= MIN_CONTENT
-        return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS)  # or the model's window
 
     def marked_beside(self, node: ast.expr, env: Env) -> bool:
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
@@ -333,7 +333,7 @@ class CutSites(Component):
             return False
         target = self.m.dotted(statement.targets[0])
         return target is not None and (joined_with_marker(node, self.m.parents) or any(
-            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or _beside_named_marker(s, target)
+            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
             for s in _after(self.m.parents, statement)))
 
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
@@ -350,11 +350,11 @@ class CutSites(Component):
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 if name in LOGGING or (self.m.qualified(func) or "") in MEASURES:
                     return None
-            elif isinstance(parent, ast.keyword) and parent.arg and _label(parent.arg):
+            elif isinstance(parent, ast.keyword) and parent.arg and is_label(parent.arg):
                 return None
             elif isinstance(parent, ast.Dict) and current in parent.values:
                 key = parent.keys[parent.values.index(current)]
-                if isinstance(key, ast.Constant) and isinstance(key.value, str) and _label(key.value):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and is_label(key.value):
                     return None
             elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and current is parent.test:
                 return None
@@ -363,8 +363,9 @@ class CutSites(Component):
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
                 names = [self.m.dotted(t) or self.m.code(t) for t in targets]
-                if any(_label(n) for n in names):
-                    return None
+                cut = self.m.dotted(_subject(node)) if isinstance(node, (ast.Subscript, ast.Call)) else None
+                if any(is_label(n) and n != cut for n in names):
+                    return None  # `query = query[:n]`: the name cut was judged where it is cut
                 if fn is not None and isinstance(parent, ast.Assign) and len(targets) == 1 and \
                         isinstance(targets[0], ast.Name) and only_inspected(parents, fn, targets[0].id, parent):
                     return None  # `content = page[:1000].lower()` read only by `word in content`
@@ -457,8 +458,8 @@ class CutSites(Component):
             dropped = drop_of(statement) if shortened is None else (shortened[0], shortened[1].keeps)
             if shortened is not None:
                 self.in_loops.add(id(shortened[2]))  # the loop's cut, not one of its own
-            if dropped is None or ast.unparse(dropped[0]) in subjects:
-                continue  # a second drop from the same collection is part of the first (a call's paired result)
+            if dropped is None or ast.unparse(dropped[0]) in subjects or returns_record(self.flow, dropped[0], env):
+                continue  # a second drop from the same collection is part of the first; or a record's fields
             subject, keeps = dropped
             subjects.add(ast.unparse(subject))
             how = "ranked-loop" if is_ranked(self.m.code(statement)) else "drop-loop"
@@ -546,9 +547,25 @@ def _subject(node: ast.Subscript | ast.Call) -> ast.expr:
     return node.value if isinstance(node, ast.Subscript) else node
 
 
-def _label(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1].lower()
-    return bool(last) and matches(last, _LABELS) and not matches(last, STRING_NAMES)
+def _content_budget(bound: ast.expr | None, kept: int | None, held: ast.expr | None = None) -> bool:
+    """A budget for content: ``MIN_CONTENT`` characters or more, or a setting named for one
+    (``max_chars``, ``MAX_PAGE_LENGTH``, ``keep_tokens - used``), or a name given one (``held``:
+    ``end = int(len(text) * (max_tokens - used) / n)``); not a label's width, a chunk's size or
+    a log line's limit."""
+    names = [(n.id if isinstance(n, ast.Name) else n.attr).lower() for n in ast.walk(bound or ast.Pass())
+             if isinstance(n, (ast.Name, ast.Attribute))]
+    if any(w in n for n in names for w in _DISPLAY_WORDS):
+        return False
+    if kept is not None:
+        return kept >= MIN_CONTENT
+    return any(w in n or names_window(n) for n in names for w in _BUDGET_WORDS) or (  # or the model's window
+        held is not None and _content_budget(held, None))
+
+
+def _measures(value: ast.expr, text: ast.expr) -> bool:
+    """Whether ``value`` holds ``len(text)``."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args
+               and ast.dump(n.args[0]) == ast.dump(text) for n in ast.walk(value))
 
 
 def _excerpt(node: ast.expr) -> bool:
@@ -568,19 +585,6 @@ def _excerpt(node: ast.expr) -> bool:
 _EXCERPTS = ("*chunk*", "*passage*", "*snippet*", "*excerpt*")
 
 
-def _beside_named_marker(statement: ast.stmt, target: str) -> bool:
-    """Whether a statement writes the cut text next to a value named as a marker
-    (``f"{head}{marker}{tail}"`` after ``head = text[:n]``)."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.JoinedStr):
-            parts = [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
-            for before, after in pairwise(parts):
-                for cut, other in ((before, after), (after, before)):
-                    if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
-                        return True
-    return False
-
-
 def _after(parents: dict[int, ast.AST], statement: ast.stmt, climb: int = 2) -> list[ast.stmt]:
     """The statements that follow ``statement`` in its block (up to three), and those after the
     ``if``, ``with`` or ``try`` that holds it (``if too_long: while ...: lines.pop(0); truncated =
@@ -594,4 +598,3 @@ def _after(parents: dict[int, ast.AST], statement: ast.stmt, climb: int = 2) -> 
                 following += _after(parents, parent, climb - 1)
             return following
     return []
-

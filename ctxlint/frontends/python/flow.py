@@ -527,3 +527,13 @@ def overridden_to_send(part: Component, call: ast.Call, env: Env,
     request (``await self._achat_completion(messages)``): what it gives back is an answer."""
     found = found or abstract_callee(part, call, env)
     return found is not None and part.wrappers.override(found[0], found[2], found[1].name) is not None
+
+
+def returns_record(flow: Flow, node: ast.expr, env: Env) -> bool:
+    """A name given what a function the code shows returns, where every return is a tuple
+    display (``return text, used, total``): a record of fixed fields, not a sequence of items."""
+    binding = flow.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+    value = binding.value if binding is not None and not binding.extras else None
+    target = flow.callees.function_for(value, env, foreign=True) if isinstance(value, ast.Call) else None
+    return target is not None and bool(target.returns) and all(
+        isinstance(r, ast.Tuple) and len(r.elts) > 1 for r in target.returns)
