@@ -28,7 +28,15 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, MODEL_ASKS, SHUFFLES, UNSTABLE
+from ctxlint.frontends.python.knowledge import (
+    ANY_ITEMS,
+    COMPLETIONS,
+    LISTING_WORDS,
+    LISTINGS,
+    MODEL_ASKS,
+    SHUFFLES,
+    UNSTABLE,
+)
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
@@ -36,6 +44,7 @@ from ctxlint.frontends.python.ordersinks import (
     for_model,
     for_model_keyword,
     given_again,
+    read_before_given_again,
     into_prompt_text,
     joined_whole,
     kept_for_settings,
@@ -195,10 +204,13 @@ class OrderPrompts(StringSets):
         carried, returned = self.carriers(shown)
         if isinstance(loop := self.m.parents.get(id(shown)), (ast.For, ast.AsyncFor)) and loop.iter is shown:
             carried -= orderless_additions(fn, loop)
-        if given_again(self, fn, shown, carried):
+        # a name given other text later: its reads are not told apart by which text they see, so only a
+        # value the text is written into straight away, named for a prompt, is where it is seen to go
+        again = given_again(self, fn, shown, carried)
+        if again and not self.written_into_prompt(fn, shown, detail):
             return None
-        kept = kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
-        direct = self.asked_directly(shown) or kept
+        kept = None if again else kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
+        direct = None if again else self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
@@ -206,22 +218,29 @@ class OrderPrompts(StringSets):
         steps = [*passed_in(self, fn, collection, env), Evidence(
             EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
         spread = self.spread(fn, carried)
-        per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
-        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
-        if asked is None and (returned or self.returns_any(fn, spread)):
+        per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
+        asked = None if again else \
+            direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
+        if asked is None and not again and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in UNSTABLE) if asked is not None else None
         far = None
         # a listing's text returned: followed into the project's other modules when this one asks no model with
         # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
         # holds it is the request's own finding
-        if (self.far_only or said is None) and detail in ANY_ITEMS and (returned or self.returns_any(fn, spread)):
+        if not again and (self.far_only or said is None) and detail in ANY_ITEMS \
+                and (returned or self.returns_any(fn, spread)):
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
-        if said is None and detail in ("set", "frozenset"):
+        # a listing's text written into a value or a call named for a prompt in the function itself (one it
+        # returns is followed above, and a prompt of this module that holds it is the request's own finding)
+        if said is None and (detail in ("set", "frozenset") or detail in LISTINGS and far is None
+                             and not (returned or self.returns_any(fn, spread))):
             far, said = into_prompt_text(self, fn, shown, carried, steps)
+            if said is not None and detail in LISTINGS:
+                said = (LISTING_REACHES_PROMPT, *said[1:])
         if said is None:
             return None
         kind, sink, goes = said
@@ -247,6 +266,21 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
+
+    def written_into_prompt(self, fn: Function, shown: ast.expr, detail: str) -> bool:
+        """Whether the ordered text is written straight into a value named for a prompt
+        (``prompt = f"Files: {names}"``), the one step to where it is followed as a prompt's text."""
+        if detail not in ("set", "frozenset") and detail not in LISTINGS:
+            return False
+        statement = self.statement_of(shown)
+        if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
+            return False  # each item added: the name it is added to is what later reads see
+        if not isinstance(statement, (ast.Assign, ast.AugAssign)) or not read_before_given_again(fn, statement):
+            return False
+        found = self.cut_sites.reach.reach_far(shown, fn)
+        return found is not None and len(found) == 1 and found[0].kind is EvidenceKind.SINK \
+            and found[0].span is not None \
+            and statement.lineno <= found[0].span.line <= (statement.end_lineno or statement.lineno)
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""

@@ -159,6 +159,22 @@ def given_again(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[
                                    - carried for node in nodes)
 
 
+def read_before_given_again(fn: Function, statement: ast.Assign | ast.AugAssign) -> bool:
+    """Whether the name ``statement`` gives text is read before ``fn`` gives it other text
+    (``prompt = f"...{names}"``, ``editor.run(prompt)``, then ``prompt = "..."``): that read sees
+    this text, whichever the later ones see."""
+    target = statement.target if isinstance(statement, ast.AugAssign) else \
+        statement.targets[0] if len(statement.targets) == 1 else None
+    if not isinstance(target, ast.Name):
+        return False
+    end = statement.end_lineno or statement.lineno
+    nodes = own_nodes(fn)
+    again = min((node.lineno for node in nodes if isinstance(node, ast.Assign) and node.lineno > end
+                 and any(isinstance(t, ast.Name) and t.id == target.id for t in node.targets)), default=None)
+    return any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
+               and end < node.lineno and (again is None or node.lineno < again) for node in nodes)
+
+
 def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
                      ) -> tuple[Evidence | None, tuple[str, str, str] | None]:
     """Where no call that asks a model is seen: the set's text written into a value named for a
