@@ -27,6 +27,9 @@ _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefo
 # one and the methods only a path has whose result is a path again.
 _PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "pathlib.PosixPath"})
 _PATH_METHODS = frozenset({"with_suffix", "with_name", "with_stem", "relative_to", "joinpath", "resolve", "absolute"})
+# The functions of `os.path` whose result is a path's text (given text; bytes hash with the seed too).
+_TEXT_CALLS = frozenset({"os.path.join", "os.path.relpath", "os.path.abspath", "os.path.normpath", "os.path.realpath",
+                         "os.path.basename", "os.path.dirname", "os.path.expanduser", "os.fspath"})
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
@@ -164,6 +167,8 @@ class StringSets(DeclaredText):
             return True  # `q.strip()`, `name.lower()`: text (or bytes, whose hash is seeded too)
         if self.path_item(item):
             return True
+        if isinstance(item, ast.Call) and self.text_call(item, env):
+            return True
         if isinstance(item, ast.Name):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
@@ -179,6 +184,22 @@ class StringSets(DeclaredText):
                     and self.text_item(binding.value, binding.env, ()):
                 return True  # `fname = str(path.resolve())`, then `names.add(fname)`
         return self.checked_str(item, env)
+
+    def text_call(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` gives text: a function of ``os.path`` that makes a path's text
+        (``os.path.relpath(f, root)``), or one of the project declared to return ``str`` or, in this
+        module, whose every return is shown to be text (``return os.path.relpath(fname, self.root)``)."""
+        if self.m.qualified(call.func) in _TEXT_CALLS:
+            return True
+        if env.depth > MAX_HOPS:
+            return False
+        target = self.callees.function_for(call, env, foreign=True, returns=False)
+        if target is None:
+            return False
+        if target.fn.returns is not None:
+            return ast.unparse(target.fn.returns) == "str"
+        return target.owner is None and bool(target.returns) \
+            and all(self.text_item(value, target.env, ()) for value in target.returns)
 
     def path_item(self, item: ast.expr) -> bool:
         """Whether ``item`` is a path: ``Path(...)``, ``p.parent``, ``p.with_suffix(...)``."""
