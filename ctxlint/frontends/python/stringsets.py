@@ -14,7 +14,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
-from ctxlint.frontends.python.knowledge import IDENTITY_HASHED
+from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -59,6 +59,9 @@ class StringSets(DeclaredText):
                 return left
             right = self.string_items(node.right, env, hops - 1) if hops > 1 else False
             return left or right if isinstance(node.op, ast.BitAnd) else left and right
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SET_METHODS \
+                and hops > 1:
+            return self.combined_strings(node, env, hops - 1)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" \
                 and not node.args:
             return self.str_keyed(node.func.value, env)  # `tools.keys()`, as a set already
@@ -85,6 +88,43 @@ class StringSets(DeclaredText):
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False
+
+    def combined_strings(self, call: ast.Call, env: Env, hops: int) -> bool:
+        """``a.union(b)`` and the other methods as their operators (``a | b`` needs both sides shown,
+        ``a & b`` either, ``a - b`` its left); ``set().union(*found)`` holds what the sets it is
+        given hold: each one a call of a function declared to return strings
+        (``found = await asyncio.gather(*[search(q) for q in queries])``, ``search -> set[str]``)."""
+        assert isinstance(call.func, ast.Attribute)
+        receiver, method = call.func.value, call.func.attr
+        if not call.args:
+            return False
+        given = [self.starred_strings(a.value, env) if isinstance(a, ast.Starred) else self.string_items(a, env, hops)
+                 for a in call.args]
+        if isinstance(receiver, ast.Call) and _is_set_call(receiver, self) and _empty(receiver):
+            return method == "union" and all(given)  # the empty set adds nothing: the arguments are the items
+        left = self.string_items(receiver, env, hops)
+        if method == "difference":
+            return left
+        return left or any(given) if method == "intersection" else left and all(given)
+
+    def starred_strings(self, node: ast.expr, env: Env) -> bool:
+        """Whether each collection of the list ``node`` holds strings: the results of
+        ``asyncio.gather(*[f(x) for x in xs])`` with ``f`` declared to return a collection of text."""
+        for _ in range(MAX_HOPS):
+            if isinstance(node, ast.Await):
+                node = node.value
+            elif isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
+                    and binding.owner is None:
+                node, env = binding.value, binding.env
+            else:
+                break
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "asyncio.gather" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Starred):
+            node = node.args[0].value
+        if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or not isinstance(node.elt, ast.Call):
+            return False
+        target = self.callees.function_for(node.elt, env, foreign=True, returns=False)
+        return target is not None and text_collection(target.fn.returns)
 
     def statement_of(self, node: ast.AST) -> ast.AST | None:
         """The statement ``node`` is part of (a loop for its ``iter``)."""
