@@ -32,7 +32,6 @@ from ctxlint.frontends.python.knowledge import (
     ANY_ITEMS,
     COMPLETIONS,
     LISTING_WORDS,
-    LISTINGS,
     MODEL_ASKS,
     SHUFFLES,
     UNSTABLE,
@@ -41,6 +40,7 @@ from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
+    LISTING_REACHES_PROMPT,
     for_model,
     for_model_keyword,
     given_again,
@@ -52,12 +52,12 @@ from ctxlint.frontends.python.ordersinks import (
     orderless_additions,
     passed_in,
     per_item_evidence,
-    read_before_given_again,
     same_callers,
     same_far_sink,
     same_listing_sink,
     text_given,
     tool_result_said,
+    written_into_prompt,
 )
 from ctxlint.frontends.python.overrides import module_callers
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
@@ -71,7 +71,6 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
-LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
 SHUFFLE_REACHES_PROMPT = "shuffle-reaches-prompt"  # a shuffled or sampled list to any of them
 ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
@@ -207,7 +206,7 @@ class OrderPrompts(StringSets):
         # a name given other text later: its reads are not told apart by which text they see, so only a
         # value the text is written into straight away, named for a prompt, is where it is seen to go
         again = given_again(self, fn, shown, carried)
-        if again and not self.written_into_prompt(fn, shown, detail):
+        if again and not written_into_prompt(self, fn, shown, detail):
             return None
         kept = None if again else kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
         direct = None if again else self.asked_directly(shown) or kept
@@ -228,19 +227,14 @@ class OrderPrompts(StringSets):
         # a listing's text returned: followed into the project's other modules when this one asks no model with
         # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
         # holds it is the request's own finding
-        if not again and (self.far_only or said is None) and detail in ANY_ITEMS \
-                and (returned or self.returns_any(fn, spread)):
+        returned_any = returned or detail in ANY_ITEMS and self.returns_any(fn, spread)
+        if not again and (self.far_only or said is None) and detail in ANY_ITEMS and returned_any:
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
-        # a listing's text written into a value or a call named for a prompt in the function itself (one it
-        # returns is followed above, and a prompt of this module that holds it is the request's own finding)
-        if said is None and (detail in ("set", "frozenset") or detail in LISTINGS and far is None
-                             and not (returned or self.returns_any(fn, spread))):
-            far, said = into_prompt_text(self, fn, shown, carried, steps)
-            if said is not None and detail in LISTINGS:
-                said = (LISTING_REACHES_PROMPT, *said[1:])
+        if said is None and (detail in ("set", "frozenset") or far is None and not returned_any):
+            far, said = into_prompt_text(self, fn, shown, carried, steps, detail)
         if said is None:
             return None
         kind, sink, goes = said
@@ -266,21 +260,6 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
-
-    def written_into_prompt(self, fn: Function, shown: ast.expr, detail: str) -> bool:
-        """Whether the ordered text is written straight into a value named for a prompt
-        (``prompt = f"Files: {names}"``), the one step to where it is followed as a prompt's text."""
-        if detail not in ("set", "frozenset") and detail not in LISTINGS:
-            return False
-        statement = self.statement_of(shown)
-        if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
-            return False  # each item added: the name it is added to is what later reads see
-        if not isinstance(statement, (ast.Assign, ast.AugAssign)) or not read_before_given_again(fn, statement):
-            return False
-        found = self.cut_sites.reach.reach_far(shown, fn)
-        return found is not None and len(found) == 1 and found[0].kind is EvidenceKind.SINK \
-            and found[0].span is not None \
-            and statement.lineno <= found[0].span.line <= (statement.end_lineno or statement.lineno)
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
