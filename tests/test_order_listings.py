@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+from projects import check_json, write_package
+
 from ctxlint.frontends.python.prefilter import interesting
 
 HELP = '''\
@@ -302,3 +305,50 @@ def summarise(manifest, folder, ui, settings):
     assert (found["line"], found["kind"], found["confidence"]) == (8, "caller-call", "medium")
     listed = [e["line"] for e in found["evidence"] if "is passed as `manifest`" in e["text"]]
     assert listed == [16 + 5 * i for i in range(len(kinds))]
+
+
+LLM = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def ask_many(inputs, prompts):
+    return [client.chat.completions.create(model="gpt-4o", max_tokens=200, messages=[
+        {"role": "system", "content": p}, {"role": "user", "content": i}]) for i, p in zip(inputs, prompts)]
+'''
+
+TRANSLATE = '''\
+import os
+
+from app.llm import ask_many
+
+
+def translate(words):
+    inputs = [str(w) for w in words]
+    PROMPTS
+    return ask_many(inputs, prompts)
+
+
+def main(root):
+    found = []
+    for folder, _dirs, names in os.walk(root):
+        found.extend(names)
+    wanted = [n for n in found if n.endswith(".py")]
+    translate(wanted)
+
+
+
+main(".")
+'''
+
+
+@pytest.mark.parametrize(("prompts", "reached"), [
+    ('prompts = ["Translate these names to English. Keep their format." for _ in inputs]', False),
+    ('prompts = [f"Translate {i} to English. Keep its format." for i in inputs]', True)])
+def test_a_comprehension_that_reads_nothing_of_the_listing_holds_none_of_its_order(tmp_path, prompts, reached):
+    # `[RULES for _ in inputs]` builds one fixed text per item: the listing's order is not in it.
+    write_package(tmp_path, {"llm.py": LLM, "words.py": TRANSLATE.replace("PROMPTS", prompts)})
+    found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, "app/words.py", "CTX104")
+             if f["confidence"] != "low"]
+    assert found == ([(14, "listing-reaches-prompt", "medium")] if reached else [])

@@ -175,8 +175,10 @@ class CutReach(Component):
             # `text[:n] if text else ""`, `[d[:n] for d in docs]`, `"\n".join(f"{d}" for d in docs)`, `x or ""`
             return self.into_prompt(parent, fn, hops, seen)
         if isinstance(parent, ast.comprehension) and node is parent.iter and isinstance(
-                comp := self.m.parents.get(id(parent)), (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+                comp := self.m.parents.get(id(parent)), (ast.ListComp, ast.GeneratorExp, ast.DictComp)) \
+                and _reads_item(comp, parent):
             # `{t.name: t.doc for t in tools}`: what it builds holds something of each item, in their order
+            # (`[RULES for _ in docs]` holds nothing of them)
             return self.into_prompt(comp, fn, hops, seen)
         if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
             return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
@@ -396,6 +398,16 @@ class CutReach(Component):
             return None
         item = parent.targets[0].elts[position]
         return self.through_name(item.id, parent, caller, hops, seen) if isinstance(item, ast.Name) else None
+
+
+def _reads_item(comp: ast.ListComp | ast.GeneratorExp | ast.DictComp, generator: ast.comprehension) -> bool:
+    """Whether what a comprehension builds reads the item ``generator`` binds (also through a
+    later generator that walks it: ``[c for d in docs for c in d.chunks]``)."""
+    bound = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+    later = [g.iter for g in comp.generators[comp.generators.index(generator) + 1:]]
+    built = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
+    built += later
+    return any(isinstance(n, ast.Name) and n.id in bound for part in built for n in ast.walk(part))
 
 
 def _prompt_attribute(statement: ast.AugAssign | ast.Assign) -> ast.Attribute | None:

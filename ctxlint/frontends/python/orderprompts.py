@@ -28,11 +28,19 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.knowledge import ANY_ITEMS, COMPLETIONS, LISTING_WORDS, MODEL_ASKS, SHUFFLES, UNSTABLE
+from ctxlint.frontends.python.knowledge import (
+    ANY_ITEMS,
+    COMPLETIONS,
+    LISTING_WORDS,
+    MODEL_ASKS,
+    SHUFFLES,
+    UNSTABLE,
+)
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
+    LISTING_REACHES_PROMPT,
     for_model,
     for_model_keyword,
     given_again,
@@ -49,6 +57,7 @@ from ctxlint.frontends.python.ordersinks import (
     same_listing_sink,
     text_given,
     tool_result_said,
+    written_into_prompt,
 )
 from ctxlint.frontends.python.overrides import module_callers
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
@@ -62,7 +71,6 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 # The kind of evidence (rules/cache/CTX104).
 ORDER_REACHES_PROMPT = "order-reaches-prompt"
 ORDER_IN_MESSAGE = "order-in-message"  # ... or a chat message the module builds
-LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # a directory listing to either
 SHUFFLE_REACHES_PROMPT = "shuffle-reaches-prompt"  # a shuffled or sampled list to any of them
 ORDER_IN_SETTINGS = "order-in-settings-template"  # either, to a template of the settings files
 COMPLETION_ORDER = "completion-order"  # a list threads add to as they finish, to any of those
@@ -195,10 +203,13 @@ class OrderPrompts(StringSets):
         carried, returned = self.carriers(shown)
         if isinstance(loop := self.m.parents.get(id(shown)), (ast.For, ast.AsyncFor)) and loop.iter is shown:
             carried -= orderless_additions(fn, loop)
-        if given_again(self, fn, shown, carried):
+        # a name given other text later: its reads are not told apart by which text they see, so only a
+        # value the text is written into straight away, named for a prompt, is where it is seen to go
+        again = given_again(self, fn, shown, carried)
+        if again and not written_into_prompt(self, fn, shown, detail):
             return None
-        kept = kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
-        direct = self.asked_directly(shown) or kept
+        kept = None if again else kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
+        direct = None if again else self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
         if not direct and carried and (through := self.given_to(shown)) is not None:
@@ -206,22 +217,24 @@ class OrderPrompts(StringSets):
         steps = [*passed_in(self, fn, collection, env), Evidence(
             EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
         spread = self.spread(fn, carried)
-        per_item = None if direct else message_per_item(self, fn, shown, carried)  # (message, list)
-        asked = direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
-        if asked is None and (returned or self.returns_any(fn, spread)):
+        per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
+        asked = None if again else \
+            direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
+        if asked is None and not again and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in UNSTABLE) if asked is not None else None
         far = None
         # a listing's text returned: followed into the project's other modules when this one asks no model with
         # it (a docstring that says `role` makes a module look like one that asks); a prompt of this module that
         # holds it is the request's own finding
-        if (self.far_only or said is None) and detail in ANY_ITEMS and (returned or self.returns_any(fn, spread)):
+        returned_any = returned or detail in ANY_ITEMS and self.returns_any(fn, spread)
+        if not again and (self.far_only or said is None) and detail in ANY_ITEMS and returned_any:
             far = self.reached_far(fn, spread | ({shown.id} if isinstance(shown, ast.Name) else set()), steps, 0)
             if far is not None and far.span is not None and (self.far_only or far.span.path != self.m.path):
                 said = (LISTING_REACHES_PROMPT, far.text,
                         f"the text built from it is {far.text} ({far.span.path}:{far.span.line})")
-        if said is None and detail in ("set", "frozenset"):
-            far, said = into_prompt_text(self, fn, shown, carried, steps)
+        if said is None and (detail in ("set", "frozenset") or far is None and not returned_any):
+            far, said = into_prompt_text(self, fn, shown, carried, steps, detail)
         if said is None:
             return None
         kind, sink, goes = said

@@ -130,6 +130,7 @@ def tool_result_said(asked: ast.expr | ast.stmt, called: str, line: int) -> tupl
 
 
 ORDER_IN_PROMPT_TEXT = "order-in-prompt-text"  # the kind of evidence (rules/cache/CTX104)
+LISTING_REACHES_PROMPT = "listing-reaches-prompt"  # ... of a directory listing
 
 
 def kept_for_settings(part: OrderPrompts, shown: ast.expr) -> ast.Assign | None:
@@ -159,12 +160,32 @@ def given_again(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[
                                    - carried for node in nodes)
 
 
-def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence]
-                     ) -> tuple[Evidence | None, tuple[str, str, str] | None]:
-    """Where no call that asks a model is seen: the set's text written into a value named for a
-    prompt, or passed to a call named for one (``user_prompt.format(rules="\\n".join(rules))``,
+def read_before_given_again(fn: Function, statement: ast.Assign | ast.AugAssign) -> bool:
+    """Whether the name ``statement`` gives text is read before ``fn`` gives it other text
+    (``prompt = f"...{names}"``, ``editor.run(prompt)``, then ``prompt = "..."``): that read sees
+    this text, whichever the later ones see."""
+    target = statement.target if isinstance(statement, ast.AugAssign) else \
+        statement.targets[0] if len(statement.targets) == 1 else None
+    if not isinstance(target, ast.Name):
+        return False
+    end = statement.end_lineno or statement.lineno
+    nodes = own_nodes(fn)
+    again = min((node.lineno for node in nodes if isinstance(node, ast.Assign) and node.lineno > end
+                 and any(isinstance(t, ast.Name) and t.id == target.id for t in node.targets)), default=None)
+    return any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
+               and end < node.lineno and (again is None or node.lineno < again) for node in nodes)
+
+
+def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried: set[str], steps: list[Evidence],
+                     detail: str) -> tuple[Evidence | None, tuple[str, str, str] | None]:
+    """Where no call that asks a model is seen: the set's (or the listing's) text written into a
+    value named for a prompt, or passed to a call named for one (``user_prompt.format(rules="\\n".join(rules))``,
     then ``self.chat(content=user_prompt)`` of a base class), as a cut is followed (cutreach.py).
-    The steps on the way are added to ``steps``; the sink's step is returned, with what it is said to do."""
+    The steps on the way are added to ``steps``; the sink's step is returned, with what it is said to do.
+    A listing's text is followed so only where the function does not return it (that is followed into the
+    project's other modules, and a prompt of this module that holds it is the request's own finding)."""
+    if detail not in ("set", "frozenset") and detail not in LISTINGS:
+        return None, None
     reach = part.cut_sites.reach
     statement = part.statement_of(shown)
     if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
@@ -176,7 +197,22 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
     steps.extend(found[:-1])
     sink = found[-1]
     line = f" (line {sink.span.line})" if sink.span is not None else ""
-    return sink, (ORDER_IN_PROMPT_TEXT, sink.text, f"its order becomes the order of the text {sink.text}{line}")
+    kind = LISTING_REACHES_PROMPT if detail in LISTINGS else ORDER_IN_PROMPT_TEXT
+    return sink, (kind, sink.text, f"its order becomes the order of the text {sink.text}{line}")
+
+
+def written_into_prompt(part: OrderPrompts, fn: Function, shown: ast.expr, detail: str) -> bool:
+    """Whether the ordered text of a set or a listing is written straight into a value named for a
+    prompt (``prompt = f"Files: {names}"``), the one step to where it is followed as a prompt's text,
+    and the name is read before it is given other text (``read_before_given_again``)."""
+    if detail not in ("set", "frozenset") and detail not in LISTINGS:
+        return False
+    statement = part.statement_of(shown)
+    if not isinstance(statement, (ast.Assign, ast.AugAssign)) or not read_before_given_again(fn, statement):
+        return False  # a loop that adds each item: the name it adds to is what the later reads see
+    found = part.cut_sites.reach.reach_far(shown, fn)
+    return found is not None and len(found) == 1 and found[0].kind is EvidenceKind.SINK \
+        and found[0].span is not None and statement.lineno <= found[0].span.line <= (statement.end_lineno or 0)
 
 
 def joined_whole(shown: ast.expr, collection: ast.expr) -> bool:

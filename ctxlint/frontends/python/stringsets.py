@@ -14,7 +14,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
-from ctxlint.frontends.python.knowledge import IDENTITY_HASHED
+from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -27,6 +27,9 @@ _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefo
 # one and the methods only a path has whose result is a path again.
 _PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "pathlib.PosixPath"})
 _PATH_METHODS = frozenset({"with_suffix", "with_name", "with_stem", "relative_to", "joinpath", "resolve", "absolute"})
+# The functions of `os.path` whose result is a path's text (given text; bytes hash with the seed too).
+_TEXT_CALLS = frozenset({"os.path.join", "os.path.relpath", "os.path.abspath", "os.path.normpath", "os.path.realpath",
+                         "os.path.basename", "os.path.dirname", "os.path.expanduser", "os.fspath"})
 MAX_HOPS = 6  # how many assignments back a set is followed
 
 
@@ -56,6 +59,9 @@ class StringSets(DeclaredText):
                 return left
             right = self.string_items(node.right, env, hops - 1) if hops > 1 else False
             return left or right if isinstance(node.op, ast.BitAnd) else left and right
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SET_METHODS \
+                and hops > 1:
+            return self.combined_strings(node, env, hops - 1)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" \
                 and not node.args:
             return self.str_keyed(node.func.value, env)  # `tools.keys()`, as a set already
@@ -82,6 +88,43 @@ class StringSets(DeclaredText):
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False
+
+    def combined_strings(self, call: ast.Call, env: Env, hops: int) -> bool:
+        """``a.union(b)`` and the other methods as their operators (``a | b`` needs both sides shown,
+        ``a & b`` either, ``a - b`` its left); ``set().union(*found)`` holds what the sets it is
+        given hold: each one a call of a function declared to return strings
+        (``found = await asyncio.gather(*[search(q) for q in queries])``, ``search -> set[str]``)."""
+        assert isinstance(call.func, ast.Attribute)
+        receiver, method = call.func.value, call.func.attr
+        if not call.args:
+            return False
+        given = [self.starred_strings(a.value, env) if isinstance(a, ast.Starred) else self.string_items(a, env, hops)
+                 for a in call.args]
+        if isinstance(receiver, ast.Call) and _is_set_call(receiver, self) and _empty(receiver):
+            return method == "union" and all(given)  # the empty set adds nothing: the arguments are the items
+        left = self.string_items(receiver, env, hops)
+        if method == "difference":
+            return left
+        return left or any(given) if method == "intersection" else left and all(given)
+
+    def starred_strings(self, node: ast.expr, env: Env) -> bool:
+        """Whether each collection of the list ``node`` holds strings: the results of
+        ``asyncio.gather(*[f(x) for x in xs])`` with ``f`` declared to return a collection of text."""
+        for _ in range(MAX_HOPS):
+            if isinstance(node, ast.Await):
+                node = node.value
+            elif isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
+                    and binding.owner is None:
+                node, env = binding.value, binding.env
+            else:
+                break
+        if isinstance(node, ast.Call) and self.m.qualified(node.func) == "asyncio.gather" and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Starred):
+            node = node.args[0].value
+        if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or not isinstance(node.elt, ast.Call):
+            return False
+        target = self.callees.function_for(node.elt, env, foreign=True, returns=False)
+        return target is not None and text_collection(target.fn.returns)
 
     def statement_of(self, node: ast.AST) -> ast.AST | None:
         """The statement ``node`` is part of (a loop for its ``iter``)."""
@@ -164,6 +207,8 @@ class StringSets(DeclaredText):
             return True  # `q.strip()`, `name.lower()`: text (or bytes, whose hash is seeded too)
         if self.path_item(item):
             return True
+        if isinstance(item, ast.Call) and self.text_call(item, env):
+            return True
         if isinstance(item, ast.Name):
             for comp in generators:
                 if self.dict_key_of(item.id, comp, env):
@@ -179,6 +224,22 @@ class StringSets(DeclaredText):
                     and self.text_item(binding.value, binding.env, ()):
                 return True  # `fname = str(path.resolve())`, then `names.add(fname)`
         return self.checked_str(item, env)
+
+    def text_call(self, call: ast.Call, env: Env) -> bool:
+        """Whether ``call`` gives text: a function of ``os.path`` that makes a path's text
+        (``os.path.relpath(f, root)``), or one of the project declared to return ``str`` or, in this
+        module, whose every return is shown to be text (``return os.path.relpath(fname, self.root)``)."""
+        if self.m.qualified(call.func) in _TEXT_CALLS:
+            return True
+        if env.depth > MAX_HOPS:
+            return False
+        target = self.callees.function_for(call, env, foreign=True, returns=False)
+        if target is None:
+            return False
+        if target.fn.returns is not None:
+            return ast.unparse(target.fn.returns) == "str"
+        return target.owner is None and bool(target.returns) \
+            and all(self.text_item(value, target.env, ()) for value in target.returns)
 
     def path_item(self, item: ast.expr) -> bool:
         """Whether ``item`` is a path: ``Path(...)``, ``p.parent``, ``p.with_suffix(...)``."""
