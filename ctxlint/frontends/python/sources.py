@@ -288,7 +288,7 @@ class Sources(Component):
                 found = joined(self.m, found, node, binding.value)
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
-                    found = wrapped_by_adds(self.untrusted(extra.value, binding.env), binding, extra)
+                    found = wrapped_by_adds(self.untrusted(extra.value, binding.extras_env), binding, extra)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(node, binding, self.m.parents, shared):
                     if found is None:
