@@ -3,20 +3,24 @@ the module builds them out of the call that makes them: a project function whose
 annotation names one (``def create_driver() -> webdriver.Chrome``), the module's own call of
 a class that gives one to its ``__init__`` (``Browser(driver)``), a helper of the project that
 returns a process's result (``def run(cmd): return subprocess.run(cmd, ...)``), or an ``except``
-clause that catches one (``except subprocess.CalledProcessError as e``)."""
+clause that catches one (``except subprocess.CalledProcessError as e``). And what an abstract
+method of the project gives: the content its subclasses' implementations return."""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.python.ownpaths import prints_users_history
 from ctxlint.frontends.python.values import Bound, Env
+from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.scopes import FunctionNode
     from ctxlint.frontends.python.sources import Sources
+    from ctxlint.model import Source
 
 
 def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tuple[SourceKindSpec, str] | None:
@@ -126,3 +130,26 @@ def returned_process(sources: Sources, call: ast.Call, env: Env) -> tuple[Source
     first = held[0]
     assert first is not None
     return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"
+
+
+def overridden_returns(sources: Sources, call: ast.Call, env: Env) -> Source | None:
+    """What the subclasses' implementations of an abstract method return, when ``call`` calls
+    one (``self.get_related_documentation(question)``, each vector store's override a search of
+    its index): the strongest source of any of their returns, as for any function the code shows."""
+    found: list[Source] = []
+    for target in sources.callees.overrides_for(call, env):
+        if not sources.m.enter(target.fn):
+            continue
+        reader = target.owner.sources if target.owner is not None else sources
+        try:
+            carried = [reader.untrusted(value, target.env) for value in target.returns]
+        finally:
+            sources.m.leave(target.fn)
+        found += [sources.m.adopt_source(c, sources.m.span(call)) if target.owner is not None else c
+                  for c in carried if c is not None]
+    strongest = max(found, key=lambda source: source.strong, default=None)
+    if strongest is None:
+        return None
+    step = Evidence(EvidenceKind.FLOW, f"returned by an implementation of `{sources.m.short(call.func)}()`",
+                    sources.m.span(call))
+    return replace(strongest, flow=(*strongest.flow, step))
