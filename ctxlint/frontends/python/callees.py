@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
-from ctxlint.frontends.python.nodes import abstract, base_name, forward_reference
+from ctxlint.frontends.python.nodes import base_name, forward_reference
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -44,18 +44,6 @@ class Callees(Component):
         if returns and not inner.returns:
             return None
         return Called(fn, inner.returns, Env(inner, self.bind(call, env, found), env.depth + 1), owner)
-
-    def overrides_for(self, call: ast.Call, env: Env) -> list[Called]:
-        """The subclasses' overrides (``subclass_hooks``) that ``call`` may run when it calls an
-        abstract method of the project (``docs = self.get_related_documentation(question)`` on a
-        base class each store implements), with the parameters bound to the call's arguments."""
-        if env.depth > MAX_DEPTH:
-            return []
-        found = self.callee(call.func, env, foreign=True)
-        if found is None or not found[3] or not abstract(found[1]) or found[2].parent is None:
-            return []
-        return [Called(hook[1], hook[2].returns, Env(hook[2], self.bind(call, env, hook), env.depth + 1), hook[0])
-                for hook in self.subclass_hooks(found[2].parent, found[1].name) if hook[2].returns]
 
     def returned_items(self, node: ast.Subscript, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
         """The ``position``-th item of each tuple the function ``node`` calls returns

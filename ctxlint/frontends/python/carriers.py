@@ -13,14 +13,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import SourceKindSpec
+from ctxlint.frontends.python.callees import Called
+from ctxlint.frontends.python.knowledge import MAX_DEPTH
+from ctxlint.frontends.python.nodes import abstract
 from ctxlint.frontends.python.ownpaths import prints_users_history
 from ctxlint.frontends.python.values import Bound, Env
-from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 if TYPE_CHECKING:
+    from ctxlint.frontends.python.callees import Callees
     from ctxlint.frontends.python.scopes import FunctionNode
     from ctxlint.frontends.python.sources import Sources
-    from ctxlint.model import Source
 
 
 def annotated_carrier(sources: Sources, annotation: ast.expr, what: str) -> tuple[SourceKindSpec, str] | None:
@@ -132,12 +135,35 @@ def returned_process(sources: Sources, call: ast.Call, env: Env) -> tuple[Source
     return first[0], f"{sources.m.short(call.func)}(...), which returns {first[1]}"
 
 
+def iterated_source(sources: Sources, node: ast.expr, env: Env) -> Source | None:
+    """``for line in sys.stdin:``: an object whose lines the catalogue says are third-party
+    content (its path followed by ``.__iter__()``, as a subscript's by ``.__getitem__()``)."""
+    path = sources.calls.path(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    spec = next((s for s in sources.m.catalogue.sources.match(f"{path}.__iter__()") if path
+                 and isinstance(s, SourceKindSpec) and not s.carrier), None)
+    return None if spec is None else Source(SourceKind.UNTRUSTED, f"{spec.what} ({path})", sources.m.span(node),
+                                            strong=spec.strong, origin=spec.kind)
+
+
+def implementations(callees: Callees, call: ast.Call, env: Env) -> list[Called]:
+    """The subclasses' overrides (``subclass_hooks``) that ``call`` may run when it calls an
+    abstract method of the project (``docs = self.get_related_documentation(question)`` on a
+    base class each store implements), with the parameters bound to the call's arguments."""
+    if env.depth > MAX_DEPTH:
+        return []
+    found = callees.callee(call.func, env, foreign=True)
+    if found is None or not found[3] or not abstract(found[1]) or found[2].parent is None:
+        return []
+    return [Called(hook[1], hook[2].returns, Env(hook[2], callees.bind(call, env, hook), env.depth + 1), hook[0])
+            for hook in callees.subclass_hooks(found[2].parent, found[1].name) if hook[2].returns]
+
+
 def overridden_returns(sources: Sources, call: ast.Call, env: Env) -> Source | None:
     """What the subclasses' implementations of an abstract method return, when ``call`` calls
     one (``self.get_related_documentation(question)``, each vector store's override a search of
     its index): the strongest source of any of their returns, as for any function the code shows."""
     found: list[Source] = []
-    for target in sources.callees.overrides_for(call, env):
+    for target in implementations(sources.callees, call, env):
         if not sources.m.enter(target.fn):
             continue
         reader = target.owner.sources if target.owner is not None else sources

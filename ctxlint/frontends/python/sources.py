@@ -20,6 +20,7 @@ from ctxlint.frontends.python.carriers import (
     carrier_from_callers,
     caught_carrier,
     constructor_argument,
+    iterated_source,
     overridden_returns,
     returned_process,
 )
@@ -188,22 +189,13 @@ class Sources(Component):
         if loop is None or not self.m.enter(loop):
             return None
         try:
-            found = self.iterated_source(loop.iter, env) or self.untrusted(loop.iter, env)
+            found = iterated_source(self, loop.iter, env) or self.untrusted(loop.iter, env)
         finally:
             self.m.leave(loop)
         if found is None:
             return None
         step = Evidence(EvidenceKind.FLOW, f"an item of `{self.m.short(loop.iter)}`", self.m.span(loop.iter))
         return replace(found, flow=(*found.flow, step))
-
-    def iterated_source(self, node: ast.expr, env: Env) -> Source | None:
-        """``for line in sys.stdin:``: an object whose lines the catalogue says are third-party
-        content (its path followed by ``.__iter__()``, as a subscript's by ``.__getitem__()``)."""
-        path = self.calls.path(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else ""
-        spec = next((s for s in self.m.catalogue.sources.match(f"{path}.__iter__()") if path
-                     and isinstance(s, SourceKindSpec) and not s.carrier), None)
-        return None if spec is None else Source(SourceKind.UNTRUSTED, f"{spec.what} ({path})", self.m.span(node),
-                                                strong=spec.strong, origin=spec.kind)
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
         """A parameter no call binds here: the third-party content the module's own callers of
