@@ -112,12 +112,12 @@ class Ordering(Component):
                         and not self.helper_call(extra.value):
                     # `files.extend([join(d, f) for f in os.listdir(d)])`: the added items come in its order
                     # (a helper's list is reported where the helper fills it)
-                    detail = self.unordered(extra.value, binding.extras_env)
+                    detail = self.unordered(extra.value, binding.env)
                     if detail is not None:
                         return None if name in self.sorted_in_place(binding.env.scope.node) else detail
                 for loop in extra.loops[binding.loops:]:
                     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
-                        detail = self.unordered(loop.node.iter, binding.extras_env)
+                        detail = self.unordered(loop.node.iter, binding.env)
                         if detail is not None:
                             return None if name in self.sorted_in_place(binding.env.scope.node) else detail
             return None
@@ -357,7 +357,7 @@ class Ordering(Component):
                         self._iteration_walk(held.value, held.env, inner, inner_index)
                         for extra in held.extras:
                             if extra.kind in ("+=", "append", "extend") and extra.value is not None:
-                                self._iteration_walk(extra.value, held.extras_env, inner, inner_index)
+                                self._iteration_walk(extra.value, held.env, inner, inner_index)
                                 inner.extend(self.strings.added_sources(held, extra))
                 finally:
                     self.m.leave(binding.value)

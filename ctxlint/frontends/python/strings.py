@@ -157,7 +157,7 @@ class Strings(Component):
         """The collections in no fixed order the loops around an addition walk (each loop the
         binding is not already in: `for root, _, files in os.walk(d): for f in files: ...` adds
         in the order of `os.walk`, not only of `files`)."""
-        return tuple(s for loop in extra.loops[binding.loops:] for s in self.loop_sources(loop, binding.extras_env))
+        return tuple(s for loop in extra.loops[binding.loops:] for s in self.loop_sources(loop, binding.env))
 
     def fstring(self, node: ast.JoinedStr, env: Env) -> list[Piece]:
         values = [v for v in node.values if isinstance(v, ast.FormattedValue)]
