@@ -252,3 +252,45 @@ def test_fields_of_one_fetched_item_on_one_line_are_one_finding_naming_the_sourc
     assert found[2]["message"].startswith(
         "`item['title']` and `item['author']` carry untrusted content (requests.get(...).json(), line 8) in the "
         "system role")
+
+
+
+REBINDING_ASKER = '''\
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def add_pages(prompt: str, texts: list[str]) -> str:
+    for text in texts:
+        prompt += f"{text}\\n"
+    return prompt
+
+
+def build(question: str, urls: list[str], prompt: str = "") -> list[dict]:
+    prompt = "Answer from the pages below.\\n"
+    prompt = add_pages(prompt, [requests.get(url, timeout=10).text for url in urls])
+    return [{"role": "system", "content": prompt}, {"role": "user", "content": question}]
+
+
+def ask(question: str, urls: list[str]) -> str:
+    reply = client.chat.completions.create(model="gpt-4o", max_completion_tokens=300,
+                                           messages=build(question, urls))
+    return reply.choices[0].message.content
+
+
+__all__ = ["ask"]
+'''
+
+
+def test_a_parameter_bound_again_holds_what_the_helper_adds_over_its_own_loop(tmp_path):
+    # `prompt = add_pages(prompt, ...)` binds the parameter again, so the message holds the
+    # helper's text, not the caller's default; what the helper adds is read in the helper, where
+    # its loop runs over its own parameter (`texts`, not a name the caller has).
+    write_files(tmp_path, {"app/__init__.py": "", "app/asker.py": REBINDING_ASKER})
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX402", "app/asker.py"], capture_output=True, text=True, cwd=tmp_path)
+    found = json.loads(run.stdout)
+    assert [(f["line"], f["column"], f["confidence"]) for f in found] == [(9, 21, "high")]
+    assert found[0]["message"].startswith("`text` carries untrusted content (requests.get(...).text, line 15)")

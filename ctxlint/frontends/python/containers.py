@@ -347,14 +347,14 @@ class Containers(Component):
                         and _within(node, inner.node) else None
                     repeats = tuple(loop.node for loop in extra.loops[binding.loops:]
                                     if isinstance(loop.node, (ast.For, ast.AsyncFor)))
-                    item = Item(extra.value, binding.env, where, variable, sources, log, repeats)
+                    item = Item(extra.value, binding.extras_env, where, variable, sources, log, repeats)
                     if extra.kind == "insert":
                         items.insert(0, item)
                     else:
                         items.append(item)
                 elif extra.kind in ("extend", "+="):
-                    more = self.items(extra.value, binding.env, where)
-                    items.extend(more if more is not None else [Item(extra.value, binding.env, where, True)])
+                    more = self.items(extra.value, binding.extras_env, where)
+                    items.extend(more if more is not None else [Item(extra.value, binding.extras_env, where, True)])
                 elif extra.kind == "shuffle":
                     return None
             if len(items) > MAX_ITEMS:

@@ -127,6 +127,6 @@ def built_from(node: ast.expr, env: Env, resolve: Callable[[ast.AST, Env], Bindi
         for extra in binding.extras:
             if extra.kind not in ADDS or extra.value is None:
                 return [node]  # reassigned: what it ends as is not read here
-            pieces += built_from(extra.value, binding.env, resolve, depth + 1)
+            pieces += built_from(extra.value, binding.extras_env, resolve, depth + 1)
         return pieces
     return [node]

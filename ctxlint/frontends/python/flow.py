@@ -494,7 +494,7 @@ def _facts_added(facts: Callable[..., Facts], binding: Binding, extra: Assign, a
     with the fence or tag the additions around it put it in (``block += read(path)`` after a piece
     that opens a fence and before one that closes it)."""
     before = len(acc.sources)
-    facts(extra.value, binding.env, acc)
+    facts(extra.value, binding.extras_env, acc)
     acc.sources[before:] = [wrapped_by_adds(s, binding, extra) or s for s in acc.sources[before:]]
 
 

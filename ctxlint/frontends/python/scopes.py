@@ -309,10 +309,11 @@ class Scopes(Component):
         """What ``name`` holds at ``at`` in ``env``; None when unknowable (a parameter, a loop
         target), or held by another module and ``foreign`` is not asked for."""
         bound = env.bound(name)
-        if bound is not None:
+        if bound is not None and not _rebound(self, name, env, at):
             if bound.owner is not None and not foreign:
                 return None
-            return Binding(bound.node, bound.env, self.parameter_additions(name, env, at), owner=bound.owner)
+            return Binding(bound.node, bound.env, _parameter_additions(self, name, env, at), owner=bound.owner,
+                           added_in=env)
         scope: Scope | None = env.scope
         first = True
         while scope is not None:
@@ -342,16 +343,6 @@ class Scopes(Component):
         if foreign and name in self.m.from_imports:
             return self.import_binding(self.m.imports[name], self.m.import_levels.get(name, 0))
         return None
-
-    def parameter_additions(self, name: str, env: Env, at: tuple[int, int] | None) -> list[Assign]:
-        """What the function adds to a parameter before ``at`` (``prompt += f"{doc}\n"`` in a
-        helper that returns the prompt it was given): the caller's argument, then these. Nothing
-        when the function binds the name again."""
-        records = env.scope.assigns.get(name) if env.scope.kind == "function" and name in env.scope.params else None
-        if not records or not self.m.step(len(records)):
-            return []
-        visible, index = seen_at(records, at, True, self.carried)
-        return visible if index is None and all(r.kind == "+=" for r in visible) else []
 
     def unknowable_target(self, node: ast.Name, env: Env) -> ast.expr | None:
         """The target a local name was last bound at when that binding is one ``binding`` cannot
@@ -557,3 +548,25 @@ def _bound(name: str, scope: Scope | None) -> bool:
             return True
         scope = scope.parent
     return False
+
+
+def _rebound(scopes: Scopes, name: str, env: Env, at: tuple[int, int] | None) -> bool:
+    """Whether the function binds its parameter ``name`` again before ``at``
+    (``prompt = self.add_docs(prompt, docs)``): from there on the name holds that value, not
+    the caller's argument."""
+    records = env.scope.assigns.get(name) if at is not None and env.scope.kind == "function" \
+        and name in env.scope.params else None
+    if not records or not scopes.m.step(len(records)):
+        return False
+    return seen_at(records, at, True, scopes.carried)[1] is not None
+
+
+def _parameter_additions(scopes: Scopes, name: str, env: Env, at: tuple[int, int] | None) -> list[Assign]:
+    """What the function adds to a parameter before ``at`` (``prompt += f"{doc}\n"`` in a
+    helper that returns the prompt it was given): the caller's argument, then these. Nothing
+    when the function binds the name again."""
+    records = env.scope.assigns.get(name) if env.scope.kind == "function" and name in env.scope.params else None
+    if not records or not scopes.m.step(len(records)):
+        return []
+    visible, index = seen_at(records, at, True, scopes.carried)
+    return visible if index is None and all(r.kind == "+=" for r in visible) else []

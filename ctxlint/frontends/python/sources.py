@@ -20,6 +20,8 @@ from ctxlint.frontends.python.carriers import (
     carrier_from_callers,
     caught_carrier,
     constructor_argument,
+    iterated_source,
+    overridden_returns,
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
@@ -187,22 +189,13 @@ class Sources(Component):
         if loop is None or not self.m.enter(loop):
             return None
         try:
-            found = self.iterated_source(loop.iter, env) or self.untrusted(loop.iter, env)
+            found = iterated_source(self, loop.iter, env) or self.untrusted(loop.iter, env)
         finally:
             self.m.leave(loop)
         if found is None:
             return None
         step = Evidence(EvidenceKind.FLOW, f"an item of `{self.m.short(loop.iter)}`", self.m.span(loop.iter))
         return replace(found, flow=(*found.flow, step))
-
-    def iterated_source(self, node: ast.expr, env: Env) -> Source | None:
-        """``for line in sys.stdin:``: an object whose lines the catalogue says are third-party
-        content (its path followed by ``.__iter__()``, as a subscript's by ``.__getitem__()``)."""
-        path = self.calls.path(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else ""
-        spec = next((s for s in self.m.catalogue.sources.match(f"{path}.__iter__()") if path
-                     and isinstance(s, SourceKindSpec) and not s.carrier), None)
-        return None if spec is None else Source(SourceKind.UNTRUSTED, f"{spec.what} ({path})", self.m.span(node),
-                                                strong=spec.strong, origin=spec.kind)
 
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
         """A parameter no call binds here: the third-party content the module's own callers of
@@ -288,7 +281,7 @@ class Sources(Component):
                 found = joined(self.m, found, node, binding.value)
             for extra in binding.extras:  # a list or text that untrusted content was added to
                 if found is None and extra.value is not None and extra.kind in ADDS:
-                    found = wrapped_by_adds(self.untrusted(extra.value, binding.env), binding, extra)
+                    found = wrapped_by_adds(self.untrusted(extra.value, binding.extras_env), binding, extra)
             if found is None and isinstance(node, ast.Name):  # `if ...: out = run(tool) else: out = "none"`
                 for other in other_branches(node, binding, self.m.parents, shared):
                     if found is None:
@@ -378,6 +371,9 @@ class Sources(Component):
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
             return replace(found, flow=(*found.flow, step))
+        found = overridden_returns(self, call, env)  # an abstract method: what its implementations return
+        if found is not None:
+            return found
         # Calls the catalogue does not know and the code does not show, named like a tool runner (`run_tool(...)`,
         # `tools[name](...)`) or a web fetch: the name is the only evidence, so the source is weak.
         taken = _dispatched(self.scopes, func, env)

@@ -134,7 +134,7 @@ class Strings(Component):
         for extra in binding.extras:
             if extra.kind != "+=" or extra.value is None or doubles(extra):
                 return None
-            more = self.pieces(extra.value, binding.env)
+            more = self.pieces(extra.value, binding.extras_env)
             loop = binding.loop_of(extra)
             if loop is not None:
                 sources = self.added_sources(binding, extra)

@@ -450,9 +450,9 @@ class Unit(CallIndex, CycleGuard):
     def binding_key(binding: Binding) -> tuple[object, ...]:
         """What a followed value depends on: the expression, where it is evaluated, the
         arguments bound to that scope's parameters and the changes made after it."""
-        env = binding.env
-        return (id(binding.value), id(env.scope), tuple((b.param, id(b.node), id(b.env)) for b in env.bindings),
-                tuple(id(e) for e in binding.extras))
+        return (id(binding.value), *(
+            (id(env.scope), tuple((b.param, id(b.node), id(b.env)) for b in env.bindings))
+            for env in (binding.env, binding.extras_env)), tuple(id(e) for e in binding.extras))
 
     def following(self) -> frozenset[int]:
         """The values being followed now: what a result found under the cycle guard depends on."""

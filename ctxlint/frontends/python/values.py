@@ -152,6 +152,13 @@ class Binding:
     extras: list[Assign]
     loops: int = 0  # loops around the base assignment (an extra inside more loops repeats)
     owner: Analyzer | None = None  # the module that holds the value, when it is another one
+    # Where the changes are made, when not where the value is: a function's additions to the
+    # argument its caller gave a parameter (``prompt += f"{doc}\n"`` over the function's own loop).
+    added_in: Env | None = None
+
+    @property
+    def extras_env(self) -> Env:
+        return self.added_in if self.added_in is not None else self.env
 
     def loop_of(self, extra: Assign) -> Loop | None:
         return extra.loops[-1] if len(extra.loops) > self.loops else None
