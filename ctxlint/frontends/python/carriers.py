@@ -3,25 +3,19 @@ the module builds them out of the call that makes them: a project function whose
 annotation names one (``def create_driver() -> webdriver.Chrome``), the module's own call of
 a class that gives one to its ``__init__`` (``Browser(driver)``), a helper of the project that
 returns a process's result (``def run(cmd): return subprocess.run(cmd, ...)``), or an ``except``
-clause that catches one (``except subprocess.CalledProcessError as e``). And what an abstract
-method of the project gives: the content its subclasses' implementations return."""
+clause that catches one (``except subprocess.CalledProcessError as e``)."""
 
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import SourceKindSpec
-from ctxlint.frontends.python.callees import Called
-from ctxlint.frontends.python.knowledge import MAX_DEPTH
-from ctxlint.frontends.python.nodes import abstract
 from ctxlint.frontends.python.ownpaths import prints_users_history
 from ctxlint.frontends.python.values import Bound, Env
-from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+from ctxlint.model import Source, SourceKind
 
 if TYPE_CHECKING:
-    from ctxlint.frontends.python.callees import Callees
     from ctxlint.frontends.python.scopes import FunctionNode
     from ctxlint.frontends.python.sources import Sources
 
@@ -144,38 +138,3 @@ def iterated_source(sources: Sources, node: ast.expr, env: Env) -> Source | None
     return None if spec is None else Source(SourceKind.UNTRUSTED, f"{spec.what} ({path})", sources.m.span(node),
                                             strong=spec.strong, origin=spec.kind)
 
-
-def implementations(callees: Callees, call: ast.Call, env: Env) -> list[Called]:
-    """The subclasses' overrides (``subclass_hooks``) that ``call`` may run when it calls an
-    abstract method of the project (``docs = self.get_related_documentation(question)`` on a
-    base class each store implements), with the parameters bound to the call's arguments."""
-    if env.depth > MAX_DEPTH:
-        return []
-    found = callees.callee(call.func, env, foreign=True)
-    if found is None or not found[3] or not abstract(found[1]) or found[2].parent is None:
-        return []
-    return [Called(hook[1], hook[2].returns, Env(hook[2], callees.bind(call, env, hook), env.depth + 1), hook[0])
-            for hook in callees.subclass_hooks(found[2].parent, found[1].name) if hook[2].returns]
-
-
-def overridden_returns(sources: Sources, call: ast.Call, env: Env) -> Source | None:
-    """What the subclasses' implementations of an abstract method return, when ``call`` calls
-    one (``self.get_related_documentation(question)``, each vector store's override a search of
-    its index): the strongest source of any of their returns, as for any function the code shows."""
-    found: list[Source] = []
-    for target in implementations(sources.callees, call, env):
-        if not sources.m.enter(target.fn):
-            continue
-        reader = target.owner.sources if target.owner is not None else sources
-        try:
-            carried = [reader.untrusted(value, target.env) for value in target.returns]
-        finally:
-            sources.m.leave(target.fn)
-        found += [sources.m.adopt_source(c, sources.m.span(call)) if target.owner is not None else c
-                  for c in carried if c is not None]
-    strongest = max(found, key=lambda source: source.strong, default=None)
-    if strongest is None:
-        return None
-    step = Evidence(EvidenceKind.FLOW, f"returned by an implementation of `{sources.m.short(call.func)}()`",
-                    sources.m.span(call))
-    return replace(strongest, flow=(*strongest.flow, step))

@@ -21,7 +21,6 @@ from ctxlint.frontends.python.carriers import (
     caught_carrier,
     constructor_argument,
     iterated_source,
-    overridden_returns,
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
@@ -371,9 +370,6 @@ class Sources(Component):
                 found = self.m.adopt_source(found, self.m.span(call))
             step = Evidence(EvidenceKind.FLOW, f"returned by `{self.m.short(call.func)}()`", self.m.span(call))
             return replace(found, flow=(*found.flow, step))
-        found = overridden_returns(self, call, env)  # an abstract method: what its implementations return
-        if found is not None:
-            return found
         # Calls the catalogue does not know and the code does not show, named like a tool runner (`run_tool(...)`,
         # `tools[name](...)`) or a web fetch: the name is the only evidence, so the source is weak.
         taken = _dispatched(self.scopes, func, env)
