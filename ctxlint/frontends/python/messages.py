@@ -16,6 +16,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
+from ctxlint.frontends.python.nodes import loop_binding
 from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.rolehelpers import helper_message
 from ctxlint.frontends.python.sources import loop_giving
@@ -178,18 +179,13 @@ class Messages(Component):
         """``for result in tool_results: messages.append(result)``, where every item the loop's
         list is given is a message dict of one role (``{"role": "tool", ...}``): the entries of
         that dict, so the item is read as the message it is, not as text of a user message."""
-        current = self.m.parents.get(id(node))
-        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(current, (ast.For, ast.AsyncFor)) and isinstance(current.target, ast.Name) \
-                    and current.target.id == node.id:
-                items = self.containers.items(current.iter, env) or []
-                shapes = [self.containers.dict_entries(i.node, i.env) for i in items if not i.variable]
-                if not items or len(shapes) != len(items) or any(s is None or "role" not in s for s in shapes):
-                    return None
-                roles = {self.flow.literal_str(*s["role"][:2]) for s in shapes if s is not None}
-                return shapes[0] if len(roles) == 1 and None not in roles else None
-            current = self.m.parents.get(id(current))
-        return None
+        loop = loop_binding(self.m.parents, node)
+        items = (self.containers.items(loop.iter, env) or []) if loop is not None else []
+        shapes = [self.containers.dict_entries(i.node, i.env) for i in items if not i.variable]
+        if not items or len(shapes) != len(items) or any(s is None or "role" not in s for s in shapes):
+            return None
+        roles = {self.flow.literal_str(*s["role"][:2]) for s in shapes if s is not None}
+        return shapes[0] if len(roles) == 1 and None not in roles else None
 
     def content(self, node: ast.expr, env: Env, builder: Builder, role: Role, loop: str | None) -> None:
         """A message's content (or Anthropic's ``system``): text, or a list of content blocks."""

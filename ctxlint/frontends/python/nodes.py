@@ -350,3 +350,15 @@ def kept_default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.e
                               for n in walk(fn)):
         return None
     return default
+
+
+def loop_binding(parents: dict[int, ast.AST], name: ast.Name) -> ast.For | ast.AsyncFor | None:
+    """The ``for`` loop, in ``name``'s own function, whose target is ``name`` (``for item in
+    items: ... item ...``): what the name holds is an item of what that loop goes over."""
+    current = parents.get(id(name))
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(current, (ast.For, ast.AsyncFor)) and isinstance(current.target, ast.Name) \
+                and current.target.id == name.id:
+            return current
+        current = parents.get(id(current))
+    return None

@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, UPLOAD_WORDS
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MAX_DEPTH, PATH_BUILDERS, PATH_METHODS_STATIC
-from ctxlint.frontends.python.nodes import arguments
+from ctxlint.frontends.python.nodes import arguments, loop_binding
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -90,7 +90,7 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
         return isinstance(node.value, str) and _FILE_NAME.match(node.value) is not None
     if not isinstance(node, ast.Name) or depth > 2:
         return False
-    loop = _loop_over(m, node)
+    loop = loop_binding(m.parents, node)
     if loop is not None:
         listed, listed_env = scopes.deref(loop.iter, env)
         if listed is loop.iter or (isinstance(listed, ast.Constant) and listed.value is None):
@@ -120,17 +120,6 @@ def _lists_given(m: Unit, loop: ast.For | ast.AsyncFor) -> list[ast.List | ast.T
     if not given or not all(isinstance(v, (ast.List, ast.Tuple)) and v.elts for v in given):
         return []
     return given  # type: ignore[return-value]
-
-
-def _loop_over(m: Unit, name: ast.Name) -> ast.For | ast.AsyncFor | None:
-    """The ``for`` loop around ``name`` whose target it is."""
-    current = m.parents.get(id(name))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        if isinstance(current, (ast.For, ast.AsyncFor)) and isinstance(current.target, ast.Name) \
-                and current.target.id == name.id:
-            return current
-        current = m.parents.get(id(current))
-    return None
 
 
 # A literal piece of a path that names the project's own prompt folder (`/prompts/`, `templates`).
