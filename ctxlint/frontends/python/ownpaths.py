@@ -104,7 +104,10 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
         return isinstance(listed, (ast.List, ast.Tuple)) and bool(listed.elts) and all(
             _file_name(m, scopes, item, listed_env, depth + 1) for item in listed.elts)
     value, value_env = scopes.deref(node, env)
-    return value is not node and _file_name(m, scopes, value, value_env, depth + 1)
+    if value is node:  # `from .types import SKILL_FILE`: a constant another module writes
+        found = m.foreign(m.imports[node.id], m.import_levels.get(node.id, 0)) if node.id in m.from_imports else None
+        return found is not None and isinstance(found[1], ast.Constant) and _file_name(m, scopes, found[1], env)
+    return _file_name(m, scopes, value, value_env, depth + 1)
 
 
 def _name_required(m: Unit, scopes: Scopes, node: ast.Name, env: Env) -> bool:
