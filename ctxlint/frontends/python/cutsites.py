@@ -57,7 +57,7 @@ from ctxlint.frontends.python.loopshapes import (
     skips_rest,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
-from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.nodes import children, no_sizes
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
@@ -486,7 +486,7 @@ class CutSites(Component):
                    for o in operands):
                 continue  # `len(span_tokens) > 1`: a count, not a budget
             for operand in operands:
-                called = {id(n.func) for n in ast.walk(operand) if isinstance(n, ast.Call)}
+                called = no_sizes(operand)  # a call's name, a collection an item is read from (`words[0]`)
                 for part in ast.walk(operand):
                     if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
                         if context and self.known_text(part.args[0], env):
