@@ -342,8 +342,8 @@ class Calls(Component):
         LiteLLMModel(...)``), read by that module's analyzer, which is kept as the reader of the
         call that builds it (``reader``)."""
         held = owner.calls.holder(value, env)
-        if held is not None:
-            self.m.holder_readers[id(held[1])] = owner
+        if held is not None:  # built a module further on (a package's wrapper): the module that builds it reads it
+            self.m.holder_readers[id(held[1])] = owner.calls.reader(held[1]) or owner
         return held
 
     def reader(self, built: ast.Call) -> Analyzer | None:

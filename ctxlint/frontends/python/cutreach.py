@@ -52,6 +52,8 @@ Steps = tuple[Evidence, ...]
 KEPT = "kept in"
 # ... and of a cut written back into a turn of a conversation.
 REWRITTEN = "written back as the content of"
+# ... and of a cut a tool returns: the model reads it as the tool's result.
+TOOL_RESULT = "the result of the tool"
 # What a conversation a function walks is called.
 _CONVERSATIONS = ("messages", "*_messages", "history", "chat_history", "conversation", "turns")
 
@@ -68,15 +70,17 @@ class CutReach(Component):
         there is text (``-> Tuple[str, str]``): a cut of text, which the value's own name or type
         would not show (``above = parts[i]``, an item of a list of text and images)."""
         # The cheap tests first: most functions say nothing of what they return.
-        if fn is None or fn.returns is None or not isinstance(node.slice, ast.Slice) \
-                or not isinstance(node.value, ast.Name):
+        if fn is None or fn.returns is None or not isinstance(node.slice, ast.Slice):
             return None
-        target = _assigned_name(self.m.parents.get(id(node)))
-        if target != node.value.id:
+        if isinstance(self.m.parents.get(id(node)), ast.Return):  # `return page.to_markdown()[:n]` in `-> str`
+            if not _text_annotation(fn.returns, None):
+                return None
+        elif not isinstance(node.value, ast.Name) or _assigned_name(self.m.parents.get(id(node))) != node.value.id:
             return None
-        positions = list(self.returned(fn, target))
-        if not positions or not _text_annotation(fn.returns, positions[0]):
-            return None
+        else:
+            positions = list(self.returned(fn, node.value.id))
+            if not positions or not _text_annotation(fn.returns, positions[0]):
+                return None
         bounds = self.cuts.bounds(node, env)
         if bounds is None:
             return None
@@ -218,6 +222,9 @@ class CutReach(Component):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
         if isinstance(parent, ast.Return) or (isinstance(parent, ast.Tuple)
                                               and isinstance(self.m.parents.get(id(parent)), ast.Return)):
+            result = self.tool_result(fn) if isinstance(parent, ast.Return) else None
+            if result is not None:
+                return result
             if fn is not None and matches(fn.name.lower(), FOR_MODEL):
                 return (Evidence(EvidenceKind.SINK, f"returned by `{fn.name}`, named for what a model is given",
                                  self.m.span(parent)),)
@@ -233,6 +240,18 @@ class CutReach(Component):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops, seen)
         return None
+
+    def tool_result(self, fn: FunctionNode | None) -> Steps | None:
+        """``return page[:4096]`` in a function registered as a tool a model calls (``@tool``,
+        ``@mcp.tool()``): the model reads what it returns as the tool's whole result. None where
+        the tool's own description tells the model that its results are cut."""
+        if fn is None or (decorator := self.tools.registering_decorator(fn, self.scope_of(fn))) is None:
+            return None
+        described = ast.get_docstring(fn) or ""
+        if cut_marker(described) or "truncat" in described.lower():
+            return None
+        return (Evidence(EvidenceKind.SINK, f"{TOOL_RESULT} `{fn.name}`, which the model reads as the whole of it",
+                         self.m.span(decorator)),)
 
     def rewrites_message(self, statement: ast.AST | None, node: ast.expr, fn: FunctionNode | None) -> Steps | None:
         """``message.content = cut`` (or ``message["content"] = cut``) where ``message`` is a turn of
@@ -460,6 +479,11 @@ def _message_content(parent: ast.AST, node: ast.expr, holder: ast.AST | None) ->
         return "role" in keys and node in parent.values and keys[parent.values.index(node)] == "content"
     return isinstance(parent, ast.keyword) and parent.arg == "content" and isinstance(holder, ast.Call) \
         and last_name(holder.func) == "dict" and any(k.arg == "role" for k in holder.keywords)
+
+
+def cut_kind(steps: Steps) -> str:
+    """The kind of a cut followed to where a model reads it: returned by a tool, or into a prompt."""
+    return "tool-result-cut" if any(step.text.startswith(TOOL_RESULT) for step in steps) else "prompt-cut"
 
 
 def _text_annotation(returns: ast.expr | None, position: int | None) -> bool:

@@ -26,7 +26,7 @@ from ctxlint.frontends.python.cutmarkers import (
     joined_with_marker,
     listed_with_marker,
 )
-from ctxlint.frontends.python.cutreach import REWRITTEN
+from ctxlint.frontends.python.cutreach import REWRITTEN, cut_kind
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.flow import returns_record
@@ -57,7 +57,7 @@ from ctxlint.frontends.python.loopshapes import (
     skips_rest,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
-from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.nodes import children, no_sizes
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
@@ -221,7 +221,7 @@ class CutSites(Component):
                 return Observation("message-cut", source.span, "a turn of the conversation is rewritten with it",
                                    source=replace(source, strong=True, flow=(*source.flow, *reaches)))
             window = window_sized(self.m, node, helped[0] if helped else None)  # made to fit the model's window
-            return Observation("window-cut" if window else "prompt-cut", source.span, "its text reaches a prompt",
+            return Observation("window-cut" if window else cut_kind(reaches), source.span, "its text reaches a prompt",
                                source=replace(source, strong=True, flow=(*source.flow, *window, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
         if settled is not None:  # filled into a template of the project's settings files, rendered and sent
@@ -486,7 +486,7 @@ class CutSites(Component):
                    for o in operands):
                 continue  # `len(span_tokens) > 1`: a count, not a budget
             for operand in operands:
-                called = {id(n.func) for n in ast.walk(operand) if isinstance(n, ast.Call)}
+                called = no_sizes(operand)  # a call's name, a collection an item is read from (`words[0]`)
                 for part in ast.walk(operand):
                     if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
                         if context and self.known_text(part.args[0], env):

@@ -362,3 +362,11 @@ def loop_binding(parents: dict[int, ast.AST], name: ast.Name) -> ast.For | ast.A
             return current
         current = parents.get(id(current))
     return None
+
+
+def no_sizes(node: ast.AST) -> set[int]:
+    """The names in ``node`` that cannot be a size or a budget: a function called
+    (``len``, ``count_tokens``), and a collection an item is read from (``int(words[0]) >= 400``
+    compares the item, whatever the collection's name says)."""
+    return {id(n.func if isinstance(n, ast.Call) else n.value) for n in ast.walk(node)
+            if isinstance(n, (ast.Call, ast.Subscript))}

@@ -70,6 +70,8 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
             return own_path(m, scopes, node.value, env)
         if any(fnmatchcase(dotted.rsplit(".", 1)[-1].lower(), p) for p in CONFIG_NAMES):
             return True
+        if isinstance(node, ast.Name) and _name_required(m, scopes, node, env):
+            return True  # `if path.name != SKILL_FILE: return None` first: only a file the program names
         binding = scopes.resolve(node, env)
         if binding is not None and not binding.extras:
             return m.follow(binding.value, lambda value, value_env: own_path(m, scopes, value, value_env),
@@ -102,7 +104,32 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
         return isinstance(listed, (ast.List, ast.Tuple)) and bool(listed.elts) and all(
             _file_name(m, scopes, item, listed_env, depth + 1) for item in listed.elts)
     value, value_env = scopes.deref(node, env)
-    return value is not node and _file_name(m, scopes, value, value_env, depth + 1)
+    if value is node:  # `from .types import SKILL_FILE`: a constant another module writes
+        found = m.foreign(m.imports[node.id], m.import_levels.get(node.id, 0)) if node.id in m.from_imports else None
+        return found is not None and isinstance(found[1], ast.Constant) and _file_name(m, scopes, found[1], env)
+    return _file_name(m, scopes, value, value_env, depth + 1)
+
+
+def _name_required(m: Unit, scopes: Scopes, node: ast.Name, env: Env) -> bool:
+    """Whether the function, before it reads the path ``node``, leaves unless the path's name is
+    one the code writes whole (``if not path.exists() or path.name != SKILL_FILE: return None``):
+    whatever folder it is given, it reads only the file it names."""
+    fn = env.scope.node
+    if env.scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for statement in fn.body:
+        if statement.lineno >= node.lineno:
+            return False
+        if not (isinstance(statement, ast.If) and isinstance(statement.body[-1], (ast.Return, ast.Raise))):
+            continue
+        test = statement.test
+        for part in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]:
+            if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.NotEq) \
+                    and isinstance(part.left, ast.Attribute) and part.left.attr == "name" \
+                    and isinstance(part.left.value, ast.Name) and part.left.value.id == node.id \
+                    and _file_name(m, scopes, part.comparators[0], env):
+                return True
+    return False
 
 
 def _lists_given(m: Unit, loop: ast.For | ast.AsyncFor) -> list[ast.List | ast.Tuple]:

@@ -111,12 +111,14 @@ _HEADER_CHARS = 2_000
 _HEADER_LINES = 15
 
 
-_TEMPLATE_TAG = re.compile(r"\{\{-?\s*[\w.]+|\{%-?\s*\w+")
+# ... and a `<placeholder>` glued to a name (`def test_<area>_offloads(...)`), of a file to copy and adapt.
+_TEMPLATE_TAG = re.compile(r"\{\{-?\s*[\w.]+|\{%-?\s*\w+|\w*(?:\w<[a-z][a-z0-9_]*>|<[a-z][a-z0-9_]*>\w)\w*")
 
 
 def template_tag(text: str, line: int) -> str | None:
-    """A Jinja tag on ``line`` (where CPython stopped), or a cookiecutter variable anywhere:
-    the file is a template that renders to Python (a cookiecutter tree), not Python itself."""
+    """A Jinja tag or a ``<placeholder>`` in a name on ``line`` (where CPython stopped), or a
+    cookiecutter variable anywhere: the file is a template that renders to Python (a cookiecutter
+    tree, a file to copy and fill in), not Python itself."""
     cookiecutter = re.search(r"\{\{\s*cookiecutter\.\w+\s*\}\}", text)
     if cookiecutter:
         return cookiecutter.group(0)

@@ -24,6 +24,7 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
@@ -145,6 +146,8 @@ class Sinks(Component):
                 ) -> Request | None:
         """The request ``call`` sends; ``body`` is the posted body when a caller gives it (a
         helper that posts its parameter)."""
+        if unreached(self.m, call, env):
+            return None  # in a branch only a value no call gives takes (`if version == "0.28":`)
         given = body if body is not None else self.args.payload(call, env, sink.payload) if sink.payload \
             else self.args.of(call, env)
         if given is None or any(key in given.keywords for key in sink.rejects):

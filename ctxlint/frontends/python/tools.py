@@ -239,14 +239,10 @@ class Tools(Component):
                 if made:
                     anchors.setdefault((id(scope.node), registry), self.m.span(call))
                 tools.extend(made)
-        names = self.m.catalogue.tool_decorators.last_names()
         for fn, scope in self.m.functions:
-            where = scope.parent or self.m.module_scope
-            outer = Env(where)
-            decorator = next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
-                decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
+            decorator = self.registering_decorator(fn, scope)
             if decorator is not None:
-                builder, tools = group(where, _registry(decorator))
+                builder, tools = group(scope.parent or self.m.module_scope, _registry(decorator))
                 tools.append(self.decorated_tool(fn, scope, decorator, builder))
         requests = []
         for key, (builder, tools) in groups.items():
@@ -296,6 +292,14 @@ class Tools(Component):
         assert isinstance(node, ast.Name)
         return [f for _, bound in self.sources.callers(helper, node.id, env)
                 for f in self.passed_functions(bound.node, bound.env, hops + 1)]
+
+    def registering_decorator(self, fn: FunctionNode, scope: Scope) -> ast.expr | None:
+        """The decorator that makes ``fn`` a tool a model can call (``@tool``, ``@function_tool``,
+        FastMCP's ``@mcp.tool()``), if one does: a model reads what the function returns."""
+        names = self.m.catalogue.tool_decorators.last_names()
+        outer = Env(scope.parent or self.m.module_scope)
+        return next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
+            decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
 
     def is_tool_decorator(self, node: ast.expr) -> bool:
         return self.is_decorator(node, "tool")

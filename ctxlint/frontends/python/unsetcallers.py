@@ -41,13 +41,13 @@ class CallersGiveNone:
         """Whether every call of a function named like ``fn`` (of the module ``where``) the
         project makes, one at least outside tests, leaves its parameter ``param`` unset; and none
         is one the wrapper summaries follow to ``fn`` (they judge each such call where it is made)."""
-        name, position = fn.name, _position(fn, param)
+        name, position = fn.name, position_of(fn, param)
         if name in self.seen:
             return True  # passed on to a method of the same name: its calls are being read
         self.seen.add(name)
         own = {id(n) for n in walk(fn)}  # its own calls (the request, when the SDK's is named the same)
         outside_tests = 0
-        for unit in self._callers(name):
+        for unit in self.callers(name):
             for call, _ in unit.calls:  # every call of the module, indexed once
                 if last_name(call.func) != name or id(call) in own:
                     continue
@@ -57,7 +57,7 @@ class CallersGiveNone:
                 outside_tests += not module_in_tests(unit)
         return outside_tests > 0
 
-    def _callers(self, name: str) -> list[Unit]:
+    def callers(self, name: str) -> list[Unit]:
         """This module and the project's modules whose text calls ``name(...)``; none when there
         may be more than the scan keeps."""
         units = [self.m]
@@ -151,7 +151,7 @@ def _unset_parameter(fn: Function, name: str) -> bool:
     return isinstance(default, ast.Constant) and default.value is None
 
 
-def _position(fn: Function, name: str) -> int | None:
+def position_of(fn: Function, name: str) -> int | None:
     """Where ``name`` stands among the positional parameters after ``self`` (None for a
     keyword-only one)."""
     names = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from ctxlint.frontends import jsonpos, limits, template_syntax
 from ctxlint.frontends.jsonpos import Node
 from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.placeholders import format_fields
 from ctxlint.model import (
     Breakpoint,
     ParsedFile,
@@ -122,7 +123,7 @@ class Context:
             try:
                 found = jinja.parse_template(value, self.path, locate, role)
             except jinja.TemplateError as error:
-                if syntax == "template" and FORMAT_FIELD.search(value):
+                if syntax == "template" and FORMAT_FIELD.search(value) or self.format_file(value):
                     # A `str.format` template whose `{{`/`}}` write literal braces: not Jinja.
                     return format_segments(value, role, index, span)
                 self.parsed.errors.append((self.point(offsets(error.offset)), error.message))
@@ -133,6 +134,13 @@ class Context:
         if syntax in ("sk", "handlebars") and "{{" in value:
             return self._double_brace(value, role, index, syntax, offsets, locate, span)
         return [Segment(role, span(0, len(value)), value, None, index)]
+
+    def format_file(self, value: str) -> bool:
+        """Whether a request file's string that Jinja cannot read is a ``str.format`` template:
+        the file fills ``{name}`` fields, holds no Jinja statement, and every brace of the value
+        balances as ``str.format`` reads it (``{{``/``}}`` write literal braces)."""
+        return bool(FORMAT_FIELD.search(self.text)) and not JINJA_STATEMENTS.search(self.text) \
+            and format_fields(value) is not None
 
     def _double_brace(self, value, role, index, syntax, offsets, locate, span) -> list[Segment]:
         """Semantic Kernel's own syntax (``{{$var}}``, ``{{time.Date}}``, ``<message role>``
@@ -151,6 +159,7 @@ class Context:
 
 
 JINJA_MARKERS = re.compile(r"\{\{|\{%|\{#")
+JINJA_STATEMENTS = re.compile(r"\{%|\{#")
 # JSON values whose inner positions matter; the rest (schemas, data) is read without positions.
 _DETAIL_KEYS = frozenset({"messages", "system", "tools", "functions", "content", "input", "instructions",
                           "result", *SETTINGS_TABLES, "contents", "parts", "systemInstruction",

@@ -1,0 +1,72 @@
+"""A branch only a value no call gives can take: ``if version == "0.28":`` in ``def query(...,
+version="1.5")``, where every call of ``query`` the project makes (one at least outside tests)
+leaves ``version`` to its default. What such a branch sends (the old SDK's request kept beside the
+current one) is not sent by the program as shipped, so a request there is not read."""
+
+from __future__ import annotations
+
+import ast
+
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.nodes import kept_default, walk
+from ctxlint.frontends.python.unit import Unit
+from ctxlint.frontends.python.unsetcallers import CallersGiveNone, module_in_tests, position_of
+from ctxlint.frontends.python.values import Env
+
+
+def unreached(unit: Unit, node: ast.AST, env: Env) -> bool:
+    """Whether ``node`` sits in the body of an ``if`` that compares a parameter of its function
+    with a constant other than the one it holds: the one the call being followed gives it
+    (``env``), or else its default when no call of the function gives it one."""
+    tested: list[tuple[str, object]] = []
+    child, parent = node, unit.parents.get(id(node))
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.If) and any(statement is child for statement in parent.body):
+            tested.extend(_compared(parent.test))
+        child, parent = parent, unit.parents.get(id(parent))
+    if not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for name, value in tested:
+        bound = env.bound(name) if env.scope.node is parent else None
+        if bound is not None:  # read for one call, which gives the parameter its value
+            if isinstance(bound.node, ast.Constant) and bound.node.value != value:
+                return True
+            continue
+        default = kept_default(parent, name)
+        if isinstance(default, ast.Constant) and default.value != value and _no_call_gives(unit, parent, name, value):
+            return True
+    return False
+
+
+def _no_call_gives(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, value: object) -> bool:
+    """Whether the project calls ``fn`` (by its name, one call at least outside tests) and no call
+    can give its parameter ``name`` the constant ``value``: each leaves it out or gives another
+    constant (a spread or a computed value might give it)."""
+    position, outside_tests = position_of(fn, name), 0
+    own = {id(n) for n in walk(fn)}
+    for caller in CallersGiveNone(unit).callers(fn.name):
+        for call, _ in caller.calls:
+            if last_name(call.func) != fn.name or id(call) in own:
+                continue
+            given = next((k.value for k in call.keywords if k.arg == name), None)
+            if any(k.arg is None for k in call.keywords) or (given is None and position is not None and (
+                    any(isinstance(a, ast.Starred) for a in call.args[:position + 1]))):
+                return False
+            if given is None and position is not None and position < len(call.args):
+                given = call.args[position]
+            if given is not None and not (isinstance(given, ast.Constant) and given.value != value):
+                return False
+            outside_tests += not module_in_tests(caller)
+    return outside_tests > 0
+
+
+def _compared(test: ast.expr) -> list[tuple[str, object]]:
+    """``name == constant`` (either way round): the name and the constant."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return []
+    left, right = test.left, test.comparators[0]
+    if isinstance(right, ast.Name):
+        left, right = right, left
+    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is not None:
+        return [(left.id, right.value)]
+    return []
