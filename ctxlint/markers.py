@@ -53,9 +53,11 @@ def cut_noted(text: str) -> bool:
     return _NOTED.search(text) is not None
 
 
-_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut|\blimited to\b", re.IGNORECASE)
+# Words that say a cut was made, in English or in Chinese (truncated, omitted, discarded, has forgotten).
+_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut|\blimited to\b|截断|省略|丢弃|忘记了", re.IGNORECASE)
 
 
 def mentions_cut(text: str) -> bool:
     """Whether a text written where code cuts says so anywhere (``"... (42 older turns omitted)"``)."""
     return _MENTION.search(text) is not None
+
