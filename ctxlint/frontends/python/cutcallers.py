@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.knowledge import MEASURES
-from ctxlint.frontends.python.loopshapes import LOGGING
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit

@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import beside_named_marker, joined_with_marker, listed_with_marker
+from ctxlint.frontends.python.cutmarkers import LOGGING, beside_named_marker, joined_with_marker, listed_with_marker
 from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
@@ -30,7 +30,6 @@ from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTP
 from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
-    LOGGING,
     SIZE_WORDS,
     added_to,
     adds,

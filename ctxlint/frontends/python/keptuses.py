@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.loopshapes import LOGGING
+from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.nodes import reads_of
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef

@@ -11,13 +11,10 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.cutmarkers import assigned_to_name
+from ctxlint.frontends.python.cutmarkers import LOGGING, assigned_to_name
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
 from ctxlint.markers import mentions_cut
 
-# Methods that write a value to a log, a console or a warning.
-LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
-           "print", "write_log"}
 SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
 # What a running count is called (``total_tokens += n`` counts, it does not add an item).
 COUNTS = (*SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
