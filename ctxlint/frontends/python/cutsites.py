@@ -25,7 +25,7 @@ from ctxlint.frontends.python.cutreach import REWRITTEN
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.flow import returns_record
-from ctxlint.frontends.python.keptuses import only_inspected
+from ctxlint.frontends.python.keptuses import in_failure_branch, only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
@@ -176,7 +176,8 @@ class CutSites(Component):
             truncator = self.cuts.summary(fn, env.scope)
             if truncator is not None and truncator.span == source.span:
                 return None  # a truncator: reported where it is called
-        goes = self.goes_to(node, fn)
+        # `if resp.status_code >= 400: body = resp.text[:1000]`: an error report, read by no model
+        goes = None if in_failure_branch(self.m.parents, node) else self.goes_to(node, fn)
         if goes is None:
             return None
         # What an agent reads back after running code or fetching a page; a process's streams or
