@@ -53,9 +53,22 @@ def cut_noted(text: str) -> bool:
     return _NOTED.search(text) is not None
 
 
-_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut|\blimited to\b", re.IGNORECASE)
+# Words that say a cut was made, in English or in Chinese (truncated, omitted, discarded, has forgotten).
+_MENTION = re.compile(r"truncat|omit|elided|…|\.\.\.|\[cut|\blimited to\b|截断|省略|丢弃|忘记了", re.IGNORECASE)
 
 
 def mentions_cut(text: str) -> bool:
     """Whether a text written where code cuts says so anywhere (``"... (42 older turns omitted)"``)."""
     return _MENTION.search(text) is not None
+
+
+# What a log says of a text that came out cut (`"Truncating the outline"`, `"is too long! Use first 1000
+# chars"`, `"unable to be generated due to context window limitations"`); a log of progress or of a count
+# says nothing of it.
+_SAYS_LOSS = re.compile(r"truncat|\bcut\b|prun|trimm|omit|dropp|skipp|unable|incomplete|partial|exceed|limit"
+                        r"|too (?:long|large|big)|\bfit\b|context window", re.IGNORECASE)
+
+
+def says_loss(text: str) -> bool:
+    """Whether a log's text speaks of something lost to a cut."""
+    return _SAYS_LOSS.search(text) is not None

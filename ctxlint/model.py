@@ -187,13 +187,15 @@ class Cut:
     which end it keeps ("start" or "end"), the mechanism that found it (its evidence kind:
     ``slice``, ``word-cut``, ``helper-cut`` ...), whether what it cuts is a conversation's
     history (keeping its start drops the newest turns), and whether its name says it is a whole
-    document or the context gathered for a question (``document``, ``search_context``)."""
+    document or the context gathered for a question (``document``, ``search_context``), and whether
+    the branch that cuts says so to a log (``if len(text) > n: log.warning("truncating")``)."""
 
     unit: str = "characters"
     keeps: str = "start"
     how: str = "slice"
     history: bool = False
     document: bool = False
+    logged: bool = False
 
 
 @dataclass(frozen=True, slots=True)

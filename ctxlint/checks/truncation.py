@@ -63,6 +63,8 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
             kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
+        if kind == "cut-reaches-prompt" and (source.cut or Cut()).logged:
+            kind = "logged-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
             if kind == "misplaced-cut" else _logged_message(source) if kind == "logged-cut" else _message(source)
         ctx.report(source.span, message, kind=kind, evidence=(
@@ -96,8 +98,10 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
                 kind = "tail-cut"
             elif kind == "cut" and _cuts_a_document(source):
                 kind = "document-cut"
+            elif kind == "cut" and cut.logged:
+                kind = "logged-cut"
             ctx.report(
-                source.span, _message(source),
+                source.span, _logged_message(source) if kind == "logged-cut" else _message(source),
                 kind=kind if source.strong else "cut-pattern",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` cuts the text", source.span,
                                    source.strong), *source.flow,
@@ -156,7 +160,15 @@ def _fed_back_message(source: Source) -> str:
 
 
 def _logged_message(source: Source) -> str:
-    unit = (source.cut or Cut()).unit
+    cut = source.cut or Cut()
+    if cut.how == "slice":
+        amount = f"its {'first' if cut.keeps == 'start' else 'last'} {source.kept:,} characters" \
+            if source.kept is not None else "a fixed length"
+        return (f"`{source.detail}` cuts the text to {amount} when it is longer and leaves nothing in its place; "
+                "the branch that cuts says so only to its log, so the model cannot tell that content is missing and "
+                "answers as if it had it all. Put the log's note in the text as well (\"[truncated: first 1,000 of "
+                "4,210 characters]\"), or summarise instead.")
+    unit = cut.unit
     return (f"`{source.detail}` cuts {unit} off the text until it fits a budget and leaves nothing in their "
             "place; the code tests that budget and says it cut only to its log, so the model cannot tell that "
             "content is missing and answers as if it had it all. Put the log's note in the text as well "

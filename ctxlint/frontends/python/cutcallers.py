@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.knowledge import MEASURES
-from ctxlint.frontends.python.loopshapes import LOGGING
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
@@ -49,6 +49,22 @@ class CutCallers(Component):
         if found is None:
             return None
         return target.value, found.cut, value
+
+    def trimmed_text(self, statement: ast.stmt, test: ast.expr, env: Env) -> tuple[ast.Name, Cut, ast.expr] | None:
+        """``query = query[:n]`` in a loop run until ``len(encode(conversation + query)) <= limit``: a
+        text cut again and again while the whole it is measured in (the turns before it and itself)
+        overflows. A text measured alone (``while len(query) > n``) is a cut made before the loop,
+        retried, and reported there."""
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            return None
+        assert isinstance(statement, ast.Assign)
+        value = statement.value
+        found = self.cuts.find(value, env) if isinstance(value, (ast.Call, ast.Subscript)) else None
+        if found is None or id(value) in self.m.marked or not (
+                isinstance(found.subject, ast.Name) and found.subject.id == target.id):
+            return None
+        return (target, found.cut, value) if _measured_with_more(test, target.id) else None
 
     def going_on(self, fn: FunctionNode | None, cut: str) -> tuple[Evidence, ...]:
         """A place for each call of ``fn`` whose caller reads again what ``fn`` returns of the
@@ -119,3 +135,19 @@ def _read_on(unit: Unit, read: ast.Name) -> bool:
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _measured_with_more(test: ast.expr, name: str) -> bool:
+    """Whether ``test`` measures ``name`` joined with other text (``conversation + query``, an
+    f-string with both)."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.JoinedStr):
+            parts = [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+        else:
+            continue
+        if any(isinstance(p, ast.Name) and p.id == name for p in parts) and any(
+                not (isinstance(p, ast.Name) and p.id == name) for p in parts):
+            return True
+    return False

@@ -6,7 +6,11 @@ from __future__ import annotations
 import ast
 from itertools import pairwise
 
-from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.markers import cut_marker, cut_marker_before, says_loss
+
+# Methods that write a value to a log, a console or a warning.
+LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
+           "print", "write_log"}
 
 
 def names_a_marker(node: ast.expr) -> bool:
@@ -74,4 +78,30 @@ def beside_named_marker(statement: ast.stmt, target: str) -> bool:
                 for cut, other in ((before, after), (after, before)):
                     if isinstance(cut, ast.Name) and cut.id == target and names_a_marker(other):
                         return True
+    return False
+
+
+def logged_branch(node: ast.Subscript, bound: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the slice ``node`` (``text[:n]``) is made in the branch of an ``if`` that tests the
+    same text's length against the same bound (``if len(text) > n:``), and that branch writes a log
+    that speaks of the loss (``print(f"{len(text)=} is too long! Use first {n} chars.")``,
+    ``LOG.warning("Truncating the output")``): the code knows it cuts, and tells its log alone."""
+    statement: ast.AST | None = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parents.get(id(statement))
+    branch = parents.get(id(statement)) if statement is not None else None
+    if not isinstance(branch, ast.If) or statement not in branch.body:
+        return False
+    text, limit = ast.dump(node.value), ast.dump(bound)
+    measured = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len" and c.args
+                   and ast.dump(c.args[0]) == text for c in ast.walk(branch.test))
+    if not measured or not any(ast.dump(n) == limit for n in ast.walk(branch.test)):
+        return False
+    for call in (n for s in branch.body for n in ast.walk(s)):
+        if isinstance(call, ast.Call) and (call.func.attr if isinstance(call.func, ast.Attribute)
+                                           else getattr(call.func, "id", "")) in LOGGING:
+            words = " ".join(n.value for a in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(a)
+                             if isinstance(n, ast.Constant) and isinstance(n.value, str))
+            if says_loss(words):
+                return True
     return False

@@ -21,7 +21,7 @@ from itertools import pairwise
 
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import MIN_CUT
-from ctxlint.frontends.python.cutmarkers import names_a_marker
+from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component, Unit
@@ -157,6 +157,8 @@ class Cuts(Component):
         how = "output-slice" if reads_output(subject, RAW_OUTPUT_NAMES) else \
             LAST_ITEM_CUT if keeps == "start" and fills_what_is_left(node, self.m.parents) else "slice"
         cut = self.cut_of(node.value, "characters", keeps, how)
+        if logged_branch(node, bound, self.m.parents):  # `if len(text) > n: log.warning("truncating"); text[:n]`
+            cut = replace(cut, logged=True)
         if not cut.document and (_read_whole(subject, env) or _share_of_its_tokens(bound, subject, env) or (
                 isinstance(parent, ast.Return) and _names_a_document(env.scope))):
             cut = replace(cut, document=True)

@@ -20,22 +20,16 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import (
-    assigned_to_name,
-    beside_named_marker,
-    joined_with_marker,
-    listed_with_marker,
-)
+from ctxlint.frontends.python.cutmarkers import LOGGING, beside_named_marker, joined_with_marker, listed_with_marker
 from ctxlint.frontends.python.cutreach import REWRITTEN, cut_kind
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.flow import returns_record
-from ctxlint.frontends.python.keptuses import only_inspected
+from ctxlint.frontends.python.keptuses import in_failure_branch, only_inspected
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
 from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
-    LOGGING,
     SIZE_WORDS,
     added_to,
     adds,
@@ -53,8 +47,11 @@ from ctxlint.frontends.python.loopshapes import (
     only_logs,
     over_in_body,
     records_keys,
+    retried_cut,
+    run_while,
     says_cut,
     skips_rest,
+    statements_run,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children, no_sizes
@@ -123,7 +120,7 @@ class CutSites(Component):
                 # a tool's or a schema's description: the shape says a model reads it
                 described = self.descriptions.description_cut(node, Env(scope)) \
                     if isinstance(node, ast.Subscript) else None
-                observation = described or (None if _retried(self.m.parents, node)
+                observation = described or (None if retried_cut(self.m.parents, node)
                                             else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
@@ -179,7 +176,8 @@ class CutSites(Component):
             truncator = self.cuts.summary(fn, env.scope)
             if truncator is not None and truncator.span == source.span:
                 return None  # a truncator: reported where it is called
-        goes = self.goes_to(node, fn)
+        # `if resp.status_code >= 400: body = resp.text[:1000]`: an error report, read by no model
+        goes = None if in_failure_branch(self.m.parents, node) else self.goes_to(node, fn)
         if goes is None:
             return None
         # What an agent reads back after running code or fetching a page; a process's streams or
@@ -448,13 +446,14 @@ class CutSites(Component):
                   fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> list[Observation]:
         """``while <over budget>: items = items[1:]`` (or ``items.pop()``): items dropped until it fits;
         in a helper, each call whose caller goes on with what it returns is a place of the finding."""
-        if not self.budget_test(loop.test, env, context) or \
+        test, body = run_while(loop)
+        if not self.budget_test(test, env, context) or \
                 says_cut([s for s in _after(self.m.parents, loop) if not logs_only(s)]):
             return []
         found = []
         subjects: set[str] = set()
-        for statement in loop_body(loop):
-            shortened = self.callers.shortened_item(statement, env)
+        for statement in statements_run(body):
+            shortened = self.callers.shortened_item(statement, env) or self.callers.trimmed_text(statement, test, env)
             dropped = drop_of(statement) if shortened is None else (shortened[0], shortened[1].keeps)
             if shortened is not None:
                 self.in_loops.add(id(shortened[2]))  # the loop's cut, not one of its own
@@ -465,8 +464,8 @@ class CutSites(Component):
             how = "ranked-loop" if is_ranked(self.m.code(statement)) else "drop-loop"
             unit = shortened[1].unit if shortened is not None else "items"
             cut = Cut(unit, keeps, how, history_name(self.m.dotted(subject) or ""))
-            step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(loop.test)}` repeats it until the text fits",
-                            self.m.span(loop.test))
+            step = Evidence(EvidenceKind.FLOW, f"`while {self.m.code(test)}` repeats it until the text fits",
+                            self.m.span(test))
             callers = self.callers.going_on(fn, subject.id) if isinstance(subject, ast.Name) else ()
             source = Source(SourceKind.TRUNCATION, self.m.code(statement), self.m.span(statement), cut=cut,
                             flow=(step, *callers))
@@ -500,18 +499,6 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
-
-
-def _retried(parents: dict[int, ast.AST], node: ast.expr) -> bool:
-    """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
-    made before the loop, reported there."""
-    assigned = assigned_to_name(node, parents)
-    if assigned is None:
-        return False
-    statement, name = assigned
-    loop = parents.get(id(statement))
-    return isinstance(loop, ast.While) and any(
-        isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
 
 
 def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:

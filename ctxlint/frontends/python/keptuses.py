@@ -6,6 +6,8 @@ name's later uses. When every one of them tests the text (``word in content``, `
 it to a function named for embeddings (vectors, not text a model answers from), the cut loses
 nothing a model would have read. A use that only gives the name a new value built from the old
 (``message = detail or message``) is followed by the name's later uses, which are read as well.
+Nor does a cut made where the code handles a failed HTTP response (``if resp.status_code >= 400:
+body = {"raw": resp.text[:1000]}``): an error report, whose end no task needed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.loopshapes import LOGGING
+from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.nodes import reads_of
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -54,3 +56,51 @@ def _statement(parents: dict[int, ast.AST], node: ast.AST) -> ast.AST | None:
     while current is not None and not isinstance(current, ast.stmt):
         current = parents.get(id(current))
     return current
+
+
+def in_failure_branch(parents: dict[int, ast.AST], node: ast.AST) -> bool:
+    """Whether ``node`` is in a branch taken when an HTTP response failed: the body of an ``if``
+    that tests a status code for an error (``resp.status_code >= 400``, ``status != 200``, ``not
+    resp.ok``, ``resp.is_error``), or the ``else`` of one that tests it for success."""
+    current: ast.AST = node
+    while (parent := parents.get(id(current))) is not None and not isinstance(parent, FunctionNode):
+        if isinstance(parent, ast.If) and current is not parent.test:
+            failed = _status_test(parent.test)
+            if failed is not None and failed == (current in parent.body):
+                return True
+        current = parent
+    return False
+
+
+# The attributes of a response that say how its request went: `status_code` is an HTTP response's
+# alone; the others only on a name said of a response (a run's `result.is_success` is no HTTP call).
+_STATUS = ("status_code", "status", "ok", "is_error", "is_success")
+
+
+def _response(node: ast.expr) -> bool:
+    """A value named as an HTTP response (``resp``, ``response``, ``r``, ``api_response``)."""
+    name = (node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")).lower()
+    return name in ("r", "res", "resp", "response") or name.endswith(("_resp", "_response"))
+
+
+def _status_test(test: ast.expr) -> bool | None:
+    """True when ``test`` holds for a failed response, False when for a successful one, None when
+    it tests no response's status."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _status_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Attribute) and test.attr in _STATUS[2:] and _response(test.value):
+        return test.attr == "is_error"
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute)
+            and (test.left.attr == "status_code" or (test.left.attr == "status" and _response(test.left.value)))):
+        return None
+    op, code = test.ops[0], test.comparators[0]
+    if not (isinstance(code, ast.Constant) and isinstance(code.value, int)):
+        return None
+    if isinstance(op, (ast.GtE, ast.Gt)) and code.value >= 300:
+        return True
+    if isinstance(op, ast.Lt) and code.value in (300, 400):
+        return False
+    if isinstance(op, (ast.NotEq, ast.Eq)) and code.value == 200:
+        return isinstance(op, ast.NotEq)
+    return None

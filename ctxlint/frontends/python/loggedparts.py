@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ctxlint.frontends.python.loopshapes import LOGGING
+from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind

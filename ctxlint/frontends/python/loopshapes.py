@@ -11,12 +11,10 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.cutmarkers import LOGGING, assigned_to_name
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
 from ctxlint.markers import mentions_cut
 
-# Methods that write a value to a log, a console or a warning.
-LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
-           "print", "write_log"}
 SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
 # What a running count is called (``total_tokens += n`` counts, it does not add an item).
 COUNTS = (*SIZE_WORDS, "total", "count", "num", "sum", "used", "spent", "cost")
@@ -79,7 +77,39 @@ def says_cut(statements: list[ast.stmt]) -> bool:
 
 def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
     """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
-    stack: list[ast.stmt] = list(reversed(loop.body))
+    return statements_run(loop.body)
+
+
+def run_while(loop: ast.While) -> tuple[ast.expr, list[ast.stmt]]:
+    """The test a ``while`` loop repeats on and the statements it repeats: its own, or, for a
+    ``while True:`` whose body is one ``if T: ... else: break`` (or starts with ``if T: break``),
+    T and what runs while it holds (or until it does): the same loop, written with its test inside."""
+    body = loop.body
+    if not (isinstance(loop.test, ast.Constant) and loop.test.value is True and body and isinstance(body[0], ast.If)):
+        return loop.test, body
+    first = body[0]
+    if len(body) == 1 and len(first.orelse) == 1 and isinstance(first.orelse[0], ast.Break):
+        return first.test, first.body
+    if len(first.body) == 1 and isinstance(first.body[0], ast.Break) and not first.orelse:
+        return first.test, body[1:]
+    return loop.test, body
+
+
+def retried_cut(parents: dict[int, ast.AST], node: ast.expr) -> bool:
+    """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
+    made before the loop, reported there."""
+    assigned = assigned_to_name(node, parents)
+    if assigned is None:
+        return False
+    statement, name = assigned
+    loop = parents.get(id(statement))
+    return isinstance(loop, ast.While) and any(
+        isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
+
+
+def statements_run(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` and those it runs through ``if``, ``try`` and ``with``, not inner loops."""
+    stack: list[ast.stmt] = list(reversed(body))
     while stack:
         statement = stack.pop()
         yield statement

@@ -11,11 +11,10 @@ is none, and so is a log that says nothing of a loss (a progress line, a count).
 
 from __future__ import annotations
 
-import re
-
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, Node
 from ctxlint.frontends.typescript.syntax import walk
 from ctxlint.frontends.typescript.unit import Module
+from ctxlint.markers import says_loss
 from ctxlint.model import Evidence, EvidenceKind
 
 # The objects a log call is made on (`console.debug`, `this.logger.warn`), and its methods.
@@ -23,10 +22,6 @@ _LOGGERS = ("console", "logger", "log", "_logger")
 _LOG_METHODS = ("log", "debug", "info", "warn", "warning", "error", "trace")
 _COMPARISONS = ("<", "<=", ">", ">=")
 _CLASSES = ("class_declaration", "class", "abstract_class_declaration")
-# What a log says of a text that came out cut (`"Full repo map was unable to be generated due to context
-# window limitations"`, `"Truncating the outline"`); a log of progress or of a count says nothing of it.
-_SAYS_LOSS = re.compile(r"truncat|\bcut\b|prun|trimm|omit|dropp|skipp|unable|incomplete|partial|exceed|limit"
-                        r"|too (?:long|large|big)|\bfit\b|context window", re.IGNORECASE)
 
 
 def logged_only(m: Module, call: Node, cut_index: int) -> Evidence | None:
@@ -105,7 +100,7 @@ def _only_log(m: Module, branch: Node, call: Node) -> Node | None:
                 log = log or found
             elif not (statement.start_byte <= call.start_byte and call.end_byte <= statement.end_byte):
                 return None
-    return log if log is not None and _SAYS_LOSS.search(m.code(log)) else None
+    return log if log is not None and says_loss(m.code(log)) else None
 
 
 def log_call(m: Module, statement: Node) -> Node | None:
