@@ -17,7 +17,7 @@ from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, generic_alias, walk
 from ctxlint.frontends.python.scopes import other_branches
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
@@ -44,6 +44,10 @@ def last_name(func: ast.expr) -> str | None:
 
 
 class Calls(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        self._appended: dict[int, tuple[Scope, dict[str, list[tuple[ast.expr, Scope]]]]] = {}
+
     def path(self, node: ast.expr, env: Env, depth: int = 0) -> str:
         """The call path of an expression (a callee, a receiver, a value)."""
         if depth:
@@ -434,12 +438,25 @@ class Calls(Component):
         if cls is None:
             return found
         assert isinstance(iterable, ast.Attribute)
+        appended = self._appends(cls).get(f"self.{iterable.attr}", ())
+        found += [(value, Env(method_scope)) for value, method_scope in appended]
+        return found
+
+    def _appends(self, cls: Scope) -> dict[str, list[tuple[ast.expr, Scope]]]:
+        """What the methods of a class append (``x.append(value)``), by the code of the list, in the
+        order of its methods and of a walk of each: listed once per class (asked again for each loop
+        over one of its lists, it was a walk of every method each time)."""
+        kept = self._appended.get(id(cls))
+        if kept is not None and kept[0] is cls:  # the scope is kept with it: its id is not reused
+            return kept[1]
+        appends: dict[str, list[tuple[ast.expr, Scope]]] = {}
         for method, method_scope in cls.functions.values():
             for call in ast.walk(method):
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
-                        and len(call.args) == 1 and self.m.code(call.func.value) == f"self.{iterable.attr}":
-                    found.append((call.args[0], Env(method_scope)))
-        return found
+                        and len(call.args) == 1:
+                    appends.setdefault(self.m.code(call.func.value), []).append((call.args[0], method_scope))
+        self._appended[id(cls)] = (cls, appends)
+        return appends
 
 
 def passes_to_base(init: ast.AST) -> bool:
