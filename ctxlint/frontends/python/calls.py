@@ -465,11 +465,19 @@ def passes_to_base(init: ast.AST) -> bool:
     ``super().__init__(**config.options)`` may bring any setting)."""
     if not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    own = init.args.kwarg.arg if init.args.kwarg is not None else None
-    calls = [node for node in walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-             and node.func.attr == "__init__"]
-    return bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
-                               for call in calls for k in call.keywords if k.arg is None)
+    known: bool | None = getattr(init, _PASSES_TO_BASE, None)  # asked for each construction of the class
+    if known is None:
+        own = init.args.kwarg.arg if init.args.kwarg is not None else None
+        calls = [node for node in walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and node.func.attr == "__init__"]
+        known = bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
+                                    for call in calls for k in call.keywords if k.arg is None)
+        setattr(init, _PASSES_TO_BASE, known)
+    return known
+
+
+# The attribute a constructor's node keeps that answer in (no field of any node type has this name).
+_PASSES_TO_BASE = "_ctxlint_passes_to_base"
 
 
 def limit_attribute_set(function: ast.AST, name: str) -> bool:
