@@ -41,8 +41,7 @@ class Callees(Component):
         return self.called(call, env, found)
 
     def called(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Called:
-        """``function_for`` of the function ``callee`` found: its parameters bound to ``call``'s
-        arguments (apart, so a caller that may not need them tests the function first)."""
+        """``function_for`` of what ``callee`` found (apart: a caller may test the function first)."""
         owner, fn, inner, _ = found
         return Called(fn, inner.returns, Env(inner, self.bind(call, env, found), env.depth + 1), owner)
 

@@ -43,10 +43,14 @@ def last_name(func: ast.expr) -> str | None:
     return None
 
 
+# What a class's methods append, by the code of the list: the value appended and the method's scope.
+Appends = dict[str, list[tuple[ast.expr, Scope]]]
+
+
 class Calls(Component):
     def __init__(self, unit: Unit) -> None:
         super().__init__(unit)
-        self._appended: dict[int, tuple[Scope, dict[str, list[tuple[ast.expr, Scope]]]]] = {}
+        self._appended: dict[int, tuple[Scope, Appends]] = {}
 
     def path(self, node: ast.expr, env: Env, depth: int = 0) -> str:
         """The call path of an expression (a callee, a receiver, a value)."""
@@ -438,25 +442,26 @@ class Calls(Component):
         if cls is None:
             return found
         assert isinstance(iterable, ast.Attribute)
-        appended = self._appends(cls).get(f"self.{iterable.attr}", ())
+        appended = class_appends(self.m, self._appended, cls).get(f"self.{iterable.attr}", ())
         found += [(value, Env(method_scope)) for value, method_scope in appended]
         return found
 
-    def _appends(self, cls: Scope) -> dict[str, list[tuple[ast.expr, Scope]]]:
-        """What the methods of a class append (``x.append(value)``), by the code of the list, in the
-        order of its methods and of a walk of each: listed once per class (asked again for each loop
-        over one of its lists, it was a walk of every method each time)."""
-        kept = self._appended.get(id(cls))
-        if kept is not None and kept[0] is cls:  # the scope is kept with it: its id is not reused
-            return kept[1]
-        appends: dict[str, list[tuple[ast.expr, Scope]]] = {}
-        for method, method_scope in cls.functions.values():
-            for call in ast.walk(method):
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
-                        and len(call.args) == 1:
-                    appends.setdefault(self.m.code(call.func.value), []).append((call.args[0], method_scope))
-        self._appended[id(cls)] = (cls, appends)
-        return appends
+
+def class_appends(m: Unit, memo: dict[int, tuple[Scope, Appends]], cls: Scope) -> Appends:
+    """What the methods of a class append (``x.append(value)``), by the code of the list, in the
+    order of its methods and of a walk of each: listed once per class (asked again for each loop
+    over one of its lists, it was a walk of every method each time)."""
+    kept = memo.get(id(cls))
+    if kept is not None and kept[0] is cls:  # the scope is kept with it: its id is not reused
+        return kept[1]
+    appends: Appends = {}
+    for method, method_scope in cls.functions.values():
+        for call in ast.walk(method):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                    and len(call.args) == 1:
+                appends.setdefault(m.code(call.func.value), []).append((call.args[0], method_scope))
+    memo[id(cls)] = (cls, appends)
+    return appends
 
 
 def passes_to_base(init: ast.AST) -> bool:

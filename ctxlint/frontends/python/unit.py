@@ -180,12 +180,10 @@ class Unit(CallIndex, CycleGuard):
         return frozenset(names)
 
     def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
-        """Whether a function's or a class's text names an output limit (it may set one, or put
-        one in what it passes on)."""
+        """Whether a function's or a class's text names an output limit (it may set or pass one on)."""
         known = self._names_limit.get(id(fn))  # asked for a class at each construction of it
         if known is None:
-            text = self.code(fn)
-            known = self._names_limit[id(fn)] = any(limit in text for limit in LIMIT_NAMES)
+            known = self._names_limit[id(fn)] = any(map(self.code(fn).__contains__, LIMIT_NAMES))
         return known
 
     # ---- positions ------------------------------------------------------------------------------------
