@@ -35,14 +35,14 @@ class Callees(Component):
         if it returns nothing). A function of the module, a method of ``self``, of an object of a
         class the code shows or of a parameter annotated with one (found in the class or its
         bases), and with ``foreign``, a function or class another module of the project defines."""
-        if env.depth > MAX_DEPTH:
+        found = self.callee(call.func, env, foreign) if env.depth <= MAX_DEPTH else None
+        if found is None or returns and not found[2].returns:
             return None
-        found = self.callee(call.func, env, foreign)
-        if found is None:
-            return None
-        owner, fn, inner, method = found
-        if returns and not inner.returns:
-            return None
+        return self.called(call, env, found)
+
+    def called(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Called:
+        """``function_for`` of what ``callee`` found (apart: a caller may test the function first)."""
+        owner, fn, inner, _ = found
         return Called(fn, inner.returns, Env(inner, self.bind(call, env, found), env.depth + 1), owner)
 
     def returned_items(self, node: ast.Subscript, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:

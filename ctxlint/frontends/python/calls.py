@@ -17,7 +17,7 @@ from ctxlint.frameworks import Holder, Sink
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, generic_alias, walk
 from ctxlint.frontends.python.scopes import other_branches
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Binding, Env, Scope, own_class, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYS, LIMIT_NAMES
@@ -43,7 +43,15 @@ def last_name(func: ast.expr) -> str | None:
     return None
 
 
+# What a class's methods append, by the code of the list: the value appended and the method's scope.
+Appends = dict[str, list[tuple[ast.expr, Scope]]]
+
+
 class Calls(Component):
+    def __init__(self, unit: Unit) -> None:
+        super().__init__(unit)
+        self._appended: dict[int, tuple[Scope, Appends]] = {}
+
     def path(self, node: ast.expr, env: Env, depth: int = 0) -> str:
         """The call path of an expression (a callee, a receiver, a value)."""
         if depth:
@@ -434,12 +442,26 @@ class Calls(Component):
         if cls is None:
             return found
         assert isinstance(iterable, ast.Attribute)
-        for method, method_scope in cls.functions.values():
-            for call in ast.walk(method):
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
-                        and len(call.args) == 1 and self.m.code(call.func.value) == f"self.{iterable.attr}":
-                    found.append((call.args[0], Env(method_scope)))
+        appended = class_appends(self.m, self._appended, cls).get(f"self.{iterable.attr}", ())
+        found += [(value, Env(method_scope)) for value, method_scope in appended]
         return found
+
+
+def class_appends(m: Unit, memo: dict[int, tuple[Scope, Appends]], cls: Scope) -> Appends:
+    """What the methods of a class append (``x.append(value)``), by the code of the list, in the
+    order of its methods and of a walk of each: listed once per class (asked again for each loop
+    over one of its lists, it was a walk of every method each time)."""
+    kept = memo.get(id(cls))
+    if kept is not None and kept[0] is cls:  # the scope is kept with it: its id is not reused
+        return kept[1]
+    appends: Appends = {}
+    for method, method_scope in cls.functions.values():
+        for call in ast.walk(method):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+                    and len(call.args) == 1:
+                appends.setdefault(m.code(call.func.value), []).append((call.args[0], method_scope))
+    memo[id(cls)] = (cls, appends)
+    return appends
 
 
 def passes_to_base(init: ast.AST) -> bool:
@@ -448,11 +470,19 @@ def passes_to_base(init: ast.AST) -> bool:
     ``super().__init__(**config.options)`` may bring any setting)."""
     if not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    own = init.args.kwarg.arg if init.args.kwarg is not None else None
-    calls = [node for node in walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-             and node.func.attr == "__init__"]
-    return bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
-                               for call in calls for k in call.keywords if k.arg is None)
+    known: bool | None = getattr(init, _PASSES_TO_BASE, None)  # asked for each construction of the class
+    if known is None:
+        own = init.args.kwarg.arg if init.args.kwarg is not None else None
+        calls = [node for node in walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and node.func.attr == "__init__"]
+        known = bool(calls) and all(isinstance(k.value, ast.Name) and k.value.id == own
+                                    for call in calls for k in call.keywords if k.arg is None)
+        setattr(init, _PASSES_TO_BASE, known)
+    return known
+
+
+# The attribute a constructor's node keeps that answer in (no field of any node type has this name).
+_PASSES_TO_BASE = "_ctxlint_passes_to_base"
 
 
 def limit_attribute_set(function: ast.AST, name: str) -> bool:

@@ -40,6 +40,11 @@ class LastTurnCuts(Component):
         super().__init__(unit)
         self._cutters: dict[int, tuple[str, Span, int | None] | None] = {}
         self._senders: dict[tuple[int, str], tuple[str, Span, int | None] | None] = {}
+        # Facts of a class and of a function's own calls, asked again for each method a prompt is handed
+        # through: found once (on the largest modules, rebuilding them was most of this part's time).
+        self._methods: dict[int, dict[str, FunctionNode]] = {}
+        self._cutting: dict[int, bool] = {}
+        self._calls: dict[int, list[ast.Call]] = {}
 
     def observe(self) -> list[Observation]:
         """Each call of a project method that sends its prompt as the last message of a conversation
@@ -90,10 +95,13 @@ class LastTurnCuts(Component):
                 self._senders[key] = self.sent_then_cut(fn, param, 1)
             return self._senders[key]
         methods = self.methods_of(fn)
-        if not methods or hands > _MAX_HANDS or not any(self.cutter(m) for m in methods.values()):
+        if not methods or hands > _MAX_HANDS or not self._has_cutter(methods):
             return None
         added: str | None = None
-        calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        calls = self._calls.get(id(fn))
+        if calls is None:
+            calls = self._calls[id(fn)] = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)),
+                                                 key=lambda n: (n.lineno, n.col_offset))
         for node in calls:
             func = node.func
             if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
@@ -114,6 +122,13 @@ class LastTurnCuts(Component):
                 if cutter is not None and cutter[0] == added:
                     return cutter
         return None
+
+    def _has_cutter(self, methods: dict[str, FunctionNode]) -> bool:
+        """Whether a method of the class (its methods as ``methods_of`` keeps them) is a cutter."""
+        known = self._cutting.get(id(methods))
+        if known is None:
+            known = self._cutting[id(methods)] = any(self.cutter(m) for m in methods.values())
+        return known
 
     def appends_param(self, fn: FunctionNode, param: str) -> str | None:
         """The ``self.`` list ``fn`` appends ``{"content": param, ...}`` to."""
@@ -156,7 +171,11 @@ class LastTurnCuts(Component):
         owner = self.m.parents.get(id(fn))
         if not isinstance(owner, ast.ClassDef):
             return {}
-        return {s.name: s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        methods = self._methods.get(id(owner))
+        if methods is None:
+            methods = self._methods[id(owner)] = {s.name: s for s in owner.body
+                                                  if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return methods
 
 
 def _given(call: ast.Call, method: FunctionNode, param: str) -> str | None:

@@ -200,14 +200,16 @@ class Ordering(Component):
         """The function ``call`` calls, when it is a generator of this module, and the collection
         each of its ``yield``s loops over (the innermost loop around it); None when a ``yield``
         is outside every loop."""
-        target = self.callees.function_for(call, env, returns=False)
-        if target is None or target.owner is not None:
+        # `function_for`, its arguments bound only for a generator that loops: most calls are not
+        found = self.callees.callee(call.func, env, False) if env.depth <= MAX_DEPTH else None
+        if found is None or found[0] is not None:
             return None
-        key = id(target.fn)
+        fn = found[1]
+        key = id(fn)
         if key not in self.m.yield_memo:
-            self.m.yield_memo[key] = self.yielded_from(target.fn)
+            self.m.yield_memo[key] = self.yielded_from(fn)
         iterables = self.m.yield_memo[key]
-        return (target, iterables) if iterables else None
+        return (self.callees.called(call, env, found), iterables) if iterables else None
 
     def yielded_from(self, fn: ast.AST) -> list[ast.expr] | None:
         iterables: list[ast.expr] = []

@@ -123,6 +123,7 @@ class Unit(CallIndex, CycleGuard):
         self.holder_readers: dict[int, Analyzer] = {}
         self.fixes: dict[int, Fix] = {}
         self.codes: dict[int, str] = {}
+        self._names_limit: dict[int, bool] = {}
         self.tokens: dict[int, list[StrToken] | None] = {}
         self.mcp = False  # the module imports an MCP library
         self.llm = False  # the module imports an LLM library
@@ -179,10 +180,11 @@ class Unit(CallIndex, CycleGuard):
         return frozenset(names)
 
     def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
-        """Whether a function's or a class's text names an output limit (it may set one, or put
-        one in what it passes on)."""
-        text = self.code(fn)
-        return any(limit in text for limit in LIMIT_NAMES)
+        """Whether a function's or a class's text names an output limit (it may set or pass one on)."""
+        known = self._names_limit.get(id(fn))  # asked for a class at each construction of it
+        if known is None:
+            known = self._names_limit[id(fn)] = any(map(self.code(fn).__contains__, LIMIT_NAMES))
+        return known
 
     # ---- positions ------------------------------------------------------------------------------------
 
