@@ -19,6 +19,7 @@ from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, stron
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
 from ctxlint.frontends.python.renders import roles_sending
+from ctxlint.frontends.python.tools import mcp_decorator
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Env, Item, Scope
 from ctxlint.model import Request, Role, Span
@@ -78,7 +79,7 @@ class Standalone(Component):
                     add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=role),
                         strong_prompt_name(name), sent is not None or system_name(name))
         for fn, scope in self.m.functions:
-            mcp_prompt = self.m.mcp and any(self.tools.is_decorator(d, "prompt") for d in fn.decorator_list)
+            mcp_prompt = self.m.mcp and any(mcp_decorator(d, "prompt") for d in fn.decorator_list)
             declared = self.prompt_role(fn, Env(scope.parent or self.m.module_scope))
             if not (mcp_prompt or declared or prompt_name(fn.name)):
                 continue

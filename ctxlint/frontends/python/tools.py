@@ -298,18 +298,8 @@ class Tools(Component):
         FastMCP's ``@mcp.tool()``), if one does: a model reads what the function returns."""
         names = self.m.catalogue.tool_decorators.last_names()
         outer = Env(scope.parent or self.m.module_scope)
-        return next((d for d in fn.decorator_list if (self.m.mcp and self.is_tool_decorator(d)) or (
+        return next((d for d in fn.decorator_list if (self.m.mcp and mcp_decorator(d, "tool")) or (
             decorator_name(d) in names and self.is_catalogue_tool(d, outer))), None)
-
-    def is_tool_decorator(self, node: ast.expr) -> bool:
-        return self.is_decorator(node, "tool")
-
-    @staticmethod
-    def is_decorator(node: ast.expr, name: str) -> bool:
-        """``@x.tool``, ``@x.tool()``, ``@x.tool(name=...)`` (FastMCP's ``tool`` and ``prompt``)."""
-        target = node.func if isinstance(node, ast.Call) else node
-        return (isinstance(target, ast.Attribute) and target.attr == name
-                and isinstance(target.value, (ast.Name, ast.Attribute)))
 
     def decorated_tool(self, fn: FunctionNode, scope: Scope, decorator: ast.expr | None, builder: Builder) -> ToolDef:
         """A FastMCP tool: the function's name and docstring (as the SDK lists them: the raw
@@ -452,3 +442,10 @@ def _short(code: str) -> str:
     """An expression as a report names it: its first line, at most 60 characters."""
     line = " ".join(code.split("\n", 1)[0].split())
     return line if len(line) <= 60 and "\n" not in code else line[:57].rstrip() + "…"
+
+
+def mcp_decorator(node: ast.expr, name: str) -> bool:
+    """``@x.tool``, ``@x.tool()``, ``@x.tool(name=...)`` (FastMCP's ``tool`` and ``prompt``)."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(target, ast.Attribute) and target.attr == name
+            and isinstance(target.value, (ast.Name, ast.Attribute)))
