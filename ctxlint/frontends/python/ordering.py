@@ -90,13 +90,31 @@ class Ordering(Component):
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
-                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
+                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else self.set_by_base(node, env)
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
             if isinstance(node, ast.Name) and _empty_list(binding.value):
                 return self.accumulated_unordered(node.id, binding)
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def set_by_base(self, node: ast.Attribute, env: Env) -> str | None:
+        """``self.examples`` that the class never sets and a base class of the project does
+        (``self.examples = load_examples(folder)`` in the base's method, in another module): what
+        that value is in no fixed order by, read where the base class is."""
+        inherited = self.inherited(node, env)
+        return inherited[0].unordered(inherited[1], inherited[2]) if inherited is not None else None
+
+    def inherited(self, node: ast.Attribute, env: Env) -> tuple[Ordering, ast.expr, Env] | None:
+        """The value a base class of the project gives ``self.attr``, with the module that reads it."""
+        if not isinstance(node.value, ast.Name) or node.value.id != "self":
+            return None
+        found = self.callees.set_by_base(node.attr, env)
+        if found is None:
+            return None
+        value, value_env, owner = found
+        return (owner.flow if owner is not None else self), value, \
+            Env(value_env.scope, value_env.bindings, env.depth + 1)
 
     def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
         """A list built empty and filled in loops: what the items are added in no fixed order by,
@@ -123,6 +141,19 @@ class Ordering(Component):
             return None
         finally:
             self.m.leave(binding.value)
+
+    def filled_from(self, binding: Binding) -> ast.expr | None:
+        """The directory listing a loop around an addition to a list started empty walks
+        (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``), as ``accumulated_unordered``
+        finds it. (Other collections keep the place where the list is used, as reported before.)"""
+        for extra in binding.extras:
+            if extra.kind not in ("append", "extend", "+=", "insert"):
+                continue
+            for loop in extra.loops[binding.loops:]:
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                        and self.unordered(loop.node.iter, binding.env) in LISTINGS:
+                    return loop.node.iter
+        return None
 
     def listing_call(self, node: ast.expr, env: Env) -> ast.Call | None:
         """The directory listing a value is (``root.glob(p)``), or a name assigned one holds."""
@@ -287,6 +318,15 @@ class Ordering(Component):
                 returned = self.foreign_origin(binding.value, binding.env, depth)
                 if returned is not None:
                     return returned
+            elif binding is not None and binding.owner is None and _empty_list(binding.value) and depth <= 4:
+                # a list filled in a loop over a directory listing: where the loop takes its order
+                walked_over = self.filled_from(binding)
+                if walked_over is not None:
+                    return self.origin(walked_over, binding.env, depth + 1)
+        elif isinstance(node, ast.Attribute) and depth <= 4 and self.scopes.resolve(node, env) is None \
+                and (inherited := self.inherited(node, env)) is not None \
+                and inherited[0].unordered(inherited[1], inherited[2]) is not None:
+            return inherited[0].origin(inherited[1], inherited[2], depth + 1)  # where the base class sets it
         elif isinstance(node, ast.Call) and depth <= 4:
             # a generator's items: where its loop takes them (where `sorted(...)` goes)
             loops = self.yield_loops(node, env)
