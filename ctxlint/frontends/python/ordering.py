@@ -177,7 +177,7 @@ class Ordering(Component):
         if fn is None or not self.m.enter(fn):
             return None
         try:
-            passed = self.sources.callers(fn, node.id, env, most=_ORDER_CALLERS)
+            passed = self.sources.callers(fn, node.id, env, constructors=True, most=_ORDER_CALLERS)
             return agreed([self.unordered(bound.node, bound.env) for _, bound in passed])
         finally:
             self.m.leave(fn)
@@ -273,7 +273,8 @@ class Ordering(Component):
         the calls that pass it, as steps of the evidence; also for a batch, a copy or a walk of
         one, directly or through a local name (``batch = files[:16]``, ``[rel(f) for f in batch]``)."""
         node = walked(node, self)
-        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+        # `self.topics`, set from a parameter of `__init__`: the constructions of the class that fill it
+        binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
         if binding is not None and binding.owner is None and not binding.extras and depth < 4:
             return self.passed_by(binding.value, binding.env, depth + 1)
         if not isinstance(node, ast.Name) or binding is not None \
@@ -288,7 +289,7 @@ class Ordering(Component):
         placed where the caller's collection takes its order (where ``sorted(...)`` goes there)."""
         return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{param}` {PASSED_BY} "
                               f"{call.lineno}", self.origin(bound.node, bound.env))
-                     for call, bound in self.sources.callers(fn, param, env, most=_ORDER_CALLERS)
+                     for call, bound in self.sources.callers(fn, param, env, constructors=True, most=_ORDER_CALLERS)
                      if self.unordered(bound.node, bound.env) is not None)
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
