@@ -7,9 +7,9 @@ import ast
 import re
 from dataclasses import replace
 
-from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
+from ctxlint.frontends.python.ifarms import other_arms
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
     LISTINGS,
@@ -394,7 +394,7 @@ class Ordering(Component):
                 inner = []
                 try:
                     inner_index = KeyIndex()
-                    for held in (binding, *self.other_arms(node, binding)):
+                    for held in (binding, *other_arms(self, node, binding)):
                         self._iteration_walk(held.value, held.env, inner, inner_index)
                         for extra in held.extras:
                             if extra.kind in ("+=", "append", "extend") and extra.value is not None:
@@ -410,40 +410,6 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
-
-    def other_arms(self, node: ast.Name, binding: Binding) -> list[Binding]:
-        """What a local name holds when an earlier arm of an ``if`` ran instead of the one its
-        last assignment is in (``if files: text = PREFIX; text += self.files_text()`` then
-        ``else: text = NOTHING``): each arm's text reaches the use, with the additions made in it."""
-        scope = binding.env.scope
-        if binding.owner is not None or scope.kind != "function":
-            return []
-        seen, index = seen_at(scope.assigns.get(node.id) or [], self.m.start(node), True, self.scopes.carried)
-        if index is None or seen[index].value is not binding.value:
-            return []
-        bases = [i for i, record in enumerate(seen[:index]) if record.kind == "=" and record.value is not None]
-        arms = []
-        for n, i in enumerate(bases):
-            base = seen[i]
-            if base.value is not None and self.exclusive(base.value, binding.value):
-                following = seen[i + 1 : bases[n + 1] if n + 1 < len(bases) else index]
-                arms.append(Binding(base.value, binding.env, following, len(base.loops)))
-        return arms
-
-    def exclusive(self, one: ast.AST, other: ast.AST) -> bool:
-        """Whether two nodes sit in different arms of one ``if``: only one of them runs."""
-        arms = self.if_arms(one)
-        return any(arms.get(key, arm) != arm for key, arm in self.if_arms(other).items())
-
-    def if_arms(self, node: ast.AST) -> dict[int, bool]:
-        """For each ``if`` around ``node``: whether it is in the ``if``'s body (not its ``else``)."""
-        arms: dict[int, bool] = {}
-        parent = self.m.parents.get(id(node))
-        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(parent, ast.If) and node is not parent.test:
-                arms[id(parent)] = any(statement is node for statement in parent.body)
-            node, parent = parent, self.m.parents.get(id(parent))
-        return arms
 
     def returned_iteration(self, call: ast.Call, env: Env) -> list[Source]:
         """A summary of the module's own function ``call`` calls: where the values it returns
