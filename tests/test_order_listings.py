@@ -352,3 +352,67 @@ def test_a_comprehension_that_reads_nothing_of_the_listing_holds_none_of_its_ord
     found = [(f["line"], f["kind"], f["confidence"]) for f in check_json(tmp_path, "app/words.py", "CTX104")
              if f["confidence"] != "low"]
     assert found == ([(14, "listing-reaches-prompt", "medium")] if reached else [])
+
+
+ROLE = '''\
+from app.examples import load_examples
+
+
+class Role:
+    def __init__(self, folder: str) -> None:
+        self.examples: list[str] = []
+        self.folder = folder
+
+    def init_examples(self) -> None:
+        self.examples = load_examples(self.folder)
+'''
+
+EXAMPLES = '''\
+import glob
+import os
+
+
+def load_examples(folder: str) -> list[str]:
+    found = []
+    for path in glob.glob(os.path.join(folder, "*.yaml")):
+        with open(path) as handle:
+            found.append(handle.read())
+    return found
+'''
+
+PLANNER = '''\
+from openai import OpenAI
+
+from app.role import Role
+
+client = OpenAI()
+
+
+class Planner(Role):
+    def plan(self, task: str) -> str:
+        self.init_examples()
+        prompt = "You plan the steps of a task.\\n"
+        for example in self.examples:
+            prompt += f"Example:\\n{example}\\n"
+        prompt += "Answer with a numbered list of steps."
+        reply = client.chat.completions.create(model="gpt-4o", max_tokens=300, messages=[
+            {"role": "system", "content": prompt}, {"role": "user", "content": task}])
+        return reply.choices[0].message.content
+
+
+print(Planner("examples").plan("ship it"))
+'''
+
+
+@pytest.mark.parametrize(("listed", "found"), [
+    ('glob.glob(os.path.join(folder, "*.yaml"))', [("app/examples.py", 7, "call", "high")]),
+    ('sorted(glob.glob(os.path.join(folder, "*.yaml")))', [])])
+def test_a_listing_a_base_class_of_another_module_keeps_reaches_a_subclass_prompt(tmp_path, listed, found):
+    # `self.examples` is never set by `Planner`: its base class sets it in a method, from a helper
+    # of a third module that lists a folder (ordering.Ordering.set_by_base, callees.set_by_base).
+    write_package(tmp_path, {"role.py": ROLE, "planner.py": PLANNER,
+                             "examples.py": EXAMPLES.replace('glob.glob(os.path.join(folder, "*.yaml"))', listed)})
+    reported = check_json(tmp_path, ".", "CTX104")
+    assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in reported] == found
+    if found:
+        assert reported[0]["message"].startswith("`glob.glob` lists entries in whatever order the file system returns")

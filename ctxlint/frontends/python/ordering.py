@@ -7,9 +7,9 @@ import ast
 import re
 from dataclasses import replace
 
-from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
+from ctxlint.frontends.python.ifarms import other_arms
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
     LISTINGS,
@@ -90,13 +90,31 @@ class Ordering(Component):
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
-                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else None
+                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else self.set_by_base(node, env)
             if any(e.kind == "shuffle" for e in binding.extras):
                 return "random.shuffle"
             if isinstance(node, ast.Name) and _empty_list(binding.value):
                 return self.accumulated_unordered(node.id, binding)
             return self.m.follow_binding(binding, self.unordered)
         return None
+
+    def set_by_base(self, node: ast.Attribute, env: Env) -> str | None:
+        """``self.examples`` that the class never sets and a base class of the project does
+        (``self.examples = load_examples(folder)`` in the base's method, in another module): what
+        that value is in no fixed order by, read where the base class is."""
+        inherited = self.inherited(node, env)
+        return inherited[0].unordered(inherited[1], inherited[2]) if inherited is not None else None
+
+    def inherited(self, node: ast.Attribute, env: Env) -> tuple[Ordering, ast.expr, Env] | None:
+        """The value a base class of the project gives ``self.attr``, with the module that reads it."""
+        if not isinstance(node.value, ast.Name) or node.value.id != "self":
+            return None
+        found = self.callees.set_by_base(node.attr, env)
+        if found is None:
+            return None
+        value, value_env, owner = found
+        return (owner.flow if owner is not None else self), value, \
+            Env(value_env.scope, value_env.bindings, env.depth + 1)
 
     def accumulated_unordered(self, name: str, binding: Binding) -> str | None:
         """A list built empty and filled in loops: what the items are added in no fixed order by,
@@ -124,6 +142,19 @@ class Ordering(Component):
         finally:
             self.m.leave(binding.value)
 
+    def filled_from(self, binding: Binding) -> ast.expr | None:
+        """The directory listing a loop around an addition to a list started empty walks
+        (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``), as ``accumulated_unordered``
+        finds it. (Other collections keep the place where the list is used, as reported before.)"""
+        for extra in binding.extras:
+            if extra.kind not in ("append", "extend", "+=", "insert"):
+                continue
+            for loop in extra.loops[binding.loops:]:
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                        and self.unordered(loop.node.iter, binding.env) in LISTINGS:
+                    return loop.node.iter
+        return None
+
     def listing_call(self, node: ast.expr, env: Env) -> ast.Call | None:
         """The directory listing a value is (``root.glob(p)``), or a name assigned one holds."""
         if isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
@@ -146,7 +177,7 @@ class Ordering(Component):
         if fn is None or not self.m.enter(fn):
             return None
         try:
-            passed = self.sources.callers(fn, node.id, env, most=_ORDER_CALLERS)
+            passed = self.sources.callers(fn, node.id, env, constructors=True, most=_ORDER_CALLERS)
             return agreed([self.unordered(bound.node, bound.env) for _, bound in passed])
         finally:
             self.m.leave(fn)
@@ -244,7 +275,8 @@ class Ordering(Component):
         the calls that pass it, as steps of the evidence; also for a batch, a copy or a walk of
         one, directly or through a local name (``batch = files[:16]``, ``[rel(f) for f in batch]``)."""
         node = walked(node, self)
-        binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+        # `self.topics`, set from a parameter of `__init__`: the constructions of the class that fill it
+        binding = self.scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
         if binding is not None and binding.owner is None and not binding.extras and depth < 4:
             return self.passed_by(binding.value, binding.env, depth + 1)
         if not isinstance(node, ast.Name) or binding is not None \
@@ -259,7 +291,7 @@ class Ordering(Component):
         placed where the caller's collection takes its order (where ``sorted(...)`` goes there)."""
         return tuple(Evidence(EvidenceKind.FLOW, f"`{self.m.code(bound.node)}` is passed as `{param}` {PASSED_BY} "
                               f"{call.lineno}", self.origin(bound.node, bound.env))
-                     for call, bound in self.sources.callers(fn, param, env, most=_ORDER_CALLERS)
+                     for call, bound in self.sources.callers(fn, param, env, constructors=True, most=_ORDER_CALLERS)
                      if self.unordered(bound.node, bound.env) is not None)
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
@@ -289,6 +321,15 @@ class Ordering(Component):
                 returned = self.foreign_origin(binding.value, binding.env, depth)
                 if returned is not None:
                     return returned
+            elif binding is not None and binding.owner is None and _empty_list(binding.value) and depth <= 4:
+                # a list filled in a loop over a directory listing: where the loop takes its order
+                walked_over = self.filled_from(binding)
+                if walked_over is not None:
+                    return self.origin(walked_over, binding.env, depth + 1)
+        elif isinstance(node, ast.Attribute) and depth <= 4 and self.scopes.resolve(node, env) is None \
+                and (inherited := self.inherited(node, env)) is not None \
+                and inherited[0].unordered(inherited[1], inherited[2]) is not None:
+            return inherited[0].origin(inherited[1], inherited[2], depth + 1)  # where the base class sets it
         elif isinstance(node, ast.Call) and depth <= 4:
             # a generator's items: where its loop takes them (where `sorted(...)` goes)
             loops = self.yield_loops(node, env)
@@ -355,7 +396,7 @@ class Ordering(Component):
                 inner = []
                 try:
                     inner_index = KeyIndex()
-                    for held in (binding, *self.other_arms(node, binding)):
+                    for held in (binding, *other_arms(self, node, binding)):
                         self._iteration_walk(held.value, held.env, inner, inner_index)
                         for extra in held.extras:
                             if extra.kind in ("+=", "append", "extend") and extra.value is not None:
@@ -371,40 +412,6 @@ class Ordering(Component):
             return
         for child in children(node):
             self._iteration_walk(child, env, found, index)
-
-    def other_arms(self, node: ast.Name, binding: Binding) -> list[Binding]:
-        """What a local name holds when an earlier arm of an ``if`` ran instead of the one its
-        last assignment is in (``if files: text = PREFIX; text += self.files_text()`` then
-        ``else: text = NOTHING``): each arm's text reaches the use, with the additions made in it."""
-        scope = binding.env.scope
-        if binding.owner is not None or scope.kind != "function":
-            return []
-        seen, index = seen_at(scope.assigns.get(node.id) or [], self.m.start(node), True, self.scopes.carried)
-        if index is None or seen[index].value is not binding.value:
-            return []
-        bases = [i for i, record in enumerate(seen[:index]) if record.kind == "=" and record.value is not None]
-        arms = []
-        for n, i in enumerate(bases):
-            base = seen[i]
-            if base.value is not None and self.exclusive(base.value, binding.value):
-                following = seen[i + 1 : bases[n + 1] if n + 1 < len(bases) else index]
-                arms.append(Binding(base.value, binding.env, following, len(base.loops)))
-        return arms
-
-    def exclusive(self, one: ast.AST, other: ast.AST) -> bool:
-        """Whether two nodes sit in different arms of one ``if``: only one of them runs."""
-        arms = self.if_arms(one)
-        return any(arms.get(key, arm) != arm for key, arm in self.if_arms(other).items())
-
-    def if_arms(self, node: ast.AST) -> dict[int, bool]:
-        """For each ``if`` around ``node``: whether it is in the ``if``'s body (not its ``else``)."""
-        arms: dict[int, bool] = {}
-        parent = self.m.parents.get(id(node))
-        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(parent, ast.If) and node is not parent.test:
-                arms[id(parent)] = any(statement is node for statement in parent.body)
-            node, parent = parent, self.m.parents.get(id(parent))
-        return arms
 
     def returned_iteration(self, call: ast.Call, env: Env) -> list[Source]:
         """A summary of the module's own function ``call`` calls: where the values it returns
