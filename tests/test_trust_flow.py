@@ -335,3 +335,71 @@ def test_the_message_that_sends_a_prompt_built_elsewhere_is_named_where_it_is_wr
     assert [(step["kind"], step["text"], step["line"]) for step in found[0]["evidence"]][-2:] == [
         ("sink", "interpolated into the system message", 6),
         ("sink", "sent as the system message at line 17", 17)]
+
+
+SHOWN = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class Shown:
+    kind: str
+    content: str
+
+    def render(self, style: str = "markdown") -> str:
+        if style == "markdown":
+            return self._fenced()
+        return f"{self.kind}: {self.content}"
+
+    def _fenced(self) -> str:
+        return f"```{self.kind}\\n{self.content}\\n```"
+'''
+
+PANE = '''\
+import subprocess
+
+from openai import OpenAI
+
+from app.shown import Shown
+
+client = OpenAI()
+
+
+def capture(pane: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", pane], capture_output=True, text=True).stdout
+
+
+def inspect(pane: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": f"Pane:\\n{Shown('output', capture(pane)).render()}"},
+                  {"role": "user", "content": "What failed?"}])
+    return reply.choices[0].message.content
+
+
+def inspect_plain(pane: str) -> str:
+    shown = Shown(kind="output", content=capture(pane))
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": shown.render(style="plain")},
+                  {"role": "user", "content": "What failed?"}])
+    return reply.choices[0].message.content
+
+
+__all__ = ["inspect", "inspect_plain"]
+'''
+
+
+def test_a_dataclass_field_read_by_its_method_holds_what_the_object_was_built_with(tmp_path):
+    # `Shown(..., capture(pane)).render()` formats `self.content`, a field the dataclass assigns
+    # nowhere: it holds the second argument, a process's output. With its default style the method
+    # fences it (labelled, but in the system role); asked for the plain style, it is unlabelled too.
+    # `self.kind` holds the literal "output" and is no content.
+    write_files(tmp_path, {"app/__init__.py": "", "app/shown.py": SHOWN, "app/pane.py": PANE})
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX401,CTX402", "app/pane.py"], capture_output=True, text=True, cwd=tmp_path)
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["line"], f["confidence"]) for f in found] == [
+        ("CTX402", 17, "high"), ("CTX401", 26, "high"), ("CTX402", 26, "high")]
+    assert found[0]["message"].startswith("`self.content` carries untrusted content (subprocess.run(...).stdout")
+    assert "kept as `content` of `Shown(...)`" in [step["text"] for step in found[0]["evidence"]]
