@@ -84,7 +84,7 @@ class Callees(Component):
         params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
         caller = self.m.analyzer if owner is not None else None
         bindings: list[Bound] = []
-        receiver = receiver_binding(call, env, caller) if params is not inner.positional else None
+        receiver = receiver_binding(call, env, caller, inner) if params is not inner.positional else None
         if receiver is not None:  # the object a method runs on: its fields are what it was built with
             bindings.append(receiver)
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]

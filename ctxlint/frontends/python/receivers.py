@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.values import Bound, Env
+from ctxlint.frontends.python.values import Bound, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Source
 
 if TYPE_CHECKING:
@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 RECEIVER = "<receiver>"
 
 
-def receiver_binding(call: ast.Call, env: Env, caller: Analyzer | None) -> Bound | None:
-    """What a method called by ``call`` runs on: the object it is called on, or, for a method
-    called on ``self``, the object the calling method runs on."""
-    if not isinstance(call.func, ast.Attribute):
+def receiver_binding(call: ast.Call, env: Env, caller: Analyzer | None, method: Scope) -> Bound | None:
+    """What a method (its scope ``method``) called by ``call`` runs on: the object it is called
+    on, or, for a method called on ``self``, the object the calling method runs on. Only for a
+    class whose fields its constructor call gives (``_fields_given``): other methods keep one env
+    for every object, and so their memo."""
+    if not isinstance(call.func, ast.Attribute) or method.cls is None or not _fields_given(method.cls):
         return None
     held = call.func.value
     if isinstance(held, ast.Name) and held.id == "self":
@@ -46,7 +48,7 @@ def field_argument(part: Component, node: ast.Attribute, env: Env
     own class, or the class has an ``__init__`` of its own (its assignments say what fields hold)."""
     bound = env.bound(RECEIVER)
     cls = env.scope.cls
-    if bound is None or cls is None or not isinstance(cls.node, ast.ClassDef) or "__init__" in cls.functions:
+    if bound is None or cls is None or not isinstance(cls.node, ast.ClassDef) or not _fields_given(cls):
         return None
     scopes = bound.owner.scopes if bound.owner is not None else part.scopes
     built, built_env = scopes.deref(bound.node, bound.env)
@@ -62,6 +64,13 @@ def field_argument(part: Component, node: ast.Attribute, env: Env
     if 0 <= index < len(built.args):
         return built.args[index], built_env, bound.owner, built
     return None
+
+
+def _fields_given(cls: Scope) -> bool:
+    """A class with annotated fields and no ``__init__`` of its own (a dataclass, a NamedTuple, a
+    pydantic model): its constructor call gives the fields."""
+    return isinstance(cls.node, ast.ClassDef) and "__init__" not in cls.functions and any(
+        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) for s in cls.node.body)
 
 
 def field_given(sources: Sources, node: ast.Attribute, env: Env) -> Source | None:
