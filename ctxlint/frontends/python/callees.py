@@ -83,10 +83,7 @@ class Callees(Component):
         owner, fn, inner, method = found
         params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
         caller = self.m.analyzer if owner is not None else None
-        bindings: list[Bound] = []
-        receiver = receiver_binding(call, env, caller, inner) if params is not inner.positional else None
-        if receiver is not None:  # the object a method runs on: its fields are what it was built with
-            bindings.append(receiver)
+        bindings: list[Bound] = [*receiver_binding(call, env, caller, inner)] if params is not inner.positional else []
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         for name, value in zip(params, positional, strict=False):  # extra arguments or defaults
             bindings.append(Bound(name, value, env, caller))

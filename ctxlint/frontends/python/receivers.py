@@ -27,17 +27,18 @@ if TYPE_CHECKING:
 RECEIVER = "<receiver>"
 
 
-def receiver_binding(call: ast.Call, env: Env, caller: Analyzer | None, method: Scope) -> Bound | None:
+def receiver_binding(call: ast.Call, env: Env, caller: Analyzer | None, method: Scope) -> tuple[Bound, ...]:
     """What a method (its scope ``method``) called by ``call`` runs on: the object it is called
     on, or, for a method called on ``self``, the object the calling method runs on. Only for a
     class whose fields its constructor call gives (``_fields_given``): other methods keep one env
     for every object, and so their memo."""
     if not isinstance(call.func, ast.Attribute) or method.cls is None or not _fields_given(method.cls):
-        return None
+        return ()
     held = call.func.value
     if isinstance(held, ast.Name) and held.id == "self":
-        return env.bound(RECEIVER)
-    return Bound(RECEIVER, held, env, caller)
+        bound = env.bound(RECEIVER)
+        return () if bound is None else (bound,)
+    return (Bound(RECEIVER, held, env, caller),)
 
 
 def field_argument(part: Component, node: ast.Attribute, env: Env

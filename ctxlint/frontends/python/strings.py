@@ -225,8 +225,7 @@ class Strings(Component):
             return None  # a truncator's result is a slot that carries its cut, not the text it returns
         reader = target.owner.strings if target.owner is not None else self
         # `if fmt == "markdown": return ...` with `fmt` bound to "markdown": the returns this call reaches
-        taken = taken_returns(target.returns, target.fn, (target.owner.unit if target.owner is not None else self.m)
-                              .parents, target.env, reader.flow.literal_str)
+        taken = taken_returns(target, (target.owner.unit if target.owner else self.m).parents, reader.flow.literal_str)
         try:
             texts = [reader.text(target.returns[i], target.env) for i in taken]
         finally:

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.values import Env
 
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.callees import Called
 
-def taken_returns(returns: list[ast.expr], fn: ast.AST, parents: dict[int, ast.AST], env: Env,
-                  literal: Callable[[ast.expr, Env], str | None]) -> list[int]:
-    """The positions in ``returns`` of those the call can reach: a return under a test of a
-    parameter against a string the parameter is bound to otherwise is left out. All of them when
+
+def taken_returns(target: Called, parents: dict[int, ast.AST], literal: Callable[[ast.expr, Env], str | None]
+                  ) -> list[int]:
+    """The positions in ``target.returns`` of those the call can reach: a return under a test of
+    a parameter against a string the parameter is bound to otherwise is left out. All of them when
     that leaves none (the tests say nothing the code shows)."""
-    reached = [i for i, value in enumerate(returns) if _reachable(value, fn, parents, env, literal)]
-    return reached or list(range(len(returns)))
+    reached = [i for i, value in enumerate(target.returns)
+               if _reachable(value, target.fn, parents, target.env, literal)]
+    return reached or list(range(len(target.returns)))
 
 
 def _reachable(value: ast.expr, fn: ast.AST, parents: dict[int, ast.AST], env: Env,
