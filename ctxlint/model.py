@@ -244,6 +244,9 @@ class Segment:
 
     ``text`` is the static text itself, or the slot's source expression. ``loop`` names the
     iterable of the innermost enclosing loop (static text in a loop repeats per item).
+    ``sent_in`` is where code writes the message the segment is sent in (``{"role": "system",
+    "content": prompt}``), when that is not where its text is: the step a finding names as the
+    message that sends it.
     """
 
     role: Role
@@ -252,6 +255,7 @@ class Segment:
     slot: Slot | None = None
     message_index: int = 0
     loop: str | None = None
+    sent_in: Span | None = None
 
     @property
     def is_static(self) -> bool:

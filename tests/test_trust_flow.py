@@ -173,11 +173,12 @@ def test_output_of_a_failed_process_caught_as_an_exception_is_followed_to_the_me
         ("CTX401", 10, 31, "high"), ("CTX402", 10, 31, "high")]
     assert found[0]["message"].startswith(
         "`report` carries untrusted content (failed.stdout in app/checks.py:9, line 9)")
-    # The text is built on line 10 from what the helper returns (line 9), and sent on line 11.
+    # The text is built on line 10 from what the helper returns (line 9), and sent by the
+    # message written on line 13 (the call that sends the request starts on line 11).
     assert [(step["kind"], step["text"], step["line"]) for step in found[1]["evidence"]][-3:] == [
         ("flow", "returned by `lint_report()`", 9),
         ("sink", "interpolated into the system message", 10),
-        ("sink", "sent as the system message at line 11", 11)]
+        ("sink", "sent as the system message at line 13", 13)]
 
 
 SUMMARIZER = '''\
@@ -294,3 +295,111 @@ def test_a_parameter_bound_again_holds_what_the_helper_adds_over_its_own_loop(tm
     found = json.loads(run.stdout)
     assert [(f["line"], f["column"], f["confidence"]) for f in found] == [(9, 21, "high")]
     assert found[0]["message"].startswith("`text` carries untrusted content (requests.get(...).text, line 15)")
+
+
+WRITER_TS = '''\
+import OpenAI from "openai";
+
+const client = new OpenAI();
+
+function writerPrompt(context: string): string {
+  return `You write the answer from the results.\\n${context}`;
+}
+
+export async function answer(question: string, url: string) {
+  const page = await (await fetch(url)).text();
+  const reply = await client.chat.completions.create({
+    model: "gpt-4o",
+    max_tokens: 300,
+    messages: [
+      {
+        role: "system",
+        content: writerPrompt(page),
+      },
+      { role: "user", content: question },
+    ],
+  });
+  return reply.choices[0].message.content;
+}
+'''
+
+
+def test_the_message_that_sends_a_prompt_built_elsewhere_is_named_where_it_is_written(tmp_path):
+    # The prompt's text is written in a helper (line 6) and sent by the system message whose
+    # content is given on line 17, not by the call that starts on line 11.
+    write_files(tmp_path, {"app/answer.ts": WRITER_TS})
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX402", "app/answer.ts"], capture_output=True, text=True, cwd=tmp_path)
+    found = json.loads(run.stdout)
+    assert [(f["line"], f["confidence"]) for f in found] == [(6, "high")]
+    assert [(step["kind"], step["text"], step["line"]) for step in found[0]["evidence"]][-2:] == [
+        ("sink", "interpolated into the system message", 6),
+        ("sink", "sent as the system message at line 17", 17)]
+
+
+SHOWN = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class Shown:
+    kind: str
+    content: str
+
+    def render(self, style: str = "markdown") -> str:
+        if style == "markdown":
+            return self._fenced()
+        return f"{self.kind}: {self.content}"
+
+    def _fenced(self) -> str:
+        return f"```{self.kind}\\n{self.content}\\n```"
+'''
+
+PANE = '''\
+import subprocess
+
+from openai import OpenAI
+
+from app.shown import Shown
+
+client = OpenAI()
+
+
+def capture(pane: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", pane], capture_output=True, text=True).stdout
+
+
+def inspect(pane: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": f"Pane:\\n{Shown('output', capture(pane)).render()}"},
+                  {"role": "user", "content": "What failed?"}])
+    return reply.choices[0].message.content
+
+
+def inspect_plain(pane: str) -> str:
+    shown = Shown(kind="output", content=capture(pane))
+    reply = client.chat.completions.create(
+        model="gpt-4o", max_tokens=300,
+        messages=[{"role": "system", "content": shown.render(style="plain")},
+                  {"role": "user", "content": "What failed?"}])
+    return reply.choices[0].message.content
+
+
+__all__ = ["inspect", "inspect_plain"]
+'''
+
+
+def test_a_dataclass_field_read_by_its_method_holds_what_the_object_was_built_with(tmp_path):
+    # `Shown(..., capture(pane)).render()` formats `self.content`, a field the dataclass assigns
+    # nowhere: it holds the second argument, a process's output. With its default style the method
+    # fences it (labelled, but in the system role); asked for the plain style, it is unlabelled too.
+    # `self.kind` holds the literal "output" and is no content.
+    write_files(tmp_path, {"app/__init__.py": "", "app/shown.py": SHOWN, "app/pane.py": PANE})
+    run = subprocess.run([sys.executable, "-m", "ctxlint.cli", "check", "--no-cache", "--output-format", "json",
+                          "--select", "CTX401,CTX402", "app/pane.py"], capture_output=True, text=True, cwd=tmp_path)
+    found = json.loads(run.stdout)
+    assert [(f["code"], f["line"], f["confidence"]) for f in found] == [
+        ("CTX402", 17, "high"), ("CTX401", 26, "high"), ("CTX402", 26, "high")]
+    assert found[0]["message"].startswith("`self.content` carries untrusted content (subprocess.run(...).stdout")
+    assert "kept as `content` of `Shown(...)`" in [step["text"] for step in found[0]["evidence"]]

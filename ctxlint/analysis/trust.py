@@ -151,7 +151,8 @@ def _sent_from_code(request: Request, index: int, found: Untrusted | None) -> Un
     if at is not None:
         step = Evidence(EvidenceKind.SINK, f"sent as the {segment.role.value} message at {at.path}:{at.line}", at)
         return replace(found, evidence=(*found.evidence[:-1], step, found.evidence[-1]))
-    at = request.anchor
+    # Where the code writes the message (`content: prompt`), else the call that sends the request.
+    at = segment.sent_in or request.anchor
     if in_template(request) or at.covers(segment.span) or segment.span.covers(at):
         return found
     where = f"line {at.line}" if at.path == segment.span.path else f"{at.path}:{at.line}"

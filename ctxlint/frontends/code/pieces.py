@@ -114,9 +114,11 @@ class Builder:
         self.unseen: list[str] = []  # parts sent from values the code does not show (see Request.unseen)
         self.catalogue: list[Evidence] = []  # tools made one per item of an uncapped collection (Request.catalogue)
         self.message_index = -1
+        self.sent_in: Span | None = None  # where the code writes the current message (Segment.sent_in)
 
-    def next_message(self) -> None:
+    def next_message(self, at: Span | None = None) -> None:
         self.message_index += 1
+        self.sent_in = at
 
     def add(self, pieces: list[Piece], role: Role, loop: str | None = None) -> None:
         for piece in pieces:
@@ -128,7 +130,8 @@ class Builder:
                 if where and not slot.variable_length:
                     slot = replace(slot, variable_length=True)
                 slot = self.placed(slot, role)
-            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where))
+            self.segments.append(Segment(role, piece.span, piece.text, slot, max(self.message_index, 0), where,
+                                         self.sent_in))
 
     def placed(self, slot: Slot, role: Role) -> Slot:
         """The slot as it stands in a message of ``role`` (a front-end may weigh its sources

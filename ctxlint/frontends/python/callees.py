@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import base_name, forward_reference
+from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -82,7 +83,7 @@ class Callees(Component):
         owner, fn, inner, method = found
         params = inner.positional[1:] if method and inner.positional[:1] in (["self"], ["cls"]) else inner.positional
         caller = self.m.analyzer if owner is not None else None
-        bindings: list[Bound] = []
+        bindings: list[Bound] = [*receiver_binding(call, env, caller, inner)] if params is not inner.positional else []
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         for name, value in zip(params, positional, strict=False):  # extra arguments or defaults
             bindings.append(Bound(name, value, env, caller))

@@ -138,6 +138,8 @@ class Messages(Component):
         key = next((k for k in _CONTENT_KEYS if k in entries), None)
         if key is not None:
             value, value_env, _ = entries[key]
+            if isinstance(item.node, ast.Dict) and any(v is value for v in item.node.values):
+                builder.sent_in = self.m.span(value)  # `"content": prompt` written in the request: the message sent
             self.content(value, value_env, builder, role, item.loop)
 
     def constructed(self, call: ast.Call, env: Env, builder: Builder, loop: str | None,

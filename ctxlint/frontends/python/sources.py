@@ -41,6 +41,7 @@ from ctxlint.frontends.python.knowledge import (
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
 from ctxlint.frontends.python.nodes import arguments, walk
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_own_text, run_by
+from ctxlint.frontends.python.receivers import field_given
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.unit import Component, Unit
@@ -108,7 +109,7 @@ class Sources(Component):
             carrier = self.carrier(node.value, env)
             if carrier is not None:
                 return _carried(carrier, node.attr, self.m.span(node), call=False)
-            found = self.bound_untrusted(node, env)  # self.page = ...
+            found = self.bound_untrusted(node, env) or field_given(self, node, env)  # self.page = ...
             if found is not None:
                 return found
             return self.untrusted(node.value, env)

@@ -32,6 +32,7 @@ from ctxlint.frontends.python.literals import (
 )
 from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.scopes import other_branches
+from ctxlint.frontends.python.taken import taken_returns
 from ctxlint.frontends.python.unit import Component, Positioned
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, SourceKind, Span
@@ -223,8 +224,10 @@ class Strings(Component):
         if target is None or self.cuts.helper(call, env) is not None or not self.m.enter(target.fn):
             return None  # a truncator's result is a slot that carries its cut, not the text it returns
         reader = target.owner.strings if target.owner is not None else self
+        # `if fmt == "markdown": return ...` with `fmt` bound to "markdown": the returns this call reaches
+        taken = taken_returns(target, (target.owner.unit if target.owner else self.m).parents, reader.flow.literal_str)
         try:
-            texts = [reader.text(value, target.env) for value in target.returns]
+            texts = [reader.text(target.returns[i], target.env) for i in taken]
         finally:
             self.m.leave(target.fn)
         if any(t is None for t in texts):
@@ -235,7 +238,7 @@ class Strings(Component):
         assert found is not None
         if target.owner is not None:
             return self.m.adopt_pieces(found, self.m.span(call))
-        self.m.consumed.add(id(target.returns[index]))
+        self.m.consumed.add(id(target.returns[taken[index]]))
         return found
 
     def template_tokens(self, node: ast.expr, env: Env) -> list[StrToken] | None:

@@ -83,6 +83,7 @@ class Messages:
                 role = Role.TOOL
         if "content" in entries:
             value, venv, _ = entries["content"]
+            builder.sent_in = self.m.span(value)  # `content: writerPrompt`: the text it sends, written here
             self.content(value, venv, builder, role, item.loop)
 
     def role_name(self, node: Node, env: Env) -> str | None:

@@ -156,7 +156,7 @@ class Sinks:
         for key in shape.system:
             if key in keywords:
                 node, kenv, _ = keywords[key]
-                builder.next_message()
+                builder.next_message(self.m.span(node))
                 self.messages.content(node, kenv, builder, Role.SYSTEM, None)
         for key in shape.messages:
             if key in keywords:
