@@ -21,8 +21,8 @@ from ctxlint.frontends.python.callbacks import MAX_RETURNS, callback_spread, uni
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, scalar_set
-from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, scalar_set
+from ctxlint.frontends.python.nodes import base_name, filtered_source, none_written, walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
@@ -78,6 +78,9 @@ class Spreads(Component):
                 entries.update(inner)
                 steps += inner_steps
             return entries, steps
+        if (source := filtered_source(node)) is not None:  # `{k: v for k, v in raw.items() if v is not None}`
+            kept, steps = self.entries(source, env, depth + 1)
+            return (None if kept is None else {k: e for k, e in kept.items() if not none_written(e[0])}), steps
         empty = empty_step(self, node, env)
         if empty is not None:
             return {}, [empty]
@@ -259,8 +262,7 @@ class Spreads(Component):
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 parent = parents.get(id(node))
-                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or _spread_in_dict(parent, node) or (
-                    isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
+                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or merged_whole(parent, node) or (
                     isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
                     is not None and self.copies_argument(parent, parent.args.index(node), Env(scope))) or (
                     isinstance(parent, ast.Assign) and kept_to_spread(self.m, parent, fn)) or (
@@ -519,12 +521,6 @@ def _empty_field(node: ast.expr) -> bool:
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)
-
-
-def _spread_in_dict(parent: ast.AST | None, node: ast.expr) -> bool:
-    """``{"model": m, **kwargs}``: ``node`` spread into a dict display (a request body), passed on whole."""
-    return isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values,
-                                                                                         strict=True))
 
 
 def library_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
