@@ -79,10 +79,8 @@ class Spreads(Component):
                 steps += inner_steps
             return entries, steps
         if (source := filtered_source(node)) is not None:  # `{k: v for k, v in raw.items() if v is not None}`
-            kept, steps = self.entries(source, env, depth + 1)
-            return (None if kept is None else {k: e for k, e in kept.items() if not none_written(e[0])}), steps
-        empty = empty_step(self, node, env)
-        if empty is not None:
+            return _set_only(self.entries(source, env, depth + 1))
+        if (empty := empty_step(self, node, env)) is not None:
             return {}, [empty]
         if isinstance(node, ast.Name) and (given := callback_spread(self, node, env, depth)) is not None:
             return given  # `lambda settings: client.create(**settings)` handed to a helper that calls it
@@ -493,6 +491,11 @@ def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
             and isinstance(node.args[0].value, str)):
         return None
     return (node.args[0].value, node.func.value) if len(node.args) == 1 or _empty(node.args[1]) else None
+
+
+def _set_only(spread: Spread) -> Spread:
+    """The entries a filter of None values keeps: all but those written as None."""
+    return (None if spread[0] is None else {k: e for k, e in spread[0].items() if not none_written(e[0])}), spread[1]
 
 
 def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -> Step | None:
