@@ -88,3 +88,61 @@ def test_a_field_a_validator_fills_is_not_reported(tmp_path: Path) -> None:
 '''
     write_package(tmp_path, {"schema.py": validated, "provider.py": PROVIDER, "ask.py": ASK})
     assert [f for f in check_json(tmp_path, ".", "CTX201") if f["kind"] == "field-none-by-default"] == []
+
+
+OWN_CLIENT = '''\
+from openai import OpenAI
+from pydantic import BaseModel, Field
+
+
+class Writer(BaseModel):
+    model: str = "gpt-4o"
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None)
+
+    def settings(self, **overrides) -> dict:
+        chosen = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens}
+        settings = {key: value for key, value in chosen.items() if value is not None}
+        settings.update(overrides)
+        return settings
+
+    def write(self, prompt: str, **overrides) -> str:
+        settings = self.settings(**overrides)
+        reply = OpenAI().chat.completions.create(messages=[{"role": "user", "content": prompt}], **settings)
+        return reply.choices[0].message.content
+'''
+
+USE_WRITER = '''\
+from app.writer import Writer
+
+
+def draft(topic: str) -> str:
+    return Writer(model="gpt-4o-mini").write(f"Draft a note on {topic}.")
+'''
+
+
+def test_a_field_the_class_sends_under_its_own_key_through_a_filter_is_reported(tmp_path: Path) -> None:
+    # the class names "max_tokens" only as the key its own field is sent under: that fills
+    # nothing; the comprehension keeps every key whose value is set, and `update` adds only
+    # what the callers pass, nothing by default
+    write_package(tmp_path, {"writer.py": OWN_CLIENT, "use.py": USE_WRITER})
+    found = [f for f in check_json(tmp_path, ".", "CTX201") if f["path"] == "app/writer.py"]
+    assert [(f["line"], f["kind"], f["confidence"]) for f in found] == [(18, "kwargs-by-default", "medium")]
+    assert [(e["line"], e["text"]) for e in found[0]["evidence"][1:]] == [
+        (8, "`self.max_tokens` is `Writer.max_tokens`, None by default at app/writer.py line 8"),
+        (13, "`**overrides` holds only the keywords a caller of `settings` passes, none by default")]
+
+
+@pytest.mark.parametrize("old, new", [
+    # a caller gives the limit through the overrides
+    ('.write(f"Draft a note on {topic}.")', '.write(f"Draft a note on {topic}.", max_tokens=300)'),
+    # the filter reads the key: which keys it drops is not known
+    ("if value is not None}", "if key != 'model'}"),
+    # the class fills the field under its name (a validator would)
+    ("        return settings\n", "        return settings\n\n    def bounded(self, values: dict) -> dict:\n"
+                                  "        values.setdefault(\"max_tokens\", 512)\n        return values\n"),
+])
+def test_a_filtered_field_the_project_may_fill_is_not_reported(tmp_path: Path, old: str, new: str) -> None:
+    modules = {"writer.py": OWN_CLIENT.replace(old, new), "use.py": USE_WRITER.replace(old, new)}
+    write_package(tmp_path, modules)
+    assert [f for f in check_json(tmp_path, ".", "CTX201") if f["path"] == "app/writer.py"] == []

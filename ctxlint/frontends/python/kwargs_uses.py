@@ -159,3 +159,14 @@ def _field_named(node: ast.expr, key: str) -> bool:
         return node.attr == key
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
         and len(node.args) in (2, 3) and isinstance(node.args[1], ast.Constant) and node.args[1].value == key
+
+
+def merged_whole(parent: ast.AST | None, node: ast.expr) -> bool:
+    """Whether ``node`` is merged whole into another dict: spread into a dict display (a request
+    body, ``{"model": m, **kwargs}``), or by ``|`` or ``params.update(kwargs)``."""
+    if isinstance(parent, ast.Dict):
+        return any(k is None and v is node for k, v in zip(parent.keys, parent.values, strict=True))
+    if isinstance(parent, ast.BinOp):
+        return isinstance(parent.op, ast.BitOr)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "update" \
+        and parent.args == [node] and not parent.keywords

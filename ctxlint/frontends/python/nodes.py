@@ -370,3 +370,29 @@ def no_sizes(node: ast.AST) -> set[int]:
     compares the item, whatever the collection's name says)."""
     return {id(n.func if isinstance(n, ast.Call) else n.value) for n in ast.walk(node)
             if isinstance(n, (ast.Call, ast.Subscript))}
+
+
+def filtered_source(node: ast.expr) -> ast.expr | None:
+    """The dict ``node`` copies leaving out only some values (``{k: v for k, v in raw.items() if v
+    is not None}``): every key it keeps, it keeps with its value. None when a test reads the key
+    (which keys it drops is then not known) or the comprehension changes keys or values."""
+    if not (isinstance(node, ast.DictComp) and len(node.generators) == 1):
+        return None
+    loop = node.generators[0]
+    names = [e.id for e in loop.target.elts if isinstance(e, ast.Name)] if isinstance(loop.target, ast.Tuple) else []
+    source = loop.iter
+    if len(names) != 2 or not (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+                               and source.func.attr == "items" and not source.args):
+        return None
+    key, value = names
+    if not (isinstance(node.key, ast.Name) and node.key.id == key and isinstance(node.value, ast.Name)
+            and node.value.id == value):
+        return None
+    if any(isinstance(n, ast.Name) and n.id == key for test in loop.ifs for n in walk(test)):
+        return None
+    return source.func.value
+
+
+def none_written(node: ast.AST) -> bool:
+    """``None`` written as such: a value the filter drops."""
+    return isinstance(node, ast.Constant) and node.value is None

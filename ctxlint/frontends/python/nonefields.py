@@ -149,8 +149,21 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, e
 
 def _names_key(cls: ast.ClassDef, attr: str) -> bool:
     """Whether the class's code writes the field's name as a string (a validator's
-    ``values["max_tokens"]``, ``data.setdefault("max_tokens", 1024)``)."""
-    return any(isinstance(n, ast.Constant) and n.value == attr for n in walk(cls))
+    ``values["max_tokens"]``, ``data.setdefault("max_tokens", 1024)``), other than as the key the
+    field's own value is sent under (``{"max_tokens": self.max_tokens}``, ``payload["max_tokens"] =
+    self.max_tokens``): that sends the field, it fills nothing."""
+    sent: set[int] = set()
+    for node in walk(cls):
+        if isinstance(node, ast.Dict):
+            sent.update(id(k) for k, v in zip(node.keys, node.values, strict=True) if _reads(v, attr))
+        elif isinstance(node, ast.Assign) and _reads(node.value, attr):
+            sent.update(id(t.slice) for t in node.targets if isinstance(t, ast.Subscript))
+    return any(isinstance(n, ast.Constant) and n.value == attr and id(n) not in sent for n in walk(cls))
+
+
+def _reads(value: ast.expr, attr: str) -> bool:
+    """Whether ``value`` is a read of the field ``attr`` of some object (``self.max_tokens``)."""
+    return isinstance(value, ast.Attribute) and value.attr == attr and isinstance(value.ctx, ast.Load)
 
 
 def _none(value: ast.expr) -> bool:

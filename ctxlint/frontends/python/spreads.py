@@ -21,8 +21,8 @@ from ctxlint.frontends.python.callbacks import MAX_RETURNS, callback_spread, uni
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, scalar_set
-from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, scalar_set
+from ctxlint.frontends.python.nodes import base_name, filtered_source, none_written, walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
@@ -78,8 +78,9 @@ class Spreads(Component):
                 entries.update(inner)
                 steps += inner_steps
             return entries, steps
-        empty = empty_step(self, node, env)
-        if empty is not None:
+        if (source := filtered_source(node)) is not None:  # `{k: v for k, v in raw.items() if v is not None}`
+            return _set_only(self.entries(source, env, depth + 1))
+        if (empty := empty_step(self, node, env)) is not None:
             return {}, [empty]
         if isinstance(node, ast.Name) and (given := callback_spread(self, node, env, depth)) is not None:
             return given  # `lambda settings: client.create(**settings)` handed to a helper that calls it
@@ -259,8 +260,7 @@ class Spreads(Component):
         for node in walk(fn):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 parent = parents.get(id(node))
-                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or _spread_in_dict(parent, node) or (
-                    isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr)) or (
+                passed = (isinstance(parent, ast.keyword) and parent.arg is None) or merged_whole(parent, node) or (
                     isinstance(parent, ast.Call) and node in parent.args and (scope := self.m.scope_of(parent))
                     is not None and self.copies_argument(parent, parent.args.index(node), Env(scope))) or (
                     isinstance(parent, ast.Assign) and kept_to_spread(self.m, parent, fn)) or (
@@ -493,6 +493,11 @@ def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
     return (node.args[0].value, node.func.value) if len(node.args) == 1 or _empty(node.args[1]) else None
 
 
+def _set_only(spread: Spread) -> Spread:
+    """The entries a filter of None values keeps: all but those written as None."""
+    return (None if spread[0] is None else {k: e for k, e in spread[0].items() if not none_written(e[0])}), spread[1]
+
+
 def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -> Step | None:
     """The step that shows a dict holds only what a caller passes, empty by default."""
     empty = spreads.empty_by_default(node, env)
@@ -519,12 +524,6 @@ def _empty_field(node: ast.expr) -> bool:
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)
-
-
-def _spread_in_dict(parent: ast.AST | None, node: ast.expr) -> bool:
-    """``{"model": m, **kwargs}``: ``node`` spread into a dict display (a request body), passed on whole."""
-    return isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values,
-                                                                                         strict=True))
 
 
 def library_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
