@@ -146,7 +146,7 @@ class Sinks(Component):
                 ) -> Request | None:
         """The request ``call`` sends; ``body`` is the posted body when a caller gives it (a
         helper that posts its parameter)."""
-        if unreached(self.m, call, env):
+        if unreached(self.m, call, env, self.flow.literal_str):
             return None  # in a branch only a value no call gives takes (`if version == "0.28":`)
         given = body if body is not None else self.args.payload(call, env, sink.payload) if sink.payload \
             else self.args.of(call, env)

@@ -30,7 +30,7 @@ def _reachable(value: ast.expr, fn: ast.AST, parents: dict[int, ast.AST], env: E
     parent = parents.get(id(value))
     while parent is not None:
         if isinstance(parent, ast.If):
-            holds = _test_holds(parent.test, env, literal)
+            holds = test_holds(parent.test, env, literal)
             if holds is not None and holds != any(s is child for s in parent.body):
                 return False  # the branch the bound value does not take
         for block in _blocks(parent):
@@ -53,20 +53,33 @@ def _leaves(statement: ast.stmt, env: Env, literal: Callable[[ast.expr, Env], st
     """Whether ``statement`` is an ``if`` that the bound value takes into a branch that returns."""
     if not isinstance(statement, ast.If):
         return False
-    holds = _test_holds(statement.test, env, literal)
+    holds = test_holds(statement.test, env, literal)
     taken = statement.body if holds else statement.orelse if holds is False else []
     return bool(taken) and isinstance(taken[-1], (ast.Return, ast.Raise))
 
 
-def _test_holds(test: ast.expr, env: Env, literal: Callable[[ast.expr, Env], str | None]) -> bool | None:
-    """Whether ``param == "text"`` holds for the value the call binds ``param`` to; None when
-    the test is not such a comparison or the bound value is not a literal string."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))
-            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
-            and isinstance(test.comparators[0].value, str)):
+def test_holds(test: ast.expr, env: Env, literal: Callable[[ast.expr, Env], str | None]) -> bool | None:
+    """Whether ``param == "text"`` (or ``!=``) holds for the value the call binds ``param`` to; None
+    when the test is not such a comparison or the bound value is not a literal string."""
+    found = compared(test)
+    if found is None or not isinstance(found[1], str):
         return None
-    bound = env.bound(test.left.id)
+    name, value, equal = found
+    bound = env.bound(name)
     given = literal(bound.node, bound.env) if bound is not None and bound.owner is None else None
     if given is None:
         return None
-    return (given == test.comparators[0].value) == isinstance(test.ops[0], ast.Eq)
+    return (given == value) == equal
+
+
+def compared(test: ast.expr) -> tuple[str, object, bool] | None:
+    """``name == constant`` or ``name != constant``, either way round: the name, the constant and
+    whether the test is ``==``."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(right, ast.Name):
+        left, right = right, left
+    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is not None:
+        return left.id, right.value, isinstance(test.ops[0], ast.Eq)
+    return None

@@ -6,30 +6,36 @@ current one) is not sent by the program as shipped, so a request there is not re
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import kept_default, walk
+from ctxlint.frontends.python.taken import compared, test_holds
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.unsetcallers import CallersGiveNone, module_in_tests, position_of
 from ctxlint.frontends.python.values import Env
 
 
-def unreached(unit: Unit, node: ast.AST, env: Env) -> bool:
+def unreached(unit: Unit, node: ast.AST, env: Env, literal: Callable[[ast.expr, Env], str | None]) -> bool:
     """Whether ``node`` sits in the body of an ``if`` that compares a parameter of its function
     with a constant other than the one it holds: the one the call being followed gives it
-    (``env``), or else its default when no call of the function gives it one."""
-    tested: list[tuple[str, object]] = []
+    (``env``, read as ``taken`` reads it), or else its default when no call of the function gives
+    it one."""
+    tests: list[ast.expr] = []
     child, parent = node, unit.parents.get(id(node))
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(parent, ast.If) and any(statement is child for statement in parent.body):
-            tested.extend(_compared(parent.test))
+            tests.append(parent.test)
         child, parent = parent, unit.parents.get(id(parent))
     if not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    for name, value in tested:
-        bound = env.bound(name) if env.scope.node is parent else None
-        if bound is not None:  # read for one call, which gives the parameter its value
-            if isinstance(bound.node, ast.Constant) and bound.node.value != value:
+    for test in tests:
+        found = compared(test)
+        if found is None or not found[2]:
+            continue
+        name, value, _ = found
+        if env.scope.node is parent and env.bound(name) is not None:  # read for one call, which gives the value
+            if test_holds(test, env, literal) is False:
                 return True
             continue
         default = kept_default(parent, name)
@@ -59,14 +65,3 @@ def _no_call_gives(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name:
             outside_tests += not module_in_tests(caller)
     return outside_tests > 0
 
-
-def _compared(test: ast.expr) -> list[tuple[str, object]]:
-    """``name == constant`` (either way round): the name and the constant."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return []
-    left, right = test.left, test.comparators[0]
-    if isinstance(right, ast.Name):
-        left, right = right, left
-    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is not None:
-        return [(left.id, right.value)]
-    return []
