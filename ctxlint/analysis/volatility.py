@@ -183,6 +183,9 @@ _CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re
 # The words ignore case; the strftime codes do not (`%m` is the month, `%M` the minute).
 _DAILY = re.compile(r"today|date|year|month|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
 _FINER = re.compile(r"time|hour|minute|second|(?-i:%[HIMSfXcTRp])", re.IGNORECASE)
+_FINER_CODES = re.compile(r"%[HIMSfXcTRp]")
+# A `strftime` call as the Python front-end records it, with its format (`strftime('%Y-%m-%d')`).
+_FORMATTED = re.compile(r"strftime\((.*)\)", re.DOTALL)
 
 
 # JavaScript formatting that keeps only the date of a timestamp: `toISOString().split("T")[0]`,
@@ -200,6 +203,11 @@ _TIME_READS = re.compile(r"\.(?:get(?:UTC)?(?:Hours|Minutes|Seconds|Milliseconds
 
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
+    # The formats a clock is written with decide over any name (`current_date` filled with
+    # `now().strftime("%Y-%m-%d %H:%M:%S")` changes every second).
+    formats = [m.group(1) for m in map(_FORMATTED.fullmatch, slot.calls) if m]
+    if formats:
+        return not any(_FINER_CODES.search(f) for f in formats) and any(_DAILY.search(f) for f in formats)
     # A value made of nothing but a clock and a read to the day (a prompt built elsewhere that calls
     # a clock among other things says nothing of how often the rest of it changes).
     if any(_DAY_READS.search(c) for c in slot.calls) and all(

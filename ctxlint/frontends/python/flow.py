@@ -281,6 +281,11 @@ class Flow(Ordering):
         qualified = self.m.qualified(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
         arguments = [*call.args, *(k.value for k in call.keywords)]
+        if method == "strftime" and call.args and isinstance(call.args[0], ast.Constant) \
+                and isinstance(call.args[0].value, str):
+            # The format says how finely a clock is read (`"%Y-%m-%d %H:%M:%S"`), whatever the
+            # variable holding it is called (`current_date`): see analysis.volatility.daily.
+            acc.calls.append(f"strftime({call.args[0].value!r})")
         if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
             # `len(documents)`, `page.count("x")`: a number about the value, not its text (and `Path(name)`
             # a location). What it reads is neither content nor a collection of the prompt; its clock calls are.
