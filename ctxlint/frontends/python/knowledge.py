@@ -73,6 +73,8 @@ NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
 GATHERS = {"asyncio.gather"}
 # The calls that run a LangChain runnable (a chat model, a chain built on one) with a request.
 RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
+# The keywords a framework's object or function takes its chat model under (`LLMChain(llm=model)`).
+MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
 # Variables named for a fact about content, not the content (globs): what a program parses out
 # of a page or a file into one of these (`url = line.partition("=")[2]`) is a location or a key.
 LOCATOR_NAMES = ("url", "*_url", "uri", "*_uri", "href", "link", "*_link", "path", "*_path", "filename",

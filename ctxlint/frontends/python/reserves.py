@@ -12,6 +12,7 @@ from typing import cast
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
 from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sentbycallers import sent_by_callers
@@ -44,9 +45,6 @@ HANDED_TO_FRAMEWORK = "handed-to-framework"
 # code of the project writes.
 NOT_ITS_LIMIT = "not-its-limit"
 # The keywords by which a framework takes the chat model it runs requests with.
-_MODEL_KEYWORDS = frozenset({"llm", "model", "chat_model", "language_model"})
-
-
 def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
     """The reads of ``self.name`` in the class when ``assign`` (``self.name = ...`` in one of its
     methods) is the only statement of the class that sets it; None otherwise."""
@@ -373,12 +371,12 @@ class Reserves(Component):
         for value in self._holding(call, scope):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
-            if isinstance(keyword, ast.keyword) and keyword.arg in _MODEL_KEYWORDS and isinstance(use, ast.Call) \
-                    and self._framework_call(use):
+            if isinstance(keyword, ast.keyword) and keyword.arg in MODEL_KEYWORDS and isinstance(use, ast.Call) \
+                    and self.framework_call(use):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
                                 self.m.span(use))
             if isinstance(keyword, ast.Call) and any(arg is value for arg in keyword.args) \
-                    and self._framework_call(keyword):
+                    and self.framework_call(keyword):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(keyword.func)}(...)`",
                                 self.m.span(keyword))
         return None
@@ -402,7 +400,7 @@ class Reserves(Component):
         return [call, *(n for n, _ in self.m.calls
                         if not n.args and not n.keywords and self.m.dotted(n.func) == called)]
 
-    def _framework_call(self, use: ast.Call) -> bool:
+    def framework_call(self, use: ast.Call) -> bool:
         """Whether ``use`` calls an object or function a framework of the catalogue exports (not
         one of the project's modules), given no limit, no settings of its own and no spread."""
         dotted, qualified = self.m.dotted(use.func), self.m.qualified(use.func)

@@ -10,10 +10,11 @@ the class (``GenerativeModel().generate_content``)."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.knowledge import RUNNABLE_CALLS
+from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.sinks import in_test
 from ctxlint.frontends.python.unsetcallers import in_tests
@@ -35,6 +36,10 @@ _DERIVES = frozenset({"bind_tools", "with_structured_output", "bind", "with_conf
 Sends = dict[str, frozenset[str]]
 # The factory's callers read in other modules, at most.
 _MOST_CALLERS = 8
+# How many project functions a model may pass through on its way to a request: wrappers that return
+# what a factory returns (`initialize_llm()` returning `create_llm_client()`), and functions that
+# hand their model parameter on (`run_agent(model)` calling `create_agent(model)`).
+_MOST_STEPS = 3
 
 
 def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Evidence | None:
@@ -60,13 +65,22 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
             return None  # a method whose name another module defines may be another class's
         imported = cls.name
     sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
-    for path in project.callers(fn.name)[:_MOST_CALLERS]:
+    return _sent_where_called(m, fn.name, imported, sends, 0)
+
+
+def _sent_where_called(m: Unit, name: str, imported: str, sends: Sends, steps: int) -> Evidence | None:
+    """Where a caller (in any module of the project that imports ``imported`` from ``m``'s) of the
+    function ``name`` that returns a model sends a request with what it returns."""
+    project, file = m.project, m.file
+    if project is None or file is None:
+        return None
+    for path in project.callers(name)[:_MOST_CALLERS]:
         if in_tests(path, project.root):
             continue
         owner = m if path == file else getattr(project.analyzer(path), "unit", None)
         if owner is None or (owner is not m and not _imports_from(owner, imported, file)):
             continue
-        found = _handed_to_sender(owner, fn.name, imported != fn.name, sends)
+        found = _handed_to_sender(owner, name, imported != name, sends, steps)
         if found is not None:
             return found
     return None
@@ -121,10 +135,11 @@ def _imports_from(owner: Unit, name: str, file: object) -> bool:
     return project.module_file(module, owner.file, owner.import_levels.get(name, 0)) == file
 
 
-def _handed_to_sender(owner: Unit, factory: str, method: bool, sends: Sends) -> Evidence | None:
+def _handed_to_sender(owner: Unit, factory: str, method: bool, sends: Sends, steps: int) -> Evidence | None:
     """Where ``owner`` passes what ``factory()`` (``x.factory()`` for a ``method``) returns
     (directly, or by the name it keeps it in) to a function that sends requests with that
-    parameter, or sends one with it itself."""
+    parameter, or sends one with it itself; or, where a module-level function returns it as it
+    is (``return create_client(...)``), where that function's callers do."""
     for node, scope in owner.calls:
         called = node.func.attr if method and isinstance(node.func, ast.Attribute) \
             else node.func.id if not method and isinstance(node.func, ast.Name) else None
@@ -142,18 +157,27 @@ def _handed_to_sender(owner: Unit, factory: str, method: bool, sends: Sends) -> 
                 continue  # `model = model.bind(max_tokens=...)`, `model.max_tokens = 500`
             held = [n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept
                     and isinstance(n.ctx, ast.Load)]
-            sent_here = _param_sender(scope.node, kept, sends)
-        if sent_here is not None:  # `get_model().invoke(...)`, or `model = get_model()` then `model.invoke(...)`
+            sent = _param_sender(owner, scope.node, kept, sends, steps)
+        else:
+            sent = (owner, sent_here) if sent_here is not None else None
+        if sent is not None:  # `get_model().invoke(...)`, or `model = get_model()` then `model.invoke(...)`
             where = owner.span(value_node)
             return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, "
-                            "where a request is sent with it", owner.span(sent_here))
+                            "where a request is sent with it", sent[0].span(sent[1]))
         for value in held:
             use = owner.parents.get(id(value))
             if isinstance(use, ast.keyword):
                 use = owner.parents.get(id(use))
-            if not isinstance(use, ast.Call) or value is use.func:
+            if isinstance(use, ast.Return) and steps < _MOST_STEPS and scope.kind == "function" \
+                    and isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and scope.parent is not None and scope.parent.kind == "module":
+                found = _sent_where_called(owner, scope.node.name, scope.node.name, sends, steps + 1)
+                if found is not None:
+                    found = replace(found, text=f"returned through `{scope.node.name}()`, then {found.text}")
+            elif not isinstance(use, ast.Call) or value is use.func:
                 continue
-            found = _sends_parameter(owner, use, value, scope, sends)
+            else:
+                found = _sends_parameter(owner, use, value, scope, sends, steps)
             if found is not None:
                 return found
     return None
@@ -173,11 +197,29 @@ def _limit_written(body: ast.AST, name: str) -> bool:
 
 
 def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope,
-                     sends: Sends) -> Evidence | None:
+                     sends: Sends, steps: int) -> Evidence | None:
     """Where the function ``use`` calls sends requests with the parameter ``value`` is bound to."""
+    found = _parameter_sent(owner, use, value, scope, sends, steps)
+    if found is None:
+        return None
+    called, unit, sent = found
+    where = owner.span(use)
+    return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, which hands it "
+                    f"to `{called}()`, where a request is sent with it", unit.span(sent))
+
+
+def _parameter_sent(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope, sends: Sends,
+                    steps: int) -> tuple[str, Unit, ast.expr] | None:
+    """What ``use`` is (a function of the project, or a framework's), the module and the node where
+    a request is sent with the model ``value`` it is given: by the function, by one it hands its
+    parameter on to, or by the framework that takes it as its model (``create_react_agent(model,
+    tools)``, ``Agent(llm=model)``)."""
     analyzer = owner.analyzer
     if analyzer is None:
         return None
+    if (value in use.args or any(k.value is value and k.arg in MODEL_KEYWORDS for k in use.keywords)) \
+            and analyzer.reserves.framework_call(use):
+        return owner.short(use.func), owner, use
     called = analyzer.callees.function_for(use, Env(scope), foreign=True, returns=False)
     if called is None:
         return None
@@ -193,12 +235,8 @@ def _sends_parameter(owner: Unit, use: ast.Call, value: ast.expr, scope: Scope,
         param = next(k.arg for k in use.keywords if k.value is value and k.arg is not None) \
             if any(k.value is value and k.arg is not None for k in use.keywords) else ""
     unit = called.owner.unit if called.owner is not None else owner
-    sent = _param_sender(called.fn, param, sends) if param else None
-    if sent is None:
-        return None
-    where = owner.span(use)
-    return Evidence(EvidenceKind.FLOW, f"returned to {where.path.rsplit('/', 1)[-1]} line {where.line}, which hands it "
-                    f"to `{called.fn.name}()`, where a request is sent with it", unit.span(sent))
+    sent = _param_sender(unit, called.fn, param, sends, steps) if param else None
+    return (called.fn.name, *sent) if sent is not None else None
 
 
 def _sender(owner: Unit, value: ast.expr, sends: Sends) -> ast.expr | None:
@@ -220,11 +258,12 @@ def _sender(owner: Unit, value: ast.expr, sends: Sends) -> ast.expr | None:
     return None
 
 
-def _param_sender(fn: ast.AST, param: str, sends: Sends) -> ast.expr | None:
-    """The node where ``fn`` sends a request with its parameter ``param`` (or a model derived
-    from it by ``bind_tools``, ``with_structured_output``, ...): a call of ``invoke`` and its
-    kin, or a pipe into a chain. None when it gives the model a limit on the way, or sends
-    none."""
+def _param_sender(unit: Unit, fn: ast.AST, param: str, sends: Sends, steps: int) -> tuple[Unit, ast.expr] | None:
+    """The module and node where ``fn`` (a function of ``unit``'s module) sends a request with its
+    parameter ``param`` (or a model derived from it by ``bind_tools``, ``with_structured_output``,
+    ...): a call of ``invoke`` and its kin, or a pipe into a chain; or where a function or framework
+    it hands the model on to does (up to ``_MOST_STEPS`` functions away). None when it gives the
+    model a limit on the way, or sends none."""
     names = {param}
     kept = [(n.targets[0].id, n.value) for n in walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
             and isinstance(n.targets[0], ast.Name)]
@@ -238,10 +277,20 @@ def _param_sender(fn: ast.AST, param: str, sends: Sends) -> ast.expr | None:
     for node in walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _sent_without_limit(node, sends) \
                 and _model_of(node.func.value, names):
-            return node
+            return unit, node
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) \
                 and (_model_of(node.left, names) or _model_of(node.right, names)):
-            return node
+            return unit, node
+    if steps >= _MOST_STEPS:
+        return None
+    for call, scope in unit.calls:  # handed on: `create_agent(model, tools)`
+        if scope.node is not fn:
+            continue
+        for value in (*call.args, *(k.value for k in call.keywords)):
+            if _model_of(value, names):
+                found = _parameter_sent(unit, call, value, scope, sends, steps + 1)
+                if found is not None:
+                    return found[1], found[2]
     return None
 
 
