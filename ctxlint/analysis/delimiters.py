@@ -59,7 +59,7 @@ class Token:
 def tokens(text: str) -> list[Token]:
     """The opening and closing markers of a message's text, in no particular order."""
     found = []
-    tags = [(m, m.group(2).lower().replace(_PLACEHOLDER, "…")) for m in _TAG.finditer(text) if not m.group(4)]
+    tags = _tag_names(text)
     closed = {name for m, name in tags if m.group(1)}  # (a self-closing tag wraps nothing: left out)
     opened: dict[str, int] = {}  # where the last opening tag of each name ends
     for match, name in tags:
@@ -80,6 +80,25 @@ def tokens(text: str) -> list[Token]:
     for match in _ROLE_TOKEN.finditer(text):
         found.append(Token(match.start(), match.end(), "role-tokens", "turn", match.group("name") in _ROLE_CLOSERS))
     return found
+
+
+def _tag_names(text: str) -> list[tuple[re.Match, str]]:
+    """The tags of ``text`` (self-closing ones left out), each with its name, lowered. Words after
+    the first are words of the name when a closing tag writes them too (`<key snippets>` ...
+    `</key snippets>`), not attributes."""
+    def written(match: re.Match) -> str:
+        rest = match.group(3)
+        words = rest.split() if _NAME_WORDS.fullmatch(rest) else []
+        return " ".join([match.group(2), *words]).lower().replace(_PLACEHOLDER, "…")
+
+    matches = [m for m in _TAG.finditer(text) if not m.group(4)]
+    closers = {written(m) for m in matches if m.group(1)}
+    return [(m, name if m.group(1) or name in closers else m.group(2).lower().replace(_PLACEHOLDER, "…"))
+            for m in matches for name in (written(m),)]
+
+
+# Words after a tag's first (`<key snippets>`): letters, digits, `_` and `-`, no `=` or quote.
+_NAME_WORDS = re.compile(r"(?:\s+[A-Za-z][\w\-]*)+\s*")
 
 
 class OpenLabels:
