@@ -40,6 +40,7 @@ from ctxlint.frontends.python.loopshapes import (
     cuts_last_item,
     drop_of,
     fitted_only,
+    flags_cut,
     history_name,
     logs_only,
     loop_body,
@@ -413,7 +414,7 @@ class CutSites(Component):
                 stop = next((s for s in branch if isinstance(s, ast.Break)), None) or \
                     skips_rest(branch, statement.test, loop) or breaks_both_ways(branch) or fits
                 if stop is None or says_cut([s for s in branch if not only_logs(s)]) \
-                        or cuts_last_item(branch, self.m.parents):
+                        or flags_cut(branch, fn) or cuts_last_item(branch, self.m.parents):
                     continue  # a marker added before it stops; or the last item cut, the finding that says both
                 header = f"for {self.m.code(loop.target)} in {self.m.code(loop.iter)}"
                 # sorted best first before the loop, or retrieved: a top-k fill, not a silent cut

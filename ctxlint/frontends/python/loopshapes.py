@@ -75,6 +75,22 @@ def says_cut(statements: list[ast.stmt]) -> bool:
     return False
 
 
+# A flag named for a cut (`truncated`, `was_truncated`, `omitted`, `has_more`).
+_CUT_FLAG = re.compile(r"(?:^|_)(?:truncated|omitted|clipped|elided|has_more|more_available)$", re.IGNORECASE)
+
+
+def flags_cut(statements: list[ast.stmt], fn: ast.AST | None) -> bool:
+    """Whether the statements set a flag named for a cut (``truncated = True``) that the function
+    hands back (``return text, truncated``, ``{"truncated": truncated}``): its caller is told."""
+    flags = {target.id for node in statements if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Constant) and node.value.value is True
+             for target in node.targets if isinstance(target, ast.Name) and _CUT_FLAG.search(target.id)}
+    if not flags or fn is None:
+        return False
+    return any(isinstance(name, ast.Name) and name.id in flags for held in ast.walk(fn)
+               if isinstance(held, (ast.Return, ast.Dict, ast.keyword)) for name in ast.walk(held))
+
+
 def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
     """The statements a loop runs, through ``if``, ``try`` and ``with`` but not inner loops."""
     return statements_run(loop.body)
