@@ -59,6 +59,7 @@ from ctxlint.frontends.python.nodes import children, no_sizes
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
 from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -126,10 +127,11 @@ class CutSites(Component):
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
-                if isinstance(node, ast.While):
+                if isinstance(node, ast.While) and not unreached(self.m, node, Env(scope), self.flow.literal_str):
                     found.extend(self.drop_loop(node, Env(scope), context, fn))
                 continue
-            if observation is not None:
+            # a cut in a branch no call of its function takes (`elif strategy == "first":`)
+            if observation is not None and not unreached(self.m, node, Env(scope), self.flow.literal_str):
                 found.append(observation)
         return found
 
