@@ -62,6 +62,8 @@ class Estimates(Component):
         current: ast.AST = use
         while True:
             parent = parents.get(id(current))
+            if isinstance(parent, ast.FormattedValue):
+                return False  # written into a text (`f"~{estimated:,} tokens"`): a figure to read, deciding nothing
             if parent is None or isinstance(parent, (ast.Compare, ast.Slice, ast.While, ast.If, ast.IfExp,
                                                      ast.Assert, ast.AugAssign)):
                 return parent is not None
