@@ -39,6 +39,7 @@ from ctxlint.frontends.python.loopshapes import (
     counts_tokens,
     cuts_last_item,
     drop_of,
+    encoded,
     fitted_only,
     flags_cut,
     history_name,
@@ -476,11 +477,17 @@ class CutSites(Component):
                                      source=source))
         return found
 
-    def budget_test(self, test: ast.expr, env: Env, context: bool = True) -> bool:
+    def budget_test(self, test: ast.expr, env: Env, context: bool = True, inner: bool = False) -> bool:
         """A comparison of a size in tokens or characters with a limit (``total_tokens > budget``,
-        ``len(prompt) > max_length``; without ``context``, in tokens only); a count of items
-        (``len(results) >= 5``) is not one."""
+        ``len(prompt) > max_length``; without ``context``, in tokens only), written in the test or
+        returned by a function of the project it calls (``while too_long(message):``); a count of
+        items (``len(results) >= 5``) is not one."""
         for node in ast.walk(test):
+            if isinstance(node, ast.Call) and not inner:
+                called = self.callees.function_for(node, env, foreign=True)
+                if called is not None and called.returns and all(
+                        self.budget_test(value, called.env, context, inner=True) for value in called.returns):
+                    return True
             if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDER) for op in node.ops):
                 continue
             operands = (node.left, *node.comparators)
@@ -491,8 +498,8 @@ class CutSites(Component):
                 called = no_sizes(operand)  # a call's name, a collection an item is read from (`words[0]`)
                 for part in ast.walk(operand):
                     if isinstance(part, ast.Call) and (self.m.qualified(part.func) or "") == "len" and part.args:
-                        if context and self.known_text(part.args[0], env):
-                            return True
+                        if context and self.known_text(part.args[0], env) or encoded(part.args[0]):
+                            return True  # `len(encoding.encode(prompt))`: a size in tokens (or bytes)
                     elif isinstance(part, ast.Call) and counts_tokens(part.func):
                         return True  # `len_tokens(msgs, model) > model.context`: in tokens, whatever the limit's name
                     elif isinstance(part, (ast.Name, ast.Attribute)) and id(part) not in called:

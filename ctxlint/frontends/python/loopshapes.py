@@ -259,11 +259,19 @@ def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
             return statement.value.value, "end"
         if cut.step is None and cut.lower is None and isinstance(cut.upper, ast.UnaryOp):
             return statement.value.value, "start"
+        subject = ast.dump(statement.value.value)
+        if cut.step is None and _share_of(cut.upper, subject) and cut.lower is None:
+            return statement.value.value, "start"  # `x = x[: len(x) // 2]`: the back half dropped
+        if cut.step is None and _share_of(cut.lower, subject) and cut.upper is None:
+            return statement.value.value, "end"
         return None
     value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
     if isinstance(statement, ast.Assign) and any(w in (getattr(t, "id", "") or "").lower() for t in statement.targets
                                                  for w in COUNTS):
         return None  # removed_tokens = counts.pop(): bookkeeping beside the drop
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "popitem" \
+            and not value.args and not value.keywords and not _tally(value.func.value):
+        return value.func.value, "start"  # a dict's last entry: the first ones are kept
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "popleft"):
         index = value.args[0] if value.args else None
         if index is not None and not (isinstance(index, ast.Constant) and index.value in (0, -1)):
@@ -283,6 +291,13 @@ def drop_of(statement: ast.stmt) -> tuple[ast.expr, str] | None:
         kept = _kept_after_delete(target.slice)
         return (target.value, kept) if kept is not None and not _tally(target.value) else None
     return None
+
+
+def _share_of(bound: ast.expr | None, subject: str) -> bool:
+    """Whether ``bound`` is a share of the length of the sequence ``subject`` dumps (``len(x) // 2``)."""
+    return isinstance(bound, ast.BinOp) and isinstance(bound.op, (ast.FloorDiv, ast.Div)) \
+        and isinstance(bound.left, ast.Call) and isinstance(bound.left.func, ast.Name) and bound.left.func.id == "len" \
+        and len(bound.left.args) == 1 and ast.dump(bound.left.args[0]) == subject
 
 
 def _tally(subject: ast.expr) -> bool:
@@ -345,6 +360,13 @@ def counts_tokens(func: ast.expr) -> bool:
     ``tokenizer.num_tokens``): what it returns is a size in tokens."""
     last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
     return "token" in last and any(w in last for w in ("len", "count", "num"))
+
+
+def encoded(value: ast.expr) -> bool:
+    """Whether ``value`` is a text encoded into tokens or bytes (``enc.encode(text)``, ``tok.tokenize(text)``):
+    its length is a size."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and value.func.attr in ("encode", "tokenize", "encode_ordinary") and bool(value.args)
 
 
 # The calls that add an item to a list or a set.
