@@ -304,7 +304,7 @@ class Linter:
         # parsed.dependencies, so these are collected once every check has run.
         if self._dependencies is not None:
             self._dependencies.extend(os.path.abspath(p) for p in parsed.dependencies)
-        scope = selection.scope(relpath)
+        scope = selection.scope(relpath, parsed.program)
         if scope != "code":
             findings = [in_scope(f, scope) for f in findings]
         elif embedded is None:

@@ -65,14 +65,17 @@ class Selection:
                 skipped |= codes
         return skipped
 
-    def scope(self, relpath: str) -> str:
+    def scope(self, relpath: str, program: bool = False) -> str:
         """Where ``relpath`` is: "test" or "example" code, or "code". A file the user's `formats`
         globs name is code whatever its folder: a team that points ctxlint at its tool snapshots
-        wants them judged."""
+        wants them judged; so is a ``program`` (a script of its own, not a test) kept in a test
+        folder under a name that is no test's."""
         settings = self.settings
         for scope, globs in (("test", settings.test_paths), ("example", settings.example_paths)):
             if glob_any(globs, relpath):
                 if any(glob_any(g, relpath) for g in settings.formats.values()):
+                    return "code"
+                if scope == "test" and program and not glob_any(globs, relpath.rsplit("/", 1)[-1]):
                     return "code"
                 return "code" if scope == "example" and self.shipped(relpath) else scope
         return "code"

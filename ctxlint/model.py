@@ -552,6 +552,9 @@ class ParsedFile:
     # The lines (first, last) of a package module's `if __name__ == "__main__":` block: a self-test
     # run by hand, never when the application imports the module (Python front-end).
     run_by_hand: tuple[int, int] | None = None
+    # A program of its own (a script with a main block that holds no test and imports no test
+    # framework), wherever its folder is: a pipeline step kept in `test/` is not a test's fixture.
+    program: bool = False
 
 
 def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:

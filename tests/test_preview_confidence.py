@@ -84,6 +84,39 @@ def test_findings_in_test_code_are_low_confidence(project):
     assert found["tests/fixtures/request.json"]["evidence"][-1]["text"] == "in test code, where requests are fixtures"
 
 
+# A pipeline step kept in a `test/` folder (a script with a main block, no test in it, no test
+# framework imported) is a program of its own; a helper of the tests beside it is a fixture.
+_PIPELINE_STEP = """\
+import sys
+
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def pick(issue: str) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": f"Pick the tests for: {issue}"}])
+    return reply.choices[0].message.content
+
+
+if __name__ == "__main__":
+    print(pick(sys.argv[1]))
+"""
+
+
+def test_a_program_kept_in_a_test_folder_is_code(project):
+    project.write({
+        "agent/test/select_tests.py": _PIPELINE_STEP,
+        "agent/test/fake_client.py": _PIPELINE_STEP.replace("import sys\n", "import sys\n\nimport pytest\n"),
+        "agent/test/test_select.py": _PIPELINE_STEP,
+    })
+    result = project.run("check", "--confidence", "low", "--output-format", "json")
+    found = {f["path"]: f["confidence"] for f in json.loads(result.stdout) if f["code"] == "CTX201"}
+    assert found == {"agent/test/select_tests.py": "high", "agent/test/fake_client.py": "low",
+                     "agent/test/test_select.py": "low"}
+
+
 def test_test_paths_can_be_replaced_or_extended(project):
     project.write({
         "ctxlint.toml": 'extend-test-paths = ["samples"]\n',

@@ -34,7 +34,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
-from ctxlint.frontends.python.nodes import main_block, named_functions
+from ctxlint.frontends.python.nodes import main_block, named_functions, program_module
 from ctxlint.frontends.python.prefilter import (
     generated,
     interesting,
@@ -143,6 +143,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         # A module of a package is imported by the application; its main block runs only by hand.
         if file is not None and (file.parent / "__init__.py").is_file():
             parsed.run_by_hand = main_block(tree)
+        parsed.program = program_module(tree)
     if exhausted:
         parsed.notices.append(f"stopped following values after {max_steps:,} steps; "
                               "findings that need more of this module's data flow may be missing")

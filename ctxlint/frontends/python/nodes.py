@@ -292,6 +292,27 @@ def main_block(tree: ast.Module) -> tuple[int, int] | None:
     return None
 
 
+# Imports that make a module a test's, whatever else it does.
+_TEST_FRAMEWORKS = frozenset({"pytest", "unittest", "mock", "hypothesis", "nose"})
+
+
+def program_module(tree: ast.Module) -> bool:
+    """Whether the module is a program of its own: it has a main block, defines no test function
+    or class (``test_*``, ``Test*``) and imports no test framework."""
+    if main_block(tree) is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            return False
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            return False
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in _TEST_FRAMEWORKS for a in node.names):
+            return False
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _TEST_FRAMEWORKS:
+            return False
+    return True
+
+
 def _main_side(node: ast.expr) -> str:
     if isinstance(node, ast.Name) and node.id == "__name__":
         return "name"
