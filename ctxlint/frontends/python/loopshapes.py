@@ -99,8 +99,17 @@ def loop_body(loop: ast.For | ast.AsyncFor | ast.While) -> Iterator[ast.stmt]:
 def run_while(loop: ast.While) -> tuple[ast.expr, list[ast.stmt]]:
     """The test a ``while`` loop repeats on and the statements it repeats: its own, or, for a
     ``while True:`` whose body is one ``if T: ... else: break`` (or starts with ``if T: break``),
-    T and what runs while it holds (or until it does): the same loop, written with its test inside."""
+    or a ``while items:`` with an ``if T: break`` in its body, T and what runs while it holds (or
+    until it does) after it: the same loop, written with its test inside."""
     body = loop.body
+    if isinstance(loop.test, (ast.Name, ast.Attribute)):
+        # `while history: ... if <fits>: break ... history.pop(0)`: a loop over what is left that
+        # stops once the rest fits repeats while it does not
+        for index, statement in enumerate(body):
+            if isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 \
+                    and isinstance(statement.body[0], ast.Break):
+                return statement.test, body[index + 1:]
+        return loop.test, body
     if not (isinstance(loop.test, ast.Constant) and loop.test.value is True and body and isinstance(body[0], ast.If)):
         return loop.test, body
     first = body[0]
