@@ -322,7 +322,8 @@ def system_prompt(user):
     (request,) = parse_text(text).requests
     assert request.anchor.line == 7
     first = request.slots()[0]
-    assert first.slot.calls == ("stamp", "datetime.datetime.now")  # through the function's body
+    # through the function's body; the format says how finely the clock is read
+    assert first.slot.calls == ("stamp", "strftime('%H:%M')", "datetime.datetime.now")
     assert [s.slot.calls for s in request.slots()[1:3]] == [("time.time",), ("uuid.uuid4",)]
     assert request.slots()[3].slot.names == ("user.name",)
 

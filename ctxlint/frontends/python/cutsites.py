@@ -174,7 +174,7 @@ class CutSites(Component):
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
             return None  # the first 100 words, or 10 lines: a preview
-        if self.marked_beside(node, env) or self.marked_after(node) or _flags_the_cut(fn):
+        if self.marked_beside(node, env) or _marked_after(self.m, node) or _flags_the_cut(fn):
             return None
         if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
             truncator = self.cuts.summary(fn, env.scope)
@@ -325,19 +325,6 @@ class CutSites(Component):
                                                                   "notice", "truncat"))
         return False
 
-    def marked_after(self, node: ast.expr) -> bool:
-        """A marker added to the cut text by the statements right after its assignment (``out =
-        out[:n]`` then ``out += "\\n[output truncated]"``), or joined with it later (``notice + out``)."""
-        statement = self.m.parents.get(id(node))
-        while statement is not None and not isinstance(statement, ast.stmt):
-            statement = self.m.parents.get(id(statement))
-        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            return False
-        target = self.m.dotted(statement.targets[0])
-        return target is not None and (joined_with_marker(node, self.m.parents) or any(
-            (says_cut([s]) and any(self.m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
-            for s in _after(self.m.parents, statement)))
-
     def goes_to(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str | None:
         """Where the cut text goes, said for the finding; None when it goes nowhere a model
         reads (a log line, an error, a comparison, a measure, a label)."""
@@ -484,9 +471,9 @@ class CutSites(Component):
         items (``len(results) >= 5``) is not one."""
         for node in ast.walk(test):
             if isinstance(node, ast.Call) and not inner:
-                called = self.callees.function_for(node, env, foreign=True)
-                if called is not None and called.returns and all(
-                        self.budget_test(value, called.env, context, inner=True) for value in called.returns):
+                helper = self.callees.function_for(node, env, foreign=True)
+                if helper is not None and helper.returns and all(
+                        self.budget_test(value, helper.env, context, inner=True) for value in helper.returns):
                     return True
             if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDER) for op in node.ops):
                 continue
@@ -509,6 +496,20 @@ class CutSites(Component):
                                                and not last.endswith("count")):
                             return True
         return False
+
+
+def _marked_after(m: Unit, node: ast.expr) -> bool:
+    """A marker added to the cut text by the statements right after its assignment (``out =
+    out[:n]`` then ``out += "\\n[output truncated]"``), or joined with it later (``notice + out``)."""
+    statement = m.parents.get(id(node))
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = m.parents.get(id(statement))
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = m.dotted(statement.targets[0])
+    return target is not None and (joined_with_marker(node, m.parents) or any(
+        (says_cut([s]) and any(m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
+        for s in _after(m.parents, statement)))
 
 
 def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:

@@ -75,6 +75,17 @@ class Region:
         return cls(first.lineno, first.col_offset, last.end_lineno, last.end_col_offset)
 
 
+
+def clock_format(call: ast.Call) -> list[str]:
+    """``strftime('<format>')`` for a ``.strftime`` call with a written format: how finely a clock
+    is read (`"%Y-%m-%d %H:%M:%S"`), whatever the variable holding it is called (`current_date`);
+    read by analysis.volatility.daily."""
+    func, args = call.func, call.args
+    if isinstance(func, ast.Attribute) and func.attr == "strftime" and args and isinstance(args[0], ast.Constant) \
+            and isinstance(args[0].value, str):
+        return [f"strftime({args[0].value!r})"]
+    return []
+
 class Flow(Ordering):
     def facts(self, node: ast.AST, env: Env, acc: Facts | None = None) -> Facts:
         """Names read, calls made and sources of an expression, through the module's names and
@@ -281,17 +292,12 @@ class Flow(Ordering):
         qualified = self.m.qualified(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
         arguments = [*call.args, *(k.value for k in call.keywords)]
-        if method == "strftime" and call.args and isinstance(call.args[0], ast.Constant) \
-                and isinstance(call.args[0].value, str):
-            # The format says how finely a clock is read (`"%Y-%m-%d %H:%M:%S"`), whatever the
-            # variable holding it is called (`current_date`): see analysis.volatility.daily.
-            acc.calls.append(f"strftime({call.args[0].value!r})")
+        acc.calls.extend(clock_format(call))
         if qualified in MEASURES or method in MEASURING_METHODS or qualified in LOCATION_CALLS:
             # `len(documents)`, `page.count("x")`: a number about the value, not its text (and `Path(name)`
             # a location). What it reads is neither content nor a collection of the prompt; its clock calls are.
             inner = self.facts_of([func.value, *arguments] if isinstance(func, ast.Attribute) else arguments, env)
-            acc.calls.append(qualified or method or "")
-            acc.calls.extend(inner.calls)
+            acc.calls.extend((qualified or method or "", *inner.calls))
             for inner_call, span in inner.called_at.items():  # `int(time.time())`: where the clock is read
                 acc.called_at.setdefault(inner_call, span)
             acc.sources.extend(s for s in inner.sources if s.kind not in _CONTENT)
