@@ -75,7 +75,7 @@ class Selection:
             if glob_any(globs, relpath):
                 if any(glob_any(g, relpath) for g in settings.formats.values()):
                     return "code"
-                if scope == "test" and program and not glob_any(globs, relpath.rsplit("/", 1)[-1]):
+                if scope == "test" and program and _program_of_its_own(relpath, globs):
                     return "code"
                 return "code" if scope == "example" and self.shipped(relpath) else scope
         return "code"
@@ -98,6 +98,19 @@ class Selection:
         """Whether the finding is sure enough to report (``confidence``)."""
         return finding.confidence in self.shown
 
+
+
+# The words of a test double's name (`agent_utils_mock.py`, `fake_llm.py`): a program of the tests.
+_DOUBLE_WORDS = ("mock", "fake", "stub", "fixture", "dummy")
+
+
+def _program_of_its_own(relpath: str, globs: list[str]) -> bool:
+    """Whether a program (a script of its own) at ``relpath``, in a test folder, is one: only a
+    plain ``test``/``tests`` folder holds it (no ``mocks``, ``fixtures``...), and its name is no
+    test's nor a test double's."""
+    *folders, name = relpath.split("/")
+    return not glob_any(globs, name) and not any(w in name.lower() for w in _DOUBLE_WORDS) and all(
+        folder in ("test", "tests") or not glob_any(globs, folder) for folder in folders)
 
 @dataclass
 class RunFilters:
