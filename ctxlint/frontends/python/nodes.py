@@ -396,3 +396,21 @@ def filtered_source(node: ast.expr) -> ast.expr | None:
 def none_written(node: ast.AST) -> bool:
     """``None`` written as such: a value the filter drops."""
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def empty_literal(node: ast.expr) -> bool:
+    """``None``, ``{}`` or ``dict()``."""
+    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
+        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+            and not node.args and not node.keywords)
+
+
+def or_empty(node: ast.expr) -> ast.expr | None:
+    """``value`` of ``value or {}`` or ``value if value else {}``: what the expression holds unless it
+    falls back on an empty one."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+            and empty_literal(node.values[1]):
+        return node.values[0]
+    if isinstance(node, ast.IfExp) and empty_literal(node.orelse) and ast.dump(node.test) == ast.dump(node.body):
+        return node.body
+    return None

@@ -21,8 +21,8 @@ from ctxlint.frontends.python.callbacks import MAX_RETURNS, callback_spread, uni
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, scalar_set
-from ctxlint.frontends.python.nodes import base_name, filtered_source, none_written, walk
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, other_key_set, scalar_set
+from ctxlint.frontends.python.nodes import base_name, empty_literal, filtered_source, none_written, or_empty, walk
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
@@ -175,9 +175,8 @@ class Spreads(Component):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
                 and not node.args:
             return self.empty_by_default(node.func.value, env, depth + 1)
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
-                and _empty(node.values[1]):
-            return self.empty_by_default(node.values[0], env, depth + 1)
+        if (given := or_empty(node)) is not None:  # `params or {}`, `params if params else {}`
+            return self.empty_by_default(given, env, depth + 1)
         if (got := _got_key(node)) is not None:  # `config.get("options", {})` of `config` empty by default
             held = self.empty_by_default(got[1], env, depth + 1)
             return (f'{held[0]}["{got[0]}"]', held[1]) if held is not None and held[1] == PARAMETER else None
@@ -194,7 +193,7 @@ class Spreads(Component):
             param = env.scope.params[node.id]
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
                 return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
-            return (node.id, PARAMETER) if param.default is not None and _empty(param.default) else None
+            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
             items = self.callees.returned_items(node, position, env)
@@ -214,7 +213,7 @@ class Spreads(Component):
                 return field, FIELD
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras:
+            if binding is not None and all(other_key_set(extra) for extra in binding.extras):
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
             if binding is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
@@ -490,7 +489,7 @@ def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
             and not node.keywords and 1 <= len(node.args) <= 2 and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)):
         return None
-    return (node.args[0].value, node.func.value) if len(node.args) == 1 or _empty(node.args[1]) else None
+    return (node.args[0].value, node.func.value) if len(node.args) == 1 or empty_literal(node.args[1]) else None
 
 
 def _set_only(spread: Spread) -> Spread:
@@ -511,16 +510,9 @@ def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -
     return kind, Evidence(EvidenceKind.FLOW, f"`{spread}{m.code(node)}` holds {what}", m.span(node))
 
 
-def _empty(node: ast.expr) -> bool:
-    """``None``, ``{}`` or ``dict()``."""
-    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
-        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-            and not node.args and not node.keywords)
-
-
 def _empty_field(node: ast.expr) -> bool:
     """A field default that is empty: ``{}``, ``dict()``, or ``Field(default_factory=dict)``."""
-    if _empty(node) and not isinstance(node, ast.Constant):
+    if empty_literal(node) and not isinstance(node, ast.Constant):
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)
