@@ -22,12 +22,20 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, other_key_set, scalar_set
-from ctxlint.frontends.python.nodes import base_name, empty_literal, filtered_source, none_written, or_empty, walk
+from ctxlint.frontends.python.nodes import (
+    base_name,
+    empty_literal,
+    filled_when_none,
+    filtered_source,
+    none_written,
+    or_empty,
+    sets_limit_key,
+    walk,
+)
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
-from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -191,8 +199,9 @@ class Spreads(Component):
                 return (called, KWARGS) if env.scope.cls is not None and kwargs_unset(self, fn, node.id, called) \
                     and not limit_spread_in_bases(self.callees, env.scope.cls, called) else None
             param = env.scope.params[node.id]
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
-                return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and (sets_limit_key(fn, node.id) or filled_when_none(fn, node.id)):
+                return None  # `settings["max_tokens"] = 4000`, `if settings is None: settings = defaults()`
             return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
@@ -460,26 +469,6 @@ def called_as(fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> str:
 def _spreads(here: Spreads, owner: Analyzer | None) -> Spreads:
     """The component that reads code of ``owner``'s module (this one's when None)."""
     return owner.spreads if owner is not None else here
-
-
-def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Whether ``fn`` puts an output limit into the dict ``name`` itself: ``name["max_tokens"] = ...``,
-    ``name.setdefault("max_tokens", ...)``, ``name.update(max_tokens=...)``."""
-    for node in walk(fn):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                        and target.value.id == name and isinstance(target.slice, ast.Constant) \
-                        and target.slice.value in LIMIT_KEYWORDS:
-                    return True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            if node.func.attr == "setdefault" and node.args and isinstance(node.args[0], ast.Constant) \
-                    and node.args[0].value in LIMIT_KEYWORDS:
-                return True
-            if node.func.attr == "update" and any(k.arg in LIMIT_KEYWORDS for k in node.keywords):
-                return True
-    return False
 
 
 def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
