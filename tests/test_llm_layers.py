@@ -130,7 +130,7 @@ def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Pat
 
 @pytest.mark.parametrize(("client", "kind", "confidence", "ending"), [
     (CLIENT.replace(", **settings.call_args}", "}"), "kwargs-unset", "medium", "gives no limit in it, so"),
-    (CLIENT, "settings-unset", "low", "gives no limit in it, nor do the settings by default (`**settings.call_args` "
+    (CLIENT, "settings-unset", "medium", "gives no limit in it, nor do the settings by default (`**settings.call_args` "
                                       "holds only what is passed as `call_args`, empty by default)"),
 ])
 def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_limit(tmp_path, client, kind,
@@ -140,8 +140,7 @@ def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_l
     maker returned, which spreads the caller's keywords into LiteLLM. The call that gives no
     limit is reported where it is made, naming the function that sends; the one that passes
     `max_tokens=` is not. Where the client also spreads a settings field the user configures,
-    empty by default, the limit is left to configuration: low confidence (judged so in a
-    project that dropped fixed caps on purpose)."""
+    empty by default, the request runs with no limit unless the user configures one: its own kind."""
     root = _monorepo(tmp_path, client=client)
     found = check_json(root, "packages/app/app/extract.py", "CTX201")
     assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [(16, 26, kind, confidence)]
@@ -312,7 +311,7 @@ def test_settings_handed_on_by_a_helper_are_followed_to_the_request(tmp_path):
     root = _search_project(tmp_path, MAP_SEARCH, factory=True)
     found = check_json(root, "packages/app/app/search.py", "CTX201")
     assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [
-        (33, 22, "settings-unset", "low")]
+        (33, 22, "settings-unset", "medium")]
     assert found[0]["message"].startswith("`_answer` passes its `**llm_kwargs` on to the call, and this call gives "
                                           "no limit in it, nor do the settings by default")
     handed = [(s["text"], s["line"]) for s in found[0]["evidence"] if s["text"].endswith("on to `complete_async`")]
