@@ -127,11 +127,11 @@ def limit_only_in_text(m: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> b
         if mentioned not in LIMIT_NAMES:
             continue
         found = True
+        if isinstance(node, ast.arg):
+            continue  # the parameter itself
         parent = m.parents.get(id(node))
         keyword = parent if isinstance(node, ast.Name) and isinstance(parent, ast.keyword) else node
         call = m.parents.get(id(keyword)) if isinstance(keyword, ast.keyword) else None
-        if isinstance(node, ast.arg):
-            continue
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "format"):
             return False
     return found
