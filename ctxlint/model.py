@@ -410,6 +410,8 @@ class Request:
     # For a call site: it is made in a test function or class (``test_*``, ``Test*``) outside
     # the test paths (a check script); its findings are low confidence, as in a test file.
     in_test: bool = False
+    # For a call site: some code reads its answer (not a probe of access, `if r.status_code == 200`).
+    answer_read: bool = True
     # For a call site with no output limit, or one whose limit is not the one the code holds
     # (`ignored`, `field-dropped`), when more than "none is set" is known: the kind of evidence
     # (CTX201's `evidence:` table: `dropped`, a limit the code accepts and never passes on;

@@ -130,7 +130,7 @@ def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Pat
 
 @pytest.mark.parametrize(("client", "kind", "confidence", "ending"), [
     (CLIENT.replace(", **settings.call_args}", "}"), "kwargs-unset", "medium", "gives no limit in it, so"),
-    (CLIENT, "settings-unset", "low", "gives no limit in it, nor do the settings by default (`**settings.call_args` "
+    (CLIENT, "settings-unset", "medium", "gives no limit in it, nor do the settings by default (`**settings.call_args` "
                                       "holds only what is passed as `call_args`, empty by default)"),
 ])
 def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_limit(tmp_path, client, kind,
@@ -140,8 +140,7 @@ def test_a_call_through_the_projects_own_client_package_is_a_request_without_a_l
     maker returned, which spreads the caller's keywords into LiteLLM. The call that gives no
     limit is reported where it is made, naming the function that sends; the one that passes
     `max_tokens=` is not. Where the client also spreads a settings field the user configures,
-    empty by default, the limit is left to configuration: low confidence (judged so in a
-    project that dropped fixed caps on purpose)."""
+    empty by default, the request runs with no limit unless the user configures one: its own kind."""
     root = _monorepo(tmp_path, client=client)
     found = check_json(root, "packages/app/app/extract.py", "CTX201")
     assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [(16, 26, kind, confidence)]
@@ -265,3 +264,65 @@ def test_passages_in_the_user_message_and_a_limit_given_are_clean(tmp_path):
         "**self.model_params)", "max_tokens=600)")
     (root / "packages/app/app/search.py").write_text(search, encoding="utf-8")
     assert check_json(root, "packages/app/app/search.py", "CTX201,CTX402") == []
+
+
+# The search in the shape of a map step: its settings fall back on an empty dict by a conditional
+# and get a key that is no limit, and a helper hands them on, its `max_length` only a length the
+# prompt asks for in words.
+MAP_SEARCH = SEARCH.replace(
+    "self.model_params = model_params or {}",
+    'self.model_params = model_params if model_params else {}\n        self.model_params["json_mode"] = True').replace(
+    """        response = await self.model.complete_async(messages=builder.build(), **self.model_params)
+        return response.content""",
+    """        return await self._answer(builder.build(), max_length=300, **self.model_params)
+
+    async def _answer(self, messages: list, max_length: int, **llm_kwargs) -> str:
+        messages[0]["content"] += "Answer in at most {max_length} words.".format(max_length=max_length)
+        response = await self.model.complete_async(messages=messages, **llm_kwargs)
+        return response.content""")
+
+FACTORY = """\
+from app.search import LocalSearch
+from llmcore.lite import LiteCompletion
+from llmcore.settings import ModelSettings
+
+
+def local_search(settings: ModelSettings) -> LocalSearch:
+    return LocalSearch(LiteCompletion(settings), model_params={**settings.call_args})
+"""
+
+
+def _search_project(root: Path, search: str, factory: bool) -> Path:
+    _monorepo(root)
+    (root / "packages/llm-core/llmcore/messages.py").write_text(BUILDER, encoding="utf-8")
+    (root / "packages/app/app/search.py").write_text(search, encoding="utf-8")
+    if factory:
+        (root / "packages/app/app/factory.py").write_text(FACTORY, encoding="utf-8")
+    else:  # an entry point that builds no search
+        (root / "packages/app/app/__main__.py").write_text("from app import search\n\nprint(search.SEARCH_PROMPT)\n",
+                                                           encoding="utf-8")
+    return root
+
+
+def test_settings_handed_on_by_a_helper_are_followed_to_the_request(tmp_path):
+    """The search's settings (`x if x else {}`, with a key that is no limit set after) go through a
+    helper that names `max_length` only to fill its prompt's text: the helper's call gives no limit,
+    and the finding names the request the helper hands them on to."""
+    root = _search_project(tmp_path, MAP_SEARCH, factory=True)
+    found = check_json(root, "packages/app/app/search.py", "CTX201")
+    assert [(f["line"], f["column"], f["kind"], f["confidence"]) for f in found] == [
+        (33, 22, "settings-unset", "medium")]
+    assert found[0]["message"].startswith("`_answer` passes its `**llm_kwargs` on to the call, and this call gives "
+                                          "no limit in it, nor do the settings by default")
+    handed = [(s["text"], s["line"]) for s in found[0]["evidence"] if s["text"].endswith("on to `complete_async`")]
+    assert handed == [("`_answer` passes its `**llm_kwargs` on to `complete_async`", 37)]
+
+
+def test_settings_of_a_class_the_project_never_builds_are_its_users(tmp_path):
+    """With no module of the project building the search (a library class its users construct with
+    the settings they choose), what `**self.model_params` holds is theirs to say: not reported."""
+    root = _search_project(tmp_path, SEARCH, factory=False)
+    assert check_json(root, "packages/app/app/search.py", "CTX201") == []
+    root = _search_project(tmp_path / "built", SEARCH, factory=True)
+    assert [(f["line"], f["kind"]) for f in check_json(root, "packages/app/app/search.py", "CTX201")] == [
+        (32, "settings-unset")]

@@ -15,10 +15,11 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
 
     A model that generates images, video or speech, or embeds text, answers with media or
     vectors, not text a token limit would bound; a fast-apply model answers with the file it is
-    given, edited, which a limit would cut off: requests to either are left alone.
+    given, edited, which a limit would cut off: requests to either are left alone, and so is a
+    probe whose answer no code reads (an access check: only whether it raises, or its status).
     """
-    if not request.declares_settings or (request.output_limit is not None
-                                         and request.reserve_kind not in ("ignored", "field-dropped")):
+    if not request.declares_settings or not request.answer_read or (
+            request.output_limit is not None and request.reserve_kind not in ("ignored", "field-dropped")):
         return
     if request.model and names.matches(request.model, (*ctx.options["media_models"], *ctx.options["apply_models"])):
         return

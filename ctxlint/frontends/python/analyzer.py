@@ -39,6 +39,7 @@ from ctxlint.frontends.python.ordersites import SURVIVORS_REACH_PROMPT, OrderSit
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.partdrops import PartDrops
 from ctxlint.frontends.python.prefilter import precheck
+from ctxlint.frontends.python.probes import unread_answers
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.registered import registered_requests
@@ -157,6 +158,7 @@ class Analyzer:
         calls += self.model_flow.requests()
         calls += self.factory_drops.requests()
         calls += unread_limit_fields(unit)
+        calls = unread_answers(unit, calls)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()
         context = bool(unit.llm or calls or tools or prompt_path(unit.path))

@@ -21,9 +21,9 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import reads_of
 from ctxlint.frontends.python.overrides import called_through_base
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
-from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, cut_marker_before
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind

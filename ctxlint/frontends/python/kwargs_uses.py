@@ -10,7 +10,8 @@ import re
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.providers import LIMIT_NAMES
+from ctxlint.frontends.python.values import Assign
+from ctxlint.providers import LIMIT_KEYWORDS, LIMIT_NAMES
 
 
 def keyed_use(m: Unit, parent: ast.AST | None, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -114,6 +115,28 @@ def limit_only_renamed(m: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name
     return renamed
 
 
+def limit_only_in_text(m: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether every output-limit name ``fn`` writes is a parameter given only to a text's
+    ``.format`` (``prompt.format(max_length=max_length)``): a length the prompt asks for in words,
+    which no request is sent with."""
+    found = False
+    for node in walk(fn):
+        mentioned = node.id if isinstance(node, ast.Name) else node.arg if isinstance(node, (ast.keyword, ast.arg)) \
+            else node.attr if isinstance(node, ast.Attribute) else \
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+        if mentioned not in LIMIT_NAMES:
+            continue
+        found = True
+        if isinstance(node, ast.arg):
+            continue  # the parameter itself
+        parent = m.parents.get(id(node))
+        keyword = parent if isinstance(node, ast.Name) and isinstance(parent, ast.keyword) else node
+        call = m.parents.get(id(keyword)) if isinstance(keyword, ast.keyword) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "format"):
+            return False
+    return found
+
+
 def renamed_limit(m: Unit, subscript: ast.Subscript, name: str) -> bool:
     """``name["max_completion_tokens"] = name.pop("max_tokens")``: a limit moved to another key."""
     assign = m.parents.get(id(subscript))
@@ -170,3 +193,11 @@ def merged_whole(parent: ast.AST | None, node: ast.expr) -> bool:
         return isinstance(parent.op, ast.BitOr)
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "update" \
         and parent.args == [node] and not parent.keywords
+
+
+def other_key_set(extra: Assign) -> bool:
+    """A change that sets a key written out that is no output limit (``params["stream"] = True``):
+    the dict holds a limit after it only if it did before."""
+    key = getattr(extra.target, "slice", None)
+    return extra.kind == "setitem" and isinstance(key, ast.Constant) and isinstance(key.value, str) \
+        and key.value not in LIMIT_KEYWORDS

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from ctxlint.model import NamedFunction
+from ctxlint.providers import LIMIT_KEYWORDS
 
 # Nodes with no child but their marker: the most common nodes of any module.
 LEAVES = frozenset({ast.Name, ast.Constant})
@@ -417,3 +418,59 @@ def filtered_source(node: ast.expr) -> ast.expr | None:
 def none_written(node: ast.AST) -> bool:
     """``None`` written as such: a value the filter drops."""
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def empty_literal(node: ast.expr) -> bool:
+    """``None``, ``{}`` or ``dict()``."""
+    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
+        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+            and not node.args and not node.keywords)
+
+
+def or_empty(node: ast.expr) -> ast.expr | None:
+    """``value`` of ``value or {}`` or ``value if value else {}``: what the expression holds unless it
+    falls back on an empty one."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+            and empty_literal(node.values[1]):
+        return node.values[0]
+    if isinstance(node, ast.IfExp) and empty_literal(node.orelse) and ast.dump(node.test) == ast.dump(node.body):
+        return node.body
+    return None
+
+
+def filled_when_none(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``fn`` gives its parameter ``name`` a value of its own when a call leaves it out
+    (``if params is None: params = defaults(config)``): not empty by default, whatever it defaults to."""
+    for node in walk(fn):
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+            else node.test.left if isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.Is) \
+            and len(node.test.ops) == 1 and isinstance(node.test.comparators[0], ast.Constant) \
+            and node.test.comparators[0].value is None else None
+        if isinstance(test, ast.Name) and test.id == name and any(
+                isinstance(statement, ast.Assign) and not empty_literal(statement.value)
+                and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+                for statement in node.body):
+            return True
+    return False
+
+
+def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``fn`` puts an output limit into the dict ``name`` itself: ``name["max_tokens"] = ...``,
+    ``name.setdefault("max_tokens", ...)``, ``name.update(max_tokens=...)``."""
+    for node in walk(fn):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                        and target.value.id == name and isinstance(target.slice, ast.Constant) \
+                        and target.slice.value in LIMIT_KEYWORDS:
+                    return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            if node.func.attr == "setdefault" and node.args and isinstance(node.args[0], ast.Constant) \
+                    and node.args[0].value in LIMIT_KEYWORDS:
+                return True
+            if node.func.attr == "update" and any(k.arg in LIMIT_KEYWORDS for k in node.keywords):
+                return True
+    return False

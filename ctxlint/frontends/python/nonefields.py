@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.owncode import built_outside_tests, module_in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.unsetcallers import in_tests, module_in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_KEYWORDS
@@ -61,7 +61,7 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
     found: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, default, owner.span(statement)),)
     if _written(project, name, attr) or project.loaders(name):
         return None
-    if not _built(project, name):
+    if not built_outside_tests(project, name):
         return None  # built by no code of the project's own: a framework fills it (a request's body)
     if attr in LIMIT_KEYWORDS and name not in project.limit_callees():
         return found  # no call of the class, of all the project's modules, gives it a limit keyword
@@ -176,21 +176,6 @@ def _none(value: ast.expr) -> bool:
         return False
     default = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
     return isinstance(default, ast.Constant) and default.value is None
-
-
-def _built(project: Project, name: str) -> bool:
-    """Whether a module of the project, outside tests, calls the class ``name`` (not only
-    defines it: ``class Name(Base)`` is no call)."""
-    call = re.compile(rb"(?<!class )(?<!def )\b" + re.escape(name.encode()) + rb"\(")
-    for path in project.callers(name):
-        if in_tests(path, project.root):
-            continue
-        try:
-            if call.search(Path(path).read_bytes()):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def _written(project: Project, name: str, attr: str) -> bool:

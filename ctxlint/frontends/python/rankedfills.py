@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.loopshapes import loop_order
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
-from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind
 

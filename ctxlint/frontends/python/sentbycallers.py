@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.sinks import in_test
-from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import LIMIT_NAMES

@@ -21,13 +21,21 @@ from ctxlint.frontends.python.callbacks import MAX_RETURNS, callback_spread, uni
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
-from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, scalar_set
-from ctxlint.frontends.python.nodes import base_name, filtered_source, none_written, walk
+from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, other_key_set, scalar_set
+from ctxlint.frontends.python.nodes import (
+    base_name,
+    empty_literal,
+    filled_when_none,
+    filtered_source,
+    none_written,
+    or_empty,
+    sets_limit_key,
+    walk,
+)
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
-from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.analyzer import Analyzer
@@ -175,9 +183,8 @@ class Spreads(Component):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
                 and not node.args:
             return self.empty_by_default(node.func.value, env, depth + 1)
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
-                and _empty(node.values[1]):
-            return self.empty_by_default(node.values[0], env, depth + 1)
+        if (given := or_empty(node)) is not None:  # `params or {}`, `params if params else {}`
+            return self.empty_by_default(given, env, depth + 1)
         if (got := _got_key(node)) is not None:  # `config.get("options", {})` of `config` empty by default
             held = self.empty_by_default(got[1], env, depth + 1)
             return (f'{held[0]}["{got[0]}"]', held[1]) if held is not None and held[1] == PARAMETER else None
@@ -192,9 +199,10 @@ class Spreads(Component):
                 return (called, KWARGS) if env.scope.cls is not None and kwargs_unset(self, fn, node.id, called) \
                     and not limit_spread_in_bases(self.callees, env.scope.cls, called) else None
             param = env.scope.params[node.id]
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_limit_key(fn, node.id):
-                return None  # `settings["max_tokens"] = settings.get("max_tokens", 4000)`: a limit it sets itself
-            return (node.id, PARAMETER) if param.default is not None and _empty(param.default) else None
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and (sets_limit_key(fn, node.id) or filled_when_none(fn, node.id)):
+                return None  # `settings["max_tokens"] = 4000`, `if settings is None: settings = defaults()`
+            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
             items = self.callees.returned_items(node, position, env)
@@ -214,7 +222,7 @@ class Spreads(Component):
                 return field, FIELD
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras:
+            if binding is not None and all(other_key_set(extra) for extra in binding.extras):
                 return self.empty_by_default(binding.value, binding.env, depth + 1)
             if binding is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
@@ -463,26 +471,6 @@ def _spreads(here: Spreads, owner: Analyzer | None) -> Spreads:
     return owner.spreads if owner is not None else here
 
 
-def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Whether ``fn`` puts an output limit into the dict ``name`` itself: ``name["max_tokens"] = ...``,
-    ``name.setdefault("max_tokens", ...)``, ``name.update(max_tokens=...)``."""
-    for node in walk(fn):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                        and target.value.id == name and isinstance(target.slice, ast.Constant) \
-                        and target.slice.value in LIMIT_KEYWORDS:
-                    return True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            if node.func.attr == "setdefault" and node.args and isinstance(node.args[0], ast.Constant) \
-                    and node.args[0].value in LIMIT_KEYWORDS:
-                return True
-            if node.func.attr == "update" and any(k.arg in LIMIT_KEYWORDS for k in node.keywords):
-                return True
-    return False
-
-
 def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
     """The key and the dict of ``settings.get("options", {})`` (or ``.get("options")``): a member
     read with an empty default."""
@@ -490,7 +478,7 @@ def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
             and not node.keywords and 1 <= len(node.args) <= 2 and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)):
         return None
-    return (node.args[0].value, node.func.value) if len(node.args) == 1 or _empty(node.args[1]) else None
+    return (node.args[0].value, node.func.value) if len(node.args) == 1 or empty_literal(node.args[1]) else None
 
 
 def _set_only(spread: Spread) -> Spread:
@@ -511,16 +499,9 @@ def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -
     return kind, Evidence(EvidenceKind.FLOW, f"`{spread}{m.code(node)}` holds {what}", m.span(node))
 
 
-def _empty(node: ast.expr) -> bool:
-    """``None``, ``{}`` or ``dict()``."""
-    return (isinstance(node, ast.Constant) and node.value is None) or (isinstance(node, ast.Dict) and not node.keys) \
-        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-            and not node.args and not node.keywords)
-
-
 def _empty_field(node: ast.expr) -> bool:
     """A field default that is empty: ``{}``, ``dict()``, or ``Field(default_factory=dict)``."""
-    if _empty(node) and not isinstance(node, ast.Constant):
+    if empty_literal(node) and not isinstance(node, ast.Constant):
         return True
     return isinstance(node, ast.Call) and any(
         k.arg == "default_factory" and isinstance(k.value, ast.Name) and k.value.id == "dict" for k in node.keywords)

@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from ctxlint.frontends.python.knowledge import LOCATOR
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.stringsets import copy_of
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Observation, Source, SourceKind
 

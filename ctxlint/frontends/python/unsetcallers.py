@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import kept_default, walk
+from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -25,7 +26,6 @@ NONE_BY_CALLERS = "none-by-callers"
 _MAX_HOPS = 2
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-_TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__", "unit_tests", "integration_tests"})
 
 
 @dataclass
@@ -185,20 +185,3 @@ def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
                 return None
         parent = unit.parents.get(id(parent))
     return None
-
-
-def module_in_tests(unit: Unit) -> bool:
-    """``in_tests`` of a module's path inside its project, or of its path as given without one."""
-    project, file = unit.project, unit.file
-    if project is None or file is None:
-        return in_tests(PurePath(unit.path))
-    return in_tests(file, project.root)
-
-
-def in_tests(path: PurePath, root: Path | None = None) -> bool:
-    """Whether a module is a test's: in a ``tests`` folder below the project's root (the folders
-    above it, a checkout under `/ci/tests/`, are not the project's), or named as pytest collects it."""
-    parts = (path.relative_to(root) if root is not None and path.is_relative_to(root) else path).parts
-    name = parts[-1] if parts else ""
-    return any(p in _TEST_FOLDERS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py") \
-        or name == "conftest.py"

@@ -33,8 +33,9 @@ from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
-from ctxlint.frontends.python.kwargs_uses import limit_only_renamed
+from ctxlint.frontends.python.kwargs_uses import limit_only_in_text, limit_only_renamed
 from ctxlint.frontends.python.nodes import abstract, kept_default, walk
+from ctxlint.frontends.python.owncode import users_settings
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
@@ -94,6 +95,9 @@ class Summary:
     # Holes of the function it calls that it fills from its ``**kwargs`` (`return super().handle(
     # **kwargs, chat_id=...)`): the caller's keyword of the same name fills each.
     passed_on: tuple[str, ...] = ()
+    # Where the function hands its ``**kwargs`` on to the wrapper further in (`self.model.complete(
+    # messages=m, **llm_kwargs)`): the request its callers' keywords end up in.
+    handed_on: Evidence | None = None
 
     def fills(self, param: str) -> bool:
         """Whether a call's argument for ``param`` is read into the caller's request (a hole, or
@@ -208,7 +212,8 @@ class Wrappers(Component):
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
                            if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
-            reserve_evidence=(*evidence, sent_by, *((summary.body,) if summary.body is not None else ())),
+            reserve_evidence=(*evidence, *((summary.handed_on,) if summary.handed_on is not None else ()), sent_by,
+                              *((summary.body,) if summary.body is not None else ())),
             messages=(), api=None)
 
     def given_text(self, node: ast.expr, env: Env) -> bool:
@@ -258,9 +263,9 @@ class Wrappers(Component):
             own = env.scope.node.args.kwarg if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 else None
             # the caller's own `**kwargs`, passed on: its callers are the ones to give a limit, or not
-            if any(own is not None and _names(spread, own.arg) for spread in spreads) \
-                    or not all(self.holds_no_limit(spread, env) for spread in spreads):
-                return None, "", ()  # `**options` the caller is given may hold the limit
+            if any(own is not None and _names(spread, own.arg) or users_settings(self.m, spread, env)
+                   for spread in spreads) or not all(self.holds_no_limit(spread, env) for spread in spreads):
+                return None, "", ()  # `**options` the caller (or the class's user) gives may hold the limit
             hit = next((k for k in keywords if k.arg == key or k.arg in LIMIT_KEYWORDS), None)
             if hit is not None:
                 ok, value = self.flow.literal(hit.value, env)
@@ -364,7 +369,11 @@ class Wrappers(Component):
             keywords = self.opened_keywords(call, env)
             kwargs = _kwargs(fn, keywords)
             passed_on = _passed_on(call, inner.params) if kwargs is not None else ()
+            handed_on = Evidence(EvidenceKind.FLOW, f"`{fn.name}` passes its `**{kwargs}` on to "
+                                                    f"`{inner.function.name}`", self.m.span(call)) \
+                if kwargs is not None else None
             return replace(inner, function=fn, request=request, params=_params(fn) + passed_on, passed_on=passed_on,
+                           handed_on=handed_on,
                            sender_name=inner.sender_name or inner.function.name,
                            limit_param=_param_named(fn, inner, call), kwargs=kwargs,
                            sender=inner.sender or (reader if reader is not self.m.analyzer else None),
@@ -428,7 +437,8 @@ class Wrappers(Component):
         """Whether a call given ``keywords`` spreads ``fn``'s ``**kwargs`` and otherwise only dicts
         the code shows, with no limit keyword, from a function that names no limit and only
         passes its ``**kwargs`` on."""
-        if kwargs is None or (self.m.names_a_limit(fn) and not limit_only_renamed(self.m, fn, kwargs)) \
+        if kwargs is None or (self.m.names_a_limit(fn) and not limit_only_renamed(self.m, fn, kwargs)
+                              and not limit_only_in_text(self.m, fn)) \
                 or any(k.arg in LIMIT_KEYWORDS for k in keywords):
             return False
         others = [k.value for k in keywords if k.arg is None and not _names(k.value, kwargs)]
