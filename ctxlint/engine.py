@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 PARALLEL_THRESHOLD = 200
 # A run over this many files counts tokens in enough text that building the whole tokenizer once,
 # before any worker is forked (the workers share it), costs less than the vocabulary index's
-# per-text subsets (ctxlint.tokenindex), which such a run outgrows part way and then pays both.
+# per-text subsets (ctxlint.tokens.index), which such a run outgrows part way and then pays both.
 FULL_TOKENIZER_FILES = 100
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxlint import tokenindex, tokens
+from ctxlint import tokens
+from ctxlint.tokens import index as tokenindex
 
 ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ("o200k_base", "cl100k_base")

@@ -4,6 +4,7 @@ sentences."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ctxlint.analysis.accounting import RequestCost
 from ctxlint.config import COST_LIMITS
@@ -45,6 +46,33 @@ def mark(cost: RequestCost) -> str:
 def counted(value: int, cost: RequestCost) -> str:
     """A count of ``cost``'s request with its mark: ``≥1,234``, ``~1,234`` or ``1,234``."""
     return f"{mark(cost)}{value:,}"
+
+
+def total_counts(totals: Totals, requests: Sequence[RequestCost]) -> list[str]:
+    """The totals row's counts of ``requests``: tools, system, messages and input tokens, each
+    ``≥`` where some request's count is a lower bound."""
+    floor = "≥" if totals.lower_bound_requests else ""
+    counts = (totals.tool_tokens, sum(r.system for r in requests), sum(r.messages for r in requests),
+              totals.input_tokens)
+    return [f"{floor}{n:,}" for n in counts]
+
+
+@dataclass(frozen=True)
+class ToolTable:
+    """The tools of one request priced on each model (``--model A,B``): a row a tool with its count
+    on each model, then all its tools with the overhead."""
+
+    request: RequestCost
+    rows: list[tuple[str, list[str]]]
+    total: list[str]
+
+
+def tool_tables(report: CostReport) -> list[ToolTable]:
+    """A table for each request that sends tools, in the report's order."""
+    return [ToolTable(costs[0], [(tool.name or "(unnamed)", [counted(r.tool_costs[i].tokens, r) for r in costs])
+                                 for i, tool in enumerate(costs[0].tool_costs)],
+                      [counted(r.tools, r) for r in costs])
+            for f in report.counted for costs in f.what_if if costs[0].tool_costs]
 
 
 def signed(value: int) -> str:

@@ -42,7 +42,7 @@ import yaml
 from ctxlint import yamlsafe
 from ctxlint.frontends import handlebars, jinja, template_syntax
 from ctxlint.frontends.handlebars import nodes as hb
-from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.locate import line_locator, span_maker
 from ctxlint.frontends.media import media_answer
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span, ToolDef
 from ctxlint.numbers import token_count
@@ -134,7 +134,7 @@ def _body(body: str, path: str, locate, meta: dict) -> tuple[list[Segment], bool
             if syntax == "jinja":
                 raise
             # Both languages' constructs and not Jinja after all: Handlebars, by the suffix.
-    span = handlebars.span_maker(path, locate)
+    span = span_maker(path, locate)
     return _segments(handlebars.parse(body), span, _array_inputs(meta.get("input"))), True
 
 

@@ -20,7 +20,7 @@ import jinja2
 from jinja2 import nodes
 
 from ctxlint.frontends import OffsetError, limits
-from ctxlint.frontends.locate import Locator, line_locator
+from ctxlint.frontends.locate import Locator, line_locator, span_maker
 from ctxlint.model import (
     ParsedFile,
     Request,
@@ -108,12 +108,7 @@ def parse_template(
     """
     locate = locate or line_locator(source)
     env = environment()
-
-    def span(start: int, end: int) -> Span:
-        line, column = locate(start)
-        end_line, end_column = locate(end)
-        return Span(path, line, column, end_line, end_column)
-
+    span = span_maker(path, locate)
     simple = _simple_tags(source)
     if simple is not None:
         return _simple_segments(source, simple, default_role, span)

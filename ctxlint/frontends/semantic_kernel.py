@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 
 from ctxlint.frontends import OffsetError, jsonpos, limits
-from ctxlint.frontends.locate import Locator, line_locator
+from ctxlint.frontends.locate import Locator, line_locator, span_maker
 from ctxlint.model import OutputLimit, ParsedFile, Request, Role, Segment, Slot, Span
 from ctxlint.numbers import token_count
 from ctxlint.providers import LIMIT_KEYS, roles
@@ -262,13 +262,7 @@ def parse_template(text: str, path: str, locate: Locator | None = None,
     (lower case) and, with ``raw_functions``, function results: those are the ones config.json
     marks ``allow_dangerously_set_content``. Encoded slots get the filter ``escape``.
     """
-    locate = locate or line_locator(text)
-
-    def span(start: int, end: int) -> Span:
-        line, column = locate(start)
-        end_line, end_column = locate(end)
-        return Span(path, line, column, end_line, end_column)
-
+    span = span_maker(path, locate or line_locator(text))
     blocks = _blocks(text)
     chat = any(_MESSAGE.search(text, b.start, b.end) for b in blocks if b.code is None)
     role, index = (Role.SYSTEM if chat else Role.USER), 0

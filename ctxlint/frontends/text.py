@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ctxlint.frontends import limits, placeholders
-from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.locate import line_locator, span_maker
 from ctxlint.model import ParsedFile, Request, Role, Segment, Slot, Span
 
 
@@ -23,12 +23,7 @@ def parse_file(text: str, path: str) -> ParsedFile:
     if not text:
         return parsed
     locate = line_locator(text)
-
-    def span(start: int, end: int) -> Span:
-        line, column = locate(start)
-        end_line, end_column = locate(end)
-        return Span(path, line, column, end_line, end_column)
-
+    span = span_maker(path, locate)
     segments = []
     cursor = 0
     found = placeholders.find(text, markdown=path.lower().endswith((".md", ".markdown")))

@@ -327,9 +327,7 @@ def _requests(report: CostReport) -> str:
             rows.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells)
                         + "".join(f'<td class="num">{v}</td>' for v in values) + "</tr>")
     t = report.totals
-    floor = "≥" if t.lower_bound_requests else ""
-    foot = ["total", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r in report.requests):,}",
-            f"{floor}{sum(r.messages for r in report.requests):,}", f"{floor}{t.input_tokens:,}"]
+    foot = ["total", "", *words.total_counts(t, report.requests)]
     if c is not None:
         foot += [_delta_cell(c.delta), _money_delta_cell(c.price_delta)]
     foot += [f"{t.reserve:,}", "", "", "", words.money(t.input_price), words.money(t.cached_price),
@@ -362,18 +360,15 @@ def _what_if(report: CostReport) -> str:
                  f'<td class="num">{words.money(t.output_bound)}</td>')
     out = [f'<div class="scroll"><table><thead><tr><th></th>{groups}</tr><tr><th>request</th>{subs}</tr></thead>'
            f'<tbody>{"".join(rows)}</tbody><tfoot><tr><td>total</td>{foot}</tr></tfoot></table></div>']
-    for f in report.counted:
-        for costs in f.what_if:
-            if not costs[0].tool_costs:
-                continue
-            head = "".join(f'<th class="num">{escape(m)}</th>' for m in models)
-            body = "".join(f"<tr><td><code>{escape(tool.name or '(unnamed)')}</code></td>"
-                           + "".join(f'<td class="num">{words.counted(r.tool_costs[i].tokens, r)}</td>' for r in costs)
-                           + "</tr>" for i, tool in enumerate(costs[0].tool_costs))
-            total = "".join(f'<td class="num">{words.counted(r.tools, r)}</td>' for r in costs)
-            out.append(f"<details open><summary>Tools of <code>{escape(words.label(costs[0]))}</code></summary>"
-                       f"<table><thead><tr><th>tool</th>{head}</tr></thead><tbody>{body}</tbody>"
-                       f"<tfoot><tr><td>all, with overhead</td>{total}</tr></tfoot></table></details>")
+    head = "".join(f'<th class="num">{escape(m)}</th>' for m in models)
+    for table in words.tool_tables(report):
+        body = "".join(f"<tr><td><code>{escape(name)}</code></td>"
+                       + "".join(f'<td class="num">{count}</td>' for count in counts) + "</tr>"
+                       for name, counts in table.rows)
+        total = "".join(f'<td class="num">{count}</td>' for count in table.total)
+        out.append(f"<details open><summary>Tools of <code>{escape(words.label(table.request))}</code></summary>"
+                   f"<table><thead><tr><th>tool</th>{head}</tr></thead><tbody>{body}</tbody>"
+                   f"<tfoot><tr><td>all, with overhead</td>{total}</tr></tfoot></table></details>")
     return "\n".join(out)
 
 

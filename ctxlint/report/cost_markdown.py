@@ -103,17 +103,12 @@ def _what_if(report: CostReport) -> list[str]:
         total += [f"**{t.input_tokens:,}**", f"**{words.money(t.input_price)}**",
                   words.money(t.cached_price), words.money(t.output_bound)]
     rows.append("| **total** | " + " | ".join(total) + " |")
-    for f in report.counted:
-        for costs in f.what_if:
-            if not costs[0].tool_costs:
-                continue
-            rows += ["", f"<details><summary>Tools of <code>{_html(words.label(costs[0]))}</code></summary>", "",
-                     "| tool | " + " | ".join(_cell(m) for m in models) + " |", "|:--|" + "--:|" * len(models)]
-            for i, tool in enumerate(costs[0].tool_costs):
-                rows.append(f"| `{_code(tool.name or '(unnamed)')}` | "
-                            + " | ".join(words.counted(r.tool_costs[i].tokens, r) for r in costs) + " |")
-            rows.append("| all, with overhead | " + " | ".join(words.counted(r.tools, r) for r in costs) + " |")
-            rows += ["", "</details>"]
+    for table in words.tool_tables(report):
+        rows += ["", f"<details><summary>Tools of <code>{_html(words.label(table.request))}</code></summary>", "",
+                 "| tool | " + " | ".join(_cell(m) for m in models) + " |", "|:--|" + "--:|" * len(models)]
+        rows += [f"| `{_code(name)}` | " + " | ".join(counts) + " |" for name, counts in table.rows]
+        rows.append("| all, with overhead | " + " | ".join(table.total) + " |")
+        rows += ["", "</details>"]
     return rows
 
 
@@ -170,9 +165,8 @@ def _table(report: CostReport, rows: list[tuple[RequestCost, RequestChange | Non
         out.append("| " + " | ".join(cells) + " |")
     if totals and len(rows) > 1:
         t = report.totals
-        floor = "≥" if t.lower_bound_requests else ""
-        cells = ["**total**", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r, _ in rows):,}",
-                 f"{floor}{sum(r.messages for r, _ in rows):,}", f"**{floor}{t.input_tokens:,}**"]
+        *counts, input_tokens = words.total_counts(t, [r for r, _ in rows])
+        cells = ["**total**", "", *counts, f"**{input_tokens}**"]
         if comparing:
             c = report.comparison
             assert c is not None

@@ -187,10 +187,7 @@ def _requests(report: CostReport, width: int) -> list[str]:
                 row.append(words.money(r.pricing.expected_output))
             rows.append(row)
     t = report.totals
-    requests = report.requests
-    floor = "≥" if t.lower_bound_requests else ""
-    total = ["total", "", f"{floor}{t.tool_tokens:,}", f"{floor}{sum(r.system for r in requests):,}",
-             f"{floor}{sum(r.messages for r in requests):,}", f"{floor}{t.input_tokens:,}"]
+    total = ["total", "", *words.total_counts(t, report.requests)]
     if comparison is not None:
         total.append(words.signed(comparison.delta))
     total += ["", "", "", words.money(t.input_price), words.money(t.cached_price), _bound(t.output_bound, report)]
@@ -239,18 +236,11 @@ def _what_if(report: CostReport, width: int) -> list[str]:
     out += _sentences(words.summary(report, report.totals_for(0))[:1], width)
     out += [line for text in words.what_if_lines(report) for line in wrapped(text, width, "  ")]
     # Tools, side by side.
-    for f in report.counted:
-        for costs in f.what_if:
-            if not costs[0].tool_costs:
-                continue
-            out.append("")
-            out.append(f"Tools of {words.label(costs[0])} ({len(costs[0].tool_costs)} tools)")
-            headers = ["tool", *models]
-            rows = []
-            for i, tool in enumerate(costs[0].tool_costs):
-                rows.append([tool.name or "(unnamed)", *(words.counted(r.tool_costs[i].tokens, r) for r in costs)])
-            rows.append(["all, with overhead", *(words.counted(r.tools, r) for r in costs)])
-            out += fit(headers, rows, "l" + "r" * len(models), indent="  ", width=width)[0]
+    for table in words.tool_tables(report):
+        out.append("")
+        out.append(f"Tools of {words.label(table.request)} ({len(table.rows)} tools)")
+        rows = [[name, *counts] for name, counts in table.rows] + [["all, with overhead", *table.total]]
+        out += fit(["tool", *models], rows, "l" + "r" * len(models), indent="  ", width=width)[0]
     return out
 
 

@@ -1,5 +1,5 @@
 """Exact token counts of a text in an encoding, without loading the tokenizer where the
-vocabulary index can answer (``ctxlint.tokenindex``)."""
+vocabulary index can answer (``ctxlint.tokens.index``)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def count_tokens(text: str, encoding: str = "o200k_base") -> int:
 
     Prompt content is data, not control tokens, and tiktoken's default would raise on it. Until
     the full encoding is loaded, small texts are counted through the on-disk index of the
-    vocabulary (ctxlint.tokenindex), which gives the same count without loading all of it. A
+    vocabulary (ctxlint.tokens.index), which gives the same count without loading all of it. A
     run of whitespace longer than ``BLANK_BLOCK`` characters is counted in blocks (see above).
     """
     if len(text) <= SHORT_TEXT:
@@ -71,9 +71,9 @@ def _count_short(text: str, encoding: str) -> int:
 
 def _count(text: str, encoding: str) -> int:
     if encoding not in _built:
-        from ctxlint import tokenindex
+        from ctxlint.tokens import index
 
-        quick = tokenindex.count(text, encoding)
+        quick = index.count(text, encoding)
         if quick is not None:
             return quick
     return len(get_encoding(encoding).encode_ordinary(text))

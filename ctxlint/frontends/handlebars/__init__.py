@@ -33,9 +33,8 @@ from ctxlint.frontends.handlebars.segments import (
     content_segment,
     parse_template,
     slot_facts,
-    span_maker,
     walk,
 )
 
 __all__ = ["ESCAPE", "LOOP_HELPERS", "MAX_SUBEXPRESSION_DEPTH", "HandlebarsError", "content_segment", "parse",
-           "parse_template", "slot_facts", "span_maker", "walk"]
+           "parse_template", "slot_facts", "walk"]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 from ctxlint.frontends.handlebars import nodes as hb
 from ctxlint.frontends.handlebars.parser import parse
-from ctxlint.frontends.locate import Locator, line_locator
+from ctxlint.frontends.locate import Locator, line_locator, span_maker
 from ctxlint.model import Role, Segment, Slot, Span
 
 # --- walking -----------------------------------------------------------------------------
@@ -115,15 +115,6 @@ def slot_facts(call: hb.Call, in_loop: bool = False, helpers: frozenset[str] = f
 
 
 # --- plain Handlebars templates ----------------------------------------------------------
-
-
-def span_maker(path: str, locate: Locator) -> Callable[[int, int], Span]:
-    def span(start: int, end: int) -> Span:
-        line, column = locate(start)
-        end_line, end_column = locate(end)
-        return Span(path, line, column, end_line, end_column)
-
-    return span
 
 
 def parse_template(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ctxlint.frontends import jsonpos, limits, template_syntax
 from ctxlint.frontends.jsonpos import Node
-from ctxlint.frontends.locate import line_locator
+from ctxlint.frontends.locate import line_locator, span_maker
 from ctxlint.frontends.placeholders import format_fields
 from ctxlint.model import (
     Breakpoint,
@@ -108,10 +108,7 @@ class Context:
         def locate(offset: int) -> tuple[int, int]:
             return self.locate(offsets(offset))
 
-        def span(start: int, end: int) -> Span:
-            line, column = locate(start)
-            end_line, end_column = locate(end)
-            return Span(self.path, line, column, end_line, end_column)
+        span = span_maker(self.path, locate)
 
         if syntax in ("jinja", "template") and template_syntax.sniff(value) == "handlebars":
             # `{{#each}}`, `{{> partial}}`, `{{role "system"}}` are Handlebars or Mustache, never
