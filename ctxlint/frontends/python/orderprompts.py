@@ -109,7 +109,7 @@ class OrderPrompts(StringSets):
                 continue
             env = Env(scope)
             for node in own_nodes(fn):
-                for collection, shown in self.ordered_sites(node):
+                for collection, shown in _ordered_sites(self, node):
                     if isinstance(node, (ast.For, ast.AsyncFor)) and added_names(node.body) \
                             and added_names(node.body) <= self.flow.sorted_in_place(fn):
                         continue  # `notes.sort()` after the loop that fills it: the order is fixed again
@@ -161,14 +161,6 @@ class OrderPrompts(StringSets):
         steps.append(Evidence(EvidenceKind.SINK, said[1], self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "ThreadPoolExecutor", self.m.span(handed), flow=tuple(steps))
         return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
-
-    def ordered_sites(self, node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
-        """``ordered_site``, and each name of a returned tuple (``return matches, truncated``: a list
-        filled in a loop over a listing, returned beside a flag; `observe` checks which is one)."""
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
-            return [(item, item) for item in node.value.elts if isinstance(item, ast.Name)]
-        site = self.ordered_site(node)
-        return [site] if site is not None else []
 
     def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
         """The collection whose order ``node`` turns into text or a list, and the expression
@@ -537,3 +529,11 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
 def _listed(names: set[str]) -> str:
     return ", ".join(f"`{n}`" for n in sorted(names))
 
+
+def _ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """``ordered_site``, and each name of a returned tuple (``return matches, truncated``: a list
+    filled in a loop over a listing, returned beside a flag; `observe` checks which is one)."""
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+        return [(item, item) for item in node.value.elts if isinstance(item, ast.Name)]
+    site = part.ordered_site(node)
+    return [site] if site is not None else []
