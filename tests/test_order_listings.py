@@ -416,3 +416,55 @@ def test_a_listing_a_base_class_of_another_module_keeps_reaches_a_subclass_promp
     assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in reported] == found
     if found:
         assert reported[0]["message"].startswith("`glob.glob` lists entries in whatever order the file system returns")
+
+
+SEARCH = '''\
+import os
+
+
+def grep_files(root, needle, max_results=100):
+    hits = []
+    for current, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(current, name)
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for number, line in enumerate(handle.read().splitlines(), 1):
+                    if needle in line:
+                        hits.append(f"{path}:{number}: {line.strip()}")
+                        if len(hits) >= max_results:
+                            return RETURNED, True
+    return RETURNED, False
+'''
+
+GREP_TOOL = '''\
+from langchain_core.tools import tool
+
+from app.search import grep_files
+
+
+@tool("grep")
+def grep_tool(root: str, needle: str) -> str:
+    """Find the lines of the files under root that hold the needle."""
+    hits, truncated = grep_files(root, needle)
+    if not hits:
+        return "No matches"
+    note = "\\n(more matches were left out)" if truncated else ""
+    return "\\n".join(hits) + note
+'''
+
+
+@pytest.mark.parametrize(("returned", "found"), [
+    ("hits", [("app/search.py", 6, "listing-reaches-prompt", "medium")]),
+    ("sorted(hits)", []),
+])
+def test_a_listing_returned_beside_a_flag_is_followed_to_the_tool_that_unpacks_it(tmp_path, returned, found):
+    # `return hits, truncated`: the list is the first item of a returned tuple, and the walk's
+    # order decides both the order of the lines and which of them survive the cap.
+    write_package(tmp_path, {"search.py": SEARCH.replace("RETURNED", returned), "tools.py": GREP_TOOL})
+    reported = [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"]
+    assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in reported] == found
+    if found:
+        assert reported[0]["message"].startswith(
+            "`os.walk` lists entries in whatever order the file system returns, and `hits` gives the order of "
+            "the value returned: the text built from it is the result of the tool `grep_tool`, which the model "
+            "reads as the whole of it (app/tools.py:6)")

@@ -78,3 +78,71 @@ def test_a_sorted_set_or_one_of_no_strings_shown_is_not_a_prompt_s_order(names: 
     source = RECOMMENDER.replace("class BASE:", "class TagRecommender(Recommender):\n    counts: dict[int, str] = {}\n") \
         .replace("set(self.tools.keys()) & wanted.keys()", names)
     assert [kind for _, kind, _ in findings(source) if kind == "survivors-reach-prompt"] == []
+
+
+NOTES_BASE = '''\
+from abc import ABC, abstractmethod
+
+
+class Notes(ABC):
+    @abstractmethod
+    async def search(self, word: str, most: int = 20) -> list[str]:
+        """The text of the notes whose name holds the word."""
+'''
+
+LOCAL_NOTES = '''\
+from pathlib import Path
+
+from app.base import Notes
+
+
+class LocalNotes(BASE):
+    def __init__(self, root: str) -> None:
+        self.root = Path(root)
+
+    async def search(self, word: str, most: int = 20) -> list[str]:
+        found = []
+        for path in self.root.rglob("*.md"):
+            if len(found) >= most:
+                break
+            if word in path.name:
+                found.append(path.read_text())
+        return found
+'''
+
+NOTE_TOOL = '''\
+from dataclasses import dataclass
+
+from app.base import Notes
+
+
+@dataclass
+class ToolResult:
+    result_for_llm: str
+
+
+async def search_notes(notes: Notes, word: str) -> ToolResult:
+    found = await notes.search(word)
+    return ToolResult(result_for_llm="\\n\\n".join(found))
+'''
+
+
+MAIN = "from app.local import LocalNotes\n\nNOTES = LocalNotes('notes')\n"
+
+
+@pytest.mark.parametrize(("base", "found"), [
+    ("Notes", [("app/local.py", 12, "listing-reaches-prompt", "medium")]),
+    ("object", []),  # a class of the same method name that does not derive from the base: not what the call runs
+])
+def test_a_call_of_an_abstract_method_of_another_module_runs_the_override(tmp_path, base, found) -> None:
+    # `notes.search(word)`, `notes` typed as the base class that declares `search` with no body:
+    # the call runs the override of a subclass, whose listing's order reaches what the model is given.
+    from projects import check_json, write_package
+
+    write_package(tmp_path, {"base.py": NOTES_BASE, "local.py": LOCAL_NOTES.replace("BASE", base),
+                             "tool.py": NOTE_TOOL, "main.py": MAIN})
+    reported = [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"]
+    assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in reported] == found
+    if found:
+        assert "the text built from it is given to the model as `result_for_llm` of `ToolResult(...)` " \
+               "(app/tool.py:13)" in reported[0]["message"]

@@ -15,11 +15,12 @@ import ast
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
-from ctxlint.frontends.python.nodes import reads_of
+from ctxlint.frontends.python.nodes import abstract, base_name, reads_of
 from ctxlint.frontends.python.overrides import called_through_base
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -27,6 +28,9 @@ from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, cut_marker_before
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.callees import Called
 
 # How many function boundaries (a return to a caller, an argument to a parameter) a cut is followed;
 # a whole text's lines each cut (`reach_far`) further, into other modules and chat messages.
@@ -214,6 +218,10 @@ class CutReach(Component):
             return (Evidence(EvidenceKind.SINK, "sent as the content of a message", self.m.span(node)),)
         if isinstance(parent, ast.keyword):
             call = self.m.parents.get(id(parent))
+            if isinstance(call, ast.Call) and parent.arg is not None and matches(parent.arg.lower(), FOR_MODEL):
+                # `ToolResult(result_for_llm=text)`: the code says the model reads it
+                return (Evidence(EvidenceKind.SINK, f"given to the model as `{parent.arg}` of "
+                                 f"`{self.m.code(call.func)}(...)`", self.m.span(call)),)
             return self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
         if isinstance(parent, ast.Call) and node in parent.args:
             return self.into_call(parent, node, fn, hops, seen)
@@ -378,7 +386,7 @@ class CutReach(Component):
                     yield self.m, call, home
                     continue
                 target = self.callees.function_for(call, Env(home), returns=False)
-                if target is not None and target.fn is fn:
+                if target is not None and (target.fn is fn or self.dispatched(target, fn)):
                     yield self.m, call, home
         project, file = self.m.project, self.m.file
         if not (_FAR.get() or most_modules) or project is None or file is None:
@@ -398,9 +406,22 @@ class CutReach(Component):
                 if last_name(call.func) not in names:
                     continue
                 target = owner.callees.function_for(call, Env(home), foreign=True, returns=False)
-                if target is not None and target.owner is not None and target.owner.unit.file == file \
-                        and (target.fn.name, target.fn.lineno) == (fn.name, fn.lineno):
+                if target is not None and (target.owner is not None and target.owner.unit.file == file
+                                           and (target.fn.name, target.fn.lineno) == (fn.name, fn.lineno)
+                                           or self.dispatched(target, fn, owner.unit)):
                     yield owner.unit, call, home
+
+    def dispatched(self, target: Called, fn: FunctionNode, caller: Unit | None = None) -> bool:
+        """Whether a call that reaches ``target``, a method with no body of its own (``@abstractmethod``,
+        ``...``), runs ``fn`` for an object of a subclass: ``self.notes.search(word)``, ``notes`` typed
+        as the base class that declares ``search``, and ``fn`` the ``search`` of a class of this module
+        written as deriving from it. (``caller``: the module of the call, when it is not this one.)"""
+        if target.fn.name != fn.name or not abstract(target.fn):
+            return False
+        home = target.owner.unit if target.owner is not None else caller or self.m
+        declared, own = home.parents.get(id(target.fn)), self.m.parents.get(id(fn))
+        return isinstance(declared, ast.ClassDef) and isinstance(own, ast.ClassDef) \
+            and declared.name in {base_name(b) for b in own.bases}
 
     def caller_use(self, call: ast.Call, caller: FunctionNode, position: int | None, hops: int, seen: set[int]
                    ) -> Steps | None:

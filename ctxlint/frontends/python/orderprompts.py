@@ -109,28 +109,25 @@ class OrderPrompts(StringSets):
                 continue
             env = Env(scope)
             for node in own_nodes(fn):
-                site = self.ordered_site(node)
-                if site is None:
-                    continue
-                collection, shown = site
-                if isinstance(node, (ast.For, ast.AsyncFor)) and added_names(node.body) \
-                        and added_names(node.body) <= self.flow.sorted_in_place(fn):
-                    continue  # `notes.sort()` after the loop that fills it: the order is fixed again
-                detail = self.flow.unordered(collection, env)
-                if not asks and detail not in UNSTABLE and not prompted:
-                    continue
-                if detail not in ANY_ITEMS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
-                                                 or not (joined_whole(shown, collection)
-                                                         or self.string_items(collection, env))):
-                    continue  # a set returned as it is: its order is not fixed yet
-                observed = self.reaching(fn, shown, collection, env, detail)
-                if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
-                    continue
-                same = next((o for o in found if same_listing_sink(o, observed) or same_callers(o, observed)), None)
-                if same is None:
-                    found.append(observed)
-                elif _before(observed, same):
-                    found[found.index(same)] = observed
+                for collection, shown in _ordered_sites(self, node):
+                    if isinstance(node, (ast.For, ast.AsyncFor)) and added_names(node.body) \
+                            and added_names(node.body) <= self.flow.sorted_in_place(fn):
+                        continue  # `notes.sort()` after the loop that fills it: the order is fixed again
+                    detail = self.flow.unordered(collection, env)
+                    if not asks and detail not in UNSTABLE and not prompted:
+                        continue
+                    if detail not in ANY_ITEMS and (isinstance(node, ast.Return) or detail not in ("set", "frozenset")
+                                                     or not (joined_whole(shown, collection)
+                                                             or self.string_items(collection, env))):
+                        continue  # a set returned as it is: its order is not fixed yet
+                    observed = self.reaching(fn, shown, collection, env, detail)
+                    if observed is None or any(o.span == observed.span or same_far_sink(o, observed) for o in found):
+                        continue
+                    same = next((o for o in found if same_listing_sink(o, observed) or same_callers(o, observed)), None)
+                    if same is None:
+                        found.append(observed)
+                    elif _before(observed, same):
+                        found[found.index(same)] = observed
         for addition in thread_additions(self.m):
             observed = self.thread_filled(addition)
             if observed is not None and all(o.span != observed.span for o in found):
@@ -315,10 +312,13 @@ class OrderPrompts(StringSets):
         callers of the project's other modules into a prompt (cutreach.py). The steps on the way
         are added to ``steps``; the sink's step is returned."""
         for node in own_nodes(fn):
-            if isinstance(node, ast.Return) and node.value is not None and self.mentions(node.value, tainted) \
-                    and (far := self.cut_sites.reach.reach_far(node.value, fn)):
-                steps.extend(far[:-1])
-                return far[-1]
+            if not isinstance(node, ast.Return) or node.value is None:
+                continue
+            # `return matches, truncated`: each item is followed to where the callers unpack it
+            for value in node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]:
+                if self.mentions(value, tainted) and (far := self.cut_sites.reach.reach_far(value, fn)):
+                    steps.extend(far[:-1])
+                    return far[-1]
         for caller, call in module_callers(self.m, self.callees, fn) if depth < _MAX_CALLERS else ():
             kept = kept_by(call, self.m.parents)
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
@@ -529,3 +529,11 @@ def _called_directly(func: ast.expr, part: StringSets) -> bool:
 def _listed(names: set[str]) -> str:
     return ", ".join(f"`{n}`" for n in sorted(names))
 
+
+def _ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """``ordered_site``, and each name of a returned tuple (``return matches, truncated``: a list
+    filled in a loop over a listing, returned beside a flag; `observe` checks which is one)."""
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+        return [(item, item) for item in node.value.elts if isinstance(item, ast.Name)]
+    site = part.ordered_site(node)
+    return [site] if site is not None else []
