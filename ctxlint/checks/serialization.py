@@ -118,15 +118,15 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         if observation.kind not in _PROVEN_KINDS or any(observation.span.covers(s) for s in reported):
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
-        subject, why, advice = _why(source.detail) if observation.kind != "late-binding" \
-            else (f"`{source.detail}`", *_LATE)
+        subject, why, advice = (f"`{source.detail}`", *_LATE) if observation.kind == "late-binding" else \
+            (f"`{source.detail}`", *_COMMAND) if observation.kind == "command-listing-order" else _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = _brief(step.text) if step is not None else subject
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
                        f"the text built from it changes from run to run ({observation.detail})")
         built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
         # a tool's result is sent once as the newest message and kept as written: no cache is lost
-        effect = "runs differ and cannot be reproduced" if observation.kind == "order-in-tool-result" else \
+        effect = "runs differ and cannot be reproduced" if observation.kind in _TOOL_RESULT_KINDS else \
             f"{built} differ and cannot be cached or reproduced"
         ctx.report(observation.span, f"{subject} {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
                    f"{effect}. {advice}",
@@ -141,7 +141,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
 # message (orderprompts.py).
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
-                 "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt", "rows-tool-order")
+                 "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt", "rows-tool-order",
+                 "command-listing-order")
 # said whole by the front-end
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.
@@ -149,6 +150,11 @@ _OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-pe
 _ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")
 # An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
 _SENT_KINDS = ("schema-choices", "tool-order", "rows-tool-order")
+# Order that reaches a model as a tool's result, not a cached prompt.
+_TOOL_RESULT_KINDS = ("order-in-tool-result", "command-listing-order")
+# A shell command that walks a tree (`find`, `grep -r`), its output cut (shellcuts.py).
+_COMMAND = ("prints entries in the order the file system lists them",
+            "Sort the lines before the cut (`find ... | sort | head -500`).")
 # A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).
 _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "

@@ -36,7 +36,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
              "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
-             "unmarked-branch": "unmarked-branch"}
+             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -268,6 +268,13 @@ def _message(source: Source) -> str:
                 "and say how many were left out (\"[14 more entities omitted]\").")
     if cut.how in _WHOLE_PART_CUTS:
         return f"`{source.detail}` {_WHOLE_PART_CUTS[cut.how]}"
+    if cut.how == "command-cut":
+        lines = f"{source.kept:,} lines" if source.kept is not None else "lines"
+        return (f"`{source.detail}` keeps only the {'last' if cut.keeps == 'end' else 'first'} {lines} of what the "
+                "command prints and leaves nothing in place of the rest, so the model takes them for the whole "
+                "output and says that what the cut dropped is not there. Ask the command for one line more and, "
+                "when it comes, say the output was cut (\"[first 500 entries shown; narrow the path]\"), or count "
+                "what was left out.")
     if cut.how in _COUNTED_CUTS:
         kept = source.kept
         return f"`{source.detail}` " + _COUNTED_CUTS[cut.how].format(

@@ -46,6 +46,7 @@ from ctxlint.frontends.python.prefilter import (
     too_deep,
 )
 from ctxlint.frontends.python.rolemaps import tool_roles_as_system
+from ctxlint.frontends.python.shellcuts import PIPED_CUT
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -108,8 +109,9 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # ... or for files a listing gives, read into text its callers in other modules may send.
     asks_named_model = tools_only and (ASKS_NAMED_MODEL.search(text) is not None or reads_listed_files(text))
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
-    if tools_only and not asks_named_model and not ((registries.globs or any(n in text for n in registries))
-                                                    and registers_tools(tree, registries)):
+    # ... or for a command whose output it cuts, which a tool of the project may return (shellcuts.py).
+    if tools_only and not asks_named_model and not PIPED_CUT.search(text) and not (
+            (registries.globs or any(n in text for n in registries)) and registers_tools(tree, registries)):
         parsed.observations.extend(role_maps)
         return parsed
     problem = too_deep(tree, path)  # only a module the analysis will follow needs the bound

@@ -48,6 +48,7 @@ from ctxlint.frontends.python.schemachoices import SchemaChoices
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.serialization import Serialization
 from ctxlint.frontends.python.settingscuts import SettingsCuts
+from ctxlint.frontends.python.shellcuts import ShellCuts
 from ctxlint.frontends.python.sinks import Sinks
 from ctxlint.frontends.python.sources import Sources
 from ctxlint.frontends.python.splitprompts import SplitPrompts
@@ -91,6 +92,7 @@ class Analyzer:
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
         self.listing_cuts = ListingCuts(self.unit)
+        self.shell_cuts = ShellCuts(self.unit)
         self.gated_drops = GatedDrops(self.unit)
         self.logged_parts = LoggedParts(self.unit)
         self.schema_choices = SchemaChoices(self.unit)
@@ -128,7 +130,8 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.ranked_fills,
-                                  self.line_cuts, self.listing_cuts, self.gated_drops, self.logged_parts,
+                                  self.line_cuts, self.listing_cuts, self.shell_cuts, self.gated_drops,
+                                  self.logged_parts,
                                   self.order_sites,
                                   self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
                                   self.global_fills,
@@ -176,6 +179,7 @@ class Analyzer:
         parsed.observations.extend(self.cut_sites.observe(context))
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
+        parsed.observations.extend(self.shell_cuts.observe())
         parsed.observations.extend(self.gated_drops.observe())
         parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
@@ -211,10 +215,12 @@ class Analyzer:
 
     def run_registered(self, parsed: ParsedFile, orders: bool = False) -> None:
         """Only the tools a framework's registry lists (a module the rest of the analysis skips),
-        and with ``orders`` the sets whose order reaches an object named for a model."""
+        and with ``orders`` the sets whose order reaches an object named for a model; the shell
+        commands that cut what a tool returns (a sandbox's backend, which imports no model)."""
         self.scopes.index_module()
         if orders:
             parsed.observations.extend(self.order_prompts.observe())
+        parsed.observations.extend(self.shell_cuts.observe())
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(self.unit.dependencies))
 

@@ -435,8 +435,10 @@ class Cuts(Component):
                             (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value))
                             or (isinstance(text, ast.FormattedValue) and names_a_marker(text.value))):
                         continue
-                    cut = part.value if isinstance(part.value, (ast.Subscript, ast.Call)) else \
-                        self.held_cut(part.value, env)
+                    value = part.value
+                    if isinstance(value, ast.IfExp):  # `{text[-n:] if n > 0 else ""}`: the cut when there is one
+                        value = value.body
+                    cut = value if isinstance(value, (ast.Subscript, ast.Call)) else self.held_cut(value, env)
                     if cut is not None:
                         self.m.marked.add(id(cut))
 

@@ -306,7 +306,7 @@ class CutSites(Component):
         """A marker written beside the cut: in the same expression (``text[:n] + "…"``), or room
         left for one (``text[:limit - 3]``, ``text[:limit - len(suffix)]``)."""
         parent = self.m.parents.get(id(node))
-        if isinstance(parent, ast.FormattedValue):
+        while isinstance(parent, (ast.IfExp, ast.FormattedValue)):  # `f"{text[-n:] if n > 0 else ''}"`
             parent = self.m.parents.get(id(parent))
         if isinstance(parent, (ast.BinOp, ast.JoinedStr)):
             self.cuts.mark(parent, env)

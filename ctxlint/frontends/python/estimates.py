@@ -331,8 +331,9 @@ class Estimates(Component):
             if self.is_word_count(left):
                 return 0.5 <= number < 1
             # Two characters or fewer per token over-counts every language: a deliberately
-            # safe bound, not the English average mistaken for a rule.
-            return self.is_len_like(left) and 2 < number <= 6
+            # safe bound, not the English average mistaken for a rule. Up to 8 (a guess low
+            # enough to be safe for code and long words) is still a guess.
+            return self.is_len_like(left) and 2 < number <= 8
         if isinstance(op, ast.Mult):
             for a, b in ((left, right), (right, left)):
                 number = self.number(b)

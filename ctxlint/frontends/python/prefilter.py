@@ -24,6 +24,7 @@ from ctxlint.frontends.python.linecuts import line_cut
 from ctxlint.frontends.python.literals import written_scale
 from ctxlint.frontends.python.nodes import LEAVES, children, drop_unreachable, walk
 from ctxlint.frontends.python.nodes import chain as attribute_chain
+from ctxlint.frontends.python.shellcuts import PIPED_CUT
 from ctxlint.frontends.python.unreadlimits import settings_limit_fields
 from ctxlint.model import Span
 
@@ -92,7 +93,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
         or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN)) \
-        or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text))
+        or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text))
 
 
 def reads_listed_files(text: str) -> bool:

@@ -234,7 +234,7 @@ class Estimates:
                 return False
             if self.is_word_count(left):
                 return 0.5 <= number < 1
-            return self.is_len_like(left) and 2 <= number <= 6
+            return self.is_len_like(left) and 2 <= number <= 8  # as in Python: any ratio a guess takes
         if operator == "*":
             for a, b in ((left, right), (right, left)):
                 ok, number = self.number(b)
