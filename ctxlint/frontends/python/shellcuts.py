@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.unsetcallers import in_tests
 from ctxlint.frontends.python.values import Scope
 from ctxlint.markers import cut_marker, mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
