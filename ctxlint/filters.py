@@ -105,12 +105,14 @@ _DOUBLE_WORDS = ("mock", "fake", "stub", "fixture", "dummy")
 
 
 def _program_of_its_own(relpath: str, globs: list[str]) -> bool:
-    """Whether a program (a script of its own) at ``relpath``, in a test folder, is one: only a
-    plain ``test``/``tests`` folder holds it (no ``mocks``, ``fixtures``...), and its name is no
+    """Whether a program (a script of its own) at ``relpath``, in a test folder, is one: a plain
+    ``test``/``tests`` folder of a package holds it (not the project's top-level test tree, whose
+    scripts are its evals and CI helpers; no ``mocks``, ``fixtures``...), and its name is no
     test's nor a test double's."""
     *folders, name = relpath.split("/")
-    return not glob_any(globs, name) and not any(w in name.lower() for w in _DOUBLE_WORDS) and all(
-        folder in ("test", "tests") or not glob_any(globs, folder) for folder in folders)
+    return bool(folders) and not glob_any(globs, folders[0]) and not glob_any(globs, name) \
+        and not any(w in name.lower() for w in _DOUBLE_WORDS) \
+        and all(folder in ("test", "tests") or not glob_any(globs, folder) for folder in folders)
 
 @dataclass
 class RunFilters:

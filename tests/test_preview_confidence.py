@@ -111,13 +111,14 @@ def test_a_program_kept_in_a_test_folder_is_code(project):
         "agent/test/fake_client.py": _PIPELINE_STEP.replace("import sys\n", "import sys\n\nimport pytest\n"),
         "agent/test/test_select.py": _PIPELINE_STEP,
         "tests/mocks/pick_tests.py": _PIPELINE_STEP,  # a mock's folder
-        "tests/agent_mock.py": _PIPELINE_STEP,  # a test double's name
+        "agent/tests/agent_mock.py": _PIPELINE_STEP,  # a test double's name
+        "tests/evals/run_eval.py": _PIPELINE_STEP,  # the project's top-level test tree: an eval script
     })
     result = project.run("check", "--confidence", "low", "--output-format", "json")
     found = {f["path"]: f["confidence"] for f in json.loads(result.stdout) if f["code"] == "CTX201"}
     assert found == {"agent/test/select_tests.py": "high", "agent/test/fake_client.py": "low",
                      "agent/test/test_select.py": "low", "tests/mocks/pick_tests.py": "low",
-                     "tests/agent_mock.py": "low"}
+                     "agent/tests/agent_mock.py": "low", "tests/evals/run_eval.py": "low"}
 
 
 def test_test_paths_can_be_replaced_or_extended(project):

@@ -203,11 +203,11 @@ _TIME_READS = re.compile(r"\.(?:get(?:UTC)?(?:Hours|Minutes|Seconds|Milliseconds
 
 def daily(slot: Slot) -> bool:
     """Whether a clock value is read only to the day: it changes once a day, not on every call."""
-    # The formats a clock is written with decide over any name (`current_date` filled with
-    # `now().strftime("%Y-%m-%d %H:%M:%S")` changes every second).
-    formats = [m.group(1) for m in map(_FORMATTED.fullmatch, slot.calls) if m]
-    if formats:
-        return not any(_FINER_CODES.search(f) for f in formats) and any(_DAILY.search(f) for f in formats)
+    # A clock written with a format finer than the day changes on every call, whatever its
+    # variable is called (`current_date` filled with `now().strftime("%Y-%m-%d %H:%M:%S")`). One
+    # read to the day says nothing of the rest of a value built with it (a prompt with a URL too).
+    if any(_FINER_CODES.search(m.group(1)) for m in map(_FORMATTED.fullmatch, slot.calls) if m):
+        return False
     # A value made of nothing but a clock and a read to the day (a prompt built elsewhere that calls
     # a clock among other things says nothing of how often the rest of it changes).
     if any(_DAY_READS.search(c) for c in slot.calls) and all(
