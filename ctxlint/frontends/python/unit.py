@@ -134,6 +134,7 @@ class Unit(CallIndex, CycleGuard):
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
+        self.answer_memo: dict[int, bool] = {}  # whether each function of the module gives back an answer
         # Callee paths and dict literals read, by node, env and the values being followed.
         self.node_paths: dict[tuple[int, tuple[object, ...], frozenset[int]], tuple[ast.AST, Env, str]] = {}
         self.dict_memo: dict[tuple[int, tuple[object, ...], frozenset[int]],
@@ -363,6 +364,7 @@ class Unit(CallIndex, CycleGuard):
 
     def forget(self) -> None:
         """Drop what following values remembered (another file is linted next)."""
+        self.answer_memo.clear()
         self.text_memo.clear()
         self.facts_memo.clear()
         self.source_memo.clear()
