@@ -122,8 +122,9 @@ class Callees(Component):
                 scope = scope.parent
             if found is None:
                 found = self.decorated_by_hand(self.module_value(func.id), foreign)
-            if found is None and foreign and func.id in self.m.from_imports:
-                located = self.m.foreign(self.m.imports[func.id], self.m.import_levels.get(func.id, 0))
+            imported = self.m.imported(func.id) if found is None and foreign else None
+            if imported is not None:
+                located = self.m.foreign(*imported)
                 if located is not None:
                     owner, node = located
                     found = owner.unit.module_scope.functions.get(getattr(node, "name", "")) \
@@ -359,8 +360,9 @@ class Callees(Component):
             if found is not None:
                 return (None, found[1]) if isinstance(found[0], ast.ClassDef) else None
             scope = scope.parent
-        if foreign and name in self.m.from_imports:
-            located = self.m.foreign(self.m.imports[name], self.m.import_levels.get(name, 0))
+        imported = self.m.imported(name) if foreign else None
+        if imported is not None:
+            located = self.m.foreign(*imported)
             if located is not None:
                 owner, cls = located
                 # the class, or the class bound to a name there too (`Config = Settings`)

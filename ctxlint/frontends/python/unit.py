@@ -19,7 +19,7 @@ from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.callindex import CallIndex
-from ctxlint.frontends.python.knowledge import NOT_VARIABLES
+from ctxlint.frontends.python.knowledge import BUILTINS, NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
 from ctxlint.frontends.python.values import Binding, Env, Scope
@@ -135,6 +135,9 @@ class Unit(CallIndex, CycleGuard):
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
         self.answer_memo: dict[int, bool] = {}  # whether each function of the module gives back an answer
+        # `from x import *` of the module, in order (module, dots), and what each name read was found to be
+        self.star_imports: list[tuple[str, int]] = []
+        self.star_memo: dict[str, tuple[str, int] | None] = {}
         # Callee paths and dict literals read, by node, env and the values being followed.
         self.node_paths: dict[tuple[int, tuple[object, ...], frozenset[int]], tuple[ast.AST, Env, str]] = {}
         self.dict_memo: dict[tuple[int, tuple[object, ...], frozenset[int]],
@@ -354,17 +357,43 @@ class Unit(CallIndex, CycleGuard):
         defined = unit.module_scope.functions.get(name)
         if defined is not None:
             return owner, defined[0]
-        if name in unit.from_imports:  # a re-export: `from .core import SYSTEM` in a package
-            found = unit.foreign(unit.imports[name], unit.import_levels.get(name, 0))
+        star = unit.star_imported(name) if name not in unit.from_imports else None
+        if name in unit.from_imports or star is not None:  # a re-export: `from .core import SYSTEM` in a package
+            found = unit.foreign(*(star or (unit.imports[name], unit.import_levels.get(name, 0))))
             if found is not None:
                 self.dependencies.add(found[0].unit.path)
                 self.dependencies |= found[0].unit.dependencies
             return found
         return None
 
+    def imported(self, name: str) -> tuple[str, int] | None:
+        """Where an import binds ``name`` to something of another module: ``(qualified, dots)``,
+        by ``from x import name`` or by ``from x import *`` of a module of the project that gives it."""
+        if name in self.from_imports:
+            return self.imports[name], self.import_levels.get(name, 0)
+        return self.star_imported(name)
+
+    def star_imported(self, name: str) -> tuple[str, int] | None:
+        """The module of the project whose ``from x import *`` here binds ``name`` (the last one
+        that gives it, as Python binds them in order); None for a name none gives (a builtin), a
+        private name, or one the module binds itself."""
+        if not self.star_imports or name.startswith("_") or name in BUILTINS or self.module_scope.assigns.get(name) \
+                or name in self.module_scope.functions or name in self.imports:
+            return None
+        if name in self.star_memo:
+            return self.star_memo[name]
+        self.star_memo[name] = None  # while it is looked for: star imports that import each other give nothing
+        for module, level in reversed(self.star_imports):
+            qualified = f"{module}.{name}" if module else name
+            if self.foreign(qualified, level) is not None:
+                self.star_memo[name] = (qualified, level)
+                break
+        return self.star_memo[name]
+
     def forget(self) -> None:
         """Drop what following values remembered (another file is linted next)."""
         self.answer_memo.clear()
+        self.star_memo.clear()
         self.text_memo.clear()
         self.facts_memo.clear()
         self.source_memo.clear()
