@@ -15,6 +15,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.values import Env
+from ctxlint.model import Source, SourceKind
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.messages import Messages
@@ -23,6 +24,14 @@ if TYPE_CHECKING:
 MAX_HANDOVERS = 4
 # Methods of a text that give back the same text, trimmed or recased (``answer.strip()``).
 _SAME_TEXT = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold"})
+
+
+def answer_of(messages: Messages, call: ast.expr, env: Env, handovers: int) -> Source | None:
+    """The answer a function of the project that ``call`` calls gives back, if it gives one."""
+    if not isinstance(call, ast.Call) or not returns_answer(messages, call, env, handovers):
+        return None
+    return Source(SourceKind.MODEL_OUTPUT, f"the answer `{messages.m.short(call.func)}(...)` gives back",
+                  messages.m.span(call))
 
 
 def returns_answer(messages: Messages, call: ast.Call, env: Env, depth: int = 0) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
-from ctxlint.frontends.python.answers import returns_answer
+from ctxlint.frontends.python.answers import answer_of
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
@@ -65,11 +65,9 @@ class Messages(Component):
         after ``reply = client.messages.create(...)``), or the function of the project that gives one
         back (``reviews = critic.review(draft)``): the model's own text, whatever its name says."""
         if steps == 0 and isinstance(node, (ast.Call, ast.Await)):
-            # A sink call's own result is read where it is made; a function of the project says in
-            # its summary whether it gives back an answer (its returns are not always read here:
-            # not while the request that function sends is the one being read).
-            call = node.value if isinstance(node, ast.Await) else node
-            return self.returned_answer(call, env, handovers) if isinstance(call, ast.Call) else None
+            # A sink's result is read where it is made; a project function's summary says whether it gives
+            # an answer (its returns are not read here while the request it sends is the one being read).
+            return answer_of(self, node.value if isinstance(node, ast.Await) else node, env, handovers)
         if steps == 0 and not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
             return None
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
@@ -78,7 +76,7 @@ class Messages(Component):
             return None
         if isinstance(node, ast.Call):
             if not self.sinks.is_sink(node, env):
-                return self.returned_answer(node, env, handovers)
+                return answer_of(self, node, env, handovers)
             return Source(SourceKind.MODEL_OUTPUT, f"the answer of `{self.m.short(node.func)}(...)`", self.m.span(node))
         if not isinstance(node, ast.Name):
             return None
@@ -90,13 +88,6 @@ class Messages(Component):
         if binding is None or binding.extras or binding.owner is not None:
             return None
         return self.model_answer(binding.value, binding.env, steps + 1, handovers)
-
-    def returned_answer(self, call: ast.Call, env: Env, handovers: int) -> Source | None:
-        """The answer a function of the project that ``call`` calls gives back, if it gives one."""
-        if not returns_answer(self, call, env, handovers):
-            return None
-        return Source(SourceKind.MODEL_OUTPUT, f"the answer `{self.m.short(call.func)}(...)` gives back",
-                      self.m.span(call))
 
     # ---- message lists ---------------------------------------------------------------------------
 

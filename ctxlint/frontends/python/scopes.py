@@ -17,6 +17,7 @@ from ctxlint.frontends.code.assigns import owner, seen_at
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
+from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import (
     UNPACKED,
@@ -342,8 +343,8 @@ class Scopes(Component):
                 return None
             first = False
             scope = scope.parent
-        imported = self.m.imported(name) if foreign else None
-        return self.import_binding(*imported) if imported is not None else None
+        bound_by = imported(self.m, name) if foreign else None
+        return self.import_binding(*bound_by) if bound_by is not None else None
 
     def unknowable_target(self, node: ast.Name, env: Env) -> ast.expr | None:
         """The target a local name was last bound at when that binding is one ``binding`` cannot

@@ -19,9 +19,10 @@ from ctxlint.frontends.code.pieces import Facts, Piece
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import qualify
 from ctxlint.frontends.python.callindex import CallIndex
-from ctxlint.frontends.python.knowledge import BUILTINS, NOT_VARIABLES
+from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
+from ctxlint.frontends.python.starimports import star_imported
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
@@ -357,7 +358,7 @@ class Unit(CallIndex, CycleGuard):
         defined = unit.module_scope.functions.get(name)
         if defined is not None:
             return owner, defined[0]
-        star = unit.star_imported(name) if name not in unit.from_imports else None
+        star = star_imported(unit, name) if name not in unit.from_imports else None
         if name in unit.from_imports or star is not None:  # a re-export: `from .core import SYSTEM` in a package
             found = unit.foreign(*(star or (unit.imports[name], unit.import_levels.get(name, 0))))
             if found is not None:
@@ -366,51 +367,14 @@ class Unit(CallIndex, CycleGuard):
             return found
         return None
 
-    def imported(self, name: str) -> tuple[str, int] | None:
-        """Where an import binds ``name`` to something of another module: ``(qualified, dots)``,
-        by ``from x import name`` or by ``from x import *`` of a module of the project that gives it."""
-        if name in self.from_imports:
-            return self.imports[name], self.import_levels.get(name, 0)
-        return self.star_imported(name)
-
-    def star_imported(self, name: str) -> tuple[str, int] | None:
-        """The module of the project whose ``from x import *`` here binds ``name`` (the last one
-        that gives it, as Python binds them in order); None for a name none gives (a builtin), a
-        private name, or one the module binds itself."""
-        if not self.star_imports or name.startswith("_") or name in BUILTINS or self.module_scope.assigns.get(name) \
-                or name in self.module_scope.functions or name in self.imports:
-            return None
-        if name in self.star_memo:
-            return self.star_memo[name]
-        self.star_memo[name] = None  # while it is looked for: star imports that import each other give nothing
-        for module, level in reversed(self.star_imports):
-            qualified = f"{module}.{name}" if module else name
-            if self.foreign(qualified, level) is not None:
-                self.star_memo[name] = (qualified, level)
-                break
-        return self.star_memo[name]
-
     def forget(self) -> None:
         """Drop what following values remembered (another file is linted next)."""
-        self.answer_memo.clear()
-        self.star_memo.clear()
-        self.text_memo.clear()
-        self.facts_memo.clear()
-        self.source_memo.clear()
-        self.node_paths.clear()
-        self.dict_memo.clear()
-        self.iteration_memo.clear()
-        self.yield_memo.clear()
-        self.sorted_memo.clear()
-        self.path_memo.clear()
-        self.callee_memo.clear()
-        self.hook_memo.clear()
-        self.callers_memo.clear()
-        self.unreadable_lists.clear()
-        self.format_roles.clear()
-        self.resolved.clear()
+        for memo in (self.answer_memo, self.star_memo, self.text_memo, self.facts_memo, self.source_memo,
+                     self.node_paths, self.dict_memo, self.iteration_memo, self.yield_memo, self.sorted_memo,
+                     self.path_memo, self.callee_memo, self.hook_memo, self.callers_memo, self.unreadable_lists,
+                     self.format_roles, self.resolved, self.active):
+            memo.clear()
         self.consumed = set()
-        self.active.clear()
         self.steps = 0
         self.exhausted = False
 
