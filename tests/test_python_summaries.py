@@ -418,3 +418,67 @@ def test_a_files_findings_do_not_depend_on_what_was_linted_before_it(tmp_path):
     _, together = _check(root, "app")
     assert [(f["code"], f["line"]) for f in alone] == [("CTX401", 8)]
     assert [(f["code"], f["line"]) for f in together if f["path"] == "app/b_near.py"] == [("CTX401", 8)]
+
+
+# A helper module that every other module takes whole (`from app.llm import *`).
+STARRED = '''\
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def ask(prompt: str, system: str) -> str:
+    reply = client.chat.completions.create(model="gpt-4o", max_tokens=600, messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": prompt}])
+    return reply.choices[0].message.content
+
+
+class Critic:
+    def critique(self, draft: str) -> str:
+        first = ask(f"Review this draft:\\n<draft>{draft}</draft>", "You are a strict critic.")
+        second = ask(f"Review this draft:\\n<draft>{draft}</draft>", "You are a kind critic.")
+        return f"Critic 1:\\n{first}\\nCritic 2:\\n{second}"
+'''
+
+STARRING = '''\
+import requests
+
+from app.llm import *
+
+
+class Lab:
+    def __init__(self):
+        self.critics = Critic()
+
+    def decide(self, draft: str) -> str:
+        reviews = self.critics.critique(draft)
+        return ask("Answer y to revise the draft, n to stop.", f"Here are the reviews of the draft: {reviews}")
+
+    def summarise(self, url: str) -> str:
+        page = requests.get(url, timeout=10).text
+        return ask(f"Summarise this page: {page}", "You summarise web pages.")
+
+
+print(Lab().decide(input()), Lab().summarise(input()))
+'''
+
+
+def test_a_star_import_of_a_module_of_the_project_binds_its_names(tmp_path):
+    """`from app.llm import *` binds `ask` and `Critic`: the wrapper's request is the caller's,
+    with the page it fetched in the user message; the reviews the critic class gives back are the
+    answers of the requests it sends (its summary says so), not third-party content, whatever
+    their name says."""
+    root = write_files(tmp_path, {"app/__init__.py": "", "app/llm.py": STARRED, "app/lab.py": STARRING})
+    code, found = _check(root, "app/lab.py")
+    assert code == 1
+    assert [(f["code"], f["line"], f["column"], f["kind"]) for f in found] == [("CTX401", 16, 43, "source")]
+    assert found[0]["message"].startswith("`page` carries untrusted content (requests.get(...).text, line 15)")
+
+
+def test_a_name_the_module_binds_itself_is_not_the_star_imported_one(tmp_path):
+    """A module's own `ask` (a local stub that sends nothing) hides the one the star import
+    gives, as Python binds it: the page goes to no request."""
+    own = STARRING.replace("class Lab:", "def ask(prompt, system):\n    return prompt\n\n\nclass Lab:")
+    root = write_files(tmp_path, {"app/__init__.py": "", "app/llm.py": STARRED, "app/lab.py": own})
+    code, found = _check(root, "app/lab.py")
+    assert (code, found) == (0, [])

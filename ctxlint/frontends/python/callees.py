@@ -15,6 +15,7 @@ from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import base_name, forward_reference
 from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.starimports import imported_value
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 
@@ -122,12 +123,11 @@ class Callees(Component):
                 scope = scope.parent
             if found is None:
                 found = self.decorated_by_hand(self.module_value(func.id), foreign)
-            if found is None and foreign and func.id in self.m.from_imports:
-                located = self.m.foreign(self.m.imports[func.id], self.m.import_levels.get(func.id, 0))
-                if located is not None:
-                    owner, node = located
-                    found = owner.unit.module_scope.functions.get(getattr(node, "name", "")) \
-                        or owner.callees.decorated_by_hand(node, foreign)
+            located = imported_value(self.m, func.id) if found is None and foreign else None
+            if located is not None:
+                owner, node = located
+                found = owner.unit.module_scope.functions.get(getattr(node, "name", "")) \
+                    or owner.callees.decorated_by_hand(node, foreign)
         elif isinstance(func, ast.Attribute):
             method = True
             cls = self.class_of(func.value, env, foreign)
@@ -359,14 +359,13 @@ class Callees(Component):
             if found is not None:
                 return (None, found[1]) if isinstance(found[0], ast.ClassDef) else None
             scope = scope.parent
-        if foreign and name in self.m.from_imports:
-            located = self.m.foreign(self.m.imports[name], self.m.import_levels.get(name, 0))
-            if located is not None:
-                owner, cls = located
-                # the class, or the class bound to a name there too (`Config = Settings`)
-                defined = cls.name if isinstance(cls, ast.ClassDef) else cls.id if isinstance(cls, ast.Name) else None
-                entry = owner.unit.module_scope.functions.get(defined) if defined is not None else None
-                return (owner, entry[1]) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
+        located = imported_value(self.m, name) if foreign else None
+        if located is not None:
+            owner, cls = located
+            # the class, or the class bound to a name there too (`Config = Settings`)
+            defined = cls.name if isinstance(cls, ast.ClassDef) else cls.id if isinstance(cls, ast.Name) else None
+            entry = owner.unit.module_scope.functions.get(defined) if defined is not None else None
+            return (owner, entry[1]) if entry is not None and isinstance(entry[0], ast.ClassDef) else None
         return None
 
     def declared_class(self, node: ast.expr, env: Env) -> ast.Name | None:

@@ -10,10 +10,10 @@ attributes, parameter annotations and the module's own functions to the call tha
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Holder, Sink
+from ctxlint.frontends.python.knowledge import BUILTINS
 from ctxlint.frontends.python.literals import flatten_union
 from ctxlint.frontends.python.nodes import forward_reference, generic_alias, walk
 from ctxlint.frontends.python.scopes import other_branches
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.sinks import Sinks
 
 UNKNOWN = "?"
-_BUILTINS = frozenset(dir(builtins))
 # How many names, attributes and calls one path may follow.
 _MAX_PATH = 24
 # The attributes a settings object holds its output limit in, as code sets them after building it.
@@ -197,7 +196,7 @@ class Calls(Component):
             return self.path(built, built_env, depth + 1)
         if node.id in self.m.imports:
             return self.m.imports[node.id]  # an object imported from a library: `from openai import OpenAI`
-        return node.id if self.defined(node.id, env) or node.id in _BUILTINS else UNKNOWN
+        return node.id if self.defined(node.id, env) or node.id in BUILTINS else UNKNOWN
 
     def inherited_path(self, name: str, env: Env, depth: int) -> str | None:
         """A project class that subclasses a library's class and keeps its constructor

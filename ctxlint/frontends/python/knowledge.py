@@ -8,6 +8,7 @@ with TypeScript (prompt names, tool runners, cut markers) are in ``frontends/cod
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from fnmatch import translate
 
@@ -68,6 +69,8 @@ ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozen
 ITERATING = {"list", "tuple", "str", "repr", "enumerate", "iter", "reversed", "map", "filter", "zip",
               "next"}
 NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
+# The names Python binds in every module (`len`, `print`, `Exception`).
+BUILTINS = frozenset(dir(builtins))
 # Calls that return the results of the awaitables they are given, one per argument: a starred
 # list of tasks (`asyncio.gather(*[client.search(q) for q in queries])`) is read too.
 GATHERS = {"asyncio.gather"}

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
+from ctxlint.frontends.python.answers import answer_of
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
@@ -59,29 +60,34 @@ _MAX_ANSWER_STEPS = 4
 class Messages(Component):
     # ---- what a request answers ------------------------------------------------------------------
 
-    def model_answer(self, node: ast.expr, env: Env, steps: int = 0) -> Source | None:
+    def model_answer(self, node: ast.expr, env: Env, steps: int = 0, handovers: int = 0) -> Source | None:
         """The request whose answer ``node`` reads (``block.text`` of ``for block in reply.content:``
-        after ``reply = client.messages.create(...)``): the model's own text, whatever its name says."""
+        after ``reply = client.messages.create(...)``), or the function of the project that gives one
+        back (``reviews = critic.review(draft)``): the model's own text, whatever its name says."""
+        if steps == 0 and isinstance(node, (ast.Call, ast.Await)):
+            # A sink's result is read where it is made; a project function's summary says whether it gives
+            # an answer (its returns are not read here while the request it sends is the one being read).
+            return answer_of(self, node.value if isinstance(node, ast.Await) else node, env, handovers)
         if steps == 0 and not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
-            return None  # a call's own result is read where it is made
+            return None
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
             node = node.value
         if steps > _MAX_ANSWER_STEPS or not self.m.step():
             return None
         if isinstance(node, ast.Call):
             if not self.sinks.is_sink(node, env):
-                return None
+                return answer_of(self, node, env, handovers)
             return Source(SourceKind.MODEL_OUTPUT, f"the answer of `{self.m.short(node.func)}(...)`", self.m.span(node))
         if not isinstance(node, ast.Name):
             return None
         target = self.scopes.unknowable_target(node, env)
         if target is not None:  # an item of a loop over the answer's parts
             loop = loop_giving(target, self.m.parents)
-            return None if loop is None else self.model_answer(loop.iter, env, steps + 1)
+            return None if loop is None else self.model_answer(loop.iter, env, steps + 1, handovers)
         binding = self.scopes.resolve(node, env)
         if binding is None or binding.extras or binding.owner is not None:
             return None
-        return self.model_answer(binding.value, binding.env, steps + 1)
+        return self.model_answer(binding.value, binding.env, steps + 1, handovers)
 
     # ---- message lists ---------------------------------------------------------------------------
 

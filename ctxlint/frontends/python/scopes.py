@@ -17,6 +17,7 @@ from ctxlint.frontends.code.assigns import owner, seen_at
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children
+from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import (
     UNPACKED,
@@ -169,6 +170,8 @@ class Scopes(Component):
             self.imported(base)
         for alias in node.names:
             if alias.name == "*":
+                if scope is self.m.module_scope:
+                    self.m.star_imports.append((base, node.level))
                 continue
             bound = alias.asname or alias.name
             self.m.imports[bound] = f"{base}.{alias.name}" if base else alias.name
@@ -340,9 +343,8 @@ class Scopes(Component):
                 return None
             first = False
             scope = scope.parent
-        if foreign and name in self.m.from_imports:
-            return self.import_binding(self.m.imports[name], self.m.import_levels.get(name, 0))
-        return None
+        bound_by = imported(self.m, name) if foreign else None
+        return self.import_binding(*bound_by) if bound_by is not None else None
 
     def unknowable_target(self, node: ast.Name, env: Env) -> ast.expr | None:
         """The target a local name was last bound at when that binding is one ``binding`` cannot

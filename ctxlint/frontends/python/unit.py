@@ -22,6 +22,7 @@ from ctxlint.frontends.python.callindex import CallIndex
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
+from ctxlint.frontends.python.starimports import star_imported
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
@@ -134,6 +135,10 @@ class Unit(CallIndex, CycleGuard):
         self.text_memo: dict[tuple[object, ...], tuple[list[Piece] | None, set[int]]] = {}
         self.facts_memo: dict[tuple[object, ...], Facts] = {}
         self.source_memo: dict[tuple[object, ...], Source | None] = {}
+        self.answer_memo: dict[int, bool] = {}  # whether each function of the module gives back an answer
+        # `from x import *` of the module, in order (module, dots), and what each name read was found to be
+        self.star_imports: list[tuple[str, int]] = []
+        self.star_memo: dict[str, tuple[str, int] | None] = {}
         # Callee paths and dict literals read, by node, env and the values being followed.
         self.node_paths: dict[tuple[int, tuple[object, ...], frozenset[int]], tuple[ast.AST, Env, str]] = {}
         self.dict_memo: dict[tuple[int, tuple[object, ...], frozenset[int]],
@@ -353,8 +358,9 @@ class Unit(CallIndex, CycleGuard):
         defined = unit.module_scope.functions.get(name)
         if defined is not None:
             return owner, defined[0]
-        if name in unit.from_imports:  # a re-export: `from .core import SYSTEM` in a package
-            found = unit.foreign(unit.imports[name], unit.import_levels.get(name, 0))
+        star = star_imported(unit, name) if name not in unit.from_imports else None
+        if name in unit.from_imports or star is not None:  # a re-export: `from .core import SYSTEM` in a package
+            found = unit.foreign(*(star or (unit.imports[name], unit.import_levels.get(name, 0))))
             if found is not None:
                 self.dependencies.add(found[0].unit.path)
                 self.dependencies |= found[0].unit.dependencies
@@ -363,23 +369,12 @@ class Unit(CallIndex, CycleGuard):
 
     def forget(self) -> None:
         """Drop what following values remembered (another file is linted next)."""
-        self.text_memo.clear()
-        self.facts_memo.clear()
-        self.source_memo.clear()
-        self.node_paths.clear()
-        self.dict_memo.clear()
-        self.iteration_memo.clear()
-        self.yield_memo.clear()
-        self.sorted_memo.clear()
-        self.path_memo.clear()
-        self.callee_memo.clear()
-        self.hook_memo.clear()
-        self.callers_memo.clear()
-        self.unreadable_lists.clear()
-        self.format_roles.clear()
-        self.resolved.clear()
+        for memo in (self.answer_memo, self.star_memo, self.text_memo, self.facts_memo, self.source_memo,
+                     self.node_paths, self.dict_memo, self.iteration_memo, self.yield_memo, self.sorted_memo,
+                     self.path_memo, self.callee_memo, self.hook_memo, self.callers_memo, self.unreadable_lists,
+                     self.format_roles, self.resolved, self.active):
+            memo.clear()
         self.consumed = set()
-        self.active.clear()
         self.steps = 0
         self.exhausted = False
 
