@@ -99,7 +99,6 @@ class Selection:
         return finding.confidence in self.shown
 
 
-
 # The words of a test double's name (`agent_utils_mock.py`, `fake_llm.py`): a program of the tests.
 _DOUBLE_WORDS = ("mock", "fake", "stub", "fixture", "dummy")
 
@@ -113,6 +112,7 @@ def _program_of_its_own(relpath: str, globs: list[str]) -> bool:
     return bool(folders) and not glob_any(globs, folders[0]) and not glob_any(globs, name) \
         and not any(w in name.lower() for w in _DOUBLE_WORDS) \
         and all(folder in ("test", "tests") or not glob_any(globs, folder) for folder in folders)
+
 
 @dataclass
 class RunFilters:

@@ -91,10 +91,10 @@ def _tag_names(text: str) -> list[tuple[re.Match, str]]:
         words = rest.split() if _NAME_WORDS.fullmatch(rest) else []
         return " ".join([match.group(2), *words]).lower().replace(_PLACEHOLDER, "…")
 
-    matches = [m for m in _TAG.finditer(text) if not m.group(4)]
-    closers = {written(m) for m in matches if m.group(1)}
+    named = [(m, written(m)) for m in _TAG.finditer(text) if not m.group(4)]
+    closers = {name for m, name in named if m.group(1)}
     return [(m, name if m.group(1) or name in closers else m.group(2).lower().replace(_PLACEHOLDER, "…"))
-            for m in matches for name in (written(m),)]
+            for m, name in named]
 
 
 # Words after a tag's first (`<key snippets>`): letters, digits, `_` and `-`, no `=` or quote.

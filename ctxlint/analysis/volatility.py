@@ -182,8 +182,8 @@ def _carries_per_call(segment: Segment, per_call: list[str]) -> bool:
 _CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re.IGNORECASE)
 # The words ignore case; the strftime codes do not (`%m` is the month, `%M` the minute).
 _DAILY = re.compile(r"today|date|year|month|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
-_FINER = re.compile(r"time|hour|minute|second|(?-i:%[HIMSfXcTRp])", re.IGNORECASE)
 _FINER_CODES = re.compile(r"%[HIMSfXcTRp]")
+_FINER = re.compile(rf"time|hour|minute|second|(?-i:{_FINER_CODES.pattern})", re.IGNORECASE)
 # A `strftime` call as the Python front-end records it, with its format (`strftime('%Y-%m-%d')`).
 _FORMATTED = re.compile(r"strftime\((.*)\)", re.DOTALL)
 

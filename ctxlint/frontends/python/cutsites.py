@@ -35,6 +35,7 @@ from ctxlint.frontends.python.loopshapes import (
     adds,
     breaks_both_ways,
     built_names,
+    called_as_test,
     counts_items,
     counts_tokens,
     cuts_last_item,
@@ -469,12 +470,11 @@ class CutSites(Component):
         ``len(prompt) > max_length``; without ``context``, in tokens only), written in the test or
         returned by a function of the project it calls (``while too_long(message):``); a count of
         items (``len(results) >= 5``) is not one."""
+        for call in () if inner else called_as_test(test):  # `while too_long(message) and ...:`
+            helper = self.callees.function_for(call, env, foreign=True)
+            if helper is not None and all(self.budget_test(v, helper.env, context, True) for v in helper.returns):
+                return True
         for node in ast.walk(test):
-            if isinstance(node, ast.Call) and not inner:
-                helper = self.callees.function_for(node, env, foreign=True)
-                if helper is not None and helper.returns and all(
-                        self.budget_test(value, helper.env, context, inner=True) for value in helper.returns):
-                    return True
             if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDER) for op in node.ops):
                 continue
             operands = (node.left, *node.comparators)

@@ -75,7 +75,6 @@ class Region:
         return cls(first.lineno, first.col_offset, last.end_lineno, last.end_col_offset)
 
 
-
 def clock_format(call: ast.Call) -> list[str]:
     """``strftime('<format>')`` for a ``.strftime`` call with a written format: how finely a clock
     is read (`"%Y-%m-%d %H:%M:%S"`), whatever the variable holding it is called (`current_date`);
@@ -85,6 +84,7 @@ def clock_format(call: ast.Call) -> list[str]:
             and isinstance(args[0].value, str):
         return [f"strftime({args[0].value!r})"]
     return []
+
 
 class Flow(Ordering):
     def facts(self, node: ast.AST, env: Env, acc: Facts | None = None) -> Facts:

@@ -120,6 +120,15 @@ def run_while(loop: ast.While) -> tuple[ast.expr, list[ast.stmt]]:
     return loop.test, body
 
 
+def called_as_test(test: ast.expr) -> list[ast.Call]:
+    """The calls whose result is the test itself, or one of its `and`/`or`/`not` operands."""
+    if isinstance(test, ast.BoolOp):
+        return [call for value in test.values for call in called_as_test(value)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return called_as_test(test.operand)
+    return [test] if isinstance(test, ast.Call) else []
+
+
 def retried_cut(parents: dict[int, ast.AST], node: ast.expr) -> bool:
     """``content = content[:n]`` again inside ``while content == "": ...``: a retry of a cut
     made before the loop, reported there."""

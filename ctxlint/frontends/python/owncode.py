@@ -5,11 +5,9 @@ takes whatever settings they give it)."""
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
 
@@ -38,17 +36,8 @@ def in_tests(path: PurePath, root: Path | None = None) -> bool:
 
 def built_outside_tests(project: Project, name: str) -> bool:
     """Whether a module of the project, outside tests, calls the class ``name`` (not only
-    defines it: ``class Name(Base)`` is no call)."""
-    call = re.compile(rb"(?<!class )(?<!def )\b" + re.escape(name.encode()) + rb"\(")
-    for path in project.callers(name):
-        if in_tests(path, project.root):
-            continue
-        try:
-            if call.search(Path(path).read_bytes()):
-                return True
-        except OSError:
-            continue
-    return False
+    defines it: ``class Name(Base)`` is no call); the project's text scan, once per name."""
+    return any(not in_tests(path, project.root) for path in project.callers(name, built=True))
 
 
 def users_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
@@ -58,5 +47,5 @@ def users_settings(unit: Unit, node: ast.expr, env: Env) -> bool:
     cls = env.scope.cls
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
         and cls is not None and isinstance(cls.node, ast.ClassDef) and unit.project is not None \
-        and not any(last_name(call.func) == cls.node.name for call, _ in unit.calls) \
+        and not unit.calls_named({cls.node.name}) \
         and not built_outside_tests(unit.project, cls.node.name)

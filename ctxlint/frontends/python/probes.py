@@ -35,7 +35,8 @@ def probe(unit: Unit, call: ast.Call) -> bool:
         return _in_try(unit, parent)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return False
-    fn = _function(unit, parent)
+    scope = unit.scope_of(call)
+    fn = scope.node if scope is not None else None
     reads = reads_of(fn, parent.targets[0].id, parent) if fn is not None else []
     return bool(reads) and all(isinstance(attr := unit.parents.get(id(read)), ast.Attribute) and attr.attr in _STATUS
                                for read in reads)
@@ -50,9 +51,3 @@ def _in_try(unit: Unit, statement: ast.stmt) -> bool:
             return True
         child, node = node, unit.parents.get(id(node))
     return False
-
-
-def _function(unit: Unit, node: ast.AST) -> ast.AST | None:
-    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        node = unit.parents.get(id(node))  # type: ignore[assignment]
-    return node

@@ -234,10 +234,11 @@ class Project:
         return self._modules_matching("key", key, rb"\w\s*\[\s*(?:(?:[A-Za-z_]\w*\.)*" + name
                                       + rb"|[\"']" + name + rb"[\"'])\s*\]", MAX_FORMATTERS)
 
-    def callers(self, name: str) -> list[Path]:
-        """The modules of the project whose text calls ``name(...)``: where a function may be
-        given its arguments."""
-        return self._modules_matching("call", name, rb"\b" + re.escape(name.encode()) + rb"\(", MAX_CALLERS)
+    def callers(self, name: str, built: bool = False) -> list[Path]:
+        """The modules of the project whose text calls ``name(...)``: where a function may be given
+        its arguments (with ``built``, a call that is not its definition: ``class Name(Base)``)."""
+        called = (rb"(?<!class )(?<!def )\b" if built else rb"\b") + re.escape(name.encode()) + rb"\("
+        return self._modules_matching("build" if built else "call", name, called, MAX_CALLERS)
 
     def attribute_writers(self, attr: str) -> list[Path]:
         """The modules of the project whose text writes an attribute ``attr`` (``x.attr = ...``,

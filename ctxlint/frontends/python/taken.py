@@ -34,7 +34,7 @@ def _reachable(value: ast.expr, fn: ast.AST, parents: dict[int, ast.AST], env: E
             if holds is not None and holds != any(s is child for s in parent.body):
                 return False  # the branch the bound value does not take
         for block in _blocks(parent):
-            index = next((i for i, s in enumerate(block) if s is child), -1)
+            index = next((i for i, s in enumerate(block) if s is child), 0)  # 0: not in this block
             if any(_leaves(s, env, literal) for s in block[:index]):
                 return False  # after `if style == "markdown": return ...` that the bound value takes
         if parent is fn:

@@ -22,7 +22,7 @@ from ctxlint.frontends.python.callindex import CallIndex
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
-from ctxlint.frontends.python.starimports import star_imported
+from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
 from ctxlint.providers import LIMIT_NAMES
@@ -358,9 +358,9 @@ class Unit(CallIndex, CycleGuard):
         defined = unit.module_scope.functions.get(name)
         if defined is not None:
             return owner, defined[0]
-        star = star_imported(unit, name) if name not in unit.from_imports else None
-        if name in unit.from_imports or star is not None:  # a re-export: `from .core import SYSTEM` in a package
-            found = unit.foreign(*(star or (unit.imports[name], unit.import_levels.get(name, 0))))
+        bound = imported(unit, name)
+        if bound is not None:  # a re-export: `from .core import SYSTEM` in a package
+            found = unit.foreign(*bound)
             if found is not None:
                 self.dependencies.add(found[0].unit.path)
                 self.dependencies |= found[0].unit.dependencies
