@@ -374,6 +374,13 @@ def kept_default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.e
     return default
 
 
+def statement_of(parents: dict[int, ast.AST], node: ast.AST | None) -> ast.AST | None:
+    """The statement ``node`` is part of: itself when it is one; None above a module's statements."""
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(id(node))
+    return node
+
+
 def loop_binding(parents: dict[int, ast.AST], name: ast.Name) -> ast.For | ast.AsyncFor | None:
     """The ``for`` loop, in ``name``'s own function, whose target is ``name`` (``for item in
     items: ... item ...``): what the name holds is an item of what that loop goes over."""

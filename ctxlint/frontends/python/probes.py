@@ -7,12 +7,13 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ctxlint.frontends.python.knowledge import RESPONSE_STATUS
 from ctxlint.frontends.python.nodes import reads_of
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.model import Request
 
 # What reading a response for whether it went through looks like: nothing of its answer.
-_STATUS = frozenset({"status_code", "status", "ok", "raise_for_status"})
+_STATUS = RESPONSE_STATUS | {"ok", "raise_for_status"}
 
 
 def unread_answers(unit: Unit, requests: list[Request]) -> list[Request]:

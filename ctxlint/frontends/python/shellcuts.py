@@ -1,7 +1,7 @@
 """Shell commands that cut their own output: ``find {path} -type f | head -500``,
 ``grep -rn ... | head -{cap}``.
 
-A command string the code runs (an f-string, pieces added together, a ``format``) whose pipeline
+A command string the code runs (an f-string, or pieces added together) whose pipeline
 ends in ``head`` or ``tail`` gives back only some lines of what the command prints. The cut is
 silent when the function that runs it never looks at it again: its bound is read nowhere else in
 the function (no ``len(lines) >= cap`` that could set a flag) and no text of the function speaks
