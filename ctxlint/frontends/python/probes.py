@@ -20,7 +20,8 @@ def unread_answers(unit: Unit, requests: list[Request]) -> list[Request]:
     """``requests`` with each one a probe sends marked as one whose answer is never read."""
     if not requests:
         return requests
-    calls = {unit.span(call): call for call, _ in unit.calls}
+    lines = {r.anchor.line for r in requests}  # only a call on a request's line can be its anchor
+    calls = {unit.span(call): call for call, _ in unit.calls if call.lineno in lines}
     return [replace(r, answer_read=False) if (call := calls.get(r.anchor)) is not None and probe(unit, call) else r
             for r in requests]
 
