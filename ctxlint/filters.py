@@ -188,11 +188,12 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         lines = [line for f in group for line in range(f.line, f.end_line + 1)] if function.readers else [function.line]
         if function.by_hand is not None:
             lines.extend(range(function.by_hand[0], function.by_hand[1] + 1))
+        resolved = path.resolve()  # once: a function with readers asks about each of their lines
         for named in group:
             question = _asked(named, finding)
-            asked.setdefault(top, []).extend((question, str(path.resolve()), line) for line in lines)
+            asked.setdefault(top, []).extend((question, str(resolved), line) for line in lines)
             known = homes.get(question, frozenset())
-            homes[question] = known | {path.resolve()} if named.top_level and known is not None else None
+            homes[question] = known | {resolved} if named.top_level and known is not None else None
             groups[question] = frozenset(f.name for f in group)
     tied = {name: found for name, found in homes.items() if found}
     never = {top: unwritten(top, names_at(places), tied, groups) for top, places in asked.items()}

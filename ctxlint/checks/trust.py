@@ -52,12 +52,11 @@ def _per_source(found: list[tuple[int, Segment, trust.Untrusted]]) -> list[tuple
 @request_check(options=_TRUST_OPTIONS)
 def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
     options = trust.TrustOptions.of(ctx.options)
-    labels = ctx.analysis.labels()
     unlabelled = []
     for index, segment, found in ctx.analysis.untrusted(options):
         if segment.role is Role.TOOL:
             continue  # a tool message: the API's tool role already marks its content as data
-        label = labels.get(index)
+        label = ctx.analysis.labels().get(index)  # read only for a request with such a slot
         if label is None or not trust.marks(label, segment, options):
             unlabelled.append((index, segment, found))
     for segments, found in _per_source(unlabelled):

@@ -322,34 +322,14 @@ class Callees(Component):
         sets it (``self.model_params = model_params or {}`` in the base's ``__init__``): the value,
         the env it is read in, and the module that reads it. None when a class on the way gives
         the parameters it is set from a value of its own before handing them on
-        (``if settings is None: settings = Defaults().as_dict()``)."""
-        cls = env.scope.cls
-        owner: Analyzer | None = None
-        callees: Callees = self
-        below: list[Scope] = []  # the classes between, whose constructors hand the parameters on
-        for _ in range(3):
-            if cls is not None:
-                below.append(cls)
-            base = base_name(cls.node.bases[0]) if cls is not None and isinstance(cls.node, ast.ClassDef) \
-                and cls.node.bases else None
-            if cls is None or base is None:
-                return None
-            located = callees.class_named(base, cls.parent, True)
-            if located is None:
-                return None
-            owner = located[0] or owner
-            cls = located[1]
-            callees = owner.callees if owner is not None else self
-            records = [r for r in cls.assigns.get(attr, ()) if r.kind == "="]
-            if records:
-                last = records[-1]
-                if last.value is None:
-                    return None
-                read = {n.id for n in ast.walk(last.value) if isinstance(n, ast.Name)} & set(last.home.params)
-                if any(_reassigns(c, read) for c in below):
-                    return None
-                return last.value, Env(last.home), owner
-        return None
+        (``if settings is None: settings = Defaults().as_dict()``). Looked up once per class and
+        name."""
+        key = (id(env.scope.cls), attr)
+        known = self.m.base_set_memo.get(key)
+        if known is None:
+            # the entry keeps the class alive for its id
+            known = self.m.base_set_memo[key] = (env.scope.cls, _set_by_base(self, attr, env.scope.cls))
+        return known[1]
 
     def class_named(self, name: str, scope: Scope | None, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
         """The class ``name`` is where ``scope`` reads it: defined around it, or imported from a
@@ -462,6 +442,36 @@ def declared_in_bases(callees: Callees, attr: str, cls: Scope, foreign: bool, de
             else declared_in_bases(reader, attr, base_cls, foreign, depth + 1)
         if found is not None:
             return (found[0] or owner), found[1]
+    return None
+
+
+def _set_by_base(callees: Callees, attr: str, cls: Scope | None) -> tuple[ast.expr, Env, Analyzer | None] | None:
+    """``Callees.set_by_base`` for the class ``cls``, looked up."""
+    owner: Analyzer | None = None
+    first = callees
+    below: list[Scope] = []  # the classes between, whose constructors hand the parameters on
+    for _ in range(3):
+        if cls is not None:
+            below.append(cls)
+        base = base_name(cls.node.bases[0]) if cls is not None and isinstance(cls.node, ast.ClassDef) \
+            and cls.node.bases else None
+        if cls is None or base is None:
+            return None
+        located = callees.class_named(base, cls.parent, True)
+        if located is None:
+            return None
+        owner = located[0] or owner
+        cls = located[1]
+        callees = owner.callees if owner is not None else first
+        records = [r for r in cls.assigns.get(attr, ()) if r.kind == "="]
+        if records:
+            last = records[-1]
+            if last.value is None:
+                return None
+            read = {n.id for n in ast.walk(last.value) if isinstance(n, ast.Name)} & set(last.home.params)
+            if any(_reassigns(c, read) for c in below):
+                return None
+            return last.value, Env(last.home), owner
     return None
 
 

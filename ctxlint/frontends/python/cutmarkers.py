@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import ast
 from itertools import pairwise
+from typing import TypeGuard
 
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.markers import cut_marker, cut_marker_before, says_loss
 
 # Methods that write a value to a log, a console or a warning.
 LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "trace", "echo",
            "print", "write_log"}
+
+
+def logs(node: ast.AST) -> TypeGuard[ast.Call]:
+    """A call made by a name of ``LOGGING``: ``logger.warning(...)``, ``print(...)``."""
+    return isinstance(node, ast.Call) and last_name(node.func) in LOGGING
 
 
 def names_a_marker(node: ast.expr) -> bool:
@@ -86,9 +94,7 @@ def logged_branch(node: ast.Subscript, bound: ast.expr, parents: dict[int, ast.A
     same text's length against the same bound (``if len(text) > n:``), and that branch writes a log
     that speaks of the loss (``print(f"{len(text)=} is too long! Use first {n} chars.")``,
     ``LOG.warning("Truncating the output")``): the code knows it cuts, and tells its log alone."""
-    statement: ast.AST | None = node
-    while statement is not None and not isinstance(statement, ast.stmt):
-        statement = parents.get(id(statement))
+    statement = statement_of(parents, node)
     branch = parents.get(id(statement)) if statement is not None else None
     if not isinstance(branch, ast.If) or statement not in branch.body:
         return False
@@ -98,8 +104,7 @@ def logged_branch(node: ast.Subscript, bound: ast.expr, parents: dict[int, ast.A
     if not measured or not any(ast.dump(n) == limit for n in ast.walk(branch.test)):
         return False
     for call in (n for s in branch.body for n in ast.walk(s)):
-        if isinstance(call, ast.Call) and (call.func.attr if isinstance(call.func, ast.Attribute)
-                                           else getattr(call.func, "id", "")) in LOGGING:
+        if logs(call):
             words = " ".join(n.value for a in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(a)
                              if isinstance(n, ast.Constant) and isinstance(n.value, str))
             if says_loss(words):

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
-from ctxlint.frontends.python.nodes import abstract, base_name, reads_of
-from ctxlint.frontends.python.overrides import called_through_base
+from ctxlint.frontends.python.nodes import abstract, reads_of
+from ctxlint.frontends.python.overrides import called_through_base, derives
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
@@ -421,7 +421,7 @@ class CutReach(Component):
         home = target.owner.unit if target.owner is not None else caller or self.m
         declared, own = home.parents.get(id(target.fn)), self.m.parents.get(id(fn))
         return isinstance(declared, ast.ClassDef) and isinstance(own, ast.ClassDef) \
-            and declared.name in {base_name(b) for b in own.bases}
+            and derives(own, declared.name, {node.name: node for node, _ in self.m.classes})
 
     def caller_use(self, call: ast.Call, caller: FunctionNode, position: int | None, hops: int, seen: set[int]
                    ) -> Steps | None:

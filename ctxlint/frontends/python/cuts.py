@@ -23,7 +23,7 @@ from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, cut_marker_before, mentions_cut
@@ -573,9 +573,7 @@ def fills_what_is_left(node: ast.Subscript, parents: dict[int, ast.AST]) -> bool
     bound = node.slice.upper if isinstance(node.slice, ast.Slice) else None
     if not (isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Sub)):
         return False
-    statement: ast.AST | None = node
-    while statement is not None and not isinstance(statement, ast.stmt):
-        statement = parents.get(id(statement))
+    statement = statement_of(parents, node)
     owner = parents.get(id(statement)) if statement is not None else None
     if not isinstance(owner, ast.If) or not (isinstance(statement, ast.AugAssign) or (
             isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)

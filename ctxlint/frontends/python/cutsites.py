@@ -57,7 +57,7 @@ from ctxlint.frontends.python.loopshapes import (
     statements_run,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
-from ctxlint.frontends.python.nodes import children, no_sizes
+from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
@@ -501,9 +501,7 @@ class CutSites(Component):
 def _marked_after(m: Unit, node: ast.expr) -> bool:
     """A marker added to the cut text by the statements right after its assignment (``out =
     out[:n]`` then ``out += "\\n[output truncated]"``), or joined with it later (``notice + out``)."""
-    statement = m.parents.get(id(node))
-    while statement is not None and not isinstance(statement, ast.stmt):
-        statement = m.parents.get(id(statement))
+    statement = statement_of(m.parents, m.parents.get(id(node)))
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return False
     target = m.dotted(statement.targets[0])

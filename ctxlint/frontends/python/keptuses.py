@@ -15,8 +15,9 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.cutmarkers import LOGGING
-from ctxlint.frontends.python.nodes import reads_of
+from ctxlint.frontends.python.cutmarkers import logs
+from ctxlint.frontends.python.knowledge import RESPONSE_FLAGS
+from ctxlint.frontends.python.nodes import reads_of, statement_of
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -41,21 +42,14 @@ def _inspected(parents: dict[int, ast.AST], use: ast.Name, name: str) -> bool:
             return True
         if isinstance(parent, ast.Call) and current is not parent.func:
             called = last_name(parent.func) or ""
-            return called in LOGGING or "embed" in called.lower() or isinstance(_statement(parents, parent), ast.Raise)
+            return logs(parent) or "embed" in called.lower() \
+                or isinstance(statement_of(parents, parent), ast.Raise)
         if isinstance(parent, ast.Assign):
             # `message = detail or message`: the name again, whose later uses are read as well
             return all(isinstance(t, ast.Name) and t.id == name for t in parent.targets)
         if isinstance(parent, ast.stmt):
             return False  # kept again, returned, yielded, a bare statement: it goes on
         current = parent
-
-
-def _statement(parents: dict[int, ast.AST], node: ast.AST) -> ast.AST | None:
-    """The statement ``node`` is part of."""
-    current: ast.AST | None = node
-    while current is not None and not isinstance(current, ast.stmt):
-        current = parents.get(id(current))
-    return current
 
 
 def in_failure_branch(parents: dict[int, ast.AST], node: ast.AST) -> bool:
@@ -72,9 +66,9 @@ def in_failure_branch(parents: dict[int, ast.AST], node: ast.AST) -> bool:
     return False
 
 
-# The attributes of a response that say how its request went: `status_code` is an HTTP response's
-# alone; the others only on a name said of a response (a run's `result.is_success` is no HTTP call).
-_STATUS = ("status_code", "status", "ok", "is_error", "is_success")
+# Of the attributes of a response that say how its request went, `status_code` is an HTTP
+# response's alone; the others count only on a name said of a response (a run's `result.is_success`
+# is no HTTP call).
 
 
 def _response(node: ast.expr) -> bool:
@@ -89,7 +83,7 @@ def _status_test(test: ast.expr) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _status_test(test.operand)
         return None if inner is None else not inner
-    if isinstance(test, ast.Attribute) and test.attr in _STATUS[2:] and _response(test.value):
+    if isinstance(test, ast.Attribute) and test.attr in RESPONSE_FLAGS and _response(test.value):
         return test.attr == "is_error"
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute)
             and (test.left.attr == "status_code" or (test.left.attr == "status" and _response(test.left.value)))):

@@ -74,6 +74,10 @@ BUILTINS = frozenset(dir(builtins))
 # Calls that return the results of the awaitables they are given, one per argument: a starred
 # list of tasks (`asyncio.gather(*[client.search(q) for q in queries])`) is read too.
 GATHERS = {"asyncio.gather"}
+# The attributes of a response that say how its request went, not what it answered: its HTTP
+# status, and the flags a client's response or a run's result sets (`resp.ok`, `result.is_success`).
+RESPONSE_STATUS = frozenset({"status_code", "status"})
+RESPONSE_FLAGS = frozenset({"ok", "is_error", "is_success"})
 # The calls that run a LangChain runnable (a chat model, a chain built on one) with a request.
 RUNNABLE_CALLS = frozenset({"invoke", "ainvoke", "stream", "astream", "batch", "abatch"})
 # The keywords a framework's object or function takes its chat model under (`LLMChain(llm=model)`).

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.cutmarkers import LOGGING, assigned_to_name
+from ctxlint.frontends.python.cutmarkers import LOGGING, assigned_to_name, logs
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
 from ctxlint.markers import mentions_cut
 
@@ -36,8 +36,7 @@ def _only_logged(statements: list[ast.stmt]) -> set[str]:
     inside_logs: set[int] = set()
     for statement in statements:
         for call in ast.walk(statement):
-            if isinstance(call, ast.Call) and (call.func.attr if isinstance(call.func, ast.Attribute)
-                                               else getattr(call.func, "id", "")) in LOGGING:
+            if logs(call):
                 inside_logs.update(id(n) for n in ast.walk(call))
     reads: dict[str, bool] = {}
     for statement in statements:
@@ -347,10 +346,7 @@ def _negative(node: ast.expr) -> bool:
 
 def only_logs(statement: ast.stmt) -> bool:
     """``logger.warning(...)``, ``print(...)``: a statement that only writes to a log."""
-    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
-        return False
-    func = statement.value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in LOGGING
+    return isinstance(statement, ast.Expr) and logs(statement.value)
 
 
 def logs_only(statement: ast.stmt) -> bool:

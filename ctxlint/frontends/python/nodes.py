@@ -81,9 +81,9 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 def reads_of(fn: ast.AST, name: str, after: ast.stmt | None = None) -> list[ast.Name]:
     """The reads of the local ``name`` in ``fn``, in order; with ``after``, those on its lines or
     later, outside it."""
-    inside = {id(n) for n in ast.walk(after)} if after is not None else set()
+    inside = {id(n) for n in walk(after)} if after is not None else set()
     start = after.lineno if after is not None else 0
-    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    reads = [n for n in walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
              and id(n) not in inside and n.lineno >= start]
     return sorted(reads, key=lambda n: (n.lineno, n.col_offset))
 
@@ -224,7 +224,7 @@ def _with_readers(found: list[tuple[NamedFunction, ast.stmt]]) -> list[NamedFunc
 
 def _names_in(node: ast.AST) -> set[str]:
     """The names and attribute names a definition's body writes (``PROMPT``, ``self.build``)."""
-    return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in walk(node)
             if isinstance(n, (ast.Name, ast.Attribute))}
 
 
@@ -372,6 +372,13 @@ def kept_default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.e
                               for n in walk(fn)):
         return None
     return default
+
+
+def statement_of(parents: dict[int, ast.AST], node: ast.AST | None) -> ast.AST | None:
+    """The statement ``node`` is part of: itself when it is one; None above a module's statements."""
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(id(node))
+    return node
 
 
 def loop_binding(parents: dict[int, ast.AST], name: ast.Name) -> ast.For | ast.AsyncFor | None:

@@ -109,7 +109,7 @@ class OrderPrompts(StringSets):
                 continue
             env = Env(scope)
             for node in own_nodes(fn):
-                for collection, shown in _ordered_sites(self, node):
+                for collection, shown in ordered_sites(self, node):
                     if isinstance(node, (ast.For, ast.AsyncFor)) and added_names(node.body) \
                             and added_names(node.body) <= self.flow.sorted_in_place(fn):
                         continue  # `notes.sort()` after the loop that fills it: the order is fixed again
@@ -161,29 +161,6 @@ class OrderPrompts(StringSets):
         steps.append(Evidence(EvidenceKind.SINK, said[1], self.m.span(asked)))
         source = Source(SourceKind.UNORDERED_ITERATION, "ThreadPoolExecutor", self.m.span(handed), flow=tuple(steps))
         return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
-
-    def ordered_site(self, node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
-        """The collection whose order ``node`` turns into text or a list, and the expression
-        the finding points at: a loop that adds each item, a join, a copy into a list."""
-        if isinstance(node, (ast.For, ast.AsyncFor)) and (added_names(node.body) or yields_in(node.body)):
-            return node.iter, node.iter
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
-            return node.value, node.value  # a list filled in a loop over a listing (`observe` checks which)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
-                and len(node.args) == 1:
-            arg = node.args[0]
-            return (arg.generators[0].iter if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) else arg), node
-        if isinstance(node, ast.FormattedValue) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
-            # `f"Known: {list(names)}"`, `f"{names}"`: the f-string writes the items out in the collection's order
-            return copy_of(node.value) or node.value, node.value
-        copied = copy_of(node) if isinstance(node, ast.expr) else None
-        if copied is not None and isinstance(node, ast.expr) \
-                and isinstance(self.m.parents.get(id(node)), (ast.Return, ast.Assign)):
-            return copied, node
-        if copied is not None and isinstance(node, ast.expr) and (given_to := self.given_to(node)) is not None \
-                and isinstance(self.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
-            return copied, node  # `found = search(list(set(queries)))`: what it finds comes in that order
-        return None
 
     def given_to(self, node: ast.expr) -> ast.Call | None:
         """The call ``node`` is a positional argument of, when the call can keep its order."""
@@ -530,10 +507,29 @@ def _listed(names: set[str]) -> str:
     return ", ".join(f"`{n}`" for n in sorted(names))
 
 
-def _ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
-    """``ordered_site``, and each name of a returned tuple (``return matches, truncated``: a list
-    filled in a loop over a listing, returned beside a flag; `observe` checks which is one)."""
+def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """The collection whose order ``node`` turns into text or a list, and the expression
+    the finding points at: a loop that adds each item, a join, a copy into a list; for a
+    returned tuple, each name in it (``return matches, truncated``: a list filled in a loop
+    over a listing, returned beside a flag; `observe` checks which is one)."""
     if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
         return [(item, item) for item in node.value.elts if isinstance(item, ast.Name)]
-    site = part.ordered_site(node)
-    return [site] if site is not None else []
+    if isinstance(node, (ast.For, ast.AsyncFor)) and (added_names(node.body) or yields_in(node.body)):
+        return [(node.iter, node.iter)]
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+        return [(node.value, node.value)]  # a list filled in a loop over a listing (`observe` checks which)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+            and len(node.args) == 1:
+        arg = node.args[0]
+        return [((arg.generators[0].iter if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) else arg), node)]
+    if isinstance(node, ast.FormattedValue) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
+        # `f"Known: {list(names)}"`, `f"{names}"`: the f-string writes the items out in the collection's order
+        return [(copy_of(node.value) or node.value, node.value)]
+    copied = copy_of(node) if isinstance(node, ast.expr) else None
+    if copied is not None and isinstance(node, ast.expr) \
+            and isinstance(part.m.parents.get(id(node)), (ast.Return, ast.Assign)):
+        return [(copied, node)]
+    if copied is not None and isinstance(node, ast.expr) and (given_to := part.given_to(node)) is not None \
+            and isinstance(part.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
+        return [(copied, node)]  # `found = search(list(set(queries)))`: what it finds comes in that order
+    return []

@@ -43,10 +43,16 @@ def called_through_base(m: Unit, fn: FunctionNode, call: ast.Call, home: Scope) 
     classes = {node.name: node for node, _ in m.classes}
     if classes.get(base.name) is not base:
         return False  # two classes of one name: which one a subclass means is not known
+    return derives(own, base.name, classes)
+
+
+def derives(own: ast.ClassDef, base: str, classes: dict[str, ast.ClassDef]) -> bool:
+    """Whether the class ``own`` derives from a class named ``base``: written as deriving from it,
+    or through ``classes`` between (the module's, by name; up to ``_MOST_LEVELS``)."""
     pending, levels = [own], 0
     while pending and levels < _MOST_LEVELS:
         names = {base_name(b) for cls in pending for b in cls.bases}
-        if base.name in names:
+        if base in names:
             return True
         pending = [classes[name] for name in names if name in classes]
         levels += 1

@@ -7,19 +7,21 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ctxlint.frontends.python.knowledge import RESPONSE_STATUS
 from ctxlint.frontends.python.nodes import reads_of
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.model import Request
 
 # What reading a response for whether it went through looks like: nothing of its answer.
-_STATUS = frozenset({"status_code", "status", "ok", "raise_for_status"})
+_STATUS = RESPONSE_STATUS | {"ok", "raise_for_status"}
 
 
 def unread_answers(unit: Unit, requests: list[Request]) -> list[Request]:
     """``requests`` with each one a probe sends marked as one whose answer is never read."""
     if not requests:
         return requests
-    calls = {unit.span(call): call for call, _ in unit.calls}
+    lines = {r.anchor.line for r in requests}  # only a call on a request's line can be its anchor
+    calls = {unit.span(call): call for call, _ in unit.calls if call.lineno in lines}
     return [replace(r, answer_read=False) if (call := calls.get(r.anchor)) is not None and probe(unit, call) else r
             for r in requests]
 

@@ -14,7 +14,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
 from ctxlint.frontends.python.namedmodels import named_model
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.sentbycallers import sent_by_callers
 from ctxlint.frontends.python.sinks import (
     GIVEN_NONE,
@@ -178,12 +178,12 @@ class Reserves(Component):
         is not followed: a field None by default is often set only when given (``if
         self.max_tokens is not None: params["max_tokens"] = self.max_tokens``)."""
         node = entry[0]
-        if isinstance(node, ast.Constant) and node.value is None:
+        if none_written(node):
             return GIVEN_NONE, Evidence(EvidenceKind.SOURCE, f"`{key}` is given None, which sends no limit",
                                         self.m.span(entry[2]))
         if isinstance(node, ast.IfExp) and _names_a_model(node.test):
             for kept, dropped in ((node.body, node.orelse), (node.orelse, node.body)):
-                if _is_none(dropped) and not _is_none(kept):
+                if none_written(dropped) and not none_written(kept):
                     when = self.m.code(node.test) if kept is node.body else f"not ({self.m.code(node.test)})"
                     return SET_FOR_SOME, Evidence(EvidenceKind.SOURCE, f"`{key}` is set only when `{when}`",
                                                   self.m.span(entry[2]))
@@ -500,10 +500,6 @@ def _names_a_model(test: ast.expr) -> bool:
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             return True
     return False
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _built_with(m: Unit, function: ast.AST, dict_name: str, key: str) -> bool:

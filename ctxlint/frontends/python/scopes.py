@@ -485,7 +485,7 @@ def other_branches(read: ast.Name, binding: Binding, parents: dict[int, ast.AST]
         return []
     records = binding.env.scope.assigns.get(read.id, [])
     given = [r.value for r in records if r.kind == "=" and r.value is not None and r.value is not value]
-    found = [v for v in given if any(sides.get(test, side) != side for test, side in branches(v, parents))]
+    found = [v for v in given if apart(sides, v, parents)]
     # An `if` with no `else` gives the name its value only when its test holds; otherwise the read
     # sees what the name held before the `if` (`text = out["text"]`, then `if failed: text = "..."`).
     for statement in _ifs_without_else(value, parents, shared):
@@ -507,19 +507,26 @@ def _ifs_without_else(node: ast.AST, parents: dict[int, ast.AST], shared: frozen
     return found
 
 
-def branches(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[int, int]]:
+def branches(node: ast.AST, parents: dict[int, ast.AST], tries: bool = True) -> list[tuple[int, int]]:
     """The ``if`` and ``try`` statements around ``node`` in its function, each with the branch
-    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...)."""
+    ``node`` is in: an ``if``'s body (0) or else (1); a ``try``'s body or else (0) or a handler (1, 2 ...).
+    Without ``tries``, the ``if`` statements alone."""
     found = []
     child, current = node, parents.get(id(node))
     while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         if isinstance(current, ast.If) and child is not current.test:
             found.append((id(current), 0 if any(child is n for n in current.body) else 1))
-        elif isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
+        elif tries and isinstance(current, ast.Try) and not any(child is n for n in current.finalbody):
             handler = next((i for i, h in enumerate(current.handlers, 1) if h is child), 0)
             found.append((id(current), handler))
         child, current = current, parents.get(id(current))
     return found
+
+
+def apart(sides: dict[int, int], node: ast.AST, parents: dict[int, ast.AST], tries: bool = True) -> bool:
+    """Whether ``node`` sits in another branch than ``sides`` (``dict(branches(...))`` of another
+    node) of one statement around both: only one of the two runs."""
+    return any(sides.get(test, side) != side for test, side in branches(node, parents, tries))
 
 
 # The other branches' values of a name read for its sources, at most.

@@ -15,13 +15,10 @@ from ctxlint.model import Fix, Source, SourceKind
 class Serialization(Component):
     def source(self, call: ast.Call, qualified: str, env: Env) -> Source | None:
         keyword = next((k for k in call.keywords if k.arg == "sort_keys"), None)
-        if keyword is not None:
-            if not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
-                return None  # sort_keys=True, or a value we cannot know
-        elif qualified in YAML_DUMPERS:
-            return None  # yaml.dump sorts keys unless told not to
-        elif any(k.arg is None for k in call.keywords):
-            return None  # the options may hold sort_keys
+        if keyword is not None and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
+            return None  # sort_keys=True, or a value we cannot know
+        if keyword is None and (qualified in YAML_DUMPERS or any(k.arg is None for k in call.keywords)):
+            return None  # yaml.dump sorts keys unless told not to; `**options` may hold sort_keys
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         if not positional or not self.may_be_mapping(positional[0], env):
             return None

@@ -1,7 +1,7 @@
 """Shell commands that cut their own output: ``find {path} -type f | head -500``,
 ``grep -rn ... | head -{cap}``.
 
-A command string the code runs (an f-string, pieces added together, a ``format``) whose pipeline
+A command string the code runs (an f-string, or pieces added together) whose pipeline
 ends in ``head`` or ``tail`` gives back only some lines of what the command prints. The cut is
 silent when the function that runs it never looks at it again: its bound is read nowhere else in
 the function (no ``len(lines) >= cap`` that could set a flag) and no text of the function speaks
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.nodes import base_name, reads_of, walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Scope
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -72,7 +72,7 @@ class ShellCuts(Component):
         found: list[Observation] = []
         for fn, scope in self.m.functions:
             for command in self.commands(fn):
-                piped = self.piped_cut(command, fn)
+                piped = self.piped_cut(command, Env(scope))
                 if piped is None or not self.runs(command.node, fn) or not _returns_a_value(fn) \
                         or self.noted(piped, command, fn):
                     continue
@@ -98,14 +98,14 @@ class ShellCuts(Component):
             if text is not None and PIPED_CUT.search(_HOLE.sub("{", text)):
                 yield Command(node, text, tuple(holes))
 
-    def piped_cut(self, command: Command, fn: FunctionNode) -> PipedCut | None:
+    def piped_cut(self, command: Command, env: Env) -> PipedCut | None:
         """The first stage of the pipeline that keeps a count of lines, after a first command."""
         stages = [s.strip() for s in _STAGES.split(command.text)]
         first = re.split(r"&&|;", stages[0])[-1].split()
         if not first or len(stages) < 2:
             return None
         producer = first[0]
-        if producer == "grep" and any(_recursive(w) for w in self.words(first[1:], command, fn)):
+        if producer == "grep" and any(_recursive(w) for w in self.words(first[1:], command, env)):
             producer = "grep -r"
         for index, stage in enumerate(stages[1:], start=1):
             words = stage.split()
@@ -121,7 +121,7 @@ class ShellCuts(Component):
                             bound, sorted_before)
         return None
 
-    def words(self, words: list[str], command: Command, fn: FunctionNode) -> Iterator[str]:
+    def words(self, words: list[str], command: Command, env: Env) -> Iterator[str]:
         """The words of a command, each hole read for the words it gives: a string, or
         ``" ".join(flags)`` of a list the function writes (``flags = ["-r", "-n"]``)."""
         for word in words:
@@ -129,9 +129,8 @@ class ShellCuts(Component):
                 value = command.holes[int(hole.group(1))]
                 if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "join" \
                         and value.args and isinstance(value.args[0], ast.Name):
-                    name = value.args[0].id
-                    value = next((n.value for n in walk(fn) if isinstance(n, ast.Assign) and any(
-                        isinstance(t, ast.Name) and t.id == name for t in n.targets)), value)
+                    binding = self.scopes.resolve(value.args[0], env)  # what the list holds where it is joined
+                    value = binding.value if binding is not None else value
                 yield from (n.value for n in ast.walk(value)
                             if isinstance(n, ast.Constant) and isinstance(n.value, str))
             yield _HOLE.sub("", word)
@@ -147,12 +146,16 @@ class ShellCuts(Component):
         if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
                 and isinstance(parent.targets[0], ast.Name)):
             return False
-        name = parent.targets[0].id
-        for call in walk(fn):
-            if isinstance(call, ast.Call) and any(isinstance(n, ast.Name) and n.id == name for a in
-                                                  (*call.args, *(k.value for k in call.keywords))
-                                                  for n in ast.walk(a)):
+        return any(self.handed(read) for read in reads_of(fn, parent.targets[0].id, parent))
+
+    def handed(self, node: ast.expr) -> bool:
+        """Whether ``node`` is (part of) an argument of a call, up to its statement."""
+        child: ast.AST = node
+        parent = self.m.parents.get(id(node))
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.Call) and child is not parent.func:
                 return True
+            child, parent = parent, self.m.parents.get(id(parent))
         return False
 
     def noted(self, piped: PipedCut, command: Command, fn: FunctionNode) -> bool:

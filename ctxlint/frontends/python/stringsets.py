@@ -15,6 +15,7 @@ import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
 from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS
+from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
@@ -128,10 +129,7 @@ class StringSets(DeclaredText):
 
     def statement_of(self, node: ast.AST) -> ast.AST | None:
         """The statement ``node`` is part of (a loop for its ``iter``)."""
-        parent = self.m.parents.get(id(node))
-        while parent is not None and not isinstance(parent, ast.stmt):
-            parent = self.m.parents.get(id(parent))
-        return parent
+        return statement_of(self.m.parents, self.m.parents.get(id(node)))
 
     def returned_strings(self, call: ast.Call, env: Env) -> bool:
         """Whether a function of the module the call reaches returns a set of strings: its

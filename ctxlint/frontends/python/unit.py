@@ -150,6 +150,8 @@ class Unit(CallIndex, CycleGuard):
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
         # the subclasses' methods a base's `self.hook(...)` may be, by class and name (callees.subclass_hooks)
         self.hook_memo: dict[tuple[int, str], tuple[ast.AST, list[Any]]] = {}
+        # what a base class sets `self.attr` to, by class and name (callees.set_by_base)
+        self.base_set_memo: dict[tuple[int, str], tuple[object, Any]] = {}
         # the calls of a function, by parameter (sources.py)
         self.callers_memo: dict[tuple[int, str, int, bool, int], list] = {}
         self.unreadable_lists: set[tuple[object, ...]] = set()  # bindings with no items we can read
@@ -371,8 +373,8 @@ class Unit(CallIndex, CycleGuard):
         """Drop what following values remembered (another file is linted next)."""
         for memo in (self.answer_memo, self.star_memo, self.text_memo, self.facts_memo, self.source_memo,
                      self.node_paths, self.dict_memo, self.iteration_memo, self.yield_memo, self.sorted_memo,
-                     self.path_memo, self.callee_memo, self.hook_memo, self.callers_memo, self.unreadable_lists,
-                     self.format_roles, self.resolved, self.active):
+                     self.path_memo, self.callee_memo, self.hook_memo, self.base_set_memo, self.callers_memo,
+                     self.unreadable_lists, self.format_roles, self.resolved, self.active):
             memo.clear()
         self.consumed = set()
         self.steps = 0

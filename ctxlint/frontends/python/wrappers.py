@@ -34,7 +34,7 @@ from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_in_text, limit_only_renamed
-from ctxlint.frontends.python.nodes import abstract, kept_default, walk
+from ctxlint.frontends.python.nodes import abstract, kept_default, none_written, walk
 from ctxlint.frontends.python.owncode import users_settings
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
@@ -247,7 +247,7 @@ class Wrappers(Component):
                 if not (ok and value is None):
                     number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                     return OutputLimit(key, number, self.m.span(bound.node)), "", ()
-            elif not _is_none(summary.limit_default):
+            elif summary.limit_default is not None and not none_written(summary.limit_default):
                 return inner, "", ()
             return None, WRAPPER_CALL, (Evidence(
                 EvidenceKind.FLOW, f"`{summary.function.name}` takes its limit from `{summary.limit_param}`, "
@@ -574,9 +574,9 @@ def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
                 and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
             continue
         value = node.value
-        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and not _is_none(value.values[-1]):
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and not none_written(value.values[-1]):
             return True
-        if isinstance(value, ast.IfExp) and not _is_none(value.body) and not _is_none(value.orelse):
+        if isinstance(value, ast.IfExp) and not none_written(value.body) and not none_written(value.orelse):
             return True
         if isinstance(value, ast.Constant) and value.value is not None:  # under `if max_tokens is None:`
             return True
@@ -587,13 +587,9 @@ def _empty_by_default(fn: FunctionNode, name: str) -> bool:
     """Whether ``fn``'s parameter ``name`` holds nothing when a call leaves it out: its default is
     None or an empty literal (``format_msgs: list | None = None``), and ``fn`` never sets it."""
     default = kept_default(fn, name)
-    return default is not None and (_is_none(default) or _empty_literal(default))
+    return default is not None and (none_written(default) or _empty_literal(default))
 
 
 def _empty_literal(node: ast.expr) -> bool:
     return (isinstance(node, (ast.List, ast.Tuple)) and not node.elts) or \
         (isinstance(node, ast.Dict) and not node.keys) or (isinstance(node, ast.Constant) and node.value == "")
-
-
-def _is_none(node: ast.expr | None) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and node.value is None)
