@@ -47,16 +47,29 @@ NOT_ITS_LIMIT = "not-its-limit"
 # The keywords by which a framework takes the chat model it runs requests with.
 def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
     """The reads of ``self.name`` in the class when ``assign`` (``self.name = ...`` in one of its
-    methods) is the only statement of the class that sets it; None otherwise."""
+    methods) is the only statement of the class that sets it; where other methods set it too, the
+    reads in the method itself (its inner functions too) after the first of its statements that
+    set it, when each of those builds an object (``self.llm = ChatOpenAI(...)`` in each branch):
+    they read what the method built. None otherwise."""
     target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
     if scope.cls is None or not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name) \
             or target.value.id != "self":
         return None
     uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
             and isinstance(n.value, ast.Name) and n.value.id == "self"]
-    if sum(not isinstance(n.ctx, ast.Load) for n in uses) != 1:
+    if sum(not isinstance(n.ctx, ast.Load) for n in uses) == 1:
+        return [n for n in uses if isinstance(n.ctx, ast.Load)]
+    if scope.kind != "function":
         return None
-    return [n for n in uses if isinstance(n.ctx, ast.Load)]
+    here = [n for n in walk(scope.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
+            and isinstance(n.value, ast.Name) and n.value.id == "self"]
+    stores = [n for n in here if not isinstance(n.ctx, ast.Load)]
+    builds = [a for a in walk(scope.node) if isinstance(a, ast.Assign) and len(a.targets) == 1
+              and any(t is a.targets[0] for t in stores) and isinstance(a.value, ast.Call)]
+    if len(builds) != len(stores):
+        return None  # set otherwise too (`self.llm = None`, `self.llm += ...`)
+    first = min(n.lineno for n in stores)
+    return [n for n in here if isinstance(n.ctx, ast.Load) and n.lineno > first]
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:

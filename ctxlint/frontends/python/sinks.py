@@ -18,12 +18,13 @@ from ctxlint.frontends.media import media_answer
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.keyedlimits import taken_from_kwargs
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
-from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
 from ctxlint.frontends.python.values import Env, Scope, in_method
@@ -378,7 +379,7 @@ class Sinks(Component):
                     said = _unset_limit(self, entry)
                     if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
-                        parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(entry[2]))),)
+                        parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(said[2]))),)
                         break
                     defaults = none_field(self.m, entry[0], entry[1])
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
@@ -577,17 +578,21 @@ def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | N
     return None
 
 
-def _unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str] | None:
+def _unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | None:
     """The kind and what it says, when a limit's value is a parameter that is None unless a caller
     gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a factory's
-    parameter one call leaves to its default, a method's that no call fills."""
+    parameter one call leaves to its default, a method's that no call fills, a key of a method's own
+    ``**kwargs`` no call gives; and the node to point at."""
     node, env, code = entry[0], entry[1], sinks.m.code(entry[0])
     if (unset := sinks.spreads.none_by_default(node, env)) is not None:
-        return NONE, f"`{code}` is None unless a caller of `{unset[1]}` passes `{unset[0]}`, and none does"
+        return NONE, f"`{code}` is None unless a caller of `{unset[1]}` passes `{unset[0]}`, and none does", entry[2]
     if (defaulted := left_to_default(node, env)) is not None:  # `make_model(name)` of `max_tokens=None`
         return NONE, (f"`{defaulted[0]}` of `{defaulted[1]}` is None by default, and the call that builds "
-                      "this object does not pass it")
+                      "this object does not pass it"), entry[2]
+    if (taken := taken_from_kwargs(sinks.spreads, node, env)) is not None:  # `kwargs.pop("max_tokens", None)`
+        return KWARGS, (f"`{sinks.m.code(taken[3])}` holds only what a caller of `{taken[2]}` passes, none by "
+                        "default"), taken[3]
     if (by_callers := unset_by_callers(sinks.m, node, env)) is not None:
         return NONE_BY_CALLERS, (f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes it, "
-                                 f"and none of the {by_callers[2]} calls in the project that lead to it does")
+                                 f"and none of the {by_callers[2]} calls in the project that lead to it does"), entry[2]
     return None

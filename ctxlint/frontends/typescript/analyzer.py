@@ -91,7 +91,7 @@ class Analyzer:
         self.sources.classes = self.classes
         layers = Layers(m, self.names, self.messages, self.classes)
         self.sinks = Sinks(m, self.names, self.strings, self.messages, self.tools, Reserves(m, self.names), layers,
-                           Posts(m, self.names))
+                           Posts(m, self.names, self.classes))
         self.standalone = Standalone(m, self.strings, self.messages)
 
     def index(self) -> None:

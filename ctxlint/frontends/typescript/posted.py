@@ -16,6 +16,7 @@ a configured base (``process.env.OLLAMA_URL + "/api/chat"``) or a URL handed in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxlint.frameworks.typescript import TsPost, TsSink
 from ctxlint.frontends.typescript.knowledge import Node
@@ -24,6 +25,9 @@ from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Function, Scope
 from ctxlint.providers import chat_payload, posted_shape
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.typescript.classes import Classes
 
 FRAMEWORK = "http-clients"
 # A posted body: the URL (None when the call gives none) and the body, each with its environment.
@@ -36,6 +40,8 @@ class Posts:
 
     m: Module
     names: Names
+    # The module's classes, to find a posting method a class inherits (set by the analyzer).
+    classes: Classes | None = None
     # A function of the module -> the positions of the parameters it posts as a body, each with
     # the position of the URL parameter (or the URL it posts to, with its environment).
     _relays: dict[int, list[tuple[int, int | tuple[Node, Env] | None]]] = field(default_factory=dict)
@@ -59,9 +65,10 @@ class Posts:
     def request(self, call: Node, env: Env) -> tuple[TsSink, Node, Env] | None:
         """The sink ``call`` is when it posts a chat request, with the body it posts."""
         posts = self.index()
-        if not posts or call.type != "call_expression":
+        if call.type != "call_expression":
             return None
-        found = posts.get(call.id) or self.relayed(call, env)
+        # with no posting call of its own, the module may still hand a body to one it inherits
+        found = posts.get(call.id) or self.relayed(call, env, inherited_only=not posts)
         if found is None:
             return None
         url, url_env, body, body_env = found
@@ -156,22 +163,52 @@ class Posts:
         values = [v for v in values if v is not None]
         return self.m.unwrap(values[0]) if len(values) == 1 else None
 
-    def relayed(self, call: Node, env: Env) -> Post | None:
-        """The URL and body a call hands to one of the module's functions that posts them."""
+    def relayed(self, call: Node, env: Env, inherited_only: bool = False) -> Post | None:
+        """The URL and body a call hands to one of the module's functions that posts them (with
+        ``inherited_only``, only to a method the class inherits)."""
         callee = self.m.callee(call)
         function = None
-        if callee is not None and callee.type == "identifier":
+        if callee is not None and callee.type == "identifier" and not inherited_only:
             name = self.m.code(callee)
             scope: Scope | None = env.scope
             while scope is not None and function is None:
                 function = scope.functions.get(name)
                 scope = scope.parent
         elif callee is not None and callee.type == "member_expression":
-            function = self.names.own_method(callee)
+            function = None if inherited_only else self.names.own_method(callee)
+            if function is None:  # `this.post(url, headers, body)` of a base class of the tree
+                inherited = self.inherited_relays(callee)
+                return self._relayed_by(call, env, inherited) if inherited is not None else None
         if function is None:
             return None
+        return self._relayed_by(call, env, self.relays(function))
+
+    def inherited_relays(self, callee: Node) -> list[tuple[int, int | tuple[Node, Env] | None]] | None:
+        """Where ``this.name`` posts a parameter as the body, when the class around the call inherits
+        ``name`` from a class of the tree (in another module, read there) that posts it."""
+        receiver, prop = self.m.unwrap(self.m.field(callee, "object")), self.m.field(callee, "property")
+        declaration = enclosing(callee, ("class_declaration", "abstract_class_declaration", "class"))
+        if receiver is None or receiver.type != "this" or prop is None or declaration is None \
+                or self.classes is None:
+            return None
+        base = self.classes.base_of(declaration)
+        found = base[0].method(base[1], self.m.code(prop)) if base is not None else None
+        if found is None:
+            return None
+        classes, _, method = found
+        function = classes.m.function_of(method)
+        if function is None:
+            return None
+        posts = self if classes.m is self.m else Posts(classes.m, classes.names)
+        posts.index()
+        found_relays = posts.relays(function)
+        # a URL the base posts to is of its module: only one the caller hands over is read here
+        return [(at, url) for at, url in found_relays if isinstance(url, int)]
+
+    def _relayed_by(self, call: Node, env: Env, relays: list[tuple[int, int | tuple[Node, Env] | None]]) \
+            -> Post | None:
         args = self.m.args(call)
-        for at, url in self.relays(function):
+        for at, url in relays:
             if at >= len(args):
                 continue
             if isinstance(url, int):  # the URL is the caller's too
