@@ -20,7 +20,13 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import LOGGING, beside_named_marker, joined_with_marker, listed_with_marker
+from ctxlint.frontends.python.cutmarkers import (
+    LOGGING,
+    beside_named_marker,
+    joined_with_marker,
+    listed_with_marker,
+    no_room_for_marker,
+)
 from ctxlint.frontends.python.cutreach import REWRITTEN, cut_kind
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
@@ -176,7 +182,8 @@ class CutSites(Component):
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
             return None  # the first 100 words, or 10 lines: a preview
-        if self.marked_beside(node, env) or _marked_after(self.m, node) or _flags_the_cut(fn):
+        if self.marked_beside(node, env) or _marked_after(self.m, node) or _flags_the_cut(fn) \
+                or no_room_for_marker(node, fn, self.m.parents):
             return None
         if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
             truncator = self.cuts.summary(fn, env.scope)
