@@ -65,6 +65,10 @@ def names_context_window(code: str) -> bool:
     return "context" in words and any(w in words for w in ("length", "len", "window", "size"))
 
 
+# What a process printed or a page holds, raw (`result.stdout`, `page.inner_text`, `result["raw_content"]`,
+# `innerText` read as `inner_text`): what an agent reads back, made for a model wherever it goes.
+RAW_OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "outs", "errs", "traceback", "raw_content",
+                    "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
 MIN_CUT = 20  # `sha[:8]`, `name[:1]`: shortening an id or taking a prefix is not truncating text
 # Text right after a cut that says something is missing (as CTX205's default markers), for cuts
 # whose marker is part of the same value and so never becomes a segment of its own.

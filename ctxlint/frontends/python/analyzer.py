@@ -36,6 +36,7 @@ from ctxlint.frontends.python.middledrops import middle_removals
 from ctxlint.frontends.python.modelflow import ModelFlow
 from ctxlint.frontends.python.orderprompts import OrderPrompts
 from ctxlint.frontends.python.ordersites import SURVIVORS_REACH_PROMPT, OrderSites
+from ctxlint.frontends.python.outputcuts import OutputCuts
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.partdrops import PartDrops
 from ctxlint.frontends.python.prefilter import precheck
@@ -88,6 +89,7 @@ class Analyzer:
         self.cut_sites.callers = CutCallers(self.unit)
         self.cut_sites.settings = SettingsCuts(self.unit)
         self.cut_sites.descriptions = DescriptionCuts(self.unit)
+        self.cut_sites.outputs = OutputCuts(self.unit)
         self.ranked_fills = self.cut_sites.ranks = RankedFills(self.unit)
         self.order_sites = OrderSites(self.unit)
         self.line_cuts = LineCuts(self.unit)
@@ -129,7 +131,7 @@ class Analyzer:
         parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.callers,
-                                  self.cut_sites.descriptions, self.ranked_fills,
+                                  self.cut_sites.descriptions, self.cut_sites.outputs, self.ranked_fills,
                                   self.line_cuts, self.listing_cuts, self.shell_cuts, self.gated_drops,
                                   self.logged_parts,
                                   self.order_sites,

@@ -110,3 +110,30 @@ def logged_branch(node: ast.Subscript, bound: ast.expr, parents: dict[int, ast.A
             if says_loss(words):
                 return True
     return False
+
+
+def no_room_for_marker(node: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef | None,
+                       parents: dict[int, ast.AST]) -> bool:
+    """``if kept == 0: return output[:max_chars]`` where ``kept = max(0, max_chars - marker_len)``: a
+    bare cut in the branch where the budget leaves no room for the marker the function writes on
+    its other paths (a bound subtracted by a value named for one, ``len(marker)``): a budget too small
+    to say what was cut, not a cut left silent."""
+    if fn is None:
+        return False
+    child: ast.AST = node
+    parent = parents.get(id(node))
+    while parent is not None and parent is not fn:
+        if isinstance(parent, ast.If) and any(s is child for s in parent.body):
+            tested = {n.id for n in ast.walk(parent.test) if isinstance(n, ast.Name)}
+            if any(isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
+                   and a.targets[0].id in tested and _less_a_marker(a.value) for a in ast.walk(fn)):
+                return True
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _less_a_marker(value: ast.expr) -> bool:
+    """``max_chars - marker_max_len``, ``limit - len(notice)``: a bound less a marker's length."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and any(
+        names_a_marker(part) for part in ast.walk(n.right) if isinstance(part, (ast.Name, ast.Attribute)))
+        for n in ast.walk(value))

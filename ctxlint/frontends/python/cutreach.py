@@ -40,6 +40,9 @@ MAX_FAR_HOPS = 6
 MAX_CALLER_MODULES = 6
 # Set while a cut is followed far: every module's reader sees it.
 _FAR: ContextVar[bool] = ContextVar("far", default=False)
+# Set while a cut is followed to a tool that returns it: a function's callers in the project's other
+# modules are read too (a helper that runs a command, called by the tools of another module).
+_TO_TOOL: ContextVar[bool] = ContextVar("to_tool", default=False)
 # A call named for a prompt that measures, logs or stores it does not put the cut in one.
 _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", "*cache*", "*len*", "*debug*",
                  "*display*", "*show*")
@@ -47,8 +50,8 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 # returns is given to one, wherever its callers are. (Also a keyword: `ToolResult(result_for_llm=...)`.)
 FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
 FOR_MODEL_WORDS = tuple(pattern.strip("*") for pattern in FOR_MODEL)  # what a module's text must hold
-# Methods that give back the text they are called on, trimmed.
-_KEEPING = ("strip", "lstrip", "rstrip")
+# Methods that give back the text they are called on, trimmed, or as bytes and back.
+_KEEPING = ("strip", "lstrip", "rstrip", "encode", "decode")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
@@ -163,6 +166,18 @@ class CutReach(Component):
             return self.through_name(name, statement, fn, 0, set())
         finally:
             _FAR.reset(token)
+
+    def to_tool(self, node: ast.expr, fn: FunctionNode | None) -> Steps | None:
+        """``into_prompt`` for a cut that only a tool is to be seen to return: the returns of its
+        function are followed to their callers in the project's other modules as well (a helper
+        that runs a command and cuts what it printed, whose result a tool of another module hands
+        back). The steps when they end at a tool's result, else None."""
+        token = _TO_TOOL.set(True)
+        try:
+            steps = self.into_prompt(node, fn)
+        finally:
+            _TO_TOOL.reset(token)
+        return steps if steps is not None and cut_kind(steps) == "tool-result-cut" else None
 
     # ---- following the value ---------------------------------------------------------------------
 
@@ -349,6 +364,12 @@ class CutReach(Component):
         param = next((b.param for b in target.env.bindings if b.node is node), None)
         if param is None:
             return None
+        if _TO_TOOL.get() and _gives_back(target.fn, param):
+            # `cap_lines(output)` returns `output` itself when it is short enough: the call's value is the text
+            found = self.into_prompt(call, fn, hops, seen)
+            if found is not None:
+                return (Evidence(EvidenceKind.FLOW, f"given back whole by `{target.fn.name}`", self.m.span(call)),
+                        *found)
         reader = target.owner.cut_reach if target.owner is not None else self
         inner = reader.through_parameter(target.fn, param, hops + 1, seen)
         if inner is None:
@@ -389,6 +410,7 @@ class CutReach(Component):
                 if target is not None and (target.fn is fn or self.dispatched(target, fn)):
                     yield self.m, call, home
         project, file = self.m.project, self.m.file
+        most_modules = most_modules or (MAX_CALLER_MODULES if _TO_TOOL.get() else None)
         if not (_FAR.get() or most_modules) or project is None or file is None:
             return
         # `cut = run_with_timeout(cut_)`: the other modules call the name the decorator gives it
@@ -448,6 +470,12 @@ def _reads_item(comp: ast.ListComp | ast.GeneratorExp | ast.DictComp, generator:
     built = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
     built += later
     return any(isinstance(n, ast.Name) and n.id in bound for part in built for n in ast.walk(part))
+
+
+def _gives_back(fn: FunctionNode, param: str) -> bool:
+    """Whether ``fn`` returns its parameter ``param`` itself on some path (``return output``)."""
+    return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id == param
+               for n in ast.walk(fn))
 
 
 def _prompt_attribute(statement: ast.AugAssign | ast.Assign) -> ast.Attribute | None:

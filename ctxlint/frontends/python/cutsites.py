@@ -20,13 +20,19 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
 from ctxlint.frontends.python.cutcallers import CutCallers
-from ctxlint.frontends.python.cutmarkers import LOGGING, beside_named_marker, joined_with_marker, listed_with_marker
+from ctxlint.frontends.python.cutmarkers import (
+    LOGGING,
+    beside_named_marker,
+    joined_with_marker,
+    listed_with_marker,
+    no_room_for_marker,
+)
 from ctxlint.frontends.python.cutreach import REWRITTEN, cut_kind
 from ctxlint.frontends.python.cuts import HELPER_CUTS
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.flow import returns_record
 from ctxlint.frontends.python.keptuses import in_failure_branch, only_inspected
-from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, RAW_OUTPUT_NAMES, STRING_NAMES, reads_output
+from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MEASURES, STRING_NAMES
 from ctxlint.frontends.python.labels import is_label, message_content, reads_content
 from ctxlint.frontends.python.lastresort import last_resort
 from ctxlint.frontends.python.loopshapes import (
@@ -58,6 +64,7 @@ from ctxlint.frontends.python.loopshapes import (
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
 from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
+from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
 from ctxlint.frontends.python.unit import Component, Unit
@@ -74,7 +81,6 @@ MIN_CONTENT = 500
 _BUDGET_WORDS = ("char", "length", "len", "limit", "max", "token", "budget", "size", "keep")
 _DISPLAY_WORDS = ("width", "chunk", "split", "preview", "label", "title", "log", "display", "line", "column",
                   "name")
-_TEXT_METHODS = ("read", "read_text", "decode", "get_text", "strip", "format", "join", "replace", "dumps")
 # About how many characters one unit of a cut holds: a preview is shorter than MIN_CONTENT.
 _CHARS_PER = {"words": 5, "tokens": 5, "lines": 50}
 # A size in words (`total_words`, `max_words`), not a keyword or a password.
@@ -107,6 +113,7 @@ class CutSites(Component):
     callers: CutCallers
     settings: SettingsCuts
     descriptions: DescriptionCuts
+    outputs: OutputCuts
     ranks: RankedFills
     _scoped: list[ScopedNode] | None = None
 
@@ -175,7 +182,8 @@ class CutSites(Component):
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):
             return None  # the first 100 words, or 10 lines: a preview
-        if self.marked_beside(node, env) or _marked_after(self.m, node) or _flags_the_cut(fn):
+        if self.marked_beside(node, env) or _marked_after(self.m, node) or _flags_the_cut(fn) \
+                or no_room_for_marker(node, fn, self.m.parents):
             return None
         if fn is not None and source.cut is not None and source.cut.how not in HELPER_CUTS:
             truncator = self.cuts.summary(fn, env.scope)
@@ -185,21 +193,10 @@ class CutSites(Component):
         goes = None if in_failure_branch(self.m.parents, node) else self.goes_to(node, fn)
         if goes is None:
             return None
-        # What an agent reads back after running code or fetching a page; a process's streams or
-        # a page's raw text by name, or an output of any kind (`*output` is also an agent's own).
-        if reads_output(_subject(node)):
-            if reads_output(_subject(node), RAW_OUTPUT_NAMES):
-                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True))
-            stream = self.stream_value(_subject(node), env)
-            if stream is not None:  # `output_text = "\n".join(output["traceback"])` before the cut
-                return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
-                    *source.flow, Evidence(EvidenceKind.SOURCE, f"`{self.m.code(_subject(node))}` is given "
-                                           f"`{' '.join(self.m.code(stream).split())}`", self.m.span(stream)))))
-            return Observation("output-cut", source.span, goes, source=replace(source, strong=True))
-        returned = self.returned_stream(_subject(node), env)
-        if returned is not None:  # `success, outputs = self.run_cell(cell)`: a run's output, handed back
-            return Observation("raw-output-cut", source.span, goes, source=replace(source, strong=True, flow=(
-                *source.flow, returned)))
+        # What an agent reads back after running code or fetching a page (`outputcuts`).
+        output = self.outputs.output_cut(node, source, goes, env, fn)
+        if output is not None:
+            return output
         # Sized in tokens (the model's unit), or cutting third-party content: made for a model.
         # or scaled from the text's own length to a token budget: `int(len(text) * (max_tokens - used) / n)`
         in_tokens = (cut is not None and cut.unit == "tokens") or "token" in self.m.code(node).lower() or (
@@ -241,42 +238,6 @@ class CutSites(Component):
         return Observation("last-resort-cut" if fallback else "token-sized-cut" if in_tokens else "silent-cut",
                            source.span, goes, source=replace(source, strong=for_model, flow=source.flow + fallback))
 
-    def stream_value(self, node: ast.expr, env: Env) -> ast.expr | None:
-        """A value an output's local name is given in its function that reads a process's
-        streams or a page's raw text (``output["traceback"]``, ``result.stderr``): what a name
-        alone does not say, where it comes from does."""
-        if not isinstance(node, ast.Name) or env.scope.kind != "function":
-            return None
-        return next((r.value for r in env.scope.assigns.get(node.id, ())
-                     if r.value is not None and reads_output(r.value, RAW_OUTPUT_NAMES)), None)
-
-    def returned_stream(self, node: ast.expr, env: Env) -> Evidence | None:
-        """Where a local name was given what a project function returns (``ok, outputs =
-        self.run_cell(cell)``) and that function builds the value from a process's streams or a
-        page's raw text (``output_text = "\\n".join(output["traceback"])``, then
-        ``return ok, ",".join(parsed)`` after ``parsed.append(output_text)``): the output an agent
-        reads back, whatever the name it is given on the way says."""
-        if not isinstance(node, ast.Name) or env.scope.kind != "function":
-            return None
-        for record in env.scope.assigns.get(node.id, ()):
-            value = record.value
-            position = unpacked_position(value) if value is not None else None
-            if isinstance(value, ast.Subscript) and position is not None:
-                items = self.callees.returned_items(value, position, env)
-            elif isinstance(value, (ast.Call, ast.Await)):
-                call = value.value if isinstance(value, ast.Await) else value
-                called = self.callees.function_for(call, env, foreign=True) if isinstance(call, ast.Call) else None
-                items = [(r, called.env, called) for r in called.returns] if called is not None else []
-            else:
-                continue
-            for item, item_env, called in items:
-                unit = called.owner.unit if called.owner is not None else self.m
-                stream = _built_from_stream(item, item_env.scope)
-                if stream is not None:
-                    return Evidence(EvidenceKind.SOURCE, f"`{node.id}` is returned by `{called.fn.name}`, which "
-                                    f"builds it from `{' '.join(unit.code(stream).split())}`", unit.span(stream))
-        return None
-
     def known_text(self, node: ast.expr, env: Env, depth: int = 0) -> bool:
         """Positive evidence that a value is text: its name (``page_text``, ``content``), a ``str``
         annotation, a text-valued assignment, or third-party content of the catalogue."""
@@ -291,7 +252,7 @@ class CutSites(Component):
             return True
         if isinstance(node, (ast.JoinedStr, ast.Call)) and self.flow.is_list(node, env) is False and (
                 isinstance(node, ast.JoinedStr) or self.strings.text(node, env) is not None
-                or (isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS)):
+                or (isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_METHODS)):
             return True
         if isinstance(node, ast.Name) and depth < 3:
             binding = self.scopes.resolve(node, env)
@@ -508,26 +469,6 @@ def _marked_after(m: Unit, node: ast.expr) -> bool:
     return target is not None and (joined_with_marker(node, m.parents) or any(
         (says_cut([s]) and any(m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
         for s in _after(m.parents, statement)))
-
-
-def _built_from_stream(value: ast.expr, scope: Scope, depth: int = 0) -> ast.expr | None:
-    """The read of a process's streams or a page's raw text that ``value`` is built from, in its
-    function: written in it, or given to a local name it reads (assigned, appended) up to two
-    names away. A call other than a text method (``summarise(page_html)``) makes something else of it."""
-    if any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Attribute) and n.func.attr in _TEXT_METHODS)
-           and not (isinstance(n.func, ast.Name) and n.func.id == "str") for n in ast.walk(value)):
-        return None
-    if reads_output(value, RAW_OUTPUT_NAMES):
-        return value
-    if depth >= 2:
-        return None
-    for name in {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}:
-        for record in scope.assigns.get(name, ()):
-            if record.value is not None and record.scope is scope and record.kind in ("=", "+=", "append", "extend"):
-                found = _built_from_stream(record.value, scope, depth + 1)
-                if found is not None:
-                    return found
-    return None
 
 
 def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:

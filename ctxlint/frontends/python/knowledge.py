@@ -13,6 +13,7 @@ import re
 from fnmatch import translate
 
 from ctxlint.frontends.code import words
+from ctxlint.frontends.code.words import RAW_OUTPUT_NAMES
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.model import QUERY_ROWS
 
@@ -122,11 +123,10 @@ PATH_METHODS_STATIC = {"with_name", "with_suffix", "with_stem", "joinpath", "res
 
 # What a program's or a page's output is called: what an agent reads back after it runs code or
 # fetches a page (a cut of it is made for a model even where no model call is seen).
-# Of those, the names that can only be a process's streams or a fetched page's raw text: `*output`
-# is also what an agent or a model itself produced (`done_output`, `final_output`).
-# (`outs, errs = proc.communicate()` is how the subprocess documentation names the streams.)
-RAW_OUTPUT_NAMES = ("stdout", "stderr", "*_stdout", "*_stderr", "outs", "errs", "traceback", "raw_content",
-                    "*page_content", "*webpage*", "inner_text", "*_html", "html", "scraped*")
+# Of those, the names that can only be a process's streams or a fetched page's raw text (RAW_OUTPUT_NAMES,
+# shared with the TypeScript front-end): `*output` is also what an agent or a model itself produced
+# (`done_output`, `final_output`). (`outs, errs = proc.communicate()` is how the subprocess
+# documentation names the streams.)
 OUTPUT_NAMES = (*RAW_OUTPUT_NAMES, "*output", "output_*", "observation*")
 
 

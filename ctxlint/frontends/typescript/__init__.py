@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Catalogue, cached_frameworks
 from ctxlint.frontends.typescript import syntax
-from ctxlint.frontends.typescript.knowledge import MAX_DEPTH
+from ctxlint.frontends.typescript.knowledge import MAX_DEPTH, RAW_CUT
 from ctxlint.frontends.typescript.named import named_functions
 from ctxlint.frontends.typescript.values import TooDeep
 from ctxlint.model import ParsedFile, Span
@@ -88,6 +88,8 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
     if _TOKEN_TEST.search(text) and _LOOP_EXITS.search(text):
         return True
     if "oken" in text and _LENGTH_OVER_NAME.search(text):
+        return True
+    if RAW_CUT.search(text):  # a page's raw text or a process's stream cut (page_cuts.py)
         return True
     knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
     if knowledge.posting is not None and _CHAT_TURNS.search(text) and _CHAT_MODEL.search(text) \

@@ -89,3 +89,9 @@ def system_name(name: str) -> bool:
     """A name that says its text is the system message (`instructions` alone does not: in
     TypeScript it as often names text added to the user's turn)."""
     return words.matches(snake(name), words.SYSTEM_NAMES)
+
+
+# A cut of a page's raw text or a process's stream as the code writes it (`el.innerText.slice(`,
+# `result.stdout.substring(`): what makes a module worth reading for page_cuts.py, and a template
+# string worth parsing as the script it holds.
+RAW_CUT = re.compile(r"(?:innerText|textContent|outerHTML|innerHTML|stdout|stderr)\??\.(?:slice|substring|substr)\(")
