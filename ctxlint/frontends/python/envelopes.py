@@ -41,6 +41,8 @@ def enveloping_call(callees: Callees, scope: Scope, name: str) -> tuple[str, Spa
         return None
     carriers = _carriers(scope, {name})
     for call in _calls(scope.node):
+        if not _passes(call, carriers):
+            continue
         for param, argument in _arguments(callees, call, Env(scope)):
             if not _reads(argument, carriers):
                 continue
@@ -68,7 +70,7 @@ def _envelope(callees: Callees, fn: FunctionNode, scope: Scope, param: str, dept
                     around = enclosing(node, part.value)
                     if around and around != "```":
                         return around
-        elif isinstance(node, ast.Call):
+        elif isinstance(node, ast.Call) and _passes(node, carriers):
             for inner, argument in _arguments(callees, node, env):
                 if _reads(argument, carriers):
                     tag = _envelope_at(callees, node, env, inner, depth - 1)
@@ -137,6 +139,11 @@ def _carriers(scope: Scope, names: set[str]) -> set[str]:
         if len(carriers) == before:
             break
     return carriers
+
+
+def _passes(call: ast.Call, names: set[str]) -> bool:
+    """Whether an argument of ``call`` reads one of ``names`` (asked before the callee is looked up)."""
+    return any(_reads(a, names) for a in call.args) or any(_reads(k.value, names) for k in call.keywords)
 
 
 def _reads(node: ast.expr, names: set[str]) -> bool:
