@@ -61,6 +61,8 @@ def envelope(callees: Callees, fn: FunctionNode, scope: Scope, param: str, depth
 
 
 def _envelope(callees: Callees, fn: FunctionNode, scope: Scope, param: str, depth: int) -> str | None:
+    if any(_bare(value, param) for value in scope.returns):
+        return None  # `return {"role": "user", "content": text}`: what it returns holds the text as given
     carriers = _carriers(scope, {param})
     env = Env(scope)
     for node in _nodes(fn):
@@ -98,9 +100,12 @@ def _escaped(callees: Callees, node: ast.expr, carriers: set[str], env: Env, hel
     found = callees.callee(node.func, env, foreign=True) if helper else None
     if found is None or not found[2].positional:
         return False
-    owner, _, scope, _ = found
+    owner, _, scope, method = found
     inner = owner.callees if owner is not None else callees
-    first = {scope.positional[0]}
+    positional = scope.positional[1:] if method and scope.positional[0] in ("self", "cls") else scope.positional
+    if not positional:
+        return False
+    first = {positional[0]}
     return bool(scope.returns) and all(_escaped(inner, value, first, Env(scope), helper=False)
                                        for value in scope.returns)
 
@@ -139,6 +144,15 @@ def _carriers(scope: Scope, names: set[str]) -> set[str]:
         if len(carriers) == before:
             break
     return carriers
+
+
+def _bare(value: ast.expr, name: str) -> bool:
+    """Whether ``value`` reads ``name`` other than as an argument of a call, or as what a
+    comprehension goes over (whose items are then read as they are): ``text``, ``text.strip()``."""
+    passed = {id(n) for call in ast.walk(value) if isinstance(call, ast.Call)
+              for argument in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(argument)}
+    passed |= {id(n) for loop in ast.walk(value) if isinstance(loop, ast.comprehension) for n in ast.walk(loop.iter)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in passed for n in ast.walk(value))
 
 
 def _passes(call: ast.Call, names: set[str]) -> bool:
