@@ -60,7 +60,7 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
         if isinstance(func, ast.Attribute) and func.attr in PATH_METHODS_STATIC:
             return own_path(m, scopes, func.value, env) and (all(own_path(m, scopes, a, env) for a in args)
                                                           or not UPLOAD_WORDS.search(m.code(node)))
-        return False
+        return _returns_own_path(m, node, env)
     if isinstance(node, (ast.Name, ast.Attribute)):
         dotted = m.dotted(node) or ""
         head = dotted.split(".")[0]
@@ -79,6 +79,19 @@ def own_path(m: Unit, scopes: Scopes, node: ast.expr, env: Env) -> bool:
     return False
 
 
+def _returns_own_path(m: Unit, call: ast.Call, env: Env) -> bool:
+    """``self.get_memory_file(user_id)``: a function of the project every return of which is a
+    path of the program's own (``user_dir / "MEMORY.md"``), read where it is written (a summary
+    applied at the call)."""
+    found = m.analyzer.callees.callee(call.func, env, foreign=True)
+    if found is None:
+        return False
+    owner, _, scope, _ = found
+    unit, scopes = (owner.unit, owner.scopes) if owner is not None else (m, m.analyzer.scopes)
+    inner = Env(scope, depth=env.depth + 1)
+    return bool(scope.returns) and all(own_path(unit, scopes, value, inner) for value in scope.returns)
+
+
 # A file's name written whole, with its extension (`"MEMORY.md"`, `"knowledge/index.md"`).
 _FILE_NAME = re.compile(r"^(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
@@ -90,6 +103,11 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
     over a list of them (``for filename in [AGENT_FILE, MEMORY_FILE]``)."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and _FILE_NAME.match(node.value) is not None
+    if isinstance(node, ast.JoinedStr):  # `f"{date_str}.md"`: a note the program files under the day
+        written = "".join(str(p.value) if isinstance(p, ast.Constant) else "x" for p in node.values)
+        fields = [p.value for p in node.values if isinstance(p, ast.FormattedValue)]
+        return _FILE_NAME.match(written) is not None and bool(fields) and all(
+            _dated(scopes, field, env) for field in fields)
     if not isinstance(node, ast.Name) or depth > 2:
         return False
     loop = loop_binding(m.parents, node)
@@ -108,6 +126,17 @@ def _file_name(m: Unit, scopes: Scopes, node: ast.expr, env: Env, depth: int = 0
         found = m.foreign(m.imports[node.id], m.import_levels.get(node.id, 0)) if node.id in m.from_imports else None
         return found is not None and isinstance(found[1], ast.Constant) and _file_name(m, scopes, found[1], env)
     return _file_name(m, scopes, value, value_env, depth + 1)
+
+
+# Methods that write a date or a time as text.
+_DATE_TEXT = ("strftime", "isoformat")
+
+
+def _dated(scopes: Scopes, node: ast.expr, env: Env) -> bool:
+    """Whether ``node`` is a date the program writes as text (``day.strftime("%Y-%m-%d")``, or a
+    name given one): nothing a user or a listing hands it."""
+    value, _ = scopes.deref(node, env) if isinstance(node, ast.Name) else (node, env)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _DATE_TEXT
 
 
 def _name_required(m: Unit, scopes: Scopes, node: ast.Name, env: Env) -> bool:

@@ -15,6 +15,7 @@ from ctxlint.frameworks import Holder, Signature, TemplateKind
 from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
+from ctxlint.frontends.python.envelopes import enveloped, enveloping_call
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
@@ -76,6 +77,9 @@ class Standalone(Component):
                     role = role_of(sent[0]) if sent is not None else Role.SYSTEM
                     if sent is not None:
                         replayed[id(base.value)] = sent[1]
+                    wrapped = enveloping_call(self.callees, scope, name)
+                    if wrapped is not None:  # handed to a project function that escapes it and wraps it in a tag
+                        pieces = [enveloped(piece, *wrapped) for piece in pieces]
                     add(id(base.value), self.m.span(base.target), partial(Builder.system, pieces=pieces, role=role),
                         strong_prompt_name(name), sent is not None or system_name(name))
         for fn, scope in self.m.functions:

@@ -166,6 +166,8 @@ class Unit(CallIndex, CycleGuard):
         # it depends on the project's code alone, so it is kept while the module is (the function
         # keeps its id).
         self.summaries: SummaryMemo[Summary] = SummaryMemo()
+        # The tag each function wraps a parameter in, escaped (envelopes.py), by function, parameter and depth.
+        self.envelopes: SummaryMemo[str] = SummaryMemo()
         self.sink_calls: set[int] = set()  # the calls that are sinks of the catalogue themselves
         # Calls made up to read a request without one of its arguments (wrappers.py): kept, so their
         # ids in the analysis's tables stay theirs.
