@@ -119,7 +119,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
         subject, why, advice = (f"`{source.detail}`", *_LATE) if observation.kind == "late-binding" else \
-            (f"`{source.detail}`", *_COMMAND) if observation.kind == "command-listing-order" else _why(source.detail)
+            (f"`{source.detail}`", *_COMMAND) if observation.kind == "command-listing-order" else \
+            (f"`{source.detail}`", *_WALK) if observation.kind == "walk-cut-order" else _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = _brief(step.text) if step is not None else subject
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
@@ -142,7 +143,7 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
 _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-prompt", "order-in-settings-template",
                  "completion-order", "tool-completion-order", "late-binding", "tool-order", "survivors-reach-prompt",
                  "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt", "rows-tool-order",
-                 "command-listing-order")
+                 "command-listing-order", "walk-cut-order")
 # said whole by the front-end
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.
@@ -151,10 +152,14 @@ _ORDER_KINDS = (*_OWN_CONSEQUENCE, "order-in-text", "order-kept")
 # An order the request itself carries: a response schema's choices, the list of tools (toolorder.py).
 _SENT_KINDS = ("schema-choices", "tool-order", "rows-tool-order")
 # Order that reaches a model as a tool's result, not a cached prompt.
-_TOOL_RESULT_KINDS = ("order-in-tool-result", "command-listing-order")
+_TOOL_RESULT_KINDS = ("order-in-tool-result", "command-listing-order", "walk-cut-order")
 # A shell command that walks a tree (`find`, `grep -r`), its output cut (shellcuts.py).
 _COMMAND = ("prints entries in the order the file system lists them",
             "Sort the lines before the cut (`find ... | sort | head -500`).")
+# A loop over a folder's listing left once a list holds enough entries (walkcuts.py).
+_WALK = ("lists entries in whatever order the file system returns",
+         "Sort the entries before the loop takes them (`sorted(root.rglob(pattern))`; in an `os.walk`, "
+         "`dirs.sort()` and `for name in sorted(files)`).")
 # A name a thread's lambda reads after the loop that set it has moved on (latebinding.py).
 _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "

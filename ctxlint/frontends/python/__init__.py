@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
 from ctxlint.frontends.python.nodes import main_block, named_functions, program_module
 from ctxlint.frontends.python.prefilter import (
+    cuts_a_walk,
     generated,
     interesting,
     might_hold_prompts,
@@ -110,7 +111,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     asks_named_model = tools_only and (ASKS_NAMED_MODEL.search(text) is not None or reads_listed_files(text))
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
     # ... or for a command whose output it cuts, which a tool of the project may return (shellcuts.py).
-    if tools_only and not asks_named_model and not PIPED_CUT.search(text) and not (
+    # ... or for a walk of a folder it leaves on a count, whose result a tool of the project may return (walkcuts.py).
+    if tools_only and not asks_named_model and not PIPED_CUT.search(text) and not cuts_a_walk(text) and not (
             (registries.globs or any(n in text for n in registries)) and registers_tools(tree, registries)):
         parsed.observations.extend(role_maps)
         return parsed

@@ -66,6 +66,7 @@ from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unreadlimits import unread_limit_fields
 from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.walkcuts import WalkCuts
 from ctxlint.frontends.python.wrappers import Wrappers
 from ctxlint.model import ParsedFile
 
@@ -95,6 +96,8 @@ class Analyzer:
         self.line_cuts = LineCuts(self.unit)
         self.listing_cuts = ListingCuts(self.unit)
         self.shell_cuts = ShellCuts(self.unit)
+        self.walk_cuts = WalkCuts(self.unit)
+        self.walk_cuts.shell = self.shell_cuts
         self.gated_drops = GatedDrops(self.unit)
         self.logged_parts = LoggedParts(self.unit)
         self.schema_choices = SchemaChoices(self.unit)
@@ -132,7 +135,8 @@ class Analyzer:
                                   self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
                                   self.cut_sites.callers,
                                   self.cut_sites.descriptions, self.cut_sites.outputs, self.ranked_fills,
-                                  self.line_cuts, self.listing_cuts, self.shell_cuts, self.gated_drops,
+                                  self.line_cuts, self.listing_cuts, self.shell_cuts, self.walk_cuts,
+                                  self.gated_drops,
                                   self.logged_parts,
                                   self.order_sites,
                                   self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
@@ -182,6 +186,7 @@ class Analyzer:
         parsed.observations.extend(self.line_cuts.observe())
         parsed.observations.extend(self.listing_cuts.observe())
         parsed.observations.extend(self.shell_cuts.observe())
+        parsed.observations.extend(self.walk_cuts.observe())
         parsed.observations.extend(self.gated_drops.observe())
         parsed.observations.extend(self.logged_parts.observe())
         parsed.observations.extend(unflagged_cuts(unit))
@@ -194,6 +199,8 @@ class Analyzer:
         # the cut says which items survive and so the prompt's text, once, where the listing is cut
         cuts = [o.span for o in sites if o.kind == SURVIVORS_REACH_PROMPT]
         reaching = [r for r in reaching if r.source is None or not any(c.covers(r.source.span) for c in cuts)]
+        # a walk left on a count (walkcuts.py) says where its order is lost, and what it decides
+        reaching = [r for r in reaching if r.source is None or r.source.span not in self.walk_cuts.iterated]
         parsed.observations.extend(reaching)
         spans = {r.span for r in reaching}
         parsed.observations.extend(o for o in sites if o.span not in spans)
@@ -218,11 +225,15 @@ class Analyzer:
     def run_registered(self, parsed: ParsedFile, orders: bool = False) -> None:
         """Only the tools a framework's registry lists (a module the rest of the analysis skips),
         and with ``orders`` the sets whose order reaches an object named for a model; the shell
-        commands that cut what a tool returns (a sandbox's backend, which imports no model)."""
+        commands and the walks of a folder that cut what a tool returns (a sandbox's backend, which
+        imports no model)."""
         self.scopes.index_module()
+        walks = self.walk_cuts.observe()
         if orders:
-            parsed.observations.extend(self.order_prompts.observe())
+            parsed.observations.extend(r for r in self.order_prompts.observe()
+                                       if r.source is None or r.source.span not in self.walk_cuts.iterated)
         parsed.observations.extend(self.shell_cuts.observe())
+        parsed.observations.extend(walks)
         parsed.requests.extend(registered_requests(self.tools))
         parsed.dependencies.extend(sorted(self.unit.dependencies))
 

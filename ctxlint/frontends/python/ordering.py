@@ -22,8 +22,10 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.queryrows import rows_of
+from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, agreed
+from ctxlint.frontends.python.yieldloops import yielded_from
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -136,6 +138,8 @@ class Ordering(Component):
                 for loop in extra.loops[binding.loops:]:
                     if isinstance(loop.node, (ast.For, ast.AsyncFor)):
                         detail = self.unordered(loop.node.iter, binding.env)
+                        if detail == "os.walk" and walk_sorted(loop.node):
+                            continue  # `dirs.sort()` and `sorted(files)`: the walk's order is the names'
                         if detail is not None:
                             return None if name in self.sorted_in_place(binding.env.scope.node) else detail
             return None
@@ -151,7 +155,7 @@ class Ordering(Component):
                 continue
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.unordered(loop.node.iter, binding.env) in LISTINGS:
+                        and self.unordered(loop.node.iter, binding.env) in LISTINGS and not walk_sorted(loop.node):
                     return loop.node.iter
         return None
 
@@ -238,29 +242,9 @@ class Ordering(Component):
         fn = found[1]
         key = id(fn)
         if key not in self.m.yield_memo:
-            self.m.yield_memo[key] = self.yielded_from(fn)
+            self.m.yield_memo[key] = yielded_from(fn, own_nodes(fn), self.m.parents)
         iterables = self.m.yield_memo[key]
         return (self.callees.called(call, env, found), iterables) if iterables else None
-
-    def yielded_from(self, fn: ast.AST) -> list[ast.expr] | None:
-        iterables: list[ast.expr] = []
-        for node in own_nodes(fn):
-            if isinstance(node, (ast.Yield, ast.YieldFrom)):
-                loop = self.enclosing_loop(node, fn)
-                if loop is None:
-                    return None
-                iterables.append(loop.iter)
-        return iterables
-
-    def enclosing_loop(self, node: ast.AST, fn: ast.AST) -> ast.For | ast.AsyncFor | None:
-        parent = self.m.parents.get(id(node))
-        while parent is not None and parent is not fn:
-            if isinstance(parent, (ast.For, ast.AsyncFor)):
-                return parent
-            if isinstance(parent, (ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                return None
-            parent = self.m.parents.get(id(parent))
-        return None
 
     def unordered_source(self, node: ast.expr, env: Env) -> tuple[Source, ...]:
         detail = self.unordered(node, env)

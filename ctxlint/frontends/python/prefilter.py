@@ -92,13 +92,24 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         return True
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
-        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or bool(_FLAG.search(text) and found(_LEN)) \
+        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or cuts_a_walk(text) \
+        or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text))
 
 
 def reads_listed_files(text: str) -> bool:
     """Whether a module lists a directory and reads files: text in the file system's order."""
     return bool(_LISTING.search(text) and _READ.search(text))
+
+
+# A length compared with a bound (`if len(matches) >= max_results:`).
+_COUNTED = re.compile(r"\blen\(\s*\w+\s*\)\s*(?:>=|>|==)")
+
+
+def cuts_a_walk(text: str) -> bool:
+    """Whether a module lists a directory and compares a length with a bound: a walk it may leave
+    once a list holds enough entries, which then come in the file system's order (walkcuts.py)."""
+    return bool(_LISTING.search(text) and _COUNTED.search(text))
 
 
 # A header that says a tool wrote the module (protobuf, OpenAPI and AutoRest clients, ORMs):

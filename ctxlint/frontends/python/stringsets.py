@@ -50,6 +50,11 @@ class StringSets(DeclaredText):
                 if isinstance(value, ast.Call) and _is_set_call(value, self) and _empty(value):
                     return self.added_strings(node.id, binding.env) if isinstance(node, ast.Name) \
                         else self.attribute_strings(node, env)
+                if isinstance(node, ast.Name) and self.added_strings(node.id, binding.env):
+                    # a set a call gives, whose items are not shown, that the function then adds
+                    # strings to (`actors = self.first(...)`, `actors.update(set(names))`): one string
+                    # among its items is enough for its order to follow the hash seed
+                    return True
                 node, env = binding.value, binding.env
                 continue
             break
@@ -156,6 +161,11 @@ class StringSets(DeclaredText):
             node, env = binding.value, binding.env
         if isinstance(node, ast.ListComp):
             return self.text_item(node.elt, env, node.generators)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return bool(node.elts) and all(self.text_item(e, env, ()) for e in node.elts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            # `defaults + list(extra)`: one side's strings are among the items
+            return self.listed_strings(node.left, env) or self.listed_strings(node.right, env)
         return False
 
     def added_strings(self, name: str, env: Env) -> bool:
