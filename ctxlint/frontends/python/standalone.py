@@ -54,7 +54,7 @@ class Standalone(Component):
             self.m.consumed = set()
             builder = Builder()
             build(builder)
-            if builder.segments or builder.tools:
+            if builder.segments or builder.tools or builder.unread:
                 candidates.append((key, anchor, builder, self.m.consumed, strong))
                 marked[key] = says_role
 
@@ -157,12 +157,12 @@ class Standalone(Component):
         for key, anchor, builder, _, _ in candidates:
             if key in used or included.get(key):
                 continue
-            if not context or not (builder.tools or any(s.has_words for s in builder.segments)
+            if not context or not (builder.tools or builder.unread or any(s.has_words for s in builder.segments)
                                    or (key in kept and any(s.slot is not None for s in builder.segments))):
                 continue
             requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
-                                    sent_at=replayed.get(key)))
+                                    sent_at=replayed.get(key), unread_tools=tuple(builder.unread)))
         return requests
 
     def sent_here(self, scope: Scope, name: str) -> tuple[str, Span] | None:
@@ -265,6 +265,7 @@ class Standalone(Component):
         builder.segments.extend(parts.builder.segments)
         builder.breakpoints.extend(parts.builder.breakpoints)
         builder.tools.extend(parts.tools)
+        builder.unread.extend(parts.builder.unread)
 
     def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
         self.messages.template(call, env, kind, builder, Variables())
