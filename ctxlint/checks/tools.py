@@ -120,6 +120,8 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
 def too_many_tools(request: Request, ctx: CheckContext) -> None:
     """Report a request that offers more tools than ``max_tools``."""
     maximum = ctx.options["max_tools"]
+    if request.accumulated:
+        _accumulated(request, ctx)
     unread = request.unread_tools
     count = len(request.tools) + len(unread)
     if count <= maximum:
@@ -141,6 +143,19 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
         kind=kind,
         evidence=evidence,
+    )
+
+
+def _accumulated(request: Request, ctx: CheckContext) -> None:
+    """Report, where it is added, a tool added to the list an object keeps on every call."""
+    kept, added = request.accumulated[0], request.accumulated[1]
+    ctx.report(
+        added.span or request.anchor,
+        f"This adds a tool to {kept.text.split(':', 1)[0]} on every call and nothing removes it: each request "
+        "offers one more copy of it (a duplicate name, which providers reject) and the list grows without bound. "
+        "Build the list for the call (`tools = [*self.tools, extra]`), or add the tool once.",
+        kind="accumulated",
+        evidence=(*request.accumulated, Evidence(EvidenceKind.SINK, "offered in one request", request.anchor)),
     )
 
 

@@ -16,6 +16,7 @@ from ctxlint.frontends.python.registered import decorator_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.toolbranches import widest_items
+from ctxlint.frontends.python.toolgrowth import accumulated
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, Span, ToolDef
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 class Tools(Component):
     def tool_list(self, node: ast.expr, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
+        if not builder.accumulated:
+            builder.accumulated.extend(accumulated(self, node, env))
         items = widest_items(self, node, env, self.containers.items(node, env))
         if items is None:
             # A list built at run time: keep nothing of it, except an order that changes per call.
