@@ -426,6 +426,10 @@ class Request:
     # (every tool an MCP server lists, every function a registry holds): the located steps, the
     # collection first. Their number is not known statically; CTX503 reports the catalogue.
     catalogue: tuple[Evidence, ...] = ()
+    # Elements of a tool list written out that each name one tool whose definition is not read
+    # (a function of a module past the analysis's reach): counted by CTX503, not measured.
+    unread_tools: tuple[Span, ...] = ()
+    accumulated: tuple[Evidence, ...] = ()  # a tool added to an object's list on every call (toolgrowth.py)
     # For a bare template whose role the code that renders it shows: the message that sends it.
     sent_at: Span | None = None
     # For a partial (a template others include), where an including template prints a loop before

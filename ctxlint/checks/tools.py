@@ -120,17 +120,42 @@ def tool_budget_exceeded(request: Request, ctx: CheckContext) -> None:
 def too_many_tools(request: Request, ctx: CheckContext) -> None:
     """Report a request that offers more tools than ``max_tools``."""
     maximum = ctx.options["max_tools"]
-    if len(request.tools) <= maximum:
+    if request.accumulated:
+        _accumulated(request, ctx)
+    unread = request.unread_tools
+    count = len(request.tools) + len(unread)
+    if count <= maximum:
         if request.catalogue:
             _uncapped_catalogue(request, ctx)
         return
+    kind = _evidence("counted", *request.tools)
+    if unread:  # elements of a list written out, counted one tool each: measured apart
+        kind = "listed" if kind == "counted" else "listed-defined"
+    evidence = tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20])
+    evidence += tuple(Evidence(EvidenceKind.SOURCE, "a tool the list names", span)
+                      for span in unread[:20 - len(evidence)])
+    of_them = f" ({len(unread)} of them named in a list, counted one each: their definitions were not read)" \
+        if unread else ""
     ctx.report(
         request.anchor,
-        f"The request offers {len(request.tools)} tools, more than {maximum}; with every extra tool the "
+        f"The request offers {count} tools{of_them}, more than {maximum}; with every extra tool the "
         "model picks the wrong one more often, and each definition is paid on every call. Offer the "
         "tools this step needs, group rarely used ones behind a router tool, or load them on demand.",
-        kind=_evidence("counted", *request.tools),
-        evidence=tuple(Evidence(EvidenceKind.SOURCE, f"tool {_label(t)}", t.span) for t in request.tools[:20]),
+        kind=kind,
+        evidence=evidence,
+    )
+
+
+def _accumulated(request: Request, ctx: CheckContext) -> None:
+    """Report, where it is added, a tool added to the list an object keeps on every call."""
+    kept, added = request.accumulated[0], request.accumulated[1]
+    ctx.report(
+        added.span or request.anchor,
+        f"This adds a tool to {kept.text.split(':', 1)[0]} on every call and nothing removes it: each request "
+        "offers one more copy of it (a duplicate name, which providers reject) and the list grows without bound. "
+        "Build the list for the call (`tools = [*self.tools, extra]`), or add the tool once.",
+        kind="accumulated",
+        evidence=(*request.accumulated, Evidence(EvidenceKind.SINK, "offered in one request", request.anchor)),
     )
 
 

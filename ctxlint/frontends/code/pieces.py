@@ -113,6 +113,8 @@ class Builder:
         self.tools: list[ToolDef] = []
         self.unseen: list[str] = []  # parts sent from values the code does not show (see Request.unseen)
         self.catalogue: list[Evidence] = []  # tools made one per item of an uncapped collection (Request.catalogue)
+        self.unread: list[Span] = []  # tools a list names whose definitions were not read (Request.unread_tools)
+        self.accumulated: list[Evidence] = []  # a tool added to an object's list on every call (Request.accumulated)
         self.message_index = -1
         self.sent_in: Span | None = None  # where the code writes the current message (Segment.sent_in)
 

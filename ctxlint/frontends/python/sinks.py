@@ -287,6 +287,8 @@ class Sinks(Component):
             api=sink.api,
             unseen=tuple(dict.fromkeys(parts.builder.unseen)),
             catalogue=tuple(parts.builder.catalogue),
+            unread_tools=tuple(parts.builder.unread),
+            accumulated=tuple(parts.builder.accumulated),
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,

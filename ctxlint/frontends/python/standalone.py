@@ -55,7 +55,7 @@ class Standalone(Component):
             self.m.consumed = set()
             builder = Builder()
             build(builder)
-            if builder.segments or builder.tools:
+            if builder.segments or builder.tools or builder.unread or builder.accumulated:
                 candidates.append((key, anchor, builder, self.m.consumed, strong))
                 marked[key] = says_role
 
@@ -161,12 +161,14 @@ class Standalone(Component):
         for key, anchor, builder, _, _ in candidates:
             if key in used or included.get(key):
                 continue
-            if not context or not (builder.tools or any(s.has_words for s in builder.segments)
+            offers = builder.tools or builder.unread or builder.accumulated
+            if not context or not (offers or any(s.has_words for s in builder.segments)
                                    or (key in kept and any(s.slot is not None for s in builder.segments))):
                 continue
             requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
-                                    sent_at=replayed.get(key)))
+                                    sent_at=replayed.get(key), unread_tools=tuple(builder.unread),
+                                    accumulated=tuple(builder.accumulated)))
         return requests
 
     def sent_here(self, scope: Scope, name: str) -> tuple[str, Span] | None:
@@ -269,6 +271,8 @@ class Standalone(Component):
         builder.segments.extend(parts.builder.segments)
         builder.breakpoints.extend(parts.builder.breakpoints)
         builder.tools.extend(parts.tools)
+        builder.unread.extend(parts.builder.unread)
+        builder.accumulated.extend(parts.builder.accumulated)
 
     def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
         self.messages.template(call, env, kind, builder, Variables())

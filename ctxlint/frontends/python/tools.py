@@ -15,6 +15,8 @@ from ctxlint.frontends.python.nodes import forward_reference
 from ctxlint.frontends.python.registered import decorator_name
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
+from ctxlint.frontends.python.toolbranches import widest_items
+from ctxlint.frontends.python.toolgrowth import accumulated
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, Span, ToolDef
@@ -26,7 +28,9 @@ if TYPE_CHECKING:
 
 class Tools(Component):
     def tool_list(self, node: ast.expr, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
-        items = self.containers.items(node, env)
+        if not builder.accumulated:
+            builder.accumulated.extend(accumulated(self, node, env))
+        items = widest_items(self, node, env, self.containers.items(node, env))
         if items is None:
             # A list built at run time: keep nothing of it, except an order that changes per call.
             sources = self.flow.iteration_sources(node, env)
@@ -52,6 +56,9 @@ class Tools(Component):
                 piece = self.strings.slot_piece(item.node, item.env, variable=True)
                 piece = replace(piece, span=item.sources[0].span)
                 builder.add([replace(piece, slot=with_sources(piece.slot, item.sources))], Role.TOOLS, item.loop)
+            elif item.loop is None and not item.repeats and isinstance(item.node, (ast.Name, ast.Attribute, ast.Call)):
+                # one element of the list written out, one tool, defined where the analysis does not read
+                builder.unread.append(self.m.span(item.node))
         return tools
 
     def item_tools(self, item: Item, builder: Builder, legacy: bool) -> list[ToolDef]:
