@@ -187,9 +187,10 @@ class Posts:
         """Where ``this.name`` posts a parameter as the body, when the class around the call inherits
         ``name`` from a class of the tree (in another module, read there) that posts it."""
         receiver, prop = self.m.unwrap(self.m.field(callee, "object")), self.m.field(callee, "property")
+        if receiver is None or receiver.type != "this" or prop is None or self.classes is None:
+            return None  # (asked of every call: the class around it is looked for only for `this.name`)
         declaration = enclosing(callee, ("class_declaration", "abstract_class_declaration", "class"))
-        if receiver is None or receiver.type != "this" or prop is None or declaration is None \
-                or self.classes is None:
+        if declaration is None:
             return None
         base = self.classes.base_of(declaration)
         found = base[0].method(base[1], self.m.code(prop)) if base is not None else None
