@@ -454,17 +454,19 @@ def grep_tool(root: str, needle: str) -> str:
 
 
 @pytest.mark.parametrize(("returned", "found"), [
-    ("hits", [("app/search.py", 6, "listing-reaches-prompt", "medium")]),
+    ("hits", [("app/search.py", 6, "walk-cut-order", "medium")]),
     ("sorted(hits)", []),
 ])
 def test_a_listing_returned_beside_a_flag_is_followed_to_the_tool_that_unpacks_it(tmp_path, returned, found):
     # `return hits, truncated`: the list is the first item of a returned tuple, and the walk's
-    # order decides both the order of the lines and which of them survive the cap.
+    # order decides both the order of the lines and which of them survive the cap. The loop leaves
+    # on that cap, so it is reported as a walk cut (walkcuts.py), once: the same order followed to
+    # the tool as `listing-reaches-prompt` is that claim again.
     write_package(tmp_path, {"search.py": SEARCH.replace("RETURNED", returned), "tools.py": GREP_TOOL})
     reported = [f for f in check_json(tmp_path, ".", "CTX104") if f["confidence"] != "low"]
     assert [(f["path"], f["line"], f["kind"], f["confidence"]) for f in reported] == found
     if found:
         assert reported[0]["message"].startswith(
-            "`os.walk` lists entries in whatever order the file system returns, and `hits` gives the order of "
-            "the value returned: the text built from it is the result of the tool `grep_tool`, which the model "
-            "reads as the whole of it (app/tools.py:6)")
+            "`os.walk` lists entries in whatever order the file system returns, and the loop leaves once `hits` "
+            "holds `max_results` entries (line 13), before anything sorts them: which entries survive the cut, and "
+            "so the tool's result, changes with the file system")
