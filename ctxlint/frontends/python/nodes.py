@@ -381,6 +381,31 @@ def statement_of(parents: dict[int, ast.AST], node: ast.AST | None) -> ast.AST |
     return node
 
 
+def overwritten_before_read(parents: dict[int, ast.AST], value: ast.expr) -> bool:
+    """``model = ChatOpenAI(...)`` whose next statements give ``model`` another value before anything
+    reads it (``model = ChatAnthropic(...)`` on the next line): the first value is never used. Read
+    only through the straight-line statements that follow in the same block."""
+    assign = parents.get(id(value))
+    if not (isinstance(assign, ast.Assign) and assign.value is value and len(assign.targets) == 1
+            and isinstance(assign.targets[0], ast.Name)):
+        return False
+    name = assign.targets[0].id
+    block = parents.get(id(assign))
+    body = next((getattr(block, field) for field in ("body", "orelse", "finalbody")
+                 if any(s is assign for s in getattr(block, field, ()))), None)
+    if body is None:
+        return False
+    for statement in body[[id(s) for s in body].index(id(assign)) + 1:]:
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(statement)):
+            return False
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                     for t in statement.targets):
+            return True
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)):
+            return False
+    return False
+
+
 def loop_binding(parents: dict[int, ast.AST], name: ast.Name) -> ast.For | ast.AsyncFor | None:
     """The ``for`` loop, in ``name``'s own function, whose target is ``name`` (``for item in
     items: ... item ...``): what the name holds is an item of what that loop goes over."""
