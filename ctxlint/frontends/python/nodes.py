@@ -381,6 +381,16 @@ def statement_of(parents: dict[int, ast.AST], node: ast.AST | None) -> ast.AST |
     return node
 
 
+def signed_constant(node: ast.AST | None) -> ast.Constant | None:
+    """A constant as written, a negative number (``-1``, a unary minus on a number) included."""
+    if isinstance(node, ast.Constant):
+        return node
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return ast.Constant(-node.operand.value)
+    return None
+
+
 def overwritten_before_read(parents: dict[int, ast.AST], value: ast.expr) -> bool:
     """``model = ChatOpenAI(...)`` whose next statements give ``model`` another value before anything
     reads it (``model = ChatAnthropic(...)`` on the next line): the first value is never used. Read

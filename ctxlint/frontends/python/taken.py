@@ -8,6 +8,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.nodes import signed_constant
 from ctxlint.frontends.python.values import Env
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def compared(test: ast.expr) -> tuple[str, object, bool] | None:
     left, right = test.left, test.comparators[0]
     if isinstance(right, ast.Name):
         left, right = right, left
-    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is not None:
-        return left.id, right.value, isinstance(test.ops[0], ast.Eq)
+    constant = signed_constant(right)
+    if isinstance(left, ast.Name) and constant is not None and constant.value is not None:
+        return left.id, constant.value, isinstance(test.ops[0], ast.Eq)
     return None

@@ -1,7 +1,10 @@
 """A branch only a value no call gives can take: ``if version == "0.28":`` in ``def query(...,
 version="1.5")``, where every call of ``query`` the project makes (one at least outside tests)
 leaves ``version`` to its default. What such a branch sends (the old SDK's request kept beside the
-current one) is not sent by the program as shipped, so a request there is not read."""
+current one) is not sent by the program as shipped, so a request there is not read. The same for
+what follows an early exit that the default takes (``if max_tokens == -1: return text`` in ``def
+page_text(page, max_tokens=-1)``, before a cut to ``max_tokens``) when every call keeps the default,
+also through a caller that hands on a parameter of its own with the same default."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import ast
 from collections.abc import Callable
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import kept_default, walk
+from ctxlint.frontends.python.nodes import kept_default, signed_constant, walk
 from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.taken import compared, test_holds
 from ctxlint.frontends.python.unit import Unit
@@ -30,6 +33,20 @@ def unreached(unit: Unit, node: ast.AST, env: Env, literal: Callable[[ast.expr, 
         child, parent = parent, unit.parents.get(id(parent))
     if not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    for test in _exits_before(unit, node, parent):
+        found = compared(test)
+        if found is None or (env.scope.node is parent and env.bound(found[0]) is not None):
+            if found is not None and test_holds(test, env, literal) is True:
+                return True  # the call being followed takes the exit
+            continue
+        name, value, equal = found
+        default = signed_constant(kept_default(parent, name))
+        if default is None:
+            continue
+        if equal and default.value == value and _calls_keep(unit, parent, name, value):
+            return True
+        if not equal and default.value != value and _no_call_gives(unit, parent, name, value):
+            return True
     for test in tests:
         found = compared(test)
         if found is None or not found[2]:
@@ -66,3 +83,53 @@ def _no_call_gives(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name:
             outside_tests += not module_in_tests(caller)
     return outside_tests > 0
 
+
+
+def _exits_before(unit: Unit, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The tests of the ``if`` statements with no ``else`` that leave the function (their last
+    statement a ``return`` or ``raise``) and stand before ``node`` in a block around it, in
+    ``fn``: ``node`` runs only when each of them is false."""
+    tests: list[ast.expr] = []
+    child, parent = node, unit.parents.get(id(node))
+    while parent is not None:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            at = next((i for i, s in enumerate(block) if s is child), None) if isinstance(block, list) else None
+            if at is not None:
+                tests += [s.test for s in block[:at] if isinstance(s, ast.If) and not s.orelse
+                          and isinstance(s.body[-1], (ast.Return, ast.Raise))]
+        if parent is fn or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            break
+        child, parent = parent, unit.parents.get(id(parent))
+    return tests if parent is fn else []
+
+
+def _calls_keep(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, value: object,
+                hops: int = 0) -> bool:
+    """Whether the project calls ``fn`` (by its name, one call at least outside tests) and every
+    call keeps its parameter ``name`` at the constant ``value``: leaves it out, writes that
+    constant, or hands on a parameter of its own function that has the same default and whose
+    calls keep it too (two functions up)."""
+    position, outside_tests = position_of(fn, name), 0
+    own = {id(n) for n in walk(fn)}
+    for caller in CallersGiveNone(unit).callers(fn.name):
+        for call, scope in caller.calls:
+            if last_name(call.func) != fn.name or id(call) in own:
+                continue
+            if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+                return False
+            given = next((k.value for k in call.keywords if k.arg == name), None)
+            if given is None and position is not None and position < len(call.args):
+                given = call.args[position]
+            if isinstance(given, ast.Name) and hops < 2 and isinstance(scope.node, (ast.FunctionDef,
+                                                                                     ast.AsyncFunctionDef)):
+                handed = signed_constant(kept_default(scope.node, given.id))
+                if not (handed is not None and handed.value == value
+                        and _calls_keep(caller, scope.node, given.id, value, hops + 1)):
+                    return False
+            elif given is not None:
+                written = signed_constant(given)
+                if written is None or written.value != value:
+                    return False
+            outside_tests += not module_in_tests(caller)
+    return outside_tests > 0
