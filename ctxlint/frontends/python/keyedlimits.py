@@ -9,10 +9,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.unit import Unit
+from ctxlint.frontends.python.unsetcallers import CallersGiveNone
 from ctxlint.frontends.python.values import Env
-from ctxlint.providers import LIMIT_NAMES
+from ctxlint.providers import LIMIT_KEYWORDS, LIMIT_NAMES
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.spreads import Spreads
@@ -43,9 +46,20 @@ def taken_from_kwargs(spreads: Spreads, node: ast.expr, env: Env,
         return None
     called = scope.cls.node.name if fn.name == "__init__" and isinstance(scope.cls.node, ast.ClassDef) else fn.name
     if spreads.limit_called(called) or spreads.limit_spread_in(called) \
-            or limit_spread_in_bases(spreads.callees, scope.cls, called):
+            or limit_spread_in_bases(spreads.callees, scope.cls, called) or _project_may_give(spreads.m, called):
         return None
     return read[0], read[1], called, node
+
+
+def _project_may_give(unit: Unit, called: str) -> bool:
+    """Whether a call of ``called`` in another module of the project may give the limit: a limit
+    keyword, or a ``**`` spread (``self.bot.call_with_tools(**kwargs)`` in a bridge module); also
+    when the project has more callers than its scan keeps."""
+    callers = CallersGiveNone(unit).callers(called)
+    if not callers:
+        return True
+    return any(last_name(call.func) == called and any(k.arg is None or k.arg in LIMIT_KEYWORDS for k in call.keywords)
+               for caller in callers if caller is not unit for call, _ in caller.calls)
 
 
 def _keyed_read(node: ast.expr) -> tuple[str, str] | None:

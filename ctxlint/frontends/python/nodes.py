@@ -385,9 +385,10 @@ def signed_constant(node: ast.AST | None) -> ast.Constant | None:
     """A constant as written, a negative number (``-1``, a unary minus on a number) included."""
     if isinstance(node, ast.Constant):
         return node
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) in (int, float):
-        return ast.Constant(-node.operand.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = node.operand.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return ast.Constant(-value)
     return None
 
 

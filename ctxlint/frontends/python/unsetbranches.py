@@ -40,12 +40,12 @@ def unreached(unit: Unit, node: ast.AST, env: Env, literal: Callable[[ast.expr, 
                 return True  # the call being followed takes the exit
             continue
         name, value, equal = found
-        default = signed_constant(kept_default(parent, name))
-        if default is None:
+        kept = signed_constant(kept_default(parent, name))
+        if kept is None:
             continue
-        if equal and default.value == value and _calls_keep(unit, parent, name, value):
+        if equal and kept.value == value and _calls_keep(unit, parent, name, value):
             return True
-        if not equal and default.value != value and _no_call_gives(unit, parent, name, value):
+        if not equal and kept.value != value and _no_call_gives(unit, parent, name, value):
             return True
     for test in tests:
         found = compared(test)
@@ -94,7 +94,9 @@ def _exits_before(unit: Unit, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunc
     while parent is not None:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
-            at = next((i for i, s in enumerate(block) if s is child), None) if isinstance(block, list) else None
+            if not isinstance(block, list):
+                continue
+            at = next((i for i, s in enumerate(block) if s is child), None)
             if at is not None:
                 tests += [s.test for s in block[:at] if isinstance(s, ast.If) and not s.orelse
                           and isinstance(s.body[-1], (ast.Return, ast.Raise))]
