@@ -34,6 +34,7 @@ from ctxlint.frontends.python.loggedparts import LoggedParts
 from ctxlint.frontends.python.messages import Messages
 from ctxlint.frontends.python.middledrops import middle_removals
 from ctxlint.frontends.python.modelflow import ModelFlow
+from ctxlint.frontends.python.nodes import overwritten_before_read
 from ctxlint.frontends.python.orderprompts import OrderPrompts
 from ctxlint.frontends.python.ordersites import SURVIVORS_REACH_PROMPT, OrderSites
 from ctxlint.frontends.python.outputcuts import OutputCuts
@@ -272,7 +273,9 @@ class Analyzer:
             path = self.calls.path(call.func, Env(scope))
             for holder in catalogue.holders.match(path):
                 assert isinstance(holder, Holder)
-                self.unit.holder_calls.append((call, scope, holder))
+                # `model = ChatOpenAI(...)` then `model = ChatAnthropic(...)`: the first is never used
+                if not overwritten_before_read(self.unit.parents, call):
+                    self.unit.holder_calls.append((call, scope, holder))
                 break
             for template in catalogue.templates.match(path):
                 assert isinstance(template, TemplateKind)

@@ -14,7 +14,7 @@ from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
 from ctxlint.frontends.python.namedmodels import named_model
-from ctxlint.frontends.python.nodes import none_written, overwritten_before_read, walk
+from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.sentbycallers import sent_by_callers
 from ctxlint.frontends.python.sinks import (
     GIVEN_NONE,
@@ -254,8 +254,6 @@ class Reserves(Component):
         # a request sent with `model` is sent with either.
         sent = {self.assigned(call, scope) for call, scope, _ in self.m.holder_calls if id(call) in self.m.sent_holders}
         for call, scope, holder in self.m.holder_calls:
-            if overwritten_before_read(self.m.parents, call):
-                continue  # `model = ChatOpenAI(...)` then `model = ChatAnthropic(...)`: never sent
             env = Env(scope)
             named = named_model(self, call, env, holder)
             if named is not None:
