@@ -28,12 +28,13 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import base_name, reads_of, walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.scopes import FunctionNode
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, mentions_cut
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
     from ctxlint.frontends.python.tools import Tools
 
 COMMAND_CUT = "command-cut"
@@ -192,24 +193,15 @@ class ShellCuts(Component):
         declared = self.declaring_base(cls, fn.name)
         if declared is None:
             return None
-        for path in project.callers(fn.name):
-            if path == file or in_tests(path, project.root):
+        for owner, call, home, caller in calls_elsewhere(self.m, fn.name):
+            func = call.func
+            if not isinstance(func, ast.Attribute) or isinstance(func.value, ast.Name) \
+                    and func.value.id in ("self", "cls"):
                 continue
-            owner = project.analyzer(path)
-            if owner is None:
-                continue
-            self.m.dependencies.add(owner.unit.path)
-            for call, home in owner.unit.calls:
-                func = call.func
-                caller = home.node
-                if last_name(func) != fn.name or not isinstance(func, ast.Attribute) or \
-                        isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") or \
-                        not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    continue
-                tool = self.tool_step(owner.tools, caller, home)
-                if tool is not None:
-                    return (Evidence(EvidenceKind.FLOW, f"`{cls.name}.{fn.name}` implements `{declared}.{fn.name}`, "
-                                     f"which the tool `{caller.name}` calls", owner.unit.span(call)), tool)
+            tool = self.tool_step(owner.tools, caller, home)
+            if tool is not None:
+                return (Evidence(EvidenceKind.FLOW, f"`{cls.name}.{fn.name}` implements `{declared}.{fn.name}`, "
+                                 f"which the tool `{caller.name}` calls", owner.unit.span(call)), tool)
         return None
 
     def declaring_base(self, cls: ast.ClassDef, method: str) -> str | None:
@@ -315,3 +307,22 @@ def _constant(node: ast.expr) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_constant(e) for e in node.elts)
     return isinstance(node, ast.Constant)
+
+
+def calls_elsewhere(m: Unit, name: str) -> Iterator[tuple[Analyzer, ast.Call, Scope, FunctionNode]]:
+    """The calls of ``name`` made inside a function of another module of the project, not a test's:
+    each with that module's analyzer, the call's scope and the calling function. Each module read
+    becomes a dependency of this one."""
+    project, file = m.project, m.file
+    if project is None or file is None:
+        return
+    for path in project.callers(name):
+        if path == file or in_tests(path, project.root):
+            continue
+        owner = project.analyzer(path)
+        if owner is None:
+            continue
+        m.dependencies.add(owner.unit.path)
+        for call, home in owner.unit.calls:
+            if last_name(call.func) == name and isinstance(home.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield owner, call, home, home.node

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import LISTINGS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.ordering import own_nodes
-from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.prefilter import cuts_a_walk
 from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.shellcuts import calls_elsewhere
 from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -133,27 +132,17 @@ class WalkCuts(Component):
         own = self.shell.reaches_model(fn, scope)
         if own is not None:
             return own
-        project, file = self.m.project, self.m.file
-        if project is None or file is None or self.m.parents.get(id(fn)) is not self.m.tree:
+        if self.m.parents.get(id(fn)) is not self.m.tree:
             return None
-        for path in project.callers(fn.name):
-            if path == file or in_tests(path, project.root):
+        for owner, call, home, caller in calls_elsewhere(self.m, fn.name):
+            if not any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(caller)):
                 continue
-            owner = project.analyzer(path)
-            if owner is None:
-                continue
-            self.m.dependencies.add(owner.unit.path)
-            for call, home in owner.unit.calls:
-                caller = home.node
-                if last_name(call.func) != fn.name or not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                        or not any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(caller)):
-                    continue
-                if not self.calls_this(owner, call, home, fn):
-                    continue  # the call is not of this function (another module's of the same name)
-                steps = owner.walk_cuts.shell.reaches_model(caller, home)
-                if steps is not None:
-                    return (Evidence(EvidenceKind.FLOW, f"`{caller.name}` returns what `{fn.name}` gives",
-                                     owner.unit.span(call)), *steps)
+            if not self.calls_this(owner, call, home, fn):
+                continue  # the call is not of this function (another module's of the same name)
+            steps = owner.walk_cuts.shell.reaches_model(caller, home)
+            if steps is not None:
+                return (Evidence(EvidenceKind.FLOW, f"`{caller.name}` returns what `{fn.name}` gives",
+                                 owner.unit.span(call)), *steps)
         return None
 
 
