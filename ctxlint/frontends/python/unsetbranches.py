@@ -17,7 +17,7 @@ from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.taken import compared, test_holds
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.unsetcallers import CallersGiveNone, position_of
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, Scope
 
 
 def unreached(unit: Unit, node: ast.AST, env: Env, literal: Callable[[ast.expr, Env], str | None]) -> bool:
@@ -66,10 +66,19 @@ def _no_call_gives(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name:
     """Whether the project calls ``fn`` (by its name, one call at least outside tests) and no call
     can give its parameter ``name`` the constant ``value``: each leaves it out or gives another
     constant (a spread or a computed value might give it)."""
+    return _every_call(unit, fn, name, lambda given, _caller, _scope: given is None or (
+        isinstance(given, ast.Constant) and given.value != value))
+
+
+def _every_call(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
+                fits: Callable[[ast.expr | None, Unit, Scope], bool]) -> bool:
+    """Whether the project calls ``fn`` by its name (one call at least outside tests) and what each
+    call gives its parameter ``name`` (None when it leaves it out) ``fits``; a call that may give it
+    through a spread does not."""
     position, outside_tests = position_of(fn, name), 0
     own = {id(n) for n in walk(fn)}
     for caller in CallersGiveNone(unit).callers(fn.name):
-        for call, _ in caller.calls:
+        for call, scope in caller.calls:
             if last_name(call.func) != fn.name or id(call) in own:
                 continue
             given = next((k.value for k in call.keywords if k.arg == name), None)
@@ -78,11 +87,10 @@ def _no_call_gives(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name:
                 return False
             if given is None and position is not None and position < len(call.args):
                 given = call.args[position]
-            if given is not None and not (isinstance(given, ast.Constant) and given.value != value):
+            if not fits(given, caller, scope):
                 return False
             outside_tests += not module_in_tests(caller)
     return outside_tests > 0
-
 
 
 def _exits_before(unit: Unit, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
@@ -112,26 +120,12 @@ def _calls_keep(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: st
     call keeps its parameter ``name`` at the constant ``value``: leaves it out, writes that
     constant, or hands on a parameter of its own function that has the same default and whose
     calls keep it too (two functions up)."""
-    position, outside_tests = position_of(fn, name), 0
-    own = {id(n) for n in walk(fn)}
-    for caller in CallersGiveNone(unit).callers(fn.name):
-        for call, scope in caller.calls:
-            if last_name(call.func) != fn.name or id(call) in own:
-                continue
-            if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-                return False
-            given = next((k.value for k in call.keywords if k.arg == name), None)
-            if given is None and position is not None and position < len(call.args):
-                given = call.args[position]
-            if isinstance(given, ast.Name) and hops < 2 and isinstance(scope.node, (ast.FunctionDef,
-                                                                                     ast.AsyncFunctionDef)):
-                handed = signed_constant(kept_default(scope.node, given.id))
-                if not (handed is not None and handed.value == value
-                        and _calls_keep(caller, scope.node, given.id, value, hops + 1)):
-                    return False
-            elif given is not None:
-                written = signed_constant(given)
-                if written is None or written.value != value:
-                    return False
-            outside_tests += not module_in_tests(caller)
-    return outside_tests > 0
+    def keeps(given: ast.expr | None, caller: Unit, scope: Scope) -> bool:
+        if isinstance(given, ast.Name) and hops < 2 and isinstance(scope.node, (ast.FunctionDef,
+                                                                                 ast.AsyncFunctionDef)):
+            handed = signed_constant(kept_default(scope.node, given.id))
+            return handed is not None and handed.value == value \
+                and _calls_keep(caller, scope.node, given.id, value, hops + 1)
+        written = signed_constant(given)
+        return given is None or (written is not None and written.value == value)
+    return _every_call(unit, fn, name, keeps)
