@@ -118,9 +118,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         if observation.kind not in _PROVEN_KINDS or any(observation.span.covers(s) for s in reported):
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
-        subject, why, advice = (f"`{source.detail}`", *_LATE) if observation.kind == "late-binding" else \
-            (f"`{source.detail}`", *_COMMAND) if observation.kind == "command-listing-order" else \
-            (f"`{source.detail}`", *_WALK) if observation.kind == "walk-cut-order" else _why(source.detail)
+        own_words = _OWN_WORDS.get(observation.kind)
+        subject, why, advice = (f"`{source.detail}`", *own_words) if own_words else _why(source.detail)
         step = source.flow[0] if source.flow else None
         how = _brief(step.text) if step is not None else subject
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
@@ -164,6 +163,8 @@ _WALK = ("lists entries in whatever order the file system returns",
 _LATE = ("is read when a thread runs the task, not when the loop hands it over",
          "Bind it when the task is handed over (`lambda prompt=prompt: ...`), or pass it as an argument "
          "(`pool.submit(ask, prompt)`).")
+# The kinds whose claim and advice are their own rather than read off the collection's source.
+_OWN_WORDS = {"late-binding": _LATE, "command-listing-order": _COMMAND, "walk-cut-order": _WALK}
 
 
 def _why(detail: str) -> tuple[str, str, str]:

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Piece
 from ctxlint.frontends.python.delimiters import enclosing
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Source, SourceKind, Span
@@ -65,7 +67,7 @@ def _envelope(callees: Callees, fn: FunctionNode, scope: Scope, param: str, dept
         return None  # `return {"role": "user", "content": text}`: what it returns holds the text as given
     carriers = _carriers(scope, {param})
     env = Env(scope)
-    for node in _nodes(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.JoinedStr):
             for part in node.values:
                 if isinstance(part, ast.FormattedValue) and _escaped(callees, part.value, carriers, env):
@@ -132,7 +134,7 @@ def _carriers(scope: Scope, names: set[str]) -> set[str]:
     """``names`` and the locals of ``scope`` built from them: assigned a value that reads one, or
     a loop's item over one (``for block in content``)."""
     carriers = set(names)
-    loops = [n for n in _nodes(scope.node) if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension))]
+    loops = [n for n in own_nodes(scope.node) if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension))]
     for _ in range(_ROUNDS):
         before = len(carriers)
         for local, records in scope.assigns.items():
@@ -149,10 +151,10 @@ def _carriers(scope: Scope, names: set[str]) -> set[str]:
 def _bare(value: ast.expr, name: str) -> bool:
     """Whether ``value`` reads ``name`` other than as an argument of a call, or as what a
     comprehension goes over (whose items are then read as they are): ``text``, ``text.strip()``."""
-    passed = {id(n) for call in ast.walk(value) if isinstance(call, ast.Call)
-              for argument in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(argument)}
-    passed |= {id(n) for loop in ast.walk(value) if isinstance(loop, ast.comprehension) for n in ast.walk(loop.iter)}
-    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in passed for n in ast.walk(value))
+    passed = {id(n) for call in walk(value) if isinstance(call, ast.Call)
+              for argument in (*call.args, *(k.value for k in call.keywords)) for n in walk(argument)}
+    passed |= {id(n) for loop in walk(value) if isinstance(loop, ast.comprehension) for n in walk(loop.iter)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in passed for n in walk(value))
 
 
 def _passes(call: ast.Call, names: set[str]) -> bool:
@@ -161,22 +163,11 @@ def _passes(call: ast.Call, names: set[str]) -> bool:
 
 
 def _reads(node: ast.expr, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
-
-
-def _nodes(fn: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's own body: not those of the functions and classes it defines."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk(node))
 
 
 def _calls(fn: ast.AST) -> Iterator[ast.Call]:
-    return (n for n in _nodes(fn) if isinstance(n, ast.Call))
+    return (n for n in own_nodes(fn) if isinstance(n, ast.Call))
 
 
 def enveloped(piece: Piece, tag: str, at: Span) -> Piece:

@@ -92,7 +92,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         return True
     token = found(_TOKEN)  # a token split says "token" too: asked only where the word is
     return (token and (found(_LEN) or found(_TOKEN_SPLIT))) or found(_OUTPUT_CUT) \
-        or bool(_LINE_CUT.search(text)) or reads_listed_files(text) or cuts_a_walk(text) \
+        or bool(_LINE_CUT.search(text)) \
+        or bool(_LISTING.search(text) and (_READ.search(text) or _COUNTED.search(text))) \
         or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text))
 

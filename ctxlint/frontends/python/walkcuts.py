@@ -64,10 +64,11 @@ class WalkCuts(Component):
         for fn, scope in self.m.functions:
             if fn.name.startswith("test"):
                 continue
+            steps: tuple[Evidence, ...] | None = None
             for cut in self.left_walks(fn, scope):
-                steps = self.reaches_model(fn, scope)
+                steps = steps or self.reaches_model(fn, scope)  # asked once per function that cuts a walk
                 if steps is None:
-                    continue
+                    break
                 span = self.m.span(cut.walk)
                 self.iterated.append(self.m.span(cut.loop.iter))
                 step = Evidence(EvidenceKind.FLOW, f"the loop leaves once `{cut.name}` holds "

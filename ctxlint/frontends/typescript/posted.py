@@ -48,6 +48,8 @@ class Posts:
     # The module's posts, indexed once: by call, and by the scope they are made in.
     _posts: dict[int, Post] | None = None
     _by_scope: dict[int, list[Post]] = field(default_factory=dict)
+    # Another module's posts, read once for the methods this module's classes inherit from it.
+    _others: dict[int, Posts] = field(default_factory=dict)
 
     def index(self) -> dict[int, Post]:
         """The module's posts by call (none read in a module whose text makes no posting call)."""
@@ -200,7 +202,8 @@ class Posts:
         function = classes.m.function_of(method)
         if function is None:
             return None
-        posts = self if classes.m is self.m else Posts(classes.m, classes.names)
+        posts = self if classes.m is self.m else self._others.setdefault(id(classes.m),
+                                                                            Posts(classes.m, classes.names))
         posts.index()
         found_relays = posts.relays(function)
         # a URL the base posts to is of its module: only one the caller hands over is read here
