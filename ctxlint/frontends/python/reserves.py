@@ -6,6 +6,7 @@ of sight (whose own settings may hold the limit)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from typing import cast
 
@@ -70,6 +71,36 @@ def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | N
         return None  # set otherwise too (`self.llm = None`, `self.llm += ...`)
     first = min(n.lineno for n in stores)
     return [n for n in here if isinstance(n.ctx, ast.Load) and n.lineno > first]
+
+
+def _shared_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
+    """The reads of a model kept once in a class body (``llm = ChatOpenAI(...)``, read as
+    ``self.llm`` by methods of the class none of which sets it) or once at module level (read as
+    ``llm`` by code that binds no ``llm`` of its own). None when it is kept otherwise."""
+    target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
+    if not isinstance(target, ast.Name) or scope.kind not in ("class", "module") \
+            or len(scope.assigns.get(target.id, ())) != 1:
+        return None
+    name = target.id
+    if scope.kind == "class":
+        uses = [n for n in walk(scope.node) if isinstance(n, ast.Attribute) and n.attr == name
+                and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")]
+        return None if any(not isinstance(n.ctx, ast.Load) for n in uses) else list[ast.expr](uses)
+    return list(_global_loads(scope.node, name))
+
+
+def _global_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
+    """The reads of the module's ``name`` under ``node``, skipping functions and classes that bind
+    a ``name`` of their own (a parameter, an assignment, a loop variable)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+            yield child
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) \
+                and any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                        or isinstance(n, ast.arg) and n.arg == name for n in walk(child)):
+            continue
+        else:
+            yield from _global_loads(child, name)
 
 
 def _all_args(node: ast.AST) -> list[ast.arg]:
@@ -404,6 +435,8 @@ class Reserves(Component):
             return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
                             and isinstance(n.ctx, ast.Load))]
         reads = _attribute_reads(parent, scope)
+        if reads is None:
+            reads = _shared_reads(parent, scope)
         if reads is not None:
             return [call, *reads]
         fn = scope.node
