@@ -42,7 +42,9 @@ as ``ctxlint/framework_files``) names, by qualified name:
 ``imports`` lists the libraries (import roots) the entries come from: a module that imports none
 of any framework is not read for them, and one that imports an LLM library is code that talks to
 a model, whose prompt-named values are prompts. ``llm: false`` says a framework's libraries only
-bring content in (HTTP clients, files, e-mail) and do not make a module LLM code.
+bring content in (HTTP clients, files, e-mail) and do not make a module LLM code. ``exports``
+maps a name a library also exports an object under to the name its entries use
+(``openai.AsyncClient: openai.AsyncOpenAI``): an import of the first is read as the second.
 
 Calls are matched by *call path*: the qualified name of the function called, resolved through
 the module's imports (``litellm.completion``), or for a method the path of the object it is

@@ -217,6 +217,9 @@ class Framework:
     signatures: tuple[Signature, ...] = ()
     prompt_functions: tuple[PromptFunctions, ...] = ()
     typescript: TsSection | None = None  # what the framework's TypeScript/JavaScript packages do
+    # Names the library exports under a second name, to the name the entries use
+    # (`openai.AsyncClient` is `openai.AsyncOpenAI`).
+    exports: dict[str, str] = field(default_factory=dict)
     examples: tuple[dict, ...] = ()
 
     @property

@@ -156,6 +156,7 @@ class Catalogue:
         self.prompt_decorators = Patterns((p, pf.role)
                                           for f in all_ for pf in f.prompt_functions for p in pf.decorators)
         self.imports = {i for f in all_ for i in f.imports}
+        self.exports = {alias: name for f in all_ for alias, name in f.exports.items()}
         self.llm_imports = frozenset(i for f in all_ if f.llm for i in f.imports)
         self.appenders = {name for f in all_ for m in f.messages if m.appends
                           for name in (p.rsplit(".", 1)[-1] for p in m.calls)}

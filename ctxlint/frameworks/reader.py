@@ -122,7 +122,7 @@ class Reader:
     def framework(self, data: object) -> Framework:
         top = self.mapping(data, "", ("framework", "title", "docs", "provider", "imports", "llm", "sinks", "holders",
                                           "messages", "templates", "sources", "labels", "escapes", "rows", "tools",
-                                          "signatures", "prompt_functions", "typescript", "examples"))
+                                          "signatures", "prompt_functions", "typescript", "examples", "exports"))
         name = self.text(top.get("framework"), "framework")
         if not _NAME.match(name):
             raise self.fail("framework", "must be a lower-case name such as `openai`")
@@ -144,6 +144,9 @@ class Reader:
                            for i, s in enumerate(self.items(top.get("signatures"), "signatures")))
         prompt_functions = tuple(self.prompt_functions(name, s, f"prompt_functions[{i}]")
                                  for i, s in enumerate(self.items(top.get("prompt_functions"), "prompt_functions")))
+        exports = top.get("exports") or {}
+        if not isinstance(exports, dict):
+            raise self.fail("exports", "must be a mapping of a name to the name it stands for")
         examples = tuple(self.items(top.get("examples"), "examples"))
         for i, example in enumerate(examples):
             self.mapping(example, f"examples[{i}]", ("id", "rule", "file", "source", "files", "expect", "config"))
@@ -168,6 +171,7 @@ class Reader:
             signatures=signatures,
             prompt_functions=prompt_functions,
             typescript=read_section(self, name, top["typescript"]) if "typescript" in top else None,
+            exports={self.text(k, "exports"): self.text(v, f"exports.{k}") for k, v in exports.items()},
             examples=examples,
         )
 

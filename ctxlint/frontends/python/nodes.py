@@ -437,17 +437,32 @@ def no_sizes(node: ast.AST) -> set[int]:
             if isinstance(n, (ast.Call, ast.Subscript))}
 
 
+def picked_from(node: ast.expr) -> ast.expr | None:
+    """The dict a comprehension picks its entries from (``{k: v for k, v in hints.items() if k in
+    allowed}``, ``{k: hints[k] for k in hints}``): it holds some of that dict's keys, no others."""
+    if not (isinstance(node, ast.DictComp) and len(node.generators) == 1):
+        return None
+    loop = node.generators[0]
+    source = loop.iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) \
+            and source.func.attr in ("items", "keys") and not source.args:
+        source = source.func.value
+    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    return source if isinstance(node.key, ast.Name) and node.key.id in names else None
+
+
 def filtered_source(node: ast.expr) -> ast.expr | None:
     """The dict ``node`` copies leaving out only some values (``{k: v for k, v in raw.items() if v
     is not None}``): every key it keeps, it keeps with its value. None when a test reads the key
     (which keys it drops is then not known) or the comprehension changes keys or values."""
-    if not (isinstance(node, ast.DictComp) and len(node.generators) == 1):
+    source = picked_from(node)
+    if source is None:
         return None
+    assert isinstance(node, ast.DictComp)
     loop = node.generators[0]
     names = [e.id for e in loop.target.elts if isinstance(e, ast.Name)] if isinstance(loop.target, ast.Tuple) else []
-    source = loop.iter
-    if len(names) != 2 or not (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
-                               and source.func.attr == "items" and not source.args):
+    if len(names) != 2 or not (isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute)
+                               and loop.iter.func.attr == "items"):
         return None
     key, value = names
     if not (isinstance(node.key, ast.Name) and node.key.id == key and isinstance(node.value, ast.Name)
@@ -455,7 +470,7 @@ def filtered_source(node: ast.expr) -> ast.expr | None:
         return None
     if any(isinstance(n, ast.Name) and n.id == key for test in loop.ifs for n in walk(test)):
         return None
-    return source.func.value
+    return source
 
 
 def none_written(node: ast.AST) -> bool:

@@ -68,7 +68,7 @@ class Project:
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._limit_callees: frozenset[str] | None = None
         self._formatters: dict[str, list[Path]] | None = None
-        self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see _modules_matching
+        self._scans: dict[tuple[str, str], list[Path]] = {}  # (what, name) -> modules, see modules_matching
         self._replayed: dict[str, list[tuple[Path, int]]] | None = None  # see replayed_fields
         self._picked: dict[str, list[Path]] | None = None  # see pickers
         self._homes: dict[str, list[str]] | None = None  # see package_homes
@@ -231,25 +231,25 @@ class Project:
         ``registry["key"]``; ``key`` is the last name of the key): where a prompt kept in a
         registry may be taken out and filled."""
         name = re.escape(key.encode())
-        return self._modules_matching("key", key, rb"\w\s*\[\s*(?:(?:[A-Za-z_]\w*\.)*" + name
+        return self.modules_matching("key", key, rb"\w\s*\[\s*(?:(?:[A-Za-z_]\w*\.)*" + name
                                       + rb"|[\"']" + name + rb"[\"'])\s*\]", MAX_FORMATTERS)
 
     def callers(self, name: str, built: bool = False) -> list[Path]:
         """The modules of the project whose text calls ``name(...)``: where a function may be given
         its arguments (with ``built``, a call that is not its definition: ``class Name(Base)``)."""
         called = (rb"(?<!class )(?<!def )\b" if built else rb"\b") + re.escape(name.encode()) + rb"\("
-        return self._modules_matching("build" if built else "call", name, called, MAX_CALLERS)
+        return self.modules_matching("build" if built else "call", name, called, MAX_CALLERS)
 
     def attribute_writers(self, attr: str) -> list[Path]:
         """The modules of the project whose text writes an attribute ``attr`` (``x.attr = ...``,
         ``self.attr += 1``): where a field may be given a value after its object is built."""
-        return self._modules_matching("write", attr, attribute_write(attr), MAX_CALLERS)
+        return self.modules_matching("write", attr, attribute_write(attr), MAX_CALLERS)
 
     def loaders(self, name: str) -> list[Path]:
         """The modules of the project that build the class ``name`` from a spread or load it from
         data (``Config(**values)``, ``Config.model_validate(...)``): its fields may be given anything."""
         escaped = re.escape(name.encode())
-        return self._modules_matching("load", name, rb"\b" + escaped + rb"\s*\(\s*\*\*|\b" + escaped + rb"\s*\.\s*"
+        return self.modules_matching("load", name, rb"\b" + escaped + rb"\s*\(\s*\*\*|\b" + escaped + rb"\s*\.\s*"
                                       + _LOADERS + rb"\s*\(", 1)
 
     def method_definers(self, name: str) -> list[Path]:
@@ -257,7 +257,7 @@ class Project:
         indented ``def name(``), at most MAX_DEFINERS + 1: more than MAX_DEFINERS is too common a
         name to say which class an object of unknown type is."""
         pattern = rb"\n[ \t]+(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) + rb"[ \t]*\("
-        return self._modules_matching("method", name, pattern, MAX_DEFINERS + 1)
+        return self.modules_matching("method", name, pattern, MAX_DEFINERS + 1)
 
     def pickers(self, name: str) -> list[Path]:
         """The modules of the project that name ``name`` in a string of its own, or followed by
@@ -288,7 +288,7 @@ class Project:
         name = re.escape(field.encode())
         pattern = rb"\b(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens)[\"']?\s*[:=]\s*[\w.]*\." \
             + name + rb"\b"
-        for path in self._modules_matching("sent-limit", field, pattern, 1):
+        for path in self.modules_matching("sent-limit", field, pattern, 1):
             data = path.read_bytes()
             found = re.search(pattern, data)
             if found is not None:
@@ -299,17 +299,17 @@ class Project:
         """The modules of the project that read the attribute ``field`` (``.field``) or name it in
         a string (``getattr(config, "field")``, ``config["field"]``)."""
         name = re.escape(field.encode())
-        return self._modules_matching("field", field, rb"\." + name + rb"\b|[\"']" + name + rb"[\"']", MAX_INDEXED)
+        return self.modules_matching("field", field, rb"\." + name + rb"\b|[\"']" + name + rb"[\"']", MAX_INDEXED)
 
     def mentions(self, word: str) -> bool:
         """Whether any module of the project has ``word`` (an identifier) in its text."""
-        return bool(self._modules_matching("word", word, re.escape(word.encode()), 1))
+        return bool(self.modules_matching("word", word, re.escape(word.encode()), 1))
 
     def mentioning(self, word: str) -> list[Path]:
         """The modules whose text names ``word`` (an identifier), at most MAX_CALLERS + 1."""
-        return self._modules_matching("name", word, rb"\b" + re.escape(word.encode()) + rb"\b", MAX_CALLERS + 1)
+        return self.modules_matching("name", word, rb"\b" + re.escape(word.encode()) + rb"\b", MAX_CALLERS + 1)
 
-    def _modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
+    def modules_matching(self, what: str, name: str, pattern: bytes, most: int) -> list[Path]:
         """The first ``most`` modules whose text ``pattern`` matches: a text scan per name, once per
         run and only when asked (the few names a prompt registry or a model's callers need), not
         part of the indexes every project pays for."""

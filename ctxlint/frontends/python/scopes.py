@@ -174,7 +174,8 @@ class Scopes(Component):
                     self.m.star_imports.append((base, node.level))
                 continue
             bound = alias.asname or alias.name
-            self.m.imports[bound] = f"{base}.{alias.name}" if base else alias.name
+            imported = f"{base}.{alias.name}" if base else alias.name
+            self.m.imports[bound] = self.m.catalogue.exports.get(imported, imported)
             self.m.from_imports.add(bound)
             if node.level:
                 self.m.import_levels[bound] = node.level

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, other_key_set, scalar_set
+from ctxlint.frontends.python.limitwrites import limit_written_into
 from ctxlint.frontends.python.nodes import (
     base_name,
     empty_literal,
@@ -29,6 +30,7 @@ from ctxlint.frontends.python.nodes import (
     filtered_source,
     none_written,
     or_empty,
+    picked_from,
     sets_limit_key,
     walk,
 )
@@ -183,6 +185,8 @@ class Spreads(Component):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
                 and not node.args:
             return self.empty_by_default(node.func.value, env, depth + 1)
+        if (picked := picked_from(node)) is not None:  # `{k: v for k, v in hints.items() if k in allowed}`
+            return self.empty_by_default(picked, env, depth + 1)
         if (given := or_empty(node)) is not None:  # `params or {}`, `params if params else {}`
             return self.empty_by_default(given, env, depth + 1)
         if (got := _got_key(node)) is not None:  # `config.get("options", {})` of `config` empty by default
@@ -202,7 +206,8 @@ class Spreads(Component):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and (sets_limit_key(fn, node.id) or filled_when_none(fn, node.id)):
                 return None  # `settings["max_tokens"] = 4000`, `if settings is None: settings = defaults()`
-            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) else None
+            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) \
+                and not limit_written_into(self.m, node.id) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
             items = self.callees.returned_items(node, position, env)
