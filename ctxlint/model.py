@@ -294,6 +294,7 @@ class ToolDef:
     # For a registered tool: a module of the project, outside tests and examples, that names it
     # in a string (``tools = ["Editor", "Bash:run"]``), where a prompt may pick it; with its line.
     picked_at: Span | None = None
+    renamed: bool = False  # a framework rewrites its name into one the provider takes (crewAI)
 
 
 @dataclass(frozen=True, slots=True)

@@ -297,7 +297,7 @@ def _check_name(tool: ToolDef, request: Request, shapes: tuple[str, ...], seen: 
                               "the request. Give it a `name`.", kind=_evidence("no-name", tool),
                    evidence=_offered(tool, request, "no name"))
         return
-    if not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
+    if not tool.renamed and not any(_NAME_RULES[shape][0].fullmatch(tool.name) for shape in shapes):
         allowed = _NAME_RULES[shapes[0]][1] if len(shapes) == 1 else "; ".join(
             f"{shape}: {_NAME_RULES[shape][1]}" for shape in shapes)
         what = f"a valid {shapes[0]} tool name" if len(shapes) == 1 else "a valid tool name for any provider"

@@ -35,6 +35,7 @@ as ``ctxlint/framework_files``) names, by qualified name:
   asks for one (an ORM's querysets, SQL text run with no ORDER BY) and what orders them (CTX104);
 - ``tools``: decorators and constructors that turn a function into a tool the model sees, and
   ``registries``: decorators that list a function or class in a registry prompts pick tools from;
+  ``renames: true`` says the framework rewrites every tool's name into one providers take;
 - ``signatures``: classes whose docstring and field descriptions are instructions (DSPy);
 - ``typescript``: the same knowledge for the framework's TypeScript/JavaScript packages, read by
   the TypeScript front-end (``ctxlint/frameworks/typescript.py`` says what it holds).

@@ -159,6 +159,9 @@ class ToolKinds:
     # Decorators that list a class or function in a registry a prompt later picks tools from by
     # name (MetaGPT's ``@register_tool``): no call offering the tool is seen.
     registries: tuple[str, ...] = ()
+    # The framework rewrites the name of every tool it is given, its own and other libraries'
+    # (crewAI's `sanitize_tool_name`), into one any provider accepts.
+    renames: bool = False
 
 
 @dataclass(frozen=True)

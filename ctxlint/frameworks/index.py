@@ -152,6 +152,7 @@ class Catalogue:
         self.tool_decorators = Patterns((p, f.name) for f in all_ for p in f.tools.decorators)
         self.tool_registries = Patterns((p, f.name) for f in all_ for p in f.tools.registries)
         self.tool_constructors = Patterns((p, f.name) for f in all_ for p in f.tools.constructors)
+        self.tool_renamers = frozenset(i for f in all_ if f.tools.renames for i in f.imports)
         self.signatures = [s for f in all_ for s in f.signatures]
         self.prompt_decorators = Patterns((p, pf.role)
                                           for f in all_ for pf in f.prompt_functions for p in pf.decorators)

@@ -139,7 +139,7 @@ class Reader:
                         for i, s in enumerate(self.items(top.get("sources"), "sources")))
         labels = tuple(self.label(name, s, f"labels[{i}]")
                        for i, s in enumerate(self.items(top.get("labels"), "labels")))
-        tools = self.mapping(top.get("tools") or {}, "tools", ("decorators", "constructors", "registries"))
+        tools = self.mapping(top.get("tools") or {}, "tools", ("decorators", "constructors", "registries", "renames"))
         signatures = tuple(self.signature(name, s, f"signatures[{i}]")
                            for i, s in enumerate(self.items(top.get("signatures"), "signatures")))
         prompt_functions = tuple(self.prompt_functions(name, s, f"prompt_functions[{i}]")
@@ -167,7 +167,8 @@ class Reader:
             rows=self.rows(top["rows"]) if "rows" in top else None,
             tools=ToolKinds(self.texts(tools.get("decorators", []), "tools.decorators"),
                             self.texts(tools.get("constructors", []), "tools.constructors"),
-                            self.texts(tools.get("registries", []), "tools.registries")),
+                            self.texts(tools.get("registries", []), "tools.registries"),
+                            self.flag(tools.get("renames", False), "tools.renames")),
             signatures=signatures,
             prompt_functions=prompt_functions,
             typescript=read_section(self, name, top["typescript"]) if "typescript" in top else None,

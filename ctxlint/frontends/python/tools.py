@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -326,7 +327,18 @@ class Tools(Component):
                 description = self.tool_description(keywords["description"], env, builder)
         schema = self.signature_schema(fn, scope, env)
         raw = {"name": name, "description": description or "", "inputSchema": schema}
-        return ToolDef(name, description, schema, self.m.name_span(fn), raw)
+        return ToolDef(name, description, schema, self.m.name_span(fn), raw, renamed=self.renamed())
+
+    def renamed(self) -> bool:
+        """Whether the module's tools go to a framework that rewrites every tool's name into one
+        the provider takes (crewAI): the module or the project imports one."""
+        roots = self.m.catalogue.tool_renamers
+        if any(value.split(".")[0] in roots for value in self.m.imports.values()):
+            return True
+        project = self.m.project
+        return project is not None and any(project.modules_matching(
+            "import", root, rb"(?m)^[ \t]*(?:from|import)[ \t]+" + re.escape(root.encode()) + rb"\b", 1)
+            for root in roots)
 
     def signature_schema(self, fn: FunctionNode, scope: Scope, env: Env) -> dict[str, object]:
         """The input schema FastMCP (pydantic) derives from a signature, as far as it is static.
