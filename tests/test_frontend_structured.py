@@ -368,7 +368,7 @@ def test_not_prompt_files_give_nothing(name):
 
 def test_not_prompt_files_are_not_even_parsed():
     for name in ("package.json", "tsconfig.json", "ci.yml", "docker-compose.yml", "openapi.yaml",
-                 "deployment.yaml", "eslint-results.json"):
+                 "deployment.yaml", "eslint-results.json", "azure-template.json"):
         text = (DATA / "not_prompts" / name).read_text()
         assert structured.sniff(text, f"not_prompts/{name}") is None, name
     # A workflow under .github is skipped by its path; the same content elsewhere by its keys.

@@ -85,7 +85,11 @@ _YAML_FOREIGN = (
     (re.compile(r"^stages[ \t]*:", re.M), re.compile(r"^[ \t]+script[ \t]*:", re.M)),  # GitLab CI
     (re.compile(r"^-[ \t]+(?:hosts|import_playbook)[ \t]*:", re.M), None),  # Ansible
 )
-_JSON_FOREIGN = re.compile(r'"(?:openapi|swagger|asyncapi|compilerOptions)"\s*:\s*["{]')
+# Keys that mark a JSON document as something else: an API description, a TypeScript config, a
+# CloudFormation template, or a document that names its own schema (Azure Resource Manager
+# templates, the configuration files of schemastore.org).
+_JSON_FOREIGN = re.compile(r'"(?:openapi|swagger|asyncapi|compilerOptions|AWSTemplateFormatVersion)"\s*:\s*["{]'
+                           r'|"\$schema"\s*:\s*"https?://(?:schema\.management\.azure\.com|json\.schemastore\.org)/')
 _FIRST_SIGNIFICANT = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(\S)")
 
 
