@@ -10,7 +10,8 @@ functions that posts what it is given (``fetchChatResponse(url, body)`` called w
 the request is then the call that hands the body over.
 
 A body posted to a path of the app's own (``fetch("/api/chat", ...)``: a relative URL) is not a
-request of a model: the app's server route sends that, with its own settings. An absolute URL,
+request of a model: the app's server route sends that, with its own settings, unless the route
+forwards the body to the model (routes.py: a proxy route). An absolute URL,
 a configured base (``process.env.OLLAMA_URL + "/api/chat"``) or a URL handed in is a provider's."""
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks.typescript import TsPost, TsSink
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.routes import forwarding_route
 from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Env, Function, Scope
-from ctxlint.providers import chat_payload, posted_shape
+from ctxlint.providers import LIMIT_KEYS, chat_payload, posted_shape
 
 if TYPE_CHECKING:
     from ctxlint.frontends.typescript.classes import Classes
@@ -75,7 +77,13 @@ class Posts:
             return None
         url, url_env, body, body_env = found
         if url is not None and self.own_route(url, url_env):
-            return None
+            # the app's own route sends the request: the body posted is its settings only where
+            # the route forwards it to the model (a proxy route)
+            routed = forwarding_route(self.m, self.names, url, url_env)
+            if routed is None:
+                return None
+            body, body_env = self.serialised(body, body_env)
+            return TsSink(FRAMEWORK, "post of a chat request", routed.shape), body, body_env
         body, body_env = self.serialised(body, body_env)
         keys = self.names.entries(body, body_env)
         if keys is None or not chat_payload(keys):
@@ -239,7 +247,17 @@ class Posts:
         return found
 
     def _parameter(self, node: Node, scope: Scope) -> int | None:
+        """The position of the parameter ``node`` is, or that an object spreads with keys of its
+        own that set no output limit (``{...body, parallel_tool_calls: false}``)."""
         node = self.m.unwrap(node)
+        if node.type == "object":
+            members = [c for c in node.named_children if c.type != "comment"]
+            spreads = [c for c in members if c.type == "spread_element" and c.named_children]
+            if len(spreads) != 1 or any(c.type != "pair" or (key := self.m.field(c, "key")) is None
+                                        or self.m.code(key).strip("\"'") in LIMIT_KEYS
+                                        for c in members if c is not spreads[0]):
+                return None
+            node = self.m.unwrap(spreads[0].named_children[0])
         if node.type != "identifier":
             return None
         name = self.m.code(node)
