@@ -22,7 +22,6 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.flow import Entry, Region
 from ctxlint.frontends.python.kwargs_uses import kept_to_spread, keyed_use, merged_whole, other_key_set, scalar_set
-from ctxlint.frontends.python.limitwrites import limit_written_into
 from ctxlint.frontends.python.nodes import (
     base_name,
     empty_literal,
@@ -206,8 +205,7 @@ class Spreads(Component):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and (sets_limit_key(fn, node.id) or filled_when_none(fn, node.id)):
                 return None  # `settings["max_tokens"] = 4000`, `if settings is None: settings = defaults()`
-            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) \
-                and not limit_written_into(self.m, node.id) else None
+            return (node.id, PARAMETER) if param.default is not None and empty_literal(param.default) else None
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `kept, aliases = normalize(kwargs)`: the item every return of the function gives
             items = self.callees.returned_items(node, position, env)
