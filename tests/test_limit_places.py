@@ -88,3 +88,27 @@ def test_the_settings_a_limit_belongs_in_are_named_before_the_body(tmp_path: Pat
 def test_the_keywords_spread_into_an_sdk_call_are_named(tmp_path: Path) -> None:
     places = _places(tmp_path, "summary.py", SDK)
     assert (7, "the request's keywords `params` are written here with no output limit") in places[12]
+
+
+HELPER = '''\
+import requests
+
+
+class Notes:
+    url = "https://api.openai.com/v1/chat/completions"
+
+    def tag(self, note: str) -> str:
+        body = {
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "user", "content": f"Three tags for this note:\\n{note}"}],
+        }
+        return self._post(body)
+
+    def _post(self, body: dict) -> str:
+        return requests.post(self.url, json=body, timeout=30).json()["choices"][0]["message"]["content"]
+'''
+
+
+def test_a_body_a_helper_posts_is_named_where_its_caller_writes_it(tmp_path: Path) -> None:
+    places = _places(tmp_path, "notes.py", HELPER)
+    assert (8, "the posted body `body` is written here with no output limit") in places[12]

@@ -38,6 +38,7 @@ def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | N
                                sinks.m.span(call))
     return None
 
+
 def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | None:
     """The kind and what it says, when a limit's value is a parameter that is None unless a caller
     gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a factory's
@@ -57,6 +58,7 @@ def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | Non
                                  f"and none of the {by_callers[2]} calls in the project that lead to it does"), entry[2]
     return None
 
+
 def written_without(args: Arguments, sink: Sink, call: ast.Call, env: Env, given: CallArgs) -> Evidence | None:
     """Where the function writes, as a dict of its own, what the request's limit belongs in and
     leaves it out: the settings a limit's key is looked for in (Gemini's ``gen_config = {...}``
@@ -71,7 +73,8 @@ def written_without(args: Arguments, sink: Sink, call: ast.Call, env: Env, given
             if found is not None:
                 return Evidence(EvidenceKind.FLOW, f"`{found[0]}` is written here with no `{spec.key[0]}`",
                                 args.m.span(found[1]))
-    bodies = [entry for spec in sink.payload if (entry := args.find(spec, call, env)) is not None]
+    bodies = [given.posted] if given.posted is not None else \
+        [entry for spec in sink.payload if (entry := args.find(spec, call, env)) is not None]
     bodies += [(k.value, env, k) for k in call.keywords if k.arg is None]
     for body in bodies[:1] if sink.payload else bodies:
         if (found := _dict_written(args, body)) is not None:
