@@ -112,3 +112,29 @@ class Notes:
 def test_a_body_a_helper_posts_is_named_where_its_caller_writes_it(tmp_path: Path) -> None:
     places = _places(tmp_path, "notes.py", HELPER)
     assert (8, "the posted body `body` is written here with no output limit") in places[12]
+
+
+CHAINED = '''\
+import { ChatOpenAI } from "@langchain/openai";
+
+export async function outline(topic: string): Promise<string> {
+  const model = new ChatOpenAI({ model: "gpt-4o", temperature: 0 });
+  const reply = await model
+    .withConfig({
+      runName: "outline",
+      tags: ["docs"],
+    })
+    .invoke([
+      { role: "system", content: "Write a short outline." },
+      { role: "user", content: topic },
+    ]);
+  return reply.content as string;
+}
+'''
+
+
+def test_a_typescript_chain_is_sent_where_it_names_its_method(tmp_path: Path) -> None:
+    (tmp_path / "outline.ts").write_text(CHAINED)
+    found = [f for f in check_json(tmp_path, ".", "CTX201") if f["path"] == "outline.ts"]
+    assert [(e["line"], e["text"]) for e in found[0]["evidence"] if e["text"] == "a request is sent with it"] \
+        == [(10, "a request is sent with it")]
