@@ -385,11 +385,11 @@ class Reserves(Component):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
             if isinstance(keyword, ast.keyword) and keyword.arg in MODEL_KEYWORDS and isinstance(use, ast.Call) \
-                    and self.framework_call(use):
+                    and self.framework_call(use) and result_kept(self.m, use):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
                                 self.m.span(use))
             if isinstance(keyword, ast.Call) and any(arg is value for arg in keyword.args) \
-                    and self.framework_call(keyword):
+                    and self.framework_call(keyword) and result_kept(self.m, keyword):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(keyword.func)}(...)`",
                                 self.m.span(keyword))
         return None
@@ -498,6 +498,26 @@ class Reserves(Component):
         return any(isinstance(h, Holder) and h.arguments.get("limit")
                    for h in self.m.catalogue.holders.match(path[:-2]))
 
+
+
+def result_kept(unit: Unit, use: ast.Call) -> bool:
+    """Whether what the framework call ``use`` builds is kept for something to run: not a
+    statement of its own, nor a local name of its function that nothing reads
+    (``predictor = LLMPredictor(llm=...)`` then never used): a framework object nothing holds
+    runs no request."""
+    parent = unit.parents.get(id(use))
+    while isinstance(parent, ast.Await):
+        parent = unit.parents.get(id(parent))
+    if isinstance(parent, ast.Expr):
+        return False
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return True
+    name, function = parent.targets[0].id, unit.parents.get(id(parent))
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = unit.parents.get(id(function))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True  # a module's name: other modules may import it
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(function))
 
 
 def _names_a_model(test: ast.expr) -> bool:
