@@ -209,7 +209,7 @@ class Reserves(Component):
         limit's own value (``if max_tokens:``) is a limit passed on when given, not this."""
         target = entry[2]
         if not (isinstance(target, ast.Subscript) and isinstance(target.ctx, ast.Store)):
-            return None
+            return _set_in_one_arm(self.m, entry)  # `**({"max_tokens": n} if model == "x" else {})`
         key = self.flow.literal_str(target.slice, entry[1])
         assign = self.m.parents.get(id(target))
         branch = self.m.parents.get(id(assign)) if isinstance(assign, ast.Assign) else None
@@ -518,6 +518,25 @@ def result_kept(unit: Unit, use: ast.Call) -> bool:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return True  # a module's name: other modules may import it
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(function))
+
+
+def _set_in_one_arm(m: Unit, entry: Entry) -> Evidence | None:
+    """The limit written in a dict that is one arm only of a choice of models or providers
+    (``**({"max_tokens": 4096} if model == "gpt-4o" else {})``), the other a dict with no limit
+    of any name: every other model is sent none."""
+    written = m.parents.get(id(entry[0]))
+    choice = m.parents.get(id(written)) if isinstance(written, ast.Dict) else None
+    if not isinstance(choice, ast.IfExp) or not _names_a_model(choice.test) or choice.test is written:
+        return None
+    assert isinstance(written, ast.Dict)
+    other = choice.orelse if choice.body is written else choice.body
+    key = next((k.value for k, v in zip(written.keys, written.values, strict=True)
+                if v is entry[0] and isinstance(k, ast.Constant)), None)
+    if not isinstance(other, ast.Dict) or key not in LIMIT_NAMES or any(
+            k is None or (isinstance(k, ast.Constant) and k.value in LIMIT_NAMES) for k in other.keys):
+        return None
+    when = m.code(choice.test) if choice.body is written else f"not ({m.code(choice.test)})"
+    return Evidence(EvidenceKind.SOURCE, f"`{key}` is set only when `{when}`", m.span(written))
 
 
 def _names_a_model(test: ast.expr) -> bool:
