@@ -149,6 +149,13 @@ API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANT
                                                BEDROCK_CONVERSE, COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
                                                OPENAI_COMPATIBLE_CHAT)}
 
+# OpenAI's Batch API: a line of a batch job's input file is `{"custom_id", "method", "url", "body"}`,
+# and the body is a request to the endpoint the url names, run as written (platform.openai.com/docs/
+# guides/batch, 2026-12): its own API shape.
+BATCH_LINE_KEYS = frozenset({"custom_id", "url", "body"})
+BATCH_ENDPOINTS = {"/v1/chat/completions": OPENAI_CHAT, "/v1/responses": OPENAI_RESPONSES,
+                   "/v1/completions": OPENAI_COMPLETIONS}
+
 # Keys of a request to a model that does not answer in text (speech, embeddings, images), which
 # may otherwise have a chat request's shape (`model` with `input` or `prompt`).
 NOT_TEXT_KEYS = frozenset({"voice", "dimensions", "encoding_format", "size", "width", "height", "quality",

@@ -9,6 +9,7 @@ from ctxlint.frameworks import Catalogue, Holder, TemplateKind
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.arguments import Arguments
 from ctxlint.frontends.python.basemethods import BaseMethods
+from ctxlint.frontends.python.batchlines import batch_requests
 from ctxlint.frontends.python.callees import Callees
 from ctxlint.frontends.python.calls import Calls, last_name
 from ctxlint.frontends.python.containers import Containers
@@ -168,6 +169,7 @@ class Analyzer:
         calls += self.model_flow.requests()
         calls += self.factory_drops.requests()
         calls += unread_limit_fields(unit)
+        calls += batch_requests(unit)
         calls = unread_answers(unit, calls)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()

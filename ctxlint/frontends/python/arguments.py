@@ -35,6 +35,8 @@ class CallArgs:
     # other hidden argument, the call sends no limit unless its caller gives one. With the
     # kind of evidence of each (spreads.py).
     empty_by_default: tuple[Step, ...] = ()
+    # the dict a caller gives a helper that posts it as its body (``self._post(request_body)``)
+    posted: Entry | None = None
 
 
 
@@ -156,7 +158,7 @@ class Arguments(Component):
         keys, steps = self.spreads.entries(node, env)
         if keys is None or not chat_payload(keys):
             return None
-        return CallArgs([], keys, False, tuple(steps))
+        return CallArgs([], keys, False, tuple(steps), (node, env, node))
 
     def posted_parameter(self, call: ast.Call, env: Env, sink: Sink) -> str | None:
         """The parameter of the enclosing function that ``call`` posts as its whole body

@@ -240,7 +240,7 @@ class Reserves(Component):
         limit's own value (``if max_tokens:``) is a limit passed on when given, not this."""
         target = entry[2]
         if not (isinstance(target, ast.Subscript) and isinstance(target.ctx, ast.Store)):
-            return None
+            return _set_in_one_arm(self.m, entry)  # `**({"max_tokens": n} if model == "x" else {})`
         key = self.flow.literal_str(target.slice, entry[1])
         assign = self.m.parents.get(id(target))
         branch = self.m.parents.get(id(assign)) if isinstance(assign, ast.Assign) else None
@@ -416,11 +416,11 @@ class Reserves(Component):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
             if isinstance(keyword, ast.keyword) and keyword.arg in MODEL_KEYWORDS and isinstance(use, ast.Call) \
-                    and self.framework_call(use):
+                    and self.framework_call(use) and result_kept(self.m, use):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(use.func)}(...)` as `{keyword.arg}=`",
                                 self.m.span(use))
             if isinstance(keyword, ast.Call) and any(arg is value for arg in keyword.args) \
-                    and self.framework_call(keyword):
+                    and self.framework_call(keyword) and result_kept(self.m, keyword):
                 return Evidence(EvidenceKind.FLOW, f"given to `{self.m.short(keyword.func)}(...)`",
                                 self.m.span(keyword))
         return None
@@ -531,6 +531,45 @@ class Reserves(Component):
         return any(isinstance(h, Holder) and h.arguments.get("limit")
                    for h in self.m.catalogue.holders.match(path[:-2]))
 
+
+
+def result_kept(unit: Unit, use: ast.Call) -> bool:
+    """Whether what the framework call ``use`` builds is kept for something to run: not a
+    statement of its own, nor a local name of its function that nothing reads
+    (``predictor = LLMPredictor(llm=...)`` then never used): a framework object nothing holds
+    runs no request."""
+    parent = unit.parents.get(id(use))
+    while isinstance(parent, ast.Await):
+        parent = unit.parents.get(id(parent))
+    if isinstance(parent, ast.Expr):
+        return False
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return True
+    name, function = parent.targets[0].id, unit.parents.get(id(parent))
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = unit.parents.get(id(function))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True  # a module's name: other modules may import it
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(function))
+
+
+def _set_in_one_arm(m: Unit, entry: Entry) -> Evidence | None:
+    """The limit written in a dict that is one arm only of a choice of models or providers
+    (``**({"max_tokens": 4096} if model == "gpt-4o" else {})``), the other a dict with no limit
+    of any name: every other model is sent none."""
+    written = m.parents.get(id(entry[0]))
+    choice = m.parents.get(id(written)) if isinstance(written, ast.Dict) else None
+    if not isinstance(choice, ast.IfExp) or not _names_a_model(choice.test) or choice.test is written:
+        return None
+    assert isinstance(written, ast.Dict)
+    other = choice.orelse if choice.body is written else choice.body
+    key = next((k.value for k, v in zip(written.keys, written.values, strict=True)
+                if v is entry[0] and isinstance(k, ast.Constant)), None)
+    if not isinstance(other, ast.Dict) or key not in LIMIT_NAMES or any(
+            k is None or (isinstance(k, ast.Constant) and k.value in LIMIT_NAMES) for k in other.keys):
+        return None
+    when = m.code(choice.test) if choice.body is written else f"not ({m.code(choice.test)})"
+    return Evidence(EvidenceKind.SOURCE, f"`{key}` is set only when `{when}`", m.span(written))
 
 
 def _names_a_model(test: ast.expr) -> bool:

@@ -17,19 +17,18 @@ from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.media import media_answer
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.calls import UNKNOWN, last_name
-from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.keyedlimits import taken_from_kwargs
 from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_field
+from ctxlint.frontends.python.limitplaces import own_default_limit, unset_limit, written_without
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
-from ctxlint.frontends.python.unit import Component, Positioned, Unit
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
-from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
+from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
-from ctxlint.providers import TOKEN_LIMIT_NAMES, answers_in_text, gemini_body
+from ctxlint.providers import answers_in_text, gemini_body
 
 # The kind of evidence of a chat request posted as an HTTP body (rules/**/CTX201).
 HTTP_PAYLOAD = "http-payload"
@@ -267,6 +266,10 @@ class Sinks(Component):
                 reserve_kind = SHAPED_CLIENT
             if not reserve_kind and parts.settings_built is not None:
                 reserve_evidence += (parts.settings_built,)
+            # where the settings are written, unless the steps name where a default belongs (a field's)
+            written = written_without(self.args, sink, call, env, given) if reserve_kind != FIELD_NONE else None
+            if written is not None and parts.settings_built is None:
+                reserve_evidence += (written,)
         return Request(
             path=self.m.path,
             anchor=self.m.span(call),
@@ -378,7 +381,7 @@ class Sinks(Component):
                         parts.removed, parts.limit_visible = removed, True
                         continue
                 if entry is not None:
-                    said = _unset_limit(self, entry)
+                    said = unset_limit(self, entry)
                     if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
                         parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(said[2]))),)
@@ -563,38 +566,3 @@ def limit_configurable(call: ast.Call, holder: Holder) -> bool:
             return any(isinstance(e, ast.Constant) and e.value in limit_keys for e in value.elts)
         return True  # a configurable set the code does not show may name the limit
     return False
-
-
-def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | None:
-    """The limit a call known by its shape alone sends when it is a function the project
-    defines whose signature gives one by default (its own `create_chat_completion(...,
-    max_tokens=4000)`, named like llama.cpp's method): the call leaves it to that default."""
-    target = sinks.callees.function_for(call, env, foreign=True, returns=False)
-    if target is None:
-        return None
-    for name, param in target.env.scope.params.items():
-        if name in TOKEN_LIMIT_NAMES and isinstance(param.default, ast.Constant) \
-                and type(param.default.value) is int:
-            return OutputLimit(f"{name} (the default of `{target.fn.name}`)", param.default.value,
-                               sinks.m.span(call))
-    return None
-
-
-def _unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | None:
-    """The kind and what it says, when a limit's value is a parameter that is None unless a caller
-    gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a factory's
-    parameter one call leaves to its default, a method's that no call fills, a key of a method's own
-    ``**kwargs`` no call gives; and the node to point at."""
-    node, env, code = entry[0], entry[1], sinks.m.code(entry[0])
-    if (unset := sinks.spreads.none_by_default(node, env)) is not None:
-        return NONE, f"`{code}` is None unless a caller of `{unset[1]}` passes `{unset[0]}`, and none does", entry[2]
-    if (defaulted := left_to_default(node, env)) is not None:  # `make_model(name)` of `max_tokens=None`
-        return NONE, (f"`{defaulted[0]}` of `{defaulted[1]}` is None by default, and the call that builds "
-                      "this object does not pass it"), entry[2]
-    if (taken := taken_from_kwargs(sinks.spreads, node, env)) is not None:  # `kwargs.pop("max_tokens", None)`
-        return KWARGS, (f"`{sinks.m.code(taken[3])}` holds only what a caller of `{taken[2]}` passes, none by "
-                        "default"), taken[3]
-    if (by_callers := unset_by_callers(sinks.m, node, env)) is not None:
-        return NONE_BY_CALLERS, (f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes it, "
-                                 f"and none of the {by_callers[2]} calls in the project that lead to it does"), entry[2]
-    return None

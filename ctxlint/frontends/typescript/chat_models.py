@@ -172,7 +172,7 @@ class ChatModels:
         says = f"`{shown}(...)` is built without an output limit" if via is None else \
             f"`{via}(...)` returns a model built without an output limit (`{shown}(...)`)"
         evidence = tuple(Evidence(EvidenceKind.SOURCE, says, b.module.span(b.call)) for b in builds)
-        evidence += tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", self.m.span(s))
+        evidence += tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", self.m.span(named_method(self.m, s)))
                           for s in sends[:MAX_SENDS_SHOWN])
         kind = BUILT_AND_SENT
         if not sends and hands:  # handed to the framework, never sent here: it runs the requests
@@ -182,6 +182,14 @@ class ChatModels:
         return Request(path=self.m.path, anchor=self.m.span(at), model=first.name, declares_settings=True,
                        settings_hint=f"`{first.model.limits[0]}` in the settings of `{shown}(...)`",
                        framework=first.model.framework, reserve_kind=kind, reserve_evidence=evidence)
+
+
+def named_method(m: Module, call: Node) -> Node:
+    """Where a call names the method it sends with: ``invoke`` of ``model.withConfig({...})
+    .invoke([...])``, which a chain written over many lines puts lines below the model's name."""
+    function = m.field(call, "function") if call.type == "call_expression" else None
+    named = m.field(function, "property") if function is not None and function.type == "member_expression" else None
+    return named if named is not None else call
 
 
 def awaited(m: Module, node: Node) -> Node:

@@ -13,6 +13,7 @@ from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE
 from ctxlint.frontends.typescript.syntax import enclosing
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Assign, Binding, Env, Function, Item, Scope, Timeline
+from ctxlint.providers import LIMIT_KEYS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.typescript.analyzer import Analyzer
@@ -282,15 +283,26 @@ class Names:
         condition (``...(cond && { options })``, ``...(cond ? a : b)``), of each object it may be."""
         node = self.m.unwrap(node)
         if node.type == "binary_expression" and self.m.code(self.m.field(node, "operator") or node) == "&&":
-            right = self.m.field(node, "right")
-            return self.spread_entries(right, env, opaque) if right is not None else None
+            right, test = self.m.field(node, "right"), self.m.field(node, "left")
+            inner = self.spread_entries(right, env, opaque) if right is not None else None
+            for entry in (inner or {}).values() if test is not None else ():
+                self.m.given_on.setdefault(entry[2].id, (test, True))
+            return inner
         if node.type == "ternary_expression":
             found: dict = {}
+            arms = []
             for branch in (self.m.field(node, "consequence"), self.m.field(node, "alternative")):
                 inner = self.spread_entries(branch, env, opaque) if branch is not None else None
                 if inner is None:
                     return None
+                arms.append(inner)
                 found.update(inner)
+            test = self.m.field(node, "condition")
+            for holds, (arm, other) in ((True, arms), (False, arms[::-1])):
+                for key, entry in arm.items() if test is not None else ():
+                    # given in this case only (a limit: no limit of any name in the other case)
+                    if key not in other and not (key in LIMIT_KEYS and any(k in LIMIT_KEYS for k in other)):
+                        self.m.given_on.setdefault(entry[2].id, (test, holds))
             return found
         return self.entries(node, env, opaque)
 

@@ -236,6 +236,15 @@ class Reserves:
             return "set-for-some", f"`{key}` is set only when not `{self.m.code(test)}`"
         return None
 
+    def spread_for_some(self, key: str, pair: Node) -> tuple[str, str] | None:
+        """The limit's key given by a spread on a choice of models or providers in one case only
+        (``...(model === "gpt-4o" ? { maxOutputTokens: 4096 } : {})``, ``...(provider === "anthropic"
+        && { maxTokens: 4096 })``): every other model is sent none."""
+        found = self.m.given_on.get(pair.id)
+        if found is None or not _compares_with_text(self.m, found[0]):
+            return None
+        return "set-for-some", f"`{key}` is set only when {'' if found[1] else 'not '}`{self.m.code(found[0])}`"
+
     def unset_by_default(self, value: Node) -> Node | None:
         """The constructor's parameter (or option destructured from one) that the field a limit is
         read from (``maxOutputTokens: this.maxOutputTokens``) is set to, when it has no default

@@ -194,7 +194,7 @@ class Sinks:
                 if unset is not None:  # `maxOutputTokens: this.maxOutputTokens`, undefined unless given
                     field = node
                     break
-                withheld = self.reserves.limit_withheld(key, node)
+                withheld = self.reserves.limit_withheld(key, node) or self.reserves.spread_for_some(key, pair)
                 if withheld is not None:  # `max_tokens: null`, or a number for some models only
                     withheld_at = pair
                     break

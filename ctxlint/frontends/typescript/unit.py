@@ -49,6 +49,9 @@ class Module(CycleGuard):
         self.observed: set[Span] = set()
         self.active: set[int] = set()  # values being followed now (a guard against cycles)
         self.consumed: set[int] = set()  # values some request already includes
+        # the entries a spread on a condition adds in one case only (``...(model === "x" ? {k} : {})``):
+        # each entry's node id with the condition it is given on, and whether it holds then
+        self.given_on: dict[int, tuple[Node, bool]] = {}
         self.marked: set[int] = set()  # cuts followed by a marker in the same expression
         self.timelines: dict[int, Timeline] = {}
         # What a name holds, kept by binding (see Strings.name_text): its text and what reading it consumed,
