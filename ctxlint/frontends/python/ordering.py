@@ -24,7 +24,7 @@ from ctxlint.frontends.python.nodes import children
 from ctxlint.frontends.python.queryrows import rows_of
 from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Binding, Env, agreed
+from ctxlint.frontends.python.values import Binding, Env, agreed, unpacked_position
 from ctxlint.frontends.python.yieldloops import yielded_from
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
@@ -40,6 +40,10 @@ _ORDER_CALLERS = 16
 # they apply (`map(read, files)`, `filter(wanted, files)`).
 _IN_STEP = ("zip", "itertools.zip_longest")
 _APPLIED = ("map", "filter", "itertools.filterfalse")
+# How many steps ``origin`` takes back to where an order is lost: copies, calls, the parameters a
+# caller fills, a list filled in a loop, each a step (`hits, _ = self.gather(q)` to `unique(hits)` to
+# the loop over `shelves` to `picker.pick` of another module to its `list(set(named))`).
+_ORIGIN_HOPS = 8
 _SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
@@ -79,6 +83,8 @@ class Ordering(Component):
             # `files[:16]`, `files[16:]`: a batch keeps the order of what it is cut from, which also
             # decides the items it holds
             return self.unordered(node.value, env)
+        if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
+            return self.unpacked_unordered(node.value, position, env)  # `names, used = route(q)`
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor, ast.Add)):
             # (`+`: lists joined end to end, `glob(a) + glob(b)`, keep each one's order)
             return self.unordered(node.left, env) or self.unordered(node.right, env)
@@ -86,6 +92,10 @@ class Ordering(Component):
             if isinstance(node, ast.Name) and node.id in self.sorted_in_place(env.scope.node):
                 return None  # `files.sort()`: the function puts it in order before it is read
             binding = self.scopes.resolve(node, env)
+            if binding is None and isinstance(node, ast.Name) and (bound := env.bound(node.id)) is not None \
+                    and bound.owner is not None:
+                # a parameter a caller of another module fills (`dedupe(found)`): what it passes, read there
+                binding = self.scopes.resolve(node, env, foreign=True)
             if binding is None:
                 if isinstance(node, ast.Name) and _shuffled_before(node, env):
                     return "random.shuffle"  # `random.shuffle(info_list)` of a parameter, before it is read
@@ -93,12 +103,22 @@ class Ordering(Component):
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
                 return self.passed_unordered(node, env) if isinstance(node, ast.Name) else self.set_by_base(node, env)
-            if any(e.kind == "shuffle" for e in binding.extras):
-                return "random.shuffle"
-            if isinstance(node, ast.Name) and _empty_list(binding.value):
-                return self.accumulated_unordered(node.id, binding)
-            return self.m.follow_binding(binding, self.unordered)
+            found = self.bound_unordered(node, binding)
+            if found is None and isinstance(node, ast.Name):
+                # `if routed: names, _ = route(q)` then `else: names = everything`: either arm may run
+                found = next((d for arm in other_arms(self, node, binding)
+                              if (d := self.bound_unordered(node, arm)) is not None), None)
+            return found
         return None
+
+    def bound_unordered(self, node: ast.Name | ast.Attribute, binding: Binding) -> str | None:
+        """``unordered`` of what one assignment gives a name, with the changes made after it."""
+        if any(e.kind == "shuffle" for e in binding.extras):
+            return "random.shuffle"
+        if isinstance(node, ast.Name) and _empty_list(binding.value):
+            return self.accumulated_unordered(node.id, binding)
+        # a parameter bound to what a caller of another module passes is read in that module
+        return self.m.follow_binding(binding, (binding.owner.flow if binding.owner is not None else self).unordered)
 
     def set_by_base(self, node: ast.Attribute, env: Env) -> str | None:
         """``self.examples`` that the class never sets and a base class of the project does
@@ -146,16 +166,25 @@ class Ordering(Component):
         finally:
             self.m.leave(binding.value)
 
-    def filled_from(self, binding: Binding) -> ast.expr | None:
+    def filled_from(self, binding: Binding, depth: int = 0) -> ast.expr | None:
         """The directory listing a loop around an addition to a list started empty walks
-        (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``), as ``accumulated_unordered``
-        finds it. (Other collections keep the place where the list is used, as reported before.)"""
+        (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``) or that an addition
+        copies in (``files.extend([join(d, f) for f in os.listdir(d)])``), as ``accumulated_unordered``
+        finds it. Other collections keep the place where the list is used, as reported before, but
+        for one whose order is lost elsewhere (a copy ``list(set(...))``, what a function of another
+        module returns: ``for shelf in shelves``, ``shelves, _ = picker.pick(q)``), where ``origin`` finds it."""
         for extra in binding.extras:
             if extra.kind not in ("append", "extend", "+=", "insert"):
                 continue
+            if extra.kind in ("extend", "+=") and extra.value is not None and not self.helper_call(extra.value) \
+                    and self.unordered(extra.value, binding.env) in LISTINGS:
+                return extra.value
             for loop in extra.loops[binding.loops:]:
-                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.unordered(loop.node.iter, binding.env) in LISTINGS and not walk_sorted(loop.node):
+                if not isinstance(loop.node, (ast.For, ast.AsyncFor)):
+                    continue
+                detail = self.unordered(loop.node.iter, binding.env)
+                if detail in LISTINGS and not walk_sorted(loop.node) or detail is not None and detail not in LISTINGS \
+                        and self.origin(loop.node.iter, binding.env, depth + 1) != self.m.span(loop.node.iter):
                     return loop.node.iter
         return None
 
@@ -205,6 +234,29 @@ class Ordering(Component):
             return agreed([reader.unordered(_uncut(value), target.env) for value in given])
         finally:
             reader.m.leave(target.fn)
+
+    def unpacked_unordered(self, call: ast.expr, position: int, env: Env) -> str | None:
+        """``returned_unordered`` for one name of ``names, used = route(q)``: what the item at
+        ``position`` of every tuple the function returns is in no fixed order by
+        (``return list(set(picked)), used``), read in the function's own module."""
+        found = []
+        for item, item_env, target in self.returned_items(call, position, env):
+            reader = target.owner.flow if target.owner is not None else self
+            if not reader.m.enter(target.fn):
+                return None
+            try:
+                found.append(reader.unordered(_uncut(item), item_env))
+            finally:
+                reader.m.leave(target.fn)
+        return agreed(found)
+
+    def returned_items(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+        """The items at ``position`` of the tuples the function ``call`` calls returns, but for
+        those with nothing in them (``return [], 0``); none where one is not shown."""
+        items = self.callees.items_returned_by(call, position, env)
+        if any(item is call for item, _, _ in items):
+            return []  # a call handed over to that the code does not show
+        return [(item, item_env, target) for item, item_env, target in items if not _nothing(item)]
 
     def sorted_in_place(self, scope_node: ast.AST) -> set[str]:
         """The names whose lists the code of a scope sorts in place (``found.sort()``)."""
@@ -298,23 +350,35 @@ class Ordering(Component):
             inner = node.left if self.unordered(node.left, env) is not None else node.right
         elif isinstance(node, ast.Name):
             binding = self.scopes.resolve(node, env)
+            passed = env.bound(node.id) if binding is None and depth <= _ORIGIN_HOPS else None
+            if passed is not None and passed.owner is not None:  # a parameter a caller of another module fills
+                return passed.owner.flow.origin(passed.node, passed.env, depth + 1)
+            if binding is not None and depth <= _ORIGIN_HOPS and self.bound_unordered(node, binding) is None:
+                # the arm of an `if` that gives the name a collection in no fixed order (`bound_unordered`)
+                binding = next((arm for arm in other_arms(self, node, binding)
+                                if self.bound_unordered(node, arm) is not None), binding)
             if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
                 inner, env = binding.value, binding.env
             elif binding is not None and binding.owner is None and not binding.extras \
-                    and isinstance(binding.value, ast.Call) and depth <= 4:
+                    and isinstance(binding.value, ast.Call) and depth <= _ORIGIN_HOPS:
                 returned = self.foreign_origin(binding.value, binding.env, depth)
                 if returned is not None:
                     return returned
-            elif binding is not None and binding.owner is None and _empty_list(binding.value) and depth <= 4:
+            elif binding is not None and binding.owner is None and not binding.extras and depth <= _ORIGIN_HOPS \
+                    and (position := unpacked_position(binding.value)) is not None:
+                returned = self.unpacked_origin(binding.value, position, binding.env, depth)
+                if returned is not None:
+                    return returned
+            elif binding is not None and binding.owner is None and _empty_list(binding.value) and depth <= _ORIGIN_HOPS:
                 # a list filled in a loop over a directory listing: where the loop takes its order
-                walked_over = self.filled_from(binding)
+                walked_over = self.filled_from(binding, depth)
                 if walked_over is not None:
                     return self.origin(walked_over, binding.env, depth + 1)
-        elif isinstance(node, ast.Attribute) and depth <= 4 and self.scopes.resolve(node, env) is None \
+        elif isinstance(node, ast.Attribute) and depth <= _ORIGIN_HOPS and self.scopes.resolve(node, env) is None \
                 and (inherited := self.inherited(node, env)) is not None \
                 and inherited[0].unordered(inherited[1], inherited[2]) is not None:
             return inherited[0].origin(inherited[1], inherited[2], depth + 1)  # where the base class sets it
-        elif isinstance(node, ast.Call) and depth <= 4:
+        elif isinstance(node, ast.Call) and depth <= _ORIGIN_HOPS:
             # a generator's items: where its loop takes them (where `sorted(...)` goes)
             loops = self.yield_loops(node, env)
             if loops is not None and len(loops[1]) == 1 and self.unordered(loops[1][0], loops[0].env) is not None:
@@ -322,7 +386,7 @@ class Ordering(Component):
             returned = self.foreign_origin(node, env, depth)
             if returned is not None:
                 return returned
-        if inner is None or depth > 4 or self.unordered(inner, env) is None:
+        if inner is None or depth > _ORIGIN_HOPS or self.unordered(inner, env) is None:
             return self.m.span(node)
         return self.origin(inner, env, depth + 1)
 
@@ -338,6 +402,18 @@ class Ordering(Component):
         if reader.unordered(value, target.env) is None:
             return None
         return reader.origin(value, target.env, depth + 1)
+
+    def unpacked_origin(self, node: ast.expr, position: int, env: Env, depth: int) -> Span | None:
+        """``foreign_origin`` for one name of ``names, used = route(q)``: where the function loses
+        the order of the item it returns there (of this module too: no finding said otherwise before)."""
+        assert isinstance(node, ast.Subscript)
+        items = self.returned_items(node.value, position, env)
+        if len(items) != 1:
+            return None
+        item, item_env, target = items[0]
+        reader = target.owner.flow if target.owner is not None else self
+        value = _uncut(item)
+        return reader.origin(value, item_env, depth + 1) if reader.unordered(value, item_env) is not None else None
 
     def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
