@@ -275,8 +275,8 @@ class Ordering(OrderOrigins):
         if detail is None:
             return ()
         passed = self.passed_by(node, env)
-        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env), flow=passed,
-                       from_caller=bool(passed)),)
+        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env),
+                       flow=(*self.unpacked_step(walked(node, self), env), *passed), from_caller=bool(passed)),)
 
     def passed_by(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evidence, ...]:
         """For a parameter in no fixed order by what its callers pass (``passed_unordered``),

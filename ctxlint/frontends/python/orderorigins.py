@@ -13,7 +13,7 @@ from ctxlint.frontends.python.knowledge import LISTINGS
 from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, unpacked_position
-from ctxlint.model import Span
+from ctxlint.model import Evidence, EvidenceKind, Span
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.callees import Called
@@ -48,6 +48,26 @@ class OrderOrigins(Component):
 
     def yield_loops(self, call: ast.Call, env: Env) -> tuple[Called, list[ast.expr]] | None:
         raise NotImplementedError
+
+    def unpacked_step(self, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
+        """The step by which a name takes its collection from an item of the tuples a function
+        returns (``shelves, _ = picker.pick(q)``, also in one arm of an ``if``), for the evidence
+        to go from where the order is read to the function that gives it."""
+        if not isinstance(node, ast.Name):
+            return ()
+        binding = self.scopes.resolve(node, env)
+        if binding is not None and self.bound_unordered(node, binding) is None:
+            binding = next((arm for arm in other_arms(self, node, binding)
+                            if self.bound_unordered(node, arm) is not None), None)
+        position = unpacked_position(binding.value) if binding is not None else None
+        if binding is None or position is None or not isinstance(binding.value, ast.Subscript):
+            return ()
+        call = binding.value.value
+        written = self.m.code(call)
+        if "\n" in written or len(written) > 80:
+            written = f"{self.m.code(call.func)}(...)" if isinstance(call, ast.Call) else "the call"
+        return (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is item {position + 1} of what `{written}` returns",
+                         self.m.span(call)),)
 
     def filled_from(self, binding: Binding, depth: int = 0) -> ast.expr | None:
         """The directory listing a loop around an addition to a list started empty walks
