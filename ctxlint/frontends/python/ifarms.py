@@ -8,7 +8,7 @@ import ast
 from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.python.scopes import apart, branches
 from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Binding
+from ctxlint.frontends.python.values import Binding, unpacked_position
 
 
 def other_arms(part: Component, node: ast.Name, binding: Binding) -> list[Binding]:
@@ -23,10 +23,17 @@ def other_arms(part: Component, node: ast.Name, binding: Binding) -> list[Bindin
         return []
     bases = [i for i, record in enumerate(seen[:index]) if record.kind == "=" and record.value is not None]
     arms = []
-    sides = dict(branches(binding.value, part.m.parents, tries=False))  # the arm of each `if` the last one is in
+    # the arm of each `if` the last one is in
+    sides = dict(branches(_placed(binding.value), part.m.parents, tries=False))
     for n, i in enumerate(bases):
         base = seen[i]
-        if base.value is not None and apart(sides, base.value, part.m.parents, tries=False):
+        if base.value is not None and apart(sides, _placed(base.value), part.m.parents, tries=False):
             following = seen[i + 1 : bases[n + 1] if n + 1 < len(bases) else index]
             arms.append(Binding(base.value, binding.env, following, len(base.loops)))
     return arms
+
+
+def _placed(value: ast.expr) -> ast.expr:
+    """The node of the tree a value stands in: for one name of ``names, used = route(q)``, whose
+    value is made up (the item of the call's result), the call."""
+    return value.value if isinstance(value, ast.Subscript) and unpacked_position(value) is not None else value

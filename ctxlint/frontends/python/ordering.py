@@ -21,17 +21,15 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
+from ctxlint.frontends.python.orderorigins import KEEP_ORDER, OrderOrigins, empty_list, nothing, uncut
 from ctxlint.frontends.python.queryrows import rows_of
 from ctxlint.frontends.python.sortedwalk import walk_sorted
-from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Binding, Env, agreed
+from ctxlint.frontends.python.values import Binding, Env, agreed, unpacked_position
 from ctxlint.frontends.python.yieldloops import yielded_from
-from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 PASSED_BY = "by the call at line"  # how the step of a caller that passes a collection in no fixed order ends
-# Calls that walk the items of their first argument in its order.
-_KEEP_ORDER = ("enumerate", "reversed")
 # The calls of a function read for the order they pass a parameter in: "every call" fills it so is
 # a claim about all of them, and a plugin module often has a dozen entry points handing one helper
 # their listings (each a place of the finding, where `sorted(...)` goes)
@@ -43,7 +41,7 @@ _APPLIED = ("map", "filter", "itertools.filterfalse")
 _SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet)\b")
 
 
-class Ordering(Component):
+class Ordering(OrderOrigins):
     def unordered(self, node: ast.expr, env: Env) -> str | None:
         """What makes the value of ``node`` a collection in no fixed order, or None."""
         if env.depth > MAX_DEPTH or not self.m.step():
@@ -56,7 +54,7 @@ class Ordering(Component):
             qualified = self.m.qualified(node.func) or ""
             if qualified in UNORDERED_CALLS:
                 return UNORDERED_CALLS[qualified]
-            if qualified in ("list", "tuple") and len(node.args) == 1 or qualified in _KEEP_ORDER and node.args:
+            if qualified in ("list", "tuple") and len(node.args) == 1 or qualified in KEEP_ORDER and node.args:
                 return self.unordered(node.args[0], env)  # `enumerate(files)` walks them in their order
             if qualified in _IN_STEP or qualified in _APPLIED and len(node.args) == 2:
                 given = node.args if qualified in _IN_STEP else node.args[1:]
@@ -79,6 +77,8 @@ class Ordering(Component):
             # `files[:16]`, `files[16:]`: a batch keeps the order of what it is cut from, which also
             # decides the items it holds
             return self.unordered(node.value, env)
+        if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
+            return self.unpacked_unordered(node.value, position, env)  # `names, used = route(q)`
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor, ast.Add)):
             # (`+`: lists joined end to end, `glob(a) + glob(b)`, keep each one's order)
             return self.unordered(node.left, env) or self.unordered(node.right, env)
@@ -86,6 +86,10 @@ class Ordering(Component):
             if isinstance(node, ast.Name) and node.id in self.sorted_in_place(env.scope.node):
                 return None  # `files.sort()`: the function puts it in order before it is read
             binding = self.scopes.resolve(node, env)
+            if binding is None and isinstance(node, ast.Name) and (bound := env.bound(node.id)) is not None \
+                    and bound.owner is not None:
+                # a parameter a caller of another module fills (`dedupe(found)`): what it passes, read there
+                binding = self.scopes.resolve(node, env, foreign=True)
             if binding is None:
                 if isinstance(node, ast.Name) and _shuffled_before(node, env):
                     return "random.shuffle"  # `random.shuffle(info_list)` of a parameter, before it is read
@@ -93,12 +97,22 @@ class Ordering(Component):
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
                 return self.passed_unordered(node, env) if isinstance(node, ast.Name) else self.set_by_base(node, env)
-            if any(e.kind == "shuffle" for e in binding.extras):
-                return "random.shuffle"
-            if isinstance(node, ast.Name) and _empty_list(binding.value):
-                return self.accumulated_unordered(node.id, binding)
-            return self.m.follow_binding(binding, self.unordered)
+            found = self.bound_unordered(node, binding)
+            if found is None and isinstance(node, ast.Name):
+                # `if routed: names, _ = route(q)` then `else: names = everything`: either arm may run
+                found = next((d for arm in other_arms(self, node, binding)
+                              if (d := self.bound_unordered(node, arm)) is not None), None)
+            return found
         return None
+
+    def bound_unordered(self, node: ast.Name | ast.Attribute, binding: Binding) -> str | None:
+        """``unordered`` of what one assignment gives a name, with the changes made after it."""
+        if any(e.kind == "shuffle" for e in binding.extras):
+            return "random.shuffle"
+        if isinstance(node, ast.Name) and empty_list(binding.value):
+            return self.accumulated_unordered(node.id, binding)
+        # a parameter bound to what a caller of another module passes is read in that module
+        return self.m.follow_binding(binding, (binding.owner.flow if binding.owner is not None else self).unordered)
 
     def set_by_base(self, node: ast.Attribute, env: Env) -> str | None:
         """``self.examples`` that the class never sets and a base class of the project does
@@ -146,19 +160,6 @@ class Ordering(Component):
         finally:
             self.m.leave(binding.value)
 
-    def filled_from(self, binding: Binding) -> ast.expr | None:
-        """The directory listing a loop around an addition to a list started empty walks
-        (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``), as ``accumulated_unordered``
-        finds it. (Other collections keep the place where the list is used, as reported before.)"""
-        for extra in binding.extras:
-            if extra.kind not in ("append", "extend", "+=", "insert"):
-                continue
-            for loop in extra.loops[binding.loops:]:
-                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.unordered(loop.node.iter, binding.env) in LISTINGS and not walk_sorted(loop.node):
-                    return loop.node.iter
-        return None
-
     def listing_call(self, node: ast.expr, env: Env) -> ast.Call | None:
         """The directory listing a value is (``root.glob(p)``), or a name assigned one holds."""
         if isinstance(node, ast.Name) and (binding := self.scopes.resolve(node, env)) is not None \
@@ -201,10 +202,33 @@ class Ordering(Component):
             # `return list(found)[:most]`: the first items, in the same order (a cut seen where it is
             # made is reported as one: ordersites.py)
             # an early `return []` (`None`, `set()`) gives nothing whose order could change: the other returns decide
-            given = [value for value in target.returns if not _nothing(value)]
-            return agreed([reader.unordered(_uncut(value), target.env) for value in given])
+            given = [value for value in target.returns if not nothing(value)]
+            return agreed([reader.unordered(uncut(value), target.env) for value in given])
         finally:
             reader.m.leave(target.fn)
+
+    def unpacked_unordered(self, call: ast.expr, position: int, env: Env) -> str | None:
+        """``returned_unordered`` for one name of ``names, used = route(q)``: what the item at
+        ``position`` of every tuple the function returns is in no fixed order by
+        (``return list(set(picked)), used``), read in the function's own module."""
+        found = []
+        for item, item_env, target in self.returned_items(call, position, env):
+            reader = target.owner.flow if target.owner is not None else self
+            if not reader.m.enter(target.fn):
+                return None
+            try:
+                found.append(reader.unordered(uncut(item), item_env))
+            finally:
+                reader.m.leave(target.fn)
+        return agreed(found)
+
+    def returned_items(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
+        """The items at ``position`` of the tuples the function ``call`` calls returns, but for
+        those with nothing in them (``return [], 0``); none where one is not shown."""
+        items = self.callees.items_returned_by(call, position, env)
+        if any(item is call for item, _, _ in items):
+            return []  # a call handed over to that the code does not show
+        return [(item, item_env, target) for item, item_env, target in items if not nothing(item)]
 
     def sorted_in_place(self, scope_node: ast.AST) -> set[str]:
         """The names whose lists the code of a scope sorts in place (``found.sort()``)."""
@@ -251,8 +275,8 @@ class Ordering(Component):
         if detail is None:
             return ()
         passed = self.passed_by(node, env)
-        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env), flow=passed,
-                       from_caller=bool(passed)),)
+        return (Source(SourceKind.UNORDERED_ITERATION, detail, self.origin(node, env),
+                       flow=(*self.unpacked_step(walked(node, self), env), *passed), from_caller=bool(passed)),)
 
     def passed_by(self, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evidence, ...]:
         """For a parameter in no fixed order by what its callers pass (``passed_unordered``),
@@ -277,67 +301,6 @@ class Ordering(Component):
                               f"{call.lineno}", self.origin(bound.node, bound.env))
                      for call, bound in self.sources.callers(fn, param, env, constructors=True, most=_ORDER_CALLERS)
                      if self.unordered(bound.node, bound.env) is not None)
-
-    def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
-        """Where the order of a collection is lost: the copy into a list (``unique =
-        list(set(names))``) that a name holds, not each later use of the name, so that both the
-        request and the place it is joined report it once, where ``sorted(...)`` goes. A name
-        that holds the set itself is reported where it is used."""
-        inner: ast.expr | None = None
-        if isinstance(node, ast.Call) and self.m.qualified(node.func) in ("list", "tuple", *_KEEP_ORDER) \
-                and len(node.args) == 1:
-            inner = node.args[0]
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            inner = node.value  # a batch (`files[:16]`): where the collection it is cut from is used
-        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            inner = next((g.iter for g in node.generators if self.unordered(g.iter, env) is not None),
-                         node.generators[0].iter)
-        elif isinstance(node, ast.IfExp):
-            inner = node.body if self.unordered(node.body, env) is not None else node.orelse
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `first + rest`: the part in no order
-            inner = node.left if self.unordered(node.left, env) is not None else node.right
-        elif isinstance(node, ast.Name):
-            binding = self.scopes.resolve(node, env)
-            if binding is not None and binding.owner is None and not binding.extras and _copied(binding.value, self):
-                inner, env = binding.value, binding.env
-            elif binding is not None and binding.owner is None and not binding.extras \
-                    and isinstance(binding.value, ast.Call) and depth <= 4:
-                returned = self.foreign_origin(binding.value, binding.env, depth)
-                if returned is not None:
-                    return returned
-            elif binding is not None and binding.owner is None and _empty_list(binding.value) and depth <= 4:
-                # a list filled in a loop over a directory listing: where the loop takes its order
-                walked_over = self.filled_from(binding)
-                if walked_over is not None:
-                    return self.origin(walked_over, binding.env, depth + 1)
-        elif isinstance(node, ast.Attribute) and depth <= 4 and self.scopes.resolve(node, env) is None \
-                and (inherited := self.inherited(node, env)) is not None \
-                and inherited[0].unordered(inherited[1], inherited[2]) is not None:
-            return inherited[0].origin(inherited[1], inherited[2], depth + 1)  # where the base class sets it
-        elif isinstance(node, ast.Call) and depth <= 4:
-            # a generator's items: where its loop takes them (where `sorted(...)` goes)
-            loops = self.yield_loops(node, env)
-            if loops is not None and len(loops[1]) == 1 and self.unordered(loops[1][0], loops[0].env) is not None:
-                return self.origin(loops[1][0], loops[0].env, depth + 1)
-            returned = self.foreign_origin(node, env, depth)
-            if returned is not None:
-                return returned
-        if inner is None or depth > 4 or self.unordered(inner, env) is None:
-            return self.m.span(node)
-        return self.origin(inner, env, depth + 1)
-
-    def foreign_origin(self, call: ast.Call, env: Env, depth: int) -> Span | None:
-        """Where a function of another module of the project that ``call`` calls loses the order
-        of the one collection it returns (``return list(found)[:most]``): the finding's evidence
-        points there, where ``sorted(...)`` goes."""
-        target = self.callees.function_for(call, env, foreign=True) if self.m.project is not None else None
-        given = [value for value in target.returns if not _nothing(value)] if target is not None else []
-        if target is None or target.owner is None or len(given) != 1:
-            return None
-        reader, value = target.owner.flow, _uncut(given[0])
-        if reader.unordered(value, target.env) is None:
-            return None
-        return reader.origin(value, target.env, depth + 1)
 
     def iteration_sources(self, node: ast.expr, env: Env) -> list[Source]:
         """Where a collection in no fixed order is rendered or iterated into this value."""
@@ -477,21 +440,6 @@ def _shuffled_before(node: ast.Name, env: Env) -> bool:
 _OWN = "_ctxlint_own_nodes"  # the attribute a function's own nodes are kept in
 
 
-def _empty_list(value: ast.expr) -> bool:
-    return (isinstance(value, ast.List) and not value.elts) or (
-        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
-        and not value.args and not value.keywords)
-
-
-def _copied(value: ast.expr, ordering: Ordering) -> bool:
-    """Whether ``value`` copies a collection into a sequence (``list(...)``, a comprehension, a slice,
-    lists put end to end)."""
-    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) \
-        or isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) \
-        or isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) or (
-        isinstance(value, ast.Call) and ordering.m.qualified(value.func) in ("list", "tuple") and len(value.args) == 1)
-
-
 def walked(node: ast.expr, ordering: Ordering) -> ast.expr:
     """The collection whose order ``node`` takes as it is: a batch of it (``files[:16]``), a copy
     or a walk of it (``list(files)``, ``enumerate(files)``, ``[rel(f) for f in files]``)."""
@@ -501,23 +449,8 @@ def walked(node: ast.expr, ordering: Ordering) -> ast.expr:
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             node = node.generators[0].iter
         elif isinstance(node, ast.Call) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) \
-                and ordering.m.qualified(node.func) in ("list", "tuple", *_KEEP_ORDER):
+                and ordering.m.qualified(node.func) in ("list", "tuple", *KEEP_ORDER):
             node = node.args[0]
         else:
             break
     return node
-
-
-def _uncut(value: ast.expr) -> ast.expr:
-    """The collection a slice of it (``list(found)[:most]``) keeps the first items of, in its order."""
-    return value.value if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) else value
-
-
-def _nothing(value: ast.expr) -> bool:
-    """An empty collection or ``None`` (``return []``, ``return set()``): a return with no items."""
-    if isinstance(value, ast.Constant):
-        return value.value is None
-    if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
-        return not (value.elts if not isinstance(value, ast.Dict) else value.keys)
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.args \
-        and not value.keywords and value.func.id in ("list", "tuple", "set", "frozenset", "dict")
