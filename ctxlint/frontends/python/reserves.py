@@ -6,7 +6,6 @@ of sight (whose own settings may hold the limit)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from typing import cast
 
@@ -14,6 +13,7 @@ from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
+from ctxlint.frontends.python.modelreads import model_reads
 from ctxlint.frontends.python.namedmodels import named_model
 from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.sentbycallers import sent_by_callers
@@ -46,63 +46,6 @@ HANDED_TO_FRAMEWORK = "handed-to-framework"
 # code of the project writes.
 NOT_ITS_LIMIT = "not-its-limit"
 # The keywords by which a framework takes the chat model it runs requests with.
-def _attribute_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
-    """The reads of ``self.name`` in the class when ``assign`` (``self.name = ...`` in one of its
-    methods) is the only statement of the class that sets it; where other methods set it too, the
-    reads in the method itself (its inner functions too) after the first of its statements that
-    set it, when each of those builds an object (``self.llm = ChatOpenAI(...)`` in each branch):
-    they read what the method built. None otherwise."""
-    target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
-    if scope.cls is None or not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name) \
-            or target.value.id != "self":
-        return None
-    uses = [n for n in walk(scope.cls.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
-            and isinstance(n.value, ast.Name) and n.value.id == "self"]
-    if sum(not isinstance(n.ctx, ast.Load) for n in uses) == 1:
-        return [n for n in uses if isinstance(n.ctx, ast.Load)]
-    if scope.kind != "function":
-        return None
-    here = [n for n in walk(scope.node) if isinstance(n, ast.Attribute) and n.attr == target.attr
-            and isinstance(n.value, ast.Name) and n.value.id == "self"]
-    stores = [n for n in here if not isinstance(n.ctx, ast.Load)]
-    builds = [a for a in walk(scope.node) if isinstance(a, ast.Assign) and len(a.targets) == 1
-              and any(t is a.targets[0] for t in stores) and isinstance(a.value, ast.Call)]
-    if len(builds) != len(stores):
-        return None  # set otherwise too (`self.llm = None`, `self.llm += ...`)
-    first = min(n.lineno for n in stores)
-    return [n for n in here if isinstance(n.ctx, ast.Load) and n.lineno > first]
-
-
-def _shared_reads(assign: ast.AST | None, scope: Scope) -> list[ast.expr] | None:
-    """The reads of a model kept once in a class body (``llm = ChatOpenAI(...)``, read as
-    ``self.llm`` by methods of the class none of which sets it) or once at module level (read as
-    ``llm`` by code that binds no ``llm`` of its own). None when it is kept otherwise."""
-    target = assign.targets[0] if isinstance(assign, ast.Assign) and len(assign.targets) == 1 else None
-    if not isinstance(target, ast.Name) or scope.kind not in ("class", "module") \
-            or len(scope.assigns.get(target.id, ())) != 1:
-        return None
-    name = target.id
-    if scope.kind == "class":
-        uses = [n for n in walk(scope.node) if isinstance(n, ast.Attribute) and n.attr == name
-                and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")]
-        return None if any(not isinstance(n.ctx, ast.Load) for n in uses) else list[ast.expr](uses)
-    return list(_global_loads(scope.node, name))
-
-
-def _global_loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
-    """The reads of the module's ``name`` under ``node``, skipping functions and classes that bind
-    a ``name`` of their own (a parameter, an assignment, a loop variable)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
-            yield child
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) \
-                and any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-                        or isinstance(n, ast.arg) and n.arg == name for n in walk(child)):
-            continue
-        else:
-            yield from _global_loads(child, name)
-
-
 def _all_args(node: ast.AST) -> list[ast.arg]:
     args = getattr(node, "args", None)
     if not isinstance(args, ast.arguments):
@@ -434,9 +377,7 @@ class Reserves(Component):
         if kept is not None and scope.kind == "function" and len(scope.assigns.get(kept[1], ())) == 1:
             return [call, *(n for n in walk(scope.node) if isinstance(n, ast.Name) and n.id == kept[1]
                             and isinstance(n.ctx, ast.Load))]
-        reads = _attribute_reads(parent, scope)
-        if reads is None:
-            reads = _shared_reads(parent, scope)
+        reads = model_reads(parent, scope)
         if reads is not None:
             return [call, *reads]
         fn = scope.node

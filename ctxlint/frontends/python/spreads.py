@@ -184,9 +184,7 @@ class Spreads(Component):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
                 and not node.args:
             return self.empty_by_default(node.func.value, env, depth + 1)
-        if (picked := picked_from(node)) is not None:  # `{k: v for k, v in hints.items() if k in allowed}`
-            return self.empty_by_default(picked, env, depth + 1)
-        if (given := or_empty(node)) is not None:  # `params or {}`, `params if params else {}`
+        if (given := or_empty(node) or picked_from(node)) is not None:  # `params or {}`, `{k: v for k, v in ...}`
             return self.empty_by_default(given, env, depth + 1)
         if (got := _got_key(node)) is not None:  # `config.get("options", {})` of `config` empty by default
             held = self.empty_by_default(got[1], env, depth + 1)

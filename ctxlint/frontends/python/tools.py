@@ -18,7 +18,7 @@ from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.tool_shapes import ShapeScan, keyword_entries
 from ctxlint.frontends.python.toolbranches import widest_items
 from ctxlint.frontends.python.toolgrowth import accumulated
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Item, Scope
 from ctxlint.model import Breakpoint, Request, Role, Span, ToolDef
 
@@ -327,18 +327,7 @@ class Tools(Component):
                 description = self.tool_description(keywords["description"], env, builder)
         schema = self.signature_schema(fn, scope, env)
         raw = {"name": name, "description": description or "", "inputSchema": schema}
-        return ToolDef(name, description, schema, self.m.name_span(fn), raw, renamed=self.renamed())
-
-    def renamed(self) -> bool:
-        """Whether the module's tools go to a framework that rewrites every tool's name into one
-        the provider takes (crewAI): the module or the project imports one."""
-        roots = self.m.catalogue.tool_renamers
-        if any(value.split(".")[0] in roots for value in self.m.imports.values()):
-            return True
-        project = self.m.project
-        return project is not None and any(project.modules_matching(
-            "import", root, rb"(?m)^[ \t]*(?:from|import)[ \t]+" + re.escape(root.encode()) + rb"\b", 1)
-            for root in roots)
+        return ToolDef(name, description, schema, self.m.name_span(fn), raw, renamed=_renamed(self.m))
 
     def signature_schema(self, fn: FunctionNode, scope: Scope, env: Env) -> dict[str, object]:
         """The input schema FastMCP (pydantic) derives from a signature, as far as it is static.
@@ -468,3 +457,15 @@ def mcp_decorator(node: ast.expr, name: str) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
     return (isinstance(target, ast.Attribute) and target.attr == name
             and isinstance(target.value, (ast.Name, ast.Attribute)))
+
+
+def _renamed(m: Unit) -> bool:
+    """Whether the module's tools go to a framework that rewrites every tool's name into one the
+    provider takes (crewAI): the module or the project imports one."""
+    roots = m.catalogue.tool_renamers
+    if any(value.split(".")[0] in roots for value in m.imports.values()):
+        return True
+    project = m.project
+    return project is not None and any(project.modules_matching(
+        "import", root, rb"(?m)^[ \t]*(?:from|import)[ \t]+" + re.escape(root.encode()) + rb"\b", 1)
+        for root in roots)
