@@ -333,10 +333,12 @@ class Strings(Component):
         """A ``{field}`` or ``%s`` of a template: constant text inlined, anything else a slot."""
         if value is None:
             return Piece(name, span, template_field(name))
+        loop = None
         if name == head:
             inline = self.text(value, env)
             if inline is not None and all(p.slot is None for p in inline):
                 return Piece("".join(p.text for p in inline), span)
+            loop = _printed_in(inline)
             ok, constant = self.flow.literal(value, env)
             if ok and isinstance(constant, (int, float)) and not isinstance(constant, bool):
                 return Piece(str(constant), span)
@@ -345,7 +347,7 @@ class Strings(Component):
         facts.sources.extend(self.flow.iteration_sources(value, env))
         slot = make_slot(expression, facts, env)
         at = self.m.span(value)
-        return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot)
+        return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot, loop)
 
     def join(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece]:
         separator = "".join(p.text for p in self.text(func.value, env) or [] if p.slot is None)
@@ -485,6 +487,13 @@ def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, 
     inner = functools.partial(built_with, inner_prompts(strings.m))
     return lambda name, span: Piece(name, span, linked_slot(template_field(name), None, values,
                                                             "code fills the prompt", True, inner))
+
+
+def _printed_in(pieces: list[Piece] | None) -> str | None:
+    """The loop a value passed for a field prints its content in, item by item, when every slot of
+    it is printed in that one loop (``"\n".join(d["page_content"] for d in docs)``), else None."""
+    loops = {p.loop for p in pieces or () if p.slot is not None}
+    return loops.pop() if len(loops) == 1 else None
 
 
 def template_field(name: str) -> Slot:
