@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from ctxlint.frontends.code.filled import linked_slot
-from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
+from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, replaced_by, unique
 from ctxlint.frontends.placeholders import format_fields
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.inner_prompts import built_with, inner_prompts
@@ -210,7 +210,7 @@ class Strings(Component):
                 inner = self.text(func.value, env)
                 old = self.flow.literal_str(call.args[0], env)
                 if inner is not None and old:
-                    return _replaced(inner, old, self.pieces(call.args[1], env))
+                    return replaced_by(inner, old, self.pieces(call.args[1], env))
         if qualified in ("textwrap.dedent", "inspect.cleandoc") and len(call.args) == 1:
             inner = self.text(call.args[0], env)
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
@@ -526,23 +526,6 @@ def _untrimmed(node: ast.expr) -> ast.expr:
         else:
             break
     return node
-
-
-def _replaced(pieces: list[Piece], old: str, new: list[Piece]) -> list[Piece]:
-    """``pieces`` with each occurrence of ``old`` in their static text replaced by ``new``; the
-    static parts around it keep the span of the text they were cut from."""
-    found: list[Piece] = []
-    for piece in pieces:
-        if piece.slot is not None or old not in piece.text:
-            found.append(piece)
-            continue
-        parts = piece.text.split(old)
-        for index, part in enumerate(parts):
-            if part:
-                found.append(Piece(part, piece.span, None, piece.loop))
-            if index < len(parts) - 1:
-                found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
-    return found
 
 
 def shipped_default(node: ast.expr, env: Env) -> ast.expr | None:
