@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.knowledge import MAX_DEPTH, THREAD_RUNNERS
+from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import base_name, forward_reference
 from ctxlint.frontends.python.receivers import receiver_binding
+from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.starimports import imported_value
 from ctxlint.frontends.python.unit import Component
@@ -38,41 +39,12 @@ class Callees(Component):
         class the code shows or of a parameter annotated with one (found in the class or its
         bases), and with ``foreign``, a function or class another module of the project defines."""
         found = self.callee(call.func, env, foreign) if env.depth <= MAX_DEPTH else None
-        if found is None and (handed := self.handed_call(call)) is not None:
+        if found is None and (handed := handed_call(self.m, call)) is not None:
             # `await asyncio.to_thread(parse, path)`: what the runner gives back is what `parse(path)` returns
-            call, found = handed, self.handed_callee(handed.func, env, foreign)
+            call, found = handed, handed_callee(self, handed.func, env, foreign)
         if found is None or returns and not found[2].returns:
             return None
         return self.called(call, env, found)
-
-    def handed_callee(self, func: ast.expr, env: Env, foreign: bool
-                      ) -> tuple[Analyzer | None, FunctionNode, Scope, bool] | None:
-        """The function a runner is handed: one the code names, or the one a caller of the helper
-        that runs it passes for its parameter (``run_step(parse, path)`` where ``run_step(func,
-        *args)`` returns ``await asyncio.to_thread(func, *args)``)."""
-        bound = env.bound(func.id) if isinstance(func, ast.Name) else None
-        if bound is None or not isinstance(bound.node, (ast.Name, ast.Attribute)):
-            return self.callee(func, env, foreign)
-        reader = bound.owner.callees if bound.owner is not None else self
-        found = reader.callee(bound.node, bound.env, foreign)
-        if found is None or found[0] is not None or bound.owner is None:
-            return found
-        return (bound.owner, *found[1:])  # a function of the caller's module, read there
-
-    def handed_call(self, call: ast.Call) -> ast.Call | None:
-        """The call a thread runner (``THREAD_RUNNERS``) makes of the function it is handed, with
-        the arguments after it (``parse(path)`` for ``asyncio.to_thread(parse, path)``), made once
-        per runner call; None for any other call."""
-        if id(call) in self.m.handed_calls:
-            return self.m.handed_calls[id(call)]
-        position = THREAD_RUNNERS.get(last_name(call.func) or "")
-        made = None
-        if position is not None and len(call.args) > position \
-                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
-            made = ast.copy_location(ast.Call(call.args[position], call.args[position + 1:], call.keywords), call)
-            self.m.probes.append(made)  # kept alive: its id stays its own in the analysis's tables
-        self.m.handed_calls[id(call)] = made
-        return made
 
     def called(self, call: ast.Call, env: Env, found: tuple[Analyzer | None, FunctionNode, Scope, bool]) -> Called:
         """``function_for`` of what ``callee`` found (apart: a caller may test the function first)."""
