@@ -163,6 +163,26 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+def replaced_by(pieces: list[Piece], old: str, new: list[Piece], count: int = -1) -> list[Piece]:
+    """``pieces`` with the occurrences of ``old`` in their static text (the first ``count`` of
+    them, every one for -1) replaced by ``new``, a placeholder filled by hand
+    (``PROMPT.replace("{page}", page)``); the static parts around it keep the span of the text they
+    were cut from."""
+    found: list[Piece] = []
+    for piece in pieces:
+        if piece.slot is not None or old not in piece.text or count == 0:
+            found.append(piece)
+            continue
+        parts = piece.text.split(old, count)
+        count = count - (len(parts) - 1) if count > 0 else count
+        for index, part in enumerate(parts):
+            if part:
+                found.append(Piece(part, piece.span, None, piece.loop))
+            if index < len(parts) - 1:
+                found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
+    return found
+
+
 def in_loop(pieces: list[Piece], loop: str | None) -> list[Piece]:
     return pieces if loop is None else [replace(p, loop=p.loop or loop) for p in pieces]
 

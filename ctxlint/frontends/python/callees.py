@@ -14,6 +14,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import base_name, forward_reference
 from ctxlint.frontends.python.receivers import receiver_binding
+from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.starimports import imported_value
 from ctxlint.frontends.python.unit import Component
@@ -38,6 +39,9 @@ class Callees(Component):
         class the code shows or of a parameter annotated with one (found in the class or its
         bases), and with ``foreign``, a function or class another module of the project defines."""
         found = self.callee(call.func, env, foreign) if env.depth <= MAX_DEPTH else None
+        if found is None and (handed := handed_call(self.m, call)) is not None:
+            # `await asyncio.to_thread(parse, path)`: what the runner gives back is what `parse(path)` returns
+            call, found = handed, handed_callee(self, handed.func, env, foreign)
         if found is None or returns and not found[2].returns:
             return None
         return self.called(call, env, found)

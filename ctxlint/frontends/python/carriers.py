@@ -130,9 +130,10 @@ def returned_process(sources: Sources, call: ast.Call, env: Env) -> tuple[Source
 
 
 def iterated_source(sources: Sources, node: ast.expr, env: Env) -> Source | None:
-    """``for line in sys.stdin:``: an object whose lines the catalogue says are third-party
-    content (its path followed by ``.__iter__()``, as a subscript's by ``.__getitem__()``)."""
-    path = sources.calls.path(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    """``for line in sys.stdin:``, ``for page in fitz.open(path):``: an object whose items the
+    catalogue says are third-party content (its path followed by ``.__iter__()``, as a
+    subscript's by ``.__getitem__()``)."""
+    path = sources.calls.path(node, env) if isinstance(node, (ast.Name, ast.Attribute, ast.Call)) else ""
     spec = next((s for s in sources.m.catalogue.sources.match(f"{path}.__iter__()") if path
                  and isinstance(s, SourceKindSpec) and not s.carrier), None)
     return None if spec is None else Source(SourceKind.UNTRUSTED, f"{spec.what} ({path})", sources.m.span(node),

@@ -75,6 +75,10 @@ BUILTINS = frozenset(dir(builtins))
 # Calls that return the results of the awaitables they are given, one per argument: a starred
 # list of tasks (`asyncio.gather(*[client.search(q) for q in queries])`) is read too.
 GATHERS = {"asyncio.gather"}
+# Calls that run the function they are handed on a worker thread and give back what it returns
+# (`await asyncio.to_thread(parse, path)`, `loop.run_in_executor(None, parse, path)`), by the last
+# name of the call: the position of the function among their arguments; those after it are its own.
+THREAD_RUNNERS = {"to_thread": 0, "run_in_executor": 1, "run_in_threadpool": 0, "run_sync": 0}
 # The attributes of a response that say how its request went, not what it answered: its HTTP
 # status, and the flags a client's response or a run's result sets (`resp.ok`, `result.is_success`).
 RESPONSE_STATUS = frozenset({"status_code", "status"})

@@ -482,6 +482,8 @@ def _call_name(node: ast.expr, path: str, short: str, spec: SourceKindSpec | Non
     if path.startswith(UNKNOWN):
         return f"{short if isinstance(node, ast.Call) else last}(...)"
     instance = path.rsplit("().", 1)
+    if ".__getitem__()" in path or ".__iter__()" in path:  # `reader.pages[0].extract_text()`: of an item
+        return path.replace(".__getitem__()", "[...]").replace(".__iter__()", "[...]").replace("()", "(...)") + "()"
     if len(instance) == 2 and spec is not None and not spec.carrier:  # upload.read() where upload: UploadFile
         return f"{instance[0].rsplit('.', 1)[-1]}.{instance[1]}()"
     return f"{path}(...)"

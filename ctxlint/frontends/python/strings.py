@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from ctxlint.frontends.code.filled import linked_slot
-from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, unique
+from ctxlint.frontends.code.pieces import Facts, Piece, in_loop, replaced_by, unique
 from ctxlint.frontends.placeholders import format_fields
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.inner_prompts import built_with, inner_prompts
@@ -33,7 +33,7 @@ from ctxlint.frontends.python.literals import (
 from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.taken import taken_returns
-from ctxlint.frontends.python.unit import Component, Positioned
+from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
 from ctxlint.model import Slot, Source, SourceKind, Span
 
@@ -210,7 +210,7 @@ class Strings(Component):
                 inner = self.text(func.value, env)
                 old = self.flow.literal_str(call.args[0], env)
                 if inner is not None and old:
-                    return _replaced(inner, old, self.pieces(call.args[1], env))
+                    return replaced_by(inner, old, self.pieces(call.args[1], env))
         if qualified in ("textwrap.dedent", "inspect.cleandoc") and len(call.args) == 1:
             inner = self.text(call.args[0], env)
             return None if inner is None else dedent(inner, clean_doc=qualified == "inspect.cleandoc")
@@ -246,7 +246,7 @@ class Strings(Component):
         name; a literal trimmed or dedented where it is written (``'...'.strip()``) keeps
         its fields where they are, so its tokens serve as well."""
         node = _untrimmed(node)
-        tokens = self.plain_tokens(node)
+        tokens = plain_tokens(self.m, node)
         if tokens is not None:
             return tokens
         for _ in range(3):  # through names, `self.` attributes and `prompt or DEFAULT_PROMPT`
@@ -255,21 +255,12 @@ class Strings(Component):
                 return None
             value, env = _untrimmed(binding.value), binding.env
             value = _untrimmed(shipped_default(value, env) or value)
-            tokens = self.plain_tokens(value)
+            tokens = plain_tokens(self.m, value)
             if tokens is not None:
                 self.m.consumed.add(id(binding.value))
                 return tokens
             node = value
         return None
-
-    def plain_tokens(self, node: ast.expr | None) -> list[StrToken] | None:
-        """The tokens of a text literal with no f-string or bytes part."""
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-            return None
-        tokens = self.m.string_tokens(node)
-        if tokens is None or any(t.is_f or t.is_bytes for t in tokens):
-            return None
-        return tokens
 
     def format_call(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece] | None:
         tokens = self.template_tokens(func.value, env)
@@ -333,10 +324,10 @@ class Strings(Component):
         """A ``{field}`` or ``%s`` of a template: constant text inlined, anything else a slot."""
         if value is None:
             return Piece(name, span, template_field(name))
+        inline = self.text(value, env) if name == head else None  # the value's own text, with its loops
+        if inline is not None and all(p.slot is None for p in inline):
+            return Piece("".join(p.text for p in inline), span)
         if name == head:
-            inline = self.text(value, env)
-            if inline is not None and all(p.slot is None for p in inline):
-                return Piece("".join(p.text for p in inline), span)
             ok, constant = self.flow.literal(value, env)
             if ok and isinstance(constant, (int, float)) and not isinstance(constant, bool):
                 return Piece(str(constant), span)
@@ -345,7 +336,8 @@ class Strings(Component):
         facts.sources.extend(self.flow.iteration_sources(value, env))
         slot = make_slot(expression, facts, env)
         at = self.m.span(value)
-        return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot)
+        return Piece(expression, span, replace(slot, passed_at=at) if at.line != span.line else slot,
+                     _printed_in(inline))
 
     def join(self, call: ast.Call, func: ast.Attribute, env: Env) -> list[Piece]:
         separator = "".join(p.text for p in self.text(func.value, env) or [] if p.slot is None)
@@ -454,6 +446,16 @@ class Strings(Component):
         return pieces
 
 
+def plain_tokens(m: Unit, node: ast.expr | None) -> list[StrToken] | None:
+    """The tokens of a text literal with no f-string or bytes part."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    tokens = m.string_tokens(node)
+    if tokens is None or any(t.is_f or t.is_bytes for t in tokens):
+        return None
+    return tokens
+
+
 def joined_tokens(strings: Strings, node: ast.expr | None, env: Env, depth: int = 0) -> list[StrToken] | None:
     """The tokens of a text literal, or of literals joined with ``+`` where each part is one or a
     name of the module bound once to one (``COMMON_PROMPT + \"\"\"...{ocr_result}...\"\"\"\"``)."""
@@ -465,8 +467,8 @@ def joined_tokens(strings: Strings, node: ast.expr | None, env: Env, depth: int 
         binding = strings.scopes.resolve(node, env)
         if binding is None or binding.owner is not None or binding.extras:
             return None
-        return strings.plain_tokens(binding.value)
-    return strings.plain_tokens(node)
+        return plain_tokens(strings.m, binding.value)
+    return plain_tokens(strings.m, node)
 
 
 def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, Span], Piece] | None:
@@ -485,6 +487,13 @@ def filled_fields(strings: Strings, node: ast.expr, env: Env) -> Callable[[str, 
     inner = functools.partial(built_with, inner_prompts(strings.m))
     return lambda name, span: Piece(name, span, linked_slot(template_field(name), None, values,
                                                             "code fills the prompt", True, inner))
+
+
+def _printed_in(pieces: list[Piece] | None) -> str | None:
+    """The loop a value passed for a field prints its content in, item by item, when every slot of
+    it is printed in that one loop (``"\n".join(d["page_content"] for d in docs)``), else None."""
+    loops = {p.loop for p in pieces or () if p.slot is not None}
+    return loops.pop() if len(loops) == 1 else None
 
 
 def template_field(name: str) -> Slot:
@@ -517,23 +526,6 @@ def _untrimmed(node: ast.expr) -> ast.expr:
         else:
             break
     return node
-
-
-def _replaced(pieces: list[Piece], old: str, new: list[Piece]) -> list[Piece]:
-    """``pieces`` with each occurrence of ``old`` in their static text replaced by ``new``; the
-    static parts around it keep the span of the text they were cut from."""
-    found: list[Piece] = []
-    for piece in pieces:
-        if piece.slot is not None or old not in piece.text:
-            found.append(piece)
-            continue
-        parts = piece.text.split(old)
-        for index, part in enumerate(parts):
-            if part:
-                found.append(Piece(part, piece.span, None, piece.loop))
-            if index < len(parts) - 1:
-                found.extend(Piece(p.text, p.span, p.slot, p.loop or piece.loop) for p in new)
-    return found
 
 
 def shipped_default(node: ast.expr, env: Env) -> ast.expr | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from ctxlint.frontends.code.literals import literal_dict, literal_list
-from ctxlint.frontends.code.pieces import Piece, in_loop, strip
+from ctxlint.frontends.code.pieces import Piece, in_loop, replaced_by, strip
 from ctxlint.frontends.typescript.arguments import loop_counter
 from ctxlint.frontends.typescript.knowledge import DEDENT_TAGS, MAX_RESOLVE, TEMPLATE_TAGS, Node
 from ctxlint.frontends.typescript.names import Names
@@ -247,9 +247,18 @@ class Strings:
 
     def replaced(self, receiver: Node, args: list[Node], method: str, env: Env) -> list[Piece] | None:
         """``text.replace(/\\n{2,}/g, "\\n\\n")``: a replacement that is static text keeps the slots
-        where they are (a value put in, ``.replace("{date}", today)``, is not followed)."""
+        where they are; a value put in for a placeholder written as a string (``PROMPT.replace("{page}",
+        page)``) stands where the placeholder was, as a template's field filled with it (the first
+        occurrence; each with ``replaceAll``)."""
         pattern = self.m.unwrap(args[0]) if len(args) == 2 else None
         replacement = self.literal_str(args[1], env) if pattern is not None else None
+        if pattern is not None and replacement is None and pattern.type != "regex" \
+                and self.m.unwrap(args[1]).type not in ("arrow_function", "function_expression", "function"):
+            placeholder = self.literal_str(pattern, env)
+            found = self.text(receiver, env) if placeholder else None
+            if found is None or not placeholder:
+                return None
+            return replaced_by(found, placeholder, self.pieces(args[1], env), -1 if method == "replaceAll" else 1)
         if pattern is None or replacement is None:
             return None
         if pattern.type == "regex":
