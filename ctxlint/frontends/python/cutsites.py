@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, RAW_OUTPUT_NAMES, is_ranked, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutmarkers import (
     LOGGING,
@@ -245,6 +245,8 @@ class CutSites(Component):
             (self.m.dotted(node) or "").rsplit(".", 1)[-1]
         if (last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES)) or message_content(node):
             return True
+        if last and matches(last.lower(), RAW_OUTPUT_NAMES) and self.flow.is_list(node, env) is not True:
+            return True  # `stdout`, `result.stderr`: a process's stream, or a page's raw text
         if isinstance(node, ast.Call) and self.m.qualified(node.func) == "str" and len(node.args) == 1:
             return self.known_text(node.args[0], env, depth)  # `str(last_dialog["content"])`
         if isinstance(node, ast.Name) and (self.callees.param_annotation(node.id, env) or "").replace(" ", "") in (
