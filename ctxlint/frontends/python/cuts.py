@@ -24,6 +24,7 @@ from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
+from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.markers import cut_marker, cut_marker_before, mentions_cut
@@ -127,6 +128,8 @@ class Cuts(Component):
                 return self.token_cut(node, env)
             if func.attr == "head" and _frame(func.value):
                 return self.row_cut(node, env)
+        if isinstance(func, ast.Name) and wrapped_step(self, node, env, _DECODERS):  # `decode_tokens(ids[:n])`
+            return self.token_cut(node, env)
         return None
 
     def row_cut(self, call: ast.Call, env: Env) -> Found | None:
@@ -251,6 +254,9 @@ class Cuts(Component):
 
     def token_cut(self, call: ast.Call, env: Env) -> Found | None:
         """``enc.decode(enc.encode(text)[:n])``: text cut to a number of tokens."""
+        if isinstance(call.args[0], ast.Name) and env.scope.positional == [call.args[0].id] and \
+                call in env.scope.returns:
+            return None  # a wrapper's own decoding (`return encoding.decode(tokens)`): its call is the cut
         sliced = self.deref_slice(call.args[0], env)
         if sliced is None:
             return None
@@ -259,8 +265,8 @@ class Cuts(Component):
         if bounds is None:
             return None
         subject = node.value
-        if isinstance(subject, ast.Call) and subject.args and isinstance(subject.func, ast.Attribute) and \
-                subject.func.attr in ("encode", "tokenize"):
+        if isinstance(subject, ast.Call) and subject.args and (isinstance(subject.func, ast.Attribute) and \
+                subject.func.attr in TO_TOKENS or wrapped_step(self, subject, inner_env, TO_TOKENS)):
             subject = subject.args[0]
         return Found(call, subject, self.cut_of(subject, "tokens", bounds[0], "token-cut"), bounds[2])
 
