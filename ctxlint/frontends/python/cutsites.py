@@ -67,6 +67,7 @@ from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
 from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
+from ctxlint.frontends.python.typedbranches import after_text_test
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
@@ -140,7 +141,9 @@ class CutSites(Component):
                     found.extend(self.drop_loop(node, Env(scope), context, fn))
                 continue
             # a cut in a branch no call of its function takes (`elif strategy == "first":`)
-            if observation is not None and not unreached(self.m, node, Env(scope), self.flow.literal_str):
+            # ... or in the arm of a type test after the `str` one, of a name given only text
+            if observation is not None and not unreached(self.m, node, Env(scope), self.flow.literal_str) \
+                    and not after_text_test(self.m, node, scope):
                 found.append(observation)
         return found
 
