@@ -46,6 +46,8 @@ _SIBLING_IMPORT = (rb"^[ \t]*from[ \t]+\.+[\w.]*?(?:(?<=\.)MODULE(?![\w$])"
                    rb"|[\"'`]\.\.?/(?:[^\"'`\n]*/)?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]")
 # ... as a module of its own (`import helpers`, `from helpers import f`): its folder is on the path.
 _TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?:\.[cm]?[jt]sx?)?[\"'`]"
+# ... through its folder's entry module, which re-exports it (`from "../../utils"`, `require("./utils/")`).
+_FOLDER_IMPORT = rb"[\"'`][\w./@-]*(?<![\w$-])FOLDER(?:/index(?:\.[cm]?[jt]sx?)?|/)?[\"'`]"
 # Prose: docs and posts, whose code samples may bind a name of their own.
 _PROSE = frozenset({".md", ".mdx", ".rst", ".txt", ".html"})
 MAX_FILES = 50_000
@@ -169,6 +171,26 @@ def _imports(path: Path, data: bytes, homes: frozenset[Path] | None) -> bool:
             pattern = b"|".join((_IMPORT, _TOP_IMPORT, _SIBLING_IMPORT))
         if re.search(pattern.replace(b"MODULE", re.escape(module.encode())).replace(b"FOLDER", re.escape(
                 folder.encode())), data, re.MULTILINE):
+            return True
+        if suffix != ".ipynb" and re.search(_FOLDER_IMPORT.replace(b"FOLDER", re.escape(folder.encode())), data) \
+                and _reexported(home):
+            return True
+    return False
+
+
+def _reexported(home: Path) -> bool:
+    """Whether the entry module of ``home``'s folder (``index.ts``, ``index.mjs`` ...) re-exports it
+    (``export * from "./limited-fetch"``): an import of the folder is then an import of it."""
+    module = re.escape(home.name.split(".", 1)[0].encode())
+    for entry in home.parent.glob("index.*"):
+        if entry.suffix.lower() not in _CODE or entry == home:
+            continue
+        try:
+            data = entry.read_bytes()[:MAX_FILE_BYTES]
+        except OSError:
+            continue
+        if re.search(rb"^[ \t]*export\b[^\n]*\bfrom[ \t]*[\"'`]\./" + module + rb"(?:\.[cm]?[jt]sx?)?[\"'`]",
+                     data, re.MULTILINE):
             return True
     return False
 

@@ -238,6 +238,22 @@ def test_relative_imports_that_go_up_count(tmp_path: Path):
                                                  "run_command": frozenset({shell})}) == set()
 
 
+def test_a_call_through_a_folder_whose_index_re_exports_the_module_counts(tmp_path: Path):
+    utils = tmp_path / "src" / "utils"
+    utils.mkdir(parents=True)
+    (utils / "fetch-capped.mjs").write_text("export function fetchCapped(url) {\n  return url\n}\n", encoding="utf-8")
+    (utils / "clamp.mjs").write_text("export function clampText(text) {\n  return text\n}\n", encoding="utf-8")
+    (utils / "index.mjs").write_text("export * from './fetch-capped'\n", encoding="utf-8")  # not clamp.mjs
+    (tmp_path / "src" / "adapters").mkdir()
+    (tmp_path / "src" / "adapters" / "github.mjs").write_text(
+        "import { fetchCapped, clampText } from '../utils'\nfetchCapped('x')\nclampText('y')\n", encoding="utf-8")
+    fetch, clamp = (utils / "fetch-capped.mjs").resolve(), (utils / "clamp.mjs").resolve()
+    names = {"fetchCapped": {(str(fetch), 1)}, "clampText": {(str(clamp), 1)}}
+    # the folder's index re-exports one module only: an import of the folder reaches that one
+    assert unwritten(tmp_path.resolve(), names, {"fetchCapped": frozenset({fetch}),
+                                                 "clampText": frozenset({clamp})}) == {"clampText"}
+
+
 def test_a_call_commented_out_after_code_or_a_name_only_imported_calls_nothing(tmp_path: Path):
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "merge.ts").write_text("export async function mergeAnswers(a: string[]) {\n  return a;\n}\n"

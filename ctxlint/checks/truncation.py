@@ -36,7 +36,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
              "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
-             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut"}
+             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -228,6 +228,10 @@ _COUNTED_CUTS = {
                    "nothing in place of the rest, so the model takes them for the whole folder and says a file the "
                    "cut dropped is not there. Say how many entries were left out (\"… and 212 more\"), or list "
                    "them all.",
+    "page-items-cut": "keeps the first {entries} elements the script collected from the page, in the page's order, "
+                      "which ranks nothing, and leaves nothing in place of the rest, so the model takes them for "
+                      "everything on the page and says that an element the cut dropped is not there. Say how many "
+                      "were left out (\"… and 212 more elements\"), or hand back the count with them.",
     "gated-drop": "lets the text into the prompt only while it is shorter than {size}; a longer one is left out "
                   "whole with nothing in its place, so the model reads the prompt as if there were none and answers "
                   "without the very text that was too long to miss. Cut it and say so (\"[log truncated: first "

@@ -24,9 +24,11 @@ from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
+from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
-from ctxlint.markers import cut_marker, cut_marker_before, mentions_cut
+from ctxlint.frontends.python.wordbudgets import word_budget
+from ctxlint.markers import cut_marker, cut_marker_before
 from ctxlint.model import Cut, Evidence, EvidenceKind, Role, Segment, Source, SourceKind, Span
 
 # Calls whose result is a position the code found in a value, not a length.
@@ -127,6 +129,8 @@ class Cuts(Component):
                 return self.token_cut(node, env)
             if func.attr == "head" and _frame(func.value):
                 return self.row_cut(node, env)
+        if isinstance(func, ast.Name) and wrapped_step(self, node, env, _DECODERS):  # `decode_tokens(ids[:n])`
+            return self.token_cut(node, env)
         return None
 
     def row_cut(self, call: ast.Call, env: Env) -> Found | None:
@@ -251,6 +255,9 @@ class Cuts(Component):
 
     def token_cut(self, call: ast.Call, env: Env) -> Found | None:
         """``enc.decode(enc.encode(text)[:n])``: text cut to a number of tokens."""
+        if isinstance(call.args[0], ast.Name) and env.scope.positional == [call.args[0].id] and \
+                call in env.scope.returns:
+            return None  # a wrapper's own decoding (`return encoding.decode(tokens)`): its call is the cut
         sliced = self.deref_slice(call.args[0], env)
         if sliced is None:
             return None
@@ -259,8 +266,8 @@ class Cuts(Component):
         if bounds is None:
             return None
         subject = node.value
-        if isinstance(subject, ast.Call) and subject.args and isinstance(subject.func, ast.Attribute) and \
-                subject.func.attr in ("encode", "tokenize"):
+        if isinstance(subject, ast.Call) and subject.args and (isinstance(subject.func, ast.Attribute) and \
+                subject.func.attr in TO_TOKENS or wrapped_step(self, subject, inner_env, TO_TOKENS)):
             subject = subject.args[0]
         return Found(call, subject, self.cut_of(subject, "tokens", bounds[0], "token-cut"), bounds[2])
 
@@ -356,7 +363,8 @@ class Cuts(Component):
                         and isinstance(value.value, ast.Name) and value.value.id in scope.params):
                     continue  # cut at a place found in it (a sentence's end)
                 return None
-            subject = cut.subject
+            subject = cut.subject  # a local name given the parameter (`text = (body or "").strip()`) is it
+            subject = self.unwrap(subject, value_env)[0] if isinstance(subject, ast.Name) else subject
             if not (isinstance(subject, ast.Name) and subject.id in scope.params) or (
                     found is not None and found.param != subject.id):
                 return None
@@ -364,33 +372,14 @@ class Cuts(Component):
         return found
 
     def accumulated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, kept: ast.expr) -> Found | None:
-        """``for line in text.split("\n"): ... if count >= limit: break ... kept += word + " "``: a
-        text built from the words (or lines) of a parameter, in order, in a loop that stops once a
-        count reaches a budget (another parameter, or a number); what is returned is the start of
-        the text with nothing to say the rest was left out. A marker written in the loop or a
-        return (``kept += " [truncated]"``) makes the cut not silent."""
-        if not isinstance(kept, ast.Name) or kept.id in scope.params:
+        """A text built from the words (or lines) of a parameter in a loop that stops at a budget
+        (``wordbudgets.word_budget``): the start of the text, with nothing to say the rest was left out."""
+        found = word_budget(fn, scope, kept, self.flow.literal_str)
+        if found is None:
             return None
-        for loop in walk(fn):
-            if not isinstance(loop, ast.For):
-                continue
-            text = _split_param(loop.iter, scope)
-            if text is None or not any(isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)
-                                       and isinstance(n.target, ast.Name) and n.target.id == kept.id
-                                       for n in walk(loop)):
-                continue
-            budget = next((n for n in walk(loop) if isinstance(n, ast.Compare) and _against_budget(n, scope, text)),
-                          None)
-            if budget is None or not any(isinstance(n, ast.Break) for n in walk(loop)) or _says_cut(loop, scope):
-                continue
-            by_words = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "split"
-                           and (not n.args or self.flow.literal_str(n.args[0], Env(scope)) == " ")
-                           for n in walk(loop))
-            subject = ast.Name(text, ast.Load())
-            limit = next((side.id for side in (budget.left, budget.comparators[0])
-                          if isinstance(side, ast.Name) and side.id in scope.params), None)
-            return Found(budget, subject, Cut("words" if by_words else "lines", "start", BUDGET_LOOP), budget=limit)
-        return None
+        budget, text, by_words, limit = found
+        return Found(budget, ast.Name(text, ast.Load()), Cut("words" if by_words else "lines", "start", BUDGET_LOOP),
+                     budget=limit)
 
     def unwrap(self, value: ast.expr, env: Env) -> tuple[ast.expr, Env]:
         """A returned value through ``.strip()`` and local names (``cut = text[:n]; return cut``)."""
@@ -398,6 +387,9 @@ class Cuts(Component):
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
                     value.func.attr in _KEEPING and not value.args:
                 value = value.func.value
+            elif isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2 \
+                    and isinstance(value.values[1], ast.Constant) and not value.values[1].value:
+                value = value.values[0]  # `body or ""`: the value, or nothing
             elif isinstance(value, ast.Name) and value.id not in env.scope.params:
                 binding = self.scopes.resolve(value, env)
                 if binding is None or binding.extras or binding.owner is not None:
@@ -530,33 +522,6 @@ def _stripped(value: ast.expr) -> ast.expr:
             and not value.args:
         value = value.func.value
     return value
-
-
-def _says_cut(loop: ast.For, scope: Scope) -> bool:
-    """Whether text written in ``loop`` or in what the function returns says that text was cut."""
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and mentions_cut(n.value)
-               for root in (loop, *scope.returns) for n in walk(root))
-
-
-def _split_param(iterable: ast.expr, scope: Scope) -> str | None:
-    """The parameter a loop walks the words or lines of (``for line in text.split("\n")``)."""
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
-            iterable.func.attr in ("split", "splitlines") and isinstance(iterable.func.value, ast.Name) and \
-            iterable.func.value.id in scope.params:
-        return iterable.func.value.id
-    return None
-
-
-def _against_budget(test: ast.Compare, scope: Scope, text: str) -> bool:
-    """``count < max_words``, ``used >= 500``: a count held against another parameter or a number."""
-    if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
-        return False
-    for side in (test.left, test.comparators[0]):
-        if isinstance(side, ast.Name) and side.id in scope.params and side.id != text:
-            return True
-        if isinstance(side, ast.Constant) and isinstance(side.value, int) and side.value >= MIN_CUT:
-            return True
-    return False
 
 
 def _no_len(value: ast.expr) -> ast.expr:

@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
-from ctxlint.frontends.code.words import EXAMPLE_NAMES, is_ranked
+from ctxlint.frontends.code.words import EXAMPLE_NAMES, RAW_OUTPUT_NAMES, is_ranked, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
 from ctxlint.frontends.python.cutmarkers import (
     LOGGING,
@@ -67,6 +67,7 @@ from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
 from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
+from ctxlint.frontends.python.typedbranches import after_text_test
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
@@ -140,7 +141,9 @@ class CutSites(Component):
                     found.extend(self.drop_loop(node, Env(scope), context, fn))
                 continue
             # a cut in a branch no call of its function takes (`elif strategy == "first":`)
-            if observation is not None and not unreached(self.m, node, Env(scope), self.flow.literal_str):
+            # ... or in the arm of a type test after the `str` one, of a name given only text
+            if observation is not None and not unreached(self.m, node, Env(scope), self.flow.literal_str) \
+                    and not after_text_test(self.m, node, scope):
                 found.append(observation)
         return found
 
@@ -245,6 +248,8 @@ class CutSites(Component):
             (self.m.dotted(node) or "").rsplit(".", 1)[-1]
         if (last and any(fnmatchcase(last.lower(), p) for p in STRING_NAMES)) or message_content(node):
             return True
+        if last and matches(last.lower(), RAW_OUTPUT_NAMES) and self.flow.is_list(node, env) is not True:
+            return True  # `stdout`, `result.stderr`: a process's stream, or a page's raw text
         if isinstance(node, ast.Call) and self.m.qualified(node.func) == "str" and len(node.args) == 1:
             return self.known_text(node.args[0], env, depth)  # `str(last_dialog["content"])`
         if isinstance(node, ast.Name) and (self.callees.param_annotation(node.id, env) or "").replace(" ", "") in (

@@ -64,6 +64,8 @@ _LOOP_EXITS = re.compile(r"\b(?:break|continue|while)\b")
 # A length divided by a constant (`text.length / CHARS_PER_TOKEN`, `Tokenizer.DIVISOR`) in a module
 # that speaks of tokens: the `length / 4` estimate through a name (estimates.py).
 _LENGTH_OVER_NAME = re.compile(r"\.length\s*/\s*[A-Za-z_][\w.]*")
+# The first elements of an array a page script collected (`actions.slice(0, 150)`, page_items.py).
+_FIRST_ITEMS = re.compile(r"\w\.slice\(\s*0\s*,\s*\d{2}")
 
 
 # The keys of the turns a chat request posted over HTTP carries (every posted API shape's `messages`),
@@ -90,6 +92,8 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
     if "oken" in text and _LENGTH_OVER_NAME.search(text):
         return True
     if RAW_CUT.search(text):  # a page's raw text or a process's stream cut (page_cuts.py)
+        return True
+    if "document." in text and ".push(" in text and _FIRST_ITEMS.search(text):  # a page's elements cut (page_items.py)
         return True
     knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
     if knowledge.posting is not None and _CHAT_TURNS.search(text) and _CHAT_MODEL.search(text) \

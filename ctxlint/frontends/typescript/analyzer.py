@@ -50,6 +50,7 @@ from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.newest_drops import newest_drops
 from ctxlint.frontends.typescript.page_cuts import page_cuts
+from ctxlint.frontends.typescript.page_items import page_item_cuts
 from ctxlint.frontends.typescript.posted import Posts
 from ctxlint.frontends.typescript.project import Project
 from ctxlint.frontends.typescript.rendered_parts import rendered_parts
@@ -135,6 +136,7 @@ class Analyzer:
         parsed.observations.extend(completion_order(m))
         parsed.observations.extend(container_fills(m, self.sources))
         parsed.observations.extend(page_cuts(m))
+        parsed.observations.extend(page_item_cuts(m))
         if m.long_chain is not None:
             line, _ = m.src.position(m.long_chain.start_byte)
             parsed.notices.append(f"stopped following a chain of property accesses and calls after {MAX_CHAIN} "

@@ -91,7 +91,13 @@ def system_name(name: str) -> bool:
     return words.matches(snake(name), words.SYSTEM_NAMES)
 
 
-# A cut of a page's raw text or a process's stream as the code writes it (`el.innerText.slice(`,
-# `result.stdout.substring(`): what makes a module worth reading for page_cuts.py, and a template
-# string worth parsing as the script it holds.
-RAW_CUT = re.compile(r"(?:innerText|textContent|outerHTML|innerHTML|stdout|stderr)\??\.(?:slice|substring|substr)\(")
+# A cut of a page's raw text, a fetched body or a process's stream as the code writes it
+# (`el.innerText.slice(`, `result.stdout.substring(`, `(el.innerText || "").slice(`,
+# `xhr.responseText.substring(`, `el.innerText?.trim().slice(`, `rawContent.slice(`): what makes a
+# module worth reading for page_cuts.py, and a template string worth parsing as the script it holds.
+# The names are page_cuts' (RAW_OUTPUT_NAMES, camel- or snake-cased, and the DOM's); between the name
+# and the cut, only what page_cuts reads through: `?.`, `)`, a `|| ""` default, `.trim()`.
+RAW_CUT = re.compile(r"(?i:innerText|textContent|outerHTML|innerHTML|responseText|std(?:out|err)|raw_?content"
+                     r"|page_?content|webpage\w*|\w*html|scraped\w*|outs|errs|traceback)"
+                     r"(?:\?|\)|\s*(?:\|\||\?\?)\s*(?:\"\"|''|``)\)|\??\.trim(?:Start|End)?\(\))*"
+                     r"\??\.(?:slice|substring|substr)\(")

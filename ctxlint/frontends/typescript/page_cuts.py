@@ -30,8 +30,11 @@ from ctxlint.markers import cut_marker, cut_marker_before
 from ctxlint.model import Cut, Observation, Source, SourceKind, Span
 
 RAW_OUTPUT_CUT = "raw-output-cut"
-# The DOM's other name for an element's text, besides `innerText` (`inner_text`).
-_NAMES = (*RAW_OUTPUT_NAMES, "text_content")
+# The DOM's other name for an element's text, besides `innerText` (`inner_text`), and the body of a
+# response an `XMLHttpRequest` fetched.
+_NAMES = (*RAW_OUTPUT_NAMES, "text_content", "response_text")
+# Methods that give back the text they are called on, trimmed.
+_TRIMS = ("trim", "trimStart", "trimEnd")
 # The fewest characters a cut keeps for it to cut content, not shorten a label (as cutsites.py counts).
 MIN_CONTENT = 500
 _SLICES = ("slice", "substring", "substr")
@@ -121,11 +124,20 @@ def _cut(src: syntax.Text | _Shifted, call: Node) -> Observation | None:
 
 
 def _last_name(src: syntax.Text | _Shifted, node: Node) -> str | None:
-    """The last name of ``el.innerText``, ``result?.stdout``, ``(el.innerText || "")``' first part."""
-    while node.type in ("parenthesized_expression", "non_null_expression"):
-        node = node.named_children[0] if node.named_children else node
-        if node.type == "binary_expression":  # `(el.innerText || "")`
-            node = node.child_by_field_name("left") or node
+    """The last name of ``el.innerText``, ``result?.stdout``, ``(el.innerText || "")``' first part,
+    ``el.innerText?.trim()``."""
+    while True:
+        if node.type in ("parenthesized_expression", "non_null_expression") and node.named_children:
+            node = node.named_children[0]
+            if node.type == "binary_expression":  # `(el.innerText || "")`
+                node = node.child_by_field_name("left") or node
+            continue
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        method = callee.child_by_field_name("property") if callee is not None and \
+            callee.type == "member_expression" else None
+        if callee is None or method is None or src.code(method) not in _TRIMS:
+            break
+        node = callee.child_by_field_name("object") or node  # `el.innerText?.trim()`: the same text
     if node.type == "member_expression":
         prop = node.child_by_field_name("property")
         return src.code(prop) if prop is not None else None
