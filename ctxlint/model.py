@@ -90,6 +90,15 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
+class Accumulated:
+    """A tool added on every call to a list an object keeps (toolgrowth.py): the list as the code
+    names it (``self.tools``) and the located steps that show it, the list first."""
+
+    held_in: str
+    steps: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Span:
     """A source range: 1-based lines and columns, end column exclusive.
 
@@ -429,7 +438,7 @@ class Request:
     # Elements of a tool list written out that each name one tool whose definition is not read
     # (a function of a module past the analysis's reach): counted by CTX503, not measured.
     unread_tools: tuple[Span, ...] = ()
-    accumulated: tuple[Evidence, ...] = ()  # a tool added to an object's list on every call (toolgrowth.py)
+    accumulated: Accumulated | None = None  # a tool added to an object's list on every call (toolgrowth.py)
     # For a bare template whose role the code that renders it shows: the message that sends it.
     sent_at: Span | None = None
     # For a partial (a template others include), where an including template prints a loop before
