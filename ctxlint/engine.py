@@ -28,7 +28,8 @@ from ctxlint.context import CheckContext, RequestAnalysis, in_function, in_main_
 from ctxlint.directives import SuppressionUse
 from ctxlint.discover import special_file
 from ctxlint.filters import Selection, uncalled
-from ctxlint.model import EvidenceKind, Finding, ParsedFile, Span, map_spans
+from ctxlint.model import EvidenceKind, Finding, ParsedFile, Span
+from ctxlint.relocate import map_spans
 from ctxlint.results import InternalError, LintResult, Notice, display_path, relative_path
 
 if TYPE_CHECKING:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
 
 from ctxlint.numbers import token_count
-
-T = TypeVar("T")
 
 
 class Role(str, Enum):
@@ -87,6 +84,15 @@ class Evidence:
     def is_adopted_from(self) -> bool:
         """Whether this is such a step: the engine says a finding once, where that text is made."""
         return self.span is not None and self == Evidence.adopted_from(self.span, self.strong)
+
+
+@dataclass(frozen=True, slots=True)
+class Accumulated:
+    """A tool added on every call to a list an object keeps (toolgrowth.py): the list as the code
+    names it (``self.tools``) and the located steps that show it, the list first."""
+
+    held_in: str
+    steps: tuple[Evidence, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,7 +436,7 @@ class Request:
     # Elements of a tool list written out that each name one tool whose definition is not read
     # (a function of a module past the analysis's reach): counted by CTX503, not measured.
     unread_tools: tuple[Span, ...] = ()
-    accumulated: tuple[Evidence, ...] = ()  # a tool added to an object's list on every call (toolgrowth.py)
+    accumulated: Accumulated | None = None  # a tool added to an object's list on every call (toolgrowth.py)
     # For a bare template whose role the code that renders it shows: the message that sends it.
     sent_at: Span | None = None
     # For a partial (a template others include), where an including template prints a loop before
@@ -562,38 +568,3 @@ class ParsedFile:
     # A program of its own (a script with a main block that holds no test and imports no test
     # framework), wherever its folder is: a pipeline step kept in `test/` is not a test's fixture.
     program: bool = False
-
-
-def map_spans(value: T, relocate: Callable[[Span], Span]) -> T:
-    """``value`` (a model object, or a list or tuple of them) with every span in it relocated."""
-    if isinstance(value, Span):
-        return relocate(value)  # type: ignore[return-value]
-    if isinstance(value, (list, tuple)):
-        mapped = [map_spans(item, relocate) for item in value]
-        return type(value)(mapped) if isinstance(value, tuple) else mapped  # type: ignore[return-value]
-    names = _fields_of(type(value))
-    if not names:  # text, numbers, enums: nothing in them to move
-        return value
-    changes = {}
-    for name in names:
-        current = getattr(value, name)
-        if isinstance(current, (Span, list, tuple)) or _fields_of(type(current)):
-            changes[name] = map_spans(current, relocate)
-    if isinstance(value, ParsedFile):
-        for name, new in changes.items():
-            setattr(value, name, new)
-        return value
-    return replace(value, **changes)  # type: ignore[type-var]
-
-
-# The fields of each dataclass that may hold spans (an embedded module's text does not), by
-# type: a notebook's result has tens of thousands of objects to relocate, of a dozen types.
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields_of(kind: type) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name != "embedded") if is_dataclass(
-            kind) else ()
-    return names

@@ -11,7 +11,7 @@ import weakref
 import pytest
 from steps import growth
 
-from ctxlint import frameworks, model
+from ctxlint import frameworks, model, relocate
 from ctxlint.frontends import notebook, python
 from ctxlint.frontends.python import flow, literals
 from ctxlint.frontends.python.calls import Calls
@@ -148,9 +148,9 @@ def test_relocating_a_notebook_reads_each_type_s_fields_once(monkeypatch: pytest
     parsed = notebook.parse_file(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}),
                                  "answers.ipynb")
     assert len(parsed.requests) == 150 and parsed.embedded is not None
-    model._FIELDS.clear()
-    read = _counting(monkeypatch, model, "fields")
-    moved = model.map_spans(parsed, parsed.embedded.relocate)
+    relocate._FIELDS.clear()
+    read = _counting(monkeypatch, relocate, "fields")
+    moved = relocate.map_spans(parsed, parsed.embedded.relocate)
     assert {s.span.cell for r in moved.requests for s in r.segments} >= {3, 152}
     assert 0 < len(read) <= 20  # once per model type, not once per object
 

@@ -148,14 +148,16 @@ def too_many_tools(request: Request, ctx: CheckContext) -> None:
 
 def _accumulated(request: Request, ctx: CheckContext) -> None:
     """Report, where it is added, a tool added to the list an object keeps on every call."""
-    kept, added = request.accumulated[0], request.accumulated[1]
+    accumulated = request.accumulated
+    assert accumulated is not None
+    added = accumulated.steps[1]
     ctx.report(
         added.span or request.anchor,
-        f"This adds a tool to {kept.text.split(':', 1)[0]} on every call and nothing removes it: each request "
+        f"This adds a tool to {accumulated.held_in} on every call and nothing removes it: each request "
         "offers one more copy of it (a duplicate name, which providers reject) and the list grows without bound. "
         "Build the list for the call (`tools = [*self.tools, extra]`), or add the tool once.",
         kind="accumulated",
-        evidence=(*request.accumulated, Evidence(EvidenceKind.SINK, "offered in one request", request.anchor)),
+        evidence=(*accumulated.steps, Evidence(EvidenceKind.SINK, "offered in one request", request.anchor)),
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from ctxlint.model import Breakpoint, Evidence, Role, Segment, Slot, Source, Span, ToolDef
+from ctxlint.model import Accumulated, Breakpoint, Evidence, Role, Segment, Slot, Source, Span, ToolDef
 from ctxlint.providers import part_text
 
 T = TypeVar("T")
@@ -114,7 +114,7 @@ class Builder:
         self.unseen: list[str] = []  # parts sent from values the code does not show (see Request.unseen)
         self.catalogue: list[Evidence] = []  # tools made one per item of an uncapped collection (Request.catalogue)
         self.unread: list[Span] = []  # tools a list names whose definitions were not read (Request.unread_tools)
-        self.accumulated: list[Evidence] = []  # a tool added to an object's list on every call (Request.accumulated)
+        self.accumulated: Accumulated | None = None  # a tool added to a kept list on every call (Request.accumulated)
         self.message_index = -1
         self.sent_in: Span | None = None  # where the code writes the current message (Segment.sent_in)
 

@@ -122,11 +122,13 @@ def no_room_for_marker(node: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDe
         return False
     child: ast.AST = node
     parent = parents.get(id(node))
+    budgets: set[str] | None = None  # the names given a bound less a marker's length: one walk, at the first `if`
     while parent is not None and parent is not fn:
         if isinstance(parent, ast.If) and any(s is child for s in parent.body):
-            tested = {n.id for n in ast.walk(parent.test) if isinstance(n, ast.Name)}
-            if any(isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
-                   and a.targets[0].id in tested and _less_a_marker(a.value) for a in ast.walk(fn)):
+            if budgets is None:
+                budgets = {a.targets[0].id for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                           and isinstance(a.targets[0], ast.Name) and _less_a_marker(a.value)}
+            if any(isinstance(n, ast.Name) and n.id in budgets for n in ast.walk(parent.test)):
                 return True
         child, parent = parent, parents.get(id(parent))
     return False

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.spreads import called_as
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.unsetcallers import CallersGiveNone
 from ctxlint.frontends.python.values import Env
@@ -44,7 +45,7 @@ def taken_from_kwargs(spreads: Spreads, node: ast.expr, env: Env,
             or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.args.kwarg is None \
             or fn.args.kwarg.arg != read[1] or env.bound(read[1]) is not None or _rebound(fn, read[1]):
         return None
-    called = scope.cls.node.name if fn.name == "__init__" and isinstance(scope.cls.node, ast.ClassDef) else fn.name
+    called = called_as(fn, scope)
     if spreads.limit_called(called) or spreads.limit_spread_in(called) \
             or limit_spread_in_bases(spreads.callees, scope.cls, called) or _project_may_give(spreads.m, called):
         return None

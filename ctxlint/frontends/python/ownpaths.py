@@ -83,13 +83,12 @@ def _returns_own_path(m: Unit, call: ast.Call, env: Env) -> bool:
     """``self.get_memory_file(user_id)``: a function of the project every return of which is a
     path of the program's own (``user_dir / "MEMORY.md"``), read where it is written (a summary
     applied at the call)."""
-    found = m.analyzer.callees.callee(call.func, env, foreign=True)
-    if found is None:
+    called = m.analyzer.callees.function_for(call, env, foreign=True)
+    if called is None:
         return False
-    owner, _, scope, _ = found
+    owner = called.owner
     unit, scopes = (owner.unit, owner.scopes) if owner is not None else (m, m.analyzer.scopes)
-    inner = Env(scope, depth=env.depth + 1)
-    return bool(scope.returns) and all(own_path(unit, scopes, value, inner) for value in scope.returns)
+    return all(own_path(unit, scopes, value, called.env) for value in called.returns)
 
 
 # A file's name written whole, with its extension (`"MEMORY.md"`, `"knowledge/index.md"`).

@@ -291,7 +291,7 @@ class Sinks(Component):
             unseen=tuple(dict.fromkeys(parts.builder.unseen)),
             catalogue=tuple(parts.builder.catalogue),
             unread_tools=tuple(parts.builder.unread),
-            accumulated=tuple(parts.builder.accumulated),
+            accumulated=parts.builder.accumulated,
         )
 
     def add_tools(self, arguments: dict[str, tuple[Arg, ...]], call: ast.Call, env: Env, given: CallArgs | None,

@@ -168,7 +168,7 @@ class Standalone(Component):
             requests.append(Request(self.m.path, anchor, tuple(builder.segments), tuple(builder.tools),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=marked[key],
                                     sent_at=replayed.get(key), unread_tools=tuple(builder.unread),
-                                    accumulated=tuple(builder.accumulated)))
+                                    accumulated=builder.accumulated))
         return requests
 
     def sent_here(self, scope: Scope, name: str) -> tuple[str, Span] | None:
@@ -272,7 +272,7 @@ class Standalone(Component):
         builder.breakpoints.extend(parts.builder.breakpoints)
         builder.tools.extend(parts.tools)
         builder.unread.extend(parts.builder.unread)
-        builder.accumulated.extend(parts.builder.accumulated)
+        builder.accumulated = builder.accumulated or parts.builder.accumulated
 
     def template(self, call: ast.Call, env: Env, kind: TemplateKind, builder: Builder) -> None:
         self.messages.template(call, env, kind, builder, Variables())

@@ -23,7 +23,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.values import Assign, Env, Scope, own_class
-from ctxlint.model import Evidence, EvidenceKind
+from ctxlint.model import Accumulated, Evidence, EvidenceKind
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.tools import Tools
@@ -32,27 +32,27 @@ if TYPE_CHECKING:
 _ADDS = frozenset({"append", "extend", "insert", "+="})
 
 
-def accumulated(tools: Tools, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
-    """The steps showing that a tool is added to the object's list ``node`` holds on every call
-    of the method sending it; empty when nothing shows that."""
+def accumulated(tools: Tools, node: ast.expr, env: Env) -> Accumulated | None:
+    """The list ``node`` holds and the steps showing that a tool is added to it on every call of
+    the method sending it; None when nothing shows that."""
     m = tools.m
     target, additions = node, []
     if isinstance(node, ast.Name):
         binding = tools.scopes.resolve(node, env)
         if binding is None or binding.owner is not None:
-            return ()
+            return None
         target = binding.value
         additions = [(extra, binding.extras_env.scope) for extra in binding.extras]
     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
-        return ()
+        return None
     method = _method(env.scope)  # `self` of a function nested in a method is the method's
     cls = own_class(target.value.id, method) if method is not None else None
     if method is None or cls is None or getattr(method.node, "name", "") == "__init__":
-        return ()
+        return None
     records = cls.assigns.get(target.attr) or []
     if not any(r.kind == "=" for r in records) or any(
             r.kind == "=" and _within(m, r.home.node, method.node) for r in records):
-        return ()  # never set, or set again by the method itself: a fresh list each call
+        return None  # never set, or set again by the method itself: a fresh list each call
     additions += [(r, r.home) for r in records if r.kind in _ADDS and _within(m, r.home.node, method.node)]
     for extra, _ in additions:
         if extra.kind not in _ADDS or extra.value is None or extra.loops or _tested(m, extra, target.attr, method):
@@ -60,11 +60,12 @@ def accumulated(tools: Tools, node: ast.expr, env: Env) -> tuple[Evidence, ...]:
         base = next(r for r in records if r.kind == "=")
         name = getattr(method.node, "name", "?")
         kept = base.target or base.value
-        return (Evidence(EvidenceKind.SOURCE, f"`self.{target.attr}`: a list the object keeps from call to call",
-                         m.span(kept) if kept is not None else None),
-                Evidence(EvidenceKind.FLOW, f"a tool added to it on every call of `{name}`, never removed",
-                         m.span(extra.value)))
-    return ()
+        return Accumulated(f"`self.{target.attr}`", (
+            Evidence(EvidenceKind.SOURCE, f"`self.{target.attr}`: a list the object keeps from call to call",
+                     m.span(kept) if kept is not None else None),
+            Evidence(EvidenceKind.FLOW, f"a tool added to it on every call of `{name}`, never removed",
+                     m.span(extra.value))))
+    return None
 
 
 def _method(scope: Scope) -> Scope | None:

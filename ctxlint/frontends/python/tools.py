@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 class Tools(Component):
     def tool_list(self, node: ast.expr, env: Env, builder: Builder, legacy: bool) -> list[ToolDef]:
-        if not builder.accumulated:
-            builder.accumulated.extend(accumulated(self, node, env))
+        if builder.accumulated is None:
+            builder.accumulated = accumulated(self, node, env)
         items = widest_items(self, node, env, self.containers.items(node, env))
         if items is None:
             # A list built at run time: keep nothing of it, except an order that changes per call.

@@ -25,15 +25,10 @@ def unreached(unit: Unit, node: ast.AST, env: Env, literal: Callable[[ast.expr, 
     with a constant other than the one it holds: the one the call being followed gives it
     (``env``, read as ``taken`` reads it), or else its default when no call of the function gives
     it one."""
-    tests: list[ast.expr] = []
-    child, parent = node, unit.parents.get(id(node))
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(parent, ast.If) and any(statement is child for statement in parent.body):
-            tests.append(parent.test)
-        child, parent = parent, unit.parents.get(id(parent))
+    parent, tests, exits = _climb(unit, node)
     if not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    for test in _exits_before(unit, node, parent):
+    for test in exits:
         found = compared(test)
         if found is None or (env.scope.node is parent and env.bound(found[0]) is not None):
             if found is not None and test_holds(test, env, literal) is True:
@@ -93,25 +88,29 @@ def _every_call(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: st
     return outside_tests > 0
 
 
-def _exits_before(unit: Unit, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
-    """The tests of the ``if`` statements with no ``else`` that leave the function (their last
-    statement a ``return`` or ``raise``) and stand before ``node`` in a block around it, in
-    ``fn``: ``node`` runs only when each of them is false."""
-    tests: list[ast.expr] = []
+def _climb(unit: Unit, node: ast.AST) -> tuple[ast.AST | None, list[ast.expr], list[ast.expr]]:
+    """One climb from ``node`` to the function (or lambda) it is in: that function, the tests of the
+    ``if`` statements whose body holds ``node``, and the tests of the ``if`` statements with no
+    ``else`` that leave the function (their last statement a ``return`` or ``raise``) and stand
+    before ``node`` in a block around it: ``node`` runs only when each of those is false."""
+    inside: list[ast.expr] = []
+    exits: list[ast.expr] = []
     child, parent = node, unit.parents.get(id(node))
     while parent is not None:
+        if isinstance(parent, ast.If) and any(statement is child for statement in parent.body):
+            inside.append(parent.test)
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
             if not isinstance(block, list):
                 continue
             at = next((i for i, s in enumerate(block) if s is child), None)
             if at is not None:
-                tests += [s.test for s in block[:at] if isinstance(s, ast.If) and not s.orelse
+                exits += [s.test for s in block[:at] if isinstance(s, ast.If) and not s.orelse
                           and isinstance(s.body[-1], (ast.Return, ast.Raise))]
-        if parent is fn or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             break
         child, parent = parent, unit.parents.get(id(parent))
-    return tests if parent is fn else []
+    return parent, inside, exits
 
 
 def _calls_keep(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, value: object,

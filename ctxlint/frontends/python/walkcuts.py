@@ -125,7 +125,8 @@ class WalkCuts(Component):
         if project is None or file is None or "." not in qualified.strip("."):
             return False
         module, name = qualified.rsplit(".", 1)
-        return name == fn.name and _module_name(file, project.root).endswith(module.lstrip("."))
+        # whole names only: `walking` is not the end of `agent.sidewalking`
+        return name == fn.name and f".{_module_name(file, project.root)}".endswith(f".{module.lstrip('.')}")
 
     def reaches_model(self, fn: FunctionNode, scope: Scope) -> tuple[Evidence, ...] | None:
         """The steps by which what ``fn`` returns becomes a tool's result: ``fn`` itself, or a method of
