@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.owncode import in_tests
+from ctxlint.frontends.python.registries import registry_getter
 from ctxlint.frontends.python.sinks import in_test
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
@@ -51,11 +52,14 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
     if built is None or not _named(holder, built):
         return None
     fn = scope.node
-    if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or scope.parent is None or not _returned(m, call, scope, fn):
-        return None
     project, file = m.project, m.file
     if project is None or file is None:
+        return None
+    if scope.kind == "function" and (getter := registry_getter(m, call, scope)) is not None:
+        sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
+        return _sent_where_called(m, getter, getter, sends, 0)  # the function that takes it out of a registry
+    if scope.kind != "function" or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or scope.parent is None or not _returned(m, call, scope, fn):
         return None
     imported = fn.name  # what a calling module imports from this one: the function, or its class
     if scope.parent.kind != "module":
