@@ -45,7 +45,7 @@ def runs_linked(parsed: ParsedFile, context: ParseContext) -> ParsedFile:
                 runs += found
                 parsed.dependencies.append(str(module))
     if scripts:
-        from ctxlint.frontends.python.trees import display_path
+        from ctxlint.frontends.python.project import display_path
         from ctxlint.frontends.typescript import prompt_runs as script_runs
 
         for module in scripts[:MAX_MODULES]:

@@ -72,15 +72,7 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     if header is not None:
         parsed.notices.append(f"skipped: generated code (its header says \"{header}\")")
         return parsed
-    project = file = None
-    if context is not None:
-        from ctxlint.frontends.python.project import project_for
-
-        project = project_for(context.root, catalogue, _load_module, context.not_shipped)
-        file = (context.root / context.relpath).resolve()
-    # parsed once in a run: the files that import the module read the same tree (trees.py)
-    checked = project.trees.parsed(file, text, path) if project is not None and file is not None \
-        else precheck(text, path, check_depth=False)
+    checked = precheck(text, path, check_depth=False)
     problem, tree, text = checked.problem, checked.tree, checked.text
     if problem is not None:
         tag = template_tag(text, problem[0].line)
@@ -102,9 +94,13 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # A module of none of the libraries the analysis models, that registers tools with a
     # framework's registry, is read for those tools alone: the other rules know nothing of it.
     tools_only = not interesting(tree, path, catalogue.roots_for(text), catalogue.request_chains)
-    if project is not None and file is not None:
+    project = file = None
+    if context is not None:
         from ctxlint.frontends.python.layercalls import calls_llm_layer
+        from ctxlint.frontends.python.project import project_for
 
+        project = project_for(context.root, catalogue, _load_module, context.not_shipped)
+        file = (context.root / context.relpath).resolve()
         # ... unless it reaches a model through the project's own LLM layer
         tools_only = tools_only and not project.imports_llm_layer(tree, text, file) \
             and not calls_llm_layer(project, tree, text, file)

@@ -41,9 +41,9 @@ from ctxlint.frontends.python.ordersites import SURVIVORS_REACH_PROMPT, OrderSit
 from ctxlint.frontends.python.outputcuts import OutputCuts
 from ctxlint.frontends.python.overflows import Overflows
 from ctxlint.frontends.python.partdrops import PartDrops
-from ctxlint.frontends.python.prefilter import too_deep
+from ctxlint.frontends.python.prefilter import precheck
 from ctxlint.frontends.python.probes import unread_answers
-from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project
+from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.registered import registered_requests
 from ctxlint.frontends.python.reserves import Reserves
@@ -64,7 +64,6 @@ from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.templatecuts import template_tail_cuts
 from ctxlint.frontends.python.toolorder import ToolOrder
 from ctxlint.frontends.python.tools import Tools
-from ctxlint.frontends.python.trees import display_path
 from ctxlint.frontends.python.trimdrops import TrimDrops
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unreadlimits import unread_limit_fields
@@ -297,8 +296,8 @@ def load_module(project: Project, path: Path) -> Analyzer | None:
     except (OSError, UnicodeDecodeError):
         return None
     display = display_path(path)
-    checked = project.trees.parsed(path, text, display)  # the tree of its own lint, when it had one
-    if checked.tree is None or too_deep(checked.tree, display) is not None:
+    checked = precheck(text, display)
+    if checked.tree is None:
         return None
     analyzer = Analyzer(checked.tree, checked.text, display, project.catalogue, project, path)
     analyzer.scopes.index_module()

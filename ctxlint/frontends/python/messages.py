@@ -18,10 +18,10 @@ from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
 from ctxlint.frontends.python.nodes import loop_binding
+from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.rolehelpers import helper_message
 from ctxlint.frontends.python.sources import loop_giving
 from ctxlint.frontends.python.strings import filled_fields
-from ctxlint.frontends.python.trees import display_path
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Item
 from ctxlint.model import Breakpoint, Role, Slot, Source, SourceKind, Span

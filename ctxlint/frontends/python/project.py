@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ctxlint.frontends.code.summaries import new_file
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.trees import Trees
 from ctxlint.providers import LIMIT_KEYWORDS
 from ctxlint.results import real_directory
 
@@ -61,7 +60,6 @@ class Project:
         self.importers: dict[tuple[str, Path, int], Path | None] = {}  # the same, by the importer
         self.stats: dict[str, bool] = {}  # whether a path is a file
         self.modules: OrderedDict[Path, Analyzer | None] = OrderedDict()
-        self.trees = Trees()  # each module parsed once, for its lint and for the files that import it
         self.retired: list[Analyzer] = []  # modules pushed out of ``modules``, closed by ``begin``
         self.kept_chars = 0  # the text of the modules kept
         self.lookups = 0  # names the file being linted looked up in other modules
@@ -83,8 +81,8 @@ class Project:
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative import)."""
-        # Asked for every name a module looks up elsewhere: by the importer itself first (its Path
-        # keeps its hash), by its folder (a new Path each time) only on the first ask.
+        # Asked for every name a module looks up elsewhere: by the importer itself first (its
+        # Path keeps its hash), by its folder (a new Path each time) only on the first ask.
         known = self.importers.get((module, importer, level), _UNKNOWN)
         if known is not _UNKNOWN:
             return known
@@ -559,6 +557,13 @@ def _called_name(data: bytes, at: int) -> str | None:
 def _text_size(analyzer: Analyzer | None) -> int:
     """The length of a kept module's text, what its share of the kept modules is measured by."""
     return len(analyzer.unit.text) if analyzer is not None else 0
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
 
 
 _PROJECTS: dict[tuple[Path, int, tuple[str, ...]], Project] = {}

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 from ctxlint.discover import glob_any
 from ctxlint.frontends.code.pieces import Builder
 from ctxlint.frontends.python.literals import clean
-from ctxlint.frontends.python.project import picked_by_name
-from ctxlint.frontends.python.trees import display_path
+from ctxlint.frontends.python.project import display_path, picked_by_name
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Request, Span, ToolDef
 

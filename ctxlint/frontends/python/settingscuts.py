@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ctxlint.frontends.python.trees import display_path
+from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.unit import Component
 from ctxlint.markers import cut_marker, cut_noted
 from ctxlint.model import Evidence, EvidenceKind
