@@ -22,6 +22,8 @@ def other_arms(part: Component, node: ast.Name, binding: Binding) -> list[Bindin
     if index is None or seen[index].value is not binding.value:
         return []
     bases = [i for i, record in enumerate(seen[:index]) if record.kind == "=" and record.value is not None]
+    if not bases:
+        return []  # a name given its value once: no earlier arm (asked for most names, so before the climb below)
     arms = []
     # the arm of each `if` the last one is in
     sides = dict(branches(_placed(binding.value), part.m.parents, tries=False))

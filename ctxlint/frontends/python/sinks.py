@@ -267,8 +267,9 @@ class Sinks(Component):
             if not reserve_kind and parts.settings_built is not None:
                 reserve_evidence += (parts.settings_built,)
             # where the settings are written, unless the steps name where a default belongs (a field's)
-            written = written_without(self.args, sink, call, env, given) if reserve_kind != FIELD_NONE else None
-            if written is not None and parts.settings_built is None:
+            written = written_without(self.args, sink, call, env, given) \
+                if reserve_kind != FIELD_NONE and parts.settings_built is None else None
+            if written is not None:
                 reserve_evidence += (written,)
         return Request(
             path=self.m.path,

@@ -253,8 +253,7 @@ class Posts:
         if node.type == "object":
             members = [c for c in node.named_children if c.type != "comment"]
             spreads = [c for c in members if c.type == "spread_element" and c.named_children]
-            if len(spreads) != 1 or any(c.type != "pair" or (key := self.m.field(c, "key")) is None
-                                        or self.m.code(key).strip("\"'") in LIMIT_KEYS
+            if len(spreads) != 1 or any(c.type != "pair" or self.m.key_text(self.m.field(c, "key")) in LIMIT_KEYS
                                         for c in members if c is not spreads[0]):
                 return None
             node = self.m.unwrap(spreads[0].named_children[0])

@@ -72,8 +72,7 @@ def _spread_body_sink(route: Module) -> TsSink | None:
         members = options.named_children
         spread = any(c.type == "spread_element" and c.named_children
                      and route.code(route.unwrap(c.named_children[0])) in bodies for c in members)
-        limited = any(c.type == "pair" and (key := route.field(c, "key")) is not None
-                      and route.code(key).strip("\"'") in LIMIT_KEYS for c in members)
+        limited = any(c.type == "pair" and route.key_text(route.field(c, "key")) in LIMIT_KEYS for c in members)
         if spread and not limited:
             return sink
     return None
