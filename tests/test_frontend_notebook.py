@@ -122,3 +122,22 @@ def test_ipython_shell_commands_over_several_lines_and_assigned_magics_parse():
     )
     parsed = notebook.parse_file(cells, "setup.ipynb")
     assert parsed.errors == []
+
+
+def test_ipython_syntax_is_read_only_where_a_statement_starts():
+    """A prompt line ending in `?` or starting with `!`/`%` is the prompt's text, not a magic;
+    a shell command inside an `if` leaves the block a body."""
+    cells = make(
+        ("code", ["import os\n", "if not os.path.exists('/tmp/kit'):\n",
+                  "    !git clone https://example.org/kit /tmp/kit\n", "else:\n", "    print('already there')\n"]),
+        ("code", ["from openai import OpenAI\n", "client = OpenAI()\n", "TICKETS = [\n",
+                  "    \"\"\"Subject: Can I export my data?\n", "    !important: reply in French\n",
+                  "    %s of users asked the same\"\"\",\n", "]\n",
+                  "client.chat.completions.create(model='gpt-4o', max_tokens=300,\n",
+                  "    messages=[{'role': 'user', 'content': TICKETS[0]}])\n"]),
+    )
+    parsed = notebook.parse_file(cells, "tickets.ipynb")
+    assert parsed.errors == []
+    assert parsed.embedded is not None
+    assert "    pass  # !git clone https://example.org/kit /tmp/kit" in parsed.embedded.text.splitlines()
+    assert "Subject: Can I export my data?\n    !important: reply in French" in parsed.embedded.text

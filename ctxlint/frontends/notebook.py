@@ -119,26 +119,96 @@ _AUTOMAGIC = re.compile(r"(?:pip|conda|mamba)\s+(?:install|uninstall)\s")
 
 
 def _without_magics(lines: list[str]) -> list[str]:
-    """IPython's own syntax as comments, so the cell parses and keeps its line numbers."""
+    """IPython's own syntax as comments, so the cell parses and keeps its line numbers.
+
+    Only a line where a Python statement could start is read as IPython's: a `%`, `!` or a
+    trailing `?` inside a triple-quoted prompt or an open bracket is the prompt's own text.
+    A magic inside a block becomes `pass`, so an `if` around `!git clone` keeps a body.
+    """
     if lines and lines[0].lstrip().startswith("%%"):
         return ["# " + line for line in lines]  # %%bash, %%writefile: the cell is not Python
     out = []
     continued = False  # the line before is a magic that ends in `\`: this one belongs to it
+    inside = _Inside()
     for line in lines:
         stripped = line.lstrip()
         indent = line[: len(line) - len(stripped)]
+        if not continued and not inside.at_statement_start():
+            out.append(line)
+            inside.read(line)
+            continue
         help_query = (stripped.endswith("?") and not stripped.startswith("#")
                       and "(" not in stripped and "=" not in stripped)
         assigned = _ASSIGNED_MAGIC.match(stripped)
         if continued or stripped.startswith(("%", "!")) or _AUTOMAGIC.match(stripped) or help_query:
-            out.append(indent + "# " + stripped)
+            out.append(indent + ("# " if continued or not indent else "pass  # ") + stripped)
             continued = stripped.endswith("\\")
         elif assigned:  # `files = !ls`, `here = %pwd`: the name is bound to what IPython gives
             out.append(f"{indent}{assigned.group(1)}= None  # {assigned.group(2)}")
             continued = stripped.endswith("\\")
         else:
             out.append(line)
+            inside.read(line)
     return out
+
+
+class _Inside:
+    """Whether the next line starts inside a string, a bracket or a `\\` continuation."""
+
+    def __init__(self) -> None:
+        self.quote = ""  # the open triple quote, if any
+        self.depth = 0
+        self.joined = False
+
+    def at_statement_start(self) -> bool:
+        return not self.quote and self.depth <= 0 and not self.joined
+
+    def read(self, line: str) -> None:
+        index, end = 0, len(line)
+        while index < end:
+            if self.quote:
+                close = line.find(self.quote, index)
+                while close > 0 and line[close - 1] == "\\" and not _escaped_backslash(line, close - 1):
+                    close = line.find(self.quote, close + 1)
+                if close < 0:
+                    break
+                index, self.quote = close + 3, ""
+                continue
+            char = line[index]
+            if char == "#":
+                break
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth -= 1
+            elif char in "'\"":
+                if line.startswith(char * 3, index):
+                    self.quote, index = char * 3, index + 3
+                    continue
+                index = _past_short_string(line, index, char)
+                continue
+            index += 1
+        self.joined = not self.quote and line.rstrip().endswith("\\") and not line.lstrip().startswith("#")
+
+
+def _escaped_backslash(line: str, at: int) -> bool:
+    """Whether the backslash at `at` is itself escaped (an even run of backslashes before it)."""
+    run = 0
+    while at - run - 1 >= 0 and line[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+def _past_short_string(line: str, start: int, quote: str) -> int:
+    index = start + 1
+    while index < len(line):
+        if line[index] == "\\":
+            index += 2
+            continue
+        if line[index] == quote:
+            return index + 1
+        index += 1
+    return len(line)
 
 
 # `name = %magic ...` and `name = !command`: IPython binds the name to the magic's result.
