@@ -532,3 +532,15 @@ def sets_limit_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> boo
             if node.func.attr == "update" and any(k.arg in LIMIT_KEYWORDS for k in node.keywords):
                 return True
     return False
+
+
+def item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
+    """The names a loop (or a comprehension) binds to the items of what it goes over: the whole
+    target, but of the pairs of ``enumerate(items)`` or ``table.items()`` only the second (the
+    first is an index or a key)."""
+    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(iterable, ast.Call):
+        func = iterable.func
+        if (isinstance(func, ast.Name) and func.id == "enumerate") or (isinstance(func, ast.Attribute)
+                                                                      and func.attr == "items"):
+            target = target.elts[1]
+    return {n.id for n in walk(target) if isinstance(n, ast.Name)}

@@ -39,7 +39,7 @@ from ctxlint.frontends.python.knowledge import (
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import keyed_fields, string_value, value_parts
-from ctxlint.frontends.python.nodes import arguments, walk
+from ctxlint.frontends.python.nodes import arguments, item_names
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_own_text, run_by
 from ctxlint.frontends.python.receivers import field_given
 from ctxlint.frontends.python.renders import filled_elsewhere
@@ -145,7 +145,7 @@ class Sources(Component):
             shown = node.value if isinstance(node, ast.DictComp) else node.elt
             read = {n.id for n in ast.walk(shown) if isinstance(n, ast.Name)}
             for generator in node.generators:
-                if read & _item_names(generator.target, generator.iter):
+                if read & item_names(generator.target, generator.iter):
                     found = self.untrusted(generator.iter, env)
                     if found is not None:
                         return found
@@ -558,7 +558,7 @@ def loop_giving(target: ast.expr, parents: dict[int, ast.AST]) -> ast.For | ast.
         loop = parents.get(id(loop))
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(target, ast.Name):
         return None
-    return loop if target.id in _item_names(loop.target, loop.iter) else None
+    return loop if target.id in item_names(loop.target, loop.iter) else None
 
 
 def _comprehension_giving(node: ast.Name, parents: dict[int, ast.AST]) -> ast.comprehension | None:
@@ -568,22 +568,10 @@ def _comprehension_giving(node: ast.Name, parents: dict[int, ast.AST]) -> ast.co
     while current is not None and not isinstance(current, ast.stmt):
         if isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             for generator in current.generators:
-                if node.id in _item_names(generator.target, generator.iter):
+                if node.id in item_names(generator.target, generator.iter):
                     return generator
         current = parents.get(id(current))
     return None
-
-
-def _item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
-    """The names a loop (or a comprehension) binds to the items of what it goes over: the whole
-    target, but of the pairs of ``enumerate(items)`` or ``table.items()`` only the second (the
-    first is an index or a key)."""
-    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(iterable, ast.Call):
-        func = iterable.func
-        if (isinstance(func, ast.Name) and func.id == "enumerate") or (isinstance(func, ast.Attribute)
-                                                                      and func.attr == "items"):
-            target = target.elts[1]
-    return {n.id for n in walk(target) if isinstance(n, ast.Name)}
 
 
 def _reads(name: str, names: tuple[str, ...]) -> bool:

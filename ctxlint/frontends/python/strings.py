@@ -30,6 +30,7 @@ from ctxlint.frontends.python.literals import (
     strip,
     with_sources,
 )
+from ctxlint.frontends.python.nodes import item_names
 from ctxlint.frontends.python.renders import format_values
 from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.taken import taken_returns
@@ -344,13 +345,16 @@ class Strings(Component):
         sep_span = self.m.span(func.value)
         iterable = call.args[0]
         if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)) and len(iterable.generators) == 1:
-            loop = self.m.code(iterable.generators[0].iter)
-            sources = self.flow.unordered_source(iterable.generators[0].iter, env)
-            # An item of third-party content is third-party content: `"\n".join(h["content"] for h in hits)`.
-            sources += tuple(s for s in self.flow.facts(iterable.generators[0].iter, env).sources
-                             if s.kind is SourceKind.UNTRUSTED)
-            element = [replace(p, slot=with_sources(p.slot, sources)) if p.slot else p
-                       for p in self.pieces(iterable.elt, env)]
+            generator = iterable.generators[0]
+            loop = self.m.code(generator.iter)
+            ordered = self.flow.unordered_source(generator.iter, env)
+            # An item of third-party content is third-party content: `"\n".join(h["content"] for h in hits)`;
+            # the index of `enumerate(hits)` or a value the item does not give is not.
+            untrusted = tuple(s for s in self.flow.facts(generator.iter, env).sources if s.kind is SourceKind.UNTRUSTED)
+            item_vars = item_names(generator.target, generator.iter)
+            element = [replace(p, slot=with_sources(p.slot, ordered + untrusted * _reads_any(p.slot, item_vars)))
+                       if p.slot else p for p in self.pieces(iterable.elt, env)]
+            sources = ordered + untrusted
             if sources and not any(p.slot for p in element):
                 element.append(self.slot_piece(iterable, env, variable=True))
             pieces = in_loop(element, loop)
@@ -564,3 +568,8 @@ def may_hold_untrusted_instead(strings: Strings, node: ast.Name, binding: Bindin
     others = other_branches(node, binding, strings.m.parents)
     return any(strings.sources.untrusted(value, binding.env) is not None for value in others) \
         and strings.sources.untrusted(binding.value, binding.env) is None
+
+
+def _reads_any(slot: Slot, names: set[str]) -> bool:
+    """Whether a slot reads one of ``names`` (``hit["content"]`` reads ``hit``)."""
+    return any(name.split(".")[0] in names for name in slot.names)
