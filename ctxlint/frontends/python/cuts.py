@@ -151,6 +151,9 @@ class Cuts(Component):
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _DECODERS:
             return None  # tokens, cut where they are decoded
         subject = node.value
+        if _frame(subject):  # `df[:500]`: the first rows of a table, as `df.head(500)`, not characters
+            return Found(node, subject, Cut("rows", keeps, ROW_CUT), kept) \
+                if keeps == "start" and kept is not None and kept >= _LEAST_ROWS else None
         last = subject.attr if isinstance(subject, ast.Attribute) else getattr(subject, "id", "")
         # A name said of a collection (`history`) cuts items, unless the value it holds is shown to be
         # text (`history = "...\n".join(commands)`); an unknown one counts where it is put in text.

@@ -206,7 +206,8 @@ class CutSites(Component):
             held is not None and "token" in self.m.code(held).lower() and _measures(held, _subject(node)))
         helped = self.cuts.helper_cut(node, env) if isinstance(node, ast.Call) else None  # `trim(page_text)`
         third_party = self.sources.untrusted(helped[2] if helped else _subject(node), env)
-        if third_party is not None and third_party.strong and third_party.origin in _READ_BACK:
+        if third_party is not None and third_party.strong and third_party.origin in _READ_BACK \
+                and (cut is None or cut.unit != "rows"):  # the rows of a table read from a download are no text
             # the same, known by where the text comes from: a response body, a page, a process
             return Observation("raw-output-cut", source.span, goes, source=replace(
                 source, strong=True, flow=(*source.flow, Evidence(
