@@ -13,13 +13,25 @@ SENT_AS_TOOL_RESULT = "a tool result"
 
 
 def sent_in_its_own_role(message: ast.Dict) -> bool:
-    """A chat message whose role is the tool's, or decided at run time (`message.role`): a name
-    it sends is known as a tool result only because the code sends it in the tool role, which
-    marks it as data; as such a message's content it is not pasted into anyone's text."""
+    """A chat message whose role is the tool's, or decided at run time (`message.role`), or an
+    Anthropic ``tool_result`` block or a Responses ``function_call_output`` item: a name it sends
+    is known as a tool result only because the code sends it there, which marks it as data; as
+    such a message's content it is not pasted into anyone's text."""
     for key, value in zip(message.keys, message.values, strict=True):
-        if key is not None and string_value(key) == "role":
+        name = string_value(key) if key is not None else None
+        if name == "role":
             return string_value(value) not in ("system", "developer", "user", "assistant")
-    return False
+    return result_block(message)
+
+
+def result_block(block: ast.Dict) -> bool:
+    """An Anthropic ``tool_result`` block or a Responses ``function_call_output`` item: whatever
+    it carries, the API tells the model it is a tool's output, tied to the call that asked."""
+    return any(key is not None and string_value(key) == "type" and string_value(value) in _RESULT_ITEMS
+               for key, value in zip(block.keys, block.values, strict=True))
+
+
+_RESULT_ITEMS = ("tool_result", "function_call_output")
 
 
 # Calls that encode content into text no model reads as instructions.

@@ -23,7 +23,7 @@ from ctxlint.frontends.python.carriers import (
     iterated_source,
     returned_process,
 )
-from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, sent_in_its_own_role
+from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, result_block, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import enclosing, wrapped_by_adds
 from ctxlint.frontends.python.flow import joined, overridden_to_send
 from ctxlint.frontends.python.knowledge import (
@@ -131,6 +131,8 @@ class Sources(Component):
             if found is None:
                 found = self.loop_item(node, env)
             return found if found is not None else self.from_callers(node, env)
+        if isinstance(node, ast.Dict) and result_block(node):
+            return None  # a tool_result block: the API's own structure says what it holds
         own_role = isinstance(node, ast.Dict) and sent_in_its_own_role(node)
         for child in value_parts(node):
             found = self.untrusted(child, env)
