@@ -48,9 +48,22 @@ def family(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
 
 
 def is_metadata(name: str, vocabulary: Vocabulary) -> bool:
-    """Whether the last words of ``name`` name a fact about content (its id, url, name, size)."""
-    words = _words(name)
+    """Whether the last words of ``name`` name a fact about content (its id, url, name, size),
+    written in any form (``date_str``, ``date_human_readable``: carrier words after it)."""
+    words = _without_carriers(_words(name), _phrases(vocabulary.carriers))
     return bool(words) and _ends_with(words, _phrases(vocabulary.metadata))
+
+
+def _without_carriers(words: tuple[str, ...], carriers: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """``words`` without the carrier words and phrases at their end, keeping at least one word."""
+    stripped = True
+    while stripped:
+        stripped = False
+        for phrase in carriers:
+            if phrase and len(phrase) < len(words) and words[-len(phrase):] == phrase:
+                words, stripped = words[:-len(phrase)], True
+                break
+    return words
 
 
 @lru_cache(maxsize=65_536)  # the trust rules ask about every slot, and prompts repeat a few names
