@@ -12,6 +12,7 @@ from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.layers import Layers
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.names import Names
+from ctxlint.frontends.typescript.own_server import own_server_base
 from ctxlint.frontends.typescript.posted import Posts
 from ctxlint.frontends.typescript.reserves import Reserves
 from ctxlint.frontends.typescript.strings import Strings
@@ -211,6 +212,10 @@ class Sinks:
         if limit is None and provider in sink.limited_providers:
             limit = OutputLimit(f"{shape.limit_keys[0]} (the SDK's default: the model's maximum)", None,
                                 self.m.span(call))
+        relay = own_server_base(self.m, self.names, call, env) if limit is None else None
+        if relay is not None:  # a page's client of its own server: the server sets what the provider gets
+            limit = OutputLimit(f"{shape.limit_keys[0]} (the app's own server's, at {self.m.code(relay)})", None,
+                                self.m.span(relay))
         rest = self.reserves.caller_rest(options, oenv) if limit is None and opaque[0] and options is not None else None
         if rest is None and limit is None and opaque[0] and held is not None:
             rest = self.reserves.settings_rest(held[0], held[1])  # `Object.assign(config, this.extraParams)`
