@@ -11,7 +11,7 @@ import ast
 from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import keyed_fields
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import left_before, walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Bound, Env, Item, looped_keys
 from ctxlint.model import Source, SourceKind
@@ -125,19 +125,23 @@ class Containers(Component):
         """The keys a dict written in the code gives although a spread in it cannot be read
         (``{"max_output_tokens": n, **kwargs}``): a caller may add keys or replace these, but
         these are set. Through a local name and the changes made to it after (``pop``)."""
+        use = node
         binding = self.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
         if binding is not None:
             node, env = binding.value, binding.env
-        if not isinstance(node, ast.Dict):
+        # A dict read from elsewhere (`data = await request.json()`) gives the keys the code sets
+        # in it after (`data["max_tokens"] = n`), and takes out (`data.pop("max_tokens")`).
+        if not isinstance(node, ast.Dict) and (binding is None or not binding.extras):
             return {}
         written: dict[str, Entry] = {}
-        for key_node, value in zip(node.keys, node.values, strict=True):
+        for key_node, value in zip(node.keys, node.values, strict=True) if isinstance(node, ast.Dict) else ():
             key = self.flow.literal_str(key_node, env) if key_node is not None else None
             if key is not None and key_node is not None:
                 written[key] = (value, env, Region.between(key_node, value))
         found: dict[str, Entry] | None = written
         for extra in binding.extras if binding is not None else ():
-            found = self.changed_entries(found, extra, env)
+            if extra.target is None or not left_before(extra.target, use, self.m.parents):  # a branch that returns
+                found = self.changed_entries(found, extra, env)
         return found or {}
 
     def changed_entries(self, entries: dict[str, Entry] | None, extra: Assign, env: Env) -> dict[str, Entry] | None:

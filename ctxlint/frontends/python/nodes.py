@@ -544,3 +544,22 @@ def item_names(target: ast.expr, iterable: ast.expr) -> set[str]:
                                                                       and func.attr == "items"):
             target = target.elts[1]
     return {n.id for n in walk(target) if isinstance(n, ast.Name)}
+
+
+def left_before(change: ast.AST, use: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether the function is left before ``use`` on every path through ``change``: ``change``
+    sits in a block that ends with a ``return`` or ``raise`` and does not hold ``use``
+    (``if local: data.pop("max_tokens"); return send(**data)`` then ``return send(**data)``)."""
+    line = getattr(use, "lineno", None)
+    child, parent = change, parents.get(id(change))
+    while line is not None and parent is not None and not isinstance(
+            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+        for field in _BLOCKS:
+            block = getattr(parent, field, None)
+            if type(block) is list and block and any(s is child for s in block) \
+                    and isinstance(block[-1], (ast.Return, ast.Raise)) \
+                    and not block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno):
+                return True
+        child, parent = parent, parents.get(id(parent))
+    return False
+
