@@ -58,3 +58,13 @@ def leading_name(expression: str) -> str | None:
 def measured(slot) -> bool:
     """Whether a slot prints only a measure of what it reads (its outermost filter is ``length``)."""
     return slot is not None and bool(slot.filters) and slot.filters[0] in _MEASURING_FILTERS
+
+
+# A name (or path) and a whole number joined by arithmetic: `i + 1`, `loop.index0 + 1`, `2 * n`.
+_COUNTED = re.compile(r"\s*(?:[A-Za-z_][\w.]*\s*[-+*]\s*\d+|\d+\s*[-+*]\s*[A-Za-z_][\w.]*)\s*")
+
+
+def counted(slot) -> bool:
+    """Whether a slot prints a number worked out from a name (``i + 1`` of ``enumerate(pages)``):
+    no text of anyone's can be in it."""
+    return slot is not None and not slot.filters and _COUNTED.fullmatch(slot.expression) is not None

@@ -169,7 +169,7 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     slots thousands of times, each name matched against several lists of dozens of globs."""
     segment = request.segments[index]
     slot = segment.slot
-    if slot is None or names.measured(slot):
+    if slot is None or names.measured(slot) or names.counted(slot):
         return None
     # A template file's slot, or a field of a template in code that code fills elsewhere.
     template = slot.opaque or in_template(request)
