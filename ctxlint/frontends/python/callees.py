@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.nodes import base_name, forward_reference
+from ctxlint.frontends.python.patched import patched_method, patched_onto, replaced_stub
 from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -138,6 +139,9 @@ class Callees(Component):
             if cls is not None:
                 owner, cls_scope = cls
                 inherited = self.method_of(owner, cls_scope, func.attr, foreign)
+                if inherited is not None and replaced_stub(func, inherited[1][0]) \
+                        and (held := self.held_function(func, env, foreign)) is not None:
+                    return held  # `self.run_sql = run_sql_postgres` replaces a stub `run_sql`
                 if inherited is not None:
                     owner, found = inherited
                 elif isinstance(func.value, ast.Name) and func.value.id == "self":
@@ -259,7 +263,7 @@ class Callees(Component):
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             method = _method_around(env.scope, node.id)
             if method is not None and method.cls is None and method.parent is self.m.module_scope:
-                patched = _patched_onto(self.m.tree, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
+                patched = patched_onto(self.m.tree, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
                 return self.class_named(patched, self.m.module_scope, foreign) if patched is not None else None
             return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
@@ -394,7 +398,7 @@ class Callees(Component):
         if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
             return None
         home_unit = owner.unit if owner is not None else self.m
-        patched = _patched(home_unit.tree, cls.node.name, name)  # `Bot.reply = _reply` in its module
+        patched = patched_method(home_unit.tree, cls.node.name, name)  # `Bot.reply = _reply` in its module
         if patched is not None and (found := home_unit.module_scope.functions.get(patched)) is not None:
             return owner, found
         home = owner.callees if owner is not None else self
@@ -540,24 +544,6 @@ def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) ->
     if cls is None or cls[0] is not None or owner is None:
         return cls
     return owner, cls[1]
-
-
-def _patched(tree: ast.Module, cls: str, attr: str) -> str | None:
-    """The module function a top-level statement of the module sets as the method ``attr`` of the
-    class ``cls`` (``LinkBot.reply = _link_reply``): a method the class body does not define."""
-    found = [s.value.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
-             for t in s.targets if isinstance(t, ast.Attribute) and t.attr == attr
-             and isinstance(t.value, ast.Name) and t.value.id == cls]
-    return found[0] if len(found) == 1 else None
-
-
-def _patched_onto(tree: ast.Module, function: str) -> str | None:
-    """The class a top-level statement of the module sets the module function ``function`` on as a
-    method (``LinkBot.reply = _link_reply``): its ``self`` is an object of that class."""
-    found = {t.value.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
-             and s.value.id == function for t in s.targets
-             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)}
-    return found.pop() if len(found) == 1 else None
 
 
 def _method_around(scope: Scope | None, name: str) -> Scope | None:

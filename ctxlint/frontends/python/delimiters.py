@@ -23,7 +23,9 @@ _PAIR = re.compile(r"<(?P<name>[A-Za-z_][^\s<>/\\]*)(?:\s[^<>]*)?>(?P<body>.*?)<
 
 def wrapping_tag(pieces: list[ast.expr]) -> str | None:
     """The tag that wraps every value the text built from ``pieces`` prints, or None when some
-    value stands outside a tag pair (or no piece prints a value)."""
+    value stands outside a tag pair (or no piece prints a value). A fenced block counts as a pair
+    too (``f"```{lang}\n{content}\n```"``, tag ```` ``` ````): its info string and a heading line
+    right above it (``### {path}``) name the block, as a tag's attributes do."""
     tag = None
     for piece in pieces:
         if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
@@ -37,8 +39,39 @@ def wrapping_tag(pieces: list[ast.expr]) -> str | None:
             tag = match.group("name").replace(_PLACEHOLDER, "…")
         # Values in the tags themselves (`<chunk_{i}>`) are part of the delimiter, not content.
         if _TAG.sub("", text).count(_PLACEHOLDER) > inside:
-            return None
+            fenced = _fenced_values(text)
+            if fenced is None:
+                return None
+            tag = _FENCE if fenced else tag
     return tag
+
+
+_FENCE = "```"
+
+
+def _fenced_values(text: str) -> int | None:
+    """How many values of ``text`` (a placeholder each) sit on the lines of a fenced block, when
+    every value that no tag pair holds sits in one, in the info string that opens one, or in a
+    heading line right above one; None when some value stands outside. A pattern that only
+    mentions fences (``rf"```{lang}.*?\\n```"``) prints no value inside one."""
+    held = [(m.start(), m.end()) for m in _TAG.finditer(text)] + \
+        [(m.start("body"), m.end("body")) for m in _PAIR.finditer(text)]
+    inside = 0
+    for at in (i for i, c in enumerate(text) if c == _PLACEHOLDER):
+        if any(start <= at < end for start, end in held):
+            continue
+        before, after = text[:at], text[at + 1:]
+        line = before[before.rfind("\n") + 1:].lstrip()
+        if before.count(_FENCE) % 2 == 1:
+            if line.startswith(_FENCE):
+                continue  # the info string
+            if _FENCE in after:
+                inside += 1
+                continue
+        elif line.startswith("#") and (below := after.split("\n", 1))[1:] and below[1].lstrip().startswith(_FENCE):
+            continue
+        return None
+    return inside
 
 
 def enclosing(text: ast.JoinedStr, value: ast.expr) -> str:

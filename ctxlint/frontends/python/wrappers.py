@@ -34,8 +34,9 @@ from ctxlint.frontends.code.pieces import Builder, Piece
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_in_text, limit_only_renamed
-from ctxlint.frontends.python.nodes import abstract, kept_default, none_written, walk
+from ctxlint.frontends.python.nodes import abstract, none_written, walk
 from ctxlint.frontends.python.owncode import users_settings
+from ctxlint.frontends.python.paramdefaults import empty_by_default, falls_back
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
@@ -184,7 +185,7 @@ class Wrappers(Component):
             builder.next_message()
             for segment in segments:
                 name = _hole(segment, params)
-                if name is not None and name not in given and _empty_by_default(summary.function, name):
+                if name is not None and name not in given and empty_by_default(summary.function, name):
                     continue  # `format_msgs=None` left out by this caller: the wrapper sends nothing there
                 if name is not None and name in given:
                     pieces = self.strings.pieces(given[name].node, env)
@@ -362,10 +363,13 @@ class Wrappers(Component):
         named = ((made, call_scope) for call, call_scope in calls
                  if isinstance(call.func, ast.Attribute) and call.args
                  and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None)
-        for call, env, target, reader, inner in self.wrapped_calls(itertools.chain(calls, named), depth - 1):
-            request = self.apply(inner, reader, call, env, target)
-            if request is None:
-                continue
+        # Of the calls that send, the first whose message takes a parameter of the function (a REPL
+        # that sends the text it is given, where an earlier branch sends the last answer again).
+        sending = list(itertools.islice(((found, request) for found in self.wrapped_calls(
+            itertools.chain(calls, named), depth - 1) if (request := self.apply(
+                found[4], found[3], found[0], found[1], found[2])) is not None), _MAX_SENDING))
+        sending.sort(key=lambda entry: not any(_hole(s, _params(fn)) for s in entry[1].segments))
+        for (call, env, _, reader, inner), request in sending[:1]:
             keywords = self.opened_keywords(call, env)
             kwargs = _kwargs(fn, keywords)
             passed_on = _passed_on(call, inner.params) if kwargs is not None else ()
@@ -390,7 +394,7 @@ class Wrappers(Component):
             key = spec.key[0] if spec.key else spec.keywords[0] if spec.keywords else key
             entry = self.args.find(spec, call, env)
             if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in scope.params:
-                if not _falls_back(fn, entry[0].id, call):
+                if not falls_back(fn, entry[0].id, call):
                     limit_param, default = entry[0].id, scope.params[entry[0].id].default
                 break
         keywords = self.opened_keywords(call, env)
@@ -483,6 +487,10 @@ class Wrappers(Component):
         return opened
 
 
+# How many of a function's sending calls are read for one that takes its parameters.
+_MAX_SENDING = 4
+
+
 def _params(fn: FunctionNode) -> tuple[str, ...]:
     args = fn.args
     names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
@@ -563,33 +571,3 @@ def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
 
 
 _TIDIED = re.compile(r"([A-Za-z_]\w*)\.(?:strip|lstrip|rstrip)\(\)\Z")
-
-
-def _falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
-    """Whether ``fn`` gives its parameter ``name`` a value of its own before ``call`` when the caller
-    gives none (``max_tokens = max_tokens or DEFAULT_MAX_TOKENS``, ``if max_tokens is None:
-    max_tokens = 4000``): the request always has a limit, whatever the caller passes."""
-    for node in walk(fn):
-        if not (isinstance(node, ast.Assign) and node.lineno < call.lineno
-                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
-            continue
-        value = node.value
-        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and not none_written(value.values[-1]):
-            return True
-        if isinstance(value, ast.IfExp) and not none_written(value.body) and not none_written(value.orelse):
-            return True
-        if isinstance(value, ast.Constant) and value.value is not None:  # under `if max_tokens is None:`
-            return True
-    return False
-
-
-def _empty_by_default(fn: FunctionNode, name: str) -> bool:
-    """Whether ``fn``'s parameter ``name`` holds nothing when a call leaves it out: its default is
-    None or an empty literal (``format_msgs: list | None = None``), and ``fn`` never sets it."""
-    default = kept_default(fn, name)
-    return default is not None and (none_written(default) or _empty_literal(default))
-
-
-def _empty_literal(node: ast.expr) -> bool:
-    return (isinstance(node, (ast.List, ast.Tuple)) and not node.elts) or \
-        (isinstance(node, ast.Dict) and not node.keys) or (isinstance(node, ast.Constant) and node.value == "")
