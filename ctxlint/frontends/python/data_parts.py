@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.literals import string_value
+from ctxlint.model import Source, SourceKind
 
 # The evidence of a name the function sends back as a tool's result, and nothing else.
 SENT_AS_TOOL_RESULT = "a tool result"
@@ -32,6 +33,13 @@ def result_block(block: ast.Dict) -> bool:
 
 
 _RESULT_ITEMS = ("tool_result", "function_call_output")
+
+
+def unlabelled_in(message: ast.Dict, sources: list[Source]) -> list[Source]:
+    """What a tool's message (``sent_in_its_own_role``) carries that it does not label: not the
+    names known as tool results only because it sends them, and nothing a result block holds."""
+    block = result_block(message)
+    return [s for s in sources if s.detail != SENT_AS_TOOL_RESULT and not (block and s.kind is SourceKind.UNTRUSTED)]
 
 
 # Calls that encode content into text no model reads as instructions.

@@ -15,7 +15,7 @@ from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.callees import item_call
-from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, result_block, sent_in_its_own_role
+from ctxlint.frontends.python.data_parts import encodes, sent_in_its_own_role, unlabelled_in
 from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -139,9 +139,7 @@ class Flow(Ordering):
             if isinstance(child, (ast.expr, ast.comprehension, ast.keyword)):
                 self.facts(child, env, acc)
         if isinstance(node, ast.Dict) and sent_in_its_own_role(node):  # a tool's message: its role labels it
-            block = result_block(node)  # a tool_result block: whatever it holds
-            acc.sources[before:] = [s for s in acc.sources[before:] if s.detail != SENT_AS_TOOL_RESULT
-                                    and not (block and s.kind is SourceKind.UNTRUSTED)]
+            acc.sources[before:] = unlabelled_in(node, acc.sources[before:])
         return acc
 
     def delimited(self, node: ast.expr, env: Env) -> Source | None:
