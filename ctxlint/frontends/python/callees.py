@@ -17,7 +17,7 @@ from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.starimports import imported_value
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ class Callees(Component):
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             method = _method_around(env.scope, node.id)
             if method is not None and method.cls is None and method.parent is self.m.module_scope:
-                patched = _patched_onto(self.m.tree, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
+                patched = _patched_onto(self.m, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
                 return self.class_named(patched, self.m.module_scope, foreign) if patched is not None else None
             return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
@@ -394,7 +394,7 @@ class Callees(Component):
         if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
             return None
         home_unit = owner.unit if owner is not None else self.m
-        patched = _patched(home_unit.tree, cls.node.name, name)  # `Bot.reply = _reply` in its module
+        patched = _patched(home_unit, cls.node.name, name)  # `Bot.reply = _reply` in its module
         if patched is not None and (found := home_unit.module_scope.functions.get(patched)) is not None:
             return owner, found
         home = owner.callees if owner is not None else self
@@ -542,21 +542,17 @@ def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) ->
     return owner, cls[1]
 
 
-def _patched(tree: ast.Module, cls: str, attr: str) -> str | None:
+def _patched(unit: Unit, cls: str, attr: str) -> str | None:
     """The module function a top-level statement of the module sets as the method ``attr`` of the
     class ``cls`` (``LinkBot.reply = _link_reply``): a method the class body does not define."""
-    found = [s.value.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
-             for t in s.targets if isinstance(t, ast.Attribute) and t.attr == attr
-             and isinstance(t.value, ast.Name) and t.value.id == cls]
+    found = [function for on, name, function in unit.patches if on == cls and name == attr]
     return found[0] if len(found) == 1 else None
 
 
-def _patched_onto(tree: ast.Module, function: str) -> str | None:
+def _patched_onto(unit: Unit, function: str) -> str | None:
     """The class a top-level statement of the module sets the module function ``function`` on as a
     method (``LinkBot.reply = _link_reply``): its ``self`` is an object of that class."""
-    found = {t.value.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
-             and s.value.id == function for t in s.targets
-             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)}
+    found = {on for on, _, set_to in unit.patches if set_to == function}
     return found.pop() if len(found) == 1 else None
 
 

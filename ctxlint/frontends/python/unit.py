@@ -190,6 +190,14 @@ class Unit(CallIndex, CycleGuard):
                 names.update(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
         return frozenset(names)
 
+    @cached_property
+    def patches(self) -> tuple[tuple[str, str, str], ...]:
+        """The module's top-level statements that set a module function as a method of a class
+        (``LinkBot.reply = _link_reply``): (class, method, function), indexed once per module."""
+        return tuple((t.value.id, t.attr, s.value.id) for s in self.tree.body
+                     if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
+                     for t in s.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name))
+
     def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
         """Whether a function's or a class's text names an output limit (it may set or pass one on)."""
         known = self._names_limit.get(id(fn))  # asked for a class at each construction of it
