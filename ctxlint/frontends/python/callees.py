@@ -393,6 +393,14 @@ class Callees(Component):
                 return inherited
         return None
 
+    def remembered_callee(self, call: ast.Call, env: Env) -> tuple[object, ...] | None:
+        """The function ``call`` runs (``callee`` of another module too), asked once per call and
+        environment for the whole module."""
+        key = (id(call), env.key)
+        if key not in self.m.callee_memo:
+            self.m.callee_memo[key] = self.callee(call.func, env, foreign=True)
+        return self.m.callee_memo[key]
+
     def param_annotation(self, name: str, env: Env) -> str | None:
         scope = env.scope
         if scope.kind == "function" and name in scope.params and env.bound(name) is None:
