@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env, in_method
 from ctxlint.model import Evidence, EvidenceKind, Request
@@ -33,9 +33,7 @@ def batch_requests(unit: Unit) -> list[Request]:
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)}
         if not BATCH_LINE_KEYS <= keys.keys():
             continue
-        around = unit.parents.get(id(node))
-        while around is not None and not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            around = unit.parents.get(id(around))
+        around = function_of(node, unit.parents)
         scope = scopes.get(id(around)) if around is not None else unit.module_scope
         if scope is None:
             continue
