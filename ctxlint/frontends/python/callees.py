@@ -18,7 +18,7 @@ from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.starimports import imported_value
-from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ class Callees(Component):
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             method = _method_around(env.scope, node.id)
             if method is not None and method.cls is None and method.parent is self.m.module_scope:
-                patched = _patched_onto(self.m, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
+                patched = self.m.patched_onto(getattr(method.node, "name", ""))  # `Bot.reply = _reply`
                 return self.class_named(patched, self.m.module_scope, foreign) if patched is not None else None
             return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
@@ -377,7 +377,7 @@ class Callees(Component):
         if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
             return None
         home_unit = owner.unit if owner is not None else self.m
-        patched = _patched(home_unit, cls.node.name, name)  # `Bot.reply = _reply` in its module
+        patched = home_unit.patched(cls.node.name, name)  # `Bot.reply = _reply` in its module
         if patched is not None and (found := home_unit.module_scope.functions.get(patched)) is not None:
             return owner, found
         home = owner.callees if owner is not None else self
@@ -453,20 +453,6 @@ def returned_class(callees: Callees, call: ast.Call, env: Env, foreign: bool) ->
     if cls is None or cls[0] is not None or owner is None:
         return cls
     return owner, cls[1]
-
-
-def _patched(unit: Unit, cls: str, attr: str) -> str | None:
-    """The module function a top-level statement of the module sets as the method ``attr`` of the
-    class ``cls`` (``LinkBot.reply = _link_reply``): a method the class body does not define."""
-    found = [function for on, name, function in unit.patches if on == cls and name == attr]
-    return found[0] if len(found) == 1 else None
-
-
-def _patched_onto(unit: Unit, function: str) -> str | None:
-    """The class a top-level statement of the module sets the module function ``function`` on as a
-    method (``LinkBot.reply = _link_reply``): its ``self`` is an object of that class."""
-    found = {on for on, _, set_to in unit.patches if set_to == function}
-    return found.pop() if len(found) == 1 else None
 
 
 def _method_around(scope: Scope | None, name: str) -> Scope | None:

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.callindex import CallIndex
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
+from ctxlint.frontends.python.patches import PatchIndex
 from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
@@ -74,7 +75,7 @@ class Positioned(Protocol):
     def end_col_offset(self) -> int | None: ...
 
 
-class Unit(CallIndex, CycleGuard):
+class Unit(CallIndex, PatchIndex, CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,
@@ -189,14 +190,6 @@ class Unit(CallIndex, CycleGuard):
                     self.catalogue.from_library(self.imports.get(_root(base), "")) for base in node.bases):
                 names.update(f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
         return frozenset(names)
-
-    @cached_property
-    def patches(self) -> tuple[tuple[str, str, str], ...]:
-        """The module's top-level statements that set a module function as a method of a class
-        (``LinkBot.reply = _link_reply``): (class, method, function), indexed once per module."""
-        return tuple((t.value.id, t.attr, s.value.id) for s in self.tree.body
-                     if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
-                     for t in s.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name))
 
     def names_a_limit(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
         """Whether a function's or a class's text names an output limit (it may set or pass one on)."""
