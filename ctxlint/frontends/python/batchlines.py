@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.limitplaces import written_dict
 from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env, in_method
@@ -48,11 +49,9 @@ def batch_requests(unit: Unit) -> list[Request]:
         line = f"a line of a batch job for `{url}` whose body sets no output limit"
         steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, line, unit.span(node)),)
         body = keys["body"]
-        binding = unit.analyzer.scopes.resolve(body, env) if isinstance(body, ast.Name) else None
-        if isinstance(body, ast.Name) and binding is not None and binding.owner is None \
-                and isinstance(binding.value, ast.Dict):
-            steps += (Evidence(EvidenceKind.FLOW, f"the body `{body.id}` is written here with no output limit",
-                               unit.span(binding.value)),)
+        if (written := written_dict(unit.analyzer.scopes, body, env)) is not None:
+            steps += (Evidence(EvidenceKind.FLOW, f"the body `{written[0]}` is written here with no output limit",
+                               unit.span(written[1])),)
         found.append(Request(path=unit.path, anchor=unit.span(body), model=model, declares_settings=True,
                              settings_hint=f"`{shape.limit_keys[0]}` in the batch line's body",
                              in_method=in_method(scope), reserve_kind=BATCH_LINE, reserve_evidence=steps,
