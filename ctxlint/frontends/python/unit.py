@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.reserves import Reserves
     from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.sendsummary import Summary
     from ctxlint.frontends.python.serialization import Serialization
     from ctxlint.frontends.python.sinks import Sinks
     from ctxlint.frontends.python.sources import Sources
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.standalone import Standalone
     from ctxlint.frontends.python.strings import Strings
     from ctxlint.frontends.python.tools import Tools
-    from ctxlint.frontends.python.wrappers import Summary, Wrappers
+    from ctxlint.frontends.python.wrappers import Wrappers
 
 
 # How many steps of following values (a name to its value, a call to its function) one module
