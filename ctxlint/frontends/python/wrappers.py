@@ -287,25 +287,9 @@ class Wrappers(Component):
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         calls = self.m.calls_in(scope)
-        # the SDK's function handed to a helper that calls it, read as the call it makes
-        handed = ((made, call_scope) for call, call_scope in calls
-                  if call.args and (made := called_parameter(self.m, self.callees, call, Env(call_scope))) is not None)
-        for call, call_scope in itertools.chain(calls, handed):
-            if not self.sinks.may_be_sink(call):
-                continue
-            env = Env(call_scope)
-            matched = self.sinks.match(call, env)
-            if matched is None:
-                continue
-            request = self.sinks.request(call, env, *matched)
-            if request is not None:
-                return self._summarise(fn, scope, call, env, matched, request)
-            posted = self.args.posted_parameter(call, env, matched[0]) if matched[0].payload else None
-            if posted is not None:
-                empty = Request(self.m.path, self.m.span(call))
-                return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
-        if depth <= 1:
-            return None
+        sends = self.m.summaries.get((id(fn), "sends"), lambda: self._sends(fn, scope, calls), self.m.cut_short)
+        if sends is not None or depth <= 1:
+            return sends
         # methods named by a string come last, and are looked up only when no plain call sends
         named = ((made, call_scope) for call, call_scope in calls
                  if isinstance(call.func, ast.Attribute) and call.args
@@ -327,6 +311,28 @@ class Wrappers(Component):
                            sender=inner.sender or (reader if reader is not self.m.analyzer else None),
                            limit_from_kwargs=inner.limit_from_kwargs
                            and self.passes_kwargs_only(fn, keywords, kwargs, env))
+        return None
+
+    def _sends(self, fn: FunctionNode, scope: Scope, calls: list[tuple[ast.Call, Scope]]) -> Summary | None:
+        """What ``fn``'s own first sink call sends (or the body it posts of a parameter): the part of
+        its summary that is the same at every depth, worked out once and kept as the summaries are."""
+        # the SDK's function handed to a helper that calls it, read as the call it makes
+        handed = ((made, call_scope) for call, call_scope in calls
+                  if call.args and (made := called_parameter(self.m, self.callees, call, Env(call_scope))) is not None)
+        for call, call_scope in itertools.chain(calls, handed):
+            if not self.sinks.may_be_sink(call):
+                continue
+            env = Env(call_scope)
+            matched = self.sinks.match(call, env)
+            if matched is None:
+                continue
+            request = self.sinks.request(call, env, *matched)
+            if request is not None:
+                return self._summarise(fn, scope, call, env, matched, request)
+            posted = self.args.posted_parameter(call, env, matched[0]) if matched[0].payload else None
+            if posted is not None:
+                empty = Request(self.m.path, self.m.span(call))
+                return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
         return None
 
     def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, matched: tuple[Sink, bool],
