@@ -49,7 +49,7 @@ def batch_requests(unit: Unit) -> list[Request]:
         line = f"a line of a batch job for `{url}` whose body sets no output limit"
         steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, line, unit.span(node)),)
         body = keys["body"]
-        if (written := written_dict(unit.analyzer.scopes, body, env)) is not None:
+        if (written := written_dict(unit.analyzer.scopes, body, env, enclosing=True)) is not None:
             steps += (Evidence(EvidenceKind.FLOW, f"the body `{written[0]}` is written here with no output limit",
                                unit.span(written[1])),)
         found.append(Request(path=unit.path, anchor=unit.span(body), model=model, declares_settings=True,

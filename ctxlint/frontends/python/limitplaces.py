@@ -85,13 +85,14 @@ def written_without(args: Arguments, sink: Sink, call: ast.Call, env: Env, given
     return None
 
 
-def written_dict(scopes: Scopes, node: ast.expr, env: Env) -> tuple[str, ast.expr] | None:
+def written_dict(scopes: Scopes, node: ast.expr, env: Env, enclosing: bool = False) -> tuple[str, ast.expr] | None:
     """The name and the dict of a name the function itself binds to a dict it writes
-    (``payload = {...}``, ``params = dict(...)``)."""
+    (``payload = {...}``, ``params = dict(...)``); with ``enclosing``, a scope around it (the
+    module's ``BODY = {...}``) counts too."""
     if not isinstance(node, ast.Name):
         return None
     binding = scopes.resolve(node, env)
-    if binding is None or binding.owner is not None or binding.env.scope is not env.scope:
+    if binding is None or binding.owner is not None or binding.env.scope is not env.scope and not enclosing:
         return None
     value = binding.value
     if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
