@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.limitplaces import written_dict
+from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env, in_method
 from ctxlint.model import Evidence, EvidenceKind, Request
@@ -33,9 +34,7 @@ def batch_requests(unit: Unit) -> list[Request]:
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)}
         if not BATCH_LINE_KEYS <= keys.keys():
             continue
-        around = unit.parents.get(id(node))
-        while around is not None and not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            around = unit.parents.get(id(around))
+        around = function_of(node, unit.parents)
         scope = scopes.get(id(around)) if around is not None else unit.module_scope
         if scope is None:
             continue
@@ -50,11 +49,9 @@ def batch_requests(unit: Unit) -> list[Request]:
         line = f"a line of a batch job for `{url}` whose body sets no output limit"
         steps: tuple[Evidence, ...] = (Evidence(EvidenceKind.SOURCE, line, unit.span(node)),)
         body = keys["body"]
-        binding = unit.analyzer.scopes.resolve(body, env) if isinstance(body, ast.Name) else None
-        if isinstance(body, ast.Name) and binding is not None and binding.owner is None \
-                and isinstance(binding.value, ast.Dict):
-            steps += (Evidence(EvidenceKind.FLOW, f"the body `{body.id}` is written here with no output limit",
-                               unit.span(binding.value)),)
+        if (written := written_dict(unit.analyzer.scopes, body, env, enclosing=True)) is not None:
+            steps += (Evidence(EvidenceKind.FLOW, f"the body `{written[0]}` is written here with no output limit",
+                               unit.span(written[1])),)
         found.append(Request(path=unit.path, anchor=unit.span(body), model=model, declares_settings=True,
                              settings_hint=f"`{shape.limit_keys[0]}` in the batch line's body",
                              in_method=in_method(scope), reserve_kind=BATCH_LINE, reserve_evidence=steps,

@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.classattrs import class_annotation, declared_in, declared_in_bases, set_by_base
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
-from ctxlint.frontends.python.nodes import base_name, forward_reference
-from ctxlint.frontends.python.patched import patched_method, patched_onto, replaced_stub
+from ctxlint.frontends.python.nodes import base_name
+from ctxlint.frontends.python.patches import replaced_stub
 from ctxlint.frontends.python.receivers import receiver_binding
 from ctxlint.frontends.python.runners import handed_call, handed_callee
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -263,7 +264,7 @@ class Callees(Component):
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             method = _method_around(env.scope, node.id)
             if method is not None and method.cls is None and method.parent is self.m.module_scope:
-                patched = patched_onto(self.m.tree, getattr(method.node, "name", ""))  # `Bot.reply = _reply`
+                patched = self.m.patched_onto(getattr(method.node, "name", ""))  # `Bot.reply = _reply`
                 return self.class_named(patched, self.m.module_scope, foreign) if patched is not None else None
             return (None, method.cls) if method is not None and method.cls is not None else None
         cls = env.scope.cls
@@ -339,7 +340,7 @@ class Callees(Component):
         known = self.m.base_set_memo.get(key)
         if known is None:
             # the entry keeps the class alive for its id
-            known = self.m.base_set_memo[key] = (env.scope.cls, _set_by_base(self, attr, env.scope.cls))
+            known = self.m.base_set_memo[key] = (env.scope.cls, set_by_base(self, attr, env.scope.cls))
         return known[1]
 
     def class_named(self, name: str, scope: Scope | None, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
@@ -368,25 +369,7 @@ class Callees(Component):
             return None
         return declared_in(cls, node.attr)
 
-    @staticmethod
-    def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
-        """The class an annotation names: ``BaseLLM``, ``Optional[BaseLLM]``, ``BaseLLM | None``,
-        or any of them written as a forward reference (``"BaseLLM"``, a class imported only
-        under ``TYPE_CHECKING``)."""
-        for _ in range(4):
-            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str) \
-                    and len(annotation.value) < 200:
-                annotation = forward_reference(annotation)
-            if isinstance(annotation, ast.Name):
-                return annotation if annotation.id[:1].isupper() else None
-            if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-                annotation = annotation.right if isinstance(annotation.left, ast.Constant) else annotation.left
-            elif isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \
-                    and annotation.value.id == "Optional":
-                annotation = annotation.slice
-            else:
-                return None
-        return None
+    class_annotation = staticmethod(class_annotation)
 
     def method_of(self, owner: Analyzer | None, cls: Scope, name: str, foreign: bool, depth: int = 0
                   ) -> tuple[Analyzer | None, tuple[ast.AST, Scope]] | None:
@@ -398,7 +381,7 @@ class Callees(Component):
         if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
             return None
         home_unit = owner.unit if owner is not None else self.m
-        patched = patched_method(home_unit.tree, cls.node.name, name)  # `Bot.reply = _reply` in its module
+        patched = home_unit.patched(cls.node.name, name)  # `Bot.reply = _reply` in its module
         if patched is not None and (found := home_unit.module_scope.functions.get(patched)) is not None:
             return owner, found
         home = owner.callees if owner is not None else self
@@ -414,6 +397,14 @@ class Callees(Component):
                 return inherited
         return None
 
+    def remembered_callee(self, call: ast.Call, env: Env) -> tuple[object, ...] | None:
+        """The function ``call`` runs (``callee`` of another module too), asked once per call and
+        environment for the whole module."""
+        key = (id(call), env.key)
+        if key not in self.m.callee_memo:
+            self.m.callee_memo[key] = self.callee(call.func, env, foreign=True)
+        return self.m.callee_memo[key]
+
     def param_annotation(self, name: str, env: Env) -> str | None:
         scope = env.scope
         if scope.kind == "function" and name in scope.params and env.bound(name) is None:
@@ -421,84 +412,6 @@ class Callees(Component):
             if annotation is not None:
                 return self.m.code(annotation)
         return None
-
-
-def declared_in(cls: Scope, attr: str) -> ast.Name | None:
-    """The class a class body declares ``attr`` with: an annotated field (a dataclass's, a
-    pydantic model's: ``llm: Optional[BaseLLM] = None``) or a property's return annotation."""
-    if not isinstance(cls.node, ast.ClassDef):
-        return None
-    for statement in cls.node.body:
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                and statement.target.id == attr:
-            return Callees.class_annotation(statement.annotation)
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr \
-                and any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
-                        for d in statement.decorator_list):
-            return Callees.class_annotation(statement.returns)
-    return None
-
-
-def declared_in_bases(callees: Callees, attr: str, cls: Scope, foreign: bool, depth: int = 0
-                      ) -> tuple[Analyzer | None, Scope] | None:
-    """The class a base class or mixin of the project declares ``self.attr`` with, when the class
-    itself neither declares nor sets it (``llm``, a property of a mixin typed ``BaseLLM``): the
-    annotation read in the module that defines the base."""
-    if depth >= 4 or not isinstance(cls.node, ast.ClassDef):
-        return None
-    for base in map(base_name, cls.node.bases):
-        located = callees.class_named(base, cls.parent, foreign) if base is not None else None
-        if located is None:
-            continue
-        owner, base_cls = located
-        reader = owner.callees if owner is not None else callees
-        declared = declared_in(base_cls, attr)
-        found = reader.class_named(declared.id, base_cls.parent, foreign) if declared is not None \
-            else declared_in_bases(reader, attr, base_cls, foreign, depth + 1)
-        if found is not None:
-            return (found[0] or owner), found[1]
-    return None
-
-
-def _set_by_base(callees: Callees, attr: str, cls: Scope | None) -> tuple[ast.expr, Env, Analyzer | None] | None:
-    """``Callees.set_by_base`` for the class ``cls``, looked up."""
-    owner: Analyzer | None = None
-    first = callees
-    below: list[Scope] = []  # the classes between, whose constructors hand the parameters on
-    for _ in range(3):
-        if cls is not None:
-            below.append(cls)
-        base = base_name(cls.node.bases[0]) if cls is not None and isinstance(cls.node, ast.ClassDef) \
-            and cls.node.bases else None
-        if cls is None or base is None:
-            return None
-        located = callees.class_named(base, cls.parent, True)
-        if located is None:
-            return None
-        owner = located[0] or owner
-        cls = located[1]
-        callees = owner.callees if owner is not None else first
-        records = [r for r in cls.assigns.get(attr, ()) if r.kind == "="]
-        if records:
-            last = records[-1]
-            if last.value is None:
-                return None
-            read = {n.id for n in ast.walk(last.value) if isinstance(n, ast.Name)} & set(last.home.params)
-            if any(_reassigns(c, read) for c in below):
-                return None
-            return last.value, Env(last.home), owner
-    return None
-
-
-def _reassigns(cls: Scope, names: set[str]) -> bool:
-    """Whether the constructor of ``cls`` gives one of its parameters ``names`` a value of its own."""
-    init = cls.functions.get("__init__")
-    if init is None or not isinstance(init[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    return any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
-        isinstance(target, ast.Name) and target.id in names
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
-        for node in ast.walk(init[0]))
 
 
 def _fallback_built(value: ast.expr) -> ast.Call | None:

@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import TypeGuard
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import statement_of
+from ctxlint.frontends.python.nodes import function_of, statement_of
 from ctxlint.markers import cut_marker, cut_marker_before, says_loss
 
 # Methods that write a value to a log, a console or a warning.
@@ -42,9 +42,7 @@ def joined_with_marker(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
     if assigned is None:
         return False
     statement, target = assigned
-    fn = parents.get(id(statement))
-    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        fn = parents.get(id(fn))
+    fn = function_of(statement, parents)
     if fn is None:
         return False
     for joined in ast.walk(fn):

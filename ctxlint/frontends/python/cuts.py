@@ -24,7 +24,7 @@ from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
-from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, remembered_callee, wrapped_step
+from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.frontends.python.wordbudgets import word_budget
@@ -329,7 +329,7 @@ class Cuts(Component):
                    ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Truncator, ast.expr, list[str]] | None:
         """The truncator ``call`` runs, the summary of it, the argument it cuts and the parameters the
         call's arguments fill."""
-        found = remembered_callee(self, call, env)
+        found = self.callees.remembered_callee(call, env)
         if found is None:
             return None
         owner, fn, scope, method = found

@@ -11,7 +11,7 @@ from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value, written_scale
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
@@ -50,9 +50,7 @@ class Estimates(Component):
     def decides(self, name: str, value: ast.expr) -> bool:
         """Whether a use of ``name`` in the function around ``value`` decides something."""
         parents = self.m.parents
-        fn: ast.AST | None = value
-        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            fn = parents.get(id(fn))
+        fn = function_of(value, parents)
         uses = [n for n in walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)] \
             if fn is not None else []
         return not uses or any(self.deciding_use(use) for use in uses)

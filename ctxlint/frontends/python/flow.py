@@ -19,12 +19,15 @@ from ctxlint.frontends.python.data_parts import encodes, sent_in_its_own_role, u
 from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
+    KEEP_TEXT,
     LIST_NAMES,
     LOCATION_CALLS,
     LOCATOR,
+    MAKE_TEXT,
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
+    READ_TEXT,
     SERIALIZERS,
     STRING_NAMES,
     TEXT_ATTRIBUTES,
@@ -413,8 +416,7 @@ class Flow(Ordering):
                 method = node.func.attr
                 if method in ("split", "splitlines", "readlines", "items", "keys", "values", "rsplit", "findall"):
                     return True
-                if method in ("strip", "lstrip", "rstrip", "read", "read_text", "join", "format", "decode", "lower",
-                              "upper", "replace", "get_text", "text", "get_payload", "get_content", "as_string"):
+                if method in KEEP_TEXT or method in MAKE_TEXT or method in READ_TEXT:
                     return False
             if self.strings.text(node, env) is not None:
                 return False

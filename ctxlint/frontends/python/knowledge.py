@@ -70,6 +70,16 @@ ORDER_FREE = {"sorted", "len", "min", "max", "sum", "any", "all", "set", "frozen
 ITERATING = {"list", "tuple", "str", "repr", "enumerate", "iter", "reversed", "map", "filter", "zip",
               "next"}
 NOT_VARIABLES = {"True", "False", "None", "self", "cls"}
+# Methods of text, by what they give back: those only text (and bytes) has, whose result is text
+# again (`name.strip()`: a set of them is a set of text); those whose result is text when what
+# they are called on is (`"\n".join(lines)`, `text.replace(a, b)`); those whose result is text
+# whatever they are called on (`raw.decode()`, `"{}".format(x)`); and those of files, pages and
+# mails that read their text (`path.read_text()`, `soup.get_text()`).
+STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize",
+                         "removeprefix", "removesuffix"})
+KEEP_TEXT = STR_METHODS | {"join", "replace"}
+MAKE_TEXT = frozenset({"decode", "format"})
+READ_TEXT = frozenset({"read", "read_text", "get_text", "text", "get_payload", "get_content", "as_string"})
 # The names Python binds in every module (`len`, `print`, `Exception`).
 BUILTINS = frozenset(dir(builtins))
 # Calls that return the results of the awaitables they are given, one per argument: a starred

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.model import Evidence, EvidenceKind
 from ctxlint.providers import TOKEN_LIMIT_NAMES
@@ -25,7 +25,7 @@ def dropped_limit_field(m: Unit, value: ast.expr) -> Evidence | None:
     annotated with the same type (or ``self`` of the same class)."""
     if not isinstance(value, ast.Attribute) or value.attr not in TOKEN_LIMIT_NAMES:
         return None
-    function = _function_of(m, value)
+    function = function_of(value, m.parents)
     if function is None:
         return None
     holder = m.code(value.value)
@@ -58,18 +58,11 @@ def _limit_fields_sent(m: Unit) -> list[tuple[ast.Attribute, Function]]:
                 key = node.arg
             value = getattr(node, "value", None)
             if key in TOKEN_LIMIT_NAMES and isinstance(value, ast.Attribute) and value.attr in TOKEN_LIMIT_NAMES:
-                function = _function_of(m, node)
+                function = function_of(node, m.parents)
                 if function is not None:
                     found.append((value, function))
         m.limit_fields_sent = found
     return m.limit_fields_sent
-
-
-def _function_of(m: Unit, node: ast.AST) -> Function | None:
-    current = m.parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        current = m.parents.get(id(current))
-    return current
 
 
 def _holder_type(m: Unit, holder: ast.expr, function: Function) -> str | None:

@@ -21,6 +21,7 @@ from ctxlint.model import Evidence, EvidenceKind, OutputLimit
 from ctxlint.providers import TOKEN_LIMIT_NAMES
 
 if TYPE_CHECKING:
+    from ctxlint.frontends.python.scopes import Scopes
     from ctxlint.frontends.python.sinks import Sinks
 
 
@@ -69,7 +70,7 @@ def written_without(args: Arguments, sink: Sink, call: ast.Call, env: Env, given
     for spec in sink.arguments.get("limit", ()):
         if spec.key and not spec.json and spec.method is None and not any("." in k for k in spec.key):
             holder = args.find(replace(spec, key=()), call, env, given)
-            found = _dict_written(args, holder) if holder is not None else None
+            found = written_dict(args.scopes, holder[0], holder[1]) if holder is not None else None
             if found is not None:
                 return Evidence(EvidenceKind.FLOW, f"`{found[0]}` is written here with no `{spec.key[0]}`",
                                 args.m.span(found[1]))
@@ -77,21 +78,21 @@ def written_without(args: Arguments, sink: Sink, call: ast.Call, env: Env, given
         [entry for spec in sink.payload if (entry := args.find(spec, call, env)) is not None]
     bodies += [(k.value, env, k) for k in call.keywords if k.arg is None]
     for body in bodies[:1] if sink.payload else bodies:
-        if (found := _dict_written(args, body)) is not None:
+        if (found := written_dict(args.scopes, body[0], body[1])) is not None:
             what = f"the posted body `{found[0]}` is" if sink.payload else f"the request's keywords `{found[0]}` are"
             return Evidence(EvidenceKind.FLOW, f"{what} written here with no output limit",
                             args.m.span(found[1]))
     return None
 
 
-def _dict_written(args: Arguments, entry: Entry) -> tuple[str, ast.expr] | None:
+def written_dict(scopes: Scopes, node: ast.expr, env: Env, enclosing: bool = False) -> tuple[str, ast.expr] | None:
     """The name and the dict of a name the function itself binds to a dict it writes
-    (``payload = {...}``, ``params = dict(...)``)."""
-    node, env = entry[0], entry[1]
+    (``payload = {...}``, ``params = dict(...)``); with ``enclosing``, a scope around it (the
+    module's ``BODY = {...}``) counts too."""
     if not isinstance(node, ast.Name):
         return None
-    binding = args.scopes.resolve(node, env)
-    if binding is None or binding.owner is not None or binding.env.scope is not env.scope:
+    binding = scopes.resolve(node, env)
+    if binding is None or binding.owner is not None or binding.env.scope is not env.scope and not enclosing:
         return None
     value = binding.value
     if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)

@@ -17,7 +17,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
-from ctxlint.frontends.python.nodes import loop_binding
+from ctxlint.frontends.python.nodes import enclosing, loop_binding
 from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.rolehelpers import helper_message
 from ctxlint.frontends.python.sources import loop_giving
@@ -325,11 +325,9 @@ class Messages(Component):
         function (or module) that assigns it; nothing when the value is not given a name."""
         parent = self.m.parents.get(id(call))
         target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if not isinstance(target, ast.Name):
+        if parent is None or not isinstance(target, ast.Name):
             return
-        body = self.m.parents.get(id(parent))
-        while body is not None and not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            body = self.m.parents.get(id(body))
+        body = enclosing(parent, self.m.parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
         if body is not None:
             yield from ((target.id, node) for node in ast.walk(body))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import cast
 
 from ctxlint.model import NamedFunction
 from ctxlint.providers import LIMIT_KEYWORDS
@@ -76,6 +77,23 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def enclosing(node: ast.AST, parents: dict[int, ast.AST], kinds: tuple[type, ...] = FUNCTION_NODES) -> ast.AST | None:
+    """The nearest node above ``node`` of one of ``kinds`` (by default the function whose body
+    holds it), climbing the module's parents; None when there is none."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, kinds):
+        current = parents.get(id(current))
+    return current
+
+
+def function_of(node: ast.AST, parents: dict[int, ast.AST]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose body holds ``node`` (None at the module's top level)."""
+    return cast("ast.FunctionDef | ast.AsyncFunctionDef | None", enclosing(node, parents))
 
 
 def reads_of(fn: ast.AST, name: str, after: ast.stmt | None = None) -> list[ast.Name]:

@@ -139,23 +139,11 @@ class Ordering(OrderOrigins):
         if binding.owner is not None or not self.m.enter(binding.value):
             return None
         try:
-            for extra in binding.extras:
-                if extra.kind not in ("append", "extend", "+=", "insert"):
-                    continue
-                if extra.kind in ("extend", "+=") and extra.value is not None \
-                        and not self.helper_call(extra.value):
-                    # `files.extend([join(d, f) for f in os.listdir(d)])`: the added items come in its order
-                    # (a helper's list is reported where the helper fills it)
-                    detail = self.unordered(extra.value, binding.env)
-                    if detail is not None:
-                        return None if name in self.sorted_in_place(binding.env.scope.node) else detail
-                for loop in extra.loops[binding.loops:]:
-                    if isinstance(loop.node, (ast.For, ast.AsyncFor)):
-                        detail = self.unordered(loop.node.iter, binding.env)
-                        if detail == "os.walk" and walk_sorted(loop.node):
-                            continue  # `dirs.sort()` and `sorted(files)`: the walk's order is the names'
-                        if detail is not None:
-                            return None if name in self.sorted_in_place(binding.env.scope.node) else detail
+            for _, loop, detail in self.additions(binding):
+                if loop is not None and detail == "os.walk" and walk_sorted(loop):
+                    continue  # `dirs.sort()` and `sorted(files)`: the walk's order is the names'
+                if detail is not None:  # `files.extend([join(d, f) for f in os.listdir(d)])` or a loop's
+                    return None if name in self.sorted_in_place(binding.env.scope.node) else detail
             return None
         finally:
             self.m.leave(binding.value)

@@ -6,6 +6,7 @@ and ordering.py share (an empty list, a copy, a cut, a return with nothing in it
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.ifarms import other_arms
@@ -76,20 +77,29 @@ class OrderOrigins(Component):
         finds it. Other collections keep the place where the list is used, as reported before, but
         for one whose order is lost elsewhere (a copy ``list(set(...))``, what a function of another
         module returns: ``for shelf in shelves``, ``shelves, _ = picker.pick(q)``), where ``origin`` finds it."""
+        for added, loop, detail in self.additions(binding):
+            if loop is None:
+                if detail in LISTINGS:
+                    return added
+            elif detail in LISTINGS and not walk_sorted(loop) or detail is not None and detail not in LISTINGS \
+                    and self.origin(added, binding.env, depth + 1) != self.m.span(added):
+                return added
+        return None
+
+    def additions(self, binding: Binding) -> Iterator[tuple[ast.expr, ast.For | ast.AsyncFor | None, str | None]]:
+        """Where the items added to a list (``append``, ``extend``, ``+=``, ``insert``) come from,
+        in order, each with what it is in no fixed order by (``unordered``, asked when reached):
+        the collection an ``extend`` or ``+=`` copies in (a helper's call aside: its list is
+        reported where the helper fills it), with no loop; the collection each loop around an
+        addition walks, with the loop."""
         for extra in binding.extras:
             if extra.kind not in ("append", "extend", "+=", "insert"):
                 continue
-            if extra.kind in ("extend", "+=") and extra.value is not None and not self.helper_call(extra.value) \
-                    and self.unordered(extra.value, binding.env) in LISTINGS:
-                return extra.value
+            if extra.kind in ("extend", "+=") and extra.value is not None and not self.helper_call(extra.value):
+                yield extra.value, None, self.unordered(extra.value, binding.env)
             for loop in extra.loops[binding.loops:]:
-                if not isinstance(loop.node, (ast.For, ast.AsyncFor)):
-                    continue
-                detail = self.unordered(loop.node.iter, binding.env)
-                if detail in LISTINGS and not walk_sorted(loop.node) or detail is not None and detail not in LISTINGS \
-                        and self.origin(loop.node.iter, binding.env, depth + 1) != self.m.span(loop.node.iter):
-                    return loop.node.iter
-        return None
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)):
+                    yield loop.node.iter, loop.node, self.unordered(loop.node.iter, binding.env)
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =

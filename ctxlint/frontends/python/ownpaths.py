@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from ctxlint.frameworks import SourceKindSpec
 from ctxlint.frontends.code.words import CONFIG_NAMES, UPLOAD_WORDS
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND, MAX_DEPTH, PATH_BUILDERS, PATH_METHODS_STATIC
-from ctxlint.frontends.python.nodes import arguments, loop_binding
+from ctxlint.frontends.python.nodes import arguments, function_of, loop_binding
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -165,9 +165,7 @@ def _lists_given(m: Unit, loop: ast.For | ast.AsyncFor) -> list[ast.List | ast.T
     it gives it (``if files is None: files = [AGENT_FILE, MEMORY_FILE]``); empty otherwise."""
     if not isinstance(loop.iter, ast.Name):
         return []
-    function = m.parents.get(id(loop))
-    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        function = m.parents.get(id(function))
+    function = function_of(loop, m.parents)
     if function is None:
         return []
     given = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.pieces import Facts
 from ctxlint.frontends.python.knowledge import UNSTABLE, prompt_name
 from ctxlint.frontends.python.literals import keyed_fields
+from ctxlint.frontends.python.nodes import enclosing
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Source, Span
 
@@ -541,11 +542,8 @@ def replaced_key(call: ast.Call) -> str | None:
 
 
 def _function_of(node: ast.AST, parents: dict[int, ast.AST]) -> ast.AST | None:
-    """The function (or, outside any, the module) whose body holds ``node``."""
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        current = parents.get(id(current))
-    return current
+    """The function or lambda whose body holds ``node`` (None outside any)."""
+    return enclosing(node, parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
 
 
 def _assigned_name(call: ast.Call, parents: dict[int, ast.AST]) -> str | None:

@@ -15,7 +15,7 @@ from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
 from ctxlint.frontends.python.modelreads import model_reads
 from ctxlint.frontends.python.namedmodels import named_model
-from ctxlint.frontends.python.nodes import none_written, walk
+from ctxlint.frontends.python.nodes import function_of, none_written, walk
 from ctxlint.frontends.python.sentbycallers import sent_by_callers
 from ctxlint.frontends.python.sinks import (
     GIVEN_NONE,
@@ -486,9 +486,7 @@ def result_kept(unit: Unit, use: ast.Call) -> bool:
         return False
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return True
-    name, function = parent.targets[0].id, unit.parents.get(id(parent))
-    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        function = unit.parents.get(id(function))
+    name, function = parent.targets[0].id, function_of(parent, unit.parents)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return True  # a module's name: other modules may import it
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(function))

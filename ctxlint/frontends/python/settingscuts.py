@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ctxlint.frontends.python.nodes import function_of
 from ctxlint.frontends.python.project import display_path
 from ctxlint.frontends.python.unit import Component
 from ctxlint.markers import cut_marker, cut_noted
@@ -152,10 +153,7 @@ class SettingsCuts(Component):
         return None
 
     def function_of(self, node: ast.AST) -> ast.AST | None:
-        parent = self.m.parents.get(id(node))
-        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            parent = self.m.parents.get(id(parent))
-        return parent
+        return function_of(node, self.m.parents)
 
     def variables_holding(self, kept: str) -> list[tuple[ast.expr, str, str]]:
         """Each entry of a dict of the module kept in a name (``self.vars = {"k": self.x}``) whose

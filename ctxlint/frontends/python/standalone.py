@@ -19,6 +19,7 @@ from ctxlint.frontends.python.envelopes import enveloped, enveloping_call
 from ctxlint.frontends.python.knowledge import HUMAN_PROMPTS, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.messages import Variables, role_of
+from ctxlint.frontends.python.nodes import enclosing
 from ctxlint.frontends.python.renders import roles_sending
 from ctxlint.frontends.python.tools import mcp_decorator
 from ctxlint.frontends.python.unit import Component
@@ -244,9 +245,7 @@ class Standalone(Component):
                 and isinstance(parent.targets[0], ast.Name)):
             return False
         held = parent.targets[0].id
-        home = parents.get(id(parent))
-        while home is not None and not isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            home = parents.get(id(home))
+        home = enclosing(parent, parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
         if home is None:
             return False
         reads = [n for n in ast.walk(home) if isinstance(n, ast.Name) and n.id == held and isinstance(n.ctx, ast.Load)]

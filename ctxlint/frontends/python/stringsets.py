@@ -14,16 +14,13 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
-from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS
+from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS, STR_METHODS
 from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env
 
 _STR_KEYED = re.compile(r"(typing\.)?(Dict|dict|Mapping|MutableMapping)\[\s*str\s*,")
-# Methods only text (and bytes) have, whose result is text again.
-_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize",
-                          "removeprefix", "removesuffix"})
 # A path's hash is its text's, so a set of paths is in hash-seed order too: the calls that make
 # one and the methods only a path has whose result is a path again.
 _PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PurePosixPath", "pathlib.PosixPath"})
@@ -211,7 +208,7 @@ class StringSets(DeclaredText):
             return True
         if isinstance(item, ast.Call) and self.m.qualified(item.func) == "str":
             return True
-        if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in _STR_METHODS:
+        if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in STR_METHODS:
             return True  # `q.strip()`, `name.lower()`: text (or bytes, whose hash is seeded too)
         if self.path_item(item):
             return True

@@ -29,7 +29,7 @@ def wrapped_step(part: Component, call: ast.Call, env: Env, methods: Collection[
     parameter passed through a tokenizer method of ``methods`` (``return encoding.decode(tokens)``)."""
     if not isinstance(call.func, ast.Name) or len(call.args) != 1 or call.keywords:
         return False
-    found = remembered_callee(part, call, env)
+    found = part.callees.remembered_callee(call, env)
     if found is None:
         return False
     scope = found[2]
@@ -39,12 +39,3 @@ def wrapped_step(part: Component, call: ast.Call, env: Env, methods: Collection[
     return any(isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in methods
                and len(value.args) == 1 and isinstance(value.args[0], ast.Name) and value.args[0].id == param
                for value in scope.returns)
-
-
-def remembered_callee(part: Component, call: ast.Call, env: Env) -> tuple[object, ...] | None:
-    """The function ``call`` runs (``callees.callee`` of another module too), asked once per call
-    and environment for the whole module."""
-    key = (id(call), env.key)
-    if key not in part.m.callee_memo:
-        part.m.callee_memo[key] = part.callees.callee(call.func, env, foreign=True)
-    return part.m.callee_memo[key]

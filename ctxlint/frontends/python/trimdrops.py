@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.taskdrops import on_self
 from ctxlint.frontends.python.unit import Component
@@ -166,9 +166,7 @@ def _revision(trim: ast.Call, convo: str, loop: ast.While | ast.For | ast.AsyncF
                 answer = (node, target.id)
     if asked is None or answer is None:
         return None
-    function: ast.AST | None = parents.get(id(loop))
-    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        function = parents.get(id(function))
+    function = function_of(loop, parents)
     inside = {id(n) for n in walk(loop)}
     returned = function is not None and any(
         isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id == answer[1]

@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import ast
 
+from ctxlint.frontends.python.knowledge import KEEP_TEXT, MAKE_TEXT
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Scope
-
-# Methods whose result is text whatever they are called on (`raw.decode()`, `"{}".format(x)`), and
-# those whose result is text when what they are called on is (`"\n".join(lines)`, `text.strip()`).
-_MAKE_TEXT = ("decode", "format")
-_KEEP_TEXT = ("join", "strip", "rstrip", "lstrip", "replace", "lower", "upper", "title")
 
 
 def after_text_test(unit: Unit, node: ast.AST, scope: Scope) -> bool:
@@ -64,7 +60,7 @@ def _text(value: ast.expr) -> bool:
         if isinstance(func, ast.Name):
             return func.id == "str"
         return isinstance(func, ast.Attribute) and (
-            func.attr in _MAKE_TEXT or func.attr in _KEEP_TEXT and _text(func.value))
+            func.attr in MAKE_TEXT or func.attr in KEEP_TEXT and _text(func.value))
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mod)):
         return _text(value.left) or _text(value.right)
     return False

@@ -22,6 +22,7 @@ from ctxlint.frontends.python.callindex import CallIndex
 from ctxlint.frontends.python.knowledge import NOT_VARIABLES
 from ctxlint.frontends.python.literals import Located, StrToken
 from ctxlint.frontends.python.nodes import chain, children
+from ctxlint.frontends.python.patches import PatchIndex
 from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.values import Binding, Env, Scope
 from ctxlint.model import Cut, Evidence, Fix, Observation, Slot, Source, SourceKind, Span
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.project import Project
     from ctxlint.frontends.python.reserves import Reserves
     from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.sendsummary import Summary
     from ctxlint.frontends.python.serialization import Serialization
     from ctxlint.frontends.python.sinks import Sinks
     from ctxlint.frontends.python.sources import Sources
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.standalone import Standalone
     from ctxlint.frontends.python.strings import Strings
     from ctxlint.frontends.python.tools import Tools
-    from ctxlint.frontends.python.wrappers import Summary, Wrappers
+    from ctxlint.frontends.python.wrappers import Wrappers
 
 
 # How many steps of following values (a name to its value, a call to its function) one module
@@ -74,7 +76,7 @@ class Positioned(Protocol):
     def end_col_offset(self) -> int | None: ...
 
 
-class Unit(CallIndex, CycleGuard):
+class Unit(CallIndex, PatchIndex, CycleGuard):
     """The module being analysed and the state the components share."""
 
     def __init__(self, tree: ast.Module, text: str, path: str, catalogue: Catalogue, project: Project | None = None,

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Sink
@@ -38,10 +37,11 @@ from ctxlint.frontends.python.nodes import abstract, none_written, walk
 from ctxlint.frontends.python.owncode import users_settings
 from ctxlint.frontends.python.paramdefaults import empty_by_default, falls_back
 from ctxlint.frontends.python.scopes import FunctionNode
+from ctxlint.frontends.python.sendsummary import Summary, param_hole
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, in_method
-from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Segment, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, SourceKind
 from ctxlint.providers import LIMIT_KEYWORDS
 
 if TYPE_CHECKING:
@@ -55,58 +55,6 @@ SETTINGS_UNSET = "settings-unset"
 # How many wrappers deep a summary is built (a service calling a client class calling the SDK
 # is two); a function beyond that sends nothing as far as its callers are concerned.
 MAX_WRAPPING = 4
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a function sends, read with its parameters unknown.
-
-    ``request`` is the request of its sink call; a slot of it that is exactly one of
-    ``params`` is a hole the caller fills. ``limit_param`` names the parameter its output limit
-    comes from (``max_tokens=max_tokens``), with that parameter's default; ``kwargs`` the
-    ``**kwargs`` parameter spread into the call, whose keywords the caller gives.
-    """
-
-    function: FunctionNode
-    request: Request
-    params: tuple[str, ...]
-    limit_key: str
-    limit_param: str | None
-    limit_default: ast.expr | None
-    kwargs: str | None
-    sink_call: ast.Call
-    # A helper that posts its parameter as the whole body of an HTTP request (`_request_api(path,
-    # payload)`): each caller's dict is the request, read where the caller builds it.
-    posted: tuple[str, Sink] | None = None
-    # Whether ``kwargs`` is the request's only way to a limit: the call would be a request with
-    # none without it, and no function on the way names a limit or does more than pass it on.
-    limit_from_kwargs: bool = False
-    # With it, the settings field the request also spreads, which the user configures and which is
-    # empty by default (`**model_config.call_args`): the limit is left to configuration.
-    settings: Evidence | None = None
-    # The module of the sink call when it is not the function's own (a wrapper of a wrapper
-    # of another module).
-    sender: Analyzer | None = None
-    # The function that makes the sink call, when it is not ``function`` (the wrapper's own
-    # sender, further in).
-    sender_name: str | None = None
-    # Where the sink call's keywords are built, when they are a dict the sender builds first
-    # (`**request_params`): the place a limit would be added.
-    body: Evidence | None = None
-    # Holes of the function it calls that it fills from its ``**kwargs`` (`return super().handle(
-    # **kwargs, chat_id=...)`): the caller's keyword of the same name fills each.
-    passed_on: tuple[str, ...] = ()
-    # Where the function hands its ``**kwargs`` on to the wrapper further in (`self.model.complete(
-    # messages=m, **llm_kwargs)`): the request its callers' keywords end up in.
-    handed_on: Evidence | None = None
-
-    def fills(self, param: str) -> bool:
-        """Whether a call's argument for ``param`` is read into the caller's request (a hole, or
-        the body posted): a parameter the function makes other text of first (`page.inner_text`
-        formatted into its prompt) is not, and stays the function's own to report."""
-        if self.posted is not None:
-            return self.posted[0] == param
-        return any(_hole(segment, self.params) == param for segment in self.request.segments)
 
 
 class Wrappers(Component):
@@ -170,7 +118,7 @@ class Wrappers(Component):
                     given[passed] = Bound(passed, keywords[passed], env)
         for index in sorted({s.message_index for s in inner.segments}):
             segments = [s for s in inner.segments if s.message_index == index]
-            hole = _hole(segments[0], params) if len(segments) == 1 else None
+            hole = param_hole(segments[0], params) if len(segments) == 1 else None
             # the list the wrapper sends, or a list given where it takes a text or a list
             if hole is not None and hole in given and segments[0].slot is not None and segments[0].loop is None \
                     and (segments[0].slot.variable_length
@@ -179,12 +127,12 @@ class Wrappers(Component):
                 self.messages.message_list(given[hole].node, env, builder)
                 continue
             if hole is not None and hole in given and self.given_text(given[hole].node, env) \
-                    and any(_hole(s, params) == hole and s.slot is not None and not s.slot.variable_length
+                    and any(param_hole(s, params) == hole and s.slot is not None and not s.slot.variable_length
                             for s in inner.segments if s.message_index != index):
                 continue  # `else: message.extend(msg)`, given a text: the wrapper's branch for a text sends it
             builder.next_message()
             for segment in segments:
-                name = _hole(segment, params)
+                name = param_hole(segment, params)
                 if name is not None and name not in given and empty_by_default(summary.function, name):
                     continue  # `format_msgs=None` left out by this caller: the wrapper sends nothing there
                 if name is not None and name in given:
@@ -340,6 +288,38 @@ class Wrappers(Component):
 
     def _summary(self, fn: FunctionNode, scope: Scope, depth: int) -> Summary | None:
         calls = self.m.calls_in(scope)
+        sends = self.m.summaries.get((id(fn), "sends"), lambda: self._sends(fn, scope, calls), self.m.cut_short)
+        if sends is not None or depth <= 1:
+            return sends
+        # methods named by a string come last, and are looked up only when no plain call sends
+        named = ((made, call_scope) for call, call_scope in calls
+                 if isinstance(call.func, ast.Attribute) and call.args
+                 and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None)
+        # Of the calls that send, the first whose message takes a parameter of the function (a REPL
+        # that sends the text it is given, where an earlier branch sends the last answer again).
+        sending = list(itertools.islice(((found, request) for found in self.wrapped_calls(
+            itertools.chain(calls, named), depth - 1) if (request := self.apply(
+                found[4], found[3], found[0], found[1], found[2])) is not None), _MAX_SENDING))
+        sending.sort(key=lambda entry: not any(param_hole(s, _params(fn)) for s in entry[1].segments))
+        for (call, env, _, reader, inner), request in sending[:1]:
+            keywords = self.opened_keywords(call, env)
+            kwargs = _kwargs(fn, keywords)
+            passed_on = _passed_on(call, inner.params) if kwargs is not None else ()
+            handed_on = Evidence(EvidenceKind.FLOW, f"`{fn.name}` passes its `**{kwargs}` on to "
+                                                    f"`{inner.function.name}`", self.m.span(call)) \
+                if kwargs is not None else None
+            return replace(inner, function=fn, request=request, params=_params(fn) + passed_on, passed_on=passed_on,
+                           handed_on=handed_on,
+                           sender_name=inner.sender_name or inner.function.name,
+                           limit_param=_param_named(fn, inner, call), kwargs=kwargs,
+                           sender=inner.sender or (reader if reader is not self.m.analyzer else None),
+                           limit_from_kwargs=inner.limit_from_kwargs
+                           and self.passes_kwargs_only(fn, keywords, kwargs, env))
+        return None
+
+    def _sends(self, fn: FunctionNode, scope: Scope, calls: list[tuple[ast.Call, Scope]]) -> Summary | None:
+        """What ``fn``'s own first sink call sends (or the body it posts of a parameter): the part of
+        its summary that is the same at every depth, worked out once and kept as the summaries are."""
         # the SDK's function handed to a helper that calls it, read as the call it makes
         handed = ((made, call_scope) for call, call_scope in calls
                   if call.args and (made := called_parameter(self.m, self.callees, call, Env(call_scope))) is not None)
@@ -357,32 +337,6 @@ class Wrappers(Component):
             if posted is not None:
                 empty = Request(self.m.path, self.m.span(call))
                 return Summary(fn, empty, _params(fn), "max_tokens", None, None, None, call, (posted, matched[0]))
-        if depth <= 1:
-            return None
-        # methods named by a string come last, and are looked up only when no plain call sends
-        named = ((made, call_scope) for call, call_scope in calls
-                 if isinstance(call.func, ast.Attribute) and call.args
-                 and (made := named_call(self.m, self.callees, call, Env(call_scope))) is not None)
-        # Of the calls that send, the first whose message takes a parameter of the function (a REPL
-        # that sends the text it is given, where an earlier branch sends the last answer again).
-        sending = list(itertools.islice(((found, request) for found in self.wrapped_calls(
-            itertools.chain(calls, named), depth - 1) if (request := self.apply(
-                found[4], found[3], found[0], found[1], found[2])) is not None), _MAX_SENDING))
-        sending.sort(key=lambda entry: not any(_hole(s, _params(fn)) for s in entry[1].segments))
-        for (call, env, _, reader, inner), request in sending[:1]:
-            keywords = self.opened_keywords(call, env)
-            kwargs = _kwargs(fn, keywords)
-            passed_on = _passed_on(call, inner.params) if kwargs is not None else ()
-            handed_on = Evidence(EvidenceKind.FLOW, f"`{fn.name}` passes its `**{kwargs}` on to "
-                                                    f"`{inner.function.name}`", self.m.span(call)) \
-                if kwargs is not None else None
-            return replace(inner, function=fn, request=request, params=_params(fn) + passed_on, passed_on=passed_on,
-                           handed_on=handed_on,
-                           sender_name=inner.sender_name or inner.function.name,
-                           limit_param=_param_named(fn, inner, call), kwargs=kwargs,
-                           sender=inner.sender or (reader if reader is not self.m.analyzer else None),
-                           limit_from_kwargs=inner.limit_from_kwargs
-                           and self.passes_kwargs_only(fn, keywords, kwargs, env))
         return None
 
     def _summarise(self, fn: FunctionNode, scope: Scope, call: ast.Call, env: Env, matched: tuple[Sink, bool],
@@ -562,12 +516,3 @@ def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None
     return None
 
 
-def _hole(segment: Segment, params: tuple[str, ...]) -> str | None:
-    """The parameter a slot of a summary is, when it is exactly one, or one with its ends
-    trimmed (``prompt.strip()``: the caller's text, as the caller wrote it but for blanks)."""
-    tidied = _TIDIED.match(segment.text)
-    name = tidied.group(1) if tidied is not None else segment.text
-    return name if segment.slot is not None and name in params else None
-
-
-_TIDIED = re.compile(r"([A-Za-z_]\w*)\.(?:strip|lstrip|rstrip)\(\)\Z")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from ctxlint.frontends.typescript.knowledge import Node
-from ctxlint.frontends.typescript.syntax import walk
+from ctxlint.frontends.typescript.syntax import enclosing, walk
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.model import Cut, Observation, Source, SourceKind
 
@@ -68,7 +68,7 @@ def _cut(m: Module, call: Node) -> Observation | None:
         kept = int(m.code(values[1]).replace("_", ""))
     except ValueError:
         return None
-    function = _function_of(call)
+    function = enclosing(call, _FUNCTIONS)
     if kept < MIN_ITEMS or function is None or "document." not in m.code(function):
         return None
     name = m.code(items)
@@ -82,18 +82,12 @@ def _cut(m: Module, call: Node) -> Observation | None:
     return Observation(PAGE_ITEMS_CUT, span, "what an agent reads of the page, cut", source=source)
 
 
-def _function_of(node: Node) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type not in _FUNCTIONS:
-        parent = parent.parent
-    return parent
-
-
 def _declared_empty(m: Module, function: Node, name: str) -> bool:
     """``const actions = [];`` in the function itself."""
     return any(n.type == "variable_declarator" and m.code(n.child_by_field_name("name") or n) == name
                and (value := n.child_by_field_name("value")) is not None and value.type == "array"
-               and not value.named_children and (_function_of(n) or n).id == function.id for n in walk(function))
+               and not value.named_children and (enclosing(n, _FUNCTIONS) or n).id == function.id
+               for n in walk(function))
 
 
 def _pushed_inside(m: Module, function: Node, name: str) -> bool:

@@ -57,7 +57,13 @@ def _written_path(m: Module, names: Names, url: Node, env: Env) -> str | None:
 def _spread_body_sink(route: Module) -> TsSink | None:
     """The first of the route module's sink calls whose options object spreads the body the route
     reads (a name given ``await request.json()``, or a parameter of that name the body is handed
-    to) and names no output limit."""
+    to) and names no output limit: read once per module, however many posts name the route."""
+    if route.route_sink is None:
+        route.route_sink = (_read_spread_body_sink(route),)
+    return route.route_sink[0]
+
+
+def _read_spread_body_sink(route: Module) -> TsSink | None:
     bodies = {route.code(name) for node in walk(route.root) if node.type == "variable_declarator"
               and (name := route.field(node, "name")) is not None and name.type == "identifier"
               and _reads_json(route, route.field(node, "value"))}

@@ -68,6 +68,8 @@ class Module(CycleGuard):
         self.llm = False  # the module imports an LLM library
         self.mcp = False  # the module imports a library whose servers register tools
         self.method_calls: dict[str, list[Node]] | None = None  # `x.name(...)` calls by name (fills)
+        # The sink this module forwards the body it is posted to, as an API route (routes.py): found once.
+        self.route_sink: tuple[TsSink | None] | None = None
 
     def all_scopes(self) -> Iterator[Scope]:
         seen = {id(self.module_scope)}
