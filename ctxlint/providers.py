@@ -144,10 +144,13 @@ OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"
 # (MiniMax's, whose messages are its own, takes `tokens_to_generate`).
 OPENAI_COMPATIBLE_CHAT = ApiShape("openai-compatible-chat", frozenset({"model", "messages"}),
                                   ("max_tokens", "max_completion_tokens", "tokens_to_generate"))
+# Azure's older JavaScript SDK (@azure/openai 1.0 betas: `client.getChatCompletions(deployment,
+# messages, {maxTokens})`): the deployment and the messages are arguments, the settings after them.
+AZURE_OPENAI_JS = ApiShape("azure-openai-js", frozenset({"model", "messages"}), ("maxTokens",), posted=False)
 API_SHAPES = {shape.name: shape for shape in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, GEMINI, AI_SDK, GENKIT,
                                                GOOGLE_GENAI_JS, GEMINI_CHAT_JS, GEMINI_MODEL_JS, OLLAMA_JS,
                                                BEDROCK_CONVERSE, COHERE_V1, OPENAI_ASSISTANTS_RUN, OPENAI_COMPLETIONS,
-                                               OPENAI_COMPATIBLE_CHAT)}
+                                               OPENAI_COMPATIBLE_CHAT, AZURE_OPENAI_JS)}
 
 # OpenAI's Batch API: a line of a batch job's input file is `{"custom_id", "method", "url", "body"}`,
 # and the body is a request to the endpoint the url names, run as written (platform.openai.com/docs/

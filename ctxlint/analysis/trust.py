@@ -171,8 +171,9 @@ def _untrusted(request: Request, index: int, options: TrustOptions, directives: 
     slot = segment.slot
     if slot is None or names.measured(slot) or names.counted(slot):
         return None
-    # A template file's slot, or a field of a template in code that code fills elsewhere.
-    template = slot.opaque or in_template(request)
+    # A template file's slot, or a field of a template in code that code fills (elsewhere, or by
+    # hand in place: `PROMPT.replace("{page}", text)`).
+    template = slot.opaque or bool(slot.filled_at) or in_template(request)
     if named_before is None:
         named_before = {}
     key = (slot.names, segment.loop, template)

@@ -97,7 +97,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                                   "differs per call", after[0].span),)
         kind = "daily" if per_day else "call" if by_call else "loop-counter" if per_pass else "name"
         filled = segment.slot.filled_at
-        if filled:  # a field of a prompt constant, filled with a clock where code formats it
+        if filled and kind != "loop-counter":  # a field of a prompt constant, filled with a clock where code formats it
             kind = f"format-site-{kind}"
             evidence += tuple(Evidence(EvidenceKind.FLOW, f"filled where code formats the prompt, {at.path}:{at.line}",
                                        at) for at in filled[:3])

@@ -23,7 +23,9 @@ the module it is imported from (``generateText`` from ``ai``), a message by its 
   any receiver: ``chat``) count only in a module that imports one of ``modules`` or loads it by
   name (``await import("ollama")``, a helper given the package's name); with ``after_id``, the
   request's options are the second argument, after the id of what the call acts on
-  (``runs.stream(threadId, {...})``);
+  (``runs.stream(threadId, {...})``); ``positional`` names the keys of the request the call's
+  first arguments stand for, its options (if any) the argument after them
+  (``client.getChatCompletions(deployment, messages, {maxTokens})``: ``[model, messages]``);
 - ``posts``: HTTP calls that post a body (``fetch(url, {body})``, ``axios.post(url, body)``):
   ``functions`` called by name (not imported, or imported from ``modules``), or ``methods`` of
   ``clients`` (the package's default export, or an instance one of its ``factories`` built:
@@ -102,6 +104,8 @@ class TsSink:
     # The request's options are the call's second argument, after the id of what it acts on
     # (`client.beta.threads.runs.stream(threadId, {...})`).
     after_id: bool = False
+    # The request's keys the call's first arguments stand for, its options the argument after them.
+    positional: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,7 @@ def read_section(reader: Reader, framework: str, value: object) -> TsSection:
 def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
     data = reader.mapping(value, where, ("name", "api", "methods", "functions", "modules", "not_through",
                                          "limited_providers", "mock_models", "factories", "types", "classes",
-                                         "loaded", "built_by", "after_id"))
+                                         "loaded", "built_by", "after_id", "positional"))
     api = data.get("api")
     if api not in API_SHAPES:
         raise reader.fail(f"{where}.api", f"must be one of {', '.join(API_SHAPES)}")
@@ -219,7 +223,8 @@ def _sink(reader: Reader, framework: str, value: object, where: str) -> TsSink:
                   reader.texts(data.get("mock_models", []), f"{where}.mock_models"),
                   factories, reader.texts(data.get("types", []), f"{where}.types"), classes, loaded,
                   reader.texts(data.get("built_by", []), f"{where}.built_by"),
-                  reader.flag(data.get("after_id", False), f"{where}.after_id"))
+                  reader.flag(data.get("after_id", False), f"{where}.after_id"),
+                  reader.texts(data.get("positional", []), f"{where}.positional"))
 
 
 def _post(reader: Reader, framework: str, value: object, where: str) -> TsPost:

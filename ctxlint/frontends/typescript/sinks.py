@@ -131,7 +131,7 @@ class Sinks:
         if env.scope.kind == "function" and overridden_everywhere(self.layers.classes, env.scope.node):
             return None  # a base class's method every subclass replaces: never sent
         args = self.m.args(call)
-        at = 1 if sink.after_id else 0
+        at = len(sink.positional) or (1 if sink.after_id else 0)
         options, oenv = body if body is not None else (args[at] if len(args) > at else None, env)
         opaque = [False]
         shape = sink.shape
@@ -146,6 +146,13 @@ class Sinks:
             keywords, opaque = {}, [True]
         elif options is not None and not self.reserves.mutations_known(options, oenv):
             opaque = [True]  # `request.max_tokens = n` or `Object.assign(request, more)` after the literal
+        if sink.positional and body is None:
+            # `client.getChatCompletions(deployment, messages, options)`: the first arguments are
+            # keys of the request; with no options after them, the request has no more.
+            leading = {key: (arg, env, arg) for key, arg in zip(sink.positional, args, strict=False)
+                       if arg.type != "spread_element"}
+            keywords = {**leading, **keywords}
+            opaque = [False] if options is None and len(args) == len(leading) else opaque
         if not shape.request_keys & set(keywords) and not opaque[0]:
             return None
         builder = RequestBuilder()

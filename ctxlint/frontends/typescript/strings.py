@@ -5,6 +5,7 @@ literal values (numbers, arrays, objects) where the code writes them."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -17,7 +18,7 @@ from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, Item, dedent, evaluated_once, number_value, replaced
-from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind, Span
 
 if TYPE_CHECKING:
     pass
@@ -249,7 +250,7 @@ class Strings:
         """``text.replace(/\\n{2,}/g, "\\n\\n")``: a replacement that is static text keeps the slots
         where they are; a value put in for a placeholder written as a string (``PROMPT.replace("{page}",
         page)``) stands where the placeholder was, as a template's field filled with it (the first
-        occurrence; each with ``replaceAll``)."""
+        occurrence; each with ``replaceAll``), named by the field too (``field_filled``)."""
         pattern = self.m.unwrap(args[0]) if len(args) == 2 else None
         replacement = self.literal_str(args[1], env) if pattern is not None else None
         if pattern is not None and replacement is None and pattern.type != "regex" \
@@ -258,7 +259,8 @@ class Strings:
             found = self.text(receiver, env) if placeholder else None
             if found is None or not placeholder:
                 return None
-            return replaced_by(found, placeholder, self.pieces(args[1], env), -1 if method == "replaceAll" else 1)
+            filled = field_filled(placeholder, self.pieces(args[1], env), self.m.span(args[1]))
+            return replaced_by(found, placeholder, filled, -1 if method == "replaceAll" else 1)
         if pattern is None or replacement is None:
             return None
         if pattern.type == "regex":
@@ -354,3 +356,23 @@ class Strings:
     def literal_str(self, node: Node, env: Env) -> str | None:
         ok, value = self.literal(node, env)
         return value if ok and isinstance(value, str) else None
+
+
+# A placeholder written as a template's field: `{PAGE_CONTENTS}`, `{{ context }}`.
+_FIELD = re.compile(r"\{\{?\s*([A-Za-z_][\w.-]*)\s*\}\}?")
+
+
+def field_filled(placeholder: str, pieces: list[Piece], at: Span) -> list[Piece]:
+    """The value put in for a placeholder written as a template's field (``PROMPT.replace(
+    "{PAGE_CONTENTS}", original)``), when it is one value the code does not show the text of: a
+    field of a prompt constant that code fills, as Python's ``PROMPT.format(page_contents=original)``
+    is. The field's name is the prompt's own word for what it holds, read beside the value's names,
+    and ``filled_at`` says where code fills it (the trust and cache rules weigh such a field apart
+    from a variable's name). Other values (text, or text with values in it) are left as they are."""
+    match = _FIELD.fullmatch(placeholder.strip())
+    slot = pieces[0].slot if len(pieces) == 1 else None
+    if match is None or slot is None or slot.filled_at:
+        return pieces
+    name = match.group(1)
+    return [replace(pieces[0], slot=replace(slot, expression=name, names=(name, *(n for n in slot.names if n != name)),
+                                            filled_at=(at,)))]
