@@ -36,7 +36,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
              "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
-             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut"}
+             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut",
+             "trimmed-turns": "trimmed-turns"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -289,6 +290,11 @@ def _message(source: Source) -> str:
         ends = "the first and the last message" if head == tail == "1" else \
             f"the first {head} and the last {tail} messages"
         return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail, ends=ends)}"
+    if cut.how == "trimmed-turns":
+        return (f"`{source.detail}` drops the {'newest' if cut.keeps == 'start' else 'oldest'} messages of the "
+                "conversation until it fits its budget and puts nothing in their place, so the model cannot tell "
+                "that turns are missing and answers as if it had them all. Say what was left out (\"[12 earlier "
+                "messages omitted]\"), or summarise them instead.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop" and cut.unit != "items":
             what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "

@@ -67,6 +67,7 @@ from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
 from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
+from ctxlint.frontends.python.trimcalls import trimmed_turns
 from ctxlint.frontends.python.typedbranches import after_text_test
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
@@ -132,8 +133,10 @@ class CutSites(Component):
                 # a tool's or a schema's description: the shape says a model reads it
                 described = self.descriptions.description_cut(node, Env(scope)) \
                     if isinstance(node, ast.Subscript) else None
-                observation = described or (None if retried_cut(self.m.parents, node)
-                                            else self.cut_site(node, Env(scope), fn, context))
+                trimmed = trimmed_turns(self.m, node, Env(scope), self.flow.literal_str) \
+                    if isinstance(node, ast.Call) else None
+                observation = described or trimmed or (None if retried_cut(self.m.parents, node)
+                                                       else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
