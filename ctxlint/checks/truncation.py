@@ -60,7 +60,9 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
-        if kind == "cut-reaches-prompt" and _cuts_a_document(source):
+        if kind == "cut-reaches-prompt" and (source.cut or Cut()).turn:
+            kind = "turn-cut"
+        elif kind == "cut-reaches-prompt" and _cuts_a_document(source):
             kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
@@ -97,6 +99,8 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
+            elif kind == "cut" and cut.turn:
+                kind = "turn-cut"
             elif kind == "cut" and _cuts_a_document(source):
                 kind = "document-cut"
             elif kind == "cut" and cut.logged:
@@ -318,6 +322,11 @@ def _message(source: Source) -> str:
             what += "; it keeps the oldest turns and drops the newest, the worst end of a history to cut"
         return (f"{what}, so the model cannot tell that content is missing. Say what was left out "
                 "(\"[12 older messages omitted]\"), or summarise it instead.")
+    if cut.turn:
+        size = f"its first {source.kept:,} characters" if source.kept is not None else "a fixed length"
+        return (f"`{source.detail}` cuts the text of each turn of the conversation to {size} as it writes the "
+                "transcript, and leaves nothing in its place, so the model reads each cut turn as all that was "
+                "said. Mark the turns that were cut (\"… [truncated]\"), or summarise long ones instead.")
     if cut.history and cut.keeps == "start":
         return (f"`{source.detail}` cuts the history to its start and drops its newest turns, the worst end to "
                 "cut, and leaves nothing in their place, so the model answers without the latest context. Keep "
