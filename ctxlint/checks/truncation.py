@@ -37,7 +37,7 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
              "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
              "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut",
-             "trimmed-turns": "trimmed-turns"}
+             "trimmed-turns": "trimmed-turns", "whole-named-cut": "whole-named-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
