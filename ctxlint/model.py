@@ -194,7 +194,8 @@ class Cut:
     ``slice``, ``word-cut``, ``helper-cut`` ...), whether what it cuts is a conversation's
     history (keeping its start drops the newest turns), and whether its name says it is a whole
     document or the context gathered for a question (``document``, ``search_context``), and whether
-    the branch that cuts says so to a log (``if len(text) > n: log.warning("truncating")``)."""
+    the branch that cuts says so to a log (``if len(text) > n: log.warning("truncating")``), and
+    whether it cuts the text of a turn of a conversation a loop writes out (``msg["content"][:500]``)."""
 
     unit: str = "characters"
     keeps: str = "start"
@@ -202,6 +203,7 @@ class Cut:
     history: bool = False
     document: bool = False
     logged: bool = False
+    turn: bool = False  # the text of a turn, cut while a loop writes the conversation out as a transcript
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "settings-template-cut": "settings-template-cut", "stripped-blocks": "stripped-blocks",
              "description-cut": "description-cut", "message-cut": "message-cut", "listing-cut": "listing-cut",
              "unflagged-cut": "unflagged-cut", "gated-drop": "gated-drop", "last-resort-cut": "last-resort-cut",
-             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut"}
+             "unmarked-branch": "unmarked-branch", "command-cut": "command-cut", "page-items-cut": "page-items-cut",
+             "trimmed-turns": "trimmed-turns", "whole-named-cut": "whole-named-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
@@ -59,7 +60,9 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
-        if kind == "cut-reaches-prompt" and _cuts_a_document(source):
+        if kind == "cut-reaches-prompt" and (source.cut or Cut()).turn:
+            kind = "turn-cut"
+        elif kind == "cut-reaches-prompt" and _cuts_a_document(source):
             kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
@@ -96,6 +99,8 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
+            elif kind == "cut" and cut.turn:
+                kind = "turn-cut"
             elif kind == "cut" and _cuts_a_document(source):
                 kind = "document-cut"
             elif kind == "cut" and cut.logged:
@@ -289,6 +294,11 @@ def _message(source: Source) -> str:
         ends = "the first and the last message" if head == tail == "1" else \
             f"the first {head} and the last {tail} messages"
         return f"`{source.detail}` {_MIDDLE_CUTS[cut.how].format(head=head, tail=tail, ends=ends)}"
+    if cut.how == "trimmed-turns":
+        return (f"`{source.detail}` drops the {'newest' if cut.keeps == 'start' else 'oldest'} messages of the "
+                "conversation until it fits its budget and puts nothing in their place, so the model cannot tell "
+                "that turns are missing and answers as if it had them all. Say what was left out (\"[12 earlier "
+                "messages omitted]\"), or summarise them instead.")
     if cut.how in ("drop-loop", "budget-loop", "ranked-loop", "fit-loop"):
         if cut.how == "drop-loop" and cut.unit != "items":
             what = (f"`{source.detail}` cuts {cut.unit} off the {'end' if cut.keeps == 'start' else 'start'} of an "
@@ -312,6 +322,11 @@ def _message(source: Source) -> str:
             what += "; it keeps the oldest turns and drops the newest, the worst end of a history to cut"
         return (f"{what}, so the model cannot tell that content is missing. Say what was left out "
                 "(\"[12 older messages omitted]\"), or summarise it instead.")
+    if cut.turn:
+        size = f"its first {source.kept:,} characters" if source.kept is not None else "a fixed length"
+        return (f"`{source.detail}` cuts the text of each turn of the conversation to {size} as it writes the "
+                "transcript, and leaves nothing in its place, so the model reads each cut turn as all that was "
+                "said. Mark the turns that were cut (\"… [truncated]\"), or summarise long ones instead.")
     if cut.history and cut.keeps == "start":
         return (f"`{source.detail}` cuts the history to its start and drops its newest turns, the worst end to "
                 "cut, and leaves nothing in their place, so the model answers without the latest context. Keep "

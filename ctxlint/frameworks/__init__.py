@@ -31,6 +31,8 @@ as ``ctxlint/framework_files``) names, by qualified name:
 - ``sources``: calls whose result is third-party content (HTTP bodies, parsed pages, retriever
   results, tool results, database rows ...);
 - ``labels`` and ``escapes``: calls that delimit or escape content;
+- ``trimmers``: calls that drop messages of a conversation until it fits a budget and put
+  nothing in their place (LangChain's ``trim_messages``);
 - ``rows``: database queries whose rows come in the order the database picks unless the query
   asks for one (an ORM's querysets, SQL text run with no ORDER BY) and what orders them (CTX104);
 - ``tools``: decorators and constructors that turn a function into a tool the model sees, and

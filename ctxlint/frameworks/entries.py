@@ -215,6 +215,8 @@ class Framework:
     sources: tuple[SourceKindSpec, ...] = ()
     labels: tuple[Label, ...] = ()
     escapes: tuple[str, ...] = ()
+    # Calls that drop messages of a conversation to a budget and leave nothing in their place.
+    trimmers: tuple[str, ...] = ()
     rows: RowQueries | None = None
     tools: ToolKinds = field(default_factory=ToolKinds)
     signatures: tuple[Signature, ...] = ()
@@ -231,5 +233,5 @@ class Framework:
         else: importing it says only that a module may make tools. A module is read for its
         registered tools alone, and whole only where it names one of the constructors."""
         others = (self.sinks, self.holders, self.messages, self.templates, self.sources, self.labels, self.escapes,
-                  self.tools.decorators, self.signatures, self.prompt_functions)
+                  self.trimmers, self.tools.decorators, self.signatures, self.prompt_functions)
         return bool(self.tools.registries or self.tools.constructors) and not any(others) and self.typescript is None

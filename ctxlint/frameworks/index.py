@@ -146,6 +146,7 @@ class Catalogue:
         self.sources = Patterns((p, s) for f in all_ for s in f.sources for p in s.calls)
         self.labels = Patterns((p, s) for f in all_ for s in f.labels for p in s.calls)
         self.escapes = Patterns((p, p) for f in all_ for p in f.escapes)
+        self.trimmers = Patterns((p, p) for f in all_ for p in f.trimmers)
         queries = [f.rows for f in all_ if f.rows is not None]
         self.rows = RowQueries(**{f.name: tuple(n for q in queries for n in getattr(q, f.name))
                                   for f in fields(RowQueries)})

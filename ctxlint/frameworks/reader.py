@@ -121,8 +121,9 @@ class Reader:
 
     def framework(self, data: object) -> Framework:
         top = self.mapping(data, "", ("framework", "title", "docs", "provider", "imports", "llm", "sinks", "holders",
-                                          "messages", "templates", "sources", "labels", "escapes", "rows", "tools",
-                                          "signatures", "prompt_functions", "typescript", "examples", "exports"))
+                                          "messages", "templates", "sources", "labels", "escapes", "trimmers", "rows",
+                                          "tools", "signatures", "prompt_functions", "typescript", "examples",
+                                          "exports"))
         name = self.text(top.get("framework"), "framework")
         if not _NAME.match(name):
             raise self.fail("framework", "must be a lower-case name such as `openai`")
@@ -164,6 +165,7 @@ class Reader:
             sources=sources,
             labels=labels,
             escapes=self.texts(top.get("escapes", []), "escapes"),
+            trimmers=self.texts(top.get("trimmers", []), "trimmers"),
             rows=self.rows(top["rows"]) if "rows" in top else None,
             tools=ToolKinds(self.texts(tools.get("decorators", []), "tools.decorators"),
                             self.texts(tools.get("constructors", []), "tools.constructors"),

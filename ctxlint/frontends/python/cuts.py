@@ -25,6 +25,7 @@ from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
+from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.frontends.python.wordbudgets import word_budget
@@ -166,6 +167,9 @@ class Cuts(Component):
         cut = self.cut_of(node.value, "characters", keeps, how)
         if logged_branch(node, bound, self.m.parents):  # `if len(text) > n: log.warning("truncating"); text[:n]`
             cut = replace(cut, logged=True)
+        if keeps == "start" and (kept is None or kept >= LEAST_TURN) and \
+                reads_a_turn(self.m.parents, node, subject, HISTORY_NAMES):  # `msg["content"][:500]` in a transcript
+            cut = replace(cut, turn=True)
         if not cut.document and (_read_whole(subject, env) or _share_of_its_tokens(bound, subject, env) or (
                 isinstance(parent, ast.Return) and _names_a_document(env.scope))):
             cut = replace(cut, document=True)

@@ -67,10 +67,12 @@ from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
 from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
+from ctxlint.frontends.python.trimcalls import trimmed_turns
 from ctxlint.frontends.python.typedbranches import after_text_test
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.values import Env, Scope, unpacked_position
+from ctxlint.frontends.python.wholenames import promises_whole, returned_straight
 from ctxlint.frontends.python.windowcuts import names_window, window_sized
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
 
@@ -132,8 +134,10 @@ class CutSites(Component):
                 # a tool's or a schema's description: the shape says a model reads it
                 described = self.descriptions.description_cut(node, Env(scope)) \
                     if isinstance(node, ast.Subscript) else None
-                observation = described or (None if retried_cut(self.m.parents, node)
-                                            else self.cut_site(node, Env(scope), fn, context))
+                trimmed = trimmed_turns(self.m, node, Env(scope), self.flow.literal_str) \
+                    if isinstance(node, ast.Call) else self.whole_named_cut(node, Env(scope), fn)
+                observation = described or trimmed or (None if retried_cut(self.m.parents, node)
+                                                       else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:
@@ -153,6 +157,18 @@ class CutSites(Component):
         if self._scoped is None:
             self._scoped = scoped_nodes(self.m)
         return self._scoped
+
+    def whole_named_cut(self, node: ast.Subscript, env: Env,
+                        fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Observation | None:
+        """``return text[:200]`` in a function named for the whole text (``get_description_full``)."""
+        if fn is None or not promises_whole(fn.name) or not returned_straight(self.m.parents, node) \
+                or not isinstance(node.slice, ast.Slice):
+            return None
+        source = self.cuts.source(node, env)
+        if source is None or source.cut is None or source.cut.keeps != "start" or _marked_after(self.m, node):
+            return None
+        return Observation("whole-named-cut", source.span, f"returned by `{fn.name}`, whose name says it gives "
+                           "the whole text", source=replace(source, strong=True))
 
     # ---- a cut whose text goes on ----------------------------------------------------------------
 
