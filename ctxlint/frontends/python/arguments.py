@@ -208,25 +208,7 @@ class Arguments(Component):
         if "messages" not in keys or "model" in keys or NOT_TEXT_KEYS & set(keys) \
                 or env.scope.kind != "function":
             return False
-        parents = self.m.parents
-        node: ast.AST = call
-        parent = parents.get(id(node))
-        while True:  # `requests.post(...).json()`, awaited or not
-            if isinstance(parent, ast.Await):
-                node, parent = parent, parents.get(id(parent))
-            elif isinstance(parent, ast.Attribute) and parent.attr == "json" \
-                    and isinstance(caller := parents.get(id(parent)), ast.Call) and caller.func is parent:
-                node, parent = caller, parents.get(id(caller))
-            else:
-                break
-        if _choices(parents, parent, node):
-            return True
-        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if not isinstance(target, ast.Name):
-            return False
-        answer = target.id
-        return any(isinstance(read, ast.Name) and read.id == answer and _choices(parents, parents.get(id(read)), read)
-                   for read in walk(env.scope.node))
+        return _read_as_completion(self.m.parents, call, env.scope.node)
 
     def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
         """Whether the object that would hold the limit is given but cannot be read here
@@ -277,6 +259,37 @@ class Arguments(Component):
         given = given if given is not None else self.of(call, env)
         return list(given.keywords.values())
 
+
+
+def _read_as_completion(parents: dict[int, ast.AST], value: ast.AST, scope: ast.AST, hops: int = 0) -> bool:
+    """Whether the function reads ``value`` (a response, a name it is kept in) as a chat completion:
+    its ``choices``, taken straight (``requests.post(...).json()["choices"]``), from the name the
+    response is kept in (``reply = requests.post(...)``, then ``reply.json()["choices"]``, the read
+    after the retry loop that posts it), or from the name its decoded body is kept in in turn
+    (``data = reply.json()``, then ``data["choices"]``)."""
+    node, parent = _decoded(parents, value)
+    if _choices(parents, parent, node):
+        return True
+    target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+    if not isinstance(target, ast.Name) or hops > 1:
+        return False
+    answer = target.id
+    return any(isinstance(read, ast.Name) and read.id == answer and isinstance(read.ctx, ast.Load)
+               and _read_as_completion(parents, read, scope, hops + 1) for read in walk(scope))
+
+
+def _decoded(parents: dict[int, ast.AST], node: ast.AST) -> tuple[ast.AST, ast.AST | None]:
+    """``node`` climbed through an await and a ``.json()`` of it (``(await client.post(...)).json()``),
+    with the node above."""
+    parent = parents.get(id(node))
+    while True:
+        if isinstance(parent, ast.Await):
+            node, parent = parent, parents.get(id(parent))
+        elif isinstance(parent, ast.Attribute) and parent.attr == "json" \
+                and isinstance(caller := parents.get(id(parent)), ast.Call) and caller.func is parent:
+            node, parent = caller, parents.get(id(caller))
+        else:
+            return node, parent
 
 
 def _choices(parents: dict[int, ast.AST], read: ast.AST | None, value: ast.AST) -> bool:
