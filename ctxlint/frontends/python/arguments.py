@@ -21,6 +21,9 @@ from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit
 from ctxlint.providers import NOT_TEXT_KEYS, chat_payload, not_text_endpoint
 
+# The functions that hand back their second argument unchanged, retyped for a type checker.
+_CASTS = frozenset({"cast", "typing.cast", "typing_extensions.cast"})
+
 
 @dataclass
 class CallArgs:
@@ -46,22 +49,32 @@ class Arguments(Component):
         for arg in call.args:
             if isinstance(arg, ast.Starred):
                 break
-            positional.append(arg)
+            positional.append(self.uncast(arg))
         opaque = len(positional) < len(call.args)
-        keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
+        keywords: dict[str, Entry] = {k.arg: (self.uncast(k.value), env, k) for k in call.keywords
+                                      if k.arg is not None}
         defaults: list[Step] = []
         for keyword in call.keywords:
             if keyword.arg is None:
-                entries, empty = self.spreads.entries(keyword.value, env)
+                value = self.uncast(keyword.value)
+                entries, empty = self.spreads.entries(value, env)
                 if entries is None:
                     opaque = True
-                    for key, entry in self.containers.visible_entries(keyword.value, env).items():
+                    for key, entry in self.containers.visible_entries(value, env).items():
                         keywords.setdefault(key, entry)
                 else:
                     defaults += empty
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
         return CallArgs(positional, keywords, opaque, tuple(defaults))
+
+    def uncast(self, node: ast.expr) -> ast.expr:
+        """The value of ``typing.cast(T, value)``, which only retypes it for a type checker
+        (``config=cast(GenerateContentConfigDict, config)``): what is sent is the value."""
+        while isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords \
+                and self.m.qualified(node.func) in _CASTS:
+            node = node.args[1]
+        return node
 
     def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
         """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
