@@ -128,6 +128,12 @@ class Spreads(Component):
             binding = self.scopes.resolve(node, env)
             if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
                 return _spreads(self, binding.owner).members(binding.value, binding.env)
+            if binding is not None and not binding.extras and isinstance(binding.value, ast.Call) \
+                    and self.callees.function_for(binding.value, binding.env) is not None:
+                # `options=options` of `options = self._options(hints)`: the dict the function builds
+                spread, steps = _spreads(self, binding.owner).entries(binding.value, binding.env)
+                if spread is not None:
+                    return spread, tuple(steps)
         # `options=self.options` of `config.get("options", {})`; a parameter handed on whole is
         # the caller's settings to give, not a dict left empty here
         if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and node.id not in env.scope.params):
