@@ -371,7 +371,13 @@ class Sinks(Component):
                     parts.model = self.flow.literal_str(entry[0], entry[1])
                     break
         if parts.limit is None:
+            # the settings the call is given in place of the session's (a chat's `send_message(msg,
+            # config=...)`: the SDK sends the call's config instead of the one the chat was created with)
+            own = {k for spec in arguments.get("limit", ()) if spec.method is None and spec.key
+                   and self.args.find(replace(spec, key=()), call, env, given) is not None for k in spec.keywords}
             for spec in arguments.get("limit", ()):
+                if spec.method is not None and own & set(spec.keywords):
+                    continue
                 entry = self.args.find(spec, call, env, given)
                 removed = self.reserves.taken_out(entry) if entry is not None else None
                 if removed is not None:  # taken out, unless another of its keywords is set in its place
