@@ -248,6 +248,9 @@ LIMIT_KEYWORDS = (*(key for key in LIMIT_KEYS if key.islower()), "num_predict")
 LIMIT_NAMES = (*LIMIT_KEYWORDS, "max_tokens_to_sample", "max_length")
 # The same without `max_length`, which may count characters: the names that surely count tokens.
 TOKEN_LIMIT_NAMES = frozenset(name for name in LIMIT_NAMES if name != "max_length")
+# The keys that size the context window the prompt and the answer share (Ollama's `num_ctx`,
+# llama.cpp's `n_ctx`): a value sent under one is the window, not a bound of the answer.
+WINDOW_KEYS = frozenset({"num_ctx", "n_ctx", "context_window", "context_length"})
 
 
 # Models that do not answer in text: an output-token limit means nothing for embeddings,

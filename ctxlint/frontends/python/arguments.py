@@ -21,6 +21,9 @@ from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit
 from ctxlint.providers import NOT_TEXT_KEYS, chat_payload, not_text_endpoint
 
+# The functions that hand back their second argument unchanged, retyped for a type checker.
+_CASTS = frozenset({"cast", "typing.cast", "typing_extensions.cast"})
+
 
 @dataclass
 class CallArgs:
@@ -46,22 +49,32 @@ class Arguments(Component):
         for arg in call.args:
             if isinstance(arg, ast.Starred):
                 break
-            positional.append(arg)
+            positional.append(self.uncast(arg))
         opaque = len(positional) < len(call.args)
-        keywords: dict[str, Entry] = {k.arg: (k.value, env, k) for k in call.keywords if k.arg is not None}
+        keywords: dict[str, Entry] = {k.arg: (self.uncast(k.value), env, k) for k in call.keywords
+                                      if k.arg is not None}
         defaults: list[Step] = []
         for keyword in call.keywords:
             if keyword.arg is None:
-                entries, empty = self.spreads.entries(keyword.value, env)
+                value = self.uncast(keyword.value)
+                entries, empty = self.spreads.entries(value, env)
                 if entries is None:
                     opaque = True
-                    for key, entry in self.containers.visible_entries(keyword.value, env).items():
+                    for key, entry in self.containers.visible_entries(value, env).items():
                         keywords.setdefault(key, entry)
                 else:
                     defaults += empty
                     for key, entry in entries.items():
                         keywords.setdefault(key, entry)
         return CallArgs(positional, keywords, opaque, tuple(defaults))
+
+    def uncast(self, node: ast.expr) -> ast.expr:
+        """The value of ``typing.cast(T, value)``, which only retypes it for a type checker
+        (``config=cast(GenerateContentConfigDict, config)``): what is sent is the value."""
+        while isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords \
+                and self.m.qualified(node.func) in _CASTS:
+            node = node.args[1]
+        return node
 
     def find(self, arg: Arg, call: ast.Call, env: Env, given: CallArgs | None = None) -> Entry | None:
         """Where ``arg`` is given in ``call``: the value, its env, and the place that sets it."""
@@ -208,25 +221,7 @@ class Arguments(Component):
         if "messages" not in keys or "model" in keys or NOT_TEXT_KEYS & set(keys) \
                 or env.scope.kind != "function":
             return False
-        parents = self.m.parents
-        node: ast.AST = call
-        parent = parents.get(id(node))
-        while True:  # `requests.post(...).json()`, awaited or not
-            if isinstance(parent, ast.Await):
-                node, parent = parent, parents.get(id(parent))
-            elif isinstance(parent, ast.Attribute) and parent.attr == "json" \
-                    and isinstance(caller := parents.get(id(parent)), ast.Call) and caller.func is parent:
-                node, parent = caller, parents.get(id(caller))
-            else:
-                break
-        if _choices(parents, parent, node):
-            return True
-        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if not isinstance(target, ast.Name):
-            return False
-        answer = target.id
-        return any(isinstance(read, ast.Name) and read.id == answer and _choices(parents, parents.get(id(read)), read)
-                   for read in walk(env.scope.node))
+        return _read_as_completion(self.m.parents, call, env.scope.node)
 
     def limit_out_of_sight(self, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs) -> bool:
         """Whether the object that would hold the limit is given but cannot be read here
@@ -277,6 +272,37 @@ class Arguments(Component):
         given = given if given is not None else self.of(call, env)
         return list(given.keywords.values())
 
+
+
+def _read_as_completion(parents: dict[int, ast.AST], value: ast.AST, scope: ast.AST, hops: int = 0) -> bool:
+    """Whether the function reads ``value`` (a response, a name it is kept in) as a chat completion:
+    its ``choices``, taken straight (``requests.post(...).json()["choices"]``), from the name the
+    response is kept in (``reply = requests.post(...)``, then ``reply.json()["choices"]``, the read
+    after the retry loop that posts it), or from the name its decoded body is kept in in turn
+    (``data = reply.json()``, then ``data["choices"]``)."""
+    node, parent = _decoded(parents, value)
+    if _choices(parents, parent, node):
+        return True
+    target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+    if not isinstance(target, ast.Name) or hops > 1:
+        return False
+    answer = target.id
+    return any(isinstance(read, ast.Name) and read.id == answer and isinstance(read.ctx, ast.Load)
+               and _read_as_completion(parents, read, scope, hops + 1) for read in walk(scope))
+
+
+def _decoded(parents: dict[int, ast.AST], node: ast.AST) -> tuple[ast.AST, ast.AST | None]:
+    """``node`` climbed through an await and a ``.json()`` of it (``(await client.post(...)).json()``),
+    with the node above."""
+    parent = parents.get(id(node))
+    while True:
+        if isinstance(parent, ast.Await):
+            node, parent = parent, parents.get(id(parent))
+        elif isinstance(parent, ast.Attribute) and parent.attr == "json" \
+                and isinstance(caller := parents.get(id(parent)), ast.Call) and caller.func is parent:
+            node, parent = caller, parents.get(id(caller))
+        else:
+            return node, parent
 
 
 def _choices(parents: dict[int, ast.AST], read: ast.AST | None, value: ast.AST) -> bool:

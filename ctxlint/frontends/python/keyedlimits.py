@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import limit_spread_in_bases
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.spreads import called_as
+from ctxlint.frontends.python.spreads import KWARGS, called_as
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.unsetcallers import CallersGiveNone
 from ctxlint.frontends.python.values import Env
@@ -50,6 +50,24 @@ def taken_from_kwargs(spreads: Spreads, node: ast.expr, env: Env,
             or limit_spread_in_bases(spreads.callees, scope.cls, called) or _project_may_give(spreads.m, called):
         return None
     return read[0], read[1], called, node
+
+
+def keyed_from_empty(spreads: Spreads, node: ast.expr, env: Env) -> tuple[str, str] | None:
+    """``(name, kind)`` when the limit's value ``node`` is looked up by its key in a dict that holds
+    only what a caller passes, empty by default (``options["num_predict"] = hints["max_tokens"]``
+    under ``if "max_tokens" in hints``, of ``hints: Mapping[str, Any] = {}``, followed through the
+    calls that hand it on): the same reading as a ``**hints`` spread of it (spreads.empty_step), for
+    a limit picked out of it key by key. Not the method's own ``**kwargs`` (taken_from_kwargs)."""
+    read = _keyed_read(node)
+    if read is None or not isinstance(node, (ast.Subscript, ast.Call)):
+        return None
+    held = node.value if isinstance(node, ast.Subscript) else node.func.value  # type: ignore[attr-defined]
+    fn = env.scope.node
+    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.kwarg is not None \
+            and fn.args.kwarg.arg == read[1]:
+        return None
+    empty = spreads.empty_by_default(held, env)
+    return empty if empty is not None and empty[1] != KWARGS else None
 
 
 def _project_may_give(unit: Unit, called: str) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frameworks import Sink
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.keyedlimits import taken_from_kwargs
+from ctxlint.frontends.python.keyedlimits import keyed_from_empty, taken_from_kwargs
 from ctxlint.frontends.python.spreads import KWARGS, NONE
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
@@ -54,6 +54,8 @@ def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | Non
     if (taken := taken_from_kwargs(sinks.spreads, node, env)) is not None:  # `kwargs.pop("max_tokens", None)`
         return KWARGS, (f"`{sinks.m.code(taken[3])}` holds only what a caller of `{taken[2]}` passes, none by "
                         "default"), taken[3]
+    if (keyed := keyed_from_empty(sinks.spreads, node, env)) is not None:  # `hints["max_tokens"]` of `hints={}`
+        return keyed[1], f"`{code}` is read from what is passed as `{keyed[0]}`, empty by default", entry[2]
     if (by_callers := unset_by_callers(sinks.m, node, env)) is not None:
         return NONE_BY_CALLERS, (f"`{by_callers[0]}` is None unless a call of `{by_callers[1]}` passes it, "
                                  f"and none of the {by_callers[2]} calls in the project that lead to it does"), entry[2]

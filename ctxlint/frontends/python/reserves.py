@@ -30,7 +30,7 @@ from ctxlint.frontends.python.spreads import KWARGS, field_default
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request, Span
-from ctxlint.providers import LIMIT_NAMES, TOKEN_LIMIT_NAMES
+from ctxlint.providers import LIMIT_NAMES, TOKEN_LIMIT_NAMES, WINDOW_KEYS
 
 # The kind of evidence of a chat model built without a limit that a request of the same code is
 # sent with, for a model whose client sets none of its own (rules/**/CTX201).
@@ -63,13 +63,36 @@ def _input_budget(m: Unit, cls: ast.AST, name: str) -> bool:
 
 
 def _bounds_input(parents: dict[int, ast.AST], read: ast.AST) -> bool:
-    """Whether the expression around ``read``, up to its statement, is a comparison or a slice."""
+    """Whether the expression around ``read``, up to its statement, is a comparison or a slice, or
+    ``read`` is sent as the size of the context window (``options.setdefault("num_ctx",
+    self.max_tokens)``, ``{"num_ctx": self.max_tokens}``, ``n_ctx=self.max_tokens``): the window
+    the prompt and answer share, not a bound of the answer."""
+    if _sent_as_window(parents, read):
+        return True
     node: ast.AST | None = read
     while node is not None and not isinstance(node, ast.stmt):
         node = parents.get(id(node))
         if isinstance(node, (ast.Compare, ast.Slice)):
             return True
     return False
+
+
+def _sent_as_window(parents: dict[int, ast.AST], read: ast.AST) -> bool:
+    """Whether ``read`` is the value of a context window's key: a dict entry, a keyword, the value
+    of ``setdefault(key, read)`` or of ``settings[key] = read``."""
+    parent = parents.get(id(read))
+    key: ast.AST | None = None
+    if isinstance(parent, ast.Dict):
+        key = next((k for k, v in zip(parent.keys, parent.values, strict=True) if v is read), None)
+    elif isinstance(parent, ast.keyword):
+        return parent.arg in WINDOW_KEYS
+    elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "setdefault" \
+            and len(parent.args) == 2 and parent.args[1] is read:
+        key = parent.args[0]
+    elif isinstance(parent, ast.Assign) and parent.value is read and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Subscript):
+        key = parent.targets[0].slice
+    return isinstance(key, ast.Constant) and key.value in WINDOW_KEYS
 
 
 class Reserves(Component):

@@ -371,7 +371,7 @@ class Sinks(Component):
                     parts.model = self.flow.literal_str(entry[0], entry[1])
                     break
         if parts.limit is None:
-            for spec in arguments.get("limit", ()):
+            for spec in limit_specs(self.args, arguments.get("limit", ()), call, env, given):
                 entry = self.args.find(spec, call, env, given)
                 removed = self.reserves.taken_out(entry) if entry is not None else None
                 if removed is not None:  # taken out, unless another of its keywords is set in its place
@@ -469,6 +469,17 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
+
+
+def limit_specs(args: Arguments, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs | None
+                ) -> tuple[Arg, ...]:
+    """The places a request's limit is looked for, less a session's settings (``{method: create,
+    keyword: config}``) where the call is given settings of its own under that keyword: a chat's
+    ``send_message(msg, config=...)`` sends the call's config instead of the one the chat was
+    created with."""
+    own = {k for spec in specs if spec.method is None and spec.key
+           and args.find(replace(spec, key=()), call, env, given) is not None for k in spec.keywords}
+    return tuple(spec for spec in specs if spec.method is None or not own & set(spec.keywords))
 
 
 def given_key(args: Arguments, spec: Arg, call: ast.Call, env: Env, given: CallArgs | None) -> str:

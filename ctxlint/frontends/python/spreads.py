@@ -35,7 +35,7 @@ from ctxlint.frontends.python.nodes import (
 )
 from ctxlint.frontends.python.project import limit_callees
 from ctxlint.frontends.python.unit import Component, Unit
-from ctxlint.frontends.python.values import Env, Scope, agreed, unpacked_position
+from ctxlint.frontends.python.values import Binding, Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
@@ -126,8 +126,8 @@ class Spreads(Component):
             return spread, tuple(steps)
         if isinstance(node, ast.Name):  # `options=options` of `options = {"temperature": t, **self.extra}`
             binding = self.scopes.resolve(node, env)
-            if binding is not None and not binding.extras and isinstance(binding.value, ast.Dict):
-                return _spreads(self, binding.owner).members(binding.value, binding.env)
+            if binding is not None and (held := _held_members(self, binding)) is not None:
+                return held
         # `options=self.options` of `config.get("options", {})`; a parameter handed on whole is
         # the caller's settings to give, not a dict left empty here
         if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and node.id not in env.scope.params):
@@ -485,6 +485,21 @@ def _got_key(node: ast.expr) -> tuple[str, ast.expr] | None:
 def _set_only(spread: Spread) -> Spread:
     """The entries a filter of None values keeps: all but those written as None."""
     return (None if spread[0] is None else {k: e for k, e in spread[0].items() if not none_written(e[0])}), spread[1]
+
+
+def _held_members(spreads: Spreads, binding: Binding) -> tuple[dict[str, Entry] | None, tuple[Step, ...]] | None:
+    """The members of the dict a name holds, set once: a literal (``options = {"temperature": t,
+    **self.extra}``), or what a function of the project builds (``options = self._options(hints)``);
+    None when it holds neither."""
+    if binding.extras:
+        return None
+    if isinstance(binding.value, ast.Dict):
+        return _spreads(spreads, binding.owner).members(binding.value, binding.env)
+    if isinstance(binding.value, ast.Call) and spreads.callees.function_for(binding.value, binding.env) is not None:
+        spread, steps = _spreads(spreads, binding.owner).entries(binding.value, binding.env)
+        if spread is not None:
+            return spread, tuple(steps)
+    return None
 
 
 def empty_step(spreads: Spreads, node: ast.expr, env: Env, spread: str = "**") -> Step | None:
