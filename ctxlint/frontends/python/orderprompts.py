@@ -163,9 +163,12 @@ class OrderPrompts(StringSets):
         return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
 
     def given_to(self, node: ast.expr) -> ast.Call | None:
-        """The call ``node`` is a positional argument of, when the call can keep its order."""
+        """The call ``node`` is an argument of (positional or keyword), when the call can keep its order."""
         call = self.m.parents.get(id(node))
-        if isinstance(call, ast.Call) and node in call.args and called_name(call) not in _ORDER_FREE \
+        if isinstance(call, ast.keyword):
+            call = self.m.parents.get(id(call))
+        if isinstance(call, ast.Call) and (node in call.args or any(k.value is node for k in call.keywords)) \
+                and called_name(call) not in _ORDER_FREE \
                 and not _asks_model(call, self):
             return call
         return None
@@ -186,14 +189,19 @@ class OrderPrompts(StringSets):
         direct = None if again else self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
-        if not direct and carried and (through := self.given_to(shown)) is not None:
+        through = None if direct else self.given_to(shown)
+        if through is not None and carried:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
+        elif through is not None:
+            given = f"the list passed to `{self.m.code(through.func)}(...)`"
         steps = [*passed_in(self, fn, collection, env), Evidence(
             EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
         spread = self.spread(fn, carried)
         per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
         asked = None if again else \
             direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
+        if asked is None and not again and not carried and through is not None:
+            asked = self.asked_in_callee(through, shown, steps)  # `self._answer(terms=list(terms))`
         if asked is None and not again and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in UNSTABLE) if asked is not None else None
@@ -234,6 +242,20 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
+
+    def asked_in_callee(self, call: ast.Call, shown: ast.expr, steps: list[Evidence]) -> ast.expr | ast.stmt | None:
+        """A call that asks a model, or a chat message, in the function of the module that ``call``
+        hands the copy ``shown`` to (``self._answer(terms=list(terms))``), built from the parameter
+        it fills, a call or two down; the step into it is added to ``steps``."""
+        name = self.m.dotted(copy_of(shown) or shown)
+        callee, params = self.filled(call, {name}) if name is not None else (None, set())
+        if callee is None or not params:
+            return None
+        step = [Evidence(EvidenceKind.FLOW, f"passed to `{callee.name}` as {_listed(params)}", self.m.span(call))]
+        asked = self.asked_with(callee, params, step, 1)
+        if asked is not None:
+            steps.extend(step)
+        return asked
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -529,7 +551,8 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
     if copied is not None and isinstance(node, ast.expr) \
             and isinstance(part.m.parents.get(id(node)), (ast.Return, ast.Assign)):
         return [(copied, node)]
-    if copied is not None and isinstance(node, ast.expr) and (given_to := part.given_to(node)) is not None \
-            and isinstance(part.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
-        return [(copied, node)]  # `found = search(list(set(queries)))`: what it finds comes in that order
+    if copied is not None and isinstance(node, ast.expr) and part.given_to(node) is not None:
+        # `found = search(list(set(queries)))`: what it finds comes in that order; `self._answer(terms=list(terms))`:
+        # the function given the copy builds its prompt with it
+        return [(copied, node)]
     return []
