@@ -195,7 +195,8 @@ class OrderPrompts(StringSets):
         elif through is not None:
             given = f"the list passed to `{self.m.code(through.func)}(...)`"
         steps = [*passed_in(self, fn, collection, env), Evidence(
-            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
+            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown)),
+            *self.made_at(shown, collection, env, through)]
         spread = self.spread(fn, carried)
         per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
         asked = None if again else \
@@ -256,6 +257,30 @@ class OrderPrompts(StringSets):
         if asked is not None:
             steps.extend(step)
         return asked
+
+    def made_at(self, shown: ast.expr, collection: ast.expr, env: Env, through: ast.Call | None) -> list[Evidence]:
+        """For a set a name holds, handed whole to a call (``self._render(responses=chosen)``): the
+        step where the function makes it, which the finding is reported after."""
+        if through is None or shown is not collection or not isinstance(shown, ast.Name):
+            return []
+        binding = self.scopes.resolve(shown, env)
+        if binding is None or binding.owner is not None:
+            return []
+        return [Evidence(EvidenceKind.FLOW, f"`{shown.id}` is the set made at line {binding.value.lineno}",
+                         self.m.span(binding.value))]
+
+    def walks_into_result(self, call: ast.Call, node: ast.expr) -> bool:
+        """Whether the function of the module ``call`` calls loops over the parameter ``node`` fills
+        and builds what it returns from the loop (``tasks = [self.render(r) for r in responses]``,
+        ``return await gather(*tasks)``): what it gives back comes in the order of ``node``."""
+        name = self.m.dotted(node)
+        callee, params = self.filled(call, {name}) if name is not None else (None, set())
+        if callee is None:
+            return False
+        walked = {p for p in params if any(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension))
+                                           and isinstance(n.iter, ast.Name) and n.iter.id == p
+                                           for n in ast.walk(callee))}
+        return bool(walked) and self.returns_any(callee, self.spread(callee, walked))
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -555,4 +580,10 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
         # `found = search(list(set(queries)))`: what it finds comes in that order; `self._answer(terms=list(terms))`:
         # the function given the copy builds its prompt with it
         return [(copied, node)]
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (call := part.given_to(node)) is not None \
+            and isinstance(part.m.parents.get(id(call)), (ast.Await, ast.comprehension, ast.Assign)) \
+            and part.walks_into_result(call, node):
+        # `[... for r in await self._render(responses=chosen)]`, `chosen` a set: what `_render` gives back
+        # for each item comes in the set's order
+        return [(node, node)]
     return []
