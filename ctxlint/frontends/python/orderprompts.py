@@ -38,6 +38,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
+from ctxlint.frontends.python.orderhandoffs import asked_in_callee, made_at, walks_into_result
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     LISTING_REACHES_PROMPT,
@@ -196,13 +197,13 @@ class OrderPrompts(StringSets):
             given = f"the list passed to `{self.m.code(through.func)}(...)`"
         steps = [*passed_in(self, fn, collection, env), Evidence(
             EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown)),
-            *self.made_at(shown, collection, env, through)]
+            *made_at(self, shown, collection, env, through)]
         spread = self.spread(fn, carried)
         per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
         asked = None if again else \
             direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
         if asked is None and not again and not carried and through is not None:
-            asked = self.asked_in_callee(through, shown, steps)  # `self._answer(terms=list(terms))`
+            asked = asked_in_callee(self, through, shown, steps)  # `self._answer(terms=list(terms))`
         if asked is None and not again and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in UNSTABLE) if asked is not None else None
@@ -243,44 +244,6 @@ class OrderPrompts(StringSets):
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
         at = listed if listed is not None and returned else self.m.span(shown)
         return Observation(kind, at, goes, source=source)
-
-    def asked_in_callee(self, call: ast.Call, shown: ast.expr, steps: list[Evidence]) -> ast.expr | ast.stmt | None:
-        """A call that asks a model, or a chat message, in the function of the module that ``call``
-        hands the copy ``shown`` to (``self._answer(terms=list(terms))``), built from the parameter
-        it fills, a call or two down; the step into it is added to ``steps``."""
-        name = self.m.dotted(copy_of(shown) or shown)
-        callee, params = self.filled(call, {name}) if name is not None else (None, set())
-        if callee is None or not params:
-            return None
-        step = [Evidence(EvidenceKind.FLOW, f"passed to `{callee.name}` as {_listed(params)}", self.m.span(call))]
-        asked = self.asked_with(callee, params, step, 1)
-        if asked is not None:
-            steps.extend(step)
-        return asked
-
-    def made_at(self, shown: ast.expr, collection: ast.expr, env: Env, through: ast.Call | None) -> list[Evidence]:
-        """For a set a name holds, handed whole to a call (``self._render(responses=chosen)``): the
-        step where the function makes it, which the finding is reported after."""
-        if through is None or shown is not collection or not isinstance(shown, ast.Name):
-            return []
-        binding = self.scopes.resolve(shown, env)
-        if binding is None or binding.owner is not None:
-            return []
-        return [Evidence(EvidenceKind.FLOW, f"`{shown.id}` is the set made at line {binding.value.lineno}",
-                         self.m.span(binding.value))]
-
-    def walks_into_result(self, call: ast.Call, node: ast.expr) -> bool:
-        """Whether the function of the module ``call`` calls loops over the parameter ``node`` fills
-        and builds what it returns from the loop (``tasks = [self.render(r) for r in responses]``,
-        ``return await gather(*tasks)``): what it gives back comes in the order of ``node``."""
-        name = self.m.dotted(node)
-        callee, params = self.filled(call, {name}) if name is not None else (None, set())
-        if callee is None:
-            return False
-        walked = {p for p in params if any(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension))
-                                           and isinstance(n.iter, ast.Name) and n.iter.id == p
-                                           for n in ast.walk(callee))}
-        return bool(walked) and self.returns_any(callee, self.spread(callee, walked))
 
     def said(self, asked: ast.expr | ast.stmt, listing: bool) -> tuple[str, str, str] | None:
         """The kind, the sink's step and the consequence for where the ordered text arrives."""
@@ -582,7 +545,7 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
         return [(copied, node)]
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (call := part.given_to(node)) is not None \
             and isinstance(part.m.parents.get(id(call)), (ast.Await, ast.comprehension, ast.Assign)) \
-            and part.walks_into_result(call, node):
+            and walks_into_result(part, call, node):
         # `[... for r in await self._render(responses=chosen)]`, `chosen` a set: what `_render` gives back
         # for each item comes in the set's order
         return [(node, node)]
