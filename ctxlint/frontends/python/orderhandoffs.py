@@ -39,14 +39,14 @@ def asked_in_callee(part: OrderPrompts, call: ast.Call, shown: ast.expr, steps: 
 
 def made_at(part: OrderPrompts, shown: ast.expr, collection: ast.expr, env: Env, through: ast.Call | None
             ) -> list[Evidence]:
-    """For a set a name holds, handed whole to a call (``self._render(responses=chosen)``): the
-    step where the function makes it, which the finding is reported after."""
+    """For a collection a name holds, handed whole to a call (``self._render(responses=chosen)``): the
+    step where the function makes it (a set, a listing), which the finding is reported after."""
     if through is None or shown is not collection or not isinstance(shown, ast.Name):
         return []
     binding = part.scopes.resolve(shown, env)
     if binding is None or binding.owner is not None:
         return []
-    return [Evidence(EvidenceKind.FLOW, f"`{shown.id}` is the set made at line {binding.value.lineno}",
+    return [Evidence(EvidenceKind.FLOW, f"`{shown.id}` is made at line {binding.value.lineno}",
                      part.m.span(binding.value))]
 
 
