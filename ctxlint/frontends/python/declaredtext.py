@@ -16,6 +16,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.hashedtext import field_annotation, hashed_items
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
@@ -45,18 +46,24 @@ class DeclaredText(Component):
             return True
         if isinstance(node, ast.Call):
             target = self.callees.function_for(node, env, foreign=True, returns=False)
-            return target is not None and text_collection(target.fn.returns)
+            return target is not None and (text_collection(target.fn.returns) or hashed_items(
+                target.owner.unit if target.owner is not None else self.m, target.fn.returns, target.env.scope))
         if isinstance(node, ast.Name):
             scope = env.scope
             if scope.kind == "function" and node.id in scope.params and env.bound(node.id) is None:
-                return text_collection(scope.params[node.id].annotation)
+                annotation = scope.params[node.id].annotation  # `found: Sequence[Term]`, `Term` hashed as text
+                return text_collection(annotation) or hashed_items(self.m, annotation, scope)
             binding = self.scopes.resolve(node, env)
             return binding is not None and binding.owner is None and isinstance(binding.value, (ast.Call, ast.Await)) \
                 and self.declared_text(binding.value, binding.env)
         if isinstance(node, ast.Attribute):
             classes = self.instance_classes(node.value, env)
             declared = [a for cls in classes if (a := _field(cls, node.attr)) is not None]
-            return bool(declared) and all(text_collection(a) for a in declared)
+            if declared:
+                return all(text_collection(a) for a in declared)
+            # `result.matches`, a field of a class of another module, declared `Sequence[Match]`
+            found = field_annotation(self.m, node, env)
+            return found is not None and hashed_items(found[0], found[2], found[1])
         return False
 
     def self_field(self, node: ast.Attribute, env: Env) -> ast.expr | None:

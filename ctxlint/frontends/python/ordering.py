@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ctxlint.frontends.code.pieces import KeyIndex, add_new, source_key
 from ctxlint.frontends.python.callees import Called
+from ctxlint.frontends.python.hashedtext import declared_set
 from ctxlint.frontends.python.ifarms import other_arms
 from ctxlint.frontends.python.knowledge import (
     ITERATING,
@@ -96,7 +97,10 @@ class Ordering(OrderOrigins):
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 if annotation is not None and _SET_ANNOTATION.match(annotation):
                     return "set"
-                return self.passed_unordered(node, env) if isinstance(node, ast.Name) else self.set_by_base(node, env)
+                if isinstance(node, ast.Name):
+                    return self.passed_unordered(node, env)
+                # `context.state.glossary`, a field its object's class declares as a set
+                return self.set_by_base(node, env) or ("set" if declared_set(self.m, node, env) else None)
             found = self.bound_unordered(node, binding)
             if found is None and isinstance(node, ast.Name):
                 # `if routed: names, _ = route(q)` then `else: names = everything`: either arm may run

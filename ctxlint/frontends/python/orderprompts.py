@@ -38,6 +38,7 @@ from ctxlint.frontends.python.knowledge import (
 )
 from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
+from ctxlint.frontends.python.orderhandoffs import asked_in_callee, made_at, walks_into_result
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.ordersinks import (
     LISTING_REACHES_PROMPT,
@@ -163,9 +164,12 @@ class OrderPrompts(StringSets):
         return Observation(COMPLETION_ORDER, self.m.span(addition.added), said[2], source=source)
 
     def given_to(self, node: ast.expr) -> ast.Call | None:
-        """The call ``node`` is a positional argument of, when the call can keep its order."""
+        """The call ``node`` is an argument of (positional or keyword), when the call can keep its order."""
         call = self.m.parents.get(id(node))
-        if isinstance(call, ast.Call) and node in call.args and called_name(call) not in _ORDER_FREE \
+        if isinstance(call, ast.keyword):
+            call = self.m.parents.get(id(call))
+        if isinstance(call, ast.Call) and (node in call.args or any(k.value is node for k in call.keywords)) \
+                and called_name(call) not in _ORDER_FREE \
                 and not _asks_model(call, self):
             return call
         return None
@@ -186,14 +190,20 @@ class OrderPrompts(StringSets):
         direct = None if again else self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
-        if not direct and carried and (through := self.given_to(shown)) is not None:
+        through = None if direct else self.given_to(shown)
+        if through is not None and carried:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
+        elif through is not None:
+            given = f"the list passed to `{self.m.code(through.func)}(...)`"
         steps = [*passed_in(self, fn, collection, env), Evidence(
-            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown))]
+            EvidenceKind.FLOW, f"`{self.m.code(collection)}` gives the order of {given}", self.m.span(shown)),
+            *made_at(self, shown, collection, env, through)]
         spread = self.spread(fn, carried)
         per_item = None if direct or again else message_per_item(self, fn, shown, carried)  # (message, list)
         asked = None if again else \
             direct or (per_item and per_item[0]) or self.asked_with(fn, carried, steps, after=shown.lineno)
+        if asked is None and not again and not carried and through is not None:
+            asked = asked_in_callee(self, through, shown, steps)  # `self._answer(terms=list(terms))`
         if asked is None and not again and (returned or self.returns_any(fn, spread)):
             asked = self.asked_by_callers(fn, steps, 0)
         said = self.said(asked, detail in UNSTABLE) if asked is not None else None
@@ -529,7 +539,14 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
     if copied is not None and isinstance(node, ast.expr) \
             and isinstance(part.m.parents.get(id(node)), (ast.Return, ast.Assign)):
         return [(copied, node)]
-    if copied is not None and isinstance(node, ast.expr) and (given_to := part.given_to(node)) is not None \
-            and isinstance(part.m.parents.get(id(given_to)), (ast.Assign, ast.AnnAssign)):
-        return [(copied, node)]  # `found = search(list(set(queries)))`: what it finds comes in that order
+    if copied is not None and isinstance(node, ast.expr) and part.given_to(node) is not None:
+        # `found = search(list(set(queries)))`: what it finds comes in that order; `self._answer(terms=list(terms))`:
+        # the function given the copy builds its prompt with it
+        return [(copied, node)]
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (call := part.given_to(node)) is not None \
+            and isinstance(part.m.parents.get(id(call)), (ast.Await, ast.comprehension, ast.Assign)) \
+            and walks_into_result(part, call, node):
+        # `[... for r in await self._render(responses=chosen)]`, `chosen` a set: what `_render` gives back
+        # for each item comes in the set's order
+        return [(node, node)]
     return []

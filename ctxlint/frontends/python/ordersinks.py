@@ -188,7 +188,9 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
         return None, None
     reach = part.cut_sites.reach
     statement = part.statement_of(shown)
-    if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown:
+    if isinstance(statement, (ast.For, ast.AsyncFor)) and statement.iter is shown \
+            or isinstance(statement, ast.Assign) and carried and part.given_to(shown) is not None:
+        # (a set handed to a call whose result is kept: what the call gives back, in the set's order)
         found = next((f for name in sorted(carried) if (f := reach.name_far(name, statement, fn))), None)
     else:
         found = reach.reach_far(shown, fn)

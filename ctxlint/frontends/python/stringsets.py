@@ -14,6 +14,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
+from ctxlint.frontends.python.hashedtext import declared_set, hashed_items
 from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS, STR_METHODS
 from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.frontends.python.ordering import own_nodes
@@ -41,6 +42,9 @@ class StringSets(DeclaredText):
                 continue
             if isinstance(node, (ast.Name, ast.Attribute)):
                 binding = self.scopes.resolve(node, env)
+                if binding is None and isinstance(node, ast.Attribute) \
+                        and (declared := declared_set(self.m, node, env)) is not None:
+                    return hashed_items(declared[0], declared[2], declared[1])  # `state.glossary: set[Term]`
                 if binding is None or binding.owner is not None:
                     return False
                 value = binding.value

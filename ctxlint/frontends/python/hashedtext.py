@@ -1,0 +1,175 @@
+"""Objects that hash as their text, and fields declared as sets.
+
+A set iterates in the order of its items' hashes. A string's hash changes with each process's
+hash seed, and so does the hash of an object of a project class whose ``__hash__`` hashes text
+(``return hash(self.id)``, ``id: TermId`` with ``TermId = NewType("TermId", str)``;
+``return hash(f"{self.guideline.id}_{self.score}")``; ``return hash(str(self.document))``), or of a
+frozen dataclass with a text field (its generated ``__hash__`` hashes the tuple of its fields): a
+set of them is in hash-seed order just as a set of strings is. Which class the items are is read
+from declarations only: a field, a parameter or a function's return annotated with a collection
+of the class (``glossary: set[Term]``, ``found: Sequence[Term]``).
+
+A field the class of an object declares as a set (``state.glossary: set[Term]``, ``state`` of a
+class that declares it, through fields and parameters annotated with their classes:
+``context.state.glossary``, ``context: EngineContext``) is a set wherever it is read.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.values import Env, Scope
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.unit import Unit
+
+SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet|MutableSet)\b")
+# Collections whose one type argument is the type of their items.
+_COLLECTIONS = frozenset({"list", "List", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet",
+                          "Sequence", "MutableSequence", "Iterable", "Collection", "tuple", "Tuple"})
+_TEXT_TYPES = frozenset({"str", "Path", "pathlib.Path", "bytes"})
+_MAX_HOPS = 3
+
+
+def object_class(m: Unit, node: ast.expr, env: Env, hops: int = _MAX_HOPS) -> tuple[Unit, Scope] | None:
+    """The module and class of the object ``node`` gives: ``self``, a parameter annotated with
+    the class, an object the code builds, or a field of such an object declared with the class
+    (``context.state``, ``state: ResponseState``)."""
+    if m.analyzer is None:
+        return None
+    if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+        if hops <= 0:
+            return None
+        declared = field_annotation(m, node, env, hops - 1)
+        named = Callees.class_annotation(declared[2]) if declared is not None else None
+        if declared is None or named is None:
+            return None
+        unit, cls, _ = declared
+        assert unit.analyzer is not None
+        found = unit.analyzer.callees.class_named(named.id, cls.parent, True)
+    else:
+        found = m.analyzer.callees.class_of(node, env, True)
+    if found is None or not isinstance(found[1].node, ast.ClassDef):
+        return None
+    return (found[0].unit if found[0] is not None else m), found[1]
+
+
+def field_annotation(m: Unit, node: ast.Attribute, env: Env, hops: int = _MAX_HOPS
+                     ) -> tuple[Unit, Scope, ast.expr] | None:
+    """The module, class and annotation with which the class of ``node.value`` declares the field
+    ``node.attr`` (in its body, or the body of a base class of its module)."""
+    found = object_class(m, node.value, env, hops)
+    if found is None:
+        return None
+    unit, cls = found
+    for _ in range(3):
+        assert isinstance(cls.node, ast.ClassDef)
+        annotation = next((s.annotation for s in cls.node.body if isinstance(s, ast.AnnAssign)
+                           and isinstance(s.target, ast.Name) and s.target.id == node.attr), None)
+        if annotation is not None:
+            return unit, cls, annotation
+        base = next((b.id for b in cls.node.bases if isinstance(b, ast.Name)), None)
+        entry = unit.module_scope.functions.get(base) if base is not None else None
+        if entry is None or not isinstance(entry[0], ast.ClassDef):
+            return None
+        cls = entry[1]
+    return None
+
+
+def declared_set(m: Unit, node: ast.Attribute, env: Env) -> tuple[Unit, Scope, ast.expr] | None:
+    """``field_annotation`` where the field is declared as a set (``glossary: set[Term]``)."""
+    declared = field_annotation(m, node, env)
+    return declared if declared is not None and SET_ANNOTATION.match(ast.unparse(declared[2])) else None
+
+
+def hashed_items(unit: Unit, annotation: ast.expr | None, scope: Scope | None) -> bool:
+    """Whether ``annotation`` (read in ``unit``, where ``scope`` is) is a collection of text or of
+    objects of a project class that hash as their text (``set[Term]``, ``Sequence[GuidelineMatch]``)."""
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \
+            and annotation.value.id == "Optional":
+        annotation = annotation.slice
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        annotation = annotation.left  # `list[Term] | None`
+    if not isinstance(annotation, ast.Subscript):
+        return False
+    outer = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else \
+        annotation.value.id if isinstance(annotation.value, ast.Name) else None
+    items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    if outer not in _COLLECTIONS or not items:
+        return False
+    item = items[0]
+    if ast.unparse(item) in _TEXT_TYPES:
+        return True
+    named = Callees.class_annotation(item)
+    if named is None or unit.analyzer is None:
+        return False
+    found = unit.analyzer.callees.class_named(named.id, scope or unit.module_scope, True)
+    if found is None or not isinstance(found[1].node, ast.ClassDef):
+        return False
+    owner = found[0].unit if found[0] is not None else unit
+    return hashes_text(owner, found[1].node)
+
+
+def hashes_text(unit: Unit, cls: ast.ClassDef) -> bool:
+    """Whether the objects of ``cls`` hash as text: its ``__hash__`` returns the hash of text (a
+    field declared as text, an f-string, ``str(...)``, a tuple holding one), or it is a frozen
+    dataclass with a field declared as text and no ``__hash__`` of its own."""
+    method = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__hash__"), None)
+    if method is not None:
+        returns = [s.value for s in ast.walk(method) if isinstance(s, ast.Return) and s.value is not None]
+        return bool(returns) and all(isinstance(r, ast.Call) and isinstance(r.func, ast.Name) and r.func.id == "hash"
+                                     and len(r.args) == 1 and _text(unit, cls, r.args[0]) for r in returns)
+    if any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__hash__" for t in s.targets)
+           for s in cls.body):
+        return False  # `__hash__ = None` or another class's
+    return _frozen_dataclass(cls) and any(_text_type(unit, s.annotation) for s in cls.body
+                                          if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
+
+
+def _text(unit: Unit, cls: ast.ClassDef, value: ast.expr) -> bool:
+    """Whether ``value``, in a method of ``cls``, is text: an f-string, ``str(...)``, a field of
+    ``self`` declared as text, or a tuple holding one of them."""
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "str":
+        return True
+    if isinstance(value, ast.Tuple):
+        return any(_text(unit, cls, e) for e in value.elts)
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+        return any(_text_type(unit, s.annotation) for s in cls.body if isinstance(s, ast.AnnAssign)
+                   and isinstance(s.target, ast.Name) and s.target.id == value.attr)
+    return False
+
+
+def _text_type(unit: Unit, annotation: ast.expr) -> bool:
+    """``str``, ``Path``, or a name the module binds to one (``TermId = NewType("TermId", str)``,
+    ``Slug = str``)."""
+    written = ast.unparse(annotation)
+    if written in _TEXT_TYPES:
+        return True
+    if not isinstance(annotation, ast.Name):
+        return False
+    for statement in unit.tree.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == annotation.id
+                                                     for t in statement.targets):
+            value = statement.value
+            if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) \
+                    and ast.unparse(value.func).endswith("NewType") and len(value.args) == 2:
+                value = value.args[1]
+            return ast.unparse(value) in _TEXT_TYPES
+    return False
+
+
+def _frozen_dataclass(cls: ast.ClassDef) -> bool:
+    """``@dataclass(frozen=True)`` (or ``unsafe_hash=True``): a ``__hash__`` over its fields."""
+    for decorator in cls.decorator_list:
+        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith("dataclass") \
+                and any(k.arg in ("frozen", "unsafe_hash") and isinstance(k.value, ast.Constant)
+                        and k.value.value is True for k in decorator.keywords):
+            return True
+    return False
