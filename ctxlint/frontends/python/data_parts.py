@@ -1,13 +1,21 @@
 """What the code marks as data rather than text to label: a value sent in a tool-role message (the
 role says it is a tool's result), and content encoded into something no model reads as
-instructions (base64, an image or audio part with its media type)."""
+instructions (base64, an image or audio part with its media type, a content part of a type that
+holds no text)."""
 
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.model import Source, SourceKind
+from ctxlint.providers import part_text
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.callees import Callees
+    from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.values import Env
 
 # The evidence of a name the function sends back as a tool's result, and nothing else.
 SENT_AS_TOOL_RESULT = "a tool result"
@@ -57,3 +65,33 @@ def encodes(call: ast.Call, name: str) -> bool:
     if name == "from_bytes" and media and not any(m is not None and m.startswith("text/") for m in media):
         return True
     return name in ENCODERS or any((m or "").startswith(("image/", "audio/", "video/")) for m in media)
+
+
+def built_part_without_text(callees: Callees, scopes: Scopes, node: ast.expr, env: Env) -> bool:
+    """``parts.append(attachment_part(upload))``: a content part the code writes, or a function of
+    the project (of any module) builds, when every value it returns is None or a part of a type
+    that holds no text (``{"type": "file", "file": {...}}``, ``{"type": "image_url", ...}``). Such a
+    part adds no text to the message, so neither the names nor the sources of what it encodes are
+    read as the message's text."""
+    node, env = scopes.deref(node, env)
+    node = node.value if isinstance(node, ast.Await) else node
+    if isinstance(node, ast.Dict):
+        return _part_without_text(node)
+    target = callees.function_for(node, env, foreign=True) if isinstance(node, ast.Call) else None
+    if target is None:
+        return False
+    parts = [value for value in target.returns if not (isinstance(value, ast.Constant) and value.value is None)]
+    return bool(parts) and all(_part_without_text(value) for value in parts)
+
+
+def _part_without_text(node: ast.expr) -> bool:
+    """A content part written as a dict literal with string keys whose type holds no text
+    (``providers.part_text``); not a message (``role``, ``content``), whose text is a message's."""
+    if not isinstance(node, ast.Dict):
+        return False
+    keys = [string_value(k) if k is not None else None for k in node.keys]
+    if any(k is None for k in keys):
+        return False
+    named = {k for k in keys if k is not None}
+    kind = next((string_value(v) for k, v in zip(keys, node.values, strict=True) if k == "type"), None)
+    return kind is not None and not named & {"role", "content"} and part_text(kind, named) is None

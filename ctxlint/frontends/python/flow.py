@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -15,7 +14,7 @@ from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new, source_key
 from ctxlint.frontends.python.callees import item_call
-from ctxlint.frontends.python.data_parts import encodes, sent_in_its_own_role, unlabelled_in
+from ctxlint.frontends.python.data_parts import built_part_without_text, encodes, sent_in_its_own_role, unlabelled_in
 from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
@@ -181,7 +180,7 @@ class Flow(Ordering):
                 inner = self.facts(binding.value, binding.env)
                 for extra in binding.extras:
                     if extra.kind != "shuffle" and extra.value is not None:
-                        _facts_added(self.facts, binding, extra, inner)
+                        _facts_added(self, binding, extra, inner)
                     if binding.loop_of(extra) is not None:
                         inner.variable_length = True
             finally:
@@ -502,12 +501,17 @@ def _names_file(node: ast.expr) -> bool:
     return _FILE_NAME.search(last.lower()) is not None
 
 
-def _facts_added(facts: Callable[..., Facts], binding: Binding, extra: Assign, acc: Facts) -> None:
+def _facts_added(flow: Flow, binding: Binding, extra: Assign, acc: Facts) -> None:
     """The facts of what ``extra`` adds to ``binding``'s value, into ``acc``; its third-party content
     with the fence or tag the additions around it put it in (``block += read(path)`` after a piece
-    that opens a fence and before one that closes it)."""
+    that opens a fence and before one that closes it). A content part that holds no text
+    (``parts.append(attachment_part(upload))``) adds none."""
+    assert extra.value is not None
+    if extra.kind in ("append", "insert") and built_part_without_text(flow.callees, flow.scopes, extra.value,
+                                                                      binding.extras_env):
+        return
     before = len(acc.sources)
-    facts(extra.value, binding.extras_env, acc)
+    flow.facts(extra.value, binding.extras_env, acc)
     acc.sources[before:] = [wrapped_by_adds(s, binding, extra) or s for s in acc.sources[before:]]
 
 

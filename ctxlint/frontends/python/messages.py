@@ -14,6 +14,7 @@ from ctxlint.frameworks import Arg, MessageKind, TemplateKind
 from ctxlint.frontends.code.pieces import Builder, Piece, in_loop, read_part, unique
 from ctxlint.frontends.python.answers import answer_of
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.data_parts import built_part_without_text
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.knowledge import FIXED_COMMAND
 from ctxlint.frontends.python.literals import StrToken, decode_tokens, flatten_union, with_sources
@@ -208,6 +209,8 @@ class Messages(Component):
 
     def block(self, item: Item, builder: Builder, role: Role, loop: str | None) -> None:
         entries = self.containers.dict_entries(item.node, item.env)
+        if entries is None and built_part_without_text(self.callees, self.scopes, item.node, item.env):
+            return
         loop = item.loop or loop
         read_part(item.node, item.env, entries, self.flow.literal_str, self.strings.pieces, self.content,
                   builder, role, loop)
