@@ -61,6 +61,7 @@ from ctxlint.frontends.python.ordersinks import (
     written_into_prompt,
 )
 from ctxlint.frontends.python.overrides import module_callers
+from ctxlint.frontends.python.picks import picks_one_item
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -169,7 +170,7 @@ class OrderPrompts(StringSets):
         if isinstance(call, ast.keyword):
             call = self.m.parents.get(id(call))
         if isinstance(call, ast.Call) and (node in call.args or any(k.value is node for k in call.keywords)) \
-                and called_name(call) not in _ORDER_FREE \
+                and called_name(call) not in _ORDER_FREE and not picks_one_item(self.m, call, node) \
                 and not _asks_model(call, self):
             return call
         return None
@@ -358,7 +359,7 @@ class OrderPrompts(StringSets):
             parent = self.m.parents.get(id(current))
             if parent is None or isinstance(parent, ast.Compare) or (
                     isinstance(parent, ast.Call) and current is not parent.func
-                    and called_name(parent) in _ORDER_FREE):
+                    and (called_name(parent) in _ORDER_FREE or picks_one_item(self.m, parent, current))):
                 return set(), False
             if isinstance(parent, ast.Return):
                 return set(), True
