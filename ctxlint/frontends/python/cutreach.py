@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.fieldreads import FAR as _FAR
+from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import abstract, reads_of
 from ctxlint.frontends.python.overrides import called_through_base, derives
@@ -33,13 +35,11 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.callees import Called
 
 # How many function boundaries (a return to a caller, an argument to a parameter) a cut is followed;
-# a whole text's lines each cut (`reach_far`) further, into other modules and chat messages.
+# a whole text's lines each cut (`reach_far`) further (MAX_FAR_HOPS, fieldreads.py), into other modules
+# and chat messages.
 MAX_HOPS = 3
-MAX_FAR_HOPS = 6
 # A function whose name more modules than this call is not looked for in other modules.
 MAX_CALLER_MODULES = 6
-# Set while a cut is followed far: every module's reader sees it.
-_FAR: ContextVar[bool] = ContextVar("far", default=False)
 # Set while a cut is followed to a tool that returns it: a function's callers in the project's other
 # modules are read too (a helper that runs a command, called by the tools of another module).
 _TO_TOOL: ContextVar[bool] = ContextVar("to_tool", default=False)
@@ -237,7 +237,8 @@ class CutReach(Component):
                 # `ToolResult(result_for_llm=text)`: the code says the model reads it
                 return (Evidence(EvidenceKind.SINK, f"given to the model as `{parent.arg}` of "
                                  f"`{self.m.code(call.func)}(...)`", self.m.span(call)),)
-            return self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
+            found = self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
+            return found or field_step(self, call, parent.arg, fn, hops, seen)  # `Context(terms=...)`, read `.terms`
         if isinstance(parent, ast.Call) and node in parent.args:
             return self.into_call(parent, node, fn, hops, seen)
         if isinstance(parent, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(self.m.parents.get(id(parent)),

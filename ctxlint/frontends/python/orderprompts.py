@@ -62,6 +62,7 @@ from ctxlint.frontends.python.ordersinks import (
 )
 from ctxlint.frontends.python.overrides import module_callers
 from ctxlint.frontends.python.picks import picks_one_item
+from ctxlint.frontends.python.prefilter import COPIED_FIELD
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
@@ -102,7 +103,8 @@ class OrderPrompts(StringSets):
             or any(_asks_model(call, self) or (keyworded and for_model(call) is not None) for call, _ in self.m.calls)
         # A module that asks no model: only a listing's text its callers in other modules put in a prompt,
         # and a set's text it writes into a prompt (`order-in-prompt-text`) where its text says `prompt`.
-        prompted = self.m.project is not None and "prompt" in lowered
+        # (or where it makes an object with a copy of a set, whose field other modules read back: fieldreads.py)
+        prompted = self.m.project is not None and ("prompt" in lowered or COPIED_FIELD.search(self.m.text) is not None)
         if not asks and not prompted and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
@@ -192,7 +194,10 @@ class OrderPrompts(StringSets):
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
             else _listed(carried) if carried else "the value returned"
         through = None if direct else self.given_to(shown)
-        if through is not None and carried:
+        keyword = self.m.parents.get(id(shown))
+        if through is not None and isinstance(keyword, ast.keyword) and called_name(through)[:1].isupper():
+            given = f"the field `{keyword.arg}` of the `{self.m.code(through.func)}(...)` it makes"  # fieldreads.py
+        elif through is not None and carried:
             given += f", what `{self.m.code(through.func)}(...)` gives back for its items"
         elif through is not None:
             given = f"the list passed to `{self.m.code(through.func)}(...)`"

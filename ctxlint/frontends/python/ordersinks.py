@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutreach import FOR_MODEL
+from ctxlint.frontends.python.fieldreads import field_far
 from ctxlint.frontends.python.knowledge import ANY_ITEMS, LISTINGS
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.loopshapes import added_name, block_statements
@@ -192,6 +193,9 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
             or isinstance(statement, ast.Assign) and carried and part.given_to(shown) is not None:
         # (a set handed to a call whose result is kept: what the call gives back, in the set's order)
         found = next((f for name in sorted(carried) if (f := reach.name_far(name, statement, fn))), None)
+        keyword, made = part.m.parents.get(id(shown)), part.given_to(shown)
+        if found is None and isinstance(keyword, ast.keyword) and keyword.arg is not None and made is not None:
+            found = field_far(reach, made, keyword.arg, fn)  # `Context(terms=list(state.terms))`: fieldreads.py
     else:
         found = reach.reach_far(shown, fn)
     if not found:

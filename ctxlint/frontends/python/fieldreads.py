@@ -1,0 +1,139 @@
+"""A value put into a field of an object of a declared class where the object is made, followed to
+where the field is read back.
+
+``ToolContext(terms=list(state.terms), ...)``, ``terms: Sequence[Term]`` declared by the class
+``ToolContext`` of the project: the value is the object's ``terms`` wherever the object goes. The
+reads of ``.terms`` in the project's modules whose object is of that class (``self._context.terms``
+with ``self._context: ToolContext``, ``context.terms`` with ``context: ToolContext``; read from the
+declarations only, hashedtext.py) are followed on as the value itself (``builder.add_glossary(
+self._context.terms)``). A read whose object's class is not shown to be that one is not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.hashedtext import object_class
+from ctxlint.frontends.python.owncode import in_tests
+from ctxlint.frontends.python.values import Env
+from ctxlint.model import Evidence, EvidenceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.cutreach import CutReach, Steps
+    from ctxlint.frontends.python.scopes import FunctionNode
+    from ctxlint.frontends.python.unit import Unit
+
+# Set while a cut is followed far: every module's reader sees it (cutreach.py).
+FAR: ContextVar[bool] = ContextVar("far", default=False)
+# How many function boundaries a value followed far crosses (cutreach.py's, kept here with `FAR`).
+MAX_FAR_HOPS = 6
+# How many reads of a field are followed, at most, for one object made.
+_MAX_READS = 40
+
+
+def field_far(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode) -> Steps | None:
+    """``reach_far`` (cutreach.py) for the value given as ``field=`` to ``call``, which makes an object of a
+    declared class: followed from where the field is read back."""
+    token = FAR.set(True)
+    try:
+        return through_field(reach, call, field, fn, 0, set())
+    finally:
+        FAR.reset(token)
+
+
+def field_step(reach: CutReach, call: ast.AST | None, field: str | None, fn: FunctionNode | None, hops: int,
+               seen: set[int]) -> Steps | None:
+    """``through_field`` while a value is followed far, for a keyword ``field`` of ``call``."""
+    if not FAR.get() or not isinstance(call, ast.Call) or fn is None or field is None or hops >= MAX_FAR_HOPS:
+        return None
+    return through_field(reach, call, field, fn, hops, seen)
+
+
+def through_field(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode, hops: int, seen: set[int]
+                  ) -> Steps | None:
+    """The steps by which the value given as ``field=`` to ``call``, which makes an object of a
+    class of the project that declares the field, reaches a prompt where the field is read back."""
+    m = reach.m
+    built = object_class(m, call, Env(reach.scope_of(fn)))
+    if built is None or not _declares(built[1].node, field):
+        return None
+    unit, cls = built
+    assert isinstance(cls.node, ast.ClassDef)
+    home = (unit.path, cls.node.lineno, cls.node.name)
+    for owner_unit, read, reader_fn in _reads(m, field):
+        analyzer = owner_unit.analyzer
+        if analyzer is None or id(read) in seen or owner_unit is m and not _handed(m, call, fn, reader_fn):
+            continue
+        reader = analyzer.cut_reach
+        found_class = object_class(owner_unit, read.value, Env(reader.scope_of(reader_fn)))
+        if found_class is None or not isinstance(found_class[1].node, ast.ClassDef):
+            continue
+        read_cls = found_class[1].node
+        if (found_class[0].path, read_cls.lineno, read_cls.name) != home:
+            continue
+        found = reader.into_prompt(read, reader_fn, hops + 1, seen)
+        if found is not None:
+            if owner_unit.path != m.path:
+                m.dependencies.add(owner_unit.path)  # a change there changes where the value goes
+            return (Evidence(EvidenceKind.FLOW, f"kept as the field `{field}` of `{cls.node.name}`, read back as "
+                             f"`{owner_unit.code(read)}`", owner_unit.span(read)), *found)
+    return None
+
+
+def _handed(m: Unit, call: ast.Call, fn: FunctionNode, reader: FunctionNode) -> bool:
+    """For a read in the module that makes the object: whether the function that reads it is the one
+    that makes it, or one it hands the object to by name (``self._render(context, ...)``); another
+    object of the class made elsewhere in the module is read there."""
+    if reader is fn:
+        return True
+    statement = m.parents.get(id(call))
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    return any(isinstance(node, ast.Call) and last_name(node.func) == reader.name
+               and any(isinstance(a, ast.Name) and a.id == name
+                       for a in (*node.args, *(k.value for k in node.keywords)))
+               for node in ast.walk(fn))
+
+
+def _declares(node: ast.AST, field: str) -> bool:
+    return isinstance(node, ast.ClassDef) and any(
+        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field for s in node.body)
+
+
+def _reads(m: Unit, field: str) -> Iterator[tuple[Unit, ast.Attribute, FunctionNode]]:
+    """The reads of ``.field`` in functions of this module and of the project's modules that read it."""
+    units = [m]
+    project = m.project
+    if project is not None and m.file is not None:
+        for path in project.field_readers(field):
+            if path == m.file or in_tests(path, project.root):
+                continue
+            owner = project.analyzer(Path(path))
+            if owner is not None:
+                units.append(owner.unit)
+    count = 0
+    for unit in units:
+        for node in ast.walk(unit.tree):
+            if not (isinstance(node, ast.Attribute) and node.attr == field and isinstance(node.ctx, ast.Load)):
+                continue
+            fn = _function_of(unit, node)
+            if fn is None:
+                continue
+            count += 1
+            if count > _MAX_READS:
+                return
+            yield unit, node, fn
+
+
+def _function_of(unit: Unit, node: ast.AST) -> FunctionNode | None:
+    parent = unit.parents.get(id(node))
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parent = unit.parents.get(id(parent))
+    return parent
