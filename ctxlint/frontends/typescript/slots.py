@@ -93,8 +93,10 @@ class Slots:
                     acc.names.append(dotted)
                     if kind in ("identifier", "shorthand_property_identifier"):
                         self.merge_binding(node, env, acc)
-                    elif self.m.answers:
-                        acc.sources.extend(self.answer_read(node, env))
+                    else:
+                        acc.sources.extend(self.property_cuts(node, env))
+                        if self.m.answers:
+                            acc.sources.extend(self.answer_read(node, env))
                 return acc
             if kind == "member_expression":
                 return self.facts(self.m.field(node, "object"), env, acc)
@@ -109,6 +111,23 @@ class Slots:
             if child.type not in ("comment", "property_identifier", "type_arguments", "type_annotation"):
                 self.facts(child, env, acc)
         return acc
+
+    def property_cuts(self, node: Node, env: Env) -> list[Source]:
+        """``ctx.synthesis`` where ``ctx`` is an object literal (bound here, or what a function of the
+        module returns) whose ``synthesis`` holds text cut to a length (``answer.slice(0, 1500)``):
+        the cut the property carries to wherever it is read. Only the cuts: the property's other
+        facts stay with the name read, as before."""
+        obj, key = self.m.field(node, "object"), self.names.property_key(node)
+        if obj is None or key is None or self.m.unwrap(obj).type not in ("identifier", "call_expression"):
+            return []
+        entries = self.names.entries(obj, env)
+        if not entries or key not in entries:
+            return []
+        value, value_env, _ = entries[key]
+        if self.m.unwrap(value).type in FUNCTIONS or value_env.depth >= MAX_RESOLVE:
+            return []
+        inner = self.facts(value, Env(value_env.scope, value_env.bindings, value_env.depth + 1))
+        return [s for s in inner.sources if s.kind == SourceKind.TRUNCATION]
 
     def answer_read(self, node: Node, env: Env) -> list[Source]:
         """``step.codingIssue`` where ``step`` holds (a part of) what a request of the module
