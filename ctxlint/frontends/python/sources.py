@@ -25,7 +25,6 @@ from ctxlint.frontends.python.carriers import (
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, result_block, sent_in_its_own_role
 from ctxlint.frontends.python.delimiters import enclosing, wrapped_by_adds
-from ctxlint.frontends.python.farcallers import passed_from_other_modules
 from ctxlint.frontends.python.flow import joined, overridden_to_send
 from ctxlint.frontends.python.knowledge import (
     ADDS,
@@ -221,11 +220,7 @@ class Sources(Component):
                 step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}`{built} by the call at line {call.lineno}",
                                 self.m.span(call))
                 return replace(found, flow=(*found.flow, step), from_caller=True)
-            found = passed_from_other_modules(self, fn, node, env)
-            if found is None:
-                return None
-            summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
-            return None if summary is not None and summary.fills(node.id) else replace(found, from_caller=True)
+            return None
         finally:
             self.m.leave(fn)
 
