@@ -202,19 +202,22 @@ class Sources(Component):
     def from_callers(self, node: ast.Name, env: Env) -> Source | None:
         """A parameter no call binds here: the third-party content the module's own callers of
         its function pass for it (``self.summarise(query, results)`` where ``results`` holds
-        fetched pages), with the call as a step of the flow."""
+        fetched pages), with the call as a step of the flow. A parameter of an ``__init__`` is
+        filled by the calls of its class (``Digest(title, page)``): what a method reads of
+        ``self.material`` after ``self.material = material`` is what the object was built with."""
         fn = self.unbound_parameter(node, env)
         if fn is None or not self.m.enter(fn):
             return None
         try:
-            for call, bound in self.callers(fn, node.id, env):
+            for call, bound in self.callers(fn, node.id, env, constructors=True):
                 found = self.untrusted(bound.node, bound.env)
                 if found is None:
                     continue
                 summary = self.wrappers.summary(fn, env.scope, MAX_WRAPPING)
                 if summary is not None and summary.fills(node.id):
                     return None  # the function sends it: each call is a request of its caller, reported there
-                step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}` by the call at line {call.lineno}",
+                built = f" to `{last_name(call.func)}(...)`" if last_name(call.func) != fn.name else ""
+                step = Evidence(EvidenceKind.FLOW, f"passed as `{node.id}`{built} by the call at line {call.lineno}",
                                 self.m.span(call))
                 return replace(found, flow=(*found.flow, step), from_caller=True)
             return None
