@@ -164,15 +164,13 @@ class _Inside:
         return not self.quote and self.depth <= 0 and not self.joined
 
     def read(self, line: str) -> None:
-        index, end = 0, len(line)
-        while index < end:
-            if self.quote:
-                close = line.find(self.quote, index)
-                while close > 0 and line[close - 1] == "\\" and not _escaped_backslash(line, close - 1):
-                    close = line.find(self.quote, close + 1)
-                if close < 0:
+        index = 0
+        while index < len(line):
+            if self.quote:  # inside a triple-quoted string opened on an earlier line
+                close = _closing(line, index, self.quote)
+                if close is None:
                     break
-                index, self.quote = close + 3, ""
+                index, self.quote = close, ""
                 continue
             char = line[index]
             if char == "#":
@@ -182,33 +180,28 @@ class _Inside:
             elif char in ")]}":
                 self.depth -= 1
             elif char in "'\"":
-                if line.startswith(char * 3, index):
-                    self.quote, index = char * 3, index + 3
-                    continue
-                index = _past_short_string(line, index, char)
+                quote = char * 3 if line.startswith(char * 3, index) else char
+                close = _closing(line, index + len(quote), quote)
+                if close is None:
+                    self.quote = quote if len(quote) == 3 else ""
+                    break
+                index = close
                 continue
             index += 1
         self.joined = not self.quote and line.rstrip().endswith("\\") and not line.lstrip().startswith("#")
 
 
-def _escaped_backslash(line: str, at: int) -> bool:
-    """Whether the backslash at `at` is itself escaped (an even run of backslashes before it)."""
-    run = 0
-    while at - run - 1 >= 0 and line[at - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
-
-
-def _past_short_string(line: str, start: int, quote: str) -> int:
-    index = start + 1
+def _closing(line: str, index: int, quote: str) -> int | None:
+    """Where the string whose text starts at ``index`` ends (just past the ``quote`` that closes
+    it, escaped characters skipped); None when the line ends first."""
     while index < len(line):
         if line[index] == "\\":
             index += 2
-            continue
-        if line[index] == quote:
-            return index + 1
-        index += 1
-    return len(line)
+        elif line.startswith(quote, index):
+            return index + len(quote)
+        else:
+            index += 1
+    return None
 
 
 # `name = %magic ...` and `name = !command`: IPython binds the name to the magic's result.

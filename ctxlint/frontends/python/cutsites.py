@@ -134,10 +134,10 @@ class CutSites(Component):
                 # a tool's or a schema's description: the shape says a model reads it
                 described = self.descriptions.description_cut(node, Env(scope)) \
                     if isinstance(node, ast.Subscript) else None
-                trimmed = trimmed_turns(self.m, node, Env(scope), self.flow.literal_str) \
-                    if isinstance(node, ast.Call) else self.whole_named_cut(node, Env(scope), fn)
-                observation = described or trimmed or (None if retried_cut(self.m.parents, node)
-                                                       else self.cut_site(node, Env(scope), fn, context))
+                observation = described or (
+                    trimmed_turns(self.m, node, Env(scope), self.flow.literal_str) if isinstance(node, ast.Call)
+                    else self.whole_named_cut(node, Env(scope), fn)) or (
+                    None if retried_cut(self.m.parents, node) else self.cut_site(node, Env(scope), fn, context))
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 observation = self.budget_loop(node, Env(scope), context, fn)
             else:

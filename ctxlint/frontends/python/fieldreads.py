@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.hashedtext import object_class
+from ctxlint.frontends.python.nodes import function_of
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
@@ -123,17 +124,10 @@ def _reads(m: Unit, field: str) -> Iterator[tuple[Unit, ast.Attribute, FunctionN
         for node in ast.walk(unit.tree):
             if not (isinstance(node, ast.Attribute) and node.attr == field and isinstance(node.ctx, ast.Load)):
                 continue
-            fn = _function_of(unit, node)
+            fn = function_of(node, unit.parents)
             if fn is None:
                 continue
             count += 1
             if count > _MAX_READS:
                 return
             yield unit, node, fn
-
-
-def _function_of(unit: Unit, node: ast.AST) -> FunctionNode | None:
-    parent = unit.parents.get(id(node))
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        parent = unit.parents.get(id(parent))
-    return parent

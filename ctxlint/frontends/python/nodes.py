@@ -580,4 +580,3 @@ def left_before(change: ast.AST, use: ast.AST, parents: dict[int, ast.AST]) -> b
                 return True
         child, parent = parent, parents.get(id(parent))
     return False
-

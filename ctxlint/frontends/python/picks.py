@@ -23,7 +23,7 @@ def picks_one_item(m: Unit, call: ast.Call, arg: ast.AST) -> bool:
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     param = _param_filled(fn, call, arg)
-    return param is not None and _picks_best(fn, param)
+    return param is not None and _picks_best(fn, param, m.parents)
 
 
 def _param_filled(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, arg: ast.AST) -> str | None:
@@ -37,7 +37,7 @@ def _param_filled(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, ar
     return keyword if keyword in {a.arg for a in [*positional, *fn.args.kwonlyargs]} else None
 
 
-def _picks_best(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> bool:
+def _picks_best(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str, parents: dict[int, ast.AST]) -> bool:
     nodes = list(ast.walk(fn))
     reads = [n for n in nodes if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
     loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.iter, ast.Name)
@@ -49,7 +49,7 @@ def _picks_best(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> bool:
     loop = loops[0]
     assert isinstance(loop.target, ast.Name)  # (tested above)
     item = loop.target.id
-    kept = _kept_names(loop, item)
+    kept = _kept_names(loop, item, parents)
     if kept is None or len(kept) != 1:
         return False
     best = next(iter(kept))
@@ -58,11 +58,10 @@ def _picks_best(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> bool:
         and _set_only_to_none_or_item(nodes, best, item)
 
 
-def _kept_names(loop: ast.For | ast.AsyncFor, item: str) -> set[str] | None:
+def _kept_names(loop: ast.For | ast.AsyncFor, item: str, parents: dict[int, ast.AST]) -> set[str] | None:
     """The names the loop sets to its item, each under a test that compares (a score); None when the
     item is used any other way than read through (``item.task``, ``item["task"]``), compared, or kept so."""
     kept: set[str] = set()
-    parents = {id(child): node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(loop):
         if not (isinstance(node, ast.Name) and node.id == item and isinstance(node.ctx, ast.Load)):
             continue
@@ -71,16 +70,17 @@ def _kept_names(loop: ast.For | ast.AsyncFor, item: str) -> set[str] | None:
                                                and parent.value is node):
             continue
         if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0], ast.Name) and _under_comparison(parent, parents):
+                and isinstance(parent.targets[0], ast.Name) and _under_comparison(parent, parents, loop):
             kept.add(parent.targets[0].id)
             continue
         return None
     return kept
 
 
-def _under_comparison(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+def _under_comparison(node: ast.AST, parents: dict[int, ast.AST], loop: ast.AST) -> bool:
+    """Whether an ``if`` inside ``loop`` around ``node`` compares (a score with the best one's)."""
     current = parents.get(id(node))
-    while current is not None:
+    while current is not None and current is not loop:
         if isinstance(current, ast.If) and any(isinstance(n, ast.Compare) and any(
                 isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for op in n.ops) for n in ast.walk(current.test)):
             return True

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable
 
 from ctxlint.frontends.python.loopshapes import says_cut
-from ctxlint.frontends.python.nodes import statement_of
+from ctxlint.frontends.python.nodes import enclosing, statement_of
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Source, SourceKind
@@ -48,9 +48,7 @@ def trimmed_turns(m: Unit, call: ast.Call, env: Env,
 
 def _rest_of_function(m: Unit, statement: ast.stmt) -> list[ast.stmt]:
     """The statements of the function (or module) that holds ``statement`` from it on, at any depth."""
-    node: ast.AST | None = statement
-    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        node = m.parents.get(id(node))
+    node = enclosing(statement, m.parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
     if node is None:
         return [statement]
     end = statement.lineno
