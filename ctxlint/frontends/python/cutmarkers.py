@@ -4,6 +4,7 @@ a marker joined to the cut text later in its function, a marker item between lis
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from itertools import pairwise
 from typing import TypeGuard
 
@@ -25,6 +26,13 @@ def names_a_marker(node: ast.expr) -> bool:
     """A value whose name says it marks a cut (``truncation_msg``, ``ELLIPSIS``, ``suffix``)."""
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
     return any(word in name.lower() for word in ("truncat", "marker", "suffix", "ellipsis", "notice", "omitted"))
+
+
+def conditional_marker(node: ast.expr, marks: Callable[[str], bool] = cut_marker) -> bool:
+    """``("..." if len(text) > 500 else "")``: a marker written only when the cut removed something."""
+    return isinstance(node, ast.IfExp) and any(
+        isinstance(branch, ast.Constant) and isinstance(branch.value, str) and marks(branch.value)
+        for branch in (node.body, node.orelse))
 
 
 def assigned_to_name(node: ast.expr, parents: dict[int, ast.AST]) -> tuple[ast.Assign, str] | None:

@@ -21,7 +21,7 @@ from itertools import pairwise
 
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.code.words import MIN_CUT
-from ctxlint.frontends.python.cutmarkers import logged_branch, names_a_marker
+from ctxlint.frontends.python.cutmarkers import conditional_marker, logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
@@ -415,13 +415,14 @@ class Cuts(Component):
             if isinstance(left, (ast.Subscript, ast.Call)):
                 following = self.strings.text(node.right, env)
                 if (following and following[0].slot is None and cut_marker(following[0].text)) or \
-                        names_a_marker(node.right):
+                        names_a_marker(node.right) or conditional_marker(node.right):
                     self.m.marked.add(id(left))
             if isinstance(node.right, (ast.Subscript, ast.Call)):
                 before = node.left.right if isinstance(node.left, ast.BinOp) else node.left
                 preceding = self.strings.text(node.left, env)
                 if (preceding and preceding[-1].slot is None and cut_marker_before(preceding[-1].text)) or \
-                        names_a_marker(before):  # `head + TRUNCATION_MARKER + text[-n:]`
+                        names_a_marker(before) or conditional_marker(before, cut_marker_before):
+                    # `head + TRUNCATION_MARKER + text[-n:]`, `("…" if len(log) > n else "") + log[-n:]`
                     self.m.marked.add(id(node.right))
         elif isinstance(node, ast.JoinedStr):
             for before, after in pairwise(node.values):

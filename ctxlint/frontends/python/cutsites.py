@@ -63,7 +63,7 @@ from ctxlint.frontends.python.loopshapes import (
     statements_run,
 )
 from ctxlint.frontends.python.misplaced import misplaced_tail
-from ctxlint.frontends.python.nodes import children, no_sizes, statement_of
+from ctxlint.frontends.python.nodes import children, never_true, no_sizes, statement_of
 from ctxlint.frontends.python.outputcuts import TEXT_METHODS, OutputCuts
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.settingscuts import SettingsCuts
@@ -108,8 +108,16 @@ def scoped_nodes(m: Unit) -> list[ScopedNode]:
             if isinstance(node, _DEFINITIONS):
                 continue  # its own scope, or a class body: read on its own
             found.append((node, scope, fn))
-            stack.extend(reversed(children(node)))
+            stack.extend(reversed(_live_children(node)))
     return found
+
+
+def _live_children(node: ast.AST) -> tuple[ast.AST, ...] | list[ast.AST]:
+    """The children of ``node`` that can run: of ``if False:`` (a branch switched off by hand,
+    kept for later) only the ``else``."""
+    if isinstance(node, ast.If) and never_true(node.test):
+        return [node.test, *node.orelse]
+    return children(node)
 
 
 class CutSites(Component):
@@ -180,6 +188,8 @@ class CutSites(Component):
         of third-party content."""
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             return None
+        if _looped_over(node, self.m.parents):
+            return None  # `for trend in trends[:max_results]`: the first items, each read on its own
         source = self.cuts.source(node, env)
         # a slice its function's return annotation (`-> tuple[str, str]`) says is of text
         typed = self.reach.annotated_slice(node, fn, env) if isinstance(node, ast.Subscript) else None
@@ -485,12 +495,23 @@ def _marked_after(m: Unit, node: ast.expr) -> bool:
     """A marker added to the cut text by the statements right after its assignment (``out =
     out[:n]`` then ``out += "\\n[output truncated]"``), or joined with it later (``notice + out``)."""
     statement = statement_of(m.parents, m.parents.get(id(node)))
-    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+    written: ast.expr
+    if isinstance(statement, ast.AugAssign):  # `result += f"...{text[:n]}"`, then `result += "(truncated)"`
+        written = statement.target
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        written = statement.targets[0]
+    else:
         return False
-    target = m.dotted(statement.targets[0])
+    target = m.dotted(written)
     return target is not None and (joined_with_marker(node, m.parents) or any(
         (says_cut([s]) and any(m.dotted(n) == target for n in ast.walk(s))) or beside_named_marker(s, target)
         for s in _after(m.parents, statement)))
+
+
+def _looped_over(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is what a loop or a comprehension walks: a list of items, not a text."""
+    parent = parents.get(id(node))
+    return isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
 
 
 def _flags_the_cut(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:

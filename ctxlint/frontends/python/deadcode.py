@@ -9,24 +9,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.nodes import never_true
 from ctxlint.frontends.python.project import MAX_CALLERS
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.unit import Unit
-
-
-def never_true(test: ast.expr) -> bool:
-    """Whether ``test`` is false whatever the program's state: a false constant, an ``and`` with a
-    false operand, an ``or`` of false operands, ``not`` of a true constant."""
-    if isinstance(test, ast.Constant):
-        return not test.value
-    if isinstance(test, ast.BoolOp):
-        if isinstance(test.op, ast.And):
-            return any(never_true(v) for v in test.values)
-        return all(never_true(v) for v in test.values)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return isinstance(test.operand, ast.Constant) and bool(test.operand.value)
-    return False
 
 
 def parked(unit: Unit, cls: str) -> bool:

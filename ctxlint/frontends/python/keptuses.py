@@ -89,6 +89,10 @@ def _status_test(test: ast.expr) -> bool | None:
             and (test.left.attr == "status_code" or (test.left.attr == "status" and _response(test.left.value)))):
         return None
     op, code = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(code, (ast.List, ast.Tuple, ast.Set)) and code.elts \
+            and all(isinstance(c, ast.Constant) and isinstance(c.value, int) and 200 <= c.value < 300
+                    for c in code.elts):  # `status_code not in [200, 201, 202]`: a test for success codes
+        return isinstance(op, ast.NotIn)
     if not (isinstance(code, ast.Constant) and isinstance(code.value, int)):
         return None
     if isinstance(op, (ast.GtE, ast.Gt)) and code.value >= 300:

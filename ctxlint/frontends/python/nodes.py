@@ -580,3 +580,17 @@ def left_before(change: ast.AST, use: ast.AST, parents: dict[int, ast.AST]) -> b
                 return True
         child, parent = parent, parents.get(id(parent))
     return False
+
+
+def never_true(test: ast.expr) -> bool:
+    """Whether ``test`` is false whatever the program's state: a false constant, an ``and`` with a
+    false operand, an ``or`` of false operands, ``not`` of a true constant."""
+    if isinstance(test, ast.Constant):
+        return not test.value
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And):
+            return any(never_true(v) for v in test.values)
+        return all(never_true(v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Constant) and bool(test.operand.value)
+    return False

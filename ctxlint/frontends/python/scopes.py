@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.assigns import owner, seen_at
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
-from ctxlint.frontends.python.nodes import LEAVES, children
+from ctxlint.frontends.python.nodes import LEAVES, children, never_true
 from ctxlint.frontends.python.starimports import imported
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import (
@@ -96,6 +96,12 @@ class Scopes(Component):
         self.unknowable(node.target, scope, node, loops)
         self.index_body(node.body, scope, (*loops, Loop(node, self.m.code(node.iter))), function)
         self.index_body(node.orelse, scope, loops, function)
+        return True
+
+    def _if(self, node: ast.If, scope: Scope, loops: Loops, function: str | None) -> bool:
+        if not never_true(node.test):
+            return False
+        self.index_body(node.orelse, scope, loops, function)  # `if False:` parks code: it binds nothing
         return True
 
     def _while(self, node: ast.While, scope: Scope, loops: Loops, function: str | None) -> bool:
@@ -436,6 +442,7 @@ class Scopes(Component):
 _HANDLERS: dict[type, Callable[..., bool]] = {
     ast.FunctionDef: Scopes._function,
     ast.AsyncFunctionDef: Scopes._function,
+    ast.If: Scopes._if,
     ast.ClassDef: Scopes._class,
     ast.For: Scopes._for,
     ast.AsyncFor: Scopes._for,
