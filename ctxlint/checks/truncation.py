@@ -7,6 +7,8 @@ or, where no request of the file is seen to include the cut text, as an observat
 
 from __future__ import annotations
 
+import re
+
 from ctxlint.checks import STRINGS, file_check
 from ctxlint.context import CheckContext
 from ctxlint.markers import cut_marker, cut_marker_before, cut_noted
@@ -40,6 +42,8 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "trimmed-turns": "trimmed-turns", "whole-named-cut": "whole-named-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
+# A turn of a transcript cut to fewer characters than this is a hint of what was said.
+_TURN_READ = 300
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -99,7 +103,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
-            elif kind == "cut" and cut.turn:
+            elif kind == "cut" and (cut.turn or _spoken(preceding, cut, source)):
                 kind = "turn-cut"
             elif kind == "cut" and _cuts_a_document(source):
                 kind = "document-cut"
@@ -126,6 +130,19 @@ def _says_a_part(preceding: Segment | None, following: Segment | None) -> bool:
     near = (preceding.text[-200:] if preceding is not None and preceding.slot is None else "") + " " + (
         following.text[:200] if following is not None and following.slot is None else "")
     return any(word in near.lower() for word in _PART_WORDS)
+
+
+# The last line of the text before a slot, when it names who speaks: `User: `, `Assistant:`.
+_SPEAKER = re.compile(r"(?:^|\n)[ \t*#]*(?:user|human|customer|assistant|ai|bot|agent|model)[ \t*]*:[ \t*]*$",
+                      re.IGNORECASE)
+
+
+def _spoken(preceding: Segment | None, cut: Cut, source: Source) -> bool:
+    """A cut written as a turn of a transcript: the static text just before it names a speaker
+    (``User: {user_input[:12000]}``), it keeps the start, and keeps enough to be read as what was
+    said (the same 300 characters as a turn cut in a loop)."""
+    return preceding is not None and preceding.slot is None and cut.keeps == "start" \
+        and (source.kept is None or source.kept >= _TURN_READ) and _SPEAKER.search(preceding.text) is not None
 
 
 def _cuts_a_document(source: Source) -> bool:
