@@ -105,6 +105,9 @@ class Holder:
     # messages once the conversation nears the window, keeping the system prompt): the opening
     # messages a run is started with are what it rewrites first.
     summarises: str = ""
+    # Keywords one of which the object cannot be built without (pydantic's required fields): a call
+    # that gives none of them, nor `**values`, raises before anything is sent, and is no request.
+    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -232,7 +232,7 @@ class Reader:
     def holder(self, framework: str, value: object, where: str) -> Holder:
         data = self.mapping(value, where, ("name", "calls", "arguments", "standalone", "limit_hint", "default_limit",
                                            "model_carries_limit", "limited_models", "ignored_limits",
-                                           "limit_per_call", "summarises"))
+                                           "limit_per_call", "summarises", "requires"))
         calls = self.texts(data.get("calls"), f"{where}.calls")
         return Holder(framework, self.text(data.get("name", calls[0]), f"{where}.name"), calls,
                       self.arguments(data.get("arguments"), f"{where}.arguments"),
@@ -242,7 +242,8 @@ class Reader:
                       self.texts(data.get("limited_models", []), f"{where}.limited_models"),
                       self.texts(data.get("ignored_limits", []), f"{where}.ignored_limits"),
                       self.flag(data.get("limit_per_call", False), f"{where}.limit_per_call"),
-                      self.text(data["summarises"], f"{where}.summarises") if "summarises" in data else "")
+                      self.text(data["summarises"], f"{where}.summarises") if "summarises" in data else "",
+                      self.texts(data.get("requires", []), f"{where}.requires"))
 
     def message(self, framework: str, value: object, where: str) -> MessageKind:
         data = self.mapping(value, where, ("calls", "role", "content", "appends", "variable"))

@@ -107,6 +107,16 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             sites.setdefault(key, []).extend(listed)
         if any(found.values()):
             parsed.dependencies.append(str(module))
+    if not any(sites.values()) and not by_key and not includers:
+        from ctxlint.frontends.python.filledtext import passed_as_value
+
+        for module in modules[:MAX_MODULES]:
+            analyzer = project.analyzer(module)
+            if analyzer is not None and passed_as_value(analyzer, names):
+                # Text put into another template, never rendered itself: its placeholders are text.
+                parsed.dependencies.append(str(module))
+                parsed.requests = [_as_text(request) for request in parsed.requests]
+                return parsed
     if any(sites.values()):
         values = {key: values_by_key(listed) for key, listed in sites.items()}
         roles = {key: _one_role(listed) for key, listed in sites.items()}
@@ -118,6 +128,20 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
             parsed.requests = [replace(r, included_after=after) for r in parsed.requests]
             parsed.dependencies.extend(str(Path(context.root).resolve() / i) for i in includers)
     return parsed
+
+
+def _as_text(request: Request) -> Request:
+    """``request`` with each slot read as the text it is written as, joined to the text around it."""
+    segments: list[Segment] = []
+    for segment in request.segments:
+        last = segments[-1] if segments else None
+        if last is not None and last.slot is None and last.role == segment.role \
+                and last.message_index == segment.message_index and last.loop == segment.loop:
+            span = replace(last.span, end_line=segment.span.end_line, end_column=segment.span.end_column)
+            segments[-1] = replace(last, span=span, text=last.text + segment.text)
+        else:
+            segments.append(replace(segment, slot=None))
+    return replace(request, segments=tuple(segments))
 
 
 def _loop_before_include(root: Path, template: PurePosixPath, includers: list[PurePosixPath]) -> Span | None:

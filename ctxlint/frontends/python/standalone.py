@@ -142,7 +142,7 @@ class Standalone(Component):
                 add(id(call), self.m.span(call),
                     partial(self.messages.message_object, call, env, kind, loop=None, variables=None), True)
         for call, scope, holder in self.m.holder_calls:
-            if holder.standalone:
+            if holder.standalone and not _built_without(call, holder.requires):
                 env = Env(scope)
                 add(id(call), self.m.span(call), partial(self.holder, call, env, holder), True)
         for cls, scope in self.m.classes:
@@ -380,3 +380,9 @@ def _fills_text(node: ast.expr, parent: ast.AST | None, parents: dict[int, ast.A
         return True
     call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else None
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "format"
+
+
+def _built_without(call: ast.Call, requires: tuple[str, ...]) -> bool:
+    """Whether ``call`` gives none of the keywords ``requires`` lists, and no ``**values`` that
+    could: the object is not built (a required field is missing), so nothing it holds is sent."""
+    return bool(requires) and not any(k.arg is None or k.arg in requires for k in call.keywords)
