@@ -31,7 +31,18 @@ def same_far_sink(one: Observation, other: Observation) -> bool:
     """Two listings' texts that reach the same prompt of another module: one function's list,
     looped over by the one that returns its text, reported once (at the first)."""
     sinks = [o.source.flow[-1].span for o in (one, other) if o.source and o.source.flow]
-    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path
+    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path \
+        and _joined(one, other)
+
+
+def _joined(one: Observation, other: Observation) -> bool:
+    """Whether the two paths meet in this module before they leave it: a line of one is a step of
+    the other (the list a function returns, and the loop of its caller over it). Two copies made in
+    two functions (`Context(terms=list(state.terms))` on two paths) that only meet in another module
+    are two places to sort, each reported."""
+    lines = [{e.span.line for e in o.source.flow if e.span is not None and e.span.path == one.span.path}
+             | {o.span.line} for o in (one, other) if o.source is not None]
+    return len(lines) < 2 or bool(lines[0] & lines[1])
 
 
 def same_listing_sink(one: Observation, other: Observation) -> bool:
