@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.fieldreads import FAR as _FAR
-from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step
+from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step, positional_step
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import abstract, reads_of
 from ctxlint.frontends.python.overrides import called_through_base, derives
@@ -248,7 +248,7 @@ class CutReach(Component):
             found = self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
             return found or field_step(self, call, parent.arg, fn, hops, seen)  # `Context(terms=...)`, read `.terms`
         if isinstance(parent, ast.Call) and node in parent.args:
-            return self.into_call(parent, node, fn, hops, seen)
+            return self.into_call(parent, node, fn, hops, seen) or positional_step(self, parent, node, fn, hops, seen)
         if isinstance(parent, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(self.m.parents.get(id(parent)),
                                                                                     ast.Return):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts

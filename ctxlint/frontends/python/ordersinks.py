@@ -7,6 +7,7 @@ given other text again, after which its reads are not followed."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.words import matches
@@ -207,6 +208,10 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
         keyword, made = part.m.parents.get(id(shown)), part.given_to(shown)
         if found is None and isinstance(keyword, ast.keyword) and keyword.arg is not None and made is not None:
             found = field_far(reach, made, keyword.arg, fn)  # `Context(terms=list(state.terms))`: fieldreads.py
+        if found is None and made is not None:
+            found = reach.reach_far(shown, fn)  # into the method given it: `self.matcher.analyze(terms=list(...))`
+            if found:  # what reaches the prompt is the list the call is given, not what it gives back
+                _given_to_call(part, steps, shown, made)
     else:
         found = reach.reach_far(shown, fn)
     if not found:
@@ -277,3 +282,13 @@ def orderless_additions(fn: Function, loop: ast.For | ast.AsyncFor) -> set[str]:
                      isinstance(n, ast.Name) and n.id == t.id for n in ast.walk(statement.value))}
     return restarted | {name for statement in block_statements(loop.body) if isinstance(statement, ast.Expr)
                         and isinstance(statement.value, ast.Call) and (name := added_name(statement.value)) in params}
+
+
+def _given_to_call(part: OrderPrompts, steps: list[Evidence], shown: ast.expr, call: ast.Call) -> None:
+    """Say of the step at ``shown`` that it gives the order of the list passed to ``call``."""
+    span = part.m.span(shown)
+    for index, step in enumerate(steps):
+        if step.kind is EvidenceKind.FLOW and step.span == span and " gives the order of " in step.text:
+            head = step.text.split(" gives the order of ")[0]
+            steps[index] = replace(step, text=f"{head} gives the order of the list passed to "
+                                             f"`{part.m.code(call.func)}(...)`")
