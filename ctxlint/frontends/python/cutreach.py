@@ -12,6 +12,7 @@ finding's evidence. A cut that only reaches a log, a store or a label is followe
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.fieldreads import FAR as _FAR
-from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step
+from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step, positional_step
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import abstract, reads_of
 from ctxlint.frontends.python.overrides import called_through_base, derives
@@ -51,6 +52,8 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
 FOR_MODEL_WORDS = tuple(pattern.strip("*") for pattern in FOR_MODEL)  # what a module's text must hold
 # Methods that give back the text they are called on, trimmed, or as bytes and back.
+# A method that adds what it is given to its object (`builder.add_glossary(terms)`, `doc.append_section(text)`).
+_ADDING = re.compile(r"(add|append|extend|insert|push)(_|$)")
 _KEEPING = ("strip", "lstrip", "rstrip", "encode", "decode")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
@@ -212,10 +215,15 @@ class CutReach(Component):
         if rewritten is not None:
             return rewritten
         container = _container(parent, node)
-        if container is not None and fn is not None:  # `docs[path] = content`, `parts.append(content)`
+        made = None if container is not None else _made_and_added_to(parent, node, fn)
+        if (container or made) is not None and fn is not None:  # `docs[path] = content`, `parts.append(content)`
             statement = self.m.parents.get(id(parent)) if isinstance(parent, ast.Call) else parent
-            return self.through_name(container, statement, fn, hops, seen) \
+            found = self.through_name(container or made or "", statement, fn, hops, seen) \
                 if isinstance(statement, ast.stmt) else None
+            if made is None or found is None or not isinstance(parent, ast.Call):
+                return found
+            return (Evidence(EvidenceKind.FLOW, f"added to `{made}` by `{self.m.code(parent.func)}(...)`",
+                             self.m.span(parent)), *found)
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
             other = parent.right if node is parent.left else parent.left
             marks = cut_marker if node is parent.left else cut_marker_before
@@ -240,7 +248,7 @@ class CutReach(Component):
             found = self.into_call(call, node, fn, hops, seen) if isinstance(call, ast.Call) else None
             return found or field_step(self, call, parent.arg, fn, hops, seen)  # `Context(terms=...)`, read `.terms`
         if isinstance(parent, ast.Call) and node in parent.args:
-            return self.into_call(parent, node, fn, hops, seen)
+            return self.into_call(parent, node, fn, hops, seen) or positional_step(self, parent, node, fn, hops, seen)
         if isinstance(parent, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(self.m.parents.get(id(parent)),
                                                                                     ast.Return):
             return self.into_prompt(parent, fn, hops, seen)  # a context dict, a pair of texts
@@ -501,6 +509,21 @@ def _container(parent: ast.AST | None, node: ast.expr) -> str | None:
             and parent.func.attr in ("append", "insert") and isinstance(parent.func.value, ast.Name):
         return parent.func.value.id
     return None
+
+
+def _made_and_added_to(parent: ast.AST | None, node: ast.expr, fn: FunctionNode | None) -> str | None:
+    """The local name of an object the function makes from a class (``builder = PromptBuilder()``)
+    that a method named for adding is given ``node`` (``builder.add_glossary(terms)``): the object
+    holds it from then on, and goes where the name goes (``return builder``)."""
+    if fn is None or not (isinstance(parent, ast.Call) and node in parent.args
+                          and isinstance(parent.func, ast.Attribute) and _ADDING.match(parent.func.attr)
+                          and isinstance(parent.func.value, ast.Name)):
+        return None
+    name = parent.func.value.id
+    made = [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
+    return name if len(made) == 1 and isinstance(made[0], ast.Call) \
+        and (last_name(made[0].func) or "")[:1].isupper() else None
 
 
 def _max_hops() -> int:

@@ -7,12 +7,15 @@ reads of ``.terms`` in the project's modules whose object is of that class (``se
 with ``self._context: ToolContext``, ``context.terms`` with ``context: ToolContext``; read from the
 declarations only, hashedtext.py) are followed on as the value itself (``builder.add_glossary(
 self._context.terms)``). A read whose object's class is not shown to be that one is not followed.
+A value given by position to a dataclass that declares its own fields (``ResponseContext(agent, terms)``)
+is its field at that position.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +38,17 @@ FAR: ContextVar[bool] = ContextVar("far", default=False)
 MAX_FAR_HOPS = 6
 # How many reads of a field are followed, at most, for one object made.
 _MAX_READS = 40
+# A keyword given a copy of a field (`terms=list(context.state.terms),`), the text test before parsing.
+COPIED_FIELD = re.compile(r"\b\w+=(?:list|tuple)\([a-z_]\w*(?:\.\w+)+\),")
+
+
+def hands_field_copy(call: ast.Call, chain: Sequence[str]) -> bool:
+    """A call that makes an object of a class (``Context(terms=list(state.terms))``), or a method of
+    a collaborator the object keeps (``self.matcher.analyze(terms=list(state.terms))``), given a copy
+    of a field by keyword: where the copy goes is followed from there."""
+    return bool(chain) and (chain[-1][:1].isupper() or len(chain) > 2 and chain[0] == "self") and any(
+        isinstance(v := k.value, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple")
+        and len(v.args) == 1 and isinstance(v.args[0], ast.Attribute) for k in call.keywords)
 
 
 def field_far(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode) -> Steps | None:
@@ -53,6 +67,24 @@ def field_step(reach: CutReach, call: ast.AST | None, field: str | None, fn: Fun
     if not FAR.get() or not isinstance(call, ast.Call) or fn is None or field is None or hops >= MAX_FAR_HOPS:
         return None
     return through_field(reach, call, field, fn, hops, seen)
+
+
+def positional_step(reach: CutReach, call: ast.Call, node: ast.expr, fn: FunctionNode | None, hops: int,
+                    seen: set[int]) -> Steps | None:
+    """``field_step`` for a value given by position to a dataclass of the project that declares its
+    fields itself (``ResponseAnalysisContext(agent, session, terms)``): the field is the one declared
+    at that position."""
+    if fn is None or any(isinstance(a, ast.Starred) for a in call.args) or node not in call.args:
+        return None
+    built = object_class(reach.m, call, Env(reach.scope_of(fn)))
+    if built is None or not isinstance(cls := built[1].node, ast.ClassDef) or cls.bases \
+            or not any(ast.unparse(d).split("(")[0].endswith("dataclass") for d in cls.decorator_list) \
+            or any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in cls.body):
+        return None
+    fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+              and "ClassVar" not in ast.unparse(s.annotation)]
+    position = call.args.index(node)
+    return field_step(reach, call, fields[position], fn, hops, seen) if position < len(fields) else None
 
 
 def through_field(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode, hops: int, seen: set[int]

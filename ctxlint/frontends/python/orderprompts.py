@@ -28,6 +28,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
+from ctxlint.frontends.python.fieldreads import COPIED_FIELD
 from ctxlint.frontends.python.knowledge import (
     ANY_ITEMS,
     COMPLETIONS,
@@ -62,7 +63,6 @@ from ctxlint.frontends.python.ordersinks import (
 )
 from ctxlint.frontends.python.overrides import module_callers
 from ctxlint.frontends.python.picks import picks_one_item
-from ctxlint.frontends.python.prefilter import COPIED_FIELD
 from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unpacked
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions

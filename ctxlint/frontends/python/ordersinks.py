@@ -7,6 +7,7 @@ given other text again, after which its reads are not followed."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.words import matches
@@ -31,7 +32,18 @@ def same_far_sink(one: Observation, other: Observation) -> bool:
     """Two listings' texts that reach the same prompt of another module: one function's list,
     looped over by the one that returns its text, reported once (at the first)."""
     sinks = [o.source.flow[-1].span for o in (one, other) if o.source and o.source.flow]
-    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path
+    return len(sinks) == 2 and sinks[0] is not None and sinks[0] == sinks[1] and sinks[0].path != one.span.path \
+        and _joined(one, other)
+
+
+def _joined(one: Observation, other: Observation) -> bool:
+    """Whether the two paths meet in this module before they leave it: a line of one is a step of
+    the other (the list a function returns, and the loop of its caller over it). Two copies made in
+    two functions (`Context(terms=list(state.terms))` on two paths) that only meet in another module
+    are two places to sort, each reported."""
+    lines = [{e.span.line for e in o.source.flow if e.span is not None and e.span.path == one.span.path}
+             | {o.span.line} for o in (one, other) if o.source is not None]
+    return len(lines) < 2 or bool(lines[0] & lines[1])
 
 
 def same_listing_sink(one: Observation, other: Observation) -> bool:
@@ -196,6 +208,10 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
         keyword, made = part.m.parents.get(id(shown)), part.given_to(shown)
         if found is None and isinstance(keyword, ast.keyword) and keyword.arg is not None and made is not None:
             found = field_far(reach, made, keyword.arg, fn)  # `Context(terms=list(state.terms))`: fieldreads.py
+        if found is None and made is not None:
+            found = reach.reach_far(shown, fn)  # into the method given it: `self.matcher.analyze(terms=list(...))`
+            if found:  # what reaches the prompt is the list the call is given, not what it gives back
+                _given_to_call(part, steps, shown, made)
     else:
         found = reach.reach_far(shown, fn)
     if not found:
@@ -266,3 +282,13 @@ def orderless_additions(fn: Function, loop: ast.For | ast.AsyncFor) -> set[str]:
                      isinstance(n, ast.Name) and n.id == t.id for n in ast.walk(statement.value))}
     return restarted | {name for statement in block_statements(loop.body) if isinstance(statement, ast.Expr)
                         and isinstance(statement.value, ast.Call) and (name := added_name(statement.value)) in params}
+
+
+def _given_to_call(part: OrderPrompts, steps: list[Evidence], shown: ast.expr, call: ast.Call) -> None:
+    """Say of the step at ``shown`` that it gives the order of the list passed to ``call``."""
+    span = part.m.span(shown)
+    for index, step in enumerate(steps):
+        if step.kind is EvidenceKind.FLOW and step.span == span and " gives the order of " in step.text:
+            head = step.text.split(" gives the order of ")[0]
+            steps[index] = replace(step, text=f"{head} gives the order of the list passed to "
+                                             f"`{part.m.code(call.func)}(...)`")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
+from ctxlint.frontends.python.fieldreads import COPIED_FIELD, hands_field_copy
 from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
@@ -97,10 +98,6 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text)) \
         or bool(COPIED_FIELD.search(text))
-
-
-# A keyword given a copy of a field (`terms=list(context.state.terms),`): an object made with it (fieldreads.py).
-COPIED_FIELD = re.compile(r"\b\w+=(?:list|tuple)\([a-z_]\w*(?:\.\w+)+\),")
 
 
 def reads_listed_files(text: str) -> bool:
@@ -425,8 +422,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             if chain and chain[-1][:1].isupper() and any(
                     k.arg == "role" and isinstance(k.value, ast.Constant) for k in node.keywords):
                 return True  # a stored row with a stated role: `Feed(feed=out, role="system")` (messages.replayed_row)
-            if chain and chain[-1][:1].isupper() and any(_copied_field(k.value) for k in node.keywords):
-                return True  # an object made with a copy of a field (`Context(terms=list(state.terms))`): fieldreads.py
+            if hands_field_copy(node, chain):
+                return True  # `Context(terms=list(state.terms))`, `self.matcher.analyze(terms=...)`: fieldreads.py
             if node.keywords and tool_shaped({k.arg for k in node.keywords if k.arg is not None}):
                 return True  # a tool built by keywords: `ToolDefinition(name=..., parameters_json_schema=...)`
             # a prompt filled by keywords (`self._get_prompt("judge", context=text)`) or by a function
@@ -522,11 +519,6 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
             return True
     # a function of the module that may cut what it is given, given a process's output (cutsites.py)
     return (weak and prompt_path(path)) or (sliced and bool(streamed & defined))
-
-
-def _copied_field(value: ast.expr) -> bool:
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
-        and len(value.args) == 1 and isinstance(value.args[0], ast.Attribute)
 
 
 _LISTING_CALLS = frozenset({"listdir", "scandir", "walk", "glob", "iglob", "rglob", "iterdir"})
