@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.classattrs import attribute_class
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.owncode import built_outside_tests, module_in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
@@ -54,7 +55,7 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
     project = m.project
     if not isinstance(node, ast.Attribute) or hops > _MAX_HOPS or project is None or m.file is None:
         return None
-    declared = _declared(m, m.analyzer.callees.class_of(node.value, env, True), node.attr)
+    declared = _declared(m, _class_of(m, node.value, env), node.attr)
     if declared is None:
         return None
     owner, cls, statement = declared
@@ -87,6 +88,20 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
                                         f"{_relative(analyzer.unit, project.root)} line {call.lineno}",
                                         analyzer.unit.span(call)))
     return found + tuple(without[:_MAX_SHOWN])
+
+
+def _class_of(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None, Scope] | None:
+    """The class of the object ``node``; through an attribute of an object of a class the code
+    shows (``self.context_builder.config``: the ``config`` of a ``DriftContextBuilder``)."""
+    found = m.analyzer.callees.class_of(node, env, True)
+    if found is not None or not isinstance(node, ast.Attribute):
+        return found
+    outer = m.analyzer.callees.class_of(node.value, env, True)
+    if outer is None:
+        return None
+    reader = outer[0] or m.analyzer
+    inner = attribute_class(reader.callees, node.attr, outer[1], True)
+    return (inner[0] or reader, inner[1]) if inner is not None else None
 
 
 def defaulted_field(steps: tuple[Evidence, ...]) -> str:
