@@ -13,6 +13,7 @@ arguments, and a method with no caller outside tests or more callers than the sc
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.callerunits import caller_units, position_of
@@ -31,10 +32,13 @@ if TYPE_CHECKING:
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def callers_dict_none(m: Unit, scopes: Scopes, spread: ast.expr, env: Env) -> tuple[Evidence, ...] | None:
+def callers_dict_none(m: Unit, scopes: Scopes, spread: ast.expr, env: Env,
+                      no_limit: Callable[[Unit, ast.expr, Env], bool]) -> tuple[Evidence, ...] | None:
     """The evidence that the dict ``spread`` (a parameter of the enclosing method, or a key of
-    its ``**kwargs``) holds a limit None by default at every call of the method; None when some
-    call may give one."""
+    its ``**kwargs``) holds a limit None by default at every call of the method; none (an empty
+    tuple) when every call gives a dict with no limit at all (one it writes out, or one
+    ``no_limit`` says holds none: the wrapper summaries' reading of a spread, settings empty by
+    default); None when some call may give one."""
     fn = env.scope.node
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or env.scope.cls is None \
             or fn.name.startswith("__"):
@@ -52,14 +56,15 @@ def callers_dict_none(m: Unit, scopes: Scopes, spread: ast.expr, env: Env) -> tu
         for call, scope in unit.calls:
             if last_name(call.func) != fn.name or id(call) in own:
                 continue
-            given = _given(unit, scopes if unit is m else unit.analyzer.scopes, call, keyword, position, Env(scope))
+            given = _given(unit, scopes if unit is m else unit.analyzer.scopes, call, keyword, position, Env(scope),
+                           no_limit)
             if given is None and keyed and not _gives(call, keyword):
                 given = ()  # `**kwargs.get("model_params", {})` of a call that passes none: nothing
             if given is None:
                 return None
             found += tuple(step for step in given if step not in found)
             outside_tests += not module_in_tests(unit)
-    return found if outside_tests and found else None
+    return found if outside_tests else None
 
 
 def _taken(fn: Function, spread: ast.expr, env: Env) -> tuple[str, int | None] | None:
@@ -105,7 +110,7 @@ def _stored(fn: Function, name: str) -> bool:
 
 
 def _given(unit: Unit, scopes: Scopes, call: ast.Call, keyword: str, position: int | None,
-           env: Env) -> tuple[Evidence, ...] | None:
+           env: Env, no_limit: Callable[[Unit, ast.expr, Env], bool]) -> tuple[Evidence, ...] | None:
     """What one call gives the dict: the evidence of each limit in it that is None by default,
     or None when it may give a limit (or a dict the code does not show)."""
     if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -115,6 +120,8 @@ def _given(unit: Unit, scopes: Scopes, call: ast.Call, keyword: str, position: i
         value = call.args[position]
     if value is None:
         return None  # left to the method's default: read where the method sends it
+    if not isinstance(value, (ast.Name, ast.Dict)):
+        return () if no_limit(unit, value, env) else None  # `model_parameters=self.reduce_llm_params`
     if isinstance(value, ast.Name):
         binding = scopes.resolve(value, env)
         if binding is None or binding.extras or binding.owner is not None or not isinstance(binding.value, ast.Dict):

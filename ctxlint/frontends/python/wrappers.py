@@ -216,9 +216,15 @@ class Wrappers(Component):
             own = env.scope.node.args.kwarg if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 else None
             if len(spreads) == 1 and not any(k.arg in LIMIT_KEYWORDS for k in keywords):
-                steps = callers_dict_none(self.m, self.scopes, spreads[0], env)
-                if steps is not None:  # a dict of settings every caller fills with a limit None by default
+                steps = callers_dict_none(self.m, self.scopes, spreads[0], env, _holds_no_limit)
+                if steps:  # a dict of settings every caller fills with a limit None by default
                     return None, FIELD_NONE, steps
+                if steps is not None and summary.limit_from_kwargs and summary.settings is not None:
+                    spreader = getattr(env.scope.node, "name", "the function")
+                    given_none = Evidence(EvidenceKind.FLOW, f"`{spreader}` spreads into the call the settings its "
+                                          "callers give it, which hold no limit, and the call gives none besides",
+                                          self.m.span(call))
+                    return None, SETTINGS_UNSET, (given_none, summary.settings)
             # the caller's own `**kwargs`, passed on: its callers are the ones to give a limit, or not
             if any(own is not None and _names(spread, own.arg) or users_settings(self.m, spread, env)
                    for spread in spreads) or not all(self.holds_no_limit(spread, env) for spread in spreads):
@@ -507,6 +513,11 @@ def _taken_from(fn: FunctionNode, kwargs: str) -> dict[str, str]:
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             taken.setdefault(target.id, key.value)
     return taken
+
+
+def _holds_no_limit(unit: Unit, node: ast.expr, env: Env) -> bool:
+    """``Wrappers.holds_no_limit`` read in the module of ``unit``."""
+    return unit.analyzer.wrappers.holds_no_limit(node, env)
 
 
 def _names(node: ast.expr, name: str | None) -> bool:
