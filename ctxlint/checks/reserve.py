@@ -119,8 +119,10 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
 
 
 def _none_fields(steps: tuple[Evidence, ...]) -> str:
-    """The fields a limit is read from, None by default, and the constructions that pass them on."""
-    return "; ".join(step.text for step in steps if step.kind in (EvidenceKind.SOURCE, EvidenceKind.FLOW)) \
+    """The fields a limit is read from, None by default, and the constructions (or calls) that
+    pass them on; not the wrapper's own steps a request sent through one carries after them."""
+    return "; ".join(step.text for step in steps if step.kind in (EvidenceKind.SOURCE, EvidenceKind.FLOW)
+                     and (step.text.startswith("the project ") or ", None by default at " in step.text)) \
         + ", and nothing else in the project gives it a value"
 
 

@@ -112,3 +112,29 @@ def _reassigns(cls: Scope, names: set[str]) -> bool:
         isinstance(target, ast.Name) and target.id in names
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
         for node in ast.walk(init[0]))
+
+
+def attribute_class(callees: Callees, attr: str, cls: Scope, foreign: bool) -> tuple[Analyzer | None, Scope] | None:
+    """The class of ``obj.attr`` for an object of the class ``cls`` (``builder.config`` of a
+    ``DriftContextBuilder``): the class the body declares it with, or the annotation of the one
+    constructor parameter its ``__init__`` sets it to, and nothing else (``self.config = config`` of
+    ``config: DriftConfig``); else what a base class declares."""
+    if not isinstance(cls.node, ast.ClassDef):
+        return None
+    declared = declared_in(cls, attr)
+    if declared is None:
+        init = next((s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and s.name == "__init__"), None)
+        sets = [n for n in ast.walk(init) if isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" and t.attr == attr
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))] if init is not None else []
+        if len(sets) == 1 and isinstance(sets[0].value, ast.Name) and init is not None:
+            name = sets[0].value.id
+            param = next((a for a in (*init.args.args, *init.args.kwonlyargs) if a.arg == name), None)
+            declared = class_annotation(param.annotation) if param is not None else None
+        elif sets:
+            return None
+    if declared is None:
+        return declared_in_bases(callees, attr, cls, foreign)
+    found = callees.class_named(declared.id, cls.parent, foreign)
+    return found

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
+from ctxlint.frontends.python.classattrs import attribute_class
 from ctxlint.frontends.python.nodes import base_name, walk
 from ctxlint.frontends.python.owncode import built_outside_tests, module_in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
+from ctxlint.frontends.python.starimports import imported_value
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind
@@ -38,6 +40,8 @@ FIELD_NONE = "field-none-by-default"
 _MAX_HOPS = 2
 # How many of the constructions that leave the field unset are named.
 _MAX_SHOWN = 2
+# How many defaults objects a field's default may be followed through (`defaults.search.max_tokens`).
+_MAX_DEFAULT_HOPS = 2
 # The calls a field default is declared with that take the default first or as `default=`.
 _FIELD_CALLS = frozenset({"Field", "field", "Param"})
 # Bases whose fields the environment fills.
@@ -51,7 +55,7 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
     project = m.project
     if not isinstance(node, ast.Attribute) or hops > _MAX_HOPS or project is None or m.file is None:
         return None
-    declared = _declared(m, m.analyzer.callees.class_of(node.value, env, True), node.attr)
+    declared = _declared(m, _class_of(m, node.value, env), node.attr)
     if declared is None:
         return None
     owner, cls, statement = declared
@@ -86,6 +90,20 @@ def none_field(m: Unit, node: ast.expr, env: Env, hops: int = 0) -> tuple[Eviden
     return found + tuple(without[:_MAX_SHOWN])
 
 
+def _class_of(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None, Scope] | None:
+    """The class of the object ``node``; through an attribute of an object of a class the code
+    shows (``self.context_builder.config``: the ``config`` of a ``DriftContextBuilder``)."""
+    found = m.analyzer.callees.class_of(node, env, True)
+    if found is not None or not isinstance(node, ast.Attribute):
+        return found
+    outer = m.analyzer.callees.class_of(node.value, env, True)
+    if outer is None:
+        return None
+    reader = outer[0] or m.analyzer
+    inner = attribute_class(reader.callees, node.attr, outer[1], True)
+    return (inner[0] or reader, inner[1]) if inner is not None else None
+
+
 def defaulted_field(steps: tuple[Evidence, ...]) -> str:
     """The last field of the chain, as its evidence names it (`` `AgentConfig.max_tokens` ``): where
     a default would bound every request."""
@@ -118,8 +136,8 @@ def none_by_default(m: Unit, node: ast.expr, env: Env) -> bool:
         m, m.analyzer.callees.class_of(node.value, env, True), node.attr, environment=True) is not None
 
 
-def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, environment: bool = False
-              ) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
+def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, environment: bool = False,
+              depth: int = 0) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
     """The module, class and statement that declare ``attr`` of the class ``found`` (or of a base
     class) with None as its default, when no class on the way is filled from the environment
     (unless ``environment``: a value the environment fills is still unset by default)."""
@@ -137,7 +155,9 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, e
         statement = next((s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                           and s.target.id == attr), None)
         if statement is not None:
-            return (owner, first, statement) if statement.value is not None and _none(statement.value) else None
+            none = statement.value is not None and (_none(statement.value) or _none_elsewhere(
+                owner, found[1], _default(statement.value), environment, depth))
+            return (owner, first, statement) if none else None
         base = next((b for b in map(base_name, cls.bases) if b is not None), None)
         if base is None:
             return None
@@ -168,14 +188,74 @@ def _reads(value: ast.expr, attr: str) -> bool:
 
 def _none(value: ast.expr) -> bool:
     """``None``, ``Field(default=None)``, ``Field(None, ...)`` (a dataclass's ``field``, theflow's ``Param``)."""
-    if isinstance(value, ast.Constant):
-        return value.value is None
-    if not isinstance(value, ast.Call) or last_name(value.func) not in _FIELD_CALLS:
-        return False
-    if any(k.arg in ("default_factory", "env", "validation_alias", "alias") for k in value.keywords):
-        return False
-    default = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+    default = _default(value)
     return isinstance(default, ast.Constant) and default.value is None
+
+
+def _default(value: ast.expr) -> ast.expr | None:
+    """The default a field is declared with: the value itself, or what ``Field(...)`` is given
+    as its default; None when something else may fill it (a factory, the environment)."""
+    if not isinstance(value, ast.Call):
+        return value
+    if last_name(value.func) not in _FIELD_CALLS:
+        return None
+    if any(k.arg in ("default_factory", "env", "validation_alias", "alias") for k in value.keywords):
+        return None
+    return next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+
+
+def _none_elsewhere(owner: Unit, cls: Scope, default: ast.expr | None, environment: bool, depth: int) -> bool:
+    """Whether a field's default is a field of a defaults object declared None in turn
+    (``Field(default=app_defaults.search.max_tokens)`` of ``app_defaults = AppDefaults()``, whose
+    ``search`` holds a ``SearchDefaults`` with ``max_tokens: int | None = None``)."""
+    if not isinstance(default, ast.Attribute) or depth >= _MAX_DEFAULT_HOPS:
+        return False
+    holder = _defaults_class(owner, default.value)
+    return _declared(owner, holder, default.attr, environment, depth + 1) is not None
+
+
+def _defaults_class(unit: Unit, node: ast.expr, hops: int = 0) -> tuple[Analyzer | None, Scope] | None:
+    """The class of the object ``node`` names: a module's own ``defaults = Defaults()`` (built with
+    no arguments, its own or imported), or a field of one that a factory fills
+    (``search: SearchDefaults = field(default_factory=SearchDefaults)``)."""
+    if hops > 3:
+        return None
+    if isinstance(node, ast.Name):
+        value = unit.analyzer.callees.module_value(node.id)
+        reader = unit.analyzer
+        if value is None:
+            found = imported_value(unit, node.id)
+            if found is None or not isinstance(found[1], ast.expr):
+                return None
+            reader, value = found[0], found[1]
+        if not (isinstance(value, ast.Call) and not value.args and not value.keywords
+                and isinstance(value.func, ast.Name)):
+            return None
+        built = reader.callees.class_named(value.func.id, reader.unit.module_scope, True)
+        return (reader if built is not None and built[0] is None else built[0], built[1]) if built is not None else None
+    if not isinstance(node, ast.Attribute):
+        return None
+    outer = _defaults_class(unit, node.value, hops + 1)
+    if outer is None or not isinstance(outer[1].node, ast.ClassDef) or outer[0] is None:
+        return None
+    statement = next((s for s in outer[1].node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                      and s.target.id == node.attr), None)
+    made = _made_by(statement.value) if statement is not None and statement.value is not None else None
+    if made is None:
+        return None
+    built = outer[0].callees.class_named(made, outer[1].parent, True)
+    return (outer[0] if built[0] is None else built[0], built[1]) if built is not None else None
+
+
+def _made_by(value: ast.expr) -> str | None:
+    """The class a field's default builds with no arguments: ``field(default_factory=C)``,
+    ``Field(default_factory=C)``, ``C()``."""
+    if not isinstance(value, ast.Call):
+        return None
+    if last_name(value.func) in _FIELD_CALLS:
+        factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+        return factory.id if isinstance(factory, ast.Name) else None
+    return value.func.id if isinstance(value.func, ast.Name) and not value.args and not value.keywords else None
 
 
 def _written(project: Project, name: str, attr: str) -> bool:

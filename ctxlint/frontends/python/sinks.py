@@ -22,6 +22,7 @@ from ctxlint.frontends.python.limitplaces import own_default_limit, unset_limit,
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
+from ctxlint.frontends.python.replacedholders import holder_written_without
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
@@ -206,7 +207,9 @@ class Sinks(Component):
         if defaults and parts.limit is None and not given.opaque:
             parts.by_default += defaults
         if sink.arguments.get("limit"):
-            parts.limit_visible = parts.limit_visible or not (given.opaque or hidden)
+            opaque = given.opaque and (parts.limit is not None or holder_written_without(
+                self.m, limit_specs, call, given.keywords) is None)
+            parts.limit_visible = parts.limit_visible or not (opaque or hidden)
         if given.opaque and parts.limit is None and parts.removed is None and limit_specs:
             only_some = self.reserves.set_for_some_in_spread(
                 call, env, tuple(k for spec in limit_specs if not spec.key for k in spec.keywords))

@@ -11,12 +11,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from ctxlint.frontends.python.callerunits import position_of
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import kept_default, signed_constant, walk
 from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.taken import compared, test_holds
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.unsetcallers import CallersGiveNone, position_of
+from ctxlint.frontends.python.unsetcallers import CallersGiveNone
 from ctxlint.frontends.python.values import Env, Scope
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from ctxlint.frontends.python.callerunits import caller_units, position_of
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import kept_default, walk
 from ctxlint.frontends.python.owncode import module_in_tests
-from ctxlint.frontends.python.project import MAX_CALLERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
 from ctxlint.frontends.python.wrappers import MAX_WRAPPING
@@ -60,20 +59,7 @@ class CallersGiveNone:
     def callers(self, name: str) -> list[Unit]:
         """This module and the project's modules whose text calls ``name(...)``; none when there
         may be more than the scan keeps."""
-        units = [self.m]
-        project, file = self.m.project, self.m.file
-        if project is None or file is None:
-            return units
-        paths = [p for p in project.callers(name) if p != file]
-        unread = sum(p not in project.used for p in paths)
-        if len(paths) >= MAX_CALLERS - 1 or len(project.used) + unread > MAX_MODULES // 2:
-            return []  # more than the scan keeps, or than this file may read besides what it needs
-        for path in paths:
-            analyzer = project.analyzer(Path(path))
-            if analyzer is None:
-                return []
-            units.append(analyzer.unit)
-        return units
+        return caller_units(self.m, name)
 
     def _leaves_unset(self, unit: Unit, call: ast.Call, param: str, position: int | None, hops: int) -> bool:
         """Whether ``call`` gives ``param`` no value: none written, ``None``, or a parameter of
@@ -149,15 +135,6 @@ def _unset_parameter(fn: Function, name: str) -> bool:
     """Whether ``name`` is a parameter of ``fn`` that is None by default and that ``fn`` never sets."""
     default = kept_default(fn, name)
     return isinstance(default, ast.Constant) and default.value is None
-
-
-def position_of(fn: Function, name: str) -> int | None:
-    """Where ``name`` stands among the positional parameters after ``self`` (None for a
-    keyword-only one)."""
-    names = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    if names[:1] in (["self"], ["cls"]):
-        names = names[1:]
-    return names.index(name) if name in names else None
 
 
 def _own_rest(caller: Function | None, spread: str, param: str) -> bool:

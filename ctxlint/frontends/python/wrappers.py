@@ -34,10 +34,12 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_in_text, limit_only_renamed
 from ctxlint.frontends.python.nodes import abstract, none_written, walk
+from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field
 from ctxlint.frontends.python.owncode import users_settings
 from ctxlint.frontends.python.paramdefaults import empty_by_default, falls_back
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.sendsummary import Summary, param_hole
+from ctxlint.frontends.python.spreadparams import callers_dict_none
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, PARAMETER, SUBCLASS
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Bound, Env, Scope, in_method
@@ -157,10 +159,12 @@ class Wrappers(Component):
             output_limit=limit,
             # What the wrapper sends whatever its caller does is its own call site's finding.
             declares_settings=(inner.declares_settings or summary.limit_from_kwargs)
-            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET)),
+            and (limit is not None or reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET, FIELD_NONE)),
             in_method=in_method(env.scope), reserve_kind=reserve_kind,
             settings_hint=(f"`{summary.limit_param or summary.limit_key}=` in this call of `{summary.function.name}`"
-                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET) else inner.settings_hint),
+                           if reserve_kind in (WRAPPER_CALL, KWARGS_UNSET, SETTINGS_UNSET)
+                           else f"a default for {defaulted_field(evidence)}" if reserve_kind == FIELD_NONE
+                           else inner.settings_hint),
             reserve_evidence=(*evidence, *((summary.handed_on,) if summary.handed_on is not None else ()), sent_by,
                               *((summary.body,) if summary.body is not None else ())),
             messages=(), api=None)
@@ -211,6 +215,16 @@ class Wrappers(Component):
             spreads = [k.value for k in call.keywords if k.arg is None]
             own = env.scope.node.args.kwarg if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 else None
+            if len(spreads) == 1 and not any(k.arg in LIMIT_KEYWORDS for k in keywords):
+                steps = callers_dict_none(self.m, self.scopes, spreads[0], env, _holds_no_limit)
+                if steps:  # a dict of settings every caller fills with a limit None by default
+                    return None, FIELD_NONE, steps
+                if steps is not None and summary.limit_from_kwargs and summary.settings is not None:
+                    spreader = getattr(env.scope.node, "name", "the function")
+                    given_none = Evidence(EvidenceKind.FLOW, f"`{spreader}` spreads into the call the settings its "
+                                          "callers give it, which hold no limit, and the call gives none besides",
+                                          self.m.span(call))
+                    return None, SETTINGS_UNSET, (given_none, summary.settings)
             # the caller's own `**kwargs`, passed on: its callers are the ones to give a limit, or not
             if any(own is not None and _names(spread, own.arg) or users_settings(self.m, spread, env)
                    for spread in spreads) or not all(self.holds_no_limit(spread, env) for spread in spreads):
@@ -499,6 +513,11 @@ def _taken_from(fn: FunctionNode, kwargs: str) -> dict[str, str]:
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             taken.setdefault(target.id, key.value)
     return taken
+
+
+def _holds_no_limit(unit: Unit, node: ast.expr, env: Env) -> bool:
+    """``Wrappers.holds_no_limit`` read in the module of ``unit``."""
+    return unit.analyzer.wrappers.holds_no_limit(node, env)
 
 
 def _names(node: ast.expr, name: str | None) -> bool:
