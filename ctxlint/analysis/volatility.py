@@ -179,7 +179,8 @@ def _carries_per_call(segment: Segment, per_call: list[str]) -> bool:
 # the time changes on every call.
 # The names of clock types and of the methods that format and parse them (`strftime`) say nothing
 # of how fine the value is read: they are taken out before the words that do.
-_CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|new Date\b|Date\.now", re.IGNORECASE)
+# So is the time zone a clock is read in (`datetime.now(timezone.utc)`): `time` in it is no time of day.
+_CLOCK_TYPES = re.compile(r"datetime|strftime|strptime|timezone|new Date\b|Date\.now", re.IGNORECASE)
 # The words ignore case; the strftime codes do not (`%m` is the month, `%M` the minute).
 _DAILY = re.compile(r"today|date|year|month|(?-i:%[YmdBbAaejy])\b", re.IGNORECASE)
 _FINER_CODES = re.compile(r"%[HIMSfXcTRp]")

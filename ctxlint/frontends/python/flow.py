@@ -359,9 +359,9 @@ class Flow(Ordering):
             self.merge(acc, inner)
             return
         for arg in arguments:
-            if _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS):
-                # The call opens or reads the file the argument names: what it returns is not the name,
-                # so a random file name (`f"{uuid4().hex}.wav"`) does not reach the text.
+            if _read_by(arg, call, qualified):
+                # The call opens or reads the file the argument names, or looks up its key: what it returns is
+                # not the name, so a random file name (`f"{uuid4().hex}.wav"`) or key does not reach the text.
                 inner = self.facts_of([arg], env)
                 inner.calls.clear()
                 self.merge(acc, inner)
@@ -488,6 +488,15 @@ class Flow(Ordering):
         ok, value = self.literal(node, env)
         return value if ok and isinstance(value, str) else None
 
+
+
+def _read_by(arg: ast.expr, call: ast.Call, qualified: str | None) -> bool:
+    """Whether ``call`` reads what ``arg`` names rather than passing its text on: a file it opens, or
+    the key it looks up (`found.get(key, [])`: the key says where to look, what comes back is what
+    was stored there)."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "get" and call.args and arg is call.args[0]:
+        return True
+    return _names_file(arg) and not (qualified or "").startswith(_PATH_HELPERS)
 
 
 def _names_file(node: ast.expr) -> bool:
