@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
+from ctxlint.frontends.typescript.patterns import at_place, placed
 from ctxlint.frontends.typescript.syntax import enclosing
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Assign, Binding, Env, Function, Item, Scope, Timeline
@@ -44,10 +45,13 @@ class Names:
                         return None
                     benv = Env(base.scope, env.bindings if base.scope is env.scope else (), env.depth + 1)
                     if base.key is not None:
-                        found = self.entries(base.value, benv)
+                        found = self.array_items(base.value, benv) if at_place(base.key) else \
+                            self.entries(base.value, benv)
                         if found is not None and base.key in found:
                             value, venv, _ = found[base.key]
                             return Binding(value, venv, visible[index + 1 :], base.target, len(base.loops))
+                        if at_place(base.key):
+                            return None  # an item of what no function of the module is seen to return
                         return Binding(base.value, benv, [], base.target, len(base.loops), part=base.key)
                     return Binding(base.value, benv, visible[index + 1 :], base.target, len(base.loops))
                 if first and scope.kind == "function" and any(r.kind == "=" for r in records):
@@ -276,6 +280,32 @@ class Names:
                         opaque[0] = True
                 else:
                     found.update(inner)
+        return found
+
+    def array_items(self, node: Node, env: Env) -> dict | None:
+        """The items of an array literal by place, ``"[0]"`` -> (value, env, item), up to the first
+        spread; through names, ``await`` and what the module's own function called returns
+        (``return [body, notes]``)."""
+        if env.depth > MAX_RESOLVE:
+            return None
+        node = self.m.unwrap(node)
+        if node.type == "await_expression" and node.named_children:
+            return self.array_items(node.named_children[0], env)
+        if node.type == "identifier":
+            binding = self.resolve(node, env)
+            if binding is None or binding.extras or binding.part is not None:
+                return None
+            return self.m.follow_binding(binding, self.array_items)
+        if node.type == "call_expression":
+            target = self.function_for(node, env)
+            return self.m.follow(target[0], self.array_items, target[1], target[2]) if target is not None else None
+        if node.type != "array":
+            return None
+        found: dict[str, tuple[Node, Env, Node]] = {}
+        for index, item in placed(node):
+            if item.type == "spread_element":
+                break
+            found[f"[{index}]"] = (item, env, item)
         return found
 
     def spread_entries(self, node: Node, env: Env, opaque: list[bool] | None) -> dict | None:

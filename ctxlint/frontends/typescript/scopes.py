@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ctxlint.frontends.code.assigns import owner
 from ctxlint.frontends.typescript.estimates import Estimates
 from ctxlint.frontends.typescript.knowledge import FUNCTIONS, LOOP_CALLBACKS, MAX_DEPTH, Node
+from ctxlint.frontends.typescript.patterns import awaited_items, destructured, pattern_names, placed
 from ctxlint.frontends.typescript.project import SUFFIXES
 from ctxlint.frontends.typescript.syntax import named_children
 from ctxlint.frontends.typescript.unit import Module
@@ -207,21 +208,8 @@ class Scopes:
             scope.positional.append(self.m.code(pattern))
             return
         scope.positional.append("")  # a destructured or rest parameter: its position still counts
-        for name in self.pattern_names(pattern):
+        for name in pattern_names(self.m, pattern):
             scope.params[name] = ""
-
-    def pattern_names(self, pattern: Node | None) -> list[str]:
-        if pattern is None:
-            return []
-        if pattern.type in ("identifier", "shorthand_property_identifier_pattern"):
-            return [self.m.code(pattern)]
-        names = []
-        for child in pattern.named_children:
-            if child.type == "pair_pattern":
-                names.extend(self.pattern_names(self.m.field(child, "value")))
-            elif child.type not in ("property_identifier", "type_annotation"):
-                names.extend(self.pattern_names(child))
-        return names
 
     def is_handler(self, node: Node, scope: Scope, name: str | None) -> bool:
         """A function that receives an HTTP request: Next.js route handlers (`export async
@@ -254,18 +242,27 @@ class Scopes:
                 if name.type == "identifier":
                     self.m.imports[self.m.code(name)] = whole_module(module)
                 else:
-                    for local in self.pattern_names(name):
+                    for local in pattern_names(self.m, name):
                         self.m.imports[local] = f"{module}.{local}"
                 return None
         if name.type == "object_pattern":
-            for key, local in self.destructured(name):
+            for key, local in destructured(self.m, name):
                 self.record(local, Assign("=", value, node.end_byte, loops, scope, name, key=key))
             return None
-        items = self.awaited_items(bare) if name.type == "array_pattern" else None
+        items = awaited_items(self.m, bare) if name.type == "array_pattern" else None
         if items is not None:  # `const [a, b] = await Promise.all([pa, pb])`: each name its own item
             for element, item in zip(name.named_children, items, strict=False):
                 if element.type == "identifier" and item.type != "spread_element":
                     self.record(self.m.code(element), Assign("=", item, node.end_byte, loops, scope, element))
+                else:
+                    self.unknowable(element, scope, node, loops)
+            return None
+        if name.type == "array_pattern" and bare.type == "call_expression":
+            # `const [body, notes] = split(report)`: each name the item of that place in what the call returns
+            for index, element in placed(name):
+                if element.type == "identifier":
+                    self.record(self.m.code(element), Assign("=", value, node.end_byte, loops, scope, element,
+                                                             key=f"[{index}]"))
                 else:
                     self.unknowable(element, scope, node, loops)
             return None
@@ -280,34 +277,6 @@ class Scopes:
             return bare
         return None
 
-    def awaited_items(self, value: Node) -> list[Node] | None:
-        """The items of an array written out, or of the array a ``Promise.all`` awaits (each item
-        is what its promise resolves with); None for any other value."""
-        if value.type == "call_expression" and self.m.code(self.m.field(value, "function") or value) == "Promise.all":
-            args = self.m.args(value)
-            value = self.m.unwrap(args[0]) if len(args) == 1 else value
-        if value.type != "array":
-            return None
-        return [c for c in value.named_children if c.type != "comment"]
-
-    def destructured(self, pattern: Node) -> list[tuple[str, str]]:
-        """``{ a, b: c, d = 1 }`` -> [(a, a), (b, c), (d, d)]: (property, local name)."""
-        found = []
-        for child in pattern.named_children:
-            if child.type == "shorthand_property_identifier_pattern":
-                found.append((self.m.code(child), self.m.code(child)))
-            elif child.type == "object_assignment_pattern":
-                left = self.m.field(child, "left")
-                if left is not None:
-                    found.append((self.m.code(left), self.m.code(left)))
-            elif child.type == "pair_pattern":
-                key, value = self.m.key_text(self.m.field(child, "key")), self.m.field(child, "value")
-                if value is not None and value.type == "assignment_pattern":
-                    value = self.m.field(value, "left")
-                if key is not None and value is not None and value.type == "identifier":
-                    found.append((key, self.m.code(value)))
-        return found
-
     def record(self, name: str, assign: Assign) -> None:
         assign.scope.assigns.setdefault(name, []).append(assign)
 
@@ -318,7 +287,7 @@ class Scopes:
             for declarator in target.named_children:
                 self.unknowable(self.m.field(declarator, "name"), scope, statement, loops)
             return
-        for name in self.pattern_names(target):
+        for name in pattern_names(self.m, target):
             self.record(name, Assign("=", None, statement.start_byte, loops, scope, target))
 
     def mutation(self, call: Node, scope: Scope, loops) -> None:

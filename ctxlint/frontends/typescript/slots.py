@@ -5,7 +5,6 @@ cut to a fixed length (``text.slice(0, 4000)``) and whether a marker says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code import words
@@ -29,6 +28,7 @@ from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Binding, Env, Scope, named
+from ctxlint.markers import cut_marker_before
 from ctxlint.model import Cut, Role, Segment, Slot, Source, SourceKind
 
 if TYPE_CHECKING:
@@ -302,18 +302,15 @@ class Slots:
             return None
         method = self.m.code(self.m.field(callee, "property"))
         args = self.m.args(node)
-        if method not in ("slice", "substring", "substr") or len(args) != 2:
+        bound, keeps = self.cut_bound(method, args, env)
+        if bound is None:
             return None
-        ok, start = self.strings.literal(args[0], env)
-        if not ok or start != 0:
-            return None
-        upper = self.m.unwrap(args[1])
-        if upper.type == "unary_expression" or ".length" in self.m.code(upper):
-            return None
-        ok, value = self.strings.literal(upper, env)
+        ok, value = self.strings.literal(bound, env)
         if ok and (not isinstance(value, int) or isinstance(value, bool) or value < words.MIN_CUT):
             return None
         receiver = self.m.field(callee, "object")
+        if keeps == "end" and self.padded(receiver):
+            return None
         listing = self.sources.unordered(receiver, env)
         if listing is not None and "shuffle" not in listing and ok and isinstance(value, int) \
                 and value >= _LEAST_ENTRIES and not self.counted(receiver, node):
@@ -325,7 +322,38 @@ class Slots:
         content = tuple(Segment(Role.SYSTEM, p.span, p.text)
                         for p in self.strings.text(receiver, env) or () if p.slot is None)
         return Source(SourceKind.TRUNCATION, " ".join(self.m.code(node).split()), self.m.span(node), content=content,
-                      kept=value if ok and isinstance(value, int) else None)
+                      kept=value if ok and isinstance(value, int) else None,
+                      cut=Cut("characters", "end") if keeps == "end" else None)
+
+    def cut_bound(self, method: str, args: list[Node], env: Env) -> tuple[Node | None, str]:
+        """The length a slice keeps and which end: ``text.slice(0, 4000)`` the start,
+        ``text.slice(-4000)`` (or ``substr(-4000)``) the end; None for a middle part, a cut that
+        drops a fixed end (``slice(0, -1)``) or one sized by another text (``slice(-suffix.length)``).
+        ``substring`` reads a negative start as 0: ``substring(-n)`` is the whole text."""
+        if method in ("slice", "substr") and len(args) == 1:
+            start = self.m.unwrap(args[0])
+            if start.type != "unary_expression" or not self.m.code(start).startswith("-"):
+                return None, "end"
+            bound = self.m.unwrap(start.named_children[-1])
+            return (None if ".length" in self.m.code(bound) else bound), "end"
+        if method not in ("slice", "substring", "substr") or len(args) != 2:
+            return None, "start"
+        ok, start = self.strings.literal(args[0], env)
+        if not ok or start != 0:
+            return None, "start"
+        upper = self.m.unwrap(args[1])
+        if upper.type == "unary_expression" or ".length" in self.m.code(upper):
+            return None, "start"
+        return upper, "start"
+
+    def padded(self, receiver: Node) -> bool:
+        """``("0".repeat(n) + value).slice(-n)``, ``(" " + line).slice(-width)``: text padded on
+        the left to a width and cut back to it, not content cut to fit."""
+        node = self.m.unwrap(receiver)
+        while node.type == "binary_expression":
+            node = self.m.unwrap(self.m.field(node, "left"))
+        return node.type in ("string", "template_string") or (
+            node.type == "call_expression" and self.m.code(node).startswith(("\"", "'", "`")))
 
     def counted(self, listing: Node, cut: Node) -> bool:
         """Whether the function that cuts a listing counts all of it (``files.length - 150``): to
@@ -377,7 +405,8 @@ class Slots:
         return None
 
     def mark_cuts(self, node: Node) -> None:
-        """``text.slice(0, 500) + "…"``: a cut followed by a marker is not silent."""
+        """``text.slice(0, 500) + "…"``: a cut followed by a marker is not silent; nor is one that
+        keeps the end with a marker before it (``"…" + text.slice(-500)``)."""
         if node.type == "binary_expression":
             left, right = self.m.unwrap(self.m.field(node, "left")), self.m.unwrap(self.m.field(node, "right"))
             while left is not None and left.type == "binary_expression":
@@ -386,13 +415,22 @@ class Slots:
                 marker = self.m.string_value(right)
                 if marker is not None and cut_marker(marker):
                     self.m.marked.add(left.id)
+            if left is not None and right is not None and right.type == "call_expression":
+                marker = self.m.string_value(left)
+                if marker is not None and cut_marker_before(marker):
+                    self.m.marked.add(right.id)
         elif node.type == "template_string":
             children = list(node.children)
-            for part, after in pairwise(children):
-                if part.type == "template_substitution" and after.type in ("string_fragment", "escape_sequence"):
-                    inner = next((c for c in part.named_children if c.type != "comment"), None)
-                    if inner is not None and cut_marker(unescape(self.m.code(after))):
-                        self.m.marked.add(self.m.unwrap(inner).id)
+            for before, part, after in zip(children, children[1:], children[2:], strict=False):
+                if part.type != "template_substitution":
+                    continue
+                inner = next((c for c in part.named_children if c.type != "comment"), None)
+                if inner is None:
+                    continue
+                if after.type in ("string_fragment", "escape_sequence") and cut_marker(unescape(self.m.code(after))):
+                    self.m.marked.add(self.m.unwrap(inner).id)
+                if before.type == "string_fragment" and cut_marker_before(unescape(self.m.code(before))):
+                    self.m.marked.add(self.m.unwrap(inner).id)
 
 
 def _literal_member(owner: Slots | Analyzer, item: Node, env: Env, key: str) -> bool:
