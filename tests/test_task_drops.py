@@ -50,17 +50,21 @@ def _check(root: Path, path: str) -> list[dict]:
     return check_json(root, path, "CTX301")
 
 
+def _the_finding(root: Path, name: str, source: str) -> tuple[tuple, str]:
+    """The one finding on module ``name`` beside the project's conversation class: its place and
+    kind, and its message."""
+    write_package(root, {"conversation.py": CONVERSATION, name: source})
+    [found] = _check(root, f"app/{name}")
+    return (found["code"], found["line"], found["column"], found["kind"], found["confidence"]), found["message"]
+
+
 def test_a_trim_from_index_1_by_a_method_of_another_module_drops_the_task(tmp_path: Path) -> None:
-    write_package(tmp_path, {"conversation.py": CONVERSATION, "agent.py": AGENT})
-    [found] = _check(tmp_path, "app/agent.py")
-    assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == \
-        ("CTX301", 16, 13, "first-turn-trimmed", "low")
-    assert found["message"] == (
+    assert _the_finding(tmp_path, "agent.py", AGENT) == (("CTX301", 16, 13, "first-turn-trimmed", "low"), (
         "`convo.drop(1, 2)` (`Conversation.drop`, app/conversation.py line 15) removes messages from index 1 "
         "whenever `len(convo.messages) >= 8` in this loop, and message 0 is the system prompt "
         "(`Conversation.__init__`, app/conversation.py line 4): message 1 is the opening user message, the one "
         "that states the task, so it is the first to go and the model carries on without it. Trim after the "
-        "opening exchange, or restate the task in the last message.")
+        "opening exchange, or restate the task in the last message."))
 
 
 def test_a_trim_past_the_opening_exchange_keeps_the_task(tmp_path: Path) -> None:
@@ -128,17 +132,13 @@ asyncio.run(Planner().refine(Conversation("You plan trips."), ""))
 def test_a_revision_loop_that_imports_no_llm_library_is_read_for_its_trim(tmp_path: Path) -> None:
     """The module talks to the model through objects it does not type; the trim of a conversation
     of the project's class, under a length test, is what makes it worth reading."""
-    write_package(tmp_path, {"conversation.py": CONVERSATION, "planner.py": REFINE})
-    [found] = _check(tmp_path, "app/planner.py")
-    assert (found["code"], found["line"], found["column"], found["kind"], found["confidence"]) == \
-        ("CTX301", 14, 17, "revisions-trimmed", "medium")
-    assert found["message"] == (
+    assert _the_finding(tmp_path, "planner.py", REFINE) == (("CTX301", 14, 17, "revisions-trimmed", "medium"), (
         "`convo.drop(3, 2)` (`Conversation.drop`, app/conversation.py line 15) removes 2 messages at index 3 "
         "whenever `len(convo.messages) > 11` in this loop, which adds what the user asks for "
         "(`convo.user(answer.text)`, line 15) and regenerates `plan` from the conversation (line 16), returned "
         "after the loop: once the loop has run a few times the user's earliest requests are among the messages "
         "removed, and the next `plan` can undo what they asked for. Trim the superseded answers instead, or "
-        "restate every request in the last message.")
+        "restate every request in the last message."))
 
 
 def test_a_revision_loop_that_returns_something_else_is_not_reported(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ctxlint.budget.allocator import Plan
 from ctxlint.budget.simulate import Simulation
+from ctxlint.report.attributes import attributes
 
 
 def render(simulations: Sequence[Simulation]) -> str:
@@ -35,9 +36,7 @@ def _request(simulation: Simulation) -> dict:
 
 def _run(plan: Plan) -> dict:
     return {
-        "budget": plan.budget,
-        "mode": plan.mode,
-        "reserve": plan.reserve,
+        **attributes(plan, "budget", "mode", "reserve"),
         "input_cap": plan.cap,
         "error": plan.error,
         "duplicates": {
@@ -47,15 +46,12 @@ def _run(plan: Plan) -> dict:
             "near_duplicates_partial": plan.duplicates_partial,
         },
         "rows": [
-            {"segment": r.name, "kind": r.kind, "policy": r.policy, "priority": r.priority,
-             "requested": r.requested, "granted": r.granted, "used": r.used, "action": r.action,
-             "reason": r.reason}
+            {"segment": r.name,
+             **attributes(r, "kind", "policy", "priority", "requested", "granted", "used", "action", "reason")}
             for r in plan.rows
         ],
         "totals": {
-            "requested": plan.requested,
-            "granted": plan.granted,
-            "used": plan.used,
+            **attributes(plan, "requested", "granted", "used"),
             "headroom": plan.headroom if plan.error is None else None,
             "input_share": round(plan.input_share, 4),
             "reserve_share": round(plan.reserve_share, 4),

@@ -71,6 +71,7 @@ import json
 
 from ctxlint.analysis.accounting import BASIS, RequestCost
 from ctxlint.cost import Comparison, CostReport, Totals
+from ctxlint.report.attributes import attributes
 
 VERSION = 2
 
@@ -148,13 +149,9 @@ def as_dict(report: CostReport) -> dict:
                       "files": [{"path": f.path, "reason": f.set_aside, "requests": len(f.requests), "tokens": f.tokens}
                                 for f in report.files if f.set_aside]},
         "basis": {code: BASIS.get(code, code) for code in sorted(used)},
-        "models": [{
-            "name": m.name, "provider": m.provider, "window": m.window, "max_output": m.max_output,
-            "encoding": m.encoding, "exact": m.exact, "cache_min_tokens": m.cache_min_tokens,
-            "input_per_mtok": m.input_per_mtok, "output_per_mtok": m.output_per_mtok,
-            "cached_input_per_mtok": m.cached_input_per_mtok, "cache_write_multiplier": m.cache_write_multiplier,
-            "source": m.source, "as_of": m.as_of,
-        } for m in report.models],
+        "models": [attributes(m, "name", "provider", "window", "max_output", "encoding", "exact", "cache_min_tokens",
+                              "input_per_mtok", "output_per_mtok", "cached_input_per_mtok", "cache_write_multiplier",
+                              "source", "as_of") for m in report.models],
         "comparison": None if comparison is None else _comparison(comparison),
         "limits": limits,
         "violations": [{"limit": v.limit, "message": v.message, "path": v.path, "line": v.line}
@@ -165,34 +162,27 @@ def as_dict(report: CostReport) -> dict:
 
 def _totals(t: Totals) -> dict:
     return {
-        "files": t.files, "requests": t.requests, "tools": t.tools, "input_tokens": t.input_tokens,
-        "tool_tokens": t.tool_tokens, "reserve": t.reserve,
+        **attributes(t, "files", "requests", "tools", "input_tokens", "tool_tokens", "reserve"),
         "input_price": _round(t.input_price, 6), "cached_price": _round(t.cached_price, 6),
         "output_bound": _round(t.output_bound, 6), "expected_output": _round(t.expected_output, 6),
-        "unpriced_requests": t.unpriced_requests, "estimated_requests": t.estimated_requests,
-        "lower_bound_requests": t.lower_bound_requests,
+        **attributes(t, "unpriced_requests", "estimated_requests", "lower_bound_requests"),
     }
 
 
 def _comparison(c: Comparison) -> dict:
     return {
-        "ref": c.ref,
-        "commit": c.commit,
-        "before": c.before,
-        "after": c.after,
-        "delta": c.delta,
+        **attributes(c, "ref", "commit", "before", "after", "delta"),
         "percent": _round(c.percent, 4),
         "price_before": _round(c.price_before, 6),
         "price_after": _round(c.price_after, 6),
         "price_delta": _round(c.price_delta, 6),
         "files": [{
-            "path": f.path, "status": f.status, "before": f.before, "after": f.after, "delta": f.delta,
+            **attributes(f, "path", "status", "before", "after", "delta"),
             "price_delta": _round(f.price_delta, 6),
             "requests": [{
-                "index": r.index, "line": r.line, "status": r.status, "before": r.before, "after": r.after,
-                "delta": r.delta, "price_delta": _round(r.price_delta, 6),
-                "tools": [{"name": t.name, "status": t.status, "before": t.before, "after": t.after,
-                           "delta": t.delta} for t in r.changed_tools],
+                **attributes(r, "index", "line", "status", "before", "after", "delta"),
+                "price_delta": _round(r.price_delta, 6),
+                "tools": [attributes(t, "name", "status", "before", "after", "delta") for t in r.changed_tools],
             } for r in f.requests if r.status != "unchanged"],
         } for f in c.changed],
     }

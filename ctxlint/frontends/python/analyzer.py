@@ -133,31 +133,14 @@ class Analyzer:
         self.reserves = Reserves(self.unit)
         self.model_flow = ModelFlow(self.unit)
         self.factory_drops = FactoryDrops(self.unit)
-        parts: list[Component] = [self.scopes, self.callees, self.strings, self.flow, self.containers, self.sources,
-                                  self.serialization, self.calls, self.cuts, self.cut_sites, self.cut_reach,
-                                  self.cut_sites.callers,
-                                  self.cut_sites.descriptions, self.cut_sites.outputs, self.ranked_fills,
-                                  self.line_cuts, self.listing_cuts, self.shell_cuts, self.walk_cuts,
-                                  self.gated_drops,
-                                  self.logged_parts,
-                                  self.order_sites,
-                                  self.schema_choices, self.order_prompts, self.tool_order, self.gather_order,
-                                  self.global_fills,
-                                  self.first_parts, self.overflows, self.system_drops, self.task_drops, self.part_drops,
-                                  self.front_drops,
-                                  self.trim_drops, self.summary_drops, self.split_prompts, self.last_drops,
-                                  self.last_turn_cuts,
-                                  self.messages, self.args,
-                                  self.sinks, self.standalone, self.tools, self.estimates, self.wrappers,
-                                  self.spreads, self.reserves, self.model_flow, self.factory_drops, self.base_methods]
-        for part in parts:
-            part.scopes, part.strings, part.flow, part.sources = self.scopes, self.strings, self.flow, self.sources
-            part.callees, part.containers = self.callees, self.containers
-            part.serialization, part.args = self.serialization, self.args
-            part.calls, part.cuts, part.messages, part.sinks = self.calls, self.cuts, self.messages, self.sinks
-            part.standalone, part.tools, part.estimates = self.standalone, self.tools, self.estimates
-            part.wrappers, part.spreads, part.reserves = self.wrappers, self.spreads, self.reserves
-            part.cut_sites, part.reach = self.cut_sites, self.cut_reach
+        # Each part reaches the shared ones through the attributes Component declares (`reach` is
+        # `cut_reach` here); the parts are this analyser's and the three cut_sites holds for itself
+        # (its settings cuts need none).
+        shared = {name: getattr(self, "cut_reach" if name == "reach" else name) for name in Component.__annotations__}
+        parts = [p for p in vars(self).values() if isinstance(p, Component)]
+        for part in [*parts, self.cut_sites.callers, self.cut_sites.descriptions, self.cut_sites.outputs]:
+            for name, value in shared.items():
+                setattr(part, name, value)
 
     def run(self, parsed: ParsedFile) -> None:
         unit = self.unit

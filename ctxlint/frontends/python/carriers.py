@@ -8,6 +8,8 @@ clause that catches one (``except subprocess.CalledProcessError as e``)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import SourceKindSpec
@@ -73,15 +75,27 @@ def carrier_from_callers(sources: Sources, node: ast.Name, env: Env) -> tuple[So
     function (``Browser(driver)`` after ``driver = create_driver()``, for ``__init__(self, driver)``).
     Only drivers: a driver's pages are read later, where a response handed to a helper is as often
     an error path's (its text cut into an exception's detail; haystack's and deepagents' were so)."""
-    fn = sources.unbound_parameter(node, env)
-    if fn is None or not sources.m.enter(fn):
-        return None
-    try:
-        for _, bound in sources.callers(fn, node.id, env, constructors=True):
+    with parameter_callers(sources, node, env, constructors=True) as bound_by:
+        for _, bound in bound_by[1] if bound_by is not None else ():
             found = sources.carrier(bound.node, bound.env)
             if found is not None and found[0].kind == "browser":
                 return found
-        return None
+    return None
+
+
+@contextmanager
+def parameter_callers(sources: Sources, node: ast.Name, env: Env, constructors: bool = False
+                      ) -> Iterator[tuple[FunctionNode, list[tuple[ast.Call, Bound]]] | None]:
+    """The function whose parameter ``node`` is, when no call binds it in ``env``, and the
+    module's calls of it with the argument each binds to the parameter (``Sources.callers``),
+    while the function is entered: what is asked of those arguments does not come back to it.
+    None when a call binds it, or the function is being followed already."""
+    fn = sources.unbound_parameter(node, env)
+    if fn is None or not sources.m.enter(fn):
+        yield None
+        return
+    try:
+        yield fn, sources.callers(fn, node.id, env, constructors=constructors)
     finally:
         sources.m.leave(fn)
 

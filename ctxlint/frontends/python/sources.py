@@ -21,6 +21,7 @@ from ctxlint.frontends.python.carriers import (
     caught_carrier,
     constructor_argument,
     iterated_source,
+    parameter_callers,
     returned_process,
 )
 from ctxlint.frontends.python.data_parts import SENT_AS_TOOL_RESULT, encodes, result_block, sent_in_its_own_role
@@ -205,11 +206,11 @@ class Sources(Component):
         fetched pages), with the call as a step of the flow. A parameter of an ``__init__`` is
         filled by the calls of its class (``Digest(title, page)``): what a method reads of
         ``self.material`` after ``self.material = material`` is what the object was built with."""
-        fn = self.unbound_parameter(node, env)
-        if fn is None or not self.m.enter(fn):
-            return None
-        try:
-            for call, bound in self.callers(fn, node.id, env, constructors=True):
+        with parameter_callers(self, node, env, constructors=True) as bound_by:
+            if bound_by is None:
+                return None
+            fn, calls = bound_by
+            for call, bound in calls:
                 found = self.untrusted(bound.node, bound.env)
                 if found is None:
                     continue
@@ -221,19 +222,14 @@ class Sources(Component):
                                 self.m.span(call))
                 return replace(found, flow=(*found.flow, step), from_caller=True)
             return None
-        finally:
-            self.m.leave(fn)
 
     def own_text_from_callers(self, node: ast.Name, env: Env) -> bool:
         """Whether every call of its function the module shows passes this parameter text (or
         other constants) the project wrote itself: its name then says nothing about content."""
-        fn = self.unbound_parameter(node, env)
-        if fn is None or not self.m.enter(fn):
-            return False
-        try:
-            passed = [self.flow.literal(bound.node, bound.env)[0] for _, bound in self.callers(fn, node.id, env)]
-        finally:
-            self.m.leave(fn)
+        with parameter_callers(self, node, env) as bound_by:
+            if bound_by is None:
+                return False
+            passed = [self.flow.literal(bound.node, bound.env)[0] for _, bound in bound_by[1]]
         return bool(passed) and all(passed)
 
     def unbound_parameter(self, node: ast.Name, env: Env) -> FunctionNode | None:
