@@ -22,7 +22,7 @@ from ctxlint.frontends.python.knowledge import (
     UNORDERED_CALLS,
 )
 from ctxlint.frontends.python.nodes import children
-from ctxlint.frontends.python.orderorigins import KEEP_ORDER, OrderOrigins, empty_list, nothing, uncut
+from ctxlint.frontends.python.orderorigins import DICT_VIEWS, KEEP_ORDER, OrderOrigins, nothing, started_empty, uncut
 from ctxlint.frontends.python.queryrows import rows_of
 from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.values import Binding, Env, agreed, unpacked_position
@@ -67,6 +67,8 @@ class Ordering(OrderOrigins):
                     return PATH_METHODS[method]
                 if method in SET_METHODS:
                     return "set" if self.unordered(node.func.value, env) else None
+                if method in DICT_VIEWS and not node.args and (kept := self.unordered(node.func.value, env)):
+                    return kept  # `found.items()` of a dict filled in a loop over a listing: its keys' order
             return rows_of(self, node, env) or self.returned_unordered(node, env) \
                 or self.yielded_unordered(node, env)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
@@ -113,7 +115,7 @@ class Ordering(OrderOrigins):
         """``unordered`` of what one assignment gives a name, with the changes made after it."""
         if any(e.kind == "shuffle" for e in binding.extras):
             return "random.shuffle"
-        if isinstance(node, ast.Name) and empty_list(binding.value):
+        if isinstance(node, ast.Name) and started_empty(binding.value):
             return self.accumulated_unordered(node.id, binding)
         # a parameter bound to what a caller of another module passes is read in that module
         return self.m.follow_binding(binding, (binding.owner.flow if binding.owner is not None else self).unordered)
@@ -143,7 +145,7 @@ class Ordering(OrderOrigins):
         if binding.owner is not None or not self.m.enter(binding.value):
             return None
         try:
-            for _, loop, detail in self.additions(binding):
+            for _, loop, detail in self.additions(binding, name):
                 if loop is not None and detail == "os.walk" and walk_sorted(loop):
                     continue  # `dirs.sort()` and `sorted(files)`: the walk's order is the names'
                 if detail is not None:  # `files.extend([join(d, f) for f in os.listdir(d)])` or a loop's

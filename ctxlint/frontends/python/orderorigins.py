@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 # Calls that walk the items of their first argument in its order.
 KEEP_ORDER = ("enumerate", "reversed")
+# The views of a dict, which walk its keys in the order they were first set.
+DICT_VIEWS = ("items", "values", "keys")
 # How many steps ``origin`` takes back to where an order is lost: copies, calls, the parameters a
 # caller fills, a list filled in a loop, each a step (`hits, _ = self.gather(q)` to `unique(hits)` to
 # the loop over `shelves` to `picker.pick` of another module to its `list(set(named))`).
@@ -70,14 +72,14 @@ class OrderOrigins(Component):
         return (Evidence(EvidenceKind.FLOW, f"`{self.m.code(node)}` is item {position + 1} of what `{written}` returns",
                          self.m.span(call)),)
 
-    def filled_from(self, binding: Binding, depth: int = 0) -> ast.expr | None:
+    def filled_from(self, binding: Binding, depth: int = 0, name: str | None = None) -> ast.expr | None:
         """The directory listing a loop around an addition to a list started empty walks
         (``for path in glob.glob(p): found.append(...)``: ``glob.glob(p)``) or that an addition
         copies in (``files.extend([join(d, f) for f in os.listdir(d)])``), as ``accumulated_unordered``
         finds it. Other collections keep the place where the list is used, as reported before, but
         for one whose order is lost elsewhere (a copy ``list(set(...))``, what a function of another
         module returns: ``for shelf in shelves``, ``shelves, _ = picker.pick(q)``), where ``origin`` finds it."""
-        for added, loop, detail in self.additions(binding):
+        for added, loop, detail in self.additions(binding, name):
             if loop is None:
                 if detail in LISTINGS:
                     return added
@@ -86,12 +88,19 @@ class OrderOrigins(Component):
                 return added
         return None
 
-    def additions(self, binding: Binding) -> Iterator[tuple[ast.expr, ast.For | ast.AsyncFor | None, str | None]]:
+    def additions(self, binding: Binding, name: str | None = None
+                  ) -> Iterator[tuple[ast.expr, ast.For | ast.AsyncFor | None, str | None]]:
         """Where the items added to a list (``append``, ``extend``, ``+=``, ``insert``) come from,
         in order, each with what it is in no fixed order by (``unordered``, asked when reached):
         the collection an ``extend`` or ``+=`` copies in (a helper's call aside: its list is
         reported where the helper fills it), with no loop; the collection each loop around an
-        addition walks, with the loop."""
+        addition walks, with the loop. For a dict started empty (``name``), the loops around each
+        key it is given and each dict copied in (``keyed_additions``)."""
+        if name is not None and empty_dict(binding.value):
+            for added, around in self.keyed_additions(name, binding):
+                if around is not None or not self.helper_call(added):
+                    yield added, around, self.unordered(added, binding.env)
+            return
         for extra in binding.extras:
             if extra.kind not in ("append", "extend", "+=", "insert"):
                 continue
@@ -100,6 +109,33 @@ class OrderOrigins(Component):
             for loop in extra.loops[binding.loops:]:
                 if isinstance(loop.node, (ast.For, ast.AsyncFor)):
                     yield loop.node.iter, loop.node, self.unordered(loop.node.iter, binding.env)
+
+    def keyed_additions(self, name: str, binding: Binding
+                        ) -> Iterator[tuple[ast.expr, ast.For | ast.AsyncFor | None]]:
+        """What, after ``name = {}``, the function adds keys to the dict from: each loop around a key
+        set that is no constant (``for root, _, files in os.walk(d): ... found[path] = handle.read()``),
+        and a dict copied in by ``found.update(more)`` (with the loops around it): a dict keeps its keys
+        in the order they are first set, so in the order these loops walk."""
+        scope = binding.env.scope.node
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return  # a dict of the module's top level that functions fill: globalfills.py
+        start = self.m.end(binding.value)
+        for node in ast.walk(scope):
+            if not isinstance(node, ast.stmt) or (node.lineno, node.col_offset) < start:
+                continue
+            if isinstance(node, ast.Expr) and isinstance(call := node.value, ast.Call) \
+                    and isinstance(call.func, ast.Attribute) and call.func.attr == "update" \
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id == name and len(call.args) == 1:
+                yield call.args[0], None
+            elif not any(isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                         and target.value.id == name and not isinstance(target.slice, (ast.Constant, ast.Slice))
+                         for target in (node.targets if isinstance(node, ast.Assign) else ())):
+                continue
+            parent = self.m.parents.get(id(node))
+            while parent is not None and parent is not scope:
+                if isinstance(parent, (ast.For, ast.AsyncFor)) and (parent.lineno, parent.col_offset) >= start:
+                    yield parent.iter, parent
+                parent = self.m.parents.get(id(parent))
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =
@@ -115,6 +151,9 @@ class OrderOrigins(Component):
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             inner = next((g.iter for g in node.generators if self.unordered(g.iter, env) is not None),
                          node.generators[0].iter)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DICT_VIEWS \
+                and not node.args:
+            inner = node.func.value  # `found.items()`: where the dict takes its keys' order
         elif isinstance(node, ast.IfExp):
             inner = node.body if self.unordered(node.body, env) is not None else node.orelse
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `first + rest`: the part in no order
@@ -140,9 +179,10 @@ class OrderOrigins(Component):
                 returned = self.unpacked_origin(binding.value, position, binding.env, depth)
                 if returned is not None:
                     return returned
-            elif binding is not None and binding.owner is None and empty_list(binding.value) and depth <= _ORIGIN_HOPS:
-                # a list filled in a loop over a directory listing: where the loop takes its order
-                walked_over = self.filled_from(binding, depth)
+            elif binding is not None and binding.owner is None and started_empty(binding.value) \
+                    and depth <= _ORIGIN_HOPS:
+                # a list (or a dict) filled in a loop over a directory listing: where the loop takes its order
+                walked_over = self.filled_from(binding, depth, node.id)
                 if walked_over is not None:
                     return self.origin(walked_over, binding.env, depth + 1)
         elif isinstance(node, ast.Attribute) and depth <= _ORIGIN_HOPS and self.scopes.resolve(node, env) is None \
@@ -191,6 +231,18 @@ def empty_list(value: ast.expr) -> bool:
     return (isinstance(value, ast.List) and not value.elts) or (
         isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
         and not value.args and not value.keywords)
+
+
+def empty_dict(value: ast.expr) -> bool:
+    return (isinstance(value, ast.Dict) and not value.keys) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+        and not value.args and not value.keywords)
+
+
+def started_empty(value: ast.expr) -> bool:
+    """A list or a dict started empty: filled in loops, it holds its items in the order they are
+    added (a dict keeps its keys in the order they are first set)."""
+    return empty_list(value) or empty_dict(value)
 
 
 def copied(value: ast.expr, ordering: Component) -> bool:

@@ -41,6 +41,7 @@ from ctxlint.frontends.python.latebinding import LateRead, late_reads
 from ctxlint.frontends.python.loopshapes import added_name, added_names, called_name, yields_in
 from ctxlint.frontends.python.orderhandoffs import asked_in_callee, made_at, walks_into_result
 from ctxlint.frontends.python.ordering import own_nodes
+from ctxlint.frontends.python.orderorigins import empty_dict
 from ctxlint.frontends.python.ordersinks import (
     LISTING_REACHES_PROMPT,
     for_model,
@@ -299,7 +300,8 @@ class OrderPrompts(StringSets):
                 return asked
         return None
 
-    def reached_far(self, fn: Function, tainted: set[str], steps: list[Evidence], depth: int) -> Evidence | None:
+    def reached_far(self, fn: Function, tainted: set[str], steps: list[Evidence], depth: int,
+                    keyed: bool = False) -> Evidence | None:
         """Where the module asks no model with it: the text built from the order that ``fn`` (or a
         caller of the module that keeps it, up to two calls up) returns, followed through the
         callers of the project's other modules into a prompt (cutreach.py). The steps on the way
@@ -309,13 +311,14 @@ class OrderPrompts(StringSets):
                 continue
             # `return matches, truncated`: each item is followed to where the callers unpack it
             for value in node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]:
-                if self.mentions(value, tainted) and (far := self.cut_sites.reach.reach_far(value, fn)):
+                if self.mentions(value, tainted, keyed) and (far := self.cut_sites.reach.reach_far(value, fn)):
                     steps.extend(far[:-1])
                     return far[-1]
         for caller, call in module_callers(self.m, self.callees, fn) if depth < _MAX_CALLERS else ():
             kept = kept_by(call, self.m.parents)
             found = [Evidence(EvidenceKind.FLOW, f"`{fn.name}` gives it to {_listed(kept)}", self.m.span(call))]
-            sink = self.reached_far(caller, self.spread(caller, kept), found, depth + 1) if kept else None
+            sink = self.reached_far(caller, self.spread(caller, kept), found, depth + 1,
+                                    _returns_dict(fn)) if kept else None
             if sink is not None:
                 steps.extend(found)
                 return sink
@@ -328,6 +331,10 @@ class OrderPrompts(StringSets):
         binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
         if binding is None or binding.owner is not None:
             return None
+        if isinstance(collection, ast.Name) and empty_dict(binding.value):
+            # a dict filled in a loop over a listing (`found[path] = text`) or copied one (`found.update(more)`)
+            added = self.flow.filled_from(binding, 0, collection.id)
+            return self.flow.origin(added, binding.env) if added is not None else None
         for extra in binding.extras:
             if extra.kind == "extend" and extra.value is not None and (added := self.flow.listing_call(
                     extra.value, binding.env)) is not None:
@@ -464,8 +471,9 @@ class OrderPrompts(StringSets):
             return {receiver}
         return set()
 
-    def mentions(self, node: ast.expr, tainted: set[str]) -> bool:
-        """Whether ``node`` uses one of ``tainted`` in a way that keeps its order."""
+    def mentions(self, node: ast.expr, tainted: set[str], keyed: bool = False) -> bool:
+        """Whether ``node`` uses one of ``tainted`` in a way that keeps its order; ``keyed`` where they
+        hold a dict a function fills key by key, whose entries read by key take no order from it."""
         name = self.m.dotted(node)
         if name is not None and name in tainted:
             return True
@@ -473,13 +481,34 @@ class OrderPrompts(StringSets):
             return False
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             return False
+        if keyed and _by_key(node):
+            return False  # `texts.get("LICENSE")`, `texts["LICENSE"]`: one entry, found by its key, not by the order
         children = [k.value if isinstance(k, ast.keyword) else k.iter if isinstance(k, ast.comprehension) else k
                     for k in ast.iter_child_nodes(node)]
-        return any(self.mentions(child, tainted) for child in children if isinstance(child, ast.expr))
+        return any(self.mentions(child, tainted, keyed) for child in children if isinstance(child, ast.expr))
 
     def returns_any(self, fn: Function, carried: set[str]) -> bool:
         return any(isinstance(n, ast.Return) and n.value is not None and self.mentions(n.value, carried)
                    for n in own_nodes(fn))
+
+def _returns_dict(fn: Function) -> bool:
+    """Whether every value ``fn`` returns is a dict it starts empty (``texts = {}`` ... ``return texts``),
+    a collection of entries rather than a record whose entries hold the text."""
+    started = {t.id for n in own_nodes(fn) if isinstance(n, ast.Assign) and empty_dict(n.value)
+               for t in n.targets if isinstance(t, ast.Name)}
+    returned = [n.value for n in own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
+    return bool(returned) and all(isinstance(v, ast.Name) and v.id in started for v in returned)
+
+
+def _by_key(node: ast.expr) -> bool:
+    """An entry of a dict read by its key (``texts.get(name)``, ``texts["LICENSE"]``): whatever order
+    the dict's keys were set in, the same entry. (``found[i]`` of a list is taken by its place, which
+    the order decides.)"""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        return isinstance(node.func.value, (ast.Name, ast.Attribute))
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+        and isinstance(node.slice.value, str)
+
 
 def _before(one: Observation, other: Observation) -> bool:
     """Of two observations of one listing reaching one sink, whether ``one`` is the one to keep: the
