@@ -94,6 +94,7 @@ class Facts:
     variable_length: bool = False
     once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
     called_at: dict[str, Span] = field(default_factory=dict)  # where each call is first made
+    looked_up: list[str] = field(default_factory=list)  # names given only data read elsewhere (Slot.looked_up)
     indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
 
     def index(self, name: str) -> KeyIndex:

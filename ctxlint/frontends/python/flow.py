@@ -34,6 +34,7 @@ from ctxlint.frontends.python.knowledge import (
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import clean
+from ctxlint.frontends.python.lookups import looked_up
 from ctxlint.frontends.python.nodes import abstract, children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
@@ -191,6 +192,8 @@ class Flow(Ordering):
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         elif isinstance(node, ast.Name) and _joins_text(binding.value):
             inner = replace(inner, sources=[joined(self.m, s, node, binding.value) for s in inner.sources])
+        if isinstance(node, ast.Name) and looked_up(node, binding, self.m.parents):
+            acc.looked_up.append(node.id)
         self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
 
     def passed_names(self, value: ast.expr, env: Env) -> list[str]:
@@ -279,6 +282,7 @@ class Flow(Ordering):
         add_new(acc.names, inner.names, index=acc.index("names"))
         add_new(acc.sources, inner.sources, key=source_key, index=acc.index("sources"))
         add_new(acc.once, inner.calls if module_level else inner.once, index=acc.index("once"))
+        add_new(acc.looked_up, inner.looked_up, index=acc.index("looked_up"))
         for call, span in inner.called_at.items():
             acc.called_at.setdefault(call, span)
         acc.variable_length = acc.variable_length or inner.variable_length

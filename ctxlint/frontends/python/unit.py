@@ -427,7 +427,8 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
 
     def adopt_facts(self, facts: Facts, use: Span) -> Facts:
         return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
-                     facts.variable_length, list(facts.once), called_at=dict(facts.called_at))
+                     facts.variable_length, list(facts.once), called_at=dict(facts.called_at),
+                     looked_up=list(facts.looked_up))
 
     def short(self, func: ast.expr) -> str:
         """A call's name for a message: ``session.call_tool`` (its last two parts)."""
