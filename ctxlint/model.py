@@ -238,6 +238,9 @@ class Slot:
     # Where each of ``calls`` is made, when the front-end saw it (a clock read in a helper
     # another module defines): evidence a finding can point at.
     called_at: tuple[tuple[str, Span], ...] = ()
+    # Names among ``names`` whose every assignment the front-end read is a lookup of data held
+    # elsewhere (`notes = row["notes"]`): what their own words say of the value is not evidence.
+    looked_up: tuple[str, ...] = ()
     # Where the prompt templates the value passed is built with are written (a document prompt
     # each retrieved item is rendered through before it fills ``{context}``): steps to show.
     built_with: tuple[tuple[str, Span], ...] = ()

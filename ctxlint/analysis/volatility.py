@@ -40,8 +40,10 @@ def volatile_reason(slot: Slot, calls: list[str], names: list[str], filters: lis
         if _matches(name, filters, dotted_only=False):
             return f"| {name}"
     if not slot.variable_length:
+        # A name given only data read from elsewhere (`random_preferences = stored["data"]`) is
+        # what that data is: its own words are not evidence, the names it is read from are.
         for name in slot.names:
-            if _matches(name, names, dotted_only=True):
+            if name not in slot.looked_up and _matches(name, names, dotted_only=True):
                 return name
     return None
 

@@ -94,7 +94,26 @@ class Facts:
     variable_length: bool = False
     once: list[str] = field(default_factory=list)  # calls reached through module-level values: run at load
     called_at: dict[str, Span] = field(default_factory=dict)  # where each call is first made
+    looked_up: list[str] = field(default_factory=list)  # names given only data read elsewhere (Slot.looked_up)
     indexes: dict[str, KeyIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def merge(self, inner: Facts, module_level: bool = False) -> None:
+        """Add the facts of ``inner`` this lacks: a value built from itself
+        (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times.
+        The calls of a module-level value run once, when the module loads."""
+        add_new(self.calls, inner.calls, index=self.index("calls"))
+        add_new(self.names, inner.names, index=self.index("names"))
+        add_new(self.sources, inner.sources, key=source_key, index=self.index("sources"))
+        add_new(self.once, inner.calls if module_level else inner.once, index=self.index("once"))
+        add_new(self.looked_up, inner.looked_up, index=self.index("looked_up"))
+        for call, span in inner.called_at.items():
+            self.called_at.setdefault(call, span)
+        self.variable_length = self.variable_length or inner.variable_length
+
+    def adopted(self, sources: list[Source]) -> Facts:
+        """A copy of these facts with ``sources`` (as seen from a module that uses the value)."""
+        return replace(self, names=list(self.names), calls=list(self.calls), once=list(self.once), sources=sources,
+                       called_at=dict(self.called_at), looked_up=list(self.looked_up), indexes={})
 
     def index(self, name: str) -> KeyIndex:
         """The key index of the list ``name`` (its lists only grow)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
-from ctxlint.frontends.code.pieces import Facts, add_new, source_key
+from ctxlint.frontends.code.pieces import Facts, add_new
 from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.data_parts import built_part_without_text, encodes, sent_in_its_own_role, unlabelled_in
 from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
@@ -34,6 +34,7 @@ from ctxlint.frontends.python.knowledge import (
     hands_a_system_prompt,
 )
 from ctxlint.frontends.python.literals import clean
+from ctxlint.frontends.python.lookups import looked_up
 from ctxlint.frontends.python.nodes import abstract, children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
 from ctxlint.frontends.python.renders import filled_elsewhere
@@ -168,7 +169,7 @@ class Flow(Ordering):
         if binding.owner is not None:
             found = self.m.follow_binding(binding, binding.owner.flow.facts)
             if found is not None:
-                self.merge(acc, self.m.adopt_facts(found, self.m.span(node)),
+                acc.merge(self.m.adopt_facts(found, self.m.span(node)),
                            module_level=binding.env.scope.kind != "function")
             return
         key = self.m.binding_key(binding)
@@ -191,7 +192,9 @@ class Flow(Ordering):
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         elif isinstance(node, ast.Name) and _joins_text(binding.value):
             inner = replace(inner, sources=[joined(self.m, s, node, binding.value) for s in inner.sources])
-        self.merge(acc, inner, module_level=binding.env.scope.kind != "function")
+        if isinstance(node, ast.Name) and looked_up(node, binding, self.m.parents):
+            acc.looked_up.append(node.id)
+        acc.merge(inner, module_level=binding.env.scope.kind != "function")
 
     def passed_names(self, value: ast.expr, env: Env) -> list[str]:
         """The names ``value`` reads; for a parameter no call binds here, also those of what the
@@ -267,21 +270,8 @@ class Flow(Ordering):
                 found = reader.facts(item, item_env)
             finally:
                 self.m.leave(target.fn)
-            self.merge(acc, self.m.adopt_facts(found, self.m.span(node)) if target.owner is not None else found)
+            acc.merge(self.m.adopt_facts(found, self.m.span(node)) if target.owner is not None else found)
         return acc
-
-    @staticmethod
-    def merge(acc: Facts, inner: Facts, module_level: bool = False) -> None:
-        """Add the facts of ``inner`` that ``acc`` lacks: a value built from itself
-        (``PROMPT = PROMPT + PROMPT``, forty times) keeps each fact once instead of 2**40 times.
-        The calls of a module-level value run once, when the module loads."""
-        add_new(acc.calls, inner.calls, index=acc.index("calls"))
-        add_new(acc.names, inner.names, index=acc.index("names"))
-        add_new(acc.sources, inner.sources, key=source_key, index=acc.index("sources"))
-        add_new(acc.once, inner.calls if module_level else inner.once, index=acc.index("once"))
-        for call, span in inner.called_at.items():
-            acc.called_at.setdefault(call, span)
-        acc.variable_length = acc.variable_length or inner.variable_length
 
     def facts_of(self, nodes: list[ast.expr], env: Env) -> Facts:
         inner = Facts()
@@ -330,7 +320,7 @@ class Flow(Ordering):
                     reader.facts(value, target.env, returned)
             finally:
                 self.m.leave(target.fn)
-            self.merge(acc, self.m.adopt_facts(returned, self.m.span(call)) if target.owner is not None else returned)
+            acc.merge(self.m.adopt_facts(returned, self.m.span(call)) if target.owner is not None else returned)
             # The return value's facts say which arguments reach the result (its parameters are bound to
             # them): an argument it only measures (`word_count(page)`) or uses otherwise (a file name made
             # with `uuid4()` that it reads) brings it no name, call, content, cut or answer.
@@ -356,7 +346,7 @@ class Flow(Ordering):
         if dropped is not None:
             inner = self.facts_of(arguments, env)
             inner.sources[:] = [s for s in inner.sources if s.kind not in dropped]
-            self.merge(acc, inner)
+            acc.merge(inner)
             return
         for arg in arguments:
             if _read_by(arg, call, qualified):
@@ -364,7 +354,7 @@ class Flow(Ordering):
                 # not the name, so a random file name (`f"{uuid4().hex}.wav"`) or key does not reach the text.
                 inner = self.facts_of([arg], env)
                 inner.calls.clear()
-                self.merge(acc, inner)
+                acc.merge(inner)
             else:  # what an unknown call gives is not the answer a model gave to its arguments
                 before = len(acc.sources)
                 self.facts(arg, env, acc)

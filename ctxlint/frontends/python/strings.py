@@ -556,7 +556,7 @@ def make_slot(expression: str, facts: Facts, env: Env | None = None) -> Slot:
     # loads; so is a call reached through a module-level constant.
     once = facts.calls if env is not None and env.scope.kind != "function" else facts.once
     return Slot(expression, unique(facts.names), unique(facts.calls), (), facts.variable_length, tuple(sources),
-                once=unique(once), called_at=tuple(facts.called_at.items()))
+                once=unique(once), called_at=tuple(facts.called_at.items()), looked_up=unique(facts.looked_up))
 
 
 def may_hold_untrusted_instead(strings: Strings, node: ast.Name, binding: Binding) -> bool:

@@ -426,8 +426,7 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
         return replace(source, detail=detail, span=use, fix=None, content=content, flow=(step, *source.flow))
 
     def adopt_facts(self, facts: Facts, use: Span) -> Facts:
-        return Facts(list(facts.names), list(facts.calls), [self.adopt_source(s, use) for s in facts.sources],
-                     facts.variable_length, list(facts.once), called_at=dict(facts.called_at))
+        return facts.adopted([self.adopt_source(s, use) for s in facts.sources])
 
     def short(self, func: ast.expr) -> str:
         """A call's name for a message: ``session.call_tool`` (its last two parts)."""
