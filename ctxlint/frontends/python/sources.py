@@ -45,6 +45,7 @@ from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_o
 from ctxlint.frontends.python.receivers import field_given
 from ctxlint.frontends.python.renders import filled_elsewhere
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
+from ctxlint.frontends.python.toolcalls import runs_called_tool, tool_call_result
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unread_templates import filled_unread_template
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -95,6 +96,8 @@ class Sources(Component):
             return self.untrusted(node.value, env)
         if isinstance(node, (ast.Subscript, ast.Attribute)) and LOCATOR.match(_field_name(node)):
             return None  # `entry["filename"]`, `hit.url`: where content is, not the content
+        if isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)) and tool_call_result(self.scopes, node, env):
+            return Source(SourceKind.UNTRUSTED, f"a tool result ({self.m.code(node)})", self.m.span(node))
         if isinstance(node, ast.Subscript):
             position = unpacked_position(node)
             if position is not None:
@@ -374,6 +377,8 @@ class Sources(Component):
             return replace(found, flow=(*found.flow, step))
         # Calls the catalogue does not know and the code does not show, named like a tool runner (`run_tool(...)`,
         # `tools[name](...)`) or a web fetch: the name is the only evidence, so the source is weak.
+        if runs_called_tool(self.scopes, call, env):  # handed the name of the tool the model called
+            return Source(SourceKind.UNTRUSTED, f"a tool result ({self.m.short(func)}(...))", self.m.span(call))
         taken = _dispatched(self.scopes, func, env)
         if taken is not None:
             holder_name = self.m.dotted(taken.value) or ""
