@@ -42,8 +42,6 @@ _OBSERVED = {"silent-cut": "unsent-cut", "token-sized-cut": "unsent-token-cut", 
              "trimmed-turns": "trimmed-turns", "whole-named-cut": "whole-named-cut"}
 # A document cut to fewer characters than this is shown as a preview, not given to be read.
 _WHOLE_READ = 1000
-# A turn of a transcript cut to fewer characters than this is a hint of what was said.
-_TURN_READ = 300
 # How many lines from a cut a note about it may sit in the same request: a template that shows the
 # head and tail of a long output puts a count of the elided characters between them.
 _NEAR = 6
@@ -140,9 +138,9 @@ _SPEAKER = re.compile(r"(?:^|\n)[ \t*#]*(?:user|human|customer|assistant|ai|bot|
 def _spoken(preceding: Segment | None, cut: Cut, source: Source) -> bool:
     """A cut written as a turn of a transcript: the static text just before it names a speaker
     (``User: {user_input[:12000]}``), it keeps the start, and keeps enough to be read as what was
-    said (the same 300 characters as a turn cut in a loop)."""
+    said, as a document is (a turn cut to 300 characters for a title prompt is a hint of it)."""
     return preceding is not None and preceding.slot is None and cut.keeps == "start" \
-        and (source.kept is None or source.kept >= _TURN_READ) and _SPEAKER.search(preceding.text) is not None
+        and (source.kept is None or source.kept >= _WHOLE_READ) and _SPEAKER.search(preceding.text) is not None
 
 
 def _cuts_a_document(source: Source) -> bool:
