@@ -229,7 +229,6 @@ options:
   filters: []
   advice: Move it down.
   min_tokens: 0
-  daily_tokens: 1024
   per_call: []
   replayed: []
 summary: A clock value before static text (a team's stricter copy).
