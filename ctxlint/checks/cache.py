@@ -20,8 +20,7 @@ from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, Source
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
-                        "min_tokens": INTEGER, "daily_tokens": INTEGER, "per_call": STRINGS,
-                        "replayed": STRINGS})
+                        "min_tokens": INTEGER, "per_call": STRINGS, "replayed": STRINGS})
 def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     """Report the first slot matching the rule's patterns that has static instructions after it.
 
@@ -31,10 +30,8 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
     anyway (the question, retrieved documents, another clock): after that one the prefix is lost
     in any case. A value with no static text before the next per-call value costs nothing and is
     not reported. Confidence is high for a clock or random call, medium for a variable named like
-    one, low for a date (it changes once a day) unless it sits before at least ``daily_tokens`` of
-    static text (a prefix long enough for a provider to cache: medium), and low when little is
-    lost (under ``min_tokens``), content that differs per call already comes before it, or it is
-    fixed when the module loads.
+    one or a date (it changes once a day), and low when little is lost (under ``min_tokens``),
+    content that differs per call already comes before it, or it is fixed when the module loads.
     """
     options = ctx.options
     # A rule that lists the evidence reports a loop's counter (CTX101; a random id's rule does not).
@@ -98,11 +95,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if after:
             evidence += (Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it before the next value that "
                                   "differs per call", after[0].span),)
-        # A date before a static prefix long enough for a provider to cache (1,024 tokens) ties all
-        # of it to the day; before a shorter one there is little or nothing cached to lose.
-        long_prefix = per_day and lost >= options["daily_tokens"]
-        kind = ("daily-long-prefix" if long_prefix else "daily") if per_day else "call" if by_call \
-            else "loop-counter" if per_pass else "name"
+        kind = "daily" if per_day else "call" if by_call else "loop-counter" if per_pass else "name"
         filled = segment.slot.filled_at
         if filled and kind != "loop-counter":  # a field of a prompt constant, filled with a clock where code formats it
             kind = f"format-site-{kind}"
@@ -134,9 +127,6 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         elif history is not None:  # nothing else comes before it: the kind is before-history
             cost = (f"the conversation replayed after it (`{history.loop}`, line {history.span.line}), re-sent on "
                     f"every turn, is never read from the cache{between}")
-        elif long_prefix:
-            cost = (f"the {lost:,} static tokens after it, a prefix long enough to cache, are written to the cache "
-                    "afresh each day and never shared with a request made on another day")
         elif per_day:
             cost = f"the {lost:,} static tokens after it are written to the cache afresh each day, a small loss"
         else:
