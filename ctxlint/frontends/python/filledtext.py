@@ -15,6 +15,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import enclosing
 
 if TYPE_CHECKING:
@@ -63,9 +64,7 @@ def _path_holder(literal: ast.AST, parents: dict[int, ast.AST]) -> ast.AST:
 
 
 def _joins_path(call: ast.Call) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in ("Path", "PurePath", "join", "joinpath", "resolve", "absolute")
+    return last_name(call.func) in ("Path", "PurePath", "join", "joinpath", "resolve", "absolute")
 
 
 def _reads(unit: Unit, literal: ast.AST, parents: dict[int, ast.AST]) -> list[ast.Call]:
@@ -134,9 +133,8 @@ def _renders(call: ast.AST | None) -> bool:
     for a prompt or template (``load_prompt(template="system", ...)``)."""
     if not isinstance(call, ast.Call):
         return False
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return any(word in name.lower() for word in _RENDER_WORDS)
+    name = (last_name(call.func) or "").lower()
+    return any(word in name for word in _RENDER_WORDS)
 
 
 def _measures(call: ast.Call) -> bool:

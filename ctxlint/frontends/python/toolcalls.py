@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.scopes import Scopes
 from ctxlint.frontends.python.values import Env
 
@@ -97,8 +98,7 @@ def runs_called_tool(scopes: Scopes, call: ast.Call, env: Env) -> bool:
     func, fenv = _followed(scopes, call.func, env)
     if isinstance(func, ast.Subscript) and model_tool_name(scopes, func.slice, fenv):
         return True
-    called = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(
-        call.func, ast.Name) else ""
+    called = last_name(call.func) or ""
     if called in _NOT_RUNS or called[:1].isupper() or len(call.args) + len(call.keywords) < 2:
         # `tools.get(name, None)`, `title(name)`: handed the name alone, not the arguments to run it
         # with; `ToolCall(name=..., args=...)`: a record of the call, built, not run
