@@ -155,7 +155,9 @@ class Found:
 
 def run_ctxlint(snapshot: Path, repo: str) -> list[Found]:
     # the ctxlint under test: a worktree's when PYTHONPATH names one, else this checkout's
-    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(ROOT)}
+    # PYTHONSAFEPATH: `-m` would otherwise put the snapshot first on the import path, and a repository
+    # with a `types.py` at its top (simple-evals) shadows the standard library before ctxlint starts
+    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(ROOT), "PYTHONSAFEPATH": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "ctxlint.cli", "check", ".", "--output-format", "json", "--exit-zero",
          "--confidence", "low", "--preview", "--no-cache"],
