@@ -137,8 +137,10 @@ OPENAI_ASSISTANTS_RUN = ApiShape("openai-assistants-run", frozenset({"assistant_
                                  messages=("additional_messages",), posted=False)
 # A text completion (`{model, prompt}`, OpenAI's legacy Completions and the servers that copy it;
 # llama.cpp's server names its limit `n_predict`).
-OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"}), ("max_tokens", "n_predict"),
-                              messages=(), input=("prompt",))
+# A text completion (a prompt, no turns): OpenAI's, llama.cpp's server (`n_predict`), and Anthropic's
+# legacy Text Completions API (`/v1/complete`), which requires `max_tokens_to_sample`.
+OPENAI_COMPLETIONS = ApiShape("openai-completions", frozenset({"model", "prompt"}),
+                              ("max_tokens", "n_predict", "max_tokens_to_sample"), messages=(), input=("prompt",))
 # A chat completion posted over HTTP, to OpenAI or to any of the servers that copy its API (vLLM,
 # Groq, OpenRouter, LM Studio...): `max_tokens` is the limit they all take, OpenAI's newer key too
 # (MiniMax's, whose messages are its own, takes `tokens_to_generate`).
