@@ -45,6 +45,14 @@ class LastTurnCuts(Component):
         self._methods: dict[int, dict[str, FunctionNode]] = {}
         self._cutting: dict[int, bool] = {}
         self._calls: dict[int, list[ast.Call]] = {}
+        self._cutter_text: bool | None = None
+
+    @property
+    def _may_cut(self) -> bool:
+        """Whether the module's text could hold a cutter (searched once: a module is asked for each call)."""
+        if self._cutter_text is None:
+            self._cutter_text = "[-1]" in self.m.text and "content" in self.m.text
+        return self._cutter_text
 
     def observe(self) -> list[Observation]:
         """Each call of a project method that sends its prompt as the last message of a conversation
@@ -87,7 +95,7 @@ class LastTurnCuts(Component):
         """Whether ``fn`` adds its parameter ``param`` as the content of the last message of a list
         of ``self`` and then calls a method of the class that cuts that message keeping its start:
         the list's name, where it is cut, and the characters kept when the code says."""
-        if "[-1]" not in self.m.text or "content" not in self.m.text:
+        if not self._may_cut:
             return None  # no module of a cutter
         if hands == 0:  # asked for each call of the method: answered once
             key = (id(fn), param)

@@ -112,7 +112,16 @@ class Ordering(OrderOrigins):
         return None
 
     def bound_unordered(self, node: ast.Name | ast.Attribute, binding: Binding) -> str | None:
-        """``unordered`` of what one assignment gives a name, with the changes made after it."""
+        """``unordered`` of what one assignment gives a name, with the changes made after it.
+        Each binding is read once per file: a module whose functions hand one value on through
+        many others (a rewriter's visitors) reaches the same bindings along many paths."""
+        key = (node.id if isinstance(node, ast.Name) else None, *self.m.binding_key(binding))
+        if key in self.m.order_memo:
+            return self.m.order_memo[key]
+        found = self.m.order_memo[key] = self._bound_unordered(node, binding)
+        return found
+
+    def _bound_unordered(self, node: ast.Name | ast.Attribute, binding: Binding) -> str | None:
         if any(e.kind == "shuffle" for e in binding.extras):
             return "random.shuffle"
         if isinstance(node, ast.Name) and started_empty(binding.value):

@@ -148,6 +148,7 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
         self.iteration_memo: dict[tuple[object, ...], list[Source]] = {}
         self.yield_memo: dict[int, list[ast.expr] | None] = {}  # what a generator's yields loop over (ordering.py)
         self.sorted_memo: dict[int, set[str]] = {}  # names a scope sorts in place, `found.sort()` (ordering.py)
+        self.order_memo: dict[tuple[object, ...], str | None] = {}  # what makes a binding unordered (ordering.py)
         self.path_memo: dict[tuple[object, ...], str] = {}
         self.callee_memo: dict[tuple[object, ...], tuple[object, ...] | None] = {}  # functions calls reach (cuts.py)
         # the subclasses' methods a base's `self.hook(...)` may be, by class and name (callees.subclass_hooks)
@@ -379,8 +380,8 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
         """Drop what following values remembered (another file is linted next)."""
         for memo in (self.answer_memo, self.star_memo, self.text_memo, self.facts_memo, self.source_memo,
                      self.node_paths, self.dict_memo, self.iteration_memo, self.yield_memo, self.sorted_memo,
-                     self.path_memo, self.callee_memo, self.hook_memo, self.base_set_memo, self.callers_memo,
-                     self.unreadable_lists, self.format_roles, self.resolved, self.active):
+                     self.order_memo, self.path_memo, self.callee_memo, self.hook_memo, self.base_set_memo,
+                     self.callers_memo, self.unreadable_lists, self.format_roles, self.resolved, self.active):
             memo.clear()
         self.consumed = set()
         self.steps = 0
