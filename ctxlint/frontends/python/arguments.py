@@ -181,6 +181,15 @@ class Arguments(Component):
             if entry is not None and isinstance(entry[0], ast.Name) and entry[0].id in env.scope.params \
                     and env.bound(entry[0].id) is None and self.scopes.resolve(entry[0], env) is None:
                 return entry[0].id
+        # `requests.request(method, url, **kwargs)` in `def _make_request(self, endpoint, **kwargs)`: the
+        # body is the `json=` its callers give, handed on whole
+        fn = env.scope.node
+        handed = fn.args.kwarg.arg if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            and fn.args.kwarg is not None else None
+        if handed is not None and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == handed
+                                      for k in call.keywords):
+            return next((spec.keywords[0] for spec in sink.payload if spec.keywords and not spec.json
+                         and not spec.key and spec.keywords[0] not in env.scope.params), None)
         return None
 
     def payload(self, call: ast.Call, env: Env, specs: tuple[Arg, ...]) -> CallArgs | None:

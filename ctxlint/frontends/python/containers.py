@@ -11,7 +11,7 @@ import ast
 from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import keyed_fields
-from ctxlint.frontends.python.nodes import left_before, walk
+from ctxlint.frontends.python.nodes import filtered_source, left_before, none_written, walk
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Assign, Bound, Env, Item, looped_keys
 from ctxlint.model import Source, SourceKind
@@ -44,6 +44,16 @@ class Containers(Component):
             if memo is None:
                 memo = self.m.dict_memo[key] = (node, env, self.dict_literal(node, env))
             return None if memo[2] is None else dict(memo[2])
+        if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            # `params["options"]` of a dict we can read: that entry's dict
+            key = self.flow.literal_str(node.slice, env)
+            outer = self.dict_entries(node.value, env) if key is not None else None
+            entry = outer.get(key) if outer is not None and key is not None else None
+            return self.dict_entries(entry[0], entry[1]) if entry is not None else None
+        if (source := filtered_source(node)) is not None:
+            # `{k: v for k, v in params.items() if v is not None}`: the entries not written as None
+            kept = self.dict_entries(source, env, returned)
+            return None if kept is None else {k: e for k, e in kept.items() if not none_written(e[0])}
         entries: dict[str, Entry] = {}
         if isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict":
             for arg in node.args:

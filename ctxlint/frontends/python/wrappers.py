@@ -179,7 +179,9 @@ class Wrappers(Component):
         assert summary.posted is not None
         param, sink = summary.posted
         bound = given.get(param)
-        body = self.args.body(bound.node, env) if bound is not None else None
+        # a body handed on in the helper's `**kwargs` is the caller's keyword of that name (`json=`)
+        node = bound.node if bound is not None else next((k.value for k in call.keywords if k.arg == param), None)
+        body = self.args.body(node, env) if node is not None else None
         request = self.sinks.request(call, env, sink, True, body) if body is not None else None
         if request is None:
             return None
