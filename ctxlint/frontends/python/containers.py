@@ -46,9 +46,9 @@ class Containers(Component):
             return None if memo[2] is None else dict(memo[2])
         if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute)):
             # `params["options"]` of a dict we can read: that entry's dict
-            key = self.flow.literal_str(node.slice, env)
-            outer = self.dict_entries(node.value, env) if key is not None else None
-            entry = outer.get(key) if outer is not None and key is not None else None
+            member = self.flow.literal_str(node.slice, env)
+            outer = self.dict_entries(node.value, env) if member is not None else None
+            entry = outer.get(member) if outer is not None and member is not None else None
             return self.dict_entries(entry[0], entry[1]) if entry is not None else None
         if (source := filtered_source(node)) is not None:
             # `{k: v for k, v in params.items() if v is not None}`: the entries not written as None
