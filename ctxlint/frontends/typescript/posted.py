@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 FRAMEWORK = "http-clients"
 # A posted body: the URL (None when the call gives none) and the body, each with its environment.
 Post = tuple[Node | None, Env, Node, Env]
+# Where a function posts a parameter as the body: its position, and the URL's (a parameter's
+# position, or the URL it posts to with its environment, or None when the call gives none).
+Relay = tuple[int, int | tuple[Node, Env] | None]
 
 
 @dataclass(eq=False)
@@ -46,12 +49,13 @@ class Posts:
     classes: Classes | None = None
     # A function of the module -> the positions of the parameters it posts as a body, each with
     # the position of the URL parameter (or the URL it posts to, with its environment).
-    _relays: dict[int, list[tuple[int, int | tuple[Node, Env] | None]]] = field(default_factory=dict)
+    _relays: dict[int, list[Relay]] = field(default_factory=dict)
     # The module's posts, indexed once: by call, and by the scope they are made in.
     _posts: dict[int, Post] | None = None
     _by_scope: dict[int, list[Post]] = field(default_factory=dict)
     # Another module's posts, read once for the methods this module's classes inherit from it.
     _others: dict[int, Posts] = field(default_factory=dict)
+    _scoped_calls: dict[int, list[tuple[Node, Scope]]] | None = None
 
     def index(self) -> dict[int, Post]:
         """The module's posts by call (none read in a module whose text makes no posting call)."""
@@ -118,9 +122,13 @@ class Posts:
         ts = self.m.ts
         if callee.type == "identifier":
             name = self.m.code(callee)
-            module = self.m.imports.get(name, "").split(".")[0]
+            source = self.m.imports.get(name, "")
+            module = source.split(".")[0]
+            # a `fetch` a module of the tree exports (`import { fetch } from "@/app/utils/stream"`) is the
+            # app's own wrapper of the platform's, called with its arguments
+            own = bool(source) and self.m.project.is_local(self.m.path, source.rpartition(".")[0])
             return next(((p, False) for p in ts.posts if p.functions and name in ts.fetchers
-                         and (not module or module in p.modules)), None)
+                         and (not module or module in p.modules or own)), None)
         if callee.type != "member_expression":
             return None
         prop = self.m.field(callee, "property")
@@ -178,13 +186,10 @@ class Posts:
         ``inherited_only``, only to a method the class inherits)."""
         callee = self.m.callee(call)
         function = None
-        if callee is not None and callee.type == "identifier" and not inherited_only:
-            name = self.m.code(callee)
-            scope: Scope | None = env.scope
-            while scope is not None and function is None:
-                function = scope.functions.get(name)
-                scope = scope.parent
-        elif callee is not None and callee.type == "member_expression":
+        if callee is not None and callee.type == "identifier":
+            relays = self.callee_relays(call, env.scope, imported_only=inherited_only)
+            return self._relayed_by(call, env, relays) if relays else None
+        if callee is not None and callee.type == "member_expression":
             function = None if inherited_only else self.names.own_method(callee)
             if function is None:  # `this.post(url, headers, body)` of a base class of the tree
                 inherited = self.inherited_relays(callee)
@@ -193,7 +198,7 @@ class Posts:
             return None
         return self._relayed_by(call, env, self.relays(function))
 
-    def inherited_relays(self, callee: Node) -> list[tuple[int, int | tuple[Node, Env] | None]] | None:
+    def inherited_relays(self, callee: Node) -> list[Relay] | None:
         """Where ``this.name`` posts a parameter as the body, when the class around the call inherits
         ``name`` from a class of the tree (in another module, read there) that posts it."""
         receiver, prop = self.m.unwrap(self.m.field(callee, "object")), self.m.field(callee, "property")
@@ -217,7 +222,7 @@ class Posts:
         # a URL the base posts to is of its module: only one the caller hands over is read here
         return [(at, url) for at, url in found_relays if isinstance(url, int)]
 
-    def _relayed_by(self, call: Node, env: Env, relays: list[tuple[int, int | tuple[Node, Env] | None]]) \
+    def _relayed_by(self, call: Node, env: Env, relays: list[Relay]) \
             -> Post | None:
         args = self.m.args(call)
         for at, url in relays:
@@ -229,12 +234,12 @@ class Posts:
             return url_node, url_env, args[at], env
         return None
 
-    def relays(self, function: Function) -> list[tuple[int, int | tuple[Node, Env] | None]]:
+    def relays(self, function: Function) -> list[Relay]:
         """Where a function of the module posts a parameter as the body, and the URL it posts to."""
         known = self._relays.get(function.node.id)
         if known is not None:
             return known
-        found: list[tuple[int, int | tuple[Node, Env] | None]] = []
+        found: list[Relay] = []
         self._relays[function.node.id] = found
         scope = function.scope
         for url, url_env, body, body_env in self._by_scope.get(id(scope), ()):
@@ -244,7 +249,70 @@ class Posts:
                 continue
             place = self._parameter(url, scope) if url is not None else None
             found.append((at, place if place is not None else (url, url_env) if url is not None else None))
+        # a call that hands a parameter on to a function that posts it (`chatApi(path, headers,
+        # payload)` in `stream(path, payload, ...)`): the function relays it too
+        for call, call_scope in self._calls_by_scope().get(id(scope), ()) if not found else ():
+            handed = self._handed_on(call, call_scope, scope)
+            if handed:
+                found.extend(handed)
+                break
         return found
+
+    def _handed_on(self, call: Node, call_scope: Scope, scope: Scope) -> list[Relay]:
+        """Where ``call`` hands a parameter of ``scope`` on to a function that posts it as the body."""
+        relays = self.callee_relays(call, call_scope, imported_only=False)
+        args = self.m.args(call)
+        handed: list[Relay] = []
+        for at, url in relays:
+            param = self._parameter(args[at], scope) if at < len(args) else None
+            if param is None:
+                continue
+            if isinstance(url, int):
+                place = self._parameter(args[url], scope) if url < len(args) else None
+                handed.append((param, place if place is not None else
+                               (args[url], Env(call_scope)) if url < len(args) else None))
+            else:
+                handed.append((param, url))
+        return handed
+
+    def callee_relays(self, call: Node, scope: Scope, imported_only: bool) -> list[Relay]:
+        """Where the function a call by plain name runs posts a parameter as the body: one of the
+        module's (unless ``imported_only``), or one a module of the tree exports, read there. Of
+        another module's, only a URL the caller hands over is read here."""
+        if not imported_only:
+            name = self.m.code(self.m.callee(call))
+            around: Scope | None = scope
+            while around is not None:
+                if name in around.functions:
+                    return self.relays(around.functions[name])
+                around = around.parent
+        args = self.m.args(call)
+        if not args or not self._chat_argument(args, Env(scope)):
+            return []  # (a module is read for an imported function only when a chat body is handed to it)
+        found = self.names.project_function(call, scope)
+        owner, function = found if found is not None else (None, None)
+        if owner is None or function is None:
+            return []
+        other = owner.sinks.posts
+        other.index()
+        return [(at, url) for at, url in other.relays(function) if isinstance(url, int)]
+
+    def _chat_argument(self, args: list[Node], env: Env) -> bool:
+        """Whether an argument is a body with a chat request's keys."""
+        for arg in args:
+            body, body_env = self.serialised(arg, env)
+            keys = self.names.entries(body, body_env)
+            if keys is not None and chat_payload(keys):
+                return True
+        return False
+
+    def _calls_by_scope(self) -> dict[int, list[tuple[Node, Scope]]]:
+        if self._scoped_calls is None:
+            self._scoped_calls = {}
+            for call, scope in self.m.calls:
+                if call.type == "call_expression":
+                    self._scoped_calls.setdefault(id(scope), []).append((call, scope))
+        return self._scoped_calls
 
     def _parameter(self, node: Node, scope: Scope) -> int | None:
         """The position of the parameter ``node`` is, or that an object spreads with keys of its

@@ -252,15 +252,28 @@ class Sinks:
             ("caller-rest", EvidenceKind.SOURCE, rest,
              f"`{code(rest)}` holds only what a caller passes beyond the options it names"),
         ]
+        evidence: tuple[Evidence, ...]
         kind, evidence = next(((k, (Evidence(ek, says, self.m.span(at)),)) for k, ek, at, says in why
                                if at is not None), ("", ()))
         if not kind and limit is None and held is not None and not opaque[0]:  # `generationConfig: {temperature}`
             evidence = (Evidence(EvidenceKind.SOURCE, f"`{shape.settings.rstrip('.')}` is given with no "
                                                       f"`{shape.limit_keys[0]}`", self.m.span(held[2])),)
+        elif not kind and limit is None and body is not None and not opaque[0]:
+            evidence = self.written_body(body[0], body[1])
         return Request(path=self.m.path, anchor=self.m.span(call), segments=tuple(builder.segments), tools=tuple(tools),
                        model=model, output_limit=limit, declares_settings=(not opaque[0] or limit is not None or
                        bool(kind)) and not media, settings_hint=shape.hint(":"), breakpoints=tuple(builder.breakpoints),
                        reserve_kind=kind, reserve_evidence=evidence)
+
+    def written_body(self, body: Node, env: Env) -> tuple[Evidence, ...]:
+        """Where a posted body the code names is written (``const requestPayload = {...}``), many
+        lines above the call that posts it: the place the limit is added."""
+        body = self.m.unwrap(body)
+        written = self.names.deref(body, env)[0] if body.type == "identifier" else None
+        if written is None or written.type != "object":
+            return ()
+        return (Evidence(EvidenceKind.FLOW, f"the posted body `{self.m.code(body)}` is written here with no output "
+                                            "limit", self.m.span(written)),)
 
     def asks_for_media(self, entries: dict) -> bool:
         """Whether a request's options ask for a media answer (``modalities: ["image", "text"]``

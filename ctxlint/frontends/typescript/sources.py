@@ -177,6 +177,8 @@ class Sources:
             if carrier is not None:
                 what, kind_of, strong = carrier
                 ts = self.m.ts
+                if kind_of == "http" and method == "then" and self.reads_bytes(call):
+                    return None  # `fetch(url).then((res) => res.blob())`: an image's bytes, not text
                 if (kind_of == "http" and (method in ts.source("http", "methods") or method == "then")) or (
                         kind_of == "request" and method in ts.source("requests", "methods")) or kind_of == "file":
                     return Source(SourceKind.UNTRUSTED, described(kind_of, f"{what}.{method}()"), self.m.span(call),
@@ -257,6 +259,18 @@ class Sources:
         if called in files["calls"] or called.rsplit(".", 1)[-1] in files["methods"]:
             return False
         return not found.detail.endswith(tuple(f".{m}()" for m in _BINARY_BODIES))
+
+    def reads_bytes(self, then: Node) -> bool:
+        """Whether ``.then(callback)`` reads the response's body as bytes (``(res) => res.blob()``)."""
+        args = self.m.args(then)
+        callback = self.m.unwrap(args[0]) if args else None
+        body = self.m.field(callback, "body") if callback is not None and callback.type == "arrow_function" else None
+        body = self.m.unwrap(body) if body is not None else None
+        if body is None or body.type != "call_expression":
+            return False
+        callee = self.m.unwrap(self.m.field(body, "function"))
+        prop = self.m.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
+        return prop is not None and self.m.code(prop) in _BINARY_BODIES
 
     def carrier(self, node: Node | None, env: Env) -> tuple[str, str, bool] | None:
         """``(what, kind, strong)`` when ``node`` holds third-party content: an HTTP response
