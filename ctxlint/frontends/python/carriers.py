@@ -100,6 +100,31 @@ def parameter_callers(sources: Sources, node: ast.Name, env: Env, constructors: 
         sources.m.leave(fn)
 
 
+# Annotations that declare a number: a parameter so declared holds a count or a measure, never text.
+_NUMBERS = {"int", "float", "bool", "complex", "Decimal", "decimal.Decimal"}
+
+
+def number_parameter(node: ast.Name, env: Env) -> bool:
+    """Whether ``node`` reads a parameter its function declares a number (``declares_number``)."""
+    scope = env.scope
+    return scope.kind == "function" and node.id in scope.params and isinstance(
+        scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and declares_number(scope.node, node.id)
+
+
+def declares_number(fn: FunctionNode, param: str) -> bool:
+    """Whether ``fn`` declares its parameter ``param`` a number (``file_tokens: int``): whatever its
+    callers compute it from (`get_tokens(text)`), it carries no text of anyone's."""
+    every = (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)
+    annotation = next((arg.annotation for arg in every if arg.arg == param), None)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        written = annotation.value.strip()  # a forward reference, `"int"`
+    elif isinstance(annotation, (ast.Name, ast.Attribute)):
+        written = ast.unparse(annotation)
+    else:
+        return False
+    return written in _NUMBERS
+
+
 def called_names(parents: dict[int, ast.AST], fn: FunctionNode, constructors: bool) -> set[str]:
     """The names a call of ``fn`` is written with: its own, and with ``constructors`` for an
     ``__init__``, its class's (``Browser(driver)`` binds the parameters of ``Browser.__init__``)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.flow import MAX_ITEMS, Entry, Region
+from ctxlint.frontends.python.itemsets import ADDED, SET, changed_item
 from ctxlint.frontends.python.knowledge import MAX_DEPTH
 from ctxlint.frontends.python.literals import keyed_fields
 from ctxlint.frontends.python.nodes import filtered_source, left_before, none_written, walk
@@ -371,6 +372,8 @@ class Containers(Component):
                     items.extend(more if more is not None else [Item(extra.value, binding.extras_env, where, True)])
                 elif extra.kind == "shuffle":
                     return None
+                elif extra.kind in (SET, ADDED):
+                    changed_item(items, binding, extra)
             if len(items) > MAX_ITEMS:
                 self.m.unreadable_lists.add(self.m.binding_key(binding))
                 return None

@@ -14,6 +14,7 @@ from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new
 from ctxlint.frontends.python.callees import item_call
+from ctxlint.frontends.python.carriers import number_parameter
 from ctxlint.frontends.python.data_parts import built_part_without_text, encodes, sent_in_its_own_role, unlabelled_in
 from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
 from ctxlint.frontends.python.knowledge import (
@@ -187,8 +188,9 @@ class Flow(Ordering):
             finally:
                 self.m.leave(binding.value)
             self.m.facts_memo[key] = inner
-        if isinstance(node, ast.Name) and LOCATOR.match(node.id.lower()):
-            # `url = line.partition("=")[2]`: a location parsed out of content is not the content
+        if isinstance(node, ast.Name) and (LOCATOR.match(node.id.lower()) or number_parameter(node, env)):
+            # `url = line.partition("=")[2]`: a location parsed out of content is not the content;
+            # nor is a parameter declared a number (`file_tokens: int`), whatever it was counted from
             inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
         elif isinstance(node, ast.Name) and _joins_text(binding.value):
             inner = replace(inner, sources=[joined(self.m, s, node, binding.value) for s in inner.sources])

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.assigns import owner, seen_at
+from ctxlint.frontends.python.itemsets import item_key_assign
 from ctxlint.frontends.python.knowledge import MAX_DEPTH, token_name
 from ctxlint.frontends.python.literals import string_value
 from ctxlint.frontends.python.nodes import LEAVES, children, never_true
@@ -144,6 +145,8 @@ class Scopes(Component):
             home = owner(name, scope)
             self.record(name, Assign("setitem+=", node.value, self.m.end(node), loops, home, target,
                                      where=scope if home is not scope else None))
+        elif (keyed := item_key_assign(target, node.value, self.m.end(node), loops, scope, node.op)) is not None:
+            self.record(*keyed)  # messages[-1]["content"] += note (itemsets.py)
         self.estimates.estimate_context([self.m.dotted(node.target)], node.value)
         return False
 
@@ -248,6 +251,8 @@ class Scopes(Component):
             home = owner(name, scope)
             where = scope if home is not scope else None
             self.record(name, Assign("setitem", value, end, loops, home, target, where=where))
+        elif (keyed := item_key_assign(target, value, end, loops, scope)) is not None:
+            self.record(*keyed)  # messages[0]["content"] = text: a key of one message (itemsets.py)
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             if values is not None and len(values) == len(target.elts) and not any(

@@ -21,6 +21,7 @@ from ctxlint.frontends.python.carriers import (
     caught_carrier,
     constructor_argument,
     iterated_source,
+    number_parameter,
     parameter_callers,
     returned_process,
 )
@@ -120,8 +121,8 @@ class Sources(Component):
         if isinstance(node, ast.Call):
             return self.untrusted_call(node, env)
         if isinstance(node, ast.Name):
-            if LOCATOR.match(node.id.lower()):
-                return None
+            if LOCATOR.match(node.id.lower()) or number_parameter(node, env):
+                return None  # where content is; a parameter declared a number (`file_tokens: int`)
             found = self.bound_untrusted(node, env)
             if found is not None and found.strong:
                 return found

@@ -92,6 +92,8 @@ class Assign:
     scope: Scope  # where the name lives
     target: ast.expr | None = None
     where: Scope | None = None  # where the value is evaluated, when not ``scope`` (``self.X = ...``)
+    # For a key set on one message of a list (itemsets.py): the message after it, by the dict and env
+    made: dict[tuple[int, bool], tuple[ast.Dict, ast.Dict | None]] = field(default_factory=dict)
 
     @property
     def home(self) -> Scope:
