@@ -72,3 +72,14 @@ _SAYS_LOSS = re.compile(r"truncat|\bcut\b|prun|trimm|omit|dropp|skipp|unable|inc
 def says_loss(text: str) -> bool:
     """Whether a log's text speaks of something lost to a cut."""
     return _SAYS_LOSS.search(text) is not None
+
+
+# The last line of the text before a value, when it names who speaks: `User: `, `Assistant:`. A
+# value written after it is a turn of a transcript, read as all that was said.
+_SPEAKER = re.compile(r"(?:^|\n)[ \t*#]*(?:user|human|customer|assistant|ai|bot|agent|model)[ \t*]*:[ \t*]*$",
+                      re.IGNORECASE)
+
+
+def names_a_speaker(text: str) -> bool:
+    """Whether ``text`` (what comes right before a value) ends a line with a speaker's name and a colon."""
+    return _SPEAKER.search(text) is not None

@@ -195,7 +195,8 @@ class Cut:
     history (keeping its start drops the newest turns), and whether its name says it is a whole
     document or the context gathered for a question (``document``, ``search_context``), and whether
     the branch that cuts says so to a log (``if len(text) > n: log.warning("truncating")``), and
-    whether it cuts the text of a turn of a conversation a loop writes out (``msg["content"][:500]``)."""
+    whether it cuts the text of a turn of a conversation a loop writes out (``msg["content"][:500]``),
+    or of one exchange written under a speaker's name (``f"User: {text[:12000]}"``)."""
 
     unit: str = "characters"
     keeps: str = "start"
@@ -204,6 +205,7 @@ class Cut:
     document: bool = False
     logged: bool = False
     turn: bool = False  # the text of a turn, cut while a loop writes the conversation out as a transcript
+    spoken: bool = False  # one exchange written under a speaker's name (`f"User: {text[:12000]}"`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,9 @@ or, where no request of the file is seen to include the cut text, as an observat
 
 from __future__ import annotations
 
-import re
-
 from ctxlint.checks import STRINGS, file_check
 from ctxlint.context import CheckContext
-from ctxlint.markers import cut_marker, cut_marker_before, cut_noted
+from ctxlint.markers import cut_marker, cut_marker_before, cut_noted, names_a_speaker
 from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segment, Source, SourceKind, Span
 
 # The evidence kind of a cut that reaches a request, by how it was found.
@@ -62,7 +60,7 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
-        if kind == "cut-reaches-prompt" and (source.cut or Cut()).turn:
+        if kind == "cut-reaches-prompt" and ((source.cut or Cut()).turn or (source.cut or Cut()).spoken):
             kind = "turn-cut"
         elif kind == "cut-reaches-prompt" and _cuts_a_document(source):
             kind = "document-cut"
@@ -101,7 +99,7 @@ def _request_cuts(request: Request, ctx: CheckContext, markers: tuple[str, ...],
             kind = _KINDS.get(cut.how, "cut")
             if kind in ("cut", "raw-output-cut") and cut.keeps == "end":
                 kind = "tail-cut"
-            elif kind == "cut" and (cut.turn or _spoken(preceding, cut, source)):
+            elif kind == "cut" and (cut.turn or cut.spoken or _spoken(preceding, cut, source)):
                 kind = "turn-cut"
             elif kind == "cut" and _cuts_a_document(source):
                 kind = "document-cut"
@@ -130,17 +128,12 @@ def _says_a_part(preceding: Segment | None, following: Segment | None) -> bool:
     return any(word in near.lower() for word in _PART_WORDS)
 
 
-# The last line of the text before a slot, when it names who speaks: `User: `, `Assistant:`.
-_SPEAKER = re.compile(r"(?:^|\n)[ \t*#]*(?:user|human|customer|assistant|ai|bot|agent|model)[ \t*]*:[ \t*]*$",
-                      re.IGNORECASE)
-
-
 def _spoken(preceding: Segment | None, cut: Cut, source: Source) -> bool:
     """A cut written as a turn of a transcript: the static text just before it names a speaker
     (``User: {user_input[:12000]}``), it keeps the start, and keeps enough to be read as what was
     said, as a document is (a turn cut to 300 characters for a title prompt is a hint of it)."""
     return preceding is not None and preceding.slot is None and cut.keeps == "start" \
-        and (source.kept is None or source.kept >= _WHOLE_READ) and _SPEAKER.search(preceding.text) is not None
+        and (source.kept is None or source.kept >= _WHOLE_READ) and names_a_speaker(preceding.text)
 
 
 def _cuts_a_document(source: Source) -> bool:

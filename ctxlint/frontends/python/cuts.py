@@ -25,7 +25,7 @@ from ctxlint.frontends.python.cutmarkers import conditional_marker, logged_branc
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
-from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn
+from ctxlint.frontends.python.turncuts import LEAST_SPOKEN, LEAST_TURN, reads_a_turn, spoken
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.frontends.python.wordbudgets import word_budget
@@ -170,6 +170,8 @@ class Cuts(Component):
         if keeps == "start" and (kept is None or kept >= LEAST_TURN) and \
                 reads_a_turn(self.m.parents, node, subject, HISTORY_NAMES):  # `msg["content"][:500]` in a transcript
             cut = replace(cut, turn=True)
+        elif keeps == "start" and (kept is None or kept >= LEAST_SPOKEN) and spoken(self.m.parents, node):
+            cut = replace(cut, spoken=True)  # `f"User: {user_input[:12000]}"`
         if not cut.document and (_read_whole(subject, env) or _share_of_its_tokens(bound, subject, env) or (
                 isinstance(parent, ast.Return) and _names_a_document(env.scope))):
             cut = replace(cut, document=True)

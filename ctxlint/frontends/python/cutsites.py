@@ -206,7 +206,9 @@ class CutSites(Component):
             bound = node.slice.upper if node.slice.upper is not None else node.slice.lower
             given = self.scopes.resolve(bound, env) if isinstance(bound, ast.Name) else None
             held = given.value if given is not None and not given.extras else None  # the bound's one value
-            if not ((typed or self.known_text(node.value, env)) and _content_budget(bound, source.kept, held)):
+            # written under a speaker's name (`f"User: {user_input[:12000]}"`), a turn's text whatever its name
+            text = typed or (cut is not None and cut.spoken) or self.known_text(node.value, env)
+            if not (text and _content_budget(bound, source.kept, held)):
                 return None
         elif cut is not None and cut.unit != "characters" and source.kept is not None and \
                 source.kept < MIN_CONTENT // _CHARS_PER.get(cut.unit, 5):

@@ -6,10 +6,11 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import WINDOW_WORDS
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.knowledge import TOKENIZER_CALLS, WRAPPERS, token_name
+from ctxlint.frontends.python.knowledge import LIST_NAMES, TOKENIZER_CALLS, WRAPPERS, token_name
 from ctxlint.frontends.python.literals import number_value, written_scale
 from ctxlint.frontends.python.nodes import function_of, walk
 from ctxlint.frontends.python.ordering import own_nodes
@@ -25,6 +26,10 @@ def char_name(name: str | None) -> bool:
     return "char" in last and last.rfind("char") > last.rfind("token")
 
 
+# What a function's name says when it counts (`count_token`, `num_tokens_from_string`, `estimate_tokens`).
+_COUNT_WORDS = ("count", "num", "len", "estimat", "calc", "size")
+# The annotations of a parameter that holds text (none written counts: the name decides).
+_TEXT_ANNOTATIONS = ("str", "str|None", "Optional[str]")
 # Calls whose argument bounds something: a count passed to them decides, it is not bookkeeping.
 _BOUNDING_CALLS = ("min", "max", "range")
 _LIMIT_WORDS = ("limit", "max", "budget", "size", "bound", "cap", "window")
@@ -317,6 +322,23 @@ class Estimates(Component):
             self.estimates_in(node.orelse)
         elif isinstance(node, ast.GeneratorExp):
             self.estimates_in(node.elt)
+
+    def length_as_count(self, function: str | None, value: ast.expr, scope: Scope) -> None:
+        """``def count_token(self, user_input): return len(user_input)``: a function named for counting
+        tokens that returns the length of the text it is given, one token per character, unscaled. A
+        parameter named or annotated as a collection (``messages``, ``tokens``, ``list[str]``) is counted
+        in items, and a function named for a place in a text (``_leading_token_end``) gives no count."""
+        name = (function or "").lower()
+        if not isinstance(value, ast.Call) or self.m.qualified(value.func) != "len" or len(value.args) != 1 \
+                or not isinstance(value.args[0], ast.Name) or not any(w in name for w in _COUNT_WORDS):
+            return
+        param = scope.params.get(value.args[0].id)
+        given = param.name.lower() if param is not None else ""
+        annotation = ast.unparse(param.annotation).replace(" ", "") if param and param.annotation else "str"
+        if param is None or token_name(given) or annotation not in _TEXT_ANNOTATIONS or given.endswith("s") \
+                or any(fnmatchcase(given, p) for p in LIST_NAMES):
+            return
+        self.observe(value)
 
     def is_estimate(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.BinOp):

@@ -5,7 +5,9 @@ transcript a model is given (to summarise it, to judge it, to go on from it) kee
 and the transcript reads as the conversation itself. What is read from a turn is followed through
 the loop that walks the conversation: the loop's item, the items of a loop over its parts
 (``for part in m.parts``) and the names the loop gives a value read from one of them (``text =
-extract_text(msg.get("content"))``, then ``text = text.strip()``).
+extract_text(msg.get("content"))``, then ``text = text.strip()``). So is one exchange written
+under a speaker's name in an f-string (``f"User: {user_input[:12000]}"`` in a summary prompt), when
+the cut keeps enough to be read as what was said (``LEAST_SPOKEN``), wherever the f-string goes.
 """
 
 from __future__ import annotations
@@ -14,10 +16,15 @@ import ast
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
+from ctxlint.markers import names_a_speaker
+
 # A turn's text cut to fewer characters than this is a label, a preview or a hint of what was
 # asked (`prior_queries.append(text[:200])` for a classifier, judged debatable), not the turn
 # given to be read.
 LEAST_TURN = 300
+# ... and one written under a speaker's name, with no loop to show it is a turn, to fewer than this
+# is a hint of it (a title prompt's `User: {message[:300]}`, judged false), as the check counts it.
+LEAST_SPOKEN = 1000
 _UNWRAP = ("enumerate", "reversed", "list", "iter", "sorted")
 
 
@@ -29,6 +36,18 @@ def reads_a_turn(parents: dict[int, ast.AST], node: ast.expr, subject: ast.expr,
         return False
     turns = _turn_names(loop, node)
     return any(isinstance(n, ast.Name) and n.id in turns for n in ast.walk(subject))
+
+
+def spoken(parents: dict[int, ast.AST], node: ast.expr) -> bool:
+    """Whether ``node`` is written in an f-string right after text that ends a line with a speaker's
+    name (``f"...\\nUser: {user_input[:12000]}"``): one exchange of a transcript, given to be read whole."""
+    field = parents.get(id(node))
+    string = parents.get(id(field)) if isinstance(field, ast.FormattedValue) else None
+    if not isinstance(string, ast.JoinedStr):
+        return False
+    index = next(i for i, value in enumerate(string.values) if value is field)
+    before = string.values[index - 1] if index else None
+    return isinstance(before, ast.Constant) and isinstance(before.value, str) and names_a_speaker(before.value)
 
 
 def _history_loop(parents: dict[int, ast.AST], node: ast.AST, history: Sequence[str]) -> ast.For | None:

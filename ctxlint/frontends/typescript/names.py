@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.assigns import seen_at
 from ctxlint.frontends.typescript.knowledge import MAX_IMPORT_DEPTH, MAX_RESOLVE, TIMELINE_FROM, Node
-from ctxlint.frontends.typescript.patterns import at_place, placed
+from ctxlint.frontends.typescript.patterns import at_place, object_fills, placed
 from ctxlint.frontends.typescript.syntax import enclosing
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Assign, Binding, Env, Function, Item, Scope, Timeline
@@ -130,8 +130,11 @@ class Names:
         if found is None or not found.scope.returns:
             return None
         inner = found.scope
-        bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, self.m.args(call), strict=False)
+        args = self.m.args(call)
+        bindings = tuple((param, arg, env) for param, arg in zip(inner.positional, args, strict=False)
                          if param and arg.type != "spread_element")
+        # `build({ title, context })` for `function build({ title, context })`: the literal's values
+        bindings += tuple((local, value, env) for local, value in object_fills(self.m, found.node, args))
         return found.node, inner.returns[-1], Env(inner, bindings, env.depth + 1)
 
     def own_method(self, callee: Node, getter: bool = False) -> Function | None:

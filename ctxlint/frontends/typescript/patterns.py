@@ -51,6 +51,31 @@ def destructured(m: Module, pattern: Node) -> list[tuple[str, str]]:
     return found
 
 
+def object_fills(m: Module, function: Node, args: list[Node]) -> list[tuple[str, Node]]:
+    """``build({ title, context: text })`` calling ``function build({ title, context })``: each name
+    an object parameter destructures, with the value the call's object literal writes under its key
+    (``context`` -> ``text``; ``title`` -> the caller's ``title``). A key the literal does not write,
+    a spread in it (``{ ...opts }``) or an argument that is no literal binds nothing."""
+    params = m.field(function, "parameters")
+    found: list[tuple[str, Node]] = []
+    for param, arg in zip(params.named_children if params is not None else (), args, strict=False):
+        pattern = m.field(param, "pattern") or param
+        if pattern.type == "assignment_pattern":  # `{ context = "" } = {}`
+            pattern = m.field(pattern, "left") or pattern
+        literal = m.unwrap(arg)
+        if pattern.type != "object_pattern" or literal is None or literal.type != "object":
+            continue
+        written: dict[str, Node] = {}
+        for entry in literal.named_children:
+            if entry.type == "shorthand_property_identifier":
+                written[m.code(entry)] = entry
+            elif entry.type == "pair" and (key := m.key_text(m.field(entry, "key"))) is not None \
+                    and (value := m.field(entry, "value")) is not None:
+                written[key] = value
+        found.extend((local, written[key]) for key, local in destructured(m, pattern) if key in written)
+    return found
+
+
 def placed(array: Node) -> list[tuple[int, Node]]:
     """The elements of an array or an array pattern with their places, holes counted (``[, b]``)."""
     found, index = [], 0

@@ -82,9 +82,10 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
     m = owner.m
     params = parameters(m, function)
     params.update(_destructured_locals(m, function, params))
+    reads = _content_parameters(m, function)  # the caller's content: a default is only its fallback
     sent = [(call, scope, sink) for call, scope in m.calls
             if function.start_byte <= call.start_byte < function.end_byte and (sink := m.sink_of(call)) is not None]
-    if not params or not sent:
+    if not reads or not sent:
         return None
     content: list[tuple[str, Path]] = []
     for call, scope, sink in sent:
@@ -95,9 +96,9 @@ def summarise(owner: Classes, function: Node, declaration: Node | None = None) -
             for key in keys:
                 if keywords is not None and key in keywords:
                     value, venv, _ = keywords[key]
-                    tagged = _role_tagged(owner, value, venv, params) if kind == "messages" else None
+                    tagged = _role_tagged(owner, value, venv, reads) if kind == "messages" else None
                     content.extend(tagged if tagged is not None
-                                   else ((kind, path) for path in _parameters_read(m, value, params)))
+                                   else ((kind, path) for path in _parameters_read(m, value, reads)))
     # The limit is followed only for a function that sends one request: with several (a retry, a
     # fallback model), which one a call ends in is not the code's to show.
     limit = _limit(owner, *sent[0], params, declaration) if len(sent) == 1 else None
@@ -113,8 +114,7 @@ def relayed(owner: Classes, function: Node, inner: Callable[[Node, Scope], list[
     ``run(prompt)`` calling ``gen.make({ system: prompt.system, prompt: prompt.user })``. Only
     the content is followed; a limit two calls away is not read."""
     m = owner.m
-    params = parameters(m, function)
-    params.update(_destructured_locals(m, function, params))
+    params = _content_parameters(m, function)
     if not params:
         return None
     content: list[tuple[str, Path]] = []
@@ -125,8 +125,13 @@ def relayed(owner: Classes, function: Node, inner: Callable[[Node, Scope], list[
         args = m.args(call)
         for kind, path in dict.fromkeys(c for s in summaries for c in s.content):
             given = argument(owner.names, args, path, Env(scope))
-            if given is not None:
-                content.extend((kind, read) for read in _parameters_read(m, given[0], params))
+            if given is None:
+                continue
+            # a list of messages the function writes out before it hands it on (`const messages = [...]`):
+            # each of the caller's values in it keeps its role
+            tagged = _role_tagged(owner, given[0], given[1], params) if kind == "messages" else None
+            content.extend(tagged if tagged is not None else ((kind, read) for read in _parameters_read(
+                m, given[0], params)))
     if not content:
         return None
     name = m.field(function, "name")
@@ -191,10 +196,19 @@ def _limit(owner: Classes, call: Node, scope: Scope, sink: TsSink, params: dict[
     return Limit(pair, from_param[0], spelled, fallback)
 
 
-def parameters(m: Module, function: Node) -> dict[str, Path | None]:
+def _content_parameters(m: Module, function: Node) -> dict[str, Path | None]:
+    """The names a function's parameters bind, for the content a caller gives: a name with a default
+    (``{ conversationContext = "" }``) is still the caller's value wherever the caller gives one."""
+    params = parameters(m, function, defaults=True)
+    params.update(_destructured_locals(m, function, params, defaults=True))
+    return params
+
+
+def parameters(m: Module, function: Node, defaults: bool = False) -> dict[str, Path | None]:
     """The names a function's parameters bind, each with its position and the property it reads
     (``{ messages, maxTokens }`` binds two properties of the first); None for a name with a
-    default value (``maxTokens = 1024``), which is never unset."""
+    default value (``maxTokens = 1024``), which is never unset (with ``defaults``, its path
+    all the same)."""
     params = m.field(function, "parameters")
     if params is None:
         single = m.field(function, "parameter")  # `x => ...`
@@ -209,7 +223,7 @@ def parameters(m: Module, function: Node) -> dict[str, Path | None]:
         if pattern is None:
             continue
         if pattern.type == "identifier":
-            found[m.code(pattern)] = None if defaulted else (position, ())
+            found[m.code(pattern)] = None if defaulted and not defaults else (position, ())
         elif pattern.type == "object_pattern":
             for part in pattern.named_children:
                 if part.type == "shorthand_property_identifier_pattern":
@@ -217,21 +231,22 @@ def parameters(m: Module, function: Node) -> dict[str, Path | None]:
                 elif part.type == "object_assignment_pattern":
                     left = m.field(part, "left")
                     if left is not None:
-                        found[m.code(left)] = None
+                        found[m.code(left)] = (position, (m.code(left),)) if defaults else None
                 elif part.type == "pair_pattern":
                     key, value = m.key_text(m.field(part, "key")), m.field(part, "value")
                     if key is not None and value is not None and value.type == "identifier":
                         found[m.code(value)] = (position, (key,))
-                    elif value is not None and value.type == "assignment_pattern":
+                    elif key is not None and value is not None and value.type == "assignment_pattern":
                         left = m.field(value, "left")
                         if left is not None:
-                            found[m.code(left)] = None
+                            found[m.code(left)] = (position, (key,)) if defaults else None
     return found
 
 
-def _destructured_locals(m: Module, function: Node, params: dict[str, Path | None]) -> dict[str, Path | None]:
+def _destructured_locals(m: Module, function: Node, params: dict[str, Path | None],
+                         defaults: bool = False) -> dict[str, Path | None]:
     """Names the function's body takes out of a parameter (``const { system, messages } = options``),
-    each as the property it reads; None for one with a default (``numRetries = 0``)."""
+    each as the property it reads; None for one with a default (``numRetries = 0``), unless ``defaults``."""
     own = m.function_of(function)
     scope = own.scope if own is not None else None
     found: dict[str, Path | None] = {}
@@ -244,7 +259,7 @@ def _destructured_locals(m: Module, function: Node, params: dict[str, Path | Non
         position, path = params[m.code(value)]  # type: ignore[misc]
         defaulted = any(c.type == "object_assignment_pattern" and m.code(m.field(c, "left") or c) == name
                         for c in record.target.named_children)
-        found[name] = None if defaulted else (position, (*path, record.key))
+        found[name] = None if defaulted and not defaults else (position, (*path, record.key))
     return found
 
 
