@@ -364,6 +364,8 @@ class CutReach(Component):
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
             return self.into_prompt(call, fn, hops, seen)  # text made with it: `"\n".join(parts)`
+        if _concatenated(call, node):
+            return self.into_prompt(call, fn, hops, seen)  # `sum(turns, [])`: its lists end to end, in its order
         if hops >= _max_hops() or fn is None:
             return None
         scope = self.scope_of(fn)
@@ -579,3 +581,10 @@ def _renders_page(call: ast.Call) -> bool:
     name="settings.html", context=...)``): it renders HTML for a browser, not a prompt."""
     return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower().endswith(_PAGE_SUFFIXES)
                for a in (*call.args, *(k.value for k in call.keywords)))
+
+
+def _concatenated(call: ast.Call, node: ast.expr) -> bool:
+    """``sum(parts, [])`` (or ``""``): the items of ``node`` put end to end, in its order."""
+    return isinstance(call.func, ast.Name) and call.func.id == "sum" and len(call.args) == 2 \
+        and call.args[0] is node and (isinstance(start := call.args[1], ast.List) and not start.elts
+                                      or isinstance(start, ast.Constant) and start.value == "")

@@ -77,13 +77,18 @@ def positional_step(reach: CutReach, call: ast.Call, node: ast.expr, fn: Functio
     if fn is None or any(isinstance(a, ast.Starred) for a in call.args) or node not in call.args:
         return None
     built = object_class(reach.m, call, Env(reach.scope_of(fn)))
-    if built is None or not isinstance(cls := built[1].node, ast.ClassDef) or cls.bases \
-            or not any(ast.unparse(d).split("(")[0].endswith("dataclass") for d in cls.decorator_list) \
-            or any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in cls.body):
+    if built is None or not isinstance(cls := built[1].node, ast.ClassDef):
+        return None
+    position = call.args.index(node)
+    init = _init(cls)
+    if init is not None:  # `Table(conversations)`, `def __init__(self, conversations)`: the field it sets from it
+        params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+        field = _kept_as(init, params[position]) if position < len(params) else None
+        return field_step(reach, call, field, fn, hops, seen) if field is not None else None
+    if cls.bases or not any(ast.unparse(d).split("(")[0].endswith("dataclass") for d in cls.decorator_list):
         return None
     fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
               and "ClassVar" not in ast.unparse(s.annotation)]
-    position = call.args.index(node)
     return field_step(reach, call, fields[position], fn, hops, seen) if position < len(fields) else None
 
 
@@ -93,7 +98,12 @@ def through_field(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode,
     class of the project that declares the field, reaches a prompt where the field is read back."""
     m = reach.m
     built = object_class(m, call, Env(reach.scope_of(fn)))
-    if built is None or not _declares(built[1].node, field):
+    if built is None or not isinstance(built[1].node, ast.ClassDef):
+        return None
+    init = _init(built[1].node)
+    if init is not None and any(a.arg == field for a in (*init.args.args, *init.args.kwonlyargs)):
+        field = _kept_as(init, field) or ""  # `Table(conversations=...)`: the field `__init__` sets from it
+    if not _declares(built[1].node, field):
         return None
     unit, cls = built
     assert isinstance(cls.node, ast.ClassDef)
@@ -136,8 +146,39 @@ def _handed(m: Unit, call: ast.Call, fn: FunctionNode, reader: FunctionNode) -> 
 
 
 def _declares(node: ast.AST, field: str) -> bool:
-    return isinstance(node, ast.ClassDef) and any(
-        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field for s in node.body)
+    """Whether the class declares ``field`` in its body, or its ``__init__`` sets it from a parameter."""
+    if not isinstance(node, ast.ClassDef) or not field:
+        return False
+    init = _init(node)
+    return any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field
+               for s in node.body) or init is not None and any(
+        _kept_as(init, a.arg) == field for a in (*init.args.args, *init.args.kwonlyargs))
+
+
+def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    """The class's own ``__init__``."""
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+
+
+def _kept_as(init: ast.FunctionDef, param: str) -> str | None:
+    """The field an ``__init__`` sets to its parameter ``param`` as it is (``self.conversations =
+    conversations``), by a statement of its own body; None when it keeps none, or changes it first."""
+    if any(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and isinstance(
+            t := (n.targets[0] if isinstance(n, ast.Assign) else n.target), ast.Name) and t.id == param
+           for n in ast.walk(init)):
+        return None  # the parameter is given another value before or after it is kept
+    for statement in init.body:
+        value: ast.expr | None
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign):
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                and isinstance(value, ast.Name) and value.id == param:
+            return target.attr
+    return None
 
 
 def _reads(m: Unit, field: str) -> Iterator[tuple[Unit, ast.Attribute, FunctionNode]]:
