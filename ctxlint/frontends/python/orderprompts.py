@@ -248,9 +248,10 @@ class OrderPrompts(StringSets):
             steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
         listed = self.flow.listed_by(collection, env)
         finished = self.flow.listed_by(collection, env, True) if detail in COMPLETIONS and returned else None
-        if finished is not None:  # the loop that fills the returned list as its tasks finish
-            steps.insert(0, Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` is filled in a loop over the "
-                                     "tasks as they finish", finished))
+        if finished is not None:  # the loop that fills the returned list as its tasks finish, after its order's step
+            at_order = next((i for i, e in enumerate(steps) if " gives the order of " in e.text), -1) + 1
+            steps.insert(at_order, Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` is filled in a loop "
+                                            "over the tasks as they finish", finished))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, listed or self.flow.origin(collection, env),
                         flow=tuple(steps))
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
