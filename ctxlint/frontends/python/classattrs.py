@@ -24,7 +24,7 @@ def class_annotation(annotation: ast.expr | None) -> ast.Name | None:
                 and len(annotation.value) < 200:
             annotation = forward_reference(annotation)
         if isinstance(annotation, ast.Name):
-            return annotation if annotation.id[:1].isupper() else None
+            return annotation if annotation.id.lstrip("_")[:1].isupper() else None  # `_MatchResult` too
         if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             annotation = annotation.right if isinstance(annotation.left, ast.Constant) else annotation.left
         elif isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) \

@@ -21,11 +21,17 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.words import matches
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.fieldreads import FAR as _FAR
-from ctxlint.frontends.python.fieldreads import MAX_FAR_HOPS, field_step, positional_step
+from ctxlint.frontends.python.fieldreads import KEPT, MAX_FAR_HOPS, field_step, positional_step, stored
 from ctxlint.frontends.python.knowledge import MEASURES, prompt_name
 from ctxlint.frontends.python.nodes import abstract, reads_of
 from ctxlint.frontends.python.overrides import called_through_base, derives
 from ctxlint.frontends.python.owncode import in_tests
+from ctxlint.frontends.python.reachsteps import (
+    concatenated,
+    into_called_object,
+    kept_by_loop,
+    walked_in_order,
+)
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
@@ -59,7 +65,6 @@ _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[
 
 Steps = tuple[Evidence, ...]
 # How the step of a cut kept on an object for the function's next call begins.
-KEPT = "kept in"
 # ... and of a cut written back into a turn of a conversation.
 REWRITTEN = "written back as the content of"
 # ... and of a cut a tool returns: the model reads it as the tool's result.
@@ -206,6 +211,8 @@ class CutReach(Component):
             # `{t.name: t.doc for t in tools}`: what it builds holds something of each item, in their order
             # (`[RULES for _ in docs]` holds nothing of them)
             return self.into_prompt(comp, fn, hops, seen)
+        if _FAR.get() and isinstance(parent, (ast.For, ast.AsyncFor)) and node is parent.iter and fn is not None:
+            return kept_by_loop(self, parent, fn, hops, seen)  # `for turn in turns: kept.append(turn)`
         if isinstance(parent, ast.Subscript) and node is parent.value and isinstance(parent.slice, ast.Slice):
             return self.into_prompt(parent, fn, hops, seen)  # cut again (`context = context[:n]`): still its text
         if isinstance(parent, ast.Attribute) and parent.attr in _KEEPING:
@@ -267,7 +274,7 @@ class CutReach(Component):
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and fn is not None:
             name = _assigned_name(parent)
             if name is None:
-                return self.stored(parent, fn, hops, seen)
+                return stored(self, parent, fn, hops, seen)
             if prompt_name(name):
                 return (Evidence(EvidenceKind.SINK, f"written into `{name}`", self.m.span(parent)),)
             return self.through_name(name, parent, fn, hops, seen)
@@ -323,24 +330,6 @@ class CutReach(Component):
             return None
         return self.into_prompt(text, fn, hops, seen)
 
-    def stored(self, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int, seen: set[int]
-               ) -> Steps | None:
-        """``saga.summary = summary``: kept on an object whose same attribute the function reads
-        into a prompt (``{"existing_summary": saga.summary}``), which its next call sees cut."""
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if len(targets) != 1 or not isinstance(targets[0], ast.Attribute):
-            return None
-        where = self.m.dotted(targets[0])
-        if where is None or where.startswith("self."):
-            return None
-        for read in ast.walk(fn):
-            if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and self.m.dotted(read) == where:
-                found = self.into_prompt(read, fn, hops, seen)
-                if found is not None:
-                    return (Evidence(EvidenceKind.FLOW, f"{KEPT} `{where}`, which `{fn.name}` reads again",
-                                     self.m.span(statement)), *found)
-        return None
-
     def through_name(self, name: str, statement: ast.stmt, fn: FunctionNode, hops: int, seen: set[int]
                      ) -> Steps | None:
         """Each later read of the local ``name`` the value was given, in order."""
@@ -364,12 +353,14 @@ class CutReach(Component):
                              self.m.span(call)),)
         if last in ("join", "format") and isinstance(func, ast.Attribute):
             return self.into_prompt(call, fn, hops, seen)  # text made with it: `"\n".join(parts)`
+        if _FAR.get() and (concatenated(call, node) or walked_in_order(call, node)):
+            return self.into_prompt(call, fn, hops, seen)  # `sum(turns, [])`, `enumerate(turns)`: in its order
         if hops >= _max_hops() or fn is None:
             return None
         scope = self.scope_of(fn)
         target = self.callees.function_for(call, Env(scope), foreign=True, returns=False)
         if target is None:
-            return None
+            return into_called_object(self, call, node, scope, hops, seen) if _FAR.get() else None
         param = next((b.param for b in target.env.bindings if b.node is node), None)
         if param is None:
             return None
@@ -579,3 +570,4 @@ def _renders_page(call: ast.Call) -> bool:
     name="settings.html", context=...)``): it renders HTML for a browser, not a prompt."""
     return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower().endswith(_PAGE_SUFFIXES)
                for a in (*call.args, *(k.value for k in call.keywords)))
+

@@ -59,9 +59,10 @@ class DeclaredText(Component):
         if isinstance(node, ast.Attribute):
             classes = self.instance_classes(node.value, env)
             declared = [a for cls in classes if (a := _field(cls, node.attr)) is not None]
-            if declared:
-                return all(text_collection(a) for a in declared)
-            # `result.matches`, a field of a class of another module, declared `Sequence[Match]`
+            if declared and all(text_collection(a) for a in declared):
+                return True
+            # `result.matches`, a field of a class of another module, declared `Sequence[Match]`, `Match`
+            # hashed as text (also where the object's class is found otherwise: `result = await load(...)`)
             found = field_annotation(self.m, node, env)
             return found is not None and hashed_items(found[0], found[2], found[1])
         return False

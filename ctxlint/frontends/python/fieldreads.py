@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +31,10 @@ if TYPE_CHECKING:
     from ctxlint.frontends.python.cutreach import CutReach, Steps
     from ctxlint.frontends.python.scopes import FunctionNode
     from ctxlint.frontends.python.unit import Unit
+    from ctxlint.frontends.python.values import Scope
 
+# The step that says a value is kept in an attribute (``stored``), which ``fed_back`` (cutreach.py) looks for.
+KEPT = "kept in"
 # Set while a cut is followed far: every module's reader sees it (cutreach.py).
 FAR: ContextVar[bool] = ContextVar("far", default=False)
 # How many function boundaries a value followed far crosses (cutreach.py's, kept here with `FAR`).
@@ -40,6 +43,8 @@ MAX_FAR_HOPS = 6
 _MAX_READS = 40
 # A keyword given a copy of a field (`terms=list(context.state.terms),`), the text test before parsing.
 COPIED_FIELD = re.compile(r"\b\w+=(?:list|tuple)\([a-z_]\w*(?:\.\w+)+\),")
+# ... or a list made of a set kept in a field of an object (`context.state.matches = list(set(...`)
+STORED_COPY = re.compile(r"\b[a-z_]\w*(?:\.\w+)+\s*=\s*(?:list|tuple)\(\s*set\(")
 
 
 def hands_field_copy(call: ast.Call, chain: Sequence[str]) -> bool:
@@ -49,6 +54,21 @@ def hands_field_copy(call: ast.Call, chain: Sequence[str]) -> bool:
     return bool(chain) and (chain[-1][:1].isupper() or len(chain) > 2 and chain[0] == "self") and any(
         isinstance(v := k.value, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple")
         and len(v.args) == 1 and isinstance(v.args[0], ast.Attribute) for k in call.keywords)
+
+
+def stores_set_copy(node: ast.AST) -> bool:
+    """``context.state.matches = list(set(...))``: a list made of a set, kept in a field of an object
+    that is not ``self`` (where it goes is followed by ``stored_field``)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(value := node.value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id in ("list", "tuple") and len(value.args) == 1):
+        return False
+    inner = value.args[0]
+    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+        inner = inner.func.value  # `set(a).difference(b)`
+    target = node.targets[0].value
+    return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "set" \
+        and not (isinstance(target, ast.Name) and target.id == "self")
 
 
 def field_far(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode) -> Steps | None:
@@ -77,13 +97,18 @@ def positional_step(reach: CutReach, call: ast.Call, node: ast.expr, fn: Functio
     if fn is None or any(isinstance(a, ast.Starred) for a in call.args) or node not in call.args:
         return None
     built = object_class(reach.m, call, Env(reach.scope_of(fn)))
-    if built is None or not isinstance(cls := built[1].node, ast.ClassDef) or cls.bases \
-            or not any(ast.unparse(d).split("(")[0].endswith("dataclass") for d in cls.decorator_list) \
-            or any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in cls.body):
+    if built is None or not isinstance(cls := built[1].node, ast.ClassDef):
+        return None
+    position = call.args.index(node)
+    init = _init(cls)
+    if init is not None:  # `Table(conversations)`, `def __init__(self, conversations)`: the field it sets from it
+        params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+        field = _kept_as(init, params[position]) if position < len(params) else None
+        return field_step(reach, call, field, fn, hops, seen) if field is not None else None
+    if cls.bases or not any(ast.unparse(d).split("(")[0].endswith("dataclass") for d in cls.decorator_list):
         return None
     fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
               and "ClassVar" not in ast.unparse(s.annotation)]
-    position = call.args.index(node)
     return field_step(reach, call, fields[position], fn, hops, seen) if position < len(fields) else None
 
 
@@ -93,14 +118,60 @@ def through_field(reach: CutReach, call: ast.Call, field: str, fn: FunctionNode,
     class of the project that declares the field, reaches a prompt where the field is read back."""
     m = reach.m
     built = object_class(m, call, Env(reach.scope_of(fn)))
-    if built is None or not _declares(built[1].node, field):
+    if built is None or not isinstance(built[1].node, ast.ClassDef):
         return None
+    init = _init(built[1].node)
+    if init is not None and any(a.arg == field for a in (*init.args.args, *init.args.kwonlyargs)):
+        field = _kept_as(init, field) or ""  # `Table(conversations=...)`: the field `__init__` sets from it
+    return read_back(reach, built, field, hops, seen,
+                     lambda unit, reader: unit is not m or _handed(m, call, fn, reader))
+
+
+def stored(reach: CutReach, statement: ast.Assign | ast.AnnAssign, fn: FunctionNode, hops: int,
+           seen: set[int]) -> Steps | None:
+    """``saga.summary = summary``: kept on an object whose same attribute the function reads
+    into a prompt (``{"existing_summary": saga.summary}``), which its next call sees cut."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Attribute):
+        return None
+    where = reach.m.dotted(targets[0])
+    if where is None or where.startswith("self."):
+        return None
+    for read in ast.walk(fn):
+        if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and reach.m.dotted(read) == where:
+            found = reach.into_prompt(read, fn, hops, seen)
+            if found is not None:
+                return (Evidence(EvidenceKind.FLOW, f"{KEPT} `{where}`, which `{fn.name}` reads again",
+                                 reach.m.span(statement)), *found)
+    return stored_field(reach, targets[0], fn, hops, seen)  # `context.state.matches = ...`, read elsewhere
+
+
+def stored_field(reach: CutReach, target: ast.Attribute, fn: FunctionNode, hops: int, seen: set[int]) -> Steps | None:
+    """A value given to a field of an object of a declared class (``context.state.matches = list(...)``,
+    ``context: TurnContext`` whose ``state`` is declared ``TurnState``, which declares ``matches``):
+    followed where the project's modules read the field of an object of that class, while a value is
+    followed far."""
+    if not FAR.get() or hops >= MAX_FAR_HOPS or isinstance(target.value, ast.Name) and target.value.id == "self":
+        return None
+    found = object_class(reach.m, target.value, Env(reach.scope_of(fn)))
+    if found is None:
+        return None
+    return read_back(reach, found, target.attr, hops, seen, lambda unit, reader: reader is not fn)
+
+
+def read_back(reach: CutReach, built: tuple[Unit, Scope], field: str, hops: int, seen: set[int],
+              wanted: Callable[[Unit, FunctionNode], bool]) -> Steps | None:
+    """The steps by which the field ``field`` of an object of the class ``built`` reaches a prompt
+    where a module of the project reads it back (``wanted``: which reads, by module and function)."""
+    if not _declares(built[1].node, field):
+        return None
+    m = reach.m
     unit, cls = built
     assert isinstance(cls.node, ast.ClassDef)
     home = (unit.path, cls.node.lineno, cls.node.name)
     for owner_unit, read, reader_fn in _reads(m, field):
         analyzer = owner_unit.analyzer
-        if analyzer is None or id(read) in seen or owner_unit is m and not _handed(m, call, fn, reader_fn):
+        if analyzer is None or id(read) in seen or not wanted(owner_unit, reader_fn):
             continue
         reader = analyzer.cut_reach
         found_class = object_class(owner_unit, read.value, Env(reader.scope_of(reader_fn)))
@@ -136,8 +207,39 @@ def _handed(m: Unit, call: ast.Call, fn: FunctionNode, reader: FunctionNode) -> 
 
 
 def _declares(node: ast.AST, field: str) -> bool:
-    return isinstance(node, ast.ClassDef) and any(
-        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field for s in node.body)
+    """Whether the class declares ``field`` in its body, or its ``__init__`` sets it from a parameter."""
+    if not isinstance(node, ast.ClassDef) or not field:
+        return False
+    init = _init(node)
+    return any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field
+               for s in node.body) or init is not None and any(
+        _kept_as(init, a.arg) == field for a in (*init.args.args, *init.args.kwonlyargs))
+
+
+def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    """The class's own ``__init__``."""
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+
+
+def _kept_as(init: ast.FunctionDef, param: str) -> str | None:
+    """The field an ``__init__`` sets to its parameter ``param`` as it is (``self.conversations =
+    conversations``), by a statement of its own body; None when it keeps none, or changes it first."""
+    if any(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and isinstance(
+            t := (n.targets[0] if isinstance(n, ast.Assign) else n.target), ast.Name) and t.id == param
+           for n in ast.walk(init)):
+        return None  # the parameter is given another value before or after it is kept
+    for statement in init.body:
+        value: ast.expr | None
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign):
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                and isinstance(value, ast.Name) and value.id == param:
+            return target.attr
+    return None
 
 
 def _reads(m: Unit, field: str) -> Iterator[tuple[Unit, ast.Attribute, FunctionNode]]:

@@ -20,10 +20,11 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.callees import Callees
+from ctxlint.frontends.python.callees import Callees, returned_class
 from ctxlint.frontends.python.values import Env, Scope
 
 if TYPE_CHECKING:
+    from ctxlint.frontends.python.analyzer import Analyzer
     from ctxlint.frontends.python.unit import Unit
 
 SET_ANNOTATION = re.compile(r"(typing\.)?([sS]et|frozenset|FrozenSet|AbstractSet|MutableSet)\b")
@@ -40,6 +41,7 @@ def object_class(m: Unit, node: ast.expr, env: Env, hops: int = _MAX_HOPS) -> tu
     (``context.state``, ``state: ResponseState``)."""
     if m.analyzer is None:
         return None
+    home = m  # the module whose names the class is looked up among
     if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
         if hops <= 0:
             return None
@@ -47,14 +49,25 @@ def object_class(m: Unit, node: ast.expr, env: Env, hops: int = _MAX_HOPS) -> tu
         named = Callees.class_annotation(declared[2]) if declared is not None else None
         if declared is None or named is None:
             return None
-        unit, cls, _ = declared
-        assert unit.analyzer is not None
-        found = unit.analyzer.callees.class_named(named.id, cls.parent, True)
+        home, cls, _ = declared
+        assert home.analyzer is not None
+        found = home.analyzer.callees.class_named(named.id, cls.parent, True)
     else:
-        found = m.analyzer.callees.class_of(node, env, True)
+        found = m.analyzer.callees.class_of(node, env, True) or _awaited_class(m, node, env)
     if found is None or not isinstance(found[1].node, ast.ClassDef):
         return None
-    return (found[0].unit if found[0] is not None else m), found[1]
+    return (found[0].unit if found[0] is not None else home), found[1]
+
+
+def _awaited_class(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None, Scope] | None:
+    """For a name given the awaited result of a call (``result = await self._load(context)``): the
+    class its function declares it returns (``-> MatchResult``)."""
+    assert m.analyzer is not None
+    binding = m.analyzer.scopes.resolve(node, env) if isinstance(node, ast.Name) else None
+    if binding is None or binding.owner is not None or not isinstance(binding.value, ast.Await) \
+            or not isinstance(binding.value.value, ast.Call):
+        return None
+    return returned_class(m.analyzer.callees, binding.value.value, binding.env, True)
 
 
 def field_annotation(m: Unit, node: ast.Attribute, env: Env, hops: int = _MAX_HOPS

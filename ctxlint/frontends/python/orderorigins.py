@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.ifarms import other_arms
-from ctxlint.frontends.python.knowledge import LISTINGS
+from ctxlint.frontends.python.knowledge import COMPLETIONS, LISTINGS, UNSTABLE
 from ctxlint.frontends.python.sortedwalk import walk_sorted
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Binding, Env, unpacked_position
@@ -44,6 +44,9 @@ class OrderOrigins(Component):
         raise NotImplementedError
 
     def helper_call(self, node: ast.expr) -> bool:
+        raise NotImplementedError
+
+    def listing_call(self, node: ast.expr, env: Env) -> ast.Call | None:
         raise NotImplementedError
 
     def returned_items(self, call: ast.expr, position: int, env: Env) -> list[tuple[ast.expr, Env, Called]]:
@@ -136,6 +139,29 @@ class OrderOrigins(Component):
                 if isinstance(parent, (ast.For, ast.AsyncFor)) and (parent.lineno, parent.col_offset) >= start:
                     yield parent.iter, parent
                 parent = self.m.parents.get(id(parent))
+
+    def listed_by(self, collection: ast.expr, env: Env, finished: bool = False) -> Span | None:
+        """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
+        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes; for one
+        extended with a listing (``if found := root.glob(p): files.extend(found)``), that listing;
+        ``finished``: also the ``as_completed(...)`` a loop that fills it walks."""
+        binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
+        if binding is None or binding.owner is not None:
+            return None
+        if isinstance(collection, ast.Name) and empty_dict(binding.value):
+            # a dict filled in a loop over a listing (`found[path] = text`) or copied one (`found.update(more)`)
+            added = self.filled_from(binding, 0, collection.id)
+            return self.origin(added, binding.env) if added is not None else None
+        for extra in binding.extras:
+            if extra.kind == "extend" and extra.value is not None and (added := self.listing_call(
+                    extra.value, binding.env)) is not None:
+                return self.m.span(added)
+            for loop in extra.loops[binding.loops:]:
+                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
+                        and self.unordered(loop.node.iter, binding.env) in (
+                            UNSTABLE | COMPLETIONS if finished else UNSTABLE):
+                    return self.m.span(loop.node.iter)
+        return None
 
     def origin(self, node: ast.expr, env: Env, depth: int = 0) -> Span:
         """Where the order of a collection is lost: the copy into a list (``unique =

@@ -28,7 +28,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.fieldreads import COPIED_FIELD
+from ctxlint.frontends.python.fieldreads import COPIED_FIELD, STORED_COPY
 from ctxlint.frontends.python.knowledge import (
     ANY_ITEMS,
     COMPLETIONS,
@@ -68,7 +68,7 @@ from ctxlint.frontends.python.resultkeeps import flag_over, kept_by, passes, unp
 from ctxlint.frontends.python.stringsets import StringSets, copy_of
 from ctxlint.frontends.python.threadorder import ThreadAddition, thread_additions
 from ctxlint.frontends.python.values import Env
-from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Observation, Source, SourceKind, Span
+from ctxlint.model import QUERY_ROWS, Evidence, EvidenceKind, Observation, Source, SourceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -105,7 +105,8 @@ class OrderPrompts(StringSets):
         # A module that asks no model: only a listing's text its callers in other modules put in a prompt,
         # and a set's text it writes into a prompt (`order-in-prompt-text`) where its text says `prompt`.
         # (or where it makes an object with a copy of a set, whose field other modules read back: fieldreads.py)
-        prompted = self.m.project is not None and ("prompt" in lowered or COPIED_FIELD.search(self.m.text) is not None)
+        prompted = self.m.project is not None and ("prompt" in lowered or COPIED_FIELD.search(self.m.text) is not None
+                                                   or STORED_COPY.search(self.m.text) is not None)
         if not asks and not prompted and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
@@ -245,7 +246,12 @@ class OrderPrompts(StringSets):
         else:
             assert asked is not None
             steps.append(Evidence(EvidenceKind.SINK, sink, self.m.span(asked)))
-        listed = self.listed_by(collection, env)
+        listed = self.flow.listed_by(collection, env)
+        finished = self.flow.listed_by(collection, env, True) if detail in COMPLETIONS and returned else None
+        if finished is not None:  # the loop that fills the returned list as its tasks finish, after its order's step
+            at_order = next((i for i, e in enumerate(steps) if " gives the order of " in e.text), -1) + 1
+            steps.insert(at_order, Evidence(EvidenceKind.FLOW, f"`{self.m.code(collection)}` is filled in a loop "
+                                            "over the tasks as they finish", finished))
         source = Source(SourceKind.UNORDERED_ITERATION, detail, listed or self.flow.origin(collection, env),
                         flow=tuple(steps))
         # a list returned where it is filled: reported once, at the listing, whichever `return` gives it
@@ -322,27 +328,6 @@ class OrderPrompts(StringSets):
             if sink is not None:
                 steps.extend(found)
                 return sink
-        return None
-
-    def listed_by(self, collection: ast.expr, env: Env) -> Span | None:
-        """For a list filled in a loop over a listing (``for root, _, files in os.walk(d): ...
-        found.append(...)``), the listing the loop walks: where ``sorted(...)`` goes; for one
-        extended with a listing (``if found := root.glob(p): files.extend(found)``), that listing."""
-        binding = self.scopes.resolve(collection, env) if isinstance(collection, ast.Name) else None
-        if binding is None or binding.owner is not None:
-            return None
-        if isinstance(collection, ast.Name) and empty_dict(binding.value):
-            # a dict filled in a loop over a listing (`found[path] = text`) or copied one (`found.update(more)`)
-            added = self.flow.filled_from(binding, 0, collection.id)
-            return self.flow.origin(added, binding.env) if added is not None else None
-        for extra in binding.extras:
-            if extra.kind == "extend" and extra.value is not None and (added := self.flow.listing_call(
-                    extra.value, binding.env)) is not None:
-                return self.m.span(added)
-            for loop in extra.loops[binding.loops:]:
-                if isinstance(loop.node, (ast.For, ast.AsyncFor)) \
-                        and self.flow.unordered(loop.node.iter, binding.env) in UNSTABLE:
-                    return self.m.span(loop.node.iter)
         return None
 
     def asked_directly(self, shown: ast.expr) -> ast.Call | None:

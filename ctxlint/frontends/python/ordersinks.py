@@ -218,7 +218,8 @@ def into_prompt_text(part: OrderPrompts, fn: Function, shown: ast.expr, carried:
         return None, None
     steps.extend(found[:-1])
     sink = found[-1]
-    line = f" (line {sink.span.line})" if sink.span is not None else ""
+    line = "" if sink.span is None else f" (line {sink.span.line})" if sink.span.path == part.m.path \
+        else f" ({sink.span.path}:{sink.span.line})"
     kind = LISTING_REACHES_PROMPT if detail in LISTINGS else ORDER_IN_PROMPT_TEXT
     return sink, (kind, sink.text, f"its order becomes the order of the text {sink.text}{line}")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.fieldreads import COPIED_FIELD, hands_field_copy
+from ctxlint.frontends.python.fieldreads import COPIED_FIELD, STORED_COPY, hands_field_copy, stores_set_copy
 from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
@@ -97,7 +97,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         or bool(_LISTING.search(text) and (_READ.search(text) or _COUNTED.search(text))) \
         or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text)) \
-        or bool(COPIED_FIELD.search(text))
+        or bool(COPIED_FIELD.search(text)) or bool(STORED_COPY.search(text))
 
 
 def reads_listed_files(text: str) -> bool:
@@ -405,6 +405,8 @@ def interesting(tree: ast.Module, path: str = "", roots: frozenset[str] = frozen
     for shape in shapes:
         by_last.setdefault(shape[-1], []).append(shape)
     for node in walk(tree):
+        if isinstance(node, ast.Assign) and stores_set_copy(node):
+            return True  # `context.state.matches = list(set(...))`, read back by other modules: fieldreads.py
         if isinstance(node, ast.Call):
             chain = attribute_chain(node.func)
             if chain and (chain[-1] in ("completion", "acompletion", "Tool") or any(
