@@ -139,6 +139,10 @@ class SourceKind(str, Enum):
     # a heading of its own (detail: the heading's words;
     # why: the names the value passed reads, space-separated).
     HEADED_FIELD = "headed-field"
+    # One of a few texts the code writes, picked at random (`random.choice(OPENINGS)`): each is a
+    # prefix of its own, cached apart, not a value that is new on every call (detail: the call;
+    # why: how many texts it picks from).
+    PICKED = "picked"
 
 
 # The detail of an UNORDERED_ITERATION that is the rows of a database query asking for no order.

@@ -8,7 +8,7 @@ from openai import OpenAI
 client = OpenAI()
 POLICY = dict.fromkeys({"free_returns", "store_credit", "exchanges"}, True)
 SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}
-You are the returns assistant. Never promise a refund.
+You are the returns assistant. Never promise a refund. Explain each option the policy lists in plain words, ask for the order number before you discuss an order, and hand damaged or missing parcels to a human agent. Answer in three short paragraphs at most, and never share another customer's details.
 """
 
 
@@ -36,7 +36,7 @@ def test_diff_shows_the_fix_and_writes_nothing(project):
         ' POLICY = dict.fromkeys({"free_returns", "store_credit", "exchanges"}, True)',
         '-SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY)}',
         '+SYSTEM_PROMPT = f"""Store policy: {json.dumps(POLICY, sort_keys=True)}',
-        " You are the returns assistant. Never promise a refund.",
+        " You are the returns assistant. Never promise a refund. Explain each option the policy lists in plain words, ask for the order number before you discuss an order, and hand damaged or missing parcels to a human agent. Answer in three short paragraphs at most, and never share another customer's details.",
         ' """',
         " ",
     ]

@@ -12,7 +12,9 @@ from test_output_formats import schema_errors, sarif_validator  # noqa: F401 - a
 
 SETUP = ["import json\n", "from datetime import datetime\n", "from openai import OpenAI\n", "\n", "client = OpenAI()"]
 PROMPT = ["PROFILE = dict.fromkeys({'pro_plan', 'eu_region'}, True)\n",
-          "SYSTEM_PROMPT = f\"Profile: {json.dumps(PROFILE)}\\nYou are the account assistant. Never change a plan.\""]
+          "SYSTEM_PROMPT = f\"Profile: {json.dumps(PROFILE)}\\nYou are the account assistant. Never change a plan. "
+          "Explain each setting of the profile in plain words, ask for the account number before you discuss an "
+          "account, and hand billing disputes or a request to close the account to a human agent with a short summary.\""]
 CALL = ["def ask(question):\n",
         "    return client.chat.completions.create(\n",
         "        model='gpt-4o',\n",

@@ -16,7 +16,7 @@ from ctxlint.analysis.volatility import (
 )
 from ctxlint.checks import INTEGER, STRING, STRINGS, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, SourceKind
+from ctxlint.model import Evidence, EvidenceKind, Request, Segment, Slot, Source, SourceKind
 
 
 @request_check(options={"calls": STRINGS, "names": STRINGS, "filters": STRINGS, "advice": STRING,
@@ -46,6 +46,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         if reason is None or after_daily and daily(segment.slot) or logged(segment.slot):
             continue
         fixed, per_day = once_per_process(segment.slot, reason), daily(segment.slot)
+        picked = _picked(segment.slot, reason)
 
         def another(slot: Slot, first: Slot = segment.slot, per_day: bool = per_day) -> bool:
             """Another volatile value (the same one again ends nothing: it changes with the first; nor
@@ -60,7 +61,7 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         delimiter = _names_a_delimiter(request, index)
         # A value fixed per process or per day leaves a replayed conversation cached all day long;
         # after content that differs per call, or in a delimiter's nonce, it is uncached anyway.
-        history = None if fixed or per_day or earlier is not None or delimiter \
+        history = None if fixed or per_day or picked or earlier is not None or delimiter \
             else replayed_after(request, index, options["per_call"], options["replayed"])
         if not any(s.has_words for s in after) and history is None:
             return
@@ -79,6 +80,23 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
                 kind="once-per-process",
                 evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` runs once, when the module loads", segment.span),
                           *read, Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
+            )
+            if not per_day:
+                return
+            # A date fixed at load goes stale, and a time read finer after it splits the cache more.
+            after_daily = True
+            continue
+        if picked is not None:
+            ctx.report(
+                segment.span,
+                f"`{segment.text}` is one of the {picked.why} texts `{reason}` picks from at random, not a value "
+                f"that is new on every call: the {lost:,} static tokens after it are cached once for each of them "
+                "rather than once. Move it after the static text, or keep it where it is at the cost of one cache "
+                "entry per text.",
+                kind="one-of-few",
+                evidence=(Evidence(EvidenceKind.SOURCE, f"`{reason}` picks one of {picked.why} texts the code writes",
+                                   picked.span, strong=False), *read,
+                          Evidence(EvidenceKind.SINK, f"{lost:,} static tokens follow it", after[0].span)),
             )
             return
         by_call = reason.endswith(")") or reason.startswith("|")
@@ -138,6 +156,11 @@ def volatile_in_prefix(request: Request, ctx: CheckContext) -> None:
         # A date costs a cache write a day: a value after it that changes on every call (an
         # agent's iteration number two lines down) decides what is cached, and is reported too.
         after_daily = True
+
+
+def _picked(slot: Slot, reason: str) -> Source | None:
+    """Where the volatile call ``reason`` picks one of a few texts the code writes (`random.choice(OPENINGS)`)."""
+    return next((s for s in slot.sources if s.kind is SourceKind.PICKED and f"{s.detail}()" == reason), None)
 
 
 def _counter_evidence(slot: Slot) -> Evidence:

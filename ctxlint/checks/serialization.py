@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ctxlint.analysis.volatility import per_call_before
+from ctxlint.analysis.volatility import per_call_before, static_until_per_call
 from ctxlint.checks import INTEGER, STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
 from ctxlint.model import (
@@ -65,29 +65,40 @@ def _weighed(request: Request, index: int, segment: Segment, source: Source, ctx
     return ("call" if source.strong else "pattern"), evidence
 
 
-def _cost(ctx: CheckContext, request: Request, after: list[Segment]) -> str:
+def _cost(ctx: CheckContext, request: Request, after: list[Segment], in_tools: bool = True) -> str:
     lost = sum(ctx.count_tokens(s.text, request) for s in after)
     if lost:
         return f"the {lost:,} static tokens after it are then sent uncached"
+    if not in_tools:
+        return "no static text comes between it and the next value that differs per call"
     return "everything after the tool definitions is then sent uncached"
 
 
-@request_check(options={"per_call": STRINGS})
+@request_check(options={"per_call": STRINGS, "min_tokens": INTEGER})
 def unstable_serialization(request: Request, ctx: CheckContext) -> None:
-    """Report serialisation without sorted keys (``json.dumps`` without ``sort_keys=True``)."""
+    """Report serialisation without sorted keys (``json.dumps`` without ``sort_keys=True``).
+
+    What it costs is the static text between it and the next value that differs per call, as for
+    a clock (CTX101): after that value the prefix is lost in any case. Less than ``min_tokens`` of
+    it is low confidence (a marker of a cut after a tool's result, then the cut's own numbers)."""
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNSORTED_SERIALIZATION):
         advice = source.fix.description if source.fix else "add sort_keys=True"
         kind, evidence = _weighed(request, index, segment, source, ctx)
+        if segment.role is not Role.TOOLS:
+            after = static_until_per_call(request, index, ctx.options["per_call"], lambda slot: False)
         if kind != "after-per-call":
             # What makes the key order vary decides the kind: keys inserted from a set (certain),
             # data received from outside (in the sender's order), or nothing the code shows.
             kind = "insertion-order" if not source.why else "unordered-keys" if source.strong else "received"
+            if segment.role is not Role.TOOLS and \
+                    sum(ctx.count_tokens(s.text, request) for s in after) < ctx.options["min_tokens"]:
+                kind = "short-prefix"
         why = (f"writes keys in insertion order, and {source.why}" if source.why else
                "writes keys in the order they were inserted, which the code here does not show")
         ctx.report(
             source.span,
             f"`{source.detail}` {why}, so the cached prefix can differ byte for byte and "
-            f"{_cost(ctx, request, after)}. {advice[0].upper()}{advice[1:]}.",
+            f"{_cost(ctx, request, after, segment.role is Role.TOOLS)}. {advice[0].upper()}{advice[1:]}.",
             source.fix,
             kind=kind, evidence=evidence,
         )

@@ -51,7 +51,7 @@ def linked_slot(slot: Slot, loop: str | None, values: dict[str, list[Value]], wh
                 at = source.span
                 sources.append(replace(source, detail=f"{source.detail} in {at.path}:{at.line}",
                                        flow=(*source.flow, step)))
-            elif source.kind in (SourceKind.UNORDERED_ITERATION, SourceKind.TRUNCATION):
+            elif source.kind in (SourceKind.UNORDERED_ITERATION, SourceKind.TRUNCATION, SourceKind.PICKED):
                 # a collection the template prints, or a text cut before it is passed: the
                 # template is where a note of the cut would stand
                 sources.append(replace(source, flow=(*source.flow, step)))

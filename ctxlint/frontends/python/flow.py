@@ -27,6 +27,7 @@ from ctxlint.frontends.python.knowledge import (
     MAX_DEPTH,
     MEASURES,
     MEASURING_METHODS,
+    PICKS,
     READ_TEXT,
     SERIALIZERS,
     STRING_NAMES,
@@ -301,6 +302,8 @@ class Flow(Ordering):
         if qualified:
             acc.calls.append(qualified)
             acc.called_at.setdefault(qualified, self.m.span(call))
+            if qualified in PICKS and call.args:
+                acc.sources.extend(self.picked(call, qualified, env))
             if isinstance(func, ast.Attribute):
                 receiver = self.m.dotted(func.value)
                 if receiver and self.m.is_variable(receiver):
@@ -475,6 +478,13 @@ class Flow(Ordering):
         if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and self.m.qualified(node.func) == "dict"):
             return literal_dict(self.containers.dict_entries(node, env), self.literal)
         return False, None
+
+    def picked(self, call: ast.Call, qualified: str, env: Env) -> list[Source]:
+        """`random.choice(OPENINGS)` of a list or tuple of texts the code writes: one of them."""
+        ok, value = self.literal(call.args[0], env)
+        if not ok or not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            return []
+        return [Source(SourceKind.PICKED, qualified, self.m.span(call), why=str(len(set(value))))]
 
     def literal_str(self, node: ast.expr | None, env: Env) -> str | None:
         ok, value = self.literal(node, env)

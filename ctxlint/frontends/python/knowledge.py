@@ -53,6 +53,9 @@ LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.
 # changes only for text).
 COMPLETIONS = frozenset({"as_completed"})
 SHUFFLES = frozenset({"random.shuffle", "random.sample"})
+# Calls that pick one item of a collection at random: of a list of the project's own texts, the
+# value is one of a few fixed prefixes, not a new one on every call.
+PICKS = frozenset({"random.choice", "secrets.choice"})
 # The rows of a database query that asks for no order (queryrows.py: model.QUERY_ROWS), in the
 # order the database picks.
 ANY_ITEMS = LISTINGS | COMPLETIONS | SHUFFLES | {QUERY_ROWS}

@@ -3,15 +3,16 @@ of role/content objects, each a request of its own (a prompt module is checked t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ctxlint.frontends.code.assigns import prompt_assignments
-from ctxlint.frontends.typescript.knowledge import prompt_name, strong_prompt_name, system_name
+from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.typescript.knowledge import Node, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.strings import Strings
 from ctxlint.frontends.typescript.unit import Module
-from ctxlint.frontends.typescript.values import Env, RequestBuilder
+from ctxlint.frontends.typescript.values import Env, RequestBuilder, evaluated_once
 from ctxlint.model import Request, Role, Span
 
 
@@ -37,6 +38,15 @@ class Standalone:
             if base.value is None or base.value.id in used:
                 continue
             env = Env(base.scope)
+            value = self.m.unwrap(base.value)
+            if value is not None and value.type == "object" and not extras:
+                # A table of prompts (`const systemPrompts = { web: `...`, x: `...` }`) that a call
+                # site reads by a key it is given (`systemPrompts[group]`): which entry is sent is
+                # not known, so each entry is a prompt of its own.
+                for entry, text in self._entries(value, env, base.scope.kind == "module"):
+                    add(entry.id, self.m.span(self.m.field(entry.parent, "key") or entry),
+                        lambda b, p=text: b.system(p, Role.SYSTEM), strong_prompt_name(name), system_name(name))
+                continue
             pieces = self.strings.text(base.value, env)
             if pieces is None:
                 continue
@@ -67,6 +77,20 @@ class Standalone:
             requests.append(Request(self.m.path, anchor, tuple(builder.segments),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=says_role))
         return requests
+
+
+    def _entries(self, table: Node, env: Env, at_load: bool) -> Iterator[tuple[Node, list[Piece]]]:
+        """The entries of an object of prompts whose value is text: a string, or a template (built
+        once, when the module loads, for a table ``at_load``)."""
+        for pair in table.named_children:
+            if pair.type != "pair":
+                continue
+            value = self.m.unwrap(self.m.field(pair, "value"))
+            if value is None or value.type not in ("string", "template_string"):
+                continue
+            pieces = self.strings.text(value, env)
+            if pieces:
+                yield value, [evaluated_once(p) for p in pieces] if at_load else pieces
 
 
 def _read_by_another(candidates: Iterable[tuple[int, Iterable[int]]]) -> set[int]:

@@ -39,7 +39,7 @@ def triage(ticket: str) -> str:
 def plan(question: str) -> str:
     settings = requests.get("https://config.example.com/assistant", timeout=5).json()
     system = (f"Settings: {json.dumps(settings)}\nYou plan the next support step for Northwind. Use at most "
-              "three steps, never promise a refund, and say which team owns each step.")
+              "three steps, never promise a refund, say which team owns each step, name the ticket fields each team needs, and hand anything about a payment card or a legal complaint to a human supervisor.")
     return ask(system, question)
 
 
