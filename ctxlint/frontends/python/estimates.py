@@ -323,6 +323,11 @@ class Estimates(Component):
         elif isinstance(node, ast.GeneratorExp):
             self.estimates_in(node.elt)
 
+    def token_return(self, function: str | None, value: ast.expr, scope: Scope) -> None:
+        """What a function named for tokens returns: the estimates in it, or the text's length as the count."""
+        self.estimates_in(value)
+        self.length_as_count(function, value, scope)
+
     def length_as_count(self, function: str | None, value: ast.expr, scope: Scope) -> None:
         """``def count_token(self, user_input): return len(user_input)``: a function named for counting
         tokens that returns the length of the text it is given, one token per character, unscaled. A

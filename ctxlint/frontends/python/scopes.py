@@ -160,8 +160,7 @@ class Scopes(Component):
         if scope.kind == "function" and node.value is not None:
             scope.returns.append(node.value)
             if token_name(function):
-                self.estimates.estimates_in(node.value)
-                self.estimates.length_as_count(function, node.value, scope)
+                self.estimates.token_return(function, node.value, scope)
         return False
 
     def _import(self, node: ast.Import, scope: Scope, loops: Loops, function: str | None) -> bool:
