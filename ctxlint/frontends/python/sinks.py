@@ -23,6 +23,7 @@ from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.replacedholders import holder_written_without
+from ctxlint.frontends.python.runners import run_call
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
@@ -80,10 +81,14 @@ class Sinks(Component):
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.m.calls:
-            if not self.may_be_sink(call):
-                continue
             env = Env(scope)
-            matched = self.match(call, env)
+            matched = self.match(call, env) if self.may_be_sink(call) else None
+            if matched is None:
+                # `asyncio.to_thread(client.generate, prompt)`: the call the runner makes
+                made = run_call(self.m, call, self.callees, env)
+                if made is None or not self.may_be_sink(made):
+                    continue
+                call, matched = made, self.match(made, env)
             if matched is not None:
                 self.m.sink_calls.add(id(call))
                 request = self.request(call, env, *matched)
