@@ -22,6 +22,7 @@ from ctxlint.frontends.python.limitplaces import own_default_limit, unset_limit,
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
+from ctxlint.frontends.python.paramdefaults import fallback_literal
 from ctxlint.frontends.python.replacedholders import holder_written_without
 from ctxlint.frontends.python.runners import run_call
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
@@ -376,7 +377,8 @@ class Sinks(Component):
             for spec in arguments.get("model", ()):
                 entry = self.args.find(spec, call, env, given)
                 if entry is not None:
-                    parts.model = self.flow.literal_str(entry[0], entry[1])
+                    parts.model = self.flow.literal_str(entry[0], entry[1]) \
+                        or fallback_literal(self.scopes, self.flow, entry[0], entry[1])
                     break
         if parts.limit is None:
             for spec in limit_specs(self.args, arguments.get("limit", ()), call, env, given):
