@@ -106,7 +106,7 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
         given, settings = request.reserve_evidence[:2]
         why = f"{given.text}, nor do the settings by default ({settings.text}), so"
     elif kind in ("wrapper-call", "kwargs-unset", "settings-dropped", "unset-model", "twin-method", "given-none",
-                  "model-class-unset", "batch-line"):
+                  "model-class-unset", "batch-line", "object-unset"):
         why = f"{request.reserve_evidence[0].text}, so"
     else:
         why = "No output limit is set, so"

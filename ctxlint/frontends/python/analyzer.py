@@ -46,6 +46,7 @@ from ctxlint.frontends.python.probes import unread_answers
 from ctxlint.frontends.python.project import MAX_MODULE_BYTES, Project, display_path
 from ctxlint.frontends.python.rankedfills import RankedFills
 from ctxlint.frontends.python.registered import registered_requests
+from ctxlint.frontends.python.requestobjects import unset_request_objects
 from ctxlint.frontends.python.reserves import Reserves
 from ctxlint.frontends.python.schemachoices import SchemaChoices
 from ctxlint.frontends.python.scopes import Scopes
@@ -153,6 +154,7 @@ class Analyzer:
         calls += self.factory_drops.requests()
         calls += unread_limit_fields(unit)
         calls += batch_requests(unit)
+        calls += unset_request_objects(unit)
         calls = unread_answers(unit, calls)
         used = set(unit.consumed)
         tools = self.tools.mcp_requests()

@@ -5,9 +5,15 @@ default the function never sets), or a value of the function's own that it falls
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.nodes import kept_default, none_written, walk
 from ctxlint.frontends.python.scopes import FunctionNode
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.flow import Flow
+    from ctxlint.frontends.python.scopes import Scopes
+    from ctxlint.frontends.python.values import Env
 
 
 def falls_back(fn: FunctionNode, name: str, call: ast.Call) -> bool:
@@ -38,3 +44,14 @@ def empty_by_default(fn: FunctionNode, name: str) -> bool:
 def _empty_literal(node: ast.expr) -> bool:
     return (isinstance(node, (ast.List, ast.Tuple)) and not node.elts) or \
         (isinstance(node, ast.Dict) and not node.keys) or (isinstance(node, ast.Constant) and node.value == "")
+
+
+def fallback_literal(scopes: Scopes, flow: Flow, node: ast.expr, env: Env) -> str | None:
+    """The literal a name falls back on unless a caller gives another value: ``"gemini-2.5-flash-image"``
+    for ``self.model_name`` of ``self.model_name = model_name or self.DEFAULT_MODEL`` (the model a
+    request names by default)."""
+    binding = scopes.resolve(node, env) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    value = binding.value if binding is not None else None
+    if binding is None or not (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or)):
+        return None
+    return flow.literal_str(value.values[-1], binding.env)

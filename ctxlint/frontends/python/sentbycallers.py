@@ -10,12 +10,13 @@ the class (``GenerativeModel().generate_content``)."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import enclosing, walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.registries import registry_getter
 from ctxlint.frontends.python.sinks import in_test
@@ -55,6 +56,8 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
     project, file = m.project, m.file
     if project is None or file is None:
         return None
+    if scope.kind == "module":
+        return _constant_sent(m, call, holder, built)
     if scope.kind == "function" and (getter := registry_getter(m, call, scope)) is not None:
         sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
         return _sent_where_called(m, getter, getter, sends, 0)  # the function that takes it out of a registry
@@ -70,6 +73,62 @@ def sent_by_callers(m: Unit, call: ast.Call, scope: Scope, holder: Holder) -> Ev
         imported = cls.name
     sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
     return _sent_where_called(m, fn.name, imported, sends, 0)
+
+
+def _constant_sent(m: Unit, call: ast.Call, holder: Holder, built: str) -> Evidence | None:
+    """Where a module of the project that imports the model a module-level name holds
+    (``BUILDER_LLM = OpenAI(model=...)``, ``from app.config import BUILDER_LLM``) sends a request with
+    it, or hands it to a function that does (``llm = BUILDER_LLM`` then ``llm.chat(...)``,
+    ``load_agent(tools, llm=BUILDER_LLM)``), outside tests."""
+    parent = m.parents.get(id(call))
+    project, file = m.project, m.file
+    if project is None or file is None or not isinstance(parent, ast.Assign) or parent not in m.tree.body \
+            or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+        return None
+    name = parent.targets[0].id
+    if len(m.module_scope.assigns.get(name, ())) != 1:
+        return None
+    sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
+    pattern = rb"\b" + re.escape(name.encode()) + rb"\b"
+    for path in project.modules_matching("mention", name, pattern, _MOST_CALLERS):
+        if path == file or in_tests(path, project.root):
+            continue
+        owner = getattr(project.analyzer(path), "unit", None)
+        if owner is None or not _imports_from(owner, name, file):
+            continue
+        scopes = {id(scope.node): scope for scope in owner.all_scopes()}
+        for node in walk(owner.tree):
+            if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+                continue
+            around = enclosing(node, owner.parents)
+            scope = scopes.get(id(around)) if around is not None else owner.module_scope
+            if scope is None or in_test(scope):
+                continue
+            found = _held_sent(owner, node, scope, sends)
+            if found is not None:
+                where = owner.span(node)
+                return Evidence(EvidenceKind.FLOW, f"imported by {where.path.rsplit('/', 1)[-1]} line {where.line}, "
+                                "where a request is sent with it", found[0].span(found[1]))
+    return None
+
+
+def _held_sent(owner: Unit, node: ast.Name, scope: Scope, sends: Sends) -> tuple[Unit, ast.expr] | None:
+    """The module and node where the model ``node`` names is sent: by a call on it, by the one
+    local name the function keeps it in, or by the function or framework it is handed to."""
+    sent = _sender(owner, node, sends)
+    if sent is not None:
+        return owner, sent
+    use = owner.parents.get(id(node))
+    if isinstance(use, ast.keyword):
+        use = owner.parents.get(id(use))
+    if isinstance(use, ast.Assign) and len(use.targets) == 1 and isinstance(use.targets[0], ast.Name) \
+            and scope.kind == "function" and not _rebound(scope, use.targets[0].id) \
+            and not _limit_written(scope.node, use.targets[0].id):
+        return _param_sender(owner, scope.node, use.targets[0].id, sends, 0)
+    if isinstance(use, ast.Call) and node is not use.func:
+        found = _parameter_sent(owner, use, node, scope, sends, 0)
+        return (found[1], found[2]) if found is not None else None
+    return None
 
 
 def _sent_where_called(m: Unit, name: str, imported: str, sends: Sends, steps: int) -> Evidence | None:
