@@ -175,9 +175,8 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
         # Calls made up to read a request without one of its arguments (wrappers.py): kept, so their
         # ids in the analysis's tables stay theirs.
         self.probes: list[ast.Call] = []
-        # The call a thread runner makes of the function it is handed, by the runner call's id (callees.py).
-        self.handed_calls: dict[int, ast.Call | None] = {}
-        self.run_calls: dict[int, ast.Call | None] = {}  # runners.run_call
+        self.handed_calls: dict[int, ast.Call | None] = {}  # what a thread runner calls, by its call (runners.py)
+        self.run_calls: dict[int, ast.Call | None] = {}  # the request a runner's call sends (runners.run_call)
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
         self.inner_prompts: dict[str, tuple[str, Span]] | None = None  # see inner_prompts.py
         # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).
