@@ -24,7 +24,6 @@ from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
 from ctxlint.frontends.python.paramdefaults import fallback_literal
 from ctxlint.frontends.python.replacedholders import holder_written_without
-from ctxlint.frontends.python.runners import run_call
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
@@ -83,9 +82,8 @@ class Sinks(Component):
         requests = []
         for call, scope in self.m.calls:
             env = Env(scope)
-            found = _sent_call(self, call, env)
-            if found is not None:
-                call, matched = found
+            matched = self.match(call, env) if self.may_be_sink(call) else None
+            if matched is not None:
                 self.m.sink_calls.add(id(call))
                 request = self.request(call, env, *matched)
                 twin = self.twins.get(id(call))
@@ -474,17 +472,6 @@ class Sinks(Component):
         self.add_text("input", Role.USER, holder.arguments, call, env, None, parts)
         self.settings(holder.arguments, call, env, None, parts)
         return parts
-
-
-def _sent_call(sinks: Sinks, call: ast.Call, env: Env) -> tuple[ast.Call, tuple[Sink, bool]] | None:
-    """The call that sends a request, with its sink: ``call`` itself, or the call a runner makes of
-    what it is handed (``asyncio.to_thread(client.generate, prompt)``: runners.run_call)."""
-    matched = sinks.match(call, env) if sinks.may_be_sink(call) else None
-    if matched is None:
-        made = run_call(sinks.m, call, sinks.callees, env)
-        matched = sinks.match(made, env) if made is not None and sinks.may_be_sink(made) else None
-        call = made if made is not None else call
-    return (call, matched) if matched is not None else None
 
 
 def limit_specs(args: Arguments, specs: tuple[Arg, ...], call: ast.Call, env: Env, given: CallArgs | None

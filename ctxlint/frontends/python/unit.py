@@ -176,7 +176,6 @@ class Unit(CallIndex, PatchIndex, CycleGuard):
         # ids in the analysis's tables stay theirs.
         self.probes: list[ast.Call] = []
         self.handed_calls: dict[int, ast.Call | None] = {}  # what a thread runner calls, by its call (runners.py)
-        self.run_calls: dict[int, ast.Call | None] = {}  # the request a runner's call sends (runners.run_call)
         self.class_limits: dict[int, tuple[str, Span] | None] = {}  # a limit each class reads (sinks.py)
         self.inner_prompts: dict[str, tuple[str, Span]] | None = None  # see inner_prompts.py
         # The fields of objects the module sends as a request's limit, with the function that does (limitfields.py).
