@@ -279,16 +279,21 @@ class Posts:
         """Where the function a call by plain name runs posts a parameter as the body: one of the
         module's (unless ``imported_only``), or one a module of the tree exports, read there. Of
         another module's, only a URL the caller hands over is read here."""
+        name = self.m.code(self.m.callee(call))
         if not imported_only:
-            name = self.m.code(self.m.callee(call))
             around: Scope | None = scope
             while around is not None:
                 if name in around.functions:
                     return self.relays(around.functions[name])
                 around = around.parent
+        # (asked of every call by plain name: the cheap tests first, and a module is read for an
+        # imported function only when a chat body is handed to it)
+        source = self.m.imports.get(name, "")
+        module = source.rpartition(".")[0] if "." in source.lstrip("./") else ""  # as Names.imported_name splits it
         args = self.m.args(call)
-        if not args or not self._chat_argument(args, Env(scope)):
-            return []  # (a module is read for an imported function only when a chat body is handed to it)
+        if not args or not module or not self.m.project.is_local(self.m.path, module) \
+                or not self._chat_argument(args, Env(scope)):
+            return []
         found = self.names.project_function(call, scope)
         owner, function = found if found is not None else (None, None)
         if owner is None or function is None:
