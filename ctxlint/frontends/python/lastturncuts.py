@@ -21,6 +21,7 @@ to decide (CTX301).
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 from ctxlint.frontends.python.labels import message_content
 from ctxlint.frontends.python.scopes import FunctionNode
@@ -45,14 +46,11 @@ class LastTurnCuts(Component):
         self._methods: dict[int, dict[str, FunctionNode]] = {}
         self._cutting: dict[int, bool] = {}
         self._calls: dict[int, list[ast.Call]] = {}
-        self._cutter_text: bool | None = None
 
-    @property
+    @cached_property
     def _may_cut(self) -> bool:
         """Whether the module's text could hold a cutter (searched once: a module is asked for each call)."""
-        if self._cutter_text is None:
-            self._cutter_text = "[-1]" in self.m.text and "content" in self.m.text
-        return self._cutter_text
+        return "[-1]" in self.m.text and "content" in self.m.text
 
     def observe(self) -> list[Observation]:
         """Each call of a project method that sends its prompt as the last message of a conversation

@@ -116,10 +116,9 @@ class Ordering(OrderOrigins):
         Each binding is read once per file: a module whose functions hand one value on through
         many others (a rewriter's visitors) reaches the same bindings along many paths."""
         key = (node.id if isinstance(node, ast.Name) else None, *self.m.binding_key(binding))
-        if key in self.m.order_memo:
-            return self.m.order_memo[key]
-        found = self.m.order_memo[key] = self._bound_unordered(node, binding)
-        return found
+        if key not in self.m.order_memo:
+            self.m.order_memo[key] = self._bound_unordered(node, binding)
+        return self.m.order_memo[key]
 
     def _bound_unordered(self, node: ast.Name | ast.Attribute, binding: Binding) -> str | None:
         if any(e.kind == "shuffle" for e in binding.extras):
