@@ -80,6 +80,11 @@ _SPEAKER = re.compile(r"(?:^|\n)[ \t*#]*(?:user|human|customer|assistant|ai|bot|
                       re.IGNORECASE)
 
 
+# A value written after a speaker's name, with no loop to show it is a turn, cut to fewer characters
+# than this is a hint of it (a title prompt's `User: {message[:300]}`, judged false), not the turn.
+LEAST_SPOKEN = 1000
+
+
 def names_a_speaker(text: str) -> bool:
     """Whether ``text`` (what comes right before a value) ends a line with a speaker's name and a colon."""
     return _SPEAKER.search(text) is not None

@@ -65,8 +65,7 @@ def _weighed(request: Request, index: int, segment: Segment, source: Source, ctx
     return ("call" if source.strong else "pattern"), evidence
 
 
-def _cost(ctx: CheckContext, request: Request, after: list[Segment], in_tools: bool = True) -> str:
-    lost = sum(ctx.count_tokens(s.text, request) for s in after)
+def _cost(lost: int, in_tools: bool = True) -> str:
     if lost:
         return f"the {lost:,} static tokens after it are then sent uncached"
     if not in_tools:
@@ -86,19 +85,19 @@ def unstable_serialization(request: Request, ctx: CheckContext) -> None:
         kind, evidence = _weighed(request, index, segment, source, ctx)
         if segment.role is not Role.TOOLS:
             after = static_until_per_call(request, index, ctx.options["per_call"], lambda slot: False)
+        lost = sum(ctx.count_tokens(s.text, request) for s in after)  # counted once: the tokenizer is not cached
         if kind != "after-per-call":
             # What makes the key order vary decides the kind: keys inserted from a set (certain),
             # data received from outside (in the sender's order), or nothing the code shows.
             kind = "insertion-order" if not source.why else "unordered-keys" if source.strong else "received"
-            if segment.role is not Role.TOOLS and \
-                    sum(ctx.count_tokens(s.text, request) for s in after) < ctx.options["min_tokens"]:
+            if segment.role is not Role.TOOLS and lost < ctx.options["min_tokens"]:
                 kind = "short-prefix"
         why = (f"writes keys in insertion order, and {source.why}" if source.why else
                "writes keys in the order they were inserted, which the code here does not show")
         ctx.report(
             source.span,
             f"`{source.detail}` {why}, so the cached prefix can differ byte for byte and "
-            f"{_cost(ctx, request, after, segment.role is Role.TOOLS)}. {advice[0].upper()}{advice[1:]}.",
+            f"{_cost(lost, segment.role is Role.TOOLS)}. {advice[0].upper()}{advice[1:]}.",
             source.fix,
             kind=kind, evidence=evidence,
         )
@@ -256,7 +255,7 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         ctx.report(
             source.span,
             f"{subject} {why}, so the text built from it can differ between calls and "
-            f"{_cost(ctx, request, after)}. {advice}",
+            f"{_cost(sum(ctx.count_tokens(s.text, request) for s in after))}. {advice}",
             kind=kind, evidence=evidence,
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ctxlint.checks import STRINGS, file_check
 from ctxlint.context import CheckContext
-from ctxlint.markers import cut_marker, cut_marker_before, cut_noted, names_a_speaker
+from ctxlint.markers import LEAST_SPOKEN, cut_marker, cut_marker_before, cut_noted, names_a_speaker
 from ctxlint.model import Cut, Evidence, EvidenceKind, ParsedFile, Request, Segment, Source, SourceKind, Span
 
 # The evidence kind of a cut that reaches a request, by how it was found.
@@ -133,7 +133,7 @@ def _spoken(preceding: Segment | None, cut: Cut, source: Source) -> bool:
     (``User: {user_input[:12000]}``), it keeps the start, and keeps enough to be read as what was
     said, as a document is (a turn cut to 300 characters for a title prompt is a hint of it)."""
     return preceding is not None and preceding.slot is None and cut.keeps == "start" \
-        and (source.kept is None or source.kept >= _WHOLE_READ) and names_a_speaker(preceding.text)
+        and (source.kept is None or source.kept >= LEAST_SPOKEN) and names_a_speaker(preceding.text)
 
 
 def _cuts_a_document(source: Source) -> bool:

@@ -57,15 +57,15 @@ _NOT_BUILDING = ("*token*", "*count*", "*log*", "*print*", "*save*", "*store*", 
 # returns is given to one, wherever its callers are. (Also a keyword: `ToolResult(result_for_llm=...)`.)
 FOR_MODEL = ("*_for_llm", "*_for_the_llm", "*_for_model", "*_for_the_model")
 FOR_MODEL_WORDS = tuple(pattern.strip("*") for pattern in FOR_MODEL)  # what a module's text must hold
-# Methods that give back the text they are called on, trimmed, or as bytes and back.
 # A method that adds what it is given to its object (`builder.add_glossary(terms)`, `doc.append_section(text)`).
 _ADDING = re.compile(r"(add|append|extend|insert|push)(_|$)")
+# Methods that give back the text they are called on, trimmed, or as bytes and back.
 _KEEPING = ("strip", "lstrip", "rstrip", "encode", "decode")
 _TEXT_TYPES = ("str", "Optional[str]", "str|None", "None|str", "typing.Optional[str]")
 
 Steps = tuple[Evidence, ...]
-# How the step of a cut kept on an object for the function's next call begins.
-# ... and of a cut written back into a turn of a conversation.
+# How the step of a cut written back into a turn of a conversation begins (that of a cut kept on an
+# object for the function's next call is fieldreads.KEPT).
 REWRITTEN = "written back as the content of"
 # ... and of a cut a tool returns: the model reads it as the tool's result.
 TOOL_RESULT = "the result of the tool"
@@ -570,4 +570,3 @@ def _renders_page(call: ast.Call) -> bool:
     name="settings.html", context=...)``): it renders HTML for a browser, not a prompt."""
     return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower().endswith(_PAGE_SUFFIXES)
                for a in (*call.args, *(k.value for k in call.keywords)))
-

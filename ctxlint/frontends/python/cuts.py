@@ -25,11 +25,11 @@ from ctxlint.frontends.python.cutmarkers import conditional_marker, logged_branc
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
-from ctxlint.frontends.python.turncuts import LEAST_SPOKEN, LEAST_TURN, reads_a_turn, spoken
+from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn, spoken
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.frontends.python.wordbudgets import word_budget
-from ctxlint.markers import cut_marker, cut_marker_before
+from ctxlint.markers import LEAST_SPOKEN, cut_marker, cut_marker_before
 from ctxlint.model import Cut, Evidence, EvidenceKind, Role, Segment, Source, SourceKind, Span
 
 # Calls whose result is a position the code found in a value, not a length.

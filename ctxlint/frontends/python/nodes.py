@@ -109,7 +109,7 @@ def reads_of(fn: ast.AST, name: str, after: ast.stmt | None = None) -> list[ast.
 # Statements after which nothing else of their block runs.
 _ENDS_BLOCK = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # The statement lists of a node that run one after another.
-_BLOCKS = ("body", "orelse", "finalbody")
+BLOCKS = ("body", "orelse", "finalbody")
 
 
 def drop_unreachable(tree: ast.AST) -> None:
@@ -120,7 +120,7 @@ def drop_unreachable(tree: ast.AST) -> None:
     stack: list[ast.AST] = [tree]  # statements only sit in statement lists: expressions are not visited
     while stack:
         node = stack.pop()
-        for field in _BLOCKS:
+        for field in BLOCKS:
             block = getattr(node, field, None)
             if type(block) is not list or not block or not isinstance(block[0], ast.stmt):
                 continue
@@ -491,7 +491,7 @@ def filtered_source(node: ast.expr) -> ast.expr | None:
     return source
 
 
-def none_written(node: ast.AST) -> bool:
+def none_written(node: ast.AST | None) -> bool:
     """``None`` written as such: a value the filter drops."""
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -572,7 +572,7 @@ def left_before(change: ast.AST, use: ast.AST, parents: dict[int, ast.AST]) -> b
     child, parent = change, parents.get(id(change))
     while line is not None and parent is not None and not isinstance(
             parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
-        for field in _BLOCKS:
+        for field in BLOCKS:
             block = getattr(parent, field, None)
             if type(block) is list and block and any(s is child for s in block) \
                     and isinstance(block[-1], (ast.Return, ast.Raise)) \

@@ -15,11 +15,8 @@ import ast
 
 from ctxlint.frameworks import Arg
 from ctxlint.frontends.python.flow import Entry
-from ctxlint.frontends.python.nodes import statement_of, walk
+from ctxlint.frontends.python.nodes import BLOCKS, enclosing, statement_of, walk
 from ctxlint.frontends.python.unit import Unit
-
-# The blocks of a statement that may hold the write and the call (an `if`'s body, a `try`'s).
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def holder_written_without(m: Unit, specs: tuple[Arg, ...], call: ast.Call,
@@ -55,7 +52,7 @@ def _written_over(m: Unit, entry: Entry, call: ast.Call) -> ast.Dict | None:
     statement = statement_of(m.parents, target)
     if not isinstance(statement, ast.Assign) or statement.value is not value or not _dominates(m, statement, call):
         return None
-    scope = _function_of(m, statement)
+    scope = enclosing(statement, m.parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))
     for node in walk(scope) if scope is not None else ():
         if _reads_item(node, target.value.id, target.slice.value) and node is not target \
                 and getattr(node, "lineno", 0) >= statement.lineno and _changed(m, node):
@@ -71,17 +68,11 @@ def _dominates(m: Unit, statement: ast.stmt, call: ast.Call) -> bool:
     while node is not None:
         up = m.parents.get(id(node))
         if up is parent:
-            blocks = [getattr(parent, f, None) for f in _BLOCKS]
+            blocks = [getattr(parent, f, None) for f in BLOCKS]
             return any(type(b) is list and statement in b and node in b and b.index(statement) < b.index(node)
                        for b in blocks)
         node = up
     return False
-
-
-def _function_of(m: Unit, node: ast.AST) -> ast.AST | None:
-    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        node = m.parents.get(id(node))  # type: ignore[assignment]
-    return node
 
 
 def _reads_item(node: ast.AST, name: str, key: object) -> bool:

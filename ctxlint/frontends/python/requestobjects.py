@@ -20,7 +20,7 @@ import ast
 from typing import TYPE_CHECKING, Literal
 
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.project import MAX_DEFINERS
 from ctxlint.frontends.python.sinks import in_test
@@ -105,7 +105,7 @@ def _limit_of(cls: ast.ClassDef) -> Limit | None:
         defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults, strict=True)
                          if d is not None})
         for index, arg in enumerate([*args, *init.args.kwonlyargs]):
-            if arg.arg not in LIMIT_NAMES or not _is_none(defaults.get(arg.arg)):
+            if arg.arg not in LIMIT_NAMES or not none_written(defaults.get(arg.arg)):
                 continue
             kept = next((t.attr for s in walk(init) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name)
                          and s.value.id == arg.arg for t in s.targets if isinstance(t, ast.Attribute)
@@ -123,18 +123,14 @@ def _limit_of(cls: ast.ClassDef) -> Limit | None:
     return None
 
 
-def _is_none(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 def _declared_none(value: ast.expr | None) -> bool:
     """``= None``, ``= Field(None, ...)``, ``= Field(default=None)``, ``= field(default=None)``."""
-    if _is_none(value):
+    if none_written(value):
         return True
     if not (isinstance(value, ast.Call) and last_name(value.func) in _FIELD_CALLS):
         return False
     default = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
-    return _is_none(default)
+    return none_written(default)
 
 
 def _handed(unit: Unit, call: ast.Call, scope: Scope, attr: str) -> tuple[ast.Call, int | None, str | None] | None:
@@ -213,7 +209,7 @@ def _sent_on(owner: Unit, fn: ast.AST, param: str, attr: str) -> ast.expr | Lite
             continue
         if _reads(value, param, attr):
             sent = value
-        elif not _is_none(value):
+        elif not none_written(value):
             return False
     for node in walk(fn):
         if _reads(node, param, attr) and isinstance(owner.parents.get(id(node)), (ast.BoolOp, ast.IfExp)):

@@ -10,7 +10,6 @@ the class (``GenerativeModel().generate_content``)."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -89,8 +88,7 @@ def _constant_sent(m: Unit, call: ast.Call, holder: Holder, built: str) -> Evide
     if len(m.module_scope.assigns.get(name, ())) != 1:
         return None
     sends = {**dict.fromkeys(_SENDS, frozenset[str]()), **_request_methods(m, built)}
-    pattern = rb"\b" + re.escape(name.encode()) + rb"\b"
-    for path in project.modules_matching("mention", name, pattern, _MOST_CALLERS):
+    for path in project.mentioning(name)[:_MOST_CALLERS]:
         if path == file or in_tests(path, project.root):
             continue
         owner = getattr(project.analyzer(path), "unit", None)

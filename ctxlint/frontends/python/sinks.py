@@ -81,8 +81,7 @@ class Sinks(Component):
     def call_site_requests(self) -> list[Request]:
         requests = []
         for call, scope in self.m.calls:
-            env = Env(scope)
-            matched = self.match(call, env) if self.may_be_sink(call) else None
+            matched = self.match(call, env := Env(scope)) if self.may_be_sink(call) else None  # (an Env only for those)
             if matched is not None:
                 self.m.sink_calls.add(id(call))
                 request = self.request(call, env, *matched)

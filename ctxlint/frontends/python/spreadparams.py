@@ -53,8 +53,8 @@ def callers_dict_none(m: Unit, scopes: Scopes, spread: ast.expr, env: Env,
     own = {id(n) for n in walk(fn)}
     private = fn.name.startswith("_")
     for unit in caller_units(m, fn.name, private):
-        for call, scope in unit.calls:
-            if last_name(call.func) != fn.name or id(call) in own:
+        for call, scope in unit.calls_named({fn.name}):
+            if id(call) in own:
                 continue
             given = _given(unit, scopes if unit is m else unit.analyzer.scopes, call, keyword, position, Env(scope),
                            no_limit)

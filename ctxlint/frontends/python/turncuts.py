@@ -7,7 +7,7 @@ the loop that walks the conversation: the loop's item, the items of a loop over 
 (``for part in m.parts``) and the names the loop gives a value read from one of them (``text =
 extract_text(msg.get("content"))``, then ``text = text.strip()``). So is one exchange written
 under a speaker's name in an f-string (``f"User: {user_input[:12000]}"`` in a summary prompt), when
-the cut keeps enough to be read as what was said (``LEAST_SPOKEN``), wherever the f-string goes.
+the cut keeps enough to be read as what was said (``markers.LEAST_SPOKEN``), wherever the f-string goes.
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ from ctxlint.markers import names_a_speaker
 # asked (`prior_queries.append(text[:200])` for a classifier, judged debatable), not the turn
 # given to be read.
 LEAST_TURN = 300
-# ... and one written under a speaker's name, with no loop to show it is a turn, to fewer than this
-# is a hint of it (a title prompt's `User: {message[:300]}`, judged false), as the check counts it.
-LEAST_SPOKEN = 1000
 _UNWRAP = ("enumerate", "reversed", "list", "iter", "sorted")
 
 

@@ -11,7 +11,6 @@ import ast
 from dataclasses import dataclass, field
 
 from ctxlint.frontends.python.callerunits import caller_units, position_of
-from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import kept_default, walk
 from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.unit import Unit
@@ -47,8 +46,8 @@ class CallersGiveNone:
         own = {id(n) for n in walk(fn)}  # its own calls (the request, when the SDK's is named the same)
         outside_tests = 0
         for unit in self.callers(name):
-            for call, _ in unit.calls:  # every call of the module, indexed once
-                if last_name(call.func) != name or id(call) in own:
+            for call, _ in unit.calls_named({name}):
+                if id(call) in own:
                     continue
                 if _followed_to(unit, call, fn, where) or not self._leaves_unset(unit, call, param, position, hops):
                     return False
