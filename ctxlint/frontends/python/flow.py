@@ -39,7 +39,7 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.lookups import looked_up
 from ctxlint.frontends.python.nodes import abstract, children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
-from ctxlint.frontends.python.renders import filled_elsewhere
+from ctxlint.frontends.python.renders import filled_elsewhere, template_text
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
 from ctxlint.frontends.python.values import Assign, Binding, Env, Scope, unpacked_position
@@ -299,7 +299,11 @@ class Flow(Ordering):
             if qualified not in DROPS_NAMES and method not in MEASURING_METHODS:
                 acc.names.extend(inner.names)
             return
-        if qualified:
+        text = template_text(self.m, self.scopes, func, env)
+        if text is not None:  # the template's text: the program's own instructions, wherever it was read from
+            inner = self.facts(text, env)
+            acc.merge(replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED]))
+        elif qualified:
             acc.calls.append(qualified)
             acc.called_at.setdefault(qualified, self.m.span(call))
             if qualified in PICKS and call.args:
@@ -439,8 +443,6 @@ class Flow(Ordering):
                 return True  # docs, results, messages: a plural names a collection
             return False
         return None
-
-    # ---- iteration order ---------------------------------------------------------------------------
 
     # ---- literal values, dicts and lists -------------------------------------------------------------
 

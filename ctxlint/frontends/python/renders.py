@@ -573,3 +573,22 @@ def roles_sending(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(content)):
             roles.setdefault(role.value, node)
     return roles
+
+
+# A Jinja template made from its text.
+_JINJA_TEMPLATES = frozenset({"jinja2.Template", "jinja2.environment.Template"})
+
+
+def template_text(m: Unit, scopes: Scopes, func: ast.expr, env: Env) -> ast.expr | None:
+    """The text a Jinja template is made from, when ``func`` renders it (``env.from_string(text).render``,
+    ``Template(text).render``, or a name given either): the program's instructions wherever the text
+    was read from, so what is untrusted in the result comes in through the values rendered."""
+    if not (isinstance(func, ast.Attribute) and func.attr in ("render", "render_async")):
+        return None
+    made = scopes.deref(func.value, env)[0] if isinstance(func.value, ast.Name) else func.value
+    if not (isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords):
+        return None
+    if isinstance(made.func, ast.Attribute) and made.func.attr == "from_string" \
+            or m.qualified(made.func) in _JINJA_TEMPLATES:
+        return made.args[0]
+    return None

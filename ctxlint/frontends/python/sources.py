@@ -44,7 +44,7 @@ from ctxlint.frontends.python.literals import keyed_fields, string_value, value_
 from ctxlint.frontends.python.nodes import arguments, item_names
 from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_own_text, run_by
 from ctxlint.frontends.python.receivers import field_given
-from ctxlint.frontends.python.renders import filled_elsewhere
+from ctxlint.frontends.python.renders import filled_elsewhere, template_text
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
 from ctxlint.frontends.python.toolcalls import runs_called_tool, tool_call_result
 from ctxlint.frontends.python.unit import Component, Unit
@@ -358,6 +358,8 @@ class Sources(Component):
         found = self.read_source(call, env)
         if found is not None:
             return found
+        if template_text(self.m, self.scopes, func, env) is not None:  # the values rendered in, not the template's text
+            return _strongest(self.untrusted(value, env) for value in arguments(call))
         target = self.callees.function_for(call, env, foreign=True)
         if target is not None:  # a function the code shows: what any of its returns gives, with these arguments
             if not self.m.enter(target.fn):

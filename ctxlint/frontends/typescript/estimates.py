@@ -109,8 +109,10 @@ class Estimates:
                 exports = []
             fields = [self.tally_field(use) for use in uses]
             written = [f for f in fields if f is not None]
+            shown = [use for use, f in zip(uses, fields, strict=True) if f is None and self.shown(use)]
             # the declaration's own name is the one use that is neither a call nor an export
-            self.tallies[function] = bool(written) and len(written) == len(uses) - len(exports) - 1 \
+            self.tallies[function] = bool(written or shown) \
+                and len(written) + len(shown) == len(uses) - len(exports) - 1 \
                 and all(self.tallied(f) for f in set(written))
         return self.tallies[function]
 
@@ -145,6 +147,25 @@ class Estimates:
             return None
         name = self.m.field(left, "property")
         return self.m.code(name) if name is not None else None
+
+    def shown(self, use: Node) -> bool:
+        """Whether a call of ``use`` is only shown: a field of a template string (a log line), or
+        the value of a local name every read of which is one (``const total = estimate(x)`` then
+        `` `total≈${total}` ``). No budget or cut reads it."""
+        call = use.parent
+        if call is None or call.type != "call_expression" or self.m.field(call, "function") != use:
+            return False
+        if self.displayed(call):
+            return True
+        holder = call.parent
+        if holder is None or holder.type != "variable_declarator" or self.m.field(holder, "value") != call:
+            return False
+        held = self.m.field(holder, "name")
+        block = holder.parent.parent if holder.parent is not None else None
+        if held is None or held.type != "identifier" or block is None:
+            return False
+        reads = [n for n in walk(block) if n.type == "identifier" and self.m.code(n) == self.m.code(held) and n != held]
+        return bool(reads) and all(self.displayed(read) for read in reads)
 
     def displayed(self, node: Node) -> bool:
         """Whether ``node`` is a field of a template string (`` `est=${usage.tokensEstimated}` ``)."""
