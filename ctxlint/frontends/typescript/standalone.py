@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.typescript.importers import sent_by_importer
 from ctxlint.frontends.typescript.knowledge import Node, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.strings import Strings
@@ -65,7 +66,8 @@ class Standalone:
             env = Env(scope)
             if any(self.messages.is_message_object(e, env) for e in node.named_children):
                 add(node.id, self.m.span(node), lambda b, n=node, e=env: self.messages.messages(n, e, b), True, True)
-        context = context or any(c[4] for c in candidates)
+        # A module that calls no model holds prompts when one that does imports what it exports.
+        context = context or any(c[4] for c in candidates) or bool(candidates) and sent_by_importer(self.m)
         # A candidate that another one reads (a constant inside a longer prompt) is part of that one.
         inside_another = _read_by_another((key, consumed) for key, _, _, consumed, _, _ in candidates)
         requests = []
