@@ -1,10 +1,11 @@
 """Whether a module that calls no model builds prompts for one that does.
 
-A module of prompt text (`const groupInstructions = { web: `...`, code: `...` }` and a function
-that returns one of them) often imports no LLM library: the route that calls the model imports
-the function from it and sends what it returns. Such a module builds context for a model as much
-as one that sends it, so the prompts it holds are checked; without that evidence a constant named
-like a prompt in a module far from any model is no prompt (a label, a help text).
+A table of prompts (`const groupInstructions = { web: `...`, code: `...` }`, with a function that
+returns the entry for a key) often lives in a module that imports no LLM library: the route that
+calls the model imports the function and sends what it returns. A call site reads a prompt it
+imports, but not an entry of a table it picks by a key (which one is sent is not known), so such a
+table's entries are requests of their own (standalone.py); without evidence that a model is sent
+them, a table named like prompts in a module far from any model is none (labels, help texts).
 
 The evidence is a module of the tree that imports one of this module's exports by name, from a
 path that resolves to this module, and mentions a model API the framework catalogue knows.
