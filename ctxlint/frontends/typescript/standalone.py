@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.assigns import prompt_assignments
 from ctxlint.frontends.code.pieces import Piece
+from ctxlint.frontends.typescript.importers import sent_by_importer
 from ctxlint.frontends.typescript.knowledge import Node, prompt_name, strong_prompt_name, system_name
 from ctxlint.frontends.typescript.messages import Messages
 from ctxlint.frontends.typescript.strings import Strings
@@ -26,6 +27,7 @@ class Standalone:
 
     def standalone_requests(self, used: set[int], context: bool) -> list[Request]:
         candidates: list[tuple[int, Span, RequestBuilder, set[int], bool, bool]] = []
+        entries: set[int] = set()  # the entries of tables of prompts
 
         def add(key: int, anchor: Span, build, strong: bool, says_role: bool) -> None:
             self.m.consumed = set()
@@ -44,6 +46,7 @@ class Standalone:
                 # site reads by a key it is given (`systemPrompts[group]`): which entry is sent is
                 # not known, so each entry is a prompt of its own.
                 for entry, text in self._entries(value, env, base.scope.kind == "module"):
+                    entries.add(entry.id)
                     add(entry.id, self.m.span(self.m.field(entry.parent, "key") or entry),
                         lambda b, p=text: b.system(p, Role.SYSTEM), strong_prompt_name(name), system_name(name))
                 continue
@@ -66,13 +69,18 @@ class Standalone:
             if any(self.messages.is_message_object(e, env) for e in node.named_children):
                 add(node.id, self.m.span(node), lambda b, n=node, e=env: self.messages.messages(n, e, b), True, True)
         context = context or any(c[4] for c in candidates)
+        # The call sites that import a module's prompts read them, but not an entry of a table that one
+        # picks by a key: in a module that calls no model, a table's entries are prompts when a module
+        # that does imports what this one exports (a request of their own for the other prompts would
+        # say again what the importer's request says).
+        imported = not context and bool(entries) and sent_by_importer(self.m)
         # A candidate that another one reads (a constant inside a longer prompt) is part of that one.
         inside_another = _read_by_another((key, consumed) for key, _, _, consumed, _, _ in candidates)
         requests = []
         for key, anchor, builder, _, _, says_role in candidates:
             if key in used or key in inside_another:
                 continue
-            if not context or not any(s.has_words for s in builder.segments):
+            if not (context or imported and key in entries) or not any(s.has_words for s in builder.segments):
                 continue
             requests.append(Request(self.m.path, anchor, tuple(builder.segments),
                                     breakpoints=tuple(builder.breakpoints), roles_marked=says_role))
