@@ -28,6 +28,7 @@ from ctxlint.frontends.python.overrides import called_through_base, derives
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.reachsteps import (
     concatenated,
+    gathered_keywords,
     into_called_object,
     kept_by_loop,
     walked_in_order,
@@ -361,7 +362,8 @@ class CutReach(Component):
         target = self.callees.function_for(call, Env(scope), foreign=True, returns=False)
         if target is None:
             return into_called_object(self, call, node, scope, hops, seen) if _FAR.get() else None
-        param = next((b.param for b in target.env.bindings if b.node is node), None)
+        param = next((b.param for b in target.env.bindings if b.node is node), None) \
+            or gathered_keywords(target.fn, target.env.bindings, node, self.m.parents.get(id(node)))
         if param is None:
             return None
         if _TO_TOOL.get() and _gives_back(target.fn, param):

@@ -135,10 +135,15 @@ def stored(reach: CutReach, statement: ast.Assign | ast.AnnAssign, fn: FunctionN
     if len(targets) != 1 or not isinstance(targets[0], ast.Attribute):
         return None
     where = reach.m.dotted(targets[0])
-    if where is None or where.startswith("self."):
+    if where is None or where.startswith("self.") and not FAR.get():
         return None
+    # while a value is followed far, an attribute of `self` is read back after it is set
+    # (`self.names = list(set(names))`, then `{"names": self.names}`): a read before it sees what
+    # another method may have set instead
+    after = (statement.end_lineno or statement.lineno) if where.startswith("self.") else 0
     for read in ast.walk(fn):
-        if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and reach.m.dotted(read) == where:
+        if isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load) and reach.m.dotted(read) == where \
+                and read.lineno > after:
             found = reach.into_prompt(read, fn, hops, seen)
             if found is not None:
                 return (Evidence(EvidenceKind.FLOW, f"{KEPT} `{where}`, which `{fn.name}` reads again",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.hashedtext import object_class
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.values import Env, Scope
+from ctxlint.frontends.python.values import Bound, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind
 
 if TYPE_CHECKING:
@@ -103,3 +103,18 @@ def into_called_object(reach: CutReach, call: ast.Call, node: ast.expr, scope: S
 
 def _reads(value: ast.expr, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
+
+
+def gathered_keywords(fn: FunctionNode, bindings: tuple[Bound, ...], node: ast.expr, parent: ast.AST | None
+                      ) -> str | None:
+    """The ``**kwargs`` parameter of ``fn`` that holds ``node``, a keyword's value no other parameter
+    takes (``chat.call(elements=names)`` with ``def call(self, **rendering)``; the call binds it into
+    the dict of the rest), or the mapping a call spreads (``chat.call(**configs)``): the function
+    reads it as a whole (``template.format(**rendering)``), so the value goes where ``kwargs`` goes."""
+    kwargs = fn.args.kwarg
+    if kwargs is None or not isinstance(parent, ast.keyword) or parent.value is not node:
+        return None
+    if parent.arg is None:
+        return kwargs.arg  # `call(**configs)`: the entries no named parameter takes are in `kwargs`
+    held = next((b.node for b in bindings if b.param == kwargs.arg), None)
+    return kwargs.arg if isinstance(held, ast.Dict) and any(v is node for v in held.values) else None
