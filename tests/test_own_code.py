@@ -121,9 +121,9 @@ def test_no_import_cycle_in_ctxlint():
 LAYERS = (
     # data and helpers every part uses: the model, numbers, YAML and TOML reading, what packaging
     # ships and which names the project writes, discovery and globs, results, git, token counting
-    # and the model table, the providers' API shapes
+    # and the model table, the providers' API shapes and the endpoints that cap an answer
     ("", "numbers", "model", "relocate", "markers", "yamlsafe", "tomlpos", "packaging", "references", "discover",
-     "results", "git", "changes", "fix", "tokens", "providers"),
+     "results", "git", "changes", "fix", "tokens", "providers", "endpoints"),
     # what is declared in files: the rule catalogue, the framework catalogue, budget declarations
     ("catalogue", "frameworks", "budget.policy", "budget.fixtures", "budget.operators"),
     # the front-ends and their registry of formats

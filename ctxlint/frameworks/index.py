@@ -19,7 +19,12 @@ class Patterns:
     """A set of call-path globs, matched quickly: exact paths by lookup, the rest by their
     last part first."""
 
-    def __init__(self, entries: Iterable[tuple[str, object]]) -> None:
+    def __init__(self, entries: Iterable[tuple[str, object]], constructions: bool = False) -> None:
+        # Constructions (the holders): a glob stands for the classes a package exports
+        # (`llama_index.llms.*`), not for a method called on an object one of them built
+        # (`llama_index.llms.OpenAI().chat`): a path through a call matches only a pattern that
+        # names one (`openai.*OpenAI().beta.assistants.create`).
+        self.constructions = constructions
         self.exact: dict[str, list[object]] = {}
         self.by_last: dict[str, list[tuple[str, object]]] = {}
         self.wild: list[tuple[str, object]] = []
@@ -59,7 +64,10 @@ class Patterns:
     def _match_exactly(self, path: str) -> list[object]:
         found = list(self.exact.get(path, ()))
         last = path.rsplit(".", 1)[-1]
+        through_call = self.constructions and "()" in path
         for pattern, value in (*self.by_last.get(last, ()), *self.wild):
+            if through_call and "()" not in pattern:
+                continue
             if fnmatchcase(path, pattern):
                 found.append(value)
         return found
@@ -140,7 +148,7 @@ class Catalogue:
         all_ = list(frameworks.values())
         self.sink_calls = Patterns((p, s) for f in all_ for s in f.sinks for p in s.calls)
         self.sink_shapes = Patterns((p, s) for f in all_ for s in f.sinks for p in s.shapes)
-        self.holders = Patterns((p, h) for f in all_ for h in f.holders for p in h.calls)
+        self.holders = Patterns(((p, h) for f in all_ for h in f.holders for p in h.calls), constructions=True)
         self.messages = Patterns((p, m) for f in all_ for m in f.messages for p in m.calls)
         self.templates = Patterns((p, t) for f in all_ for t in f.templates for p in t.calls)
         self.sources = Patterns((p, s) for f in all_ for s in f.sources for p in s.calls)

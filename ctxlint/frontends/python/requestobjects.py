@@ -3,9 +3,12 @@ sends it: ``request = LLMRequest(messages=messages, temperature=0)`` then
 ``self.model.call_stream(request)``, where ``LLMRequest.__init__`` takes ``max_tokens=None`` and
 keeps it on the object, and ``call_stream(self, request)`` passes ``request.max_tokens`` on as the
 limit (often only when set: ``if request.max_tokens is not None: kwargs["max_tokens"] =
-request.max_tokens``). The same reading as a call of a wrapper that leaves its limit parameter unset
-(``wrapper-call``), for a limit carried by the object the wrapper is given: other constructions of
-the class may give one (a summary's ``max_tokens=500``), this one sends none.
+request.max_tokens``), or hands it on in those ``**kwargs`` to the method that builds the request
+(``self.bot.call_with_tools(**kwargs)``: each definition of the project that takes it out of its
+own ``**kwargs`` is named as a step, relayedlimits.py). The same reading as a call of a wrapper
+that leaves its limit parameter unset (``wrapper-call``), for a limit carried by the object the
+wrapper is given: other constructions of the class may give one (a summary's ``max_tokens=500``),
+this one sends none.
 
 The class is the project's and holds a chat request (its constructor takes ``messages`` or a
 ``prompt``); its limit is an ``__init__`` parameter None by default kept on ``self``, or a field
@@ -23,6 +26,7 @@ from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.project import MAX_DEFINERS
+from ctxlint.frontends.python.relayedlimits import relayed_limits
 from ctxlint.frontends.python.sinks import in_test
 from ctxlint.frontends.python.values import Env, in_method
 from ctxlint.model import Evidence, EvidenceKind, Request
@@ -85,6 +89,11 @@ def unset_request_objects(unit: Unit) -> list[Request]:
             at = sender.span(read)
             steps += (Evidence(EvidenceKind.FLOW, f"`{last_name(use.func)}` sends `{sender.code(read)}` as the "
                                f"limit ({at.path.rsplit('/', 1)[-1]} line {at.line})", at),)
+        for sender, read in senders:
+            for relay, method, place in relayed_limits(sender, read):
+                at = relay.span(place)
+                steps += (Evidence(EvidenceKind.FLOW, f"`{method}` takes it from its `**kwargs` into the request it "
+                                   f"builds ({at.path.rsplit('/', 1)[-1]} line {at.line})", at),)
         steps += (Evidence(EvidenceKind.SOURCE, f"`{keyword}` of `{name}` is None by default", owner.span(declared)),)
         found.append(Request(path=unit.path, anchor=unit.span(call), declares_settings=True,
                              settings_hint=f"`{keyword}=` on `{name}(...)`", in_method=in_method(scope),

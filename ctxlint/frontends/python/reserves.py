@@ -12,6 +12,7 @@ from typing import cast
 from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.calls import UNKNOWN
 from ctxlint.frontends.python.flow import Entry
+from ctxlint.frontends.python.frameworkdefaults import framework_default
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
 from ctxlint.frontends.python.modelreads import model_reads
 from ctxlint.frontends.python.namedmodels import named_model
@@ -280,7 +281,7 @@ class Reserves(Component):
                     kind = BUILT_AND_SENT  # the code sends with it, and its client sets no limit of its own
                     sent_at = tuple(Evidence(EvidenceKind.FLOW, "a request is sent with it", at)
                                     for at in self.m.sent_holders.get(id(call), ())[:3])
-                elif (handed := self.handed_to_framework(call, scope)) is not None:
+                elif (handed := framework_default(self.m, call) or self.handed_to_framework(call, scope)) is not None:
                     kind, sent_at = HANDED_TO_FRAMEWORK, (handed,)
                 elif (elsewhere := sent_by_callers(self.m, call, scope, holder)) is not None:
                     kind, sent_at = BUILT_AND_SENT, (elsewhere,)

@@ -149,12 +149,13 @@ def _sent_where_called(m: Unit, name: str, imported: str, sends: Sends, steps: i
 
 def _request_methods(m: Unit, built: str) -> Sends:
     """The methods the catalogue's sinks call on an object of the class ``built`` names
-    (``generate_content`` of ``google.generativeai.GenerativeModel().generate_content``), with
+    (``generate_content`` of ``google.generativeai.GenerativeModel().generate_content``, ``chat``
+    of a glob's ``llama_index.llms.*()*.chat``), with
     the keywords that give such a call its limit (``generation_config``)."""
     prefix = f"{built}()."
-    return {pattern[len(prefix):]: frozenset(k for spec in sink.arguments.get("limit", ()) for k in spec.keywords)
+    return {pattern.rsplit(".", 1)[-1]: frozenset(k for spec in sink.arguments.get("limit", ()) for k in spec.keywords)
             for framework in m.catalogue.frameworks.values() for sink in framework.sinks for pattern in sink.calls
-            if pattern.startswith(prefix) and pattern[len(prefix):].isidentifier()}
+            if pattern.rsplit(".", 1)[-1].isidentifier() and fnmatchcase(prefix + pattern.rsplit(".", 1)[-1], pattern)}
 
 
 def _sent_without_limit(call: ast.Call, sends: Sends) -> bool:
@@ -177,9 +178,12 @@ def _returned(m: Unit, call: ast.Call, scope: Scope, fn: ast.FunctionDef | ast.A
     parent = m.parents.get(id(call))
     if isinstance(parent, ast.Return):
         return True
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+    if isinstance(parent, ast.AnnAssign) and isinstance(parent.target, ast.Name):  # `llm: LLM = OpenAI(...)`
+        kept = parent.target.id
+    elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        kept = parent.targets[0].id
+    else:
         return False
-    kept = parent.targets[0].id
     if _rebound(scope, kept):
         return False
     return any(isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == kept

@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ctxlint.endpoints import CappedEndpoint, capped_endpoint
 from ctxlint.frameworks.typescript import TsPost, TsSink
+from ctxlint.frontends.typescript.destinations import reached_urls
 from ctxlint.frontends.typescript.knowledge import Node
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.routes import forwarding_route
@@ -56,6 +58,8 @@ class Posts:
     # Another module's posts, read once for the methods this module's classes inherit from it.
     _others: dict[int, Posts] = field(default_factory=dict)
     _scoped_calls: dict[int, list[tuple[Node, Scope]]] | None = None
+    # The URL each posting call sends its body to, as ``request`` found it.
+    _urls: dict[int, tuple[Node, Env]] = field(default_factory=dict)
 
     def index(self) -> dict[int, Post]:
         """The module's posts by call (none read in a module whose text makes no posting call)."""
@@ -80,6 +84,8 @@ class Posts:
         if found is None:
             return None
         url, url_env, body, body_env = found
+        if url is not None:
+            self._urls[call.id] = url, url_env
         if url is not None and self.own_route(url, url_env):
             # the app's own route sends the request: the body posted is its settings only where
             # the route forwards it to the model (a proxy route)
@@ -93,6 +99,12 @@ class Posts:
         if keys is None or not chat_payload(keys):
             return None
         return TsSink(FRAMEWORK, "post of a chat request", posted_shape(keys)), body, body_env
+
+    def capped_by(self, call: Node) -> CappedEndpoint | None:
+        """The provider that caps the answer itself (``ctxlint.endpoints``) which every absolute URL
+        the call's request may be posted to names."""
+        found = self._urls.get(call.id)
+        return capped_endpoint(reached_urls(self.m, self.names, *found)) if found is not None else None
 
     def posted(self, call: Node, env: Env) -> Post | None:
         """The URL and body of a call of one of the catalogue's HTTP clients that posts one."""

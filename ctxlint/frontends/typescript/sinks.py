@@ -210,6 +210,10 @@ class Sinks:
                 number = value if ok and isinstance(value, int) and not isinstance(value, bool) else None
                 limit = OutputLimit(key, number, self.m.span(pair))
                 break
+        capped = self.posts.capped_by(call) if body is not None and limit is None else None
+        if capped is not None:  # posted to a provider that fills in a limit of its own
+            limit = OutputLimit(f"{shape.limit_keys[0]} ({capped.described()})", None, self.m.span(call))
+            unset = withheld_at = None
         if limit is None and sink.built_by and not opaque[0]:
             built = self.settings_of_builder(call, env, sink)
             if built is None:
