@@ -24,6 +24,7 @@ from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import conditional_marker, logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
+from ctxlint.frontends.python.recuts import cut_again_in_loop
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn, spoken
 from ctxlint.frontends.python.unit import Component, Unit
@@ -97,6 +98,9 @@ class Cuts(Component):
         """The cut ``node`` makes, as a fact about the value it gives."""
         if not isinstance(node, (ast.Subscript, ast.Call)) or id(node) in self.m.marked:
             return None
+        if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and cut_again_in_loop(self.m, node, env.scope.node):
+            return None  # a first step of the trim a loop after it makes: the loop's cut is the one
         helper = self.helper(node, env) if isinstance(node, ast.Call) else None
         if helper is not None:
             return helper
