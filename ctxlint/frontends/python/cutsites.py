@@ -511,8 +511,12 @@ def _marked_after(m: Unit, node: ast.expr) -> bool:
 
 
 def _looped_over(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
-    """Whether ``node`` is what a loop or a comprehension walks: a list of items, not a text."""
+    """Whether ``node`` is what a loop or a comprehension walks (through ``enumerate``): a list of
+    items, not a text."""
     parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "enumerate" \
+            and parent.args and parent.args[0] is node:
+        node, parent = parent, parents.get(id(parent))
     return isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
 
 
