@@ -42,6 +42,7 @@ from ctxlint.frontends.python.loopshapes import (
     breaks_both_ways,
     built_names,
     called_as_test,
+    counted_in_tokens,
     counts_items,
     counts_tokens,
     cuts_last_item,
@@ -490,6 +491,8 @@ class CutSites(Component):
                                                             or _WORD_SIZE.search(last) is not None)
                                                and not last.endswith("count")):
                             return True
+                        if isinstance(part, ast.Name) and counted_in_tokens(self.scopes.resolve(part, env)):
+                            return True  # a name given a count of tokens (`cost = count_tokens(item)`)
         return False
 
 
