@@ -50,6 +50,10 @@ _TOP_IMPORT = rb"^[ \t]*(?:from|import)[ \t]+MODULE(?![\w$])|[\"'`]\.?/?MODULE(?
 _FOLDER_IMPORT = rb"[\"'`][\w./@-]*(?<![\w$-])FOLDER(?:/index(?:\.[cm]?[jt]sx?)?|/)?[\"'`]"
 # Prose: docs and posts, whose code samples may bind a name of their own.
 _PROSE = frozenset({".md", ".mdx", ".rst", ".txt", ".html"})
+# A module imported by a name made at run time under a folder: `import_module(f"extensions.{name}")`,
+# `importlib.import_module("plugins." + name)`: the package before the name, whose folder the module is in.
+_LOADER = b"import_module"
+_LOADED_FOLDER = re.compile(rb"import_module\(\s*(?:f[\"']([\w.]+)\.\{|[\"']([\w.]+)\.[\"']\s*\+)")
 MAX_FILES = 50_000
 MAX_FILE_BYTES = 2_000_000
 MAX_TOTAL_BYTES = 200_000_000
@@ -79,7 +83,9 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
     homes = homes or {}
     groups = groups or {}
     left = {name: places for name, places in names.items() if name}
-    files = _grepped(root, {word(name) for name in left}) if (root / ".git").exists() else None
+    asked = {word(name) for name in left}
+    files = _grepped(root, asked | {_LOADER.decode()}) if (root / ".git").exists() else None
+    loaded: set[tuple[str, ...]] = set()  # packages whose modules the project imports by a name made at run time
     total = 0
     for count, path in enumerate(_text_files(root) if files is None else files):
         if not left:
@@ -96,6 +102,8 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             continue
         if path.suffix.lower() == ".ipynb":
             data = _notebook_sources(data)
+        if _LOADER in data and path.suffix.lower() in (".py", ".pyi", ".ipynb"):
+            loaded.update(tuple((m.group(1) or m.group(2)).decode().split(".")) for m in _LOADED_FOLDER.finditer(data))
         present = [n for n in left if word(n).encode() in data]
         if not present:
             continue
@@ -108,7 +116,10 @@ def unwritten(root: Path, names: dict[str, set[tuple[str, int]]],
             if _written(data, bare, own | inside, language) and (own or _imports(path, data, homes.get(name))) \
                     and not (name in homes and _sample_binds(path, data, bare)):
                 del left[name]
-    return set(left)
+    # A module of a folder the project imports by a name it makes at run time (a plugin loader:
+    # `import_module(f"extensions.{name}")` over the folder's files) runs what it defines at its top.
+    return {name for name in left if not any(h.parent.parts[-len(package):] == package
+                                             for h in homes.get(name, ()) for package in loaded)}
 
 
 class _Language:

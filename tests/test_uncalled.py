@@ -390,3 +390,25 @@ def test_the_methods_of_an_abstract_base_are_reached_by_their_names():
               "        return text\n\n\nclass Other(abc.ABC):\n    def put(self, text):\n        return text\n\n\n"
               "class Tool(BaseTool):\n    def run(self, text):\n        return text\n")
     assert [f.name for f in named_functions(ast.parse(source))] == ["add", "put", "Tool"]
+
+
+def test_a_module_of_a_package_the_project_imports_by_a_name_it_makes_runs(tmp_path: Path):
+    """A plugin loader (`import_module(f"app.plugins.{name}")` over a folder's files) runs the
+    classes at the top of the modules of that package; another folder of the same last name does not."""
+    plugins, other = tmp_path / "app" / "plugins", tmp_path / "tests" / "plugins"
+    plugins.mkdir(parents=True)
+    other.mkdir(parents=True)
+    (plugins / "weather.py").write_text("class weather:\n    def forecast(self, city):\n        return city\n",
+                                        encoding="utf-8")
+    (other / "fake.py").write_text("class fake:\n    pass\n", encoding="utf-8")
+    weather, fake = str((plugins / "weather.py").resolve()), str((other / "fake.py").resolve())
+    names = {"weather": {(weather, 1)}, "fake": {(fake, 1)}}
+    tied = {"weather": frozenset({plugins / "weather.py"}), "fake": frozenset({other / "fake.py"})}
+    assert unwritten(tmp_path.resolve(), names, tied) == {"weather", "fake"}
+    (tmp_path / "app" / "loader.py").write_text(
+        "import glob\nimport importlib\nimport os\n\n\ndef load(folder):\n"
+        "    for path in glob.glob(os.path.join(folder, '*.py')):\n"
+        "        name = os.path.splitext(os.path.basename(path))[0]\n"
+        "        module = importlib.import_module(f\"app.plugins.{name}\")\n"
+        "        yield getattr(module, name)()\n", encoding="utf-8")
+    assert unwritten(tmp_path.resolve(), names, tied) == {"fake"}

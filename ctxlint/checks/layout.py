@@ -50,6 +50,9 @@ def pinned_in_truncatable_region(parsed: ParsedFile, ctx: CheckContext) -> None:
         if observation.kind in _DROPPED_MESSAGES and observation.source is not None:
             _dropped_message(observation, observation.source, ctx)
             continue
+        if observation.kind == "reducer-summarised" and observation.source is not None:
+            _summarised_text(observation, observation.source, ctx)
+            continue
         drop = _OBSERVED_DROPS.get(observation.kind)
         if drop is not None and observation.source is not None:
             source, (does, loses) = observation.source, drop
@@ -81,6 +84,20 @@ def _dropped_message(observation: Observation, source: Source, ctx: CheckContext
                kind=observation.kind,
                evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` {does}", source.span),
                          *source.flow, Evidence(EvidenceKind.SINK, where, constraint.span)))
+
+
+def _summarised_text(observation: Observation, source: Source, ctx: CheckContext) -> None:
+    """The constraints in text handed to a project function that summarises it once it is over a
+    budget (summarisedparts.py): each piece of text that states one is reported where it is
+    written, since each is lost on its own."""
+    found = constraints.in_segments(source.content, ctx.directives, ctx.options["constraints"])
+    for index in sorted({c.index for c in found}):
+        stated = [c for c in found if c.index == index]
+        more = f" (and {len(stated) - 1} more)" if len(stated) > 1 else ""
+        ctx.report(stated[0].span, f"The constraint \"{_excerpt(stated[0].text)}\"{more} {observation.detail}.",
+                   kind=observation.kind,
+                   evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}` may summarise it", source.span),
+                             *source.flow, Evidence(EvidenceKind.SINK, "a constraint in the text", stated[0].span)))
 
 
 def _restated(constraint: str, lines: list[set[str]]) -> bool:

@@ -48,6 +48,7 @@ from ctxlint.frontends.python.prefilter import (
 )
 from ctxlint.frontends.python.rolemaps import tool_roles_as_system
 from ctxlint.frontends.python.shellcuts import PIPED_CUT
+from ctxlint.frontends.python.wholenames import returns_cut_whole
 from ctxlint.model import ParsedFile, Span
 
 if TYPE_CHECKING:
@@ -104,6 +105,8 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
         # ... unless it reaches a model through the project's own LLM layer
         tools_only = tools_only and not project.imports_llm_layer(tree, text, file) \
             and not calls_llm_layer(project, tree, text, file)
+    # ... and a cut returned by a function named for the whole text is read as any cut (wholenames.py)
+    tools_only = tools_only and not returns_cut_whole(text)
     registries = catalogue.tool_registries.last_names()
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).

@@ -59,6 +59,7 @@ from ctxlint.frontends.python.splitprompts import SplitPrompts
 from ctxlint.frontends.python.spreads import Spreads
 from ctxlint.frontends.python.standalone import Standalone
 from ctxlint.frontends.python.strings import Strings
+from ctxlint.frontends.python.summarisedparts import SummarisedParts
 from ctxlint.frontends.python.summarydrops import SummaryDrops
 from ctxlint.frontends.python.systemdrops import SystemDrops
 from ctxlint.frontends.python.taskdrops import TaskDrops
@@ -117,6 +118,7 @@ class Analyzer:
         self.part_drops = PartDrops(self.unit)
         self.trim_drops = TrimDrops(self.unit)
         self.summary_drops = SummaryDrops(self.unit)
+        self.summarised_parts = SummarisedParts(self.unit)
         self.split_prompts = SplitPrompts(self.unit)
         self.split_prompts.first_parts = self.first_parts
         self.last_drops = LastDrops(self.unit)
@@ -203,6 +205,7 @@ class Analyzer:
         parsed.observations.extend(self.part_drops.observe())
         parsed.observations.extend(self.trim_drops.observe())
         parsed.observations.extend(self.summary_drops.observe())
+        parsed.observations.extend(self.summarised_parts.observe())
         parsed.observations.extend(self.split_prompts.observe(parsed.requests))
         parsed.observations.extend(self.last_drops.observe(context))
         parsed.observations.extend(self.last_turn_cuts.observe())

@@ -108,6 +108,9 @@ class Callees(Component):
             bindings.append(Bound(kwargs.arg, ast.copy_location(rest, call), env, caller))
         if len(positional) < len(call.args) or any(k.arg is None for k in call.keywords):
             return tuple(bindings)  # `make(**settings)`: the spread may give any of the others
+        if fn.args.vararg is not None and len(positional) <= len(params):
+            # `def ask(system, user, *turns)` called as `ask(s, u)`: `turns` is empty
+            bindings.append(Bound(fn.args.vararg.arg, ast.copy_location(ast.Tuple([], ast.Load()), call), env, caller))
         given = {b.param for b in bindings}
         defaults = Env(inner.parent or (owner.unit if owner is not None else self.m).module_scope, (), env.depth + 1)
         for name, param in inner.params.items():

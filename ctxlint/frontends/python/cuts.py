@@ -24,6 +24,8 @@ from ctxlint.frontends.code.words import MIN_CUT
 from ctxlint.frontends.python.cutmarkers import conditional_marker, logged_branch, names_a_marker
 from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, reads_output
 from ctxlint.frontends.python.nodes import statement_of, walk
+from ctxlint.frontends.python.recuts import cut_again_in_loop
+from ctxlint.frontends.python.runners import runs_handed
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn, spoken
 from ctxlint.frontends.python.unit import Component, Unit
@@ -97,6 +99,9 @@ class Cuts(Component):
         """The cut ``node`` makes, as a fact about the value it gives."""
         if not isinstance(node, (ast.Subscript, ast.Call)) or id(node) in self.m.marked:
             return None
+        if isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and cut_again_in_loop(self.m, node, env.scope.node):
+            return None  # a first step of the trim a loop after it makes: the loop's cut is the one
         helper = self.helper(node, env) if isinstance(node, ast.Call) else None
         if helper is not None:
             return helper
@@ -342,9 +347,14 @@ class Cuts(Component):
         assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(scope, Scope)
         cuts = owner.cuts if owner is not None else self  # type: ignore[attr-defined]
         truncator = cuts.summary(fn, scope)
-        if truncator is None:
-            return None
         params = scope.positional[1:] if method and scope.positional[:1] in (["self"], ["cls"]) else scope.positional
+        if truncator is None:  # `run_step("bound", url, self.clip, text)`, which runs `self.clip(text)` in a thread
+            position = runs_handed(fn, params) if owner is None and len(call.args) > 1 else None
+            if position is None or len(call.args) <= position + 1 or any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            made = ast.copy_location(ast.Call(call.args[position], call.args[position + 1:], []), call)
+            self.m.probes.append(made)  # kept alive: its id stays its own in the analysis's tables
+            return self.helper_cut(made, env)
         argument = _argument(call, truncator.param, params)
         return None if argument is None else (fn, truncator, argument, params)
 

@@ -42,6 +42,7 @@ from ctxlint.frontends.python.loopshapes import (
     breaks_both_ways,
     built_names,
     called_as_test,
+    counted_in_tokens,
     counts_items,
     counts_tokens,
     cuts_last_item,
@@ -490,6 +491,8 @@ class CutSites(Component):
                                                             or _WORD_SIZE.search(last) is not None)
                                                and not last.endswith("count")):
                             return True
+                        if isinstance(part, ast.Name) and counted_in_tokens(self.scopes.resolve(part, env)):
+                            return True  # a name given a count of tokens (`cost = count_tokens(item)`)
         return False
 
 
@@ -511,8 +514,12 @@ def _marked_after(m: Unit, node: ast.expr) -> bool:
 
 
 def _looped_over(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
-    """Whether ``node`` is what a loop or a comprehension walks: a list of items, not a text."""
+    """Whether ``node`` is what a loop or a comprehension walks (through ``enumerate``): a list of
+    items, not a text."""
     parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "enumerate" \
+            and parent.args and parent.args[0] is node:
+        node, parent = parent, parents.get(id(parent))
     return isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
 
 

@@ -13,6 +13,7 @@ from fnmatch import fnmatchcase
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.cutmarkers import LOGGING, assigned_to_name, logs
 from ctxlint.frontends.python.cuts import HISTORY_NAMES, fills_what_is_left
+from ctxlint.frontends.python.values import Binding
 from ctxlint.markers import mentions_cut
 
 SIZE_WORDS = ("token", "char", "length", "_len", "size", "budget")
@@ -367,6 +368,13 @@ def cuts_last_item(branch: list[ast.stmt], parents: dict[int, ast.AST]) -> bool:
     cut to what is left of the budget, reported as that cut (``last-item-cut``)."""
     return any(isinstance(n, ast.Subscript) and fills_what_is_left(n, parents)
                for statement in branch for n in ast.walk(statement))
+
+
+def counted_in_tokens(binding: Binding | None) -> bool:
+    """Whether a name holds what a call named for counting tokens returns (``cost =
+    count_tokens(rendered)``): a size in tokens, whatever the name says."""
+    value = binding.value if binding is not None and not binding.extras else None
+    return isinstance(value, ast.Call) and counts_tokens(value.func)
 
 
 def counts_tokens(func: ast.expr) -> bool:

@@ -27,6 +27,7 @@ from ctxlint.frontends.python.nodes import LEAVES, children, drop_unreachable, w
 from ctxlint.frontends.python.nodes import chain as attribute_chain
 from ctxlint.frontends.python.shellcuts import PIPED_CUT
 from ctxlint.frontends.python.unreadlimits import settings_limit_fields
+from ctxlint.frontends.python.wholenames import returns_cut_whole
 from ctxlint.model import Span
 
 # The cheap test: a module that mentions none of these holds no prompt ctxlint can read.
@@ -97,7 +98,8 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         or bool(_LISTING.search(text) and (_READ.search(text) or _COUNTED.search(text))) \
         or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text)) \
-        or bool(COPIED_FIELD.search(text)) or bool(STORED_COPY.search(text))
+        or bool(COPIED_FIELD.search(text)) or bool(STORED_COPY.search(text)) \
+        or returns_cut_whole(text)
 
 
 def reads_listed_files(text: str) -> bool:

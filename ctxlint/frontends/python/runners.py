@@ -53,3 +53,29 @@ def handed_callee(callees: Callees, func: ast.expr, env: Env, foreign: bool
     if found is None or found[0] is not None or bound.owner is None:
         return found
     return (bound.owner, *found[1:])  # a function of the caller's module, read there
+
+
+def runs_handed(fn: FunctionNode, params: list[str]) -> int | None:
+    """Where among ``params`` (the parameters a call's positional arguments fill) stands the
+    function that ``fn`` runs in a thread with its ``*args`` and gives back what it returns: every
+    return is ``await asyncio.wait_for(asyncio.to_thread(func, *args), timeout)`` or
+    ``await asyncio.to_thread(func, *args)``. None for any other function."""
+    rest = fn.args.vararg.arg if fn.args.vararg is not None else None
+    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+    handed: set[str] = set()
+    for value in returns:
+        value = value.value if isinstance(value, ast.Await) else value
+        if isinstance(value, ast.Call) and last_name(value.func) == "wait_for" and value.args:
+            value = value.args[0]
+        position = THREAD_RUNNERS.get(last_name(value.func) or "") if isinstance(value, ast.Call) else None
+        if not isinstance(value, ast.Call) or position is None or len(value.args) != position + 2:
+            return None
+        func, spread = value.args[position], value.args[-1]
+        if not (isinstance(func, ast.Name) and isinstance(spread, ast.Starred) and isinstance(spread.value, ast.Name)
+                and spread.value.id == rest):
+            return None
+        handed.add(func.id)
+    if len(handed) != 1:
+        return None
+    name = handed.pop()
+    return params.index(name) if name in params else None

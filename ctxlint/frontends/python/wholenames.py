@@ -13,6 +13,17 @@ import re
 _WHOLE = re.compile(r"(?:^|_)(?:full|whole|entire)(?:_|$)", re.IGNORECASE)
 
 
+# The cheap test for a module that may hold one (before parsing): a function so named, and a
+# slice returned straight.
+WHOLE_DEF = re.compile(r"\bdef[ \t]+(?:\w*_)?(?:full|whole|entire)(?:_\w*)?[ \t]*\(", re.IGNORECASE)
+RETURNED_SLICE = re.compile(r"\breturn[ \t]+[\w.]+\[[ \t]*:")
+
+
+def returns_cut_whole(text: str) -> bool:
+    """The cheap test: whether a module may return a cut from a function named for the whole text."""
+    return bool(WHOLE_DEF.search(text) and RETURNED_SLICE.search(text))
+
+
 def promises_whole(name: str) -> bool:
     return _WHOLE.search(name) is not None
 

@@ -134,6 +134,8 @@ class Wrappers(Component):
                 continue  # `else: message.extend(msg)`, given a text: the wrapper's branch for a text sends it
             builder.next_message()
             for segment in segments:
+                if _runs_no_time(segment.loop, summary.function, given):
+                    continue  # `for turn in turns:` over a `*turns` this call gives nothing
                 name = param_hole(segment, params)
                 if name is not None and name not in given and empty_by_default(summary.function, name):
                     continue  # `format_msgs=None` left out by this caller: the wrapper sends nothing there
@@ -537,3 +539,8 @@ def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None
     return None
 
 
+def _runs_no_time(loop: str | None, function: FunctionNode, given: dict[str, Bound]) -> bool:
+    """Whether ``loop`` (a loop's text) is over the wrapper's ``*args``, which the call binds to nothing."""
+    vararg = function.args.vararg
+    bound = given.get(vararg.arg) if vararg is not None and loop == vararg.arg else None
+    return bound is not None and isinstance(bound.node, ast.Tuple) and not bound.node.elts
