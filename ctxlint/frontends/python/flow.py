@@ -39,6 +39,7 @@ from ctxlint.frontends.python.literals import clean
 from ctxlint.frontends.python.lookups import looked_up
 from ctxlint.frontends.python.nodes import abstract, children
 from ctxlint.frontends.python.ordering import COMPREHENSIONS, Ordering
+from ctxlint.frontends.python.ownfields import own_field
 from ctxlint.frontends.python.renders import filled_elsewhere, template_text
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.unread_templates import headed_fields
@@ -115,8 +116,9 @@ class Flow(Ordering):
             dotted = self.m.dotted(node)
             if dotted is not None:
                 if self.m.is_variable(dotted):
-                    if not (isinstance(node, ast.Name) and self.sources.own_text_from_callers(node, env)):
-                        acc.names.append(dotted)  # (a parameter every caller fills with our text: no name)
+                    if not (isinstance(node, ast.Name) and self.sources.own_text_from_callers(node, env)
+                            or isinstance(node, ast.Attribute) and own_field(self.sources, node, env)):
+                        acc.names.append(dotted)  # (filled with our text, or our own files': no name)
                     self.merge_binding(node, env, acc)
                     if isinstance(node, ast.Name):
                         self.caller_calls(node, env, acc)
