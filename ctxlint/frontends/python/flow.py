@@ -194,7 +194,7 @@ class Flow(Ordering):
         if isinstance(node, ast.Name) and (LOCATOR.match(node.id.lower()) or number_parameter(node, env)):
             # `url = line.partition("=")[2]`: a location parsed out of content is not the content;
             # nor is a parameter declared a number (`file_tokens: int`), whatever it was counted from
-            inner = replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED])
+            inner = without_untrusted(inner)
         elif isinstance(node, ast.Name) and _joins_text(binding.value):
             inner = replace(inner, sources=[joined(self.m, s, node, binding.value) for s in inner.sources])
         if isinstance(node, ast.Name) and looked_up(node, binding, self.m.parents):
@@ -303,8 +303,7 @@ class Flow(Ordering):
             return
         text = template_text(self.m, self.scopes, func, env)
         if text is not None:  # the template's text: the program's own instructions, wherever it was read from
-            inner = self.facts(text, env)
-            acc.merge(replace(inner, sources=[s for s in inner.sources if s.kind is not SourceKind.UNTRUSTED]))
+            acc.merge(without_untrusted(self.facts(text, env)))
         elif qualified:
             acc.calls.append(qualified)
             acc.called_at.setdefault(qualified, self.m.span(call))
@@ -494,6 +493,11 @@ class Flow(Ordering):
         ok, value = self.literal(node, env)
         return value if ok and isinstance(value, str) else None
 
+
+
+def without_untrusted(facts: Facts) -> Facts:
+    """The facts with their third-party content taken out (what is left: names, calls, cuts)."""
+    return replace(facts, sources=[s for s in facts.sources if s.kind is not SourceKind.UNTRUSTED])
 
 
 def _read_by(arg: ast.expr, call: ast.Call, qualified: str | None) -> bool:
