@@ -33,6 +33,7 @@ _COLLECTIONS = frozenset({"list", "List", "set", "Set", "frozenset", "FrozenSet"
                           "Sequence", "MutableSequence", "Iterable", "Collection", "tuple", "Tuple"})
 _TEXT_TYPES = frozenset({"str", "Path", "pathlib.Path", "bytes"})
 _MAX_HOPS = 3
+_TUPLES = frozenset({"tuple", "Tuple", "typing.Tuple"})
 
 
 def object_class(m: Unit, node: ast.expr, env: Env, hops: int = _MAX_HOPS) -> tuple[Unit, Scope] | None:
@@ -53,7 +54,8 @@ def object_class(m: Unit, node: ast.expr, env: Env, hops: int = _MAX_HOPS) -> tu
         assert home.analyzer is not None
         found = home.analyzer.callees.class_named(named.id, cls.parent, True)
     else:
-        found = m.analyzer.callees.class_of(node, env, True) or _awaited_class(m, node, env)
+        found = m.analyzer.callees.class_of(node, env, True) or _awaited_class(m, node, env) \
+            or _unpacked_class(m, node, env)
     if found is None or not isinstance(found[1].node, ast.ClassDef):
         return None
     return (found[0].unit if found[0] is not None else home), found[1]
@@ -68,6 +70,30 @@ def _awaited_class(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None, 
             or not isinstance(binding.value.value, ast.Call):
         return None
     return returned_class(m.analyzer.callees, binding.value.value, binding.env, True)
+
+
+def _unpacked_class(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None, Scope] | None:
+    """For a name its function binds once, by unpacking a parameter annotated as a tuple of
+    classes (``tool_id, tool, _ = candidate``, ``candidate: tuple[ToolId, Tool, list[Match]]``):
+    the class declared at the name's position (``Tool``)."""
+    scope = env.scope
+    if m.analyzer is None or not isinstance(node, ast.Name) or scope.kind != "function" \
+            or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    binds = [n for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == node.id
+             and isinstance(n.ctx, ast.Store)]
+    unpacking = m.parents.get(id(binds[0])) if len(binds) == 1 else None
+    statement = m.parents.get(id(unpacking)) if isinstance(unpacking, ast.Tuple) else None
+    if not isinstance(unpacking, ast.Tuple) or not isinstance(statement, ast.Assign) \
+            or statement.targets != [unpacking] or not isinstance(statement.value, ast.Name) \
+            or statement.value.id not in scope.params:
+        return None
+    declared = scope.params[statement.value.id].annotation
+    if not isinstance(declared, ast.Subscript) or ast.unparse(declared.value) not in _TUPLES \
+            or not isinstance(declared.slice, ast.Tuple) or len(declared.slice.elts) != len(unpacking.elts):
+        return None
+    named = Callees.class_annotation(declared.slice.elts[unpacking.elts.index(binds[0])])
+    return m.analyzer.callees.class_named(named.id, scope, True) if named is not None else None
 
 
 def field_annotation(m: Unit, node: ast.Attribute, env: Env, hops: int = _MAX_HOPS

@@ -194,7 +194,7 @@ class OrderPrompts(StringSets):
         kept = None if again else kept_for_settings(self, shown)  # `self.vars["pages"] = ", ".join(listing)`
         direct = None if again else self.asked_directly(shown) or kept
         given = f"`{self.m.code(kept.targets[0])}`" if kept else "the text it is sent" if direct \
-            else _listed(carried) if carried else "the value returned"
+            else _listed(carried) if carried else _literal_entry(self, shown) or "the value returned"
         through = None if direct else self.given_to(shown)
         keyword = self.m.parents.get(id(shown))
         if through is not None and isinstance(keyword, ast.keyword) and called_name(through)[:1].isupper():
@@ -563,6 +563,10 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
         # `found = search(list(set(queries)))`: what it finds comes in that order; `self._answer(terms=list(terms))`:
         # the function given the copy builds its prompt with it
         return [(copied, node)]
+    if copied is not None and isinstance(node, ast.expr) and _entry_of_literal(part, node):
+        # `props={"optional": list(set(params) - set(required))}`: the copy is an entry of a dict or a
+        # list that is followed on as a whole, into the call given it or the name that holds it
+        return [(copied, node)]
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (call := part.given_to(node)) is not None \
             and isinstance(part.m.parents.get(id(call)), (ast.Await, ast.comprehension, ast.Assign)) \
             and walks_into_result(part, call, node):
@@ -570,3 +574,22 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
         # for each item comes in the set's order
         return [(node, node)]
     return []
+
+
+def _literal_entry(part: OrderPrompts, node: ast.expr) -> str | None:
+    """``an entry of the dict`` (or an item of the list or tuple) literal ``node`` is written into."""
+    literal = part.m.parents.get(id(node))
+    if isinstance(part.m.parents.get(id(literal)), ast.Return):
+        return None  # `return names, mapping`: the value returned
+    return "an entry of the dict" if isinstance(literal, ast.Dict) else \
+        f"an item of the {type(literal).__name__.lower()}" if isinstance(literal, (ast.List, ast.Tuple)) else None
+
+
+def _entry_of_literal(part: OrderPrompts, node: ast.expr) -> bool:
+    """Whether ``node`` is a value of a dict literal or an item of a list or tuple literal that is not
+    returned (a caller reads a returned dict by its keys, which the names the text reaches do not tell)."""
+    literal = part.m.parents.get(id(node))
+    if isinstance(literal, ast.Dict) and any(v is node for v in literal.values) \
+            or isinstance(literal, (ast.List, ast.Tuple)) and any(e is node for e in literal.elts):
+        return not isinstance(part.m.parents.get(id(literal)), ast.Return)
+    return False

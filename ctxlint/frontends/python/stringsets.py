@@ -14,7 +14,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.declaredtext import DeclaredText, text_collection
-from ctxlint.frontends.python.hashedtext import declared_set, hashed_items
+from ctxlint.frontends.python.hashedtext import declared_set, field_annotation, hashed_items
 from ctxlint.frontends.python.knowledge import IDENTITY_HASHED, SET_METHODS, STR_METHODS
 from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.frontends.python.ordering import own_nodes
@@ -91,7 +91,8 @@ class StringSets(DeclaredText):
                     and not arg.args:
                 return self.str_keyed(arg.func.value, env)  # `set(self.tools.keys())`
             return self.declared_text(arg, env) or self.listed_strings(arg, env) \
-                or isinstance(arg, ast.Call) and self.m.qualified(arg.func) in IDENTITY_HASHED
+                or isinstance(arg, ast.Call) and self.m.qualified(arg.func) in IDENTITY_HASHED \
+                or isinstance(arg, (ast.Name, ast.Attribute)) and self.str_keyed(arg, env)  # a dict gives its keys
         if isinstance(node, ast.Call) and not _is_set_call(node, self):
             return self.returned_strings(node, env)
         return False
@@ -296,6 +297,10 @@ class StringSets(DeclaredText):
             if isinstance(node, ast.Attribute) and (declared := self.self_field(node, env)) is not None:
                 return bool(_STR_KEYED.match(ast.unparse(declared)))
             binding = self.scopes.resolve(node, env)
+            if binding is None and isinstance(node, ast.Attribute):
+                # `tool.parameters`, a field the class of `tool` declares `dict[str, Parameter]`
+                field = field_annotation(self.m, node, env)
+                return field is not None and bool(_STR_KEYED.match(ast.unparse(field[2])))
             if binding is None:
                 annotation = self.callees.param_annotation(node.id, env) if isinstance(node, ast.Name) else None
                 return annotation is not None and bool(_STR_KEYED.match(annotation))
