@@ -182,6 +182,11 @@ class Calls(Component):
                 self.m.path_memo[key] = found
             if not found.startswith(UNKNOWN):
                 return found
+            if binding.owner is None and isinstance(binding.value, ast.Constant) and binding.value.value is None:
+                # `try: model = Model(...) except ...: model = None`: what a method is called on is the object
+                for value in other_branches(node, binding, self.m.parents):
+                    if not (found := self.path(value, binding.env, depth + 1)).startswith(UNKNOWN):
+                        return found
         annotation = self.annotation(node.id, env)  # what the parameter says it takes, whatever the caller gave
         if annotation is not None:
             return self.annotation_path(annotation)

@@ -28,6 +28,7 @@ from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUB
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS
+from ctxlint.frontends.python.unsetvalues import unset_value
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import answers_in_text, gemini_body
@@ -393,6 +394,11 @@ class Sinks(Component):
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
                         parts.limit_visible, parts.hint = True, f"a default for {defaulted_field(defaults)}"
                         parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
+                        break
+                    steps = unset_value(self.m, entry[0], entry[1])
+                    if steps:  # from a value None unless someone sets it: a request's parameter, a setting
+                        parts.limit_visible = True
+                        parts.by_default += tuple((NONE, step) for step in steps)
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = given_key(self.args, spec, call, env, given) if spec.key \
