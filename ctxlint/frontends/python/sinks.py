@@ -28,7 +28,6 @@ from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUB
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unsetbranches import unreached
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS
-from ctxlint.frontends.python.unsetvalues import unset_value
 from ctxlint.frontends.python.values import Env, Scope, in_method
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit, Request, Role, Span, ToolDef
 from ctxlint.providers import answers_in_text, gemini_body
@@ -388,17 +387,12 @@ class Sinks(Component):
                     said = unset_limit(self, entry)
                     if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
-                        parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(said[2]))),)
+                        parts.by_default += tuple((said[0], step) for step in said[1])
                         break
                     defaults = none_field(self.m, entry[0], entry[1])
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
                         parts.limit_visible, parts.hint = True, f"a default for {defaulted_field(defaults)}"
                         parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
-                        break
-                    steps = unset_value(self.m, entry[0], entry[1])
-                    if steps:  # from a value None unless someone sets it: a request's parameter, a setting
-                        parts.limit_visible = True
-                        parts.by_default += tuple((NONE, step) for step in steps)
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = given_key(self.args, spec, call, env, given) if spec.key \
