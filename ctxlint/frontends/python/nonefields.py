@@ -138,8 +138,9 @@ def none_by_default(m: Unit, node: ast.expr, env: Env) -> bool:
 
 def unset_setting(m: Unit, node: ast.expr, env: Env) -> Evidence | None:
     """Where ``node`` (``Settings.model_settings.MAX_TOKENS``) is declared None by default, when it
-    is a field of a class of the project, settings from the environment included (the default is
-    what ships), that no code of the project writes and no loader fills."""
+    is a field of a class of the project that the project builds itself, settings from the
+    environment included (the default is what ships), and that no code of the project writes and
+    no loader fills."""
     project = m.project
     if not isinstance(node, ast.Attribute) or project is None:
         return None
@@ -148,8 +149,9 @@ def unset_setting(m: Unit, node: ast.expr, env: Env) -> Evidence | None:
     if declared is None:
         return None
     owner, cls, statement = declared
-    if _written(project, cls.name, node.attr) or project.loaders(cls.name):
-        return None
+    if _written(project, cls.name, node.attr) or project.loaders(cls.name) \
+            or not built_outside_tests(project, cls.name):
+        return None  # set, loaded, or an object the framework builds (a request's body, a client's)
     return Evidence(EvidenceKind.SOURCE, f"`{m.code(node)}` (`{cls.name}.{node.attr}`) is None by default at "
                     f"{_relative(owner, project.root)} line {statement.lineno}, and no code of the project sets it",
                     owner.span(statement))
