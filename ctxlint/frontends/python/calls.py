@@ -182,6 +182,8 @@ class Calls(Component):
                 self.m.path_memo[key] = found
             if not found.startswith(UNKNOWN):
                 return found
+            if (beside := _beside_none(self, node, binding, depth)) is not None:
+                return beside  # `try: model = Model(...) except ...: model = None`
         annotation = self.annotation(node.id, env)  # what the parameter says it takes, whatever the caller gave
         if annotation is not None:
             return self.annotation_path(annotation)
@@ -503,3 +505,14 @@ def limit_attribute_set(function: ast.AST, name: str) -> bool:
 
 # The attribute a function node keeps those names in (no field of any node type has this name).
 _LIMIT_SETTERS = "_ctxlint_limit_setters"
+
+
+def _beside_none(calls: Calls, node: ast.Name, binding: Binding, depth: int) -> str | None:
+    """The path of what a name holds in the other branches when its last value is None (``try:
+    model = Model(...) except ...: model = None``): a method is called on the object, never on None."""
+    if binding.owner is not None or not (isinstance(binding.value, ast.Constant) and binding.value.value is None):
+        return None
+    for value in other_branches(node, binding, calls.m.parents):
+        if not (found := calls.path(value, binding.env, depth + 1)).startswith(UNKNOWN):
+            return found
+    return None

@@ -27,6 +27,9 @@ class Containers(Component):
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             binding = self.scopes.resolve(node, env)
+            if binding is None and isinstance(node, ast.Name) and (bound := env.bound(node.id)) is not None \
+                    and isinstance(bound.node, ast.Dict) and not bound.node.keys:
+                return {}  # `**kwargs` a call of another module leaves empty: nothing of that module's to read
             if binding is None or not self.m.enter(binding.value):
                 return None
             try:

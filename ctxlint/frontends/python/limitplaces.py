@@ -13,9 +13,11 @@ from ctxlint.frameworks import Sink
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.keyedlimits import keyed_from_empty, taken_from_kwargs
+from ctxlint.frontends.python.nonefields import none_field
 from ctxlint.frontends.python.spreads import KWARGS, NONE
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
+from ctxlint.frontends.python.unsetvalues import unset_value
 from ctxlint.frontends.python.values import Env
 from ctxlint.model import Evidence, EvidenceKind, OutputLimit
 from ctxlint.providers import TOKEN_LIMIT_NAMES
@@ -40,11 +42,23 @@ def own_default_limit(sinks: Sinks, call: ast.Call, env: Env) -> OutputLimit | N
     return None
 
 
-def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | None:
-    """The kind and what it says, when a limit's value is a parameter that is None unless a caller
-    gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a factory's
-    parameter one call leaves to its default, a method's that no call fills, a key of a method's own
-    ``**kwargs`` no call gives; and the node to point at."""
+def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, tuple[Evidence, ...]] | None:
+    """The kind and the steps that show it, when a limit's value is a parameter that is None
+    unless a caller gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a
+    factory's parameter one call leaves to its default, a method's that no call fills, a key of a
+    method's own ``**kwargs`` no call gives; or a value passed on from one None unless someone
+    outside the code sets it (a web request's parameter, a setting: unsetvalues.py)."""
+    said = _unset_parameter(sinks, entry)
+    if said is not None:
+        return said[0], (Evidence(EvidenceKind.FLOW, said[1], sinks.m.span(said[2])),)
+    node, env = entry[0], entry[1]
+    if isinstance(node, ast.Attribute) and none_field(sinks.m, node, env) is not None:
+        return None  # a field of the project's own class: its constructions say more (FIELD_NONE)
+    steps = unset_value(sinks.m, node, env)
+    return (NONE, steps) if steps else None
+
+
+def _unset_parameter(sinks: Sinks, entry: Entry) -> tuple[str, str, Positioned] | None:
     node, env, code = entry[0], entry[1], sinks.m.code(entry[0])
     if (unset := sinks.spreads.none_by_default(node, env)) is not None:
         return NONE, f"`{code}` is None unless a caller of `{unset[1]}` passes `{unset[0]}`, and none does", entry[2]

@@ -136,6 +136,27 @@ def none_by_default(m: Unit, node: ast.expr, env: Env) -> bool:
         m, m.analyzer.callees.class_of(node.value, env, True), node.attr, environment=True) is not None
 
 
+def unset_setting(m: Unit, node: ast.expr, env: Env) -> Evidence | None:
+    """Where ``node`` (``Settings.model_settings.MAX_TOKENS``) is declared None by default, when it
+    is a field of a class of the project that the project builds itself, settings from the
+    environment included (the default is what ships), and that no code of the project writes and
+    no loader fills."""
+    project = m.project
+    if not isinstance(node, ast.Attribute) or project is None:
+        return None
+    holder = _class_of(m, node.value, env) or _defaults_class(m, node.value)
+    declared = _declared(m, holder, node.attr, environment=True)
+    if declared is None:
+        return None
+    owner, cls, statement = declared
+    if _written(project, cls.name, node.attr) or project.loaders(cls.name) \
+            or not built_outside_tests(project, cls.name):
+        return None  # set, loaded, or an object the framework builds (a request's body, a client's)
+    return Evidence(EvidenceKind.SOURCE, f"`{m.code(node)}` (`{cls.name}.{node.attr}`) is None by default at "
+                    f"{_relative(owner, project.root)} line {statement.lineno}, and no code of the project sets it",
+                    owner.span(statement))
+
+
 def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, environment: bool = False,
               depth: int = 0) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
     """The module, class and statement that declare ``attr`` of the class ``found`` (or of a base
@@ -241,6 +262,8 @@ def _defaults_class(unit: Unit, node: ast.expr, hops: int = 0) -> tuple[Analyzer
     statement = next((s for s in outer[1].node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                       and s.target.id == node.attr), None)
     made = _made_by(statement.value) if statement is not None and statement.value is not None else None
+    if made is None and statement is not None and isinstance(statement.annotation, ast.Name):
+        made = statement.annotation.id  # `model_settings: ModelSettings = settings_property(...)`: its declared class
     if made is None:
         return None
     built = outer[0].callees.class_named(made, outer[1].parent, True)

@@ -387,7 +387,7 @@ class Sinks(Component):
                     said = unset_limit(self, entry)
                     if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
-                        parts.by_default += ((said[0], Evidence(EvidenceKind.FLOW, said[1], self.m.span(said[2]))),)
+                        parts.by_default += tuple((said[0], step) for step in said[1])
                         break
                     defaults = none_field(self.m, entry[0], entry[1])
                     if defaults is not None:  # `request.max_tokens` of a field None by default, never set
