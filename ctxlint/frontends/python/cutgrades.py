@@ -6,7 +6,8 @@ default (``if self.max_context_size: above = above[-self.max_context_size:]``, a
 opt-in limit the caller asked for), and a cut to a length the project's prompts tell the model to
 keep to (``truncate_at_sentence(summary, MAX_SUMMARY_CHARS)`` where a prompt says ``f"Under
 {MAX_SUMMARY_CHARS} characters"``): a backstop to what the model was asked for, cutting its own
-reply. Each is recorded on the cut (``Cut.optional``, ``Cut.told``) and reported as its own kind
+reply; the same for any slice of a model's answer, read back from the call given a prompt (``Cut.reply``).
+Each is recorded on the cut (``Cut.optional``, ``Cut.told``, ``Cut.reply``) and reported as its own kind
 of evidence; the cuts left are of text the program gathered (a mail's body, a block's output, a
 page's elements), kept to a budget it sets itself.
 """
@@ -18,23 +19,43 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.knowledge import prompt_name
 from ctxlint.frontends.python.nodes import statement_of
 from ctxlint.model import Cut
 
 if TYPE_CHECKING:
     from ctxlint.frontends.python.unit import Component
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
-def graded(site: Component, node: ast.Subscript | ast.Call, cut: Cut) -> Cut:
+
+def graded(site: Component, node: ast.Subscript | ast.Call, cut: Cut, fn: FunctionNode | None) -> Cut:
     """``cut`` with what makes it a cut nobody acts on recorded: ``optional`` when it is made only
     under a test that its own bound is set, ``told`` when its bound is a length the project's
-    prompts ask the model to keep to."""
+    prompts ask the model to keep to, ``reply`` when the text it slices is a model's answer."""
     bound = _bound(node)
     if bound is not None and _tested_as_set(site.m.parents, node, bound):
         return replace(cut, optional=True)
     if bound is not None and _told(site, bound):
         return replace(cut, told=True)
+    if isinstance(node, ast.Subscript) and fn is not None and _answers_a_prompt(site, node, fn):
+        return replace(cut, reply=True)
     return cut
+
+
+def _answers_a_prompt(site: Component, node: ast.Subscript, fn: FunctionNode) -> bool:
+    """Whether the sliced text is read (``.get``, an attribute, an index, through local names) from
+    what a call returns that is given a prompt: an argument named for one, or a call of a function
+    named for one (``llm.generate(prompts.topics.notes(context))``): the model's own answer."""
+    reply = site.reach.reply_call(node.value, fn, node.lineno)
+    if reply is None:
+        return False
+    for argument in (*reply.args, *(k.value for k in reply.keywords)):
+        named = argument.func if isinstance(argument, ast.Call) else argument
+        dotted = site.m.dotted(named) or ""
+        if any(prompt_name(part) for part in dotted.split(".")):
+            return True
+    return False
 
 
 def _told(site: Component, bound: ast.expr) -> bool:

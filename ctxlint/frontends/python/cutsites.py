@@ -256,7 +256,7 @@ class CutSites(Component):
                                    source=replace(source, strong=True, flow=(*source.flow, *reaches)))
             window = window_sized(self.m, node, helped[0] if helped else None)  # made to fit the model's window
             if cut is not None and not window:  # an opt-in cap, or a backstop to a length a prompt asks for (cutgrades)
-                source = replace(source, cut=graded(self, node, cut))
+                source = replace(source, cut=graded(self, node, cut, fn))
             return Observation("window-cut" if window else cut_kind(reaches), source.span, "its text reaches a prompt",
                                source=replace(source, strong=True, flow=(*source.flow, *window, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
