@@ -210,6 +210,9 @@ class Cut:
     logged: bool = False
     turn: bool = False  # the text of a turn, cut while a loop writes the conversation out as a transcript
     spoken: bool = False  # one exchange written under a speaker's name (`f"User: {text[:12000]}"`)
+    optional: bool = False  # made only under a test that its bound is set (`if self.max_size:`): a cap asked for
+    told: bool = False  # to a length a prompt asks the model to keep to (`{MAX_CHARS} characters`): a backstop
+    reply: bool = False  # a slice of a model's answer (`llm.generate(prompts.notes(...)).get("summary")[:n]`)
 
 
 @dataclass(frozen=True, slots=True)

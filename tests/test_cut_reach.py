@@ -69,7 +69,9 @@ class Assistant:
         {"judging.py": JUDGING, "review.py": REVIEW}, "app/review.py", ("CTX205", 5, 13, "cut-reaches-prompt"),
         "`page_text[:3000]` cuts the text to its first 3,000 characters and leaves nothing in its place",
         [("flow", "passed to `judge` as `excerpt`", "app/review.py", 6),
-         ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2)],
+         ("sink", "passed to `make_prompt`, which builds a prompt with it", "app/judging.py", 2),
+         # a kind shown by default (medium) is lowered where nothing calls its function, which says so last
+         ("sink", "its text reaches a prompt", "app/review.py", 5)],
         id="a cut passed to a function of another module that builds a prompt"),
     pytest.param(
         {"outline.py": OUTLINE, "chat.py": CHAT}, "app/outline.py", ("CTX205", 3, 16, "line-cut"),
@@ -91,7 +93,10 @@ def test_names_that_hand_a_cut_back_and_forth_are_followed_once(tmp_path):
     (tmp_path / "swapped.py").write_text(SWAPPED)
     [found] = _check(tmp_path, "swapped.py")
     assert (found["code"], found["line"], found["kind"]) == ("CTX205", 2, "cut-reaches-prompt")
-    assert found["evidence"][-2]["text"] == "passed to `render_prompt`, which builds a prompt with it"
+    # the last step before the finding's own sink, and the note that nothing calls `build` (a default kind)
+    assert [e["text"] for e in found["evidence"][-3:]] == [
+        "passed to `render_prompt`, which builds a prompt with it", "its text reaches a prompt",
+        "nothing in the project calls `build`"]
 
 
 def test_folders_above_the_project_root_do_not_make_its_modules_tests(tmp_path):

@@ -68,6 +68,12 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
             kind = "unsent-text-cut"
         if kind == "cut-reaches-prompt" and (source.cut or Cut()).logged:
             kind = "logged-cut"
+        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).optional:
+            kind = "opt-in-cut"
+        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).told:
+            kind = "told-limit-cut"
+        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).reply:
+            kind = "reply-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
             if kind == "misplaced-cut" else _logged_message(source) if kind == "logged-cut" else _message(source)
         ctx.report(source.span, message, kind=kind, evidence=(

@@ -442,7 +442,8 @@ class Cuts(Component):
                     # the cheap test of the neighbour first: a held cut is looked up only beside a marker
                     if not isinstance(part, ast.FormattedValue) or not (
                             (isinstance(text, ast.Constant) and isinstance(text.value, str) and marks(text.value))
-                            or (isinstance(text, ast.FormattedValue) and names_a_marker(text.value))):
+                            or (isinstance(text, ast.FormattedValue) and (  # `{"..." if len(x) > n else ""}`
+                                names_a_marker(text.value) or conditional_marker(text.value, marks)))):
                         continue
                     value = part.value
                     if isinstance(value, ast.IfExp):  # `{text[-n:] if n > 0 else ""}`: the cut when there is one

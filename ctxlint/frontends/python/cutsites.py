@@ -20,6 +20,7 @@ from fnmatch import fnmatchcase
 
 from ctxlint.frontends.code.words import EXAMPLE_NAMES, RAW_OUTPUT_NAMES, is_ranked, matches
 from ctxlint.frontends.python.cutcallers import CutCallers
+from ctxlint.frontends.python.cutgrades import graded
 from ctxlint.frontends.python.cutmarkers import (
     LOGGING,
     beside_named_marker,
@@ -254,6 +255,8 @@ class CutSites(Component):
                 return Observation("message-cut", source.span, "a turn of the conversation is rewritten with it",
                                    source=replace(source, strong=True, flow=(*source.flow, *reaches)))
             window = window_sized(self.m, node, helped[0] if helped else None)  # made to fit the model's window
+            if cut is not None and not window:  # an opt-in cap, or a backstop to a length a prompt asks for (cutgrades)
+                source = replace(source, cut=graded(self, node, cut, fn))
             return Observation("window-cut" if window else cut_kind(reaches), source.span, "its text reaches a prompt",
                                source=replace(source, strong=True, flow=(*source.flow, *window, *reaches)))
         settled = self.settings.into_settings_template(node, fn)
