@@ -47,6 +47,8 @@ _KEEPING = {"strip", "lstrip", "rstrip"}
 # What a conversation's history is called: keeping the start of one drops the newest turns.
 HISTORY_NAMES = ("*history*", "*messages", "*msgs", "*turns", "*conversation*", "*dialog*", "*dialogue*",
                  "*transcript*", "*memories", "*memory", "*events", "*chat_log*")
+# Messages that are no conversation's turns: a repository's commits, a program's errors and logs.
+_NOT_TURNS = ("commit*", "git_*", "error*", "log_*", "warning*", "exception*", "validation_*", "status_*")
 # What a whole document, or the context gathered to answer from, is called: what a model is asked
 # to read and answer from, not a window around a hit (`context_above`) nor one chunk of it.
 DOCUMENT_NAMES = ("context", "*_context", "document", "*_document", "documents", "*_documents", "docs", "*_docs",
@@ -296,7 +298,9 @@ class Cuts(Component):
 
     def cut_of(self, subject: ast.expr, unit: str, keeps: str, how: str) -> Cut:
         name = (self.m.dotted(subject) or "").rsplit(".", 1)[-1].lower()
-        return Cut(unit, keeps, how, history=bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES),
+        history = bool(name) and any(fnmatchcase(name, p) for p in HISTORY_NAMES) \
+            and not any(fnmatchcase(name, p) for p in _NOT_TURNS)
+        return Cut(unit, keeps, how, history=history,
                    document=bool(name) and any(fnmatchcase(name, p) for p in DOCUMENT_NAMES))
 
     def placed_in_text(self, node: ast.expr) -> bool:
