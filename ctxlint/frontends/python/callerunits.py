@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, MAX_DEFINERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
 
@@ -46,3 +48,25 @@ def position_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int | 
     if names[:1] in (["self"], ["cls"]):
         names = names[1:]
     return names.index(name) if name in names else None
+
+
+def method_definitions(unit: Unit, method: str) -> list[tuple[Unit, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The functions named ``method`` that the project's modules outside its tests define, each with
+    its module's unit (``unit`` itself for its own); none when more than MAX_DEFINERS modules define
+    one (too common a name to say which runs) or ``unit`` belongs to no project."""
+    project = unit.project
+    if project is None or not method:
+        return []
+    definers = project.method_definers(method)
+    if len(definers) > MAX_DEFINERS:
+        return []
+    found = []
+    for path in definers:
+        if in_tests(path, project.root):
+            continue
+        analyzer = unit.analyzer if path == unit.file else project.analyzer(path)
+        if analyzer is None:
+            continue
+        found += [(analyzer.unit, fn) for fn in walk(analyzer.unit.tree)
+                  if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == method]
+    return found

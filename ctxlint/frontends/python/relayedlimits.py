@@ -16,10 +16,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.callerunits import method_definitions
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import none_written, walk
-from ctxlint.frontends.python.owncode import in_tests
-from ctxlint.frontends.python.project import MAX_DEFINERS
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -43,30 +42,18 @@ def relayed_limits(owner: Unit, read: ast.expr) -> list[Relay]:
         return []
     held, key = target.value.id, target.slice.value
     fn = _function_of(owner, parent)
-    project = owner.project
-    if fn is None or project is None:
+    if fn is None:
         return []
     methods = {last_name(call.func) for call in walk(fn) if isinstance(call, ast.Call)
                and isinstance(call.func, ast.Attribute)
                and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == held for k in call.keywords)}
     found: list[Relay] = []
     for method in sorted(m for m in methods if m):
-        definers = project.method_definers(method)
-        if len(definers) > MAX_DEFINERS:
-            continue
-        for path in definers:
-            if in_tests(path, project.root):
-                continue
-            analyzer = owner.analyzer if path == owner.file else project.analyzer(path)
-            if analyzer is None:
-                continue
-            unit = analyzer.unit
-            for defined in walk(unit.tree):
-                if isinstance(defined, (ast.FunctionDef, ast.AsyncFunctionDef)) and defined.name == method \
-                        and defined.args.kwarg is not None:
-                    place = _built_with(unit, defined, defined.args.kwarg.arg, key)
-                    if place is not None:
-                        found.append((unit, method, place))
+        for unit, defined in method_definitions(owner, method):
+            if defined.args.kwarg is not None:
+                place = _built_with(unit, defined, defined.args.kwarg.arg, key)
+                if place is not None:
+                    found.append((unit, method, place))
     return found
 
 

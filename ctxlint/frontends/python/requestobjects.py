@@ -22,10 +22,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Literal
 
+from ctxlint.frontends.python.callerunits import method_definitions
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.nodes import none_written, walk
 from ctxlint.frontends.python.owncode import in_tests
-from ctxlint.frontends.python.project import MAX_DEFINERS
 from ctxlint.frontends.python.relayedlimits import relayed_limits
 from ctxlint.frontends.python.sinks import in_test
 from ctxlint.frontends.python.values import Env, in_method
@@ -177,33 +177,18 @@ def _senders(unit: Unit, method: str, index: int | None, key: str | None, attr: 
     """Each method ``method`` of the project that takes the object (at ``index`` after ``self``, or
     as ``key``) and sends its field ``attr`` on as the limit, with that read; none when any of them
     falls back on a limit of its own."""
-    project = unit.project
-    if project is None or not method:
-        return []
-    definers = project.method_definers(method)
-    if len(definers) > MAX_DEFINERS:
-        return []
     found = []
-    for path in definers:
-        if in_tests(path, project.root):
+    for owner, fn in method_definitions(unit, method):
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
+        param = key if key is not None and key in params + [a.arg for a in fn.args.kwonlyargs] \
+            else params[index] if index is not None and index < len(params) else None
+        if param is None:
             continue
-        analyzer = unit.analyzer if path == unit.file else project.analyzer(path)
-        if analyzer is None:
-            continue
-        owner = analyzer.unit
-        for fn in walk(owner.tree):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != method:
-                continue
-            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
-            param = key if key is not None and key in params + [a.arg for a in fn.args.kwonlyargs] \
-                else params[index] if index is not None and index < len(params) else None
-            if param is None:
-                continue
-            read = _sent_on(owner, fn, param, attr)
-            if read is False:
-                return []  # a limit of its own
-            if read is not None:
-                found.append((owner, read))
+        read = _sent_on(owner, fn, param, attr)
+        if read is False:
+            return []  # a limit of its own
+        if read is not None:
+            found.append((owner, read))
     return found
 
 
