@@ -46,7 +46,7 @@ from ctxlint.frontends.python.ownpaths import edited_by_user, own_path, prints_o
 from ctxlint.frontends.python.receivers import field_given
 from ctxlint.frontends.python.renders import filled_elsewhere, template_text
 from ctxlint.frontends.python.scopes import FunctionNode, Scopes, other_branches, shared_branches, stored_by_key
-from ctxlint.frontends.python.toolcalls import runs_called_tool, tool_call_result
+from ctxlint.frontends.python.toolcalls import runs_called_tool, tool_call_result, tool_message_content
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.unread_templates import filled_unread_template
 from ctxlint.frontends.python.values import Bound, Env, Scope, unpacked_position
@@ -97,7 +97,8 @@ class Sources(Component):
             return self.untrusted(node.value, env)
         if isinstance(node, (ast.Subscript, ast.Attribute)) and LOCATOR.match(_field_name(node)):
             return None  # `entry["filename"]`, `hit.url`: where content is, not the content
-        if isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)) and tool_call_result(self.scopes, node, env):
+        if isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)) and (
+                tool_call_result(self.scopes, node, env) or tool_message_content(self.scopes, node, env)):
             return Source(SourceKind.UNTRUSTED, f"a tool result ({self.m.code(node)})", self.m.span(node))
         if isinstance(node, ast.Subscript):
             position = unpacked_position(node)

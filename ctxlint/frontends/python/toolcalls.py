@@ -112,3 +112,55 @@ def tool_call_result(scopes: Scopes, node: ast.expr, env: Env) -> bool:
     ``turn["tool_calls"]``): what the tool gave back when it ran."""
     read = _key(node)
     return read is not None and read[1] in _RESULT_FIELDS and _tool_call(scopes, read[0], env)
+
+
+# The roles a message of a tool's result is sent in (OpenAI's `tool`, its older `function`), and the
+# classes that hold one (LangChain's).
+_TOOL_ROLES = frozenset({"tool", "function"})
+_TOOL_MESSAGES = frozenset({"ToolMessage", "FunctionMessage"})
+_MAX_UP = 40
+
+
+def tool_message_content(scopes: Scopes, node: ast.expr, env: Env) -> bool:
+    """Whether a value is the content of a message the code has just tested to be a tool's result:
+    ``message["content"]`` under ``if message["role"] == "tool":`` (through a name that holds the
+    role, lower-cased or with a default), ``m.content`` under ``if isinstance(m, ToolMessage):``."""
+    read = _key(node)
+    if read is None or read[1] != "content":
+        return False
+    holder = ast.dump(read[0])
+    parents = scopes.m.parents
+    child: ast.AST = node
+    parent = parents.get(id(node))
+    for _ in range(_MAX_UP):
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(parent, ast.If) and any(child is s for s in parent.body) \
+                and _tests_tool(scopes, parent.test, holder, env):
+            return True
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _tests_tool(scopes: Scopes, test: ast.expr, holder: str, env: Env) -> bool:
+    """Whether ``test`` holds only for a tool's message ``holder`` (an `ast.dump`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_tool(scopes, value, holder, env) for value in test.values)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and ast.dump(test.args[0]) == holder:
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        return all((last_name(c) or "") in _TOOL_MESSAGES for c in classes)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    role = next((s.value.lower() for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)), None)
+    if role not in _TOOL_ROLES:
+        return False
+    tested = next(s for s in sides if not isinstance(s, ast.Constant))
+    if isinstance(tested, ast.Call) and isinstance(tested.func, ast.Attribute) and tested.func.attr == "lower":
+        tested = tested.func.value  # `role.lower() == "tool"`
+    tested, _ = _followed(scopes, tested, env)
+    if isinstance(tested, ast.IfExp):
+        tested = tested.body  # `message["role"] if "role" in message else "user"`
+    read = _key(tested)
+    return read is not None and read[1] in ("role", "type") and ast.dump(read[0]) == holder
