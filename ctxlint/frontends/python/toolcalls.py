@@ -137,8 +137,32 @@ def tool_message_content(scopes: Scopes, node: ast.expr, env: Env) -> bool:
             return False
         if isinstance(parent, ast.If) and any(child is s for s in parent.body) \
                 and _tests_tool(scopes, parent.test, holder, env):
-            return True
+            return not _keeps_role(env.scope.node, holder)
         child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _keeps_role(function: ast.AST, holder: str) -> bool:
+    """Whether ``function`` writes a message that keeps the tool's role its content came in: one
+    in the tool role (``{"role": "tool", ...}``, ``Message(role="tool", ...)``) or in the role of the
+    message it read (``{"role": message.role, "content": content}``): a converter to another API's
+    format, whose tool results stay labelled by their role."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Dict):
+            pairs = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
+                     if isinstance(k, ast.Constant)]
+        elif isinstance(node, ast.Call):
+            pairs = [(k.arg, k.value) for k in node.keywords]
+        else:
+            continue
+        for key, value in pairs:
+            if key != "role":
+                continue
+            if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.lower() in _TOOL_ROLES:
+                return True
+            read = _key(value)
+            if read is not None and read[1] == "role" and ast.dump(read[0]) == holder:
+                return True
     return False
 
 
