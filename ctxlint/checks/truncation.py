@@ -60,19 +60,20 @@ def silent_truncation(parsed: ParsedFile, ctx: CheckContext) -> None:
         if source is None or observation.kind not in _OBSERVED or source.span in seen:
             continue
         kind = _OBSERVED[observation.kind]
-        if kind == "cut-reaches-prompt" and ((source.cut or Cut()).turn or (source.cut or Cut()).spoken):
+        cut = source.cut or Cut()
+        if kind == "cut-reaches-prompt" and (cut.turn or cut.spoken):
             kind = "turn-cut"
         elif kind == "cut-reaches-prompt" and _cuts_a_document(source):
             kind = "document-cut"
         if kind == "unsent-cut" and not source.strong:
             kind = "unsent-text-cut"
-        if kind == "cut-reaches-prompt" and (source.cut or Cut()).logged:
+        if kind == "cut-reaches-prompt" and cut.logged:
             kind = "logged-cut"
-        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).optional:
+        elif kind == "cut-reaches-prompt" and cut.optional:
             kind = "opt-in-cut"
-        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).told:
+        elif kind == "cut-reaches-prompt" and cut.told:
             kind = "told-limit-cut"
-        elif kind == "cut-reaches-prompt" and (source.cut or Cut()).reply:
+        elif kind == "cut-reaches-prompt" and cut.reply:
             kind = "reply-cut"
         message = _fed_back_message(source) if kind == "fed-back-cut" else _misplaced_message(source) \
             if kind == "misplaced-cut" else _logged_message(source) if kind == "logged-cut" else _message(source)

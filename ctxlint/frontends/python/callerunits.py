@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.owncode import in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, MAX_DEFINERS, MAX_MODULES
 from ctxlint.frontends.python.unit import Unit
@@ -67,6 +66,5 @@ def method_definitions(unit: Unit, method: str) -> list[tuple[Unit, ast.Function
         analyzer = unit.analyzer if path == unit.file else project.analyzer(path)
         if analyzer is None:
             continue
-        found += [(analyzer.unit, fn) for fn in walk(analyzer.unit.tree)
-                  if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == method]
+        found += [(analyzer.unit, fn) for fn, _ in analyzer.unit.functions if fn.name == method]
     return found

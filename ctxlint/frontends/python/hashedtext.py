@@ -80,6 +80,9 @@ def _unpacked_class(m: Unit, node: ast.expr, env: Env) -> tuple[Analyzer | None,
     if m.analyzer is None or not isinstance(node, ast.Name) or scope.kind != "function" \
             or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    if not any(isinstance(p.annotation, ast.Subscript) and ast.unparse(p.annotation.value) in _TUPLES
+               for p in scope.params.values()):
+        return None  # no parameter declared a tuple: a cheap test before the walk of the whole function
     binds = [n for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == node.id
              and isinstance(n.ctx, ast.Store)]
     unpacking = m.parents.get(id(binds[0])) if len(binds) == 1 else None

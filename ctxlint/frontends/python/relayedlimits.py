@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.callerunits import method_definitions
 from ctxlint.frontends.python.calls import last_name
-from ctxlint.frontends.python.nodes import none_written, walk
+from ctxlint.frontends.python.nodes import function_of, none_written, walk
 from ctxlint.providers import LIMIT_NAMES
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def relayed_limits(owner: Unit, read: ast.expr) -> list[Relay]:
             and target.slice.value in LIMIT_NAMES):
         return []
     held, key = target.value.id, target.slice.value
-    fn = _function_of(owner, parent)
+    fn = function_of(parent, owner.parents)
     if fn is None:
         return []
     methods = {last_name(call.func) for call in walk(fn) if isinstance(call, ast.Call)
@@ -55,13 +55,6 @@ def relayed_limits(owner: Unit, read: ast.expr) -> list[Relay]:
                 if place is not None:
                     found.append((unit, method, place))
     return found
-
-
-def _function_of(owner: Unit, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    at = owner.parents.get(id(node))
-    while at is not None and not isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        at = owner.parents.get(id(at))
-    return at
 
 
 def _built_with(unit: Unit, fn: ast.FunctionDef | ast.AsyncFunctionDef, kwargs: str,

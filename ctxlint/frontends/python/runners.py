@@ -60,7 +60,9 @@ def runs_handed(fn: FunctionNode, params: list[str]) -> int | None:
     function that ``fn`` runs in a thread with its ``*args`` and gives back what it returns: every
     return is ``await asyncio.wait_for(asyncio.to_thread(func, *args), timeout)`` or
     ``await asyncio.to_thread(func, *args)``. None for any other function."""
-    rest = fn.args.vararg.arg if fn.args.vararg is not None else None
+    if fn.args.vararg is None:
+        return None  # nothing to hand on: the function takes no `*args`
+    rest = fn.args.vararg.arg
     returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
     handed: set[str] = set()
     for value in returns:

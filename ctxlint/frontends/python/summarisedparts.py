@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ctxlint.frontends.python.knowledge import ADDS
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
@@ -38,7 +39,7 @@ _SUMMARISE = re.compile(r"\b(summari[sz]e|condense|compress|shorten)\b", re.IGNO
 _PASSES = 3
 # How a name is written into (an assignment, an addition), how deep the names it is made of are
 # followed, and how many pieces of text are read.
-_WRITES = ("=", "+=", "append", "extend", "insert")
+_WRITES = ("=", *ADDS)
 _DEPTH = 6
 _MAX_SEGMENTS = 400
 
