@@ -65,7 +65,10 @@ def missing_output_reserve(request: Request, ctx: CheckContext) -> None:
     elif kind in ("built-without", "built-and-sent"):
         why, subject = f"{request.reserve_evidence[0].text}, so", "every answer it gives"
     elif kind == "handed-to-framework":
-        built, handed = request.reserve_evidence[:2]
+        # a model from a project function with several builds: each build first, then the hand-over
+        built = request.reserve_evidence[0]
+        handed = next((e for e in request.reserve_evidence[1:] if e.kind is EvidenceKind.FLOW),
+                      request.reserve_evidence[1])
         where = f" (line {handed.span.line})" if handed.span is not None else ""
         why = f"{built.text} and {handed.text}{where}, which runs requests with it, so"
         subject = "every answer it gives"

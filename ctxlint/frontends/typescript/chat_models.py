@@ -13,7 +13,8 @@ Python front-end reports such a model (``built-and-sent``), the request is repor
   place, and every return of the function must be such a model.
 
 A model the code only hands to a function of the framework (``createReactAgent({ llm: model })``)
-is reported as handed to it (``handed-to-framework``): the framework runs requests with it.
+or to a class of it (``new LLMChain({ llm, prompt })``) is reported as handed to it
+(``handed-to-framework``): the framework runs requests with it.
 
 Settings the code cannot read whole (a spread, options from a parameter) may hold a limit: no report.
 """
@@ -65,9 +66,13 @@ class ChatModels:
         here: dict[int, tuple[Build, list[Node], list[Evidence]]] = {}
         found: list[Request] = []
         for call, scope in self.m.calls:
-            if call.type != "call_expression":
+            uses: list[tuple[Node, Evidence | None]]
+            if call.type == "new_expression":  # `new LLMChain({ llm, prompt })`: a chain built on the model
+                uses = list(self.handed_values(call))
+            elif call.type == "call_expression":
+                uses = [(value, None) for value in self.sent_values(call)] or list(self.handed_values(call))
+            else:
                 continue
-            uses = [(value, None) for value in self.sent_values(call)] or self.handed_values(call)
             for value, handed in uses:
                 builds, via = self.builds(value, Env(scope))
                 if not builds:
@@ -88,8 +93,9 @@ class ChatModels:
     def handed_values(self, call: Node) -> list[tuple[Node, Evidence]]:
         """The names a call of a framework's function is given as a model, with what says so: an
         argument, or a property of an object argument (``createReactAgent({ llm: model, tools })``).
-        The framework runs requests with the model's own settings."""
-        callee = self.m.unwrap(self.m.field(call, "function"))
+        The framework runs requests with the model's own settings; a class of the framework built
+        on the model (``new LLMChain({ llm, prompt })``) runs them too."""
+        callee = self.m.unwrap(self.m.field(call, "constructor" if call.type == "new_expression" else "function"))
         name = self.m.code(callee) if callee is not None and callee.type == "identifier" else ""
         imported = self.m.imports.get(name, "").rsplit(".", 1)[0]
         if not imported or not self.m.ts.imports(imported, self.m.ts.llm_imports):
@@ -176,7 +182,7 @@ class ChatModels:
                           for s in sends[:MAX_SENDS_SHOWN])
         kind = BUILT_AND_SENT
         if not sends and hands:  # handed to the framework, never sent here: it runs the requests
-            kind, evidence = HANDED_TO_FRAMEWORK, evidence[:1] + hands[:MAX_SENDS_SHOWN]
+            kind, evidence = HANDED_TO_FRAMEWORK, evidence[:len(builds)] + hands[:MAX_SENDS_SHOWN]
         elif not sends:
             evidence += (Evidence(EvidenceKind.FLOW, "a request is sent with it", self.m.span(at)),)
         return Request(path=self.m.path, anchor=self.m.span(at), model=first.name, declares_settings=True,
