@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frameworks import Sink
 from ctxlint.frontends.code.pieces import Builder, Piece
+from ctxlint.frontends.python.callerunits import position_of
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.dispatch import called_parameter, named_call
 from ctxlint.frontends.python.kwargs_uses import limit_only_in_text, limit_only_renamed
@@ -529,13 +530,17 @@ def _names(node: ast.expr, name: str | None) -> bool:
 
 
 def _param_named(fn: FunctionNode, inner: Summary, call: ast.Call) -> str | None:
-    """The parameter of ``fn`` that ``call`` passes on as the inner wrapper's limit parameter."""
+    """The parameter of ``fn`` that ``call`` passes on as the inner wrapper's limit parameter, by
+    keyword or in its place (``send_request(llm, messages, max_tokens)``)."""
     if inner.limit_param is None:
         return None
-    for keyword in call.keywords:
-        if keyword.arg == inner.limit_param and isinstance(keyword.value, ast.Name) \
-                and keyword.value.id in _params(fn):
-            return keyword.value.id
+    passed = next((k.value for k in call.keywords if k.arg == inner.limit_param), None)
+    position = position_of(inner.function, inner.limit_param)
+    if passed is None and position is not None and position < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        passed = call.args[position]
+    if isinstance(passed, ast.Name) and passed.id in _params(fn):
+        return passed.id
     return None
 
 
