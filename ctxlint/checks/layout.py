@@ -24,6 +24,7 @@ _OBSERVED_DROPS = {
     "split-prompt": ("splits the prompt into pieces sent one by one", "the instructions, in one piece only"),
     "system-dropped": ("rebuilds the request on one branch", "the system prompt's instructions"),
     "system-cut": ("cuts the system prompt to a size", "the system prompt's instructions"),
+    "system-windowed": ("keeps only the newest messages", "the system prompt's instructions"),
 }
 # Of a message the front-end saw go first, with the constraints in it the check finds: what
 # goes, and where the constraint is.

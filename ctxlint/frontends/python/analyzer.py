@@ -62,6 +62,7 @@ from ctxlint.frontends.python.strings import Strings
 from ctxlint.frontends.python.summarisedparts import SummarisedParts
 from ctxlint.frontends.python.summarydrops import SummaryDrops
 from ctxlint.frontends.python.systemdrops import SystemDrops
+from ctxlint.frontends.python.systemwindows import SystemWindows
 from ctxlint.frontends.python.taskdrops import TaskDrops
 from ctxlint.frontends.python.templatecuts import template_tail_cuts
 from ctxlint.frontends.python.toolorder import ToolOrder
@@ -113,6 +114,7 @@ class Analyzer:
         self.first_parts = FirstParts(self.unit)
         self.overflows = Overflows(self.unit)
         self.system_drops = SystemDrops(self.unit)
+        self.system_windows = SystemWindows(self.unit)
         self.task_drops = TaskDrops(self.unit)
         self.front_drops = FrontDrops(self.unit)
         self.part_drops = PartDrops(self.unit)
@@ -201,6 +203,7 @@ class Analyzer:
         parsed.observations.extend(middle_removals(unit))
         parsed.observations.extend(self.overflows.observe(context))
         parsed.observations.extend(self.system_drops.observe(context))
+        parsed.observations.extend(self.system_windows.observe(context))
         parsed.observations.extend(self.task_drops.observe())
         parsed.observations.extend(self.front_drops.observe())
         parsed.observations.extend(self.part_drops.observe())

@@ -26,6 +26,7 @@ from ctxlint.frontends.python.knowledge import LIST_NAMES, RAW_OUTPUT_NAMES, rea
 from ctxlint.frontends.python.nodes import statement_of, walk
 from ctxlint.frontends.python.recuts import cut_again_in_loop
 from ctxlint.frontends.python.runners import runs_handed
+from ctxlint.frontends.python.shortercuts import already_shorter
 from ctxlint.frontends.python.tokenizercalls import TO_TOKENS, wrapped_step
 from ctxlint.frontends.python.turncuts import LEAST_TURN, reads_a_turn, spoken
 from ctxlint.frontends.python.unit import Component, Unit
@@ -110,6 +111,9 @@ class Cuts(Component):
         found = self.find(node, env)
         if found is None:
             return None
+        if found.cut.unit == "characters" and isinstance(env.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and already_shorter(self.m, node, env.scope.node, found.kept):
+            return None  # every caller gives text already cut shorter: this cut never cuts
         content: tuple[Segment, ...] = ()
         if found.cut.how in ("slice", "output-slice") and found.cut.keeps == "start":
             # What is cut, where readable: constraints in it may be what the cut drops (CTX301).
