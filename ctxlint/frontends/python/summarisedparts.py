@@ -35,6 +35,10 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Role, Segmen
 KIND = "reducer-summarised"
 # The words of a prompt that asks a model to shorten the text put in it.
 _SUMMARISE = re.compile(r"\b(summari[sz]e|condense|compress|shorten)\b", re.IGNORECASE)
+# ... as a module's text is scanned for it before a call is resolved: without the word bounds, which
+# an escape next to the word hides in the source (`"\\nSummarize"`).
+_SUMMARISE_WORD = re.compile(r"summari[sz]e|condense|compress|shorten", re.IGNORECASE)
+_SUMMARISE_BYTES = rb"(?i)" + _SUMMARISE_WORD.pattern.encode()
 # Passes over a function's assignments to follow what is made of its parameter.
 _PASSES = 3
 # How a name is written into (an assignment, an addition), how deep the names it is made of are
@@ -52,7 +56,7 @@ class SummarisedParts(Component):
     def observe(self) -> list[Observation]:
         """Each call of a project function that keeps or summarises one of its parameters, given
         text the code writes."""
-        if "(" not in self.m.text:
+        if "(" not in self.m.text or not self._summarising_code():
             return []
         found = []
         for call, scope in self.m.calls:
@@ -84,6 +88,14 @@ class SummarisedParts(Component):
                           "fixed text, outside what the function may rewrite")
                 found.append(Observation(KIND, self.m.span(call), detail, source=source))
         return found
+
+    def _summarising_code(self) -> bool:
+        """The cheap test before any call is resolved: a reducer's prompt names a summary
+        (``_SUMMARISE``), in this module or in another module of the project its callees live in."""
+        if _SUMMARISE_WORD.search(self.m.text):
+            return True
+        project = self.m.project
+        return project is not None and bool(project.modules_matching("summarise", "", _SUMMARISE_BYTES, 1))
 
     def _texts(self, node: ast.expr, env: Env, before: tuple[int, int]) -> tuple[Segment, ...]:
         """The text written into what ``node`` holds at ``before``: each value assigned or added to
