@@ -26,7 +26,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.knowledge import ADDS
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import mentions, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
@@ -154,11 +154,11 @@ class SummarisedParts(Component):
         if not any(isinstance(r, ast.Name) and r.id == param for r in returns):
             return None  # no path that keeps what it is given: a summariser, not a budget's cut
         made = _made_from(nodes, param)
-        if not any(_mentions(r, made) for r in returns if not (isinstance(r, ast.Name) and r.id == param)):
+        if not any(mentions(r, made) for r in returns if not (isinstance(r, ast.Name) and r.id == param)):
             return None  # what it gives back otherwise is not made of the parameter
         for node in nodes:
             if isinstance(node, ast.JoinedStr) and _SUMMARISE.search(_static(node)) and any(
-                    isinstance(v, ast.FormattedValue) and _mentions(v.value, made) for v in node.values):
+                    isinstance(v, ast.FormattedValue) and mentions(v.value, made) for v in node.values):
                 return self.m.span(node)
         return None
 
@@ -171,10 +171,10 @@ def _made_from(nodes: list[ast.AST], param: str) -> set[str]:
         before = len(made)
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None \
-                    and _mentions(node.value, made):
+                    and mentions(node.value, made):
                 targets: list[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
                 made.update(_target_names(targets))
-            elif isinstance(node, (ast.For, ast.AsyncFor)) and _mentions(node.iter, made):
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and mentions(node.iter, made):
                 made.update(_target_names([node.target]))
         if len(made) == before:
             break
@@ -192,9 +192,6 @@ def _target_names(targets: list[ast.expr]) -> set[str]:
             names |= _target_names(list(target.elts))
     return names
 
-
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def _static(node: ast.JoinedStr) -> str:
