@@ -347,7 +347,7 @@ def test_a_notebooks_stored_output_is_no_use_of_a_name(tmp_path: Path):
 def test_module_functions_come_with_the_functions_that_alone_reach_them():
     import ast
 
-    from ctxlint.frontends.python.nodes import named_functions
+    from ctxlint.frontends.python.named import named_functions
 
     source = ("LIMIT = 1024 * 4\nTITLE = 'Notes'\nPROMPT = '''Notes:\n{notes}''' + TITLE\n\n\n"
               "@staticmethod\ndef clip(text):\n    return text[:LIMIT]\n\n\n"
@@ -384,7 +384,7 @@ def test_another_functions_def_line_is_no_use_and_an_override_reached_only_by_th
 def test_the_methods_of_an_abstract_base_are_reached_by_their_names():
     import ast
 
-    from ctxlint.frontends.python.nodes import named_functions
+    from ctxlint.frontends.python.named import named_functions
 
     source = ("import abc\nfrom abc import ABC\n\n\nclass Store(ABC):\n    def add(self, text):\n"
               "        return text\n\n\nclass Other(abc.ABC):\n    def put(self, text):\n        return text\n\n\n"

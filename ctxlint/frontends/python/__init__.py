@@ -34,7 +34,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
-from ctxlint.frontends.python.nodes import main_block, named_functions, program_module
+from ctxlint.frontends.python.named import main_block, named_functions, program_module
 from ctxlint.frontends.python.prefilter import (
     cuts_a_walk,
     generated,

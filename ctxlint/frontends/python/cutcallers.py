@@ -16,6 +16,7 @@ import ast
 
 from ctxlint.frontends.python.cutmarkers import LOGGING
 from ctxlint.frontends.python.knowledge import MEASURES
+from ctxlint.frontends.python.nodes import mentions
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
@@ -90,15 +91,15 @@ class CutCallers(Component):
 def _returned_positions(fn: FunctionNode, cut: str) -> set[int | None]:
     """Which items of what ``fn`` returns hold the collection ``cut`` or a value taken from it
     (``history = everything[1:]``): a position in a returned tuple, None for the whole value."""
-    taken = {cut} | {name.id for node in own_nodes(fn) if isinstance(node, ast.Assign) and _mentions(node.value, {cut})
+    taken = {cut} | {name.id for node in own_nodes(fn) if isinstance(node, ast.Assign) and mentions(node.value, {cut})
                      for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)}
     positions: set[int | None] = set()
     for node in own_nodes(fn):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
         if isinstance(node.value, ast.Tuple):
-            positions.update(i for i, item in enumerate(node.value.elts) if _mentions(item, taken))
-        elif _mentions(node.value, taken):
+            positions.update(i for i, item in enumerate(node.value.elts) if mentions(item, taken))
+        elif mentions(node.value, taken):
             positions.add(None)
     return positions
 
@@ -132,9 +133,6 @@ def _read_on(unit: Unit, read: ast.Name) -> bool:
         return name not in LOGGING and (unit.qualified(func) or "") not in MEASURES
     return True
 
-
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def _measured_with_more(test: ast.expr, name: str) -> bool:

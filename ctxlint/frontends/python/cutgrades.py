@@ -67,7 +67,8 @@ def _told(site: Component, bound: ast.expr) -> bool:
     if not name:
         return False
     pattern = _TOLD.replace(b"NAME", re.escape(name.encode()))
-    if re.search(pattern, site.m.text.encode(), re.IGNORECASE):
+    # the module's own text as it is: ASCII-only case folding, as the scan of the project's bytes
+    if re.search(pattern.decode(), site.m.text, re.IGNORECASE | re.ASCII):
         return True
     project = site.m.project
     return project is not None and bool(project.modules_matching("told", name, pattern, 1))

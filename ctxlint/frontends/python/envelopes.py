@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.pieces import Piece
 from ctxlint.frontends.python.delimiters import enclosing
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import mentions, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.values import Env, Scope
@@ -46,7 +46,7 @@ def enveloping_call(callees: Callees, scope: Scope, name: str) -> tuple[str, Spa
         if not _passes(call, carriers):
             continue
         for param, argument in _arguments(callees, call, Env(scope)):
-            if not _reads(argument, carriers):
+            if not mentions(argument, carriers):
                 continue
             tag = _envelope_at(callees, call, Env(scope), param, MAX_DEPTH)
             if tag:
@@ -76,7 +76,7 @@ def _envelope(callees: Callees, fn: FunctionNode, scope: Scope, param: str, dept
                         return around
         elif isinstance(node, ast.Call) and _passes(node, carriers):
             for inner, argument in _arguments(callees, node, env):
-                if _reads(argument, carriers):
+                if mentions(argument, carriers):
                     tag = _envelope_at(callees, node, env, inner, depth - 1)
                     if tag:
                         return tag
@@ -95,7 +95,7 @@ def _escaped(callees: Callees, node: ast.expr, carriers: set[str], env: Env, hel
     """Whether ``node`` escapes a value read from ``carriers``: a call of an escape of the
     catalogue (``html.escape(text)``), or of a project function that returns only such calls of
     its parameter (``_xml_text(text)``)."""
-    if not isinstance(node, ast.Call) or not any(_reads(a, carriers) for a in node.args):
+    if not isinstance(node, ast.Call) or not any(mentions(a, carriers) for a in node.args):
         return False
     if callees.m.catalogue.escapes.match(callees.m.qualified(node.func) or ""):
         return True
@@ -138,10 +138,10 @@ def _carriers(scope: Scope, names: set[str]) -> set[str]:
     for _ in range(_ROUNDS):
         before = len(carriers)
         for local, records in scope.assigns.items():
-            if local not in carriers and any(r.value is not None and _reads(r.value, carriers) for r in records):
+            if local not in carriers and any(r.value is not None and mentions(r.value, carriers) for r in records):
                 carriers.add(local)
         for loop in loops:
-            if isinstance(loop.target, ast.Name) and _reads(loop.iter, carriers):
+            if isinstance(loop.target, ast.Name) and mentions(loop.iter, carriers):
                 carriers.add(loop.target.id)
         if len(carriers) == before:
             break
@@ -159,11 +159,8 @@ def _bare(value: ast.expr, name: str) -> bool:
 
 def _passes(call: ast.Call, names: set[str]) -> bool:
     """Whether an argument of ``call`` reads one of ``names`` (asked before the callee is looked up)."""
-    return any(_reads(a, names) for a in call.args) or any(_reads(k.value, names) for k in call.keywords)
+    return any(mentions(a, names) for a in call.args) or any(mentions(k.value, names) for k in call.keywords)
 
-
-def _reads(node: ast.expr, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in walk(node))
 
 
 def _calls(fn: ast.AST) -> Iterator[ast.Call]:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code.summaries import SummaryMemo
 from ctxlint.frontends.python.deadcode import parked
-from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.nodes import base_name, mentions, walk
 from ctxlint.frontends.python.ordering import own_nodes
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.taskdrops import TASK, assigned, on_self, read_by, user_content
@@ -166,7 +166,7 @@ class FrontDrops(Component):
         holding = _flows_into(builder, param)
         returned = {n.value.id for n in own_nodes(builder)
                     if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
-        if any(_first_then_grown(builder, name, lambda e: _mentions(e, holding)) for name in returned):
+        if any(_first_then_grown(builder, name, lambda e: mentions(e, holding)) for name in returned):
             return task
         return None
 
@@ -229,7 +229,7 @@ class FrontDrops(Component):
             code, given = unit.code(task), unit.code(started[attr])
             named = code.rpartition(".")[2]
             carriers = frozenset(t.attr for n in own_nodes(node)
-                                 if isinstance(n, ast.Assign) and _mentions(n.value, {named})
+                                 if isinstance(n, ast.Assign) and mentions(n.value, {named})
                                  for t in n.targets if isinstance(t, ast.Attribute) and on_self(t))
             where = f"{unit.display_path()} line {adding.lineno}"
             says = (f"`self.{attr}` starts as the conversation the constructor is given (`{given}`) and then gets "
@@ -430,14 +430,14 @@ def _flows_into(fn: FunctionNode, param: str) -> set[str]:
         before = len(names)
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None \
-                    and _mentions(node.value, names):
+                    and mentions(node.value, names):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names.update(t.id for t in targets if isinstance(t, ast.Name))
-            elif isinstance(node, (ast.For, ast.AsyncFor)) and _mentions(node.iter, names):
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and mentions(node.iter, names):
                 names.update(t.id for t in walk(node.target) if isinstance(t, ast.Name))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name) \
-                    and any(_mentions(a, names) for a in node.args):
+                    and any(mentions(a, names) for a in node.args):
                 names.add(node.func.value.id)
         if len(names) == before:
             break
@@ -485,6 +485,3 @@ def _over_a_bound(node: ast.AST) -> bool:
 def _is_zero(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
-
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in walk(node))

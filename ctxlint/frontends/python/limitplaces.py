@@ -13,7 +13,7 @@ from ctxlint.frameworks import Sink
 from ctxlint.frontends.python.arguments import Arguments, CallArgs
 from ctxlint.frontends.python.flow import Entry
 from ctxlint.frontends.python.keyedlimits import keyed_from_empty, taken_from_kwargs
-from ctxlint.frontends.python.nonefields import none_field
+from ctxlint.frontends.python.nonefields import FIELD_NONE, none_field
 from ctxlint.frontends.python.spreads import KWARGS, NONE
 from ctxlint.frontends.python.unit import Positioned
 from ctxlint.frontends.python.unsetcallers import NONE_BY_CALLERS, left_to_default, unset_by_callers
@@ -47,13 +47,15 @@ def unset_limit(sinks: Sinks, entry: Entry) -> tuple[str, tuple[Evidence, ...]] 
     unless a caller gives it: an object's constructor parameter (`max_tokens=self.max_tokens`), a
     factory's parameter one call leaves to its default, a method's that no call fills, a key of a
     method's own ``**kwargs`` no call gives; or a value passed on from one None unless someone
-    outside the code sets it (a web request's parameter, a setting: unsetvalues.py)."""
+    outside the code sets it (a web request's parameter, a setting: unsetvalues.py); or, of a field
+    of the project's own class None by default that it never sets, ``FIELD_NONE`` and the field's
+    defaults (nonefields.py)."""
     said = _unset_parameter(sinks, entry)
     if said is not None:
         return said[0], (Evidence(EvidenceKind.FLOW, said[1], sinks.m.span(said[2])),)
     node, env = entry[0], entry[1]
-    if isinstance(node, ast.Attribute) and none_field(sinks.m, node, env) is not None:
-        return None  # a field of the project's own class: its constructions say more (FIELD_NONE)
+    if isinstance(node, ast.Attribute) and (defaults := none_field(sinks.m, node, env)) is not None:
+        return FIELD_NONE, defaults  # a field of the project's own class: its constructions say more
     steps = unset_value(sinks.m, node, env)
     return (NONE, steps) if steps else None
 

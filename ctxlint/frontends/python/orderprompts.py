@@ -563,7 +563,7 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
         # `found = search(list(set(queries)))`: what it finds comes in that order; `self._answer(terms=list(terms))`:
         # the function given the copy builds its prompt with it
         return [(copied, node)]
-    if copied is not None and isinstance(node, ast.expr) and _entry_of_literal(part, node):
+    if copied is not None and isinstance(node, ast.expr) and _literal_entry(part, node, value=True):
         # `props={"optional": list(set(params) - set(required))}`: the copy is an entry of a dict or a
         # list that is followed on as a whole, into the call given it or the name that holds it
         return [(copied, node)]
@@ -576,20 +576,13 @@ def ordered_sites(part: OrderPrompts, node: ast.AST) -> list[tuple[ast.expr, ast
     return []
 
 
-def _literal_entry(part: OrderPrompts, node: ast.expr) -> str | None:
-    """``an entry of the dict`` (or an item of the list or tuple) literal ``node`` is written into."""
+def _literal_entry(part: OrderPrompts, node: ast.expr, value: bool = False) -> str | None:
+    """``an entry of the dict`` (or an item of the list or tuple) literal ``node`` is written into,
+    when the literal is not returned (a caller reads a returned dict by its keys, which the names
+    the text reaches do not tell); with ``value``, only as a value of the dict, not a key."""
     literal = part.m.parents.get(id(node))
     if isinstance(part.m.parents.get(id(literal)), ast.Return):
         return None  # `return names, mapping`: the value returned
-    return "an entry of the dict" if isinstance(literal, ast.Dict) else \
-        f"an item of the {type(literal).__name__.lower()}" if isinstance(literal, (ast.List, ast.Tuple)) else None
-
-
-def _entry_of_literal(part: OrderPrompts, node: ast.expr) -> bool:
-    """Whether ``node`` is a value of a dict literal or an item of a list or tuple literal that is not
-    returned (a caller reads a returned dict by its keys, which the names the text reaches do not tell)."""
-    literal = part.m.parents.get(id(node))
-    if isinstance(literal, ast.Dict) and any(v is node for v in literal.values) \
-            or isinstance(literal, (ast.List, ast.Tuple)) and any(e is node for e in literal.elts):
-        return not isinstance(part.m.parents.get(id(literal)), ast.Return)
-    return False
+    if isinstance(literal, ast.Dict):
+        return "an entry of the dict" if not value or any(v is node for v in literal.values) else None
+    return f"an item of the {type(literal).__name__.lower()}" if isinstance(literal, (ast.List, ast.Tuple)) else None

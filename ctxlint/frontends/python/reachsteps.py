@@ -11,7 +11,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.hashedtext import object_class
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import mentions, walk
 from ctxlint.frontends.python.values import Bound, Env, Scope
 from ctxlint.model import Evidence, EvidenceKind
 
@@ -52,10 +52,10 @@ def kept_by_loop(reach: CutReach, loop: ast.For | ast.AsyncFor, fn: FunctionNode
     added: list[str] = []
     for node in walk(loop):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS \
-                and isinstance(node.func.value, ast.Name) and node.args and _reads(node.args[0], items):
+                and isinstance(node.func.value, ast.Name) and node.args and mentions(node.args[0], items):
             added.append(node.func.value.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name) \
-                and _reads(node.value, items):
+                and mentions(node.value, items):
             added.append(node.target.id)
     for name in dict.fromkeys(added):
         if name in restarted or name in items:
@@ -100,9 +100,6 @@ def into_called_object(reach: CutReach, call: ast.Call, node: ast.expr, scope: S
     return (Evidence(EvidenceKind.FLOW, f"passed to `{cls.name}.{method.name}` as `{param}`", reach.m.span(call)),
             *inner)
 
-
-def _reads(value: ast.expr, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
 
 
 def gathered_keywords(fn: FunctionNode, bindings: tuple[Bound, ...], node: ast.expr, parent: ast.AST | None

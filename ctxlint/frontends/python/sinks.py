@@ -21,7 +21,7 @@ from ctxlint.frontends.python.limitfields import FIELD_DROPPED, dropped_limit_fi
 from ctxlint.frontends.python.limitplaces import own_default_limit, unset_limit, written_without
 from ctxlint.frontends.python.messages import Variables
 from ctxlint.frontends.python.nodes import walk
-from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field, none_field
+from ctxlint.frontends.python.nonefields import FIELD_NONE, defaulted_field
 from ctxlint.frontends.python.paramdefaults import fallback_literal
 from ctxlint.frontends.python.replacedholders import holder_written_without
 from ctxlint.frontends.python.spreads import FIELD, KWARGS, NONE, PARAMETER, SUBCLASS, Step
@@ -388,11 +388,8 @@ class Sinks(Component):
                     if said is not None:  # None unless a caller gives it, or left to its default
                         parts.limit_visible = True
                         parts.by_default += tuple((said[0], step) for step in said[1])
-                        break
-                    defaults = none_field(self.m, entry[0], entry[1])
-                    if defaults is not None:  # `request.max_tokens` of a field None by default, never set
-                        parts.limit_visible, parts.hint = True, f"a default for {defaulted_field(defaults)}"
-                        parts.by_default += tuple((FIELD_NONE, step) for step in defaults)
+                        if said[0] == FIELD_NONE:  # `request.max_tokens` of a field None by default, never set
+                            parts.hint = f"a default for {defaulted_field(said[1])}"
                         break
                     ok, value = self.flow.literal(entry[0], entry[1])
                     key = given_key(self.args, spec, call, env, given) if spec.key \

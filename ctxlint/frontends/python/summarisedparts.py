@@ -26,7 +26,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.knowledge import ADDS
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import mentions, walk
 from ctxlint.frontends.python.scopes import FunctionNode
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Env
@@ -35,6 +35,10 @@ from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Role, Segmen
 KIND = "reducer-summarised"
 # The words of a prompt that asks a model to shorten the text put in it.
 _SUMMARISE = re.compile(r"\b(summari[sz]e|condense|compress|shorten)\b", re.IGNORECASE)
+# ... as a module's text is scanned for it before a call is resolved: without the word bounds, which
+# an escape next to the word hides in the source (`"\\nSummarize"`).
+_SUMMARISE_WORD = re.compile(r"summari[sz]e|condense|compress|shorten", re.IGNORECASE)
+_SUMMARISE_BYTES = rb"(?i)" + _SUMMARISE_WORD.pattern.encode()
 # Passes over a function's assignments to follow what is made of its parameter.
 _PASSES = 3
 # How a name is written into (an assignment, an addition), how deep the names it is made of are
@@ -52,7 +56,7 @@ class SummarisedParts(Component):
     def observe(self) -> list[Observation]:
         """Each call of a project function that keeps or summarises one of its parameters, given
         text the code writes."""
-        if "(" not in self.m.text:
+        if "(" not in self.m.text or not self._summarising_code():
             return []
         found = []
         for call, scope in self.m.calls:
@@ -84,6 +88,14 @@ class SummarisedParts(Component):
                           "fixed text, outside what the function may rewrite")
                 found.append(Observation(KIND, self.m.span(call), detail, source=source))
         return found
+
+    def _summarising_code(self) -> bool:
+        """The cheap test before any call is resolved: a reducer's prompt names a summary
+        (``_SUMMARISE``), in this module or in another module of the project its callees live in."""
+        if _SUMMARISE_WORD.search(self.m.text):
+            return True
+        project = self.m.project
+        return project is not None and bool(project.modules_matching("summarise", "", _SUMMARISE_BYTES, 1))
 
     def _texts(self, node: ast.expr, env: Env, before: tuple[int, int]) -> tuple[Segment, ...]:
         """The text written into what ``node`` holds at ``before``: each value assigned or added to
@@ -142,11 +154,11 @@ class SummarisedParts(Component):
         if not any(isinstance(r, ast.Name) and r.id == param for r in returns):
             return None  # no path that keeps what it is given: a summariser, not a budget's cut
         made = _made_from(nodes, param)
-        if not any(_mentions(r, made) for r in returns if not (isinstance(r, ast.Name) and r.id == param)):
+        if not any(mentions(r, made) for r in returns if not (isinstance(r, ast.Name) and r.id == param)):
             return None  # what it gives back otherwise is not made of the parameter
         for node in nodes:
             if isinstance(node, ast.JoinedStr) and _SUMMARISE.search(_static(node)) and any(
-                    isinstance(v, ast.FormattedValue) and _mentions(v.value, made) for v in node.values):
+                    isinstance(v, ast.FormattedValue) and mentions(v.value, made) for v in node.values):
                 return self.m.span(node)
         return None
 
@@ -159,10 +171,10 @@ def _made_from(nodes: list[ast.AST], param: str) -> set[str]:
         before = len(made)
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None \
-                    and _mentions(node.value, made):
+                    and mentions(node.value, made):
                 targets: list[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
                 made.update(_target_names(targets))
-            elif isinstance(node, (ast.For, ast.AsyncFor)) and _mentions(node.iter, made):
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and mentions(node.iter, made):
                 made.update(_target_names([node.target]))
         if len(made) == before:
             break
@@ -180,9 +192,6 @@ def _target_names(targets: list[ast.expr]) -> set[str]:
             names |= _target_names(list(target.elts))
     return names
 
-
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def _static(node: ast.JoinedStr) -> str:

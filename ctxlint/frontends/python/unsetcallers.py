@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ctxlint.frontends.python.callerunits import caller_units, position_of
-from ctxlint.frontends.python.nodes import kept_default, walk
+from ctxlint.frontends.python.nodes import kept_default, parameter_names, sets_name, walk
 from ctxlint.frontends.python.owncode import module_in_tests
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -141,12 +141,7 @@ def _own_rest(caller: Function | None, spread: str, param: str) -> bool:
     among its parameters: then the rest cannot hold it."""
     if caller is None or caller.args.kwarg is None or spread != caller.args.kwarg.arg:
         return False
-    return param in _named(caller)
-
-
-def _named(fn: Function) -> set[str]:
-    """The parameters ``fn`` names (not its ``*args`` or ``**kwargs``)."""
-    return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    return param in parameter_names(caller)
 
 
 def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
@@ -155,9 +150,9 @@ def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
     parent = unit.parents.get(id(node))
     while parent is not None:
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if name in _named(parent) or (parent.args.kwarg is not None and parent.args.kwarg.arg == name):
+            if name in parameter_names(parent) or (parent.args.kwarg is not None and parent.args.kwarg.arg == name):
                 return parent
-            if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(parent)):
+            if sets_name(parent, name):
                 return None
         parent = unit.parents.get(id(parent))
     return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import parameter_default, parameter_names, sets_name, walk
 from ctxlint.frontends.python.nonefields import unset_setting
 from ctxlint.frontends.python.unit import Unit
 from ctxlint.frontends.python.values import Env
@@ -43,7 +43,7 @@ def unset_value(m: Unit, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evid
         fn = env.scope.node
         param = env.scope.params.get(node.id)
         if param is not None and bound.node is param.default:  # the call leaves it out
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or _set_in(fn, node.id):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or sets_name(fn, node.id):
                 return None
             parent = env.scope.parent
             return unset_value(m, bound.node, Env(parent), depth + 1) if parent is not None else None
@@ -64,7 +64,7 @@ def _parameter_unset(m: Unit, fn: Function, name: str, env: Env, depth: int) -> 
     """Whether the parameter ``name`` of ``fn`` (read where nothing passes it: a route handler,
     or a function whose calls are not followed here) is a request parameter declared with no
     value, and every value ``fn`` sets it to is unset too."""
-    default = _default_of(fn, name)
+    default = parameter_default(fn, name)
     declared = _requested(m, default) if default is not None else None
     unset = unset_value(m, declared, Env(env.scope.parent or m.module_scope), depth + 1) \
         if declared is not None and default is not None else None
@@ -103,18 +103,6 @@ def _requested(m: Unit, default: ast.expr) -> ast.expr | None:
     return next((k.value for k in default.keywords if k.arg == "default"), default.args[0] if default.args else None)
 
 
-def _default_of(fn: Function, name: str) -> ast.expr | None:
-    positional = [*fn.args.posonlyargs, *fn.args.args]
-    with_defaults = positional[len(positional) - len(fn.args.defaults):]
-    defaults = dict(zip((a.arg for a in with_defaults), fn.args.defaults, strict=True))
-    defaults.update((a.arg, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None)
-    return defaults.get(name)
-
-
-def _set_in(fn: Function, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(fn))
-
-
 def _targets(node: ast.AST, name: str) -> bool:
     targets: list[ast.AST] = []
     if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
@@ -130,9 +118,9 @@ def _holder_of(unit: Unit, node: ast.AST, name: str) -> Function | None:
     parent = unit.parents.get(id(node))
     while parent is not None:
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if name in {a.arg for a in (*parent.args.posonlyargs, *parent.args.args, *parent.args.kwonlyargs)}:
+            if name in parameter_names(parent):
                 return parent
-            if _set_in(parent, name) and not any(isinstance(s, ast.Nonlocal) and name in s.names
+            if sets_name(parent, name) and not any(isinstance(s, ast.Nonlocal) and name in s.names
                                                  for s in walk(parent)):
                 return None
         parent = unit.parents.get(id(parent))
