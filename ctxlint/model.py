@@ -256,6 +256,11 @@ class Slot:
     # The slot stands for a run of messages of varying number (`*history`, a messages placeholder),
     # not for text inside one message (a text built in a loop varies in length, not in turns).
     turns: bool = False
+    # Where the value the slot is part of enters the prompt, when it was built elsewhere as text with
+    # no words of its own (`f"Explain: {text}"`, `text` a join of a fetched page's paragraphs made in
+    # a helper): where a finding about what it carries is reported, the slot's own span a step.
+    entered_at: Span | None = None
+    entered_as: str = ""  # the expression of the field it enters by (`text`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ctxlint.analysis import trust
 from ctxlint.checks import STRINGS, file_check, request_check
 from ctxlint.context import CheckContext
-from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Request, Role, Segment
+from ctxlint.model import Evidence, EvidenceKind, Observation, ParsedFile, Request, Role, Segment, Span
 
 # What the front-end observed of a role map that sends tool results as system messages (rolemaps.py),
 # written in the code or kept from a client class's default.
@@ -25,12 +25,31 @@ _TRUST_OPTIONS = {"untrusted": STRINGS, "trusted": STRINGS, "metadata": STRINGS,
 def _carries(segments: list[Segment], found: trust.Untrusted) -> str:
     """`page` carries untrusted content (requests.get(...).text, line 9)` or, on weaker
     evidence, what the evidence is; several fields of one item each named, the source once."""
-    names = list(dict.fromkeys(f"`{segment.text}`" for segment in segments))
+    names = list(dict.fromkeys(f"`{_said(segment)}`" for segment in segments))
     subject = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     one = len(names) == 1
     if found.proven:
         return f"{subject} {'carries' if one else 'carry'} untrusted content ({found.reason})"
     return f"{subject} {'looks' if one else 'look'} like third-party content ({found.reason})"
+
+
+def _at(segment: Segment) -> Span:
+    """Where a finding about the segment is reported: where its value enters the prompt, when it
+    was built elsewhere as content with no words of its own (``Slot.entered_at``), else the slot."""
+    return segment.slot.entered_at if segment.slot is not None and segment.slot.entered_at else segment.span
+
+
+def _said(segment: Segment) -> str:
+    """What a finding calls the segment: the field its value enters by, or its own expression."""
+    return segment.slot.entered_as if segment.slot is not None and segment.slot.entered_as else segment.text
+
+
+def _built_at(segment: Segment, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """``evidence`` with the slot's own place as a step, when the finding is reported where it enters."""
+    if _at(segment) is segment.span:
+        return evidence
+    return (*evidence, Evidence(EvidenceKind.FLOW, f"built at {segment.span.path}:{segment.span.line}",
+                                segment.span))
 
 
 def _per_source(found: list[tuple[int, Segment, trust.Untrusted]]) -> list[tuple[list[Segment], trust.Untrusted]]:
@@ -41,7 +60,7 @@ def _per_source(found: list[tuple[int, Segment, trust.Untrusted]]) -> list[tuple
     for _, segment, carried in found:
         source = next((step.span for step in carried.evidence if step.kind is EvidenceKind.SOURCE and step.span),
                       None)
-        key = (segment.span.path, segment.span.line, segment.role, source or (carried.kind, carried.reason))
+        key = (_at(segment).path, _at(segment).line, segment.role, source or (carried.kind, carried.reason))
         if key in groups:
             groups[key][0].append(segment)
         else:
@@ -61,11 +80,11 @@ def untrusted_without_label(request: Request, ctx: CheckContext) -> None:
             unlabelled.append((index, segment, found))
     for segments, found in _per_source(unlabelled):
         ctx.report(
-            segments[0].span,
+            _at(segments[0]),
             f"{_carries(segments, found)} with no trust label, so instructions hidden in it read "
             "like yours. Wrap it in a delimiter such as <untrusted_document source=\"…\">…"
             "</untrusted_document> and escape it.",
-            kind=found.kind, evidence=found.evidence,
+            kind=found.kind, evidence=_built_at(segments[0], found.evidence),
         )
 
 
@@ -118,18 +137,18 @@ def _in_system(request: Request, ctx: CheckContext) -> None:
         role = segments[0].role
         if role is Role.TOOLS:
             ctx.report(
-                segments[0].span,
+                _at(segments[0]),
                 f"{_carries(segments, carried)} in a tool description, which the model reads as the "
                 "developer's own instructions for the tool. Keep descriptions static; pass the content "
                 "in a tool result or a user message, wrapped in a delimiter and escaped.",
-                kind=carried.kind, evidence=carried.evidence,
+                kind=carried.kind, evidence=_built_at(segments[0], carried.evidence),
             )
         else:
             ctx.report(
-                segments[0].span,
+                _at(segments[0]),
                 f"{_carries(segments, carried)} in the {role.value} role, where text has the most "
                 "authority. Move it to a user message, wrapped in a delimiter and escaped.",
-                kind=carried.kind, evidence=carried.evidence,
+                kind=carried.kind, evidence=_built_at(segments[0], carried.evidence),
             )
 
 
@@ -152,16 +171,16 @@ def unescaped_delimited_content(request: Request, ctx: CheckContext) -> None:
         verbatim = trust.verbatim_word(label, segment, tuple(ctx.options["verbatim_words"]))
         if verbatim is not None and label.kind == "tag":
             ctx.report(
-                segment.span,
-                f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. Escaping "
+                _at(segment),
+                f"`{_said(segment)}` ({found.reason}) {where}, and what follows reads as instructions. Escaping "
                 f"would change {verbatim} text the model must read as written: name the tag with a per-call "
                 f"nonce (`<{label.name}-{{nonce}}>`) that the content cannot guess.",
-                kind="verbatim", evidence=found.evidence,
+                kind="verbatim", evidence=_built_at(segment, found.evidence),
             )
             continue
         ctx.report(
-            segment.span,
-            f"`{segment.text}` ({found.reason}) {where}, and what follows reads as instructions. "
+            _at(segment),
+            f"`{_said(segment)}` ({found.reason}) {where}, and what follows reads as instructions. "
             "Escape it (`| e`, `| tojson`, html.escape) or datamark it.",
-            kind=found.kind, evidence=found.evidence,
+            kind=found.kind, evidence=_built_at(segment, found.evidence),
         )

@@ -157,7 +157,7 @@ def parse(fmt: str, text: str, path: str, context: ParseContext | None = None) -
         if context is not None and (fmt in _RENDERED or fmt in _KEYED):  # what its render sites pass
             from ctxlint.frontends.rendered import link
 
-            linked = link(parsed, context, by_key=fmt in _KEYED)
+            linked = link(parsed, context, by_key=fmt in _KEYED, text=text)
             # A render site was found when the file depends on a module that fills it.
             return ParsedFile(path) if context.linked_only and not linked.dependencies else linked
         return parsed

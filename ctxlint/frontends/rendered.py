@@ -60,14 +60,15 @@ _PROMPT_CALL = re.compile(r"""prompt\(\s*["']([\w.\-]{1,200})["']""", re.IGNOREC
 _JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
-def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> ParsedFile:
+def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False, text: str = "") -> ParsedFile:
     """``parsed`` (a template's) with its slots given the facts of the values its render sites
     pass; with ``by_key`` (a YAML or JSON file of prompts), each prompt's own sites: where code
-    fills the text read from the loaded file under the prompt's key."""
+    fills the text read from the loaded file under the prompt's key (``text``: the file's)."""
     template = PurePosixPath(context.relpath)
     keys = {r.key for r in parsed.requests if r.key is not None and r.slots()} if by_key else set()
     if not parsed.requests or not any(r.slots() for r in parsed.requests) or (by_key and not keys):
         return parsed
+    named_by_uri, uri_modules = _uri_sites(parsed, context, template, text) if by_key else ({}, [])
     modules = module_index(context.root).get(template.name.lower(), [])
     beside = [] if by_key else [m for m in _beside(context.root, template) if m not in modules]
     names = _names_of(template)
@@ -81,7 +82,7 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
 
         def names(literal: str) -> bool:
             return any(named(literal) for named in named_by)
-    if not modules and not beside:
+    if not modules and not beside and not named_by_uri:
         return parsed
     from ctxlint.frontends.python.renders import keyed_sites, render_sites, values_by_key
 
@@ -117,17 +118,68 @@ def link(parsed: ParsedFile, context: ParseContext, by_key: bool = False) -> Par
                 parsed.dependencies.append(str(module))
                 parsed.requests = [_as_text(request) for request in parsed.requests]
                 return parsed
+    if named_by_uri:
+        # A prompt a project loader names by file and keys (`T(".prompts:coder.system")`): its own sites.
+        parsed.dependencies.extend(str(module) for module in uri_modules)
+        parsed.requests = [_linked(request, values_by_key(named_by_uri[i]), _one_role(named_by_uri[i]))
+                           if i in named_by_uri else request for i, request in enumerate(parsed.requests)]
     if any(sites.values()):
         values = {key: values_by_key(listed) for key, listed in sites.items()}
         roles = {key: _one_role(listed) for key, listed in sites.items()}
         parsed.requests = [_linked(request, values[key], roles[key])
-                           if (key := request.key if by_key else None) in values
-                           else request for request in parsed.requests]
+                           if (key := request.key if by_key else None) in values and i not in named_by_uri
+                           else request for i, request in enumerate(parsed.requests)]
         after = _loop_before_include(context.root, template, includers) if includers else None
         if after is not None:
             parsed.requests = [replace(r, included_after=after) for r in parsed.requests]
             parsed.dependencies.extend(str(Path(context.root).resolve() / i) for i in includers)
     return parsed
+
+
+def _uri_sites(parsed: ParsedFile, context: ParseContext, template: PurePosixPath, text: str
+               ) -> tuple[dict[int, list[Site]], list[Path]]:
+    """The render sites of each prompt of a YAML file that a project loader names by a URI of file
+    and keys (``prompt_uris.py``), by the prompt's index in ``parsed.requests``; and the modules
+    they are in. Only modules whose text gives one of the prompts' keys after a colon are parsed."""
+    from ctxlint.frontends.prompt_uris import key_paths, names_prompt, uri_modules
+    from ctxlint.frontends.python.renders import render_sites
+
+    root = Path(context.root)
+    candidates = uri_modules(root, template)
+    if not candidates:
+        return {}, []
+    lines = key_paths(text)
+    wanted = {i: dotted for i, request in enumerate(parsed.requests)
+              if request.slots() and (dotted := lines.get(request.anchor.line)) is not None}
+    if not wanted:
+        return {}, []
+    project = None
+    found: dict[int, list[Site]] = {}
+    used: list[Path] = []
+    parsed_modules = 0
+    for module in candidates:
+        data = _read_small(str(module))
+        if data is None:
+            continue
+        here = {i: dotted for i, dotted in wanted.items() if f":{dotted}".encode() in data}
+        if not here:
+            continue
+        parsed_modules += 1
+        if parsed_modules > MAX_MODULES * 2:
+            break
+        project = project or linking_project(context)
+        analyzer = project.analyzer(module)
+        if analyzer is None:
+            continue
+        try:
+            for i, dotted in here.items():
+                listed = render_sites(analyzer, names_prompt(real_directory(root), module, template, dotted))
+                found.setdefault(i, []).extend(listed)
+                if listed and module not in used:
+                    used.append(module)
+        except RecursionError:  # a module too deep to follow: its render sites are not read
+            continue
+    return {i: listed for i, listed in found.items() if listed}, used
 
 
 def _as_text(request: Request) -> Request:

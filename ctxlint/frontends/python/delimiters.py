@@ -8,10 +8,14 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import ADDS
 from ctxlint.frontends.python.values import Assign, Binding, Env
 from ctxlint.model import Source, SourceKind
+
+if TYPE_CHECKING:
+    from ctxlint.frontends.python.flow import Flow
 
 _PLACEHOLDER = "\x00"
 # An opening tag, its content, and the closing tag of the same name (a name may hold a value).
@@ -21,11 +25,60 @@ _PAIR = re.compile(r"<(?P<name>[A-Za-z_][^\s<>/\\]*)(?:\s[^<>]*)?>(?P<body>.*?)<
                    re.DOTALL)
 
 
+def delimited(flow: Flow, node: ast.expr, env: Env) -> Source | None:
+    """A name or a project function's result (of any module of the project) built as text that
+    wraps every value it prints in a tag pair (`text += f"<chunk_{i}>{chunk}</chunk_{i}>"`):
+    labelled where it lands."""
+    if isinstance(node, ast.Call):
+        if (target := flow.callees.function_for(node, env, foreign=True)) is None:
+            return None
+        resolve = target.owner.scopes.resolve if target.owner is not None else flow.scopes.resolve
+        pieces = [p for value in target.returns for p in built_from(value, target.env, resolve)]
+    elif isinstance(node, ast.Name):
+        pieces = built_from(node, env, flow.scopes.resolve)
+    else:
+        return None
+    tag = wrapping_tag(pieces)
+    if tag is None:
+        return None
+    return Source(SourceKind.DELIMITED, tag, flow.m.span(node))
+
+
 def wrapping_tag(pieces: list[ast.expr]) -> str | None:
     """The tag that wraps every value the text built from ``pieces`` prints, or None when some
     value stands outside a tag pair (or no piece prints a value). A fenced block counts as a pair
     too (``f"```{lang}\n{content}\n```"``, tag ```` ``` ````): its info string and a heading line
-    right above it (``### {path}``) name the block, as a tag's attributes do."""
+    right above it (``### {path}``) name the block, as a tag's attributes do. Pieces that open a
+    tag and close it only together count too (``lines = ["<hints>"]``, lines added in a loop,
+    ``lines.append("</hints>")``, joined)."""
+    return _each_wrapped(pieces) or _wrapped_together(pieces)
+
+
+def _wrapped_together(pieces: list[ast.expr]) -> str | None:
+    """The tag of the pair that the text of all ``pieces`` in order opens before every value and
+    closes after it; a piece that is no literal text is a value."""
+    if len(pieces) < 2:
+        return None
+    text = "".join(_with_placeholders(piece) for piece in pieces)
+    outside = _TAG.sub("", text).count(_PLACEHOLDER)
+    if not outside:
+        return None
+    for match in _PAIR.finditer(text):
+        if _TAG.sub("", match.group("body")).count(_PLACEHOLDER) == outside:
+            return match.group("name").replace(_PLACEHOLDER, "…")
+    return None
+
+
+def _with_placeholders(piece: ast.expr) -> str:
+    """A piece's text with a placeholder for each value it prints (all of it, when it is no literal)."""
+    if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+        return piece.value
+    if isinstance(piece, ast.JoinedStr):
+        return "".join(str(p.value) if isinstance(p, ast.Constant) else _PLACEHOLDER for p in piece.values)
+    return _PLACEHOLDER
+
+
+def _each_wrapped(pieces: list[ast.expr]) -> str | None:
     tag = None
     for piece in pieces:
         if isinstance(piece, ast.Constant) and isinstance(piece.value, str):

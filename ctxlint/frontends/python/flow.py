@@ -16,7 +16,7 @@ from ctxlint.frontends.code.pieces import Facts, add_new
 from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.carriers import number_parameter
 from ctxlint.frontends.python.data_parts import built_part_without_text, encodes, sent_in_its_own_role, unlabelled_in
-from ctxlint.frontends.python.delimiters import built_from, wrapped_by_adds, wrapping_tag
+from ctxlint.frontends.python.delimiters import delimited, wrapped_by_adds
 from ctxlint.frontends.python.knowledge import (
     DROPS_NAMES,
     KEEP_TEXT,
@@ -104,7 +104,7 @@ class Flow(Ordering):
             return self.unpacked_facts(*held, acc, node)
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
-            for source in (found, self.cuts.source(node, env), self.delimited(node, env)):
+            for source in (found, self.cuts.source(node, env), delimited(self, node, env)):
                 if source is not None:
                     acc.sources.append(source)
             if isinstance(node, ast.Call):
@@ -148,23 +148,6 @@ class Flow(Ordering):
         if isinstance(node, ast.Dict) and sent_in_its_own_role(node):  # a tool's message: its role labels it
             acc.sources[before:] = unlabelled_in(node, acc.sources[before:])
         return acc
-
-    def delimited(self, node: ast.expr, env: Env) -> Source | None:
-        """A name or a project function's result built as text that wraps every value it prints
-        in a tag pair (`text += f"<chunk_{i}>{chunk}</chunk_{i}>"`): labelled where it lands."""
-        if isinstance(node, ast.Call):
-            target = self.callees.function_for(node, env)  # this module's own: its returns are read here
-            if target is None or target.owner is not None:
-                return None
-            pieces = [p for value in target.returns for p in built_from(value, target.env, self.scopes.resolve)]
-        elif isinstance(node, ast.Name):
-            pieces = built_from(node, env, self.scopes.resolve)
-        else:
-            return None
-        tag = wrapping_tag(pieces)
-        if tag is None:
-            return None
-        return Source(SourceKind.DELIMITED, tag, self.m.span(node))
 
     def merge_binding(self, node: ast.expr, env: Env, acc: Facts) -> None:
         binding = self.scopes.resolve(node, env, foreign=True)

@@ -183,7 +183,8 @@ class Strings(Component):
                 ):
                     inline = self.text(value.value, env)  # a known constant: its own text and spans
                 if inline is not None:
-                    pieces.extend(inline)
+                    pieces.extend(entered(inline, located.span(field.start, field.end), self.m.code(value.value),
+                                          env.scope.node))
                     size += chars(inline)
                 else:
                     piece = self.slot_piece(value.value, env)
@@ -504,6 +505,22 @@ def template_field(name: str) -> Slot:
     """A ``{name}`` field of a template that code fills elsewhere: nothing here says what fills
     it (``opaque``), so its name is the template's own word for it, as in a template file."""
     return Slot(name, names=(name,) if name.isidentifier() else (), opaque=True)
+
+
+def entered(pieces: list[Piece], at: Span, expression: str, home: ast.AST | None) -> list[Piece]:
+    """``pieces`` inlined at the field ``at`` of a function (``home``): a value another function
+    built with no words of its own (a helper's fetched paragraphs joined with spaces) is content,
+    not prompt text, and enters the prompt at the field."""
+    slots = [p for p in pieces if p.slot is not None]
+    start, end = getattr(home, "lineno", None), getattr(home, "end_lineno", None)
+    if not slots or start is None or end is None or any(p.slot is None and _WORDS.search(p.text) for p in pieces) \
+            or any(p.span.path == at.path and start <= p.span.line <= end for p in slots):
+        return pieces
+    return [replace(p, slot=replace(p.slot, entered_at=at, entered_as=expression)) if p.slot is not None else p
+            for p in pieces]
+
+
+_WORDS = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def chars(pieces: list[Piece]) -> int:
