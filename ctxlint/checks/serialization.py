@@ -113,11 +113,14 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
     # Where data flow shows a set of strings reaching a model's text, that is stronger than a
     # request's weak view of a function's returned text: the observation reports it.
     proven = [o.span for o in parsed.observations if o.kind in _PROVEN_KINDS]
+    # Where a request saw content that differs per call before the collection and left it to a proven
+    # observation: the step that says so, by where the request saw the collection.
+    later: dict[Span, Evidence] = {}
     for request in parsed.requests:
         ctx.request = request
         seen.update(s.span for segment in request.slots() for s in (segment.slot.sources if segment.slot else ())
                     if s.kind is SourceKind.UNORDERED_ITERATION)
-        _unordered_in_prefix(request, ctx, reported, proven)
+        _unordered_in_prefix(request, ctx, reported, proven, later)
     ctx.request = None
     for observation in parsed.observations:
         source = observation.source
@@ -136,13 +139,16 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
                        f"the text built from it changes from run to run ({observation.detail})")
         built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
         # a tool's result is sent once as the newest message and kept as written: no cache is lost
+        earlier = next((e for s, e in later.items() if observation.span.covers(s)), None)
         effect = "runs differ and cannot be reproduced" if observation.kind in _TOOL_RESULT_KINDS else \
-            f"{built} differ and cannot be cached or reproduced"
+            f"{built} differ and cannot be reproduced (content that differs per call comes before it, so no " \
+            "cached prefix is lost)" if earlier is not None else f"{built} differ and cannot be cached or reproduced"
         ctx.report(observation.span, f"{subject} {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
                    f"{effect}. {advice}",
-                   kind=observation.kind,
+                   kind=observation.kind if earlier is None else _AFTER_PER_CALL_PROVEN,
                    evidence=(Evidence(EvidenceKind.SOURCE, f"`{source.detail}`", source.span), *source.flow,
-                             Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False)))
+                             Evidence(EvidenceKind.SINK, observation.detail, observation.span, strong=False),
+                             *((earlier,) if earlier is not None else ())))
 
 
 # What the front-end observes about order where no request includes it (ordersites.py), and the
@@ -154,6 +160,9 @@ _PROVEN_KINDS = ("order-reaches-prompt", "order-in-message", "listing-reaches-pr
                  "order-in-tool-result", "shuffle-reaches-prompt", "rows-reach-prompt", "rows-tool-order",
                  "command-listing-order", "walk-cut-order")
 # said whole by the front-end
+# A proven kind where a request of the file shows content that differs per call before the collection:
+# nothing cached is lost, what is left is a prompt that differs from run to run (calibrated apart).
+_AFTER_PER_CALL_PROVEN = "reaches-prompt-after-per-call"
 # `order-in-prompt-text` is followed as a cut's text is, which does not tell one assignment of a name from
 # another: where a request of the file includes the collection, the request's view decides.
 _OWN_CONSEQUENCE = (*_PROVEN_KINDS, "order-decides", "schema-choices", "after-per-call", "order-in-prompt-text")
@@ -234,10 +243,13 @@ def _why_of(detail: str) -> tuple[str, str]:
     return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."
 
 
-def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span], proven: list[Span]) -> None:
+def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span], proven: list[Span],
+                         later: dict[Span, Evidence]) -> None:
     """Report each collection once in the file: a helper that loops over it can fill several
     requests (``reported`` holds where one already was); one only seen in text a function
-    returns is left to a stronger observation of it (``proven``)."""
+    returns, or after content that differs per call, is left to a stronger observation of it
+    (``proven``: data flow shows its order reaching a model), the second noted in ``later``."""
+    claimed: set[str] = set()  # what this request already reports before static text (`os.listdir`, `set`)
     for index, segment, source, after in sources_in_prefix(request, SourceKind.UNORDERED_ITERATION):
         assert segment.slot is not None
         if any(s.kind is SourceKind.UNSORTED_SERIALIZATION and s.strong for s in segment.slot.sources):
@@ -245,8 +257,19 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if source.span in reported:
             continue
         kind, evidence = _weighed(request, index, segment, source, ctx)
-        if kind == "returned-text" and any(p.covers(source.span) for p in proven):
+        # A stronger observation of the same collection says more than a request's weak view of it:
+        # text a function returns, or a prefix that content differing per call has already ended
+        # (no cached prefix is lost, but data flow shows the order reaching a model: a prompt that
+        # differs from run to run for the same input, which only that observation can say). Where
+        # the request already reports a collection of the same kind first (the same listing read
+        # twice into one message), the later read stays the request's weak view of it.
+        if kind == "returned-text" and any(p.covers(source.span) for p in proven) or kind == "after-per-call" \
+                and source.detail not in claimed and any(p.covers(source.span) for p in proven):
+            if kind == "after-per-call":
+                later[source.span] = evidence[-1]
             continue
+        if kind != "after-per-call":
+            claimed.add(source.detail)
         reported.add(source.span)
         if source.detail.startswith("random."):
             _random_in_prefix(request, ctx, segment, source, after, kind, evidence)

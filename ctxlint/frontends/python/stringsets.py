@@ -35,6 +35,8 @@ MAX_HOPS = 6  # how many assignments back a set is followed
 class StringSets(DeclaredText):
     def string_items(self, node: ast.expr, env: Env, hops: int = MAX_HOPS) -> bool:
         """Whether the set behind ``node`` is shown to hold strings."""
+        if self.returned_as_declared(node, env):
+            return True
         for _ in range(hops):
             inner = node.value if isinstance(node, ast.Await) else copy_of(node)
             if inner is not None:
@@ -97,6 +99,27 @@ class StringSets(DeclaredText):
             return self.returned_strings(node, env)
         return False
 
+    def returned_as_declared(self, node: ast.expr, env: Env) -> bool:
+        """Whether ``node`` names a set its function returns a copy of (``return list(found)``,
+        perhaps cut: ``list(found)[:n]``) where the function declares that it returns a collection
+        of text or of objects of a project class that hash as their text (``-> list[str]``,
+        ``-> Sequence[Rule]``, ``Rule.__hash__`` returning ``hash(self.id)``): the declaration says
+        what the set holds where the code that fills it does not (``set(chain(*results))``)."""
+        fn = env.scope.node
+        if not isinstance(node, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or fn.returns is None:
+            return False
+        for returned in own_nodes(fn):
+            if not isinstance(returned, ast.Return) or returned.value is None:
+                continue
+            value = returned.value
+            if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+                value = value.value
+            copied = copy_of(value)
+            if isinstance(copied, ast.Name) and copied.id == node.id:
+                return hashed_items(self.m, fn.returns, env.scope)
+        return False
+
     def combined_strings(self, call: ast.Call, env: Env, hops: int) -> bool:
         """``a.union(b)`` and the other methods as their operators (``a | b`` needs both sides shown,
         ``a & b`` either, ``a - b`` its left); ``set().union(*found)`` holds what the sets it is
@@ -140,10 +163,15 @@ class StringSets(DeclaredText):
 
     def returned_strings(self, call: ast.Call, env: Env) -> bool:
         """Whether a function of the module the call reaches returns a set of strings: its
-        return is annotated so, or every value it returns is shown to be one (not a copy)."""
-        target = self.callees.function_for(call, env, returns=False)
-        if target is None or target.owner is not None or env.depth > MAX_HOPS:
+        return is annotated so, or every value it returns is shown to be one (not a copy). A
+        function of another module is read by what it declares it returns (``-> list[str]``,
+        ``-> Sequence[Rule]`` with ``Rule`` hashing as its text): the module that fills the set
+        may ask no model, and its reader here is where the order reaches one."""
+        target = self.callees.function_for(call, env, foreign=True, returns=False)
+        if target is None or env.depth > MAX_HOPS:
             return False
+        if target.owner is not None:  # a function of another module: what it declares it returns
+            return hashed_items(target.owner.unit, target.fn.returns, target.env.scope)
         if not target.returns or any(copy_of(value) is not None for value in target.returns):
             return False  # a return that copies the set into a list is where the order is lost: reported there
         return text_collection(target.fn.returns) or all(self.string_items(v, target.env) for v in target.returns)
