@@ -14,7 +14,6 @@ and holds a prompt under the keys it gives, so an entry point (``"app.main:app"`
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -22,15 +21,14 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ctxlint import yamlsafe
+from ctxlint.frontends.python.project import walk_modules
 from ctxlint.results import real_directory
 
 # `".prompts:coder.system"`, `"scenarios.data_science.share:component_spec.general"`.
 URI = re.compile(r"""["'](\.?[A-Za-z_][\w.]{0,200}):([A-Za-z_][\w.\-]{0,200})["']""")
 _URI_BYTES = re.compile(rb"""["']\.?[A-Za-z_][\w.]{0,200}:[A-Za-z_][\w.\-]{0,200}["']""")
 _SUFFIXES = (".yaml", ".yml")
-MAX_FILES = 20_000
-MAX_FILE_BYTES = 400_000
-_SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
+MAX_FILE_BYTES = 400_000  # a YAML file's keys are read only below this size
 
 _INDEXES: dict[Path, dict[str, list[Path]]] = {}
 
@@ -110,28 +108,13 @@ def _index(root: Path) -> dict[str, list[Path]]:
 
 def _build(root: Path) -> dict[str, list[Path]]:
     index: dict[str, list[Path]] = {}
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
-            seen += 1
-            if seen > MAX_FILES:
-                return index
-            path = Path(folder) / name
-            try:
-                if path.stat().st_size > MAX_FILE_BYTES:
-                    continue
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if b":" not in data or _URI_BYTES.search(data) is None:
-                continue
-            for match in URI.finditer(data.decode("utf-8", errors="replace")):
-                for suffix in _SUFFIXES:
-                    named = _file_of(match.group(1), path, root, suffix)
-                    modules = index.setdefault(named, [])
-                    if path not in modules:
-                        modules.append(path)
+    for path, data in walk_modules(root):  # the modules the Python analysis reads, in the same order
+        if b":" not in data or _URI_BYTES.search(data) is None:
+            continue
+        for match in URI.finditer(data.decode("utf-8", errors="replace")):
+            for suffix in _SUFFIXES:
+                named = _file_of(match.group(1), path, root, suffix)
+                modules = index.setdefault(named, [])
+                if path not in modules:
+                    modules.append(path)
     return index

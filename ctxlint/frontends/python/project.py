@@ -76,7 +76,7 @@ class Project:
         self.in_layer: dict[Path, bool] = {}  # modules of the LLM layer or importing one (layercalls.py)
         # The tree's modules as the first scan walked them, in walk order (see _module_files).
         self._walked: list[tuple[Path, bytes | None]] = []
-        self._walker: Iterator[tuple[Path, bytes]] | None = _walk_modules(self.root)
+        self._walker: Iterator[tuple[Path, bytes]] | None = walk_modules(self.root)
         self._kept_bytes = 0
 
     def module_file(self, module: str, importer: Path, level: int) -> Path | None:
@@ -471,7 +471,7 @@ def picked_by_name(name: str) -> bytes:
 MAX_WALKED_BYTES = 32_000_000
 
 
-def _walk_modules(root: Path) -> Iterator[tuple[Path, bytes]]:
+def walk_modules(root: Path) -> Iterator[tuple[Path, bytes]]:
     """The text of every module under ``root`` (at most MAX_INDEXED read), in walk order."""
     read = 0
     for folder, dirs, files in os.walk(root):
