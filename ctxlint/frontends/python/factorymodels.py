@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS
+from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.limitplaces import unset_limit
 from ctxlint.frontends.python.nodes import walk
 from ctxlint.frontends.python.reserves import result_kept
@@ -42,7 +42,7 @@ class FactoryModels(Component):
                 continue
             holder, built, built_env = held
             steps = self._unset(holder, built, built_env)
-            handed = self._handed(call, scope) if steps is not None else None
+            handed = self._handed(call, scope) if steps is not None and not self._sent_here(call, scope) else None
             if steps is None or handed is None:
                 continue
             kind, evidence = steps
@@ -67,6 +67,20 @@ class FactoryModels(Component):
         entries = [entry for spec in holder.arguments["limit"]
                    if (entry := sinks.args.find(spec, built, env)) is not None]
         return unset_limit(sinks, entries[0]) if len(entries) == 1 else None
+
+    def _sent_here(self, call: ast.Call, scope: Scope) -> bool:
+        """Whether the function sends a request with the model itself (``llm.invoke(...)``, a pipe
+        ``prompt | llm``): that request is reported where it is sent."""
+        for value in self.reserves.holding(call, scope)[1:]:
+            parent = self.m.parents.get(id(value))
+            if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr):
+                return True
+            if not isinstance(parent, ast.Attribute):
+                continue
+            method = self.m.parents.get(id(parent))
+            if isinstance(method, ast.Call) and (id(method) in self.m.sink_calls or parent.attr in RUNNABLE_CALLS):
+                return True
+        return False
 
     def _handed(self, call: ast.Call, scope: Scope) -> Evidence | None:
         """Where the model ``call`` returns is given to a framework as its model, here or by the

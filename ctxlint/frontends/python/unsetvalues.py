@@ -67,8 +67,9 @@ def _local_unset(m: Unit, name: str, env: Env, depth: int) -> tuple[Evidence, ..
     request's keywords), each assignment a step."""
     scope = env.scope
     assigns = scope.assigns.get(name, [])
-    if scope.kind != "function" or name in scope.params or not assigns:
-        return None
+    if scope.kind != "function" or name in scope.params or not assigns \
+            or any(isinstance(n, (ast.Nonlocal, ast.Global)) and name in n.names for n in walk(scope.node)):
+        return None  # (a nested function may set it: `nonlocal max_tokens`)
     found: tuple[Evidence, ...] = ()
     for assign in assigns:
         if assign.kind != "=" or assign.value is None or not isinstance(assign.target, ast.Name):
