@@ -195,6 +195,12 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
             known = homes.get(question, frozenset())
             homes[question] = known | {resolved} if named.top_level and known is not None else None
             groups[question] = frozenset(f.name for f in group)
+        within = function.within
+        if within is not None:  # a method: its class's name, written nowhere else, makes no object
+            asked[top].append((within.name, str(resolved), within.line))
+            known = homes.get(within.name, frozenset())
+            homes[within.name] = known | {resolved} if known is not None else None
+            groups.setdefault(within.name, frozenset({within.name}))
     tied = {name: found for name, found in homes.items() if found}
     never = {top: unwritten(top, names_at(places), tied, groups) for top, places in asked.items()}
     kept = []
@@ -202,8 +208,13 @@ def uncalled(findings: list[Finding], files: Mapping[str, tuple[Path, Path, Sele
         function = finding.function
         if function is not None and finding.span.path in tops:
             selection = files[finding.span.path][2]
-            if {_asked(f, finding) for f in (function, *function.readers)} <= never[tops[finding.span.path]]:
+            unwritten_here = never[tops[finding.span.path]]
+            if {_asked(f, finding) for f in (function, *function.readers)} <= unwritten_here:
                 finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, _unread(finding)))
+                if not selection.reported(finding):
+                    continue
+            elif function.within is not None and function.within.name in unwritten_here:
+                finding = replace(finding, confidence=Confidence.LOW, evidence=(*finding.evidence, _unmade(finding)))
                 if not selection.reported(finding):
                     continue
         kept.append(finding)
@@ -218,6 +229,14 @@ def _asked(named: NamedFunction, finding: Finding) -> str:
     if not function.readers:
         return named.name
     return f"{named.name}\0{finding.span.path}:{function.name}:{function.line}"
+
+
+def _unmade(finding: Finding) -> Evidence:
+    """What the run found of the class whose method a finding is in: nothing names it, so nothing makes one."""
+    function = finding.function
+    assert function is not None and function.within is not None
+    said = f"nothing in the project names `{function.within.name}`, so no object of it calls `{function.name}`"
+    return Evidence(EvidenceKind.FLOW, said, Span.point(finding.span.path, function.within.line), strong=False)
 
 
 def _unread(finding: Finding) -> Evidence:

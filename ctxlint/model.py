@@ -525,6 +525,10 @@ class NamedFunction:
     # The lines of its module's `if __name__ == "__main__":` block, when the module is a package's:
     # a call there runs only when someone runs the module by hand, never when the application imports it.
     by_hand: tuple[int, int] | None = None
+    # For a method of a class with no base: the class, which stands for it too. Only code that names
+    # the class makes an object whose method runs, so when no line outside the class names it, the
+    # method never runs, whatever other objects' methods of the same name are called.
+    within: NamedFunction | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ async def language(model: "Completion", text: str) -> str:
 '''
 
 
-MAIN = '''\
+EXTRACT_MAIN = '''\
 import asyncio
 import sys
 
@@ -120,7 +120,7 @@ def _monorepo(root: Path, settings: str = SETTINGS, client: str = CLIENT) -> Pat
         "packages/llm-core/llmcore/lite.py": client,
         "packages/app/app/__init__.py": "",
         "packages/app/app/extract.py": EXTRACTOR,
-        "packages/app/app/__main__.py": MAIN,
+        "packages/app/app/__main__.py": EXTRACT_MAIN,  # (MAIN below is the search app's)
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -412,3 +412,51 @@ def test_a_module_of_a_package_the_project_imports_by_a_name_it_makes_runs(tmp_p
         "        module = importlib.import_module(f\"app.plugins.{name}\")\n"
         "        yield getattr(module, name)()\n", encoding="utf-8")
     assert unwritten(tmp_path.resolve(), names, tied) == {"fake"}
+
+
+CLIENTS = '''\
+from openai import OpenAI
+
+
+class Relay:
+    """A wrapper kept for later: nothing builds one."""
+
+    def __init__(self, client: OpenAI, model: str) -> None:
+        self._client = client
+        self.model = model
+
+    def create(self, text: str) -> str:
+        reply = self._client.chat.completions.create(model=self.model, messages=[{"role": "user", "content": text}])
+        return reply.choices[0].message.content
+
+
+class Courier:
+    def __init__(self, client: OpenAI) -> None:
+        self._client = client
+
+    def create(self, text: str) -> str:
+        reply = self._client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
+        return reply.choices[0].message.content
+'''
+
+SENDER = '''\
+from openai import OpenAI
+
+from clients import Courier
+
+# Relay(OpenAI(), "gpt-4o") would be the other one (a comment builds nothing)
+print(Courier(OpenAI()).create("hello"))
+'''
+
+
+def test_a_method_of_a_class_nothing_names_is_low_confidence_though_its_name_is_called(project):
+    # `create` is called (on a Courier), but no line outside its class names `Relay`: no object of
+    # it is ever made, so its own `create` never runs
+    project.preview = False
+    project.write({"clients.py": CLIENTS, "send.py": SENDER, ".git/HEAD": "ref: refs/heads/main\n"})
+    default, low = project.run_many([("check", "--output-format", "json"),
+                                     ("check", "--output-format", "json", "--confidence", "low")])
+    assert _located(default) == [(21, "CTX201", "high")]
+    found = json.loads(low.stdout)
+    assert [(f["line"], f["code"], f["confidence"]) for f in found] == [(12, "CTX201", "low"), (21, "CTX201", "high")]
+    assert found[0]["evidence"][-1]["text"] == "nothing in the project names `Relay`, so no object of it calls `create`"

@@ -20,6 +20,7 @@ from ctxlint.frontends.python.cutsites import CutSites
 from ctxlint.frontends.python.descriptioncuts import DescriptionCuts
 from ctxlint.frontends.python.estimates import Estimates
 from ctxlint.frontends.python.factorydrops import FactoryDrops
+from ctxlint.frontends.python.factorymodels import FactoryModels
 from ctxlint.frontends.python.firstparts import FirstParts
 from ctxlint.frontends.python.flaggedcuts import unflagged_cuts, unmarked_branches
 from ctxlint.frontends.python.flow import Flow
@@ -138,6 +139,7 @@ class Analyzer:
         self.reserves = Reserves(self.unit)
         self.model_flow = ModelFlow(self.unit)
         self.factory_drops = FactoryDrops(self.unit)
+        self.factory_models = FactoryModels(self.unit)
         # Each part reaches the shared ones through the attributes Component declares (`reach` is
         # `cut_reach` here); the parts are this analyser's and the three cut_sites holds for itself
         # (its settings cuts need none).
@@ -157,6 +159,7 @@ class Analyzer:
         calls += self.reserves.holder_requests()
         calls += self.model_flow.requests()
         calls += self.factory_drops.requests()
+        calls += self.factory_models.requests()
         calls += unread_limit_fields(unit)
         calls += batch_requests(unit)
         calls += unset_request_objects(unit)

@@ -31,7 +31,8 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
                 found.append((NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True),
                               node))
                 continue
-            found.extend((_named(item), item) for item in node.body if _callable_by_name(item))
+            within = NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True)
+            found.extend((replace(_named(item), within=within), item) for item in node.body if _callable_by_name(item))
             if any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _callable_by_name(item)
                    and not item.decorator_list for item in node.body):
                 # its dunder methods (`__call__`, `__init__`) run only once code that names the class makes one

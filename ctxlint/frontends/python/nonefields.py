@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.calls import last_name
 from ctxlint.frontends.python.classattrs import attribute_class
-from ctxlint.frontends.python.nodes import base_name, walk
+from ctxlint.frontends.python.nodes import base_name, empty_literal, walk
 from ctxlint.frontends.python.owncode import built_outside_tests, module_in_tests
 from ctxlint.frontends.python.project import MAX_CALLERS, attribute_write
 from ctxlint.frontends.python.starimports import imported_value
@@ -157,8 +157,29 @@ def unset_setting(m: Unit, node: ast.expr, env: Env) -> Evidence | None:
                     owner.span(statement))
 
 
+def empty_setting(m: Unit, node: ast.expr, env: Env) -> Evidence | None:
+    """Where ``node`` (``SETTINGS.chat_model_map``) is declared an empty dict by default, a field of
+    a class of the project that the project builds itself (settings from the environment
+    included: the default is what ships), which no code of the project writes and no loader
+    fills: a loop over it runs only when the user configures it."""
+    project = m.project
+    if not isinstance(node, ast.Attribute) or project is None:
+        return None
+    holder = _class_of(m, node.value, env) or _defaults_class(m, node.value)
+    declared = _declared(m, holder, node.attr, environment=True, empty=True)
+    if declared is None:
+        return None
+    owner, cls, statement = declared
+    if _written(project, cls.name, node.attr) or project.loaders(cls.name) \
+            or not built_outside_tests(project, cls.name):
+        return None
+    return Evidence(EvidenceKind.SOURCE, f"`{m.code(node)}` (`{cls.name}.{node.attr}`) is empty by default at "
+                    f"{_relative(owner, project.root)} line {statement.lineno}, and no code of the project fills it",
+                    owner.span(statement))
+
+
 def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, environment: bool = False,
-              depth: int = 0) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
+              depth: int = 0, empty: bool = False) -> tuple[Unit, ast.ClassDef, ast.AnnAssign] | None:
     """The module, class and statement that declare ``attr`` of the class ``found`` (or of a base
     class) with None as its default, when no class on the way is filled from the environment
     (unless ``environment``: a value the environment fills is still unset by default)."""
@@ -175,6 +196,8 @@ def _declared(m: Unit, found: tuple[Analyzer | None, Scope] | None, attr: str, e
             return None  # the environment fills it, or a validator may (`values["max_tokens"] = 1024`)
         statement = next((s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                           and s.target.id == attr), None)
+        if statement is not None and empty:  # `{}`, `dict()`, `Field(default_factory=dict)`
+            return (owner, first, statement) if statement.value is not None and _empty(statement.value) else None
         if statement is not None:
             none = statement.value is not None and (_none(statement.value) or _none_elsewhere(
                 owner, found[1], _default(statement.value), environment, depth))
@@ -211,6 +234,18 @@ def _none(value: ast.expr) -> bool:
     """``None``, ``Field(default=None)``, ``Field(None, ...)`` (a dataclass's ``field``, theflow's ``Param``)."""
     default = _default(value)
     return isinstance(default, ast.Constant) and default.value is None
+
+
+def _empty(value: ast.expr) -> bool:
+    """``{}``, ``dict()``, ``Field(default={})``, ``Field(default_factory=dict)``."""
+    if isinstance(value, ast.Call) and last_name(value.func) in _FIELD_CALLS:
+        factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+        if isinstance(factory, ast.Name) and factory.id == "dict" and not any(
+                k.arg in ("env", "validation_alias", "alias") for k in value.keywords):
+            return True
+    default = _default(value)
+    return default is not None and not (isinstance(default, ast.Constant) and default.value is None) \
+        and empty_literal(default)
 
 
 def _default(value: ast.expr) -> ast.expr | None:

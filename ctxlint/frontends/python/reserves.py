@@ -379,7 +379,7 @@ class Reserves(Component):
         settings. Looked for in the function that builds it, or where the module calls the
         function or method that only returns it (``LLMPredictor(llm=self._build_llm())``). One given
         by position is its model too (``load_summarize_chain(llm, ...)``)."""
-        for value in self._holding(call, scope):
+        for value in self.holding(call, scope):
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
             if isinstance(keyword, ast.keyword) and keyword.arg in MODEL_KEYWORDS and isinstance(use, ast.Call) \
@@ -392,7 +392,7 @@ class Reserves(Component):
                                 self.m.span(keyword))
         return None
 
-    def _holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
+    def holding(self, call: ast.Call, scope: Scope) -> list[ast.expr]:
         """The expressions that hold the model ``call`` builds: the call, the reads of the one
         name it is kept in (or of the attribute of the class's objects that nothing else in the
         class sets, ``self.summary_llm``), or the calls of the function that returns it."""

@@ -34,6 +34,7 @@ from ctxlint.frontends.python.nodes import (
     walk,
 )
 from ctxlint.frontends.python.project import limit_callees
+from ctxlint.frontends.python.typeddicts import typed_dict
 from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.frontends.python.values import Binding, Env, Scope, agreed, unpacked_position
 from ctxlint.model import Evidence, EvidenceKind
@@ -102,7 +103,7 @@ class Spreads(Component):
                                for value in target.returns])
                 if built is not None:
                     return built
-            if target is None and _typed_dict(self.m, node):
+            if target is None and typed_dict(self.m, self.callees, node, env):
                 return {k.arg: (k.value, env, k) for k in node.keywords if k.arg is not None}, []
         if isinstance(node, ast.Subscript) and (position := unpacked_position(node)) is not None:
             # `params, extra_body = self._build(...)`: the item the function's one return gives
@@ -560,16 +561,6 @@ def field_default(callees: Callees, found: tuple[Analyzer | None, Scope] | None,
         if found is not None and found[0] is None:
             found = (owner, found[1])
     return None
-
-
-def _typed_dict(m: Unit, call: ast.Call) -> bool:
-    """Whether a library's class called with keywords only builds a request's dict: an SDK's
-    request-parameter TypedDict (``ResponseCreateParamsBase(input=..., model=...)``), whose
-    keywords are its keys."""
-    name = last_name(call.func) or ""
-    return not call.args and all(k.arg is not None for k in call.keywords) and name[:1].isupper() \
-        and name.endswith(("Params", "Param", "ParamsBase")) \
-        and m.catalogue.from_library(m.qualified(call.func) or "")
 
 
 def handed_empty_field(callees: Callees, node: ast.Attribute, env: Env) -> str | None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import parameter_default, parameter_names, sets_name, walk
-from ctxlint.frontends.python.nonefields import unset_setting
+from ctxlint.frontends.python.nonefields import empty_setting, unset_setting
 from ctxlint.frontends.python.unit import Unit
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.values import Env, own_class
 from ctxlint.model import Evidence, EvidenceKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -24,6 +24,7 @@ _MAX_DEPTH = 6
 # The web framework's declarations of a request parameter, whose first argument is its default.
 _REQUEST_PARAMETERS = frozenset({"Body", "Query", "Form", "Header"})
 _WEB_FRAMEWORKS = ("fastapi", "starlette")
+_DICT_VIEWS = frozenset({"items", "values", "keys"})
 
 
 def unset_value(m: Unit, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evidence, ...] | None:
@@ -56,8 +57,52 @@ def unset_value(m: Unit, node: ast.expr, env: Env, depth: int = 0) -> tuple[Evid
         return (passed, *further)
     holder = _holder_of(m, node, node.id)
     if holder is None:
-        return None
+        return _local_unset(m, node.id, env, depth)
     return _parameter_unset(m, holder, node.id, env, depth)
+
+
+def _local_unset(m: Unit, name: str, env: Env, depth: int) -> tuple[Evidence, ...] | None:
+    """Whether the local name ``name`` of a function (not a parameter) is set only to values that
+    are unset in turn (``max_tokens = SETTINGS.chat_max_tokens`` in a helper that returns the
+    request's keywords), each assignment a step."""
+    scope = env.scope
+    assigns = scope.assigns.get(name, [])
+    if scope.kind != "function" or name in scope.params or not assigns \
+            or any(isinstance(n, (ast.Nonlocal, ast.Global)) and name in n.names for n in walk(scope.node)):
+        return None  # (a nested function may set it: `nonlocal max_tokens`)
+    found: tuple[Evidence, ...] = ()
+    for assign in assigns:
+        if assign.kind != "=" or assign.value is None or not isinstance(assign.target, ast.Name):
+            return None
+        skipped = next((e for loop in assign.loops if (e := _over_empty_setting(m, loop.node, env)) is not None), None)
+        if skipped is not None:  # `for tag, conf in SETTINGS.chat_model_map.items(): max_tokens = ...`
+            found += (skipped,) if skipped not in found else ()
+            continue
+        further = unset_value(m, assign.value, env, depth + 1)
+        if further is None:
+            return None
+        found += tuple(step for step in further if step not in found)
+    return found
+
+
+def _over_empty_setting(m: Unit, loop: ast.AST, env: Env) -> Evidence | None:
+    """The evidence that a ``for`` loop runs over a field of the project's settings that is empty
+    by default (``SETTINGS.chat_model_map``, its ``.items()``, ``.values()`` or ``.keys()``): what it
+    sets is set only when the user configures the field."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    over = loop.iter
+    if isinstance(over, ast.Call) and isinstance(over.func, ast.Attribute) and over.func.attr in _DICT_VIEWS \
+            and not over.args and not over.keywords:
+        over = over.func.value
+    if isinstance(over, ast.Attribute) and isinstance(over.value, ast.Name) \
+            and (cls := own_class(over.value.id, env.scope)) is not None:
+        # `self.chat_model_map`, which the class sets (in each branch of `__init__`) only to such a field
+        kept = cls.assigns.get(over.attr, [])
+        settings = [empty_setting(m, a.value, Env(a.where or a.scope)) if a.kind == "=" and a.value is not None
+                    else None for a in kept]
+        return settings[0] if settings and all(found is not None for found in settings) else None
+    return empty_setting(m, over, env)
 
 
 def _parameter_unset(m: Unit, fn: Function, name: str, env: Env, depth: int) -> tuple[Evidence, ...] | None:
