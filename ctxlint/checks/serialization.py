@@ -140,9 +140,13 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
         built = "requests that send it" if observation.kind in _SENT_KINDS else "prompts built from it"
         # a tool's result is sent once as the newest message and kept as written: no cache is lost
         earlier = next((e for s, e in later.items() if observation.span.covers(s)), None)
-        effect = "runs differ and cannot be reproduced" if observation.kind in _TOOL_RESULT_KINDS else \
-            f"{built} differ and cannot be reproduced (content that differs per call comes before it, so no " \
-            "cached prefix is lost)" if earlier is not None else f"{built} differ and cannot be cached or reproduced"
+        if observation.kind in _TOOL_RESULT_KINDS:
+            effect = "runs differ and cannot be reproduced"
+        elif earlier is not None:
+            effect = (f"{built} differ and cannot be reproduced (content that differs per call comes before it, "
+                      "so no cached prefix is lost)")
+        else:
+            effect = f"{built} differ and cannot be cached or reproduced"
         ctx.report(observation.span, f"{subject} {why}, and {how[0].lower()}{how[1:]}: {consequence}, so "
                    f"{effect}. {advice}",
                    kind=observation.kind if earlier is None else _AFTER_PER_CALL_PROVEN,
@@ -263,8 +267,8 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         # differs from run to run for the same input, which only that observation can say). Where
         # the request already reports a collection of the same kind first (the same listing read
         # twice into one message), the later read stays the request's weak view of it.
-        if kind == "returned-text" and any(p.covers(source.span) for p in proven) or kind == "after-per-call" \
-                and source.detail not in claimed and any(p.covers(source.span) for p in proven):
+        covered = any(p.covers(source.span) for p in proven)
+        if covered and (kind == "returned-text" or kind == "after-per-call" and source.detail not in claimed):
             if kind == "after-per-call":
                 later[source.span] = evidence[-1]
             continue

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.limitplaces import unset_limit
-from ctxlint.frontends.python.nodes import walk
+from ctxlint.frontends.python.nodes import parameter_names, walk
+from ctxlint.frontends.python.nonefields import FIELD_NONE
 from ctxlint.frontends.python.reserves import result_kept
 from ctxlint.frontends.python.sinks import in_method, in_test
 from ctxlint.frontends.python.unit import Component
@@ -34,6 +35,11 @@ class FactoryModels(Component):
             if scope.kind != "function" or id(call) in self.m.sink_calls \
                     or self.reserves.assigned(call, scope) is None:
                 continue
+            # what the model is read as, walked once; only a model given by keyword to a call can
+            # be handed on, so the resolving below is skipped for every other assignment
+            reads = self.reserves.holding(call, scope)[1:]
+            if not any(isinstance(k := self.m.parents.get(id(r)), ast.keyword) and k.arg is not None for r in reads):
+                continue
             env = Env(scope)
             if self.callees.function_for(call, env, foreign=True, returns=False) is None:
                 continue  # not a function of the project
@@ -42,7 +48,7 @@ class FactoryModels(Component):
                 continue
             holder, built, built_env = held
             steps = self._unset(holder, built, built_env)
-            handed = self._handed(call, scope) if steps is not None and not self._sent_here(call, scope) else None
+            handed = self._handed(reads, scope) if steps is not None and not self._sent_here(reads) else None
             if steps is None or handed is None:
                 continue
             kind, evidence = steps
@@ -66,12 +72,15 @@ class FactoryModels(Component):
         sinks = self.calls.sinks_of(built)
         entries = [entry for spec in holder.arguments["limit"]
                    if (entry := sinks.args.find(spec, built, env)) is not None]
-        return unset_limit(sinks, entries[0]) if len(entries) == 1 else None
+        said = unset_limit(sinks, entries[0]) if len(entries) == 1 else None
+        # a field of the project's own class None by default is judged where the model is sent
+        # (sinks.settings), with the field's defaults as its hint
+        return said if said is not None and said[0] != FIELD_NONE else None
 
-    def _sent_here(self, call: ast.Call, scope: Scope) -> bool:
-        """Whether the function sends a request with the model itself (``llm.invoke(...)``, a pipe
-        ``prompt | llm``): that request is reported where it is sent."""
-        for value in self.reserves.holding(call, scope)[1:]:
+    def _sent_here(self, reads: list[ast.expr]) -> bool:
+        """Whether the function sends a request with the model it ``reads`` itself (``llm.invoke(...)``,
+        a pipe ``prompt | llm``): that request is reported where it is sent."""
+        for value in reads:
             parent = self.m.parents.get(id(value))
             if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitOr):
                 return True
@@ -82,10 +91,10 @@ class FactoryModels(Component):
                 return True
         return False
 
-    def _handed(self, call: ast.Call, scope: Scope) -> Evidence | None:
-        """Where the model ``call`` returns is given to a framework as its model, here or by the
-        function of the project it is given to."""
-        for value in self.reserves.holding(call, scope)[1:]:
+    def _handed(self, reads: list[ast.expr], scope: Scope) -> Evidence | None:
+        """Where the model the function ``reads`` is given to a framework as its model, here or by
+        the function of the project it is given to."""
+        for value in reads:
             keyword = self.m.parents.get(id(value))
             use = self.m.parents.get(id(keyword))
             if not (isinstance(keyword, ast.keyword) and keyword.arg is not None and isinstance(use, ast.Call)):
@@ -105,7 +114,7 @@ def _hands_to_framework(owner: Analyzer, fn: ast.AST, param: str) -> Evidence | 
     """Where the function ``fn`` gives its parameter ``param`` to a framework as its model
     (``LLMChain(llm=llm, prompt=prompt)``), keeping what it builds."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or param not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+            or param not in parameter_names(fn):
         return None
     unit = owner.unit
     for node in walk(fn):

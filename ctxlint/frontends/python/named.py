@@ -36,8 +36,7 @@ def named_functions(tree: ast.Module) -> list[NamedFunction]:
             if any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _callable_by_name(item)
                    and not item.decorator_list for item in node.body):
                 # its dunder methods (`__call__`, `__init__`) run only once code that names the class makes one
-                found.append((NamedFunction(node.name, node.lineno, node.end_lineno or node.lineno, top_level=True),
-                              node))
+                found.append((within, node))
         elif _callable_by_name(node):
             found.append((_named(node, top_level=True), node))
         elif (name := _constant_name(node)) is not None:

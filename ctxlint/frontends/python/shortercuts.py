@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from ctxlint.frontends.python.nodes import enclosing, walk
+from ctxlint.frontends.python.nodes import enclosing, parameter_names, walk
 from ctxlint.frontends.python.unit import Unit
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -34,7 +34,7 @@ def already_shorter(m: Unit, node: ast.AST, fn: Function | None, kept: int | Non
         return False
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     name = node.value.id
-    if name not in params and name not in {a.arg for a in fn.args.kwonlyargs}:
+    if name not in parameter_names(fn):
         return False
     if any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(isinstance(t, ast.Name) and t.id == name
                                                               for t in _targets(n)) for n in walk(fn)):
@@ -53,8 +53,9 @@ def already_shorter(m: Unit, node: ast.AST, fn: Function | None, kept: int | Non
             given = call.args[position]
         if given is None:
             return False
-        longest = _longest(m, given, enclosing(call, m.parents), _HOPS)
-        if longest is None or longest > kept or not _sliced(m, given, enclosing(call, m.parents)):
+        caller = enclosing(call, m.parents)
+        longest = _longest(m, given, caller, _HOPS)
+        if longest is None or longest > kept or not _sliced(m, given, caller):
             return False  # a literal alone (`caption("sales")` in a demo) bounds nothing the callers send
     return True
 

@@ -109,10 +109,7 @@ class StringSets(DeclaredText):
         if not isinstance(node, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or fn.returns is None:
             return False
-        for returned in own_nodes(fn):
-            if not isinstance(returned, ast.Return) or returned.value is None:
-                continue
-            value = returned.value
+        for value in env.scope.returns:  # the function's own returns, nested functions left out
             if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
                 value = value.value
             copied = copy_of(value)

@@ -33,11 +33,12 @@ from ctxlint.frontends.python.values import Env
 from ctxlint.model import Cut, Evidence, EvidenceKind, Observation, Role, Segment, Source, SourceKind, Span
 
 KIND = "reducer-summarised"
-# The words of a prompt that asks a model to shorten the text put in it.
-_SUMMARISE = re.compile(r"\b(summari[sz]e|condense|compress|shorten)\b", re.IGNORECASE)
-# ... as a module's text is scanned for it before a call is resolved: without the word bounds, which
-# an escape next to the word hides in the source (`"\\nSummarize"`).
+# The words of a prompt that asks a model to shorten the text put in it, as a module's text is
+# scanned for them before a call is resolved: without the word bounds, which an escape next to the
+# word hides in the source (`"\\nSummarize"`).
 _SUMMARISE_WORD = re.compile(r"summari[sz]e|condense|compress|shorten", re.IGNORECASE)
+# ... and as they are read in the prompt's text.
+_SUMMARISE = re.compile(rf"\b({_SUMMARISE_WORD.pattern})\b", re.IGNORECASE)
 _SUMMARISE_BYTES = rb"(?i)" + _SUMMARISE_WORD.pattern.encode()
 # Passes over a function's assignments to follow what is made of its parameter.
 _PASSES = 3

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from ctxlint.frontends.python.nodes import enclosing, walk
-from ctxlint.frontends.python.unit import Component
+from ctxlint.frontends.python.unit import Component, Unit
 from ctxlint.model import Evidence, EvidenceKind, Observation
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -45,10 +45,9 @@ class SystemWindows(Component):
             if (id(fn), key) in done or self.role_tested(node):
                 continue
             areas = self.areas(node, key)
-            first = next(((a, path) for area, path in areas for a in walk(area)
+            first = next(((a, "" if unit is self.m else unit.path) for area, unit in areas for a in walk(area)
                           if isinstance(a, ast.Assign) and a is not node and any(_key(t) == key for t in a.targets)
-                          and _system_first(a.value, enclosing(a, _parents(area)) if path else
-                                            enclosing(a, self.m.parents))), None)
+                          and _system_first(a.value, enclosing(a, unit.parents))), None)
             if first is None or self.put_back(node, key) or not (
                     any(_sent(area, key) for area, _ in areas) or _names_messages(key)):
                 continue
@@ -56,26 +55,26 @@ class SystemWindows(Component):
             found.append(self.observation(node, key, size, *first))
         return found
 
-    def areas(self, cut: ast.stmt, key: str) -> list[tuple[ast.AST, str]]:
-        """Where the list lives, with the module of each place ("" for this one): the class for
+    def areas(self, cut: ast.stmt, key: str) -> list[tuple[ast.AST, Unit]]:
+        """Where the list lives, with the module of each place: the class for
         ``self.<list>`` and the classes it derives from (in this module, or imported from the
         project), else the function of the cut."""
         if not key.startswith("self."):
-            return [(enclosing(cut, self.m.parents) or self.m.module_scope.node, "")]
+            return [(enclosing(cut, self.m.parents) or self.m.module_scope.node, self.m)]
         cls = enclosing(cut, self.m.parents, (ast.ClassDef,))
         if not isinstance(cls, ast.ClassDef):
-            return [(self.m.module_scope.node, "")]
-        found: list[tuple[ast.AST, str]] = [(cls, "")]
+            return [(self.m.module_scope.node, self.m)]
+        found: list[tuple[ast.AST, Unit]] = [(cls, self.m)]
         local = {c.name: c for c, _ in self.m.classes}
         for base in cls.bases:
             if not isinstance(base, ast.Name):
                 continue
             if base.id in local and local[base.id] is not cls:
-                found.append((local[base.id], ""))
+                found.append((local[base.id], self.m))
             elif base.id in self.m.imports:
                 defined = self.m.foreign(self.m.imports[base.id], self.m.import_levels.get(base.id, 0))
                 if defined is not None and isinstance(defined[1], ast.ClassDef):
-                    found.append((defined[1], defined[0].unit.path))
+                    found.append((defined[1], defined[0].unit))
         return found
 
     def role_tested(self, cut: ast.stmt) -> bool:
@@ -120,11 +119,6 @@ class SystemWindows(Component):
                   "goes without its instructions. Keep the first message and cut after it (`x[:1] + x[-n:]`, "
                   "`x.pop(1)`), or put the system message back after the cut")
         return self.messages_dropped("system-windowed", span, code, steps, detail, history=True)
-
-
-def _parents(area: ast.AST) -> dict[int, ast.AST]:
-    """The parents of the nodes of a class of another module, for finding the function of one."""
-    return {id(child): node for node in ast.walk(area) for child in ast.iter_child_nodes(node)}
 
 
 def _names_messages(key: str) -> bool:
