@@ -16,8 +16,8 @@ from ctxlint.frameworks import Holder
 from ctxlint.frontends.python.callees import Called
 from ctxlint.frontends.python.knowledge import RUNNABLE_CALLS
 from ctxlint.frontends.python.sinks import in_method, in_test
-from ctxlint.frontends.python.unit import Component
-from ctxlint.frontends.python.values import Env
+from ctxlint.frontends.python.unit import Component, Unit
+from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request
 from ctxlint.providers import LIMIT_NAMES
 
@@ -42,16 +42,11 @@ class FactoryDrops(Component):
             if held is None or factory is None:
                 continue
             factory_call, built = factory
-            found.append(Request(
-                path=self.m.path, anchor=self.m.span(call), declares_settings=True, framework=built.framework,
-                settings_hint=f"{built.limit_hint or 'an output limit'} in what `{self.m.short(factory_call.func)}"
-                              "(...)` is given",
-                in_method=in_method(scope), in_test=in_test(scope), reserve_kind=FACTORY_DROPPED,
-                reserve_evidence=(
-                    Evidence(EvidenceKind.SOURCE, f"`{held[0]}` is held here", held[1]),
-                    Evidence(EvidenceKind.FLOW, f"`{self.m.short(factory_call.func)}(...)`, which builds the chat "
-                             "model from what it is given and sets no limit of its own, is given none",
-                             self.m.span(factory_call)))))
+            found.append(factory_request(self.m, call, scope, built, factory_call, FACTORY_DROPPED, (
+                Evidence(EvidenceKind.SOURCE, f"`{held[0]}` is held here", held[1]),
+                Evidence(EvidenceKind.FLOW, f"`{self.m.short(factory_call.func)}(...)`, which builds the chat "
+                         "model from what it is given and sets no limit of its own, is given none",
+                         self.m.span(factory_call)))))
         return found
 
     def factory_without_limit(self, func: ast.Attribute, env: Env) -> tuple[ast.Call, Holder] | None:
@@ -97,3 +92,13 @@ def _builds_chat_models(target: Called, owner: Analyzer | None) -> Holder | None
         if holder.default_limit is None:  # ChatAnthropic sends a limit of its own
             found = found or holder
     return found
+
+
+def factory_request(m: Unit, at: ast.Call, scope: Scope, holder: Holder, factory_call: ast.Call, kind: str,
+                    evidence: tuple[Evidence, ...]) -> Request:
+    """The request sent at ``at`` with a chat model a project factory builds (``factory_call``),
+    whose limit is to be set in what the factory is given."""
+    return Request(path=m.path, anchor=m.span(at), declares_settings=True, framework=holder.framework,
+                   settings_hint=f"{holder.limit_hint or 'an output limit'} in what `{m.short(factory_call.func)}"
+                                 "(...)` is given",
+                   in_method=in_method(scope), in_test=in_test(scope), reserve_kind=kind, reserve_evidence=evidence)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.factorydrops import factory_request
 from ctxlint.frontends.python.knowledge import MODEL_KEYWORDS, RUNNABLE_CALLS
 from ctxlint.frontends.python.limitplaces import unset_limit
 from ctxlint.frontends.python.nodes import parameter_names, walk
 from ctxlint.frontends.python.nonefields import FIELD_NONE
 from ctxlint.frontends.python.reserves import result_kept
-from ctxlint.frontends.python.sinks import in_method, in_test
 from ctxlint.frontends.python.unit import Component
 from ctxlint.frontends.python.values import Env, Scope
 from ctxlint.model import Evidence, EvidenceKind, Request
@@ -52,14 +52,9 @@ class FactoryModels(Component):
             if steps is None or handed is None:
                 continue
             kind, evidence = steps
-            found.append(Request(
-                path=self.m.path, anchor=self.m.span(call), declares_settings=True, framework=holder.framework,
-                settings_hint=f"{holder.limit_hint or 'an output limit'} in what `{self.m.short(call.func)}(...)` "
-                              "is given",
-                in_method=in_method(scope), in_test=in_test(scope), reserve_kind=kind,
-                reserve_evidence=(*evidence, Evidence(
-                    EvidenceKind.SOURCE, f"`{self.m.short(built.func)}(...)` is built with that limit",
-                    self.calls.sinks_of(built).m.span(built)), handed)))
+            found.append(factory_request(self.m, call, scope, holder, call, kind, (*evidence, Evidence(
+                EvidenceKind.SOURCE, f"`{self.m.short(built.func)}(...)` is built with that limit",
+                self.calls.sinks_of(built).m.span(built)), handed)))
         return found
 
     def _unset(self, holder: Holder, built: ast.Call, env: Env) -> tuple[str, tuple[Evidence, ...]] | None:

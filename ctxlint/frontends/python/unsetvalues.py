@@ -70,19 +70,14 @@ def _local_unset(m: Unit, name: str, env: Env, depth: int) -> tuple[Evidence, ..
     if scope.kind != "function" or name in scope.params or not assigns \
             or any(isinstance(n, (ast.Nonlocal, ast.Global)) and name in n.names for n in walk(scope.node)):
         return None  # (a nested function may set it: `nonlocal max_tokens`)
-    found: tuple[Evidence, ...] = ()
+    values: list[ast.expr | Evidence] = []
     for assign in assigns:
         if assign.kind != "=" or assign.value is None or not isinstance(assign.target, ast.Name):
             return None
         skipped = next((e for loop in assign.loops if (e := _over_empty_setting(m, loop.node, env)) is not None), None)
-        if skipped is not None:  # `for tag, conf in SETTINGS.chat_model_map.items(): max_tokens = ...`
-            found += (skipped,) if skipped not in found else ()
-            continue
-        further = unset_value(m, assign.value, env, depth + 1)
-        if further is None:
-            return None
-        found += tuple(step for step in further if step not in found)
-    return found
+        # `for tag, conf in SETTINGS.chat_model_map.items(): max_tokens = ...`: set only once the user fills it
+        values.append(skipped if skipped is not None else assign.value)
+    return _all_unset(m, values, env, depth, ())
 
 
 def _over_empty_setting(m: Unit, loop: ast.AST, env: Env) -> Evidence | None:
@@ -118,6 +113,7 @@ def _parameter_unset(m: Unit, fn: Function, name: str, env: Env, depth: int) -> 
     found: tuple[Evidence, ...] = (Evidence(
         EvidenceKind.SOURCE, f"`{name}` is a request parameter of `{fn.name}` that is None unless a client sends one",
         m.span(default)), *unset)
+    values: list[ast.expr | Evidence] = []
     for node in walk(fn):
         if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
                              ast.NamedExpr)) and _targets(node, name):
@@ -125,12 +121,20 @@ def _parameter_unset(m: Unit, fn: Function, name: str, env: Env, depth: int) -> 
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             if any(not isinstance(t, ast.Name) for t in node.targets):
                 return None
-            if isinstance(node.value, ast.Name) and node.value.id == name:
-                continue
-            further = unset_value(m, node.value, env, depth + 1)
-            if further is None:
-                return None
-            found += tuple(step for step in further if step not in found)
+            if not (isinstance(node.value, ast.Name) and node.value.id == name):
+                values.append(node.value)
+    return _all_unset(m, values, env, depth, found)
+
+
+def _all_unset(m: Unit, values: list[ast.expr | Evidence], env: Env, depth: int,
+               found: tuple[Evidence, ...]) -> tuple[Evidence, ...] | None:
+    """``found`` with the steps that show each of the ``values`` a name is set to unset as well (a
+    step already known stands for its value), or None when one of them may hold a limit."""
+    for value in values:
+        further = (value,) if isinstance(value, Evidence) else unset_value(m, value, env, depth + 1)
+        if further is None:
+            return None
+        found += tuple(step for step in further if step not in found)
     return found
 
 
