@@ -4,7 +4,7 @@ cut to a fixed length (``text.slice(0, 4000)``) and whether a marker says so."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ctxlint.frontends.code import words
@@ -28,6 +28,7 @@ from ctxlint.frontends.typescript.syntax import unescape
 from ctxlint.frontends.typescript.truncators import Truncators
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import ITEM, Binding, Env, Scope, named
+from ctxlint.frontends.typescript.walked import walked_collection
 from ctxlint.markers import cut_marker_before
 from ctxlint.model import Cut, Role, Segment, Slot, Source, SourceKind
 
@@ -54,7 +55,11 @@ class Slots:
         facts.sources.extend(self.sources.iteration_sources(node, env))
         if variable:
             facts.variable_length = True
-        return Piece(expression, self.m.span(span_node or node), self.make_slot(expression, facts))
+        slot = self.make_slot(expression, facts)
+        walked = walked_collection(self.m, self.m.unwrap(node))
+        if walked is not None and walked.type == "identifier":  # a caller's argument gives the order
+            slot = replace(slot, walks=(self.m.code(walked),))
+        return Piece(expression, self.m.span(span_node or node), slot)
 
     def make_slot(self, expression: str, facts: Facts) -> Slot:
         sources, seen = [], set()

@@ -28,6 +28,7 @@ from ctxlint.frontends.typescript.knowledge import (
 from ctxlint.frontends.typescript.names import Names
 from ctxlint.frontends.typescript.unit import Module
 from ctxlint.frontends.typescript.values import Binding, Env, Scope, described, short_call
+from ctxlint.frontends.typescript.walked import walked_collection
 from ctxlint.model import Evidence, EvidenceKind, Source, SourceKind
 
 if TYPE_CHECKING:
@@ -419,6 +420,9 @@ class Sources:
         if found:
             return found
         node = self.m.unwrap(node)
+        collection = walked_collection(self.m, node)
+        if collection is not None:  # `p` of `paths.forEach((p) => ...)`: the items in the listing's order
+            return self.unordered_source(collection, env)
         if node.type == "call_expression":
             callee = self.m.unwrap(self.m.field(node, "function"))
             if callee is not None and callee.type == "member_expression" and self.m.code(

@@ -227,7 +227,8 @@ class Strings:
         passed = dict(zip(parameters, args[:spread], strict=False))  # positions after a spread are unknown
         out = []
         for piece in pieces:
-            read = {n.split(".")[0] for n in piece.slot.names} if piece.slot is not None else set()
+            # `p` of `paths.forEach((p) => ...)` reads the argument given for `paths`, item by item
+            read = {n.split(".")[0] for n in (*piece.slot.names, *piece.slot.walks)} if piece.slot else set()
             arguments = [passed[p] for p in passed if p and p in read]
             if piece.slot is None or not arguments:
                 out.append(piece)
