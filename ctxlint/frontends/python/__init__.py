@@ -33,6 +33,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ctxlint.frontends.python.fieldreads import returns_set_copy
 from ctxlint.frontends.python.knowledge import ASKS_NAMED_MODEL
 from ctxlint.frontends.python.named import main_block, named_functions, program_module
 from ctxlint.frontends.python.prefilter import (
@@ -111,7 +112,9 @@ def parse_file(text: str, path: str, context: ParseContext | None = None) -> Par
     # ... and for a set's order reaching an object named for a model (`self.llm.aask(prompt)`),
     # the one request such a module shows (orderprompts.py).
     # ... or for files a listing gives, read into text its callers in other modules may send.
-    asks_named_model = tools_only and (ASKS_NAMED_MODEL.search(text) is not None or reads_listed_files(text))
+    # ... or a list made of a set it returns, which a caller in another module may put in a prompt.
+    asks_named_model = tools_only and (ASKS_NAMED_MODEL.search(text) is not None or reads_listed_files(text)
+                                       or returns_set_copy(text))
     # A decorator's fixed name is in the text: the cheap test first, the walk only when it may pass.
     # ... or for a command whose output it cuts, which a tool of the project may return (shellcuts.py).
     # ... or for a walk of a folder it leaves on a count, whose result a tool of the project may return (walkcuts.py).

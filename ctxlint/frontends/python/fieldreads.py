@@ -45,6 +45,26 @@ _MAX_READS = 40
 COPIED_FIELD = re.compile(r"\b\w+=(?:list|tuple)\([a-z_]\w*(?:\.\w+)+\),")
 # ... or a list made of a set kept in a field of an object (`context.state.matches = list(set(...`)
 STORED_COPY = re.compile(r"\b[a-z_]\w*(?:\.\w+)+\s*=\s*(?:list|tuple)\(\s*set\(")
+# ... or a copy of a set a function returns (`return list(found)` with `found = set()`, `return list(set(...))`),
+# which the callers of other modules may put in a prompt (orderprompts.py follows it there)
+_RETURNED_COPY = re.compile(r"\breturn\s+(?:list|tuple)\(\s*(?:set\(|(\w+)\s*\))")
+
+
+def returns_set_copy(text: str) -> bool:
+    """The text test before parsing for a module whose function returns a list made of a set: a
+    ``return list(name)`` where ``name`` is given a set (``set(...)`` or a set comprehension), or
+    ``return list(set(...))``."""
+    for match in _RETURNED_COPY.finditer(text):
+        name = match.group(1)
+        if name is None or re.search(rf"\b{name}\s*(?::[^=\n]+)?=\s*(?:set\(|\{{[^}}:]*\bfor\b)", text):
+            return True
+    return False
+
+
+def copies_set(text: str) -> bool:
+    """The text tests before parsing for a copy of a field or of a set whose order other modules may
+    put in a prompt: given to an object, kept in a field, or returned."""
+    return COPIED_FIELD.search(text) is not None or STORED_COPY.search(text) is not None or returns_set_copy(text)
 
 
 def hands_field_copy(call: ast.Call, chain: Sequence[str]) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ctxlint.frontends.code.words import prompt_path
 from ctxlint.frontends.python.compat import downlevel
-from ctxlint.frontends.python.fieldreads import COPIED_FIELD, STORED_COPY, hands_field_copy, stores_set_copy
+from ctxlint.frontends.python.fieldreads import copies_set, hands_field_copy, stores_set_copy
 from ctxlint.frontends.python.flaggedcuts import MARKED_CUT, head_bound, marks_cut
 from ctxlint.frontends.python.knowledge import (
     ASKS_NAMED_MODEL,
@@ -98,7 +98,7 @@ def might_hold_prompts(text: str, libraries: tuple[re.Pattern[str], ...] = ()) -
         or bool(_LISTING.search(text) and (_READ.search(text) or _COUNTED.search(text))) \
         or bool(_FLAG.search(text) and found(_LEN)) \
         or bool(MARKED_CUT.search(text)) or bool(_OUTPUT_HELPER.search(text)) or bool(PIPED_CUT.search(text)) \
-        or bool(COPIED_FIELD.search(text)) or bool(STORED_COPY.search(text)) \
+        or copies_set(text) \
         or returns_cut_whole(text)
 
 
