@@ -74,6 +74,10 @@ _FIRST_ITEMS = re.compile(r"\w\.slice\(\s*0\s*,\s*\d{2}")
 _CHAT_TURNS = re.compile(r"\b(?:" + "|".join(sorted({k for s in API_SHAPES.values() if s.posted for k in s.messages}))
                          + r")\b")
 _CHAT_MODEL = re.compile(r"\bmodel\b|\bgenerationConfig\b")
+# An import from a module of the tree (a relative path or the usual aliases of the project's root):
+# with a chat request's keys, a module that may hand the body to a function of the tree that posts
+# it (``TogetherAIStream(payload)``, posted.py).
+_TREE_IMPORT = re.compile(r"""\b(?:from|require\()\s*["'](?:\.{1,2}/|@/|~/)""")
 
 # What makes a statement prompt code: a call the catalogue knows (its mentions), a tool's input
 # schema, a prompt or a message.
@@ -97,7 +101,7 @@ def might_hold_prompts(text: str, catalogue: Catalogue | None = None) -> bool:
         return True
     knowledge = (catalogue if catalogue is not None else cached_frameworks()).typescript
     if knowledge.posting is not None and _CHAT_TURNS.search(text) and _CHAT_MODEL.search(text) \
-            and knowledge.posting.search(text):
+            and (knowledge.posting.search(text) or _TREE_IMPORT.search(text)):
         return True
     return bool(knowledge.mentions.search(text))
 

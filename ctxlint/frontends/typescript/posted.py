@@ -60,6 +60,9 @@ class Posts:
     _scoped_calls: dict[int, list[tuple[Node, Scope]]] | None = None
     # The URL each posting call sends its body to, as ``request`` found it.
     _urls: dict[int, tuple[Node, Env]] = field(default_factory=dict)
+    # A call handing its body to a function of another module that posts it to a URL of its own:
+    # the provider that caps the answer itself which that URL names, read in that module.
+    _remote_caps: dict[int, CappedEndpoint | None] = field(default_factory=dict)
 
     def index(self) -> dict[int, Post]:
         """The module's posts by call (none read in a module whose text makes no posting call)."""
@@ -103,6 +106,8 @@ class Posts:
     def capped_by(self, call: Node) -> CappedEndpoint | None:
         """The provider that caps the answer itself (``ctxlint.endpoints``) which every absolute URL
         the call's request may be posted to names."""
+        if call.id in self._remote_caps:
+            return self._remote_caps[call.id]
         found = self._urls.get(call.id)
         return capped_endpoint(reached_urls(self.m, self.names, *found)) if found is not None else None
 
@@ -290,7 +295,10 @@ class Posts:
     def callee_relays(self, call: Node, scope: Scope, imported_only: bool) -> list[Relay]:
         """Where the function a call by plain name runs posts a parameter as the body: one of the
         module's (unless ``imported_only``), or one a module of the tree exports, read there. Of
-        another module's, only a URL the caller hands over is read here."""
+        another module's, a URL the caller hands over is read here; one that module writes itself
+        (``fetch("https://api.together.xyz/v1/chat/completions", {body: JSON.stringify(payload)})``
+        in ``export async function TogetherAIStream(payload)``) is read there: the app's own route
+        relays nothing, a provider's URL leaves the caller's request with no URL of its own."""
         name = self.m.code(self.m.callee(call))
         if not imported_only:
             around: Scope | None = scope
@@ -312,7 +320,14 @@ class Posts:
             return []
         other = owner.sinks.posts
         other.index()
-        return [(at, url) for at, url in other.relays(function) if isinstance(url, int)]
+        relays: list[Relay] = []
+        for at, url in other.relays(function):
+            if isinstance(url, int) or url is None:
+                relays.append((at, url))
+            elif not other.own_route(*url):
+                self._remote_caps[call.id] = capped_endpoint(reached_urls(other.m, other.names, *url))
+                relays.append((at, None))
+        return relays
 
     def _chat_argument(self, args: list[Node], env: Env) -> bool:
         """Whether an argument is a body with a chat request's keys."""
