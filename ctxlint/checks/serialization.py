@@ -132,7 +132,8 @@ def unordered_iteration(parsed: ParsedFile, ctx: CheckContext) -> None:
             if source.span in seen or any(observation.span.covers(s) for s in seen):
                 continue  # a request includes it: the prefix check above has judged it
         own_words = _OWN_WORDS.get(observation.kind)
-        subject, why, advice = (f"`{source.detail}`", *own_words) if own_words else _why(source.detail)
+        subject, why, advice = (f"`{source.detail}`", *own_words) if own_words \
+            else _why(source.detail, source.span.path)
         step = source.flow[0] if source.flow else None
         how = _brief(step.text) if step is not None else subject
         consequence = (observation.detail if observation.kind in _OWN_CONSEQUENCE else
@@ -190,13 +191,14 @@ _LATE = ("is read when a thread runs the task, not when the loop hands it over",
 _OWN_WORDS = {"late-binding": _LATE, "command-listing-order": _COMMAND, "walk-cut-order": _WALK}
 
 
-def _why(detail: str) -> tuple[str, str, str]:
-    """How the message names the collection, what puts it in no fixed order, and what to do."""
+def _why(detail: str, path: str) -> tuple[str, str, str]:
+    """How the message names the collection, what puts it in no fixed order, and what to do (in
+    the language of the file at ``path``)."""
     if detail == QUERY_ROWS:
         return ("A query with no ORDER BY", "gives its rows in whatever order the database picks, which changes with "
                 "its plan and its writes", "Order the query (`ORDER BY`, `.order_by(...)`) on a column that fixes "
                 "the order, or sort the rows.")
-    return (f"`{detail}`", *_why_of(detail))
+    return (f"`{detail}`", *_why_of(detail, path.endswith(_SCRIPT_SUFFIXES)))
 
 
 # A quoted expression too long to read in a message: a query's SQL text, a call over many lines.
@@ -224,7 +226,12 @@ def _random_pick(detail: str) -> str:
     return "draws other items in another order on every call, by design"
 
 
-def _why_of(detail: str) -> tuple[str, str]:
+# A TypeScript or JavaScript file sorts an array in place, or a copy of it; Python wraps it.
+_SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_SORT_ADVICE = {False: "Wrap it in `sorted(...)`.", True: "Sort it first (`[...items].sort()`)."}
+
+
+def _why_of(detail: str, script: bool) -> tuple[str, str]:
     if detail.startswith("random."):
         return _random_pick(detail), _RANDOM_ADVICE
     if detail in ("Promise.all", "Promise.allSettled"):
@@ -243,8 +250,8 @@ def _why_of(detail: str) -> tuple[str, str]:
                 "Keep the results in the order the work was handed out (`pool.map(...)`, or each with its index "
                 "and sorted by it).")
     if detail in ("set", "frozenset"):
-        return "iterates in an order that changes with each process's hash seed", "Wrap it in `sorted(...)`."
-    return "lists entries in whatever order the file system returns", "Wrap it in `sorted(...)`."
+        return "iterates in an order that changes with each process's hash seed", _SORT_ADVICE[script]
+    return "lists entries in whatever order the file system returns", _SORT_ADVICE[script]
 
 
 def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span], proven: list[Span],
@@ -278,7 +285,7 @@ def _unordered_in_prefix(request: Request, ctx: CheckContext, reported: set[Span
         if source.detail.startswith("random."):
             _random_in_prefix(request, ctx, segment, source, after, kind, evidence)
             continue
-        subject, why, advice = _why(source.detail)
+        subject, why, advice = _why(source.detail, source.span.path)
         ctx.report(
             source.span,
             f"{subject} {why}, so the text built from it can differ between calls and "
