@@ -291,10 +291,10 @@ class Segment:
     @property
     def has_words(self) -> bool:
         """Static text that says something: letters or CJK, not just punctuation or blanks."""
-        return self.slot is None and WORD.search(self.text) is not None
+        return self.slot is None and _WORD.search(self.text) is not None
 
 
-WORD = re.compile(r"[^\W\d_]", re.UNICODE)  # a letter of any script (also CJK): text that says something
+_WORD = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,13 @@ and holds a prompt under the keys it gives, so an entry point (``"app.main:app"`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from ctxlint import yamlsafe
+from ctxlint.frontends.python.project import walk_modules
 from ctxlint.results import real_directory
 
 # `".prompts:coder.system"`, `"scenarios.data_science.share:component_spec.general"`.
@@ -42,15 +43,12 @@ def _file_of(path: str, module: Path, root: Path, suffix: str) -> str:
     return path.replace(".", "/") + suffix
 
 
-def uri_modules(root: Path, template: PurePosixPath, modules: Callable[[], Iterable[tuple[Path, bytes]]]
-                ) -> list[Path]:
+def uri_modules(root: Path, template: PurePosixPath) -> list[Path]:
     """The project's Python modules with a URI literal that may name ``template`` (a path relative
-    to ``root``): by its whole path (a literal with a leading dot) or a tail of it. ``modules``
-    gives the text of the project's modules that hold a colon, in walk order (the walk the Python
-    analysis made, not a second one), asked for once per run."""
+    to ``root``): by its whole path (a literal with a leading dot) or a tail of it."""
     if template.suffix.lower() not in _SUFFIXES:
         return []
-    index = _index(root, modules)
+    index = _index(root)
     parts = template.parts
     found: list[Path] = []
     for start in range(len(parts)):
@@ -100,17 +98,17 @@ def key_paths(text: str) -> dict[int, str]:
     return found
 
 
-def _index(root: Path, modules: Callable[[], Iterable[tuple[Path, bytes]]]) -> dict[str, list[Path]]:
+def _index(root: Path) -> dict[str, list[Path]]:
     key = real_directory(root)
     if key not in _INDEXES:
         _INDEXES.clear()  # one project per run
-        _INDEXES[key] = _build(key, modules())
+        _INDEXES[key] = _build(key)
     return _INDEXES[key]
 
 
-def _build(root: Path, texts: Iterable[tuple[Path, bytes]]) -> dict[str, list[Path]]:
+def _build(root: Path) -> dict[str, list[Path]]:
     index: dict[str, list[Path]] = {}
-    for path, data in texts:  # the modules the Python analysis reads, in the same order
+    for path, data in walk_modules(root):  # the modules the Python analysis reads, in the same order
         if b":" not in data or _URI_BYTES.search(data) is None:
             continue
         for match in URI.finditer(data.decode("utf-8", errors="replace")):

@@ -145,7 +145,7 @@ def _uri_sites(parsed: ParsedFile, context: ParseContext, template: PurePosixPat
     from ctxlint.frontends.python.renders import render_sites
 
     root = Path(context.root)
-    candidates = uri_modules(root, template, lambda: python_project(context).module_files(b":"))
+    candidates = uri_modules(root, template)
     if not candidates:
         return {}, []
     lines = key_paths(text)
@@ -304,19 +304,14 @@ _SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
 
 def linking_project(context: ParseContext) -> Project:
     """The project whose Python modules a template file is linked to, begun for this file."""
-    project = python_project(context)
-    project.begin()
-    return project
-
-
-def python_project(context: ParseContext) -> Project:
-    """The run's project of Python modules (its walk of the tree is shared), not begun."""
     from ctxlint.frameworks import cached_frameworks
     from ctxlint.frontends.python.analyzer import load_module
     from ctxlint.frontends.python.project import project_for
 
-    return project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
-                       load_module, context.not_shipped)
+    project = project_for(context.root, cached_frameworks(context.framework_files, context.builtin_frameworks),
+                          load_module, context.not_shipped)
+    project.begin()
+    return project
 
 
 def module_index(root: Path) -> dict[str, list[Path]]:

@@ -15,7 +15,6 @@ from ctxlint.frontends.python.values import Assign, Binding, Env
 from ctxlint.model import Source, SourceKind
 
 if TYPE_CHECKING:
-    from ctxlint.frontends.python.callees import Called
     from ctxlint.frontends.python.flow import Flow
 
 _PLACEHOLDER = "\x00"
@@ -26,13 +25,12 @@ _PAIR = re.compile(r"<(?P<name>[A-Za-z_][^\s<>/\\]*)(?:\s[^<>]*)?>(?P<body>.*?)<
                    re.DOTALL)
 
 
-def delimited(flow: Flow, node: ast.expr, env: Env, target: Called | None = None) -> Source | None:
+def delimited(flow: Flow, node: ast.expr, env: Env) -> Source | None:
     """A name or a project function's result (of any module of the project) built as text that
     wraps every value it prints in a tag pair (`text += f"<chunk_{i}>{chunk}</chunk_{i}>"`):
-    labelled where it lands. For a call, ``target`` is the function it calls, resolved by the
-    caller (None: the code does not show it)."""
+    labelled where it lands."""
     if isinstance(node, ast.Call):
-        if target is None:
+        if (target := flow.callees.function_for(node, env, foreign=True)) is None:
             return None
         resolve = target.owner.scopes.resolve if target.owner is not None else flow.scopes.resolve
         pieces = [p for value in target.returns for p in built_from(value, target.env, resolve)]

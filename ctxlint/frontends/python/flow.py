@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ctxlint.frontends.code.guard import bound_list
 from ctxlint.frontends.code.literals import literal_dict, literal_list
 from ctxlint.frontends.code.pieces import Facts, add_new
-from ctxlint.frontends.python.callees import Called, item_call
+from ctxlint.frontends.python.callees import item_call
 from ctxlint.frontends.python.carriers import number_parameter
 from ctxlint.frontends.python.data_parts import built_part_without_text, encodes, sent_in_its_own_role, unlabelled_in
 from ctxlint.frontends.python.delimiters import delimited, wrapped_by_adds
@@ -102,14 +102,9 @@ class Flow(Ordering):
         # `content` of `content, mime = fetch(url)`; `got[0]` of `got = run(cmd)`
         if isinstance(node, ast.Subscript) and (held := item_call(self.callees, node, env)) is not None:
             return self.unpacked_facts(*held, acc, node)
-        target: Called | None = None
         if isinstance(node, (*_NAMED, ast.Call, ast.Await)):
             found = self.sources.untrusted(node, env) or self.messages.model_answer(node, env)
-            cut = self.cuts.source(node, env)
-            # A call's function, resolved once: for the tag pairs it wraps values in and for its facts.
-            if isinstance(node, ast.Call):
-                target = self.callees.function_for(node, env, foreign=True)
-            for source in (found, cut, delimited(self, node, env, target)):
+            for source in (found, self.cuts.source(node, env), delimited(self, node, env)):
                 if source is not None:
                     acc.sources.append(source)
             if isinstance(node, ast.Call):
@@ -131,7 +126,7 @@ class Flow(Ordering):
             if isinstance(node, ast.Attribute):
                 return self.facts(node.value, env, acc)
         if isinstance(node, ast.Call):
-            self.call_facts(node, env, acc, target)
+            self.call_facts(node, env, acc)
             return acc
         if isinstance(node, COMPREHENSIONS):
             acc.variable_length = True
@@ -272,9 +267,7 @@ class Flow(Ordering):
             self.facts(node, env, inner)
         return inner
 
-    def call_facts(self, call: ast.Call, env: Env, acc: Facts, target: Called | None = None) -> None:
-        """What ``call`` brings to the text; ``target`` is the function it calls, as ``facts``
-        resolved it (None: the code does not show it)."""
+    def call_facts(self, call: ast.Call, env: Env, acc: Facts) -> None:
         func = call.func
         qualified = self.m.qualified(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
@@ -311,6 +304,7 @@ class Flow(Ordering):
             source = self.serialization.source(call, qualified, env)
             if source is not None:
                 acc.sources.append(source)
+        target = self.callees.function_for(call, env, foreign=True)
         if target is not None and self.m.enter(target.fn):
             reader = target.owner.flow if target.owner is not None else self
             returned = Facts()

@@ -74,7 +74,7 @@ class Project:
         self._homes: dict[str, list[str]] | None = None  # see package_homes
         self._llm_files: frozenset[str] | None = None  # see imports_llm_layer
         self.in_layer: dict[Path, bool] = {}  # modules of the LLM layer or importing one (layercalls.py)
-        # The tree's modules as the first scan walked them, in walk order (see module_files).
+        # The tree's modules as the first scan walked them, in walk order (see _module_files).
         self._walked: list[tuple[Path, bytes | None]] = []
         self._walker: Iterator[tuple[Path, bytes]] | None = walk_modules(self.root)
         self._kept_bytes = 0
@@ -265,7 +265,7 @@ class Project:
         Every such name is indexed in one walk, when the first registered tool asks."""
         if self._picked is None:
             picked: dict[str, list[Path]] = {}
-            for path, data in self.module_files(b""):
+            for path, data in self._module_files(b""):
                 for found in set(_PICKED.findall(data)):
                     picked.setdefault(found.decode("ascii", "replace"), []).append(path)
             self._picked = picked
@@ -316,7 +316,7 @@ class Project:
         if (what, name) not in self._scans:
             needle = re.compile(pattern)
             self._scans[what, name] = list(itertools.islice(
-                (path for path, data in self.module_files(name.encode()) if needle.search(data)), most))
+                (path for path, data in self._module_files(name.encode()) if needle.search(data)), most))
         return self._scans[what, name]
 
     def _read_indexes(self) -> None:
@@ -330,7 +330,7 @@ class Project:
         roots = sorted(self.catalogue.analysed_roots, key=len, reverse=True)
         library_import = re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + b"|".join(
             re.escape(r.encode()) for r in roots) + rb")\b", re.MULTILINE) if roots else None
-        for path, data in self.module_files(b""):
+        for path, data in self._module_files(b""):
             if library_import is not None and library_import.search(data):
                 llm_files.add(str(path))
             if b".role" in data:
@@ -346,7 +346,7 @@ class Project:
         self._replayed = replayed
         self._llm_files = frozenset(llm_files)
 
-    def module_files(self, needle: bytes) -> Iterator[tuple[Path, bytes]]:
+    def _module_files(self, needle: bytes) -> Iterator[tuple[Path, bytes]]:
         """The text of every module of the tree (at most MAX_INDEXED read) that holds ``needle``.
         The tree is walked once per run, as far as a scan goes, and what it read is kept (up to
         MAX_WALKED_BYTES) for the next scan: a run asks for dozens (callers, definers, fields),

@@ -36,7 +36,7 @@ from ctxlint.frontends.python.scopes import other_branches
 from ctxlint.frontends.python.taken import taken_returns
 from ctxlint.frontends.python.unit import Component, Positioned, Unit
 from ctxlint.frontends.python.values import Assign, Binding, Env, Loop
-from ctxlint.model import WORD, Slot, Source, SourceKind, Span
+from ctxlint.model import Slot, Source, SourceKind, Span
 
 # The most pieces one text value may have; beyond it the value is a slot for its expression.
 MAX_PIECES = 2000
@@ -183,10 +183,8 @@ class Strings(Component):
                 ):
                     inline = self.text(value.value, env)  # a known constant: its own text and spans
                 if inline is not None:
-                    if any(p.slot is not None for p in inline):  # (no slot: nothing enters at the field)
-                        inline = entered(inline, located.span(field.start, field.end), self.m.code(value.value),
-                                         env.scope.node)
-                    pieces.extend(inline)
+                    pieces.extend(entered(inline, located.span(field.start, field.end), self.m.code(value.value),
+                                          env.scope.node))
                     size += chars(inline)
                 else:
                     piece = self.slot_piece(value.value, env)
@@ -515,11 +513,14 @@ def entered(pieces: list[Piece], at: Span, expression: str, home: ast.AST | None
     not prompt text, and enters the prompt at the field."""
     slots = [p for p in pieces if p.slot is not None]
     start, end = getattr(home, "lineno", None), getattr(home, "end_lineno", None)
-    if not slots or start is None or end is None or any(p.slot is None and WORD.search(p.text) for p in pieces) \
+    if not slots or start is None or end is None or any(p.slot is None and _WORDS.search(p.text) for p in pieces) \
             or any(p.span.path == at.path and start <= p.span.line <= end for p in slots):
         return pieces
     return [replace(p, slot=replace(p.slot, entered_at=at, entered_as=expression)) if p.slot is not None else p
             for p in pieces]
+
+
+_WORDS = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def chars(pieces: list[Piece]) -> int:
