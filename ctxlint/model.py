@@ -260,9 +260,9 @@ class Slot:
     # no words of its own (`f"Explain: {text}"`, `text` a join of a fetched page's paragraphs made in
     # a helper): where a finding about what it carries is reported, the slot's own span a step.
     entered_at: Span | None = None
+    entered_as: str = ""  # the expression of the field it enters by (`text`)
     # The collections whose items the slot reads one by one, in their order (`p` of `paths.forEach`).
     walks: tuple[str, ...] = ()
-    entered_as: str = ""  # the expression of the field it enters by (`text`)
 
 
 @dataclass(frozen=True, slots=True)

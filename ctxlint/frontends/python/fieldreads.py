@@ -47,7 +47,9 @@ COPIED_FIELD = re.compile(r"\b\w+=(?:list|tuple)\([a-z_]\w*(?:\.\w+)+\),")
 STORED_COPY = re.compile(r"\b[a-z_]\w*(?:\.\w+)+\s*=\s*(?:list|tuple)\(\s*set\(")
 # ... or a copy of a set a function returns (`return list(found)` with `found = set()`, `return list(set(...))`),
 # which the callers of other modules may put in a prompt (orderprompts.py follows it there)
-_RETURNED_COPY = re.compile(r"\breturn\s+(?:list|tuple)\(\s*(?:set\(|(\w+)\s*\))")
+# (written to start with its literal `return`, which the engine jumps to; a leading `\b` made it try
+# every position of every module's text before parsing, the word bound is checked by hand)
+_RETURNED_COPY = re.compile(r"return\s+(?:list|tuple)\(\s*(?:set\(|(\w+)\s*\))")
 
 
 def returns_set_copy(text: str) -> bool:
@@ -55,6 +57,9 @@ def returns_set_copy(text: str) -> bool:
     ``return list(name)`` where ``name`` is given a set (``set(...)`` or a set comprehension), or
     ``return list(set(...))``."""
     for match in _RETURNED_COPY.finditer(text):
+        before = text[match.start() - 1] if match.start() else " "
+        if before.isalnum() or before == "_":
+            continue  # `xreturn list(...)`: not the keyword
         name = match.group(1)
         if name is None or re.search(rf"\b{name}\s*(?::[^=\n]+)?=\s*(?:set\(|\{{[^}}:]*\bfor\b)", text):
             return True

@@ -28,7 +28,7 @@ import ast
 import re
 
 from ctxlint.frontends.python.cutreach import FOR_MODEL_WORDS
-from ctxlint.frontends.python.fieldreads import COPIED_FIELD, STORED_COPY, returns_set_copy
+from ctxlint.frontends.python.fieldreads import copies_set
 from ctxlint.frontends.python.knowledge import (
     ANY_ITEMS,
     COMPLETIONS,
@@ -106,9 +106,7 @@ class OrderPrompts(StringSets):
         # and a set's text it writes into a prompt (`order-in-prompt-text`) where its text says `prompt`.
         # (or where it makes an object with a copy of a set, whose field other modules read back: fieldreads.py)
         # (or where it returns a list made of a set, which its callers in other modules may put in a prompt)
-        prompted = self.m.project is not None and ("prompt" in lowered or COPIED_FIELD.search(self.m.text) is not None
-                                                   or STORED_COPY.search(self.m.text) is not None
-                                                   or returns_set_copy(self.m.text))
+        prompted = self.m.project is not None and ("prompt" in lowered or copies_set(self.m.text))
         if not asks and not prompted and (self.m.project is None or not any(w in self.m.text for w in LISTING_WORDS)):
             return found
         self.far_only = not asks
